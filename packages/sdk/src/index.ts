@@ -1,0 +1,6 @@
+/**
+ * `@media-agent/sdk`: an in-process agent runtime for media managers.
+ *
+ * @packageDocumentation
+ */
+export { MediaAgentError, isMediaAgentError } from './errors';

@@ -1,0 +1,6 @@
+/**
+ * `@media-agent/sdk/testing`: test harness pieces (storage conformance suite, scripted model).
+ *
+ * @packageDocumentation
+ */
+export {};
