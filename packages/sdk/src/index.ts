@@ -4,3 +4,4 @@
  * @packageDocumentation
  */
 export { MediaAgentError, isMediaAgentError } from './errors';
+export * from './models/index';

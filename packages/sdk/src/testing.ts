@@ -4,3 +4,4 @@
  * @packageDocumentation
  */
 export {};
+export * from './models/testing';

@@ -1,0 +1,2 @@
+// Public exports of the model layer (ModelProvider port, providers, token counting, cost).
+export {};

@@ -1,0 +1,2 @@
+// Public exports of the model layer that belong to `@media-agent/sdk/testing` (the scripted provider).
+export {};
