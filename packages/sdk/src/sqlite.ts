@@ -1,6 +1,9 @@
 /**
  * `@media-agent/sdk/sqlite`: the embedded SQLite storage (better-sqlite3, one file, WAL).
  *
+ * @remarks
+ * Only this entry point loads `better-sqlite3` (an optional peer dependency of the SDK).
+ *
  * @packageDocumentation
  */
-export {};
+export { SqliteStorage, createSqliteStorage, DEFAULT_SQLITE_BUSY_TIMEOUT_MS, type SqliteStorageOptions } from './storage/sqlite/sqlite-storage';

@@ -1,0 +1,275 @@
+import { StorageClosedError } from '../errors';
+import type {
+  ApprovalRecord,
+  AuditRecord,
+  GrantRecord,
+  JsonValue,
+  LedgerEntry,
+  LedgerState,
+  PlanRecord,
+  PolicyRevisionRecord,
+} from '../records';
+import { SerialQueue } from '../serial-queue';
+import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
+
+type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'audit' | 'settings';
+type Undo = () => void;
+
+/**
+ * In-memory {@link StorageAdapter} for tests and short-lived hosts. Same semantics as the
+ * durable adapters (transactions roll back on error, compare-and-set writes, stored values are
+ * copies), nothing survives the process.
+ * @public
+ */
+export class MemoryStorage implements StorageAdapter {
+  /** {@inheritDoc StorageAdapter.kind} */
+  readonly kind = 'memory';
+  readonly #tables = new Map<TableName, Map<string, unknown>>();
+  readonly #queue = new SerialQueue();
+  #auditSeq = 0;
+  #version = 0;
+  #closed = false;
+  #undo: Undo[] | null = null;
+  /** `scopeId NUL callId` → ledger key (scope and call id never change after insertion). */
+  readonly #callIndex = new Map<string, string>();
+  readonly #session: StorageSession;
+
+  /** {@inheritDoc StorageSession.ledger} */
+  readonly ledger: StorageSession['ledger'];
+  /** {@inheritDoc StorageSession.approvals} */
+  readonly approvals: StorageSession['approvals'];
+  /** {@inheritDoc StorageSession.grants} */
+  readonly grants: StorageSession['grants'];
+  /** {@inheritDoc StorageSession.plans} */
+  readonly plans: StorageSession['plans'];
+  /** {@inheritDoc StorageSession.policies} */
+  readonly policies: StorageSession['policies'];
+  /** {@inheritDoc StorageSession.audit} */
+  readonly audit: StorageSession['audit'];
+  /** {@inheritDoc StorageSession.settings} */
+  readonly settings: StorageSession['settings'];
+
+  constructor() {
+    for (const t of ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings'] as const) this.#tables.set(t, new Map());
+    this.#session = this.#createSession();
+    const auto = <K extends keyof StorageSession>(name: K): StorageSession[K] =>
+      new Proxy(this.#session[name], {
+        get: (target, prop) => {
+          const fn = (target as unknown as Record<string | symbol, unknown>)[prop];
+          if (typeof fn !== 'function') return fn;
+          return (...args: unknown[]) => this.transaction(async (s) => (s[name] as unknown as Record<string | symbol, (...a: unknown[]) => unknown>)[prop]!(...args));
+        },
+      }) as StorageSession[K];
+    this.ledger = auto('ledger');
+    this.approvals = auto('approvals');
+    this.grants = auto('grants');
+    this.plans = auto('plans');
+    this.policies = auto('policies');
+    this.audit = auto('audit');
+    this.settings = auto('settings');
+  }
+
+  /** {@inheritDoc StorageAdapter.migrate} */
+  async migrate(): Promise<void> {
+    this.#assertOpen();
+    this.#version = STORAGE_SCHEMA_VERSION;
+  }
+
+  /** {@inheritDoc StorageAdapter.schemaVersion} */
+  async schemaVersion(): Promise<number> {
+    return this.#version;
+  }
+
+  /** {@inheritDoc StorageAdapter.transaction} */
+  transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T> {
+    return this.#queue.run(async () => {
+      this.#assertOpen();
+      const undo: Undo[] = [];
+      this.#undo = undo;
+      try {
+        return await fn(this.#session);
+      } catch (error) {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+        throw error;
+      } finally {
+        this.#undo = null;
+      }
+    });
+  }
+
+  /** {@inheritDoc StorageAdapter.close} */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StorageClosedError();
+  }
+
+  #table<T>(name: TableName): Map<string, T> {
+    return this.#tables.get(name) as Map<string, T>;
+  }
+
+  #read<T>(name: TableName, id: string): T | undefined {
+    const v = this.#table<T>(name).get(id);
+    return v === undefined ? undefined : structuredClone(v);
+  }
+
+  #all<T>(name: TableName): T[] {
+    return [...this.#table<T>(name).values()].map((v) => structuredClone(v));
+  }
+
+  #write(name: TableName, id: string, value: unknown): void {
+    if (!this.#undo) throw new Error('MemoryStorage: write outside a transaction');
+    const table = this.#table<unknown>(name);
+    const had = table.has(id);
+    const previous = table.get(id);
+    table.set(id, structuredClone(value));
+    this.#undo.push(() => (had ? table.set(id, previous) : table.delete(id)));
+  }
+
+  #remove(name: TableName, id: string): void {
+    const table = this.#table<unknown>(name);
+    if (!table.has(id)) return;
+    const previous = table.get(id);
+    table.delete(id);
+    this.#undo!.push(() => table.set(id, previous));
+  }
+
+  #createSession(): StorageSession {
+    const insertNew = (name: TableName, id: string, value: unknown) => {
+      if (this.#table(name).has(id)) throw new Error(`MemoryStorage: duplicate id ${id} in ${name}`);
+      this.#write(name, id, value);
+    };
+    return {
+      ledger: {
+        get: async (key) => this.#read<LedgerEntry>('ledger', key),
+        findByCall: async (scopeId, callId) => {
+          const key = this.#callIndex.get(`${scopeId}\0${callId}`);
+          return key === undefined ? undefined : this.#read<LedgerEntry>('ledger', key);
+        },
+        insert: async (entry) => {
+          if (this.#table('ledger').has(entry.key)) return false;
+          this.#write('ledger', entry.key, entry);
+          if (entry.callId !== null) {
+            const indexKey = `${entry.scopeId}\0${entry.callId}`;
+            if (!this.#callIndex.has(indexKey)) {
+              this.#callIndex.set(indexKey, entry.key);
+              this.#undo!.push(() => this.#callIndex.delete(indexKey));
+            }
+          }
+          return true;
+        },
+        compareAndSet: async (key, expectedToken, patch, expectedStates) => {
+          const current = this.#read<LedgerEntry>('ledger', key);
+          if (!current || current.token !== expectedToken) return false;
+          if (expectedStates && !expectedStates.includes(current.state)) return false;
+          this.#write('ledger', key, { ...current, ...patch, key });
+          return true;
+        },
+        listByState: async (states, options = {}) =>
+          this.#all<LedgerEntry>('ledger')
+            .filter((e) => states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore))
+            .sort((a, b) => a.claimedAt - b.claimedAt || a.key.localeCompare(b.key))
+            .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER),
+        usageForGrant: async (grantId, from, to) => {
+          let invocations = 0;
+          let bytes = 0;
+          for (const e of this.#table<LedgerEntry>('ledger').values()) {
+            if (e.grantId === grantId && e.claimedAt >= from && e.claimedAt < to) {
+              invocations++;
+              bytes += e.bytes;
+            }
+          }
+          return { invocations, bytes };
+        },
+        deleteSettledBefore: async (settledBefore, states: readonly LedgerState[]) => {
+          let n = 0;
+          for (const e of this.#all<LedgerEntry>('ledger')) {
+            if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
+              this.#remove('ledger', e.key);
+              if (e.callId !== null && this.#callIndex.get(`${e.scopeId}\0${e.callId}`) === e.key) {
+                const indexKey = `${e.scopeId}\0${e.callId}`;
+                this.#callIndex.delete(indexKey);
+                this.#undo!.push(() => this.#callIndex.set(indexKey, e.key));
+              }
+              n++;
+            }
+          }
+          return n;
+        },
+      },
+      approvals: {
+        insert: async (record) => insertNew('approvals', record.id, record),
+        get: async (id) => this.#read<ApprovalRecord>('approvals', id),
+        compareAndSet: async (id, expectedStatus, patch) => {
+          const current = this.#read<ApprovalRecord>('approvals', id);
+          if (!current || current.status !== expectedStatus) return false;
+          this.#write('approvals', id, { ...current, ...patch, id });
+          return true;
+        },
+        list: async (filter = {}) =>
+          this.#all<ApprovalRecord>('approvals')
+            .filter((a) => (filter.status === undefined || a.status === filter.status) && (filter.planId === undefined || a.planId === filter.planId))
+            .sort((a, b) => b.requestedAt - a.requestedAt || b.id.localeCompare(a.id))
+            .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+      },
+      grants: {
+        insert: async (record) => insertNew('grants', record.id, record),
+        get: async (id) => this.#read<GrantRecord>('grants', id),
+        update: async (record) => {
+          if (!this.#table('grants').has(record.id)) throw new Error(`MemoryStorage: no grant ${record.id}`);
+          this.#write('grants', record.id, record);
+        },
+        list: async (filter = {}) =>
+          this.#all<GrantRecord>('grants')
+            .filter((g) => filter.status === undefined || g.status === filter.status)
+            .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+      },
+      plans: {
+        insert: async (record) => insertNew('plans', record.id, record),
+        get: async (id) => this.#read<PlanRecord>('plans', id),
+        compareAndSet: async (id, expectedRevision, record) => {
+          const current = this.#read<PlanRecord>('plans', id);
+          if (!current || current.revision !== expectedRevision) return false;
+          this.#write('plans', id, { ...record, id });
+          return true;
+        },
+      },
+      policies: {
+        put: async (record) => this.#write('policies', record.id, record),
+        get: async (id) => this.#read<PolicyRevisionRecord>('policies', id),
+        listByKind: async (kind) =>
+          this.#all<PolicyRevisionRecord>('policies')
+            .filter((p) => p.kind === kind)
+            .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+      },
+      audit: {
+        append: async (record) => {
+          const seq = ++this.#auditSeq;
+          const stored = { ...record, seq };
+          this.#write('audit', String(seq).padStart(16, '0'), stored);
+          this.#undo!.push(() => {
+            this.#auditSeq = Math.min(this.#auditSeq, seq - 1);
+          });
+          return structuredClone(stored);
+        },
+        list: async (filter = {}) =>
+          this.#all<AuditRecord>('audit')
+            .filter(
+              (a) =>
+                a.seq > (filter.after ?? 0) &&
+                (filter.action === undefined || a.action === filter.action) &&
+                (filter.capabilityId === undefined || a.capabilityId === filter.capabilityId) &&
+                (filter.invocationId === undefined || a.invocationId === filter.invocationId),
+            )
+            .sort((a, b) => a.seq - b.seq)
+            .slice(0, filter.limit ?? 100),
+      },
+      settings: {
+        get: async (key) => this.#read<JsonValue>('settings', key),
+        set: async (key, value) => this.#write('settings', key, value),
+      },
+    };
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Versioned schema migrations of the SQLite store.
+ *
+ * @remarks
+ * Each migration runs in its own `BEGIN IMMEDIATE` transaction together with its
+ * `schema_migrations` row and the `PRAGMA user_version` bump, so a crash or a concurrent migrator
+ * in another process leaves the store at either the old or the new version, never in between.
+ *
+ * The DDL is written so a PostgreSQL implementation maps it one-to-one: `TEXT` → `text`,
+ * `INTEGER` → `bigint` (times in ms), JSON columns `TEXT` → `jsonb`/`text`,
+ * `INTEGER PRIMARY KEY AUTOINCREMENT` → `bigint GENERATED ALWAYS AS IDENTITY`; the same unique
+ * and secondary indexes; no foreign keys (records may reference ids kept by the host).
+ * @packageDocumentation
+ */
+import type { Database } from 'better-sqlite3';
+import { StorageSchemaTooNewError } from '../errors';
+import { STORAGE_SCHEMA_VERSION } from '../storage-adapter';
+
+/** One schema step. @internal */
+export interface SqliteMigration {
+  /** Version the store is at after this migration (1, 2, …; consecutive). */
+  readonly version: number;
+  /** Short name recorded in `schema_migrations`. */
+  readonly name: string;
+  /** DDL statements, run in order in one transaction. */
+  readonly statements: readonly string[];
+}
+
+/** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE ledger (
+        key TEXT PRIMARY KEY,
+        capability_id TEXT NOT NULL,
+        capability_version INTEGER NOT NULL,
+        scope_id TEXT NOT NULL,
+        call_id TEXT,
+        args_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'pending', 'unknown')),
+        token TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        invocation_id TEXT NOT NULL,
+        run_id TEXT,
+        task_id TEXT,
+        approval_id TEXT,
+        grant_id TEXT,
+        bytes INTEGER NOT NULL,
+        output TEXT,
+        error TEXT,
+        input_summary TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        settled_at INTEGER
+      )`,
+      `CREATE UNIQUE INDEX ledger_scope_call ON ledger (scope_id, call_id) WHERE call_id IS NOT NULL`,
+      `CREATE INDEX ledger_grant_claimed ON ledger (grant_id, claimed_at) WHERE grant_id IS NOT NULL`,
+      `CREATE INDEX ledger_state_claimed ON ledger (state, claimed_at)`,
+      `CREATE INDEX ledger_state_settled ON ledger (state, settled_at)`,
+      `CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        plan_type TEXT NOT NULL,
+        plan_id TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('requested', 'approved', 'rejected', 'revoked', 'consumed')),
+        requested_by TEXT NOT NULL,
+        reason TEXT,
+        requested_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_by TEXT,
+        decided_at INTEGER,
+        consumed_by TEXT,
+        consumed_at INTEGER
+      )`,
+      `CREATE INDEX approvals_status ON approvals (status, requested_at)`,
+      `CREATE INDEX approvals_plan ON approvals (plan_id, requested_at)`,
+      `CREATE TABLE grants (
+        id TEXT PRIMARY KEY,
+        action TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+        expires_at INTEGER,
+        policy_revision_id TEXT,
+        scope TEXT NOT NULL,
+        budget TEXT NOT NULL,
+        reason TEXT,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      `CREATE INDEX grants_status ON grants (status, created_at)`,
+      `CREATE TABLE plans (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        media_entity_id TEXT,
+        media_kind TEXT,
+        bytes INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE policies (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('draft', 'published', 'retired')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      `CREATE INDEX policies_kind ON policies (kind, created_at)`,
+      `CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        at INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        capability_id TEXT NOT NULL,
+        invocation_id TEXT NOT NULL,
+        run_id TEXT,
+        task_id TEXT,
+        outcome TEXT NOT NULL,
+        approval_id TEXT,
+        grant_id TEXT,
+        idempotency_key TEXT,
+        input_summary TEXT NOT NULL,
+        reason TEXT
+      )`,
+      `CREATE INDEX audit_capability ON audit (capability_id, seq)`,
+      `CREATE INDEX audit_invocation ON audit (invocation_id, seq)`,
+      `CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      )`,
+    ],
+  },
+];
+
+if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
+  throw new Error('media-agent: the last SQLite migration must have version STORAGE_SCHEMA_VERSION');
+}
+
+/** Reads `PRAGMA user_version` (the schema version; 0 for a new file). Reads the header only, writes nothing. @internal */
+export function readUserVersion(db: Database): number {
+  return Number(db.pragma('user_version', { simple: true }));
+}
+
+/**
+ * Applies every pending migration, each in its own `BEGIN IMMEDIATE` transaction.
+ * Re-reads the version inside each transaction, so concurrent migrators in several processes are safe.
+ * @param db - open connection (WAL already configured)
+ * @param now - clock for `schema_migrations.applied_at` (ms)
+ * @throws StorageSchemaTooNewError when the store is newer than this SDK (nothing is touched);
+ *   raw SQLite errors otherwise (the caller maps them)
+ * @internal
+ */
+export function applySqliteMigrations(db: Database, now: () => number = Date.now): void {
+  for (;;) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const current = readUserVersion(db);
+      if (current > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(current, STORAGE_SCHEMA_VERSION);
+      if (current === STORAGE_SCHEMA_VERSION) {
+        db.exec('COMMIT');
+        return;
+      }
+      const next = SQLITE_MIGRATIONS.find((m) => m.version === current + 1);
+      if (!next) throw new Error(`media-agent: no SQLite migration from schema version ${current}`);
+      for (const sql of next.statements) db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(next.version, next.name, now());
+      db.exec(`PRAGMA user_version = ${next.version | 0}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import { MediaAgentError } from '../../errors';
+import { StorageCorruptError, StorageError, StorageLockedError } from '../errors';
+
+/** The `code` of a better-sqlite3 `SqliteError` (e.g. `SQLITE_BUSY_SNAPSHOT`), or undefined. @internal */
+export function sqliteCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+}
+
+/**
+ * Maps a driver error to the SDK's typed storage errors: `SQLITE_BUSY*`/`SQLITE_LOCKED*` →
+ * `StorageLockedError`, `SQLITE_NOTADB`/`SQLITE_CORRUPT*` → `StorageCorruptError`, anything else →
+ * `StorageError`. SDK errors pass through unchanged.
+ * @param error - what was thrown
+ * @param location - database path, for the corrupt-file message
+ * @internal
+ */
+export function toStorageError(error: unknown, location: string): MediaAgentError {
+  if (error instanceof MediaAgentError) return error;
+  const code = sqliteCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (code?.startsWith('SQLITE_BUSY') || code?.startsWith('SQLITE_LOCKED')) {
+    return new StorageLockedError(`the SQLite store at ${location} is locked by another connection (${code}: ${message})`, { cause: error });
+  }
+  if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT')) return new StorageCorruptError(location, { cause: error });
+  return new StorageError(`SQLite store at ${location}: ${code ? `${code}: ` : ''}${message}`, { cause: error });
+}

@@ -1,0 +1,156 @@
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  AuditAction,
+  AuditRecord,
+  GrantRecord,
+  JsonValue,
+  LedgerEntry,
+  LedgerState,
+  PlanRecord,
+  PolicyRevisionRecord,
+} from './records';
+
+/**
+ * Ledger entries by idempotency key. Writes are compare-and-set on the executor token so a
+ * stale executor can never overwrite a newer state, in one process or many.
+ * @public
+ */
+export interface LedgerRepository {
+  /** The entry with this key, or undefined. */
+  get(key: string): Promise<LedgerEntry | undefined>;
+  /** The entry claimed in `scopeId` under tool-call / request id `callId`, or undefined. */
+  findByCall(scopeId: string, callId: string): Promise<LedgerEntry | undefined>;
+  /** Inserts the entry unless its key exists; returns whether it was inserted (never throws on a duplicate key). */
+  insert(entry: LedgerEntry): Promise<boolean>;
+  /**
+   * Applies `patch` only if the stored token equals `expectedToken` (and, when given, the state is one
+   * of `expectedStates`); returns whether it applied.
+   */
+  compareAndSet(key: string, expectedToken: string, patch: Partial<LedgerEntry>, expectedStates?: readonly LedgerState[]): Promise<boolean>;
+  /** Entries in the given states, oldest claim first; `claimedBefore` (ms) filters by claim time. */
+  listByState(states: readonly LedgerState[], options?: { claimedBefore?: number; limit?: number }): Promise<LedgerEntry[]>;
+  /** Claims and bytes charged to `grantId` with `claimedAt` in [`from`, `to`) (ms). */
+  usageForGrant(grantId: string, from: number, to: number): Promise<{ invocations: number; bytes: number }>;
+  /** Deletes entries in `states` settled before `settledBefore` (ms); returns how many. */
+  deleteSettledBefore(settledBefore: number, states: readonly LedgerState[]): Promise<number>;
+}
+
+/** Approval records. @public */
+export interface ApprovalRepository {
+  /** Inserts a new approval (its id must be new). */
+  insert(record: ApprovalRecord): Promise<void>;
+  /** The approval with this id, or undefined. */
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** Applies `patch` only if the stored status equals `expectedStatus`; returns whether it applied. */
+  compareAndSet(id: string, expectedStatus: ApprovalStatus, patch: Partial<ApprovalRecord>): Promise<boolean>;
+  /** Approvals filtered by status and/or plan, newest first. */
+  list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]>;
+}
+
+/** Automation grants. @public */
+export interface GrantRepository {
+  /** Inserts a new grant (its id must be new). */
+  insert(record: GrantRecord): Promise<void>;
+  /** The grant with this id, or undefined. */
+  get(id: string): Promise<GrantRecord | undefined>;
+  /** Replaces the stored grant with the same id. */
+  update(record: GrantRecord): Promise<void>;
+  /** Grants filtered by status, oldest first. */
+  list(filter?: { status?: GrantRecord['status'] }): Promise<GrantRecord[]>;
+}
+
+/** Plan artifacts. @public */
+export interface PlanRepository {
+  /** Inserts a new plan (its id must be new). */
+  insert(record: PlanRecord): Promise<void>;
+  /** The plan with this id, or undefined. */
+  get(id: string): Promise<PlanRecord | undefined>;
+  /** Replaces the plan only if the stored revision equals `expectedRevision`; returns whether it applied. */
+  compareAndSet(id: string, expectedRevision: number, record: PlanRecord): Promise<boolean>;
+}
+
+/** Policy revisions. @public */
+export interface PolicyRevisionRepository {
+  /** Inserts or replaces a revision. */
+  put(record: PolicyRevisionRecord): Promise<void>;
+  /** The revision with this id, or undefined. */
+  get(id: string): Promise<PolicyRevisionRecord | undefined>;
+  /** Revisions of one kind, oldest first. */
+  listByKind(kind: string): Promise<PolicyRevisionRecord[]>;
+}
+
+/** Audit rows, append-only. @public */
+export interface AuditRepository {
+  /** Appends a row; returns it with its storage-assigned `seq`. */
+  append(record: AuditRecord): Promise<AuditRecord>;
+  /** Rows with `seq > after` (default 0), oldest first, at most `limit` (default 100). */
+  list(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
+}
+
+/** Small JSON settings (automation switch, modes). @public */
+export interface SettingsRepository {
+  /** The value stored under `key`, or undefined. */
+  get(key: string): Promise<JsonValue | undefined>;
+  /** Stores `value` under `key`. */
+  set(key: string, value: JsonValue): Promise<void>;
+}
+
+/**
+ * The repositories available inside one transaction (and, each call its own transaction, on the adapter).
+ * @public
+ */
+export interface StorageSession {
+  /** Invocation ledger. */
+  readonly ledger: LedgerRepository;
+  /** Approvals. */
+  readonly approvals: ApprovalRepository;
+  /** Automation grants. */
+  readonly grants: GrantRepository;
+  /** Plan artifacts. */
+  readonly plans: PlanRepository;
+  /** Policy revisions. */
+  readonly policies: PolicyRevisionRepository;
+  /** Audit rows. */
+  readonly audit: AuditRepository;
+  /** Settings. */
+  readonly settings: SettingsRepository;
+}
+
+/**
+ * The storage port (DESIGN.md §12): async, transactional, versioned migrations.
+ *
+ * @remarks
+ * Implementations: {@link MemoryStorage} (tests), `SqliteStorage` from `@media-agent/sdk/sqlite`
+ * (the embedded default), and PostgreSQL (scale-out, a later package). All pass the conformance
+ * suite exported from `@media-agent/sdk/testing`.
+ *
+ * Calling a repository directly on the adapter runs that one call in its own transaction.
+ * `transaction(fn)` runs `fn` atomically: if it throws, none of its writes are kept.
+ * @public
+ */
+export interface StorageAdapter extends StorageSession {
+  /** Implementation name, e.g. `memory`, `sqlite`. */
+  readonly kind: string;
+  /**
+   * Creates or upgrades the schema to {@link STORAGE_SCHEMA_VERSION}; safe to call repeatedly.
+   * @throws `StorageSchemaTooNewError` (`STORAGE_SCHEMA_TOO_NEW`) when the store was written by a newer SDK
+   */
+  migrate(): Promise<void>;
+  /** The schema version the store is at (0 before the first migration). */
+  schemaVersion(): Promise<number>;
+  /**
+   * Runs `fn` in one transaction. Transactions are serialized per adapter; `fn` must only use the
+   * session it is given.
+   * @throws whatever `fn` throws (after rolling back), `StorageLockedError` when the store stays locked
+   */
+  transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T>;
+  /** Releases connections and file handles. Further calls fail with `StorageClosedError`. */
+  close(): Promise<void>;
+}
+
+/**
+ * The schema version this SDK writes. Bumped by every migration.
+ * @public
+ */
+export const STORAGE_SCHEMA_VERSION = 1;
