@@ -1,2 +1,42 @@
 // Public exports of the model layer (ModelProvider port, providers, token counting, cost).
-export {};
+export type {
+  AssistantMessage,
+  ImagePart,
+  ModelEvent,
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelTool,
+  ModelUsage,
+  StopReason,
+  SystemMessage,
+  TextPart,
+  ThinkingLevel,
+  ThinkingPart,
+  ToolCallFailure,
+  ToolCallPart,
+  ToolResultMessage,
+  ToolResultStatus,
+  UserMessage,
+} from './types';
+export {
+  ContextOverflowError,
+  ProviderAuthError,
+  ProviderConnectionError,
+  ProviderError,
+  ProviderHttpError,
+  ProviderProtocolError,
+  ProviderRateLimitError,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
+  ScriptExhaustedError,
+  ScriptInvalidError,
+  redactSecrets,
+} from './errors';
+export { SseParser, readSse, type SseEvent } from './sse';
+export { ToolNameMap, parseToolArguments, PROVIDER_TOOL_NAME_PATTERN, type ToolArgumentsResult } from './tools';
+export { normalizeConversation, UNKNOWN_OUTCOME_TEXT, type NormalizeOptions, type NormalizedConversation } from './conversation';
+export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions } from './retry';
+export { isContextOverflowMessage, joinApiUrl, type HttpProviderOptions } from './http';
+export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './anthropic';
+export { collectStream, complete, type CompletedTurn } from './complete';

@@ -1,2 +1,9 @@
 // Public exports of the model layer that belong to `@media-agent/sdk/testing` (the scripted provider).
-export {};
+export {
+  WireReplayServer,
+  encodeSse,
+  transcriptEvents,
+  type RecordedRequest,
+  type ReplayEvent,
+  type ReplayResponse,
+} from './replay-server';

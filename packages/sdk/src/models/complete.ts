@@ -1,0 +1,87 @@
+// complete(): collects a normalized stream into one assistant message.
+import type { AssistantMessage, ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, ToolCallFailure } from './types';
+
+/**
+ * Result of {@link complete}.
+ *
+ * @public
+ */
+export interface CompletedTurn {
+  /** The assistant message: text, thinking (with signatures) and tool calls in stream order. */
+  message: AssistantMessage;
+  /** Final usage reported by the provider (zeros when it reported none). */
+  usage: ModelUsage;
+  /** Why the turn ended. */
+  stopReason: StopReason;
+  /** Tool calls whose arguments were refused at `tool_call_end`, by call id, with the reason. */
+  toolCallFailures: Record<string, ToolCallFailure>;
+}
+
+/**
+ * Collects a stream of normalized events into one assistant message.
+ *
+ * @remarks
+ * Consecutive text deltas merge into one text part; consecutive thinking deltas merge into one
+ * thinking part whose signature is the last one received; each completed tool call becomes a
+ * `tool_call` part (invalid ones with `input: {}`, listed in `toolCallFailures`).
+ *
+ * @param events - a provider stream
+ * @returns the collected turn
+ * @throws the error of an `error` event (a typed `ProviderError` for provider failures)
+ * @public
+ */
+export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<CompletedTurn> {
+  const message: AssistantMessage = { role: 'assistant', content: [] };
+  let usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let stopReason: StopReason = 'end_turn';
+  const toolCallFailures: Record<string, ToolCallFailure> = {};
+  let failure: Error | undefined;
+  for await (const ev of events) {
+    const last = message.content[message.content.length - 1];
+    switch (ev.type) {
+      case 'text_delta':
+        if (last?.type === 'text') last.text += ev.text;
+        else message.content.push({ type: 'text', text: ev.text });
+        break;
+      case 'thinking_delta':
+        if (ev.redacted !== undefined) message.content.push({ type: 'thinking', thinking: '', redacted: ev.redacted });
+        else if (last?.type === 'thinking' && last.redacted === undefined && last.signature === undefined) {
+          last.thinking += ev.thinking;
+          if (ev.signature !== undefined) last.signature = ev.signature;
+        } else message.content.push({ type: 'thinking', thinking: ev.thinking, ...(ev.signature !== undefined ? { signature: ev.signature } : {}) });
+        break;
+      case 'tool_call_end':
+        message.content.push({ type: 'tool_call', id: ev.id, name: ev.name, input: ev.input, rawArguments: ev.rawArguments });
+        if (!ev.ok) toolCallFailures[ev.id] = ev.failure;
+        break;
+      case 'usage':
+        usage = ev.usage;
+        break;
+      case 'error':
+        failure = ev.error;
+        break;
+      case 'done':
+        stopReason = ev.stopReason;
+        break;
+      default:
+        break;
+    }
+  }
+  if (failure) throw failure;
+  message.stopReason = stopReason;
+  return { message, usage, stopReason, toolCallFailures };
+}
+
+/**
+ * Runs one model call to completion.
+ *
+ * @param provider - any {@link ModelProvider}
+ * @param request - the request
+ * @param signal - aborts the call (the result then has stop reason `aborted`)
+ * @returns the collected turn (see {@link collectStream})
+ * @throws the provider's typed error when the call fails
+ * @public
+ */
+export function complete(provider: ModelProvider, request: ModelRequest, signal?: AbortSignal): Promise<CompletedTurn> {
+  return collectStream(provider.stream(request, signal));
+}

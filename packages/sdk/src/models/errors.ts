@@ -1,0 +1,183 @@
+// Typed errors of the model layer. None of them ever carries an API key: messages taken from
+// provider responses pass through redactSecrets() first.
+import { MediaAgentError } from '../errors';
+
+/**
+ * Base class of model-provider failures.
+ *
+ * @remarks
+ * `details` always holds `provider` and, for HTTP failures, `status`; `retryable` says whether
+ * retrying the same request later may succeed.
+ *
+ * @public
+ */
+export class ProviderError extends MediaAgentError {
+  /** Whether the same request may succeed if retried later (429, 529, 5xx, connection failures). */
+  readonly retryable: boolean;
+  /**
+   * @param code - stable error code (`PROVIDER_*`)
+   * @param message - explanation (already redacted)
+   * @param details - structured facts, never secrets
+   * @param retryable - see {@link ProviderError.retryable}
+   * @param options - `ErrorOptions` such as `{ cause }`
+   */
+  constructor(code: string, message: string, details: Record<string, unknown>, retryable: boolean, options?: ErrorOptions) {
+    super(code, message, details, options);
+    this.retryable = retryable;
+  }
+}
+
+/**
+ * 401 or 403 from the provider: the key is missing, wrong or lacks permission. Never retried.
+ * Code `PROVIDER_AUTH`.
+ *
+ * @public
+ */
+export class ProviderAuthError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_AUTH', message, details, false);
+  }
+}
+
+/**
+ * The prompt does not fit the model's context window (HTTP 400/413 with a context-length
+ * message). The runtime reacts by compacting the conversation. Code `PROVIDER_CONTEXT_OVERFLOW`.
+ *
+ * @public
+ */
+export class ContextOverflowError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_CONTEXT_OVERFLOW', message, details, false);
+  }
+}
+
+/**
+ * 429 after all retries, or a `retry-after` longer than the configured maximum wait.
+ * `details.retryAfterMs` holds the server's requested wait when it sent one.
+ * Code `PROVIDER_RATE_LIMITED`.
+ *
+ * @public
+ */
+export class ProviderRateLimitError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status, attempts, retryAfterMs? }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_RATE_LIMITED', message, details, true);
+  }
+}
+
+/**
+ * 529 / 503 overload or another 5xx after all retries, or a mid-stream `overloaded_error` /
+ * `api_error` event. Code `PROVIDER_UNAVAILABLE`.
+ *
+ * @public
+ */
+export class ProviderUnavailableError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status?, attempts? }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_UNAVAILABLE', message, details, true);
+  }
+}
+
+/**
+ * A connect, first-byte (response headers) or idle-stream (gap between body chunks) timeout.
+ * `details.phase` is `connect`, `first_byte` or `idle`; `details.timeoutMs` the limit in ms.
+ * Code `PROVIDER_TIMEOUT`.
+ *
+ * @public
+ */
+export class ProviderTimeoutError extends ProviderError {
+  /** @param message - explanation; @param details - `{ provider, phase, timeoutMs }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_TIMEOUT', message, details, true);
+  }
+}
+
+/**
+ * The provider could not be reached (connection refused, reset, DNS failure). Code
+ * `PROVIDER_UNREACHABLE`.
+ *
+ * @public
+ */
+export class ProviderConnectionError extends ProviderError {
+  /** @param message - explanation; @param details - `{ provider, cause code }` */
+  constructor(message: string, details: Record<string, unknown>, options?: ErrorOptions) {
+    super('PROVIDER_UNREACHABLE', message, details, true, options);
+  }
+}
+
+/**
+ * Any other HTTP failure (a 400 that is not context overflow, 404, 422 …). Not retried.
+ * Code `PROVIDER_HTTP`.
+ *
+ * @public
+ */
+export class ProviderHttpError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status, type? }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_HTTP', message, details, false);
+  }
+}
+
+/**
+ * The response broke the wire protocol: unparsable SSE payload, a stream that ended without its
+ * terminal event, an unexpected content type. Code `PROVIDER_PROTOCOL`.
+ *
+ * @public
+ */
+export class ProviderProtocolError extends ProviderError {
+  /** @param message - explanation; @param details - `{ provider, … }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_PROTOCOL', message, details, false);
+  }
+}
+
+/**
+ * The scripted provider was asked for another turn but its script has no steps left.
+ * Code `SCRIPT_EXHAUSTED`.
+ *
+ * @public
+ */
+export class ScriptExhaustedError extends MediaAgentError {
+  /** @param message - explanation; @param details - `{ script, turns }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('SCRIPT_EXHAUSTED', message, details);
+  }
+}
+
+/**
+ * A scripted-provider script is not valid (no steps and no final text, bad regex, a
+ * `{{capability.path}}` with no earlier successful result). Code `SCRIPT_INVALID`.
+ *
+ * @public
+ */
+export class ScriptInvalidError extends MediaAgentError {
+  /** @param message - explanation; @param details - `{ script, reason }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('SCRIPT_INVALID', message, details);
+  }
+}
+
+const keyShapes = [
+  /\bsk-[A-Za-z0-9_*-]{6,}/g, // OpenAI / DeepSeek / Anthropic (sk-ant-…) style keys, including masked echoes
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\bxai-[A-Za-z0-9]{8,}/g,
+  /\bgsk_[A-Za-z0-9]{8,}/g,
+];
+
+/**
+ * Removes API keys from text taken from a provider response (some servers echo the key, whole or
+ * masked, in 401 messages): the configured key verbatim, and key-shaped tokens.
+ *
+ * @param text - text that may contain a key
+ * @param secrets - the configured keys (empty strings are ignored)
+ * @returns the text with every key replaced by `[redacted]`
+ * @public
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  for (const shape of keyShapes) out = out.replace(shape, '[redacted]');
+  return out;
+}

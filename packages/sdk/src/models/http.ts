@@ -1,0 +1,270 @@
+// Opening a streaming HTTP request to a model API with undici: timeouts, retries, and the
+// mapping of failed responses to typed errors. Shared by the Anthropic and OpenAI-compatible providers.
+import { Agent, request, type Dispatcher } from 'undici';
+import {
+  ContextOverflowError,
+  ProviderAuthError,
+  ProviderConnectionError,
+  ProviderError,
+  ProviderHttpError,
+  ProviderRateLimitError,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
+  redactSecrets,
+} from './errors';
+import { MediaAgentError } from '../errors';
+import type { ModelEvent } from './types';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
+
+/**
+ * Transport settings shared by the HTTP providers.
+ *
+ * @public
+ */
+export interface HttpProviderOptions {
+  /** Time allowed to open the TCP/TLS connection, in ms (default 10 000). */
+  connectTimeoutMs?: number;
+  /** Time allowed from sending the request to the response headers (first byte), in ms (default 120 000). */
+  firstByteTimeoutMs?: number;
+  /** Longest silence allowed between two body chunks of a streaming response, in ms (default 120 000). */
+  idleTimeoutMs?: number;
+  /** Retry settings (429, 529, 5xx and connection failures). */
+  retry?: RetryOptions;
+  /** An undici dispatcher to use instead of the provider's own `Agent` (e.g. a `ProxyAgent`). */
+  dispatcher?: Dispatcher;
+  /** Extra request headers (e.g. for a gateway). Never logged. */
+  headers?: Record<string, string>;
+}
+
+/** What {@link openStream} needs. @internal */
+export interface OpenStreamArgs {
+  provider: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  signal?: AbortSignal;
+  dispatcher: Dispatcher;
+  options: HttpProviderOptions;
+  secrets: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * Builds the undici `Agent` for a provider from its timeouts.
+ * @param options - transport settings
+ * @returns a keep-alive agent whose connect, headers and body timeouts are the configured ones
+ * @internal
+ */
+export function createDispatcher(options: HttpProviderOptions): Dispatcher {
+  if (options.dispatcher) return options.dispatcher;
+  return new Agent({
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    headersTimeout: options.firstByteTimeoutMs ?? 120_000,
+    bodyTimeout: options.idleTimeoutMs ?? 120_000,
+  });
+}
+
+/**
+ * Context-window overflow messages, by server. Sources: Anthropic ("prompt is too long: N tokens >
+ * M maximum", 413 request_too_large), OpenAI (`context_length_exceeded`, "maximum context length"),
+ * DeepSeek and vLLM ("maximum context length"), DashScope ("Range of input length should be"),
+ * llama.cpp server (`exceed_context_size_error`, "exceeds the available context size"), Mistral
+ * ("too large for model"), Groq ("reduce the length of the messages").
+ */
+const overflowPatterns = [
+  /prompt is too long/i,
+  /context[_ ]length[_ ]exceeded/i,
+  /maximum context length/i,
+  /context window/i,
+  /exceeds? the (available )?context size/i,
+  /exceed_context_size/i,
+  /range of input length should be/i,
+  /input (is )?too long/i,
+  /too large for model/i,
+  /reduce the length of the messages/i,
+  /longer than the model's context length/i,
+];
+
+/**
+ * Whether an error message or code from a provider means the prompt exceeded the context window.
+ * @param text - error message and code from the response body
+ * @returns true for a context overflow
+ * @public
+ */
+export function isContextOverflowMessage(text: string): boolean {
+  return overflowPatterns.some((p) => p.test(text));
+}
+
+function describeBody(text: string): { message: string; type: string | undefined } {
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown; type?: unknown; code?: unknown } | string; message?: unknown };
+    const err = json.error;
+    if (typeof err === 'string') return { message: err, type: undefined };
+    if (err && typeof err === 'object') {
+      const type = typeof err.type === 'string' ? err.type : typeof err.code === 'string' ? err.code : undefined;
+      return { message: String(err.message ?? type ?? 'error'), type };
+    }
+    if (typeof json.message === 'string') return { message: json.message, type: undefined };
+  } catch {
+    // not JSON
+  }
+  return { message: text.slice(0, 500) || 'no response body', type: undefined };
+}
+
+/**
+ * Maps a failed HTTP response to a typed error.
+ * @param provider - provider id for `details`
+ * @param status - HTTP status
+ * @param bodyText - response body (will be redacted)
+ * @param secrets - keys to redact
+ * @param extra - more details (attempts, retryAfterMs)
+ * @returns the typed error
+ * @internal
+ */
+export function errorForStatus(provider: string, status: number, bodyText: string, secrets: ReadonlyArray<string | undefined>, extra: Record<string, unknown> = {}): ProviderError {
+  const { message: raw, type } = describeBody(bodyText);
+  const message = redactSecrets(raw, secrets);
+  const details = { provider, status, ...(type ? { type } : {}), ...extra };
+  if (status === 401 || status === 403) return new ProviderAuthError(`${provider}: authentication failed (${status}): ${message}`, details);
+  if ((status === 400 || status === 413 || status === 422) && (status === 413 || isContextOverflowMessage(`${raw} ${type ?? ''}`))) {
+    return new ContextOverflowError(`${provider}: the prompt exceeds the model's context window: ${message}`, details);
+  }
+  if (status === 429) return new ProviderRateLimitError(`${provider}: rate limited (429): ${message}`, details);
+  if (status === 529 || status >= 500) return new ProviderUnavailableError(`${provider}: unavailable (${status}): ${message}`, details);
+  return new ProviderHttpError(`${provider}: request failed (${status}): ${message}`, details);
+}
+
+/**
+ * Maps a thrown transport error (undici) to a typed error, or returns it unchanged if it is an abort.
+ * @internal
+ */
+export function errorForTransport(provider: string, error: unknown, options: HttpProviderOptions): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const code = (error as { code?: string } | undefined)?.code;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ProviderTimeoutError(`${provider}: connect timeout`, { provider, phase: 'connect', timeoutMs: options.connectTimeoutMs ?? 10_000 });
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new ProviderTimeoutError(`${provider}: no response within the first-byte timeout`, { provider, phase: 'first_byte', timeoutMs: options.firstByteTimeoutMs ?? 120_000 });
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return new ProviderTimeoutError(`${provider}: the stream was idle longer than the idle timeout`, { provider, phase: 'idle', timeoutMs: options.idleTimeoutMs ?? 120_000 });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderConnectionError(`${provider}: connection failed: ${message}`, { provider, cause: code ?? 'unknown' });
+}
+
+/** Errors raised before any request byte reached the server: safe to retry. */
+function isConnectPhase(error: ProviderError): boolean {
+  return error.code === 'PROVIDER_UNREACHABLE' || (error.code === 'PROVIDER_TIMEOUT' && error.details.phase === 'connect');
+}
+
+/**
+ * Sends a POST and returns the 2xx streaming response, retrying 429/529/5xx and connection
+ * failures with backoff and `retry-after`. Throws a typed {@link ProviderError}, or the abort
+ * reason when `signal` aborts.
+ * @internal
+ */
+export async function openStream(args: OpenStreamArgs): Promise<Dispatcher.ResponseData> {
+  const retry = resolveRetry(args.options.retry);
+  for (let attempt = 1; ; attempt++) {
+    let failure: ProviderError;
+    let status: number | undefined;
+    let retryAfterMs: number | undefined;
+    try {
+      const res = await request(args.url, {
+        method: 'POST',
+        headers: args.headers,
+        body: args.body,
+        signal: args.signal,
+        dispatcher: args.dispatcher,
+      });
+      if (res.statusCode >= 200 && res.statusCode < 300) return res;
+      status = res.statusCode;
+      const text = await res.body.text().catch(() => '');
+      retryAfterMs = parseRetryAfter(res.headers);
+      failure = errorForStatus(args.provider, status, text, args.secrets, { attempts: attempt, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+      if (!isRetryableStatus(status)) throw failure;
+    } catch (error) {
+      if (args.signal?.aborted) throw error;
+      if (error instanceof ProviderError && status !== undefined) throw error;
+      failure = errorForTransport(args.provider, error, args.options);
+      if (!isConnectPhase(failure)) throw failure;
+    }
+    if (attempt >= retry.maxAttempts) throw failure;
+    if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
+    const delayMs = retryAfterMs ?? backoffDelay(attempt, retry);
+    retry.onRetry?.({ attempt, status, delayMs, code: failure.code });
+    await retry.sleep(delayMs, args.signal);
+    if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
+  }
+}
+
+/**
+ * Runs a provider's event generator so that it never throws: a failure becomes `error` + `done`
+ * (`error`), an abort becomes `done` (`aborted`); the stream always ends with exactly one `done`.
+ * @internal
+ */
+export async function* guardStream(
+  provider: string,
+  signal: AbortSignal | undefined,
+  options: HttpProviderOptions,
+  body: () => AsyncGenerator<ModelEvent>,
+): AsyncGenerator<ModelEvent> {
+  if (signal?.aborted) {
+    yield { type: 'done', stopReason: 'aborted' };
+    return;
+  }
+  let done = false;
+  try {
+    for await (const ev of body()) {
+      if (ev.type === 'done') done = true;
+      yield ev;
+    }
+  } catch (error) {
+    if (done) return;
+    if (signal?.aborted) {
+      yield { type: 'done', stopReason: 'aborted' };
+      return;
+    }
+    const err = error instanceof MediaAgentError ? error : errorForTransport(provider, error, options);
+    yield { type: 'error', error: err };
+    yield { type: 'done', stopReason: 'error' };
+  }
+}
+
+/**
+ * Joins a base URL and a path, adding the API version segment when the base has none
+ * (`https://host` and `https://host/v1` both give `https://host/v1/<path>`).
+ *
+ * @param baseUrl - server root with or without a trailing `/v<N>` segment
+ * @param path - path after the version, e.g. `messages` or `chat/completions`
+ * @param version - version segment to add when missing (default `v1`)
+ * @returns the full URL
+ * @public
+ */
+export function joinApiUrl(baseUrl: string, path: string, version = 'v1'): string {
+  let base = baseUrl.trim().replace(/\/+$/, '');
+  const suffix = `/${path}`;
+  if (base.endsWith(suffix)) base = base.slice(0, -suffix.length);
+  if (!/\/v\d+[a-z0-9]*$/i.test(base)) base = `${base}/${version}`;
+  return `${base}${suffix}`;
+}
+
+/**
+ * Maps an error reported inside a 200 stream (Anthropic `event: error`, an OpenAI-compatible
+ * chunk with an `error` object) to a typed error.
+ * @param provider - provider id
+ * @param type - the error type or code (`overloaded_error`, `rate_limit_error`, …)
+ * @param message - the error message (redacted here)
+ * @param secrets - keys to redact
+ * @internal
+ */
+export function streamError(provider: string, type: string, message: string, secrets: ReadonlyArray<string | undefined>): ProviderError {
+  const text = redactSecrets(message, secrets);
+  const details = { provider, type, inStream: true };
+  if (type === 'overloaded_error' || type === 'api_error' || type === 'server_error') return new ProviderUnavailableError(`${provider}: ${text}`, details);
+  if (type === 'rate_limit_error' || type === 'rate_limit_exceeded') return new ProviderRateLimitError(`${provider}: ${text}`, details);
+  if (type === 'authentication_error' || type === 'permission_error') return new ProviderAuthError(`${provider}: ${text}`, details);
+  if (isContextOverflowMessage(`${message} ${type}`)) return new ContextOverflowError(`${provider}: ${text}`, details);
+  return new ProviderHttpError(`${provider}: ${text}`, details);
+}

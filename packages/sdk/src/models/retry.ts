@@ -1,0 +1,118 @@
+// Retry policy for model calls: which failures are retried and how long to wait.
+
+/**
+ * Retry settings for one provider.
+ *
+ * @public
+ */
+export interface RetryOptions {
+  /** Total attempts including the first (default 4; 1 disables retries). */
+  maxAttempts?: number;
+  /** Base of the exponential backoff in ms (default 500): attempt n waits about `base * 2^(n-1)`. */
+  baseDelayMs?: number;
+  /** Upper bound of one computed backoff in ms (default 30 000). */
+  maxDelayMs?: number;
+  /**
+   * Longest server-requested wait (`retry-after`) honoured, in ms (default 60 000). A longer
+   * request is not waited out: the error is returned with `details.retryAfterMs`.
+   */
+  maxRetryAfterMs?: number;
+  /** Random source in [0, 1) for jitter (default `Math.random`). */
+  random?: () => number;
+  /**
+   * Waits `ms` milliseconds or until `signal` aborts (default: a real timer). Tests may pass a
+   * recording sleep.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called before each wait with the failed attempt number (1-based), the HTTP status and the wait in ms. */
+  onRetry?: (info: { attempt: number; status: number | undefined; delayMs: number; code: string }) => void;
+}
+
+/** Resolved retry settings. @internal */
+export type ResolvedRetry = Required<Omit<RetryOptions, 'onRetry'>> & Pick<RetryOptions, 'onRetry'>;
+
+/**
+ * Fills in retry defaults.
+ * @param options - partial settings
+ * @returns settings with every field set
+ * @internal
+ */
+export function resolveRetry(options: RetryOptions = {}): ResolvedRetry {
+  return {
+    maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 4)),
+    baseDelayMs: options.baseDelayMs ?? 500,
+    maxDelayMs: options.maxDelayMs ?? 30_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? abortableSleep,
+    onRetry: options.onRetry,
+  };
+}
+
+/**
+ * HTTP statuses retried: 408 (request timeout), 409 (OpenAI lock conflict), 429 (rate limited),
+ * 529 (Anthropic overloaded) and every 5xx. 401/403 are never retried. Sources: Anthropic "Errors"
+ * page (429 rate_limit_error, 500 api_error, 529 overloaded_error) and OpenAI "Error codes" page
+ * (429, 500, 503).
+ *
+ * @param status - HTTP status of a failed response
+ * @returns whether the same request should be sent again
+ * @public
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status === 529 || (status >= 500 && status <= 599);
+}
+
+/**
+ * Exponential backoff with "equal jitter": half of `min(maxDelay, base * 2^(attempt-1))` fixed,
+ * half random, so waits grow but never synchronize across clients.
+ *
+ * @param attempt - the attempt that just failed, 1-based
+ * @param retry - resolved settings (base, max, random)
+ * @returns the wait in ms
+ * @public
+ */
+export function backoffDelay(attempt: number, retry: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+  const exp = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exp / 2 + retry.random() * (exp / 2));
+}
+
+/**
+ * Reads the server's requested wait from response headers: `retry-after-ms` (milliseconds, sent
+ * by OpenAI and Anthropic), else `retry-after` as seconds or an HTTP date (RFC 9110 §10.2.3).
+ *
+ * @param headers - response headers (lower-case names)
+ * @param now - current time in ms since the epoch, for HTTP dates
+ * @returns the wait in ms, or `undefined` when absent or unparsable
+ * @public
+ */
+export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now: number = Date.now()): number | undefined {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const ms = one(headers['retry-after-ms']);
+  if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.round(Number(ms));
+  const ra = one(headers['retry-after']);
+  if (ra === undefined || ra.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return Math.round(Number(ra) * 1000);
+  const date = Date.parse(ra);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/**
+ * Waits `ms` or until `signal` aborts, whichever comes first (never rejects).
+ * @param ms - wait in ms
+ * @param signal - optional abort signal
+ * @internal
+ */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,154 @@
+// The tool boundary between capabilities and provider wire formats: reversible tool names and
+// validation of a tool call's complete arguments against its JSON Schema.
+import { createHash } from 'node:crypto';
+import { Compile } from 'typebox/compile';
+import type { ModelEvent, ModelTool, ToolCallFailure } from './types';
+
+/**
+ * Tool-name rule shared by Anthropic (`tools[].name`) and OpenAI (`function.name`):
+ * `^[a-zA-Z0-9_-]{1,64}$`. Source: Anthropic Messages API reference (tool name pattern) and the
+ * OpenAI Chat Completions reference (function name: a-z, A-Z, 0-9, underscores and dashes, max 64).
+ *
+ * @public
+ */
+export const PROVIDER_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Maps capability ids (which contain dots, e.g. `download.submit`) to provider-safe tool names
+ * and back, for one request.
+ *
+ * @remarks
+ * A valid id is used as is. Otherwise every character outside `[a-zA-Z0-9_-]` becomes `_`
+ * (`download.submit` → `download_submit`), which keeps the name readable for the model; when that
+ * collides with another tool's name or exceeds 64 characters, the name is cut and suffixed with
+ * `-` and 8 hex digits of the id's SHA-256. The map remembers every pair, so decoding is exact.
+ *
+ * @public
+ */
+export class ToolNameMap {
+  readonly #toWire = new Map<string, string>();
+  readonly #fromWire = new Map<string, string>();
+
+  /** @param ids - the capability ids offered in this request */
+  constructor(ids: Iterable<string>) {
+    const list = [...ids];
+    for (const id of list) if (PROVIDER_TOOL_NAME_PATTERN.test(id)) this.#add(id, id);
+    for (const id of list) {
+      if (this.#toWire.has(id)) continue;
+      let name = id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || '_';
+      if (this.#fromWire.has(name) || name !== id.replace(/[^a-zA-Z0-9_-]/g, '_')) {
+        const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
+        name = `${name.slice(0, 55)}-${hash}`;
+      }
+      this.#add(id, name);
+    }
+  }
+
+  #add(id: string, name: string): void {
+    this.#toWire.set(id, name);
+    this.#fromWire.set(name, id);
+  }
+
+  /**
+   * @param id - a capability id given to the constructor
+   * @returns its wire name (the id itself if it was never registered)
+   */
+  toWire(id: string): string {
+    return this.#toWire.get(id) ?? id;
+  }
+
+  /**
+   * @param name - a tool name as the model sent it
+   * @returns the capability id, or `undefined` when the model named a tool it was not offered
+   */
+  fromWire(name: string): string | undefined {
+    return this.#fromWire.get(name);
+  }
+}
+
+type Validator = ReturnType<typeof Compile>;
+const validators = new WeakMap<object, Validator>();
+
+function validatorFor(schema: Record<string, unknown>): Validator {
+  let v = validators.get(schema);
+  if (!v) {
+    v = Compile(schema as Parameters<typeof Compile>[0]);
+    validators.set(schema, v);
+  }
+  return v;
+}
+
+/**
+ * Outcome of {@link parseToolArguments}.
+ *
+ * @public
+ */
+export type ToolArgumentsResult = { ok: true; input: unknown } | { ok: false; failure: ToolCallFailure };
+
+/**
+ * Parses a tool call's complete argument text once and validates it against the tool's JSON
+ * Schema (compiled with TypeBox, cached per schema object). Called only at `tool_call_end`, never on
+ * partial JSON.
+ *
+ * @remarks
+ * Empty or whitespace-only text means `{}` (OpenAI-compatible servers send `""` for a call without
+ * arguments; Anthropic sends no `input_json_delta` content). Arguments must be a JSON object.
+ *
+ * @param raw - the concatenated argument text
+ * @param tool - the tool offered, or `undefined` when the model named an unknown tool
+ * @param wireName - the name the model used (for the unknown-tool message)
+ * @returns the parsed input, or a failure with code `TOOL_UNKNOWN`, `TOOL_ARGS_MALFORMED` or
+ *   `TOOL_ARGS_INVALID` and a reason listing JSON pointer paths
+ * @public
+ */
+export function parseToolArguments(raw: string, tool: ModelTool | undefined, wireName: string): ToolArgumentsResult {
+  if (!tool) return { ok: false, failure: { code: 'TOOL_UNKNOWN', message: `no tool named "${wireName}" was offered` } };
+  let input: unknown;
+  if (raw.trim() === '') input = {};
+  else {
+    try {
+      input = JSON.parse(raw);
+    } catch (e) {
+      return { ok: false, failure: { code: 'TOOL_ARGS_MALFORMED', message: `arguments are not valid JSON: ${(e as Error).message}` } };
+    }
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, failure: { code: 'TOOL_ARGS_MALFORMED', message: 'arguments must be a JSON object' } };
+  }
+  const validator = validatorFor(tool.inputSchema);
+  if (validator.Check(input)) return { ok: true, input };
+  const reasons = [...validator.Errors(input)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+  return { ok: false, failure: { code: 'TOOL_ARGS_INVALID', message: `arguments do not match the schema: ${reasons.join('; ')}` } };
+}
+
+/**
+ * The tools of one request as the providers need them: wire names both ways and tools by id.
+ * @internal
+ */
+export class RequestTools {
+  /** Name mapping for this request. */
+  readonly names: ToolNameMap;
+  readonly #byId = new Map<string, ModelTool>();
+  /** @param tools - tools offered in the request */
+  constructor(readonly tools: ReadonlyArray<ModelTool> = []) {
+    for (const t of tools) this.#byId.set(t.name, t);
+    this.names = new ToolNameMap(tools.map((t) => t.name));
+  }
+  /** Capability id for a wire name (the wire name itself when the tool was not offered). */
+  idOf(wireName: string): string {
+    return this.names.fromWire(wireName) ?? wireName;
+  }
+  /**
+   * Builds the `tool_call_end` event for a finished call: arguments parsed once and validated.
+   * @param id - call id
+   * @param wireName - tool name as the model sent it
+   * @param raw - complete argument text
+   */
+  end(id: string, wireName: string, raw: string): Extract<ModelEvent, { type: 'tool_call_end' }> {
+    const capabilityId = this.names.fromWire(wireName);
+    const result = parseToolArguments(raw, capabilityId === undefined ? undefined : this.#byId.get(capabilityId), wireName);
+    const name = capabilityId ?? wireName;
+    if (result.ok) return { type: 'tool_call_end', id, name, rawArguments: raw, ok: true, input: result.input };
+    return { type: 'tool_call_end', id, name, rawArguments: raw, ok: false, input: {}, failure: result.failure };
+  }
+}

@@ -1,0 +1,255 @@
+// The ModelProvider port: the provider-neutral conversation, the request, and the closed union of
+// normalized stream events. Dependency-free on purpose (no undici, no typebox): providers,
+// the scripted model and the runtime all meet here.
+
+/**
+ * Why a model turn ended, normalized across providers.
+ *
+ * - `end_turn`: the model finished (Anthropic `end_turn`/`stop_sequence`, OpenAI `stop`).
+ * - `tool_use`: the model wants tool results (Anthropic `tool_use`, OpenAI `tool_calls`/`function_call`).
+ * - `max_tokens`: the output limit cut the turn (Anthropic `max_tokens`, OpenAI `length`).
+ * - `refusal`: the provider refused or filtered (Anthropic `refusal`, OpenAI `content_filter`).
+ * - `aborted`: the caller's `AbortSignal` fired.
+ * - `error`: the call failed; an `error` event precedes the `done` event.
+ *
+ * @public
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'aborted' | 'error';
+
+/**
+ * Token counts of one model call, in tokens.
+ *
+ * @remarks
+ * `inputTokens` counts uncached input only on Anthropic (its `input_tokens`) and all prompt tokens
+ * minus cached ones on OpenAI-compatible servers, so that
+ * `inputTokens + cacheReadTokens + cacheWriteTokens` is the whole prompt on both.
+ *
+ * @public
+ */
+export interface ModelUsage {
+  /** Prompt tokens billed at the normal input price. */
+  inputTokens: number;
+  /** Completion tokens (including reasoning tokens). */
+  outputTokens: number;
+  /** Prompt tokens read from the provider's prompt cache. */
+  cacheReadTokens: number;
+  /** Prompt tokens written to the provider's prompt cache. */
+  cacheWriteTokens: number;
+  /** Reasoning tokens inside `outputTokens`, when the provider reports them. */
+  reasoningTokens?: number;
+}
+
+/**
+ * A tool the model may call: a capability, described by its JSON Schema input.
+ *
+ * @public
+ */
+export interface ModelTool {
+  /** Capability id, e.g. `download.submit`; providers map it to a wire-safe name and back. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** JSON Schema of the input (TypeBox schemas are JSON Schema); arguments are validated against it at `tool_call_end`. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** Plain text in a message. @public */
+export interface TextPart {
+  /** Discriminator. */
+  type: 'text';
+  /** The text. */
+  text: string;
+}
+
+/**
+ * A base64 image (user messages and tool results).
+ *
+ * @public
+ */
+export interface ImagePart {
+  /** Discriminator. */
+  type: 'image';
+  /** MIME type such as `image/png` or `image/jpeg`. */
+  mediaType: string;
+  /** Base64 bytes, without a `data:` prefix. */
+  data: string;
+}
+
+/**
+ * Model reasoning. Kept verbatim and sent back on the next turn: Anthropic rejects a tool-use turn
+ * whose thinking block was dropped or altered (its `signature` covers the text).
+ *
+ * @public
+ */
+export interface ThinkingPart {
+  /** Discriminator. */
+  type: 'thinking';
+  /** The reasoning text (empty for a redacted block). */
+  thinking: string;
+  /** Anthropic's opaque signature over the block; absent for OpenAI-compatible `reasoning_content`. */
+  signature?: string;
+  /** Anthropic `redacted_thinking` payload (opaque, encrypted); sent back unchanged. */
+  redacted?: string;
+}
+
+/**
+ * A tool call made by the model, after its arguments were parsed and validated.
+ *
+ * @public
+ */
+export interface ToolCallPart {
+  /** Discriminator. */
+  type: 'tool_call';
+  /** Provider call id (generated when the server sent none); tool results refer to it. */
+  id: string;
+  /** Capability id (already mapped back from the wire name). */
+  name: string;
+  /** Parsed arguments (`{}` when the model sent none or they were invalid). */
+  input: unknown;
+  /** The raw argument JSON as streamed, kept so an invalid call can be sent back verbatim. */
+  rawArguments?: string;
+}
+
+/** The system prompt, as layers joined in order (base, host, run, …). @public */
+export interface SystemMessage {
+  /** Discriminator. */
+  role: 'system';
+  /** Text of this layer. */
+  content: string;
+}
+
+/** A user (or steering) message. @public */
+export interface UserMessage {
+  /** Discriminator. */
+  role: 'user';
+  /** Plain text or text and image parts. */
+  content: string | Array<TextPart | ImagePart>;
+}
+
+/** One model turn. @public */
+export interface AssistantMessage {
+  /** Discriminator. */
+  role: 'assistant';
+  /** Parts in the order the model produced them. */
+  content: Array<TextPart | ThinkingPart | ToolCallPart>;
+  /** Why the turn ended (absent on messages built by hand). */
+  stopReason?: StopReason;
+}
+
+/**
+ * Outcome of one tool call, sent back to the model.
+ *
+ * - `ok`: the capability ran and returned `content`;
+ * - `error`: it failed, was denied or its arguments were invalid (`content` says why);
+ * - `unknown`: the outcome is not known (abort, crash, lost transport): verify before retrying.
+ *
+ * @public
+ */
+export type ToolResultStatus = 'ok' | 'error' | 'unknown';
+
+/** The result of one tool call. @public */
+export interface ToolResultMessage {
+  /** Discriminator. */
+  role: 'tool';
+  /** The `ToolCallPart.id` this answers. */
+  toolCallId: string;
+  /** Capability id of the call. */
+  name: string;
+  /** Outcome class. */
+  status: ToolResultStatus;
+  /** Text (usually JSON) for the model, plus images where the model accepts them. */
+  content: string | Array<TextPart | ImagePart>;
+}
+
+/**
+ * The provider-neutral conversation message.
+ *
+ * @public
+ */
+export type ModelMessage = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * Reasoning effort for models that think: `off`, or a level that providers map to their own
+ * knob (Anthropic `thinking.budget_tokens`, OpenAI `reasoning_effort`).
+ *
+ * @public
+ */
+export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high';
+
+/**
+ * One model call.
+ *
+ * @public
+ */
+export interface ModelRequest {
+  /** Provider model id, e.g. `claude-sonnet-4-5` or `gpt-4.1`. */
+  model: string;
+  /** The conversation; system messages anywhere are layered into one system prompt, in order. */
+  messages: ModelMessage[];
+  /** Tools the model may call (omit or empty for none). */
+  tools?: ModelTool[];
+  /** Output limit in tokens (default per provider). */
+  maxTokens?: number;
+  /** Sampling temperature (provider default when omitted). */
+  temperature?: number;
+  /** Reasoning effort (default `off`). */
+  thinking?: ThinkingLevel;
+}
+
+/**
+ * The reason a tool call's arguments were refused at `tool_call_end`.
+ *
+ * @public
+ */
+export interface ToolCallFailure {
+  /** `TOOL_ARGS_MALFORMED` (not JSON / not an object) or `TOOL_ARGS_INVALID` (fails the schema) or `TOOL_UNKNOWN`. */
+  code: 'TOOL_ARGS_MALFORMED' | 'TOOL_ARGS_INVALID' | 'TOOL_UNKNOWN';
+  /** Human- and model-readable reason, e.g. `/query: must be string`. */
+  message: string;
+}
+
+/**
+ * The closed union of normalized stream events.
+ *
+ * @remarks
+ * Order: any number of `text_delta` / `thinking_delta` / tool call triples
+ * (`tool_call_start`, `tool_call_delta`…, `tool_call_end`), `usage` (possibly more than once, each
+ * one cumulative for the call), then exactly one `done`. An `error` event is always followed by
+ * `done` with stop reason `error`. Streams never throw for provider failures; they end with
+ * `error` + `done`.
+ *
+ * @public
+ */
+export type ModelEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; thinking: string; signature?: string; redacted?: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
+  | ({ type: 'tool_call_end'; id: string; name: string; rawArguments: string } & (
+      | { ok: true; input: unknown }
+      | { ok: false; input: Record<string, never>; failure: ToolCallFailure }
+    ))
+  | { type: 'usage'; usage: ModelUsage }
+  | { type: 'done'; stopReason: StopReason }
+  | { type: 'error'; error: Error & { code?: string } };
+
+/**
+ * The port every model provider implements: one streaming model call.
+ *
+ * @remarks
+ * Kept small and dependency-free, like Vercel AI's provider package. Implementations must stop
+ * network activity promptly when `signal` aborts and end with `done` / `aborted`.
+ *
+ * @public
+ */
+export interface ModelProvider {
+  /** Provider id for logs and cost tables, e.g. `anthropic`, `openai-compatible:deepseek`, `scripted`. */
+  readonly id: string;
+  /**
+   * Streams one model call.
+   * @param request - model, messages and tools
+   * @param signal - aborts the call; the stream then ends with `done` / `aborted`
+   * @returns normalized events, ending with exactly one `done`
+   */
+  stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent>;
+}
