@@ -5,3 +5,4 @@
  */
 export {};
 export * from './models/testing';
+export * from './testing/index';

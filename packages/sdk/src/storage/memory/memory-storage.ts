@@ -1,4 +1,4 @@
-import { StorageClosedError } from '../errors';
+import { StorageClosedError, StorageError } from '../errors';
 import type {
   ApprovalRecord,
   AuditRecord,
@@ -15,6 +15,14 @@ import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from
 type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'audit' | 'settings';
 type Undo = () => void;
 
+/** Binary (code-unit) order, as SQL `ORDER BY` on text with the default collation. */
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `patch` without its undefined fields (an undefined field means "leave as is", as in SQL adapters). */
+function definedFields<T extends object>(patch: Partial<T>): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /**
  * In-memory {@link StorageAdapter} for tests and short-lived hosts. Same semantics as the
  * durable adapters (transactions roll back on error, compare-and-set writes, stored values are
@@ -27,6 +35,7 @@ export class MemoryStorage implements StorageAdapter {
   readonly #tables = new Map<TableName, Map<string, unknown>>();
   readonly #queue = new SerialQueue();
   #auditSeq = 0;
+  readonly #auditIds = new Set<string>();
   #version = 0;
   #closed = false;
   #undo: Undo[] | null = null;
@@ -77,6 +86,7 @@ export class MemoryStorage implements StorageAdapter {
 
   /** {@inheritDoc StorageAdapter.schemaVersion} */
   async schemaVersion(): Promise<number> {
+    this.#assertOpen();
     return this.#version;
   }
 
@@ -138,7 +148,7 @@ export class MemoryStorage implements StorageAdapter {
 
   #createSession(): StorageSession {
     const insertNew = (name: TableName, id: string, value: unknown) => {
-      if (this.#table(name).has(id)) throw new Error(`MemoryStorage: duplicate id ${id} in ${name}`);
+      if (this.#table(name).has(id)) throw new StorageError(`MemoryStorage: duplicate id ${id} in ${name}`);
       this.#write(name, id, value);
     };
     return {
@@ -150,13 +160,13 @@ export class MemoryStorage implements StorageAdapter {
         },
         insert: async (entry) => {
           if (this.#table('ledger').has(entry.key)) return false;
+          // (scopeId, callId) is unique too, as the SQL adapters' unique index.
+          const indexKey = entry.callId === null ? null : `${entry.scopeId}\0${entry.callId}`;
+          if (indexKey !== null && this.#callIndex.has(indexKey)) return false;
           this.#write('ledger', entry.key, entry);
-          if (entry.callId !== null) {
-            const indexKey = `${entry.scopeId}\0${entry.callId}`;
-            if (!this.#callIndex.has(indexKey)) {
-              this.#callIndex.set(indexKey, entry.key);
-              this.#undo!.push(() => this.#callIndex.delete(indexKey));
-            }
+          if (indexKey !== null) {
+            this.#callIndex.set(indexKey, entry.key);
+            this.#undo!.push(() => this.#callIndex.delete(indexKey));
           }
           return true;
         },
@@ -164,13 +174,13 @@ export class MemoryStorage implements StorageAdapter {
           const current = this.#read<LedgerEntry>('ledger', key);
           if (!current || current.token !== expectedToken) return false;
           if (expectedStates && !expectedStates.includes(current.state)) return false;
-          this.#write('ledger', key, { ...current, ...patch, key });
+          this.#write('ledger', key, { ...current, ...definedFields(patch), key });
           return true;
         },
         listByState: async (states, options = {}) =>
           this.#all<LedgerEntry>('ledger')
             .filter((e) => states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore))
-            .sort((a, b) => a.claimedAt - b.claimedAt || a.key.localeCompare(b.key))
+            .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
             .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER),
         usageForGrant: async (grantId, from, to) => {
           let invocations = 0;
@@ -186,6 +196,8 @@ export class MemoryStorage implements StorageAdapter {
         deleteSettledBefore: async (settledBefore, states: readonly LedgerState[]) => {
           let n = 0;
           for (const e of this.#all<LedgerEntry>('ledger')) {
+            // `running` and `unknown` are never deleted by age (DESIGN.md §6), whatever `states` says.
+            if (e.state === 'running' || e.state === 'unknown') continue;
             if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
               this.#remove('ledger', e.key);
               if (e.callId !== null && this.#callIndex.get(`${e.scopeId}\0${e.callId}`) === e.key) {
@@ -205,26 +217,26 @@ export class MemoryStorage implements StorageAdapter {
         compareAndSet: async (id, expectedStatus, patch) => {
           const current = this.#read<ApprovalRecord>('approvals', id);
           if (!current || current.status !== expectedStatus) return false;
-          this.#write('approvals', id, { ...current, ...patch, id });
+          this.#write('approvals', id, { ...current, ...definedFields(patch), id });
           return true;
         },
         list: async (filter = {}) =>
           this.#all<ApprovalRecord>('approvals')
             .filter((a) => (filter.status === undefined || a.status === filter.status) && (filter.planId === undefined || a.planId === filter.planId))
-            .sort((a, b) => b.requestedAt - a.requestedAt || b.id.localeCompare(a.id))
+            .sort((a, b) => b.requestedAt - a.requestedAt || byCodeUnit(b.id, a.id))
             .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
       },
       grants: {
         insert: async (record) => insertNew('grants', record.id, record),
         get: async (id) => this.#read<GrantRecord>('grants', id),
         update: async (record) => {
-          if (!this.#table('grants').has(record.id)) throw new Error(`MemoryStorage: no grant ${record.id}`);
+          if (!this.#table('grants').has(record.id)) throw new StorageError(`no grant with id ${record.id}`);
           this.#write('grants', record.id, record);
         },
         list: async (filter = {}) =>
           this.#all<GrantRecord>('grants')
             .filter((g) => filter.status === undefined || g.status === filter.status)
-            .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+            .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
       },
       plans: {
         insert: async (record) => insertNew('plans', record.id, record),
@@ -242,11 +254,14 @@ export class MemoryStorage implements StorageAdapter {
         listByKind: async (kind) =>
           this.#all<PolicyRevisionRecord>('policies')
             .filter((p) => p.kind === kind)
-            .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+            .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
       },
       audit: {
         append: async (record) => {
+          if (this.#auditIds.has(record.id)) throw new StorageError(`MemoryStorage: duplicate id ${record.id} in audit`);
           const seq = ++this.#auditSeq;
+          this.#auditIds.add(record.id);
+          this.#undo!.push(() => this.#auditIds.delete(record.id));
           const stored = { ...record, seq };
           this.#write('audit', String(seq).padStart(16, '0'), stored);
           this.#undo!.push(() => {
