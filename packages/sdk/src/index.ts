@@ -1,7 +1,105 @@
 /**
- * `@media-agent/sdk`: an in-process agent runtime for media managers.
+ * `@media-agent/sdk`: an in-process agent runtime for media managers — capabilities, one
+ * authorized invocation path, approvals and standing grants, a ledger that never repeats a side
+ * effect after a crash, and model providers.
  *
  * @packageDocumentation
  */
 export { MediaAgentError, isMediaAgentError } from './errors';
+
+// ports
+export { SystemClock, ManualClock, type Clock } from './ports/clock';
+export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';
+export { ConsoleLogger, type Logger, type LogLevel } from './ports/logger';
+export { Tokens, resolvePort, type PortToken } from './ports/tokens';
+
+// capabilities and the invocation path
+export { defineCapability } from './capabilities/define-capability';
+export {
+  isSideEffecting,
+  type Capability,
+  type CapabilityDefinition,
+  type CapabilityDescriptor,
+  type CapabilityKind,
+  type HandlerContext,
+  type InvocationTarget,
+  type PendingOutcome,
+  type ReadInvoker,
+  type ReplayPolicy,
+  type Verifier,
+  type VerifierOutcome,
+} from './capabilities/types';
+export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
+export { DefaultCapabilityRegistry, type CapabilityRegistry } from './capabilities/capability-registry';
+export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } from './capabilities/invocation-pipeline';
+export { searchCapabilities, type CapabilitySearchHit } from './capabilities/capability-search';
+export { summarizeInput, SENSITIVE_FIELD_PATTERN, REDACTED } from './capabilities/input-summary';
+export {
+  CapabilityNotFoundError,
+  DuplicateCapabilityError,
+  InvalidCapabilityError,
+  InvalidInputError,
+  InputTooLargeError,
+  OutcomeUnknownError,
+  VerifierNotReadOnlyError,
+  type InputIssue,
+} from './capabilities/errors';
+
+// authorization
+export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './authorization/actor';
+export { actionCovers } from './authorization/action-pattern';
+export { checkApproval, type ApprovalCheck } from './authorization/approval-rules';
+export { checkGrant, grantCoversCapability, utcDayStart, type GrantCheck } from './authorization/grant-rules';
+export { decideAuthorization, type AuthorizationFacts, type AutomationSettings } from './authorization/decide';
+export type { AuthorizationDecision, DenialCode, RuleFailure } from './authorization/decision';
+export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
+export { PolicyAuthorizer } from './authorization/policy-authorizer';
+export { DEFAULT_AUTOMATION_SETTINGS } from './authorization/automation-settings';
+export { ApprovalService, DEFAULT_APPROVAL_TTL_MS, type RequestApprovalInput, type DecideApprovalInput } from './authorization/approval-service';
+export { GrantService, type CreateGrantInput, type UpdateGrantInput } from './authorization/grant-service';
+export { PlanService, type CreatePlanInput } from './authorization/plan-service';
+export { PolicyService } from './authorization/policy-service';
+export { AutomationService } from './authorization/automation-service';
+export {
+  AdministrationForbiddenError,
+  ApprovalHashMismatchError,
+  ApprovalStateError,
+  GrantWideningError,
+  InvalidRequestError,
+  PlanRevisionConflictError,
+  RecordNotFoundError,
+} from './authorization/errors';
+
+// ledger
+export { canonicalJson, canonicalHash, CanonicalJsonError } from './ledger/canonical-json';
+export { deriveIdempotencyKey, idempotencyScope, type IdempotencyKeyParts } from './ledger/idempotency-key';
+export { nextClaimAction, type ClaimAction } from './ledger/claim-rules';
+export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
+export { DefaultInvocationLedger } from './ledger/default-invocation-ledger';
+export { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './ledger/errors';
+
+// storage
+export {
+  STORAGE_SCHEMA_VERSION,
+  type StorageAdapter,
+  type StorageSession,
+  type LedgerRepository,
+  type ApprovalRepository,
+  type GrantRepository,
+  type PlanRepository,
+  type PolicyRevisionRepository,
+  type AuditRepository,
+  type SettingsRepository,
+} from './storage/storage-adapter';
+export type * from './storage/records';
+export { MemoryStorage } from './storage/memory/memory-storage';
+export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
+
+// runtime
+export type { AgentHost, AgentHostDeps, StartReport } from './runtime/agent-host';
+export { DefaultAgentHost } from './runtime/agent-host';
+export type { AgentOptions, ResolvedAgentOptions, RunScope } from './runtime/agent-options';
+export { createAgentContainer, createAgentHost, createRunContainer } from './runtime/container';
+
+// models
 export * from './models/index';

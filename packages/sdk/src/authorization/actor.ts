@@ -1,0 +1,52 @@
+import { MediaAgentError } from '../errors';
+
+/**
+ * Kinds of actor (DESIGN.md §5; seed 004, 授权): `user` a console administrator (counts as human
+ * authorization), `apikey` an API key, `agent` an agent run, `system` a background job.
+ * @public
+ */
+export type ActorKind = 'user' | 'apikey' | 'agent' | 'system';
+
+/**
+ * Who is invoking: `user:<id>`, `apikey:<id>`, `agent:<runId>` or `system:<name>`.
+ * @public
+ */
+export type Actor = `${ActorKind}:${string}`;
+
+/**
+ * The actor string is not one of the four forms.
+ * @public
+ */
+export class InvalidActorError extends MediaAgentError {
+  /** @param actor - the rejected value */
+  constructor(actor: unknown) {
+    super('ACTOR_INVALID', `actor must be user:<id>, apikey:<id>, agent:<runId> or system:<name>; got ${JSON.stringify(String(actor)).slice(0, 80)}`, {
+      actor: String(actor).slice(0, 80),
+    });
+  }
+}
+
+const ACTOR = /^(user|apikey|agent|system):([^\s:][^\s]{0,199})$/;
+
+/**
+ * Splits an actor string into its kind and id.
+ * @returns `{ kind, id }`
+ * @throws {@link InvalidActorError} when `actor` is not `user:`, `apikey:`, `agent:` or `system:` followed by a non-empty id (≤ 200 chars, no spaces)
+ * @public
+ */
+export function parseActor(actor: unknown): { kind: ActorKind; id: string } {
+  const m = typeof actor === 'string' ? ACTOR.exec(actor) : null;
+  if (!m) throw new InvalidActorError(actor);
+  return { kind: m[1] as ActorKind, id: m[2]! };
+}
+
+/**
+ * True when the actor is a console administrator (`user:*`), whose direct calls count as human
+ * authorization (seed 004, 授权). Every other actor needs an approval or a grant for
+ * `propose`/`approve`/`execute`.
+ * @throws {@link InvalidActorError} for a malformed actor
+ * @public
+ */
+export function isHumanActor(actor: string): boolean {
+  return parseActor(actor).kind === 'user';
+}

@@ -1,0 +1,143 @@
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { ApprovalRecord, ApprovalStatus } from '../storage/records';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import { parseActor } from './actor';
+import { AdministrationForbiddenError, ApprovalHashMismatchError, ApprovalStateError, InvalidRequestError, RecordNotFoundError } from './errors';
+
+/** Default approval lifetime: 24 hours, in ms. @public */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Input of {@link ApprovalService.request}. @public */
+export interface RequestApprovalInput {
+  /** Plan type. */
+  planType: string;
+  /** Plan id; the approval binds to the plan's current payload hash and revision. */
+  planId: string;
+  /** Who asks (any actor may ask). */
+  actor: string;
+  /** Why, shown to the approver. */
+  reason?: string;
+  /** Lifetime in ms (default {@link DEFAULT_APPROVAL_TTL_MS}). */
+  ttlMs?: number;
+}
+
+/** Input of {@link ApprovalService.decide}. @public */
+export interface DecideApprovalInput {
+  /** The decision. */
+  status: 'approved' | 'rejected';
+  /** The deciding console administrator (`user:*`). */
+  actor: string;
+  /** The plan's payload hash, echoed back by the approver (required to approve). */
+  payloadHash?: string;
+}
+
+/**
+ * Single-use approvals (DESIGN.md §5; seed 004, 单次审批): bound to plan type + plan id + payload
+ * hash + revision at request time, with an expiry; only a console administrator decides, echoing
+ * the payload hash; an API key can never approve (so never its own plan); consumed by the first
+ * successful execution and never replayed.
+ * @public
+ */
+export class ApprovalService {
+  /** @param storage - where approvals live; @param clock - time; @param ids - id source; @param defaultTtlMs - default lifetime (ms) */
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly defaultTtlMs: number = DEFAULT_APPROVAL_TTL_MS,
+  ) {}
+
+  /**
+   * Asks for approval of a plan's current revision.
+   * @throws `ACTOR_INVALID`, `PLAN_NOT_FOUND`, `REQUEST_INVALID` (plan type mismatch, bad ttl)
+   */
+  async request(input: RequestApprovalInput): Promise<ApprovalRecord> {
+    parseActor(input.actor);
+    const ttl = input.ttlMs ?? this.defaultTtlMs;
+    if (!(Number.isFinite(ttl) && ttl > 0)) throw new InvalidRequestError('approval ttlMs must be a positive number of milliseconds');
+    return this.storage.transaction(async (s) => {
+      const plan = await s.plans.get(input.planId);
+      if (!plan) throw new RecordNotFoundError('plan', input.planId);
+      if (plan.type !== input.planType) throw new InvalidRequestError(`plan ${plan.id} is a ${plan.type} plan, not ${input.planType}`);
+      const now = this.clock.now();
+      const record: ApprovalRecord = {
+        id: this.ids.next('apr'),
+        planType: plan.type,
+        planId: plan.id,
+        payloadHash: plan.payloadHash,
+        revision: plan.revision,
+        status: 'requested',
+        requestedBy: input.actor,
+        reason: input.reason ?? null,
+        requestedAt: now,
+        expiresAt: now + ttl,
+        decidedBy: null,
+        decidedAt: null,
+        consumedBy: null,
+        consumedAt: null,
+      };
+      await s.approvals.insert(record);
+      return record;
+    });
+  }
+
+  /**
+   * Approves or rejects a requested approval.
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*` (an API key, agent or system job can never approve),
+   *   `APPROVAL_NOT_FOUND`, `APPROVAL_HASH_MISMATCH` when approving without echoing the bound payload hash,
+   *   `APPROVAL_STATE` when it is not `requested`, has expired, or its plan changed since the request
+   */
+  async decide(id: string, input: DecideApprovalInput): Promise<ApprovalRecord> {
+    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'decide approvals');
+    return this.storage.transaction(async (s) => {
+      const current = await s.approvals.get(id);
+      if (!current) throw new RecordNotFoundError('approval', id);
+      if (current.status !== 'requested') throw new ApprovalStateError(id, `it is ${current.status}, not requested`);
+      const now = this.clock.now();
+      if (now >= current.expiresAt) throw new ApprovalStateError(id, 'it has expired');
+      if (input.status === 'approved') {
+        if (input.payloadHash !== current.payloadHash) throw new ApprovalHashMismatchError(id);
+        const plan = await s.plans.get(current.planId);
+        if (!plan || plan.payloadHash !== current.payloadHash || plan.revision !== current.revision)
+          throw new ApprovalStateError(id, 'the plan changed since approval was requested; request a new approval');
+      } else if (input.status !== 'rejected') {
+        throw new InvalidRequestError('status must be approved or rejected');
+      }
+      const patch = { status: input.status as ApprovalStatus, decidedBy: input.actor, decidedAt: now };
+      if (!(await s.approvals.compareAndSet(id, 'requested', patch))) throw new ApprovalStateError(id, 'it was decided concurrently');
+      return { ...current, ...patch };
+    });
+  }
+
+  /**
+   * Revokes a requested or approved approval.
+   * @throws `ADMIN_FORBIDDEN`, `APPROVAL_NOT_FOUND`, `APPROVAL_STATE` when already consumed, rejected or revoked
+   */
+  async revoke(id: string, actor: string): Promise<ApprovalRecord> {
+    if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'revoke approvals');
+    return this.storage.transaction(async (s) => {
+      const current = await s.approvals.get(id);
+      if (!current) throw new RecordNotFoundError('approval', id);
+      if (current.status !== 'requested' && current.status !== 'approved') throw new ApprovalStateError(id, `it is ${current.status}`);
+      const patch = { status: 'revoked' as const, decidedBy: actor, decidedAt: this.clock.now() };
+      if (!(await s.approvals.compareAndSet(id, current.status, patch))) throw new ApprovalStateError(id, 'it changed concurrently');
+      return { ...current, ...patch };
+    });
+  }
+
+  /**
+   * The approval with this id.
+   * @throws `APPROVAL_NOT_FOUND`
+   */
+  async get(id: string): Promise<ApprovalRecord> {
+    const record = await this.storage.approvals.get(id);
+    if (!record) throw new RecordNotFoundError('approval', id);
+    return record;
+  }
+
+  /** Approvals, newest first, filtered by status and/or plan. */
+  list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]> {
+    return this.storage.approvals.list(filter);
+  }
+}

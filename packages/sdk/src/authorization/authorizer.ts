@@ -1,0 +1,37 @@
+import type { CapabilityDescriptor } from '../capabilities/types';
+import type { StorageSession } from '../storage/storage-adapter';
+import type { PlanRecord } from '../storage/records';
+import type { AuthorizationDecision } from './decision';
+
+/** One authorization question. @public */
+export interface AuthorizationRequest {
+  /** The actor. */
+  actor: string;
+  /** The capability. */
+  capability: CapabilityDescriptor;
+  /** What the call touches (plan, media entity, kind, bytes). */
+  target: { planType?: string | undefined; planId?: string | undefined; mediaEntityId?: string | undefined; mediaKind?: string | undefined; bytes: number };
+  /** The plan as stored now, when the target names one. */
+  plan: PlanRecord | undefined;
+  /** Approval id the caller points at. */
+  approvalId: string | undefined;
+  /** Idempotency key, for side-effecting kinds. */
+  idempotencyKey: string | undefined;
+  /** Now (ms). */
+  now: number;
+}
+
+/**
+ * The authorization port (DESIGN.md §3, §5): decides allow/deny for one invocation from the actor,
+ * capability, target, approval and grant records. Called inside the invocation's storage
+ * transaction, so budget checks and the ledger claim are atomic.
+ * @public
+ */
+export interface Authorizer {
+  /**
+   * @param request - the question
+   * @param session - the storage session of the invocation's transaction (read records only through it)
+   * @returns the decision; never throws for a denial
+   */
+  authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision>;
+}

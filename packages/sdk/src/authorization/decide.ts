@@ -1,0 +1,93 @@
+import type { CapabilityKind } from '../capabilities/types';
+import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../storage/records';
+import { parseActor } from './actor';
+import { checkApproval } from './approval-rules';
+import type { AuthorizationDecision, RuleFailure } from './decision';
+import { checkGrant, grantCoversCapability } from './grant-rules';
+
+/** The global automation settings (DESIGN.md §5). @public */
+export interface AutomationSettings {
+  /** The global automation switch; off denies every automatic `execute`. */
+  automationEnabled: boolean;
+  /** Read-only reconcile mode; on denies every automatic `execute`. */
+  readOnlyReconcile: boolean;
+}
+
+/** Everything the authorization rules look at, loaded beforehand. @public */
+export interface AuthorizationFacts {
+  /** The actor. */
+  actor: string;
+  /** The capability. */
+  capability: { id: string; kind: CapabilityKind; policy?: string | undefined };
+  /** Automation settings. */
+  settings: AutomationSettings;
+  /** The plan type/id, media entity, kind and bytes the call touches. */
+  target: { planType?: string | undefined; planId?: string | undefined; mediaEntityId?: string | undefined; mediaKind?: string | undefined; bytes: number };
+  /** The plan as stored now, when the target names one. */
+  plan: PlanRecord | undefined;
+  /** The approval the caller pointed at (`undefined` with an id means it does not exist). */
+  approval: { id: string; record: ApprovalRecord | undefined } | undefined;
+  /** Candidate grants with their bound policy revision and today's usage. */
+  grants: ReadonlyArray<{ grant: GrantRecord; policyRevision: PolicyRevisionRecord | undefined; usageToday: { invocations: number; bytes: number } }>;
+  /** Idempotency key of the call, when side-effecting. */
+  idempotencyKey: string | undefined;
+  /** Now (ms). */
+  now: number;
+}
+
+/**
+ * The authorization rule (DESIGN.md §5; seed 004, 授权), a pure function:
+ * 1. `read`/`preview` need no authorization record;
+ * 2. a console administrator (`user:*`) is human authorization;
+ * 3. for every other actor an `execute` is denied while the automation switch is off or read-only
+ *    reconcile mode is on;
+ * 4. an approval the caller points at (a pointer, never proof) authorizes if {@link checkApproval} passes;
+ * 5. otherwise the first grant (oldest first) that passes {@link checkGrant} authorizes;
+ * 6. otherwise the call is denied with the most specific reason: the approval's failure, else the
+ *    failure of a grant that covers the capability, else `AUTH_NO_AUTHORIZATION`.
+ *
+ * Text in the input (e.g. "the user agreed") never matters: only records do.
+ * @public
+ */
+export function decideAuthorization(facts: AuthorizationFacts): AuthorizationDecision {
+  const { capability } = facts;
+  if (capability.kind === 'read' || capability.kind === 'preview') return { allowed: true, basis: 'not_required' };
+  if (parseActor(facts.actor).kind === 'user') return { allowed: true, basis: 'human' };
+  if (capability.kind === 'execute') {
+    if (!facts.settings.automationEnabled) return { allowed: false, code: 'AUTH_AUTOMATION_DISABLED', reason: 'the automation switch is off: automatic executions are denied' };
+    if (facts.settings.readOnlyReconcile) return { allowed: false, code: 'AUTH_READ_ONLY_RECONCILE', reason: 'read-only reconcile mode: automatic executions are denied' };
+  }
+  let approvalFailure: (RuleFailure & { approvalId: string }) | undefined;
+  if (facts.approval) {
+    const failure = checkApproval(facts.approval.record, {
+      planType: facts.target.planType,
+      planId: facts.target.planId,
+      plan: facts.plan,
+      idempotencyKey: facts.idempotencyKey,
+      now: facts.now,
+    });
+    if (!failure) return { allowed: true, basis: 'approval', approvalId: facts.approval.id };
+    approvalFailure = { ...failure, approvalId: facts.approval.id };
+  }
+  let grantFailure: (RuleFailure & { grantId: string }) | undefined;
+  for (const candidate of facts.grants) {
+    const failure = checkGrant(candidate.grant, {
+      capability,
+      mediaEntityId: facts.target.mediaEntityId,
+      mediaKind: facts.target.mediaKind,
+      bytes: facts.target.bytes,
+      policyRevision: candidate.policyRevision,
+      usageToday: candidate.usageToday,
+      now: facts.now,
+    });
+    if (!failure) return { allowed: true, basis: 'grant', grantId: candidate.grant.id };
+    if (!grantFailure && grantCoversCapability(candidate.grant, capability)) grantFailure = { ...failure, grantId: candidate.grant.id };
+  }
+  if (approvalFailure) return { allowed: false, ...approvalFailure };
+  if (grantFailure) return { allowed: false, ...grantFailure };
+  return {
+    allowed: false,
+    code: 'AUTH_NO_AUTHORIZATION',
+    reason: `${facts.actor} needs an approval or an automation grant to invoke ${capability.id} (${capability.kind})`,
+  };
+}

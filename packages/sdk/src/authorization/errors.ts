@@ -1,0 +1,81 @@
+import { MediaAgentError } from '../errors';
+
+/**
+ * The actor may not perform this administrative action (only a console administrator, `user:*`,
+ * approves, revokes, creates grants or flips automation switches; seed 004: API Key 一律 403).
+ * @public
+ */
+export class AdministrationForbiddenError extends MediaAgentError {
+  /** @param actor - who tried; @param action - what they tried */
+  constructor(actor: string, action: string) {
+    super('ADMIN_FORBIDDEN', `${actor} may not ${action}: only a console administrator (user:*) may`, { actor, action });
+  }
+}
+
+/**
+ * A record (approval, grant, plan, policy revision) does not exist.
+ * @public
+ */
+export class RecordNotFoundError extends MediaAgentError {
+  /** @param kind - record kind; @param id - the id asked for */
+  constructor(kind: 'approval' | 'grant' | 'plan' | 'policy revision', id: string) {
+    super(`${kind.toUpperCase().replace(' ', '_')}_NOT_FOUND`, `no ${kind} with id ${JSON.stringify(id)}`, { kind, id });
+  }
+}
+
+/**
+ * The payload hash echoed by the approver differs from the one the approval is bound to.
+ * @public
+ */
+export class ApprovalHashMismatchError extends MediaAgentError {
+  /** @param approvalId - the approval */
+  constructor(approvalId: string) {
+    super('APPROVAL_HASH_MISMATCH', `the payload hash given does not match the plan bound to approval ${approvalId}; review the current plan and approve again`, { approvalId });
+  }
+}
+
+/**
+ * The approval cannot move to the requested status (e.g. approving a rejected, expired, consumed
+ * or stale approval, or one whose plan changed since it was requested).
+ * @public
+ */
+export class ApprovalStateError extends MediaAgentError {
+  /** @param approvalId - the approval; @param reason - why the transition is refused */
+  constructor(approvalId: string, reason: string) {
+    super('APPROVAL_STATE', `approval ${approvalId}: ${reason}`, { approvalId, reason });
+  }
+}
+
+/**
+ * A grant update would widen it: grants may only be revoked or shortened; widening means a new
+ * grant (seed 004: PATCH 只能撤销或缩短有效期).
+ * @public
+ */
+export class GrantWideningError extends MediaAgentError {
+  /** @param grantId - the grant; @param reason - what the update tried */
+  constructor(grantId: string, reason: string) {
+    super('GRANT_WIDENING', `grant ${grantId} may only be revoked or shortened: ${reason}; create a new grant instead`, { grantId, reason });
+  }
+}
+
+/**
+ * A plan was revised concurrently (its stored revision is not the expected one).
+ * @public
+ */
+export class PlanRevisionConflictError extends MediaAgentError {
+  /** @param planId - the plan; @param expected - revision the caller expected */
+  constructor(planId: string, expected: number) {
+    super('PLAN_REVISION_CONFLICT', `plan ${planId} is no longer at revision ${expected}`, { planId, expected });
+  }
+}
+
+/**
+ * An administrative request is malformed (bad expiry, empty action, negative budget …).
+ * @public
+ */
+export class InvalidRequestError extends MediaAgentError {
+  /** @param reason - what is wrong */
+  constructor(reason: string) {
+    super('REQUEST_INVALID', reason, {});
+  }
+}

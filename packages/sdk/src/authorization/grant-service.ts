@@ -1,0 +1,136 @@
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { GrantBudget, GrantRecord, GrantScope } from '../storage/records';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import { parseActor } from './actor';
+import { AdministrationForbiddenError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
+import { utcDayStart } from './grant-rules';
+
+/** Input of {@link GrantService.create}. @public */
+export interface CreateGrantInput {
+  /** Capability id, `policy.<kind>`, `family.*` or `*`. */
+  action: string;
+  /** The console administrator creating it (`user:*`). */
+  actor: string;
+  /** Expiry (ms since epoch); omitted = none. */
+  expiresAt?: number;
+  /** Policy revision it is bound to (must stay published). */
+  policyRevisionId?: string;
+  /** Scope restrictions. */
+  scope?: GrantScope;
+  /** Daily budgets. */
+  budget?: GrantBudget;
+  /** Why. */
+  reason?: string;
+}
+
+/**
+ * The only changes a grant accepts: revoke it, or move its expiry earlier.
+ * @public
+ */
+export interface UpdateGrantInput {
+  /** The console administrator (`user:*`). */
+  actor: string;
+  /** `revoked` to revoke. */
+  status?: 'revoked';
+  /** A new expiry (ms) earlier than the current one. */
+  expiresAt?: number;
+}
+
+const ACTION = /^(\*|[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;
+
+/**
+ * Standing automation grants (DESIGN.md §5; seed 004, 持续授权). Created by a console administrator;
+ * may only be revoked or shortened afterwards.
+ * @public
+ */
+export class GrantService {
+  /** @param storage - where grants live; @param clock - time; @param ids - id source */
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /**
+   * Creates an active grant.
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for a malformed action, an expiry in
+   *   the past, a negative or non-integer budget; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision
+   */
+  async create(input: CreateGrantInput): Promise<GrantRecord> {
+    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'create automation grants');
+    if (typeof input.action !== 'string' || !ACTION.test(input.action)) throw new InvalidRequestError(`grant action must be a capability id, policy.<kind>, <family>.* or *; got ${JSON.stringify(input.action)}`);
+    const now = this.clock.now();
+    if (input.expiresAt !== undefined && !(Number.isFinite(input.expiresAt) && input.expiresAt > now)) throw new InvalidRequestError('grant expiresAt must be a future time in ms');
+    for (const [name, value] of Object.entries(input.budget ?? {})) {
+      if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidRequestError(`grant budget ${name} must be a non-negative integer`);
+    }
+    return this.storage.transaction(async (s) => {
+      if (input.policyRevisionId !== undefined && !(await s.policies.get(input.policyRevisionId))) throw new RecordNotFoundError('policy revision', input.policyRevisionId);
+      const record: GrantRecord = {
+        id: this.ids.next('grt'),
+        action: input.action,
+        status: 'active',
+        expiresAt: input.expiresAt ?? null,
+        policyRevisionId: input.policyRevisionId ?? null,
+        scope: structuredClone(input.scope ?? {}),
+        budget: structuredClone(input.budget ?? {}),
+        reason: input.reason ?? null,
+        createdBy: input.actor,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await s.grants.insert(record);
+      return record;
+    });
+  }
+
+  /**
+   * Revokes or shortens a grant (seed 004: PATCH 只能撤销或缩短有效期).
+   * @throws `ADMIN_FORBIDDEN`, `GRANT_NOT_FOUND`, `GRANT_WIDENING` for anything that is not a revocation or an
+   *   earlier expiry (un-revoking, a later or removed expiry, any other field), `REQUEST_INVALID` for an empty update
+   */
+  async update(id: string, input: UpdateGrantInput): Promise<GrantRecord> {
+    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'update automation grants');
+    const extra = Object.keys(input).filter((k) => !['actor', 'status', 'expiresAt'].includes(k));
+    if (extra.length > 0) throw new GrantWideningError(id, `fields ${extra.join(', ')} cannot be changed`);
+    if (input.status === undefined && input.expiresAt === undefined) throw new InvalidRequestError('nothing to update: give status "revoked" or an earlier expiresAt');
+    return this.storage.transaction(async (s) => {
+      const current = await s.grants.get(id);
+      if (!current) throw new RecordNotFoundError('grant', id);
+      const next: GrantRecord = { ...current, updatedAt: this.clock.now() };
+      if (input.status !== undefined) {
+        if (input.status !== 'revoked') throw new GrantWideningError(id, `status can only become revoked, not ${JSON.stringify(input.status)}`);
+        next.status = 'revoked';
+      }
+      if (input.expiresAt !== undefined) {
+        if (!Number.isFinite(input.expiresAt)) throw new InvalidRequestError('expiresAt must be a time in ms');
+        if (current.expiresAt !== null && input.expiresAt >= current.expiresAt) throw new GrantWideningError(id, 'the new expiry is not earlier than the current one');
+        next.expiresAt = input.expiresAt;
+      }
+      await s.grants.update(next);
+      return next;
+    });
+  }
+
+  /**
+   * The grant with this id.
+   * @throws `GRANT_NOT_FOUND`
+   */
+  async get(id: string): Promise<GrantRecord> {
+    const record = await this.storage.grants.get(id);
+    if (!record) throw new RecordNotFoundError('grant', id);
+    return record;
+  }
+
+  /** Grants, oldest first, optionally by status. */
+  list(filter?: { status?: GrantRecord['status'] }): Promise<GrantRecord[]> {
+    return this.storage.grants.list(filter);
+  }
+
+  /** Claims and bytes charged to the grant in the current UTC day (from the ledger). */
+  usageToday(id: string): Promise<{ invocations: number; bytes: number }> {
+    const start = utcDayStart(this.clock.now());
+    return this.storage.ledger.usageForGrant(id, start, start + 86_400_000);
+  }
+}

@@ -1,0 +1,46 @@
+import type { StorageSession } from '../storage/storage-adapter';
+import { readAutomationSettings } from './automation-settings';
+import type { AuthorizationRequest, Authorizer } from './authorizer';
+import { decideAuthorization, type AuthorizationFacts } from './decide';
+import type { AuthorizationDecision } from './decision';
+import { grantCoversCapability, utcDayStart } from './grant-rules';
+
+/**
+ * The default {@link Authorizer}: loads the automation settings, the approval the caller points at,
+ * and the grants whose action covers the capability (with their policy revision and
+ * today's usage from the ledger), then applies {@link decideAuthorization}.
+ * @public
+ */
+export class PolicyAuthorizer implements Authorizer {
+  /** {@inheritDoc Authorizer.authorize} */
+  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
+    const { capability } = request;
+    const base = {
+      actor: request.actor,
+      capability: { id: capability.id, kind: capability.kind, policy: capability.policy },
+      target: request.target,
+      plan: request.plan,
+      idempotencyKey: request.idempotencyKey,
+      now: request.now,
+    };
+    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) {
+      return decideAuthorization({ ...base, settings: { automationEnabled: true, readOnlyReconcile: false }, approval: undefined, grants: [] });
+    }
+    const settings = await readAutomationSettings(session);
+    const approval = request.approvalId === undefined ? undefined : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
+    const dayStart = utcDayStart(request.now);
+    const grants: AuthorizationFacts['grants'][number][] = [];
+    for (const grant of await session.grants.list()) {
+      if (!grantCoversCapability(grant, capability)) continue;
+      grants.push({
+        grant,
+        policyRevision: grant.policyRevisionId === null ? undefined : await session.policies.get(grant.policyRevisionId),
+        usageToday:
+          grant.status !== 'active' || (grant.budget.maxInvocationsPerDay === undefined && grant.budget.maxBytesPerDay === undefined)
+            ? { invocations: 0, bytes: 0 }
+            : await session.ledger.usageForGrant(grant.id, dayStart, dayStart + 86_400_000),
+      });
+    }
+    return decideAuthorization({ ...base, settings, approval, grants });
+  }
+}

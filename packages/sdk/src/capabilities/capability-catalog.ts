@@ -1,0 +1,73 @@
+import { CapabilityNotFoundError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
+import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
+import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
+
+/**
+ * The set of registered capabilities and their verifiers: register, look up, list, search.
+ * Holds no invocation logic.
+ * @internal
+ */
+export class CapabilityCatalog {
+  readonly #capabilities = new Map<string, { capability: Capability; descriptor: CapabilityDescriptor }>();
+  readonly #verifiers = new Map<string, Verifier>();
+
+  register(capability: Capability): void {
+    if (!capability || typeof capability !== 'object' || typeof capability.handler !== 'function' || !Object.isFrozen(capability))
+      throw new InvalidCapabilityError((capability as { id?: unknown } | undefined)?.id, 'register a capability made by defineCapability()');
+    const existing = this.#capabilities.get(capability.id);
+    if (existing) throw new DuplicateCapabilityError(capability.id, existing.descriptor, capability);
+    const descriptor: CapabilityDescriptor = Object.freeze({
+      id: capability.id,
+      version: capability.version,
+      title: capability.title,
+      description: capability.description,
+      kind: capability.kind,
+      replay: capability.replay,
+      input: capability.input,
+      output: capability.output,
+      tags: capability.tags ?? [],
+      aliases: capability.aliases ?? [],
+      policy: capability.policy,
+    });
+    this.#capabilities.set(capability.id, { capability, descriptor });
+    if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);
+  }
+
+  registerVerifier(id: string, verifier: Verifier): void {
+    const entry = this.#require(id);
+    if (entry.descriptor.kind === 'read' || entry.descriptor.kind === 'preview')
+      throw new InvalidCapabilityError(id, 'verifiers are for side-effecting capabilities (propose, approve, execute)');
+    if (typeof verifier !== 'function') throw new InvalidCapabilityError(id, 'a verifier must be a function');
+    this.#verifiers.set(id, verifier);
+  }
+
+  capability(id: string): Capability {
+    return this.#require(id).capability;
+  }
+
+  descriptor(id: string): CapabilityDescriptor {
+    return this.#require(id).descriptor;
+  }
+
+  has(id: string): boolean {
+    return this.#capabilities.has(id);
+  }
+
+  verifier(id: string): Verifier | undefined {
+    return this.#verifiers.get(id);
+  }
+
+  list(filter: { kind?: CapabilityKind } = {}): CapabilityDescriptor[] {
+    return [...this.#capabilities.values()].map((e) => e.descriptor).filter((d) => filter.kind === undefined || d.kind === filter.kind);
+  }
+
+  search(query: string, limit?: number): CapabilitySearchHit[] {
+    return searchCapabilities(this.list(), query, limit);
+  }
+
+  #require(id: string) {
+    const entry = this.#capabilities.get(id);
+    if (!entry) throw new CapabilityNotFoundError(id);
+    return entry;
+  }
+}

@@ -1,0 +1,99 @@
+import { MediaAgentError } from '../errors';
+
+/**
+ * No capability is registered under the id.
+ * @public
+ */
+export class CapabilityNotFoundError extends MediaAgentError {
+  /** @param id - the id asked for */
+  constructor(id: string) {
+    super('CAPABILITY_NOT_FOUND', `no capability is registered with id ${JSON.stringify(id)}`, { capabilityId: id });
+  }
+}
+
+/**
+ * Two capabilities were registered with one id; the message names both.
+ * @public
+ */
+export class DuplicateCapabilityError extends MediaAgentError {
+  /** @param id - the shared id; @param existing - title/version of the registered one; @param incoming - title/version of the rejected one */
+  constructor(id: string, existing: { title: string; version: number }, incoming: { title: string; version: number }) {
+    super(
+      'CAPABILITY_DUPLICATE',
+      `capability id ${JSON.stringify(id)} is already registered by "${existing.title}" (v${existing.version}); cannot also register "${incoming.title}" (v${incoming.version})`,
+      { capabilityId: id, existing, incoming },
+    );
+  }
+}
+
+/**
+ * A capability definition is malformed (bad id, version, kind, replay policy or schema).
+ * @public
+ */
+export class InvalidCapabilityError extends MediaAgentError {
+  /** @param id - the definition's id (as given); @param reason - what is wrong */
+  constructor(id: unknown, reason: string) {
+    super('CAPABILITY_DEFINITION_INVALID', `invalid capability definition ${JSON.stringify(String(id))}: ${reason}`, { capabilityId: String(id), reason });
+  }
+}
+
+/** One schema violation: JSON pointer of the value and what is wrong. @public */
+export interface InputIssue {
+  /** JSON pointer into the input, `""` for the root. */
+  path: string;
+  /** What is wrong. */
+  message: string;
+}
+
+/**
+ * The input does not match the capability's schema; the handler was not called.
+ * @public
+ */
+export class InvalidInputError extends MediaAgentError {
+  /** Every violation found. */
+  readonly issues: readonly InputIssue[];
+  /** @param capabilityId - the capability; @param issues - violations (paths and messages) */
+  constructor(capabilityId: string, issues: InputIssue[]) {
+    const list = issues
+      .slice(0, 10)
+      .map((i) => `${i.path || '/'}: ${i.message}`)
+      .join('; ');
+    super('INPUT_INVALID', `invalid input for ${capabilityId}: ${list}${issues.length > 10 ? ` (+${issues.length - 10} more)` : ''}`, { capabilityId, issues });
+    this.issues = issues;
+  }
+}
+
+/**
+ * The input's JSON is larger than the configured limit (default 1 MiB); the handler was not called.
+ * @public
+ */
+export class InputTooLargeError extends MediaAgentError {
+  /** @param capabilityId - the capability; @param bytes - UTF-8 size of the input's JSON; @param limit - limit in bytes */
+  constructor(capabilityId: string, bytes: number, limit: number) {
+    super('INPUT_TOO_LARGE', `input for ${capabilityId} is ${bytes} bytes of JSON, over the ${limit}-byte limit`, { capabilityId, bytes, limit });
+  }
+}
+
+/**
+ * Thrown by a handler when its side effect may have happened but the outcome is not known
+ * (transport broke after the request was sent, timeout, unreadable response). The ledger records
+ * `unknown` (seed 000: 写入请求发出后的传输中断、超时和响应正文不可用保留未知).
+ * @public
+ */
+export class OutcomeUnknownError extends MediaAgentError {
+  /** @param message - what happened; @param options - `{ cause }` */
+  constructor(message = 'the outcome of the side effect is unknown', options?: ErrorOptions) {
+    super('OUTCOME_UNKNOWN', message, {}, options);
+  }
+}
+
+/**
+ * A verifier tried to invoke a capability that is not `read` or `preview`.
+ * @public
+ */
+export class VerifierNotReadOnlyError extends MediaAgentError {
+  /** @param capabilityId - the capability the verifier tried; @param kind - its kind */
+  constructor(capabilityId: string, kind: string) {
+    super('VERIFIER_NOT_READ_ONLY', `a verifier may only invoke read or preview capabilities; ${capabilityId} is ${kind}`, { capabilityId, kind });
+  }
+}

@@ -1,0 +1,353 @@
+import type { EventEmitter } from 'eventemitter3';
+import { parseActor } from '../authorization/actor';
+import type { Authorizer } from '../authorization/authorizer';
+import { MediaAgentError } from '../errors';
+import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
+import type { InvocationLedger, SettleOutcome } from '../ledger/invocation-ledger';
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Logger } from '../ports/logger';
+import type { AuditRecord, JsonValue, LedgerEntry, PlanRecord } from '../storage/records';
+import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
+import type { CapabilityCatalog } from './capability-catalog';
+import { InputTooLargeError, InvalidInputError, OutcomeUnknownError, VerifierNotReadOnlyError } from './errors';
+import { summarizeInput } from './input-summary';
+import type { InvocationContext, InvocationResult } from './invocation';
+import { compileSchema } from './schema-validator';
+import { isSideEffecting, type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+
+/** Default limit on an input's JSON size: 1 MiB (issue 2, bad input). @public */
+export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
+
+/**
+ * Emitted after every invocation has been settled and audited.
+ * @public
+ */
+export interface InvocationEvent {
+  /** Capability id. */
+  capabilityId: string;
+  /** Actor. */
+  actor: string;
+  /** Run id, when any. */
+  runId: string | undefined;
+  /** Tool-call id, when any. */
+  callId: string | undefined;
+  /** The result returned to the caller. */
+  result: InvocationResult;
+}
+
+/** Events of the invocation path (eventemitter3). @public */
+export type InvocationEvents = { invocation: [InvocationEvent] };
+
+/** Dependencies of the pipeline. @internal */
+export interface InvocationPipelineDeps {
+  catalog: CapabilityCatalog;
+  storage: StorageAdapter;
+  authorizer: Authorizer;
+  ledger: InvocationLedger;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  events: EventEmitter<InvocationEvents>;
+  maxInputBytes: number;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+const VERIFIER_ACTOR = 'system:ledger-verifier' as const;
+
+interface Prepared {
+  capability: Capability;
+  input: unknown;
+  ctx: InvocationContext;
+  invocationId: string;
+  summary: string;
+  signal: AbortSignal;
+}
+
+/**
+ * The one invocation path (DESIGN.md §4): resolve → validate → authorize → claim → handler →
+ * validate output, settle, audit, emit. Nothing else runs a handler.
+ * @internal
+ */
+export class InvocationPipeline {
+  constructor(private readonly deps: InvocationPipelineDeps) {}
+
+  async invoke(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationResult> {
+    const { catalog, ids, maxInputBytes } = this.deps;
+    const capability = catalog.capability(id);
+    parseActor(ctx?.actor);
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(input);
+    } catch (cause) {
+      throw new InvalidInputError(id, [{ path: '', message: `input is not JSON: ${(cause as Error).message}` }]);
+    }
+    if (json === undefined) throw new InvalidInputError(id, [{ path: '', message: 'input is missing' }]);
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes > maxInputBytes) throw new InputTooLargeError(id, bytes, maxInputBytes);
+    const check = compileSchema(capability.input);
+    if (!check.check(input)) throw new InvalidInputError(id, check.issues(input));
+    const prepared: Prepared = {
+      capability,
+      input,
+      ctx,
+      invocationId: ids.next('inv'),
+      summary: summarizeInput(input, capability.redact),
+      signal: ctx.signal ?? NEVER_ABORTED,
+    };
+    const result = isSideEffecting(capability.kind) ? await this.#sideEffecting(prepared) : await this.#read(prepared);
+    this.deps.events.emit('invocation', { capabilityId: id, actor: ctx.actor, runId: ctx.runId, callId: ctx.callId, result });
+    return result;
+  }
+
+  async #read(p: Prepared): Promise<InvocationResult> {
+    const { storage, authorizer, clock } = this.deps;
+    const descriptor = this.deps.catalog.descriptor(p.capability.id);
+    const decision = await authorizer.authorize(
+      { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, now: clock.now() },
+      storage,
+    );
+    if (!decision.allowed) {
+      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${decision.code}: ${decision.reason}` }));
+      return { status: 'denied', error: { code: decision.code, message: decision.reason }, invocationId: p.invocationId };
+    }
+    const outcome = await this.#runHandler(p, undefined, undefined);
+    const status = outcome.state === 'unknown' ? 'failed' : outcome.state;
+    await storage.audit.append(this.#audit(p, 'capability.invoke', status, { reason: outcome.error?.code ?? null }));
+    return this.#result(p, status, outcome.output, outcome.error, {});
+  }
+
+  async #sideEffecting(p: Prepared): Promise<InvocationResult> {
+    const { storage, ledger, clock } = this.deps;
+    const { capability, ctx } = p;
+    const scopeId = idempotencyScope(ctx, p.invocationId);
+    const { key, argsHash } = deriveIdempotencyKey({ capabilityId: capability.id, version: capability.version, scopeId, input: p.input });
+    const descriptor = this.deps.catalog.descriptor(capability.id);
+    const target = capability.target?.(p.input as never) ?? {};
+
+    // A verified "did not happen" loops once to execute the call.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const phase = await storage.transaction(async (s) => {
+        const recorded = await ledger.recorded(s, { key, scopeId, callId: ctx.callId });
+        if (recorded) {
+          await s.audit.append(this.#audit(p, 'capability.invoke', recorded.state, { key, entry: recorded, reason: 'recorded result returned; handler not called' }));
+          return { kind: 'recorded' as const, entry: recorded };
+        }
+        const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
+        const decision = await this.deps.authorizer.authorize(
+          {
+            actor: ctx.actor,
+            capability: descriptor,
+            target: {
+              planType: target.planType,
+              planId: target.planId,
+              mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
+              mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
+              bytes: target.bytes ?? plan?.bytes ?? 0,
+            },
+            plan,
+            approvalId: ctx.approvalId,
+            idempotencyKey: key,
+            now: clock.now(),
+          },
+          s,
+        );
+        if (!decision.allowed) {
+          await s.audit.append(
+            this.#audit(p, 'capability.denied', 'denied', { key, approvalId: decision.approvalId, grantId: decision.grantId, reason: `${decision.code}: ${decision.reason}` }),
+          );
+          return { kind: 'denied' as const, decision };
+        }
+        const claim = await ledger.claim(s, {
+          key,
+          argsHash,
+          capability: descriptor,
+          scopeId,
+          callId: ctx.callId,
+          actor: ctx.actor,
+          invocationId: p.invocationId,
+          runId: ctx.runId,
+          taskId: ctx.taskId,
+          approvalId: decision.approvalId,
+          grantId: decision.grantId,
+          bytes: target.bytes ?? plan?.bytes ?? 0,
+          inputSummary: p.summary,
+        });
+        if (claim.kind === 'claimed' && decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
+        return { ...claim, decision, plan };
+      });
+
+      switch (phase.kind) {
+        case 'denied':
+          return { status: 'denied', error: { code: phase.decision.code, message: phase.decision.reason }, invocationId: p.invocationId, idempotencyKey: key };
+        case 'recorded':
+          return this.#result(p, phase.entry.state as 'succeeded' | 'pending', phase.entry.output, undefined, { key, replayed: true, entry: phase.entry });
+        case 'unknown': {
+          const verdict = await this.#verify(p, phase.entry);
+          if (verdict.status === 'unknown') {
+            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verdict.reason}` }));
+            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verdict.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
+          }
+          const settled = await storage.transaction(async (s) => {
+            const entry = await ledger.resolveUnknown(
+              s,
+              key,
+              phase.entry.token,
+              verdict.status === 'succeeded' ? { state: 'succeeded', output: verdict.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verdict.reason } },
+            );
+            if (entry.approvalId !== null && verdict.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
+            await s.audit.append(this.#audit(p, 'capability.invoke', entry.state, { key, entry, reason: `verified by a read-only verifier: ${entry.state}` }));
+            return entry;
+          });
+          if (settled.state === 'succeeded') return this.#result(p, 'succeeded', settled.output, undefined, { key, replayed: true, entry: settled });
+          continue; // verified not applied: claim again and execute
+        }
+        case 'claimed': {
+          const entry = phase.entry;
+          const outcome = await this.#runHandler(p, key, phase.plan);
+          return storage.transaction(async (s) => {
+            const settled = await ledger.settle(s, key, entry.token, outcome);
+            if (entry.approvalId !== null && outcome.state === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
+            await s.audit.append(this.#audit(p, 'capability.invoke', settled.state, { key, entry: settled, reason: outcome.error?.code ?? null }));
+            return this.#result(p, settled.state as Exclude<typeof settled.state, 'running'>, settled.output, settled.error ?? undefined, { key, entry: settled });
+          });
+        }
+      }
+    }
+    throw new MediaAgentError('LEDGER_VERIFY_LOOP', `the call ${key} was verified as not applied twice; refusing to loop`, { key });
+  }
+
+  async #runHandler(p: Prepared, key: string | undefined, plan: PlanRecord | undefined): Promise<SettleOutcome> {
+    const { capability, ctx } = p;
+    const sideEffecting = key !== undefined;
+    const hctx: HandlerContext = {
+      invocationId: p.invocationId,
+      idempotencyKey: key,
+      actor: ctx.actor,
+      runId: ctx.runId,
+      taskId: ctx.taskId,
+      callId: ctx.callId,
+      plan,
+      signal: p.signal,
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+      pending: <O>(output: O): PendingOutcome<O> => ({ __pending: true, output }),
+    };
+    let returned: unknown;
+    try {
+      returned = await capability.handler(p.input as never, hctx);
+    } catch (error) {
+      if (error instanceof OutcomeUnknownError || (sideEffecting && p.signal.aborted)) {
+        return { state: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: messageOf(error) } };
+      }
+      const code = error instanceof MediaAgentError ? error.code : 'HANDLER_FAILED';
+      this.deps.logger.warn('capability handler failed', { capabilityId: capability.id, invocationId: p.invocationId, code });
+      return { state: 'failed', error: { code, message: messageOf(error) } };
+    }
+    const pending = isPending(returned);
+    const output = pending ? (returned as PendingOutcome<unknown>).output : returned;
+    const check = compileSchema(capability.output);
+    if (!check.check(output)) {
+      const issues = check.issues(output).slice(0, 5).map((i) => `${i.path || '/'}: ${i.message}`).join('; ');
+      const error = { code: 'OUTPUT_INVALID', message: `${capability.id} returned output that does not match its schema: ${issues}` };
+      this.deps.logger.error('capability output invalid', { capabilityId: capability.id, invocationId: p.invocationId });
+      // The effect happened (or not) but its receipt cannot be trusted: unknown for side effects.
+      return { state: sideEffecting ? 'unknown' : 'failed', error };
+    }
+    return { state: pending ? 'pending' : 'succeeded', output: toJson(output) };
+  }
+
+  async #verify(p: Prepared, entry: LedgerEntry): Promise<VerifierOutcome<unknown>> {
+    const verifier = this.deps.catalog.verifier(p.capability.id);
+    if (!verifier) return { status: 'unknown', reason: 'no read-only verifier is registered for this capability' };
+    const read: ReadInvoker = async (capabilityId, input) => {
+      const descriptor = this.deps.catalog.descriptor(capabilityId);
+      if (isSideEffecting(descriptor.kind)) throw new VerifierNotReadOnlyError(capabilityId, descriptor.kind);
+      const result = await this.invoke(capabilityId, input, { actor: VERIFIER_ACTOR, ...(p.ctx.runId ? { runId: p.ctx.runId } : {}), signal: p.signal });
+      if (result.status !== 'succeeded') throw new MediaAgentError(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
+      return result.output;
+    };
+    try {
+      const verdict = await verifier({ input: p.input, entry, read, signal: p.signal });
+      if (verdict?.status === 'succeeded') {
+        const check = compileSchema(p.capability.output);
+        if (!check.check(verdict.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
+        return verdict;
+      }
+      if (verdict?.status === 'failed' || verdict?.status === 'unknown') return verdict;
+      return { status: 'unknown', reason: 'the verifier returned no verdict' };
+    } catch (error) {
+      return { status: 'unknown', reason: `the verifier failed: ${messageOf(error)}` };
+    }
+  }
+
+  async #consumeApproval(s: StorageSession, approvalId: string, key: string): Promise<void> {
+    const approval = await s.approvals.get(approvalId);
+    if (approval?.status === 'approved') {
+      const ok = await s.approvals.compareAndSet(approvalId, 'approved', { status: 'consumed', consumedBy: key, consumedAt: this.deps.clock.now() });
+      if (!ok) throw new MediaAgentError('APPROVAL_STATE', `approval ${approvalId} changed while it was being used`, { approvalId });
+    }
+  }
+
+  /** A failed execution did not use up the approval: it becomes usable again. */
+  async #restoreApproval(s: StorageSession, approvalId: string, key: string): Promise<void> {
+    const approval = await s.approvals.get(approvalId);
+    if (approval?.status === 'consumed' && approval.consumedBy === key) {
+      await s.approvals.compareAndSet(approvalId, 'consumed', { status: 'approved', consumedBy: null, consumedAt: null });
+    }
+  }
+
+  #audit(
+    p: Prepared,
+    action: AuditRecord['action'],
+    outcome: string,
+    extra: { key?: string; entry?: LedgerEntry; approvalId?: string | undefined; grantId?: string | undefined; reason?: string | null },
+  ): AuditRecord {
+    return {
+      id: this.deps.ids.next('aud'),
+      seq: 0,
+      at: this.deps.clock.now(),
+      action,
+      actor: p.ctx.actor,
+      capabilityId: p.capability.id,
+      invocationId: p.invocationId,
+      runId: p.ctx.runId ?? null,
+      taskId: p.ctx.taskId ?? null,
+      outcome,
+      approvalId: extra.entry?.approvalId ?? extra.approvalId ?? null,
+      grantId: extra.entry?.grantId ?? extra.grantId ?? null,
+      idempotencyKey: extra.key ?? null,
+      inputSummary: p.summary,
+      reason: extra.reason ?? null,
+    };
+  }
+
+  #result(
+    p: Prepared,
+    status: InvocationResult['status'],
+    output: unknown,
+    error: { code: string; message: string } | undefined,
+    extra: { key?: string; replayed?: boolean; entry?: LedgerEntry },
+  ): InvocationResult {
+    const result: InvocationResult = { status, invocationId: p.invocationId };
+    if (status === 'succeeded' || status === 'pending') result.output = output ?? null;
+    if (error) result.error = { code: error.code, message: error.message };
+    if (extra.key !== undefined) result.idempotencyKey = extra.key;
+    if (extra.replayed) result.replayed = true;
+    if (extra.entry?.approvalId) result.approvalId = extra.entry.approvalId;
+    if (extra.entry?.grantId) result.grantId = extra.entry.grantId;
+    return result;
+  }
+}
+
+function isPending(value: unknown): value is PendingOutcome<unknown> {
+  return typeof value === 'object' && value !== null && (value as { __pending?: unknown }).__pending === true;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function toJson(value: unknown): JsonValue {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+}

@@ -1,0 +1,156 @@
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { JsonValue, LedgerEntry, RecordedError } from '../storage/records';
+import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
+import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
+import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
+import { nextClaimAction } from './claim-rules';
+
+/**
+ * The default {@link InvocationLedger} on a {@link StorageAdapter}. Every write is a
+ * compare-and-set on the executor token.
+ * @public
+ */
+export class DefaultInvocationLedger implements InvocationLedger {
+  /** @param storage - the store; @param clock - time; @param ids - token source */
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** {@inheritDoc InvocationLedger.recorded} */
+  async recorded(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined> {
+    await this.#checkCallId(session, request);
+    const entry = await session.ledger.get(request.key);
+    return entry && (entry.state === 'succeeded' || entry.state === 'pending') ? entry : undefined;
+  }
+
+  /** {@inheritDoc InvocationLedger.claim} */
+  async claim(session: StorageSession, request: ClaimRequest): Promise<ClaimResult> {
+    await this.#checkCallId(session, request);
+    const now = this.clock.now();
+    const existing = await session.ledger.get(request.key);
+    const action = nextClaimAction(existing?.state, request.capability.replay);
+    switch (action) {
+      case 'insert': {
+        const entry: LedgerEntry = {
+          key: request.key,
+          capabilityId: request.capability.id,
+          capabilityVersion: request.capability.version,
+          scopeId: request.scopeId,
+          callId: request.callId ?? null,
+          argsHash: request.argsHash,
+          state: 'running',
+          token: this.ids.next('tok'),
+          actor: request.actor,
+          invocationId: request.invocationId,
+          runId: request.runId ?? null,
+          taskId: request.taskId ?? null,
+          approvalId: request.approvalId ?? null,
+          grantId: request.grantId ?? null,
+          bytes: request.bytes,
+          output: null,
+          error: null,
+          inputSummary: request.inputSummary,
+          attempts: 1,
+          claimedAt: now,
+          updatedAt: now,
+          settledAt: null,
+        };
+        if (await session.ledger.insert(entry)) return { kind: 'claimed', entry };
+        // Lost a race with another process: report what it holds.
+        throw new InvocationInProgressError(request.key);
+      }
+      case 'reclaim': {
+        const prev = existing!;
+        const patch: Partial<LedgerEntry> = {
+          state: 'running',
+          token: this.ids.next('tok'),
+          actor: request.actor,
+          invocationId: request.invocationId,
+          approvalId: request.approvalId ?? null,
+          grantId: request.grantId ?? null,
+          bytes: request.bytes,
+          output: null,
+          error: null,
+          attempts: prev.attempts + 1,
+          claimedAt: now,
+          updatedAt: now,
+          settledAt: null,
+        };
+        if (!(await session.ledger.compareAndSet(prev.key, prev.token, patch, [prev.state]))) throw new InvocationInProgressError(request.key);
+        return { kind: 'claimed', entry: { ...prev, ...patch } };
+      }
+      case 'return-recorded':
+        return { kind: 'recorded', entry: existing! };
+      case 'verify':
+        return { kind: 'unknown', entry: existing! };
+      case 'in-progress':
+        throw new InvocationInProgressError(request.key);
+    }
+  }
+
+  /** {@inheritDoc InvocationLedger.settle} */
+  async settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome): Promise<LedgerEntry> {
+    return this.#write(session, key, token, ['running'], outcome.state, outcome.output, outcome.error);
+  }
+
+  /** {@inheritDoc InvocationLedger.resolveUnknown} */
+  async resolveUnknown(session: StorageSession, key: string, token: string, outcome: { state: 'succeeded' | 'failed'; output?: JsonValue; error?: RecordedError }): Promise<LedgerEntry> {
+    return this.#write(session, key, token, ['unknown'], outcome.state, outcome.output, outcome.error);
+  }
+
+  /** {@inheritDoc InvocationLedger.get} */
+  get(key: string): Promise<LedgerEntry | undefined> {
+    return this.storage.ledger.get(key);
+  }
+
+  /** {@inheritDoc InvocationLedger.recover} */
+  async recover(options: { claimedBefore?: number } = {}): Promise<LedgerEntry[]> {
+    const claimedBefore = options.claimedBefore ?? this.clock.now() + 1;
+    return this.storage.transaction(async (s) => {
+      const recovered: LedgerEntry[] = [];
+      for (const entry of await s.ledger.listByState(['running'], { claimedBefore })) {
+        const now = this.clock.now();
+        const patch: Partial<LedgerEntry> = {
+          state: 'unknown',
+          token: this.ids.next('tok'),
+          error: { code: 'OUTCOME_UNKNOWN', message: 'the process ended while the call was running; verify the outcome before retrying' },
+          updatedAt: now,
+          settledAt: now,
+        };
+        if (await s.ledger.compareAndSet(entry.key, entry.token, patch, ['running'])) recovered.push({ ...entry, ...patch });
+      }
+      return recovered;
+    });
+  }
+
+  /** {@inheritDoc InvocationLedger.cleanup} */
+  async cleanup(retentionMs: number): Promise<number> {
+    if (!(retentionMs > 0)) return 0;
+    return this.storage.ledger.deleteSettledBefore(this.clock.now() - retentionMs, ['succeeded', 'failed', 'pending']);
+  }
+
+  async #checkCallId(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<void> {
+    if (request.callId === undefined) return;
+    const byCall = await session.ledger.findByCall(request.scopeId, request.callId);
+    if (byCall && byCall.key !== request.key) throw new IdempotencyConflictError(request.scopeId, request.callId, byCall.key);
+  }
+
+  async #write(
+    session: StorageSession,
+    key: string,
+    token: string,
+    from: LedgerEntry['state'][],
+    state: Exclude<LedgerEntry['state'], 'running'>,
+    output: JsonValue | undefined,
+    error: RecordedError | undefined,
+  ): Promise<LedgerEntry> {
+    const now = this.clock.now();
+    const patch: Partial<LedgerEntry> = { state, output: output ?? null, error: error ?? null, updatedAt: now, settledAt: now };
+    if (!(await session.ledger.compareAndSet(key, token, patch, from))) throw new LedgerStaleExecutorError(key);
+    const entry = await session.ledger.get(key);
+    return entry!;
+  }
+}

@@ -1,0 +1,73 @@
+import type { InjectionToken } from 'tsyringe';
+import type { ApprovalService } from '../authorization/approval-service';
+import type { Authorizer } from '../authorization/authorizer';
+import type { AutomationService } from '../authorization/automation-service';
+import type { GrantService } from '../authorization/grant-service';
+import type { PlanService } from '../authorization/plan-service';
+import type { PolicyService } from '../authorization/policy-service';
+import type { CapabilityRegistry } from '../capabilities/capability-registry';
+import type { InvocationLedger } from '../ledger/invocation-ledger';
+import type { AgentHost } from '../runtime/agent-host';
+import type { ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import type { Clock } from './clock';
+import type { IdGenerator } from './id-generator';
+import type { Logger } from './logger';
+
+/**
+ * A typed tsyringe injection token: a unique symbol that remembers the type it resolves to.
+ * Resolve it with `resolvePort(container, token)`, or `container.resolve<T>(token)`.
+ * @public
+ */
+export type PortToken<T> = symbol & { readonly __port?: T };
+
+function token<T>(name: string): PortToken<T> {
+  return Symbol.for(`media-agent:${name}`) as PortToken<T>;
+}
+
+/**
+ * Injection tokens of every port (DESIGN.md §3) and service. `createAgentContainer` registers a
+ * default for each; a host replaces any of them by registering its own (the latest registration wins).
+ * @public
+ */
+export const Tokens = Object.freeze({
+  /** The façade a host calls. */
+  AgentHost: token<AgentHost>('AgentHost'),
+  /** Capability descriptors, search and the single invoke path. */
+  CapabilityRegistry: token<CapabilityRegistry>('CapabilityRegistry'),
+  /** Allow/deny for one invocation. */
+  Authorizer: token<Authorizer>('Authorizer'),
+  /** Idempotency keys, claims, outcomes, recovery. */
+  InvocationLedger: token<InvocationLedger>('InvocationLedger'),
+  /** Transactions and repositories. */
+  StorageAdapter: token<StorageAdapter>('StorageAdapter'),
+  /** Time. */
+  Clock: token<Clock>('Clock'),
+  /** Ids. */
+  IdGenerator: token<IdGenerator>('IdGenerator'),
+  /** Logging. */
+  Logger: token<Logger>('Logger'),
+  /** The resolved options the container was built with. */
+  AgentOptions: token<ResolvedAgentOptions>('AgentOptions'),
+  /** Approvals service. */
+  ApprovalService: token<ApprovalService>('ApprovalService'),
+  /** Grants service. */
+  GrantService: token<GrantService>('GrantService'),
+  /** Plans service. */
+  PlanService: token<PlanService>('PlanService'),
+  /** Policy revisions service. */
+  PolicyService: token<PolicyService>('PolicyService'),
+  /** Automation switch service. */
+  AutomationService: token<AutomationService>('AutomationService'),
+  /** The run a child container belongs to (registered only in run containers). */
+  RunScope: token<RunScope>('RunScope'),
+});
+
+/**
+ * Resolves a port from a container with its type.
+ * @throws tsyringe's error when nothing is registered for the token
+ * @public
+ */
+export function resolvePort<T>(container: { resolve<U>(token: InjectionToken<U>): U }, port: PortToken<T>): T {
+  return container.resolve<T>(port);
+}

@@ -1,0 +1,134 @@
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { ApprovalService, DEFAULT_APPROVAL_TTL_MS } from '../authorization/approval-service';
+import { AutomationService } from '../authorization/automation-service';
+import { GrantService } from '../authorization/grant-service';
+import { PlanService } from '../authorization/plan-service';
+import { PolicyAuthorizer } from '../authorization/policy-authorizer';
+import { PolicyService } from '../authorization/policy-service';
+import { CapabilityCatalog } from '../capabilities/capability-catalog';
+import { createInvocationEvents, DefaultCapabilityRegistry } from '../capabilities/capability-registry';
+import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline } from '../capabilities/invocation-pipeline';
+import { MediaAgentError } from '../errors';
+import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
+import { SystemClock, type Clock } from '../ports/clock';
+import { RandomIdGenerator, type IdGenerator } from '../ports/id-generator';
+import { ConsoleLogger } from '../ports/logger';
+import { Tokens } from '../ports/tokens';
+import { MemoryStorage } from '../storage/memory/memory-storage';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import { DefaultAgentHost, type AgentHost } from './agent-host';
+import type { AgentOptions, ResolvedAgentOptions, RunScope } from './agent-options';
+
+function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
+  const resolved = {
+    maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+    approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    ledgerRetentionMs: options.ledgerRetentionMs ?? 0,
+  };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!(Number.isFinite(value) && value >= 0) || (name !== 'ledgerRetentionMs' && value === 0))
+      throw new MediaAgentError('OPTIONS_INVALID', `option ${name} must be a ${name === 'ledgerRetentionMs' ? 'non-negative' : 'positive'} number; got ${String(value)}`, { option: name });
+  }
+  return resolved;
+}
+
+/**
+ * Builds a tsyringe child container with a default implementation registered for every port and
+ * service of {@link Tokens} (DESIGN.md §3). Defaults are singletons of this container. A host
+ * replaces any of them in `options.configure` (or by registering on the returned container before
+ * the first resolve): the latest registration wins.
+ *
+ * @param options - storage, clock, ids, logger, limits; see {@link AgentOptions}
+ * @returns the container; resolve `Tokens.AgentHost` from it
+ * @throws `OPTIONS_INVALID` for a non-positive limit
+ * @public
+ */
+export function createAgentContainer(options: AgentOptions = {}): DependencyContainer {
+  const resolved = resolveOptions(options);
+  const c = rootContainer.createChildContainer();
+  const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
+  c.register(Tokens.AgentOptions, { useValue: resolved });
+  c.register(Tokens.StorageAdapter, { useValue: options.storage ?? new MemoryStorage() });
+  c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
+  c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
+  c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
+  c.register(Tokens.Authorizer, single(() => new PolicyAuthorizer()));
+  c.register(Tokens.InvocationLedger, single((d) => new DefaultInvocationLedger(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock), d.resolve(Tokens.IdGenerator))));
+  c.register(
+    Tokens.CapabilityRegistry,
+    single((d) => {
+      const catalog = new CapabilityCatalog();
+      const events = createInvocationEvents();
+      const pipeline = new InvocationPipeline({
+        catalog,
+        storage: d.resolve(Tokens.StorageAdapter),
+        authorizer: d.resolve(Tokens.Authorizer),
+        ledger: d.resolve(Tokens.InvocationLedger),
+        clock: d.resolve(Tokens.Clock),
+        ids: d.resolve(Tokens.IdGenerator),
+        logger: d.resolve(Tokens.Logger),
+        events,
+        maxInputBytes: resolved.maxInputBytes,
+      });
+      return new DefaultCapabilityRegistry(catalog, pipeline, events);
+    }),
+  );
+  const svc = <T>(make: (s: MediaAgentDeps) => T) =>
+    single((d) => make({ storage: d.resolve(Tokens.StorageAdapter), clock: d.resolve(Tokens.Clock), ids: d.resolve(Tokens.IdGenerator) }));
+  c.register(Tokens.ApprovalService, svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs)));
+  c.register(Tokens.GrantService, svc((s) => new GrantService(s.storage, s.clock, s.ids)));
+  c.register(Tokens.PlanService, svc((s) => new PlanService(s.storage, s.clock, s.ids)));
+  c.register(Tokens.PolicyService, svc((s) => new PolicyService(s.storage, s.clock, s.ids)));
+  c.register(Tokens.AutomationService, svc((s) => new AutomationService(s.storage)));
+  c.register(
+    Tokens.AgentHost,
+    single(
+      (d) =>
+        new DefaultAgentHost({
+          capabilities: d.resolve(Tokens.CapabilityRegistry),
+          approvals: d.resolve(Tokens.ApprovalService),
+          grants: d.resolve(Tokens.GrantService),
+          plans: d.resolve(Tokens.PlanService),
+          policies: d.resolve(Tokens.PolicyService),
+          automation: d.resolve(Tokens.AutomationService),
+          ledger: d.resolve(Tokens.InvocationLedger),
+          storage: d.resolve(Tokens.StorageAdapter),
+          logger: d.resolve(Tokens.Logger),
+          options: d.resolve(Tokens.AgentOptions),
+        }),
+    ),
+  );
+  options.configure?.(c);
+  return c;
+}
+
+interface MediaAgentDeps {
+  storage: StorageAdapter;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/**
+ * Builds the container and resolves the {@link AgentHost}. Call `host.start()` before use.
+ * @param options - see {@link AgentOptions}
+ * @throws `OPTIONS_INVALID`
+ * @public
+ */
+export function createAgentHost(options: AgentOptions = {}): AgentHost {
+  return createAgentContainer(options).resolve(Tokens.AgentHost) as AgentHost;
+}
+
+/**
+ * A child container for one run: it inherits every registration of `parent` and adds
+ * `Tokens.RunScope`; per-run registrations made on it do not leak to other runs.
+ * @param parent - the agent container
+ * @param scope - the run id and actor (`agent:<runId>` when omitted)
+ * @public
+ */
+export function createRunContainer(parent: DependencyContainer, scope: { runId: string; actor?: string }): DependencyContainer {
+  const child = parent.createChildContainer();
+  const value: RunScope = { runId: scope.runId, actor: scope.actor ?? `agent:${scope.runId}` };
+  child.register(Tokens.RunScope, { useValue: value });
+  return child;
+}
