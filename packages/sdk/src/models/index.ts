@@ -39,4 +39,6 @@ export { normalizeConversation, UNKNOWN_OUTCOME_TEXT, type NormalizeOptions, typ
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions } from './retry';
 export { isContextOverflowMessage, joinApiUrl, type HttpProviderOptions } from './http';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './anthropic';
+export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './openai-compatible';
+export { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 export { collectStream, complete, type CompletedTurn } from './complete';
