@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isMediaAgentError } from '../../src/errors';
+import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
+import type { LedgerEntry } from '../../src/storage/records';
+import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';
+import { spawnFixture } from './child';
+
+const dirs: string[] = [];
+const open: SqliteStorage[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'media-agent-sqlite-'));
+  dirs.push(dir);
+  return dir;
+}
+function storage(path: string, busyTimeoutMs?: number): SqliteStorage {
+  const s = createSqliteStorage(busyTimeoutMs === undefined ? { path } : { path, busyTimeoutMs });
+  open.push(s);
+  return s;
+}
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected a rejection with ${code}`).toBeDefined();
+  expect(isMediaAgentError(error, code), `expected ${code}, got ${String((error as { code?: unknown }).code ?? error)}`).toBe(true);
+}
+
+function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    key, capabilityId: 'cap.test', capabilityVersion: 1, scopeId: 'run:1', callId: null, argsHash: 'h', state: 'running',
+    token: 'tok', actor: 'agent:run-1', invocationId: 'inv', runId: '1', taskId: null, approvalId: null, grantId: null,
+    bytes: 0, output: null, error: null, inputSummary: '{}', attempts: 1, claimedAt: 1, updatedAt: 1, settledAt: null,
+    ...overrides,
+  };
+}
+
+describe('SqliteStorage', () => {
+  it('creates the database file and its missing parent directories on first use, not in the constructor', async () => {
+    const path = join(tempDir(), 'nested', 'deeper', 'store.sqlite');
+    const s = storage(path);
+    expect(existsSync(join(path, '..'))).toBe(false);
+    await s.migrate();
+    expect(existsSync(path)).toBe(true);
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
+  });
+
+  it('runs the file in WAL mode and records the migration in schema_migrations and user_version', async () => {
+    const path = join(tempDir(), 'store.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    await s.settings.set('k', 1);
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(STORAGE_SCHEMA_VERSION);
+      expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([{ version: 1, name: 'initial' }]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('uses a 5000 ms busy timeout by default and the configured one otherwise', () => {
+    expect(storage(':memory:').busyTimeoutMs).toBe(5000);
+    expect(storage(':memory:', 250).busyTimeoutMs).toBe(250);
+    expect(() => createSqliteStorage({ path: '' })).toThrow(/path/);
+    expect(() => createSqliteStorage({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+  });
+
+  it('keeps data across close and reopen', async () => {
+    const path = join(tempDir(), 'store.sqlite');
+    const first = storage(path);
+    await first.migrate();
+    await first.ledger.insert(entry('k1', { callId: 'c1', output: { title: '整理' } }));
+    await first.settings.set('automation', { enabled: true });
+    await first.audit.append({
+      id: 'a1', seq: 0, at: 1, action: 'capability.invoke', actor: 'x', capabilityId: 'cap.test', invocationId: 'inv',
+      runId: null, taskId: null, outcome: 'succeeded', approvalId: null, grantId: null, idempotencyKey: 'k1', inputSummary: '{}', reason: null,
+    });
+    await first.close();
+    const second = storage(path);
+    await second.migrate();
+    expect(await second.ledger.findByCall('run:1', 'c1')).toEqual(entry('k1', { callId: 'c1', output: { title: '整理' } }));
+    expect(await second.settings.get('automation')).toEqual({ enabled: true });
+    expect((await second.audit.list()).map((a) => [a.id, a.seq])).toEqual([['a1', 1]]);
+    const next = await second.audit.append({ ...(await second.audit.list())[0]!, id: 'a2' });
+    expect(next.seq).toBeGreaterThan(1);
+  });
+
+  it('refuses repository calls before migrate() with STORAGE_FAILED', async () => {
+    const s = storage(join(tempDir(), 'store.sqlite'));
+    await expectCode(s.settings.get('k'), 'STORAGE_FAILED');
+    await expect(s.settings.get('k')).rejects.toThrow(/migrate\(\)/);
+    await s.migrate();
+    expect(await s.settings.get('k')).toBeUndefined();
+  });
+
+  it('reports a file of garbage bytes as STORAGE_CORRUPT at migrate and at first use, and leaves it alone', async () => {
+    const path = join(tempDir(), 'garbage.sqlite');
+    writeFileSync(path, Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256)));
+    const before = sha256(path);
+    const s = storage(path);
+    await expectCode(s.migrate(), 'STORAGE_CORRUPT');
+    await expectCode(s.settings.get('k'), 'STORAGE_CORRUPT');
+    await expectCode(s.transaction(async (tx) => tx.settings.set('k', 1)), 'STORAGE_CORRUPT');
+    await expectCode(s.schemaVersion(), 'STORAGE_CORRUPT');
+    await s.close();
+    expect(sha256(path)).toBe(before);
+
+    const short = join(tempDir(), 'short.sqlite');
+    writeFileSync(short, 'this is not a database');
+    await expectCode(storage(short).migrate(), 'STORAGE_CORRUPT');
+  });
+
+  it('refuses a store whose schema version is newer with STORAGE_SCHEMA_TOO_NEW and does not touch it', async () => {
+    const path = join(tempDir(), 'newer.sqlite');
+    const raw = new Database(path);
+    raw.exec(`CREATE TABLE future_table (x TEXT); INSERT INTO future_table VALUES ('keep me'); PRAGMA user_version = ${STORAGE_SCHEMA_VERSION + 1};`);
+    raw.close();
+    const before = sha256(path);
+    const s = storage(path);
+    await expectCode(s.migrate(), 'STORAGE_SCHEMA_TOO_NEW');
+    await expectCode(s.settings.set('k', 1), 'STORAGE_SCHEMA_TOO_NEW');
+    await expectCode(s.ledger.get('k'), 'STORAGE_SCHEMA_TOO_NEW');
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION + 1);
+    await s.close();
+    expect(sha256(path)).toBe(before);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all()).toEqual([{ name: 'future_table' }]);
+      expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
+    } finally {
+      check.close();
+    }
+  });
+
+  it('fails with STORAGE_LOCKED and writes nothing while another process holds BEGIN EXCLUSIVE past the busy timeout', async () => {
+    const path = join(tempDir(), 'locked.sqlite');
+    const s = storage(path, 100);
+    await s.migrate();
+    await s.settings.set('before', 'committed');
+    const holder = spawnFixture('hold-lock.ts', [path]);
+    try {
+      expect(await holder.nextLine()).toBe('locked');
+      await expectCode(
+        s.transaction(async (tx) => {
+          await tx.settings.set('a', 1);
+          await tx.ledger.insert(entry('locked-key'));
+        }),
+        'STORAGE_LOCKED',
+      );
+      await expectCode(s.ledger.insert(entry('locked-key-2')), 'STORAGE_LOCKED');
+      await expectCode(s.settings.set('b', 2), 'STORAGE_LOCKED');
+      // WAL: readers are not blocked by the writer
+      expect(await s.settings.get('before')).toBe('committed');
+      expect(await s.settings.get('child')).toBeUndefined();
+    } finally {
+      holder.send('release');
+      holder.end();
+    }
+    expect(await holder.nextLine()).toBe('released');
+    expect(await holder.exited).toBe(0);
+    expect(await s.settings.get('a')).toBeUndefined();
+    expect(await s.settings.get('b')).toBeUndefined();
+    expect(await s.ledger.get('locked-key')).toBeUndefined();
+    expect(await s.ledger.get('locked-key-2')).toBeUndefined();
+    expect(await s.ledger.insert(entry('after'))).toBe(true);
+    expect(await s.ledger.get('after')).toEqual(entry('after'));
+  });
+
+  it('two adapters on one file in one process, claiming the same keys in parallel, never both insert a key', async () => {
+    const path = join(tempDir(), 'shared.sqlite');
+    const a = storage(path);
+    const b = storage(path);
+    await Promise.all([a.migrate(), b.migrate()]);
+    const claim = (s: SqliteStorage, token: string, i: number) =>
+      s.transaction(async (tx) => ((await tx.ledger.get(`k-${i}`)) ? false : tx.ledger.insert(entry(`k-${i}`, { token, callId: `c-${i}` }))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => [claim(a, 'A', i), i % 2 ? b.ledger.insert(entry(`k-${i}`, { token: 'B', callId: `c-${i}` })) : claim(b, 'B', i)]).flat(),
+    );
+    for (let i = 0; i < 40; i++) expect(Number(results[2 * i]) + Number(results[2 * i + 1]), `key k-${i}`).toBe(1);
+    const rows = await a.ledger.listByState(['running']);
+    expect(rows).toHaveLength(40);
+    for (let i = 0; i < 40; i++) expect((await b.ledger.get(`k-${i}`))?.token).toBe(results[2 * i] ? 'A' : 'B');
+  });
+
+  it('two processes on one file, claiming the same keys in parallel, never both insert a key', async () => {
+    const path = join(tempDir(), 'shared.sqlite');
+    const count = 60;
+    const workers = [spawnFixture('claim-worker.ts', [path, 'P1', String(count)]), spawnFixture('claim-worker.ts', [path, 'P2', String(count)])];
+    for (const w of workers) expect(await w.nextLine()).toBe('ready');
+    for (const w of workers) {
+      w.send('go');
+      w.end();
+    }
+    const [won1, won2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [string[], string[]];
+    for (const w of workers) expect(await w.exited).toBe(0);
+    expect(won1.filter((k) => won2.includes(k))).toEqual([]);
+    expect([...won1, ...won2].sort()).toEqual(Array.from({ length: count }, (_, i) => `k-${i}`).sort());
+    const s = storage(path);
+    await s.migrate();
+    const rows = await s.ledger.listByState(['running']);
+    expect(rows).toHaveLength(count);
+    for (const row of rows) expect(row.token).toBe(won1.includes(row.key) ? 'token-P1' : 'token-P2');
+  });
+});
