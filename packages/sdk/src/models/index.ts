@@ -42,3 +42,16 @@ export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOp
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './openai-compatible';
 export { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 export { collectStream, complete, type CompletedTurn } from './complete';
+export {
+  encodingForModel,
+  IMAGE_TOKENS_ESTIMATE,
+  MESSAGE_OVERHEAD_TOKENS,
+  TiktokenCounter,
+  UsageReconciler,
+  type TiktokenCounterOptions,
+  type TokenCounter,
+  type TokenEncodingName,
+} from './tokens';
+export { CostMeter, costOf, DEFAULT_PRICES, priceFor, type ModelPrice, type PriceTable } from './cost';
+export { createModelProvider, type ModelProviderConfig } from './factory';
+export type { FakeScript, ScriptContext, ScriptedProviderOptions, ScriptStep, ScriptToolCall } from './scripted';

@@ -7,3 +7,13 @@ export {
   type ReplayEvent,
   type ReplayResponse,
 } from './replay-server';
+export {
+  DEFAULT_FAKE_SCRIPT,
+  resolveTemplates,
+  ScriptedProvider,
+  type FakeScript,
+  type ScriptContext,
+  type ScriptedProviderOptions,
+  type ScriptStep,
+  type ScriptToolCall,
+} from './scripted';

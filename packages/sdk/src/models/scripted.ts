@@ -1,0 +1,328 @@
+// The scripted ("fake") model: deterministic turns from a script, streamed as realistic deltas.
+// Behaviour from seed 004, "fake 模式演示".
+import { MediaAgentError } from '../errors';
+import { ScriptExhaustedError, ScriptInvalidError } from './errors';
+import { RequestTools } from './tools';
+import type { ModelEvent, ModelMessage, ModelProvider, ModelRequest, ModelUsage } from './types';
+
+/**
+ * What a script's inputs and texts can see when they are computed.
+ *
+ * @public
+ */
+export interface ScriptContext {
+  /** The run goal: the first user message's text. */
+  goal: string;
+  /** The latest user message's text. */
+  lastUserMessage: string;
+  /** Latest successful result of each capability in the conversation, parsed as JSON when possible. */
+  results: Readonly<Record<string, unknown>>;
+  /** 0-based model turn (number of assistant messages already in the conversation). */
+  turn: number;
+  /** The request being answered. */
+  request: ModelRequest;
+}
+
+/**
+ * One tool call in a script step.
+ *
+ * @public
+ */
+export interface ScriptToolCall {
+  /** Capability id, e.g. `inventory.query`. */
+  capability: string;
+  /** Input object (strings may contain `{{capabilityId.path}}`), or a function of the context. */
+  input?: Record<string, unknown> | ((ctx: ScriptContext) => Record<string, unknown>);
+}
+
+/**
+ * One model turn of a script.
+ *
+ * @public
+ */
+export interface ScriptStep {
+  /** Text the model says in this turn (may contain `{{…}}`), or a function of the context. */
+  text?: string | ((ctx: ScriptContext) => string);
+  /** Tool calls the model makes in this turn. */
+  toolCalls?: ScriptToolCall[];
+}
+
+/**
+ * A script: when it applies, its tool-calling turns, and the final answer.
+ *
+ * @remarks
+ * JSON form (seed 004): `{ "match": "收进来", "steps": [...], "finalText": "已提交" }`. `match` is a
+ * substring, a `RegExp`, or `{ "regex": "...", "flags": "i" }`, tested against the goal and the
+ * last user message; a script without `match` applies to everything.
+ *
+ * @public
+ */
+export interface FakeScript {
+  /** Optional name for errors and `assertComplete()`. */
+  name?: string;
+  /** When this script applies. */
+  match?: string | RegExp | { regex: string; flags?: string };
+  /** Tool-calling turns, in order. */
+  steps?: ScriptStep[];
+  /** The final answer after the last step (default `Done.`). */
+  finalText?: string | ((ctx: ScriptContext) => string);
+}
+
+/**
+ * Options of {@link ScriptedProvider}.
+ *
+ * @public
+ */
+export interface ScriptedProviderOptions {
+  /** Scripts, first match wins; JSON text (one object or an array) is accepted. Default: {@link DEFAULT_FAKE_SCRIPT}. */
+  scripts?: FakeScript | FakeScript[] | string;
+  /** Characters per text delta (default 8). */
+  chunkSize?: number;
+  /** Wait between deltas in ms (default 0: yield to the event loop only). */
+  delayMs?: number;
+}
+
+function textOf(content: string | ReadonlyArray<{ type: string; text?: string }>): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+/**
+ * The built-in demo script (seed 004): query the inventory once, then report honestly what came
+ * back, and make no writes.
+ *
+ * @public
+ */
+export const DEFAULT_FAKE_SCRIPT: FakeScript = {
+  name: 'default',
+  steps: [{ text: 'Let me look at the library first.', toolCalls: [{ capability: 'inventory.query', input: (ctx) => ({ query: ctx.goal }) }] }],
+  finalText: (ctx) => {
+    const r = ctx.results['inventory.query'];
+    const items = r && typeof r === 'object' && Array.isArray((r as { items?: unknown }).items) ? (r as { items: unknown[] }).items.length : undefined;
+    const found = items === undefined ? 'The inventory query returned no readable result.' : `The inventory query returned ${items} item(s).`;
+    return `${found} This is the scripted demo model: nothing was downloaded, changed or deleted.`;
+  },
+};
+
+/**
+ * Resolves a dotted path (`items.0.slots.0.id`) in a value.
+ * @internal
+ */
+function at(value: unknown, path: string[]): unknown {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
+
+/**
+ * Replaces `{{capabilityId.path.to.value}}` placeholders with values from the latest successful
+ * result of that capability. The capability id is the longest one with a result that prefixes the
+ * reference (ids contain dots). A string that is exactly one placeholder takes the value's own type.
+ *
+ * @param value - a string, array or object (walked recursively)
+ * @param results - latest successful result per capability id
+ * @returns the value with placeholders resolved
+ * @throws ScriptInvalidError (`SCRIPT_INVALID`) when a reference has no result or no value at its path
+ * @public
+ */
+export function resolveTemplates(value: unknown, results: Readonly<Record<string, unknown>>): unknown {
+  if (typeof value === 'string') {
+    const one = /^\{\{\s*([^{}]+?)\s*\}\}$/.exec(value);
+    if (one) return lookup(one[1]!, results);
+    return value.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_, ref: string) => {
+      const v = lookup(ref, results);
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, results));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, resolveTemplates(v, results)]));
+  }
+  return value;
+}
+
+function lookup(ref: string, results: Readonly<Record<string, unknown>>): unknown {
+  const ids = Object.keys(results)
+    .filter((id) => ref === id || ref.startsWith(`${id}.`))
+    .sort((a, b) => b.length - a.length);
+  const id = ids[0];
+  if (id === undefined) throw new ScriptInvalidError(`{{${ref}}}: no successful result of a capability named by this reference yet`, { reference: ref });
+  const path = ref === id ? [] : ref.slice(id.length + 1).split('.');
+  const v = at(results[id], path);
+  if (v === undefined) throw new ScriptInvalidError(`{{${ref}}}: the latest ${id} result has no value at "${path.join('.')}"`, { reference: ref, capability: id });
+  return v;
+}
+
+function latestResults(messages: ReadonlyArray<ModelMessage>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of messages) {
+    if (m.role !== 'tool' || m.status !== 'ok') continue;
+    const text = textOf(m.content);
+    try {
+      out[m.name] = JSON.parse(text);
+    } catch {
+      out[m.name] = text;
+    }
+  }
+  return out;
+}
+
+function parseScripts(scripts: ScriptedProviderOptions['scripts']): FakeScript[] {
+  if (scripts === undefined) return [DEFAULT_FAKE_SCRIPT];
+  let value: unknown = scripts;
+  if (typeof scripts === 'string') {
+    try {
+      value = JSON.parse(scripts);
+    } catch (e) {
+      throw new ScriptInvalidError(`fake script is not valid JSON: ${(e as Error).message}`, {});
+    }
+  }
+  const list = (Array.isArray(value) ? value : [value]) as FakeScript[];
+  list.forEach((s, i) => {
+    if (!s || typeof s !== 'object') throw new ScriptInvalidError(`fake script #${i} is not an object`, { script: i });
+    if (s.steps !== undefined && !Array.isArray(s.steps)) throw new ScriptInvalidError(`fake script #${i}: steps must be an array`, { script: i });
+  });
+  return list;
+}
+
+function matches(script: FakeScript, texts: string[]): boolean {
+  const m = script.match;
+  if (m === undefined) return true;
+  if (typeof m === 'string') return texts.some((t) => t.includes(m));
+  const re = m instanceof RegExp ? m : new RegExp(m.regex, m.flags);
+  return texts.some((t) => {
+    re.lastIndex = 0;
+    return re.test(t);
+  });
+}
+
+/**
+ * The scripted model provider (`provider: 'scripted'`): deterministic turns for tests and demos.
+ *
+ * @remarks
+ * The turn is derived from the conversation (the number of assistant messages), so a resumed run
+ * continues its script. The script is the first whose `match` fits the goal or last user message.
+ * Turn n < steps.length emits step n (text deltas, then each tool call as start / argument
+ * fragments / end, validated against the offered tool like a real provider); turn steps.length
+ * emits `finalText`; any later turn ends with an `error` event carrying
+ * {@link ScriptExhaustedError} (`SCRIPT_EXHAUSTED`). Every request is recorded.
+ *
+ * @public
+ */
+export class ScriptedProvider implements ModelProvider {
+  /** {@inheritDoc ModelProvider.id} */
+  readonly id = 'scripted';
+  /** Every request received, in order (deep copies). */
+  readonly requests: ModelRequest[] = [];
+  readonly #scripts: FakeScript[];
+  readonly #chunk: number;
+  readonly #delay: number;
+  readonly #progress = new Map<FakeScript, number>();
+
+  /**
+   * @param options - scripts and streaming granularity
+   * @throws ScriptInvalidError (`SCRIPT_INVALID`) for unparsable JSON scripts
+   */
+  constructor(options: ScriptedProviderOptions = {}) {
+    this.#scripts = parseScripts(options.scripts);
+    this.#chunk = Math.max(1, options.chunkSize ?? 8);
+    this.#delay = options.delayMs ?? 0;
+  }
+
+  /** {@inheritDoc ModelProvider.stream} */
+  stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> {
+    this.requests.push(structuredClone(request));
+    return this.#run(request, signal);
+  }
+
+  /**
+   * Throws unless every script that was selected has played all its steps and its final text.
+   * @throws MediaAgentError `SCRIPT_INCOMPLETE` naming the script and the turns played
+   */
+  assertComplete(): void {
+    if (this.#progress.size === 0) throw new MediaAgentError('SCRIPT_INCOMPLETE', 'no script was used: the model was never called', {});
+    for (const [script, turns] of this.#progress) {
+      const needed = (script.steps?.length ?? 0) + 1;
+      if (turns < needed) {
+        throw new MediaAgentError('SCRIPT_INCOMPLETE', `script ${script.name ?? this.#scripts.indexOf(script)} played ${turns} of ${needed} turns`, {
+          script: script.name ?? this.#scripts.indexOf(script),
+          turns,
+          needed,
+        });
+      }
+    }
+  }
+
+  async *#run(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelEvent> {
+    const userTexts = request.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
+    const goal = userTexts[0] ?? '';
+    const lastUserMessage = userTexts[userTexts.length - 1] ?? '';
+    const turn = request.messages.filter((m) => m.role === 'assistant').length;
+    const ctx: ScriptContext = { goal, lastUserMessage, results: latestResults(request.messages), turn, request };
+    const script = this.#scripts.find((s) => matches(s, [goal, lastUserMessage]));
+    const pause = async () => {
+      if (this.#delay > 0) await new Promise((r) => setTimeout(r, this.#delay));
+      else await new Promise((r) => setImmediate(r));
+    };
+    const aborted = () => signal?.aborted === true;
+    if (aborted()) {
+      yield { type: 'done', stopReason: 'aborted' };
+      return;
+    }
+    let out = 0;
+    try {
+      if (!script) throw new ScriptExhaustedError(`no fake script matches the goal "${goal.slice(0, 80)}"`, { turns: turn });
+      const steps = script.steps ?? [];
+      if (turn > steps.length) {
+        throw new ScriptExhaustedError(`script ${script.name ?? this.#scripts.indexOf(script)} has no turn ${turn + 1} (it has ${steps.length} steps and a final text)`, {
+          script: script.name ?? this.#scripts.indexOf(script),
+          turns: turn,
+        });
+      }
+      this.#progress.set(script, Math.max(this.#progress.get(script) ?? 0, turn + 1));
+      const step: ScriptStep = turn < steps.length ? steps[turn]! : { text: script.finalText ?? 'Done.' };
+      const rawText = typeof step.text === 'function' ? step.text(ctx) : step.text;
+      const text = rawText === undefined ? '' : (resolveTemplates(rawText, ctx.results) as string);
+      const calls = (step.toolCalls ?? []).map((c) => ({
+        capability: c.capability,
+        input: resolveTemplates(typeof c.input === 'function' ? c.input(ctx) : (c.input ?? {}), ctx.results),
+      }));
+      for (let i = 0; i < text.length; i += this.#chunk) {
+        await pause();
+        if (aborted()) break;
+        const piece = text.slice(i, i + this.#chunk);
+        out += piece.length;
+        yield { type: 'text_delta', text: piece };
+      }
+      const tools = new RequestTools(request.tools);
+      for (let k = 0; k < calls.length && !aborted(); k++) {
+        const call = calls[k]!;
+        const id = `call_scripted_${turn}_${k}`;
+        const raw = JSON.stringify(call.input);
+        await pause();
+        yield { type: 'tool_call_start', id, name: call.capability };
+        for (let i = 0; i < raw.length && !aborted(); i += this.#chunk) {
+          await pause();
+          yield { type: 'tool_call_delta', id, argumentsDelta: raw.slice(i, i + this.#chunk) };
+        }
+        if (aborted()) break;
+        out += raw.length;
+        const end = tools.end(id, tools.names.toWire(call.capability), raw);
+        yield { ...end, name: call.capability };
+      }
+      if (aborted()) {
+        yield { type: 'done', stopReason: 'aborted' };
+        return;
+      }
+      const inputChars = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
+      const usage: ModelUsage = { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(out / 4), cacheReadTokens: 0, cacheWriteTokens: 0 };
+      yield { type: 'usage', usage };
+      yield { type: 'done', stopReason: calls.length > 0 ? 'tool_use' : 'end_turn' };
+    } catch (error) {
+      yield { type: 'error', error: error as MediaAgentError };
+      yield { type: 'done', stopReason: 'error' };
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// Token counting with tiktoken (WASM, offline), cached, and reconciled with provider-reported usage.
+import { LRUCache } from 'lru-cache';
+import { get_encoding, type Tiktoken } from 'tiktoken';
+import type { ModelMessage, ModelTool } from './types';
+
+/**
+ * Counts tokens before a request (budgets, compaction thresholds, tool-discovery budgets).
+ * Estimates only: the provider's reported usage is the truth, see {@link UsageReconciler}.
+ *
+ * @public
+ */
+export interface TokenCounter {
+  /**
+   * @param text - any text
+   * @param model - model id, selects the encoding
+   * @returns the token count of `text`
+   */
+  count(text: string, model?: string): number;
+  /**
+   * @param messages - a conversation
+   * @param tools - tool definitions sent with it
+   * @param model - model id
+   * @returns estimated prompt tokens of the whole request
+   */
+  countRequest(messages: ReadonlyArray<ModelMessage>, tools?: ReadonlyArray<ModelTool>, model?: string): number;
+}
+
+/**
+ * The tiktoken encodings used.
+ *
+ * @public
+ */
+export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
+
+/**
+ * Chooses the encoding for a model: `o200k_base` for OpenAI's GPT-4o, GPT-4.1, GPT-5 and o-series
+ * families (tiktoken's model table), `cl100k_base` for everything else (GPT-4, GPT-3.5 and, as an
+ * approximation, models whose tokenizers tiktoken does not ship: Claude, DeepSeek, Qwen, Llama).
+ *
+ * @param model - model id (may be undefined)
+ * @returns the encoding name
+ * @public
+ */
+export function encodingForModel(model: string | undefined): TokenEncodingName {
+  const m = (model ?? '').toLowerCase().replace(/^.*\//, '');
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4|gpt-oss)/.test(m)) return 'o200k_base';
+  return 'cl100k_base';
+}
+
+/**
+ * Per-message overhead in tokens (role and separators) and the reply priming added once.
+ * Source: OpenAI Cookbook, "How to count tokens with tiktoken" (3 per message, 3 for the reply).
+ *
+ * @public
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 3;
+
+/**
+ * Options of {@link TiktokenCounter}.
+ *
+ * @public
+ */
+export interface TiktokenCounterOptions {
+  /** Entries in the LRU cache of counted strings (default 2000). */
+  cacheSize?: number;
+  /** Strings shorter than this many characters are counted without caching (default 32). */
+  minCachedLength?: number;
+}
+
+/**
+ * {@link TokenCounter} backed by tiktoken, with an LRU cache for strings counted repeatedly
+ * (tool schemas, the system prompt, old messages).
+ *
+ * @public
+ */
+export class TiktokenCounter implements TokenCounter {
+  readonly #encoders = new Map<TokenEncodingName, Tiktoken>();
+  readonly #cache: LRUCache<string, number>;
+  readonly #minCached: number;
+  /** Cache statistics: `hits` and `misses` since construction. */
+  readonly stats = { hits: 0, misses: 0 };
+
+  /** @param options - cache settings */
+  constructor(options: TiktokenCounterOptions = {}) {
+    this.#cache = new LRUCache({ max: options.cacheSize ?? 2000 });
+    this.#minCached = options.minCachedLength ?? 32;
+  }
+
+  #encoder(name: TokenEncodingName): Tiktoken {
+    let e = this.#encoders.get(name);
+    if (!e) {
+      e = get_encoding(name);
+      this.#encoders.set(name, e);
+    }
+    return e;
+  }
+
+  /** {@inheritDoc TokenCounter.count} */
+  count(text: string, model?: string): number {
+    if (text === '') return 0;
+    const enc = encodingForModel(model);
+    if (text.length < this.#minCached) return this.#encoder(enc).encode_ordinary(text).length;
+    const key = `${enc}\u0000${text}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) {
+      this.stats.hits++;
+      return hit;
+    }
+    this.stats.misses++;
+    const n = this.#encoder(enc).encode_ordinary(text).length;
+    this.#cache.set(key, n);
+    return n;
+  }
+
+  /** {@inheritDoc TokenCounter.countRequest} */
+  countRequest(messages: ReadonlyArray<ModelMessage>, tools: ReadonlyArray<ModelTool> = [], model?: string): number {
+    let total = MESSAGE_OVERHEAD_TOKENS;
+    for (const m of messages) {
+      total += MESSAGE_OVERHEAD_TOKENS;
+      if (m.role === 'system') total += this.count(m.content, model);
+      else if (m.role === 'assistant') {
+        for (const p of m.content) {
+          if (p.type === 'text') total += this.count(p.text, model);
+          else if (p.type === 'thinking') total += this.count(p.thinking, model);
+          else total += this.count(p.name, model) + this.count(JSON.stringify(p.input ?? {}), model);
+        }
+      } else {
+        const parts = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+        for (const p of parts) total += p.type === 'text' ? this.count(p.text, model) : IMAGE_TOKENS_ESTIMATE;
+      }
+    }
+    for (const t of tools) total += this.count(`${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`, model);
+    return total;
+  }
+
+  /** Frees the WASM encoders. The counter may be used again afterwards (encoders are recreated). */
+  dispose(): void {
+    for (const e of this.#encoders.values()) e.free();
+    this.#encoders.clear();
+  }
+}
+
+/**
+ * Tokens assumed for one image when estimating (about a 1000×1000 image). Source: Anthropic
+ * "Vision" guide, tokens ≈ width × height / 750.
+ *
+ * @public
+ */
+export const IMAGE_TOKENS_ESTIMATE = 1334;
+
+/**
+ * Reconciles local estimates with the prompt tokens providers report, per model: keeps a
+ * correction factor (exponential moving average of reported ÷ estimated) and applies it to later
+ * estimates, so budgets converge on the provider's own tokenizer.
+ *
+ * @public
+ */
+export class UsageReconciler {
+  readonly #factors = new Map<string, number>();
+  /** @param smoothing - weight of the newest observation in (0, 1] (default 0.3) */
+  constructor(private readonly smoothing = 0.3) {}
+
+  /**
+   * Records one call's estimate against the provider's reported prompt tokens.
+   * @param model - model id
+   * @param estimatedTokens - what the counter said before the call
+   * @param reportedTokens - `inputTokens + cacheReadTokens + cacheWriteTokens` from the provider
+   * @returns the updated correction factor
+   */
+  observe(model: string, estimatedTokens: number, reportedTokens: number): number {
+    if (!(estimatedTokens > 0) || !(reportedTokens > 0)) return this.factor(model);
+    const ratio = reportedTokens / estimatedTokens;
+    const prev = this.#factors.get(model);
+    const next = prev === undefined ? ratio : prev + this.smoothing * (ratio - prev);
+    this.#factors.set(model, next);
+    return next;
+  }
+
+  /** @param model - model id @returns the current correction factor (1 before any observation) */
+  factor(model: string): number {
+    return this.#factors.get(model) ?? 1;
+  }
+
+  /** @param model - model id @param estimatedTokens - a raw estimate @returns the estimate corrected for this model, rounded up */
+  adjust(model: string, estimatedTokens: number): number {
+    return Math.ceil(estimatedTokens * this.factor(model));
+  }
+}

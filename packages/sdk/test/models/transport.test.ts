@@ -1,0 +1,163 @@
+// Errors, retries and timeouts: the same rules for both HTTP providers, each over real HTTP.
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnthropicProvider } from '../../src/models/anthropic';
+import { collectStream } from '../../src/models/complete';
+import type { HttpProviderOptions } from '../../src/models/http';
+import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
+import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
+import type { ModelEvent, ModelProvider } from '../../src/models/types';
+import { drain, fastRetry, fixture, ofType } from './helpers';
+
+const KEY = 'sk-secret-key-0123456789abcdef';
+const servers: WireReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const kinds = [
+  {
+    name: 'anthropic',
+    ok: (): ReplayResponse => ({ events: transcriptEvents(fixture('anthropic-text.chunks.txt'), 'anthropic') }),
+    make: (baseUrl: string, o: HttpProviderOptions = {}): ModelProvider => new AnthropicProvider({ apiKey: KEY, baseUrl, retry: fastRetry, ...o }),
+    overflow: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' } }),
+  },
+  {
+    name: 'openai-compatible',
+    ok: (): ReplayResponse => ({ events: transcriptEvents(fixture('openai-text.chunks.txt'), 'openai') }),
+    make: (baseUrl: string, o: HttpProviderOptions = {}): ModelProvider => new OpenAICompatibleProvider({ apiKey: KEY, baseUrl, retry: fastRetry, ...o }),
+    overflow: JSON.stringify({ error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } }),
+  },
+];
+
+const errorBody = (message: string) => JSON.stringify({ error: { type: 'error', message } });
+const request = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+async function serve(responses: ReplayResponse[]): Promise<WireReplayServer> {
+  const s = await WireReplayServer.start(responses);
+  servers.push(s);
+  return s;
+}
+function lastError(events: ModelEvent[]) {
+  return ofType(events, 'error')[0]?.error as (Error & { code?: string; details?: Record<string, unknown> }) | undefined;
+}
+
+describe.each(kinds)('$name provider: errors, retries and timeouts', (kind) => {
+  it('retries a 429 after the wait the server asks for in retry-after, then succeeds', async () => {
+    const s = await serve([{ status: 429, headers: { 'retry-after': '2' }, body: errorBody('slow down') }, kind.ok()]);
+    const waits: number[] = [];
+    const p = kind.make(s.url, { retry: { ...fastRetry, sleep: async (ms) => void waits.push(ms) } });
+    const events = await drain(p.stream(request));
+    expect(waits).toEqual([2000]);
+    expect(s.requests).toHaveLength(2);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('honours retry-after-ms over retry-after', async () => {
+    const s = await serve([{ status: 429, headers: { 'retry-after-ms': '15', 'retry-after': '1' }, body: errorBody('slow down') }, kind.ok()]);
+    const waits: number[] = [];
+    await drain(kind.make(s.url, { retry: { ...fastRetry, onRetry: (i) => void waits.push(i.delayMs) } }).stream(request));
+    expect(waits).toEqual([15]);
+  });
+
+  it('retries 529 and 5xx with exponential backoff and jitter', async () => {
+    const s = await serve([{ status: 529, body: errorBody('Overloaded') }, { status: 503, body: errorBody('busy') }, kind.ok()]);
+    const waits: number[] = [];
+    const p = kind.make(s.url, { retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 10_000, random: () => 0.5, sleep: async (ms) => void waits.push(ms) } });
+    const events = await drain(p.stream(request));
+    expect(waits).toEqual([75, 150]);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('gives up after maxAttempts with PROVIDER_UNAVAILABLE', async () => {
+    const s = await serve([{ status: 500, body: errorBody('boom') }]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(3);
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', details: { status: 500, attempts: 3 } });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
+  });
+
+  it('does not wait out a retry-after longer than maxRetryAfterMs; the error carries retryAfterMs', async () => {
+    const s = await serve([{ status: 429, headers: { 'retry-after': '3600' }, body: errorBody('quota') }]);
+    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, maxRetryAfterMs: 1000 } }).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', details: { retryAfterMs: 3_600_000 } });
+  });
+
+  it('never retries 401 and reports PROVIDER_AUTH', async () => {
+    const s = await serve([{ status: 401, body: errorBody('invalid x-api-key') }, kind.ok()]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)?.code).toBe('PROVIDER_AUTH');
+  });
+
+  it('never retries 403 and reports PROVIDER_AUTH', async () => {
+    const s = await serve([{ status: 403, body: errorBody('permission denied') }, kind.ok()]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)?.code).toBe('PROVIDER_AUTH');
+  });
+
+  it('keeps the API key out of errors and events even when the server echoes it', async () => {
+    const s = await serve([{ status: 401, body: errorBody(`Incorrect API key provided: ${KEY}. Also sk-abc1234567**cdef`) }]);
+    const events = await drain(kind.make(s.url).stream(request));
+    const err = lastError(events)!;
+    const text = `${err.message} ${JSON.stringify(err)} ${JSON.stringify(events)} ${String(err.stack)}`;
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('sk-abc1234567');
+    expect(err.message).toContain('[redacted]');
+  });
+
+  it('maps a 400 context-length error to ContextOverflowError (PROVIDER_CONTEXT_OVERFLOW), not retried', async () => {
+    const s = await serve([{ status: 400, body: kind.overflow }]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)?.name).toBe('ContextOverflowError');
+    expect(lastError(events)?.code).toBe('PROVIDER_CONTEXT_OVERFLOW');
+  });
+
+  it('maps another 400 to PROVIDER_HTTP, not retried', async () => {
+    const s = await serve([{ status: 400, body: errorBody('messages: field required') }]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)?.code).toBe('PROVIDER_HTTP');
+  });
+
+  it('reports a first-byte timeout when the headers do not arrive in time', async () => {
+    const s = await serve([{ ...kind.ok(), headerDelayMs: 2000 }]);
+    const events = await drain(kind.make(s.url, { firstByteTimeoutMs: 100, retry: { maxAttempts: 1 } }).stream(request));
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_TIMEOUT', details: { phase: 'first_byte', timeoutMs: 100 } });
+  });
+
+  it('reports an idle timeout when the stream goes silent, after the deltas already received', async () => {
+    const s = await serve([{ ...kind.ok(), stallAfterEvents: 4 }]);
+    const events = await drain(kind.make(s.url, { idleTimeoutMs: 150 }).stream(request));
+    expect(ofType(events, 'text_delta').length).toBeGreaterThan(0);
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_TIMEOUT', details: { phase: 'idle', timeoutMs: 150 } });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
+  });
+
+  it('retries a refused connection and then reports PROVIDER_UNREACHABLE', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const codes: string[] = [];
+    const events = await drain(kind.make(`http://127.0.0.1:${port}`, { retry: { ...fastRetry, onRetry: (i) => void codes.push(i.code) } }).stream(request));
+    expect(codes).toEqual(['PROVIDER_UNREACHABLE', 'PROVIDER_UNREACHABLE']);
+    expect(lastError(events)?.code).toBe('PROVIDER_UNREACHABLE');
+  });
+
+  it('stops waiting between retries when aborted and ends with done(aborted)', async () => {
+    const s = await serve([{ status: 503, body: errorBody('busy') }]);
+    const ac = new AbortController();
+    const p = kind.make(s.url, { retry: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, onRetry: () => setTimeout(() => ac.abort(), 5) } });
+    const events = await drain(p.stream(request, ac.signal));
+    expect(events).toEqual([{ type: 'done', stopReason: 'aborted' }]);
+  });
+
+  it('makes complete() throw the typed error of a failed call', async () => {
+    const s = await serve([{ status: 401, body: errorBody('bad key') }]);
+    await expect(collectStream(kind.make(s.url).stream(request))).rejects.toMatchObject({ code: 'PROVIDER_AUTH' });
+  });
+});
