@@ -39,6 +39,7 @@ export class StorageSchemaTooNewError extends MediaAgentError {
  * @public
  */
 export class StorageClosedError extends MediaAgentError {
+  /** Creates the error (code `STORAGE_CLOSED`). */
   constructor() {
     super('STORAGE_CLOSED', 'the storage adapter is closed');
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isMediaAgentError } from '../errors';
-import type { ApprovalRecord, AuditRecord, GrantRecord, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
+import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../storage/storage-adapter';
 
 /**
@@ -347,7 +347,7 @@ export function describeStorageConformance(name: string, factory: StorageConform
     t.it(
       'settings round-trip any JSON value (null, boolean, number, unicode string, nested) and set overwrites',
       withStorage(async (s) => {
-        const values = [null, true, false, 0, -12.5, 1e21, UNICODE, [], {}, { a: [1, { b: null, c: UNICODE }], d: { e: false } }];
+        const values: JsonValue[] = [null, true, false, 0, -12.5, 1e21, UNICODE, [], {}, { a: [1, { b: null, c: UNICODE }], d: { e: false } }];
         for (const [i, v] of values.entries()) await s.settings.set(`key-${i}`, v);
         for (const [i, v] of values.entries()) assert.deepEqual(await s.settings.get(`key-${i}`), v);
         assert.equal(await s.settings.get('missing'), undefined);
