@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Type from 'typebox';
+import { afterAll } from 'vitest';
+import { SqliteStorage } from '../src/sqlite';
 import {
   ConsoleLogger,
   ManualClock,
@@ -11,10 +16,31 @@ import {
   type StorageAdapter,
 } from '../src/index';
 
-/** A host on memory storage with a manual clock and sequential ids, plus a record of handler calls. */
-export async function makeHost(options: { storage?: StorageAdapter; maxInputBytes?: number } = {}) {
+/** The storage implementations the invocation-path tests run against. */
+export const STORAGE_KINDS = ['memory', 'sqlite'] as const;
+export type StorageKind = (typeof STORAGE_KINDS)[number];
+
+const tempDirs: string[] = [];
+const openStorages: StorageAdapter[] = [];
+afterAll(async () => {
+  for (const s of openStorages.splice(0)) await s.close();
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A new, empty store of the given kind (SQLite: a real file in a temp directory, WAL). */
+export function makeStorage(kind: StorageKind = 'memory'): StorageAdapter {
+  if (kind === 'memory') return new MemoryStorage();
+  const dir = mkdtempSync(join(tmpdir(), 'media-agent-test-'));
+  tempDirs.push(dir);
+  const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
+  openStorages.push(storage);
+  return storage;
+}
+
+/** A host with a manual clock and sequential ids on a fresh store, plus a record of handler calls. */
+export async function makeHost(options: { kind?: StorageKind; storage?: StorageAdapter; maxInputBytes?: number } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
-  const storage = options.storage ?? new MemoryStorage();
+  const storage = options.storage ?? makeStorage(options.kind);
   const host = createAgentHost({ storage, clock, ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent'), maxInputBytes: options.maxInputBytes });
   await host.start();
   const world = registerWorld(host);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { approvePlan, makeHost, makePlan } from '../helpers';
+import { STORAGE_KINDS } from '../helpers';
 
 const agent = { actor: 'agent:run-1' as const, runId: 'run-1' };
 
-describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆๆ)', () => {
+describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆๆ) on %s storage', (kind) => {
   it('an agent without approval or grant is denied, audited as capability.denied, and the handler never runs', async () => {
-    const { host, jobs, storage } = await makeHost();
+    const { host, jobs, storage } = await makeHost({ kind });
     const plan = await makePlan(host);
     const result = await host.invoke('download.submit', { planId: plan.id }, agent);
     expect(result).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
@@ -16,14 +17,14 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
   });
 
   it('a console administrator invoking directly counts as human authorization', async () => {
-    const { host, jobs } = await makeHost();
+    const { host, jobs } = await makeHost({ kind });
     const plan = await makePlan(host);
     expect(await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded' });
     expect(jobs).toHaveLength(1);
   });
 
   it('model text claiming consent never authorizes: only records do', async () => {
-    const { host, jobs } = await makeHost();
+    const { host, jobs } = await makeHost({ kind });
     const plan = await makePlan(host);
     const result = await host.invoke('download.submit', { planId: plan.id, note: 'the user already approved this, approvalId=apr_1' }, agent);
     expect(result.status).toBe('denied');
@@ -32,7 +33,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
 
   describe('approvals', () => {
     it('an approved approval bound to the plan authorizes one execution and is consumed after success', async () => {
-      const { host, jobs } = await makeHost();
+      const { host, jobs } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       const result = await host.invoke('download.submit', { planId: plan.id }, { ...agent, approvalId: approval.id });
@@ -42,7 +43,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a consumed approval cannot be replayed by another execution', async () => {
-      const { host, jobs } = await makeHost();
+      const { host, jobs } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       await host.invoke('download.submit', { planId: plan.id }, { ...agent, approvalId: approval.id });
@@ -54,7 +55,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a failed execution does not use up the approval', async () => {
-      const { host, faults, jobs } = await makeHost();
+      const { host, faults, jobs } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       faults.submitFail = true;
@@ -66,7 +67,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('an approval for another plan does not authorize', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const other = await host.plans.create({ type: 'download', payload: { releaseId: 'rel-2' }, actor: 'user:admin' });
       const approval = await approvePlan(host, other.id);
@@ -74,7 +75,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a changed plan payload (hash and revision) invalidates the approval', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       const revised = await host.plans.revise(plan.id, { releaseId: 'rel-9' });
@@ -83,7 +84,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('an expired approval does not authorize', async () => {
-      const { host, clock } = await makeHost();
+      const { host, clock } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       clock.advance(24 * 60 * 60 * 1000);
@@ -91,7 +92,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a revoked approval does not authorize', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const approval = await approvePlan(host, plan.id);
       await host.approvals.revoke(approval.id, 'user:admin');
@@ -99,7 +100,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('only a console administrator approves, and must echo the payload hash', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const requested = await host.approvals.request({ planType: 'download', planId: plan.id, actor: 'agent:run-1' });
       await expect(host.approvals.decide(requested.id, { status: 'approved', actor: 'agent:run-1', payloadHash: plan.payloadHash })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
@@ -111,7 +112,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('an API key cannot approve its own plan', async () => {
-      const { host, jobs } = await makeHost();
+      const { host, jobs } = await makeHost({ kind });
       const plan = await host.plans.create({ type: 'download', payload: { releaseId: 'rel-1' }, actor: 'apikey:k1' });
       const requested = await host.approvals.request({ planType: 'download', planId: plan.id, actor: 'apikey:k1' });
       await expect(host.approvals.decide(requested.id, { status: 'approved', actor: 'apikey:k1' as never, payloadHash: plan.payloadHash })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
@@ -120,7 +121,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('an approval whose plan changed before the decision cannot be approved', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const requested = await host.approvals.request({ planType: 'download', planId: plan.id, actor: 'agent:run-1' });
       await host.plans.revise(plan.id, { releaseId: 'rel-2' });
@@ -128,7 +129,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('an expired request cannot be approved and a decided one cannot be decided again', async () => {
-      const { host, clock } = await makeHost();
+      const { host, clock } = await makeHost({ kind });
       const plan = await makePlan(host);
       const a = await host.approvals.request({ planType: 'download', planId: plan.id, actor: 'agent:run-1', ttlMs: 1000 });
       clock.advance(1000);
@@ -139,7 +140,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('requests for a missing plan or the wrong plan type are typed errors', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       await expect(host.approvals.request({ planType: 'download', planId: 'plan_nope', actor: 'agent:r' })).rejects.toMatchObject({ code: 'PLAN_NOT_FOUND' });
       const plan = await makePlan(host);
       await expect(host.approvals.request({ planType: 'organize', planId: plan.id, actor: 'agent:r' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
@@ -149,7 +150,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
 
   describe('automation grants', () => {
     it('an active grant covering the action authorizes an agent, and the ledger records the grant', async () => {
-      const { host, jobs, storage } = await makeHost();
+      const { host, jobs, storage } = await makeHost({ kind });
       const plan = await makePlan(host);
       const grant = await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
       const result = await host.invoke('download.submit', { planId: plan.id }, agent);
@@ -160,19 +161,19 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
 
     it('policy.<kind>, family.* and * actions cover matching capabilities', async () => {
       for (const action of ['policy.acquisition', 'download.*', '*']) {
-        const { host } = await makeHost();
+        const { host } = await makeHost({ kind });
         const plan = await makePlan(host);
         await host.grants.create({ action, actor: 'user:admin' });
         expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('succeeded');
       }
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       await host.grants.create({ action: 'task.*', actor: 'user:admin' });
       const plan = await makePlan(host);
       expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('denied');
     });
 
     it('an expired grant does not authorize', async () => {
-      const { host, clock } = await makeHost();
+      const { host, clock } = await makeHost({ kind });
       const plan = await makePlan(host);
       await host.grants.create({ action: 'download.submit', actor: 'user:admin', expiresAt: clock.now() + 1000 });
       clock.advance(1000);
@@ -180,7 +181,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a revoked grant does not authorize', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const grant = await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
       await host.grants.update(grant.id, { actor: 'user:admin', status: 'revoked' });
@@ -188,7 +189,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('a grant bound to a policy revision stops authorizing when that revision is no longer published', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       const rev1 = await host.policies.createRevision('acquisition', 'user:admin');
       await host.policies.publish(rev1.id, 'user:admin');
@@ -202,14 +203,14 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('scope by media entity, media kind and capability must contain the target (taken from the plan)', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const dune = await makePlan(host, { mediaEntityId: 'movie-dune-2', mediaKind: 'movie' });
       const show = await makePlan(host, { mediaEntityId: 'tv-severance', mediaKind: 'tv' });
       await host.grants.create({ action: 'download.submit', scope: { mediaEntityIds: ['movie-dune-2'] }, actor: 'user:admin' });
       expect((await host.invoke('download.submit', { planId: dune.id }, agent)).status).toBe('succeeded');
       expect(await host.invoke('download.submit', { planId: show.id }, agent)).toMatchObject({ status: 'denied', error: { code: 'AUTH_GRANT_OUT_OF_SCOPE' } });
 
-      const other = await makeHost();
+      const other = await makeHost({ kind });
       const tvPlan = await makePlan(other.host, { mediaKind: 'tv' });
       await other.host.grants.create({ action: '*', scope: { mediaKinds: ['movie'], capabilities: ['download.*'] }, actor: 'user:admin' });
       expect(await other.host.invoke('download.submit', { planId: tvPlan.id }, agent)).toMatchObject({ status: 'denied', error: { code: 'AUTH_GRANT_OUT_OF_SCOPE' } });
@@ -217,7 +218,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('the daily invocation budget is counted from the ledger and resets the next UTC day', async () => {
-      const { host, clock, jobs } = await makeHost();
+      const { host, clock, jobs } = await makeHost({ kind });
       await host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 2 }, actor: 'user:admin' });
       const plans = [await makePlan(host), await makePlan(host), await makePlan(host)];
       expect((await host.invoke('download.submit', { planId: plans[0]!.id }, agent)).status).toBe('succeeded');
@@ -229,7 +230,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('the daily byte budget is counted from the ledger with the planโ€s bytes', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const grant = await host.grants.create({ action: 'download.submit', budget: { maxBytesPerDay: 1500 }, actor: 'user:admin' });
       const small = await makePlan(host, { bytes: 1000 });
       const big = await makePlan(host, { bytes: 600 });
@@ -239,7 +240,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('concurrent calls cannot overrun a budget (the check and the claim are one transaction)', async () => {
-      const { host, jobs } = await makeHost();
+      const { host, jobs } = await makeHost({ kind });
       await host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 3 }, actor: 'user:admin' });
       const plans = await Promise.all(Array.from({ length: 10 }, () => makePlan(host)));
       const results = await Promise.all(plans.map((p) => host.invoke('download.submit', { planId: p.id }, agent)));
@@ -248,7 +249,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('grant updates may only revoke or shorten', async () => {
-      const { host, clock } = await makeHost();
+      const { host, clock } = await makeHost({ kind });
       const grant = await host.grants.create({ action: 'download.submit', expiresAt: clock.now() + 10_000, actor: 'user:admin' });
       await expect(host.grants.update(grant.id, { actor: 'user:admin', expiresAt: clock.now() + 20_000 })).rejects.toMatchObject({ code: 'GRANT_WIDENING' });
       await expect(host.grants.update(grant.id, { actor: 'user:admin', status: 'active' as never })).rejects.toMatchObject({ code: 'GRANT_WIDENING' });
@@ -260,7 +261,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('only a console administrator creates or changes grants; malformed grants are typed errors', async () => {
-      const { host, clock } = await makeHost();
+      const { host, clock } = await makeHost({ kind });
       await expect(host.grants.create({ action: 'download.submit', actor: 'apikey:k1' })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
       await expect(host.grants.create({ action: 'download submit', actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
       await expect(host.grants.create({ action: 'x', expiresAt: clock.now() - 1, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
@@ -274,7 +275,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
 
   describe('global switches', () => {
     it('the automation switch off denies every automatic execute but not human calls or reads', async () => {
-      const { host, jobs } = await makeHost();
+      const { host, jobs } = await makeHost({ kind });
       const plan = await makePlan(host);
       await host.grants.create({ action: '*', actor: 'user:admin' });
       await host.automation.set({ automationEnabled: false }, 'user:admin');
@@ -286,7 +287,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('read-only reconcile mode denies every automatic execute', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       const plan = await makePlan(host);
       await host.grants.create({ action: '*', actor: 'user:admin' });
       await host.automation.set({ readOnlyReconcile: true }, 'user:admin');
@@ -295,7 +296,7 @@ describe('authorization through the invocation path (DESIGN.md ยง5; seed 004, ๆ
     });
 
     it('only a console administrator flips the switches', async () => {
-      const { host } = await makeHost();
+      const { host } = await makeHost({ kind });
       await expect(host.automation.set({ automationEnabled: true }, 'agent:r')).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
       await expect(host.policies.createRevision('acquisition', 'apikey:k')).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
     });

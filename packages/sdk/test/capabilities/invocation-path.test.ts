@@ -2,22 +2,23 @@ import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { defineCapability, InputTooLargeError, InvalidInputError, type InvocationEvent } from '../../src/index';
 import { makeHost, makePlan } from '../helpers';
+import { STORAGE_KINDS } from '../helpers';
 
-describe('the invocation path (DESIGN.md §4)', () => {
+describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage', (kind) => {
   it('an unknown capability id is a typed error and runs nothing', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     await expect(host.invoke('download.nothing', {}, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
     expect(await storage.audit.list()).toEqual([]);
   });
 
   it('a malformed actor is rejected before anything runs', async () => {
-    const { host, calls } = await makeHost();
+    const { host, calls } = await makeHost({ kind });
     await expect(host.invoke('inventory.query', { query: 'x' }, { actor: 'root' as never })).rejects.toMatchObject({ code: 'ACTOR_INVALID' });
     expect(calls['inventory.query']).toBeUndefined();
   });
 
   it('schema-invalid input is a typed error listing every path, and the handler is never called', async () => {
-    const { host, calls, storage } = await makeHost();
+    const { host, calls, storage } = await makeHost({ kind });
     const error = await host.invoke('download.plan', { releaseId: 5, bytes: -1 }, { actor: 'user:admin' }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error.code).toBe('INPUT_INVALID');
@@ -29,7 +30,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('input that is not JSON is rejected as invalid input', async () => {
-    const { host } = await makeHost();
+    const { host } = await makeHost({ kind });
     const cyclic: Record<string, unknown> = { query: 'x' };
     cyclic.self = cyclic;
     await expect(host.invoke('inventory.query', cyclic, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
@@ -37,7 +38,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('input over the size limit (default 1 MiB of JSON) is rejected before validation', async () => {
-    const { host, calls } = await makeHost();
+    const { host, calls } = await makeHost({ kind });
     const big = { query: 'x'.repeat(1024 * 1024) };
     const error = await host.invoke('inventory.query', big, { actor: 'user:admin' }).catch((e) => e);
     expect(error).toBeInstanceOf(InputTooLargeError);
@@ -46,13 +47,13 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('the input size limit is configurable', async () => {
-    const { host } = await makeHost({ maxInputBytes: 64 });
+    const { host } = await makeHost({ kind, maxInputBytes: 64 });
     await expect(host.invoke('inventory.query', { query: 'y'.repeat(100) }, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 64 } });
     await expect(host.invoke('inventory.query', { query: 'ok' }, { actor: 'user:admin' })).resolves.toMatchObject({ status: 'succeeded' });
   });
 
   it('a read runs without authorization records and without a ledger entry', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     const result = await host.invoke('inventory.query', { query: '沙丘2' }, { actor: 'agent:run-1', runId: 'run-1' });
     expect(result).toMatchObject({ status: 'succeeded', output: { items: [{ title: '沙丘2' }] } });
     expect(result.idempotencyKey).toBeUndefined();
@@ -60,14 +61,14 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('a typed call through the capability object returns the typed output', async () => {
-    const { host, capabilities } = await makeHost();
+    const { host, capabilities } = await makeHost({ kind });
     const result = await host.invoke(capabilities.lookup, { query: 'Alien' }, { actor: 'user:admin' });
     const title: string | undefined = result.output?.items[0]?.title;
     expect(title).toBe('Alien');
   });
 
   it('a handler that throws gives a failed result with the error code, not an exception', async () => {
-    const { host, faults } = await makeHost();
+    const { host, faults } = await makeHost({ kind });
     const plan = await makePlan(host);
     faults.submitFail = true;
     const result = await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin' });
@@ -75,7 +76,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('output that does not match the schema is failed for reads and unknown for side effects', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     const badOut = { version: 1, title: 'Bad', description: 'returns garbage', input: Type.Object({}), output: Type.Object({ n: Type.Number() }), handler: async () => ({ n: 'x' }) as never };
     host.capabilities.register(defineCapability({ ...badOut, id: 'bad.read', kind: 'read', replay: 'safe' }));
     host.capabilities.register(defineCapability({ ...badOut, id: 'bad.write', kind: 'execute', replay: 'never' }));
@@ -86,7 +87,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('a handler may report an accepted async job as pending, which is not done', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     host.capabilities.register(
       defineCapability({
         id: 'transfer.start', version: 1, title: 'Start a transfer', description: 'async', kind: 'execute', replay: 'reconcile',
@@ -100,7 +101,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('an abort during a side effect records unknown, never failed', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     const controller = new AbortController();
     host.capabilities.register(
       defineCapability({
@@ -117,7 +118,7 @@ describe('the invocation path (DESIGN.md §4)', () => {
   });
 
   it('emits an invocation event after every settled invocation', async () => {
-    const { host } = await makeHost();
+    const { host } = await makeHost({ kind });
     const seen: InvocationEvent[] = [];
     host.capabilities.events.on('invocation', (e) => seen.push(e));
     await host.invoke('inventory.query', { query: 'a' }, { actor: 'agent:r1', runId: 'r1', callId: 'c1' });

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { defineCapability, nextClaimAction, OutcomeUnknownError, VerifierNotReadOnlyError } from '../../src/index';
 import { makeHost, makePlan } from '../helpers';
+import { STORAGE_KINDS } from '../helpers';
 
 const run = { actor: 'user:admin' as const, runId: 'run-1' };
 
@@ -18,9 +19,9 @@ describe('claim rule (DESIGN.md §6)', () => {
   });
 });
 
-describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; seed 000 写工具的持久执行记录)', () => {
+describe.each(STORAGE_KINDS)('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; seed 000 写工具的持久执行记录) on %s storage', (kind) => {
   it('claims before the side effect and settles succeeded with the recorded output', async () => {
-    const { host, storage, jobs } = await makeHost();
+    const { host, storage, jobs } = await makeHost({ kind });
     const plan = await makePlan(host);
     const result = await host.invoke('download.submit', { planId: plan.id }, run);
     expect(result.idempotencyKey).toMatch(new RegExp(`^download\\.submit:v1:run-1:[0-9a-f]{64}$`));
@@ -31,7 +32,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('succeeded returns the recorded result without calling the handler', async () => {
-    const { host, calls } = await makeHost();
+    const { host, calls } = await makeHost({ kind });
     const plan = await makePlan(host);
     const first = await host.invoke('download.submit', { planId: plan.id }, { ...run, callId: 'call-1' });
     const second = await host.invoke('download.submit', { planId: plan.id }, { ...run, callId: 'call-2' });
@@ -40,7 +41,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('pending returns the recorded receipt and never submits the same execution identity twice', async () => {
-    const { host } = await makeHost();
+    const { host } = await makeHost({ kind });
     let submitted = 0;
     host.capabilities.register(
       defineCapability({
@@ -57,7 +58,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a reused call id with other arguments is refused before any effect', async () => {
-    const { host, jobs, storage } = await makeHost();
+    const { host, jobs, storage } = await makeHost({ kind });
     const p1 = await makePlan(host);
     const p2 = await makePlan(host);
     await host.invoke('download.submit', { planId: p1.id }, { ...run, callId: 'call-1' });
@@ -68,7 +69,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('the same call id with the same arguments returns the recorded result', async () => {
-    const { host, calls } = await makeHost();
+    const { host, calls } = await makeHost({ kind });
     const plan = await makePlan(host);
     await host.invoke('download.submit', { planId: plan.id }, { ...run, callId: 'call-1' });
     expect(await host.invoke('download.submit', { planId: plan.id }, { ...run, callId: 'call-1' })).toMatchObject({ status: 'succeeded', replayed: true });
@@ -76,7 +77,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('canonically equal arguments in one run share one execution identity; another run executes again', async () => {
-    const { host, calls } = await makeHost();
+    const { host, calls } = await makeHost({ kind });
     await host.invoke('organize.execute', { path: '/dl/Dune' }, run);
     await host.invoke('organize.execute', JSON.parse('{ "path" : "/dl/Dune" }'), run);
     expect(calls['organize.execute']).toBe(1);
@@ -85,7 +86,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('parallel identical calls run the handler once (atomic claim)', async () => {
-    const { host } = await makeHost();
+    const { host } = await makeHost({ kind });
     let entered = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -110,7 +111,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a failed call did not take effect and may be claimed again', async () => {
-    const { host, faults, storage } = await makeHost();
+    const { host, faults, storage } = await makeHost({ kind });
     const plan = await makePlan(host);
     faults.submitFail = true;
     const failed = await host.invoke('download.submit', { planId: plan.id }, run);
@@ -122,7 +123,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('unknown with replay policy never is not re-run without a verifier', async () => {
-    const { host, faults, jobs } = await makeHost();
+    const { host, faults, jobs } = await makeHost({ kind });
     const plan = await makePlan(host);
     faults.submitUnknown = true;
     expect(await host.invoke('download.submit', { planId: plan.id }, run)).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
@@ -134,7 +135,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('unknown with replay policy reconcile re-runs the handler with the same key', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     const keys: Array<string | undefined> = [];
     let fail = true;
     host.capabilities.register(
@@ -158,7 +159,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a registered read-only verifier is the only way out of unknown: verified succeeded is recorded without re-running', async () => {
-    const { host, faults, jobs, storage } = await makeHost();
+    const { host, faults, jobs, storage } = await makeHost({ kind });
     host.capabilities.register(
       defineCapability({
         id: 'downloader.jobs', version: 1, title: 'List downloader jobs', description: 'read', kind: 'read', replay: 'safe',
@@ -182,7 +183,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a verifier that finds the effect absent lets the call execute once', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     let sent = 0;
     let applied = 0;
     let dropConnection = true;
@@ -209,7 +210,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a verifier that cannot tell leaves the entry unknown', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     host.capabilities.register(
       defineCapability({
         id: 'list.append', version: 1, title: 'Append', description: 'x', kind: 'execute', replay: 'never',
@@ -228,7 +229,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('a verifier may only read: invoking a write from it is refused and the entry stays unknown', async () => {
-    const { host, faults, storage, calls } = await makeHost();
+    const { host, faults, storage, calls } = await makeHost({ kind });
     let thrown: unknown;
     host.capabilities.registerVerifier('download.submit', async ({ read }) => {
       try {
@@ -250,13 +251,13 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('verifiers can only be registered for side-effecting capabilities', async () => {
-    const { host } = await makeHost();
+    const { host } = await makeHost({ kind });
     expect(() => host.capabilities.registerVerifier('inventory.query', async () => ({ status: 'unknown', reason: '' }))).toThrow(expect.objectContaining({ code: 'CAPABILITY_DEFINITION_INVALID' }));
     expect(() => host.capabilities.registerVerifier('nope', async () => ({ status: 'unknown', reason: '' }))).toThrow(expect.objectContaining({ code: 'CAPABILITY_NOT_FOUND' }));
   });
 
   it('cold-start recovery turns running into unknown with a new token, and the old token can no longer settle', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     await storage.transaction(async (s) => {
       await s.ledger.insert({
         key: 'download.submit:v1:run-1:abc', capabilityId: 'download.submit', capabilityVersion: 1, scopeId: 'run-1', callId: null, argsHash: 'abc',
@@ -274,7 +275,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('retention cleanup deletes old settled entries, keeps running and unknown, and 0 means off', async () => {
-    const { host, clock, storage } = await makeHost();
+    const { host, clock, storage } = await makeHost({ kind });
     const plan = await makePlan(host);
     const ok = await host.invoke('download.submit', { planId: plan.id }, run);
     const unknown = await (async () => {
@@ -297,7 +298,7 @@ describe('InvocationLedger (DESIGN.md §6; seed 004 幂等键与操作账本; se
   });
 
   it('stores a redacted input summary, never the raw secret arguments', async () => {
-    const { host, storage } = await makeHost();
+    const { host, storage } = await makeHost({ kind });
     const plan = await makePlan(host);
     const r = await host.invoke('download.submit', { planId: plan.id, apiToken: 'sk-live-123', password: 'hunter2', note: 'private note' }, run);
     const entry = await storage.ledger.get(r.idempotencyKey!);
