@@ -70,6 +70,11 @@ function acquireQueue(file: string | null): { queue: SerialQueue; release: () =>
  * completely. Errors: `STORAGE_LOCKED` (lock held past the busy timeout), `STORAGE_CORRUPT` (not a
  * database or damaged), `STORAGE_SCHEMA_TOO_NEW` (written by a newer SDK; the file is not touched),
  * `STORAGE_CLOSED`, `STORAGE_FAILED` (anything else).
+ *
+ * better-sqlite3 is synchronous: while another process holds the write lock, a waiting write blocks
+ * this process's event loop for up to `busyTimeoutMs`. Adapters on the same file within one process
+ * share one queue, so they never wait on each other that way. Do not call the adapter (or start
+ * another transaction) from inside `transaction(fn)`: use the session `fn` receives.
  * @public
  */
 export class SqliteStorage implements StorageAdapter {
