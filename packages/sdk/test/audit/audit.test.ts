@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, summarizeInput } from '../../src/index';
+import { STORAGE_KINDS, approvePlan, makeHost, makePlan } from '../helpers';
+
+describe('redacted input summary (seed 004, 审计)', () => {
+  it('redacts fields named in the capability’s redact list, including nested paths and * wildcards', () => {
+    const summary = JSON.parse(summarizeInput({ a: { b: 'secret-b', c: 'ok' }, list: [{ x: 'hide-1' }, { x: 'hide-2' }] }, ['a.b', 'list.*.x']));
+    expect(summary).toEqual({ a: { b: REDACTED, c: 'ok' }, list: [{ x: REDACTED }, { x: REDACTED }] });
+  });
+
+  it('always redacts names like token, password, apikey, cookie, secret and authorization at any depth', () => {
+    const input = {
+      apiKey: 'k1', api_key: 'k2', 'x-api-key': 'k3', accessToken: 't', password: 'p', Cookie: 'c', clientSecret: 's', Authorization: 'Bearer z',
+      nested: [{ refresh_token: 'r' }], safe: 'visible',
+    };
+    const text = summarizeInput(input);
+    for (const secret of ['k1', 'k2', 'k3', '"t"', '"p"', '"c"', '"s"', 'Bearer z', '"r"']) expect(text).not.toContain(secret);
+    expect(JSON.parse(text).safe).toBe('visible');
+  });
+
+  it('cuts long strings, long arrays and the whole summary', () => {
+    const summary = JSON.parse(summarizeInput({ s: 'x'.repeat(1000), arr: Array.from({ length: 50 }, (_, i) => i) }));
+    expect(summary.s).toMatch(/^x{256}…\(\+744 chars\)$/);
+    expect(summary.arr).toHaveLength(21);
+    expect(summarizeInput({ many: Array.from({ length: 20 }, () => 'y'.repeat(256)), more: Array.from({ length: 20 }, () => 'z'.repeat(256)) }).length).toBeLessThanOrEqual(4096);
+  });
+});
+
+describe.each(STORAGE_KINDS)('audit rows of the invocation path on %s storage', (kind) => {
+  it('every invocation writes capability.invoke with outcome, grant id, idempotency key and a redacted input summary', async () => {
+    const { host } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    const grant = await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
+    const result = await host.invoke('download.submit', { planId: plan.id, password: 'hunter2', note: 'call me at 555' }, { actor: 'agent:run-1', runId: 'run-1', callId: 'c1' });
+    const rows = await host.audit({ invocationId: result.invocationId });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      action: 'capability.invoke', outcome: 'succeeded', actor: 'agent:run-1', capabilityId: 'download.submit', runId: 'run-1',
+      grantId: grant.id, approvalId: null, idempotencyKey: result.idempotencyKey,
+    });
+    expect(rows[0]!.inputSummary).not.toMatch(/hunter2|555/);
+    expect(JSON.parse(rows[0]!.inputSummary)).toEqual({ planId: plan.id, password: REDACTED, note: REDACTED });
+  });
+
+  it('a denial writes capability.denied with the reason', async () => {
+    const { host } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    const result = await host.invoke('download.submit', { planId: plan.id }, { actor: 'apikey:k1' });
+    const [row] = await host.audit({ invocationId: result.invocationId });
+    expect(row).toMatchObject({ action: 'capability.denied', outcome: 'denied', actor: 'apikey:k1', idempotencyKey: result.idempotencyKey });
+    expect(row!.reason).toMatch(/^AUTH_NO_AUTHORIZATION: /);
+  });
+
+  it('an approval-authorized call records the approval id; reads, failures, unknowns and replays are audited too', async () => {
+    const { host, faults } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    const approval = await approvePlan(host, plan.id);
+    const ok = await host.invoke('download.submit', { planId: plan.id }, { actor: 'agent:run-1', runId: 'run-1', approvalId: approval.id });
+    const replay = await host.invoke('download.submit', { planId: plan.id }, { actor: 'agent:run-1', runId: 'run-1' });
+    const read = await host.invoke('inventory.query', { query: 'x' }, { actor: 'agent:run-1' });
+    faults.submitFail = true;
+    const failed = await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin' });
+    const rows = await host.audit();
+    const byInvocation = (id: string) => rows.filter((r) => r.invocationId === id).map((r) => [r.action, r.outcome, r.approvalId]);
+    expect(byInvocation(ok.invocationId)).toEqual([['capability.invoke', 'succeeded', approval.id]]);
+    expect(byInvocation(replay.invocationId)).toEqual([['capability.invoke', 'succeeded', approval.id]]);
+    expect(byInvocation(read.invocationId)).toEqual([['capability.invoke', 'succeeded', null]]);
+    expect(byInvocation(failed.invocationId)).toEqual([['capability.invoke', 'failed', null]]);
+    expect(rows.map((r) => r.seq)).toEqual([...rows.map((r) => r.seq)].sort((a, b) => a - b));
+  });
+
+  it('invalid input writes nothing: no audit row, no ledger entry', async () => {
+    const { host, storage } = await makeHost({ kind });
+    await expect(host.invoke('download.submit', { planId: 7 }, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
+    expect(await host.audit()).toEqual([]);
+    expect(await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).toEqual([]);
+  });
+});

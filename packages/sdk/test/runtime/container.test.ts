@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createAgentContainer,
+  createRunContainer,
+  DefaultAgentHost,
+  ManualClock,
+  MemoryStorage,
+  PolicyAuthorizer,
+  resolvePort,
+  Tokens,
+  type AuthorizationDecision,
+  type Authorizer,
+} from '../../src/index';
+import { registerWorld } from '../helpers';
+
+describe('dependency injection (tsyringe)', () => {
+  it('registers a default implementation for every port token', () => {
+    const c = createAgentContainer();
+    for (const [name, token] of Object.entries(Tokens)) {
+      if (name === 'RunScope') continue;
+      expect(c.isRegistered(token, true), name).toBe(true);
+      expect(c.resolve(token), name).toBeDefined();
+    }
+    expect(resolvePort(c, Tokens.Authorizer)).toBeInstanceOf(PolicyAuthorizer);
+    expect(resolvePort(c, Tokens.AgentHost)).toBeInstanceOf(DefaultAgentHost);
+    expect(resolvePort(c, Tokens.StorageAdapter)).toBeInstanceOf(MemoryStorage);
+  });
+
+  it('defaults are singletons within one container and separate between containers', () => {
+    const a = createAgentContainer();
+    const b = createAgentContainer();
+    expect(a.resolve(Tokens.CapabilityRegistry)).toBe(a.resolve(Tokens.CapabilityRegistry));
+    expect(a.resolve(Tokens.CapabilityRegistry)).not.toBe(b.resolve(Tokens.CapabilityRegistry));
+  });
+
+  it('options supply storage and clock', () => {
+    const storage = new MemoryStorage();
+    const clock = new ManualClock(5);
+    const c = createAgentContainer({ storage, clock });
+    expect(resolvePort(c, Tokens.StorageAdapter)).toBe(storage);
+    expect(resolvePort(c, Tokens.Clock).now()).toBe(5);
+  });
+
+  it('a host replaces any port; the invocation path then uses the replacement', async () => {
+    const seen: string[] = [];
+    const denyAll: Authorizer = {
+      async authorize(request): Promise<AuthorizationDecision> {
+        seen.push(request.capability.id);
+        return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: 'host policy: nothing today' };
+      },
+    };
+    const c = createAgentContainer({ configure: (container) => container.register(Tokens.Authorizer, { useValue: denyAll }) });
+    const host = resolvePort(c, Tokens.AgentHost);
+    await host.start();
+    registerWorld(host);
+    const result = await host.invoke('inventory.query', { query: 'x' }, { actor: 'user:admin' });
+    expect(result).toMatchObject({ status: 'denied', error: { message: 'host policy: nothing today' } });
+    expect(seen).toEqual(['inventory.query']);
+  });
+
+  it('a run gets a child container with its RunScope that inherits the parent’s singletons', () => {
+    const parent = createAgentContainer();
+    const run = createRunContainer(parent, { runId: 'run-9' });
+    expect(resolvePort(run, Tokens.RunScope)).toEqual({ runId: 'run-9', actor: 'agent:run-9' });
+    expect(resolvePort(run, Tokens.CapabilityRegistry)).toBe(resolvePort(parent, Tokens.CapabilityRegistry));
+    expect(parent.isRegistered(Tokens.RunScope, false)).toBe(false);
+    const other = createRunContainer(parent, { runId: 'run-10', actor: 'system:recover' });
+    expect(resolvePort(other, Tokens.RunScope)).toEqual({ runId: 'run-10', actor: 'system:recover' });
+  });
+
+  it('invalid options are a typed error', () => {
+    expect(() => createAgentContainer({ maxInputBytes: 0 })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(() => createAgentContainer({ ledgerRetentionMs: -1 })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(() => createAgentContainer({ approvalTtlMs: Number.NaN })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+  });
+});
