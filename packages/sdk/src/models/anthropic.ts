@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
 import { ProviderProtocolError } from './errors';
 import { createDispatcher, guardStream, joinApiUrl, openStream, streamError, type HttpProviderOptions } from './http';
-import { readSse } from './sse';
+import { readSseBatches, type SseEvent } from './sse';
 import { RequestTools } from './tools';
 import type { ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, TextPart, ImagePart, ThinkingLevel } from './types';
 
@@ -112,7 +112,7 @@ export class AnthropicProvider implements ModelProvider {
         secrets: [options.apiKey],
       });
       try {
-        yield* translateAnthropic(readSse(res.body), tools, this.id, [options.apiKey]);
+        yield* translateAnthropic(readSseBatches(res.body), tools, this.id, [options.apiKey]);
       } finally {
         if (!res.body.destroyed) res.body.destroy();
       }
@@ -196,13 +196,13 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
 /**
  * Translates Anthropic SSE events into normalized events (exposed for the benchmark and tests).
  *
- * @param events - SSE events of one Messages stream
+ * @param batches - SSE events of one Messages stream, in batches (see `readSseBatches`)
  * @param tools - the request's tools (name mapping and schemas)
  * @param provider - provider id for error details
  * @internal
  */
 export async function* translateAnthropic(
-  events: AsyncIterable<{ event: string; data: string }>,
+  batches: AsyncIterable<SseEvent[]>,
   tools: RequestTools,
   provider = 'anthropic',
   secrets: ReadonlyArray<string | undefined> = [],
@@ -210,7 +210,8 @@ export async function* translateAnthropic(
   const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   const blocks = new Map<number, { kind: string; id: string; name: string; args: string }>();
   let stop: StopReason = 'end_turn';
-  for await (const sse of events) {
+  for await (const batch of batches) for (let bi = 0; bi < batch.length; bi++) {
+    const sse = batch[bi]!;
     let ev: Json;
     try {
       ev = JSON.parse(sse.data) as Json;

@@ -33,7 +33,7 @@ export {
   ScriptInvalidError,
   redactSecrets,
 } from './errors';
-export { SseParser, readSse, type SseEvent } from './sse';
+export { SseParser, readSse, readSseBatches, type SseEvent } from './sse';
 export { ToolNameMap, parseToolArguments, PROVIDER_TOOL_NAME_PATTERN, type ToolArgumentsResult } from './tools';
 export { normalizeConversation, UNKNOWN_OUTCOME_TEXT, type NormalizeOptions, type NormalizedConversation } from './conversation';
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions } from './retry';

@@ -5,7 +5,7 @@ import { normalizeConversation } from './conversation';
 import { ProviderProtocolError, ProviderUnavailableError } from './errors';
 import { createDispatcher, guardStream, joinApiUrl, openStream, streamError, type HttpProviderOptions } from './http';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
-import { readSse } from './sse';
+import { readSseBatches, type SseEvent } from './sse';
 import { RequestTools } from './tools';
 import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, TextPart } from './types';
 
@@ -98,7 +98,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         secrets: [options.apiKey],
       });
       try {
-        yield* translateOpenAI(readSse(res.body), tools, this.id, [options.apiKey]);
+        yield* translateOpenAI(readSseBatches(res.body), tools, this.id, [options.apiKey]);
       } finally {
         if (!res.body.destroyed) res.body.destroy();
       }
@@ -200,14 +200,14 @@ interface CallState {
 /**
  * Translates Chat Completions chunks into normalized events (exposed for the benchmark and tests).
  *
- * @param events - SSE events of one streaming response
+ * @param batches - SSE events of one streaming response, in batches (see `readSseBatches`)
  * @param tools - the request's tools (name mapping and schemas)
  * @param provider - provider id for error details
  * @param secrets - keys to redact from in-stream error messages
  * @internal
  */
 export async function* translateOpenAI(
-  events: AsyncIterable<{ data: string }>,
+  batches: AsyncIterable<SseEvent[]>,
   tools: RequestTools,
   provider = 'openai-compatible',
   secrets: ReadonlyArray<string | undefined> = [],
@@ -242,8 +242,8 @@ export async function* translateOpenAI(
     yield { type: 'done', stopReason: stop };
   }
 
-  for await (const sse of events) {
-    const data = sse.data;
+  for await (const batch of batches) for (let bi = 0; bi < batch.length; bi++) {
+    const data = batch[bi]!.data;
     if (data === '[DONE]') {
       yield* finishStream();
       return;
