@@ -214,14 +214,9 @@ export async function* guardStream(
     yield { type: 'done', stopReason: 'aborted' };
     return;
   }
-  let done = false;
   try {
-    for await (const ev of body()) {
-      if (ev.type === 'done') done = true;
-      yield ev;
-    }
+    yield* body();
   } catch (error) {
-    if (done) return;
     if (signal?.aborted) {
       yield { type: 'done', stopReason: 'aborted' };
       return;
