@@ -30,7 +30,7 @@ export {
   type VerifierOutcome,
 } from './capabilities/types';
 export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
-export { DefaultCapabilityRegistry, type CapabilityRegistry } from './capabilities/capability-registry';
+export { DefaultCapabilityRegistry, type CapabilityRegistry, type CapabilityRegistryDeps } from './capabilities/capability-registry';
 export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } from './capabilities/invocation-pipeline';
 export { searchCapabilities, type CapabilitySearchHit } from './capabilities/capability-search';
 export { summarizeInput, SENSITIVE_FIELD_PATTERN, REDACTED } from './capabilities/input-summary';

@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
-export {};
 export * from './models/testing';
 export * from './testing/index';
+export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
+export type { StorageAdapter } from './storage/storage-adapter';
+export { ScriptExhaustedError } from './models/errors';

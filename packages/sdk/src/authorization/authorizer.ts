@@ -29,6 +29,7 @@ export interface AuthorizationRequest {
  */
 export interface Authorizer {
   /**
+   * Decides whether one invocation may run.
    * @param request - the question
    * @param session - the storage session of the invocation's transaction (read records only through it)
    * @returns the decision; never throws for a denial

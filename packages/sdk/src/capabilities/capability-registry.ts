@@ -1,9 +1,15 @@
 import { EventEmitter } from 'eventemitter3';
 import type { Static, TSchema } from 'typebox';
+import type { Authorizer } from '../authorization/authorizer';
+import type { InvocationLedger } from '../ledger/invocation-ledger';
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Logger } from '../ports/logger';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
-import type { CapabilityCatalog } from './capability-catalog';
 import type { InvocationContext, InvocationResult } from './invocation';
-import type { InvocationEvents, InvocationPipeline } from './invocation-pipeline';
+import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
 import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
 
 /**
@@ -46,51 +52,68 @@ export interface CapabilityRegistry {
   readonly events: EventEmitter<InvocationEvents>;
 }
 
+/** What {@link DefaultCapabilityRegistry} runs the invocation path with. @public */
+export interface CapabilityRegistryDeps {
+  /** Storage for plans, ledger and audit. */
+  storage: StorageAdapter;
+  /** The authorizer. */
+  authorizer: Authorizer;
+  /** The ledger. */
+  ledger: InvocationLedger;
+  /** Time. */
+  clock: Clock;
+  /** Ids of invocations and audit rows. */
+  ids: IdGenerator;
+  /** Logger. */
+  logger: Logger;
+  /** Largest accepted input JSON in bytes (default 1 MiB). */
+  maxInputBytes?: number;
+}
+
 /**
  * The default {@link CapabilityRegistry}: a catalog of capabilities plus the invocation pipeline.
+ * Adapters that keep the SDK's invocation path construct it with their own ports.
  * @public
  */
 export class DefaultCapabilityRegistry implements CapabilityRegistry {
   /** {@inheritDoc CapabilityRegistry.events} */
-  readonly events: EventEmitter<InvocationEvents>;
+  readonly events: EventEmitter<InvocationEvents> = new EventEmitter<InvocationEvents>();
+  readonly #catalog = new CapabilityCatalog();
+  readonly #pipeline: InvocationPipeline;
 
-  /** @internal */
-  constructor(
-    private readonly catalog: CapabilityCatalog,
-    private readonly pipeline: InvocationPipeline,
-    events: EventEmitter<InvocationEvents>,
-  ) {
-    this.events = events;
+  /** @param deps - storage, authorizer, ledger, clock, ids, logger and the input size limit */
+  constructor(deps: CapabilityRegistryDeps) {
+    this.#pipeline = new InvocationPipeline({ ...deps, catalog: this.#catalog, events: this.events, maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES });
   }
 
   /** {@inheritDoc CapabilityRegistry.register} */
   register(capability: Capability<any, any>): void {
-    this.catalog.register(capability as Capability);
+    this.#catalog.register(capability as Capability);
   }
 
   /** {@inheritDoc CapabilityRegistry.registerVerifier} */
   registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
-    this.catalog.registerVerifier(capabilityId, verifier as Verifier);
+    this.#catalog.registerVerifier(capabilityId, verifier as Verifier);
   }
 
   /** {@inheritDoc CapabilityRegistry.get} */
   get(id: string): CapabilityDescriptor {
-    return this.catalog.descriptor(id);
+    return this.#catalog.descriptor(id);
   }
 
   /** {@inheritDoc CapabilityRegistry.has} */
   has(id: string): boolean {
-    return this.catalog.has(id);
+    return this.#catalog.has(id);
   }
 
   /** {@inheritDoc CapabilityRegistry.list} */
   list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
-    return this.catalog.list(filter);
+    return this.#catalog.list(filter);
   }
 
   /** {@inheritDoc CapabilityRegistry.search} */
   search(query: string, limit?: number): CapabilitySearchHit[] {
-    return this.catalog.search(query, limit);
+    return this.#catalog.search(query, limit);
   }
 
   /** {@inheritDoc CapabilityRegistry.(invoke:1)} */
@@ -99,11 +122,6 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
     const id = typeof idOrCapability === 'string' ? idOrCapability : idOrCapability?.id;
-    return this.pipeline.invoke(id, input, context);
+    return this.#pipeline.invoke(id, input, context);
   }
-}
-
-/** Creates the event emitter of the invocation path. @internal */
-export function createInvocationEvents(): EventEmitter<InvocationEvents> {
-  return new EventEmitter<InvocationEvents>();
 }

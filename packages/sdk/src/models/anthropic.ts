@@ -83,7 +83,7 @@ export class AnthropicProvider implements ModelProvider {
    * @param request - the provider-neutral request
    * @returns the body object, with `stream: true`
    */
-  buildBody(request: ModelRequest): Json {
+  buildBody(request: ModelRequest): Record<string, unknown> {
     return buildAnthropicBody(request, this.#options, new RequestTools(request.tools));
   }
 

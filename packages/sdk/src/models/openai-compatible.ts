@@ -75,7 +75,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
    * @param request - the provider-neutral request
    * @returns the body object, with `stream: true`
    */
-  buildBody(request: ModelRequest): Json {
+  buildBody(request: ModelRequest): Record<string, unknown> {
     return buildOpenAIBody(request, this.#options, this.dialect, new RequestTools(request.tools));
   }
 

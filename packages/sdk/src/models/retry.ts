@@ -28,7 +28,7 @@ export interface RetryOptions {
   onRetry?: (info: { attempt: number; status: number | undefined; delayMs: number; code: string }) => void;
 }
 
-/** Resolved retry settings. @internal */
+/** Retry settings with defaults applied. @public */
 export type ResolvedRetry = Required<Omit<RetryOptions, 'onRetry'>> & Pick<RetryOptions, 'onRetry'>;
 
 /**

@@ -11,12 +11,14 @@ import type { ModelMessage, ModelTool } from './types';
  */
 export interface TokenCounter {
   /**
+   * Counts the tokens of a text.
    * @param text - any text
    * @param model - model id, selects the encoding
    * @returns the token count of `text`
    */
   count(text: string, model?: string): number;
   /**
+   * Estimates the prompt tokens of a whole request.
    * @param messages - a conversation
    * @param tools - tool definitions sent with it
    * @param model - model id
@@ -176,12 +178,19 @@ export class UsageReconciler {
     return next;
   }
 
-  /** @param model - model id @returns the current correction factor (1 before any observation) */
+  /**
+   * The current correction factor of a model (1 before any observation).
+   * @param model - model id
+   */
   factor(model: string): number {
     return this.#factors.get(model) ?? 1;
   }
 
-  /** @param model - model id @param estimatedTokens - a raw estimate @returns the estimate corrected for this model, rounded up */
+  /**
+   * Corrects a raw estimate for a model, rounded up to whole tokens.
+   * @param model - model id
+   * @param estimatedTokens - a raw estimate
+   */
   adjust(model: string, estimatedTokens: number): number {
     return Math.ceil(estimatedTokens * this.factor(model));
   }

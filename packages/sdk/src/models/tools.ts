@@ -50,6 +50,7 @@ export class ToolNameMap {
   }
 
   /**
+   * The provider-safe tool name of a capability id.
    * @param id - a capability id given to the constructor
    * @returns its wire name (the id itself if it was never registered)
    */
@@ -58,6 +59,7 @@ export class ToolNameMap {
   }
 
   /**
+   * The capability id of a tool name sent by the model.
    * @param name - a tool name as the model sent it
    * @returns the capability id, or `undefined` when the model named a tool it was not offered
    */

@@ -6,9 +6,8 @@ import { GrantService } from '../authorization/grant-service';
 import { PlanService } from '../authorization/plan-service';
 import { PolicyAuthorizer } from '../authorization/policy-authorizer';
 import { PolicyService } from '../authorization/policy-service';
-import { CapabilityCatalog } from '../capabilities/capability-catalog';
-import { createInvocationEvents, DefaultCapabilityRegistry } from '../capabilities/capability-registry';
-import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline } from '../capabilities/invocation-pipeline';
+import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
+import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
 import { MediaAgentError } from '../errors';
 import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
 import { SystemClock, type Clock } from '../ports/clock';
@@ -57,22 +56,18 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
   c.register(Tokens.InvocationLedger, single((d) => new DefaultInvocationLedger(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock), d.resolve(Tokens.IdGenerator))));
   c.register(
     Tokens.CapabilityRegistry,
-    single((d) => {
-      const catalog = new CapabilityCatalog();
-      const events = createInvocationEvents();
-      const pipeline = new InvocationPipeline({
-        catalog,
-        storage: d.resolve(Tokens.StorageAdapter),
-        authorizer: d.resolve(Tokens.Authorizer),
-        ledger: d.resolve(Tokens.InvocationLedger),
-        clock: d.resolve(Tokens.Clock),
-        ids: d.resolve(Tokens.IdGenerator),
-        logger: d.resolve(Tokens.Logger),
-        events,
-        maxInputBytes: resolved.maxInputBytes,
-      });
-      return new DefaultCapabilityRegistry(catalog, pipeline, events);
-    }),
+    single(
+      (d) =>
+        new DefaultCapabilityRegistry({
+          storage: d.resolve(Tokens.StorageAdapter),
+          authorizer: d.resolve(Tokens.Authorizer),
+          ledger: d.resolve(Tokens.InvocationLedger),
+          clock: d.resolve(Tokens.Clock),
+          ids: d.resolve(Tokens.IdGenerator),
+          logger: d.resolve(Tokens.Logger),
+          maxInputBytes: resolved.maxInputBytes,
+        }),
+    ),
   );
   const svc = <T>(make: (s: MediaAgentDeps) => T) =>
     single((d) => make({ storage: d.resolve(Tokens.StorageAdapter), clock: d.resolve(Tokens.Clock), ids: d.resolve(Tokens.IdGenerator) }));
