@@ -502,6 +502,29 @@ export function describeStorageConformance(name: string, factory: StorageConform
     );
 
     t.it(
+      'ledger usageForGrant follows a compare-and-set that changes the grant, deletions and rolled-back writes',
+      withStorage(async (s) => {
+        await s.ledger.insert(ledgerEntry({ key: 'k', grantId: 'g1', claimedAt: 10, bytes: 5, token: 't1', state: 'failed', settledAt: 11 }));
+        assert.ok(await s.ledger.compareAndSet('k', 't1', { grantId: 'g2', token: 't2', state: 'running', settledAt: null }));
+        assert.deepEqual(await s.ledger.usageForGrant('g1', 0, 100), { invocations: 0, bytes: 0 });
+        assert.deepEqual(await s.ledger.usageForGrant('g2', 0, 100), { invocations: 1, bytes: 5 });
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.ledger.insert(ledgerEntry({ key: 'rolled-back', grantId: 'g2', claimedAt: 20, bytes: 7 }));
+            await tx.ledger.compareAndSet('k', 't2', { grantId: 'g3' });
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.deepEqual(await s.ledger.usageForGrant('g2', 0, 100), { invocations: 1, bytes: 5 });
+        assert.deepEqual(await s.ledger.usageForGrant('g3', 0, 100), { invocations: 0, bytes: 0 });
+        assert.ok(await s.ledger.compareAndSet('k', 't2', { state: 'succeeded', settledAt: 12 }));
+        assert.equal(await s.ledger.deleteSettledBefore(50, ['succeeded']), 1);
+        assert.deepEqual(await s.ledger.usageForGrant('g2', 0, 100), { invocations: 0, bytes: 0 });
+      }),
+    );
+
+    t.it(
       'ledger deleteSettledBefore deletes only settled entries in the given states before the cutoff, never running or unknown',
       withStorage(async (s) => {
         const rows = [

@@ -41,6 +41,7 @@ export class MemoryStorage implements StorageAdapter {
   #undo: Undo[] | null = null;
   /** `scopeId NUL callId` → ledger key (scope and call id never change after insertion). */
   readonly #callIndex = new Map<string, string>();
+  readonly #byGrant = new Map<string, Set<string>>();
   readonly #session: StorageSession;
 
   /** {@inheritDoc StorageSession.ledger} */
@@ -134,8 +135,14 @@ export class MemoryStorage implements StorageAdapter {
     const table = this.#table<unknown>(name);
     const had = table.has(id);
     const previous = table.get(id);
-    table.set(id, structuredClone(value));
-    this.#undo.push(() => (had ? table.set(id, previous) : table.delete(id)));
+    const stored = structuredClone(value);
+    table.set(id, stored);
+    if (name === 'ledger') this.#indexGrant(id, previous as LedgerEntry | undefined, stored as LedgerEntry);
+    this.#undo.push(() => {
+      if (had) table.set(id, previous);
+      else table.delete(id);
+      if (name === 'ledger') this.#indexGrant(id, stored as LedgerEntry, previous as LedgerEntry | undefined);
+    });
   }
 
   #remove(name: TableName, id: string): void {
@@ -143,7 +150,22 @@ export class MemoryStorage implements StorageAdapter {
     if (!table.has(id)) return;
     const previous = table.get(id);
     table.delete(id);
-    this.#undo!.push(() => table.set(id, previous));
+    if (name === 'ledger') this.#indexGrant(id, previous as LedgerEntry, undefined);
+    this.#undo!.push(() => {
+      table.set(id, previous);
+      if (name === 'ledger') this.#indexGrant(id, undefined, previous as LedgerEntry);
+    });
+  }
+
+  /** Keeps `#byGrant` (grant id → ledger keys) in step with a ledger write, so budget counts scan only that grant's entries. */
+  #indexGrant(key: string, before: LedgerEntry | undefined, after: LedgerEntry | undefined): void {
+    if (before?.grantId === after?.grantId) return;
+    if (before?.grantId) this.#byGrant.get(before.grantId)?.delete(key);
+    if (after?.grantId) {
+      let keys = this.#byGrant.get(after.grantId);
+      if (!keys) this.#byGrant.set(after.grantId, (keys = new Set()));
+      keys.add(key);
+    }
   }
 
   #createSession(): StorageSession {
@@ -185,8 +207,10 @@ export class MemoryStorage implements StorageAdapter {
         usageForGrant: async (grantId, from, to) => {
           let invocations = 0;
           let bytes = 0;
-          for (const e of this.#table<LedgerEntry>('ledger').values()) {
-            if (e.grantId === grantId && e.claimedAt >= from && e.claimedAt < to) {
+          const ledger = this.#table<LedgerEntry>('ledger');
+          for (const key of this.#byGrant.get(grantId) ?? []) {
+            const e = ledger.get(key)!;
+            if (e.claimedAt >= from && e.claimedAt < to) {
               invocations++;
               bytes += e.bytes;
             }

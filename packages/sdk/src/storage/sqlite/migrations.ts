@@ -62,7 +62,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         settled_at INTEGER
       )`,
       `CREATE UNIQUE INDEX ledger_scope_call ON ledger (scope_id, call_id) WHERE call_id IS NOT NULL`,
-      `CREATE INDEX ledger_grant_claimed ON ledger (grant_id, claimed_at) WHERE grant_id IS NOT NULL`,
+      `CREATE INDEX ledger_grant_claimed ON ledger (grant_id, claimed_at, bytes) WHERE grant_id IS NOT NULL`,
       `CREATE INDEX ledger_state_claimed ON ledger (state, claimed_at)`,
       `CREATE INDEX ledger_state_settled ON ledger (state, settled_at)`,
       `CREATE TABLE approvals (
