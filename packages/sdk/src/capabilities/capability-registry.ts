@@ -40,13 +40,16 @@ export interface CapabilityRegistry {
   /** Capabilities ranked against a query over id, title, description, tags and aliases (CJK aliases work); default limit 8. */
   search(query: string, limit?: number): CapabilitySearchHit[];
   /**
-   * Invokes a capability through the one invocation path: validate, authorize, claim, run, settle, audit.
+   * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
+   * through the one invocation path; the same as invoking it by id (results and errors as there).
+   */
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  /**
+   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
    * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
-  /** {@inheritDoc CapabilityRegistry.(invoke:1)} */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   /** Emits `invocation` after every settled invocation. */
   readonly events: EventEmitter<InvocationEvents>;
@@ -116,9 +119,17 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
     return this.#catalog.search(query, limit);
   }
 
-  /** {@inheritDoc CapabilityRegistry.(invoke:1)} */
+  /**
+   * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
+   * through the one invocation path; the same as invoking it by id (results and errors as there).
+   */
   invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
-  /** {@inheritDoc CapabilityRegistry.(invoke:2)} */
+  /**
+   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
+   * Denials, handler failures, pending and unknown outcomes are returned as results.
+   * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
+   *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
+   */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
     const id = typeof idOrCapability === 'string' ? idOrCapability : idOrCapability?.id;

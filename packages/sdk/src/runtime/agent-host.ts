@@ -42,9 +42,17 @@ export interface AgentHost {
   readonly automation: AutomationService;
   /** The invocation ledger. */
   readonly ledger: InvocationLedger;
-  /** {@inheritDoc CapabilityRegistry.(invoke:1)} */
+  /**
+   * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
+   * through the one invocation path; the same as invoking it by id (results and errors as there).
+   */
   invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
-  /** {@inheritDoc CapabilityRegistry.(invoke:2)} */
+  /**
+   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
+   * Denials, handler failures, pending and unknown outcomes are returned as results.
+   * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
+   *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
+   */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
   audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
@@ -115,9 +123,17 @@ export class DefaultAgentHost implements AgentHost {
     this.ledger = deps.ledger;
   }
 
-  /** {@inheritDoc AgentHost.(invoke:1)} */
+  /**
+   * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
+   * through the one invocation path; the same as invoking it by id (results and errors as there).
+   */
   invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
-  /** {@inheritDoc AgentHost.(invoke:2)} */
+  /**
+   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
+   * Denials, handler failures, pending and unknown outcomes are returned as results.
+   * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
+   *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
+   */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
     return this.capabilities.invoke(idOrCapability as string, input, context);
