@@ -9,10 +9,13 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../run-records';
+import { TERMINAL_RUN_STATUSES } from '../run-records';
 import { SerialQueue } from '../serial-queue';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
 
-type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'audit' | 'settings';
+type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'audit' | 'settings' | 'runs' | 'inbox' | 'decisions';
+const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'inbox', 'decisions'];
 type Undo = () => void;
 
 /** Binary (code-unit) order, as SQL `ORDER BY` on text with the default collation. */
@@ -42,6 +45,16 @@ export class MemoryStorage implements StorageAdapter {
   /** `scopeId NUL callId` → ledger key (scope and call id never change after insertion). */
   readonly #callIndex = new Map<string, string>();
   readonly #byGrant = new Map<string, Set<string>>();
+  /** Every run event, in `globalSeq` order (append-only; a rollback pops its own appends). */
+  readonly #eventLog: RunEventRecord[] = [];
+  /** Run id → its events, index `seq - 1`. */
+  readonly #eventsByRun = new Map<string, RunEventRecord[]>();
+  /** Last global event sequence handed out; never lowered, so a rolled-back append leaves a gap, never a reuse. */
+  #globalSeq = 0;
+  /** Run id → its conversation, index `seq - 1`. */
+  readonly #messagesByRun = new Map<string, RunMessageRecord[]>();
+  /** Dedupe key → decision id. */
+  readonly #decisionKeys = new Map<string, string>();
   readonly #session: StorageSession;
 
   /** {@inheritDoc StorageSession.ledger} */
@@ -58,9 +71,20 @@ export class MemoryStorage implements StorageAdapter {
   readonly audit: StorageSession['audit'];
   /** {@inheritDoc StorageSession.settings} */
   readonly settings: StorageSession['settings'];
+  /** {@inheritDoc StorageSession.runs} */
+  readonly runs: StorageSession['runs'];
+  /** {@inheritDoc StorageSession.events} */
+  readonly events: StorageSession['events'];
+  /** {@inheritDoc StorageSession.messages} */
+  readonly messages: StorageSession['messages'];
+  /** {@inheritDoc StorageSession.inbox} */
+  readonly inbox: StorageSession['inbox'];
+  /** {@inheritDoc StorageSession.decisions} */
+  readonly decisions: StorageSession['decisions'];
 
+  /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
-    for (const t of ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings'] as const) this.#tables.set(t, new Map());
+    for (const t of TABLES) this.#tables.set(t, new Map());
     this.#session = this.#createSession();
     const auto = <K extends keyof StorageSession>(name: K): StorageSession[K] =>
       new Proxy(this.#session[name], {
@@ -77,6 +101,11 @@ export class MemoryStorage implements StorageAdapter {
     this.policies = auto('policies');
     this.audit = auto('audit');
     this.settings = auto('settings');
+    this.runs = auto('runs');
+    this.events = auto('events');
+    this.messages = auto('messages');
+    this.inbox = auto('inbox');
+    this.decisions = auto('decisions');
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -166,6 +195,30 @@ export class MemoryStorage implements StorageAdapter {
       if (!keys) this.#byGrant.set(after.grantId, (keys = new Set()));
       keys.add(key);
     }
+  }
+
+  /** Appends `item` to `list` (and, when given, to `log`); the undo log pops them again. */
+  #appendIndexed<T>(index: Map<string, T[]>, runId: string, item: T, log?: T[]): T[] {
+    let list = index.get(runId);
+    if (!list) index.set(runId, (list = []));
+    list.push(item);
+    log?.push(item);
+    const owned = list;
+    this.#undo!.push(() => {
+      owned.pop();
+      log?.pop();
+      if (owned.length === 0 && index.get(runId) === owned) index.delete(runId);
+    });
+    return list;
+  }
+
+  /** Whether `run` may be leased at `now` (the rule documented on `RunRepository.acquireLease`). */
+  static #runnable(run: RunRecord, now: number): boolean {
+    if (TERMINAL_RUN_STATUSES.includes(run.status)) return false;
+    const leaseFree = run.leaseOwner === null || run.leaseExpiresAt === null || run.leaseExpiresAt <= now;
+    if (!leaseFree) return false;
+    if (run.status === 'queued' || run.status === 'running') return true;
+    return run.wakeRequested || run.abortRequested || (run.notBefore !== null && run.notBefore <= now);
   }
 
   #createSession(): StorageSession {
@@ -308,6 +361,121 @@ export class MemoryStorage implements StorageAdapter {
       settings: {
         get: async (key) => this.#read<JsonValue>('settings', key),
         set: async (key, value) => this.#write('settings', key, value),
+      },
+      runs: {
+        insert: async (run) => insertNew('runs', run.id, run),
+        get: async (id) => this.#read<RunRecord>('runs', id),
+        patch: async (id, patch, expectLeaseOwner) => {
+          const current = this.#read<RunRecord>('runs', id);
+          if (!current) return undefined;
+          if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
+          const next: RunRecord = { ...current, ...definedFields<RunRecord>(patch), id };
+          this.#write('runs', id, next);
+          return structuredClone(next);
+        },
+        list: async (filter = {}) =>
+          this.#all<RunRecord>('runs')
+            .filter((r) => (filter.status === undefined || r.status === filter.status) && (filter.sessionId === undefined || r.sessionId === filter.sessionId))
+            .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
+            .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+        acquireLease: async (owner, now, leaseMs) => {
+          let pick: RunRecord | undefined;
+          for (const run of this.#table<RunRecord>('runs').values()) {
+            if (!MemoryStorage.#runnable(run, now)) continue;
+            if (!pick || run.createdAt < pick.createdAt || (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)) pick = run;
+          }
+          if (!pick) return undefined;
+          const next: RunRecord = { ...structuredClone(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };
+          this.#write('runs', next.id, next);
+          return structuredClone(next);
+        },
+        renewLease: async (id, owner, now, leaseMs) => {
+          const current = this.#read<RunRecord>('runs', id);
+          if (!current || current.leaseOwner !== owner) return false;
+          this.#write('runs', id, { ...current, leaseExpiresAt: now + leaseMs });
+          return true;
+        },
+        releaseLease: async (id, owner) => {
+          const current = this.#read<RunRecord>('runs', id);
+          if (!current || current.leaseOwner !== owner) return false;
+          this.#write('runs', id, { ...current, leaseOwner: null, leaseExpiresAt: null });
+          return true;
+        },
+        totalsBetween: async (from, to) => {
+          let runs = 0;
+          let costUsd = 0;
+          for (const r of this.#table<RunRecord>('runs').values()) {
+            if (r.createdAt >= from && r.createdAt < to) {
+              runs++;
+              costUsd += r.usage.costUsd;
+            }
+          }
+          return { runs, costUsd };
+        },
+      },
+      events: {
+        append: async (event) => {
+          const seq = (this.#eventsByRun.get(event.runId)?.length ?? 0) + 1;
+          // The global counter is never lowered on rollback: a rolled-back append leaves a gap, never a reuse.
+          const stored: RunEventRecord = structuredClone({ ...event, seq, globalSeq: ++this.#globalSeq });
+          this.#appendIndexed(this.#eventsByRun, event.runId, stored, this.#eventLog);
+          return structuredClone(stored);
+        },
+        listByRun: async (runId, options = {}) => {
+          const list = this.#eventsByRun.get(runId) ?? [];
+          const after = Math.max(0, Math.floor(options.afterSeq ?? 0));
+          return list.slice(after, after + Math.max(0, options.limit ?? 100)).map((e) => structuredClone(e));
+        },
+        listAfter: async (after = 0, limit = 100) => {
+          const log = this.#eventLog;
+          let lo = 0;
+          let hi = log.length;
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (log[mid]!.globalSeq <= after) lo = mid + 1;
+            else hi = mid;
+          }
+          return log.slice(lo, lo + Math.max(0, limit)).map((e) => structuredClone(e));
+        },
+      },
+      messages: {
+        append: async (runId, message, at) => {
+          const seq = (this.#messagesByRun.get(runId)?.length ?? 0) + 1;
+          const stored: RunMessageRecord = structuredClone({ runId, seq, message, at });
+          this.#appendIndexed(this.#messagesByRun, runId, stored);
+          return structuredClone(stored);
+        },
+        list: async (runId) => (this.#messagesByRun.get(runId) ?? []).map((m) => structuredClone(m)),
+      },
+      inbox: {
+        enqueue: async (record) => insertNew('inbox', record.id, record),
+        listQueued: async (runId) =>
+          this.#all<InboxRecord>('inbox')
+            .filter((m) => m.runId === runId && m.status === 'queued')
+            .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
+        markApplied: async (ids, at) => {
+          let n = 0;
+          for (const id of new Set(ids)) {
+            const current = this.#read<InboxRecord>('inbox', id);
+            if (!current || current.status !== 'queued') continue;
+            this.#write('inbox', id, { ...current, status: 'applied', appliedAt: at });
+            n++;
+          }
+          return n;
+        },
+      },
+      decisions: {
+        insert: async (record) => {
+          if (this.#decisionKeys.has(record.dedupeKey)) return false;
+          insertNew('decisions', record.id, record);
+          this.#decisionKeys.set(record.dedupeKey, record.id);
+          this.#undo!.push(() => this.#decisionKeys.delete(record.dedupeKey));
+          return true;
+        },
+        list: async (filter = {}) =>
+          this.#all<DecisionRecord>('decisions')
+            .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.subjectId === undefined || d.subjectId === filter.subjectId))
+            .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),
       },
     };
   }
