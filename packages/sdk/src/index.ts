@@ -103,3 +103,6 @@ export { createAgentContainer, createAgentHost, createRunContainer } from './run
 
 // models
 export * from './models/index';
+
+// standard media capabilities
+export * from './media/index';

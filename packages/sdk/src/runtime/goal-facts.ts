@@ -1,0 +1,81 @@
+/**
+ * Business facts about what one run touched, for the verified goal report (DESIGN.md §7 finalize;
+ * seed 004 runAgent: 从业务表汇总计划、下载任务和整理记录). Built by the host from its own records —
+ * never from model text.
+ * @public
+ */
+export interface GoalFactsSnapshot {
+  /**
+   * Plans (SDK plan artifacts) the run created: `draft` not submitted or executed yet; `submitted` handed
+   * to the downloader or organizer, not finished; `done` its effect is complete (the download was
+   * imported, the organize succeeded); `failed` it will not complete (download failed or removed,
+   * organize failed, submit refused).
+   */
+  plans: Array<{
+    /** Plan id (as returned in `plan.id` by `download.plan` / `organize.plan`). */
+    id: string;
+    /** Plan type. */
+    type: 'download' | 'organize';
+    /** Media entity the plan targets (`<source>:<id>`, e.g. `tmdb:693134`), or null when unknown. */
+    mediaEntityId: string | null;
+    /** Where the plan stands now. */
+    status: 'draft' | 'submitted' | 'done' | 'failed';
+  }>;
+  /**
+   * Downloader jobs the run submitted (or rechecked, retried or cancelled), with their status now:
+   * `queued` → `downloading` → `completed` (files downloaded, not in the library) → `imported` (in the
+   * library); `stalled` (no progress), `failed`, `removed` (cancelled). "Submitted" is never "imported".
+   */
+  downloads: Array<{
+    /** Download (task) id. */
+    id: string;
+    /** Media entity downloaded (`<source>:<id>`). */
+    mediaEntityId: string;
+    /** Display title of the media entity. */
+    title: string;
+    /** Status now. */
+    status: 'queued' | 'downloading' | 'completed' | 'imported' | 'stalled' | 'failed' | 'removed';
+  }>;
+  /**
+   * Organize (import into the library) records of the run: those it executed, and automatic imports of
+   * downloads it submitted. `succeeded` means the files are in the library (seed 004: 入库完成 =
+   * organization.changed with status succeeded).
+   */
+  organizes: Array<{
+    /** Organize record id. */
+    id: string;
+    /** Download it imported, or null when it organized something else. */
+    downloadId: string | null;
+    /** Media entity organized (`<source>:<id>`). */
+    mediaEntityId: string;
+    /** Status now. */
+    status: 'running' | 'succeeded' | 'failed';
+    /** Where the title is in the library (set when `succeeded`), else null. */
+    libraryPath: string | null;
+  }>;
+  /** Media entities the run looked up, planned, downloaded or organized, and whether each is in the library now. */
+  library: Array<{
+    /** Media entity id (`<source>:<id>`). */
+    mediaEntityId: string;
+    /** Display title. */
+    title: string;
+    /** True when the title is in the library now. */
+    present: boolean;
+  }>;
+}
+
+/**
+ * The port through which the host tells the run driver what a run touched (issue 4 item 8): the
+ * goal-settled step polls it until every plan, download and organize is settled, and finalize
+ * builds the `AgentGoalReport` from it.
+ * @public
+ */
+export interface GoalFacts {
+  /**
+   * The facts about one run, as of now.
+   * @param runId - the run id (the `runId` its capability calls carried)
+   * @param signal - aborts the read
+   * @returns a snapshot; empty arrays when the run touched nothing
+   */
+  forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot>;
+}
