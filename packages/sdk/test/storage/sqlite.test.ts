@@ -7,8 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isMediaAgentError } from '../../src/errors';
 import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
 import type { LedgerEntry } from '../../src/storage/records';
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';
 import { spawnFixture } from './child';
+import { runRecord } from './run-record';
 
 const dirs: string[] = [];
 const open: SqliteStorage[] = [];
@@ -67,7 +69,10 @@ describe('SqliteStorage', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(STORAGE_SCHEMA_VERSION);
-      expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([{ version: 1, name: 'initial' }]);
+      expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
+        { version: 1, name: 'initial' },
+        { version: 2, name: 'runs' },
+      ]);
     } finally {
       raw.close();
     }
@@ -216,5 +221,108 @@ describe('SqliteStorage', () => {
     const rows = await s.ledger.listByState(['running']);
     expect(rows).toHaveLength(count);
     for (const row of rows) expect(row.token).toBe(won1.includes(row.key) ? 'token-P1' : 'token-P2');
+  });
+
+  it('migrates a version 1 store to version 2 in place, keeping its rows', async () => {
+    const path = join(tempDir(), 'v1.sqlite');
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    for (const sql of SQLITE_MIGRATIONS.find((m) => m.version === 1)!.statements) raw.exec(sql);
+    raw.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, 'initial', 1)`).run();
+    raw.pragma('user_version = 1');
+    raw
+      .prepare(
+        `INSERT INTO ledger (key, capability_id, capability_version, scope_id, call_id, args_hash, state, token, actor, invocation_id, run_id, bytes, output, input_summary, attempts, claimed_at, updated_at)
+         VALUES ('old-key', 'cap.test', 1, 'run:1', 'c1', 'h', 'succeeded', 'tok', 'agent:run-1', 'inv', '1', 0, '{"kept":true}', '{}', 1, 1, 1)`,
+      )
+      .run();
+    raw.prepare(`INSERT INTO settings (key, value) VALUES ('automation', '{"enabled":true}')`).run();
+    raw.close();
+
+    const s = storage(path);
+    expect(await s.schemaVersion()).toBe(1);
+    await expectCode(s.runs.get('r'), 'STORAGE_FAILED');
+    await s.migrate();
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
+    const kept = await s.ledger.get('old-key');
+    expect(kept?.state).toBe('succeeded');
+    expect(kept?.output).toEqual({ kept: true });
+    expect(await s.ledger.findByCall('run:1', 'c1')).toEqual(kept);
+    expect(await s.settings.get('automation')).toEqual({ enabled: true });
+    await s.runs.insert(runRecord('r1'));
+    expect((await s.runs.get('r1'))?.status).toBe('queued');
+    expect((await s.events.append({ runId: 'r1', type: 'run_status', at: 1, data: null })).seq).toBe(1);
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
+        { version: 1, name: 'initial' },
+        { version: 2, name: 'runs' },
+      ]);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('never hands out a global event sequence twice, even after the newest events were rolled back or deleted', async () => {
+    const path = join(tempDir(), 'events.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const first = await s.events.append({ runId: 'r', type: 't', at: 1, data: null });
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.events.append({ runId: 'r', type: 't', at: 2, data: null });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const second = await s.events.append({ runId: 'r', type: 't', at: 3, data: null });
+    expect(second.seq).toBe(2);
+    expect(second.globalSeq).toBeGreaterThan(first.globalSeq);
+    const raw = new Database(path);
+    raw.prepare('DELETE FROM run_events WHERE global_seq = ?').run(second.globalSeq);
+    raw.close();
+    const third = await s.events.append({ runId: 'other', type: 't', at: 4, data: null });
+    expect(third.globalSeq).toBeGreaterThan(second.globalSeq);
+  });
+
+  it('two adapters on one file in one process, leasing in parallel, never lease the same run; an expired lease is taken over by one only', async () => {
+    const path = join(tempDir(), 'leases.sqlite');
+    const a = storage(path);
+    const b = storage(path);
+    await Promise.all([a.migrate(), b.migrate()]);
+    const count = 30;
+    for (let i = 0; i < count; i++) await a.runs.insert(runRecord(`run-${String(i).padStart(2, '0')}`, { createdAt: i }));
+    const calls = Array.from({ length: count + 10 }, (_, i) => (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A' : 'B', 100, 1_000));
+    const leased = (await Promise.all(calls)).flatMap((r) => (r ? [r.id] : []));
+    expect(leased.sort()).toEqual(Array.from({ length: count }, (_, i) => `run-${String(i).padStart(2, '0')}`));
+    for (const id of leased) expect(['A', 'B']).toContain((await a.runs.get(id))?.leaseOwner);
+
+    // every lease expires at 1100 while the runs are `running`: each is taken over exactly once
+    for (const id of leased) await a.runs.patch(id, { status: 'running' });
+    const takeovers = await Promise.all(Array.from({ length: count + 10 }, (_, i) => (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A2' : 'B2', 1_100, 1_000)));
+    const taken = takeovers.flatMap((r) => (r ? [r.id] : []));
+    expect(taken.sort()).toEqual(leased);
+    expect(await b.runs.acquireLease('C', 1_100, 1_000)).toBeUndefined();
+  });
+
+  it('two processes on one file, leasing in parallel, never lease the same run', async () => {
+    const path = join(tempDir(), 'leases.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const count = 60;
+    const ids = Array.from({ length: count }, (_, i) => `run-${String(i).padStart(2, '0')}`);
+    await s.transaction(async (tx) => {
+      for (const [i, id] of ids.entries()) await tx.runs.insert(runRecord(id, { createdAt: i }));
+    });
+    const workers = [spawnFixture('lease-worker.ts', [path, 'P1']), spawnFixture('lease-worker.ts', [path, 'P2'])];
+    for (const w of workers) expect(await w.nextLine()).toBe('ready');
+    for (const w of workers) {
+      w.send('go');
+      w.end();
+    }
+    const [got1, got2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [string[], string[]];
+    for (const w of workers) expect(await w.exited).toBe(0);
+    expect(got1.filter((id) => got2.includes(id))).toEqual([]);
+    expect([...got1, ...got2].sort()).toEqual(ids);
+    for (const id of ids) expect((await s.runs.get(id))?.leaseOwner).toBe(got1.includes(id) ? 'P1' : 'P2');
   });
 });

@@ -143,6 +143,84 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'runs',
+    statements: [
+      // Booleans are INTEGER 0/1 (PostgreSQL: boolean); JSON columns TEXT (PostgreSQL: jsonb).
+      `CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        goal TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('execute', 'plan_only')),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded')),
+        step TEXT NOT NULL CHECK (step IN ('drive', 'goal_settled', 'finalize')),
+        started_by TEXT NOT NULL,
+        session_id TEXT,
+        capability_allowlist TEXT,
+        budgets TEXT NOT NULL,
+        usage TEXT NOT NULL,
+        plan TEXT,
+        report TEXT,
+        final_text TEXT,
+        error TEXT,
+        abort_requested INTEGER NOT NULL CHECK (abort_requested IN (0, 1)),
+        abort_reason TEXT,
+        wake_requested INTEGER NOT NULL CHECK (wake_requested IN (0, 1)),
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        not_before INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER
+      )`,
+      // acquireLease scans non-terminal statuses oldest first; list by status newest first.
+      `CREATE INDEX runs_status_created ON runs (status, created_at, id)`,
+      `CREATE INDEX runs_session_created ON runs (session_id, created_at) WHERE session_id IS NOT NULL`,
+      // totalsBetween (per-day budgets) and the unfiltered list.
+      `CREATE INDEX runs_created ON runs (created_at, id)`,
+      // AUTOINCREMENT: a global sequence is never reused, even after the newest row was rolled back or deleted.
+      `CREATE TABLE run_events (
+        global_seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE (run_id, seq)
+      )`,
+      `CREATE TABLE run_messages (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      )`,
+      `CREATE TABLE inbox (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'applied')),
+        created_at INTEGER NOT NULL,
+        applied_at INTEGER
+      )`,
+      `CREATE INDEX inbox_run_status ON inbox (run_id, status, created_at)`,
+      `CREATE TABLE decisions (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        dedupe_key TEXT NOT NULL UNIQUE,
+        subject_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+        reason TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        resolved_at INTEGER
+      )`,
+      `CREATE INDEX decisions_status_created ON decisions (status, created_at)`,
+      `CREATE INDEX decisions_subject_created ON decisions (subject_id, created_at)`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

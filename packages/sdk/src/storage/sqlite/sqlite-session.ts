@@ -16,10 +16,11 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../run-records';
 import type { StorageSession } from '../storage-adapter';
 import { toStorageError } from './sqlite-errors';
 
-type ColumnKind = 'value' | 'json' | 'jsonOrNull';
+type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'bool';
 type Row = Record<string, unknown>;
 
 /** Field ↔ column mapping of one table. */
@@ -56,6 +57,7 @@ class TableMapping<T extends object> {
   static encode(kind: ColumnKind, value: unknown): unknown {
     if (kind === 'json') return JSON.stringify(value ?? null);
     if (kind === 'jsonOrNull') return value === null || value === undefined ? null : JSON.stringify(value);
+    if (kind === 'bool') return value ? 1 : 0;
     return value === undefined ? null : value;
   }
 
@@ -69,7 +71,8 @@ class TableMapping<T extends object> {
     const record: Row = {};
     for (const c of this.columns) {
       const raw = row[c.column];
-      record[c.field] = c.kind === 'value' ? raw : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+      record[c.field] =
+        c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
     }
     return record as T;
   }
@@ -170,6 +173,91 @@ const AUDIT = new TableMapping<AuditRecord>('audit', {
   inputSummary: 'value',
   reason: 'value',
 });
+
+const RUNS = new TableMapping<RunRecord>('runs', {
+  id: 'value',
+  goal: 'value',
+  mode: 'value',
+  status: 'value',
+  step: 'value',
+  startedBy: 'value',
+  sessionId: 'value',
+  capabilityAllowlist: 'jsonOrNull',
+  budgets: 'json',
+  usage: 'json',
+  plan: 'jsonOrNull',
+  report: 'jsonOrNull',
+  finalText: 'value',
+  error: 'jsonOrNull',
+  abortRequested: 'bool',
+  abortReason: 'value',
+  wakeRequested: 'bool',
+  leaseOwner: 'value',
+  leaseExpiresAt: 'value',
+  notBefore: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+  startedAt: 'value',
+  endedAt: 'value',
+});
+
+const RUN_EVENTS = new TableMapping<RunEventRecord>('run_events', {
+  globalSeq: 'value',
+  runId: 'value',
+  seq: 'value',
+  type: 'value',
+  at: 'value',
+  data: 'json',
+});
+
+const RUN_MESSAGES = new TableMapping<RunMessageRecord>('run_messages', {
+  runId: 'value',
+  seq: 'value',
+  message: 'json',
+  at: 'value',
+});
+
+const INBOX = new TableMapping<InboxRecord>('inbox', {
+  id: 'value',
+  runId: 'value',
+  text: 'value',
+  actor: 'value',
+  status: 'value',
+  createdAt: 'value',
+  appliedAt: 'value',
+});
+
+const DECISIONS = new TableMapping<DecisionRecord>('decisions', {
+  id: 'value',
+  kind: 'value',
+  dedupeKey: 'value',
+  subjectId: 'value',
+  status: 'value',
+  reason: 'value',
+  data: 'json',
+  createdAt: 'value',
+  resolvedAt: 'value',
+});
+
+/**
+ * The runnable-run rule of `RunRepository.acquireLease`, as one statement: the oldest non-terminal run
+ * whose lease is free (none, or expired at `@now`) and that is `queued`, `running` (takeover after a
+ * crash), or `waiting` with a wake request, an abort request or a due `not_before`. Inside the write
+ * transaction (SQLite: `BEGIN IMMEDIATE`), so two connections never lease the same run. PostgreSQL: the
+ * same statement with `FOR UPDATE SKIP LOCKED` on the subquery (and the lease condition repeated in the
+ * outer `WHERE`, which READ COMMITTED re-checks on the locked row).
+ */
+const ACQUIRE_LEASE_SQL = `UPDATE runs SET lease_owner = @owner, lease_expires_at = @expiresAt
+  WHERE id = (
+    SELECT id FROM runs
+    WHERE status IN ('queued', 'running', 'waiting')
+      AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)
+      AND (status IN ('queued', 'running') OR wake_requested = 1 OR abort_requested = 1 OR (not_before IS NOT NULL AND not_before <= @now))
+    ORDER BY created_at, id
+    LIMIT 1
+  )
+  AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)
+  RETURNING *`;
 
 const AUDIT_INSERT_COLUMNS = AUDIT.columns.filter((c) => c.field !== 'seq');
 
@@ -363,6 +451,121 @@ export function createSqliteSession(stmts: StatementCache, location: string): Sq
           ).map((r) => AUDIT.fromRow(r)),
         ),
     },
+    runs: {
+      insert: (record) => run(() => mustInsert(RUNS, record)),
+      get: (id) => run(() => byId(RUNS, 'id', id)),
+      patch: (id, patch, expectLeaseOwner) =>
+        run(() => {
+          const params: Row = { id };
+          const sets = assignments<RunRecord>(RUNS, patch, 'id', params);
+          let sql = `UPDATE runs SET ${sets} WHERE id = @id`;
+          if (expectLeaseOwner !== undefined) {
+            sql += ` AND lease_owner = @expectLeaseOwner`;
+            params.expectLeaseOwner = expectLeaseOwner;
+          }
+          const row = one(`${sql} RETURNING *`, params);
+          return row ? RUNS.fromRow(row) : undefined;
+        }),
+      list: (filter = {}) =>
+        run(() => {
+          const params: Row = { limit: limit(filter.limit) };
+          const where: string[] = [];
+          if (filter.status !== undefined) {
+            where.push('status = @status');
+            params.status = filter.status;
+          }
+          if (filter.sessionId !== undefined) {
+            where.push('session_id = @sessionId');
+            params.sessionId = filter.sessionId;
+          }
+          const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+          return all(`SELECT * FROM runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`, params).map((r) => RUNS.fromRow(r));
+        }),
+      acquireLease: (owner, now, leaseMs) =>
+        run(() => {
+          const row = one(ACQUIRE_LEASE_SQL, { owner, now, expiresAt: now + leaseMs });
+          return row ? RUNS.fromRow(row) : undefined;
+        }),
+      renewLease: (id, owner, now, leaseMs) =>
+        run(() => exec(`UPDATE runs SET lease_expires_at = @expiresAt WHERE id = @id AND lease_owner = @owner`, { id, owner, expiresAt: now + leaseMs }) === 1),
+      releaseLease: (id, owner) =>
+        run(() => exec(`UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND lease_owner = @owner`, { id, owner }) === 1),
+      totalsBetween: (from, to) =>
+        run(() => {
+          // PostgreSQL: SUM((usage->>'costUsd')::double precision)
+          const row = one(
+            `SELECT COUNT(*) AS runs, COALESCE(SUM(json_extract(usage, '$.costUsd')), 0) AS cost FROM runs WHERE created_at >= @from AND created_at < @to`,
+            { from, to },
+          );
+          return { runs: Number(row?.runs ?? 0), costUsd: Number(row?.cost ?? 0) };
+        }),
+    },
+    events: {
+      append: (event) =>
+        run(() => {
+          // Runs inside the write transaction: the per-run MAX and the global sequence are taken under the
+          // write lock, so commits happen in global_seq order and a reader paging by global_seq misses nothing.
+          // (PostgreSQL: serialize appends, e.g. pg_advisory_xact_lock, for the same guarantee.)
+          const row = one(
+            `INSERT INTO run_events (run_id, seq, type, at, data)
+             VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = @runId), @type, @at, @data)
+             RETURNING *`,
+            { runId: event.runId, type: event.type, at: event.at, data: TableMapping.encode('json', event.data) },
+          );
+          return RUN_EVENTS.fromRow(row!);
+        }),
+      listByRun: (runId, options = {}) =>
+        run(() =>
+          all(`SELECT * FROM run_events WHERE run_id = @runId AND seq > @after ORDER BY seq LIMIT @limit`, {
+            runId,
+            after: options.afterSeq ?? 0,
+            limit: limit(options.limit ?? 100),
+          }).map((r) => RUN_EVENTS.fromRow(r)),
+        ),
+      listAfter: (after = 0, max = 100) =>
+        run(() =>
+          all(`SELECT * FROM run_events WHERE global_seq > @after ORDER BY global_seq LIMIT @limit`, { after, limit: limit(max) }).map((r) =>
+            RUN_EVENTS.fromRow(r),
+          ),
+        ),
+    },
+    messages: {
+      append: (runId, message, at) =>
+        run(() => {
+          const row = one(
+            `INSERT INTO run_messages (run_id, seq, message, at)
+             VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_messages WHERE run_id = @runId), @message, @at)
+             RETURNING *`,
+            { runId, message: TableMapping.encode('json', message), at },
+          );
+          return RUN_MESSAGES.fromRow(row!);
+        }),
+      list: (runId) => run(() => all(`SELECT * FROM run_messages WHERE run_id = @runId ORDER BY seq`, { runId }).map((r) => RUN_MESSAGES.fromRow(r))),
+    },
+    inbox: {
+      enqueue: (record) => run(() => mustInsert(INBOX, record)),
+      listQueued: (runId) =>
+        run(() =>
+          all(`SELECT * FROM inbox WHERE run_id = @runId AND status = 'queued' ORDER BY created_at, id`, { runId }).map((r) => INBOX.fromRow(r)),
+        ),
+      markApplied: (ids, at) =>
+        run(() =>
+          exec(`UPDATE inbox SET status = 'applied', applied_at = @at WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'queued'`, {
+            ids: JSON.stringify([...ids]),
+            at,
+          }),
+        ),
+    },
+    decisions: {
+      insert: (record) => run(() => exec(`${insertSql(DECISIONS)} ON CONFLICT (dedupe_key) DO NOTHING`, DECISIONS.toParams(record)) === 1),
+      list: (filter = {}) =>
+        run(() =>
+          all(
+            `SELECT * FROM decisions WHERE (@status IS NULL OR status = @status) AND (@subjectId IS NULL OR subject_id = @subjectId) ORDER BY created_at DESC, id DESC`,
+            { status: filter.status ?? null, subjectId: filter.subjectId ?? null },
+          ).map((r) => DECISIONS.fromRow(r)),
+        ),
+    },
     settings: {
       get: (key) =>
         run(() => {
@@ -387,4 +590,15 @@ export function createSqliteSession(stmts: StatementCache, location: string): Sq
 }
 
 /** Repository methods that only read (run without a write transaction when called on the adapter). @internal */
-export const READ_METHODS: ReadonlySet<string> = new Set(['get', 'findByCall', 'listByState', 'usageForGrant', 'list', 'listByKind']);
+export const READ_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'findByCall',
+  'listByState',
+  'usageForGrant',
+  'list',
+  'listByKind',
+  'totalsBetween',
+  'listByRun',
+  'listAfter',
+  'listQueued',
+]);

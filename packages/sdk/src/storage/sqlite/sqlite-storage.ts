@@ -108,6 +108,16 @@ export class SqliteStorage implements StorageAdapter {
   readonly audit: StorageSession['audit'];
   /** {@inheritDoc StorageSession.settings} */
   readonly settings: StorageSession['settings'];
+  /** {@inheritDoc StorageSession.runs} */
+  readonly runs: StorageSession['runs'];
+  /** {@inheritDoc StorageSession.events} */
+  readonly events: StorageSession['events'];
+  /** {@inheritDoc StorageSession.messages} */
+  readonly messages: StorageSession['messages'];
+  /** {@inheritDoc StorageSession.inbox} */
+  readonly inbox: StorageSession['inbox'];
+  /** {@inheritDoc StorageSession.decisions} */
+  readonly decisions: StorageSession['decisions'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
@@ -142,6 +152,11 @@ export class SqliteStorage implements StorageAdapter {
     this.policies = repo('policies');
     this.audit = repo('audit');
     this.settings = repo('settings');
+    this.runs = repo('runs');
+    this.events = repo('events');
+    this.messages = repo('messages');
+    this.inbox = repo('inbox');
+    this.decisions = repo('decisions');
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
