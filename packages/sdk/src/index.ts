@@ -92,13 +92,29 @@ export {
   type SettingsRepository,
 } from './storage/storage-adapter';
 export type * from './storage/records';
+export type * from './storage/run-records';
+export { TERMINAL_RUN_STATUSES } from './storage/run-records';
+export type { RunPatch, RunRepository, RunEventRepository, RunMessageRepository, InboxRepository, DecisionRepository } from './storage/storage-adapter';
 export { MemoryStorage } from './storage/memory/memory-storage';
 export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
 
 // runtime
 export type { AgentHost, AgentHostDeps, StartReport } from './runtime/agent-host';
 export { DefaultAgentHost } from './runtime/agent-host';
-export type { AgentOptions, ResolvedAgentOptions, RunScope } from './runtime/agent-options';
+export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export { RunService, RunRequestError, RunNotFoundError, type StartRunInput, type RunDetail } from './runtime/run-service';
+export { RunDriver, type RunDriverDeps, type RunDriverSettings, type RunLease } from './runtime/run-driver';
+export { WorkerPool, type WorkerPoolSettings } from './runtime/worker-pool';
+export { checkRunBudgets, checkDailyBudgets, DEFAULT_RUN_BUDGETS, DEFAULT_DAILY_BUDGETS, type RunBudgets, type DailyBudgets, type BudgetBreach } from './runtime/run-budgets';
+export { buildGoalReport, factsSettled, type AgentGoalReport } from './runtime/goal-report';
+export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
+export { UPDATE_PLAN_TOOL, UPDATE_PLAN_MODEL_TOOL, RunPlanSchema, validatePlan, type RunPlan } from './runtime/plan-tool';
+export { toolResultMessage, TOOL_RESULT_NOTES } from './runtime/tool-result';
+export { RUNTIME_SYSTEM_PROMPT } from './runtime/system-prompt';
+
+// events
+export { RunEventBus, toRunEvent } from './events/run-event-bus';
+export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
 export { createAgentContainer, createAgentHost, createRunContainer } from './runtime/container';
 
 // models

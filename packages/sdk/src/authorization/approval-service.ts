@@ -1,3 +1,4 @@
+import { EventEmitter } from 'eventemitter3';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { ApprovalRecord, ApprovalStatus } from '../storage/records';
@@ -40,6 +41,9 @@ export interface DecideApprovalInput {
  * @public
  */
 export class ApprovalService {
+  /** Emits `decided` after an approval was approved, rejected or revoked (the runtime wakes the run that asked). */
+  readonly events = new EventEmitter<{ decided: [ApprovalRecord] }>();
+
   /** @param storage - where approvals live; @param clock - time; @param ids - id source; @param defaultTtlMs - default lifetime (ms) */
   constructor(
     private readonly storage: StorageAdapter,
@@ -107,6 +111,9 @@ export class ApprovalService {
       const patch = { status: input.status as ApprovalStatus, decidedBy: input.actor, decidedAt: now };
       if (!(await s.approvals.compareAndSet(id, 'requested', patch))) throw new ApprovalStateError(id, 'it was decided concurrently');
       return { ...current, ...patch };
+    }).then((decided) => {
+      this.events.emit('decided', decided);
+      return decided;
     });
   }
 
@@ -123,6 +130,9 @@ export class ApprovalService {
       const patch = { status: 'revoked' as const, decidedBy: actor, decidedAt: this.clock.now() };
       if (!(await s.approvals.compareAndSet(id, current.status, patch))) throw new ApprovalStateError(id, 'it changed concurrently');
       return { ...current, ...patch };
+    }).then((revoked) => {
+      this.events.emit('decided', revoked);
+      return revoked;
     });
   }
 

@@ -1,6 +1,6 @@
 import { CapabilityNotFoundError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
-import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
+import type { Capability, CapabilityDescriptor, CapabilityKind, InvocationTarget, Verifier } from './types';
 
 /**
  * The set of registered capabilities and their verifiers: register, look up, list, search.
@@ -28,6 +28,7 @@ export class CapabilityCatalog {
       tags: capability.tags ?? [],
       aliases: capability.aliases ?? [],
       policy: capability.policy,
+      target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
     });
     this.#capabilities.set(capability.id, { capability, descriptor });
     if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);

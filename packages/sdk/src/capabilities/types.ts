@@ -184,4 +184,6 @@ export interface CapabilityDescriptor {
   aliases: readonly string[];
   /** Policy kind, when any. */
   policy: string | undefined;
+  /** Derives what a call touches from its input (plan, media entity), when the capability declares it. */
+  target: ((input: unknown) => InvocationTarget) | undefined;
 }

@@ -107,11 +107,12 @@ export class DefaultInvocationLedger implements InvocationLedger {
   }
 
   /** {@inheritDoc InvocationLedger.recover} */
-  async recover(options: { claimedBefore?: number } = {}): Promise<LedgerEntry[]> {
+  async recover(options: { claimedBefore?: number; runId?: string } = {}): Promise<LedgerEntry[]> {
     const claimedBefore = options.claimedBefore ?? this.clock.now() + 1;
     return this.storage.transaction(async (s) => {
       const recovered: LedgerEntry[] = [];
       for (const entry of await s.ledger.listByState(['running'], { claimedBefore })) {
+        if (options.runId !== undefined && entry.runId !== options.runId) continue;
         const now = this.clock.now();
         const patch: Partial<LedgerEntry> = {
           state: 'unknown',

@@ -81,11 +81,12 @@ export interface InvocationLedger {
   /** The entry for a key, or undefined. */
   get(key: string): Promise<LedgerEntry | undefined>;
   /**
-   * Cold-start recovery: every `running` entry (claimed before `claimedBefore`, default now) becomes
-   * `unknown` with a new executor token, so the crashed executor can never settle it.
+   * Cold-start recovery: every `running` entry (claimed before `claimedBefore`, default now; only run
+   * `runId`'s when given — a run taken over from a dead worker) becomes `unknown` with a new executor
+   * token, so the crashed executor can never settle it.
    * @returns the recovered entries
    */
-  recover(options?: { claimedBefore?: number }): Promise<LedgerEntry[]>;
+  recover(options?: { claimedBefore?: number; runId?: string }): Promise<LedgerEntry[]>;
   /**
    * Deletes `succeeded`, `failed` and `pending` entries settled more than `retentionMs` ago; `0` (or less) turns
    * cleanup off; `running` and `unknown` are never deleted by age (seed 000).

@@ -10,6 +10,10 @@ import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { AgentHost } from '../runtime/agent-host';
 import type { ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import type { StorageAdapter } from '../storage/storage-adapter';
+import type { RunEventBus } from '../events/run-event-bus';
+import type { ModelProvider } from '../models/types';
+import type { TokenCounter } from '../models/tokens';
+import type { GoalFacts } from '../runtime/goal-facts';
 import type { Clock } from './clock';
 import type { IdGenerator } from './id-generator';
 import type { Logger } from './logger';
@@ -59,6 +63,14 @@ export const Tokens = Object.freeze({
   PolicyService: token<PolicyService>('PolicyService'),
   /** Automation switch service. */
   AutomationService: token<AutomationService>('AutomationService'),
+  /** The model provider. */
+  ModelProvider: token<ModelProvider>('ModelProvider'),
+  /** Token counting. */
+  TokenCounter: token<TokenCounter>('TokenCounter'),
+  /** Business facts for goal reports. */
+  GoalFacts: token<GoalFacts>('GoalFacts'),
+  /** Persisted, replayable run events. */
+  RunEventBus: token<RunEventBus>('RunEventBus'),
   /** The run a child container belongs to (registered only in run containers). */
   RunScope: token<RunScope>('RunScope'),
 });

@@ -12,6 +12,11 @@ import type { Logger } from '../ports/logger';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../storage/records';
 import type { StorageAdapter } from '../storage/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
+import type { RunEvent } from '../events/run-event';
+import type { RunEventBus } from '../events/run-event-bus';
+import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
+import type { RunDetail, RunService, StartRunInput } from './run-service';
+import type { WorkerPool } from './worker-pool';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -54,15 +59,45 @@ export interface AgentHost {
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
+  /**
+   * Starts a run: returns it `queued`; a worker drives it (no model call runs in the caller's stack).
+   * @throws `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability in a plan_only allowlist), `ACTOR_INVALID`
+   */
+  startRun(input: StartRunInput): Promise<RunRecord>;
+  /**
+   * A run with its plan, verified report, queued messages and a page of its events (`afterSeq`, `limit`).
+   * @throws `RUN_NOT_FOUND`
+   */
+  getRun(id: string, options?: { afterSeq?: number; limit?: number }): Promise<RunDetail>;
+  /** Runs newest first (default limit 50). */
+  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Appends a user message: applied before the next model call of a running run; wakes one new drive of a waiting or ended run.
+   * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   */
+  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord>;
+  /**
+   * Aborts a run: no further steps; completed effects are not undone; the run ends `cancelled`.
+   * @throws `RUN_NOT_FOUND`
+   */
+  abort(runId: string, reason?: string): Promise<RunRecord>;
+  /**
+   * Run events with global sequence above `after`: replayed from storage, then live. Reconnect with the
+   * last `globalSeq` seen to miss nothing and see nothing twice.
+   */
+  events(options?: { after?: number; runId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
+  decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
   audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
   /**
-   * Migrates storage, then cold-start recovery: `running` ledger entries become `unknown` with new
-   * tokens; then retention cleanup. Call once per process before invoking.
+   * Migrates storage, then cold-start recovery (`running` ledger entries become `unknown` with new
+   * tokens), retention cleanup, then starts the run workers. Call once per process.
+   * @param options - `workers: false` to invoke capabilities without driving runs in this process
    * @throws storage errors (`STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CORRUPT`, `STORAGE_LOCKED`)
    */
-  start(): Promise<StartReport>;
-  /** Closes the storage. */
+  start(options?: { workers?: boolean }): Promise<StartReport>;
+  /** Stops the workers (runs in flight stop at a step boundary, their state stored), then closes the storage. */
   stop(): Promise<void>;
 }
 
@@ -88,6 +123,12 @@ export interface AgentHostDeps {
   logger: Logger;
   /** Options. */
   options: ResolvedAgentOptions;
+  /** Run bookkeeping. */
+  runs: RunService;
+  /** Run workers. */
+  workers: WorkerPool;
+  /** Run events. */
+  bus: RunEventBus;
 }
 
 /**
@@ -139,22 +180,81 @@ export class DefaultAgentHost implements AgentHost {
     return this.capabilities.invoke(idOrCapability as string, input, context);
   }
 
+  /** {@inheritDoc AgentHost.startRun} */
+  startRun(input: StartRunInput): Promise<RunRecord> {
+    return this.#deps.runs.startRun(input);
+  }
+
+  /** {@inheritDoc AgentHost.getRun} */
+  getRun(id: string, options?: { afterSeq?: number; limit?: number }): Promise<RunDetail> {
+    return this.#deps.runs.getRun(id, options);
+  }
+
+  /** {@inheritDoc AgentHost.listRuns} */
+  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]> {
+    return this.#deps.runs.listRuns(filter);
+  }
+
+  /** {@inheritDoc AgentHost.appendMessage} */
+  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
+    return this.#deps.runs.appendMessage(runId, text, actor);
+  }
+
+  /** {@inheritDoc AgentHost.abort} */
+  abort(runId: string, reason?: string): Promise<RunRecord> {
+    return this.#deps.runs.abort(runId, reason);
+  }
+
+  /** {@inheritDoc AgentHost.events} */
+  events(options?: { after?: number; runId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent> {
+    return this.#deps.bus.subscribe(options);
+  }
+
+  /** {@inheritDoc AgentHost.decisions} */
+  decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]> {
+    return this.#deps.storage.decisions.list(filter);
+  }
+
   /** {@inheritDoc AgentHost.audit} */
   audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]> {
     return this.#deps.storage.audit.list(filter);
   }
 
   /** {@inheritDoc AgentHost.start} */
-  async start(): Promise<StartReport> {
+  async start(options: { workers?: boolean } = {}): Promise<StartReport> {
     await this.#deps.storage.migrate();
     const recovered = await this.ledger.recover();
     if (recovered.length > 0) this.#deps.logger.warn('ledger entries interrupted by a crash are now unknown', { count: recovered.length });
     const cleaned = await this.ledger.cleanup(this.#deps.options.ledgerRetentionMs);
+    if (options.workers !== false) {
+      this.#offDecided ??= this.#wakeOnDecision();
+      this.#deps.workers.start();
+    }
     return { recovered, cleaned };
   }
 
   /** {@inheritDoc AgentHost.stop} */
   async stop(): Promise<void> {
+    this.#offDecided?.();
+    this.#offDecided = undefined;
+    await this.#deps.workers.stop();
     await this.#deps.storage.close();
+  }
+
+  #offDecided: (() => void) | undefined;
+
+  /** A decided approval that a run asked for makes that waiting run due at once. */
+  #wakeOnDecision(): () => void {
+    const listener = (approval: { requestedBy: string }) => {
+      if (!approval.requestedBy.startsWith('agent:')) return;
+      const runId = approval.requestedBy.slice('agent:'.length);
+      void this.#deps.storage.runs
+        .get(runId)
+        .then((run) => (run?.status === 'waiting' ? this.#deps.storage.runs.patch(runId, { notBefore: 0 }) : undefined))
+        .then(() => this.#deps.workers.wake())
+        .catch((error: Error) => this.#deps.logger.warn('could not wake a run after an approval decision', { runId, message: error.message }));
+    };
+    this.approvals.events.on('decided', listener);
+    return () => this.approvals.events.off('decided', listener);
   }
 }

@@ -1,4 +1,8 @@
 import type { DependencyContainer } from 'tsyringe';
+import type { ModelProviderConfig } from '../models/factory';
+import type { ModelProvider } from '../models/types';
+import type { GoalFacts } from './goal-facts';
+import type { DailyBudgets, RunBudgets } from './run-budgets';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
@@ -24,8 +28,39 @@ export interface AgentOptions {
   approvalTtlMs?: number;
   /** Ledger retention in ms for settled entries; 0 turns cleanup off (default 0). `running`/`unknown` are never deleted. */
   ledgerRetentionMs?: number;
+  /**
+   * The model: a provider instance or configuration, and the model id. Default: the scripted provider
+   * (`provider: 'scripted'`, its built-in script: query the inventory, report honestly, no writes).
+   */
+  model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
+  /** Business facts for verified goal reports (default: none, so execute runs cannot be verified and end `failed`). */
+  goalFacts?: GoalFacts;
+  /** Run settings; every field optional, defaults from seed 004. */
+  runs?: RunOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: DependencyContainer) => void;
+}
+
+/** Run settings (seed 004, 配置上游; DESIGN.md §7). @public */
+export interface RunOptions {
+  /** Runs driven at once by this process (default 2). */
+  concurrency?: number;
+  /** Lease length in ms (default 30 000). */
+  leaseMs?: number;
+  /** Idle worker poll interval in ms (default 500). */
+  pollMs?: number;
+  /** Seconds between goal-settled polls (default 60). */
+  goalPollSec?: number;
+  /** Longest wait for facts to settle in hours (default 72). */
+  goalWaitHours?: number;
+  /** Steering messages applied before one model call (default 16). */
+  inboxCapacity?: number;
+  /** Per-run budgets (defaults: 40 tool calls, 900 s, no token or cost limit). */
+  budgets?: Partial<RunBudgets>;
+  /** Per-day budgets (defaults: 50 runs, 5 USD). */
+  daily?: Partial<DailyBudgets>;
+  /** Host layer of the system prompt. */
+  systemPrompt?: string;
 }
 
 /** Options after defaults were applied. @public */
@@ -36,6 +71,12 @@ export interface ResolvedAgentOptions {
   approvalTtlMs: number;
   /** See {@link AgentOptions.ledgerRetentionMs}. */
   ledgerRetentionMs: number;
+  /** Model id. */
+  model: string;
+  /** Max output tokens per model call. */
+  maxTokens: number | undefined;
+  /** Run settings with defaults applied. */
+  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt'>> & { budgets: RunBudgets; daily: DailyBudgets; systemPrompt: string | undefined };
 }
 
 /** Identity of the run a child container serves. @public */

@@ -13,23 +13,46 @@ import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
 import { SystemClock, type Clock } from '../ports/clock';
 import { RandomIdGenerator, type IdGenerator } from '../ports/id-generator';
 import { ConsoleLogger } from '../ports/logger';
-import { Tokens } from '../ports/tokens';
+import { resolvePort, Tokens } from '../ports/tokens';
 import { MemoryStorage } from '../storage/memory/memory-storage';
 import type { StorageAdapter } from '../storage/storage-adapter';
+import { RunEventBus } from '../events/run-event-bus';
+import { createModelProvider, type ModelProviderConfig } from '../models/factory';
+import { TiktokenCounter } from '../models/tokens';
+import type { ModelProvider } from '../models/types';
 import { DefaultAgentHost, type AgentHost } from './agent-host';
+import type { GoalFacts } from './goal-facts';
+import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from './run-budgets';
+import { RunDriver } from './run-driver';
+import { RunService } from './run-service';
+import { WorkerPool } from './worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from './agent-options';
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
-  const resolved = {
+  const limits = {
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     ledgerRetentionMs: options.ledgerRetentionMs ?? 0,
   };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (!(Number.isFinite(value) && value >= 0) || (name !== 'ledgerRetentionMs' && value === 0))
-      throw new MediaAgentError('OPTIONS_INVALID', `option ${name} must be a ${name === 'ledgerRetentionMs' ? 'non-negative' : 'positive'} number; got ${String(value)}`, { option: name });
-  }
-  return resolved;
+  const r = options.runs ?? {};
+  const runs = {
+    concurrency: r.concurrency ?? 2,
+    leaseMs: r.leaseMs ?? 30_000,
+    pollMs: r.pollMs ?? 500,
+    goalPollSec: r.goalPollSec ?? 60,
+    goalWaitHours: r.goalWaitHours ?? 72,
+    inboxCapacity: r.inboxCapacity ?? 16,
+  };
+  const positive = (name: string, value: unknown, allowZero = false) => {
+    if (!(typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0)))
+      throw new MediaAgentError('OPTIONS_INVALID', `option ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(value)}`, { option: name });
+  };
+  for (const [name, value] of Object.entries(limits)) positive(name, value, name === 'ledgerRetentionMs');
+  for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value);
+  const budgets = { ...DEFAULT_RUN_BUDGETS, ...(r.budgets ?? {}) };
+  const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
+  for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
+  return { ...limits, model: options.model?.model ?? 'scripted', maxTokens: options.model?.maxTokens, runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt } };
 }
 
 /**
@@ -76,27 +99,81 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
   c.register(Tokens.PlanService, svc((s) => new PlanService(s.storage, s.clock, s.ids)));
   c.register(Tokens.PolicyService, svc((s) => new PolicyService(s.storage, s.clock, s.ids)));
   c.register(Tokens.AutomationService, svc((s) => new AutomationService(s.storage)));
+  c.register(Tokens.ModelProvider, single(() => toProvider(options.model?.provider)));
+  c.register(Tokens.TokenCounter, single(() => new TiktokenCounter()));
+  c.register(Tokens.GoalFacts, { useValue: options.goalFacts ?? NO_GOAL_FACTS });
+  c.register(Tokens.RunEventBus, single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))));
   c.register(
     Tokens.AgentHost,
-    single(
-      (d) =>
-        new DefaultAgentHost({
-          capabilities: d.resolve(Tokens.CapabilityRegistry),
-          approvals: d.resolve(Tokens.ApprovalService),
-          grants: d.resolve(Tokens.GrantService),
-          plans: d.resolve(Tokens.PlanService),
-          policies: d.resolve(Tokens.PolicyService),
-          automation: d.resolve(Tokens.AutomationService),
-          ledger: d.resolve(Tokens.InvocationLedger),
-          storage: d.resolve(Tokens.StorageAdapter),
-          logger: d.resolve(Tokens.Logger),
-          options: d.resolve(Tokens.AgentOptions),
-        }),
-    ),
+    single((d) => {
+      const storage = resolvePort(d, Tokens.StorageAdapter);
+      const clock = resolvePort(d, Tokens.Clock);
+      const ids = resolvePort(d, Tokens.IdGenerator);
+      const logger = resolvePort(d, Tokens.Logger);
+      const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
+      const approvals = resolvePort(d, Tokens.ApprovalService);
+      const bus = resolvePort(d, Tokens.RunEventBus);
+      const driver = new RunDriver({
+        storage,
+        capabilities,
+        ledger: d.resolve(Tokens.InvocationLedger),
+        approvals,
+        provider: d.resolve(Tokens.ModelProvider),
+        goalFacts: d.resolve(Tokens.GoalFacts),
+        bus,
+        clock,
+        ids,
+        logger,
+        settings: {
+          model: resolved.model,
+          maxTokens: resolved.maxTokens,
+          systemPrompt: resolved.runs.systemPrompt,
+          daily: resolved.runs.daily,
+          goalPollSec: resolved.runs.goalPollSec,
+          goalWaitHours: resolved.runs.goalWaitHours,
+          inboxCapacity: resolved.runs.inboxCapacity,
+        },
+      });
+      const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
+      const runs = new RunService({
+        storage,
+        capabilities,
+        bus,
+        clock,
+        ids,
+        budgets: resolved.runs.budgets,
+        wake: () => workers.wake(),
+        abortLocal: (runId) => workers.abortLocal(runId),
+      });
+      return new DefaultAgentHost({
+        capabilities,
+        approvals,
+        grants: d.resolve(Tokens.GrantService),
+        plans: d.resolve(Tokens.PlanService),
+        policies: d.resolve(Tokens.PolicyService),
+        automation: d.resolve(Tokens.AutomationService),
+        ledger: d.resolve(Tokens.InvocationLedger),
+        storage,
+        logger,
+        options: d.resolve(Tokens.AgentOptions),
+        runs,
+        workers,
+        bus,
+      });
+    }),
   );
   options.configure?.(c);
   return c;
 }
+
+/** The provider from an instance or a configuration (default: the scripted provider with its built-in script). */
+function toProvider(provider: ModelProvider | ModelProviderConfig | undefined): ModelProvider {
+  if (provider === undefined) return createModelProvider({ provider: 'scripted' });
+  return typeof (provider as ModelProvider).stream === 'function' ? (provider as ModelProvider) : createModelProvider(provider as ModelProviderConfig);
+}
+
+/** GoalFacts when the host gives none: nothing can be verified. */
+const NO_GOAL_FACTS: GoalFacts = { forRun: async () => ({ plans: [], downloads: [], organizes: [], library: [] }) };
 
 interface MediaAgentDeps {
   storage: StorageAdapter;

@@ -10,6 +10,7 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from './records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from './run-records';
 
 /**
  * Ledger entries by idempotency key. Writes are compare-and-set on the executor token so a
@@ -115,6 +116,16 @@ export interface StorageSession {
   readonly audit: AuditRepository;
   /** Settings. */
   readonly settings: SettingsRepository;
+  /** Runs and leases. */
+  readonly runs: RunRepository;
+  /** Run events. */
+  readonly events: RunEventRepository;
+  /** Run conversations. */
+  readonly messages: RunMessageRepository;
+  /** Steering inboxes. */
+  readonly inbox: InboxRepository;
+  /** Pending decisions for people. */
+  readonly decisions: DecisionRepository;
 }
 
 /**
@@ -153,4 +164,74 @@ export interface StorageAdapter extends StorageSession {
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 1;
+export const STORAGE_SCHEMA_VERSION = 2;
+
+/** A run patch: any fields but the id. @public */
+export type RunPatch = Partial<Omit<RunRecord, 'id'>>;
+
+/**
+ * Runs and their leases (DESIGN.md §7): one driver per run, heartbeat, takeover after expiry.
+ * @public
+ */
+export interface RunRepository {
+  /** Inserts a new run (its id must be new). */
+  insert(run: RunRecord): Promise<void>;
+  /** The run, or undefined. */
+  get(id: string): Promise<RunRecord | undefined>;
+  /**
+   * Applies `patch` atomically; when `expectLeaseOwner` is given, only if that worker still holds the lease.
+   * @returns the updated run, or undefined when the run is missing or the expectation failed
+   */
+  patch(id: string, patch: RunPatch, expectLeaseOwner?: string): Promise<RunRecord | undefined>;
+  /** Runs newest first, optionally by status or session. */
+  list(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Leases one runnable run to `owner` until `now + leaseMs`: the oldest run that is `queued`; or `running`
+   * or `waiting` with an expired (or no) lease and either `wakeRequested`, `abortRequested`, status `running`
+   * (takeover after a crash) or `notBefore <= now`.
+   * @returns the leased run, or undefined when none is runnable
+   */
+  acquireLease(owner: string, now: number, leaseMs: number): Promise<RunRecord | undefined>;
+  /** Extends the lease if `owner` still holds it; returns whether it did. */
+  renewLease(id: string, owner: string, now: number, leaseMs: number): Promise<boolean>;
+  /** Releases the lease if `owner` holds it; returns whether it did. */
+  releaseLease(id: string, owner: string): Promise<boolean>;
+  /** Runs created in [`from`, `to`) and the sum of their `usage.costUsd` (for per-day budgets). */
+  totalsBetween(from: number, to: number): Promise<{ runs: number; costUsd: number }>;
+}
+
+/** Run events: written before they are published. @public */
+export interface RunEventRepository {
+  /** Appends an event, assigning the run's next `seq` and the next global sequence. */
+  append(event: Omit<RunEventRecord, 'seq' | 'globalSeq'>): Promise<RunEventRecord>;
+  /** A run's events with `seq > afterSeq` (default 0), oldest first, at most `limit` (default 100). */
+  listByRun(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<RunEventRecord[]>;
+  /** Events of every run with `globalSeq > after` (default 0), oldest first, at most `limit` (default 100). */
+  listAfter(after?: number, limit?: number): Promise<RunEventRecord[]>;
+}
+
+/** A run's conversation. @public */
+export interface RunMessageRepository {
+  /** Appends a message; returns it with its `seq`. */
+  append(runId: string, message: JsonValue, at: number): Promise<RunMessageRecord>;
+  /** The whole conversation, in order. */
+  list(runId: string): Promise<RunMessageRecord[]>;
+}
+
+/** Steering inboxes. @public */
+export interface InboxRepository {
+  /** Queues a message (its id must be new). */
+  enqueue(record: InboxRecord): Promise<void>;
+  /** A run's queued messages, oldest first. */
+  listQueued(runId: string): Promise<InboxRecord[]>;
+  /** Marks messages applied; returns how many changed. */
+  markApplied(ids: readonly string[], at: number): Promise<number>;
+}
+
+/** Pending decisions for people. @public */
+export interface DecisionRepository {
+  /** Inserts a decision unless one with its `dedupeKey` exists; returns whether it was inserted. */
+  insert(record: DecisionRecord): Promise<boolean>;
+  /** Decisions, newest first, optionally by status or subject. */
+  list(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
+}

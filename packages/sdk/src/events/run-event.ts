@@ -1,0 +1,41 @@
+import type { JsonValue } from '../storage/records';
+import type { RunStatus, RunStep } from '../storage/run-records';
+
+/** Phases of a tool call as published in `tool_call` events. @public */
+export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';
+
+/**
+ * Payloads of run events by type (a closed union, DESIGN.md §7; seed 004, 增量推送).
+ * @public
+ */
+export interface RunEventPayloads {
+  /** The run changed status or step. */
+  run_status: { status: RunStatus; step: RunStep; reason?: string };
+  /** A piece of the model's text. */
+  text_delta: { text: string };
+  /** A tool call started or settled. */
+  tool_call: { callId: string; capabilityId: string; phase: ToolCallPhase; invocationId?: string; idempotencyKey?: string; error?: { code: string; message: string }; output?: JsonValue };
+  /** The run's plan was replaced. */
+  plan_updated: { plan: JsonValue };
+  /** A steering message was queued. */
+  message_queued: { messageId: string; text: string };
+  /** Queued steering messages reached the model. */
+  message_applied: { messageIds: string[] };
+  /** An approval was requested for a plan the run wants to execute. */
+  approval_requested: { approvalId: string; planType: string; planId: string; payloadHash: string; capabilityId: string };
+  /** An approval the run asked for was decided. */
+  approval_decided: { approvalId: string; status: string };
+  /** The verified goal report. */
+  report: { report: JsonValue };
+  /** A budget was exceeded. */
+  budget_exceeded: { budget: string; limit: number; used: number };
+}
+
+/** Run event types. @public */
+export type RunEventType = keyof RunEventPayloads;
+
+/**
+ * A persisted run event as delivered to subscribers: per-run `seq`, global `globalSeq`.
+ * @public
+ */
+export type RunEvent = { [T in RunEventType]: { type: T; runId: string; seq: number; globalSeq: number; at: number; data: RunEventPayloads[T] } }[RunEventType];

@@ -1,0 +1,50 @@
+import Type, { type Static } from 'typebox';
+import { compileSchema } from '../capabilities/schema-validator';
+import type { ModelTool } from '../models/types';
+
+/** Name of the built-in plan tool (seed 000, 任务计划). @public */
+export const UPDATE_PLAN_TOOL = 'update_plan';
+
+/** Schema of a run plan: a goal and steps, each with a status; completed and blocked steps need evidence. @public */
+export const RunPlanSchema = Type.Object(
+  {
+    goal: Type.String({ minLength: 1, maxLength: 2000, description: 'What the run is trying to achieve.' }),
+    steps: Type.Array(
+      Type.Object(
+        {
+          title: Type.String({ minLength: 1, maxLength: 500 }),
+          status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('blocked')]),
+          evidence: Type.Optional(Type.String({ maxLength: 2000, description: 'Required for completed and blocked: the tool result that shows it.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 50 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A run plan (`update_plan` input). @public */
+export type RunPlan = Static<typeof RunPlanSchema>;
+
+/**
+ * Validates a plan: the schema, plus the rule that `completed` and `blocked` steps carry evidence
+ * (seed 000: 完成或阻塞的步骤需要证据).
+ * @returns the problems found (empty when valid)
+ * @public
+ */
+export function validatePlan(plan: unknown): string[] {
+  const check = compileSchema(RunPlanSchema);
+  if (!check.check(plan)) return check.issues(plan).map((i) => `${i.path || '/'}: ${i.message}`);
+  return (plan as RunPlan).steps.flatMap((step, i) =>
+    (step.status === 'completed' || step.status === 'blocked') && !step.evidence?.trim() ? [`/steps/${i}: a ${step.status} step needs evidence`] : [],
+  );
+}
+
+/** The plan tool as offered to the model. @public */
+export const UPDATE_PLAN_MODEL_TOOL: ModelTool = {
+  name: UPDATE_PLAN_TOOL,
+  description:
+    'Replace the plan of this run: the goal and its steps with status pending, in_progress, completed or blocked. Completed and blocked steps must cite evidence from tool results. Keep it current as you work.',
+  inputSchema: RunPlanSchema as unknown as Record<string, unknown>,
+};

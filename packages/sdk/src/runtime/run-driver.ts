@@ -1,0 +1,480 @@
+import type { ApprovalService } from '../authorization/approval-service';
+import type { CapabilityRegistry } from '../capabilities/capability-registry';
+import type { InvocationResult } from '../capabilities/invocation';
+import { isSideEffecting, type CapabilityDescriptor } from '../capabilities/types';
+import { MediaAgentError } from '../errors';
+import type { RunEventPayloads, ToolCallPhase } from '../events/run-event';
+import type { RunEventBus } from '../events/run-event-bus';
+import { utcDayStart } from '../authorization/grant-rules';
+import type { InvocationLedger } from '../ledger/invocation-ledger';
+import { costOf, priceFor } from '../models/cost';
+import type { AssistantMessage, ModelMessage, ModelProvider, ModelTool, ModelUsage, ToolCallPart, ToolResultMessage } from '../models/types';
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Logger } from '../ports/logger';
+import type { JsonValue, LedgerEntry } from '../storage/records';
+import type { RunRecord, RunStatus, RunUsage } from '../storage/run-records';
+import type { RunPatch, StorageAdapter } from '../storage/storage-adapter';
+import type { GoalFacts, GoalFactsSnapshot } from './goal-facts';
+import { buildGoalReport, factsSettled } from './goal-report';
+import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from './plan-tool';
+import { checkDailyBudgets, checkRunBudgets, type BudgetBreach, type DailyBudgets, type RunBudgets } from './run-budgets';
+import { RUNTIME_SYSTEM_PROMPT } from './system-prompt';
+import { toolResultMessage } from './tool-result';
+
+/** Settings of the run driver. @public */
+export interface RunDriverSettings {
+  /** Model id sent to the provider. */
+  model: string;
+  /** Max output tokens per model call (default: provider default). */
+  maxTokens: number | undefined;
+  /** Host system prompt layers, after the runtime's own. */
+  systemPrompt: string | undefined;
+  /** Daily limits. */
+  daily: DailyBudgets;
+  /** Seconds between goal-settled polls (seed 004 `agent.goalPollSec`, default 60). */
+  goalPollSec: number;
+  /** Longest wait for facts to settle, in hours (seed 004 `agent.goalWaitHours`, default 72). */
+  goalWaitHours: number;
+  /** Largest number of queued steering messages applied before one model call (the inbox bound, default 16). */
+  inboxCapacity: number;
+}
+
+/** Everything the driver needs. @public */
+export interface RunDriverDeps {
+  /** Storage. */
+  storage: StorageAdapter;
+  /** The one invocation path. */
+  capabilities: CapabilityRegistry;
+  /** Ledger (crash reconciliation of a run). */
+  ledger: InvocationLedger;
+  /** Approvals (requested when a plan execution is denied). */
+  approvals: ApprovalService;
+  /** The model. */
+  provider: ModelProvider;
+  /** Business facts for the goal report. */
+  goalFacts: GoalFacts;
+  /** Events. */
+  bus: RunEventBus;
+  /** Time. */
+  clock: Clock;
+  /** Ids. */
+  ids: IdGenerator;
+  /** Logger. */
+  logger: Logger;
+  /** Settings. */
+  settings: RunDriverSettings;
+}
+
+/** How one drive ended. */
+type DriveOutcome = { kind: 'ended' } | { kind: 'aborted' } | { kind: 'stopped' } | { kind: 'budget'; breach: BudgetBreach } | { kind: 'failed'; code: string; message: string };
+
+/** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. */
+export interface RunLease {
+  /** Worker id that holds the lease. */
+  owner: string;
+  /** Aborted on run abort, lost lease or host stop. */
+  signal: AbortSignal;
+  /** Why the signal aborted. */
+  reason(): 'abort' | 'lost' | 'stop' | undefined;
+}
+
+const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
+
+/**
+ * Drives one leased run through drive → goal-settled → finalize (DESIGN.md §7; seed 004, runAgent 做什么).
+ * Every tool call goes through the one invocation path as `agent:<runId>`; every message is stored
+ * before the next step, so another worker can resume after a crash.
+ * @public
+ */
+export class RunDriver {
+  /** @param deps - storage, registry, ledger, approvals, model, facts, events, clock, ids, logger, settings */
+  constructor(private readonly deps: RunDriverDeps) {}
+
+  /**
+   * Processes a leased run until it ends, waits, or the lease is lost.
+   * @param run - the run as leased
+   * @param lease - the lease it runs under
+   */
+  async process(run: RunRecord, lease: RunLease): Promise<void> {
+    let current = run;
+    if (current.abortRequested) return void (await this.#finish(current, lease, 'cancelled', current.abortReason ?? 'aborted'));
+    if (current.status === 'queued') {
+      const day = utcDayStart(this.deps.clock.now());
+      const today = await this.deps.storage.runs.totalsBetween(day, day + 86_400_000);
+      const breach = checkDailyBudgets({ runs: today.runs - 1, costUsd: today.costUsd }, this.deps.settings.daily);
+      if (breach) return void (await this.#budgetExceeded(current, lease, breach));
+      current = (await this.#patch(current, lease, { status: 'running', step: 'drive', startedAt: this.deps.clock.now() })) ?? current;
+      await this.#status(current);
+    } else if (current.wakeRequested || current.status === 'running') {
+      const wasTerminal = current.endedAt !== null;
+      const patch: RunPatch = { status: 'running', wakeRequested: false, step: current.wakeRequested ? 'drive' : current.step, endedAt: null };
+      if (wasTerminal) Object.assign(patch, { plan: null, report: null, startedAt: this.deps.clock.now() });
+      const next = await this.#patch(current, lease, patch);
+      if (!next) return;
+      if (wasTerminal) await this.deps.bus.emit(current.id, 'plan_updated', { plan: null });
+      current = next;
+      await this.#status(current, current.wakeRequested ? 'woken by a new message' : 'resumed');
+    }
+
+    if (current.step === 'drive') {
+      const outcome = await this.#drive(current, lease);
+      const fresh = (await this.deps.storage.runs.get(current.id)) ?? current;
+      switch (outcome.kind) {
+        case 'stopped':
+          return;
+        case 'aborted':
+          return void (await this.#finish(fresh, lease, 'cancelled', fresh.abortReason ?? 'aborted'));
+        case 'budget':
+          return void (await this.#budgetExceeded(fresh, lease, outcome.breach));
+        case 'failed':
+          return void (await this.#finish(fresh, lease, 'failed', outcome.message, { code: outcome.code, message: outcome.message }));
+        case 'ended':
+          current = (await this.#patch(fresh, lease, { step: fresh.mode === 'execute' ? 'goal_settled' : 'finalize' })) ?? fresh;
+      }
+    }
+
+    if (current.step === 'goal_settled') {
+      const facts = await this.#facts(current, lease);
+      const decided = await this.#approvalsDecidedSince(current);
+      if (decided.length > 0) {
+        // A person decided on an approval this run asked for: tell the model and drive again.
+        for (const a of decided) await this.deps.bus.emit(current.id, 'approval_decided', { approvalId: a.id, status: a.status });
+        await this.deps.storage.messages.append(
+          current.id,
+          { role: 'user', content: decided.map((a) => `Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}. Continue.`).join('\n') },
+          this.deps.clock.now(),
+        );
+        await this.#patch(current, lease, { step: 'drive', wakeRequested: true, notBefore: null });
+        return;
+      }
+      const waitingForApproval = (await this.#openApprovals(current)).length > 0;
+      const deadline = (current.startedAt ?? current.createdAt) + this.deps.settings.goalWaitHours * 3_600_000;
+      if ((!factsSettled(facts) || waitingForApproval) && this.deps.clock.now() < deadline) {
+        const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now() });
+        const next = await this.#patch(current, lease, {
+          status: 'waiting',
+          notBefore: this.deps.clock.now() + this.deps.settings.goalPollSec * 1000,
+          report: report as unknown as JsonValue,
+        });
+        if (next && current.status !== 'waiting') await this.#status(next, waitingForApproval ? 'waiting for an approval' : report.summary);
+        return;
+      }
+      current = (await this.#patch(current, lease, { step: 'finalize' })) ?? current;
+    }
+
+    if (current.step === 'finalize') {
+      const facts = current.mode === 'execute' ? await this.#facts(current, lease) : await this.#facts(current, lease).catch(() => EMPTY_FACTS);
+      const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now() });
+      await this.deps.bus.emit(current.id, 'report', { report: report as unknown as JsonValue });
+      const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
+      await this.#finish(current, lease, status, report.summary, null, report as unknown as JsonValue);
+    }
+  }
+
+  async #drive(run: RunRecord, lease: RunLease): Promise<DriveOutcome> {
+    const { storage, clock } = this.deps;
+    const messages = (await storage.messages.list(run.id)).map((m) => m.message as unknown as ModelMessage);
+    if (messages.length === 0) await this.#append(run, messages, { role: 'user', content: run.goal });
+    await this.#reconcileDanglingCalls(run, messages);
+    const tools = this.#tools(run);
+    const budgets = run.budgets as unknown as RunBudgets;
+    let usage: RunUsage = { ...run.usage };
+    for (;;) {
+      if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
+      const fresh = await storage.runs.get(run.id);
+      if (!fresh || fresh.leaseOwner !== lease.owner) return { kind: 'stopped' };
+      if (fresh.abortRequested) return { kind: 'aborted' };
+      await this.#applyInbox(run, messages);
+      const breach = checkRunBudgets(usage, budgets, clock.now() - (fresh.startedAt ?? fresh.createdAt));
+      if (breach) return { kind: 'budget', breach };
+
+      const turn = await this.#callModel(run, messages, tools, lease.signal);
+      usage = { ...usage, modelCalls: usage.modelCalls + 1, inputTokens: usage.inputTokens + turn.usage.inputTokens, outputTokens: usage.outputTokens + turn.usage.outputTokens, costUsd: usage.costUsd + turn.costUsd };
+      await this.#patch(run, lease, { usage });
+      if (turn.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
+      if (turn.message.content.length > 0) await this.#append(run, messages, turn.message);
+      if (turn.error) return { kind: 'failed', code: turn.error.code ?? 'MODEL_FAILED', message: turn.error.message };
+      const calls = turn.message.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+      if (calls.length === 0) {
+        const text = turn.message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+        await this.#patch(run, lease, { finalText: text || null });
+        return { kind: 'ended' };
+      }
+      for (const call of calls) {
+        const overBudget = checkRunBudgets({ ...usage, toolCalls: usage.toolCalls + 1 }, budgets, 0);
+        if (overBudget?.budget === 'maxToolCalls') return { kind: 'budget', breach: overBudget };
+        if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
+        usage = { ...usage, toolCalls: usage.toolCalls + 1 };
+        await this.#patch(run, lease, { usage });
+        const result = await this.#runTool(run, call, turn.failures.get(call.id), lease.signal);
+        await this.#append(run, messages, result);
+      }
+    }
+  }
+
+  /** A dangling tool call (the process died after the model asked for it) gets the ledger's record, else "outcome unknown". */
+  async #reconcileDanglingCalls(run: RunRecord, messages: ModelMessage[]): Promise<void> {
+    const answered = new Set(messages.filter((m): m is ToolResultMessage => m.role === 'tool').map((m) => m.toolCallId));
+    const last = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
+    if (!last) return;
+    const dangling = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call' && !answered.has(p.id));
+    if (dangling.length === 0) return;
+    await this.deps.ledger.recover({ claimedBefore: this.deps.clock.now() + 1, runId: run.id });
+    for (const call of dangling) {
+      const entry: LedgerEntry | undefined = await this.deps.storage.ledger.findByCall(run.id, call.id);
+      const result: Pick<InvocationResult, 'status' | 'output' | 'error'> =
+        entry && (entry.state === 'succeeded' || entry.state === 'pending')
+          ? { status: entry.state, output: entry.output }
+          : entry?.state === 'failed'
+            ? { status: 'failed', error: entry.error ?? { code: 'FAILED', message: 'failed' } }
+            : { status: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: 'the run was interrupted during this call and no receipt was recorded; verify before retrying' } };
+      await this.deps.bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : result.status, ...(result.error ? { error: result.error } : {}) });
+      await this.#append(run, messages, toolResultMessage(call.id, call.name, result, { recovered: true }));
+    }
+  }
+
+  async #applyInbox(run: RunRecord, messages: ModelMessage[]): Promise<void> {
+    const queued = (await this.deps.storage.inbox.listQueued(run.id)).slice(0, this.deps.settings.inboxCapacity);
+    if (queued.length === 0) return;
+    for (const m of queued) await this.#append(run, messages, { role: 'user', content: m.text });
+    await this.deps.storage.inbox.markApplied(
+      queued.map((m) => m.id),
+      this.deps.clock.now(),
+    );
+    await this.deps.bus.emit(run.id, 'message_applied', { messageIds: queued.map((m) => m.id) });
+  }
+
+  async #callModel(
+    run: RunRecord,
+    messages: ModelMessage[],
+    tools: ModelTool[],
+    signal: AbortSignal,
+  ): Promise<{ message: AssistantMessage; usage: ModelUsage; costUsd: number; aborted: boolean; error?: Error & { code?: string }; failures: Map<string, { code: string; message: string }> }> {
+    const { settings, provider } = this.deps;
+    const system = [RUNTIME_SYSTEM_PROMPT, settings.systemPrompt].filter(Boolean).join('\n\n');
+    const request = {
+      model: settings.model,
+      messages: [{ role: 'system' as const, content: system }, ...messages],
+      tools,
+      ...(settings.maxTokens ? { maxTokens: settings.maxTokens } : {}),
+    };
+    const content: AssistantMessage['content'] = [];
+    const failures = new Map<string, { code: string; message: string }>();
+    const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    let text = '';
+    let pending = '';
+    let aborted = false;
+    let error: (Error & { code?: string }) | undefined;
+    const flush = async () => {
+      if (pending) await this.deps.bus.emit(run.id, 'text_delta', { text: pending });
+      pending = '';
+    };
+    const flushText = () => {
+      if (text) content.push({ type: 'text', text });
+      text = '';
+    };
+    for await (const event of provider.stream(request, signal)) {
+      switch (event.type) {
+        case 'text_delta':
+          text += event.text;
+          pending += event.text;
+          if (pending.length >= 64) await flush();
+          break;
+        case 'thinking_delta': {
+          flushText();
+          const lastPart = content[content.length - 1];
+          if (lastPart?.type === 'thinking') {
+            lastPart.thinking += event.thinking;
+            if (event.signature) lastPart.signature = event.signature;
+          } else content.push({ type: 'thinking', thinking: event.thinking, ...(event.signature ? { signature: event.signature } : {}), ...(event.redacted ? { redacted: event.redacted } : {}) });
+          break;
+        }
+        case 'tool_call_end':
+          flushText();
+          content.push({ type: 'tool_call', id: event.id, name: event.name, input: event.ok ? event.input : {}, rawArguments: event.rawArguments });
+          if (!event.ok) failures.set(event.id, { code: event.failure.code, message: event.failure.message });
+          break;
+        case 'usage':
+          usage.inputTokens += event.usage.inputTokens;
+          usage.outputTokens += event.usage.outputTokens;
+          usage.cacheReadTokens += event.usage.cacheReadTokens;
+          usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+          break;
+        case 'error':
+          error = event.error;
+          break;
+        case 'done':
+          if (event.stopReason === 'aborted') aborted = true;
+          break;
+      }
+    }
+    await flush();
+    flushText();
+    const price = priceFor(settings.model);
+    return { message: { role: 'assistant', content }, usage, costUsd: price ? costOf(usage, price) : 0, aborted: aborted || signal.aborted, ...(error ? { error } : {}), failures };
+  }
+
+  async #runTool(run: RunRecord, call: ToolCallPart, failure: { code: string; message: string } | undefined, signal: AbortSignal): Promise<ToolResultMessage> {
+    const { bus, capabilities } = this.deps;
+    const emit = (phase: ToolCallPhase, extra: Partial<RunEventPayloads['tool_call']> = {}) => bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase, ...extra });
+    await emit('started');
+    if (failure) {
+      await emit('failed', { error: failure });
+      return toolResultMessage(call.id, call.name, { status: 'failed', error: failure });
+    }
+    if (call.name === UPDATE_PLAN_TOOL) {
+      const problems = validatePlan(call.input);
+      if (problems.length > 0) {
+        const error = { code: 'PLAN_INVALID', message: problems.join('; ') };
+        await emit('failed', { error });
+        return toolResultMessage(call.id, call.name, { status: 'failed', error });
+      }
+      await this.deps.storage.runs.patch(run.id, { plan: call.input as JsonValue, updatedAt: this.deps.clock.now() });
+      await bus.emit(run.id, 'plan_updated', { plan: call.input as JsonValue });
+      await emit('succeeded');
+      return toolResultMessage(call.id, call.name, { status: 'succeeded', output: { saved: true } });
+    }
+    const refusal = this.#refusal(run, call.name);
+    if (refusal) {
+      await emit('denied', { error: refusal });
+      return toolResultMessage(call.id, call.name, { status: 'denied', error: refusal });
+    }
+    const descriptor = capabilities.get(call.name);
+    const approvalId = await this.#approvalFor(run, descriptor, call.input);
+    let result: InvocationResult;
+    try {
+      result = await capabilities.invoke(call.name, call.input, { actor: `agent:${run.id}`, runId: run.id, callId: call.id, signal, ...(approvalId ? { approvalId } : {}) });
+    } catch (error) {
+      const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';
+      result = { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) }, invocationId: '' };
+    }
+    const extra: Record<string, unknown> = {};
+    if (result.status === 'denied') {
+      const requested = await this.#requestApproval(run, descriptor, call.input);
+      if (requested) extra.approvalRequested = { approvalId: requested, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
+    }
+    await emit(result.status, {
+      invocationId: result.invocationId,
+      ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
+    });
+    return toolResultMessage(call.id, call.name, result, extra);
+  }
+
+  /** Mode and allowlist rules: plan_only runs may not use execute or approve capabilities; an allowlist limits the rest. */
+  #refusal(run: RunRecord, name: string): { code: string; message: string } | undefined {
+    if (!this.deps.capabilities.has(name)) return { code: 'CAPABILITY_NOT_FOUND', message: `no tool named ${name}` };
+    const descriptor = this.deps.capabilities.get(name);
+    if (run.capabilityAllowlist && !run.capabilityAllowlist.includes(name)) return { code: 'AUTH_NOT_ALLOWED_IN_RUN', message: `${name} is not in this run's capability allowlist` };
+    if (run.mode === 'plan_only' && !['read', 'preview', 'propose'].includes(descriptor.kind))
+      return { code: 'AUTH_NOT_ALLOWED_IN_RUN', message: `${name} (${descriptor.kind}) cannot run in a plan_only run` };
+    return undefined;
+  }
+
+  /** Capabilities offered to the model: those the run's mode and allowlist permit, plus update_plan. */
+  #tools(run: RunRecord): ModelTool[] {
+    return [
+      ...this.deps.capabilities
+        .list()
+        .filter((d) => !this.#refusal(run, d.id))
+        .map((d) => ({ name: d.id, description: d.description, inputSchema: d.input as unknown as Record<string, unknown> })),
+      UPDATE_PLAN_MODEL_TOOL,
+    ];
+  }
+
+  /** The plan a call executes, from the capability's target (if it names one). */
+  #planTarget(descriptor: CapabilityDescriptor, input: unknown): { planType: string; planId: string } | undefined {
+    if (!isSideEffecting(descriptor.kind)) return undefined;
+    const target = descriptor.target?.(input);
+    return target?.planType && target.planId ? { planType: target.planType, planId: target.planId } : undefined;
+  }
+
+  /** An approved approval this run asked for on the call's plan: passed as a pointer; the record decides. */
+  async #approvalFor(run: RunRecord, descriptor: CapabilityDescriptor, input: unknown): Promise<string | undefined> {
+    const plan = this.#planTarget(descriptor, input);
+    if (!plan) return undefined;
+    const approvals = await this.deps.approvals.list({ planId: plan.planId });
+    return approvals.find((a) => a.requestedBy === `agent:${run.id}` && (a.status === 'approved' || a.status === 'consumed'))?.id;
+  }
+
+  /** After a denial of a plan execution, asks a person once (per plan revision) for an approval. */
+  async #requestApproval(run: RunRecord, descriptor: CapabilityDescriptor, input: unknown): Promise<string | undefined> {
+    const plan = this.#planTarget(descriptor, input);
+    if (!plan) return undefined;
+    const existing = (await this.deps.approvals.list({ planId: plan.planId })).find((a) => a.requestedBy === `agent:${run.id}` && a.status === 'requested');
+    if (existing) return existing.id;
+    try {
+      const approval = await this.deps.approvals.request({ planType: plan.planType, planId: plan.planId, actor: `agent:${run.id}`, reason: `run ${run.id}: ${run.goal.slice(0, 200)}` });
+      await this.deps.bus.emit(run.id, 'approval_requested', { approvalId: approval.id, planType: approval.planType, planId: approval.planId, payloadHash: approval.payloadHash, capabilityId: descriptor.id });
+      return approval.id;
+    } catch (error) {
+      this.deps.logger.warn('could not request an approval', { runId: run.id, code: error instanceof MediaAgentError ? error.code : 'UNKNOWN' });
+      return undefined;
+    }
+  }
+
+  async #openApprovals(run: RunRecord) {
+    return (await this.deps.approvals.list({ status: 'requested' })).filter((a) => a.requestedBy === `agent:${run.id}` && a.expiresAt > this.deps.clock.now());
+  }
+
+  /** Approvals this run asked for that were decided after the run last drove. */
+  async #approvalsDecidedSince(run: RunRecord) {
+    const all = await this.deps.approvals.list({});
+    const told = new Set(
+      (await this.deps.storage.events.listByRun(run.id, { limit: 100_000 })).filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId),
+    );
+    return all.filter((a) => a.requestedBy === `agent:${run.id}` && (a.status === 'approved' || a.status === 'rejected') && !told.has(a.id));
+  }
+
+  async #facts(run: RunRecord, lease: RunLease): Promise<GoalFactsSnapshot> {
+    return this.deps.goalFacts.forRun(run.id, lease.signal);
+  }
+
+  async #append(run: RunRecord, messages: ModelMessage[], message: ModelMessage): Promise<void> {
+    messages.push(message);
+    await this.deps.storage.messages.append(run.id, message as unknown as JsonValue, this.deps.clock.now());
+  }
+
+  async #patch(run: RunRecord, lease: RunLease, patch: RunPatch): Promise<RunRecord | undefined> {
+    return this.deps.storage.runs.patch(run.id, { ...patch, updatedAt: this.deps.clock.now() }, lease.owner);
+  }
+
+  async #status(run: RunRecord, reason?: string): Promise<void> {
+    await this.deps.bus.emit(run.id, 'run_status', { status: run.status, step: run.step, ...(reason ? { reason } : {}) });
+  }
+
+  async #budgetExceeded(run: RunRecord, lease: RunLease, breach: BudgetBreach): Promise<void> {
+    await this.deps.bus.emit(run.id, 'budget_exceeded', { budget: breach.budget, limit: breach.limit, used: breach.used });
+    await this.deps.storage.decisions.insert({
+      id: this.deps.ids.next('dec'),
+      kind: 'agent_budget',
+      dedupeKey: `agent_budget:${run.id}`,
+      subjectId: run.id,
+      status: 'open',
+      reason: `run ${run.id} exceeded ${breach.budget} (limit ${breach.limit}, used ${breach.used})`,
+      data: { ...breach },
+      createdAt: this.deps.clock.now(),
+      resolvedAt: null,
+    });
+    await this.#finish(run, lease, 'budget_exceeded', `${breach.budget} exceeded (limit ${breach.limit}, used ${breach.used})`);
+  }
+
+  async #finish(run: RunRecord, lease: RunLease, status: RunStatus, reason: string, error: { code: string; message: string } | null = null, report?: JsonValue): Promise<void> {
+    const now = this.deps.clock.now();
+    const terminal = status !== 'waiting';
+    const next = await this.#patch(run, lease, {
+      status,
+      step: 'finalize',
+      ...(terminal ? { endedAt: now } : {}),
+      notBefore: null,
+      ...(error ? { error } : {}),
+      ...(report !== undefined ? { report } : {}),
+      abortRequested: false,
+    });
+    if (next) await this.#status(next, reason);
+    // A message that arrived while the run was finishing wakes it once more (seed 004, 已知限制).
+    if (terminal && (await this.deps.storage.inbox.listQueued(run.id)).length > 0) await this.deps.storage.runs.patch(run.id, { wakeRequested: true });
+  }
+}

@@ -1,0 +1,225 @@
+import { parseActor } from '../authorization/actor';
+import type { CapabilityRegistry } from '../capabilities/capability-registry';
+import { MediaAgentError } from '../errors';
+import type { RunEvent } from '../events/run-event';
+import { toRunEvent, type RunEventBus } from '../events/run-event-bus';
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { JsonValue } from '../storage/records';
+import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunRecord, type RunStatus } from '../storage/run-records';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import type { AgentGoalReport } from './goal-report';
+import type { RunPlan } from './plan-tool';
+import type { RunBudgets } from './run-budgets';
+
+/**
+ * A run request was malformed: empty goal, unknown mode or capability, an `execute`/`approve`
+ * capability in a `plan_only` allowlist (seed 004: 白名单里放了 execute 类会返回 422), bad budgets.
+ * @public
+ */
+export class RunRequestError extends MediaAgentError {
+  /** @param reason - what is wrong; @param details - structured facts */
+  constructor(reason: string, details: Record<string, unknown> = {}) {
+    super('RUN_REQUEST_INVALID', reason, details);
+  }
+}
+
+/**
+ * No run has the id.
+ * @public
+ */
+export class RunNotFoundError extends MediaAgentError {
+  /** @param runId - the id asked for */
+  constructor(runId: string) {
+    super('RUN_NOT_FOUND', `no run with id ${JSON.stringify(runId)}`, { runId });
+  }
+}
+
+/** Input of `AgentHost.startRun`. @public */
+export interface StartRunInput {
+  /** The user's goal (1–10 000 characters). */
+  goal: string;
+  /** `execute` (default) or `plan_only` (only read, preview and propose capabilities). */
+  mode?: RunMode;
+  /** Who starts the run (`user:`, `apikey:`, `system:` …). Tool calls run as `agent:<runId>`. */
+  actor: string;
+  /** Limit the run to these capability ids. */
+  capabilityAllowlist?: string[];
+  /** Session the run belongs to. */
+  sessionId?: string;
+  /** Per-run budget overrides (defaults: seed 004). */
+  budgets?: Partial<RunBudgets>;
+}
+
+/** A run with a page of its events, as `AgentHost.getRun` returns it. @public */
+export interface RunDetail {
+  /** The run. */
+  run: RunRecord;
+  /** Its plan, when the model made one. */
+  plan: RunPlan | null;
+  /** The verified goal report, when finalized (or the latest while waiting). */
+  report: AgentGoalReport | null;
+  /** Events with `seq > afterSeq`, at most `limit`. */
+  events: RunEvent[];
+  /** Steering messages still queued for the run (applied ones are in the `message_applied` events). */
+  messages: InboxRecord[];
+}
+
+/**
+ * Run bookkeeping for the host façade: start, read, list, steer, abort. Never calls the model
+ * (workers do, under a lease).
+ * @public
+ */
+export class RunService {
+  /**
+   * @param deps - storage, registry (allowlist checks), events, clock, ids; `wake` nudges local workers
+   */
+  constructor(
+    private readonly deps: {
+      storage: StorageAdapter;
+      capabilities: CapabilityRegistry;
+      bus: RunEventBus;
+      clock: Clock;
+      ids: IdGenerator;
+      budgets: RunBudgets;
+      wake: () => void;
+      abortLocal: (runId: string) => void;
+    },
+  ) {}
+
+  /**
+   * Creates a `queued` run; a worker drives it. No model call happens in the caller's stack.
+   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   */
+  async startRun(input: StartRunInput): Promise<RunRecord> {
+    parseActor(input?.actor);
+    if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000) throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
+    const mode = input.mode ?? 'execute';
+    if (mode !== 'execute' && mode !== 'plan_only') throw new RunRequestError(`mode must be execute or plan_only, not ${JSON.stringify(mode)}`);
+    let allowlist: string[] | null = null;
+    if (input.capabilityAllowlist !== undefined) {
+      if (!Array.isArray(input.capabilityAllowlist) || input.capabilityAllowlist.some((id) => typeof id !== 'string')) throw new RunRequestError('capabilityAllowlist must be an array of capability ids');
+      const unknown = input.capabilityAllowlist.filter((id) => !this.deps.capabilities.has(id));
+      if (unknown.length > 0) throw new RunRequestError(`unknown capabilities in the allowlist: ${unknown.join(', ')}`, { unknown });
+      if (mode === 'plan_only') {
+        const writes = input.capabilityAllowlist.filter((id) => !['read', 'preview', 'propose'].includes(this.deps.capabilities.get(id).kind));
+        if (writes.length > 0) throw new RunRequestError(`a plan_only run may only use read, preview and propose capabilities; not ${writes.join(', ')}`, { capabilities: writes });
+      }
+      allowlist = [...input.capabilityAllowlist];
+    }
+    const budgets: RunBudgets = { ...this.deps.budgets, ...(input.budgets ?? {}) };
+    for (const [name, value] of Object.entries(budgets)) {
+      if (value !== null && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw new RunRequestError(`budget ${name} must be a non-negative number or null`);
+    }
+    const now = this.deps.clock.now();
+    const run: RunRecord = {
+      id: this.deps.ids.next('run'),
+      goal: input.goal,
+      mode,
+      status: 'queued',
+      step: 'drive',
+      startedBy: input.actor,
+      sessionId: input.sessionId ?? null,
+      capabilityAllowlist: allowlist,
+      budgets: budgets as unknown as JsonValue,
+      usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
+      plan: null,
+      report: null,
+      finalText: null,
+      error: null,
+      abortRequested: false,
+      abortReason: null,
+      wakeRequested: false,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      notBefore: null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      endedAt: null,
+    };
+    await this.deps.storage.runs.insert(run);
+    await this.deps.bus.emit(run.id, 'run_status', { status: 'queued', step: 'drive' });
+    this.deps.wake();
+    return run;
+  }
+
+  /**
+   * A run with its plan, report, steering messages and a page of its events.
+   * @param options - `afterSeq` (default 0) and `limit` (default 100, at most 1000) page the events
+   * @throws `RUN_NOT_FOUND`
+   */
+  async getRun(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RunDetail> {
+    const run = await this.#require(id);
+    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
+    const events = (await this.deps.storage.events.listByRun(id, { afterSeq: options.afterSeq ?? 0, limit })).map(toRunEvent);
+    const messages = await this.deps.storage.inbox.listQueued(id);
+    return {
+      run,
+      plan: run.plan as unknown as RunPlan | null,
+      report: run.report as unknown as AgentGoalReport | null,
+      events,
+      messages,
+    };
+  }
+
+  /** Runs newest first, optionally by status or session (default limit 50). */
+  listRuns(filter: { status?: RunStatus; sessionId?: string; limit?: number } = {}): Promise<RunRecord[]> {
+    return this.deps.storage.runs.list({ limit: 50, ...filter });
+  }
+
+  /**
+   * Appends a user message. A running run gets it before its next model call (steering inbox); a
+   * waiting or ended run is woken for one new drive. Nothing is dropped.
+   * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`
+   */
+  async appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
+    parseActor(actor);
+    if (typeof text !== 'string' || !text.trim() || text.length > 10_000) throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
+    const record: InboxRecord = { id: this.deps.ids.next('msg'), runId, text, actor, status: 'queued', createdAt: this.deps.clock.now(), appliedAt: null };
+    const event = await this.deps.storage.transaction(async (s) => {
+      const run = await s.runs.get(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      await s.inbox.enqueue(record);
+      if (run.status !== 'running' && run.status !== 'queued') await s.runs.patch(runId, { wakeRequested: true, updatedAt: record.createdAt });
+      return this.deps.bus.emit(runId, 'message_queued', { messageId: record.id, text }, s);
+    });
+    this.deps.bus.publish(event);
+    this.deps.wake();
+    return record;
+  }
+
+  /**
+   * Requests an abort: the driver stops before its next step (a model stream or tool call in flight is
+   * aborted; completed effects are never undone) and the run ends `cancelled`.
+   * @returns the run as it is now
+   * @throws `RUN_NOT_FOUND`
+   */
+  async abort(runId: string, reason?: string): Promise<RunRecord> {
+    const now = this.deps.clock.now();
+    const { run, event } = await this.deps.storage.transaction(async (s) => {
+      const current = await s.runs.get(runId);
+      if (!current) throw new RunNotFoundError(runId);
+      if (TERMINAL_RUN_STATUSES.includes(current.status)) return { run: current, event: undefined };
+      const live = current.leaseOwner !== null && (current.leaseExpiresAt ?? 0) > now;
+      if (!live && (current.status === 'queued' || current.status === 'waiting')) {
+        // Nobody drives it: cancel directly, in the same transaction that saw no lease.
+        const cancelled = await s.runs.patch(runId, { status: 'cancelled', abortReason: reason ?? null, endedAt: now, updatedAt: now, notBefore: null, wakeRequested: false });
+        return { run: cancelled ?? current, event: await this.deps.bus.emit(runId, 'run_status', { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' }, s) };
+      }
+      return { run: (await s.runs.patch(runId, { abortRequested: true, abortReason: reason ?? null, updatedAt: now })) ?? current, event: undefined };
+    });
+    if (event) this.deps.bus.publish(event);
+    else {
+      this.deps.abortLocal(runId);
+      this.deps.wake();
+    }
+    return run;
+  }
+
+  async #require(id: string): Promise<RunRecord> {
+    const run = await this.deps.storage.runs.get(id);
+    if (!run) throw new RunNotFoundError(id);
+    return run;
+  }
+}

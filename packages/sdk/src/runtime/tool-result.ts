@@ -1,0 +1,33 @@
+import type { InvocationResult } from '../capabilities/invocation';
+import type { ToolResultMessage, ToolResultStatus } from '../models/types';
+
+/**
+ * What each invocation status means, as told to the model with every tool result (issue 4: tool
+ * results reach the model with their state; pending is not done; unknown must be verified).
+ * @public
+ */
+export const TOOL_RESULT_NOTES: Readonly<Record<InvocationResult['status'], string>> = Object.freeze({
+  succeeded: 'done: the call succeeded.',
+  pending: 'accepted, NOT done: an asynchronous job was accepted; it is not complete until a later read shows it finished. Do not submit it again.',
+  unknown: 'outcome unknown: the call may or may not have taken effect. Verify with a read before retrying; do not assume success or failure.',
+  failed: 'failed: the call did not take effect.',
+  denied: 'denied: not authorized. Retrying will not help unless a person grants an approval or an automation grant.',
+});
+
+/**
+ * The tool-result message the model sees for one invocation: JSON text with `status`, `note`, and the
+ * output or error.
+ * @param callId - the model's tool-call id
+ * @param name - the tool (capability) name
+ * @param result - the invocation result
+ * @param extra - more fields for the model, e.g. `{ approvalRequested: 'apr_…' }`
+ * @public
+ */
+export function toolResultMessage(callId: string, name: string, result: Pick<InvocationResult, 'status' | 'output' | 'error'>, extra: Record<string, unknown> = {}): ToolResultMessage {
+  const status: ToolResultStatus = result.status === 'succeeded' || result.status === 'pending' ? 'ok' : result.status === 'unknown' ? 'unknown' : 'error';
+  const body: Record<string, unknown> = { status: result.status, note: TOOL_RESULT_NOTES[result.status] };
+  if (result.output !== undefined) body.output = result.output;
+  if (result.error) body.error = result.error;
+  Object.assign(body, extra);
+  return { role: 'tool', toolCallId: callId, name, status, content: JSON.stringify(body) };
+}

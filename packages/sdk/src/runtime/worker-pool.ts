@@ -1,0 +1,139 @@
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Logger } from '../ports/logger';
+import type { StorageAdapter } from '../storage/storage-adapter';
+import type { RunDriver, RunLease } from './run-driver';
+
+/** Settings of the worker pool. @public */
+export interface WorkerPoolSettings {
+  /** Runs driven at once in this process (default 2). */
+  concurrency: number;
+  /** Lease length in ms; another process takes a run over after it expires (default 30 000, seed 004: 约 30s). */
+  leaseMs: number;
+  /** How often an idle worker looks for runnable runs, in ms (default 500). */
+  pollMs: number;
+}
+
+/**
+ * Workers that lease runnable runs from storage and drive them, one driver per run: the lease is
+ * renewed every `leaseMs / 3` (heartbeat); a lost lease or an abort cancels the drive's signal.
+ * @public
+ */
+export class WorkerPool {
+  readonly #active = new Map<string, { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' }>();
+  readonly #idle = new Set<() => void>();
+  #running = false;
+  #loops: Promise<void>[] = [];
+  readonly #id: string;
+
+  /** @param deps - storage, driver, clock, ids, logger and settings */
+  constructor(
+    private readonly deps: { storage: StorageAdapter; driver: RunDriver; clock: Clock; ids: IdGenerator; logger: Logger; settings: WorkerPoolSettings },
+  ) {
+    this.#id = deps.ids.next('worker');
+  }
+
+  /** Starts `concurrency` worker loops (idempotent). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loops = Array.from({ length: this.deps.settings.concurrency }, (_, i) => this.#loop(`${this.#id}.${i}`));
+  }
+
+  /**
+   * Stops taking runs; runs being driven stop at their next step boundary (their lease is released and
+   * their messages are stored, so any worker resumes them). Resolves when every loop has ended.
+   */
+  async stop(): Promise<void> {
+    this.#running = false;
+    for (const entry of this.#active.values()) {
+      entry.reason ??= 'stop';
+      entry.controller.abort();
+    }
+    this.wake();
+    await Promise.all(this.#loops);
+    this.#loops = [];
+  }
+
+  /** Wakes idle workers (a run was started or a message appended). */
+  wake(): void {
+    for (const w of [...this.#idle]) w();
+  }
+
+  /** Aborts the drive of `runId` if this process runs it. */
+  abortLocal(runId: string): void {
+    const entry = this.#active.get(runId);
+    if (entry) {
+      entry.reason ??= 'abort';
+      entry.controller.abort();
+    }
+  }
+
+  /** Ids of the runs this process drives now. */
+  activeRuns(): string[] {
+    return [...this.#active.keys()];
+  }
+
+  async #loop(owner: string): Promise<void> {
+    const { storage, clock, settings, logger } = this.deps;
+    while (this.#running) {
+      let run;
+      try {
+        run = await storage.runs.acquireLease(owner, clock.now(), settings.leaseMs);
+      } catch (error) {
+        logger.error('worker could not lease a run', { owner, message: (error as Error).message });
+      }
+      if (!run) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.#idle.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, settings.pollMs);
+          this.#idle.add(done);
+        });
+        continue;
+      }
+      await this.#drive(run.id, owner, run);
+    }
+  }
+
+  async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<void> {
+    const { storage, clock, settings, logger, driver } = this.deps;
+    const entry: { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' } = { controller: new AbortController() };
+    this.#active.set(runId, entry);
+    const lease: RunLease = { owner, signal: entry.controller.signal, reason: () => entry.reason };
+    const heartbeat = setInterval(() => {
+      void (async () => {
+        try {
+          if (!(await storage.runs.renewLease(runId, owner, clock.now(), settings.leaseMs))) {
+            entry.reason ??= 'lost';
+            entry.controller.abort();
+            return;
+          }
+          const current = await storage.runs.get(runId);
+          if (current?.abortRequested) {
+            entry.reason ??= 'abort';
+            entry.controller.abort();
+          }
+        } catch (error) {
+          logger.warn('lease heartbeat failed', { runId, message: (error as Error).message });
+        }
+      })();
+    }, Math.max(10, Math.floor(settings.leaseMs / 3)));
+    try {
+      if (run.abortRequested) entry.reason = 'abort';
+      await driver.process(run, lease);
+    } catch (error) {
+      logger.error('run driver failed', { runId, message: (error as Error).message, code: (error as { code?: string }).code });
+      await storage.runs
+        .patch(runId, { status: 'failed', error: { code: (error as { code?: string }).code ?? 'DRIVER_FAILED', message: (error as Error).message }, endedAt: clock.now(), updatedAt: clock.now() }, owner)
+        .catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
+      this.#active.delete(runId);
+      await storage.runs.releaseLease(runId, owner).catch(() => undefined);
+    }
+  }
+}
