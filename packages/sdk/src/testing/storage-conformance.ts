@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { isMediaAgentError } from '../errors';
 import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../storage/run-records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../storage/storage-adapter';
 
 /**
@@ -124,6 +125,55 @@ function auditRow(overrides: Partial<AuditRecord> = {}): AuditRecord {
     idempotencyKey: null,
     inputSummary: '{}',
     reason: null,
+    ...overrides,
+  };
+}
+
+function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id: 'run-1',
+    goal: 'add a film',
+    mode: 'execute',
+    status: 'queued',
+    step: 'drive',
+    startedBy: 'user:alice',
+    sessionId: null,
+    capabilityAllowlist: null,
+    budgets: {},
+    usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
+    plan: null,
+    report: null,
+    finalText: null,
+    error: null,
+    abortRequested: false,
+    abortReason: null,
+    wakeRequested: false,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    notBefore: null,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    startedAt: null,
+    endedAt: null,
+    ...overrides,
+  };
+}
+
+function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
+  return { id: 'msg-1', runId: 'run-1', text: 'also get subtitles', actor: 'user:alice', status: 'queued', createdAt: 10, appliedAt: null, ...overrides };
+}
+
+function decision(overrides: Partial<DecisionRecord> = {}): DecisionRecord {
+  return {
+    id: 'dec-1',
+    kind: 'agent_budget',
+    dedupeKey: 'agent_budget:run-1',
+    subjectId: 'run-1',
+    status: 'open',
+    reason: 'maxToolCalls exceeded',
+    data: {},
+    createdAt: 10,
+    resolvedAt: null,
     ...overrides,
   };
 }
@@ -700,6 +750,421 @@ export function describeStorageConformance(name: string, factory: StorageConform
     );
 
     t.it(
+      'runs round-trip every field (nulls, JSON budgets, usage, plan, report and error, booleans, unicode); stored runs are copies',
+      withStorage(async (s) => {
+        const bare = runRecord({ id: 'run-bare' });
+        const full = runRecord({
+          id: `run-${UNICODE}`,
+          goal: UNICODE,
+          mode: 'plan_only',
+          status: 'budget_exceeded',
+          step: 'finalize',
+          startedBy: 'apikey:key-1',
+          sessionId: `session-${UNICODE}`,
+          capabilityAllowlist: ['media.search', UNICODE],
+          budgets: { maxToolCalls: 20, maxCostUsdPerRun: 0.75, maxDurationSec: null },
+          usage: { toolCalls: 21, inputTokens: 12_345, outputTokens: 678, costUsd: 0.8125, modelCalls: 9 },
+          plan: { goal: UNICODE, steps: [{ title: 'search', status: 'completed', evidence: 'found 3' }, { title: 'x', status: 'blocked', evidence: null }] },
+          report: { outcome: 'failed', facts: [1, 2.5, true, null, { deep: [UNICODE] }] },
+          finalText: UNICODE,
+          error: { code: 'BUDGET_EXCEEDED', message: UNICODE },
+          abortRequested: true,
+          abortReason: UNICODE,
+          wakeRequested: true,
+          leaseOwner: 'worker-π',
+          leaseExpiresAt: 1_700_000_030_000,
+          notBefore: 1_700_000_060_000,
+          createdAt: 1_700_000_000_001,
+          updatedAt: 1_700_000_000_002,
+          startedAt: 1_700_000_000_003,
+          endedAt: 1_700_000_000_004,
+        });
+        await s.runs.insert(bare);
+        await s.runs.insert(full);
+        assert.deepEqual(await s.runs.get('run-bare'), bare);
+        assert.deepEqual(await s.runs.get(full.id), full);
+        assert.equal(await s.runs.get('missing'), undefined);
+        const primitives = runRecord({ id: 'run-prim', budgets: 'none', plan: 'just text', report: 42 });
+        await s.runs.insert(primitives);
+        assert.deepEqual(await s.runs.get('run-prim'), primitives);
+        full.capabilityAllowlist!.push('mutated');
+        const read = await s.runs.get(`run-${UNICODE}`);
+        assert.deepEqual(read?.capabilityAllowlist, ['media.search', UNICODE]);
+        read!.usage.toolCalls = 999;
+        assert.equal((await s.runs.get(`run-${UNICODE}`))?.usage.toolCalls, 21);
+      }),
+    );
+
+    t.it(
+      'runs insert of an existing id rejects and keeps the original',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord());
+        await assert.rejects(s.runs.insert(runRecord({ goal: 'second' })));
+        assert.equal((await s.runs.get('run-1'))?.goal, 'add a film');
+      }),
+    );
+
+    t.it(
+      'runs patch applies only the given fields (undefined fields and id ignored) and returns the updated run; a missing run gives undefined',
+      withStorage(async (s) => {
+        const run = runRecord({ sessionId: 's1', finalText: 'keep' });
+        await s.runs.insert(run);
+        const patch = { status: 'running' as const, startedAt: 5, updatedAt: 5, usage: { ...run.usage, toolCalls: 2, costUsd: 0.25 }, plan: { goal: UNICODE }, wakeRequested: true };
+        const updated = await s.runs.patch('run-1', { ...patch, finalText: undefined, id: 'other' } as Partial<RunRecord>);
+        const expected = { ...run, ...patch };
+        assert.deepEqual(updated, expected);
+        assert.deepEqual(await s.runs.get('run-1'), expected);
+        assert.equal(await s.runs.get('other'), undefined);
+        // null is a value: it clears the field
+        assert.deepEqual(await s.runs.patch('run-1', { sessionId: null, plan: null, wakeRequested: false }), { ...expected, sessionId: null, plan: null, wakeRequested: false });
+        assert.deepEqual(await s.runs.patch('run-1', {}), { ...expected, sessionId: null, plan: null, wakeRequested: false });
+        assert.equal(await s.runs.patch('missing', { status: 'failed' }), undefined);
+        assert.equal(await s.runs.get('missing'), undefined);
+      }),
+    );
+
+    t.it(
+      'runs patch with expectLeaseOwner applies only while that worker holds the lease',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord());
+        assert.equal(await s.runs.patch('run-1', { status: 'running' }, 'w1'), undefined);
+        assert.equal((await s.runs.get('run-1'))?.status, 'queued');
+        assert.equal((await s.runs.acquireLease('w1', 100, 1_000))?.id, 'run-1');
+        assert.equal(await s.runs.patch('run-1', { status: 'running' }, 'w2'), undefined);
+        assert.equal((await s.runs.patch('run-1', { status: 'running', step: 'goal_settled' }, 'w1'))?.step, 'goal_settled');
+        // once another worker took over, the old owner can no longer write
+        assert.equal((await s.runs.acquireLease('w2', 1_100, 1_000))?.leaseOwner, 'w2');
+        assert.equal(await s.runs.patch('run-1', { status: 'failed' }, 'w1'), undefined);
+        assert.equal((await s.runs.get('run-1'))?.status, 'running');
+        assert.equal((await s.runs.patch('run-1', { status: 'succeeded', endedAt: 9 }, 'w2'))?.status, 'succeeded');
+        assert.equal(await s.runs.patch('missing', { status: 'failed' }, 'w2'), undefined);
+      }),
+    );
+
+    t.it(
+      'runs list is newest first (createdAt, then id), filters by status and session, and honours limit',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord({ id: 'r1', createdAt: 1, sessionId: 'a' }));
+        await s.runs.insert(runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }));
+        await s.runs.insert(runRecord({ id: 'r2b', createdAt: 2, sessionId: 'a' }));
+        await s.runs.insert(runRecord({ id: 'r2a', createdAt: 2, status: 'waiting' }));
+        const ids = (list: RunRecord[]) => list.map((r) => r.id);
+        assert.deepEqual(ids(await s.runs.list()), ['r3', 'r2b', 'r2a', 'r1']);
+        assert.deepEqual(ids(await s.runs.list({ status: 'queued' })), ['r2b', 'r1']);
+        assert.deepEqual(ids(await s.runs.list({ sessionId: 'a' })), ['r2b', 'r1']);
+        assert.deepEqual(ids(await s.runs.list({ sessionId: 'a', status: 'succeeded' })), []);
+        assert.deepEqual(ids(await s.runs.list({ limit: 2 })), ['r3', 'r2b']);
+        assert.deepEqual((await s.runs.list({ status: 'succeeded' }))[0], runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }));
+      }),
+    );
+
+    t.it(
+      'acquireLease leases queued runs first-come (createdAt, then id), setting leaseOwner and leaseExpiresAt = now + leaseMs',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord({ id: 'r-late', createdAt: 30 }));
+        await s.runs.insert(runRecord({ id: 'r-b', createdAt: 20 }));
+        await s.runs.insert(runRecord({ id: 'r-a', createdAt: 20 }));
+        await s.runs.insert(runRecord({ id: 'r-first', createdAt: 10 }));
+        const first = await s.runs.acquireLease('w1', 1_000, 500);
+        assert.deepEqual(first, runRecord({ id: 'r-first', createdAt: 10, leaseOwner: 'w1', leaseExpiresAt: 1_500 }));
+        assert.deepEqual(await s.runs.get('r-first'), first);
+        const order = [(await s.runs.acquireLease('w2', 1_000, 500))?.id, (await s.runs.acquireLease('w1', 1_000, 500))?.id, (await s.runs.acquireLease('w3', 1_000, 500))?.id];
+        assert.deepEqual(order, ['r-a', 'r-b', 'r-late']);
+        assert.equal(await s.runs.acquireLease('w4', 1_000, 500), undefined);
+      }),
+    );
+
+    t.it(
+      'acquireLease does not lease a run with a live lease, and leases it once the lease has expired (leaseExpiresAt <= now)',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord({ id: 'queued-live', createdAt: 1, leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
+        await s.runs.insert(runRecord({ id: 'running-live', createdAt: 2, status: 'running', leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
+        await s.runs.insert(runRecord({ id: 'waiting-live', createdAt: 3, status: 'waiting', wakeRequested: true, leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
+        assert.equal(await s.runs.acquireLease('w1', 1_999, 100), undefined);
+        assert.equal((await s.runs.get('queued-live'))?.leaseOwner, 'w0');
+        const taken = [(await s.runs.acquireLease('w1', 2_000, 100))?.id, (await s.runs.acquireLease('w1', 2_000, 100))?.id, (await s.runs.acquireLease('w1', 2_000, 100))?.id];
+        assert.deepEqual(taken, ['queued-live', 'running-live', 'waiting-live']);
+        // the new leases are live in turn
+        assert.equal(await s.runs.acquireLease('w2', 2_099, 100), undefined);
+      }),
+    );
+
+    t.it(
+      'acquireLease takes over a running run whose lease expired (or that has no lease)',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord({ id: 'crashed', createdAt: 1, status: 'running', leaseOwner: 'dead', leaseExpiresAt: 500, startedAt: 1 }));
+        await s.runs.insert(runRecord({ id: 'orphan', createdAt: 2, status: 'running', startedAt: 2 }));
+        const taken = await s.runs.acquireLease('w1', 1_000, 100);
+        assert.deepEqual(taken, runRecord({ id: 'crashed', createdAt: 1, status: 'running', leaseOwner: 'w1', leaseExpiresAt: 1_100, startedAt: 1 }));
+        assert.equal((await s.runs.acquireLease('w2', 1_000, 100))?.id, 'orphan');
+        assert.equal(await s.runs.acquireLease('w3', 1_000, 100), undefined);
+        assert.equal(await s.runs.renewLease('crashed', 'dead', 1_000, 100), false);
+      }),
+    );
+
+    t.it(
+      'acquireLease wakes a waiting run only by wakeRequested, abortRequested or a due notBefore (notBefore <= now)',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord({ id: 'idle', createdAt: 1, status: 'waiting' }));
+        await s.runs.insert(runRecord({ id: 'not-yet', createdAt: 2, status: 'waiting', notBefore: 1_001 }));
+        assert.equal(await s.runs.acquireLease('w', 1_000, 100), undefined);
+        await s.runs.insert(runRecord({ id: 'woken', createdAt: 3, status: 'waiting', wakeRequested: true }));
+        await s.runs.insert(runRecord({ id: 'aborted', createdAt: 4, status: 'waiting', abortRequested: true, abortReason: 'user' }));
+        await s.runs.insert(runRecord({ id: 'due', createdAt: 5, status: 'waiting', notBefore: 1_000 }));
+        const taken: Array<string | undefined> = [];
+        for (let i = 0; i < 4; i++) taken.push((await s.runs.acquireLease('w', 1_000, 100))?.id);
+        assert.deepEqual(taken, ['woken', 'aborted', 'due', undefined]);
+        assert.equal((await s.runs.acquireLease('w', 1_001, 100))?.id, 'not-yet');
+        assert.equal(await s.runs.acquireLease('w', 1_001, 100), undefined);
+        assert.equal((await s.runs.get('idle'))?.leaseOwner, null);
+      }),
+    );
+
+    t.it(
+      'acquireLease never leases a terminal run, whatever its flags',
+      withStorage(async (s) => {
+        for (const [i, status] of (['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const).entries()) {
+          await s.runs.insert(runRecord({ id: `t-${status}`, createdAt: i, status, wakeRequested: true, abortRequested: true, notBefore: 0, leaseOwner: 'old', leaseExpiresAt: 0 }));
+        }
+        assert.equal(await s.runs.acquireLease('w', 10_000, 100), undefined);
+        assert.equal((await s.runs.get('t-succeeded'))?.leaseOwner, 'old');
+      }),
+    );
+
+    t.it(
+      'renewLease and releaseLease act only for the lease owner',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord());
+        assert.equal(await s.runs.renewLease('run-1', 'w1', 100, 1_000), false);
+        assert.equal(await s.runs.releaseLease('run-1', 'w1'), false);
+        await s.runs.acquireLease('w1', 100, 1_000);
+        assert.equal(await s.runs.renewLease('run-1', 'w2', 500, 1_000), false);
+        assert.equal(await s.runs.releaseLease('run-1', 'w2'), false);
+        assert.equal((await s.runs.get('run-1'))?.leaseExpiresAt, 1_100);
+        assert.equal(await s.runs.renewLease('run-1', 'w1', 500, 1_000), true);
+        assert.equal((await s.runs.get('run-1'))?.leaseExpiresAt, 1_500);
+        assert.equal(await s.runs.acquireLease('w2', 1_400, 1_000), undefined);
+        assert.equal(await s.runs.renewLease('missing', 'w1', 500, 1_000), false);
+        assert.equal(await s.runs.releaseLease('run-1', 'w1'), true);
+        const released = await s.runs.get('run-1');
+        assert.equal(released?.leaseOwner, null);
+        assert.equal(released?.leaseExpiresAt, null);
+        assert.equal(await s.runs.releaseLease('run-1', 'w1'), false);
+        assert.equal(await s.runs.renewLease('run-1', 'w1', 600, 1_000), false);
+        // a released queued run is leasable again at once
+        assert.equal((await s.runs.acquireLease('w2', 600, 1_000))?.leaseOwner, 'w2');
+      }),
+    );
+
+    t.it(
+      'totalsBetween counts runs created in [from, to) and sums their usage.costUsd',
+      withStorage(async (s) => {
+        const day = 86_400_000;
+        const usage = (costUsd: number) => ({ toolCalls: 1, inputTokens: 1, outputTokens: 1, costUsd, modelCalls: 1 });
+        await s.runs.insert(runRecord({ id: 'before', createdAt: day - 1, usage: usage(100) }));
+        await s.runs.insert(runRecord({ id: 'start', createdAt: day, usage: usage(0.25), status: 'succeeded' }));
+        await s.runs.insert(runRecord({ id: 'mid', createdAt: day + 5, usage: usage(1.5), status: 'running' }));
+        await s.runs.insert(runRecord({ id: 'free', createdAt: day + 6, usage: usage(0) }));
+        await s.runs.insert(runRecord({ id: 'end', createdAt: 2 * day, usage: usage(1_000) }));
+        assert.deepEqual(await s.runs.totalsBetween(day, 2 * day), { runs: 3, costUsd: 1.75 });
+        assert.deepEqual(await s.runs.totalsBetween(0, 3 * day), { runs: 5, costUsd: 1_101.75 });
+        assert.deepEqual(await s.runs.totalsBetween(3 * day, 4 * day), { runs: 0, costUsd: 0 });
+        await s.runs.patch('mid', { usage: usage(2.5) });
+        assert.deepEqual(await s.runs.totalsBetween(day, 2 * day), { runs: 3, costUsd: 2.75 });
+      }),
+    );
+
+    t.it(
+      'events round-trip every field; seq counts per run from 1 and globalSeq increases across runs',
+      withStorage(async (s) => {
+        const data: JsonValue = { phase: 'succeeded', text: UNICODE, n: [1, 2.5, null, true], nested: { a: {} } };
+        const stored: RunEventRecord[] = [];
+        stored.push(await s.events.append({ runId: 'run-a', type: 'run_status', at: 10, data: { status: 'running' } }));
+        stored.push(await s.events.append({ runId: 'run-b', type: 'tool_call', at: 11, data }));
+        stored.push(await s.events.append({ runId: 'run-a', type: 'text_delta', at: 12, data: UNICODE }));
+        stored.push(await s.events.append({ runId: `run-${UNICODE}`, type: 'report', at: 13, data: null }));
+        stored.push(await s.events.append({ runId: 'run-b', type: 'message_applied', at: 14, data: [] }));
+        assert.deepEqual(
+          stored.map((e) => [e.runId, e.seq]),
+          [['run-a', 1], ['run-b', 1], ['run-a', 2], [`run-${UNICODE}`, 1], ['run-b', 2]],
+        );
+        assert.ok(stored[0]!.globalSeq > 0);
+        for (let i = 1; i < stored.length; i++) assert.ok(stored[i]!.globalSeq > stored[i - 1]!.globalSeq, 'globalSeq must increase');
+        assert.deepEqual(stored[1], { runId: 'run-b', type: 'tool_call', at: 11, data, seq: 1, globalSeq: stored[1]!.globalSeq });
+        assert.deepEqual(await s.events.listByRun('run-b'), [stored[1], stored[4]]);
+        assert.deepEqual(await s.events.listByRun(`run-${UNICODE}`), [stored[3]]);
+        assert.deepEqual(await s.events.listAfter(), stored);
+        assert.deepEqual(await s.events.listByRun('nobody'), []);
+      }),
+    );
+
+    t.it(
+      'events listByRun pages by afterSeq and limit (default 100) and sees every event of the run exactly once',
+      withStorage(async (s) => {
+        const mine: RunEventRecord[] = [];
+        for (let i = 0; i < 130; i++) {
+          mine.push(await s.events.append({ runId: 'run-a', type: 'text_delta', at: i, data: { i } }));
+          if (i % 3 === 0) await s.events.append({ runId: 'run-b', type: 'text_delta', at: i, data: { i } });
+        }
+        const firstPage = await s.events.listByRun('run-a');
+        assert.equal(firstPage.length, 100);
+        assert.deepEqual(firstPage, mine.slice(0, 100));
+        assert.deepEqual(await s.events.listByRun('run-a', { afterSeq: 100 }), mine.slice(100));
+        assert.deepEqual(await s.events.listByRun('run-a', { afterSeq: 5, limit: 3 }), mine.slice(5, 8));
+        assert.deepEqual(await s.events.listByRun('run-a', { afterSeq: 130 }), []);
+        const seen: RunEventRecord[] = [];
+        for (let after = 0; ; ) {
+          const page = await s.events.listByRun('run-a', { afterSeq: after, limit: 7 });
+          if (page.length === 0) break;
+          seen.push(...page);
+          after = page[page.length - 1]!.seq;
+        }
+        assert.deepEqual(seen, mine);
+      }),
+    );
+
+    t.it(
+      'events listAfter pages by global sequence (default limit 100) and, with appends in between, sees every event of every run exactly once',
+      withStorage(async (s) => {
+        const all: RunEventRecord[] = [];
+        const seen: RunEventRecord[] = [];
+        let after = 0;
+        for (let round = 0; round < 12; round++) {
+          for (let i = 0; i < 11; i++) all.push(await s.events.append({ runId: `run-${i % 3}`, type: 'text_delta', at: round, data: { round, i } }));
+          const page = await s.events.listAfter(after, 5 + round);
+          seen.push(...page);
+          if (page.length > 0) after = page[page.length - 1]!.globalSeq;
+        }
+        for (;;) {
+          const page = await s.events.listAfter(after, 4);
+          if (page.length === 0) break;
+          seen.push(...page);
+          after = page[page.length - 1]!.globalSeq;
+        }
+        assert.deepEqual(seen, all);
+        const firstPage = await s.events.listAfter();
+        assert.equal(firstPage.length, 100);
+        assert.deepEqual(firstPage, all.slice(0, 100));
+        assert.deepEqual(await s.events.listAfter(all[9]!.globalSeq, 2), all.slice(10, 12));
+        assert.deepEqual(await s.events.listAfter(all[all.length - 1]!.globalSeq), []);
+      }),
+    );
+
+    t.it(
+      'messages append with seq from 1 per run and list the conversation in order (any JSON message)',
+      withStorage(async (s) => {
+        const conversation: JsonValue[] = [
+          { role: 'user', content: UNICODE },
+          { role: 'assistant', content: [{ type: 'tool_call', id: 'call_1', name: 'media.search', args: { q: UNICODE } }] },
+          { role: 'tool', callId: 'call_1', state: 'succeeded', output: [1, null, { ok: true }] },
+          'a bare string',
+        ];
+        const stored = [];
+        for (const [i, m] of conversation.entries()) {
+          stored.push(await s.messages.append('run-a', m, 100 + i));
+          if (i === 1) await s.messages.append('run-b', { role: 'user', content: 'other' }, 1);
+        }
+        assert.deepEqual(stored, conversation.map((message, i) => ({ runId: 'run-a', seq: i + 1, message, at: 100 + i })));
+        assert.deepEqual(await s.messages.list('run-a'), stored);
+        assert.deepEqual(await s.messages.list('run-b'), [{ runId: 'run-b', seq: 1, message: { role: 'user', content: 'other' }, at: 1 }]);
+        assert.deepEqual(await s.messages.list('nobody'), []);
+      }),
+    );
+
+    t.it(
+      'inbox round-trips every field; listQueued is per run, oldest first; markApplied moves queued → applied once',
+      withStorage(async (s) => {
+        const m2 = inboxRecord({ id: 'm2', createdAt: 20, text: UNICODE, actor: `user:${UNICODE}` });
+        const m1b = inboxRecord({ id: 'm1b', createdAt: 10 });
+        const m1a = inboxRecord({ id: 'm1a', createdAt: 10 });
+        const other = inboxRecord({ id: 'm-other', runId: 'run-2', createdAt: 5 });
+        const applied = inboxRecord({ id: 'm-old', createdAt: 1, status: 'applied', appliedAt: 2 });
+        for (const m of [m2, m1b, m1a, other, applied]) await s.inbox.enqueue(m);
+        assert.deepEqual(await s.inbox.listQueued('run-1'), [m1a, m1b, m2]);
+        assert.deepEqual(await s.inbox.listQueued('run-2'), [other]);
+        await assert.rejects(s.inbox.enqueue(inboxRecord({ id: 'm2', text: 'second' })));
+        assert.equal(await s.inbox.markApplied(['m1a', 'm2', 'm-old', 'missing', 'm1a'], 50), 2);
+        assert.deepEqual(await s.inbox.listQueued('run-1'), [m1b]);
+        assert.equal(await s.inbox.markApplied(['m1a', 'm2'], 60), 0);
+        assert.equal(await s.inbox.markApplied([], 60), 0);
+        assert.equal(await s.inbox.markApplied(['m1b'], 70), 1);
+        assert.deepEqual(await s.inbox.listQueued('run-1'), []);
+        assert.deepEqual(await s.inbox.listQueued('run-2'), [other]);
+      }),
+    );
+
+    t.it(
+      'decisions round-trip every field; insert returns false on an existing dedupeKey and keeps the original; list is newest first by status and subject',
+      withStorage(async (s) => {
+        const full = decision({
+          id: 'd-full',
+          dedupeKey: `agent_budget:${UNICODE}`,
+          subjectId: UNICODE,
+          status: 'resolved',
+          reason: UNICODE,
+          data: { budget: 'maxCostUsdPerRun', limit: 0.5, used: 0.75, notes: [UNICODE, null] },
+          createdAt: 30,
+          resolvedAt: 40,
+        });
+        const d1 = decision({ id: 'd1', createdAt: 10 });
+        const d2 = decision({ id: 'd2', dedupeKey: 'agent_budget:run-2', subjectId: 'run-2', createdAt: 20 });
+        assert.equal(await s.decisions.insert(full), true);
+        assert.equal(await s.decisions.insert(d1), true);
+        assert.equal(await s.decisions.insert(d2), true);
+        assert.equal(await s.decisions.insert(decision({ id: 'd-dup', reason: 'second', createdAt: 99 })), false);
+        const ids = (list: DecisionRecord[]) => list.map((d) => d.id);
+        assert.deepEqual(await s.decisions.list(), [full, d2, d1]);
+        assert.deepEqual(ids(await s.decisions.list({ status: 'open' })), ['d2', 'd1']);
+        assert.deepEqual(ids(await s.decisions.list({ subjectId: 'run-1' })), ['d1']);
+        assert.deepEqual(ids(await s.decisions.list({ status: 'resolved', subjectId: UNICODE })), ['d-full']);
+        assert.deepEqual(await s.decisions.list({ subjectId: 'nobody' }), []);
+      }),
+    );
+
+    t.it(
+      'a transaction that throws rolls back runs, leases, events, messages, inbox and decisions; later events get sequences above every committed one',
+      withStorage(async (s) => {
+        await s.runs.insert(runRecord());
+        const e1 = await s.events.append({ runId: 'run-1', type: 'run_status', at: 1, data: { status: 'queued' } });
+        await s.messages.append('run-1', { role: 'user', content: 'hi' }, 1);
+        await s.inbox.enqueue(inboxRecord());
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.runs.insert(runRecord({ id: 'run-2' }));
+            assert.equal((await tx.runs.acquireLease('w1', 100, 1_000))?.id, 'run-1');
+            await tx.runs.patch('run-1', { status: 'running', plan: { goal: 'x' } }, 'w1');
+            await tx.events.append({ runId: 'run-1', type: 'run_status', at: 2, data: { status: 'running' } });
+            await tx.events.append({ runId: 'run-2', type: 'run_status', at: 2, data: null });
+            await tx.messages.append('run-1', { role: 'assistant', content: 'partial' }, 2);
+            await tx.inbox.enqueue(inboxRecord({ id: 'msg-2' }));
+            assert.equal(await tx.inbox.markApplied(['msg-1'], 2), 1);
+            assert.equal(await tx.decisions.insert(decision()), true);
+            // reads inside the transaction see its own writes
+            assert.equal((await tx.events.listByRun('run-1')).length, 2);
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.deepEqual(await s.runs.get('run-1'), runRecord());
+        assert.equal(await s.runs.get('run-2'), undefined);
+        assert.deepEqual(await s.events.listAfter(), [e1]);
+        assert.deepEqual(await s.events.listByRun('run-2'), []);
+        assert.deepEqual((await s.messages.list('run-1')).map((m) => m.seq), [1]);
+        assert.deepEqual(await s.inbox.listQueued('run-1'), [inboxRecord()]);
+        assert.deepEqual(await s.decisions.list(), []);
+        // the dedupe key is free again; per-run seq continues from the committed events. A rolled-back globalSeq was
+        // never visible outside its transaction, so an adapter may hand it out again (SQLite does; memory leaves a gap).
+        // Events are published only after their transaction commits.
+        assert.equal(await s.decisions.insert(decision()), true);
+        const e2 = await s.events.append({ runId: 'run-1', type: 'run_status', at: 3, data: null });
+        assert.equal(e2.seq, 2);
+        assert.ok(e2.globalSeq > e1.globalSeq, 'globalSeq must stay above every committed event');
+        assert.equal((await s.messages.append('run-1', 'next', 3)).seq, 2);
+        assert.equal((await s.runs.acquireLease('w2', 100, 1_000))?.leaseOwner, 'w2');
+      }),
+    );
+
+    t.it(
       'a closed adapter rejects every call with STORAGE_CLOSED',
       withStorage(async (s) => {
         await s.settings.set('k', 1);
@@ -707,6 +1172,8 @@ export function describeStorageConformance(name: string, factory: StorageConform
         await rejectsWithCode(s.settings.get('k'), 'STORAGE_CLOSED');
         await rejectsWithCode(s.ledger.insert(ledgerEntry()), 'STORAGE_CLOSED');
         await rejectsWithCode(s.audit.list(), 'STORAGE_CLOSED');
+        await rejectsWithCode(s.runs.acquireLease('w', 1, 1), 'STORAGE_CLOSED');
+        await rejectsWithCode(s.events.listAfter(), 'STORAGE_CLOSED');
         await rejectsWithCode(
           s.transaction(async () => undefined),
           'STORAGE_CLOSED',

@@ -263,7 +263,7 @@ describe('SqliteStorage', () => {
     }
   });
 
-  it('never hands out a global event sequence twice, even after the newest events were rolled back or deleted', async () => {
+  it('never hands out a committed global event sequence again, even after the newest events were deleted; a rollback leaves no trace', async () => {
     const path = join(tempDir(), 'events.sqlite');
     const s = storage(path);
     await s.migrate();
@@ -277,6 +277,7 @@ describe('SqliteStorage', () => {
     const second = await s.events.append({ runId: 'r', type: 't', at: 3, data: null });
     expect(second.seq).toBe(2);
     expect(second.globalSeq).toBeGreaterThan(first.globalSeq);
+    expect((await s.events.listAfter(0)).map((e) => e.at)).toEqual([1, 3]);
     const raw = new Database(path);
     raw.prepare('DELETE FROM run_events WHERE global_seq = ?').run(second.globalSeq);
     raw.close();

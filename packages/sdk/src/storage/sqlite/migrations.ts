@@ -179,7 +179,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX runs_session_created ON runs (session_id, created_at) WHERE session_id IS NOT NULL`,
       // totalsBetween (per-day budgets) and the unfiltered list.
       `CREATE INDEX runs_created ON runs (created_at, id)`,
-      // AUTOINCREMENT: a global sequence is never reused, even after the newest row was rolled back or deleted.
+      // AUTOINCREMENT: a committed global sequence is never reused, even after the newest rows were deleted. (A
+      // rolled-back append's number may be handed out again: it was never visible outside its transaction.)
       `CREATE TABLE run_events (
         global_seq INTEGER PRIMARY KEY AUTOINCREMENT,
         run_id TEXT NOT NULL,
