@@ -7,3 +7,5 @@ export {
   type ConformanceTestApi,
   type StorageConformanceFactory,
 } from './storage-conformance';
+export * from './sandbox/index';
+export type { GoalFacts, GoalFactsSnapshot } from '../runtime/goal-facts';

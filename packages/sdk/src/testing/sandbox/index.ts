@@ -1,0 +1,19 @@
+/**
+ * The sandbox media world (issue 4 item 9): an in-memory media manager implementing the 15 standard
+ * media capabilities, with a clock-driven downloader, fault switches and the `GoalFacts` port.
+ * @packageDocumentation
+ */
+export { SANDBOX_DEFAULT_LIBRARY, SANDBOX_TITLES, sandboxReleases, type SandboxRelease, type SandboxTitle } from './data';
+export {
+  SandboxStateError,
+  SandboxWorld,
+  type SandboxDownload,
+  type SandboxDurations,
+  type SandboxFaults,
+  type SandboxLibraryItem,
+  type SandboxOrganize,
+  type SandboxPlan,
+  type SandboxWorldOptions,
+  type SandboxWorldState,
+} from './world';
+export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';

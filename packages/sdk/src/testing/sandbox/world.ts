@@ -1,0 +1,666 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MediaAgentError } from '../../errors';
+import { MediaStateError, type MediaStateCode } from '../../media/errors';
+import { mediaEntityId as entityIdOf, parseMediaEntityId } from '../../media/identity';
+import type { DownloadJob, DownloadStatus, MediaItem, OrganizeRecord, PolicySettings, Release, Task } from '../../media/schemas';
+import { SystemClock, type Clock } from '../../ports/clock';
+import type { GoalFacts, GoalFactsSnapshot } from '../../runtime/goal-facts';
+import { SANDBOX_DEFAULT_LIBRARY, SANDBOX_TITLES, sandboxReleases, type SandboxRelease, type SandboxTitle } from './data';
+
+/**
+ * Fault switches of the sandbox world (issue 4 item 9). Not persisted: they come from the options
+ * and {@link SandboxWorld.setFaults}.
+ * @public
+ */
+export interface SandboxFaults {
+  /** `download.submit` adds the job to the downloader, then throws `OutcomeUnknownError` (a timeout after the effect). */
+  submitTimesOutAfterEffect: boolean;
+  /** Jobs stop progressing and report `stalled` (from the moment the switch is on; new jobs stall at once) until rechecked or retried with the switch off. */
+  stallDownloads: boolean;
+  /** Jobs stop and report `failed` (like `stallDownloads`), until retried with the switch off. */
+  failDownloads: boolean;
+}
+
+/**
+ * How long each downloader phase takes, in milliseconds of the world's clock.
+ * @public
+ */
+export interface SandboxDurations {
+  /** `queued` before downloading starts (default 2 000). */
+  queuedMs: number;
+  /** `downloading` from 0 to 100 % (default 10 000). */
+  downloadMs: number;
+  /** `completed` before the automatic import (default 2 000). */
+  importMs: number;
+}
+
+/** Options of {@link SandboxWorld}. @public */
+export interface SandboxWorldOptions {
+  /** Time source; give it the host's clock (`ManualClock` in tests, `SystemClock` in a demo). Default `SystemClock`. */
+  clock?: Clock;
+  /** Phase durations in ms (defaults in {@link SandboxDurations}). */
+  durations?: Partial<SandboxDurations>;
+  /** Fault switches (all off by default). */
+  faults?: Partial<SandboxFaults>;
+  /** Import completed downloads into the library automatically, like MoviePilot's transfer (default true). */
+  autoImport?: boolean;
+  /** Catalog (default {@link SANDBOX_TITLES}); used only when the world is created empty. */
+  titles?: readonly SandboxTitle[];
+  /** Media entity ids (`tmdb:<id>`) in the library at creation (default {@link SANDBOX_DEFAULT_LIBRARY}); used only when the world is created empty. */
+  library?: readonly string[];
+  /** Library root directory (default `/media/library`). */
+  libraryRoot?: string;
+  /** JSON file: loaded at creation when it exists, written (atomically) after every mutation. */
+  filePath?: string;
+}
+
+/** An item of the sandbox library. @public */
+export interface SandboxLibraryItem {
+  /** Media entity id (`tmdb:<id>`). */
+  mediaEntityId: string;
+  /** Directory in the library. */
+  libraryPath: string;
+  /** Size in bytes. */
+  sizeBytes: number;
+  /** Resolution, when known. */
+  resolution: Release['resolution'] | null;
+  /** When it was added (ms). */
+  addedAt: number;
+  /** Organize record that put it there, or null for seeded items. */
+  organizeId: string | null;
+}
+
+/** A plan as the sandbox knows it (the SDK plan record is in the host's storage). @public */
+export interface SandboxPlan {
+  /** SDK plan id. */
+  id: string;
+  /** Plan type. */
+  type: 'download' | 'organize';
+  /** Target media entity. */
+  mediaEntityId: string;
+  /** Release (download plans). */
+  releaseId: string | null;
+  /** Download (organize plans: the one to organize; download plans: the job it created). */
+  downloadId: string | null;
+  /** Organize record it created (organize plans). */
+  organizeId: string | null;
+  /** Idempotency key of the propose call. */
+  idempotencyKey: string | null;
+  /** Set when executing it was refused for good. */
+  failedReason: string | null;
+  /** Runs that touched it. */
+  runIds: string[];
+  /** Creation time (ms). */
+  createdAt: number;
+}
+
+/** A downloader job with its timeline (status is derived from the clock). @public */
+export interface SandboxDownload {
+  /** Download id (`dl-<n>`). */
+  id: string;
+  /** SDK plan id it executes. */
+  planId: string;
+  /** Release. */
+  releaseId: string;
+  /** Release name. */
+  releaseName: string;
+  /** Media entity. */
+  mediaEntityId: string;
+  /** Size in bytes. */
+  sizeBytes: number;
+  /** Resolution of the release. */
+  resolution: Release['resolution'];
+  /** Idempotency key of the submit call that created it. */
+  idempotencyKey: string | null;
+  /** Stored phase: `active` (status derived from the timeline), else fixed. */
+  phase: 'active' | 'completed' | 'imported' | 'stalled' | 'failed' | 'removed';
+  /** Submission time (ms). */
+  submittedAt: number;
+  /** Start of the current active stretch (ms). */
+  startedAt: number;
+  /** Progress (0–1) at `startedAt`; 0 means it queues first. */
+  baseProgress: number;
+  /** When it completed (ms), once completed. */
+  completedAt: number | null;
+  /** Time of the latest stored change (ms). */
+  updatedAt: number;
+  /** Organize record that imported it. */
+  organizeId: string | null;
+  /** Idempotency key of the latest retry/recheck call (reconcile). */
+  lastActionKey: string | null;
+  /** Runs that touched it. */
+  runIds: string[];
+}
+
+/** An organize record of the sandbox. @public */
+export interface SandboxOrganize {
+  /** Organize id (`org-<n>`). */
+  id: string;
+  /** Download imported. */
+  downloadId: string | null;
+  /** Organize plan executed, or null for automatic imports. */
+  planId: string | null;
+  /** Media entity. */
+  mediaEntityId: string;
+  /** Status. */
+  status: 'running' | 'succeeded' | 'failed';
+  /** Mode. */
+  mode: 'hardlink' | 'copy' | 'move';
+  /** Library directory. */
+  libraryPath: string | null;
+  /** True for automatic imports. */
+  automatic: boolean;
+  /** Idempotency key of the execute call, or null. */
+  idempotencyKey: string | null;
+  /** Creation time (ms). */
+  createdAt: number;
+  /** Failure reason. */
+  error: string | null;
+  /** Runs that touched it. */
+  runIds: string[];
+}
+
+/**
+ * The serializable state of a {@link SandboxWorld} (`toJSON()` / `fromJSON()`, the file option).
+ * @public
+ */
+export interface SandboxWorldState {
+  /** Format version (1). */
+  version: 1;
+  /** Catalog. */
+  titles: SandboxTitle[];
+  /** Indexer releases. */
+  releases: SandboxRelease[];
+  /** Library. */
+  library: SandboxLibraryItem[];
+  /** Plans known to the world. */
+  plans: SandboxPlan[];
+  /** Downloader jobs. */
+  downloads: SandboxDownload[];
+  /** Organize records. */
+  organizes: SandboxOrganize[];
+  /** Identity overrides (`release:<id>` → media entity id) by `identity.resolve`. */
+  identities: Record<string, string>;
+  /** Policies by kind: revision and settings. */
+  policies: Record<string, { revision: number; settings: PolicySettings }>;
+  /** Media entities each run looked up (by run id). */
+  touches: Record<string, string[]>;
+  /** Id counters. */
+  counters: { download: number; organize: number };
+  /** Idempotency results of reconcile calls (`identity.resolve`, `policy.apply`) by key. */
+  results: Record<string, unknown>;
+}
+
+/**
+ * The sandbox state is not usable (wrong version or shape in `fromJSON` / the state file).
+ * @public
+ */
+export class SandboxStateError extends MediaAgentError {
+  /** @param reason - what is wrong; @param options - `{ cause }` */
+  constructor(reason: string, options?: ErrorOptions) {
+    super('SANDBOX_STATE_INVALID', `sandbox world state is invalid: ${reason}`, {}, options);
+  }
+}
+
+const DEFAULT_DURATIONS: SandboxDurations = { queuedMs: 2_000, downloadMs: 10_000, importMs: 2_000 };
+
+/**
+ * The sandbox media world (issue 4 item 9): an in-memory media manager — catalog, indexer, downloader,
+ * organizer, library, policies — for tests and the demo. Register its 15 standard capabilities with
+ * `registerSandboxCapabilities(host, world)`; it also implements the {@link GoalFacts} port.
+ *
+ * @remarks
+ * Downloader jobs move `queued` → `downloading` → `completed` → `imported` over the world's clock
+ * (no timers: status is derived from the clock when observed, and transitions are stored with the
+ * times they happened on the timeline). An automatic import creates a `succeeded` organize record and
+ * puts the title in the library. Every job records the idempotency key it was submitted with and
+ * every object the run ids that touched it. State is plain JSON (`toJSON` / `fromJSON`, `filePath`).
+ * @public
+ */
+export class SandboxWorld implements GoalFacts {
+  /** Time source. */
+  readonly clock: Clock;
+  /** Phase durations (ms). */
+  readonly durations: Readonly<SandboxDurations>;
+  readonly #faults: SandboxFaults;
+  readonly #autoImport: boolean;
+  readonly #libraryRoot: string;
+  readonly #filePath: string | undefined;
+  #state: SandboxWorldState;
+
+  /**
+   * @param options - clock, durations, faults, catalog, library, file path
+   * @throws {@link SandboxStateError} when `filePath` exists but is not a sandbox state
+   */
+  constructor(options: SandboxWorldOptions = {}, state?: SandboxWorldState) {
+    this.clock = options.clock ?? new SystemClock();
+    this.durations = Object.freeze({ ...DEFAULT_DURATIONS, ...options.durations });
+    this.#faults = { submitTimesOutAfterEffect: false, stallDownloads: false, failDownloads: false, ...options.faults };
+    this.#autoImport = options.autoImport ?? true;
+    this.#libraryRoot = (options.libraryRoot ?? '/media/library').replace(/\/+$/, '');
+    this.#filePath = options.filePath;
+    if (state) this.#state = checkState(structuredClone(state));
+    else if (this.#filePath && existsSync(this.#filePath)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(this.#filePath, 'utf8'));
+      } catch (cause) {
+        throw new SandboxStateError(`${this.#filePath} is not JSON`, { cause });
+      }
+      this.#state = checkState(parsed);
+    } else {
+      const titles = [...(options.titles ?? SANDBOX_TITLES)].map((t) => structuredClone(t));
+      this.#state = {
+        version: 1,
+        titles,
+        releases: sandboxReleases(titles),
+        library: [],
+        plans: [],
+        downloads: [],
+        organizes: [],
+        identities: {},
+        policies: {},
+        touches: {},
+        counters: { download: 0, organize: 0 },
+        results: {},
+      };
+      const now = this.clock.now();
+      for (const id of options.library ?? SANDBOX_DEFAULT_LIBRARY) this.#seedLibrary(id, now);
+      this.#save();
+    }
+  }
+
+  /**
+   * A world from a saved state (options as for the constructor; `filePath`, when given, is written on the next mutation).
+   * @throws {@link SandboxStateError} for a state of another version or shape
+   */
+  static fromJSON(state: SandboxWorldState, options: SandboxWorldOptions = {}): SandboxWorld {
+    return new SandboxWorld(options, state);
+  }
+
+  /** The whole state as plain JSON (transitions up to now are materialized first). */
+  toJSON(): SandboxWorldState {
+    this.sync();
+    return structuredClone(this.#state);
+  }
+
+  /** Current fault switches (a copy). */
+  get faults(): Readonly<SandboxFaults> {
+    return { ...this.#faults };
+  }
+
+  /**
+   * Changes fault switches. Transitions up to now are materialized first; turning `stallDownloads`
+   * or `failDownloads` on stops every unfinished job at its current progress.
+   */
+  setFaults(faults: Partial<SandboxFaults>): void {
+    this.sync();
+    Object.assign(this.#faults, faults);
+    this.sync();
+  }
+
+  /**
+   * Puts a catalog title into the library directly (seeding: "already in the library").
+   * @param mediaEntityId - e.g. `tmdb:693134`, or `douban:<id>` / `imdb:<id>` of a catalog title
+   * @throws `MEDIA_NOT_FOUND` for a title not in the catalog
+   */
+  addToLibrary(mediaEntityId: string): void {
+    const title = this.resolveTitle(mediaEntityId);
+    if (!title) throw mediaError('MEDIA_NOT_FOUND', `no catalog title ${mediaEntityId}`, { mediaEntityId });
+    this.#seedLibrary(entityOf(title), this.clock.now());
+    this.#save();
+  }
+
+  /**
+   * Materializes every transition that happened on the timeline up to now (completions, automatic
+   * imports, stalls). Reads call it; call it yourself before reading the state directly.
+   */
+  sync(): void {
+    const now = this.clock.now();
+    let changed = false;
+    for (const job of this.#state.downloads) {
+      if (job.phase === 'active') {
+        const { completedAt, progress } = this.#timeline(job, now);
+        if (completedAt !== null && completedAt <= now) {
+          job.phase = 'completed';
+          job.completedAt = completedAt;
+          job.updatedAt = completedAt;
+          changed = true;
+        } else if (this.#faults.stallDownloads || this.#faults.failDownloads) {
+          job.phase = this.#faults.failDownloads ? 'failed' : 'stalled';
+          job.baseProgress = progress;
+          job.updatedAt = now;
+          changed = true;
+        }
+      }
+      if (job.phase === 'completed' && this.#autoImportOn() && job.completedAt !== null && job.completedAt + this.durations.importMs <= now) {
+        this.#import(job, job.completedAt + this.durations.importMs, null, 'hardlink', null, job.runIds);
+        changed = true;
+      }
+    }
+    if (changed) this.#save();
+  }
+
+  /** {@inheritDoc GoalFacts.forRun} */
+  async forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot> {
+    signal?.throwIfAborted();
+    this.sync();
+    const s = this.#state;
+    const entities = new Set<string>(s.touches[runId] ?? []);
+    const plans = s.plans.filter((p) => p.runIds.includes(runId));
+    const downloads = s.downloads.filter((d) => d.runIds.includes(runId));
+    const organizes = s.organizes.filter((o) => o.runIds.includes(runId));
+    for (const x of [...plans, ...downloads, ...organizes]) entities.add(x.mediaEntityId);
+    return {
+      plans: plans.map((p) => ({ id: p.id, type: p.type, mediaEntityId: p.mediaEntityId, status: this.planStatus(p) })),
+      downloads: downloads.map((d) => ({ id: d.id, mediaEntityId: d.mediaEntityId, title: this.titleOf(d.mediaEntityId), status: this.downloadStatus(d) })),
+      organizes: organizes.map((o) => ({ id: o.id, downloadId: o.downloadId, mediaEntityId: o.mediaEntityId, status: o.status, libraryPath: o.libraryPath })),
+      library: [...entities].sort().map((id) => ({ mediaEntityId: id, title: this.titleOf(id), present: this.inLibrary(id) })),
+    };
+  }
+
+  // ---- reads used by the capabilities and by tests -------------------------------------------
+
+  /** The catalog. */
+  titles(): readonly SandboxTitle[] {
+    return this.#state.titles;
+  }
+
+  /** The catalog title of a media entity id (`tmdb:`, or `douban:` / `imdb:` through external ids). */
+  resolveTitle(id: string): SandboxTitle | undefined {
+    const ref = parseMediaEntityId(id);
+    if (!ref) return undefined;
+    if (ref.mediaSource === 'tmdb') return this.#state.titles.find((t) => t.mediaId === ref.mediaId);
+    if (ref.mediaSource === 'douban' || ref.mediaSource === 'imdb') return this.#state.titles.find((t) => t.externalIds[ref.mediaSource as 'douban' | 'imdb'] === ref.mediaId);
+    return undefined;
+  }
+
+  /** Display title of a media entity id (the id itself when unknown). */
+  titleOf(id: string): string {
+    return this.resolveTitle(id)?.title ?? id;
+  }
+
+  /** Whether the media entity is in the library now. */
+  inLibrary(id: string): boolean {
+    this.sync();
+    const t = this.resolveTitle(id);
+    const key = t ? entityOf(t) : id;
+    return this.#state.library.some((l) => l.mediaEntityId === key);
+  }
+
+  /** The library now (a copy). */
+  library(): SandboxLibraryItem[] {
+    this.sync();
+    return structuredClone(this.#state.library);
+  }
+
+  /** Every downloader job with its stored fields (a copy); see {@link SandboxWorld.downloadView} for the status now. */
+  downloads(): SandboxDownload[] {
+    this.sync();
+    return structuredClone(this.#state.downloads);
+  }
+
+  /** Every organize record (a copy). */
+  organizes(): SandboxOrganize[] {
+    this.sync();
+    return structuredClone(this.#state.organizes);
+  }
+
+  /** Every plan the world knows (a copy). */
+  plans(): SandboxPlan[] {
+    return structuredClone(this.#state.plans);
+  }
+
+  /** Releases of the indexer. */
+  releases(): readonly SandboxRelease[] {
+    return this.#state.releases;
+  }
+
+  /** The media entity a release belongs to (after `identity.resolve` overrides). */
+  releaseEntity(release: SandboxRelease): string {
+    return this.#state.identities[`release:${release.releaseId}`] ?? `tmdb:${release.mediaId}`;
+  }
+
+  /** Status of a job now, derived from its timeline and the clock. */
+  downloadStatus(job: SandboxDownload): DownloadStatus {
+    if (job.phase !== 'active') return job.phase;
+    const now = this.clock.now();
+    if (job.baseProgress === 0 && now - job.startedAt < this.durations.queuedMs) return 'queued';
+    const { completedAt } = this.#timeline(job, now);
+    return completedAt !== null && completedAt <= now ? 'completed' : 'downloading';
+  }
+
+  /** Status of a plan now: `draft`, `submitted`, `done` or `failed`. */
+  planStatus(plan: SandboxPlan): 'draft' | 'submitted' | 'done' | 'failed' {
+    if (plan.failedReason !== null) return 'failed';
+    if (plan.type === 'download') {
+      const job = plan.downloadId === null ? undefined : this.#state.downloads.find((d) => d.id === plan.downloadId);
+      if (!job) return 'draft';
+      const st = this.downloadStatus(job);
+      return st === 'imported' ? 'done' : st === 'failed' || st === 'removed' ? 'failed' : 'submitted';
+    }
+    const org = plan.organizeId === null ? undefined : this.#state.organizes.find((o) => o.id === plan.organizeId);
+    if (!org) return 'draft';
+    return org.status === 'succeeded' ? 'done' : org.status === 'failed' ? 'failed' : 'submitted';
+  }
+
+  /** A job as the `DownloadJob` schema shows it (status and progress now). */
+  downloadView(job: SandboxDownload): DownloadJob {
+    const status = this.downloadStatus(job);
+    const progress = status === 'queued' ? 0 : job.phase === 'active' ? this.#timeline(job, this.clock.now()).progress : job.phase === 'stalled' || job.phase === 'failed' || job.phase === 'removed' ? job.baseProgress : 1;
+    return {
+      id: job.id,
+      planId: job.planId,
+      releaseId: job.releaseId,
+      releaseName: job.releaseName,
+      mediaEntityId: job.mediaEntityId,
+      title: this.titleOf(job.mediaEntityId),
+      sizeBytes: job.sizeBytes,
+      status,
+      progress: Math.round(progress * 1000) / 1000,
+      submittedAt: job.submittedAt,
+      updatedAt: job.updatedAt,
+      organizeId: job.organizeId,
+    };
+  }
+
+  /** An organize record as the `OrganizeRecord` schema shows it. */
+  organizeView(o: SandboxOrganize): OrganizeRecord {
+    return {
+      id: o.id,
+      downloadId: o.downloadId,
+      planId: o.planId,
+      mediaEntityId: o.mediaEntityId,
+      title: this.titleOf(o.mediaEntityId),
+      status: o.status,
+      mode: o.mode,
+      libraryPath: o.libraryPath,
+      automatic: o.automatic,
+      createdAt: o.createdAt,
+      error: o.error,
+    };
+  }
+
+  /** Tasks (downloads, then organize records) as `task.inspect` shows them. */
+  tasks(): Task[] {
+    this.sync();
+    const downloads = this.#state.downloads.map((d): Task => {
+      const view = this.downloadView(d);
+      return { id: d.id, type: 'download', status: view.status, mediaEntityId: d.mediaEntityId, title: view.title, planId: d.planId, idempotencyKey: d.idempotencyKey, updatedAt: d.updatedAt, download: view, organize: null };
+    });
+    const organizes = this.#state.organizes.map((o): Task => {
+      const view = this.organizeView(o);
+      return { id: o.id, type: 'organize', status: o.status, mediaEntityId: o.mediaEntityId, title: view.title, planId: o.planId, idempotencyKey: o.idempotencyKey, updatedAt: o.createdAt, download: null, organize: view };
+    });
+    return [...downloads, ...organizes];
+  }
+
+  /** A catalog title as the `MediaItem` schema shows it. */
+  mediaItem(t: SandboxTitle): MediaItem {
+    const id = entityOf(t);
+    return {
+      mediaSource: 'tmdb',
+      mediaId: t.mediaId,
+      mediaEntityId: id,
+      kind: t.kind,
+      title: t.title,
+      originalTitle: t.originalTitle,
+      localizedTitle: t.localizedTitle,
+      year: t.year,
+      overview: t.overview,
+      seasons: t.seasons,
+      inLibrary: this.#state.library.some((l) => l.mediaEntityId === id),
+    };
+  }
+
+  /** Library directory of a title: `<root>/Movies/<Title> (<year>)` or `<root>/TV Shows/<Title> (<year>)`. */
+  libraryPathOf(mediaEntityId: string): string {
+    const t = this.resolveTitle(mediaEntityId);
+    const name = t ? `${t.title.replace(/[\\/:*?"<>|]+/g, '')} (${t.year})` : mediaEntityId.replace(':', '-');
+    return `${this.#libraryRoot}/${t?.kind === 'tv' ? 'TV Shows' : 'Movies'}/${name}`;
+  }
+
+  /** Policy of a kind: revision (0 = never applied) and settings. */
+  policy(kind: string): { revision: number; settings: PolicySettings } {
+    return structuredClone(this.#state.policies[kind] ?? { revision: 0, settings: {} });
+  }
+
+  // ---- mutations used by the capabilities ---------------------------------------------------
+
+  /** Records that `runId` looked up a media entity (for {@link SandboxWorld.forRun}). @internal */
+  touch(runId: string | undefined, mediaEntityId: string): void {
+    if (!runId) return;
+    const list = (this.#state.touches[runId] ??= []);
+    if (!list.includes(mediaEntityId)) {
+      list.push(mediaEntityId);
+      this.#save();
+    }
+  }
+
+  /** Runs `fn` on the live state and saves. @internal */
+  mutate<T>(fn: (state: SandboxWorldState, now: number) => T): T {
+    this.sync();
+    const result = fn(this.#state, this.clock.now());
+    this.#save();
+    return result;
+  }
+
+  /** Adds a job to the downloader (phase per the fault switches). @internal */
+  addDownload(fields: Omit<SandboxDownload, 'id' | 'phase' | 'submittedAt' | 'startedAt' | 'baseProgress' | 'completedAt' | 'updatedAt' | 'organizeId' | 'lastActionKey'>): SandboxDownload {
+    return this.mutate((s, now) => {
+      s.counters.download += 1;
+      const job: SandboxDownload = {
+        ...fields,
+        id: `dl-${s.counters.download}`,
+        phase: this.#faults.failDownloads ? 'failed' : this.#faults.stallDownloads ? 'stalled' : 'active',
+        submittedAt: now,
+        startedAt: now,
+        baseProgress: 0,
+        completedAt: null,
+        updatedAt: now,
+        organizeId: null,
+        lastActionKey: null,
+      };
+      s.downloads.push(job);
+      return job;
+    });
+  }
+
+  /** Restarts a stalled or failed job (`keepProgress`: recheck/resume; else retry from 0). @internal */
+  restartDownload(job: SandboxDownload, keepProgress: boolean, key: string | null, runId: string | undefined): void {
+    this.mutate((_s, now) => {
+      job.phase = this.#faults.failDownloads ? 'failed' : this.#faults.stallDownloads ? 'stalled' : 'active';
+      job.startedAt = now;
+      if (!keepProgress) job.baseProgress = 0;
+      job.updatedAt = now;
+      job.lastActionKey = key;
+      addRun(job.runIds, runId);
+    });
+  }
+
+  /** Imports a completed job into the library (explicit organize). @internal */
+  importDownload(job: SandboxDownload, planId: string | null, mode: SandboxOrganize['mode'], key: string | null, runIds: string[]): SandboxOrganize {
+    return this.mutate((_s, now) => this.#import(job, now, planId, mode, key, runIds));
+  }
+
+  #import(job: SandboxDownload, at: number, planId: string | null, mode: SandboxOrganize['mode'], key: string | null, runIds: string[]): SandboxOrganize {
+    const s = this.#state;
+    s.counters.organize += 1;
+    const libraryPath = this.libraryPathOf(job.mediaEntityId);
+    const org: SandboxOrganize = {
+      id: `org-${s.counters.organize}`,
+      downloadId: job.id,
+      planId,
+      mediaEntityId: job.mediaEntityId,
+      status: 'succeeded',
+      mode: planId === null ? (this.policy('organize').settings.organizeMode ?? mode) : mode,
+      libraryPath,
+      automatic: planId === null,
+      idempotencyKey: key,
+      createdAt: at,
+      error: null,
+      runIds: [...new Set(runIds)],
+    };
+    s.organizes.push(org);
+    job.phase = 'imported';
+    job.organizeId = org.id;
+    job.updatedAt = at;
+    const existing = s.library.find((l) => l.mediaEntityId === job.mediaEntityId);
+    if (existing) Object.assign(existing, { libraryPath, sizeBytes: job.sizeBytes, resolution: job.resolution, addedAt: at, organizeId: org.id });
+    else s.library.push({ mediaEntityId: job.mediaEntityId, libraryPath, sizeBytes: job.sizeBytes, resolution: job.resolution, addedAt: at, organizeId: org.id });
+    return org;
+  }
+
+  #autoImportOn(): boolean {
+    return this.policy('automation').settings.autoImport ?? this.#autoImport;
+  }
+
+  #timeline(job: SandboxDownload, now: number): { progress: number; completedAt: number | null } {
+    const { queuedMs, downloadMs } = this.durations;
+    const start = job.startedAt + (job.baseProgress === 0 ? queuedMs : 0);
+    const completedAt = start + Math.round((1 - job.baseProgress) * downloadMs);
+    const progress = now <= start ? job.baseProgress : Math.min(1, job.baseProgress + (now - start) / Math.max(1, downloadMs));
+    return { progress, completedAt };
+  }
+
+  #seedLibrary(id: string, now: number): void {
+    const t = this.resolveTitle(id);
+    if (!t) throw mediaError('MEDIA_NOT_FOUND', `no catalog title ${id}`, { mediaEntityId: id });
+    const key = entityOf(t);
+    if (this.#state.library.some((l) => l.mediaEntityId === key)) return;
+    const release = this.#state.releases.find((r) => r.mediaId === t.mediaId && r.resolution === '1080p');
+    this.#state.library.push({ mediaEntityId: key, libraryPath: this.libraryPathOf(key), sizeBytes: release?.sizeBytes ?? 0, resolution: release?.resolution ?? null, addedAt: now, organizeId: null });
+  }
+
+  #save(): void {
+    if (!this.#filePath) return;
+    mkdirSync(dirname(this.#filePath), { recursive: true });
+    const tmp = `${this.#filePath}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.#state, null, 2));
+    renameSync(tmp, this.#filePath);
+  }
+}
+
+/** `tmdb:<id>` of a catalog title. @internal */
+export function entityOf(t: SandboxTitle): string {
+  return entityIdOf({ mediaSource: 'tmdb', mediaId: t.mediaId });
+}
+
+/** Adds a run id to a list once. @internal */
+export function addRun(list: string[], runId: string | undefined): void {
+  if (runId && !list.includes(runId)) list.push(runId);
+}
+
+function mediaError(code: MediaStateCode, message: string, details: Record<string, unknown>): MediaStateError {
+  return new MediaStateError(code, message, details);
+}
+
+function checkState(value: unknown): SandboxWorldState {
+  const s = value as Partial<SandboxWorldState> | null;
+  if (!s || typeof s !== 'object') throw new SandboxStateError('not an object');
+  if (s.version !== 1) throw new SandboxStateError(`version ${String(s.version)} (expected 1)`);
+  for (const k of ['titles', 'releases', 'library', 'plans', 'downloads', 'organizes'] as const) if (!Array.isArray(s[k])) throw new SandboxStateError(`${k} is not an array`);
+  for (const k of ['identities', 'policies', 'touches', 'counters', 'results'] as const) if (!s[k] || typeof s[k] !== 'object') throw new SandboxStateError(`${k} is not an object`);
+  return s as SandboxWorldState;
+}
