@@ -187,6 +187,21 @@ function parseScripts(scripts: ScriptedProviderOptions['scripts']): FakeScript[]
   return list;
 }
 
+/**
+ * The script's turn: assistant messages after the latest user message that the script matches (the
+ * goal for a script chosen by the goal; the goal for a script without `match`), so steering messages do
+ * not restart it, a message that selects another script starts that script at its first step, and a
+ * resumed run continues where it was.
+ */
+function turnOf(script: FakeScript, messages: ReadonlyArray<ModelMessage>): number {
+  let start = -1;
+  messages.forEach((m, i) => {
+    // A script without `match` plays once from the goal: later user messages never restart it.
+    if (m.role === 'user' && (script.match === undefined ? start < 0 : matches(script, [textOf(m.content)]))) start = i;
+  });
+  return messages.slice(start + 1).filter((m) => m.role === 'assistant').length;
+}
+
 function matches(script: FakeScript, texts: string[]): boolean {
   const m = script.match;
   if (m === undefined) return true;
@@ -202,7 +217,8 @@ function matches(script: FakeScript, texts: string[]): boolean {
  * The scripted model provider (`provider: 'scripted'`): deterministic turns for tests and demos.
  *
  * @remarks
- * The turn is derived from the conversation (the number of assistant messages), so a resumed run
+ * The turn is derived from the conversation (assistant messages after the latest user message the
+ * script matches), so a resumed run
  * continues its script. The script is the first whose `match` fits the goal or last user message.
  * Turn n < steps.length emits step n (text deltas, then each tool call as start / argument
  * fragments / end, validated against the offered tool like a real provider); turn steps.length
@@ -259,9 +275,9 @@ export class ScriptedProvider implements ModelProvider {
     const userTexts = request.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
     const goal = userTexts[0] ?? '';
     const lastUserMessage = userTexts[userTexts.length - 1] ?? '';
-    const turn = request.messages.filter((m) => m.role === 'assistant').length;
-    const ctx: ScriptContext = { goal, lastUserMessage, results: latestResults(request.messages), turn, request };
     const script = this.#scripts.find((s) => matches(s, [goal, lastUserMessage]));
+    const turn = script ? turnOf(script, request.messages) : 0;
+    const ctx: ScriptContext = { goal, lastUserMessage, results: latestResults(request.messages), turn, request };
     const pause = async () => {
       if (this.#delay > 0) await new Promise((r) => setTimeout(r, this.#delay));
       else await new Promise((r) => setImmediate(r));

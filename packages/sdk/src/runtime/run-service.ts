@@ -181,7 +181,8 @@ export class RunService {
       const run = await s.runs.get(runId);
       if (!run) throw new RunNotFoundError(runId);
       await s.inbox.enqueue(record);
-      if (run.status !== 'running' && run.status !== 'queued') await s.runs.patch(runId, { wakeRequested: true, updatedAt: record.createdAt });
+      // A waiting run is woken; an ended one becomes leasable again (`waiting` + wake) for one new drive.
+      if (run.status !== 'running' && run.status !== 'queued') await s.runs.patch(runId, { wakeRequested: true, status: 'waiting', updatedAt: record.createdAt });
       return this.deps.bus.emit(runId, 'message_queued', { messageId: record.id, text }, s);
     });
     this.deps.bus.publish(event);

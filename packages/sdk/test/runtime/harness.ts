@@ -1,0 +1,104 @@
+import Type from 'typebox';
+import {
+  ConsoleLogger,
+  ManualClock,
+  MemoryStorage,
+  SequentialIdGenerator,
+  createAgentHost,
+  defineCapability,
+  type AgentHost,
+  type GoalFacts,
+  type GoalFactsSnapshot,
+  type RunEvent,
+  type RunStatus,
+  type StorageAdapter,
+} from '../../src/index';
+import { ScriptedProvider, type FakeScript } from '../../src/testing';
+
+/** A tiny world for run tests: a library, a downloader whose jobs import after `importAfterMs`. */
+export function makeWorld(clock: ManualClock) {
+  const library = new Set<string>(['Arrival']);
+  const jobs: Array<{ id: string; title: string; runId: string | undefined; at: number; key: string | undefined }> = [];
+  const touched = new Map<string, Set<string>>();
+  const state = { importAfterMs: 60_000, failDownloads: false, blockSubmit: undefined as undefined | Promise<void> };
+  const touch = (runId: string | undefined, title: string) => {
+    if (!runId) return;
+    if (!touched.has(runId)) touched.set(runId, new Set());
+    touched.get(runId)!.add(title);
+  };
+  const statusOf = (job: (typeof jobs)[number]) => (state.failDownloads ? 'failed' : clock.now() - job.at >= state.importAfterMs ? 'imported' : 'downloading');
+  const facts: GoalFacts = {
+    forRun: async (runId): Promise<GoalFactsSnapshot> => {
+      const mine = jobs.filter((j) => j.runId === runId);
+      return {
+        plans: [],
+        downloads: mine.map((j) => ({ id: j.id, mediaEntityId: `title:${j.title}`, title: j.title, status: statusOf(j) as 'imported' })),
+        organizes: mine.filter((j) => statusOf(j) === 'imported').map((j) => ({ id: `org-${j.id}`, downloadId: j.id, mediaEntityId: `title:${j.title}`, status: 'succeeded' as const, libraryPath: `/library/${j.title}` })),
+        library: [...(touched.get(runId) ?? [])].map((t) => ({ mediaEntityId: `title:${t}`, title: t, present: library.has(t) || mine.some((j) => j.title === t && statusOf(j) === 'imported') })),
+      };
+    },
+  };
+  const capabilities = [
+    defineCapability({
+      id: 'inventory.query', version: 1, title: 'Query the library', description: 'Is a title in the library?', kind: 'read', replay: 'safe',
+      input: Type.Object({ title: Type.String() }), output: Type.Object({ present: Type.Boolean() }),
+      handler: async (input, ctx) => {
+        touch(ctx.runId, input.title);
+        return { present: library.has(input.title) };
+      },
+    }),
+    defineCapability({
+      id: 'download.submit', version: 1, title: 'Download a title', description: 'Adds a download job.', kind: 'execute', replay: 'never',
+      input: Type.Object({ title: Type.String() }), output: Type.Object({ jobId: Type.String() }),
+      handler: async (input, ctx) => {
+        touch(ctx.runId, input.title);
+        if (state.blockSubmit) await Promise.race([state.blockSubmit, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted by the run'))))]);
+        const job = { id: `job-${jobs.length + 1}`, title: input.title, runId: ctx.runId, at: clock.now(), key: ctx.idempotencyKey };
+        jobs.push(job);
+        return { jobId: job.id };
+      },
+    }),
+  ];
+  return { library, jobs, facts, capabilities, state };
+}
+
+/** A started host with the scripted provider, manual clock, sequential ids and the tiny world. */
+export async function startHost(scripts: FakeScript | FakeScript[], options: { storage?: StorageAdapter; runs?: Parameters<typeof createAgentHost>[0] extends infer O ? O extends { runs?: infer R } ? R : never : never } = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+  const world = makeWorld(clock);
+  const provider = new ScriptedProvider({ scripts });
+  const host = createAgentHost({
+    storage: options.storage ?? new MemoryStorage(),
+    clock,
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+    model: { provider, model: 'scripted' },
+    goalFacts: world.facts,
+    runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, ...(options.runs ?? {}) },
+  });
+  for (const c of world.capabilities) host.capabilities.register(c);
+  await host.start();
+  return { host, clock, world, provider };
+}
+
+/** Waits (real time, bounded) until the run reaches one of `statuses`; advances the manual clock by `tickMs` each round. */
+export async function waitForStatus(host: AgentHost, runId: string, statuses: RunStatus[], options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    const { run } = await host.getRun(runId);
+    if (statuses.includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`);
+    if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** All events of a run (paged through getRun). */
+export async function runEvents(host: AgentHost, runId: string): Promise<RunEvent[]> {
+  const out: RunEvent[] = [];
+  for (;;) {
+    const { events } = await host.getRun(runId, { afterSeq: out.at(-1)?.seq ?? 0, limit: 50 });
+    out.push(...events);
+    if (events.length < 50) return out;
+  }
+}
