@@ -176,7 +176,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       )`,
       // acquireLease scans non-terminal statuses oldest first; list by status newest first.
       `CREATE INDEX runs_status_created ON runs (status, created_at, id)`,
-      `CREATE INDEX runs_session_created ON runs (session_id, created_at) WHERE session_id IS NOT NULL`,
+      `CREATE INDEX runs_session_created ON runs (session_id, created_at, id) WHERE session_id IS NOT NULL`,
       // totalsBetween (per-day budgets) and the unfiltered list.
       `CREATE INDEX runs_created ON runs (created_at, id)`,
       // AUTOINCREMENT: a committed global sequence is never reused, even after the newest rows were deleted. (A
@@ -206,7 +206,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         created_at INTEGER NOT NULL,
         applied_at INTEGER
       )`,
-      `CREATE INDEX inbox_run_status ON inbox (run_id, status, created_at)`,
+      `CREATE INDEX inbox_run_status ON inbox (run_id, status, created_at, id)`,
       `CREATE TABLE decisions (
         id TEXT PRIMARY KEY,
         kind TEXT NOT NULL,
