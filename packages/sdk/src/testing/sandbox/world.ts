@@ -231,6 +231,7 @@ export class SandboxWorld implements GoalFacts {
 
   /**
    * @param options - clock, durations, faults, catalog, library, file path
+   * @param state - a saved state to start from (prefer {@link SandboxWorld.fromJSON}); else the file at `filePath`, else a new world
    * @throws {@link SandboxStateError} when `filePath` exists but is not a sandbox state
    */
   constructor(options: SandboxWorldOptions = {}, state?: SandboxWorldState) {
