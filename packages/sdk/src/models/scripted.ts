@@ -155,16 +155,27 @@ function lookup(ref: string, results: Readonly<Record<string, unknown>>): unknow
   return v;
 }
 
+function isResultEnvelope(value: unknown): value is { status: string; output?: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'string' && 'note' in value;
+}
+
 function latestResults(messages: ReadonlyArray<ModelMessage>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const m of messages) {
     if (m.role !== 'tool' || m.status !== 'ok') continue;
     const text = textOf(m.content);
+    let value: unknown;
     try {
-      out[m.name] = JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
-      out[m.name] = text;
+      value = text;
     }
+    // The runtime wraps results as { status, note, output }: templates address the output itself.
+    if (isResultEnvelope(value)) {
+      if (value.status !== 'succeeded') continue;
+      value = value.output;
+    }
+    out[m.name] = value;
   }
   return out;
 }

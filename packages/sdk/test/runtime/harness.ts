@@ -10,6 +10,8 @@ import {
   type GoalFacts,
   type GoalFactsSnapshot,
   type RunEvent,
+  type RunOptions,
+  type IdGenerator,
   type RunStatus,
   type StorageAdapter,
 } from '../../src/index';
@@ -63,21 +65,21 @@ export function makeWorld(clock: ManualClock) {
 }
 
 /** A started host with the scripted provider, manual clock, sequential ids and the tiny world. */
-export async function startHost(scripts: FakeScript | FakeScript[], options: { storage?: StorageAdapter; runs?: Parameters<typeof createAgentHost>[0] extends infer O ? O extends { runs?: infer R } ? R : never : never } = {}) {
+export async function startHost(scripts: FakeScript | FakeScript[], options: { storage?: StorageAdapter; runs?: RunOptions; workers?: boolean; ids?: IdGenerator } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = makeWorld(clock);
   const provider = new ScriptedProvider({ scripts });
   const host = createAgentHost({
     storage: options.storage ?? new MemoryStorage(),
     clock,
-    ids: new SequentialIdGenerator(),
+    ids: options.ids ?? new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted' },
     goalFacts: world.facts,
     runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, ...(options.runs ?? {}) },
   });
   for (const c of world.capabilities) host.capabilities.register(c);
-  await host.start();
+  await host.start({ workers: options.workers ?? true });
   return { host, clock, world, provider };
 }
 
