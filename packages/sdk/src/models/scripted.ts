@@ -43,8 +43,8 @@ export interface ScriptToolCall {
 export interface ScriptStep {
   /** Text the model says in this turn (may contain `{{…}}`), or a function of the context. */
   text?: string | ((ctx: ScriptContext) => string);
-  /** Tool calls the model makes in this turn. */
-  toolCalls?: ScriptToolCall[];
+  /** Tool calls the model makes in this turn, or a function of the context choosing them (an empty list ends the turn with the text). */
+  toolCalls?: ScriptToolCall[] | ((ctx: ScriptContext) => ScriptToolCall[]);
 }
 
 /**
@@ -312,7 +312,8 @@ export class ScriptedProvider implements ModelProvider {
       const step: ScriptStep = turn < steps.length ? steps[turn]! : { text: script.finalText ?? 'Done.' };
       const rawText = typeof step.text === 'function' ? step.text(ctx) : step.text;
       const text = rawText === undefined ? '' : (resolveTemplates(rawText, ctx.results) as string);
-      const calls = (step.toolCalls ?? []).map((c) => ({
+      const chosen = typeof step.toolCalls === 'function' ? step.toolCalls(ctx) : (step.toolCalls ?? []);
+      const calls = chosen.map((c) => ({
         capability: c.capability,
         input: resolveTemplates(typeof c.input === 'function' ? c.input(ctx) : (c.input ?? {}), ctx.results),
       }));

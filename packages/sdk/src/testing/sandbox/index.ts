@@ -17,3 +17,4 @@ export {
   type SandboxWorldState,
 } from './world';
 export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';
+export { addToLibraryScript } from './scripts';
