@@ -1,134 +1,133 @@
 /**
- * Quickstart: a small host app that embeds media-agent with the embedded SQLite store in
- * ./.media-agent/ and walks one download through the single invocation path:
+ * Quickstart: a small host app that embeds media-agent's AgentHost.
  *
- *   1. an agent reads the library (read: no authorization record needed);
- *   2. the agent proposes a download plan under a standing grant for `download.plan`;
- *   3. the agent tries to submit it: denied, it has no approval;
- *   4. the console administrator approves the plan, echoing its payload hash;
- *   5. the agent submits with the approval: succeeded, the approval is consumed;
- *   6. the same submit again returns the recorded result (the handler is not called).
+ * - storage: the embedded SQLite default in ./.media-agent/agent.sqlite;
+ * - the media manager: the sandbox world (15 standard capabilities, a downloader whose jobs move
+ *   queued → downloading → completed → imported), its state in ./.media-agent/world.json;
+ * - the model: the scripted provider (no network, no key), or Anthropic when ANTHROPIC_API_KEY is set,
+ *   or an OpenAI-compatible server when OPENAI_API_KEY and OPENAI_BASE_URL are set.
  *
- * State (SQLite file and the toy downloader's queue) lives in ./.media-agent/, so a second run
- * finds the plan already submitted and submits nothing. Exit code 0 on success.
+ * Goal: add a film to the library. The console administrator (this app) lets the agent propose
+ * downloads under a standing grant; submitting one needs a single-use approval, which the app grants
+ * when the runtime asks. It prints streamed progress and ends with the verified goal report; exit code
+ * 0 only when the report is verified `succeeded`. Run it twice: the second run finds the film in the
+ * library and submits nothing.
  *
- *   npm run demo              # run it
- *   npm run demo -- --reset   # start from an empty data directory
+ *   npm run demo                          # add "Dune: Part Two"
+ *   npm run demo -- "Blade Runner 2049"   # another title of the sandbox catalog
+ *   npm run demo -- --reset               # start from an empty data directory
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Type from 'typebox';
-import { ConsoleLogger, createAgentHost, defineCapability, type InvocationResult } from '@media-agent/sdk';
+import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type ModelProviderConfig, type RunEvent } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
 
+const args = process.argv.slice(2);
+const title = args.find((a) => !a.startsWith('--')) ?? 'Dune: Part Two';
 const dataDir = resolve(process.env.MEDIA_AGENT_DATA_DIR ?? '.media-agent');
-if (process.argv.includes('--reset')) rmSync(dataDir, { recursive: true, force: true });
+if (args.includes('--reset')) rmSync(dataDir, { recursive: true, force: true });
 mkdirSync(dataDir, { recursive: true });
 
-// --- the host's own world: a library and a downloader queue kept in a JSON file -------------
-interface World {
-  library: string[];
-  downloads: Array<{ id: string; release: string; idempotencyKey: string }>;
+/** The model: a real provider when its key is in the environment, else the scripted one. */
+function modelConfig(): { provider: ModelProviderConfig; model: string; label: string } {
+  if (process.env.ANTHROPIC_API_KEY) {
+    const model = process.env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5';
+    return { provider: { provider: 'anthropic', apiKey: process.env.ANTHROPIC_API_KEY, ...(process.env.ANTHROPIC_BASE_URL ? { baseUrl: process.env.ANTHROPIC_BASE_URL } : {}) }, model, label: `Anthropic ${model}` };
+  }
+  if (process.env.OPENAI_API_KEY && process.env.OPENAI_BASE_URL) {
+    const model = process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
+    return { provider: { provider: 'openai-compatible', apiKey: process.env.OPENAI_API_KEY, baseUrl: process.env.OPENAI_BASE_URL }, model, label: `${process.env.OPENAI_BASE_URL} ${model}` };
+  }
+  return { provider: { provider: 'scripted', scripts: addToLibraryScript(title), chunkSize: 24 }, model: 'scripted', label: 'scripted model (no network)' };
 }
-const worldFile = join(dataDir, 'world.json');
-const loadWorld = (): World => (existsSync(worldFile) ? (JSON.parse(readFileSync(worldFile, 'utf8')) as World) : { library: ['Arrival (2016)'], downloads: [] });
-const saveWorld = (w: World) => writeFileSync(worldFile, JSON.stringify(w, null, 2));
 
-// --- the agent host -------------------------------------------------------------------------
-const host = createAgentHost({ storage: new SqliteStorage({ path: join(dataDir, 'agent.sqlite') }), logger: new ConsoleLogger('warn') });
-const started = await host.start();
-if (started.recovered.length > 0) console.log(`recovered ${started.recovered.length} interrupted call(s) as unknown`);
-
-host.capabilities.register(
-  defineCapability({
-    id: 'inventory.query',
-    version: 1,
-    title: 'Query the library',
-    description: 'Lists titles in the media library matching a query.',
-    kind: 'read',
-    replay: 'safe',
-    aliases: ['库存'],
-    input: Type.Object({ query: Type.String() }),
-    output: Type.Object({ titles: Type.Array(Type.String()) }),
-    handler: async ({ query }) => ({ titles: loadWorld().library.filter((t) => t.toLowerCase().includes(query.toLowerCase())) }),
-  }),
-);
-host.capabilities.register(
-  defineCapability({
-    id: 'download.plan',
-    version: 1,
-    title: 'Plan a download',
-    description: 'Freezes a download plan for a release; approvals bind to its payload hash.',
-    kind: 'propose',
-    replay: 'reconcile',
-    policy: 'acquisition',
-    input: Type.Object({ release: Type.String(), mediaEntityId: Type.String(), sizeBytes: Type.Integer({ minimum: 0 }) }),
-    output: Type.Object({ planId: Type.String(), payloadHash: Type.String() }),
-    target: (input) => ({ mediaEntityId: input.mediaEntityId, mediaKind: 'movie' }),
-    handler: async (input, ctx) => {
-      const plan = await host.plans.create({ type: 'download', payload: { release: input.release }, actor: ctx.actor, mediaEntityId: input.mediaEntityId, mediaKind: 'movie', bytes: input.sizeBytes });
-      return { planId: plan.id, payloadHash: plan.payloadHash };
-    },
-  }),
-);
-host.capabilities.register(
-  defineCapability({
-    id: 'download.submit',
-    version: 1,
-    title: 'Submit a planned download',
-    description: 'Sends a planned release to the downloader.',
-    kind: 'execute',
-    replay: 'never',
-    policy: 'acquisition',
-    input: Type.Object({ planId: Type.String() }),
-    output: Type.Object({ downloadId: Type.String() }),
-    target: (input) => ({ planType: 'download', planId: input.planId }),
-    handler: async (_input, ctx) => {
-      const world = loadWorld();
-      const release = String((ctx.plan?.payload as { release?: string } | null)?.release);
-      const id = `dl-${world.downloads.length + 1}`;
-      world.downloads.push({ id, release, idempotencyKey: ctx.idempotencyKey! });
-      saveWorld(world);
-      return { downloadId: id };
-    },
-  }),
-);
-
-// --- the walk-through ----------------------------------------------------------------------
-const show = (step: string, r: InvocationResult) =>
-  console.log(`${step.padEnd(44)} ${r.status.padEnd(9)} ${r.error ? `${r.error.code}: ${r.error.message}` : JSON.stringify(r.output)}${r.replayed ? '  (recorded result, handler not called)' : ''}`);
+const clock = new SystemClock();
+const world = new SandboxWorld({ clock, filePath: join(dataDir, 'world.json'), durations: { queuedMs: 500, downloadMs: 2_000, importMs: 500 } });
+const model = modelConfig();
+const host = createAgentHost({
+  storage: new SqliteStorage({ path: join(dataDir, 'agent.sqlite') }),
+  clock,
+  logger: new ConsoleLogger('warn'),
+  model: { provider: model.provider, model: model.model },
+  goalFacts: world,
+  runs: { goalPollSec: 1, leaseMs: 10_000, pollMs: 50, budgets: { maxToolCalls: 30, maxDurationSec: 600 } },
+});
+registerSandboxCapabilities(host, world);
+await host.start();
 
 const admin = 'user:admin' as const;
-const agent = { actor: 'agent:quickstart' as const, taskId: 'quickstart-dune-2' };
-
-show('1. agent reads the library', await host.invoke('inventory.query', { query: 'dune' }, agent));
-
-if ((await host.grants.list({ status: 'active' })).length === 0) {
-  const grant = await host.grants.create({ action: 'download.plan', actor: admin, reason: 'let the agent propose downloads', budget: { maxInvocationsPerDay: 20 } });
-  console.log(`   admin created grant ${grant.id} for download.plan (20 per day)`);
+if (!(await host.grants.list({ status: 'active' })).some((g) => g.action === 'download.plan')) {
+  await host.grants.create({ action: 'download.plan', actor: admin, reason: 'the agent may propose downloads', budget: { maxInvocationsPerDay: 20 } });
 }
-const planned = await host.invoke('download.plan', { release: 'Dune.Part.Two.2024.2160p.WEB-DL', mediaEntityId: 'tmdb:693134', sizeBytes: 18_000_000_000 }, agent);
-show('2. agent proposes a download plan', planned);
-if (planned.status !== 'succeeded') process.exit(1);
-const { planId, payloadHash } = planned.output as { planId: string; payloadHash: string };
 
-const firstTry = await host.invoke('download.submit', { planId }, agent);
-show('3. agent submits without approval', firstTry);
+console.log(`media-agent quickstart — model: ${model.label}; data: ${dataDir}`);
+const run = await host.startRun({ goal: `Add ${title} to the library`, actor: admin });
+console.log(`run ${run.id} ${run.status}: ${run.goal}\n`);
 
-let result = firstTry;
-if (firstTry.status === 'denied') {
-  const approval = await host.approvals.request({ planType: 'download', planId, actor: agent.actor, reason: 'add Dune: Part Two to the library' });
-  await host.approvals.decide(approval.id, { status: 'approved', actor: admin, payloadHash });
-  console.log(`4. admin approved ${approval.id} for plan ${planId} (hash ${payloadHash.slice(0, 12)}…)`);
-  result = await host.invoke('download.submit', { planId }, { ...agent, approvalId: approval.id });
-  show('5. agent submits with the approval', result);
-  console.log(`   approval is now ${(await host.approvals.get(approval.id)).status}`);
+const stop = new AbortController();
+let midLine = false;
+const line = (text: string) => {
+  if (midLine) process.stdout.write('\n');
+  midLine = false;
+  console.log(text);
+};
+const show = async (e: RunEvent) => {
+  switch (e.type) {
+    case 'run_status':
+      line(`· run ${e.data.status} (${e.data.step})${e.data.reason ? ` — ${e.data.reason}` : ''}`);
+      break;
+    case 'text_delta':
+      process.stdout.write(midLine ? e.data.text : `  ${e.data.text}`);
+      midLine = true;
+      break;
+    case 'tool_call':
+      if (e.data.phase === 'started') line(`  → ${e.data.capabilityId}`);
+      else line(`  ← ${e.data.capabilityId}: ${e.data.phase}${e.data.error ? ` (${e.data.error.code})` : ''}`);
+      break;
+    case 'plan_updated':
+      if (e.data.plan) line(`  plan: ${(e.data.plan as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+      break;
+    case 'approval_requested': {
+      line(`  ? approval asked for ${e.data.planType} plan ${e.data.planId} (${e.data.capabilityId})`);
+      // The console administrator reviews the plan and approves it, echoing its payload hash.
+      const plan = await host.plans.get(e.data.planId);
+      await host.approvals.decide(e.data.approvalId, { status: 'approved', actor: admin, payloadHash: plan.payloadHash });
+      line(`  ✓ approval ${e.data.approvalId} granted by ${admin} (hash ${plan.payloadHash.slice(0, 12)}…)`);
+      break;
+    }
+    case 'budget_exceeded':
+      line(`  ! budget ${e.data.budget} exceeded (limit ${e.data.limit})`);
+      break;
+    default:
+      break;
+  }
+};
+
+let report: AgentGoalReport | undefined;
+const events = (async () => {
+  for await (const e of host.events({ runId: run.id, signal: stop.signal, pollMs: 200 })) {
+    await show(e);
+    if (e.type === 'report') report = e.data.report as unknown as AgentGoalReport;
+    if (e.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(e.data.status)) stop.abort();
+  }
+})();
+const timeout = setTimeout(() => stop.abort(), 120_000);
+await events;
+clearTimeout(timeout);
+
+const final = await host.getRun(run.id);
+report ??= final.report ?? undefined;
+line('');
+if (report) {
+  console.log(`Goal report (verified from the media manager's records): ${report.status.toUpperCase()}`);
+  console.log(`  ${report.summary}`);
+  for (const d of report.facts.downloads) console.log(`  download ${d.id}: ${d.title} — ${d.status}`);
+  for (const o of report.facts.organizes) console.log(`  organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} (${o.status})`);
+  if (report.modelText) console.log(`  model said (unverified): ${report.modelText.text}`);
+} else {
+  console.log(`no report: the run is ${final.run.status}`);
 }
-show('6. the same submit again', await host.invoke('download.submit', { planId }, agent));
-
-const world = loadWorld();
-console.log(`\ndownloader queue (${world.downloads.length} job${world.downloads.length === 1 ? '' : 's'}): ${world.downloads.map((d) => `${d.id} ${d.release}`).join(', ')}`);
-const audit = await host.audit({ limit: 1000 });
-console.log(`audit trail: ${audit.length} rows (${audit.filter((a) => a.action === 'capability.denied').length} denied); data in ${dataDir}`);
+console.log(`\nlibrary now: ${world.library().map((l) => world.titleOf(l.mediaEntityId)).join(', ')}; downloader jobs: ${world.downloads().length}`);
 await host.stop();
-process.exit(result.status === 'succeeded' && world.downloads.length === 1 ? 0 : 1);
+process.exit(report?.status === 'succeeded' && report.verified ? 0 : 1);

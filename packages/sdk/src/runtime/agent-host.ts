@@ -83,9 +83,9 @@ export interface AgentHost {
   abort(runId: string, reason?: string): Promise<RunRecord>;
   /**
    * Run events with global sequence above `after`: replayed from storage, then live. Reconnect with the
-   * last `globalSeq` seen to miss nothing and see nothing twice.
+   * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for events written by other processes.
    */
-  events(options?: { after?: number; runId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  events(options?: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number }): AsyncIterable<RunEvent>;
   /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
   decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
@@ -206,7 +206,7 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.events} */
-  events(options?: { after?: number; runId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent> {
+  events(options?: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number }): AsyncIterable<RunEvent> {
     return this.#deps.bus.subscribe(options);
   }
 
