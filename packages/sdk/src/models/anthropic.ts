@@ -1,13 +1,13 @@
-// Anthropic Messages API provider over undici + SSE.
-// Wire format: https://docs.anthropic.com/en/api/messages-streaming (event types message_start,
-// content_block_start/delta/stop, message_delta, message_stop, ping, error).
+// Anthropic Messages API provider over undici + SSE: the request body and the HTTP call; the
+// stream's events are translated in anthropic-stream.ts.
+// API reference: https://docs.anthropic.com/en/api/messages
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
-import { ProviderProtocolError } from './errors';
-import { createDispatcher, guardStream, joinApiUrl, openStream, streamError, type HttpProviderOptions } from './http';
-import { readSseBatches, type SseEvent } from './sse';
+import { AnthropicTranslator } from './anthropic-stream';
+import { createDispatcher, guardStream, joinApiUrl, openStream, type HttpProviderOptions } from './http';
+import { translateSse } from './sse-translator';
 import { RequestTools } from './tools';
-import type { ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, TextPart, ImagePart, ThinkingLevel } from './types';
+import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, ThinkingLevel } from './types';
 
 /**
  * Settings of {@link AnthropicProvider}.
@@ -40,16 +40,6 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
 export const ANTHROPIC_THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, 'off'>, number>> = { low: 2048, medium: 8192, high: 24576 };
 
 type Json = Record<string, unknown>;
-
-const stopReasons: Record<string, StopReason> = {
-  end_turn: 'end_turn',
-  stop_sequence: 'end_turn',
-  pause_turn: 'end_turn',
-  tool_use: 'tool_use',
-  max_tokens: 'max_tokens',
-  model_context_window_exceeded: 'max_tokens',
-  refusal: 'refusal',
-};
 
 /**
  * Streams Anthropic Messages API calls over undici.
@@ -112,7 +102,7 @@ export class AnthropicProvider implements ModelProvider {
         secrets: [options.apiKey],
       });
       try {
-        yield* translateAnthropic(readSseBatches(res.body), tools, this.id, [options.apiKey]);
+        yield* translateSse(res.body, new AnthropicTranslator(tools, this.id, [options.apiKey]));
       } finally {
         if (!res.body.destroyed) res.body.destroy();
       }
@@ -183,111 +173,4 @@ export function buildAnthropicBody(request: ModelRequest, options: AnthropicProv
     }));
   }
   return body;
-}
-
-function usageFrom(u: Json | undefined, into: ModelUsage): void {
-  if (!u) return;
-  if (typeof u.input_tokens === 'number') into.inputTokens = u.input_tokens;
-  if (typeof u.output_tokens === 'number') into.outputTokens = u.output_tokens;
-  if (typeof u.cache_read_input_tokens === 'number') into.cacheReadTokens = u.cache_read_input_tokens;
-  if (typeof u.cache_creation_input_tokens === 'number') into.cacheWriteTokens = u.cache_creation_input_tokens;
-}
-
-/**
- * Translates Anthropic SSE events into normalized events (exposed for the benchmark and tests).
- *
- * @param batches - SSE events of one Messages stream, in batches (see `readSseBatches`)
- * @param tools - the request's tools (name mapping and schemas)
- * @param provider - provider id for error details
- * @internal
- */
-export async function* translateAnthropic(
-  batches: AsyncIterable<SseEvent[]>,
-  tools: RequestTools,
-  provider = 'anthropic',
-  secrets: ReadonlyArray<string | undefined> = [],
-): AsyncGenerator<ModelEvent> {
-  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  const blocks = new Map<number, { kind: string; id: string; name: string; args: string }>();
-  let stop: StopReason = 'end_turn';
-  for await (const batch of batches) for (let bi = 0; bi < batch.length; bi++) {
-    const sse = batch[bi]!;
-    let ev: Json;
-    try {
-      ev = JSON.parse(sse.data) as Json;
-    } catch {
-      throw new ProviderProtocolError(`${provider}: unparsable event payload`, { provider, event: sse.event });
-    }
-    switch (ev.type) {
-      case 'message_start':
-        usageFrom((ev.message as Json | undefined)?.usage as Json | undefined, usage);
-        break;
-      case 'content_block_start': {
-        const index = ev.index as number;
-        const block = ev.content_block as Json;
-        const kind = String(block.type);
-        if (kind === 'tool_use') {
-          const id = String(block.id);
-          const wireName = String(block.name);
-          blocks.set(index, { kind, id, name: wireName, args: '' });
-          yield { type: 'tool_call_start', id, name: tools.idOf(wireName) };
-        } else {
-          blocks.set(index, { kind, id: '', name: '', args: '' });
-          if (kind === 'text' && typeof block.text === 'string' && block.text !== '') yield { type: 'text_delta', text: block.text };
-          else if (kind === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') yield { type: 'thinking_delta', thinking: block.thinking };
-          else if (kind === 'redacted_thinking') yield { type: 'thinking_delta', thinking: '', redacted: String(block.data ?? '') };
-        }
-        break;
-      }
-      case 'content_block_delta': {
-        const delta = ev.delta as Json;
-        switch (delta.type) {
-          case 'text_delta':
-            if (delta.text) yield { type: 'text_delta', text: delta.text as string };
-            break;
-          case 'thinking_delta':
-            if (delta.thinking) yield { type: 'thinking_delta', thinking: delta.thinking as string };
-            break;
-          case 'signature_delta':
-            yield { type: 'thinking_delta', thinking: '', signature: delta.signature as string };
-            break;
-          case 'input_json_delta': {
-            const b = blocks.get(ev.index as number);
-            const part = delta.partial_json as string;
-            if (b && part) {
-              b.args += part;
-              yield { type: 'tool_call_delta', id: b.id, argumentsDelta: part };
-            }
-            break;
-          }
-          default:
-            break; // citations_delta and future delta types carry nothing we normalize
-        }
-        break;
-      }
-      case 'content_block_stop': {
-        const b = blocks.get(ev.index as number);
-        if (b?.kind === 'tool_use') yield tools.end(b.id, b.name, b.args);
-        blocks.delete(ev.index as number);
-        break;
-      }
-      case 'message_delta': {
-        const reason = (ev.delta as Json | undefined)?.stop_reason;
-        if (typeof reason === 'string') stop = stopReasons[reason] ?? 'end_turn';
-        usageFrom(ev.usage as Json | undefined, usage);
-        break;
-      }
-      case 'message_stop':
-        yield { type: 'usage', usage: { ...usage } };
-        yield { type: 'done', stopReason: stop };
-        return;
-      case 'error': {
-        const e = (ev.error as Json | undefined) ?? {};
-        throw streamError(provider, String(e.type ?? 'api_error'), String(e.message ?? 'stream error'), secrets);
-      }
-      default:
-        break; // ping and unknown event types are ignored, as the API versioning policy asks
-    }
-  }
-  throw new ProviderProtocolError(`${provider}: the stream ended before message_stop`, { provider });
 }

@@ -200,22 +200,32 @@ export async function openStream(args: OpenStreamArgs): Promise<Dispatcher.Respo
 }
 
 /**
- * Runs a provider's event generator so that it never throws: a failure becomes `error` + `done`
- * (`error`), an abort becomes `done` (`aborted`); the stream always ends with exactly one `done`.
+ * Runs a provider's event batches as a stream of single events that never throws: a failure
+ * becomes `error` + `done` (`error`), an abort becomes `done` (`aborted`); the stream always ends
+ * with exactly one `done`.
+ *
+ * @remarks
+ * This is the one asynchronous step per event between the wire and the consumer: `body` yields
+ * the events of each received chunk as one array (see `translateSse`).
+ *
+ * @param provider - provider id for error details
+ * @param signal - the caller's abort signal
+ * @param options - transport settings, for timeout details in errors
+ * @param body - opens the request and yields its normalized events, one array per chunk
  * @internal
  */
 export async function* guardStream(
   provider: string,
   signal: AbortSignal | undefined,
   options: HttpProviderOptions,
-  body: () => AsyncGenerator<ModelEvent>,
+  body: () => AsyncIterable<ModelEvent[]>,
 ): AsyncGenerator<ModelEvent> {
   if (signal?.aborted) {
     yield { type: 'done', stopReason: 'aborted' };
     return;
   }
   try {
-    yield* body();
+    for await (const batch of body()) for (let i = 0; i < batch.length; i++) yield batch[i]!;
   } catch (error) {
     if (signal?.aborted) {
       yield { type: 'done', stopReason: 'aborted' };

@@ -1,13 +1,13 @@
-// OpenAI-compatible Chat Completions provider over undici + SSE (`data:` chunks, `data: [DONE]`).
-// Wire format: OpenAI API reference, "Chat Completions: streaming" (chat.completion.chunk).
+// OpenAI-compatible Chat Completions provider over undici + SSE: the request body and the HTTP
+// call; the stream's chunks are translated in openai-stream.ts.
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
-import { ProviderProtocolError, ProviderUnavailableError } from './errors';
-import { createDispatcher, guardStream, joinApiUrl, openStream, streamError, type HttpProviderOptions } from './http';
+import { createDispatcher, guardStream, joinApiUrl, openStream, type HttpProviderOptions } from './http';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
-import { readSseBatches, type SseEvent } from './sse';
+import { OpenAITranslator } from './openai-stream';
+import { translateSse } from './sse-translator';
 import { RequestTools } from './tools';
-import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, TextPart } from './types';
+import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, TextPart } from './types';
 
 /**
  * Settings of {@link OpenAICompatibleProvider}.
@@ -28,15 +28,6 @@ export interface OpenAICompatibleProviderOptions extends HttpProviderOptions {
 }
 
 type Json = Record<string, unknown>;
-
-const finishReasons: Record<string, StopReason> = {
-  stop: 'end_turn',
-  eos: 'end_turn',
-  tool_calls: 'tool_use',
-  function_call: 'tool_use',
-  length: 'max_tokens',
-  content_filter: 'refusal',
-};
 
 /**
  * Streams Chat Completions calls to OpenAI and compatible servers (DeepSeek, Qwen/DashScope,
@@ -98,7 +89,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         secrets: [options.apiKey],
       });
       try {
-        yield* translateOpenAI(readSseBatches(res.body), tools, this.id, [options.apiKey]);
+        yield* translateSse(res.body, new OpenAITranslator(tools, this.id, [options.apiKey]));
       } finally {
         if (!res.body.destroyed) res.body.destroy();
       }
@@ -169,137 +160,4 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
     body.tools = tools.tools.map((t) => ({ type: 'function', function: { name: tools.names.toWire(t.name), description: t.description, parameters: t.inputSchema } }));
   }
   return body;
-}
-
-function readUsage(u: Json): ModelUsage {
-  const prompt = typeof u.prompt_tokens === 'number' ? u.prompt_tokens : 0;
-  const completion = typeof u.completion_tokens === 'number' ? u.completion_tokens : 0;
-  const total = typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion;
-  const pd = (u.prompt_tokens_details ?? {}) as Json;
-  const cd = (u.completion_tokens_details ?? {}) as Json;
-  const cached = typeof pd.cached_tokens === 'number' ? pd.cached_tokens : typeof u.prompt_cache_hit_tokens === 'number' ? u.prompt_cache_hit_tokens : 0;
-  const usage: ModelUsage = {
-    inputTokens: Math.max(0, prompt - cached),
-    // xAI reports reasoning outside completion_tokens (total = prompt + completion + reasoning); OpenAI inside.
-    outputTokens: Math.max(completion, total - prompt),
-    cacheReadTokens: cached,
-    cacheWriteTokens: 0,
-  };
-  if (typeof cd.reasoning_tokens === 'number') usage.reasoningTokens = cd.reasoning_tokens;
-  return usage;
-}
-
-interface CallState {
-  index: number;
-  id: string;
-  name: string;
-  args: string;
-  started: boolean;
-}
-
-/**
- * Translates Chat Completions chunks into normalized events (exposed for the benchmark and tests).
- *
- * @param batches - SSE events of one streaming response, in batches (see `readSseBatches`)
- * @param tools - the request's tools (name mapping and schemas)
- * @param provider - provider id for error details
- * @param secrets - keys to redact from in-stream error messages
- * @internal
- */
-export async function* translateOpenAI(
-  batches: AsyncIterable<SseEvent[]>,
-  tools: RequestTools,
-  provider = 'openai-compatible',
-  secrets: ReadonlyArray<string | undefined> = [],
-): AsyncGenerator<ModelEvent> {
-  let usage: ModelUsage | undefined;
-  let finish: string | undefined;
-  const calls: CallState[] = [];
-  let ended = false;
-  let generated = 0;
-
-  function* endCalls(): Generator<ModelEvent> {
-    if (ended) return;
-    ended = true;
-    for (const c of calls) {
-      if (!c.started) {
-        c.started = true;
-        yield { type: 'tool_call_start', id: c.id, name: tools.idOf(c.name) };
-        if (c.args !== '') yield { type: 'tool_call_delta', id: c.id, argumentsDelta: c.args };
-      }
-      yield tools.end(c.id, c.name, c.args);
-    }
-  }
-
-  function* finishStream(): Generator<ModelEvent> {
-    if (finish === 'insufficient_system_resource') {
-      throw new ProviderUnavailableError(`${provider}: the server stopped the response (insufficient_system_resource)`, { provider, inStream: true });
-    }
-    yield* endCalls();
-    if (usage) yield { type: 'usage', usage };
-    let stop = finish ? (finishReasons[finish] ?? 'end_turn') : 'end_turn';
-    if (stop === 'end_turn' && calls.length > 0) stop = 'tool_use'; // servers that say "stop" after tool calls
-    yield { type: 'done', stopReason: stop };
-  }
-
-  for await (const batch of batches) for (let bi = 0; bi < batch.length; bi++) {
-    const data = batch[bi]!.data;
-    if (data === '[DONE]') {
-      yield* finishStream();
-      return;
-    }
-    let chunk: Json;
-    try {
-      chunk = JSON.parse(data) as Json;
-    } catch {
-      throw new ProviderProtocolError(`${provider}: unparsable chunk`, { provider });
-    }
-    const err = chunk.error as Json | undefined;
-    if (err && typeof err === 'object') {
-      throw streamError(provider, String(err.type ?? err.code ?? 'api_error'), String(err.message ?? 'stream error'), secrets);
-    }
-    if (chunk.usage && typeof chunk.usage === 'object') usage = readUsage(chunk.usage as Json);
-    const choice = (chunk.choices as Json[] | undefined)?.[0];
-    if (!choice) continue;
-    const delta = (choice.delta ?? {}) as Json;
-    const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (typeof reasoning === 'string' && reasoning !== '') yield { type: 'thinking_delta', thinking: reasoning };
-    if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text_delta', text: delta.content };
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') yield { type: 'text_delta', text: delta.refusal };
-    const toolCalls = delta.tool_calls as Json[] | undefined;
-    if (Array.isArray(toolCalls)) {
-      for (let k = 0; k < toolCalls.length; k++) {
-        const tc = toolCalls[k]!;
-        const fn = (tc.function ?? {}) as Json;
-        const tcId = typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined;
-        let call: CallState | undefined;
-        if (typeof tc.index === 'number') call = calls.find((c) => c.index === tc.index);
-        else if (tcId) call = calls.find((c) => c.id === tcId);
-        else call = calls[calls.length - 1];
-        if (!call) {
-          const index = typeof tc.index === 'number' ? tc.index : calls.length;
-          call = { index, id: tcId ?? `call_${index}_${++generated}`, name: '', args: '', started: false };
-          calls.push(call);
-          calls.sort((a, b) => a.index - b.index);
-        }
-        if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
-        const piece = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments !== undefined && fn.arguments !== null ? JSON.stringify(fn.arguments) : '';
-        if (!call.started && call.name !== '') {
-          call.started = true;
-          yield { type: 'tool_call_start', id: call.id, name: tools.idOf(call.name) };
-          if (call.args !== '') yield { type: 'tool_call_delta', id: call.id, argumentsDelta: call.args };
-        }
-        if (piece !== '') {
-          call.args += piece;
-          if (call.started) yield { type: 'tool_call_delta', id: call.id, argumentsDelta: piece };
-        }
-      }
-    }
-    if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
-      finish = choice.finish_reason;
-      yield* endCalls();
-    }
-  }
-  if (finish === undefined) throw new ProviderProtocolError(`${provider}: the stream ended before a finish_reason or [DONE]`, { provider });
-  yield* finishStream();
 }

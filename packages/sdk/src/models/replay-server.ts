@@ -1,7 +1,7 @@
 // A local node:http server that replays recorded SSE transcripts, so provider tests run the real
 // undici code against real wire formats with no network.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * One SSE event to send.
@@ -85,6 +85,18 @@ export function transcriptEvents(text: string, format: 'anthropic' | 'openai'): 
   return [...lines.map((data) => ({ data })), { data: '[DONE]' }];
 }
 
+const closeTimes = new WeakMap<Socket, Promise<number>>();
+
+/** Resolves with `Date.now()` when `socket` closes; one listener per socket, however many keep-alive requests it carries. */
+function closeTimeOf(socket: Socket): Promise<number> {
+  let closed = closeTimes.get(socket);
+  if (!closed) {
+    closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+    closeTimes.set(socket, closed);
+  }
+  return closed;
+}
+
 /**
  * A local HTTP server that answers each request with the next scripted {@link ReplayResponse}
  * (the last one repeats) and records the requests.
@@ -102,7 +114,7 @@ export class WireReplayServer {
     this.#responses = responses;
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = [];
-      const socketClosed = new Promise<number>((resolve) => req.socket.once('close', () => resolve(Date.now())));
+      const socketClosed = closeTimeOf(req.socket);
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');

@@ -19,7 +19,8 @@ export interface SseEvent {
 }
 
 const LF = 10;
-const CR = 13;
+const COLON = 58;
+const SPACE = 32;
 
 /**
  * Byte-level SSE parser: feed it chunks exactly as they come off the socket (lines, events and
@@ -32,12 +33,17 @@ const CR = 13;
  * One leniency, shared with the official SDKs: a final event not followed by a blank line is
  * still dispatched by {@link SseParser.end}.
  *
+ * Each chunk is decoded once (a streaming `TextDecoder` keeps UTF-8 sequences split across
+ * chunks) and lines are cut from the decoded text, so the cost per line is a string slice.
+ *
  * @public
  */
 export class SseParser {
-  #pending: Buffer[] = [];
+  readonly #decoder = new TextDecoder('utf-8'); // drops a leading BOM, as the spec asks
+  /** Text after the last line ending seen, waiting for the rest of its line. */
+  #tail = '';
+  /** The last chunk ended in CR: a LF at the start of the next one belongs to the same line ending. */
   #skipLf = false;
-  #bomChecked = false;
   #eventType = '';
   #data: string[] = [];
   #lastId = '';
@@ -50,40 +56,17 @@ export class SseParser {
    */
   feed(chunk: Uint8Array): SseEvent[] {
     const out: SseEvent[] = [];
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    let pos = 0;
-    const len = buf.length;
-    if (this.#skipLf && len > 0) {
-      if (buf[0] === LF) pos = 1;
+    let text = this.#decoder.decode(chunk, { stream: true });
+    if (text === '') return out;
+    if (this.#skipLf) {
       this.#skipLf = false;
+      if (text.charCodeAt(0) === LF) text = text.slice(1);
     }
-    let lf = buf.indexOf(LF, pos);
-    let cr = buf.indexOf(CR, pos);
-    while (pos < len) {
-      if (lf !== -1 && lf < pos) lf = buf.indexOf(LF, pos);
-      if (cr !== -1 && cr < pos) cr = buf.indexOf(CR, pos);
-      let end: number;
-      if (lf === -1 && cr === -1) break;
-      if (cr === -1 || (lf !== -1 && lf < cr)) end = lf;
-      else end = cr;
-      let line: string;
-      if (this.#pending.length > 0) {
-        this.#pending.push(buf.subarray(pos, end));
-        line = Buffer.concat(this.#pending).toString('utf8');
-        this.#pending = [];
-      } else {
-        line = buf.toString('utf8', pos, end);
-      }
-      if (buf[end] === CR) {
-        if (end + 1 < len) pos = buf[end + 1] === LF ? end + 2 : end + 1;
-        else {
-          pos = end + 1;
-          this.#skipLf = true;
-        }
-      } else pos = end + 1;
-      this.#line(line, out);
+    if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) {
+      this.#tail += text; // no line ends here: do not rescan the pending line
+      return out;
     }
-    if (pos < len) this.#pending.push(buf.subarray(pos));
+    this.#tail = this.#lines(this.#tail + text, out);
     return out;
   }
 
@@ -93,43 +76,45 @@ export class SseParser {
    */
   end(): SseEvent[] {
     const out: SseEvent[] = [];
-    if (this.#pending.length > 0) {
-      const line = Buffer.concat(this.#pending).toString('utf8');
-      this.#pending = [];
-      this.#line(line, out);
-    }
-    this.#line('', out);
+    const rest = this.#tail + this.#decoder.decode();
+    this.#tail = '';
+    if (rest !== '') this.#line(rest, 0, rest.length, out);
+    this.#dispatch(out);
     return out;
   }
 
-  #line(raw: string, out: SseEvent[]): void {
-    let line = raw;
-    if (!this.#bomChecked) {
-      this.#bomChecked = true;
-      if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-    }
-    if (line.length === 0) {
-      if (this.#data.length > 0) {
-        const ev: SseEvent = { event: this.#eventType || 'message', data: this.#data.length === 1 ? this.#data[0]! : this.#data.join('\n'), id: this.#lastId };
-        if (this.#retry !== undefined) ev.retry = this.#retry;
-        out.push(ev);
+  /** Processes every complete line of `text`; returns the unterminated rest. */
+  #lines(text: string, out: SseEvent[]): string {
+    const len = text.length;
+    let pos = 0;
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
+    while (pos < len) {
+      if (lf !== -1 && lf < pos) lf = text.indexOf('\n', pos);
+      if (cr !== -1 && cr < pos) cr = text.indexOf('\r', pos);
+      if (lf === -1 && cr === -1) break;
+      const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+      this.#line(text, pos, end, out);
+      pos = end + 1;
+      if (end === cr) {
+        if (pos === len) this.#skipLf = true;
+        else if (text.charCodeAt(pos) === LF) pos++;
       }
-      this.#data = [];
-      this.#eventType = '';
-      this.#retry = undefined;
+    }
+    return pos === 0 ? text : text.slice(pos);
+  }
+
+  /** Applies the line `text[start, end)`. */
+  #line(text: string, start: number, end: number, out: SseEvent[]): void {
+    if (start === end) {
+      this.#dispatch(out);
       return;
     }
-    if (line.charCodeAt(0) === 58 /* : */) return;
+    if (text.charCodeAt(start) === COLON) return; // comment
+    const line = text.slice(start, end);
     const colon = line.indexOf(':');
-    let field: string;
-    let value: string;
-    if (colon === -1) {
-      field = line;
-      value = '';
-    } else {
-      field = line.slice(0, colon);
-      value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
-    }
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
     switch (field) {
       case 'data':
         this.#data.push(value);
@@ -146,6 +131,18 @@ export class SseParser {
       default:
         break; // unknown fields are ignored
     }
+  }
+
+  /** Blank line: dispatches the pending event (if it has data) and resets the event buffers. */
+  #dispatch(out: SseEvent[]): void {
+    if (this.#data.length > 0) {
+      const ev: SseEvent = { event: this.#eventType || 'message', data: this.#data.length === 1 ? this.#data[0]! : this.#data.join('\n'), id: this.#lastId };
+      if (this.#retry !== undefined) ev.retry = this.#retry;
+      out.push(ev);
+      this.#data = [];
+    }
+    this.#eventType = '';
+    this.#retry = undefined;
   }
 }
 

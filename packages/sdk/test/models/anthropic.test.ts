@@ -165,6 +165,14 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
   });
 
+  it('delivers the deltas before an in-stream error that arrives in the same chunk, then error + done(error)', async () => {
+    const s = await serve(replay('own-anthropic-overloaded.chunks.txt', { chunkSize: 1 << 20 }));
+    const events = await drain(provider(s).stream(req()));
+    expect(textOf(events)).toBe('Let me');
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'done']);
+    expect(ofType(events, 'error')[0]?.error.code).toBe('PROVIDER_UNAVAILABLE');
+  });
+
   it('reports a stream that ends before message_stop as a protocol error', async () => {
     const events = transcriptEvents(fixture('anthropic-text.chunks.txt'), 'anthropic').slice(0, 5);
     const s = await serve({ events });

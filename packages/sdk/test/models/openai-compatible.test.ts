@@ -182,6 +182,14 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
   });
 
+  it('delivers the deltas before an in-stream error that arrives in the same chunk, then error + done(error)', async () => {
+    const s = await serve(replay('own-openai-stream-error.chunks.txt', { chunkSize: 1 << 20 }));
+    const events = await drain(provider(s).stream(req()));
+    expect(textOf(events)).toBe('Hel');
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'done']);
+    expect(ofType(events, 'error')[0]?.error.code).toBe('PROVIDER_UNAVAILABLE');
+  });
+
   it('reports a stream that ends without finish_reason or [DONE] as a protocol error', async () => {
     const s = await serve({ events: transcriptEvents(fixture('openai-text.chunks.txt'), 'openai').slice(0, 10) });
     expect(ofType(await drain(provider(s).stream(req())), 'error')[0]?.error.code).toBe('PROVIDER_PROTOCOL');
