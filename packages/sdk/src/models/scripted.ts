@@ -69,12 +69,12 @@ export interface FakeScript {
 }
 
 /**
- * Options of {@link ScriptedProvider}.
+ * Options of `ScriptedProvider` (exported from `@media-agent/sdk/testing`).
  *
  * @public
  */
 export interface ScriptedProviderOptions {
-  /** Scripts, first match wins; JSON text (one object or an array) is accepted. Default: {@link DEFAULT_FAKE_SCRIPT}. */
+  /** Scripts, first match wins; JSON text (one object or an array) is accepted. Default: `DEFAULT_FAKE_SCRIPT`. */
   scripts?: FakeScript | FakeScript[] | string;
   /** Characters per text delta (default 8). */
   chunkSize?: number;
@@ -231,7 +231,7 @@ function matches(script: FakeScript, texts: string[]): boolean {
  * The turn is derived from the conversation (assistant messages after the latest user message the
  * script matches), so a resumed run
  * continues its script. The script is the first whose `match` fits the goal or last user message.
- * Turn n < steps.length emits step n (text deltas, then each tool call as start / argument
+ * Turn n below `steps.length` emits step n (text deltas, then each tool call as start / argument
  * fragments / end, validated against the offered tool like a real provider); turn steps.length
  * emits `finalText`; any later turn ends with an `error` event carrying
  * {@link ScriptExhaustedError} (`SCRIPT_EXHAUSTED`). Every request is recorded.
