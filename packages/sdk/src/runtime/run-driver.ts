@@ -97,6 +97,20 @@ export class RunDriver {
    * @param lease - the lease it runs under
    */
   async process(run: RunRecord, lease: RunLease): Promise<void> {
+    try {
+      await this.#process(run, lease);
+    } catch (error) {
+      if (lease.signal.aborted && lease.reason() !== 'abort') throw error;
+      // An unexpected failure (storage, a bug): the run ends failed with the reason, visible to subscribers.
+      const code = error instanceof MediaAgentError ? error.code : 'DRIVER_FAILED';
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.logger.error('run driver failed', { runId: run.id, code });
+      const current = (await this.deps.storage.runs.get(run.id)) ?? run;
+      await this.#finish(current, lease, 'failed', message, { code, message });
+    }
+  }
+
+  async #process(run: RunRecord, lease: RunLease): Promise<void> {
     let current = run;
     if (current.abortRequested) return void (await this.#finish(current, lease, 'cancelled', current.abortReason ?? 'aborted'));
     if (current.status === 'queued') {
