@@ -6,8 +6,8 @@ import { dts } from 'rollup-plugin-dts';
 /** Entry points per package: subpath name -> source file. */
 const packages = [
   { dir: 'packages/sdk', entries: { index: 'src/index.ts', sqlite: 'src/sqlite.ts', testing: 'src/testing.ts' } },
-  { dir: 'packages/host-adapter-v2', entries: { index: 'src/index.ts' } },
-  { dir: 'packages/host-adapter-v3', entries: { index: 'src/index.ts' } },
+  { dir: 'packages/host-adapter-v2', entries: { index: 'src/index.ts', testing: 'src/testing.ts' } },
+  { dir: 'packages/host-adapter-v3', entries: { index: 'src/index.ts', testing: 'src/testing.ts' } },
 ];
 
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);

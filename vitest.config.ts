@@ -9,6 +9,8 @@ export default defineConfig({
       { find: /^@media-agent\/sdk\/sqlite$/, replacement: src('sqlite.ts') },
       { find: /^@media-agent\/sdk\/testing$/, replacement: src('testing.ts') },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
+      { find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/, replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/testing.ts', import.meta.url)) },
+      { find: /^@media-agent\/host-adapter-(v2|v3)$/, replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/index.ts', import.meta.url)) },
     ],
   },
   test: {
