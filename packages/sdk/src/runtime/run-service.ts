@@ -6,7 +6,7 @@ import { toRunEvent, type RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JsonValue } from '../storage/records';
-import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunRecord, type RunStatus } from '../storage/run-records';
+import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../storage/run-records';
 import type { StorageAdapter } from '../storage/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
 import type { RunPlan } from './plan-tool';
@@ -49,6 +49,16 @@ export interface StartRunInput {
   sessionId?: string;
   /** Per-run budget overrides (defaults: seed 004). */
   budgets?: Partial<RunBudgets>;
+  /** `interactive` (default: loops are warned) or `background` / `channel` (loops stop the run). */
+  origin?: RunOrigin;
+}
+
+/** What a delegating run passes for its read-only subagent (internal to the runtime). @public */
+export interface SubagentParent {
+  /** The delegating run. */
+  parentRunId: string;
+  /** The delegating run's depth (the child gets depth + 1; at most 2). */
+  parentDepth: number;
 }
 
 /** A run with a page of its events, as `AgentHost.getRun` returns it. @public */
@@ -91,8 +101,10 @@ export class RunService {
    * Creates a `queued` run; a worker drives it. No model call happens in the caller's stack.
    * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
-  async startRun(input: StartRunInput): Promise<RunRecord> {
+  async startRun(input: StartRunInput, parent?: SubagentParent): Promise<RunRecord> {
     parseActor(input?.actor);
+    const origin = input.origin ?? 'interactive';
+    if (!['interactive', 'background', 'channel'].includes(origin)) throw new RunRequestError(`origin must be interactive, background or channel, not ${JSON.stringify(origin)}`);
     if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000) throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
     const mode = input.mode ?? 'execute';
     if (mode !== 'execute' && mode !== 'plan_only') throw new RunRequestError(`mode must be execute or plan_only, not ${JSON.stringify(mode)}`);
@@ -119,6 +131,10 @@ export class RunService {
       status: 'queued',
       step: 'drive',
       startedBy: input.actor,
+      origin,
+      parentRunId: parent?.parentRunId ?? null,
+      depth: parent ? parent.parentDepth + 1 : 0,
+      runtimeState: null,
       sessionId: input.sessionId ?? null,
       capabilityAllowlist: allowlist,
       budgets: budgets as unknown as JsonValue,

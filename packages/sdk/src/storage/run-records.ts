@@ -14,6 +14,13 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = Object.freeze(['succe
 /** `execute` may run every kind; `plan_only` only `read`, `preview` and `propose`. @public */
 export type RunMode = 'execute' | 'plan_only';
 
+/**
+ * Where a run comes from, which decides how guardrails react (seed 000, 执行纠偏与停止): `interactive`
+ * (a person is watching: loops are warned) or `background` / `channel` (loops stop the run).
+ * @public
+ */
+export type RunOrigin = 'interactive' | 'background' | 'channel';
+
 /** The step a run is in: drive (model/tool loop), goal_settled (poll facts), finalize (build the report). @public */
 export type RunStep = 'drive' | 'goal_settled' | 'finalize';
 
@@ -48,6 +55,14 @@ export interface RunRecord {
   step: RunStep;
   /** Who started it (`user:`, `apikey:`, `system:` …); tool calls run as `agent:<runId>`. */
   startedBy: string;
+  /** Where the run comes from (guardrail mode). */
+  origin: RunOrigin;
+  /** The run that delegated this one (a read-only subagent), or null. */
+  parentRunId: string | null;
+  /** 0 for a top-level run, 1 for its subagent, 2 for a subagent's subagent (the maximum). */
+  depth: number;
+  /** Runtime state that must survive a crash (loop guard, tool discovery, continuation prompts), or null. */
+  runtimeState: JsonValue | null;
   /** Session the run belongs to, when any. */
   sessionId: string | null;
   /** Capabilities the run may use (null: every capability its mode allows). */

@@ -72,6 +72,7 @@ describe('SqliteStorage', () => {
       expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'subagents and runtime state' },
       ]);
     } finally {
       raw.close();
@@ -223,7 +224,7 @@ describe('SqliteStorage', () => {
     for (const row of rows) expect(row.token).toBe(won1.includes(row.key) ? 'token-P1' : 'token-P2');
   });
 
-  it('migrates a version 1 store to version 2 in place, keeping its rows', async () => {
+  it('migrates a version 1 store to the current version in place, keeping its rows', async () => {
     const path = join(tempDir(), 'v1.sqlite');
     const raw = new Database(path);
     raw.pragma('journal_mode = WAL');
@@ -257,6 +258,7 @@ describe('SqliteStorage', () => {
       expect(check.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'subagents and runtime state' },
       ]);
     } finally {
       check.close();

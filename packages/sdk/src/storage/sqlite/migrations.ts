@@ -222,6 +222,17 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX decisions_subject_created ON decisions (subject_id, created_at)`,
     ],
   },
+  {
+    version: 3,
+    name: 'subagents and runtime state',
+    statements: [
+      `ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'interactive' CHECK (origin IN ('interactive', 'background', 'channel'))`,
+      `ALTER TABLE runs ADD COLUMN parent_run_id TEXT`,
+      `ALTER TABLE runs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE runs ADD COLUMN runtime_state TEXT`,
+      `CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
