@@ -1,0 +1,2 @@
+export * from './text-units';
+export * from './tool-result-store';
