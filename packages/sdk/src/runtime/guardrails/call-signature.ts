@@ -1,0 +1,65 @@
+import { canonicalHash } from '../../ledger/canonical-json';
+import type { GuardOutcome } from './types';
+
+/**
+ * Identity of a call: the tool name plus the SHA-256 of the canonical JSON of its arguments
+ * (seed 000: identities by tool plus canonical arguments). Key order and number spelling in the
+ * arguments do not matter. Missing arguments count as `{}`; arguments with no JSON form (never
+ * the case for parsed model output) are hashed by their string form instead of throwing.
+ *
+ * @param tool - tool name
+ * @param input - parsed arguments
+ * @returns `tool` + NUL + 64 hex characters
+ * @public
+ */
+export function callSignature(tool: string, input: unknown): string {
+  let hash: string;
+  try {
+    hash = canonicalHash(input ?? {});
+  } catch {
+    hash = canonicalHash({ unhashable: String(input) });
+  }
+  return `${tool}\u0000${hash}`;
+}
+
+/**
+ * Fingerprint of what a call returned: its status plus its result text, the text read as JSON when
+ * it parses (so key order does not matter). Two results with the same fingerprint are "the same
+ * result" for the repeat rules; any real change of the result gives another fingerprint.
+ *
+ * @param outcome - status and result text as the model sees them
+ * @returns 64 hex characters
+ * @public
+ */
+export function resultFingerprint(outcome: GuardOutcome): string {
+  const text = outcome.resultText ?? '';
+  let body: unknown = text;
+  try {
+    body = { json: JSON.parse(text) as unknown };
+  } catch {
+    body = { text };
+  }
+  try {
+    return canonicalHash({ status: outcome.status, body });
+  } catch {
+    return canonicalHash({ status: outcome.status, body: { text } });
+  }
+}
+
+/**
+ * True when a call is a poll: its tool is listed in `pollingTools`, or its input has an `action`
+ * field naming one of `pollingActions` (seed 000: explicit read/wait/status/list actions may poll
+ * normally; other actions of the same tool are not exempt).
+ *
+ * @param tool - tool name
+ * @param input - parsed arguments
+ * @param pollingTools - tools whose every call is a poll
+ * @param pollingActions - `action` values that make a call a poll
+ * @public
+ */
+export function isPollingCall(tool: string, input: unknown, pollingTools: readonly string[], pollingActions: readonly string[]): boolean {
+  if (pollingTools.includes(tool)) return true;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const action = (input as Record<string, unknown>).action;
+  return typeof action === 'string' && pollingActions.includes(action);
+}

@@ -1,0 +1,18 @@
+/**
+ * Run guardrails (seed 000, 执行纠偏与停止; issue 6 item 4): the loop guard and the continuation rule.
+ * @packageDocumentation
+ */
+export { callSignature, isPollingCall, resultFingerprint } from './call-signature';
+export { LOOP_GUARD_CODES, type LoopGuardCode } from './codes';
+export { CONTINUATION_PROMPT, CONTINUATION_PROMPT_ZH, continuationPromptFor, needsContinuation } from './continuation';
+export { detectCycle, type CycleEntry } from './cycle';
+export {
+  DEFAULT_LOOP_GUARD_CONFIG,
+  LoopGuard,
+  LoopGuardStateError,
+  type ContinuationDecision,
+  type LoopGuardConfig,
+  type LoopGuardOptions,
+  type LoopGuardState,
+} from './loop-guard';
+export type { GuardCall, GuardCallKind, GuardDecision, GuardMode, GuardNotice, GuardOutcome } from './types';
