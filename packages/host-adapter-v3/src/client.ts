@@ -1,0 +1,325 @@
+import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
+import { Pool } from 'undici';
+import { fillV3Path, v3Operation } from './contract/catalog';
+import type { V3Operation } from './contract/types';
+import { V3AuthError, V3HostError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
+
+/** How the adapter authenticates to MoviePilot 3.x (v3-notes §5). @public */
+export type V3Auth =
+  /** The host's `API_TOKEN`, sent as `X-API-KEY`; the host maps it to its configured superuser. */
+  | { apiKey: string }
+  /** A host user; the client logs in at `/api/v1/login/access-token` and sends `Authorization: Bearer <JWT>`. */
+  | { username: string; password: string };
+
+/** Per-operation timeouts in milliseconds. @public */
+export interface V3Timeouts {
+  /** Every operation not named below (default 30 000: the host gateway's own timeout, v3-notes §3). */
+  defaultMs?: number;
+  /** Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*` (default 300 000, v3-notes §3). */
+  searchMs?: number;
+  /** Overrides by operation id. */
+  perOperation?: Record<string, number>;
+}
+
+/** Options of {@link V3Client}. @public */
+export interface V3ClientOptions {
+  /** Host root URL, e.g. `http://127.0.0.1:3001` (the `/api/v1` prefix is part of each operation's path). */
+  url: string;
+  /** Credentials (never logged). */
+  auth: V3Auth;
+  /** Timeouts (ms). */
+  timeouts?: V3Timeouts;
+  /** Extra attempts for reads after a transport error or an HTTP 5xx (default 2). Writes are never retried. */
+  readRetries?: number;
+  /** Connections in the undici pool (default 8). */
+  connections?: number;
+  /** Logger (receives operation ids and statuses, never credentials). */
+  logger?: Logger;
+}
+
+/** Query values the client can encode (arrays repeat the key). @public */
+export type V3QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>;
+
+/** One call of a catalog operation (the shape of the host gateway's `moviepilot_api` tool). @public */
+export interface V3CallInput {
+  /** Route parameters, e.g. `{ media_id: '693134' }`. */
+  pathParams?: Record<string, string | number>;
+  /** Query parameters (`undefined`/`null` values are left out). */
+  query?: Record<string, V3QueryValue>;
+  /** JSON body (writes). */
+  body?: unknown;
+  /** Aborts the call; an aborted write is an unknown outcome. */
+  signal?: AbortSignal;
+}
+
+/** Paging headers as the host gateway reports them (v3-notes §3). @public */
+export interface V3Collection {
+  /** `X-Result-Count`: items in this answer. */
+  result_count?: number;
+  /** `X-Total-Count`: exact total, only when the host knows it. */
+  total_count?: number;
+  /** `X-Page`. */
+  page?: number;
+  /** `X-Page-Size`. */
+  count?: number;
+}
+
+/** An unwrapped V3 answer. @public */
+export interface V3Response<T = unknown> {
+  /** HTTP status (kept, v3-notes §4). */
+  status: number;
+  /** Envelope `success` (business failures are HTTP 200 + `success:false`). */
+  success: boolean;
+  /** Envelope `message` (localised). */
+  message: string;
+  /** Envelope `data`. */
+  data: T;
+  /** Paging headers, when the answer had any. */
+  collection: V3Collection | undefined;
+}
+
+/** Who the client is on the host. @public */
+export interface V3Identity {
+  /** True when the host treats the client as a superuser (API key, or the JWT's `super_user`). */
+  superuser: boolean;
+  /** Host user name, when logged in with a password. */
+  username: string | undefined;
+}
+
+const SEARCH_OPERATIONS = new Set(['search.torrents', 'search.title', 'search.recommend', 'subtitle.search.title', 'subtitle.search.media']);
+/** undici/Node error codes raised before any byte of the request left: the host cannot have acted. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const READ_RETRY_STATUS = new Set([502, 503, 504]);
+
+/** True for catalog effects that never change the host. @internal */
+export function isReadEffect(op: V3Operation): boolean {
+  return op.effect === 'safe_read' || op.effect === 'sensitive_read';
+}
+
+/**
+ * HTTP client of one MoviePilot 3.x host on an undici `Pool` (issue 5 item 1): calls catalog
+ * operations by id, authenticates (API key, or JWT refreshed once on 401), always unwraps the
+ * `{success, message, data}` envelope, keeps the HTTP status, maps 422 to {@link V3ValidationError}
+ * and the non-superuser 400 "用户权限不足" to {@link V3PermissionDeniedError}, and returns paging
+ * headers as a {@link V3Collection}. Reads may be retried on transport errors; writes never are: a
+ * write whose connection fails after it was sent throws `OutcomeUnknownError` for the ledger to settle.
+ * @public
+ */
+export class V3Client {
+  readonly #pool: Pool;
+  readonly #options: V3ClientOptions;
+  #jwt: { token: string; superuser: boolean; username: string } | undefined;
+  #login: Promise<void> | undefined;
+
+  /** @param options - URL, credentials, timeouts, retries, pool size, logger */
+  constructor(options: V3ClientOptions) {
+    const url = new URL(options.url);
+    this.#options = options;
+    this.#pool = new Pool(url.origin, { connections: options.connections ?? 8 });
+  }
+
+  /** The host root URL. */
+  get url(): string {
+    return new URL(this.#options.url).origin;
+  }
+
+  /**
+   * Who the client is on the host (logs in first when using a password).
+   * @throws {@link V3AuthError} when the login fails
+   */
+  async identity(signal?: AbortSignal): Promise<V3Identity> {
+    if ('apiKey' in this.#options.auth) return { superuser: true, username: undefined };
+    if (!this.#jwt) await this.#ensureLogin(signal, true);
+    return { superuser: this.#jwt!.superuser, username: this.#jwt!.username };
+  }
+
+  /**
+   * The timeout of one operation in ms.
+   * @param operationId - operation id
+   */
+  timeoutOf(operationId: string): number {
+    const t = this.#options.timeouts ?? {};
+    return t.perOperation?.[operationId] ?? (SEARCH_OPERATIONS.has(operationId) ? (t.searchMs ?? 300_000) : (t.defaultMs ?? 30_000));
+  }
+
+  /**
+   * Calls a catalog operation and returns the unwrapped answer, whether `success` is true or not.
+   * @param operationId - e.g. `download.add`
+   * @param input - path parameters, query, body, signal
+   * @returns status, success, message, data and paging
+   * @throws `HOST_UNKNOWN_OPERATION`; `HOST_REQUEST_INVALID` (missing path parameter);
+   *   {@link V3ValidationError} (422); {@link V3PermissionDeniedError} (400 用户权限不足);
+   *   {@link V3AuthError} (401/403 after one refresh); {@link V3HostError} (other HTTP ≥ 400);
+   *   {@link V3TransportError} (not sent, or a read that failed on every attempt);
+   *   `OutcomeUnknownError` (a write sent without a readable answer)
+   */
+  async call<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
+    const op = v3Operation(operationId);
+    const path = fillV3Path(op.path, input.pathParams) + encodeQuery(input.query);
+    const read = isReadEffect(op);
+    const attempts = read ? 1 + (this.#options.readRetries ?? 2) : 1;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
+      try {
+        answer = await this.#send(op, path, input, operationId);
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        if (error instanceof V3AuthError) throw error;
+        if (!read && !NOT_SENT.has(code)) {
+          throw new OutcomeUnknownError(`MoviePilot ${operationId}: the request was sent but no answer was read (${code || (error as Error).message}); verify before retrying`, { cause: error });
+        }
+        if (attempt < attempts && !input.signal?.aborted) continue;
+        throw new V3TransportError(operationId, `${code || 'transport error'}: ${(error as Error).message}`, { cause: error });
+      }
+      const envelope = parseEnvelope(answer.text);
+      if ((answer.status === 401 || answer.status === 403) && 'username' in this.#options.auth && !refreshed) {
+        refreshed = true;
+        this.#jwt = undefined;
+        this.#options.logger?.info('MoviePilot token rejected; logging in again', { operationId, status: answer.status });
+        await this.#ensureLogin(input.signal, true);
+        attempt--;
+        continue;
+      }
+      if (answer.status === 401 || answer.status === 403) throw new V3AuthError(operationId, answer.status, envelope.message);
+      if (read && answer.status >= 500 && attempt < attempts) continue;
+      if (READ_RETRY_STATUS.has(answer.status)) {
+        if (!read) throw new OutcomeUnknownError(`MoviePilot ${operationId}: HTTP ${answer.status} from a gateway; the write may have reached the host; verify before retrying`);
+      }
+      if (answer.status === 422) throw new V3ValidationError(operationId, envelope.message, Array.isArray(envelope.data) ? (envelope.data as V3ValidationIssue[]) : []);
+      if (answer.status === 400 && envelope.message.includes('用户权限不足')) throw new V3PermissionDeniedError(operationId, envelope.message);
+      if (answer.status >= 400) throw new V3HostError(operationId, answer.status, envelope.message, envelope.data);
+      this.#options.logger?.debug('MoviePilot call', { operationId, status: answer.status, success: envelope.success });
+      return { status: answer.status, success: envelope.success, message: envelope.message, data: envelope.data as T, collection: collectionOf(answer.headers) };
+    }
+  }
+
+  /**
+   * Like {@link V3Client.call} but a `success:false` answer throws.
+   * @throws {@link V3HostError} (`HOST_OPERATION_FAILED`) carrying the host's message and data, and everything `call` throws
+   */
+  async ok<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
+    const r = await this.call<T>(operationId, input);
+    if (!r.success) throw new V3HostError(operationId, r.status, r.message, r.data);
+    return r;
+  }
+
+  /** Closes the pool. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  async #headers(signal: AbortSignal | undefined): Promise<Record<string, string>> {
+    const h: Record<string, string> = { accept: 'application/json', 'x-moviepilot-locale': 'en-US' };
+    if ('apiKey' in this.#options.auth) h['x-api-key'] = this.#options.auth.apiKey;
+    else {
+      if (!this.#jwt) await this.#ensureLogin(signal, false);
+      h.authorization = `Bearer ${this.#jwt!.token}`;
+    }
+    return h;
+  }
+
+  async #send(op: V3Operation, path: string, input: V3CallInput, operationId: string) {
+    const headers = await this.#headers(input.signal);
+    let body: string | undefined;
+    if (input.body !== undefined && op.method !== 'GET') {
+      body = JSON.stringify(input.body);
+      headers['content-type'] = 'application/json';
+    }
+    const timeout = this.timeoutOf(operationId);
+    const res = await this.#pool.request({ method: op.method, path, headers, body, headersTimeout: timeout, bodyTimeout: timeout, ...(input.signal ? { signal: input.signal } : {}) });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, text };
+  }
+
+  /** Logs in once (concurrent callers share the login); `force` replaces a token the host rejected. */
+  async #ensureLogin(signal: AbortSignal | undefined, force: boolean): Promise<void> {
+    if (this.#jwt && !force) return;
+    if (!this.#login) {
+      this.#login = this.#doLogin(signal).finally(() => (this.#login = undefined));
+    }
+    await this.#login;
+  }
+
+  async #doLogin(signal: AbortSignal | undefined): Promise<void> {
+    const auth = this.#options.auth as { username: string; password: string };
+    const form = new URLSearchParams({ username: auth.username, password: auth.password }).toString();
+    let res;
+    try {
+      res = await this.#pool.request({
+        method: 'POST',
+        path: '/api/v1/login/access-token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form,
+        headersTimeout: this.timeoutOf('login.access_token'),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      throw new V3TransportError('login.access_token', `login failed: ${(error as { code?: string }).code ?? (error as Error).message}`, { cause: error });
+    }
+    const text = await res.body.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      /* not JSON */
+    }
+    // OAuth2 endpoints keep their native format (v3-notes §4); accept an envelope too.
+    const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as string | undefined;
+    if (res.statusCode >= 400 || typeof token !== 'string') throw new V3AuthError('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
+    const claims = decodeJwtClaims(token);
+    const superuser = Boolean(json.super_user ?? claims.super_user);
+    this.#jwt = { token, superuser, username: String(json.user_name ?? claims.username ?? auth.username) };
+    this.#options.logger?.info('MoviePilot login', { username: this.#jwt.username, superuser });
+  }
+}
+
+function encodeQuery(query: Record<string, V3QueryValue> | undefined): string {
+  if (!query) return '';
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) p.append(k, String(item));
+    else p.append(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+function parseEnvelope(text: string): { success: boolean; message: string; data: unknown } {
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    return { success: false, message: text.slice(0, 200), data: null };
+  }
+  if (json && typeof json === 'object' && !Array.isArray(json) && 'success' in json) {
+    const e = json as { success: unknown; message?: unknown; data?: unknown };
+    return { success: e.success === true, message: typeof e.message === 'string' ? e.message : '', data: e.data ?? null };
+  }
+  // Not enveloped (native formats): take as is.
+  return { success: true, message: '', data: json };
+}
+
+function collectionOf(headers: Record<string, string | string[] | undefined>): V3Collection | undefined {
+  const num = (name: string) => {
+    const v = headers[name];
+    const s = Array.isArray(v) ? v[0] : v;
+    return s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined;
+  };
+  const c: V3Collection = {};
+  const map: Array<[string, keyof V3Collection]> = [['x-result-count', 'result_count'], ['x-total-count', 'total_count'], ['x-page', 'page'], ['x-page-size', 'count']];
+  for (const [h, k] of map) {
+    const n = num(h);
+    if (n !== undefined) c[k] = n;
+  }
+  return Object.keys(c).length ? c : undefined;
+}
+
+function decodeJwtClaims(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}

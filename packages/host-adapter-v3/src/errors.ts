@@ -1,0 +1,97 @@
+import { MediaAgentError } from '@media-agent/sdk';
+
+/** One item of a MoviePilot 3.x 422 answer (`ValidationIssue{location, message, error_type}`, v3-notes §4). @public */
+export interface V3ValidationIssue {
+  /** Where: e.g. `["query", "media_source"]`. */
+  location: Array<string | number>;
+  /** What is wrong. */
+  message: string;
+  /** Pydantic error type, e.g. `missing`. */
+  error_type: string;
+}
+
+/**
+ * The host answered with an error status or `success:false` (business failure). Carries the host's
+ * HTTP status and localised message. Code `HOST_OPERATION_FAILED`.
+ * @public
+ */
+export class V3HostError extends MediaAgentError {
+  /** HTTP status the host answered with. */
+  readonly status: number;
+  /** Operation id. */
+  readonly operationId: string;
+  /** The envelope's `data` (e.g. `{requires_confirmation: true}`), when any. */
+  readonly data: unknown;
+  /** @param operationId - operation; @param status - HTTP status; @param message - the host's message; @param data - envelope data; @param code - stable code (default `HOST_OPERATION_FAILED`) */
+  constructor(operationId: string, status: number, message: string, data: unknown = null, code = 'HOST_OPERATION_FAILED') {
+    super(code, `MoviePilot ${operationId} failed (HTTP ${status}): ${message || 'no message'}`, { operationId, status, hostMessage: message });
+    this.status = status;
+    this.operationId = operationId;
+    this.data = data;
+  }
+}
+
+/**
+ * HTTP 422: the host rejected the request's shape; `issues` is its `ValidationIssue` list.
+ * Code `HOST_VALIDATION_FAILED`.
+ * @public
+ */
+export class V3ValidationError extends V3HostError {
+  /** The host's issue list. */
+  readonly issues: readonly V3ValidationIssue[];
+  /** @param operationId - operation; @param message - the host's message; @param issues - the 422 issue list */
+  constructor(operationId: string, message: string, issues: V3ValidationIssue[]) {
+    super(operationId, 422, `${message}${issues.length ? `: ${issues.map((i) => `${i.location.join('.')}: ${i.message}`).join('; ')}` : ''}`, issues, 'HOST_VALIDATION_FAILED');
+    this.issues = issues;
+  }
+}
+
+/**
+ * The host refused because the user is not a superuser (HTTP 400 "用户权限不足", v3-notes §4), or
+ * the adapter refused an admin-only operation before sending it. Code `HOST_PERMISSION_DENIED`.
+ * @public
+ */
+export class V3PermissionDeniedError extends V3HostError {
+  /** @param operationId - operation; @param message - the host's message */
+  constructor(operationId: string, message = '用户权限不足') {
+    super(operationId, 400, message, null, 'HOST_PERMISSION_DENIED');
+  }
+}
+
+/**
+ * Authentication failed: no or a bad API key (401), a bad JWT (403), a login that failed, or a 401
+ * that persisted after one token refresh. Never contains the credential. Code `HOST_AUTH_FAILED`.
+ * @public
+ */
+export class V3AuthError extends V3HostError {
+  /** @param operationId - operation (or `login.access_token`); @param status - HTTP status; @param message - the host's message */
+  constructor(operationId: string, status: number, message: string) {
+    super(operationId, status, message, null, 'HOST_AUTH_FAILED');
+  }
+}
+
+/**
+ * The request never reached the host (connection refused, connect timeout) or — for reads — the
+ * transport failed on every attempt. Nothing happened on the host for a write in this case.
+ * Code `HOST_UNREACHABLE`.
+ * @public
+ */
+export class V3TransportError extends MediaAgentError {
+  /** @param operationId - operation; @param message - what failed; @param options - `{ cause }` */
+  constructor(operationId: string, message: string, options?: ErrorOptions) {
+    super('HOST_UNREACHABLE', `MoviePilot ${operationId}: ${message}`, { operationId }, options);
+  }
+}
+
+/**
+ * The standard capability has no operation in the V3 catalog to serve this request (e.g. pausing a
+ * torrent: `download.start/stop` left the catalog for the `downloader-operation` skill). Code
+ * `HOST_OPERATION_UNSUPPORTED`.
+ * @public
+ */
+export class V3UnsupportedError extends MediaAgentError {
+  /** @param capabilityId - the capability; @param reason - why the catalog cannot serve it */
+  constructor(capabilityId: string, reason: string) {
+    super('HOST_OPERATION_UNSUPPORTED', `${capabilityId} is not available on MoviePilot V3: ${reason}`, { capabilityId });
+  }
+}

@@ -1,0 +1,540 @@
+import { createHash, createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { MediaAgentError } from '@media-agent/sdk';
+import { v3Operation } from '../contract/catalog';
+import { validateV3Request } from '../contract/validate';
+import { SIM_DEFAULT_LIBRARY, SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
+
+/** A host user of the simulator. @public */
+export interface SimUser {
+  /** Login name. */
+  username: string;
+  /** Password. */
+  password: string;
+  /** Superuser (may call admin-only operations). */
+  superuser: boolean;
+}
+
+/** Fault switches (issue 5 item 6). @public */
+export interface SimFaults {
+  /** Operation ids whose next request is executed, then the connection is destroyed without an answer (accept then drop). One-shot per entry. */
+  dropAfterAccept: string[];
+  /** Operation ids whose next request is answered with HTTP 500 before anything happens. One-shot per entry. */
+  fail5xx: string[];
+  /** Extra real-time delay (ms) before answering resource searches. */
+  slowSearchMs: number;
+  /** `download.add` cannot recognise the media and answers `requires_confirmation` unless `allow_unrecognized` is true. */
+  requireConfirmation: boolean;
+  /** State new `transfer.file` receipts get instead of `completed` (e.g. `accepted`, `retry_wait`, `failed`). */
+  transferState: 'completed' | 'accepted' | 'retry_wait' | 'failed' | 'partial';
+}
+
+/** A downloader task of the simulator. @public */
+export interface SimDownload {
+  /** Torrent hash (40 hex). */
+  hash: string;
+  /** Torrent title. */
+  title: string;
+  /** Size in bytes. */
+  size: number;
+  /** Identity `<source>:<id>`, or null for an unrecognised add. */
+  media: string | null;
+  /** Save path. */
+  path: string;
+  /** When it was added (ms of the simulator clock). */
+  addedAt: number;
+  /** History record id. */
+  historyId: number;
+}
+
+/** A transfer history record of the simulator. @public */
+export interface SimTransfer {
+  /** Record id. */
+  id: number;
+  /** Source path. */
+  src: string;
+  /** Destination path. */
+  dest: string;
+  /** Identity. */
+  media: string;
+  /** Title. */
+  title: string;
+  /** Download hash it organized, when known. */
+  download_hash: string | null;
+  /** Receipt state. */
+  state: 'accepted' | 'retry_wait' | 'completed' | 'failed';
+  /** Mode. */
+  mode: string;
+  /** When (ms). */
+  at: number;
+}
+
+/** A request the simulator received. @public */
+export interface SimRequest {
+  /** Method. */
+  method: string;
+  /** Path with query. */
+  url: string;
+  /** Operation id matched (or `login.access_token`), undefined when none. */
+  operationId: string | undefined;
+  /** User the credentials map to, when valid. */
+  user: string | undefined;
+  /** HTTP status answered (0 when the connection was dropped). */
+  status: number;
+}
+
+/** Options of {@link MoviePilotV3Simulator}. @public */
+export interface SimOptions {
+  /** Time source for downloads and tokens (default `Date.now`); give it the host's `ManualClock` in tests. */
+  clock?: { now(): number };
+  /** API token (default `sim-api-token-0123456789`). */
+  apiKey?: string;
+  /** Users (default: `admin`/`admin-pass` superuser and `viewer`/`viewer-pass` not). */
+  users?: SimUser[];
+  /** Catalog (default {@link SIM_TITLES}). */
+  titles?: readonly SimTitle[];
+  /** Releases (default {@link SIM_RELEASES}). */
+  releases?: readonly SimRelease[];
+  /** Library at start, `<source>:<id>` (default {@link SIM_DEFAULT_LIBRARY}). */
+  library?: readonly string[];
+  /** Downloader phases in ms of the clock: queued, then downloading (defaults 1 000 and 10 000). */
+  durations?: { queuedMs?: number; downloadMs?: number; transferMs?: number };
+  /** Transfer completed downloads into the library by itself, like MoviePilot's download monitor (default false). */
+  autoTransfer?: boolean;
+  /** JWT lifetime in ms of the clock (default 1 h). */
+  tokenTtlMs?: number;
+  /** Faults (all off by default). */
+  faults?: Partial<SimFaults>;
+}
+
+/** A contract violation: a request the real host would reject. @public */
+export interface SimViolation {
+  /** Method and URL. */
+  request: string;
+  /** Operation matched, when any. */
+  operationId: string | undefined;
+  /** Rules broken. */
+  violations: string[];
+}
+
+/**
+ * A request reached the simulator that the real MoviePilot 3.x host would reject. Code
+ * `SIM_CONTRACT_VIOLATION`.
+ * @public
+ */
+export class SimContractViolationError extends MediaAgentError {
+  /** @param violations - what was received and which rules it broke */
+  constructor(violations: readonly SimViolation[]) {
+    super('SIM_CONTRACT_VIOLATION', `${violations.length} request(s) broke the MoviePilot V3 contract:\n${violations.map((v) => `${v.request} (${v.operationId ?? 'no operation'}): ${v.violations.join('; ')}`).join('\n')}`, {
+      violations: violations.map((v) => ({ ...v })),
+    });
+  }
+}
+
+const HOST_USERS: SimUser[] = [
+  { username: 'admin', password: 'admin-pass', superuser: true },
+  { username: 'viewer', password: 'viewer-pass', superuser: false },
+];
+const SECRET = 'moviepilot-v3-simulator-secret';
+
+const key = (source: string, id: string) => `${source}:${id}`;
+const hashOf = (enclosure: string) => createHash('sha1').update(enclosure).digest('hex');
+
+/**
+ * A MoviePilot 3.x host simulator (issue 5 item 6): a real HTTP server on 127.0.0.1 with state —
+ * catalog, releases, downloads that move over the clock, transfer queue and history, library,
+ * subscriptions, a superuser and a normal user. Every request is validated against the V3 contract
+ * (`validateV3Request`: operation exists, method and path, credentials, paired identity, paging
+ * bounds, required fields); a violation is recorded and answered like the host would (HTTP 422/404),
+ * and {@link MoviePilotV3Simulator.assertNoViolations} fails the test. Answers use the V3 envelope and
+ * paging headers. Faults: accept then drop, 5xx, expired tokens, slow search, unrecognised media.
+ * @public
+ */
+export class MoviePilotV3Simulator {
+  /** API token the host accepts as `X-API-KEY`. */
+  readonly apiKey: string;
+  /** Fault switches; change them at any time. */
+  readonly faults: SimFaults;
+  /** Every request received, in order. */
+  readonly requests: SimRequest[] = [];
+  /** Contract violations received. */
+  readonly violations: SimViolation[] = [];
+  readonly #clock: { now(): number };
+  readonly #users: SimUser[];
+  readonly #titles: SimTitle[];
+  readonly #releases: SimRelease[];
+  readonly #library = new Map<string, { id: string; path: string }>();
+  readonly #downloads: SimDownload[] = [];
+  readonly #transfers: SimTransfer[] = [];
+  readonly #subscriptions: Array<Record<string, unknown> & { id: number }> = [];
+  readonly #durations: { queuedMs: number; downloadMs: number; transferMs: number };
+  readonly #autoTransfer: boolean;
+  readonly #tokenTtlMs: number;
+  #tokenEpoch = 0;
+  #counter = 100;
+  #lastSearch: unknown[] = [];
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+  #url = '';
+
+  /** @param options - clock, credentials, users, catalog, releases, library, durations, faults */
+  constructor(options: SimOptions = {}) {
+    this.#clock = options.clock ?? { now: () => Date.now() };
+    this.apiKey = options.apiKey ?? 'sim-api-token-0123456789';
+    this.#users = [...(options.users ?? HOST_USERS)];
+    this.#titles = [...(options.titles ?? SIM_TITLES)];
+    this.#releases = [...(options.releases ?? SIM_RELEASES)];
+    for (const m of options.library ?? SIM_DEFAULT_LIBRARY) this.#library.set(m, { id: `item-${m}`, path: `/media/library/${m}` });
+    this.#durations = { queuedMs: options.durations?.queuedMs ?? 1_000, downloadMs: options.durations?.downloadMs ?? 10_000, transferMs: options.durations?.transferMs ?? 2_000 };
+    this.#autoTransfer = options.autoTransfer ?? false;
+    this.#tokenTtlMs = options.tokenTtlMs ?? 3_600_000;
+    this.faults = { dropAfterAccept: [], fail5xx: [], slowSearchMs: 0, requireConfirmation: false, transferState: 'completed', ...options.faults };
+  }
+
+  /** Base URL once started, e.g. `http://127.0.0.1:40123`. */
+  get url(): string {
+    if (!this.#url) throw new MediaAgentError('SIM_NOT_STARTED', 'the simulator is not started');
+    return this.#url;
+  }
+
+  /** Starts listening on 127.0.0.1 on a free port. @returns the base URL */
+  async start(): Promise<string> {
+    const server = createServer((req, res) => void this.#handle(req, res));
+    server.on('connection', (s) => {
+      this.#sockets.add(s);
+      s.on('close', () => this.#sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.#server = server;
+    this.#url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this.#url;
+  }
+
+  /** Stops the server and closes open connections. */
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+  }
+
+  /** Invalidates every JWT issued so far (the next call with one gets 401). */
+  expireTokens(): void {
+    this.#tokenEpoch++;
+  }
+
+  /**
+   * Fails the test when any request broke the contract.
+   * @throws {@link SimContractViolationError} listing them
+   */
+  assertNoViolations(): void {
+    if (this.violations.length > 0) throw new SimContractViolationError(this.violations);
+  }
+
+  /** Requests for one operation. @param operationId - e.g. `download.add` */
+  requestsFor(operationId: string): SimRequest[] {
+    return this.requests.filter((r) => r.operationId === operationId);
+  }
+
+  /** Downloader tasks with their status now. */
+  downloads(): Array<SimDownload & { state: 'queued' | 'downloading' | 'completed'; progress: number }> {
+    this.#tick();
+    return this.#downloads.map((d) => ({ ...d, ...this.#phase(d) }));
+  }
+
+  /** Transfer history. */
+  transfers(): SimTransfer[] {
+    this.#tick();
+    return this.#transfers.map((t) => ({ ...t }));
+  }
+
+  /** Whether `<source>:<id>` is in the library. @param media - e.g. `themoviedb:693134` */
+  inLibrary(media: string): boolean {
+    this.#tick();
+    return this.#library.has(media);
+  }
+
+  /** Subscriptions. */
+  subscriptions(): Array<Record<string, unknown>> {
+    return this.#subscriptions.map((s) => ({ ...s }));
+  }
+
+  // ── request handling ──────────────────────────────────────────────────────────────────────────
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const raw = await new Promise<string>((resolve) => {
+      let s = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (s += c));
+      req.on('end', () => resolve(s));
+    });
+    const contentType = String(req.headers['content-type'] ?? '');
+    let body: unknown;
+    const record: SimRequest = { method: req.method ?? 'GET', url: req.url ?? '/', operationId: undefined, user: undefined, status: 0 };
+    this.requests.push(record);
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      record.status = status;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    const envelope = (status: number, success: boolean, message: string, data: unknown, headers: Record<string, string> = {}) => send(status, { success, message, data }, headers);
+    if (raw) {
+      if (contentType.includes('application/json')) {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          this.#violate(record, undefined, ['body is not JSON']);
+          return envelope(422, false, 'invalid JSON', [{ location: ['body'], message: 'invalid JSON', error_type: 'json_invalid' }]);
+        }
+      } else body = raw;
+    }
+    const check = validateV3Request({ method: record.method, path: url.pathname, query: url.searchParams, headers: req.headers, body: contentType.includes('json') ? body : undefined });
+    record.operationId = check.operationId;
+    if (check.operationId === 'login.access_token') return this.#login(typeof body === 'string' ? body : '', record, send);
+    if (check.violations.length > 0) {
+      this.#violate(record, check.operationId, check.violations);
+      if (!check.operationId) return envelope(404, false, 'Not Found', null);
+      return envelope(422, false, 'request validation failed', check.violations.map((m) => ({ location: ['request'], message: m, error_type: 'value_error' })));
+    }
+    const op = v3Operation(check.operationId!);
+    // auth
+    const user = this.#authenticate(req, url);
+    if (user === 'missing') return envelope(401, false, 'Not authenticated', null, { 'www-authenticate': 'Bearer' });
+    if (user === 'bad-key' || user === 'expired') return envelope(user === 'expired' ? 401 : 401, false, user === 'expired' ? 'token expired' : 'invalid API key', null);
+    if (user === 'bad-token') return envelope(403, false, 'Could not validate credentials', null);
+    record.user = user.username;
+    if (op.admin_only && !user.superuser) return envelope(400, false, '用户权限不足', null);
+    const failAt = this.faults.fail5xx.indexOf(op.operation_id);
+    if (failAt >= 0) {
+      this.faults.fail5xx.splice(failAt, 1);
+      return envelope(500, false, 'Internal Server Error', null);
+    }
+    if (op.operation_id.startsWith('search.') && this.faults.slowSearchMs > 0) await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
+    this.#tick();
+    let answer: { status?: number; success?: boolean; message?: string; data: unknown; headers?: Record<string, string> };
+    try {
+      answer = this.#operate(op.operation_id, check.params, url.searchParams, (body ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      answer = { status: 500, success: false, message: (error as Error).message, data: null };
+    }
+    const dropAt = this.faults.dropAfterAccept.indexOf(op.operation_id);
+    if (dropAt >= 0) {
+      this.faults.dropAfterAccept.splice(dropAt, 1);
+      record.status = 0;
+      req.socket.destroy();
+      return;
+    }
+    envelope(answer.status ?? 200, answer.success ?? true, answer.message ?? '', answer.data, answer.headers);
+  }
+
+  #violate(record: SimRequest, operationId: string | undefined, violations: string[]): void {
+    this.violations.push({ request: `${record.method} ${record.url}`, operationId, violations });
+  }
+
+  #login(form: string, record: SimRequest, send: (status: number, payload: unknown) => void): void {
+    const p = new URLSearchParams(form);
+    const user = this.#users.find((u) => u.username === p.get('username') && u.password === p.get('password'));
+    if (!user) return send(401, { success: false, message: '用户名或密码不正确', data: null });
+    record.user = user.username;
+    const claims = { sub: user.username, username: user.username, super_user: user.superuser, level: 2, purpose: 'authentication', exp: this.#clock.now() + this.#tokenTtlMs, epoch: this.#tokenEpoch };
+    const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+    const token = `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
+    send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_name: user.username, level: 2 });
+  }
+
+  #authenticate(req: IncomingMessage, url: URL): SimUser | 'missing' | 'bad-key' | 'bad-token' | 'expired' {
+    const apiKey = (req.headers['x-api-key'] as string | undefined) ?? url.searchParams.get('apikey') ?? url.searchParams.get('token');
+    const admin = this.#users.find((u) => u.superuser)!;
+    const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    if (bearer) {
+      const [h, c, s] = bearer.split('.');
+      if (!h || !c || !s || createHmac('sha256', SECRET).update(`${h}.${c}`).digest('base64url') !== s) return 'bad-token';
+      const claims = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { username: string; exp: number; epoch: number };
+      if (claims.exp <= this.#clock.now() || claims.epoch !== this.#tokenEpoch) return 'expired';
+      return this.#users.find((u) => u.username === claims.username) ?? 'bad-token';
+    }
+    if (apiKey !== undefined) return apiKey === this.apiKey ? admin : 'bad-key';
+    return 'missing';
+  }
+
+  // ── state ─────────────────────────────────────────────────────────────────────────────────────
+
+  #phase(d: SimDownload): { state: 'queued' | 'downloading' | 'completed'; progress: number } {
+    const t = this.#clock.now() - d.addedAt;
+    if (t < this.#durations.queuedMs) return { state: 'queued', progress: 0 };
+    const p = Math.min(1, (t - this.#durations.queuedMs) / this.#durations.downloadMs);
+    return p >= 1 ? { state: 'completed', progress: 100 } : { state: 'downloading', progress: Math.round(p * 1000) / 10 };
+  }
+
+  /** Moves time-driven state: background transfers finish, completed downloads are auto-transferred. */
+  #tick(): void {
+    const now = this.#clock.now();
+    for (const t of this.#transfers) {
+      if (t.state === 'accepted' && now - t.at >= this.#durations.transferMs) {
+        t.state = 'completed';
+        this.#library.set(t.media, { id: `item-${t.media}`, path: t.dest });
+      }
+    }
+    if (!this.#autoTransfer) return;
+    for (const d of this.#downloads) {
+      if (d.media && this.#phase(d).state === 'completed' && !this.#transfers.some((t) => t.download_hash === d.hash)) this.#transfer(d.path, d.media, d.hash, 'completed', 'link');
+    }
+  }
+
+  #title(media: string | null): SimTitle | undefined {
+    return this.#titles.find((t) => key(t.media_source, t.media_id) === media);
+  }
+
+  #mediaInfo(t: SimTitle): Record<string, unknown> {
+    return { media_source: t.media_source, media_id: t.media_id, tmdb_id: t.media_source === 'themoviedb' ? Number(t.media_id) : null, title: t.title, original_title: t.original_title, cn_title: t.cn_title, year: String(t.year), type: t.type, overview: t.overview };
+  }
+
+  #context(r: SimRelease): Record<string, unknown> {
+    const t = this.#title(r.media);
+    return {
+      meta_info: { name: t?.title ?? r.title, year: t ? String(t.year) : null, resource_pix: r.resource_pix, resource_type: r.resource_type, video_encode: r.video_encode },
+      media_info: t ? this.#mediaInfo(t) : null,
+      torrent_info: { title: r.title, description: r.description, enclosure: r.enclosure, page_url: r.enclosure.replace('/download/', '/details/'), site_name: r.site_name, size: r.size, seeders: r.seeders, peers: 3, pubdate: r.pubdate, downloadvolumefactor: 1, uploadvolumefactor: 1 },
+    };
+  }
+
+  #transfer(src: string, media: string, hash: string | null, state: SimTransfer['state'], mode: string): SimTransfer {
+    const t = this.#title(media);
+    const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
+    const rec: SimTransfer = { id: ++this.#counter, src, dest, media, title: t?.title ?? media, download_hash: hash, state, mode, at: this.#clock.now() };
+    this.#transfers.push(rec);
+    if (state === 'completed') this.#library.set(media, { id: `item-${media}`, path: dest });
+    return rec;
+  }
+
+  #downloadView(d: SimDownload): Record<string, unknown> {
+    const t = this.#title(d.media);
+    const ph = this.#phase(d);
+    return { hash: d.hash, title: d.title, name: t?.title ?? d.title, year: t ? String(t.year) : '', season_episode: '', size: d.size, progress: ph.progress, state: ph.state, dlspeed: ph.state === 'downloading' ? '10.0M' : '0', upspeed: '0', media: t ? this.#mediaInfo(t) : {}, left_time: '' };
+  }
+
+  #historyView(d: SimDownload): Record<string, unknown> {
+    const [source, id] = d.media ? d.media.split(':') : [null, null];
+    return { id: d.historyId, path: d.path, type: this.#title(d.media)?.type ?? '', title: this.#title(d.media)?.title ?? d.title, media_source: source, media_id: id, download_hash: d.hash, torrent_name: d.title, torrent_site: 'PTSite', date: new Date(d.addedAt).toISOString() };
+  }
+
+  /** Answers one validated, authorised operation. */
+  #operate(operationId: string, params: Record<string, string>, q: URLSearchParams, body: Record<string, unknown>): { status?: number; success?: boolean; message?: string; data: unknown; headers?: Record<string, string> } {
+    const list = (items: unknown[], exactTotal = true) => {
+      const page = q.get('page');
+      const count = q.get('count');
+      if (page === null && count === null) return { data: items, headers: { 'x-result-count': String(items.length) } };
+      const p = Number(page ?? 1);
+      const c = Number(count ?? 50);
+      const window = items.slice((p - 1) * c, p * c);
+      const headers: Record<string, string> = { 'x-result-count': String(window.length), 'x-page': String(p), 'x-page-size': String(c) };
+      if (exactTotal) headers['x-total-count'] = String(items.length);
+      return { data: window, headers };
+    };
+    switch (operationId) {
+      case 'media.search': {
+        const title = (q.get('title') ?? '').toLowerCase();
+        const found = this.#titles.filter((t) => [t.title, t.original_title, t.cn_title ?? ''].some((n) => n && (n.toLowerCase().includes(title) || title.includes(n.toLowerCase()))));
+        const c = Number(q.get('count') ?? 8);
+        const p = Number(q.get('page') ?? 1);
+        const items = found.slice((p - 1) * c, p * c).map((t) => this.#mediaInfo(t));
+        return { data: items, headers: { 'x-result-count': String(items.length) } };
+      }
+      case 'media.detail': {
+        const t = this.#title(key(q.get('media_source')!, params.media_id!));
+        return t ? { data: this.#mediaInfo(t) } : { success: false, message: '未识别到媒体信息', data: null };
+      }
+      case 'media.recognize': {
+        const title = q.get('title') ?? '';
+        const r = this.#releases.find((x) => x.title === title);
+        const t = r ? this.#title(r.media) : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
+        return { data: { meta_info: { name: title }, media_info: t ? this.#mediaInfo(t) : null } };
+      }
+      case 'search.torrents': {
+        const media = key(q.get('media_source')!, params.media_id!);
+        this.#lastSearch = this.#releases.filter((r) => r.media === media).map((r) => this.#context(r));
+        return list(this.#lastSearch);
+      }
+      case 'search.results':
+        return list(this.#lastSearch);
+      case 'library.exists': {
+        const s = q.get('media_source');
+        const item = s ? this.#library.get(key(s, q.get('media_id')!)) : undefined;
+        return { data: { item: item ? { id: item.id } : {} } };
+      }
+      case 'download.add': {
+        const torrent = body.torrent_in as Record<string, unknown>;
+        const media = body.media_source ? key(String(body.media_source), String(body.media_id)) : (this.#releases.find((r) => r.enclosure === torrent.enclosure)?.media ?? null);
+        if ((this.faults.requireConfirmation || media === null) && body.allow_unrecognized !== true) return { success: false, message: '无法识别媒体信息', data: { requires_confirmation: true } };
+        const hash = hashOf(String(torrent.enclosure));
+        const d: SimDownload = { hash, title: String(torrent.title), size: Number(torrent.size ?? 0), media, path: `/downloads/${String(torrent.title)}`, addedAt: this.#clock.now(), historyId: ++this.#counter };
+        this.#downloads.push(d);
+        return { data: { download_id: hash } };
+      }
+      case 'download.tasks.active': {
+        const name = q.get('name');
+        return list(this.#downloads.filter((d) => !name || d.title.includes(name)).map((d) => this.#downloadView(d)));
+      }
+      case 'download.history.list':
+        return list([...this.#downloads].reverse().map((d) => this.#historyView(d)));
+      case 'transfer.history': {
+        const title = q.get('title');
+        const p = Number(q.get('page') ?? 1);
+        const c = Number(q.get('count') ?? 30);
+        const all = [...this.#transfers].reverse().filter((t) => !title || t.title.includes(title) || t.src.includes(title));
+        const view = all.slice((p - 1) * c, p * c).map((t) => {
+          const [source, id] = t.media.split(':');
+          return { id: t.id, src: t.src, dest: t.dest, mode: t.mode, title: t.title, media_source: source, media_id: id, download_hash: t.download_hash, status: t.state === 'completed', state: t.state, errmsg: t.state === 'failed' ? 'transfer failed' : '', date: new Date(t.at).toISOString() };
+        });
+        return { data: { list: view, total: all.length } };
+      }
+      case 'transfer.queue':
+        return list(this.#transfers.filter((t) => t.state === 'accepted' || t.state === 'retry_wait').map((t) => ({ id: t.id, src: t.src, state: t.state })));
+      case 'transfer.file': {
+        const items = [body.fileitem, ...((body.fileitems as unknown[]) ?? [])].filter(Boolean) as Array<{ path: string }>;
+        const media = body.media_source ? key(String(body.media_source), String(body.media_id)) : (this.#downloads.find((d) => d.path === items[0]?.path)?.media ?? null);
+        if (!media) return { success: false, message: '未识别到媒体信息', data: { items: [] } };
+        const t = this.#title(media);
+        const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
+        if (body.preview === true) return { data: { summary: { total: items.length }, items: items.map((i) => ({ source: i.path, target: `${dest}/${i.path.split('/').pop()}.mkv`, target_dir: dest, state: 'preview' })), message: 'preview' } };
+        const receipts = items.map((i, n) => {
+          const state = this.faults.transferState === 'partial' ? (n === 0 ? 'accepted' : 'failed') : this.faults.transferState;
+          const download = this.#downloads.find((d) => d.path === i.path);
+          const rec = this.#transfer(i.path, media, download?.hash ?? null, state, String(body.transfer_type ?? 'link'));
+          return { source: i.path, target: `${rec.dest}/${i.path.split('/').pop()}.mkv`, target_dir: rec.dest, success: state === 'completed', message: state === 'failed' ? 'transfer failed' : '', failure_stage: state === 'failed' ? 'transfer' : null, recovery_action: state === 'retry_wait' ? 'retry' : null, overwrite_skipped: false, state, history_id: rec.id };
+        });
+        const ok = receipts.every((r) => r.state !== 'failed');
+        return { success: ok, message: ok ? '' : 'some items failed', data: { items: receipts } };
+      }
+      case 'subscription.add': {
+        if (!body.media_source !== !body.media_id) return { success: false, message: 'media_source and media_id must be paired', data: null };
+        const existing = this.#subscriptions.find((s) => s.media_source === body.media_source && s.media_id === body.media_id);
+        if (existing) return { success: true, message: '已存在', data: { id: existing.id } };
+        const sub = { ...body, id: ++this.#counter, state: 'R' };
+        this.#subscriptions.push(sub);
+        return { data: { id: sub.id } };
+      }
+      case 'subscription.list':
+        return list(this.#subscriptions);
+      case 'subscription.get': {
+        const s = this.#subscriptions.find((x) => String(x.id) === params.subscribe_id);
+        return s ? { data: s } : { status: 404, success: false, message: '订阅不存在', data: null };
+      }
+      case 'subscription.find': {
+        const s = this.#subscriptions.find((x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id);
+        return { data: s ?? {} };
+      }
+      case 'subscription.delete': {
+        const i = this.#subscriptions.findIndex((x) => String(x.id) === params.subscribe_id);
+        if (i >= 0) this.#subscriptions.splice(i, 1);
+        return { data: null };
+      }
+      default: {
+        const op = v3Operation(operationId);
+        if (op.method === 'GET') return list([]);
+        return { data: null };
+      }
+    }
+  }
+}
