@@ -1,2 +1,4 @@
 export * from './text-units';
 export * from './tool-result-store';
+export * from './tool-discovery';
+export * from './compaction';
