@@ -99,7 +99,7 @@ export function codePointToUnitIndex(text: string, index: CodePointIndex, offset
 
 /**
  * What the code point starting at UTF-16 index `i` adds once escaped by `JSON.stringify`.
- * @returns `units`: UTF-16 units it occupies in UTF-16 (code units of the escaped form), `bytes`: UTF-8 bytes of the escaped form, `width`: UTF-16 units it spans in the source (1 or 2)
+ * @returns `units`: UTF-16 code units of the escaped form, `bytes`: UTF-8 bytes of the escaped form, `width`: UTF-16 units the code point spans in the source (1 or 2)
  */
 function escapedAt(text: string, i: number): { units: number; bytes: number; width: number } {
   const c = text.charCodeAt(i);
