@@ -17,6 +17,8 @@ export interface AuthorizationRequest {
   approvalId: string | undefined;
   /** Idempotency key, for side-effecting kinds. */
   idempotencyKey: string | undefined;
+  /** The run the call belongs to: its mode, allowlist and subagent status limit every call (DESIGN.md §7, §8). */
+  runId: string | undefined;
   /** Now (ms). */
   now: number;
 }

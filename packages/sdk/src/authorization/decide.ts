@@ -31,12 +31,17 @@ export interface AuthorizationFacts {
   grants: ReadonlyArray<{ grant: GrantRecord; policyRevision: PolicyRevisionRecord | undefined; usageToday: { invocations: number; bytes: number } }>;
   /** Idempotency key of the call, when side-effecting. */
   idempotencyKey: string | undefined;
+  /** The run the call belongs to, when any: mode, allowlist, and whether it is a read-only subagent. */
+  run?: { mode: 'execute' | 'plan_only'; allowlist: readonly string[] | null; readOnly: boolean } | undefined;
   /** Now (ms). */
   now: number;
 }
 
 /**
  * The authorization rule (DESIGN.md §5; seed 004, 授权), a pure function:
+ * 0. a call inside a run obeys the run: a read-only subagent may only `read`/`preview` (enforced here, whatever
+ *    the prompt says — seed 000, 子代理连续工作), a `plan_only` run may not `approve`/`execute`, an allowlist
+ *    limits the capabilities;
  * 1. `read`/`preview` need no authorization record;
  * 2. a console administrator (`user:*`) is human authorization;
  * 3. for every other actor an `execute` is denied while the automation switch is off or read-only
@@ -51,6 +56,8 @@ export interface AuthorizationFacts {
  */
 export function decideAuthorization(facts: AuthorizationFacts): AuthorizationDecision {
   const { capability } = facts;
+  const runRefusal = checkRun(facts);
+  if (runRefusal) return { allowed: false, ...runRefusal };
   if (capability.kind === 'read' || capability.kind === 'preview') return { allowed: true, basis: 'not_required' };
   if (parseActor(facts.actor).kind === 'user') return { allowed: true, basis: 'human' };
   if (capability.kind === 'execute') {
@@ -90,4 +97,16 @@ export function decideAuthorization(facts: AuthorizationFacts): AuthorizationDec
     code: 'AUTH_NO_AUTHORIZATION',
     reason: `${facts.actor} needs an approval or an automation grant to invoke ${capability.id} (${capability.kind})`,
   };
+}
+
+/** The run rule: read-only subagents, plan_only runs and allowlists (a pure function). @public */
+export function checkRun(facts: Pick<AuthorizationFacts, 'capability' | 'run'>): RuleFailure | null {
+  const { run, capability } = facts;
+  if (!run) return null;
+  const reads = capability.kind === 'read' || capability.kind === 'preview';
+  if (run.readOnly && !reads) return { code: 'AUTH_READ_ONLY_SUBAGENT', reason: `a read-only subagent may not invoke ${capability.id} (${capability.kind})` };
+  if (run.mode === 'plan_only' && (capability.kind === 'execute' || capability.kind === 'approve'))
+    return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} (${capability.kind}) cannot run in a plan_only run` };
+  if (run.allowlist && !run.allowlist.includes(capability.id)) return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} is not in this run's capability allowlist` };
+  return null;
 }

@@ -15,7 +15,10 @@ export class PolicyAuthorizer implements Authorizer {
   /** {@inheritDoc Authorizer.authorize} */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
     const { capability } = request;
+    const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);
+    const run = runRecord ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 } : undefined;
     const base = {
+      run,
       actor: request.actor,
       capability: { id: capability.id, kind: capability.kind, policy: capability.policy },
       target: request.target,

@@ -97,3 +97,25 @@ export class VerifierNotReadOnlyError extends MediaAgentError {
     super('VERIFIER_NOT_READ_ONLY', `a verifier may only invoke read or preview capabilities; ${capabilityId} is ${kind}`, { capabilityId, kind });
   }
 }
+
+/**
+ * A field of the invocation context has the wrong type (the context is built by the host or runtime).
+ * @public
+ */
+export class InvalidContextError extends MediaAgentError {
+  /** @param field - the context field; @param expected - what it must be */
+  constructor(field: string, expected: string) {
+    super('CONTEXT_INVALID', `invocation context field ${field} must be ${expected}`, { field });
+  }
+}
+
+/**
+ * The caller's signal was already aborted: nothing was claimed or run.
+ * @public
+ */
+export class InvocationAbortedError extends MediaAgentError {
+  /** @param capabilityId - the capability */
+  constructor(capabilityId: string) {
+    super('INVOCATION_ABORTED', `the call to ${capabilityId} was aborted before it started; nothing ran`, { capabilityId });
+  }
+}

@@ -10,11 +10,11 @@ import type { Logger } from '../ports/logger';
 import type { AuditRecord, JsonValue, LedgerEntry, PlanRecord } from '../storage/records';
 import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
 import type { CapabilityCatalog } from './capability-catalog';
-import { InputTooLargeError, InvalidInputError, OutcomeUnknownError, VerifierNotReadOnlyError } from './errors';
+import { InputTooLargeError, InvalidContextError, InvalidInputError, InvocationAbortedError, OutcomeUnknownError, VerifierNotReadOnlyError } from './errors';
 import { summarizeInput } from './input-summary';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
-import { isSideEffecting, type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import { isSideEffecting, type Capability, type HandlerContext, type InvocationTarget, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
 
 /** Default limit on an input's JSON size: 1 MiB (issue 2, bad input). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -59,6 +59,7 @@ interface Prepared {
   capability: Capability;
   input: unknown;
   ctx: InvocationContext;
+  target: InvocationTarget;
   invocationId: string;
   summary: string;
   signal: AbortSignal;
@@ -75,22 +76,30 @@ export class InvocationPipeline {
   async invoke(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationResult> {
     const { catalog, ids, maxInputBytes } = this.deps;
     const capability = catalog.capability(id);
-    parseActor(ctx?.actor);
+    checkContext(ctx);
+    if (ctx.signal?.aborted) throw new InvocationAbortedError(id);
     let json: string | undefined;
     try {
       json = JSON.stringify(input);
     } catch (cause) {
-      throw new InvalidInputError(id, [{ path: '', message: `input is not JSON: ${(cause as Error).message}` }]);
+      throw new InvalidInputError(id, [{ path: '', message: `input is not JSON: ${messageOf(cause)}` }]);
     }
     if (json === undefined) throw new InvalidInputError(id, [{ path: '', message: 'input is missing' }]);
     const bytes = Buffer.byteLength(json, 'utf8');
     if (bytes > maxInputBytes) throw new InputTooLargeError(id, bytes, maxInputBytes);
     const check = compileSchema(capability.input);
     if (!check.check(input)) throw new InvalidInputError(id, check.issues(input));
+    let target: InvocationTarget;
+    try {
+      target = capability.target?.(input as never) ?? {};
+    } catch (cause) {
+      throw new MediaAgentError('CAPABILITY_TARGET_FAILED', `${id}: its target() failed for this input: ${messageOf(cause)}`, { capabilityId: id }, { cause });
+    }
     const prepared: Prepared = {
       capability,
       input,
       ctx,
+      target,
       invocationId: ids.next('inv'),
       summary: summarizeInput(input, capability.redact),
       signal: ctx.signal ?? NEVER_ABORTED,
@@ -104,7 +113,7 @@ export class InvocationPipeline {
     const { storage, authorizer, clock } = this.deps;
     const descriptor = this.deps.catalog.descriptor(p.capability.id);
     const decision = await authorizer.authorize(
-      { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, now: clock.now() },
+      { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, runId: p.ctx.runId, now: clock.now() },
       storage,
     );
     if (!decision.allowed) {
@@ -123,59 +132,69 @@ export class InvocationPipeline {
     const scopeId = idempotencyScope(ctx, p.invocationId);
     const { key, argsHash } = deriveIdempotencyKey({ capabilityId: capability.id, version: capability.version, scopeId, input: p.input });
     const descriptor = this.deps.catalog.descriptor(capability.id);
-    const target = capability.target?.(p.input as never) ?? {};
+    const target = p.target;
 
     // A verified "did not happen" loops once to execute the call.
     for (let attempt = 0; attempt < 2; attempt++) {
-      const phase = await storage.transaction(async (s) => {
-        const recorded = await ledger.recorded(s, { key, scopeId, callId: ctx.callId });
-        if (recorded) {
-          await s.audit.append(this.#audit(p, 'capability.invoke', recorded.state, { key, entry: recorded, reason: 'recorded result returned; handler not called' }));
-          return { kind: 'recorded' as const, entry: recorded };
-        }
-        const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
-        const decision = await this.deps.authorizer.authorize(
-          {
-            actor: ctx.actor,
-            capability: descriptor,
-            target: {
-              planType: target.planType,
-              planId: target.planId,
-              mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
-              mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
-              bytes: target.bytes ?? plan?.bytes ?? 0,
+      const phase = await storage
+        .transaction(async (s) => {
+          const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
+          const decision = await this.deps.authorizer.authorize(
+            {
+              actor: ctx.actor,
+              capability: descriptor,
+              target: {
+                planType: target.planType,
+                planId: target.planId,
+                mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
+                mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
+                bytes: target.bytes ?? plan?.bytes ?? 0,
+              },
+              plan,
+              approvalId: ctx.approvalId,
+              idempotencyKey: key,
+              runId: ctx.runId,
+              now: clock.now(),
             },
-            plan,
-            approvalId: ctx.approvalId,
-            idempotencyKey: key,
-            now: clock.now(),
-          },
-          s,
-        );
-        if (!decision.allowed) {
-          await s.audit.append(
-            this.#audit(p, 'capability.denied', 'denied', { key, approvalId: decision.approvalId, grantId: decision.grantId, reason: `${decision.code}: ${decision.reason}` }),
+            s,
           );
-          return { kind: 'denied' as const, decision };
-        }
-        const claim = await ledger.claim(s, {
-          key,
-          argsHash,
-          capability: descriptor,
-          scopeId,
-          callId: ctx.callId,
-          actor: ctx.actor,
-          invocationId: p.invocationId,
-          runId: ctx.runId,
-          taskId: ctx.taskId,
-          approvalId: decision.approvalId,
-          grantId: decision.grantId,
-          bytes: target.bytes ?? plan?.bytes ?? 0,
-          inputSummary: p.summary,
+          if (!decision.allowed) {
+            await s.audit.append(
+              this.#audit(p, 'capability.denied', 'denied', { key, approvalId: decision.approvalId, grantId: decision.grantId, reason: `${decision.code}: ${decision.reason}` }),
+            );
+            return { kind: 'denied' as const, decision };
+          }
+          // Authorized: a call that already succeeded (or was accepted) returns its recorded result.
+          const recorded = await ledger.recorded(s, { key, scopeId, callId: ctx.callId });
+          if (recorded) {
+            await s.audit.append(this.#audit(p, 'capability.invoke', recorded.state, { key, entry: recorded, reason: 'recorded result returned; handler not called' }));
+            return { kind: 'recorded' as const, entry: recorded };
+          }
+          const claim = await ledger.claim(s, {
+            key,
+            argsHash,
+            capability: descriptor,
+            scopeId,
+            callId: ctx.callId,
+            actor: ctx.actor,
+            invocationId: p.invocationId,
+            runId: ctx.runId,
+            taskId: ctx.taskId,
+            approvalId: decision.approvalId,
+            grantId: decision.grantId,
+            bytes: target.bytes ?? plan?.bytes ?? 0,
+            inputSummary: p.summary,
+          });
+          if (claim.kind === 'claimed' && decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
+          return { ...claim, decision, plan };
+        })
+        .catch(async (error: unknown) => {
+          // A refused claim (reused call id, another executor) ran nothing; it is still audited.
+          if (error instanceof MediaAgentError && (error.code === 'LEDGER_CALL_ID_CONFLICT' || error.code === 'LEDGER_IN_PROGRESS')) {
+            await storage.audit.append(this.#audit(p, 'capability.invoke', 'refused', { key, reason: `${error.code}: ${error.message}` })).catch(() => undefined);
+          }
+          throw error;
         });
-        if (claim.kind === 'claimed' && decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
-        return { ...claim, decision, plan };
-      });
 
       switch (phase.kind) {
         case 'denied':
@@ -204,7 +223,13 @@ export class InvocationPipeline {
         }
         case 'claimed': {
           const entry = phase.entry;
-          const outcome = await this.#runHandler(p, key, phase.plan);
+          let outcome: SettleOutcome;
+          try {
+            outcome = await this.#runHandler(p, key, phase.plan);
+          } catch (error) {
+            // Nothing after the claim may leave the entry running: an unexpected failure is an unknown outcome.
+            outcome = { state: 'unknown', error: { code: 'HANDLER_RESULT_INVALID', message: messageOf(error) } };
+          }
           return storage.transaction(async (s) => {
             const settled = await ledger.settle(s, key, entry.token, outcome);
             if (entry.approvalId !== null && outcome.state === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
@@ -254,7 +279,13 @@ export class InvocationPipeline {
       // The effect happened (or not) but its receipt cannot be trusted: unknown for side effects.
       return { state: sideEffecting ? 'unknown' : 'failed', error };
     }
-    return { state: pending ? 'pending' : 'succeeded', output: toJson(output) };
+    let json: JsonValue;
+    try {
+      json = toJson(output);
+    } catch (error) {
+      return { state: sideEffecting ? 'unknown' : 'failed', error: { code: 'OUTPUT_INVALID', message: `${capability.id} returned output with no JSON form: ${messageOf(error)}` } };
+    }
+    return { state: pending ? 'pending' : 'succeeded', output: json };
   }
 
   async #verify(p: Prepared, entry: LedgerEntry): Promise<VerifierOutcome<unknown>> {
@@ -344,8 +375,27 @@ function isPending(value: unknown): value is PendingOutcome<unknown> {
   return typeof value === 'object' && value !== null && (value as { __pending?: unknown }).__pending === true;
 }
 
+/** A message for any thrown value, never throwing itself (objects without a prototype, hostile toString). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be described was thrown';
+  }
+}
+
+/**
+ * The context is built by the host or the runtime, not by the model; still, a wrong type must fail
+ * here, the same way on every storage, before any work (issue 2, bad input).
+ */
+function checkContext(ctx: InvocationContext): void {
+  parseActor(ctx?.actor);
+  for (const field of ['runId', 'taskId', 'callId', 'approvalId'] as const) {
+    const value = ctx[field];
+    if (value !== undefined && !(typeof value === 'string' && value.length > 0 && value.length <= 200)) throw new InvalidContextError(field, 'a non-empty string of at most 200 characters');
+  }
+  if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal)) throw new InvalidContextError('signal', 'an AbortSignal');
 }
 
 function toJson(value: unknown): JsonValue {

@@ -56,7 +56,7 @@ describe.each(STORAGE_KINDS)('audit rows of the invocation path on %s storage', 
     const plan = await makePlan(host);
     const approval = await approvePlan(host, plan.id);
     const ok = await host.invoke('download.submit', { planId: plan.id }, { actor: 'agent:run-1', runId: 'run-1', approvalId: approval.id });
-    const replay = await host.invoke('download.submit', { planId: plan.id }, { actor: 'agent:run-1', runId: 'run-1' });
+    const replay = await host.invoke('download.submit', { planId: plan.id }, { actor: 'agent:run-1', runId: 'run-1', approvalId: approval.id });
     const read = await host.invoke('inventory.query', { query: 'x' }, { actor: 'agent:run-1' });
     faults.submitFail = true;
     const failed = await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin' });

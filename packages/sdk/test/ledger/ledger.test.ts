@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { defineCapability, nextClaimAction, OutcomeUnknownError, VerifierNotReadOnlyError } from '../../src/index';
-import { makeHost, makePlan } from '../helpers';
+import { approvePlan, makeHost, makePlan } from '../helpers';
 import { STORAGE_KINDS } from '../helpers';
 
 const run = { actor: 'user:admin' as const, runId: 'run-1' };
@@ -304,5 +304,85 @@ describe.each(STORAGE_KINDS)('InvocationLedger (DESIGN.md §6; seed 004 幂等�
     const entry = await storage.ledger.get(r.idempotencyKey!);
     expect(entry?.inputSummary).not.toMatch(/sk-live-123|hunter2|private note/);
     expect(JSON.parse(entry!.inputSummary)).toEqual({ planId: plan.id, apiToken: '[REDACTED]', password: '[REDACTED]', note: '[REDACTED]' });
+  });
+});
+
+describe.each(STORAGE_KINDS)('recorded results are returned only to authorized callers on %s storage', (kind) => {
+  it('an unauthorized caller with the same scope and input is denied, not given the recorded result', async () => {
+    const { host, calls } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    expect((await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin', taskId: 'nightly-42' })).status).toBe('succeeded');
+    const probe = await host.invoke('download.submit', { planId: plan.id }, { actor: 'apikey:untrusted', taskId: 'nightly-42' });
+    expect(probe).toMatchObject({ status: 'denied' });
+    expect(probe.output).toBeUndefined();
+    expect(calls['download.submit']).toBe(1);
+  });
+
+  it('the retry of a call authorized by an approval gets the recorded result with the consumed approval', async () => {
+    const { host, calls } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    const approval = await approvePlan(host, plan.id);
+    const ctx = { actor: 'agent:run-1' as const, runId: 'run-1', approvalId: approval.id };
+    const first = await host.invoke('download.submit', { planId: plan.id }, ctx);
+    const again = await host.invoke('download.submit', { planId: plan.id }, ctx);
+    expect(again).toMatchObject({ status: 'succeeded', replayed: true, output: first.output });
+    expect(calls['download.submit']).toBe(1);
+  });
+
+  it('a refused claim (reused call id) is audited', async () => {
+    const { host } = await makeHost({ kind });
+    const p1 = await makePlan(host);
+    const p2 = await makePlan(host);
+    await host.invoke('download.submit', { planId: p1.id }, { actor: 'user:admin', runId: 'r', callId: 'c' });
+    await expect(host.invoke('download.submit', { planId: p2.id }, { actor: 'user:admin', runId: 'r', callId: 'c' })).rejects.toMatchObject({ code: 'LEDGER_CALL_ID_CONFLICT' });
+    const rows = await host.audit({ limit: 100 });
+    expect(rows.at(-1)).toMatchObject({ outcome: 'refused', capabilityId: 'download.submit' });
+    expect(rows.at(-1)!.reason).toMatch(/^LEDGER_CALL_ID_CONFLICT/);
+  });
+});
+
+describe.each(STORAGE_KINDS)('the path never leaves an entry running on %s storage', (kind) => {
+  it('a handler throwing a value with no description, or returning output with no JSON form, settles the entry and audits it', async () => {
+    const { host, storage } = await makeHost({ kind });
+    const throwsOdd = defineCapability({
+      id: 'odd.throw', version: 1, title: 'Odd', description: 'x', kind: 'execute', replay: 'never', input: Type.Object({}), output: Type.Object({}),
+      handler: async () => {
+        throw Object.create(null);
+      },
+    });
+    const badOutput = defineCapability({
+      id: 'odd.output', version: 1, title: 'Odd', description: 'x', kind: 'execute', replay: 'never', input: Type.Object({}), output: Type.Any(),
+      handler: async () => ({ n: 10n }) as never,
+    });
+    host.capabilities.register(throwsOdd);
+    host.capabilities.register(badOutput);
+    const a = await host.invoke('odd.throw', {}, { actor: 'user:admin', runId: 'r' });
+    const b = await host.invoke('odd.output', {}, { actor: 'user:admin', runId: 'r' });
+    expect(a.status).toBe('failed');
+    expect(b).toMatchObject({ status: 'unknown', error: { code: 'OUTPUT_INVALID' } });
+    expect(await storage.ledger.listByState(['running'])).toEqual([]);
+    expect((await host.audit({ limit: 100 })).filter((r) => r.capabilityId.startsWith('odd.'))).toHaveLength(2);
+  });
+
+  it('context fields of the wrong type, an already aborted signal and a throwing target() are typed errors before any write', async () => {
+    const { host, storage, calls } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    await expect(host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin', approvalId: {} as never })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
+    await expect(host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin', callId: 7 as never })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
+    await expect(host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin', signal: 'abort' as never })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
+    await expect(host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin', signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'INVOCATION_ABORTED' });
+    host.capabilities.register(
+      defineCapability({
+        id: 'bad.target', version: 1, title: 'Bad target', description: 'x', kind: 'execute', replay: 'never', input: Type.Object({}), output: Type.Object({}),
+        target: () => {
+          throw new Error('boom');
+        },
+        handler: async () => ({}),
+      }),
+    );
+    await expect(host.invoke('bad.target', {}, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'CAPABILITY_TARGET_FAILED' });
+    expect(calls['download.submit']).toBeUndefined();
+    expect(await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).toEqual([]);
+    expect(await host.audit()).toEqual([]);
   });
 });
