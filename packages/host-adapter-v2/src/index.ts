@@ -10,3 +10,7 @@
  * @public
  */
 export const HOST_GENERATION = 'v2' as const;
+
+export { HostAuthError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError } from './errors';
+export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
+export { V2HostClient, type V2CallParams, type V2ClientOptions, type V2ClientStats, type V2Credentials } from './client';

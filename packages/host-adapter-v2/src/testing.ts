@@ -1,5 +1,6 @@
 /**
- * `@media-agent/host-adapter-v2/testing`: a MoviePilot 2.x host simulator for tests and tries without a real host.
+ * `@media-agent/host-adapter-v2/testing`: a MoviePilot 2.x host simulator for tests and tries
+ * without a real host: a real HTTP server that validates every request against the V2 contract.
  *
  * @packageDocumentation
  */
@@ -10,3 +11,7 @@
  * @public
  */
 export const SIMULATED_GENERATION = 'v2' as const;
+
+export { MoviePilotV2Simulator, type ContractViolation, type SimDownload, type SimRequestRecord, type SimTransfer, type SimUser, type V2SimulatorOptions } from './testing/simulator';
+export { ContractValidator, loadV2Contract, type OpenApiDocument, type OpenApiOperation } from './testing/contract';
+export { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './testing/data';

@@ -1,0 +1,303 @@
+import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
+import { Pool } from 'undici';
+import { HostAuthError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError } from './errors';
+import { V2_LOGIN_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
+
+/**
+ * Credentials of a MoviePilot 2.x host: the `API_TOKEN` (sent as `X-API-KEY`), or a user name and
+ * password (a JWT from `/api/v1/login/access-token`). Never logged.
+ * @public
+ */
+export type V2Credentials = { apiKey: string } | { username: string; password: string; otpPassword?: string };
+
+/** Options of {@link V2HostClient}. @public */
+export interface V2ClientOptions {
+  /** Base URL of the host, e.g. `http://127.0.0.1:3001` (no path). */
+  url: string;
+  /** Credentials. */
+  credentials: V2Credentials;
+  /** Connections in the undici `Pool` (default 8). */
+  connections?: number;
+  /** Retries of a read after a transport error or a 502/503/504 (default 2). Writes are never retried. */
+  readRetries?: number;
+  /** Overrides per operation id of the timeout in ms. */
+  timeoutsMs?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;
+  /** Logger (never receives credentials or tokens). */
+  logger?: Logger;
+}
+
+/** A request of {@link V2HostClient.call}. @public */
+export interface V2CallParams {
+  /** Values of the path template's `{name}` parameters. */
+  path?: Record<string, string | number>;
+  /** Query parameters; `undefined`/`null` are left out. */
+  query?: Record<string, string | number | boolean | undefined | null>;
+  /** JSON body. */
+  body?: unknown;
+  /** Aborts the request (a write aborted after sending is an unknown outcome). */
+  signal?: AbortSignal;
+}
+
+/** Statistics of a client: requests sent per `METHOD path-template`. @public */
+export interface V2ClientStats {
+  /** Requests sent, by `METHOD /path/template`. */
+  requests: Record<string, number>;
+  /** Logins performed. */
+  logins: number;
+}
+
+const TRANSIENT_STATUS = new Set([502, 503, 504]);
+const DEFAULT_PLUGIN_TIMEOUT_MS = 60_000;
+
+/**
+ * The HTTP client of one MoviePilot 2.x host on an undici `Pool`.
+ *
+ * @remarks
+ * Auth per operation from its declared security alternatives: `X-API-KEY` when the operation
+ * accepts `api_key_header` and an API key is configured; `Authorization: Bearer <jwt>` when it accepts
+ * `OAuth2PasswordBearer` and a user name/password is configured (login on first use, one re-login and
+ * one resend on a 401 — a 401 means the request was not processed); `?token=` only when
+ * `api_token_query` is the operation's only alternative. Envelope: operations declared with the
+ * `Response` schema are unwrapped to `data`, `success:false` throws {@link HostOperationError}; bare
+ * arrays/models are returned as they are. Reads retry transport errors and 502/503/504; writes are
+ * never retried, and a write whose answer is lost after sending (drop, timeout, 5xx) throws the
+ * SDK's `OutcomeUnknownError`.
+ * @public
+ */
+export class V2HostClient {
+  readonly #pool: Pool;
+  readonly #origin: string;
+  readonly #credentials: V2Credentials;
+  readonly #options: V2ClientOptions;
+  #jwt: { token: string; superuser: boolean; username: string } | undefined;
+  #login: Promise<void> | undefined;
+  readonly #stats: V2ClientStats = { requests: {}, logins: 0 };
+
+  /**
+   * @param options - URL, credentials, pool size, retries, timeouts
+   * @throws {@link HostOptionsError} (`HOST_OPTIONS_INVALID`) for a bad URL or missing credentials
+   */
+  constructor(options: V2ClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new HostOptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
+    }
+    const c = options.credentials as Partial<{ apiKey: string; username: string; password: string }>;
+    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('credentials need an apiKey, or a username and a password');
+    this.#origin = url.origin;
+    this.#credentials = options.credentials;
+    this.#options = options;
+    this.#pool = new Pool(this.#origin, { connections: options.connections ?? 8 });
+  }
+
+  /** Base URL (origin) of the host. */
+  get origin(): string {
+    return this.#origin;
+  }
+
+  /** Requests sent so far, by `METHOD /path/template`, and logins. */
+  get stats(): V2ClientStats {
+    return { requests: { ...this.#stats.requests }, logins: this.#stats.logins };
+  }
+
+  /**
+   * Whether the configured credential is a host superuser: true for the API token (it is the
+   * host's `API_TOKEN`), the login's `super_user` for a user; `undefined` before the first login.
+   */
+  get credentialIsSuperuser(): boolean | undefined {
+    if ('apiKey' in this.#credentials) return true;
+    return this.#jwt?.superuser;
+  }
+
+  /**
+   * Sends one operation of {@link V2_OPERATIONS}.
+   * @param id - operation id
+   * @param params - path values, query, body, signal
+   * @returns the envelope's `data` (enveloped operations) or the parsed body (bare ones)
+   * @throws {@link HostOperationError} `success:false`; {@link HostHttpError} HTTP error; {@link HostAuthError};
+   *   {@link HostTransportError} for a read that never got an answer; `OutcomeUnknownError` (`OUTCOME_UNKNOWN`)
+   *   for a write whose answer was lost after it was sent
+   */
+  async call<T = unknown>(id: V2OperationId, params: V2CallParams = {}): Promise<T> {
+    const operation = V2_OPERATIONS[id] as V2Operation;
+    const timeoutMs = this.#options.timeoutsMs?.[id] ?? operation.timeoutMs;
+    return (await this.send(operation, params, timeoutMs)) as T;
+  }
+
+  /**
+   * Sends any operation described like a table row (used for plugin routes read from the host's
+   * live OpenAPI document).
+   * @param operation - method, path template, envelope, security, write flag
+   * @param params - path values, query, body, signal
+   * @param timeoutMs - timeout (default: the operation's, else 60 s)
+   * @throws as {@link V2HostClient.call}
+   */
+  async send(operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number }, params: V2CallParams = {}, timeoutMs?: number): Promise<unknown> {
+    const limit = timeoutMs ?? operation.timeoutMs ?? this.#options.timeoutsMs?.plugin ?? DEFAULT_PLUGIN_TIMEOUT_MS;
+    const auth = this.#authMode(operation);
+    const retries = operation.write ? 0 : (this.#options.readRetries ?? 2);
+    let refreshed = false;
+    for (let attempt = 0; ; attempt++) {
+      if (auth === 'jwt' && !this.#jwt) await this.#ensureLogin();
+      const { path, headers } = this.#request(operation, params, auth);
+      let response: { status: number; text: string };
+      try {
+        response = await this.#exchange(operation, path, headers, params.body, limit, params.signal);
+      } catch (error) {
+        if (error instanceof NotSent) {
+          if (!operation.write && attempt < retries) continue;
+          throw new HostTransportError(operation.id, error.message, { cause: error.cause });
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} was sent but its answer was lost (${message}); the host may have applied it`, { cause: error });
+        if (attempt < retries && !params.signal?.aborted) continue;
+        throw new HostTransportError(operation.id, message, { cause: error });
+      }
+      if (response.status === 401 && auth === 'jwt' && !refreshed) {
+        refreshed = true;
+        this.#jwt = undefined;
+        attempt--;
+        continue;
+      }
+      if (response.status === 401 || response.status === 403) throw new HostAuthError(`MoviePilot refused the credentials for ${operation.id} (HTTP ${response.status})`, { operation: operation.id, status: response.status });
+      if (response.status >= 500) {
+        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered HTTP ${response.status}; the host may have applied it`);
+        if (TRANSIENT_STATUS.has(response.status) && attempt < retries) continue;
+        throw new HostHttpError(operation.id, response.status, detailOf(response.text));
+      }
+      if (response.status >= 400) throw new HostHttpError(operation.id, response.status, detailOf(response.text));
+      let body: unknown;
+      try {
+        body = response.text === '' ? null : JSON.parse(response.text);
+      } catch (error) {
+        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered a body that is not JSON; the host may have applied it`, { cause: error });
+        throw new HostHttpError(operation.id, response.status, 'the body is not JSON');
+      }
+      if (operation.envelope === 'bare') return body;
+      const envelope = body as { success?: unknown; message?: unknown; data?: unknown } | null;
+      if (!envelope || typeof envelope.success !== 'boolean') {
+        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered without the {success, message, data} envelope`);
+        throw new HostHttpError(operation.id, response.status, 'the body is not the {success, message, data} envelope');
+      }
+      if (!envelope.success) throw new HostOperationError(operation.id, typeof envelope.message === 'string' ? envelope.message : '', envelope.data ?? undefined);
+      return envelope.data ?? null;
+    }
+  }
+
+  /** Closes the pool. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  #authMode(operation: { id: string; security: readonly V2SecurityScheme[] }): 'apikey' | 'jwt' | 'token' {
+    const s = operation.security;
+    if ('apiKey' in this.#credentials) {
+      if (s.includes('api_key_header')) return 'apikey';
+      if (s.length === 1 && s[0] === 'api_token_query') return 'token';
+      throw new HostAuthError(`${operation.id} accepts none of the configured credentials (it accepts ${s.join(', ') || 'nothing'})`, { operation: operation.id });
+    }
+    if (s.includes('OAuth2PasswordBearer')) return 'jwt';
+    throw new HostAuthError(`${operation.id} needs the host's API token (it accepts ${s.join(', ')}); the adapter was given a user name and password`, { operation: operation.id });
+  }
+
+  #request(operation: Pick<V2Operation, 'path'>, params: V2CallParams, auth: 'apikey' | 'jwt' | 'token'): { path: string; headers: Record<string, string> } {
+    const path = operation.path
+      .split(/(\{\w+\})/)
+      .map((part) => {
+        const name = /^\{(\w+)\}$/.exec(part)?.[1];
+        if (name === undefined) return encodeURI(part);
+        const v = params.path?.[name];
+        if (v === undefined) throw new HostOptionsError(`path parameter ${name} is missing for ${operation.path}`);
+        return encodeURIComponent(String(v));
+      })
+      .join('');
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params.query ?? {})) if (v !== undefined && v !== null) query.append(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (auth === 'apikey') headers['x-api-key'] = (this.#credentials as { apiKey: string }).apiKey;
+    else if (auth === 'token') query.append('token', (this.#credentials as { apiKey: string }).apiKey);
+    else headers.authorization = `Bearer ${this.#jwt!.token}`;
+    if (params.body !== undefined) headers['content-type'] = 'application/json';
+    const qs = query.toString();
+    return { path: path + (qs ? `?${qs}` : ''), headers };
+  }
+
+  async #exchange(operation: { id: string; method: string; path: string }, path: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal: AbortSignal | undefined) {
+    const key = `${operation.method} ${operation.path}`;
+    this.#stats.requests[key] = (this.#stats.requests[key] ?? 0) + 1;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let sent = false;
+    try {
+      const res = await this.#pool.request({
+        method: operation.method as 'GET',
+        path,
+        headers,
+        body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
+        signal: combined,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      sent = true;
+      const text = await res.body.text();
+      return { status: res.statusCode, text };
+    } catch (error) {
+      // A refused or failed connection sent nothing: safe to report as not applied.
+      const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      if (!sent && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT')) throw new NotSent(`could not connect (${code})`, error);
+      throw error;
+    }
+  }
+
+  async #ensureLogin(): Promise<void> {
+    this.#login ??= this.#doLogin().finally(() => (this.#login = undefined));
+    return this.#login;
+  }
+
+  async #doLogin(): Promise<void> {
+    const c = this.#credentials as { username: string; password: string; otpPassword?: string };
+    const form = new URLSearchParams({ grant_type: 'password', username: c.username, password: c.password });
+    if (c.otpPassword) form.append('otp_password', c.otpPassword);
+    this.#stats.logins++;
+    const key = `POST ${V2_LOGIN_PATH}`;
+    this.#stats.requests[key] = (this.#stats.requests[key] ?? 0) + 1;
+    const timeoutMs = this.#options.timeoutsMs?.login ?? 30_000;
+    let res;
+    try {
+      res = await this.#pool.request({
+        method: 'POST',
+        path: V2_LOGIN_PATH,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (error) {
+      throw new HostTransportError('login', error instanceof Error ? error.message : String(error), { cause: error });
+    }
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new HostAuthError(`MoviePilot refused the login of user ${JSON.stringify(c.username)} (HTTP ${res.statusCode})`, { status: res.statusCode });
+    const token = JSON.parse(text) as { access_token?: string; super_user?: boolean; user_name?: string };
+    if (typeof token.access_token !== 'string') throw new HostAuthError('the login answer has no access_token');
+    this.#jwt = { token: token.access_token, superuser: token.super_user === true, username: token.user_name ?? c.username };
+    this.#options.logger?.debug('logged in to MoviePilot', { user: this.#jwt.username, superuser: this.#jwt.superuser });
+  }
+}
+
+class NotSent extends Error {
+  constructor(message: string, override readonly cause: unknown) {
+    super(message);
+  }
+}
+
+function detailOf(text: string): unknown {
+  try {
+    const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    return body.detail ?? body.message ?? undefined;
+  } catch {
+    return text ? text.slice(0, 200) : undefined;
+  }
+}

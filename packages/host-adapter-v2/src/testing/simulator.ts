@@ -1,0 +1,661 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ContractValidator, loadV2Contract, refName, type OpenApiDocument, type OpenApiOperation } from './contract';
+import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
+
+/** A user of the simulated host. @public */
+export interface SimUser {
+  /** User name. */
+  name: string;
+  /** Password. */
+  password: string;
+  /** Host superuser. */
+  superuser: boolean;
+}
+
+/** Options of {@link MoviePilotV2Simulator}. @public */
+export interface V2SimulatorOptions {
+  /** The host's `API_TOKEN` (default `sim-api-token-0123456789abcdef`). */
+  apiToken?: string;
+  /** Users (default `admin`/`password` superuser and `guest`/`password` not). */
+  users?: SimUser[];
+  /** Catalog (default {@link SIM_TITLES}). */
+  titles?: readonly SimTitle[];
+  /** Releases (default {@link SIM_RELEASES}). */
+  releases?: readonly SimRelease[];
+  /** TMDB ids in the media server library at start (default `[329865]`, Arrival). */
+  library?: number[];
+  /** Time source for downloads and transfers (default `Date.now`). */
+  clock?: { now(): number };
+  /** Phase lengths in ms of the clock: queued, downloading, completed-to-transferred (defaults 1 000, 5 000, 1 000). */
+  durations?: { queuedMs?: number; downloadMs?: number; transferMs?: number };
+  /** Organize completed downloads automatically, as MoviePilot does by default (default true). */
+  autoTransfer?: boolean;
+  /** The OpenAPI document to validate against and serve (default: the package's `contracts/openapi-v2.json`). */
+  contract?: OpenApiDocument;
+}
+
+/** A request the real host would reject (or a response that does not match the contract). @public */
+export interface ContractViolation {
+  /** `request` (path, method, parameters, body, security) or `response` (the simulator's own answer). */
+  kind: 'request' | 'response';
+  /** `METHOD /path?query`. */
+  request: string;
+  /** What is wrong. */
+  issues: string[];
+}
+
+/** One request as the simulator received it. @public */
+export interface SimRequestRecord {
+  /** Method. */
+  method: string;
+  /** Path without query. */
+  path: string;
+  /** Matched template, when any. */
+  template: string | undefined;
+  /** Status answered (0 when the connection was dropped). */
+  status: number;
+  /** Principal: `apikey`, `user:<name>`, or `anonymous`. */
+  principal: string;
+}
+
+/** A download in the simulated downloader. @public */
+export interface SimDownload {
+  /** Info hash (40 hex). */
+  hash: string;
+  /** Torrent title. */
+  name: string;
+  /** TMDB id. */
+  tmdbId: number;
+  /** Size in bytes. */
+  size: number;
+  /** Added at (clock ms). */
+  addedAt: number;
+  /** Save path. */
+  savePath: string;
+  /** `active`, `paused` (stopped or stalled) or `deleted`. */
+  state: 'active' | 'paused' | 'deleted';
+  /** Progress frozen when paused (0–1). */
+  frozenProgress: number | null;
+  /** Who added it. */
+  username: string;
+  /** Download history id. */
+  historyId: number;
+  /** Torrent site. */
+  site: string;
+}
+
+/** A transfer (organize) history record. @public */
+export interface SimTransfer {
+  /** Id. */
+  id: number;
+  /** Source path. */
+  src: string;
+  /** Library path. */
+  dest: string;
+  /** TMDB id. */
+  tmdbId: number;
+  /** Success. */
+  status: boolean;
+  /** Download hash it came from. */
+  downloadHash: string | null;
+  /** `link`, `copy`, `move`. */
+  mode: string;
+  /** Clock ms. */
+  at: number;
+  /** Error message. */
+  errmsg: string | null;
+}
+
+interface Fault {
+  method: string;
+  template: string;
+  kind: 'drop' | 'status';
+  status: number;
+  times: number;
+}
+
+const PLUGIN_RESERVED = new Set(['clone', 'dashboard', 'folders', 'form', 'install', 'installed', 'page', 'reload', 'reset', 'sidebar_nav', 'statistic']);
+
+/**
+ * A MoviePilot 2.x host simulator: a real HTTP server (node:http on 127.0.0.1, port 0) with state —
+ * catalog, releases, a downloader whose tasks move over the clock, transfer queue and history, the
+ * media server library, subscriptions, users with and without superuser — that validates every
+ * request against `openapi-v2.json` (path, method, parameters, body schema, security scheme) and
+ * records each request the real host would reject as a violation (see {@link MoviePilotV2Simulator.assertNoViolations}).
+ * Faults: accept-then-drop, 5xx, expired tokens, slow search.
+ * @public
+ */
+export class MoviePilotV2Simulator {
+  /** The host's API token. */
+  readonly apiToken: string;
+  /** Requests received, in order. */
+  readonly requests: SimRequestRecord[] = [];
+  /** Contract violations recorded. */
+  readonly violations: ContractViolation[] = [];
+  /** Plugin route calls received (`METHOD /path`, body). */
+  readonly pluginCalls: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = [];
+  /** Delay in ms of `GET /api/v1/search/media/{mediaid}` (slow search fault; default 0). */
+  searchDelayMs = 0;
+
+  readonly #validator: ContractValidator;
+  readonly #users: SimUser[];
+  readonly #titles: SimTitle[];
+  readonly #releases: SimRelease[];
+  readonly #clock: { now(): number };
+  readonly #durations: { queuedMs: number; downloadMs: number; transferMs: number };
+  #autoTransfer: boolean;
+  readonly #tokens = new Map<string, { user: string; expired: boolean }>();
+  readonly #faults: Fault[] = [];
+  readonly #library = new Map<number, { path: string; addedAt: number; itemId: string }>();
+  readonly #downloads: SimDownload[] = [];
+  readonly #downloadHistory: Array<{ id: number; hash: string; tmdbId: number; name: string; path: string; at: number; username: string; site: string; description: string }> = [];
+  readonly #transfers: SimTransfer[] = [];
+  readonly #subscriptions: Array<Record<string, unknown>> = [];
+  readonly #userConfig = new Map<string, unknown>();
+  #lastSearch: Array<Record<string, unknown>> = [];
+  #server: Server | undefined;
+  #url = '';
+  #seq = 1;
+
+  /** @param options - see {@link V2SimulatorOptions} */
+  constructor(options: V2SimulatorOptions = {}) {
+    this.apiToken = options.apiToken ?? 'sim-api-token-0123456789abcdef';
+    this.#users = options.users ?? [
+      { name: 'admin', password: 'password', superuser: true },
+      { name: 'guest', password: 'password', superuser: false },
+    ];
+    this.#titles = [...(options.titles ?? SIM_TITLES)];
+    this.#releases = [...(options.releases ?? SIM_RELEASES)];
+    this.#clock = options.clock ?? { now: () => Date.now() };
+    this.#durations = { queuedMs: 1000, downloadMs: 5000, transferMs: 1000, ...options.durations };
+    this.#autoTransfer = options.autoTransfer ?? true;
+    this.#validator = new ContractValidator(options.contract ?? loadV2Contract());
+    for (const id of options.library ?? [329865]) this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
+  }
+
+  /** Base URL, e.g. `http://127.0.0.1:41234` (after {@link MoviePilotV2Simulator.start}). */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Starts listening on 127.0.0.1, a free port. @returns the base URL */
+  async start(): Promise<string> {
+    const server = createServer((req, res) => void this.#handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.#server = server;
+    this.#url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this.#url;
+  }
+
+  /** Stops the server (open connections are closed). */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * Throws when any request violated the contract (or a response did not match it), listing them.
+   * @throws `Error` with every violation
+   */
+  assertNoViolations(): void {
+    if (this.violations.length > 0) throw new Error(`MoviePilot V2 contract violations:\n${this.violations.map((v) => `- [${v.kind}] ${v.request}: ${v.issues.join('; ')}`).join('\n')}`);
+  }
+
+  /** Requests received for one `METHOD /template` (e.g. `POST /api/v1/transfer/manual`). */
+  requestCount(methodAndTemplate: string): number {
+    return this.requests.filter((r) => `${r.method} ${r.template ?? r.path}` === methodAndTemplate).length;
+  }
+
+  /** Fault: the next `times` requests to `METHOD /template` are processed, then the connection is dropped without an answer. */
+  dropAfterAccept(method: string, template: string, times = 1): void {
+    this.#faults.push({ method, template, kind: 'drop', status: 0, times });
+  }
+
+  /** Fault: the next `times` requests to `METHOD /template` answer `status` (default 500) without being processed. */
+  failWith(method: string, template: string, status = 500, times = 1): void {
+    this.#faults.push({ method, template, kind: 'status', status, times });
+  }
+
+  /** Fault: every JWT issued so far is expired (requests with it get 401). */
+  expireTokens(): void {
+    for (const t of this.#tokens.values()) t.expired = true;
+  }
+
+  /** Turns automatic organizing of completed downloads on or off. */
+  setAutoTransfer(on: boolean): void {
+    this.#autoTransfer = on;
+  }
+
+  /** Pauses (stalls) a download. */
+  stallDownload(hash: string): void {
+    const d = this.#downloads.find((x) => x.hash === hash);
+    if (d && d.state === 'active') {
+      d.frozenProgress = this.#progress(d);
+      d.state = 'paused';
+    }
+  }
+
+  /** Downloads in the downloader (not deleted), with their phase now. */
+  downloads(): Array<SimDownload & { phase: 'queued' | 'downloading' | 'completed' | 'paused'; progress: number }> {
+    return this.#downloads.filter((d) => d.state !== 'deleted').map((d) => ({ ...d, phase: this.#phase(d), progress: this.#progress(d) }));
+  }
+
+  /** Transfer history (auto and manual). */
+  transfers(): SimTransfer[] {
+    this.#settle();
+    return [...this.#transfers];
+  }
+
+  /** True when the media server library has the title. */
+  inLibrary(tmdbId: number): boolean {
+    this.#settle();
+    return this.#library.has(tmdbId);
+  }
+
+  /** Subscriptions. */
+  subscriptions(): Array<Record<string, unknown>> {
+    return [...this.#subscriptions];
+  }
+
+  // ---- state over time -------------------------------------------------------------------------
+
+  #progress(d: SimDownload): number {
+    if (d.frozenProgress !== null) return d.frozenProgress;
+    const t = this.#clock.now() - d.addedAt - this.#durations.queuedMs;
+    return t <= 0 ? 0 : Math.min(1, t / this.#durations.downloadMs);
+  }
+
+  #phase(d: SimDownload): 'queued' | 'downloading' | 'completed' | 'paused' {
+    if (d.state === 'paused') return 'paused';
+    const p = this.#progress(d);
+    if (p >= 1) return 'completed';
+    return this.#clock.now() - d.addedAt < this.#durations.queuedMs ? 'queued' : 'downloading';
+  }
+
+  #completedAt(d: SimDownload): number {
+    return d.addedAt + this.#durations.queuedMs + this.#durations.downloadMs;
+  }
+
+  /** Runs the automatic transfer of completed downloads whose transfer time has come. */
+  #settle(): void {
+    if (!this.#autoTransfer) return;
+    const now = this.#clock.now();
+    for (const d of this.#downloads) {
+      if (d.state !== 'active' || this.#phase(d) !== 'completed') continue;
+      if (now < this.#completedAt(d) + this.#durations.transferMs) continue;
+      if (this.#transfers.some((t) => t.downloadHash === d.hash)) continue;
+      this.#transfer(d, d.tmdbId, 'link', this.#completedAt(d) + this.#durations.transferMs);
+    }
+  }
+
+  #transfer(d: SimDownload, tmdbId: number, mode: string, at: number): SimTransfer {
+    const record: SimTransfer = { id: this.#seq++, src: `${d.savePath}/${d.name}`, dest: this.#libraryPath(tmdbId), tmdbId, status: true, downloadHash: d.hash, mode, at, errmsg: null };
+    this.#transfers.push(record);
+    if (!this.#library.has(tmdbId)) this.#library.set(tmdbId, { path: record.dest, addedAt: at, itemId: `item-${tmdbId}` });
+    return record;
+  }
+
+  #libraryPath(tmdbId: number): string {
+    const t = this.#titles.find((x) => x.tmdbId === tmdbId);
+    if (!t) return `/media/unknown/${tmdbId}`;
+    return `/media/${t.kind === 'movie' ? '电影' : '电视剧'}/${t.localizedTitle} (${t.year})`;
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------------------
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const label = `${method} ${url.pathname}${url.search}`;
+    const record: SimRequestRecord = { method, path: url.pathname, template: undefined, status: 0, principal: 'anonymous' };
+    this.requests.push(record);
+    const send = (status: number, payload: unknown, operation?: OpenApiOperation) => {
+      record.status = status;
+      if (operation && status === 200) {
+        const schema = operation.responses?.['200']?.content?.['application/json']?.schema;
+        const issues = this.#validator.validate(schema, payload);
+        if (issues.length) this.violations.push({ kind: 'response', request: label, issues });
+      }
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    const violation = (status: number, issues: string[], detail: unknown = issues.join('; ')) => {
+      this.violations.push({ kind: 'request', request: label, issues });
+      send(status, { detail });
+    };
+
+    // The OpenAPI document itself (FastAPI openapi_url), and the login route (the OAuth2 tokenUrl).
+    if (method === 'GET' && url.pathname === '/api/v1/openapi.json') return send(200, this.#validator.document);
+    const tokenUrl = this.#validator.document.components.securitySchemes.OAuth2PasswordBearer?.flows?.password?.tokenUrl;
+    if (url.pathname === tokenUrl) {
+      record.template = tokenUrl;
+      if (method !== 'POST') return violation(405, [`${method} is not allowed on the token URL`], 'Method Not Allowed');
+      const issues = this.#validator.validateRequest(
+        { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Body_login_access_token_api_v1_login_access_token_post' } } } } },
+        { pathParams: {}, query: url.searchParams, headers: req.headers, contentType: req.headers['content-type'], body },
+      );
+      if (issues.length) return violation(422, issues);
+      const form = new URLSearchParams(body);
+      const user = this.#users.find((u) => u.name === form.get('username') && u.password === form.get('password'));
+      if (!user) {
+        record.status = 401;
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ detail: '用户名或密码不正确' }));
+      }
+      const token = randomBytes(24).toString('hex');
+      this.#tokens.set(token, { user: user.name, expired: false });
+      return send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_id: this.#users.indexOf(user) + 1, user_name: user.name, avatar: null, level: 2, permissions: {}, wizard: false });
+    }
+
+    const match = this.#validator.match(method, url.pathname);
+    if (!match) return violation(404, [`no path ${url.pathname} in the contract`], 'Not Found');
+    record.template = match.template;
+    if (!match.operation) return violation(405, [`${method} is not declared for ${match.template}`], 'Method Not Allowed');
+    const operation = match.operation;
+
+    // Security: one of the declared alternatives must carry a valid credential.
+    const auth = this.#authenticate(operation, req, url);
+    if (auth.kind === 'violation') return violation(auth.status, auth.issues, auth.detail);
+    if (auth.kind === 'expired') {
+      record.status = 401;
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+      return void res.end(JSON.stringify({ detail: 'token校验不通过' }));
+    }
+    record.principal = auth.principal;
+
+    const issues = this.#validator.validateRequest(operation, { pathParams: match.pathParams, query: url.searchParams, headers: req.headers, contentType: req.headers['content-type'], body });
+    if (issues.length) return violation(422, issues, issues.map((msg) => ({ loc: [], msg, type: 'value_error' })));
+
+    const fault = this.#faults.find((f) => f.times > 0 && f.method === method && f.template === match.template);
+    if (fault?.kind === 'status') {
+      fault.times--;
+      record.status = fault.status;
+      res.writeHead(fault.status, { 'content-type': 'text/plain' });
+      return void res.end('Internal Server Error');
+    }
+    if (match.template === '/api/v1/search/media/{mediaid}' && this.searchDelayMs > 0) await new Promise((r) => setTimeout(r, this.searchDelayMs));
+
+    let result: { status: number; body: unknown };
+    try {
+      const parsed = body && (req.headers['content-type'] ?? '').startsWith('application/json') ? (JSON.parse(body) as unknown) : undefined;
+      result = this.#route(method, match.template, match.pathParams, url.searchParams, parsed, auth.principal, auth.superuser);
+    } catch (error) {
+      result = { status: 500, body: { detail: error instanceof Error ? error.message : String(error) } };
+    }
+    if (fault?.kind === 'drop') {
+      fault.times--;
+      record.status = 0;
+      req.socket.destroy();
+      return;
+    }
+    send(result.status, result.body, operation);
+  }
+
+  #authenticate(
+    operation: OpenApiOperation,
+    req: IncomingMessage,
+    url: URL,
+  ): { kind: 'ok'; principal: string; superuser: boolean } | { kind: 'expired' } | { kind: 'violation'; status: number; issues: string[]; detail: string } {
+    const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
+    if (schemes.length === 0) return { kind: 'ok', principal: 'anonymous', superuser: false };
+    const bearer = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+    const header = req.headers['x-api-key'] as string | undefined;
+    const apikey = url.searchParams.get('apikey') ?? undefined;
+    const token = url.searchParams.get('token') ?? undefined;
+    const offered: Array<[string, string | undefined]> = [
+      ['OAuth2PasswordBearer', bearer],
+      ['api_key_header', header],
+      ['api_key_query', apikey],
+      ['api_token_query', token],
+    ];
+    const present = offered.filter(([, v]) => v !== undefined);
+    const undeclared = present.filter(([name]) => !schemes.includes(name)).map(([name]) => name);
+    if (present.length === 0) return { kind: 'violation', status: 401, issues: [`no credential of ${schemes.join(' | ')}`], detail: 'Not authenticated' };
+    if (undeclared.length > 0 && present.length === undeclared.length) return { kind: 'violation', status: 401, issues: [`credential sent by ${undeclared.join(', ')}, which the operation does not accept (${schemes.join(' | ')})`], detail: 'Not authenticated' };
+    for (const [name, value] of present) {
+      if (!schemes.includes(name)) continue;
+      if (name === 'OAuth2PasswordBearer') {
+        const t = this.#tokens.get(value!);
+        if (!t) return { kind: 'violation', status: 403, issues: ['unknown bearer token'], detail: 'token校验不通过' };
+        if (t.expired) return { kind: 'expired' };
+        return { kind: 'ok', principal: `user:${t.user}`, superuser: this.#users.find((u) => u.name === t.user)?.superuser ?? false };
+      }
+      if (value !== this.apiToken) return { kind: 'violation', status: 401, issues: [`wrong API token in ${name}`], detail: 'API_KEY校验不通过' };
+      return { kind: 'ok', principal: 'apikey', superuser: true };
+    }
+    return { kind: 'violation', status: 401, issues: ['no accepted credential'], detail: 'Not authenticated' };
+  }
+
+  // ---- endpoints -------------------------------------------------------------------------------
+
+  #route(method: string, template: string, pp: Record<string, string>, q: URLSearchParams, body: unknown, principal: string, superuser: boolean): { status: number; body: unknown } {
+    this.#settle();
+    const ok = (data: unknown = {}, message = '') => ({ status: 200, body: { success: true, message, data } });
+    const fail = (message: string) => ({ status: 200, body: { success: false, message, data: {} } });
+    const bare = (b: unknown) => ({ status: 200, body: b });
+    const forbidden = () => ({ status: 400, body: { detail: '用户权限不足' } });
+    const user = principal.startsWith('user:') ? principal.slice(5) : 'admin';
+    const key = `${method} ${template}`;
+    switch (key) {
+      case 'GET /api/v1/user/current':
+        return bare({ name: user, is_superuser: superuser, is_active: true, id: 1 });
+      case 'GET /api/v1/media/search': {
+        const t = (q.get('title') ?? '').toLowerCase();
+        const count = Number(q.get('count') ?? 8);
+        const found = this.#titles.filter((x) => [x.title, x.originalTitle, x.localizedTitle].some((n) => n.toLowerCase().includes(t) || (t.includes(n.toLowerCase()) && n.length > 1)));
+        return bare(found.slice(0, count).map((x) => this.#mediaInfo(x)));
+      }
+      case 'GET /api/v1/media/{mediaid}': {
+        const t = this.#titleByMediaId(pp.mediaid!);
+        return bare(t ? this.#mediaInfo(t) : { release_dates: [] });
+      }
+      case 'GET /api/v1/media/recognize': {
+        const title = q.get('title') ?? '';
+        const r = this.#releases.find((x) => x.title === title);
+        const t = r ? this.#titles.find((x) => x.tmdbId === r.tmdbId) : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
+        return bare({ meta_info: { org_string: title, name: t?.title ?? null }, media_info: t ? this.#mediaInfo(t) : null, torrent_info: null });
+      }
+      case 'GET /api/v1/search/media/{mediaid}': {
+        const t = this.#titleByMediaId(pp.mediaid!);
+        const found = t ? this.#releases.filter((r) => r.tmdbId === t.tmdbId) : [];
+        if (!t || found.length === 0) return fail('未搜索到任何资源');
+        this.#lastSearch = found.map((r) => this.#context(r, t));
+        return ok(this.#lastSearch);
+      }
+      case 'GET /api/v1/search/last':
+        return bare(this.#lastSearch);
+      case 'POST /api/v1/download/': {
+        const b = body as { media_in: Record<string, unknown>; torrent_in: Record<string, unknown>; save_path?: string | null };
+        const enclosure = String(b.torrent_in.enclosure ?? '');
+        const release = this.#releases.find((r) => r.enclosure === enclosure && r.title === b.torrent_in.title);
+        if (!release) return fail('种子下载失败');
+        const hash = /btih:([0-9a-f]{40})/i.exec(enclosure)?.[1]?.toLowerCase() ?? createHash('sha1').update(enclosure).digest('hex');
+        if (this.#downloads.some((d) => d.hash === hash && d.state !== 'deleted')) return fail('种子已存在');
+        const tmdbId = Number(b.media_in.tmdb_id ?? release.tmdbId);
+        const historyId = this.#seq++;
+        const d: SimDownload = { hash, name: release.title, tmdbId, size: release.size, addedAt: this.#clock.now(), savePath: b.save_path ?? '/downloads', state: 'active', frozenProgress: null, username: user, historyId, site: release.site };
+        this.#downloads.push(d);
+        this.#downloadHistory.push({ id: historyId, hash, tmdbId, name: release.title, path: `${d.savePath}/${release.title}`, at: d.addedAt, username: user, site: release.site, description: release.description });
+        return ok({ download_id: hash });
+      }
+      case 'GET /api/v1/download/': {
+        const name = q.get('name');
+        return bare(
+          this.#downloads
+            .filter((d) => d.state !== 'deleted' && this.#phase(d) !== 'completed' && (!name || d.name.includes(name)))
+            .map((d) => {
+              const t = this.#titles.find((x) => x.tmdbId === d.tmdbId);
+              return {
+                hash: d.hash,
+                title: t?.title ?? d.name,
+                name: d.name,
+                year: t ? String(t.year) : null,
+                season_episode: '',
+                size: d.size,
+                progress: Math.round(this.#progress(d) * 1000) / 10,
+                state: d.state === 'paused' ? 'paused' : 'downloading',
+                dlspeed: d.state === 'paused' ? '0B' : '12.5M',
+                upspeed: '1.2M',
+                left_time: '',
+                downloader: 'qbittorrent',
+                media: t ? { tmdbid: t.tmdbId, type: t.kind === 'movie' ? '电影' : '电视剧', title: t.title, year: String(t.year) } : null,
+                userid: null,
+                username: d.username,
+                tags: 'MOVIEPILOT',
+              };
+            }),
+        );
+      }
+      case 'GET /api/v1/download/start/{hashString}': {
+        const d = this.#downloads.find((x) => x.hash === pp.hashString && x.state !== 'deleted');
+        if (!d) return fail('下载任务不存在');
+        if (d.state === 'paused') {
+          // resume from the frozen progress
+          const p = d.frozenProgress ?? 0;
+          d.addedAt = this.#clock.now() - this.#durations.queuedMs - p * this.#durations.downloadMs;
+          d.frozenProgress = null;
+          d.state = 'active';
+        }
+        return ok();
+      }
+      case 'DELETE /api/v1/download/{hashString}': {
+        const d = this.#downloads.find((x) => x.hash === pp.hashString && x.state !== 'deleted');
+        if (!d) return fail('下载任务不存在');
+        d.state = 'deleted';
+        return ok();
+      }
+      case 'GET /api/v1/history/download': {
+        const page = Number(q.get('page') ?? 1);
+        const count = Number(q.get('count') ?? 30);
+        const list = [...this.#downloadHistory].reverse().slice((page - 1) * count, page * count);
+        return bare(
+          list.map((h) => {
+            const t = this.#titles.find((x) => x.tmdbId === h.tmdbId);
+            return { id: h.id, path: h.path, type: t?.kind === 'tv' ? '电视剧' : '电影', title: t?.title ?? h.name, year: t ? String(t.year) : null, tmdbid: h.tmdbId, doubanid: t?.doubanId ?? null, imdbid: null, tvdbid: null, seasons: '', episodes: '', image: null, download_hash: h.hash, torrent_name: h.name, torrent_description: h.description, torrent_site: h.site, userid: null, username: h.username, channel: null, date: iso(h.at), note: null, media_category: null, episode_group: null };
+          }),
+        );
+      }
+      case 'GET /api/v1/history/transfer': {
+        const page = Number(q.get('page') ?? 1);
+        const count = Number(q.get('count') ?? 30);
+        const title = q.get('title');
+        const status = q.get('status');
+        const list = [...this.#transfers]
+          .reverse()
+          .filter((t) => (status === null ? true : String(t.status) === status) && (!title || (this.#titles.find((x) => x.tmdbId === t.tmdbId)?.title ?? '').includes(title)));
+        return ok({ list: list.slice((page - 1) * count, page * count).map((t) => this.#transferView(t)), total: list.length });
+      }
+      case 'GET /api/v1/transfer/queue': {
+        const queued = this.#downloads.filter((d) => d.state === 'active' && this.#phase(d) === 'completed' && !this.#transfers.some((t) => t.downloadHash === d.hash));
+        return bare(
+          this.#autoTransfer
+            ? queued.map((d) => {
+                const t = this.#titles.find((x) => x.tmdbId === d.tmdbId);
+                return { media: t ? this.#mediaInfo(t) : null, season: null, tasks: [{ download_hash: d.hash, downloader: 'qbittorrent', state: 'waiting', fileitem: { storage: 'local', type: 'dir', path: `${d.savePath}/${d.name}`, name: d.name }, meta: { org_string: d.name } }] };
+              })
+            : [],
+        );
+      }
+      case 'POST /api/v1/transfer/manual': {
+        if (!superuser) return forbidden();
+        const b = body as { fileitem?: { path?: string | null } | null; tmdbid?: number | null; transfer_type?: string | null; logid?: number | null };
+        const path = b.fileitem?.path ?? '';
+        const d = this.#downloads.find((x) => x.state !== 'deleted' && `${x.savePath}/${x.name}` === path.replace(/\/$/, ''));
+        if (!d) return fail(`${path} 不存在`);
+        if (this.#phase(d) !== 'completed') return fail(`${d.name} 未下载完成`);
+        const done = this.#transfers.find((t) => t.downloadHash === d.hash && t.status);
+        if (done) return ok({}, '已整理');
+        this.#transfer(d, b.tmdbid ?? d.tmdbId, b.transfer_type ?? 'link', this.#clock.now());
+        return ok();
+      }
+      case 'GET /api/v1/mediaserver/exists': {
+        const tmdbid = q.get('tmdbid');
+        const title = q.get('title');
+        const t = tmdbid ? this.#titles.find((x) => x.tmdbId === Number(tmdbid)) : this.#titles.find((x) => title && [x.title, x.localizedTitle, x.originalTitle].includes(title));
+        const item = t ? this.#library.get(t.tmdbId) : undefined;
+        if (!t || !item) return fail('');
+        return ok({ item: { id: item.itemId, title: t.title, year: String(t.year), type: t.kind === 'movie' ? '电影' : '电视剧', tmdbid: t.tmdbId, path: item.path, server: 'emby', added: iso(item.addedAt) } });
+      }
+      case 'GET /api/v1/subscribe/':
+        return bare(this.#subscriptions);
+      case 'POST /api/v1/subscribe/': {
+        const b = body as Record<string, unknown>;
+        const existing = this.#subscriptions.find((s) => s.tmdbid === b.tmdbid && (s.season ?? null) === (b.season ?? null));
+        if (existing) return ok({ id: existing.id }, '订阅已存在');
+        const id = this.#seq++;
+        this.#subscriptions.push({ ...b, id, state: 'R', username: user });
+        return ok({ id });
+      }
+      case 'GET /api/v1/subscribe/media/{mediaid}': {
+        const t = this.#titleByMediaId(pp.mediaid!);
+        const s = t ? this.#subscriptions.find((x) => x.tmdbid === t.tmdbId) : undefined;
+        return bare(s ?? {});
+      }
+      case 'GET /api/v1/user/config/{key}':
+        return ok({ value: this.#userConfig.get(`${user}:${pp.key}`) ?? null });
+      case 'POST /api/v1/user/config/{key}':
+        this.#userConfig.set(`${user}:${pp.key}`, body);
+        return ok();
+    }
+    const plugin = /^\/api\/v1\/plugin\/([^/]+)\//.exec(template);
+    if (plugin && !PLUGIN_RESERVED.has(plugin[1]!)) {
+      this.pluginCalls.push({ method, path: template, query: Object.fromEntries(q), body });
+      const schema = this.#validator.document.paths[template]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema as { type?: string } | undefined;
+      if (refName(schema) === 'Response') return ok({ plugin: plugin[1] });
+      return bare(schema?.type === 'array' ? [] : { plugin: plugin[1], ok: true });
+    }
+    return { status: 501, body: { detail: `the simulator does not implement ${key}` } };
+  }
+
+  #titleByMediaId(mediaid: string): SimTitle | undefined {
+    const [source, id] = mediaid.split(':');
+    if (source === 'tmdb') return this.#titles.find((x) => x.tmdbId === Number(id));
+    if (source === 'douban') return this.#titles.find((x) => x.doubanId === id);
+    return undefined;
+  }
+
+  #mediaInfo(t: SimTitle): Record<string, unknown> {
+    return {
+      source: 'themoviedb',
+      type: t.kind === 'movie' ? '电影' : '电视剧',
+      title: t.localizedTitle,
+      en_title: t.title,
+      original_title: t.originalTitle,
+      year: String(t.year),
+      title_year: `${t.localizedTitle} (${t.year})`,
+      tmdb_id: t.tmdbId,
+      douban_id: t.doubanId,
+      media_id: String(t.tmdbId),
+      mediaid_prefix: 'tmdb',
+      overview: t.overview,
+      number_of_seasons: t.seasons,
+      release_dates: [],
+      names: [t.title, t.localizedTitle],
+    };
+  }
+
+  #context(r: SimRelease, t: SimTitle): Record<string, unknown> {
+    return {
+      meta_info: { org_string: r.title, name: t.title, year: String(t.year), resource_pix: /2160p/.test(r.title) ? '2160p' : /1080p/.test(r.title) ? '1080p' : '720p' },
+      media_info: this.#mediaInfo(t),
+      torrent_info: { site: r.siteId, site_name: r.site, title: r.title, description: r.description, enclosure: r.enclosure, page_url: r.pageUrl, size: r.size, seeders: r.seeders, peers: 3, grabs: 100, pubdate: '2024-05-01 12:00:00', downloadvolumefactor: 1, uploadvolumefactor: 1, labels: [] },
+    };
+  }
+
+  #transferView(t: SimTransfer): Record<string, unknown> {
+    const title = this.#titles.find((x) => x.tmdbId === t.tmdbId);
+    return { id: t.id, src: t.src, dest: t.dest, mode: t.mode, type: title?.kind === 'tv' ? '电视剧' : '电影', category: null, title: title?.title ?? null, year: title ? String(title.year) : null, tmdbid: t.tmdbId, imdbid: null, tvdbid: null, doubanid: title?.doubanId ?? null, seasons: '', episodes: '', image: null, download_hash: t.downloadHash, status: t.status, errmsg: t.errmsg, date: iso(t.at), episode_group: null };
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
