@@ -5,7 +5,7 @@
  * - `LOOP_SAME_CALL_FAILING` — the same call (tool + canonical arguments) failed again (warn at 2, block at 5).
  * - `LOOP_SAME_TOOL_FAILING` — one tool failed repeatedly across arguments (warn at 3, stop at 8).
  * - `LOOP_SAME_RESULT` — a read-only call returned the same result again (warn at 2, block at 5).
- * - `LOOP_IDENTICAL_CALLS` — identical calls with identical results in a row (notice at 3).
+ * - `LOOP_IDENTICAL_CALLS` — identical calls with identical results in a row, failures excluded (notice at 3).
  * - `LOOP_CYCLE` — a repeating cycle of 2–4 calls with identical results within the last 64 calls.
  * - `LOOP_SEARCH_CAP` — the per-run `search_tools` budget (50) is spent.
  * - `LOOP_SUBAGENT_CAP` — the per-run subagent launch budget (50) is spent.

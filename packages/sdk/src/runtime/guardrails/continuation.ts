@@ -13,18 +13,17 @@ const EN_VERBS =
   'check|look|search|query|fetch|get|read|open|list|run|call|use|try|retry|start|submit|create|verify|inspect|review|examine|investigate|find|scan|download|organi[sz]e|move|rename|delete|remove|update|refresh|compare|analy[sz]e|test|continue|proceed|pull|load|gather|collect|probe|confirm|add|set|fix|write|page|dig|go';
 const EN_LEAD = new RegExp(
   String.raw`^(?:(?:ok(?:ay)?|alright|all right|now|next|first|then|so|great|good|sure|right)[,!.:]?\s+)*` +
-    String.raw`(?:i['’]ll|i will|i shall|i am going to|i['’]m going to|i['’]m now going to|i need to|let me|let['’]s|we['’]ll|we will)\s+` +
-    String.raw`(?:(?:now|next|then|first|also|quickly|immediately|go ahead and|proceed to|start by|try to)\s+)*` +
-    String.raw`(?:${EN_VERBS})\b`,
+    String.raw`(?:i['’]ll|i will|i shall|i am going to|i['’]m going to|i['’]m now going to|i need to|let me|let['’]s|we['’]ll|we will)` +
+    String.raw`(?:\s+(?:(?:now|next|then|first|also|quickly|immediately|go ahead and|proceed to|start by|try to)\s+)*(?:${EN_VERBS})\b|\s*(?:…|\.{3}|:)\s*$)`,
   'i',
 );
 
-const ZH_VERBS = '查|检查|搜索|调用|执行|运行|获取|读取|查看|打开|尝试|提交|创建|确认|核对|整理|下载|列出|分析|看看|试试|处理|更新|刷新|扫描|比对|对比|验证|重试|继续|开始|启动|订阅|识别|定位|找|看|翻页|拉取|请求';
+const ZH_VERBS = '查|检查|搜索|调用|执行|运行|获取|读取|查看|打开|尝试|提交|创建|确认|核对|整理|下载|列出|分析|看看|试试|处理|更新|刷新|扫描|比对|对比|验证|重试|启动|订阅|识别|定位|找|看|翻页|拉取|请求';
 const ZH_OPENERS = '好的?|好了|那么|OK|ok|嗯|现在|接下来|下一步|然后|随后|首先|马上|稍后|之后|这就';
 const ZH_LEAD = new RegExp(
   `^(?:(?:${ZH_OPENERS})[，,、:：\\s]*)*` +
-    `(?:(?:我们?|让我们?)(?:会|将|要|来|先|马上|这就|现在|接着|再|去|就|立即|立刻)*|(?:接下来|下一步)[，,:：\\s]*)` +
-    `\\s*(?:先|再|马上|立即|立刻|接着|去|来|开始|继续)*(?:${ZH_VERBS})`,
+    `(?:我们?(?:会|将|要|来|先|马上|这就|现在|接着|再|去|就|立即|立刻)+|让我们?|(?:接下来|下一步)[，,:：\\s]*)` +
+    `\\s*(?:先|再|马上|立即|立刻|接着|去|来|开始|继续)*(?:${ZH_VERBS}|(?:…+|\\.{3}|[:：])\\s*$)`,
 );
 
 /**

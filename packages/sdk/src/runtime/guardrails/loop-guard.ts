@@ -23,7 +23,7 @@ export interface LoopGuardConfig {
   sameResultWarnAt: number;
   /** A read-only call returned the same result this many times: the next identical call is blocked (stopped in background/channel runs). Seed 000: 5. */
   sameResultBlockAt: number;
-  /** Identical calls with identical results in a row: notice. Seed 000: 3. */
+  /** Identical calls with identical results in a row (a failure ends the streak; failures have their own rules): notice. Seed 000: 3. */
   identicalCallsNoticeAt: number;
   /** Identical calls with identical results in a row: background/channel runs stop (Hermes hard-stop threshold, 5). */
   identicalCallsStopAt: number;
@@ -307,12 +307,14 @@ export class LoopGuard {
       }
     }
 
+    // Failures have their own thresholds; they end an identical-call streak instead of extending it.
     const key = `${sig}\u0000${fingerprint}`;
-    s.streak = s.streak && s.streak.key === key ? { key, count: s.streak.count + 1 } : { key, count: 1 };
+    const failure = outcome.status === 'failed' || outcome.status === 'denied';
+    s.streak = failure ? null : s.streak && s.streak.key === key ? { key, count: s.streak.count + 1 } : { key, count: 1 };
     s.history.push({ key, poll });
     if (s.history.length > c.cycleWindow) s.history.splice(0, s.history.length - c.cycleWindow);
 
-    const streak = s.streak.count;
+    const streak = s.streak?.count ?? 0;
     if (!poll && streak >= c.identicalCallsNoticeAt) {
       if (this.stopsRun && streak >= c.identicalCallsStopAt) {
         notices.push({ level: 'stop', code: LOOP_GUARD_CODES.identicalCalls, count: streak, message: `Stopped: ${call.tool} was called ${streak} times in a row with identical arguments and the same result. The run ends here.` });
