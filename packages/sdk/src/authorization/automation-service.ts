@@ -2,7 +2,7 @@ import type { StorageAdapter } from '../storage/storage-adapter';
 import { parseActor } from './actor';
 import { AUTOMATION_SETTINGS_KEY, readAutomationSettings } from './automation-settings';
 import type { AutomationSettings } from './decide';
-import { AdministrationForbiddenError } from './errors';
+import { AdministrationForbiddenError, InvalidRequestError } from './errors';
 
 /**
  * The global automation switch and read-only reconcile mode (DESIGN.md §5): while the switch is off
@@ -20,10 +20,16 @@ export class AutomationService {
 
   /**
    * Changes the settings.
-   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for an unknown setting or a value that is not a boolean
    */
   async set(patch: Partial<AutomationSettings>, actor: string): Promise<AutomationSettings> {
     if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'change automation settings');
+    const unknown = Object.keys(patch ?? {}).filter((k) => k !== 'automationEnabled' && k !== 'readOnlyReconcile');
+    if (unknown.length > 0) throw new InvalidRequestError(`unknown automation settings: ${unknown.join(', ')}`);
+    for (const [name, value] of Object.entries(patch)) {
+      // A switch that is not a real boolean would fail open ('false' is truthy): refuse it.
+      if (value !== undefined && typeof value !== 'boolean') throw new InvalidRequestError(`automation setting ${name} must be true or false`);
+    }
     return this.storage.transaction(async (s) => {
       const current = await readAutomationSettings(s);
       const next: AutomationSettings = {

@@ -55,14 +55,24 @@ export class GrantService {
   /**
    * Creates an active grant.
    * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for a malformed action, an expiry in
-   *   the past, a negative or non-integer budget; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision
+   *   the past, a negative or non-integer budget, a scope that is not lists of strings, unknown scope or budget fields; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision
    */
   async create(input: CreateGrantInput): Promise<GrantRecord> {
     if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'create automation grants');
     if (typeof input.action !== 'string' || !ACTION.test(input.action)) throw new InvalidRequestError(`grant action must be a capability id, policy.<kind>, <family>.* or *; got ${JSON.stringify(input.action)}`);
     const now = this.clock.now();
     if (input.expiresAt !== undefined && !(Number.isFinite(input.expiresAt) && input.expiresAt > now)) throw new InvalidRequestError('grant expiresAt must be a future time in ms');
-    for (const [name, value] of Object.entries(input.budget ?? {})) {
+    const scope = input.scope ?? {};
+    if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) throw new InvalidRequestError('grant scope must be an object');
+    for (const [name, value] of Object.entries(scope)) {
+      if (!['mediaEntityIds', 'mediaKinds', 'capabilities'].includes(name)) throw new InvalidRequestError(`unknown grant scope field ${name}`);
+      if (value !== undefined && !(Array.isArray(value) && value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 200)))
+        throw new InvalidRequestError(`grant scope ${name} must be an array of non-empty strings`);
+    }
+    const budget = input.budget ?? {};
+    if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) throw new InvalidRequestError('grant budget must be an object');
+    for (const name of Object.keys(budget)) if (!['maxInvocationsPerDay', 'maxBytesPerDay'].includes(name)) throw new InvalidRequestError(`unknown grant budget field ${name}`);
+    for (const [name, value] of Object.entries(budget)) {
       if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidRequestError(`grant budget ${name} must be a non-negative integer`);
     }
     return this.storage.transaction(async (s) => {

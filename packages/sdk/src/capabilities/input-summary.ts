@@ -3,7 +3,14 @@
  * (seed 004, 审计: 脱敏后的输入摘要). Matched case-insensitively against the key with `_`/`-` removed.
  * @public
  */
-export const SENSITIVE_FIELD_PATTERN = /token|password|passwd|passphrase|secret|apikey|cookie|authorization|credential|privatekey|session/i;
+export const SENSITIVE_FIELD_PATTERN = /token|password|passwd|passphrase|passkey|rsskey|secret|apikey|cookie|authorization|credential|privatekey|session|bearer|jwt|^auth$|^pass$|^pwd$|^key$/i;
+
+/** Secrets inside string values: URL user-info (`user:pass@`) and `name=value` pairs whose name looks sensitive. */
+const SECRET_IN_TEXT = [
+  /(?<=[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi,
+  /(?<=\b(?:token|passkey|rsskey|apikey|api_key|password|passwd|pwd|secret|sign|auth|access_token|refresh_token|key)=)[^&\s"']+/gi,
+  /(?<=\bbearer\s+)[A-Za-z0-9._~+/=-]+/gi,
+];
 
 /** Replacement written instead of a redacted value. @public */
 export const REDACTED = '[REDACTED]';
@@ -33,18 +40,33 @@ function matches(path: string[], patterns: string[][]): boolean {
   return patterns.some((p) => p.length === path.length && p.every((seg, i) => seg === '*' || seg === path[i]));
 }
 
+function redactText(text: string): string {
+  return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
+}
+
+const sensitiveName = (name: unknown) => typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
+
 function walk(value: unknown, path: string[], patterns: string[][]): unknown {
   if (path.length > 0 && matches(path, patterns)) return REDACTED;
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…(+${value.length - MAX_STRING} chars)` : value;
+  if (typeof value === 'string') {
+    const clean = redactText(value);
+    return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}…(+${clean.length - MAX_STRING} chars)` : clean;
+  }
   if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_ITEMS).map((v, i) => walk(v, [...path, String(i)], patterns));
+    // ["password", "hunter2"]: a sensitive name followed by its value.
+    const items = value.slice(0, MAX_ITEMS).map((v, i) => (i > 0 && sensitiveName(value[i - 1]) && typeof v !== 'object' ? REDACTED : walk(v, [...path, String(i)], patterns)));
     if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS} items)`);
     return items;
   }
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    // {key: 'password', value: 'hunter2'} / {name: 'token', value: …}: the value of a sensitive pair.
+    const record = value as Record<string, unknown>;
+    const pairName = record.key ?? record.name;
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SENSITIVE_FIELD_PATTERN.test(k.replace(/[_-]/g, '')) ? REDACTED : walk(v, [...path, k], patterns);
+      const secret = sensitiveName(k) || (k === 'value' && sensitiveName(pairName));
+      // defineProperty keeps keys such as __proto__ as plain data.
+      Object.defineProperty(out, k, { value: secret ? REDACTED : walk(v, [...path, k], patterns), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JsonValue, LedgerEntry, RecordedError } from '../storage/records';
@@ -5,6 +6,27 @@ import type { StorageAdapter, StorageSession } from '../storage/storage-adapter'
 import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
 import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
 import { nextClaimAction } from './claim-rules';
+
+/** This process as an executor: `<hostname>:<pid>`, the prefix of every token it issues. */
+const EXECUTOR = `${hostname()}:${process.pid}`;
+
+/**
+ * Whether the executor that issued `token` may still be running: a process on this machine that
+ * is alive (SQLite is one machine, so this is exact there). Tokens of other machines, or without
+ * an executor prefix, count as not alive.
+ */
+function executorAlive(token: string): boolean {
+  const match = /^(.+):(\d+)~/.exec(token);
+  if (!match || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
  * The default {@link InvocationLedger} on a {@link StorageAdapter}. Every write is a
@@ -42,7 +64,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
           callId: request.callId ?? null,
           argsHash: request.argsHash,
           state: 'running',
-          token: this.ids.next('tok'),
+          token: this.#token(),
           actor: request.actor,
           invocationId: request.invocationId,
           runId: request.runId ?? null,
@@ -66,7 +88,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
         const prev = existing!;
         const patch: Partial<LedgerEntry> = {
           state: 'running',
-          token: this.ids.next('tok'),
+          token: this.#token(),
           actor: request.actor,
           invocationId: request.invocationId,
           approvalId: request.approvalId ?? null,
@@ -101,6 +123,11 @@ export class DefaultInvocationLedger implements InvocationLedger {
     return this.#write(session, key, token, ['unknown'], outcome.state, outcome.output, outcome.error);
   }
 
+  /** A new executor token: `<hostname>:<pid>~<id>`, so recovery can tell a live executor on this machine from a dead one. */
+  #token(): string {
+    return `${EXECUTOR}~${this.ids.next('tok')}`;
+  }
+
   /** {@inheritDoc InvocationLedger.get} */
   get(key: string): Promise<LedgerEntry | undefined> {
     return this.storage.ledger.get(key);
@@ -113,10 +140,12 @@ export class DefaultInvocationLedger implements InvocationLedger {
       const recovered: LedgerEntry[] = [];
       for (const entry of await s.ledger.listByState(['running'], { claimedBefore })) {
         if (options.runId !== undefined && entry.runId !== options.runId) continue;
+        // A claim held by a live process on this machine is not a crash: leave it to its executor.
+        if (options.runId === undefined && executorAlive(entry.token)) continue;
         const now = this.clock.now();
         const patch: Partial<LedgerEntry> = {
           state: 'unknown',
-          token: this.ids.next('tok'),
+          token: this.#token(),
           error: { code: 'OUTCOME_UNKNOWN', message: 'the process ended while the call was running; verify the outcome before retrying' },
           updatedAt: now,
           settledAt: now,

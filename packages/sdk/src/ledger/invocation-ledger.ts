@@ -81,9 +81,11 @@ export interface InvocationLedger {
   /** The entry for a key, or undefined. */
   get(key: string): Promise<LedgerEntry | undefined>;
   /**
-   * Cold-start recovery: every `running` entry (claimed before `claimedBefore`, default now; only run
-   * `runId`'s when given — a run taken over from a dead worker) becomes `unknown` with a new executor
-   * token, so the crashed executor can never settle it.
+   * Cold-start recovery: every `running` entry (claimed before `claimedBefore`, default now) whose
+   * executor is gone becomes `unknown` with a new executor token, so the crashed executor can never
+   * settle it. A claim of a live process on this machine (another host process sharing the SQLite
+   * file) is left alone. With `runId`, only that run's entries, whoever holds them (the run was taken
+   * over after its lease expired).
    * @returns the recovered entries
    */
   recover(options?: { claimedBefore?: number; runId?: string }): Promise<LedgerEntry[]>;

@@ -18,6 +18,26 @@ describe('redacted input summary (seed 004, 审计)', () => {
     expect(JSON.parse(text).safe).toBe('visible');
   });
 
+  it('redacts private-tracker keys, auth fields, credentials inside URLs and query strings, and name/value pairs', () => {
+    const text = summarizeInput({
+      passkey: 'pk1', rsskey: 'rk1', auth: 'a1', jwt: 'j1', pwd: 'w1',
+      url: 'https://alice:S3cr3t@tracker.example/announce?passkey=PK2&x=1',
+      rss: 'https://site.example/rss?sign=SG3&uid=5',
+      header: 'Bearer eyJabc.def',
+      pair: { key: 'password', value: 'PV4' },
+      named: { name: 'api_token', value: 'PV5' },
+      list: ['password', 'PV6', 'visible'],
+    });
+    for (const secret of ['pk1', 'rk1', '"a1"', 'j1', 'w1', 'S3cr3t', 'PK2', 'SG3', 'eyJabc', 'PV4', 'PV5', 'PV6']) expect(text).not.toContain(secret);
+    expect(text).toContain('visible');
+    expect(text).toContain('uid=5');
+  });
+
+  it('keeps a __proto__ key as data in the summary', () => {
+    expect(JSON.parse(summarizeInput(JSON.parse('{"__proto__":{"polluted":true},"x":2}')))).toEqual(JSON.parse('{"__proto__":{"polluted":true},"x":2}'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('cuts long strings, long arrays and the whole summary', () => {
     const summary = JSON.parse(summarizeInput({ s: 'x'.repeat(1000), arr: Array.from({ length: 50 }, (_, i) => i) }));
     expect(summary.s).toMatch(/^x{256}…\(\+744 chars\)$/);

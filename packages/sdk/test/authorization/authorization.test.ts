@@ -267,6 +267,10 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       await expect(host.grants.create({ action: 'x', expiresAt: clock.now() - 1, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
       await expect(host.grants.create({ action: 'x', budget: { maxInvocationsPerDay: -1 }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
       await expect(host.grants.create({ action: 'x', policyRevisionId: 'pol_nope', actor: 'user:admin' })).rejects.toMatchObject({ code: 'POLICY_REVISION_NOT_FOUND' });
+      await expect(host.grants.create({ action: 'x', scope: { mediaKinds: 'movie' as never }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'x', scope: { mediaKinds: [''] }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'x', scope: { places: ['x'] } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'x', budget: { maxWhatever: 1 } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
       const grant = await host.grants.create({ action: 'x', actor: 'user:admin' });
       await expect(host.grants.update(grant.id, { actor: 'agent:r', status: 'revoked' })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
       await expect(host.grants.update('grt_nope', { actor: 'user:admin', status: 'revoked' })).rejects.toMatchObject({ code: 'GRANT_NOT_FOUND' });
@@ -293,6 +297,14 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       await host.automation.set({ readOnlyReconcile: true }, 'user:admin');
       expect(await host.invoke('download.submit', { planId: plan.id }, agent)).toMatchObject({ status: 'denied', error: { code: 'AUTH_READ_ONLY_RECONCILE' } });
       expect(await host.automation.get()).toEqual({ automationEnabled: true, readOnlyReconcile: true });
+    });
+
+    it('switch values must be real booleans and names known (a string "false" would fail open)', async () => {
+      const { host } = await makeHost({ kind });
+      await expect(host.automation.set({ automationEnabled: 'false' as never }, 'user:admin')).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.automation.set({ readOnlyReconcile: 0 as never }, 'user:admin')).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.automation.set({ somethingElse: true } as never, 'user:admin')).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      expect(await host.automation.get()).toEqual({ automationEnabled: true, readOnlyReconcile: false });
     });
 
     it('only a console administrator flips the switches', async () => {

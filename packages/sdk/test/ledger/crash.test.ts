@@ -120,3 +120,29 @@ describe('crash between claim and settle (real child process, SIGKILL, real SQLi
     expect(jobsIn(downloaderFile)).toHaveLength(1);
   });
 });
+
+describe('recovery leaves a live executor alone (real child process, shared SQLite file)', () => {
+  it('a second host starting while another process is inside a handler does not take its claim; once that process is dead, the claim is recovered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-live-'));
+    dirs.push(dir);
+    const dbFile = join(dir, 'agent.sqlite');
+    const downloaderFile = join(dir, 'downloader.jsonl');
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, downloaderFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const key = await new Promise<string>((resolve) => {
+      let buffer = '';
+      child.stdout.on('data', (d: Buffer) => {
+        buffer += d.toString();
+        const nl = buffer.indexOf('\n');
+        if (nl >= 0) resolve((JSON.parse(buffer.slice(0, nl)) as { key: string }).key);
+      });
+    });
+    const host = newHost(dbFile, downloaderFile);
+    expect((await host.start()).recovered).toEqual([]);
+    expect((await host.ledger.get(key))?.state).toBe('running');
+    child.kill('SIGKILL');
+    await exited;
+    expect((await host.ledger.recover()).map((e) => e.key)).toEqual([key]);
+    expect((await host.ledger.get(key))?.state).toBe('unknown');
+  });
+});
