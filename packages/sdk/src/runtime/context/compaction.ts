@@ -367,7 +367,7 @@ export const COMPACTION_SUMMARY_PROMPT =
  * @returns messages for `ModelProvider.stream`
  * @public
  */
-export function summaryRequestMessages(messages: readonly ModelMessage[], partChars = COMPACTION_DEFAULTS.summarizerPartChars): ModelMessage[] {
+export function summaryRequestMessages(messages: readonly ModelMessage[], partChars: number = COMPACTION_DEFAULTS.summarizerPartChars): ModelMessage[] {
   const lines: string[] = [];
   for (const m of messages) {
     if (isSummaryMessage(m)) lines.push(`[earlier summary]\n${truncate(summaryBody(m as UserMessage), partChars)}`);
@@ -471,7 +471,7 @@ export async function compact(messages: readonly ModelMessage[], options: Compac
  * @returns the conversation with repeats replaced
  * @public
  */
-export function dedupeRepeatedResults(messages: readonly ModelMessage[], minChars = COMPACTION_DEFAULTS.dedupeMinChars): ModelMessage[] {
+export function dedupeRepeatedResults(messages: readonly ModelMessage[], minChars: number = COMPACTION_DEFAULTS.dedupeMinChars): ModelMessage[] {
   const first = new Map<string, ToolResultMessage>();
   return messages.map((m) => {
     if (m.role !== 'tool') return m;
