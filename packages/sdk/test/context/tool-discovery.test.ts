@@ -31,6 +31,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     expect(selected).toContain('download.submit');
     const { tools, report, note } = d.toolsForNextCall({ requestTokens: 1000 });
     expect(names(tools)).toEqual(['update_plan', 'search_tools', ...selected]);
+    expect(d.baseTools()).toEqual(tools);
     expect(names(tools).some((n) => n.startsWith('plugin.'))).toBe(false);
     expect(report?.enabled).toEqual([]);
     expect(note).toBeUndefined();
@@ -174,6 +175,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     expect(d.select('download Dune')).toEqual([]);
     const { tools, report, note } = d.toolsForNextCall({ requestTokens: 100 });
     expect(names(tools)).toEqual([...cat.map((c) => c.id), 'update_plan']);
+    expect(d.baseTools()).toEqual(tools);
     expect(report).toBeUndefined();
     expect(note).toBeUndefined();
   });

@@ -135,9 +135,26 @@ export class ContextTurnTooLargeError extends MediaAgentError {
   }
 }
 
-/** Token count of one message inside a request (its content plus the per-message overhead). @internal */
+/** Per counter and model: tokens of message objects already counted (messages are never mutated once appended). */
+const counted = new WeakMap<TokenCounter, Map<string, WeakMap<ModelMessage, number>>>();
+
+/**
+ * Token count of one message inside a request (its content plus the per-message overhead), memoized
+ * per message object: the run driver never mutates a message once it is in the history, so re-counting
+ * a 500-message history before each call is a lookup per message.
+ * @internal
+ */
 function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | undefined): number {
-  return counter.countRequest([m], [], model) - MESSAGE_OVERHEAD_TOKENS;
+  let byModel = counted.get(counter);
+  if (!byModel) counted.set(counter, (byModel = new Map()));
+  let memo = byModel.get(model ?? '');
+  if (!memo) byModel.set(model ?? '', (memo = new WeakMap()));
+  let n = memo.get(m);
+  if (n === undefined) {
+    n = counter.countRequest([m], [], model) - MESSAGE_OVERHEAD_TOKENS;
+    memo.set(m, n);
+  }
+  return n;
 }
 
 /**
@@ -301,6 +318,7 @@ function resolve(options: CompactionOptions) {
  * Decides whether and where to compact (pure apart from token counting).
  *
  * @remarks
+ * Message objects are treated as immutable: their token counts are memoized per object.
  * Accounting: system layers, tools and messages counted with the {@link TokenCounter}, as sent (before
  * {@link dedupeRepeatedResults}, so a conservative figure). Under the threshold nothing happens. Over
  * it, the cut is the earliest turn boundary ({@link turnBoundaries}) after which the request —
@@ -399,7 +417,7 @@ export interface CompactionResult {
   summarySource: 'model' | 'fallback' | 'none';
   /** Why the fallback was used. */
   fallbackReason?: string;
-  /** Request tokens after compaction (system, tools, new messages), counted. */
+  /** Request tokens after compaction (system, tools, new messages), counted; pass it to `ToolDiscovery.toolsForNextCall({ requestTokens })`. */
   tokensAfter: number;
 }
 
@@ -434,7 +452,7 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
  */
 export async function compact(messages: readonly ModelMessage[], options: CompactionOptions & { summarize: Summarizer; signal?: AbortSignal }): Promise<CompactionResult> {
   const plan = planCompaction(messages, options);
-  const count = (list: readonly ModelMessage[]) => options.counter.countRequest([...(options.system ?? []), ...list], options.tools ?? [], options.model);
+  const count = (list: readonly ModelMessage[]) => plan.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
   if (!plan.needed) return { messages: [...messages], plan, summarySource: 'none', tokensAfter: plan.totalTokens };
   let summary = '';
   let fallbackReason: string | undefined;

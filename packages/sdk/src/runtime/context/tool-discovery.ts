@@ -362,6 +362,23 @@ export class ToolDiscovery {
   }
 
   /**
+   * The tools every call carries whatever the budget, without side effects: the always-on tools and
+   * the initial selection (with `maxTools: 0`, every catalog capability and the always-on tools except
+   * `search_tools`). Pass them to `compact` so its accounting includes them.
+   * @returns tool definitions, no duplicates
+   */
+  baseTools(): ModelTool[] {
+    if (!this.enabled) return [...[...this.#catalog.values()].map(capabilityModelTool), ...this.#o.alwaysOn.filter((t) => t.name !== SEARCH_TOOLS_TOOL)];
+    const out = new Map<string, ModelTool>();
+    for (const t of this.#o.alwaysOn) if (!out.has(t.name)) out.set(t.name, t);
+    for (const id of this.#selected) {
+      const d = this.#catalog.get(id);
+      if (d && !out.has(id)) out.set(id, capabilityModelTool(d));
+    }
+    return [...out.values()];
+  }
+
+  /**
    * The tools of the next model call and the candidate report.
    *
    * @remarks
@@ -372,25 +389,18 @@ export class ToolDiscovery {
    * that does not fit is skipped (a smaller later one may still fit) and reported with its reason.
    *
    * @param context - `requestTokens`: tokens of the request without the extra candidates (system,
-   *   messages, base tools), or `messages` to have them counted here; neither means 0
+   *   messages, {@link baseTools}) — e.g. `compact(...).tokensAfter` —, or `messages` (system included)
+   *   to have them counted here with the base tools; neither means 0
    * @returns tools, report and a note when the report changed since the last call
    */
   toolsForNextCall(context: { requestTokens?: number; messages?: Parameters<TokenCounter['countRequest']>[0] } = {}): ToolsForCall {
-    if (!this.enabled) {
-      return { tools: [...[...this.#catalog.values()].map(capabilityModelTool), ...this.#o.alwaysOn.filter((t) => t.name !== SEARCH_TOOLS_TOOL)], report: undefined, note: undefined };
-    }
-    const tools: ModelTool[] = [];
-    const names = new Set<string>();
+    if (!this.enabled) return { tools: this.baseTools(), report: undefined, note: undefined };
+    const tools = this.baseTools();
+    const names = new Set(tools.map((t) => t.name));
     const add = (t: ModelTool) => {
-      if (names.has(t.name)) return;
       names.add(t.name);
       tools.push(t);
     };
-    for (const t of this.#o.alwaysOn) add(t);
-    for (const id of this.#selected) {
-      const d = this.#catalog.get(id);
-      if (d) add(capabilityModelTool(d));
-    }
     const window = this.#o.contextWindow;
     const budgetTokens = Math.floor(Math.min(this.#o.extraBudgetTokens, this.#o.extraBudgetWindowShare * window));
     const reserveTokens = Math.ceil(this.#o.reserveWindowShare * window);
