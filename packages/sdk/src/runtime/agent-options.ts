@@ -3,6 +3,8 @@ import type { ModelProviderConfig } from '../models/factory';
 import type { ModelProvider } from '../models/types';
 import type { GoalFacts } from './goal-facts';
 import type { DailyBudgets, RunBudgets } from './run-budgets';
+import type { LoopGuardConfig } from './guardrails/loop-guard';
+import type { ToolResultStoreOptions } from './context/tool-result-store';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
@@ -61,6 +63,10 @@ export interface RunOptions {
   daily?: Partial<DailyBudgets>;
   /** Host layer of the system prompt. */
   systemPrompt?: string;
+  /** Loop guard thresholds (defaults: seed 000, 执行纠偏与停止). */
+  loopGuard?: Partial<LoopGuardConfig>;
+  /** Large tool result limits (defaults: seed 000, 工具结果与大结果续读: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
+  results?: ToolResultStoreOptions;
 }
 
 /** Options after defaults were applied. @public */
@@ -76,7 +82,13 @@ export interface ResolvedAgentOptions {
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
   /** Run settings with defaults applied. */
-  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt'>> & { budgets: RunBudgets; daily: DailyBudgets; systemPrompt: string | undefined };
+  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results'>> & {
+    budgets: RunBudgets;
+    daily: DailyBudgets;
+    systemPrompt: string | undefined;
+    loopGuard: Partial<LoopGuardConfig> | undefined;
+    results: ToolResultStoreOptions | undefined;
+  };
 }
 
 /** Identity of the run a child container serves. @public */

@@ -25,6 +25,7 @@ import type { GoalFacts } from './goal-facts';
 import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from './run-budgets';
 import { RunDriver } from './run-driver';
 import { RunService } from './run-service';
+import { ToolResultStore } from './context/tool-result-store';
 import { WorkerPool } from './worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from './agent-options';
 
@@ -52,7 +53,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const budgets = { ...DEFAULT_RUN_BUDGETS, ...(r.budgets ?? {}) };
   const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
   for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
-  return { ...limits, model: options.model?.model ?? 'scripted', maxTokens: options.model?.maxTokens, runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt } };
+  return { ...limits, model: options.model?.model ?? 'scripted', maxTokens: options.model?.maxTokens, runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results } };
 }
 
 /**
@@ -113,7 +114,14 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
       const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
       const approvals = resolvePort(d, Tokens.ApprovalService);
       const bus = resolvePort(d, Tokens.RunEventBus);
+      let runs: RunService | undefined;
       const driver = new RunDriver({
+        results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+        startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
+          runs!.startRun(
+            { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
+            { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner },
+          ),
         storage,
         capabilities,
         ledger: d.resolve(Tokens.InvocationLedger),
@@ -132,10 +140,11 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
           goalPollSec: resolved.runs.goalPollSec,
           goalWaitHours: resolved.runs.goalWaitHours,
           inboxCapacity: resolved.runs.inboxCapacity,
+          loopGuard: resolved.runs.loopGuard,
         },
       });
       const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
-      const runs = new RunService({
+      runs = new RunService({
         storage,
         capabilities,
         bus,

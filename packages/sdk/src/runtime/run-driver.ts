@@ -21,6 +21,12 @@ import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from './plan-t
 import { checkDailyBudgets, checkRunBudgets, type BudgetBreach, type DailyBudgets, type RunBudgets } from './run-budgets';
 import { RUNTIME_SYSTEM_PROMPT } from './system-prompt';
 import { toolResultMessage } from './tool-result';
+import { checkRun } from '../authorization/decide';
+import { LoopGuard } from './guardrails/loop-guard';
+import type { GuardCall, GuardCallKind } from './guardrails/types';
+import type { LoopGuardConfig } from './guardrails/loop-guard';
+import { formatStoredToolResult, READ_TOOL_RESULT_MODEL_TOOL, READ_TOOL_RESULT_TOOL, toolResultPageView, type ToolResultStore } from './context/tool-result-store';
+import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './delegate-tool';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -38,6 +44,8 @@ export interface RunDriverSettings {
   goalWaitHours: number;
   /** Largest number of queued steering messages applied before one model call (the inbox bound, default 16). */
   inboxCapacity: number;
+  /** Loop guard thresholds (defaults: seed 000). */
+  loopGuard: Partial<LoopGuardConfig> | undefined;
 }
 
 /** Everything the driver needs. @public */
@@ -62,6 +70,10 @@ export interface RunDriverDeps {
   ids: IdGenerator;
   /** Logger. */
   logger: Logger;
+  /** Large tool results kept for paging with `read_tool_result`. */
+  results: ToolResultStore;
+  /** Creates a read-only subagent run (queued) for `delegate`; the driver drives it inline. */
+  startSubagent: (parent: RunRecord, goal: string, capabilityIds: string[], budgets: RunBudgets, leaseOwner: string) => Promise<RunRecord>;
   /** Settings. */
   settings: RunDriverSettings;
 }
@@ -193,6 +205,7 @@ export class RunDriver {
     await this.#reconcileDanglingCalls(run, messages);
     const tools = this.#tools(run);
     const budgets = run.budgets as unknown as RunBudgets;
+    const guard = this.#guard(run);
     let usage: RunUsage = { ...run.usage };
     for (;;) {
       if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
@@ -212,19 +225,77 @@ export class RunDriver {
       const calls = turn.message.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
       if (calls.length === 0) {
         const text = turn.message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+        const next = guard.afterReply(text, false);
+        await this.#saveGuard(run, lease, guard);
+        if (next.action === 'continue') {
+          // The reply announced a next action but called no tool (seed 000: at most 2 continuation prompts).
+          await this.#append(run, messages, { role: 'user', content: next.prompt });
+          continue;
+        }
         await this.#patch(run, lease, { finalText: text || null });
         return { kind: 'ended' };
       }
-      for (const call of calls) {
+      const guardCalls = calls.map((c) => this.#guardCall(c));
+      const batch = guard.beforeBatch(guardCalls);
+      let stop: { code: string; message: string } | undefined;
+      for (const [i, call] of calls.entries()) {
+        if (stop) {
+          await this.#append(run, messages, await this.#blocked(run, call, 'stop', stop));
+          continue;
+        }
         const overBudget = checkRunBudgets({ ...usage, toolCalls: usage.toolCalls + 1 }, budgets, 0);
         if (overBudget?.budget === 'maxToolCalls') return { kind: 'budget', breach: overBudget };
         if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
+        const first = batch[i]!;
+        const decision = first.action === 'allow' ? guard.before(guardCalls[i]!) : first;
+        if (decision.action !== 'allow') {
+          await this.#saveGuard(run, lease, guard);
+          if (decision.action === 'stop') stop = { code: decision.code, message: decision.reason };
+          await this.#append(run, messages, await this.#blocked(run, call, decision.action, { code: decision.code, message: decision.reason }));
+          continue;
+        }
         usage = { ...usage, toolCalls: usage.toolCalls + 1 };
         await this.#patch(run, lease, { usage });
-        const result = await this.#runTool(run, call, turn.failures.get(call.id), lease.signal);
-        await this.#append(run, messages, result);
+        const { message, status, childUsage } = await this.#runTool(run, call, turn.failures.get(call.id), lease);
+        if (childUsage) {
+          usage = { ...usage, toolCalls: usage.toolCalls + childUsage.toolCalls, inputTokens: usage.inputTokens + childUsage.inputTokens, outputTokens: usage.outputTokens + childUsage.outputTokens, costUsd: usage.costUsd + childUsage.costUsd, modelCalls: usage.modelCalls + childUsage.modelCalls };
+          await this.#patch(run, lease, { usage });
+        }
+        const notices = guard.after(guardCalls[i]!, { status, resultText: typeof message.content === 'string' ? message.content : undefined });
+        await this.#saveGuard(run, lease, guard);
+        if (notices.length > 0) {
+          message.content = withGuardNotices(message.content, notices);
+          const stopping = notices.find((n) => n.level === 'stop');
+          if (stopping) stop = { code: stopping.code, message: stopping.message };
+        }
+        await this.#append(run, messages, message);
       }
+      if (stop) return { kind: 'failed', code: stop.code, message: `stopped by the loop guard: ${stop.message}` };
     }
+  }
+
+  /** The loop guard of a run, restored from its runtime state (crash resume) or new. */
+  #guard(run: RunRecord): LoopGuard {
+    const saved = (run.runtimeState as { guard?: unknown } | null)?.guard;
+    const options = { mode: run.origin, ...(this.deps.settings.loopGuard ? { config: this.deps.settings.loopGuard } : {}) };
+    return saved ? LoopGuard.fromJSON(saved, options) : new LoopGuard(options);
+  }
+
+  async #saveGuard(run: RunRecord, lease: RunLease, guard: LoopGuard): Promise<void> {
+    const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
+    await this.#patch(run, lease, { runtimeState: { ...current, guard: guard.toJSON() as unknown as JsonValue } });
+  }
+
+  #guardCall(call: ToolCallPart): GuardCall {
+    const internal = [UPDATE_PLAN_TOOL, READ_TOOL_RESULT_TOOL, DELEGATE_TOOL, 'search_tools'];
+    const kind: GuardCallKind = internal.includes(call.name) ? 'internal' : this.deps.capabilities.has(call.name) ? this.deps.capabilities.get(call.name).kind : 'internal';
+    return { tool: call.name, input: call.input, kind };
+  }
+
+  /** A call the guard refused: never run; the model is told why; the event says blocked. */
+  async #blocked(run: RunRecord, call: ToolCallPart, action: 'block' | 'stop', error: { code: string; message: string }): Promise<ToolResultMessage> {
+    await this.deps.bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase: 'blocked', error });
+    return toolResultMessage(call.id, call.name, { status: 'failed', error }, { blocked: action === 'stop' ? 'the run is stopping' : 'this call was not run' });
   }
 
   /** A dangling tool call (the process died after the model asked for it) gets the ledger's record, else "outcome unknown". */
@@ -329,31 +400,45 @@ export class RunDriver {
     return { message: { role: 'assistant', content }, usage, costUsd: price ? costOf(usage, price) : 0, aborted: aborted || signal.aborted, ...(error ? { error } : {}), failures };
   }
 
-  async #runTool(run: RunRecord, call: ToolCallPart, failure: { code: string; message: string } | undefined, signal: AbortSignal): Promise<ToolResultMessage> {
+  async #runTool(
+    run: RunRecord,
+    call: ToolCallPart,
+    failure: { code: string; message: string } | undefined,
+    lease: RunLease,
+  ): Promise<{ message: ToolResultMessage; status: InvocationResult['status']; childUsage?: RunUsage }> {
     const { bus, capabilities } = this.deps;
+    const signal = lease.signal;
     const emit = (phase: ToolCallPhase, extra: Partial<RunEventPayloads['tool_call']> = {}) => bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase, ...extra });
+    const done = async (result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string }, extra: Record<string, unknown> = {}) => {
+      await emit(result.status, {
+        ...(result.invocationId ? { invocationId: result.invocationId } : {}),
+        ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
+        ...(result.error ? { error: result.error } : {}),
+        ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
+      });
+      return { message: this.#deliver(run, call, toolResultMessage(call.id, call.name, result, extra)), status: result.status };
+    };
     await emit('started');
-    if (failure) {
-      await emit('failed', { error: failure });
-      return toolResultMessage(call.id, call.name, { status: 'failed', error: failure });
-    }
+    // A registered capability this run may not use is denied whatever the model sent (also enforced by the authorizer).
+    const refusal = this.#refusal(run, call.name);
+    if (refusal) return done({ status: 'denied', error: refusal });
+    if (failure) return done({ status: 'failed', error: failure });
     if (call.name === UPDATE_PLAN_TOOL) {
       const problems = validatePlan(call.input);
-      if (problems.length > 0) {
-        const error = { code: 'PLAN_INVALID', message: problems.join('; ') };
-        await emit('failed', { error });
-        return toolResultMessage(call.id, call.name, { status: 'failed', error });
-      }
+      if (problems.length > 0) return done({ status: 'failed', error: { code: 'PLAN_INVALID', message: problems.join('; ') } });
       await this.deps.storage.runs.patch(run.id, { plan: call.input as JsonValue, updatedAt: this.deps.clock.now() });
       await bus.emit(run.id, 'plan_updated', { plan: call.input as JsonValue });
-      await emit('succeeded');
-      return toolResultMessage(call.id, call.name, { status: 'succeeded', output: { saved: true } });
+      return done({ status: 'succeeded', output: { saved: true } });
     }
-    const refusal = this.#refusal(run, call.name);
-    if (refusal) {
-      await emit('denied', { error: refusal });
-      return toolResultMessage(call.id, call.name, { status: 'denied', error: refusal });
+    if (call.name === READ_TOOL_RESULT_TOOL) {
+      try {
+        const page = this.deps.results.readToolInput(run.id, call.input);
+        return done({ status: 'succeeded', output: toolResultPageView((call.input as { result_id: string }).result_id, page) });
+      } catch (error) {
+        return done({ status: 'failed', error: { code: error instanceof MediaAgentError ? error.code : 'TOOL_RESULT_FAILED', message: error instanceof Error ? error.message : String(error) } });
+      }
     }
+    if (call.name === DELEGATE_TOOL) return this.#delegate(run, call, lease, done);
     const descriptor = capabilities.get(call.name);
     const approvalId = await this.#approvalFor(run, descriptor, call.input);
     let result: InvocationResult;
@@ -368,23 +453,60 @@ export class RunDriver {
       const requested = await this.#requestApproval(run, descriptor, call.input);
       if (requested) extra.approvalRequested = { approvalId: requested, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
     }
-    await emit(result.status, {
-      invocationId: result.invocationId,
-      ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
-      ...(result.error ? { error: result.error } : {}),
-      ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
-    });
-    return toolResultMessage(call.id, call.name, result, extra);
+    return done(result, extra);
   }
 
-  /** Mode and allowlist rules: plan_only runs may not use execute or approve capabilities; an allowlist limits the rest. */
+  /** Large results reach the model as a preview with a result_id (seed 000, 工具结果与大结果续读). */
+  #deliver(run: RunRecord, call: ToolCallPart, message: ToolResultMessage): ToolResultMessage {
+    if (typeof message.content !== 'string' || call.name === READ_TOOL_RESULT_TOOL) return message;
+    const offer = this.deps.results.offer(run.id, call.id, call.name, message.content);
+    if (offer.kind === 'inline') return message;
+    if (offer.kind === 'stored') return { ...message, content: formatStoredToolResult(offer) };
+    const status = (JSON.parse(message.content) as { status?: string }).status ?? 'failed';
+    return { ...message, content: JSON.stringify({ status, error: { code: 'TOOL_RESULT_TOO_LARGE', message: offer.message } }) };
+  }
+
+  /** `delegate`: a read-only subagent run, driven inline under this run's lease and signal; its report is the tool result. */
+  async #delegate(
+    run: RunRecord,
+    call: ToolCallPart,
+    lease: RunLease,
+    done: (result: Pick<InvocationResult, 'status' | 'output' | 'error'>) => Promise<{ message: ToolResultMessage; status: InvocationResult['status'] }>,
+  ): Promise<{ message: ToolResultMessage; status: InvocationResult['status']; childUsage?: RunUsage }> {
+    if (run.depth >= MAX_SUBAGENT_DEPTH) return done({ status: 'failed', error: { code: 'DELEGATE_DEPTH', message: `subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep` } });
+    const input = parseDelegateInput(call.input);
+    if (!input.ok) return done({ status: 'failed', error: { code: 'DELEGATE_INVALID', message: input.message } });
+    const readOnly = this.deps.capabilities
+      .list()
+      .filter((d) => (d.kind === 'read' || d.kind === 'preview') && (!run.capabilityAllowlist || run.capabilityAllowlist.includes(d.id)))
+      .map((d) => d.id)
+      .filter((id) => !input.capabilities || input.capabilities.includes(id));
+    // The child shares the parent's budgets: it gets what is left.
+    const parentBudgets = run.budgets as unknown as RunBudgets;
+    const fresh = (await this.deps.storage.runs.get(run.id)) ?? run;
+    const left = (limit: number | null, used: number) => (limit === null ? null : Math.max(0, limit - used));
+    const budgets: RunBudgets = {
+      maxToolCalls: Math.max(0, parentBudgets.maxToolCalls - fresh.usage.toolCalls),
+      maxDurationSec: Math.max(0, parentBudgets.maxDurationSec - Math.floor((this.deps.clock.now() - (fresh.startedAt ?? fresh.createdAt)) / 1000)),
+      maxTokensPerRun: left(parentBudgets.maxTokensPerRun, fresh.usage.inputTokens + fresh.usage.outputTokens),
+      maxCostUsdPerRun: left(parentBudgets.maxCostUsdPerRun, fresh.usage.costUsd),
+    };
+    const child = await this.deps.startSubagent(run, input.goal, readOnly, budgets, lease.owner);
+    await this.process(child, lease);
+    await this.deps.storage.runs.releaseLease(child.id, lease.owner);
+    const ended = (await this.deps.storage.runs.get(child.id))!;
+    const report = ended.report as { summary?: string } | null;
+    const output = { runId: ended.id, status: ended.status, finalText: ended.finalText, summary: report?.summary ?? null, note: 'the subagent only read; its text is its own account, not verified facts' };
+    const result = await done(ended.status === 'succeeded' ? { status: 'succeeded', output } : { status: 'failed', output, error: { code: `SUBAGENT_${ended.status.toUpperCase()}`, message: ended.error?.message ?? ended.status } });
+    return { ...result, childUsage: ended.usage };
+  }
+
+  /** The run rule (the authorizer's `checkRun`, so the model sees the same denial): read-only subagents, plan_only, allowlists. */
   #refusal(run: RunRecord, name: string): { code: string; message: string } | undefined {
-    if (!this.deps.capabilities.has(name)) return { code: 'CAPABILITY_NOT_FOUND', message: `no tool named ${name}` };
+    if (!this.deps.capabilities.has(name)) return undefined;
     const descriptor = this.deps.capabilities.get(name);
-    if (run.capabilityAllowlist && !run.capabilityAllowlist.includes(name)) return { code: 'AUTH_NOT_ALLOWED_IN_RUN', message: `${name} is not in this run's capability allowlist` };
-    if (run.mode === 'plan_only' && !['read', 'preview', 'propose'].includes(descriptor.kind))
-      return { code: 'AUTH_NOT_ALLOWED_IN_RUN', message: `${name} (${descriptor.kind}) cannot run in a plan_only run` };
-    return undefined;
+    const failure = checkRun({ capability: descriptor, run: { mode: run.mode, allowlist: run.capabilityAllowlist, readOnly: run.depth > 0 } });
+    return failure ? { code: failure.code, message: failure.reason } : undefined;
   }
 
   /** Capabilities offered to the model: those the run's mode and allowlist permit, plus update_plan. */
@@ -395,6 +517,8 @@ export class RunDriver {
         .filter((d) => !this.#refusal(run, d.id))
         .map((d) => ({ name: d.id, description: d.description, inputSchema: d.input as unknown as Record<string, unknown> })),
       UPDATE_PLAN_MODEL_TOOL,
+      READ_TOOL_RESULT_MODEL_TOOL,
+      ...(run.depth < MAX_SUBAGENT_DEPTH ? [DELEGATE_MODEL_TOOL] : []),
     ];
   }
 
@@ -488,7 +612,19 @@ export class RunDriver {
       abortRequested: false,
     });
     if (next) await this.#status(next, reason);
+    if (terminal) this.deps.results.releaseRun(run.id);
     // A message that arrived while the run was finishing wakes it once more (seed 004, 已知限制).
     if (terminal && (await this.deps.storage.inbox.listQueued(run.id)).length > 0) await this.deps.storage.runs.patch(run.id, { wakeRequested: true });
+  }
+}
+
+/** Appends loop-guard notices to a tool result's JSON (the model reads them with the result). */
+function withGuardNotices(content: ToolResultMessage['content'], notices: ReadonlyArray<{ level: string; code: string; message: string }>): ToolResultMessage['content'] {
+  if (typeof content !== 'string') return content;
+  try {
+    const body = JSON.parse(content) as Record<string, unknown>;
+    return JSON.stringify({ ...body, guard: notices.map((n) => ({ level: n.level, code: n.code, message: n.message })) });
+  } catch {
+    return `${content}\n[guard] ${notices.map((n) => `${n.level} ${n.code}: ${n.message}`).join(' | ')}`;
   }
 }

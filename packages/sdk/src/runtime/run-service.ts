@@ -59,6 +59,8 @@ export interface SubagentParent {
   parentRunId: string;
   /** The delegating run's depth (the child gets depth + 1; at most 2). */
   parentDepth: number;
+  /** The worker driving the parent: the child is created leased to it (driven inline, never by another worker). */
+  leaseOwner: string;
 }
 
 /** A run with a page of its events, as `AgentHost.getRun` returns it. @public */
@@ -146,8 +148,8 @@ export class RunService {
       abortRequested: false,
       abortReason: null,
       wakeRequested: false,
-      leaseOwner: null,
-      leaseExpiresAt: null,
+      leaseOwner: parent?.leaseOwner ?? null,
+      leaseExpiresAt: parent ? Number.MAX_SAFE_INTEGER : null,
       notBefore: null,
       createdAt: now,
       updatedAt: now,
@@ -155,8 +157,8 @@ export class RunService {
       endedAt: null,
     };
     await this.deps.storage.runs.insert(run);
-    await this.deps.bus.emit(run.id, 'run_status', { status: 'queued', step: 'drive' });
-    this.deps.wake();
+    await this.deps.bus.emit(run.id, 'run_status', { status: 'queued', step: 'drive', ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}) });
+    if (!parent) this.deps.wake();
     return run;
   }
 

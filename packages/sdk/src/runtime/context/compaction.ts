@@ -208,7 +208,9 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
  * @remarks
  * A user message, not a system layer: the summary is made of tool output and model text, which must
  * not gain the authority of the system prompt; and it keeps the conversation starting with a user
- * message, as Anthropic requires. The system prompt (and its prompt cache) stays untouched.
+ * message, as Anthropic requires. The system prompt (and its prompt cache) stays untouched. When the
+ * kept part starts with a user message, the two user messages are adjacent; the Anthropic adapter
+ * merges adjacent same-role messages and OpenAI-compatible servers accept them.
  *
  * @param summary - the summary text (from the model or the fallback)
  * @param pinned - facts to render verbatim
