@@ -1,0 +1,131 @@
+import {
+  createAgentContainer,
+  DefaultCapabilityRegistry,
+  PolicyAuthorizer,
+  registerStandardCapabilities,
+  resolvePort,
+  Tokens,
+  type AgentHost,
+  type AgentOptions,
+  type Authorizer,
+  type PolicySettings,
+} from '@media-agent/sdk';
+import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
+import { V3Client, type V3Auth, type V3Timeouts } from './client';
+import { V3GoalFacts } from './goal-facts';
+import { V3RunJournal } from './journal';
+import { v3OperationCapabilities } from './operations-capabilities';
+import { V3CapabilityRegistry } from './registry';
+import { v3StandardCapabilities, type V3Context, type V3MediaSettings } from './standard';
+
+/** Options of {@link createV3AgentHost}: the SDK's {@link @media-agent/sdk#AgentOptions} (except `goalFacts`) plus the host connection. @public */
+export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
+  /** MoviePilot 3.x root URL, e.g. `http://127.0.0.1:3001`. */
+  url: string;
+  /** API token or user name and password (never logged). */
+  auth: V3Auth;
+  /** Per-operation timeouts (ms). */
+  timeouts?: V3Timeouts;
+  /** Extra attempts for reads on transport errors and 5xx (default 2). */
+  readRetries?: number;
+  /**
+   * Host role of a principal (actor, or the actor that started an agent's run). Default: every
+   * principal has the client's own role (API key: superuser; password login: the JWT's `super_user`).
+   */
+  principalRole?: V3PrincipalRole;
+  /** Downloader, save path, storage of downloaded files. */
+  media?: V3MediaSettings;
+  /** `mp.*` tools revealed by discovery that stay offered to the model (default 16). */
+  maxRevealedTools?: number;
+}
+
+/** What {@link createV3AgentHost} returns. @public */
+export interface V3AgentHost {
+  /** The SDK host: runs, approvals, grants, `invoke`; call `start()` before use. */
+  readonly host: AgentHost;
+  /** The host client. */
+  readonly client: V3Client;
+  /** What each run touched (feeds `GoalFacts`). */
+  readonly journal: V3RunJournal;
+  /** The tsyringe container (resolve any port from it). */
+  readonly container: ReturnType<typeof createAgentContainer>;
+  /** Stops the host and closes the client's pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds an `AgentHost` for a MoviePilot 3.x host (issue 5 item 7): the SDK defaults (storage,
+ * ledger, plans, approvals, grants, runs) composed with the V3 client, the 15 standard capabilities,
+ * every catalog operation as `mp.<operation_id>` behind tool discovery, the {@link V3Authorizer}
+ * (admin-only denied before any request; approvals for destructive/confirmed operations), the
+ * verifiers and {@link V3GoalFacts}.
+ *
+ * ```ts
+ * const { host, close } = createV3AgentHost({ url: 'http://mp:3001', auth: { apiKey: process.env.MP_API_TOKEN! }, storage });
+ * await host.start();
+ * ```
+ *
+ * @param options - connection, auth, role mapping, media settings, and any SDK option
+ * @returns the host, client, journal and container
+ * @throws `OPTIONS_INVALID` (SDK options); `TypeError` for an invalid URL
+ * @public
+ */
+export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
+  const client = new V3Client({ url: options.url, auth: options.auth, ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...(options.readRetries !== undefined ? { readRetries: options.readRetries } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+  const journal = new V3RunJournal();
+  let own: Promise<V3HostRole> | undefined;
+  const role = async (principal: string): Promise<V3HostRole> => {
+    const mapped = await options.principalRole?.(principal);
+    if (mapped) return mapped;
+    own ??= client.identity().then((i) => (i.superuser ? 'superuser' : 'user'));
+    return own;
+  };
+  let registry: V3CapabilityRegistry | undefined;
+  const container = createAgentContainer({
+    ...options,
+    goalFacts: new V3GoalFacts(client, journal),
+    configure: (c) => {
+      const authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role);
+      c.register(Tokens.Authorizer, { useValue: authorizer });
+      c.register(Tokens.CapabilityRegistry, {
+        useFactory: (d) =>
+          (registry ??= new V3CapabilityRegistry(
+            new DefaultCapabilityRegistry({
+              storage: resolvePort(d, Tokens.StorageAdapter),
+              authorizer: resolvePort(d, Tokens.Authorizer),
+              ledger: resolvePort(d, Tokens.InvocationLedger),
+              clock: resolvePort(d, Tokens.Clock),
+              ids: resolvePort(d, Tokens.IdGenerator),
+              logger: resolvePort(d, Tokens.Logger),
+              maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
+            }),
+            options.maxRevealedTools,
+          )),
+      });
+      options.configure?.(c);
+    },
+  });
+  const host = resolvePort(container, Tokens.AgentHost);
+  const services = {
+    client,
+    plans: host.plans,
+    journal,
+    settings: options.media ?? {},
+    policies: new Map<string, { revision: number; settings: PolicySettings }>(),
+    releases: new Map<string, { context: V3Context; mediaEntityId: string }>(),
+    identities: new Map<string, string>(),
+  };
+  registerStandardCapabilities(host.capabilities, v3StandardCapabilities(services));
+  const reg = host.capabilities;
+  for (const capability of v3OperationCapabilities({ client, plans: host.plans, registry: () => reg, reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined) })) reg.register(capability);
+  return {
+    host,
+    client,
+    journal,
+    container,
+    close: async () => {
+      await host.stop().catch(() => undefined);
+      await client.close();
+    },
+  };
+}

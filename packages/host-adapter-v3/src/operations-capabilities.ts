@@ -1,0 +1,150 @@
+import Type from 'typebox';
+import { canonicalJson, defineCapability, MediaStateError, type Capability, type CapabilityKind, type CapabilityRegistry, type HandlerContext, type JsonValue, type PlanService, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
+import type { V3Client } from './client';
+import { V3_OPERATIONS } from './contract/operations';
+import type { V3Operation } from './contract/types';
+
+/** Plan type of a frozen catalog call (`mp.operation.plan`); approvals of `mp.*` writes bind to it. @public */
+export const MP_OPERATION_PLAN_TYPE = 'mp.operation';
+
+/**
+ * Kind and replay policy of a catalog operation (issue 5 item 3): `safe_read` → `read`/`safe`;
+ * `reversible_write`, `external_side_effect` and `destructive_write` → `execute`, with `reconcile`
+ * when the operation's recovery is `idempotent` and `never` (settled by a verifier) otherwise.
+ * @param op - the catalog entry
+ * @returns kind and replay
+ * @public
+ */
+export function kindOfV3Operation(op: V3Operation): { kind: CapabilityKind; replay: ReplayPolicy } {
+  if (op.effect === 'safe_read') return { kind: 'read', replay: 'safe' };
+  return { kind: 'execute', replay: op.recovery === 'idempotent' ? 'reconcile' : 'never' };
+}
+
+/**
+ * Whether a call of this operation needs a single-use approval (not a grant) for the actor:
+ * `destructive_write` for every non-human actor, `confirmation: required` for agent actors.
+ * @param op - the catalog entry
+ * @param actorKind - `user`, `apikey`, `agent` or `system`
+ * @public
+ */
+export function v3NeedsApproval(op: V3Operation, actorKind: string): boolean {
+  if (op.effect === 'safe_read' || actorKind === 'user') return false;
+  return op.effect === 'destructive_write' || (op.confirmation === 'required' && actorKind === 'agent');
+}
+
+/** Capability id of a catalog operation: `mp.<operation_id>`. @param operationId - e.g. `transfer.file` @public */
+export function mpCapabilityId(operationId: string): string {
+  return `mp.${operationId}`;
+}
+
+const Args = {
+  path_params: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description: 'Route parameters by name.' })),
+  query: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Query parameters (GET routes take filters here).' })),
+  body: Type.Optional(Type.Unknown({ description: 'JSON body (writes).' })),
+};
+const CallInput = Type.Object({ ...Args, planId: Type.Optional(Type.String({ maxLength: 128, description: 'Plan from mp.operation.plan (needed when the operation requires an approval).' })) }, { additionalProperties: false });
+const CallOutput = Type.Object({
+  status: Type.Integer({ description: 'HTTP status.' }),
+  success: Type.Boolean(),
+  message: Type.String(),
+  data: Type.Unknown(),
+  collection: Type.Optional(Type.Object({ result_count: Type.Optional(Type.Integer()), total_count: Type.Optional(Type.Integer()), page: Type.Optional(Type.Integer()), count: Type.Optional(Type.Integer()) })),
+});
+
+const frozen = (operationId: string, i: { path_params?: unknown; query?: unknown; body?: unknown }) => ({ operation_id: operationId, path_params: i.path_params ?? {}, query: i.query ?? {}, body: i.body ?? null });
+
+/**
+ * Every catalog operation as a capability `mp.<operation_id>` (issue 5 item 3), plus
+ * `mp.operation.plan` (freezes a call as a plan an administrator approves) and `mp.operations.search`
+ * (tool discovery over the catalog). Input is the host gateway's shape `{path_params, query, body}`
+ * plus `planId`; output the unwrapped answer `{status, success, message, data, collection}`.
+ * @internal
+ */
+export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanService; registry: () => CapabilityRegistry; reveal: (ids: string[]) => void }): Capability<any, any>[] {
+  const { client, plans } = deps;
+  const out: Capability<any, any>[] = V3_OPERATIONS.map((op) => {
+    const { kind, replay } = kindOfV3Operation(op);
+    const verify: Verifier<any, any> | undefined =
+      kind === 'execute' && replay === 'never'
+        ? async () => ({ status: 'unknown', reason: `MoviePilot ${op.operation_id} (${op.recovery}) has no receipt to read back; check the host's state with the matching read operation before retrying` })
+        : undefined;
+    return defineCapability({
+      id: mpCapabilityId(op.operation_id),
+      version: 1,
+      title: `MoviePilot ${op.operation_id}`,
+      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ', needs a person\'s approval (plan it with mp.operation.plan)' : ''}. ${op.notes}`,
+      kind,
+      replay,
+      input: CallInput,
+      output: CallOutput,
+      tags: ['moviepilot', 'mp', ...op.operation_id.split('.'), op.effect],
+      aliases: [op.operation_id],
+      target: (input: { planId?: string }) => (input.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: input.planId } : {}),
+      ...(verify ? { verify } : {}),
+      handler: async (input: { path_params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown; planId?: string }, ctx: HandlerContext) => {
+        if (ctx.plan) {
+          const expected = canonicalJson(frozen(op.operation_id, input) as unknown as JsonValue);
+          if (ctx.plan.type !== MP_OPERATION_PLAN_TYPE || canonicalJson(ctx.plan.payload) !== expected)
+            throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${ctx.plan.id} froze another call than this ${op.operation_id} call`, { planId: ctx.plan.id });
+        }
+        const r = await client.call(op.operation_id, {
+          ...(input.path_params ? { pathParams: input.path_params } : {}),
+          ...(input.query ? { query: input.query as Record<string, string> } : {}),
+          ...(input.body !== undefined ? { body: input.body } : {}),
+          signal: ctx.signal,
+        });
+        const result = { status: r.status, success: r.success, message: r.message, data: (r.data ?? null) as unknown, ...(r.collection ? { collection: r.collection } : {}) };
+        return op.operation_id === 'scheduler.run' && r.success ? ctx.pending(result) : result;
+      },
+    } as never) as Capability<any, any>;
+  });
+  out.push(
+    defineCapability({
+      id: 'mp.operation.plan',
+      version: 1,
+      title: 'Plan a MoviePilot operation call',
+      description: 'Freezes one MoviePilot catalog call {operation_id, path_params, query, body} as a plan; a console administrator approves its payload hash, then call mp.<operation_id> with the same arguments and planId.',
+      kind: 'propose',
+      replay: 'reconcile',
+      input: Type.Object({ operation_id: Type.String({ minLength: 1, maxLength: 128 }), ...Args }, { additionalProperties: false }),
+      output: Type.Object({ plan: Type.Object({ id: Type.String(), type: Type.String(), payloadHash: Type.String(), revision: Type.Integer() }) }),
+      tags: ['moviepilot', 'mp', 'plan', 'approval'],
+      handler: async (input, ctx) => {
+        const id = mpCapabilityId(input.operation_id);
+        if (!deps.registry().has(id)) throw new MediaStateError('MEDIA_NOT_FOUND', `no MoviePilot operation ${input.operation_id}`, { operationId: input.operation_id });
+        const plan = await plans.create({ type: MP_OPERATION_PLAN_TYPE, payload: frozen(input.operation_id, input) as unknown as JsonValue, actor: ctx.actor });
+        deps.reveal([id]);
+        return { plan: { id: plan.id, type: plan.type, payloadHash: plan.payloadHash, revision: plan.revision } };
+      },
+    }),
+    defineCapability({
+      id: 'mp.operations.search',
+      version: 1,
+      title: 'Find MoviePilot operations',
+      description: 'Searches the 221 MoviePilot V3 operations (subscriptions, sites, plugins, workflows, filters, storage, system…) by keywords; the matches become callable tools named mp.<operation_id>.',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ query: Type.String({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })) }, { additionalProperties: false }),
+      output: Type.Object({ operations: Type.Array(Type.Object({ capabilityId: Type.String(), method: Type.String(), path: Type.String(), effect: Type.String(), adminOnly: Type.Boolean(), confirmation: Type.String(), notes: Type.String() })) }),
+      tags: ['moviepilot', 'mp', 'discover', 'search', 'tools'],
+      aliases: ['查找操作', '工具'],
+      handler: async (input) => {
+        const hits = deps
+          .registry()
+          .search(input.query, 64)
+          .map((h) => h.capability.id)
+          .filter((id) => id.startsWith('mp.') && id !== 'mp.operations.search' && id !== 'mp.operation.plan')
+          .slice(0, input.limit ?? 8);
+        deps.reveal(hits);
+        const byId = new Map(V3_OPERATIONS.map((o) => [mpCapabilityId(o.operation_id), o]));
+        return {
+          operations: hits.map((id) => {
+            const o = byId.get(id)!;
+            return { capabilityId: id, method: o.method, path: o.path, effect: o.effect, adminOnly: o.admin_only, confirmation: o.confirmation, notes: o.notes };
+          }),
+        };
+      },
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,60 @@
+import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator, type AgentHost, type RunEvent, type RunStatus } from '@media-agent/sdk';
+import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
+import { createV3AgentHost, type V3AgentHostOptions } from '@media-agent/host-adapter-v3';
+import { MoviePilotV3Simulator, organizeCompletedDownloadScript, type SimOptions } from '@media-agent/host-adapter-v3/testing';
+
+export const cleanups: Array<() => Promise<void>> = [];
+export async function runCleanups(): Promise<void> {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+}
+
+/** A started simulator and a V3 host on it (memory storage, manual clock shared by both, scripted model). */
+export async function v3Setup(options: { sim?: SimOptions; host?: Partial<V3AgentHostOptions> } = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+  const sim = new MoviePilotV3Simulator({ clock, ...options.sim });
+  await sim.start();
+  cleanups.push(() => sim.close());
+  const provider = new ScriptedProvider({ scripts: [organizeCompletedDownloadScript(), addToLibraryScript('Dune: Part Two')] });
+  const v3 = createV3AgentHost({
+    url: sim.url,
+    auth: { apiKey: sim.apiKey },
+    storage: new MemoryStorage(),
+    clock,
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+    model: { provider },
+    runs: { pollMs: 5, goalPollSec: 1 },
+    ...options.host,
+  });
+  cleanups.push(() => v3.close());
+  await v3.host.start();
+  return { clock, sim, ...v3 };
+}
+
+export async function waitForStatus(host: AgentHost, runId: string, statuses: RunStatus[], options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    const { run } = await host.getRun(runId);
+    if (statuses.includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`);
+    if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export async function runEvents(host: AgentHost, runId: string): Promise<RunEvent[]> {
+  const out: RunEvent[] = [];
+  for (;;) {
+    const { events } = await host.getRun(runId, { afterSeq: out.at(-1)?.seq ?? 0, limit: 50 });
+    out.push(...events);
+    if (events.length < 50) return out;
+  }
+}
