@@ -72,7 +72,7 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
       id: mpCapabilityId(op.operation_id),
       version: 1,
       title: `MoviePilot ${op.operation_id}`,
-      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ', needs a person\'s approval (plan it with mp.operation.plan)' : ''}. ${op.notes}`,
+      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ', needs a person\'s approval (plan it with mp.operation.plan)' : ''}. ${op.notes ?? ''}`,
       kind,
       replay,
       input: CallInput,
@@ -140,7 +140,7 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
         return {
           operations: hits.map((id) => {
             const o = byId.get(id)!;
-            return { capabilityId: id, method: o.method, path: o.path, effect: o.effect, adminOnly: o.admin_only, confirmation: o.confirmation, notes: o.notes };
+            return { capabilityId: id, method: o.method, path: o.path, effect: o.effect, adminOnly: o.admin_only, confirmation: o.confirmation, notes: o.notes ?? '' };
           }),
         };
       },

@@ -30,6 +30,6 @@ export interface V3Operation {
   result_sensitivity: 'normal' | 'private' | 'secret' | 'unknown';
   /** Registry batch the operation came from. */
   registry_group: string;
-  /** Request/response facts from the sources. */
-  notes: string;
+  /** Request/response facts from the sources (null for a few operations). */
+  notes: string | null;
 }

@@ -82,6 +82,8 @@ export interface SimRequest {
   user: string | undefined;
   /** HTTP status answered (0 when the connection was dropped). */
   status: number;
+  /** Parsed JSON body, when any. */
+  body: unknown;
 }
 
 /** Options of {@link MoviePilotV3Simulator}. @public */
@@ -270,7 +272,7 @@ export class MoviePilotV3Simulator {
     });
     const contentType = String(req.headers['content-type'] ?? '');
     let body: unknown;
-    const record: SimRequest = { method: req.method ?? 'GET', url: req.url ?? '/', operationId: undefined, user: undefined, status: 0 };
+    const record: SimRequest = { method: req.method ?? 'GET', url: req.url ?? '/', operationId: undefined, user: undefined, status: 0, body: undefined };
     this.requests.push(record);
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       record.status = status;
@@ -287,6 +289,7 @@ export class MoviePilotV3Simulator {
           return envelope(422, false, 'invalid JSON', [{ location: ['body'], message: 'invalid JSON', error_type: 'json_invalid' }]);
         }
       } else body = raw;
+      if (contentType.includes('json')) record.body = body;
     }
     const check = validateV3Request({ method: record.method, path: url.pathname, query: url.searchParams, headers: req.headers, body: contentType.includes('json') ? body : undefined });
     record.operationId = check.operationId;
