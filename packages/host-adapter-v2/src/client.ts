@@ -186,6 +186,19 @@ export class V2HostClient {
     }
   }
 
+  /**
+   * Whether an operation with these security alternatives accepts the configured credentials.
+   * @param security - the operation's security scheme names
+   */
+  accepts(security: readonly V2SecurityScheme[]): boolean {
+    try {
+      this.#authMode({ id: 'check', security });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Closes the pool. */
   async close(): Promise<void> {
     await this.#pool.close();
