@@ -49,7 +49,7 @@ function operationsOf(capabilityId: string): V3Operation[] {
 }
 
 /**
- * The V3 host's {@link Authorizer} (issue 5 item 3), composed over the SDK's (normally
+ * The V3 host's `Authorizer` (issue 5 item 3), composed over the SDK's (normally
  * `PolicyAuthorizer`) and registered through `configure`:
  * 1. an admin-only operation (`admin_only` in the catalog; for a standard capability, any operation it
  *    sends) is denied before any request when the principal is not a host superuser — the principal of

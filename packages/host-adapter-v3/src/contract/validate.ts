@@ -64,8 +64,8 @@ function checkPair(where: string, source: unknown, id: unknown, violations: stri
 
 /**
  * Validates one incoming request against the MoviePilot 3.x contract (issue 5 item 6): the route
- * exists in the catalog for that method; authentication is present (`X-API-KEY`, `Authorization:
- * Bearer`, `?apikey=` or `?token=`); path parameters are non-empty; `media_source` + `media_id` are
+ * exists in the catalog for that method; authentication is present (`X-API-KEY`,
+ * `Authorization: Bearer`, `?apikey=` or `?token=`); path parameters are non-empty; `media_source` + `media_id` are
  * paired wherever they appear (query, body, `torrent_in`) and use a known source; paging is within
  * bounds (`page` ≥ 1, `count` 1–200, `page_size` 1–100 for `transfer.manual_reviews`); the key
  * operations' required fields are present; GET requests carry no body.
