@@ -5,7 +5,7 @@ import { cleanup, v2Setup } from './helpers';
 
 afterEach(cleanup);
 
-const admin = { actor: 'user:admin', taskId: 'task-1' };
+const admin = { actor: 'user:admin', taskId: 'task-1' } as const;
 const ok = (r: InvocationResult) => {
   expect(r.status, JSON.stringify(r.error)).toMatch(/succeeded|pending/);
   return r.output as any;
@@ -93,7 +93,7 @@ describe('V2 rules through the invocation path', () => {
 
   it('GoalFacts say imported only when the host library says so: a completed but not organized download is "completed"', async () => {
     const { clock, host, adapter } = await v2Setup({ sim: { autoTransfer: false } });
-    const run = { actor: 'user:admin', runId: 'run-facts' };
+    const run = { actor: 'user:admin', runId: 'run-facts' } as const;
     const lookup = ok(await host.invoke('catalog.lookup', { query: 'Dune: Part Two', limit: 1 }, run));
     const item = lookup.items[0];
     const search = ok(await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId }, run));

@@ -103,8 +103,14 @@ export class ContractValidator {
    */
   match(method: string, path: string): { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> } | undefined {
     let fallback: { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> } | undefined;
+    let literal = path;
+    try {
+      literal = decodeURI(path); // literal segments such as `<month_key>` arrive percent-encoded
+    } catch {
+      /* keep the raw path */
+    }
     for (const t of this.#templates) {
-      const m = t.regex.exec(path);
+      const m = t.regex.exec(literal);
       if (!m) continue;
       const pathParams: Record<string, string> = {};
       t.names.forEach((n, i) => (pathParams[n] = decodeURIComponent(m[i + 1]!)));
