@@ -35,6 +35,8 @@ export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } 
 export { searchCapabilities, type CapabilitySearchHit } from './capabilities/capability-search';
 export { summarizeInput, SENSITIVE_FIELD_PATTERN, REDACTED } from './capabilities/input-summary';
 export {
+  InvalidContextError,
+  InvocationAbortedError,
   CapabilityNotFoundError,
   DuplicateCapabilityError,
   InvalidCapabilityError,
@@ -50,7 +52,7 @@ export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind
 export { actionCovers } from './authorization/action-pattern';
 export { checkApproval, type ApprovalCheck } from './authorization/approval-rules';
 export { checkGrant, grantCoversCapability, utcDayStart, type GrantCheck } from './authorization/grant-rules';
-export { decideAuthorization, type AuthorizationFacts, type AutomationSettings } from './authorization/decide';
+export { decideAuthorization, checkRun, type AuthorizationFacts, type AutomationSettings } from './authorization/decide';
 export type { AuthorizationDecision, DenialCode, RuleFailure } from './authorization/decision';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';
@@ -102,7 +104,7 @@ export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedErr
 export type { AgentHost, AgentHostDeps, StartReport } from './runtime/agent-host';
 export { DefaultAgentHost } from './runtime/agent-host';
 export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
-export { RunService, RunRequestError, RunNotFoundError, type StartRunInput, type RunDetail } from './runtime/run-service';
+export { RunService, RunRequestError, RunNotFoundError, type StartRunInput, type RunDetail, type SubagentParent } from './runtime/run-service';
 export { RunDriver, type RunDriverDeps, type RunDriverSettings, type RunLease } from './runtime/run-driver';
 export { WorkerPool, type WorkerPoolSettings } from './runtime/worker-pool';
 export { checkRunBudgets, checkDailyBudgets, DEFAULT_RUN_BUDGETS, DEFAULT_DAILY_BUDGETS, type RunBudgets, type DailyBudgets, type BudgetBreach } from './runtime/run-budgets';
@@ -111,6 +113,9 @@ export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export { UPDATE_PLAN_TOOL, UPDATE_PLAN_MODEL_TOOL, RunPlanSchema, validatePlan, type RunPlan } from './runtime/plan-tool';
 export { toolResultMessage, TOOL_RESULT_NOTES } from './runtime/tool-result';
 export { RUNTIME_SYSTEM_PROMPT } from './runtime/system-prompt';
+export { DELEGATE_TOOL, DELEGATE_MODEL_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './runtime/delegate-tool';
+export * from './runtime/guardrails/index';
+export * from './runtime/context/index';
 
 // events
 export { RunEventBus, toRunEvent } from './events/run-event-bus';

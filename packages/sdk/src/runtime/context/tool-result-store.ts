@@ -131,7 +131,8 @@ export interface ToolResultPage {
 }
 
 /** Why a stored result is gone. */
-type GoneReason = 'expired' | 'evicted' | 'released';
+/** Why a stored result is gone: aged out, evicted by a newer one, or released with its run. @public */
+export type GoneReason = 'expired' | 'evicted' | 'released';
 
 /** Codes of the errors {@link ToolResultStore.read} throws. @public */
 export const TOOL_RESULT_ERROR_CODES = Object.freeze({

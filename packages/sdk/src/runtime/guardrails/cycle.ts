@@ -4,7 +4,9 @@
  * @public
  */
 export interface CycleEntry {
+  /** Call signature plus result fingerprint. */
   key: string;
+  /** True for calls that may repeat normally (polls). */
   poll: boolean;
 }
 

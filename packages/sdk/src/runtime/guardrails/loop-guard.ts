@@ -92,6 +92,7 @@ export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freez
  * @public
  */
 export interface LoopGuardState {
+  /** State format version. */
   version: 1;
   /** Failures per call signature. */
   sameCallFailures: Record<string, number>;
