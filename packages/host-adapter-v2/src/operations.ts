@@ -1,8 +1,5 @@
-/**
- * The MoviePilot 2.x REST operations the adapter sends, as a table checked row by row against
- * `contracts/openapi-v2.json` by the contract tests (method, path, envelope, security schemes).
- * @packageDocumentation
- */
+// The MoviePilot 2.x REST operations the adapter sends, as a table checked row by row against
+// `contracts/openapi-v2.json` by the contract tests (method, path, envelope, security schemes).
 
 /** Security scheme names of the V2 OpenAPI document (`components.securitySchemes`). @public */
 export type V2SecurityScheme = 'OAuth2PasswordBearer' | 'api_key_query' | 'api_key_header' | 'api_token_query';

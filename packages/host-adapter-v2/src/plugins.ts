@@ -55,7 +55,8 @@ export interface V2PluginRoute {
 /** The host's own routes under `/api/v1/plugin/` (plugin management), which are not plugin APIs. */
 const HOST_PLUGIN_ROUTES = new Set(['clone', 'dashboard', 'folders', 'form', 'install', 'installed', 'page', 'reload', 'reset', 'sidebar_nav', 'statistic']);
 
-type Doc = { paths: Record<string, Record<string, { summary?: string; description?: string; parameters?: Array<{ in: string; name: string; required?: boolean; schema?: unknown }>; requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; security?: Array<Record<string, string[]>> }>>; components?: { schemas?: Record<string, unknown> } };
+/** The parts of a host's OpenAPI document the plugin discovery reads. @public */
+export type V2OpenApiDocument = { paths: Record<string, Record<string, { summary?: string; description?: string; parameters?: Array<{ in: string; name: string; required?: boolean; schema?: unknown }>; requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; security?: Array<Record<string, string[]>> }>>; components?: { schemas?: Record<string, unknown> } };
 
 /**
  * The capability id of a plugin route: `plugin.<PluginID>.<path>`, `/` → `.`, other characters
@@ -76,7 +77,7 @@ export function pluginCapabilityId(pluginId: string, rest: string): string {
  * routes excluded. When one id would serve several methods, the non-GET ones get `.<method>` appended.
  * @public
  */
-export function pluginRoutes(doc: Doc): V2PluginRoute[] {
+export function pluginRoutes(doc: V2OpenApiDocument): V2PluginRoute[] {
   const out: V2PluginRoute[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     const m = /^\/api\/v1\/plugin\/([A-Za-z0-9_-]+)\/(.+)$/.exec(path);
@@ -101,7 +102,7 @@ export function pluginRoutes(doc: Doc): V2PluginRoute[] {
 }
 
 /** Inlines `#/components/schemas/…` references (cycles become `{}`), so a capability schema stands alone. */
-function inline(schema: unknown, doc: Doc, seen: string[] = []): unknown {
+function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): unknown {
   if (Array.isArray(schema)) return schema.map((s) => inline(s, doc, seen));
   if (!schema || typeof schema !== 'object') return schema;
   const ref = (schema as { $ref?: string }).$ref;
@@ -124,7 +125,7 @@ function inline(schema: unknown, doc: Doc, seen: string[] = []): unknown {
  * @public
  */
 export async function discoverV2PluginCapabilities(client: V2HostClient, declarations: Record<string, V2PluginDeclaration> = {}): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[] }> {
-  const doc = (await client.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: ['api_key_header', 'OAuth2PasswordBearer'], write: false })) as Doc;
+  const doc = (await client.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: ['api_key_header', 'OAuth2PasswordBearer'], write: false })) as V2OpenApiDocument;
   const routes = pluginRoutes(doc).filter((r) => client.accepts(r.security));
   const capabilities = routes.map((route) => {
     const op = doc.paths[route.path]![route.method.toLowerCase()]!;

@@ -36,9 +36,13 @@ export interface TrackedRun {
   organizes: string[];
 }
 
-interface TrackingState {
+/** The adapter's bookkeeping as stored: tracked downloads by hash, runs by id, identity corrections by `release:<id>` / `download:<hash>`. @public */
+export interface V2TrackingState {
+  /** Downloads by info hash. */
   downloads: Record<string, TrackedDownload>;
+  /** Runs by id. */
   runs: Record<string, TrackedRun>;
+  /** Identity corrections (`identity.resolve`): subject → media entity id. */
   identities: Record<string, string>;
 }
 
@@ -54,15 +58,15 @@ export class V2Tracking {
   constructor(private readonly storage: StorageAdapter) {}
 
   /** The whole state (a copy). */
-  async read(): Promise<TrackingState> {
-    const v = (await this.storage.settings.get(KEY)) as unknown as TrackingState | undefined;
+  async read(): Promise<V2TrackingState> {
+    const v = (await this.storage.settings.get(KEY)) as unknown as V2TrackingState | undefined;
     return v ?? { downloads: {}, runs: {}, identities: {} };
   }
 
   /** Applies `change` atomically. */
-  async update(change: (s: TrackingState) => void): Promise<void> {
+  async update(change: (s: V2TrackingState) => void): Promise<void> {
     await this.storage.transaction(async (session) => {
-      const s = ((await session.settings.get(KEY)) as unknown as TrackingState | undefined) ?? { downloads: {}, runs: {}, identities: {} };
+      const s = ((await session.settings.get(KEY)) as unknown as V2TrackingState | undefined) ?? { downloads: {}, runs: {}, identities: {} };
       change(s);
       await session.settings.set(KEY, s as unknown as JsonValue);
     });
