@@ -207,10 +207,21 @@ function parseScripts(scripts: ScriptedProviderOptions['scripts']): FakeScript[]
 function turnOf(script: FakeScript, messages: ReadonlyArray<ModelMessage>): number {
   let start = -1;
   messages.forEach((m, i) => {
+    if (m.role !== 'user' || isCompactionSummary(m)) return;
     // A script without `match` plays once from the goal: later user messages never restart it.
-    if (m.role === 'user' && (script.match === undefined ? start < 0 : matches(script, [textOf(m.content)]))) start = i;
+    if (script.match === undefined ? start < 0 : matches(script, [textOf(m.content)])) start = i;
   });
-  return messages.slice(start + 1).filter((m) => m.role === 'assistant').length;
+  // A compaction summary stands for the assistant turns it replaced ("(N assistant turns)").
+  let turns = 0;
+  for (const m of messages.slice(start + 1)) {
+    if (m.role === 'assistant') turns++;
+    else if (isCompactionSummary(m)) turns += Number(/\((\d+) assistant turns\)/.exec(textOf(m.content))?.[1] ?? 0);
+  }
+  return turns;
+}
+
+function isCompactionSummary(m: ModelMessage): boolean {
+  return m.role === 'user' && textOf(m.content).startsWith('[context summary]');
 }
 
 function matches(script: FakeScript, texts: string[]): boolean {
@@ -283,10 +294,12 @@ export class ScriptedProvider implements ModelProvider {
   }
 
   async *#run(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelEvent> {
-    const userTexts = request.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
+    const userTexts = request.messages.filter((m) => m.role === 'user' && !isCompactionSummary(m)).map((m) => textOf(m.content));
     const goal = userTexts[0] ?? '';
     const lastUserMessage = userTexts[userTexts.length - 1] ?? '';
-    const script = this.#scripts.find((s) => matches(s, [goal, lastUserMessage]));
+    // After a compaction the goal may live only in the summary (its pinned facts).
+    const summaries = request.messages.filter(isCompactionSummary).map((m) => textOf(m.content));
+    const script = this.#scripts.find((s) => matches(s, [goal, lastUserMessage, ...summaries]));
     const turn = script ? turnOf(script, request.messages) : 0;
     const ctx: ScriptContext = { goal, lastUserMessage, results: latestResults(request.messages), turn, request };
     const pause = async () => {

@@ -65,6 +65,12 @@ export interface RunOptions {
   systemPrompt?: string;
   /** Loop guard thresholds (defaults: seed 000, 执行纠偏与停止). */
   loopGuard?: Partial<LoopGuardConfig>;
+  /** Capabilities offered on the first model call, ranked against the goal; more through `search_tools` (seed 000 `LLM_MAX_TOOLS`; default 0 = offer all). */
+  maxTools?: number;
+  /** The model's context window in tokens (seed 004 `pi.contextBudget`, default 128 000). */
+  contextWindowTokens?: number;
+  /** Compact the conversation above this share of the window (seed 004 `compaction.thresholdRatio`, default 0.8; 0 turns compaction off). */
+  compactionThreshold?: number;
   /** Large tool result limits (defaults: seed 000, 工具结果与大结果续读: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;
 }
@@ -82,7 +88,10 @@ export interface ResolvedAgentOptions {
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
   /** Run settings with defaults applied. */
-  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results'>> & {
+  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results' | 'maxTools' | 'contextWindowTokens' | 'compactionThreshold'>> & {
+    maxTools: number;
+    contextWindowTokens: number;
+    compactionThreshold: number;
     budgets: RunBudgets;
     daily: DailyBudgets;
     systemPrompt: string | undefined;

@@ -53,7 +53,19 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const budgets = { ...DEFAULT_RUN_BUDGETS, ...(r.budgets ?? {}) };
   const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
   for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
-  return { ...limits, model: options.model?.model ?? 'scripted', maxTokens: options.model?.maxTokens, runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results } };
+  const maxTools = r.maxTools ?? 0;
+  if (!(Number.isInteger(maxTools) && maxTools >= 0)) throw new MediaAgentError('OPTIONS_INVALID', `option runs.maxTools must be a non-negative integer; got ${String(maxTools)}`, { option: 'runs.maxTools' });
+  const contextWindowTokens = r.contextWindowTokens ?? 128_000;
+  positive('runs.contextWindowTokens', contextWindowTokens);
+  const compactionThreshold = r.compactionThreshold ?? 0.8;
+  if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
+    throw new MediaAgentError('OPTIONS_INVALID', `option runs.compactionThreshold must be in [0, 1); got ${String(compactionThreshold)}`, { option: 'runs.compactionThreshold' });
+  return {
+    ...limits,
+    model: options.model?.model ?? 'scripted',
+    maxTokens: options.model?.maxTokens,
+    runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results, maxTools, contextWindowTokens, compactionThreshold },
+  };
 }
 
 /**
@@ -117,6 +129,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
       let runs: RunService | undefined;
       const driver = new RunDriver({
         results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+        counter: resolvePort(d, Tokens.TokenCounter),
         startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
           runs!.startRun(
             { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
@@ -141,6 +154,9 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
           goalWaitHours: resolved.runs.goalWaitHours,
           inboxCapacity: resolved.runs.inboxCapacity,
           loopGuard: resolved.runs.loopGuard,
+          maxTools: resolved.runs.maxTools,
+          contextWindowTokens: resolved.runs.contextWindowTokens,
+          compactionThreshold: resolved.runs.compactionThreshold,
         },
       });
       const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });

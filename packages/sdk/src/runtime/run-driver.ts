@@ -27,6 +27,9 @@ import type { GuardCall, GuardCallKind } from './guardrails/types';
 import type { LoopGuardConfig } from './guardrails/loop-guard';
 import { formatStoredToolResult, READ_TOOL_RESULT_MODEL_TOOL, READ_TOOL_RESULT_TOOL, toolResultPageView, type ToolResultStore } from './context/tool-result-store';
 import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './delegate-tool';
+import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, SEARCH_TOOLS_TOOL, ToolDiscovery } from './context/tool-discovery';
+import { compact, dedupeRepeatedResults, summaryRequestMessages, type PinnedFacts } from './context/compaction';
+import type { TokenCounter } from '../models/tokens';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -46,6 +49,12 @@ export interface RunDriverSettings {
   inboxCapacity: number;
   /** Loop guard thresholds (defaults: seed 000). */
   loopGuard: Partial<LoopGuardConfig> | undefined;
+  /** Capabilities offered on the first model call, ranked against the goal; 0 offers all (seed 000 `LLM_MAX_TOOLS`). */
+  maxTools: number;
+  /** The model's context window in tokens (seed 004 `contextBudget`, default 128 000). */
+  contextWindowTokens: number;
+  /** Compaction threshold as a share of the window (seed 004 `compaction.thresholdRatio`, default 0.8); 0 turns compaction off. */
+  compactionThreshold: number;
 }
 
 /** Everything the driver needs. @public */
@@ -72,6 +81,8 @@ export interface RunDriverDeps {
   logger: Logger;
   /** Large tool results kept for paging with `read_tool_result`. */
   results: ToolResultStore;
+  /** Token counting for compaction and the tool budget. */
+  counter: TokenCounter;
   /** Creates a read-only subagent run (queued) for `delegate`; the driver drives it inline. */
   startSubagent: (parent: RunRecord, goal: string, capabilityIds: string[], budgets: RunBudgets, leaseOwner: string) => Promise<RunRecord>;
   /** Settings. */
@@ -100,6 +111,9 @@ const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: []
  * @public
  */
 export class RunDriver {
+  /** Tool discovery of the runs this driver is driving now (search_tools updates the same instance). */
+  readonly #discoveries = new Map<string, ToolDiscovery>();
+
   /** @param deps - storage, registry, ledger, approvals, model, facts, events, clock, ids, logger, settings */
   constructor(private readonly deps: RunDriverDeps) {}
 
@@ -200,10 +214,16 @@ export class RunDriver {
 
   async #drive(run: RunRecord, lease: RunLease): Promise<DriveOutcome> {
     const { storage, clock } = this.deps;
-    const messages = (await storage.messages.list(run.id)).map((m) => m.message as unknown as ModelMessage);
+    const stored = (await storage.messages.list(run.id)).map((m) => m.message as unknown as ModelMessage);
+    const compacted = (run.runtimeState as { compaction?: { keepFrom: number; summary: ModelMessage } } | null)?.compaction;
+    // The working conversation: after a compaction, its summary and the messages kept since (all stay in storage).
+    const messages = compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored;
+    let storedCount = stored.length;
     if (messages.length === 0) await this.#append(run, messages, { role: 'user', content: run.goal });
     await this.#reconcileDanglingCalls(run, messages);
-    const tools = this.#tools(run);
+    const discovery = await this.#discovery(run);
+    if (discovery) this.#discoveries.set(run.id, discovery);
+    else this.#discoveries.delete(run.id);
     const budgets = run.budgets as unknown as RunBudgets;
     const guard = this.#guard(run);
     let usage: RunUsage = { ...run.usage };
@@ -216,7 +236,10 @@ export class RunDriver {
       const breach = checkRunBudgets(usage, budgets, clock.now() - (fresh.startedAt ?? fresh.createdAt));
       if (breach) return { kind: 'budget', breach };
 
-      const turn = await this.#callModel(run, messages, tools, lease.signal);
+      storedCount = (await storage.messages.list(run.id)).length;
+      const prepared = await this.#prepareRequest(run, lease, messages, storedCount, discovery);
+      if ('failed' in prepared) return prepared.failed;
+      const turn = await this.#callModel(run, prepared.messages, prepared.tools, lease.signal);
       usage = { ...usage, modelCalls: usage.modelCalls + 1, inputTokens: usage.inputTokens + turn.usage.inputTokens, outputTokens: usage.outputTokens + turn.usage.outputTokens, costUsd: usage.costUsd + turn.costUsd };
       await this.#patch(run, lease, { usage });
       if (turn.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
@@ -274,6 +297,101 @@ export class RunDriver {
     }
   }
 
+  /**
+   * The next request: compaction above the threshold (the summary replaces older turns in the working set,
+   * never splitting a call from its result; plan, unknown writes and open approvals pinned), repeated long
+   * results replaced by references in the outbound copy, and the tools discovery offers.
+   */
+  async #prepareRequest(
+    run: RunRecord,
+    lease: RunLease,
+    messages: ModelMessage[],
+    storedCount: number,
+    discovery: ToolDiscovery | undefined,
+  ): Promise<{ messages: ModelMessage[]; tools: ModelTool[] } | { failed: DriveOutcome }> {
+    const { settings, counter } = this.deps;
+    let note: string | undefined;
+    let tools = discovery ? discovery.baseTools() : this.#tools(run);
+    if (settings.compactionThreshold > 0) {
+      try {
+        const result = await compact(messages, {
+          counter,
+          model: settings.model,
+          contextWindow: settings.contextWindowTokens,
+          thresholdShare: settings.compactionThreshold,
+          system: [{ role: 'system', content: RUNTIME_SYSTEM_PROMPT }],
+          tools,
+          pinned: await this.#pinned(run),
+          summarize: (older, signal) => this.#summarize(older, signal),
+          signal: lease.signal,
+        });
+        if (result.summarySource !== 'none') {
+          const summary = result.messages[0]!;
+          const keepFrom = storedCount - (result.messages.length - 1);
+          messages.splice(0, messages.length, ...result.messages);
+          const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
+          await this.#patch(run, lease, { runtimeState: { ...current, compaction: { keepFrom, summary: summary as unknown as JsonValue } } });
+        }
+        if (discovery) {
+          const next = discovery.toolsForNextCall({ requestTokens: result.tokensAfter });
+          tools = next.tools;
+          note = next.note;
+        }
+      } catch (error) {
+        if (error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE') return { failed: { kind: 'failed', code: error.code, message: error.message } };
+        throw error;
+      }
+    } else if (discovery) {
+      const next = discovery.toolsForNextCall({ messages });
+      tools = next.tools;
+      note = next.note;
+    }
+    if (discovery) await this.#saveState(run, lease, 'discovery', discovery.toJSON() as unknown as JsonValue);
+    const outbound = dedupeRepeatedResults(messages);
+    return { messages: note ? [{ role: 'system', content: note }, ...outbound] : outbound, tools };
+  }
+
+  /** Summaries are written by the model; compaction falls back to a deterministic digest when this throws. */
+  async #summarize(older: readonly ModelMessage[], signal?: AbortSignal): Promise<string> {
+    const turn = await this.deps.provider.stream({ model: this.deps.settings.model, messages: summaryRequestMessages(older) }, signal);
+    let text = '';
+    for await (const event of turn) {
+      if (event.type === 'text_delta') text += event.text;
+      if (event.type === 'error') throw event.error;
+    }
+    return text;
+  }
+
+  /** Facts that survive every compaction: the plan, unresolved unknown writes, approvals still open. */
+  async #pinned(run: RunRecord): Promise<PinnedFacts> {
+    const fresh = (await this.deps.storage.runs.get(run.id)) ?? run;
+    const unknown = (await this.deps.storage.ledger.listByState(['unknown'])).filter((e) => e.runId === run.id);
+    return {
+      goal: run.goal,
+      ...(fresh.plan ? { plan: fresh.plan } : {}),
+      unknownWrites: unknown.map((e) => ({ capability: e.capabilityId, callId: e.callId, input: e.inputSummary, note: 'outcome unknown: verify before retrying' })),
+      pendingApprovals: (await this.#openApprovals(run)).map((a) => ({ approvalId: a.id, planType: a.planType, planId: a.planId })),
+    };
+  }
+
+  /** Tool discovery for the run (seed 000, 按需发现工具), restored from its runtime state; undefined when every tool is offered. */
+  async #discovery(run: RunRecord): Promise<ToolDiscovery | undefined> {
+    if (this.deps.settings.maxTools <= 0) return undefined;
+    const catalog = this.deps.capabilities.list().filter((d) => !this.#refusal(run, d.id));
+    const alwaysOn = [UPDATE_PLAN_MODEL_TOOL, SEARCH_TOOLS_MODEL_TOOL, READ_TOOL_RESULT_MODEL_TOOL, ...(run.depth < MAX_SUBAGENT_DEPTH ? [DELEGATE_MODEL_TOOL] : [])];
+    const options = { maxTools: this.deps.settings.maxTools, counter: this.deps.counter, model: this.deps.settings.model, contextWindow: this.deps.settings.contextWindowTokens, alwaysOn };
+    const saved = (run.runtimeState as { discovery?: unknown } | null)?.discovery;
+    if (saved) return ToolDiscovery.fromJSON(saved as never, catalog, options);
+    const discovery = new ToolDiscovery(catalog, options);
+    discovery.select(run.goal);
+    return discovery;
+  }
+
+  async #saveState(run: RunRecord, lease: RunLease, key: string, value: JsonValue): Promise<void> {
+    const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
+    await this.#patch(run, lease, { runtimeState: { ...current, [key]: value } });
+  }
+
   /** The loop guard of a run, restored from its runtime state (crash resume) or new. */
   #guard(run: RunRecord): LoopGuard {
     const saved = (run.runtimeState as { guard?: unknown } | null)?.guard;
@@ -282,12 +400,11 @@ export class RunDriver {
   }
 
   async #saveGuard(run: RunRecord, lease: RunLease, guard: LoopGuard): Promise<void> {
-    const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
-    await this.#patch(run, lease, { runtimeState: { ...current, guard: guard.toJSON() as unknown as JsonValue } });
+    await this.#saveState(run, lease, 'guard', guard.toJSON() as unknown as JsonValue);
   }
 
   #guardCall(call: ToolCallPart): GuardCall {
-    const internal = [UPDATE_PLAN_TOOL, READ_TOOL_RESULT_TOOL, DELEGATE_TOOL, 'search_tools'];
+    const internal = [UPDATE_PLAN_TOOL, READ_TOOL_RESULT_TOOL, DELEGATE_TOOL, SEARCH_TOOLS_TOOL];
     const kind: GuardCallKind = internal.includes(call.name) ? 'internal' : this.deps.capabilities.has(call.name) ? this.deps.capabilities.get(call.name).kind : 'internal';
     return { tool: call.name, input: call.input, kind };
   }
@@ -439,6 +556,17 @@ export class RunDriver {
       }
     }
     if (call.name === DELEGATE_TOOL) return this.#delegate(run, call, lease, done);
+    if (call.name === SEARCH_TOOLS_TOOL) {
+      const discovery = this.#discoveries.get(run.id);
+      if (!discovery) return done({ status: 'failed', error: { code: 'TOOL_SEARCH_OFF', message: 'every tool is already offered' } });
+      try {
+        const output = discovery.searchFromInput(call.input);
+        await this.#saveState(run, lease, 'discovery', discovery.toJSON() as unknown as JsonValue);
+        return done({ status: 'succeeded', output: output as unknown as JsonValue });
+      } catch (error) {
+        return done({ status: 'failed', error: { code: error instanceof MediaAgentError ? error.code : 'TOOL_SEARCH_FAILED', message: error instanceof Error ? error.message : String(error) } });
+      }
+    }
     const descriptor = capabilities.get(call.name);
     const approvalId = await this.#approvalFor(run, descriptor, call.input);
     let result: InvocationResult;
@@ -515,7 +643,7 @@ export class RunDriver {
       ...this.deps.capabilities
         .list()
         .filter((d) => !this.#refusal(run, d.id))
-        .map((d) => ({ name: d.id, description: d.description, inputSchema: d.input as unknown as Record<string, unknown> })),
+        .map(capabilityModelTool),
       UPDATE_PLAN_MODEL_TOOL,
       READ_TOOL_RESULT_MODEL_TOOL,
       ...(run.depth < MAX_SUBAGENT_DEPTH ? [DELEGATE_MODEL_TOOL] : []),

@@ -59,7 +59,7 @@ describe('large tool results through the real runtime (seed 000, 工具结果与
         return next === null ? [] : [{ capability: 'read_tool_result', input: { result_id: first.result_id, offset: next } }];
       },
     };
-    const { host: h, provider } = await host({ match: 'logs', steps: [{ toolCalls: [{ capability: 'logs.read', input: {} }] }, ...Array.from({ length: 200 }, () => readNext)] }, () => log, { budgets: { maxToolCalls: 500 } });
+    const { host: h, provider } = await host({ match: 'logs', steps: [{ toolCalls: [{ capability: 'logs.read', input: {} }] }, ...Array.from({ length: 200 }, () => readNext)] }, () => log, { budgets: { maxToolCalls: 500 }, compactionThreshold: 0 });
     const run = await h.startRun({ goal: 'read the logs', mode: 'plan_only', actor: 'user:admin' });
 
     await waitForStatus(h, run.id, ['succeeded', 'failed', 'budget_exceeded'], { timeoutMs: 60_000 });

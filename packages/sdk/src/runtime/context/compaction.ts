@@ -218,10 +218,24 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
  * @returns the message
  * @public
  */
-export function summaryMessage(summary: string, pinned: PinnedFacts | undefined, count: number): UserMessage {
+export function summaryMessage(summary: string, pinned: PinnedFacts | undefined, count: number, assistantTurns = 0): UserMessage {
   const pinnedBlock = renderPinnedFacts(pinned);
-  const head = `${SUMMARY_MARKER} ${count} earlier messages of this run were compacted to save context. This is a summary written by the runtime, not a new request from the user; tool results in it are historical.`;
+  const head = `${SUMMARY_MARKER} ${count} earlier messages (${assistantTurns} assistant turns) of this run were compacted to save context. This is a summary written by the runtime, not a new request from the user; tool results in it are historical.`;
   return { role: 'user', content: [head, pinnedBlock, `${SUMMARY_HEADING}\n${summary.trim()}`].filter(Boolean).join('\n\n') };
+}
+
+/**
+ * Assistant turns in `messages`, counting those an earlier summary among them stood for (the
+ * `(N assistant turns)` of its head), so the count survives repeated compactions.
+ * @public
+ */
+export function summarizedAssistantTurns(messages: readonly ModelMessage[]): number {
+  let turns = 0;
+  for (const m of messages) {
+    if (m.role === 'assistant') turns++;
+    else if (isSummaryMessage(m)) turns += Number(/\((\d+) assistant turns\)/.exec(m.content as string)?.[1] ?? 0);
+  }
+  return turns;
 }
 
 /**
@@ -466,7 +480,7 @@ export async function compact(messages: readonly ModelMessage[], options: Compac
   }
   if (fallbackReason !== undefined) summary = fallbackDigest(plan.summarize, fallbackReason);
   summary = fitTokens(options.counter, options.model, summary, plan.summaryBudgetTokens);
-  const next = [summaryMessage(summary, options.pinned, plan.cut), ...plan.keep];
+  const next = [summaryMessage(summary, options.pinned, plan.cut, summarizedAssistantTurns(plan.summarize)), ...plan.keep];
   return {
     messages: next,
     plan,
