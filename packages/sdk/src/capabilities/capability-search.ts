@@ -10,12 +10,15 @@ export interface CapabilitySearchHit {
 
 const WEIGHTS = { idExact: 100, aliasExact: 80, id: 40, alias: 35, tag: 25, title: 15, description: 5 } as const;
 
-/** Splits a query into lowercase terms on whitespace and ASCII punctuation (CJK runs stay whole). @internal */
+/** English words that say nothing about a capability ("check the inventory for Dune" → inventory, dune). */
+const STOPWORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'at', 'by', 'and', 'or', 'is', 'it', 'my', 'me', 'i', 'we', 'be', 'do', 'with', 'from', 'into', 'this', 'that', 'please', 'can', 'you', 'what', 'which', 'check', 'find', 'get', 'show', 'some', 'all', 'any']);
+
+/** Splits a query into lowercase terms on whitespace and ASCII punctuation (CJK runs stay whole), without stopwords. @internal */
 export function searchTerms(query: string): string[] {
   return query
     .toLowerCase()
     .split(/[\s,;:!?()[\]{}"'`/\\|]+/u)
-    .filter(Boolean);
+    .filter((t) => t && !STOPWORDS.has(t));
 }
 
 /**
