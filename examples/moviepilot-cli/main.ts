@@ -171,7 +171,7 @@ function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3')
       }
       const titles = (generation === 'v2' ? V2_TITLES : V3_TITLES).map((t) => t.title);
       const title = titleOfGoal(goal, titles);
-      const scripts = [...(generation === 'v3' ? [organizeCompletedDownloadScript()] : []), addToLibraryScript(title, { match: { regex: title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' } })];
+      const scripts = [...(generation === 'v3' ? [organizeCompletedDownloadScript()] : []), { ...addToLibraryScript(title), match: { regex: title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' } }];
       return { provider: { provider: 'scripted', scripts, chunkSize: 24 }, model: 'scripted', label: `scripted model adding "${title}" (no network)` };
     }
   }
@@ -243,7 +243,7 @@ export async function runCli(cmd: CliCommand): Promise<number> {
     await host.start();
     const active = await host.grants.list({ status: 'active' });
     for (const action of [...PROPOSALS, ...cmd.grants]) {
-      if (active.some((g) => g.action === action && g.actor === ADMIN)) continue;
+      if (active.some((g) => g.action === action && g.createdBy === ADMIN)) continue;
       await host.grants.create({ action, actor: ADMIN, reason: cmd.grants.includes(action) ? `--grant ${action} on the command line` : 'the agent may propose plans', budget: { maxInvocationsPerDay: 20 } });
       if (cmd.grants.includes(action)) console.log(`grant: the agent may ${action} without asking (standing grant by ${ADMIN})`);
     }
