@@ -158,7 +158,7 @@ function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | u
 }
 
 /**
- * Indices where the conversation may be cut: `i` (0 < i < n) such that `messages[i]` is not a tool
+ * Indices where the conversation may be cut: `i` (strictly between 0 and n) such that `messages[i]` is not a tool
  * result and no tool call before `i` is answered at or after `i` — so a tool call is never separated
  * from its result. In practice: before a user message, or before an assistant message once every
  * earlier call has its result.

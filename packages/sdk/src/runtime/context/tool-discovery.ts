@@ -203,16 +203,16 @@ export function capabilityModelTool(d: CapabilityDescriptor): ModelTool {
  *
  * @remarks
  * With `maxTools > 0` the first call offers only the `maxTools` capabilities ranked best against the
- * goal ({@link searchCapabilities}), plus the always-on tools. `search_tools` ({@link search}) finds
+ * goal ({@link searchCapabilities}), plus the always-on tools. `search_tools` ({@link ToolDiscovery.search}) finds
  * more in the same catalog: at most 8 per call; the 16 most recent extra candidates are kept and a
  * re-discovered one moves to the front; no match never expands to all tools. Before each call
- * {@link toolsForNextCall} enables candidates in priority order while their schemas (the JSON of each
+ * {@link ToolDiscovery.toolsForNextCall} enables candidates in priority order while their schemas (the JSON of each
  * tool definition, counted with the {@link TokenCounter}) fit min(4096 tokens, 10% of the window) and
  * the request stays below 85% of the window (15% reserve), and reports the rest with a reason.
  *
  * Discovery never widens authorization: it searches only the catalog it is given (the capabilities
  * the run's mode and allowlist permit) and only changes what is offered; every call still goes
- * through the invocation path. A new user request starts over with {@link select}.
+ * through the invocation path. A new user request starts over with {@link ToolDiscovery.select}.
  *
  * @public
  */
@@ -250,7 +250,7 @@ export class ToolDiscovery {
   }
 
   /**
-   * Restores a discovery saved with {@link toJSON}. Ids no longer in `catalog` stay as candidates and
+   * Restores a discovery saved with {@link ToolDiscovery.toJSON}. Ids no longer in `catalog` stay as candidates and
    * are reported `unavailable`; selected ids no longer in it are dropped.
    * @param state - the saved state
    * @param catalog - the run's catalog now
@@ -340,7 +340,7 @@ export class ToolDiscovery {
   /**
    * Answers a `search_tools` tool call from its (unvalidated) input.
    * @param input - the call's input, `{ search: string, limit?: integer 1–8 }`
-   * @returns as {@link search}
+   * @returns as {@link ToolDiscovery.search}
    * @throws {@link ToolSearchInputError} (`TOOL_SEARCH_INPUT_INVALID`) for a malformed input
    */
   searchFromInput(input: unknown): ToolSearchOutput {
@@ -389,7 +389,7 @@ export class ToolDiscovery {
    * that does not fit is skipped (a smaller later one may still fit) and reported with its reason.
    *
    * @param context - `requestTokens`: tokens of the request without the extra candidates (system,
-   *   messages, {@link baseTools}) — e.g. `compact(...).tokensAfter` —, or `messages` (system included)
+   *   messages, {@link ToolDiscovery.baseTools}) — e.g. `compact(...).tokensAfter` —, or `messages` (system included)
    *   to have them counted here with the base tools; neither means 0
    * @returns tools, report and a note when the report changed since the last call
    */
