@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 import { parseCommand, parseModel, titleOfGoal } from './main';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,6 +55,23 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     expect(r.stdout).toContain('download.submit: denied');
     expect(r.stdout).not.toContain('SUCCEEDED');
     expect(r.stdout).toContain('library tmdb:693134: absent');
+  });
+
+  it('--host v3 --url with --user/--password (JWT login) against a MoviePilot 3.x the test started: verified succeeded, exit 0, the password never printed', async () => {
+    const sim = new MoviePilotV3Simulator({ autoTransfer: true, durations: { queuedMs: 200, downloadMs: 1_000, transferMs: 200 } });
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v3', '--url', sim.url, '--user', 'admin', '--password', 'admin-pass', '--grant', 'download.submit', 'add Dune: Part Two to my library']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`MoviePilot 3.x at ${sim.url}`);
+      expect(r.stdout).toContain("Goal report (verified from MoviePilot's records): SUCCEEDED");
+      expect(r.stdout + r.stderr).not.toContain('admin-pass');
+      expect(sim.downloads()).toHaveLength(1);
+      expect(sim.inLibrary('themoviedb:693134')).toBe(true);
+      sim.assertNoViolations();
+    } finally {
+      await sim.close();
+    }
   });
 
   it('an unknown flag exits 2 with the usage text', async () => {
