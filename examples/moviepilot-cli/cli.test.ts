@@ -46,15 +46,28 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     });
   }
 
-  it('without a TTY and without --grant the approval is shown (plan, payload hash), denied, and the exit code is 1', async () => {
+  it('run --simulate v3 exactly as the issue writes it (no TTY, no --grant): the simulated administrator approves and the exit code is 0', async () => {
     const r = await cli(['run', '--simulate', 'v3', 'add Dune: Part Two to my library']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/\? approval asked for download\.submit on download plan \S+/);
+    expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/payload hash [0-9a-f]{64}/);
-    expect(r.stdout).toContain('no TTY to ask and no --grant download.submit: denied');
-    expect(r.stdout).toContain('download.submit: denied');
-    expect(r.stdout).not.toContain('SUCCEEDED');
-    expect(r.stdout).toContain('library tmdb:693134: absent');
+    expect(r.stdout).toContain("the simulated host's console administrator approves");
+    expect(r.stdout).toContain('SUCCEEDED');
+  });
+
+  it('against a real host URL, without a TTY and without --grant the approval is shown (plan, payload hash), denied, and the exit code is 1', async () => {
+    const sim = new MoviePilotV3Simulator({ autoTransfer: true, durations: { queuedMs: 200, downloadMs: 1_000, transferMs: 200 } });
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v3', '--url', sim.url, '--user', 'admin', '--password', 'admin-pass', 'add Dune: Part Two to my library']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/\? approval asked for download\.submit on download plan \S+/);
+      expect(r.stdout).toMatch(/payload hash [0-9a-f]{64}/);
+      expect(r.stdout).toContain('no TTY to ask and no --grant download.submit: denied');
+      expect(r.stdout).not.toContain('SUCCEEDED');
+      expect(sim.downloads()).toHaveLength(0);
+    } finally {
+      await sim.close();
+    }
   });
 
   it('--host v3 --url with --user/--password (JWT login) against a MoviePilot 3.x the test started: verified succeeded, exit 0, the password never printed', async () => {

@@ -6,7 +6,8 @@
  *   npm run cli -- --help
  *
  * It runs the SDK runtime in this process (SQLite in the data directory), streams the run's progress,
- * asks approvals on a TTY (plan summary + payload hash, y/N) and denies them without one unless a
+ * asks approvals on a TTY (plan summary + payload hash, y/N) and denies them without one (with
+ * --simulate the simulated host's administrator approves instead) unless a
  * `--grant <capability>` gave the agent a standing grant, prints the goal report verified from the
  * host's records, and exits 0 only when that report is verified `succeeded` (1 otherwise, 2 for bad
  * arguments). Model API keys come from the environment only and are never printed.
@@ -29,7 +30,8 @@ export const USAGE = `usage: npm run cli -- run [options] "goal"
   --url URL                        the host's root URL, e.g. http://nas:3001
   --api-key KEY                    the host's API token (X-API-KEY)
   --user U --password P            or a host user (JWT login)
-  --simulate v2|v3                 start that generation's simulator in this process instead (no --host/--url/auth)
+  --simulate v2|v3                 start that generation's simulator in this process instead (no --host/--url/auth);
+                                   without a TTY its console administrator approves what the agent asks
   --model scripted[:FILE]          scripted model (default; FILE: JSON scripts)
           anthropic:MODEL          Anthropic (ANTHROPIC_API_KEY from the environment)
           openai-compatible:BASE_URL:MODEL   (OPENAI_API_KEY from the environment, optional)
@@ -282,7 +284,11 @@ export async function runCli(cmd: CliCommand): Promise<number> {
           line(`    payload hash ${plan.payloadHash}`);
           let approve = false;
           if (interactive) approve = await askTty('    approve? [y/N] ');
-          else line(`    no TTY to ask and no --grant ${e.data.capabilityId}: denied`);
+          else if (cmd.simulate) {
+            // A try-out against the in-process simulator: its console administrator reviews and approves.
+            approve = true;
+            line(`    no TTY: the simulated host's console administrator approves (--simulate only; a real host needs a TTY or --grant ${e.data.capabilityId})`);
+          } else line(`    no TTY to ask and no --grant ${e.data.capabilityId}: denied`);
           await host.approvals.decide(e.data.approvalId, approve ? { status: 'approved', actor: ADMIN, payloadHash: plan.payloadHash } : { status: 'rejected', actor: ADMIN });
           line(approve ? `  ✓ approved by ${ADMIN} (hash ${plan.payloadHash.slice(0, 12)}…)` : `  ✗ approval ${e.data.approvalId} rejected`);
           break;
