@@ -23,5 +23,6 @@ export type { V3MediaSettings } from './standard';
 export { MP_OPERATION_PLAN_TYPE, kindOfV3Operation, mpCapabilityId, v3NeedsApproval } from './operations-capabilities';
 export { V3Authorizer, V3_STANDARD_OPERATIONS, type V3HostRole, type V3PrincipalRole } from './authorizer';
 export { V3CapabilityRegistry } from './registry';
+export { verifyV3TransferFile } from './verifiers';
 export { V3GoalFacts } from './goal-facts';
 export { createV3AgentHost, type V3AgentHost, type V3AgentHostOptions } from './host';

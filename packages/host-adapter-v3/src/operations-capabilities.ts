@@ -3,6 +3,10 @@ import { canonicalJson, defineCapability, MediaStateError, type Capability, type
 import type { V3Client } from './client';
 import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';
+import { verifyV3TransferFile } from './verifiers';
+
+/** Verifiers that read the host's state back, by operation id (the other `never` writes settle `unknown`). @internal */
+const READ_BACK: Readonly<Record<string, Verifier<any, any>>> = { 'transfer.file': verifyV3TransferFile };
 
 /** Plan type of a frozen catalog call (`mp.operation.plan`); approvals of `mp.*` writes bind to it. @public */
 export const MP_OPERATION_PLAN_TYPE = 'mp.operation';
@@ -66,7 +70,7 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
     const { kind, replay } = kindOfV3Operation(op);
     const verify: Verifier<any, any> | undefined =
       kind === 'execute' && replay === 'never'
-        ? async () => ({ status: 'unknown', reason: `MoviePilot ${op.operation_id} (${op.recovery}) has no receipt to read back; check the host's state with the matching read operation before retrying` })
+        ? (READ_BACK[op.operation_id] ?? (async () => ({ status: 'unknown', reason: `MoviePilot ${op.operation_id} (${op.recovery}) has no receipt to read back; check the host's state with the matching read operation before retrying` })))
         : undefined;
     return defineCapability({
       id: mpCapabilityId(op.operation_id),
