@@ -26,6 +26,16 @@ export const V3_STANDARD_OPERATIONS: Readonly<Record<string, readonly string[]>>
   'inventory.query': ['media.search', 'media.detail', 'library.exists', 'library.latest'],
 });
 
+/**
+ * Catalog operations each adapter capability (not standard, not `mp.*`) sends; it is authorized like
+ * them (admin-only; `confirmation: required` → an approval for agents, never a grant).
+ * @public
+ */
+export const V3_ADAPTER_OPERATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'moviepilot.subscription.find': ['subscription.find'],
+  'moviepilot.subscription.add': ['subscription.add'],
+});
+
 /** Role of a principal on the host: `superuser` may call admin-only operations. @public */
 export type V3HostRole = 'superuser' | 'user';
 
@@ -45,7 +55,7 @@ function operationsOf(capabilityId: string): V3Operation[] {
       return [];
     }
   }
-  return (V3_STANDARD_OPERATIONS[capabilityId] ?? []).map((id) => v3Operation(id));
+  return (V3_STANDARD_OPERATIONS[capabilityId] ?? V3_ADAPTER_OPERATIONS[capabilityId] ?? []).map((id) => v3Operation(id));
 }
 
 /**
@@ -80,7 +90,7 @@ export class V3Authorizer implements Authorizer {
     }
     const decision = await this.inner.authorize(request, session);
     if (!decision.allowed || decision.basis !== 'grant') return decision;
-    const strict = request.capability.id.startsWith('mp.') && ops.some((o) => v3NeedsApproval(o, actor.kind));
+    const strict = (request.capability.id.startsWith('mp.') || request.capability.id in V3_ADAPTER_OPERATIONS) && ops.some((o) => v3NeedsApproval(o, actor.kind));
     const unrecognised = request.capability.id === 'download.submit' && (request.plan?.payload as { allowUnrecognized?: boolean } | null)?.allowUnrecognized === true;
     if (strict || unrecognised)
       return {

@@ -16,6 +16,7 @@ import { V3GoalFacts } from './goal-facts';
 import { V3RunJournal } from './journal';
 import { v3OperationCapabilities } from './operations-capabilities';
 import { V3CapabilityRegistry } from './registry';
+import { v3SubscriptionCapabilities } from './subscriptions';
 import { v3StandardCapabilities, type V3Context, type V3MediaSettings } from './standard';
 
 /** Options of {@link createV3AgentHost}: the SDK's {@link @media-agent/sdk#AgentOptions} (except `goalFacts`) plus the host connection. @public */
@@ -117,6 +118,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   };
   registerStandardCapabilities(host.capabilities, v3StandardCapabilities(services));
   const reg = host.capabilities;
+  for (const capability of v3SubscriptionCapabilities({ client, journal })) reg.register(capability);
   for (const capability of v3OperationCapabilities({ client, plans: host.plans, registry: () => reg, reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined) })) reg.register(capability);
   return {
     host,

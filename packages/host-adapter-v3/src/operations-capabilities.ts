@@ -55,7 +55,9 @@ const CallOutput = Type.Object({
   collection: Type.Optional(Type.Object({ result_count: Type.Optional(Type.Integer()), total_count: Type.Optional(Type.Integer()), page: Type.Optional(Type.Integer()), count: Type.Optional(Type.Integer()) })),
 });
 
-const frozen = (operationId: string, i: { path_params?: unknown; query?: unknown; body?: unknown }) => ({ operation_id: operationId, path_params: i.path_params ?? {}, query: i.query ?? {}, body: i.body ?? null });
+/** The payload of an `mp.operation` plan freezing one catalog call. @internal */
+export const frozenV3Call = (operationId: string, i: { path_params?: unknown; query?: unknown; body?: unknown }) => ({ operation_id: operationId, path_params: i.path_params ?? {}, query: i.query ?? {}, body: i.body ?? null });
+const frozen = frozenV3Call;
 
 /**
  * Every catalog operation as a capability `mp.<operation_id>` (issue 5 item 3), plus
