@@ -28,7 +28,7 @@ import type { LoopGuardConfig } from './guardrails/loop-guard';
 import { formatStoredToolResult, READ_TOOL_RESULT_MODEL_TOOL, READ_TOOL_RESULT_TOOL, toolResultPageView, type ToolResultStore } from './context/tool-result-store';
 import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './delegate-tool';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, SEARCH_TOOLS_TOOL, ToolDiscovery } from './context/tool-discovery';
-import { compact, dedupeRepeatedResults, summaryRequestMessages, type PinnedFacts } from './context/compaction';
+import { compact, dedupeRepeatedResults, planCompaction, summaryRequestMessages, type PinnedFacts } from './context/compaction';
 import type { TokenCounter } from '../models/tokens';
 
 /** Settings of the run driver. @public */
@@ -113,6 +113,10 @@ const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: []
 export class RunDriver {
   /** Tool discovery of the runs this driver is driving now (search_tools updates the same instance). */
   readonly #discoveries = new Map<string, ToolDiscovery>();
+  /** Runtime state (guard, discovery, compaction) of runs being driven: one driver per run, so it is written, never re-read. */
+  readonly #states = new Map<string, Record<string, JsonValue>>();
+  /** Messages stored per run being driven (the working set may be shorter after a compaction). */
+  readonly #storedCounts = new Map<string, number>();
 
   /** @param deps - storage, registry, ledger, approvals, model, facts, events, clock, ids, logger, settings */
   constructor(private readonly deps: RunDriverDeps) {}
@@ -133,6 +137,10 @@ export class RunDriver {
       this.deps.logger.error('run driver failed', { runId: run.id, code });
       const current = (await this.deps.storage.runs.get(run.id)) ?? run;
       await this.#finish(current, lease, 'failed', message, { code, message });
+    } finally {
+      this.#states.delete(run.id);
+      this.#storedCounts.delete(run.id);
+      this.#discoveries.delete(run.id);
     }
   }
 
@@ -218,7 +226,8 @@ export class RunDriver {
     const compacted = (run.runtimeState as { compaction?: { keepFrom: number; summary: ModelMessage } } | null)?.compaction;
     // The working conversation: after a compaction, its summary and the messages kept since (all stay in storage).
     const messages = compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored;
-    let storedCount = stored.length;
+    this.#storedCounts.set(run.id, stored.length);
+    this.#states.set(run.id, { ...((run.runtimeState ?? {}) as Record<string, JsonValue>) });
     if (messages.length === 0) await this.#append(run, messages, { role: 'user', content: run.goal });
     await this.#reconcileDanglingCalls(run, messages);
     const discovery = await this.#discovery(run);
@@ -236,8 +245,7 @@ export class RunDriver {
       const breach = checkRunBudgets(usage, budgets, clock.now() - (fresh.startedAt ?? fresh.createdAt));
       if (breach) return { kind: 'budget', breach };
 
-      storedCount = (await storage.messages.list(run.id)).length;
-      const prepared = await this.#prepareRequest(run, lease, messages, storedCount, discovery);
+      const prepared = await this.#prepareRequest(run, lease, messages, this.#storedCounts.get(run.id) ?? messages.length, discovery);
       if ('failed' in prepared) return prepared.failed;
       const turn = await this.#callModel(run, prepared.messages, prepared.tools, lease.signal);
       usage = { ...usage, modelCalls: usage.modelCalls + 1, inputTokens: usage.inputTokens + turn.usage.inputTokens, outputTokens: usage.outputTokens + turn.usage.outputTokens, costUsd: usage.costUsd + turn.costUsd };
@@ -314,14 +322,19 @@ export class RunDriver {
     let tools = discovery ? discovery.baseTools() : this.#tools(run);
     if (settings.compactionThreshold > 0) {
       try {
-        const result = await compact(messages, {
+        const base = {
           counter,
           model: settings.model,
           contextWindow: settings.contextWindowTokens,
           thresholdShare: settings.compactionThreshold,
-          system: [{ role: 'system', content: RUNTIME_SYSTEM_PROMPT }],
+          system: [{ role: 'system' as const, content: RUNTIME_SYSTEM_PROMPT }],
           tools,
-          pinned: await this.#pinned(run),
+        };
+        // Pinned facts cost storage reads: gather them only when a compaction is due.
+        const due = planCompaction(messages, base).needed;
+        const result = await compact(messages, {
+          ...base,
+          ...(due ? { pinned: await this.#pinned(run) } : {}),
           summarize: (older, signal) => this.#summarize(older, signal),
           signal: lease.signal,
         });
@@ -329,8 +342,7 @@ export class RunDriver {
           const summary = result.messages[0]!;
           const keepFrom = storedCount - (result.messages.length - 1);
           messages.splice(0, messages.length, ...result.messages);
-          const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
-          await this.#patch(run, lease, { runtimeState: { ...current, compaction: { keepFrom, summary: summary as unknown as JsonValue } } });
+          await this.#saveState(run, lease, 'compaction', { keepFrom, summary: summary as unknown as JsonValue });
         }
         if (discovery) {
           const next = discovery.toolsForNextCall({ requestTokens: result.tokensAfter });
@@ -388,8 +400,9 @@ export class RunDriver {
   }
 
   async #saveState(run: RunRecord, lease: RunLease, key: string, value: JsonValue): Promise<void> {
-    const current = ((await this.deps.storage.runs.get(run.id))?.runtimeState ?? {}) as Record<string, JsonValue>;
-    await this.#patch(run, lease, { runtimeState: { ...current, [key]: value } });
+    const state = { ...(this.#states.get(run.id) ?? ((run.runtimeState ?? {}) as Record<string, JsonValue>)), [key]: value };
+    this.#states.set(run.id, state);
+    await this.#patch(run, lease, { runtimeState: state });
   }
 
   /** The loop guard of a run, restored from its runtime state (crash resume) or new. */
@@ -700,6 +713,7 @@ export class RunDriver {
 
   async #append(run: RunRecord, messages: ModelMessage[], message: ModelMessage): Promise<void> {
     messages.push(message);
+    this.#storedCounts.set(run.id, (this.#storedCounts.get(run.id) ?? 0) + 1);
     await this.deps.storage.messages.append(run.id, message as unknown as JsonValue, this.deps.clock.now());
   }
 
