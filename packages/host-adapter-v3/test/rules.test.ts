@@ -111,4 +111,17 @@ describe('V3 adapter rules', () => {
     expect(runs).toHaveLength(1);
     sim.assertNoViolations();
   });
+
+  it('a slow search is waited for (searches have their own long timeout), answered once and not retried', async () => {
+    // Other operations time out after 300 ms here; the search answers after the slow-search fault's delay,
+    // longer than that, so only the search timeout lets it through (no elapsed time is asserted).
+    const { host, sim } = await v3Setup({ sim: { faults: { slowSearchMs: 1_000 } }, host: { timeouts: { defaultMs: 300 } } });
+    const r = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, { actor: 'user:admin' });
+    expect(r.status).toBe('succeeded');
+    expect((r.output as { releases: unknown[] }).releases).toHaveLength(2);
+    const searches = sim.requestsFor('search.torrents');
+    expect(searches).toHaveLength(1);
+    expect(searches[0]!.status).toBe(200);
+    sim.assertNoViolations();
+  });
 });
