@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { canonicalJson, defineCapability, MEDIA_SOURCES, MediaStateError, type Capability, type HandlerContext, type JsonValue, type Verifier } from '@media-agent/sdk';
+import { canonicalJson, defineCapability, MEDIA_SOURCES, MediaStateError, type Capability, type HandlerContext, type JsonValue, type MediaSource, type Verifier } from '@media-agent/sdk';
 import type { V3Client } from './client';
 import { V3HostError } from './errors';
 import { toV3Identity } from './identity';
@@ -27,8 +27,24 @@ const AddInput = Type.Object(
 );
 const AddOutput = Type.Object({ subscriptionId: Type.Integer() });
 
-type AddArgs = { mediaSource: (typeof MEDIA_SOURCES)[number]; mediaId: string; season?: number; kind: 'movie' | 'tv'; name: string; year?: number; planId?: string };
-type FindArgs = { mediaSource: (typeof MEDIA_SOURCES)[number]; mediaId: string; season?: number };
+/** Input of `moviepilot.subscription.add`. @public */
+export interface V3SubscriptionAddInput {
+  /** SDK media source (sent as the V3 `media_source`, e.g. tmdb → themoviedb). */
+  mediaSource: MediaSource;
+  /** Source-native id (sent as `media_id`). */
+  mediaId: string;
+  /** Season of a series. */
+  season?: number;
+  /** Film or series. */
+  kind: 'movie' | 'tv';
+  /** Title. */
+  name: string;
+  /** Year. */
+  year?: number;
+  /** An `mp.operation` plan freezing the same `subscription.add` call (agents need its approval). */
+  planId?: string;
+}
+type FindArgs = { mediaSource: MediaSource; mediaId: string; season?: number };
 
 /**
  * The `subscription.add` body the adapter sends for a `moviepilot.subscription.add` call: name, type
@@ -38,7 +54,7 @@ type FindArgs = { mediaSource: (typeof MEDIA_SOURCES)[number]; mediaId: string; 
  * @returns the V3 request body
  * @public
  */
-export function v3SubscriptionBody(input: { mediaSource: (typeof MEDIA_SOURCES)[number]; mediaId: string; kind: 'movie' | 'tv'; name: string; year?: number; season?: number }): Record<string, unknown> {
+export function v3SubscriptionBody(input: { mediaSource: MediaSource; mediaId: string; kind: 'movie' | 'tv'; name: string; year?: number; season?: number }): Record<string, unknown> {
   return { name: input.name, type: input.kind === 'tv' ? '电视剧' : '电影', ...toV3Identity(input), ...(input.year !== undefined ? { year: String(input.year) } : {}), ...(input.season !== undefined ? { season: input.season } : {}) };
 }
 
@@ -49,7 +65,7 @@ export function v3SubscriptionBody(input: { mediaSource: (typeof MEDIA_SOURCES)[
  * `failed` (verifiably absent, so the add may run again).
  * @public
  */
-export const verifyV3SubscriptionAdd: Verifier<AddArgs, { subscriptionId: number }> = async ({ input, read }) => {
+export const verifyV3SubscriptionAdd: Verifier<V3SubscriptionAddInput, { subscriptionId: number }> = async ({ input, read }) => {
   const out = (await read('moviepilot.subscription.find', { mediaSource: input.mediaSource, mediaId: input.mediaId, ...(input.season !== undefined ? { season: input.season } : {}) })) as { subscription: { id: number } | null };
   return out.subscription ? { status: 'succeeded', output: { subscriptionId: out.subscription.id } } : { status: 'failed', reason: `MoviePilot has no subscription of ${input.mediaSource}:${input.mediaId}` };
 };
@@ -98,9 +114,9 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
     aliases: ['订阅', '添加订阅'],
     input: AddInput,
     output: AddOutput,
-    target: (i: AddArgs) => ({ mediaEntityId: `${i.mediaSource}:${i.mediaId}`, mediaKind: i.kind, ...(i.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: i.planId } : {}) }),
+    target: (i: V3SubscriptionAddInput) => ({ mediaEntityId: `${i.mediaSource}:${i.mediaId}`, mediaKind: i.kind, ...(i.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: i.planId } : {}) }),
     verify: verifyV3SubscriptionAdd,
-    handler: async (input: AddArgs, ctx: HandlerContext) => {
+    handler: async (input: V3SubscriptionAddInput, ctx: HandlerContext) => {
       const body = v3SubscriptionBody(input);
       if (ctx.plan && (ctx.plan.type !== MP_OPERATION_PLAN_TYPE || canonicalJson(ctx.plan.payload) !== canonicalJson(frozenV3Call('subscription.add', { body }) as unknown as JsonValue)))
         throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${ctx.plan.id} froze another call than this subscription.add`, { planId: ctx.plan.id });
