@@ -4,8 +4,8 @@
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
 import { AnthropicTranslator } from './anthropic-stream';
-import { createDispatcher, guardStream, joinApiUrl, openStream, type HttpProviderOptions } from './http';
-import { translateSse } from './sse-translator';
+import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
+import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
 import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, ThinkingLevel } from './types';
 
@@ -91,21 +91,10 @@ export class AnthropicProvider implements ModelProvider {
         'anthropic-version': options.apiVersion ?? '2023-06-01',
       };
       if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
-      const res = await openStream({
-        provider: this.id,
-        url: this.#url,
-        headers,
-        body: JSON.stringify(body),
-        signal,
-        dispatcher: this.#dispatcher,
-        options,
-        secrets: [options.apiKey],
-      });
-      try {
-        yield* translateSse(res.body, new AnthropicTranslator(tools, this.id, [options.apiKey]));
-      } finally {
-        if (!res.body.destroyed) res.body.destroy();
-      }
+      yield* streamTranslated(
+        { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
+        new AnthropicTranslator(tools, this.id, [options.apiKey]),
+      );
     }.bind(this));
   }
 

@@ -2,10 +2,10 @@
 // call; the stream's chunks are translated in openai-stream.ts.
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
-import { createDispatcher, guardStream, joinApiUrl, openStream, type HttpProviderOptions } from './http';
+import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 import { OpenAITranslator } from './openai-stream';
-import { translateSse } from './sse-translator';
+import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
 import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, TextPart } from './types';
 
@@ -78,21 +78,10 @@ export class OpenAICompatibleProvider implements ModelProvider {
       const body = buildOpenAIBody(request, options, this.dialect, tools);
       const headers: Record<string, string> = { ...options.headers, 'content-type': 'application/json', accept: 'text/event-stream' };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-      const res = await openStream({
-        provider: this.id,
-        url: this.#url,
-        headers,
-        body: JSON.stringify(body),
-        signal,
-        dispatcher: this.#dispatcher,
-        options,
-        secrets: [options.apiKey],
-      });
-      try {
-        yield* translateSse(res.body, new OpenAITranslator(tools, this.id, [options.apiKey]));
-      } finally {
-        if (!res.body.destroyed) res.body.destroy();
-      }
+      yield* streamTranslated(
+        { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
+        new OpenAITranslator(tools, this.id, [options.apiKey]),
+      );
     }.bind(this));
   }
 

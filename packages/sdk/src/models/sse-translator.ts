@@ -3,6 +3,7 @@
 // chunk is reading it, and none is spent per event here.
 import { SseParser, type SseEvent } from './sse';
 import type { ModelEvent } from './types';
+import { openStream, type OpenStreamArgs } from './http';
 
 /**
  * Translates the SSE events of one provider response into normalized events, synchronously.
@@ -72,4 +73,20 @@ export async function* translateSse(source: AsyncIterable<Uint8Array>, translato
   const last = translateBatch(parser.end(), translator, true);
   if (last.events.length > 0) yield last.events;
   if (last.failure) throw last.failure.error;
+}
+
+/**
+ * Opens a provider's SSE response (with its retries) and yields the translated event batches; the
+ * response body is destroyed when iteration ends, normally or not.
+ * @param args - the request, as for `openStream`
+ * @param translator - the provider's wire translator
+ * @internal
+ */
+export async function* streamTranslated(args: OpenStreamArgs, translator: SseTranslator): AsyncGenerator<ModelEvent[]> {
+  const res = await openStream(args);
+  try {
+    yield* translateSse(res.body, translator);
+  } finally {
+    if (!res.body.destroyed) res.body.destroy();
+  }
 }
