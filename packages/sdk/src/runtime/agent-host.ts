@@ -15,7 +15,7 @@ import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
-import type { RunDetail, RunService, StartRunInput } from './run-service';
+import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
 
 /** What {@link AgentHost.start} found and did. @public */
@@ -207,6 +207,9 @@ export class DefaultAgentHost implements AgentHost {
 
   /** {@inheritDoc AgentHost.events} */
   events(options?: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number }): AsyncIterable<RunEvent> {
+    checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER);
+    checkInteger('pollMs', options?.pollMs, 1, 3_600_000);
+    if (options?.runId !== undefined && typeof options.runId !== 'string') throw new RunRequestError('runId must be a string');
     return this.#deps.bus.subscribe(options);
   }
 

@@ -130,12 +130,15 @@ export class RunDriver {
     try {
       await this.#process(run, lease);
     } catch (error) {
-      if (lease.signal.aborted && lease.reason() !== 'abort') throw error;
+      const current = (await this.deps.storage.runs.get(run.id)) ?? run;
+      // The host is stopping or the lease was lost: leave the run as stored, for the next worker to resume.
+      if (lease.signal.aborted && lease.reason() !== 'abort') return;
+      // Aborted by the user while host code (GoalFacts, a provider) threw on the signal: cancelled, not failed.
+      if (lease.signal.aborted) return void (await this.#finish(current, lease, 'cancelled', current.abortReason ?? 'aborted'));
       // An unexpected failure (storage, a bug): the run ends failed with the reason, visible to subscribers.
       const code = error instanceof MediaAgentError ? error.code : 'DRIVER_FAILED';
       const message = error instanceof Error ? error.message : String(error);
       this.deps.logger.error('run driver failed', { runId: run.id, code });
-      const current = (await this.deps.storage.runs.get(run.id)) ?? run;
       await this.#finish(current, lease, 'failed', message, { code, message });
     } finally {
       this.#states.delete(run.id);
@@ -569,6 +572,7 @@ export class RunDriver {
       }
     }
     if (call.name === DELEGATE_TOOL) return this.#delegate(run, call, lease, done);
+    if (!capabilities.has(call.name) && call.name !== SEARCH_TOOLS_TOOL) return done({ status: 'failed', error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` } });
     if (call.name === SEARCH_TOOLS_TOOL) {
       const discovery = this.#discoveries.get(run.id);
       if (!discovery) return done({ status: 'failed', error: { code: 'TOOL_SEARCH_OFF', message: 'every tool is already offered' } });
@@ -756,7 +760,7 @@ export class RunDriver {
     if (next) await this.#status(next, reason);
     if (terminal) this.deps.results.releaseRun(run.id);
     // A message that arrived while the run was finishing wakes it once more (seed 004, 已知限制).
-    if (terminal && (await this.deps.storage.inbox.listQueued(run.id)).length > 0) await this.deps.storage.runs.patch(run.id, { wakeRequested: true });
+    if (terminal && (await this.deps.storage.inbox.listQueued(run.id)).length > 0) await this.deps.storage.runs.patch(run.id, { wakeRequested: true, status: 'waiting' });
   }
 }
 

@@ -108,6 +108,14 @@ export class RunService {
     const origin = input.origin ?? 'interactive';
     if (!['interactive', 'background', 'channel'].includes(origin)) throw new RunRequestError(`origin must be interactive, background or channel, not ${JSON.stringify(origin)}`);
     if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000) throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
+    if (input.sessionId !== undefined && !(typeof input.sessionId === 'string' && input.sessionId.length > 0 && input.sessionId.length <= 200))
+      throw new RunRequestError('sessionId must be a non-empty string of at most 200 characters');
+    if (input.budgets !== undefined) {
+      if (typeof input.budgets !== 'object' || input.budgets === null || Array.isArray(input.budgets)) throw new RunRequestError('budgets must be an object');
+      const unknown = Object.keys(input.budgets).filter((k) => !['maxToolCalls', 'maxDurationSec', 'maxTokensPerRun', 'maxCostUsdPerRun'].includes(k));
+      if (unknown.length > 0) throw new RunRequestError(`unknown budgets: ${unknown.join(', ')}`);
+    }
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(input.goal ?? '')) throw new RunRequestError('goal contains an unpaired surrogate (not valid Unicode text)');
     const mode = input.mode ?? 'execute';
     if (mode !== 'execute' && mode !== 'plan_only') throw new RunRequestError(`mode must be execute or plan_only, not ${JSON.stringify(mode)}`);
     let allowlist: string[] | null = null;
@@ -167,10 +175,11 @@ export class RunService {
    * @param options - `afterSeq` (default 0) and `limit` (default 100, at most 1000) page the events
    * @throws `RUN_NOT_FOUND`
    */
-  async getRun(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RunDetail> {
+  async getRun(id: string, options: { afterSeq?: number; limit?: number } | null = {}): Promise<RunDetail> {
+    const afterSeq = checkInteger('afterSeq', options?.afterSeq, 0, Number.MAX_SAFE_INTEGER) ?? 0;
+    const limit = checkInteger('limit', options?.limit, 1, 1000) ?? 100;
     const run = await this.#require(id);
-    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
-    const events = (await this.deps.storage.events.listByRun(id, { afterSeq: options.afterSeq ?? 0, limit })).map(toRunEvent);
+    const events = (await this.deps.storage.events.listByRun(id, { afterSeq, limit })).map(toRunEvent);
     const messages = await this.deps.storage.inbox.listQueued(id);
     return {
       run,
@@ -182,8 +191,11 @@ export class RunService {
   }
 
   /** Runs newest first, optionally by status or session (default limit 50). */
-  listRuns(filter: { status?: RunStatus; sessionId?: string; limit?: number } = {}): Promise<RunRecord[]> {
-    return this.deps.storage.runs.list({ limit: 50, ...filter });
+  async listRuns(filter: { status?: RunStatus; sessionId?: string; limit?: number } | null = {}): Promise<RunRecord[]> {
+    const limit = checkInteger('limit', filter?.limit, 1, 1000) ?? 50;
+    if (filter?.sessionId !== undefined && typeof filter.sessionId !== 'string') throw new RunRequestError('sessionId must be a string');
+    if (filter?.status !== undefined && !['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(filter.status)) throw new RunRequestError(`unknown status ${JSON.stringify(filter.status)}`);
+    return this.deps.storage.runs.list({ ...(filter ?? {}), limit });
   }
 
   /**
@@ -241,4 +253,14 @@ export class RunService {
     if (!run) throw new RunNotFoundError(id);
     return run;
   }
+}
+
+/**
+ * An optional integer argument within [min, max], or a `RUN_REQUEST_INVALID` error (never a storage error).
+ * @internal
+ */
+export function checkInteger(name: string, value: unknown, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max)) throw new RunRequestError(`${name} must be an integer from ${min} to ${max}`);
+  return value;
 }

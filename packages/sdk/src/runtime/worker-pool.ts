@@ -127,6 +127,8 @@ export class WorkerPool {
       await driver.process(run, lease);
     } catch (error) {
       logger.error('run driver failed', { runId, message: (error as Error).message, code: (error as { code?: string }).code });
+      // Stopping or a lost lease: the run stays as stored and another worker resumes it.
+      if (entry.reason === 'stop' || entry.reason === 'lost') return;
       await storage.runs
         .patch(runId, { status: 'failed', error: { code: (error as { code?: string }).code ?? 'DRIVER_FAILED', message: (error as Error).message }, endedAt: clock.now(), updatedAt: clock.now() }, owner)
         .catch(() => undefined);
