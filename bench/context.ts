@@ -29,7 +29,7 @@
  * Figures are from one run on the machine that printed them; compare rows, not machines.
  * Run with `npm run bench -- context`.
  */
-import { cpus, loadavg } from 'node:os';
+import { printMachine, printTable } from './_report';
 import { performance } from 'node:perf_hooks';
 import type { CapabilityDescriptor } from '../packages/sdk/src/capabilities/types';
 import { STANDARD_CAPABILITIES } from '../packages/sdk/src/media/contracts';
@@ -126,19 +126,10 @@ function fmt(x: number, digits = 2): string {
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
 }
 
-function table(header: string[], rows: string[][], right: Set<number>): void {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((s, c) => (right.has(c) ? s.padStart(widths[c]!) : s.padEnd(widths[c]!))).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w, c) => (right.has(c) ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 /** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
-  const cpu = cpus();
-  console.log(`node ${process.version} · ${process.platform}/${process.arch} · ${cpu[0]?.model.trim() ?? 'unknown CPU'} (${cpu.length} logical CPUs)`);
-  console.log(`load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every row)`);
+  printMachine();
   console.log(`one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`);
   console.log('');
   const started = performance.now();
@@ -188,7 +179,7 @@ export async function run(): Promise<void> {
   await assemble(16, overWindow, failing, 'maxTools 16, with compaction, fallback digest')();
 
   console.log(`request assembly: ${catalog.length} capabilities, ${messages.length} prior messages (${historyTokens.toLocaleString('en-US')} tokens; all 200 tool schemas ${allToolsTokens.toLocaleString('en-US')} tokens), model ${MODEL}`);
-  table(['scenario', 'tools sent', 'window', 'compacted', 'tokens sent', 'ms/request', 'requests/s'], rows, new Set([1, 2, 4, 5, 6]));
+  printTable(['scenario', 'tools sent', 'window', 'compacted', 'tokens sent', 'ms/request', 'requests/s'], rows, new Set([1, 2, 4, 5, 6]));
   console.log('');
 
   // TokenCounter throughput on 2 KB texts.
@@ -215,7 +206,7 @@ export async function run(): Promise<void> {
     c.dispose();
   }
   console.log(`TokenCounter.count on 2 KB texts (million tokens per second); encoder load (first count) ${fmt(encoderLoadMs, 1)} ms`);
-  table(['model', 'encoding', 'cold (misses) Mtok/s', 'cached (hits) Mtok/s'], rowsTok, new Set([2, 3]));
+  printTable(['model', 'encoding', 'cold (misses) Mtok/s', 'cached (hits) Mtok/s'], rowsTok, new Set([2, 3]));
   counter.dispose();
   console.log('');
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);

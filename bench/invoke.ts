@@ -35,7 +35,8 @@
  * Run with `npm run bench -- invoke`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
@@ -302,7 +303,7 @@ function fmt(x: number | undefined, digits = 1): string {
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
 }
 
-function printTable(rows: Row[]): void {
+function printResults(rows: Row[]): void {
   const header = ['scenario', 'storage', 'ops/s', 'µs/op', 'first→last 10% µs/op', 'vs bare', 'ledger rows'];
   const body = rows.map((r) => [
     r.scenario,
@@ -313,19 +314,12 @@ function printTable(rows: Row[]): void {
     r.baseline === undefined ? 'baseline' : `${fmt(usPerOp(r.m) / r.baseline)}×`,
     r.ledgerRows === undefined ? '' : r.ledgerRows.toLocaleString('en-US'),
   ]);
-  const widths = header.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
-  const right = new Set([2, 3, 4, 5, 6]);
-  const line = (cells: string[]) => `| ${cells.map((s, c) => (right.has(c) ? s.padStart(widths[c]!) : s.padEnd(widths[c]!))).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w, c) => (right.has(c) ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`);
-  for (const b of body) console.log(line(b));
+  printTable(header, body, new Set([2, 3, 4, 5, 6]));
 }
 
 /** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
-  const cpu = cpus();
-  console.log(`node ${process.version} · ${process.platform}/${process.arch} · ${cpu[0]?.model.trim() ?? 'unknown CPU'} (${cpu.length} logical CPUs)`);
-  console.log(`load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every row)`);
+  printMachine();
   console.log(`one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`);
   console.log('');
 
@@ -354,7 +348,7 @@ export async function run(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  printTable(rows);
+  printResults(rows);
   console.log('');
   console.log('vs bare = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).');
   console.log(`ledger rows = entries the budgeted grant had claimed today when the window ended (the whole ledger at that point); the budget check counts them on every execute call.`);

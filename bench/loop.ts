@@ -52,7 +52,8 @@
  * Run with `npm run bench -- loop`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, Runner, setTracingDisabled, tool, type Model, type ModelRequest as AgentsModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
@@ -483,13 +484,6 @@ function fmt(x: number, digits = 1): string {
   return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-function printTable(header: string[], body: string[][], right: Set<number>): void {
-  const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((s, c) => (right.has(c) ? s.padStart(widths[c]!) : s.padEnd(widths[c]!))).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w, c) => (right.has(c) ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`);
-  for (const b of body) console.log(line(b));
-}
 
 export async function run(): Promise<void> {
   setTracingDisabled(true);
@@ -501,9 +495,7 @@ export async function run(): Promise<void> {
   }) as typeof fetch;
 
   const started = performance.now();
-  const cpu = cpus();
-  console.log(`node ${process.version} · ${process.platform}/${process.arch} · ${cpu[0]?.model.trim() ?? 'unknown CPU'} (${cpu.length} logical CPUs)`);
-  console.log(`load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every row)`);
+  printMachine();
   console.log(`one run on this machine; each line: ${WARMUP_MS} ms warm-up, then ${ROUNDS} windows of ${WINDOW_MS} ms interleaved with the other lines of its group (a group = the lines one ratio compares); compare rows, not machines.`);
   console.log(`conversation: ${TOOL_TURNS} turns of text + one read tool call, then the final text = ${TURNS} steps per run; ${CHUNK}-character deltas with a setImmediate yield before each, on both sides.`);
   console.log('');
