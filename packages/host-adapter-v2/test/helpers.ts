@@ -1,4 +1,4 @@
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator, type AgentHost, type RunStatus } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator } from '@media-agent/sdk';
 import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV2Simulator, type V2SimulatorOptions } from '@media-agent/host-adapter-v2/testing';
 import { createV2AgentHost, type V2AgentHost, type V2AgentHostOptions } from '../src/index';
@@ -31,14 +31,4 @@ export async function v2Setup(options: { sim?: V2SimulatorOptions; host?: Partia
   return { clock, sim, adapter, host: adapter.host };
 }
 
-/** Waits until the run reaches one of `statuses`, advancing the manual clock by `tickMs` between polls. */
-export async function waitForStatus(host: AgentHost, runId: string, statuses: RunStatus[], opts: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {}) {
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  for (;;) {
-    const run = (await host.getRun(runId)).run;
-    if (statuses.includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status}, expected ${statuses.join('|')}`);
-    if (opts.clock && opts.tickMs) opts.clock.advance(opts.tickMs);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitForRunStatus as waitForStatus } from '@media-agent/sdk/testing';

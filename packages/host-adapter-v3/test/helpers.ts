@@ -1,4 +1,4 @@
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator, type AgentHost, type RunEvent, type RunStatus } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator } from '@media-agent/sdk';
 import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
 import { createV3AgentHost, type V3AgentHostOptions } from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator, organizeCompletedDownloadScript, type SimOptions } from '@media-agent/host-adapter-v3/testing';
@@ -31,16 +31,7 @@ export async function v3Setup(options: { sim?: SimOptions; host?: Partial<V3Agen
   return { clock, sim, ...v3 };
 }
 
-export async function waitForStatus(host: AgentHost, runId: string, statuses: RunStatus[], options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {}) {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    const { run } = await host.getRun(runId);
-    if (statuses.includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`);
-    if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+export { waitForRunStatus as waitForStatus } from '@media-agent/sdk/testing';
 
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,11 +41,4 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
   }
 }
 
-export async function runEvents(host: AgentHost, runId: string): Promise<RunEvent[]> {
-  const out: RunEvent[] = [];
-  for (;;) {
-    const { events } = await host.getRun(runId, { afterSeq: out.at(-1)?.seq ?? 0, limit: 50 });
-    out.push(...events);
-    if (events.length < 50) return out;
-  }
-}
+export { listRunEvents as runEvents } from '@media-agent/sdk/testing';

@@ -9,3 +9,4 @@ export {
 } from './storage-conformance';
 export * from './sandbox/index';
 export type { GoalFacts, GoalFactsSnapshot } from '../runtime/goal-facts';
+export { waitForRunStatus, listRunEvents } from './run-helpers';

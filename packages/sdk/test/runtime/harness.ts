@@ -6,13 +6,10 @@ import {
   SequentialIdGenerator,
   createAgentHost,
   defineCapability,
-  type AgentHost,
   type GoalFacts,
   type GoalFactsSnapshot,
-  type RunEvent,
   type RunOptions,
   type IdGenerator,
-  type RunStatus,
   type StorageAdapter,
 } from '../../src/index';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
@@ -83,24 +80,5 @@ export async function startHost(scripts: FakeScript | FakeScript[], options: { s
   return { host, clock, world, provider };
 }
 
-/** Waits (real time, bounded) until the run reaches one of `statuses`; advances the manual clock by `tickMs` each round. */
-export async function waitForStatus(host: AgentHost, runId: string, statuses: RunStatus[], options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {}) {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    const { run } = await host.getRun(runId);
-    if (statuses.includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`);
-    if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** All events of a run (paged through getRun). */
-export async function runEvents(host: AgentHost, runId: string): Promise<RunEvent[]> {
-  const out: RunEvent[] = [];
-  for (;;) {
-    const { events } = await host.getRun(runId, { afterSeq: out.at(-1)?.seq ?? 0, limit: 50 });
-    out.push(...events);
-    if (events.length < 50) return out;
-  }
-}
+/** Shared with hosts and adapters: `@media-agent/sdk/testing`. */
+export { waitForRunStatus as waitForStatus, listRunEvents as runEvents } from '../../src/testing';
