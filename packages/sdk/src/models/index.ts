@@ -8,6 +8,7 @@ export type {
   ModelRequest,
   ModelTool,
   ModelUsage,
+  ModelWarning,
   StopReason,
   SystemMessage,
   TextPart,

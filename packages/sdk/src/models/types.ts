@@ -100,8 +100,13 @@ export interface ThinkingPart {
 export interface ToolCallPart {
   /** Discriminator. */
   type: 'tool_call';
-  /** Provider call id (generated when the server sent none); tool results refer to it. */
+  /**
+   * Call id, unique within the run's conversation: the runtime assigns it when the turn arrives
+   * (servers reuse ids across turns or send none), and tool results refer to it.
+   */
   id: string;
+  /** The id the server sent for this call, when it differs from {@link ToolCallPart.id} (kept for diagnostics). */
+  providerId?: string;
   /** Capability id (already mapped back from the wire name). */
   name: string;
   /** Parsed arguments (`{}` when the model sent none or they were invalid). */
@@ -209,6 +214,22 @@ export interface ToolCallFailure {
 }
 
 /**
+ * Something a provider sent that the translator did not understand or had to repair, reported
+ * instead of being dropped silently (e.g. a `delta` shape it does not know, a retry of a request
+ * without optional fields the server refused).
+ *
+ * @public
+ */
+export interface ModelWarning {
+  /** Stable code, e.g. `PROVIDER_DELTA_UNKNOWN`, `PROVIDER_FIELDS_DROPPED`, `PROVIDER_RETRY_AFTER_CAPPED`. */
+  code: string;
+  /** Human-readable explanation (never contains a key). */
+  message: string;
+  /** Structured facts (provider, field names, the unknown shape's keys …). */
+  details?: Record<string, unknown>;
+}
+
+/**
  * The closed union of normalized stream events.
  *
  * @remarks
@@ -230,6 +251,7 @@ export type ModelEvent =
       | { ok: false; input: Record<string, never>; failure: ToolCallFailure }
     ))
   | { type: 'usage'; usage: ModelUsage }
+  | { type: 'warning'; warning: ModelWarning }
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; error: Error & { code?: string } };
 
