@@ -29,6 +29,12 @@ export interface RunEventPayloads {
   report: { report: JsonValue };
   /** A budget was exceeded. */
   budget_exceeded: { budget: string; limit: number; used: number };
+  /**
+   * Something the user should see that is not an error of the run: a provider sent a shape the
+   * runtime did not understand or refused optional fields (`source: 'provider'`), or the loop guard
+   * paused or stopped the run (`source: 'loop_guard'`).
+   */
+  warning: { source: 'provider' | 'loop_guard' | 'runtime'; code: string; message: string; details?: JsonValue };
 }
 
 /** Run event types. @public */

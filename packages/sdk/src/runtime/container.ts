@@ -157,6 +157,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
           maxTools: resolved.runs.maxTools,
           contextWindowTokens: resolved.runs.contextWindowTokens,
           compactionThreshold: resolved.runs.compactionThreshold,
+          maxInputBytes: resolved.maxInputBytes,
         },
       });
       const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });

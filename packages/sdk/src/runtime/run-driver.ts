@@ -21,6 +21,7 @@ import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from './plan-t
 import { checkDailyBudgets, checkRunBudgets, type BudgetBreach, type DailyBudgets, type RunBudgets } from './run-budgets';
 import { RUNTIME_SYSTEM_PROMPT } from './system-prompt';
 import { toolResultMessage } from './tool-result';
+import { admitToolCall, runtimeCallId } from './tool-call-identity';
 import { checkRun } from '../authorization/decide';
 import { LoopGuard } from './guardrails/loop-guard';
 import type { GuardCall, GuardCallKind } from './guardrails/types';
@@ -55,6 +56,8 @@ export interface RunDriverSettings {
   contextWindowTokens: number;
   /** Compaction threshold as a share of the window (seed 004 `compaction.thresholdRatio`, default 0.8); 0 turns compaction off. */
   compactionThreshold: number;
+  /** Largest tool-call argument text accepted from the model, in bytes (the invocation path's input limit, default 1 MiB). */
+  maxInputBytes: number;
 }
 
 /** Everything the driver needs. @public */
@@ -250,7 +253,8 @@ export class RunDriver {
 
       const prepared = await this.#prepareRequest(run, lease, messages, this.#storedCounts.get(run.id) ?? messages.length, discovery);
       if ('failed' in prepared) return prepared.failed;
-      const turn = await this.#callModel(run, prepared.messages, prepared.tools, lease.signal);
+      // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
+      const turn = await this.#callModel(run, prepared.messages, prepared.tools, lease.signal, `call_${this.#storedCounts.get(run.id) ?? messages.length}`);
       usage = { ...usage, modelCalls: usage.modelCalls + 1, inputTokens: usage.inputTokens + turn.usage.inputTokens, outputTokens: usage.outputTokens + turn.usage.outputTokens, costUsd: usage.costUsd + turn.costUsd };
       await this.#patch(run, lease, { usage });
       if (turn.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
@@ -468,6 +472,7 @@ export class RunDriver {
     messages: ModelMessage[],
     tools: ModelTool[],
     signal: AbortSignal,
+    callPrefix: string,
   ): Promise<{ message: AssistantMessage; usage: ModelUsage; costUsd: number; aborted: boolean; error?: Error & { code?: string }; failures: Map<string, { code: string; message: string }> }> {
     const { settings, provider } = this.deps;
     const system = [RUNTIME_SYSTEM_PROMPT, settings.systemPrompt].filter(Boolean).join('\n\n');
@@ -482,6 +487,7 @@ export class RunDriver {
     const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     let text = '';
     let pending = '';
+    let calls = 0;
     let aborted = false;
     let error: (Error & { code?: string }) | undefined;
     const flush = async () => {
@@ -508,10 +514,16 @@ export class RunDriver {
           } else content.push({ type: 'thinking', thinking: event.thinking, ...(event.signature ? { signature: event.signature } : {}), ...(event.redacted ? { redacted: event.redacted } : {}) });
           break;
         }
-        case 'tool_call_end':
+        case 'tool_call_end': {
           flushText();
-          content.push({ type: 'tool_call', id: event.id, name: event.name, input: event.ok ? event.input : {}, rawArguments: event.rawArguments });
-          if (!event.ok) failures.set(event.id, { code: event.failure.code, message: event.failure.message });
+          // The runtime's own call id: servers reuse ids across turns (or send none), the ledger needs run-unique ones.
+          const call = admitToolCall(event, runtimeCallId(callPrefix, calls++), settings.maxInputBytes);
+          content.push(call.part);
+          if (call.failure) failures.set(call.part.id, call.failure);
+          break;
+        }
+        case 'warning':
+          await this.deps.bus.emit(run.id, 'warning', { source: 'provider', code: event.warning.code, message: event.warning.message, ...(event.warning.details ? { details: event.warning.details as JsonValue } : {}) });
           break;
         case 'usage':
           usage.inputTokens += event.usage.inputTokens;
