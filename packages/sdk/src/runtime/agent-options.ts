@@ -73,6 +73,12 @@ export interface RunOptions {
   compactionThreshold?: number;
   /** Large tool result limits (defaults: seed 000, 工具结果与大结果续读: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;
+  /**
+   * Wait before the model call that follows a model turn whose every tool call the loop guard
+   * refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). A `warning` run
+   * event (`LOOP_PAUSED`) announces each wait.
+   */
+  refusedTurnPauseMs?: number;
 }
 
 /** Options after defaults were applied. @public */

@@ -43,6 +43,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     goalPollSec: r.goalPollSec ?? 60,
     goalWaitHours: r.goalWaitHours ?? 72,
     inboxCapacity: r.inboxCapacity ?? 16,
+    refusedTurnPauseMs: r.refusedTurnPauseMs ?? 1000,
   };
   const positive = (name: string, value: unknown, allowZero = false) => {
     if (!(typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0)))
@@ -158,6 +159,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
           contextWindowTokens: resolved.runs.contextWindowTokens,
           compactionThreshold: resolved.runs.compactionThreshold,
           maxInputBytes: resolved.maxInputBytes,
+          refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
         },
       });
       const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });

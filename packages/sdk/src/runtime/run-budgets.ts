@@ -14,6 +14,12 @@ export interface RunBudgets {
   maxTokensPerRun: number | null;
   /** Model cost per run in USD, or null for none (default null). */
   maxCostUsdPerRun: number | null;
+  /**
+   * Model calls per run, subagents included (default 90). A run whose model keeps answering with
+   * calls that are refused or fail spends model calls without spending tool calls; this bounds it.
+   * Absent on runs stored by older versions: the default applies.
+   */
+  maxModelCalls?: number;
 }
 
 /**
@@ -27,8 +33,12 @@ export interface DailyBudgets {
   agentMaxCostUsdPerDay: number;
 }
 
-/** Seed 004 defaults. @public */
-export const DEFAULT_RUN_BUDGETS: Readonly<RunBudgets> = Object.freeze({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null });
+/**
+ * Seed 004 defaults, plus 90 model calls per run (more than twice the default 40 tool calls, so a
+ * normal run never meets it).
+ * @public
+ */
+export const DEFAULT_RUN_BUDGETS: Readonly<Required<RunBudgets>> = Object.freeze({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null, maxModelCalls: 90 });
 
 /** Seed 004 defaults. @public */
 export const DEFAULT_DAILY_BUDGETS: Readonly<DailyBudgets> = Object.freeze({ agentMaxRunsPerDay: 50, agentMaxCostUsdPerDay: 5 });
@@ -45,7 +55,8 @@ export interface BudgetBreach {
 
 /**
  * The per-run budget rule, a pure function: the first of `maxToolCalls`, `maxDurationSec`,
- * `maxTokensPerRun`, `maxCostUsdPerRun` that the usage has reached or passed.
+ * `maxTokensPerRun`, `maxCostUsdPerRun` that the usage has passed, or `maxModelCalls` once that many
+ * model calls were made (checked before a model call: a run makes at most `maxModelCalls`).
  * @param usage - use so far
  * @param budgets - the run's limits
  * @param elapsedMs - time since the run started, in ms
@@ -58,6 +69,8 @@ export function checkRunBudgets(usage: RunUsage, budgets: RunBudgets, elapsedMs:
   const tokens = usage.inputTokens + usage.outputTokens;
   if (budgets.maxTokensPerRun !== null && tokens > budgets.maxTokensPerRun) return { budget: 'maxTokensPerRun', limit: budgets.maxTokensPerRun, used: tokens };
   if (budgets.maxCostUsdPerRun !== null && usage.costUsd > budgets.maxCostUsdPerRun) return { budget: 'maxCostUsdPerRun', limit: budgets.maxCostUsdPerRun, used: usage.costUsd };
+  const maxModelCalls = budgets.maxModelCalls ?? DEFAULT_RUN_BUDGETS.maxModelCalls;
+  if (usage.modelCalls >= maxModelCalls) return { budget: 'maxModelCalls', limit: maxModelCalls, used: usage.modelCalls };
   return null;
 }
 

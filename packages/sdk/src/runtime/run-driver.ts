@@ -18,9 +18,10 @@ import type { RunPatch, StorageAdapter } from '../storage/storage-adapter';
 import type { GoalFacts, GoalFactsSnapshot } from './goal-facts';
 import { buildGoalReport, factsSettled } from './goal-report';
 import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from './plan-tool';
-import { checkDailyBudgets, checkRunBudgets, type BudgetBreach, type DailyBudgets, type RunBudgets } from './run-budgets';
+import { checkDailyBudgets, checkRunBudgets, DEFAULT_RUN_BUDGETS, type BudgetBreach, type DailyBudgets, type RunBudgets } from './run-budgets';
 import { RUNTIME_SYSTEM_PROMPT } from './system-prompt';
 import { toolResultMessage } from './tool-result';
+import { abortableSleep } from '../models/retry';
 import { admitToolCall, runtimeCallId } from './tool-call-identity';
 import { checkRun } from '../authorization/decide';
 import { LoopGuard } from './guardrails/loop-guard';
@@ -58,6 +59,8 @@ export interface RunDriverSettings {
   compactionThreshold: number;
   /** Largest tool-call argument text accepted from the model, in bytes (the invocation path's input limit, default 1 MiB). */
   maxInputBytes: number;
+  /** Wait before the model call that follows a turn whose every call was refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). */
+  refusedTurnPauseMs: number;
 }
 
 /** Everything the driver needs. @public */
@@ -93,7 +96,13 @@ export interface RunDriverDeps {
 }
 
 /** How one drive ended. */
-type DriveOutcome = { kind: 'ended' } | { kind: 'aborted' } | { kind: 'stopped' } | { kind: 'budget'; breach: BudgetBreach } | { kind: 'failed'; code: string; message: string };
+type DriveOutcome =
+  | { kind: 'ended' }
+  | { kind: 'aborted' }
+  | { kind: 'stopped' }
+  | { kind: 'budget'; breach: BudgetBreach }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'paused'; code: string; message: string };
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. */
 export interface RunLease {
@@ -152,6 +161,7 @@ export class RunDriver {
 
   async #process(run: RunRecord, lease: RunLease): Promise<void> {
     let current = run;
+    const woken = run.wakeRequested;
     if (current.abortRequested) return void (await this.#finish(current, lease, 'cancelled', current.abortReason ?? 'aborted'));
     if (current.status === 'queued') {
       const day = utcDayStart(this.deps.clock.now());
@@ -172,7 +182,7 @@ export class RunDriver {
     }
 
     if (current.step === 'drive') {
-      const outcome = await this.#drive(current, lease);
+      const outcome = await this.#drive(current, lease, woken);
       const fresh = (await this.deps.storage.runs.get(current.id)) ?? current;
       switch (outcome.kind) {
         case 'stopped':
@@ -183,6 +193,9 @@ export class RunDriver {
           return void (await this.#budgetExceeded(fresh, lease, outcome.breach));
         case 'failed':
           return void (await this.#finish(fresh, lease, 'failed', outcome.message, { code: outcome.code, message: outcome.message }));
+        case 'paused':
+          // Waits for the user: a message wakes it for a new drive (nothing is scheduled).
+          return void (await this.#finish(fresh, lease, 'waiting', `paused by the loop guard (${outcome.code}): send a message to continue`));
         case 'ended':
           current = (await this.#patch(fresh, lease, { step: fresh.mode === 'execute' ? 'goal_settled' : 'finalize' })) ?? fresh;
       }
@@ -226,7 +239,7 @@ export class RunDriver {
     }
   }
 
-  async #drive(run: RunRecord, lease: RunLease): Promise<DriveOutcome> {
+  async #drive(run: RunRecord, lease: RunLease, woken: boolean): Promise<DriveOutcome> {
     const { storage, clock } = this.deps;
     const stored = (await storage.messages.list(run.id)).map((m) => m.message as unknown as ModelMessage);
     const compacted = (run.runtimeState as { compaction?: { keepFrom: number; summary: ModelMessage } } | null)?.compaction;
@@ -235,13 +248,21 @@ export class RunDriver {
     this.#storedCounts.set(run.id, stored.length);
     this.#states.set(run.id, { ...((run.runtimeState ?? {}) as Record<string, JsonValue>) });
     if (messages.length === 0) await this.#append(run, messages, { role: 'user', content: run.goal });
-    await this.#reconcileDanglingCalls(run, messages);
+    await this.#reconcileDanglingCalls(run, messages, lease);
     const discovery = await this.#discovery(run);
     if (discovery) this.#discoveries.set(run.id, discovery);
     else this.#discoveries.delete(run.id);
     const budgets = run.budgets as unknown as RunBudgets;
     const guard = this.#guard(run);
+    // A person answered a run the guard stopped: a new attempt (counts are kept).
+    if (woken && guard.stopped) {
+      guard.resume();
+      await this.#saveGuard(run, lease, guard);
+    }
     let usage: RunUsage = { ...run.usage };
+    /** Model turns in a row whose every call was refused: the next model call waits first. */
+    let refusedTurns = 0;
+    let pausedFor = 0;
     for (;;) {
       if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
       const fresh = await storage.runs.get(run.id);
@@ -250,6 +271,18 @@ export class RunDriver {
       await this.#applyInbox(run, messages);
       const breach = checkRunBudgets(usage, budgets, clock.now() - (fresh.startedAt ?? fresh.createdAt));
       if (breach) return { kind: 'budget', breach };
+      if (refusedTurns > pausedFor) {
+        pausedFor = refusedTurns;
+        const pauseMs = refusedTurnPause(this.deps.settings.refusedTurnPauseMs, refusedTurns);
+        await this.deps.bus.emit(run.id, 'warning', {
+          source: 'loop_guard',
+          code: 'LOOP_PAUSED',
+          message: `every call of the last ${refusedTurns === 1 ? 'model turn was' : `${refusedTurns} model turns were`} refused; waiting ${pauseMs} ms before the next model call`,
+          details: { pauseMs, refusedTurns },
+        });
+        await abortableSleep(pauseMs, lease.signal);
+        continue; // re-check abort, lease and budgets after the pause
+      }
 
       const prepared = await this.#prepareRequest(run, lease, messages, this.#storedCounts.get(run.id) ?? messages.length, discovery);
       if ('failed' in prepared) return prepared.failed;
@@ -276,24 +309,29 @@ export class RunDriver {
       const guardCalls = calls.map((c) => this.#guardCall(c));
       const batch = guard.beforeBatch(guardCalls);
       let stop: { code: string; message: string } | undefined;
+      let ran = 0;
       for (const [i, call] of calls.entries()) {
         if (stop) {
           await this.#append(run, messages, await this.#blocked(run, call, 'stop', stop));
           continue;
         }
+        // Every call the model makes counts toward maxToolCalls, refused ones included.
         const overBudget = checkRunBudgets({ ...usage, toolCalls: usage.toolCalls + 1 }, budgets, 0);
         if (overBudget?.budget === 'maxToolCalls') return { kind: 'budget', breach: overBudget };
         if (lease.signal.aborted) return lease.reason() === 'abort' ? { kind: 'aborted' } : { kind: 'stopped' };
+        usage = { ...usage, toolCalls: usage.toolCalls + 1 };
+        await this.#patch(run, lease, { usage });
         const first = batch[i]!;
         const decision = first.action === 'allow' ? guard.before(guardCalls[i]!) : first;
         if (decision.action !== 'allow') {
+          const refused = decision.action === 'block' ? guard.refused(guardCalls[i]!) : undefined;
           await this.#saveGuard(run, lease, guard);
           if (decision.action === 'stop') stop = { code: decision.code, message: decision.reason };
+          else if (refused) stop = { code: refused.code, message: refused.message };
           await this.#append(run, messages, await this.#blocked(run, call, decision.action, { code: decision.code, message: decision.reason }));
           continue;
         }
-        usage = { ...usage, toolCalls: usage.toolCalls + 1 };
-        await this.#patch(run, lease, { usage });
+        ran++;
         const { message, status, childUsage } = await this.#runTool(run, call, turn.failures.get(call.id), lease);
         if (childUsage) {
           usage = { ...usage, toolCalls: usage.toolCalls + childUsage.toolCalls, inputTokens: usage.inputTokens + childUsage.inputTokens, outputTokens: usage.outputTokens + childUsage.outputTokens, costUsd: usage.costUsd + childUsage.costUsd, modelCalls: usage.modelCalls + childUsage.modelCalls };
@@ -308,7 +346,14 @@ export class RunDriver {
         }
         await this.#append(run, messages, message);
       }
-      if (stop) return { kind: 'failed', code: stop.code, message: `stopped by the loop guard: ${stop.message}` };
+      refusedTurns = ran === 0 ? refusedTurns + 1 : 0;
+      if (refusedTurns === 0) pausedFor = 0;
+      if (stop) {
+        await this.deps.bus.emit(run.id, 'warning', { source: 'loop_guard', code: stop.code, message: stop.message });
+        // An attended run waits for its user; background and channel runs end.
+        if (guard.mode === 'interactive') return { kind: 'paused', code: stop.code, message: stop.message };
+        return { kind: 'failed', code: stop.code, message: `stopped by the loop guard: ${stop.message}` };
+      }
     }
   }
 
@@ -436,7 +481,7 @@ export class RunDriver {
   }
 
   /** A dangling tool call (the process died after the model asked for it) gets the ledger's record, else "outcome unknown". */
-  async #reconcileDanglingCalls(run: RunRecord, messages: ModelMessage[]): Promise<void> {
+  async #reconcileDanglingCalls(run: RunRecord, messages: ModelMessage[], lease: RunLease): Promise<void> {
     const answered = new Set(messages.filter((m): m is ToolResultMessage => m.role === 'tool').map((m) => m.toolCallId));
     const last = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
     if (!last) return;
@@ -647,6 +692,7 @@ export class RunDriver {
       maxDurationSec: Math.max(0, parentBudgets.maxDurationSec - Math.floor((this.deps.clock.now() - (fresh.startedAt ?? fresh.createdAt)) / 1000)),
       maxTokensPerRun: left(parentBudgets.maxTokensPerRun, fresh.usage.inputTokens + fresh.usage.outputTokens),
       maxCostUsdPerRun: left(parentBudgets.maxCostUsdPerRun, fresh.usage.costUsd),
+      maxModelCalls: Math.max(0, (parentBudgets.maxModelCalls ?? DEFAULT_RUN_BUDGETS.maxModelCalls) - fresh.usage.modelCalls),
     };
     const child = await this.deps.startSubagent(run, input.goal, readOnly, budgets, lease.owner);
     await this.process(child, lease);
@@ -774,6 +820,14 @@ export class RunDriver {
     // A message that arrived while the run was finishing wakes it once more (seed 004, 已知限制).
     if (terminal && (await this.deps.storage.inbox.listQueued(run.id)).length > 0) await this.deps.storage.runs.patch(run.id, { wakeRequested: true, status: 'waiting' });
   }
+}
+
+/**
+ * The wait before a model call that follows `turns` model turns in a row whose every call was
+ * refused: `baseMs`, doubling per turn, at most 30 s.
+ */
+function refusedTurnPause(baseMs: number, turns: number): number {
+  return Math.min(30_000, baseMs * 2 ** Math.min(turns - 1, 15));
 }
 
 /** Appends loop-guard notices to a tool result's JSON (the model reads them with the result). */

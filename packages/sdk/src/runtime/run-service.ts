@@ -112,7 +112,7 @@ export class RunService {
       throw new RunRequestError('sessionId must be a non-empty string of at most 200 characters');
     if (input.budgets !== undefined) {
       if (typeof input.budgets !== 'object' || input.budgets === null || Array.isArray(input.budgets)) throw new RunRequestError('budgets must be an object');
-      const unknown = Object.keys(input.budgets).filter((k) => !['maxToolCalls', 'maxDurationSec', 'maxTokensPerRun', 'maxCostUsdPerRun'].includes(k));
+      const unknown = Object.keys(input.budgets).filter((k) => !['maxToolCalls', 'maxDurationSec', 'maxTokensPerRun', 'maxCostUsdPerRun', 'maxModelCalls'].includes(k));
       if (unknown.length > 0) throw new RunRequestError(`unknown budgets: ${unknown.join(', ')}`);
     }
     if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(input.goal ?? '')) throw new RunRequestError('goal contains an unpaired surrogate (not valid Unicode text)');

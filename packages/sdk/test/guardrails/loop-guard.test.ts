@@ -214,4 +214,28 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     expect(guard.afterReply('Next I will check the downloader.', false)).toMatchObject({ action: 'continue', count: 2, prompt: expect.stringMatching(/called no tool/) });
     expect(guard.afterReply('Let me check the queue again.', false)).toEqual({ action: 'exhausted', count: 2 });
   });
+
+  it('refused calls in a row stop the run in every mode at 5; a call that runs resets the count; resume() lifts the stop and keeps the counts', () => {
+    for (const mode of ['interactive', 'background'] as const) {
+      const guard = new LoopGuard({ mode });
+      const call = exec('download.submit', { torrent: 'a' });
+      for (let i = 0; i < 4; i++) expect(guard.refused(call)).toBeUndefined();
+      step(guard, read('inventory.query'), ok()); // allowed: resets the streak of refusals
+      for (let i = 0; i < 4; i++) expect(guard.refused(call)).toBeUndefined();
+      expect(guard.refused(call)).toMatchObject({ level: 'stop', code: 'LOOP_BLOCKED_REPEATEDLY', count: 5 });
+      expect(guard.stopped?.code).toBe('LOOP_BLOCKED_REPEATEDLY');
+      const restored = LoopGuard.fromJSON(JSON.parse(JSON.stringify(guard.toJSON())), { mode });
+      expect(restored.stopped?.code).toBe('LOOP_BLOCKED_REPEATEDLY');
+      restored.resume();
+      expect(restored.stopped).toBeNull();
+      expect(restored.before(read('inventory.query'))).toEqual({ action: 'allow' });
+    }
+    expect(new LoopGuard({ mode: 'interactive', config: { blockedCallsStopAt: 0 } }).refused(exec('x'))).toBeUndefined();
+  });
+
+  it('a state stored before refusals were counted still loads', () => {
+    const state = new LoopGuard({ mode: 'interactive' }).toJSON() as unknown as Record<string, unknown>;
+    delete state.blockedInARow;
+    expect(LoopGuard.fromJSON(state, { mode: 'interactive' }).toJSON().blockedInARow).toBe(0);
+  });
 });

@@ -73,7 +73,7 @@ export async function startHost(scripts: FakeScript | FakeScript[], options: { s
     logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted' },
     goalFacts: world.facts,
-    runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, ...(options.runs ?? {}) },
+    runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, refusedTurnPauseMs: 1, ...(options.runs ?? {}) },
   });
   for (const c of world.capabilities) host.capabilities.register(c);
   await host.start({ workers: options.workers ?? true });

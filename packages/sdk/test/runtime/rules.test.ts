@@ -6,8 +6,8 @@ const empty: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], libr
 const download = (status: GoalFactsSnapshot['downloads'][number]['status']) => ({ id: 'dl-1', mediaEntityId: 'tmdb:1', title: 'Dune', status });
 
 describe('run budget rules (seed 004 defaults)', () => {
-  it('defaults are 40 tool calls, 900 s, no token or cost limit; 50 runs and 5 USD per day', () => {
-    expect(DEFAULT_RUN_BUDGETS).toEqual({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null });
+  it('defaults are 40 tool calls, 900 s, 90 model calls, no token or cost limit; 50 runs and 5 USD per day', () => {
+    expect(DEFAULT_RUN_BUDGETS).toEqual({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null, maxModelCalls: 90 });
     expect(DEFAULT_DAILY_BUDGETS).toEqual({ agentMaxRunsPerDay: 50, agentMaxCostUsdPerDay: 5 });
   });
   it('each per-run budget is breached only when exceeded', () => {

@@ -129,3 +129,68 @@ describe('oversized tool arguments', () => {
     expect(second).toContain('INPUT_TOO_LARGE');
   });
 });
+
+describe('runaway loops', () => {
+  const malformed = () => replay(toolTurn([{ id: 'call_same', name: 'inventory_query', args: '{"title":' }]));
+
+  it('an interactive run repeating the same malformed call is warned, blocked, then paused for the user with a visible reason; refused turns are spaced by pauses', async () => {
+    const { host, server } = await hostOver(Array.from({ length: 40 }, malformed), { refusedTurnPauseMs: 1 });
+    const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
+    const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
+    expect(ended.status).toBe('waiting');
+    const events = await runEvents(host, run.id);
+    const phases = events.filter((e) => e.type === 'tool_call' && e.data.phase !== 'started').map((e) => (e.data as { phase: string }).phase);
+    expect(phases).toEqual([...Array(5).fill('failed'), ...Array(5).fill('blocked')]);
+    expect(server.requests).toHaveLength(10);
+    const warnings = events.filter((e) => e.type === 'warning').map((e) => e.data as { code: string; source: string });
+    expect(warnings.filter((w) => w.code === 'LOOP_PAUSED')).toHaveLength(4); // between the 5 refused turns
+    expect(warnings.at(-1)).toMatchObject({ source: 'loop_guard', code: 'LOOP_BLOCKED_REPEATEDLY' });
+    const status = events.filter((e) => e.type === 'run_status').at(-1)!.data as { status: string; reason?: string };
+    expect(status).toMatchObject({ status: 'waiting' });
+    expect(status.reason).toMatch(/LOOP_BLOCKED_REPEATEDLY.*send a message/);
+    // No two model calls that produced only refused calls ran back to back: a pause event sits between them.
+    const order = events
+      .filter((e) => (e.type === 'tool_call' && (e.data as { phase: string }).phase === 'blocked') || (e.type === 'warning' && (e.data as { code: string }).code === 'LOOP_PAUSED'))
+      .map((e) => e.type);
+    for (let i = 1; i < order.length; i++) expect(order[i] === 'tool_call' && order[i - 1] === 'tool_call').toBe(false);
+  });
+
+  it('a message from the user wakes a paused run for a new attempt', async () => {
+    const { host, server } = await hostOver([...Array.from({ length: 10 }, malformed), replay(textTurn('Sorry — I could not form the call.'))], { refusedTurnPauseMs: 1 });
+    const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
+    await waitForStatus(host, run.id, ['waiting']);
+    await host.appendMessage(run.id, 'stop retrying and tell me what went wrong', 'user:admin');
+    const ended = await waitForStatus(host, run.id, ['succeeded', 'failed']);
+    expect(ended.status).toBe('succeeded');
+    expect(ended.finalText).toMatch(/could not form/);
+    expect(server.requests).toHaveLength(11);
+  });
+
+  it('a background run repeating it ends failed with the guard’s code', async () => {
+    const { host } = await hostOver(Array.from({ length: 40 }, malformed), { refusedTurnPauseMs: 1 });
+    const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'system:cron', origin: 'background' });
+    const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
+    expect(ended.status).toBe('failed');
+    expect(ended.error?.code).toMatch(/^LOOP_/);
+  });
+
+  it('refused calls count toward maxToolCalls', async () => {
+    const { host, server } = await hostOver(Array.from({ length: 40 }, malformed), { refusedTurnPauseMs: 1, budgets: { maxToolCalls: 7 } });
+    const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
+    const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
+    expect(ended.status).toBe('budget_exceeded');
+    const breach = (await runEvents(host, run.id)).find((e) => e.type === 'budget_exceeded')!.data;
+    expect(breach).toMatchObject({ budget: 'maxToolCalls', limit: 7 });
+    expect(server.requests).toHaveLength(8);
+  });
+
+  it('maxModelCalls bounds model calls even when every call succeeds', async () => {
+    const read = (n: number) => replay(toolTurn([{ id: `c${n}`, name: 'inventory_query', args: JSON.stringify({ title: `Title ${n}` }) }]));
+    const { host, server } = await hostOver(Array.from({ length: 10 }, (_, n) => read(n)));
+    const run = await host.startRun({ goal: 'list things', mode: 'plan_only', actor: 'user:admin', budgets: { maxModelCalls: 3 } });
+    const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
+    expect(ended.status).toBe('budget_exceeded');
+    expect(server.requests).toHaveLength(3);
+    expect(ended.usage.modelCalls).toBe(3);
+  });
+});

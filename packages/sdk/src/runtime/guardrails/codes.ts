@@ -9,6 +9,8 @@
  * - `LOOP_CYCLE` — a repeating cycle of 2–4 calls with identical results within the last 64 calls.
  * - `LOOP_SEARCH_CAP` — the per-run `search_tools` budget (50) is spent.
  * - `LOOP_SUBAGENT_CAP` — the per-run subagent launch budget (50) is spent.
+ * - `LOOP_BLOCKED_REPEATEDLY` — the model kept making calls the guard refused (5 in a row with no call
+ *   allowed in between): the run stops in every mode (interactive runs wait for the user).
  * - `LOOP_STOPPED` — the run was already stopped by the guard; no further call is dispatched.
  *
  * @public
@@ -21,6 +23,7 @@ export const LOOP_GUARD_CODES = {
   cycle: 'LOOP_CYCLE',
   searchCap: 'LOOP_SEARCH_CAP',
   subagentCap: 'LOOP_SUBAGENT_CAP',
+  blockedRepeatedly: 'LOOP_BLOCKED_REPEATEDLY',
   stopped: 'LOOP_STOPPED',
 } as const;
 

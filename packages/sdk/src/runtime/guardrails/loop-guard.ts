@@ -55,6 +55,13 @@ export interface LoopGuardConfig {
   readOnlyTools: readonly string[];
   /** Continuation prompts per run for replies that announce an action but call no tool. Seed 000: 2. */
   maxContinuations: number;
+  /**
+   * Refused calls in a row (no call allowed in between) at which the run stops in every mode: a model
+   * that keeps repeating what the guard refuses makes no progress, however the run is attended.
+   * Interactive runs then wait for the user instead of failing. Default 5 (the Hermes hard-stop
+   * threshold used by the other stop rules); 0 disables.
+   */
+  blockedCallsStopAt: number;
 }
 
 /**
@@ -84,6 +91,7 @@ export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freez
   pollingActions: Object.freeze(['read', 'wait', 'status', 'list']),
   readOnlyTools: Object.freeze(['search_tools', 'read_tool_result']),
   maxContinuations: 2,
+  blockedCallsStopAt: 5,
 });
 
 /**
@@ -114,6 +122,8 @@ export interface LoopGuardState {
   continuations: number;
   /** Set once the guard stopped the run. */
   stopped: { code: LoopGuardCode; reason: string; count: number } | null;
+  /** Calls refused in a row since the last call that was allowed to run (absent in older states: 0). */
+  blockedInARow?: number;
 }
 
 /**
@@ -157,11 +167,13 @@ export type ContinuationDecision = { action: 'none' } | { action: 'continue'; pr
  * 1. `beforeBatch(calls)` — per-run caps (searches, subagents); refuse calls whose decision is not `allow`.
  * 2. for each remaining call in model order: `before(call)`; on `allow` run it, then
  *    `after(call, outcome)` and append the notices to its result; on `block` answer with the reason
- *    (do not call `after`); on `stop` answer with the reason and end the run.
+ *    and call `refused(call)` instead of `after` (a `stop` notice from it ends the run); on `stop`
+ *    answer with the reason and end the run.
  * 3. if any notice has level `stop`, end the run after recording that result.
  * Without tool calls: `afterReply(text, false)`.
  *
- * Interactive runs warn and only refuse single calls; background and channel runs stop.
+ * Interactive runs warn and only refuse single calls; background and channel runs stop. In every
+ * mode, a model that keeps making refused calls is stopped (`LOOP_BLOCKED_REPEATEDLY`).
  * @public
  */
 export class LoopGuard {
@@ -269,6 +281,7 @@ export class LoopGuard {
     const fingerprint = resultFingerprint(outcome);
     const poll = this.#isPoll(call);
     const notices: GuardNotice[] = [];
+    s.blockedInARow = 0;
 
     if (outcome.status === 'failed' || outcome.status === 'denied') {
       if (s.progressSinceFailure.includes(sig)) {
@@ -358,6 +371,33 @@ export class LoopGuard {
     return { action: 'continue', prompt: continuationPromptFor(text), count: this.#state.continuations };
   }
 
+  /**
+   * Records a call the driver refused because of a `block` decision (it did not run). After
+   * {@link LoopGuardConfig.blockedCallsStopAt} refusals in a row the guard stops the run, whatever its
+   * mode: the returned notice has level `stop` and code `LOOP_BLOCKED_REPEATEDLY`.
+   *
+   * @param call - the refused call
+   * @returns a `stop` notice when the threshold is reached, else undefined
+   */
+  refused(call: GuardCall): GuardNotice | undefined {
+    const s = this.#state;
+    s.blockedInARow = (s.blockedInARow ?? 0) + 1;
+    const limit = this.config.blockedCallsStopAt;
+    if (limit <= 0 || s.blockedInARow < limit || s.stopped) return undefined;
+    const message = `Stopped: ${s.blockedInARow} calls in a row were refused (the last: ${call.tool}). Repeating refused calls is not progress; the run stops here${this.stopsRun ? '' : ' and waits for the user'}.`;
+    s.stopped = { code: LOOP_GUARD_CODES.blockedRepeatedly, reason: message, count: s.blockedInARow };
+    return { level: 'stop', code: LOOP_GUARD_CODES.blockedRepeatedly, count: s.blockedInARow, message };
+  }
+
+  /**
+   * Lifts a stop when a person answers: a user message that wakes a run the guard stopped starts a
+   * new attempt (failure and repeat counts are kept, so a repeated loop is refused again quickly).
+   */
+  resume(): void {
+    this.#state.stopped = null;
+    this.#state.blockedInARow = 0;
+  }
+
   /** A deep copy of the state for storage on the run (JSON-safe). */
   toJSON(): LoopGuardState {
     return structuredClone(this.#state);
@@ -400,7 +440,7 @@ function isWrite(call: GuardCall): boolean {
 }
 
 function emptyState(): LoopGuardState {
-  return { version: 1, sameCallFailures: {}, progressSinceFailure: [], toolFailures: {}, sameResults: {}, streak: null, history: [], searches: 0, subagents: 0, continuations: 0, stopped: null };
+  return { version: 1, sameCallFailures: {}, progressSinceFailure: [], toolFailures: {}, sameResults: {}, streak: null, history: [], searches: 0, subagents: 0, continuations: 0, stopped: null, blockedInARow: 0 };
 }
 
 function parseState(value: unknown): LoopGuardState {
@@ -441,6 +481,7 @@ function parseState(value: unknown): LoopGuardState {
     subagents: count('subagents'),
     continuations: count('continuations'),
     stopped: stopped === null ? null : { ...(stopped as NonNullable<LoopGuardState['stopped']>) },
+    blockedInARow: value.blockedInARow === undefined ? 0 : count('blockedInARow'),
   };
 }
 
