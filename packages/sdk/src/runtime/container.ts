@@ -134,7 +134,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
         startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
           runs!.startRun(
             { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
-            { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner },
+            { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner, leaseExpiresAt: parent.leaseExpiresAt ?? clock.now() + resolved.runs.leaseMs },
           ),
         storage,
         capabilities,

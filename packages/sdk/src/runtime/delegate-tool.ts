@@ -1,4 +1,4 @@
-import type { ModelTool } from '../models/types';
+import type { ModelMessage, ModelTool } from '../models/types';
 
 /** Name of the built-in subagent tool (seed 000, 子代理连续工作). @public */
 export const DELEGATE_TOOL = 'delegate';
@@ -33,4 +33,44 @@ export function parseDelegateInput(input: unknown): { ok: true; goal: string; ca
   if (typeof value.goal !== 'string' || !value.goal.trim() || value.goal.length > 4000) return { ok: false, message: 'goal must be a non-empty string of at most 4000 characters' };
   if (value.capabilities !== undefined && !(Array.isArray(value.capabilities) && value.capabilities.every((c) => typeof c === 'string'))) return { ok: false, message: 'capabilities must be an array of capability ids' };
   return { ok: true, goal: value.goal, capabilities: value.capabilities as string[] | undefined };
+}
+
+/** One result a subagent obtained, as passed back to its parent. @public */
+export interface SubagentFinding {
+  /** Capability the subagent called. */
+  capability: string;
+  /** The result text the subagent received (cut to the per-finding limit). */
+  result: string;
+  /** True when `result` was cut. */
+  truncated: boolean;
+}
+
+/**
+ * What a subagent found so far, read from its stored conversation: the successful tool results
+ * (newest last) and its latest text. Used when a subagent ends without a report (interrupted by a
+ * crash, cancelled), so its parent gets the reads already done instead of repeating them.
+ *
+ * @param messages - the subagent's stored messages
+ * @param limits - `perFindingChars` (default 2000) and `maxFindings` (default 10, the most recent ones)
+ * @returns findings and the latest assistant text (or null)
+ * @public
+ */
+export function subagentFindings(
+  messages: ReadonlyArray<ModelMessage>,
+  limits: { perFindingChars?: number; maxFindings?: number } = {},
+): { findings: SubagentFinding[]; lastText: string | null } {
+  const perFinding = limits.perFindingChars ?? 2000;
+  const max = limits.maxFindings ?? 10;
+  const findings: SubagentFinding[] = [];
+  let lastText: string | null = null;
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+      if (text.trim() !== '') lastText = text;
+    } else if (m.role === 'tool' && m.status === 'ok') {
+      const text = typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+      findings.push({ capability: m.name, result: text.slice(0, perFinding), truncated: text.length > perFinding });
+    }
+  }
+  return { findings: findings.slice(-max), lastText };
 }

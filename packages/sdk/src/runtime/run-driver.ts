@@ -28,7 +28,7 @@ import { LoopGuard } from './guardrails/loop-guard';
 import type { GuardCall, GuardCallKind } from './guardrails/types';
 import type { LoopGuardConfig } from './guardrails/loop-guard';
 import { formatStoredToolResult, READ_TOOL_RESULT_MODEL_TOOL, READ_TOOL_RESULT_TOOL, toolResultPageView, type ToolResultStore } from './context/tool-result-store';
-import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './delegate-tool';
+import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput, subagentFindings } from './delegate-tool';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, SEARCH_TOOLS_TOOL, ToolDiscovery } from './context/tool-discovery';
 import { compact, dedupeRepeatedResults, planCompaction, summaryRequestMessages, type PinnedFacts } from './context/compaction';
 import type { TokenCounter } from '../models/tokens';
@@ -112,6 +112,13 @@ export interface RunLease {
   signal: AbortSignal;
   /** Why the signal aborted. */
   reason(): 'abort' | 'lost' | 'stop' | undefined;
+  /**
+   * Renews the lease of another run (a subagent driven inline) together with this one, until the
+   * returned function is called.
+   * @param runId - the run leased to the same owner
+   * @returns stops renewing it
+   */
+  adopt(runId: string): () => void;
 }
 
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
@@ -488,7 +495,16 @@ export class RunDriver {
     const dangling = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call' && !answered.has(p.id));
     if (dangling.length === 0) return;
     await this.deps.ledger.recover({ claimedBefore: this.deps.clock.now() + 1, runId: run.id });
+    const children = ((run.runtimeState as { subagents?: Record<string, string> } | null)?.subagents ?? {}) as Record<string, string>;
     for (const call of dangling) {
+      const childId = call.name === DELEGATE_TOOL ? children[call.id] : undefined;
+      const child = childId ? await this.#endOrphanedChild(childId, run) : undefined;
+      if (child) {
+        const result = await this.#subagentResult(child);
+        await this.deps.bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : 'failed', ...(result.error ? { error: result.error } : {}) });
+        await this.#append(run, messages, toolResultMessage(call.id, call.name, result, { recovered: true }));
+        continue;
+      }
       const entry: LedgerEntry | undefined = await this.deps.storage.ledger.findByCall(run.id, call.id);
       const result: Pick<InvocationResult, 'status' | 'output' | 'error'> =
         entry && (entry.state === 'succeeded' || entry.state === 'pending')
@@ -694,14 +710,52 @@ export class RunDriver {
       maxCostUsdPerRun: left(parentBudgets.maxCostUsdPerRun, fresh.usage.costUsd),
       maxModelCalls: Math.max(0, (parentBudgets.maxModelCalls ?? DEFAULT_RUN_BUDGETS.maxModelCalls) - fresh.usage.modelCalls),
     };
-    const child = await this.deps.startSubagent(run, input.goal, readOnly, budgets, lease.owner);
-    await this.process(child, lease);
-    await this.deps.storage.runs.releaseLease(child.id, lease.owner);
+    const child = await this.deps.startSubagent(fresh, input.goal, readOnly, budgets, lease.owner);
+    // Remembered before it runs, so a parent resumed after a crash finds its child (see #reconcileDanglingCalls).
+    const subagents = { ...((this.#states.get(run.id)?.subagents ?? {}) as Record<string, JsonValue>), [call.id]: child.id };
+    await this.#saveState(run, lease, 'subagents', subagents);
+    const release = lease.adopt(child.id);
+    try {
+      await this.process(child, lease);
+    } finally {
+      release();
+      await this.deps.storage.runs.releaseLease(child.id, lease.owner);
+    }
     const ended = (await this.deps.storage.runs.get(child.id))!;
-    const report = ended.report as { summary?: string } | null;
-    const output = { runId: ended.id, status: ended.status, finalText: ended.finalText, summary: report?.summary ?? null, note: 'the subagent only read; its text is its own account, not verified facts' };
-    const result = await done(ended.status === 'succeeded' ? { status: 'succeeded', output } : { status: 'failed', output, error: { code: `SUBAGENT_${ended.status.toUpperCase()}`, message: ended.error?.message ?? ended.status } });
+    const result = await done(await this.#subagentResult(ended));
     return { ...result, childUsage: ended.usage };
+  }
+
+  /** The delegate tool result of a child run that ended: its report, and what it had read when it ended without one. */
+  async #subagentResult(child: RunRecord): Promise<Pick<InvocationResult, 'status' | 'output' | 'error'>> {
+    const report = child.report as { summary?: string } | null;
+    const output: Record<string, JsonValue> = { runId: child.id, status: child.status, finalText: child.finalText, summary: report?.summary ?? null, note: 'the subagent only read; its text is its own account, not verified facts' };
+    if (child.status === 'succeeded') return { status: 'succeeded', output };
+    const { findings, lastText } = subagentFindings((await this.deps.storage.messages.list(child.id)).map((m) => m.message as unknown as ModelMessage));
+    output.findings = findings as unknown as JsonValue;
+    if (output.finalText === null && lastText !== null) output.lastText = lastText;
+    if (findings.length > 0) output.note = 'the subagent ended before its report; these are the results it had read so far (use them instead of reading again)';
+    return { status: 'failed', output, error: { code: `SUBAGENT_${child.status.toUpperCase()}`, message: child.error?.message ?? child.status } };
+  }
+
+  /**
+   * A child the parent was driving when it was interrupted: ended now if it has not ended (a live
+   * driver elsewhere is asked to abort; nobody driving it: cancelled here), and its result read.
+   */
+  async #endOrphanedChild(childId: string, parent: RunRecord): Promise<RunRecord | undefined> {
+    const now = this.deps.clock.now();
+    const { storage, bus } = this.deps;
+    const reason = `the parent run ${parent.id} was interrupted and resumed`;
+    const outcome = await storage.transaction(async (s) => {
+      const child = await s.runs.get(childId);
+      if (!child || child.endedAt !== null) return { child, event: undefined };
+      const live = child.leaseOwner !== null && (child.leaseExpiresAt ?? 0) > now;
+      if (live) return { child: (await s.runs.patch(childId, { abortRequested: true, abortReason: reason, updatedAt: now })) ?? child, event: undefined };
+      const cancelled = await s.runs.patch(childId, { status: 'cancelled', abortReason: reason, endedAt: now, updatedAt: now, notBefore: null, wakeRequested: false, leaseOwner: null, leaseExpiresAt: null });
+      return { child: cancelled ?? child, event: await bus.emit(childId, 'run_status', { status: 'cancelled', step: child.step, reason }, s) };
+    });
+    if (outcome.event) bus.publish(outcome.event);
+    return outcome.child;
   }
 
   /** The run rule (the authorizer's `checkRun`, so the model sees the same denial): read-only subagents, plan_only, allowlists. */

@@ -59,8 +59,13 @@ export interface SubagentParent {
   parentRunId: string;
   /** The delegating run's depth (the child gets depth + 1; at most 2). */
   parentDepth: number;
-  /** The worker driving the parent: the child is created leased to it (driven inline, never by another worker). */
+  /** The worker driving the parent: the child is created leased to it and driven inline. */
   leaseOwner: string;
+  /**
+   * Expiry of the parent's lease (ms since epoch): the child's lease expires with it and is renewed with
+   * it, so a child orphaned by a crash is taken over after the lease, like any run.
+   */
+  leaseExpiresAt: number;
 }
 
 /** A run with a page of its events, as `AgentHost.getRun` returns it. @public */
@@ -157,7 +162,7 @@ export class RunService {
       abortReason: null,
       wakeRequested: false,
       leaseOwner: parent?.leaseOwner ?? null,
-      leaseExpiresAt: parent ? Number.MAX_SAFE_INTEGER : null,
+      leaseExpiresAt: parent ? parent.leaseExpiresAt : null,
       notBefore: null,
       createdAt: now,
       updatedAt: now,
@@ -233,8 +238,8 @@ export class RunService {
       if (!current) throw new RunNotFoundError(runId);
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return { run: current, event: undefined };
       const live = current.leaseOwner !== null && (current.leaseExpiresAt ?? 0) > now;
-      if (!live && (current.status === 'queued' || current.status === 'waiting')) {
-        // Nobody drives it: cancel directly, in the same transaction that saw no lease.
+      if (!live) {
+        // Nobody drives it (queued, waiting, or orphaned by a crash while running): cancel directly, in the same transaction that saw no lease.
         const cancelled = await s.runs.patch(runId, { status: 'cancelled', abortReason: reason ?? null, endedAt: now, updatedAt: now, notBefore: null, wakeRequested: false });
         return { run: cancelled ?? current, event: await this.deps.bus.emit(runId, 'run_status', { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' }, s) };
       }

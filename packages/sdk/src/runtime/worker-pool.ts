@@ -103,7 +103,17 @@ export class WorkerPool {
     const { storage, clock, settings, logger, driver } = this.deps;
     const entry: { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' } = { controller: new AbortController() };
     this.#active.set(runId, entry);
-    const lease: RunLease = { owner, signal: entry.controller.signal, reason: () => entry.reason };
+    /** Subagent runs driven inline under this lease: renewed with it. */
+    const adopted = new Set<string>();
+    const lease: RunLease = {
+      owner,
+      signal: entry.controller.signal,
+      reason: () => entry.reason,
+      adopt: (childId) => {
+        adopted.add(childId);
+        return () => adopted.delete(childId);
+      },
+    };
     const heartbeat = setInterval(() => {
       void (async () => {
         try {
@@ -112,6 +122,7 @@ export class WorkerPool {
             entry.controller.abort();
             return;
           }
+          for (const childId of adopted) await storage.runs.renewLease(childId, owner, clock.now(), settings.leaseMs);
           const current = await storage.runs.get(runId);
           if (current?.abortRequested) {
             entry.reason ??= 'abort';
