@@ -34,9 +34,10 @@ type Json = Record<string, unknown>;
  * Ollama, vLLM, llama.cpp server, Groq, Mistral, xAI …) over undici.
  *
  * @remarks
- * Tool calls are assembled by `index` from fragments (a fragment without `index` continues the
- * call with the same id, else the last call; a call whose id is missing gets a generated one);
- * arguments `""` mean `{}`; calls end when `finish_reason` arrives (or at `[DONE]`), where their
+ * Tool calls are assembled by `index` from fragments (a different non-empty id at the same index
+ * starts a new call, fragments repeating the id or carrying none continue it; a fragment without
+ * `index` continues the call with the same id, else the last call; a call whose id is missing gets
+ * a generated one, unique within the stream); arguments `""` mean `{}`; calls end when `finish_reason` arrives (or at `[DONE]`), where their
  * arguments are parsed and validated once. `reasoning_content` (or `reasoning`) becomes
  * `thinking_delta` and is sent back per the dialect's `reasoningReplay`. Usage comes from the
  * chunk that carries it (with `include_usage`, the final one). The stream itself never throws.

@@ -39,11 +39,34 @@ function readUsage(u: Json): ModelUsage {
 
 /** A tool call being assembled from fragments. */
 interface CallState {
+  /** The `index` the server gave (or the position for index-less fragments). */
   index: number;
+  /** Arrival order, to keep calls that share an index in the order they began. */
+  seq: number;
+  /** The id used in the normalized events (unique within the stream). */
   id: string;
+  /** The id the server sent, if any (fragments repeating it continue this call). */
+  wireId: string | undefined;
   name: string;
   args: string;
   started: boolean;
+}
+
+/** Whether `text` (already concatenated arguments) is one complete JSON object. */
+function isCompleteObject(text: string): boolean {
+  const t = text.trim();
+  if (t.length < 2 || t.charCodeAt(0) !== 123 || t.charCodeAt(t.length - 1) !== 125) return false;
+  try {
+    const v: unknown = JSON.parse(t);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether an argument fragment opens a new JSON object (`{` after optional whitespace). */
+function opensObject(piece: string): boolean {
+  return /^\s*\{/.test(piece);
 }
 
 /**
@@ -51,10 +74,16 @@ interface CallState {
  *
  * @remarks
  * `reasoning_content` (or `reasoning`) becomes `thinking_delta`; `content` and `refusal` become
- * `text_delta`. Tool calls are assembled by `index` from fragments (a fragment without `index`
- * continues the call with the same id, else the last call; a call whose id is missing gets a
- * generated one); `tool_call_start` is emitted once the name is known, and every call ends
- * (arguments parsed and validated once) when `finish_reason` arrives or at `[DONE]`. Usage comes
+ * `text_delta`. Tool calls are assembled by `index` from fragments: a fragment continues the
+ * latest call at its `index`, except that a different non-empty id at the same index starts a new
+ * call (parallel calls sent as whole-call chunks that all say `index: 0`), and so does a fragment
+ * opening a new JSON object after the call's arguments already form a complete one; fragments
+ * repeating the call's id, or carrying none, continue it. A fragment without `index` continues the
+ * latest call with the same id, else the latest call. Ids are unique within the stream: a missing
+ * id is generated (`call_<index>_<n>`), an id already used by another call of the stream gets a
+ * suffix (`<id>_<n>`). `tool_call_start` is emitted once the name is known, and every call ends
+ * (arguments parsed and validated once, in index then arrival order) when `finish_reason` arrives
+ * or at `[DONE]`. Usage comes
  * from the chunk that carries it. A stream that ends after a `finish_reason` but without
  * `[DONE]` is accepted.
  *
@@ -129,10 +158,11 @@ export class OpenAITranslator implements SseTranslator {
   }
 
   #toolCallFragment(tc: Json, out: ModelEvent[]): void {
-    const fn = (tc.function ?? {}) as Json;
-    const call = this.#callFor(tc);
-    if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
+    if (typeof tc !== 'object' || tc === null) return;
+    const fn = (typeof tc.function === 'object' && tc.function !== null ? tc.function : {}) as Json;
     const piece = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments !== undefined && fn.arguments !== null ? JSON.stringify(fn.arguments) : '';
+    const call = this.#callFor(tc, piece);
+    if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
     if (!call.started && call.name !== '') this.#startCall(call, out);
     if (piece !== '') {
       call.args += piece;
@@ -140,20 +170,51 @@ export class OpenAITranslator implements SseTranslator {
     }
   }
 
-  /** The call a fragment continues, or a new one (kept sorted by index). */
-  #callFor(tc: Json): CallState {
+  /**
+   * The call a fragment continues, or a new one.
+   *
+   * A fragment continues the latest call at its `index` (the latest call with its id, or the latest
+   * call, when it has no `index`) unless (a) it carries a non-empty id different from that call's
+   * id: several servers send parallel calls as whole-call chunks that all say `index: 0`; or (b)
+   * that call's arguments already form a complete JSON object and this fragment opens another one
+   * (two whole calls glued together could never parse). Fragments repeating the call's own id
+   * continue it (Mistral, xAI and others repeat the id on every fragment).
+   */
+  #callFor(tc: Json, piece: string): CallState {
     const calls = this.#calls;
-    const tcId = typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined;
+    const wireId = typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined;
+    const hasIndex = typeof tc.index === 'number' && Number.isFinite(tc.index);
     let call: CallState | undefined;
-    if (typeof tc.index === 'number') call = calls.find((c) => c.index === tc.index);
-    else if (tcId) call = calls.find((c) => c.id === tcId);
-    else call = calls[calls.length - 1];
-    if (call) return call;
-    const index = typeof tc.index === 'number' ? tc.index : calls.length;
-    call = { index, id: tcId ?? `call_${index}_${++this.#generatedIds}`, name: '', args: '', started: false };
+    for (let i = calls.length - 1; i >= 0 && !call; i--) {
+      const c = calls[i]!;
+      if (hasIndex ? c.index === tc.index : wireId === undefined || c.wireId === wireId) call = c;
+    }
+    if (call && wireId !== undefined && call.wireId !== undefined && call.wireId !== wireId) call = undefined;
+    if (call && piece !== '' && opensObject(piece) && isCompleteObject(call.args)) call = undefined;
+    if (call) {
+      if (call.wireId === undefined && wireId !== undefined && !call.started) {
+        call.wireId = wireId; // the id arrived after the first fragment, before anything was emitted
+        call.id = this.#uniqueId(wireId, call.index);
+      }
+      return call;
+    }
+    const index = hasIndex ? (tc.index as number) : calls.length;
+    call = { index, seq: calls.length, id: this.#uniqueId(wireId, index), wireId, name: '', args: '', started: false };
     calls.push(call);
-    calls.sort((a, b) => a.index - b.index);
     return call;
+  }
+
+  /**
+   * The server's id when no other call of this stream uses it, else a generated one
+   * (`<id>_<n>`, or `call_<index>_<n>` for a call without id), unique within the stream.
+   */
+  #uniqueId(wireId: string | undefined, index: number): string {
+    const taken = (id: string) => this.#calls.some((c) => c.id === id);
+    if (wireId !== undefined && !taken(wireId)) return wireId;
+    let id: string;
+    do id = wireId !== undefined ? `${wireId}_${++this.#generatedIds}` : `call_${index}_${++this.#generatedIds}`;
+    while (taken(id));
+    return id;
   }
 
   /** Emits `tool_call_start`, plus the arguments received before the name, if any. */
@@ -166,7 +227,8 @@ export class OpenAITranslator implements SseTranslator {
   #endCalls(out: ModelEvent[]): void {
     if (this.#callsEnded) return;
     this.#callsEnded = true;
-    for (const call of this.#calls) {
+    const ordered = this.#calls.slice().sort((a, b) => a.index - b.index || a.seq - b.seq);
+    for (const call of ordered) {
       if (!call.started) this.#startCall(call, out);
       out.push(this.#tools.end(call.id, call.name, call.args));
     }

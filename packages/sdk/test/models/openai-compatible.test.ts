@@ -41,6 +41,7 @@ const tools: ModelTool[] = [
   { name: 'task.inspect', description: 'Inspect a task', inputSchema: { type: 'object', properties: { taskId: { type: 'string' } } } },
   { name: 'download.submit', description: 'Submit a plan', inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] } },
 ];
+const lookup: ModelTool[] = [{ name: 'catalog.lookup', description: 'Look a title up', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } }];
 
 describe('OpenAICompatibleProvider over recorded Chat Completions streams', () => {
   it('posts to /v1/chat/completions with a bearer key, include_usage and the dialect max-tokens field', async () => {
@@ -143,6 +144,56 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const s = await serve(replay('own-openai-repeated-ids.chunks.txt'));
     const ends = ofType(await drain(provider(s).stream(req({ tools }))), 'tool_call_end');
     expect(ends.map((e) => [e.id, e.input])).toEqual([['call_same', { query: 'Alien' }]]);
+  });
+
+  it('splits parallel calls that share index 0 but carry different ids into separate ok calls', async () => {
+    const s = await serve(replay('own-openai-same-index-whole-calls.chunks.txt'));
+    const events = await drain(provider(s).stream(req({ tools: lookup })));
+    expect(ofType(events, 'tool_call_start').map((e) => e.id)).toEqual(['call_a', 'call_b']);
+    expect(ofType(events, 'tool_call_end').map((e) => [e.id, e.name, e.ok, e.input, e.rawArguments])).toEqual([
+      ['call_a', 'catalog.lookup', true, { title: 'Dune' }, '{"title":"Dune"}'],
+      ['call_b', 'catalog.lookup', true, { title: 'Arrival' }, '{"title":"Arrival"}'],
+    ]);
+    for (const id of ['call_a', 'call_b']) {
+      const deltas = ofType(events, 'tool_call_delta').filter((e) => e.id === id).map((e) => e.argumentsDelta).join('');
+      expect(deltas).toBe(ofType(events, 'tool_call_end').find((e) => e.id === id)?.rawArguments);
+    }
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
+  });
+
+  it('continues the latest call at an index with fragments that carry no id or repeat its id, after a new id took the index over', async () => {
+    const s = await serve(replay('own-openai-same-index-fragments.chunks.txt'));
+    const events = await drain(provider(s).stream(req({ tools: lookup })));
+    expect(ofType(events, 'tool_call_end').map((e) => [e.id, e.ok, e.input])).toEqual([
+      ['call_x', true, { title: 'Heat' }],
+      ['call_y', true, { title: 'Ronin' }],
+    ]);
+  });
+
+  it('splits two whole calls without ids at the same index into two calls with distinct generated ids', async () => {
+    const s = await serve(replay('own-openai-same-index-no-ids.chunks.txt'));
+    const ends = ofType(await drain(provider(s).stream(req({ tools: lookup }))), 'tool_call_end');
+    expect(ends.map((e) => [e.ok, e.input])).toEqual([
+      [true, { title: 'Alien' }],
+      [true, { title: 'Aliens' }],
+    ]);
+    expect(new Set(ends.map((e) => e.id)).size).toBe(2);
+  });
+
+  it('keeps call ids unique within a stream when the server gives two calls the same id at different indexes', async () => {
+    const chunk = (tc: unknown, finish: string | null = null) => ({ data: JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { tool_calls: [tc] }, finish_reason: finish }] }) });
+    const s = await serve({
+      events: [
+        chunk({ index: 0, id: 'call_0', type: 'function', function: { name: 'catalog_lookup', arguments: '{"title":"Up"}' } }),
+        chunk({ index: 1, id: 'call_0', type: 'function', function: { name: 'catalog_lookup', arguments: '{"title":"Coco"}' } }),
+        { data: JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }) },
+        { data: '[DONE]' },
+      ],
+    });
+    const ends = ofType(await drain(provider(s).stream(req({ tools: lookup }))), 'tool_call_end');
+    expect(ends.map((e) => e.input)).toEqual([{ title: 'Up' }, { title: 'Coco' }]);
+    expect(ends[0]?.id).toBe('call_0');
+    expect(ends[1]?.id).not.toBe('call_0');
   });
 
   it('generates an id for a call that has none, and reports tool_use even when finish_reason is "stop"', async () => {
