@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JsonValue, LedgerEntry, RecordedError } from '../storage/records';
@@ -6,27 +5,7 @@ import type { StorageAdapter, StorageSession } from '../storage/storage-adapter'
 import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
 import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
 import { nextClaimAction } from './claim-rules';
-
-/** This process as an executor: `<hostname>:<pid>`, the prefix of every token it issues. */
-const EXECUTOR = `${hostname()}:${process.pid}`;
-
-/**
- * Whether the executor that issued `token` may still be running: a process on this machine that
- * is alive (SQLite is one machine, so this is exact there). Tokens of other machines, or without
- * an executor prefix, count as not alive.
- */
-function executorAlive(token: string): boolean {
-  const match = /^(.+):(\d+)~/.exec(token);
-  if (!match || match[1] !== hostname()) return false;
-  const pid = Number(match[2]);
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { currentExecutor, formatExecutor, isExecutorAlive, localExecutorProbe, type ExecutorProbe } from './executor-identity';
 
 /**
  * The default {@link InvocationLedger} on a {@link StorageAdapter}. Every write is a
@@ -34,6 +13,10 @@ function executorAlive(token: string): boolean {
  * @public
  */
 export class DefaultInvocationLedger implements InvocationLedger {
+  /** How recovery tells a live executor on this machine from a dead one. */
+  readonly #probe: ExecutorProbe = localExecutorProbe();
+  readonly #executor = formatExecutor(currentExecutor());
+
   /** @param storage - the store; @param clock - time; @param ids - token source */
   constructor(
     private readonly storage: StorageAdapter,
@@ -123,9 +106,12 @@ export class DefaultInvocationLedger implements InvocationLedger {
     return this.#write(session, key, token, ['unknown'], outcome.state, outcome.output, outcome.error);
   }
 
-  /** A new executor token: `<hostname>:<pid>~<id>`, so recovery can tell a live executor on this machine from a dead one. */
+  /**
+   * A new executor token: `<host>:<pid>@<boot id>.<start ticks>~<id>`, so recovery can tell a live
+   * executor on this machine from a dead one, even when a restarted process got the same pid.
+   */
   #token(): string {
-    return `${EXECUTOR}~${this.ids.next('tok')}`;
+    return `${this.#executor}~${this.ids.next('tok')}`;
   }
 
   /** {@inheritDoc InvocationLedger.get} */
@@ -141,7 +127,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
       for (const entry of await s.ledger.listByState(['running'], { claimedBefore })) {
         if (options.runId !== undefined && entry.runId !== options.runId) continue;
         // A claim held by a live process on this machine is not a crash: leave it to its executor.
-        if (options.runId === undefined && executorAlive(entry.token)) continue;
+        if (options.runId === undefined && isExecutorAlive(entry.token, this.#probe)) continue;
         const now = this.clock.now();
         const patch: Partial<LedgerEntry> = {
           state: 'unknown',
