@@ -74,6 +74,59 @@ export class InvocationPipeline {
   constructor(private readonly deps: InvocationPipelineDeps) {}
 
   async invoke(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationResult> {
+    let prepared: Prepared;
+    try {
+      prepared = this.#prepare(id, input, ctx);
+    } catch (error) {
+      await this.#auditRefusal(id, input, ctx, error);
+      throw error;
+    }
+    const result = isSideEffecting(prepared.capability.kind) ? await this.#sideEffecting(prepared) : await this.#read(prepared);
+    this.deps.events.emit('invocation', { capabilityId: id, actor: ctx.actor, runId: ctx.runId, callId: ctx.callId, result });
+    return result;
+  }
+
+  /**
+   * Every invocation refused before authorization (unknown capability, invalid context, input that is
+   * not JSON, too large or invalid) leaves an audit row with the reason and a redacted input summary
+   * (only the size for input too large to summarize). A failure to write it never hides the refusal.
+   */
+  async #auditRefusal(id: unknown, input: unknown, ctx: InvocationContext | undefined, error: unknown): Promise<void> {
+    if (!(error instanceof MediaAgentError) || error.code === 'INVOCATION_ABORTED') return;
+    const capabilityId = String(id).slice(0, 200);
+    const redact = typeof id === 'string' && this.deps.catalog.has(id) ? this.deps.catalog.capability(id).redact : [];
+    let summary: string;
+    if (error.code === 'INPUT_TOO_LARGE') summary = JSON.stringify({ omitted: true, bytes: error.details.bytes });
+    else {
+      try {
+        summary = summarizeInput(input, redact);
+      } catch {
+        summary = JSON.stringify({ omitted: true, reason: 'not JSON' });
+      }
+    }
+    const field = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 200) : null);
+    const record: AuditRecord = {
+      id: this.deps.ids.next('aud'),
+      seq: 0,
+      at: this.deps.clock.now(),
+      action: 'capability.refused',
+      actor: String(ctx?.actor ?? '').slice(0, 200),
+      capabilityId,
+      invocationId: this.deps.ids.next('inv'),
+      runId: field(ctx?.runId),
+      taskId: field(ctx?.taskId),
+      outcome: 'refused',
+      approvalId: field(ctx?.approvalId),
+      grantId: null,
+      idempotencyKey: null,
+      inputSummary: summary,
+      reason: `${error.code}: ${error.message}`.slice(0, 1000),
+    };
+    await this.deps.storage.audit.append(record).catch((cause: unknown) => this.deps.logger.warn('could not audit a refused invocation', { capabilityId, message: messageOf(cause) }));
+  }
+
+  /** Resolve, check the context, validate the input, compute the target: everything before authorization. */
+  #prepare(id: string, input: unknown, ctx: InvocationContext): Prepared {
     const { catalog, ids, maxInputBytes } = this.deps;
     const capability = catalog.capability(id);
     checkContext(ctx);
@@ -95,7 +148,7 @@ export class InvocationPipeline {
     } catch (cause) {
       throw new MediaAgentError('CAPABILITY_TARGET_FAILED', `${id}: its target() failed for this input: ${messageOf(cause)}`, { capabilityId: id }, { cause });
     }
-    const prepared: Prepared = {
+    return {
       capability,
       input,
       ctx,
@@ -104,9 +157,6 @@ export class InvocationPipeline {
       summary: summarizeInput(input, capability.redact),
       signal: ctx.signal ?? NEVER_ABORTED,
     };
-    const result = isSideEffecting(capability.kind) ? await this.#sideEffecting(prepared) : await this.#read(prepared);
-    this.deps.events.emit('invocation', { capabilityId: id, actor: ctx.actor, runId: ctx.runId, callId: ctx.callId, result });
-    return result;
   }
 
   async #read(p: Prepared): Promise<InvocationResult> {

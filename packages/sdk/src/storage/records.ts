@@ -210,8 +210,13 @@ export interface PolicyRevisionRecord {
   updatedAt: number;
 }
 
-/** Audit actions written by the invocation path. @public */
-export type AuditAction = 'capability.invoke' | 'capability.denied';
+/**
+ * Audit actions written by the invocation path: `capability.invoke` (the handler ran, or its recorded
+ * result was returned), `capability.denied` (authorization said no), `capability.refused` (the call
+ * was refused before authorization: unknown capability, invalid or oversized input, invalid context).
+ * @public
+ */
+export type AuditAction = 'capability.invoke' | 'capability.denied' | 'capability.refused';
 
 /**
  * One audit row: written for every invocation (seed 004, 审计).
@@ -224,7 +229,7 @@ export interface AuditRecord {
   seq: number;
   /** Time (ms). */
   at: number;
-  /** `capability.invoke` or `capability.denied`. */
+  /** See {@link AuditAction}. */
   action: AuditAction;
   /** Actor string. */
   actor: string;

@@ -89,10 +89,29 @@ describe.each(STORAGE_KINDS)('audit rows of the invocation path on %s storage', 
     expect(rows.map((r) => r.seq)).toEqual([...rows.map((r) => r.seq)].sort((a, b) => a - b));
   });
 
-  it('invalid input writes nothing: no audit row, no ledger entry', async () => {
-    const { host, storage } = await makeHost({ kind });
-    await expect(host.invoke('download.submit', { planId: 7 }, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
-    expect(await host.audit()).toEqual([]);
+  it('a refused invocation (invalid, oversized or non-JSON input, unknown capability, bad context) runs nothing and no ledger entry, and is audited as capability.refused with the reason and a redacted summary', async () => {
+    const { host, storage, jobs } = await makeHost({ kind, maxInputBytes: 2048 });
+    await expect(host.invoke('download.submit', { planId: 7, password: 'hunter2' }, { actor: 'apikey:k1', runId: 'run-9' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
+    await expect(host.invoke('download.submit', { planId: 'x'.repeat(5000) }, { actor: 'apikey:k1' })).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
+    await expect(host.invoke('no.such', { a: 1 }, { actor: 'apikey:k1' })).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
+    await expect(host.invoke('download.submit', { planId: 'p' }, { actor: 'apikey:k1', runId: '' })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(host.invoke('download.submit', cyclic, { actor: 'apikey:k1' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
+    expect(jobs).toHaveLength(0);
     expect(await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).toEqual([]);
+    const rows = await host.audit({ action: 'capability.refused' });
+    expect(rows.map((r) => [r.capabilityId, r.reason?.split(':')[0]])).toEqual([
+      ['download.submit', 'INPUT_INVALID'],
+      ['download.submit', 'INPUT_TOO_LARGE'],
+      ['no.such', 'CAPABILITY_NOT_FOUND'],
+      ['download.submit', 'CONTEXT_INVALID'],
+      ['download.submit', 'INPUT_INVALID'],
+    ]);
+    expect(rows.every((r) => r.actor === 'apikey:k1' && r.outcome === 'refused')).toBe(true);
+    expect(rows[0]!.runId).toBe('run-9');
+    expect(JSON.parse(rows[0]!.inputSummary)).toEqual({ planId: 7, password: REDACTED });
+    expect(JSON.parse(rows[1]!.inputSummary)).toEqual({ omitted: true, bytes: expect.any(Number) });
+    expect(rows[1]!.inputSummary.length).toBeLessThan(100);
   });
 });

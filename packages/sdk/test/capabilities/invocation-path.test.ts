@@ -5,10 +5,11 @@ import { makeHost, makePlan } from '../helpers';
 import { STORAGE_KINDS } from '../helpers';
 
 describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage', (kind) => {
-  it('an unknown capability id is a typed error and runs nothing', async () => {
+  it('an unknown capability id is a typed error and runs nothing; the refusal is audited', async () => {
     const { host, storage } = await makeHost({ kind });
     await expect(host.invoke('download.nothing', {}, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
-    expect(await storage.audit.list()).toEqual([]);
+    expect((await storage.audit.list()).map((r) => [r.action, r.capabilityId, r.outcome])).toEqual([['capability.refused', 'download.nothing', 'refused']]);
+    expect(await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).toEqual([]);
   });
 
   it('a malformed actor is rejected before anything runs', async () => {
