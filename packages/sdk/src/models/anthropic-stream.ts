@@ -44,7 +44,10 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
  * a `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
  * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop`; usage is
  * merged from `message_start` and `message_delta`; `message_stop` ends the stream with `usage`
- * and `done`. `ping`, unknown event types and unknown delta types are ignored.
+ * and `done`. `ping`, `citations_delta` and unknown event types are ignored (the API's versioning
+ * policy adds event types); a content block type or delta type the translator does not understand
+ * (e.g. a server tool's `server_tool_use` block) becomes a `warning` with code
+ * `PROVIDER_DELTA_UNKNOWN`, once per distinct type per stream, `details` naming the type and keys.
  *
  * @internal
  */
@@ -55,6 +58,9 @@ export class AnthropicTranslator implements SseTranslator {
   readonly #usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   readonly #blocks = new Map<number, OpenBlock>();
   #stop: StopReason = 'end_turn';
+  #generatedIds = 0;
+  /** Unknown shapes already reported on this stream. */
+  readonly #shapes = new Set<string>();
 
   /**
    * @param tools - the request's tools (name mapping and schemas)
@@ -70,6 +76,11 @@ export class AnthropicTranslator implements SseTranslator {
   /** {@inheritDoc SseTranslator.push} */
   push(sse: SseEvent, out: ModelEvent[]): boolean {
     const ev = this.#payload(sse);
+    if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) {
+      const got = ev === null ? 'null' : Array.isArray(ev) ? 'array' : typeof ev;
+      this.#unknown(out, `event:${got}`, `an event payload that is not a JSON object (${got})`, { event: sse.event, valueType: got });
+      return false;
+    }
     switch (ev.type) {
       case 'message_start':
         usageFrom((ev.message as Json | undefined)?.usage as Json | undefined, this.#usage);
@@ -112,42 +123,82 @@ export class AnthropicTranslator implements SseTranslator {
   }
 
   #blockStart(index: number, block: Json, out: ModelEvent[]): void {
+    if (typeof block !== 'object' || block === null) {
+      this.#unknown(out, `block:${typeof block}`, 'a content block that is not an object', { blockType: null });
+      return;
+    }
     const kind = String(block.type);
     if (kind === 'tool_use') {
-      const id = String(block.id);
-      const wireName = String(block.name);
+      const id = typeof block.id === 'string' && block.id !== '' ? block.id : `toolu_${index}_${++this.#generatedIds}`;
+      const wireName = typeof block.name === 'string' ? block.name : '';
       this.#blocks.set(index, { kind, id, name: wireName, args: '' });
       out.push({ type: 'tool_call_start', id, name: this.#tools.idOf(wireName) });
       return;
     }
     this.#blocks.set(index, { kind, id: '', name: '', args: '' });
-    if (kind === 'text' && typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', text: block.text });
-    else if (kind === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') out.push({ type: 'thinking_delta', thinking: block.thinking });
-    else if (kind === 'redacted_thinking') out.push({ type: 'thinking_delta', thinking: '', redacted: String(block.data ?? '') });
+    if (kind === 'text') {
+      if (typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', text: block.text });
+    } else if (kind === 'thinking') {
+      if (typeof block.thinking === 'string' && block.thinking !== '') out.push({ type: 'thinking_delta', thinking: block.thinking });
+    } else if (kind === 'redacted_thinking') {
+      if (typeof block.data === 'string') out.push({ type: 'thinking_delta', thinking: '', redacted: block.data });
+      else this.#badField(out, 'redacted_thinking', 'data', block.data);
+    }
+    else this.#unknown(out, `block:${kind}`, `a content block of type "${kind}"`, { blockType: kind, keys: Object.keys(block).sort() });
+  }
+
+  /** Reports a known block or delta type whose content field has the wrong type. */
+  #badField(out: ModelEvent[], type: string, field: string, value: unknown): void {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+    this.#unknown(out, `${type}:${field}:${got}`, `a "${type}" whose ${field} is ${got}`, { type, field, valueType: got });
+  }
+
+  /** Reports a shape the translator does not understand, once per distinct shape per stream. */
+  #unknown(out: ModelEvent[], shape: string, what: string, details: Record<string, unknown>): void {
+    if (this.#shapes.has(shape)) return;
+    this.#shapes.add(shape);
+    out.push({
+      type: 'warning',
+      warning: { code: 'PROVIDER_DELTA_UNKNOWN', message: `${this.#provider}: ignored ${what}, which this translator does not understand`, details: { provider: this.#provider, ...details } },
+    });
   }
 
   #blockDelta(index: number, delta: Json, out: ModelEvent[]): void {
+    if (typeof delta !== 'object' || delta === null) {
+      this.#unknown(out, `delta:${typeof delta}`, `a content block delta that is not an object`, { deltaType: null });
+      return;
+    }
     switch (delta.type) {
       case 'text_delta':
-        if (delta.text) out.push({ type: 'text_delta', text: delta.text as string });
+        if (typeof delta.text === 'string') {
+          if (delta.text !== '') out.push({ type: 'text_delta', text: delta.text });
+        } else this.#badField(out, 'text_delta', 'text', delta.text);
         break;
       case 'thinking_delta':
-        if (delta.thinking) out.push({ type: 'thinking_delta', thinking: delta.thinking as string });
+        if (typeof delta.thinking === 'string') {
+          if (delta.thinking !== '') out.push({ type: 'thinking_delta', thinking: delta.thinking });
+        } else this.#badField(out, 'thinking_delta', 'thinking', delta.thinking);
         break;
       case 'signature_delta':
-        out.push({ type: 'thinking_delta', thinking: '', signature: delta.signature as string });
+        if (typeof delta.signature === 'string') out.push({ type: 'thinking_delta', thinking: '', signature: delta.signature });
+        else this.#badField(out, 'signature_delta', 'signature', delta.signature);
         break;
       case 'input_json_delta': {
         const block = this.#blocks.get(index);
-        const part = delta.partial_json as string;
-        if (block && part) {
+        const part = delta.partial_json;
+        if (block?.kind === 'tool_use' && typeof part === 'string' && part !== '') {
           block.args += part;
           out.push({ type: 'tool_call_delta', id: block.id, argumentsDelta: part });
-        }
+        } // input of a block this translator does not keep (server tools) was reported at its start
         break;
       }
-      default:
-        break; // citations_delta and future delta types carry nothing we normalize
+      case 'citations_delta':
+        break; // citation metadata for the text block: nothing the normalized stream holds
+      default: {
+        const type = typeof delta.type === 'string' ? delta.type : '(none)';
+        this.#unknown(out, `delta:${type}`, `a content block delta of type "${type}"`, { deltaType: type, keys: Object.keys(delta).sort() });
+        break;
+      }
     }
   }
 

@@ -37,6 +37,49 @@ function readUsage(u: Json): ModelUsage {
   return usage;
 }
 
+/** Delta fields that carry nothing to normalize (metadata) or are read by name in `#delta`. */
+const knownDeltaKeys = new Set([
+  'role',
+  'content',
+  'refusal',
+  'reasoning_content',
+  'reasoning',
+  'reasoning_details',
+  'tool_calls',
+  'function_call',
+  'annotations', // url citations (OpenAI web search): metadata, like Anthropic citations
+  'name',
+  'tool_call_id',
+]);
+
+/** Part types whose `text` is the text of the field they appear in. */
+const textPartTypes = new Set(['text', 'output_text', 'input_text', 'text_delta', 'output_text_delta']);
+
+/** Part types that are reasoning wherever they appear (text under `thinking`, `reasoning`, `text`, `summary` or `content`). */
+const reasoningPartTypes = new Set([
+  'thinking', // Mistral Magistral: {"type":"thinking","thinking":[{"type":"text","text":"…"}]}
+  'reasoning',
+  'reasoning_text',
+  'reasoning_content',
+  'reasoning_summary',
+  'summary_text',
+  'reasoning.text', // OpenRouter reasoning_details
+  'reasoning.summary',
+]);
+
+/** Part types that carry nothing the normalized stream can hold and are skipped quietly. */
+const ignoredPartTypes = new Set([
+  'reference', // Mistral citation references
+  'reasoning.encrypted', // OpenRouter: opaque, cannot be sent back through Chat Completions
+]);
+
+/** null, undefined, '', [] and {} carry nothing. */
+function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === 'object' && Object.keys(v as object).length === 0;
+}
+
 /** A tool call being assembled from fragments. */
 interface CallState {
   /** The `index` the server gave (or the position for index-less fragments). */
@@ -73,8 +116,14 @@ function opensObject(piece: string): boolean {
  * Translates the SSE events of one Chat Completions stream into normalized events.
  *
  * @remarks
- * `reasoning_content` (or `reasoning`) becomes `thinking_delta`; `content` and `refusal` become
- * `text_delta`. Tool calls are assembled by `index` from fragments: a fragment continues the
+ * `reasoning_content` (or `reasoning`, or OpenRouter `reasoning_details`) becomes
+ * `thinking_delta`; `content` and `refusal` become `text_delta`. Each may be a string, one typed
+ * part or an array of typed parts (`{"type":"text"|"output_text","text":…}`; reasoning parts such
+ * as Mistral Magistral's `{"type":"thinking","thinking":[{"type":"text","text":…}]}` or
+ * `{"type":"reasoning","text":…}`), emitted in order; reasoning parts are always thinking, never
+ * text. A delta field, part type or shape the translator does not understand becomes a `warning`
+ * with code `PROVIDER_DELTA_UNKNOWN` (once per distinct shape per stream, `details` naming the
+ * field, part type and keys), so an answer is never dropped silently. Tool calls are assembled by `index` from fragments: a fragment continues the
  * latest call at its `index`, except that a different non-empty id at the same index starts a new
  * call (parallel calls sent as whole-call chunks that all say `index: 0`), and so does a fragment
  * opening a new JSON object after the call's arguments already form a complete one; fragments
@@ -98,6 +147,8 @@ export class OpenAITranslator implements SseTranslator {
   #finish: string | undefined;
   #callsEnded = false;
   #generatedIds = 0;
+  /** Unknown shapes already reported on this stream. */
+  readonly #shapes = new Set<string>();
 
   /**
    * @param tools - the request's tools (name mapping and schemas)
@@ -137,24 +188,113 @@ export class OpenAITranslator implements SseTranslator {
   }
 
   #chunk(chunk: Json, out: ModelEvent[]): void {
+    if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
+      this.#unknown(out, `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`, 'a chunk that is not a JSON object', { field: 'chunk' });
+      return;
+    }
     const err = chunk.error as Json | undefined;
     if (err && typeof err === 'object') {
       throw streamError(this.#provider, String(err.type ?? err.code ?? 'api_error'), String(err.message ?? 'stream error'), this.#secrets);
     }
     if (chunk.usage && typeof chunk.usage === 'object') this.#usage = readUsage(chunk.usage as Json);
-    const choice = (chunk.choices as Json[] | undefined)?.[0];
-    if (!choice) return;
-    const delta = (choice.delta ?? {}) as Json;
-    const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (typeof reasoning === 'string' && reasoning !== '') out.push({ type: 'thinking_delta', thinking: reasoning });
-    if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text_delta', text: delta.content });
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') out.push({ type: 'text_delta', text: delta.refusal });
-    const toolCalls = delta.tool_calls as Json[] | undefined;
-    if (Array.isArray(toolCalls)) for (let k = 0; k < toolCalls.length; k++) this.#toolCallFragment(toolCalls[k]!, out);
+    const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Json | undefined) : undefined;
+    if (!choice || typeof choice !== 'object') return;
+    const rawDelta = choice.delta ?? choice.message; // a few servers send `message` in stream chunks
+    if (rawDelta !== undefined && rawDelta !== null) {
+      if (typeof rawDelta === 'object' && !Array.isArray(rawDelta)) this.#delta(rawDelta as Json, out);
+      else this.#unknown(out, `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, { field: 'delta' });
+    }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
       this.#finish = choice.finish_reason;
       this.#endCalls(out);
     }
+  }
+
+  /** One `delta`: reasoning, then content and refusal, then tool calls; anything else is reported. */
+  #delta(delta: Json, out: ModelEvent[]): void {
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (!isEmpty(reasoning)) this.#content(reasoning, delta.reasoning_content !== undefined && delta.reasoning_content !== null ? 'reasoning_content' : 'reasoning', 'thinking', out);
+    else if (!isEmpty(delta.reasoning_details)) this.#content(delta.reasoning_details, 'reasoning_details', 'thinking', out); // OpenRouter, when no plain `reasoning` accompanies it
+    this.#content(delta.content, 'content', 'text', out);
+    this.#content(delta.refusal, 'refusal', 'text', out);
+    const toolCalls = delta.tool_calls;
+    if (Array.isArray(toolCalls)) for (let k = 0; k < toolCalls.length; k++) this.#toolCallFragment(toolCalls[k] as Json, out);
+    else if (!isEmpty(toolCalls)) this.#unknown(out, `tool_calls:${typeof toolCalls}`, `tool_calls of type ${typeof toolCalls}`, { field: 'tool_calls' });
+    if (typeof delta.function_call === 'object' && delta.function_call !== null) this.#toolCallFragment({ function: delta.function_call }, out); // legacy functions API
+    for (const key in delta) {
+      if (!knownDeltaKeys.has(key) && !isEmpty(delta[key])) {
+        this.#unknown(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key] });
+      }
+    }
+  }
+
+  /**
+   * Emits the text of a content value as `as` (`text_delta` or `thinking_delta`): a string, an
+   * array of typed parts, or one part object. Reasoning parts are thinking wherever they appear;
+   * text parts inside a reasoning field are thinking too. Unknown shapes become warnings.
+   */
+  #content(value: unknown, field: string, as: 'text' | 'thinking', out: ModelEvent[]): void {
+    if (value === undefined || value === null) return;
+    if (typeof value === 'string') {
+      if (value !== '') out.push(as === 'text' ? { type: 'text_delta', text: value } : { type: 'thinking_delta', thinking: value });
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) this.#part(value[i], field, as, out);
+      return;
+    }
+    this.#part(value, field, as, out);
+  }
+
+  /** One content part (see {@link OpenAITranslator.#content}). */
+  #part(part: unknown, field: string, as: 'text' | 'thinking', out: ModelEvent[]): void {
+    if (part === undefined || part === null) return;
+    if (typeof part === 'string') {
+      this.#content(part, field, as, out);
+      return;
+    }
+    if (typeof part !== 'object' || Array.isArray(part)) {
+      this.#unknown(out, `${field}:${Array.isArray(part) ? 'array' : typeof part}`, `a ${field} part of type ${Array.isArray(part) ? 'array' : typeof part}`, { field });
+      return;
+    }
+    const p = part as Json;
+    const type = typeof p.type === 'string' ? p.type : undefined;
+    if (type === undefined || textPartTypes.has(type)) {
+      if (typeof p.text === 'string') {
+        this.#content(p.text, field, as, out);
+        return;
+      }
+      const value = typeof p.text === 'object' && p.text !== null ? (p.text as Json).value : undefined;
+      if (typeof value === 'string') {
+        this.#content(value, field, as, out); // {"type":"text","text":{"value":"…","annotations":[]}}
+        return;
+      }
+      if (type === undefined && (typeof p.content === 'string' || Array.isArray(p.content))) {
+        this.#content(p.content, field, as, out);
+        return;
+      }
+    } else if (reasoningPartTypes.has(type)) {
+      const inner = p.thinking ?? p.reasoning ?? p.text ?? p.summary ?? p.content;
+      if (typeof inner === 'string' || Array.isArray(inner) || (typeof inner === 'object' && inner !== null)) {
+        this.#content(inner, field, 'thinking', out);
+        return;
+      }
+      if (inner === undefined || inner === null) return; // an empty reasoning part
+    } else if (type === 'refusal' && typeof p.refusal === 'string') {
+      this.#content(p.refusal, field, 'text', out);
+      return;
+    } else if (ignoredPartTypes.has(type)) return;
+    this.#unknown(out, `${field}:part:${type ?? 'untyped'}`, `a ${field} part of type "${type ?? '(none)'}"`, { field, partType: type ?? null, keys: Object.keys(p).sort() });
+  }
+
+  /** Reports a shape the translator does not understand, once per distinct shape per stream. */
+  #unknown(out: ModelEvent[], shape: string, what: string, details: Record<string, unknown>): void {
+    if (this.#shapes.has(shape)) return;
+    this.#shapes.add(shape);
+    out.push({
+      type: 'warning',
+      warning: { code: 'PROVIDER_DELTA_UNKNOWN', message: `${this.#provider}: ignored ${what}, which this translator does not understand`, details: { provider: this.#provider, ...details } },
+    });
   }
 
   #toolCallFragment(tc: Json, out: ModelEvent[]): void {

@@ -157,6 +157,21 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     expect(!end.ok && end.failure.code).toBe('TOOL_UNKNOWN');
   });
 
+  it('reports an unknown content block type and an unknown delta type as PROVIDER_DELTA_UNKNOWN warnings, once each, and keeps ping and citations quiet', async () => {
+    const s = await serve(replay('own-anthropic-unknown-block.chunks.txt'));
+    const events = await drain(provider(s).stream(req({ tools })));
+    expect(textOf(events)).toBe('Dune is ');
+    expect(ofType(events, 'tool_call_start')).toEqual([]);
+    expect(ofType(events, 'tool_call_delta')).toEqual([]);
+    const warnings = ofType(events, 'warning').map((e) => e.warning);
+    expect(warnings.map((w) => [w.code, w.details?.blockType ?? w.details?.deltaType])).toEqual([
+      ['PROVIDER_DELTA_UNKNOWN', 'server_tool_use'],
+      ['PROVIDER_DELTA_UNKNOWN', 'speech_delta'],
+    ]);
+    expect(warnings[1]?.details).toMatchObject({ keys: ['speech', 'type'] });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
   it('ends with error + done(error) on an in-stream overloaded_error event', async () => {
     const s = await serve(replay('own-anthropic-overloaded.chunks.txt'));
     const events = await drain(provider(s).stream(req()));

@@ -216,6 +216,42 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
 
+  it('turns content sent as an array of typed parts into text, and Magistral thinking parts into thinking, in order', async () => {
+    const s = await serve(replay('own-openai-content-parts.chunks.txt'));
+    const events = await drain(provider(s, { dialect: 'generic' }).stream(req()));
+    expect(thinkingOf(events)).toBe('The user wants Dune.');
+    expect(textOf(events)).toBe('Dune: Part Two is in your library.');
+    const kinds = events.filter((e) => e.type === 'text_delta' || e.type === 'thinking_delta').map((e) => e.type);
+    expect(kinds.lastIndexOf('thinking_delta')).toBeLessThan(kinds.indexOf('text_delta'));
+    expect(ofType(events, 'warning')).toEqual([]);
+    const turn = await collectStream(provider(s, { dialect: 'generic' }).stream(req()));
+    expect(turn.message.content).toEqual([
+      { type: 'thinking', thinking: 'The user wants Dune.' },
+      { type: 'text', text: 'Dune: Part Two is in your library.' },
+    ]);
+  });
+
+  it('reads reasoning sent as arrays or typed objects as thinking, never as text', async () => {
+    const s = await serve(replay('own-openai-reasoning-shapes.chunks.txt'));
+    const events = await drain(provider(s, { dialect: 'generic' }).stream(req()));
+    expect(thinkingOf(events)).toBe('Check the library first.');
+    expect(textOf(events)).toBe('Found it.');
+    expect(ofType(events, 'warning')).toEqual([]);
+  });
+
+  it('reports delta shapes and part types it does not understand as PROVIDER_DELTA_UNKNOWN warnings, once per shape, instead of a silent empty answer', async () => {
+    const s = await serve(replay('own-openai-unknown-delta.chunks.txt'));
+    const events = await drain(provider(s, { dialect: 'generic' }).stream(req()));
+    expect(textOf(events) + thinkingOf(events)).toBe('');
+    expect(ofType(events, 'tool_call_end')).toEqual([]);
+    const warnings = ofType(events, 'warning').map((e) => e.warning);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.every((w) => w.code === 'PROVIDER_DELTA_UNKNOWN')).toBe(true);
+    expect(warnings[0]?.details).toMatchObject({ field: 'content', partType: 'image_url', keys: ['image_url', 'type'] });
+    expect(warnings[1]?.details).toMatchObject({ field: 'output', valueType: 'object' });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
   it('maps finish_reason length to max_tokens', async () => {
     const s = await serve(replay('own-openai-length.chunks.txt'));
     expect((await drain(provider(s).stream(req()))).at(-1)).toEqual({ type: 'done', stopReason: 'max_tokens' });
