@@ -44,8 +44,21 @@ export {
   InputTooLargeError,
   OutcomeUnknownError,
   VerifierNotReadOnlyError,
+  CapabilitySchemaUnsupportedError,
   type InputIssue,
 } from './capabilities/errors';
+export {
+  checkProviderSchema,
+  validateProviderSchema,
+  modelInputSchemaOf,
+  providerSafeTool,
+  REQUIRED_PROVIDER_FAMILIES,
+  type JsonSchemaObject,
+  type ProviderFamily,
+  type ProviderSchemaCheck,
+  type ProviderSchemaProblem,
+  type ProviderSchemaRewrite,
+} from './capabilities/provider-schema';
 
 // authorization
 export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './authorization/actor';

@@ -1,4 +1,5 @@
-import { CapabilityNotFoundError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
+import { CapabilityNotFoundError, CapabilitySchemaUnsupportedError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
+import { checkProviderSchema, deepFreeze } from './provider-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
 import type { Capability, CapabilityDescriptor, CapabilityKind, InvocationTarget, Verifier } from './types';
 
@@ -16,6 +17,7 @@ export class CapabilityCatalog {
       throw new InvalidCapabilityError((capability as { id?: unknown } | undefined)?.id, 'register a capability made by defineCapability()');
     const existing = this.#capabilities.get(capability.id);
     if (existing) throw new DuplicateCapabilityError(capability.id, existing.descriptor, capability);
+    const modelInputSchema = capability.modelInputSchema ?? this.#modelInputSchema(capability);
     const descriptor: CapabilityDescriptor = Object.freeze({
       id: capability.id,
       version: capability.version,
@@ -24,6 +26,7 @@ export class CapabilityCatalog {
       kind: capability.kind,
       replay: capability.replay,
       input: capability.input,
+      modelInputSchema,
       output: capability.output,
       tags: capability.tags ?? [],
       aliases: capability.aliases ?? [],
@@ -32,6 +35,13 @@ export class CapabilityCatalog {
     });
     this.#capabilities.set(capability.id, { capability, descriptor });
     if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);
+  }
+
+  /** A frozen capability not made by `defineCapability` (no `modelInputSchema`): checked here, once. */
+  #modelInputSchema(capability: Capability): Readonly<Record<string, unknown>> {
+    const model = checkProviderSchema(capability.input);
+    if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(capability.id, model.problems);
+    return model.rewrites.length === 0 ? (capability.input as unknown as Readonly<Record<string, unknown>>) : deepFreeze(model.schema);
   }
 
   registerVerifier(id: string, verifier: Verifier): void {

@@ -20,7 +20,9 @@ import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from 
 export interface CapabilityRegistry {
   /**
    * Registers a capability made by `defineCapability`.
-   * @throws `CAPABILITY_DUPLICATE` naming both capabilities when the id is taken; `CAPABILITY_DEFINITION_INVALID`
+   * @throws `CAPABILITY_DUPLICATE` naming both capabilities when the id is taken; `CAPABILITY_DEFINITION_INVALID`;
+   *   `CAPABILITY_SCHEMA_UNSUPPORTED` for a capability not made by `defineCapability` whose input schema no model
+   *   provider accepts even rewritten (see `checkProviderSchema`)
    */
   register(capability: Capability<any, any>): void;
   /**

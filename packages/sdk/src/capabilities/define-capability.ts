@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import { compileSchema } from './schema-validator';
-import { InvalidCapabilityError } from './errors';
+import { CapabilitySchemaUnsupportedError, InvalidCapabilityError } from './errors';
+import { checkProviderSchema, deepFreeze } from './provider-schema';
 import type { Capability, CapabilityDefinition } from './types';
 
 const ID = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
@@ -21,10 +22,23 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * });
  * ```
  *
- * @returns the frozen capability, ready for `CapabilityRegistry.register`
+ * The input schema is also checked, once, against the tool-schema rules of every model provider family
+ * (Anthropic `input_schema`, OpenAI function parameters, Gemini through its OpenAI-compatible endpoint;
+ * see `checkProviderSchema`): every tool goes with every model call, so one schema a provider refuses
+ * would fail every run. What can be rewritten is rewritten into `modelInputSchema`, which is what
+ * models see (e.g. `Type.Union([Type.Object({ title }), Type.Object({ tmdbId })])` is offered as one
+ * object with both properties optional and the alternatives described); the original `input` still
+ * validates every invocation before the handler runs, so the handler only ever receives input of its
+ * own schema. OpenAI strict-mode problems (optional properties, …) never refuse a capability: strict
+ * mode is not used by the SDK's providers.
+ *
+ * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws {@link InvalidCapabilityError} (`CAPABILITY_DEFINITION_INVALID`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
- *   handler, or an input/output that is not a schema (the schemas are compiled here, once)
+ *   handler, or an input/output that is not a schema (the schemas are compiled here, once);
+ *   {@link CapabilitySchemaUnsupportedError} (`CAPABILITY_SCHEMA_UNSUPPORTED`, with each rule and JSON pointer)
+ *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
+ *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …
  * @public
  */
 export function defineCapability<I extends TSchema, O extends TSchema>(definition: CapabilityDefinition<I, O>): Capability<I, O> {
@@ -45,8 +59,11 @@ export function defineCapability<I extends TSchema, O extends TSchema>(definitio
       throw new InvalidCapabilityError(id, `${name} schema does not compile: ${(cause as Error).message}`);
     }
   }
+  const model = checkProviderSchema(d!.input);
+  if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(id, model.problems);
   return Object.freeze({
     ...definition,
+    modelInputSchema: model.rewrites.length === 0 ? (d!.input as unknown as Readonly<Record<string, unknown>>) : deepFreeze(model.schema),
     tags: Object.freeze([...(definition.tags ?? [])]) as string[],
     aliases: Object.freeze([...(definition.aliases ?? [])]) as string[],
     redact: Object.freeze([...(definition.redact ?? [])]) as string[],

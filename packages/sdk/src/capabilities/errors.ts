@@ -1,4 +1,5 @@
 import { MediaAgentError } from '../errors';
+import type { ProviderSchemaProblem } from './provider-schema';
 
 /**
  * No capability is registered under the id.
@@ -34,6 +35,33 @@ export class InvalidCapabilityError extends MediaAgentError {
   /** @param id - the definition's id (as given); @param reason - what is wrong */
   constructor(id: unknown, reason: string) {
     super('CAPABILITY_DEFINITION_INVALID', `invalid capability definition ${JSON.stringify(String(id))}: ${reason}`, { capabilityId: String(id), reason });
+  }
+}
+
+/**
+ * A capability's input schema cannot be offered to model providers, not even rewritten (see
+ * `checkProviderSchema`): e.g. a recursive `$ref` (rule `ref-recursive`), a `$ref` that does not resolve
+ * (`ref-unresolved`), a root that is not an object and has no object alternative (`root-not-object`).
+ * Code `CAPABILITY_SCHEMA_UNSUPPORTED`; `details` carry `capabilityId` and `problems` (rule, JSON pointer, message).
+ * Thrown by `defineCapability` and `CapabilityRegistry.register`, so one such capability never reaches a
+ * model request (where the provider would refuse every call of every run with HTTP 400).
+ * @public
+ */
+export class CapabilitySchemaUnsupportedError extends MediaAgentError {
+  /** Every rule broken, with the JSON pointer into the input schema. */
+  readonly problems: readonly ProviderSchemaProblem[];
+  /** @param id - the capability id (as given); @param problems - the refusals of `checkProviderSchema` (at least one) */
+  constructor(id: unknown, problems: readonly ProviderSchemaProblem[]) {
+    const list = problems
+      .slice(0, 5)
+      .map((p) => `${p.rule} at ${p.path || '/'}: ${p.message}`)
+      .join('; ');
+    super(
+      'CAPABILITY_SCHEMA_UNSUPPORTED',
+      `the input schema of capability ${JSON.stringify(String(id))} cannot be offered to model providers: ${list}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
+      { capabilityId: String(id), problems: problems.map((p) => ({ ...p })) },
+    );
+    this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })));
   }
 }
 

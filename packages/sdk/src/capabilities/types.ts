@@ -152,10 +152,20 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
 }
 
 /**
- * A defined capability: the frozen definition, as returned by `defineCapability`.
+ * A defined capability: the frozen definition, as returned by `defineCapability`, plus the input
+ * schema as model providers are offered it.
  * @public
  */
-export type Capability<I extends TSchema = TSchema, O extends TSchema = TSchema> = Readonly<CapabilityDefinition<I, O>>;
+export interface Capability<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Readonly<CapabilityDefinition<I, O>> {
+  /**
+   * The input schema sent to models (Anthropic, OpenAI, Gemini accept it), set by `defineCapability`:
+   * `input` itself when every provider accepts it as is, else the deep-frozen rewrite of
+   * `checkProviderSchema` (e.g. a root union of objects as one object). The handler's input is still
+   * validated against `input`, never against this. Absent only on capabilities not made by `defineCapability`
+   * (the registry then computes it).
+   */
+  readonly modelInputSchema?: Readonly<Record<string, unknown>>;
+}
 
 /**
  * A capability as listed (no handler).
@@ -174,8 +184,14 @@ export interface CapabilityDescriptor {
   kind: CapabilityKind;
   /** Replay policy. */
   replay: ReplayPolicy;
-  /** Input JSON Schema. */
+  /** Input JSON Schema (validates every invocation). */
   input: TSchema;
+  /**
+   * The input schema offered to models: `input` when every provider family accepts it unchanged, else
+   * its provider-safe rewrite (see `checkProviderSchema`). Always set on descriptors of a registry;
+   * when absent (a descriptor built by hand), `capabilityModelTool` derives it from `input`.
+   */
+  modelInputSchema?: Readonly<Record<string, unknown>>;
   /** Output JSON Schema. */
   output: TSchema;
   /** Tags. */

@@ -89,8 +89,8 @@ export type ToolArgumentsResult = { ok: true; input: unknown } | { ok: false; fa
 
 /**
  * Parses a tool call's complete argument text once and validates it against the tool's JSON
- * Schema (compiled with TypeBox, cached per schema object). Called only at `tool_call_end`, never on
- * partial JSON.
+ * Schema (`validationSchema` when the tool has one, else `inputSchema`; compiled with TypeBox, cached
+ * per schema object). Called only at `tool_call_end`, never on partial JSON.
  *
  * @remarks
  * Empty or whitespace-only text means `{}` (OpenAI-compatible servers send `""` for a call without
@@ -117,7 +117,7 @@ export function parseToolArguments(raw: string, tool: ModelTool | undefined, wir
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, failure: { code: 'TOOL_ARGS_MALFORMED', message: 'arguments must be a JSON object' } };
   }
-  const validator = validatorFor(tool.inputSchema);
+  const validator = validatorFor(tool.validationSchema ?? tool.inputSchema);
   if (validator.Check(input)) return { ok: true, input };
   const reasons = [...validator.Errors(input)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);
   return { ok: false, failure: { code: 'TOOL_ARGS_INVALID', message: `arguments do not match the schema: ${reasons.join('; ')}` } };

@@ -49,8 +49,18 @@ export interface ModelTool {
   name: string;
   /** What the tool does, for the model. */
   description: string;
-  /** JSON Schema of the input (TypeBox schemas are JSON Schema); arguments are validated against it at `tool_call_end`. */
+  /**
+   * JSON Schema of the input as sent to the provider (TypeBox schemas are JSON Schema); arguments are
+   * validated against it at `tool_call_end` unless `validationSchema` is given.
+   */
   inputSchema: Record<string, unknown>;
+  /**
+   * The schema arguments are validated against at `tool_call_end` when it differs from what the
+   * provider is sent (never sent itself, not counted as tool tokens): capability tools whose input schema
+   * was rewritten for the providers (see `checkProviderSchema`) carry their original input schema here.
+   * Default: `inputSchema`.
+   */
+  validationSchema?: Record<string, unknown>;
 }
 
 /** Plain text in a message. @public */

@@ -1,3 +1,4 @@
+import { providerSafeTool } from '../capabilities/provider-schema';
 import type { ModelMessage, ModelTool } from '../models/types';
 
 /** Name of the built-in subagent tool (seed 000, 子代理连续工作). @public */
@@ -6,8 +7,8 @@ export const DELEGATE_TOOL = 'delegate';
 /** Deepest subagent: a run (0) may delegate to a child (1), which may delegate to a grandchild (2). @public */
 export const MAX_SUBAGENT_DEPTH = 2;
 
-/** The delegate tool as offered to the model. @public */
-export const DELEGATE_MODEL_TOOL: ModelTool = {
+/** The delegate tool as offered to the model (schema in the form every provider family accepts, see `providerSafeTool`). @public */
+export const DELEGATE_MODEL_TOOL: ModelTool = providerSafeTool({
   name: DELEGATE_TOOL,
   description:
     'Start a read-only subagent for an investigation: it can only use read and preview capabilities (any write is denied), shares your budgets, and its report comes back as this tool result.',
@@ -20,7 +21,7 @@ export const DELEGATE_MODEL_TOOL: ModelTool = {
     required: ['goal'],
     additionalProperties: false,
   },
-};
+});
 
 /**
  * Checks a delegate call's input.

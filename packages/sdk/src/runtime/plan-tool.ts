@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { compileSchema } from '../capabilities/schema-validator';
+import { providerSafeTool } from '../capabilities/provider-schema';
 import type { ModelTool } from '../models/types';
 
 /** Name of the built-in plan tool (seed 000, 任务计划). @public */
@@ -41,10 +42,10 @@ export function validatePlan(plan: unknown): string[] {
   );
 }
 
-/** The plan tool as offered to the model. @public */
-export const UPDATE_PLAN_MODEL_TOOL: ModelTool = {
+/** The plan tool as offered to the model (schema in the form every provider family accepts, validated against {@link RunPlanSchema}). @public */
+export const UPDATE_PLAN_MODEL_TOOL: ModelTool = providerSafeTool({
   name: UPDATE_PLAN_TOOL,
   description:
     'Replace the plan of this run: the goal and its steps with status pending, in_progress, completed or blocked. Completed and blocked steps must cite evidence from tool results. Keep it current as you work.',
   inputSchema: RunPlanSchema as unknown as Record<string, unknown>,
-};
+});

@@ -1,6 +1,7 @@
 // Tool discovery under a token budget (issue 6 item 1; seed 000, 按需发现工具): the first model call
 // offers a ranked selection, `search_tools` finds more, and extra tool schemas share one budget.
 import { searchCapabilities } from '../../capabilities/capability-search';
+import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
 import type { CapabilityDescriptor } from '../../capabilities/types';
 import { MediaAgentError } from '../../errors';
 import type { TokenCounter } from '../../models/tokens';
@@ -36,10 +37,11 @@ export const TOOL_DISCOVERY_DEFAULTS = Object.freeze({
 /**
  * The `search_tools` tool as offered to the model. Input `{ search: string, limit?: integer 1–8 }`.
  * Answer it with {@link ToolDiscovery.search}; the matches are enabled on the next model call when
- * they fit the budget (the report of that call says which).
+ * they fit the budget (the report of that call says which). Its schema is in the form every provider
+ * family accepts (`providerSafeTool`); arguments are validated against the full schema.
  * @public
  */
-export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze({
+export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze(providerSafeTool({
   name: SEARCH_TOOLS_TOOL,
   description:
     'Find more tools of this run by id, title, description, tags or aliases (English or Chinese, e.g. "organize" or "整理"). Returns at most 8 candidates; matching tools become callable on your next turn if they fit the tool budget, and that turn says which were enabled. A search that matches nothing does not list all tools: try other words.',
@@ -52,7 +54,7 @@ export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze({
     required: ['search'],
     additionalProperties: false,
   },
-}) as ModelTool;
+} as ModelTool));
 
 /**
  * Options of {@link ToolDiscovery}. Token figures are in tokens, shares are fractions of the window.
@@ -190,12 +192,23 @@ export class ToolSearchInputError extends MediaAgentError {
 
 /**
  * The tool definition the model sees for a capability (same shape the run driver builds).
+ *
+ * @remarks
+ * The schema sent is the descriptor's `modelInputSchema`: the input schema itself when Anthropic,
+ * OpenAI and Gemini accept it unchanged, else its provider-safe rewrite (see `checkProviderSchema`;
+ * e.g. a root union of objects becomes one object). A rewritten tool carries the original input
+ * schema as `validationSchema`, so the model's arguments are still checked against the capability's
+ * own schema at `tool_call_end` (and again by the invocation path before the handler runs).
+ * A descriptor built by hand, without `modelInputSchema`, gets it derived from `input` (cached).
+ *
  * @param d - the capability
- * @returns `{ name: id, description, inputSchema: input }`
+ * @returns `{ name: id, description, inputSchema: modelInputSchema }`, plus `validationSchema: input` when they differ
  * @public
  */
 export function capabilityModelTool(d: CapabilityDescriptor): ModelTool {
-  return { name: d.id, description: d.description, inputSchema: d.input as unknown as Record<string, unknown> };
+  const input = d.input as unknown as Record<string, unknown>;
+  const model = (d.modelInputSchema ?? modelInputSchemaOf(d.input)) as Record<string, unknown>;
+  return model === input ? { name: d.id, description: d.description, inputSchema: input } : { name: d.id, description: d.description, inputSchema: model, validationSchema: input };
 }
 
 /**
@@ -351,11 +364,11 @@ export class ToolDiscovery {
     return this.search(o.search, o.limit as number | undefined);
   }
 
-  /** Tokens of one tool definition: the JSON of the definition, counted with the counter (cached per id). */
+  /** Tokens of one tool definition: the JSON of what is sent (name, description, input schema), counted with the counter (cached per id). */
   #cost(tool: ModelTool): number {
     let n = this.#tokens.get(tool.name);
     if (n === undefined) {
-      n = this.#o.counter.count(JSON.stringify(tool), this.#o.model);
+      n = this.#o.counter.count(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }), this.#o.model);
       this.#tokens.set(tool.name, n);
     }
     return n;

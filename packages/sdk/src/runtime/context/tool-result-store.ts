@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import Type, { type Static } from 'typebox';
+import { providerSafeTool } from '../../capabilities/provider-schema';
 import { MediaAgentError } from '../../errors';
 import type { ModelTool } from '../../models/types';
 import { SystemClock, type Clock } from '../../ports/clock';
@@ -491,13 +492,13 @@ export const ReadToolResultInputSchema = Type.Object(
 /** Input of `read_tool_result`. @public */
 export type ReadToolResultInput = Static<typeof ReadToolResultInputSchema>;
 
-/** The `read_tool_result` tool as offered to the model. @public */
-export const READ_TOOL_RESULT_MODEL_TOOL: ModelTool = {
+/** The `read_tool_result` tool as offered to the model (schema in the form every provider family accepts, see `providerSafeTool`). @public */
+export const READ_TOOL_RESULT_MODEL_TOOL: ModelTool = providerSafeTool({
   name: READ_TOOL_RESULT_TOOL,
   description:
     'Read more of a tool result that was too long to show at once. A truncated result gives result_id and next_offset; call this with them to get the next page (offsets count Unicode characters), and repeat with the returned next_offset until it is null. This does not re-run the tool. Results are readable only in this run and expire 15 minutes after the call.',
   inputSchema: ReadToolResultInputSchema as unknown as Record<string, unknown>,
-};
+});
 
 /**
  * The fields the model sees for a stored result (snake_case, as in the tool protocol).
