@@ -54,8 +54,9 @@ export class ContextOverflowError extends ProviderError {
 }
 
 /**
- * 429 after all retries, or a `retry-after` longer than the configured maximum wait.
- * `details.retryAfterMs` holds the server's requested wait when it sent one.
+ * 429 after all retries (or a rate-limit error reported inside a stream after output, or after
+ * all retries). `details.retryAfterMs` holds the server's requested wait when it sent one, and
+ * `details.retryAfterCapped` is true when that wait exceeded `RetryOptions.maxRetryAfterMs`.
  * Code `PROVIDER_RATE_LIMITED`.
  *
  * @public

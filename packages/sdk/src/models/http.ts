@@ -13,7 +13,7 @@ import {
   redactSecrets,
 } from './errors';
 import { MediaAgentError } from '../errors';
-import type { ModelEvent } from './types';
+import type { ModelEvent, ModelWarning } from './types';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
 
 /**
@@ -38,14 +38,38 @@ export interface HttpProviderOptions {
 
 /** What {@link openStream} needs. @internal */
 export interface OpenStreamArgs {
+  /** Provider id for error details. */
   provider: string;
+  /** Full request URL. */
   url: string;
+  /** Request headers (contain the key: never logged). */
   headers: Record<string, string>;
+  /** JSON request body. */
   body: string;
+  /** The caller's abort signal. */
   signal?: AbortSignal;
+  /** The undici dispatcher. */
   dispatcher: Dispatcher;
+  /** Transport and retry settings. */
   options: HttpProviderOptions;
+  /** Keys to redact from error messages. */
   secrets: ReadonlyArray<string | undefined>;
+  /** Receives warnings raised while opening (e.g. `PROVIDER_RETRY_AFTER_CAPPED`), for the stream. */
+  warn?: (warning: ModelWarning) => void;
+  /**
+   * Offered a non-retryable `PROVIDER_HTTP` failure (status and response text); may return a new
+   * body to send at once instead (e.g. without optional fields a strict server refused) and a
+   * warning for the stream. Such resends do not count as attempts.
+   */
+  reshape?: (status: number, responseText: string) => { body: string; warning?: ModelWarning } | undefined;
+}
+
+/** The response {@link openStream} opened, and the attempt that opened it. @internal */
+export interface OpenedStream {
+  /** The 2xx streaming response. */
+  response: Dispatcher.ResponseData;
+  /** The attempt (1-based, counted across the whole call) that got it. */
+  attempt: number;
 }
 
 /**
@@ -158,15 +182,26 @@ function isConnectPhase(error: ProviderError): boolean {
   return error.code === 'PROVIDER_UNREACHABLE' || (error.code === 'PROVIDER_TIMEOUT' && error.details.phase === 'connect');
 }
 
+/** Most body reshapes one call may make (each removes at least one field, so a handful at most). */
+const MAX_RESHAPES = 8;
+
 /**
- * Sends a POST and returns the 2xx streaming response, retrying 429/529/5xx and connection
- * failures with backoff and `retry-after`. Throws a typed {@link ProviderError}, or the abort
- * reason when `signal` aborts.
+ * Sends a POST and returns the 2xx streaming response, retrying 408/409/429/529/5xx and
+ * connection failures with backoff and `retry-after` (capped at `maxRetryAfterMs`, with a
+ * `PROVIDER_RETRY_AFTER_CAPPED` warning through `args.warn`). Throws a typed
+ * {@link ProviderError} (`details.attempts` counts attempts), or the abort reason when `signal`
+ * aborts.
+ * @param args - the request
+ * @param firstAttempt - number of this first attempt within the call's attempt budget (default 1;
+ *   a retry after an in-stream error continues the count)
+ * @returns the response and the attempt that opened it
  * @internal
  */
-export async function openStream(args: OpenStreamArgs): Promise<Dispatcher.ResponseData> {
+export async function openStream(args: OpenStreamArgs, firstAttempt = 1): Promise<OpenedStream> {
   const retry = resolveRetry(args.options.retry);
-  for (let attempt = 1; ; attempt++) {
+  let body = args.body;
+  let reshapes = 0;
+  for (let attempt = firstAttempt; ; attempt++) {
     let failure: ProviderError;
     let status: number | undefined;
     let retryAfterMs: number | undefined;
@@ -174,16 +209,29 @@ export async function openStream(args: OpenStreamArgs): Promise<Dispatcher.Respo
       const res = await request(args.url, {
         method: 'POST',
         headers: args.headers,
-        body: args.body,
+        body,
         signal: args.signal,
         dispatcher: args.dispatcher,
       });
-      if (res.statusCode >= 200 && res.statusCode < 300) return res;
+      if (res.statusCode >= 200 && res.statusCode < 300) return { response: res, attempt };
       status = res.statusCode;
       const text = await res.body.text().catch(() => '');
       retryAfterMs = parseRetryAfter(res.headers);
-      failure = errorForStatus(args.provider, status, text, args.secrets, { attempts: attempt, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-      if (!isRetryableStatus(status)) throw failure;
+      const capped = retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs;
+      failure = errorForStatus(args.provider, status, text, args.secrets, {
+        attempts: attempt,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(capped ? { retryAfterCapped: true } : {}),
+      });
+      if (!isRetryableStatus(status)) {
+        const next = failure.code === 'PROVIDER_HTTP' && reshapes < MAX_RESHAPES ? args.reshape?.(status, text) : undefined;
+        if (next === undefined) throw failure;
+        reshapes++;
+        body = next.body;
+        if (next.warning) args.warn?.(next.warning);
+        attempt--; // a resend with a corrected body is not a retry of a transient failure
+        continue;
+      }
     } catch (error) {
       if (args.signal?.aborted) throw error;
       if (error instanceof ProviderError && status !== undefined) throw error;
@@ -191,9 +239,16 @@ export async function openStream(args: OpenStreamArgs): Promise<Dispatcher.Respo
       if (!isConnectPhase(failure)) throw failure;
     }
     if (attempt >= retry.maxAttempts) throw failure;
-    if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
-    const delayMs = retryAfterMs ?? backoffDelay(attempt, retry);
-    retry.onRetry?.({ attempt, status, delayMs, code: failure.code });
+    const capped = retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs;
+    const delayMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, retry.maxRetryAfterMs) : backoffDelay(attempt, retry);
+    retry.onRetry?.({ attempt, status, delayMs, code: failure.code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(capped ? { retryAfterCapped: true } : {}) });
+    if (capped) {
+      args.warn?.({
+        code: 'PROVIDER_RETRY_AFTER_CAPPED',
+        message: `${args.provider}: the server asked to wait ${retryAfterMs} ms before retrying; waiting the configured maximum of ${retry.maxRetryAfterMs} ms instead`,
+        details: { provider: args.provider, status, attempt, retryAfterMs, delayMs, maxRetryAfterMs: retry.maxRetryAfterMs },
+      });
+    }
     await retry.sleep(delayMs, args.signal);
     if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
   }

@@ -13,8 +13,12 @@ export interface RetryOptions {
   /** Upper bound of one computed backoff in ms (default 30 000). */
   maxDelayMs?: number;
   /**
-   * Longest server-requested wait (`retry-after`) honoured, in ms (default 60 000). A longer
-   * request is not waited out: the error is returned with `details.retryAfterMs`.
+   * Cap on a server-requested wait (`retry-after-ms` / `retry-after`), in ms (default 60 000).
+   * A longer request is waited only this long before the next attempt (still within
+   * {@link RetryOptions.maxAttempts}); the stream then carries a `warning` with code
+   * `PROVIDER_RETRY_AFTER_CAPPED` and `onRetry` gets `retryAfterMs` (the server's value) and
+   * `retryAfterCapped: true`. When no attempt is left, the error's `details` hold `retryAfterMs`
+   * and `retryAfterCapped`.
    */
   maxRetryAfterMs?: number;
   /** Random source in [0, 1) for jitter (default `Math.random`). */
@@ -24,8 +28,23 @@ export interface RetryOptions {
    * recording sleep.
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Called before each wait with the failed attempt number (1-based), the HTTP status and the wait in ms. */
-  onRetry?: (info: { attempt: number; status: number | undefined; delayMs: number; code: string }) => void;
+  /**
+   * Called before each wait with the failed attempt number (1-based), the HTTP status (200 for an
+   * error reported inside a stream, `undefined` for a connection failure), the wait in ms and the
+   * failure's error code.
+   */
+  onRetry?: (info: {
+    attempt: number;
+    status: number | undefined;
+    delayMs: number;
+    code: string;
+    /** The wait the server asked for (`retry-after-ms` / `retry-after`), in ms, when it sent one that could be read. */
+    retryAfterMs?: number;
+    /** True when `retryAfterMs` exceeded `maxRetryAfterMs` and the wait was capped to it. */
+    retryAfterCapped?: boolean;
+    /** True when the failure was an error event inside a 200 stream, before any output. */
+    inStream?: boolean;
+  }) => void;
 }
 
 /** Retry settings with defaults applied. @public */
@@ -77,25 +96,39 @@ export function backoffDelay(attempt: number, retry: Pick<ResolvedRetry, 'baseDe
   return Math.round(exp / 2 + retry.random() * (exp / 2));
 }
 
+/** An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, obsolete RFC 850 or asctime form): a month name and a hh:mm:ss time. */
+const httpDateShape = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b.*\b\d{1,2}:\d{2}:\d{2}\b/i;
+
 /**
  * Reads the server's requested wait from response headers: `retry-after-ms` (milliseconds, sent
- * by OpenAI and Anthropic), else `retry-after` as seconds or an HTTP date (RFC 9110 §10.2.3).
+ * by OpenAI and Anthropic), else `retry-after` as delay-seconds or an HTTP-date (RFC 9110
+ * §10.2.3, https://www.rfc-editor.org/rfc/rfc9110#field.retry-after).
+ *
+ * @remarks
+ * A value that is neither gives `undefined`, so the caller falls back to its computed backoff:
+ * negative numbers (`-1`, which `Date.parse` would read as a date in 2001), garbage, a date that
+ * is already past (or now), and a `retry-after-ms` that is not a non-negative number (then
+ * `retry-after` is read instead). Very large values are returned as they are (at most
+ * `Number.MAX_SAFE_INTEGER`); capping them is the caller's job (see
+ * {@link RetryOptions.maxRetryAfterMs}).
  *
  * @param headers - response headers (lower-case names)
  * @param now - current time in ms since the epoch, for HTTP dates
- * @returns the wait in ms, or `undefined` when absent or unparsable
+ * @returns the wait in ms (a positive whole number, or 0 for `retry-after: 0`), or `undefined`
  * @public
  */
 export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now: number = Date.now()): number | undefined {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim();
+  const toMs = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, Math.round(n));
   const ms = one(headers['retry-after-ms']);
-  if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.round(Number(ms));
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) return toMs(Number(ms));
   const ra = one(headers['retry-after']);
-  if (ra === undefined || ra.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return Math.round(Number(ra) * 1000);
+  if (ra === undefined || ra === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra)) return toMs(Number(ra) * 1000);
+  if (!httpDateShape.test(ra)) return undefined;
   const date = Date.parse(ra);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  if (Number.isNaN(date) || date <= now) return undefined;
+  return toMs(date - now);
 }
 
 /**

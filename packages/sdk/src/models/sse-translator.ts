@@ -77,13 +77,23 @@ export async function* translateSse(source: AsyncIterable<Uint8Array>, translato
 
 /**
  * Opens a provider's SSE response (with its retries) and yields the translated event batches; the
- * response body is destroyed when iteration ends, normally or not.
+ * response body is destroyed when iteration ends, normally or not. Warnings raised while opening
+ * (e.g. `PROVIDER_RETRY_AFTER_CAPPED`) are yielded first.
  * @param args - the request, as for `openStream`
  * @param translator - the provider's wire translator
  * @internal
  */
 export async function* streamTranslated(args: OpenStreamArgs, translator: SseTranslator): AsyncGenerator<ModelEvent[]> {
-  const res = await openStream(args);
+  const pending: ModelEvent[] = [];
+  let opened;
+  try {
+    opened = await openStream({ ...args, warn: (warning) => pending.push({ type: 'warning', warning }) });
+  } catch (error) {
+    if (pending.length > 0) yield pending.splice(0);
+    throw error;
+  }
+  if (pending.length > 0) yield pending.splice(0);
+  const res = opened.response;
   try {
     yield* translateSse(res.body, translator);
   } finally {

@@ -73,6 +73,18 @@ describe('retry and URL rules', () => {
     expect(parseRetryAfter({}, now)).toBeUndefined();
   });
 
+  it('reads negative, garbage and past retry-after values as absent, and keeps very large ones for the caller to cap', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    for (const v of ['-1', '-0', '-3.5', 'soon', '1e3', '3 s', 'Infinity', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Thu, 01 Jan 2026 00:00:00 GMT', '2026-02-01']) {
+      expect(parseRetryAfter({ 'retry-after': v }, now), v).toBeUndefined();
+    }
+    expect(parseRetryAfter({ 'retry-after-ms': '-5' }, now)).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after-ms': 'x', 'retry-after': '1' }, now)).toBe(1000);
+    expect(parseRetryAfter({ 'retry-after': '0' }, now)).toBe(0);
+    expect(parseRetryAfter({ 'retry-after': '9'.repeat(400) }, now)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseRetryAfter({ 'retry-after': 'Sunday, 01-Feb-26 00:00:00 GMT' }, now)).toBe(31 * 86_400_000);
+  });
+
   it('doubles the backoff per attempt up to the maximum, with up to half of it random', () => {
     const base = { baseDelayMs: 100, maxDelayMs: 1000 };
     expect([1, 2, 3, 4, 5].map((a) => backoffDelay(a, { ...base, random: () => 0 }))).toEqual([50, 100, 200, 400, 500]);

@@ -77,11 +77,53 @@ describe.each(kinds)('$name provider: errors, retries and timeouts', (kind) => {
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
   });
 
-  it('does not wait out a retry-after longer than maxRetryAfterMs; the error carries retryAfterMs', async () => {
+  it.each(['-1', '-0.5', 'soon', '12abc', 'NaN', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT', '   '])(
+    'falls back to the computed backoff when retry-after is %j (negative, garbage or a past date)',
+    async (value) => {
+      const s = await serve([{ status: 429, headers: { 'retry-after': value }, body: errorBody('slow down') }, kind.ok()]);
+      const waits: number[] = [];
+      const infos: Array<Record<string, unknown>> = [];
+      const retry = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 10_000, random: () => 0.5, sleep: async (ms: number) => void waits.push(ms), onRetry: (i: object) => void infos.push({ ...i }) };
+      const events = await drain(kind.make(s.url, { retry }).stream(request));
+      expect(waits).toEqual([75]);
+      expect(infos[0]).not.toHaveProperty('retryAfterMs');
+      expect(s.requests).toHaveLength(2);
+      expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    },
+  );
+
+  it('reads retry-after when retry-after-ms is negative', async () => {
+    const s = await serve([{ status: 429, headers: { 'retry-after-ms': '-1', 'retry-after': '2' }, body: errorBody('slow down') }, kind.ok()]);
+    const waits: number[] = [];
+    await drain(kind.make(s.url, { retry: { ...fastRetry, sleep: async (ms) => void waits.push(ms) } }).stream(request));
+    expect(waits).toEqual([2000]);
+  });
+
+  it.each(['3600', '99999999999999999999', 'Fri, 01 Jan 2100 00:00:00 GMT'])(
+    'caps a retry-after of %j at maxRetryAfterMs, retries, and reports it (onRetry retryAfterCapped, PROVIDER_RETRY_AFTER_CAPPED warning)',
+    async (value) => {
+      const s = await serve([{ status: 429, headers: { 'retry-after': value }, body: errorBody('quota') }, kind.ok()]);
+      const waits: number[] = [];
+      const infos: Array<Record<string, unknown>> = [];
+      const retry = { ...fastRetry, maxRetryAfterMs: 1000, sleep: async (ms: number) => void waits.push(ms), onRetry: (i: object) => void infos.push({ ...i }) };
+      const events = await drain(kind.make(s.url, { retry }).stream(request));
+      expect(waits).toEqual([1000]);
+      expect(s.requests).toHaveLength(2);
+      expect(infos).toEqual([{ attempt: 1, status: 429, delayMs: 1000, code: 'PROVIDER_RATE_LIMITED', retryAfterMs: expect.any(Number), retryAfterCapped: true }]);
+      expect(infos[0]!.retryAfterMs as number).toBeGreaterThan(1000);
+      const warnings = ofType(events, 'warning');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.warning).toMatchObject({ code: 'PROVIDER_RETRY_AFTER_CAPPED', details: { status: 429, delayMs: 1000, maxRetryAfterMs: 1000 } });
+      expect(events.findIndex((e) => e.type === 'warning')).toBe(0);
+      expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    },
+  );
+
+  it('when no attempt is left, a capped retry-after is in the error details (retryAfterMs, retryAfterCapped)', async () => {
     const s = await serve([{ status: 429, headers: { 'retry-after': '3600' }, body: errorBody('quota') }]);
-    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, maxRetryAfterMs: 1000 } }).stream(request));
+    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, maxAttempts: 1, maxRetryAfterMs: 1000 } }).stream(request));
     expect(s.requests).toHaveLength(1);
-    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', details: { retryAfterMs: 3_600_000 } });
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', details: { retryAfterMs: 3_600_000, retryAfterCapped: true, attempts: 1 } });
   });
 
   it('never retries 401 and reports PROVIDER_AUTH', async () => {
