@@ -93,7 +93,7 @@ export class AnthropicProvider implements ModelProvider {
       if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
       yield* streamTranslated(
         { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
-        new AnthropicTranslator(tools, this.id, [options.apiKey]),
+        () => new AnthropicTranslator(tools, this.id, [options.apiKey]),
       );
     }.bind(this));
   }

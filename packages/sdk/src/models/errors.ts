@@ -69,8 +69,9 @@ export class ProviderRateLimitError extends ProviderError {
 }
 
 /**
- * 529 / 503 overload or another 5xx after all retries, or a mid-stream `overloaded_error` /
- * `api_error` event. Code `PROVIDER_UNAVAILABLE`.
+ * 529 / 503 overload or another 5xx after all retries, or an in-stream `overloaded_error` /
+ * `api_error` / `server_error` event (or `finish_reason: insufficient_system_resource`) after
+ * output was emitted or after all retries (`details.inStream: true`). Code `PROVIDER_UNAVAILABLE`.
  *
  * @public
  */

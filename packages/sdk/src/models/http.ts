@@ -28,7 +28,7 @@ export interface HttpProviderOptions {
   firstByteTimeoutMs?: number;
   /** Longest silence allowed between two body chunks of a streaming response, in ms (default 120 000). */
   idleTimeoutMs?: number;
-  /** Retry settings (429, 529, 5xx and connection failures). */
+  /** Retry settings (408, 409, 429, 529, 5xx, connection failures, and transient in-stream errors before any output). */
   retry?: RetryOptions;
   /** An undici dispatcher to use instead of the provider's own `Agent` (e.g. a `ProxyAgent`). */
   dispatcher?: Dispatcher;
@@ -310,21 +310,83 @@ export function joinApiUrl(baseUrl: string, path: string, version = 'v1'): strin
   return `${base}${suffix}`;
 }
 
+/** In-stream error types/codes meaning "overloaded or failed on the server side: try again", normalized (lower case, no separators). */
+const unavailableKinds = new Set([
+  'overloadederror', // Anthropic overloaded_error (HTTP 529 equivalent)
+  'overloaded',
+  'apierror', // Anthropic api_error (500)
+  'servererror', // OpenAI server_error
+  'internalservererror',
+  'internalerror',
+  'serviceunavailable',
+  'serviceunavailableerror',
+  'engineoverloaded',
+]);
+
+/** In-stream error types/codes meaning "rate limited", normalized. */
+const rateLimitKinds = new Set(['ratelimiterror', 'ratelimitexceeded', 'ratelimit', 'toomanyrequests', 'toomanyrequestserror']);
+
+function normalizeKind(v: unknown): string | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return typeof v === 'string' && v !== '' ? v.toLowerCase().replace(/[^a-z0-9]/g, '') : undefined;
+}
+
 /**
  * Maps an error reported inside a 200 stream (Anthropic `event: error`, an OpenAI-compatible
- * chunk with an `error` object) to a typed error.
+ * chunk with an `error` object) to a typed error with `details.inStream: true`.
+ *
+ * @remarks
+ * Both the error's `type` and its `code` are looked at (OpenAI puts `rate_limit_exceeded` in
+ * `code` and `requests`/`tokens` in `type`; some servers send a numeric HTTP-like code):
+ * overloaded / server / API errors (or code 5xx, 529) give {@link ProviderUnavailableError}, rate
+ * limits (or 429) {@link ProviderRateLimitError} (both retryable: the stream helper retries them
+ * when nothing was emitted yet), authentication errors {@link ProviderAuthError}, context overflow
+ * {@link ContextOverflowError}, anything else {@link ProviderHttpError}. Error types: Anthropic
+ * "Errors" (https://docs.anthropic.com/en/api/errors), OpenAI "Error codes"
+ * (https://platform.openai.com/docs/guides/error-codes).
+ *
  * @param provider - provider id
- * @param type - the error type or code (`overloaded_error`, `rate_limit_error`, …)
+ * @param type - the error type (`overloaded_error`, `server_error`, …), or the code when there is no type
  * @param message - the error message (redacted here)
  * @param secrets - keys to redact
+ * @param code - the error's `code`, when the server sent one besides `type`
  * @internal
  */
-export function streamError(provider: string, type: string, message: string, secrets: ReadonlyArray<string | undefined>): ProviderError {
+export function streamError(provider: string, type: string, message: string, secrets: ReadonlyArray<string | undefined>, code?: unknown): ProviderError {
   const text = redactSecrets(message, secrets);
-  const details = { provider, type, inStream: true };
-  if (type === 'overloaded_error' || type === 'api_error' || type === 'server_error') return new ProviderUnavailableError(`${provider}: ${text}`, details);
-  if (type === 'rate_limit_error' || type === 'rate_limit_exceeded') return new ProviderRateLimitError(`${provider}: ${text}`, details);
-  if (type === 'authentication_error' || type === 'permission_error') return new ProviderAuthError(`${provider}: ${text}`, details);
-  if (isContextOverflowMessage(`${message} ${type}`)) return new ContextOverflowError(`${provider}: ${text}`, details);
+  const details = { provider, type, ...(code !== undefined && code !== null ? { errorCode: code } : {}), inStream: true };
+  const kinds = [normalizeKind(type), normalizeKind(code)].filter((k): k is string => k !== undefined);
+  const status = kinds.map(Number).find((n) => Number.isInteger(n) && n >= 400 && n <= 599);
+  if (kinds.some((k) => rateLimitKinds.has(k)) || status === 429) return new ProviderRateLimitError(`${provider}: ${text}`, details);
+  if (kinds.some((k) => unavailableKinds.has(k)) || (status !== undefined && status >= 500)) return new ProviderUnavailableError(`${provider}: ${text}`, details);
+  if (kinds.some((k) => k === 'authenticationerror' || k === 'permissionerror' || k === 'invalidapikey') || status === 401 || status === 403) {
+    return new ProviderAuthError(`${provider}: ${text}`, details);
+  }
+  if (isContextOverflowMessage(`${message} ${type} ${typeof code === 'string' ? code : ''}`)) return new ContextOverflowError(`${provider}: ${text}`, details);
   return new ProviderHttpError(`${provider}: ${text}`, details);
+}
+
+/**
+ * Whether an error thrown while translating a 200 stream is a transient in-stream failure that
+ * the same request may get past: an overloaded / server / rate-limit error event (see
+ * {@link streamError}) or DeepSeek's `finish_reason: insufficient_system_resource`.
+ * @param error - what the translator threw
+ * @internal
+ */
+export function isTransientStreamError(error: unknown): error is ProviderError {
+  return error instanceof ProviderError && error.retryable && error.details.inStream === true;
+}
+
+/**
+ * A copy of a provider error with more details (details are frozen), e.g. the attempt count.
+ * @param error - the error
+ * @param extra - details to add
+ * @returns an error of the same class, code and message
+ * @internal
+ */
+export function withDetails(error: ProviderError, extra: Record<string, unknown>): ProviderError {
+  if (error.constructor === ProviderError) return new ProviderError(error.code, error.message, { ...error.details, ...extra }, error.retryable, { cause: error.cause });
+  const Ctor = error.constructor as new (message: string, details: Record<string, unknown>) => ProviderError;
+  const copy = new Ctor(error.message, { ...error.details, ...extra });
+  return copy.code === error.code ? copy : error;
 }

@@ -81,7 +81,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       yield* streamTranslated(
         { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
-        new OpenAITranslator(tools, this.id, [options.apiKey]),
+        () => new OpenAITranslator(tools, this.id, [options.apiKey]),
       );
     }.bind(this));
   }

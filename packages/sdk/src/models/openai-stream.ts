@@ -192,9 +192,11 @@ export class OpenAITranslator implements SseTranslator {
       this.#unknown(out, `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`, 'a chunk that is not a JSON object', { field: 'chunk' });
       return;
     }
-    const err = chunk.error as Json | undefined;
+    const err = chunk.error as Json | string | undefined;
+    if (typeof err === 'string' && err !== '') throw streamError(this.#provider, err, err, this.#secrets); // {"error":"Internal server error"}
     if (err && typeof err === 'object') {
-      throw streamError(this.#provider, String(err.type ?? err.code ?? 'api_error'), String(err.message ?? 'stream error'), this.#secrets);
+      const type = typeof err.type === 'string' && err.type !== '' ? err.type : typeof err.code === 'string' && err.code !== '' ? err.code : 'api_error';
+      throw streamError(this.#provider, type, typeof err.message === 'string' ? err.message : 'stream error', this.#secrets, err.code);
     }
     if (chunk.usage && typeof chunk.usage === 'object') this.#usage = readUsage(chunk.usage as Json);
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Json | undefined) : undefined;
@@ -205,6 +207,7 @@ export class OpenAITranslator implements SseTranslator {
       else this.#unknown(out, `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, { field: 'delta' });
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
+      if (choice.finish_reason === 'insufficient_system_resource') throw this.#insufficientResource();
       this.#finish = choice.finish_reason;
       this.#endCalls(out);
     }
@@ -374,10 +377,16 @@ export class OpenAITranslator implements SseTranslator {
     }
   }
 
+  /** DeepSeek ends a response it cannot finish with `finish_reason: insufficient_system_resource`: transient. */
+  #insufficientResource(): ProviderUnavailableError {
+    return new ProviderUnavailableError(`${this.#provider}: the server stopped the response (insufficient_system_resource)`, {
+      provider: this.#provider,
+      type: 'insufficient_system_resource',
+      inStream: true,
+    });
+  }
+
   #finishStream(out: ModelEvent[]): void {
-    if (this.#finish === 'insufficient_system_resource') {
-      throw new ProviderUnavailableError(`${this.#provider}: the server stopped the response (insufficient_system_resource)`, { provider: this.#provider, inStream: true });
-    }
     this.#endCalls(out);
     if (this.#usage) out.push({ type: 'usage', usage: this.#usage });
     let stop = this.#finish ? (finishReasons[this.#finish] ?? 'end_turn') : 'end_turn';

@@ -6,7 +6,11 @@
  * @public
  */
 export interface RetryOptions {
-  /** Total attempts including the first (default 4; 1 disables retries). */
+  /**
+   * Total attempts including the first (default 4; 1 disables retries), shared by HTTP failures
+   * (408/409/429/529/5xx, connection failures) and transient errors reported inside a 200 stream
+   * before any output (overloaded, server and rate-limit errors).
+   */
   maxAttempts?: number;
   /** Base of the exponential backoff in ms (default 500): attempt n waits about `base * 2^(n-1)`. */
   baseDelayMs?: number;

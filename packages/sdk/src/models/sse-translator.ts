@@ -3,7 +3,8 @@
 // chunk is reading it, and none is spent per event here.
 import { SseParser, type SseEvent } from './sse';
 import type { ModelEvent } from './types';
-import { openStream, type OpenStreamArgs } from './http';
+import { isTransientStreamError, openStream, withDetails, type OpenedStream, type OpenStreamArgs } from './http';
+import { backoffDelay, resolveRetry } from './retry';
 
 /**
  * Translates the SSE events of one provider response into normalized events, synchronously.
@@ -75,28 +76,79 @@ export async function* translateSse(source: AsyncIterable<Uint8Array>, translato
   if (last.failure) throw last.failure.error;
 }
 
+/** Event types that are output of the turn (a retry after one of them would show it twice). */
+function isOutput(e: ModelEvent): boolean {
+  return e.type === 'text_delta' || e.type === 'thinking_delta' || e.type === 'tool_call_start' || e.type === 'tool_call_delta' || e.type === 'tool_call_end';
+}
+
 /**
- * Opens a provider's SSE response (with its retries) and yields the translated event batches; the
- * response body is destroyed when iteration ends, normally or not. Warnings raised while opening
- * (e.g. `PROVIDER_RETRY_AFTER_CAPPED`) are yielded first.
+ * Opens a provider's SSE response and yields the translated event batches, retrying transient
+ * failures; the response body is destroyed when iteration ends, normally or not.
+ *
+ * @remarks
+ * Failures to open (HTTP 408/409/429/529/5xx, connection failures) are retried by `openStream`.
+ * An error reported inside the 200 stream that is transient (see `isTransientStreamError`:
+ * Anthropic `overloaded_error` / `rate_limit_error` / `api_error`, the OpenAI-compatible error
+ * chunks and `finish_reason: insufficient_system_resource`) is retried the same way (same
+ * backoff, same `onRetry` callback with `inStream: true`, same attempt budget shared with the HTTP
+ * retries), but only while no output event (text, thinking, tool call) of the turn has been
+ * yielded: nothing is buffered, and nothing is ever yielded twice. After output, the error is
+ * thrown (the stream ends with `error` + `done('error')`). Warnings already yielded by a failed
+ * attempt are not repeated by the next one. The error of the last attempt carries
+ * `details.attempts`.
+ *
  * @param args - the request, as for `openStream`
- * @param translator - the provider's wire translator
+ * @param makeTranslator - a fresh wire translator per attempt (translators keep per-response state)
+ * @returns non-empty arrays of normalized events, in order
  * @internal
  */
-export async function* streamTranslated(args: OpenStreamArgs, translator: SseTranslator): AsyncGenerator<ModelEvent[]> {
+export async function* streamTranslated(args: OpenStreamArgs, makeTranslator: () => SseTranslator): AsyncGenerator<ModelEvent[]> {
+  const retry = resolveRetry(args.options.retry);
   const pending: ModelEvent[] = [];
-  let opened;
-  try {
-    opened = await openStream({ ...args, warn: (warning) => pending.push({ type: 'warning', warning }) });
-  } catch (error) {
+  const open: OpenStreamArgs = { ...args, warn: (warning) => pending.push({ type: 'warning', warning }) };
+  const warned = new Set<string>();
+  /** Warnings of this batch not yet yielded on this stream (a retried attempt repeats its translator's warnings). */
+  const fresh = (batch: ModelEvent[]): ModelEvent[] => {
+    if (!batch.some((e) => e.type === 'warning')) return batch;
+    return batch.filter((e) => {
+      if (e.type !== 'warning') return true;
+      const key = `${e.warning.code} ${JSON.stringify(e.warning.details ?? {})}`;
+      if (warned.has(key)) return false;
+      warned.add(key);
+      return true;
+    });
+  };
+  let output = false;
+  for (let attempt = 1; ; ) {
+    let opened: OpenedStream;
+    try {
+      opened = await openStream(open, attempt);
+    } catch (error) {
+      if (pending.length > 0) yield pending.splice(0);
+      throw error;
+    }
     if (pending.length > 0) yield pending.splice(0);
-    throw error;
-  }
-  if (pending.length > 0) yield pending.splice(0);
-  const res = opened.response;
-  try {
-    yield* translateSse(res.body, translator);
-  } finally {
-    if (!res.body.destroyed) res.body.destroy();
+    attempt = opened.attempt;
+    const res = opened.response;
+    let failure: unknown;
+    try {
+      for await (const raw of translateSse(res.body, makeTranslator())) {
+        const batch = fresh(raw);
+        if (!output && batch.some(isOutput)) output = true;
+        if (batch.length > 0) yield batch;
+      }
+      return;
+    } catch (error) {
+      failure = error;
+    } finally {
+      if (!res.body.destroyed) res.body.destroy();
+    }
+    if (output || args.signal?.aborted || !isTransientStreamError(failure)) throw failure;
+    if (attempt >= retry.maxAttempts) throw withDetails(failure, { attempts: attempt });
+    const delayMs = backoffDelay(attempt, retry);
+    retry.onRetry?.({ attempt, status: res.statusCode, delayMs, code: failure.code, inStream: true });
+    await retry.sleep(delayMs, args.signal);
+    if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
+    attempt++;
   }
 }

@@ -203,3 +203,90 @@ describe.each(kinds)('$name provider: errors, retries and timeouts', (kind) => {
     await expect(collectStream(kind.make(s.url).stream(request))).rejects.toMatchObject({ code: 'PROVIDER_AUTH' });
   });
 });
+
+describe('transient errors inside a 200 stream', () => {
+  const anthropic = (name: string): ReplayResponse => ({ events: transcriptEvents(fixture(name), 'anthropic') });
+  const openai = (name: string): ReplayResponse => ({ events: transcriptEvents(fixture(name), 'openai') });
+  const variants = [
+    { provider: 'anthropic', fixture: 'own-anthropic-overloaded-first.chunks.txt', code: 'PROVIDER_UNAVAILABLE' },
+    { provider: 'anthropic', fixture: 'own-anthropic-rate-limit-first.chunks.txt', code: 'PROVIDER_RATE_LIMITED' },
+    { provider: 'anthropic', fixture: 'own-anthropic-api-error-first.chunks.txt', code: 'PROVIDER_UNAVAILABLE' },
+    { provider: 'openai-compatible', fixture: 'own-openai-server-error-first.chunks.txt', code: 'PROVIDER_UNAVAILABLE' },
+    { provider: 'openai-compatible', fixture: 'own-openai-rate-limit-first.chunks.txt', code: 'PROVIDER_RATE_LIMITED' },
+    { provider: 'openai-compatible', fixture: 'own-openai-overloaded-first.chunks.txt', code: 'PROVIDER_UNAVAILABLE' },
+    { provider: 'openai-compatible', fixture: 'own-openai-insufficient-resource.chunks.txt', code: 'PROVIDER_UNAVAILABLE' },
+  ] as const;
+  const kindOf = (provider: string) => kinds.find((k) => k.name === provider)!;
+  const wire = (provider: string, name: string) => (provider === 'anthropic' ? anthropic(name) : openai(name));
+
+  it.each(variants)('$provider: retries $fixture ($code) before any output with the HTTP backoff, and the next reply is delivered once', async (v) => {
+    const kind = kindOf(v.provider);
+    const s = await serve([wire(v.provider, v.fixture), kind.ok()]);
+    const waits: number[] = [];
+    const infos: Array<Record<string, unknown>> = [];
+    const retry = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 10_000, random: () => 0.5, sleep: async (ms: number) => void waits.push(ms), onRetry: (i: object) => void infos.push({ ...i }) };
+    const events = await drain(kind.make(s.url, { retry }).stream(request));
+    expect(s.requests).toHaveLength(2);
+    expect(waits).toEqual([75]);
+    expect(infos).toEqual([{ attempt: 1, status: 200, delayMs: 75, code: v.code, inStream: true }]);
+    expect(ofType(events, 'error')).toEqual([]);
+    const once = await drain(kind.make((await serve([kind.ok()])).url).stream(request));
+    expect(events.filter((e) => e.type !== 'warning')).toEqual(once);
+  });
+
+  it.each(variants)('$provider: gives up on $fixture after maxAttempts, with details.attempts', async (v) => {
+    const kind = kindOf(v.provider);
+    const s = await serve([wire(v.provider, v.fixture)]);
+    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, maxAttempts: 3 } }).stream(request));
+    expect(s.requests).toHaveLength(3);
+    expect(lastError(events)).toMatchObject({ code: v.code, details: { inStream: true, attempts: 3 } });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
+  });
+
+  it.each(['anthropic', 'openai-compatible'])('%s: HTTP failures and in-stream errors share one attempt budget', async (provider) => {
+    const kind = kindOf(provider);
+    const inStream = provider === 'anthropic' ? 'own-anthropic-overloaded-first.chunks.txt' : 'own-openai-server-error-first.chunks.txt';
+    const s = await serve([{ status: 503, body: errorBody('busy') }, wire(provider, inStream), { status: 529, body: errorBody('Overloaded') }, kind.ok()]);
+    const attempts: number[] = [];
+    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, maxAttempts: 3, onRetry: (i) => void attempts.push(i.attempt) } }).stream(request));
+    expect(attempts).toEqual([1, 2]);
+    expect(s.requests).toHaveLength(3);
+    expect(lastError(events)).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', details: { status: 529, attempts: 3 } });
+  });
+
+  it.each([
+    { provider: 'anthropic', fixture: 'own-anthropic-overloaded.chunks.txt', text: 'Let me' },
+    { provider: 'openai-compatible', fixture: 'own-openai-stream-error.chunks.txt', text: 'Hel' },
+    { provider: 'openai-compatible', fixture: 'own-openai-insufficient-resource-after-text.chunks.txt', text: 'Dune: Part' },
+  ])('$provider: after output ($fixture) the turn fails visibly, the text is shown once and nothing is retried', async (v) => {
+    const kind = kindOf(v.provider);
+    const s = await serve([wire(v.provider, v.fixture), kind.ok()]);
+    let retries = 0;
+    const events = await drain(kind.make(s.url, { retry: { ...fastRetry, onRetry: () => void retries++ } }).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(retries).toBe(0);
+    expect(ofType(events, 'text_delta').map((e) => e.text).join('')).toBe(v.text);
+    expect(lastError(events)?.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'done']);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
+  });
+
+  it('does not retry an in-stream error that is not transient (invalid_request_error)', async () => {
+    const kind = kindOf('anthropic');
+    const bad = transcriptEvents(fixture('own-anthropic-overloaded-first.chunks.txt'), 'anthropic').slice(0, 1);
+    bad.push({ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'tools.0: bad schema' } }) });
+    const s = await serve([{ events: bad }, kind.ok()]);
+    const events = await drain(kind.make(s.url).stream(request));
+    expect(s.requests).toHaveLength(1);
+    expect(lastError(events)?.code).toBe('PROVIDER_HTTP');
+  });
+
+  it('stops waiting before an in-stream retry when aborted and ends with done(aborted)', async () => {
+    const kind = kindOf('anthropic');
+    const s = await serve([anthropic('own-anthropic-overloaded-first.chunks.txt')]);
+    const ac = new AbortController();
+    const p = kind.make(s.url, { retry: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, onRetry: () => ac.abort() } });
+    expect(await drain(p.stream(request, ac.signal))).toEqual([{ type: 'done', stopReason: 'aborted' }]);
+    expect(s.requests).toHaveLength(1);
+  });
+});
