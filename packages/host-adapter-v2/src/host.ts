@@ -87,6 +87,7 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   if (options.plugins !== false) {
     try {
       const found = await discoverV2PluginCapabilities(client, options.plugins?.declarations ?? {});
+      for (const s of found.skipped) (options.logger ?? { warn: () => undefined }).warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', { capabilityId: s.capabilityId, code: s.error.code, error: s.error.message });
       for (const c of found.capabilities) {
         if (host.capabilities.has(c.id)) continue;
         host.capabilities.register(c);

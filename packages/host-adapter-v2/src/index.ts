@@ -16,6 +16,6 @@ export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V
 export { V2HostClient, type V2CallParams, type V2ClientOptions, type V2ClientStats, type V2Credentials } from './client';
 export { V2SuperuserAuthorizer, HOST_SUPERUSER_REQUIRED, type SuperuserResolver } from './authorizer';
 export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './capabilities';
-export { discoverV2PluginCapabilities, pluginCapabilityId, pluginRoutes, type V2OpenApiDocument, type V2PluginDeclaration, type V2PluginRoute } from './plugins';
+export { discoverV2PluginCapabilities, pluginCapabilityId, pluginRoutes, type V2OpenApiDocument, type V2PluginDeclaration, type V2PluginRoute, type V2SkippedPluginRoute } from './plugins';
 export { V2Tracking, type TrackedDownload, type TrackedRun, type V2TrackingState } from './tracking';
 export { createV2AgentHost, V2_ADMIN_ONLY_CAPABILITIES, type V2AgentHost, type V2AgentHostOptions } from './host';

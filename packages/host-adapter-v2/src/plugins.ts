@@ -1,4 +1,4 @@
-import { defineCapability, type Capability, type CapabilityKind, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
+import { defineCapability, isMediaAgentError, type Capability, type CapabilityKind, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
 import type { TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2HostClient } from './client';
@@ -50,6 +50,14 @@ export interface V2PluginRoute {
   security: V2SecurityScheme[];
   /** True when the 200 answer is the `Response` envelope. */
   enveloped: boolean;
+}
+
+/** A plugin route left out because its input schema cannot be offered to model providers (see `checkProviderSchema` in the SDK). @public */
+export interface V2SkippedPluginRoute {
+  /** The capability id the route would have had. */
+  capabilityId: string;
+  /** The refusal: code `CAPABILITY_SCHEMA_UNSUPPORTED` (rule and JSON pointer in the message) or `CAPABILITY_DEFINITION_INVALID`. */
+  error: { code: string; message: string };
 }
 
 /** The host's own routes under `/api/v1/plugin/` (plugin management), which are not plugin APIs. */
@@ -118,62 +126,82 @@ function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): u
  * Reads the host's live OpenAPI document (`GET /api/v1/openapi.json`) and makes one capability per
  * plugin route: `plugin.<PluginID>.<path>`, GET → `read`/`safe`, other methods → `execute`/`never`
  * (an unknown outcome stays unknown unless the author declares a verifier), overridable per id by
- * `declarations`. Routes whose security accepts none of the client's credentials are left out.
+ * `declarations`. Routes whose security accepts none of the client's credentials are left out, and so
+ * is a route whose input schema `defineCapability` refuses (e.g. a recursive schema no model provider
+ * accepts): it is listed in `skipped`, and the other routes still become capabilities — one plugin's
+ * schema never takes every plugin (or every model call) down.
  * @param client - the host client
  * @param declarations - plugin authors' declarations by capability id
- * @returns the capabilities (register them on the host's registry) and the routes they serve
+ * @returns the capabilities (register them on the host's registry), the routes they serve and the routes skipped
+ * @throws the client's errors when the OpenAPI document cannot be read
  * @public
  */
-export async function discoverV2PluginCapabilities(client: V2HostClient, declarations: Record<string, V2PluginDeclaration> = {}): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[] }> {
+export async function discoverV2PluginCapabilities(
+  client: V2HostClient,
+  declarations: Record<string, V2PluginDeclaration> = {},
+): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[]; skipped: V2SkippedPluginRoute[] }> {
   const doc = (await client.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: ['api_key_header', 'OAuth2PasswordBearer'], write: false })) as V2OpenApiDocument;
   const routes = pluginRoutes(doc).filter((r) => client.accepts(r.security));
-  const capabilities = routes.map((route) => {
-    const op = doc.paths[route.path]![route.method.toLowerCase()]!;
-    const d = declarations[route.capabilityId] ?? {};
-    const read = route.method === 'GET';
-    const params = op.parameters ?? [];
-    const group = (where: string) => {
-      const ps = params.filter((p) => p.in === where);
-      if (ps.length === 0) return undefined;
-      return Type.Object(Object.fromEntries(ps.map((p) => [p.name, p.required ? (inline(p.schema ?? {}, doc) as TSchema) : Type.Optional(inline(p.schema ?? {}, doc) as TSchema)])));
-    };
-    const pathSchema = group('path');
-    const querySchema = group('query');
-    const bodySchema = op.requestBody?.content?.['application/json']?.schema;
-    const input =
-      d.input ??
-      Type.Object(
-        {
-          ...(pathSchema ? { path: pathSchema } : {}),
-          ...(querySchema ? { query: params.some((p) => p.in === 'query' && p.required) ? querySchema : Type.Optional(querySchema) } : {}),
-          ...(bodySchema ? { body: op.requestBody?.required ? (inline(bodySchema, doc) as TSchema) : Type.Optional(inline(bodySchema, doc) as TSchema) } : {}),
-        },
-        { additionalProperties: false },
-      );
-    const output = d.output ?? Type.Object({ status: Type.Literal('ok'), data: Type.Unknown() });
-    const kind = d.kind ?? (read ? 'read' : 'execute');
-    return defineCapability({
-      id: route.capabilityId,
-      version: 1,
-      title: d.title ?? op.summary ?? `${route.pluginId} ${route.method} ${route.path}`,
-      description: d.description ?? `${op.summary ?? ''} ${op.description ?? ''} (MoviePilot plugin ${route.pluginId}: ${route.method} ${route.path})`.trim(),
-      kind,
-      replay: d.replay ?? (kind === 'read' || kind === 'preview' ? 'safe' : 'never'),
-      input,
-      output,
-      tags: ['plugin', route.pluginId, ...(d.tags ?? [])],
-      aliases: d.aliases ?? [],
-      ...(d.policy ? { policy: d.policy } : {}),
-      ...(d.verify ? { verify: d.verify } : {}),
-      handler: async (i: any, ctx) => {
-        const req = d.toRequest ? d.toRequest(i) : { path: i.path, query: i.query, body: i.body };
-        const data = await client.send(
-          { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: !read },
-          { ...(req.path ? { path: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
-        );
-        return (d.fromResponse ? d.fromResponse(data) : { status: 'ok', data }) as never;
+  const skipped: V2SkippedPluginRoute[] = [];
+  const served: V2PluginRoute[] = [];
+  const capabilities: Capability[] = [];
+  for (const route of routes) {
+    try {
+      capabilities.push(pluginCapability(client, doc, route, declarations[route.capabilityId] ?? {}));
+      served.push(route);
+    } catch (error) {
+      if (!isMediaAgentError(error, 'CAPABILITY_SCHEMA_UNSUPPORTED') && !isMediaAgentError(error, 'CAPABILITY_DEFINITION_INVALID')) throw error;
+      skipped.push({ capabilityId: route.capabilityId, error: { code: error.code, message: error.message } });
+    }
+  }
+  return { capabilities, routes: served, skipped };
+}
+
+/** One plugin route as a capability (throws what `defineCapability` throws). */
+function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V2PluginRoute, d: V2PluginDeclaration): Capability {
+  const op = doc.paths[route.path]![route.method.toLowerCase()]!;
+  const read = route.method === 'GET';
+  const params = op.parameters ?? [];
+  const group = (where: string) => {
+    const ps = params.filter((p) => p.in === where);
+    if (ps.length === 0) return undefined;
+    return Type.Object(Object.fromEntries(ps.map((p) => [p.name, p.required ? (inline(p.schema ?? {}, doc) as TSchema) : Type.Optional(inline(p.schema ?? {}, doc) as TSchema)])));
+  };
+  const pathSchema = group('path');
+  const querySchema = group('query');
+  const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+  const input =
+    d.input ??
+    Type.Object(
+      {
+        ...(pathSchema ? { path: pathSchema } : {}),
+        ...(querySchema ? { query: params.some((p) => p.in === 'query' && p.required) ? querySchema : Type.Optional(querySchema) } : {}),
+        ...(bodySchema ? { body: op.requestBody?.required ? (inline(bodySchema, doc) as TSchema) : Type.Optional(inline(bodySchema, doc) as TSchema) } : {}),
       },
-    }) as unknown as Capability;
-  });
-  return { capabilities, routes };
+      { additionalProperties: false },
+    );
+  const output = d.output ?? Type.Object({ status: Type.Literal('ok'), data: Type.Unknown() });
+  const kind = d.kind ?? (read ? 'read' : 'execute');
+  return defineCapability({
+    id: route.capabilityId,
+    version: 1,
+    title: d.title ?? op.summary ?? `${route.pluginId} ${route.method} ${route.path}`,
+    description: d.description ?? `${op.summary ?? ''} ${op.description ?? ''} (MoviePilot plugin ${route.pluginId}: ${route.method} ${route.path})`.trim(),
+    kind,
+    replay: d.replay ?? (kind === 'read' || kind === 'preview' ? 'safe' : 'never'),
+    input,
+    output,
+    tags: ['plugin', route.pluginId, ...(d.tags ?? [])],
+    aliases: d.aliases ?? [],
+    ...(d.policy ? { policy: d.policy } : {}),
+    ...(d.verify ? { verify: d.verify } : {}),
+    handler: async (i: any, ctx) => {
+      const req = d.toRequest ? d.toRequest(i) : { path: i.path, query: i.query, body: i.body };
+      const data = await client.send(
+        { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: !read },
+        { ...(req.path ? { path: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
+      );
+      return (d.fromResponse ? d.fromResponse(data) : { status: 'ok', data }) as never;
+    },
+  }) as unknown as Capability;
 }

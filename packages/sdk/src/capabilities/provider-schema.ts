@@ -400,6 +400,15 @@ const NUMBER_KEYS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum
 const ARRAY_KEYS = ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'];
 const OBJECT_KEYS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas', 'dependencies'];
 
+/** The keywords the rewriter emits per type (what every required family accepts). */
+const OUTPUT_KEYS: Readonly<Record<string, readonly string[]>> = {
+  string: ['enum', 'minLength', 'maxLength', 'pattern', 'format'],
+  number: ['minimum', 'maximum'],
+  integer: ['minimum', 'maximum'],
+  array: ['items', 'minItems', 'maxItems'],
+  object: ['properties', 'required', 'minProperties', 'maxProperties'],
+};
+
 /** A value of any JSON type, in the form every family accepts (Gemini needs a type or anyOf on every schema). */
 function anyValue(): JsonSchemaObject {
   const scalars = () => [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'null' }];
@@ -826,7 +835,16 @@ function mergeSchemas(ctx: Ctx, a: JsonSchemaObject, b: JsonSchemaObject, path: 
       else if (k.startsWith('max')) out[k] = Math.min(mine, v);
     }
   }
-  return out;
+  return pruneForType(out);
+}
+
+/** Removes the keywords of other types than the schema's own (left by merging conflicting schemas). */
+function pruneForType(s: JsonSchemaObject): JsonSchemaObject {
+  if (typeof s.type !== 'string') return s;
+  const own = new Set<string>(['type', ...ANNOTATION_KEYS, ...(OUTPUT_KEYS[s.type] ?? [])]);
+  for (const k of Object.keys(s)) if (!own.has(k)) delete s[k];
+  if (s.format !== undefined && s.format !== 'date-time') delete s.format;
+  return s;
 }
 
 function stripAnyOf(s: JsonSchemaObject): JsonSchemaObject {
@@ -836,6 +854,7 @@ function stripAnyOf(s: JsonSchemaObject): JsonSchemaObject {
 
 /** Post-order cleanup every family needs: `required` only names declared properties. */
 function finalize(ctx: Ctx, node: JsonSchemaObject, path: string): void {
+  pruneForType(node);
   if (node.type === 'object' && node.required !== undefined) {
     const props = isObject(node.properties) ? node.properties : {};
     const required = (node.required as string[]).filter((r) => r in props);
