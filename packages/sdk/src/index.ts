@@ -79,6 +79,8 @@ export {
   AdministrationForbiddenError,
   ApprovalHashMismatchError,
   ApprovalStateError,
+  GrantMatchesNothingError,
+  PlanTooLargeError,
   GrantWideningError,
   InvalidRequestError,
   PlanRevisionConflictError,

@@ -79,3 +79,27 @@ export class InvalidRequestError extends MediaAgentError {
     super('REQUEST_INVALID', reason, {});
   }
 }
+
+/**
+ * A grant's action covers no registered capability, so it would authorize nothing (usually a typo).
+ * Pass `allowUnmatched: true` to create it for capabilities registered later. Code `GRANT_MATCHES_NOTHING`.
+ * @public
+ */
+export class GrantMatchesNothingError extends MediaAgentError {
+  /** @param action - the grant action as given */
+  constructor(action: string) {
+    super('GRANT_MATCHES_NOTHING', `grant action ${JSON.stringify(action)} covers no registered capability (a typo would authorize nothing); pass allowUnmatched: true for capabilities registered later`, { action });
+  }
+}
+
+/**
+ * A plan payload is larger than the host's input limit (`maxInputBytes`, default 1 MiB), measured as
+ * UTF-8 bytes of its canonical JSON. Nothing was stored. Code `PLAN_TOO_LARGE`.
+ * @public
+ */
+export class PlanTooLargeError extends MediaAgentError {
+  /** @param bytes - the payload's size in bytes; @param limit - the limit in bytes */
+  constructor(bytes: number, limit: number) {
+    super('PLAN_TOO_LARGE', `the plan payload is ${bytes} bytes of JSON, over the ${limit}-byte limit; store large data elsewhere and reference it`, { bytes, limit });
+  }
+}

@@ -3,7 +3,8 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { GrantBudget, GrantRecord, GrantScope } from '../storage/records';
 import type { StorageAdapter } from '../storage/storage-adapter';
 import { parseActor } from './actor';
-import { AdministrationForbiddenError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
+import { actionCovers } from './action-pattern';
+import { AdministrationForbiddenError, GrantMatchesNothingError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
 import { utcDayStart } from './grant-rules';
 
 /** Input of {@link GrantService.create}. @public */
@@ -22,6 +23,12 @@ export interface CreateGrantInput {
   budget?: GrantBudget;
   /** Why. */
   reason?: string;
+  /**
+   * Accept an `action` that covers no registered capability (default false: such a grant would
+   * authorize nothing, usually a typo, and is refused with `GRANT_MATCHES_NOTHING`). Set it when the
+   * capabilities it is meant for are registered later.
+   */
+  allowUnmatched?: boolean;
 }
 
 /**
@@ -46,16 +53,22 @@ const ACTION = /^(\*|[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;
  */
 export class GrantService {
   /** @param storage - where grants live; @param clock - time; @param ids - id source */
+  /**
+   * @param storage - where grants live; @param clock - time; @param ids - id source
+   * @param capabilities - the registered capabilities (id and policy kind), to refuse an action that covers none; omitted: not checked
+   */
   constructor(
     private readonly storage: StorageAdapter,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly capabilities?: () => ReadonlyArray<{ id: string; policy?: string | undefined }>,
   ) {}
 
   /**
    * Creates an active grant.
    * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for a malformed action, an expiry in
-   *   the past, a negative or non-integer budget, a scope that is not lists of strings, unknown scope or budget fields; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision
+   *   the past, a negative or non-integer budget, a scope that is not lists of strings, unknown scope or budget fields; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision;
+   *   `GRANT_MATCHES_NOTHING` for an action that covers no registered capability (unless `allowUnmatched`)
    */
   async create(input: CreateGrantInput): Promise<GrantRecord> {
     if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'create automation grants');
@@ -74,6 +87,11 @@ export class GrantService {
     for (const name of Object.keys(budget)) if (!['maxInvocationsPerDay', 'maxBytesPerDay'].includes(name)) throw new InvalidRequestError(`unknown grant budget field ${name}`);
     for (const [name, value] of Object.entries(budget)) {
       if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidRequestError(`grant budget ${name} must be a non-negative integer`);
+    }
+    if (input.allowUnmatched !== undefined && typeof input.allowUnmatched !== 'boolean') throw new InvalidRequestError('grant allowUnmatched must be a boolean');
+    const registered = this.capabilities?.();
+    if (registered && input.allowUnmatched !== true && !registered.some((c) => actionCovers(input.action, c))) {
+      throw new GrantMatchesNothingError(input.action);
     }
     return this.storage.transaction(async (s) => {
       if (input.policyRevisionId !== undefined && !(await s.policies.get(input.policyRevisionId))) throw new RecordNotFoundError('policy revision', input.policyRevisionId);

@@ -109,8 +109,14 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
   const svc = <T>(make: (s: MediaAgentDeps) => T) =>
     single((d) => make({ storage: d.resolve(Tokens.StorageAdapter), clock: d.resolve(Tokens.Clock), ids: d.resolve(Tokens.IdGenerator) }));
   c.register(Tokens.ApprovalService, svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs)));
-  c.register(Tokens.GrantService, svc((s) => new GrantService(s.storage, s.clock, s.ids)));
-  c.register(Tokens.PlanService, svc((s) => new PlanService(s.storage, s.clock, s.ids)));
+  c.register(
+    Tokens.GrantService,
+    single((d) => {
+      const registry = resolvePort(d, Tokens.CapabilityRegistry);
+      return new GrantService(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock), d.resolve(Tokens.IdGenerator), () => registry.list());
+    }),
+  );
+  c.register(Tokens.PlanService, svc((s) => new PlanService(s.storage, s.clock, s.ids, resolved.maxInputBytes)));
   c.register(Tokens.PolicyService, svc((s) => new PolicyService(s.storage, s.clock, s.ids)));
   c.register(Tokens.AutomationService, svc((s) => new AutomationService(s.storage)));
   c.register(Tokens.ModelProvider, single(() => toProvider(options.model?.provider)));

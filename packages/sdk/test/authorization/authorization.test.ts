@@ -167,7 +167,7 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
         expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('succeeded');
       }
       const { host } = await makeHost({ kind });
-      await host.grants.create({ action: 'task.*', actor: 'user:admin' });
+      await host.grants.create({ action: 'task.*', actor: 'user:admin', allowUnmatched: true });
       const plan = await makePlan(host);
       expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('denied');
     });
@@ -260,18 +260,32 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       expect((await host.grants.get(grant.id)).status).toBe('revoked');
     });
 
+    it('a plan payload over the input limit is PLAN_TOO_LARGE and nothing is stored; revising to one is refused too', async () => {
+      const { host, storage } = await makeHost({ kind, maxInputBytes: 4096 });
+      await expect(host.plans.create({ type: 'download', payload: { blob: 'x'.repeat(5000) }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'PLAN_TOO_LARGE', details: { limit: 4096 } });
+      await expect(host.plans.create({ type: 'd'.repeat(101), payload: {}, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.plans.create({ type: 'download', payload: {}, mediaEntityId: 'm'.repeat(201), actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      const plan = await host.plans.create({ type: 'download', payload: { releaseId: 'r1' }, actor: 'user:admin' });
+      await expect(host.plans.revise(plan.id, { blob: 'y'.repeat(5000) })).rejects.toMatchObject({ code: 'PLAN_TOO_LARGE' });
+      expect(await storage.plans.get(plan.id)).toMatchObject({ revision: 1, payload: { releaseId: 'r1' } });
+    });
+
     it('only a console administrator creates or changes grants; malformed grants are typed errors', async () => {
       const { host, clock } = await makeHost({ kind });
       await expect(host.grants.create({ action: 'download.submit', actor: 'apikey:k1' })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
       await expect(host.grants.create({ action: 'download submit', actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', expiresAt: clock.now() - 1, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', budget: { maxInvocationsPerDay: -1 }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', policyRevisionId: 'pol_nope', actor: 'user:admin' })).rejects.toMatchObject({ code: 'POLICY_REVISION_NOT_FOUND' });
-      await expect(host.grants.create({ action: 'x', scope: { mediaKinds: 'movie' as never }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', scope: { mediaKinds: [''] }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', scope: { places: ['x'] } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      await expect(host.grants.create({ action: 'x', budget: { maxWhatever: 1 } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
-      const grant = await host.grants.create({ action: 'x', actor: 'user:admin' });
+      // A pattern that covers nothing registered authorizes nothing: refused unless asked for explicitly.
+      await expect(host.grants.create({ action: 'downlaod.submit', actor: 'user:admin' })).rejects.toMatchObject({ code: 'GRANT_MATCHES_NOTHING' });
+      await expect(host.grants.create({ action: 'policy.nothing', actor: 'user:admin' })).rejects.toMatchObject({ code: 'GRANT_MATCHES_NOTHING' });
+      expect(await host.grants.create({ action: 'later.*', actor: 'user:admin', allowUnmatched: true })).toMatchObject({ action: 'later.*', status: 'active' });
+      await expect(host.grants.create({ action: 'download.submit', expiresAt: clock.now() - 1, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: -1 }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'download.submit', policyRevisionId: 'pol_nope', actor: 'user:admin' })).rejects.toMatchObject({ code: 'POLICY_REVISION_NOT_FOUND' });
+      await expect(host.grants.create({ action: 'download.submit', scope: { mediaKinds: 'movie' as never }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'download.submit', scope: { mediaKinds: [''] }, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'download.submit', scope: { places: ['x'] } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      await expect(host.grants.create({ action: 'download.submit', budget: { maxWhatever: 1 } as never, actor: 'user:admin' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+      const grant = await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
       await expect(host.grants.update(grant.id, { actor: 'agent:r', status: 'revoked' })).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
       await expect(host.grants.update('grt_nope', { actor: 'user:admin', status: 'revoked' })).rejects.toMatchObject({ code: 'GRANT_NOT_FOUND' });
     });
