@@ -36,6 +36,7 @@ import { STANDARD_CAPABILITIES } from '../packages/sdk/src/media/contracts';
 import { TiktokenCounter } from '../packages/sdk/src/models/tokens';
 import type { ModelMessage, ModelTool } from '../packages/sdk/src/models/types';
 import { compact, dedupeRepeatedResults, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery, type Summarizer } from '../packages/sdk/src/runtime/context/index';
+import { capabilityModelTool } from '../packages/sdk/src/runtime/context/tool-discovery';
 import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/plan-tool';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import { toolResultMessage } from '../packages/sdk/src/runtime/tool-result';
@@ -144,7 +145,7 @@ export async function run(): Promise<void> {
   const system: ModelMessage[] = [{ role: 'system', content: RUNTIME_SYSTEM_PROMPT }];
   const alwaysOn: ModelTool[] = [UPDATE_PLAN_MODEL_TOOL, SEARCH_TOOLS_MODEL_TOOL];
   const historyTokens = counter.countRequest(messages, [], MODEL);
-  const allToolsTokens = counter.countRequest([], catalog.map((d) => ({ name: d.id, description: d.description, inputSchema: d.input as unknown as Record<string, unknown> })), MODEL);
+  const allToolsTokens = counter.countRequest([], catalog.map(capabilityModelTool), MODEL);
   const stub: Summarizer = async (m) => `The agent ran ${m.filter((x) => x.role === 'tool').length} searches for Dune releases; candidates were compared by seeders and size.`;
   const failing: Summarizer = async () => Promise.reject(new Error('model unavailable'));
   const pinned = { goal: 'Dune (2021) in 4K', plan: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
