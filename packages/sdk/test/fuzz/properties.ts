@@ -147,8 +147,18 @@ function parseWith(chunks: readonly Uint8Array[]): SseEvent[] {
   return out;
 }
 
+/** A printable form of any value, at most ~600 characters; never throws (inputs can be hostile). */
 function short(value: unknown): string {
-  const s = value === undefined ? '(none)' : fc.stringify(value);
+  let s: string;
+  try {
+    s = value === undefined ? '(none)' : fc.stringify(value);
+  } catch {
+    try {
+      s = `${JSON.stringify(value)} (JSON form; fast-check could not print it)`;
+    } catch {
+      s = `a ${typeof value} that cannot be printed`;
+    }
+  }
   return s.length > 600 ? `${s.slice(0, 600)}… (${s.length} characters)` : s;
 }
 

@@ -76,7 +76,12 @@ for (const name of options.targets) {
       } catch (error) {
         failures++;
         const key = signature(error);
-        const shown = fc.stringify(value);
+        let shown: string;
+        try {
+          shown = fc.stringify(value);
+        } catch {
+          shown = '(a case fast-check cannot print)';
+        }
         const kind = kinds.get(key);
         if (!kind) kinds.set(key, { count: 1, example: shown, message: error instanceof Error ? error.message : String(error) });
         else {
