@@ -8,11 +8,13 @@ import {
   CapabilitySchemaUnsupportedError,
   checkProviderSchema,
   ConsoleLogger,
+  createAgentHost,
   defineCapability,
   InvalidInputError,
   isMediaAgentError,
   MemoryStorage,
   REQUIRED_PROVIDER_FAMILIES,
+  SequentialIdGenerator,
   STANDARD_CAPABILITIES,
   validateProviderSchema,
   type Capability,
@@ -26,6 +28,7 @@ import { READ_TOOL_RESULT_MODEL_TOOL } from '../../src/runtime/context/tool-resu
 import { DELEGATE_MODEL_TOOL } from '../../src/runtime/delegate-tool';
 import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
 import { TiktokenCounter } from '../../src/models/tokens';
+import { ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { makeHost } from '../helpers';
 
 const base = { version: 1, title: 'T', description: 'D', kind: 'read' as const, replay: 'safe' as const, output: Type.Object({ ok: Type.Boolean() }) };
@@ -90,7 +93,39 @@ describe('provider-safe capability input schemas', () => {
     expect(parseToolArguments('{}', tool, 'media_find')).toMatchObject({ ok: false, failure: { code: 'TOOL_ARGS_INVALID' } });
   });
 
-  it('tool discovery and the run driver send the provider-safe schema, and count only what is sent', () => {
+  it('a run offers the union capability to the model as one object; calls with either alternative reach the handler, arguments matching neither are refused before it', async () => {
+    const provider = new ScriptedProvider({
+      scripts: {
+        match: 'Dune',
+        steps: [
+          { toolCalls: [{ capability: 'media.find', input: { title: 'Dune' } }] },
+          { toolCalls: [{ capability: 'media.find', input: { tmdbId: 693134 } }] },
+          { toolCalls: [{ capability: 'media.find', input: { year: 2024 } }] },
+        ],
+        finalText: 'done',
+      },
+    });
+    const host = createAgentHost({ storage: new MemoryStorage(), ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent'), model: { provider, model: 'scripted' }, runs: { pollMs: 5 } });
+    const seen: unknown[] = [];
+    host.capabilities.register(defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async (input) => (seen.push(input), { ok: true }) }));
+    await host.start();
+    try {
+      const run = await host.startRun({ goal: 'find Dune', actor: 'user:admin' });
+      await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting', 'budget_exceeded', 'cancelled']);
+      const sent = provider.requests[0]!.tools!.find((t) => t.name === 'media.find')!;
+      expect(sent.inputSchema).toMatchObject({ type: 'object', properties: { title: { type: 'string' }, tmdbId: { type: 'number' } } });
+      expect(sent.inputSchema.anyOf).toBeUndefined();
+      for (const tool of provider.requests[0]!.tools!) expect(familyProblems(tool.inputSchema)).toEqual([]);
+      expect(seen).toEqual([{ title: 'Dune' }, { tmdbId: 693134 }]);
+      const results = provider.requests.at(-1)!.messages.filter((m) => m.role === 'tool' && m.name === 'media.find').map((m) => JSON.parse(m.content as string) as { status: string; error?: { code: string } });
+      expect(results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+      expect(results[2]!.error?.code).toBe('TOOL_ARGS_INVALID');
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('tool discovery sends the provider-safe schema and counts only what is sent', () => {
     const cap = defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async () => ({ ok: true }) });
     const d = { ...cap, tags: ['find'], aliases: [], policy: undefined, target: undefined } as CapabilityDescriptor;
     const discovery = new ToolDiscovery([d], { maxTools: 0, counter: new TiktokenCounter() });
