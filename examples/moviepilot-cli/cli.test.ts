@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
-import { parseCommand, parseModel, titleOfGoal } from './main';
+import { parseCommand, parseModel, titleOfGoal, USAGE } from './main';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
@@ -138,6 +138,18 @@ describe('moviepilot-cli argument parsing', () => {
     expect(parseModel('openai-compatible:http://127.0.0.1:11434/v1:qwen2.5')).toEqual({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5' });
     expect(parseModel('scripted:./scripts.json')).toEqual({ kind: 'scripted', file: './scripts.json' });
     expect(parseCommand(['--help'])).toBeUndefined();
+  });
+
+  it('--dialect chooses the OpenAI-compatible dialect, and is refused for other models or unknown names', () => {
+    const cmd = parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://127.0.0.1:8000/v1:qwen3', '--dialect', 'vllm', 'add', 'Heat']);
+    expect(cmd?.model).toEqual({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen3', dialect: 'vllm' });
+    expect(parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:https://api.deepseek.com:deepseek-chat', 'goal'])?.model).not.toHaveProperty('dialect');
+    expect(bad(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://h:1/v1:m', '--dialect', 'gpt', 'goal'])).toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('--dialect must be one of') });
+    expect(bad(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://h:1/v1:m', '--dialect', 'toString', 'goal']).message).toContain('--dialect must be one of');
+    expect(bad(['run', '--simulate', 'v3', '--dialect', 'vllm', 'goal'])).toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('only to --model openai-compatible') });
+    expect(bad(['run', '--simulate', 'v3', '--model', 'anthropic:claude-sonnet-4-5', '--dialect', 'openai', 'goal']).message).toContain('only to --model openai-compatible');
+    expect(USAGE).toContain('--dialect NAME');
+    for (const name of ['openai', 'deepseek', 'qwen', 'ollama', 'vllm', 'llamacpp', 'generic']) expect(USAGE).toContain(name);
   });
 
   it('picks the title a goal names for the scripted model', () => {

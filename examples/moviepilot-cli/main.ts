@@ -3,6 +3,7 @@
  *
  *   npm run cli -- run --simulate v3 "add Dune: Part Two to my library" --grant download.submit
  *   npm run cli -- run --host v3 --url http://nas:3001 --api-key "$MP_API_TOKEN" --model anthropic:claude-sonnet-4-5 "add Arrival"
+ *   npm run cli -- run --simulate v3 --model openai-compatible:http://127.0.0.1:8000/v1:qwen3 --dialect vllm "add Heat"
  *   npm run cli -- --help
  *
  * It runs the SDK runtime in this process (SQLite in the data directory), streams the run's progress,
@@ -16,7 +17,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { ConsoleLogger, SystemClock, type AgentGoalReport, type AgentHost, type ModelProviderConfig, type RunEvent } from '@media-agent/sdk';
+import { ConsoleLogger, OPENAI_DIALECTS, SystemClock, type AgentGoalReport, type AgentHost, type ModelProviderConfig, type OpenAIDialectName, type RunEvent } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { addToLibraryScript } from '@media-agent/sdk/testing';
 import { createV2AgentHost } from '@media-agent/host-adapter-v2';
@@ -35,6 +36,8 @@ export const USAGE = `usage: npm run cli -- run [options] "goal"
   --model scripted[:FILE]          scripted model (default; FILE: JSON scripts)
           anthropic:MODEL          Anthropic (ANTHROPIC_API_KEY from the environment)
           openai-compatible:BASE_URL:MODEL   (OPENAI_API_KEY from the environment, optional)
+  --dialect NAME                   with openai-compatible: the server family, one of
+                                   ${Object.keys(OPENAI_DIALECTS).join(', ')} (default openai)
   --data-dir DIR                   SQLite and state (default ./.media-agent/cli)
   --grant CAPABILITY               standing grant for the agent (repeatable), e.g. download.submit
   --timeout SEC                    give up waiting for the run after SEC seconds (default 600)
@@ -48,7 +51,10 @@ export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }
 
-export type ModelChoice = { kind: 'scripted'; file?: string } | { kind: 'anthropic'; model: string } | { kind: 'openai-compatible'; baseUrl: string; model: string };
+export type ModelChoice =
+  | { kind: 'scripted'; file?: string }
+  | { kind: 'anthropic'; model: string }
+  | { kind: 'openai-compatible'; baseUrl: string; model: string; dialect?: OpenAIDialectName };
 
 export interface CliCommand {
   goal: string;
@@ -78,6 +84,7 @@ export function parseCommand(argv: string[]): CliCommand | undefined {
         password: { type: 'string' },
         simulate: { type: 'string' },
         model: { type: 'string' },
+        dialect: { type: 'string' },
         'data-dir': { type: 'string' },
         grant: { type: 'string', multiple: true },
         timeout: { type: 'string' },
@@ -99,7 +106,7 @@ export function parseCommand(argv: string[]): CliCommand | undefined {
   };
   const timeoutSec = v.timeout === undefined ? 600 : Number(v.timeout);
   if (!Number.isFinite(timeoutSec) || timeoutSec <= 0) throw new CliUsageError(`--timeout must be a positive number of seconds, got "${v.timeout}"`);
-  const base = { goal, model: parseModel(v.model ?? 'scripted'), dataDir: resolve(v['data-dir'] ?? join('.media-agent', 'cli')), grants: v.grant ?? [], timeoutSec };
+  const base = { goal, model: withDialect(parseModel(v.model ?? 'scripted'), v.dialect), dataDir: resolve(v['data-dir'] ?? join('.media-agent', 'cli')), grants: v.grant ?? [], timeoutSec };
   for (const g of base.grants) if (!/^[A-Za-z0-9_.*<>-]+$/.test(g)) throw new CliUsageError(`--grant needs a capability id such as download.submit, got "${g}"`);
   if (v.simulate !== undefined) {
     const gen = generation(v.simulate, '--simulate');
@@ -140,6 +147,14 @@ export function parseModel(spec: string): ModelChoice {
   throw new CliUsageError(`bad --model "${spec}": use scripted[:FILE], anthropic:MODEL or openai-compatible:BASE_URL:MODEL`);
 }
 
+/** Applies `--dialect NAME` to an `openai-compatible` model choice (a usage error for any other model or an unknown name). */
+export function withDialect(model: ModelChoice, dialect: string | undefined): ModelChoice {
+  if (dialect === undefined) return model;
+  if (model.kind !== 'openai-compatible') throw new CliUsageError('--dialect applies only to --model openai-compatible:BASE_URL:MODEL');
+  if (!Object.hasOwn(OPENAI_DIALECTS, dialect)) throw new CliUsageError(`--dialect must be one of ${Object.keys(OPENAI_DIALECTS).join(', ')}, got "${dialect}"`);
+  return { ...model, dialect: dialect as OpenAIDialectName };
+}
+
 /** The title a goal names: a catalog title found in it, else the text of "add X to my library", else the goal. */
 export function titleOfGoal(goal: string, known: readonly string[]): string {
   const lower = goal.toLowerCase();
@@ -158,7 +173,11 @@ function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3')
     }
     case 'openai-compatible': {
       const apiKey = process.env.OPENAI_API_KEY;
-      return { provider: { provider: 'openai-compatible', baseUrl: choice.baseUrl, ...(apiKey ? { apiKey } : {}) }, model: choice.model, label: `${choice.baseUrl} ${choice.model}` };
+      return {
+        provider: { provider: 'openai-compatible', baseUrl: choice.baseUrl, ...(apiKey ? { apiKey } : {}), ...(choice.dialect ? { dialect: choice.dialect } : {}) },
+        model: choice.model,
+        label: `${choice.baseUrl} ${choice.model}${choice.dialect ? ` (${choice.dialect} dialect)` : ''}`,
+      };
     }
     case 'scripted': {
       if (choice.file) {

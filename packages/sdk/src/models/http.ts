@@ -59,7 +59,9 @@ export interface OpenStreamArgs {
   /**
    * Offered a non-retryable `PROVIDER_HTTP` failure (status and response text); may return a new
    * body to send at once instead (e.g. without optional fields a strict server refused) and a
-   * warning for the stream. Such resends do not count as attempts.
+   * warning for the stream. Such resends do not count as attempts. When there were several, only
+   * the last warning is passed to `warn` (it should describe them all), once, when the call opens
+   * or fails.
    */
   reshape?: (status: number, responseText: string) => { body: string; warning?: ModelWarning } | undefined;
 }
@@ -70,6 +72,8 @@ export interface OpenedStream {
   response: Dispatcher.ResponseData;
   /** The attempt (1-based, counted across the whole call) that got it. */
   attempt: number;
+  /** The body that was sent (differs from the one given after a reshape). */
+  body: string;
 }
 
 /**
@@ -190,7 +194,8 @@ const MAX_RESHAPES = 8;
  * connection failures with backoff and `retry-after` (capped at `maxRetryAfterMs`, with a
  * `PROVIDER_RETRY_AFTER_CAPPED` warning through `args.warn`). Throws a typed
  * {@link ProviderError} (`details.attempts` counts attempts), or the abort reason when `signal`
- * aborts.
+ * aborts. A non-retryable `PROVIDER_HTTP` failure is offered to `args.reshape`, which may supply
+ * a corrected body to resend at once.
  * @param args - the request
  * @param firstAttempt - number of this first attempt within the call's attempt budget (default 1;
  *   a retry after an in-stream error continues the count)
@@ -198,6 +203,15 @@ const MAX_RESHAPES = 8;
  * @internal
  */
 export async function openStream(args: OpenStreamArgs, firstAttempt = 1): Promise<OpenedStream> {
+  let reshaped: ModelWarning | undefined;
+  try {
+    return await openWithRetries(args, firstAttempt, (w) => (reshaped = w));
+  } finally {
+    if (reshaped) args.warn?.(reshaped);
+  }
+}
+
+async function openWithRetries(args: OpenStreamArgs, firstAttempt: number, onReshape: (warning: ModelWarning) => void): Promise<OpenedStream> {
   const retry = resolveRetry(args.options.retry);
   let body = args.body;
   let reshapes = 0;
@@ -213,7 +227,7 @@ export async function openStream(args: OpenStreamArgs, firstAttempt = 1): Promis
         signal: args.signal,
         dispatcher: args.dispatcher,
       });
-      if (res.statusCode >= 200 && res.statusCode < 300) return { response: res, attempt };
+      if (res.statusCode >= 200 && res.statusCode < 300) return { response: res, attempt, body };
       status = res.statusCode;
       const text = await res.body.text().catch(() => '');
       retryAfterMs = parseRetryAfter(res.headers);
@@ -228,7 +242,7 @@ export async function openStream(args: OpenStreamArgs, firstAttempt = 1): Promis
         if (next === undefined) throw failure;
         reshapes++;
         body = next.body;
-        if (next.warning) args.warn?.(next.warning);
+        if (next.warning) onReshape(next.warning);
         attempt--; // a resend with a corrected body is not a retry of a transient failure
         continue;
       }

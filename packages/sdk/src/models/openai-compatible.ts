@@ -5,9 +5,10 @@ import { normalizeConversation } from './conversation';
 import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 import { OpenAITranslator } from './openai-stream';
+import { applyStrictFields, learnRefusedFields, newStrictFieldState, type StrictFieldState } from './openai-strict';
 import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
-import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, TextPart } from './types';
+import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, ModelWarning, TextPart } from './types';
 
 /**
  * Settings of {@link OpenAICompatibleProvider}.
@@ -42,6 +43,18 @@ type Json = Record<string, unknown>;
  * `thinking_delta` and is sent back per the dialect's `reasoningReplay`. Usage comes from the
  * chunk that carries it (with `include_usage`, the final one). The stream itself never throws.
  *
+ * Strict servers: when the server answers 400/422 saying the body has a field it does not accept
+ * ("Extra inputs are not permitted", "Unrecognized request argument supplied: stream_options",
+ * "unknown field", "Unsupported parameter: …"), the request is sent again at once without the
+ * optional fields it names (`stream_options`, the dialect's thinking parameters, `temperature`,
+ * `reasoning_content` replay; a refused `max_completion_tokens` becomes `max_tokens` and the
+ * reverse), or, when it names none, without all of them (`stream_options`, thinking parameters,
+ * `max_completion_tokens` → `max_tokens`). The instance remembers this: later calls send the
+ * reduced body straight away. The stream where it happened carries one `warning` with code
+ * `PROVIDER_FIELDS_DROPPED` (`details.fields`, `details.reason` `named` | `unnamed`,
+ * `details.maxTokensField` when the output-limit field changed). Without `stream_options` most
+ * servers report no usage.
+ *
  * @public
  */
 export class OpenAICompatibleProvider implements ModelProvider {
@@ -52,6 +65,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   readonly #options: OpenAICompatibleProviderOptions;
   readonly #dispatcher: Dispatcher;
   readonly #url: string;
+  /** Optional fields this instance's server refused (learned from 400/422 answers, kept for later calls). */
+  readonly #strict: StrictFieldState = newStrictFieldState();
 
   /** @param options - key, base URL, dialect, timeouts, retries */
   constructor(options: OpenAICompatibleProviderOptions = {}) {
@@ -63,12 +78,13 @@ export class OpenAICompatibleProvider implements ModelProvider {
   }
 
   /**
-   * Builds the JSON body of a Chat Completions request (exposed for inspection and tests).
+   * Builds the JSON body of a Chat Completions request (exposed for inspection and tests), as the
+   * next call would send it: without the optional fields this provider's server has refused.
    * @param request - the provider-neutral request
    * @returns the body object, with `stream: true`
    */
   buildBody(request: ModelRequest): Record<string, unknown> {
-    return buildOpenAIBody(request, this.#options, this.dialect, new RequestTools(request.tools));
+    return buildOpenAIBody(request, this.#options, this.dialect, new RequestTools(request.tools), this.#strict);
   }
 
   /** {@inheritDoc ModelProvider.stream} */
@@ -76,11 +92,30 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const options = this.#options;
     return guardStream(this.id, signal, options, async function* (this: OpenAICompatibleProvider) {
       const tools = new RequestTools(request.tools);
-      const body = buildOpenAIBody(request, options, this.dialect, tools);
+      const strict = this.#strict;
+      let sent = buildOpenAIBody(request, options, this.dialect, tools, strict);
+      const thinkingKeys = request.thinking && request.thinking !== 'off' ? Object.keys(this.dialect.thinkingParams(request.thinking) ?? {}) : [];
+      const dropped: string[] = [];
+      const reshape = (status: number, text: string) => {
+        const learned = learnRefusedFields(status, text, sent, strict, thinkingKeys);
+        if (!learned) return undefined;
+        const next = buildOpenAIBody(request, options, this.dialect, tools, strict);
+        const nextText = JSON.stringify(next);
+        if (nextText === JSON.stringify(sent)) return undefined;
+        sent = next;
+        for (const f of learned.fields) if (!dropped.includes(f)) dropped.push(f);
+        const maxTokensField = strict.maxTokensField;
+        const warning: ModelWarning = {
+          code: 'PROVIDER_FIELDS_DROPPED',
+          message: `${this.id}: the server refused optional request fields (${dropped.join(', ')}); sent again without them, and later calls of this provider leave them out`,
+          details: { provider: this.id, status, fields: [...dropped], reason: learned.reason, ...(maxTokensField !== undefined ? { maxTokensField } : {}) },
+        };
+        return { body: nextText, warning };
+      };
       const headers: Record<string, string> = { ...options.headers, 'content-type': 'application/json', accept: 'text/event-stream' };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       yield* streamTranslated(
-        { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
+        { provider: this.id, url: this.#url, headers, body: JSON.stringify(sent), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey], reshape },
         () => new OpenAITranslator(tools, this.id, [options.apiKey]),
       );
     }.bind(this));
@@ -99,9 +134,15 @@ function userContent(content: string | Array<TextPart | ImagePart>): string | Js
 
 /**
  * Encodes a request as a Chat Completions body.
+ * @param request - the provider-neutral request
+ * @param options - provider settings (images, default output limit)
+ * @param dialect - the server family
+ * @param tools - the request's tools
+ * @param strict - optional fields the server refused (left out, output-limit field moved)
+ * @returns the body object, with `stream: true`
  * @internal
  */
-export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatibleProviderOptions, dialect: OpenAIDialect, tools: RequestTools): Json {
+export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatibleProviderOptions, dialect: OpenAIDialect, tools: RequestTools, strict?: StrictFieldState): Json {
   const supportsImages = options.supportsImages ?? true;
   const { system, messages } = normalizeConversation(request.messages, { supportsImages });
   const wire: Json[] = [];
@@ -134,7 +175,8 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
       );
       const msg: Json = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
       if (calls.length > 0) msg.tool_calls = calls;
-      const replay = dialect.reasoningReplay === 'all' || (dialect.reasoningReplay === 'current-turn' && i > lastUser);
+      const replayMode = strict?.noReasoningReplay ? 'none' : dialect.reasoningReplay;
+      const replay = replayMode === 'all' || (replayMode === 'current-turn' && i > lastUser);
       if (replay && reasoning !== '') msg.reasoning_content = reasoning;
       wire.push(msg);
     }
@@ -149,5 +191,5 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
   if (tools.tools.length > 0) {
     body.tools = tools.tools.map((t) => ({ type: 'function', function: { name: tools.names.toWire(t.name), description: t.description, parameters: t.inputSchema } }));
   }
-  return body;
+  return strict ? applyStrictFields(body, dialect.maxTokensField, strict) : body;
 }

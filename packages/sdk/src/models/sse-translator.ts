@@ -129,6 +129,7 @@ export async function* streamTranslated(args: OpenStreamArgs, makeTranslator: ()
     }
     if (pending.length > 0) yield pending.splice(0);
     attempt = opened.attempt;
+    open.body = opened.body; // a later attempt sends what the server accepted
     const res = opened.response;
     let failure: unknown;
     try {

@@ -1,6 +1,7 @@
 // Shared test helpers: fixture loading and event collection.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { RecordedRequest, ReplayResponse } from '../../src/models/replay-server';
 import type { ModelEvent } from '../../src/models/types';
 
 const dir = fileURLToPath(new URL('../fixtures/provider-streams/', import.meta.url));
@@ -34,3 +35,47 @@ export function ofType<T extends ModelEvent['type']>(events: ModelEvent[], type:
 
 /** A retry policy with tiny delays for tests. */
 export const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 };
+
+/** How a strict test server words its refusal of unknown request fields. */
+export type StrictStyle = 'pydantic' | 'openai-unrecognized' | 'serde' | 'unsupported-parameter' | 'vague';
+
+/**
+ * A WireReplayServer responder that enforces a closed set of top-level request fields, as strict
+ * OpenAI-compatible servers do: a body with any other field gets 400 (422 for `serde`) worded in
+ * `style` (`pydantic` names all extra fields; `openai-unrecognized`, `serde` and
+ * `unsupported-parameter` name the first one; `vague` names none); a body within the set gets `ok`.
+ */
+export function strictResponder(allowed: readonly string[], style: StrictStyle, ok: () => ReplayResponse): (req: RecordedRequest) => ReplayResponse {
+  return (req) => {
+    const body = (req.json ?? {}) as Record<string, unknown>;
+    const extra = Object.keys(body).filter((k) => !allowed.includes(k));
+    if (extra.length === 0) return ok();
+    const first = extra[0]!;
+    switch (style) {
+      case 'pydantic':
+        return { status: 400, body: JSON.stringify({ detail: extra.map((k) => ({ type: 'extra_forbidden', loc: ['body', k], msg: 'Extra inputs are not permitted', input: body[k] })) }) };
+      case 'openai-unrecognized':
+        return { status: 400, body: JSON.stringify({ error: { message: `Unrecognized request argument supplied: ${first}`, type: 'invalid_request_error', param: null, code: null } }) };
+      case 'serde':
+        return {
+          status: 422,
+          headers: { 'content-type': 'text/plain' },
+          body: `Failed to deserialize the JSON body into the target type: unknown field \`${first}\`, expected one of ${allowed.map((a) => `\`${a}\``).join(', ')} at line 1 column 42`,
+        };
+      case 'unsupported-parameter':
+        return {
+          status: 400,
+          body: JSON.stringify({
+            error: {
+              message: `Unsupported parameter: '${first}' is not supported with this model.${first === 'max_tokens' ? " Use 'max_completion_tokens' instead." : ''}`,
+              type: 'invalid_request_error',
+              param: first,
+              code: 'unsupported_parameter',
+            },
+          }),
+        };
+      case 'vague':
+        return { status: 400, body: JSON.stringify({ object: 'error', message: 'Extra inputs are not permitted', type: 'BadRequestError', code: 400 }) };
+    }
+  };
+}
