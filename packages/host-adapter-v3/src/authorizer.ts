@@ -46,7 +46,7 @@ export type V3HostRole = 'superuser' | 'user';
  */
 export type V3PrincipalRole = (principal: string) => V3HostRole | undefined | Promise<V3HostRole | undefined>;
 
-/** The catalog operations a capability id stands for. @internal */
+/** The catalog operations a capability id stands for (plugin declarations aside). @internal */
 function operationsOf(capabilityId: string): V3Operation[] {
   if (capabilityId.startsWith('mp.') && capabilityId !== 'mp.operation.plan' && capabilityId !== 'mp.operations.search') {
     try {
@@ -59,44 +59,96 @@ function operationsOf(capabilityId: string): V3Operation[] {
 }
 
 /**
+ * The catalog operations each plugin capability declared (`defineV3PluginCapability`'s `operations`),
+ * by capability id; `undefined` for a capability that is not a declared plugin.
+ * @public
+ */
+export type V3DeclaredOperations = (capabilityId: string) => readonly string[] | undefined;
+
+/** How many `agent:` → starter links are followed to find the person (or key) behind a subagent. @internal */
+const MAX_AGENT_CHAIN = 4;
+
+/**
  * The V3 host's `Authorizer` (issue 5 item 3), composed over the SDK's (normally
  * `PolicyAuthorizer`) and registered through `configure`:
  * 1. an admin-only operation (`admin_only` in the catalog; for a standard capability, any operation it
- *    sends) is denied before any request when the principal is not a host superuser — the principal of
- *    `agent:<runId>` is the actor that started the run;
+ *    sends; for a plugin capability, any operation it declared) is denied before any request when the
+ *    principal is not a host superuser — the principal of `agent:<runId>` is the actor that started
+ *    the run (followed through subagents);
  * 2. otherwise the inner authorizer decides;
- * 3. an `mp.*` `destructive_write` for a non-human actor, or `confirmation: required` for an agent,
- *    is allowed only on an approval (or a console administrator), never on a standing grant; the same
- *    holds for a download plan revised to be sent unrecognised (`download.add` requires_confirmation).
+ * 3. an `mp.*`, adapter or plugin capability standing for a `destructive_write` (any non-human actor)
+ *    or a `confirmation: required` operation (agent actors) is allowed only on an approval (or a
+ *    console administrator), never on a standing grant; the same holds for a download plan revised to
+ *    be sent unrecognised (`download.add` requires_confirmation).
+ *
+ * A plugin capability therefore needs exactly what a direct `mp.<operation_id>` call of each operation
+ * it declared needs; its scoped client applies rule 1 again to every request
+ * ({@link V3Authorizer.superuserDenial}).
  * @public
  */
 export class V3Authorizer implements Authorizer {
-  /** @param inner - the SDK authorizer it composes; @param role - host role of a principal */
+  /**
+   * @param inner - the SDK authorizer it composes
+   * @param role - host role of a principal
+   * @param declared - operations declared by plugin capabilities (default: none)
+   */
   constructor(
     private readonly inner: Authorizer,
     private readonly role: (principal: string) => Promise<V3HostRole>,
+    private readonly declared: V3DeclaredOperations = () => undefined,
   ) {}
+
+  /**
+   * The catalog operations a capability stands for: the operation of `mp.<operation_id>`, the
+   * operations a standard or adapter capability sends, or those a plugin capability declared.
+   * @param capabilityId - capability id
+   * @returns catalog entries (empty for a capability that sends nothing the catalog knows)
+   */
+  operationsOf(capabilityId: string): V3Operation[] {
+    const declared = this.declared(capabilityId);
+    if (declared) return declared.map((id) => v3Operation(id));
+    return operationsOf(capabilityId);
+  }
+
+  /**
+   * Rule 1 on its own: why `actor` may not send these operations (some are admin-only and its
+   * principal is not a host superuser), or `undefined` when it may. The ledger's verifier actor may
+   * always read. Used before every invocation and by a plugin's scoped client before every request.
+   * @param operations - catalog entries
+   * @param actor - the invoking actor (`agent:<runId>` counts as whoever started the run)
+   * @param session - storage, to find who started a run
+   * @returns the reason of a denial, or `undefined`
+   */
+  async superuserDenial(operations: readonly V3Operation[], actor: string, session: StorageSession): Promise<string | undefined> {
+    const admin = operations.filter((o) => o.admin_only);
+    if (admin.length === 0 || actor === 'system:ledger-verifier') return undefined;
+    let principal = actor;
+    for (let i = 0; i < MAX_AGENT_CHAIN && principal.startsWith('agent:'); i++) principal = (await session.runs.get(principal.slice('agent:'.length)))?.startedBy ?? principal;
+    if ((await this.role(principal)) === 'superuser') return undefined;
+    return `MoviePilot ${admin.map((o) => o.operation_id).join(', ')} is for host superusers only; ${principal} is not a superuser (denied before any request)`;
+  }
 
   /** {@inheritDoc @media-agent/sdk#Authorizer.authorize} */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
-    const ops = operationsOf(request.capability.id);
+    const id = request.capability.id;
+    const ops = this.operationsOf(id);
     const actor = parseActor(request.actor);
-    const admin = ops.filter((o) => o.admin_only);
-    if (admin.length > 0 && request.actor !== 'system:ledger-verifier') {
-      let principal = request.actor;
-      if (actor.kind === 'agent') principal = (await session.runs.get(actor.id))?.startedBy ?? request.actor;
-      if ((await this.role(principal)) !== 'superuser')
-        return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: `MoviePilot ${admin.map((o) => o.operation_id).join(', ')} is for host superusers only; ${principal} is not a superuser (denied before any request)` };
-    }
+    const denial = await this.superuserDenial(ops, request.actor, session);
+    if (denial) return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: denial };
     const decision = await this.inner.authorize(request, session);
     if (!decision.allowed || decision.basis !== 'grant') return decision;
-    const strict = (request.capability.id.startsWith('mp.') || request.capability.id in V3_ADAPTER_OPERATIONS) && ops.some((o) => v3NeedsApproval(o, actor.kind));
-    const unrecognised = request.capability.id === 'download.submit' && (request.plan?.payload as { allowUnrecognized?: boolean } | null)?.allowUnrecognized === true;
+    const strict = (id.startsWith('mp.') || id in V3_ADAPTER_OPERATIONS || this.declared(id) !== undefined) && ops.some((o) => v3NeedsApproval(o, actor.kind));
+    const unrecognised = id === 'download.submit' && (request.plan?.payload as { allowUnrecognized?: boolean } | null)?.allowUnrecognized === true;
     if (strict || unrecognised)
       return {
         allowed: false,
         code: 'AUTH_NO_AUTHORIZATION',
-        reason: unrecognised ? 'MoviePilot could not recognise this download: a person must approve the revised plan (a grant is not enough)' : `${request.capability.id} needs a single-use approval of its plan for ${actor.kind} actors (a grant is not enough)`,
+        reason: unrecognised
+          ? 'MoviePilot could not recognise this download: a person must approve the revised plan (a grant is not enough)'
+          : `${id} needs a single-use approval of its plan for ${actor.kind} actors (a grant is not enough): it ${id.startsWith('mp.') ? 'is' : 'sends'} ${ops
+              .filter((o) => v3NeedsApproval(o, actor.kind))
+              .map((o) => o.operation_id)
+              .join(', ')}`,
         ...(decision.grantId ? { grantId: decision.grantId } : {}),
       };
     return decision;

@@ -15,6 +15,7 @@ import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3GoalFacts } from './goal-facts';
 import { V3RunJournal } from './journal';
 import { v3OperationCapabilities } from './operations-capabilities';
+import { V3PluginHost } from './plugins';
 import { V3CapabilityRegistry } from './registry';
 import { v3SubscriptionCapabilities } from './subscriptions';
 import { v3StandardCapabilities, type V3Context, type V3MediaSettings } from './standard';
@@ -44,7 +45,11 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
 export interface V3AgentHost {
   /** The SDK host: runs, approvals, grants, `invoke`; call `start()` before use. */
   readonly host: AgentHost;
-  /** The host client. */
+  /**
+   * The host client, with the adapter's own credentials (an API key is a host superuser). For the
+   * host application only: never hand it to plugin code — plugin capabilities
+   * (`defineV3PluginCapability`) get a client scoped to their declared operations and the invoking actor.
+   */
   readonly client: V3Client;
   /** What each run touched (feeds `GoalFacts`). */
   readonly journal: V3RunJournal;
@@ -82,11 +87,16 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     return own;
   };
   let registry: V3CapabilityRegistry | undefined;
+  const plugins: V3PluginHost = new V3PluginHost({
+    client,
+    authorizer: (): V3Authorizer => authorizer,
+    services: () => ({ storage: resolvePort(container, Tokens.StorageAdapter), ids: resolvePort(container, Tokens.IdGenerator), clock: resolvePort(container, Tokens.Clock) }),
+  });
+  const authorizer: V3Authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role, (id) => plugins.declared(id));
   const container = createAgentContainer({
     ...options,
     goalFacts: new V3GoalFacts(client, journal),
     configure: (c) => {
-      const authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role);
       c.register(Tokens.Authorizer, { useValue: authorizer });
       c.register(Tokens.CapabilityRegistry, {
         useFactory: (d) =>
@@ -101,6 +111,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
               maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
             }),
             options.maxRevealedTools,
+            plugins,
           )),
       });
       options.configure?.(c);

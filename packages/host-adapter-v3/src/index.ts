@@ -21,7 +21,20 @@ export { V3_SOURCE_OF, fromV3Identity, toV3Identity } from './identity';
 export { V3RunJournal, type V3JournalDownload, type V3JournalOrganize } from './journal';
 export type { V3MediaSettings } from './standard';
 export { MP_OPERATION_PLAN_TYPE, kindOfV3Operation, mpCapabilityId, v3NeedsApproval } from './operations-capabilities';
-export { V3Authorizer, V3_ADAPTER_OPERATIONS, V3_STANDARD_OPERATIONS, type V3HostRole, type V3PrincipalRole } from './authorizer';
+export { V3Authorizer, V3_ADAPTER_OPERATIONS, V3_STANDARD_OPERATIONS, type V3DeclaredOperations, type V3HostRole, type V3PrincipalRole } from './authorizer';
+export {
+  defineV3PluginCapability,
+  isV3PluginCapability,
+  V3PluginDefinitionError,
+  V3PluginOperationError,
+  type V3PluginBinder,
+  type V3PluginCapability,
+  type V3PluginClient,
+  type V3PluginContext,
+  type V3PluginDefinition,
+  type V3PluginDefinitionCode,
+  type V3PluginRefusalCode,
+} from './plugins';
 export { V3CapabilityRegistry } from './registry';
 export { verifyV3TransferFile, type V3CallArgs, type V3CallResult } from './verifiers';
 export { v3SubscriptionBody, verifyV3SubscriptionAdd, type V3SubscriptionAddInput } from './subscriptions';

@@ -1,4 +1,5 @@
 import type { Capability, CapabilityDescriptor, CapabilityKind, CapabilityRegistry, CapabilitySearchHit, InvocationContext, InvocationResult, Verifier } from '@media-agent/sdk';
+import { isV3PluginCapability, V3PluginDefinitionError, type V3PluginBinder } from './plugins';
 
 /** `mp.*` capabilities always offered to the model: the discovery tool and the call planner. @internal */
 const ALWAYS = new Set(['mp.operations.search', 'mp.operation.plan']);
@@ -8,6 +9,11 @@ const ALWAYS = new Set(['mp.operations.search', 'mp.operation.plan']);
  * tools offered to the model) until `mp.operations.search` reveals them (issue 5 item 3: found through
  * tool discovery, not sent all at once). The most recent `maxRevealed` discoveries stay listed;
  * `get`, `has`, `search` and `invoke` see everything.
+ *
+ * Plugin capabilities: one made by `defineV3PluginCapability` is bound on `register` (its handler gets
+ * a scoped client per invocation; its declared operations go to the authorizer), and a refused plugin
+ * request that wrote nothing makes the invocation's result `denied`. A `plugin.*` capability made
+ * any other way (no declared operations) is refused.
  * @public
  */
 export class V3CapabilityRegistry implements CapabilityRegistry {
@@ -15,10 +21,17 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
   readonly #revealed: string[] = [];
   readonly #max: number;
 
-  /** @param inner - the registry that holds the capabilities and runs the invocation path; @param maxRevealed - discovered tools kept listed (default 16) */
-  constructor(inner: CapabilityRegistry, maxRevealed = 16) {
+  readonly #plugins: V3PluginBinder | undefined;
+
+  /**
+   * @param inner - the registry that holds the capabilities and runs the invocation path
+   * @param maxRevealed - discovered tools kept listed (default 16)
+   * @param plugins - binds plugin capabilities (given by `createV3AgentHost`; without it plugins are refused with `PLUGIN_NOT_BOUND`)
+   */
+  constructor(inner: CapabilityRegistry, maxRevealed = 16, plugins?: V3PluginBinder) {
     this.#inner = inner;
     this.#max = maxRevealed;
+    this.#plugins = plugins;
   }
 
   /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.events} */
@@ -36,8 +49,26 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
     while (this.#revealed.length > this.#max) this.#revealed.shift();
   }
 
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.register} */
+  /**
+   * Registers a capability; a plugin capability is registered bound (see the class notes).
+   * @param capability - the capability
+   * @throws {@link V3PluginDefinitionError} `PLUGIN_NOT_BOUND` (a plugin without a binder),
+   *   `PLUGIN_OPERATIONS_UNDECLARED` (a `plugin.*` capability not made by `defineV3PluginCapability`);
+   *   `CAPABILITY_DUPLICATE` from the inner registry
+   */
   register(capability: Capability<any, any>): void {
+    if (isV3PluginCapability(capability)) {
+      if (!this.#plugins) throw new V3PluginDefinitionError('PLUGIN_NOT_BOUND', capability.id, `${capability.id}: this registry cannot bind V3 plugin capabilities (use the host.capabilities of createV3AgentHost)`);
+      this.#inner.register(this.#plugins.bind(capability));
+      this.#plugins.declare(capability);
+      return;
+    }
+    if (capability.id.startsWith('plugin.'))
+      throw new V3PluginDefinitionError(
+        'PLUGIN_OPERATIONS_UNDECLARED',
+        capability.id,
+        `${capability.id} declares no MoviePilot operations: define plugin capabilities with defineV3PluginCapability({ operations: [...] }) so their requests are scoped to the invoking actor`,
+      );
     this.#inner.register(capability);
   }
 
@@ -67,7 +98,8 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
   }
 
   /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.invoke} */
-  invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
-    return this.#inner.invoke(idOrCapability as string, input, context);
+  async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+    const result = await this.#inner.invoke(idOrCapability as string, input, context);
+    return this.#plugins ? this.#plugins.settle(result) : result;
   }
 }

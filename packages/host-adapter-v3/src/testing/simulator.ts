@@ -533,6 +533,11 @@ export class MoviePilotV3Simulator {
         if (i >= 0) this.#subscriptions.splice(i, 1);
         return { data: null };
       }
+      case 'subscription.delete_by_media': {
+        const i = this.#subscriptions.findIndex((x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id);
+        if (i >= 0) this.#subscriptions.splice(i, 1);
+        return { data: null };
+      }
       default: {
         const op = v3Operation(operationId);
         if (op.method === 'GET') return list([]);
