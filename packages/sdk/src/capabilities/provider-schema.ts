@@ -52,7 +52,8 @@ export const REQUIRED_PROVIDER_FAMILIES: readonly ProviderFamily[] = Object.free
  * Rules of {@link validateProviderSchema} are prefixed with the family (`anthropic.root-type`,
  * `openai.array-items`, `openai-strict.additional-properties`, `gemini.keyword`, …). Refusals of
  * {@link checkProviderSchema} have no prefix: `ref-recursive`, `ref-unresolved`, `root-not-object`,
- * `schema-invalid`, `schema-too-large`.
+ * `schema-invalid`, `schema-too-large`; as a safety net it also reports, with the family prefix, any
+ * rule of a required family its rewrite still breaks.
  *
  * @public
  */
@@ -925,7 +926,7 @@ function unionObject(objects: readonly JsonSchemaObject[], ann: JsonSchemaObject
   const out: JsonSchemaObject = { type: 'object', properties };
   if (required.length) out.required = required;
   const base = typeof ann.description === 'string' ? `${ann.description} ` : '';
-  return withAnnotations(out, { ...ann, description: `${base}Give the properties of exactly one of these alternatives: ${alternatives}.` });
+  return withAnnotations(out, { ...ann, description: `${base}Give the properties of one of these alternatives: ${alternatives}.` });
 }
 
 /** JSON with sorted keys, for comparing schemas regardless of key order. */
@@ -975,8 +976,11 @@ function toJson(value: unknown): { ok: true; json: unknown } | { ok: false; mess
  * what the handler receives), `schema-invalid` (not a schema, e.g. `false` or an unknown type name),
  * `schema-too-large` (more than 20,000 nodes once `$ref`s are inlined).
  *
- * The rewritten schema is as permissive as the original or more (never stricter, apart from the
- * forms the providers cannot express at all, such as nested arrays inside an untyped value).
+ * The rewritten schema describes the inputs of the original or more, with the exceptions the
+ * providers force: a schema without a type gets the type its keywords imply, arrays inside an
+ * untyped value are described one level deep, and a root union keeps only its object alternatives
+ * (tool arguments are always an object). That is why the original schema, not the rewrite, validates
+ * the model's arguments (`ModelTool.validationSchema`) and every invocation.
  *
  * @param schema - a TypeBox schema or plain JSON Schema
  * @returns the schema to send, the rewrites, the refusals and the OpenAI strict-mode problems
