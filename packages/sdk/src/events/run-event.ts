@@ -35,6 +35,12 @@ export interface RunEventPayloads {
    * paused or stopped the run (`source: 'loop_guard'`).
    */
   warning: { source: 'provider' | 'loop_guard' | 'runtime'; code: string; message: string; details?: JsonValue };
+  /**
+   * The run needs a person's answer before it goes on (it is `waiting`; a message resumes it). `reason`
+   * is a stable code such as `GOAL_TARGET_AMBIGUOUS`; `options` lists what the person can choose from;
+   * `decisionId` is set when a decision was raised for a run nobody attends.
+   */
+  input_requested: { reason: string; question: string; options: JsonValue; decisionId?: string };
 }
 
 /** Run event types. @public */

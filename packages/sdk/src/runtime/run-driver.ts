@@ -23,6 +23,7 @@ import { RUNTIME_SYSTEM_PROMPT } from './system-prompt';
 import { toolResultMessage } from './tool-result';
 import { abortableSleep } from '../models/retry';
 import { admitToolCall, runtimeCallId } from './tool-call-identity';
+import { ambiguityQuestion, candidatesFromLookup, decideGoalTarget, type GoalCandidate } from './goal-target';
 import { checkRun } from '../authorization/decide';
 import { LoopGuard } from './guardrails/loop-guard';
 import type { GuardCall, GuardCallKind } from './guardrails/types';
@@ -123,6 +124,23 @@ export interface RunLease {
 
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
 
+/** The standard capability whose results say which titles a goal could mean. */
+const CATALOG_LOOKUP = 'catalog.lookup';
+
+/** A run's goal-target state (in its runtime state under `goal`). */
+interface GoalTargetState {
+  /** Candidates of every successful catalog lookup, one array per call. */
+  lookups: GoalCandidate[][];
+  /** Titles side effects were allowed on: the goal's targets, verified by the report. */
+  targets: GoalCandidate[];
+}
+
+/** A question for a person: which of these titles does the goal mean? */
+interface GoalTargetQuestion {
+  question: string;
+  candidates: GoalCandidate[];
+}
+
 /**
  * Drives one leased run through drive → goal-settled → finalize (DESIGN.md §7; seed 004, runAgent 做什么).
  * Every tool call goes through the one invocation path as `agent:<runId>`; every message is stored
@@ -185,7 +203,7 @@ export class RunDriver {
       if (!next) return;
       if (wasTerminal) await this.deps.bus.emit(current.id, 'plan_updated', { plan: null });
       current = next;
-      await this.#status(current, current.wakeRequested ? 'woken by a new message' : 'resumed');
+      await this.#status(current, woken ? 'woken by a new message' : 'resumed');
     }
 
     if (current.step === 'drive') {
@@ -202,7 +220,7 @@ export class RunDriver {
           return void (await this.#finish(fresh, lease, 'failed', outcome.message, { code: outcome.code, message: outcome.message }));
         case 'paused':
           // Waits for the user: a message wakes it for a new drive (nothing is scheduled).
-          return void (await this.#finish(fresh, lease, 'waiting', `paused by the loop guard (${outcome.code}): send a message to continue`));
+          return void (await this.#finish(fresh, lease, 'waiting', outcome.code === 'GOAL_TARGET_AMBIGUOUS' ? outcome.message : `paused by the loop guard (${outcome.code}): send a message to continue`));
         case 'ended':
           current = (await this.#patch(fresh, lease, { step: fresh.mode === 'execute' ? 'goal_settled' : 'finalize' })) ?? fresh;
       }
@@ -225,7 +243,7 @@ export class RunDriver {
       const waitingForApproval = (await this.#openApprovals(current)).length > 0;
       const deadline = (current.startedAt ?? current.createdAt) + this.deps.settings.goalWaitHours * 3_600_000;
       if ((!factsSettled(facts) || waitingForApproval) && this.deps.clock.now() < deadline) {
-        const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now() });
+        const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now(), targets: this.#goalState(current).targets });
         const next = await this.#patch(current, lease, {
           status: 'waiting',
           notBefore: this.deps.clock.now() + this.deps.settings.goalPollSec * 1000,
@@ -239,7 +257,7 @@ export class RunDriver {
 
     if (current.step === 'finalize') {
       const facts = current.mode === 'execute' ? await this.#facts(current, lease) : await this.#facts(current, lease).catch(() => EMPTY_FACTS);
-      const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now() });
+      const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: this.deps.clock.now(), targets: this.#goalState(current).targets });
       await this.deps.bus.emit(current.id, 'report', { report: report as unknown as JsonValue });
       const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
       await this.#finish(current, lease, status, report.summary, null, report as unknown as JsonValue);
@@ -316,6 +334,7 @@ export class RunDriver {
       const guardCalls = calls.map((c) => this.#guardCall(c));
       const batch = guard.beforeBatch(guardCalls);
       let stop: { code: string; message: string } | undefined;
+      let asked: GoalTargetQuestion | undefined;
       let ran = 0;
       for (const [i, call] of calls.entries()) {
         if (stop) {
@@ -339,7 +358,7 @@ export class RunDriver {
           continue;
         }
         ran++;
-        const { message, status, childUsage } = await this.#runTool(run, call, turn.failures.get(call.id), lease);
+        const { message, status, childUsage, ask } = await this.#runTool(run, call, turn.failures.get(call.id), lease, messages);
         if (childUsage) {
           usage = { ...usage, toolCalls: usage.toolCalls + childUsage.toolCalls, inputTokens: usage.inputTokens + childUsage.inputTokens, outputTokens: usage.outputTokens + childUsage.outputTokens, costUsd: usage.costUsd + childUsage.costUsd, modelCalls: usage.modelCalls + childUsage.modelCalls };
           await this.#patch(run, lease, { usage });
@@ -352,9 +371,17 @@ export class RunDriver {
           if (stopping) stop = { code: stopping.code, message: stopping.message };
         }
         await this.#append(run, messages, message);
+        if (ask) {
+          asked = ask;
+          stop = { code: 'GOAL_TARGET_AMBIGUOUS', message: ask.question };
+        }
       }
       refusedTurns = ran === 0 ? refusedTurns + 1 : 0;
       if (refusedTurns === 0) pausedFor = 0;
+      if (asked) {
+        await this.#ask(run, asked);
+        return { kind: 'paused', code: 'GOAL_TARGET_AMBIGUOUS', message: `${asked.question} Reply to continue.` };
+      }
       if (stop) {
         await this.deps.bus.emit(run.id, 'warning', { source: 'loop_guard', code: stop.code, message: stop.message });
         // An attended run waits for its user; background and channel runs end.
@@ -611,7 +638,8 @@ export class RunDriver {
     call: ToolCallPart,
     failure: { code: string; message: string } | undefined,
     lease: RunLease,
-  ): Promise<{ message: ToolResultMessage; status: InvocationResult['status']; childUsage?: RunUsage }> {
+    messages: readonly ModelMessage[],
+  ): Promise<{ message: ToolResultMessage; status: InvocationResult['status']; childUsage?: RunUsage; ask?: GoalTargetQuestion }> {
     const { bus, capabilities } = this.deps;
     const signal = lease.signal;
     const emit = (phase: ToolCallPhase, extra: Partial<RunEventPayloads['tool_call']> = {}) => bus.emit(run.id, 'tool_call', { callId: call.id, capabilityId: call.name, phase, ...extra });
@@ -658,6 +686,11 @@ export class RunDriver {
       }
     }
     const descriptor = capabilities.get(call.name);
+    const question = await this.#checkGoalTarget(run, lease, descriptor, call.input, messages);
+    if (question) {
+      const result = await done({ status: 'failed', error: { code: 'GOAL_TARGET_AMBIGUOUS', message: `${question.question} The goal does not say; a person was asked. Do not choose: wait for the answer.` } });
+      return { ...result, ask: question };
+    }
     const approvalId = await this.#approvalFor(run, descriptor, call.input);
     let result: InvocationResult;
     try {
@@ -666,12 +699,72 @@ export class RunDriver {
       const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';
       result = { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) }, invocationId: '' };
     }
+    if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) await this.#recordLookup(run, lease, result.output);
     const extra: Record<string, unknown> = {};
     if (result.status === 'denied') {
       const requested = await this.#requestApproval(run, descriptor, call.input);
       if (requested) extra.approvalRequested = { approvalId: requested, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
     }
     return done(result, extra);
+  }
+
+  /** The goal-target state of a run: every lookup result (one array per call) and the targets resolved so far. */
+  #goalState(run: RunRecord): GoalTargetState {
+    const saved = (this.#states.get(run.id)?.goal ?? (run.runtimeState as { goal?: unknown } | null)?.goal) as GoalTargetState | undefined;
+    return saved ?? { lookups: [], targets: [] };
+  }
+
+  async #recordLookup(run: RunRecord, lease: RunLease, output: unknown): Promise<void> {
+    const found = candidatesFromLookup(output);
+    if (found.length === 0) return;
+    const state = this.#goalState(run);
+    await this.#saveState(run, lease, 'goal', { ...state, lookups: [...state.lookups, found] } as unknown as JsonValue);
+  }
+
+  /**
+   * Before a side effect on a media entity: is it the goal's title? Resolved: remembered as a target
+   * the report verifies. Ambiguous: the question to put to a person instead of running the call.
+   */
+  async #checkGoalTarget(run: RunRecord, lease: RunLease, descriptor: CapabilityDescriptor, input: unknown, messages: readonly ModelMessage[]): Promise<GoalTargetQuestion | undefined> {
+    if (!isSideEffecting(descriptor.kind)) return undefined;
+    const state = this.#goalState(run);
+    if (state.lookups.length === 0) return undefined;
+    let entity: string | undefined;
+    try {
+      const target = descriptor.target?.(input);
+      entity = target?.mediaEntityId ?? (target?.planId ? ((await this.deps.storage.plans.get(target.planId))?.mediaEntityId ?? undefined) : undefined);
+    } catch {
+      return undefined; // the invocation path reports a failing target()
+    }
+    if (!entity) return undefined;
+    const said = [run.goal, ...messages.flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []))].join('\n');
+    const decision = decideGoalTarget(entity, state.lookups, said);
+    if (decision.kind === 'ambiguous') return { question: ambiguityQuestion(decision.candidates), candidates: decision.candidates };
+    if (decision.kind === 'resolved' && !state.targets.some((t) => t.mediaEntityId === entity)) {
+      await this.#saveState(run, lease, 'goal', { ...state, targets: [...state.targets, decision.target] } as unknown as JsonValue);
+    }
+    return undefined;
+  }
+
+  /** Puts the question to a person: an event, and a decision when the run is not attended. */
+  async #ask(run: RunRecord, ask: GoalTargetQuestion): Promise<void> {
+    let decisionId: string | undefined;
+    if (run.origin !== 'interactive') {
+      decisionId = this.deps.ids.next('dec');
+      const inserted = await this.deps.storage.decisions.insert({
+        id: decisionId,
+        kind: 'identity_ambiguous',
+        dedupeKey: `identity_ambiguous:${run.id}:${ask.candidates.map((c) => c.mediaEntityId).sort().join(',')}`,
+        subjectId: run.id,
+        status: 'open',
+        reason: `run ${run.id}: ${ask.question}`,
+        data: { goal: run.goal, candidates: ask.candidates } as unknown as JsonValue,
+        createdAt: this.deps.clock.now(),
+        resolvedAt: null,
+      });
+      if (!inserted) decisionId = undefined;
+    }
+    await this.deps.bus.emit(run.id, 'input_requested', { reason: 'GOAL_TARGET_AMBIGUOUS', question: ask.question, options: ask.candidates as unknown as JsonValue, ...(decisionId ? { decisionId } : {}) });
   }
 
   /** Large results reach the model as a preview with a result_id (seed 000, 工具结果与大结果续读). */
