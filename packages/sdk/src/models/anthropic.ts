@@ -50,7 +50,10 @@ type Json = Record<string, unknown>;
  * for every `thinking` part that carries a signature or redacted payload, and drops unsigned
  * thinking (from another provider), which the API would reject. Capability ids are mapped to
  * wire-safe tool names and back. Errors: see {@link ProviderError} subclasses; the stream itself
- * never throws.
+ * never throws. A transient error event inside the stream (`overloaded_error`,
+ * `rate_limit_error`, `api_error`) is retried with the same backoff and attempt budget as HTTP
+ * 429/529 while nothing of the turn was emitted yet; after output the stream ends with `error` +
+ * `done('error')`.
  *
  * @public
  */

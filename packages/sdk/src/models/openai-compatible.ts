@@ -42,6 +42,10 @@ type Json = Record<string, unknown>;
  * arguments are parsed and validated once. `reasoning_content` (or `reasoning`) becomes
  * `thinking_delta` and is sent back per the dialect's `reasoningReplay`. Usage comes from the
  * chunk that carries it (with `include_usage`, the final one). The stream itself never throws.
+ * A transient error chunk (`server_error`, `rate_limit_exceeded`, `overloaded`, `api_error`, by
+ * `type` or `code`) or `finish_reason: insufficient_system_resource` is retried with the same
+ * backoff and attempt budget as HTTP 429/503 while nothing of the turn was emitted yet; after
+ * output the stream ends with `error` + `done('error')`.
  *
  * Strict servers: when the server answers 400/422 saying the body has a field it does not accept
  * ("Extra inputs are not permitted", "Unrecognized request argument supplied: stream_options",

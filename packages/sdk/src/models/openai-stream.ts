@@ -52,6 +52,9 @@ const knownDeltaKeys = new Set([
   'tool_call_id',
 ]);
 
+/** Delta fields carrying reasoning, in order of preference. */
+const reasoningFields = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
+
 /** Part types whose `text` is the text of the field they appear in. */
 const textPartTypes = new Set(['text', 'output_text', 'input_text', 'text_delta', 'output_text_delta']);
 
@@ -215,9 +218,10 @@ export class OpenAITranslator implements SseTranslator {
 
   /** One `delta`: reasoning, then content and refusal, then tool calls; anything else is reported. */
   #delta(delta: Json, out: ModelEvent[]): void {
-    const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (!isEmpty(reasoning)) this.#content(reasoning, delta.reasoning_content !== undefined && delta.reasoning_content !== null ? 'reasoning_content' : 'reasoning', 'thinking', out);
-    else if (!isEmpty(delta.reasoning_details)) this.#content(delta.reasoning_details, 'reasoning_details', 'thinking', out); // OpenRouter, when no plain `reasoning` accompanies it
+    // The first non-empty of these: servers that send two of them send the same text twice
+    // (vLLM `reasoning` beside `reasoning_content`, OpenRouter `reasoning` beside `reasoning_details`).
+    const field = reasoningFields.find((f) => !isEmpty(delta[f]));
+    if (field) this.#content(delta[field], field, 'thinking', out);
     this.#content(delta.content, 'content', 'text', out);
     this.#content(delta.refusal, 'refusal', 'text', out);
     const toolCalls = delta.tool_calls;
@@ -226,7 +230,7 @@ export class OpenAITranslator implements SseTranslator {
     if (typeof delta.function_call === 'object' && delta.function_call !== null) this.#toolCallFragment({ function: delta.function_call }, out); // legacy functions API
     for (const key in delta) {
       if (!knownDeltaKeys.has(key) && !isEmpty(delta[key])) {
-        this.#unknown(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key] });
+        this.#unknown(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key], keys: Object.keys(delta).sort() });
       }
     }
   }

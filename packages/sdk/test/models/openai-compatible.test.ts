@@ -231,10 +231,10 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     ]);
   });
 
-  it('reads reasoning sent as arrays or typed objects as thinking, never as text', async () => {
+  it('reads reasoning sent as arrays or typed objects as thinking, never as text, once when two reasoning fields repeat it', async () => {
     const s = await serve(replay('own-openai-reasoning-shapes.chunks.txt'));
     const events = await drain(provider(s, { dialect: 'generic' }).stream(req()));
-    expect(thinkingOf(events)).toBe('Check the library first.');
+    expect(thinkingOf(events)).toBe('Check the library first. Then answer.');
     expect(textOf(events)).toBe('Found it.');
     expect(ofType(events, 'warning')).toEqual([]);
   });
