@@ -54,7 +54,12 @@ function walk(value: unknown, path: string[], patterns: string[][]): unknown {
   }
   if (Array.isArray(value)) {
     // ["password", "hunter2"]: a sensitive name followed by its value.
-    const items = value.slice(0, MAX_ITEMS).map((v, i) => (i > 0 && sensitiveName(value[i - 1]) && typeof v !== 'object' ? REDACTED : walk(v, [...path, String(i)], patterns)));
+    // Indexed reads, not slice/map: an array with an own `constructor` property breaks species lookups.
+    const items: unknown[] = [];
+    for (let i = 0; i < Math.min(value.length, MAX_ITEMS); i++) {
+      const v: unknown = value[i];
+      items.push(i > 0 && sensitiveName(value[i - 1]) && typeof v !== 'object' ? REDACTED : walk(v, [...path, String(i)], patterns));
+    }
     if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS} items)`);
     return items;
   }

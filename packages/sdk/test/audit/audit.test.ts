@@ -33,6 +33,12 @@ describe('redacted input summary (seed 004, 审计)', () => {
     expect(text).toContain('uid=5');
   });
 
+  it('summarizes an array carrying an own constructor property (host code can build one) without throwing', () => {
+    const sites = ['site-a'];
+    Object.defineProperty(sites, 'constructor', { value: null, enumerable: true });
+    expect(JSON.parse(summarizeInput({ preferredSites: sites }))).toEqual({ preferredSites: ['site-a'] });
+  });
+
   it('keeps a __proto__ key as data in the summary', () => {
     expect(JSON.parse(summarizeInput(JSON.parse('{"__proto__":{"polluted":true},"x":2}')))).toEqual(JSON.parse('{"__proto__":{"polluted":true},"x":2}'));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
