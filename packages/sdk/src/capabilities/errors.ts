@@ -42,7 +42,8 @@ export class InvalidCapabilityError extends MediaAgentError {
  * A capability's input schema cannot be offered to model providers, not even rewritten (see
  * `checkProviderSchema`): e.g. a recursive `$ref` (rule `ref-recursive`), a `$ref` that does not resolve
  * (`ref-unresolved`), a root that is not an object and has no object alternative (`root-not-object`).
- * Code `CAPABILITY_SCHEMA_UNSUPPORTED`; `details` carry `capabilityId` and `problems` (rule, JSON pointer, message).
+ * Code `CAPABILITY_SCHEMA_UNSUPPORTED`; `details` carry `capabilityId`, the first problem's `rule` and `path`,
+ * and every problem (rule, JSON pointer, message).
  * Thrown by `defineCapability` and `CapabilityRegistry.register`, so one such capability never reaches a
  * model request (where the provider would refuse every call of every run with HTTP 400).
  * @public
@@ -50,6 +51,10 @@ export class InvalidCapabilityError extends MediaAgentError {
 export class CapabilitySchemaUnsupportedError extends MediaAgentError {
   /** Every rule broken, with the JSON pointer into the input schema. */
   readonly problems: readonly ProviderSchemaProblem[];
+  /** The rule of the first problem, e.g. `ref-recursive`. */
+  readonly rule: string;
+  /** The JSON pointer of the first problem into the input schema (`""` is the root). */
+  readonly path: string;
   /** @param id - the capability id (as given); @param problems - the refusals of `checkProviderSchema` (at least one) */
   constructor(id: unknown, problems: readonly ProviderSchemaProblem[]) {
     const list = problems
@@ -59,9 +64,11 @@ export class CapabilitySchemaUnsupportedError extends MediaAgentError {
     super(
       'CAPABILITY_SCHEMA_UNSUPPORTED',
       `the input schema of capability ${JSON.stringify(String(id))} cannot be offered to model providers: ${list}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
-      { capabilityId: String(id), problems: problems.map((p) => ({ ...p })) },
+      { capabilityId: String(id), rule: problems[0]?.rule ?? '', path: problems[0]?.path ?? '', problems: problems.map((p) => ({ ...p })) },
     );
     this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })));
+    this.rule = problems[0]?.rule ?? '';
+    this.path = problems[0]?.path ?? '';
   }
 }
 

@@ -161,8 +161,11 @@ describe('provider-safe capability input schemas', () => {
     expect(error.problems).toEqual([expect.objectContaining({ rule: 'ref-recursive', path: '/$defs/Node/properties/children/items/$ref' })]);
     expect(error.message).toContain('tree.read');
     expect(error.message).toContain('ref-recursive at /$defs/Node/properties/children/items/$ref');
-    expect(error.details).toMatchObject({ capabilityId: 'tree.read', problems: [{ rule: 'ref-recursive' }] });
+    expect(error).toMatchObject({ rule: 'ref-recursive', path: '/$defs/Node/properties/children/items/$ref' });
+    expect(error.details).toMatchObject({ capabilityId: 'tree.read', rule: 'ref-recursive', path: '/$defs/Node/properties/children/items/$ref', problems: [{ rule: 'ref-recursive' }] });
 
+    const ThisTree = Type.Object({ name: Type.String(), children: Type.Array(Type.This()) });
+    expect(refusal(() => defineCapability({ ...base, id: 'tree.this', input: ThisTree, handler: async () => ({ ok: true }) }))).toMatchObject({ rule: 'ref-recursive', path: '/properties/children/items/$ref' });
     const selfRef = { type: 'object', properties: { parent: { $ref: '#' } } };
     expect(checkProviderSchema(selfRef).problems).toEqual([expect.objectContaining({ rule: 'ref-recursive', path: '/properties/parent/$ref' })]);
   });
