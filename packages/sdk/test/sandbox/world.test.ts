@@ -131,6 +131,15 @@ describe('sandbox media world', () => {
     expect(world.downloads()).toHaveLength(1);
   });
 
+  it('a title with a number in it resolves as a title; a separate trailing year filters only when the whole text matches nothing', async () => {
+    const { host } = await makeSandboxHost();
+    const ids = async (query: string) => ((await host.invoke('catalog.lookup', { query }, agent('run-1'))).output as StandardOutput<'catalog.lookup'>).items.map((i) => i.mediaEntityId);
+    expect(await ids('Blade Runner 2049')).toEqual(['tmdb:335984']);
+    expect(await ids('Dune 2021')).toEqual(['tmdb:438631']);
+    expect(await ids('Dune (2024)')).toEqual(['tmdb:693134']);
+    expect(await ids('Dune 1999')).toEqual([]);
+  });
+
   it('a title already in the library: lookup says so, download.plan fails MEDIA_ALREADY_IN_LIBRARY, nothing is submitted', async () => {
     const { host, world } = await makeSandboxHost();
     world.addToLibrary('tmdb:693134');

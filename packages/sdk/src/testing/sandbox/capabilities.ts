@@ -85,27 +85,31 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
 
   const implementations = {
     'catalog.lookup': defineStandardCapability('catalog.lookup', async (input, ctx) => {
-      let query = input.query.trim();
-      let year = input.year;
+      const query = input.query.trim();
+      const year = input.year;
       const exact = parseMediaEntityId(query);
       let found: SandboxTitle[];
       if (exact) found = [world.resolveTitle(query)].filter((t): t is SandboxTitle => t !== undefined);
       else {
-        const y = /(?:^|\s|\()((?:19|20)\d\d)\)?\s*$/.exec(query);
-        if (y && year === undefined && norm(query.slice(0, y.index))) {
-          year = Number(y[1]);
-          query = query.slice(0, y.index);
+        const search = (text: string, inYear: number | undefined) => {
+          const q = norm(text);
+          return world
+            .titles()
+            .map((t) => {
+              const names = [t.title, t.originalTitle, t.localizedTitle ?? ''].map(norm).filter(Boolean);
+              const score = names.some((n) => n === q) ? 3 : names.some((n) => n.startsWith(q)) ? 2 : names.some((n) => n.includes(q)) ? 1 : 0;
+              return { t, score };
+            })
+            .filter((x) => x.score > 0 && (input.kind === undefined || x.t.kind === input.kind) && (inYear === undefined || x.t.year === inYear))
+            .sort((a, b) => b.score - a.score || b.t.year - a.t.year)
+            .map((x) => x.t);
+        };
+        // The title first ("Blade Runner 2049" is a title); a trailing year filters only when the whole text matches nothing.
+        found = search(query, year);
+        const y = /(?:^|\s|\()(\d{4})\)?\s*$/.exec(query);
+        if (found.length === 0 && y && year === undefined && Number(y[1]) >= 1870 && Number(y[1]) <= 2100 && norm(query.slice(0, y.index))) {
+          found = search(query.slice(0, y.index), Number(y[1]));
         }
-        const q = norm(query);
-        const scored = world
-          .titles()
-          .map((t) => {
-            const names = [t.title, t.originalTitle, t.localizedTitle ?? ''].map(norm).filter(Boolean);
-            const score = names.some((n) => n === q) ? 3 : names.some((n) => n.startsWith(q)) ? 2 : names.some((n) => n.includes(q)) ? 1 : 0;
-            return { t, score };
-          })
-          .filter((x) => x.score > 0 && (input.kind === undefined || x.t.kind === input.kind) && (year === undefined || x.t.year === year));
-        found = scored.sort((a, b) => b.score - a.score || b.t.year - a.t.year).map((x) => x.t);
       }
       const items = found.slice(0, input.limit ?? 10).map((t) => world.mediaItem(t));
       if (items.length === 1) world.touch(ctx.runId, items[0]!.mediaEntityId);
