@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, ManualClock, MemoryStorage, type AgentHost } from '@media-agent/sdk';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
-import { createHostWithLogsClean, LOGS_CLEAN } from './plugin';
+import { createHostWithLogsClean, LOGS_CLEAN, LOGS_TIDY } from './plugin';
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -60,6 +60,17 @@ describe('plugin-v2: a MoviePilot 2.x plugin route as a capability, with the aut
     expect(audit.some((a) => a.outcome === 'succeeded' && a.grantId)).toBe(true);
     const direct = await host.invoke(LOGS_CLEAN, {}, { actor: 'user:admin' });
     expect(direct).toMatchObject({ status: 'succeeded', output: { cleaned: true, host: expect.anything() } });
+    sim.assertNoViolations();
+  });
+
+  it('a plugin capability on the scoped client sends only its declared routes: an agent with a grant reads the status and cleans; a non-superuser person may too (both routes accept any signed-in user)', async () => {
+    const { host, sim, v2 } = await setup();
+    expect(v2.pluginCapabilities).toContain(LOGS_TIDY);
+    await host.grants.create({ action: LOGS_TIDY, actor: 'user:admin', reason: 'the agent may tidy logs' });
+    const byAgent = await host.invoke(LOGS_TIDY, {}, { actor: 'agent:maintenance' });
+    expect(byAgent).toMatchObject({ status: 'succeeded', output: { cleaned: true } });
+    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /api/v1/plugin/LogsClean/status', 'POST /api/v1/plugin/LogsClean/clean']);
+    expect(await host.invoke(LOGS_TIDY, {}, { actor: 'user:guest' })).toMatchObject({ status: 'succeeded' });
     sim.assertNoViolations();
   });
 

@@ -1,10 +1,23 @@
-import { createAgentContainer, MemoryStorage, PolicyAuthorizer, registerStandardCapabilities, resolvePort, Tokens, type AgentHost, type AgentOptions, type GoalFacts } from '@media-agent/sdk';
+import {
+  createAgentContainer,
+  DefaultCapabilityRegistry,
+  MemoryStorage,
+  PolicyAuthorizer,
+  registerStandardCapabilities,
+  resolvePort,
+  Tokens,
+  type AgentHost,
+  type AgentOptions,
+  type Capability,
+  type GoalFacts,
+} from '@media-agent/sdk';
 import type { DependencyContainer } from 'tsyringe';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
 import { planInspectCapability, subscriptionCapabilities, V2HostView, v2StandardCapabilities } from './capabilities';
 import { V2HostClient, type V2ClientOptions, type V2Credentials } from './client';
 import { V2GoalFacts } from './facts';
-import { discoverV2PluginCapabilities, type V2PluginDeclaration } from './plugins';
+import { discoverV2PluginCapabilities, V2PluginDefinitionError, V2PluginHost, type V2PluginDeclaration } from './plugins';
+import { V2CapabilityRegistry } from './registry';
 import { V2Tracking } from './tracking';
 
 /**
@@ -27,8 +40,13 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
    * function. Agent actors count as the actor that started their run.
    */
   superusers?: readonly string[] | SuperuserResolver;
-  /** Plugin APIs as capabilities (default on): `false` to skip, or plugin authors' declarations by capability id. */
-  plugins?: false | { declarations?: Record<string, V2PluginDeclaration> };
+  /**
+   * Plugin APIs as capabilities (default on): `false` to skip reading the host's OpenAPI document, or
+   * plugin authors' `declarations` of discovered routes by capability id, and plugin `capabilities`
+   * made by `defineV2PluginCapability` (registered after discovery, so they may declare any route of
+   * the host's document; with `false`, only `V2_OPERATIONS` routes).
+   */
+  plugins?: false | { declarations?: Record<string, V2PluginDeclaration>; capabilities?: readonly Capability<any, any>[] };
 }
 
 /** What {@link createV2AgentHost} returns. @public */
@@ -37,11 +55,15 @@ export interface V2AgentHost {
   host: AgentHost;
   /** The tsyringe container it was resolved from. */
   container: DependencyContainer;
-  /** The host client. */
+  /**
+   * The host client, with the adapter's own credentials (an API token is a host superuser). For the
+   * host application only: never hand it to plugin code — plugin capabilities
+   * (`defineV2PluginCapability`) get a client scoped to their declared routes and the invoking actor.
+   */
   client: V2HostClient;
   /** The `GoalFacts` the runtime uses. */
   goalFacts: GoalFacts;
-  /** Ids of the plugin capabilities registered. */
+  /** Ids of the plugin capabilities registered (discovered routes, then `plugins.capabilities`). */
   pluginCapabilities: string[];
   /** Stops the SDK host and closes the client's pool. */
   close(): Promise<void>;
@@ -52,11 +74,19 @@ export interface V2AgentHost {
  * `PolicyAuthorizer`) composed with the V2 client, the 15 standard capabilities, subscription
  * capabilities, the host's plugin APIs as `plugin.<PluginID>.<path>` capabilities, the read-only
  * verifiers, `GoalFacts` from the host, and an authorizer that denies admin-only capabilities to
- * actors that are not host superusers before any request.
+ * actors that are not host superusers before any request. Plugin capabilities get a scoped client per
+ * invocation and are authorized like the routes they declared (see `defineV2PluginCapability`).
+ *
+ * ```ts
+ * const v2 = await createV2AgentHost({ url: 'http://nas:3000', credentials: { apiKey: process.env.MP_API_TOKEN! }, plugins: { capabilities: [unfollow] } });
+ * await v2.host.start();
+ * ```
  *
  * @param options - see {@link V2AgentHostOptions}
  * @returns the host and its parts; call `host.start()` next
- * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `OPTIONS_INVALID` from the SDK
+ * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `OPTIONS_INVALID` from the SDK;
+ *   {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a declaration weaker than its route),
+ *   `PLUGIN_DECLARATION_INVALID` (a plugin capability declaring a route the host does not serve)
  * @public
  */
 export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2AgentHost> {
@@ -69,12 +99,34 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   const supers = options.superusers ?? ['user:admin'];
   const isSuperuser: SuperuserResolver = typeof supers === 'function' ? (supers as SuperuserResolver) : (actor) => (supers as readonly string[]).includes(actor);
   const { plugins: _plugins, url: _url, credentials: _credentials, client: _client, superusers: _superusers, ...sdkOptions } = options;
+  const plugins: V2PluginHost = new V2PluginHost({
+    client,
+    authorizer: (): V2SuperuserAuthorizer => authorizer,
+    services: () => ({ storage: resolvePort(container, Tokens.StorageAdapter), ids: resolvePort(container, Tokens.IdGenerator), clock: resolvePort(container, Tokens.Clock) }),
+  });
+  const authorizer: V2SuperuserAuthorizer = new V2SuperuserAuthorizer(new PolicyAuthorizer(), new Set(V2_ADMIN_ONLY_CAPABILITIES), isSuperuser, () => client.credentialIsSuperuser, (id) => plugins.routesOf(id));
+  let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
     storage,
     goalFacts,
     configure: (c) => {
-      c.register(Tokens.Authorizer, { useValue: new V2SuperuserAuthorizer(new PolicyAuthorizer(), new Set(V2_ADMIN_ONLY_CAPABILITIES), isSuperuser, () => client.credentialIsSuperuser) });
+      c.register(Tokens.Authorizer, { useValue: authorizer });
+      c.register(Tokens.CapabilityRegistry, {
+        useFactory: (d) =>
+          (registry ??= new V2CapabilityRegistry(
+            new DefaultCapabilityRegistry({
+              storage: resolvePort(d, Tokens.StorageAdapter),
+              authorizer: resolvePort(d, Tokens.Authorizer),
+              ledger: resolvePort(d, Tokens.InvocationLedger),
+              clock: resolvePort(d, Tokens.Clock),
+              ids: resolvePort(d, Tokens.IdGenerator),
+              logger: resolvePort(d, Tokens.Logger),
+              maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
+            }),
+            plugins,
+          )),
+      });
       options.configure?.(c);
     },
   });
@@ -87,6 +139,7 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   if (options.plugins !== false) {
     try {
       const found = await discoverV2PluginCapabilities(client, options.plugins?.declarations ?? {});
+      plugins.document = found.document;
       for (const s of found.skipped) (options.logger ?? { warn: () => undefined }).warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', { capabilityId: s.capabilityId, code: s.error.code, error: s.error.message });
       for (const c of found.capabilities) {
         if (host.capabilities.has(c.id)) continue;
@@ -94,8 +147,13 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
         pluginCapabilities.push(c.id);
       }
     } catch (error) {
+      if (error instanceof V2PluginDefinitionError) throw error;
       (options.logger ?? { warn: () => undefined }).warn('MoviePilot plugin APIs were not read; no plugin capabilities', { error: error instanceof Error ? error.message : String(error) });
     }
+  }
+  for (const c of (options.plugins !== false && options.plugins?.capabilities) || []) {
+    host.capabilities.register(c);
+    pluginCapabilities.push(c.id);
   }
   return {
     host,

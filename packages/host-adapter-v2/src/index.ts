@@ -12,10 +12,30 @@
 export const HOST_GENERATION = 'v2' as const;
 
 export { HostAuthError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError } from './errors';
-export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
+export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, V2_SUPERUSER_ROUTES, v2RouteEffect, type V2Operation, type V2OperationId, type V2RouteEffect, type V2SecurityScheme } from './operations';
 export { V2HostClient, type V2CallParams, type V2ClientOptions, type V2ClientStats, type V2Credentials } from './client';
-export { V2SuperuserAuthorizer, HOST_SUPERUSER_REQUIRED, type SuperuserResolver } from './authorizer';
+export { V2SuperuserAuthorizer, HOST_SUPERUSER_REQUIRED, type SuperuserResolver, type V2CapabilityRoutes } from './authorizer';
 export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './capabilities';
-export { discoverV2PluginCapabilities, pluginCapabilityId, pluginRoutes, type V2OpenApiDocument, type V2PluginDeclaration, type V2PluginRoute, type V2SkippedPluginRoute } from './plugins';
+export {
+  defineV2PluginCapability,
+  discoverV2PluginCapabilities,
+  isV2PluginCapability,
+  pluginCapabilityId,
+  pluginRoutes,
+  V2PluginDefinitionError,
+  V2PluginOperationError,
+  type V2OpenApiDocument,
+  type V2PluginBinder,
+  type V2PluginCapability,
+  type V2PluginClient,
+  type V2PluginContext,
+  type V2PluginDeclaration,
+  type V2PluginDefinition,
+  type V2PluginDefinitionCode,
+  type V2PluginRefusalCode,
+  type V2PluginRoute,
+  type V2SkippedPluginRoute,
+} from './plugins';
+export { V2CapabilityRegistry } from './registry';
 export { V2Tracking, type TrackedDownload, type TrackedRun, type V2TrackingState } from './tracking';
 export { createV2AgentHost, V2_ADMIN_ONLY_CAPABILITIES, type V2AgentHost, type V2AgentHostOptions } from './host';

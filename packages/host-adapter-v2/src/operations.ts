@@ -78,3 +78,59 @@ export const V2_LOGIN_PATH = '/api/v1/login/access-token';
 
 /** Where a MoviePilot 2.x instance serves its OpenAPI document (FastAPI `openapi_url` under `API_V1_STR`). @public */
 export const V2_OPENAPI_PATH = '/api/v1/openapi.json';
+
+/**
+ * Host routes a MoviePilot 2.x instance serves to superusers only (`get_current_active_superuser`,
+ * answered "用户权限不足" otherwise), as `METHOD /path-template`; see the MoviePilot source,
+ * `app/api/endpoints/system.py`, `transfer.py` and `history.py`.
+ * @public
+ */
+export const V2_SUPERUSER_ROUTES: readonly string[] = Object.freeze([
+  'GET /api/v1/system/env',
+  'POST /api/v1/system/env',
+  'GET /api/v1/system/setting/{key}',
+  'POST /api/v1/system/setting/{key}',
+  'POST /api/v1/transfer/manual',
+  'DELETE /api/v1/history/transfer',
+]);
+
+/**
+ * What sending one route means for authorization (the V2 counterpart of a V3 operation's effect):
+ * who may send it and whether it changes or deletes host state.
+ * @public
+ */
+export interface V2RouteEffect {
+  /** `METHOD /path-template`, e.g. `DELETE /api/v1/subscribe/{subscribe_id}`. */
+  readonly route: string;
+  /**
+   * Only a host superuser may send it: a route of {@link V2_SUPERUSER_ROUTES}, or one whose security
+   * accepts nothing but the host's API token (`api_key_header`/`api_key_query`: plugin routes with
+   * `auth: "apikey"`), which no user account holds.
+   */
+  readonly superuser: boolean;
+  /** It changes host state (any method but GET, a table row marked `write`, or the author's declaration). */
+  readonly write: boolean;
+  /** It deletes host state (`DELETE`, or the author's declaration): non-human actors need an approval, a grant is not enough. */
+  readonly destructive: boolean;
+}
+
+/**
+ * The effect of a route.
+ * @param route - `METHOD /path-template`
+ * @param security - the route's security alternatives (from the host's OpenAPI document or the table)
+ * @param raise - what the author declared on top (`write`, `destructive`); never lowers the inferred effect
+ * @returns the effect
+ * @public
+ */
+export function v2RouteEffect(route: string, security: readonly V2SecurityScheme[], raise: { write?: boolean; destructive?: boolean } = {}): V2RouteEffect {
+  const method = route.slice(0, route.indexOf(' '));
+  const path = route.slice(route.indexOf(' ') + 1);
+  const row = Object.values(V2_OPERATIONS).find((o) => o.method === method && o.path === path) as V2Operation | undefined;
+  const destructive = method === 'DELETE' || raise.destructive === true;
+  return Object.freeze({
+    route,
+    superuser: V2_SUPERUSER_ROUTES.includes(route) || row?.superuser === true || (security.length > 0 && !security.includes('OAuth2PasswordBearer')),
+    write: destructive || method !== 'GET' || row?.write === true || raise.write === true,
+    destructive,
+  });
+}

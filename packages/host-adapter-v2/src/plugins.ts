@@ -1,8 +1,26 @@
-import { defineCapability, isMediaAgentError, type Capability, type CapabilityKind, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
-import type { TSchema } from 'typebox';
+import {
+  defineCapability,
+  isMediaAgentError,
+  MediaAgentError,
+  type AuditRecord,
+  type Capability,
+  type CapabilityDefinition,
+  type CapabilityKind,
+  type Clock,
+  type HandlerContext,
+  type IdGenerator,
+  type InvocationResult,
+  type InvocationTarget,
+  type PendingOutcome,
+  type ReplayPolicy,
+  type StorageAdapter,
+  type Verifier,
+} from '@media-agent/sdk';
+import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
-import type { V2HostClient } from './client';
-import { V2_OPENAPI_PATH, type V2SecurityScheme } from './operations';
+import type { V2SuperuserAuthorizer } from './authorizer';
+import type { V2CallParams, V2HostClient } from './client';
+import { v2RouteEffect, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
 
 /**
  * What a plugin author may declare for one plugin route capability, overriding what the adapter
@@ -10,8 +28,19 @@ import { V2_OPENAPI_PATH, type V2SecurityScheme } from './operations';
  * @public
  */
 export interface V2PluginDeclaration {
-  /** Kind (default from the method). */
+  /**
+   * Kind (default from the method). It cannot be weaker than the route: a route that writes (any
+   * method but GET, or `effect` below) must stay `execute`, else discovery throws `PLUGIN_KIND_TOO_WEAK`.
+   */
   kind?: CapabilityKind;
+  /**
+   * Raises the effect the method implies (never lowers it): `write` for a GET route that changes
+   * state (then `kind` must be `execute`), `destructive` for one that deletes (then non-human actors
+   * need an approval, as for a `DELETE` route; a grant is not enough — give the capability a `target` naming a plan).
+   */
+  effect?: 'write' | 'destructive';
+  /** What a call touches (a plan an approval binds to, a media entity), from the declared input. */
+  target?: (input: any) => InvocationTarget;
   /** Replay policy (default `safe` for reads, `never` otherwise). */
   replay?: ReplayPolicy;
   /** Title. */
@@ -50,6 +79,8 @@ export interface V2PluginRoute {
   security: V2SecurityScheme[];
   /** True when the 200 answer is the `Response` envelope. */
   enveloped: boolean;
+  /** Who may send it and whether it writes or deletes (with the author's declared `effect`, when any). */
+  effect: V2RouteEffect;
 }
 
 /** A plugin route left out because its input schema cannot be offered to model providers (see `checkProviderSchema` in the SDK). @public */
@@ -96,13 +127,15 @@ export function pluginRoutes(doc: V2OpenApiDocument): V2PluginRoute[] {
       if (!['get', 'post', 'put', 'delete'].includes(method)) continue;
       const base = pluginCapabilityId(m[1]!, m[2]!);
       const capabilityId = count > 1 && !(method === 'get' && gets === 1) ? `${base}.${method}` : base;
+      const security = (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[];
       out.push({
         capabilityId,
         pluginId: m[1]!,
         method: method.toUpperCase() as V2PluginRoute['method'],
         path,
-        security: (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[],
+        security,
         enveloped: (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref === '#/components/schemas/Response',
+        effect: v2RouteEffect(`${method.toUpperCase()} ${path}`, security),
       });
     }
   }
@@ -130,18 +163,36 @@ function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): u
  * is a route whose input schema `defineCapability` refuses (e.g. a recursive schema no model provider
  * accepts): it is listed in `skipped`, and the other routes still become capabilities — one plugin's
  * schema never takes every plugin (or every model call) down.
+ *
+ * Each capability sends its own route only and carries the route's {@link V2RouteEffect}; registered on
+ * the host of {@link createV2AgentHost}, a route only the host's API token may call (plugin
+ * `auth: "apikey"`) or a superuser-only route is for host superusers only, and a destructive one
+ * (`DELETE`, or `effect: 'destructive'`) needs an approval for non-human actors (a grant is not enough).
+ *
+ * ```ts
+ * const { capabilities, document } = await discoverV2PluginCapabilities(client, { 'plugin.LogsClean.clean': { kind: 'execute', replay: 'reconcile' } });
+ * ```
+ *
  * @param client - the host client
  * @param declarations - plugin authors' declarations by capability id
- * @returns the capabilities (register them on the host's registry), the routes they serve and the routes skipped
- * @throws the client's errors when the OpenAPI document cannot be read
+ * @returns the capabilities (register them on the host's registry), the routes they serve, the routes
+ *   skipped, and the OpenAPI document read
+ * @throws {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` when a declaration's `kind` is weaker
+ *   than its route (a writing route declared anything but `execute`); the client's errors when the
+ *   OpenAPI document cannot be read
  * @public
  */
 export async function discoverV2PluginCapabilities(
   client: V2HostClient,
   declarations: Record<string, V2PluginDeclaration> = {},
-): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[]; skipped: V2SkippedPluginRoute[] }> {
+): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[]; skipped: V2SkippedPluginRoute[]; document: V2OpenApiDocument }> {
   const doc = (await client.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: ['api_key_header', 'OAuth2PasswordBearer'], write: false })) as V2OpenApiDocument;
-  const routes = pluginRoutes(doc).filter((r) => client.accepts(r.security));
+  const routes = pluginRoutes(doc)
+    .filter((r) => client.accepts(r.security))
+    .map((r) => {
+      const effect = declarations[r.capabilityId]?.effect;
+      return effect ? { ...r, effect: v2RouteEffect(`${r.method} ${r.path}`, r.security, { write: true, destructive: effect === 'destructive' }) } : r;
+    });
   const skipped: V2SkippedPluginRoute[] = [];
   const served: V2PluginRoute[] = [];
   const capabilities: Capability[] = [];
@@ -154,13 +205,13 @@ export async function discoverV2PluginCapabilities(
       skipped.push({ capabilityId: route.capabilityId, error: { code: error.code, message: error.message } });
     }
   }
-  return { capabilities, routes: served, skipped };
+  return { capabilities, routes: served, skipped, document: doc };
 }
 
-/** One plugin route as a capability (throws what `defineCapability` throws). */
+/** One plugin route as a capability (throws what `defineCapability` throws, and `PLUGIN_KIND_TOO_WEAK`). */
 function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V2PluginRoute, d: V2PluginDeclaration): Capability {
   const op = doc.paths[route.path]![route.method.toLowerCase()]!;
-  const read = route.method === 'GET';
+  const read = !route.effect.write;
   const params = op.parameters ?? [];
   const group = (where: string) => {
     const ps = params.filter((p) => p.in === where);
@@ -182,7 +233,9 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
     );
   const output = d.output ?? Type.Object({ status: Type.Literal('ok'), data: Type.Unknown() });
   const kind = d.kind ?? (read ? 'read' : 'execute');
-  return defineCapability({
+  if (route.effect.write && kind !== 'execute')
+    throw new V2PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', route.capabilityId, `${route.capabilityId} sends ${route.effect.route} (a write) but is declared kind ${kind}: a capability that may write must be kind execute`);
+  const capability = defineCapability({
     id: route.capabilityId,
     version: 1,
     title: d.title ?? op.summary ?? `${route.pluginId} ${route.method} ${route.path}`,
@@ -195,13 +248,446 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
     aliases: d.aliases ?? [],
     ...(d.policy ? { policy: d.policy } : {}),
     ...(d.verify ? { verify: d.verify } : {}),
+    ...(d.target ? { target: d.target } : {}),
     handler: async (i: any, ctx) => {
       const req = d.toRequest ? d.toRequest(i) : { path: i.path, query: i.query, body: i.body };
       const data = await client.send(
-        { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: !read },
+        { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: route.effect.write },
         { ...(req.path ? { path: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
       );
       return (d.fromResponse ? d.fromResponse(data) : { status: 'ok', data }) as never;
     },
   }) as unknown as Capability;
+  ROUTE_CAPABILITIES.set(capability, [route.effect]);
+  return capability;
+}
+
+
+// ── plugin capabilities with a scoped client ──────────────────────────────────────────────────────
+
+/** Plugin route capabilities made by discovery, with the one route each sends. */
+const ROUTE_CAPABILITIES = new WeakMap<object, readonly V2RouteEffect[]>();
+
+/**
+ * Why a plugin's scoped client refused a request (nothing was sent to the host):
+ * - `PLUGIN_OPERATION_UNDECLARED`: the route is not among the plugin's declared `routes`;
+ * - `PLUGIN_OPERATION_FORBIDDEN`: the invoking actor may not send it (a superuser-only route, and its
+ *   principal is not a host superuser — the rule its route capability is refused by);
+ * - `PLUGIN_CLIENT_CLOSED`: the handler already returned; the client of one invocation cannot be kept.
+ * @public
+ */
+export type V2PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERATION_FORBIDDEN' | 'PLUGIN_CLIENT_CLOSED';
+
+/**
+ * A plugin's request was refused before it reached the host (codes: {@link V2PluginRefusalCode}).
+ * The refusal is audited as `capability.denied` on the plugin capability; when the handler lets it
+ * propagate and has sent no write in this invocation, the invocation's result is `denied` with this
+ * code, as a refusal before the handler is.
+ * @public
+ */
+export class V2PluginOperationError extends MediaAgentError {
+  /** The plugin capability. */
+  readonly capabilityId: string;
+  /** The route it tried to send (`METHOD /path-template`, or what it passed). */
+  readonly route: string;
+  /**
+   * @param code - `PLUGIN_OPERATION_UNDECLARED`, `PLUGIN_OPERATION_FORBIDDEN` or `PLUGIN_CLIENT_CLOSED`
+   * @param capabilityId - the plugin capability
+   * @param route - the route it tried to send
+   * @param message - why
+   */
+  constructor(code: V2PluginRefusalCode, capabilityId: string, route: string, message: string) {
+    super(code, message, { capabilityId, route });
+    this.capabilityId = capabilityId;
+    this.route = route;
+  }
+}
+
+/**
+ * Codes of {@link V2PluginDefinitionError}:
+ * - `PLUGIN_DECLARATION_INVALID`: a declared route is neither `METHOD /path-template` nor an id of
+ *   `V2_OPERATIONS`, is not in the host's OpenAPI document, or accepts none of the adapter's credentials;
+ * - `PLUGIN_KIND_TOO_WEAK`: a declared route writes and the capability's `kind` is not `execute`;
+ * - `PLUGIN_NOT_BOUND`: the plugin was registered where nothing gives it a scoped client (register it
+ *   on the `host.capabilities` of {@link createV2AgentHost});
+ * - `PLUGIN_OPERATIONS_UNDECLARED`: a `plugin.*` capability made with `defineCapability` (no declared
+ *   routes) was registered on a V2 host.
+ * @public
+ */
+export type V2PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND_TOO_WEAK' | 'PLUGIN_NOT_BOUND' | 'PLUGIN_OPERATIONS_UNDECLARED';
+
+/**
+ * A plugin capability or declaration cannot be defined or registered as written (see {@link V2PluginDefinitionCode}).
+ * @public
+ */
+export class V2PluginDefinitionError extends MediaAgentError {
+  /**
+   * @param code - see {@link V2PluginDefinitionCode}
+   * @param capabilityId - the capability
+   * @param message - what is wrong
+   */
+  constructor(code: V2PluginDefinitionCode, capabilityId: string, message: string) {
+    super(code, message, { capabilityId });
+  }
+}
+
+/**
+ * The client a plugin handler receives as `ctx.client`: one object per invocation, limited to the
+ * routes the plugin declared and to what the invoking actor may send. It has no credentials of its own
+ * to give away and stops working when the handler returns.
+ * @public
+ */
+export interface V2PluginClient {
+  /** The plugin capability it serves. */
+  readonly capabilityId: string;
+  /** The routes it may send, as `METHOD /path-template` (the plugin's declaration). */
+  readonly routes: readonly string[];
+  /**
+   * Sends a declared route for the invoking actor (the envelope unwrapped as {@link V2HostClient.call}
+   * does); the signal defaults to the invocation's.
+   * @param route - `METHOD /path-template` (e.g. `DELETE /api/v1/subscribe/{subscribe_id}`) or a `V2_OPERATIONS` id
+   * @param params - path values, query, body, signal
+   * @returns the envelope's `data` (enveloped routes) or the parsed body
+   * @throws {@link V2PluginOperationError} `PLUGIN_OPERATION_UNDECLARED` / `PLUGIN_OPERATION_FORBIDDEN` /
+   *   `PLUGIN_CLIENT_CLOSED` before anything is sent; otherwise everything {@link V2HostClient.send} throws
+   */
+  call<T = unknown>(route: string, params?: V2CallParams): Promise<T>;
+}
+
+/** What a V2 plugin handler receives: the SDK's handler context plus its scoped {@link V2PluginClient}. @public */
+export interface V2PluginContext extends HandlerContext {
+  /** The scoped client of this invocation. */
+  readonly client: V2PluginClient;
+}
+
+/**
+ * What a plugin author writes: an SDK capability definition whose handler gets a scoped client, plus
+ * the routes that client may send.
+ * @public
+ */
+export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Omit<CapabilityDefinition<I, O>, 'handler'> {
+  /**
+   * Routes the handler may send: `METHOD /path-template` of the host's OpenAPI document (plugin routes
+   * `/api/v1/plugin/<PluginID>/…` or host routes, e.g. `DELETE /api/v1/subscribe/{subscribe_id}`) or
+   * ids of `V2_OPERATIONS` (e.g. `subscribe.media`). A writing route (any method but GET, or raised by
+   * `effects`) requires `kind: 'execute'`. The plugin is authorized like the route capability of each:
+   * superuser-only routes (and routes only the host's API token may call) need a host superuser,
+   * destructive ones an approval for non-human actors (a grant is not enough).
+   */
+  routes: readonly string[];
+  /** Raises the effect of declared routes (never lowers it), by route as written in `routes`: `write` or `destructive`. */
+  effects?: Readonly<Record<string, 'write' | 'destructive'>>;
+  /** The handler; `ctx.client` is its scoped client. */
+  handler: (input: Static<I>, ctx: V2PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+}
+
+/**
+ * A defined V2 plugin capability: a frozen SDK capability carrying its declared `routes`
+ * (`METHOD /path-template`). {@link defineV2PluginCapability} returns it typed as a plain `Capability`;
+ * {@link isV2PluginCapability} narrows to this type.
+ * @public
+ */
+export type V2PluginCapability<I extends TSchema = TSchema, O extends TSchema = TSchema> = Capability<I, O> & {
+  /** The declared routes, normalized to `METHOD /path-template` (deduplicated). */
+  readonly routes: readonly string[];
+};
+
+type PluginHandler = (input: unknown, ctx: V2PluginContext) => Promise<unknown>;
+interface PluginMeta {
+  handler: PluginHandler;
+  raise: ReadonlyMap<string, { write: boolean; destructive: boolean }>;
+}
+const PLUGINS = new WeakMap<object, PluginMeta>();
+const ROUTE = /^(GET|POST|PUT|DELETE) (\/\S*)$/;
+
+/** `METHOD /path-template` of a declared or called route, or `undefined` when it is neither that nor a `V2_OPERATIONS` id. */
+function normalizeRoute(route: unknown): string | undefined {
+  if (typeof route !== 'string') return undefined;
+  if (ROUTE.test(route)) return route;
+  const row = (V2_OPERATIONS as Record<string, V2Operation>)[route];
+  return row ? `${row.method} ${row.path}` : undefined;
+}
+
+/**
+ * Defines a plugin capability for MoviePilot 2.x that sends host or plugin routes through a scoped
+ * client. Register it on the `host.capabilities` of {@link createV2AgentHost} (or pass it in
+ * `plugins.capabilities`); the host binds it: each invocation gets a new {@link V2PluginClient}
+ * limited to `routes` and to the invoking actor's authority, and the authorizer treats the plugin as
+ * sending every declared route (see {@link V2PluginDefinition.routes}).
+ *
+ * ```ts
+ * const unfollow = defineV2PluginCapability({
+ *   id: 'plugin.Cleanup.unfollow', version: 1, title: 'Unfollow a title', description: '…',
+ *   kind: 'execute', replay: 'reconcile',
+ *   routes: ['subscribe.media', 'DELETE /api/v1/subscribe/{subscribe_id}'],
+ *   input: Type.Object({ tmdbId: Type.Integer() }), output: Type.Object({ deleted: Type.Boolean() }),
+ *   handler: async (input, ctx) => {
+ *     const s = await ctx.client.call<{ id?: number }>('subscribe.media', { path: { mediaid: `tmdb:${input.tmdbId}` } });
+ *     if (typeof s?.id !== 'number') return { deleted: false };
+ *     await ctx.client.call('DELETE /api/v1/subscribe/{subscribe_id}', { path: { subscribe_id: s.id } });
+ *     return { deleted: true };
+ *   },
+ * });
+ * v2.host.capabilities.register(unfollow);
+ * ```
+ *
+ * @param definition - the capability definition, `routes` (and `effects`), and a handler taking {@link V2PluginContext}
+ * @returns the frozen capability with its normalized `routes` (read them through {@link isV2PluginCapability});
+ *   its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
+ * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (a route that is neither form),
+ *   `PLUGIN_KIND_TOO_WEAK` (a writing route with a kind other than `execute`); and everything the SDK's
+ *   `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
+ * @public
+ */
+export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(definition: V2PluginDefinition<I, O>): Capability<I, O> {
+  const id = String((definition as { id?: unknown } | undefined)?.id);
+  const declared = definition?.routes as unknown;
+  if (!Array.isArray(declared)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: routes must be a list of "METHOD /path-template" or V2_OPERATIONS ids`);
+  const invalid = declared.filter((r) => normalizeRoute(r) === undefined);
+  if (invalid.length > 0) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: ${invalid.map((r) => JSON.stringify(r)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} neither "METHOD /path-template" nor a V2_OPERATIONS id`);
+  const raise = new Map<string, { write: boolean; destructive: boolean }>();
+  for (const [written, effect] of Object.entries(definition.effects ?? {})) {
+    const route = normalizeRoute(written);
+    if (!route || !declared.includes(written)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: effects names ${JSON.stringify(written)}, which is not one of its routes`);
+    raise.set(route, { write: true, destructive: effect === 'destructive' });
+  }
+  const routes = Object.freeze([...new Set(declared.map((r) => normalizeRoute(r)!))]);
+  const writes = routes.filter((r) => v2RouteEffect(r, [], raise.get(r)).write);
+  if (writes.length > 0 && definition.kind !== 'execute')
+    throw new V2PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', id, `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute`);
+  const { handler, routes: _routes, effects: _effects, ...rest } = definition;
+  if (typeof handler !== 'function') throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
+  const capability = defineCapability({
+    ...(rest as Omit<CapabilityDefinition<I, O>, 'handler'>),
+    routes,
+    handler: async () => {
+      throw new V2PluginDefinitionError('PLUGIN_NOT_BOUND', id, `${id} is a V2 plugin capability: register it on the host.capabilities of createV2AgentHost, which gives it a scoped client`);
+    },
+  } as CapabilityDefinition<I, O>);
+  PLUGINS.set(capability, { handler: handler as PluginHandler, raise });
+  return capability;
+}
+
+/**
+ * Whether a capability was made by {@link defineV2PluginCapability}.
+ * @param capability - any capability
+ * @public
+ */
+export function isV2PluginCapability(capability: Capability<any, any>): capability is V2PluginCapability<any, any> {
+  return PLUGINS.has(capability);
+}
+
+/**
+ * How a `V2CapabilityRegistry` binds plugin capabilities and records what plugin route capabilities
+ * send (created by {@link createV2AgentHost}; hosts do not implement it).
+ * @public
+ */
+export interface V2PluginBinder {
+  /**
+   * What to register in place of a capability: a plugin capability bound to a scoped client, a plugin
+   * route capability (from discovery) as it is, `undefined` for any other capability.
+   * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` for a declared route the host does not serve or the adapter cannot authenticate to
+   */
+  bind(capability: Capability<any, any>): Capability<any, any> | undefined;
+  /** Records the routes of a capability `bind` accepted, once it is registered (the authorizer reads them). */
+  declare(capability: Capability<any, any>): void;
+  /** The routes of a registered plugin or plugin route capability, by id. */
+  routesOf(capabilityId: string): readonly V2RouteEffect[] | undefined;
+  /** Turns a `failed` result caused by a refused plugin request (nothing written) into `denied`. */
+  settle(result: InvocationResult): InvocationResult;
+}
+
+/** Services the binder needs once the host is built. @internal */
+export interface V2PluginServices {
+  storage: StorageAdapter;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+/** A declared route resolved for sending. */
+interface ResolvedRoute {
+  effect: V2RouteEffect;
+  operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number };
+}
+
+const MAX_PENDING_REFUSALS = 1_000;
+
+/**
+ * The {@link V2PluginBinder} of one V2 host: binds plugins to the host client through per-invocation
+ * scoped clients, checks each request (declared, then the invoking actor through
+ * {@link V2SuperuserAuthorizer.superuserDenial}), audits refusals.
+ * @internal
+ */
+export class V2PluginHost implements V2PluginBinder {
+  /** The host's OpenAPI document, once read (declared routes outside `V2_OPERATIONS` are resolved in it). */
+  document: V2OpenApiDocument | undefined;
+  readonly #client: V2HostClient;
+  readonly #authorizer: () => V2SuperuserAuthorizer;
+  readonly #services: () => V2PluginServices;
+  readonly #routes = new Map<string, readonly V2RouteEffect[]>();
+  readonly #pending = new WeakMap<object, readonly V2RouteEffect[]>();
+  readonly #refusals = new Map<string, V2PluginOperationError>();
+
+  constructor(deps: { client: V2HostClient; authorizer: () => V2SuperuserAuthorizer; services: () => V2PluginServices }) {
+    this.#client = deps.client;
+    this.#authorizer = deps.authorizer;
+    this.#services = deps.services;
+  }
+
+  routesOf(capabilityId: string): readonly V2RouteEffect[] | undefined {
+    return this.#routes.get(capabilityId);
+  }
+
+  declare(capability: Capability<any, any>): void {
+    const routes = this.#pending.get(capability);
+    if (routes) this.#routes.set(capability.id, routes);
+  }
+
+  bind(capability: Capability<any, any>): Capability<any, any> | undefined {
+    const discovered = ROUTE_CAPABILITIES.get(capability);
+    if (discovered) {
+      this.#pending.set(capability, discovered);
+      return capability;
+    }
+    const meta = PLUGINS.get(capability);
+    if (!meta) return undefined;
+    const plugin = capability as V2PluginCapability<any, any>;
+    const resolved = new Map(plugin.routes.map((r) => [r, this.#resolve(plugin.id, r, meta.raise.get(r))]));
+    const { routes: _routes, handler: _unbound, modelInputSchema: _model, ...definition } = plugin as V2PluginCapability<any, any> & { modelInputSchema?: unknown };
+    const bound = defineCapability({
+      ...definition,
+      handler: async (input: unknown, ctx: HandlerContext) => {
+        const client = new ScopedClient(this.#client, plugin.id, resolved, ctx, (route, code, message) => this.#refuse(plugin.id, ctx, route, code, message), this.#authorizer, this.#services);
+        try {
+          return await meta.handler(input, Object.freeze({ ...ctx, client }) as V2PluginContext);
+        } catch (error) {
+          if (error instanceof V2PluginOperationError && client.refused(error) && !client.wrote) this.#remember(ctx.invocationId, error);
+          throw error;
+        } finally {
+          client.close();
+        }
+      },
+    } as CapabilityDefinition) as Capability<any, any>;
+    this.#pending.set(bound, [...resolved.values()].map((r) => r.effect));
+    return bound;
+  }
+
+  settle(result: InvocationResult): InvocationResult {
+    const refusal = this.#refusals.get(result.invocationId);
+    if (!refusal) return result;
+    this.#refusals.delete(result.invocationId);
+    if (result.status !== 'failed') return result;
+    return { ...result, status: 'denied', error: { code: refusal.code, message: refusal.message } };
+  }
+
+  /** A declared route as the client sends it: the adapter's table row, else the host's OpenAPI document. */
+  #resolve(capabilityId: string, route: string, raise: { write: boolean; destructive: boolean } | undefined): ResolvedRoute {
+    const [method, path] = [route.slice(0, route.indexOf(' ')), route.slice(route.indexOf(' ') + 1)] as [V2Operation['method'], string];
+    const row = Object.values(V2_OPERATIONS as Record<string, V2Operation>).find((o) => o.method === method && o.path === path);
+    let operation: ResolvedRoute['operation'];
+    if (row) operation = row;
+    else {
+      const op = this.document?.paths[path]?.[method.toLowerCase()];
+      if (!op)
+        throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', capabilityId, `${capabilityId} declares ${route}, which ${this.document ? "is not a route of the host's OpenAPI document" : "cannot be checked: the host's OpenAPI document was not read (plugins: false, or the host was unreachable)"}`);
+      const enveloped = (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref === '#/components/schemas/Response';
+      operation = { id: route, method, path, envelope: enveloped ? 'response' : 'bare', security: (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[], write: false };
+    }
+    if (!this.#client.accepts(operation.security))
+      throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', capabilityId, `${capabilityId} declares ${route}, which accepts none of the adapter's credentials (${operation.security.join(', ')})`);
+    const effect = v2RouteEffect(route, operation.security, raise);
+    return { effect, operation: { ...operation, write: effect.write } };
+  }
+
+  #remember(invocationId: string, error: V2PluginOperationError): void {
+    this.#refusals.set(invocationId, error);
+    while (this.#refusals.size > MAX_PENDING_REFUSALS) this.#refusals.delete(this.#refusals.keys().next().value!);
+  }
+
+  /** Audits a refused request as a refusal before the handler is (`capability.denied`, `<code>: <reason>`) and builds its error. */
+  async #refuse(capabilityId: string, ctx: HandlerContext, route: string, code: V2PluginRefusalCode, message: string): Promise<V2PluginOperationError> {
+    const error = new V2PluginOperationError(code, capabilityId, route, message);
+    const { storage, ids, clock } = this.#services();
+    const record: AuditRecord = {
+      id: ids.next('aud'),
+      seq: 0,
+      at: clock.now(),
+      action: 'capability.denied',
+      actor: ctx.actor,
+      capabilityId,
+      invocationId: ctx.invocationId,
+      runId: ctx.runId ?? null,
+      taskId: ctx.taskId ?? null,
+      outcome: 'denied',
+      approvalId: null,
+      grantId: null,
+      idempotencyKey: ctx.idempotencyKey ?? null,
+      inputSummary: JSON.stringify({ route }),
+      reason: `${code}: ${message}`,
+    };
+    await storage.audit.append(record).catch(() => undefined);
+    return error;
+  }
+}
+
+/** The per-invocation client of one plugin call. */
+class ScopedClient implements V2PluginClient {
+  readonly capabilityId: string;
+  readonly routes: readonly string[];
+  /** True once a writing route was sent. */
+  wrote = false;
+  #closed = false;
+  readonly #refusals = new Set<V2PluginOperationError>();
+  readonly #client: V2HostClient;
+  readonly #declared: ReadonlyMap<string, ResolvedRoute>;
+  readonly #ctx: HandlerContext;
+  readonly #refuse: (route: string, code: V2PluginRefusalCode, message: string) => Promise<V2PluginOperationError>;
+  readonly #authorizer: () => V2SuperuserAuthorizer;
+  readonly #services: () => V2PluginServices;
+
+  constructor(
+    client: V2HostClient,
+    capabilityId: string,
+    declared: ReadonlyMap<string, ResolvedRoute>,
+    ctx: HandlerContext,
+    refuse: (route: string, code: V2PluginRefusalCode, message: string) => Promise<V2PluginOperationError>,
+    authorizer: () => V2SuperuserAuthorizer,
+    services: () => V2PluginServices,
+  ) {
+    this.#client = client;
+    this.capabilityId = capabilityId;
+    this.routes = Object.freeze([...declared.keys()]);
+    this.#declared = declared;
+    this.#ctx = ctx;
+    this.#refuse = refuse;
+    this.#authorizer = authorizer;
+    this.#services = services;
+  }
+
+  refused(error: V2PluginOperationError): boolean {
+    return this.#refusals.has(error);
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  async call<T = unknown>(route: string, params: V2CallParams = {}): Promise<T> {
+    const key = normalizeRoute(route) ?? String(route);
+    const resolved = this.#declared.get(key);
+    let refusal: [V2PluginRefusalCode, string] | undefined;
+    if (this.#closed) refusal = ['PLUGIN_CLIENT_CLOSED', `${this.capabilityId}: its client was used after the handler returned (${key} not sent)`];
+    else if (!resolved) refusal = ['PLUGIN_OPERATION_UNDECLARED', `${this.capabilityId} did not declare ${key} (it declared ${this.routes.join(', ') || 'nothing'}); the request was not sent`];
+    else if (resolved.effect.superuser) {
+      const denial = await this.#authorizer().superuserDenial(key, this.#ctx.actor, this.#services().storage);
+      if (denial) refusal = ['PLUGIN_OPERATION_FORBIDDEN', `${this.capabilityId} may not send ${key} for ${this.#ctx.actor}: ${denial}`];
+    }
+    if (refusal) {
+      const error = await this.#refuse(key, refusal[0], refusal[1]);
+      this.#refusals.add(error);
+      throw error;
+    }
+    if (resolved!.effect.write) this.wrote = true;
+    return (await this.#client.send(resolved!.operation, { ...params, signal: params.signal ?? this.#ctx.signal })) as T;
+  }
 }

@@ -599,6 +599,11 @@ export class MoviePilotV2Simulator {
         const s = t ? this.#subscriptions.find((x) => x.tmdbid === t.tmdbId) : undefined;
         return bare(s ?? {});
       }
+      case 'DELETE /api/v1/subscribe/{subscribe_id}': {
+        const at = this.#subscriptions.findIndex((x) => String(x.id) === pp.subscribe_id);
+        if (at >= 0) this.#subscriptions.splice(at, 1);
+        return ok();
+      }
       case 'GET /api/v1/user/config/{key}':
         return ok({ value: this.#userConfig.get(`${user}:${pp.key}`) ?? null });
       case 'POST /api/v1/user/config/{key}':
