@@ -34,6 +34,7 @@ export {
   type V2PluginDefinitionCode,
   type V2PluginRefusalCode,
   type V2PluginRoute,
+  type V2RouteRef,
   type V2SkippedPluginRoute,
 } from './plugins';
 export { V2CapabilityRegistry } from './registry';

@@ -345,13 +345,13 @@ export interface V2PluginClient {
   /**
    * Sends a declared route for the invoking actor (the envelope unwrapped as {@link V2HostClient.call}
    * does); the signal defaults to the invocation's.
-   * @param route - `METHOD /path-template` (e.g. `DELETE /api/v1/subscribe/{subscribe_id}`) or a `V2_OPERATIONS` id
+   * @param route - a declared route in any {@link V2RouteRef} form (e.g. `DELETE /api/v1/subscribe/{subscribe_id}`, `subscribe.media`)
    * @param params - path values, query, body, signal
    * @returns the envelope's `data` (enveloped routes) or the parsed body
    * @throws {@link V2PluginOperationError} `PLUGIN_OPERATION_UNDECLARED` / `PLUGIN_OPERATION_FORBIDDEN` /
    *   `PLUGIN_CLIENT_CLOSED` before anything is sent; otherwise everything {@link V2HostClient.send} throws
    */
-  call<T = unknown>(route: string, params?: V2CallParams): Promise<T>;
+  call<T = unknown>(route: V2RouteRef, params?: V2CallParams): Promise<T>;
 }
 
 /** What a V2 plugin handler receives: the SDK's handler context plus its scoped {@link V2PluginClient}. @public */
@@ -367,15 +367,16 @@ export interface V2PluginContext extends HandlerContext {
  */
 export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Omit<CapabilityDefinition<I, O>, 'handler'> {
   /**
-   * Routes the handler may send: `METHOD /path-template` of the host's OpenAPI document (plugin routes
-   * `/api/v1/plugin/<PluginID>/…` or host routes, e.g. `DELETE /api/v1/subscribe/{subscribe_id}`) or
-   * ids of `V2_OPERATIONS` (e.g. `subscribe.media`). A writing route (any method but GET, or raised by
+   * Routes the handler may send ({@link V2RouteRef}): `METHOD /path-template` of the host's OpenAPI
+   * document (plugin routes `/api/v1/plugin/<PluginID>/…` or host routes, e.g.
+   * `DELETE /api/v1/subscribe/{subscribe_id}`), the same as `{ method, path }`, or ids of
+   * `V2_OPERATIONS` (e.g. `subscribe.media`). A writing route (any method but GET, or raised by
    * `effects`) requires `kind: 'execute'`. The plugin is authorized like the route capability of each:
    * superuser-only routes (and routes only the host's API token may call) need a host superuser,
    * destructive ones an approval for non-human actors (a grant is not enough).
    */
-  routes: readonly string[];
-  /** Raises the effect of declared routes (never lowers it), by route as written in `routes`: `write` or `destructive`. */
+  routes: readonly V2RouteRef[];
+  /** Raises the effect of declared routes (never lowers it), by route (`METHOD /path-template` or `V2_OPERATIONS` id): `write` or `destructive`. */
   effects?: Readonly<Record<string, 'write' | 'destructive'>>;
   /** The handler; `ctx.client` is its scoped client. */
   handler: (input: Static<I>, ctx: V2PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
@@ -398,15 +399,31 @@ interface PluginMeta {
   raise: ReadonlyMap<string, { write: boolean; destructive: boolean }>;
 }
 const PLUGINS = new WeakMap<object, PluginMeta>();
-const ROUTE = /^(GET|POST|PUT|DELETE) (\/\S*)$/;
+const ROUTE = /^(GET|POST|PUT|DELETE) (\/\S*)$/i;
 
-/** `METHOD /path-template` of a declared or called route, or `undefined` when it is neither that nor a `V2_OPERATIONS` id. */
+/**
+ * A route as a plugin declares or calls it: `METHOD /path-template` (e.g.
+ * `DELETE /api/v1/subscribe/{subscribe_id}`), `{ method, path }` with the path template, or an id of
+ * `V2_OPERATIONS` (e.g. `subscribe.media`). All three name the same route.
+ * @public
+ */
+export type V2RouteRef = string | { readonly method: string; readonly path: string };
+
+/** `METHOD /path-template` of a declared or called route, or `undefined` when it is none of the {@link V2RouteRef} forms. */
 function normalizeRoute(route: unknown): string | undefined {
+  if (route && typeof route === 'object') {
+    const { method, path } = route as { method?: unknown; path?: unknown };
+    return typeof method === 'string' && typeof path === 'string' ? normalizeRoute(`${method} ${path}`) : undefined;
+  }
   if (typeof route !== 'string') return undefined;
-  if (ROUTE.test(route)) return route;
-  const row = (V2_OPERATIONS as Record<string, V2Operation>)[route];
+  const m = ROUTE.exec(route);
+  if (m) return `${m[1]!.toUpperCase()} ${m[2]}`;
+  const row = Object.hasOwn(V2_OPERATIONS, route) ? (V2_OPERATIONS as Record<string, V2Operation>)[route] : undefined;
   return row ? `${row.method} ${row.path}` : undefined;
 }
+
+/** A route reference for messages. */
+const describeRoute = (route: unknown): string => (typeof route === 'string' ? route : JSON.stringify(route));
 
 /**
  * Defines a plugin capability for MoviePilot 2.x that sends host or plugin routes through a scoped
@@ -442,16 +459,17 @@ function normalizeRoute(route: unknown): string | undefined {
 export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(definition: V2PluginDefinition<I, O>): Capability<I, O> {
   const id = String((definition as { id?: unknown } | undefined)?.id);
   const declared = definition?.routes as unknown;
-  if (!Array.isArray(declared)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: routes must be a list of "METHOD /path-template" or V2_OPERATIONS ids`);
+  if (!Array.isArray(declared)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: routes must be a list of "METHOD /path-template", { method, path } or V2_OPERATIONS ids`);
   const invalid = declared.filter((r) => normalizeRoute(r) === undefined);
-  if (invalid.length > 0) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: ${invalid.map((r) => JSON.stringify(r)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} neither "METHOD /path-template" nor a V2_OPERATIONS id`);
+  if (invalid.length > 0)
+    throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: ${invalid.map((r) => JSON.stringify(r)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} neither "METHOD /path-template", { method, path } nor a V2_OPERATIONS id`);
+  const routes = Object.freeze([...new Set(declared.map((r) => normalizeRoute(r)!))]);
   const raise = new Map<string, { write: boolean; destructive: boolean }>();
   for (const [written, effect] of Object.entries(definition.effects ?? {})) {
     const route = normalizeRoute(written);
-    if (!route || !declared.includes(written)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: effects names ${JSON.stringify(written)}, which is not one of its routes`);
+    if (!route || !routes.includes(route)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: effects names ${JSON.stringify(written)}, which is not one of its routes`);
     raise.set(route, { write: true, destructive: effect === 'destructive' });
   }
-  const routes = Object.freeze([...new Set(declared.map((r) => normalizeRoute(r)!))]);
   const writes = routes.filter((r) => v2RouteEffect(r, [], raise.get(r)).write);
   if (writes.length > 0 && definition.kind !== 'execute')
     throw new V2PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', id, `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute`);
@@ -672,8 +690,8 @@ class ScopedClient implements V2PluginClient {
     this.#closed = true;
   }
 
-  async call<T = unknown>(route: string, params: V2CallParams = {}): Promise<T> {
-    const key = normalizeRoute(route) ?? String(route);
+  async call<T = unknown>(route: V2RouteRef, params: V2CallParams = {}): Promise<T> {
+    const key = normalizeRoute(route) ?? describeRoute(route);
     const resolved = this.#declared.get(key);
     let refusal: [V2PluginRefusalCode, string] | undefined;
     if (this.#closed) refusal = ['PLUGIN_CLIENT_CLOSED', `${this.capabilityId}: its client was used after the handler returned (${key} not sent)`];

@@ -20,7 +20,7 @@ const unfollow = defineV2PluginCapability({
   description: 'Deletes the MoviePilot subscription of a TMDB title.',
   kind: 'execute',
   replay: 'reconcile',
-  routes: ['subscribe.media', DELETE_SUB],
+  routes: ['subscribe.media', { method: 'DELETE', path: '/api/v1/subscribe/{subscribe_id}' }], // the same route as DELETE_SUB
   input: Type.Object({ tmdbId: Type.Integer(), planId: Type.Optional(Type.String()) }, { additionalProperties: false }),
   output: Type.Object({ deleted: Type.Boolean() }),
   target: (i) => (i.planId ? { planType: UNFOLLOW_PLAN, planId: i.planId } : {}),

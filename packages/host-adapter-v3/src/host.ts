@@ -8,6 +8,7 @@ import {
   type AgentHost,
   type AgentOptions,
   type Authorizer,
+  type Capability,
   type PolicySettings,
 } from '@media-agent/sdk';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
@@ -39,6 +40,12 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   media?: V3MediaSettings;
   /** `mp.*` tools revealed by discovery that stay offered to the model (default 16). */
   maxRevealedTools?: number;
+  /**
+   * Plugin capabilities made by `defineV3PluginCapability`, registered after the adapter's own (the
+   * same as `host.capabilities.register(plugin)` later): each gets a client scoped to its declared
+   * operations and the invoking actor.
+   */
+  plugins?: readonly Capability<any, any>[];
 }
 
 /** What {@link createV3AgentHost} returns. @public */
@@ -64,7 +71,9 @@ export interface V3AgentHost {
  * ledger, plans, approvals, grants, runs) composed with the V3 client, the 15 standard capabilities,
  * every catalog operation as `mp.<operation_id>` behind tool discovery, the {@link V3Authorizer}
  * (admin-only denied before any request; approvals for destructive/confirmed operations), the
- * verifiers and {@link V3GoalFacts}.
+ * verifiers and {@link V3GoalFacts}. Plugin capabilities (`defineV3PluginCapability`) registered on
+ * its `host.capabilities` get a per-invocation client scoped to their declared operations and are
+ * authorized like direct `mp.*` calls of them.
  *
  * ```ts
  * const { host, close } = createV3AgentHost({ url: 'http://mp:3001', auth: { apiKey: process.env.MP_API_TOKEN! }, storage });
@@ -73,7 +82,8 @@ export interface V3AgentHost {
  *
  * @param options - connection, auth, role mapping, media settings, and any SDK option
  * @returns the host, client, journal and container
- * @throws `OPTIONS_INVALID` (SDK options); `TypeError` for an invalid URL
+ * @throws `OPTIONS_INVALID` (SDK options); `TypeError` for an invalid URL; what registering `plugins` throws
+ *   (`PLUGIN_OPERATIONS_UNDECLARED`, `CAPABILITY_DUPLICATE`)
  * @public
  */
 export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
@@ -131,6 +141,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   const reg = host.capabilities;
   for (const capability of v3SubscriptionCapabilities({ client, journal })) reg.register(capability);
   for (const capability of v3OperationCapabilities({ client, plans: host.plans, registry: () => reg, reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined) })) reg.register(capability);
+  for (const plugin of options.plugins ?? []) reg.register(plugin);
   return {
     host,
     client,

@@ -151,8 +151,7 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
   });
 
   it('user:admin (a host superuser) succeeds through the plugin for a declared operation', async () => {
-    const { host, sim } = await v3Setup({ host: onlyAdmin });
-    host.capabilities.register(unfollow);
+    const { host, sim } = await v3Setup({ host: { ...onlyAdmin, plugins: [unfollow] } });
     const id = await subscribeDune(host);
     const r = await host.invoke(UNFOLLOW, { mediaId: '438631' }, { actor: 'user:admin' });
     expect(r).toMatchObject({ status: 'succeeded', output: { deleted: true } });
