@@ -1,36 +1,74 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAgentHost } from '@media-agent/sdk';
+import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
-import { parseCommand, parseModel, titleOfGoal, USAGE } from './main';
+import { defaultDataDir, grantStatus, normalizeHostUrl, parseCommand, parseModel, titleOfGoal, USAGE } from './main';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+const tempDir = (prefix = 'mp-cli-') => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
 
-/** Runs the real CLI as a child process (stdin not a TTY), in a fresh data directory. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mp-cli-'));
-  dirs.push(dataDir);
+interface CliOptions {
+  /** The data directory passed with --data-dir (default: a fresh one; `false`: none, the CLI derives it from the host). */
+  dataDir?: string | false;
+  /** Working directory of the child (default the repository root). */
+  cwd?: string;
+  /** Called with everything printed so far on each stdout chunk. */
+  onStdout?: (stdout: string, child: ChildProcess) => void;
+}
+
+/** Runs the real CLI as a child process (stdin not a TTY), by default in a fresh data directory. */
+function cli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const dataDir = options.dataDir ?? tempDir();
+  const main = join(root, 'examples/moviepilot-cli/main.ts');
+  const loader = pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/moviepilot-cli/main.ts', ...args, '--data-dir', dataDir], {
-      cwd: root,
+    const child = spawn(process.execPath, ['--import', loader, main, ...args, ...(dataDir === false ? [] : ['--data-dir', dataDir])], {
+      cwd: options.cwd ?? root,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', TSX_TSCONFIG_PATH: join(root, 'tsconfig.json') },
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      options.onStdout?.(stdout, child);
+    });
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** `grants list` output as rows keyed by grant id. */
+function grantRows(stdout: string): Map<string, { action: string; status: string; expires: string; createdBy: string; created: string }> {
+  const rows = new Map<string, { action: string; status: string; expires: string; createdBy: string; created: string }>();
+  for (const l of stdout.split('\n')) {
+    const m = /^(grt_\S+)\s+(\S+)\s+(active|expired|revoked)\s+(\S+)\s+(\S+)\s+(\S+)/.exec(l);
+    if (m) rows.set(m[1]!, { action: m[2]!, status: m[3]!, expires: m[4]!, createdBy: m[5]!, created: m[6]! });
+  }
+  return rows;
+}
+
+const realV3 = (sim: MoviePilotV3Simulator) => ['--host', 'v3', '--url', sim.url, '--user', 'admin', '--password', 'admin-pass'];
+const startSim = async (downloadMs = 1_000) => {
+  const sim = new MoviePilotV3Simulator({ autoTransfer: true, durations: { queuedMs: 200, downloadMs, transferMs: 200 } });
+  await sim.start();
+  return sim;
+};
 
 describe('moviepilot-cli (real child process, simulator in-process, scripted model)', () => {
   for (const generation of ['v3', 'v2'] as const) {
@@ -43,6 +81,10 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
       expect(r.stdout).toContain("Goal report (verified from MoviePilot's records): SUCCEEDED");
       expect(r.stdout).toMatch(/download \S+: Dune: Part Two — imported/);
       expect(r.stdout).toContain('library tmdb:693134: present');
+      const id = /grant (grt_\w+) created: the agent may download\.submit without asking, for this run only — expires \S+Z/.exec(r.stdout)?.[1];
+      expect(id).toBeDefined();
+      expect(r.stdout).toContain(`authorized by grant ${id} (--grant download.submit): download.submit`);
+      expect(r.stdout).toContain(`grant ${id} (download.submit) revoked: the run ended`);
     });
   }
 
@@ -64,6 +106,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
       expect(r.stdout).toMatch(/payload hash [0-9a-f]{64}/);
       expect(r.stdout).toContain('no TTY to ask and no --grant download.submit: denied');
       expect(r.stdout).not.toContain('SUCCEEDED');
+      expect(r.stdout).not.toMatch(/grant grt_|authorized by grant/);
       expect(sim.downloads()).toHaveLength(0);
     } finally {
       await sim.close();
@@ -99,6 +142,169 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--simulate v2|v3');
+  });
+});
+
+describe('moviepilot-cli grants are bound to their run (real child process)', () => {
+  it('--grant prints the grant (id, action, expiry = start + --timeout + 60 s) and the call it authorizes, revokes it when the run ends, and a second run without --grant asks, is denied and submits nothing', { timeout: 90_000 }, async () => {
+    const sim = await startSim();
+    const dataDir = tempDir();
+    try {
+      const first = await cli(['run', ...realV3(sim), '--timeout', '120', '--grant', 'download.submit', 'add Dune: Part Two to my library'], { dataDir });
+      expect(first.code).toBe(0);
+      const created = /grant (grt_\w+) created: the agent may download\.submit without asking, for this run only — expires (\S+Z), revoked when the run ends \(by user:admin\)/.exec(first.stdout);
+      expect(created).not.toBeNull();
+      const id = created![1]!;
+      expect(first.stdout).toContain(`authorized by grant ${id} (--grant download.submit): download.submit`);
+      expect(first.stdout).toContain(`grant ${id} (download.submit) revoked: the run ended`);
+      expect(sim.downloads()).toHaveLength(1);
+
+      const listed = await cli(['grants', 'list'], { dataDir });
+      expect(listed.code).toBe(0);
+      const row = grantRows(listed.stdout).get(id);
+      expect(row).toMatchObject({ action: 'download.submit', status: 'revoked', expires: created![2], createdBy: 'user:admin' });
+      const ttl = Date.parse(row!.expires) - Date.parse(row!.created);
+      expect(ttl).toBeGreaterThanOrEqual((120 + 60) * 1000 - 1_000);
+      expect(ttl).toBeLessThanOrEqual((120 + 60) * 1000);
+      // Nothing the CLI granted for the run is still in force.
+      for (const g of grantRows(listed.stdout).values()) expect(g.status).not.toBe('active');
+
+      const second = await cli(['run', ...realV3(sim), 'add Blade Runner 2049 to my library'], { dataDir });
+      expect(second.code).toBe(1);
+      expect(second.stdout).toMatch(/\? approval asked for download\.submit on download plan \S+/);
+      expect(second.stdout).toContain('no TTY to ask and no --grant download.submit: denied');
+      expect(second.stdout).not.toMatch(/grant grt_|authorized by grant/);
+      expect(sim.downloads()).toHaveLength(1);
+      sim.assertNoViolations();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('grants an earlier run left active (a killed CLI: an unexpired tagged grant, an older CLI\'s grant without expiry) are revoked and its unfinished run cancelled before the next run starts, which then does not submit without approval', { timeout: 60_000 }, async () => {
+    const sim = await startSim();
+    const dataDir = tempDir();
+    const gonePid = spawnSync(process.execPath, ['-e', '']).pid!;
+    const tag = `pid=${gonePid} host=${hostname().replace(/\s+/g, '_') || 'localhost'} session=00000000-0000-4000-8000-000000000000`;
+    const storage = new SqliteStorage({ path: join(dataDir, 'agent.sqlite') });
+    const seed = createAgentHost({ storage });
+    await seed.start({ workers: false });
+    const killed = await seed.grants.create({ action: 'download.submit', actor: 'user:admin', expiresAt: Date.now() + 3_600_000, reason: `moviepilot-cli --grant download.submit, for one run (${tag})`, allowUnmatched: true });
+    const legacy = await seed.grants.create({ action: 'download.submit', actor: 'user:admin', reason: '--grant download.submit on the command line', allowUnmatched: true });
+    const orphan = await seed.startRun({ goal: 'add Blade Runner 2049 to my library', actor: 'user:admin', sessionId: `moviepilot-cli ${tag}` });
+    await seed.stop();
+    try {
+      const r = await cli(['run', ...realV3(sim), 'add Dune: Part Two to my library'], { dataDir });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`grant ${killed.id} (download.submit) revoked: an earlier run left it active (it would have expired `);
+      expect(r.stdout).toContain(`grant ${legacy.id} (download.submit) revoked: an earlier run left it active (it had no expiry)`);
+      expect(r.stdout).toContain(`run ${orphan.id} cancelled: an earlier invocation left it queued ("add Blade Runner 2049 to my library")`);
+      expect(r.stdout).toContain('no TTY to ask and no --grant download.submit: denied');
+      expect(r.stdout).not.toContain('authorized by grant');
+      expect(sim.downloads()).toHaveLength(0);
+      const rows = grantRows((await cli(['grants', 'list'], { dataDir })).stdout);
+      expect(rows.get(killed.id)?.status).toBe('revoked');
+      expect(rows.get(legacy.id)?.status).toBe('revoked');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} while the run waits for the import: the grant is revoked, the run cancelled, exit code ${code}`, { timeout: 60_000 }, async () => {
+      const sim = await startSim(3_600_000); // the download never finishes while the test runs: the run stays waiting
+      const dataDir = tempDir();
+      try {
+        let sent = false;
+        const r = await cli(['run', ...realV3(sim), '--grant', 'download.submit', 'add Dune: Part Two to my library'], {
+          dataDir,
+          onStdout: (out, child) => {
+            if (!sent && out.includes('authorized by grant')) {
+              sent = true;
+              child.kill(signal);
+            }
+          },
+        });
+        expect(sent).toBe(true);
+        expect(r.code).toBe(code);
+        const id = /grant (grt_\w+) created/.exec(r.stdout)![1]!;
+        expect(r.stdout).toContain(`! ${signal}: ending`);
+        expect(r.stdout).toContain(`grant ${id} (download.submit) revoked: the run ended`);
+        expect(r.stdout).toMatch(new RegExp(`run run_\\w+ cancelled \\(${signal}\\)`));
+        const rows = grantRows((await cli(['grants', 'list'], { dataDir })).stdout);
+        expect(rows.get(id)?.status).toBe('revoked');
+        expect([...rows.values()].filter((g) => g.status === 'active')).toEqual([]);
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+
+  it('grants list / grants revoke ID: list shows id, action, status, expiry, creator; revoke as user:admin; an unknown id exits 2 with GRANT_NOT_FOUND', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    const storage = new SqliteStorage({ path: join(dataDir, 'agent.sqlite') });
+    const seed = createAgentHost({ storage });
+    await seed.start({ workers: false });
+    const standing = await seed.grants.create({ action: 'download.submit', actor: 'user:admin', reason: 'made by hand', allowUnmatched: true });
+    await seed.stop();
+
+    const before = await cli(['grants', 'list'], { dataDir });
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain(`data directory: ${dataDir}`);
+    expect(before.stdout).toMatch(/ID\s+ACTION\s+STATUS\s+EXPIRES\s+CREATED BY/);
+    expect(grantRows(before.stdout).get(standing.id)).toMatchObject({ action: 'download.submit', status: 'active', expires: 'never', createdBy: 'user:admin' });
+
+    const revoked = await cli(['grants', 'revoke', standing.id], { dataDir });
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`grant ${standing.id} (download.submit) revoked by user:admin`);
+    expect(grantRows((await cli(['grants', 'list'], { dataDir })).stdout).get(standing.id)?.status).toBe('revoked');
+    expect((await cli(['grants', 'revoke', standing.id], { dataDir })).stdout).toContain('was already revoked');
+
+    const unknown = await cli(['grants', 'revoke', 'grt_nope'], { dataDir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('error GRANT_NOT_FOUND: no grant with id "grt_nope"');
+    expect(unknown.stdout).not.toContain('revoked');
+  });
+});
+
+describe('moviepilot-cli data directories (real child process)', () => {
+  it('--simulate v3 and --simulate v2 use their own default data directories (a grant made in one is not in the other); two --url values get two directories; --data-dir wins', { timeout: 90_000 }, async () => {
+    const cwd = tempDir('mp-cli-cwd-');
+    const base = join(cwd, '.media-agent', 'cli');
+    const v3 = await cli(['run', '--simulate', 'v3', '--grant', 'download.submit', 'add Dune: Part Two to my library'], { dataDir: false, cwd });
+    expect(v3.code).toBe(0);
+    expect(v3.stdout).toContain(`data: ${join(base, 'v3-simulated')}`);
+    const v2 = await cli(['run', '--simulate', 'v2', 'add Dune: Part Two to my library'], { dataDir: false, cwd });
+    expect(v2.code).toBe(0);
+    expect(v2.stdout).toContain(`data: ${join(base, 'v2-simulated')}`);
+    expect(existsSync(join(base, 'v3-simulated', 'agent.sqlite'))).toBe(true);
+    expect(existsSync(join(base, 'v2-simulated', 'agent.sqlite'))).toBe(true);
+
+    const listV3 = await cli(['grants', 'list', '--simulate', 'v3'], { dataDir: false, cwd });
+    expect(listV3.stdout).toContain(`data directory: ${join(base, 'v3-simulated')}`);
+    expect([...grantRows(listV3.stdout).values()].map((g) => g.action)).toContain('download.submit');
+    const listV2 = await cli(['grants', 'list', '--simulate', 'v2'], { dataDir: false, cwd });
+    expect(listV2.stdout).toContain(`data directory: ${join(base, 'v2-simulated')}`);
+    expect([...grantRows(listV2.stdout).values()].map((g) => g.action)).not.toContain('download.submit');
+
+    const hash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 12);
+    const a = await cli(['grants', 'list', '--host', 'v3', '--url', 'http://nas:3001'], { dataDir: false, cwd });
+    const b = await cli(['grants', 'list', '--host', 'v3', '--url', 'http://nas:3002'], { dataDir: false, cwd });
+    expect(a.stdout).toContain(`data directory: ${join(base, `v3-${hash('http://nas:3001')}`)}\nno grants`);
+    expect(b.stdout).toContain(`data directory: ${join(base, `v3-${hash('http://nas:3002')}`)}\n`);
+    const explicit = tempDir();
+    const c = await cli(['grants', 'list', '--simulate', 'v3'], { dataDir: explicit, cwd });
+    expect(c.stdout).toContain(`data directory: ${explicit}\nno grants`);
+  });
+
+  it('grants needs a data directory selection and a grant id; --help documents the data directories, the grants commands and the exit codes', async () => {
+    const none = await cli(['grants', 'list'], { dataDir: false });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('"grants" needs the data directory');
+    const noId = await cli(['grants', 'revoke']);
+    expect(noId.code).toBe(2);
+    expect(noId.stderr).toContain('needs exactly one grant id');
+    for (const text of ['grants list', 'grants revoke ID', 'v3-simulated', 'sha256', '--data-dir DIR', 'GRANT_NOT_FOUND', '130', 'start + --timeout + 60 s']) expect(USAGE).toContain(text);
   });
 });
 
@@ -142,14 +348,38 @@ describe('moviepilot-cli argument parsing', () => {
 
   it('--dialect chooses the OpenAI-compatible dialect, and is refused for other models or unknown names', () => {
     const cmd = parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://127.0.0.1:8000/v1:qwen3', '--dialect', 'vllm', 'add', 'Heat']);
-    expect(cmd?.model).toEqual({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen3', dialect: 'vllm' });
-    expect(parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:https://api.deepseek.com:deepseek-chat', 'goal'])?.model).not.toHaveProperty('dialect');
+    expect(cmd && 'model' in cmd ? cmd.model : undefined).toEqual({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen3', dialect: 'vllm' });
+    expect(parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:https://api.deepseek.com:deepseek-chat', 'goal'])).toMatchObject({ command: 'run', model: { kind: 'openai-compatible', model: 'deepseek-chat' } });
+    expect(parseCommand(['run', '--simulate', 'v3', '--model', 'openai-compatible:https://api.deepseek.com:deepseek-chat', 'goal'])).not.toHaveProperty('model.dialect');
     expect(bad(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://h:1/v1:m', '--dialect', 'gpt', 'goal'])).toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('--dialect must be one of') });
     expect(bad(['run', '--simulate', 'v3', '--model', 'openai-compatible:http://h:1/v1:m', '--dialect', 'toString', 'goal']).message).toContain('--dialect must be one of');
     expect(bad(['run', '--simulate', 'v3', '--dialect', 'vllm', 'goal'])).toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('only to --model openai-compatible') });
     expect(bad(['run', '--simulate', 'v3', '--model', 'anthropic:claude-sonnet-4-5', '--dialect', 'openai', 'goal']).message).toContain('only to --model openai-compatible');
     expect(USAGE).toContain('--dialect NAME');
     for (const name of ['openai', 'deepseek', 'qwen', 'ollama', 'vllm', 'llamacpp', 'generic']) expect(USAGE).toContain(name);
+  });
+
+  it('derives the default data directory from the host kind and the sha256 of the normalized URL; --data-dir / --data win', () => {
+    const hash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 12);
+    expect(normalizeHostUrl('http://admin:pw@NAS:3001/#x')).toBe('http://nas:3001');
+    expect(normalizeHostUrl('https://nas/mp/')).toBe('https://nas/mp');
+    expect(defaultDataDir({ generation: 'v3', simulate: true })).toBe(resolve('.media-agent/cli/v3-simulated'));
+    expect(defaultDataDir({ generation: 'v2', simulate: false, url: 'http://nas:3000/' })).toBe(resolve(`.media-agent/cli/v2-${hash('http://nas:3000')}`));
+    const real = (url: string, ...more: string[]) => parseCommand(['run', '--host', 'v3', '--url', url, '--api-key', 'k', ...more, 'goal']);
+    expect(real('http://nas:3001')).toMatchObject({ dataDir: resolve(`.media-agent/cli/v3-${hash('http://nas:3001')}`) });
+    expect(real('http://nas:3001/')?.dataDir).toBe(real('http://nas:3001')?.dataDir);
+    expect(real('http://nas:3001')?.dataDir).not.toBe(real('http://nas:3002')?.dataDir);
+    expect(parseCommand(['run', '--host', 'v2', '--url', 'http://nas:3001', '--api-key', 'k', 'goal'])?.dataDir).toBe(resolve(`.media-agent/cli/v2-${hash('http://nas:3001')}`));
+    expect(real('http://nas:3001', '--data', 'here')?.dataDir).toBe(resolve('here'));
+    expect(real('http://nas:3001', '--data-dir', 'here')?.dataDir).toBe(resolve('here'));
+    expect(bad(['run', '--simulate', 'v3', '--data', 'a', '--data-dir', 'b', 'goal']).message).toContain('name different directories');
+    expect(parseCommand(['grants', 'revoke', 'grt_1', '--simulate', 'v2'])).toEqual({ command: 'grants-revoke', id: 'grt_1', dataDir: resolve('.media-agent/cli/v2-simulated') });
+    expect(bad(['grants', 'list', '--simulate', 'v3', '--grant', 'download.submit']).message).toContain('does not apply to "grants"');
+    expect(bad(['grants', 'list', '--url', 'http://nas:3001']).message).toContain('--url needs --host');
+    expect(bad(['grants', 'show', '--simulate', 'v3']).message).toContain('unknown grants command');
+    expect(grantStatus({ status: 'active', expiresAt: 10 }, 10)).toBe('expired');
+    expect(grantStatus({ status: 'active', expiresAt: null }, 10)).toBe('active');
+    expect(grantStatus({ status: 'revoked', expiresAt: 20 }, 10)).toBe('revoked');
   });
 
   it('picks the title a goal names for the scripted model', () => {
