@@ -80,9 +80,9 @@ export const V2_LOGIN_PATH = '/api/v1/login/access-token';
 export const V2_OPENAPI_PATH = '/api/v1/openapi.json';
 
 /**
- * Host routes a MoviePilot 2.x instance serves to superusers only (`get_current_active_superuser`,
- * answered "用户权限不足" otherwise), as `METHOD /path-template`; see the MoviePilot source,
- * `app/api/endpoints/system.py`, `transfer.py` and `history.py`.
+ * Host routes a MoviePilot 2.x instance serves to superusers only (guarded by
+ * `get_current_active_superuser`, answered "用户权限不足" otherwise; `app/api/endpoints/` of
+ * https://github.com/jxxghp/MoviePilot), as `METHOD /path-template`.
  * @public
  */
 export const V2_SUPERUSER_ROUTES: readonly string[] = Object.freeze([
