@@ -57,9 +57,15 @@ registerSandboxCapabilities(host, world);
 await host.start();
 
 const admin = 'user:admin' as const;
-if (!(await host.grants.list({ status: 'active' })).some((g) => g.action === 'download.plan')) {
-  await host.grants.create({ action: 'download.plan', actor: admin, reason: 'the agent may propose downloads', budget: { maxInvocationsPerDay: 20 } });
-}
+// Authority for this run only: the grant expires shortly after the run's longest duration and is
+// revoked when the run ends, so nothing stands after the demo.
+const grant = await host.grants.create({
+  action: 'download.plan',
+  actor: admin,
+  reason: 'the agent may propose downloads during this demo run',
+  expiresAt: clock.now() + 660_000,
+  budget: { maxInvocationsPerDay: 20 },
+});
 
 console.log(`media-agent quickstart — model: ${model.label}; data: ${dataDir}`);
 const run = await host.startRun({ goal: `Add ${title} to the library`, actor: admin });
@@ -99,6 +105,12 @@ const show = async (e: RunEvent) => {
     case 'budget_exceeded':
       line(`  ! budget ${e.data.budget} exceeded (limit ${e.data.limit})`);
       break;
+    case 'warning':
+      line(`  ! ${e.data.code}: ${e.data.message}`);
+      break;
+    case 'input_requested':
+      line(`  ? ${e.data.question} (answer with host.appendMessage)`);
+      break;
     default:
       break;
   }
@@ -129,5 +141,6 @@ if (report) {
   console.log(`no report: the run is ${final.run.status}`);
 }
 console.log(`\nlibrary now: ${world.library().map((l) => world.titleOf(l.mediaEntityId)).join(', ')}; downloader jobs: ${world.downloads().length}`);
+await host.grants.update(grant.id, { actor: admin, status: 'revoked' });
 await host.stop();
 process.exit(report?.status === 'succeeded' && report.verified ? 0 : 1);
