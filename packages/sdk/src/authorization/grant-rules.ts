@@ -14,7 +14,7 @@ export interface GrantCheck {
   bytes: number;
   /** The policy revision the grant is bound to, as stored now (undefined when missing or unbound). */
   policyRevision: PolicyRevisionRecord | undefined;
-  /** Claims and bytes already charged to the grant today (UTC), counted from the ledger. */
+  /** Claims and bytes already charged to the grant today (UTC): its usage counters (`GrantUsageRepository`). */
   usageToday: { invocations: number; bytes: number };
   /** Now (ms). */
   now: number;

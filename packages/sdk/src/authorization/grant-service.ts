@@ -156,9 +156,13 @@ export class GrantService {
     return this.storage.grants.list(filter);
   }
 
-  /** Claims and bytes charged to the grant in the current UTC day (from the ledger). */
-  usageToday(id: string): Promise<{ invocations: number; bytes: number }> {
-    const start = utcDayStart(this.clock.now());
-    return this.storage.ledger.usageForGrant(id, start, start + 86_400_000);
+  /**
+   * Claims and bytes charged to the grant in the current UTC day: its usage counters, which every claim the
+   * grant authorizes charges in the claim's transaction (what the daily budgets are checked against).
+   * @param id - the grant id (an unknown id has zero usage)
+   */
+  async usageToday(id: string): Promise<{ invocations: number; bytes: number }> {
+    const usage = await this.storage.grantUsage.get(id, utcDayStart(this.clock.now()));
+    return { invocations: usage.invocations, bytes: usage.bytes };
   }
 }

@@ -7,8 +7,9 @@ import { grantCoversCapability, utcDayStart } from './grant-rules';
 
 /**
  * The default {@link Authorizer}: loads the automation settings, the approval the caller points at,
- * and the grants whose action covers the capability (with their policy revision and
- * today's usage from the ledger), then applies {@link decideAuthorization}.
+ * and the grants whose action covers the capability (with their policy revision and, for a grant with a
+ * daily budget, today's usage counters: one keyed read, however many ledger entries the day has), then
+ * applies {@link decideAuthorization}.
  * @public
  */
 export class PolicyAuthorizer implements Authorizer {
@@ -41,9 +42,14 @@ export class PolicyAuthorizer implements Authorizer {
         usageToday:
           grant.status !== 'active' || (grant.budget.maxInvocationsPerDay === undefined && grant.budget.maxBytesPerDay === undefined)
             ? { invocations: 0, bytes: 0 }
-            : await session.ledger.usageForGrant(grant.id, dayStart, dayStart + 86_400_000),
+            : await usageOf(session, grant.id, dayStart),
       });
     }
     return decideAuthorization({ ...base, settings, approval, grants });
   }
+}
+
+async function usageOf(session: StorageSession, grantId: string, day: number): Promise<{ invocations: number; bytes: number }> {
+  const usage = await session.grantUsage.get(grantId, day);
+  return { invocations: usage.invocations, bytes: usage.bytes };
 }

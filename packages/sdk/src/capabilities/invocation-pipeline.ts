@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'eventemitter3';
 import { parseActor } from '../authorization/actor';
 import type { Authorizer } from '../authorization/authorizer';
+import { utcDayStart } from '../authorization/grant-rules';
 import { MediaAgentError } from '../errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
 import type { InvocationLedger, SettleOutcome } from '../ledger/invocation-ledger';
@@ -172,7 +173,12 @@ export class InvocationPipeline {
     }
     const outcome = await this.#runHandler(p, undefined, undefined);
     const status = outcome.state === 'unknown' ? 'failed' : outcome.state;
-    await storage.audit.append(this.#audit(p, 'capability.invoke', status, { reason: outcome.error?.code ?? null }));
+    // A read changes nothing: its audit row is batched (see StorageAdapter.appendAuditBatched) instead of
+    // waiting for a transaction of its own. A row that cannot be written is logged.
+    const row = this.#audit(p, 'capability.invoke', status, { reason: outcome.error?.code ?? null });
+    storage.appendAuditBatched(row).catch((cause: unknown) =>
+      this.deps.logger.warn('could not audit a read invocation', { capabilityId: p.capability.id, invocationId: p.invocationId, message: messageOf(cause) }),
+    );
     return this.#result(p, status, outcome.output, outcome.error, {});
   }
 
@@ -188,7 +194,9 @@ export class InvocationPipeline {
     for (let attempt = 0; attempt < 2; attempt++) {
       const phase = await storage
         .transaction(async (s) => {
+          const now = clock.now();
           const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
+          const bytes = target.bytes ?? plan?.bytes ?? 0;
           const decision = await this.deps.authorizer.authorize(
             {
               actor: ctx.actor,
@@ -198,13 +206,13 @@ export class InvocationPipeline {
                 planId: target.planId,
                 mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
                 mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
-                bytes: target.bytes ?? plan?.bytes ?? 0,
+                bytes,
               },
               plan,
               approvalId: ctx.approvalId,
               idempotencyKey: key,
               runId: ctx.runId,
-              now: clock.now(),
+              now,
             },
             s,
           );
@@ -214,12 +222,8 @@ export class InvocationPipeline {
             );
             return { kind: 'denied' as const, decision };
           }
-          // Authorized: a call that already succeeded (or was accepted) returns its recorded result.
-          const recorded = await ledger.recorded(s, { key, scopeId, callId: ctx.callId });
-          if (recorded) {
-            await s.audit.append(this.#audit(p, 'capability.invoke', recorded.state, { key, entry: recorded, reason: 'recorded result returned; handler not called' }));
-            return { kind: 'recorded' as const, entry: recorded };
-          }
+          // Authorized: a call that already succeeded (or was accepted) returns its recorded result
+          // (the claim reports it without claiming anything).
           const claim = await ledger.claim(s, {
             key,
             argsHash,
@@ -232,10 +236,18 @@ export class InvocationPipeline {
             taskId: ctx.taskId,
             approvalId: decision.approvalId,
             grantId: decision.grantId,
-            bytes: target.bytes ?? plan?.bytes ?? 0,
+            bytes,
             inputSummary: p.summary,
           });
-          if (claim.kind === 'claimed' && decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
+          if (claim.kind === 'recorded') {
+            await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
+            return claim;
+          }
+          if (claim.kind === 'claimed') {
+            if (decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
+            // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
+            if (decision.grantId !== undefined) await s.grantUsage.add(decision.grantId, utcDayStart(now), 1, bytes);
+          }
           return { ...claim, decision, plan };
         })
         .catch(async (error: unknown) => {
@@ -281,7 +293,7 @@ export class InvocationPipeline {
             outcome = { state: 'unknown', error: { code: 'HANDLER_RESULT_INVALID', message: messageOf(error) } };
           }
           return storage.transaction(async (s) => {
-            const settled = await ledger.settle(s, key, entry.token, outcome);
+            const settled = await ledger.settle(s, key, entry.token, outcome, entry);
             if (entry.approvalId !== null && outcome.state === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
             await s.audit.append(this.#audit(p, 'capability.invoke', settled.state, { key, entry: settled, reason: outcome.error?.code ?? null }));
             return this.#result(p, settled.state as Exclude<typeof settled.state, 'running'>, settled.output, settled.error ?? undefined, { key, entry: settled });
@@ -448,6 +460,53 @@ function checkContext(ctx: InvocationContext): void {
   if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal)) throw new InvalidContextError('signal', 'an AbortSignal');
 }
 
+/**
+ * The JSON form of a handler's output (what `JSON.parse(JSON.stringify(value))` gives), as a copy. Plain
+ * objects, arrays, strings, booleans, null and finite numbers other than -0 are copied directly; anything
+ * else (toJSON, class instances, non-finite numbers, undefined or functions in arrays…) takes the
+ * stringify/parse round trip, so the result is the same.
+ */
 function toJson(value: unknown): JsonValue {
-  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+  if (value === undefined) return null;
+  const copied = plainJson(value, 0);
+  return copied !== NOT_PLAIN ? copied : (JSON.parse(JSON.stringify(value)) as JsonValue);
+}
+
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
+
+function plainJson(value: unknown, depth: number): JsonValue | typeof NOT_PLAIN {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : NOT_PLAIN;
+    case 'object': {
+      if (value === null) return null;
+      if (depth > 64) return NOT_PLAIN;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+        const out: JsonValue[] = new Array<JsonValue>(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item = plainJson(value[i], depth + 1);
+          if (item === NOT_PLAIN || value[i] === undefined) return NOT_PLAIN;
+          out[i] = item;
+        }
+        return out;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+      const out: { [key: string]: JsonValue } = {};
+      for (const key of Object.keys(value)) {
+        if (key === '__proto__') return NOT_PLAIN;
+        const raw = (value as Record<string, unknown>)[key];
+        if (raw === undefined) continue;
+        const item = plainJson(raw, depth + 1);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        out[key] = item;
+      }
+      return out;
+    }
+    default:
+      return NOT_PLAIN;
+  }
 }

@@ -97,8 +97,9 @@ export class DefaultInvocationLedger implements InvocationLedger {
   }
 
   /** {@inheritDoc InvocationLedger.settle} */
-  async settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome): Promise<LedgerEntry> {
-    return this.#write(session, key, token, ['running'], outcome.state, outcome.output, outcome.error);
+  async settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome, claimed?: LedgerEntry): Promise<LedgerEntry> {
+    const base = claimed !== undefined && claimed.key === key && claimed.token === token && claimed.state === 'running' ? claimed : undefined;
+    return this.#write(session, key, token, ['running'], outcome.state, outcome.output, outcome.error, base);
   }
 
   /** {@inheritDoc InvocationLedger.resolveUnknown} */
@@ -162,10 +163,13 @@ export class DefaultInvocationLedger implements InvocationLedger {
     state: Exclude<LedgerEntry['state'], 'running'>,
     output: JsonValue | undefined,
     error: RecordedError | undefined,
+    base?: LedgerEntry,
   ): Promise<LedgerEntry> {
     const now = this.clock.now();
-    const patch: Partial<LedgerEntry> = { state, output: output ?? null, error: error ?? null, updatedAt: now, settledAt: now };
+    const patch = { state, output: output ?? null, error: error ?? null, updatedAt: now, settledAt: now };
     if (!(await session.ledger.compareAndSet(key, token, patch, from))) throw new LedgerStaleExecutorError(key);
+    // The compare-and-set matched the token: the row is the claimed entry with this patch (no read back needed).
+    if (base) return { ...base, ...patch };
     const entry = await session.ledger.get(key);
     return entry!;
   }

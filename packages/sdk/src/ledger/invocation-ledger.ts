@@ -70,9 +70,17 @@ export interface InvocationLedger {
   recorded(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined>;
   /**
    * Settles a `running` claim held by `token`.
+   * @param session - the storage session of the settling transaction
+   * @param key - the idempotency key
+   * @param token - the executor token of the claim
+   * @param outcome - how the call ended
+   * @param claimed - optional: the entry as returned by the claim (`claimed.token === token`); when given, the
+   *   settled entry is built from it instead of being read back (the compare-and-set on the token proves nobody
+   *   else changed it)
+   * @returns the settled entry
    * @throws `LEDGER_STALE_EXECUTOR` when `token` is no longer current
    */
-  settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome): Promise<LedgerEntry>;
+  settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome, claimed?: LedgerEntry): Promise<LedgerEntry>;
   /**
    * Settles an `unknown` entry from a verifier's conclusion (the only way out of `unknown`).
    * @throws `LEDGER_STALE_EXECUTOR` when the entry is no longer `unknown` under `token`

@@ -127,12 +127,31 @@ export interface GrantScope {
   capabilities?: string[];
 }
 
-/** Daily budgets of a grant, counted from the ledger per UTC day. @public */
+/**
+ * Daily budgets of a grant, per UTC day, checked against the grant's {@link GrantUsage} counters (charged by
+ * every claim the grant authorizes).
+ * @public
+ */
 export interface GrantBudget {
   /** Maximum claims per UTC day. */
   maxInvocationsPerDay?: number;
-  /** Maximum bytes per UTC day (sum of ledger entries' `bytes`). */
+  /** Maximum bytes per UTC day (sum of the `bytes` of the claims charged that day). */
   maxBytesPerDay?: number;
+}
+
+/**
+ * What a grant was charged on one UTC day: one record per grant and day, kept by `GrantUsageRepository`.
+ * @public
+ */
+export interface GrantUsage {
+  /** Grant id. */
+  grantId: string;
+  /** Start of the UTC day, in ms since the epoch (a multiple of 86 400 000). */
+  day: number;
+  /** Claims the grant authorized that day (a re-claim of the same key counts again). */
+  invocations: number;
+  /** Sum of the `bytes` of those claims. */
+  bytes: number;
 }
 
 /**

@@ -4,6 +4,7 @@ import type {
   AuditAction,
   AuditRecord,
   GrantRecord,
+  GrantUsage,
   JsonValue,
   LedgerEntry,
   LedgerState,
@@ -31,7 +32,11 @@ export interface LedgerRepository {
   compareAndSet(key: string, expectedToken: string, patch: Partial<LedgerEntry>, expectedStates?: readonly LedgerState[]): Promise<boolean>;
   /** Entries in the given states, oldest claim first; `claimedBefore` (ms) filters by claim time. */
   listByState(states: readonly LedgerState[], options?: { claimedBefore?: number; limit?: number }): Promise<LedgerEntry[]>;
-  /** Claims and bytes charged to `grantId` with `claimedAt` in [`from`, `to`) (ms). */
+  /**
+   * Entries of `grantId` with `claimedAt` in [`from`, `to`) (ms) and the sum of their `bytes`, counted from the
+   * ledger rows (each entry once, under its latest claim). Budgets are not checked with this: they read the
+   * per-day counters of {@link GrantUsageRepository}, which cost the same however long the ledger is.
+   */
   usageForGrant(grantId: string, from: number, to: number): Promise<{ invocations: number; bytes: number }>;
   /** Deletes entries in `states` settled before `settledBefore` (ms); returns how many. */
   deleteSettledBefore(settledBefore: number, states: readonly LedgerState[]): Promise<number>;
@@ -89,6 +94,35 @@ export interface AuditRepository {
   list(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
 }
 
+/**
+ * Per-grant, per-UTC-day usage counters: what a grant's daily budgets (`maxInvocationsPerDay`,
+ * `maxBytesPerDay`) are checked against, in one keyed read however many ledger entries the day has.
+ *
+ * @remarks
+ * The invocation path charges a claim authorized by a grant with {@link GrantUsageRepository.add} in the
+ * transaction of the claim, so the budget check and the charge are atomic and a rolled-back claim charges
+ * nothing. Writing ledger entries directly (`ledger.insert`) charges nothing.
+ * @public
+ */
+export interface GrantUsageRepository {
+  /**
+   * The counters of `grantId` for the UTC day starting at `day`.
+   * @param grantId - the grant
+   * @param day - start of the UTC day in ms since the epoch (a multiple of 86 400 000, see `utcDayStart`)
+   * @returns the counters; `{ grantId, day, invocations: 0, bytes: 0 }` when nothing was charged that day
+   */
+  get(grantId: string, day: number): Promise<GrantUsage>;
+  /**
+   * Adds to the counters of (`grantId`, `day`), creating them at zero first.
+   * @param grantId - the grant
+   * @param day - start of the UTC day in ms (a multiple of 86 400 000)
+   * @param invocations - claims to add (a non-negative integer; the invocation path adds 1 per claim)
+   * @param bytes - bytes to add (non-negative)
+   * @returns the counters after the addition
+   */
+  add(grantId: string, day: number, invocations: number, bytes: number): Promise<GrantUsage>;
+}
+
 /** Small JSON settings (automation switch, modes). @public */
 export interface SettingsRepository {
   /** The value stored under `key`, or undefined. */
@@ -126,6 +160,8 @@ export interface StorageSession {
   readonly inbox: InboxRepository;
   /** Pending decisions for people. */
   readonly decisions: DecisionRepository;
+  /** Per-grant, per-UTC-day usage counters (daily budgets). */
+  readonly grantUsage: GrantUsageRepository;
 }
 
 /**
@@ -156,6 +192,24 @@ export interface StorageAdapter extends StorageSession {
    * @throws whatever `fn` throws (after rolling back), `StorageLockedError` when the store stays locked
    */
   transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T>;
+  /**
+   * Appends an audit row without a transaction of its own, for callers that do not wait for it to be
+   * committed (the invocation path uses it for the rows of `read` and `preview` calls).
+   *
+   * @remarks
+   * Rows keep call order with every other audit row of this adapter: a row is written before any
+   * transaction or repository call made on the adapter after it, so its `seq` is below theirs and
+   * `audit.list` on the adapter sees it. Durable stores write pending rows in batches, together with the
+   * next transaction when there is one, else in one transaction of their own at the latest when the event
+   * loop next turns (`setImmediate`) or when 256 rows are pending, and on `close()`. A process that dies in
+   * between loses the rows not yet written (at most one event-loop turn's worth); every other audit row is
+   * written in the transaction of what it records, as before.
+   *
+   * @param record - the row (`seq` is ignored and assigned by the store)
+   * @returns a promise that resolves once the row is committed and rejects, with a storage error, when it
+   *   could not be written (e.g. `STORAGE_CLOSED`, `STORAGE_LOCKED`); callers that do not wait must handle the rejection
+   */
+  appendAuditBatched(record: AuditRecord): Promise<void>;
   /** Releases connections and file handles. Further calls fail with `StorageClosedError`. */
   close(): Promise<void>;
 }
@@ -164,7 +218,7 @@ export interface StorageAdapter extends StorageSession {
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 3;
+export const STORAGE_SCHEMA_VERSION = 4;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;

@@ -73,6 +73,7 @@ describe('SqliteStorage', () => {
         { version: 1, name: 'initial' },
         { version: 2, name: 'runs' },
         { version: 3, name: 'subagents and runtime state' },
+        { version: 4, name: 'grant usage counters' },
       ]);
     } finally {
       raw.close();
@@ -259,6 +260,7 @@ describe('SqliteStorage', () => {
         { version: 1, name: 'initial' },
         { version: 2, name: 'runs' },
         { version: 3, name: 'subagents and runtime state' },
+        { version: 4, name: 'grant usage counters' },
       ]);
     } finally {
       check.close();

@@ -3,6 +3,7 @@ import type {
   ApprovalRecord,
   AuditRecord,
   GrantRecord,
+  GrantUsage,
   JsonValue,
   LedgerEntry,
   LedgerState,
@@ -14,9 +15,59 @@ import { TERMINAL_RUN_STATUSES } from '../run-records';
 import { SerialQueue } from '../serial-queue';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
 
-type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'audit' | 'settings' | 'runs' | 'inbox' | 'decisions';
-const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'inbox', 'decisions'];
+type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'settings' | 'runs' | 'inbox' | 'decisions' | 'grantUsage';
+const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'settings', 'runs', 'inbox', 'decisions', 'grantUsage'];
 type Undo = () => void;
+
+/** A repository whose methods return their result directly (the memory store's core). */
+type Sync<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+/** Every repository of a session, synchronous. */
+type SyncSession = { [K in keyof StorageSession]: Sync<StorageSession[K]> };
+const REPOSITORIES: ReadonlyArray<keyof StorageSession> = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'events', 'messages', 'inbox', 'decisions', 'grantUsage'];
+
+/**
+ * A deep copy of a stored value. Records are JSON-shaped (plain objects, arrays, primitives), which this
+ * copies directly; anything else (a Date, a class instance, a cycle) is left to `structuredClone`.
+ */
+function copy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    return copyPlain(value, 0);
+  } catch {
+    return structuredClone(value);
+  }
+}
+
+function copyPlain<T>(value: T, depth: number): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > 256) throw new RangeError('too deep');
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i] as unknown, depth + 1);
+    return out as T;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) throw new TypeError('not a plain object');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    // `__proto__` as an own key (JSON.parse makes those) stays plain data.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out as T;
+}
+
+/** Lower bound: the index of the first audit row with `seq > after` (rows are in `seq` order). */
+function firstAfter(log: readonly AuditRecord[], after: number): number {
+  let lo = 0;
+  let hi = log.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (log[mid]!.seq <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** Binary (code-unit) order, as SQL `ORDER BY` on text with the default collation. */
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -30,6 +81,11 @@ function definedFields<T extends object>(patch: Partial<T>): Partial<T> {
  * In-memory {@link StorageAdapter} for tests and short-lived hosts. Same semantics as the
  * durable adapters (transactions roll back on error, compare-and-set writes, stored values are
  * copies), nothing survives the process.
+ *
+ * @remarks
+ * A repository call on the adapter runs at once when no transaction is running or waiting, else after
+ * them, in call order. `appendAuditBatched` appends at once on the same terms (nothing here is durable,
+ * so there is nothing to batch).
  * @public
  */
 export class MemoryStorage implements StorageAdapter {
@@ -39,6 +95,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly #queue = new SerialQueue();
   #auditSeq = 0;
   readonly #auditIds = new Set<string>();
+  /** Audit rows in `seq` order (append-only; a rollback pops its own appends). */
+  readonly #auditLog: AuditRecord[] = [];
   #version = 0;
   #closed = false;
   #undo: Undo[] | null = null;
@@ -55,6 +113,9 @@ export class MemoryStorage implements StorageAdapter {
   readonly #messagesByRun = new Map<string, RunMessageRecord[]>();
   /** Dedupe key → decision id. */
   readonly #decisionKeys = new Map<string, string>();
+  /** The repositories, synchronous; every write registers its undo in `#undo`. */
+  readonly #core: SyncSession;
+  /** The session handed to transactions: `#core` with promises. */
   readonly #session: StorageSession;
 
   /** {@inheritDoc StorageSession.ledger} */
@@ -81,31 +142,48 @@ export class MemoryStorage implements StorageAdapter {
   readonly inbox: StorageSession['inbox'];
   /** {@inheritDoc StorageSession.decisions} */
   readonly decisions: StorageSession['decisions'];
+  /** {@inheritDoc StorageSession.grantUsage} */
+  readonly grantUsage: StorageSession['grantUsage'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
     for (const t of TABLES) this.#tables.set(t, new Map());
-    this.#session = this.#createSession();
-    const auto = <K extends keyof StorageSession>(name: K): StorageSession[K] =>
-      new Proxy(this.#session[name], {
-        get: (target, prop) => {
-          const fn = (target as unknown as Record<string | symbol, unknown>)[prop];
-          if (typeof fn !== 'function') return fn;
-          return (...args: unknown[]) => this.transaction(async (s) => (s[name] as unknown as Record<string | symbol, (...a: unknown[]) => unknown>)[prop]!(...args));
-        },
-      }) as StorageSession[K];
-    this.ledger = auto('ledger');
-    this.approvals = auto('approvals');
-    this.grants = auto('grants');
-    this.plans = auto('plans');
-    this.policies = auto('policies');
-    this.audit = auto('audit');
-    this.settings = auto('settings');
-    this.runs = auto('runs');
-    this.events = auto('events');
-    this.messages = auto('messages');
-    this.inbox = auto('inbox');
-    this.decisions = auto('decisions');
+    this.#core = this.#createCore();
+    const session: Record<string, unknown> = {};
+    const direct: Record<string, unknown> = {};
+    for (const name of REPOSITORIES) {
+      const repo = this.#core[name] as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const inTx: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      const onAdapter: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      for (const method of Object.keys(repo)) {
+        const fn = repo[method]!;
+        inTx[method] = (...args) => {
+          try {
+            return Promise.resolve(fn(...args));
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        };
+        onAdapter[method] = (...args) => this.#direct(() => fn(...args));
+      }
+      session[name] = inTx;
+      direct[name] = onAdapter;
+    }
+    this.#session = session as unknown as StorageSession;
+    const on = direct as unknown as StorageSession;
+    this.ledger = on.ledger;
+    this.approvals = on.approvals;
+    this.grants = on.grants;
+    this.plans = on.plans;
+    this.policies = on.policies;
+    this.audit = on.audit;
+    this.settings = on.settings;
+    this.runs = on.runs;
+    this.events = on.events;
+    this.messages = on.messages;
+    this.inbox = on.inbox;
+    this.decisions = on.decisions;
+    this.grantUsage = on.grantUsage;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -137,9 +215,46 @@ export class MemoryStorage implements StorageAdapter {
     });
   }
 
+  /** {@inheritDoc StorageAdapter.appendAuditBatched} */
+  appendAuditBatched(record: AuditRecord): Promise<void> {
+    return this.#direct(() => {
+      this.#core.audit.append(record);
+    });
+  }
+
   /** {@inheritDoc StorageAdapter.close} */
   async close(): Promise<void> {
     this.#closed = true;
+  }
+
+  /**
+   * One repository call on the adapter, as its own transaction: at once when nothing is running or
+   * waiting (no promise hop), else after everything queued before it.
+   */
+  #direct<T>(work: () => T): Promise<T> {
+    if (this.#queue.idle) {
+      try {
+        return Promise.resolve(this.#atomically(work));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#queue.run(() => this.#atomically(work));
+  }
+
+  /** Runs `work` synchronously with its own undo log: if it throws, none of its writes are kept. */
+  #atomically<T>(work: () => T): T {
+    this.#assertOpen();
+    const undo: Undo[] = [];
+    this.#undo = undo;
+    try {
+      return work();
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+      throw error;
+    } finally {
+      this.#undo = null;
+    }
   }
 
   #assertOpen(): void {
@@ -152,11 +267,11 @@ export class MemoryStorage implements StorageAdapter {
 
   #read<T>(name: TableName, id: string): T | undefined {
     const v = this.#table<T>(name).get(id);
-    return v === undefined ? undefined : structuredClone(v);
+    return v === undefined ? undefined : copy(v);
   }
 
   #all<T>(name: TableName): T[] {
-    return [...this.#table<T>(name).values()].map((v) => structuredClone(v));
+    return [...this.#table<T>(name).values()].map((v) => copy(v));
   }
 
   #write(name: TableName, id: string, value: unknown): void {
@@ -164,7 +279,7 @@ export class MemoryStorage implements StorageAdapter {
     const table = this.#table<unknown>(name);
     const had = table.has(id);
     const previous = table.get(id);
-    const stored = structuredClone(value);
+    const stored = copy(value);
     table.set(id, stored);
     if (name === 'ledger') this.#indexGrant(id, previous as LedgerEntry | undefined, stored as LedgerEntry);
     this.#undo.push(() => {
@@ -221,19 +336,20 @@ export class MemoryStorage implements StorageAdapter {
     return run.wakeRequested || run.abortRequested || (run.notBefore !== null && run.notBefore <= now);
   }
 
-  #createSession(): StorageSession {
+  #createCore(): SyncSession {
     const insertNew = (name: TableName, id: string, value: unknown) => {
       if (this.#table(name).has(id)) throw new StorageError(`MemoryStorage: duplicate id ${id} in ${name}`);
       this.#write(name, id, value);
     };
+    const usageKey = (grantId: string, day: number) => `${grantId}\0${day}`;
     return {
       ledger: {
-        get: async (key) => this.#read<LedgerEntry>('ledger', key),
-        findByCall: async (scopeId, callId) => {
+        get: (key) => this.#read<LedgerEntry>('ledger', key),
+        findByCall: (scopeId, callId) => {
           const key = this.#callIndex.get(`${scopeId}\0${callId}`);
           return key === undefined ? undefined : this.#read<LedgerEntry>('ledger', key);
         },
-        insert: async (entry) => {
+        insert: (entry) => {
           if (this.#table('ledger').has(entry.key)) return false;
           // (scopeId, callId) is unique too, as the SQL adapters' unique index.
           const indexKey = entry.callId === null ? null : `${entry.scopeId}\0${entry.callId}`;
@@ -245,19 +361,20 @@ export class MemoryStorage implements StorageAdapter {
           }
           return true;
         },
-        compareAndSet: async (key, expectedToken, patch, expectedStates) => {
+        compareAndSet: (key, expectedToken, patch, expectedStates) => {
           const current = this.#read<LedgerEntry>('ledger', key);
           if (!current || current.token !== expectedToken) return false;
           if (expectedStates && !expectedStates.includes(current.state)) return false;
           this.#write('ledger', key, { ...current, ...definedFields(patch), key });
           return true;
         },
-        listByState: async (states, options = {}) =>
-          this.#all<LedgerEntry>('ledger')
+        listByState: (states, options = {}) =>
+          [...this.#table<LedgerEntry>('ledger').values()]
             .filter((e) => states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore))
             .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
-            .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER),
-        usageForGrant: async (grantId, from, to) => {
+            .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
+            .map((e) => copy(e)),
+        usageForGrant: (grantId, from, to) => {
           let invocations = 0;
           let bytes = 0;
           const ledger = this.#table<LedgerEntry>('ledger');
@@ -270,9 +387,9 @@ export class MemoryStorage implements StorageAdapter {
           }
           return { invocations, bytes };
         },
-        deleteSettledBefore: async (settledBefore, states: readonly LedgerState[]) => {
+        deleteSettledBefore: (settledBefore, states: readonly LedgerState[]) => {
           let n = 0;
-          for (const e of this.#all<LedgerEntry>('ledger')) {
+          for (const e of [...this.#table<LedgerEntry>('ledger').values()]) {
             // `running` and `unknown` are never deleted by age (DESIGN.md §6), whatever `states` says.
             if (e.state === 'running' || e.state === 'unknown') continue;
             if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
@@ -289,36 +406,36 @@ export class MemoryStorage implements StorageAdapter {
         },
       },
       approvals: {
-        insert: async (record) => insertNew('approvals', record.id, record),
-        get: async (id) => this.#read<ApprovalRecord>('approvals', id),
-        compareAndSet: async (id, expectedStatus, patch) => {
+        insert: (record) => insertNew('approvals', record.id, record),
+        get: (id) => this.#read<ApprovalRecord>('approvals', id),
+        compareAndSet: (id, expectedStatus, patch) => {
           const current = this.#read<ApprovalRecord>('approvals', id);
           if (!current || current.status !== expectedStatus) return false;
           this.#write('approvals', id, { ...current, ...definedFields(patch), id });
           return true;
         },
-        list: async (filter = {}) =>
+        list: (filter = {}) =>
           this.#all<ApprovalRecord>('approvals')
             .filter((a) => (filter.status === undefined || a.status === filter.status) && (filter.planId === undefined || a.planId === filter.planId))
             .sort((a, b) => b.requestedAt - a.requestedAt || byCodeUnit(b.id, a.id))
             .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
       },
       grants: {
-        insert: async (record) => insertNew('grants', record.id, record),
-        get: async (id) => this.#read<GrantRecord>('grants', id),
-        update: async (record) => {
+        insert: (record) => insertNew('grants', record.id, record),
+        get: (id) => this.#read<GrantRecord>('grants', id),
+        update: (record) => {
           if (!this.#table('grants').has(record.id)) throw new StorageError(`no grant with id ${record.id}`);
           this.#write('grants', record.id, record);
         },
-        list: async (filter = {}) =>
+        list: (filter = {}) =>
           this.#all<GrantRecord>('grants')
             .filter((g) => filter.status === undefined || g.status === filter.status)
             .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
       },
       plans: {
-        insert: async (record) => insertNew('plans', record.id, record),
-        get: async (id) => this.#read<PlanRecord>('plans', id),
-        compareAndSet: async (id, expectedRevision, record) => {
+        insert: (record) => insertNew('plans', record.id, record),
+        get: (id) => this.#read<PlanRecord>('plans', id),
+        compareAndSet: (id, expectedRevision, record) => {
           const current = this.#read<PlanRecord>('plans', id);
           if (!current || current.revision !== expectedRevision) return false;
           this.#write('plans', id, { ...record, id });
@@ -326,82 +443,88 @@ export class MemoryStorage implements StorageAdapter {
         },
       },
       policies: {
-        put: async (record) => this.#write('policies', record.id, record),
-        get: async (id) => this.#read<PolicyRevisionRecord>('policies', id),
-        listByKind: async (kind) =>
+        put: (record) => this.#write('policies', record.id, record),
+        get: (id) => this.#read<PolicyRevisionRecord>('policies', id),
+        listByKind: (kind) =>
           this.#all<PolicyRevisionRecord>('policies')
             .filter((p) => p.kind === kind)
             .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
       },
       audit: {
-        append: async (record) => {
+        append: (record) => {
           if (this.#auditIds.has(record.id)) throw new StorageError(`MemoryStorage: duplicate id ${record.id} in audit`);
+          if (!this.#undo) throw new Error('MemoryStorage: write outside a transaction');
           const seq = ++this.#auditSeq;
+          const stored: AuditRecord = copy({ ...record, seq });
           this.#auditIds.add(record.id);
-          this.#undo!.push(() => this.#auditIds.delete(record.id));
-          const stored = { ...record, seq };
-          this.#write('audit', String(seq).padStart(16, '0'), stored);
-          this.#undo!.push(() => {
+          this.#auditLog.push(stored);
+          this.#undo.push(() => {
+            this.#auditIds.delete(record.id);
+            if (this.#auditLog[this.#auditLog.length - 1] === stored) this.#auditLog.pop();
             this.#auditSeq = Math.min(this.#auditSeq, seq - 1);
           });
-          return structuredClone(stored);
+          return copy(stored);
         },
-        list: async (filter = {}) =>
-          this.#all<AuditRecord>('audit')
-            .filter(
-              (a) =>
-                a.seq > (filter.after ?? 0) &&
-                (filter.action === undefined || a.action === filter.action) &&
-                (filter.capabilityId === undefined || a.capabilityId === filter.capabilityId) &&
-                (filter.invocationId === undefined || a.invocationId === filter.invocationId),
+        list: (filter = {}) => {
+          const limit = Math.max(0, filter.limit ?? 100);
+          const out: AuditRecord[] = [];
+          const log = this.#auditLog;
+          for (let i = firstAfter(log, filter.after ?? 0); i < log.length && out.length < limit; i++) {
+            const a = log[i]!;
+            if (
+              (filter.action === undefined || a.action === filter.action) &&
+              (filter.capabilityId === undefined || a.capabilityId === filter.capabilityId) &&
+              (filter.invocationId === undefined || a.invocationId === filter.invocationId)
             )
-            .sort((a, b) => a.seq - b.seq)
-            .slice(0, filter.limit ?? 100),
+              out.push(copy(a));
+          }
+          return out;
+        },
       },
       settings: {
-        get: async (key) => this.#read<JsonValue>('settings', key),
-        set: async (key, value) => this.#write('settings', key, value),
+        get: (key) => this.#read<JsonValue>('settings', key),
+        set: (key, value) => this.#write('settings', key, value),
       },
       runs: {
-        insert: async (run) => insertNew('runs', run.id, run),
-        get: async (id) => this.#read<RunRecord>('runs', id),
-        patch: async (id, patch, expectLeaseOwner) => {
+        insert: (run) => insertNew('runs', run.id, run),
+        get: (id) => this.#read<RunRecord>('runs', id),
+        patch: (id, patch, expectLeaseOwner) => {
           const current = this.#read<RunRecord>('runs', id);
           if (!current) return undefined;
           if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
           const next: RunRecord = { ...current, ...definedFields<RunRecord>(patch), id };
           this.#write('runs', id, next);
-          return structuredClone(next);
+          return copy(next);
         },
-        list: async (filter = {}) =>
+        list: (filter = {}) =>
           this.#all<RunRecord>('runs')
             .filter((r) => (filter.status === undefined || r.status === filter.status) && (filter.sessionId === undefined || r.sessionId === filter.sessionId))
             .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
             .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
-        acquireLease: async (owner, now, leaseMs) => {
+        acquireLease: (owner, now, leaseMs) => {
           let pick: RunRecord | undefined;
           for (const run of this.#table<RunRecord>('runs').values()) {
             if (!MemoryStorage.#runnable(run, now)) continue;
             if (!pick || run.createdAt < pick.createdAt || (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)) pick = run;
           }
           if (!pick) return undefined;
-          const next: RunRecord = { ...structuredClone(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };
+          const next: RunRecord = { ...copy(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };
           this.#write('runs', next.id, next);
-          return structuredClone(next);
+          return copy(next);
         },
-        renewLease: async (id, owner, now, leaseMs) => {
+        renewLease: (id, owner, now, leaseMs) => {
           const current = this.#read<RunRecord>('runs', id);
           if (!current || current.leaseOwner !== owner) return false;
           this.#write('runs', id, { ...current, leaseExpiresAt: now + leaseMs });
           return true;
         },
-        releaseLease: async (id, owner) => {
+        releaseLease: (id, owner) => {
           const current = this.#read<RunRecord>('runs', id);
           if (!current || current.leaseOwner !== owner) return false;
           this.#write('runs', id, { ...current, leaseOwner: null, leaseExpiresAt: null });
           return true;
         },
-        totalsBetween: async (from, to) => {
+        totalsBetween: (from, to) => {
           let runs = 0;
           let costUsd = 0;
           for (const r of this.#table<RunRecord>('runs').values()) {
@@ -414,19 +537,19 @@ export class MemoryStorage implements StorageAdapter {
         },
       },
       events: {
-        append: async (event) => {
+        append: (event) => {
           const seq = (this.#eventsByRun.get(event.runId)?.length ?? 0) + 1;
           // The global counter is never lowered on rollback: a rolled-back append leaves a gap, never a reuse.
-          const stored: RunEventRecord = structuredClone({ ...event, seq, globalSeq: ++this.#globalSeq });
+          const stored: RunEventRecord = copy({ ...event, seq, globalSeq: ++this.#globalSeq });
           this.#appendIndexed(this.#eventsByRun, event.runId, stored, this.#eventLog);
-          return structuredClone(stored);
+          return copy(stored);
         },
-        listByRun: async (runId, options = {}) => {
+        listByRun: (runId, options = {}) => {
           const list = this.#eventsByRun.get(runId) ?? [];
           const after = Math.max(0, Math.floor(options.afterSeq ?? 0));
-          return list.slice(after, after + Math.max(0, options.limit ?? 100)).map((e) => structuredClone(e));
+          return list.slice(after, after + Math.max(0, options.limit ?? 100)).map((e) => copy(e));
         },
-        listAfter: async (after = 0, limit = 100) => {
+        listAfter: (after = 0, limit = 100) => {
           const log = this.#eventLog;
           let lo = 0;
           let hi = log.length;
@@ -435,25 +558,25 @@ export class MemoryStorage implements StorageAdapter {
             if (log[mid]!.globalSeq <= after) lo = mid + 1;
             else hi = mid;
           }
-          return log.slice(lo, lo + Math.max(0, limit)).map((e) => structuredClone(e));
+          return log.slice(lo, lo + Math.max(0, limit)).map((e) => copy(e));
         },
       },
       messages: {
-        append: async (runId, message, at) => {
+        append: (runId, message, at) => {
           const seq = (this.#messagesByRun.get(runId)?.length ?? 0) + 1;
-          const stored: RunMessageRecord = structuredClone({ runId, seq, message, at });
+          const stored: RunMessageRecord = copy({ runId, seq, message, at });
           this.#appendIndexed(this.#messagesByRun, runId, stored);
-          return structuredClone(stored);
+          return copy(stored);
         },
-        list: async (runId) => (this.#messagesByRun.get(runId) ?? []).map((m) => structuredClone(m)),
+        list: (runId) => (this.#messagesByRun.get(runId) ?? []).map((m) => copy(m)),
       },
       inbox: {
-        enqueue: async (record) => insertNew('inbox', record.id, record),
-        listQueued: async (runId) =>
+        enqueue: (record) => insertNew('inbox', record.id, record),
+        listQueued: (runId) =>
           this.#all<InboxRecord>('inbox')
             .filter((m) => m.runId === runId && m.status === 'queued')
             .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
-        markApplied: async (ids, at) => {
+        markApplied: (ids, at) => {
           let n = 0;
           for (const id of new Set(ids)) {
             const current = this.#read<InboxRecord>('inbox', id);
@@ -464,15 +587,28 @@ export class MemoryStorage implements StorageAdapter {
           return n;
         },
       },
+      grantUsage: {
+        get: (grantId, day) => {
+          const stored = this.#table<GrantUsage>('grantUsage').get(usageKey(grantId, day));
+          return stored ? { ...stored } : { grantId, day, invocations: 0, bytes: 0 };
+        },
+        add: (grantId, day, invocations, bytes) => {
+          const key = usageKey(grantId, day);
+          const current = this.#table<GrantUsage>('grantUsage').get(key);
+          const next: GrantUsage = { grantId, day, invocations: (current?.invocations ?? 0) + invocations, bytes: (current?.bytes ?? 0) + bytes };
+          this.#write('grantUsage', key, next);
+          return { ...next };
+        },
+      },
       decisions: {
-        insert: async (record) => {
+        insert: (record) => {
           if (this.#decisionKeys.has(record.dedupeKey)) return false;
           insertNew('decisions', record.id, record);
           this.#decisionKeys.set(record.dedupeKey, record.id);
           this.#undo!.push(() => this.#decisionKeys.delete(record.dedupeKey));
           return true;
         },
-        list: async (filter = {}) =>
+        list: (filter = {}) =>
           this.#all<DecisionRecord>('decisions')
             .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.subjectId === undefined || d.subjectId === filter.subjectId))
             .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),

@@ -233,6 +233,29 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
     ],
   },
+  {
+    version: 4,
+    name: 'grant usage counters',
+    statements: [
+      // Per-grant, per-UTC-day counters charged by every claim a grant authorizes, in the claim's transaction:
+      // the budget check reads one row instead of counting the day's ledger entries. `day` is the start of the UTC
+      // day in ms. (PostgreSQL: the same table; `day` bigint.)
+      `CREATE TABLE grant_usage (
+        grant_id TEXT NOT NULL,
+        day INTEGER NOT NULL,
+        invocations INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        PRIMARY KEY (grant_id, day)
+      )`,
+      // Backfill from the ledger, every day at once (no clock needed): each entry authorized by a grant counts
+      // once, on the day of its latest claim — what the budget check counted before this version. Integer
+      // division truncates in SQLite and PostgreSQL alike (claimed_at is never negative).
+      `INSERT INTO grant_usage (grant_id, day, invocations, bytes)
+        SELECT grant_id, (claimed_at / 86400000) * 86400000, COUNT(*), COALESCE(SUM(bytes), 0)
+        FROM ledger WHERE grant_id IS NOT NULL
+        GROUP BY grant_id, claimed_at / 86400000`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -23,10 +23,18 @@ import { toStorageError } from './sqlite-errors';
 type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'bool';
 type Row = Record<string, unknown>;
 
-/** Field ↔ column mapping of one table. */
+/** Field ↔ column mapping of one table, with its fixed SQL built once. */
 class TableMapping<T extends object> {
   readonly columns: ReadonlyArray<{ field: keyof T & string; column: string; kind: ColumnKind }>;
   readonly #byField: Map<string, { column: string; kind: ColumnKind }>;
+  /** `"a", "b"` */
+  readonly columnList: string;
+  /** `@a, @b` */
+  readonly paramList: string;
+  /** `INSERT INTO t ("a", "b") VALUES (@a, @b)` */
+  readonly insertSql: string;
+  /** Whether any column needs encoding (JSON or boolean); when not, records bind as they are. */
+  readonly #plain: boolean;
 
   constructor(
     readonly table: string,
@@ -38,20 +46,22 @@ class TableMapping<T extends object> {
       kind: kind as ColumnKind,
     }));
     this.#byField = new Map(this.columns.map((c) => [c.field, c]));
+    this.columnList = this.columns.map((c) => `"${c.column}"`).join(', ');
+    this.paramList = this.columns.map((c) => `@${c.field}`).join(', ');
+    this.insertSql = `INSERT INTO ${table} (${this.columnList}) VALUES (${this.paramList})`;
+    this.#plain = this.columns.every((c) => c.kind === 'value');
   }
 
   column(field: string): { column: string; kind: ColumnKind } | undefined {
     return this.#byField.get(field);
   }
 
-  /** `"a", "b"` */
-  get columnList(): string {
-    return this.columns.map((c) => `"${c.column}"`).join(', ');
-  }
-
-  /** `@a, @b` */
-  get paramList(): string {
-    return this.columns.map((c) => `@${c.field}`).join(', ');
+  readonly #selectBy = new Map<string, string>();
+  /** `SELECT * FROM t WHERE "pk" = @id` (the same string every time, so its statement is looked up fast) */
+  selectBy(pk: string): string {
+    let sql = this.#selectBy.get(pk);
+    if (sql === undefined) this.#selectBy.set(pk, (sql = `SELECT * FROM ${this.table} WHERE "${pk}" = @id`));
+    return sql;
   }
 
   static encode(kind: ColumnKind, value: unknown): unknown {
@@ -63,6 +73,13 @@ class TableMapping<T extends object> {
 
   toParams(record: T): Row {
     const params: Row = {};
+    if (this.#plain) {
+      for (const c of this.columns) {
+        const v = (record as Row)[c.field];
+        params[c.field] = v === undefined ? null : v;
+      }
+      return params;
+    }
     for (const c of this.columns) params[c.field] = TableMapping.encode(c.kind, (record as Row)[c.field]);
     return params;
   }
@@ -264,214 +281,230 @@ const ACQUIRE_LEASE_SQL = `UPDATE runs SET lease_owner = @owner, lease_expires_a
   RETURNING *`;
 
 const AUDIT_INSERT_COLUMNS = AUDIT.columns.filter((c) => c.field !== 'seq');
+const AUDIT_INSERT_SQL = `INSERT INTO audit (${AUDIT_INSERT_COLUMNS.map((c) => `"${c.column}"`).join(', ')}) VALUES (${AUDIT_INSERT_COLUMNS.map((c) => `@${c.field}`).join(', ')})`;
+const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
+const LEDGER_BY_CALL_SQL = `SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`;
+const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
+const DELETE_SETTLED_SQL = `DELETE FROM ledger WHERE state IN (SELECT value FROM json_each(@states)) AND state NOT IN ('running', 'unknown') AND settled_at IS NOT NULL AND settled_at < @settledBefore`;
+const GRANT_USAGE_GET_SQL = `SELECT invocations, bytes FROM grant_usage WHERE grant_id = @grantId AND day = @day`;
+const GRANT_USAGE_ADD_SQL = `INSERT INTO grant_usage (grant_id, day, invocations, bytes) VALUES (@grantId, @day, @invocations, @bytes)
+  ON CONFLICT (grant_id, day) DO UPDATE SET invocations = grant_usage.invocations + excluded.invocations, bytes = grant_usage.bytes + excluded.bytes
+  RETURNING invocations, bytes`;
+const APPROVALS_LIST_SQL = `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@planId IS NULL OR plan_id = @planId) ORDER BY requested_at DESC, id DESC LIMIT @limit`;
+const GRANTS_UPDATE_SQL = `UPDATE grants SET ${GRANTS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ')} WHERE id = @id`;
+const GRANTS_LIST_SQL = `SELECT * FROM grants WHERE (@status IS NULL OR status = @status) ORDER BY created_at, id`;
+const PLANS_CAS_SQL = `UPDATE plans SET ${PLANS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ')} WHERE id = @id AND revision = @expectedRevision`;
+const POLICIES_PUT_SQL = `${POLICIES.insertSql} ON CONFLICT (id) DO UPDATE SET ${POLICIES.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = excluded."${c.column}"`).join(', ')}`;
+const POLICIES_BY_KIND_SQL = `SELECT * FROM policies WHERE kind = @kind ORDER BY created_at, id`;
+const AUDIT_LIST_SQL = `SELECT * FROM audit WHERE seq > @after AND (@action IS NULL OR action = @action) AND (@capabilityId IS NULL OR capability_id = @capabilityId) AND (@invocationId IS NULL OR invocation_id = @invocationId) ORDER BY seq LIMIT @limit`;
+const RENEW_LEASE_SQL = `UPDATE runs SET lease_expires_at = @expiresAt WHERE id = @id AND lease_owner = @owner`;
+const RELEASE_LEASE_SQL = `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND lease_owner = @owner`;
+// PostgreSQL: SUM((usage->>'costUsd')::double precision)
+const RUN_TOTALS_SQL = `SELECT COUNT(*) AS runs, COALESCE(SUM(json_extract(usage, '$.costUsd')), 0) AS cost FROM runs WHERE created_at >= @from AND created_at < @to`;
+// Runs inside the write transaction: the per-run MAX and the global sequence are taken under the write lock, so
+// commits happen in global_seq order and a reader paging by global_seq misses nothing.
+// (PostgreSQL: serialize appends, e.g. pg_advisory_xact_lock, for the same guarantee.)
+const EVENT_APPEND_SQL = `INSERT INTO run_events (run_id, seq, type, at, data)
+  VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = @runId), @type, @at, @data)
+  RETURNING *`;
+const EVENTS_BY_RUN_SQL = `SELECT * FROM run_events WHERE run_id = @runId AND seq > @after ORDER BY seq LIMIT @limit`;
+const EVENTS_AFTER_SQL = `SELECT * FROM run_events WHERE global_seq > @after ORDER BY global_seq LIMIT @limit`;
+const MESSAGE_APPEND_SQL = `INSERT INTO run_messages (run_id, seq, message, at)
+  VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_messages WHERE run_id = @runId), @message, @at)
+  RETURNING *`;
+const MESSAGES_LIST_SQL = `SELECT * FROM run_messages WHERE run_id = @runId ORDER BY seq`;
+const INBOX_QUEUED_SQL = `SELECT * FROM inbox WHERE run_id = @runId AND status = 'queued' ORDER BY created_at, id`;
+const INBOX_APPLIED_SQL = `UPDATE inbox SET status = 'applied', applied_at = @at WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'queued'`;
+const DECISIONS_INSERT_SQL = `${DECISIONS.insertSql} ON CONFLICT (dedupe_key) DO NOTHING`;
+const DECISIONS_LIST_SQL = `SELECT * FROM decisions WHERE (@status IS NULL OR status = @status) AND (@subjectId IS NULL OR subject_id = @subjectId) ORDER BY created_at DESC, id DESC`;
+const SETTINGS_GET_SQL = `SELECT value FROM settings WHERE key = @key`;
+const SETTINGS_SET_SQL = `INSERT INTO settings (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 
-/** Builds `UPDATE … SET` assignments for the defined fields of `patch`, skipping `skip`. */
-function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<T>, skip: string, params: Row): string {
-  const sets: string[] = [];
-  for (const field of Object.keys(patch).sort()) {
+/**
+ * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`), and the cache key of the
+ * statement they make: the same fields give the same SQL text, so it is prepared once.
+ */
+function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<T>, skip: string, params: Row): { sets: string; signature: string } {
+  const fields: string[] = [];
+  for (const field of Object.keys(patch)) {
     const value = (patch as Row)[field];
     const col = mapping.column(field);
     if (field === skip || value === undefined || !col) continue;
-    sets.push(`"${col.column}" = @v_${field}`);
+    fields.push(field);
     params[`v_${field}`] = TableMapping.encode(col.kind, value);
   }
-  return sets.length > 0 ? sets.join(', ') : `"${skip}" = "${skip}"`;
+  fields.sort();
+  const signature = fields.join(',');
+  if (fields.length === 0) return { sets: `"${skip}" = "${skip}"`, signature };
+  return { sets: fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', '), signature };
 }
 
-/** Prepared statements cached by SQL text (one cache per connection). @internal */
-export class StatementCache {
-  readonly #cache = new Map<string, Statement>();
-  constructor(readonly db: Database) {}
+/** A repository whose methods return their result directly. @internal */
+export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+/** Every repository of a session, synchronous (better-sqlite3 is). @internal */
+export type SyncSession = { [K in keyof StorageSession]: SyncRepository<StorageSession[K]> };
+
+/** The repositories of a session, in declaration order. @internal */
+export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
+  'ledger',
+  'approvals',
+  'grants',
+  'plans',
+  'policies',
+  'audit',
+  'settings',
+  'runs',
+  'events',
+  'messages',
+  'inbox',
+  'decisions',
+  'grantUsage',
+];
+
+/**
+ * The repositories over one better-sqlite3 connection, synchronous, built once per connection. Every
+ * statement is prepared once (fixed SQL text per operation; a compare-and-set's text per set of patched
+ * fields). Methods throw driver errors as they are; callers map them with `toStorageError`.
+ * @internal
+ */
+export class SqliteRepositories {
+  readonly #stmts = new Map<string, Statement>();
+  /** The repositories. */
+  readonly repos: SyncSession;
+
+  /** @param db - the open connection; @param location - database path, for error messages */
+  constructor(
+    readonly db: Database,
+    readonly location: string,
+  ) {
+    this.repos = this.#create();
+  }
 
   /** The prepared statement for `sql`, prepared once per connection. */
-  get(sql: string): Statement {
-    let stmt = this.#cache.get(sql);
+  stmt(sql: string): Statement {
+    let stmt = this.#stmts.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
-      this.#cache.set(sql, stmt);
+      this.#stmts.set(sql, stmt);
     }
     return stmt;
   }
-}
 
-/** A session and a switch that disables it once its transaction has ended. @internal */
-export interface SqliteSessionHandle {
-  /** The repositories. */
-  readonly session: StorageSession;
-  /** Makes every later call on `session` fail (the transaction it belonged to is over). */
-  end(): void;
-}
+  /** Inserts one audit row (outside `repos`, for batched rows); returns its `seq`. */
+  insertAudit(record: AuditRecord): number {
+    const params = AUDIT.toParams(record);
+    delete params.seq;
+    return Number(this.stmt(AUDIT_INSERT_SQL).run(params).lastInsertRowid);
+  }
 
-/**
- * Creates the repositories for one transaction (or one auto-committed call) on `stmts.db`.
- * Every call maps driver errors to typed storage errors.
- * @internal
- */
-export function createSqliteSession(stmts: StatementCache, location: string): SqliteSessionHandle {
-  let active = true;
-  const run = async <T>(work: () => T): Promise<T> => {
-    if (!active) throw new StorageError('a storage session was used after its transaction ended');
-    try {
-      return work();
-    } catch (error) {
-      throw toStorageError(error, location);
-    }
-  };
-  const all = (sql: string, params: unknown): Row[] => stmts.get(sql).all(params) as Row[];
-  const one = (sql: string, params: unknown): Row | undefined => stmts.get(sql).get(params) as Row | undefined;
-  const exec = (sql: string, params: unknown): number => stmts.get(sql).run(params).changes;
-  const insertSql = (m: { table: string; columnList: string; paramList: string }) => `INSERT INTO ${m.table} (${m.columnList}) VALUES (${m.paramList})`;
-  const byId = <T extends object>(m: TableMapping<T>, pk: string, id: string): T | undefined => {
-    const row = one(`SELECT * FROM ${m.table} WHERE "${pk}" = @id`, { id });
-    return row ? m.fromRow(row) : undefined;
-  };
-  const mustInsert = <T extends object>(m: TableMapping<T>, record: T): void => {
-    exec(insertSql(m), m.toParams(record));
-  };
-  const states = (list: readonly LedgerState[]) => JSON.stringify([...list]);
-  const limit = (n: number | undefined) => (n === undefined ? -1 : Math.max(0, Math.floor(n)));
+  #create(): SyncSession {
+    const all = (sql: string, params: unknown): Row[] => this.stmt(sql).all(params) as Row[];
+    const one = (sql: string, params: unknown): Row | undefined => this.stmt(sql).get(params) as Row | undefined;
+    const exec = (sql: string, params: unknown): number => this.stmt(sql).run(params).changes;
+    const byId = <T extends object>(m: TableMapping<T>, pk: string, id: string): T | undefined => {
+      const row = one(m.selectBy(pk), { id });
+      return row ? m.fromRow(row) : undefined;
+    };
+    const mustInsert = <T extends object>(m: TableMapping<T>, record: T): void => {
+      exec(m.insertSql, m.toParams(record));
+    };
+    const states = (list: readonly LedgerState[]) => JSON.stringify([...list]);
+    const limit = (n: number | undefined) => (n === undefined ? -1 : Math.max(0, Math.floor(n)));
+    /** SQL text of a compare-and-set per (table, patched fields, extra condition). */
+    const casSql = new Map<string, string>();
+    const cas = (key: string, build: () => string): string => {
+      let sql = casSql.get(key);
+      if (sql === undefined) casSql.set(key, (sql = build()));
+      return sql;
+    };
 
-  const session: StorageSession = {
-    ledger: {
-      get: (key) => run(() => byId(LEDGER, 'key', key)),
-      findByCall: (scopeId, callId) =>
-        run(() => {
-          const row = one(`SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`, { scopeId, callId });
+    return {
+      ledger: {
+        get: (key) => byId(LEDGER, 'key', key),
+        findByCall: (scopeId, callId) => {
+          const row = one(LEDGER_BY_CALL_SQL, { scopeId, callId });
           return row ? LEDGER.fromRow(row) : undefined;
-        }),
-      insert: (entry) => run(() => exec(`${insertSql(LEDGER)} ON CONFLICT DO NOTHING`, LEDGER.toParams(entry)) === 1),
-      compareAndSet: (key, expectedToken, patch, expectedStates) =>
-        run(() => {
+        },
+        insert: (entry) => exec(LEDGER_INSERT_SQL, LEDGER.toParams(entry)) === 1,
+        compareAndSet: (key, expectedToken, patch, expectedStates) => {
           const params: Row = { key, expectedToken };
-          const sets = assignments(LEDGER, patch, 'key', params);
-          let sql = `UPDATE ledger SET ${sets} WHERE key = @key AND token = @expectedToken`;
-          if (expectedStates) {
-            sql += ` AND state IN (SELECT value FROM json_each(@expectedStates))`;
-            params.expectedStates = states(expectedStates);
-          }
+          const { sets, signature } = assignments(LEDGER, patch, 'key', params);
+          if (expectedStates) params.expectedStates = states(expectedStates);
+          const sql = cas(`ledger|${signature}|${expectedStates ? 's' : ''}`, () => {
+            const where = `key = @key AND token = @expectedToken${expectedStates ? ` AND state IN (SELECT value FROM json_each(@expectedStates))` : ''}`;
+            return `UPDATE ledger SET ${sets} WHERE ${where}`;
+          });
           return exec(sql, params) === 1;
-        }),
-      listByState: (list, options = {}) =>
-        run(() => {
+        },
+        listByState: (list, options = {}) => {
           const params: Row = { states: states(list), limit: limit(options.limit) };
-          let where = `state IN (SELECT value FROM json_each(@states))`;
-          if (options.claimedBefore !== undefined) {
-            where += ` AND claimed_at < @claimedBefore`;
-            params.claimedBefore = options.claimedBefore;
-          }
+          const before = options.claimedBefore !== undefined;
+          if (before) params.claimedBefore = options.claimedBefore;
+          const where = `state IN (SELECT value FROM json_each(@states))${before ? ` AND claimed_at < @claimedBefore` : ''}`;
           return all(`SELECT * FROM ledger WHERE ${where} ORDER BY claimed_at, key LIMIT @limit`, params).map((r) => LEDGER.fromRow(r));
-        }),
-      usageForGrant: (grantId, from, to) =>
-        run(() => {
-          const row = one(
-            `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`,
-            { grantId, from, to },
-          );
+        },
+        usageForGrant: (grantId, from, to) => {
+          const row = one(USAGE_FOR_GRANT_SQL, { grantId, from, to });
           return { invocations: Number(row?.invocations ?? 0), bytes: Number(row?.bytes ?? 0) };
-        }),
-      deleteSettledBefore: (settledBefore, list) =>
-        run(() =>
-          exec(
-            `DELETE FROM ledger WHERE state IN (SELECT value FROM json_each(@states)) AND state NOT IN ('running', 'unknown') AND settled_at IS NOT NULL AND settled_at < @settledBefore`,
-            { states: states(list), settledBefore },
-          ),
-        ),
-    },
-    approvals: {
-      insert: (record) => run(() => mustInsert(APPROVALS, record)),
-      get: (id) => run(() => byId(APPROVALS, 'id', id)),
-      compareAndSet: (id, expectedStatus, patch) =>
-        run(() => {
+        },
+        deleteSettledBefore: (settledBefore, list) => exec(DELETE_SETTLED_SQL, { states: states(list), settledBefore }),
+      },
+      approvals: {
+        insert: (record) => mustInsert(APPROVALS, record),
+        get: (id) => byId(APPROVALS, 'id', id),
+        compareAndSet: (id, expectedStatus, patch) => {
           const params: Row = { id, expectedStatus };
-          const sets = assignments(APPROVALS, patch, 'id', params);
-          return exec(`UPDATE approvals SET ${sets} WHERE id = @id AND status = @expectedStatus`, params) === 1;
-        }),
-      list: (filter = {}) =>
-        run(() =>
-          all(
-            `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@planId IS NULL OR plan_id = @planId) ORDER BY requested_at DESC, id DESC LIMIT @limit`,
-            { status: filter.status ?? null, planId: filter.planId ?? null, limit: limit(filter.limit) },
-          ).map((r) => APPROVALS.fromRow(r)),
-        ),
-    },
-    grants: {
-      insert: (record) => run(() => mustInsert(GRANTS, record)),
-      get: (id) => run(() => byId(GRANTS, 'id', id)),
-      update: (record) =>
-        run(() => {
-          const params = GRANTS.toParams(record);
-          const sets = GRANTS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ');
-          if (exec(`UPDATE grants SET ${sets} WHERE id = @id`, params) !== 1) throw new StorageError(`no grant with id ${record.id}`);
-        }),
-      list: (filter = {}) =>
-        run(() =>
-          all(`SELECT * FROM grants WHERE (@status IS NULL OR status = @status) ORDER BY created_at, id`, { status: filter.status ?? null }).map((r) =>
-            GRANTS.fromRow(r),
-          ),
-        ),
-    },
-    plans: {
-      insert: (record) => run(() => mustInsert(PLANS, record)),
-      get: (id) => run(() => byId(PLANS, 'id', id)),
-      compareAndSet: (id, expectedRevision, record) =>
-        run(() => {
-          const params: Row = { ...PLANS.toParams({ ...record, id }), expectedRevision };
-          const sets = PLANS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ');
-          return exec(`UPDATE plans SET ${sets} WHERE id = @id AND revision = @expectedRevision`, params) === 1;
-        }),
-    },
-    policies: {
-      put: (record) =>
-        run(() => {
-          const sets = POLICIES.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = excluded."${c.column}"`).join(', ');
-          exec(`${insertSql(POLICIES)} ON CONFLICT (id) DO UPDATE SET ${sets}`, POLICIES.toParams(record));
-        }),
-      get: (id) => run(() => byId(POLICIES, 'id', id)),
-      listByKind: (kind) =>
-        run(() => all(`SELECT * FROM policies WHERE kind = @kind ORDER BY created_at, id`, { kind }).map((r) => POLICIES.fromRow(r))),
-    },
-    audit: {
-      append: (record) =>
-        run(() => {
-          const params = AUDIT.toParams(record);
-          delete params.seq;
-          const row = one(
-            `INSERT INTO audit (${AUDIT_INSERT_COLUMNS.map((c) => `"${c.column}"`).join(', ')}) VALUES (${AUDIT_INSERT_COLUMNS.map((c) => `@${c.field}`).join(', ')}) RETURNING *`,
-            params,
-          );
-          return AUDIT.fromRow(row!);
-        }),
-      list: (filter = {}) =>
-        run(() =>
-          all(
-            `SELECT * FROM audit WHERE seq > @after AND (@action IS NULL OR action = @action) AND (@capabilityId IS NULL OR capability_id = @capabilityId) AND (@invocationId IS NULL OR invocation_id = @invocationId) ORDER BY seq LIMIT @limit`,
-            {
-              after: filter.after ?? 0,
-              action: filter.action ?? null,
-              capabilityId: filter.capabilityId ?? null,
-              invocationId: filter.invocationId ?? null,
-              limit: limit(filter.limit ?? 100),
-            },
-          ).map((r) => AUDIT.fromRow(r)),
-        ),
-    },
-    runs: {
-      insert: (record) => run(() => mustInsert(RUNS, record)),
-      get: (id) => run(() => byId(RUNS, 'id', id)),
-      patch: (id, patch, expectLeaseOwner) =>
-        run(() => {
+          const { sets, signature } = assignments(APPROVALS, patch, 'id', params);
+          return exec(cas(`approvals|${signature}`, () => `UPDATE approvals SET ${sets} WHERE id = @id AND status = @expectedStatus`), params) === 1;
+        },
+        list: (filter = {}) =>
+          all(APPROVALS_LIST_SQL, { status: filter.status ?? null, planId: filter.planId ?? null, limit: limit(filter.limit) }).map((r) => APPROVALS.fromRow(r)),
+      },
+      grants: {
+        insert: (record) => mustInsert(GRANTS, record),
+        get: (id) => byId(GRANTS, 'id', id),
+        update: (record) => {
+          if (exec(GRANTS_UPDATE_SQL, GRANTS.toParams(record)) !== 1) throw new StorageError(`no grant with id ${record.id}`);
+        },
+        list: (filter = {}) => all(GRANTS_LIST_SQL, { status: filter.status ?? null }).map((r) => GRANTS.fromRow(r)),
+      },
+      plans: {
+        insert: (record) => mustInsert(PLANS, record),
+        get: (id) => byId(PLANS, 'id', id),
+        compareAndSet: (id, expectedRevision, record) => exec(PLANS_CAS_SQL, { ...PLANS.toParams({ ...record, id }), expectedRevision }) === 1,
+      },
+      policies: {
+        put: (record) => {
+          exec(POLICIES_PUT_SQL, POLICIES.toParams(record));
+        },
+        get: (id) => byId(POLICIES, 'id', id),
+        listByKind: (kind) => all(POLICIES_BY_KIND_SQL, { kind }).map((r) => POLICIES.fromRow(r)),
+      },
+      audit: {
+        // A plain INSERT: the stored row is the record with its new seq (no RETURNING, nothing to decode).
+        append: (record) => ({ ...record, seq: this.insertAudit(record) }),
+        list: (filter = {}) =>
+          all(AUDIT_LIST_SQL, {
+            after: filter.after ?? 0,
+            action: filter.action ?? null,
+            capabilityId: filter.capabilityId ?? null,
+            invocationId: filter.invocationId ?? null,
+            limit: limit(filter.limit ?? 100),
+          }).map((r) => AUDIT.fromRow(r)),
+      },
+      runs: {
+        insert: (record) => mustInsert(RUNS, record),
+        get: (id) => byId(RUNS, 'id', id),
+        patch: (id, patch, expectLeaseOwner) => {
           const params: Row = { id };
-          const sets = assignments<RunRecord>(RUNS, patch, 'id', params);
-          let sql = `UPDATE runs SET ${sets} WHERE id = @id`;
-          if (expectLeaseOwner !== undefined) {
-            sql += ` AND lease_owner = @expectLeaseOwner`;
-            params.expectLeaseOwner = expectLeaseOwner;
-          }
-          const row = one(`${sql} RETURNING *`, params);
+          const { sets, signature } = assignments<RunRecord>(RUNS, patch, 'id', params);
+          const owner = expectLeaseOwner !== undefined;
+          if (owner) params.expectLeaseOwner = expectLeaseOwner;
+          const sql = cas(`runs|${signature}|${owner ? 'o' : ''}`, () => `UPDATE runs SET ${sets} WHERE id = @id${owner ? ` AND lease_owner = @expectLeaseOwner` : ''} RETURNING *`);
+          const row = one(sql, params);
           return row ? RUNS.fromRow(row) : undefined;
-        }),
-      list: (filter = {}) =>
-        run(() => {
+        },
+        list: (filter = {}) => {
           const params: Row = { limit: limit(filter.limit) };
           const where: string[] = [];
           if (filter.status !== undefined) {
@@ -484,111 +517,158 @@ export function createSqliteSession(stmts: StatementCache, location: string): Sq
           }
           const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
           return all(`SELECT * FROM runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`, params).map((r) => RUNS.fromRow(r));
-        }),
-      acquireLease: (owner, now, leaseMs) =>
-        run(() => {
+        },
+        acquireLease: (owner, now, leaseMs) => {
           const row = one(ACQUIRE_LEASE_SQL, { owner, now, expiresAt: now + leaseMs });
           return row ? RUNS.fromRow(row) : undefined;
-        }),
-      renewLease: (id, owner, now, leaseMs) =>
-        run(() => exec(`UPDATE runs SET lease_expires_at = @expiresAt WHERE id = @id AND lease_owner = @owner`, { id, owner, expiresAt: now + leaseMs }) === 1),
-      releaseLease: (id, owner) =>
-        run(() => exec(`UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND lease_owner = @owner`, { id, owner }) === 1),
-      totalsBetween: (from, to) =>
-        run(() => {
-          // PostgreSQL: SUM((usage->>'costUsd')::double precision)
-          const row = one(
-            `SELECT COUNT(*) AS runs, COALESCE(SUM(json_extract(usage, '$.costUsd')), 0) AS cost FROM runs WHERE created_at >= @from AND created_at < @to`,
-            { from, to },
-          );
+        },
+        renewLease: (id, owner, now, leaseMs) => exec(RENEW_LEASE_SQL, { id, owner, expiresAt: now + leaseMs }) === 1,
+        releaseLease: (id, owner) => exec(RELEASE_LEASE_SQL, { id, owner }) === 1,
+        totalsBetween: (from, to) => {
+          const row = one(RUN_TOTALS_SQL, { from, to });
           return { runs: Number(row?.runs ?? 0), costUsd: Number(row?.cost ?? 0) };
-        }),
-    },
-    events: {
-      append: (event) =>
-        run(() => {
-          // Runs inside the write transaction: the per-run MAX and the global sequence are taken under the
-          // write lock, so commits happen in global_seq order and a reader paging by global_seq misses nothing.
-          // (PostgreSQL: serialize appends, e.g. pg_advisory_xact_lock, for the same guarantee.)
-          const row = one(
-            `INSERT INTO run_events (run_id, seq, type, at, data)
-             VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = @runId), @type, @at, @data)
-             RETURNING *`,
-            { runId: event.runId, type: event.type, at: event.at, data: TableMapping.encode('json', event.data) },
-          );
+        },
+      },
+      events: {
+        append: (event) => {
+          const row = one(EVENT_APPEND_SQL, { runId: event.runId, type: event.type, at: event.at, data: TableMapping.encode('json', event.data) });
           return RUN_EVENTS.fromRow(row!);
-        }),
-      listByRun: (runId, options = {}) =>
-        run(() =>
-          all(`SELECT * FROM run_events WHERE run_id = @runId AND seq > @after ORDER BY seq LIMIT @limit`, {
-            runId,
-            after: options.afterSeq ?? 0,
-            limit: limit(options.limit ?? 100),
-          }).map((r) => RUN_EVENTS.fromRow(r)),
-        ),
-      listAfter: (after = 0, max = 100) =>
-        run(() =>
-          all(`SELECT * FROM run_events WHERE global_seq > @after ORDER BY global_seq LIMIT @limit`, { after, limit: limit(max) }).map((r) =>
-            RUN_EVENTS.fromRow(r),
-          ),
-        ),
-    },
-    messages: {
-      append: (runId, message, at) =>
-        run(() => {
-          const row = one(
-            `INSERT INTO run_messages (run_id, seq, message, at)
-             VALUES (@runId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_messages WHERE run_id = @runId), @message, @at)
-             RETURNING *`,
-            { runId, message: TableMapping.encode('json', message), at },
-          );
+        },
+        listByRun: (runId, options = {}) =>
+          all(EVENTS_BY_RUN_SQL, { runId, after: options.afterSeq ?? 0, limit: limit(options.limit ?? 100) }).map((r) => RUN_EVENTS.fromRow(r)),
+        listAfter: (after = 0, max = 100) => all(EVENTS_AFTER_SQL, { after, limit: limit(max) }).map((r) => RUN_EVENTS.fromRow(r)),
+      },
+      messages: {
+        append: (runId, message, at) => {
+          const row = one(MESSAGE_APPEND_SQL, { runId, message: TableMapping.encode('json', message), at });
           return RUN_MESSAGES.fromRow(row!);
-        }),
-      list: (runId) => run(() => all(`SELECT * FROM run_messages WHERE run_id = @runId ORDER BY seq`, { runId }).map((r) => RUN_MESSAGES.fromRow(r))),
-    },
-    inbox: {
-      enqueue: (record) => run(() => mustInsert(INBOX, record)),
-      listQueued: (runId) =>
-        run(() =>
-          all(`SELECT * FROM inbox WHERE run_id = @runId AND status = 'queued' ORDER BY created_at, id`, { runId }).map((r) => INBOX.fromRow(r)),
-        ),
-      markApplied: (ids, at) =>
-        run(() =>
-          exec(`UPDATE inbox SET status = 'applied', applied_at = @at WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'queued'`, {
-            ids: JSON.stringify([...ids]),
-            at,
-          }),
-        ),
-    },
-    decisions: {
-      insert: (record) => run(() => exec(`${insertSql(DECISIONS)} ON CONFLICT (dedupe_key) DO NOTHING`, DECISIONS.toParams(record)) === 1),
-      list: (filter = {}) =>
-        run(() =>
-          all(
-            `SELECT * FROM decisions WHERE (@status IS NULL OR status = @status) AND (@subjectId IS NULL OR subject_id = @subjectId) ORDER BY created_at DESC, id DESC`,
-            { status: filter.status ?? null, subjectId: filter.subjectId ?? null },
-          ).map((r) => DECISIONS.fromRow(r)),
-        ),
-    },
-    settings: {
-      get: (key) =>
-        run(() => {
-          const row = one(`SELECT value FROM settings WHERE key = @key`, { key });
+        },
+        list: (runId) => all(MESSAGES_LIST_SQL, { runId }).map((r) => RUN_MESSAGES.fromRow(r)),
+      },
+      inbox: {
+        enqueue: (record) => mustInsert(INBOX, record),
+        listQueued: (runId) => all(INBOX_QUEUED_SQL, { runId }).map((r) => INBOX.fromRow(r)),
+        markApplied: (ids, at) => exec(INBOX_APPLIED_SQL, { ids: JSON.stringify([...ids]), at }),
+      },
+      decisions: {
+        insert: (record) => exec(DECISIONS_INSERT_SQL, DECISIONS.toParams(record)) === 1,
+        list: (filter = {}) =>
+          all(DECISIONS_LIST_SQL, { status: filter.status ?? null, subjectId: filter.subjectId ?? null }).map((r) => DECISIONS.fromRow(r)),
+      },
+      settings: {
+        get: (key) => {
+          const row = one(SETTINGS_GET_SQL, { key });
           return row ? (JSON.parse(row.value as string) as JsonValue) : undefined;
-        }),
-      set: (key, value) =>
-        run(() => {
-          exec(`INSERT INTO settings (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, {
-            key,
-            value: JSON.stringify(value ?? null),
-          });
-        }),
-    },
-  };
+        },
+        set: (key, value) => {
+          exec(SETTINGS_SET_SQL, { key, value: JSON.stringify(value ?? null) });
+        },
+      },
+      grantUsage: {
+        get: (grantId, day) => {
+          const row = one(GRANT_USAGE_GET_SQL, { grantId, day });
+          return { grantId, day, invocations: Number(row?.invocations ?? 0), bytes: Number(row?.bytes ?? 0) };
+        },
+        add: (grantId, day, invocations, bytes) => {
+          const row = one(GRANT_USAGE_ADD_SQL, { grantId, day, invocations, bytes })!;
+          return { grantId, day, invocations: Number(row.invocations), bytes: Number(row.bytes) };
+        },
+      },
+    };
+  }
+}
+
+/** A session and a switch that disables it once its transaction has ended. @internal */
+export interface SqliteSessionHandle {
+  /** The repositories. */
+  readonly session: StorageSession;
+  /** Makes every later call on `session` fail (the transaction it belonged to is over). */
+  end(): void;
+}
+
+/**
+ * The session of one transaction over a connection's repositories: each repository is wrapped on first use
+ * (most transactions touch a few), each call checks that the transaction is still open and maps driver errors
+ * to typed storage errors. Results come back as settled promises.
+ */
+class SqliteTransactionSession implements StorageSession {
+  active = true;
+  readonly #made: Partial<Record<keyof StorageSession, unknown>> = {};
+
+  constructor(readonly core: SqliteRepositories) {}
+
+  #repo(name: keyof StorageSession): unknown {
+    let wrapped = this.#made[name];
+    if (wrapped === undefined) {
+      const sync = this.core.repos[name] as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      for (const method of Object.keys(sync)) {
+        const fn = sync[method]!;
+        out[method] = (...args) => {
+          if (!this.active) return Promise.reject(new StorageError('a storage session was used after its transaction ended'));
+          try {
+            return Promise.resolve(fn(...args));
+          } catch (error) {
+            return Promise.reject(toStorageError(error, this.core.location));
+          }
+        };
+      }
+      this.#made[name] = wrapped = out;
+    }
+    return wrapped;
+  }
+
+  get ledger(): StorageSession['ledger'] {
+    return this.#repo('ledger') as StorageSession['ledger'];
+  }
+  get approvals(): StorageSession['approvals'] {
+    return this.#repo('approvals') as StorageSession['approvals'];
+  }
+  get grants(): StorageSession['grants'] {
+    return this.#repo('grants') as StorageSession['grants'];
+  }
+  get plans(): StorageSession['plans'] {
+    return this.#repo('plans') as StorageSession['plans'];
+  }
+  get policies(): StorageSession['policies'] {
+    return this.#repo('policies') as StorageSession['policies'];
+  }
+  get audit(): StorageSession['audit'] {
+    return this.#repo('audit') as StorageSession['audit'];
+  }
+  get settings(): StorageSession['settings'] {
+    return this.#repo('settings') as StorageSession['settings'];
+  }
+  get runs(): StorageSession['runs'] {
+    return this.#repo('runs') as StorageSession['runs'];
+  }
+  get events(): StorageSession['events'] {
+    return this.#repo('events') as StorageSession['events'];
+  }
+  get messages(): StorageSession['messages'] {
+    return this.#repo('messages') as StorageSession['messages'];
+  }
+  get inbox(): StorageSession['inbox'] {
+    return this.#repo('inbox') as StorageSession['inbox'];
+  }
+  get decisions(): StorageSession['decisions'] {
+    return this.#repo('decisions') as StorageSession['decisions'];
+  }
+  get grantUsage(): StorageSession['grantUsage'] {
+    return this.#repo('grantUsage') as StorageSession['grantUsage'];
+  }
+}
+
+/**
+ * Creates the session of one transaction on `core.db` (the caller runs `BEGIN`/`COMMIT`).
+ * @internal
+ */
+export function createSqliteSession(core: SqliteRepositories): SqliteSessionHandle {
+  const session = new SqliteTransactionSession(core);
   return {
     session,
     end: () => {
-      active = false;
+      session.active = false;
     },
   };
 }

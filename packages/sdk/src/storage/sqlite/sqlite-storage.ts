@@ -2,11 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageClosedError, StorageError, StorageSchemaTooNewError } from '../errors';
-import { SerialQueue } from '../serial-queue';
+import type { AuditRecord } from '../records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
-import { createSqliteSession, READ_METHODS, StatementCache } from './sqlite-session';
+import { createSqliteSession, READ_METHODS, REPOSITORY_NAMES, SqliteRepositories } from './sqlite-session';
 
 /**
  * Options of {@link SqliteStorage}.
@@ -28,31 +28,116 @@ export interface SqliteStorageOptions {
 /** Default busy timeout of {@link SqliteStorage}, in milliseconds. @public */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
 
-/**
- * One queue per database file per process: two adapters on one file in one process must not
- * interleave their transactions (better-sqlite3 waits for a lock synchronously, so an in-process
- * waiter would block the holder). Other processes are kept out by `BEGIN IMMEDIATE` and the busy timeout.
- */
-const fileQueues = new Map<string, { queue: SerialQueue; refs: number }>();
+/** Rows `appendAuditBatched` lets wait before it writes them at once (else they wait for the event loop to turn). */
+const AUDIT_BATCH_ROWS = 256;
+/** Most transactions committed together by one `COMMIT` (a group is cut there, so its latency stays bounded). */
+const MAX_GROUP = 64;
 
-function acquireQueue(file: string | null): { queue: SerialQueue; release: () => void } {
-  if (file === null) return { queue: new SerialQueue(), release: () => undefined };
-  let entry = fileQueues.get(file);
+type Settle = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+/** Work outside a transaction (reads, migrations, audit flushes, close): synchronous, runs between transactions. */
+type OpJob = Settle & { kind: 'op'; work: () => unknown };
+/** One `transaction(fn)` (or one repository write on the adapter): runs inside a group. */
+type TxJob = Settle & { kind: 'tx'; owner: SqliteStorage; fn: (session: StorageSession | undefined) => unknown; session: boolean };
+type Job = OpJob | TxJob;
+
+/** What a transaction step left the group in: go on with the next transaction, or stop (the group is over). */
+type Step = 'next' | 'stop';
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+const ignore = (): void => undefined;
+
+/**
+ * Runs the jobs of every adapter on one database file in call order (better-sqlite3 waits for a lock
+ * synchronously, so two adapters of one process must never both hold a transaction open: the waiter would
+ * block the holder). Consecutive transactions of one adapter at the head of the queue run in one SQLite
+ * transaction, each in its own savepoint, and share its `COMMIT` (group commit); work outside a
+ * transaction runs at once when nothing is queued.
+ */
+class FileScheduler {
+  readonly #queue: Job[] = [];
+  #draining = false;
+
+  /** Runs `work` between transactions: at once (synchronously) when nothing is running or queued. */
+  op<T>(work: () => T): Promise<T> {
+    if (!this.#draining) {
+      try {
+        return Promise.resolve(work());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ kind: 'op', work, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /** Queues a transaction of `owner`; when nothing is running, it starts at once. */
+  tx<T>(owner: SqliteStorage, fn: (session: StorageSession | undefined) => T | Promise<T>, session: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ kind: 'tx', owner, fn, session, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  /** The next queued job when it is a transaction of `owner` (it joins `owner`'s open group), else undefined. */
+  nextTx(owner: SqliteStorage): TxJob | undefined {
+    const head = this.#queue[0];
+    if (head?.kind !== 'tx' || head.owner !== owner) return undefined;
+    this.#queue.shift();
+    return head;
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      for (let job = this.#queue.shift(); job; job = this.#queue.shift()) {
+        if (job.kind === 'op') {
+          try {
+            job.resolve(job.work());
+          } catch (error) {
+            job.reject(error);
+          }
+          continue;
+        }
+        const running = job.owner.runGroup(job);
+        if (running) await running;
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}
+
+/**
+ * One scheduler per database file per process (see {@link FileScheduler}). Other processes are kept out by
+ * `BEGIN IMMEDIATE` and the busy timeout.
+ */
+const fileSchedulers = new Map<string, { scheduler: FileScheduler; refs: number }>();
+
+function acquireScheduler(file: string | null): { scheduler: FileScheduler; release: () => void } {
+  if (file === null) return { scheduler: new FileScheduler(), release: ignore };
+  let entry = fileSchedulers.get(file);
   if (!entry) {
-    entry = { queue: new SerialQueue(), refs: 0 };
-    fileQueues.set(file, entry);
+    entry = { scheduler: new FileScheduler(), refs: 0 };
+    fileSchedulers.set(file, entry);
   }
   entry.refs++;
   const held = entry;
   let released = false;
   return {
-    queue: held.queue,
+    scheduler: held.scheduler,
     release: () => {
       if (released) return;
       released = true;
-      if (--held.refs === 0 && fileQueues.get(file) === held) fileQueues.delete(file);
+      if (--held.refs === 0 && fileSchedulers.get(file) === held) fileSchedulers.delete(file);
     },
   };
+}
+
+/** An open group: the transactions whose `fn` succeeded, waiting for the shared `COMMIT`. */
+interface Group {
+  done: Array<{ job: TxJob; value: unknown }>;
+  count: number;
 }
 
 /**
@@ -71,6 +156,17 @@ function acquireQueue(file: string | null): { queue: SerialQueue; release: () =>
  * database or damaged), `STORAGE_SCHEMA_TOO_NEW` (written by a newer SDK; the file is not touched),
  * `STORAGE_CLOSED`, `STORAGE_FAILED` (anything else).
  *
+ * Group commit: transactions queued behind each other run back to back in one SQLite transaction, each
+ * inside its own savepoint (a failing `fn` rolls back to it, and only its own writes are undone), and share
+ * one `COMMIT` (at most 64 per group). Each `transaction()` resolves only after that `COMMIT`; if the
+ * `COMMIT` fails, every transaction of the group rejects and none of their writes is kept. A transaction
+ * that runs alone is exactly `BEGIN IMMEDIATE … COMMIT`. A repository read on the adapter runs at once
+ * (synchronously) when no transaction is running or queued, else after them, in call order.
+ *
+ * Audit rows appended with {@link SqliteStorage.appendAuditBatched} are written in call order before the
+ * next transaction's own work (in its `BEGIN … COMMIT`), else in a transaction of their own when the event
+ * loop next turns or 256 rows are pending, before `audit.list` on the adapter, and on `close()`.
+ *
  * better-sqlite3 is synchronous: while another process holds the write lock, a waiting write blocks
  * this process's event loop for up to `busyTimeoutMs`. Adapters on the same file within one process
  * share one queue, so they never wait on each other that way. Do not call the adapter (or start
@@ -86,13 +182,18 @@ export class SqliteStorage implements StorageAdapter {
   readonly busyTimeoutMs: number;
 
   readonly #file: string | null;
-  readonly #queue: SerialQueue;
-  readonly #releaseQueue: () => void;
+  readonly #scheduler: FileScheduler;
+  readonly #releaseScheduler: () => void;
   #db: Database.Database | null = null;
-  #stmts: StatementCache | null = null;
+  #core: SqliteRepositories | null = null;
   #walReady = false;
   #schemaReady = false;
   #closing = false;
+  /** Rows of `appendAuditBatched` not yet committed, in call order. */
+  #pendingAudit: Array<{ record: AuditRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  /** How many of `#pendingAudit` (from the front) are written in the open transaction. */
+  #auditWritten = 0;
+  #auditTimer: NodeJS.Immediate | undefined;
 
   /** {@inheritDoc StorageSession.ledger} */
   readonly ledger: StorageSession['ledger'];
@@ -118,6 +219,8 @@ export class SqliteStorage implements StorageAdapter {
   readonly inbox: StorageSession['inbox'];
   /** {@inheritDoc StorageSession.decisions} */
   readonly decisions: StorageSession['decisions'];
+  /** {@inheritDoc StorageSession.grantUsage} */
+  readonly grantUsage: StorageSession['grantUsage'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
@@ -130,18 +233,24 @@ export class SqliteStorage implements StorageAdapter {
     this.path = options.path;
     this.busyTimeoutMs = Math.floor(busy);
     this.#file = options.path === ':memory:' ? null : resolve(options.path);
-    const { queue, release } = acquireQueue(this.#file);
-    this.#queue = queue;
-    this.#releaseQueue = release;
+    const { scheduler, release } = acquireScheduler(this.#file);
+    this.#scheduler = scheduler;
+    this.#releaseScheduler = release;
 
+    // Method names only: the repositories of a connection are made when it opens.
+    const template = new SqliteRepositories(null as unknown as Database.Database, this.path).repos;
     const repo = <K extends keyof StorageSession>(name: K): StorageSession[K] => {
-      const template = createSqliteSession(null as unknown as StatementCache, this.path).session[name] as unknown as Record<string, unknown>;
       const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-      for (const method of Object.keys(template)) {
-        const call = (s: StorageSession) => (s[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
-        wrapped[method] = READ_METHODS.has(method)
-          ? (...args) => this.#read((s) => call(s)(...args))
-          : (...args) => this.transaction((s) => call(s)(...args));
+      for (const method of Object.keys(template[name])) {
+        const call = (core: SqliteRepositories, args: unknown[]) => (core.repos[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+        if (name === 'audit' && method === 'list') {
+          wrapped[method] = (...args) =>
+            this.#read((core) => {
+              this.#flushAudit();
+              return call(core, args);
+            });
+        } else if (READ_METHODS.has(method)) wrapped[method] = (...args) => this.#read((core) => call(core, args));
+        else wrapped[method] = (...args) => this.#write((core) => call(core, args));
       }
       return wrapped as unknown as StorageSession[K];
     };
@@ -157,11 +266,14 @@ export class SqliteStorage implements StorageAdapter {
     this.messages = repo('messages');
     this.inbox = repo('inbox');
     this.decisions = repo('decisions');
+    this.grantUsage = repo('grantUsage');
+    if (REPOSITORY_NAMES.some((name) => !(name in this))) throw new Error('media-agent: SqliteStorage is missing a repository');
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
   migrate(): Promise<void> {
-    return this.#job(() => {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.op(() => {
       const db = this.#useDb();
       try {
         applySqliteMigrations(db);
@@ -174,7 +286,8 @@ export class SqliteStorage implements StorageAdapter {
 
   /** {@inheritDoc StorageAdapter.schemaVersion} */
   schemaVersion(): Promise<number> {
-    return this.#job(() => {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.op(() => {
       const db = this.#connect();
       try {
         return readUserVersion(db);
@@ -186,29 +299,22 @@ export class SqliteStorage implements StorageAdapter {
 
   /** {@inheritDoc StorageAdapter.transaction} */
   transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T> {
-    return this.#job(async () => {
-      const db = this.#useSchema();
-      try {
-        db.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw toStorageError(error, this.path);
-      }
-      const handle = createSqliteSession(this.#stmts!, this.path);
-      try {
-        const result = await fn(handle.session);
-        handle.end();
-        db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        handle.end();
-        if (db.inTransaction) {
-          try {
-            db.exec('ROLLBACK');
-          } catch {
-            // the connection rolls back on close anyway
-          }
-        }
-        throw sqliteCode(error) !== undefined ? toStorageError(error, this.path) : error;
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.tx(this, fn as (session: StorageSession | undefined) => Promise<T>, true);
+  }
+
+  /** {@inheritDoc StorageAdapter.appendAuditBatched} */
+  appendAuditBatched(record: AuditRecord): Promise<void> {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return new Promise<void>((resolve, reject) => {
+      this.#pendingAudit.push({ record, resolve, reject });
+      if (this.#pendingAudit.length - this.#auditWritten >= AUDIT_BATCH_ROWS) {
+        this.#scheduler.op(() => this.#flushAudit()).catch(ignore);
+      } else if (this.#auditTimer === undefined) {
+        this.#auditTimer = setImmediate(() => {
+          this.#auditTimer = undefined;
+          if (!this.#closing) this.#scheduler.op(() => this.#flushAudit()).catch(ignore);
+        });
       }
     });
   }
@@ -217,31 +323,246 @@ export class SqliteStorage implements StorageAdapter {
   close(): Promise<void> {
     if (this.#closing) return Promise.resolve();
     this.#closing = true;
-    return this.#queue.run(async () => {
-      this.#releaseQueue();
+    if (this.#auditTimer !== undefined) {
+      clearImmediate(this.#auditTimer);
+      this.#auditTimer = undefined;
+    }
+    return this.#scheduler.op(() => {
+      if (this.#db?.open && this.#schemaReady) this.#flushAudit();
+      for (const row of this.#pendingAudit.splice(0)) row.reject(new StorageClosedError());
+      this.#releaseScheduler();
       const db = this.#db;
       this.#db = null;
-      this.#stmts = null;
+      this.#core = null;
       if (db?.open) db.close();
     });
   }
 
-  /** Runs one read outside a write transaction (a single statement is atomic on its own). */
-  #read<T>(fn: (session: StorageSession) => Promise<T>): Promise<T> {
-    return this.#job(async () => {
+  /**
+   * Runs one group of transactions (see the class remarks): `BEGIN IMMEDIATE`, then `first` and every
+   * transaction of this adapter queued right behind it, then `COMMIT`.
+   * @returns a promise while a transaction's `fn` is still running, undefined when the group is over
+   * @internal
+   */
+  runGroup(first: TxJob): Promise<void> | undefined {
+    try {
       this.#useSchema();
-      const handle = createSqliteSession(this.#stmts!, this.path);
+      this.#core!.stmt('BEGIN IMMEDIATE').run();
+    } catch (error) {
+      first.reject(toStorageError(error, this.path));
+      return undefined;
+    }
+    const group: Group = { done: [], count: 0 };
+    for (let job: TxJob | undefined = first; job; job = this.#nextInGroup(group)) {
+      const step = this.#step(group, job);
+      if (step === 'stop') return undefined;
+      if (step !== 'next') return this.#continueGroup(group, step);
+    }
+    this.#commit(group);
+    return undefined;
+  }
+
+  async #continueGroup(group: Group, running: Promise<Step>): Promise<void> {
+    let step = await running;
+    for (;;) {
+      if (step === 'stop') return;
+      const job = this.#nextInGroup(group);
+      if (!job) break;
+      const next = this.#step(group, job);
+      step = next === 'next' || next === 'stop' ? next : await next;
+    }
+    this.#commit(group);
+  }
+
+  #nextInGroup(group: Group): TxJob | undefined {
+    return group.count >= MAX_GROUP ? undefined : this.#scheduler.nextTx(this);
+  }
+
+  /** Runs one transaction of the group: the first directly in the transaction, the others in a savepoint. */
+  #step(group: Group, job: TxJob): Step | Promise<Step> {
+    const core = this.#core!;
+    const first = group.count === 0;
+    try {
+      this.#writeAudit();
+      if (!first) core.stmt('SAVEPOINT tx').run();
+    } catch (error) {
+      return this.#failed(group, job, error, first);
+    }
+    const handle = job.session ? createSqliteSession(core) : undefined;
+    let out: unknown;
+    try {
+      out = job.fn(handle?.session);
+    } catch (error) {
+      handle?.end();
+      return this.#failed(group, job, error, first);
+    }
+    if (!isThenable(out)) {
+      handle?.end();
+      return this.#succeeded(group, job, out, first);
+    }
+    return Promise.resolve(out).then(
+      (value) => {
+        handle?.end();
+        return this.#succeeded(group, job, value, first);
+      },
+      (error: unknown) => {
+        handle?.end();
+        return this.#failed(group, job, error, first);
+      },
+    );
+  }
+
+  #succeeded(group: Group, job: TxJob, value: unknown, first: boolean): Step {
+    if (!first) {
       try {
-        return await fn(handle.session);
-      } finally {
-        handle.end();
+        this.#core!.stmt('RELEASE tx').run();
+      } catch (error) {
+        return this.#failed(group, job, error, first);
+      }
+    }
+    group.done.push({ job, value });
+    group.count++;
+    return 'next';
+  }
+
+  #failed(group: Group, job: TxJob, error: unknown, first: boolean): Step {
+    const db = this.#db!;
+    const mapped = sqliteCode(error) !== undefined ? toStorageError(error, this.path) : error;
+    if (!first && db.inTransaction) {
+      // Only this transaction's writes are undone; the group goes on.
+      try {
+        this.#core!.stmt('ROLLBACK TO tx').run();
+        this.#core!.stmt('RELEASE tx').run();
+        job.reject(mapped);
+        group.count++;
+        return 'next';
+      } catch {
+        // fall through: give the whole group up
+      }
+    }
+    // The first transaction failed (nothing else is in the SQLite transaction but pending audit rows, which stay
+    // pending), or SQLite rolled the whole transaction back itself (disk full, I/O error): nothing is kept.
+    this.#rollback();
+    job.reject(mapped);
+    const lost = new StorageError(`SQLite store at ${this.path}: the transaction was rolled back with another one in its group: ${messageOf(error)}`, { cause: error });
+    for (const { job: done } of group.done) done.reject(sqliteCode(error) !== undefined ? toStorageError(error, this.path) : lost);
+    group.done = [];
+    return 'stop';
+  }
+
+  #commit(group: Group): void {
+    try {
+      this.#core!.stmt('COMMIT').run();
+    } catch (error) {
+      this.#rollback();
+      const mapped = toStorageError(error, this.path);
+      for (const { job } of group.done) job.reject(mapped);
+      return;
+    }
+    this.#auditCommitted();
+    for (const { job, value } of group.done) job.resolve(value);
+  }
+
+  /** Rolls back the open transaction (if SQLite has not already); batched audit rows written in it stay pending. */
+  #rollback(): void {
+    const db = this.#db;
+    if (db?.inTransaction) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // the connection rolls back on close anyway
+      }
+    }
+    this.#auditWritten = 0;
+    if (this.#pendingAudit.length > 0 && this.#auditTimer === undefined && !this.#closing) {
+      this.#auditTimer = setImmediate(() => {
+        this.#auditTimer = undefined;
+        if (!this.#closing) this.#scheduler.op(() => this.#flushAudit()).catch(ignore);
+      });
+    }
+  }
+
+  /**
+   * Writes the batched audit rows not yet written into the open transaction, in call order. A row the store
+   * refuses (e.g. a duplicate id) is rejected alone; losing the transaction itself throws.
+   */
+  #writeAudit(): void {
+    const pending = this.#pendingAudit;
+    while (this.#auditWritten < pending.length) {
+      const row = pending[this.#auditWritten]!;
+      try {
+        this.#core!.insertAudit(row.record);
+        this.#auditWritten++;
+      } catch (error) {
+        if (!this.#db!.inTransaction) throw error;
+        pending.splice(this.#auditWritten, 1);
+        row.reject(toStorageError(error, this.path));
+      }
+    }
+  }
+
+  /** The open transaction committed: its batched audit rows are durable. */
+  #auditCommitted(): void {
+    if (this.#auditWritten === 0) return;
+    const rows = this.#pendingAudit.splice(0, this.#auditWritten);
+    this.#auditWritten = 0;
+    for (const row of rows) row.resolve();
+  }
+
+  /**
+   * Writes every pending batched audit row in one transaction of its own (between groups). When that
+   * transaction fails, its rows are rejected with the storage error and dropped.
+   */
+  #flushAudit(): void {
+    if (this.#pendingAudit.length === 0) return;
+    try {
+      this.#useSchema();
+      this.#core!.stmt('BEGIN IMMEDIATE').run();
+      this.#writeAudit();
+      this.#core!.stmt('COMMIT').run();
+    } catch (error) {
+      if (this.#db?.inTransaction) {
+        try {
+          this.#db.exec('ROLLBACK');
+        } catch {
+          // rolled back on close anyway
+        }
+      }
+      this.#auditWritten = 0;
+      const mapped = toStorageError(error, this.path);
+      for (const row of this.#pendingAudit.splice(0)) row.reject(mapped);
+      return;
+    }
+    this.#auditCommitted();
+  }
+
+  /** One repository read on the adapter, outside any transaction (a single statement is atomic on its own). */
+  #read<T>(work: (core: SqliteRepositories) => T): Promise<T> {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.op(() => {
+      this.#useSchema();
+      try {
+        return work(this.#core!);
+      } catch (error) {
+        throw toStorageError(error, this.path);
       }
     });
   }
 
-  #job<T>(work: () => T | Promise<T>): Promise<T> {
+  /** One repository write on the adapter, as a transaction of its own (it may share a group's `COMMIT`). */
+  #write<T>(work: (core: SqliteRepositories) => T): Promise<T> {
     if (this.#closing) return Promise.reject(new StorageClosedError());
-    return this.#queue.run(async () => work());
+    return this.#scheduler.tx(
+      this,
+      () => {
+        try {
+          return work(this.#core!);
+        } catch (error) {
+          throw toStorageError(error, this.path);
+        }
+      },
+      false,
+    );
   }
 
   /** Opens the connection (creating the file and its directory) with per-connection settings. */
@@ -265,7 +586,7 @@ export class SqliteStorage implements StorageAdapter {
       throw toStorageError(error, this.path);
     }
     this.#db = db;
-    this.#stmts = new StatementCache(db);
+    this.#core = new SqliteRepositories(db, this.path);
     return db;
   }
 
@@ -286,8 +607,8 @@ export class SqliteStorage implements StorageAdapter {
 
   /** The connection, refusing to run repositories on a schema that is not {@link STORAGE_SCHEMA_VERSION}. */
   #useSchema(): Database.Database {
+    if (this.#schemaReady) return this.#db!;
     const db = this.#useDb();
-    if (this.#schemaReady) return db;
     let version: number;
     try {
       version = readUserVersion(db);
@@ -301,6 +622,10 @@ export class SqliteStorage implements StorageAdapter {
     this.#schemaReady = true;
     return db;
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
