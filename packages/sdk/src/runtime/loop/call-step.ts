@@ -1,0 +1,38 @@
+// The tool-call step: run the open call, let the middleware see its result, open the next.
+import { commitStep } from './commit';
+import type { Loop } from './loop';
+import { STOPPED, type DriveEnd } from './outcomes';
+import type { RunSession } from './run-session';
+import { dispatchToolCall } from './tool-dispatch';
+import { openNextCall, type TurnCalls } from './turn-calls';
+
+/** What a tool-call step led to: the next call of the turn, the end of the turn, or the end of the drive. */
+export type CallOutcome = DriveEnd | { kind: 'next' } | { kind: 'turn_done' };
+
+/**
+ * One tool-call step: the open call is answered (the runtime's tools, a capability through the
+ * invocation path, or a refusal), `afterToolCall` may rewrite its result, the result is appended,
+ * and the next call is opened (or the turn closed). The step commits the settled event, the result,
+ * usage, middleware state and the next call's `started` event in one transaction, before the next
+ * call runs. The invocation path's own claim and settle transactions are not part of it: they are
+ * the ledger's atomicity, and a crash between them and this commit is reconciled from the ledger.
+ */
+export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOutcome> {
+  const open = turn.current!;
+  const { call, index, kind } = open;
+  const answered = await dispatchToolCall(loop, session, call, turn.failures.get(call.id));
+  if (answered.childUsage) {
+    const u = answered.childUsage;
+    session.addUsage({ toolCalls: u.toolCalls, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, modelCalls: u.modelCalls });
+  }
+  const message = await loop.pipeline.afterToolCall(session, call, index, kind, answered.status, answered.message);
+  session.append(message);
+  if (answered.ask) {
+    turn.asked = answered.ask;
+    session.stop = { code: 'GOAL_TARGET_AMBIGUOUS', message: answered.ask.question, kind: 'stop', by: 'the goal target check', source: 'runtime' };
+  }
+  const opened = await openNextCall(loop, session, turn);
+  if (opened.kind === 'run') return (await commitStep(loop.deps, session)) ? { kind: 'next' } : STOPPED;
+  if (opened.kind === 'turn_done') return (await commitStep(loop.deps, session)) ? { kind: 'turn_done' } : STOPPED;
+  return opened;
+}

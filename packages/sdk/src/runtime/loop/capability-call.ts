@@ -1,0 +1,50 @@
+// A tool call that is a capability: through the one invocation path, as `agent:<runId>`.
+import type { InvocationResult } from '../../capabilities/invocation';
+import { MediaAgentError } from '../../errors';
+import type { ToolCallPart } from '../../models/types';
+import { approvalFor, requestApproval } from './approvals';
+import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
+import type { Loop } from './loop';
+import type { RunSession } from './run-session';
+
+/** What a capability call produced. */
+export interface CapabilityCallOutcome {
+  /** The invocation result (or why it did not run). */
+  result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string };
+  /** More fields for the model (an approval that was requested). */
+  extra: Record<string, unknown>;
+  /** The goal is ambiguous for this side effect: the question for a person (the call did not run). */
+  ask?: GoalTargetQuestion;
+}
+
+/**
+ * Runs a registered capability the run may use: checks the goal target of a side effect (an
+ * ambiguous one is asked, not run), passes an approval the run obtained for the call's plan,
+ * invokes it through the one invocation path (`agent:<runId>`, the call id, the lease's signal),
+ * records catalog lookups, and after a denial of a plan execution asks a person for an approval.
+ */
+export async function callCapability(loop: Loop, session: RunSession, call: ToolCallPart): Promise<CapabilityCallOutcome> {
+  const { capabilities, storage, approvals, logger } = loop.deps;
+  const run = session.run;
+  const descriptor = capabilities.get(call.name);
+  const question = await checkGoalTarget(storage, session, descriptor, call.input);
+  if (question) {
+    const message = `${question.question} The goal does not say; a person was asked. Do not choose: wait for the answer.`;
+    return { result: { status: 'failed', error: { code: 'GOAL_TARGET_AMBIGUOUS', message } }, extra: {}, ask: question };
+  }
+  const approvalId = await approvalFor(approvals, run, descriptor, call.input);
+  let result: InvocationResult;
+  try {
+    result = await capabilities.invoke(call.name, call.input, { actor: `agent:${run.id}`, runId: run.id, callId: call.id, signal: session.lease.signal, ...(approvalId ? { approvalId } : {}) });
+  } catch (error) {
+    const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';
+    result = { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) }, invocationId: '' };
+  }
+  if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
+  const extra: Record<string, unknown> = {};
+  if (result.status === 'denied') {
+    const requested = await requestApproval({ approvals, logger }, session, descriptor, call.input);
+    if (requested) extra.approvalRequested = { approvalId: requested, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
+  }
+  return { result, extra };
+}

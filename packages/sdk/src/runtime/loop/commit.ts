@@ -1,0 +1,53 @@
+// The one storage transaction of a step.
+import type { RunEvent } from '../../events/run-event';
+import type { RunEventBus } from '../../events/run-event-bus';
+import type { Clock } from '../../ports/clock';
+import type { JsonValue } from '../../storage/records';
+import type { RunRecord } from '../../storage/run-records';
+import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { RunSession } from './run-session';
+
+/** Thrown inside the transaction to roll it back when the lease is no longer ours. */
+const LEASE_LOST = Symbol('lease lost');
+
+/**
+ * Commits the writes of the step in progress in one `storage.transaction`: the run patch (only while
+ * this worker still holds the lease, else nothing is written), the messages, inbox messages marked
+ * applied, decisions, then the events; the events are published after the commit.
+ *
+ * @param deps - storage, event bus, clock
+ * @param session - the run and its pending writes
+ * @returns true when committed (or there was nothing to write), false when the lease was lost
+ * @throws storage errors (nothing of the step is written)
+ */
+export async function commitStep(deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock }, session: RunSession): Promise<boolean> {
+  if (!session.dirty) return true;
+  const { storage, bus, clock } = deps;
+  const id = session.id;
+  const owner = session.lease.owner;
+  const writes = session.writes;
+  const patch = session.stepPatch();
+  const now = clock.now();
+  let result: { run: RunRecord; events: RunEvent[] };
+  try {
+    result = await storage.transaction(async (s) => {
+      let run = await s.runs.patch(id, { ...patch, updatedAt: now }, owner);
+      if (!run) throw LEASE_LOST;
+      for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
+      if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
+      for (const decision of writes.decisions) await s.decisions.insert(decision);
+      const events: RunEvent[] = [];
+      for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
+      // A message queued while the run was ending wakes it once more (seed 004, 已知限制).
+      if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0) run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
+      return { run, events };
+    });
+  } catch (error) {
+    if (error !== LEASE_LOST) throw error;
+    session.writes.clear();
+    return false;
+  }
+  session.committed(result.run);
+  bus.publish(...result.events);
+  return true;
+}

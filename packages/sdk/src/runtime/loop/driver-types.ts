@@ -1,0 +1,101 @@
+// The run driver's settings, dependencies and lease (re-exported by `run-driver.ts`).
+import type { ApprovalService } from '../../authorization/approval-service';
+import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import type { RunEventBus } from '../../events/run-event-bus';
+import type { InvocationLedger } from '../../ledger/invocation-ledger';
+import type { TokenCounter } from '../../models/tokens';
+import type { ModelProvider } from '../../models/types';
+import type { Clock } from '../../ports/clock';
+import type { IdGenerator } from '../../ports/id-generator';
+import type { Logger } from '../../ports/logger';
+import type { RunRecord } from '../../storage/run-records';
+import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { ToolResultStore } from '../context/tool-result-store';
+import type { GoalFacts } from '../goal-facts';
+import type { LoopGuardConfig } from '../guardrails/loop-guard';
+import type { RunMiddleware } from '../middleware/run-middleware';
+import type { DailyBudgets, RunBudgets } from '../run-budgets';
+
+/** Settings of the run driver. @public */
+export interface RunDriverSettings {
+  /** Model id sent to the provider. */
+  model: string;
+  /** Max output tokens per model call (default: provider default). */
+  maxTokens: number | undefined;
+  /** Host system prompt layers, after the runtime's own. */
+  systemPrompt: string | undefined;
+  /** Daily limits. */
+  daily: DailyBudgets;
+  /** Seconds between goal-settled polls (seed 004 `agent.goalPollSec`, default 60). */
+  goalPollSec: number;
+  /** Longest wait for facts to settle, in hours (seed 004 `agent.goalWaitHours`, default 72). */
+  goalWaitHours: number;
+  /** Largest number of queued steering messages applied before one model call (the inbox bound, default 16). */
+  inboxCapacity: number;
+  /** Loop guard thresholds (defaults: seed 000). */
+  loopGuard: Partial<LoopGuardConfig> | undefined;
+  /** Capabilities offered on the first model call, ranked against the goal; 0 offers all (seed 000 `LLM_MAX_TOOLS`). */
+  maxTools: number;
+  /** The model's context window in tokens (seed 004 `contextBudget`, default 128 000). */
+  contextWindowTokens: number;
+  /** Compaction threshold as a share of the window (seed 004 `compaction.thresholdRatio`, default 0.8); 0 turns compaction off. */
+  compactionThreshold: number;
+  /** Largest tool-call argument text accepted from the model, in bytes (the invocation path's input limit, default 1 MiB). */
+  maxInputBytes: number;
+  /** Wait before the model call that follows a turn whose every call was refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). */
+  refusedTurnPauseMs: number;
+}
+
+/** Everything the driver needs. @public */
+export interface RunDriverDeps {
+  /** Storage. */
+  storage: StorageAdapter;
+  /** The one invocation path. */
+  capabilities: CapabilityRegistry;
+  /** Ledger (crash reconciliation of a run). */
+  ledger: InvocationLedger;
+  /** Approvals (requested when a plan execution is denied). */
+  approvals: ApprovalService;
+  /** The model. */
+  provider: ModelProvider;
+  /** Business facts for the goal report. */
+  goalFacts: GoalFacts;
+  /** Events. */
+  bus: RunEventBus;
+  /** Time. */
+  clock: Clock;
+  /** Ids. */
+  ids: IdGenerator;
+  /** Logger. */
+  logger: Logger;
+  /** Large tool results kept for paging with `read_tool_result`. */
+  results: ToolResultStore;
+  /** Token counting for compaction and the tool budget. */
+  counter: TokenCounter;
+  /** Creates a read-only subagent run (queued) for `delegate`; the driver drives it inline. */
+  startSubagent: (parent: RunRecord, goal: string, capabilityIds: string[], budgets: RunBudgets, leaseOwner: string) => Promise<RunRecord>;
+  /** Settings. */
+  settings: RunDriverSettings;
+  /**
+   * Host middleware, after the runtime's own (compaction, tool discovery, repeated results, result
+   * spill, loop guard); see {@link RunMiddleware}. Default none.
+   */
+  middleware?: readonly RunMiddleware[];
+}
+
+/** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */
+export interface RunLease {
+  /** Worker id that holds the lease. */
+  owner: string;
+  /** Aborted on run abort, lost lease or host stop. */
+  signal: AbortSignal;
+  /** Why the signal aborted. */
+  reason(): 'abort' | 'lost' | 'stop' | undefined;
+  /**
+   * Renews the lease of another run (a subagent driven inline) together with this one, until the
+   * returned function is called.
+   * @param runId - the run leased to the same owner
+   * @returns stops renewing it
+   */
+  adopt(runId: string): () => void;
+}

@@ -1,0 +1,17 @@
+// The steering inbox: messages a person queued reach the model before its next call.
+import type { Loop } from './loop';
+import type { RunSession } from './run-session';
+
+/**
+ * Applies the queued steering messages (at most `inboxCapacity`, oldest first) as user messages:
+ * appended, marked applied, announced by `message_applied` — written by the caller's commit.
+ * @returns true when there was something to apply
+ */
+export async function applyInbox(loop: Loop, session: RunSession): Promise<boolean> {
+  const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
+  if (queued.length === 0) return false;
+  for (const m of queued) session.append({ role: 'user', content: m.text });
+  session.writes.applied.push(...queued.map((m) => m.id));
+  session.emit('message_applied', { messageIds: queued.map((m) => m.id) });
+  return true;
+}

@@ -1,0 +1,141 @@
+// One model turn: request assembly → stream → the assembled assistant message, with the runtime's
+// own call ids and the oversized-arguments rule. Knows nothing of storage: what it streams goes to a
+// sink.
+import { costOf, priceFor } from '../../models/cost';
+import type { AssistantMessage, ModelEvent, ModelMessage, ModelProvider, ModelTool, ModelUsage } from '../../models/types';
+import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
+import { admitToolCall, runtimeCallId } from '../tool-call-identity';
+
+/** The model settings of a turn. */
+export interface ModelTurnConfig {
+  /** The model. */
+  provider: ModelProvider;
+  /** Model id. */
+  model: string;
+  /** Max output tokens (provider default when undefined). */
+  maxTokens: number | undefined;
+  /** Host system prompt layers, after the runtime's own. */
+  systemPrompt: string | undefined;
+  /** Largest tool-call argument text kept, in UTF-8 bytes. */
+  maxInputBytes: number;
+}
+
+/** What the turn streams as it goes. */
+export interface ModelTurnSink {
+  /**
+   * Model text: pieces of at least 64 characters while streaming (`final` false), then the rest at
+   * the end (`final` true, possibly empty: not called then).
+   */
+  text(text: string, final: boolean): void | Promise<void>;
+  /** A provider warning (a shape it did not understand, fields it dropped …). */
+  warning(warning: Extract<ModelEvent, { type: 'warning' }>['warning']): void | Promise<void>;
+}
+
+/** The result of a turn. */
+export interface ModelTurn {
+  /** The assistant message in stream order: text, thinking and tool-call parts (runtime ids). */
+  message: AssistantMessage;
+  /** Token usage reported by the provider. */
+  usage: ModelUsage;
+  /** Cost in USD from the model's price (0 when unknown). */
+  costUsd: number;
+  /** The stream ended because the signal aborted. */
+  aborted: boolean;
+  /** An error the stream reported (the turn failed). */
+  error?: Error & { code?: string };
+  /** Calls that must not run (arguments invalid or over the input limit), by runtime call id. */
+  failures: Map<string, { code: string; message: string }>;
+}
+
+/** Text is emitted as it streams in pieces of at least this many characters. */
+const TEXT_FLUSH_CHARS = 64;
+
+/**
+ * Runs one model turn.
+ *
+ * @remarks
+ * The request is the runtime system prompt (with the host's layers) followed by `messages`, with
+ * `tools`. Tool calls get the runtime's ids `<callPrefix>_<n>` (see `runtimeCallId`); a call whose
+ * argument text is over `maxInputBytes` is kept with `{}` as input and fails with `INPUT_TOO_LARGE`
+ * (see `admitToolCall`).
+ *
+ * @param config - provider, model, limits
+ * @param request - messages (without the system prompt), tools, the call-id prefix, the abort signal
+ * @param sink - receives streamed text and provider warnings
+ * @returns the assembled turn
+ * @throws whatever the provider's stream throws
+ */
+export async function runModelTurn(
+  config: ModelTurnConfig,
+  request: { messages: readonly ModelMessage[]; tools: readonly ModelTool[]; callPrefix: string; signal: AbortSignal },
+  sink: ModelTurnSink,
+): Promise<ModelTurn> {
+  const system = [RUNTIME_SYSTEM_PROMPT, config.systemPrompt].filter(Boolean).join('\n\n');
+  const outbound = {
+    model: config.model,
+    messages: [{ role: 'system' as const, content: system }, ...request.messages],
+    tools: [...request.tools],
+    ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
+  };
+  const content: AssistantMessage['content'] = [];
+  const failures = new Map<string, { code: string; message: string }>();
+  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let text = '';
+  let pending = '';
+  let calls = 0;
+  let aborted = false;
+  let error: (Error & { code?: string }) | undefined;
+  const flushText = () => {
+    if (text) content.push({ type: 'text', text });
+    text = '';
+  };
+  for await (const event of config.provider.stream(outbound, request.signal)) {
+    switch (event.type) {
+      case 'text_delta':
+        text += event.text;
+        pending += event.text;
+        if (pending.length >= TEXT_FLUSH_CHARS) {
+          const piece = pending;
+          pending = '';
+          await sink.text(piece, false);
+        }
+        break;
+      case 'thinking_delta': {
+        flushText();
+        const lastPart = content[content.length - 1];
+        if (lastPart?.type === 'thinking') {
+          lastPart.thinking += event.thinking;
+          if (event.signature) lastPart.signature = event.signature;
+        } else content.push({ type: 'thinking', thinking: event.thinking, ...(event.signature ? { signature: event.signature } : {}), ...(event.redacted ? { redacted: event.redacted } : {}) });
+        break;
+      }
+      case 'tool_call_end': {
+        flushText();
+        // The runtime's own call id: servers reuse ids across turns (or send none), the ledger needs run-unique ones.
+        const call = admitToolCall(event, runtimeCallId(request.callPrefix, calls++), config.maxInputBytes);
+        content.push(call.part);
+        if (call.failure) failures.set(call.part.id, call.failure);
+        break;
+      }
+      case 'warning':
+        await sink.warning(event.warning);
+        break;
+      case 'usage':
+        usage.inputTokens += event.usage.inputTokens;
+        usage.outputTokens += event.usage.outputTokens;
+        usage.cacheReadTokens += event.usage.cacheReadTokens;
+        usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+        break;
+      case 'error':
+        error = event.error;
+        break;
+      case 'done':
+        if (event.stopReason === 'aborted') aborted = true;
+        break;
+    }
+  }
+  if (pending) await sink.text(pending, true);
+  flushText();
+  const price = priceFor(config.model);
+  return { message: { role: 'assistant', content }, usage, costUsd: price ? costOf(usage, price) : 0, aborted: aborted || request.signal.aborted, ...(error ? { error } : {}), failures };
+}

@@ -1,0 +1,28 @@
+// How a drive ends, as the step functions report it.
+import type { BudgetBreach } from '../run-budgets';
+import type { RunLease } from './driver-types';
+
+/**
+ * The end of a drive:
+ * - `ended`: the model gave its final reply (the run goes on to goal-settled or finalize);
+ * - `aborted`: the user aborted it (ends `cancelled`);
+ * - `stopped`: the host is stopping or the lease was lost (left as stored, for the next worker);
+ * - `budget`: a per-run budget ran out (ends `budget_exceeded`);
+ * - `failed`: ends `failed` with `code`;
+ * - `paused`: waits for a person (`waiting`; a message resumes it), `reason` is the status reason.
+ */
+export type DriveEnd =
+  | { kind: 'ended' }
+  | { kind: 'aborted' }
+  | { kind: 'stopped' }
+  | { kind: 'budget'; breach: BudgetBreach }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'paused'; code: string; reason: string };
+
+/** `stopped`. */
+export const STOPPED: DriveEnd = Object.freeze({ kind: 'stopped' });
+
+/** The end for an aborted lease signal: `aborted` when the user aborted, else `stopped`. */
+export function interruptedBy(lease: RunLease): DriveEnd {
+  return lease.reason() === 'abort' ? { kind: 'aborted' } : STOPPED;
+}

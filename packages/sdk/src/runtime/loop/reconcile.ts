@@ -1,0 +1,47 @@
+// Crash reconciliation of a run's dangling tool calls.
+import type { InvocationResult } from '../../capabilities/invocation';
+import type { AssistantMessage, ToolCallPart, ToolResultMessage } from '../../models/types';
+import type { LedgerEntry } from '../../storage/records';
+import { DELEGATE_TOOL } from '../delegate-tool';
+import { toolResultMessage } from '../tool-result';
+import type { Loop } from './loop';
+import type { RunSession } from './run-session';
+import { endOrphanedChild, SUBAGENTS_STATE_KEY, subagentResult } from './subagents';
+
+/**
+ * Answers the tool calls of the last assistant message that have no result (the process died after
+ * the model asked for them, or before their step committed): a `delegate` call gets its child's
+ * result (the child is ended first if it still runs), any other call the ledger's record, else
+ * "outcome unknown — verify before retrying". Nothing is run again. The results and their
+ * `tool_call` events are written with the caller's step.
+ */
+export async function reconcileDanglingCalls(loop: Loop, session: RunSession): Promise<void> {
+  const { deps } = loop;
+  const messages = session.messages;
+  const answered = new Set(messages.filter((m): m is ToolResultMessage => m.role === 'tool').map((m) => m.toolCallId));
+  const last = [...messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
+  if (!last) return;
+  const dangling = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call' && !answered.has(p.id));
+  if (dangling.length === 0) return;
+  await deps.ledger.recover({ claimedBefore: deps.clock.now() + 1, runId: session.id });
+  const children = (session.getState(SUBAGENTS_STATE_KEY) ?? {}) as Record<string, string>;
+  for (const call of dangling) {
+    const childId = call.name === DELEGATE_TOOL ? children[call.id] : undefined;
+    const child = childId ? await endOrphanedChild(deps, childId, session.run) : undefined;
+    if (child) {
+      const result = await subagentResult(deps.storage, child);
+      session.emit('tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : 'failed', ...(result.error ? { error: result.error } : {}) });
+      session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
+      continue;
+    }
+    const entry: LedgerEntry | undefined = await deps.storage.ledger.findByCall(session.id, call.id);
+    const result: Pick<InvocationResult, 'status' | 'output' | 'error'> =
+      entry && (entry.state === 'succeeded' || entry.state === 'pending')
+        ? { status: entry.state, output: entry.output }
+        : entry?.state === 'failed'
+          ? { status: 'failed', error: entry.error ?? { code: 'FAILED', message: 'failed' } }
+          : { status: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: 'the run was interrupted during this call and no receipt was recorded; verify before retrying' } };
+    session.emit('tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : result.status, ...(result.error ? { error: result.error } : {}) });
+    session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
+  }
+}

@@ -1,0 +1,136 @@
+// A run's phases: start or resume → drive → goal-settled → finalize.
+import { utcDayStart } from '../../authorization/grant-rules';
+import { MediaAgentError } from '../../errors';
+import type { JsonValue } from '../../storage/records';
+import type { RunRecord, RunStatus } from '../../storage/run-records';
+import type { RunPatch } from '../../storage/storage-adapter';
+import type { GoalFactsSnapshot } from '../goal-facts';
+import { buildGoalReport, factsSettled } from '../goal-report';
+import { RunMiddlewareError } from '../middleware/run-middleware';
+import { checkDailyBudgets } from '../run-budgets';
+import { approvalsDecidedSince, openApprovals } from './approvals';
+import { commitStep } from './commit';
+import { drive } from './drive';
+import type { RunLease } from './driver-types';
+import { budgetExceeded, finish } from './finish';
+import { goalState } from './goal-targets';
+import type { Loop } from './loop';
+import { RunSession } from './run-session';
+
+const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
+
+/**
+ * Processes a leased run until it ends, waits, or the lease is lost (DESIGN.md §7; seed 004,
+ * runAgent 做什么). A step that throws writes nothing; the run then ends `failed` with the error's
+ * code (`RUN_MIDDLEWARE_FAILED` for a middleware, `DRIVER_FAILED` for anything without a code) —
+ * unless the lease's signal aborted: on a user abort it ends `cancelled`, on a host stop or a lost
+ * lease it is left as stored for the next worker.
+ */
+export async function processRun(loop: Loop, run: RunRecord, lease: RunLease): Promise<void> {
+  const session = new RunSession(run, lease);
+  try {
+    await phases(loop, session);
+  } catch (error) {
+    const current = (await loop.deps.storage.runs.get(run.id)) ?? run;
+    session.discard(current);
+    // The host is stopping or the lease was lost: leave the run as stored, for the next worker to resume.
+    if (lease.signal.aborted && lease.reason() !== 'abort') return;
+    // Aborted by the user while host code (GoalFacts, a provider) threw on the signal: cancelled, not failed.
+    if (lease.signal.aborted) return void (await finish(loop, session, 'cancelled', current.abortReason ?? 'aborted'));
+    // An unexpected failure (storage, a bug, a middleware): the run ends failed with the reason, visible to subscribers.
+    const code = error instanceof MediaAgentError ? error.code : 'DRIVER_FAILED';
+    const message = error instanceof Error ? error.message : String(error);
+    loop.deps.logger.error('run driver failed', { runId: run.id, code, ...(error instanceof RunMiddlewareError ? { middleware: error.details.middleware } : {}) });
+    if (error instanceof RunMiddlewareError) session.emit('warning', { source: 'runtime', code, message, details: error.details as unknown as JsonValue });
+    await finish(loop, session, 'failed', message, { code, message });
+  }
+}
+
+async function phases(loop: Loop, session: RunSession): Promise<void> {
+  const { storage, clock, settings, goalFacts } = loop.deps;
+  const run = session.run;
+  if (run.abortRequested) return finish(loop, session, 'cancelled', run.abortReason ?? 'aborted');
+  if (run.status === 'queued') {
+    const day = utcDayStart(clock.now());
+    const today = await storage.runs.totalsBetween(day, day + 86_400_000);
+    const breach = checkDailyBudgets({ runs: today.runs - 1, costUsd: today.costUsd }, settings.daily);
+    if (breach) return budgetExceeded(loop, session, breach);
+    session.patch({ status: 'running', step: 'drive', startedAt: clock.now() });
+    session.emit('run_status', { status: 'running', step: 'drive' });
+  } else if (run.wakeRequested || run.status === 'running') {
+    const wasTerminal = run.endedAt !== null;
+    const patch: RunPatch = { status: 'running', wakeRequested: false, step: run.wakeRequested ? 'drive' : run.step, endedAt: null };
+    if (wasTerminal) Object.assign(patch, { plan: null, report: null, startedAt: clock.now() });
+    session.patch(patch);
+    if (wasTerminal) session.emit('plan_updated', { plan: null });
+    session.emit('run_status', { status: 'running', step: session.run.step, reason: session.woken ? 'woken by a new message' : 'resumed' });
+  }
+  // The start is written with the drive's first step; any other phase writes it first.
+  if (session.run.step !== 'drive' && !(await commitStep(loop.deps, session))) return;
+
+  if (session.run.step === 'drive') {
+    const outcome = await drive(loop, session);
+    switch (outcome.kind) {
+      case 'stopped':
+        // The host is stopping: what the last step did is kept for the worker that resumes the run.
+        await commitStep(loop.deps, session);
+        return;
+      case 'aborted': {
+        const fresh = await storage.runs.get(session.id);
+        return finish(loop, session, 'cancelled', fresh?.abortReason ?? session.run.abortReason ?? 'aborted');
+      }
+      case 'budget':
+        return budgetExceeded(loop, session, outcome.breach);
+      case 'failed':
+        return finish(loop, session, 'failed', outcome.message, { code: outcome.code, message: outcome.message });
+      case 'paused':
+        // Waits for the user: a message wakes it for a new drive (nothing is scheduled).
+        return finish(loop, session, 'waiting', outcome.reason);
+      case 'ended':
+        break; // the final reply's step moved the run to goal_settled or finalize
+    }
+  }
+
+  if (session.run.step === 'goal_settled' && !(await goalSettled(loop, session))) return;
+
+  if (session.run.step === 'finalize') {
+    const current = session.run;
+    const facts = current.mode === 'execute' ? await goalFacts.forRun(current.id, session.lease.signal) : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
+    const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: clock.now(), targets: goalState(session).targets });
+    session.emit('report', { report: report as unknown as JsonValue });
+    const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
+    await finish(loop, session, status, report.summary, null, report as unknown as JsonValue);
+  }
+}
+
+/**
+ * The goal-settled phase: approvals decided meanwhile send the run back to the model; facts that
+ * have not settled (or an approval still open) keep it `waiting` until the next poll or the
+ * deadline; otherwise it goes on to finalize.
+ * @returns true when the run goes on to finalize now
+ */
+async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
+  const { clock, settings, goalFacts } = loop.deps;
+  const current = session.run;
+  const facts = await goalFacts.forRun(current.id, session.lease.signal);
+  const decided = await approvalsDecidedSince(loop.deps, current.id);
+  if (decided.length > 0) {
+    // A person decided on an approval this run asked for: tell the model and drive again.
+    for (const a of decided) session.emit('approval_decided', { approvalId: a.id, status: a.status });
+    session.append({ role: 'user', content: decided.map((a) => `Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}. Continue.`).join('\n') });
+    session.patch({ step: 'drive', wakeRequested: true, notBefore: null });
+    await commitStep(loop.deps, session);
+    return false;
+  }
+  const waitingForApproval = (await openApprovals(loop.deps, current.id)).length > 0;
+  const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
+  if ((!factsSettled(facts) || waitingForApproval) && clock.now() < deadline) {
+    const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: clock.now(), targets: goalState(session).targets });
+    session.patch({ status: 'waiting', notBefore: clock.now() + settings.goalPollSec * 1000, report: report as unknown as JsonValue });
+    if (current.status !== 'waiting') session.emit('run_status', { status: 'waiting', step: session.run.step, reason: waitingForApproval ? 'waiting for an approval' : report.summary });
+    await commitStep(loop.deps, session);
+    return false;
+  }
+  session.patch({ step: 'finalize' });
+  return true;
+}

@@ -1,0 +1,169 @@
+// One run being processed: its state in memory and the writes of the step in progress.
+import type { RunEventPayloads, RunEventType } from '../../events/run-event';
+import type { ModelMessage } from '../../models/types';
+import type { JsonValue } from '../../storage/records';
+import type { RunRecord, RunUsage } from '../../storage/run-records';
+import type { RunPatch } from '../../storage/storage-adapter';
+import type { RunMiddlewareRun } from '../middleware/run-middleware';
+import type { RunLease } from './driver-types';
+import { StepWrites } from './step-writes';
+
+/** A request to end the drive after the current step (loop guard, a middleware, an ambiguous goal). */
+export interface StopRequest {
+  /** Stable code. */
+  code: string;
+  /** The reason. */
+  message: string;
+  /** `fail`: the run ends failed whatever its origin; `stop`: interactive runs wait for their user. */
+  kind: 'fail' | 'stop';
+  /** Who asked, for people: `the loop guard`, `middleware "x"`. */
+  by: string;
+  /** Source of the warning event that announces a `stop`. */
+  source: 'loop_guard' | 'runtime';
+}
+
+/**
+ * Everything the runtime keeps about one run while a worker processes it: the run as last stored
+ * (with this step's patch applied), the working conversation (after compactions; every message
+ * stays in storage), how many messages are stored, the runtime state (middleware state, compaction,
+ * goal targets, subagents), usage, the refused-turn counters, per-middleware objects in memory, and
+ * the writes of the step in progress ({@link StepWrites}).
+ *
+ * @remarks
+ * One session per processing of a run (one driver per run, under a lease), so its fields are the
+ * truth for that run: they are written with each step, never re-read.
+ */
+export class RunSession {
+  /** The run as stored after the last commit, with the pending patch applied. */
+  run: RunRecord;
+  /** The lease it is processed under. */
+  readonly lease: RunLease;
+  /** The working conversation: a compaction summary (if any) and the messages since. */
+  readonly messages: ModelMessage[] = [];
+  /** Messages of the run in storage, pending ones included (the index the next message will have). */
+  storedCount = 0;
+  /** Model turns in a row whose every call was refused (the next model call waits first). */
+  refusedTurns = 0;
+  /** The value of `refusedTurns` the last pause was for. */
+  pausedFor = 0;
+  /** True when a message or a decided approval woke the run for this processing. */
+  readonly woken: boolean;
+  /** Set when something asked the drive to end after the current step. */
+  stop: StopRequest | undefined;
+  /** Per-middleware objects kept in memory during the drive (see `MiddlewareState.local`). */
+  readonly locals = new Map<string, unknown>();
+  /** The writes of the step in progress. */
+  readonly writes = new StepWrites();
+  /** What middleware see of the run. */
+  readonly view: RunMiddlewareRun;
+  #state: Record<string, JsonValue>;
+  #usage: RunUsage;
+  #stateDirty = false;
+  #usageDirty = false;
+
+  /**
+   * @param run - the run as leased
+   * @param lease - the lease it is processed under
+   */
+  constructor(run: RunRecord, lease: RunLease) {
+    this.run = run;
+    this.lease = lease;
+    this.woken = run.wakeRequested;
+    this.#state = { ...((run.runtimeState ?? {}) as Record<string, JsonValue>) };
+    this.#usage = { ...run.usage };
+    this.view = Object.freeze({
+      id: run.id,
+      goal: run.goal,
+      mode: run.mode,
+      origin: run.origin,
+      depth: run.depth,
+      parentRunId: run.parentRunId,
+      capabilityAllowlist: run.capabilityAllowlist ? Object.freeze([...run.capabilityAllowlist]) : null,
+      startedBy: run.startedBy,
+    });
+  }
+
+  /** Run id. */
+  get id(): string {
+    return this.run.id;
+  }
+
+  /** Usage so far, this step included. */
+  get usage(): Readonly<RunUsage> {
+    return this.#usage;
+  }
+
+  /** Adds to the usage (written with the step). */
+  addUsage(delta: Partial<RunUsage>): void {
+    const u = this.#usage;
+    this.#usage = {
+      toolCalls: u.toolCalls + (delta.toolCalls ?? 0),
+      inputTokens: u.inputTokens + (delta.inputTokens ?? 0),
+      outputTokens: u.outputTokens + (delta.outputTokens ?? 0),
+      costUsd: u.costUsd + (delta.costUsd ?? 0),
+      modelCalls: u.modelCalls + (delta.modelCalls ?? 0),
+    };
+    this.#usageDirty = true;
+  }
+
+  /** A value of the runtime state. */
+  getState(key: string): JsonValue | undefined {
+    return this.#state[key];
+  }
+
+  /** Sets a value of the runtime state (written with the step). */
+  setState(key: string, value: JsonValue): void {
+    this.#state = { ...this.#state, [key]: value };
+    this.#stateDirty = true;
+  }
+
+  /** Sets run fields (written with the step) and applies them to {@link RunSession.run}. */
+  patch(patch: RunPatch): void {
+    Object.assign(this.writes.patch, patch);
+    this.run = { ...this.run, ...patch };
+  }
+
+  /** Appends a message to the working conversation and to the step's writes. */
+  append(message: ModelMessage): void {
+    this.messages.push(message);
+    this.storedCount++;
+    this.writes.messages.push(message);
+  }
+
+  /** Adds a run event to the step's writes (published after the commit). */
+  emit<T extends RunEventType>(type: T, data: RunEventPayloads[T]): void {
+    this.writes.events.push({ type, data } as never);
+  }
+
+  /** The run patch of the step: its fields, the runtime state and the usage when they changed. */
+  stepPatch(): RunPatch {
+    return { ...this.writes.patch, ...(this.#stateDirty ? { runtimeState: this.#state } : {}), ...(this.#usageDirty ? { usage: this.#usage } : {}) };
+  }
+
+  /** True when the step has something to write. */
+  get dirty(): boolean {
+    return this.#stateDirty || this.#usageDirty || !this.writes.empty;
+  }
+
+  /** After a commit: the run as stored; the step's writes are forgotten. */
+  committed(run: RunRecord): void {
+    this.run = run;
+    this.writes.clear();
+    this.#stateDirty = false;
+    this.#usageDirty = false;
+  }
+
+  /**
+   * After a failed step: forgets its writes and takes the run, its state and usage as stored.
+   * @param stored - the run as read from storage now
+   */
+  discard(stored: RunRecord): void {
+    this.writes.clear();
+    this.run = stored;
+    this.#state = { ...((stored.runtimeState ?? {}) as Record<string, JsonValue>) };
+    this.#usage = { ...stored.usage };
+    this.#stateDirty = false;
+    this.#usageDirty = false;
+    this.stop = undefined;
+  }
+}

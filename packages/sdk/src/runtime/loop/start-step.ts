@@ -1,0 +1,27 @@
+// The first step of a drive: the working conversation, crash reconciliation, the middleware's start.
+import type { ModelMessage, ModelTool } from '../../models/types';
+import { capabilityModelTool } from '../context/tool-discovery';
+import type { Loop } from './loop';
+import { reconcileDanglingCalls } from './reconcile';
+import { runCatalog } from './run-rule';
+import type { RunSession } from './run-session';
+
+/**
+ * Prepares a drive (written by the caller's commit): the working conversation from storage (after a
+ * compaction, its summary and the messages kept since; all stay in storage), the goal as the first
+ * message of a new run, the dangling calls of a crash reconciled, and `onDriveStart` of the
+ * middleware.
+ * @returns the drive's base tool offer: the capabilities the run may use and the runtime's tools
+ */
+export async function startDrive(loop: Loop, session: RunSession): Promise<ModelTool[]> {
+  const { deps } = loop;
+  const stored = (await deps.storage.messages.list(session.id)).map((m) => m.message as unknown as ModelMessage);
+  const compacted = session.getState('compaction') as { keepFrom: number; summary: ModelMessage } | undefined;
+  session.messages.splice(0, session.messages.length, ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored));
+  session.storedCount = stored.length;
+  if (session.messages.length === 0) session.append({ role: 'user', content: session.run.goal });
+  await reconcileDanglingCalls(loop, session);
+  const catalog = runCatalog(deps.capabilities, session.run);
+  const tools = [...catalog.map(capabilityModelTool), ...loop.tools.offered(session.run)];
+  return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });
+}

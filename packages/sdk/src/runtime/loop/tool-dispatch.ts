@@ -1,0 +1,57 @@
+// Answers one tool call the middleware let through: the run rule, a call that must not run, the
+// runtime's own tools (the table), capabilities, unknown names.
+import type { InvocationResult } from '../../capabilities/invocation';
+import type { JsonValue } from '../../storage/records';
+import type { RunUsage } from '../../storage/run-records';
+import type { ToolCallPart, ToolResultMessage } from '../../models/types';
+import { toolResultMessage } from '../tool-result';
+import { callCapability } from './capability-call';
+import { commitStep } from './commit';
+import type { GoalTargetQuestion } from './goal-targets';
+import type { Loop } from './loop';
+import { runRefusal } from './run-rule';
+import type { RunSession } from './run-session';
+
+/** A call that was answered. */
+export interface DispatchedCall {
+  /** The result message for the model (before `afterToolCall`). */
+  message: ToolResultMessage;
+  /** The outcome. */
+  status: InvocationResult['status'];
+  /** Usage of a subagent the call drove. */
+  childUsage?: RunUsage;
+  /** The goal is ambiguous for this call: the question for a person. */
+  ask?: GoalTargetQuestion;
+}
+
+/**
+ * Answers `call` and writes its settled `tool_call` event (its `started` event was written when it
+ * was opened).
+ * @param failure - why the call must not run (arguments invalid or too large), if so
+ */
+export async function dispatchToolCall(loop: Loop, session: RunSession, call: ToolCallPart, failure: { code: string; message: string } | undefined): Promise<DispatchedCall> {
+  const done = (result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string }, extra: Record<string, unknown> = {}): DispatchedCall => {
+    session.emit('tool_call', {
+      callId: call.id,
+      capabilityId: call.name,
+      phase: result.status,
+      ...(result.invocationId ? { invocationId: result.invocationId } : {}),
+      ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
+    });
+    return { message: toolResultMessage(call.id, call.name, result, extra), status: result.status };
+  };
+  // A registered capability this run may not use is denied whatever the model sent (also enforced by the authorizer).
+  const refusal = runRefusal(loop.deps.capabilities, session.run, call.name);
+  if (refusal) return done({ status: 'denied', error: refusal });
+  if (failure) return done({ status: 'failed', error: failure });
+  const tool = loop.tools.get(call.name);
+  if (tool) {
+    const outcome = await tool.run({ session, call, checkpoint: () => commitStep(loop.deps, session) });
+    return { ...done(outcome.result), ...(outcome.childUsage ? { childUsage: outcome.childUsage } : {}) };
+  }
+  if (!loop.deps.capabilities.has(call.name)) return done({ status: 'failed', error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` } });
+  const outcome = await callCapability(loop, session, call);
+  return { ...done(outcome.result, outcome.extra), ...(outcome.ask ? { ask: outcome.ask } : {}) };
+}

@@ -1,0 +1,55 @@
+// The runtime's compaction, attached as a middleware.
+import { MediaAgentError } from '../../errors';
+import type { TokenCounter } from '../../models/tokens';
+import type { ModelMessage } from '../../models/types';
+import { compact, planCompaction, type PinnedFacts } from '../context/compaction';
+import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
+import type { RunMiddleware } from './run-middleware';
+
+/** What {@link compactionMiddleware} needs. @internal */
+export interface CompactionMiddlewareOptions {
+  /** Token counting. */
+  counter: TokenCounter;
+  /** Model id (selects the encoding). */
+  model: string;
+  /** The model's context window in tokens. */
+  contextWindowTokens: number;
+  /** Compact above this share of the window (0 < share < 1). */
+  thresholdShare: number;
+  /** Facts that survive every compaction (the plan, unknown writes, open approvals) of a run; read only when a compaction is due. */
+  pinned: (runId: string) => Promise<PinnedFacts>;
+  /** Writes the summary of `messages` (normally a model call); compaction falls back to a deterministic digest when it throws. */
+  summarize: (messages: readonly ModelMessage[], signal?: AbortSignal) => Promise<string>;
+}
+
+/**
+ * Compaction (seed 004 `compaction.thresholdRatio`) as a {@link RunMiddleware} named `compaction`:
+ * before a model request whose estimate (runtime system prompt, the drive's base tools, the working
+ * conversation) is over the threshold, the older turns are summarized and replaced in the working
+ * conversation (never splitting a call from its result; the plan, unknown writes and open
+ * approvals pinned into the summary; every message stays in storage). It sets `requestTokens` for
+ * the middleware after it. When even the latest turn does not fit the window the run ends `failed`
+ * with `CONTEXT_TURN_TOO_LARGE`.
+ * @param options - counter, model, window, threshold, pinned facts, summarizer
+ * @returns the middleware
+ * @internal
+ */
+export function compactionMiddleware(options: CompactionMiddlewareOptions): RunMiddleware {
+  const system = [{ role: 'system' as const, content: RUNTIME_SYSTEM_PROMPT }];
+  return {
+    name: 'compaction',
+    async beforeModelRequest(ctx) {
+      const base = { counter: options.counter, model: options.model, contextWindow: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
+      try {
+        // Pinned facts cost storage reads: gather them only when a compaction is due.
+        const due = planCompaction(ctx.messages, base).needed;
+        const result = await compact(ctx.messages, { ...base, ...(due ? { pinned: await options.pinned(ctx.run.id) } : {}), summarize: options.summarize, signal: ctx.signal });
+        if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);
+        ctx.requestTokens = result.tokensAfter;
+      } catch (error) {
+        if (error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE') return ctx.failRun(error.code, error.message);
+        throw error;
+      }
+    },
+  };
+}
