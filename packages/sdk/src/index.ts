@@ -131,6 +131,7 @@ export { RUNTIME_SYSTEM_PROMPT } from './runtime/system-prompt';
 export { DELEGATE_TOOL, DELEGATE_MODEL_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './runtime/delegate-tool';
 export * from './runtime/guardrails/index';
 export * from './runtime/context/index';
+export * from './runtime/middleware/index';
 
 // events
 export { RunEventBus, toRunEvent } from './events/run-event-bus';

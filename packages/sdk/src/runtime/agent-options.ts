@@ -5,6 +5,7 @@ import type { GoalFacts } from './goal-facts';
 import type { DailyBudgets, RunBudgets } from './run-budgets';
 import type { LoopGuardConfig } from './guardrails/loop-guard';
 import type { ToolResultStoreOptions } from './context/tool-result-store';
+import type { RunMiddleware } from './middleware/run-middleware';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
@@ -79,6 +80,23 @@ export interface RunOptions {
    * event (`LOOP_PAUSED`) announces each wait.
    */
   refusedTurnPauseMs?: number;
+  /**
+   * Host middleware of the run loop, after the runtime's own (compaction, tool discovery, repeated
+   * results, result spill, loop guard), in this order; see {@link RunMiddleware} (default none).
+   * Names must be unique and not one of {@link RUNTIME_MIDDLEWARE_NAMES}.
+   *
+   * @example
+   * ```ts
+   * const audit: RunMiddleware = {
+   *   name: 'audit-log',
+   *   afterToolCall(ctx) {
+   *     console.log(ctx.run.id, ctx.call.name, ctx.status);
+   *   },
+   * };
+   * createAgentHost({ runs: { middleware: [audit] } });
+   * ```
+   */
+  middleware?: readonly RunMiddleware[];
 }
 
 /** Options after defaults were applied. @public */
@@ -94,7 +112,7 @@ export interface ResolvedAgentOptions {
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
   /** Run settings with defaults applied. */
-  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results' | 'maxTools' | 'contextWindowTokens' | 'compactionThreshold'>> & {
+  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results' | 'maxTools' | 'contextWindowTokens' | 'compactionThreshold' | 'middleware'>> & {
     maxTools: number;
     contextWindowTokens: number;
     compactionThreshold: number;
@@ -103,6 +121,8 @@ export interface ResolvedAgentOptions {
     systemPrompt: string | undefined;
     loopGuard: Partial<LoopGuardConfig> | undefined;
     results: ToolResultStoreOptions | undefined;
+    /** Host middleware (empty when none). */
+    middleware: readonly RunMiddleware[];
   };
 }
 

@@ -28,6 +28,7 @@ import { RunService } from './run-service';
 import { ToolResultStore } from './context/tool-result-store';
 import { WorkerPool } from './worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from './agent-options';
+import { validateRunMiddleware } from './middleware/runtime-middleware';
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const limits = {
@@ -61,11 +62,13 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
     throw new MediaAgentError('OPTIONS_INVALID', `option runs.compactionThreshold must be in [0, 1); got ${String(compactionThreshold)}`, { option: 'runs.compactionThreshold' });
+  const middleware = r.middleware ?? [];
+  validateRunMiddleware(middleware);
   return {
     ...limits,
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
-    runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results, maxTools, contextWindowTokens, compactionThreshold },
+    runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results, maxTools, contextWindowTokens, compactionThreshold, middleware: [...middleware] },
   };
 }
 
@@ -77,7 +80,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
  *
  * @param options - storage, clock, ids, logger, limits; see {@link AgentOptions}
  * @returns the container; resolve `Tokens.AgentHost` from it
- * @throws `OPTIONS_INVALID` for a non-positive limit
+ * @throws `OPTIONS_INVALID` for a non-positive limit or invalid `runs.middleware`
  * @public
  */
 export function createAgentContainer(options: AgentOptions = {}): DependencyContainer {
@@ -152,6 +155,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
         clock,
         ids,
         logger,
+        middleware: resolved.runs.middleware,
         settings: {
           model: resolved.model,
           maxTokens: resolved.maxTokens,

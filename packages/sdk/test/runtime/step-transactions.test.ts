@@ -1,0 +1,177 @@
+// One storage transaction per step of the run loop, counted with a wrapper around the real adapters.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Type from 'typebox';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  defineCapability,
+  MemoryStorage,
+  type AgentHost,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type StorageAdapter,
+  type StorageSession,
+} from '../../src/index';
+import { SqliteStorage } from '../../src/sqlite';
+import { ScriptedProvider, type FakeScript } from '../../src/testing';
+import { waitForStatus } from './harness';
+
+const hosts: AgentHost[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const REPOSITORIES = new Set(['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'events', 'messages', 'inbox', 'decisions', 'grantUsage']);
+/** Writes of the run loop (the worker pool's lease calls are not the loop's). */
+const WRITES = /^(insert|patch|append|enqueue|markApplied|compareAndSet|update|put|set|delete\w*|charge\w*|add\w*)$/;
+
+/** What went through the adapter: each `transaction` with the repository calls made in it, and calls made on the adapter directly. */
+interface StorageLog {
+  transactions: string[][];
+  direct: string[];
+}
+
+/** Wraps an adapter so every `transaction` (with the calls inside it) and every direct repository call is recorded. */
+function recording(inner: StorageAdapter, log: StorageLog): StorageAdapter {
+  const repo = (name: string, target: object, sink: string[]) =>
+    new Proxy(target, {
+      get(t, prop) {
+        const value: unknown = Reflect.get(t, prop);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          sink.push(`${name}.${String(prop)}`);
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  const session = (s: StorageSession, sink: string[]) =>
+    new Proxy(s, {
+      get(t, prop) {
+        const value: unknown = Reflect.get(t, prop);
+        if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object') return repo(prop, value, sink);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      },
+    });
+  return new Proxy(inner, {
+    get(t, prop) {
+      if (prop === 'transaction') {
+        return <T>(fn: (s: StorageSession) => Promise<T>) => {
+          const calls: string[] = [];
+          log.transactions.push(calls);
+          return t.transaction((s) => fn(session(s, calls)));
+        };
+      }
+      const value: unknown = Reflect.get(t, prop);
+      if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object') return repo(prop, value, log.direct);
+      if (prop === 'appendAuditBatched') {
+        return (...args: unknown[]) => {
+          log.direct.push('appendAuditBatched');
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+}
+
+/** A provider that notes where the storage log was when each model call began. */
+class MarkingProvider implements ModelProvider {
+  readonly id = 'marking';
+  readonly marks: Array<{ transactions: number; direct: number }> = [];
+  constructor(
+    private readonly inner: ModelProvider,
+    private readonly log: StorageLog,
+  ) {}
+  stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> {
+    this.marks.push({ transactions: this.log.transactions.length, direct: this.log.direct.length });
+    return this.inner.stream(request, signal);
+  }
+}
+
+const lookup = defineCapability({
+  id: 'bench.lookup', version: 1, title: 'Look up a release', description: 'What the library knows about a release.', kind: 'read', replay: 'safe',
+  input: Type.Object({ releaseId: Type.String() }), output: Type.Object({ releaseId: Type.String(), present: Type.Boolean() }),
+  handler: async (input) => ({ releaseId: input.releaseId, present: true }),
+});
+
+const TURNS = 5;
+const script: FakeScript = {
+  match: 'releases',
+  steps: [
+    ...Array.from({ length: TURNS }, (_, i) => ({ text: `Looking up r${i}. `, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: `r${i}` } }] })),
+    { text: 'Two more. ', toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'x' } }, { capability: 'bench.lookup', input: { releaseId: 'y' } }] },
+  ],
+  finalText: 'All found.',
+};
+
+async function driveOnce(storage: StorageAdapter, scripts: FakeScript = script) {
+  const log: StorageLog = { transactions: [], direct: [] };
+  const provider = new MarkingProvider(new ScriptedProvider({ scripts }), log);
+  const host = createAgentHost({ storage: recording(storage, log), logger: new ConsoleLogger('silent'), model: { provider }, runs: { pollMs: 5, concurrency: 1 } });
+  hosts.push(host);
+  host.capabilities.register(lookup);
+  await host.start();
+  // Counted from here: the run, not the host's start (migration, ledger recovery).
+  log.transactions.length = 0;
+  log.direct.length = 0;
+  const run = await host.startRun({ goal: 'look up the releases', mode: 'plan_only', actor: 'user:admin' });
+  expect((await waitForStatus(host, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+  await host.stop();
+  hosts.splice(hosts.indexOf(host), 1);
+  return { log, marks: provider.marks };
+}
+
+const stores: Array<[string, () => StorageAdapter]> = [
+  ['MemoryStorage', () => new MemoryStorage()],
+  [
+    'SqliteStorage (file)',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'media-agent-steps-'));
+      dirs.push(dir);
+      return new SqliteStorage({ path: join(dir, 'agent.sqlite') });
+    },
+  ],
+];
+
+describe.each(stores)('one storage transaction per step (%s)', (_name, make) => {
+  it('each model turn and each tool call commits once; nothing else writes in between but the invocation path’s batched read audit', async () => {
+    const { log, marks } = await driveOnce(make());
+    expect(marks).toHaveLength(TURNS + 2);
+    const between = (from: number, to: number) => ({
+      transactions: log.transactions.slice(marks[from]!.transactions, to < marks.length ? marks[to]!.transactions : undefined),
+      direct: log.direct.slice(marks[from]!.direct, to < marks.length ? marks[to]!.direct : undefined).filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
+    });
+    // Before the first model call: one step (the run's start with the drive's start: status, goal message).
+    expect(log.transactions.slice(0, marks[0]!.transactions)).toHaveLength(1);
+    // A model turn with one call: the turn's step and the call's step.
+    for (let k = 0; k < TURNS; k++) {
+      const { transactions, direct } = between(k, k + 1);
+      expect(transactions, `turn ${k + 1}`).toHaveLength(2);
+      for (const calls of transactions) {
+        expect(calls[0]).toBe('runs.patch'); // the lease-checked run patch opens every step
+        expect(calls).toContain('messages.append');
+        expect(calls).toContain('events.append');
+      }
+      expect(direct, `turn ${k + 1}`).toEqual(['appendAuditBatched']);
+    }
+    // A turn with two calls: three steps, three transactions.
+    expect(between(TURNS, TURNS + 1).transactions).toHaveLength(3);
+    // The final reply's step, then the run's end.
+    expect(between(TURNS + 1, TURNS + 2).transactions).toHaveLength(2);
+  });
+
+  it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
+    const long = 'A long answer streamed in pieces: '.repeat(6); // 204 characters: three live pieces, the rest with the step
+    const { log, marks } = await driveOnce(make(), { match: 'releases', steps: [{ text: long, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'r' } }] }], finalText: 'done' });
+    const transactions = log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions);
+    const direct = log.direct.slice(marks[0]!.direct, marks[1]!.direct).filter((c) => WRITES.test(c.split('.')[1] ?? ''));
+    expect(transactions).toHaveLength(2);
+    expect(direct).toEqual(['events.append', 'events.append', 'events.append']);
+  });
+});
