@@ -422,8 +422,8 @@ function countingStorage(inner: StorageAdapter, stats: Map<string, CallStats>): 
   };
   const wrapRepo = (repoName: string, repo: object, inTx: boolean) =>
     new Proxy(repo, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop);
         if (typeof value !== 'function') return value;
         return async (...args: unknown[]) => {
           const t = performance.now();
@@ -437,8 +437,8 @@ function countingStorage(inner: StorageAdapter, stats: Map<string, CallStats>): 
     });
   const wrapSession = <S extends StorageSession>(session: S, inTx: boolean): S =>
     new Proxy(session, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop);
         if (prop === 'transaction' && typeof value === 'function') {
           return async <T>(fn: (s: StorageSession) => Promise<T>) => {
             const t = performance.now();

@@ -100,12 +100,19 @@ const lookup = defineCapability({
   handler: async (input) => ({ releaseId: input.releaseId, present: true }),
 });
 
+const note = defineCapability({
+  id: 'note.write', version: 1, title: 'Write a note', description: 'A proposal (a side effect, claimed in the ledger).', kind: 'propose', replay: 'never',
+  input: Type.Object({ text: Type.String() }), output: Type.Object({ saved: Type.Boolean() }),
+  handler: async () => ({ saved: true }),
+});
+
 const TURNS = 5;
 const script: FakeScript = {
   match: 'releases',
   steps: [
     ...Array.from({ length: TURNS }, (_, i) => ({ text: `Looking up r${i}. `, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: `r${i}` } }] })),
     { text: 'Two more. ', toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'x' } }, { capability: 'bench.lookup', input: { releaseId: 'y' } }] },
+    { text: 'Noting it. ', toolCalls: [{ capability: 'note.write', input: { text: 'all found' } }] },
   ],
   finalText: 'All found.',
 };
@@ -116,7 +123,9 @@ async function driveOnce(storage: StorageAdapter, scripts: FakeScript = script) 
   const host = createAgentHost({ storage: recording(storage, log), logger: new ConsoleLogger('silent'), model: { provider }, runs: { pollMs: 5, concurrency: 1 } });
   hosts.push(host);
   host.capabilities.register(lookup);
+  host.capabilities.register(note);
   await host.start();
+  await host.grants.create({ action: 'note.write', actor: 'user:admin' });
   // Counted from here: the run, not the host's start (migration, ledger recovery).
   log.transactions.length = 0;
   log.direct.length = 0;
@@ -140,9 +149,9 @@ const stores: Array<[string, () => StorageAdapter]> = [
 ];
 
 describe.each(stores)('one storage transaction per step (%s)', (_name, make) => {
-  it('each model turn and each tool call commits once; nothing else writes in between but the invocation path’s batched read audit', async () => {
+  it('each model turn and each tool call commits once; nothing else writes in between but the invocation path’s own writes', async () => {
     const { log, marks } = await driveOnce(make());
-    expect(marks).toHaveLength(TURNS + 2);
+    expect(marks).toHaveLength(TURNS + 3);
     const between = (from: number, to: number) => ({
       transactions: log.transactions.slice(marks[from]!.transactions, to < marks.length ? marks[to]!.transactions : undefined),
       direct: log.direct.slice(marks[from]!.direct, to < marks.length ? marks[to]!.direct : undefined).filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
@@ -162,8 +171,13 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     }
     // A turn with two calls: three steps, three transactions.
     expect(between(TURNS, TURNS + 1).transactions).toHaveLength(3);
+    // A turn with a side effect: its two steps, and between them the invocation path's claim and settle (the ledger's own transactions).
+    const write = between(TURNS + 1, TURNS + 2).transactions;
+    expect(write.filter((calls) => calls[0] === 'runs.patch')).toHaveLength(2);
+    expect(write.filter((calls) => calls[0] !== 'runs.patch')).toHaveLength(2);
+    expect(write.filter((calls) => calls[0] !== 'runs.patch').every((calls) => calls.some((c) => c.startsWith('ledger.')) && !calls.includes('messages.append'))).toBe(true);
     // The final reply's step, then the run's end.
-    expect(between(TURNS + 1, TURNS + 2).transactions).toHaveLength(2);
+    expect(between(TURNS + 2, TURNS + 3).transactions).toHaveLength(2);
   });
 
   it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
