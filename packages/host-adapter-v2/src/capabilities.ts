@@ -64,6 +64,13 @@ interface OrganizePayload {
   transfer: Record<string, unknown>;
 }
 
+/**
+ * The messages MoviePilot answers `GET /api/v1/search/media/{mediaid}` with when the search ran and
+ * found nothing (`app/api/endpoints/search.py` of https://github.com/jxxghp/MoviePilot).
+ */
+const NO_RESULT_MESSAGES = ['未搜索到任何资源'];
+const isNoResult = (message: string) => NO_RESULT_MESSAGES.includes(message.trim());
+
 const notFound = (what: string, id: string) => new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)} on the MoviePilot host`, { [what]: id });
 const HOST_LIBRARY = '(the host library directory for this media type)';
 const TRANSFER_MODE = { hardlink: 'link', copy: 'copy', move: 'move' } as const;
@@ -73,6 +80,9 @@ const TRANSFER_MODE = { hardlink: 'link', copy: 'copy', move: 'move' } as const;
  * @internal
  */
 export class V2HostView {
+  /** Set at `host.start()` when the host's own connectivity check says it cannot reach TMDB. */
+  metadataUnreachable = false;
+
   constructor(
     readonly client: V2HostClient,
     readonly tracking: V2Tracking,
@@ -204,9 +214,10 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
     if (!d) throw notFound('download', hash);
     return d;
   };
-  const planOf = (ctx: HandlerContext, type: 'download' | 'organize') => {
+  const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
     const plan = ctx.plan;
-    if (!plan || plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan?.id ?? '?'} is not a ${type} plan`, { planId: plan?.id });
+    if (!plan) throw new MediaStateError('MEDIA_NOT_FOUND', `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`, { planId });
+    if (plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, { planId: plan.id });
     return plan;
   };
   const transferFor = async (hash: string, signal: AbortSignal) => (await view.transfers(signal)).filter((t) => t.download_hash === hash).sort((a, b) => Number(b.status) - Number(a.status) || b.id - a.id)[0];
@@ -237,6 +248,9 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
         if (item) items.push(item);
       }
       if (items.length === 1) await tracking.touch(ctx.runId, { entities: [items[0]!.mediaEntityId] });
+      // A host that cannot reach TMDB answers 200 [] exactly as for an unknown title: say which it is.
+      if (items.length === 0 && view.metadataUnreachable)
+        throw new MediaStateError('MEDIA_NOT_FOUND', `${JSON.stringify(input.query)} not found (host metadata source unreachable): the MoviePilot host cannot reach TMDB, so it finds no title at all`, { query: input.query, metadataUnreachable: true });
       return { items };
     }),
 
@@ -247,7 +261,9 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
       try {
         contexts = (await client.call<V2Context[]>('search.media', { path: { mediaid: entity }, query: { season: input.season !== undefined ? String(input.season) : undefined }, signal: ctx.signal })) ?? [];
       } catch (error) {
-        if (!(error instanceof HostOperationError)) throw error; // 未搜索到任何资源: no releases
+        // Only the host's explicit no-result message means "no releases"; anything else (media not
+        // recognized, no indexer sites, site authentication) is a failure with the host's message.
+        if (!(error instanceof HostOperationError) || !isNoResult(error.hostMessage)) throw error;
       }
       const library = await view.inLibrary(entity, undefined, ctx.signal);
       const rank = (r: string) => ['480p', '720p', '1080p', '2160p'].indexOf(r);
@@ -323,7 +339,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
     'download.submit': defineStandardCapability(
       'download.submit',
       async (input, ctx) => {
-        const plan = planOf(ctx, 'download');
+        const plan = planOf(ctx, 'download', input.planId);
         const p = plan.payload as unknown as DownloadPayload;
         await tracking.touch(ctx.runId, { entities: [p.mediaEntityId], plans: [plan.id] });
         const previous = await view.downloadForPlan(p, plan.id, ctx.signal);
@@ -376,7 +392,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
     'organize.execute': defineStandardCapability(
       'organize.execute',
       async (input, ctx) => {
-        const plan = planOf(ctx, 'organize');
+        const plan = planOf(ctx, 'organize', input.planId);
         const p = plan.payload as unknown as OrganizePayload;
         await tracking.touch(ctx.runId, { entities: [p.mediaEntityId], plans: [plan.id], downloads: [p.downloadId] });
         const done = await transferFor(p.downloadId, ctx.signal);

@@ -1,14 +1,21 @@
 import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
 import { Pool } from 'undici';
-import { HostAuthError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError } from './errors';
-import { V2_LOGIN_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
+import { HostAuthError, HostContractError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError, HostUnreachableError, HostUnsupportedError } from './errors';
+import { V2HostContract } from './host-contract';
+import { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
 
 /**
- * Credentials of a MoviePilot 2.x host: the `API_TOKEN` (sent as `X-API-KEY`), or a user name and
- * password (a JWT from `/api/v1/login/access-token`). Never logged.
+ * Credentials of a MoviePilot 2.x host: the `API_TOKEN`, a user name and password (a JWT from
+ * `/api/v1/login/access-token`), or both. Which one a request carries is decided per route from the
+ * host's OpenAPI document: on v2.5.x the standard routes accept only the login and plugin, `?token=`
+ * and `/api/v3` routes only the API token, so such a host needs both. With a login, the adapter's
+ * authority is the login user's (superuser or not), never assumed from the token. Never logged.
  * @public
  */
-export type V2Credentials = { apiKey: string } | { username: string; password: string; otpPassword?: string };
+export type V2Credentials = { apiKey: string } | { username: string; password: string; otpPassword?: string } | { apiKey: string; username: string; password: string; otpPassword?: string };
+
+/** How one request is authenticated. */
+type AuthMode = 'none' | 'jwt' | 'apikey' | 'apikey-query' | 'token';
 
 /** Options of {@link V2HostClient}. @public */
 export interface V2ClientOptions {
@@ -24,6 +31,12 @@ export interface V2ClientOptions {
   timeoutsMs?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;
   /** Logger (never receives credentials or tokens). */
   logger?: Logger;
+  /**
+   * Take each route's authentication and existence from the host's own OpenAPI document, read on the
+   * first call (default true). `false`: use the security alternatives of {@link V2_OPERATIONS} (the
+   * newer 2.x document) as they are.
+   */
+  hostContract?: boolean;
 }
 
 /** A request of {@link V2HostClient.call}. @public */
@@ -71,6 +84,9 @@ export class V2HostClient {
   readonly #options: V2ClientOptions;
   #jwt: { token: string; superuser: boolean; username: string } | undefined;
   #login: Promise<void> | undefined;
+  #loginRefused: HostAuthError | undefined;
+  #contract: V2HostContract | undefined;
+  #contractLoad: Promise<V2HostContract> | undefined;
   readonly #stats: V2ClientStats = { requests: {}, logins: 0 };
 
   /**
@@ -85,7 +101,8 @@ export class V2HostClient {
       throw new HostOptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
     }
     const c = options.credentials as Partial<{ apiKey: string; username: string; password: string }>;
-    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('credentials need an apiKey, or a username and a password');
+    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('credentials need an apiKey, a username and a password, or both');
+    if ((c.username !== undefined || c.password !== undefined) && !(c.username && c.password)) throw new HostOptionsError('credentials: a username and a password go together');
     this.#origin = url.origin;
     this.#credentials = options.credentials;
     this.#options = options;
@@ -103,12 +120,83 @@ export class V2HostClient {
   }
 
   /**
-   * Whether the configured credential is a host superuser: true for the API token (it is the
-   * host's `API_TOKEN`), the login's `super_user` for a user; `undefined` before the first login.
+   * Whether the adapter's authority is a host superuser: with a login, the login's `super_user`
+   * (`undefined` before the first login), whether or not an API token is configured too; with the API
+   * token alone, true (it is the host's `API_TOKEN`, though on v2.5.x it opens only the routes that
+   * accept it — see {@link V2HostClient.accepts}).
    */
   get credentialIsSuperuser(): boolean | undefined {
-    if ('apiKey' in this.#credentials) return true;
-    return this.#jwt?.superuser;
+    if (this.hasLogin) return this.#jwt?.superuser;
+    return true;
+  }
+
+  /** A user name and password are configured. */
+  get hasLogin(): boolean {
+    const c = this.#credentials as { username?: string; password?: string };
+    return !!(c.username && c.password);
+  }
+
+  /** An API token is configured. */
+  get hasApiKey(): boolean {
+    return !!(this.#credentials as { apiKey?: string }).apiKey;
+  }
+
+  /** The host's contract, once read ({@link V2HostClient.loadContract}). */
+  get contract(): V2HostContract | undefined {
+    return this.#contract;
+  }
+
+  /**
+   * Reads the host's OpenAPI document (`GET /api/v1/openapi.json`, sent without credentials as FastAPI
+   * serves it) once; later calls return the same contract.
+   * @returns the contract
+   * @throws {@link HostUnreachableError} (`HOST_UNREACHABLE`) when the host cannot be reached;
+   *   {@link HostContractError} (`HOST_CONTRACT_INVALID`) when the document cannot be fetched (HTTP error)
+   *   or parsed — the adapter does not guess
+   */
+  async loadContract(): Promise<V2HostContract> {
+    if (this.#contract) return this.#contract;
+    this.#contractLoad ??= this.#fetchContract().finally(() => (this.#contractLoad = undefined));
+    return this.#contractLoad;
+  }
+
+  /**
+   * Uses a contract given by the caller instead of reading the host's.
+   * @param contract - the contract (or a document to build it from)
+   */
+  useContract(contract: V2HostContract | ConstructorParameters<typeof V2HostContract>[0]): void {
+    this.#contract = contract instanceof V2HostContract ? contract : new V2HostContract(contract);
+  }
+
+  async #fetchContract(): Promise<V2HostContract> {
+    let document: unknown;
+    try {
+      document = await this.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: [], write: false });
+    } catch (error) {
+      if (error instanceof HostHttpError) throw new HostContractError(`the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: HTTP ${error.status}; the adapter takes each route's authentication from it and does not guess`, { status: error.status }, { cause: error });
+      if (error instanceof HostTransportError && !(error instanceof HostUnreachableError)) throw new HostContractError(`the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: ${error.message}`, {}, { cause: error });
+      throw error;
+    }
+    return (this.#contract = new V2HostContract(document as never));
+  }
+
+  /**
+   * Logs in now (when a user name and password are configured), so the login user's authority is known.
+   * A refused login is remembered: later requests fail with the same error without sending it again.
+   * @throws {@link HostAuthError} (`HOST_AUTH_FAILED`) when the host refuses the login
+   */
+  async login(): Promise<void> {
+    if (this.hasLogin && !this.#jwt) await this.#ensureLogin();
+  }
+
+  /**
+   * The security alternatives of an operation: the host document's when it was read, else the table's.
+   * @param operation - method, path, table security
+   * @returns the schemes, or `undefined` when the host's document does not list the route
+   */
+  securityOf(operation: Pick<V2Operation, 'method' | 'path' | 'security'>): readonly V2SecurityScheme[] | undefined {
+    if (!this.#contract) return operation.security;
+    return this.#contract.security(operation.method, operation.path);
   }
 
   /**
@@ -117,12 +205,15 @@ export class V2HostClient {
    * @param params - path values, query, body, signal
    * @returns the envelope's `data` (enveloped operations) or the parsed body (bare ones)
    * @throws {@link HostOperationError} `success:false`; {@link HostHttpError} HTTP error; {@link HostAuthError};
+   *   {@link HostUnsupportedError} (`HOST_OPERATION_UNSUPPORTED`) for an operation the host's version does not serve;
+   *   {@link HostUnreachableError} (`HOST_UNREACHABLE`) when nothing could be sent;
    *   {@link HostTransportError} for a read that never got an answer; `OutcomeUnknownError` (`OUTCOME_UNKNOWN`)
    *   for a write whose answer was lost after it was sent
    */
   async call<T = unknown>(id: V2OperationId, params: V2CallParams = {}): Promise<T> {
     const operation = V2_OPERATIONS[id] as V2Operation;
     const timeoutMs = this.#options.timeoutsMs?.[id] ?? operation.timeoutMs;
+    if (this.#options.hostContract !== false) await this.loadContract();
     return (await this.send(operation, params, timeoutMs)) as T;
   }
 
@@ -136,7 +227,13 @@ export class V2HostClient {
    */
   async send(operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number }, params: V2CallParams = {}, timeoutMs?: number): Promise<unknown> {
     const limit = timeoutMs ?? operation.timeoutMs ?? this.#options.timeoutsMs?.plugin ?? DEFAULT_PLUGIN_TIMEOUT_MS;
-    const auth = this.#authMode(operation);
+    let security: readonly V2SecurityScheme[] | undefined = operation.security;
+    if (this.#contract && operation.security.length > 0) {
+      security = this.#contract.security(operation.method, operation.path);
+      if (security === undefined) throw new HostUnsupportedError(operation.id, `MoviePilot at ${this.#origin} does not serve ${operation.method} ${operation.path} (${operation.id}): its OpenAPI document does not list it on this version; nothing was sent`);
+      if (this.#contract.uncallable(operation.method, operation.path)) throw new HostUnsupportedError(operation.id, `${operation.method} ${operation.path} accepts only a browser cookie on this host; nothing was sent`);
+    }
+    const auth = this.#authMode({ id: operation.id, method: operation.method, path: operation.path, security });
     const retries = operation.write ? 0 : (this.#options.readRetries ?? 2);
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
@@ -148,7 +245,7 @@ export class V2HostClient {
       } catch (error) {
         if (error instanceof NotSent) {
           if (!operation.write && attempt < retries) continue;
-          throw new HostTransportError(operation.id, error.message, { cause: error.cause });
+          throw new HostUnreachableError(operation.id, `cannot connect to ${this.#origin}: ${error.message}; nothing was sent`, { cause: error.cause });
         }
         const message = error instanceof Error ? error.message : String(error);
         if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} was sent but its answer was lost (${message}); the host may have applied it`, { cause: error });
@@ -192,7 +289,7 @@ export class V2HostClient {
    */
   accepts(security: readonly V2SecurityScheme[]): boolean {
     try {
-      this.#authMode({ id: 'check', security });
+      this.#authMode({ id: 'check', method: '', path: '', security });
       return true;
     } catch {
       return false;
@@ -204,18 +301,23 @@ export class V2HostClient {
     await this.#pool.close();
   }
 
-  #authMode(operation: { id: string; security: readonly V2SecurityScheme[] }): 'apikey' | 'jwt' | 'token' {
+  #authMode(operation: { id: string; method: string; path: string; security: readonly V2SecurityScheme[] }): AuthMode {
     const s = operation.security;
-    if ('apiKey' in this.#credentials) {
+    if (s.length === 0) return 'none';
+    if (s.includes('OAuth2PasswordBearer') && this.hasLogin) return 'jwt';
+    if (this.hasApiKey) {
       if (s.includes('api_key_header')) return 'apikey';
-      if (s.length === 1 && s[0] === 'api_token_query') return 'token';
-      throw new HostAuthError(`${operation.id} accepts none of the configured credentials (it accepts ${s.join(', ') || 'nothing'})`, { operation: operation.id });
+      if (s.includes('api_key_query')) return 'apikey-query';
+      if (s.includes('api_token_query')) return 'token';
     }
-    if (s.includes('OAuth2PasswordBearer')) return 'jwt';
-    throw new HostAuthError(`${operation.id} needs the host's API token (it accepts ${s.join(', ')}); the adapter was given a user name and password`, { operation: operation.id });
+    const route = operation.method ? `${operation.method} ${operation.path}` : operation.id;
+    const login = s.includes('OAuth2PasswordBearer');
+    const key = s.some((x) => x !== 'OAuth2PasswordBearer');
+    const fix = login && key ? 'configure a login (username and password) or the API token' : login ? 'configure a login (credentials.username and credentials.password, CLI --user/--password): the API token does not open this route' : 'configure the host\'s API token (credentials.apiKey, CLI --api-key): a login does not open this route';
+    throw new HostAuthError(`${route} (${operation.id}) accepts only ${login && key ? 'a login or the API token' : login ? 'a login (OAuth2PasswordBearer)' : `the API token (${s.join(', ')})`} on this host; ${fix}. Nothing was sent.`, { operation: operation.id, missing: login && !key ? 'login' : key && !login ? 'apiKey' : 'login or apiKey', beforeRequest: true });
   }
 
-  #request(operation: Pick<V2Operation, 'path'>, params: V2CallParams, auth: 'apikey' | 'jwt' | 'token'): { path: string; headers: Record<string, string> } {
+  #request(operation: Pick<V2Operation, 'path'>, params: V2CallParams, auth: AuthMode): { path: string; headers: Record<string, string> } {
     const path = operation.path
       .split(/(\{\w+\})/)
       .map((part) => {
@@ -230,8 +332,9 @@ export class V2HostClient {
     for (const [k, v] of Object.entries(params.query ?? {})) if (v !== undefined && v !== null) query.append(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json' };
     if (auth === 'apikey') headers['x-api-key'] = (this.#credentials as { apiKey: string }).apiKey;
+    else if (auth === 'apikey-query') query.append('apikey', (this.#credentials as { apiKey: string }).apiKey);
     else if (auth === 'token') query.append('token', (this.#credentials as { apiKey: string }).apiKey);
-    else headers.authorization = `Bearer ${this.#jwt!.token}`;
+    else if (auth === 'jwt') headers.authorization = `Bearer ${this.#jwt!.token}`;
     if (params.body !== undefined) headers['content-type'] = 'application/json';
     const qs = query.toString();
     return { path: path + (qs ? `?${qs}` : ''), headers };
@@ -265,6 +368,7 @@ export class V2HostClient {
   }
 
   async #ensureLogin(): Promise<void> {
+    if (this.#loginRefused) throw this.#loginRefused;
     this.#login ??= this.#doLogin().finally(() => (this.#login = undefined));
     return this.#login;
   }
@@ -289,10 +393,17 @@ export class V2HostClient {
         bodyTimeout: timeoutMs,
       });
     } catch (error) {
+      const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT') throw new HostUnreachableError('login', `cannot connect to ${this.#origin} (${code})`, { cause: error });
       throw new HostTransportError('login', error instanceof Error ? error.message : String(error), { cause: error });
     }
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new HostAuthError(`MoviePilot refused the login of user ${JSON.stringify(c.username)} (HTTP ${res.statusCode})`, { status: res.statusCode });
+    if (res.statusCode === 401 || res.statusCode === 403 || (res.statusCode >= 400 && res.statusCode < 500)) {
+      // Remembered: a refused login is not sent again by this client (no retry storm, no lockout).
+      this.#loginRefused = new HostAuthError(`MoviePilot refused the login of user ${JSON.stringify(c.username)} (HTTP ${res.statusCode}${typeof detailOf(text) === 'string' ? `: ${detailOf(text) as string}` : ''}); check the user name and password`, { status: res.statusCode, operation: 'login' });
+      throw this.#loginRefused;
+    }
+    if (res.statusCode !== 200) throw new HostAuthError(`MoviePilot could not log user ${JSON.stringify(c.username)} in (HTTP ${res.statusCode})`, { status: res.statusCode, operation: 'login' });
     const token = JSON.parse(text) as { access_token?: string; super_user?: boolean; user_name?: string };
     if (typeof token.access_token !== 'string') throw new HostAuthError('the login answer has no access_token');
     this.#jwt = { token: token.access_token, superuser: token.super_user === true, username: token.user_name ?? c.username };

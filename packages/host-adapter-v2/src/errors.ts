@@ -88,3 +88,62 @@ export class HostOptionsError extends MediaAgentError {
     super('HOST_OPTIONS_INVALID', message);
   }
 }
+
+/**
+ * The host could not be reached: the connection was refused, the name did not resolve, or the
+ * connect timed out — nothing was sent. The same code as the V3 adapter's transport failure.
+ *
+ * Code: `HOST_UNREACHABLE`.
+ * @public
+ */
+export class HostUnreachableError extends MediaAgentError {
+  /** @param operation - operation id or `METHOD path` @param message - what failed @param options - `{ cause }` */
+  constructor(operation: string, message: string, options?: ErrorOptions) {
+    super('HOST_UNREACHABLE', `MoviePilot ${operation}: ${message}`, { operation }, options);
+  }
+}
+
+/**
+ * The operation does not exist on this host's version (its live OpenAPI document does not list it), so
+ * nothing is sent. The same code as the V3 adapter's.
+ *
+ * Code: `HOST_OPERATION_UNSUPPORTED`.
+ * @public
+ */
+export class HostUnsupportedError extends MediaAgentError {
+  /**
+   * @param operation - operation id or `METHOD path`
+   * @param message - why (which route the host does not serve, and the host's version when known)
+   */
+  constructor(operation: string, message: string) {
+    super('HOST_OPERATION_UNSUPPORTED', message, { operation });
+  }
+}
+
+/**
+ * The host's OpenAPI document (`GET /api/v1/openapi.json`) could not be read or is not an OpenAPI
+ * document: the adapter takes each route's authentication and existence from it and does not guess.
+ *
+ * Code: `HOST_CONTRACT_INVALID`.
+ * @public
+ */
+export class HostContractError extends MediaAgentError {
+  /** @param message - what is wrong @param details - status, when the host answered one @param options - `{ cause }` */
+  constructor(message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super('HOST_CONTRACT_INVALID', message, details, options);
+  }
+}
+
+/**
+ * The host runs a MoviePilot version this adapter does not support (older than
+ * `V2_MIN_VERSION`, or not a 2.x).
+ *
+ * Code: `HOST_VERSION_UNSUPPORTED`.
+ * @public
+ */
+export class HostVersionError extends MediaAgentError {
+  /** @param version - the host's version @param message - what is supported */
+  constructor(version: string, message: string) {
+    super('HOST_VERSION_UNSUPPORTED', message, { version });
+  }
+}

@@ -31,13 +31,14 @@ const ALL: readonly V2SecurityScheme[] = ['OAuth2PasswordBearer', 'api_key_query
 const READ_MS = 30_000;
 const WRITE_MS = 60_000;
 
-function op(id: string, method: V2Operation['method'], path: string, envelope: V2Operation['envelope'], extra: Partial<Pick<V2Operation, 'superuser' | 'timeoutMs' | 'write'>> = {}): V2Operation {
+function op(id: string, method: V2Operation['method'], path: string, envelope: V2Operation['envelope'], extra: Partial<Pick<V2Operation, 'superuser' | 'timeoutMs' | 'write' | 'security'>> = {}): V2Operation {
   const write = extra.write ?? method !== 'GET';
-  return Object.freeze({ id, method, path, envelope, security: ALL, superuser: extra.superuser ?? false, write, timeoutMs: extra.timeoutMs ?? (write ? WRITE_MS : READ_MS) });
+  return Object.freeze({ id, method, path, envelope, security: extra.security ?? ALL, superuser: extra.superuser ?? false, write, timeoutMs: extra.timeoutMs ?? (write ? WRITE_MS : READ_MS) });
 }
 
 /**
- * Every REST operation the adapter's client can send (besides login, the `tokenUrl` of the
+ * Every REST operation the adapter's client can send (the security alternatives are the newer 2.x
+ * document's; at run time the client takes them from the host's own document) (besides login, the `tokenUrl` of the
  * `OAuth2PasswordBearer` scheme, and plugin routes, which come from the host's live document).
  * Keyed by adapter operation id.
  * @public
@@ -63,6 +64,9 @@ export const V2_OPERATIONS = Object.freeze({
   'subscribe.media': op('subscribe.media', 'GET', '/api/v1/subscribe/media/{mediaid}', 'bare'),
   'userconfig.get': op('userconfig.get', 'GET', '/api/v1/user/config/{key}', 'response'),
   'userconfig.set': op('userconfig.set', 'POST', '/api/v1/user/config/{key}', 'response'),
+  'system.status': op('system.status', 'GET', '/api/v3/system/status', 'bare', { security: ['api_key_query', 'api_key_header'] }),
+  'system.env': op('system.env', 'GET', '/api/v1/system/env', 'response', { superuser: true }),
+  'system.nettest': op('system.nettest', 'GET', '/api/v1/system/nettest', 'bare', { timeoutMs: 45_000 }),
 } satisfies Record<string, V2Operation>);
 
 /** An adapter operation id (a key of {@link V2_OPERATIONS}). @public */

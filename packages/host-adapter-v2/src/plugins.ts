@@ -186,7 +186,7 @@ export async function discoverV2PluginCapabilities(
   client: V2HostClient,
   declarations: Record<string, V2PluginDeclaration> = {},
 ): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[]; skipped: V2SkippedPluginRoute[]; document: V2OpenApiDocument }> {
-  const doc = (await client.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: ['api_key_header', 'OAuth2PasswordBearer'], write: false })) as V2OpenApiDocument;
+  const doc = (await client.loadContract()).document as unknown as V2OpenApiDocument;
   const routes = pluginRoutes(doc)
     .filter((r) => client.accepts(r.security))
     .map((r) => {

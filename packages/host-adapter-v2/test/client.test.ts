@@ -60,7 +60,7 @@ describe('V2 host client (undici Pool against the simulator)', () => {
     sim.expireTokens();
     await client.call('user.current');
     expect(client.stats.logins).toBe(2);
-    expect(sim.requests.map((r) => r.status)).toEqual([200, 200, 401, 200, 200]);
+    expect(sim.requests.map((r) => `${r.status} ${r.path}`)).toEqual(['200 /api/v1/openapi.json', '200 /api/v1/login/access-token', '200 /api/v1/user/current', '401 /api/v1/user/current', '200 /api/v1/login/access-token', '200 /api/v1/user/current']);
   });
 
   it('a wrong password is a typed HostAuthError', async () => {

@@ -19,10 +19,22 @@ describe('the adapter against openapi-v2.json', () => {
     }
   });
 
-  it('superuser-only operations are those of the V2 notes (POST /transfer/manual among those the adapter sends)', () => {
+  it('every operation of the client table exists in the v2.5.6 document with its method and envelope; its security there is the login only, /api/v3 the API token only', () => {
+    const old = loadV2Contract('v2.5.6');
+    for (const op of Object.values(V2_OPERATIONS)) {
+      const o = old.paths[op.path]?.[op.method.toLowerCase()];
+      expect(o, `${op.method} ${op.path}`).toBeDefined();
+      const schema = o!.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined;
+      expect(schema?.$ref === '#/components/schemas/Response' ? 'response' : 'bare', `${op.id} envelope`).toBe(op.envelope);
+      const security = (o!.security ?? []).flatMap((s) => Object.keys(s)).sort();
+      expect(security, `${op.id} security`).toEqual(op.path.startsWith('/api/v3/') ? ['api_key_header', 'api_key_query'] : ['OAuth2PasswordBearer']);
+    }
+  });
+
+  it('superuser-only operations are those of the V2 notes (POST /transfer/manual and GET /system/env among those the adapter sends)', () => {
     const notes = readFileSync(new URL('../contracts/notes-v2.md', import.meta.url), 'utf8');
     expect(notes).toContain('POST /transfer/manual');
-    expect(Object.values(V2_OPERATIONS).filter((o) => o.superuser).map((o) => `${o.method} ${o.path}`)).toEqual(['POST /api/v1/transfer/manual']);
+    expect(Object.values(V2_OPERATIONS).filter((o) => o.superuser).map((o) => `${o.method} ${o.path}`)).toEqual(['POST /api/v1/transfer/manual', 'GET /api/v1/system/env']);
   });
 
   it('every row of the README mapping table names endpoints that exist in the contract', () => {
@@ -92,7 +104,7 @@ describe('the adapter against openapi-v2.json', () => {
     await jwt.call('user.current');
     await jwt.close();
     const sent = [...Object.keys(adapter.client.stats.requests), ...Object.keys(fresh.client.stats.requests)];
-    for (const op of Object.values(V2_OPERATIONS).filter((o) => !['media.recognize', 'subscribe.list', 'transfer.queue', 'user.current'].includes(o.id))) expect(sent, op.id).toContain(`${op.method} ${op.path}`);
+    for (const op of Object.values(V2_OPERATIONS).filter((o) => !['media.recognize', 'subscribe.list', 'transfer.queue', 'user.current', 'system.env'].includes(o.id))) expect(sent, op.id).toContain(`${op.method} ${op.path}`);
     sim.assertNoViolations();
   });
 

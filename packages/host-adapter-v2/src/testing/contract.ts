@@ -27,24 +27,43 @@ export interface OpenApiOperation {
   security?: Array<Record<string, string[]>>;
 }
 
-let cached: OpenApiDocument | undefined;
+const cached = new Map<string, OpenApiDocument>();
 
 /**
- * The V2 contract, `contracts/openapi-v2.json` of this package (copied from `../shared/moviepilot`),
- * found by walking up from this module (works from the sources and from `dist/`).
+ * Which V2 contract: `newer` — `contracts/openapi-v2.json`, the newer 2.x document (374 paths; every
+ * standard route accepts a login or the API token); `v2.5.6` — `contracts/openapi-v2.5.6.json`, the live
+ * document of a MoviePilot v2.5.6 server (216 paths; standard routes accept only a login, the API token
+ * only `?token=`, `/api/v3` and plugin routes).
+ * @public
+ */
+export type V2ContractName = 'newer' | 'v2.5.6';
+
+/** The file of each contract under the package's `contracts/`. @public */
+export const V2_CONTRACT_FILES: Readonly<Record<V2ContractName, string>> = Object.freeze({ newer: 'openapi-v2.json', 'v2.5.6': 'openapi-v2.5.6.json' });
+
+/**
+ * A V2 contract of this package (`contracts/openapi-v2.json` or `contracts/openapi-v2.5.6.json`), found
+ * by walking up from this module (works from the sources and from `dist/`).
+ * @param which - the contract (default `newer`)
  * @returns the parsed document (cached)
  * @throws `Error` when the file cannot be found
  * @public
  */
-export function loadV2Contract(): OpenApiDocument {
-  if (cached) return cached;
+export function loadV2Contract(which: V2ContractName = 'newer'): OpenApiDocument {
+  const hit = cached.get(which);
+  if (hit) return hit;
+  const name = V2_CONTRACT_FILES[which];
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    const file = join(dir, 'contracts', 'openapi-v2.json');
-    if (existsSync(file)) return (cached = JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument);
+    const file = join(dir, 'contracts', name);
+    if (existsSync(file)) {
+      const doc = JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+      cached.set(which, doc);
+      return doc;
+    }
     dir = dirname(dir);
   }
-  throw new Error('contracts/openapi-v2.json not found next to @media-agent/host-adapter-v2');
+  throw new Error(`contracts/${name} not found next to @media-agent/host-adapter-v2`);
 }
 
 /** Reads the `$ref` target name of `#/components/schemas/<Name>`. */

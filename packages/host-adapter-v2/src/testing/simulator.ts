@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ContractValidator, loadV2Contract, refName, type OpenApiDocument, type OpenApiOperation } from './contract';
+import { ContractValidator, loadV2Contract, refName, type OpenApiDocument, type OpenApiOperation, type V2ContractName } from './contract';
 import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
 
 /** A user of the simulated host. @public */
@@ -32,8 +32,21 @@ export interface V2SimulatorOptions {
   durations?: { queuedMs?: number; downloadMs?: number; transferMs?: number };
   /** Organize completed downloads automatically, as MoviePilot does by default (default true). */
   autoTransfer?: boolean;
-  /** The OpenAPI document to validate against and serve (default: the package's `contracts/openapi-v2.json`). */
-  contract?: OpenApiDocument;
+  /**
+   * The OpenAPI document to validate against and serve, and whose per-route security to enforce:
+   * `newer` (default, `contracts/openapi-v2.json`), `v2.5.6` (`contracts/openapi-v2.5.6.json`: standard
+   * routes accept only a login, so an API-token-only client gets 401 there as from the real server), or
+   * a document.
+   */
+  contract?: OpenApiDocument | V2ContractName;
+  /**
+   * The version the host reports (`GET /api/v3/system/status` `version`, `GET /api/v1/system/env`
+   * `data.VERSION`): default `v2.5.6` with the v2.5.6 contract, else `v2.15.6` (an assumption for the
+   * newer document, whose `info.version` names no release).
+   */
+  version?: string;
+  /** Whether the host can reach TMDB (default true). When false it answers lookups 200 `[]` and its network test fails, as a real host offline from TMDB does. */
+  metadataReachable?: boolean;
 }
 
 /** A request the real host would reject (or a response that does not match the contract). @public */
@@ -138,8 +151,18 @@ export class MoviePilotV2Simulator {
   readonly pluginCalls: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = [];
   /** Delay in ms of `GET /api/v1/search/media/{mediaid}` (slow search fault; default 0). */
   searchDelayMs = 0;
+  /** The version the host reports. */
+  readonly version: string;
+  /** Whether the host can reach TMDB (see {@link V2SimulatorOptions.metadataReachable}); may be changed at any time. */
+  metadataReachable: boolean;
+  /**
+   * When set, `GET /api/v1/search/media/{mediaid}` answers `{"success": false, "message": searchFailure}`
+   * for every title, e.g. `未识别到媒体信息` (media not recognized) or a site-authentication message.
+   */
+  searchFailure: string | undefined;
 
   readonly #validator: ContractValidator;
+  readonly #nullsOptional: boolean;
   readonly #users: SimUser[];
   readonly #titles: SimTitle[];
   readonly #releases: SimRelease[];
@@ -171,7 +194,12 @@ export class MoviePilotV2Simulator {
     this.#clock = options.clock ?? { now: () => Date.now() };
     this.#durations = { queuedMs: 1000, downloadMs: 5000, transferMs: 1000, ...options.durations };
     this.#autoTransfer = options.autoTransfer ?? true;
-    this.#validator = new ContractValidator(options.contract ?? loadV2Contract());
+    const contract = options.contract ?? 'newer';
+    this.#validator = new ContractValidator(typeof contract === 'string' ? loadV2Contract(contract) : contract);
+    this.#nullsOptional = !JSON.stringify(this.#validator.document.components.schemas).includes('"type":"null"');
+    this.version = options.version ?? (contract === 'v2.5.6' ? 'v2.5.6' : 'v2.15.6');
+    this.metadataReachable = options.metadataReachable ?? true;
+    this.searchFailure = undefined;
     for (const id of options.library ?? [329865]) this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
   }
 
@@ -321,7 +349,8 @@ export class MoviePilotV2Simulator {
       record.status = status;
       if (operation && status === 200) {
         const schema = operation.responses?.['200']?.content?.['application/json']?.schema;
-        const issues = this.#validator.validate(schema, payload);
+        // A pydantic v1 document (v2.5.6) renders `Optional[X] = None` as plain `X`; the server still sends null.
+        const issues = this.#validator.validate(schema, this.#nullsOptional ? withoutNulls(payload) : payload);
         if (issues.length) this.violations.push({ kind: 'response', request: label, issues });
       }
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -447,14 +476,25 @@ export class MoviePilotV2Simulator {
     switch (key) {
       case 'GET /api/v1/user/current':
         return bare({ name: user, is_superuser: superuser, is_active: true, id: 1 });
+      case 'GET /api/v3/system/status':
+        return bare({ appName: 'MoviePilot', instanceName: 'moviepilot', version: this.version, buildTime: '', isDebug: false, isProduction: true, isAdmin: false, isUserInteractive: true, startupPath: '/app', appData: '/config', osName: 'debian', isDocker: true, isLinux: true, isOsx: false, isWindows: false, mode: 'console', branch: 'main', authentication: 'apikey', migrationVersion: 0, urlBase: '', runtimeVersion: '3.12', startTime: '' });
+      case 'GET /api/v1/system/env':
+        if (!superuser) return forbidden();
+        return ok({ VERSION: this.version, AUTH_VERSION: '', INDEXER_VERSION: '', FRONTEND_VERSION: this.version });
+      case 'GET /api/v1/system/nettest': {
+        const target = q.get('url') ?? '';
+        if (/themoviedb\.org/.test(target) && !this.metadataReachable) return fail('网络连接失败！');
+        return ok({ time: 120 });
+      }
       case 'GET /api/v1/media/search': {
+        if (!this.metadataReachable) return bare([]);
         const t = (q.get('title') ?? '').toLowerCase();
         const count = Number(q.get('count') ?? 8);
         const found = this.#titles.filter((x) => [x.title, x.originalTitle, x.localizedTitle].some((n) => n.toLowerCase().includes(t) || (t.includes(n.toLowerCase()) && n.length > 1)));
         return bare(found.slice(0, count).map((x) => this.#mediaInfo(x)));
       }
       case 'GET /api/v1/media/{mediaid}': {
-        const t = this.#titleByMediaId(pp.mediaid!);
+        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!) : undefined;
         return bare(t ? this.#mediaInfo(t) : { release_dates: [] });
       }
       case 'GET /api/v1/media/recognize': {
@@ -464,7 +504,8 @@ export class MoviePilotV2Simulator {
         return bare({ meta_info: { org_string: title, name: t?.title ?? null }, media_info: t ? this.#mediaInfo(t) : null, torrent_info: null });
       }
       case 'GET /api/v1/search/media/{mediaid}': {
-        const t = this.#titleByMediaId(pp.mediaid!);
+        if (this.searchFailure !== undefined) return fail(this.searchFailure);
+        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!) : undefined;
         const found = t ? this.#releases.filter((r) => r.tmdbId === t.tmdbId) : [];
         if (!t || found.length === 0) return fail('未搜索到任何资源');
         this.#lastSearch = found.map((r) => this.#context(r, t));
@@ -641,7 +682,7 @@ export class MoviePilotV2Simulator {
       media_id: String(t.tmdbId),
       mediaid_prefix: 'tmdb',
       overview: t.overview,
-      number_of_seasons: t.seasons,
+      number_of_seasons: t.seasons ?? 0,
       release_dates: [],
       names: [t.title, t.localizedTitle],
     };
@@ -659,6 +700,13 @@ export class MoviePilotV2Simulator {
     const title = this.#titles.find((x) => x.tmdbId === t.tmdbId);
     return { id: t.id, src: t.src, dest: t.dest, mode: t.mode, type: title?.kind === 'tv' ? '电视剧' : '电影', category: null, title: title?.title ?? null, year: title ? String(title.year) : null, tmdbid: t.tmdbId, imdbid: null, tvdbid: null, doubanid: title?.doubanId ?? null, seasons: '', episodes: '', image: null, download_hash: t.downloadHash, status: t.status, errmsg: t.errmsg, date: iso(t.at), episode_group: null };
   }
+}
+
+/** The value with every `null` object property left out (how a pydantic v1 document's optional fields are checked). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
 }
 
 function iso(ms: number): string {
