@@ -157,6 +157,24 @@ function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | u
   return n;
 }
 
+/** The last fixed part counted per counter: the same system messages and tool definitions (by identity) count the same. */
+const fixedCounted = new WeakMap<TokenCounter, { model: string | undefined; system: readonly ModelMessage[]; tools: readonly ModelTool[]; tokens: number }>();
+
+/**
+ * Tokens of the fixed part of a request (system messages and tool definitions), memoized for the
+ * last one counted: before each model call the run loop asks again for the same objects, and
+ * counting them means serializing every tool schema.
+ * @internal
+ */
+function fixedPartTokens(counter: TokenCounter, system: readonly ModelMessage[], tools: readonly ModelTool[], model: string | undefined): number {
+  const last = fixedCounted.get(counter);
+  const same = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (last && last.model === model && same(last.system, system) && same(last.tools, tools)) return last.tokens;
+  const tokens = counter.countRequest(system, tools, model);
+  fixedCounted.set(counter, { model, system: [...system], tools: [...tools], tokens });
+  return tokens;
+}
+
 /**
  * Indices where the conversation may be cut: `i` (strictly between 0 and n) such that `messages[i]` is not a tool
  * result and no tool call before `i` is answered at or after `i` — so a tool call is never separated
@@ -351,7 +369,7 @@ function resolve(options: CompactionOptions) {
 export function planCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionPlan {
   const { counter, model } = options;
   const r = resolve(options);
-  const fixedTokens = (options.system?.length || options.tools?.length ? counter.countRequest(options.system ?? [], options.tools ?? [], model) : MESSAGE_OVERHEAD_TOKENS);
+  const fixedTokens = options.system?.length || options.tools?.length ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model) : MESSAGE_OVERHEAD_TOKENS;
   const per = messages.map((m) => messageTokens(counter, m, model));
   const totalTokens = fixedTokens + per.reduce((a, b) => a + b, 0);
   const base = { windowTokens: r.windowTokens, thresholdTokens: r.thresholdTokens, targetTokens: r.targetTokens, totalTokens, fixedTokens };

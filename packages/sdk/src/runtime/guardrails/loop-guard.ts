@@ -398,6 +398,15 @@ export class LoopGuard {
     this.#state.blockedInARow = 0;
   }
 
+  /**
+   * The state as it is now — not a copy: it changes as the guard records calls. For writing it out
+   * at once (the run loop saves it with each step, serialized when the step commits); use
+   * {@link LoopGuard.toJSON} for a snapshot to keep.
+   */
+  get liveState(): Readonly<LoopGuardState> {
+    return this.#state;
+  }
+
   /** A deep copy of the state for storage on the run (JSON-safe). */
   toJSON(): LoopGuardState {
     return structuredClone(this.#state);

@@ -1,10 +1,21 @@
 // The first step of a drive: the working conversation, crash reconciliation, the middleware's start.
+import type { CapabilityDescriptor } from '../../capabilities/types';
 import type { ModelMessage, ModelTool } from '../../models/types';
 import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';
 import { reconcileDanglingCalls } from './reconcile';
 import { runCatalog } from './run-rule';
 import type { RunSession } from './run-session';
+
+/** Model tools of registered capabilities (descriptors are the registry's, unchanged while registered). */
+const modelTools = new WeakMap<CapabilityDescriptor, ModelTool>();
+
+/** The model tool of a capability, the same object for the same descriptor (so token counts are memoized across runs). */
+function modelToolOf(descriptor: CapabilityDescriptor): ModelTool {
+  let tool = modelTools.get(descriptor);
+  if (!tool) modelTools.set(descriptor, (tool = capabilityModelTool(descriptor)));
+  return tool;
+}
 
 /**
  * Prepares a drive (written by the caller's commit): the working conversation from storage (after a
@@ -22,6 +33,6 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
   if (session.messages.length === 0) session.append({ role: 'user', content: session.run.goal });
   await reconcileDanglingCalls(loop, session);
   const catalog = runCatalog(deps.capabilities, session.run);
-  const tools = [...catalog.map(capabilityModelTool), ...loop.tools.offered(session.run)];
+  const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
   return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });
 }

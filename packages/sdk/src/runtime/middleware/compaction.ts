@@ -42,8 +42,12 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
       const base = { counter: options.counter, model: options.model, contextWindow: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
       try {
         // Pinned facts cost storage reads: gather them only when a compaction is due.
-        const due = planCompaction(ctx.messages, base).needed;
-        const result = await compact(ctx.messages, { ...base, ...(due ? { pinned: await options.pinned(ctx.run.id) } : {}), summarize: options.summarize, signal: ctx.signal });
+        const plan = planCompaction(ctx.messages, base);
+        if (!plan.needed) {
+          ctx.requestTokens = plan.totalTokens; // what `compact` reports when it does nothing
+          return;
+        }
+        const result = await compact(ctx.messages, { ...base, pinned: await options.pinned(ctx.run.id), summarize: options.summarize, signal: ctx.signal });
         if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);
         ctx.requestTokens = result.tokensAfter;
       } catch (error) {

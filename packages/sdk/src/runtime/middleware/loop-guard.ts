@@ -31,7 +31,8 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
     }
     return slot as GuardSlot & { guard: LoopGuard };
   };
-  const save = (state: MiddlewareState, guard: LoopGuard) => state.set(guard.toJSON() as never);
+  // The live state, serialized when the step commits: no copy per call.
+  const save = (state: MiddlewareState, guard: LoopGuard) => state.set(guard.liveState as never);
   const guardCall = (ctx: ToolCallContext): GuardCall => ({ tool: ctx.call.name, input: ctx.call.input, kind: ctx.kind });
   return {
     name: 'loop_guard',

@@ -189,22 +189,10 @@ export class MiddlewarePipeline {
     return errors;
   }
 
-  /** The context every drive-time hook of `entry` gets. */
+  /** The context every drive-time hook of `entry` gets (its parts made once per run and middleware). */
   #step(entry: MiddlewareEntry, session: RunSession): RunStepContext {
-    const name = entry.middleware.name;
-    return {
-      run: session.view,
-      usage: session.usage,
-      signal: session.lease.signal,
-      state: stateOf(entry.stateKey, session),
-      warn: (code, message, details) => session.emit('warning', { source: 'runtime', code: String(code), message: String(message), details: { ...(details ?? {}), middleware: name } as JsonValue }),
-      stopRun: (code, message) => {
-        session.stop ??= { code: String(code), message: String(message), kind: 'stop', by: entry.by, source: entry.source };
-      },
-      failRun: (code, message) => {
-        session.stop ??= { code: String(code), message: String(message), kind: 'fail', by: entry.by, source: entry.source };
-      },
-    };
+    const parts = partsOf(entry, session);
+    return { run: session.view, usage: session.usage, signal: session.lease.signal, state: parts.state, warn: parts.warn, stopRun: parts.stopRun, failRun: parts.failRun };
   }
 
   async #call<T>(entry: MiddlewareEntry, hook: RunMiddlewareHook, session: RunSession, run: () => T | Promise<T>): Promise<T> {
@@ -216,6 +204,31 @@ export class MiddlewarePipeline {
       throw new RunMiddlewareError(entry.middleware.name, hook, error);
     }
   }
+}
+
+/** The parts of a step context that depend only on the run and the middleware. */
+type StepParts = Pick<RunStepContext, 'state' | 'warn' | 'stopRun' | 'failRun'>;
+
+const stepParts = new WeakMap<RunSession, Map<MiddlewareEntry, StepParts>>();
+
+function partsOf(entry: MiddlewareEntry, session: RunSession): StepParts {
+  let byEntry = stepParts.get(session);
+  if (!byEntry) stepParts.set(session, (byEntry = new Map()));
+  let parts = byEntry.get(entry);
+  if (parts) return parts;
+  const name = entry.middleware.name;
+  parts = {
+    state: stateOf(entry.stateKey, session),
+    warn: (code, message, details) => session.emit('warning', { source: 'runtime', code: String(code), message: String(message), details: { ...(details ?? {}), middleware: name } as JsonValue }),
+    stopRun: (code, message) => {
+      session.stop ??= { code: String(code), message: String(message), kind: 'stop', by: entry.by, source: entry.source };
+    },
+    failRun: (code, message) => {
+      session.stop ??= { code: String(code), message: String(message), kind: 'fail', by: entry.by, source: entry.source };
+    },
+  };
+  byEntry.set(entry, parts);
+  return parts;
 }
 
 /** A middleware's state slot on a run. */

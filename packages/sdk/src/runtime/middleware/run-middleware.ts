@@ -44,7 +44,11 @@ export interface RunMiddlewareRun {
 export interface MiddlewareState {
   /** The JSON this middleware saved on the run, or undefined. */
   get(): JsonValue | undefined;
-  /** Replaces it; persisted with the current step (nothing is written when the step fails). */
+  /**
+   * Replaces it; persisted with the current step (nothing is written when the step fails). The value
+   * is serialized when the step commits, as it is then: set a fresh object, or one the middleware
+   * keeps up to date and sets again whenever it changed.
+   */
   set(value: JsonValue): void;
   /**
    * An in-memory object for this run, created on first use.
