@@ -18,7 +18,7 @@ export class PolicyAuthorizer implements Authorizer {
     const { capability } = request;
     const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);
     const run = runRecord ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 } : undefined;
-    const base = {
+    const facts: AuthorizationFacts = {
       run,
       actor: request.actor,
       capability: { id: capability.id, kind: capability.kind, policy: capability.policy },
@@ -26,12 +26,14 @@ export class PolicyAuthorizer implements Authorizer {
       plan: request.plan,
       idempotencyKey: request.idempotencyKey,
       now: request.now,
+      settings: ALL_ALLOWED,
+      approval: undefined,
+      grants: NO_GRANTS,
     };
-    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) {
-      return decideAuthorization({ ...base, settings: { automationEnabled: true, readOnlyReconcile: false }, approval: undefined, grants: [] });
-    }
-    const settings = await readAutomationSettings(session);
-    const approval = request.approvalId === undefined ? undefined : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
+    // Reads and console administrators need no authorization record (the run rule still applies).
+    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) return decideAuthorization(facts);
+    facts.settings = await readAutomationSettings(session);
+    facts.approval = request.approvalId === undefined ? undefined : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
     const dayStart = utcDayStart(request.now);
     const grants: AuthorizationFacts['grants'][number][] = [];
     for (const grant of await session.grants.list()) {
@@ -45,9 +47,14 @@ export class PolicyAuthorizer implements Authorizer {
             : await usageOf(session, grant.id, dayStart),
       });
     }
-    return decideAuthorization({ ...base, settings, approval, grants });
+    facts.grants = grants;
+    return decideAuthorization(facts);
   }
 }
+
+/** Settings for calls that need no authorization record (never read from storage). */
+const ALL_ALLOWED: AuthorizationFacts['settings'] = Object.freeze({ automationEnabled: true, readOnlyReconcile: false });
+const NO_GRANTS: AuthorizationFacts['grants'] = Object.freeze([]);
 
 async function usageOf(session: StorageSession, grantId: string, day: number): Promise<{ invocations: number; bytes: number }> {
   const usage = await session.grantUsage.get(grantId, day);

@@ -37,46 +37,63 @@ export class CanonicalJsonError extends MediaAgentError {
  * @public
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '', new Set());
+  return write(value, undefined, new Set());
 }
 
-function write(value: unknown, path: string, seen: Set<object>): string {
+/** Where a value sits, built into a JSON pointer only when an error names it. */
+interface PathNode {
+  readonly parent: PathNode | undefined;
+  readonly segment: string;
+}
+
+function pointer(node: PathNode | undefined): string {
+  const segments: string[] = [];
+  for (let n = node; n; n = n.parent) segments.push(escapePointer(n.segment));
+  return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
+}
+
+function write(value: unknown, path: PathNode | undefined, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `non-finite number ${value}`);
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(pointer(path), `non-finite number ${value}`);
       return Object.is(value, -0) ? '0' : JSON.stringify(value);
     case 'object': {
       if (value === null) return 'null';
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      if (seen.has(value)) throw new CanonicalJsonError(path, 'cycle');
+      if (seen.has(value)) throw new CanonicalJsonError(pointer(path), 'cycle');
       seen.add(value);
       try {
         if (Array.isArray(value)) {
-          return `[${value
-            .map((item, i) => {
-              if (item === undefined) throw new CanonicalJsonError(`${path}/${i}`, 'undefined inside an array');
-              return write(item, `${path}/${i}`, seen);
-            })
-            .join(',')}]`;
+          let out = '[';
+          for (let i = 0; i < value.length; i++) {
+            const item: unknown = value[i];
+            if (item === undefined) throw new CanonicalJsonError(pointer({ parent: path, segment: String(i) }), 'undefined inside an array');
+            if (i > 0) out += ',';
+            out += write(item, { parent: path, segment: String(i) }, seen);
+          }
+          return `${out}]`;
         }
         const keys = Object.keys(value).sort();
-        const parts: string[] = [];
+        let out = '{';
+        let first = true;
         for (const key of keys) {
           const item = (value as Record<string, unknown>)[key];
           if (item === undefined) continue;
-          parts.push(`${JSON.stringify(key)}:${write(item, `${path}/${escapePointer(key)}`, seen)}`);
+          if (!first) out += ',';
+          first = false;
+          out += `${JSON.stringify(key)}:${write(item, { parent: path, segment: key }, seen)}`;
         }
-        return `{${parts.join(',')}}`;
+        return `${out}}`;
       } finally {
         seen.delete(value);
       }
     }
     default:
-      throw new CanonicalJsonError(path, `unsupported type ${typeof value}`);
+      throw new CanonicalJsonError(pointer(path), `unsupported type ${typeof value}`);
   }
 }
 

@@ -26,16 +26,17 @@ export class DefaultInvocationLedger implements InvocationLedger {
 
   /** {@inheritDoc InvocationLedger.recorded} */
   async recorded(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined> {
-    await this.#checkCallId(session, request);
-    const entry = await session.ledger.get(request.key);
+    const byCall = await this.#checkCallId(session, request);
+    const entry = byCall ?? (await session.ledger.get(request.key));
     return entry && (entry.state === 'succeeded' || entry.state === 'pending') ? entry : undefined;
   }
 
   /** {@inheritDoc InvocationLedger.claim} */
   async claim(session: StorageSession, request: ClaimRequest): Promise<ClaimResult> {
-    await this.#checkCallId(session, request);
+    const byCall = await this.#checkCallId(session, request);
     const now = this.clock.now();
-    const existing = await session.ledger.get(request.key);
+    // The entry found by call id is the entry of this key (else the check threw): no second lookup.
+    const existing = byCall ?? (await session.ledger.get(request.key));
     const action = nextClaimAction(existing?.state, request.capability.replay);
     switch (action) {
       case 'insert': {
@@ -85,7 +86,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
           settledAt: null,
         };
         if (!(await session.ledger.compareAndSet(prev.key, prev.token, patch, [prev.state]))) throw new InvocationInProgressError(request.key);
-        return { kind: 'claimed', entry: { ...prev, ...patch } };
+        return { kind: 'claimed', entry: Object.assign({}, prev, patch) };
       }
       case 'return-recorded':
         return { kind: 'recorded', entry: existing! };
@@ -149,10 +150,15 @@ export class DefaultInvocationLedger implements InvocationLedger {
     return this.storage.ledger.deleteSettledBefore(this.clock.now() - retentionMs, ['succeeded', 'failed', 'pending']);
   }
 
-  async #checkCallId(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<void> {
-    if (request.callId === undefined) return;
+  /**
+   * Refuses a call id already bound to another key.
+   * @returns the entry bound to the call id (then it is the entry of `request.key`), or undefined
+   */
+  async #checkCallId(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined> {
+    if (request.callId === undefined) return undefined;
     const byCall = await session.ledger.findByCall(request.scopeId, request.callId);
     if (byCall && byCall.key !== request.key) throw new IdempotencyConflictError(request.scopeId, request.callId, byCall.key);
+    return byCall;
   }
 
   async #write(
@@ -169,7 +175,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
     const patch = { state, output: output ?? null, error: error ?? null, updatedAt: now, settledAt: now };
     if (!(await session.ledger.compareAndSet(key, token, patch, from))) throw new LedgerStaleExecutorError(key);
     // The compare-and-set matched the token: the row is the claimed entry with this patch (no read back needed).
-    if (base) return { ...base, ...patch };
+    if (base) return Object.assign({}, base, patch);
     const entry = await session.ledger.get(key);
     return entry!;
   }

@@ -1169,6 +1169,132 @@ export function describeStorageConformance(name: string, factory: StorageConform
     );
 
     t.it(
+      'concurrent transactions of which some throw: each that throws leaves none of its writes, every other one commits all of its writes',
+      withStorage(async (s) => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 12 }, (_, i) =>
+            s.transaction(async (tx) => {
+              await tx.settings.set(`k-${i}`, i);
+              await tx.audit.append(auditRow({ id: `audit-${i}`, invocationId: `inv-${i}` }));
+              if (i % 4 === 0) throw new Error(`boom ${i}`);
+              await tx.grantUsage.add('g', 0, 1, i);
+              return i;
+            }),
+          ),
+        );
+        for (const [i, r] of results.entries()) {
+          if (i % 4 === 0) {
+            assert.equal(r.status, 'rejected');
+            assert.equal(await s.settings.get(`k-${i}`), undefined);
+          } else {
+            assert.deepEqual(r, { status: 'fulfilled', value: i });
+            assert.equal(await s.settings.get(`k-${i}`), i);
+          }
+        }
+        const kept = [1, 2, 3, 5, 6, 7, 9, 10, 11];
+        assert.deepEqual((await s.audit.list()).map((a) => a.id), kept.map((i) => `audit-${i}`));
+        assert.deepEqual(await s.grantUsage.get('g', 0), { grantId: 'g', day: 0, invocations: kept.length, bytes: kept.reduce((a, b) => a + b, 0) });
+      }),
+    );
+
+    t.it(
+      'grantUsage get is zero for a grant and day never charged; add creates the counters, accumulates per (grant, day) only and returns the totals',
+      withStorage(async (s) => {
+        const day = 86_400_000;
+        assert.deepEqual(await s.grantUsage.get('g1', day), { grantId: 'g1', day, invocations: 0, bytes: 0 });
+        assert.deepEqual(await s.grantUsage.add('g1', day, 1, 500), { grantId: 'g1', day, invocations: 1, bytes: 500 });
+        assert.deepEqual(await s.grantUsage.add('g1', day, 1, 52_428_800_000), { grantId: 'g1', day, invocations: 2, bytes: 52_428_800_500 });
+        assert.deepEqual(await s.grantUsage.add('g1', 2 * day, 1, 7), { grantId: 'g1', day: 2 * day, invocations: 1, bytes: 7 });
+        assert.deepEqual(await s.grantUsage.add(`g-${UNICODE}`, day, 3, 0), { grantId: `g-${UNICODE}`, day, invocations: 3, bytes: 0 });
+        assert.deepEqual(await s.grantUsage.get('g1', day), { grantId: 'g1', day, invocations: 2, bytes: 52_428_800_500 });
+        assert.deepEqual(await s.grantUsage.get('g1', 2 * day), { grantId: 'g1', day: 2 * day, invocations: 1, bytes: 7 });
+        assert.deepEqual(await s.grantUsage.get(`g-${UNICODE}`, day), { grantId: `g-${UNICODE}`, day, invocations: 3, bytes: 0 });
+        assert.deepEqual(await s.grantUsage.get('g1', 3 * day), { grantId: 'g1', day: 3 * day, invocations: 0, bytes: 0 });
+        // ledger entries alone charge nothing: the invocation path charges the counters with each claim
+        await s.ledger.insert(ledgerEntry({ key: 'k', grantId: 'g2', claimedAt: day + 1, bytes: 9 }));
+        assert.deepEqual(await s.grantUsage.get('g2', day), { grantId: 'g2', day, invocations: 0, bytes: 0 });
+      }),
+    );
+
+    t.it(
+      'grantUsage add inside a transaction is seen by the transaction and rolled back with it',
+      withStorage(async (s) => {
+        await s.grantUsage.add('g', 0, 1, 10);
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            assert.deepEqual(await tx.grantUsage.add('g', 0, 1, 5), { grantId: 'g', day: 0, invocations: 2, bytes: 15 });
+            assert.deepEqual(await tx.grantUsage.get('g', 0), { grantId: 'g', day: 0, invocations: 2, bytes: 15 });
+            await tx.grantUsage.add('g-new', 0, 1, 1);
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.deepEqual(await s.grantUsage.get('g', 0), { grantId: 'g', day: 0, invocations: 1, bytes: 10 });
+        assert.deepEqual(await s.grantUsage.get('g-new', 0), { grantId: 'g-new', day: 0, invocations: 0, bytes: 0 });
+      }),
+    );
+
+    t.it(
+      'appendAuditBatched rows keep call order with other audit rows, are listed by audit.list on the adapter at once, and resolve once stored',
+      withStorage(async (s) => {
+        const first = s.appendAuditBatched(auditRow({ id: 'batched-1', inputSummary: UNICODE }));
+        await s.audit.append(auditRow({ id: 'direct-1' }));
+        const second = s.appendAuditBatched(auditRow({ id: 'batched-2', action: 'capability.denied', outcome: 'denied' }));
+        const third = s.appendAuditBatched(auditRow({ id: 'batched-3' }));
+        await s.transaction(async (tx) => {
+          await tx.audit.append(auditRow({ id: 'in-tx' }));
+        });
+        const fourth = s.appendAuditBatched(auditRow({ id: 'batched-4' }));
+        const listed = await s.audit.list();
+        assert.deepEqual(
+          listed.map((a) => a.id),
+          ['batched-1', 'direct-1', 'batched-2', 'batched-3', 'in-tx', 'batched-4'],
+        );
+        for (let i = 1; i < listed.length; i++) assert.ok(listed[i]!.seq > listed[i - 1]!.seq, 'seq must increase');
+        assert.deepEqual(listed[0], { ...auditRow({ id: 'batched-1', inputSummary: UNICODE }), seq: listed[0]!.seq });
+        assert.equal(listed[2]!.action, 'capability.denied');
+        assert.deepEqual(await Promise.all([first, second, third, fourth]), [undefined, undefined, undefined, undefined]);
+      }),
+    );
+
+    t.it(
+      'appendAuditBatched rows pending while a transaction throws are kept; only that transaction\'s rows are rolled back',
+      withStorage(async (s) => {
+        const batched = s.appendAuditBatched(auditRow({ id: 'batched-1' }));
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            await tx.audit.append(auditRow({ id: 'rolled-back' }));
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        const after = s.appendAuditBatched(auditRow({ id: 'batched-2' }));
+        await Promise.all([batched, after]);
+        assert.deepEqual(
+          (await s.audit.list()).map((a) => a.id),
+          ['batched-1', 'batched-2'],
+        );
+      }),
+    );
+
+    t.it(
+      'appendAuditBatched: rows appended before close() are stored (their promises resolve); afterwards it rejects with STORAGE_CLOSED',
+      withStorage(async (s) => {
+        const rows = Array.from({ length: 300 }, (_, i) => s.appendAuditBatched(auditRow({ id: `batched-${i}`, invocationId: `inv-${i % 7}` })));
+        const listed = await s.audit.list({ invocationId: 'inv-3', limit: 1000 });
+        assert.deepEqual(
+          listed.map((a) => a.id),
+          Array.from({ length: 300 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => `batched-${i}`),
+        );
+        const last = s.appendAuditBatched(auditRow({ id: 'last' }));
+        await s.close();
+        await Promise.all([...rows, last]);
+        await rejectsWithCode(s.appendAuditBatched(auditRow({ id: 'after-close' })), 'STORAGE_CLOSED');
+        await rejectsWithCode(s.grantUsage.get('g', 0), 'STORAGE_CLOSED');
+      }),
+    );
+
+    t.it(
       'a closed adapter rejects every call with STORAGE_CLOSED',
       withStorage(async (s) => {
         await s.settings.set('k', 1);

@@ -95,6 +95,28 @@ describe.each(STORAGE_KINDS)('audit rows of the invocation path on %s storage', 
     expect(rows.map((r) => r.seq)).toEqual([...rows.map((r) => r.seq)].sort((a, b) => a - b));
   });
 
+  it('a read\'s audit row is batched, not waited for, yet listed as soon as the read returns, in invocation order with the rows of executions', async () => {
+    const { host } = await makeHost({ kind });
+    const plan = await makePlan(host);
+    await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
+    const ctx = { actor: 'agent:run-1' as const, runId: 'run-1' };
+    const order = [
+      await host.invoke('inventory.query', { query: 'a' }, ctx),
+      await host.invoke('inventory.query', { query: 'b' }, ctx),
+      await host.invoke('download.submit', { planId: plan.id }, ctx),
+      await host.invoke('inventory.query', { query: 'c' }, ctx),
+    ];
+    const rows = await host.audit();
+    expect(rows.map((r) => r.invocationId)).toEqual(order.map((r) => r.invocationId));
+    expect(rows.map((r) => [r.capabilityId, r.outcome])).toEqual([
+      ['inventory.query', 'succeeded'],
+      ['inventory.query', 'succeeded'],
+      ['download.submit', 'succeeded'],
+      ['inventory.query', 'succeeded'],
+    ]);
+    expect(JSON.parse(rows[3]!.inputSummary)).toEqual({ query: 'c' });
+  });
+
   it('a refused invocation (invalid, oversized or non-JSON input, unknown capability, bad context) runs nothing and no ledger entry, and is audited as capability.refused with the reason and a redacted summary', async () => {
     const { host, storage, jobs } = await makeHost({ kind, maxInputBytes: 2048 });
     await expect(host.invoke('download.submit', { planId: 7, password: 'hunter2' }, { actor: 'apikey:k1', runId: 'run-9' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });

@@ -217,7 +217,7 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       expect((await other.host.invoke('organize.execute', { path: '/x' }, agent)).status).toBe('denied');
     });
 
-    it('the daily invocation budget is counted from the ledger and resets the next UTC day', async () => {
+    it('the daily invocation budget is counted per claim in the grant\'s usage counters and resets the next UTC day', async () => {
       const { host, clock, jobs } = await makeHost({ kind });
       await host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 2 }, actor: 'user:admin' });
       const plans = [await makePlan(host), await makePlan(host), await makePlan(host)];
@@ -229,7 +229,7 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       expect(jobs).toHaveLength(3);
     });
 
-    it('the daily byte budget is counted from the ledger with the plan’s bytes', async () => {
+    it('the daily byte budget is counted per claim with the plan’s bytes', async () => {
       const { host } = await makeHost({ kind });
       const grant = await host.grants.create({ action: 'download.submit', budget: { maxBytesPerDay: 1500 }, actor: 'user:admin' });
       const small = await makePlan(host, { bytes: 1000 });
@@ -246,6 +246,47 @@ describe.each(STORAGE_KINDS)('authorization through the invocation path (DESIGN.
       const results = await Promise.all(plans.map((p) => host.invoke('download.submit', { planId: p.id }, agent)));
       expect(results.filter((r) => r.status === 'succeeded')).toHaveLength(3);
       expect(jobs).toHaveLength(3);
+    });
+
+    it('every claim is charged: a failed call and its retry are two claims; a replayed result and a denial charge nothing', async () => {
+      const { host, faults, jobs } = await makeHost({ kind });
+      const grant = await host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 3 }, actor: 'user:admin' });
+      const plan = await makePlan(host);
+      faults.submitFail = true;
+      expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('failed');
+      faults.submitFail = false;
+      expect((await host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('succeeded');
+      expect(await host.grants.usageToday(grant.id)).toEqual({ invocations: 2, bytes: 2 * plan.bytes });
+      expect(await host.invoke('download.submit', { planId: plan.id }, agent)).toMatchObject({ status: 'succeeded', replayed: true });
+      expect(await host.grants.usageToday(grant.id)).toEqual({ invocations: 2, bytes: 2 * plan.bytes });
+      expect((await host.invoke('download.submit', { planId: (await makePlan(host)).id }, agent)).status).toBe('succeeded');
+      expect(await host.invoke('download.submit', { planId: (await makePlan(host)).id }, agent)).toMatchObject({ status: 'denied', error: { code: 'AUTH_GRANT_BUDGET_EXHAUSTED' } });
+      expect(await host.grants.usageToday(grant.id)).toEqual({ invocations: 3, bytes: 3 * plan.bytes });
+      expect(jobs).toHaveLength(2);
+    });
+
+    it('the budget check reads the counters, not the ledger: retention cleanup gives no budget back and ledger rows alone charge nothing', async () => {
+      const { host, clock } = await makeHost({ kind });
+      await host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 2 }, actor: 'user:admin' });
+      expect((await host.invoke('download.submit', { planId: (await makePlan(host)).id }, agent)).status).toBe('succeeded');
+      expect((await host.invoke('download.submit', { planId: (await makePlan(host)).id }, agent)).status).toBe('succeeded');
+      clock.advance(1000);
+      expect(await host.ledger.cleanup(1)).toBe(2);
+      expect(await host.invoke('download.submit', { planId: (await makePlan(host)).id }, agent)).toMatchObject({ status: 'denied', error: { code: 'AUTH_GRANT_BUDGET_EXHAUSTED' } });
+
+      const other = await makeHost({ kind });
+      const fresh = await other.host.grants.create({ action: 'download.submit', budget: { maxInvocationsPerDay: 1 }, actor: 'user:admin' });
+      const now = other.clock.now();
+      for (let i = 0; i < 50; i++) {
+        await other.storage.ledger.insert({
+          key: `download.submit:v1:old:${i}`, capabilityId: 'download.submit', capabilityVersion: 1, scopeId: 'old', callId: null, argsHash: String(i), state: 'succeeded',
+          token: 't', actor: 'agent:old', invocationId: `inv-${i}`, runId: 'old', taskId: null, approvalId: null, grantId: fresh.id, bytes: 0, output: null, error: null,
+          inputSummary: '{}', attempts: 1, claimedAt: now, updatedAt: now, settledAt: now,
+        });
+      }
+      const plan = await makePlan(other.host);
+      expect((await other.host.invoke('download.submit', { planId: plan.id }, agent)).status).toBe('succeeded');
+      expect(await other.host.grants.usageToday(fresh.id)).toEqual({ invocations: 1, bytes: plan.bytes });
     });
 
     it('grant updates may only revoke or shorten', async () => {

@@ -267,6 +267,91 @@ describe('SqliteStorage', () => {
     }
   });
 
+  it('migrates a version 3 store to version 4, backfilling each grant\'s usage counters per UTC day from its ledger entries', async () => {
+    const path = join(tempDir(), 'v3.sqlite');
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 3)) {
+      for (const sql of m.statements) raw.exec(sql);
+      raw.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)`).run(m.version, m.name);
+    }
+    raw.pragma('user_version = 3');
+    const day = 86_400_000;
+    const insert = raw.prepare(
+      `INSERT INTO ledger (key, capability_id, capability_version, scope_id, call_id, args_hash, state, token, actor, invocation_id, run_id, grant_id, bytes, input_summary, attempts, claimed_at, updated_at)
+       VALUES (?, 'cap.test', 1, 'run:1', NULL, 'h', 'succeeded', 'tok', 'agent:run-1', 'inv', '1', ?, ?, '{}', 1, ?, ?)`,
+    );
+    const rows: Array<[string, string | null, number, number]> = [
+      ['a', 'g1', 10, 20 * day],
+      ['b', 'g1', 5, 20 * day + 86_399_999],
+      ['c', 'g1', 7, 21 * day],
+      ['d', 'g2', 1_000_000_000_000, 20 * day + 1],
+      ['e', null, 99, 20 * day],
+    ];
+    for (const [key, grant, bytes, at] of rows) insert.run(key, grant, bytes, at, at);
+    raw.close();
+
+    const s = storage(path);
+    await s.migrate();
+    expect(await s.schemaVersion()).toBe(4);
+    expect(await s.grantUsage.get('g1', 20 * day)).toEqual({ grantId: 'g1', day: 20 * day, invocations: 2, bytes: 15 });
+    expect(await s.grantUsage.get('g1', 21 * day)).toEqual({ grantId: 'g1', day: 21 * day, invocations: 1, bytes: 7 });
+    expect(await s.grantUsage.get('g2', 20 * day)).toEqual({ grantId: 'g2', day: 20 * day, invocations: 1, bytes: 1_000_000_000_000 });
+    // the same figures the ledger count gives (what budgets were checked against before version 4)
+    expect(await s.ledger.usageForGrant('g1', 20 * day, 21 * day)).toEqual({ invocations: 2, bytes: 15 });
+    // counting goes on from the backfilled figures
+    expect(await s.grantUsage.add('g1', 20 * day, 1, 1)).toEqual({ grantId: 'g1', day: 20 * day, invocations: 3, bytes: 16 });
+  });
+
+  it('writes batched audit rows durably: another connection sees them once the event loop has turned, and they survive close and reopen', async () => {
+    const path = join(tempDir(), 'audit.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const row = (id: string) => ({
+      id, seq: 0, at: 1, action: 'capability.invoke' as const, actor: 'agent:run-1', capabilityId: 'cap.read', invocationId: `inv-${id}`, runId: null, taskId: null,
+      outcome: 'succeeded', approvalId: null, grantId: null, idempotencyKey: null, inputSummary: '{}', reason: null,
+    });
+    const committed = [s.appendAuditBatched(row('r1')), s.appendAuditBatched(row('r2'))];
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = new Database(path, { readonly: true });
+    try {
+      expect(other.prepare('SELECT id FROM audit ORDER BY seq').all()).toEqual([{ id: 'r1' }, { id: 'r2' }]);
+    } finally {
+      other.close();
+    }
+    await Promise.all(committed);
+    const pending = s.appendAuditBatched(row('r3'));
+    await s.close();
+    await pending;
+    const reopened = storage(path);
+    await reopened.migrate();
+    expect((await reopened.audit.list()).map((a) => a.id)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('resolves each transaction of a group only after its COMMIT: another connection sees its writes by then', async () => {
+    const path = join(tempDir(), 'group.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const other = new Database(path, { readonly: true });
+    try {
+      const seen = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s
+            .transaction(async (tx) => {
+              await tx.settings.set(`k-${i}`, i);
+              await new Promise((resolve) => setTimeout(resolve, i % 3));
+              return i;
+            })
+            .then((value) => (other.prepare('SELECT value FROM settings WHERE key = ?').get(`k-${value}`) as { value: string } | undefined)?.value),
+        ),
+      );
+      expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+    } finally {
+      other.close();
+    }
+  });
+
   it('never hands out a committed global event sequence again, even after the newest events were deleted; a rollback leaves no trace', async () => {
     const path = join(tempDir(), 'events.sqlite');
     const s = storage(path);

@@ -23,6 +23,8 @@ type Undo = () => void;
 type Sync<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
 /** Every repository of a session, synchronous. */
 type SyncSession = { [K in keyof StorageSession]: Sync<StorageSession[K]> };
+/** Methods that only read (run on the adapter without an undo log). */
+const READ_METHODS: ReadonlySet<string> = new Set(['get', 'findByCall', 'listByState', 'usageForGrant', 'list', 'listByKind', 'totalsBetween', 'listByRun', 'listAfter', 'listQueued']);
 const REPOSITORIES: ReadonlyArray<keyof StorageSession> = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'events', 'messages', 'inbox', 'decisions', 'grantUsage'];
 
 /**
@@ -74,7 +76,12 @@ const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 
 /** `patch` without its undefined fields (an undefined field means "leave as is", as in SQL adapters). */
 function definedFields<T extends object>(patch: Partial<T>): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(patch)) {
+    const value = (patch as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out as Partial<T>;
 }
 
 /**
@@ -164,7 +171,7 @@ export class MemoryStorage implements StorageAdapter {
             return Promise.reject(error);
           }
         };
-        onAdapter[method] = (...args) => this.#direct(() => fn(...args));
+        onAdapter[method] = READ_METHODS.has(method) ? (...args) => this.#directRead(() => fn(...args)) : (...args) => this.#direct(() => fn(...args));
       }
       session[name] = inTx;
       direct[name] = onAdapter;
@@ -240,6 +247,22 @@ export class MemoryStorage implements StorageAdapter {
       }
     }
     return this.#queue.run(() => this.#atomically(work));
+  }
+
+  /** One repository read on the adapter: as {@link MemoryStorage.#direct}, without an undo log (a read writes nothing). */
+  #directRead<T>(work: () => T): Promise<T> {
+    if (this.#queue.idle) {
+      try {
+        this.#assertOpen();
+        return Promise.resolve(work());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#queue.run(() => {
+      this.#assertOpen();
+      return work();
+    });
   }
 
   /** Runs `work` synchronously with its own undo log: if it throws, none of its writes are kept. */
@@ -365,7 +388,7 @@ export class MemoryStorage implements StorageAdapter {
           const current = this.#read<LedgerEntry>('ledger', key);
           if (!current || current.token !== expectedToken) return false;
           if (expectedStates && !expectedStates.includes(current.state)) return false;
-          this.#write('ledger', key, { ...current, ...definedFields(patch), key });
+          this.#write('ledger', key, Object.assign(current, definedFields(patch), { key }));
           return true;
         },
         listByState: (states, options = {}) =>
@@ -411,7 +434,7 @@ export class MemoryStorage implements StorageAdapter {
         compareAndSet: (id, expectedStatus, patch) => {
           const current = this.#read<ApprovalRecord>('approvals', id);
           if (!current || current.status !== expectedStatus) return false;
-          this.#write('approvals', id, { ...current, ...definedFields(patch), id });
+          this.#write('approvals', id, Object.assign(current, definedFields(patch), { id }));
           return true;
         },
         list: (filter = {}) =>
@@ -455,7 +478,8 @@ export class MemoryStorage implements StorageAdapter {
           if (this.#auditIds.has(record.id)) throw new StorageError(`MemoryStorage: duplicate id ${record.id} in audit`);
           if (!this.#undo) throw new Error('MemoryStorage: write outside a transaction');
           const seq = ++this.#auditSeq;
-          const stored: AuditRecord = copy({ ...record, seq });
+          // Every field of an audit row is a string, a number or null: a shallow copy is a copy.
+          const stored: AuditRecord = { ...record, seq };
           this.#auditIds.add(record.id);
           this.#auditLog.push(stored);
           this.#undo.push(() => {
@@ -463,7 +487,7 @@ export class MemoryStorage implements StorageAdapter {
             if (this.#auditLog[this.#auditLog.length - 1] === stored) this.#auditLog.pop();
             this.#auditSeq = Math.min(this.#auditSeq, seq - 1);
           });
-          return copy(stored);
+          return { ...stored };
         },
         list: (filter = {}) => {
           const limit = Math.max(0, filter.limit ?? 100);
@@ -476,7 +500,7 @@ export class MemoryStorage implements StorageAdapter {
               (filter.capabilityId === undefined || a.capabilityId === filter.capabilityId) &&
               (filter.invocationId === undefined || a.invocationId === filter.invocationId)
             )
-              out.push(copy(a));
+              out.push({ ...a });
           }
           return out;
         },
@@ -492,7 +516,7 @@ export class MemoryStorage implements StorageAdapter {
           const current = this.#read<RunRecord>('runs', id);
           if (!current) return undefined;
           if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
-          const next: RunRecord = { ...current, ...definedFields<RunRecord>(patch), id };
+          const next: RunRecord = Object.assign(current, definedFields<RunRecord>(patch), { id });
           this.#write('runs', id, next);
           return copy(next);
         },
