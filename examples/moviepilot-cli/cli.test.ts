@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentHost } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
+import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { defaultDataDir, grantStatus, normalizeHostUrl, parseCommand, parseModel, titleOfGoal, USAGE } from './main';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -321,6 +322,7 @@ describe('moviepilot-cli argument parsing', () => {
   it('rejects a missing --url, both auth modes, a half user login, a bad --host and a bad --model with CLI_USAGE', () => {
     expect(bad(['run', '--host', 'v3', '--api-key', 'k', 'goal'])).toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('missing --url') });
     expect(bad(['run', '--host', 'v3', '--url', 'http://nas:3001', '--api-key', 'k', '--user', 'u', '--password', 'p', 'goal']).message).toContain('not both');
+    expect(parseCommand(['run', '--host', 'v2', '--url', 'http://nas:3000', '--api-key', 'k', '--user', 'u', '--password', 'p', 'goal'])).toMatchObject({ auth: { apiKey: 'k', username: 'u', password: 'p' } });
     expect(bad(['run', '--host', 'v2', '--url', 'http://nas:3000', '--user', 'u', 'goal']).message).toContain('go together');
     expect(bad(['run', '--host', 'v2', '--url', 'http://nas:3000', 'goal']).message).toContain('missing credentials');
     expect(bad(['run', '--host', 'v4', '--url', 'http://nas', '--api-key', 'k', 'goal']).message).toContain('v2 or v3');
@@ -385,5 +387,79 @@ describe('moviepilot-cli argument parsing', () => {
   it('picks the title a goal names for the scripted model', () => {
     expect(titleOfGoal('add dune: part two to my library', ['Dune', 'Dune: Part Two', 'Arrival'])).toBe('Dune: Part Two');
     expect(titleOfGoal('add "Paprika" to the library', ['Arrival'])).toBe('Paprika');
+  });
+});
+
+describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mode: per-route security as the real server)', () => {
+  const durations = { queuedMs: 200, downloadMs: 1_000, transferMs: 200 };
+  const goal = 'add Dune: Part Two to my library';
+  const withSim = async (fn: (sim: MoviePilotV2Simulator) => Promise<void>, options: ConstructorParameters<typeof MoviePilotV2Simulator>[0] = {}) => {
+    const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6', autoTransfer: true, durations, ...options });
+    await sim.start();
+    try {
+      await fn(sim);
+    } finally {
+      await sim.stop();
+    }
+  };
+
+  it('with the API token only: refused before any request with the fix (add --user/--password), exit 1, no template error', async () => {
+    await withSim(async (sim) => {
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--api-key', sim.apiToken, '--grant', 'download.submit', goal]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/error HOST_AUTH_FAILED: .*accept only a login/);
+      expect(r.stderr).toContain('--user/--password');
+      expect(r.stdout + r.stderr).not.toMatch(/template|\{\{/i);
+      expect(r.stdout + r.stderr).not.toContain(sim.apiToken);
+      expect(sim.requests.map((x) => x.path)).toEqual(['/api/v1/openapi.json']);
+    });
+  });
+
+  it.each([
+    ['a login only', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password'] as string[]],
+    ['a login and the API token', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password', '--api-key', sim.apiToken]],
+  ])('with %s: the film is added, verified succeeded, exit 0, no credential printed', { timeout: 60_000 }, async (_name, creds) => {
+    await withSim(async (sim) => {
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, ...creds(sim), '--grant', 'download.submit', goal]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain(`MoviePilot 2.x v2.5.6 at ${sim.url}`);
+      expect(r.stdout).toContain("Goal report (verified from MoviePilot's records): SUCCEEDED");
+      expect(r.stdout + r.stderr).not.toContain(sim.apiToken);
+      expect(r.stdout + r.stderr).not.toMatch(/--password password|"password"/);
+      expect(sim.inLibrary(693134)).toBe(true);
+      sim.assertNoViolations();
+    });
+  });
+
+  it('a title the host does not find: a clear NOT FOUND outcome, exit 1, nothing downloaded, no template error', { timeout: 60_000 }, async () => {
+    await withSim(async (sim) => {
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--user', 'admin', '--password', 'password', '--grant', 'download.submit', 'add Nonexistent Picture 1999 to my library']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/Outcome: NOT FOUND — MoviePilot found no title "Nonexistent Picture 1999"/);
+      expect(r.stdout + r.stderr).not.toMatch(/template|\{\{/i);
+      expect(sim.downloads()).toHaveLength(0);
+    });
+  });
+
+  it('a host that cannot reach TMDB: the CLI says so and the title is not found because of it', { timeout: 60_000 }, async () => {
+    await withSim(
+      async (sim) => {
+        const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--user', 'admin', '--password', 'password', goal]);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toContain('cannot reach TMDB');
+        expect(r.stdout).toContain('not found (host metadata source unreachable)');
+      },
+      { metadataReachable: false },
+    );
+  });
+
+  it('an offline host: error HOST_UNREACHABLE with what to check, exit 1', async () => {
+    const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
+    const url = await sim.start();
+    await sim.stop();
+    const r = await cli(['run', '--host', 'v2', '--url', url, '--user', 'admin', '--password', 'password', goal]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error HOST_UNREACHABLE: /);
+    expect(r.stderr).toContain('offline');
   });
 });

@@ -60,7 +60,8 @@ run options:
   --host v2|v3                     MoviePilot generation of the host
   --url URL                        the host's root URL, e.g. http://nas:3001
   --api-key KEY                    the host's API token (X-API-KEY)
-  --user U --password P            or a host user (JWT login)
+  --user U --password P            or a host user (JWT login); with --host v2 both may be given, and
+                                   MoviePilot 2.5.x needs the login (its standard routes accept no API token)
   --simulate v2|v3                 start that generation's simulator in this process instead (no --host/--url/auth);
                                    without a TTY its console administrator approves what the agent asks
   --model scripted[:FILE]          scripted model (default; FILE: JSON scripts)
@@ -135,7 +136,7 @@ export interface CliCommand {
   generation: 'v2' | 'v3';
   simulate: boolean;
   url?: string;
-  auth?: { apiKey: string } | { username: string; password: string };
+  auth?: { apiKey: string } | { username: string; password: string } | { apiKey: string; username: string; password: string };
   model: ModelChoice;
   dataDir: string;
   grants: string[];
@@ -245,10 +246,11 @@ export function parseCommand(argv: string[]): CliCommand | GrantsCommand | undef
   checkUrl(v.url);
   const key = v['api-key'];
   const userPass = v.user !== undefined || v.password !== undefined;
-  if (key !== undefined && userPass) throw new CliUsageError('use either --api-key or --user/--password, not both');
+  // MoviePilot 2.5.x needs both (standard routes: the login; plugin and /api/v3 routes: the API token); 3.x takes one.
+  if (key !== undefined && userPass && gen === 'v3') throw new CliUsageError('use either --api-key or --user/--password, not both (both together apply to --host v2)');
   if (key === undefined && !userPass) throw new CliUsageError('missing credentials: --api-key KEY or --user U --password P');
   if (userPass && (v.user === undefined || v.password === undefined)) throw new CliUsageError('--user and --password go together');
-  const auth = key !== undefined ? { apiKey: key } : { username: v.user!, password: v.password! };
+  const auth = key !== undefined && userPass ? { apiKey: key, username: v.user!, password: v.password! } : key !== undefined ? { apiKey: key } : { username: v.user!, password: v.password! };
   return { ...base, generation: gen, simulate: false, url: v.url, auth, dataDir: dataDir ?? defaultDataDir({ generation: gen, simulate: false, url: v.url }) };
 }
 
@@ -314,7 +316,7 @@ export function titleOfGoal(goal: string, known: readonly string[]): string {
   return m?.[1]?.replace(/^["']|["']$/g, '') ?? goal;
 }
 
-function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3'): { provider: ModelProviderConfig; model: string; label: string } {
+function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3'): { provider: ModelProviderConfig; model: string; label: string; title?: string } {
   switch (choice.kind) {
     case 'anthropic': {
       const apiKey = process.env.ANTHROPIC_API_KEY;
@@ -343,7 +345,7 @@ function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3')
       const titles = (generation === 'v2' ? V2_TITLES : V3_TITLES).map((t) => t.title);
       const title = titleOfGoal(goal, titles);
       const scripts = [...(generation === 'v3' ? [organizeCompletedDownloadScript()] : []), { ...addToLibraryScript(title), match: { regex: title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' } }];
-      return { provider: { provider: 'scripted', scripts, chunkSize: 24 }, model: 'scripted', label: `scripted model adding "${title}" (no network)` };
+      return { provider: { provider: 'scripted', scripts, chunkSize: 24 }, model: 'scripted', label: `scripted model adding "${title}" (no network)`, title };
     }
   }
 }
@@ -351,6 +353,8 @@ function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3')
 interface Embedded {
   host: AgentHost;
   label: string;
+  /** The host said (its own network test) that it cannot reach TMDB. */
+  metadataUnreachable?: boolean;
   close(): Promise<void>;
 }
 
@@ -374,7 +378,7 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
       url = sim.url;
       auth = { apiKey: sim.apiKey };
     }
-    const v3 = createV3AgentHost({ ...common, url, auth });
+    const v3 = createV3AgentHost({ ...common, url, auth: auth as { apiKey: string } | { username: string; password: string } });
     return { host: v3.host, label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`, close: async () => (await v3.close(), await sim?.close()) };
   }
   let sim: MoviePilotV2Simulator | undefined;
@@ -386,8 +390,22 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
     url = sim.url;
     credentials = { apiKey: sim.apiToken };
   }
-  const v2 = await createV2AgentHost({ ...common, url, credentials });
-  return { host: v2.host, label: sim ? `MoviePilot 2.x simulator at ${url}` : `MoviePilot 2.x at ${url}`, close: async () => (await v2.close(), await sim?.stop()) };
+  let v2;
+  try {
+    v2 = await createV2AgentHost({ ...common, url, credentials });
+  } catch (error) {
+    await sim?.stop();
+    throw error;
+  }
+  const version = v2.status.version ? ` ${v2.status.version}` : '';
+  return {
+    host: v2.host,
+    label: sim ? `MoviePilot 2.x simulator at ${url}` : `MoviePilot 2.x${version} at ${url}`,
+    get metadataUnreachable() {
+      return v2.status.metadata === 'unreachable';
+    },
+    close: async () => (await v2.close(), await sim?.stop()),
+  };
 }
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'];
@@ -499,6 +517,17 @@ export async function runCli(cmd: CliCommand): Promise<number> {
     line(`media-agent moviepilot-cli — host: ${embedded.label}; model: ${model.label}; data: ${cmd.dataDir}`);
     await host.start({ workers: false });
     await clearLeftovers(host, self, line);
+    if (embedded.metadataUnreachable) line('! the MoviePilot host cannot reach TMDB (its own network test failed): it will find no title until it can');
+    if (cmd.model.kind === 'scripted' && !cmd.model.file) {
+      // The scripted model follows a fixed script: check first that the host knows the title it will add.
+      const title = model.title ?? cmd.goal;
+      const found = await host.invoke('catalog.lookup', { query: title, limit: 1 }, { actor: ADMIN, taskId: `moviepilot-cli-${self.session}` });
+      if (found.status !== 'succeeded' || (found.output as { items: unknown[] }).items.length === 0) {
+        line('');
+        line(`Outcome: NOT FOUND — MoviePilot found no title "${title}"${found.error ? ` (${found.error.code}: ${found.error.message})` : ''}. Nothing was searched, planned or downloaded.`);
+        return 1;
+      }
+    }
     // Bound to this run: it expires with the run's maximum duration (+ a margin) even if this process is killed.
     const expiresAt = Date.now() + (cmd.timeoutSec + GRANT_TTL_MARGIN_SEC) * 1000;
     for (const action of new Set([...PROPOSALS, ...cmd.grants])) {
@@ -691,6 +720,14 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
   }
 }
 
+/** What a person does about a host failure, by error code. */
+const HINTS: Record<string, string> = {
+  HOST_UNREACHABLE: 'The MoviePilot host is offline or the --url is wrong: nothing was done. Check that it runs and that this machine can reach it.',
+  HOST_AUTH_FAILED: 'The host refused or cannot use the credentials given: nothing was done. MoviePilot 2.5.x needs --user/--password (add --api-key too for plugin routes).',
+  HOST_CONTRACT_INVALID: 'The URL does not serve a MoviePilot OpenAPI document at /api/v1/openapi.json: check --url (the root URL of the MoviePilot backend).',
+  HOST_VERSION_UNSUPPORTED: 'Update MoviePilot, or use --host v3 for a 3.x host.',
+};
+
 async function main(argv: string[]): Promise<number> {
   try {
     const cmd = parseCommand(argv);
@@ -706,6 +743,8 @@ async function main(argv: string[]): Promise<number> {
     }
     const code = (error as { code?: unknown }).code;
     console.error(`error${typeof code === 'string' ? ` ${code}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+    const hint = typeof code === 'string' ? HINTS[code] : undefined;
+    if (hint) console.error(hint);
     return error instanceof CliError ? error.exitCode : 1;
   }
 }
