@@ -84,7 +84,8 @@ export class MiddlewarePipeline {
     let tools = start.tools;
     for (const entry of this.#with.onDriveStart) {
       const ctx: DriveStartContext = { ...this.#step(entry, session), woken: session.woken, catalog: start.catalog, runtimeTools: start.runtimeTools, tools };
-      await this.#call(entry, 'onDriveStart', session, () => entry.middleware.onDriveStart!(ctx));
+      const done = this.#call(entry, 'onDriveStart', session, () => entry.middleware.onDriveStart!(ctx));
+      if (done instanceof Promise) await done;
       tools = ctx.tools;
     }
     return tools;
@@ -111,7 +112,8 @@ export class MiddlewarePipeline {
           ctx.messages = [...session.messages];
         },
       };
-      await this.#call(entry, 'beforeModelRequest', session, () => entry.middleware.beforeModelRequest!(ctx));
+      const done = this.#call(entry, 'beforeModelRequest', session, () => entry.middleware.beforeModelRequest!(ctx));
+      if (done instanceof Promise) await done;
       request.messages = ctx.messages;
       request.tools = ctx.tools;
       requestTokens = ctx.requestTokens;
@@ -136,7 +138,8 @@ export class MiddlewarePipeline {
           if (calls.length === 0) prompts.push(String(prompt));
         },
       };
-      await this.#call(entry, 'afterModelTurn', session, () => entry.middleware.afterModelTurn!(ctx));
+      const done = this.#call(entry, 'afterModelTurn', session, () => entry.middleware.afterModelTurn!(ctx));
+      if (done instanceof Promise) await done;
     }
     return prompts;
   }
@@ -148,7 +151,8 @@ export class MiddlewarePipeline {
   async beforeToolCall(session: RunSession, call: ToolCallPart, index: number, kind: GuardCallKind): Promise<RefusedCall | undefined> {
     for (const entry of this.#with.beforeToolCall) {
       const ctx: ToolCallContext = { ...this.#step(entry, session), call, index, kind };
-      const verdict = await this.#call(entry, 'beforeToolCall', session, () => entry.middleware.beforeToolCall!(ctx));
+      const returned = this.#call(entry, 'beforeToolCall', session, () => entry.middleware.beforeToolCall!(ctx));
+      const verdict = returned instanceof Promise ? await returned : returned;
       if (verdict) {
         if (verdict.action !== 'refuse' && verdict.action !== 'stop') throw new RunMiddlewareError(entry.middleware.name, 'beforeToolCall', new Error(`unknown verdict action ${JSON.stringify((verdict as { action: unknown }).action)}`));
         return { verdict: { action: verdict.action, code: String(verdict.code), message: String(verdict.message) }, entry };
@@ -166,7 +170,8 @@ export class MiddlewarePipeline {
     let current = result;
     for (const entry of this.#with.afterToolCall) {
       const ctx: ToolResultContext = { ...this.#step(entry, session), call, index, kind, status, result: current };
-      await this.#call(entry, 'afterToolCall', session, () => entry.middleware.afterToolCall!(ctx));
+      const done = this.#call(entry, 'afterToolCall', session, () => entry.middleware.afterToolCall!(ctx));
+      if (done instanceof Promise) await done;
       current = ctx.result;
     }
     return current;
@@ -195,14 +200,24 @@ export class MiddlewarePipeline {
     return { run: session.view, usage: session.usage, signal: session.lease.signal, state: parts.state, warn: parts.warn, stopRun: parts.stopRun, failRun: parts.failRun };
   }
 
-  async #call<T>(entry: MiddlewareEntry, hook: RunMiddlewareHook, session: RunSession, run: () => T | Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
+  /**
+   * Calls one hook; a throw (or a rejection) while the run is not being aborted becomes a
+   * {@link RunMiddlewareError}. A hook that returns no promise is not awaited (no extra tick).
+   */
+  #call<T>(entry: MiddlewareEntry, hook: RunMiddlewareHook, session: RunSession, run: () => T | Promise<T>): T | Promise<T> {
+    const wrap = (error: unknown): never => {
       // Host code that throws on the aborted signal: an abort (or a stop), handled as such.
       if (session.lease.signal.aborted) throw error;
       throw new RunMiddlewareError(entry.middleware.name, hook, error);
+    };
+    let result: T | Promise<T>;
+    try {
+      result = run();
+    } catch (error) {
+      return wrap(error);
     }
+    // Any thenable is awaited (hooks may return a promise of another library).
+    return typeof (result as { then?: unknown } | null | undefined)?.then === 'function' ? Promise.resolve(result).catch(wrap) : result;
   }
 }
 
