@@ -49,12 +49,12 @@ function copyPlain<T>(value: T, depth: number): T {
     return out as T;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) throw new TypeError('not a plain object');
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
-    // `__proto__` as an own key (JSON.parse makes those) stays plain data.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
+  // A spread copies the own properties at once (an own `__proto__` key stays plain data); then only the
+  // nested objects need copying.
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of Object.keys(out)) {
+    const item = out[key];
+    if (typeof item === 'object' && item !== null) out[key] = copyPlain(item, depth + 1);
   }
   return out as T;
 }
@@ -297,12 +297,13 @@ export class MemoryStorage implements StorageAdapter {
     return [...this.#table<T>(name).values()].map((v) => copy(v));
   }
 
-  #write(name: TableName, id: string, value: unknown): void {
+  /** Stores `value` (a copy of it, unless `owned`: built by the store from its own records and copies). */
+  #write(name: TableName, id: string, value: unknown, owned = false): void {
     if (!this.#undo) throw new Error('MemoryStorage: write outside a transaction');
     const table = this.#table<unknown>(name);
     const had = table.has(id);
     const previous = table.get(id);
-    const stored = copy(value);
+    const stored = owned ? value : copy(value);
     table.set(id, stored);
     if (name === 'ledger') this.#indexGrant(id, previous as LedgerEntry | undefined, stored as LedgerEntry);
     this.#undo.push(() => {
@@ -385,10 +386,12 @@ export class MemoryStorage implements StorageAdapter {
           return true;
         },
         compareAndSet: (key, expectedToken, patch, expectedStates) => {
-          const current = this.#read<LedgerEntry>('ledger', key);
+          const current = this.#table<LedgerEntry>('ledger').get(key);
           if (!current || current.token !== expectedToken) return false;
           if (expectedStates && !expectedStates.includes(current.state)) return false;
-          this.#write('ledger', key, Object.assign(current, definedFields(patch), { key }));
+          // Stored records are never changed in place: the new one shares the old one's nested values and
+          // holds copies of the patch's.
+          this.#write('ledger', key, Object.assign({ ...current }, copy(definedFields(patch)), { key }), true);
           return true;
         },
         listByState: (states, options = {}) =>
