@@ -140,6 +140,15 @@ describe('sandbox media world', () => {
     expect(await ids('Dune 1999')).toEqual([]);
   });
 
+  it('submitting or organizing a plan id that does not exist is MEDIA_NOT_FOUND naming the id', async () => {
+    const { host } = await makeSandboxHost();
+    for (const id of ['download.submit', 'organize.execute'] as const) {
+      const result = await host.invoke(id, { planId: 'plan_missing' }, { actor: 'user:admin' });
+      expect(result.error).toMatchObject({ code: 'MEDIA_NOT_FOUND' });
+      expect(result.error?.message).toContain('plan_missing');
+    }
+  });
+
   it('a title already in the library: lookup says so, download.plan fails MEDIA_ALREADY_IN_LIBRARY, nothing is submitted', async () => {
     const { host, world } = await makeSandboxHost();
     world.addToLibrary('tmdb:693134');

@@ -69,9 +69,10 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       addRun(p.runIds, runId);
       return p;
     });
-  const planOf = (ctx: HandlerContext, type: 'download' | 'organize') => {
+  const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
     const plan = ctx.plan;
-    if (!plan || plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan?.id ?? '?'} is not a ${type} plan`, { planId: plan?.id });
+    if (!plan) throw new MediaStateError('MEDIA_NOT_FOUND', `no ${type} plan ${JSON.stringify(planId)}`, { planId });
+    if (plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, { planId: plan.id });
     return plan;
   };
   const taskView = (id: string) => world.tasks().find((t) => t.id === id)!;
@@ -192,7 +193,7 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     'download.submit': defineStandardCapability(
       'download.submit',
       async (input, ctx) => {
-        const plan = planOf(ctx, 'download');
+        const plan = planOf(ctx, 'download', input.planId);
         const payload = plan.payload as { releaseId?: string; mediaEntityId?: string };
         const r = releaseOrThrow(String(payload.releaseId));
         const entity = payload.mediaEntityId ?? plan.mediaEntityId ?? world.releaseEntity(r);
@@ -257,7 +258,7 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     }),
 
     'organize.execute': defineStandardCapability('organize.execute', async (input, ctx) => {
-      const plan = planOf(ctx, 'organize');
+      const plan = planOf(ctx, 'organize', input.planId);
       const frozen = plan.payload as { downloadId: string; mediaEntityId: string; mode: 'hardlink' | 'copy' | 'move' };
       const done = ctx.idempotencyKey ? world.organizes().find((o) => o.idempotencyKey === ctx.idempotencyKey) : undefined;
       if (done) return { organize: world.organizeView(done) };
