@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createV2AgentHost, discoverV2PluginCapabilities, type V2HostClient } from '@media-agent/host-adapter-v2';
-import { loadV2Contract } from '@media-agent/host-adapter-v2/testing';
+import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { createV3AgentHost, mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
 import {
   CapabilitySchemaUnsupportedError,
@@ -326,11 +326,18 @@ describe('provider-safe capability input schemas', () => {
     for (const op of V3_OPERATIONS) expect(offered.has(mpCapabilityId(op.operation_id))).toBe(true);
 
     // a V2 host (standard and subscription capabilities), and every plugin route of the V2 OpenAPI contract
-    const v2 = await createV2AgentHost({ url: 'http://127.0.0.1:9', credentials: { apiKey: 'k' }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent'), plugins: false });
+    // The V2 adapter reads the host's own OpenAPI document when it is created: a local simulator serves it.
+    const simulator = new MoviePilotV2Simulator();
+    await simulator.start();
     try {
-      for (const d of v2.host.capabilities.list()) offer(d);
+      const v2 = await createV2AgentHost({ url: simulator.url, credentials: { apiKey: simulator.apiToken }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent'), plugins: false });
+      try {
+        for (const d of v2.host.capabilities.list()) offer(d);
+      } finally {
+        await v2.close();
+      }
     } finally {
-      await v2.close();
+      await simulator.stop();
     }
     const contract = loadV2Contract();
     const client = { send: async () => contract, accepts: () => true } as unknown as V2HostClient;
