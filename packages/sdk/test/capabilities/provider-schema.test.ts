@@ -340,7 +340,7 @@ describe('provider-safe capability input schemas', () => {
       await simulator.stop();
     }
     const contract = loadV2Contract();
-    const client = { send: async () => contract, accepts: () => true } as unknown as V2HostClient;
+    const client = { send: async () => contract, accepts: () => true, loadContract: async () => ({ document: contract }) } as unknown as V2HostClient;
     const plugins = await discoverV2PluginCapabilities(client);
     expect(plugins.skipped).toEqual([]);
     expect(plugins.capabilities.length).toBe(plugins.routes.length);
