@@ -276,9 +276,9 @@ async function benchStorage(label: string, storage: StorageAdapter, bare: { read
 /** Ledger sizes (entries the budgeted grant claimed today) at which `execute` is measured again. */
 const LEDGER_SIZES = [0, 1_000, 10_000, 50_000];
 /** Measurement window at each ledger size (the median of {@link SCALING_ROUNDS} windows is reported). */
-const SCALING_MS = 400;
+const SCALING_MS = 300;
 /** Windows measured at each ledger size. */
-const SCALING_ROUNDS = 3;
+const SCALING_ROUNDS = 5;
 
 /**
  * µs/op of `execute` (budgeted grant) on a fresh host at each of {@link LEDGER_SIZES}: after a warm-up, the

@@ -280,8 +280,24 @@ const ACQUIRE_LEASE_SQL = `UPDATE runs SET lease_owner = @owner, lease_expires_a
   AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)
   RETURNING *`;
 
-const AUDIT_INSERT_COLUMNS = AUDIT.columns.filter((c) => c.field !== 'seq');
-const AUDIT_INSERT_SQL = `INSERT INTO audit (${AUDIT_INSERT_COLUMNS.map((c) => `"${c.column}"`).join(', ')}) VALUES (${AUDIT_INSERT_COLUMNS.map((c) => `@${c.field}`).join(', ')})`;
+/** The audit columns but `seq` (assigned by SQLite): what an insert binds. */
+const AUDIT_INSERT = new TableMapping<Omit<AuditRecord, 'seq'>>('audit', {
+  id: 'value',
+  at: 'value',
+  action: 'value',
+  actor: 'value',
+  capabilityId: 'value',
+  invocationId: 'value',
+  runId: 'value',
+  taskId: 'value',
+  outcome: 'value',
+  approvalId: 'value',
+  grantId: 'value',
+  idempotencyKey: 'value',
+  inputSummary: 'value',
+  reason: 'value',
+});
+const AUDIT_INSERT_SQL = AUDIT_INSERT.insertSql;
 const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
 const LEDGER_BY_CALL_SQL = `SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`;
 const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
@@ -344,23 +360,6 @@ export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A
 /** Every repository of a session, synchronous (better-sqlite3 is). @internal */
 export type SyncSession = { [K in keyof StorageSession]: SyncRepository<StorageSession[K]> };
 
-/** The repositories of a session, in declaration order. @internal */
-export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
-  'ledger',
-  'approvals',
-  'grants',
-  'plans',
-  'policies',
-  'audit',
-  'settings',
-  'runs',
-  'events',
-  'messages',
-  'inbox',
-  'decisions',
-  'grantUsage',
-];
-
 /**
  * The repositories over one better-sqlite3 connection, synchronous, built once per connection. Every
  * statement is prepared once (fixed SQL text per operation; a compare-and-set's text per set of patched
@@ -392,9 +391,7 @@ export class SqliteRepositories {
 
   /** Inserts one audit row (outside `repos`, for batched rows); returns its `seq`. */
   insertAudit(record: AuditRecord): number {
-    const params = AUDIT.toParams(record);
-    delete params.seq;
-    return Number(this.stmt(AUDIT_INSERT_SQL).run(params).lastInsertRowid);
+    return Number(this.stmt(AUDIT_INSERT_SQL).run(AUDIT_INSERT.toParams(record)).lastInsertRowid);
   }
 
   #create(): SyncSession {

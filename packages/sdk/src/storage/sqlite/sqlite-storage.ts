@@ -6,7 +6,7 @@ import type { AuditRecord } from '../records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
-import { createSqliteSession, READ_METHODS, REPOSITORY_NAMES, SqliteRepositories } from './sqlite-session';
+import { createSqliteSession, READ_METHODS, SqliteRepositories } from './sqlite-session';
 
 /**
  * Options of {@link SqliteStorage}.
@@ -36,8 +36,10 @@ const MAX_GROUP = 64;
 type Settle = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
 /** Work outside a transaction (reads, migrations, audit flushes, close): synchronous, runs between transactions. */
 type OpJob = Settle & { kind: 'op'; work: () => unknown };
-/** One `transaction(fn)` (or one repository write on the adapter): runs inside a group. */
-type TxJob = Settle & { kind: 'tx'; owner: SqliteStorage; fn: (session: StorageSession | undefined) => unknown; session: boolean };
+/** Runs a group of transactions of one adapter, starting with `first` (see `SqliteStorage`). */
+type GroupRunner = (first: TxJob) => Promise<void> | undefined;
+/** One `transaction(fn)` (or one repository write on the adapter): runs inside a group of its adapter (`owner`). */
+type TxJob = Settle & { kind: 'tx'; owner: GroupRunner; fn: (session: StorageSession | undefined) => unknown; session: boolean };
 type Job = OpJob | TxJob;
 
 /** What a transaction step left the group in: go on with the next transaction, or stop (the group is over). */
@@ -72,7 +74,7 @@ class FileScheduler {
   }
 
   /** Queues a transaction of `owner`; when nothing is running, it starts at once. */
-  tx<T>(owner: SqliteStorage, fn: (session: StorageSession | undefined) => T | Promise<T>, session: boolean): Promise<T> {
+  tx<T>(owner: GroupRunner, fn: (session: StorageSession | undefined) => T | Promise<T>, session: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ kind: 'tx', owner, fn, session, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#draining) void this.#drain();
@@ -80,7 +82,7 @@ class FileScheduler {
   }
 
   /** The next queued job when it is a transaction of `owner` (it joins `owner`'s open group), else undefined. */
-  nextTx(owner: SqliteStorage): TxJob | undefined {
+  nextTx(owner: GroupRunner): TxJob | undefined {
     const head = this.#queue[0];
     if (head?.kind !== 'tx' || head.owner !== owner) return undefined;
     this.#queue.shift();
@@ -99,7 +101,7 @@ class FileScheduler {
           }
           continue;
         }
-        const running = job.owner.runGroup(job);
+        const running = job.owner(job);
         if (running) await running;
       }
     } finally {
@@ -194,6 +196,8 @@ export class SqliteStorage implements StorageAdapter {
   /** How many of `#pendingAudit` (from the front) are written in the open transaction. */
   #auditWritten = 0;
   #auditTimer: NodeJS.Immediate | undefined;
+  /** This adapter's groups (identifies its transactions in the file's queue). */
+  readonly #groups: GroupRunner = (first) => this.#runGroup(first);
 
   /** {@inheritDoc StorageSession.ledger} */
   readonly ledger: StorageSession['ledger'];
@@ -267,7 +271,6 @@ export class SqliteStorage implements StorageAdapter {
     this.inbox = repo('inbox');
     this.decisions = repo('decisions');
     this.grantUsage = repo('grantUsage');
-    if (REPOSITORY_NAMES.some((name) => !(name in this))) throw new Error('media-agent: SqliteStorage is missing a repository');
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -300,7 +303,7 @@ export class SqliteStorage implements StorageAdapter {
   /** {@inheritDoc StorageAdapter.transaction} */
   transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T> {
     if (this.#closing) return Promise.reject(new StorageClosedError());
-    return this.#scheduler.tx(this, fn as (session: StorageSession | undefined) => Promise<T>, true);
+    return this.#scheduler.tx(this.#groups, fn as (session: StorageSession | undefined) => Promise<T>, true);
   }
 
   /** {@inheritDoc StorageAdapter.appendAuditBatched} */
@@ -342,9 +345,8 @@ export class SqliteStorage implements StorageAdapter {
    * Runs one group of transactions (see the class remarks): `BEGIN IMMEDIATE`, then `first` and every
    * transaction of this adapter queued right behind it, then `COMMIT`.
    * @returns a promise while a transaction's `fn` is still running, undefined when the group is over
-   * @internal
    */
-  runGroup(first: TxJob): Promise<void> | undefined {
+  #runGroup(first: TxJob): Promise<void> | undefined {
     try {
       this.#useSchema();
       this.#core!.stmt('BEGIN IMMEDIATE').run();
@@ -375,7 +377,7 @@ export class SqliteStorage implements StorageAdapter {
   }
 
   #nextInGroup(group: Group): TxJob | undefined {
-    return group.count >= MAX_GROUP ? undefined : this.#scheduler.nextTx(this);
+    return group.count >= MAX_GROUP ? undefined : this.#scheduler.nextTx(this.#groups);
   }
 
   /** Runs one transaction of the group: the first directly in the transaction, the others in a savepoint. */
@@ -553,7 +555,7 @@ export class SqliteStorage implements StorageAdapter {
   #write<T>(work: (core: SqliteRepositories) => T): Promise<T> {
     if (this.#closing) return Promise.reject(new StorageClosedError());
     return this.#scheduler.tx(
-      this,
+      this.#groups,
       () => {
         try {
           return work(this.#core!);
