@@ -28,10 +28,10 @@
  *
  * The ledger grows during the execute scenarios; the "ledger rows" column says how many entries the
  * budgeted grant had claimed today when each measurement ended; `first→last 10%` shows the µs/op early
- * and late in the window. A second table measures `execute` on a fresh host after seeding the ledger
- * (directly through `StorageAdapter.transaction`, charging the grant's usage counters as claims do) with
- * 0 / 1,000 / 10,000 / 50,000 entries the budgeted grant claimed today: the budget check reads the
- * grant's counters for the day, so the cost should not grow with the rows.
+ * and late in the window. A second table measures `execute` on a fresh store and host for each of
+ * 0 / 1,000 / 10,000 / 50,000 entries the budgeted grant claimed today, seeded directly through
+ * `StorageAdapter.transaction` (charging the grant's usage counters as claims do): the budget check reads
+ * the grant's counters for the day, so the cost should not grow with the rows.
  *
  * The limit: `bare SQLite` rows run, with better-sqlite3 directly (prepared statements, no SDK code, a
  * file of the same schema, WAL, `synchronous=NORMAL`), the same SQL statements the full path issues on
@@ -281,57 +281,56 @@ const SCALING_MS = 300;
 const SCALING_ROUNDS = 5;
 
 /**
- * µs/op of `execute` (budgeted grant) on a fresh host at each of {@link LEDGER_SIZES}: after a warm-up, the
- * median of {@link SCALING_ROUNDS} windows (each adds its own entries to the ledger, a few thousand at most).
+ * µs/op of `execute` (budgeted grant) at each of {@link LEDGER_SIZES}: for each size a fresh store (from
+ * `makeStorage`) and host, the ledger seeded with that many entries the grant claimed today, a warm-up, then
+ * the median of {@link SCALING_ROUNDS} windows. Each size starts from the same history otherwise, so what
+ * differs is only the seeded rows (not the entries earlier measurements added).
  */
-async function benchLedgerScaling(storage: StorageAdapter): Promise<number[]> {
-  const host = createAgentHost({ storage, logger: new ConsoleLogger('silent') });
+async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<number[]> {
   const out: number[] = [];
-  try {
-    await host.start();
-    host.capabilities.register(submit);
-    const grant = await host.grants.create({ action: 'bench.submit', actor: 'user:admin', budget: { maxInvocationsPerDay: 10_000_000 } });
-    let seeded = 0;
-    let n = 0;
-    const execute = async (i: number) =>
-      expect(await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }), 'succeeded', false);
-    for (const size of LEDGER_SIZES) {
-      const missing = size - (await host.grants.usageToday(grant.id)).invocations;
-      if (missing > 0) {
-        const now = Date.now();
-        await storage.transaction(async (s) => {
-          // What the claims would have charged.
-          await s.grantUsage.add(grant.id, utcDayStart(now), missing, 0);
-          for (let k = 0; k < missing; k++, seeded++) {
-            const entry: LedgerEntry = {
-              key: `bench.submit:v1:seed:${seeded}`,
-              capabilityId: 'bench.submit',
-              capabilityVersion: 1,
-              scopeId: 'seed',
-              callId: `s${seeded}`,
-              argsHash: String(seeded).padStart(64, '0'),
-              state: 'succeeded',
-              token: `tok-seed-${seeded}`,
-              actor: ACTOR,
-              invocationId: `inv-seed-${seeded}`,
-              runId: 'seed',
-              taskId: null,
-              approvalId: null,
-              grantId: grant.id,
-              bytes: 0,
-              output: { jobId: `job-seed-${seeded}`, accepted: true },
-              error: null,
-              inputSummary: JSON.stringify(submitInput(seeded)),
-              attempts: 1,
-              claimedAt: now,
-              updatedAt: now,
-              settledAt: now,
-            };
-            await s.ledger.insert(entry);
-          }
-        });
-      }
-      let m = await timeBoxed(execute, size === 0 ? WARMUP_MS : 100, n);
+  for (const size of LEDGER_SIZES) {
+    const storage = makeStorage();
+    const host = createAgentHost({ storage, logger: new ConsoleLogger('silent') });
+    try {
+      await host.start();
+      host.capabilities.register(submit);
+      const grant = await host.grants.create({ action: 'bench.submit', actor: 'user:admin', budget: { maxInvocationsPerDay: 10_000_000 } });
+      const now = Date.now();
+      await storage.transaction(async (s) => {
+        // What the claims would have charged.
+        await s.grantUsage.add(grant.id, utcDayStart(now), size, 0);
+        for (let k = 0; k < size; k++) {
+          const entry: LedgerEntry = {
+            key: `bench.submit:v1:seed:${k}`,
+            capabilityId: 'bench.submit',
+            capabilityVersion: 1,
+            scopeId: 'seed',
+            callId: `s${k}`,
+            argsHash: String(k).padStart(64, '0'),
+            state: 'succeeded',
+            token: `tok-seed-${k}`,
+            actor: ACTOR,
+            invocationId: `inv-seed-${k}`,
+            runId: 'seed',
+            taskId: null,
+            approvalId: null,
+            grantId: grant.id,
+            bytes: 0,
+            output: { jobId: `job-seed-${k}`, accepted: true },
+            error: null,
+            inputSummary: JSON.stringify(submitInput(k)),
+            attempts: 1,
+            claimedAt: now,
+            updatedAt: now,
+            settledAt: now,
+          };
+          await s.ledger.insert(entry);
+        }
+      });
+      const execute = async (i: number) =>
+        expect(await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }), 'succeeded', false);
+      let n = 0;
+      let m = await timeBoxed(execute, WARMUP_MS, n);
       n += m.ops;
       const rounds: number[] = [];
       for (let r = 0; r < SCALING_ROUNDS; r++) {
@@ -340,9 +339,9 @@ async function benchLedgerScaling(storage: StorageAdapter): Promise<number[]> {
         rounds.push(usPerOp(m));
       }
       out.push(rounds.sort((a, b) => a - b)[Math.floor(SCALING_ROUNDS / 2)]!);
+    } finally {
+      await host.stop();
     }
-  } finally {
-    await host.stop();
   }
   return out;
 }
@@ -542,15 +541,16 @@ export async function run(): Promise<void> {
 
   rows.push(...(await benchStorage('memory', new MemoryStorage(), bare)));
 
-  const scaling: [string, number[]][] = [['memory', await benchLedgerScaling(new MemoryStorage())]];
+  const scaling: [string, number[]][] = [['memory', await benchLedgerScaling(() => new MemoryStorage())]];
 
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-'));
   const bareSqlite = {} as Record<IdScheme, Record<BareScenario, Measurement>>;
+  let scalingFiles = 0;
   try {
     bareSqlite.random = await benchBareSqlite(dir, 'random');
     for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[]) rows.push({ scenario, storage: 'bare SQLite', m: bareSqlite.random[scenario], baseline: undefined, bare: scenario });
     rows.push(...(await benchStorage('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }), bare)));
-    scaling.push(['sqlite (file, WAL)', await benchLedgerScaling(createSqliteStorage({ path: join(dir, 'scaling.db') }))]);
+    scaling.push(['sqlite (file, WAL)', await benchLedgerScaling(() => createSqliteStorage({ path: join(dir, `scaling-${scalingFiles++}.db`) }))]);
     // The same with ids that sort by time (the host's IdGenerator replaced), full path and bare.
     bareSqlite['time-ordered'] = await benchBareSqlite(dir, 'time-ordered', ['read', 'execute']);
     for (const scenario of ['read', 'execute'] as const)
@@ -571,7 +571,7 @@ export async function run(): Promise<void> {
   console.log(`µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`);
   console.log(`SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, one at each WAL checkpoint), deleted afterwards.`);
   console.log('');
-  console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (seeded, and charged to its usage counter as claims do; median of ${SCALING_ROUNDS} windows of ${SCALING_MS} ms each):`);
+  console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (a fresh store per size, seeded and charged to the grant's usage counter as claims do; median of ${SCALING_ROUNDS} windows of ${SCALING_MS} ms each):`);
   const w = Math.max(...scaling.map(([label]) => label.length));
   console.log(`| ${'storage'.padEnd(w)} | ${LEDGER_SIZES.map((n) => `${n.toLocaleString('en-US')} rows`.padStart(12)).join(' | ')} |`);
   console.log(`|${'-'.repeat(w + 2)}|${LEDGER_SIZES.map(() => `${'-'.repeat(13)}:`).join('|')}|`);
