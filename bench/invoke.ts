@@ -28,10 +28,11 @@
  *
  * The ledger grows during the execute scenarios; the "ledger rows" column says how many entries the
  * budgeted grant had claimed today when each measurement ended; `first→last 10%` shows the µs/op early
- * and late in the window. A second table measures `execute` on a fresh store and host for each of
+ * and late in the window. A second table measures `execute` on a store and host for each of
  * 0 / 1,000 / 10,000 / 50,000 entries the budgeted grant claimed today, seeded directly through
- * `StorageAdapter.transaction` (charging the grant's usage counters as claims do): the budget check reads
- * the grant's counters for the day, so the cost should not grow with the rows.
+ * `StorageAdapter.transaction` (charging the grant's usage counters as claims do), measured in turns so
+ * load and heap affect every size alike: the budget check reads the grant's counters for the day, so the
+ * cost should not grow with the rows.
  *
  * The limit: `bare SQLite` rows run, with better-sqlite3 directly (prepared statements, no SDK code, a
  * file of the same schema, WAL, `synchronous=NORMAL`), the same SQL statements the full path issues on
@@ -276,23 +277,25 @@ async function benchStorage(label: string, storage: StorageAdapter, bare: { read
 /** Ledger sizes (entries the budgeted grant claimed today) at which `execute` is measured again. */
 const LEDGER_SIZES = [0, 1_000, 10_000, 50_000];
 /** Measurement window at each ledger size (the median of {@link SCALING_ROUNDS} windows is reported). */
-const SCALING_MS = 300;
-/** Windows measured at each ledger size. */
-const SCALING_ROUNDS = 5;
+const SCALING_MS = 200;
+/** Windows measured at each ledger size, in turn with the other sizes. */
+const SCALING_ROUNDS = 7;
 
 /**
- * µs/op of `execute` (budgeted grant) at each of {@link LEDGER_SIZES}: for each size a fresh store (from
- * `makeStorage`) and host, the ledger seeded with that many entries the grant claimed today, a warm-up, then
- * the median of {@link SCALING_ROUNDS} windows. Each size starts from the same history otherwise, so what
- * differs is only the seeded rows (not the entries earlier measurements added).
+ * µs/op of `execute` (budgeted grant) at each of {@link LEDGER_SIZES}: a fresh store (from `makeStorage`)
+ * and host per size, its ledger seeded with that many entries the grant claimed today; after a warm-up of
+ * each, {@link SCALING_ROUNDS} rounds of one window per size in turn, and the median window of each size.
+ * The sizes share the process, the heap and the machine's load over the same time, and differ only by
+ * their seeded rows.
  */
 async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<number[]> {
-  const out: number[] = [];
-  for (const size of LEDGER_SIZES) {
-    const storage = makeStorage();
-    const host = createAgentHost({ storage, logger: new ConsoleLogger('silent') });
-    try {
+  const hosts: Array<{ host: AgentHost; execute: (i: number) => Promise<void>; n: number; rounds: number[] }> = [];
+  try {
+    for (const size of LEDGER_SIZES) {
+      const storage = makeStorage();
+      const host = createAgentHost({ storage, logger: new ConsoleLogger('silent') });
       await host.start();
+      hosts.push({ host, execute: async () => undefined, n: 0, rounds: [] });
       host.capabilities.register(submit);
       const grant = await host.grants.create({ action: 'bench.submit', actor: 'user:admin', budget: { maxInvocationsPerDay: 10_000_000 } });
       const now = Date.now();
@@ -327,23 +330,21 @@ async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<nu
           await s.ledger.insert(entry);
         }
       });
-      const execute = async (i: number) =>
+      hosts[hosts.length - 1]!.execute = async (i: number) =>
         expect(await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }), 'succeeded', false);
-      let n = 0;
-      let m = await timeBoxed(execute, WARMUP_MS, n);
-      n += m.ops;
-      const rounds: number[] = [];
-      for (let r = 0; r < SCALING_ROUNDS; r++) {
-        m = await timeBoxed(execute, SCALING_MS, n);
-        n += m.ops;
-        rounds.push(usPerOp(m));
-      }
-      out.push(rounds.sort((a, b) => a - b)[Math.floor(SCALING_ROUNDS / 2)]!);
-    } finally {
-      await host.stop();
     }
+    for (const h of hosts) h.n += (await timeBoxed(h.execute, WARMUP_MS, h.n)).ops;
+    for (let r = 0; r < SCALING_ROUNDS; r++) {
+      for (const h of hosts) {
+        const m = await timeBoxed(h.execute, SCALING_MS, h.n);
+        h.n += m.ops;
+        h.rounds.push(usPerOp(m));
+      }
+    }
+  } finally {
+    for (const h of hosts) await h.host.stop();
   }
-  return out;
+  return hosts.map((h) => h.rounds.sort((a, b) => a - b)[Math.floor(SCALING_ROUNDS / 2)]!);
 }
 
 /**
@@ -571,7 +572,7 @@ export async function run(): Promise<void> {
   console.log(`µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`);
   console.log(`SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, one at each WAL checkpoint), deleted afterwards.`);
   console.log('');
-  console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (a fresh store per size, seeded and charged to the grant's usage counter as claims do; median of ${SCALING_ROUNDS} windows of ${SCALING_MS} ms each):`);
+  console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (a store per size, seeded and charged to the grant's usage counter as claims do; ${SCALING_ROUNDS} rounds of a ${SCALING_MS} ms window per size in turn, the median window of each):`);
   const w = Math.max(...scaling.map(([label]) => label.length));
   console.log(`| ${'storage'.padEnd(w)} | ${LEDGER_SIZES.map((n) => `${n.toLocaleString('en-US')} rows`.padStart(12)).join(' | ')} |`);
   console.log(`|${'-'.repeat(w + 2)}|${LEDGER_SIZES.map(() => `${'-'.repeat(13)}:`).join('|')}|`);
