@@ -18,12 +18,15 @@ const KNOWN: ReadonlySet<string> = new Set<V2SecurityScheme>(['OAuth2PasswordBea
  */
 export class V2HostContract {
   readonly #routes = new Map<string, { security: readonly string[]; declared: boolean }>();
+  /** The parsed OpenAPI document the contract was read from. */
+  readonly document: { openapi?: unknown; paths?: unknown; components?: unknown };
 
   /**
    * @param document - the parsed OpenAPI document
    * @throws {@link HostContractError} (`HOST_CONTRACT_INVALID`) when it is not an OpenAPI document with `paths`
    */
-  constructor(readonly document: { openapi?: unknown; paths?: unknown; components?: unknown }) {
+  constructor(document: { openapi?: unknown; paths?: unknown; components?: unknown }) {
+    this.document = document;
     if (!document || typeof document !== 'object' || typeof document.openapi !== 'string' || !document.paths || typeof document.paths !== 'object')
       throw new HostContractError('the host\'s /api/v1/openapi.json is not an OpenAPI document (no "openapi" version or no "paths"); the adapter takes each route\'s authentication from it and does not guess');
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> | null }>>)) {

@@ -20,6 +20,7 @@ export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './capabilities'
 export {
   defineV2PluginCapability,
   discoverV2PluginCapabilities,
+  type V2PluginDiscovery,
   isV2PluginCapability,
   pluginCapabilityId,
   pluginRoutes,

@@ -180,12 +180,10 @@ function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): u
  * @throws {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` when a declaration's `kind` is weaker
  *   than its route (a writing route declared anything but `execute`); the client's errors when the
  *   OpenAPI document cannot be read
+ * @returns see {@link V2PluginDiscovery}
  * @public
  */
-export async function discoverV2PluginCapabilities(
-  client: V2HostClient,
-  declarations: Record<string, V2PluginDeclaration> = {},
-): Promise<{ capabilities: Capability[]; routes: V2PluginRoute[]; skipped: V2SkippedPluginRoute[]; document: V2OpenApiDocument }> {
+export async function discoverV2PluginCapabilities(client: V2HostClient, declarations: Record<string, V2PluginDeclaration> = {}): Promise<V2PluginDiscovery> {
   const doc = (await client.loadContract()).document as unknown as V2OpenApiDocument;
   const routes = pluginRoutes(doc)
     .filter((r) => client.accepts(r.security))
@@ -529,6 +527,21 @@ interface ResolvedRoute {
 }
 
 const MAX_PENDING_REFUSALS = 1_000;
+
+/**
+ * What {@link discoverV2PluginCapabilities} found on a host.
+ * @public
+ */
+export interface V2PluginDiscovery {
+  /** One capability per served plugin route. */
+  capabilities: Capability[];
+  /** The routes those capabilities call. */
+  routes: V2PluginRoute[];
+  /** Routes left out because no model provider accepts their schema, with the reason. */
+  skipped: V2SkippedPluginRoute[];
+  /** The host's OpenAPI document the routes were read from. */
+  document: V2OpenApiDocument;
+}
 
 /**
  * The {@link V2PluginBinder} of one V2 host: binds plugins to the host client through per-invocation

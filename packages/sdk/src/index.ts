@@ -107,6 +107,7 @@ export {
   type PolicyRevisionRepository,
   type AuditRepository,
   type SettingsRepository,
+  type GrantUsageRepository,
 } from './storage/storage-adapter';
 export type * from './storage/records';
 export type * from './storage/run-records';
@@ -124,6 +125,7 @@ export { RunDriver, type RunDriverDeps, type RunDriverSettings, type RunLease } 
 export { WorkerPool, type WorkerPoolSettings } from './runtime/worker-pool';
 export { checkRunBudgets, checkDailyBudgets, DEFAULT_RUN_BUDGETS, DEFAULT_DAILY_BUDGETS, type RunBudgets, type DailyBudgets, type BudgetBreach } from './runtime/run-budgets';
 export { buildGoalReport, factsSettled, type AgentGoalReport } from './runtime/goal-report';
+export type { GoalCandidate } from './runtime/goal-target';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export { UPDATE_PLAN_TOOL, UPDATE_PLAN_MODEL_TOOL, RunPlanSchema, validatePlan, type RunPlan } from './runtime/plan-tool';
 export { toolResultMessage, TOOL_RESULT_NOTES } from './runtime/tool-result';
