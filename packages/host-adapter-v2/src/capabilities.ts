@@ -165,7 +165,7 @@ export class V2HostView {
 }
 
 /**
- * The MoviePilot 2.x implementations of the 15 standard media capabilities (DESIGN.md §10), with
+ * The MoviePilot 2.x implementations of the 15 standard media capabilities, with
  * read-only verifiers for `download.submit` (downloader task list: hash, else title + size) and
  * `organize.execute` (transfer history). The mapping to endpoints is the table in the package README.
  * @param deps - the client, the host's plan service and the adapter's tracking

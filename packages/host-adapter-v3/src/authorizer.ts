@@ -4,7 +4,7 @@ import type { V3Operation } from './contract/types';
 import { v3NeedsApproval } from './operations-capabilities';
 
 /**
- * Catalog operations each standard capability may send (issue 5 item 2; README mapping table). An
+ * Catalog operations each standard capability may send. An
  * admin-only operation among them makes the capability admin-only for the authorizer.
  * @public
  */
@@ -69,7 +69,7 @@ export type V3DeclaredOperations = (capabilityId: string) => readonly string[] |
 const MAX_AGENT_CHAIN = 4;
 
 /**
- * The V3 host's `Authorizer` (issue 5 item 3), composed over the SDK's (normally
+ * The V3 host's `Authorizer`, composed over the SDK's (normally
  * `PolicyAuthorizer`) and registered through `configure`:
  * 1. an admin-only operation (`admin_only` in the catalog; for a standard capability, any operation it
  *    sends; for a plugin capability, any operation it declared) is denied before any request when the

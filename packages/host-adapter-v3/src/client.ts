@@ -97,7 +97,7 @@ export function isReadEffect(op: V3Operation): boolean {
 }
 
 /**
- * HTTP client of one MoviePilot 3.x host on an undici `Pool` (issue 5 item 1): calls catalog
+ * HTTP client of one MoviePilot 3.x host on an undici `Pool`: calls catalog
  * operations by id, authenticates (API key, or JWT refreshed once on 401), always unwraps the
  * `{success, message, data}` envelope, keeps the HTTP status, maps 422 to {@link V3ValidationError}
  * and the non-superuser 400 "用户权限不足" to {@link V3PermissionDeniedError}, and returns paging

@@ -5,7 +5,7 @@ import type { V3RunJournal } from './journal';
 import { downloadStatusOf, organizeStatusOf, readHostState } from './standard';
 
 /**
- * `GoalFacts` from the MoviePilot 3.x host (issue 5 item 5): for what a run touched (the adapter's
+ * `GoalFacts` from the MoviePilot 3.x host: for what a run touched (the adapter's
  * {@link V3RunJournal}), reads the downloader's task list, the transfer history and `library.exists`,
  * so a report says "imported" only when the host's library says so.
  * @public

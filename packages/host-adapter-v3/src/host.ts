@@ -67,7 +67,7 @@ export interface V3AgentHost {
 }
 
 /**
- * Builds an `AgentHost` for a MoviePilot 3.x host (issue 5 item 7): the SDK defaults (storage,
+ * Builds an `AgentHost` for a MoviePilot 3.x host: the SDK defaults (storage,
  * ledger, plans, approvals, grants, runs) composed with the V3 client, the 15 standard capabilities,
  * every catalog operation as `mp.<operation_id>` behind tool discovery, the {@link V3Authorizer}
  * (admin-only denied before any request; approvals for destructive/confirmed operations), the

@@ -12,7 +12,7 @@ const READ_BACK: Readonly<Record<string, Verifier<any, any>>> = { 'transfer.file
 export const MP_OPERATION_PLAN_TYPE = 'mp.operation';
 
 /**
- * Kind and replay policy of a catalog operation (issue 5 item 3): `safe_read` → `read`/`safe`;
+ * Kind and replay policy of a catalog operation: `safe_read` → `read`/`safe`;
  * `reversible_write`, `external_side_effect` and `destructive_write` → `execute`, with `reconcile`
  * when the operation's recovery is `idempotent` and `never` (settled by a verifier) otherwise.
  * @param op - the catalog entry
@@ -60,7 +60,7 @@ export const frozenV3Call = (operationId: string, i: { path_params?: unknown; qu
 const frozen = frozenV3Call;
 
 /**
- * Every catalog operation as a capability `mp.<operation_id>` (issue 5 item 3), plus
+ * Every catalog operation as a capability `mp.<operation_id>`, plus
  * `mp.operation.plan` (freezes a call as a plan an administrator approves) and `mp.operations.search`
  * (tool discovery over the catalog). Input is the host gateway's shape `{path_params, query, body}`
  * plus `planId`; output the unwrapped answer `{status, success, message, data, collection}`.

@@ -6,8 +6,7 @@ const ALWAYS = new Set(['mp.operations.search', 'mp.operation.plan']);
 
 /**
  * A `CapabilityRegistry` that keeps the 221 `mp.*` catalog capabilities out of `list()` (the
- * tools offered to the model) until `mp.operations.search` reveals them (issue 5 item 3: found through
- * tool discovery, not sent all at once). The most recent `maxRevealed` discoveries stay listed;
+ * tools offered to the model) until `mp.operations.search` reveals them. The most recent `maxRevealed` discoveries stay listed;
  * `get`, `has`, `search` and `invoke` see everything.
  *
  * Plugin capabilities: one made by `defineV3PluginCapability` is bound on `register` (its handler gets

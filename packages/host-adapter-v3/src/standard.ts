@@ -129,7 +129,7 @@ export function organizeStatusOf(t: V3TransferRecord): 'running' | 'succeeded' |
 }
 
 /**
- * The MoviePilot 3.x implementations of the 15 standard media capabilities (issue 5 item 3); see
+ * The MoviePilot 3.x implementations of the 15 standard media capabilities; see
  * the mapping table in the package README. `download.plan`/`organize.plan` create SDK plan artifacts
  * with the host's `PlanService`; `download.submit` carries the standard-style verifier
  * {@link verifyV3DownloadSubmit} (downloader task list: hash, else title + size).
@@ -554,7 +554,7 @@ interface OrganizePlanPayload {
 }
 
 /**
- * The read-only verifier of `download.submit` on V3 (issue 5 item 5): reads the downloader's task
+ * The read-only verifier of `download.submit` on V3: reads the downloader's task
  * list (`mp.download.tasks.active`, through the invocation path) and looks for the plan's torrent —
  * by hash when one is known, else by torrent title and size. Found: `succeeded` with that job (and
  * the job is journaled for the run). Not found: `failed` (verifiably not added, so the submit may run).

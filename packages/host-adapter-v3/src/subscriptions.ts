@@ -59,8 +59,7 @@ export function v3SubscriptionBody(input: { mediaSource: MediaSource; mediaId: s
 }
 
 /**
- * The read-only verifier of `moviepilot.subscription.add` (issue 5 item 5: a subscription is settled
- * by looking it up): reads `moviepilot.subscription.find` (V3 `subscription.find`) through the
+ * The read-only verifier of `moviepilot.subscription.add`: reads `moviepilot.subscription.find` (V3 `subscription.find`) through the
  * invocation path. Found → `succeeded` with its id; the host answers an empty subscription →
  * `failed` (verifiably absent, so the add may run again).
  * @public
@@ -71,7 +70,7 @@ export const verifyV3SubscriptionAdd: Verifier<V3SubscriptionAddInput, { subscri
 };
 
 /**
- * The subscription pair (issue 5 item 5), with the same ids as on V2: `moviepilot.subscription.find`
+ * The subscription pair, with the same ids as on V2: `moviepilot.subscription.find`
  * (read, V3 `subscription.find`) and `moviepilot.subscription.add` (execute, V3 `subscription.add`,
  * replay `never`, settled by {@link verifyV3SubscriptionAdd}). The catalog's `mp.subscription.add` stays
  * `reconcile` (its recovery is `idempotent`: the host answers an existing subscription with its id).

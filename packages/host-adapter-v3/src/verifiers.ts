@@ -37,8 +37,7 @@ interface HistoryRecord {
 const HISTORY_PAGES = 5;
 
 /**
- * The read-only verifier of `mp.transfer.file` (issue 5 item 5: an unknown organize is settled by the
- * transfer history). `transfer.file` is a `never`-replay write (recovery `reconcile`): when its answer
+ * The read-only verifier of `mp.transfer.file`. `transfer.file` is a `never`-replay write (recovery `reconcile`): when its answer
  * is lost, the verifier reads `mp.transfer.history` (newest first, up to 1 000 records) and, when
  * nothing is there, `mp.transfer.queue`, through the invocation path, looking for the request's files
  * (`fileitem.path` and `fileitems[].path`) as record sources.

@@ -63,7 +63,7 @@ function checkPair(where: string, source: unknown, id: unknown, violations: stri
 }
 
 /**
- * Validates one incoming request against the MoviePilot 3.x contract (issue 5 item 6): the route
+ * Validates one incoming request against the MoviePilot 3.x contract: the route
  * exists in the catalog for that method; authentication is present (`X-API-KEY`,
  * `Authorization: Bearer`, `?apikey=` or `?token=`); path parameters are non-empty; `media_source` + `media_id` are
  * paired wherever they appear (query, body, `torrent_in`) and use a known source; paging is within

@@ -16,7 +16,7 @@ export interface SimUser {
   superuser: boolean;
 }
 
-/** Fault switches (issue 5 item 6). @public */
+/** Fault switches. @public */
 export interface SimFaults {
   /** Operation ids whose next request is executed, then the connection is destroyed without an answer (accept then drop). One-shot per entry. */
   dropAfterAccept: string[];
@@ -144,7 +144,7 @@ const key = (source: string, id: string) => `${source}:${id}`;
 const hashOf = (enclosure: string) => createHash('sha1').update(enclosure).digest('hex');
 
 /**
- * A MoviePilot 3.x host simulator (issue 5 item 6): a real HTTP server on 127.0.0.1 with state —
+ * A MoviePilot 3.x host simulator: a real HTTP server on 127.0.0.1 with state —
  * catalog, releases, downloads that move over the clock, transfer queue and history, library,
  * subscriptions, a superuser and a normal user. Every request is validated against the V3 contract
  * (`validateV3Request`: operation exists, method and path, credentials, paired identity, paging

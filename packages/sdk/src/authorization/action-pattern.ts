@@ -1,5 +1,5 @@
 /**
- * Whether a grant's `action` covers a capability (DESIGN.md §5; seed 004, 授权):
+ * Whether a grant's `action` covers a capability:
  * `*` covers everything; an exact capability id covers that capability; `policy.<kind>` covers
  * capabilities whose `policy` is `<kind>` (grants generated when a policy of that kind is
  * published); `<family>.*` covers every id that starts with `<family>.`.

@@ -1,7 +1,7 @@
 import { MediaAgentError } from '../errors';
 
 /**
- * Kinds of actor (DESIGN.md §5; seed 004, 授权): `user` a console administrator (counts as human
+ * Kinds of actor: `user` a console administrator (counts as human
  * authorization), `apikey` an API key, `agent` an agent run, `system` a background job.
  * @public
  */
@@ -42,7 +42,7 @@ export function parseActor(actor: unknown): { kind: ActorKind; id: string } {
 
 /**
  * True when the actor is a console administrator (`user:*`), whose direct calls count as human
- * authorization (seed 004, 授权). Every other actor needs an approval or a grant for
+ * authorization. Every other actor needs an approval or a grant for
  * `propose`/`approve`/`execute`.
  * @throws {@link InvalidActorError} for a malformed actor
  * @public

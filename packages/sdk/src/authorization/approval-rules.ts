@@ -16,7 +16,7 @@ export interface ApprovalCheck {
 }
 
 /**
- * Checks a single-use approval (DESIGN.md §5; seed 004, 授权 / 单次审批): status `approved`
+ * Checks a single-use approval: status `approved`
  * (or `consumed` by this very idempotency key, so the retry of one execution is covered but no other
  * call is); unexpired; bound to this plan type and id; the plan's current payload hash and revision
  * equal those bound at request time.

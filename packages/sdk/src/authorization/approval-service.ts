@@ -34,7 +34,7 @@ export interface DecideApprovalInput {
 }
 
 /**
- * Single-use approvals (DESIGN.md §5; seed 004, 单次审批): bound to plan type + plan id + payload
+ * Single-use approvals: bound to plan type + plan id + payload
  * hash + revision at request time, with an expiry; only a console administrator decides, echoing
  * the payload hash; an API key can never approve (so never its own plan); consumed by the first
  * successful execution and never replayed.

@@ -17,14 +17,14 @@ export interface AuthorizationRequest {
   approvalId: string | undefined;
   /** Idempotency key, for side-effecting kinds. */
   idempotencyKey: string | undefined;
-  /** The run the call belongs to: its mode, allowlist and subagent status limit every call (DESIGN.md §7, §8). */
+  /** The run the call belongs to: its mode, allowlist and subagent status limit every call. */
   runId: string | undefined;
   /** Now (ms). */
   now: number;
 }
 
 /**
- * The authorization port (DESIGN.md §3, §5): decides allow/deny for one invocation from the actor,
+ * The authorization port: decides allow/deny for one invocation from the actor,
  * capability, target, approval and grant records. Called inside the invocation's storage
  * transaction, so budget checks and the ledger claim are atomic.
  * @public

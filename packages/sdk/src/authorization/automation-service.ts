@@ -5,7 +5,7 @@ import type { AutomationSettings } from './decide';
 import { AdministrationForbiddenError, InvalidRequestError } from './errors';
 
 /**
- * The global automation switch and read-only reconcile mode (DESIGN.md §5): while the switch is off
+ * The global automation switch and read-only reconcile mode: while the switch is off
  * or the mode is on, every automatic `execute` is denied.
  * @public
  */

@@ -5,7 +5,7 @@ import { checkApproval } from './approval-rules';
 import type { AuthorizationDecision, RuleFailure } from './decision';
 import { checkGrant, grantCoversCapability } from './grant-rules';
 
-/** The global automation settings (DESIGN.md §5). @public */
+/** The global automation settings. @public */
 export interface AutomationSettings {
   /** The global automation switch; off denies every automatic `execute`. */
   automationEnabled: boolean;
@@ -38,9 +38,9 @@ export interface AuthorizationFacts {
 }
 
 /**
- * The authorization rule (DESIGN.md §5; seed 004, 授权), a pure function:
+ * The authorization rule, a pure function:
  * 0. a call inside a run obeys the run: a read-only subagent may only `read`/`preview` (enforced here, whatever
- *    the prompt says — seed 000, 子代理连续工作), a `plan_only` run may not `approve`/`execute`, an allowlist
+ *    the prompt says), a `plan_only` run may not `approve`/`execute`, an allowlist
  *    limits the capabilities;
  * 1. `read`/`preview` need no authorization record;
  * 2. a console administrator (`user:*`) is human authorization;

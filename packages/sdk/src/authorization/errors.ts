@@ -2,7 +2,7 @@ import { MediaAgentError } from '../errors';
 
 /**
  * The actor may not perform this administrative action (only a console administrator, `user:*`,
- * approves, revokes, creates grants or flips automation switches; seed 004: API Key 一律 403).
+ * approves, revokes, creates grants or flips automation switches; : API Key 一律 403).
  * @public
  */
 export class AdministrationForbiddenError extends MediaAgentError {
@@ -48,7 +48,7 @@ export class ApprovalStateError extends MediaAgentError {
 
 /**
  * A grant update would widen it: grants may only be revoked or shortened; widening means a new
- * grant (seed 004: PATCH 只能撤销或缩短有效期).
+ * grant.
  * @public
  */
 export class GrantWideningError extends MediaAgentError {

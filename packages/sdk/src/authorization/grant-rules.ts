@@ -39,10 +39,10 @@ export function grantCoversCapability(grant: GrantRecord, capability: { id: stri
 }
 
 /**
- * Checks a standing automation grant (DESIGN.md §5; seed 004, 授权 / 持续授权): the action covers
+ * Checks a standing automation grant: the action covers
  * the capability; status active; unexpired; a bound policy revision is still `published`; the scope
  * (`capabilities`, `mediaKinds`, `mediaEntityIds`) contains the target — a scoped axis with an
- * unknown target is refused (conservative, as seed 004 notes for `download.recheck`); the daily
+ * unknown target is refused (conservative, as notes for `download.recheck`); the daily
  * budgets (`maxInvocationsPerDay`, `maxBytesPerDay`) have room for this call.
  *
  * @returns `null` when the grant authorizes the call, else the failed rule

@@ -47,7 +47,7 @@ export interface UpdateGrantInput {
 const ACTION = /^(\*|[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;
 
 /**
- * Standing automation grants (DESIGN.md §5; seed 004, 持续授权). Created by a console administrator;
+ * Standing automation grants. Created by a console administrator;
  * may only be revoked or shortened afterwards.
  * @public
  */
@@ -114,7 +114,7 @@ export class GrantService {
   }
 
   /**
-   * Revokes or shortens a grant (seed 004: PATCH 只能撤销或缩短有效期).
+   * Revokes or shortens a grant.
    * @throws `ADMIN_FORBIDDEN`, `GRANT_NOT_FOUND`, `GRANT_WIDENING` for anything that is not a revocation or an
    *   earlier expiry (un-revoking, a later or removed expiry, any other field), `REQUEST_INVALID` for an empty update
    */

@@ -24,8 +24,7 @@ export interface CreatePlanInput {
 }
 
 /**
- * Plan artifacts: the things approvals bind to (seed 004: organize.plan 把冻结的整理计划存成
- * artifact, payloadHash 就是计划指纹). Revising a payload bumps the revision, which invalidates
+ * Plan artifacts: the things approvals bind to. Revising a payload bumps the revision, which invalidates
  * approvals given for the old one.
  * @public
  */

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } fr
 import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
 
 /**
- * The capability registry port (DESIGN.md §3, §4): descriptors, lookup, search (for tool
+ * The capability registry port: descriptors, lookup, search (for tool
  * discovery) and the single `invoke` path.
  * @public
  */

@@ -112,7 +112,7 @@ export class InputTooLargeError extends MediaAgentError {
 /**
  * Thrown by a handler when its side effect may have happened but the outcome is not known
  * (transport broke after the request was sent, timeout, unreadable response). The ledger records
- * `unknown` (seed 000: 写入请求发出后的传输中断、超时和响应正文不可用保留未知).
+ * `unknown`.
  * @public
  */
 export class OutcomeUnknownError extends MediaAgentError {

@@ -1,6 +1,6 @@
 /**
  * Names of input fields that are always redacted, whatever the capability declares
- * (seed 004, 审计: 脱敏后的输入摘要). Matched case-insensitively against the key with `_`/`-` removed.
+ *. Matched case-insensitively against the key with `_`/`-` removed.
  * @public
  */
 export const SENSITIVE_FIELD_PATTERN = /token|password|passwd|passphrase|passkey|rsskey|secret|apikey|cookie|authorization|credential|privatekey|session|bearer|jwt|^auth$|^pass$|^pwd$|^key$/i;

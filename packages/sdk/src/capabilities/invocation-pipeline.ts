@@ -69,7 +69,7 @@ interface Prepared {
 }
 
 /**
- * The one invocation path (DESIGN.md §4): resolve → validate → authorize → claim → handler →
+ * The one invocation path: resolve → validate → authorize → claim → handler →
  * validate output, settle, audit, emit. Nothing else runs a handler.
  * @internal
  */

@@ -1,7 +1,7 @@
 import type { Actor } from '../authorization/actor';
 
 /**
- * Who calls and on whose behalf (DESIGN.md §4). Web handlers, model tool calls, background jobs and
+ * Who calls and on whose behalf. Web handlers, model tool calls, background jobs and
  * subagents all pass one of these to `CapabilityRegistry.invoke`.
  * @public
  */

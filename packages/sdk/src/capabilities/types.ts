@@ -5,14 +5,14 @@ import type { Logger } from '../ports/logger';
 import type { LedgerEntry, PlanRecord } from '../storage/records';
 
 /**
- * Capability kinds (DESIGN.md §4). `read` and `preview` never need authorization records and never
+ * Capability kinds. `read` and `preview` never need authorization records and never
  * touch the ledger; `propose`, `approve` and `execute` do.
  * @public
  */
 export type CapabilityKind = 'read' | 'preview' | 'propose' | 'approve' | 'execute';
 
 /**
- * Replay policy of a side-effecting capability (DESIGN.md §4):
+ * Replay policy of a side-effecting capability:
  * `safe` may be re-run freely; `reconcile` the handler is idempotent under the same key, so a call
  * whose outcome is unknown is re-run with that key to learn the outcome; `never` cannot be re-run:
  * an unknown outcome stays unknown until a registered read-only verifier settles it.
@@ -45,7 +45,7 @@ export interface InvocationTarget {
 
 /**
  * Marks a handler result as `pending`: an asynchronous job was accepted but is not done
- * (seed 000: pending 不代表外部任务已完成). Create it with `ctx.pending(output)`.
+ *. Create it with `ctx.pending(output)`.
  * @public
  */
 export interface PendingOutcome<O> {
@@ -103,8 +103,7 @@ export type VerifierOutcome<O> =
 export type ReadInvoker = (capabilityId: string, input: unknown) => Promise<unknown>;
 
 /**
- * A read-only verifier: the only way a ledger entry leaves `unknown` (DESIGN.md §6; seed 000:
- * 只读核验). It receives the input of the repeated call and may only read.
+ * A read-only verifier: the only way a ledger entry leaves `unknown`. It receives the input of the repeated call and may only read.
  * @public
  */
 export type Verifier<I = unknown, O = unknown> = (args: {

@@ -5,7 +5,7 @@ import type { RunStatus, RunStep } from '../storage/run-records';
 export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';
 
 /**
- * Payloads of run events by type (a closed union, DESIGN.md §7; seed 004, 增量推送).
+ * Payloads of run events by type (a closed union).
  * @public
  */
 export interface RunEventPayloads {

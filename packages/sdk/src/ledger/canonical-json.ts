@@ -16,7 +16,7 @@ export class CanonicalJsonError extends MediaAgentError {
 
 /**
  * Writes `value` as canonical JSON: the form whose SHA-256 is the argument fingerprint of an
- * idempotency key (DESIGN.md §6; seed 004, 幂等键与操作账本).
+ * idempotency key.
  *
  * @remarks
  * Rules (compatible with RFC 8785 JCS for JSON data):

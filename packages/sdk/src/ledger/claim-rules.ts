@@ -2,7 +2,7 @@ import type { ReplayPolicy } from '../capabilities/types';
 import type { LedgerState } from '../storage/records';
 
 /**
- * What a claim does with an existing ledger state (DESIGN.md §6; seed 000, 写工具的持久执行记录):
+ * What a claim does with an existing ledger state:
  * - none → `insert` a `running` entry;
  * - `succeeded` or `pending` → `return-recorded` (never submit the same execution identity twice;
  *   pending is not done, but it was accepted);

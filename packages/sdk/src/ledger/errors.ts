@@ -2,7 +2,7 @@ import { MediaAgentError } from '../errors';
 
 /**
  * A call id was reused with other arguments or for another capability; refused before any effect
- * (seed 000: 相同调用 ID 携带不同参数时拒绝执行).
+ *.
  * @public
  */
 export class IdempotencyConflictError extends MediaAgentError {

@@ -19,11 +19,11 @@ export interface IdempotencyKeyParts {
 /**
  * Derives the idempotency key of a side-effecting call:
  * `<capabilityId>:v<version>:<runId|taskId>:<sha256 of canonical JSON input>`
- * (DESIGN.md §6; seed 004, 幂等键与操作账本: `id:v版本:<agentRunId|taskId>:sha256(规范化输入)`).
+ * (`id:v版本:<agentRunId|taskId>:sha256(规范化输入)`).
  *
  * @remarks
  * Two calls of one capability version in one run with canonically equal inputs share a key,
- * so a repeated or parallel call by the model is one execution identity (seed 000, 写工具的持久执行记录).
+ * so a repeated or parallel call by the model is one execution identity.
  *
  * @returns the key and the argument hash (64 hex chars)
  * @throws {@link CanonicalJsonError} when the input has no canonical JSON form

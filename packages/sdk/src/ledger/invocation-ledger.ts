@@ -53,7 +53,7 @@ export interface SettleOutcome {
 }
 
 /**
- * The invocation ledger port (DESIGN.md §3, §6): idempotency keys, atomic claims with executor
+ * The invocation ledger port: idempotency keys, atomic claims with executor
  * tokens, outcome records, recovery after a crash, retention.
  * @public
  */
@@ -99,7 +99,7 @@ export interface InvocationLedger {
   recover(options?: { claimedBefore?: number; runId?: string }): Promise<LedgerEntry[]>;
   /**
    * Deletes `succeeded`, `failed` and `pending` entries settled more than `retentionMs` ago; `0` (or less) turns
-   * cleanup off; `running` and `unknown` are never deleted by age (seed 000).
+   * cleanup off; `running` and `unknown` are never deleted by age.
    * @returns how many entries were deleted
    */
   cleanup(retentionMs: number): Promise<number>;

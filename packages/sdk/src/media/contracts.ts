@@ -15,7 +15,7 @@ import {
 } from './schemas';
 
 /**
- * The fixed part of a standard media capability (DESIGN.md §10): everything but the handler.
+ * The fixed part of a standard media capability: everything but the handler.
  * Host adapters implement the contract with {@link defineStandardCapability}.
  * @public
  */
@@ -66,7 +66,7 @@ const mediaTarget = (i: { mediaSource: 'tmdb' | 'douban' | 'imdb' | 'tvdb' | 'ba
 });
 
 /**
- * The 15 standard media capability contracts of seed 004 (能力) / DESIGN.md §10, keyed by id: kind,
+ * The 15 standard media capability contracts of (能力) / keyed by id: kind,
  * replay policy, policy kind, TypeBox schemas, model-facing title and description, tags and aliases
  * (English and Chinese), redaction and target functions.
  *
@@ -391,9 +391,8 @@ export type StandardCapabilities = typeof STANDARD_CAPABILITIES;
 export type StandardCapabilityId = keyof StandardCapabilities;
 
 /**
- * The 15 standard ids in the order of seed 004 (能力). A host registers all of them; a registration
- * count different from `STANDARD_CAPABILITY_IDS.length` fails start-up (seed 004: 注册数不等于
- * CAPABILITY_IDS.length 时进程启动失败) — see {@link registerStandardCapabilities}.
+ * The 15 standard ids in the order of (能力). A host registers all of them; a registration
+ * count different from `STANDARD_CAPABILITY_IDS.length` fails start-up — see {@link registerStandardCapabilities}.
  * @public
  */
 export const STANDARD_CAPABILITY_IDS: readonly StandardCapabilityId[] = Object.freeze([

@@ -38,7 +38,7 @@ export type StandardCapability<Id extends StandardCapabilityId> = Capability<Sta
 /**
  * Implements a standard media capability by writing only its handler: id, version, kind, replay
  * policy, policy kind, schemas, title, description, tags, aliases, redaction and target come from
- * {@link STANDARD_CAPABILITIES} (DESIGN.md §10).
+ * {@link STANDARD_CAPABILITIES}.
  *
  * ```ts
  * const inventory = defineStandardCapability('inventory.query', async (input) => ({ total: 0, items: [] }));
@@ -82,7 +82,7 @@ export type StandardImplementations = Partial<{ [Id in StandardCapabilityId]: St
 
 /**
  * Registers all 15 standard media capabilities, or none: every one must be present and match its
- * contract (seed 004: 注册数不等于 CAPABILITY_IDS.length 时进程启动失败).
+ * contract.
  * @param registry - the host's capability registry (`host.capabilities`)
  * @param implementations - the 15 capabilities (made by {@link defineStandardCapability}, or by
  *   `defineCapability` with the contract's id, version, kind, replay policy, policy kind and schemas)
@@ -144,7 +144,7 @@ export function planReceipt(plan: PlanRecord): PlanReceipt {
 }
 
 /**
- * The standard read-only verifier of `download.submit` (seed 000: 只读核验): reads `task.inspect`
+ * The standard read-only verifier of `download.submit`: reads `task.inspect`
  * by the ledger entry's idempotency key. A download job submitted under that key settles the
  * unknown call as `succeeded` with that job; no job settles it `failed` (verifiably not applied, so
  * the invocation path runs the submit). Requires the host's downloader to record the key each job

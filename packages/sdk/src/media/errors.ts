@@ -1,8 +1,7 @@
 import { MediaAgentError } from '../errors';
 
 /**
- * Standard capabilities are missing from a registration (seed 004: 注册数不等于 CAPABILITY_IDS.length
- * 时进程启动失败). Nothing was registered.
+ * Standard capabilities are missing from a registration. Nothing was registered.
  * @public
  */
 export class StandardCapabilitiesMissingError extends MediaAgentError {

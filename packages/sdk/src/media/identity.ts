@@ -1,8 +1,7 @@
 import Type from 'typebox';
 
 /**
- * Metadata sources a media identity may come from (DESIGN.md §11: MoviePilot 3.x identifies media by
- * `media_source` + `media_id`).
+ * Metadata sources a media identity may come from.
  * @public
  */
 export const MEDIA_SOURCES = ['tmdb', 'douban', 'imdb', 'tvdb', 'bangumi'] as const;

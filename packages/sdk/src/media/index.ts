@@ -1,5 +1,5 @@
 /**
- * The standard media capability contracts (DESIGN.md §10): ids, kinds, replay policies, policy kinds,
+ * The standard media capability contracts: ids, kinds, replay policies, policy kinds,
  * schemas, descriptions for the model, and helpers to implement and register them.
  * @packageDocumentation
  */

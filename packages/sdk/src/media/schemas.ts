@@ -56,7 +56,7 @@ export type Release = Static<typeof ReleaseSchema>;
 
 /**
  * Statuses of a downloader job: `queued` → `downloading` → `completed` → `imported` (organized into
- * the library); `stalled` (no progress), `failed`, `removed` (cancelled). Seed 004: a finished
+ * the library); `stalled` (no progress), `failed`, `removed` (cancelled). : a finished
  * download is `completed`, imported into the library is a succeeded organize record.
  * @public
  */
@@ -103,8 +103,7 @@ export const OrganizeModeSchema = Type.Union([Type.Literal('hardlink'), Type.Lit
 });
 
 /**
- * TypeBox schema of an organize record: one import of downloaded files into the library (seed 004:
- * 入库完成 = an organize record with status `succeeded`).
+ * TypeBox schema of an organize record: one import of downloaded files into the library.
  * @public
  */
 export const OrganizeRecordSchema = Type.Object({

@@ -4,7 +4,7 @@ import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolCallPart,
 
 /**
  * Text of the synthetic result given to a tool call that has none (the run was aborted or
- * crashed between the call and its result). Source: DESIGN.md §7 "Crash": a side effect with no
+ * crashed between the call and its result). Source: "Crash": a side effect with no
  * receipt is shown to the model as "outcome unknown — verify before retrying".
  *
  * @public

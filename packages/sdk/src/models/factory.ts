@@ -7,7 +7,7 @@ import type { ModelProvider } from './types';
 
 /**
  * Plain configuration of a model provider, discriminated by `provider`. `fake` is accepted as an
- * alias of `scripted` (seed 004 calls the demo model "fake").
+ * alias of `scripted`.
  *
  * @public
  */

@@ -1,5 +1,5 @@
 // The scripted ("fake") model: deterministic turns from a script, streamed as realistic deltas.
-// Behaviour from seed 004, "fake 模式演示".
+// Behaviour from 模式演示".
 import { MediaAgentError } from '../errors';
 import { ScriptExhaustedError, ScriptInvalidError } from './errors';
 import { RequestTools } from './tools';
@@ -51,7 +51,7 @@ export interface ScriptStep {
  * A script: when it applies, its tool-calling turns, and the final answer.
  *
  * @remarks
- * JSON form (seed 004): `{ "match": "收进来", "steps": [...], "finalText": "已提交" }`. `match` is a
+ * JSON form: `{ "match": "收进来", "steps": [...], "finalText": "已提交" }`. `match` is a
  * substring, a `RegExp`, or `{ "regex": "...", "flags": "i" }`, tested against the goal and the
  * last user message; a script without `match` applies to everything.
  *
@@ -87,7 +87,7 @@ function textOf(content: string | ReadonlyArray<{ type: string; text?: string }>
 }
 
 /**
- * The built-in demo script (seed 004): query the inventory once, then report honestly what came
+ * The built-in demo script: query the inventory once, then report honestly what came
  * back, and make no writes.
  *
  * @public

@@ -30,7 +30,7 @@ function token<T>(name: string): PortToken<T> {
 }
 
 /**
- * Injection tokens of every port (DESIGN.md §3) and service. `createAgentContainer` registers a
+ * Injection tokens of every port and service. `createAgentContainer` registers a
  * default for each; a host replaces any of them by registering its own (the latest registration wins).
  * @public
  */

@@ -27,7 +27,7 @@ export interface StartReport {
 }
 
 /**
- * The façade a host calls (DESIGN.md §3): capabilities, the direct `invoke` path for human and
+ * The façade a host calls: capabilities, the direct `invoke` path for human and
  * background callers, approvals, grants, plans, policies, the automation switch, the ledger and
  * the audit trail; `start()`/`stop()`.
  * @public

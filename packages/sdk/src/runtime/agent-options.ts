@@ -38,13 +38,13 @@ export interface AgentOptions {
   model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
   /** Business facts for verified goal reports (default: none, so execute runs cannot be verified and end `failed`). */
   goalFacts?: GoalFacts;
-  /** Run settings; every field optional, defaults from seed 004. */
+  /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: DependencyContainer) => void;
 }
 
-/** Run settings (seed 004, 配置上游; DESIGN.md §7). @public */
+/** Run settings. @public */
 export interface RunOptions {
   /** Runs driven at once by this process (default 2). */
   concurrency?: number;
@@ -64,15 +64,15 @@ export interface RunOptions {
   daily?: Partial<DailyBudgets>;
   /** Host layer of the system prompt. */
   systemPrompt?: string;
-  /** Loop guard thresholds (defaults: seed 000, 执行纠偏与停止). */
+  /** Loop guard thresholds (defaults documented on each field). */
   loopGuard?: Partial<LoopGuardConfig>;
-  /** Capabilities offered on the first model call, ranked against the goal; more through `search_tools` (seed 000 `LLM_MAX_TOOLS`; default 0 = offer all). */
+  /** Capabilities offered on the first model call, ranked against the goal; more through `search_tools`. */
   maxTools?: number;
-  /** The model's context window in tokens (seed 004 `pi.contextBudget`, default 128 000). */
+  /** The model's context window in tokens. */
   contextWindowTokens?: number;
-  /** Compact the conversation above this share of the window (seed 004 `compaction.thresholdRatio`, default 0.8; 0 turns compaction off). */
+  /** Compact the conversation above this share of the window. */
   compactionThreshold?: number;
-  /** Large tool result limits (defaults: seed 000, 工具结果与大结果续读: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
+  /** Large tool result limits (defaults: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;
   /**
    * Wait before the model call that follows a model turn whose every tool call the loop guard

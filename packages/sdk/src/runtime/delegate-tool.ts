@@ -1,7 +1,7 @@
 import { providerSafeTool } from '../capabilities/provider-schema';
 import type { ModelMessage, ModelTool } from '../models/types';
 
-/** Name of the built-in subagent tool (seed 000, 子代理连续工作). @public */
+/** Name of the built-in subagent tool. @public */
 export const DELEGATE_TOOL = 'delegate';
 
 /** Deepest subagent: a run (0) may delegate to a child (1), which may delegate to a grandchild (2). @public */

@@ -1,6 +1,5 @@
 /**
- * Business facts about what one run touched, for the verified goal report (DESIGN.md §7 finalize;
- * seed 004 runAgent: 从业务表汇总计划、下载任务和整理记录). Built by the host from its own records —
+ * Business facts about what one run touched, for the verified goal report. Built by the host from its own records —
  * never from model text.
  * @public
  */
@@ -38,8 +37,7 @@ export interface GoalFactsSnapshot {
   }>;
   /**
    * Organize (import into the library) records of the run: those it executed, and automatic imports of
-   * downloads it submitted. `succeeded` means the files are in the library (seed 004: 入库完成 =
-   * organization.changed with status succeeded).
+   * downloads it submitted. `succeeded` means the files are in the library.
    */
   organizes: Array<{
     /** Organize record id. */
@@ -65,7 +63,7 @@ export interface GoalFactsSnapshot {
 }
 
 /**
- * The port through which the host tells the run driver what a run touched (issue 4 item 8): the
+ * The port through which the host tells the run driver what a run touched: the
  * goal-settled step polls it until every plan, download and organize is settled, and finalize
  * builds the `AgentGoalReport` from it.
  * @public

@@ -3,7 +3,7 @@ import type { GoalFactsSnapshot } from './goal-facts';
 import type { GoalCandidate } from './goal-target';
 
 /**
- * The verified goal report of a run (seed 004, finalize: 从业务表汇总…生成 AgentGoalReport). Its
+ * The verified goal report of a run. Its
  * status comes from business facts only; the model's final text is attached and marked unverified.
  * @public
  */
@@ -28,7 +28,7 @@ export interface AgentGoalReport {
 
 /**
  * Whether everything a run touched has settled: no download still `queued`/`downloading`/`completed`
- * (awaiting import) and no organize `running` (DESIGN.md §7, goal-settled). `stalled` counts as settled:
+ * (awaiting import) and no organize `running`. `stalled` counts as settled:
  * it needs a person, not more waiting.
  * @public
  */

@@ -3,7 +3,7 @@ import { compileSchema } from '../capabilities/schema-validator';
 import { providerSafeTool } from '../capabilities/provider-schema';
 import type { ModelTool } from '../models/types';
 
-/** Name of the built-in plan tool (seed 000, 任务计划). @public */
+/** Name of the built-in plan tool. @public */
 export const UPDATE_PLAN_TOOL = 'update_plan';
 
 /** Schema of a run plan: a goal and steps, each with a status; completed and blocked steps need evidence. @public */
@@ -30,7 +30,7 @@ export type RunPlan = Static<typeof RunPlanSchema>;
 
 /**
  * Validates a plan: the schema, plus the rule that `completed` and `blocked` steps carry evidence
- * (seed 000: 完成或阻塞的步骤需要证据).
+ *.
  * @returns the problems found (empty when valid)
  * @public
  */

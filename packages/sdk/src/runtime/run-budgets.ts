@@ -1,8 +1,7 @@
 import type { RunUsage } from '../storage/run-records';
 
 /**
- * Limits of one run (seed 004, 配置上游: `agent.maxToolCalls` 40, `maxDurationSec` 900,
- * `maxTokensPerRun` / `maxCostUsdPerRun` none by default).
+ * Limits of one run.
  * @public
  */
 export interface RunBudgets {
@@ -23,7 +22,7 @@ export interface RunBudgets {
 }
 
 /**
- * Limits per UTC day across runs (seed 004: `budget.agentMaxRunsPerDay` 50, `agentMaxCostUsdPerDay` 5).
+ * Limits per UTC day across runs.
  * @public
  */
 export interface DailyBudgets {
@@ -34,13 +33,13 @@ export interface DailyBudgets {
 }
 
 /**
- * Seed 004 defaults, plus 90 model calls per run (more than twice the default 40 tool calls, so a
+ * defaults, plus 90 model calls per run (more than twice the default 40 tool calls, so a
  * normal run never meets it).
  * @public
  */
 export const DEFAULT_RUN_BUDGETS: Readonly<Required<RunBudgets>> = Object.freeze({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null, maxModelCalls: 90 });
 
-/** Seed 004 defaults. @public */
+/** defaults. @public */
 export const DEFAULT_DAILY_BUDGETS: Readonly<DailyBudgets> = Object.freeze({ agentMaxRunsPerDay: 50, agentMaxCostUsdPerDay: 5 });
 
 /** Which budget was exceeded, its limit and what was used. @public */

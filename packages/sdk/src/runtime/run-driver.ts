@@ -13,7 +13,7 @@ import { updatePlanTool } from './tools/update-plan';
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
 /**
- * Drives one leased run through drive → goal-settled → finalize (DESIGN.md §7; seed 004, runAgent 做什么).
+ * Drives one leased run through drive → goal-settled → finalize.
  *
  * @remarks
  * A drive is a sequence of steps — its start, then model turns and the tool calls each turn

@@ -14,7 +14,7 @@ import type { RunBudgets } from './run-budgets';
 
 /**
  * A run request was malformed: empty goal, unknown mode or capability, an `execute`/`approve`
- * capability in a `plan_only` allowlist (seed 004: 白名单里放了 execute 类会返回 422), bad budgets.
+ * capability in a `plan_only` allowlist, bad budgets.
  * @public
  */
 export class RunRequestError extends MediaAgentError {
@@ -47,7 +47,7 @@ export interface StartRunInput {
   capabilityAllowlist?: string[];
   /** Session the run belongs to. */
   sessionId?: string;
-  /** Per-run budget overrides (defaults: seed 004). */
+  /** Per-run budget overrides (defaults documented on each field). */
   budgets?: Partial<RunBudgets>;
   /** `interactive` (default: loops are warned) or `background` / `channel` (loops stop the run). */
   origin?: RunOrigin;

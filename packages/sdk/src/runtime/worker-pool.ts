@@ -8,7 +8,7 @@ import type { RunDriver, RunLease } from './run-driver';
 export interface WorkerPoolSettings {
   /** Runs driven at once in this process (default 2). */
   concurrency: number;
-  /** Lease length in ms; another process takes a run over after it expires (default 30 000, seed 004: 约 30s). */
+  /** Lease length in ms; another process takes a run over after it expires (default 30 000, : 约 30s). */
   leaseMs: number;
   /** How often an idle worker looks for runnable runs, in ms (default 500). */
   pollMs: number;

@@ -7,7 +7,7 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /**
- * State of a ledger entry (DESIGN.md §6):
+ * State of a ledger entry:
  * `running` claimed, side effect may be under way; `succeeded` done with a recorded result;
  * `failed` did not take effect (bad arguments, explicit rejection); `pending` an async job was
  * accepted, not finished; `unknown` the real outcome is not known (transport broke after the
@@ -26,7 +26,7 @@ export interface RecordedError {
 
 /**
  * One side-effecting invocation in the ledger, identified by its idempotency key.
- * Raw input is never stored, only a redacted summary (seed 000, 写工具的持久执行记录).
+ * Raw input is never stored, only a redacted summary.
  * @public
  */
 export interface LedgerEntry {
@@ -80,7 +80,7 @@ export interface LedgerEntry {
 export type ApprovalStatus = 'requested' | 'approved' | 'rejected' | 'revoked' | 'consumed';
 
 /**
- * A single-use approval bound to one revision of one plan (DESIGN.md §5; seed 004, 授权).
+ * A single-use approval bound to one revision of one plan.
  * @public
  */
 export interface ApprovalRecord {
@@ -155,7 +155,7 @@ export interface GrantUsage {
 }
 
 /**
- * A standing automation grant (DESIGN.md §5; seed 004, 授权 / automation_grant).
+ * A standing automation grant.
  * @public
  */
 export interface GrantRecord {
@@ -238,7 +238,7 @@ export interface PolicyRevisionRecord {
 export type AuditAction = 'capability.invoke' | 'capability.denied' | 'capability.refused';
 
 /**
- * One audit row: written for every invocation (seed 004, 审计).
+ * One audit row: written for every invocation.
  * @public
  */
 export interface AuditRecord {

@@ -1,7 +1,7 @@
 import type { JsonValue, RecordedError } from './records';
 
 /**
- * Status of a run (DESIGN.md §7): `queued` waiting for a worker; `running` driven under a lease;
+ * Status of a run: `queued` waiting for a worker; `running` driven under a lease;
  * `waiting` the drive ended but business facts are still moving (submitted ≠ imported); terminal:
  * `succeeded`, `failed`, `cancelled`, `budget_exceeded`.
  * @public
@@ -15,7 +15,7 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = Object.freeze(['succe
 export type RunMode = 'execute' | 'plan_only';
 
 /**
- * Where a run comes from, which decides how guardrails react (seed 000, 执行纠偏与停止): `interactive`
+ * Where a run comes from, which decides how guardrails react: `interactive`
  * (a person is watching: loops are warned) or `background` / `channel` (loops stop the run).
  * @public
  */
@@ -103,7 +103,7 @@ export interface RunRecord {
 
 /**
  * One persisted run event: per-run `seq` (unique with the run id) and a global sequence, assigned
- * by storage on append (DESIGN.md §7).
+ * by storage on append.
  * @public
  */
 export interface RunEventRecord {

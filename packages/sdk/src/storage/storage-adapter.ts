@@ -165,7 +165,7 @@ export interface StorageSession {
 }
 
 /**
- * The storage port (DESIGN.md §12): async, transactional, versioned migrations.
+ * The storage port: async, transactional, versioned migrations.
  *
  * @remarks
  * Implementations: {@link MemoryStorage} (tests), `SqliteStorage` from `@media-agent/sdk/sqlite`
@@ -224,7 +224,7 @@ export const STORAGE_SCHEMA_VERSION = 4;
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;
 
 /**
- * Runs and their leases (DESIGN.md §7): one driver per run, heartbeat, takeover after expiry.
+ * Runs and their leases: one driver per run, heartbeat, takeover after expiry.
  * @public
  */
 export interface RunRepository {

@@ -1,4 +1,4 @@
-// Context accounting and compaction (issue 6 item 3; seed 000, 子代理连续工作 and 执行纠偏与停止):
+// Context accounting and compaction:
 // older turns are summarized above a threshold, a tool call never leaves its result, pinned facts
 // survive verbatim, a turn too large for the window is a typed error, repeated long results are
 // replaced by a reference to the first.
@@ -119,7 +119,7 @@ export interface CompactionPlan {
 /**
  * A single turn (the latest tool transaction, or one user message) plus the fixed part and pinned
  * facts does not fit the model window: nothing can be dropped silently, so the call fails
- * explicitly (seed 000: 最新单条工具事务或固定提示本身超过模型窗口时仍会明确失败).
+ * explicitly.
  * Code `CONTEXT_TURN_TOO_LARGE`; details `turnTokens`, `fixedTokens`, `pinnedTokens`, `windowTokens`,
  * `from`, `to` (message indices of the turn).
  * @public
@@ -510,7 +510,7 @@ export async function compact(messages: readonly ModelMessage[], options: Compac
 
 /**
  * Replaces a tool result whose text is identical to an earlier tool result of at least `minChars`
- * characters by a short reference to the first (seed 000: 相同长结果从第二次起可在模型上下文中显示为前次结果引用).
+ * characters by a short reference to the first.
  *
  * @remarks
  * Pure and 1:1: returns a new array of the same length; the replaced message keeps its role, call id,

@@ -1,4 +1,4 @@
-// Tool discovery under a token budget (issue 6 item 1; seed 000, 按需发现工具): the first model call
+// Tool discovery under a token budget: the first model call
 // offers a ranked selection, `search_tools` finds more, and extra tool schemas share one budget.
 import { searchCapabilities } from '../../capabilities/capability-search';
 import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
@@ -7,17 +7,17 @@ import { MediaAgentError } from '../../errors';
 import type { TokenCounter } from '../../models/tokens';
 import type { ModelTool } from '../../models/types';
 
-/** Name of the discovery tool (seed 000: `search_tools(search, limit)`). @public */
+/** Name of the discovery tool (`search_tools(search, limit)`). @public */
 export const SEARCH_TOOLS_TOOL = 'search_tools';
 
 /**
- * The context window assumed when the model's window is not known, in tokens (seed 000: 未知窗口使用120000).
+ * The context window assumed when the model's window is not known, in tokens.
  * @public
  */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 120_000;
 
 /**
- * Defaults of {@link ToolDiscovery} (seed 000, 按需发现工具). Every one is configurable through
+ * Defaults of {@link ToolDiscovery}. Every one is configurable through
  * {@link ToolDiscoveryOptions}.
  * @public
  */
@@ -62,8 +62,7 @@ export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze(providerSafeTool
  */
 export interface ToolDiscoveryOptions {
   /**
-   * How many capabilities the first model call offers, ranked against the goal (seed 000
-   * `LLM_MAX_TOOLS`). `0` offers every capability of the catalog on every call and disables discovery.
+   * How many capabilities the first model call offers, ranked against the goal. `0` offers every capability of the catalog on every call and disables discovery.
    */
   maxTools: number;
   /** Counts tool schemas (the JSON of each tool definition) and the request. */
@@ -212,7 +211,7 @@ export function capabilityModelTool(d: CapabilityDescriptor): ModelTool {
 }
 
 /**
- * Tool discovery of one user request (issue 6 item 1; seed 000, 按需发现工具).
+ * Tool discovery of one user request.
  *
  * @remarks
  * With `maxTools > 0` the first call offers only the `maxTools` capabilities ranked best against the
@@ -302,7 +301,7 @@ export class ToolDiscovery {
 
   /**
    * Starts a user request: ranks the catalog against `goal` and keeps the best `maxTools` as the
-   * initial selection; forgets earlier candidates (seed 000: 新的用户请求重新筛选). Capabilities that
+   * initial selection; forgets earlier candidates. Capabilities that
    * do not match the goal at all are not selected (the model finds them with `search_tools`).
    * @param goal - the user's request
    * @returns the selected ids, best first
@@ -452,7 +451,7 @@ const REASON_TEXT: Record<ToolNotEnabledReason, string> = {
 
 /**
  * A short text for the model stating which discovered tools are enabled on this call and why others
- * are not (seed 000: 下一次模型调用根据统一预算明确报告实际启用和未启用原因).
+ * are not.
  * @param report - the report of {@link ToolDiscovery.toolsForNextCall}
  * @returns one paragraph, a few lines
  * @public

@@ -8,17 +8,17 @@ import { RandomIdGenerator, type IdGenerator } from '../../ports/id-generator';
 import { codePointToUnitIndex, indexCodePoints, takeEscapedPrefix, utf8ByteLength, type CodePointIndex } from './text-units';
 
 /*
- * Large tool results (issue 6 item 2; seed 000 工具结果与大结果续读): a result over the preview size
+ * Large tool results: a result over the preview size
  * reaches the model as a preview plus `result_id` and `next_offset`; `read_tool_result` pages the
  * rest by Unicode code point without re-running the tool. Results live only in memory (never on
  * disk or in logs), per run, for a short time.
  */
 
-/** Name of the built-in paging tool (seed 000: `read_tool_result`). @public */
+/** Name of the built-in paging tool. @public */
 export const READ_TOOL_RESULT_TOOL = 'read_tool_result';
 
 /**
- * Defaults of {@link ToolResultStoreOptions}; the numbers are seed 000's (每条完整结果最多 1 MiB,每个图最多
+ * Defaults of {@link ToolResultStoreOptions}; the numbers are 's (每条完整结果最多 1 MiB,每个图最多
  * 8 条、合计 4 MiB,15 分钟后过期) and issue 6's (preview size 64 KiB of text).
  * @public
  */
@@ -104,7 +104,7 @@ export interface StoredToolResult {
   ttlMs: number;
 }
 
-/** The result is over the per-result limit and was not stored (seed 000: 无法保存的结果明确要求缩小查询范围). @public */
+/** The result is over the per-result limit and was not stored. @public */
 export interface TooLargeToolResult {
   /** Discriminator. */
   kind: 'too_large';
@@ -146,7 +146,7 @@ export const TOOL_RESULT_ERROR_CODES = Object.freeze({
 /**
  * `TOOL_RESULT_EXPIRED`: the id was issued to this run but the result is gone — older than the TTL
  * (15 minutes), evicted by the per-run limits (8 results / 4 MiB) or the process-wide bound, or
- * released with its run (seed 000: 容量超限、图重建和进程退出也会使编号失效). The message tells the model to
+ * released with its run. The message tells the model to
  * call the original tool again, narrowed if it can.
  * @public
  */
@@ -184,7 +184,7 @@ export class ToolResultNotFoundError extends MediaAgentError {
 }
 
 /**
- * `TOOL_RESULT_FOREIGN`: the id belongs to another run (seed 000: 不同图线程不能互读). Neither the content
+ * `TOOL_RESULT_FOREIGN`: the id belongs to another run. Neither the content
  * nor its size, tool or owner is revealed.
  * @public
  */
@@ -232,8 +232,7 @@ interface RunShelf {
 }
 
 /**
- * Keeps large tool results of each run in memory for paging (issue 6 item 2; seed 000
- * 工具结果与大结果续读). Built on `lru-cache` with size accounting (UTF-8 bytes) and a TTL driven by the
+ * Keeps large tool results of each run in memory for paging. Built on `lru-cache` with size accounting (UTF-8 bytes) and a TTL driven by the
  * injected {@link Clock}; per-run limits on top: at most `maxResultsPerRun` results and
  * `maxBytesPerRun` bytes, the run's oldest evicted first, other runs untouched (only the process-wide
  * `maxTotalBytes` bound, far above one run's share, can drop another run's result). Nothing is

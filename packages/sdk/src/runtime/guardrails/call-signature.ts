@@ -3,7 +3,7 @@ import type { GuardOutcome } from './types';
 
 /**
  * Identity of a call: the tool name plus the SHA-256 of the canonical JSON of its arguments
- * (seed 000: identities by tool plus canonical arguments). Key order and number spelling in the
+ *. Key order and number spelling in the
  * arguments do not matter. Missing arguments count as `{}`; arguments with no JSON form (never
  * the case for parsed model output) are hashed by their string form instead of throwing.
  *
@@ -48,8 +48,7 @@ export function resultFingerprint(outcome: GuardOutcome): string {
 
 /**
  * True when a call is a poll: its tool is listed in `pollingTools`, or its input has an `action`
- * field naming one of `pollingActions` (seed 000: explicit read/wait/status/list actions may poll
- * normally; other actions of the same tool are not exempt).
+ * field naming one of `pollingActions`.
  *
  * @param tool - tool name
  * @param input - parsed arguments

@@ -1,6 +1,5 @@
 /**
- * Stable codes the loop guard puts on every block, stop, warning and notice (seed 000,
- * 执行纠偏与停止). Programs and event consumers switch on these; the wording of messages may change.
+ * Stable codes the loop guard puts on every block, stop, warning and notice. Programs and event consumers switch on these; the wording of messages may change.
  *
  * - `LOOP_SAME_CALL_FAILING` — the same call (tool + canonical arguments) failed again (warn at 2, block at 5).
  * - `LOOP_SAME_TOOL_FAILING` — one tool failed repeatedly across arguments (warn at 3, stop at 8).

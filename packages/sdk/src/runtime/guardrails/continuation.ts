@@ -1,12 +1,12 @@
 /**
  * Synthetic message sent after a reply that announced a next action but called no tool (English).
- * Not archived as a user message and not counted as a learning turn (seed 000).
+ * Not archived as a user message and not counted as a learning turn.
  * @public
  */
 export const CONTINUATION_PROMPT =
   '[continue] Your last reply said what you would do next but called no tool, so nothing happened. Do it now by calling the tool. If the task is finished or you are blocked, give your final answer instead.';
 
-/** Chinese form of {@link CONTINUATION_PROMPT} (seed 000: the same rule, localized). @public */
+/** Chinese form of {@link CONTINUATION_PROMPT}. @public */
 export const CONTINUATION_PROMPT_ZH = '[继续] 你上一条回复说明了下一步要做什么，但没有调用任何工具，所以什么也没有发生。请现在调用工具去做；如果任务已完成或无法继续，请直接给出最终答复。';
 
 const EN_VERBS =
@@ -42,7 +42,7 @@ function lastSentence(text: string): string {
 /**
  * True when a reply ends by announcing a next action ("接下来我会检查…", "让我查看…", "Next I will…",
  * "Let me check…", "I'll now search…") but calls no tool — the model stopped before doing what it
- * said (seed 000, 执行纠偏与停止). Only the last sentence is read; a question never triggers, nor do
+ * said. Only the last sentence is read; a question never triggers, nor do
  * plain answers, numbers, file names or polite endings ("Let me know if…").
  *
  * @param text - the reply text

@@ -11,8 +11,7 @@ export interface CycleEntry {
 }
 
 /**
- * Finds a repeating cycle ending at the newest call (seed 000: 2–4 step cycles within the last 64
- * calls). For each period from `minPeriod` to `maxPeriod`, smallest first, counts how many trailing
+ * Finds a repeating cycle ending at the newest call. For each period from `minPeriod` to `maxPeriod`, smallest first, counts how many trailing
  * laps of `period` entries equal the final lap (same call and same result at every position). A
  * lap made of one repeated entry is left to the identical-calls rule, and a lap made only of polls
  * is legitimate waiting; neither is reported.

@@ -1,5 +1,5 @@
 /**
- * Run guardrails (seed 000, 执行纠偏与停止; issue 6 item 4): the loop guard and the continuation rule.
+ * Run guardrails: the loop guard and the continuation rule.
  * @packageDocumentation
  */
 export { callSignature, isPollingCall, resultFingerprint } from './call-signature';

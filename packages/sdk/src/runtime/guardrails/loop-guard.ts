@@ -11,35 +11,35 @@ import type { GuardCall, GuardDecision, GuardMode, GuardNotice, GuardOutcome } f
  * @public
  */
 export interface LoopGuardConfig {
-  /** Same call (tool + canonical arguments) failed this many times: warn. Seed 000: 2. */
+  /** Same call (tool + canonical arguments) failed this many times: warn. Default 2. */
   sameCallFailWarnAt: number;
-  /** Same call failed this many times: the next identical call is blocked (stopped in background/channel runs). Seed 000: 5. */
+  /** Same call failed this many times: the next identical call is blocked (stopped in background/channel runs). Default 5. */
   sameCallFailBlockAt: number;
-  /** One tool failed this many times (any arguments): warn. Seed 000: 3. */
+  /** One tool failed this many times (any arguments): warn. Default 3. */
   sameToolFailWarnAt: number;
-  /** One tool failed this many times: background/channel runs stop (interactive runs keep warning). Seed 000: 8. */
+  /** One tool failed this many times: background/channel runs stop (interactive runs keep warning). Default 8. */
   sameToolFailStopAt: number;
-  /** A read-only call returned the same result this many times in a row: warn. Seed 000: 2. */
+  /** A read-only call returned the same result this many times in a row: warn. Default 2. */
   sameResultWarnAt: number;
-  /** A read-only call returned the same result this many times: the next identical call is blocked (stopped in background/channel runs). Seed 000: 5. */
+  /** A read-only call returned the same result this many times: the next identical call is blocked (stopped in background/channel runs). Default 5. */
   sameResultBlockAt: number;
-  /** Identical calls with identical results in a row (a failure ends the streak; failures have their own rules): notice. Seed 000: 3. */
+  /** Identical calls with identical results in a row (a failure ends the streak; failures have their own rules): notice. Default 3. */
   identicalCallsNoticeAt: number;
   /** Identical calls with identical results in a row: background/channel runs stop (Hermes hard-stop threshold, 5). */
   identicalCallsStopAt: number;
-  /** Shortest cycle period checked. Seed 000: 2. */
+  /** Shortest cycle period checked. Default 2. */
   cycleMinPeriod: number;
-  /** Longest cycle period checked. Seed 000: 4. */
+  /** Longest cycle period checked. Default 4. */
   cycleMaxPeriod: number;
-  /** Calls kept for cycle detection. Seed 000: 64. */
+  /** Calls kept for cycle detection. Default 64. */
   cycleWindow: number;
   /** Laps of a cycle (e.g. A,B,A,B is 2 laps) that give a warning. Default 2. */
   cycleWarnLaps: number;
   /** Laps of a cycle at which background/channel runs stop (Hermes hard-stop threshold, 5). */
   cycleStopLaps: number;
-  /** Per-run budget of tool searches, checked before a batch is dispatched; 0 disables. Seed 000: 50. */
+  /** Per-run budget of tool searches, checked before a batch is dispatched; 0 disables. Default 50. */
   maxSearches: number;
-  /** Per-run budget of subagent launches, checked before a batch is dispatched; 0 disables. Seed 000: 50. */
+  /** Per-run budget of subagent launches, checked before a batch is dispatched; 0 disables. Default 50. */
   maxSubagents: number;
   /** Tools counted against {@link LoopGuardConfig.maxSearches}. */
   searchTools: readonly string[];
@@ -49,11 +49,11 @@ export interface LoopGuardConfig {
   failureTolerantTools: readonly string[];
   /** Tools whose every call is a poll (exempt from the identical-call, same-result and cycle rules). */
   pollingTools: readonly string[];
-  /** Values of an `action` argument that make a call a poll (seed 000: read/wait/status/list). */
+  /** Values of an `action` argument that make a call a poll. */
   pollingActions: readonly string[];
   /** `internal` tools treated as read-only for the same-result rule. */
   readOnlyTools: readonly string[];
-  /** Continuation prompts per run for replies that announce an action but call no tool. Seed 000: 2. */
+  /** Continuation prompts per run for replies that announce an action but call no tool. Default 2. */
   maxContinuations: number;
   /**
    * Refused calls in a row (no call allowed in between) at which the run stops in every mode: a model
@@ -65,7 +65,7 @@ export interface LoopGuardConfig {
 }
 
 /**
- * Seed 000's defaults (执行纠偏与停止), which follow the pinned Hermes thresholds.
+ * The defaults, which follow the pinned Hermes agent thresholds.
  * @public
  */
 export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freeze({
@@ -159,7 +159,7 @@ export interface LoopGuardOptions {
 export type ContinuationDecision = { action: 'none' } | { action: 'continue'; prompt: string; count: number } | { action: 'exhausted'; count: number };
 
 /**
- * Per-run loop guard (seed 000, 执行纠偏与停止; issue 6 item 4). Pure bookkeeping: it never runs a
+ * Per-run loop guard. Pure bookkeeping: it never runs a
  * tool and never changes an outcome; it tells the driver which calls to refuse, what to append to
  * results, and when the run must end.
  *
@@ -204,8 +204,7 @@ export class LoopGuard {
   }
 
   /**
-   * Checks the per-run caps for one model turn before any of its calls is dispatched (seed 000:
-   * Hermes semantics — checked before the batch, so a batch already allowed may cross the cap).
+   * Checks the per-run caps for one model turn before any of its calls is dispatched.
    * Counts the allowed calls.
    *
    * @param calls - the turn's calls in model order
@@ -234,8 +233,7 @@ export class LoopGuard {
   }
 
   /**
-   * Decides whether one call may run (seed 000: an identical call that failed 5 times, or a
-   * read-only call that returned the same result 5 times, is not replayed).
+   * Decides whether one call may run.
    *
    * @param call - the call about to run
    * @returns `allow`; `block` (interactive) or `stop` (background/channel) with `LOOP_SAME_CALL_FAILING` / `LOOP_SAME_RESULT`; `stop` with `LOOP_STOPPED` after a stop
@@ -267,8 +265,7 @@ export class LoopGuard {
   /**
    * Records a call that ran and returns what to tell the model about it. Failures (`failed`,
    * `denied`) count per call and per tool; a success clears the call's and the tool's failure
-   * counts, and a successful write makes every earlier failure count stale (seed 000: a retry after
-   * a successful change is a new experiment). `pending` and `unknown` count as neither.
+   * counts, and a successful write makes every earlier failure count stale. `pending` and `unknown` count as neither.
    *
    * @param call - the call as passed to {@link LoopGuard.before}
    * @param outcome - its status and result text (never modified)
@@ -356,9 +353,7 @@ export class LoopGuard {
   }
 
   /**
-   * Decides what to do with a model reply that ends the turn (seed 000: a short reply that ends by
-   * announcing a next action but calls no tool gets at most 2 continuation prompts; afterwards the
-   * run is marked partially complete). Counts the prompts given.
+   * Decides what to do with a model reply that ends the turn. Counts the prompts given.
    *
    * @param text - the reply text
    * @param calledTools - whether the reply also called tools

@@ -1,7 +1,7 @@
 import type { LoopGuardCode } from './codes';
 
 /**
- * How a run is attended, which decides what a tripped threshold does (seed 000, 执行纠偏与停止):
+ * How a run is attended, which decides what a tripped threshold does:
  * `interactive` (web, compatible API, supervised subagents) only warns — a rule that blocks still
  * refuses the single call, but the run goes on; `background` and `channel` (scheduled tasks, channel
  * gateways) stop the run.
@@ -33,7 +33,7 @@ export interface GuardCall {
 /**
  * Outcome of a call that ran, as the driver reports it. The guard never changes it.
  * `failed` and `denied` count as failures; `succeeded` as success; `pending` and `unknown`
- * are neither (an unknown write stays unknown, seed 000).
+ * are neither (an unknown write stays unknown).
  * @public
  */
 export interface GuardOutcome {

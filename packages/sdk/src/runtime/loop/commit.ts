@@ -38,7 +38,7 @@ export async function commitStep(deps: { storage: StorageAdapter; bus: RunEventB
       for (const decision of writes.decisions) await s.decisions.insert(decision);
       const events: RunEvent[] = [];
       for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
-      // A message queued while the run was ending wakes it once more (seed 004, 已知限制).
+      // A message queued while the run was ending wakes it once more.
       if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0) run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
       return { run, events };
     });

@@ -26,19 +26,19 @@ export interface RunDriverSettings {
   systemPrompt: string | undefined;
   /** Daily limits. */
   daily: DailyBudgets;
-  /** Seconds between goal-settled polls (seed 004 `agent.goalPollSec`, default 60). */
+  /** Seconds between goal-settled polls. */
   goalPollSec: number;
-  /** Longest wait for facts to settle, in hours (seed 004 `agent.goalWaitHours`, default 72). */
+  /** Longest wait for facts to settle, in hours. */
   goalWaitHours: number;
   /** Largest number of queued steering messages applied before one model call (the inbox bound, default 16). */
   inboxCapacity: number;
-  /** Loop guard thresholds (defaults: seed 000). */
+  /** Loop guard thresholds (defaults documented on each field). */
   loopGuard: Partial<LoopGuardConfig> | undefined;
-  /** Capabilities offered on the first model call, ranked against the goal; 0 offers all (seed 000 `LLM_MAX_TOOLS`). */
+  /** Capabilities offered on the first model call, ranked against the goal; 0 offers all. */
   maxTools: number;
-  /** The model's context window in tokens (seed 004 `contextBudget`, default 128 000). */
+  /** The model's context window in tokens. */
   contextWindowTokens: number;
-  /** Compaction threshold as a share of the window (seed 004 `compaction.thresholdRatio`, default 0.8); 0 turns compaction off. */
+  /** Compaction threshold as a share of the window; 0 turns compaction off. */
   compactionThreshold: number;
   /** Largest tool-call argument text accepted from the model, in bytes (the invocation path's input limit, default 1 MiB). */
   maxInputBytes: number;

@@ -25,7 +25,7 @@ export async function finish(loop: Loop, session: RunSession, status: RunStatus,
     abortRequested: false,
   });
   session.emit('run_status', { status, step: 'finalize', reason });
-  // A message that arrived while the run was finishing wakes it once more (seed 004, 已知限制).
+  // A message that arrived while the run was finishing wakes it once more.
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;
   for (const failure of await loop.pipeline.runEnd(session, status, reason)) {

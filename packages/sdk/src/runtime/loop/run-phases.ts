@@ -20,8 +20,7 @@ import { RunSession } from './run-session';
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
 
 /**
- * Processes a leased run until it ends, waits, or the lease is lost (DESIGN.md §7; seed 004,
- * runAgent 做什么). A step that throws writes nothing; the run then ends `failed` with the error's
+ * Processes a leased run until it ends, waits, or the lease is lost. A step that throws writes nothing; the run then ends `failed` with the error's
  * code (`RUN_MIDDLEWARE_FAILED` for a middleware, `DRIVER_FAILED` for anything without a code) —
  * unless the lease's signal aborted: on a user abort it ends `cancelled`, on a host stop or a lost
  * lease it is left as stored for the next worker.

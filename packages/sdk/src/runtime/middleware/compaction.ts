@@ -23,7 +23,7 @@ export interface CompactionMiddlewareOptions {
 }
 
 /**
- * Compaction (seed 004 `compaction.thresholdRatio`) as a {@link RunMiddleware} named `compaction`:
+ * Compaction as a {@link RunMiddleware} named `compaction`:
  * before a model request whose estimate (runtime system prompt, the drive's base tools, the working
  * conversation) is over the threshold, the older turns are summarized and replaced in the working
  * conversation (never splitting a call from its result; the plan, unknown writes and open

@@ -11,7 +11,7 @@ interface GuardSlot {
 }
 
 /**
- * The loop guard (seed 000, 执行纠偏与停止) as a {@link RunMiddleware} named `loop_guard`: per-run caps
+ * The loop guard as a {@link RunMiddleware} named `loop_guard`: per-run caps
  * checked before a turn's calls, repeated failing or same-result calls refused, notices appended to
  * results (`guard` in the result JSON), continuation prompts for replies that announce an action but
  * call nothing, and stops — an interactive run then waits for its user, a background or channel run
@@ -49,7 +49,7 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
       if (ctx.calls.length === 0) {
         const next = slot.guard.afterReply(ctx.text, false);
         save(ctx.state, slot.guard);
-        // The reply announced a next action but called no tool (seed 000: at most 2 continuation prompts).
+        // The reply announced a next action but called no tool.
         if (next.action === 'continue') ctx.continueWith(next.prompt);
         return;
       }

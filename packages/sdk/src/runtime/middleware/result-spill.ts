@@ -3,7 +3,7 @@ import { formatStoredToolResult, READ_TOOL_RESULT_TOOL, type ToolResultStore } f
 import type { RunMiddleware } from './run-middleware';
 
 /**
- * Large-result spill (seed 000, 工具结果与大结果续读) as a {@link RunMiddleware} named
+ * Large-result spill as a {@link RunMiddleware} named
  * `result_spill`: a tool result over the store's preview limit reaches the model as a preview with a
  * `result_id` to page with `read_tool_result`; one over the per-result limit as a
  * `TOOL_RESULT_TOO_LARGE` error asking to narrow the query. A run's stored results are released

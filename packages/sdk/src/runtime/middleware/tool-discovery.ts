@@ -5,7 +5,7 @@ import type { MiddlewareState, RunMiddleware } from './run-middleware';
 
 /** What {@link toolDiscoveryMiddleware} needs. @internal */
 export interface ToolDiscoveryMiddlewareOptions {
-  /** Capabilities offered on the first model call, ranked against the goal (`> 0`; seed 000 `LLM_MAX_TOOLS`). */
+  /** Capabilities offered on the first model call, ranked against the goal (`> 0`; `LLM_MAX_TOOLS`). */
   maxTools: number;
   /** Token counting (tool schemas, the request). */
   counter: TokenCounter;
@@ -37,7 +37,7 @@ function slotOf(state: MiddlewareState): DiscoverySlot {
 }
 
 /**
- * Tool discovery (seed 000, 按需发现工具) as a {@link RunMiddleware} named `tool_discovery`: a drive
+ * Tool discovery as a {@link RunMiddleware} named `tool_discovery`: a drive
  * starts from the always-on runtime tools (with `search_tools`) and the `maxTools` capabilities that
  * best match the goal; each request adds the candidates `search_tools` found while they fit the
  * tool budget, with a note saying which were enabled and why others were not. Its state is saved

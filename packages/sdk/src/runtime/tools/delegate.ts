@@ -24,7 +24,7 @@ export interface DelegateToolDeps {
 }
 
 /**
- * `delegate` (seed 000, 子代理连续工作): a read-only subagent run with what is left of the parent's
+ * `delegate`: a read-only subagent run with what is left of the parent's
  * budgets, driven inline under the parent's lease and signal; its report is the tool result. The
  * child is recorded in the parent's runtime state (and committed) before it runs, so a parent
  * resumed after a crash finds it.

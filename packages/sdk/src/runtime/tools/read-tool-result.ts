@@ -2,7 +2,7 @@
 import { READ_TOOL_RESULT_MODEL_TOOL, READ_TOOL_RESULT_TOOL, toolResultPageView, type ToolResultStore } from '../context/tool-result-store';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
 
-/** `read_tool_result` (seed 000, 工具结果与大结果续读): a page of a result the spill kept in `results`. */
+/** `read_tool_result`: a page of a result the spill kept in `results`. */
 export function readToolResultTool(results: ToolResultStore): RuntimeTool {
   return {
     name: READ_TOOL_RESULT_TOOL,

@@ -4,7 +4,7 @@ import { SEARCH_TOOLS_MODEL_TOOL, SEARCH_TOOLS_TOOL } from '../context/tool-disc
 import { discoveryIn } from '../middleware/tool-discovery';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
 
-/** `search_tools` (seed 000, 按需发现工具): answered by the drive's tool discovery; offered only with one. */
+/** `search_tools`: answered by the drive's tool discovery; offered only with one. */
 export function searchToolsTool(): RuntimeTool {
   return {
     name: SEARCH_TOOLS_TOOL,

@@ -3,7 +3,7 @@ import type { JsonValue } from '../../storage/records';
 import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from '../plan-tool';
 import type { RuntimeTool } from './runtime-tool';
 
-/** `update_plan` (seed 000, 任务计划): replaces the run's plan and emits `plan_updated`. */
+/** `update_plan`: replaces the run's plan and emits `plan_updated`. */
 export function updatePlanTool(): RuntimeTool {
   return {
     name: UPDATE_PLAN_TOOL,

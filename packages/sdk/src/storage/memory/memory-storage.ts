@@ -416,7 +416,7 @@ export class MemoryStorage implements StorageAdapter {
         deleteSettledBefore: (settledBefore, states: readonly LedgerState[]) => {
           let n = 0;
           for (const e of [...this.#table<LedgerEntry>('ledger').values()]) {
-            // `running` and `unknown` are never deleted by age (DESIGN.md §6), whatever `states` says.
+            // `running` and `unknown` are never deleted by age, whatever `states` says.
             if (e.state === 'running' || e.state === 'unknown') continue;
             if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
               this.#remove('ledger', e.key);

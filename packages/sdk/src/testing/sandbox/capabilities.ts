@@ -17,7 +17,7 @@ const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\
 const rank = (r: string) => RESOLUTIONS.indexOf(r as (typeof RESOLUTIONS)[number]);
 
 /**
- * The sandbox world's implementations of the 15 standard media capabilities (DESIGN.md §10), with
+ * The sandbox world's implementations of the 15 standard media capabilities, with
  * the standard read-only verifier of `download.submit` (it reads `task.inspect` by idempotency key).
  * @param world - the sandbox world
  * @param services - the host's plan service (`host.plans`): `download.plan` and `organize.plan` create SDK plan artifacts with it

@@ -1,5 +1,5 @@
 /**
- * The sandbox media world (issue 4 item 9): an in-memory media manager implementing the 15 standard
+ * The sandbox media world: an in-memory media manager implementing the 15 standard
  * media capabilities, with a clock-driven downloader, fault switches and the `GoalFacts` port.
  * @packageDocumentation
  */

@@ -9,7 +9,7 @@ import type { GoalFacts, GoalFactsSnapshot } from '../../runtime/goal-facts';
 import { SANDBOX_DEFAULT_LIBRARY, SANDBOX_TITLES, sandboxReleases, type SandboxRelease, type SandboxTitle } from './data';
 
 /**
- * Fault switches of the sandbox world (issue 4 item 9). Not persisted: they come from the options
+ * Fault switches of the sandbox world. Not persisted: they come from the options
  * and {@link SandboxWorld.setFaults}.
  * @public
  */
@@ -206,7 +206,7 @@ export class SandboxStateError extends MediaAgentError {
 const DEFAULT_DURATIONS: SandboxDurations = { queuedMs: 2_000, downloadMs: 10_000, importMs: 2_000 };
 
 /**
- * The sandbox media world (issue 4 item 9): an in-memory media manager — catalog, indexer, downloader,
+ * The sandbox media world: an in-memory media manager — catalog, indexer, downloader,
  * organizer, library, policies — for tests and the demo. Register its 15 standard capabilities with
  * `registerSandboxCapabilities(host, world)`; it also implements the {@link GoalFacts} port.
  *
