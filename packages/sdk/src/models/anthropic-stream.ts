@@ -4,6 +4,7 @@
 import { ProviderProtocolError } from './errors';
 import { streamError } from './http';
 import type { SseEvent } from './sse';
+import { UnknownShapes } from './unknown-shapes';
 import type { SseTranslator } from './sse-translator';
 import type { RequestTools } from './tools';
 import type { ModelEvent, ModelUsage, StopReason } from './types';
@@ -60,7 +61,7 @@ export class AnthropicTranslator implements SseTranslator {
   #stop: StopReason = 'end_turn';
   #generatedIds = 0;
   /** Unknown shapes already reported on this stream. */
-  readonly #shapes = new Set<string>();
+  readonly #unknown: UnknownShapes;
 
   /**
    * @param tools - the request's tools (name mapping and schemas)
@@ -70,6 +71,7 @@ export class AnthropicTranslator implements SseTranslator {
   constructor(tools: RequestTools, provider = 'anthropic', secrets: ReadonlyArray<string | undefined> = []) {
     this.#tools = tools;
     this.#provider = provider;
+    this.#unknown = new UnknownShapes(provider);
     this.#secrets = secrets;
   }
 
@@ -78,7 +80,7 @@ export class AnthropicTranslator implements SseTranslator {
     const ev = this.#payload(sse);
     if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) {
       const got = ev === null ? 'null' : Array.isArray(ev) ? 'array' : typeof ev;
-      this.#unknown(out, `event:${got}`, `an event payload that is not a JSON object (${got})`, { event: sse.event, valueType: got });
+      this.#unknown.report(out, `event:${got}`, `an event payload that is not a JSON object (${got})`, { event: sse.event, valueType: got });
       return false;
     }
     switch (ev.type) {
@@ -124,7 +126,7 @@ export class AnthropicTranslator implements SseTranslator {
 
   #blockStart(index: number, block: Json, out: ModelEvent[]): void {
     if (typeof block !== 'object' || block === null) {
-      this.#unknown(out, `block:${typeof block}`, 'a content block that is not an object', { blockType: null });
+      this.#unknown.report(out, `block:${typeof block}`, 'a content block that is not an object', { blockType: null });
       return;
     }
     const kind = String(block.type);
@@ -144,28 +146,19 @@ export class AnthropicTranslator implements SseTranslator {
       if (typeof block.data === 'string') out.push({ type: 'thinking_delta', thinking: '', redacted: block.data });
       else this.#badField(out, 'redacted_thinking', 'data', block.data);
     }
-    else this.#unknown(out, `block:${kind}`, `a content block of type "${kind}"`, { blockType: kind, keys: Object.keys(block).sort() });
+    else this.#unknown.report(out, `block:${kind}`, `a content block of type "${kind}"`, { blockType: kind, keys: Object.keys(block).sort() });
   }
 
   /** Reports a known block or delta type whose content field has the wrong type. */
   #badField(out: ModelEvent[], type: string, field: string, value: unknown): void {
     const got = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-    this.#unknown(out, `${type}:${field}:${got}`, `a "${type}" whose ${field} is ${got}`, { type, field, valueType: got });
+    this.#unknown.report(out, `${type}:${field}:${got}`, `a "${type}" whose ${field} is ${got}`, { type, field, valueType: got });
   }
 
-  /** Reports a shape the translator does not understand, once per distinct shape per stream. */
-  #unknown(out: ModelEvent[], shape: string, what: string, details: Record<string, unknown>): void {
-    if (this.#shapes.has(shape)) return;
-    this.#shapes.add(shape);
-    out.push({
-      type: 'warning',
-      warning: { code: 'PROVIDER_DELTA_UNKNOWN', message: `${this.#provider}: ignored ${what}, which this translator does not understand`, details: { provider: this.#provider, ...details } },
-    });
-  }
 
   #blockDelta(index: number, delta: Json, out: ModelEvent[]): void {
     if (typeof delta !== 'object' || delta === null) {
-      this.#unknown(out, `delta:${typeof delta}`, `a content block delta that is not an object`, { deltaType: null });
+      this.#unknown.report(out, `delta:${typeof delta}`, `a content block delta that is not an object`, { deltaType: null });
       return;
     }
     switch (delta.type) {
@@ -196,7 +189,7 @@ export class AnthropicTranslator implements SseTranslator {
         break; // citation metadata for the text block: nothing the normalized stream holds
       default: {
         const type = typeof delta.type === 'string' ? delta.type : '(none)';
-        this.#unknown(out, `delta:${type}`, `a content block delta of type "${type}"`, { deltaType: type, keys: Object.keys(delta).sort() });
+        this.#unknown.report(out, `delta:${type}`, `a content block delta of type "${type}"`, { deltaType: type, keys: Object.keys(delta).sort() });
         break;
       }
     }

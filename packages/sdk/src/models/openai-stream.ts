@@ -4,6 +4,7 @@
 import { ProviderProtocolError, ProviderUnavailableError } from './errors';
 import { streamError } from './http';
 import type { SseEvent } from './sse';
+import { UnknownShapes } from './unknown-shapes';
 import type { SseTranslator } from './sse-translator';
 import type { RequestTools } from './tools';
 import type { ModelEvent, ModelUsage, StopReason } from './types';
@@ -151,7 +152,7 @@ export class OpenAITranslator implements SseTranslator {
   #callsEnded = false;
   #generatedIds = 0;
   /** Unknown shapes already reported on this stream. */
-  readonly #shapes = new Set<string>();
+  readonly #unknown: UnknownShapes;
 
   /**
    * @param tools - the request's tools (name mapping and schemas)
@@ -161,6 +162,7 @@ export class OpenAITranslator implements SseTranslator {
   constructor(tools: RequestTools, provider = 'openai-compatible', secrets: ReadonlyArray<string | undefined> = []) {
     this.#tools = tools;
     this.#provider = provider;
+    this.#unknown = new UnknownShapes(provider);
     this.#secrets = secrets;
   }
 
@@ -192,7 +194,7 @@ export class OpenAITranslator implements SseTranslator {
 
   #chunk(chunk: Json, out: ModelEvent[]): void {
     if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
-      this.#unknown(out, `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`, 'a chunk that is not a JSON object', { field: 'chunk' });
+      this.#unknown.report(out, `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`, 'a chunk that is not a JSON object', { field: 'chunk' });
       return;
     }
     const err = chunk.error as Json | string | undefined;
@@ -207,7 +209,7 @@ export class OpenAITranslator implements SseTranslator {
     const rawDelta = choice.delta ?? choice.message; // a few servers send `message` in stream chunks
     if (rawDelta !== undefined && rawDelta !== null) {
       if (typeof rawDelta === 'object' && !Array.isArray(rawDelta)) this.#delta(rawDelta as Json, out);
-      else this.#unknown(out, `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, { field: 'delta' });
+      else this.#unknown.report(out, `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, { field: 'delta' });
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
       if (choice.finish_reason === 'insufficient_system_resource') throw this.#insufficientResource();
@@ -226,11 +228,11 @@ export class OpenAITranslator implements SseTranslator {
     this.#content(delta.refusal, 'refusal', 'text', out);
     const toolCalls = delta.tool_calls;
     if (Array.isArray(toolCalls)) for (let k = 0; k < toolCalls.length; k++) this.#toolCallFragment(toolCalls[k] as Json, out);
-    else if (!isEmpty(toolCalls)) this.#unknown(out, `tool_calls:${typeof toolCalls}`, `tool_calls of type ${typeof toolCalls}`, { field: 'tool_calls' });
+    else if (!isEmpty(toolCalls)) this.#unknown.report(out, `tool_calls:${typeof toolCalls}`, `tool_calls of type ${typeof toolCalls}`, { field: 'tool_calls' });
     if (typeof delta.function_call === 'object' && delta.function_call !== null) this.#toolCallFragment({ function: delta.function_call }, out); // legacy functions API
     for (const key in delta) {
       if (!knownDeltaKeys.has(key) && !isEmpty(delta[key])) {
-        this.#unknown(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key], keys: Object.keys(delta).sort() });
+        this.#unknown.report(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key], keys: Object.keys(delta).sort() });
       }
     }
   }
@@ -261,7 +263,7 @@ export class OpenAITranslator implements SseTranslator {
       return;
     }
     if (typeof part !== 'object' || Array.isArray(part)) {
-      this.#unknown(out, `${field}:${Array.isArray(part) ? 'array' : typeof part}`, `a ${field} part of type ${Array.isArray(part) ? 'array' : typeof part}`, { field });
+      this.#unknown.report(out, `${field}:${Array.isArray(part) ? 'array' : typeof part}`, `a ${field} part of type ${Array.isArray(part) ? 'array' : typeof part}`, { field });
       return;
     }
     const p = part as Json;
@@ -291,18 +293,9 @@ export class OpenAITranslator implements SseTranslator {
       this.#content(p.refusal, field, 'text', out);
       return;
     } else if (ignoredPartTypes.has(type)) return;
-    this.#unknown(out, `${field}:part:${type ?? 'untyped'}`, `a ${field} part of type "${type ?? '(none)'}"`, { field, partType: type ?? null, keys: Object.keys(p).sort() });
+    this.#unknown.report(out, `${field}:part:${type ?? 'untyped'}`, `a ${field} part of type "${type ?? '(none)'}"`, { field, partType: type ?? null, keys: Object.keys(p).sort() });
   }
 
-  /** Reports a shape the translator does not understand, once per distinct shape per stream. */
-  #unknown(out: ModelEvent[], shape: string, what: string, details: Record<string, unknown>): void {
-    if (this.#shapes.has(shape)) return;
-    this.#shapes.add(shape);
-    out.push({
-      type: 'warning',
-      warning: { code: 'PROVIDER_DELTA_UNKNOWN', message: `${this.#provider}: ignored ${what}, which this translator does not understand`, details: { provider: this.#provider, ...details } },
-    });
-  }
 
   #toolCallFragment(tc: Json, out: ModelEvent[]): void {
     if (typeof tc !== 'object' || tc === null) return;
