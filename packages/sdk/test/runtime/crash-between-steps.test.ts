@@ -1,6 +1,5 @@
 // A worker killed with SIGKILL between two steps of the run loop (real child process, SQLite file):
 // what the committed steps wrote is all there, and the resumed run repeats none of them.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +10,8 @@ import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider } from '../../src/testing';
 import { noteWrite, stepCrashScript } from './fixtures/step-crash-scripts';
 import { runEvents, waitForStatus } from './harness';
+import { killWorkerWhen } from './kill-worker';
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const worker = fileURLToPath(new URL('./fixtures/step-crash-worker.ts', import.meta.url));
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -23,22 +22,12 @@ afterEach(async () => {
 
 /** Runs the worker until it is about to make its third model call, then SIGKILLs it; returns the run id. */
 async function killBetweenSteps(dbFile: string, effectsFile: string): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, effectsFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-  const runId = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const id = /"runId":"([^"]+)"/.exec(out)?.[1];
-      if (id && out.includes('in-turn-3\n')) resolve(id);
-    });
-    void exited.then(() => reject(new Error(`worker exited early: ${stderr}`)));
+  const { value, signal } = await killWorkerWhen(worker, [dbFile, effectsFile], (out) => {
+    const id = /"runId":"([^"]+)"/.exec(out)?.[1];
+    return id && out.includes('in-turn-3\n') ? id : undefined;
   });
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
-  return runId;
+  expect(signal).toBe('SIGKILL');
+  return value;
 }
 
 const messagesOf = async (storage: SqliteStorage, runId: string) => (await storage.messages.list(runId)).map((m) => m.message as unknown as ModelMessage);

@@ -1,6 +1,5 @@
 // Subagent runs orphaned by a crash: a real child process killed with SIGKILL while its subagent is
 // inside a read, then a new host on the same SQLite file.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +11,8 @@ import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider } from '../../src/testing';
 import { subagentScripts } from './fixtures/subagent-scripts';
 import { runEvents, waitForStatus } from './harness';
+import { killWorkerWhen } from './kill-worker';
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const worker = fileURLToPath(new URL('./fixtures/subagent-crash-worker.ts', import.meta.url));
 const dirs: string[] = [];
 const hosts: AgentHost[] = [];
@@ -24,22 +23,12 @@ afterEach(async () => {
 
 /** Runs the worker until its subagent is inside the slow read, then SIGKILLs it; returns the parent run id. */
 async function crashInsideSubagent(dbFile: string): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-  const runId = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const id = /run (\S+)\n/.exec(out)?.[1];
-      if (id && out.includes('in-scan\n')) resolve(id);
-    });
-    void exited.then(() => reject(new Error(`worker exited early: ${stderr}`)));
+  const { value, signal } = await killWorkerWhen(worker, [dbFile], (out) => {
+    const id = /run (\S+)\n/.exec(out)?.[1];
+    return id && out.includes('in-scan\n') ? id : undefined;
   });
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
-  return runId;
+  expect(signal).toBe('SIGKILL');
+  return value;
 }
 
 function newHost(dbFile: string): AgentHost {
