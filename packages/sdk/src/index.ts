@@ -136,7 +136,7 @@ export * from './runtime/context/index';
 export * from './runtime/middleware/index';
 
 // events
-export { RunEventBus, toRunEvent } from './events/run-event-bus';
+export { RunEventBus, toRunEvent, type RunEventSubscription } from './events/run-event-bus';
 export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
 export { createAgentContainer, createAgentHost, createRunContainer } from './runtime/container';
 

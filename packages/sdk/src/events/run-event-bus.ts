@@ -1,9 +1,33 @@
 import { EventEmitter } from 'eventemitter3';
 import type { Clock } from '../ports/clock';
-import type { RunEventRecord } from '../storage/run-records';
+import { TERMINAL_RUN_STATUSES, type RunEventRecord, type RunStatus } from '../storage/run-records';
 import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
 import type { JsonValue } from '../storage/records';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-event';
+
+/**
+ * What {@link RunEventBus.subscribe} (and `AgentHost.events`) delivers.
+ * @public
+ */
+export interface RunEventSubscription {
+  /** The last global sequence seen (default 0: from the first stored event). */
+  after?: number;
+  /**
+   * Only this run's events. The iteration then ends by itself after the run's terminal `run_status`
+   * event (`succeeded`, `failed`, `cancelled`, `budget_exceeded`) once every event stored for the run
+   * before it ended was delivered — unless `follow` is set. A run that ends `waiting` does not end it.
+   */
+  runId?: string;
+  /**
+   * With `runId`: keep the iteration open after the run ended, across wakes of the finished run (a
+   * message appended to an ended run drives it again), until `signal` aborts. Default false.
+   */
+  follow?: boolean;
+  /** Ends the iteration when aborted. */
+  signal?: AbortSignal;
+  /** Storage poll interval in ms for events written by other processes (default 1000). */
+  pollMs?: number;
+}
 
 /**
  * Run events: written to storage first (per-run `seq`, global sequence), then published in process
@@ -39,11 +63,15 @@ export class RunEventBus {
   /**
    * Every event with `globalSeq > after`, in global order, each once: storage is read from `after`
    * on, then again whenever an event is published in this process or every `pollMs` (events written
-   * by other processes sharing the store). Ends when `signal` aborts.
-   * @param options - `after`: the last global sequence seen (default 0); `runId`: only this run's events;
-   *   `pollMs`: storage poll interval in ms (default 1000)
+   * by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no `follow`),
+   * also once the run has ended — see {@link RunEventSubscription}.
    */
-  async *subscribe(options: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<RunEvent> {
+  async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
+    const untilEnd = options.runId !== undefined && options.follow !== true;
+    /** The last `run_status` of the run delivered was terminal. */
+    let ended = false;
+    /** The run was seen finished (terminal, no wake asked) while `ended`: one more read, then the end. */
+    let closing = false;
     let last = options.after ?? 0;
     let dirty = true;
     let wake: (() => void) | undefined;
@@ -61,12 +89,25 @@ export class RunEventBus {
             const page = await this.storage.events.listAfter(last, 500);
             for (const record of page) {
               last = record.globalSeq;
-              if (options.runId === undefined || record.runId === options.runId) yield toRunEvent(record);
+              if (options.runId === undefined || record.runId === options.runId) {
+                if (record.type === 'run_status') ended = TERMINAL_RUN_STATUSES.includes((record.data as { status: RunStatus }).status);
+                yield toRunEvent(record);
+              }
               if (options.signal?.aborted) return;
             }
             if (page.length < 500) break;
           }
         }
+        if (untilEnd && ended) {
+          // Read the events once more after seeing the run finished, so none written before that is missed.
+          if (closing) return;
+          const run = await this.storage.runs.get(options.runId!);
+          if (run && TERMINAL_RUN_STATUSES.includes(run.status) && !run.wakeRequested) {
+            closing = true;
+            dirty = true;
+            continue;
+          }
+        } else closing = false;
         if (!dirty) {
           let timer: ReturnType<typeof setTimeout> | undefined;
           await new Promise<void>((resolve) => {

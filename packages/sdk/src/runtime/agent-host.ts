@@ -13,7 +13,7 @@ import type { AuditAction, AuditRecord, LedgerEntry } from '../storage/records';
 import type { StorageAdapter } from '../storage/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from '../events/run-event';
-import type { RunEventBus } from '../events/run-event-bus';
+import type { RunEventBus, RunEventSubscription } from '../events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
@@ -84,8 +84,11 @@ export interface AgentHost {
   /**
    * Run events with global sequence above `after`: replayed from storage, then live. Reconnect with the
    * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for events written by other processes.
+   * With `runId` the iteration ends after the run's terminal `run_status` event (`follow: true` keeps it
+   * open across wakes of the finished run); without it, it ends only when `signal` aborts.
+   * @throws `RUN_REQUEST_INVALID` for a bad option (checked when called, before iterating)
    */
-  events(options?: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number }): AsyncIterable<RunEvent>;
+  events(options?: RunEventSubscription): AsyncIterable<RunEvent>;
   /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
   decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
@@ -206,10 +209,11 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.events} */
-  events(options?: { after?: number; runId?: string; signal?: AbortSignal; pollMs?: number }): AsyncIterable<RunEvent> {
+  events(options?: RunEventSubscription): AsyncIterable<RunEvent> {
     checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER);
     checkInteger('pollMs', options?.pollMs, 1, 3_600_000);
     if (options?.runId !== undefined && typeof options.runId !== 'string') throw new RunRequestError('runId must be a string');
+    if (options?.follow !== undefined && typeof options.follow !== 'boolean') throw new RunRequestError('follow must be a boolean');
     return this.#deps.bus.subscribe(options);
   }
 
