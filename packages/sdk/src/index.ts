@@ -119,6 +119,7 @@ export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedErr
 // runtime
 export type { AgentHost, AgentHostDeps, StartReport } from './runtime/agent-host';
 export { DefaultAgentHost } from './runtime/agent-host';
+export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
 export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
 export { RunService, RunRequestError, RunNotFoundError, type StartRunInput, type RunDetail, type SubagentParent } from './runtime/run-service';
 export { RunDriver, type RunDriverDeps, type RunDriverSettings, type RunLease } from './runtime/run-driver';

@@ -17,6 +17,7 @@ import type { RunEventBus, RunEventSubscription } from '../events/run-event-bus'
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
+import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -30,6 +31,11 @@ export interface StartReport {
  * The façade a host calls: capabilities, the direct `invoke` path for human and
  * background callers, approvals, grants, plans, policies, the automation switch, the ledger and
  * the audit trail; `start()`/`stop()`.
+ *
+ * @remarks
+ * Lifecycle: create → `await start()` → use → `stop()`. Every call that reads or writes storage — its
+ * own methods and those of the services it exposes — is refused with a {@link HostLifecycleError}
+ * (`HOST_NOT_STARTED` before `start()` resolved, `HOST_STOPPED` after `stop()`), the same on every store.
  * @public
  */
 export interface AgentHost {
@@ -95,12 +101,19 @@ export interface AgentHost {
   audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
   /**
    * Migrates storage, then cold-start recovery (`running` ledger entries become `unknown` with new
-   * tokens), retention cleanup, then starts the run workers. Call once per process.
+   * tokens), retention cleanup, then starts the run workers. Call once per process, before anything that
+   * reads or writes storage: until it resolved those calls are refused with `HOST_NOT_STARTED` (on every
+   * store). Registering capabilities needs no start.
    * @param options - `workers: false` to invoke capabilities without driving runs in this process
-   * @throws storage errors (`STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CORRUPT`, `STORAGE_LOCKED`)
+   * @throws storage errors (`STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CORRUPT`, `STORAGE_LOCKED`); `HOST_STOPPED`
+   *   after `stop()` (a stopped host cannot be started again: create a new one)
    */
   start(options?: { workers?: boolean }): Promise<StartReport>;
-  /** Stops the workers (runs in flight stop at a step boundary, their state stored), then closes the storage. */
+  /**
+   * Stops the workers (runs in flight stop at a step boundary, their state stored), then closes the
+   * storage. For good: afterwards every call that needs storage, and `start()`, is refused with
+   * `HOST_STOPPED` ({@link HostLifecycleError}).
+   */
   stop(): Promise<void>;
 }
 
@@ -158,13 +171,23 @@ export class DefaultAgentHost implements AgentHost {
   /** @param deps - the services (normally resolved from the container) */
   constructor(deps: AgentHostDeps) {
     this.#deps = deps;
-    this.capabilities = deps.capabilities;
-    this.approvals = deps.approvals;
-    this.grants = deps.grants;
-    this.plans = deps.plans;
-    this.policies = deps.policies;
-    this.automation = deps.automation;
-    this.ledger = deps.ledger;
+    // The services as the host hands them out: their storage calls are refused, with the fix in the
+    // message, before start() and after stop(), whatever the store (the runtime uses them unguarded).
+    const state = () => this.#state;
+    this.capabilities = guardService(deps.capabilities, 'capabilities', state, ['invoke']);
+    this.approvals = guardService(deps.approvals, 'approvals', state);
+    this.grants = guardService(deps.grants, 'grants', state);
+    this.plans = guardService(deps.plans, 'plans', state);
+    this.policies = guardService(deps.policies, 'policies', state);
+    this.automation = guardService(deps.automation, 'automation', state);
+    this.ledger = guardService(deps.ledger, 'ledger', state);
+  }
+
+  #state: HostLifecycleState = 'created';
+
+  /** Rejects a call of `operation` unless the host is started. */
+  #refused(operation: string): Promise<never> | undefined {
+    return this.#state === 'started' ? undefined : Promise.reject(new HostLifecycleError(this.#state, operation));
   }
 
   /**
@@ -180,36 +203,37 @@ export class DefaultAgentHost implements AgentHost {
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
-    return this.capabilities.invoke(idOrCapability as string, input, context);
+    return this.#refused('invoke') ?? this.#deps.capabilities.invoke(idOrCapability as string, input, context);
   }
 
   /** {@inheritDoc AgentHost.startRun} */
   startRun(input: StartRunInput): Promise<RunRecord> {
-    return this.#deps.runs.startRun(input);
+    return this.#refused('startRun') ?? this.#deps.runs.startRun(input);
   }
 
   /** {@inheritDoc AgentHost.getRun} */
   getRun(id: string, options?: { afterSeq?: number; limit?: number }): Promise<RunDetail> {
-    return this.#deps.runs.getRun(id, options);
+    return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);
   }
 
   /** {@inheritDoc AgentHost.listRuns} */
   listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]> {
-    return this.#deps.runs.listRuns(filter);
+    return this.#refused('listRuns') ?? this.#deps.runs.listRuns(filter);
   }
 
   /** {@inheritDoc AgentHost.appendMessage} */
   appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
-    return this.#deps.runs.appendMessage(runId, text, actor);
+    return this.#refused('appendMessage') ?? this.#deps.runs.appendMessage(runId, text, actor);
   }
 
   /** {@inheritDoc AgentHost.abort} */
   abort(runId: string, reason?: string): Promise<RunRecord> {
-    return this.#deps.runs.abort(runId, reason);
+    return this.#refused('abort') ?? this.#deps.runs.abort(runId, reason);
   }
 
   /** {@inheritDoc AgentHost.events} */
   events(options?: RunEventSubscription): AsyncIterable<RunEvent> {
+    checkStarted(this.#state, 'events');
     checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER);
     checkInteger('pollMs', options?.pollMs, 1, 3_600_000);
     if (options?.runId !== undefined && typeof options.runId !== 'string') throw new RunRequestError('runId must be a string');
@@ -219,29 +243,32 @@ export class DefaultAgentHost implements AgentHost {
 
   /** {@inheritDoc AgentHost.decisions} */
   decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]> {
-    return this.#deps.storage.decisions.list(filter);
+    return this.#refused('decisions') ?? this.#deps.storage.decisions.list(filter);
   }
 
   /** {@inheritDoc AgentHost.audit} */
   audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]> {
-    return this.#deps.storage.audit.list(filter);
+    return this.#refused('audit') ?? this.#deps.storage.audit.list(filter);
   }
 
   /** {@inheritDoc AgentHost.start} */
   async start(options: { workers?: boolean } = {}): Promise<StartReport> {
+    if (this.#state === 'stopped') throw new HostLifecycleError('stopped', 'start');
     await this.#deps.storage.migrate();
-    const recovered = await this.ledger.recover();
+    const recovered = await this.#deps.ledger.recover();
     if (recovered.length > 0) this.#deps.logger.warn('ledger entries interrupted by a crash are now unknown', { count: recovered.length });
-    const cleaned = await this.ledger.cleanup(this.#deps.options.ledgerRetentionMs);
+    const cleaned = await this.#deps.ledger.cleanup(this.#deps.options.ledgerRetentionMs);
     if (options.workers !== false) {
       this.#offDecided ??= this.#wakeOnDecision();
       this.#deps.workers.start();
     }
+    this.#state = 'started';
     return { recovered, cleaned };
   }
 
   /** {@inheritDoc AgentHost.stop} */
   async stop(): Promise<void> {
+    this.#state = 'stopped';
     this.#offDecided?.();
     this.#offDecided = undefined;
     await this.#deps.workers.stop();
@@ -261,7 +288,7 @@ export class DefaultAgentHost implements AgentHost {
         .then(() => this.#deps.workers.wake())
         .catch((error: Error) => this.#deps.logger.warn('could not wake a run after an approval decision', { runId, message: error.message }));
     };
-    this.approvals.events.on('decided', listener);
-    return () => this.approvals.events.off('decided', listener);
+    this.#deps.approvals.events.on('decided', listener);
+    return () => this.#deps.approvals.events.off('decided', listener);
   }
 }
