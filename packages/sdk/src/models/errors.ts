@@ -149,8 +149,8 @@ export class ScriptExhaustedError extends MediaAgentError {
 }
 
 /**
- * A scripted-provider script is not valid (no steps and no final text, bad regex, a
- * `{{capability.path}}` with no earlier successful result). Code `SCRIPT_INVALID`.
+ * A scripted-provider script is not valid (not JSON, not an object, steps that are not a list). Code
+ * `SCRIPT_INVALID`. A template that cannot be filled is {@link ScriptTemplateError}.
  *
  * @public
  */
@@ -158,6 +158,23 @@ export class ScriptInvalidError extends MediaAgentError {
   /** @param message - explanation; @param details - `{ script, reason }` */
   constructor(message: string, details: Record<string, unknown>) {
     super('SCRIPT_INVALID', message, details);
+  }
+}
+
+/**
+ * A scripted-provider template (`{{capabilityId.path}}`) cannot be filled from the conversation: the
+ * capability was not called or its last call did not succeed, or its result holds nothing at the path
+ * (e.g. a lookup that matched no title). Code `SCRIPT_TEMPLATE_UNFILLED`. The message names the
+ * capability, the path, the call's input and what the result held; `details` has `reference`,
+ * `capability`, `path`, `missing` (the first path segment that was not there), `input` and `held`
+ * (a short JSON excerpt), those that are known.
+ *
+ * @public
+ */
+export class ScriptTemplateError extends MediaAgentError {
+  /** @param message - what is missing; @param details - `{ reference, capability?, path?, missing?, input?, held? }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('SCRIPT_TEMPLATE_UNFILLED', message, details);
   }
 }
 

@@ -32,6 +32,7 @@ export {
   ProviderUnavailableError,
   ScriptExhaustedError,
   ScriptInvalidError,
+  ScriptTemplateError,
   redactSecrets,
 } from './errors';
 export { SseParser, readSse, readSseBatches, type SseEvent } from './sse';

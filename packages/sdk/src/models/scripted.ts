@@ -1,7 +1,7 @@
 // The scripted ("fake") model: deterministic turns from a script, streamed as realistic deltas.
 // Behaviour from 模式演示".
 import { MediaAgentError } from '../errors';
-import { ScriptExhaustedError, ScriptInvalidError } from './errors';
+import { ScriptExhaustedError, ScriptInvalidError, ScriptTemplateError } from './errors';
 import { RequestTools } from './tools';
 import type { ModelEvent, ModelMessage, ModelProvider, ModelRequest, ModelUsage } from './types';
 
@@ -117,52 +117,143 @@ function at(value: unknown, path: string[]): unknown {
 }
 
 /**
+ * The latest call of a capability in the conversation, whatever its outcome: what a template that
+ * cannot be filled reports.
+ * @public
+ */
+export interface ScriptCallRecord {
+  /** The call's input as the model sent it. */
+  input: unknown;
+  /** The runtime's outcome (`succeeded`, `failed`, `denied`, …), or the tool message's status when the result is not the runtime's envelope. */
+  status: string;
+  /** The output (for a successful call), parsed as JSON when possible. */
+  output?: unknown;
+  /** The error of a call that did not succeed. */
+  error?: { code?: string; message?: string };
+}
+
+/**
  * Replaces `{{capabilityId.path.to.value}}` placeholders with values from the latest successful
  * result of that capability. The capability id is the longest one with a result that prefixes the
  * reference (ids contain dots). A string that is exactly one placeholder takes the value's own type.
  *
  * @param value - a string, array or object (walked recursively)
  * @param results - latest successful result per capability id
+ * @param calls - latest call per capability id (any outcome), for the error of a template that cannot be filled
  * @returns the value with placeholders resolved
- * @throws ScriptInvalidError (`SCRIPT_INVALID`) when a reference has no result or no value at its path
+ * @throws ScriptTemplateError (`SCRIPT_TEMPLATE_UNFILLED`) when a reference has no successful result or no
+ *   value at its path, naming the capability, the path, the call's input and what its result held
  * @public
  */
-export function resolveTemplates(value: unknown, results: Readonly<Record<string, unknown>>): unknown {
+export function resolveTemplates(value: unknown, results: Readonly<Record<string, unknown>>, calls: Readonly<Record<string, ScriptCallRecord>> = {}): unknown {
   if (typeof value === 'string') {
     const one = /^\{\{\s*([^{}]+?)\s*\}\}$/.exec(value);
-    if (one) return lookup(one[1]!, results);
+    if (one) return lookup(one[1]!, results, calls);
     return value.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_, ref: string) => {
-      const v = lookup(ref, results);
+      const v = lookup(ref, results, calls);
       return typeof v === 'string' ? v : JSON.stringify(v);
     });
   }
-  if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, results));
+  if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, results, calls));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, resolveTemplates(v, results)]));
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, resolveTemplates(v, results, calls)]));
   }
   return value;
 }
 
-function lookup(ref: string, results: Readonly<Record<string, unknown>>): unknown {
-  const ids = Object.keys(results)
-    .filter((id) => ref === id || ref.startsWith(`${id}.`))
-    .sort((a, b) => b.length - a.length);
-  const id = ids[0];
-  if (id === undefined) throw new ScriptInvalidError(`{{${ref}}}: no successful result of a capability named by this reference yet`, { reference: ref });
+/** The longest of `ids` that is `ref` or prefixes it at a dot. */
+function capabilityOf(ref: string, ids: Iterable<string>): string | undefined {
+  return [...ids].filter((id) => ref === id || ref.startsWith(`${id}.`)).sort((a, b) => b.length - a.length)[0];
+}
+
+function lookup(ref: string, results: Readonly<Record<string, unknown>>, calls: Readonly<Record<string, ScriptCallRecord>>): unknown {
+  const id = capabilityOf(ref, Object.keys(results));
+  if (id === undefined) throw noResult(ref, calls);
   const path = ref === id ? [] : ref.slice(id.length + 1).split('.');
   const v = at(results[id], path);
-  if (v === undefined) throw new ScriptInvalidError(`{{${ref}}}: the latest ${id} result has no value at "${path.join('.')}"`, { reference: ref, capability: id });
+  if (v === undefined) throw missingValue(ref, id, path, results[id], calls[id]);
   return v;
 }
 
-function isResultEnvelope(value: unknown): value is { status: string; output?: unknown } {
+/** A short JSON excerpt of a value for a message (at most `max` characters). */
+function excerpt(value: unknown, max = 160): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** "for 'Xyz'" when the input names what was looked for (`query`, `title`, `name`), else the input as JSON. */
+function soughtIn(input: unknown): string {
+  if (input && typeof input === 'object') {
+    const o = input as Record<string, unknown>;
+    const named = [o.query, o.title, o.name].find((v) => typeof v === 'string' && v !== '');
+    if (named !== undefined) return `'${named as string}'`;
+  }
+  return excerpt(input, 120);
+}
+
+/** The reference names no capability with a successful result: say what the last call of it did, if any. */
+function noResult(ref: string, calls: Readonly<Record<string, ScriptCallRecord>>): ScriptTemplateError {
+  const id = capabilityOf(ref, Object.keys(calls));
+  if (id === undefined) {
+    return new ScriptTemplateError(`{{${ref}}} cannot be filled: no capability this reference names was called earlier in the conversation (the script uses a result before the call that makes it)`, { reference: ref });
+  }
+  const call = calls[id]!;
+  const why = call.error ? `${call.error.code ? `${call.error.code}: ` : ''}${call.error.message ?? ''}`.trim() : call.status;
+  return new ScriptTemplateError(`{{${ref}}} cannot be filled: the last ${id} call, for ${soughtIn(call.input)}, did not succeed (${call.status}${why && why !== call.status ? ` — ${why}` : ''})`, {
+    reference: ref,
+    capability: id,
+    input: call.input,
+    held: excerpt(call.error ?? call.status),
+  });
+}
+
+/** The result has nothing at `path`: name the first segment that was not there and what its parent held. */
+function missingValue(ref: string, id: string, path: string[], result: unknown, call: ScriptCallRecord | undefined): ScriptTemplateError {
+  let parent: unknown = result;
+  let depth = 0;
+  for (; depth < path.length; depth++) {
+    const next = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[path[depth]!] : undefined;
+    if (next === undefined) break;
+    parent = next;
+  }
+  const where = path.slice(0, depth).join('.') || 'the result';
+  const missing = path[depth] ?? '';
+  const held = Array.isArray(parent)
+    ? parent.length === 0
+      ? `"${where}" is an empty list`
+      : `"${where}" has ${parent.length} item(s), no index ${missing}`
+    : parent !== null && typeof parent === 'object'
+      ? `"${where}" has no "${missing}" (it has ${Object.keys(parent).map((k) => `"${k}"`).join(', ') || 'no fields'})`
+      : `"${where}" is ${excerpt(parent, 60)}`;
+  const found = Array.isArray(parent) && parent.length === 0 ? `no ${id} result matched ${call ? soughtIn(call.input) : 'the call'}` : `the ${id} result${call ? ` for ${soughtIn(call.input)}` : ''} does not hold "${path.join('.')}"`;
+  return new ScriptTemplateError(`${found}: ${held}, so {{${ref}}} cannot be filled`, {
+    reference: ref,
+    capability: id,
+    path: path.join('.'),
+    missing: path.slice(0, depth + 1).join('.'),
+    ...(call ? { input: call.input } : {}),
+    held: excerpt(parent),
+  });
+}
+
+function isResultEnvelope(value: unknown): value is { status: string; output?: unknown; error?: { code?: string; message?: string } } {
   return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'string' && 'note' in value;
 }
 
-function latestResults(messages: ReadonlyArray<ModelMessage>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/**
+ * The latest successful result of each capability (`results`, what templates read) and the latest call
+ * of each, whatever its outcome, with the input the model sent (`calls`, what their errors report).
+ */
+function conversationResults(messages: ReadonlyArray<ModelMessage>): { results: Record<string, unknown>; calls: Record<string, ScriptCallRecord> } {
+  const results: Record<string, unknown> = {};
+  const calls: Record<string, ScriptCallRecord> = {};
+  const inputs = new Map<string, unknown>();
   for (const m of messages) {
-    if (m.role !== 'tool' || m.status !== 'ok') continue;
+    if (m.role === 'assistant') {
+      for (const part of m.content) if (part.type === 'tool_call') inputs.set(part.id, part.input);
+      continue;
+    }
+    if (m.role !== 'tool') continue;
     const text = textOf(m.content);
     let value: unknown;
     try {
@@ -170,14 +261,19 @@ function latestResults(messages: ReadonlyArray<ModelMessage>): Record<string, un
     } catch {
       value = text;
     }
+    const input = inputs.get(m.toolCallId);
     // The runtime wraps results as { status, note, output }: templates address the output itself.
     if (isResultEnvelope(value)) {
-      if (value.status !== 'succeeded') continue;
+      calls[m.name] = { input, status: value.status, ...(value.output !== undefined ? { output: value.output } : {}), ...(value.error ? { error: value.error } : {}) };
+      if (value.status !== 'succeeded' || m.status !== 'ok') continue;
       value = value.output;
+    } else {
+      calls[m.name] = { input, status: m.status, ...(m.status === 'ok' ? { output: value } : { error: { message: excerpt(value) } }) };
+      if (m.status !== 'ok') continue;
     }
-    out[m.name] = value;
+    results[m.name] = value;
   }
-  return out;
+  return { results, calls };
 }
 
 function parseScripts(scripts: ScriptedProviderOptions['scripts']): FakeScript[] {
@@ -301,7 +397,8 @@ export class ScriptedProvider implements ModelProvider {
     const summaries = request.messages.filter(isCompactionSummary).map((m) => textOf(m.content));
     const script = this.#scripts.find((s) => matches(s, [goal, lastUserMessage, ...summaries]));
     const turn = script ? turnOf(script, request.messages) : 0;
-    const ctx: ScriptContext = { goal, lastUserMessage, results: latestResults(request.messages), turn, request };
+    const { results, calls: lastCalls } = conversationResults(request.messages);
+    const ctx: ScriptContext = { goal, lastUserMessage, results, turn, request };
     const pause = async () => {
       if (this.#delay > 0) await new Promise((r) => setTimeout(r, this.#delay));
       else await new Promise((r) => setImmediate(r));
@@ -324,11 +421,11 @@ export class ScriptedProvider implements ModelProvider {
       this.#progress.set(script, Math.max(this.#progress.get(script) ?? 0, turn + 1));
       const step: ScriptStep = turn < steps.length ? steps[turn]! : { text: script.finalText ?? 'Done.' };
       const rawText = typeof step.text === 'function' ? step.text(ctx) : step.text;
-      const text = rawText === undefined ? '' : (resolveTemplates(rawText, ctx.results) as string);
+      const text = rawText === undefined ? '' : (resolveTemplates(rawText, ctx.results, lastCalls) as string);
       const chosen = typeof step.toolCalls === 'function' ? step.toolCalls(ctx) : (step.toolCalls ?? []);
       const calls = chosen.map((c) => ({
         capability: c.capability,
-        input: resolveTemplates(typeof c.input === 'function' ? c.input(ctx) : (c.input ?? {}), ctx.results),
+        input: resolveTemplates(typeof c.input === 'function' ? c.input(ctx) : (c.input ?? {}), ctx.results, lastCalls),
       }));
       for (let i = 0; i < text.length; i += this.#chunk) {
         await pause();

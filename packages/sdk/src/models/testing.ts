@@ -12,6 +12,7 @@ export {
   resolveTemplates,
   ScriptedProvider,
   type FakeScript,
+  type ScriptCallRecord,
   type ScriptContext,
   type ScriptedProviderOptions,
   type ScriptStep,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { complete, collectStream } from '../../src/models/complete';
 import { createModelProvider } from '../../src/models/factory';
-import { ScriptedProvider, type FakeScript } from '../../src/models/scripted';
+import { ScriptTemplateError } from '../../src/models/errors';
+import { resolveTemplates, ScriptedProvider, type FakeScript } from '../../src/models/scripted';
 import type { AssistantMessage, ModelMessage, ModelRequest, ModelTool } from '../../src/models/types';
 import { drain, ofType } from './helpers';
 
@@ -117,7 +118,7 @@ describe('ScriptedProvider', () => {
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
   });
 
-  it('reports a template with no earlier successful result as SCRIPT_INVALID', async () => {
+  it('reports a template whose capability did not succeed as SCRIPT_TEMPLATE_UNFILLED, naming the call and what it returned', async () => {
     const p = new ScriptedProvider({ scripts: seedScript });
     const messages: ModelMessage[] = [
       { role: 'user', content: '收进来' },
@@ -125,7 +126,33 @@ describe('ScriptedProvider', () => {
       { role: 'tool', toolCallId: 'c', name: 'inventory.query', status: 'error', content: 'denied' },
     ];
     const events = await drain(p.stream({ model: 'm', messages, tools }));
-    expect(ofType(events, 'error')[0]?.error.code).toBe('SCRIPT_INVALID');
+    const error = ofType(events, 'error')[0]?.error;
+    expect(error).toBeInstanceOf(ScriptTemplateError);
+    expect(error?.code).toBe('SCRIPT_TEMPLATE_UNFILLED');
+    expect(error?.message).toContain("the last inventory.query call, for '沙丘2', did not succeed");
+    expect(error?.message).toContain('denied');
+  });
+
+  it('a lookup that matched nothing: the error names the capability, the path, the title looked for and what the result held', () => {
+    const calls = { 'catalog.lookup': { input: { query: 'Xyz', limit: 1 }, status: 'succeeded', output: { items: [], total: 0 } } };
+    const results = { 'catalog.lookup': { items: [], total: 0 } };
+    const error = (() => {
+      try {
+        resolveTemplates({ mediaId: '{{catalog.lookup.items.0.mediaId}}' }, results, calls);
+      } catch (e) {
+        return e as ScriptTemplateError;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ScriptTemplateError);
+    expect(error?.message).toBe(`no catalog.lookup result matched 'Xyz': "items" is an empty list, so {{catalog.lookup.items.0.mediaId}} cannot be filled`);
+    expect(error?.details).toMatchObject({ reference: 'catalog.lookup.items.0.mediaId', capability: 'catalog.lookup', path: 'items.0.mediaId', missing: 'items.0', input: { query: 'Xyz', limit: 1 }, held: '[]' });
+    // A field that is not there names the fields that are.
+    expect(() => resolveTemplates('{{catalog.lookup.first}}', results, calls)).toThrow(`the catalog.lookup result for 'Xyz' does not hold "first": "the result" has no "first" (it has "items", "total")`);
+    // A reference to a capability never called says so.
+    expect(() => resolveTemplates('{{release.search.releases.0.releaseId}}', results, calls)).toThrow(/no capability this reference names was called earlier/);
+    // Filled templates are unchanged by the error path.
+    expect(resolveTemplates('{{catalog.lookup.total}} found', results, calls)).toBe('0 found');
   });
 
   it('assertComplete() throws SCRIPT_INCOMPLETE until every step and the final text were played', async () => {

@@ -60,7 +60,12 @@ export interface SandboxRelease {
   publishedAt: number;
 }
 
-/** The default sandbox catalog: real films and series with their TMDB ids. @public */
+/**
+ * The default sandbox catalog: real films and series with their TMDB ids. The one list of the sandbox's
+ * titles: the package README's "The sandbox catalog" table shows it, and host simulators that need the
+ * same world import it from `@media-agent/sdk/testing`.
+ * @public
+ */
 export const SANDBOX_TITLES: readonly SandboxTitle[] = Object.freeze([
   { mediaId: '693134', kind: 'movie', title: 'Dune: Part Two', originalTitle: 'Dune: Part Two', localizedTitle: '沙丘2', year: 2024, runtimeMin: 166, seasons: null, overview: 'Paul Atreides unites with Chani and the Fremen while seeking revenge against the conspirators who destroyed his family.', externalIds: { douban: '35575567', imdb: 'tt15239678' } },
   { mediaId: '438631', kind: 'movie', title: 'Dune', originalTitle: 'Dune', localizedTitle: '沙丘', year: 2021, runtimeMin: 155, seasons: null, overview: 'Paul Atreides, a brilliant and gifted young man born into a great destiny, must travel to the most dangerous planet in the universe.', externalIds: { imdb: 'tt1160419' } },
