@@ -9,7 +9,7 @@
  *
  * Goal: add a film to the library. The console administrator (this app) lets the agent propose
  * downloads under a standing grant; submitting one needs a single-use approval, which the app grants
- * when the runtime asks. It prints streamed progress and ends with the verified goal report; exit code
+ * when the run waits for it (after the denial that asked for it). It prints streamed progress and ends with the verified goal report; exit code
  * 0 only when the report is verified `succeeded`. Run it twice: the second run finds the film in the
  * library and submits nothing.
  *
@@ -17,16 +17,20 @@
  *   npm run demo -- "Blade Runner 2049"   # another title of the sandbox catalog
  *   npm run demo -- --reset               # start from an empty data directory
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type ModelProviderConfig, type RunEvent } from '@media-agent/sdk';
+import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type ModelProviderConfig, type RunEvent, type RunEventPayloads } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
 
 const args = process.argv.slice(2);
 const title = args.find((a) => !a.startsWith('--')) ?? 'Dune: Part Two';
 const dataDir = resolve(process.env.MEDIA_AGENT_DATA_DIR ?? '.media-agent');
-if (args.includes('--reset')) rmSync(dataDir, { recursive: true, force: true });
+if (args.includes('--reset')) {
+  const removed = existsSync(dataDir) ? readdirSync(dataDir) : [];
+  rmSync(dataDir, { recursive: true, force: true });
+  console.log(removed.length > 0 ? `reset: removed ${dataDir} (${removed.join(', ')}): runs, grants, ledger, audit and the sandbox world start empty` : `reset: nothing to remove at ${dataDir}`);
+}
 mkdirSync(dataDir, { recursive: true });
 
 /** The model: a real provider when its key is in the environment, else the scripted one. */
@@ -71,17 +75,28 @@ console.log(`media-agent quickstart — model: ${model.label}; data: ${dataDir}`
 const run = await host.startRun({ goal: `Add ${title} to the library`, actor: admin });
 console.log(`run ${run.id} ${run.status}: ${run.goal}\n`);
 
-const stop = new AbortController();
 let midLine = false;
 const line = (text: string) => {
   if (midLine) process.stdout.write('\n');
   midLine = false;
   console.log(text);
 };
+let report: AgentGoalReport | undefined;
+const asked: Array<RunEventPayloads['approval_requested']> = [];
+/** Approves each plan the run asked for, echoing the plan's payload hash (what an approval binds to). */
+const decide = async () => {
+  for (const request of asked.splice(0)) {
+    const plan = await host.plans.get(request.planId);
+    await host.approvals.decide(request.approvalId, { status: 'approved', actor: admin, payloadHash: plan.payloadHash });
+    line(`  ✓ approval ${request.approvalId} granted by ${admin} (hash ${plan.payloadHash.slice(0, 12)}…)`);
+  }
+};
 const show = async (e: RunEvent) => {
   switch (e.type) {
     case 'run_status':
       line(`· run ${e.data.status} (${e.data.step})${e.data.reason ? ` — ${e.data.reason}` : ''}`);
+      // The run waits for a person: the console administrator reviews what it asked for and approves.
+      if (e.data.status === 'waiting') await decide();
       break;
     case 'text_delta':
       process.stdout.write(midLine ? e.data.text : `  ${e.data.text}`);
@@ -92,16 +107,15 @@ const show = async (e: RunEvent) => {
       else line(`  ← ${e.data.capabilityId}: ${e.data.phase}${e.data.error ? ` (${e.data.error.code})` : ''}`);
       break;
     case 'plan_updated':
-      if (e.data.plan) line(`  plan: ${(e.data.plan as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+      if (e.data.plan) line(`  plan: ${e.data.plan.steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
       break;
-    case 'approval_requested': {
+    case 'approval_requested':
       line(`  ? approval asked for ${e.data.planType} plan ${e.data.planId} (${e.data.capabilityId})`);
-      // The console administrator reviews the plan and approves it, echoing its payload hash.
-      const plan = await host.plans.get(e.data.planId);
-      await host.approvals.decide(e.data.approvalId, { status: 'approved', actor: admin, payloadHash: plan.payloadHash });
-      line(`  ✓ approval ${e.data.approvalId} granted by ${admin} (hash ${plan.payloadHash.slice(0, 12)}…)`);
+      asked.push(e.data);
       break;
-    }
+    case 'report':
+      report = e.data.report;
+      break;
     case 'budget_exceeded':
       line(`  ! budget ${e.data.budget} exceeded (limit ${e.data.limit})`);
       break;
@@ -116,17 +130,8 @@ const show = async (e: RunEvent) => {
   }
 };
 
-let report: AgentGoalReport | undefined;
-const events = (async () => {
-  for await (const e of host.events({ runId: run.id, signal: stop.signal, pollMs: 200 })) {
-    await show(e);
-    if (e.type === 'report') report = e.data.report as unknown as AgentGoalReport;
-    if (e.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(e.data.status)) stop.abort();
-  }
-})();
-const timeout = setTimeout(() => stop.abort(), 120_000);
-await events;
-clearTimeout(timeout);
+// The run's events, in order, until it ends (the iteration ends by itself after the run's final status).
+for await (const e of host.events({ runId: run.id, signal: AbortSignal.timeout(120_000), pollMs: 200 })) await show(e);
 
 const final = await host.getRun(run.id);
 report ??= final.report ?? undefined;

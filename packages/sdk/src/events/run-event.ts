@@ -1,5 +1,7 @@
 import type { JsonValue } from '../storage/records';
 import type { RunStatus, RunStep } from '../storage/run-records';
+import type { AgentGoalReport } from '../runtime/goal-report';
+import type { RunPlan } from '../runtime/plan-tool';
 
 /** Phases of a tool call as published in `tool_call` events. @public */
 export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';
@@ -15,8 +17,8 @@ export interface RunEventPayloads {
   text_delta: { text: string };
   /** A tool call started or settled. */
   tool_call: { callId: string; capabilityId: string; phase: ToolCallPhase; invocationId?: string; idempotencyKey?: string; error?: { code: string; message: string }; output?: JsonValue };
-  /** The run's plan was replaced. */
-  plan_updated: { plan: JsonValue };
+  /** The run's plan was replaced (`update_plan`), or cleared (`null`) when an ended run is driven again. */
+  plan_updated: { plan: RunPlan | null };
   /** A steering message was queued. */
   message_queued: { messageId: string; text: string };
   /** Queued steering messages reached the model. */
@@ -25,8 +27,8 @@ export interface RunEventPayloads {
   approval_requested: { approvalId: string; planType: string; planId: string; payloadHash: string; capabilityId: string };
   /** An approval the run asked for was decided. */
   approval_decided: { approvalId: string; status: string };
-  /** The verified goal report. */
-  report: { report: JsonValue };
+  /** The goal report verified from the host's `GoalFacts` (written just before the run's final `run_status`). */
+  report: { report: AgentGoalReport };
   /** A budget was exceeded. */
   budget_exceeded: { budget: string; limit: number; used: number };
   /**
@@ -47,7 +49,9 @@ export interface RunEventPayloads {
 export type RunEventType = keyof RunEventPayloads;
 
 /**
- * A persisted run event as delivered to subscribers: per-run `seq`, global `globalSeq`.
+ * A persisted run event as delivered to subscribers: per-run `seq`, global `globalSeq`. A union
+ * discriminated by `type`: after `if (e.type === 'report')` (or in a `switch` case) `e.data` has that
+ * type's payload from {@link RunEventPayloads}, e.g. `e.data.report.status`, with no cast.
  * @public
  */
 export type RunEvent = { [T in RunEventType]: { type: T; runId: string; seq: number; globalSeq: number; at: number; data: RunEventPayloads[T] } }[RunEventType];

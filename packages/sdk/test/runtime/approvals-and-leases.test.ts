@@ -47,8 +47,15 @@ describe('approvals asked by a run', () => {
     await host.grants.create({ action: 'plan.make', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'Add Dune', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested');
+    const before = await runEvents(host, run.id);
+    const asked = before.find((e) => e.type === 'approval_requested');
     expect(asked?.data).toMatchObject({ planType: 'download', capabilityId: 'plan.execute' });
+    // The events tell the story in order: the denial, then the approval it asked for, then the wait.
+    const denial = before.findIndex((e) => e.type === 'tool_call' && e.data.capabilityId === 'plan.execute' && e.data.phase === 'denied');
+    const waiting = before.findIndex((e) => e.type === 'run_status' && e.data.status === 'waiting');
+    expect(denial).toBeGreaterThan(-1);
+    expect(before.indexOf(asked!)).toBe(denial + 1);
+    expect(waiting).toBeGreaterThan(denial + 1);
     expect(world.jobs).toHaveLength(0);
     const { approvalId, payloadHash } = asked!.data as { approvalId: string; payloadHash: string };
     await host.approvals.decide(approvalId, { status: 'approved', actor: 'user:admin', payloadHash });

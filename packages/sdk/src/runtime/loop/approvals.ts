@@ -7,6 +7,7 @@ import type { Logger } from '../../ports/logger';
 import type { ApprovalRecord } from '../../storage/records';
 import type { RunRecord } from '../../storage/run-records';
 import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { RunEventPayloads } from '../../events/run-event';
 import type { RunSession } from './run-session';
 
 /** The plan a call executes, from the capability's target (if it names one). */
@@ -25,20 +26,28 @@ export async function approvalFor(approvals: ApprovalService, run: RunRecord, de
 }
 
 /**
- * After a denial of a plan execution, asks a person once (per plan revision) for an approval; the
- * `approval_requested` event is written with the step.
- * @returns the approval id, or undefined when the call executes no plan or the request failed
+ * After a denial of a plan execution, asks a person once (per plan revision) for an approval.
+ * @returns the approval id, with the `approval_requested` payload when this call asked (the caller writes
+ *   the event with the step, after the denied call's settled `tool_call` event, so the events read in
+ *   the order things happened); undefined when the call executes no plan or the request failed
  */
-export async function requestApproval(deps: { approvals: ApprovalService; logger: Logger }, session: RunSession, descriptor: CapabilityDescriptor, input: unknown): Promise<string | undefined> {
+export async function requestApproval(
+  deps: { approvals: ApprovalService; logger: Logger },
+  session: RunSession,
+  descriptor: CapabilityDescriptor,
+  input: unknown,
+): Promise<{ approvalId: string; requested?: RunEventPayloads['approval_requested'] } | undefined> {
   const plan = planTarget(descriptor, input);
   if (!plan) return undefined;
   const run = session.run;
   const existing = (await deps.approvals.list({ planId: plan.planId })).find((a) => a.requestedBy === `agent:${run.id}` && a.status === 'requested');
-  if (existing) return existing.id;
+  if (existing) return { approvalId: existing.id };
   try {
     const approval = await deps.approvals.request({ planType: plan.planType, planId: plan.planId, actor: `agent:${run.id}`, reason: `run ${run.id}: ${run.goal.slice(0, 200)}` });
-    session.emit('approval_requested', { approvalId: approval.id, planType: approval.planType, planId: approval.planId, payloadHash: approval.payloadHash, capabilityId: descriptor.id });
-    return approval.id;
+    return {
+      approvalId: approval.id,
+      requested: { approvalId: approval.id, planType: approval.planType, planId: approval.planId, payloadHash: approval.payloadHash, capabilityId: descriptor.id },
+    };
   } catch (error) {
     deps.logger.warn('could not request an approval', { runId: run.id, code: error instanceof MediaAgentError ? error.code : 'UNKNOWN' });
     return undefined;

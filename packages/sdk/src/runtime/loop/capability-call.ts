@@ -1,6 +1,7 @@
 // A tool call that is a capability: through the one invocation path, as `agent:<runId>`.
 import type { InvocationResult } from '../../capabilities/invocation';
 import { MediaAgentError } from '../../errors';
+import type { RunEventPayloads } from '../../events/run-event';
 import type { ToolCallPart } from '../../models/types';
 import { approvalFor, requestApproval } from './approvals';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
@@ -15,6 +16,8 @@ export interface CapabilityCallOutcome {
   extra: Record<string, unknown>;
   /** The goal is ambiguous for this side effect: the question for a person (the call did not run). */
   ask?: GoalTargetQuestion;
+  /** An approval this call asked for: its event, written after the call's settled `tool_call` event. */
+  approvalRequested?: RunEventPayloads['approval_requested'];
 }
 
 /**
@@ -43,8 +46,11 @@ export async function callCapability(loop: Loop, session: RunSession, call: Tool
   if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
   const extra: Record<string, unknown> = {};
   if (result.status === 'denied') {
-    const requested = await requestApproval({ approvals, logger }, session, descriptor, call.input);
-    if (requested) extra.approvalRequested = { approvalId: requested, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
+    const asked = await requestApproval({ approvals, logger }, session, descriptor, call.input);
+    if (asked) {
+      extra.approvalRequested = { approvalId: asked.approvalId, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
+      if (asked.requested) return { result, extra, approvalRequested: asked.requested };
+    }
   }
   return { result, extra };
 }

@@ -96,7 +96,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     const current = session.run;
     const facts = current.mode === 'execute' ? await goalFacts.forRun(current.id, session.lease.signal) : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
     const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: clock.now(), targets: goalState(session).targets });
-    session.emit('report', { report: report as unknown as JsonValue });
+    session.emit('report', { report });
     const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
     await finish(loop, session, status, report.summary, null, report as unknown as JsonValue);
   }

@@ -26,7 +26,7 @@ export interface DispatchedCall {
 
 /**
  * Answers `call` and writes its settled `tool_call` event (its `started` event was written when it
- * was opened).
+ * was opened), followed by the `approval_requested` event of an approval a denied call asked for.
  * @param failure - why the call must not run (arguments invalid or too large), if so
  */
 export async function dispatchToolCall(loop: Loop, session: RunSession, call: ToolCallPart, failure: { code: string; message: string } | undefined): Promise<DispatchedCall> {
@@ -53,5 +53,8 @@ export async function dispatchToolCall(loop: Loop, session: RunSession, call: To
   }
   if (!loop.deps.capabilities.has(call.name)) return done({ status: 'failed', error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` } });
   const outcome = await callCapability(loop, session, call);
-  return { ...done(outcome.result, outcome.extra), ...(outcome.ask ? { ask: outcome.ask } : {}) };
+  const answered = done(outcome.result, outcome.extra);
+  // The denial first, then the approval it asked for: events read in the order things happened.
+  if (outcome.approvalRequested) session.emit('approval_requested', outcome.approvalRequested);
+  return { ...answered, ...(outcome.ask ? { ask: outcome.ask } : {}) };
 }

@@ -1,6 +1,6 @@
 // `update_plan`: the run's plan.
 import type { JsonValue } from '../../storage/records';
-import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from '../plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan, type RunPlan } from '../plan-tool';
 import type { RuntimeTool } from './runtime-tool';
 
 /** `update_plan`: replaces the run's plan and emits `plan_updated`. */
@@ -14,7 +14,7 @@ export function updatePlanTool(): RuntimeTool {
       const problems = validatePlan(call.input);
       if (problems.length > 0) return { result: { status: 'failed', error: { code: 'PLAN_INVALID', message: problems.join('; ') } } };
       session.patch({ plan: call.input as JsonValue });
-      session.emit('plan_updated', { plan: call.input as JsonValue });
+      session.emit('plan_updated', { plan: call.input as RunPlan });
       return { result: { status: 'succeeded', output: { saved: true } } };
     },
   };
