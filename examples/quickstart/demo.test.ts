@@ -35,7 +35,7 @@ function lineOf(stdout: string, pattern: RegExp): number {
 }
 
 describe('the quickstart demo (child process, SQLite in a temp directory)', () => {
-  it('adds a numbered title, and its output tells the story in order: denial, approval asked, run waits, approval granted, submit', async () => {
+  it('adds a numbered title, and its output tells the story in order: denial, approval asked, run waits, approval granted, run woken, submit', async () => {
     const { code, stdout, stderr } = await demo(['--reset', 'Blade Runner 2049']);
     expect(code, stderr).toBe(0);
     expect(lineOf(stdout, /^reset: /)).toBe(0);
@@ -43,8 +43,9 @@ describe('the quickstart demo (child process, SQLite in a temp directory)', () =
     const asked = lineOf(stdout, /\? approval asked for download plan/);
     const waiting = lineOf(stdout, /· run waiting .*waiting for an approval/);
     const granted = lineOf(stdout, /✓ approval apr_\S+ granted by user:admin/);
+    const woken = lineOf(stdout, /· run running .*woken by an approval decision/);
     const submitted = lineOf(stdout, /← download\.submit: pending/);
-    const story = [denied, asked, waiting, granted, submitted];
+    const story = [denied, asked, waiting, granted, woken, submitted];
     expect(story).toEqual([...story].sort((a, b) => a - b));
     expect(new Set(story).size).toBe(story.length);
     expect(stdout).toMatch(/plan: Check the library \[completed\] → Find a release \[in_progress\]/);

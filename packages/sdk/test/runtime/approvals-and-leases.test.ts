@@ -62,8 +62,9 @@ describe('approvals asked by a run', () => {
     for (let i = 0; i < 500 && world.jobs.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(world.jobs).toHaveLength(1);
     expect((await host.approvals.get(approvalId)).status).toBe('consumed');
-    const types = (await runEvents(host, run.id)).map((e) => e.type);
-    expect(types).toContain('approval_decided');
+    const after = await runEvents(host, run.id);
+    expect(after.map((e) => e.type)).toContain('approval_decided');
+    expect(after.find((e) => e.type === 'run_status' && e.data.status === 'running' && e.data.reason !== undefined)?.data).toMatchObject({ reason: 'woken by an approval decision' });
   });
 });
 

@@ -62,7 +62,9 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     if (wasTerminal) Object.assign(patch, { plan: null, report: null, startedAt: clock.now() });
     session.patch(patch);
     if (wasTerminal) session.emit('plan_updated', { plan: null });
-    session.emit('run_status', { status: 'running', step: session.run.step, reason: session.woken ? 'woken by a new message' : 'resumed' });
+    // A wake is a message in the inbox, or else a decision on an approval the run asked for.
+    const reason = !session.woken ? 'resumed' : (await storage.inbox.listQueued(run.id)).length > 0 ? 'woken by a new message' : 'woken by an approval decision';
+    session.emit('run_status', { status: 'running', step: session.run.step, reason });
   }
   // The start is written with the drive's first step; any other phase writes it first.
   if (session.run.step !== 'drive' && !(await commitStep(loop.deps, session))) return;
