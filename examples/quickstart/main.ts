@@ -9,13 +9,13 @@
  *
  * Goal: add a film to the library. The console administrator (this app) lets the agent propose
  * downloads under a standing grant; submitting one needs a single-use approval, which the app grants
- * when the run waits for it (after the denial that asked for it). It prints streamed progress and ends with the verified goal report; exit code
- * 0 only when the report is verified `succeeded`. Run it twice: the second run finds the film in the
- * library and submits nothing.
+ * when the run waits for it (after the denial that asked for it). It prints streamed progress in the
+ * order things happened and ends with the verified goal report; exit code 0 only when the report is
+ * verified `succeeded`. Run it twice: the second run finds the film in the library and submits nothing.
  *
  *   npm run demo                          # add "Dune: Part Two"
  *   npm run demo -- "Blade Runner 2049"   # another title of the sandbox catalog
- *   npm run demo -- --reset               # start from an empty data directory
+ *   npm run demo -- --reset               # start from an empty data directory (prints what it removed)
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -92,7 +92,7 @@ export interface AgentHost {
    * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for events written by other processes.
    * With `runId` the iteration ends after the run's terminal `run_status` event (`follow: true` keeps it
    * open across wakes of the finished run); without it, it ends only when `signal` aborts.
-   * @throws `RUN_REQUEST_INVALID` for a bad option (checked when called, before iterating)
+   * @throws `RUN_REQUEST_INVALID` for a bad option, `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before iterating)
    */
   events(options?: RunEventSubscription): AsyncIterable<RunEvent>;
   /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
