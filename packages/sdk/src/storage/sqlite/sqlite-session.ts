@@ -20,7 +20,11 @@ import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, Run
 import type { StorageSession } from '../storage-adapter';
 import { toStorageError } from './sqlite-errors';
 
-type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'bool';
+/**
+ * How a field is stored: as it is, as JSON text (`jsonOrNull`: SQL NULL for null), as 0/1, or `lazyJson`: as
+ * `jsonOrNull`, decoded when the field is first read (a large value most readers of the row never look at).
+ */
+type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'lazyJson' | 'bool';
 type Row = Record<string, unknown>;
 
 /** Field ↔ column mapping of one table, with its fixed SQL built once. */
@@ -66,7 +70,7 @@ class TableMapping<T extends object> {
 
   static encode(kind: ColumnKind, value: unknown): unknown {
     if (kind === 'json') return JSON.stringify(value ?? null);
-    if (kind === 'jsonOrNull') return value === null || value === undefined ? null : JSON.stringify(value);
+    if (kind === 'jsonOrNull' || kind === 'lazyJson') return value === null || value === undefined ? null : JSON.stringify(value);
     if (kind === 'bool') return value ? 1 : 0;
     return value === undefined ? null : value;
   }
@@ -88,11 +92,33 @@ class TableMapping<T extends object> {
     const record: Row = {};
     for (const c of this.columns) {
       const raw = row[c.column];
-      record[c.field] =
-        c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+      if (c.kind === 'lazyJson' && typeof raw === 'string') lazyJsonField(record, c.field, raw);
+      else
+        record[c.field] =
+          c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
     }
     return record as T;
   }
+}
+
+/**
+ * Defines `record[field]` as the JSON value of `raw`, parsed when first read (or replaced when first written):
+ * an enumerable property that then becomes a plain data property, so spreads, `JSON.stringify`, deep
+ * equality and `structuredClone` see the value as if it had been decoded at once.
+ */
+function lazyJsonField(record: Row, field: string, raw: string): void {
+  Object.defineProperty(record, field, {
+    configurable: true,
+    enumerable: true,
+    get(this: Row): JsonValue {
+      const value = JSON.parse(raw) as JsonValue;
+      if (Object.isExtensible(this)) Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    },
+    set(this: Row, value: unknown) {
+      Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+    },
+  });
 }
 
 const LEDGER = new TableMapping<LedgerEntry>('ledger', {
@@ -201,7 +227,7 @@ const RUNS = new TableMapping<RunRecord>('runs', {
   origin: 'value',
   parentRunId: 'value',
   depth: 'value',
-  runtimeState: 'jsonOrNull',
+  runtimeState: 'lazyJson', // the largest field (middleware state); most readers of a run never look at it
   sessionId: 'value',
   capabilityAllowlist: 'jsonOrNull',
   budgets: 'json',
