@@ -306,24 +306,12 @@ const ACQUIRE_LEASE_SQL = `UPDATE runs SET lease_owner = @owner, lease_expires_a
   AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)
   RETURNING *`;
 
-/** The audit columns but `seq` (assigned by SQLite): what an insert binds. */
-const AUDIT_INSERT = new TableMapping<Omit<AuditRecord, 'seq'>>('audit', {
-  id: 'value',
-  at: 'value',
-  action: 'value',
-  actor: 'value',
-  capabilityId: 'value',
-  invocationId: 'value',
-  runId: 'value',
-  taskId: 'value',
-  outcome: 'value',
-  approvalId: 'value',
-  grantId: 'value',
-  idempotencyKey: 'value',
-  inputSummary: 'value',
-  reason: 'value',
-});
-const AUDIT_INSERT_SQL = AUDIT_INSERT.insertSql;
+/**
+ * The audit insert: every column but `seq` (assigned by SQLite), with positional parameters in the order
+ * `insertAudit` binds them (no name lookup per column: this is the hot insert of reads).
+ */
+const AUDIT_INSERT_SQL = `INSERT INTO audit ("id", "at", "action", "actor", "capability_id", "invocation_id", "run_id", "task_id", "outcome", "approval_id", "grant_id", "idempotency_key", "input_summary", "reason")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
 const LEDGER_BY_CALL_SQL = `SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`;
 const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
@@ -381,6 +369,9 @@ function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<
   return { sets: fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', '), signature };
 }
 
+/** A nullable field as bound: undefined as NULL. */
+const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
+
 /** A repository whose methods return their result directly. @internal */
 export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
 /** Every repository of a session, synchronous (better-sqlite3 is). @internal */
@@ -416,8 +407,13 @@ export class SqliteRepositories {
   }
 
   /** Inserts one audit row (outside `repos`, for batched rows); returns its `seq`. */
-  insertAudit(record: AuditRecord): number {
-    return Number(this.stmt(AUDIT_INSERT_SQL).run(AUDIT_INSERT.toParams(record)).lastInsertRowid);
+  insertAudit(r: AuditRecord): number {
+    return Number(
+      this.stmt(AUDIT_INSERT_SQL).run(
+        r.id, r.at, r.action, r.actor, r.capabilityId, r.invocationId, v(r.runId), v(r.taskId), r.outcome,
+        v(r.approvalId), v(r.grantId), v(r.idempotencyKey), r.inputSummary, v(r.reason),
+      ).lastInsertRowid,
+    );
   }
 
   #create(): SyncSession {
