@@ -260,7 +260,7 @@ const RUN_EVENTS = new TableMapping<RunEventRecord>('run_events', {
 const RUN_MESSAGES = new TableMapping<RunMessageRecord>('run_messages', {
   runId: 'value',
   seq: 'value',
-  message: 'json',
+  message: 'lazyJson', // the loop appends and does not read back; a resume reads every one
   at: 'value',
 });
 
