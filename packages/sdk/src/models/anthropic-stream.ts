@@ -33,7 +33,6 @@ const stopReasons: Record<string, StopReason> = {
  * A `content_block_delta` of text, thinking or tool input in the API's compact form, its string made of
  * plain characters and escapes: groups `index`, the delta type with its field name, the string's body.
  */
-// eslint-disable-next-line no-control-regex
 const COMPACT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"(text_delta","text|thinking_delta","thinking|input_json_delta","partial_json)":"((?:[^"\\\u0000-\u001f]|\\.)*)"\}\}$/;
 const I = 105; // 'i'
 const H = 104; // 'h'

@@ -117,6 +117,28 @@ describe('SqliteStorage', () => {
     expect((await s.runs.patch('run-1', { runtimeState: null }))!.runtimeState).toBeNull();
   });
 
+  it('reports stored runtime state that is not JSON (a damaged file) as STORAGE_FAILED when it is read', async () => {
+    const path = join(tempDir(), 'store.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    await s.runs.insert(runRecord('run-1', { runtimeState: { ok: true } }));
+    const raw = new Database(path);
+    try {
+      raw.prepare(`UPDATE runs SET runtime_state = '{"cut' WHERE id = 'run-1'`).run();
+    } finally {
+      raw.close();
+    }
+    const read = (await s.runs.get('run-1'))!;
+    expect(read.status).toBe('queued');
+    let error: unknown;
+    try {
+      void read.runtimeState;
+    } catch (e) {
+      error = e;
+    }
+    expect(isMediaAgentError(error, 'STORAGE_FAILED')).toBe(true);
+  });
+
   it('uses a 5000 ms busy timeout by default and the configured one otherwise', () => {
     expect(storage(':memory:').busyTimeoutMs).toBe(5000);
     expect(storage(':memory:', 250).busyTimeoutMs).toBe(250);

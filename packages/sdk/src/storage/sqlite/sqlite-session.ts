@@ -104,14 +104,20 @@ class TableMapping<T extends object> {
 /**
  * Defines `record[field]` as the JSON value of `raw`, parsed when first read (or replaced when first written):
  * an enumerable property that then becomes a plain data property, so spreads, `JSON.stringify`, deep
- * equality and `structuredClone` see the value as if it had been decoded at once.
+ * equality and `structuredClone` see the value as if it had been decoded at once. Stored text that is not JSON
+ * (a damaged file) throws `StorageError` when the field is read.
  */
 function lazyJsonField(record: Row, field: string, raw: string): void {
   Object.defineProperty(record, field, {
     configurable: true,
     enumerable: true,
     get(this: Row): JsonValue {
-      const value = JSON.parse(raw) as JsonValue;
+      let value: JsonValue;
+      try {
+        value = JSON.parse(raw) as JsonValue;
+      } catch (error) {
+        throw new StorageError(`the stored ${field} is not valid JSON`, { cause: error });
+      }
       if (Object.isExtensible(this)) Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
       return value;
     },
