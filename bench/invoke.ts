@@ -57,6 +57,7 @@ import {
   createAgentHost,
   defineCapability,
   MemoryStorage,
+  RandomIdGenerator,
   type AgentHost,
   type HandlerContext,
   type IdGenerator,
@@ -365,21 +366,17 @@ const BARE_SQLITE: Record<BareScenario, string> = {
 };
 
 /**
- * Ids as the host's `IdGenerator` makes them: `random` as the default `RandomIdGenerator`
- * (`<prefix>_<UUID v4 hex>`), `time-ordered` as {@link TimeOrderedIds}. They are keys of B-tree indexes
- * (audit `id` and `invocation_id`), so their order decides how many pages an insert dirties.
+ * Ids as the host's `IdGenerator` makes them: `default` as the default `RandomIdGenerator` (UUID version 7:
+ * time first, so they sort by creation time), `uuid-v4` as before it (`<prefix>_<UUID v4 hex>`, in random
+ * order). They are keys of B-tree indexes (audit `id` and `invocation_id`, executor tokens), so their order
+ * decides how many pages an insert dirties.
  */
-type IdScheme = 'random' | 'time-ordered';
+type IdScheme = 'default' | 'uuid-v4';
 
-/**
- * Ids that sort by creation time (`<prefix>_<ms since epoch, hex><counter><random>`), like UUID v7: the
- * index inserts they cause append at the right edge of the B-tree instead of landing on random pages.
- */
-class TimeOrderedIds implements IdGenerator {
-  #counter = 0;
+/** Ids in random order (`<prefix>_<UUID v4 without dashes>`): what the default generator made before UUID v7. */
+class UuidV4Ids implements IdGenerator {
   next(prefix: string): string {
-    this.#counter = (this.#counter + 1) % 0x1000000;
-    return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${this.#counter.toString(16).padStart(6, '0')}${randomUUID().slice(0, 8)}`;
+    return `${prefix}_${randomUUID().replaceAll('-', '')}`;
   }
 }
 
@@ -393,6 +390,7 @@ async function benchBareSqlite(dir: string, ids: IdScheme, only?: readonly BareS
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
       db.pragma('synchronous = NORMAL');
+      db.pragma('wal_autocheckpoint = 4000'); // as SqliteStorage
       db.pragma('journal_mode = WAL');
       applySqliteMigrations(db);
       const op = bareOperation(db, scenario, ids);
@@ -410,7 +408,7 @@ async function benchBareSqlite(dir: string, ids: IdScheme, only?: readonly BareS
 
 function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdScheme): ((i: number) => Promise<void>) & { finish?: () => void } {
   const now = Date.now();
-  const idGen: IdGenerator = ids === 'random' ? { next: (prefix) => `${prefix}_${randomUUID().replaceAll('-', '')}` } : new TimeOrderedIds();
+  const idGen: IdGenerator = ids === 'default' ? new RandomIdGenerator() : new UuidV4Ids();
   const id = (prefix: string) => idGen.next(prefix);
   const day = utcDayStart(now);
   const grantId = 'grt_bench';
@@ -515,7 +513,7 @@ function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScena
     fmt(usPerOp(r.m), 2),
     r.m.early !== undefined && r.m.late !== undefined && r.baseline !== undefined ? `${fmt(r.m.early, 2)} → ${fmt(r.m.late, 2)}` : '',
     r.baseline === undefined ? (r.storage.startsWith('bare SQLite') ? '' : 'baseline') : `${fmt(usPerOp(r.m) / r.baseline)}×`,
-    r.bare === undefined ? '' : r.storage.startsWith('bare SQLite') ? 'baseline' : `${(opsPerSec(r.m) / opsPerSec(bareSqlite[r.ids ?? 'random'][r.bare])).toFixed(2)}×`,
+    r.bare === undefined ? '' : r.storage.startsWith('bare SQLite') ? 'baseline' : `${(opsPerSec(r.m) / opsPerSec(bareSqlite[r.ids ?? 'default'][r.bare])).toFixed(2)}×`,
     r.ledgerRows === undefined ? '' : r.ledgerRows.toLocaleString('en-US'),
   ]);
   printTable(header, body, new Set([2, 3, 4, 5, 6, 7]));
@@ -548,16 +546,16 @@ export async function run(): Promise<void> {
   const bareSqlite = {} as Record<IdScheme, Record<BareScenario, Measurement>>;
   let scalingFiles = 0;
   try {
-    bareSqlite.random = await benchBareSqlite(dir, 'random');
-    for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[]) rows.push({ scenario, storage: 'bare SQLite', m: bareSqlite.random[scenario], baseline: undefined, bare: scenario });
+    bareSqlite.default = await benchBareSqlite(dir, 'default');
+    for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[]) rows.push({ scenario, storage: 'bare SQLite', m: bareSqlite.default[scenario], baseline: undefined, bare: scenario });
     rows.push(...(await benchStorage('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }), bare)));
     scaling.push(['sqlite (file, WAL)', await benchLedgerScaling(() => createSqliteStorage({ path: join(dir, `scaling-${scalingFiles++}.db`) }))]);
-    // The same with ids that sort by time (the host's IdGenerator replaced), full path and bare.
-    bareSqlite['time-ordered'] = await benchBareSqlite(dir, 'time-ordered', ['read', 'execute']);
+    // The same with ids in random order (the host's IdGenerator replaced), full path and bare.
+    bareSqlite['uuid-v4'] = await benchBareSqlite(dir, 'uuid-v4', ['read', 'execute']);
     for (const scenario of ['read', 'execute'] as const)
-      rows.push({ scenario, storage: 'bare SQLite, time-ordered ids', m: bareSqlite['time-ordered'][scenario], baseline: undefined, bare: scenario, ids: 'time-ordered' });
-    const ordered = await benchStorage('sqlite, time-ordered ids', createSqliteStorage({ path: join(dir, 'ordered.db') }), bare, { ids: new TimeOrderedIds(), only: true });
-    rows.push(...ordered.map((r) => ({ ...r, ids: 'time-ordered' as const })));
+      rows.push({ scenario, storage: 'bare SQLite, UUID v4 ids', m: bareSqlite['uuid-v4'][scenario], baseline: undefined, bare: scenario, ids: 'uuid-v4' });
+    const random = await benchStorage('sqlite, UUID v4 ids', createSqliteStorage({ path: join(dir, 'uuid-v4.db') }), bare, { ids: new UuidV4Ids(), only: true });
+    rows.push(...random.map((r) => ({ ...r, ids: 'uuid-v4' as const })));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -567,10 +565,10 @@ export async function run(): Promise<void> {
   console.log('vs bare handler = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).');
   console.log(`÷ bare SQLite = throughput of the row ÷ throughput of better-sqlite3 alone running the same statements in the same transactions (the "bare SQLite" rows; ${IN_FLIGHT} in flight is compared with bare execute):`);
   for (const [scenario, statements] of Object.entries(BARE_SQLITE)) console.log(`  ${scenario}: ${statements}`);
-  console.log('ids: the host\'s default RandomIdGenerator (UUID v4) and the same in bare SQLite; "time-ordered ids" rows replace both with ids that sort by creation time (audit id and invocation id are B-tree index keys).');
+  console.log('ids: the host\'s default RandomIdGenerator (UUID v7: sorted by creation time) and the same in bare SQLite; "UUID v4 ids" rows replace both with ids in random order, as the default made them before (audit id and invocation id are B-tree index keys).');
   console.log(`ledger rows = entries the budgeted grant had claimed today when the window ended (its usage counter for the day).`);
   console.log(`µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`);
-  console.log(`SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, one at each WAL checkpoint), deleted afterwards.`);
+  console.log(`SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`);
   console.log('');
   console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (a store per size, seeded and charged to the grant's usage counter as claims do; ${SCALING_ROUNDS} rounds of a ${SCALING_MS} ms window per size in turn, the median window of each):`);
   const w = Math.max(...scaling.map(([label]) => label.length));

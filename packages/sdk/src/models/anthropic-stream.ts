@@ -29,6 +29,14 @@ const stopReasons: Record<string, StopReason> = {
   refusal: 'refusal',
 };
 
+/**
+ * A `content_block_delta` of text, thinking or tool input in the API's compact form, its string made of
+ * plain characters and escapes: groups `index`, the delta type with its field name, the string's body.
+ */
+const COMPACT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"(text_delta","text|thinking_delta","thinking|input_json_delta","partial_json)":"((?:[^"\\\u0000-\u001f]|\\.)*)"\}\}$/;
+const I = 105; // 'i'
+const H = 104; // 'h'
+
 function usageFrom(u: Json | undefined, into: ModelUsage): void {
   if (!u) return;
   if (typeof u.input_tokens === 'number') into.inputTokens = u.input_tokens;
@@ -77,6 +85,7 @@ export class AnthropicTranslator implements SseTranslator {
 
   /** {@inheritDoc SseTranslator.push} */
   push(sse: SseEvent, out: ModelEvent[]): boolean {
+    if (this.#delta(sse.data, out)) return false;
     const ev = this.#payload(sse);
     if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) {
       const got = ev === null ? 'null' : Array.isArray(ev) ? 'array' : typeof ev;
@@ -114,6 +123,38 @@ export class AnthropicTranslator implements SseTranslator {
   /** {@inheritDoc SseTranslator.end} */
   end(): void {
     throw new ProviderProtocolError(`${this.#provider}: the stream ended before message_stop`, { provider: this.#provider });
+  }
+
+  /**
+   * The fast path for the dominant event, a `content_block_delta` whose delta is text, thinking or tool
+   * input, in the API's compact form (`{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`):
+   * recognized by its fixed text and translated without parsing the object; only the string is decoded,
+   * and only when it holds escapes. Anything else (other key order, whitespace, more keys, a string that is
+   * not one valid JSON string) returns false and takes the general path, so the result is the same.
+   * @returns true when the event was translated here
+   */
+  #delta(data: string, out: ModelEvent[]): boolean {
+    const m = COMPACT_DELTA.exec(data);
+    if (m === null) return false;
+    let value = m[3]!;
+    if (value.includes('\\')) {
+      try {
+        value = JSON.parse(`"${value}"`) as string; // invalid escapes throw: the general path reports them
+      } catch {
+        return false;
+      }
+    }
+    const kind = m[2]!;
+    if (kind.charCodeAt(0) === I) {
+      const block = this.#blocks.get(Number(m[1]));
+      if (block?.kind === 'tool_use' && value !== '') {
+        block.args += value;
+        out.push({ type: 'tool_call_delta', id: block.id, argumentsDelta: value });
+      }
+    } else if (value !== '') {
+      out.push(kind.charCodeAt(1) === H ? { type: 'thinking_delta', thinking: value } : { type: 'text_delta', text: value });
+    }
+    return true;
   }
 
   #payload(sse: SseEvent): Json {

@@ -21,6 +21,7 @@ export interface SseEvent {
 const LF = 10;
 const COLON = 58;
 const SPACE = 32;
+const D = 100; // 'd'
 
 /**
  * Byte-level SSE parser: feed it chunks exactly as they come off the socket (lines, events and
@@ -45,7 +46,10 @@ export class SseParser {
   /** The last chunk ended in CR: a LF at the start of the next one belongs to the same line ending. */
   #skipLf = false;
   #eventType = '';
-  #data: string[] = [];
+  /** The `data` lines of the pending event joined with `\n` (valid when `#dataLines > 0`). */
+  #data = '';
+  /** How many `data` lines the pending event has. */
+  #dataLines = 0;
   #lastId = '';
   #retry: number | undefined;
 
@@ -110,14 +114,21 @@ export class SseParser {
       this.#dispatch(out);
       return;
     }
-    if (text.charCodeAt(start) === COLON) return; // comment
-    const line = text.slice(start, end);
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
+    const first = text.charCodeAt(start);
+    if (first === COLON) return; // comment
+    // The dominant line, `data: …`, is recognized in place: no slice of the line or of its field name.
+    if (first === D && text.startsWith('data', start)) {
+      const at = start + 4;
+      if (at === end) return this.#addData('');
+      if (text.charCodeAt(at) === COLON) return this.#addData(text.slice(at + 1 < end && text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1, end));
+    }
+    const colon = text.indexOf(':', start);
+    const hasValue = colon !== -1 && colon < end;
+    const field = text.slice(start, hasValue ? colon : end);
+    const value = hasValue ? text.slice(colon + 1 < end && text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1, end) : '';
     switch (field) {
       case 'data':
-        this.#data.push(value);
+        this.#addData(value);
         break;
       case 'event':
         this.#eventType = value;
@@ -133,13 +144,20 @@ export class SseParser {
     }
   }
 
+  /** Appends a `data` line to the pending event. */
+  #addData(value: string): void {
+    this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
+    this.#dataLines++;
+  }
+
   /** Blank line: dispatches the pending event (if it has data) and resets the event buffers. */
   #dispatch(out: SseEvent[]): void {
-    if (this.#data.length > 0) {
-      const ev: SseEvent = { event: this.#eventType || 'message', data: this.#data.length === 1 ? this.#data[0]! : this.#data.join('\n'), id: this.#lastId };
+    if (this.#dataLines > 0) {
+      const ev: SseEvent = { event: this.#eventType || 'message', data: this.#data, id: this.#lastId };
       if (this.#retry !== undefined) ev.retry = this.#retry;
       out.push(ev);
-      this.#data = [];
+      this.#data = '';
+      this.#dataLines = 0;
     }
     this.#eventType = '';
     this.#retry = undefined;

@@ -80,6 +80,65 @@ describe('SqliteStorage', () => {
     }
   });
 
+  it('checkpoints the WAL every 4000 pages, not at SQLite\'s default of 1000 (fewer checkpoints, fewer fsyncs)', async () => {
+    const path = join(tempDir(), 'store.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const pageSize = 4096;
+    // Each write changes one page (the row's overflow pages stay as they are); 1500 of them pass 1000 pages, not 4000.
+    for (let i = 0; i < 1500; i++) await s.settings.set(`k${i % 10}`, `${i}`.padEnd(6000, 'x'));
+    const walPages = readFileSync(`${path}-wal`).length / pageSize;
+    expect(walPages).toBeGreaterThan(1500);
+    expect(walPages).toBeLessThan(4100);
+    // Past 4000 pages the WAL is checkpointed and written from its start again: it stops growing.
+    for (let i = 0; i < 3000; i++) await s.settings.set(`k${i % 10}`, `${i}`.padEnd(6000, 'x'));
+    expect(readFileSync(`${path}-wal`).length / pageSize).toBeLessThan(4200);
+  });
+
+  it('returns a run\'s runtime state decoded when it is first read, as an ordinary enumerable field', async () => {
+    const s = storage(join(tempDir(), 'store.sqlite'));
+    await s.migrate();
+    const state = { guard: { counts: { a: 1 } }, targets: ['x', 'ü'] };
+    await s.runs.insert(runRecord('run-1', { runtimeState: state }));
+    const read = (await s.runs.get('run-1'))!;
+    expect(Object.keys(read)).toContain('runtimeState');
+    expect(read).toEqual(runRecord('run-1', { runtimeState: state }));
+    expect(JSON.parse(JSON.stringify(read)).runtimeState).toEqual(state);
+    expect({ ...read }.runtimeState).toEqual(state);
+    expect(structuredClone(read).runtimeState).toEqual(state);
+    // Reading it twice gives the same object; changing it changes neither the store nor later reads.
+    (read.runtimeState as { guard: { counts: { a: number } } }).guard.counts.a = 2;
+    expect((read.runtimeState as { guard: { counts: { a: number } } }).guard.counts.a).toBe(2);
+    expect((await s.runs.get('run-1'))!.runtimeState).toEqual(state);
+    // A field assigned before it was read holds the assigned value.
+    const patched = (await s.runs.patch('run-1', { status: 'running' }))!;
+    patched.runtimeState = { other: true };
+    expect(patched.runtimeState).toEqual({ other: true });
+    expect((await s.runs.patch('run-1', { runtimeState: null }))!.runtimeState).toBeNull();
+  });
+
+  it('reports stored runtime state that is not JSON (a damaged file) as STORAGE_FAILED when it is read', async () => {
+    const path = join(tempDir(), 'store.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    await s.runs.insert(runRecord('run-1', { runtimeState: { ok: true } }));
+    const raw = new Database(path);
+    try {
+      raw.prepare(`UPDATE runs SET runtime_state = '{"cut' WHERE id = 'run-1'`).run();
+    } finally {
+      raw.close();
+    }
+    const read = (await s.runs.get('run-1'))!;
+    expect(read.status).toBe('queued');
+    let error: unknown;
+    try {
+      void read.runtimeState;
+    } catch (e) {
+      error = e;
+    }
+    expect(isMediaAgentError(error, 'STORAGE_FAILED')).toBe(true);
+  });
+
   it('uses a 5000 ms busy timeout by default and the configured one otherwise', () => {
     expect(storage(':memory:').busyTimeoutMs).toBe(5000);
     expect(storage(':memory:', 250).busyTimeoutMs).toBe(250);

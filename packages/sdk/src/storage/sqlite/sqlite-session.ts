@@ -20,7 +20,11 @@ import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, Run
 import type { StorageSession } from '../storage-adapter';
 import { toStorageError } from './sqlite-errors';
 
-type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'bool';
+/**
+ * How a field is stored: as it is, as JSON text (`jsonOrNull`: SQL NULL for null), as 0/1, or `lazyJson`: as
+ * `jsonOrNull`, decoded when the field is first read (a large value most readers of the row never look at).
+ */
+type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'lazyJson' | 'bool';
 type Row = Record<string, unknown>;
 
 /** Field ↔ column mapping of one table, with its fixed SQL built once. */
@@ -66,7 +70,7 @@ class TableMapping<T extends object> {
 
   static encode(kind: ColumnKind, value: unknown): unknown {
     if (kind === 'json') return JSON.stringify(value ?? null);
-    if (kind === 'jsonOrNull') return value === null || value === undefined ? null : JSON.stringify(value);
+    if (kind === 'jsonOrNull' || kind === 'lazyJson') return value === null || value === undefined ? null : JSON.stringify(value);
     if (kind === 'bool') return value ? 1 : 0;
     return value === undefined ? null : value;
   }
@@ -88,11 +92,39 @@ class TableMapping<T extends object> {
     const record: Row = {};
     for (const c of this.columns) {
       const raw = row[c.column];
-      record[c.field] =
-        c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+      if (c.kind === 'lazyJson' && typeof raw === 'string') lazyJsonField(record, c.field, raw);
+      else
+        record[c.field] =
+          c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
     }
     return record as T;
   }
+}
+
+/**
+ * Defines `record[field]` as the JSON value of `raw`, parsed when first read (or replaced when first written):
+ * an enumerable property that then becomes a plain data property, so spreads, `JSON.stringify`, deep
+ * equality and `structuredClone` see the value as if it had been decoded at once. Stored text that is not JSON
+ * (a damaged file) throws `StorageError` when the field is read.
+ */
+function lazyJsonField(record: Row, field: string, raw: string): void {
+  Object.defineProperty(record, field, {
+    configurable: true,
+    enumerable: true,
+    get(this: Row): JsonValue {
+      let value: JsonValue;
+      try {
+        value = JSON.parse(raw) as JsonValue;
+      } catch (error) {
+        throw new StorageError(`the stored ${field} is not valid JSON`, { cause: error });
+      }
+      if (Object.isExtensible(this)) Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    },
+    set(this: Row, value: unknown) {
+      Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+    },
+  });
 }
 
 const LEDGER = new TableMapping<LedgerEntry>('ledger', {
@@ -201,7 +233,7 @@ const RUNS = new TableMapping<RunRecord>('runs', {
   origin: 'value',
   parentRunId: 'value',
   depth: 'value',
-  runtimeState: 'jsonOrNull',
+  runtimeState: 'lazyJson', // the largest field (middleware state); most readers of a run never look at it
   sessionId: 'value',
   capabilityAllowlist: 'jsonOrNull',
   budgets: 'json',
@@ -234,7 +266,7 @@ const RUN_EVENTS = new TableMapping<RunEventRecord>('run_events', {
 const RUN_MESSAGES = new TableMapping<RunMessageRecord>('run_messages', {
   runId: 'value',
   seq: 'value',
-  message: 'json',
+  message: 'lazyJson', // the loop appends and does not read back; a resume reads every one
   at: 'value',
 });
 
@@ -280,24 +312,12 @@ const ACQUIRE_LEASE_SQL = `UPDATE runs SET lease_owner = @owner, lease_expires_a
   AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)
   RETURNING *`;
 
-/** The audit columns but `seq` (assigned by SQLite): what an insert binds. */
-const AUDIT_INSERT = new TableMapping<Omit<AuditRecord, 'seq'>>('audit', {
-  id: 'value',
-  at: 'value',
-  action: 'value',
-  actor: 'value',
-  capabilityId: 'value',
-  invocationId: 'value',
-  runId: 'value',
-  taskId: 'value',
-  outcome: 'value',
-  approvalId: 'value',
-  grantId: 'value',
-  idempotencyKey: 'value',
-  inputSummary: 'value',
-  reason: 'value',
-});
-const AUDIT_INSERT_SQL = AUDIT_INSERT.insertSql;
+/**
+ * The audit insert: every column but `seq` (assigned by SQLite), with positional parameters in the order
+ * `insertAudit` binds them (no name lookup per column: this is the hot insert of reads).
+ */
+const AUDIT_INSERT_SQL = `INSERT INTO audit ("id", "at", "action", "actor", "capability_id", "invocation_id", "run_id", "task_id", "outcome", "approval_id", "grant_id", "idempotency_key", "input_summary", "reason")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
 const LEDGER_BY_CALL_SQL = `SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`;
 const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
@@ -355,6 +375,9 @@ function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<
   return { sets: fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', '), signature };
 }
 
+/** A nullable field as bound: undefined as NULL. */
+const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
+
 /** A repository whose methods return their result directly. @internal */
 export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
 /** Every repository of a session, synchronous (better-sqlite3 is). @internal */
@@ -390,8 +413,13 @@ export class SqliteRepositories {
   }
 
   /** Inserts one audit row (outside `repos`, for batched rows); returns its `seq`. */
-  insertAudit(record: AuditRecord): number {
-    return Number(this.stmt(AUDIT_INSERT_SQL).run(AUDIT_INSERT.toParams(record)).lastInsertRowid);
+  insertAudit(r: AuditRecord): number {
+    return Number(
+      this.stmt(AUDIT_INSERT_SQL).run(
+        r.id, r.at, r.action, r.actor, r.capabilityId, r.invocationId, v(r.runId), v(r.taskId), r.outcome,
+        v(r.approvalId), v(r.grantId), v(r.idempotencyKey), r.inputSummary, v(r.reason),
+      ).lastInsertRowid,
+    );
   }
 
   #create(): SyncSession {

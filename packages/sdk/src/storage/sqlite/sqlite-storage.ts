@@ -28,6 +28,14 @@ export interface SqliteStorageOptions {
 /** Default busy timeout of {@link SqliteStorage}, in milliseconds. @public */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * WAL pages after which a commit checkpoints the WAL into the database file (SQLite's default is 1000). With
+ * `synchronous=NORMAL` a checkpoint is where the fsyncs happen (the WAL, then the database file): fewer, larger
+ * checkpoints mean fewer fsyncs, and pages rewritten by many commits (a run's row, the last page of each
+ * index) are copied once per checkpoint instead of once per 1000 pages. About 16 MB of WAL at 4 KiB pages.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 4000;
+
 /** Rows `appendAuditBatched` lets wait before it writes them at once (else they wait for the event loop to turn). */
 const AUDIT_BATCH_ROWS = 256;
 /** Most transactions committed together by one `COMMIT` (a group is cut there, so its latency stays bounded). */
@@ -144,7 +152,8 @@ interface Group {
 
 /**
  * The embedded {@link StorageAdapter}: one SQLite file through better-sqlite3, in WAL mode with
- * `synchronous=NORMAL`, `foreign_keys=ON` and a busy timeout.
+ * `synchronous=NORMAL`, `foreign_keys=ON`, a busy timeout, and a checkpoint every 4000 WAL pages
+ * (about 16 MB; SQLite's default is 1000: fewer checkpoints, so fewer fsyncs).
  *
  * @remarks
  * The file is opened (and created, with its parent directories) on first use, not in the
@@ -581,6 +590,7 @@ export class SqliteStorage implements StorageAdapter {
       db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       db.pragma('foreign_keys = ON');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       // Reads the header: a file of garbage fails here with SQLITE_NOTADB.
       readUserVersion(db);
     } catch (error) {
