@@ -20,7 +20,7 @@ import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
 import type { V2CallParams, V2HostClient } from './client';
-import { v2RouteEffect, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
+import { v2RouteEffect, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
 
 /**
  * What a plugin author may declare for one plugin route capability, overriding what the adapter

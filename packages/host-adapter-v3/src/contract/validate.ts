@@ -79,7 +79,7 @@ export function validateV3Request(req: V3WireRequest): V3RequestCheck {
   const matches = matchV3Route(req.method, req.path);
   if (req.path === '/api/v1/login/access-token' && req.method === 'POST') return { operationId: 'login.access_token', params: {}, violations };
   if (matches.length === 0) return { operationId: undefined, params: {}, violations: [`no catalog operation serves ${req.method} ${req.path}`] };
-  const auth = req.headers['x-api-key'] ?? req.headers['authorization'] ?? req.query.get('apikey') ?? req.query.get('token');
+  const auth = req.headers['x-api-key'] ?? req.headers.authorization ?? req.query.get('apikey') ?? req.query.get('token');
   if (!auth) violations.push('no credentials: X-API-KEY, Authorization: Bearer, ?apikey= or ?token= is required');
   // Routes shared by several operations: media.search vs media.person.search (type=person).
   let match = matches[0]!;

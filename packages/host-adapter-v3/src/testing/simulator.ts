@@ -337,7 +337,10 @@ export class MoviePilotV3Simulator {
   #login(form: string, record: SimRequest, send: (status: number, payload: unknown) => void): void {
     const p = new URLSearchParams(form);
     const user = this.#users.find((u) => u.username === p.get('username') && u.password === p.get('password'));
-    if (!user) return send(401, { success: false, message: '用户名或密码不正确', data: null });
+    if (!user) {
+      send(401, { success: false, message: '用户名或密码不正确', data: null });
+      return;
+    }
     record.user = user.username;
     const claims = { sub: user.username, username: user.username, super_user: user.superuser, level: 2, purpose: 'authentication', exp: this.#clock.now() + this.#tokenTtlMs, epoch: this.#tokenEpoch };
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isMediaAgentError } from '../../src/errors';
-import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
+import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
 import type { LedgerEntry } from '../../src/storage/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';

@@ -300,6 +300,7 @@ export interface RunMiddleware {
   /** After the reply is assembled: inspect it, ask for another turn, end the run. */
   afterModelTurn?(ctx: ModelTurnContext): void | Promise<void>;
   /** Before a tool call runs: refuse it or stop the run (return nothing to let it run). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a hook that only observes be written `(ctx) => { … }`.
   beforeToolCall?(ctx: ToolCallContext): void | ToolCallVerdict | undefined | Promise<void | ToolCallVerdict | undefined>;
   /** After a tool call: rewrite or annotate its result, end the run. */
   afterToolCall?(ctx: ToolResultContext): void | Promise<void>;
