@@ -21,6 +21,7 @@ import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
 import type { V2CallParams, V2HostClient } from './client';
 import { v2RouteEffect, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
+import type { V2ErrorCode } from './error-codes';
 
 /**
  * What a plugin author may declare for one plugin route capability, overriding what the adapter
@@ -283,7 +284,7 @@ export type V2PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERAT
  * code, as a refusal before the handler is.
  * @public
  */
-export class V2PluginOperationError extends MediaAgentError {
+export class V2PluginOperationError extends MediaAgentError<V2ErrorCode> {
   /** The plugin capability. */
   readonly capabilityId: string;
   /** The route it tried to send (`METHOD /path-template`, or what it passed). */
@@ -318,7 +319,7 @@ export type V2PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND
  * A plugin capability or declaration cannot be defined or registered as written (see {@link V2PluginDefinitionCode}).
  * @public
  */
-export class V2PluginDefinitionError extends MediaAgentError {
+export class V2PluginDefinitionError extends MediaAgentError<V2ErrorCode> {
   /**
    * @param code - see {@link V2PluginDefinitionCode}
    * @param capabilityId - the capability

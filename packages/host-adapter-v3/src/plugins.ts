@@ -17,6 +17,7 @@ import { isReadEffect, type V3CallInput, type V3Client, type V3Response } from '
 import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';
 import { kindOfV3Operation } from './operations-capabilities';
+import type { V3ErrorCode } from './error-codes';
 
 /**
  * Why a plugin's scoped client refused a request (nothing was sent to the host):
@@ -35,7 +36,7 @@ export type V3PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERAT
  * with this code, as a direct refusal is.
  * @public
  */
-export class V3PluginOperationError extends MediaAgentError {
+export class V3PluginOperationError extends MediaAgentError<V3ErrorCode> {
   /** The plugin capability. */
   readonly capabilityId: string;
   /** The catalog operation it tried to send. */
@@ -70,7 +71,7 @@ export type V3PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND
  * A plugin capability cannot be defined or registered as written (see {@link V3PluginDefinitionCode}).
  * @public
  */
-export class V3PluginDefinitionError extends MediaAgentError {
+export class V3PluginDefinitionError extends MediaAgentError<V3ErrorCode> {
   /**
    * @param code - see {@link V3PluginDefinitionCode}
    * @param capabilityId - the plugin capability

@@ -363,7 +363,7 @@ export class InvocationPipeline {
       const descriptor = this.deps.catalog.descriptor(capabilityId);
       if (isSideEffecting(descriptor.kind)) throw new VerifierNotReadOnlyError(capabilityId, descriptor.kind);
       const result = await this.invoke(capabilityId, input, { actor: VERIFIER_ACTOR, ...(p.ctx.runId ? { runId: p.ctx.runId } : {}), signal: p.signal });
-      if (result.status !== 'succeeded') throw new MediaAgentError(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
+      if (result.status !== 'succeeded') throw new MediaAgentError<string>(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
       return result.output;
     };
     try {
