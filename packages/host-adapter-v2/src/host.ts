@@ -24,7 +24,7 @@ import { V2CapabilityRegistry } from './registry';
 import { V2Tracking } from './tracking';
 
 /**
- * Capabilities that send a MoviePilot 2.x superuser-only request (notes §3: `POST /transfer/manual`);
+ * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`);
  * they are denied before any request to actors that are not host superusers.
  * @public
  */

@@ -4,7 +4,7 @@ import { fillV3Path, v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
 import { V3AuthError, V3HostError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
 
-/** How the adapter authenticates to MoviePilot 3.x (v3-notes §5). @public */
+/** How the adapter authenticates to MoviePilot 3.x (`contracts/v3-notes.md` §5). @public */
 export type V3Auth =
   /** The host's `API_TOKEN`, sent as `X-API-KEY`; the host maps it to its configured superuser. */
   | { apiKey: string }
@@ -13,9 +13,9 @@ export type V3Auth =
 
 /** Per-operation timeouts in milliseconds. @public */
 export interface V3Timeouts {
-  /** Every operation not named below (default 30 000: the host gateway's own timeout, v3-notes §3). */
+  /** Every operation not named below (default 30 000: the host gateway's own timeout, `contracts/v3-notes.md` §3). */
   defaultMs?: number;
-  /** Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*` (default 300 000, v3-notes §3). */
+  /** Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*` (default 300 000, `contracts/v3-notes.md` §3). */
   searchMs?: number;
   /** Overrides by operation id. */
   perOperation?: Record<string, number>;
@@ -52,7 +52,7 @@ export interface V3CallInput {
   signal?: AbortSignal;
 }
 
-/** Paging headers as the host gateway reports them (v3-notes §3). @public */
+/** Paging headers as the host gateway reports them (`contracts/v3-notes.md` §3). @public */
 export interface V3Collection {
   /** `X-Result-Count`: items in this answer. */
   result_count?: number;
@@ -66,7 +66,7 @@ export interface V3Collection {
 
 /** An unwrapped V3 answer. @public */
 export interface V3Response<T = unknown> {
-  /** HTTP status (kept, v3-notes §4). */
+  /** HTTP status (kept, `contracts/v3-notes.md` §4). */
   status: number;
   /** Envelope `success` (business failures are HTTP 200 + `success:false`). */
   success: boolean;
@@ -264,7 +264,7 @@ export class V3Client {
     } catch {
       /* not JSON */
     }
-    // OAuth2 endpoints keep their native format (v3-notes §4); accept an envelope too.
+    // OAuth2 endpoints keep their native format (`contracts/v3-notes.md` §4); accept an envelope too.
     const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as string | undefined;
     if (res.statusCode >= 400 || typeof token !== 'string') throw new V3AuthError('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
     const claims = decodeJwtClaims(token);

@@ -1,7 +1,7 @@
 import { MediaAgentError } from '@media-agent/sdk';
 import type { V3ErrorCode } from './error-codes';
 
-/** One item of a MoviePilot 3.x 422 answer (`ValidationIssue{location, message, error_type}`, v3-notes §4). @public */
+/** One item of a MoviePilot 3.x 422 answer (`ValidationIssue{location, message, error_type}`, `contracts/v3-notes.md` §4). @public */
 export interface V3ValidationIssue {
   /** Where: e.g. `["query", "media_source"]`. */
   location: Array<string | number>;
@@ -48,7 +48,7 @@ export class V3ValidationError extends V3HostError {
 }
 
 /**
- * The host refused because the user is not a superuser (HTTP 400 "用户权限不足", v3-notes §4), or
+ * The host refused because the user is not a superuser (HTTP 400 "用户权限不足", `contracts/v3-notes.md` §4), or
  * the adapter refused an admin-only operation before sending it. Code `HOST_PERMISSION_DENIED`.
  * @public
  */

@@ -1,7 +1,7 @@
 import { matchV3Route } from './catalog';
 
 /**
- * The built-in `MediaSource` values of MoviePilot 3.x (`docs/mcp-api.md`, v3-notes §6); plugins may
+ * The built-in `MediaSource` values of MoviePilot 3.x (MoviePilot's `docs/mcp-api.md`, `contracts/v3-notes.md` §6); plugins may
  * register more.
  * @public
  */
@@ -31,7 +31,7 @@ export interface V3RequestCheck {
   violations: string[];
 }
 
-/** Query/body fields a key operation requires (v3-notes §7 and the catalog notes). @internal */
+/** Query/body fields a key operation requires (`contracts/v3-notes.md` §7 and the catalog notes). @internal */
 const REQUIRED: Record<string, { query?: string[]; body?: string[] }> = {
   'media.search': { query: ['title'] },
   'media.person.search': { query: ['title', 'type'] },

@@ -12,7 +12,7 @@ import { DEFAULT_CONTEXT_WINDOW_TOKENS } from './tool-discovery';
  * @public
  */
 export const COMPACTION_DEFAULTS = Object.freeze({
-  /** Share of the window above which older turns are summarized (issue 6: default 80%). */
+  /** Share of the window above which older turns are summarized (default 80 %; docs/architecture.md#compaction). */
   thresholdShare: 0.8,
   /** Share of the window the request should fall to after compaction (keeps compaction from running on every call). */
   targetShare: 0.5,
@@ -20,7 +20,7 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   summaryMaxTokens: 4096,
   /** Characters of one text part or tool result passed to the summarizer (longer ones are truncated for it). */
   summarizerPartChars: 4000,
-  /** Shortest tool-result text, in characters, that {@link dedupeRepeatedResults} replaces when repeated (issue 6: ≥ 512). */
+  /** Shortest tool-result text, in characters, that {@link dedupeRepeatedResults} replaces when repeated (default 512). */
   dedupeMinChars: 512,
 });
 
@@ -34,8 +34,8 @@ export const SUMMARY_MARKER = '[context summary]';
 const SUMMARY_HEADING = '## Summary of the compacted turns';
 
 /**
- * Facts the driver supplies that must survive every compaction verbatim (issue 6: the plan,
- * unresolved `unknown` writes and pending approvals always survive). Rendered as JSON in the summary
+ * Facts the driver supplies that must survive every compaction verbatim: the agent's step list,
+ * unresolved `unknown` writes and pending approvals (docs/architecture.md#compaction). Rendered as JSON in the summary
  * message, never passed through the summarizer and never truncated.
  * @public
  */

@@ -18,8 +18,8 @@ import { codePointToUnitIndex, indexCodePoints, takeEscapedPrefix, utf8ByteLengt
 export const READ_TOOL_RESULT_TOOL = 'read_tool_result';
 
 /**
- * Defaults of {@link ToolResultStoreOptions}; the numbers are 's (每条完整结果最多 1 MiB,每个图最多
- * 8 条、合计 4 MiB,15 分钟后过期) and issue 6's (preview size 64 KiB of text).
+ * Defaults of {@link ToolResultStoreOptions}: 64 KiB preview, 1 MiB per stored result, 8 results and
+ * 4 MiB per run, 15 minutes before expiry (docs/architecture.md#large-tool-results).
  * @public
  */
 export const TOOL_RESULT_STORE_DEFAULTS = Object.freeze({
