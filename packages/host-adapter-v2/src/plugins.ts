@@ -431,6 +431,14 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  * limited to `routes` and to the invoking actor's authority, and the authorizer treats the plugin as
  * sending every declared route (see {@link V2PluginDefinition.routes}).
  *
+ * @param definition - the capability definition, `routes` (and `effects`), and a handler taking {@link V2PluginContext}
+ * @returns the frozen capability with its normalized `routes` (read them through {@link isV2PluginCapability});
+ *   its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
+ * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (a route that is neither form),
+ *   `PLUGIN_KIND_TOO_WEAK` (a writing route with a kind other than `execute`); and everything the SDK's
+ *   `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
+ *
+ * @example
  * ```ts
  * const unfollow = defineV2PluginCapability({
  *   id: 'plugin.Cleanup.unfollow', version: 1, title: 'Unfollow a title', description: '…',
@@ -446,13 +454,6 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  * });
  * v2.host.capabilities.register(unfollow);
  * ```
- *
- * @param definition - the capability definition, `routes` (and `effects`), and a handler taking {@link V2PluginContext}
- * @returns the frozen capability with its normalized `routes` (read them through {@link isV2PluginCapability});
- *   its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
- * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (a route that is neither form),
- *   `PLUGIN_KIND_TOO_WEAK` (a writing route with a kind other than `execute`); and everything the SDK's
- *   `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
  * @public
  */
 export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(definition: V2PluginDefinition<I, O>): Capability<I, O> {

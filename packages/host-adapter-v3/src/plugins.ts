@@ -158,6 +158,14 @@ const CATALOG = new Map(V3_OPERATIONS.map((o) => [o.operation_id, o]));
  * actor's authority, and the authorizer treats the plugin as standing for `operations` (see
  * {@link V3PluginDefinition.operations}).
  *
+ * @param definition - the capability definition, `operations`, and a handler taking {@link V3PluginContext}
+ * @returns the frozen capability with its deduplicated `operations` (read them through
+ *   {@link isV3PluginCapability}); its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
+ * @throws {@link V3PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (not a list, or ids outside the
+ *   catalog), `PLUGIN_KIND_TOO_WEAK` (a declared write with a kind other than `execute`); and
+ *   everything the SDK's `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
+ *
+ * @example
  * ```ts
  * const unfollow = defineV3PluginCapability({
  *   id: 'plugin.Cleanup.unfollow', version: 1, title: 'Unfollow a title', description: '…',
@@ -173,13 +181,6 @@ const CATALOG = new Map(V3_OPERATIONS.map((o) => [o.operation_id, o]));
  * });
  * v3.host.capabilities.register(unfollow);
  * ```
- *
- * @param definition - the capability definition, `operations`, and a handler taking {@link V3PluginContext}
- * @returns the frozen capability with its deduplicated `operations` (read them through
- *   {@link isV3PluginCapability}); its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
- * @throws {@link V3PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (not a list, or ids outside the
- *   catalog), `PLUGIN_KIND_TOO_WEAK` (a declared write with a kind other than `execute`); and
- *   everything the SDK's `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
  * @public
  */
 export function defineV3PluginCapability<I extends TSchema, O extends TSchema>(definition: V3PluginDefinition<I, O>): Capability<I, O> {
