@@ -13,9 +13,15 @@ export type V3Auth =
 
 /** Per-operation timeouts in milliseconds. @public */
 export interface V3Timeouts {
-  /** Every operation not named below (default 30 000: the host gateway's own timeout, `contracts/v3-notes.md` §3). */
+  /**
+   * Every operation not named below; the default is the host gateway's own timeout (`contracts/v3-notes.md` §3).
+   * @defaultValue 30 000
+   */
   defaultMs?: number;
-  /** Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*` (default 300 000, `contracts/v3-notes.md` §3). */
+  /**
+   * Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*`.
+   * @defaultValue 300 000 (`contracts/v3-notes.md` §3)
+   */
   searchMs?: number;
   /** Overrides by operation id. */
   perOperation?: Record<string, number>;
@@ -29,9 +35,15 @@ export interface V3ClientOptions {
   auth: V3Auth;
   /** Timeouts (ms). */
   timeouts?: V3Timeouts;
-  /** Extra attempts for reads after a transport error or an HTTP 5xx (default 2). Writes are never retried. */
+  /**
+   * Extra attempts for reads after a transport error or an HTTP 5xx. Writes are never retried.
+   * @defaultValue 2
+   */
   readRetries?: number;
-  /** Connections in the undici pool (default 8). */
+  /**
+   * Connections in the undici pool.
+   * @defaultValue 8
+   */
   connections?: number;
   /** Logger (receives operation ids and statuses, never credentials). */
   logger?: Logger;

@@ -29,7 +29,10 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   auth: V3Auth;
   /** Per-operation timeouts (ms). */
   timeouts?: V3Timeouts;
-  /** Extra attempts for reads on transport errors and 5xx (default 2). */
+  /**
+   * Extra attempts for reads on transport errors and 5xx.
+   * @defaultValue 2
+   */
   readRetries?: number;
   /**
    * Host role of a principal (actor, or the actor that started an agent's run). Default: every
@@ -38,7 +41,10 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   principalRole?: V3PrincipalRole;
   /** Downloader, save path, storage of downloaded files. */
   media?: V3MediaSettings;
-  /** `mp.*` tools revealed by discovery that stay offered to the model (default 16). */
+  /**
+   * `mp.*` tools revealed by discovery that stay offered to the model.
+   * @defaultValue 16
+   */
   maxRevealedTools?: number;
   /**
    * Plugin capabilities made by `defineV3PluginCapability`, registered after the adapter's own (the
