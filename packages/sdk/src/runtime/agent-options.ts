@@ -134,7 +134,7 @@ export interface RunOptions {
    */
   contextWindowTokens?: number;
   /**
-   * Share of the context window (0 ≤ x < 1) above which older turns are compacted.
+   * Share of the context window (from 0, below 1) above which older turns are compacted.
    * @defaultValue 0.8
    */
   compactionThreshold?: number;
