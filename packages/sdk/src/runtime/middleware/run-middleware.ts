@@ -13,7 +13,7 @@ import type { GuardCallKind } from '../guardrails/types';
  * @public
  */
 export interface RunMiddlewareRun {
-  /** Run id. */
+  /** Run id (the same in events, ledger entries and audit rows). */
   readonly id: string;
   /** The user's goal. */
   readonly goal: string;
@@ -223,13 +223,13 @@ export interface ToolResultContext extends ToolCallContext {
 export interface RunEndContext {
   /** The run. */
   readonly run: RunMiddlewareRun;
-  /** Its status now. */
+  /** `waiting`, or the terminal status the run ended with. */
   readonly status: RunStatus;
   /** True unless the status is `waiting` (a later message or poll drives the run again). */
   readonly terminal: boolean;
   /** Why it ended (the `run_status` event's reason). */
   readonly reason: string;
-  /** Final usage. */
+  /** Tool calls, model calls, tokens and cost used by the run up to now. */
   readonly usage: Readonly<RunUsage>;
 }
 
