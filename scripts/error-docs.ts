@@ -33,7 +33,8 @@ warnings. Codes are upper snake case, prefixed by area.
 - \`@media-agent/host-adapter-v3\`: \`V3_ERROR_CODES\` and \`type V3ErrorCode\`; its errors are \`MediaAgentError<V3ErrorCode>\`.
 
 An adapter also throws SDK codes (\`MEDIA_*\`, \`OUTCOME_UNKNOWN\`, \`CAPABILITY_*\`) through the SDK's error
-classes. How authorization produces the \`AUTH_*\` denials is in [architecture.md](architecture.md#authorization).
+classes. A host or plugin with codes of its own types its errors the same way, e.g.
+\`class MyError extends MediaAgentError<'MY_HOST_REFUSED'>\`, so a misspelt code fails the type check. How authorization produces the \`AUTH_*\` denials is in [architecture.md](architecture.md#authorization).
 
 ## @media-agent/sdk (${Object.keys(ERROR_CODES).length} codes)
 
