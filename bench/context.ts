@@ -1,5 +1,5 @@
 /**
- * Benchmark `context` (issue 6): the cost of assembling one model request under context management,
+ * Benchmark `context`: the cost of assembling one model request under context management,
  * and the TokenCounter's throughput.
  *
  * Setup: 200 registered capabilities (the standard media contracts plus synthetic plugin tools with

@@ -1,5 +1,5 @@
 /**
- * Benchmark `invoke` (issue 2): invocations per second through the one invocation path, against a
+ * Benchmark `invoke`: invocations per second through the one invocation path, against a
  * bare call of the same handler, so the cost of the path itself is visible.
  *
  * What is measured, for memory storage and for SQLite (a real file in `os.tmpdir()`, WAL,

@@ -1,5 +1,5 @@
 /**
- * Benchmark `loop` (issue 4): steps per second of the run driver, against the same scripted
+ * Benchmark `loop`: steps per second of the run driver, against the same scripted
  * conversation run through `@openai/agents` (its `ScriptedModel` from `@openai/agents/testing`) in
  * the same process, as a ratio. No network on either side.
  *

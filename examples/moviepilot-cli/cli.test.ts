@@ -416,7 +416,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
   });
 
   it.each([
-    ['a login only', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password'] as string[]],
+    ['a login only', (_sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password'] as string[]],
     ['a login and the API token', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password', '--api-key', sim.apiToken]],
   ])('with %s: the film is added, verified succeeded, exit 0, no credential printed', { timeout: 60_000 }, async (_name, creds) => {
     await withSim(async (sim) => {

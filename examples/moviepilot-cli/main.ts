@@ -379,7 +379,11 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
       auth = { apiKey: sim.apiKey };
     }
     const v3 = createV3AgentHost({ ...common, url, auth: auth as { apiKey: string } | { username: string; password: string } });
-    return { host: v3.host, label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`, close: async () => (await v3.close(), await sim?.close()) };
+    return { host: v3.host, label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`, close: async () => {
+        await v3.close();
+        await sim?.close();
+      },
+    };
   }
   let sim: MoviePilotV2Simulator | undefined;
   let url = cmd.url!;
@@ -404,7 +408,10 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
     get metadataUnreachable() {
       return v2.status.metadata === 'unreachable';
     },
-    close: async () => (await v2.close(), await sim?.stop()),
+    close: async () => {
+      await v2.close();
+      await sim?.stop();
+    },
   };
 }
 

@@ -23,9 +23,15 @@ export interface V2ClientOptions {
   url: string;
   /** Credentials. */
   credentials: V2Credentials;
-  /** Connections in the undici `Pool` (default 8). */
+  /**
+   * Connections in the undici `Pool`.
+   * @defaultValue 8
+   */
   connections?: number;
-  /** Retries of a read after a transport error or a 502/503/504 (default 2). Writes are never retried. */
+  /**
+   * Retries of a read after a transport error or a 502/503/504. Writes are never retried.
+   * @defaultValue 2
+   */
   readRetries?: number;
   /** Overrides per operation id of the timeout in ms. */
   timeoutsMs?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;

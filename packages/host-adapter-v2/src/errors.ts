@@ -1,4 +1,5 @@
 import { MediaAgentError } from '@media-agent/sdk';
+import type { V2ErrorCode } from './error-codes';
 
 /**
  * The host answered an enveloped operation with `success: false` (MoviePilot 2.x `schemas.Response`).
@@ -7,7 +8,7 @@ import { MediaAgentError } from '@media-agent/sdk';
  * Code: `HOST_OPERATION_FAILED`.
  * @public
  */
-export class HostOperationError extends MediaAgentError {
+export class HostOperationError extends MediaAgentError<V2ErrorCode> {
   /** The host's `message` (may be empty). */
   readonly hostMessage: string;
   /**
@@ -28,7 +29,7 @@ export class HostOperationError extends MediaAgentError {
  * Code: `HOST_HTTP_ERROR`.
  * @public
  */
-export class HostHttpError extends MediaAgentError {
+export class HostHttpError extends MediaAgentError<V2ErrorCode> {
   /** HTTP status. */
   readonly status: number;
   /**
@@ -54,7 +55,7 @@ export class HostHttpError extends MediaAgentError {
  * Code: `HOST_AUTH_FAILED`.
  * @public
  */
-export class HostAuthError extends MediaAgentError {
+export class HostAuthError extends MediaAgentError<V2ErrorCode> {
   /** @param message - what failed (never contains a credential) @param details - operation, status */
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('HOST_AUTH_FAILED', message, details);
@@ -69,7 +70,7 @@ export class HostAuthError extends MediaAgentError {
  * Code: `HOST_TRANSPORT_FAILED`.
  * @public
  */
-export class HostTransportError extends MediaAgentError {
+export class HostTransportError extends MediaAgentError<V2ErrorCode> {
   /** @param operation - operation id or `METHOD path` @param message - transport failure @param options - `{ cause }` */
   constructor(operation: string, message: string, options?: ErrorOptions) {
     super('HOST_TRANSPORT_FAILED', `MoviePilot ${operation}: ${message}`, { operation }, options);
@@ -82,7 +83,7 @@ export class HostTransportError extends MediaAgentError {
  * Code: `HOST_OPTIONS_INVALID`.
  * @public
  */
-export class HostOptionsError extends MediaAgentError {
+export class HostOptionsError extends MediaAgentError<V2ErrorCode> {
   /** @param message - what is wrong */
   constructor(message: string) {
     super('HOST_OPTIONS_INVALID', message);
@@ -96,7 +97,7 @@ export class HostOptionsError extends MediaAgentError {
  * Code: `HOST_UNREACHABLE`.
  * @public
  */
-export class HostUnreachableError extends MediaAgentError {
+export class HostUnreachableError extends MediaAgentError<V2ErrorCode> {
   /** @param operation - operation id or `METHOD path` @param message - what failed @param options - `{ cause }` */
   constructor(operation: string, message: string, options?: ErrorOptions) {
     super('HOST_UNREACHABLE', `MoviePilot ${operation}: ${message}`, { operation }, options);
@@ -110,7 +111,7 @@ export class HostUnreachableError extends MediaAgentError {
  * Code: `HOST_OPERATION_UNSUPPORTED`.
  * @public
  */
-export class HostUnsupportedError extends MediaAgentError {
+export class HostUnsupportedError extends MediaAgentError<V2ErrorCode> {
   /**
    * @param operation - operation id or `METHOD path`
    * @param message - why (which route the host does not serve, and the host's version when known)
@@ -127,7 +128,7 @@ export class HostUnsupportedError extends MediaAgentError {
  * Code: `HOST_CONTRACT_INVALID`.
  * @public
  */
-export class HostContractError extends MediaAgentError {
+export class HostContractError extends MediaAgentError<V2ErrorCode> {
   /** @param message - what is wrong @param details - status, when the host answered one @param options - `{ cause }` */
   constructor(message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
     super('HOST_CONTRACT_INVALID', message, details, options);
@@ -141,7 +142,7 @@ export class HostContractError extends MediaAgentError {
  * Code: `HOST_VERSION_UNSUPPORTED`.
  * @public
  */
-export class HostVersionError extends MediaAgentError {
+export class HostVersionError extends MediaAgentError<V2ErrorCode> {
   /** @param version - the host's version @param message - what is supported */
   constructor(version: string, message: string) {
     super('HOST_VERSION_UNSUPPORTED', message, { version });

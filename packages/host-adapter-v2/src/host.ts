@@ -24,7 +24,7 @@ import { V2CapabilityRegistry } from './registry';
 import { V2Tracking } from './tracking';
 
 /**
- * Capabilities that send a MoviePilot 2.x superuser-only request (notes §3: `POST /transfer/manual`);
+ * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`);
  * they are denied before any request to actors that are not host superusers.
  * @public
  */
@@ -137,17 +137,12 @@ async function detectVersion(client: V2HostClient, contract: V2HostContract): Pr
  * actors that are not host superusers before any request. Plugin capabilities get a scoped client per
  * invocation and are authorized like the routes they declared (see `defineV2PluginCapability`).
  *
- * ```ts
- * const v2 = await createV2AgentHost({ url: 'http://nas:3000', credentials: { apiKey: process.env.MP_API_TOKEN! }, plugins: { capabilities: [unfollow] } });
- * await v2.host.start();
- * ```
- *
- * @param options - see {@link V2AgentHostOptions}
- * @returns the host and its parts; call `host.start()` next
  * Before anything else it reads the host's OpenAPI document (each route's authentication and existence
  * come from it), logs in when a login is configured, and reads the host's version; `host.start()` then
  * runs the host's own connectivity check once (TMDB reachable?, see {@link V2HostStatus}).
  *
+ * @param options - see {@link V2AgentHostOptions}
+ * @returns the host and its parts; call `host.start()` next
  * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `HOST_UNREACHABLE` when the host
  *   cannot be reached; `HOST_CONTRACT_INVALID` when its OpenAPI document cannot be fetched or parsed;
  *   `HOST_AUTH_FAILED` when the login is refused, or when the credentials open none of the standard
@@ -156,6 +151,21 @@ async function detectVersion(client: V2HostClient, contract: V2HostContract): Pr
  *   older than {@link V2_MIN_VERSION} or not 2.x; `OPTIONS_INVALID` from the SDK;
  *   {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a declaration weaker than its route),
  *   `PLUGIN_DECLARATION_INVALID` (a plugin capability declaring a route the host does not serve)
+ *
+ * @example
+ * ```ts
+ * import { createV2AgentHost } from '@media-agent/host-adapter-v2';
+ * import { SqliteStorage } from '@media-agent/sdk/sqlite';
+ *
+ * const v2 = await createV2AgentHost({
+ *   url: 'http://nas:3000',
+ *   credentials: { apiKey: process.env.MP_API_TOKEN! },
+ *   storage: new SqliteStorage({ path: './data/agent.sqlite' }),
+ *   plugins: { capabilities: [unfollow] },
+ * });
+ * await v2.host.start();
+ * const run = await v2.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
+ * ```
  * @public
  */
 export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2AgentHost> {

@@ -19,7 +19,7 @@ export interface V2Operation {
   readonly envelope: 'response' | 'bare';
   /** Security alternatives the contract lists for the operation (any one suffices). */
   readonly security: readonly V2SecurityScheme[];
-  /** True when the host requires a superuser (notes §3: `/system/env`, `/system/setting/{key}`, `POST /transfer/manual`, `DELETE /history/transfer`). */
+  /** True when the host requires a superuser (`contracts/notes-v2.md` §3: `/system/env`, `/system/setting/{key}`, `POST /transfer/manual`, `DELETE /history/transfer`). */
   readonly superuser: boolean;
   /** True when the operation changes host state: never retried by the client; a lost answer is an unknown outcome. */
   readonly write: boolean;

@@ -20,7 +20,8 @@ import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
 import type { V2CallParams, V2HostClient } from './client';
-import { v2RouteEffect, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
+import { v2RouteEffect, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
+import type { V2ErrorCode } from './error-codes';
 
 /**
  * What a plugin author may declare for one plugin route capability, overriding what the adapter
@@ -283,7 +284,7 @@ export type V2PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERAT
  * code, as a refusal before the handler is.
  * @public
  */
-export class V2PluginOperationError extends MediaAgentError {
+export class V2PluginOperationError extends MediaAgentError<V2ErrorCode> {
   /** The plugin capability. */
   readonly capabilityId: string;
   /** The route it tried to send (`METHOD /path-template`, or what it passed). */
@@ -318,7 +319,7 @@ export type V2PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND
  * A plugin capability or declaration cannot be defined or registered as written (see {@link V2PluginDefinitionCode}).
  * @public
  */
-export class V2PluginDefinitionError extends MediaAgentError {
+export class V2PluginDefinitionError extends MediaAgentError<V2ErrorCode> {
   /**
    * @param code - see {@link V2PluginDefinitionCode}
    * @param capabilityId - the capability
@@ -430,6 +431,14 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  * limited to `routes` and to the invoking actor's authority, and the authorizer treats the plugin as
  * sending every declared route (see {@link V2PluginDefinition.routes}).
  *
+ * @param definition - the capability definition, `routes` (and `effects`), and a handler taking {@link V2PluginContext}
+ * @returns the frozen capability with its normalized `routes` (read them through {@link isV2PluginCapability});
+ *   its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
+ * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (a route that is neither form),
+ *   `PLUGIN_KIND_TOO_WEAK` (a writing route with a kind other than `execute`); and everything the SDK's
+ *   `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
+ *
+ * @example
  * ```ts
  * const unfollow = defineV2PluginCapability({
  *   id: 'plugin.Cleanup.unfollow', version: 1, title: 'Unfollow a title', description: '…',
@@ -445,13 +454,6 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  * });
  * v2.host.capabilities.register(unfollow);
  * ```
- *
- * @param definition - the capability definition, `routes` (and `effects`), and a handler taking {@link V2PluginContext}
- * @returns the frozen capability with its normalized `routes` (read them through {@link isV2PluginCapability});
- *   its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
- * @throws {@link V2PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (a route that is neither form),
- *   `PLUGIN_KIND_TOO_WEAK` (a writing route with a kind other than `execute`); and everything the SDK's
- *   `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
  * @public
  */
 export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(definition: V2PluginDefinition<I, O>): Capability<I, O> {

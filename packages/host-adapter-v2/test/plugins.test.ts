@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, MediaAgentError, type AgentHost } from '@media-agent/sdk';
+import { defineCapability, type MediaAgentError, type AgentHost } from '@media-agent/sdk';
 import { createV2AgentHost, defineV2PluginCapability, HOST_SUPERUSER_REQUIRED, type V2PluginClient } from '../src/index';
 import { cleanup, started, v2Setup } from './helpers';
 

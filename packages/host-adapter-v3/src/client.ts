@@ -4,7 +4,7 @@ import { fillV3Path, v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
 import { V3AuthError, V3HostError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
 
-/** How the adapter authenticates to MoviePilot 3.x (v3-notes §5). @public */
+/** How the adapter authenticates to MoviePilot 3.x (`contracts/v3-notes.md` §5). @public */
 export type V3Auth =
   /** The host's `API_TOKEN`, sent as `X-API-KEY`; the host maps it to its configured superuser. */
   | { apiKey: string }
@@ -13,9 +13,15 @@ export type V3Auth =
 
 /** Per-operation timeouts in milliseconds. @public */
 export interface V3Timeouts {
-  /** Every operation not named below (default 30 000: the host gateway's own timeout, v3-notes §3). */
+  /**
+   * Every operation not named below; the default is the host gateway's own timeout (`contracts/v3-notes.md` §3).
+   * @defaultValue 30 000
+   */
   defaultMs?: number;
-  /** Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*` (default 300 000, v3-notes §3). */
+  /**
+   * Resource searches `search.torrents`, `search.title`, `search.recommend`, `subtitle.search.*`.
+   * @defaultValue 300 000 (`contracts/v3-notes.md` §3)
+   */
   searchMs?: number;
   /** Overrides by operation id. */
   perOperation?: Record<string, number>;
@@ -29,9 +35,15 @@ export interface V3ClientOptions {
   auth: V3Auth;
   /** Timeouts (ms). */
   timeouts?: V3Timeouts;
-  /** Extra attempts for reads after a transport error or an HTTP 5xx (default 2). Writes are never retried. */
+  /**
+   * Extra attempts for reads after a transport error or an HTTP 5xx. Writes are never retried.
+   * @defaultValue 2
+   */
   readRetries?: number;
-  /** Connections in the undici pool (default 8). */
+  /**
+   * Connections in the undici pool.
+   * @defaultValue 8
+   */
   connections?: number;
   /** Logger (receives operation ids and statuses, never credentials). */
   logger?: Logger;
@@ -52,7 +64,7 @@ export interface V3CallInput {
   signal?: AbortSignal;
 }
 
-/** Paging headers as the host gateway reports them (v3-notes §3). @public */
+/** Paging headers as the host gateway reports them (`contracts/v3-notes.md` §3). @public */
 export interface V3Collection {
   /** `X-Result-Count`: items in this answer. */
   result_count?: number;
@@ -66,7 +78,7 @@ export interface V3Collection {
 
 /** An unwrapped V3 answer. @public */
 export interface V3Response<T = unknown> {
-  /** HTTP status (kept, v3-notes §4). */
+  /** HTTP status (kept, `contracts/v3-notes.md` §4). */
   status: number;
   /** Envelope `success` (business failures are HTTP 200 + `success:false`). */
   success: boolean;
@@ -264,7 +276,7 @@ export class V3Client {
     } catch {
       /* not JSON */
     }
-    // OAuth2 endpoints keep their native format (v3-notes §4); accept an envelope too.
+    // OAuth2 endpoints keep their native format (`contracts/v3-notes.md` §4); accept an envelope too.
     const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as string | undefined;
     if (res.statusCode >= 400 || typeof token !== 'string') throw new V3AuthError('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
     const claims = decodeJwtClaims(token);

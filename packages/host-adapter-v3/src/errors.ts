@@ -1,6 +1,7 @@
 import { MediaAgentError } from '@media-agent/sdk';
+import type { V3ErrorCode } from './error-codes';
 
-/** One item of a MoviePilot 3.x 422 answer (`ValidationIssue{location, message, error_type}`, v3-notes §4). @public */
+/** One item of a MoviePilot 3.x 422 answer (`ValidationIssue{location, message, error_type}`, `contracts/v3-notes.md` §4). @public */
 export interface V3ValidationIssue {
   /** Where: e.g. `["query", "media_source"]`. */
   location: Array<string | number>;
@@ -15,7 +16,7 @@ export interface V3ValidationIssue {
  * HTTP status and localised message. Code `HOST_OPERATION_FAILED`.
  * @public
  */
-export class V3HostError extends MediaAgentError {
+export class V3HostError extends MediaAgentError<V3ErrorCode> {
   /** HTTP status the host answered with. */
   readonly status: number;
   /** Operation id. */
@@ -23,7 +24,7 @@ export class V3HostError extends MediaAgentError {
   /** The envelope's `data` (e.g. `{requires_confirmation: true}`), when any. */
   readonly data: unknown;
   /** @param operationId - operation; @param status - HTTP status; @param message - the host's message; @param data - envelope data; @param code - stable code (default `HOST_OPERATION_FAILED`) */
-  constructor(operationId: string, status: number, message: string, data: unknown = null, code = 'HOST_OPERATION_FAILED') {
+  constructor(operationId: string, status: number, message: string, data: unknown = null, code: V3ErrorCode = 'HOST_OPERATION_FAILED') {
     super(code, `MoviePilot ${operationId} failed (HTTP ${status}): ${message || 'no message'}`, { operationId, status, hostMessage: message });
     this.status = status;
     this.operationId = operationId;
@@ -47,7 +48,7 @@ export class V3ValidationError extends V3HostError {
 }
 
 /**
- * The host refused because the user is not a superuser (HTTP 400 "用户权限不足", v3-notes §4), or
+ * The host refused because the user is not a superuser (HTTP 400 "用户权限不足", `contracts/v3-notes.md` §4), or
  * the adapter refused an admin-only operation before sending it. Code `HOST_PERMISSION_DENIED`.
  * @public
  */
@@ -76,7 +77,7 @@ export class V3AuthError extends V3HostError {
  * Code `HOST_UNREACHABLE`.
  * @public
  */
-export class V3TransportError extends MediaAgentError {
+export class V3TransportError extends MediaAgentError<V3ErrorCode> {
   /** @param operationId - operation; @param message - what failed; @param options - `{ cause }` */
   constructor(operationId: string, message: string, options?: ErrorOptions) {
     super('HOST_UNREACHABLE', `MoviePilot ${operationId}: ${message}`, { operationId }, options);
@@ -89,7 +90,7 @@ export class V3TransportError extends MediaAgentError {
  * `HOST_OPERATION_UNSUPPORTED`.
  * @public
  */
-export class V3UnsupportedError extends MediaAgentError {
+export class V3UnsupportedError extends MediaAgentError<V3ErrorCode> {
   /** @param capabilityId - the capability; @param reason - why the catalog cannot serve it */
   constructor(capabilityId: string, reason: string) {
     super('HOST_OPERATION_UNSUPPORTED', `${capabilityId} is not available on MoviePilot V3: ${reason}`, { capabilityId });

@@ -29,7 +29,10 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   auth: V3Auth;
   /** Per-operation timeouts (ms). */
   timeouts?: V3Timeouts;
-  /** Extra attempts for reads on transport errors and 5xx (default 2). */
+  /**
+   * Extra attempts for reads on transport errors and 5xx.
+   * @defaultValue 2
+   */
   readRetries?: number;
   /**
    * Host role of a principal (actor, or the actor that started an agent's run). Default: every
@@ -38,7 +41,10 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   principalRole?: V3PrincipalRole;
   /** Downloader, save path, storage of downloaded files. */
   media?: V3MediaSettings;
-  /** `mp.*` tools revealed by discovery that stay offered to the model (default 16). */
+  /**
+   * `mp.*` tools revealed by discovery that stay offered to the model.
+   * @defaultValue 16
+   */
   maxRevealedTools?: number;
   /**
    * Plugin capabilities made by `defineV3PluginCapability`, registered after the adapter's own (the
@@ -75,15 +81,25 @@ export interface V3AgentHost {
  * its `host.capabilities` get a per-invocation client scoped to their declared operations and are
  * authorized like direct `mp.*` calls of them.
  *
- * ```ts
- * const { host, close } = createV3AgentHost({ url: 'http://mp:3001', auth: { apiKey: process.env.MP_API_TOKEN! }, storage });
- * await host.start();
- * ```
- *
  * @param options - connection, auth, role mapping, media settings, and any SDK option
  * @returns the host, client, journal and container
  * @throws `OPTIONS_INVALID` (SDK options); `TypeError` for an invalid URL; what registering `plugins` throws
  *   (`PLUGIN_OPERATIONS_UNDECLARED`, `CAPABILITY_DUPLICATE`)
+ *
+ * @example
+ * ```ts
+ * import { createV3AgentHost } from '@media-agent/host-adapter-v3';
+ * import { SqliteStorage } from '@media-agent/sdk/sqlite';
+ *
+ * const { host, close } = createV3AgentHost({
+ *   url: 'http://mp:3001',
+ *   auth: { apiKey: process.env.MP_API_TOKEN! },
+ *   storage: new SqliteStorage({ path: './data/agent.sqlite' }),
+ * });
+ * await host.start();
+ * // … host.startRun(…), host.invoke(…) …
+ * await close(); // stops the host and closes the client's connection pool
+ * ```
  * @public
  */
 export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {

@@ -1,7 +1,7 @@
 import { MEDIA_SOURCES, type MediaSource } from '@media-agent/sdk';
 
 /**
- * SDK media source → MoviePilot 3.x `MediaSource` value (v3-notes §6: the identity is `media_source` +
+ * SDK media source → MoviePilot 3.x `MediaSource` value (`contracts/v3-notes.md` §6: the identity is `media_source` +
  * `media_id`; `themoviedb` is the built-in TMDB source).
  * @public
  */

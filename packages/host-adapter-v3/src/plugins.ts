@@ -17,6 +17,7 @@ import { isReadEffect, type V3CallInput, type V3Client, type V3Response } from '
 import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';
 import { kindOfV3Operation } from './operations-capabilities';
+import type { V3ErrorCode } from './error-codes';
 
 /**
  * Why a plugin's scoped client refused a request (nothing was sent to the host):
@@ -35,7 +36,7 @@ export type V3PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERAT
  * with this code, as a direct refusal is.
  * @public
  */
-export class V3PluginOperationError extends MediaAgentError {
+export class V3PluginOperationError extends MediaAgentError<V3ErrorCode> {
   /** The plugin capability. */
   readonly capabilityId: string;
   /** The catalog operation it tried to send. */
@@ -70,7 +71,7 @@ export type V3PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND
  * A plugin capability cannot be defined or registered as written (see {@link V3PluginDefinitionCode}).
  * @public
  */
-export class V3PluginDefinitionError extends MediaAgentError {
+export class V3PluginDefinitionError extends MediaAgentError<V3ErrorCode> {
   /**
    * @param code - see {@link V3PluginDefinitionCode}
    * @param capabilityId - the plugin capability
@@ -157,6 +158,14 @@ const CATALOG = new Map(V3_OPERATIONS.map((o) => [o.operation_id, o]));
  * actor's authority, and the authorizer treats the plugin as standing for `operations` (see
  * {@link V3PluginDefinition.operations}).
  *
+ * @param definition - the capability definition, `operations`, and a handler taking {@link V3PluginContext}
+ * @returns the frozen capability with its deduplicated `operations` (read them through
+ *   {@link isV3PluginCapability}); its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
+ * @throws {@link V3PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (not a list, or ids outside the
+ *   catalog), `PLUGIN_KIND_TOO_WEAK` (a declared write with a kind other than `execute`); and
+ *   everything the SDK's `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
+ *
+ * @example
  * ```ts
  * const unfollow = defineV3PluginCapability({
  *   id: 'plugin.Cleanup.unfollow', version: 1, title: 'Unfollow a title', description: '…',
@@ -172,13 +181,6 @@ const CATALOG = new Map(V3_OPERATIONS.map((o) => [o.operation_id, o]));
  * });
  * v3.host.capabilities.register(unfollow);
  * ```
- *
- * @param definition - the capability definition, `operations`, and a handler taking {@link V3PluginContext}
- * @returns the frozen capability with its deduplicated `operations` (read them through
- *   {@link isV3PluginCapability}); its own handler refuses to run unbound (`PLUGIN_NOT_BOUND`)
- * @throws {@link V3PluginDefinitionError} `PLUGIN_DECLARATION_INVALID` (not a list, or ids outside the
- *   catalog), `PLUGIN_KIND_TOO_WEAK` (a declared write with a kind other than `execute`); and
- *   everything the SDK's `defineCapability` throws (`CAPABILITY_DEFINITION_INVALID`, …)
  * @public
  */
 export function defineV3PluginCapability<I extends TSchema, O extends TSchema>(definition: V3PluginDefinition<I, O>): Capability<I, O> {

@@ -22,6 +22,7 @@ import type { V3Client } from './client';
 import { V3UnsupportedError, V3HostError } from './errors';
 import { fromV3Identity, toV3Identity } from './identity';
 import type { V3JournalDownload, V3RunJournal } from './journal';
+import type { V3ErrorCode } from './error-codes';
 
 /** Adapter settings for downloads and organizes. @public */
 export interface V3MediaSettings {
@@ -317,7 +318,7 @@ export function v3StandardCapabilities(s: V3Services): StandardImplementations {
           // The host could not recognise the media: a person must confirm. The plan is revised (new
           // payload hash and revision), so the next submit is denied until that revision is approved.
           await plans.revise(plan.id, { ...(plan.payload as object), allowUnrecognized: true } as never, plan.revision);
-          throw new MediaAgentError('HOST_REQUIRES_CONFIRMATION', `MoviePilot could not recognise the media of ${p.releaseName} (${r.message}); the plan was revised to download it unrecognised — a person must approve the new revision before submitting again`, { planId: plan.id });
+          throw new MediaAgentError<V3ErrorCode>('HOST_REQUIRES_CONFIRMATION', `MoviePilot could not recognise the media of ${p.releaseName} (${r.message}); the plan was revised to download it unrecognised — a person must approve the new revision before submitting again`, { planId: plan.id });
         }
         if (!r.success || !r.data?.download_id) throw new V3HostError('download.add', r.status, r.message, r.data);
         const d: V3JournalDownload = {

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, MediaAgentError, type AgentHost } from '@media-agent/sdk';
+import { defineCapability, type MediaAgentError, type AgentHost } from '@media-agent/sdk';
 import { defineV3PluginCapability, V3PluginOperationError, type V3PluginClient } from '@media-agent/host-adapter-v3';
 import { runCleanups, v3Setup } from './helpers';
 

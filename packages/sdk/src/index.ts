@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export { MediaAgentError, isMediaAgentError } from './errors';
+export { ERROR_CODES, type ErrorCode } from './error-codes';
 
 // ports
 export { SystemClock, ManualClock, type Clock } from './ports/clock';

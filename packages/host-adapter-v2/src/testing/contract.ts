@@ -132,7 +132,9 @@ export class ContractValidator {
       const m = t.regex.exec(literal);
       if (!m) continue;
       const pathParams: Record<string, string> = {};
-      t.names.forEach((n, i) => (pathParams[n] = decodeURIComponent(m[i + 1]!)));
+      t.names.forEach((n, i) => {
+        pathParams[n] = decodeURIComponent(m[i + 1]!);
+      });
       const operation = this.#doc.paths[t.template]![method.toLowerCase()];
       if (operation) return { template: t.template, operation, pathParams };
       fallback ??= { template: t.template, operation: undefined, pathParams };

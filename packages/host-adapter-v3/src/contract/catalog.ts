@@ -1,12 +1,13 @@
 import { MediaAgentError } from '@media-agent/sdk';
 import { V3_OPERATIONS } from './operations';
 import type { V3Operation } from './types';
+import type { V3ErrorCode } from '../error-codes';
 
 /**
  * No operation with this id is in the V3 catalog (`contracts/v3-operations.json`); nothing was sent.
  * @public
  */
-export class V3UnknownOperationError extends MediaAgentError {
+export class V3UnknownOperationError extends MediaAgentError<V3ErrorCode> {
   /** @param operationId - the id asked for */
   constructor(operationId: string) {
     super('HOST_UNKNOWN_OPERATION', `MoviePilot V3 has no operation ${JSON.stringify(operationId)} in its catalog`, { operationId });
@@ -82,7 +83,7 @@ export function matchV3Route(method: string, pathname: string): Array<{ operatio
 export function fillV3Path(template: string, params: Record<string, string | number> = {}): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const v = params[name];
-    if (v === undefined || v === null || String(v) === '') throw new MediaAgentError('HOST_REQUEST_INVALID', `path parameter ${name} is required for ${template}`, { template, name });
+    if (v === undefined || v === null || String(v) === '') throw new MediaAgentError<V3ErrorCode>('HOST_REQUEST_INVALID', `path parameter ${name} is required for ${template}`, { template, name });
     return encodeURIComponent(String(v));
   });
 }

@@ -1,7 +1,7 @@
 import { matchV3Route } from './catalog';
 
 /**
- * The built-in `MediaSource` values of MoviePilot 3.x (`docs/mcp-api.md`, v3-notes §6); plugins may
+ * The built-in `MediaSource` values of MoviePilot 3.x (MoviePilot's `docs/mcp-api.md`, `contracts/v3-notes.md` §6); plugins may
  * register more.
  * @public
  */
@@ -31,7 +31,7 @@ export interface V3RequestCheck {
   violations: string[];
 }
 
-/** Query/body fields a key operation requires (v3-notes §7 and the catalog notes). @internal */
+/** Query/body fields a key operation requires (`contracts/v3-notes.md` §7 and the catalog notes). @internal */
 const REQUIRED: Record<string, { query?: string[]; body?: string[] }> = {
   'media.search': { query: ['title'] },
   'media.person.search': { query: ['title', 'type'] },
@@ -79,7 +79,7 @@ export function validateV3Request(req: V3WireRequest): V3RequestCheck {
   const matches = matchV3Route(req.method, req.path);
   if (req.path === '/api/v1/login/access-token' && req.method === 'POST') return { operationId: 'login.access_token', params: {}, violations };
   if (matches.length === 0) return { operationId: undefined, params: {}, violations: [`no catalog operation serves ${req.method} ${req.path}`] };
-  const auth = req.headers['x-api-key'] ?? req.headers['authorization'] ?? req.query.get('apikey') ?? req.query.get('token');
+  const auth = req.headers['x-api-key'] ?? req.headers.authorization ?? req.query.get('apikey') ?? req.query.get('token');
   if (!auth) violations.push('no credentials: X-API-KEY, Authorization: Bearer, ?apikey= or ?token= is required');
   // Routes shared by several operations: media.search vs media.person.search (type=person).
   let match = matches[0]!;

@@ -5,6 +5,7 @@ import { MediaAgentError } from '@media-agent/sdk';
 import { v3Operation } from '../contract/catalog';
 import { validateV3Request } from '../contract/validate';
 import { SIM_DEFAULT_LIBRARY, SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
+import type { V3ErrorCode } from '../error-codes';
 
 /** A host user of the simulator. @public */
 export interface SimUser {
@@ -125,7 +126,7 @@ export interface SimViolation {
  * `SIM_CONTRACT_VIOLATION`.
  * @public
  */
-export class SimContractViolationError extends MediaAgentError {
+export class SimContractViolationError extends MediaAgentError<V3ErrorCode> {
   /** @param violations - what was received and which rules it broke */
   constructor(violations: readonly SimViolation[]) {
     super('SIM_CONTRACT_VIOLATION', `${violations.length} request(s) broke the MoviePilot V3 contract:\n${violations.map((v) => `${v.request} (${v.operationId ?? 'no operation'}): ${v.violations.join('; ')}`).join('\n')}`, {
@@ -196,7 +197,7 @@ export class MoviePilotV3Simulator {
 
   /** Base URL once started, e.g. `http://127.0.0.1:40123`. */
   get url(): string {
-    if (!this.#url) throw new MediaAgentError('SIM_NOT_STARTED', 'the simulator is not started');
+    if (!this.#url) throw new MediaAgentError<V3ErrorCode>('SIM_NOT_STARTED', 'the simulator is not started');
     return this.#url;
   }
 
@@ -337,7 +338,10 @@ export class MoviePilotV3Simulator {
   #login(form: string, record: SimRequest, send: (status: number, payload: unknown) => void): void {
     const p = new URLSearchParams(form);
     const user = this.#users.find((u) => u.username === p.get('username') && u.password === p.get('password'));
-    if (!user) return send(401, { success: false, message: '用户名或密码不正确', data: null });
+    if (!user) {
+      send(401, { success: false, message: '用户名或密码不正确', data: null });
+      return;
+    }
     record.user = user.username;
     const claims = { sub: user.username, username: user.username, super_user: user.superuser, level: 2, purpose: 'authentication', exp: this.#clock.now() + this.#tokenTtlMs, epoch: this.#tokenEpoch };
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');

@@ -12,14 +12,22 @@ export class AdministrationForbiddenError extends MediaAgentError {
   }
 }
 
+const NOT_FOUND_CODES = {
+  approval: 'APPROVAL_NOT_FOUND',
+  grant: 'GRANT_NOT_FOUND',
+  plan: 'PLAN_NOT_FOUND',
+  'policy revision': 'POLICY_REVISION_NOT_FOUND',
+} as const;
+
 /**
- * A record (approval, grant, plan, policy revision) does not exist.
+ * A record (approval, grant, plan, policy revision) does not exist: code `APPROVAL_NOT_FOUND`,
+ * `GRANT_NOT_FOUND`, `PLAN_NOT_FOUND` or `POLICY_REVISION_NOT_FOUND`.
  * @public
  */
 export class RecordNotFoundError extends MediaAgentError {
   /** @param kind - record kind; @param id - the id asked for */
   constructor(kind: 'approval' | 'grant' | 'plan' | 'policy revision', id: string) {
-    super(`${kind.toUpperCase().replace(' ', '_')}_NOT_FOUND`, `no ${kind} with id ${JSON.stringify(id)}`, { kind, id });
+    super(NOT_FOUND_CODES[kind], `no ${kind} with id ${JSON.stringify(id)}`, { kind, id });
   }
 }
 

@@ -17,11 +17,11 @@ export interface CreateGrantInput {
   expiresAt?: number;
   /** Policy revision it is bound to (must stay published). */
   policyRevisionId?: string;
-  /** Scope restrictions. */
+  /** Media entities, media kinds and capabilities the grant may touch; omitted or empty restricts nothing. */
   scope?: GrantScope;
-  /** Daily budgets. */
+  /** Invocations and bytes per UTC day; omitted means unlimited. */
   budget?: GrantBudget;
-  /** Why. */
+  /** Why the grant exists, for people reading the audit trail. */
   reason?: string;
   /**
    * Accept an `action` that covers no registered capability (default false: such a grant would

@@ -61,17 +61,17 @@ export interface CapabilityRegistry {
 export interface CapabilityRegistryDeps {
   /** Storage for plans, ledger and audit. */
   storage: StorageAdapter;
-  /** The authorizer. */
+  /** Decides allow or deny for `propose`/`approve`/`execute` calls (docs/architecture.md#authorization). */
   authorizer: Authorizer;
-  /** The ledger. */
+  /** Claims and settles idempotency keys of side-effecting calls (docs/architecture.md#the-ledger). */
   ledger: InvocationLedger;
-  /** Time. */
+  /** Time source for expiries, ledger timestamps and audit rows. */
   clock: Clock;
   /** Ids of invocations and audit rows. */
   ids: IdGenerator;
-  /** Logger. */
+  /** Where invocation warnings are logged (never inputs or secrets). */
   logger: Logger;
-  /** Largest accepted input JSON in bytes (default 1 MiB). */
+  /** Largest accepted input JSON in bytes (default 1 MiB); larger inputs fail with `INPUT_TOO_LARGE`. */
   maxInputBytes?: number;
 }
 

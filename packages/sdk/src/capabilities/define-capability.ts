@@ -10,17 +10,7 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
 
 /**
  * Defines a capability. The handler's input and output types are inferred from the TypeBox
- * schemas, so a plugin author writes no type annotations:
- *
- * ```ts
- * const inspect = defineCapability({
- *   id: 'release.inspect', version: 1, title: 'Inspect a release', description: '…',
- *   kind: 'read', replay: 'safe',
- *   input: Type.Object({ releaseId: Type.String() }),
- *   output: Type.Object({ title: Type.String() }),
- *   handler: async (input) => ({ title: input.releaseId }),   // input: { releaseId: string }
- * });
- * ```
+ * schemas, so a plugin author writes no type annotations (see the example).
  *
  * The input schema is also checked, once, against the tool-schema rules of every model provider family
  * (Anthropic `input_schema`, OpenAI function parameters, Gemini through its OpenAI-compatible endpoint;
@@ -32,6 +22,8 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * own schema. OpenAI strict-mode problems (optional properties, …) never refuse a capability: strict
  * mode is not used by the SDK's providers.
  *
+ * @param definition - id (dotted words), version, title, description (what the model reads), kind, replay
+ *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact` and `verify`, and the `handler`
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws {@link InvalidCapabilityError} (`CAPABILITY_DEFINITION_INVALID`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
@@ -39,6 +31,17 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  *   {@link CapabilitySchemaUnsupportedError} (`CAPABILITY_SCHEMA_UNSUPPORTED`, with each rule and JSON pointer)
  *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
  *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …
+ *
+ * @example
+ * ```ts
+ * const inspect = defineCapability({
+ *   id: 'release.inspect', version: 1, title: 'Inspect a release', description: '…',
+ *   kind: 'read', replay: 'safe',
+ *   input: Type.Object({ releaseId: Type.String() }),
+ *   output: Type.Object({ title: Type.String() }),
+ *   handler: async (input) => ({ title: input.releaseId }),   // input: { releaseId: string }
+ * });
+ * ```
  * @public
  */
 export function defineCapability<I extends TSchema, O extends TSchema>(definition: CapabilityDefinition<I, O>): Capability<I, O> {

@@ -17,7 +17,7 @@ import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
 import { isSideEffecting, type Capability, type HandlerContext, type InvocationTarget, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
 
-/** Default limit on an input's JSON size: 1 MiB (issue 2, bad input). @public */
+/** Default limit on an input's JSON size, in bytes: 1 MiB (docs/architecture.md#the-invocation-path). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
 
 /**
@@ -363,7 +363,7 @@ export class InvocationPipeline {
       const descriptor = this.deps.catalog.descriptor(capabilityId);
       if (isSideEffecting(descriptor.kind)) throw new VerifierNotReadOnlyError(capabilityId, descriptor.kind);
       const result = await this.invoke(capabilityId, input, { actor: VERIFIER_ACTOR, ...(p.ctx.runId ? { runId: p.ctx.runId } : {}), signal: p.signal });
-      if (result.status !== 'succeeded') throw new MediaAgentError(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
+      if (result.status !== 'succeeded') throw new MediaAgentError<string>(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
       return result.output;
     };
     try {
@@ -455,7 +455,7 @@ function messageOf(error: unknown): string {
 
 /**
  * The context is built by the host or the runtime, not by the model; still, a wrong type must fail
- * here, the same way on every storage, before any work (issue 2, bad input).
+ * here, the same way on every storage, before any work (`CONTEXT_INVALID`).
  */
 function checkContext(ctx: InvocationContext): void {
   parseActor(ctx?.actor);

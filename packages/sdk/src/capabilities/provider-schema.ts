@@ -208,7 +208,10 @@ type Visit = (node: JsonSchemaObject, path: string, depth: number) => void;
 
 /** Calls `visit` on every subschema object (properties, items, combinators, definitions, …); reports non-schema subschemas. */
 function walk(node: unknown, path: string, depth: number, visit: Visit, bad: (path: string, value: unknown) => void): void {
-  if (!isObject(node)) return bad(path, node);
+  if (!isObject(node)) {
+    bad(path, node);
+    return;
+  }
   if (depth > 200) return;
   visit(node, path, depth);
   for (const key of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
@@ -220,7 +223,7 @@ function walk(node: unknown, path: string, depth: number, visit: Visit, bad: (pa
   for (const key of ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf']) {
     const v = node[key];
     if (v === undefined) continue;
-    if (Array.isArray(v)) v.forEach((s, i) => walk(s, `${path}${seg(key)}${seg(i)}`, depth + 1, visit, bad));
+    if (Array.isArray(v)) for (const [i, s] of v.entries()) walk(s, `${path}${seg(key)}${seg(i)}`, depth + 1, visit, bad);
     else if (key === 'items') walk(v, `${path}${seg(key)}`, depth + 1, visit, bad);
     else bad(`${path}${seg(key)}`, v);
   }
@@ -523,7 +526,7 @@ function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[
       const list = input[key];
       if (!Array.isArray(list)) continue;
       if (key === 'oneOf') note(ctx, 'one-of', `${path}/oneOf`, 'oneOf written as anyOf (Gemini and OpenAI strict mode accept no oneOf; the original schema still requires exactly one)');
-      list.forEach((b, i) => branches.push(convert(ctx, b, `${path}${seg(key)}${seg(i)}`, inner)));
+      for (const [i, b] of list.entries()) branches.push(convert(ctx, b, `${path}${seg(key)}${seg(i)}`, inner));
     }
     const constraints = base ? stripAnnotations(base) : undefined;
     const combined = constraints && Object.keys(constraints).length > 0 ? branches.map((b) => mergeSchemas(ctx, b, constraints, path)) : branches;
@@ -865,7 +868,11 @@ function finalize(ctx: Ctx, node: JsonSchemaObject, path: string): void {
   }
   if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) if (isObject(v)) finalize(ctx, v, `${path}/properties${seg(k)}`);
   if (isObject(node.items)) finalize(ctx, node.items, `${path}/items`);
-  if (Array.isArray(node.anyOf)) node.anyOf.forEach((b, i) => isObject(b) && finalize(ctx, b, `${path}/anyOf${seg(i)}`));
+  if (Array.isArray(node.anyOf)) {
+    node.anyOf.forEach((b, i) => {
+      if (isObject(b)) finalize(ctx, b, `${path}/anyOf${seg(i)}`);
+    });
+  }
 }
 
 /** The root as one object: a union of objects becomes one object whose properties are the union of the branches. */

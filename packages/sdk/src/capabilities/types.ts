@@ -49,7 +49,7 @@ export interface InvocationTarget {
  * @public
  */
 export interface PendingOutcome<O> {
-  /** Brand. */
+  /** Marks the object as made by `ctx.pending(output)`; always `true`. */
   readonly __pending: true;
   /** The receipt, validated against the output schema. */
   readonly output: O;
@@ -64,7 +64,7 @@ export interface HandlerContext {
   invocationId: string;
   /** Idempotency key (for `propose`/`approve`/`execute`); pass it to the host so a re-run does not repeat the effect. */
   idempotencyKey: string | undefined;
-  /** Who invokes. */
+  /** Who invokes: `user:<id>`, `apikey:<id>`, `agent:<runId>` or `system:<name>`. */
   actor: Actor;
   /** Run id, when called from a run. */
   runId: string | undefined;
@@ -76,7 +76,7 @@ export interface HandlerContext {
   plan: PlanRecord | undefined;
   /** Aborts when the caller gives up; a side effect interrupted by it is recorded as `unknown`. */
   signal: AbortSignal;
-  /** Time source. */
+  /** The host's time source; use it instead of `Date.now()` so tests control time. */
   clock: Clock;
   /** Logger (never give it secrets). */
   logger: Logger;
@@ -122,7 +122,7 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   id: string;
   /** Positive integer; part of the idempotency key, bump it when the input's meaning changes. */
   version: number;
-  /** Short human title. */
+  /** Short title for people, e.g. `Submit a planned download`. */
   title: string;
   /** What it does, for people and for the model. */
   description: string;
@@ -134,7 +134,7 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   input: I;
   /** TypeBox schema of the output. */
   output: O;
-  /** Search tags. */
+  /** Words `search_tools` matches besides the id, title and description. */
   tags?: string[];
   /** Other names, any language (e.g. `整理` for organize). */
   aliases?: string[];
@@ -171,17 +171,17 @@ export interface Capability<I extends TSchema = TSchema, O extends TSchema = TSc
  * @public
  */
 export interface CapabilityDescriptor {
-  /** Id. */
+  /** Dotted id, e.g. `download.submit`; the tool name models see is derived from it. */
   id: string;
-  /** Version. */
+  /** Contract version (a positive integer; part of the idempotency key). */
   version: number;
-  /** Title. */
+  /** Short title for people. */
   title: string;
-  /** Description. */
+  /** What the capability does and what its input means, as the model reads it. */
   description: string;
-  /** Kind. */
+  /** `read`, `preview`, `propose`, `approve` or `execute` (docs/architecture.md#capabilities). */
   kind: CapabilityKind;
-  /** Replay policy. */
+  /** `safe`, `reconcile` or `never`: what may happen when an outcome is unknown. */
   replay: ReplayPolicy;
   /** Input JSON Schema (validates every invocation). */
   input: TSchema;
@@ -191,11 +191,11 @@ export interface CapabilityDescriptor {
    * when absent (a descriptor built by hand), `capabilityModelTool` derives it from `input`.
    */
   modelInputSchema?: Readonly<Record<string, unknown>>;
-  /** Output JSON Schema. */
+  /** Output schema (TypeBox, i.e. JSON Schema); every handler result is validated against it. */
   output: TSchema;
-  /** Tags. */
+  /** Words `search_tools` matches besides the id, title and description. */
   tags: readonly string[];
-  /** Aliases. */
+  /** Other names people use for it (any language), matched by `search_tools`. */
   aliases: readonly string[];
   /** Policy kind, when any. */
   policy: string | undefined;

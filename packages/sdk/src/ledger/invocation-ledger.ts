@@ -8,19 +8,19 @@ export interface ClaimRequest {
   key: string;
   /** SHA-256 of the canonical input. */
   argsHash: string;
-  /** The capability. */
+  /** The capability invoked (its id and version are part of the key; its replay policy decides recovery). */
   capability: CapabilityDescriptor;
   /** Run id, task id or `request:<invocationId>`. */
   scopeId: string;
   /** Tool-call or request id, when given. */
   callId: string | undefined;
-  /** Actor. */
+  /** Who invokes, e.g. `agent:<runId>`. */
   actor: string;
-  /** Invocation id. */
+  /** Id of this invocation, shared with its audit row. */
   invocationId: string;
-  /** Run id. */
+  /** The run invoking, when a run's model calls. */
   runId: string | undefined;
-  /** Task id. */
+  /** The background task invoking, when a task calls. */
   taskId: string | undefined;
   /** Approval that authorized the call. */
   approvalId: string | undefined;
@@ -28,7 +28,7 @@ export interface ClaimRequest {
   grantId: string | undefined;
   /** Bytes charged to the grant. */
   bytes: number;
-  /** Redacted input summary. */
+  /** Input summary with `redact` fields and secret-like names removed; the raw input is never stored. */
   inputSummary: string;
 }
 

@@ -425,6 +425,6 @@ export type StandardOutput<Id extends StandardCapabilityId> = Static<StandardCap
  * @public
  */
 export function isStandardCapabilityId(id: string): id is StandardCapabilityId {
-  return Object.prototype.hasOwnProperty.call(STANDARD_CAPABILITIES, id);
+  return Object.hasOwn(STANDARD_CAPABILITIES, id);
 }
 

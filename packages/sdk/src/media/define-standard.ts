@@ -40,16 +40,17 @@ export type StandardCapability<Id extends StandardCapabilityId> = Capability<Sta
  * policy, policy kind, schemas, title, description, tags, aliases, redaction and target come from
  * {@link STANDARD_CAPABILITIES}.
  *
- * ```ts
- * const inventory = defineStandardCapability('inventory.query', async (input) => ({ total: 0, items: [] }));
- * ```
- *
  * @param id - one of {@link STANDARD_CAPABILITY_IDS}
  * @param handler - the implementation; input/output typed from the contract
  * @param extras - optional verifier, tags, aliases, description note
  * @returns the frozen capability, ready for `CapabilityRegistry.register` or {@link registerStandardCapabilities}
  * @throws {@link StandardCapabilityMismatchError} (`MEDIA_STANDARD_CAPABILITY_MISMATCH`) for an id that is not standard;
  *   `CAPABILITY_DEFINITION_INVALID` when the handler is not a function
+ *
+ * @example
+ * ```ts
+ * const inventory = defineStandardCapability('inventory.query', async (input) => ({ total: 0, items: [] }));
+ * ```
  * @public
  */
 export function defineStandardCapability<Id extends StandardCapabilityId>(id: Id, handler: StandardHandler<Id>, extras: StandardCapabilityExtras<Id> = {}): StandardCapability<Id> {
@@ -90,6 +91,14 @@ export type StandardImplementations = Partial<{ [Id in StandardCapabilityId]: St
  *   {@link StandardCapabilityMismatchError} (`MEDIA_STANDARD_CAPABILITY_MISMATCH`) for a non-standard id, a duplicate
  *   in the list, or a capability that differs from its contract; `CAPABILITY_DUPLICATE` when the registry already
  *   has one of the ids (checked before registering any)
+ *
+ * @example
+ * ```ts
+ * registerStandardCapabilities(host.capabilities, {
+ *   'catalog.lookup': defineStandardCapability('catalog.lookup', async (input) => myCatalog.lookup(input)),
+ *   // … the other 14 standard ids …
+ * });
+ * ```
  * @public
  */
 export function registerStandardCapabilities(registry: CapabilityRegistry, implementations: StandardImplementations): void {

@@ -17,17 +17,32 @@ import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, Thin
 export interface AnthropicProviderOptions extends HttpProviderOptions {
   /** API key, sent as `x-api-key`; never logged or put in errors. */
   apiKey: string;
-  /** Server root without `/v1` (default `https://api.anthropic.com`); a trailing `/v1` is tolerated. */
+  /**
+   * Server root without `/v1`; a trailing `/v1` is tolerated.
+   * @defaultValue `https://api.anthropic.com`
+   */
   baseUrl?: string;
-  /** `anthropic-version` header (default `2023-06-01`). */
+  /**
+   * `anthropic-version` header.
+   * @defaultValue `2023-06-01`
+   */
   apiVersion?: string;
   /** `anthropic-beta` header values, if any. */
   betas?: string[];
-  /** Output limit when the request sets none, in tokens (default 8192). */
+  /**
+   * Output limit when the request sets none, in tokens.
+   * @defaultValue 8192
+   */
   defaultMaxTokens?: number;
-  /** Mark the system prompt and tool list with `cache_control: ephemeral` for prompt caching (default true). */
+  /**
+   * Mark the system prompt and tool list with `cache_control: ephemeral` for prompt caching.
+   * @defaultValue true
+   */
   promptCaching?: boolean;
-  /** Whether the model accepts images (default true). */
+  /**
+   * Whether the model accepts images.
+   * @defaultValue true
+   */
   supportsImages?: boolean;
 }
 

@@ -1,5 +1,6 @@
 // Typed errors of the model layer. None of them ever carries an API key: messages taken from
 // provider responses pass through redactSecrets() first.
+import type { ErrorCode } from '../error-codes';
 import { MediaAgentError } from '../errors';
 
 /**
@@ -21,7 +22,7 @@ export class ProviderError extends MediaAgentError {
    * @param retryable - see {@link ProviderError.retryable}
    * @param options - `ErrorOptions` such as `{ cause }`
    */
-  constructor(code: string, message: string, details: Record<string, unknown>, retryable: boolean, options?: ErrorOptions) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown>, retryable: boolean, options?: ErrorOptions) {
     super(code, message, details, options);
     this.retryable = retryable;
   }

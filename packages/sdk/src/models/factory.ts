@@ -17,10 +17,24 @@ export type ModelProviderConfig =
   | ({ provider: 'scripted' | 'fake' } & ScriptedProviderOptions);
 
 /**
- * Builds a provider from configuration.
- * @param config - `{ provider: 'anthropic' | 'openai-compatible' | 'scripted', ...options }`
+ * Builds a provider from plain configuration (a settings file, environment variables), so a host need not
+ * import each provider class. The provider makes no request until its first `stream()` call.
+ * @param config - `{ provider: 'anthropic' | 'openai-compatible' | 'scripted', ...options }`; the options are
+ *   those of the provider's class (API key, base URL, timeouts, retries)
  * @returns the provider
- * @throws MediaAgentError `PROVIDER_UNKNOWN` for any other `provider` value
+ * @throws {@link MediaAgentError} `PROVIDER_UNKNOWN` for any other `provider` value
+ *
+ * @example
+ * ```ts
+ * import { createAgentHost, createModelProvider } from '@media-agent/sdk';
+ *
+ * const provider = createModelProvider({
+ *   provider: 'openai-compatible',
+ *   baseUrl: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+ *   apiKey: process.env.OPENAI_API_KEY!,
+ * });
+ * const host = createAgentHost({ model: { provider, model: 'gpt-4.1-mini' } });
+ * ```
  * @public
  */
 export function createModelProvider(config: ModelProviderConfig): ModelProvider {

@@ -20,11 +20,20 @@ export interface OpenAICompatibleProviderOptions extends HttpProviderOptions {
   apiKey?: string;
   /** Server base URL with or without `/v1` (`https://api.deepseek.com`, `http://localhost:11434/v1`); default per dialect. */
   baseUrl?: string;
-  /** A built-in dialect name or a custom dialect (default `openai`). */
+  /**
+   * A built-in dialect name or a custom dialect.
+   * @defaultValue `openai`
+   */
   dialect?: OpenAIDialectName | OpenAIDialect;
-  /** Output limit when the request sets none, in tokens (default: not sent). */
+  /**
+   * Output limit when the request sets none, in tokens.
+   * @defaultValue not sent
+   */
   defaultMaxTokens?: number;
-  /** Whether the model accepts images (default true); tool-result images go in a user message after the tool results. */
+  /**
+   * Whether the model accepts images; tool-result images go in a user message after the tool results.
+   * @defaultValue true
+   */
   supportsImages?: boolean;
 }
 

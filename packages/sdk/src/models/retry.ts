@@ -12,9 +12,15 @@ export interface RetryOptions {
    * before any output (overloaded, server and rate-limit errors).
    */
   maxAttempts?: number;
-  /** Base of the exponential backoff in ms (default 500): attempt n waits about `base * 2^(n-1)`. */
+  /**
+   * Base of the exponential backoff in ms: attempt n waits about `base * 2^(n-1)`.
+   * @defaultValue 500
+   */
   baseDelayMs?: number;
-  /** Upper bound of one computed backoff in ms (default 30 000). */
+  /**
+   * Upper bound of one computed backoff in ms.
+   * @defaultValue 30 000
+   */
   maxDelayMs?: number;
   /**
    * Cap on a server-requested wait (`retry-after-ms` / `retry-after`), in ms (default 60 000).
@@ -25,7 +31,10 @@ export interface RetryOptions {
    * and `retryAfterCapped`.
    */
   maxRetryAfterMs?: number;
-  /** Random source in [0, 1) for jitter (default `Math.random`). */
+  /**
+   * Random source in [0, 1) for jitter.
+   * @defaultValue `Math.random`
+   */
   random?: () => number;
   /**
    * Waits `ms` milliseconds or until `signal` aborts (default: a real timer). Tests may pass a

@@ -64,7 +64,10 @@ export interface FakeScript {
   match?: string | RegExp | { regex: string; flags?: string };
   /** Tool-calling turns, in order. */
   steps?: ScriptStep[];
-  /** The final answer after the last step (default `Done.`). */
+  /**
+   * The final answer after the last step.
+   * @defaultValue `Done.`
+   */
   finalText?: string | ((ctx: ScriptContext) => string);
 }
 
@@ -76,9 +79,15 @@ export interface FakeScript {
 export interface ScriptedProviderOptions {
   /** Scripts, first match wins; JSON text (one object or an array) is accepted. Default: `DEFAULT_FAKE_SCRIPT`. */
   scripts?: FakeScript | FakeScript[] | string;
-  /** Characters per text delta (default 8). */
+  /**
+   * Characters per text delta.
+   * @defaultValue 8
+   */
   chunkSize?: number;
-  /** Wait between deltas in ms (default 0: yield to the event loop only). */
+  /**
+   * Wait between deltas in ms; 0 only yields to the event loop.
+   * @defaultValue 0
+   */
   delayMs?: number;
 }
 

@@ -63,9 +63,15 @@ export const MESSAGE_OVERHEAD_TOKENS = 3;
  * @public
  */
 export interface TiktokenCounterOptions {
-  /** Entries in the LRU cache of counted strings (default 2000). */
+  /**
+   * Entries in the LRU cache of counted strings.
+   * @defaultValue 2000
+   */
   cacheSize?: number;
-  /** Strings shorter than this many characters are counted without caching (default 32). */
+  /**
+   * Strings shorter than this many characters are counted without caching.
+   * @defaultValue 32
+   */
   minCachedLength?: number;
 }
 

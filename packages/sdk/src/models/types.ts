@@ -170,7 +170,7 @@ export interface ToolResultMessage {
   toolCallId: string;
   /** Capability id of the call. */
   name: string;
-  /** Outcome class. */
+  /** `ok`, `error`, or `unknown` (a side effect may have happened: the model must verify before retrying). */
   status: ToolResultStatus;
   /** Text (usually JSON) for the model, plus images where the model accepts them. */
   content: string | Array<TextPart | ImagePart>;

@@ -59,15 +59,42 @@ export interface AgentHost {
    */
   invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
-   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
-   * Denials, handler failures, pending and unknown outcomes are returned as results.
-   * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
-   *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
+   * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit
+   * (docs/architecture.md#the-invocation-path). Denials, handler failures, pending and unknown outcomes are
+   * returned as results, not thrown.
+   * @param id - the capability id, e.g. `download.submit`
+   * @param input - the input, validated against the capability's schema before anything else
+   * @param context - who calls (`actor`), for which run (`runId`) or task (`taskId`), with which approval
+   *   (`approvalId`), and an optional abort `signal`
+   * @returns the result: `status` (`succeeded`, `failed`, `pending`, `unknown`, `denied`), the output or error,
+   *   and the idempotency key
+   * @throws {@link MediaAgentError} `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path),
+   *   `INPUT_TOO_LARGE`, `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage
+   *   errors — none of them after a partial write
+   *
+   * @example
+   * ```ts
+   * const result = await host.invoke('download.submit', { planId: plan.id }, { actor: 'apikey:ci', approvalId });
+   * if (result.status === 'denied') console.log(result.error?.code); // e.g. AUTH_APPROVAL_EXPIRED
+   * ```
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   /**
    * Starts a run: returns it `queued`; a worker drives it (no model call runs in the caller's stack).
-   * @throws `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability in a plan_only allowlist), `ACTOR_INVALID`
+   * @param input - `goal` (text), `actor`, and optionally `mode` (`execute` or `plan_only`, default `execute`),
+   *   `capabilityAllowlist`, `sessionId`
+   * @returns the stored run, status `queued`
+   * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability
+   *   in a plan_only allowlist), `ACTOR_INVALID`
+   *
+   * @example
+   * ```ts
+   * const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
+   * for await (const event of host.events({ runId: run.id })) {
+   *   if (event.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(event.data.status)) break;
+   * }
+   * const { report } = await host.getRun(run.id);
+   * ```
    */
   startRun(input: StartRunInput): Promise<RunRecord>;
   /**
@@ -78,8 +105,18 @@ export interface AgentHost {
   /** Runs newest first (default limit 50). */
   listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
   /**
-   * Appends a user message: applied before the next model call of a running run; wakes one new drive of a waiting or ended run.
-   * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   * Appends a steering message: applied before the next model call of a running run; wakes one new drive of
+   * a waiting or ended run (docs/architecture.md#steering-messages). Nothing is dropped when the inbox is full.
+   * @param runId - the run
+   * @param text - the message, as the person wrote it
+   * @param actor - who writes it, e.g. `user:admin`
+   * @returns the queued message
+   * @throws {@link MediaAgentError} `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   *
+   * @example
+   * ```ts
+   * await host.appendMessage(run.id, 'prefer 1080p, no HDR', 'user:admin');
+   * ```
    */
   appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord>;
   /**
@@ -89,10 +126,22 @@ export interface AgentHost {
   abort(runId: string, reason?: string): Promise<RunRecord>;
   /**
    * Run events with global sequence above `after`: replayed from storage, then live. Reconnect with the
-   * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for events written by other processes.
-   * With `runId` the iteration ends after the run's terminal `run_status` event (`follow: true` keeps it
-   * open across wakes of the finished run); without it, it ends only when `signal` aborts.
-   * @throws `RUN_REQUEST_INVALID` for a bad option, `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before iterating)
+   * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for
+   * events written by other processes. With `runId` the iteration ends after the run's terminal `run_status`
+   * event (`follow: true` keeps it open across wakes of the finished run); without it, it ends only when
+   * `signal` aborts.
+   * @param options - `after` (a `globalSeq`, default 0), `runId` to follow one run, `follow`, `signal`, `pollMs`
+   * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
+   *   an integer in range; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before iterating)
+   *
+   * @example
+   * ```ts
+   * let last = loadCursor(); // the last globalSeq this subscriber handled
+   * for await (const event of host.events({ after: last, signal })) {
+   *   await forward(event);
+   *   saveCursor((last = event.globalSeq));
+   * }
+   * ```
    */
   events(options?: RunEventSubscription): AsyncIterable<RunEvent>;
   /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */

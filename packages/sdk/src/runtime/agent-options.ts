@@ -17,26 +17,54 @@ import type { StorageAdapter } from '../storage/storage-adapter';
  * @public
  */
 export interface AgentOptions {
-  /** Storage (default: a new {@link MemoryStorage}; use `SqliteStorage` from `@media-agent/sdk/sqlite` to persist). */
+  /**
+   * Where runs, events, the ledger, approvals, grants and audit rows are kept. A {@link MemoryStorage} loses
+   * everything when the process ends; use `SqliteStorage` from `@media-agent/sdk/sqlite` to persist.
+   * @defaultValue a new `MemoryStorage`
+   */
   storage?: StorageAdapter;
-  /** Time source (default {@link SystemClock}). */
+  /**
+   * Time source for expiries, leases, budgets and event timestamps (tests pass a `ManualClock`).
+   * @defaultValue `SystemClock`
+   */
   clock?: Clock;
-  /** Id source (default {@link RandomIdGenerator}). */
+  /**
+   * Source of run, plan, approval, grant and event ids.
+   * @defaultValue `RandomIdGenerator` (random UUIDs)
+   */
   ids?: IdGenerator;
-  /** Logger (default {@link ConsoleLogger} at `warn`). */
+  /**
+   * Where the runtime logs (never secrets).
+   * @defaultValue `ConsoleLogger` at level `warn`
+   */
   logger?: Logger;
-  /** Largest accepted input JSON, in bytes (default 1 MiB = {@link DEFAULT_MAX_INPUT_BYTES}). */
+  /**
+   * Largest accepted input JSON of one invocation, and of one plan payload, in UTF-8 bytes; larger ones fail
+   * with `INPUT_TOO_LARGE` / `PLAN_TOO_LARGE` before any work.
+   * @defaultValue 1 048 576 (1 MiB, {@link DEFAULT_MAX_INPUT_BYTES})
+   */
   maxInputBytes?: number;
-  /** Lifetime of a new approval in ms (default 24 h = {@link DEFAULT_APPROVAL_TTL_MS}). */
+  /**
+   * Lifetime of a new approval, in milliseconds; an expired approval denies with `AUTH_APPROVAL_EXPIRED`.
+   * @defaultValue 86 400 000 (24 h, {@link DEFAULT_APPROVAL_TTL_MS})
+   */
   approvalTtlMs?: number;
-  /** Ledger retention in ms for settled entries; 0 turns cleanup off (default 0). `running`/`unknown` are never deleted. */
+  /**
+   * Age in milliseconds after which settled ledger entries are deleted at `start()`; 0 turns cleanup off.
+   * `running` and `unknown` entries are never deleted.
+   * @defaultValue 0 (keep everything)
+   */
   ledgerRetentionMs?: number;
   /**
    * The model: a provider instance or configuration, and the model id. Default: the scripted provider
    * (`provider: 'scripted'`, its built-in script: query the inventory, report honestly, no writes).
    */
   model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
-  /** Business facts for verified goal reports (default: none, so execute runs cannot be verified and end `failed`). */
+  /**
+   * Business facts (library, downloads, organizes) the goal-settled and finalize steps read to verify a run.
+   * Without them an execute run cannot be verified and ends `failed`; the host adapters provide them.
+   * @defaultValue none
+   */
   goalFacts?: GoalFacts;
   /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
@@ -46,31 +74,69 @@ export interface AgentOptions {
 
 /** Run settings. @public */
 export interface RunOptions {
-  /** Runs driven at once by this process (default 2). */
+  /**
+   * Runs driven at once by this process.
+   * @defaultValue 2
+   */
   concurrency?: number;
-  /** Lease length in ms (default 30 000). */
+  /**
+   * Length of a run's lease, in milliseconds; renewed every third of it. Another process takes a run over
+   * after its lease expires (docs/architecture.md#leases).
+   * @defaultValue 30 000
+   */
   leaseMs?: number;
-  /** Idle worker poll interval in ms (default 500). */
+  /**
+   * How often an idle worker looks for due runs, in milliseconds.
+   * @defaultValue 500
+   */
   pollMs?: number;
-  /** Seconds between goal-settled polls (default 60). */
+  /**
+   * Seconds between two reads of the goal facts while a run waits for them to settle.
+   * @defaultValue 60
+   */
   goalPollSec?: number;
-  /** Longest wait for facts to settle in hours (default 72). */
+  /**
+   * Longest wait for the goal facts to settle, in hours; the run is `waiting` meanwhile.
+   * @defaultValue 72
+   */
   goalWaitHours?: number;
-  /** Steering messages applied before one model call (default 16). */
+  /**
+   * Steering messages applied before one model call; more stay queued for the next call, none is dropped.
+   * @defaultValue 16
+   */
   inboxCapacity?: number;
-  /** Per-run budgets (defaults: 40 tool calls, 900 s, no token or cost limit). */
+  /**
+   * Per-run budgets; a run over one ends `budget_exceeded`.
+   * @defaultValue 40 tool calls, 90 model calls, 900 s, no token or cost limit (`DEFAULT_RUN_BUDGETS`)
+   */
   budgets?: Partial<RunBudgets>;
-  /** Per-day budgets (defaults: 50 runs, 5 USD). */
+  /**
+   * Budgets per UTC day across runs.
+   * @defaultValue 50 runs, 5 USD
+   */
   daily?: Partial<DailyBudgets>;
-  /** Host layer of the system prompt. */
+  /**
+   * The host's part of the system prompt, added after the runtime's own (tone, house rules, the user's language).
+   * @defaultValue none
+   */
   systemPrompt?: string;
   /** Loop guard thresholds (defaults documented on each field). */
   loopGuard?: Partial<LoopGuardConfig>;
-  /** Capabilities offered on the first model call, ranked against the goal; more through `search_tools`. */
+  /**
+   * Capabilities offered on the first model call, ranked against the goal; the model finds more through
+   * `search_tools`. 0 offers every capability and turns tool discovery off.
+   * @defaultValue 0
+   */
   maxTools?: number;
-  /** The model's context window in tokens. */
+  /**
+   * The model's context window, in tokens; compaction and tool discovery budget against it.
+   * @defaultValue 128 000
+   */
   contextWindowTokens?: number;
-  /** Compact the conversation above this share of the window. */
+  /**
+   * Share of the context window (from 0, below 1) above which older turns are compacted.
+   * @defaultValue 0.8
+   */
   compactionThreshold?: number;
   /** Large tool result limits (defaults: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;

@@ -80,7 +80,17 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
  *
  * @param options - storage, clock, ids, logger, limits; see {@link AgentOptions}
  * @returns the container; resolve `Tokens.AgentHost` from it
- * @throws `OPTIONS_INVALID` for a non-positive limit or invalid `runs.middleware`
+ * @throws {@link MediaAgentError} `OPTIONS_INVALID` for a non-positive limit or invalid `runs.middleware`
+ *
+ * @example
+ * ```ts
+ * import { createAgentContainer, Tokens, type AgentHost } from '@media-agent/sdk';
+ *
+ * const container = createAgentContainer({
+ *   configure: (c) => c.register(Tokens.Clock, { useValue: myClock }), // replace one port
+ * });
+ * const host = container.resolve<AgentHost>(Tokens.AgentHost);
+ * ```
  * @public
  */
 export function createAgentContainer(options: AgentOptions = {}): DependencyContainer {
@@ -220,9 +230,29 @@ interface MediaAgentDeps {
 }
 
 /**
- * Builds the container and resolves the {@link AgentHost}. Call `host.start()` before use.
- * @param options - see {@link AgentOptions}
- * @throws `OPTIONS_INVALID`
+ * Builds the container and resolves the {@link AgentHost}: the one call a host needs to embed the
+ * runtime. Call `host.start()` before use and `host.stop()` on shutdown.
+ * @param options - storage, model, limits and run settings; every field optional (see {@link AgentOptions})
+ * @returns the host, not started
+ * @throws {@link MediaAgentError} `OPTIONS_INVALID` for a non-positive limit or invalid `runs.middleware`
+ *
+ * @example
+ * ```ts
+ * import { createAgentHost, createModelProvider } from '@media-agent/sdk';
+ * import { SqliteStorage } from '@media-agent/sdk/sqlite';
+ *
+ * const host = createAgentHost({
+ *   storage: new SqliteStorage({ path: './data/agent.sqlite' }),
+ *   model: {
+ *     provider: createModelProvider({ provider: 'anthropic', apiKey: process.env.ANTHROPIC_API_KEY! }),
+ *     model: 'claude-sonnet-4-5',
+ *   },
+ *   runs: { concurrency: 2, budgets: { maxToolCalls: 40 } },
+ * });
+ * await host.start(); // migrates; calls interrupted by a crash become `unknown`
+ * // … register capabilities, start runs …
+ * await host.stop();
+ * ```
  * @public
  */
 export function createAgentHost(options: AgentOptions = {}): AgentHost {

@@ -13,7 +13,7 @@ export interface GoalFactsSnapshot {
   plans: Array<{
     /** Plan id (as returned in `plan.id` by `download.plan` / `organize.plan`). */
     id: string;
-    /** Plan type. */
+    /** `download` or `organize`. */
     type: 'download' | 'organize';
     /** Media entity the plan targets (`<source>:<id>`, e.g. `tmdb:693134`), or null when unknown. */
     mediaEntityId: string | null;
@@ -32,7 +32,7 @@ export interface GoalFactsSnapshot {
     mediaEntityId: string;
     /** Display title of the media entity. */
     title: string;
-    /** Status now. */
+    /** Status now; see the list above. */
     status: 'queued' | 'downloading' | 'completed' | 'imported' | 'stalled' | 'failed' | 'removed';
   }>;
   /**
@@ -40,13 +40,13 @@ export interface GoalFactsSnapshot {
    * downloads it submitted. `succeeded` means the files are in the library.
    */
   organizes: Array<{
-    /** Organize record id. */
+    /** The host's id of the organize (import) record. */
     id: string;
     /** Download it imported, or null when it organized something else. */
     downloadId: string | null;
     /** Media entity organized (`<source>:<id>`). */
     mediaEntityId: string;
-    /** Status now. */
+    /** `running`, `succeeded` (the files are in the library) or `failed`. */
     status: 'running' | 'succeeded' | 'failed';
     /** Where the title is in the library (set when `succeeded`), else null. */
     libraryPath: string | null;

@@ -46,9 +46,9 @@ export const DEFAULT_DAILY_BUDGETS: Readonly<DailyBudgets> = Object.freeze({ age
 export interface BudgetBreach {
   /** Budget name, e.g. `maxToolCalls`. */
   budget: keyof RunBudgets | keyof DailyBudgets;
-  /** The limit. */
+  /** The configured limit, in the budget's unit (calls, seconds, tokens, USD, runs). */
   limit: number;
-  /** The amount used. */
+  /** What was used, in the same unit, when the breach was found. */
   used: number;
 }
 

@@ -2,8 +2,8 @@ import type { InvocationResult } from '../capabilities/invocation';
 import type { ToolResultMessage, ToolResultStatus } from '../models/types';
 
 /**
- * What each invocation status means, as told to the model with every tool result (issue 4: tool
- * results reach the model with their state; pending is not done; unknown must be verified).
+ * What each invocation status means, as told to the model with every tool result: pending is not
+ * done, unknown must be verified (docs/architecture.md#tool-results).
  * @public
  */
 export const TOOL_RESULT_NOTES: Readonly<Record<InvocationResult['status'], string>> = Object.freeze({

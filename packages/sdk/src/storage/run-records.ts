@@ -26,15 +26,15 @@ export type RunStep = 'drive' | 'goal_settled' | 'finalize';
 
 /** Resource use of a run so far. @public */
 export interface RunUsage {
-  /** Tool calls made. */
+  /** Tool calls made, including those the loop guard refused (counted against `maxToolCalls`). */
   toolCalls: number;
-  /** Model input tokens. */
+  /** Model input tokens, summed over the run's model calls as the provider reported them. */
   inputTokens: number;
-  /** Model output tokens. */
+  /** Model output tokens, summed over the run's model calls. */
   outputTokens: number;
   /** Model cost in USD. */
   costUsd: number;
-  /** Model calls made. */
+  /** Model calls made (counted against `maxModelCalls`). */
   modelCalls: number;
 }
 
@@ -43,15 +43,15 @@ export interface RunUsage {
  * @public
  */
 export interface RunRecord {
-  /** Run id. */
+  /** Run id; subagent and event records refer to it. */
   id: string;
   /** The user's goal. */
   goal: string;
-  /** Mode. */
+  /** `execute`, or `plan_only` (only `read`, `preview` and `propose` capabilities). */
   mode: RunMode;
-  /** Status. */
+  /** `queued`, `running`, `waiting`, or a terminal status (`succeeded`, `failed`, `cancelled`, `budget_exceeded`). */
   status: RunStatus;
-  /** Current step. */
+  /** `drive`, `goal_settled` or `finalize` (docs/architecture.md#runs). */
   step: RunStep;
   /** Who started it (`user:`, `apikey:`, `system:` …); tool calls run as `agent:<runId>`. */
   startedBy: string;
@@ -69,7 +69,7 @@ export interface RunRecord {
   capabilityAllowlist: string[] | null;
   /** Budgets (a `RunBudgets` object). */
   budgets: JsonValue;
-  /** Use so far. */
+  /** Tool calls, model calls, tokens and cost used so far, checked against the run's budgets. */
   usage: RunUsage;
   /** The current plan (`update_plan`), or null. */
   plan: JsonValue | null;
@@ -117,7 +117,7 @@ export interface RunEventRecord {
   type: string;
   /** Time (ms). */
   at: number;
-  /** Event payload. */
+  /** The event's data; its shape depends on the event type (see `RunEventPayloads`). */
   data: JsonValue;
 }
 
@@ -135,13 +135,13 @@ export interface RunMessageRecord {
 
 /** A steering message waiting in a run's inbox, or applied. @public */
 export interface InboxRecord {
-  /** Message id. */
+  /** Steering message id. */
   id: string;
   /** Run id. */
   runId: string;
-  /** The text. */
+  /** The message as the person wrote it. */
   text: string;
-  /** Who sent it. */
+  /** Who wrote it, e.g. `user:admin`. */
   actor: string;
   /** `queued` until the driver applies it before a model call. */
   status: 'queued' | 'applied';
@@ -156,7 +156,7 @@ export interface InboxRecord {
  * @public
  */
 export interface DecisionRecord {
-  /** Decision id. */
+  /** Id of this record for a person. */
   id: string;
   /** Kind, e.g. `agent_budget`. */
   kind: string;
@@ -166,7 +166,7 @@ export interface DecisionRecord {
   subjectId: string;
   /** `open` until a person resolves it. */
   status: 'open' | 'resolved';
-  /** Why it exists. */
+  /** Why a person is asked, in words a person reads (e.g. which budget was exceeded). */
   reason: string;
   /** Facts for the person. */
   data: JsonValue;

@@ -136,27 +136,27 @@ export interface SettingsRepository {
  * @public
  */
 export interface StorageSession {
-  /** Invocation ledger. */
+  /** Ledger entries by idempotency key: claims, executor tokens, outcomes (docs/architecture.md#the-ledger). */
   readonly ledger: LedgerRepository;
-  /** Approvals. */
+  /** Approvals, each bound to one plan revision. */
   readonly approvals: ApprovalRepository;
-  /** Automation grants. */
+  /** Automation grants and their per-day usage counters. */
   readonly grants: GrantRepository;
-  /** Plan artifacts. */
+  /** Plans: the reviewed artifacts approvals bind to, with payload hash and revision. */
   readonly plans: PlanRepository;
-  /** Policy revisions. */
+  /** Policy revisions grants may be bound to. */
   readonly policies: PolicyRevisionRepository;
-  /** Audit rows. */
+  /** The append-only audit trail (`capability.invoke`, `capability.denied`, `capability.refused`, …), ordered by `seq`. */
   readonly audit: AuditRepository;
-  /** Settings. */
+  /** Host-wide key/value settings (e.g. the automation switch and read-only reconcile mode). */
   readonly settings: SettingsRepository;
-  /** Runs and leases. */
+  /** Runs, with their leases (claimed, renewed and released atomically). */
   readonly runs: RunRepository;
-  /** Run events. */
+  /** Run events with per-run `seq` and global `globalSeq`. */
   readonly events: RunEventRepository;
-  /** Run conversations. */
+  /** Each run's conversation with the model, message by message. */
   readonly messages: RunMessageRepository;
-  /** Steering inboxes. */
+  /** Steering messages queued for runs, until applied before a model call. */
   readonly inbox: InboxRepository;
   /** Pending decisions for people. */
   readonly decisions: DecisionRepository;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ErrorCode } from '../error-codes';
 import { isMediaAgentError } from '../errors';
 import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
 import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../storage/run-records';
@@ -184,7 +185,7 @@ function decision(overrides: Partial<DecisionRecord> = {}): DecisionRecord {
 
 const UNICODE = '整理 電影 — ünïcödé 🎬 "quotes" \\ back\nslash';
 
-async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<void> {
+async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(isMediaAgentError(error, code), `expected a MediaAgentError with code ${code}, got ${String((error as { code?: unknown })?.code ?? error)}`);
     return true;

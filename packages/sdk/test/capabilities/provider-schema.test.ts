@@ -40,8 +40,13 @@ function familyProblems(schema: unknown) {
 
 /** Every `"$ref"`, `"$defs"`, `"const"` … key anywhere in a JSON value. */
 function keysIn(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => keysIn(v, out));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) (out.add(k), keysIn(v, out));
+  if (Array.isArray(value)) for (const v of value) keysIn(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      keysIn(v, out);
+    }
+  }
   return out;
 }
 
@@ -73,7 +78,10 @@ describe('provider-safe capability input schemas', () => {
   it('each branch of the union still validates against the original schema and reaches the handler; input matching neither is refused before the handler', async () => {
     const { host } = await makeHost();
     const seen: unknown[] = [];
-    host.capabilities.register(defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async (input) => (seen.push(input), { ok: true }) }));
+    host.capabilities.register(defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async (input) => {
+      seen.push(input);
+      return { ok: true };
+    } }));
     const descriptor = host.capabilities.get('media.find');
     expect(descriptor.modelInputSchema).toMatchObject({ type: 'object' });
     for (const input of [{ title: 'Dune' }, { tmdbId: 693134 }]) {
@@ -107,7 +115,10 @@ describe('provider-safe capability input schemas', () => {
     });
     const host = createAgentHost({ storage: new MemoryStorage(), ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent'), model: { provider, model: 'scripted' }, runs: { pollMs: 5 } });
     const seen: unknown[] = [];
-    host.capabilities.register(defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async (input) => (seen.push(input), { ok: true }) }));
+    host.capabilities.register(defineCapability({ ...base, id: 'media.find', input: TitleOrTmdb, handler: async (input) => {
+      seen.push(input);
+      return { ok: true };
+    } }));
     await host.start();
     try {
       const run = await host.startRun({ goal: 'find Dune', actor: 'user:admin' });

@@ -114,7 +114,7 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     expect(notices[5]?.find((n) => n.code === 'LOOP_CYCLE')?.message).toMatch(/cycle of 3 calls/);
 
     const fresh = new LoopGuard({ mode: 'interactive' });
-    const changed = [...calls, ...calls].map((c, i) => step(fresh, c, ok(`${c.tool}${i}`)).notices).flat();
+    const changed = [...calls, ...calls].flatMap((c, i) => step(fresh, c, ok(`${c.tool}${i}`)).notices);
     expect(changed.filter((n) => n.code === 'LOOP_CYCLE')).toEqual([]);
   });
 

@@ -37,7 +37,7 @@ async function crashBetweenClaimAndSettle(dbFile: string, downloaderFile: string
   return { key: (JSON.parse(line) as { key: string }).key, signal };
 }
 
-function newHost(dbFile: string, downloaderFile: string): AgentHost {
+function newHost(dbFile: string, _downloaderFile: string): AgentHost {
   const host = createAgentHost({ storage: new SqliteStorage({ path: dbFile }), logger: new ConsoleLogger('silent') });
   hosts.push(host);
   host.capabilities.register(

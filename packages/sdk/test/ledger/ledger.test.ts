@@ -24,7 +24,7 @@ describe.each(STORAGE_KINDS)('InvocationLedger (DESIGN.md §6; seed 004 幂等�
     const { host, storage, jobs } = await makeHost({ kind });
     const plan = await makePlan(host);
     const result = await host.invoke('download.submit', { planId: plan.id }, run);
-    expect(result.idempotencyKey).toMatch(new RegExp(`^download\\.submit:v1:run-1:[0-9a-f]{64}$`));
+    expect(result.idempotencyKey).toMatch(/^download\.submit:v1:run-1:[0-9a-f]{64}$/);
     expect(jobs[0]?.key).toBe(result.idempotencyKey);
     const entry = await storage.ledger.get(result.idempotencyKey!);
     expect(entry).toMatchObject({ state: 'succeeded', output: { jobId: 'job-1' }, attempts: 1, actor: 'user:admin', runId: 'run-1' });

@@ -39,7 +39,7 @@ describe('approvals asked by a run', () => {
         input: Type.Object({ planId: Type.String() }), output: Type.Object({ jobId: Type.String() }),
         target: (input) => ({ planType: 'download', planId: input.planId }),
         handler: async (_input, ctx) => {
-          world.jobs.push({ id: `job-${world.jobs.length + 1}`, title: String((ctx.plan?.payload as { title: string }).title), runId: ctx.runId, at: started.clock.now(), key: ctx.idempotencyKey });
+          world.jobs.push({ id: `job-${world.jobs.length + 1}`, title: String((ctx.plan?.payload as { title?: string } | undefined)?.title), runId: ctx.runId, at: started.clock.now(), key: ctx.idempotencyKey });
           return { jobId: `job-${world.jobs.length}` };
         },
       }),

@@ -8,7 +8,9 @@ import { DUNE_2, approve, makeSandboxHost } from './helpers';
 
 const agent = (runId: string) => ({ actor: `agent:${runId}` as const, runId });
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** catalog.lookup → release.search → download.plan for Dune: Part Two; returns the plan receipt. */
 async function planDune(host: Awaited<ReturnType<typeof makeSandboxHost>>['host'], runId: string) {

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../src/error-codes';
 import { isMediaAgentError } from '../../src/errors';
-import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
+import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
 import type { LedgerEntry } from '../../src/storage/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';
@@ -31,7 +32,7 @@ afterEach(async () => {
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,

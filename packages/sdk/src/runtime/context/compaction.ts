@@ -12,7 +12,10 @@ import { DEFAULT_CONTEXT_WINDOW_TOKENS } from './tool-discovery';
  * @public
  */
 export const COMPACTION_DEFAULTS = Object.freeze({
-  /** Share of the window above which older turns are summarized (issue 6: default 80%). */
+  /**
+   * Share of the window above which older turns are summarized (docs/architecture.md#compaction).
+   * @defaultValue 0.8
+   */
   thresholdShare: 0.8,
   /** Share of the window the request should fall to after compaction (keeps compaction from running on every call). */
   targetShare: 0.5,
@@ -20,7 +23,10 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   summaryMaxTokens: 4096,
   /** Characters of one text part or tool result passed to the summarizer (longer ones are truncated for it). */
   summarizerPartChars: 4000,
-  /** Shortest tool-result text, in characters, that {@link dedupeRepeatedResults} replaces when repeated (issue 6: ≥ 512). */
+  /**
+   * Shortest tool-result text, in characters, that {@link dedupeRepeatedResults} replaces when repeated.
+   * @defaultValue 512
+   */
   dedupeMinChars: 512,
 });
 
@@ -34,8 +40,8 @@ export const SUMMARY_MARKER = '[context summary]';
 const SUMMARY_HEADING = '## Summary of the compacted turns';
 
 /**
- * Facts the driver supplies that must survive every compaction verbatim (issue 6: the plan,
- * unresolved `unknown` writes and pending approvals always survive). Rendered as JSON in the summary
+ * Facts the driver supplies that must survive every compaction verbatim: the agent's step list,
+ * unresolved `unknown` writes and pending approvals (docs/architecture.md#compaction). Rendered as JSON in the summary
  * message, never passed through the summarizer and never truncated.
  * @public
  */
@@ -69,11 +75,20 @@ export interface CompactionOptions {
   counter: TokenCounter;
   /** Model id, selects the encoding. */
   model?: string;
-  /** The model's context window (default {@link DEFAULT_CONTEXT_WINDOW_TOKENS}). */
+  /**
+   * The model's context window.
+   * @defaultValue {@link DEFAULT_CONTEXT_WINDOW_TOKENS}
+   */
   contextWindow?: number;
-  /** Compact when the request exceeds this share of the window (default 0.8). */
+  /**
+   * Compact when the request exceeds this share of the window.
+   * @defaultValue 0.8
+   */
   thresholdShare?: number;
-  /** After compaction the request should be at most this share (default 0.5); the latest turn is always kept. */
+  /**
+   * After compaction the request should be at most this share; the latest turn is always kept.
+   * @defaultValue 0.5
+   */
   targetShare?: number;
   /** Ceiling of the summary text in tokens (default min(4096, 10% of the window)). */
   summaryMaxTokens?: number;

@@ -18,8 +18,8 @@ import { codePointToUnitIndex, indexCodePoints, takeEscapedPrefix, utf8ByteLengt
 export const READ_TOOL_RESULT_TOOL = 'read_tool_result';
 
 /**
- * Defaults of {@link ToolResultStoreOptions}; the numbers are 's (每条完整结果最多 1 MiB,每个图最多
- * 8 条、合计 4 MiB,15 分钟后过期) and issue 6's (preview size 64 KiB of text).
+ * Defaults of {@link ToolResultStoreOptions}: 64 KiB preview, 1 MiB per stored result, 8 results and
+ * 4 MiB per run, 15 minutes before expiry (docs/architecture.md#large-tool-results).
  * @public
  */
 export const TOOL_RESULT_STORE_DEFAULTS = Object.freeze({
@@ -54,23 +54,50 @@ export interface ToolResultStoreOptions {
    * because the cost to the model follows the bytes (a CJK character is 3 bytes, an emoji 4).
    */
   previewBytes?: number;
-  /** Largest storable result in UTF-8 bytes (default 1 048 576 = 1 MiB); larger ones are refused as `too_large`. */
+  /**
+   * Largest storable result in UTF-8 bytes; larger ones are refused as `too_large`.
+   * @defaultValue 1 048 576 = 1 MiB
+   */
   maxResultBytes?: number;
-  /** Stored results kept per run (default 8); one more evicts the run's oldest. */
+  /**
+   * Stored results kept per run; one more evicts the run's oldest.
+   * @defaultValue 8
+   */
   maxResultsPerRun?: number;
-  /** UTF-8 bytes of stored results kept per run (default 4 194 304 = 4 MiB); going over evicts the run's oldest. */
+  /**
+   * UTF-8 bytes of stored results kept per run; going over evicts the run's oldest.
+   * @defaultValue 4 194 304 = 4 MiB
+   */
   maxBytesPerRun?: number;
-  /** Lifetime of a stored result in ms (default 900 000 = 15 minutes), measured with {@link ToolResultStoreOptions.clock}; a result older than this is expired. */
+  /**
+   * Lifetime of a stored result in ms, measured with {@link ToolResultStoreOptions.clock}; a result older than this is expired.
+   * @defaultValue 900 000 = 15 minutes
+   */
   ttlMs?: number;
-  /** UTF-8 bytes kept over all runs (default 64 MiB); the least recently used result of any run is dropped past it. */
+  /**
+   * UTF-8 bytes kept over all runs; the least recently used result of any run is dropped past it.
+   * @defaultValue 64 MiB
+   */
   maxTotalBytes?: number;
-  /** Default and maximum `limit` of one {@link ToolResultStore.read}, in code points (default 16 000). */
+  /**
+   * Default and maximum `limit` of one {@link ToolResultStore.read}, in code points.
+   * @defaultValue 16 000
+   */
   maxPageCodePoints?: number;
-  /** Budget of one page after JSON escaping: `JSON.stringify(page.text).length` (UTF-16 units, quotes included) is at most this (default 16 384; at least 16). */
+  /**
+   * Budget of one page after JSON escaping: `JSON.stringify(page.text).length` (UTF-16 units, quotes included) is at most this; at least 16.
+   * @defaultValue 16 384
+   */
   pageBudgetChars?: number;
-  /** Time source for expiry (default {@link SystemClock}); tests pass a `ManualClock`. */
+  /**
+   * Time source for expiry; tests pass a `ManualClock`.
+   * @defaultValue {@link SystemClock}
+   */
   clock?: Clock;
-  /** Source of result ids (default {@link RandomIdGenerator}; ids look like `tr_<32 hex>`). */
+  /**
+   * Source of result ids; the default's ids look like `tr_<32 hex>`.
+   * @defaultValue {@link RandomIdGenerator}
+   */
   ids?: IdGenerator;
 }
 

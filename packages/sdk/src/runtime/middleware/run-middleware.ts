@@ -13,7 +13,7 @@ import type { GuardCallKind } from '../guardrails/types';
  * @public
  */
 export interface RunMiddlewareRun {
-  /** Run id. */
+  /** Run id (the same in events, ledger entries and audit rows). */
   readonly id: string;
   /** The user's goal. */
   readonly goal: string;
@@ -223,13 +223,13 @@ export interface ToolResultContext extends ToolCallContext {
 export interface RunEndContext {
   /** The run. */
   readonly run: RunMiddlewareRun;
-  /** Its status now. */
+  /** `waiting`, or the terminal status the run ended with. */
   readonly status: RunStatus;
   /** True unless the status is `waiting` (a later message or poll drives the run again). */
   readonly terminal: boolean;
   /** Why it ended (the `run_status` event's reason). */
   readonly reason: string;
-  /** Final usage. */
+  /** Tool calls, model calls, tokens and cost used by the run up to now. */
   readonly usage: Readonly<RunUsage>;
 }
 
@@ -300,6 +300,7 @@ export interface RunMiddleware {
   /** After the reply is assembled: inspect it, ask for another turn, end the run. */
   afterModelTurn?(ctx: ModelTurnContext): void | Promise<void>;
   /** Before a tool call runs: refuse it or stop the run (return nothing to let it run). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a hook that only observes be written `(ctx) => { … }`.
   beforeToolCall?(ctx: ToolCallContext): void | ToolCallVerdict | undefined | Promise<void | ToolCallVerdict | undefined>;
   /** After a tool call: rewrite or annotate its result, end the run. */
   afterToolCall?(ctx: ToolResultContext): void | Promise<void>;

@@ -20,7 +20,8 @@ export interface SqliteStorageOptions {
   path: string;
   /**
    * How long a write waits for another connection's lock before failing with
-   * `StorageLockedError` (`STORAGE_LOCKED`), in milliseconds. Default 5000.
+   * `StorageLockedError` (`STORAGE_LOCKED`), in milliseconds.
+   * @defaultValue 5000 ({@link DEFAULT_SQLITE_BUSY_TIMEOUT_MS})
    */
   busyTimeoutMs?: number;
 }
@@ -182,6 +183,16 @@ interface Group {
  * this process's event loop for up to `busyTimeoutMs`. Adapters on the same file within one process
  * share one queue, so they never wait on each other that way. Do not call the adapter (or start
  * another transaction) from inside `transaction(fn)`: use the session `fn` receives.
+ *
+ * @example
+ * ```ts
+ * import { createAgentHost } from '@media-agent/sdk';
+ * import { SqliteStorage } from '@media-agent/sdk/sqlite';
+ *
+ * const storage = new SqliteStorage({ path: './data/agent.sqlite', busyTimeoutMs: 10_000 });
+ * const host = createAgentHost({ storage });
+ * await host.start(); // migrates the file (WAL mode) before anything else
+ * ```
  * @public
  */
 export class SqliteStorage implements StorageAdapter {
@@ -641,10 +652,17 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * Creates a {@link SqliteStorage}. Nothing is opened until first use; call `migrate()` before use.
+ * Creates a {@link SqliteStorage}. Nothing is opened until first use; call `migrate()` before use
+ * (`host.start()` does).
  * @param options - file path (`:memory:` for in-memory) and busy timeout in ms (default 5000)
  * @returns the adapter
  * @throws `StorageError` on invalid options
+ *
+ * @example
+ * ```ts
+ * const storage = createSqliteStorage({ path: ':memory:' });
+ * await storage.migrate();
+ * ```
  * @public
  */
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {

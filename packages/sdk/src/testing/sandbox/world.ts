@@ -27,11 +27,20 @@ export interface SandboxFaults {
  * @public
  */
 export interface SandboxDurations {
-  /** `queued` before downloading starts (default 2 000). */
+  /**
+   * `queued` before downloading starts.
+   * @defaultValue 2 000
+   */
   queuedMs: number;
-  /** `downloading` from 0 to 100 % (default 10 000). */
+  /**
+   * `downloading` from 0 to 100 %.
+   * @defaultValue 10 000
+   */
   downloadMs: number;
-  /** `completed` before the automatic import (default 2 000). */
+  /**
+   * `completed` before the automatic import.
+   * @defaultValue 2 000
+   */
   importMs: number;
 }
 
@@ -43,13 +52,25 @@ export interface SandboxWorldOptions {
   durations?: Partial<SandboxDurations>;
   /** Fault switches (all off by default). */
   faults?: Partial<SandboxFaults>;
-  /** Import completed downloads into the library automatically, like MoviePilot's transfer (default true). */
+  /**
+   * Import completed downloads into the library automatically, like MoviePilot's transfer.
+   * @defaultValue true
+   */
   autoImport?: boolean;
-  /** Catalog (default {@link SANDBOX_TITLES}); used only when the world is created empty. */
+  /**
+   * Catalog; used only when the world is created empty.
+   * @defaultValue {@link SANDBOX_TITLES}
+   */
   titles?: readonly SandboxTitle[];
-  /** Media entity ids (`tmdb:<id>`) in the library at creation (default {@link SANDBOX_DEFAULT_LIBRARY}); used only when the world is created empty. */
+  /**
+   * Media entity ids (`tmdb:<id>`) in the library at creation; used only when the world is created empty.
+   * @defaultValue {@link SANDBOX_DEFAULT_LIBRARY}
+   */
   library?: readonly string[];
-  /** Library root directory (default `/media/library`). */
+  /**
+   * Library root directory.
+   * @defaultValue `/media/library`
+   */
   libraryRoot?: string;
   /** JSON file: loaded at creation when it exists, written (atomically) after every mutation. */
   filePath?: string;

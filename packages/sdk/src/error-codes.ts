@@ -1,0 +1,202 @@
+/**
+ * Every stable code the SDK puts on an error, a denial, a failed tool result, a run's end or a
+ * warning, each with one sentence saying what it means.
+ *
+ * @remarks
+ * Programs switch on the code; the message may change between releases, the code may not. A code is
+ * upper snake case and starts with its area (`CAPABILITY_`, `AUTH_`, `LEDGER_`, `PROVIDER_` …).
+ * `docs/errors.md` is generated from this object (`npm run docs:errors`); a test fails when the page is
+ * stale or when the source uses a code that is not listed here. The host adapters keep their own
+ * registries (`V2_ERROR_CODES`, `V3_ERROR_CODES`) and type their errors as
+ * `MediaAgentError<V2ErrorCode>` / `MediaAgentError<V3ErrorCode>`.
+ *
+ * @example
+ * ```ts
+ * import { ERROR_CODES, isMediaAgentError } from '@media-agent/sdk';
+ *
+ * try {
+ *   await host.invoke('download.submit', { planId }, { actor: 'apikey:ci' });
+ * } catch (error) {
+ *   if (isMediaAgentError(error)) console.error(`${error.code}: ${ERROR_CODES[error.code]}`);
+ * }
+ * ```
+ * @public
+ */
+export const ERROR_CODES = {
+  // Actors and administrative requests
+  ACTOR_INVALID: 'An actor string is not one of `user:<id>`, `apikey:<id>`, `agent:<runId>` or `system:<name>`.',
+  ADMIN_FORBIDDEN: 'Only a console administrator (`user:*` actor) may perform this administrative action.',
+  REQUEST_INVALID: 'An administrative request is malformed (bad expiry, empty action, negative budget …).',
+  HOST_NOT_STARTED:
+    'A call that reads or writes storage was made before `host.start()` resolved; registering capabilities needs no start.',
+  HOST_STOPPED: 'The host was used, or started again, after `stop()`; make a new host with `createAgentHost`.',
+  OPTIONS_INVALID: 'An option passed to `createAgentHost` or to a runtime component is invalid; the message names it.',
+
+  // Approvals, plans and grants (administrative errors)
+  APPROVAL_NOT_FOUND: 'No approval has the id.',
+  GRANT_NOT_FOUND: 'No automation grant has the id.',
+  PLAN_NOT_FOUND: 'No plan (the reviewed artifact an approval binds to) has the id.',
+  POLICY_REVISION_NOT_FOUND: 'No policy revision has the id.',
+  APPROVAL_HASH_MISMATCH:
+    'The payload hash echoed back when approving does not match the plan the approval is bound to; review the current plan and approve again.',
+  APPROVAL_STATE: 'An approval changed state (revoked, consumed, expired) while an invocation was using it.',
+  PLAN_REVISION_CONFLICT: 'The plan is no longer at the revision the caller expected (someone revised it meanwhile).',
+  PLAN_TOO_LARGE:
+    "A plan's payload is larger than the configured byte limit; store large data elsewhere and reference it.",
+  GRANT_MATCHES_NOTHING:
+    'A grant action covers no registered capability (a typo would authorize nothing); pass `allowUnmatched: true` for capabilities registered later.',
+  GRANT_WIDENING:
+    'A change would widen a grant; grants may only be revoked or shortened, so create a new grant instead.',
+
+  // Authorization denials (on `denied` invocation results and `capability.denied` audit rows)
+  AUTH_AUTOMATION_DISABLED: 'The global automation switch is off, so every automatic `execute` is denied.',
+  AUTH_READ_ONLY_RECONCILE: 'The host is in read-only reconcile mode, so every automatic `execute` is denied.',
+  AUTH_NOT_ALLOWED_IN_RUN:
+    "The capability is not allowed in this run (a `plan_only` run, or outside the run's capability allowlist).",
+  AUTH_READ_ONLY_SUBAGENT: 'A read-only subagent tried to invoke a capability that is not `read` or `preview`.',
+  AUTH_APPROVAL_NOT_FOUND: 'The approval the call points to does not exist.',
+  AUTH_APPROVAL_NOT_APPROVED: 'The approval exists but has not been approved (it is pending, rejected or revoked).',
+  AUTH_APPROVAL_CONSUMED: 'The single-use approval was already consumed by a successful execution.',
+  AUTH_APPROVAL_EXPIRED: 'The approval has passed its expiry.',
+  AUTH_APPROVAL_WRONG_PLAN: 'The approval is bound to another plan (plan type or plan id differ from the call target).',
+  AUTH_APPROVAL_PLAN_CHANGED: "The plan's payload hash or revision changed after it was approved.",
+  AUTH_GRANT_REVOKED: 'The automation grant is revoked or otherwise not active.',
+  AUTH_GRANT_EXPIRED: 'The automation grant has passed its expiry.',
+  AUTH_GRANT_POLICY_NOT_PUBLISHED: 'The grant is bound to a policy revision that is no longer published.',
+  AUTH_GRANT_OUT_OF_SCOPE:
+    "The grant's action or scope (media entities, media kinds, capabilities) does not cover the call.",
+  AUTH_GRANT_BUDGET_EXHAUSTED: "The grant's daily budget (invocations or bytes per UTC day) is used up.",
+  AUTH_NO_AUTHORIZATION:
+    'A non-human actor called a `propose`/`approve`/`execute` capability with neither a valid approval nor a covering grant.',
+
+  // Capabilities and the invocation path
+  CAPABILITY_NOT_FOUND: 'No capability is registered under the id.',
+  CAPABILITY_DUPLICATE: 'Two capabilities were registered with one id.',
+  CAPABILITY_DEFINITION_INVALID:
+    'A capability definition is malformed (bad id, version, kind, replay policy or schema).',
+  CAPABILITY_SCHEMA_UNSUPPORTED:
+    "A capability's input schema cannot be offered to model providers, not even rewritten (e.g. a recursive `$ref`).",
+  CAPABILITY_TARGET_FAILED: "The capability's `target()` function threw for this input; nothing was claimed or run.",
+  CONTEXT_INVALID: 'A field of the invocation context has the wrong type.',
+  INPUT_INVALID: "The input does not match the capability's schema; the handler was not called.",
+  INPUT_TOO_LARGE: "The input's JSON is larger than the configured limit (default 1 MiB); the handler was not called.",
+  INVOCATION_ABORTED: "The caller's abort signal had fired before the call started; nothing was claimed or run.",
+  INVOCATION_FAILED: 'A model tool call failed with an error that carried no code of its own.',
+  HANDLER_FAILED: 'The handler threw an error that carried no code of its own; the ledger records the call as failed.',
+  HANDLER_RESULT_INVALID:
+    'Settling a claimed call failed unexpectedly (e.g. a result that cannot be recorded); the side effect may have happened, so the outcome is `unknown`.',
+  OUTPUT_INVALID: "The handler's output does not match the capability's output schema.",
+  OUTCOME_UNKNOWN:
+    'The side effect may have happened but its outcome is not known (transport broke, timeout, crash); verify with a read before retrying.',
+  VERIFIER_NOT_READ_ONLY: 'A verifier tried to invoke a capability that is not `read` or `preview`.',
+  VERIFIER_READ_FAILED: "A verifier's read failed, so an `unknown` ledger entry stays unknown.",
+  VERIFIED_NOT_APPLIED: 'A verifier established that the side effect of an `unknown` call did not happen.',
+
+  // Invocation ledger
+  CANONICAL_JSON_INVALID:
+    'A value cannot be written as canonical JSON (a non-finite number, a cycle, a non-plain object) to derive an idempotency key.',
+  LEDGER_CALL_ID_CONFLICT: 'The same call id was used again with different arguments; the call is refused.',
+  LEDGER_IN_PROGRESS: 'Another executor holds the claim of this idempotency key and is still running it.',
+  LEDGER_STALE_EXECUTOR:
+    'An executor whose token is no longer current tried to settle a ledger entry; the newer state was kept.',
+  LEDGER_VERIFY_LOOP: 'A call was verified as not applied twice in a row; the SDK refuses to loop.',
+
+  // Storage
+  STORAGE_CLOSED: 'The storage adapter was used after `close()`.',
+  STORAGE_CORRUPT: 'The store is not a valid database or is damaged.',
+  STORAGE_FAILED:
+    'A storage operation failed for a reason without a more specific code; `cause` holds the driver error.',
+  STORAGE_LOCKED: 'The store stayed locked by another connection or process past the busy timeout.',
+  STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
+
+  // Runs
+  RUN_NOT_FOUND: 'No run has the id.',
+  RUN_REQUEST_INVALID:
+    'A run request is invalid (empty goal, bad mode, an allowlist naming an `execute` capability in a `plan_only` run …).',
+  RUN_MIDDLEWARE_FAILED: 'A run middleware hook threw; the run fails with the hook and the cause in `details`.',
+  DRIVER_FAILED: 'The run driver failed with an error that carried no code of its own; the run ends `failed`.',
+  MODEL_FAILED: 'The model turn failed with an error that carried no code of its own; the run ends `failed`.',
+  GOAL_TARGET_AMBIGUOUS:
+    'A call could not be tied to one goal target, so the run stops and asks the user which one is meant.',
+  DELEGATE_DEPTH: 'A subagent tried to start a subagent deeper than the nesting limit.',
+  DELEGATE_INVALID: 'The arguments of a subagent launch are invalid.',
+  PLAN_INVALID: "The agent's step list given to `update_plan` is invalid (empty steps, several in progress …).",
+  CONTEXT_TURN_TOO_LARGE:
+    'One model turn with its tool results does not fit in the context window even after compaction.',
+
+  // Loop guard (on blocks, stops, warnings and notices)
+  LOOP_SAME_CALL_FAILING: 'The same call (tool and canonical arguments) failed again (warn at 2, block at 5).',
+  LOOP_SAME_TOOL_FAILING: 'One tool failed repeatedly across arguments (warn at 3, stop at 8).',
+  LOOP_SAME_RESULT: 'A read-only call returned the same result again (warn at 2, block at 5).',
+  LOOP_IDENTICAL_CALLS: 'Identical calls with identical results came in a row, failures excluded (notice at 3).',
+  LOOP_CYCLE: 'A cycle of 2–4 calls with identical results repeats within the last 64 calls.',
+  LOOP_SEARCH_CAP: 'The per-run `search_tools` budget (50 searches) is spent.',
+  LOOP_SUBAGENT_CAP: 'The per-run subagent launch budget (50 launches) is spent.',
+  LOOP_BLOCKED_REPEATEDLY: 'The model kept making calls the guard refused (5 in a row), so the run stops.',
+  LOOP_STOPPED: 'The run was already stopped by the loop guard; no further call is dispatched.',
+  LOOP_PAUSED: 'Every call of the last model turn was refused, so the loop waits before the next model call.',
+  LOOP_GUARD_STATE_INVALID: 'A persisted loop guard state cannot be read back (wrong shape or version).',
+
+  // Tool calls from the model and the runtime's own tools
+  TOOL_UNKNOWN: 'The model called a tool that was not offered in this request.',
+  TOOL_ARGS_MALFORMED: "The model's tool arguments are not JSON or not a JSON object.",
+  TOOL_ARGS_INVALID: "The model's tool arguments do not match the tool's schema.",
+  TOOL_RESULT_EXPIRED: 'The stored large tool result has expired and was deleted.',
+  TOOL_RESULT_NOT_FOUND: 'No stored large tool result has the `result_id`.',
+  TOOL_RESULT_FOREIGN: 'The stored large tool result belongs to another run.',
+  TOOL_RESULT_RANGE:
+    'The `offset` or `limit` of a `read_tool_result` call is not usable (negative, not an integer, past the end).',
+  TOOL_RESULT_FAILED: 'Reading a stored large tool result failed for a reason without a more specific code.',
+  TOOL_RESULT_TOO_LARGE:
+    'A tool result is too large for the context and could not be stored for paging, so the model sees this error instead.',
+  TOOL_SEARCH_INPUT_INVALID: 'The arguments of a `search_tools` call are invalid.',
+  TOOL_SEARCH_FAILED: 'A `search_tools` call failed for a reason without a more specific code.',
+  TOOL_SEARCH_OFF:
+    'Tool discovery is off because every tool is already offered, so `search_tools` has nothing to find.',
+
+  // Model providers
+  PROVIDER_AUTH: 'The model provider refused the credentials (HTTP 401/403); never retried.',
+  PROVIDER_CONTEXT_OVERFLOW: "The request is larger than the model's context window.",
+  PROVIDER_RATE_LIMITED: 'The provider answered 429 on every attempt, honouring `retry-after` between attempts.',
+  PROVIDER_UNAVAILABLE: 'The provider answered 5xx or 529 (overloaded) on every attempt.',
+  PROVIDER_TIMEOUT: 'The provider did not connect, answer or stream within the configured timeout.',
+  PROVIDER_UNREACHABLE: 'The provider could not be reached (DNS, refused connection, reset) on every attempt.',
+  PROVIDER_HTTP: 'The provider answered with an HTTP error status that has no more specific code (e.g. 400).',
+  PROVIDER_PROTOCOL: 'The provider sent a stream the SDK cannot read (broken SSE, JSON or event order).',
+  PROVIDER_UNKNOWN: 'The model configuration names a provider the SDK does not have.',
+  PROVIDER_DELTA_UNKNOWN:
+    'Warning: the provider streamed a part the translator does not understand; it was ignored (reported once per shape).',
+  PROVIDER_FIELDS_DROPPED:
+    'Warning: an OpenAI-compatible server refused optional request fields; the request was sent again without them, and later calls leave them out.',
+  PROVIDER_RETRY_AFTER_CAPPED:
+    "Warning: the provider's `retry-after` was longer than the configured cap, so the wait was shortened.",
+
+  // Standard media capabilities
+  MEDIA_NOT_FOUND: 'The media entity, release, download or task named by the call does not exist.',
+  MEDIA_ALREADY_IN_LIBRARY: 'The media is already in the library.',
+  MEDIA_ALREADY_DOWNLOADING: 'The media is already being downloaded.',
+  MEDIA_PLAN_CONFLICT:
+    'The plan conflicts with the current state (changed meanwhile, or of another kind than the call expects).',
+  MEDIA_INVALID_STATE:
+    'The media, download or task is in a state that does not allow the call (e.g. retrying a running task).',
+  MEDIA_STANDARD_CAPABILITIES_MISSING:
+    'Standard media capabilities are missing from a registration; nothing was registered.',
+  MEDIA_STANDARD_CAPABILITY_MISMATCH:
+    'An implementation does not match its standard contract (kind, replay policy or schemas differ).',
+
+  // Testing entry (`@media-agent/sdk/testing`)
+  SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
+  SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',
+  SCRIPT_INVALID: 'A model script is malformed.',
+  SCRIPT_TEMPLATE_UNFILLED:
+    "A scripted step's template refers to a value the earlier results do not hold (the message names the capability, the path and what was held).",
+  SANDBOX_STATE_INVALID: 'A saved sandbox media world cannot be loaded (wrong shape or version).',
+  RUN_WAIT_TIMEOUT: 'A test helper waited for a run status that the run did not reach in time.',
+} as const satisfies Record<string, string>;
+
+/**
+ * One stable code of {@link ERROR_CODES}: the type of {@link MediaAgentError.code}, so a typo in a code
+ * fails the type check.
+ * @public
+ */
+export type ErrorCode = keyof typeof ERROR_CODES;
