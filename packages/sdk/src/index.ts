@@ -5,13 +5,13 @@
  *
  * @packageDocumentation
  */
-export { MediaAgentError, isMediaAgentError } from './errors';
+export { MediaAgentError, isMediaAgentError } from './core/errors';
 
 // ports
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';
 export { ConsoleLogger, type Logger, type LogLevel } from './ports/logger';
-export { Tokens, resolvePort, type PortToken } from './ports/tokens';
+export { Tokens, resolvePort, type PortToken } from './composition/injection-tokens';
 
 // capabilities and the invocation path
 export { defineCapability } from './capabilities/define-capability';
@@ -61,7 +61,7 @@ export {
 } from './capabilities/provider-schema';
 
 // authorization
-export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './authorization/actor';
+export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './core/actor';
 export { actionCovers } from './authorization/action-pattern';
 export { checkApproval, type ApprovalCheck } from './authorization/approval-rules';
 export { checkGrant, grantCoversCapability, utcDayStart, type GrantCheck } from './authorization/grant-rules';
@@ -88,7 +88,7 @@ export {
 } from './authorization/errors';
 
 // ledger
-export { canonicalJson, canonicalHash, CanonicalJsonError } from './ledger/canonical-json';
+export { canonicalJson, canonicalHash, CanonicalJsonError } from './core/canonical-json';
 export { deriveIdempotencyKey, idempotencyScope, type IdempotencyKeyParts } from './ledger/idempotency-key';
 export { nextClaimAction, type ClaimAction } from './ledger/claim-rules';
 export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
@@ -108,11 +108,11 @@ export {
   type AuditRepository,
   type SettingsRepository,
   type GrantUsageRepository,
-} from './storage/storage-adapter';
-export type * from './storage/records';
-export type * from './storage/run-records';
-export { TERMINAL_RUN_STATUSES } from './storage/run-records';
-export type { RunPatch, RunRepository, RunEventRepository, RunMessageRepository, InboxRepository, DecisionRepository } from './storage/storage-adapter';
+} from './ports/storage-adapter';
+export type * from './core/records';
+export type * from './core/run-records';
+export { TERMINAL_RUN_STATUSES } from './core/run-records';
+export type { RunPatch, RunRepository, RunEventRepository, RunMessageRepository, InboxRepository, DecisionRepository } from './ports/storage-adapter';
 export { MemoryStorage } from './storage/memory/memory-storage';
 export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
 
@@ -138,7 +138,7 @@ export * from './runtime/middleware/index';
 // events
 export { RunEventBus, toRunEvent } from './events/run-event-bus';
 export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
-export { createAgentContainer, createAgentHost, createRunContainer } from './runtime/container';
+export { createAgentContainer, createAgentHost, createRunContainer } from './composition/container';
 
 // models
 export * from './models/index';

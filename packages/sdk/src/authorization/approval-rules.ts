@@ -1,4 +1,4 @@
-import type { ApprovalRecord, PlanRecord } from '../storage/records';
+import type { ApprovalRecord, PlanRecord } from '../core/records';
 import type { RuleFailure } from './decision';
 
 /** Facts an approval is checked against. @public */

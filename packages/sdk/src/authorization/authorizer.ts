@@ -1,6 +1,6 @@
 import type { CapabilityDescriptor } from '../capabilities/types';
-import type { StorageSession } from '../storage/storage-adapter';
-import type { PlanRecord } from '../storage/records';
+import type { StorageSession } from '../ports/storage-adapter';
+import type { PlanRecord } from '../core/records';
 import type { AuthorizationDecision } from './decision';
 
 /** One authorization question. @public */

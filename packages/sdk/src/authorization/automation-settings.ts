@@ -1,4 +1,4 @@
-import type { StorageSession } from '../storage/storage-adapter';
+import type { StorageSession } from '../ports/storage-adapter';
 import type { AutomationSettings } from './decide';
 
 /** Settings key under which {@link AutomationSettings} are stored. @internal */

@@ -1,6 +1,6 @@
 import type { CapabilityKind } from '../capabilities/types';
-import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../storage/records';
-import { parseActor } from './actor';
+import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../core/records';
+import { parseActor } from '../core/actor';
 import { checkApproval } from './approval-rules';
 import type { AuthorizationDecision, RuleFailure } from './decision';
 import { checkGrant, grantCoversCapability } from './grant-rules';

@@ -1,4 +1,4 @@
-import type { GrantRecord, PolicyRevisionRecord } from '../storage/records';
+import type { GrantRecord, PolicyRevisionRecord } from '../core/records';
 import { actionCovers } from './action-pattern';
 import type { RuleFailure } from './decision';
 

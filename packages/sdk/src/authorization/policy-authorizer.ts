@@ -1,4 +1,4 @@
-import type { StorageSession } from '../storage/storage-adapter';
+import type { StorageSession } from '../ports/storage-adapter';
 import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
 import { decideAuthorization, type AuthorizationFacts } from './decide';

@@ -5,7 +5,7 @@ import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationResult } from './invocation';

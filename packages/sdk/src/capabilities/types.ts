@@ -1,8 +1,8 @@
 import type { Static, TSchema } from 'typebox';
-import type { Actor } from '../authorization/actor';
+import type { Actor } from '../core/actor';
 import type { Clock } from '../ports/clock';
 import type { Logger } from '../ports/logger';
-import type { LedgerEntry, PlanRecord } from '../storage/records';
+import type { LedgerEntry, PlanRecord } from '../core/records';
 
 /**
  * Capability kinds. `read` and `preview` never need authorization records and never

@@ -1,5 +1,5 @@
-import type { JsonValue } from '../storage/records';
-import type { RunStatus, RunStep } from '../storage/run-records';
+import type { JsonValue } from '../core/records';
+import type { RunStatus, RunStep } from '../core/run-records';
 
 /** Phases of a tool call as published in `tool_call` events. @public */
 export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';

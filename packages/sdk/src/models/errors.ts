@@ -1,6 +1,6 @@
 // Typed errors of the model layer. None of them ever carries an API key: messages taken from
 // provider responses pass through redactSecrets() first.
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * Base class of model-provider failures.

@@ -9,12 +9,12 @@ import type { InvocationContext, InvocationResult } from '../capabilities/invoca
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { Logger } from '../ports/logger';
-import type { AuditAction, AuditRecord, LedgerEntry } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
-import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
+import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
 

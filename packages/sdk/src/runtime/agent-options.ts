@@ -9,7 +9,7 @@ import type { RunMiddleware } from './middleware/run-middleware';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { StorageAdapter } from '../ports/storage-adapter';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a

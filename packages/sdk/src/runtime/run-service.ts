@@ -1,13 +1,13 @@
-import { parseActor } from '../authorization/actor';
+import { parseActor } from '../core/actor';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 import type { RunEvent } from '../events/run-event';
 import { toRunEvent, type RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { JsonValue } from '../storage/records';
-import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../storage/run-records';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { JsonValue } from '../core/records';
+import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../core/run-records';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
 import type { RunPlan } from './plan-tool';
 import type { RunBudgets } from './run-budgets';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { isMediaAgentError } from '../errors';
-import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../storage/run-records';
-import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../storage/storage-adapter';
+import { isMediaAgentError } from '../core/errors';
+import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../core/run-records';
+import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../ports/storage-adapter';
 
 /**
  * The test-framework functions the conformance suite registers its cases with: vitest's, mocha's

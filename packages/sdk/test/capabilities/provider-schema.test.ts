@@ -27,7 +27,7 @@ import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery } from '../
 import { READ_TOOL_RESULT_MODEL_TOOL } from '../../src/runtime/context/tool-result-store';
 import { DELEGATE_MODEL_TOOL } from '../../src/runtime/delegate-tool';
 import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
-import { TiktokenCounter } from '../../src/models/tokens';
+import { TiktokenCounter } from '../../src/models/token-counter';
 import { ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { makeHost } from '../helpers';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { isMediaAgentError } from '../../src/errors';
-import { TiktokenCounter } from '../../src/models/tokens';
+import { isMediaAgentError } from '../../src/core/errors';
+import { TiktokenCounter } from '../../src/models/token-counter';
 import type { ModelMessage, ToolResultMessage } from '../../src/models/types';
 import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
 import { toolResultMessage } from '../../src/runtime/tool-result';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchCapabilities } from '../../src/capabilities/capability-search';
-import { TiktokenCounter } from '../../src/models/tokens';
+import { TiktokenCounter } from '../../src/models/token-counter';
 import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
 import {
   capabilityModelTool,

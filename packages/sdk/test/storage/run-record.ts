@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../src/storage/run-records';
+import type { RunRecord } from '../../src/core/run-records';
 
 /** A complete queued run with every nullable field null; override what the test needs. */
 export function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {

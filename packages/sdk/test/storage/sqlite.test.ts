@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isMediaAgentError } from '../../src/errors';
+import { isMediaAgentError } from '../../src/core/errors';
 import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
-import type { LedgerEntry } from '../../src/storage/records';
+import type { LedgerEntry } from '../../src/core/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
-import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';
+import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { spawnFixture } from './child';
 import { runRecord } from './run-record';
 

@@ -2,8 +2,8 @@
 // older turns are summarized above a threshold, a tool call never leaves its result, pinned facts
 // survive verbatim, a turn too large for the window is a typed error, repeated long results are
 // replaced by a reference to the first.
-import { MediaAgentError } from '../../errors';
-import { MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../../models/tokens';
+import { MediaAgentError } from '../../core/errors';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../../models/token-counter';
 import type { ModelMessage, ModelTool, ToolResultMessage, UserMessage } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from './tool-discovery';
 

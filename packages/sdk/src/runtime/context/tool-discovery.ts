@@ -3,8 +3,8 @@
 import { searchCapabilities } from '../../capabilities/capability-search';
 import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
 import type { CapabilityDescriptor } from '../../capabilities/types';
-import { MediaAgentError } from '../../errors';
-import type { TokenCounter } from '../../models/tokens';
+import { MediaAgentError } from '../../core/errors';
+import type { TokenCounter } from '../../models/token-counter';
 import type { ModelTool } from '../../models/types';
 
 /** Name of the discovery tool (`search_tools(search, limit)`). @public */

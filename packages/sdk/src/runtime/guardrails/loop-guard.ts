@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { callSignature, isPollingCall, resultFingerprint } from './call-signature';
 import { LOOP_GUARD_CODES, type LoopGuardCode } from './codes';
 import { continuationPromptFor, needsContinuation } from './continuation';

@@ -4,8 +4,8 @@ import { isSideEffecting, type CapabilityDescriptor } from '../../capabilities/t
 import type { ModelMessage } from '../../models/types';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Clock } from '../../ports/clock';
-import type { JsonValue } from '../../storage/records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { JsonValue } from '../../core/records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import { ambiguityQuestion, candidatesFromLookup, decideGoalTarget, type GoalCandidate } from '../goal-target';
 import type { RunSession } from './run-session';
 

@@ -1,9 +1,9 @@
 // A run's phases: start or resume → drive → goal-settled → finalize.
 import { utcDayStart } from '../../authorization/grant-rules';
-import { MediaAgentError } from '../../errors';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord, RunStatus } from '../../storage/run-records';
-import type { RunPatch } from '../../storage/storage-adapter';
+import { MediaAgentError } from '../../core/errors';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord, RunStatus } from '../../core/run-records';
+import type { RunPatch } from '../../ports/storage-adapter';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import { buildGoalReport, factsSettled } from '../goal-report';
 import { RunMiddlewareError } from '../middleware/run-middleware';

@@ -2,7 +2,7 @@
 import { checkRun } from '../../authorization/decide';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { CapabilityDescriptor } from '../../capabilities/types';
-import type { RunRecord } from '../../storage/run-records';
+import type { RunRecord } from '../../core/run-records';
 
 /**
  * The run rule (the authorizer's `checkRun`, so the model sees the same denial): read-only

@@ -1,6 +1,6 @@
 // The runtime's compaction, attached as a middleware.
-import { MediaAgentError } from '../../errors';
-import type { TokenCounter } from '../../models/tokens';
+import { MediaAgentError } from '../../core/errors';
+import type { TokenCounter } from '../../models/token-counter';
 import type { ModelMessage } from '../../models/types';
 import { compact, planCompaction, type PinnedFacts } from '../context/compaction';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';

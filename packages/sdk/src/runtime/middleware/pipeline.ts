@@ -3,8 +3,8 @@
 import type { CapabilityDescriptor } from '../../capabilities/types';
 import type { InvocationStatus } from '../../capabilities/invocation';
 import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
-import type { JsonValue } from '../../storage/records';
-import type { RunStatus } from '../../storage/run-records';
+import type { JsonValue } from '../../core/records';
+import type { RunStatus } from '../../core/run-records';
 import type { GuardCallKind } from '../guardrails/types';
 import type { RunSession } from '../loop/run-session';
 import {

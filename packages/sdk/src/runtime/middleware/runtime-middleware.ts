@@ -1,5 +1,5 @@
 // The middleware a run driver runs: the runtime's own (from its settings), then the host's.
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { summaryRequestMessages, type PinnedFacts } from '../context/compaction';
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';

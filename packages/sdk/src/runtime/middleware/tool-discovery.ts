@@ -1,5 +1,5 @@
 // Tool discovery, attached as a middleware.
-import type { TokenCounter } from '../../models/tokens';
+import type { TokenCounter } from '../../models/token-counter';
 import { SEARCH_TOOLS_TOOL, ToolDiscovery, type ToolDiscoveryState } from '../context/tool-discovery';
 import type { MiddlewareState, RunMiddleware } from './run-middleware';
 

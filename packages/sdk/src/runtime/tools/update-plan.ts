@@ -1,5 +1,5 @@
 // `update_plan`: the run's plan.
-import type { JsonValue } from '../../storage/records';
+import type { JsonValue } from '../../core/records';
 import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from '../plan-tool';
 import type { RuntimeTool } from './runtime-tool';
 

@@ -9,11 +9,11 @@ import type {
   LedgerState,
   PlanRecord,
   PolicyRevisionRecord,
-} from '../records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../run-records';
-import { TERMINAL_RUN_STATUSES } from '../run-records';
+} from '../../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../../core/run-records';
+import { TERMINAL_RUN_STATUSES } from '../../core/run-records';
 import { SerialQueue } from '../serial-queue';
-import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../storage-adapter';
+import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../../ports/storage-adapter';
 
 type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'settings' | 'runs' | 'inbox' | 'decisions' | 'grantUsage';
 const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'settings', 'runs', 'inbox', 'decisions', 'grantUsage'];

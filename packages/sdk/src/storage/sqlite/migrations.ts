@@ -14,7 +14,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { StorageSchemaTooNewError } from '../errors';
-import { STORAGE_SCHEMA_VERSION } from '../storage-adapter';
+import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 
 /** One schema step. @internal */
 export interface SqliteMigration {

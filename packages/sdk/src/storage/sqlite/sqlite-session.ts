@@ -15,9 +15,9 @@ import type {
   LedgerState,
   PlanRecord,
   PolicyRevisionRecord,
-} from '../records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../run-records';
-import type { StorageSession } from '../storage-adapter';
+} from '../../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord } from '../../core/run-records';
+import type { StorageSession } from '../../ports/storage-adapter';
 import { toStorageError } from './sqlite-errors';
 
 type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'bool';

@@ -10,8 +10,8 @@ import type {
   LedgerState,
   PlanRecord,
   PolicyRevisionRecord,
-} from './records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from './run-records';
+} from '../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from '../core/run-records';
 
 /**
  * Ledger entries by idempotency key. Writes are compare-and-set on the executor token so a
