@@ -16,19 +16,21 @@ export { Tokens, resolvePort, type PortToken } from './composition/injection-tok
 // capabilities and the invocation path
 export { defineCapability } from './capabilities/define-capability';
 export {
-  isSideEffecting,
   type Capability,
   type CapabilityDefinition,
-  type CapabilityDescriptor,
-  type CapabilityKind,
   type HandlerContext,
-  type InvocationTarget,
   type PendingOutcome,
   type ReadInvoker,
-  type ReplayPolicy,
   type Verifier,
   type VerifierOutcome,
 } from './capabilities/types';
+export {
+  isSideEffecting,
+  type CapabilityDescriptor,
+  type CapabilityKind,
+  type InvocationTarget,
+  type ReplayPolicy,
+} from './core/capability-descriptor';
 export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
 export { DefaultCapabilityRegistry, type CapabilityRegistry, type CapabilityRegistryDeps } from './capabilities/capability-registry';
 export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } from './capabilities/invocation-pipeline';
@@ -64,7 +66,8 @@ export {
 export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './core/actor';
 export { actionCovers } from './authorization/action-pattern';
 export { checkApproval, type ApprovalCheck } from './authorization/approval-rules';
-export { checkGrant, grantCoversCapability, utcDayStart, type GrantCheck } from './authorization/grant-rules';
+export { checkGrant, grantCoversCapability, type GrantCheck } from './authorization/grant-rules';
+export { utcDayStart } from './core/utc-day';
 export { decideAuthorization, checkRun, type AuthorizationFacts, type AutomationSettings } from './authorization/decide';
 export type { AuthorizationDecision, DenialCode, RuleFailure } from './authorization/decision';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';

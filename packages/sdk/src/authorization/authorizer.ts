@@ -1,4 +1,4 @@
-import type { CapabilityDescriptor } from '../capabilities/types';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { StorageSession } from '../ports/storage-adapter';
 import type { PlanRecord } from '../core/records';
 import type { AuthorizationDecision } from './decision';

@@ -1,4 +1,4 @@
-import type { CapabilityKind } from '../capabilities/types';
+import type { CapabilityKind } from '../core/capability-descriptor';
 import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../core/records';
 import { parseActor } from '../core/actor';
 import { checkApproval } from './approval-rules';

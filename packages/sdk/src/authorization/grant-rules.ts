@@ -21,14 +21,6 @@ export interface GrantCheck {
 }
 
 /**
- * The start (ms) of the UTC day containing `now`; grant budgets are per UTC day.
- * @public
- */
-export function utcDayStart(now: number): number {
-  return Math.floor(now / 86_400_000) * 86_400_000;
-}
-
-/**
  * Whether a grant's action covers the capability, including its `scope.capabilities` list.
  * @public
  */

@@ -5,7 +5,7 @@ import type { StorageAdapter } from '../ports/storage-adapter';
 import { parseActor } from '../core/actor';
 import { actionCovers } from './action-pattern';
 import { AdministrationForbiddenError, GrantMatchesNothingError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
-import { utcDayStart } from './grant-rules';
+import { utcDayStart } from '../core/utc-day';
 
 /** Input of {@link GrantService.create}. @public */
 export interface CreateGrantInput {

@@ -3,7 +3,8 @@ import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
 import { decideAuthorization, type AuthorizationFacts } from './decide';
 import type { AuthorizationDecision } from './decision';
-import { grantCoversCapability, utcDayStart } from './grant-rules';
+import { grantCoversCapability } from './grant-rules';
+import { utcDayStart } from '../core/utc-day';
 
 /**
  * The default {@link Authorizer}: loads the automation settings, the approval the caller points at,

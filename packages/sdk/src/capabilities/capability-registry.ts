@@ -10,7 +10,8 @@ import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
-import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
+import type { Capability, Verifier } from './types';
+import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
 
 /**
  * The capability registry port: descriptors, lookup, search (for tool

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'eventemitter3';
 import { parseActor } from '../core/actor';
 import type { Authorizer } from '../authorization/authorizer';
-import { utcDayStart } from '../authorization/grant-rules';
+import { utcDayStart } from '../core/utc-day';
 import { MediaAgentError } from '../core/errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
 import type { InvocationLedger, SettleOutcome } from '../ledger/invocation-ledger';
@@ -15,7 +15,8 @@ import { InputTooLargeError, InvalidContextError, InvalidInputError, InvocationA
 import { summarizeInput } from './input-summary';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
-import { isSideEffecting, type Capability, type HandlerContext, type InvocationTarget, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import { type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import { isSideEffecting, type InvocationTarget } from '../core/capability-descriptor';
 
 /** Default limit on an input's JSON size: 1 MiB (issue 2, bad input). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ReplayPolicy } from '../capabilities/types';
+import type { ReplayPolicy } from '../core/capability-descriptor';
 import type { LedgerState } from '../core/records';
 
 /**

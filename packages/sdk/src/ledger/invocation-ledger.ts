@@ -1,4 +1,4 @@
-import type { CapabilityDescriptor } from '../capabilities/types';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { LedgerEntry, LedgerState, JsonValue, RecordedError } from '../core/records';
 import type { StorageSession } from '../ports/storage-adapter';
 

@@ -2,7 +2,7 @@
 // offers a ranked selection, `search_tools` finds more, and extra tool schemas share one budget.
 import { searchCapabilities } from '../../capabilities/capability-search';
 import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import { MediaAgentError } from '../../core/errors';
 import type { TokenCounter } from '../../models/token-counter';
 import type { ModelTool } from '../../models/types';

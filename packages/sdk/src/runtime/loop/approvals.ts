@@ -1,6 +1,6 @@
 // The approvals a run asks for and is told about.
 import type { ApprovalService } from '../../authorization/approval-service';
-import { isSideEffecting, type CapabilityDescriptor } from '../../capabilities/types';
+import { isSideEffecting, type CapabilityDescriptor } from '../../core/capability-descriptor';
 import { MediaAgentError } from '../../core/errors';
 import type { Clock } from '../../ports/clock';
 import type { Logger } from '../../ports/logger';

@@ -1,6 +1,6 @@
 // A run's goal targets: which titles its side effects may touch (catalog lookups and the people's
 // words), and the question put to a person when the goal is ambiguous.
-import { isSideEffecting, type CapabilityDescriptor } from '../../capabilities/types';
+import { isSideEffecting, type CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { ModelMessage } from '../../models/types';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Clock } from '../../ports/clock';

@@ -1,5 +1,5 @@
 // A run's phases: start or resume → drive → goal-settled → finalize.
-import { utcDayStart } from '../../authorization/grant-rules';
+import { utcDayStart } from '../../core/utc-day';
 import { MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord, RunStatus } from '../../core/run-records';

@@ -1,7 +1,7 @@
 // The run rule as the model sees it, and what the run is offered.
 import { checkRun } from '../../authorization/decide';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { RunRecord } from '../../core/run-records';
 
 /**

@@ -1,6 +1,6 @@
 // Runs the hooks of the run middleware in order, gives each its context, and turns a throw into a
 // RunMiddlewareError naming the middleware.
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
 import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
 import type { JsonValue } from '../../core/records';

@@ -1,6 +1,6 @@
 // The public extension point of the run loop: ordered hooks around the model request, the model
 // turn, each tool call and the end of a run.
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
 import { MediaAgentError } from '../../core/errors';
 import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
