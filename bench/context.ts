@@ -31,13 +31,13 @@
  */
 import { printMachine, printTable } from './_report';
 import { performance } from 'node:perf_hooks';
-import type { CapabilityDescriptor } from '../packages/sdk/src/capabilities/types';
+import type { CapabilityDescriptor } from '../packages/sdk/src/core/capability-descriptor';
 import { STANDARD_CAPABILITIES } from '../packages/sdk/src/media/contracts';
 import { TiktokenCounter } from '../packages/sdk/src/models/token-counter';
 import type { ModelMessage, ModelTool } from '../packages/sdk/src/models/types';
 import { compact, dedupeRepeatedResults, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery, type Summarizer } from '../packages/sdk/src/runtime/context/index';
 import { capabilityModelTool } from '../packages/sdk/src/runtime/context/tool-discovery';
-import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/checklist';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import { toolResultMessage } from '../packages/sdk/src/runtime/tool-result';
 

@@ -1,7 +1,7 @@
 import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { StorageSession } from '../ports/storage-adapter';
 import type { PlanRecord } from '../core/records';
-import type { AuthorizationDecision } from './decision';
+import type { AuthorizationDecision } from './verdict';
 
 /** One authorization question. @public */
 export interface AuthorizationRequest {

@@ -1,6 +1,6 @@
 import type { GrantRecord, PolicyRevisionRecord } from '../core/records';
 import { actionCovers } from './action-pattern';
-import type { RuleFailure } from './decision';
+import type { RuleFailure } from './verdict';
 
 /** Facts a grant is checked against. @public */
 export interface GrantCheck {

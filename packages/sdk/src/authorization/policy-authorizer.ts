@@ -1,8 +1,8 @@
 import type { StorageSession } from '../ports/storage-adapter';
 import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
-import { decideAuthorization, type AuthorizationFacts } from './decide';
-import type { AuthorizationDecision } from './decision';
+import { decideAuthorization, type AuthorizationFacts } from './evaluate';
+import type { AuthorizationDecision } from './verdict';
 import { grantCoversCapability } from './grant-rules';
 import { utcDayStart } from '../core/utc-day';
 

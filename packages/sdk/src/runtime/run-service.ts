@@ -9,7 +9,7 @@ import type { JsonValue } from '../core/records';
 import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../core/run-records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
-import type { RunPlan } from './plan-tool';
+import type { RunPlan } from './checklist';
 import type { RunBudgets } from './run-budgets';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isMediaAgentError } from '../../src/core/errors';
 import { TiktokenCounter } from '../../src/models/token-counter';
 import type { ModelMessage, ToolResultMessage } from '../../src/models/types';
-import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
 import { toolResultMessage } from '../../src/runtime/tool-result';
 import {
   compact,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchCapabilities } from '../../src/capabilities/capability-search';
 import { TiktokenCounter } from '../../src/models/token-counter';
-import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
 import {
   capabilityModelTool,
   SEARCH_TOOLS_MODEL_TOOL,

@@ -1,5 +1,5 @@
 // The run rule as the model sees it, and what the run is offered.
-import { checkRun } from '../../authorization/decide';
+import { checkRun } from '../../authorization/evaluate';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { RunRecord } from '../../core/run-records';

@@ -1,6 +1,6 @@
 // `update_plan`: the run's plan.
 import type { JsonValue } from '../../core/records';
-import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from '../plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan } from '../checklist';
 import type { RuntimeTool } from './runtime-tool';
 
 /** `update_plan`: replaces the run's plan and emits `plan_updated`. */

@@ -2,7 +2,7 @@ import type { CapabilityKind } from '../core/capability-descriptor';
 import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../core/records';
 import { parseActor } from '../core/actor';
 import { checkApproval } from './approval-rules';
-import type { AuthorizationDecision, RuleFailure } from './decision';
+import type { AuthorizationDecision, RuleFailure } from './verdict';
 import { checkGrant, grantCoversCapability } from './grant-rules';
 
 /** The global automation settings. @public */
