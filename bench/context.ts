@@ -152,7 +152,7 @@ export async function run(): Promise<void> {
 
   const rows: string[][] = [];
   const assemble = (maxTools: number, window: number, summarize: Summarizer, label: string) => async () => {
-    const discovery = new ToolDiscovery(catalog, { maxTools, counter, model: MODEL, contextWindow: window, alwaysOn });
+    const discovery = new ToolDiscovery(catalog, { maxTools, counter, model: MODEL, contextWindowTokens: window, alwaysOn });
     discovery.select(messages[0]!.content as string);
     if (maxTools > 0) discovery.search('notify', 8);
     let outbound: ModelMessage[] = [];
@@ -161,7 +161,7 @@ export async function run(): Promise<void> {
     // The order the driver follows: compact (accounting includes the base tools), then the tools of
     // the call (extras fitted to what is left), then the outbound copy with repeats deduplicated.
     const op = async () => {
-      const c = await compact(messages, { counter, model: MODEL, contextWindow: window, system, tools: discovery.baseTools(), pinned, summarize });
+      const c = await compact(messages, { counter, model: MODEL, contextWindowTokens: window, system, tools: discovery.baseTools(), pinned, summarize });
       compacted = c.summarySource !== 'none';
       const offered = discovery.toolsForNextCall({ requestTokens: c.tokensAfter });
       tools = offered.tools;

@@ -169,13 +169,13 @@ export class InvocationPipeline {
   async #read(p: Prepared): Promise<InvocationResult> {
     const { storage, authorizer, clock } = this.deps;
     const descriptor = this.deps.catalog.descriptor(p.capability.id);
-    const decision = await authorizer.authorize(
+    const verdict = await authorizer.authorize(
       { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, runId: p.ctx.runId, now: clock.now() },
       storage,
     );
-    if (!decision.allowed) {
-      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${decision.code}: ${decision.reason}` }));
-      return { status: 'denied', error: { code: decision.code, message: decision.reason }, invocationId: p.invocationId };
+    if (!verdict.allowed) {
+      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${verdict.code}: ${verdict.reason}` }));
+      return { status: 'denied', error: { code: verdict.code, message: verdict.reason }, invocationId: p.invocationId };
     }
     const outcome = await this.#runHandler(p, undefined, undefined);
     const status = outcome.state === 'unknown' ? 'failed' : outcome.state;
@@ -203,7 +203,7 @@ export class InvocationPipeline {
           const now = clock.now();
           const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
           const bytes = target.bytes ?? plan?.bytes ?? 0;
-          const decision = await this.deps.authorizer.authorize(
+          const verdict = await this.deps.authorizer.authorize(
             {
               actor: ctx.actor,
               capability: descriptor,
@@ -222,11 +222,11 @@ export class InvocationPipeline {
             },
             s,
           );
-          if (!decision.allowed) {
+          if (!verdict.allowed) {
             await s.audit.append(
-              this.#audit(p, 'capability.denied', 'denied', { key, approvalId: decision.approvalId, grantId: decision.grantId, reason: `${decision.code}: ${decision.reason}` }),
+              this.#audit(p, 'capability.denied', 'denied', { key, approvalId: verdict.approvalId, grantId: verdict.grantId, reason: `${verdict.code}: ${verdict.reason}` }),
             );
-            return { kind: 'denied' as const, decision };
+            return { kind: 'denied' as const, verdict };
           }
           // Authorized: a call that already succeeded (or was accepted) returns its recorded result
           // (the claim reports it without claiming anything).
@@ -240,8 +240,8 @@ export class InvocationPipeline {
             invocationId: p.invocationId,
             runId: ctx.runId,
             taskId: ctx.taskId,
-            approvalId: decision.approvalId,
-            grantId: decision.grantId,
+            approvalId: verdict.approvalId,
+            grantId: verdict.grantId,
             bytes,
             inputSummary: p.summary,
           });
@@ -250,12 +250,12 @@ export class InvocationPipeline {
             return claim;
           }
           if (claim.kind === 'claimed') {
-            if (decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
+            if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key);
             // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
-            if (decision.grantId !== undefined) await s.grantUsage.add(decision.grantId, utcDayStart(now), 1, bytes);
+            if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
           }
-          // (Not `{ ...claim, decision, plan }`: a spread followed by new properties is slow in V8.)
-          return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, decision, plan } : { kind: 'unknown' as const, entry: claim.entry, decision, plan };
+          // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
+          return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan } : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
         })
         .catch(async (error: unknown) => {
           // A refused claim (reused call id, another executor) ran nothing; it is still audited.
@@ -267,23 +267,23 @@ export class InvocationPipeline {
 
       switch (phase.kind) {
         case 'denied':
-          return { status: 'denied', error: { code: phase.decision.code, message: phase.decision.reason }, invocationId: p.invocationId, idempotencyKey: key };
+          return { status: 'denied', error: { code: phase.verdict.code, message: phase.verdict.reason }, invocationId: p.invocationId, idempotencyKey: key };
         case 'recorded':
           return this.#result(p, phase.entry.state as 'succeeded' | 'pending', phase.entry.output, undefined, { key, replayed: true, entry: phase.entry });
         case 'unknown': {
-          const verdict = await this.#verify(p, phase.entry);
-          if (verdict.status === 'unknown') {
-            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verdict.reason}` }));
-            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verdict.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
+          const verified = await this.#verify(p, phase.entry);
+          if (verified.status === 'unknown') {
+            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verified.reason}` }));
+            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verified.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
           }
           const settled = await storage.transaction(async (s) => {
             const entry = await ledger.resolveUnknown(
               s,
               key,
               phase.entry.token,
-              verdict.status === 'succeeded' ? { state: 'succeeded', output: verdict.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verdict.reason } },
+              verified.status === 'succeeded' ? { state: 'succeeded', output: verified.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verified.reason } },
             );
-            if (entry.approvalId !== null && verdict.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
+            if (entry.approvalId !== null && verified.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
             await s.audit.append(this.#audit(p, 'capability.invoke', entry.state, { key, entry, reason: `verified by a read-only verifier: ${entry.state}` }));
             return entry;
           });
@@ -368,13 +368,13 @@ export class InvocationPipeline {
       return result.output;
     };
     try {
-      const verdict = await verifier({ input: p.input, entry, read, signal: p.signal });
-      if (verdict?.status === 'succeeded') {
+      const verified = await verifier({ input: p.input, entry, read, signal: p.signal });
+      if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
-        if (!check.check(verdict.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
-        return verdict;
+        if (!check.check(verified.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
+        return verified;
       }
-      if (verdict?.status === 'failed' || verdict?.status === 'unknown') return verdict;
+      if (verified?.status === 'failed' || verified?.status === 'unknown') return verified;
       return { status: 'unknown', reason: 'the verifier returned no verdict' };
     } catch (error) {
       return { status: 'unknown', reason: `the verifier failed: ${messageOf(error)}` };

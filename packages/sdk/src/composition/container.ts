@@ -8,6 +8,7 @@ import { PolicyAuthorizer } from '../authorization/policy-authorizer';
 import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../runtime/context/tool-discovery';
 import { MediaAgentError } from '../core/errors';
 import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
 import { SystemClock, type Clock } from '../ports/clock';
@@ -57,7 +58,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
   const maxTools = r.maxTools ?? 0;
   if (!(Number.isInteger(maxTools) && maxTools >= 0)) throw new MediaAgentError('OPTIONS_INVALID', `option runs.maxTools must be a non-negative integer; got ${String(maxTools)}`, { option: 'runs.maxTools' });
-  const contextWindowTokens = r.contextWindowTokens ?? 128_000;
+  const contextWindowTokens = r.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   positive('runs.contextWindowTokens', contextWindowTokens);
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))

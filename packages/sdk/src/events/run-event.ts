@@ -15,12 +15,12 @@ export interface RunEventPayloads {
   text_delta: { text: string };
   /** A tool call started or settled. */
   tool_call: { callId: string; capabilityId: string; phase: ToolCallPhase; invocationId?: string; idempotencyKey?: string; error?: { code: string; message: string }; output?: JsonValue };
-  /** The run's plan was replaced. */
-  plan_updated: { plan: JsonValue };
+  /** The run's checklist was replaced (`update_plan`), or cleared (`null`) when a finished run is resumed. */
+  checklist_updated: { checklist: JsonValue | null };
   /** A steering message was queued. */
-  message_queued: { messageId: string; text: string };
+  inbox_queued: { inboxId: string; text: string };
   /** Queued steering messages reached the model. */
-  message_applied: { messageIds: string[] };
+  inbox_applied: { inboxIds: string[] };
   /** An approval was requested for a plan the run wants to execute. */
   approval_requested: { approvalId: string; planType: string; planId: string; payloadHash: string; capabilityId: string };
   /** An approval the run asked for was decided. */

@@ -218,7 +218,7 @@ export interface StorageAdapter extends StorageSession {
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 4;
+export const STORAGE_SCHEMA_VERSION = 5;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;

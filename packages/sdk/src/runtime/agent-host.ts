@@ -72,10 +72,11 @@ export interface AgentHost {
   /** Runs newest first (default limit 50). */
   listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
   /**
-   * Appends a user message: applied before the next model call of a running run; wakes one new drive of a waiting or ended run.
+   * Puts a person's message in the run's inbox (it steers the run): a running run gets it as a user message before
+   * its next model call; a waiting or ended run is woken for one new drive. Emits `inbox_queued`, then `inbox_applied`.
    * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
-  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord>;
+  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord>;
   /**
    * Aborts a run: no further steps; completed effects are not undone; the run ends `cancelled`.
    * @throws `RUN_NOT_FOUND`
@@ -195,9 +196,9 @@ export class DefaultAgentHost implements AgentHost {
     return this.#deps.runs.listRuns(filter);
   }
 
-  /** {@inheritDoc AgentHost.appendMessage} */
-  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
-    return this.#deps.runs.appendMessage(runId, text, actor);
+  /** {@inheritDoc AgentHost.appendToInbox} */
+  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
+    return this.#deps.runs.appendToInbox(runId, text, actor);
   }
 
   /** {@inheritDoc AgentHost.abort} */

@@ -68,7 +68,7 @@ export interface RunOptions {
   loopGuard?: Partial<LoopGuardConfig>;
   /** Capabilities offered on the first model call, ranked against the goal; more through `search_tools`. */
   maxTools?: number;
-  /** The model's context window in tokens. */
+  /** The model's context window in tokens (default `DEFAULT_CONTEXT_WINDOW_TOKENS`, 128 000: the window of the common current models; set the model's own). */
   contextWindowTokens?: number;
   /** Compact the conversation above this share of the window. */
   compactionThreshold?: number;

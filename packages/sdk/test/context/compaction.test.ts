@@ -21,13 +21,13 @@ const counter = new TiktokenCounter();
 afterAll(() => counter.dispose());
 
 const SYSTEM: ModelMessage[] = [{ role: 'system', content: 'You are the media agent. Use tools; report what happened.' }];
-const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({ counter, contextWindow: 16_000, system: SYSTEM, tools: [UPDATE_PLAN_MODEL_TOOL], ...o });
+const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({ counter, contextWindowTokens: 16_000, system: SYSTEM, tools: [UPDATE_PLAN_MODEL_TOOL], ...o });
 const modelSummary = async (messages: readonly ModelMessage[]) => `The agent searched ${messages.filter((m) => m.role === 'tool').length} times for releases of Dune.`;
 const textOf = (m: ModelMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
 
 const PINNED: PinnedFacts = {
   goal: 'Find Dune (2021) in 4K, download it and organize it into the library.',
-  plan: { goal: 'Dune in 4K', steps: [{ title: 'search', status: 'completed', evidence: 'media.search call_1_0' }, { title: 'download', status: 'in_progress' }] },
+  checklist: { goal: 'Dune in 4K', steps: [{ title: 'search', status: 'completed', evidence: 'media.search call_1_0' }, { title: 'download', status: 'in_progress' }] },
   unknownWrites: [{ capabilityId: 'download.submit', callId: 'call_7_0', inputSummary: '{"release":"Dune.2021.2160p"}' }],
   pendingApprovals: [{ approvalId: 'apr_42', planType: 'download', planId: 'plan_9' }],
 };
@@ -85,7 +85,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       const result = await compact(messages, { ...base({ pinned: PINNED }), summarize });
       const summary = textOf(result.messages[0]!);
       expect(summary).toContain(PINNED.goal!);
-      expect(summary).toContain(JSON.stringify(PINNED.plan));
+      expect(summary).toContain(JSON.stringify(PINNED.checklist));
       expect(summary).toContain(JSON.stringify(PINNED.unknownWrites![0]));
       expect(summary).toContain(JSON.stringify(PINNED.pendingApprovals![0]));
       expect(summary).toMatch(/outcome is still unknown/);
@@ -93,7 +93,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       const second = await compact([...result.messages, ...longConversation(150).slice(1)], { ...base({ pinned: PINNED }), summarize });
       expect(second.plan.needed).toBe(true);
       const s2 = textOf(second.messages[0]!);
-      expect(s2).toContain(JSON.stringify(PINNED.plan));
+      expect(s2).toContain(JSON.stringify(PINNED.checklist));
       expect(s2).toContain(JSON.stringify(PINNED.unknownWrites![0]));
       expect(s2).toContain(JSON.stringify(PINNED.pendingApprovals![0]));
       expect(s2.split('## Pinned facts').length).toBe(2); // the old pinned block is not nested in the new summary
@@ -110,7 +110,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       { role: 'user', content: 'Check the unknown one.' },
       ...Array.from({ length: 60 }, (_, t) => toolTurn(10 + t, 1, 800)).flat(),
     ];
-    const options = { ...base({ contextWindow: 12_000 }), summarize: async () => Promise.reject(new Error('provider 529 overloaded')) };
+    const options = { ...base({ contextWindowTokens: 12_000 }), summarize: async () => Promise.reject(new Error('provider 529 overloaded')) };
     const a = await compact(messages, options);
     const b = await compact(messages, options);
     expect(a.summarySource).toBe('fallback');
@@ -138,7 +138,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       huge,
     ];
     const summarize = vi.fn(modelSummary);
-    const error = await compact(messages, { ...base({ contextWindow: 8_000 }), summarize }).catch((e: unknown) => e);
+    const error = await compact(messages, { ...base({ contextWindowTokens: 8_000 }), summarize }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextTurnTooLargeError);
     expect(isMediaAgentError(error, 'CONTEXT_TURN_TOO_LARGE')).toBe(true);
     const details = (error as ContextTurnTooLargeError).details as { turnTokens: number; windowTokens: number; from: number; to: number };
@@ -147,7 +147,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect([details.from, details.to]).toEqual([messages.length - 2, messages.length]);
     expect(summarize).not.toHaveBeenCalled();
     // a single user message that alone exceeds the window fails the same way
-    expect(() => planCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindow: 8_000 }))).toThrow(ContextTurnTooLargeError);
+    expect(() => planCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 }))).toThrow(ContextTurnTooLargeError);
   });
 
   it('below the threshold nothing is compacted and the summarizer is not called', async () => {

@@ -42,8 +42,8 @@ const SUMMARY_HEADING = '## Summary of the compacted turns';
 export interface PinnedFacts {
   /** The user's request (the run goal). */
   goal?: string;
-  /** The current plan (`update_plan` input), when there is one. */
-  plan?: unknown;
+  /** The run's current checklist (`update_plan` input), when there is one. */
+  checklist?: unknown;
   /** Side-effecting calls whose outcome is still `unknown` (e.g. ledger entries: capability, call id, input summary). */
   unknownWrites?: readonly unknown[];
   /** Approvals the run asked for that no one has decided yet. */
@@ -70,7 +70,7 @@ export interface CompactionOptions {
   /** Model id, selects the encoding. */
   model?: string;
   /** The model's context window (default {@link DEFAULT_CONTEXT_WINDOW_TOKENS}). */
-  contextWindow?: number;
+  contextWindowTokens?: number;
   /** Compact when the request exceeds this share of the window (default 0.8). */
   thresholdShare?: number;
   /** After compaction the request should be at most this share (default 0.5); the latest turn is always kept. */
@@ -211,7 +211,7 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
   if (!pinned) return '';
   const parts: string[] = [];
   if (pinned.goal) parts.push(`### Goal\n${pinned.goal}`);
-  if (pinned.plan !== undefined && pinned.plan !== null) parts.push(`### Current plan\n${JSON.stringify(pinned.plan)}`);
+  if (pinned.checklist !== undefined && pinned.checklist !== null) parts.push(`### Current plan\n${JSON.stringify(pinned.checklist)}`);
   if (pinned.unknownWrites?.length)
     parts.push(`### Writes whose outcome is still unknown (verify with a read before retrying; never assume success or failure)\n${pinned.unknownWrites.map((w) => `- ${JSON.stringify(w)}`).join('\n')}`);
   if (pinned.pendingApprovals?.length) parts.push(`### Approvals still pending (wait for the decision)\n${pinned.pendingApprovals.map((a) => `- ${JSON.stringify(a)}`).join('\n')}`);
@@ -339,7 +339,7 @@ export function fallbackDigest(messages: readonly ModelMessage[], reason: string
 
 /** Resolved options. @internal */
 function resolve(options: CompactionOptions) {
-  const windowTokens = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
+  const windowTokens = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   return {
     windowTokens,
     thresholdTokens: Math.floor((options.thresholdShare ?? COMPACTION_DEFAULTS.thresholdShare) * windowTokens),

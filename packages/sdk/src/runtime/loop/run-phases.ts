@@ -59,9 +59,9 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   } else if (run.wakeRequested || run.status === 'running') {
     const wasTerminal = run.endedAt !== null;
     const patch: RunPatch = { status: 'running', wakeRequested: false, step: run.wakeRequested ? 'drive' : run.step, endedAt: null };
-    if (wasTerminal) Object.assign(patch, { plan: null, report: null, startedAt: clock.now() });
+    if (wasTerminal) Object.assign(patch, { checklist: null, report: null, startedAt: clock.now() });
     session.patch(patch);
-    if (wasTerminal) session.emit('plan_updated', { plan: null });
+    if (wasTerminal) session.emit('checklist_updated', { checklist: null });
     session.emit('run_status', { status: 'running', step: session.run.step, reason: session.woken ? 'woken by a new message' : 'resumed' });
   }
   // The start is written with the drive's first step; any other phase writes it first.

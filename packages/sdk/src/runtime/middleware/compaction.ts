@@ -39,7 +39,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
   return {
     name: 'compaction',
     async beforeModelRequest(ctx) {
-      const base = { counter: options.counter, model: options.model, contextWindow: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
+      const base = { counter: options.counter, model: options.model, contextWindowTokens: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
       try {
         // Pinned facts cost storage reads: gather them only when a compaction is due.
         const plan = planCompaction(ctx.messages, base);

@@ -256,6 +256,15 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         GROUP BY grant_id, claimed_at / 86400000`,
     ],
   },
+  {
+    version: 5,
+    name: 'run checklist',
+    statements: [
+      // The run's step list written by the update_plan tool is its checklist ("plan" names the reviewed artifact an
+      // approval binds to). SQLite ≥ 3.25 and PostgreSQL both rename a column in place.
+      `ALTER TABLE runs RENAME COLUMN plan TO checklist`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -18,7 +18,7 @@ const RUNS = new TableMapping<RunRecord>('runs', {
   capabilityAllowlist: 'jsonOrNull',
   budgets: 'json',
   usage: 'json',
-  plan: 'jsonOrNull',
+  checklist: 'jsonOrNull',
   report: 'jsonOrNull',
   finalText: 'value',
   error: 'jsonOrNull',
