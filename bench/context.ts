@@ -148,7 +148,7 @@ export async function run(): Promise<void> {
   const allToolsTokens = counter.countRequest([], catalog.map(capabilityModelTool), MODEL);
   const stub: Summarizer = async (m) => `The agent ran ${m.filter((x) => x.role === 'tool').length} searches for Dune releases; candidates were compared by seeders and size.`;
   const failing: Summarizer = async () => Promise.reject(new Error('model unavailable'));
-  const pinned = { goal: 'Dune (2021) in 4K', plan: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
+  const pinned = { goal: 'Dune (2021) in 4K', checklist: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
 
   const rows: string[][] = [];
   const assemble = (maxTools: number, window: number, summarize: Summarizer, label: string) => async () => {

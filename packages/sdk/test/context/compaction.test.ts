@@ -9,7 +9,7 @@ import {
   ContextTurnTooLargeError,
   dedupeRepeatedResults,
   isSummaryMessage,
-  planCompaction,
+  assessCompaction,
   summaryRequestMessages,
   turnBoundaries,
   type CompactionOptions,
@@ -36,7 +36,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
   it('a long conversation is compacted below the threshold with every tool call still paired with its result', async () => {
     const messages = longConversation(200);
     const options = base();
-    const before = planCompaction(messages, options);
+    const before = assessCompaction(messages, options);
     expect(before.needed).toBe(true);
     expect(before.totalTokens).toBeGreaterThan(0.8 * 16_000);
     expect(everyCallPaired(messages)).toBe(true);
@@ -51,8 +51,8 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect(result.messages[0]!.role).toBe('user');
     expect(textOf(result.messages[0]!)).toContain('The agent searched');
     const kept = result.messages.slice(1);
-    expect(kept).toEqual(messages.slice(result.plan.cut)); // kept verbatim, a suffix of the original
-    expect(turnBoundaries(messages)).toContain(result.plan.cut);
+    expect(kept).toEqual(messages.slice(result.assessment.cut)); // kept verbatim, a suffix of the original
+    expect(turnBoundaries(messages)).toContain(result.assessment.cut);
     expect(everyCallPaired(kept)).toBe(true);
     expect(everyCallPaired(summarize.mock.calls[0]![0])).toBe(true);
 
@@ -79,7 +79,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect(turnBoundaries(late)).toEqual([1]);
   });
 
-  it('the plan, unresolved unknown writes and pending approvals survive compaction verbatim', async () => {
+  it('the checklist, unresolved unknown writes and pending approvals survive compaction verbatim', async () => {
     const messages = longConversation(200);
     for (const summarize of [async () => 'Nothing important happened.', async () => Promise.reject(new Error('model down'))]) {
       const result = await compact(messages, { ...base({ pinned: PINNED }), summarize });
@@ -91,7 +91,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       expect(summary).toMatch(/outcome is still unknown/);
       // and again after a second compaction, with the facts the driver supplies then
       const second = await compact([...result.messages, ...longConversation(150).slice(1)], { ...base({ pinned: PINNED }), summarize });
-      expect(second.plan.needed).toBe(true);
+      expect(second.assessment.needed).toBe(true);
       const s2 = textOf(second.messages[0]!);
       expect(s2).toContain(JSON.stringify(PINNED.checklist));
       expect(s2).toContain(JSON.stringify(PINNED.unknownWrites![0]));
@@ -147,14 +147,14 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect([details.from, details.to]).toEqual([messages.length - 2, messages.length]);
     expect(summarize).not.toHaveBeenCalled();
     // a single user message that alone exceeds the window fails the same way
-    expect(() => planCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 }))).toThrow(ContextTurnTooLargeError);
+    expect(() => assessCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 }))).toThrow(ContextTurnTooLargeError);
   });
 
   it('below the threshold nothing is compacted and the summarizer is not called', async () => {
     const messages = longConversation(5);
     const summarize = vi.fn(modelSummary);
     const result = await compact(messages, { ...base(), summarize });
-    expect(result.plan).toMatchObject({ needed: false, reason: 'below_threshold', cut: 0 });
+    expect(result.assessment).toMatchObject({ needed: false, reason: 'below_threshold', cut: 0 });
     expect(result.messages).toEqual(messages);
     expect(summarize).not.toHaveBeenCalled();
   });

@@ -34,7 +34,7 @@ export const SUMMARY_MARKER = '[context summary]';
 const SUMMARY_HEADING = '## Summary of the compacted turns';
 
 /**
- * Facts the driver supplies that must survive every compaction verbatim (issue 6: the plan,
+ * Facts the driver supplies that must survive every compaction verbatim (issue 6: the checklist,
  * unresolved `unknown` writes and pending approvals always survive). Rendered as JSON in the summary
  * message, never passed through the summarizer and never truncated.
  * @public
@@ -60,7 +60,7 @@ export interface PinnedFacts {
 export type Summarizer = (messages: readonly ModelMessage[], signal?: AbortSignal) => Promise<string>;
 
 /**
- * Options of {@link planCompaction} and {@link compact}. Token figures are in tokens; shares are
+ * Options of {@link assessCompaction} and {@link compact}. Token figures are in tokens; shares are
  * fractions of the window.
  * @public
  */
@@ -86,10 +86,10 @@ export interface CompactionOptions {
 }
 
 /**
- * What {@link planCompaction} decided.
+ * What {@link assessCompaction} decided.
  * @public
  */
-export interface CompactionPlan {
+export interface CompactionAssessment {
   /** True when older turns should be summarized now. */
   needed: boolean;
   /** `below_threshold`; `over_threshold` (compact); `no_boundary` (over the threshold but one turn only — it still fits the window). */
@@ -361,19 +361,19 @@ function resolve(options: CompactionOptions) {
  *
  * @param messages - the conversation without the system prompt (an earlier summary message may lead it)
  * @param options - counter, window, shares, fixed part, pinned facts
- * @returns the plan
+ * @returns the assessment
  * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) when over the threshold and the
  *   latest turn with the fixed part and the pinned facts exceeds the window
  * @public
  */
-export function planCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionPlan {
+export function assessCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionAssessment {
   const { counter, model } = options;
   const r = resolve(options);
   const fixedTokens = options.system?.length || options.tools?.length ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model) : MESSAGE_OVERHEAD_TOKENS;
   const per = messages.map((m) => messageTokens(counter, m, model));
   const totalTokens = fixedTokens + per.reduce((a, b) => a + b, 0);
   const base = { windowTokens: r.windowTokens, thresholdTokens: r.thresholdTokens, targetTokens: r.targetTokens, totalTokens, fixedTokens };
-  const none = (reason: CompactionPlan['reason']): CompactionPlan => ({ ...base, needed: false, reason, cut: 0, summarize: [], keep: [...messages], summaryBudgetTokens: 0, expectedTokens: totalTokens });
+  const none = (reason: CompactionAssessment['reason']): CompactionAssessment => ({ ...base, needed: false, reason, cut: 0, summarize: [], keep: [...messages], summaryBudgetTokens: 0, expectedTokens: totalTokens });
   if (totalTokens <= r.thresholdTokens) return none('below_threshold');
 
   const boundaries = turnBoundaries(messages);
@@ -445,8 +445,8 @@ export function summaryRequestMessages(messages: readonly ModelMessage[], partCh
 export interface CompactionResult {
   /** The new conversation: `[summary message, ...kept]`, or the input unchanged when no compaction was needed. */
   messages: ModelMessage[];
-  /** The plan it followed. */
-  plan: CompactionPlan;
+  /** The assessment it followed. */
+  assessment: CompactionAssessment;
   /** Where the summary came from: `model`, `fallback` (the summarizer failed), or `none` (not compacted). */
   summarySource: 'model' | 'fallback' | 'none';
   /** Why the fallback was used. */
@@ -468,7 +468,7 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
 }
 
 /**
- * Compacts a conversation when it is over the threshold: summarizes `plan.summarize` with
+ * Compacts a conversation when it is over the threshold: summarizes `assessment.summarize` with
  * `summarize` (the deterministic {@link fallbackDigest} when it throws or returns nothing) and
  * returns `[summaryMessage, ...kept]`. Pinned facts go into the summary message verbatim; the summary
  * text is cut to its token budget.
@@ -479,29 +479,29 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
  * stored history.
  *
  * @param messages - the conversation without the system prompt
- * @param options - as {@link planCompaction}, plus the summarizer and an abort signal
+ * @param options - as {@link assessCompaction}, plus the summarizer and an abort signal
  * @returns the new conversation and what happened
- * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) as {@link planCompaction}
+ * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) as {@link assessCompaction}
  * @public
  */
 export async function compact(messages: readonly ModelMessage[], options: CompactionOptions & { summarize: Summarizer; signal?: AbortSignal }): Promise<CompactionResult> {
-  const plan = planCompaction(messages, options);
-  const count = (list: readonly ModelMessage[]) => plan.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
-  if (!plan.needed) return { messages: [...messages], plan, summarySource: 'none', tokensAfter: plan.totalTokens };
+  const assessment = assessCompaction(messages, options);
+  const count = (list: readonly ModelMessage[]) => assessment.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
+  if (!assessment.needed) return { messages: [...messages], assessment, summarySource: 'none', tokensAfter: assessment.totalTokens };
   let summary = '';
   let fallbackReason: string | undefined;
   try {
-    summary = (await options.summarize(plan.summarize, options.signal)).trim();
+    summary = (await options.summarize(assessment.summarize, options.signal)).trim();
     if (!summary) fallbackReason = 'the summarizer returned an empty text';
   } catch (error) {
     fallbackReason = error instanceof Error ? `${error instanceof MediaAgentError ? `${error.code}: ` : ''}${error.message}` : String(error);
   }
-  if (fallbackReason !== undefined) summary = fallbackDigest(plan.summarize, fallbackReason);
-  summary = fitTokens(options.counter, options.model, summary, plan.summaryBudgetTokens);
-  const next = [summaryMessage(summary, options.pinned, plan.cut, summarizedAssistantTurns(plan.summarize)), ...plan.keep];
+  if (fallbackReason !== undefined) summary = fallbackDigest(assessment.summarize, fallbackReason);
+  summary = fitTokens(options.counter, options.model, summary, assessment.summaryBudgetTokens);
+  const next = [summaryMessage(summary, options.pinned, assessment.cut, summarizedAssistantTurns(assessment.summarize)), ...assessment.keep];
   return {
     messages: next,
-    plan,
+    assessment,
     summarySource: fallbackReason === undefined ? 'model' : 'fallback',
     ...(fallbackReason !== undefined ? { fallbackReason } : {}),
     tokensAfter: count(next),
