@@ -16,7 +16,7 @@ import { summarizeInput } from './input-summary';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
 import { type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
-import { isSideEffecting, type InvocationTarget } from '../core/capability-descriptor';
+import { isSideEffecting, type CapabilityDescriptor, type InvocationTarget } from '../core/capability-descriptor';
 
 /** Default limit on an input's JSON size: 1 MiB (issue 2, bad input). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -67,6 +67,14 @@ interface Prepared {
   invocationId: string;
   summary: string;
   signal: AbortSignal;
+}
+
+/** The ledger identity of a side-effecting call: its idempotency key, input hash, scope and capability. */
+interface ClaimedCall {
+  key: string;
+  argsHash: string;
+  scopeId: string;
+  descriptor: CapabilityDescriptor;
 }
 
 /**
@@ -188,75 +196,85 @@ export class InvocationPipeline {
     return this.#result(p, status, outcome.output, outcome.error, {});
   }
 
+  /**
+   * One transaction of a side-effecting call: loads the plan its target names, asks the authorizer,
+   * and on allow claims the ledger entry (consuming the approval or charging the grant that authorized
+   * it). A denial is audited and returned; a recorded result is returned without claiming.
+   */
+  async #authorizeAndClaim(s: StorageSession, p: Prepared, call: ClaimedCall) {
+    const { ledger, clock } = this.deps;
+    const { ctx } = p;
+    const target = p.target;
+    const { key, argsHash, scopeId, descriptor } = call;
+    const now = clock.now();
+    const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
+    const bytes = target.bytes ?? plan?.bytes ?? 0;
+    const verdict = await this.deps.authorizer.authorize(
+      {
+        actor: ctx.actor,
+        capability: descriptor,
+        target: {
+          planType: target.planType,
+          planId: target.planId,
+          mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
+          mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
+          bytes,
+        },
+        plan,
+        approvalId: ctx.approvalId,
+        idempotencyKey: key,
+        runId: ctx.runId,
+        now,
+      },
+      s,
+    );
+    if (!verdict.allowed) {
+      await s.audit.append(
+        this.#audit(p, 'capability.denied', 'denied', { key, approvalId: verdict.approvalId, grantId: verdict.grantId, reason: `${verdict.code}: ${verdict.reason}` }),
+      );
+      return { kind: 'denied' as const, verdict };
+    }
+    // Authorized: a call that already succeeded (or was accepted) returns its recorded result
+    // (the claim reports it without claiming anything).
+    const claim = await ledger.claim(s, {
+      key,
+      argsHash,
+      capability: descriptor,
+      scopeId,
+      callId: ctx.callId,
+      actor: ctx.actor,
+      invocationId: p.invocationId,
+      runId: ctx.runId,
+      taskId: ctx.taskId,
+      approvalId: verdict.approvalId,
+      grantId: verdict.grantId,
+      bytes,
+      inputSummary: p.summary,
+    });
+    if (claim.kind === 'recorded') {
+      await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
+      return claim;
+    }
+    if (claim.kind === 'claimed') {
+      if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key);
+      // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
+      if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
+    }
+    // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
+    return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan } : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
+  }
+
   async #sideEffecting(p: Prepared): Promise<InvocationResult> {
-    const { storage, ledger, clock } = this.deps;
+    const { storage, ledger } = this.deps;
     const { capability, ctx } = p;
     const scopeId = idempotencyScope(ctx, p.invocationId);
     const { key, argsHash } = deriveIdempotencyKey({ capabilityId: capability.id, version: capability.version, scopeId, input: p.input });
-    const descriptor = this.deps.catalog.descriptor(capability.id);
-    const target = p.target;
+    const call: ClaimedCall = { key, argsHash, scopeId, descriptor: this.deps.catalog.descriptor(capability.id) };
 
     // A verified "did not happen" loops once to execute the call.
     for (let attempt = 0; attempt < 2; attempt++) {
       const phase = await storage
-        .transaction(async (s) => {
-          const now = clock.now();
-          const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
-          const bytes = target.bytes ?? plan?.bytes ?? 0;
-          const verdict = await this.deps.authorizer.authorize(
-            {
-              actor: ctx.actor,
-              capability: descriptor,
-              target: {
-                planType: target.planType,
-                planId: target.planId,
-                mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
-                mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
-                bytes,
-              },
-              plan,
-              approvalId: ctx.approvalId,
-              idempotencyKey: key,
-              runId: ctx.runId,
-              now,
-            },
-            s,
-          );
-          if (!verdict.allowed) {
-            await s.audit.append(
-              this.#audit(p, 'capability.denied', 'denied', { key, approvalId: verdict.approvalId, grantId: verdict.grantId, reason: `${verdict.code}: ${verdict.reason}` }),
-            );
-            return { kind: 'denied' as const, verdict };
-          }
-          // Authorized: a call that already succeeded (or was accepted) returns its recorded result
-          // (the claim reports it without claiming anything).
-          const claim = await ledger.claim(s, {
-            key,
-            argsHash,
-            capability: descriptor,
-            scopeId,
-            callId: ctx.callId,
-            actor: ctx.actor,
-            invocationId: p.invocationId,
-            runId: ctx.runId,
-            taskId: ctx.taskId,
-            approvalId: verdict.approvalId,
-            grantId: verdict.grantId,
-            bytes,
-            inputSummary: p.summary,
-          });
-          if (claim.kind === 'recorded') {
-            await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
-            return claim;
-          }
-          if (claim.kind === 'claimed') {
-            if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key);
-            // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
-            if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
-          }
-          // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
-          return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan } : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
-        })
+        .transaction((s) => this.#authorizeAndClaim(s, p, call))
         .catch(async (error: unknown) => {
           // A refused claim (reused call id, another executor) ran nothing; it is still audited.
           if (error instanceof MediaAgentError && (error.code === 'LEDGER_CALL_ID_CONFLICT' || error.code === 'LEDGER_IN_PROGRESS')) {
