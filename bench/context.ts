@@ -31,13 +31,13 @@
  */
 import { printMachine, printTable } from './_report';
 import { performance } from 'node:perf_hooks';
-import type { CapabilityDescriptor } from '../packages/sdk/src/capabilities/types';
+import type { CapabilityDescriptor } from '../packages/sdk/src/core/capability-descriptor';
 import { STANDARD_CAPABILITIES } from '../packages/sdk/src/media/contracts';
-import { TiktokenCounter } from '../packages/sdk/src/models/tokens';
+import { TiktokenCounter } from '../packages/sdk/src/models/token-counter';
 import type { ModelMessage, ModelTool } from '../packages/sdk/src/models/types';
 import { compact, dedupeRepeatedResults, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery, type Summarizer } from '../packages/sdk/src/runtime/context/index';
 import { capabilityModelTool } from '../packages/sdk/src/runtime/context/tool-discovery';
-import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/checklist';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import { toolResultMessage } from '../packages/sdk/src/runtime/tool-result';
 
@@ -148,11 +148,11 @@ export async function run(): Promise<void> {
   const allToolsTokens = counter.countRequest([], catalog.map(capabilityModelTool), MODEL);
   const stub: Summarizer = async (m) => `The agent ran ${m.filter((x) => x.role === 'tool').length} searches for Dune releases; candidates were compared by seeders and size.`;
   const failing: Summarizer = async () => Promise.reject(new Error('model unavailable'));
-  const pinned = { goal: 'Dune (2021) in 4K', plan: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
+  const pinned = { goal: 'Dune (2021) in 4K', checklist: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
 
   const rows: string[][] = [];
   const assemble = (maxTools: number, window: number, summarize: Summarizer, label: string) => async () => {
-    const discovery = new ToolDiscovery(catalog, { maxTools, counter, model: MODEL, contextWindow: window, alwaysOn });
+    const discovery = new ToolDiscovery(catalog, { maxTools, counter, model: MODEL, contextWindowTokens: window, alwaysOn });
     discovery.select(messages[0]!.content as string);
     if (maxTools > 0) discovery.search('notify', 8);
     let outbound: ModelMessage[] = [];
@@ -161,7 +161,7 @@ export async function run(): Promise<void> {
     // The order the driver follows: compact (accounting includes the base tools), then the tools of
     // the call (extras fitted to what is left), then the outbound copy with repeats deduplicated.
     const op = async () => {
-      const c = await compact(messages, { counter, model: MODEL, contextWindow: window, system, tools: discovery.baseTools(), pinned, summarize });
+      const c = await compact(messages, { counter, model: MODEL, contextWindowTokens: window, system, tools: discovery.baseTools(), pinned, summarize });
       compacted = c.summarySource !== 'none';
       const offered = discovery.toolsForNextCall({ requestTokens: c.tokensAfter });
       tools = offered.tools;

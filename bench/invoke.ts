@@ -67,7 +67,7 @@ import {
 } from '../packages/sdk/src/index';
 import Database from 'better-sqlite3';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
-import { utcDayStart } from '../packages/sdk/src/authorization/grant-rules';
+import { utcDayStart } from '../packages/sdk/src/core/utc-day';
 import { applySqliteMigrations } from '../packages/sdk/src/storage/sqlite/migrations';
 
 /** Length of one measurement window. */

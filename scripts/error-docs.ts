@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { V2_ERROR_CODES } from '../packages/host-adapter-v2/src/error-codes';
 import { V3_ERROR_CODES } from '../packages/host-adapter-v3/src/error-codes';
-import { ERROR_CODES } from '../packages/sdk/src/error-codes';
+import { ERROR_CODES } from '../packages/sdk/src/core/error-codes';
 
 /** Where the page lives, from the repository root. */
 export const ERROR_DOCS_PATH = 'docs/errors.md';
@@ -28,7 +28,7 @@ the code, never on the message (which may change). The same codes appear on \`de
 invocation results, on \`capability.denied\` audit rows, on a failed or stopped run's \`error\`, and on
 warnings. Codes are upper snake case, prefixed by area.
 
-- \`@media-agent/sdk\`: \`ERROR_CODES\` and \`type ErrorCode\` (packages/sdk/src/error-codes.ts).
+- \`@media-agent/sdk\`: \`ERROR_CODES\` and \`type ErrorCode\` (packages/sdk/src/core/error-codes.ts).
 - \`@media-agent/host-adapter-v2\`: \`V2_ERROR_CODES\` and \`type V2ErrorCode\`; its errors are \`MediaAgentError<V2ErrorCode>\`.
 - \`@media-agent/host-adapter-v3\`: \`V3_ERROR_CODES\` and \`type V3ErrorCode\`; its errors are \`MediaAgentError<V3ErrorCode>\`.
 

@@ -584,8 +584,8 @@ export async function runCli(cmd: CliCommand): Promise<number> {
             await showGrantUse(e.data.invocationId);
           }
           break;
-        case 'plan_updated':
-          if (e.data.plan) line(`  plan: ${(e.data.plan as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+        case 'checklist_updated':
+          if (e.data.checklist) line(`  checklist: ${(e.data.checklist as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
           break;
         case 'approval_requested': {
           if (interrupted) break;

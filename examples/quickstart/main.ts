@@ -106,8 +106,8 @@ const show = async (e: RunEvent) => {
       if (e.data.phase === 'started') line(`  → ${e.data.capabilityId}`);
       else line(`  ← ${e.data.capabilityId}: ${e.data.phase}${e.data.error ? ` (${e.data.error.code})` : ''}`);
       break;
-    case 'plan_updated':
-      if (e.data.plan) line(`  plan: ${e.data.plan.steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+    case 'checklist_updated':
+      if (e.data.checklist) line(`  checklist: ${e.data.checklist.steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
       break;
     case 'approval_requested':
       line(`  ? approval asked for ${e.data.planType} plan ${e.data.planId} (${e.data.capabilityId})`);
@@ -123,7 +123,7 @@ const show = async (e: RunEvent) => {
       line(`  ! ${e.data.code}: ${e.data.message}`);
       break;
     case 'input_requested':
-      line(`  ? ${e.data.question} (answer with host.appendMessage)`);
+      line(`  ? ${e.data.question} (answer with host.appendToInbox)`);
       break;
     default:
       break;

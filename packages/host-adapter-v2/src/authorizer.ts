@@ -1,4 +1,4 @@
-import { parseActor, type AuthorizationDecision, type AuthorizationRequest, type Authorizer, type DenialCode, type StorageSession } from '@media-agent/sdk';
+import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer, type DenialCode, type StorageSession } from '@media-agent/sdk';
 import type { V2RouteEffect } from './operations';
 
 /**
@@ -72,7 +72,7 @@ export class V2SuperuserAuthorizer implements Authorizer {
   }
 
   /** {@inheritDoc @media-agent/sdk#Authorizer.authorize} */
-  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
+  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const routes = this.routesOf(id) ?? [];
     const superuserRoutes = routes.filter((r) => r.superuser).map((r) => r.route);

@@ -1,4 +1,4 @@
-import { parseActor, type AuthorizationDecision, type AuthorizationRequest, type Authorizer, type StorageSession } from '@media-agent/sdk';
+import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer, type StorageSession } from '@media-agent/sdk';
 import { v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
 import { v3NeedsApproval } from './operations-capabilities';
@@ -129,7 +129,7 @@ export class V3Authorizer implements Authorizer {
   }
 
   /** {@inheritDoc @media-agent/sdk#Authorizer.authorize} */
-  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
+  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const ops = this.operationsOf(id);
     const actor = parseActor(request.actor);

@@ -20,7 +20,7 @@ describe('V3 end to end (simulator, scripted model, real runtime)', () => {
     expect(sim.downloads()[0]!.state).toBe('completed');
     await waitForStatus(host, run.id, ['waiting']);
     expect(sim.inLibrary('themoviedb:693134')).toBe(false);
-    await host.appendMessage(run.id, 'The download finished: organize the completed download.', 'user:admin');
+    await host.appendToInbox(run.id, 'The download finished: organize the completed download.', 'user:admin');
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { clock, tickMs: 1000, timeoutMs: 15_000 });
     expect(done.status).toBe('succeeded');
     const detail = await host.getRun(run.id);

@@ -5,31 +5,33 @@
  *
  * @packageDocumentation
  */
-export { MediaAgentError, isMediaAgentError } from './errors';
-export { ERROR_CODES, type ErrorCode } from './error-codes';
+export { MediaAgentError, isMediaAgentError } from './core/errors';
+export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 
 // ports
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';
 export { ConsoleLogger, type Logger, type LogLevel } from './ports/logger';
-export { Tokens, resolvePort, type PortToken } from './ports/tokens';
+export { Tokens, resolvePort, type PortToken } from './composition/injection-tokens';
 
 // capabilities and the invocation path
 export { defineCapability } from './capabilities/define-capability';
 export {
-  isSideEffecting,
   type Capability,
   type CapabilityDefinition,
-  type CapabilityDescriptor,
-  type CapabilityKind,
   type HandlerContext,
-  type InvocationTarget,
   type PendingOutcome,
   type ReadInvoker,
-  type ReplayPolicy,
   type Verifier,
   type VerifierOutcome,
 } from './capabilities/types';
+export {
+  isSideEffecting,
+  type CapabilityDescriptor,
+  type CapabilityKind,
+  type InvocationTarget,
+  type ReplayPolicy,
+} from './core/capability-descriptor';
 export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
 export { DefaultCapabilityRegistry, type CapabilityRegistry, type CapabilityRegistryDeps } from './capabilities/capability-registry';
 export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } from './capabilities/invocation-pipeline';
@@ -62,12 +64,13 @@ export {
 } from './capabilities/provider-schema';
 
 // authorization
-export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './authorization/actor';
+export { parseActor, isHumanActor, InvalidActorError, type Actor, type ActorKind } from './core/actor';
 export { actionCovers } from './authorization/action-pattern';
 export { checkApproval, type ApprovalCheck } from './authorization/approval-rules';
-export { checkGrant, grantCoversCapability, utcDayStart, type GrantCheck } from './authorization/grant-rules';
-export { decideAuthorization, checkRun, type AuthorizationFacts, type AutomationSettings } from './authorization/decide';
-export type { AuthorizationDecision, DenialCode, RuleFailure } from './authorization/decision';
+export { checkGrant, grantCoversCapability, type GrantCheck } from './authorization/grant-rules';
+export { utcDayStart } from './core/utc-day';
+export { evaluateAuthorization, checkRun, type AuthorizationFacts, type AutomationSettings } from './authorization/evaluate';
+export type { AuthorizationVerdict, DenialCode, RuleFailure } from './authorization/verdict';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';
 export { DEFAULT_AUTOMATION_SETTINGS } from './authorization/automation-settings';
@@ -89,7 +92,7 @@ export {
 } from './authorization/errors';
 
 // ledger
-export { canonicalJson, canonicalHash, CanonicalJsonError } from './ledger/canonical-json';
+export { canonicalJson, canonicalHash, CanonicalJsonError } from './core/canonical-json';
 export { deriveIdempotencyKey, idempotencyScope, type IdempotencyKeyParts } from './ledger/idempotency-key';
 export { nextClaimAction, type ClaimAction } from './ledger/claim-rules';
 export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
@@ -109,11 +112,11 @@ export {
   type AuditRepository,
   type SettingsRepository,
   type GrantUsageRepository,
-} from './storage/storage-adapter';
-export type * from './storage/records';
-export type * from './storage/run-records';
-export { TERMINAL_RUN_STATUSES } from './storage/run-records';
-export type { RunPatch, RunRepository, RunEventRepository, RunMessageRepository, InboxRepository, DecisionRepository } from './storage/storage-adapter';
+} from './ports/storage-adapter';
+export type * from './core/records';
+export type * from './core/run-records';
+export { TERMINAL_RUN_STATUSES } from './core/run-records';
+export type { RunPatch, RunRepository, RunEventRepository, RunMessageRepository, InboxRepository, DecisionRepository } from './ports/storage-adapter';
 export { MemoryStorage } from './storage/memory/memory-storage';
 export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
 
@@ -129,7 +132,7 @@ export { checkRunBudgets, checkDailyBudgets, DEFAULT_RUN_BUDGETS, DEFAULT_DAILY_
 export { buildGoalReport, factsSettled, type AgentGoalReport } from './runtime/goal-report';
 export type { GoalCandidate } from './runtime/goal-target';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
-export { UPDATE_PLAN_TOOL, UPDATE_PLAN_MODEL_TOOL, RunPlanSchema, validatePlan, type RunPlan } from './runtime/plan-tool';
+export { UPDATE_PLAN_TOOL, UPDATE_PLAN_MODEL_TOOL, RunChecklistSchema, validateChecklist, type RunChecklist } from './runtime/checklist';
 export { toolResultMessage, TOOL_RESULT_NOTES } from './runtime/tool-result';
 export { RUNTIME_SYSTEM_PROMPT } from './runtime/system-prompt';
 export { DELEGATE_TOOL, DELEGATE_MODEL_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from './runtime/delegate-tool';
@@ -138,9 +141,9 @@ export * from './runtime/context/index';
 export * from './runtime/middleware/index';
 
 // events
-export { RunEventBus, toRunEvent, type RunEventSubscription } from './events/run-event-bus';
-export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
-export { createAgentContainer, createAgentHost, createRunContainer } from './runtime/container';
+export { RunEventBus, toRunEvent, type RunEventSubscription } from './runtime/events/run-event-bus';
+export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './runtime/events/run-event';
+export { createAgentContainer, createAgentHost, createRunContainer } from './composition/container';
 
 // models
 export * from './models/index';

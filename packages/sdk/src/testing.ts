@@ -6,5 +6,5 @@
 export * from './models/testing';
 export * from './testing/index';
 export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
-export type { StorageAdapter } from './storage/storage-adapter';
+export type { StorageAdapter } from './ports/storage-adapter';
 export { ScriptExhaustedError, ScriptTemplateError } from './models/errors';

@@ -1,5 +1,5 @@
-import type { ApprovalRecord, PlanRecord } from '../storage/records';
-import type { RuleFailure } from './decision';
+import type { ApprovalRecord, PlanRecord } from '../core/records';
+import type { RuleFailure } from './verdict';
 
 /** Facts an approval is checked against. @public */
 export interface ApprovalCheck {

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'eventemitter3';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { ApprovalRecord, ApprovalStatus } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { parseActor } from './actor';
+import type { ApprovalRecord, ApprovalStatus } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { parseActor } from '../core/actor';
 import { AdministrationForbiddenError, ApprovalHashMismatchError, ApprovalStateError, InvalidRequestError, RecordNotFoundError } from './errors';
 
 /** Default approval lifetime: 24 hours, in ms. @public */

@@ -1,7 +1,7 @@
-import type { CapabilityDescriptor } from '../capabilities/types';
-import type { StorageSession } from '../storage/storage-adapter';
-import type { PlanRecord } from '../storage/records';
-import type { AuthorizationDecision } from './decision';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
+import type { StorageSession } from '../ports/storage-adapter';
+import type { PlanRecord } from '../core/records';
+import type { AuthorizationVerdict } from './verdict';
 
 /** One authorization question. @public */
 export interface AuthorizationRequest {
@@ -34,7 +34,7 @@ export interface Authorizer {
    * Decides whether one invocation may run.
    * @param request - the question
    * @param session - the storage session of the invocation's transaction (read records only through it)
-   * @returns the decision; never throws for a denial
+   * @returns the verdict; never throws for a denial
    */
-  authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision>;
+  authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict>;
 }

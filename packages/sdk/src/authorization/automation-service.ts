@@ -1,7 +1,7 @@
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { parseActor } from './actor';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { parseActor } from '../core/actor';
 import { AUTOMATION_SETTINGS_KEY, readAutomationSettings } from './automation-settings';
-import type { AutomationSettings } from './decide';
+import type { AutomationSettings } from './evaluate';
 import { AdministrationForbiddenError, InvalidRequestError } from './errors';
 
 /**

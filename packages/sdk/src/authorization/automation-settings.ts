@@ -1,5 +1,5 @@
-import type { StorageSession } from '../storage/storage-adapter';
-import type { AutomationSettings } from './decide';
+import type { StorageSession } from '../ports/storage-adapter';
+import type { AutomationSettings } from './evaluate';
 
 /** Settings key under which {@link AutomationSettings} are stored. @internal */
 export const AUTOMATION_SETTINGS_KEY = 'automation';

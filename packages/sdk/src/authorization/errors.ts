@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * The actor may not perform this administrative action (only a console administrator, `user:*`,

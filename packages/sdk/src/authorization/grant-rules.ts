@@ -1,6 +1,6 @@
-import type { GrantRecord, PolicyRevisionRecord } from '../storage/records';
+import type { GrantRecord, PolicyRevisionRecord } from '../core/records';
 import { actionCovers } from './action-pattern';
-import type { RuleFailure } from './decision';
+import type { RuleFailure } from './verdict';
 
 /** Facts a grant is checked against. @public */
 export interface GrantCheck {
@@ -18,14 +18,6 @@ export interface GrantCheck {
   usageToday: { invocations: number; bytes: number };
   /** Now (ms). */
   now: number;
-}
-
-/**
- * The start (ms) of the UTC day containing `now`; grant budgets are per UTC day.
- * @public
- */
-export function utcDayStart(now: number): number {
-  return Math.floor(now / 86_400_000) * 86_400_000;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { GrantBudget, GrantRecord, GrantScope } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { parseActor } from './actor';
+import type { GrantBudget, GrantRecord, GrantScope } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { parseActor } from '../core/actor';
 import { actionCovers } from './action-pattern';
 import { AdministrationForbiddenError, GrantMatchesNothingError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
-import { utcDayStart } from './grant-rules';
+import { utcDayStart } from '../core/utc-day';
 
 /** Input of {@link GrantService.create}. @public */
 export interface CreateGrantInput {

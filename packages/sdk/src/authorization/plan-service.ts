@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../ledger/canonical-json';
+import { canonicalJson } from '../core/canonical-json';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { JsonValue, PlanRecord } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { parseActor } from './actor';
+import type { JsonValue, PlanRecord } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { parseActor } from '../core/actor';
 import { InvalidRequestError, PlanRevisionConflictError, PlanTooLargeError, RecordNotFoundError } from './errors';
 
 /** Input of {@link PlanService.create}. @public */

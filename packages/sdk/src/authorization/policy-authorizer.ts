@@ -1,20 +1,21 @@
-import type { StorageSession } from '../storage/storage-adapter';
+import type { StorageSession } from '../ports/storage-adapter';
 import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
-import { decideAuthorization, type AuthorizationFacts } from './decide';
-import type { AuthorizationDecision } from './decision';
-import { grantCoversCapability, utcDayStart } from './grant-rules';
+import { evaluateAuthorization, type AuthorizationFacts } from './evaluate';
+import type { AuthorizationVerdict } from './verdict';
+import { grantCoversCapability } from './grant-rules';
+import { utcDayStart } from '../core/utc-day';
 
 /**
  * The default {@link Authorizer}: loads the automation settings, the approval the caller points at,
  * and the grants whose action covers the capability (with their policy revision and, for a grant with a
  * daily budget, today's usage counters: one keyed read, however many ledger entries the day has), then
- * applies {@link decideAuthorization}.
+ * applies {@link evaluateAuthorization}.
  * @public
  */
 export class PolicyAuthorizer implements Authorizer {
   /** {@inheritDoc Authorizer.authorize} */
-  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationDecision> {
+  async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const { capability } = request;
     const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);
     const run = runRecord ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 } : undefined;
@@ -31,7 +32,7 @@ export class PolicyAuthorizer implements Authorizer {
       grants: NO_GRANTS,
     };
     // Reads and console administrators need no authorization record (the run rule still applies).
-    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) return decideAuthorization(facts);
+    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) return evaluateAuthorization(facts);
     facts.settings = await readAutomationSettings(session);
     facts.approval = request.approvalId === undefined ? undefined : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
     const dayStart = utcDayStart(request.now);
@@ -48,7 +49,7 @@ export class PolicyAuthorizer implements Authorizer {
       });
     }
     facts.grants = grants;
-    return decideAuthorization(facts);
+    return evaluateAuthorization(facts);
   }
 }
 

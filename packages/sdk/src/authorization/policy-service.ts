@@ -1,8 +1,8 @@
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { PolicyRevisionRecord } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { parseActor } from './actor';
+import type { PolicyRevisionRecord } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { parseActor } from '../core/actor';
 import { AdministrationForbiddenError, InvalidRequestError, RecordNotFoundError } from './errors';
 
 /**

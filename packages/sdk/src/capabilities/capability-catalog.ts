@@ -1,7 +1,8 @@
 import { CapabilityNotFoundError, CapabilitySchemaUnsupportedError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
 import { checkProviderSchema, deepFreeze } from './provider-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
-import type { Capability, CapabilityDescriptor, CapabilityKind, InvocationTarget, Verifier } from './types';
+import type { Capability, Verifier } from './types';
+import type { CapabilityDescriptor, CapabilityKind, InvocationTarget } from '../core/capability-descriptor';
 
 /**
  * The set of registered capabilities and their verifiers: register, look up, list, search.

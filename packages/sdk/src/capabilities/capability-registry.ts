@@ -5,12 +5,13 @@ import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
-import type { Capability, CapabilityDescriptor, CapabilityKind, Verifier } from './types';
+import type { Capability, Verifier } from './types';
+import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
 
 /**
  * The capability registry port: descriptors, lookup, search (for tool

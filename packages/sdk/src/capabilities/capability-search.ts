@@ -1,4 +1,4 @@
-import type { CapabilityDescriptor } from './types';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
 
 /** One search hit with its score (higher is better). @public */
 export interface CapabilitySearchHit {

@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 import type { ProviderSchemaProblem } from './provider-schema';
 
 /**

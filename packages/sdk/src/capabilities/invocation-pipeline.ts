@@ -1,21 +1,22 @@
 import type { EventEmitter } from 'eventemitter3';
-import { parseActor } from '../authorization/actor';
+import { parseActor } from '../core/actor';
 import type { Authorizer } from '../authorization/authorizer';
-import { utcDayStart } from '../authorization/grant-rules';
-import { MediaAgentError } from '../errors';
+import { utcDayStart } from '../core/utc-day';
+import { MediaAgentError } from '../core/errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
 import type { InvocationLedger, SettleOutcome } from '../ledger/invocation-ledger';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { AuditRecord, JsonValue, LedgerEntry, PlanRecord } from '../storage/records';
-import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
+import type { AuditRecord, JsonValue, LedgerEntry, PlanRecord } from '../core/records';
+import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import type { CapabilityCatalog } from './capability-catalog';
 import { InputTooLargeError, InvalidContextError, InvalidInputError, InvocationAbortedError, OutcomeUnknownError, VerifierNotReadOnlyError } from './errors';
 import { summarizeInput } from './input-summary';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
-import { isSideEffecting, type Capability, type HandlerContext, type InvocationTarget, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import { type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import { isSideEffecting, type CapabilityDescriptor, type InvocationTarget } from '../core/capability-descriptor';
 
 /** Default limit on an input's JSON size, in bytes: 1 MiB (docs/architecture.md#the-invocation-path). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -66,6 +67,14 @@ interface Prepared {
   invocationId: string;
   summary: string;
   signal: AbortSignal;
+}
+
+/** The ledger identity of a side-effecting call: its idempotency key, input hash, scope and capability. */
+interface ClaimedCall {
+  key: string;
+  argsHash: string;
+  scopeId: string;
+  descriptor: CapabilityDescriptor;
 }
 
 /**
@@ -168,13 +177,13 @@ export class InvocationPipeline {
   async #read(p: Prepared): Promise<InvocationResult> {
     const { storage, authorizer, clock } = this.deps;
     const descriptor = this.deps.catalog.descriptor(p.capability.id);
-    const decision = await authorizer.authorize(
+    const verdict = await authorizer.authorize(
       { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, runId: p.ctx.runId, now: clock.now() },
       storage,
     );
-    if (!decision.allowed) {
-      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${decision.code}: ${decision.reason}` }));
-      return { status: 'denied', error: { code: decision.code, message: decision.reason }, invocationId: p.invocationId };
+    if (!verdict.allowed) {
+      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${verdict.code}: ${verdict.reason}` }));
+      return { status: 'denied', error: { code: verdict.code, message: verdict.reason }, invocationId: p.invocationId };
     }
     const outcome = await this.#runHandler(p, undefined, undefined);
     const status = outcome.state === 'unknown' ? 'failed' : outcome.state;
@@ -187,75 +196,85 @@ export class InvocationPipeline {
     return this.#result(p, status, outcome.output, outcome.error, {});
   }
 
+  /**
+   * One transaction of a side-effecting call: loads the plan its target names, asks the authorizer,
+   * and on allow claims the ledger entry (consuming the approval or charging the grant that authorized
+   * it). A denial is audited and returned; a recorded result is returned without claiming.
+   */
+  async #authorizeAndClaim(s: StorageSession, p: Prepared, call: ClaimedCall) {
+    const { ledger, clock } = this.deps;
+    const { ctx } = p;
+    const target = p.target;
+    const { key, argsHash, scopeId, descriptor } = call;
+    const now = clock.now();
+    const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
+    const bytes = target.bytes ?? plan?.bytes ?? 0;
+    const verdict = await this.deps.authorizer.authorize(
+      {
+        actor: ctx.actor,
+        capability: descriptor,
+        target: {
+          planType: target.planType,
+          planId: target.planId,
+          mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
+          mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
+          bytes,
+        },
+        plan,
+        approvalId: ctx.approvalId,
+        idempotencyKey: key,
+        runId: ctx.runId,
+        now,
+      },
+      s,
+    );
+    if (!verdict.allowed) {
+      await s.audit.append(
+        this.#audit(p, 'capability.denied', 'denied', { key, approvalId: verdict.approvalId, grantId: verdict.grantId, reason: `${verdict.code}: ${verdict.reason}` }),
+      );
+      return { kind: 'denied' as const, verdict };
+    }
+    // Authorized: a call that already succeeded (or was accepted) returns its recorded result
+    // (the claim reports it without claiming anything).
+    const claim = await ledger.claim(s, {
+      key,
+      argsHash,
+      capability: descriptor,
+      scopeId,
+      callId: ctx.callId,
+      actor: ctx.actor,
+      invocationId: p.invocationId,
+      runId: ctx.runId,
+      taskId: ctx.taskId,
+      approvalId: verdict.approvalId,
+      grantId: verdict.grantId,
+      bytes,
+      inputSummary: p.summary,
+    });
+    if (claim.kind === 'recorded') {
+      await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
+      return claim;
+    }
+    if (claim.kind === 'claimed') {
+      if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key);
+      // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
+      if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
+    }
+    // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
+    return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan } : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
+  }
+
   async #sideEffecting(p: Prepared): Promise<InvocationResult> {
-    const { storage, ledger, clock } = this.deps;
+    const { storage, ledger } = this.deps;
     const { capability, ctx } = p;
     const scopeId = idempotencyScope(ctx, p.invocationId);
     const { key, argsHash } = deriveIdempotencyKey({ capabilityId: capability.id, version: capability.version, scopeId, input: p.input });
-    const descriptor = this.deps.catalog.descriptor(capability.id);
-    const target = p.target;
+    const call: ClaimedCall = { key, argsHash, scopeId, descriptor: this.deps.catalog.descriptor(capability.id) };
 
     // A verified "did not happen" loops once to execute the call.
     for (let attempt = 0; attempt < 2; attempt++) {
       const phase = await storage
-        .transaction(async (s) => {
-          const now = clock.now();
-          const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
-          const bytes = target.bytes ?? plan?.bytes ?? 0;
-          const decision = await this.deps.authorizer.authorize(
-            {
-              actor: ctx.actor,
-              capability: descriptor,
-              target: {
-                planType: target.planType,
-                planId: target.planId,
-                mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
-                mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
-                bytes,
-              },
-              plan,
-              approvalId: ctx.approvalId,
-              idempotencyKey: key,
-              runId: ctx.runId,
-              now,
-            },
-            s,
-          );
-          if (!decision.allowed) {
-            await s.audit.append(
-              this.#audit(p, 'capability.denied', 'denied', { key, approvalId: decision.approvalId, grantId: decision.grantId, reason: `${decision.code}: ${decision.reason}` }),
-            );
-            return { kind: 'denied' as const, decision };
-          }
-          // Authorized: a call that already succeeded (or was accepted) returns its recorded result
-          // (the claim reports it without claiming anything).
-          const claim = await ledger.claim(s, {
-            key,
-            argsHash,
-            capability: descriptor,
-            scopeId,
-            callId: ctx.callId,
-            actor: ctx.actor,
-            invocationId: p.invocationId,
-            runId: ctx.runId,
-            taskId: ctx.taskId,
-            approvalId: decision.approvalId,
-            grantId: decision.grantId,
-            bytes,
-            inputSummary: p.summary,
-          });
-          if (claim.kind === 'recorded') {
-            await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
-            return claim;
-          }
-          if (claim.kind === 'claimed') {
-            if (decision.approvalId !== undefined) await this.#consumeApproval(s, decision.approvalId, key);
-            // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
-            if (decision.grantId !== undefined) await s.grantUsage.add(decision.grantId, utcDayStart(now), 1, bytes);
-          }
-          // (Not `{ ...claim, decision, plan }`: a spread followed by new properties is slow in V8.)
-          return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, decision, plan } : { kind: 'unknown' as const, entry: claim.entry, decision, plan };
-        })
+        .transaction((s) => this.#authorizeAndClaim(s, p, call))
         .catch(async (error: unknown) => {
           // A refused claim (reused call id, another executor) ran nothing; it is still audited.
           if (error instanceof MediaAgentError && (error.code === 'LEDGER_CALL_ID_CONFLICT' || error.code === 'LEDGER_IN_PROGRESS')) {
@@ -266,23 +285,23 @@ export class InvocationPipeline {
 
       switch (phase.kind) {
         case 'denied':
-          return { status: 'denied', error: { code: phase.decision.code, message: phase.decision.reason }, invocationId: p.invocationId, idempotencyKey: key };
+          return { status: 'denied', error: { code: phase.verdict.code, message: phase.verdict.reason }, invocationId: p.invocationId, idempotencyKey: key };
         case 'recorded':
           return this.#result(p, phase.entry.state as 'succeeded' | 'pending', phase.entry.output, undefined, { key, replayed: true, entry: phase.entry });
         case 'unknown': {
-          const verdict = await this.#verify(p, phase.entry);
-          if (verdict.status === 'unknown') {
-            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verdict.reason}` }));
-            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verdict.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
+          const verified = await this.#verify(p, phase.entry);
+          if (verified.status === 'unknown') {
+            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verified.reason}` }));
+            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verified.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
           }
           const settled = await storage.transaction(async (s) => {
             const entry = await ledger.resolveUnknown(
               s,
               key,
               phase.entry.token,
-              verdict.status === 'succeeded' ? { state: 'succeeded', output: verdict.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verdict.reason } },
+              verified.status === 'succeeded' ? { state: 'succeeded', output: verified.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verified.reason } },
             );
-            if (entry.approvalId !== null && verdict.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
+            if (entry.approvalId !== null && verified.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
             await s.audit.append(this.#audit(p, 'capability.invoke', entry.state, { key, entry, reason: `verified by a read-only verifier: ${entry.state}` }));
             return entry;
           });
@@ -367,13 +386,13 @@ export class InvocationPipeline {
       return result.output;
     };
     try {
-      const verdict = await verifier({ input: p.input, entry, read, signal: p.signal });
-      if (verdict?.status === 'succeeded') {
+      const verified = await verifier({ input: p.input, entry, read, signal: p.signal });
+      if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
-        if (!check.check(verdict.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
-        return verdict;
+        if (!check.check(verified.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
+        return verified;
       }
-      if (verdict?.status === 'failed' || verdict?.status === 'unknown') return verdict;
+      if (verified?.status === 'failed' || verified?.status === 'unknown') return verified;
       return { status: 'unknown', reason: 'the verifier returned no verdict' };
     } catch (error) {
       return { status: 'unknown', reason: `the verifier failed: ${messageOf(error)}` };

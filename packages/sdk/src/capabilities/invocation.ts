@@ -1,4 +1,4 @@
-import type { Actor } from '../authorization/actor';
+import type { Actor } from '../core/actor';
 
 /**
  * Who calls and on whose behalf. Web handlers, model tool calls, background jobs and

@@ -1,5 +1,5 @@
-import type { ReplayPolicy } from '../capabilities/types';
-import type { LedgerState } from '../storage/records';
+import type { ReplayPolicy } from '../core/capability-descriptor';
+import type { LedgerState } from '../core/records';
 
 /**
  * What a claim does with an existing ledger state:

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { JsonValue, LedgerEntry, RecordedError } from '../storage/records';
-import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
+import type { JsonValue, LedgerEntry, RecordedError } from '../core/records';
+import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
 import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
 import { nextClaimAction } from './claim-rules';

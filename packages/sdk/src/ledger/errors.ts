@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * A call id was reused with other arguments or for another capability; refused before any effect

@@ -1,4 +1,4 @@
-import { canonicalHash } from './canonical-json';
+import { canonicalHash } from '../core/canonical-json';
 
 /**
  * What an idempotency key is derived from.

@@ -1,6 +1,6 @@
-import type { CapabilityDescriptor } from '../capabilities/types';
-import type { LedgerEntry, LedgerState, JsonValue, RecordedError } from '../storage/records';
-import type { StorageSession } from '../storage/storage-adapter';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
+import type { LedgerEntry, LedgerState, JsonValue, RecordedError } from '../core/records';
+import type { StorageSession } from '../ports/storage-adapter';
 
 /** A request to claim an idempotency key before a side effect. @public */
 export interface ClaimRequest {

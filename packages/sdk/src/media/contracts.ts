@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import type { CapabilityKind, InvocationTarget, ReplayPolicy } from '../capabilities/types';
+import type { CapabilityKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
 import { MediaEntityIdSchema, MediaIdSchema, MediaKindSchema, MediaSourceSchema, mediaEntityId } from './identity';
 import {
   DownloadJobSchema,

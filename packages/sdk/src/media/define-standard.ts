@@ -1,7 +1,7 @@
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
 import type { Capability, HandlerContext, PendingOutcome, Verifier } from '../capabilities/types';
-import type { PlanRecord } from '../storage/records';
+import type { PlanRecord } from '../core/records';
 import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, isStandardCapabilityId, type StandardCapabilities, type StandardCapabilityId, type StandardInput, type StandardOutput } from './contracts';
 import { StandardCapabilitiesMissingError, StandardCapabilityMismatchError } from './errors';
 import type { PlanReceipt } from './schemas';

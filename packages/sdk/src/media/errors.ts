@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * Standard capabilities are missing from a registration. Nothing was registered.

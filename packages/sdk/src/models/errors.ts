@@ -1,7 +1,7 @@
 // Typed errors of the model layer. None of them ever carries an API key: messages taken from
 // provider responses pass through redactSecrets() first.
-import type { ErrorCode } from '../error-codes';
-import { MediaAgentError } from '../errors';
+import type { ErrorCode } from '../core/error-codes';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * Base class of model-provider failures.

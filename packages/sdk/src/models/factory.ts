@@ -1,5 +1,5 @@
 // createModelProvider(): a provider from plain configuration (settings files, `provider: 'scripted'`).
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 import { AnthropicProvider, type AnthropicProviderOptions } from './anthropic';
 import { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './openai-compatible';
 import { ScriptedProvider, type ScriptedProviderOptions } from './scripted';

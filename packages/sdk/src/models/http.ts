@@ -12,7 +12,7 @@ import {
   ProviderUnavailableError,
   redactSecrets,
 } from './errors';
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 import type { ModelEvent, ModelWarning } from './types';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
 

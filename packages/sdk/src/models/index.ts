@@ -53,7 +53,7 @@ export {
   type TiktokenCounterOptions,
   type TokenCounter,
   type TokenEncodingName,
-} from './tokens';
+} from './token-counter';
 export { CostMeter, costOf, DEFAULT_PRICES, priceFor, type ModelPrice, type PriceTable } from './cost';
 export { createModelProvider, type ModelProviderConfig } from './factory';
 export type { FakeScript, ScriptContext, ScriptedProviderOptions, ScriptStep, ScriptToolCall } from './scripted';

@@ -1,6 +1,6 @@
 // The scripted ("fake") model: deterministic turns from a script, streamed as realistic deltas.
 // Behaviour from 模式演示".
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 import { ScriptExhaustedError, ScriptInvalidError, ScriptTemplateError } from './errors';
 import { RequestTools } from './tools';
 import type { ModelEvent, ModelMessage, ModelProvider, ModelRequest, ModelUsage } from './types';

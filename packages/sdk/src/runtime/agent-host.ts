@@ -9,12 +9,12 @@ import type { InvocationContext, InvocationResult } from '../capabilities/invoca
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { Logger } from '../ports/logger';
-import type { AuditAction, AuditRecord, LedgerEntry } from '../storage/records';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
-import type { RunEvent } from '../events/run-event';
-import type { RunEventBus, RunEventSubscription } from '../events/run-event-bus';
-import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
+import type { RunEvent } from './events/run-event';
+import type { RunEventBus, RunEventSubscription } from './events/run-event-bus';
+import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
 import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
@@ -105,20 +105,22 @@ export interface AgentHost {
   /** Runs newest first (default limit 50). */
   listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
   /**
-   * Appends a steering message: applied before the next model call of a running run; wakes one new drive of
-   * a waiting or ended run (docs/architecture.md#steering-messages). Nothing is dropped when the inbox is full.
+   * Puts a person's message in the run's inbox (it steers the run): a running run gets it as a user message
+   * before its next model call; a waiting or ended run is woken for one new drive
+   * (docs/architecture.md#steering-messages). Emits `inbox_queued`, then `inbox_applied`. Nothing is dropped
+   * when the inbox is full.
    * @param runId - the run
    * @param text - the message, as the person wrote it
    * @param actor - who writes it, e.g. `user:admin`
-   * @returns the queued message
+   * @returns the queued inbox record
    * @throws {@link MediaAgentError} `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    *
    * @example
    * ```ts
-   * await host.appendMessage(run.id, 'prefer 1080p, no HDR', 'user:admin');
+   * await host.appendToInbox(run.id, 'prefer 1080p, no HDR', 'user:admin');
    * ```
    */
-  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord>;
+  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord>;
   /**
    * Aborts a run: no further steps; completed effects are not undone; the run ends `cancelled`.
    * @throws `RUN_NOT_FOUND`
@@ -270,9 +272,9 @@ export class DefaultAgentHost implements AgentHost {
     return this.#refused('listRuns') ?? this.#deps.runs.listRuns(filter);
   }
 
-  /** {@inheritDoc AgentHost.appendMessage} */
-  appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
-    return this.#refused('appendMessage') ?? this.#deps.runs.appendMessage(runId, text, actor);
+  /** {@inheritDoc AgentHost.appendToInbox} */
+  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
+    return this.#refused('appendToInbox') ?? this.#deps.runs.appendToInbox(runId, text, actor);
   }
 
   /** {@inheritDoc AgentHost.abort} */

@@ -9,7 +9,7 @@ import type { RunMiddleware } from './middleware/run-middleware';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { StorageAdapter } from '../ports/storage-adapter';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -129,8 +129,9 @@ export interface RunOptions {
    */
   maxTools?: number;
   /**
-   * The model's context window, in tokens; compaction and tool discovery budget against it.
-   * @defaultValue 128 000
+   * The model's context window, in tokens; compaction and tool discovery budget against it. Set the
+   * model's own.
+   * @defaultValue `DEFAULT_CONTEXT_WINDOW_TOKENS` (128 000, the window of the common current models)
    */
   contextWindowTokens?: number;
   /**

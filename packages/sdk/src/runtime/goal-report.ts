@@ -1,4 +1,4 @@
-import type { RunMode } from '../storage/run-records';
+import type { RunMode } from '../core/run-records';
 import type { GoalFactsSnapshot } from './goal-facts';
 import type { GoalCandidate } from './goal-target';
 

@@ -23,7 +23,7 @@ export interface GoalCandidate {
  * - `ambiguous`: a lookup returned it among titles the goal and the people's messages do not tell apart.
  * @public
  */
-export type GoalTargetDecision = { kind: 'unrelated' } | { kind: 'resolved'; target: GoalCandidate } | { kind: 'ambiguous'; candidates: GoalCandidate[] };
+export type GoalTargetResolution = { kind: 'unrelated' } | { kind: 'resolved'; target: GoalCandidate } | { kind: 'ambiguous'; candidates: GoalCandidate[] };
 
 /** Lower-case words of a text (letters and digits of any script), NFKC-normalized. */
 function words(text: string): Set<string> {
@@ -71,10 +71,10 @@ function singledOut(candidate: GoalCandidate, others: readonly GoalCandidate[], 
  * @param mediaEntityId - the entity a side-effecting call acts on
  * @param lookups - every lookup result of the run, one array per call
  * @param text - the goal and the people's messages, joined
- * @returns the decision
+ * @returns the resolution
  * @public
  */
-export function decideGoalTarget(mediaEntityId: string, lookups: ReadonlyArray<readonly GoalCandidate[]>, text: string): GoalTargetDecision {
+export function resolveGoalTarget(mediaEntityId: string, lookups: ReadonlyArray<readonly GoalCandidate[]>, text: string): GoalTargetResolution {
   const sets = lookups.filter((set) => set.some((c) => c.mediaEntityId === mediaEntityId));
   if (sets.length === 0) return { kind: 'unrelated' };
   const tokens = words(text);

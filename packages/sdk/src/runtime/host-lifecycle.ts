@@ -1,5 +1,5 @@
 // The agent host's lifecycle: created → started → stopped, and the one error for using it out of turn.
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /** Where an agent host is in its life: made, `start()`ed, `stop()`ped (for good). @public */
 export type HostLifecycleState = 'created' | 'started' | 'stopped';

@@ -1,4 +1,4 @@
-import type { RunUsage } from '../storage/run-records';
+import type { RunUsage } from '../core/run-records';
 
 /**
  * Limits of one run.

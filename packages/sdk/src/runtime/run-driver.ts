@@ -1,4 +1,4 @@
-import type { RunRecord } from '../storage/run-records';
+import type { RunRecord } from '../core/run-records';
 import type { Loop } from './loop/loop';
 import type { RunDriverDeps, RunLease } from './loop/driver-types';
 import { processRun } from './loop/run-phases';

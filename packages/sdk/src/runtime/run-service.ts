@@ -1,15 +1,15 @@
-import { parseActor } from '../authorization/actor';
+import { parseActor } from '../core/actor';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
-import { MediaAgentError } from '../errors';
-import type { RunEvent } from '../events/run-event';
-import { toRunEvent, type RunEventBus } from '../events/run-event-bus';
+import { MediaAgentError } from '../core/errors';
+import type { RunEvent } from './events/run-event';
+import { toRunEvent, type RunEventBus } from './events/run-event-bus';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { JsonValue } from '../storage/records';
-import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../storage/run-records';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { JsonValue } from '../core/records';
+import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../core/run-records';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
-import type { RunPlan } from './plan-tool';
+import type { RunChecklist } from './checklist';
 import type { RunBudgets } from './run-budgets';
 
 /**
@@ -72,14 +72,14 @@ export interface SubagentParent {
 export interface RunDetail {
   /** The run. */
   run: RunRecord;
-  /** Its plan, when the model made one. */
-  plan: RunPlan | null;
+  /** Its checklist, when the model wrote one (`update_plan`). */
+  checklist: RunChecklist | null;
   /** The verified goal report, when finalized (or the latest while waiting). */
   report: AgentGoalReport | null;
   /** Events with `seq > afterSeq`, at most `limit`. */
   events: RunEvent[];
-  /** Steering messages still queued for the run (applied ones are in the `message_applied` events). */
-  messages: InboxRecord[];
+  /** Inbox messages still queued for the run (applied ones are in the `inbox_applied` events). */
+  inbox: InboxRecord[];
 }
 
 /**
@@ -154,7 +154,7 @@ export class RunService {
       capabilityAllowlist: allowlist,
       budgets: budgets as unknown as JsonValue,
       usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
-      plan: null,
+      checklist: null,
       report: null,
       finalText: null,
       error: null,
@@ -176,7 +176,7 @@ export class RunService {
   }
 
   /**
-   * A run with its plan, report, steering messages and a page of its events.
+   * A run with its checklist, report, queued inbox messages and a page of its events.
    * @param options - `afterSeq` (default 0) and `limit` (default 100, at most 1000) page the events
    * @throws `RUN_NOT_FOUND`
    */
@@ -185,13 +185,13 @@ export class RunService {
     const limit = checkInteger('limit', options?.limit, 1, 1000) ?? 100;
     const run = await this.#require(id);
     const events = (await this.deps.storage.events.listByRun(id, { afterSeq, limit })).map(toRunEvent);
-    const messages = await this.deps.storage.inbox.listQueued(id);
+    const inbox = await this.deps.storage.inbox.listQueued(id);
     return {
       run,
-      plan: run.plan as unknown as RunPlan | null,
+      checklist: run.checklist as unknown as RunChecklist | null,
       report: run.report as unknown as AgentGoalReport | null,
       events,
-      messages,
+      inbox,
     };
   }
 
@@ -204,11 +204,11 @@ export class RunService {
   }
 
   /**
-   * Appends a user message. A running run gets it before its next model call (steering inbox); a
+   * Puts a person's message in the run's inbox. A running run gets it before its next model call; a
    * waiting or ended run is woken for one new drive. Nothing is dropped.
    * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`
    */
-  async appendMessage(runId: string, text: string, actor: string): Promise<InboxRecord> {
+  async appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
     parseActor(actor);
     if (typeof text !== 'string' || !text.trim() || text.length > 10_000) throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
     const record: InboxRecord = { id: this.deps.ids.next('msg'), runId, text, actor, status: 'queued', createdAt: this.deps.clock.now(), appliedAt: null };
@@ -218,7 +218,7 @@ export class RunService {
       await s.inbox.enqueue(record);
       // A waiting run is woken; an ended one becomes leasable again (`waiting` + wake) for one new drive.
       if (run.status !== 'running' && run.status !== 'queued') await s.runs.patch(runId, { wakeRequested: true, status: 'waiting', updatedAt: record.createdAt });
-      return this.deps.bus.emit(runId, 'message_queued', { messageId: record.id, text }, s);
+      return this.deps.bus.emit(runId, 'inbox_queued', { inboxId: record.id, text }, s);
     });
     this.deps.bus.publish(event);
     this.deps.wake();

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../storage/storage-adapter';
+import type { StorageAdapter } from '../ports/storage-adapter';
 import type { RunDriver, RunLease } from './run-driver';
 
 /** Settings of the worker pool. @public */

@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from '../core/errors';
 
 /**
  * The store is locked by another process for longer than the busy timeout.

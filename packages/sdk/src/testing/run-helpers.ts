@@ -1,8 +1,8 @@
-import { MediaAgentError } from '../errors';
-import type { RunEvent } from '../events/run-event';
+import { MediaAgentError } from '../core/errors';
+import type { RunEvent } from '../runtime/events/run-event';
 import type { ManualClock } from '../ports/clock';
 import type { AgentHost } from '../runtime/agent-host';
-import type { RunRecord, RunStatus } from '../storage/run-records';
+import type { RunRecord, RunStatus } from '../core/run-records';
 
 /**
  * Waits until a run reaches one of `statuses`, polling every 5 ms of real time; with a

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { ErrorCode } from '../error-codes';
-import { isMediaAgentError } from '../errors';
-import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../storage/records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../storage/run-records';
-import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../storage/storage-adapter';
+import type { ErrorCode } from '../core/error-codes';
+import { isMediaAgentError } from '../core/errors';
+import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../core/run-records';
+import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../ports/storage-adapter';
 
 /**
  * The test-framework functions the conformance suite registers its cases with: vitest's, mocha's
@@ -146,7 +146,7 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     capabilityAllowlist: null,
     budgets: {},
     usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
-    plan: null,
+    checklist: null,
     report: null,
     finalText: null,
     error: null,
@@ -769,7 +769,7 @@ export function describeStorageConformance(name: string, factory: StorageConform
           capabilityAllowlist: ['media.search', UNICODE],
           budgets: { maxToolCalls: 20, maxCostUsdPerRun: 0.75, maxDurationSec: null },
           usage: { toolCalls: 21, inputTokens: 12_345, outputTokens: 678, costUsd: 0.8125, modelCalls: 9 },
-          plan: { goal: UNICODE, steps: [{ title: 'search', status: 'completed', evidence: 'found 3' }, { title: 'x', status: 'blocked', evidence: null }] },
+          checklist: { goal: UNICODE, steps: [{ title: 'search', status: 'completed', evidence: 'found 3' }, { title: 'x', status: 'blocked', evidence: null }] },
           report: { outcome: 'failed', facts: [1, 2.5, true, null, { deep: [UNICODE] }] },
           finalText: UNICODE,
           error: { code: 'BUDGET_EXCEEDED', message: UNICODE },
@@ -789,7 +789,7 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.deepEqual(await s.runs.get('run-bare'), bare);
         assert.deepEqual(await s.runs.get(full.id), full);
         assert.equal(await s.runs.get('missing'), undefined);
-        const primitives = runRecord({ id: 'run-prim', budgets: 'none', plan: 'just text', report: 42 });
+        const primitives = runRecord({ id: 'run-prim', budgets: 'none', checklist: 'just text', report: 42 });
         await s.runs.insert(primitives);
         assert.deepEqual(await s.runs.get('run-prim'), primitives);
         full.capabilityAllowlist!.push('mutated');
@@ -814,15 +814,15 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const run = runRecord({ sessionId: 's1', finalText: 'keep' });
         await s.runs.insert(run);
-        const patch = { status: 'running' as const, startedAt: 5, updatedAt: 5, usage: { ...run.usage, toolCalls: 2, costUsd: 0.25 }, plan: { goal: UNICODE }, wakeRequested: true };
+        const patch = { status: 'running' as const, startedAt: 5, updatedAt: 5, usage: { ...run.usage, toolCalls: 2, costUsd: 0.25 }, checklist: { goal: UNICODE }, wakeRequested: true };
         const updated = await s.runs.patch('run-1', { ...patch, finalText: undefined, id: 'other' } as Partial<RunRecord>);
         const expected = { ...run, ...patch };
         assert.deepEqual(updated, expected);
         assert.deepEqual(await s.runs.get('run-1'), expected);
         assert.equal(await s.runs.get('other'), undefined);
         // null is a value: it clears the field
-        assert.deepEqual(await s.runs.patch('run-1', { sessionId: null, plan: null, wakeRequested: false }), { ...expected, sessionId: null, plan: null, wakeRequested: false });
-        assert.deepEqual(await s.runs.patch('run-1', {}), { ...expected, sessionId: null, plan: null, wakeRequested: false });
+        assert.deepEqual(await s.runs.patch('run-1', { sessionId: null, checklist: null, wakeRequested: false }), { ...expected, sessionId: null, checklist: null, wakeRequested: false });
+        assert.deepEqual(await s.runs.patch('run-1', {}), { ...expected, sessionId: null, checklist: null, wakeRequested: false });
         assert.equal(await s.runs.patch('missing', { status: 'failed' }), undefined);
         assert.equal(await s.runs.get('missing'), undefined);
       }),
@@ -988,7 +988,7 @@ export function describeStorageConformance(name: string, factory: StorageConform
         stored.push(await s.events.append({ runId: 'run-b', type: 'tool_call', at: 11, data }));
         stored.push(await s.events.append({ runId: 'run-a', type: 'text_delta', at: 12, data: UNICODE }));
         stored.push(await s.events.append({ runId: `run-${UNICODE}`, type: 'report', at: 13, data: null }));
-        stored.push(await s.events.append({ runId: 'run-b', type: 'message_applied', at: 14, data: [] }));
+        stored.push(await s.events.append({ runId: 'run-b', type: 'inbox_applied', at: 14, data: [] }));
         assert.deepEqual(
           stored.map((e) => [e.runId, e.seq]),
           [['run-a', 1], ['run-b', 1], ['run-a', 2], [`run-${UNICODE}`, 1], ['run-b', 2]],
@@ -1137,7 +1137,7 @@ export function describeStorageConformance(name: string, factory: StorageConform
           s.transaction(async (tx) => {
             await tx.runs.insert(runRecord({ id: 'run-2' }));
             assert.equal((await tx.runs.acquireLease('w1', 100, 1_000))?.id, 'run-1');
-            await tx.runs.patch('run-1', { status: 'running', plan: { goal: 'x' } }, 'w1');
+            await tx.runs.patch('run-1', { status: 'running', checklist: { goal: 'x' } }, 'w1');
             await tx.events.append({ runId: 'run-1', type: 'run_status', at: 2, data: { status: 'running' } });
             await tx.events.append({ runId: 'run-2', type: 'run_status', at: 2, data: null });
             await tx.messages.append('run-1', { role: 'assistant', content: 'partial' }, 2);

@@ -3,7 +3,7 @@ import {
   actionCovers,
   checkApproval,
   checkGrant,
-  decideAuthorization,
+  evaluateAuthorization,
   parseActor,
   utcDayStart,
   type ApprovalRecord,
@@ -137,36 +137,36 @@ describe('authorization decision (DESIGN.md §5)', () => {
     now: NOW,
   };
   it('read and preview need no authorization record', () => {
-    expect(decideAuthorization({ ...base, capability: { id: 'inventory.query', kind: 'read' } })).toEqual({ allowed: true, basis: 'not_required' });
-    expect(decideAuthorization({ ...base, capability: { id: 'policy.preview', kind: 'preview' } })).toEqual({ allowed: true, basis: 'not_required' });
+    expect(evaluateAuthorization({ ...base, capability: { id: 'inventory.query', kind: 'read' } })).toEqual({ allowed: true, basis: 'not_required' });
+    expect(evaluateAuthorization({ ...base, capability: { id: 'policy.preview', kind: 'preview' } })).toEqual({ allowed: true, basis: 'not_required' });
   });
   it('a console administrator (user:*) counts as human authorization', () => {
-    expect(decideAuthorization({ ...base, actor: 'user:admin', settings: { automationEnabled: false, readOnlyReconcile: true } })).toEqual({ allowed: true, basis: 'human' });
+    expect(evaluateAuthorization({ ...base, actor: 'user:admin', settings: { automationEnabled: false, readOnlyReconcile: true } })).toEqual({ allowed: true, basis: 'human' });
   });
   it('API keys, agents and background jobs need an approval or a grant for propose, approve and execute', () => {
     for (const actor of ['apikey:k1', 'agent:run-1', 'system:scheduler']) {
       for (const kind of ['propose', 'approve', 'execute'] as const) {
-        const d = decideAuthorization({ ...base, actor, capability: { ...base.capability, kind } });
+        const d = evaluateAuthorization({ ...base, actor, capability: { ...base.capability, kind } });
         expect(d).toMatchObject({ allowed: false, code: 'AUTH_NO_AUTHORIZATION' });
       }
     }
   });
   it('the global automation switch off denies every automatic execute, even with a grant', () => {
-    const d = decideAuthorization({ ...base, settings: { automationEnabled: false, readOnlyReconcile: false }, grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }] });
+    const d = evaluateAuthorization({ ...base, settings: { automationEnabled: false, readOnlyReconcile: false }, grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }] });
     expect(d).toMatchObject({ allowed: false, code: 'AUTH_AUTOMATION_DISABLED' });
   });
   it('read-only reconcile mode denies every automatic execute, even with an approval', () => {
-    const d = decideAuthorization({ ...base, settings: { automationEnabled: true, readOnlyReconcile: true }, approval: { id: 'apr_1', record: approval } });
+    const d = evaluateAuthorization({ ...base, settings: { automationEnabled: true, readOnlyReconcile: true }, approval: { id: 'apr_1', record: approval } });
     expect(d).toMatchObject({ allowed: false, code: 'AUTH_READ_ONLY_RECONCILE' });
   });
   it('an approval pointer authorizes only through its record', () => {
-    expect(decideAuthorization({ ...base, approval: { id: 'apr_1', record: approval } })).toEqual({ allowed: true, basis: 'approval', approvalId: 'apr_1' });
-    expect(decideAuthorization({ ...base, approval: { id: 'apr_x', record: undefined } })).toMatchObject({ allowed: false, code: 'AUTH_APPROVAL_NOT_FOUND' });
+    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_1', record: approval } })).toEqual({ allowed: true, basis: 'approval', approvalId: 'apr_1' });
+    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_x', record: undefined } })).toMatchObject({ allowed: false, code: 'AUTH_APPROVAL_NOT_FOUND' });
   });
   it('the first grant that passes authorizes; otherwise the covering grant’s failure is reported', () => {
     const revoked = { grant: { ...grant, id: 'grt_0', status: 'revoked' as const }, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } };
     const ok = { grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } };
-    expect(decideAuthorization({ ...base, grants: [revoked, ok] })).toEqual({ allowed: true, basis: 'grant', grantId: 'grt_1' });
-    expect(decideAuthorization({ ...base, grants: [revoked] })).toMatchObject({ allowed: false, code: 'AUTH_GRANT_REVOKED', grantId: 'grt_0' });
+    expect(evaluateAuthorization({ ...base, grants: [revoked, ok] })).toEqual({ allowed: true, basis: 'grant', grantId: 'grt_1' });
+    expect(evaluateAuthorization({ ...base, grants: [revoked] })).toMatchObject({ allowed: false, code: 'AUTH_GRANT_REVOKED', grantId: 'grt_0' });
   });
 });

@@ -26,8 +26,8 @@ import { parseToolArguments } from '../../src/models/tools';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery } from '../../src/runtime/context/tool-discovery';
 import { READ_TOOL_RESULT_MODEL_TOOL } from '../../src/runtime/context/tool-result-store';
 import { DELEGATE_MODEL_TOOL } from '../../src/runtime/delegate-tool';
-import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
-import { TiktokenCounter } from '../../src/models/tokens';
+import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
+import { TiktokenCounter } from '../../src/models/token-counter';
 import { ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { makeHost } from '../helpers';
 

@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { isMediaAgentError } from '../../src/errors';
-import { TiktokenCounter } from '../../src/models/tokens';
+import { isMediaAgentError } from '../../src/core/errors';
+import { TiktokenCounter } from '../../src/models/token-counter';
 import type { ModelMessage, ToolResultMessage } from '../../src/models/types';
-import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
+import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
 import { toolResultMessage } from '../../src/runtime/tool-result';
 import {
   compact,
   ContextTurnTooLargeError,
   dedupeRepeatedResults,
   isSummaryMessage,
-  planCompaction,
+  assessCompaction,
   summaryRequestMessages,
   turnBoundaries,
   type CompactionOptions,
@@ -21,13 +21,13 @@ const counter = new TiktokenCounter();
 afterAll(() => counter.dispose());
 
 const SYSTEM: ModelMessage[] = [{ role: 'system', content: 'You are the media agent. Use tools; report what happened.' }];
-const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({ counter, contextWindow: 16_000, system: SYSTEM, tools: [UPDATE_PLAN_MODEL_TOOL], ...o });
+const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({ counter, contextWindowTokens: 16_000, system: SYSTEM, tools: [UPDATE_PLAN_MODEL_TOOL], ...o });
 const modelSummary = async (messages: readonly ModelMessage[]) => `The agent searched ${messages.filter((m) => m.role === 'tool').length} times for releases of Dune.`;
 const textOf = (m: ModelMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
 
 const PINNED: PinnedFacts = {
   goal: 'Find Dune (2021) in 4K, download it and organize it into the library.',
-  plan: { goal: 'Dune in 4K', steps: [{ title: 'search', status: 'completed', evidence: 'media.search call_1_0' }, { title: 'download', status: 'in_progress' }] },
+  checklist: { goal: 'Dune in 4K', steps: [{ title: 'search', status: 'completed', evidence: 'media.search call_1_0' }, { title: 'download', status: 'in_progress' }] },
   unknownWrites: [{ capabilityId: 'download.submit', callId: 'call_7_0', inputSummary: '{"release":"Dune.2021.2160p"}' }],
   pendingApprovals: [{ approvalId: 'apr_42', planType: 'download', planId: 'plan_9' }],
 };
@@ -36,7 +36,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
   it('a long conversation is compacted below the threshold with every tool call still paired with its result', async () => {
     const messages = longConversation(200);
     const options = base();
-    const before = planCompaction(messages, options);
+    const before = assessCompaction(messages, options);
     expect(before.needed).toBe(true);
     expect(before.totalTokens).toBeGreaterThan(0.8 * 16_000);
     expect(everyCallPaired(messages)).toBe(true);
@@ -51,8 +51,8 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect(result.messages[0]!.role).toBe('user');
     expect(textOf(result.messages[0]!)).toContain('The agent searched');
     const kept = result.messages.slice(1);
-    expect(kept).toEqual(messages.slice(result.plan.cut)); // kept verbatim, a suffix of the original
-    expect(turnBoundaries(messages)).toContain(result.plan.cut);
+    expect(kept).toEqual(messages.slice(result.assessment.cut)); // kept verbatim, a suffix of the original
+    expect(turnBoundaries(messages)).toContain(result.assessment.cut);
     expect(everyCallPaired(kept)).toBe(true);
     expect(everyCallPaired(summarize.mock.calls[0]![0])).toBe(true);
 
@@ -79,21 +79,21 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect(turnBoundaries(late)).toEqual([1]);
   });
 
-  it('the plan, unresolved unknown writes and pending approvals survive compaction verbatim', async () => {
+  it('the checklist, unresolved unknown writes and pending approvals survive compaction verbatim', async () => {
     const messages = longConversation(200);
     for (const summarize of [async () => 'Nothing important happened.', async () => Promise.reject(new Error('model down'))]) {
       const result = await compact(messages, { ...base({ pinned: PINNED }), summarize });
       const summary = textOf(result.messages[0]!);
       expect(summary).toContain(PINNED.goal!);
-      expect(summary).toContain(JSON.stringify(PINNED.plan));
+      expect(summary).toContain(JSON.stringify(PINNED.checklist));
       expect(summary).toContain(JSON.stringify(PINNED.unknownWrites![0]));
       expect(summary).toContain(JSON.stringify(PINNED.pendingApprovals![0]));
       expect(summary).toMatch(/outcome is still unknown/);
       // and again after a second compaction, with the facts the driver supplies then
       const second = await compact([...result.messages, ...longConversation(150).slice(1)], { ...base({ pinned: PINNED }), summarize });
-      expect(second.plan.needed).toBe(true);
+      expect(second.assessment.needed).toBe(true);
       const s2 = textOf(second.messages[0]!);
-      expect(s2).toContain(JSON.stringify(PINNED.plan));
+      expect(s2).toContain(JSON.stringify(PINNED.checklist));
       expect(s2).toContain(JSON.stringify(PINNED.unknownWrites![0]));
       expect(s2).toContain(JSON.stringify(PINNED.pendingApprovals![0]));
       expect(s2.split('## Pinned facts').length).toBe(2); // the old pinned block is not nested in the new summary
@@ -110,7 +110,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       { role: 'user', content: 'Check the unknown one.' },
       ...Array.from({ length: 60 }, (_, t) => toolTurn(10 + t, 1, 800)).flat(),
     ];
-    const options = { ...base({ contextWindow: 12_000 }), summarize: async () => Promise.reject(new Error('provider 529 overloaded')) };
+    const options = { ...base({ contextWindowTokens: 12_000 }), summarize: async () => Promise.reject(new Error('provider 529 overloaded')) };
     const a = await compact(messages, options);
     const b = await compact(messages, options);
     expect(a.summarySource).toBe('fallback');
@@ -138,7 +138,7 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       huge,
     ];
     const summarize = vi.fn(modelSummary);
-    const error = await compact(messages, { ...base({ contextWindow: 8_000 }), summarize }).catch((e: unknown) => e);
+    const error = await compact(messages, { ...base({ contextWindowTokens: 8_000 }), summarize }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextTurnTooLargeError);
     expect(isMediaAgentError(error, 'CONTEXT_TURN_TOO_LARGE')).toBe(true);
     const details = (error as ContextTurnTooLargeError).details as { turnTokens: number; windowTokens: number; from: number; to: number };
@@ -147,14 +147,14 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     expect([details.from, details.to]).toEqual([messages.length - 2, messages.length]);
     expect(summarize).not.toHaveBeenCalled();
     // a single user message that alone exceeds the window fails the same way
-    expect(() => planCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindow: 8_000 }))).toThrow(ContextTurnTooLargeError);
+    expect(() => assessCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 }))).toThrow(ContextTurnTooLargeError);
   });
 
   it('below the threshold nothing is compacted and the summarizer is not called', async () => {
     const messages = longConversation(5);
     const summarize = vi.fn(modelSummary);
     const result = await compact(messages, { ...base(), summarize });
-    expect(result.plan).toMatchObject({ needed: false, reason: 'below_threshold', cut: 0 });
+    expect(result.assessment).toMatchObject({ needed: false, reason: 'below_threshold', cut: 0 });
     expect(result.messages).toEqual(messages);
     expect(summarize).not.toHaveBeenCalled();
   });

@@ -1,6 +1,6 @@
 // Fixtures shared by the tool-discovery and compaction tests (and the context benchmark).
 import { STANDARD_CAPABILITIES } from '../../src/media/contracts';
-import type { CapabilityDescriptor } from '../../src/capabilities/types';
+import type { CapabilityDescriptor } from '../../src/core/capability-descriptor';
 import type { AssistantMessage, ModelMessage, ToolResultMessage } from '../../src/models/types';
 import { toolResultMessage } from '../../src/runtime/tool-result';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchCapabilities } from '../../src/capabilities/capability-search';
-import { TiktokenCounter } from '../../src/models/tokens';
-import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/plan-tool';
+import { TiktokenCounter } from '../../src/models/token-counter';
+import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
 import {
   capabilityModelTool,
   SEARCH_TOOLS_MODEL_TOOL,
@@ -17,7 +17,7 @@ afterAll(() => counter.dispose());
 const ALWAYS_ON = [UPDATE_PLAN_MODEL_TOOL, SEARCH_TOOLS_MODEL_TOOL];
 const plugins = (n: number, fields = 4) => Array.from({ length: n }, (_, i) => syntheticDescriptor(i, fields));
 const catalog = () => [...standardDescriptors(), ...plugins(50)];
-const options = (o: Partial<ToolDiscoveryOptions> = {}): ToolDiscoveryOptions => ({ maxTools: 4, counter, contextWindow: 128_000, alwaysOn: ALWAYS_ON, ...o });
+const options = (o: Partial<ToolDiscoveryOptions> = {}): ToolDiscoveryOptions => ({ maxTools: 4, counter, contextWindowTokens: 128_000, alwaysOn: ALWAYS_ON, ...o });
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
 
 describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
@@ -99,7 +99,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
       for (let i = 15; i >= 0; i--) d.search(`plugin.p${i}.action`, 1); // candidates p0…p15 in priority order
     };
     const check = (window: number, expectedBudget: number) => {
-      const d = new ToolDiscovery(big, options({ contextWindow: window }));
+      const d = new ToolDiscovery(big, options({ contextWindowTokens: window }));
       enableAll(d);
       const { report, tools } = d.toolsForNextCall({ requestTokens: 100 });
       expect(report!.budgetTokens).toBe(expectedBudget);
@@ -123,7 +123,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     expect(check(10_000, 1000).notEnabled.length).toBeGreaterThan(0); // 10% = 1000 < 4096
 
     // reserve: 15% of the window stays free of input
-    const d = new ToolDiscovery(big, options({ contextWindow: 128_000 }));
+    const d = new ToolDiscovery(big, options({ contextWindowTokens: 128_000 }));
     enableAll(d);
     const limit = 128_000 - Math.ceil(0.15 * 128_000);
     const { report } = d.toolsForNextCall({ requestTokens: limit - cost(0) });
@@ -137,7 +137,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
 
   it('the next call reports which candidates were enabled and why others were not', () => {
     const big = plugins(16, 12);
-    const d = new ToolDiscovery(big, options({ contextWindow: 10_000 }));
+    const d = new ToolDiscovery(big, options({ contextWindowTokens: 10_000 }));
     d.select('nothing matches this goal');
     const out = d.search('plugin', 8);
     expect(out.matches.every((m) => m.status === 'candidate')).toBe(true);
@@ -152,7 +152,7 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     d.search('plugin.p0.action', 1);
     expect(d.toolsForNextCall({ requestTokens: 500 }).note).toMatch(/Tool discovery/);
     // a candidate that left the catalog is reported unavailable after a resume
-    const restored = ToolDiscovery.fromJSON(JSON.parse(JSON.stringify(d.toJSON())), big.slice(1), options({ contextWindow: 10_000 }));
+    const restored = ToolDiscovery.fromJSON(JSON.parse(JSON.stringify(d.toJSON())), big.slice(1), options({ contextWindowTokens: 10_000 }));
     expect(restored.candidates).toEqual(d.candidates);
     const after = restored.toolsForNextCall({ requestTokens: 500 });
     expect(after.report!.notEnabled).toContainEqual({ id: 'plugin.p0.action', tokens: 0, reason: 'unavailable' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isMediaAgentError } from '../../src/errors';
+import { isMediaAgentError } from '../../src/core/errors';
 import { ManualClock } from '../../src/ports/clock';
 import { SequentialIdGenerator } from '../../src/ports/id-generator';
 import {

@@ -22,7 +22,7 @@ import { deepStrictEqual, equal, fail, ok } from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
-import { MediaAgentError } from '../../src/errors';
+import { MediaAgentError } from '../../src/core/errors';
 import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, type StandardCapabilityId } from '../../src/media/contracts';
 import { defineStandardCapability, registerStandardCapabilities, type StandardImplementations } from '../../src/media/define-standard';
 import { AnthropicTranslator } from '../../src/models/anthropic-stream';

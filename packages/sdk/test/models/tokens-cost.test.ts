@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CostMeter, costOf, priceFor } from '../../src/models/cost';
-import { encodingForModel, TiktokenCounter, UsageReconciler } from '../../src/models/tokens';
+import { encodingForModel, TiktokenCounter, UsageReconciler } from '../../src/models/token-counter';
 import type { ModelTool } from '../../src/models/types';
 
 describe('TiktokenCounter', () => {

@@ -8,7 +8,7 @@ import {
   PolicyAuthorizer,
   resolvePort,
   Tokens,
-  type AuthorizationDecision,
+  type AuthorizationVerdict,
   type Authorizer,
 } from '../../src/index';
 import { registerWorld } from '../helpers';
@@ -44,7 +44,7 @@ describe('dependency injection (tsyringe)', () => {
   it('a host replaces any port; the invocation path then uses the replacement', async () => {
     const seen: string[] = [];
     const denyAll: Authorizer = {
-      async authorize(request): Promise<AuthorizationDecision> {
+      async authorize(request): Promise<AuthorizationVerdict> {
         seen.push(request.capability.id);
         return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: 'host policy: nothing today' };
       },

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, ManualClock, MemoryStorage, SequentialIdGenerator, type AgentHost } from '../../src/index';
 import { buildGoalReport } from '../../src/runtime/goal-report';
-import { ambiguityQuestion, decideGoalTarget, type GoalCandidate } from '../../src/runtime/goal-target';
+import { ambiguityQuestion, resolveGoalTarget, type GoalCandidate } from '../../src/runtime/goal-target';
 import { registerSandboxCapabilities, SandboxWorld, ScriptedProvider, type FakeScript } from '../../src/testing';
 import { runEvents, waitForStatus } from './harness';
 
@@ -14,23 +14,23 @@ const br2049: GoalCandidate = { mediaEntityId: 'tmdb:335984', title: 'Blade Runn
 
 describe('goal-target rule', () => {
   it('"add Dune" after a lookup that returned Dune (2021) and Dune: Part Two (2024) is ambiguous whichever is picked', () => {
-    for (const pick of [dune, partTwo]) expect(decideGoalTarget(pick.mediaEntityId, [[dune, partTwo]], 'add Dune to my library')).toEqual({ kind: 'ambiguous', candidates: [dune, partTwo] });
+    for (const pick of [dune, partTwo]) expect(resolveGoalTarget(pick.mediaEntityId, [[dune, partTwo]], 'add Dune to my library')).toEqual({ kind: 'ambiguous', candidates: [dune, partTwo] });
   });
 
   it('a year, a distinguishing word or a person’s reply resolves it; the other title stays ambiguous', () => {
-    expect(decideGoalTarget(dune.mediaEntityId, [[dune, partTwo]], 'add Dune (2021)')).toEqual({ kind: 'resolved', target: dune });
-    expect(decideGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], 'add Dune: Part Two')).toEqual({ kind: 'resolved', target: partTwo });
-    expect(decideGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], 'add Dune\nthe second one, part two')).toMatchObject({ kind: 'resolved' });
-    expect(decideGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], '添加 沙丘2')).toMatchObject({ kind: 'resolved' });
-    expect(decideGoalTarget(dune.mediaEntityId, [[dune, partTwo]], 'add Dune: Part Two')).toMatchObject({ kind: 'ambiguous' });
-    expect(decideGoalTarget(br2049.mediaEntityId, [[bladeRunner, br2049]], 'add Blade Runner 2049')).toMatchObject({ kind: 'resolved' });
-    expect(decideGoalTarget(bladeRunner.mediaEntityId, [[bladeRunner, br2049]], 'add Blade Runner 2049')).toMatchObject({ kind: 'ambiguous' });
+    expect(resolveGoalTarget(dune.mediaEntityId, [[dune, partTwo]], 'add Dune (2021)')).toEqual({ kind: 'resolved', target: dune });
+    expect(resolveGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], 'add Dune: Part Two')).toEqual({ kind: 'resolved', target: partTwo });
+    expect(resolveGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], 'add Dune\nthe second one, part two')).toMatchObject({ kind: 'resolved' });
+    expect(resolveGoalTarget(partTwo.mediaEntityId, [[dune, partTwo]], '添加 沙丘2')).toMatchObject({ kind: 'resolved' });
+    expect(resolveGoalTarget(dune.mediaEntityId, [[dune, partTwo]], 'add Dune: Part Two')).toMatchObject({ kind: 'ambiguous' });
+    expect(resolveGoalTarget(br2049.mediaEntityId, [[bladeRunner, br2049]], 'add Blade Runner 2049')).toMatchObject({ kind: 'resolved' });
+    expect(resolveGoalTarget(bladeRunner.mediaEntityId, [[bladeRunner, br2049]], 'add Blade Runner 2049')).toMatchObject({ kind: 'ambiguous' });
   });
 
   it('a single result answers its lookup; an entity no lookup returned is unrelated; a narrower lookup the model made later does not answer the first', () => {
-    expect(decideGoalTarget(dune.mediaEntityId, [[dune]], 'add Dune')).toEqual({ kind: 'resolved', target: dune });
-    expect(decideGoalTarget('tmdb:1', [[dune, partTwo]], 'add Dune')).toEqual({ kind: 'unrelated' });
-    expect(decideGoalTarget(partTwo.mediaEntityId, [[dune, partTwo], [partTwo]], 'add Dune')).toMatchObject({ kind: 'ambiguous' });
+    expect(resolveGoalTarget(dune.mediaEntityId, [[dune]], 'add Dune')).toEqual({ kind: 'resolved', target: dune });
+    expect(resolveGoalTarget('tmdb:1', [[dune, partTwo]], 'add Dune')).toEqual({ kind: 'unrelated' });
+    expect(resolveGoalTarget(partTwo.mediaEntityId, [[dune, partTwo], [partTwo]], 'add Dune')).toMatchObject({ kind: 'ambiguous' });
     expect(ambiguityQuestion([dune, partTwo])).toBe('Which title do you mean: Dune (2021, tmdb:438631) or Dune: Part Two (2024, tmdb:693134)?');
   });
 
@@ -111,7 +111,7 @@ describe('an ambiguous goal through the real runtime', () => {
     expect(asked.question).toMatch(/Dune \(2021.*Dune: Part Two \(2024/);
     expect(await host.decisions()).toEqual([]); // an attended run asks its user; no decision
 
-    await host.appendMessage(run.id, 'I mean Dune: Part Two', 'user:admin');
+    await host.appendToInbox(run.id, 'I mean Dune: Part Two', 'user:admin');
     const planned = async () => (await runEvents(host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.plan').at(-1)!.data as { phase: string };
     for (let i = 0; i < 400 && (await planned()).phase !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await planned()).toMatchObject({ phase: 'succeeded' });

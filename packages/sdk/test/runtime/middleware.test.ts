@@ -200,7 +200,7 @@ describe('run middleware: what it may change', () => {
     const run = await h.startRun({ goal: 'look for films', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(h, run.id, ['succeeded']);
     expect(((await storage.runs.get(run.id))!.runtimeState as Record<string, unknown>)['middleware:counter']).toBe(2);
-    await h.appendMessage(run.id, 'again please', 'user:admin'); // the ended run is `waiting` (woken) from here on
+    await h.appendToInbox(run.id, 'again please', 'user:admin'); // the ended run is `waiting` (woken) from here on
     const done = await waitForStatus(h, run.id, ['succeeded']);
     expect(done.finalText).toBe('second');
     expect((done.runtimeState as Record<string, unknown>)['middleware:counter']).toBe(3);

@@ -63,10 +63,10 @@ describe('run robustness (bad input and odd sequences)', () => {
     const { host } = await startHost([{ match: 'later', finalText: 'second answer' }, { match: 'first', finalText: 'first answer' }]);
     hosts.push(host);
     const run = await host.startRun({ goal: 'first', mode: 'plan_only', actor: 'user:admin' });
-    await host.appendMessage(run.id, 'later please', 'user:admin');
+    await host.appendToInbox(run.id, 'later please', 'user:admin');
     const done = await waitForStatus(host, run.id, ['succeeded'], { timeoutMs: 10_000 });
-    for (let i = 0; i < 200 && (await host.getRun(run.id)).messages.length > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect((await host.getRun(run.id)).messages).toEqual([]);
+    for (let i = 0; i < 200 && (await host.getRun(run.id)).inbox.length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await host.getRun(run.id)).inbox).toEqual([]);
     expect(['first answer', 'second answer']).toContain(done.finalText);
   });
 

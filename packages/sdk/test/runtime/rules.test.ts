@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGoalReport, checkDailyBudgets, checkRunBudgets, DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS, factsSettled, toolResultMessage, validatePlan, type GoalFactsSnapshot } from '../../src/index';
+import { buildGoalReport, checkDailyBudgets, checkRunBudgets, DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS, factsSettled, toolResultMessage, validateChecklist, type GoalFactsSnapshot } from '../../src/index';
 
 const usage = { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 };
 const empty: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
@@ -52,11 +52,11 @@ describe('goal report rules (seed 004, finalize)', () => {
 
 describe('plan rule (seed 000, 任务计划)', () => {
   it('completed and blocked steps need evidence; statuses are pending, in_progress, completed, blocked', () => {
-    expect(validatePlan({ goal: 'g', steps: [{ title: 'a', status: 'pending' }, { title: 'b', status: 'completed', evidence: 'tool said so' }] })).toEqual([]);
-    expect(validatePlan({ goal: 'g', steps: [{ title: 'a', status: 'completed' }] })).toEqual(['/steps/0: a completed step needs evidence']);
-    expect(validatePlan({ goal: 'g', steps: [{ title: 'a', status: 'blocked', evidence: '  ' }] })).toHaveLength(1);
-    expect(validatePlan({ goal: 'g', steps: [{ title: 'a', status: 'done' }] }).length).toBeGreaterThan(0);
-    expect(validatePlan({ steps: [] }).length).toBeGreaterThan(0);
+    expect(validateChecklist({ goal: 'g', steps: [{ title: 'a', status: 'pending' }, { title: 'b', status: 'completed', evidence: 'tool said so' }] })).toEqual([]);
+    expect(validateChecklist({ goal: 'g', steps: [{ title: 'a', status: 'completed' }] })).toEqual(['/steps/0: a completed step needs evidence']);
+    expect(validateChecklist({ goal: 'g', steps: [{ title: 'a', status: 'blocked', evidence: '  ' }] })).toHaveLength(1);
+    expect(validateChecklist({ goal: 'g', steps: [{ title: 'a', status: 'done' }] }).length).toBeGreaterThan(0);
+    expect(validateChecklist({ steps: [] }).length).toBeGreaterThan(0);
   });
 });
 

@@ -61,14 +61,14 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
       if (!isTerminalStatus(e)) return;
       endsSeen += 1;
       // The first end: a person writes to the finished run, which drives it once more.
-      if (endsSeen === 1) await h.appendMessage(run.id, 'again please', 'user:admin');
+      if (endsSeen === 1) await h.appendToInbox(run.id, 'again please', 'user:admin');
       else follower.abort();
     });
     const guard = setTimeout(() => follower.abort(), 10_000);
     await following;
     clearTimeout(guard);
     expect(endsSeen).toBe(2);
-    expect(followed.filter((e) => e.type === 'message_queued')).toHaveLength(1);
+    expect(followed.filter((e) => e.type === 'inbox_queued')).toHaveLength(1);
 
     // Without `follow`, a replay does not stop at the first end (the run was woken after it) but at the last.
     const replay = await collect(h.events({ runId: run.id, signal: AbortSignal.timeout(10_000) }));

@@ -43,9 +43,9 @@ describe('runs end to end (scripted model, real runtime)', () => {
     const detail = await h.getRun(run.id);
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true, modelText: { text: 'Submitted Dune; it will be imported.', verified: false } });
     expect(detail.report?.facts.downloads).toEqual([expect.objectContaining({ title: 'Dune', status: 'imported' })]);
-    expect(detail.plan).toMatchObject({ goal: 'add Dune' });
+    expect(detail.checklist).toMatchObject({ goal: 'add Dune' });
     const types = (await runEvents(h, run.id)).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['run_status', 'text_delta', 'tool_call', 'plan_updated', 'report']));
+    expect(types).toEqual(expect.arrayContaining(['run_status', 'text_delta', 'tool_call', 'checklist_updated', 'report']));
   });
 
   it('a run whose download fails ends failed', async () => {
@@ -157,7 +157,7 @@ describe('runs end to end (scripted model, real runtime)', () => {
     for (let i = 0; i < 2000 && !appended; i++) {
       const events = await runEvents(h, run.id);
       if (events.some((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded')) {
-        await h.appendMessage(run.id, 'Also check Part Two please', 'user:admin');
+        await h.appendToInbox(run.id, 'Also check Part Two please', 'user:admin');
         appended = true;
       }
       await new Promise((r) => setTimeout(r, 1));
@@ -166,8 +166,8 @@ describe('runs end to end (scripted model, real runtime)', () => {
     for (const r of provider.requests) seen.push(...r.messages.filter((m) => m.role === 'user').map((m) => String(m.content)));
     expect(seen).toContain('Also check Part Two please');
     const types = (await runEvents(h, run.id)).map((e) => e.type);
-    expect(types.indexOf('message_queued')).toBeGreaterThan(-1);
-    expect(types.indexOf('message_applied')).toBeGreaterThan(types.indexOf('message_queued'));
+    expect(types.indexOf('inbox_queued')).toBeGreaterThan(-1);
+    expect(types.indexOf('inbox_applied')).toBeGreaterThan(types.indexOf('inbox_queued'));
   });
 
   it('appending to a finished run wakes one new drive', async () => {
@@ -175,7 +175,7 @@ describe('runs end to end (scripted model, real runtime)', () => {
     const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(h, run.id, ['succeeded']);
     const calls = provider.requests.length;
-    await h.appendMessage(run.id, 'again please', 'user:admin');
+    await h.appendToInbox(run.id, 'again please', 'user:admin');
     await waitForStatus(h, run.id, ['running', 'queued'], { timeoutMs: 2000 }).catch(() => undefined);
     const done = await waitForStatus(h, run.id, ['succeeded']);
     expect(provider.requests.length).toBe(calls + 1);

@@ -52,7 +52,7 @@ describe('the sandbox world end to end (scripted model, real runtime)', () => {
     const detail = await host.getRun(run.id);
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true });
     expect(detail.report!.facts.library).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true })]);
-    expect(detail.plan).toMatchObject({ goal: 'Add Dune: Part Two to the library' });
+    expect(detail.checklist).toMatchObject({ goal: 'Add Dune: Part Two to the library' });
   });
 
   it('a film already in the library: the run submits nothing and ends succeeded', async () => {

@@ -159,7 +159,7 @@ describe('runaway loops', () => {
     const { host, server } = await hostOver([...Array.from({ length: 10 }, malformed), replay(textTurn('Sorry — I could not form the call.'))], { refusedTurnPauseMs: 1 });
     const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    await host.appendMessage(run.id, 'stop retrying and tell me what went wrong', 'user:admin');
+    await host.appendToInbox(run.id, 'stop retrying and tell me what went wrong', 'user:admin');
     const ended = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(ended.status).toBe('succeeded');
     expect(ended.finalText).toMatch(/could not form/);

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/error-codes';
-import { isMediaAgentError } from '../../src/errors';
-import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
-import type { LedgerEntry } from '../../src/storage/records';
+import type { ErrorCode } from '../../src/core/error-codes';
+import { isMediaAgentError } from '../../src/core/errors';
+import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
+import type { LedgerEntry } from '../../src/core/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
-import { STORAGE_SCHEMA_VERSION } from '../../src/storage/storage-adapter';
+import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { spawnFixture } from './child';
 import { runRecord } from './run-record';
 
@@ -75,6 +75,7 @@ describe('SqliteStorage', () => {
         { version: 2, name: 'runs' },
         { version: 3, name: 'subagents and runtime state' },
         { version: 4, name: 'grant usage counters' },
+        { version: 5, name: 'run checklist' },
       ]);
     } finally {
       raw.close();
@@ -321,10 +322,37 @@ describe('SqliteStorage', () => {
         { version: 2, name: 'runs' },
         { version: 3, name: 'subagents and runtime state' },
         { version: 4, name: 'grant usage counters' },
+        { version: 5, name: 'run checklist' },
       ]);
     } finally {
       check.close();
     }
+  });
+
+  it('migrates a version 4 store to version 5, keeping each run\'s step list (the plan column) as its checklist', async () => {
+    const path = join(tempDir(), 'v4.sqlite');
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 4)) {
+      for (const sql of m.statements) raw.exec(sql);
+      raw.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)`).run(m.version, m.name);
+    }
+    raw.pragma('user_version = 4');
+    const steps = { goal: 'add Dune', steps: [{ title: 'search', status: 'completed', evidence: 'call_1' }] };
+    raw
+      .prepare(
+        `INSERT INTO runs (id, goal, mode, status, step, started_by, budgets, usage, plan, abort_requested, wake_requested, created_at, updated_at)
+         VALUES ('r-old', 'add Dune', 'execute', 'succeeded', 'finalize', 'user:admin', '{}', '{"costUsd":0}', ?, 0, 0, 1, 1)`,
+      )
+      .run(JSON.stringify(steps));
+    raw.close();
+
+    const s = storage(path);
+    await s.migrate();
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
+    expect((await s.runs.get('r-old'))?.checklist).toEqual(steps);
+    await s.runs.patch('r-old', { checklist: null });
+    expect((await s.runs.get('r-old'))?.checklist).toBeNull();
   });
 
   it('migrates a version 3 store to version 4, backfilling each grant\'s usage counters per UTC day from its ledger entries', async () => {
@@ -353,7 +381,7 @@ describe('SqliteStorage', () => {
 
     const s = storage(path);
     await s.migrate();
-    expect(await s.schemaVersion()).toBe(4);
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     expect(await s.grantUsage.get('g1', 20 * day)).toEqual({ grantId: 'g1', day: 20 * day, invocations: 2, bytes: 15 });
     expect(await s.grantUsage.get('g1', 21 * day)).toEqual({ grantId: 'g1', day: 21 * day, invocations: 1, bytes: 7 });
     expect(await s.grantUsage.get('g2', 20 * day)).toEqual({ grantId: 'g2', day: 20 * day, invocations: 1, bytes: 1_000_000_000_000 });

@@ -2,8 +2,8 @@
 // older turns are summarized above a threshold, a tool call never leaves its result, pinned facts
 // survive verbatim, a turn too large for the window is a typed error, repeated long results are
 // replaced by a reference to the first.
-import { MediaAgentError } from '../../errors';
-import { MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../../models/tokens';
+import { MediaAgentError } from '../../core/errors';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../../models/token-counter';
 import type { ModelMessage, ModelTool, ToolResultMessage, UserMessage } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from './tool-discovery';
 
@@ -40,7 +40,7 @@ export const SUMMARY_MARKER = '[context summary]';
 const SUMMARY_HEADING = '## Summary of the compacted turns';
 
 /**
- * Facts the driver supplies that must survive every compaction verbatim: the agent's step list,
+ * Facts the driver supplies that must survive every compaction verbatim: the run's checklist,
  * unresolved `unknown` writes and pending approvals (docs/architecture.md#compaction). Rendered as JSON in the summary
  * message, never passed through the summarizer and never truncated.
  * @public
@@ -48,8 +48,8 @@ const SUMMARY_HEADING = '## Summary of the compacted turns';
 export interface PinnedFacts {
   /** The user's request (the run goal). */
   goal?: string;
-  /** The current plan (`update_plan` input), when there is one. */
-  plan?: unknown;
+  /** The run's current checklist (`update_plan` input), when there is one. */
+  checklist?: unknown;
   /** Side-effecting calls whose outcome is still `unknown` (e.g. ledger entries: capability, call id, input summary). */
   unknownWrites?: readonly unknown[];
   /** Approvals the run asked for that no one has decided yet. */
@@ -66,7 +66,7 @@ export interface PinnedFacts {
 export type Summarizer = (messages: readonly ModelMessage[], signal?: AbortSignal) => Promise<string>;
 
 /**
- * Options of {@link planCompaction} and {@link compact}. Token figures are in tokens; shares are
+ * Options of {@link assessCompaction} and {@link compact}. Token figures are in tokens; shares are
  * fractions of the window.
  * @public
  */
@@ -76,10 +76,10 @@ export interface CompactionOptions {
   /** Model id, selects the encoding. */
   model?: string;
   /**
-   * The model's context window.
+   * The model's context window, in tokens.
    * @defaultValue {@link DEFAULT_CONTEXT_WINDOW_TOKENS}
    */
-  contextWindow?: number;
+  contextWindowTokens?: number;
   /**
    * Compact when the request exceeds this share of the window.
    * @defaultValue 0.8
@@ -101,10 +101,10 @@ export interface CompactionOptions {
 }
 
 /**
- * What {@link planCompaction} decided.
+ * What {@link assessCompaction} decided.
  * @public
  */
-export interface CompactionPlan {
+export interface CompactionAssessment {
   /** True when older turns should be summarized now. */
   needed: boolean;
   /** `below_threshold`; `over_threshold` (compact); `no_boundary` (over the threshold but one turn only — it still fits the window). */
@@ -226,7 +226,7 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
   if (!pinned) return '';
   const parts: string[] = [];
   if (pinned.goal) parts.push(`### Goal\n${pinned.goal}`);
-  if (pinned.plan !== undefined && pinned.plan !== null) parts.push(`### Current plan\n${JSON.stringify(pinned.plan)}`);
+  if (pinned.checklist !== undefined && pinned.checklist !== null) parts.push(`### Current plan\n${JSON.stringify(pinned.checklist)}`);
   if (pinned.unknownWrites?.length)
     parts.push(`### Writes whose outcome is still unknown (verify with a read before retrying; never assume success or failure)\n${pinned.unknownWrites.map((w) => `- ${JSON.stringify(w)}`).join('\n')}`);
   if (pinned.pendingApprovals?.length) parts.push(`### Approvals still pending (wait for the decision)\n${pinned.pendingApprovals.map((a) => `- ${JSON.stringify(a)}`).join('\n')}`);
@@ -354,7 +354,7 @@ export function fallbackDigest(messages: readonly ModelMessage[], reason: string
 
 /** Resolved options. @internal */
 function resolve(options: CompactionOptions) {
-  const windowTokens = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
+  const windowTokens = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   return {
     windowTokens,
     thresholdTokens: Math.floor((options.thresholdShare ?? COMPACTION_DEFAULTS.thresholdShare) * windowTokens),
@@ -376,19 +376,19 @@ function resolve(options: CompactionOptions) {
  *
  * @param messages - the conversation without the system prompt (an earlier summary message may lead it)
  * @param options - counter, window, shares, fixed part, pinned facts
- * @returns the plan
+ * @returns the assessment
  * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) when over the threshold and the
  *   latest turn with the fixed part and the pinned facts exceeds the window
  * @public
  */
-export function planCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionPlan {
+export function assessCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionAssessment {
   const { counter, model } = options;
   const r = resolve(options);
   const fixedTokens = options.system?.length || options.tools?.length ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model) : MESSAGE_OVERHEAD_TOKENS;
   const per = messages.map((m) => messageTokens(counter, m, model));
   const totalTokens = fixedTokens + per.reduce((a, b) => a + b, 0);
   const base = { windowTokens: r.windowTokens, thresholdTokens: r.thresholdTokens, targetTokens: r.targetTokens, totalTokens, fixedTokens };
-  const none = (reason: CompactionPlan['reason']): CompactionPlan => ({ ...base, needed: false, reason, cut: 0, summarize: [], keep: [...messages], summaryBudgetTokens: 0, expectedTokens: totalTokens });
+  const none = (reason: CompactionAssessment['reason']): CompactionAssessment => ({ ...base, needed: false, reason, cut: 0, summarize: [], keep: [...messages], summaryBudgetTokens: 0, expectedTokens: totalTokens });
   if (totalTokens <= r.thresholdTokens) return none('below_threshold');
 
   const boundaries = turnBoundaries(messages);
@@ -460,8 +460,8 @@ export function summaryRequestMessages(messages: readonly ModelMessage[], partCh
 export interface CompactionResult {
   /** The new conversation: `[summary message, ...kept]`, or the input unchanged when no compaction was needed. */
   messages: ModelMessage[];
-  /** The plan it followed. */
-  plan: CompactionPlan;
+  /** The assessment it followed. */
+  assessment: CompactionAssessment;
   /** Where the summary came from: `model`, `fallback` (the summarizer failed), or `none` (not compacted). */
   summarySource: 'model' | 'fallback' | 'none';
   /** Why the fallback was used. */
@@ -483,7 +483,7 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
 }
 
 /**
- * Compacts a conversation when it is over the threshold: summarizes `plan.summarize` with
+ * Compacts a conversation when it is over the threshold: summarizes `assessment.summarize` with
  * `summarize` (the deterministic {@link fallbackDigest} when it throws or returns nothing) and
  * returns `[summaryMessage, ...kept]`. Pinned facts go into the summary message verbatim; the summary
  * text is cut to its token budget.
@@ -494,29 +494,29 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
  * stored history.
  *
  * @param messages - the conversation without the system prompt
- * @param options - as {@link planCompaction}, plus the summarizer and an abort signal
+ * @param options - as {@link assessCompaction}, plus the summarizer and an abort signal
  * @returns the new conversation and what happened
- * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) as {@link planCompaction}
+ * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) as {@link assessCompaction}
  * @public
  */
 export async function compact(messages: readonly ModelMessage[], options: CompactionOptions & { summarize: Summarizer; signal?: AbortSignal }): Promise<CompactionResult> {
-  const plan = planCompaction(messages, options);
-  const count = (list: readonly ModelMessage[]) => plan.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
-  if (!plan.needed) return { messages: [...messages], plan, summarySource: 'none', tokensAfter: plan.totalTokens };
+  const assessment = assessCompaction(messages, options);
+  const count = (list: readonly ModelMessage[]) => assessment.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
+  if (!assessment.needed) return { messages: [...messages], assessment, summarySource: 'none', tokensAfter: assessment.totalTokens };
   let summary = '';
   let fallbackReason: string | undefined;
   try {
-    summary = (await options.summarize(plan.summarize, options.signal)).trim();
+    summary = (await options.summarize(assessment.summarize, options.signal)).trim();
     if (!summary) fallbackReason = 'the summarizer returned an empty text';
   } catch (error) {
     fallbackReason = error instanceof Error ? `${error instanceof MediaAgentError ? `${error.code}: ` : ''}${error.message}` : String(error);
   }
-  if (fallbackReason !== undefined) summary = fallbackDigest(plan.summarize, fallbackReason);
-  summary = fitTokens(options.counter, options.model, summary, plan.summaryBudgetTokens);
-  const next = [summaryMessage(summary, options.pinned, plan.cut, summarizedAssistantTurns(plan.summarize)), ...plan.keep];
+  if (fallbackReason !== undefined) summary = fallbackDigest(assessment.summarize, fallbackReason);
+  summary = fitTokens(options.counter, options.model, summary, assessment.summaryBudgetTokens);
+  const next = [summaryMessage(summary, options.pinned, assessment.cut, summarizedAssistantTurns(assessment.summarize)), ...assessment.keep];
   return {
     messages: next,
-    plan,
+    assessment,
     summarySource: fallbackReason === undefined ? 'model' : 'fallback',
     ...(fallbackReason !== undefined ? { fallbackReason } : {}),
     tokensAfter: count(next),

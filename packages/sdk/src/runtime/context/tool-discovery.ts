@@ -2,19 +2,21 @@
 // offers a ranked selection, `search_tools` finds more, and extra tool schemas share one budget.
 import { searchCapabilities } from '../../capabilities/capability-search';
 import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
-import type { CapabilityDescriptor } from '../../capabilities/types';
-import { MediaAgentError } from '../../errors';
-import type { TokenCounter } from '../../models/tokens';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
+import { MediaAgentError } from '../../core/errors';
+import type { TokenCounter } from '../../models/token-counter';
 import type { ModelTool } from '../../models/types';
 
 /** Name of the discovery tool (`search_tools(search, limit)`). @public */
 export const SEARCH_TOOLS_TOOL = 'search_tools';
 
 /**
- * The context window assumed when the model's window is not known, in tokens.
+ * The context window assumed when the model's window is not known, in tokens: 128 000, the window
+ * of the common current models (GPT-4o, Llama 3.1, Mistral Large); a larger model window only
+ * leaves room unused. Used by the host options, tool discovery and compaction alike.
  * @public
  */
-export const DEFAULT_CONTEXT_WINDOW_TOKENS = 120_000;
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 128_000;
 
 /**
  * Defaults of {@link ToolDiscovery}. Every one is configurable through
@@ -70,7 +72,7 @@ export interface ToolDiscoveryOptions {
   /** Model id, selects the encoding. */
   model?: string;
   /** The model's context window in tokens (default {@link DEFAULT_CONTEXT_WINDOW_TOKENS}). */
-  contextWindow?: number;
+  contextWindowTokens?: number;
   /**
    * Tools offered on every call whatever the selection: the driver's `update_plan`, `search_tools`,
    * `read_tool_result`. With `maxTools: 0` a `search_tools` entry here is left out (nothing to discover).
@@ -251,7 +253,7 @@ export class ToolDiscovery {
       maxTools: options.maxTools,
       counter: options.counter,
       model: options.model,
-      contextWindow: options.contextWindow ?? DEFAULT_CONTEXT_WINDOW_TOKENS,
+      contextWindowTokens: options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS,
       alwaysOn: options.alwaysOn ?? [],
       maxResultsPerSearch: options.maxResultsPerSearch ?? d.maxResultsPerSearch,
       maxCandidates: options.maxCandidates ?? d.maxCandidates,
@@ -413,7 +415,7 @@ export class ToolDiscovery {
       names.add(t.name);
       tools.push(t);
     };
-    const window = this.#o.contextWindow;
+    const window = this.#o.contextWindowTokens;
     const budgetTokens = Math.floor(Math.min(this.#o.extraBudgetTokens, this.#o.extraBudgetWindowShare * window));
     const reserveTokens = Math.ceil(this.#o.reserveWindowShare * window);
     const requestTokens = context.requestTokens ?? (context.messages ? this.#o.counter.countRequest(context.messages, tools, this.#o.model) : 0);

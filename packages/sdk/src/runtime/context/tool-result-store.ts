@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import Type, { type Static } from 'typebox';
 import { providerSafeTool } from '../../capabilities/provider-schema';
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import type { ModelTool } from '../../models/types';
 import { SystemClock, type Clock } from '../../ports/clock';
 import { RandomIdGenerator, type IdGenerator } from '../../ports/id-generator';

@@ -1,4 +1,4 @@
-import { canonicalHash } from '../../ledger/canonical-json';
+import { canonicalHash } from '../../core/canonical-json';
 import type { GuardOutcome } from './types';
 
 /**

@@ -10,9 +10,9 @@ export {
   DEFAULT_LOOP_GUARD_CONFIG,
   LoopGuard,
   LoopGuardStateError,
-  type ContinuationDecision,
+  type ContinuationVerdict,
   type LoopGuardConfig,
   type LoopGuardOptions,
   type LoopGuardState,
 } from './loop-guard';
-export type { GuardCall, GuardCallKind, GuardDecision, GuardMode, GuardNotice, GuardOutcome } from './types';
+export type { GuardCall, GuardCallKind, GuardVerdict, GuardMode, GuardNotice, GuardOutcome } from './types';

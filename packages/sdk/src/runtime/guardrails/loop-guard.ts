@@ -1,9 +1,9 @@
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { callSignature, isPollingCall, resultFingerprint } from './call-signature';
 import { LOOP_GUARD_CODES, type LoopGuardCode } from './codes';
 import { continuationPromptFor, needsContinuation } from './continuation';
 import { detectCycle, type CycleEntry } from './cycle';
-import type { GuardCall, GuardDecision, GuardMode, GuardNotice, GuardOutcome } from './types';
+import type { GuardCall, GuardVerdict, GuardMode, GuardNotice, GuardOutcome } from './types';
 
 /**
  * Thresholds and tool lists of the loop guard. Every number is a count of calls (or of laps for
@@ -156,7 +156,7 @@ export interface LoopGuardOptions {
  * - `exhausted`: the reply announced an action but the prompts are spent; finish and mark the run partially complete.
  * @public
  */
-export type ContinuationDecision = { action: 'none' } | { action: 'continue'; prompt: string; count: number } | { action: 'exhausted'; count: number };
+export type ContinuationVerdict = { action: 'none' } | { action: 'continue'; prompt: string; count: number } | { action: 'exhausted'; count: number };
 
 /**
  * Per-run loop guard. Pure bookkeeping: it never runs a
@@ -164,7 +164,7 @@ export type ContinuationDecision = { action: 'none' } | { action: 'continue'; pr
  * results, and when the run must end.
  *
  * Driver protocol, per model turn with tool calls:
- * 1. `beforeBatch(calls)` — per-run caps (searches, subagents); refuse calls whose decision is not `allow`.
+ * 1. `beforeBatch(calls)` — per-run caps (searches, subagents); refuse calls whose verdict is not `allow`.
  * 2. for each remaining call in model order: `before(call)`; on `allow` run it, then
  *    `after(call, outcome)` and append the notices to its result; on `block` answer with the reason
  *    and call `refused(call)` instead of `after` (a `stop` notice from it ends the run); on `stop`
@@ -208,11 +208,11 @@ export class LoopGuard {
    * Counts the allowed calls.
    *
    * @param calls - the turn's calls in model order
-   * @returns one decision per call, same order: `allow`, or `block`/`stop` with `LOOP_SEARCH_CAP` / `LOOP_SUBAGENT_CAP`
+   * @returns one verdict per call, same order: `allow`, or `block`/`stop` with `LOOP_SEARCH_CAP` / `LOOP_SUBAGENT_CAP`
    */
-  beforeBatch(calls: readonly GuardCall[]): GuardDecision[] {
-    if (this.#state.stopped) return calls.map(() => this.#stoppedDecision());
-    const decisions: GuardDecision[] = calls.map(() => ({ action: 'allow' }));
+  beforeBatch(calls: readonly GuardCall[]): GuardVerdict[] {
+    if (this.#state.stopped) return calls.map(() => this.#stoppedVerdict());
+    const verdicts: GuardVerdict[] = calls.map(() => ({ action: 'allow' }));
     const caps = [
       { tools: this.config.searchTools, cap: this.config.maxSearches, field: 'searches' as const, code: LOOP_GUARD_CODES.searchCap, what: 'tool searches' },
       { tools: this.config.subagentTools, cap: this.config.maxSubagents, field: 'subagents' as const, code: LOOP_GUARD_CODES.subagentCap, what: 'subagent launches' },
@@ -223,13 +223,13 @@ export class LoopGuard {
       const used = this.#state[field];
       if (cap > 0 && used >= cap) {
         const reason = `Refused: this run already used its ${cap} ${what}. Work with the results you have, or finish and report what is missing.`;
-        const decision = this.#refuse(code, reason, used);
-        for (const i of indexes) decisions[i] = decision;
+        const verdict = this.#refuse(code, reason, used);
+        for (const i of indexes) verdicts[i] = verdict;
       } else {
         this.#state[field] = used + indexes.length;
       }
     }
-    return decisions;
+    return verdicts;
   }
 
   /**
@@ -238,8 +238,8 @@ export class LoopGuard {
    * @param call - the call about to run
    * @returns `allow`; `block` (interactive) or `stop` (background/channel) with `LOOP_SAME_CALL_FAILING` / `LOOP_SAME_RESULT`; `stop` with `LOOP_STOPPED` after a stop
    */
-  before(call: GuardCall): GuardDecision {
-    if (this.#state.stopped) return this.#stoppedDecision();
+  before(call: GuardCall): GuardVerdict {
+    if (this.#state.stopped) return this.#stoppedVerdict();
     const sig = callSignature(call.tool, call.input);
     const failures = this.#state.progressSinceFailure.includes(sig) ? 0 : (this.#state.sameCallFailures[sig] ?? 0);
     if (failures >= this.config.sameCallFailBlockAt) {
@@ -357,9 +357,9 @@ export class LoopGuard {
    *
    * @param text - the reply text
    * @param calledTools - whether the reply also called tools
-   * @returns see {@link ContinuationDecision}
+   * @returns see {@link ContinuationVerdict}
    */
-  afterReply(text: string, calledTools: boolean): ContinuationDecision {
+  afterReply(text: string, calledTools: boolean): ContinuationVerdict {
     if (!needsContinuation(text, calledTools)) return { action: 'none' };
     if (this.#state.continuations >= this.config.maxContinuations) return { action: 'exhausted', count: this.#state.continuations };
     this.#state.continuations += 1;
@@ -367,7 +367,7 @@ export class LoopGuard {
   }
 
   /**
-   * Records a call the driver refused because of a `block` decision (it did not run). After
+   * Records a call the driver refused because of a `block` verdict (it did not run). After
    * {@link LoopGuardConfig.blockedCallsStopAt} refusals in a row the guard stops the run, whatever its
    * mode: the returned notice has level `stop` and code `LOOP_BLOCKED_REPEATEDLY`.
    *
@@ -426,14 +426,14 @@ export class LoopGuard {
     return call.kind === 'read' || call.kind === 'preview' || (call.kind === 'internal' && this.config.readOnlyTools.includes(call.tool));
   }
 
-  #refuse(code: LoopGuardCode, reason: string, count: number): GuardDecision {
+  #refuse(code: LoopGuardCode, reason: string, count: number): GuardVerdict {
     if (!this.stopsRun) return { action: 'block', code, reason, count };
     const stopReason = `${reason} The run is stopped.`;
     this.#state.stopped ??= { code, reason: stopReason, count };
     return { action: 'stop', code, reason: stopReason, count };
   }
 
-  #stoppedDecision(): GuardDecision {
+  #stoppedVerdict(): GuardVerdict {
     const stopped = this.#state.stopped;
     return { action: 'stop', code: LOOP_GUARD_CODES.stopped, reason: `Not run: the loop guard already stopped this run (${stopped?.code ?? 'unknown'}).`, count: stopped?.count ?? 0 };
   }

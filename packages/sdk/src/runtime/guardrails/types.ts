@@ -52,7 +52,7 @@ export interface GuardOutcome {
  *   stopped by the guard. Outcomes already recorded (e.g. an `unknown` write) stay as they are.
  * @public
  */
-export type GuardDecision =
+export type GuardVerdict =
   | { action: 'allow' }
   | { action: 'block' | 'stop'; code: LoopGuardCode; reason: string; count: number };
 

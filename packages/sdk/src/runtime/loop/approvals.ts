@@ -1,13 +1,13 @@
 // The approvals a run asks for and is told about.
 import type { ApprovalService } from '../../authorization/approval-service';
-import { isSideEffecting, type CapabilityDescriptor } from '../../capabilities/types';
-import { MediaAgentError } from '../../errors';
+import { isSideEffecting, type CapabilityDescriptor } from '../../core/capability-descriptor';
+import { MediaAgentError } from '../../core/errors';
 import type { Clock } from '../../ports/clock';
 import type { Logger } from '../../ports/logger';
-import type { ApprovalRecord } from '../../storage/records';
-import type { RunRecord } from '../../storage/run-records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
-import type { RunEventPayloads } from '../../events/run-event';
+import type { ApprovalRecord } from '../../core/records';
+import type { RunRecord } from '../../core/run-records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
+import type { RunEventPayloads } from '../events/run-event';
 import type { RunSession } from './run-session';
 
 /** The plan a call executes, from the capability's target (if it names one). */

@@ -1,7 +1,7 @@
 // A tool call that is a capability: through the one invocation path, as `agent:<runId>`.
 import type { InvocationResult } from '../../capabilities/invocation';
-import { MediaAgentError } from '../../errors';
-import type { RunEventPayloads } from '../../events/run-event';
+import { MediaAgentError } from '../../core/errors';
+import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
 import { approvalFor, requestApproval } from './approvals';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';

@@ -1,10 +1,10 @@
 // The one storage transaction of a step.
-import type { RunEvent } from '../../events/run-event';
-import type { RunEventBus } from '../../events/run-event-bus';
+import type { RunEvent } from '../events/run-event';
+import type { RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../../ports/clock';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord } from '../../storage/run-records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord } from '../../core/run-records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import type { RunSession } from './run-session';
 
 /** Thrown inside the transaction to roll it back when the lease is no longer ours. */

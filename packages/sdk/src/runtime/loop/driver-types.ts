@@ -1,15 +1,15 @@
 // The run driver's settings, dependencies and lease (re-exported by `run-driver.ts`).
 import type { ApprovalService } from '../../authorization/approval-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
-import type { RunEventBus } from '../../events/run-event-bus';
+import type { RunEventBus } from '../events/run-event-bus';
 import type { InvocationLedger } from '../../ledger/invocation-ledger';
-import type { TokenCounter } from '../../models/tokens';
+import type { TokenCounter } from '../../models/token-counter';
 import type { ModelProvider } from '../../models/types';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
-import type { RunRecord } from '../../storage/run-records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { RunRecord } from '../../core/run-records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import type { ToolResultStore } from '../context/tool-result-store';
 import type { GoalFacts } from '../goal-facts';
 import type { LoopGuardConfig } from '../guardrails/loop-guard';

@@ -1,6 +1,6 @@
 // The end of a run's processing: its status stored with the step's last writes.
-import type { JsonValue } from '../../storage/records';
-import type { RunStatus } from '../../storage/run-records';
+import type { JsonValue } from '../../core/records';
+import type { RunStatus } from '../../core/run-records';
 import type { BudgetBreach } from '../run-budgets';
 import { commitStep } from './commit';
 import type { Loop } from './loop';

@@ -1,12 +1,12 @@
 // A run's goal targets: which titles its side effects may touch (catalog lookups and the people's
 // words), and the question put to a person when the goal is ambiguous.
-import { isSideEffecting, type CapabilityDescriptor } from '../../capabilities/types';
+import { isSideEffecting, type CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { ModelMessage } from '../../models/types';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Clock } from '../../ports/clock';
-import type { JsonValue } from '../../storage/records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
-import { ambiguityQuestion, candidatesFromLookup, decideGoalTarget, type GoalCandidate } from '../goal-target';
+import type { JsonValue } from '../../core/records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
+import { ambiguityQuestion, candidatesFromLookup, resolveGoalTarget, type GoalCandidate } from '../goal-target';
 import type { RunSession } from './run-session';
 
 /** The standard capability whose results say which titles a goal could mean. */
@@ -61,10 +61,10 @@ export async function checkGoalTarget(storage: StorageAdapter, session: RunSessi
   }
   if (!entity) return undefined;
   const said = [session.run.goal, ...session.messages.flatMap((m: ModelMessage) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []))].join('\n');
-  const decision = decideGoalTarget(entity, state.lookups, said);
-  if (decision.kind === 'ambiguous') return { question: ambiguityQuestion(decision.candidates), candidates: decision.candidates };
-  if (decision.kind === 'resolved' && !state.targets.some((t) => t.mediaEntityId === entity)) {
-    session.setState(GOAL_STATE_KEY, { ...state, targets: [...state.targets, decision.target] } as unknown as JsonValue);
+  const resolution = resolveGoalTarget(entity, state.lookups, said);
+  if (resolution.kind === 'ambiguous') return { question: ambiguityQuestion(resolution.candidates), candidates: resolution.candidates };
+  if (resolution.kind === 'resolved' && !state.targets.some((t) => t.mediaEntityId === entity)) {
+    session.setState(GOAL_STATE_KEY, { ...state, targets: [...state.targets, resolution.target] } as unknown as JsonValue);
   }
   return undefined;
 }

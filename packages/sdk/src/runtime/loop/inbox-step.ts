@@ -4,7 +4,7 @@ import type { RunSession } from './run-session';
 
 /**
  * Applies the queued steering messages (at most `inboxCapacity`, oldest first) as user messages:
- * appended, marked applied, announced by `message_applied` — written by the caller's commit.
+ * appended, marked applied, announced by `inbox_applied` — written by the caller's commit.
  * @returns true when there was something to apply
  */
 export async function applyInbox(loop: Loop, session: RunSession): Promise<boolean> {
@@ -12,6 +12,6 @@ export async function applyInbox(loop: Loop, session: RunSession): Promise<boole
   if (queued.length === 0) return false;
   for (const m of queued) session.append({ role: 'user', content: m.text });
   session.writes.applied.push(...queued.map((m) => m.id));
-  session.emit('message_applied', { messageIds: queued.map((m) => m.id) });
+  session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;
 }

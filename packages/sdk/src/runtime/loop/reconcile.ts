@@ -1,7 +1,7 @@
 // Crash reconciliation of a run's dangling tool calls.
 import type { InvocationResult } from '../../capabilities/invocation';
 import type { AssistantMessage, ToolCallPart, ToolResultMessage } from '../../models/types';
-import type { LedgerEntry } from '../../storage/records';
+import type { LedgerEntry } from '../../core/records';
 import { DELEGATE_TOOL } from '../delegate-tool';
 import { toolResultMessage } from '../tool-result';
 import type { Loop } from './loop';

@@ -1,9 +1,9 @@
 // A run's phases: start or resume → drive → goal-settled → finalize.
-import { utcDayStart } from '../../authorization/grant-rules';
-import { MediaAgentError } from '../../errors';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord, RunStatus } from '../../storage/run-records';
-import type { RunPatch } from '../../storage/storage-adapter';
+import { utcDayStart } from '../../core/utc-day';
+import { MediaAgentError } from '../../core/errors';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord, RunStatus } from '../../core/run-records';
+import type { RunPatch } from '../../ports/storage-adapter';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import { buildGoalReport, factsSettled } from '../goal-report';
 import { RunMiddlewareError } from '../middleware/run-middleware';
@@ -59,9 +59,9 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   } else if (run.wakeRequested || run.status === 'running') {
     const wasTerminal = run.endedAt !== null;
     const patch: RunPatch = { status: 'running', wakeRequested: false, step: run.wakeRequested ? 'drive' : run.step, endedAt: null };
-    if (wasTerminal) Object.assign(patch, { plan: null, report: null, startedAt: clock.now() });
+    if (wasTerminal) Object.assign(patch, { checklist: null, report: null, startedAt: clock.now() });
     session.patch(patch);
-    if (wasTerminal) session.emit('plan_updated', { plan: null });
+    if (wasTerminal) session.emit('checklist_updated', { checklist: null });
     // A wake is a message in the inbox, or else a decision on an approval the run asked for.
     const reason = !session.woken ? 'resumed' : (await storage.inbox.listQueued(run.id)).length > 0 ? 'woken by a new message' : 'woken by an approval decision';
     session.emit('run_status', { status: 'running', step: session.run.step, reason });

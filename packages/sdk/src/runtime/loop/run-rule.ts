@@ -1,8 +1,8 @@
 // The run rule as the model sees it, and what the run is offered.
-import { checkRun } from '../../authorization/decide';
+import { checkRun } from '../../authorization/evaluate';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
-import type { CapabilityDescriptor } from '../../capabilities/types';
-import type { RunRecord } from '../../storage/run-records';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
+import type { RunRecord } from '../../core/run-records';
 
 /**
  * The run rule (the authorizer's `checkRun`, so the model sees the same denial): read-only

@@ -1,9 +1,9 @@
 // One run being processed: its state in memory and the writes of the step in progress.
-import type { RunEventPayloads, RunEventType } from '../../events/run-event';
+import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord, RunUsage } from '../../storage/run-records';
-import type { RunPatch } from '../../storage/storage-adapter';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord, RunUsage } from '../../core/run-records';
+import type { RunPatch } from '../../ports/storage-adapter';
 import type { RunMiddlewareRun } from '../middleware/run-middleware';
 import type { RunLease } from './driver-types';
 import { StepWrites } from './step-writes';

@@ -1,5 +1,5 @@
 // The first step of a drive: the working conversation, crash reconciliation, the middleware's start.
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { ModelMessage, ModelTool } from '../../models/types';
 import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';

@@ -1,8 +1,8 @@
 // The writes of one step, gathered while it runs and committed together (see `commit.ts`).
-import type { RunEventPayloads, RunEventType } from '../../events/run-event';
+import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
-import type { DecisionRecord } from '../../storage/run-records';
-import type { RunPatch } from '../../storage/storage-adapter';
+import type { DecisionRecord } from '../../core/run-records';
+import type { RunPatch } from '../../ports/storage-adapter';
 
 /** A run event waiting for its step's commit. */
 export interface PendingEvent<T extends RunEventType = RunEventType> {

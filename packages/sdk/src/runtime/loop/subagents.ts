@@ -1,12 +1,12 @@
 // Subagent runs seen from their parent: the budgets a child gets, its result, and a child left
 // behind by a crash.
 import type { InvocationResult } from '../../capabilities/invocation';
-import type { RunEventBus } from '../../events/run-event-bus';
+import type { RunEventBus } from '../events/run-event-bus';
 import type { ModelMessage } from '../../models/types';
 import type { Clock } from '../../ports/clock';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord, RunUsage } from '../../storage/run-records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord, RunUsage } from '../../core/run-records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import { subagentFindings } from '../delegate-tool';
 import { DEFAULT_RUN_BUDGETS, type RunBudgets } from '../run-budgets';
 

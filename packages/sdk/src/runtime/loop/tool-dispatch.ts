@@ -1,8 +1,8 @@
 // Answers one tool call the middleware let through: the run rule, a call that must not run, the
 // runtime's own tools (the table), capabilities, unknown names.
 import type { InvocationResult } from '../../capabilities/invocation';
-import type { JsonValue } from '../../storage/records';
-import type { RunUsage } from '../../storage/run-records';
+import type { JsonValue } from '../../core/records';
+import type { RunUsage } from '../../core/run-records';
 import type { ToolCallPart, ToolResultMessage } from '../../models/types';
 import { toolResultMessage } from '../tool-result';
 import { callCapability } from './capability-call';

@@ -1,8 +1,8 @@
 // The runtime's compaction, attached as a middleware.
-import { MediaAgentError } from '../../errors';
-import type { TokenCounter } from '../../models/tokens';
+import { MediaAgentError } from '../../core/errors';
+import type { TokenCounter } from '../../models/token-counter';
 import type { ModelMessage } from '../../models/types';
-import { compact, planCompaction, type PinnedFacts } from '../context/compaction';
+import { compact, assessCompaction, type PinnedFacts } from '../context/compaction';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import type { RunMiddleware } from './run-middleware';
 
@@ -16,7 +16,7 @@ export interface CompactionMiddlewareOptions {
   contextWindowTokens: number;
   /** Compact above this share of the window (0 < share < 1). */
   thresholdShare: number;
-  /** Facts that survive every compaction (the plan, unknown writes, open approvals) of a run; read only when a compaction is due. */
+  /** Facts that survive every compaction (the checklist, unknown writes, open approvals) of a run; read only when a compaction is due. */
   pinned: (runId: string) => Promise<PinnedFacts>;
   /** Writes the summary of `messages` (normally a model call); compaction falls back to a deterministic digest when it throws. */
   summarize: (messages: readonly ModelMessage[], signal?: AbortSignal) => Promise<string>;
@@ -26,7 +26,7 @@ export interface CompactionMiddlewareOptions {
  * Compaction as a {@link RunMiddleware} named `compaction`:
  * before a model request whose estimate (runtime system prompt, the drive's base tools, the working
  * conversation) is over the threshold, the older turns are summarized and replaced in the working
- * conversation (never splitting a call from its result; the plan, unknown writes and open
+ * conversation (never splitting a call from its result; the checklist, unknown writes and open
  * approvals pinned into the summary; every message stays in storage). It sets `requestTokens` for
  * the middleware after it. When even the latest turn does not fit the window the run ends `failed`
  * with `CONTEXT_TURN_TOO_LARGE`.
@@ -39,12 +39,12 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
   return {
     name: 'compaction',
     async beforeModelRequest(ctx) {
-      const base = { counter: options.counter, model: options.model, contextWindow: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
+      const base = { counter: options.counter, model: options.model, contextWindowTokens: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
       try {
         // Pinned facts cost storage reads: gather them only when a compaction is due.
-        const plan = planCompaction(ctx.messages, base);
-        if (!plan.needed) {
-          ctx.requestTokens = plan.totalTokens; // what `compact` reports when it does nothing
+        const assessment = assessCompaction(ctx.messages, base);
+        if (!assessment.needed) {
+          ctx.requestTokens = assessment.totalTokens; // what `compact` reports when it does nothing
           return;
         }
         const result = await compact(ctx.messages, { ...base, pinned: await options.pinned(ctx.run.id), summarize: options.summarize, signal: ctx.signal });

@@ -1,13 +1,13 @@
 // The loop guard, attached as a middleware.
 import type { ToolResultMessage } from '../../models/types';
 import { LoopGuard, type LoopGuardConfig } from '../guardrails/loop-guard';
-import type { GuardCall, GuardDecision } from '../guardrails/types';
+import type { GuardCall, GuardVerdict } from '../guardrails/types';
 import type { MiddlewareState, RunMiddleware, ToolCallContext } from './run-middleware';
 
 /** The loop guard of a run while it is driven, and the batch decisions of the current turn. */
 interface GuardSlot {
   guard: LoopGuard | undefined;
-  batch: GuardDecision[];
+  batch: GuardVerdict[];
 }
 
 /**
@@ -60,13 +60,13 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
       const slot = slotOf(ctx);
       const call = guardCall(ctx);
       const first = slot.batch[ctx.index] ?? { action: 'allow' };
-      const decision = first.action === 'allow' ? slot.guard.before(call) : first;
-      if (decision.action === 'allow') return undefined;
-      const refused = decision.action === 'block' ? slot.guard.refused(call) : undefined;
+      const verdict = first.action === 'allow' ? slot.guard.before(call) : first;
+      if (verdict.action === 'allow') return undefined;
+      const refused = verdict.action === 'block' ? slot.guard.refused(call) : undefined;
       save(ctx.state, slot.guard);
-      if (decision.action === 'stop') return { action: 'stop', code: decision.code, message: decision.reason };
+      if (verdict.action === 'stop') return { action: 'stop', code: verdict.code, message: verdict.reason };
       if (refused) ctx.stopRun(refused.code, refused.message);
-      return { action: 'refuse', code: decision.code, message: decision.reason };
+      return { action: 'refuse', code: verdict.code, message: verdict.reason };
     },
     afterToolCall(ctx) {
       const { guard } = slotOf(ctx);

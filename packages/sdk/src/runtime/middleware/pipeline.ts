@@ -1,10 +1,10 @@
 // Runs the hooks of the run middleware in order, gives each its context, and turns a throw into a
 // RunMiddlewareError naming the middleware.
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
 import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
-import type { JsonValue } from '../../storage/records';
-import type { RunStatus } from '../../storage/run-records';
+import type { JsonValue } from '../../core/records';
+import type { RunStatus } from '../../core/run-records';
 import type { GuardCallKind } from '../guardrails/types';
 import type { RunSession } from '../loop/run-session';
 import {

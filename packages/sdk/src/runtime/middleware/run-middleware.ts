@@ -1,11 +1,11 @@
 // The public extension point of the run loop: ordered hooks around the model request, the model
 // turn, each tool call and the end of a run.
-import type { CapabilityDescriptor } from '../../capabilities/types';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
-import type { JsonValue } from '../../storage/records';
-import type { RunMode, RunOrigin, RunStatus, RunUsage } from '../../storage/run-records';
+import type { JsonValue } from '../../core/records';
+import type { RunMode, RunOrigin, RunStatus, RunUsage } from '../../core/run-records';
 import type { GuardCallKind } from '../guardrails/types';
 
 /**

@@ -1,5 +1,5 @@
 // The middleware a run driver runs: the runtime's own (from its settings), then the host's.
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { summaryRequestMessages, type PinnedFacts } from '../context/compaction';
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';
@@ -57,7 +57,7 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
             const unknown = (await storage.ledger.listByState(['unknown'])).filter((e) => e.runId === runId);
             return {
               goal: run?.goal ?? '',
-              ...(run?.plan ? { plan: run.plan } : {}),
+              ...(run?.checklist ? { checklist: run.checklist } : {}),
               unknownWrites: unknown.map((e) => ({ capability: e.capabilityId, callId: e.callId, input: e.inputSummary, note: 'outcome unknown: verify before retrying' })),
               pendingApprovals: (await openApprovals(deps, runId)).map((a) => ({ approvalId: a.id, planType: a.planType, planId: a.planId })),
             };

@@ -1,5 +1,5 @@
 // Tool discovery, attached as a middleware.
-import type { TokenCounter } from '../../models/tokens';
+import type { TokenCounter } from '../../models/token-counter';
 import { SEARCH_TOOLS_TOOL, ToolDiscovery, type ToolDiscoveryState } from '../context/tool-discovery';
 import type { MiddlewareState, RunMiddleware } from './run-middleware';
 
@@ -51,7 +51,7 @@ export function toolDiscoveryMiddleware(options: ToolDiscoveryMiddlewareOptions)
   return {
     name: 'tool_discovery',
     onDriveStart(ctx) {
-      const settings = { maxTools: options.maxTools, counter: options.counter, model: options.model, contextWindow: options.contextWindowTokens, alwaysOn: [...ctx.runtimeTools] };
+      const settings = { maxTools: options.maxTools, counter: options.counter, model: options.model, contextWindowTokens: options.contextWindowTokens, alwaysOn: [...ctx.runtimeTools] };
       const saved = ctx.state.get();
       let discovery: ToolDiscovery;
       if (saved) discovery = ToolDiscovery.fromJSON(saved as unknown as ToolDiscoveryState, ctx.catalog, settings);

@@ -1,9 +1,9 @@
 // `delegate`: a read-only subagent run, driven inline.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { Clock } from '../../ports/clock';
-import type { JsonValue } from '../../storage/records';
-import type { RunRecord } from '../../storage/run-records';
-import type { StorageAdapter } from '../../storage/storage-adapter';
+import type { JsonValue } from '../../core/records';
+import type { RunRecord } from '../../core/run-records';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateInput } from '../delegate-tool';
 import type { RunDriverDeps, RunLease } from '../loop/driver-types';
 import { childBudgets, SUBAGENTS_STATE_KEY, subagentResult } from '../loop/subagents';

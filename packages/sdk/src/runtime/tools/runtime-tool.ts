@@ -1,8 +1,8 @@
 // The shape of the runtime's own tools (the rows of the tool table).
 import type { InvocationResult } from '../../capabilities/invocation';
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import type { ModelTool, ToolCallPart } from '../../models/types';
-import type { RunRecord, RunUsage } from '../../storage/run-records';
+import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { RunSession } from '../loop/run-session';
 
 /** One call of a runtime tool, as its `run` function gets it. */

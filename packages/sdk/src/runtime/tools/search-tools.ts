@@ -1,5 +1,5 @@
 // `search_tools`: searches the run's catalog for tools not offered yet.
-import type { JsonValue } from '../../storage/records';
+import type { JsonValue } from '../../core/records';
 import { SEARCH_TOOLS_MODEL_TOOL, SEARCH_TOOLS_TOOL } from '../context/tool-discovery';
 import { discoveryIn } from '../middleware/tool-discovery';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';

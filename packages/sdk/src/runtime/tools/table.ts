@@ -1,6 +1,6 @@
 // The table of the runtime's own tools.
 import type { ModelTool } from '../../models/types';
-import type { RunRecord } from '../../storage/run-records';
+import type { RunRecord } from '../../core/run-records';
 import type { RuntimeTool } from './runtime-tool';
 
 /**

@@ -1,9 +1,9 @@
-// `update_plan`: the run's plan.
-import type { JsonValue } from '../../storage/records';
-import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validatePlan, type RunPlan } from '../plan-tool';
+// `update_plan`: the run's checklist.
+import type { JsonValue } from '../../core/records';
+import { UPDATE_PLAN_MODEL_TOOL, UPDATE_PLAN_TOOL, validateChecklist, type RunChecklist } from '../checklist';
 import type { RuntimeTool } from './runtime-tool';
 
-/** `update_plan`: replaces the run's plan and emits `plan_updated`. */
+/** `update_plan`: replaces the run's checklist and emits `checklist_updated`. */
 export function updatePlanTool(): RuntimeTool {
   return {
     name: UPDATE_PLAN_TOOL,
@@ -11,10 +11,10 @@ export function updatePlanTool(): RuntimeTool {
     discoveryOnly: false,
     available: () => true,
     async run({ session, call }) {
-      const problems = validatePlan(call.input);
-      if (problems.length > 0) return { result: { status: 'failed', error: { code: 'PLAN_INVALID', message: problems.join('; ') } } };
-      session.patch({ plan: call.input as JsonValue });
-      session.emit('plan_updated', { plan: call.input as RunPlan });
+      const problems = validateChecklist(call.input);
+      if (problems.length > 0) return { result: { status: 'failed', error: { code: 'CHECKLIST_INVALID', message: problems.join('; ') } } };
+      session.patch({ checklist: call.input as JsonValue });
+      session.emit('checklist_updated', { checklist: call.input as RunChecklist });
       return { result: { status: 'succeeded', output: { saved: true } } };
     },
   };

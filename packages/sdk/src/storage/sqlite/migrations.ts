@@ -14,7 +14,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { StorageSchemaTooNewError } from '../errors';
-import { STORAGE_SCHEMA_VERSION } from '../storage-adapter';
+import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 
 /** One schema step. @internal */
 export interface SqliteMigration {
@@ -254,6 +254,15 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         SELECT grant_id, (claimed_at / 86400000) * 86400000, COUNT(*), COALESCE(SUM(bytes), 0)
         FROM ledger WHERE grant_id IS NOT NULL
         GROUP BY grant_id, claimed_at / 86400000`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'run checklist',
+    statements: [
+      // The run's step list written by the update_plan tool is its checklist ("plan" names the reviewed artifact an
+      // approval binds to). SQLite ≥ 3.25 and PostgreSQL both rename a column in place.
+      `ALTER TABLE runs RENAME COLUMN plan TO checklist`,
     ],
   },
 ];

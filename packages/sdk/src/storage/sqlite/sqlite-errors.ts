@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { StorageCorruptError, StorageError, StorageLockedError } from '../errors';
 
 /** The `code` of a better-sqlite3 `SqliteError` (e.g. `SQLITE_BUSY_SNAPSHOT`), or undefined. @internal */

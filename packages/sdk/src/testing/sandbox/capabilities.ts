@@ -2,13 +2,13 @@ import type { PlanService } from '../../authorization/plan-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import { OutcomeUnknownError } from '../../capabilities/errors';
 import type { HandlerContext } from '../../capabilities/types';
-import { canonicalHash } from '../../ledger/canonical-json';
+import { canonicalHash } from '../../core/canonical-json';
 import type { StandardOutput } from '../../media/contracts';
 import { defineStandardCapability, planReceipt, registerStandardCapabilities, verifyDownloadSubmit, type StandardImplementations } from '../../media/define-standard';
 import { MediaStateError } from '../../media/errors';
 import { parseMediaEntityId } from '../../media/identity';
 import { RESOLUTIONS, type PolicySettings, type Release } from '../../media/schemas';
-import type { JsonValue } from '../../storage/records';
+import type { JsonValue } from '../../core/records';
 import type { SandboxRelease, SandboxTitle } from './data';
 import { addRun, entityOf, type SandboxDownload, type SandboxPlan, type SandboxWorld } from './world';
 

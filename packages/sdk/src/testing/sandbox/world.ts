@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MediaAgentError } from '../../errors';
+import { MediaAgentError } from '../../core/errors';
 import { MediaStateError, type MediaStateCode } from '../../media/errors';
 import { mediaEntityId as entityIdOf, parseMediaEntityId } from '../../media/identity';
 import type { DownloadJob, DownloadStatus, MediaItem, OrganizeRecord, PolicySettings, Release, Task } from '../../media/schemas';

@@ -10,8 +10,8 @@ import type {
   LedgerState,
   PlanRecord,
   PolicyRevisionRecord,
-} from './records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from './run-records';
+} from '../core/records';
+import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from '../core/run-records';
 
 /**
  * Ledger entries by idempotency key. Writes are compare-and-set on the executor token so a
@@ -218,7 +218,7 @@ export interface StorageAdapter extends StorageSession {
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 4;
+export const STORAGE_SCHEMA_VERSION = 5;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;

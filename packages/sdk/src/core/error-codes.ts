@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   // Approvals, plans and grants (administrative errors)
   APPROVAL_NOT_FOUND: 'No approval has the id.',
   GRANT_NOT_FOUND: 'No automation grant has the id.',
+  CHECKLIST_INVALID: "The run's checklist given to `update_plan` is invalid (empty steps, several in progress …).",
   PLAN_NOT_FOUND: 'No plan (the reviewed artifact an approval binds to) has the id.',
   POLICY_REVISION_NOT_FOUND: 'No policy revision has the id.',
   APPROVAL_HASH_MISMATCH:
@@ -120,7 +121,6 @@ export const ERROR_CODES = {
     'A call could not be tied to one goal target, so the run stops and asks the user which one is meant.',
   DELEGATE_DEPTH: 'A subagent tried to start a subagent deeper than the nesting limit.',
   DELEGATE_INVALID: 'The arguments of a subagent launch are invalid.',
-  PLAN_INVALID: "The agent's step list given to `update_plan` is invalid (empty steps, several in progress …).",
   CONTEXT_TURN_TOO_LARGE:
     'One model turn with its tool results does not fit in the context window even after compaction.',
 

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'eventemitter3';
-import type { Clock } from '../ports/clock';
-import { TERMINAL_RUN_STATUSES, type RunEventRecord, type RunStatus } from '../storage/run-records';
-import type { StorageAdapter, StorageSession } from '../storage/storage-adapter';
-import type { JsonValue } from '../storage/records';
+import type { Clock } from '../../ports/clock';
+import { TERMINAL_RUN_STATUSES, type RunEventRecord, type RunStatus } from '../../core/run-records';
+import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
+import type { JsonValue } from '../../core/records';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-event';
 
 /**

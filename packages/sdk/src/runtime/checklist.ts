@@ -7,7 +7,7 @@ import type { ModelTool } from '../models/types';
 export const UPDATE_PLAN_TOOL = 'update_plan';
 
 /** Schema of a run plan: a goal and steps, each with a status; completed and blocked steps need evidence. @public */
-export const RunPlanSchema = Type.Object(
+export const RunChecklistSchema = Type.Object(
   {
     goal: Type.String({ minLength: 1, maxLength: 2000, description: 'What the run is trying to achieve.' }),
     steps: Type.Array(
@@ -26,7 +26,7 @@ export const RunPlanSchema = Type.Object(
 );
 
 /** A run plan (`update_plan` input). @public */
-export type RunPlan = Static<typeof RunPlanSchema>;
+export type RunChecklist = Static<typeof RunChecklistSchema>;
 
 /**
  * Validates a plan: the schema, plus the rule that `completed` and `blocked` steps carry evidence
@@ -34,18 +34,18 @@ export type RunPlan = Static<typeof RunPlanSchema>;
  * @returns the problems found (empty when valid)
  * @public
  */
-export function validatePlan(plan: unknown): string[] {
-  const check = compileSchema(RunPlanSchema);
+export function validateChecklist(plan: unknown): string[] {
+  const check = compileSchema(RunChecklistSchema);
   if (!check.check(plan)) return check.issues(plan).map((i) => `${i.path || '/'}: ${i.message}`);
-  return (plan as RunPlan).steps.flatMap((step, i) =>
+  return (plan as RunChecklist).steps.flatMap((step, i) =>
     (step.status === 'completed' || step.status === 'blocked') && !step.evidence?.trim() ? [`/steps/${i}: a ${step.status} step needs evidence`] : [],
   );
 }
 
-/** The plan tool as offered to the model (schema in the form every provider family accepts, validated against {@link RunPlanSchema}). @public */
+/** The plan tool as offered to the model (schema in the form every provider family accepts, validated against {@link RunChecklistSchema}). @public */
 export const UPDATE_PLAN_MODEL_TOOL: ModelTool = providerSafeTool({
   name: UPDATE_PLAN_TOOL,
   description:
     'Replace the plan of this run: the goal and its steps with status pending, in_progress, completed or blocked. Completed and blocked steps must cite evidence from tool results. Keep it current as you work.',
-  inputSchema: RunPlanSchema as unknown as Record<string, unknown>,
+  inputSchema: RunChecklistSchema as unknown as Record<string, unknown>,
 });

@@ -8,27 +8,28 @@ import { PolicyAuthorizer } from '../authorization/policy-authorizer';
 import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
-import { MediaAgentError } from '../errors';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../runtime/context/tool-discovery';
+import { MediaAgentError } from '../core/errors';
 import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
 import { SystemClock, type Clock } from '../ports/clock';
 import { RandomIdGenerator, type IdGenerator } from '../ports/id-generator';
 import { ConsoleLogger } from '../ports/logger';
-import { resolvePort, Tokens } from '../ports/tokens';
+import { resolvePort, Tokens } from './injection-tokens';
 import { MemoryStorage } from '../storage/memory/memory-storage';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import { RunEventBus } from '../events/run-event-bus';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import { RunEventBus } from '../runtime/events/run-event-bus';
 import { createModelProvider, type ModelProviderConfig } from '../models/factory';
-import { TiktokenCounter } from '../models/tokens';
+import { TiktokenCounter } from '../models/token-counter';
 import type { ModelProvider } from '../models/types';
-import { DefaultAgentHost, type AgentHost } from './agent-host';
-import type { GoalFacts } from './goal-facts';
-import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from './run-budgets';
-import { RunDriver } from './run-driver';
-import { RunService } from './run-service';
-import { ToolResultStore } from './context/tool-result-store';
-import { WorkerPool } from './worker-pool';
-import type { AgentOptions, ResolvedAgentOptions, RunScope } from './agent-options';
-import { validateRunMiddleware } from './middleware/runtime-middleware';
+import { DefaultAgentHost, type AgentHost } from '../runtime/agent-host';
+import type { GoalFacts } from '../runtime/goal-facts';
+import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budgets';
+import { RunDriver, type RunDriverSettings } from '../runtime/run-driver';
+import { RunService } from '../runtime/run-service';
+import { ToolResultStore } from '../runtime/context/tool-result-store';
+import { WorkerPool } from '../runtime/worker-pool';
+import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
+import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const limits = {
@@ -57,7 +58,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
   const maxTools = r.maxTools ?? 0;
   if (!(Number.isInteger(maxTools) && maxTools >= 0)) throw new MediaAgentError('OPTIONS_INVALID', `option runs.maxTools must be a non-negative integer; got ${String(maxTools)}`, { option: 'runs.maxTools' });
-  const contextWindowTokens = r.contextWindowTokens ?? 128_000;
+  const contextWindowTokens = r.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   positive('runs.contextWindowTokens', contextWindowTokens);
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
@@ -136,82 +137,90 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
   c.register(Tokens.TokenCounter, single(() => new TiktokenCounter()));
   c.register(Tokens.GoalFacts, { useValue: options.goalFacts ?? NO_GOAL_FACTS });
   c.register(Tokens.RunEventBus, single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))));
-  c.register(
-    Tokens.AgentHost,
-    single((d) => {
-      const storage = resolvePort(d, Tokens.StorageAdapter);
-      const clock = resolvePort(d, Tokens.Clock);
-      const ids = resolvePort(d, Tokens.IdGenerator);
-      const logger = resolvePort(d, Tokens.Logger);
-      const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
-      const approvals = resolvePort(d, Tokens.ApprovalService);
-      const bus = resolvePort(d, Tokens.RunEventBus);
-      let runs: RunService | undefined;
-      const driver = new RunDriver({
-        results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
-        counter: resolvePort(d, Tokens.TokenCounter),
-        startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
-          runs!.startRun(
-            { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
-            { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner, leaseExpiresAt: parent.leaseExpiresAt ?? clock.now() + resolved.runs.leaseMs },
-          ),
-        storage,
-        capabilities,
-        ledger: d.resolve(Tokens.InvocationLedger),
-        approvals,
-        provider: d.resolve(Tokens.ModelProvider),
-        goalFacts: d.resolve(Tokens.GoalFacts),
-        bus,
-        clock,
-        ids,
-        logger,
-        middleware: resolved.runs.middleware,
-        settings: {
-          model: resolved.model,
-          maxTokens: resolved.maxTokens,
-          systemPrompt: resolved.runs.systemPrompt,
-          daily: resolved.runs.daily,
-          goalPollSec: resolved.runs.goalPollSec,
-          goalWaitHours: resolved.runs.goalWaitHours,
-          inboxCapacity: resolved.runs.inboxCapacity,
-          loopGuard: resolved.runs.loopGuard,
-          maxTools: resolved.runs.maxTools,
-          contextWindowTokens: resolved.runs.contextWindowTokens,
-          compactionThreshold: resolved.runs.compactionThreshold,
-          maxInputBytes: resolved.maxInputBytes,
-          refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
-        },
-      });
-      const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
-      runs = new RunService({
-        storage,
-        capabilities,
-        bus,
-        clock,
-        ids,
-        budgets: resolved.runs.budgets,
-        wake: () => workers.wake(),
-        abortLocal: (runId) => workers.abortLocal(runId),
-      });
-      return new DefaultAgentHost({
-        capabilities,
-        approvals,
-        grants: d.resolve(Tokens.GrantService),
-        plans: d.resolve(Tokens.PlanService),
-        policies: d.resolve(Tokens.PolicyService),
-        automation: d.resolve(Tokens.AutomationService),
-        ledger: d.resolve(Tokens.InvocationLedger),
-        storage,
-        logger,
-        options: d.resolve(Tokens.AgentOptions),
-        runs,
-        workers,
-        bus,
-      });
-    }),
-  );
+  c.register(Tokens.AgentHost, single((d) => buildAgentHost(d, resolved)));
   options.configure?.(c);
   return c;
+}
+
+/**
+ * The host façade and the run machinery behind it (tool result store, run driver, worker pool, run
+ * service), built from the container's ports and services.
+ */
+function buildAgentHost(d: DependencyContainer, resolved: ResolvedAgentOptions): AgentHost {
+  const storage = resolvePort(d, Tokens.StorageAdapter);
+  const clock = resolvePort(d, Tokens.Clock);
+  const ids = resolvePort(d, Tokens.IdGenerator);
+  const logger = resolvePort(d, Tokens.Logger);
+  const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
+  const approvals = resolvePort(d, Tokens.ApprovalService);
+  const bus = resolvePort(d, Tokens.RunEventBus);
+  let runs: RunService | undefined;
+  const driver = new RunDriver({
+    results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+    counter: resolvePort(d, Tokens.TokenCounter),
+    startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
+      runs!.startRun(
+        { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
+        { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner, leaseExpiresAt: parent.leaseExpiresAt ?? clock.now() + resolved.runs.leaseMs },
+      ),
+    storage,
+    capabilities,
+    ledger: d.resolve(Tokens.InvocationLedger),
+    approvals,
+    provider: d.resolve(Tokens.ModelProvider),
+    goalFacts: d.resolve(Tokens.GoalFacts),
+    bus,
+    clock,
+    ids,
+    logger,
+    middleware: resolved.runs.middleware,
+    settings: runDriverSettings(resolved),
+  });
+  const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
+  runs = new RunService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    ids,
+    budgets: resolved.runs.budgets,
+    wake: () => workers.wake(),
+    abortLocal: (runId) => workers.abortLocal(runId),
+  });
+  return new DefaultAgentHost({
+    capabilities,
+    approvals,
+    grants: d.resolve(Tokens.GrantService),
+    plans: d.resolve(Tokens.PlanService),
+    policies: d.resolve(Tokens.PolicyService),
+    automation: d.resolve(Tokens.AutomationService),
+    ledger: d.resolve(Tokens.InvocationLedger),
+    storage,
+    logger,
+    options: d.resolve(Tokens.AgentOptions),
+    runs,
+    workers,
+    bus,
+  });
+}
+
+/** The run driver's settings, from the resolved options. */
+function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
+  return {
+    model: resolved.model,
+    maxTokens: resolved.maxTokens,
+    systemPrompt: resolved.runs.systemPrompt,
+    daily: resolved.runs.daily,
+    goalPollSec: resolved.runs.goalPollSec,
+    goalWaitHours: resolved.runs.goalWaitHours,
+    inboxCapacity: resolved.runs.inboxCapacity,
+    loopGuard: resolved.runs.loopGuard,
+    maxTools: resolved.runs.maxTools,
+    contextWindowTokens: resolved.runs.contextWindowTokens,
+    compactionThreshold: resolved.runs.compactionThreshold,
+    maxInputBytes: resolved.maxInputBytes,
+    refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
+  };
 }
 
 /** The provider from an instance or a configuration (default: the scripted provider with its built-in script). */

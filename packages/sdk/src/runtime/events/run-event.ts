@@ -1,7 +1,7 @@
-import type { JsonValue } from '../storage/records';
-import type { RunStatus, RunStep } from '../storage/run-records';
-import type { AgentGoalReport } from '../runtime/goal-report';
-import type { RunPlan } from '../runtime/plan-tool';
+import type { JsonValue } from '../../core/records';
+import type { RunStatus, RunStep } from '../../core/run-records';
+import type { AgentGoalReport } from '../goal-report';
+import type { RunChecklist } from '../checklist';
 
 /** Phases of a tool call as published in `tool_call` events. @public */
 export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';
@@ -17,12 +17,12 @@ export interface RunEventPayloads {
   text_delta: { text: string };
   /** A tool call started or settled. */
   tool_call: { callId: string; capabilityId: string; phase: ToolCallPhase; invocationId?: string; idempotencyKey?: string; error?: { code: string; message: string }; output?: JsonValue };
-  /** The run's plan was replaced (`update_plan`), or cleared (`null`) when an ended run is driven again. */
-  plan_updated: { plan: RunPlan | null };
+  /** The run's checklist was replaced (`update_plan`), or cleared (`null`) when a finished run is resumed. */
+  checklist_updated: { checklist: RunChecklist | null };
   /** A steering message was queued. */
-  message_queued: { messageId: string; text: string };
+  inbox_queued: { inboxId: string; text: string };
   /** Queued steering messages reached the model. */
-  message_applied: { messageIds: string[] };
+  inbox_applied: { inboxIds: string[] };
   /** An approval was requested for a plan the run wants to execute. */
   approval_requested: { approvalId: string; planType: string; planId: string; payloadHash: string; capabilityId: string };
   /** An approval the run asked for was decided. */

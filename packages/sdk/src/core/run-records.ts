@@ -71,8 +71,8 @@ export interface RunRecord {
   budgets: JsonValue;
   /** Tool calls, model calls, tokens and cost used so far, checked against the run's budgets. */
   usage: RunUsage;
-  /** The current plan (`update_plan`), or null. */
-  plan: JsonValue | null;
+  /** The run's current checklist (the model writes it with the `update_plan` tool; see `RunChecklist`), or null. */
+  checklist: JsonValue | null;
   /** The verified goal report, or null. */
   report: JsonValue | null;
   /** The model's last final text (unverified). */

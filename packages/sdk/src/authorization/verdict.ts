@@ -26,7 +26,7 @@ export type DenialCode =
  * `basis`: `not_required` (read/preview), `human` (a console administrator), `approval`, `grant`.
  * @public
  */
-export type AuthorizationDecision =
+export type AuthorizationVerdict =
   | { allowed: true; basis: 'not_required' | 'human' | 'approval' | 'grant'; approvalId?: string; grantId?: string }
   | { allowed: false; code: DenialCode; reason: string; approvalId?: string; grantId?: string };
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from './errors';
 
 /**
  * Thrown when a value cannot be written as canonical JSON (a non-finite number, a bigint,

@@ -9,14 +9,14 @@ import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { AgentHost } from '../runtime/agent-host';
 import type { ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
-import type { StorageAdapter } from '../storage/storage-adapter';
-import type { RunEventBus } from '../events/run-event-bus';
+import type { StorageAdapter } from '../ports/storage-adapter';
+import type { RunEventBus } from '../runtime/events/run-event-bus';
 import type { ModelProvider } from '../models/types';
-import type { TokenCounter } from '../models/tokens';
+import type { TokenCounter } from '../models/token-counter';
 import type { GoalFacts } from '../runtime/goal-facts';
-import type { Clock } from './clock';
-import type { IdGenerator } from './id-generator';
-import type { Logger } from './logger';
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Logger } from '../ports/logger';
 
 /**
  * A typed tsyringe injection token: a unique symbol that remembers the type it resolves to.

@@ -1,8 +1,8 @@
-import type { CapabilityKind } from '../capabilities/types';
-import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../storage/records';
-import { parseActor } from './actor';
+import type { CapabilityKind } from '../core/capability-descriptor';
+import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../core/records';
+import { parseActor } from '../core/actor';
 import { checkApproval } from './approval-rules';
-import type { AuthorizationDecision, RuleFailure } from './decision';
+import type { AuthorizationVerdict, RuleFailure } from './verdict';
 import { checkGrant, grantCoversCapability } from './grant-rules';
 
 /** The global automation settings. @public */
@@ -54,7 +54,7 @@ export interface AuthorizationFacts {
  * Text in the input (e.g. "the user agreed") never matters: only records do.
  * @public
  */
-export function decideAuthorization(facts: AuthorizationFacts): AuthorizationDecision {
+export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationVerdict {
   const { capability } = facts;
   const runRefusal = checkRun(facts);
   if (runRefusal) return { allowed: false, ...runRefusal };

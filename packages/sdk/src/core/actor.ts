@@ -1,4 +1,4 @@
-import { MediaAgentError } from '../errors';
+import { MediaAgentError } from './errors';
 
 /**
  * Kinds of actor: `user` a console administrator (counts as human

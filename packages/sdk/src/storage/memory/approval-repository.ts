@@ -1,0 +1,22 @@
+import type { ApprovalRecord } from '../../core/records';
+import type { StorageSession } from '../../ports/storage-adapter';
+import { byCodeUnit, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+
+/** The approvals repository. Synchronous; writes register their undo on `t`. @internal */
+export function memoryApprovalRepository(t: MemoryTables): SyncRepository<StorageSession['approvals']> {
+  return {
+    insert: (record) => t.insertNew('approvals', record.id, record),
+    get: (id) => t.read<ApprovalRecord>('approvals', id),
+    compareAndSet: (id, expectedStatus, patch) => {
+      const current = t.read<ApprovalRecord>('approvals', id);
+      if (!current || current.status !== expectedStatus) return false;
+      t.write('approvals', id, Object.assign(current, definedFields(patch), { id }));
+      return true;
+    },
+    list: (filter = {}) =>
+      t.all<ApprovalRecord>('approvals')
+        .filter((a) => (filter.status === undefined || a.status === filter.status) && (filter.planId === undefined || a.planId === filter.planId))
+        .sort((a, b) => b.requestedAt - a.requestedAt || byCodeUnit(b.id, a.id))
+        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+  };
+}

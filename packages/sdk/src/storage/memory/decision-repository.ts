@@ -1,0 +1,22 @@
+import type { DecisionRecord } from '../../core/run-records';
+import type { StorageSession } from '../../ports/storage-adapter';
+import { byCodeUnit, type MemoryTables, type SyncRepository } from './memory-tables';
+
+/** The decisions repository. Synchronous; writes register their undo on `t`. @internal */
+export function memoryDecisionRepository(t: MemoryTables): SyncRepository<StorageSession['decisions']> {
+  /** Dedupe key → decision id. */
+  const decisionKeys = new Map<string, string>();
+  return {
+    insert: (record) => {
+      if (decisionKeys.has(record.dedupeKey)) return false;
+      t.insertNew('decisions', record.id, record);
+      decisionKeys.set(record.dedupeKey, record.id);
+      t.undo!.push(() => decisionKeys.delete(record.dedupeKey));
+      return true;
+    },
+    list: (filter = {}) =>
+      t.all<DecisionRecord>('decisions')
+        .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.subjectId === undefined || d.subjectId === filter.subjectId))
+        .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),
+  };
+}

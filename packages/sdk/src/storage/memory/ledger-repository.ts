@@ -1,0 +1,87 @@
+import type { LedgerEntry, LedgerState } from '../../core/records';
+import type { StorageSession } from '../../ports/storage-adapter';
+import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+
+/** Keeps `byGrant` (grant id → ledger keys) in step with a ledger write. */
+function indexGrant(byGrant: Map<string, Set<string>>, key: string, before: LedgerEntry | undefined, after: LedgerEntry | undefined): void {
+  if (before?.grantId === after?.grantId) return;
+  if (before?.grantId) byGrant.get(before.grantId)?.delete(key);
+  if (after?.grantId) {
+    let keys = byGrant.get(after.grantId);
+    if (!keys) byGrant.set(after.grantId, (keys = new Set()));
+    keys.add(key);
+  }
+}
+
+/** The ledger repository: entries by idempotency key, with a (scope, call id) index and a per-grant index. Synchronous; writes register their undo on `t`. @internal */
+export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageSession['ledger']> {
+  /** `scopeId NUL callId` → ledger key (scope and call id never change after insertion). */
+  const callIndex = new Map<string, string>();
+  /** Grant id → ledger keys, so budget counts scan only that grant's entries. */
+  const byGrant = new Map<string, Set<string>>();
+  t.index('ledger', (key, before, after) => indexGrant(byGrant, key, before as LedgerEntry | undefined, after as LedgerEntry | undefined));
+  return {
+    get: (key) => t.read<LedgerEntry>('ledger', key),
+    findByCall: (scopeId, callId) => {
+      const key = callIndex.get(`${scopeId}\0${callId}`);
+      return key === undefined ? undefined : t.read<LedgerEntry>('ledger', key);
+    },
+    insert: (entry) => {
+      if (t.table('ledger').has(entry.key)) return false;
+      // (scopeId, callId) is unique too, as the SQL adapters' unique index.
+      const indexKey = entry.callId === null ? null : `${entry.scopeId}\0${entry.callId}`;
+      if (indexKey !== null && callIndex.has(indexKey)) return false;
+      t.write('ledger', entry.key, entry);
+      if (indexKey !== null) {
+        callIndex.set(indexKey, entry.key);
+        t.undo!.push(() => callIndex.delete(indexKey));
+      }
+      return true;
+    },
+    compareAndSet: (key, expectedToken, patch, expectedStates) => {
+      const current = t.table<LedgerEntry>('ledger').get(key);
+      if (!current || current.token !== expectedToken) return false;
+      if (expectedStates && !expectedStates.includes(current.state)) return false;
+      // Stored records are never changed in place: the new one shares the old one's nested values and
+      // holds copies of the patch's.
+      t.write('ledger', key, Object.assign({ ...current }, copy(definedFields(patch)), { key }), true);
+      return true;
+    },
+    listByState: (states, options = {}) =>
+      [...t.table<LedgerEntry>('ledger').values()]
+        .filter((e) => states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore))
+        .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
+        .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
+        .map((e) => copy(e)),
+    usageForGrant: (grantId, from, to) => {
+      let invocations = 0;
+      let bytes = 0;
+      const ledger = t.table<LedgerEntry>('ledger');
+      for (const key of byGrant.get(grantId) ?? []) {
+        const e = ledger.get(key)!;
+        if (e.claimedAt >= from && e.claimedAt < to) {
+          invocations++;
+          bytes += e.bytes;
+        }
+      }
+      return { invocations, bytes };
+    },
+    deleteSettledBefore: (settledBefore, states: readonly LedgerState[]) => {
+      let n = 0;
+      for (const e of [...t.table<LedgerEntry>('ledger').values()]) {
+        // `running` and `unknown` are never deleted by age, whatever `states` says.
+        if (e.state === 'running' || e.state === 'unknown') continue;
+        if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
+          t.remove('ledger', e.key);
+          if (e.callId !== null && callIndex.get(`${e.scopeId}\0${e.callId}`) === e.key) {
+            const indexKey = `${e.scopeId}\0${e.callId}`;
+            callIndex.delete(indexKey);
+            t.undo!.push(() => callIndex.set(indexKey, e.key));
+          }
+          n++;
+        }
+      }
+      return n;
+    },
+  };
+}

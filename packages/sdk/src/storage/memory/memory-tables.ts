@@ -1,0 +1,151 @@
+import type { StorageSession } from '../../ports/storage-adapter';
+import { StorageError } from '../errors';
+
+/** The keyed tables of the memory store (audit, events and messages are logs kept by their repositories). @internal */
+export type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'settings' | 'runs' | 'inbox' | 'decisions' | 'grantUsage';
+const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'settings', 'runs', 'inbox', 'decisions', 'grantUsage'];
+/** Reverts one write. @internal */
+export type Undo = () => void;
+/** Keeps a repository's own index in step with writes to its table; a rollback calls it with `before` and `after` swapped. @internal */
+export type TableIndex = (id: string, before: unknown, after: unknown) => void;
+
+/** A repository whose methods return their result directly (the memory store's core). @internal */
+export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+/** Every repository of a session, synchronous. @internal */
+export type SyncSession = { [K in keyof StorageSession]: SyncRepository<StorageSession[K]> };
+
+/**
+ * A deep copy of a stored value. Records are JSON-shaped (plain objects, arrays, primitives), which this
+ * copies directly; anything else (a Date, a class instance, a cycle) is left to `structuredClone`.
+ * @internal
+ */
+export function copy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    return copyPlain(value, 0);
+  } catch {
+    return structuredClone(value);
+  }
+}
+
+function copyPlain<T>(value: T, depth: number): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > 256) throw new RangeError('too deep');
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i] as unknown, depth + 1);
+    return out as T;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) throw new TypeError('not a plain object');
+  // A spread copies the own properties at once (an own `__proto__` key stays plain data); then only the
+  // nested objects need copying.
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of Object.keys(out)) {
+    const item = out[key];
+    if (typeof item === 'object' && item !== null) out[key] = copyPlain(item, depth + 1);
+  }
+  return out as T;
+}
+
+/** Binary (code-unit) order, as SQL `ORDER BY` on text with the default collation. @internal */
+export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `patch` without its undefined fields (an undefined field means "leave as is", as in SQL adapters). @internal */
+export function definedFields<T extends object>(patch: Partial<T>): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(patch)) {
+    const value = (patch as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out as Partial<T>;
+}
+
+/**
+ * The memory store's tables and the undo log of the write running on them: every write through
+ * {@link MemoryTables.write} or {@link MemoryTables.remove} registers how to revert it, so a failed
+ * transaction keeps none of its writes. Stored values are copies.
+ * @internal
+ */
+export class MemoryTables {
+  readonly #tables = new Map<TableName, Map<string, unknown>>();
+  readonly #indexes = new Map<TableName, TableIndex>();
+  /** The undo log of the running transaction or adapter call; `null` outside one (writes then throw). */
+  undo: Undo[] | null = null;
+
+  constructor() {
+    for (const t of TABLES) this.#tables.set(t, new Map());
+  }
+
+  /** Registers the index a repository keeps over `name` (one per table). */
+  index(name: TableName, index: TableIndex): void {
+    this.#indexes.set(name, index);
+  }
+
+  /** The live table (values are the stored records: never hand them out, never change them in place). */
+  table<T>(name: TableName): Map<string, T> {
+    return this.#tables.get(name) as Map<string, T>;
+  }
+
+  /** A copy of the record stored under `id`. */
+  read<T>(name: TableName, id: string): T | undefined {
+    const v = this.table<T>(name).get(id);
+    return v === undefined ? undefined : copy(v);
+  }
+
+  /** Copies of every record of a table. */
+  all<T>(name: TableName): T[] {
+    return [...this.table<T>(name).values()].map((v) => copy(v));
+  }
+
+  /** Stores `value` (a copy of it, unless `owned`: built by the store from its own records and copies). */
+  write(name: TableName, id: string, value: unknown, owned = false): void {
+    if (!this.undo) throw new Error('MemoryStorage: write outside a transaction');
+    const table = this.table<unknown>(name);
+    const had = table.has(id);
+    const previous = table.get(id);
+    const stored = owned ? value : copy(value);
+    table.set(id, stored);
+    const index = this.#indexes.get(name);
+    index?.(id, previous, stored);
+    this.undo.push(() => {
+      if (had) table.set(id, previous);
+      else table.delete(id);
+      index?.(id, stored, previous);
+    });
+  }
+
+  /** Deletes the record stored under `id`, if any. */
+  remove(name: TableName, id: string): void {
+    const table = this.table<unknown>(name);
+    if (!table.has(id)) return;
+    const previous = table.get(id);
+    table.delete(id);
+    const index = this.#indexes.get(name);
+    index?.(id, previous, undefined);
+    this.undo!.push(() => {
+      table.set(id, previous);
+      index?.(id, undefined, previous);
+    });
+  }
+
+  /** Stores a new record; a record already stored under `id` is a {@link StorageError}. */
+  insertNew(name: TableName, id: string, value: unknown): void {
+    if (this.table(name).has(id)) throw new StorageError(`MemoryStorage: duplicate id ${id} in ${name}`);
+    this.write(name, id, value);
+  }
+
+  /** Appends `item` to `list` (and, when given, to `log`); the undo log pops them again. */
+  appendIndexed<T>(index: Map<string, T[]>, runId: string, item: T, log?: T[]): T[] {
+    let list = index.get(runId);
+    if (!list) index.set(runId, (list = []));
+    list.push(item);
+    log?.push(item);
+    const owned = list;
+    this.undo!.push(() => {
+      owned.pop();
+      log?.pop();
+      if (owned.length === 0 && index.get(runId) === owned) index.delete(runId);
+    });
+    return list;
+  }
+}

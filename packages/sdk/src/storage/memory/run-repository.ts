@@ -1,0 +1,68 @@
+import type { RunRecord } from '../../core/run-records';
+import { TERMINAL_RUN_STATUSES } from '../../core/run-records';
+import type { StorageSession } from '../../ports/storage-adapter';
+import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+
+/** Whether `run` may be leased at `now` (the rule documented on `RunRepository.acquireLease`). */
+function runnable(run: RunRecord, now: number): boolean {
+  if (TERMINAL_RUN_STATUSES.includes(run.status)) return false;
+  const leaseFree = run.leaseOwner === null || run.leaseExpiresAt === null || run.leaseExpiresAt <= now;
+  if (!leaseFree) return false;
+  if (run.status === 'queued' || run.status === 'running') return true;
+  return run.wakeRequested || run.abortRequested || (run.notBefore !== null && run.notBefore <= now);
+}
+
+/** The runs repository, with run leases. Synchronous; writes register their undo on `t`. @internal */
+export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSession['runs']> {
+  return {
+    insert: (run) => t.insertNew('runs', run.id, run),
+    get: (id) => t.read<RunRecord>('runs', id),
+    patch: (id, patch, expectLeaseOwner) => {
+      const current = t.read<RunRecord>('runs', id);
+      if (!current) return undefined;
+      if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
+      const next: RunRecord = Object.assign(current, definedFields<RunRecord>(patch), { id });
+      t.write('runs', id, next);
+      return copy(next);
+    },
+    list: (filter = {}) =>
+      t.all<RunRecord>('runs')
+        .filter((r) => (filter.status === undefined || r.status === filter.status) && (filter.sessionId === undefined || r.sessionId === filter.sessionId))
+        .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
+        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+    acquireLease: (owner, now, leaseMs) => {
+      let pick: RunRecord | undefined;
+      for (const run of t.table<RunRecord>('runs').values()) {
+        if (!runnable(run, now)) continue;
+        if (!pick || run.createdAt < pick.createdAt || (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)) pick = run;
+      }
+      if (!pick) return undefined;
+      const next: RunRecord = { ...copy(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };
+      t.write('runs', next.id, next);
+      return copy(next);
+    },
+    renewLease: (id, owner, now, leaseMs) => {
+      const current = t.read<RunRecord>('runs', id);
+      if (!current || current.leaseOwner !== owner) return false;
+      t.write('runs', id, { ...current, leaseExpiresAt: now + leaseMs });
+      return true;
+    },
+    releaseLease: (id, owner) => {
+      const current = t.read<RunRecord>('runs', id);
+      if (!current || current.leaseOwner !== owner) return false;
+      t.write('runs', id, { ...current, leaseOwner: null, leaseExpiresAt: null });
+      return true;
+    },
+    totalsBetween: (from, to) => {
+      let runs = 0;
+      let costUsd = 0;
+      for (const r of t.table<RunRecord>('runs').values()) {
+        if (r.createdAt >= from && r.createdAt < to) {
+          runs++;
+          costUsd += r.usage.costUsd;
+        }
+      }
+      return { runs, costUsd };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { StorageError } from '../errors';
+import type { JsonValue } from '../../core/records';
+
+/**
+ * How a field is stored: as it is, as JSON text (`jsonOrNull`: SQL NULL for null), as 0/1, or `lazyJson`: as
+ * `jsonOrNull`, decoded when the field is first read (a large value most readers of the row never look at).
+ * @internal
+ */
+export type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'lazyJson' | 'bool';
+/** A row as better-sqlite3 returns it, or the named parameters of a statement. @internal */
+export type Row = Record<string, unknown>;
+
+/** Field ↔ column mapping of one table, with its fixed SQL built once. @internal */
+export class TableMapping<T extends object> {
+  readonly columns: ReadonlyArray<{ field: keyof T & string; column: string; kind: ColumnKind }>;
+  readonly #byField: Map<string, { column: string; kind: ColumnKind }>;
+  /** `"a", "b"` */
+  readonly columnList: string;
+  /** `@a, @b` */
+  readonly paramList: string;
+  /** `INSERT INTO t ("a", "b") VALUES (@a, @b)` */
+  readonly insertSql: string;
+  /** Whether any column needs encoding (JSON or boolean); when not, records bind as they are. */
+  readonly #plain: boolean;
+
+  constructor(
+    readonly table: string,
+    spec: Record<keyof T & string, ColumnKind>,
+  ) {
+    this.columns = Object.entries(spec).map(([field, kind]) => ({
+      field: field as keyof T & string,
+      column: field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      kind: kind as ColumnKind,
+    }));
+    this.#byField = new Map(this.columns.map((c) => [c.field, c]));
+    this.columnList = this.columns.map((c) => `"${c.column}"`).join(', ');
+    this.paramList = this.columns.map((c) => `@${c.field}`).join(', ');
+    this.insertSql = `INSERT INTO ${table} (${this.columnList}) VALUES (${this.paramList})`;
+    this.#plain = this.columns.every((c) => c.kind === 'value');
+  }
+
+  column(field: string): { column: string; kind: ColumnKind } | undefined {
+    return this.#byField.get(field);
+  }
+
+  readonly #selectBy = new Map<string, string>();
+  /** `SELECT * FROM t WHERE "pk" = @id` (the same string every time, so its statement is looked up fast) */
+  selectBy(pk: string): string {
+    let sql = this.#selectBy.get(pk);
+    if (sql === undefined) this.#selectBy.set(pk, (sql = `SELECT * FROM ${this.table} WHERE "${pk}" = @id`));
+    return sql;
+  }
+
+  static encode(kind: ColumnKind, value: unknown): unknown {
+    if (kind === 'json') return JSON.stringify(value ?? null);
+    if (kind === 'jsonOrNull' || kind === 'lazyJson') return value === null || value === undefined ? null : JSON.stringify(value);
+    if (kind === 'bool') return value ? 1 : 0;
+    return value === undefined ? null : value;
+  }
+
+  toParams(record: T): Row {
+    const params: Row = {};
+    if (this.#plain) {
+      for (const c of this.columns) {
+        const v = (record as Row)[c.field];
+        params[c.field] = v === undefined ? null : v;
+      }
+      return params;
+    }
+    for (const c of this.columns) params[c.field] = TableMapping.encode(c.kind, (record as Row)[c.field]);
+    return params;
+  }
+
+  fromRow(row: Row): T {
+    const record: Row = {};
+    for (const c of this.columns) {
+      const raw = row[c.column];
+      if (c.kind === 'lazyJson' && typeof raw === 'string') lazyJsonField(record, c.field, raw);
+      else
+        record[c.field] =
+          c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+    }
+    return record as T;
+  }
+}
+
+/**
+ * Defines `record[field]` as the JSON value of `raw`, parsed when first read (or replaced when first written):
+ * an enumerable property that then becomes a plain data property, so spreads, `JSON.stringify`, deep
+ * equality and `structuredClone` see the value as if it had been decoded at once. Stored text that is not JSON
+ * (a damaged file) throws `StorageError` when the field is read.
+ */
+function lazyJsonField(record: Row, field: string, raw: string): void {
+  Object.defineProperty(record, field, {
+    configurable: true,
+    enumerable: true,
+    get(this: Row): JsonValue {
+      let value: JsonValue;
+      try {
+        value = JSON.parse(raw) as JsonValue;
+      } catch (error) {
+        throw new StorageError(`the stored ${field} is not valid JSON`, { cause: error });
+      }
+      if (Object.isExtensible(this)) Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    },
+    set(this: Row, value: unknown) {
+      Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+    },
+  });
+}
+
+/**
+ * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`), and the cache key of the
+ * statement they make: the same fields give the same SQL text, so it is prepared once.
+ * @internal
+ */
+export function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<T>, skip: string, params: Row): { sets: string; signature: string } {
+  const fields: string[] = [];
+  for (const field of Object.keys(patch)) {
+    const value = (patch as Row)[field];
+    const col = mapping.column(field);
+    if (field === skip || value === undefined || !col) continue;
+    fields.push(field);
+    params[`v_${field}`] = TableMapping.encode(col.kind, value);
+  }
+  fields.sort();
+  const signature = fields.join(',');
+  if (fields.length === 0) return { sets: `"${skip}" = "${skip}"`, signature };
+  return { sets: fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', '), signature };
+}
