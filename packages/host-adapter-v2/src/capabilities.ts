@@ -179,7 +179,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
 
   const detail = async (entity: string, kind: 'movie' | 'tv' | undefined, signal: AbortSignal): Promise<V2MediaInfo | undefined> => {
     for (const k of kind ? [kind] : (['movie', 'tv'] as const)) {
-      const info = await client.call<V2MediaInfo>('media.detail', { path: { mediaid: entity }, query: { type_name: typeName(k) }, signal });
+      const info = await client.call<V2MediaInfo>('media.detail', { pathParams: { mediaid: entity }, query: { type_name: typeName(k) }, signal });
       if (info && entityOf(info)) return info;
     }
     return undefined;
@@ -259,7 +259,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
       await tracking.touch(ctx.runId, { entities: [entity] });
       let contexts: V2Context[] = [];
       try {
-        contexts = (await client.call<V2Context[]>('search.media', { path: { mediaid: entity }, query: { season: input.season !== undefined ? String(input.season) : undefined }, signal: ctx.signal })) ?? [];
+        contexts = (await client.call<V2Context[]>('search.media', { pathParams: { mediaid: entity }, query: { season: input.season !== undefined ? String(input.season) : undefined }, signal: ctx.signal })) ?? [];
       } catch (error) {
         // Only the host's explicit no-result message means "no releases"; anything else (media not
         // recognized, no indexer sites, site authentication) is a failure with the host's message.
@@ -359,7 +359,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
     'download.recheck': defineStandardCapability('download.recheck', async (input, ctx) => {
       const d = await downloadOrThrow(input.downloadId, ctx.signal);
       if (d.job.status !== 'stalled' && d.job.status !== 'failed') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is ${d.job.status}; only stalled or failed downloads can be rechecked or resumed`, { downloadId: d.job.id });
-      await client.call('download.start', { path: { hashString: d.job.id }, signal: ctx.signal });
+      await client.call('download.start', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
       await tracking.touch(ctx.runId, { downloads: [d.job.id], entities: [d.job.mediaEntityId] });
       return { action: input.action ?? 'recheck', download: (await downloadOrThrow(d.job.id, ctx.signal)).job };
     }),
@@ -440,7 +440,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
       const d = await downloadOrThrow(input.taskId, ctx.signal);
       if (d.job.status !== 'stalled' && d.job.status !== 'failed' && d.job.status !== 'downloading' && d.job.status !== 'queued')
         throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is ${d.job.status}; only stalled or failed downloads are retried`, { taskId: d.job.id });
-      await client.call('download.start', { path: { hashString: d.job.id }, signal: ctx.signal });
+      await client.call('download.start', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
       await tracking.touch(ctx.runId, { downloads: [d.job.id] });
       return { task: taskOf(await downloadOrThrow(d.job.id, ctx.signal)) };
     }),
@@ -450,7 +450,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
       if (d.job.status === 'imported') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is already imported; the library is not touched`, { taskId: d.job.id });
       if (d.job.status !== 'removed') {
         try {
-          await client.call('download.delete', { path: { hashString: d.job.id }, signal: ctx.signal });
+          await client.call('download.delete', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
         } catch (error) {
           if (!(error instanceof HostOperationError)) throw error; // already gone from the downloader
         }
@@ -478,7 +478,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
       const current = await readPolicy(client, input.kind, ctx.signal);
       if (ctx.idempotencyKey && current.key === ctx.idempotencyKey) return { kind: input.kind, revision: current.revision, settings: current.settings };
       const next = { revision: current.revision + 1, settings: { ...current.settings, ...input.settings }, key: ctx.idempotencyKey ?? null };
-      await client.call('userconfig.set', { path: { key: policyKey(input.kind) }, body: next, signal: ctx.signal });
+      await client.call('userconfig.set', { pathParams: { key: policyKey(input.kind) }, body: next, signal: ctx.signal });
       return { kind: input.kind, revision: next.revision, settings: next.settings };
     }),
 
@@ -514,7 +514,7 @@ export function v2StandardCapabilities(deps: { view: V2HostView; plans: PlanServ
 const policyKey = (kind: string) => `media_agent_policy_${kind}`;
 
 async function readPolicy(client: V2HostClient, kind: string, signal: AbortSignal): Promise<{ revision: number; settings: Record<string, unknown>; key: string | null }> {
-  const data = await client.call<{ value?: { revision?: number; settings?: Record<string, unknown>; key?: string | null } | null }>('userconfig.get', { path: { key: policyKey(kind) }, signal });
+  const data = await client.call<{ value?: { revision?: number; settings?: Record<string, unknown>; key?: string | null } | null }>('userconfig.get', { pathParams: { key: policyKey(kind) }, signal });
   const v = data?.value;
   return { revision: v?.revision ?? 0, settings: v?.settings ?? {}, key: v?.key ?? null };
 }
@@ -600,7 +600,7 @@ export function subscriptionCapabilities(view: V2HostView): Capability[] {
     output: Type.Object({ subscription: SubscriptionView }),
     handler: async (input, ctx) => {
       const s = await client.call<{ id?: number | null; name?: string | null; state?: string | null; season?: number | null }>('subscribe.media', {
-        path: { mediaid: `${input.mediaSource}:${input.mediaId}` },
+        pathParams: { mediaid: `${input.mediaSource}:${input.mediaId}` },
         query: { season: input.season },
         signal: ctx.signal,
       });
