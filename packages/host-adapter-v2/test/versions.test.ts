@@ -183,6 +183,22 @@ describe('version-aware contract', () => {
     expect(offline?.code).toBe('HOST_UNREACHABLE');
   });
 
+  it('a wrong API token is HOST_AUTH_FAILED at start-up, from the host\'s own 401 on the version route (nothing else sent)', async () => {
+    const s = await sim({ contract: 'newer' });
+    const v2 = createV2AgentHost({ url: s.url, auth: { apiKey: 'not-the-token' }, storage: new MemoryStorage() });
+    expect(s.requests).toHaveLength(0); // building the host sends nothing
+    const error = await refusal(startOf(v2));
+    expect(error).toMatchObject({ code: 'HOST_AUTH_FAILED', details: { operation: 'system.status', status: 401 } });
+    expect(error!.message).toContain('refused the API token');
+    expect(s.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/openapi.json 200', 'GET /api/v3/system/status 401']);
+  });
+
+  it('nothing listening at the URL is HOST_UNREACHABLE at start-up, naming the URL', async () => {
+    const error = await refusal(startOf(createV2AgentHost({ url: 'http://127.0.0.1:9', auth: { apiKey: 'k' }, storage: new MemoryStorage() })));
+    expect(error?.code).toBe('HOST_UNREACHABLE');
+    expect(error!.message).toContain('cannot connect to http://127.0.0.1:9');
+  });
+
   it('a refused login is HOST_AUTH_FAILED at start-up, sent once, and never sent again by the client (no retry storm)', async () => {
     const s = await sim();
     const error = await refusal(startOf(createV2AgentHost({ url: s.url, auth: { username: 'admin', password: 'wrong' }, storage: new MemoryStorage() })));
