@@ -22,7 +22,9 @@ import { v3OperationCapabilities } from './operations-capabilities';
 import { V3PluginHost } from './plugins';
 import { V3CapabilityRegistry } from './registry';
 import { v3SubscriptionCapabilities } from './subscriptions';
-import { v3StandardCapabilities, type V3Context, type V3MediaSettings } from './standard';
+import { v3StandardCapabilities } from './standard';
+import type { V3Context } from './standard/mapping';
+import type { V3MediaSettings } from './standard/services';
 
 /** Options of {@link createV3AgentHost}: the SDK's {@link @media-agent/sdk#AgentOptions} (except `goalFacts`) plus the host connection. @public */
 export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {

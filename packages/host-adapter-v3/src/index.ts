@@ -19,7 +19,7 @@ export { V3Client, type V3Auth, type V3CallInput, type V3ClientOptions, type V3C
 export { V3AuthError, V3HostError, V3OptionsError, V3PermissionDeniedError, V3TransportError, V3UnsupportedError, V3ValidationError, type V3ValidationIssue } from './errors';
 export { V3_SOURCE_OF, fromV3Identity, toV3Identity } from './identity';
 export { V3RunJournal, type V3JournalDownload, type V3JournalOrganize } from './journal';
-export type { V3MediaSettings } from './standard';
+export type { V3MediaSettings } from './standard/services';
 export { MP_OPERATION_PLAN_TYPE, kindOfV3Operation, mpCapabilityId, v3NeedsApproval } from './operations-capabilities';
 export { V3Authorizer, V3_ADAPTER_OPERATIONS, V3_STANDARD_OPERATIONS, type V3DeclaredOperations, type V3HostRole, type V3PrincipalRole } from './authorizer';
 export {
