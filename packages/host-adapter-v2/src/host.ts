@@ -13,7 +13,10 @@ import {
 } from '@media-agent/sdk';
 import type { DependencyContainer } from 'tsyringe';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
-import { planInspectCapability, subscriptionCapabilities, V2HostView, v2StandardCapabilities } from './capabilities';
+import { V2HostView } from './host-view';
+import { planInspectCapability } from './plan-inspect';
+import { v2StandardCapabilities } from './standard';
+import { subscriptionCapabilities } from './subscriptions';
 import { V2HostClient, type V2ClientOptions, type V2Credentials, type V2Timeouts } from './client';
 import { HostAuthError, HostHttpError, HostOperationError, HostVersionError } from './errors';
 import { compareV2Versions, parseV2Version, V2_MIN_VERSION, type V2HostContract } from './host-contract';
