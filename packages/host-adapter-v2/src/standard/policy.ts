@@ -13,22 +13,22 @@ export function v2PolicyCapabilities(deps: V2StandardDeps, h: V2StandardHelpers)
   const { view } = deps;
   const { client } = view;
   return {
-  'policy.preview': defineStandardCapability('policy.preview', async (input, ctx) => {
-    const current = await readPolicy(client, input.kind, ctx.signal);
-    const proposed = { ...current.settings, ...input.settings };
-    const keys = [...new Set([...Object.keys(current.settings), ...Object.keys(proposed)])].sort();
-    const changes = keys
-      .filter((k) => JSON.stringify((current.settings as Record<string, unknown>)[k]) !== JSON.stringify((proposed as Record<string, unknown>)[k]))
-      .map((k) => ({ field: k, from: (current.settings as Record<string, unknown>)[k] ?? null, to: (proposed as Record<string, unknown>)[k] ?? null }));
-    return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes };
-  }),
-  'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) => {
-    const current = await readPolicy(client, input.kind, ctx.signal);
-    if (ctx.idempotencyKey && current.key === ctx.idempotencyKey) return { kind: input.kind, revision: current.revision, settings: current.settings };
-    const next = { revision: current.revision + 1, settings: { ...current.settings, ...input.settings }, key: ctx.idempotencyKey ?? null };
-    await client.call('userconfig.set', { pathParams: { key: policyKey(input.kind) }, body: next, signal: ctx.signal });
-    return { kind: input.kind, revision: next.revision, settings: next.settings };
-  }),
+    'policy.preview': defineStandardCapability('policy.preview', async (input, ctx) => {
+      const current = await readPolicy(client, input.kind, ctx.signal);
+      const proposed = { ...current.settings, ...input.settings };
+      const keys = [...new Set([...Object.keys(current.settings), ...Object.keys(proposed)])].sort();
+      const changes = keys
+        .filter((k) => JSON.stringify((current.settings as Record<string, unknown>)[k]) !== JSON.stringify((proposed as Record<string, unknown>)[k]))
+        .map((k) => ({ field: k, from: (current.settings as Record<string, unknown>)[k] ?? null, to: (proposed as Record<string, unknown>)[k] ?? null }));
+      return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes };
+    }),
+    'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) => {
+      const current = await readPolicy(client, input.kind, ctx.signal);
+      if (ctx.idempotencyKey && current.key === ctx.idempotencyKey) return { kind: input.kind, revision: current.revision, settings: current.settings };
+      const next = { revision: current.revision + 1, settings: { ...current.settings, ...input.settings }, key: ctx.idempotencyKey ?? null };
+      await client.call('userconfig.set', { pathParams: { key: policyKey(input.kind) }, body: next, signal: ctx.signal });
+      return { kind: input.kind, revision: next.revision, settings: next.settings };
+    }),
   };
 }
 
