@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -399,32 +399,32 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     try {
       await fn(sim);
     } finally {
-      await sim.stop();
+      await sim.close();
     }
   };
 
   it('with the API token only: refused before any request with the fix (add --user/--password), exit 1, no template error', async () => {
     await withSim(async (sim) => {
-      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--api-key', sim.apiToken, '--grant', 'download.submit', goal]);
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--api-key', sim.apiKey, '--grant', 'download.submit', goal]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/error HOST_AUTH_FAILED: .*accept only a login/);
       expect(r.stderr).toContain('--user/--password');
       expect(r.stdout + r.stderr).not.toMatch(/template|\{\{/i);
-      expect(r.stdout + r.stderr).not.toContain(sim.apiToken);
+      expect(r.stdout + r.stderr).not.toContain(sim.apiKey);
       expect(sim.requests.map((x) => x.path)).toEqual(['/api/v1/openapi.json']);
     });
   });
 
   it.each([
     ['a login only', (_sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password'] as string[]],
-    ['a login and the API token', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password', '--api-key', sim.apiToken]],
+    ['a login and the API token', (sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password', '--api-key', sim.apiKey]],
   ])('with %s: the film is added, verified succeeded, exit 0, no credential printed', { timeout: 60_000 }, async (_name, creds) => {
     await withSim(async (sim) => {
       const r = await cli(['run', '--host', 'v2', '--url', sim.url, ...creds(sim), '--grant', 'download.submit', goal]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain(`MoviePilot 2.x v2.5.6 at ${sim.url}`);
       expect(r.stdout).toContain("Goal report (verified from MoviePilot's records): SUCCEEDED");
-      expect(r.stdout + r.stderr).not.toContain(sim.apiToken);
+      expect(r.stdout + r.stderr).not.toContain(sim.apiKey);
       expect(r.stdout + r.stderr).not.toMatch(/--password password|"password"/);
       expect(sim.inLibrary(693134)).toBe(true);
       sim.assertNoViolations();
@@ -456,10 +456,73 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
   it('an offline host: error HOST_UNREACHABLE with what to check, exit 1', async () => {
     const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
     const url = await sim.start();
-    await sim.stop();
+    await sim.close();
     const r = await cli(['run', '--host', 'v2', '--url', url, '--user', 'admin', '--password', 'password', goal]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error HOST_UNREACHABLE: /);
-    expect(r.stderr).toContain('offline');
+    expect(r.stderr).toMatch(/^error HOST_UNREACHABLE: .*offline/);
+  });
+});
+
+describe('the README and --help agree', () => {
+  it('the README shows the approvals section of --help word for word', () => {
+    const section = /^approvals \(.*?\n\n/ms.exec(USAGE)?.[0].trimEnd();
+    expect(section?.split('\n')).toHaveLength(4);
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(section!);
+  });
+});
+
+describe('start-up: an unreachable host or refused credentials end the CLI with one line', () => {
+  /** Everything the CLI printed, as lines. */
+  const lines = (r: { stdout: string; stderr: string }) => `${r.stdout}${r.stderr}`.split('\n').filter((l) => l !== '');
+
+  it.each(['v2', 'v3'])('--host %s --url http://127.0.0.1:9 (nothing listens): exit 1, one line HOST_UNREACHABLE naming the URL', async (gen) => {
+    const r = await cli(['run', '--host', gen, '--url', 'http://127.0.0.1:9', '--api-key', 'k', 'add Heat']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(lines(r)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error HOST_UNREACHABLE: .*cannot connect to http:\/\/127\.0\.0\.1:9.* the MoviePilot host is offline or --url is wrong/);
+  });
+
+  it('--host v3 with a wrong API key: exit 1, one line HOST_AUTH_FAILED, and nothing but the check reached the host', async () => {
+    const sim = new MoviePilotV3Simulator();
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v3', '--url', sim.url, '--api-key', 'wrong-key', 'add Heat']);
+      expect(r.code).toBe(1);
+      expect(lines(r)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error HOST_AUTH_FAILED: .*HTTP 401.*refused the API token.* check --api-key/);
+      expect(sim.requests.map((q) => [q.operationId, q.status])).toEqual([['download.clients', 401]]);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('--host v2 with a wrong API key (a 2.x host whose routes accept it): exit 1, one line HOST_AUTH_FAILED from the host\'s 401', async () => {
+    const sim = new MoviePilotV2Simulator({ contract: 'newer' });
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--api-key', 'wrong-key', 'add Heat']);
+      expect(r.code).toBe(1);
+      expect(lines(r)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error HOST_AUTH_FAILED: MoviePilot refused the API token for system\.status \(HTTP 401: API_KEY校验不通过\).* check --api-key/);
+      expect(sim.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['GET /api/v1/openapi.json 200', 'GET /api/v3/system/status 401']);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('--host v2 with a wrong password: exit 1, one line HOST_AUTH_FAILED, and the login was sent once', async () => {
+    const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v2', '--url', sim.url, '--user', 'admin', '--password', 'wrong', 'add Heat']);
+      expect(r.code).toBe(1);
+      expect(lines(r)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error HOST_AUTH_FAILED: .*refused the login of user "admin" \(HTTP 401.*check --api-key or --user\/--password/);
+      expect(sim.requestCount('POST /api/v1/login/access-token')).toBe(1);
+      expect(sim.requests.filter((q) => !['/api/v1/openapi.json', '/api/v1/login/access-token'].includes(q.path))).toEqual([]);
+    } finally {
+      await sim.close();
+    }
   });
 });

@@ -8,9 +8,10 @@
  *   npm run cli -- --help
  *
  * It runs the SDK runtime in this process (SQLite in a data directory of its own per host URL or
- * simulator), streams the run's progress, asks approvals on a TTY (plan summary + payload hash, y/N) and
- * denies them without one (with --simulate the simulated host's administrator approves instead) unless a
- * `--grant <capability>` gave the agent a grant for this run, prints the goal report verified from the
+ * simulator), checks the host at start-up (unreachable or refused credentials: one line, exit 1), streams
+ * the run's progress, asks approvals on a TTY (plan summary + payload hash, y/N) and denies them without one
+ * (with --simulate the simulated host's administrator approves instead) unless a `--grant <capability>`
+ * gave the agent a grant for this run, prints the goal report verified from the
  * host's records, and exits 0 only when that report is verified `succeeded`. Model API keys come from the
  * environment only and are never printed.
  *
@@ -62,8 +63,7 @@ run options:
   --api-key KEY                    the host's API token (X-API-KEY)
   --user U --password P            or a host user (JWT login); with --host v2 both may be given, and
                                    MoviePilot 2.5.x needs the login (its standard routes accept no API token)
-  --simulate v2|v3                 start that generation's simulator in this process instead (no --host/--url/auth);
-                                   without a TTY its console administrator approves what the agent asks
+  --simulate v2|v3                 start that generation's simulator in this process instead (no --host/--url/auth)
   --model scripted[:FILE]          scripted model (default; FILE: JSON scripts)
           anthropic:MODEL          Anthropic (ANTHROPIC_API_KEY from the environment)
           openai-compatible:BASE_URL:MODEL   (OPENAI_API_KEY from the environment, optional)
@@ -73,11 +73,15 @@ run options:
                                    e.g. download.submit. The grant is printed when it is created (id, action,
                                    expiry) and each time it authorizes a call; it expires on its own at the run's
                                    start + --timeout + ${GRANT_TTL_MARGIN_SEC} s and is revoked when the run ends (also on
-                                   Ctrl-C / SIGTERM). Without --grant, a real host's approvals are asked on a TTY
-                                   and denied without one.
+                                   Ctrl-C / SIGTERM). A call a grant covers asks no approval.
   --timeout SEC                    the run's maximum duration: give up after SEC seconds (default 600)
   --data-dir DIR, --data DIR       data directory (see below)
   -h, --help                       this text
+
+approvals (the agent asks before a download is submitted or files are organized, unless --grant covers it):
+  on a TTY                         the plan summary and payload hash are shown; answer y to approve, anything else denies
+  no TTY, --host                   denied: nothing is downloaded or moved (use --grant CAPABILITY to allow it)
+  no TTY, --simulate               the simulated host's console administrator approves (a try-out, no real host)
 
 data directory (SQLite: runs, grants, ledger, audit) — one per host, so grants and runs never cross hosts:
   default ./${DATA_ROOT.replace(/\\/g, '/')}/KIND under the working directory, KIND being
@@ -98,7 +102,8 @@ not contacted and needs no credentials):
 exit codes:
   0    run: the goal report is verified succeeded; grants: done
   1    run: anything else (report not verified or not succeeded, no report, timed out), or an error
-       (printed as "error CODE: message")
+       (printed as one line, "error CODE: message — what to do"; an unreachable host (HOST_UNREACHABLE) or
+       refused credentials (HOST_AUTH_FAILED) end the CLI at start-up, before anything is run)
   2    bad arguments (CLI_USAGE, with this text); GRANT_NOT_FOUND (grants revoke of an id the data directory
        does not have); GRANT_MATCHES_NOTHING (--grant naming no capability of the host)
   130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the run's grants are revoked and the run cancelled`;
@@ -387,30 +392,26 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
   }
   let sim: MoviePilotV2Simulator | undefined;
   let url = cmd.url!;
-  let credentials = cmd.auth!;
+  let auth = cmd.auth!;
   if (cmd.simulate) {
     sim = new MoviePilotV2Simulator({ autoTransfer: true, durations });
     await sim.start();
     url = sim.url;
-    credentials = { apiKey: sim.apiToken };
+    auth = { apiKey: sim.apiKey };
   }
-  let v2;
-  try {
-    v2 = await createV2AgentHost({ ...common, url, credentials });
-  } catch (error) {
-    await sim?.stop();
-    throw error;
-  }
-  const version = v2.status.version ? ` ${v2.status.version}` : '';
+  const v2 = createV2AgentHost({ ...common, url, auth });
   return {
     host: v2.host,
-    label: sim ? `MoviePilot 2.x simulator at ${url}` : `MoviePilot 2.x${version} at ${url}`,
+    get label() {
+      const version = v2.status.version ? ` ${v2.status.version}` : ''; // known once host.start() checked the host
+      return sim ? `MoviePilot 2.x simulator at ${url}` : `MoviePilot 2.x${version} at ${url}`;
+    },
     get metadataUnreachable() {
       return v2.status.metadata === 'unreachable';
     },
     close: async () => {
       await v2.close();
-      await sim?.stop();
+      await sim?.close();
     },
   };
 }
@@ -521,8 +522,8 @@ export async function runCli(cmd: CliCommand): Promise<number> {
     mkdirSync(cmd.dataDir, { recursive: true });
     embedded = await embed(cmd, model);
     const { host } = embedded;
+    await host.start({ workers: false }); // checks the host first: an unreachable host or refused credentials end here
     line(`media-agent moviepilot-cli — host: ${embedded.label}; model: ${model.label}; data: ${cmd.dataDir}`);
-    await host.start({ workers: false });
     await clearLeftovers(host, self, line);
     if (embedded.metadataUnreachable) line('! the MoviePilot host cannot reach TMDB (its own network test failed): it will find no title until it can');
     if (cmd.model.kind === 'scripted' && !cmd.model.file) {
@@ -694,8 +695,8 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
   }
   const storage = new SqliteStorage({ path: file });
   try {
-    await storage.migrate(); // no host.start(): listing or revoking recovers nothing and starts no workers
     const host = createAgentHost({ storage, logger: new ConsoleLogger('error') });
+    await host.start({ workers: false }); // migrates; starts no run workers (listing or revoking drives nothing)
     if (cmd.command === 'grants-list') {
       const grants = await host.grants.list();
       if (grants.length === 0) {
@@ -729,11 +730,19 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
 
 /** What a person does about a host failure, by error code. */
 const HINTS: Record<string, string> = {
-  HOST_UNREACHABLE: 'The MoviePilot host is offline or the --url is wrong: nothing was done. Check that it runs and that this machine can reach it.',
-  HOST_AUTH_FAILED: 'The host refused or cannot use the credentials given: nothing was done. MoviePilot 2.5.x needs --user/--password (add --api-key too for plugin routes).',
-  HOST_CONTRACT_INVALID: 'The URL does not serve a MoviePilot OpenAPI document at /api/v1/openapi.json: check --url (the root URL of the MoviePilot backend).',
-  HOST_VERSION_UNSUPPORTED: 'Update MoviePilot, or use --host v3 for a 3.x host.',
+  HOST_UNREACHABLE: 'the MoviePilot host is offline or --url is wrong: check that it runs and that this machine can reach it',
+  HOST_AUTH_FAILED: 'nothing was done: check --api-key or --user/--password (MoviePilot 2.5.x needs --user/--password, and --api-key too for plugin routes)',
+  HOST_CONTRACT_INVALID: 'nothing was done: the URL serves no MoviePilot OpenAPI document at /api/v1/openapi.json; check --url (the root URL of the MoviePilot backend)',
+  HOST_VERSION_UNSUPPORTED: 'nothing was done: update MoviePilot, or use --host v3 for a 3.x host',
 };
+
+/** The one line an error prints: `error CODE: message — what to do` (the host's message on one line). */
+export function errorLine(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+  const hint = typeof code === 'string' ? HINTS[code] : undefined;
+  return `error${typeof code === 'string' ? ` ${code}` : ''}: ${message}${hint ? ` — ${hint}` : ''}`;
+}
 
 async function main(argv: string[]): Promise<number> {
   try {
@@ -748,10 +757,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(`error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    const code = (error as { code?: unknown }).code;
-    console.error(`error${typeof code === 'string' ? ` ${code}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
-    const hint = typeof code === 'string' ? HINTS[code] : undefined;
-    if (hint) console.error(hint);
+    console.error(errorLine(error));
     return error instanceof CliError ? error.exitCode : 1;
   }
 }

@@ -17,12 +17,27 @@ export type V2Credentials = { apiKey: string } | { username: string; password: s
 /** How one request is authenticated. */
 type AuthMode = 'none' | 'jwt' | 'apikey' | 'apikey-query' | 'token';
 
+/**
+ * Timeouts in milliseconds of a MoviePilot 2.x client (the same shape as the 3.x adapter's).
+ * @public
+ */
+export interface V2Timeouts {
+  /** Every operation not named below, plugin routes and the login (default: the operation's row of {@link V2_OPERATIONS}, 30 000 for reads). */
+  defaultMs?: number;
+  /** The resource search `search.media` (default 300 000). */
+  searchMs?: number;
+  /** Overrides by operation id (also `login`, `plugin`). */
+  perOperation?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;
+}
+
 /** Options of {@link V2HostClient}. @public */
 export interface V2ClientOptions {
   /** Base URL of the host, e.g. `http://127.0.0.1:3001` (no path). */
   url: string;
-  /** Credentials. */
-  credentials: V2Credentials;
+  /** Credentials (never logged). One of `auth` or the deprecated `credentials` is required. */
+  auth?: V2Credentials;
+  /** @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
+  credentials?: V2Credentials;
   /**
    * Connections in the undici `Pool`.
    * @defaultValue 8
@@ -33,7 +48,9 @@ export interface V2ClientOptions {
    * @defaultValue 2
    */
   readRetries?: number;
-  /** Overrides per operation id of the timeout in ms. */
+  /** Timeouts (ms). */
+  timeouts?: V2Timeouts;
+  /** @deprecated Use `timeouts.perOperation`; kept for one release. */
   timeoutsMs?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;
   /** Logger (never receives credentials or tokens). */
   logger?: Logger;
@@ -47,7 +64,9 @@ export interface V2ClientOptions {
 
 /** A request of {@link V2HostClient.call}. @public */
 export interface V2CallParams {
-  /** Values of the path template's `{name}` parameters. */
+  /** Values of the path template's `{name}` parameters (the 3.x client's name). */
+  pathParams?: Record<string, string | number>;
+  /** @deprecated Renamed `pathParams`; kept for one release. */
   path?: Record<string, string | number>;
   /** Query parameters; `undefined`/`null` are left out. */
   query?: Record<string, string | number | boolean | undefined | null>;
@@ -106,11 +125,11 @@ export class V2HostClient {
     } catch {
       throw new HostOptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
     }
-    const c = options.credentials as Partial<{ apiKey: string; username: string; password: string }>;
-    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('credentials need an apiKey, a username and a password, or both');
-    if ((c.username !== undefined || c.password !== undefined) && !(c.username && c.password)) throw new HostOptionsError('credentials: a username and a password go together');
+    const c = (options.auth ?? options.credentials) as Partial<{ apiKey: string; username: string; password: string }> | undefined;
+    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('auth needs an apiKey, a username and a password, or both');
+    if ((c.username !== undefined || c.password !== undefined) && !(c.username && c.password)) throw new HostOptionsError('auth: a username and a password go together');
     this.#origin = url.origin;
-    this.#credentials = options.credentials;
+    this.#credentials = c as V2Credentials;
     this.#options = options;
     this.#pool = new Pool(this.#origin, { connections: options.connections ?? 8 });
   }
@@ -206,6 +225,17 @@ export class V2HostClient {
   }
 
   /**
+   * The timeout of one operation in ms: `timeouts.perOperation`, then `searchMs` (`search.media`) or
+   * `defaultMs`, then `fallbackMs`.
+   * @param id - operation id, `login` or `plugin`
+   * @param fallbackMs - the operation's own default
+   */
+  timeoutOf(id: V2OperationId | 'login' | 'plugin', fallbackMs: number): number {
+    const t = this.#options.timeouts ?? {};
+    return t.perOperation?.[id] ?? this.#options.timeoutsMs?.[id] ?? (id === 'search.media' ? t.searchMs : t.defaultMs) ?? fallbackMs;
+  }
+
+  /**
    * Sends one operation of {@link V2_OPERATIONS}.
    * @param id - operation id
    * @param params - path values, query, body, signal
@@ -218,7 +248,7 @@ export class V2HostClient {
    */
   async call<T = unknown>(id: V2OperationId, params: V2CallParams = {}): Promise<T> {
     const operation = V2_OPERATIONS[id] as V2Operation;
-    const timeoutMs = this.#options.timeoutsMs?.[id] ?? operation.timeoutMs;
+    const timeoutMs = this.timeoutOf(id, operation.timeoutMs);
     if (this.#options.hostContract !== false) await this.loadContract();
     return (await this.send(operation, params, timeoutMs)) as T;
   }
@@ -232,7 +262,7 @@ export class V2HostClient {
    * @throws as {@link V2HostClient.call}
    */
   async send(operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number }, params: V2CallParams = {}, timeoutMs?: number): Promise<unknown> {
-    const limit = timeoutMs ?? operation.timeoutMs ?? this.#options.timeoutsMs?.plugin ?? DEFAULT_PLUGIN_TIMEOUT_MS;
+    const limit = timeoutMs ?? operation.timeoutMs ?? this.timeoutOf('plugin', DEFAULT_PLUGIN_TIMEOUT_MS);
     let security: readonly V2SecurityScheme[] | undefined = operation.security;
     if (this.#contract && operation.security.length > 0) {
       security = this.#contract.security(operation.method, operation.path);
@@ -264,7 +294,11 @@ export class V2HostClient {
         attempt--;
         continue;
       }
-      if (response.status === 401 || response.status === 403) throw new HostAuthError(`MoviePilot refused the credentials for ${operation.id} (HTTP ${response.status})`, { operation: operation.id, status: response.status });
+      if (response.status === 401 || response.status === 403) {
+        const detail = detailOf(response.text);
+        const which = auth === 'jwt' ? 'the login token' : 'the API token';
+        throw new HostAuthError(`MoviePilot refused ${which} for ${operation.id} (HTTP ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}); check ${auth === 'jwt' ? 'the user name and password' : 'the API token (auth.apiKey; CLI --api-key)'}`, { operation: operation.id, status: response.status });
+      }
       if (response.status >= 500) {
         if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered HTTP ${response.status}; the host may have applied it`);
         if (TRANSIENT_STATUS.has(response.status) && attempt < retries) continue;
@@ -319,7 +353,7 @@ export class V2HostClient {
     const route = operation.method ? `${operation.method} ${operation.path}` : operation.id;
     const login = s.includes('OAuth2PasswordBearer');
     const key = s.some((x) => x !== 'OAuth2PasswordBearer');
-    const fix = login && key ? 'configure a login (username and password) or the API token' : login ? 'configure a login (credentials.username and credentials.password, CLI --user/--password): the API token does not open this route' : 'configure the host\'s API token (credentials.apiKey, CLI --api-key): a login does not open this route';
+    const fix = login && key ? 'configure a login (username and password) or the API token' : login ? 'configure a login (auth.username and auth.password, CLI --user/--password): the API token does not open this route' : 'configure the host\'s API token (auth.apiKey, CLI --api-key): a login does not open this route';
     throw new HostAuthError(`${route} (${operation.id}) accepts only ${login && key ? 'a login or the API token' : login ? 'a login (OAuth2PasswordBearer)' : `the API token (${s.join(', ')})`} on this host; ${fix}. Nothing was sent.`, { operation: operation.id, missing: login && !key ? 'login' : key && !login ? 'apiKey' : 'login or apiKey', beforeRequest: true });
   }
 
@@ -329,7 +363,7 @@ export class V2HostClient {
       .map((part) => {
         const name = /^\{(\w+)\}$/.exec(part)?.[1];
         if (name === undefined) return encodeURI(part);
-        const v = params.path?.[name];
+        const v = (params.pathParams ?? params.path)?.[name];
         if (v === undefined) throw new HostOptionsError(`path parameter ${name} is missing for ${operation.path}`);
         return encodeURIComponent(String(v));
       })
@@ -386,7 +420,7 @@ export class V2HostClient {
     this.#stats.logins++;
     const key = `POST ${V2_LOGIN_PATH}`;
     this.#stats.requests[key] = (this.#stats.requests[key] ?? 0) + 1;
-    const timeoutMs = this.#options.timeoutsMs?.login ?? 30_000;
+    const timeoutMs = this.timeoutOf('login', 30_000);
     let res;
     try {
       res = await this.#pool.request({

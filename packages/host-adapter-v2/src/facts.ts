@@ -1,5 +1,5 @@
 import type { GoalFacts, GoalFactsSnapshot, PlanService } from '@media-agent/sdk';
-import type { V2HostView } from './capabilities';
+import type { V2HostView } from './host-view';
 import { organizeRecord } from './mapping';
 
 /**

@@ -13,14 +13,18 @@ import {
 } from '@media-agent/sdk';
 import type { DependencyContainer } from 'tsyringe';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
-import { planInspectCapability, subscriptionCapabilities, V2HostView, v2StandardCapabilities } from './capabilities';
-import { V2HostClient, type V2ClientOptions, type V2Credentials } from './client';
+import { V2HostView } from './host-view';
+import { planInspectCapability } from './plan-inspect';
+import { v2StandardCapabilities } from './standard';
+import { subscriptionCapabilities } from './subscriptions';
+import { V2HostClient, type V2ClientOptions, type V2Credentials, type V2Timeouts } from './client';
 import { HostAuthError, HostHttpError, HostOperationError, HostVersionError } from './errors';
 import { compareV2Versions, parseV2Version, V2_MIN_VERSION, type V2HostContract } from './host-contract';
 import { V2_OPERATIONS, type V2Operation, type V2OperationId } from './operations';
 import { V2GoalFacts } from './facts';
 import { discoverV2PluginCapabilities, V2PluginDefinitionError, V2PluginHost, type V2PluginDeclaration } from './plugins';
 import { V2CapabilityRegistry } from './registry';
+import { startAfter } from './start-check';
 import { V2Tracking } from './tracking';
 
 /**
@@ -37,11 +41,19 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   /**
    * API token, user name and password (JWT), or both: each request carries the credential its route
    * accepts in the host's OpenAPI document (v2.5.x: standard routes the login only, plugin and `/api/v3`
-   * routes the API token only).
+   * routes the API token only). One of `auth` or the deprecated `credentials` is required.
    */
-  credentials: V2Credentials;
-  /** Client tuning (pool size, read retries, timeouts per operation, logger). */
-  client?: Omit<V2ClientOptions, 'url' | 'credentials'>;
+  auth?: V2Credentials;
+  /** @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
+  credentials?: V2Credentials;
+  /** Timeouts (ms) per operation; see {@link V2Timeouts}. */
+  timeouts?: V2Timeouts;
+  /** Extra attempts for reads after a transport error or a 502/503/504 (default 2). Writes are never retried. */
+  readRetries?: number;
+  /** Connections in the undici pool (default 8). */
+  connections?: number;
+  /** @deprecated Use the top-level `timeouts`, `readRetries` and `connections`; kept for one release. */
+  client?: Omit<V2ClientOptions, 'url' | 'credentials' | 'auth'>;
   /**
    * Which actors are MoviePilot superusers: a list of actor ids (default `['user:admin']`) or a
    * function. Agent actors count as the actor that started their run.
@@ -50,15 +62,19 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   /**
    * Plugin APIs as capabilities (default on): `false` to skip reading the host's OpenAPI document, or
    * plugin authors' `declarations` of discovered routes by capability id, and plugin `capabilities`
-   * made by `defineV2PluginCapability` (registered after discovery, so they may declare any route of
-   * the host's document; with `false`, only `V2_OPERATIONS` routes).
+   * made by `defineV2PluginCapability` (registered by `host.start()` after discovery, so they may
+   * declare any route of the host's document; with `false`, only `V2_OPERATIONS` routes, registered at once).
    */
   plugins?: false | { declarations?: Record<string, V2PluginDeclaration>; capabilities?: readonly Capability<any, any>[] };
 }
 
 /** What {@link createV2AgentHost} returns. @public */
 export interface V2AgentHost {
-  /** The SDK host (call `start()` before use). */
+  /**
+   * The SDK host. Its `start()` first checks the MoviePilot host (see {@link createV2AgentHost}) and
+   * throws `HOST_UNREACHABLE`, `HOST_AUTH_FAILED`, `HOST_CONTRACT_INVALID` or `HOST_VERSION_UNSUPPORTED`
+   * before anything runs; a failed check is run again by the next `start()`.
+   */
   host: AgentHost;
   /** The tsyringe container it was resolved from. */
   container: DependencyContainer;
@@ -70,9 +86,9 @@ export interface V2AgentHost {
   client: V2HostClient;
   /** The `GoalFacts` the runtime uses. */
   goalFacts: GoalFacts;
-  /** Ids of the plugin capabilities registered (discovered routes, then `plugins.capabilities`). */
+  /** Ids of the plugin capabilities registered (discovered routes, then `plugins.capabilities`; filled by `host.start()`). */
   pluginCapabilities: string[];
-  /** What the adapter learned about the host: version, contract, metadata connectivity (after `host.start()`). */
+  /** What the adapter learned about the host at `host.start()`: version, contract, metadata connectivity. */
   status: V2HostStatus;
   /** Stops the SDK host and closes the client's pool. */
   close(): Promise<void>;
@@ -108,7 +124,8 @@ const CORE_OPERATIONS: readonly V2OperationId[] = ['media.search', 'search.media
 
 /**
  * Reads the host's version from the first route the credentials open: `GET /api/v3/system/status`
- * (API token; `version`), then `GET /api/v1/system/env` (a superuser login; `data.VERSION`).
+ * (API token; `version`), then `GET /api/v1/system/env` (a superuser login; `data.VERSION`). The first
+ * route is also the API token's check: a 401 there (`API_KEY校验不通过`) is `HOST_AUTH_FAILED`.
  */
 async function detectVersion(client: V2HostClient, contract: V2HostContract): Promise<{ version: string | null; source: string | null }> {
   for (const [id, pick] of [
@@ -122,6 +139,8 @@ async function detectVersion(client: V2HostClient, contract: V2HostContract): Pr
       const v = pick(await client.call(id));
       if (typeof v === 'string' && parseV2Version(v)) return { version: v, source: `${op.method} ${op.path}` };
     } catch (error) {
+      // The host refused the credential itself (401 wrong API token, 403 bad login token): say so now.
+      if (error instanceof HostAuthError && typeof error.details?.status === 'number') throw error;
       if (error instanceof HostHttpError || error instanceof HostOperationError || error instanceof HostAuthError) continue; // not a superuser, or the route answers otherwise
       throw error;
     }
@@ -137,43 +156,42 @@ async function detectVersion(client: V2HostClient, contract: V2HostContract): Pr
  * actors that are not host superusers before any request. Plugin capabilities get a scoped client per
  * invocation and are authorized like the routes they declared (see `defineV2PluginCapability`).
  *
- * Before anything else it reads the host's OpenAPI document (each route's authentication and existence
- * come from it), logs in when a login is configured, and reads the host's version; `host.start()` then
- * runs the host's own connectivity check once (TMDB reachable?, see {@link V2HostStatus}).
- *
- * @param options - see {@link V2AgentHostOptions}
- * @returns the host and its parts; call `host.start()` next
- * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `HOST_UNREACHABLE` when the host
- *   cannot be reached; `HOST_CONTRACT_INVALID` when its OpenAPI document cannot be fetched or parsed;
- *   `HOST_AUTH_FAILED` when the login is refused, or when the credentials open none of the standard
- *   routes on this host (e.g. only an API token on v2.5.x, whose standard routes accept only a login —
- *   refused before any request, naming the credential to add); `HOST_VERSION_UNSUPPORTED` for a host
- *   older than {@link V2_MIN_VERSION} or not 2.x; `OPTIONS_INVALID` from the SDK;
- *   {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a declaration weaker than its route),
- *   `PLUGIN_DECLARATION_INVALID` (a plugin capability declaring a route the host does not serve)
+ * Building sends nothing. `host.start()` checks the host before anything runs: it reads the host's
+ * OpenAPI document (each route's authentication and existence come from it), checks that the
+ * credentials open the standard routes, logs in when a login is configured, checks the API token and
+ * the version on `GET /api/v3/system/status`, registers the plugin capabilities, and runs the host's
+ * own connectivity check once (TMDB reachable?, see {@link V2HostStatus}).
  *
  * @example
  * ```ts
- * import { createV2AgentHost } from '@media-agent/host-adapter-v2';
- * import { SqliteStorage } from '@media-agent/sdk/sqlite';
- *
- * const v2 = await createV2AgentHost({
- *   url: 'http://nas:3000',
- *   credentials: { apiKey: process.env.MP_API_TOKEN! },
- *   storage: new SqliteStorage({ path: './data/agent.sqlite' }),
- *   plugins: { capabilities: [unfollow] },
- * });
- * await v2.host.start();
- * const run = await v2.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
+ * const v2 = createV2AgentHost({ url: 'http://nas:3000', auth: { apiKey: process.env.MP_API_TOKEN! }, model });
+ * await v2.host.start(); // HOST_UNREACHABLE, HOST_AUTH_FAILED, … here
  * ```
+ *
+ * @param options - see {@link V2AgentHostOptions}
+ * @returns the host and its parts; call `host.start()` next
+ * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `OPTIONS_INVALID` from the SDK.
+ *   `host.start()` throws `HOST_UNREACHABLE` when the host cannot be reached; `HOST_CONTRACT_INVALID`
+ *   when its OpenAPI document cannot be fetched or parsed; `HOST_AUTH_FAILED` when the login or the API
+ *   token is refused (HTTP 401/403), or when the credentials open none of the standard routes on this
+ *   host (e.g. only an API token on v2.5.x, whose standard routes accept only a login — refused before
+ *   any request, naming the credential to add); `HOST_VERSION_UNSUPPORTED` for a host older than
+ *   {@link V2_MIN_VERSION} or not 2.x; {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a
+ *   declaration weaker than its route), `PLUGIN_DECLARATION_INVALID` (a plugin capability declaring a
+ *   route the host does not serve)
  * @public
  */
-export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2AgentHost> {
-  const client = new V2HostClient({ ...options.client, url: options.url, credentials: options.credentials, ...(options.logger && !options.client?.logger ? { logger: options.logger } : {}) });
-  const status = await connect(client).catch(async (error: unknown) => {
-    await client.close().catch(() => undefined);
-    throw error;
+export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
+  const client = new V2HostClient({
+    ...options.client,
+    url: options.url,
+    auth: (options.auth ?? options.credentials)!,
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.readRetries !== undefined ? { readRetries: options.readRetries } : {}),
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
+    ...(options.logger && !options.client?.logger ? { logger: options.logger } : {}),
   });
+  const status: V2HostStatus = { version: null, versionSource: null, operations: 0, unsupported: [], metadata: 'unknown', metadataMessage: null };
   const warn = (message: string, details?: Record<string, unknown>) => (options.logger ?? { warn: () => undefined }).warn(message, details);
   const storage = options.storage ?? new MemoryStorage();
   const tracking = new V2Tracking(storage);
@@ -182,7 +200,7 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   const goalFacts: GoalFacts = { forRun: (runId, signal) => facts!.forRun(runId, signal) };
   const supers = options.superusers ?? ['user:admin'];
   const isSuperuser: SuperuserResolver = typeof supers === 'function' ? (supers as SuperuserResolver) : (actor) => (supers as readonly string[]).includes(actor);
-  const { plugins: _plugins, url: _url, credentials: _credentials, client: _client, superusers: _superusers, ...sdkOptions } = options;
+  const { plugins: _plugins, url: _url, auth: _auth, credentials: _credentials, client: _client, superusers: _superusers, timeouts: _timeouts, readRetries: _readRetries, connections: _connections, ...sdkOptions } = options;
   const plugins: V2PluginHost = new V2PluginHost({
     client,
     authorizer: (): V2SuperuserAuthorizer => authorizer,
@@ -216,40 +234,24 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   });
   const host = resolvePort(container, Tokens.AgentHost);
   facts = new V2GoalFacts(view, host.plans);
-  // host.start(): the host's own connectivity check, once (a host that cannot reach TMDB answers 200 [] to every lookup).
-  const sdkStart = host.start.bind(host);
-  let checked: Promise<void> | undefined;
-  (host as { start: AgentHost['start'] }).start = async (startOptions) => {
-    checked ??= checkMetadata(client, status).then(() => {
-      view.metadataUnreachable = status.metadata === 'unreachable';
-      if (view.metadataUnreachable) warn(`the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`);
-    });
-    await checked;
-    return sdkStart(startOptions);
-  };
   registerStandardCapabilities(host.capabilities, v2StandardCapabilities({ view, plans: host.plans }));
   host.capabilities.register(planInspectCapability(host.plans));
   for (const c of subscriptionCapabilities(view)) host.capabilities.register(c);
   const pluginCapabilities: string[] = [];
-  if (options.plugins !== false) {
-    try {
-      const found = await discoverV2PluginCapabilities(client, options.plugins?.declarations ?? {});
-      plugins.document = found.document;
-      for (const s of found.skipped) warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', { capabilityId: s.capabilityId, code: s.error.code, error: s.error.message });
-      for (const c of found.capabilities) {
-        if (host.capabilities.has(c.id)) continue;
-        host.capabilities.register(c);
-        pluginCapabilities.push(c.id);
-      }
-    } catch (error) {
-      if (error instanceof V2PluginDefinitionError) throw error;
-      warn('MoviePilot plugin APIs were not read; no plugin capabilities', { error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  for (const c of (options.plugins !== false && options.plugins?.capabilities) || []) {
+  const registerPlugin = (c: Capability<any, any>) => {
+    if (host.capabilities.has(c.id)) return;
     host.capabilities.register(c);
     pluginCapabilities.push(c.id);
-  }
+  };
+  /** The check `host.start()` runs first: connectivity, credentials, version, plugins, TMDB (once). */
+  const check = async () => {
+    Object.assign(status, await connect(client));
+    if (options.plugins !== false) await registerPlugins(client, plugins, options.plugins ?? {}, registerPlugin, warn);
+    await checkMetadata(client, status);
+    view.metadataUnreachable = status.metadata === 'unreachable';
+    if (view.metadataUnreachable) warn(`the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`);
+  };
+  startAfter(host, check);
   return {
     host,
     container,
@@ -264,6 +266,26 @@ export async function createV2AgentHost(options: V2AgentHostOptions): Promise<V2
   };
 }
 
+/** Discovers the host's plugin routes, then registers the plugin authors' own capabilities. */
+async function registerPlugins(
+  client: V2HostClient,
+  plugins: V2PluginHost,
+  options: { declarations?: Record<string, V2PluginDeclaration>; capabilities?: readonly Capability<any, any>[] },
+  register: (c: Capability<any, any>) => void,
+  warn: (message: string, details?: Record<string, unknown>) => void,
+): Promise<void> {
+  try {
+    const found = await discoverV2PluginCapabilities(client, options.declarations ?? {});
+    plugins.document = found.document;
+    for (const s of found.skipped) warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', { capabilityId: s.capabilityId, code: s.error.code, error: s.error.message });
+    for (const c of found.capabilities) register(c);
+  } catch (error) {
+    if (error instanceof V2PluginDefinitionError) throw error;
+    warn('MoviePilot plugin APIs were not read; no plugin capabilities', { error: error instanceof Error ? error.message : String(error) });
+  }
+  for (const c of options.capabilities ?? []) register(c);
+}
+
 /** Reads the contract, logs in, checks the credentials against it and reads the version. */
 async function connect(client: V2HostClient): Promise<V2HostStatus> {
   const contract = await client.loadContract();
@@ -276,8 +298,8 @@ async function connect(client: V2HostClient): Promise<V2HostStatus> {
     const needsLogin = closed.every((o) => (contract.security(o.method, o.path) ?? []).includes('OAuth2PasswordBearer'));
     throw new HostAuthError(
       needsLogin
-        ? `this MoviePilot host's standard routes (${closed.map((o) => `${o.method} ${o.path}`).join(', ')}) accept only a login (OAuth2PasswordBearer), not the API token: configure a user name and password (credentials.username/password; CLI --user/--password), with the API token too for plugin routes. Nothing was sent.`
-        : `this MoviePilot host's standard routes (${closed.map((o) => `${o.method} ${o.path}`).join(', ')}) accept none of the configured credentials: configure the API token (credentials.apiKey; CLI --api-key). Nothing was sent.`,
+        ? `this MoviePilot host's standard routes (${closed.map((o) => `${o.method} ${o.path}`).join(', ')}) accept only a login (OAuth2PasswordBearer), not the API token: configure a user name and password (auth.username/password; CLI --user/--password), with the API token too for plugin routes. Nothing was sent.`
+        : `this MoviePilot host's standard routes (${closed.map((o) => `${o.method} ${o.path}`).join(', ')}) accept none of the configured credentials: configure the API token (auth.apiKey; CLI --api-key). Nothing was sent.`,
       { missing: needsLogin ? 'login' : 'apiKey', beforeRequest: true },
     );
   }

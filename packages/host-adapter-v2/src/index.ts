@@ -17,7 +17,7 @@ export { V2HostContract, V2_MIN_VERSION, compareV2Versions, parseV2Version } fro
 export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, V2_SUPERUSER_ROUTES, v2RouteEffect, type V2Operation, type V2OperationId, type V2RouteEffect, type V2SecurityScheme } from './operations';
 export { V2HostClient, type V2CallParams, type V2ClientOptions, type V2ClientStats, type V2Credentials } from './client';
 export { V2SuperuserAuthorizer, HOST_SUPERUSER_REQUIRED, type SuperuserResolver, type V2CapabilityRoutes } from './authorizer';
-export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './capabilities';
+export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './standard/verifiers';
 export {
   defineV2PluginCapability,
   discoverV2PluginCapabilities,

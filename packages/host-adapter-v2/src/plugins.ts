@@ -252,7 +252,7 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
       const req = d.toRequest ? d.toRequest(i) : { path: i.path, query: i.query, body: i.body };
       const data = await client.send(
         { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: route.effect.write },
-        { ...(req.path ? { path: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
+        { ...(req.path ? { pathParams: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
       );
       return (d.fromResponse ? d.fromResponse(data) : { status: 'ok', data }) as never;
     },
@@ -446,9 +446,9 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  *   routes: ['subscribe.media', 'DELETE /api/v1/subscribe/{subscribe_id}'],
  *   input: Type.Object({ tmdbId: Type.Integer() }), output: Type.Object({ deleted: Type.Boolean() }),
  *   handler: async (input, ctx) => {
- *     const s = await ctx.client.call<{ id?: number }>('subscribe.media', { path: { mediaid: `tmdb:${input.tmdbId}` } });
+ *     const s = await ctx.client.call<{ id?: number }>('subscribe.media', { pathParams: { mediaid: `tmdb:${input.tmdbId}` } });
  *     if (typeof s?.id !== 'number') return { deleted: false };
- *     await ctx.client.call('DELETE /api/v1/subscribe/{subscribe_id}', { path: { subscribe_id: s.id } });
+ *     await ctx.client.call('DELETE /api/v1/subscribe/{subscribe_id}', { pathParams: { subscribe_id: s.id } });
  *     return { deleted: true };
  *   },
  * });

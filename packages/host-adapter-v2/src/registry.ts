@@ -1,4 +1,4 @@
-import type { Capability, CapabilityDescriptor, CapabilityKind, CapabilityRegistry, CapabilitySearchHit, InvocationContext, InvocationResult, Verifier } from '@media-agent/sdk';
+import { ForwardingCapabilityRegistry, type Capability, type CapabilityRegistry, type InvocationContext, type InvocationResult } from '@media-agent/sdk';
 import { isV2PluginCapability, V2PluginDefinitionError, type V2PluginBinder } from './plugins';
 
 /**
@@ -11,8 +11,7 @@ import { isV2PluginCapability, V2PluginDefinitionError, type V2PluginBinder } fr
  * Everything else is the inner registry's.
  * @public
  */
-export class V2CapabilityRegistry implements CapabilityRegistry {
-  readonly #inner: CapabilityRegistry;
+export class V2CapabilityRegistry extends ForwardingCapabilityRegistry {
   readonly #plugins: V2PluginBinder | undefined;
 
   /**
@@ -20,13 +19,8 @@ export class V2CapabilityRegistry implements CapabilityRegistry {
    * @param plugins - binds plugin capabilities (given by `createV2AgentHost`; without it plugins are refused with `PLUGIN_NOT_BOUND`)
    */
   constructor(inner: CapabilityRegistry, plugins?: V2PluginBinder) {
-    this.#inner = inner;
+    super(inner);
     this.#plugins = plugins;
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.events} */
-  get events(): CapabilityRegistry['events'] {
-    return this.#inner.events;
   }
 
   /**
@@ -36,10 +30,10 @@ export class V2CapabilityRegistry implements CapabilityRegistry {
    *   `PLUGIN_DECLARATION_INVALID` (a declared route the host does not serve), `PLUGIN_OPERATIONS_UNDECLARED`
    *   (a `plugin.*` capability not made by `defineV2PluginCapability` or discovery); `CAPABILITY_DUPLICATE` from the inner registry
    */
-  register(capability: Capability<any, any>): void {
+  override register(capability: Capability<any, any>): void {
     const bound = this.#plugins?.bind(capability);
     if (bound) {
-      this.#inner.register(bound);
+      this.inner.register(bound);
       this.#plugins!.declare(bound);
       return;
     }
@@ -50,37 +44,12 @@ export class V2CapabilityRegistry implements CapabilityRegistry {
         capability.id,
         `${capability.id} declares no MoviePilot routes: define plugin capabilities with defineV2PluginCapability({ routes: [...] }) so their requests are scoped to the invoking actor`,
       );
-    this.#inner.register(capability);
+    this.inner.register(capability);
   }
 
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.registerVerifier} */
-  registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
-    this.#inner.registerVerifier(capabilityId, verifier);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.get} */
-  get(id: string): CapabilityDescriptor {
-    return this.#inner.get(id);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.has} */
-  has(id: string): boolean {
-    return this.#inner.has(id);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.list} */
-  list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
-    return this.#inner.list(filter);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.search} */
-  search(query: string, limit?: number): CapabilitySearchHit[] {
-    return this.#inner.search(query, limit);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.invoke} */
-  async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
-    const result = await this.#inner.invoke(idOrCapability as string, input, context);
+  /** Invokes through the inner registry; a refused plugin request that wrote nothing makes the result `denied`. */
+  override async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+    const result = await super.invoke(idOrCapability, input, context);
     return this.#plugins ? this.#plugins.settle(result) : result;
   }
 }

@@ -3,15 +3,15 @@ import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostAuthError, HostOperationError, V2HostClient } from '../src/index';
 
-const open: Array<{ close(): Promise<void> } | { stop(): Promise<void> }> = [];
+const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
-  for (const x of open.splice(0)) await ('close' in x ? x.close() : x.stop());
+  for (const x of open.splice(0)) await x.close();
 });
 
-async function setup(credentials?: ConstructorParameters<typeof V2HostClient>[0]['credentials']) {
+async function setup(credentials?: ConstructorParameters<typeof V2HostClient>[0]['auth']) {
   const sim = new MoviePilotV2Simulator();
   const url = await sim.start();
-  const client = new V2HostClient({ url, credentials: credentials ?? { apiKey: sim.apiToken } });
+  const client = new V2HostClient({ url, auth: credentials ?? { apiKey: sim.apiKey } });
   open.push(sim, client);
   return { sim, client };
 }

@@ -52,11 +52,11 @@ describe('the adapter against openapi-v2.json', () => {
     const sim = new MoviePilotV2Simulator();
     await sim.start();
     started.push(sim);
-    const bad = await fetch(`${sim.url}/api/v1/media/search?count=3`, { headers: { 'x-api-key': sim.apiToken } });
+    const bad = await fetch(`${sim.url}/api/v1/media/search?count=3`, { headers: { 'x-api-key': sim.apiKey } });
     expect(bad.status).toBe(422);
     const anonymous = await fetch(`${sim.url}/api/v1/download/`);
     expect(anonymous.status).toBe(401);
-    const body = await fetch(`${sim.url}/api/v1/download/`, { method: 'POST', headers: { 'x-api-key': sim.apiToken, 'content-type': 'application/json' }, body: JSON.stringify({ torrent_in: {} }) });
+    const body = await fetch(`${sim.url}/api/v1/download/`, { method: 'POST', headers: { 'x-api-key': sim.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ torrent_in: {} }) });
     expect(body.status).toBe(422);
     expect(sim.violations).toHaveLength(3);
     expect(() => sim.assertNoViolations()).toThrow(/required/);
@@ -97,10 +97,11 @@ describe('the adapter against openapi-v2.json', () => {
     await ok('plugin.PluginHeatMonitor.status', {});
     await ok('plugin.EmbyRating.run', {});
     await ok('plugin.PluginHeatMonitor.month-data.month_key', { query: { month_key: '2026-11' } });
-    const fresh = await createV2AgentHost({ url: sim.url, credentials: { apiKey: sim.apiToken }, plugins: false });
+    const fresh = createV2AgentHost({ url: sim.url, auth: { apiKey: sim.apiKey }, plugins: false });
     started.push(fresh);
+    await fresh.host.start({ workers: false });
     expect((await fresh.host.invoke('release.inspect', { releaseId: duneReleases[1].releaseId }, admin)).status).toBe('succeeded'); // not cached: GET /search/last
-    const jwt = new V2HostClient({ url: sim.url, credentials: { username: 'guest', password: 'password' } });
+    const jwt = new V2HostClient({ url: sim.url, auth: { username: 'guest', password: 'password' } });
     await jwt.call('user.current');
     await jwt.close();
     const sent = [...Object.keys(adapter.client.stats.requests), ...Object.keys(fresh.client.stats.requests)];

@@ -6,7 +6,7 @@ import { createV2AgentHost, type V2AgentHost, type V2AgentHostOptions } from '..
 export const started: Array<{ close(): Promise<void> } | MoviePilotV2Simulator> = [];
 
 export async function cleanup(): Promise<void> {
-  for (const x of started.splice(0).reverse()) await (x instanceof MoviePilotV2Simulator ? x.stop() : x.close());
+  for (const x of started.splice(0).reverse()) await (x.close());
 }
 
 /** A simulator and an adapter host on one manual clock, scripted model adding `title`. */
@@ -15,9 +15,9 @@ export async function v2Setup(options: { sim?: V2SimulatorOptions; host?: Partia
   const sim = new MoviePilotV2Simulator({ clock, ...options.sim });
   await sim.start();
   started.push(sim);
-  const adapter: V2AgentHost = await createV2AgentHost({
+  const adapter: V2AgentHost = createV2AgentHost({
     url: sim.url,
-    credentials: { apiKey: sim.apiToken },
+    auth: { apiKey: sim.apiKey },
     storage: new MemoryStorage(),
     clock,
     ids: new SequentialIdGenerator(),

@@ -219,10 +219,11 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
     expect(code(() => host.capabilities.register(defineCapability({ ...base, id: 'plugin.Old.superuserClient', kind: 'execute' })))).toBe('PLUGIN_OPERATIONS_UNDECLARED');
     expect(host.capabilities.has('plugin.Old.superuserClient')).toBe(false);
     await expect(
-      createV2AgentHost({ url: sim.url, credentials: { apiKey: sim.apiToken }, plugins: { declarations: { 'plugin.LogsClean.clean': { kind: 'read' } } } }).then((h) => {
+      (() => {
+        const h = createV2AgentHost({ url: sim.url, auth: { apiKey: sim.apiKey }, plugins: { declarations: { 'plugin.LogsClean.clean': { kind: 'read' } } } });
         started.push(h);
-        return h;
-      }),
+        return h.host.start({ workers: false });
+      })(),
     ).rejects.toMatchObject({ code: 'PLUGIN_KIND_TOO_WEAK' });
   });
 });

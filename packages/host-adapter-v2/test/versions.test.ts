@@ -18,10 +18,16 @@ async function sim(options: V2SimulatorOptions = {}): Promise<MoviePilotV2Simula
   return s;
 }
 
-const hostOn = async (s: MoviePilotV2Simulator, credentials: V2Credentials, logger: Logger = new ConsoleLogger('silent')) => {
-  const v2 = await createV2AgentHost({ url: s.url, credentials, storage: new MemoryStorage(), logger });
+const hostOn = async (s: MoviePilotV2Simulator, auth: V2Credentials, logger: Logger = new ConsoleLogger('silent')) => {
+  const v2 = createV2AgentHost({ url: s.url, auth, storage: new MemoryStorage(), logger });
   started.push(v2);
   return v2;
+};
+
+/** Starts an adapter host (its start-up check runs first), to be closed after the test. */
+const startOf = (v2: ReturnType<typeof createV2AgentHost>) => {
+  started.push(v2);
+  return v2.host.start({ workers: false });
 };
 
 const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as { code?: string; message: string; details?: Record<string, unknown> });
@@ -49,7 +55,7 @@ async function fullFlow(host: Awaited<ReturnType<typeof createV2AgentHost>>['hos
 describe('per-route authentication from the host\'s own OpenAPI document (MoviePilot v2.5.6)', () => {
   it('a token-only configuration on v2.5.6 is refused before any request, naming the login to configure (HOST_AUTH_FAILED)', async () => {
     const s = await sim();
-    const error = await refusal(createV2AgentHost({ url: s.url, credentials: { apiKey: s.apiToken }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent') }));
+    const error = await refusal(startOf(createV2AgentHost({ url: s.url, auth: { apiKey: s.apiKey }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent') })));
     expect(error).toMatchObject({ code: 'HOST_AUTH_FAILED', details: expect.objectContaining({ missing: 'login', beforeRequest: true }) });
     expect(error!.message).toMatch(/accept only a login/);
     expect(error!.message).toMatch(/user name and password/);
@@ -59,7 +65,7 @@ describe('per-route authentication from the host\'s own OpenAPI document (MovieP
 
   it('the client picks the credential each route accepts and refuses, before sending, a route its credentials do not open', async () => {
     const s = await sim();
-    const tokenOnly = new V2HostClient({ url: s.url, credentials: { apiKey: s.apiToken } });
+    const tokenOnly = new V2HostClient({ url: s.url, auth: { apiKey: s.apiKey } });
     started.push(tokenOnly);
     const error = await refusal(tokenOnly.call('media.search', { query: { title: 'Dune' } }));
     expect(error).toMatchObject({ code: 'HOST_AUTH_FAILED', details: expect.objectContaining({ missing: 'login', beforeRequest: true }) });
@@ -71,7 +77,7 @@ describe('per-route authentication from the host\'s own OpenAPI document (MovieP
     // a route that accepts nothing but ?token=
     await tokenOnly.send({ id: 'subscribe.list2', method: 'GET', path: '/api/v1/subscribe/list', envelope: 'bare', security: ['api_token_query'], write: false }).catch(() => undefined);
     expect(s.requests.at(-1)).toMatchObject({ path: '/api/v1/subscribe/list', principal: 'apikey' });
-    const loginOnly = new V2HostClient({ url: s.url, credentials: LOGIN });
+    const loginOnly = new V2HostClient({ url: s.url, auth: LOGIN });
     started.push(loginOnly);
     await expect(loginOnly.call('system.status')).rejects.toMatchObject({ code: 'HOST_AUTH_FAILED', details: expect.objectContaining({ missing: 'apiKey' }) });
     expect(s.requestCount('GET /api/v3/system/status')).toBe(1);
@@ -79,7 +85,7 @@ describe('per-route authentication from the host\'s own OpenAPI document (MovieP
   });
 
   it('a login-only configuration on v2.5.6: every standard capability sends the login (Bearer) and validates against the v2.5.6 document, organize.execute included', async () => {
-    const { clock, sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6', autoTransfer: false }, host: { credentials: LOGIN } });
+    const { clock, sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6', autoTransfer: false }, host: { auth: LOGIN } });
     expect(adapter.client.credentialIsSuperuser).toBe(true);
     const { job } = await fullFlow(host, clock);
     const org = await host.invoke('organize.plan', { downloadId: job.id }, admin);
@@ -94,7 +100,7 @@ describe('per-route authentication from the host\'s own OpenAPI document (MovieP
 
 describe('both credentials at once', () => {
   it('with a login and the API token, standard routes carry the login, /api/v3 the token; the version comes from /api/v3/system/status', async () => {
-    const { clock, sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6', autoTransfer: false }, host: { credentials: { apiKey: TOKEN, ...LOGIN } } });
+    const { clock, sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6', autoTransfer: false }, host: { auth: { apiKey: TOKEN, ...LOGIN } } });
     await fullFlow(host, clock);
     expect(s.requests.find((r) => r.path === '/api/v1/media/search')?.principal).toBe('user:admin');
     expect(s.requests.find((r) => r.path === '/api/v3/system/status')?.principal).toBe('apikey');
@@ -103,7 +109,7 @@ describe('both credentials at once', () => {
   });
 
   it('authority is the login user\'s, never the token\'s: a non-superuser login with the API token is denied organize.execute before any request', async () => {
-    const { sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { credentials: { apiKey: TOKEN, username: 'guest', password: 'password' } } });
+    const { sim: s, host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { auth: { apiKey: TOKEN, username: 'guest', password: 'password' } } });
     expect(adapter.client.credentialIsSuperuser).toBe(false);
     const r = await host.invoke('organize.execute', { planId: 'plan-x' }, admin);
     expect(r.status).toBe('denied');
@@ -112,14 +118,14 @@ describe('both credentials at once', () => {
   });
 
   it('on the newer document both credentials work too, and the login is preferred where a route accepts either', async () => {
-    const { sim: s, host } = await v2Setup({ host: { credentials: { apiKey: TOKEN, ...LOGIN } } });
+    const { sim: s, host } = await v2Setup({ host: { auth: { apiKey: TOKEN, ...LOGIN } } });
     expect((await host.invoke('catalog.lookup', { query: 'Dune' }, admin)).status).toBe('succeeded');
     expect(s.requests.find((r) => r.path === '/api/v1/media/search')?.principal).toBe('user:admin');
     s.assertNoViolations();
   });
 
   it('options: a user name without a password is HOST_OPTIONS_INVALID', () => {
-    expect(() => new V2HostClient({ url: 'http://127.0.0.1:1', credentials: { apiKey: 'k', username: 'admin' } as never })).toThrow(expect.objectContaining({ code: 'HOST_OPTIONS_INVALID' }));
+    expect(() => new V2HostClient({ url: 'http://127.0.0.1:1', auth: { apiKey: 'k', username: 'admin' } as never })).toThrow(expect.objectContaining({ code: 'HOST_OPTIONS_INVALID' }));
   });
 });
 
@@ -129,6 +135,7 @@ describe('version-aware contract', () => {
     delete doc.paths['/api/v1/subscribe/media/{mediaid}'];
     const s = await sim({ contract: doc });
     const v2 = await hostOn(s, LOGIN);
+    await v2.host.start({ workers: false }); // the start-up check reads the host's document
     expect(v2.status.unsupported).toEqual(['subscribe.media']);
     const r = await v2.host.invoke('moviepilot.subscription.find', { mediaSource: 'tmdb', mediaId: '693134' }, admin);
     expect(r.status).toBe('failed');
@@ -142,7 +149,7 @@ describe('version-aware contract', () => {
     ['v3.0.0', /not a 2\.x host/],
   ])('a host reporting %s is refused with the supported versions (HOST_VERSION_UNSUPPORTED)', async (version, message) => {
     const s = await sim({ version });
-    const error = await refusal(createV2AgentHost({ url: s.url, credentials: { apiKey: s.apiToken, ...LOGIN }, storage: new MemoryStorage() }));
+    const error = await refusal(startOf(createV2AgentHost({ url: s.url, auth: { apiKey: s.apiKey, ...LOGIN }, storage: new MemoryStorage() })));
     expect(error).toMatchObject({ code: 'HOST_VERSION_UNSUPPORTED', details: { version } });
     expect(error!.message).toMatch(message);
     expect(error!.message).toContain(V2_MIN_VERSION);
@@ -162,7 +169,7 @@ describe('version-aware contract', () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       try {
         const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        const error = await refusal(createV2AgentHost({ url, credentials: { apiKey: 'k' }, storage: new MemoryStorage() }));
+        const error = await refusal(startOf(createV2AgentHost({ url, auth: { apiKey: 'k' }, storage: new MemoryStorage() })));
         expect(error?.code, `${status} ${body}`).toBe('HOST_CONTRACT_INVALID');
       } finally {
         server.closeAllConnections();
@@ -171,17 +178,33 @@ describe('version-aware contract', () => {
     }
     const gone = new MoviePilotV2Simulator();
     const url = await gone.start();
-    await gone.stop();
-    const offline = await refusal(createV2AgentHost({ url, credentials: { apiKey: 'k' }, storage: new MemoryStorage() }));
+    await gone.close();
+    const offline = await refusal(startOf(createV2AgentHost({ url, auth: { apiKey: 'k' }, storage: new MemoryStorage() })));
     expect(offline?.code).toBe('HOST_UNREACHABLE');
   });
 
-  it('a refused login is HOST_AUTH_FAILED at creation, sent once, and never sent again by the client (no retry storm)', async () => {
+  it('a wrong API token is HOST_AUTH_FAILED at start-up, from the host\'s own 401 on the version route (nothing else sent)', async () => {
+    const s = await sim({ contract: 'newer' });
+    const v2 = createV2AgentHost({ url: s.url, auth: { apiKey: 'not-the-token' }, storage: new MemoryStorage() });
+    expect(s.requests).toHaveLength(0); // building the host sends nothing
+    const error = await refusal(startOf(v2));
+    expect(error).toMatchObject({ code: 'HOST_AUTH_FAILED', details: { operation: 'system.status', status: 401 } });
+    expect(error!.message).toContain('refused the API token');
+    expect(s.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/openapi.json 200', 'GET /api/v3/system/status 401']);
+  });
+
+  it('nothing listening at the URL is HOST_UNREACHABLE at start-up, naming the URL', async () => {
+    const error = await refusal(startOf(createV2AgentHost({ url: 'http://127.0.0.1:9', auth: { apiKey: 'k' }, storage: new MemoryStorage() })));
+    expect(error?.code).toBe('HOST_UNREACHABLE');
+    expect(error!.message).toContain('cannot connect to http://127.0.0.1:9');
+  });
+
+  it('a refused login is HOST_AUTH_FAILED at start-up, sent once, and never sent again by the client (no retry storm)', async () => {
     const s = await sim();
-    const error = await refusal(createV2AgentHost({ url: s.url, credentials: { username: 'admin', password: 'wrong' }, storage: new MemoryStorage() }));
+    const error = await refusal(startOf(createV2AgentHost({ url: s.url, auth: { username: 'admin', password: 'wrong' }, storage: new MemoryStorage() })));
     expect(error?.code).toBe('HOST_AUTH_FAILED');
     expect(s.requestCount('POST /api/v1/login/access-token')).toBe(1);
-    const client = new V2HostClient({ url: s.url, credentials: { username: 'admin', password: 'wrong' } });
+    const client = new V2HostClient({ url: s.url, auth: { username: 'admin', password: 'wrong' } });
     started.push(client);
     for (let i = 0; i < 3; i++) await expect(client.call('media.search', { query: { title: 'Dune' } })).rejects.toMatchObject({ code: 'HOST_AUTH_FAILED' });
     expect(s.requestCount('POST /api/v1/login/access-token')).toBe(2);
@@ -191,7 +214,7 @@ describe('version-aware contract', () => {
 
 describe('honest failures', () => {
   it.each(['未识别到媒体信息', '站点未认证，请先完成站点认证'])('release.search: the host\'s "%s" is a failure with its message, not "no releases"', async (message) => {
-    const { sim: s, host } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { credentials: LOGIN } });
+    const { sim: s, host } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { auth: LOGIN } });
     s.searchFailure = message;
     const r = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, admin);
     expect(r.status).toBe('failed');
@@ -220,7 +243,7 @@ describe('honest failures', () => {
     for (const contract of ['v2.5.6', 'newer'] as const) {
       warnings.length = 0;
       const s = await sim({ contract, metadataReachable: false });
-      const v2 = await hostOn(s, { apiKey: s.apiToken, ...LOGIN }, logger);
+      const v2 = await hostOn(s, { apiKey: s.apiKey, ...LOGIN }, logger);
       expect(v2.status.metadata).toBe('unknown');
       await v2.host.start();
       await v2.host.start({ workers: false });
@@ -236,7 +259,7 @@ describe('honest failures', () => {
   });
 
   it('a host that reaches TMDB: an unknown title is simply not found (an empty list)', async () => {
-    const { host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { credentials: LOGIN } });
+    const { host, adapter } = await v2Setup({ sim: { contract: 'v2.5.6' }, host: { auth: LOGIN } });
     expect(adapter.status.metadata).toBe('reachable');
     const r = await host.invoke('catalog.lookup', { query: 'No Such Film Anywhere' }, admin);
     expect(r.status).toBe('succeeded');

@@ -2,7 +2,7 @@ import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
 import { Pool } from 'undici';
 import { fillV3Path, v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
-import { V3AuthError, V3HostError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
+import { V3AuthError, V3HostError, V3OptionsError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
 
 /** How the adapter authenticates to MoviePilot 3.x (`contracts/v3-notes.md` §5). @public */
 export type V3Auth =
@@ -54,7 +54,7 @@ export type V3QueryValue = string | number | boolean | null | undefined | Readon
 
 /** One call of a catalog operation (the shape of the host gateway's `moviepilot_api` tool). @public */
 export interface V3CallInput {
-  /** Route parameters, e.g. `{ media_id: '693134' }`. */
+  /** Route parameters, e.g. `{ media_id: '693134' }` (the 2.x client's name too). */
   pathParams?: Record<string, string | number>;
   /** Query parameters (`undefined`/`null` values are left out). */
   query?: Record<string, V3QueryValue>;
@@ -123,11 +123,26 @@ export class V3Client {
   #jwt: { token: string; superuser: boolean; username: string } | undefined;
   #login: Promise<void> | undefined;
 
-  /** @param options - URL, credentials, timeouts, retries, pool size, logger */
+  /**
+   * @param options - URL, credentials, timeouts, retries, pool size, logger
+   * @throws {@link V3OptionsError} (`HOST_OPTIONS_INVALID`) for a bad URL or missing credentials
+   */
   constructor(options: V3ClientOptions) {
-    const url = new URL(options.url);
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new V3OptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
+    }
+    const auth = options.auth as Partial<{ apiKey: string; username: string; password: string }> | undefined;
+    if (!auth || (!auth.apiKey && !(auth.username && auth.password))) throw new V3OptionsError('auth needs an apiKey, or a username and a password');
     this.#options = options;
     this.#pool = new Pool(url.origin, { connections: options.connections ?? 8 });
+  }
+
+  /** Whether the client logs in with a user name and password (else it sends the API token). */
+  get usesLogin(): boolean {
+    return 'username' in this.#options.auth;
   }
 
   /** The host root URL. */
@@ -162,7 +177,7 @@ export class V3Client {
    * @throws `HOST_UNKNOWN_OPERATION`; `HOST_REQUEST_INVALID` (missing path parameter);
    *   {@link V3ValidationError} (422); {@link V3PermissionDeniedError} (400 用户权限不足);
    *   {@link V3AuthError} (401/403 after one refresh); {@link V3HostError} (other HTTP ≥ 400);
-   *   {@link V3TransportError} (not sent, or a read that failed on every attempt);
+   *   {@link V3TransportError} (`HOST_UNREACHABLE`: not sent; `HOST_TRANSPORT_FAILED`: a read that failed on every attempt);
    *   `OutcomeUnknownError` (a write sent without a readable answer)
    */
   async call<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
@@ -182,7 +197,8 @@ export class V3Client {
           throw new OutcomeUnknownError(`MoviePilot ${operationId}: the request was sent but no answer was read (${code || (error as Error).message}); verify before retrying`, { cause: error });
         }
         if (attempt < attempts && !input.signal?.aborted) continue;
-        throw new V3TransportError(operationId, `${code || 'transport error'}: ${(error as Error).message}`, { cause: error });
+        if (NOT_SENT.has(code)) throw new V3TransportError(operationId, `cannot connect to ${this.url} (${code}); nothing was sent`, { cause: error });
+        throw new V3TransportError(operationId, `${code || 'transport error'}: ${(error as Error).message}`, { cause: error }, true);
       }
       const envelope = parseEnvelope(answer.text);
       if ((answer.status === 401 || answer.status === 403) && 'username' in this.#options.auth && !refreshed) {
@@ -267,7 +283,9 @@ export class V3Client {
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
-      throw new V3TransportError('login.access_token', `login failed: ${(error as { code?: string }).code ?? (error as Error).message}`, { cause: error });
+      const code = (error as { code?: string }).code ?? '';
+      if (NOT_SENT.has(code)) throw new V3TransportError('login.access_token', `cannot connect to ${this.url} (${code}); nothing was sent`, { cause: error });
+      throw new V3TransportError('login.access_token', `login failed: ${code || (error as Error).message}`, { cause: error }, true);
     }
     const text = await res.body.text();
     let json: Record<string, unknown> = {};

@@ -15,8 +15,11 @@ export const V3_ERROR_CODES = {
   HOST_OPERATION_FAILED: "The host answered with an error status or `success: false`; the message is the host's own.",
   HOST_VALIDATION_FAILED: "The host rejected the request's shape (HTTP 422); `issues` holds its validation list.",
   HOST_PERMISSION_DENIED: 'The host or the adapter refused an admin-only operation for a user who is not a superuser.',
+  HOST_OPTIONS_INVALID: "The adapter's options are invalid (no or a bad URL, no credentials, half a login).",
+  HOST_TRANSPORT_FAILED:
+    'A request left this process but no answer came back (connection reset, timeout) on every attempt; reads only are retried.',
   HOST_UNREACHABLE:
-    'The request never reached the host (refused connection, connect timeout), or a read failed on every attempt.',
+    'The host could not be reached (refused connection, unresolved name, connect timeout); nothing was sent.',
   HOST_OPERATION_UNSUPPORTED: 'No operation in the V3 catalog can serve this request (e.g. pausing a torrent).',
   HOST_UNKNOWN_OPERATION: 'No operation with this id is in the V3 catalog; nothing was sent.',
   HOST_REQUEST_INVALID: 'A request to the host lacks a required path parameter; nothing was sent.',

@@ -72,15 +72,21 @@ export class V3AuthError extends V3HostError {
 }
 
 /**
- * The request never reached the host (connection refused, connect timeout) or — for reads — the
- * transport failed on every attempt. Nothing happened on the host for a write in this case.
- * Code `HOST_UNREACHABLE`.
+ * The request got no answer and was certainly or harmlessly not applied, with the 2.x adapter's codes:
+ * `HOST_UNREACHABLE` when it never reached the host (connection refused, name not resolved, connect
+ * timeout: nothing was sent), `HOST_TRANSPORT_FAILED` for a read that was sent and failed on every
+ * attempt. A write that was sent and lost its answer is the SDK's `OutcomeUnknownError` instead.
  * @public
  */
 export class V3TransportError extends MediaAgentError<V3ErrorCode> {
-  /** @param operationId - operation; @param message - what failed; @param options - `{ cause }` */
-  constructor(operationId: string, message: string, options?: ErrorOptions) {
-    super('HOST_UNREACHABLE', `MoviePilot ${operationId}: ${message}`, { operationId }, options);
+  /**
+   * @param operationId - operation
+   * @param message - what failed
+   * @param options - `{ cause }`
+   * @param sent - whether the request left this process (default false: `HOST_UNREACHABLE`)
+   */
+  constructor(operationId: string, message: string, options?: ErrorOptions, sent = false) {
+    super(sent ? 'HOST_TRANSPORT_FAILED' : 'HOST_UNREACHABLE', `MoviePilot ${operationId}: ${message}`, { operationId }, options);
   }
 }
 
@@ -94,5 +100,17 @@ export class V3UnsupportedError extends MediaAgentError<V3ErrorCode> {
   /** @param capabilityId - the capability; @param reason - why the catalog cannot serve it */
   constructor(capabilityId: string, reason: string) {
     super('HOST_OPERATION_UNSUPPORTED', `${capabilityId} is not available on MoviePilot V3: ${reason}`, { capabilityId });
+  }
+}
+
+/**
+ * The adapter's options are invalid (no or a bad URL, no credentials, half a login). The 2.x adapter's
+ * code. Code `HOST_OPTIONS_INVALID`.
+ * @public
+ */
+export class V3OptionsError extends MediaAgentError<V3ErrorCode> {
+  /** @param message - what is wrong and how to fix it */
+  constructor(message: string) {
+    super('HOST_OPTIONS_INVALID', message);
   }
 }

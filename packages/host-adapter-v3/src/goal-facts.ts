@@ -2,7 +2,8 @@ import { parseMediaEntityId, type GoalFacts, type GoalFactsSnapshot } from '@med
 import type { V3Client } from './client';
 import { toV3Identity } from './identity';
 import type { V3RunJournal } from './journal';
-import { downloadStatusOf, organizeStatusOf, readHostState } from './standard';
+import { readHostState } from './standard/host-state';
+import { downloadStatusOf, organizeStatusOf } from './standard/mapping';
 
 /**
  * `GoalFacts` from the MoviePilot 3.x host: for what a run touched (the adapter's

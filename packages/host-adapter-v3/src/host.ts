@@ -9,17 +9,22 @@ import {
   type AgentOptions,
   type Authorizer,
   type Capability,
+  type GoalFacts,
   type PolicySettings,
 } from '@media-agent/sdk';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
+import { V3AuthError } from './errors';
 import { V3GoalFacts } from './goal-facts';
 import { V3RunJournal } from './journal';
+import { startAfter } from './start-check';
 import { v3OperationCapabilities } from './operations-capabilities';
 import { V3PluginHost } from './plugins';
 import { V3CapabilityRegistry } from './registry';
 import { v3SubscriptionCapabilities } from './subscriptions';
-import { v3StandardCapabilities, type V3Context, type V3MediaSettings } from './standard';
+import { v3StandardCapabilities } from './standard';
+import type { V3Context } from './standard/mapping';
+import type { V3MediaSettings } from './standard/services';
 
 /** Options of {@link createV3AgentHost}: the SDK's {@link @media-agent/sdk#AgentOptions} (except `goalFacts`) plus the host connection. @public */
 export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
@@ -27,13 +32,15 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   url: string;
   /** API token or user name and password (never logged). */
   auth: V3Auth;
-  /** Per-operation timeouts (ms). */
+  /** Timeouts (ms) per operation; see {@link V3Timeouts}. */
   timeouts?: V3Timeouts;
   /**
-   * Extra attempts for reads on transport errors and 5xx.
+   * Extra attempts for reads after a transport error or a 5xx. Writes are never retried.
    * @defaultValue 2
    */
   readRetries?: number;
+  /** Connections in the undici pool (default 8). */
+  connections?: number;
   /**
    * Host role of a principal (actor, or the actor that started an agent's run). Default: every
    * principal has the client's own role (API key: superuser; password login: the JWT's `super_user`).
@@ -47,16 +54,21 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
    */
   maxRevealedTools?: number;
   /**
-   * Plugin capabilities made by `defineV3PluginCapability`, registered after the adapter's own (the
-   * same as `host.capabilities.register(plugin)` later): each gets a client scoped to its declared
-   * operations and the invoking actor.
+   * Plugin capabilities made by `defineV3PluginCapability` (`{ capabilities: [...] }`, the 2.x adapter's
+   * shape; a bare array is deprecated), registered after the adapter's own (the same as
+   * `host.capabilities.register(plugin)` later): each gets a client scoped to its declared operations
+   * and the invoking actor.
    */
-  plugins?: readonly Capability<any, any>[];
+  plugins?: { capabilities?: readonly Capability<any, any>[] } | readonly Capability<any, any>[];
 }
 
 /** What {@link createV3AgentHost} returns. @public */
 export interface V3AgentHost {
-  /** The SDK host: runs, approvals, grants, `invoke`; call `start()` before use. */
+  /**
+   * The SDK host: runs, approvals, grants, `invoke`. Its `start()` first checks the MoviePilot host
+   * (see {@link createV3AgentHost}) and throws `HOST_UNREACHABLE` or `HOST_AUTH_FAILED` before anything
+   * runs; a failed check is run again by the next `start()`.
+   */
   readonly host: AgentHost;
   /**
    * The host client, with the adapter's own credentials (an API key is a host superuser). For the
@@ -68,6 +80,8 @@ export interface V3AgentHost {
   readonly journal: V3RunJournal;
   /** The tsyringe container (resolve any port from it). */
   readonly container: ReturnType<typeof createAgentContainer>;
+  /** The `GoalFacts` the runtime uses (what the host's records say about a run's goal). */
+  readonly goalFacts: GoalFacts;
   /** Stops the host and closes the client's pool. */
   close(): Promise<void>;
 }
@@ -81,29 +95,34 @@ export interface V3AgentHost {
  * its `host.capabilities` get a per-invocation client scoped to their declared operations and are
  * authorized like direct `mp.*` calls of them.
  *
- * @param options - connection, auth, role mapping, media settings, and any SDK option
- * @returns the host, client, journal and container
- * @throws `OPTIONS_INVALID` (SDK options); `TypeError` for an invalid URL; what registering `plugins` throws
- *   (`PLUGIN_OPERATIONS_UNDECLARED`, `CAPABILITY_DUPLICATE`)
+ * Building sends nothing. `host.start()` checks the host before anything runs: it logs in when a
+ * user name and password are configured (`POST /api/v1/login/access-token`), then reads
+ * `GET /api/v1/download/clients` (`download.clients`, open to every user) with the credentials.
  *
  * @example
  * ```ts
- * import { createV3AgentHost } from '@media-agent/host-adapter-v3';
- * import { SqliteStorage } from '@media-agent/sdk/sqlite';
- *
- * const { host, close } = createV3AgentHost({
- *   url: 'http://mp:3001',
- *   auth: { apiKey: process.env.MP_API_TOKEN! },
- *   storage: new SqliteStorage({ path: './data/agent.sqlite' }),
- * });
- * await host.start();
- * // … host.startRun(…), host.invoke(…) …
- * await close(); // stops the host and closes the client's connection pool
+ * const { host, close } = createV3AgentHost({ url: 'http://mp:3001', auth: { apiKey: process.env.MP_API_TOKEN! }, model });
+ * await host.start(); // HOST_UNREACHABLE, HOST_AUTH_FAILED here
  * ```
+ *
+ * @param options - connection, auth, role mapping, media settings, and any SDK option
+ * @returns the host, client, journal, goal facts and container; call `host.start()` next
+ * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `OPTIONS_INVALID` (SDK options);
+ *   what registering `plugins` throws (`PLUGIN_OPERATIONS_UNDECLARED`, `CAPABILITY_DUPLICATE`).
+ *   `host.start()` throws `HOST_UNREACHABLE` when the host cannot be reached (nothing was sent) and
+ *   `HOST_AUTH_FAILED` when the host refuses the login (HTTP 401), the API token (HTTP 401) or the
+ *   login token (HTTP 403)
  * @public
  */
 export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
-  const client = new V3Client({ url: options.url, auth: options.auth, ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...(options.readRetries !== undefined ? { readRetries: options.readRetries } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+  const client = new V3Client({
+    url: options.url,
+    auth: options.auth,
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.readRetries !== undefined ? { readRetries: options.readRetries } : {}),
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const journal = new V3RunJournal();
   let own: Promise<V3HostRole> | undefined;
   const role = async (principal: string): Promise<V3HostRole> => {
@@ -119,9 +138,10 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     services: () => ({ storage: resolvePort(container, Tokens.StorageAdapter), ids: resolvePort(container, Tokens.IdGenerator), clock: resolvePort(container, Tokens.Clock) }),
   });
   const authorizer: V3Authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role, (id) => plugins.declared(id));
+  const goalFacts = new V3GoalFacts(client, journal);
   const container = createAgentContainer({
     ...options,
-    goalFacts: new V3GoalFacts(client, journal),
+    goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });
       c.register(Tokens.CapabilityRegistry, {
@@ -157,15 +177,34 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   const reg = host.capabilities;
   for (const capability of v3SubscriptionCapabilities({ client, journal })) reg.register(capability);
   for (const capability of v3OperationCapabilities({ client, plans: host.plans, registry: () => reg, reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined) })) reg.register(capability);
-  for (const plugin of options.plugins ?? []) reg.register(plugin);
+  const pluginList = Array.isArray(options.plugins) ? options.plugins : ((options.plugins as { capabilities?: readonly Capability<any, any>[] } | undefined)?.capabilities ?? []);
+  for (const plugin of pluginList) reg.register(plugin);
+  startAfter(host, () => checkV3Host(client));
   return {
     host,
     client,
     journal,
     container,
+    goalFacts,
     close: async () => {
       await host.stop().catch(() => undefined);
       await client.close();
     },
   };
+}
+
+/**
+ * The start-up check: the login (when configured), then one read every user may make, so that an
+ * unreachable host (`HOST_UNREACHABLE`) or refused credentials (`HOST_AUTH_FAILED`) fail `start()`.
+ */
+async function checkV3Host(client: V3Client): Promise<void> {
+  const credential = client.usesLogin ? 'user name and password (auth.username/password; CLI --user/--password)' : 'API token (auth.apiKey; CLI --api-key)';
+  try {
+    await client.identity();
+    await client.call('download.clients');
+  } catch (error) {
+    if (!(error instanceof V3AuthError)) throw error;
+    const refused = error.operationId === 'login.access_token' ? 'the login' : client.usesLogin ? 'the login token' : 'the API token';
+    throw new V3AuthError(error.operationId, error.status, `${(error.details as { hostMessage?: string }).hostMessage || 'no message'}; MoviePilot at ${client.url} refused ${refused}: check the ${credential}`);
+  }
 }

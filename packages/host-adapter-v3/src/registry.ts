@@ -1,4 +1,4 @@
-import type { Capability, CapabilityDescriptor, CapabilityKind, CapabilityRegistry, CapabilitySearchHit, InvocationContext, InvocationResult, Verifier } from '@media-agent/sdk';
+import { ForwardingCapabilityRegistry, type Capability, type CapabilityDescriptor, type CapabilityKind, type CapabilityRegistry, type InvocationContext, type InvocationResult } from '@media-agent/sdk';
 import { isV3PluginCapability, V3PluginDefinitionError, type V3PluginBinder } from './plugins';
 
 /** `mp.*` capabilities always offered to the model: the discovery tool and the call planner. @internal */
@@ -15,8 +15,7 @@ const ALWAYS = new Set(['mp.operations.search', 'mp.operation.plan']);
  * any other way (no declared operations) is refused.
  * @public
  */
-export class V3CapabilityRegistry implements CapabilityRegistry {
-  readonly #inner: CapabilityRegistry;
+export class V3CapabilityRegistry extends ForwardingCapabilityRegistry {
   readonly #revealed: string[] = [];
   readonly #max: number;
 
@@ -28,14 +27,9 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
    * @param plugins - binds plugin capabilities (given by `createV3AgentHost`; without it plugins are refused with `PLUGIN_NOT_BOUND`)
    */
   constructor(inner: CapabilityRegistry, maxRevealed = 16, plugins?: V3PluginBinder) {
-    this.#inner = inner;
+    super(inner);
     this.#max = maxRevealed;
     this.#plugins = plugins;
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.events} */
-  get events(): CapabilityRegistry['events'] {
-    return this.#inner.events;
   }
 
   /** Makes `mp.*` capabilities listed (most recent last; older ones beyond the limit drop out). @param ids - capability ids */
@@ -55,10 +49,10 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
    *   `PLUGIN_OPERATIONS_UNDECLARED` (a `plugin.*` capability not made by `defineV3PluginCapability`);
    *   `CAPABILITY_DUPLICATE` from the inner registry
    */
-  register(capability: Capability<any, any>): void {
+  override register(capability: Capability<any, any>): void {
     if (isV3PluginCapability(capability)) {
       if (!this.#plugins) throw new V3PluginDefinitionError('PLUGIN_NOT_BOUND', capability.id, `${capability.id}: this registry cannot bind V3 plugin capabilities (use the host.capabilities of createV3AgentHost)`);
-      this.#inner.register(this.#plugins.bind(capability));
+      this.inner.register(this.#plugins.bind(capability));
       this.#plugins.declare(capability);
       return;
     }
@@ -68,37 +62,17 @@ export class V3CapabilityRegistry implements CapabilityRegistry {
         capability.id,
         `${capability.id} declares no MoviePilot operations: define plugin capabilities with defineV3PluginCapability({ operations: [...] }) so their requests are scoped to the invoking actor`,
       );
-    this.#inner.register(capability);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.registerVerifier} */
-  registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
-    this.#inner.registerVerifier(capabilityId, verifier);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.get} */
-  get(id: string): CapabilityDescriptor {
-    return this.#inner.get(id);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.has} */
-  has(id: string): boolean {
-    return this.#inner.has(id);
+    this.inner.register(capability);
   }
 
   /** Every capability except `mp.*` catalog operations not revealed by discovery. @param filter - optional kind */
-  list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
-    return this.#inner.list(filter).filter((d) => !d.id.startsWith('mp.') || ALWAYS.has(d.id) || this.#revealed.includes(d.id));
+  override list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
+    return this.inner.list(filter).filter((d) => !d.id.startsWith('mp.') || ALWAYS.has(d.id) || this.#revealed.includes(d.id));
   }
 
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.search} */
-  search(query: string, limit?: number): CapabilitySearchHit[] {
-    return this.#inner.search(query, limit);
-  }
-
-  /** {@inheritDoc @media-agent/sdk#CapabilityRegistry.invoke} */
-  async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
-    const result = await this.#inner.invoke(idOrCapability as string, input, context);
+  /** Invokes through the inner registry; a refused plugin request that wrote nothing makes the result `denied`. */
+  override async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+    const result = await super.invoke(idOrCapability, input, context);
     return this.#plugins ? this.#plugins.settle(result) : result;
   }
 }

@@ -34,6 +34,7 @@ export {
 } from './core/capability-descriptor';
 export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
 export { DefaultCapabilityRegistry, type CapabilityRegistry, type CapabilityRegistryDeps } from './capabilities/capability-registry';
+export { ForwardingCapabilityRegistry } from './capabilities/forwarding-registry';
 export { DEFAULT_MAX_INPUT_BYTES, type InvocationEvent, type InvocationEvents } from './capabilities/invocation-pipeline';
 export { searchCapabilities, type CapabilitySearchHit } from './capabilities/capability-search';
 export { summarizeInput, SENSITIVE_FIELD_PATTERN, REDACTED } from './capabilities/input-summary';

@@ -6,8 +6,8 @@ import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data
 
 /** A user of the simulated host. @public */
 export interface SimUser {
-  /** User name. */
-  name: string;
+  /** Login name (the 3.x simulator's field name). */
+  username: string;
   /** Password. */
   password: string;
   /** Host superuser. */
@@ -17,6 +17,8 @@ export interface SimUser {
 /** Options of {@link MoviePilotV2Simulator}. @public */
 export interface V2SimulatorOptions {
   /** The host's `API_TOKEN` (default `sim-api-token-0123456789abcdef`). */
+  apiKey?: string;
+  /** @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
   apiToken?: string;
   /** Users (default `admin`/`password` superuser and `guest`/`password` not). */
   users?: SimUser[];
@@ -141,8 +143,8 @@ const PLUGIN_RESERVED = new Set(['clone', 'dashboard', 'folders', 'form', 'insta
  * @public
  */
 export class MoviePilotV2Simulator {
-  /** The host's API token. */
-  readonly apiToken: string;
+  /** The host's API token (`API_TOKEN`), accepted as `X-API-KEY`, `?apikey=` or `?token=` where a route declares it. */
+  readonly apiKey: string;
   /** Requests received, in order. */
   readonly requests: SimRequestRecord[] = [];
   /** Contract violations recorded. */
@@ -184,10 +186,10 @@ export class MoviePilotV2Simulator {
 
   /** @param options - see {@link V2SimulatorOptions} */
   constructor(options: V2SimulatorOptions = {}) {
-    this.apiToken = options.apiToken ?? 'sim-api-token-0123456789abcdef';
+    this.apiKey = options.apiKey ?? options.apiToken ?? 'sim-api-token-0123456789abcdef';
     this.#users = options.users ?? [
-      { name: 'admin', password: 'password', superuser: true },
-      { name: 'guest', password: 'password', superuser: false },
+      { username: 'admin', password: 'password', superuser: true },
+      { username: 'guest', password: 'password', superuser: false },
     ];
     this.#titles = [...(options.titles ?? SIM_TITLES)];
     this.#releases = [...(options.releases ?? SIM_RELEASES)];
@@ -217,8 +219,18 @@ export class MoviePilotV2Simulator {
     return this.#url;
   }
 
-  /** Stops the server (open connections are closed). */
+  /** @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
+  get apiToken(): string {
+    return this.apiKey;
+  }
+
+  /** @deprecated Renamed `close()` (the 3.x simulator's name); kept for one release. */
   async stop(): Promise<void> {
+    return this.close();
+  }
+
+  /** Stops the server (open connections are closed). */
+  async close(): Promise<void> {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
@@ -373,15 +385,15 @@ export class MoviePilotV2Simulator {
       );
       if (issues.length) return violation(422, issues);
       const form = new URLSearchParams(body);
-      const user = this.#users.find((u) => u.name === form.get('username') && u.password === form.get('password'));
+      const user = this.#users.find((u) => u.username === form.get('username') && u.password === form.get('password'));
       if (!user) {
         record.status = 401;
         res.writeHead(401, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify({ detail: '用户名或密码不正确' }));
       }
       const token = randomBytes(24).toString('hex');
-      this.#tokens.set(token, { user: user.name, expired: false });
-      return send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_id: this.#users.indexOf(user) + 1, user_name: user.name, avatar: null, level: 2, permissions: {}, wizard: false });
+      this.#tokens.set(token, { user: user.username, expired: false });
+      return send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_id: this.#users.indexOf(user) + 1, user_name: user.username, avatar: null, level: 2, permissions: {}, wizard: false });
     }
 
     const match = this.#validator.match(method, url.pathname);
@@ -455,9 +467,9 @@ export class MoviePilotV2Simulator {
         const t = this.#tokens.get(value!);
         if (!t) return { kind: 'violation', status: 403, issues: ['unknown bearer token'], detail: 'token校验不通过' };
         if (t.expired) return { kind: 'expired' };
-        return { kind: 'ok', principal: `user:${t.user}`, superuser: this.#users.find((u) => u.name === t.user)?.superuser ?? false };
+        return { kind: 'ok', principal: `user:${t.user}`, superuser: this.#users.find((u) => u.username === t.user)?.superuser ?? false };
       }
-      if (value !== this.apiToken) return { kind: 'violation', status: 401, issues: [`wrong API token in ${name}`], detail: 'API_KEY校验不通过' };
+      if (value !== this.apiKey) return { kind: 'violation', status: 401, issues: [`wrong API token in ${name}`], detail: 'API_KEY校验不通过' };
       return { kind: 'ok', principal: 'apikey', superuser: true };
     }
     return { kind: 'violation', status: 401, issues: ['no accepted credential'], detail: 'Not authenticated' };

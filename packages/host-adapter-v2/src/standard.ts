@@ -1,0 +1,31 @@
+import type { StandardImplementations } from '@media-agent/sdk';
+import { v2CatalogCapabilities } from './standard/catalog';
+import { v2ReleaseCapabilities } from './standard/release';
+import { v2DownloadCapabilities } from './standard/download';
+import { v2OrganizeCapabilities } from './standard/organize';
+import { v2TaskCapabilities } from './standard/task';
+import { v2PolicyCapabilities } from './standard/policy';
+import { v2InventoryCapabilities } from './standard/inventory';
+import { v2StandardHelpers, type V2StandardDeps } from './standard/services';
+
+/**
+ * The MoviePilot 2.x implementations of the 15 standard media capabilities, one family per file in
+ * `standard/`, with read-only verifiers for `download.submit` (downloader task list: hash, else title +
+ * size) and `organize.execute` (transfer history). The mapping to endpoints is the table in the package
+ * README.
+ * @param deps - the host view and the host's plan service
+ * @returns the 15 capabilities by id, for `registerStandardCapabilities`
+ * @internal
+ */
+export function v2StandardCapabilities(deps: V2StandardDeps): StandardImplementations {
+  const h = v2StandardHelpers(deps);
+  return {
+    ...v2CatalogCapabilities(deps, h),
+    ...v2ReleaseCapabilities(deps, h),
+    ...v2DownloadCapabilities(deps, h),
+    ...v2OrganizeCapabilities(deps, h),
+    ...v2TaskCapabilities(deps, h),
+    ...v2PolicyCapabilities(deps, h),
+    ...v2InventoryCapabilities(deps, h),
+  };
+}

@@ -1,0 +1,83 @@
+import { MediaStateError, type HandlerContext, type PlanService, type Task } from '@media-agent/sdk';
+import { entityOf, releaseIdOf, typeName, type V2Context, type V2MediaInfo, type V2TorrentInfo } from '../mapping';
+import type { V2HostView } from '../host-view';
+
+/**
+ * The messages MoviePilot answers `GET /api/v1/search/media/{mediaid}` with when the search ran and
+ * found nothing (`app/api/endpoints/search.py` of https://github.com/jxxghp/MoviePilot).
+ */
+const NO_RESULT_MESSAGES = ['未搜索到任何资源'];
+/** Whether a search answered "no result" rather than failing. @internal */
+export const isNoResult = (message: string) => NO_RESULT_MESSAGES.includes(message.trim());
+
+/** `MEDIA_NOT_FOUND` naming what was looked for. @internal */
+export const notFound = (what: string, id: string) => new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)} on the MoviePilot host`, { [what]: id });
+
+/** What the standard capability families of one host use: its view of the host state and its plans. @internal */
+export interface V2StandardDeps {
+  /** Reads of the host state. */
+  view: V2HostView;
+  /** The host's plan service. */
+  plans: PlanService;
+}
+
+/** Reads and checks shared by the standard capability families of one host. @internal */
+export type V2StandardHelpers = ReturnType<typeof v2StandardHelpers>;
+
+/**
+ * The reads and checks the standard capability families share: the release cache, media detail,
+ * release lookup (cache, else the host's last search), task views, plan checks and transfers.
+ * @param deps - the host view and plan service
+ * @internal
+ */
+export function v2StandardHelpers(deps: V2StandardDeps) {
+  const { view } = deps;
+  const { client } = view;
+  const releases = new Map<string, { torrent: V2TorrentInfo; media: V2MediaInfo; entity: string }>();
+
+  const detail = async (entity: string, kind: 'movie' | 'tv' | undefined, signal: AbortSignal): Promise<V2MediaInfo | undefined> => {
+    for (const k of kind ? [kind] : (['movie', 'tv'] as const)) {
+      const info = await client.call<V2MediaInfo>('media.detail', { pathParams: { mediaid: entity }, query: { type_name: typeName(k) }, signal });
+      if (info && entityOf(info)) return info;
+    }
+    return undefined;
+  };
+  const findRelease = async (releaseId: string, signal: AbortSignal) => {
+    const cached = releases.get(releaseId);
+    if (cached) return cached;
+    const last = (await client.call<V2Context[]>('search.last', { signal })) ?? [];
+    for (const c of last) {
+      if (!c.torrent_info || !c.media_info) continue;
+      const entity = entityOf(c.media_info);
+      if (entity) releases.set(releaseIdOf(c.torrent_info), { torrent: c.torrent_info, media: c.media_info, entity });
+    }
+    const found = releases.get(releaseId);
+    if (!found) throw notFound('release', releaseId);
+    return found;
+  };
+  const taskOf = (d: Awaited<ReturnType<V2HostView['downloads']>>[number]): Task => ({
+    id: d.job.id,
+    type: 'download',
+    status: d.job.status,
+    mediaEntityId: d.job.mediaEntityId,
+    title: d.job.title,
+    planId: d.job.planId || null,
+    idempotencyKey: d.key,
+    updatedAt: d.job.updatedAt,
+    download: d.job,
+    organize: null,
+  });
+  const downloadOrThrow = async (hash: string, signal: AbortSignal) => {
+    const d = (await view.downloads(signal)).find((x) => x.job.id === hash);
+    if (!d) throw notFound('download', hash);
+    return d;
+  };
+  const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
+    const plan = ctx.plan;
+    if (!plan) throw new MediaStateError('MEDIA_NOT_FOUND', `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`, { planId });
+    if (plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, { planId: plan.id });
+    return plan;
+  };
+  const transferFor = async (hash: string, signal: AbortSignal) => (await view.transfers(signal)).filter((t) => t.download_hash === hash).sort((a, b) => Number(b.status) - Number(a.status) || b.id - a.id)[0];
+  return { releases, detail, findRelease, taskOf, downloadOrThrow, planOf, transferFor };
+}

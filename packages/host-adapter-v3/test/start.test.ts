@@ -1,0 +1,66 @@
+import { ConsoleLogger, MemoryStorage } from '@media-agent/sdk';
+import { createV3AgentHost, type V3Auth } from '@media-agent/host-adapter-v3';
+import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+async function sim(): Promise<MoviePilotV3Simulator> {
+  const s = new MoviePilotV3Simulator();
+  await s.start();
+  cleanups.push(() => s.close());
+  return s;
+}
+
+/** Builds a host (which sends nothing) and starts it; resolves to the error `start()` threw, or undefined. */
+async function startError(url: string, auth: V3Auth): Promise<{ code?: string; message: string } | undefined> {
+  const v3 = createV3AgentHost({ url, auth, storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
+  cleanups.push(() => v3.close());
+  return v3.host.start({ workers: false }).then(
+    () => undefined,
+    (e: unknown) => e as { code?: string; message: string },
+  );
+}
+
+describe('start() checks the MoviePilot 3.x host before anything runs', () => {
+  it('nothing listening at the URL: HOST_UNREACHABLE naming the URL, and building the host sent nothing', async () => {
+    const error = await startError('http://127.0.0.1:9', { apiKey: 'k' });
+    expect(error?.code).toBe('HOST_UNREACHABLE');
+    expect(error?.message).toContain('cannot connect to http://127.0.0.1:9');
+    expect(error?.message).toContain('nothing was sent');
+  });
+
+  it('a wrong API token: HOST_AUTH_FAILED from the host\'s 401, naming the credential to check', async () => {
+    const s = await sim();
+    const error = await startError(s.url, { apiKey: 'not-the-token' });
+    expect(error?.code).toBe('HOST_AUTH_FAILED');
+    expect(error?.message).toMatch(/HTTP 401/);
+    expect(error?.message).toContain('refused the API token');
+    expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([['download.clients', 401]]);
+  });
+
+  it('a wrong password: HOST_AUTH_FAILED from the refused login, nothing else sent', async () => {
+    const s = await sim();
+    const error = await startError(s.url, { username: 'admin', password: 'wrong' });
+    expect(error?.code).toBe('HOST_AUTH_FAILED');
+    expect(error?.message).toContain('refused the login');
+    expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([['login.access_token', 401]]);
+  });
+
+  it('good credentials: start() succeeds after one login and one read, and a second start() does not check again', async () => {
+    const s = await sim();
+    const v3 = createV3AgentHost({ url: s.url, auth: { username: 'viewer', password: 'viewer-pass' }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
+    cleanups.push(() => v3.close());
+    expect(s.requests).toHaveLength(0);
+    await v3.host.start({ workers: false });
+    await v3.host.start({ workers: false });
+    expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([
+      ['login.access_token', 200],
+      ['download.clients', 200],
+    ]);
+    s.assertNoViolations();
+  });
+});

@@ -1,0 +1,72 @@
+import type { CapabilityRegistry } from './capability-registry';
+import type { CapabilitySearchHit } from './capability-search';
+import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
+import type { Capability, Verifier } from './types';
+import type { InvocationContext, InvocationResult } from './invocation';
+
+/**
+ * A `CapabilityRegistry` that hands every call to an inner registry: the base of a host adapter's
+ * registry that changes one or two steps (e.g. binds plugin capabilities on `register`, or hides
+ * capabilities from `list`) and keeps the SDK's invocation path for the rest. Override a method and
+ * call `super` (or {@link ForwardingCapabilityRegistry.inner}) for the default.
+ *
+ * @example
+ * ```ts
+ * class AuditedRegistry extends ForwardingCapabilityRegistry {
+ *   override register(capability: Capability<any, any>): void {
+ *     console.log('registering', capability.id);
+ *     super.register(capability);
+ *   }
+ * }
+ * ```
+ * @public
+ */
+export class ForwardingCapabilityRegistry implements CapabilityRegistry {
+  /** The registry that holds the capabilities and runs the invocation path. */
+  protected readonly inner: CapabilityRegistry;
+
+  /** @param inner - the registry every call is handed to */
+  constructor(inner: CapabilityRegistry) {
+    this.inner = inner;
+  }
+
+  /** {@inheritDoc CapabilityRegistry.events} */
+  get events(): CapabilityRegistry['events'] {
+    return this.inner.events;
+  }
+
+  /** {@inheritDoc CapabilityRegistry.register} */
+  register(capability: Capability<any, any>): void {
+    this.inner.register(capability);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.registerVerifier} */
+  registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
+    this.inner.registerVerifier(capabilityId, verifier);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.get} */
+  get(id: string): CapabilityDescriptor {
+    return this.inner.get(id);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.has} */
+  has(id: string): boolean {
+    return this.inner.has(id);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.list} */
+  list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
+    return this.inner.list(filter);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.search} */
+  search(query: string, limit?: number): CapabilitySearchHit[] {
+    return this.inner.search(query, limit);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.invoke} */
+  async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+    return this.inner.invoke(idOrCapability as string, input, context);
+  }
+}
