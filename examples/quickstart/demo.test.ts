@@ -48,7 +48,7 @@ describe('the quickstart demo (child process, SQLite in a temp directory)', () =
     const story = [denied, asked, waiting, granted, woken, submitted];
     expect(story).toEqual([...story].sort((a, b) => a - b));
     expect(new Set(story).size).toBe(story.length);
-    expect(stdout).toMatch(/plan: Check the library \[completed\] → Find a release \[in_progress\]/);
+    expect(stdout).toMatch(/checklist: Check the library \[completed\] → Find a release \[in_progress\]/);
     expect(stdout).toContain('Goal report (verified from the media manager\'s records): SUCCEEDED');
     expect(stdout).toMatch(/library now: .*Blade Runner 2049/);
   }, 60_000);
