@@ -377,7 +377,7 @@ export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSche
   /** Raises the effect of declared routes (never lowers it), by route (`METHOD /path-template` or `V2_OPERATIONS` id): `write` or `destructive`. */
   effects?: Readonly<Record<string, 'write' | 'destructive'>>;
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: Static<I>, ctx: V2PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+  handler: (input: NoInfer<Static<I>>, ctx: V2PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**

@@ -132,7 +132,7 @@ export interface V3PluginDefinition<I extends TSchema = TSchema, O extends TSche
    */
   operations: readonly string[];
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: Static<I>, ctx: V3PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+  handler: (input: NoInfer<Static<I>>, ctx: V3PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**

@@ -51,7 +51,7 @@ export interface AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
@@ -168,7 +168,7 @@ export class DefaultAgentHost implements AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
