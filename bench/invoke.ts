@@ -52,18 +52,8 @@ import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  MemoryStorage,
-  type AgentHost,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type LedgerEntry,
-  type StorageAdapter,
-} from '../packages/sdk/src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, MemoryStorage, type AgentHost, type HandlerContext, type IdGenerator, type InvocationResult, type StorageAdapter } from '../packages/sdk/src/index';
+import { type LedgerEntry } from '../packages/sdk/src/storage';
 import Database from 'better-sqlite3';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 import { utcDayStart } from '../packages/sdk/src/authorization/grant-rules';

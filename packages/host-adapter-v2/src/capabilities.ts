@@ -1,17 +1,5 @@
-import {
-  defineCapability,
-  defineStandardCapability,
-  MediaStateError,
-  planReceipt,
-  type Capability,
-  type DownloadJob,
-  type HandlerContext,
-  type PlanService,
-  type StandardImplementations,
-  type StandardOutput,
-  type Task,
-  type Verifier,
-} from '@media-agent/sdk';
+import { defineCapability, type Capability, type HandlerContext, type PlanService, type Verifier } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError, planReceipt, type DownloadJob, type StandardImplementations, type StandardOutput, type Task } from '@media-agent/sdk/media';
 import Type from 'typebox';
 import type { V2HostClient } from './client';
 import { HostOperationError } from './errors';

@@ -1,17 +1,5 @@
-import {
-  createAgentContainer,
-  DefaultCapabilityRegistry,
-  MemoryStorage,
-  PolicyAuthorizer,
-  registerStandardCapabilities,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type AgentOptions,
-  type Capability,
-  type GoalFacts,
-} from '@media-agent/sdk';
-import type { DependencyContainer } from 'tsyringe';
+import { createAgentContainer, DefaultCapabilityRegistry, MemoryStorage, PolicyAuthorizer, resolvePort, Tokens, type AgentContainer, type AgentHost, type AgentOptions, type Capability, type GoalFacts } from '@media-agent/sdk';
+import { registerStandardCapabilities } from '@media-agent/sdk/media';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
 import { planInspectCapability, subscriptionCapabilities, V2HostView, v2StandardCapabilities } from './capabilities';
 import { V2HostClient, type V2ClientOptions, type V2Credentials } from './client';
@@ -60,8 +48,8 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
 export interface V2AgentHost {
   /** The SDK host (call `start()` before use). */
   host: AgentHost;
-  /** The tsyringe container it was resolved from. */
-  container: DependencyContainer;
+  /** The dependency-injection container it was resolved from. */
+  container: AgentContainer;
   /**
    * The host client, with the adapter's own credentials (an API token is a host superuser). For the
    * host application only: never hand it to plugin code — plugin capabilities

@@ -1,21 +1,5 @@
-import {
-  defineCapability,
-  isMediaAgentError,
-  MediaAgentError,
-  type AuditRecord,
-  type Capability,
-  type CapabilityDefinition,
-  type CapabilityKind,
-  type Clock,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type InvocationTarget,
-  type PendingOutcome,
-  type ReplayPolicy,
-  type StorageAdapter,
-  type Verifier,
-} from '@media-agent/sdk';
+import { defineCapability, isMediaAgentError, MediaAgentError, type Capability, type CapabilityDefinition, type CapabilityKind, type Clock, type HandlerContext, type IdGenerator, type InvocationResult, type InvocationTarget, type PendingOutcome, type ReplayPolicy, type StorageAdapter, type Verifier } from '@media-agent/sdk';
+import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';

@@ -1,16 +1,5 @@
-import {
-  createAgentContainer,
-  DefaultCapabilityRegistry,
-  PolicyAuthorizer,
-  registerStandardCapabilities,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type AgentOptions,
-  type Authorizer,
-  type Capability,
-  type PolicySettings,
-} from '@media-agent/sdk';
+import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentHost, type AgentOptions, type Authorizer, type Capability } from '@media-agent/sdk';
+import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3GoalFacts } from './goal-facts';
@@ -60,7 +49,7 @@ export interface V3AgentHost {
   readonly client: V3Client;
   /** What each run touched (feeds `GoalFacts`). */
   readonly journal: V3RunJournal;
-  /** The tsyringe container (resolve any port from it). */
+  /** The dependency-injection container (resolve any port from it). */
   readonly container: ReturnType<typeof createAgentContainer>;
   /** Stops the host and closes the client's pool. */
   close(): Promise<void>;

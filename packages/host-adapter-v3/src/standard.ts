@@ -1,23 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  MediaStateError,
-  defineStandardCapability,
-  mediaEntityId,
-  parseMediaEntityId,
-  planReceipt,
-  RESOLUTIONS,
-  type DownloadJob,
-  type MediaItem,
-  type PlanService,
-  type PolicySettings,
-  type Release,
-  type StandardImplementations,
-  type StandardOutput,
-  type Task,
-  type Verifier,
-  type StandardInput,
-  MediaAgentError,
-} from '@media-agent/sdk';
+import { MediaStateError, defineStandardCapability, mediaEntityId, parseMediaEntityId, planReceipt, RESOLUTIONS, type DownloadJob, type MediaItem, type PolicySettings, type Release, type StandardImplementations, type StandardOutput, type Task, type StandardInput } from '@media-agent/sdk/media';
+import { type PlanService, type Verifier, MediaAgentError } from '@media-agent/sdk';
 import type { V3Client } from './client';
 import { V3UnsupportedError, V3HostError } from './errors';
 import { fromV3Identity, toV3Identity } from './identity';

@@ -7,4 +7,4 @@ export * from './models/testing';
 export * from './testing/index';
 export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
 export type { StorageAdapter } from './storage/storage-adapter';
-export { ScriptExhaustedError } from './models/errors';
+export { ScriptExhaustedError, ScriptInvalidError } from './models/errors';

@@ -17,6 +17,7 @@ import type { RunEventBus } from '../events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../storage/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
+import { ModelNotConfiguredError } from '../models/errors';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -61,7 +62,8 @@ export interface AgentHost {
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   /**
    * Starts a run: returns it `queued`; a worker drives it (no model call runs in the caller's stack).
-   * @throws `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability in a plan_only allowlist), `ACTOR_INVALID`
+   * @throws `MODEL_NOT_CONFIGURED` (the host was created without a model), `RUN_REQUEST_INVALID` (empty goal,
+   *   unknown capability, an execute capability in a plan_only allowlist), `ACTOR_INVALID`
    */
   startRun(input: StartRunInput): Promise<RunRecord>;
   /**
@@ -129,6 +131,8 @@ export interface AgentHostDeps {
   workers: WorkerPool;
   /** Run events. */
   bus: RunEventBus;
+  /** Whether a model provider was configured; without one `startRun` fails `MODEL_NOT_CONFIGURED`. */
+  modelConfigured: boolean;
 }
 
 /**
@@ -182,6 +186,7 @@ export class DefaultAgentHost implements AgentHost {
 
   /** {@inheritDoc AgentHost.startRun} */
   startRun(input: StartRunInput): Promise<RunRecord> {
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
     return this.#deps.runs.startRun(input);
   }
 

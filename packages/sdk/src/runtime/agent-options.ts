@@ -1,4 +1,3 @@
-import type { DependencyContainer } from 'tsyringe';
 import type { ModelProviderConfig } from '../models/factory';
 import type { ModelProvider } from '../models/types';
 import type { GoalFacts } from './goal-facts';
@@ -9,6 +8,7 @@ import type { RunMiddleware } from './middleware/run-middleware';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
+import type { AgentContainer } from '../ports/tokens';
 import type { StorageAdapter } from '../storage/storage-adapter';
 
 /**
@@ -25,15 +25,17 @@ export interface AgentOptions {
   ids?: IdGenerator;
   /** Logger (default {@link ConsoleLogger} at `warn`). */
   logger?: Logger;
-  /** Largest accepted input JSON, in bytes (default 1 MiB = {@link DEFAULT_MAX_INPUT_BYTES}). */
+  /** Largest accepted input JSON, in bytes (default 1 MiB). */
   maxInputBytes?: number;
-  /** Lifetime of a new approval in ms (default 24 h = {@link DEFAULT_APPROVAL_TTL_MS}). */
+  /** Lifetime of a new approval in ms (default 24 h). */
   approvalTtlMs?: number;
   /** Ledger retention in ms for settled entries; 0 turns cleanup off (default 0). `running`/`unknown` are never deleted. */
   ledgerRetentionMs?: number;
   /**
-   * The model: a provider instance or configuration, and the model id. Default: the scripted provider
-   * (`provider: 'scripted'`, its built-in script: query the inventory, report honestly, no writes).
+   * The model: a provider instance or configuration, and the model id. No default: without a provider
+   * (here or as a `Tokens.ModelProvider` registration) capabilities still run, but `startRun` fails
+   * `MODEL_NOT_CONFIGURED`. For tests and demos: `{ provider: new ScriptedProvider() }` with
+   * `ScriptedProvider` from `@media-agent/sdk/testing`.
    */
   model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
   /** Business facts for verified goal reports (default: none, so execute runs cannot be verified and end `failed`). */
@@ -41,7 +43,7 @@ export interface AgentOptions {
   /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
-  configure?: (container: DependencyContainer) => void;
+  configure?: (container: AgentContainer) => void;
 }
 
 /** Run settings. @public */

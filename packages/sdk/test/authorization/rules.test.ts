@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  actionCovers,
-  checkApproval,
-  checkGrant,
-  decideAuthorization,
-  parseActor,
-  utcDayStart,
-  type ApprovalRecord,
-  type AuthorizationFacts,
-  type GrantRecord,
-  type PlanRecord,
-} from '../../src/index';
+import { actionCovers } from '../../src/authorization/action-pattern';
+import { checkApproval } from '../../src/authorization/approval-rules';
+import { checkGrant, utcDayStart } from '../../src/authorization/grant-rules';
+import { decideAuthorization, type AuthorizationFacts } from '../../src/authorization/decide';
+import { parseActor } from '../../src/index';
+import { type ApprovalRecord, type GrantRecord, type PlanRecord } from '../../src/storage';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const plan: PlanRecord = {

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createAgentContainer,
-  createRunContainer,
-  DefaultAgentHost,
-  ManualClock,
-  MemoryStorage,
-  PolicyAuthorizer,
-  resolvePort,
-  Tokens,
-  type AuthorizationDecision,
-  type Authorizer,
-} from '../../src/index';
+import { createAgentContainer, ManualClock, MemoryStorage, PolicyAuthorizer, resolvePort, Tokens, type AuthorizationDecision, type PortToken, type Authorizer } from '../../src/index';
+import { createRunContainer } from '../../src/runtime/container';
+import { DefaultAgentHost } from '../../src/runtime/agent-host';
 import { registerWorld } from '../helpers';
 
 describe('dependency injection (tsyringe)', () => {
@@ -19,7 +10,7 @@ describe('dependency injection (tsyringe)', () => {
     for (const [name, token] of Object.entries(Tokens)) {
       if (name === 'RunScope') continue;
       expect(c.isRegistered(token, true), name).toBe(true);
-      expect(c.resolve(token), name).toBeDefined();
+      expect(c.resolve(token as PortToken<unknown>), name).toBeDefined();
     }
     expect(resolvePort(c, Tokens.Authorizer)).toBeInstanceOf(PolicyAuthorizer);
     expect(resolvePort(c, Tokens.AgentHost)).toBeInstanceOf(DefaultAgentHost);

@@ -1,0 +1,39 @@
+/**
+ * `@media-agent/sdk/storage`: the storage port a storage implementation fills in, the records it
+ * stores, and the invocation ledger built on it.
+ *
+ * @remarks
+ * A host picks a storage (`MemoryStorage` from the root entry, `SqliteStorage` from
+ * `@media-agent/sdk/sqlite`); this entry is for code that reads records, writes its own storage, or
+ * resolves the ledger.
+ *
+ * @packageDocumentation
+ */
+export {
+  STORAGE_SCHEMA_VERSION,
+  type StorageAdapter,
+  type StorageSession,
+  type LedgerRepository,
+  type ApprovalRepository,
+  type GrantRepository,
+  type PlanRepository,
+  type PolicyRevisionRepository,
+  type AuditRepository,
+  type SettingsRepository,
+  type GrantUsageRepository,
+  type RunPatch,
+  type RunRepository,
+  type RunEventRepository,
+  type RunMessageRepository,
+  type InboxRepository,
+  type DecisionRepository,
+} from './storage/storage-adapter';
+export type * from './storage/records';
+export type * from './storage/run-records';
+export { TERMINAL_RUN_STATUSES } from './storage/run-records';
+export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
+
+// the invocation ledger
+export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
+export { canonicalJson, canonicalHash, CanonicalJsonError } from './ledger/canonical-json';
+export { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './ledger/errors';
