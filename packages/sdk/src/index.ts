@@ -25,8 +25,9 @@ export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
 export { RunEventBus } from './events/run-event-bus';
-export type { RunPlan } from './runtime/plan-tool';
+export { RunPlanSchema, type RunPlan } from './runtime/plan-tool';
 export type { LoopGuardConfig } from './runtime/guardrails/loop-guard';
+export type { GuardCallKind } from './runtime/guardrails/types';
 export type { ToolResultStoreOptions } from './runtime/context/tool-result-store';
 export type {
   RunMiddleware,
@@ -34,6 +35,8 @@ export type {
   ModelRequestContext,
   ModelTurnContext,
   RunEndContext,
+  RunMiddlewareRun,
+  RunStepContext,
   ToolCallContext,
   ToolCallVerdict,
   ToolResultContext,
