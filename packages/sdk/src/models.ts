@@ -40,6 +40,7 @@ export {
   ProviderRateLimitError,
   ProviderTimeoutError,
   ProviderUnavailableError,
+  ModelNotConfiguredError,
   redactSecrets,
 } from './models/errors';
 export type { RetryOptions } from './models/retry';
