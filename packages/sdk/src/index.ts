@@ -25,7 +25,7 @@ export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './events/run-event';
 export { RunEventBus } from './events/run-event-bus';
-export { RunPlanSchema, type RunPlan } from './runtime/plan-tool';
+export type { RunPlan } from './runtime/plan-tool';
 export type { LoopGuardConfig } from './runtime/guardrails/loop-guard';
 export type { GuardCallKind } from './runtime/guardrails/types';
 export type { ToolResultStoreOptions } from './runtime/context/tool-result-store';
@@ -35,6 +35,7 @@ export type {
   ModelRequestContext,
   ModelTurnContext,
   RunEndContext,
+  RunMiddlewareContext,
   RunMiddlewareRun,
   RunStepContext,
   ToolCallContext,

@@ -25,8 +25,23 @@ export const RunPlanSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A run plan (`update_plan` input). @public */
-export type RunPlan = Static<typeof RunPlanSchema>;
+/**
+ * A run plan (`update_plan` input, the `plan_updated` event payload): the run's goal and its steps;
+ * `evidence` is the tool result that shows a `completed` or `blocked` step.
+ * @public
+ */
+export interface RunPlan {
+  /** What the run is trying to achieve (1–2000 characters). */
+  goal: string;
+  /** At most 50 steps, in order. */
+  steps: Array<{ title: string; status: 'pending' | 'in_progress' | 'completed' | 'blocked'; evidence?: string }>;
+}
+
+// RunPlan is written out (not `Static<typeof RunPlanSchema>`) so the public type needs no schema
+// value; this line fails to compile when the two drift apart.
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type RunPlanMatchesSchema<T extends true> = T;
+type _Check = RunPlanMatchesSchema<SameShape<RunPlan, Static<typeof RunPlanSchema>>>;
 
 /**
  * Validates a plan: the schema, plus the rule that `completed` and `blocked` steps carry evidence
