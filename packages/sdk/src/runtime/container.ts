@@ -88,8 +88,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
 }
 
 /**
- * Builds a dependency-injection container (a tsyringe child container) with a default implementation registered for every port and
- * service of {@link Tokens}. Defaults are singletons of this container. A host
+ * Builds a dependency-injection container (a tsyringe child container) with a default
+ * implementation registered for every port and service of {@link Tokens}. Defaults are singletons of this container. A host
  * replaces any of them in `options.configure` (or by registering on the returned container before
  * the first resolve): the latest registration wins.
  *
