@@ -1,4 +1,5 @@
-import { createAgentContainer, DefaultCapabilityRegistry, MemoryStorage, PolicyAuthorizer, resolvePort, Tokens, type AgentContainer, type AgentHost, type AgentOptions, type Capability, type GoalFacts } from '@media-agent/sdk';
+import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentContainer, type AgentHost, type AgentOptions, type Capability, type GoalFacts } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { registerStandardCapabilities } from '@media-agent/sdk/media';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
 import { planInspectCapability, subscriptionCapabilities, V2HostView, v2StandardCapabilities } from './capabilities';

@@ -7,7 +7,7 @@
  * This entry holds what a host application or a plugin author uses: the host and its options, run
  * events, capabilities, authorization and the ports a host replaces. The rest is in subpath entries:
  * `@media-agent/sdk/models` (model providers, token counting, cost), `@media-agent/sdk/media` (the
- * standard media capabilities), `@media-agent/sdk/storage` (the storage port, records, the ledger),
+ * standard media capabilities), `@media-agent/sdk/storage` (the memory store, records, the ledger),
  * `@media-agent/sdk/sqlite` (SQLite storage) and `@media-agent/sdk/testing` (the scripted model,
  * the sandbox world, the storage conformance suite).
  *
@@ -36,6 +36,7 @@ export type {
   ModelTurnContext,
   RunEndContext,
   RunMiddlewareContext,
+  MiddlewareState,
   RunMiddlewareRun,
   RunStepContext,
   ToolCallContext,
@@ -85,6 +86,5 @@ export { PolicyService } from './authorization/policy-service';
 export { AutomationService } from './authorization/automation-service';
 export type { AutomationSettings } from './authorization/decide';
 
-// storage a host picks (the port and its records: `@media-agent/sdk/storage`)
-export { MemoryStorage } from './storage/memory/memory-storage';
+// the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
 export type { StorageAdapter, StorageSession } from './storage/storage-adapter';

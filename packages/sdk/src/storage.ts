@@ -3,12 +3,13 @@
  * stores, and the invocation ledger built on it.
  *
  * @remarks
- * A host picks a storage (`MemoryStorage` from the root entry, `SqliteStorage` from
- * `@media-agent/sdk/sqlite`); this entry is for code that reads records, writes its own storage, or
- * resolves the ledger.
+ * A host picks a storage here (`MemoryStorage`, nothing persisted) or `SqliteStorage` from
+ * `@media-agent/sdk/sqlite`; the rest of this entry is for code that reads records, writes its own
+ * storage, or resolves the ledger.
  *
  * @packageDocumentation
  */
+export { MemoryStorage } from './storage/memory/memory-storage';
 export {
   STORAGE_SCHEMA_VERSION,
   type StorageAdapter,

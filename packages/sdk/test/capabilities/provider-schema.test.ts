@@ -6,7 +6,8 @@ import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter
 import { createV3AgentHost, mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
 import { CapabilitySchemaUnsupportedError } from '../../src/capabilities/errors';
 import { checkProviderSchema, REQUIRED_PROVIDER_FAMILIES, validateProviderSchema, type JsonSchemaObject, type ModelTool } from '../../src/models';
-import { ConsoleLogger, createAgentHost, defineCapability, InvalidInputError, isMediaAgentError, MemoryStorage, SequentialIdGenerator, type Capability, type CapabilityDescriptor } from '../../src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, InvalidInputError, isMediaAgentError, SequentialIdGenerator, type Capability, type CapabilityDescriptor } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { STANDARD_CAPABILITIES } from '../../src/media';
 import { parseToolArguments } from '../../src/models/tools';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery } from '../../src/runtime/context/tool-discovery';

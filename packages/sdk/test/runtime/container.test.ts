@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentContainer, createAgentHost, ManualClock, MemoryStorage, PolicyAuthorizer, resolvePort, Tokens, type AuthorizationDecision, type PortToken, type Authorizer } from '../../src/index';
+import { ConsoleLogger, createAgentContainer, createAgentHost, ManualClock, PolicyAuthorizer, resolvePort, Tokens, type AuthorizationDecision, type PortToken, type Authorizer } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { createRunContainer } from '../../src/runtime/container';
 import { DefaultAgentHost } from '../../src/runtime/agent-host';
 import { ScriptedProvider } from '../../src/testing';

@@ -2,7 +2,8 @@
 // state across drives, and a middleware that throws.
 import { afterEach, describe, expect, it } from 'vitest';
 import { capabilityModelTool } from '../../src/runtime/context/tool-discovery';
-import { createAgentHost, MemoryStorage, type AgentHost, type RunMiddleware, type StorageAdapter } from '../../src/index';
+import { createAgentHost, type AgentHost, type RunMiddleware, type StorageAdapter } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { type ModelMessage } from '../../src/models';
 import { runEvents, startHost, waitForStatus } from './harness';
 
