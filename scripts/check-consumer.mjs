@@ -49,10 +49,10 @@ try {
 
   // 3. Consumers.
   const sdkImports = `
-import { createAgentHost, defineCapability, MemoryStorage, type AgentHost, type RunEvent } from '@media-agent/sdk';
+import { createAgentHost, defineCapability, type AgentHost, type RunEvent } from '@media-agent/sdk';
 import { createModelProvider, type ModelProvider } from '@media-agent/sdk/models';
 import { STANDARD_CAPABILITY_IDS } from '@media-agent/sdk/media';
-import type { RunRecord } from '@media-agent/sdk/storage';
+import { MemoryStorage, type RunRecord } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
@@ -84,7 +84,8 @@ export const facts: { ids: readonly string[]; generations: string[]; last?: RunR
   const cjsDynamic = `
 import type { AgentHost } from '@media-agent/sdk' with { 'resolution-mode': 'import' };
 export async function host(): Promise<AgentHost> {
-  const { createAgentHost, MemoryStorage } = await import('@media-agent/sdk');
+  const { createAgentHost } = await import('@media-agent/sdk');
+  const { MemoryStorage } = await import('@media-agent/sdk/storage');
   const { ScriptedProvider } = await import('@media-agent/sdk/testing');
   await import('@media-agent/host-adapter-v3');
   // @ts-expect-error the types are real (not any)
