@@ -1,41 +1,51 @@
-// Builds every workspace package to ESM (.mjs) + CJS (.cjs) and one bundled .d.ts per entry point.
+// Builds every workspace package to ESM only (`.js`, the packages are `"type": "module"`) and one
+// bundled `.d.ts` per entry point (shared declarations in dist/chunks/). Node ≥ 20.19 loads ESM
+// from `require()`, so CommonJS hosts use the same files.
+// Entry points come from each package.json's `exports`: `"./x"` is built from `src/x.ts`, `"."` from `src/index.ts`.
+import { readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
 
-/** Entry points per package: subpath name -> source file. */
-const packages = [
-  { dir: 'packages/sdk', entries: { index: 'src/index.ts', sqlite: 'src/sqlite.ts', testing: 'src/testing.ts' } },
-  { dir: 'packages/host-adapter-v2', entries: { index: 'src/index.ts', testing: 'src/testing.ts' } },
-  { dir: 'packages/host-adapter-v3', entries: { index: 'src/index.ts', testing: 'src/testing.ts' } },
-];
+const packageDirs = ['packages/sdk', 'packages/host-adapter-v2', 'packages/host-adapter-v3'];
+
+/** Entry points of a package: output name -> source file, from its `exports`. */
+export function entriesOf(dir) {
+  const { exports } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
+  return Object.fromEntries(
+    Object.keys(exports)
+      .filter((subpath) => subpath !== './package.json')
+      .map((subpath) => {
+        const name = subpath === '.' ? 'index' : subpath.slice(2);
+        return [name, `${dir}/src/${name}.ts`];
+      }),
+  );
+}
 
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 /** Everything that is not a relative path is a dependency, never bundled. */
 const external = (id) => builtins.has(id) || !(id.startsWith('.') || id.startsWith('/') || id.startsWith('\0'));
 
-const input = (pkg) => Object.fromEntries(Object.entries(pkg.entries).map(([name, file]) => [name, `${pkg.dir}/${file}`]));
+// A stale chunk from an earlier build would ship in the tarball and confuse the API report: start clean.
+for (const dir of packageDirs) rmSync(`${dir}/dist`, { recursive: true, force: true });
 
-export default packages.flatMap((pkg) => [
+export default packageDirs.flatMap((dir) => [
   {
-    input: input(pkg),
+    input: entriesOf(dir),
     external,
     plugins: [
       typescript({
         tsconfig: './tsconfig.json',
-        include: [`${pkg.dir}/src/**/*.ts`],
-        compilerOptions: { declaration: false, sourceMap: true, outDir: `${pkg.dir}/dist`, paths: {} },
+        include: [`${dir}/src/**/*.ts`],
+        compilerOptions: { declaration: false, sourceMap: true, outDir: `${dir}/dist`, paths: {} },
       }),
     ],
-    output: [
-      { dir: `${pkg.dir}/dist`, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs', sourcemap: true },
-      { dir: `${pkg.dir}/dist`, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs', sourcemap: true, exports: 'named' },
-    ],
+    output: { dir: `${dir}/dist`, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true },
   },
   {
-    input: input(pkg),
+    input: entriesOf(dir),
     external,
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { paths: {} } })],
-    output: { dir: `${pkg.dir}/dist`, format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+    output: { dir: `${dir}/dist`, format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
   },
 ]);

@@ -52,19 +52,8 @@ import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  MemoryStorage,
-  RandomIdGenerator,
-  type AgentHost,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type LedgerEntry,
-  type StorageAdapter,
-} from '../packages/sdk/src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, RandomIdGenerator, type AgentHost, type HandlerContext, type IdGenerator, type InvocationResult, type StorageAdapter } from '../packages/sdk/src/index';
+import { MemoryStorage, type LedgerEntry } from '../packages/sdk/src/storage';
 import Database from 'better-sqlite3';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 import { utcDayStart } from '../packages/sdk/src/core/utc-day';

@@ -63,20 +63,10 @@ import { performance } from 'node:perf_hooks';
 import { Agent, Runner, setTracingDisabled, tool, type Model, type ModelRequest as AgentsModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelStreamResponder } from '@openai/agents/testing';
 import Type from 'typebox';
-import {
-  ConsoleLogger,
-  createAgentContainer,
-  defineCapability,
-  MemoryStorage,
-  RUNTIME_SYSTEM_PROMPT,
-  TERMINAL_RUN_STATUSES,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type RunStatus,
-  type StorageAdapter,
-  type StorageSession,
-} from '../packages/sdk/src/index';
+import { ConsoleLogger, createAgentContainer, defineCapability, resolvePort, Tokens, type AgentHost, type StorageAdapter } from '../packages/sdk/src/index';
+import { MemoryStorage } from '../packages/sdk/src/storage';
+import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
+import { TERMINAL_RUN_STATUSES, type RunStatus, type StorageSession } from '../packages/sdk/src/storage';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 import { ScriptedProvider, type FakeScript, type ModelEvent, type ModelProvider, type ModelRequest } from '../packages/sdk/src/testing';
 

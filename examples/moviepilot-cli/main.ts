@@ -27,19 +27,9 @@ import { hostname } from 'node:os';
 import { resolve, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  OPENAI_DIALECTS,
-  SystemClock,
-  type AgentGoalReport,
-  type AgentHost,
-  type GrantRecord,
-  type ModelProviderConfig,
-  type OpenAIDialectName,
-  type RunEvent,
-  type RunRecord,
-} from '@media-agent/sdk';
+import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type AgentHost, type ModelProviderConfig, type RunEvent } from '@media-agent/sdk';
+import { OPENAI_DIALECTS, type OpenAIDialectName } from '@media-agent/sdk/models';
+import { type GrantRecord, type RunRecord } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { addToLibraryScript } from '@media-agent/sdk/testing';
 import { createV2AgentHost } from '@media-agent/host-adapter-v2';

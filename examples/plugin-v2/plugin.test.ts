@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, ManualClock, MemoryStorage, type AgentHost } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, type AgentHost } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { createHostWithLogsClean, LOGS_CLEAN, LOGS_TIDY } from './plugin';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, ManualClock, MemoryStorage, type AgentHost } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, type AgentHost } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { listRunEvents, ScriptedProvider, waitForRunStatus, type FakeScript, type ScriptContext, type ScriptStep } from '@media-agent/sdk/testing';
 import { createV3AgentHost, type V3PrincipalRole } from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';

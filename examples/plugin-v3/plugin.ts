@@ -14,7 +14,8 @@
  * its plan — a standing grant is not enough.
  */
 import Type from 'typebox';
-import { MediaIdSchema, MediaSourceSchema, type PlanService } from '@media-agent/sdk';
+import { MediaIdSchema, MediaSourceSchema } from '@media-agent/sdk/media';
+import { type PlanService } from '@media-agent/sdk';
 import { defineV3PluginCapability, toV3Identity } from '@media-agent/host-adapter-v3';
 
 /** The planning capability. */

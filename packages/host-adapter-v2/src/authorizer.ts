@@ -1,4 +1,5 @@
-import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer, type DenialCode, type StorageSession } from '@media-agent/sdk';
+import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer, type DenialCode } from '@media-agent/sdk';
+import { type StorageSession } from '@media-agent/sdk/storage';
 import type { V2RouteEffect } from './operations';
 
 /**

@@ -1,4 +1,4 @@
-import type { DownloadJob } from '@media-agent/sdk';
+import type { DownloadJob } from '@media-agent/sdk/media';
 import type { V2HostClient } from './client';
 import { HostOperationError } from './errors';
 import { downloadStatus, msOf, typeName, type V2DownloadHistory, type V2Downloading, type V2TransferHistory } from './mapping';

@@ -1,17 +1,6 @@
-import {
-  createAgentContainer,
-  DefaultCapabilityRegistry,
-  MemoryStorage,
-  PolicyAuthorizer,
-  registerStandardCapabilities,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type AgentOptions,
-  type Capability,
-  type GoalFacts,
-} from '@media-agent/sdk';
-import type { DependencyContainer } from 'tsyringe';
+import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentContainer, type AgentHost, type AgentOptions, type Capability, type GoalFacts } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
+import { registerStandardCapabilities } from '@media-agent/sdk/media';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
 import { V2HostView } from './host-view';
 import { planInspectCapability } from './plan-inspect';
@@ -76,8 +65,8 @@ export interface V2AgentHost {
    * before anything runs; a failed check is run again by the next `start()`.
    */
   host: AgentHost;
-  /** The tsyringe container it was resolved from. */
-  container: DependencyContainer;
+  /** The dependency-injection container it was resolved from. */
+  container: AgentContainer;
   /**
    * The host client, with the adapter's own credentials (an API token is a host superuser). For the
    * host application only: never hand it to plugin code — plugin capabilities

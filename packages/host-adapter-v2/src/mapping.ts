@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MediaStateError, type DownloadJob, type MediaItem, type MediaKind, type OrganizeRecord, type Release } from '@media-agent/sdk';
+import { MediaStateError, type DownloadJob, type MediaItem, type MediaKind, type OrganizeRecord, type Release } from '@media-agent/sdk/media';
 
 /** MoviePilot 2.x `MediaInfo` fields the adapter reads. */
 export interface V2MediaInfo {

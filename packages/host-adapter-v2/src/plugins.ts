@@ -1,21 +1,5 @@
-import {
-  defineCapability,
-  isMediaAgentError,
-  MediaAgentError,
-  type AuditRecord,
-  type Capability,
-  type CapabilityDefinition,
-  type CapabilityKind,
-  type Clock,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type InvocationTarget,
-  type PendingOutcome,
-  type ReplayPolicy,
-  type StorageAdapter,
-  type Verifier,
-} from '@media-agent/sdk';
+import { defineCapability, isMediaAgentError, MediaAgentError, type Capability, type CapabilityDefinition, type CapabilityKind, type Clock, type HandlerContext, type IdGenerator, type InvocationResult, type InvocationTarget, type PendingOutcome, type ReplayPolicy, type StorageAdapter, type Verifier } from '@media-agent/sdk';
+import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
@@ -378,7 +362,7 @@ export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSche
   /** Raises the effect of declared routes (never lowers it), by route (`METHOD /path-template` or `V2_OPERATIONS` id): `write` or `destructive`. */
   effects?: Readonly<Record<string, 'write' | 'destructive'>>;
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: Static<I>, ctx: V2PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+  handler: (input: NoInfer<Static<I>>, ctx: V2PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { StandardImplementations } from '@media-agent/sdk';
+import type { StandardImplementations } from '@media-agent/sdk/media';
 import { v2CatalogCapabilities } from './standard/catalog';
 import { v2ReleaseCapabilities } from './standard/release';
 import { v2DownloadCapabilities } from './standard/download';

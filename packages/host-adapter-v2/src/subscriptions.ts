@@ -1,4 +1,5 @@
-import { defineCapability, MediaStateError, type Capability } from '@media-agent/sdk';
+import { defineCapability, type Capability } from '@media-agent/sdk';
+import { MediaStateError } from '@media-agent/sdk/media';
 import { typeName } from './mapping';
 import type { V2HostView } from './host-view';
 import Type from 'typebox';

@@ -1,4 +1,5 @@
-import type { JsonValue, StorageAdapter } from '@media-agent/sdk';
+import type { JsonValue } from '@media-agent/sdk/storage';
+import type { StorageAdapter } from '@media-agent/sdk';
 
 /** What the adapter remembers about one download it submitted (adapter-local bookkeeping, never a host write). @public */
 export interface TrackedDownload {

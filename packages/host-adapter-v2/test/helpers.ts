@@ -1,4 +1,5 @@
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV2Simulator, type V2SimulatorOptions } from '@media-agent/host-adapter-v2/testing';
 import { createV2AgentHost, type V2AgentHost, type V2AgentHostOptions } from '../src/index';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConsoleLogger, isMediaAgentError, MemoryStorage, type Logger } from '@media-agent/sdk';
+import { ConsoleLogger, isMediaAgentError, type Logger } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { loadV2Contract, MoviePilotV2Simulator, type V2SimulatorOptions } from '@media-agent/host-adapter-v2/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createV2AgentHost, HOST_SUPERUSER_REQUIRED, V2_MIN_VERSION, V2HostClient, type V2Credentials } from '../src/index';

@@ -1,4 +1,5 @@
-import { parseMediaEntityId, type GoalFacts, type GoalFactsSnapshot } from '@media-agent/sdk';
+import { parseMediaEntityId } from '@media-agent/sdk/media';
+import { type GoalFacts, type GoalFactsSnapshot } from '@media-agent/sdk';
 import type { V3Client } from './client';
 import { toV3Identity } from './identity';
 import type { V3RunJournal } from './journal';

@@ -1,17 +1,5 @@
-import {
-  createAgentContainer,
-  DefaultCapabilityRegistry,
-  PolicyAuthorizer,
-  registerStandardCapabilities,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type AgentOptions,
-  type Authorizer,
-  type Capability,
-  type GoalFacts,
-  type PolicySettings,
-} from '@media-agent/sdk';
+import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentHost, type AgentOptions, type Authorizer, type Capability, type GoalFacts } from '@media-agent/sdk';
+import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3AuthError } from './errors';
@@ -78,7 +66,7 @@ export interface V3AgentHost {
   readonly client: V3Client;
   /** What each run touched (feeds `GoalFacts`). */
   readonly journal: V3RunJournal;
-  /** The tsyringe container (resolve any port from it). */
+  /** The dependency-injection container (resolve any port from it). */
   readonly container: ReturnType<typeof createAgentContainer>;
   /** The `GoalFacts` the runtime uses (what the host's records say about a run's goal). */
   readonly goalFacts: GoalFacts;

@@ -1,4 +1,4 @@
-import { MEDIA_SOURCES, type MediaSource } from '@media-agent/sdk';
+import { MEDIA_SOURCES, type MediaSource } from '@media-agent/sdk/media';
 
 /**
  * SDK media source → MoviePilot 3.x `MediaSource` value (`contracts/v3-notes.md` §6: the identity is `media_source` +

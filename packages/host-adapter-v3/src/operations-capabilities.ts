@@ -1,5 +1,7 @@
 import Type from 'typebox';
-import { canonicalJson, defineCapability, MediaStateError, type Capability, type CapabilityKind, type CapabilityRegistry, type HandlerContext, type JsonValue, type PlanService, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
+import { canonicalJson, type JsonValue } from '@media-agent/sdk/storage';
+import { defineCapability, type Capability, type CapabilityKind, type CapabilityRegistry, type HandlerContext, type PlanService, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
+import { MediaStateError } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
 import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';

@@ -1,17 +1,6 @@
 import type { Static, TSchema } from 'typebox';
-import {
-  defineCapability,
-  MediaAgentError,
-  type AuditRecord,
-  type Capability,
-  type CapabilityDefinition,
-  type Clock,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type PendingOutcome,
-  type StorageAdapter,
-} from '@media-agent/sdk';
+import { defineCapability, MediaAgentError, type Capability, type CapabilityDefinition, type Clock, type HandlerContext, type IdGenerator, type InvocationResult, type PendingOutcome, type StorageAdapter } from '@media-agent/sdk';
+import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { V3Authorizer } from './authorizer';
 import { isReadEffect, type V3CallInput, type V3Client, type V3Response } from './client';
 import { V3_OPERATIONS } from './contract/operations';
@@ -133,7 +122,7 @@ export interface V3PluginDefinition<I extends TSchema = TSchema, O extends TSche
    */
   operations: readonly string[];
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: Static<I>, ctx: V3PluginContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+  handler: (input: NoInfer<Static<I>>, ctx: V3PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**

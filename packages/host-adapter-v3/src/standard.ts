@@ -1,4 +1,4 @@
-import type { StandardImplementations } from '@media-agent/sdk';
+import type { StandardImplementations } from '@media-agent/sdk/media';
 import { v3CatalogCapabilities } from './standard/catalog';
 import { v3ReleaseCapabilities } from './standard/release';
 import { v3DownloadCapabilities } from './standard/download';

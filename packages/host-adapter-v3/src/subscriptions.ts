@@ -1,5 +1,7 @@
 import Type from 'typebox';
-import { canonicalJson, defineCapability, MEDIA_SOURCES, MediaStateError, type Capability, type HandlerContext, type JsonValue, type MediaSource, type Verifier } from '@media-agent/sdk';
+import { canonicalJson, type JsonValue } from '@media-agent/sdk/storage';
+import { defineCapability, type Capability, type HandlerContext, type Verifier } from '@media-agent/sdk';
+import { MEDIA_SOURCES, MediaStateError, type MediaSource } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
 import { V3HostError } from './errors';
 import { toV3Identity } from './identity';

@@ -1,4 +1,5 @@
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator } from '@media-agent/sdk';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
 import { createV3AgentHost, type V3AgentHostOptions } from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator, organizeCompletedDownloadScript, type SimOptions } from '@media-agent/host-adapter-v3/testing';

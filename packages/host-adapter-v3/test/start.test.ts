@@ -1,4 +1,5 @@
-import { ConsoleLogger, MemoryStorage } from '@media-agent/sdk';
+import { ConsoleLogger } from '@media-agent/sdk';
+import { MemoryStorage } from '@media-agent/sdk/storage';
 import { createV3AgentHost, type V3Auth } from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 import { afterEach, describe, expect, it } from 'vitest';

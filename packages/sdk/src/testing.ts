@@ -7,4 +7,4 @@ export * from './models/testing';
 export * from './testing/index';
 export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
 export type { StorageAdapter } from './ports/storage-adapter';
-export { ScriptExhaustedError, ScriptTemplateError } from './models/errors';
+export { ScriptExhaustedError, ScriptInvalidError, ScriptTemplateError } from './models/errors';

@@ -4,17 +4,8 @@ import { join } from 'node:path';
 import Type from 'typebox';
 import { afterAll } from 'vitest';
 import { SqliteStorage } from '../src/sqlite';
-import {
-  ConsoleLogger,
-  ManualClock,
-  MemoryStorage,
-  OutcomeUnknownError,
-  SequentialIdGenerator,
-  createAgentHost,
-  defineCapability,
-  type AgentHost,
-  type StorageAdapter,
-} from '../src/index';
+import { ConsoleLogger, ManualClock, OutcomeUnknownError, SequentialIdGenerator, createAgentHost, defineCapability, type AgentHost, type StorageAdapter } from '../src/index';
+import { MemoryStorage } from '../src/storage';
 
 /** The storage implementations the invocation-path tests run against. */
 export const STORAGE_KINDS = ['memory', 'sqlite'] as const;

@@ -1,4 +1,4 @@
-import { defineStandardCapability, MediaStateError } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError } from '@media-agent/sdk/media';
 import { entityOf, kindOf, mediaItem, type V2MediaInfo } from '../mapping';
 import type { V2StandardDeps, V2StandardHelpers } from './services';
 

@@ -1,4 +1,4 @@
-import { defineStandardCapability, MediaStateError, planReceipt } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError, planReceipt } from '@media-agent/sdk/media';
 import { hashOfEnclosure, kindOf, releaseOf, v2MediaId } from '../mapping';
 import type { TrackedDownload } from '../tracking';
 import type { DownloadPayload } from './payloads';

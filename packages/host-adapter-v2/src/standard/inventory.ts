@@ -1,4 +1,4 @@
-import { defineStandardCapability, type StandardOutput } from '@media-agent/sdk';
+import { defineStandardCapability, type StandardOutput } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
 import { kindOf, msOf } from '../mapping';
 import type { V2StandardDeps, V2StandardHelpers } from './services';

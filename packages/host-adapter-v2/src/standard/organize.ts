@@ -1,4 +1,4 @@
-import { defineStandardCapability, MediaStateError, planReceipt } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError, planReceipt } from '@media-agent/sdk/media';
 import { kindOf, organizeRecord, typeName, v2MediaId } from '../mapping';
 import { type OrganizePayload, HOST_LIBRARY, TRANSFER_MODE } from './payloads';
 import type { V2StandardDeps, V2StandardHelpers } from './services';

@@ -1,4 +1,4 @@
-import { defineStandardCapability } from '@media-agent/sdk';
+import { defineStandardCapability } from '@media-agent/sdk/media';
 import type { V2HostClient } from '../client';
 import type { V2StandardDeps, V2StandardHelpers } from './services';
 

@@ -1,4 +1,4 @@
-import { defineStandardCapability, MediaStateError } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
 import { msOf, releaseIdOf, releaseOf, v2MediaId, type V2Context } from '../mapping';
 import { type V2StandardDeps, type V2StandardHelpers, isNoResult, notFound } from './services';

@@ -1,4 +1,5 @@
-import { MediaStateError, type HandlerContext, type PlanService, type Task } from '@media-agent/sdk';
+import { MediaStateError, type Task } from '@media-agent/sdk/media';
+import { type HandlerContext, type PlanService } from '@media-agent/sdk';
 import { entityOf, releaseIdOf, typeName, type V2Context, type V2MediaInfo, type V2TorrentInfo } from '../mapping';
 import type { V2HostView } from '../host-view';
 

@@ -1,4 +1,4 @@
-import { defineStandardCapability, MediaStateError, type Task } from '@media-agent/sdk';
+import { defineStandardCapability, MediaStateError, type Task } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
 import { organizeRecord } from '../mapping';
 import type { DownloadPayload } from './payloads';

@@ -1,4 +1,5 @@
-import type { StandardOutput, Verifier } from '@media-agent/sdk';
+import type { StandardOutput } from '@media-agent/sdk/media';
+import type { Verifier } from '@media-agent/sdk';
 
 /**
  * The V2 verifier of `download.submit`: reads the downloader's task list through `task.inspect`

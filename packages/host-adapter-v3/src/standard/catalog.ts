@@ -1,4 +1,4 @@
-import { defineStandardCapability, parseMediaEntityId, type MediaItem } from '@media-agent/sdk';
+import { defineStandardCapability, parseMediaEntityId, type MediaItem } from '@media-agent/sdk/media';
 import { toV3Identity } from '../identity';
 import { typeName } from './mapping';
 import type { V3Services, V3StandardHelpers } from './services';

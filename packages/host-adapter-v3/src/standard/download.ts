@@ -1,4 +1,5 @@
-import { MediaStateError, defineStandardCapability, mediaEntityId, planReceipt, MediaAgentError } from '@media-agent/sdk';
+import { MediaStateError, defineStandardCapability, mediaEntityId, planReceipt } from '@media-agent/sdk/media';
+import { MediaAgentError } from '@media-agent/sdk';
 import { V3UnsupportedError, V3HostError } from '../errors';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload } from '../journal';

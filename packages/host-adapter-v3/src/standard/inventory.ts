@@ -1,4 +1,4 @@
-import { defineStandardCapability, parseMediaEntityId, type StandardOutput } from '@media-agent/sdk';
+import { defineStandardCapability, parseMediaEntityId, type StandardOutput } from '@media-agent/sdk/media';
 import { fromV3Identity, toV3Identity } from '../identity';
 import { kindOf, typeName } from './mapping';
 import type { V3Services, V3StandardHelpers } from './services';

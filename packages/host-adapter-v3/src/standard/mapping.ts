@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RESOLUTIONS, type DownloadJob, type Release } from '@media-agent/sdk';
+import { RESOLUTIONS, type DownloadJob, type Release } from '@media-agent/sdk/media';
 
 /** A search result candidate (`search.torrents`, `search.results`). @internal */
 export interface V3Context {

@@ -1,4 +1,4 @@
-import { MediaStateError, defineStandardCapability, mediaEntityId, planReceipt, type StandardOutput } from '@media-agent/sdk';
+import { MediaStateError, defineStandardCapability, mediaEntityId, planReceipt, type StandardOutput } from '@media-agent/sdk/media';
 import { V3HostError } from '../errors';
 import { fromV3Identity, toV3Identity } from '../identity';
 import { type V3TransferRecord, TRANSFER_TYPE, downloadStatusOf, organizeStatusOf, type OrganizePlanPayload } from './mapping';

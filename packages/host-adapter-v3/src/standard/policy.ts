@@ -1,4 +1,4 @@
-import { defineStandardCapability } from '@media-agent/sdk';
+import { defineStandardCapability } from '@media-agent/sdk/media';
 import type { V3Services, V3StandardHelpers } from './services';
 
 /**

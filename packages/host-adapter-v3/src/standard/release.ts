@@ -1,4 +1,4 @@
-import { MediaStateError, defineStandardCapability, mediaEntityId } from '@media-agent/sdk';
+import { MediaStateError, defineStandardCapability, mediaEntityId } from '@media-agent/sdk/media';
 import { V3UnsupportedError } from '../errors';
 import { fromV3Identity } from '../identity';
 import { type V3Context, releaseIdOf, rank } from './mapping';

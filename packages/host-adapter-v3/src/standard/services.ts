@@ -1,4 +1,5 @@
-import { MediaStateError, mediaEntityId, parseMediaEntityId, type DownloadJob, type MediaItem, type PlanService, type PolicySettings, type Release } from '@media-agent/sdk';
+import { MediaStateError, mediaEntityId, parseMediaEntityId, type DownloadJob, type MediaItem, type PolicySettings, type Release } from '@media-agent/sdk/media';
+import { type PlanService } from '@media-agent/sdk';
 import type { V3Client } from '../client';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload, V3RunJournal } from '../journal';

@@ -1,4 +1,4 @@
-import { MediaStateError, defineStandardCapability, type Task } from '@media-agent/sdk';
+import { MediaStateError, defineStandardCapability, type Task } from '@media-agent/sdk/media';
 import { V3UnsupportedError } from '../errors';
 import { fromV3Identity } from '../identity';
 import { organizeStatusOf } from './mapping';

@@ -1,4 +1,5 @@
-import type { StandardInput, StandardOutput, Verifier } from '@media-agent/sdk';
+import type { StandardInput, StandardOutput } from '@media-agent/sdk/media';
+import type { Verifier } from '@media-agent/sdk';
 import type { V3JournalDownload } from '../journal';
 import { type V3DownloadTask, downloadStatusOf, type DownloadPlanPayload } from './mapping';
 import type { V3Services } from './services';

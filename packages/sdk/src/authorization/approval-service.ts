@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import type { EventSource } from '../ports/event-source';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { ApprovalRecord, ApprovalStatus } from '../core/records';
@@ -41,8 +42,9 @@ export interface DecideApprovalInput {
  * @public
  */
 export class ApprovalService {
+  readonly #emitter = new EventEmitter<{ decided: [ApprovalRecord] }>();
   /** Emits `decided` after an approval was approved, rejected or revoked (the runtime wakes the run that asked). */
-  readonly events = new EventEmitter<{ decided: [ApprovalRecord] }>();
+  readonly events: EventSource<{ decided: [ApprovalRecord] }> = this.#emitter;
 
   /** @param storage - where approvals live; @param clock - time; @param ids - id source; @param defaultTtlMs - default lifetime (ms) */
   constructor(
@@ -112,7 +114,7 @@ export class ApprovalService {
       if (!(await s.approvals.compareAndSet(id, 'requested', patch))) throw new ApprovalStateError(id, 'it was decided concurrently');
       return { ...current, ...patch };
     }).then((decided) => {
-      this.events.emit('decided', decided);
+      this.#emitter.emit('decided', decided);
       return decided;
     });
   }
@@ -131,7 +133,7 @@ export class ApprovalService {
       if (!(await s.approvals.compareAndSet(id, current.status, patch))) throw new ApprovalStateError(id, 'it changed concurrently');
       return { ...current, ...patch };
     }).then((revoked) => {
-      this.events.emit('decided', revoked);
+      this.#emitter.emit('decided', revoked);
       return revoked;
     });
   }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import type { EventSource } from '../ports/event-source';
 import type { Static, TSchema } from 'typebox';
 import type { Authorizer } from '../authorization/authorizer';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
@@ -46,7 +47,7 @@ export interface CapabilityRegistry {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
@@ -55,7 +56,7 @@ export interface CapabilityRegistry {
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
   /** Emits `invocation` after every settled invocation. */
-  readonly events: EventEmitter<InvocationEvents>;
+  readonly events: EventSource<InvocationEvents>;
 }
 
 /** What {@link DefaultCapabilityRegistry} runs the invocation path with. @public */
@@ -83,13 +84,15 @@ export interface CapabilityRegistryDeps {
  */
 export class DefaultCapabilityRegistry implements CapabilityRegistry {
   /** {@inheritDoc CapabilityRegistry.events} */
-  readonly events: EventEmitter<InvocationEvents> = new EventEmitter<InvocationEvents>();
+  readonly events: EventSource<InvocationEvents>;
+  readonly #emitter = new EventEmitter<InvocationEvents>();
   readonly #catalog = new CapabilityCatalog();
   readonly #pipeline: InvocationPipeline;
 
   /** @param deps - storage, authorizer, ledger, clock, ids, logger and the input size limit */
   constructor(deps: CapabilityRegistryDeps) {
-    this.#pipeline = new InvocationPipeline({ ...deps, catalog: this.#catalog, events: this.events, maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES });
+    this.events = this.#emitter;
+    this.#pipeline = new InvocationPipeline({ ...deps, catalog: this.#catalog, events: this.#emitter, maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES });
   }
 
   /** {@inheritDoc CapabilityRegistry.register} */
@@ -126,7 +129,7 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.

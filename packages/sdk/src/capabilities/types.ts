@@ -104,20 +104,27 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   redact?: string[];
   /** Policy kind whose `policy.<kind>` grants cover this capability, e.g. `acquisition`. */
   policy?: string;
+  // `NoInfer`: `I` and `O` come from `input` and `output` only. Inferring them from the callbacks too
+  // makes the compiler expand typebox's `Static` conditional type generically, which costs a consumer
+  // tens of seconds of type-checking per program.
   /** Derives what the call touches from its validated input. */
-  target?: (input: Static<I>) => InvocationTarget;
+  target?: (input: NoInfer<Static<I>>) => InvocationTarget;
   /** Read-only verifier for calls whose outcome is unknown. */
-  verify?: Verifier<Static<I>, Static<O>>;
+  verify?: Verifier<NoInfer<Static<I>>, NoInfer<Static<O>>>;
   /** The handler; returns the output, or `ctx.pending(receipt)` for accepted async jobs. Throw `OutcomeUnknownError` when the effect may have happened but the outcome is not known. */
-  handler: (input: Static<I>, ctx: HandlerContext) => Promise<Static<O> | PendingOutcome<Static<O>>>;
+  handler: (input: NoInfer<Static<I>>, ctx: HandlerContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>;
 }
 
+// `out`: declared rather than measured. Measuring it makes the compiler relate typebox's `Static`
+// conditional types structurally, which costs every consumer that passes a capability where a
+// `Capability<any, any>` is expected (e.g. `capabilities.register`) tens of seconds of type-checking.
+// The measured variance is the same (covariant in both).
 /**
  * A defined capability: the frozen definition, as returned by `defineCapability`, plus the input
  * schema as model providers are offered it.
  * @public
  */
-export interface Capability<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Readonly<CapabilityDefinition<I, O>> {
+export interface Capability<out I extends TSchema = TSchema, out O extends TSchema = TSchema> extends Readonly<CapabilityDefinition<I, O>> {
   /**
    * The input schema sent to models (Anthropic, OpenAI, Gemini accept it), set by `defineCapability`:
    * `input` itself when every provider accepts it as is, else the deep-frozen rewrite of

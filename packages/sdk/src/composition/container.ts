@@ -1,5 +1,5 @@
-import 'reflect-metadata';
-import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { createRequire } from 'node:module';
+import type { DependencyContainer } from 'tsyringe';
 import { ApprovalService, DEFAULT_APPROVAL_TTL_MS } from '../authorization/approval-service';
 import { AutomationService } from '../authorization/automation-service';
 import { GrantService } from '../authorization/grant-service';
@@ -14,13 +14,14 @@ import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
 import { SystemClock, type Clock } from '../ports/clock';
 import { RandomIdGenerator, type IdGenerator } from '../ports/id-generator';
 import { ConsoleLogger } from '../ports/logger';
-import { resolvePort, Tokens } from './injection-tokens';
+import { resolvePort, Tokens, type AgentContainer } from './injection-tokens';
 import { MemoryStorage } from '../storage/memory/memory-storage';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { RunEventBus } from '../runtime/events/run-event-bus';
 import { createModelProvider, type ModelProviderConfig } from '../models/factory';
 import { TiktokenCounter } from '../models/token-counter';
 import type { ModelProvider } from '../models/types';
+import { ModelNotConfiguredError } from '../models/errors';
 import { DefaultAgentHost, type AgentHost } from '../runtime/agent-host';
 import type { GoalFacts } from '../runtime/goal-facts';
 import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budgets';
@@ -30,6 +31,20 @@ import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
+
+let tsyringe: typeof import('tsyringe') | undefined;
+
+/**
+ * tsyringe, loaded by the first container: it needs the `reflect-metadata` polyfill installed
+ * globally first, a side effect that importing the SDK alone must not have. Synchronous because
+ * {@link createAgentContainer} is.
+ */
+function loadTsyringe(): typeof import('tsyringe') {
+  if (tsyringe) return tsyringe;
+  const require = createRequire(import.meta.url);
+  require('reflect-metadata');
+  return (tsyringe = require('tsyringe') as typeof import('tsyringe'));
+}
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const limits = {
@@ -74,8 +89,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
 }
 
 /**
- * Builds a tsyringe child container with a default implementation registered for every port and
- * service of {@link Tokens}. Defaults are singletons of this container. A host
+ * Builds a dependency-injection container (a tsyringe child container) with a default
+ * implementation registered for every port and service of {@link Tokens}. Defaults are singletons of this container. A host
  * replaces any of them in `options.configure` (or by registering on the returned container before
  * the first resolve): the latest registration wins.
  *
@@ -94,8 +109,9 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
  * ```
  * @public
  */
-export function createAgentContainer(options: AgentOptions = {}): DependencyContainer {
+export function createAgentContainer(options: AgentOptions = {}): AgentContainer {
   const resolved = resolveOptions(options);
+  const { container: rootContainer, instanceCachingFactory } = loadTsyringe();
   const c = rootContainer.createChildContainer();
   const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
   c.register(Tokens.AgentOptions, { useValue: resolved });
@@ -146,7 +162,7 @@ export function createAgentContainer(options: AgentOptions = {}): DependencyCont
  * The host façade and the run machinery behind it (tool result store, run driver, worker pool, run
  * service), built from the container's ports and services.
  */
-function buildAgentHost(d: DependencyContainer, resolved: ResolvedAgentOptions): AgentHost {
+function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): AgentHost {
   const storage = resolvePort(d, Tokens.StorageAdapter);
   const clock = resolvePort(d, Tokens.Clock);
   const ids = resolvePort(d, Tokens.IdGenerator);
@@ -188,6 +204,7 @@ function buildAgentHost(d: DependencyContainer, resolved: ResolvedAgentOptions):
     abortLocal: (runId) => workers.abortLocal(runId),
   });
   return new DefaultAgentHost({
+    modelConfigured: d.resolve(Tokens.ModelProvider) !== MODEL_NOT_CONFIGURED,
     capabilities,
     approvals,
     grants: d.resolve(Tokens.GrantService),
@@ -223,11 +240,19 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
   };
 }
 
-/** The provider from an instance or a configuration (default: the scripted provider with its built-in script). */
+/** The provider from an instance or a configuration; without one, a provider whose every call fails `MODEL_NOT_CONFIGURED`. */
 function toProvider(provider: ModelProvider | ModelProviderConfig | undefined): ModelProvider {
-  if (provider === undefined) return createModelProvider({ provider: 'scripted' });
+  if (provider === undefined) return MODEL_NOT_CONFIGURED;
   return typeof (provider as ModelProvider).stream === 'function' ? (provider as ModelProvider) : createModelProvider(provider as ModelProviderConfig);
 }
+
+/** The model provider of a host that configured none: `startRun` refuses, and a resumed run fails at its first turn. */
+const MODEL_NOT_CONFIGURED: ModelProvider = Object.freeze({
+  id: 'not-configured',
+  async *stream(): AsyncIterable<never> {
+    throw new ModelNotConfiguredError();
+  },
+});
 
 /** GoalFacts when the host gives none: nothing can be verified. */
 const NO_GOAL_FACTS: GoalFacts = { forRun: async () => ({ plans: [], downloads: [], organizes: [], library: [] }) };
@@ -273,9 +298,9 @@ export function createAgentHost(options: AgentOptions = {}): AgentHost {
  * `Tokens.RunScope`; per-run registrations made on it do not leak to other runs.
  * @param parent - the agent container
  * @param scope - the run id and actor (`agent:<runId>` when omitted)
- * @public
+ * @internal
  */
-export function createRunContainer(parent: DependencyContainer, scope: { runId: string; actor?: string }): DependencyContainer {
+export function createRunContainer(parent: AgentContainer, scope: { runId: string; actor?: string }): AgentContainer {
   const child = parent.createChildContainer();
   const value: RunScope = { runId: scope.runId, actor: scope.actor ?? `agent:${scope.runId}` };
   child.register(Tokens.RunScope, { useValue: value });

@@ -1,4 +1,3 @@
-import type { InjectionToken } from 'tsyringe';
 import type { ApprovalService } from '../authorization/approval-service';
 import type { Authorizer } from '../authorization/authorizer';
 import type { AutomationService } from '../authorization/automation-service';
@@ -18,12 +17,9 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 
-/**
- * A typed tsyringe injection token: a unique symbol that remembers the type it resolves to.
- * Resolve it with `resolvePort(container, token)`, or `container.resolve<T>(token)`.
- * @public
- */
-export type PortToken<T> = symbol & { readonly __port?: T };
+import type { AgentContainer, PortToken } from '../ports/agent-container';
+
+export type { AgentContainer, PortToken } from '../ports/agent-container';
 
 function token<T>(name: string): PortToken<T> {
   return Symbol.for(`media-agent:${name}`) as PortToken<T>;
@@ -80,6 +76,6 @@ export const Tokens = Object.freeze({
  * @throws tsyringe's error when nothing is registered for the token
  * @public
  */
-export function resolvePort<T>(container: { resolve<U>(token: InjectionToken<U>): U }, port: PortToken<T>): T {
+export function resolvePort<T>(container: Pick<AgentContainer, 'resolve'>, port: PortToken<T>): T {
   return container.resolve<T>(port);
 }

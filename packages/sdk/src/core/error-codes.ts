@@ -155,6 +155,8 @@ export const ERROR_CODES = {
     'Tool discovery is off because every tool is already offered, so `search_tools` has nothing to find.',
 
   // Model providers
+  MODEL_NOT_CONFIGURED:
+    'A run was started on a host created without a model; pass `createAgentHost({ model })` (the scripted provider of `/testing` for tests and demos).',
   PROVIDER_AUTH: 'The model provider refused the credentials (HTTP 401/403); never retried.',
   PROVIDER_CONTEXT_OVERFLOW: "The request is larger than the model's context window.",
   PROVIDER_RATE_LIMITED: 'The provider answered 429 on every attempt, honouring `retry-after` between attempts.',

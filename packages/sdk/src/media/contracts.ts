@@ -51,7 +51,7 @@ export interface StandardCapabilityContract<I extends TSchema = TSchema, O exten
 function contract<I extends TSchema, O extends TSchema>(c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy'> & {
   policy?: string;
   redact?: string[];
-  target?: (input: Static<I>) => InvocationTarget;
+  target?: (input: NoInfer<Static<I>>) => InvocationTarget;
 }): StandardCapabilityContract<I, O> {
   return Object.freeze({ version: 1, policy: undefined, redact: [], target: undefined, ...c });
 }

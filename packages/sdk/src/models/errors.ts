@@ -201,3 +201,24 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   for (const shape of keyShapes) out = out.replace(shape, '[redacted]');
   return out;
 }
+
+/**
+ * A run was started (or resumed) on a host created without a model. Code `MODEL_NOT_CONFIGURED`.
+ *
+ * @remarks
+ * A host chooses its model explicitly: `createAgentHost({ model: { provider, model } })` with a
+ * provider configuration or instance, or a `Tokens.ModelProvider` registration. A host that only
+ * invokes capabilities needs none; `startRun` is where the missing model fails. For tests and demos
+ * the scripted provider is one line away: `model: { provider: new ScriptedProvider() }` with
+ * `ScriptedProvider` from `@media-agent/sdk/testing`.
+ *
+ * @public
+ */
+export class ModelNotConfiguredError extends MediaAgentError {
+  constructor() {
+    super(
+      'MODEL_NOT_CONFIGURED',
+      'no model is configured: pass createAgentHost({ model: { provider, model } }) (for tests and demos, ScriptedProvider from @media-agent/sdk/testing) or register Tokens.ModelProvider',
+    );
+  }
+}

@@ -30,7 +30,11 @@ export interface HttpProviderOptions {
   idleTimeoutMs?: number;
   /** Retry settings (408, 409, 429, 529, 5xx, connection failures, and transient in-stream errors before any output). */
   retry?: RetryOptions;
-  /** An undici dispatcher to use instead of the provider's own `Agent` (e.g. a `ProxyAgent`). */
+  /**
+   * An undici dispatcher to use instead of the provider's own `Agent` (e.g. a `ProxyAgent`, or a
+   * `MockAgent` in tests). The type is undici's on purpose: the providers send with undici, so any
+   * undici dispatcher plugs in as is, and a wrapper type would only hide its options.
+   */
   dispatcher?: Dispatcher;
   /** Extra request headers (e.g. for a gateway). Never logged. */
   headers?: Record<string, string>;

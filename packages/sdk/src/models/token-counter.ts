@@ -1,6 +1,7 @@
 // Token counting with tiktoken (WASM, offline), cached, and reconciled with provider-reported usage.
 import { LRUCache } from 'lru-cache';
-import { get_encoding, type Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 import type { ModelMessage, ModelTool } from './types';
 
 /**
@@ -75,6 +76,17 @@ export interface TiktokenCounterOptions {
   minCachedLength?: number;
 }
 
+let tiktoken: typeof import('tiktoken') | undefined;
+
+/**
+ * tiktoken, loaded on the first count: loading it compiles its WASM tokenizer (~100 ms), which a
+ * process that imports the SDK but never counts tokens should not pay. Synchronous because
+ * {@link TokenCounter.count} is.
+ */
+function loadTiktoken(): typeof import('tiktoken') {
+  return (tiktoken ??= createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken'));
+}
+
 /**
  * {@link TokenCounter} backed by tiktoken, with an LRU cache for strings counted repeatedly
  * (tool schemas, the system prompt, old messages).
@@ -97,7 +109,7 @@ export class TiktokenCounter implements TokenCounter {
   #encoder(name: TokenEncodingName): Tiktoken {
     let e = this.#encoders.get(name);
     if (!e) {
-      e = get_encoding(name);
+      e = loadTiktoken().get_encoding(name);
       this.#encoders.set(name, e);
     }
     return e;

@@ -18,6 +18,7 @@ import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
 import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
+import { ModelNotConfiguredError } from '../models/errors';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -57,7 +58,7 @@ export interface AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit
    * (docs/architecture.md#the-invocation-path). Denials, handler failures, pending and unknown outcomes are
@@ -84,7 +85,7 @@ export interface AgentHost {
    * @param input - `goal` (text), `actor`, and optionally `mode` (`execute` or `plan_only`, default `execute`),
    *   `capabilityAllowlist`, `sessionId`
    * @returns the stored run, status `queued`
-   * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability
+   * @throws {@link MediaAgentError} `MODEL_NOT_CONFIGURED` (the host was created without a model), `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability
    *   in a plan_only allowlist), `ACTOR_INVALID`
    *
    * @example
@@ -196,6 +197,8 @@ export interface AgentHostDeps {
   workers: WorkerPool;
   /** Run events. */
   bus: RunEventBus;
+  /** Whether a model provider was configured; without one `startRun` fails `MODEL_NOT_CONFIGURED`. */
+  modelConfigured: boolean;
 }
 
 /**
@@ -245,7 +248,7 @@ export class DefaultAgentHost implements AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: Static<I>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
@@ -259,7 +262,10 @@ export class DefaultAgentHost implements AgentHost {
 
   /** {@inheritDoc AgentHost.startRun} */
   startRun(input: StartRunInput): Promise<RunRecord> {
-    return this.#refused('startRun') ?? this.#deps.runs.startRun(input);
+    const refused = this.#refused('startRun');
+    if (refused) return refused;
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+    return this.#deps.runs.startRun(input);
   }
 
   /** {@inheritDoc AgentHost.getRun} */

@@ -1,4 +1,3 @@
-import type { DependencyContainer } from 'tsyringe';
 import type { ModelProviderConfig } from '../models/factory';
 import type { ModelProvider } from '../models/types';
 import type { GoalFacts } from './goal-facts';
@@ -9,6 +8,7 @@ import type { RunMiddleware } from './middleware/run-middleware';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
+import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 
 /**
@@ -56,8 +56,10 @@ export interface AgentOptions {
    */
   ledgerRetentionMs?: number;
   /**
-   * The model: a provider instance or configuration, and the model id. Default: the scripted provider
-   * (`provider: 'scripted'`, its built-in script: query the inventory, report honestly, no writes).
+   * The model: a provider instance or configuration, and the model id. No default: without a provider
+   * (here or as a `Tokens.ModelProvider` registration) capabilities still run, but `startRun` fails
+   * `MODEL_NOT_CONFIGURED`. For tests and demos: `{ provider: new ScriptedProvider() }` with
+   * `ScriptedProvider` from `@media-agent/sdk/testing`.
    */
   model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
   /**
@@ -69,7 +71,7 @@ export interface AgentOptions {
   /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
-  configure?: (container: DependencyContainer) => void;
+  configure?: (container: AgentContainer) => void;
 }
 
 /** Run settings. @public */

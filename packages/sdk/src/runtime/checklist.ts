@@ -25,8 +25,23 @@ export const RunChecklistSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A run plan (`update_plan` input). @public */
-export type RunChecklist = Static<typeof RunChecklistSchema>;
+/**
+ * A run's checklist (`update_plan` input, the `checklist_updated` event payload): the run's goal and its steps;
+ * `evidence` is the tool result that shows a `completed` or `blocked` step.
+ * @public
+ */
+export interface RunChecklist {
+  /** What the run is trying to achieve (1–2000 characters). */
+  goal: string;
+  /** At most 50 steps, in order. */
+  steps: Array<{ title: string; status: 'pending' | 'in_progress' | 'completed' | 'blocked'; evidence?: string }>;
+}
+
+// RunChecklist is written out (not `Static<typeof RunChecklistSchema>`) so the public type needs no schema
+// value; this line fails to compile when the two drift apart.
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type RunChecklistMatchesSchema<T extends true> = T;
+type _Check = RunChecklistMatchesSchema<SameShape<RunChecklist, Static<typeof RunChecklistSchema>>>;
 
 /**
  * Validates a plan: the schema, plus the rule that `completed` and `blocked` steps carry evidence

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, summarizeInput } from '../../src/index';
+import { REDACTED, summarizeInput } from '../../src/capabilities/input-summary';
 import { STORAGE_KINDS, approvePlan, makeHost, makePlan } from '../helpers';
 
 describe('redacted input summary (seed 004, 审计)', () => {

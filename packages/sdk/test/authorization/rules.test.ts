@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  actionCovers,
-  checkApproval,
-  checkGrant,
-  evaluateAuthorization,
-  parseActor,
-  utcDayStart,
-  type ApprovalRecord,
-  type AuthorizationFacts,
-  type GrantRecord,
-  type PlanRecord,
-} from '../../src/index';
+import { actionCovers } from '../../src/authorization/action-pattern';
+import { checkApproval } from '../../src/authorization/approval-rules';
+import { checkGrant } from '../../src/authorization/grant-rules';
+import { utcDayStart } from '../../src/core/utc-day';
+import { evaluateAuthorization, type AuthorizationFacts } from '../../src/authorization/evaluate';
+import { parseActor } from '../../src/index';
+import { type ApprovalRecord, type GrantRecord, type PlanRecord } from '../../src/storage';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const plan: PlanRecord = {

@@ -4,24 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { createV2AgentHost, discoverV2PluginCapabilities, type V2HostClient } from '@media-agent/host-adapter-v2';
 import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { createV3AgentHost, mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
-import {
-  CapabilitySchemaUnsupportedError,
-  checkProviderSchema,
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  InvalidInputError,
-  isMediaAgentError,
-  MemoryStorage,
-  REQUIRED_PROVIDER_FAMILIES,
-  SequentialIdGenerator,
-  STANDARD_CAPABILITIES,
-  validateProviderSchema,
-  type Capability,
-  type CapabilityDescriptor,
-  type JsonSchemaObject,
-  type ModelTool,
-} from '../../src/index';
+import { CapabilitySchemaUnsupportedError } from '../../src/capabilities/errors';
+import { checkProviderSchema, REQUIRED_PROVIDER_FAMILIES, validateProviderSchema, type JsonSchemaObject, type ModelTool } from '../../src/models';
+import { ConsoleLogger, createAgentHost, defineCapability, InvalidInputError, isMediaAgentError, SequentialIdGenerator, type Capability, type CapabilityDescriptor } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
+import { STANDARD_CAPABILITIES } from '../../src/media';
 import { parseToolArguments } from '../../src/models/tools';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery } from '../../src/runtime/context/tool-discovery';
 import { READ_TOOL_RESULT_MODEL_TOOL } from '../../src/runtime/context/tool-result-store';

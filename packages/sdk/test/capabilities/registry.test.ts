@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { defineCapability, DuplicateCapabilityError, InvalidCapabilityError, type HandlerContext } from '../../src/index';
+import { defineCapability, type HandlerContext } from '../../src/index';
+import { DuplicateCapabilityError, InvalidCapabilityError } from '../../src/capabilities/errors';
 import { makeHost } from '../helpers';
 
 const base = {

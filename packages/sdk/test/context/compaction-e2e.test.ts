@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, TiktokenCounter, type AgentHost, type ModelMessage } from '../../src/index';
+import { defineCapability, type AgentHost } from '../../src/index';
+import { TiktokenCounter, type ModelMessage } from '../../src/models';
 import { runEvents, startHost, waitForStatus } from '../runtime/harness';
 
 const hosts: AgentHost[] = [];

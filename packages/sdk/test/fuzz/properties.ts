@@ -33,7 +33,8 @@ import { readSse, readSseBatches, SseParser, type SseEvent } from '../../src/mod
 import { translateSse, type SseTranslator } from '../../src/models/sse-translator';
 import { RequestTools } from '../../src/models/tools';
 import type { ModelEvent, ModelTool } from '../../src/models/types';
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator, createAgentHost, type AgentHost } from '../../src/index';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, type AgentHost } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { FIXTURE_TOOLS, STREAM_FIXTURES, fixturesOf, type StreamFixture, type StreamFormat } from './fixtures';
 
 // ---------------------------------------------------------------------------------------------

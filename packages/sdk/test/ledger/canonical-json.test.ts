@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalHash, canonicalJson, CanonicalJsonError, deriveIdempotencyKey, idempotencyScope } from '../../src/index';
+import { canonicalHash, canonicalJson, CanonicalJsonError } from '../../src/storage';
+import { deriveIdempotencyKey, idempotencyScope } from '../../src/ledger/idempotency-key';
 
 describe('canonical JSON (DESIGN.md §6)', () => {
   it('sorts keys recursively and writes no whitespace', () => {

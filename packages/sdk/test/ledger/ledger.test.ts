@@ -1,6 +1,8 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineCapability, nextClaimAction, OutcomeUnknownError, VerifierNotReadOnlyError } from '../../src/index';
+import { defineCapability, OutcomeUnknownError } from '../../src/index';
+import { nextClaimAction } from '../../src/ledger/claim-rules';
+import { VerifierNotReadOnlyError } from '../../src/capabilities/errors';
 import { approvePlan, makeHost, makePlan } from '../helpers';
 import { STORAGE_KINDS } from '../helpers';
 

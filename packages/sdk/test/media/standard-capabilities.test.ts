@@ -1,23 +1,8 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  ManualClock,
-  MemoryStorage,
-  SequentialIdGenerator,
-  createAgentHost,
-  STANDARD_CAPABILITIES,
-  STANDARD_CAPABILITY_IDS,
-  StandardCapabilitiesMissingError,
-  StandardCapabilityMismatchError,
-  defineCapability,
-  defineStandardCapability,
-  isMediaAgentError,
-  mediaEntityId,
-  parseMediaEntityId,
-  registerStandardCapabilities,
-  type StandardOutput,
-} from '../../src/index';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, defineCapability, isMediaAgentError } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
+import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, StandardCapabilitiesMissingError, StandardCapabilityMismatchError, defineStandardCapability, mediaEntityId, parseMediaEntityId, registerStandardCapabilities, type StandardOutput } from '../../src/media';
 import { sandboxCapabilities } from '../../src/testing';
 import { makeSandboxHost } from '../sandbox/helpers';
 

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createAgentContainer,
-  createRunContainer,
-  DefaultAgentHost,
-  ManualClock,
-  MemoryStorage,
-  PolicyAuthorizer,
-  resolvePort,
-  Tokens,
-  type AuthorizationVerdict,
-  type Authorizer,
-} from '../../src/index';
+import { ConsoleLogger, createAgentContainer, createAgentHost, ManualClock, PolicyAuthorizer, resolvePort, Tokens, type AuthorizationVerdict, type PortToken, type Authorizer } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
+import { createRunContainer } from '../../src/composition/container';
+import { DefaultAgentHost } from '../../src/runtime/agent-host';
+import { ScriptedProvider } from '../../src/testing';
 import { registerWorld } from '../helpers';
 
 describe('dependency injection (tsyringe)', () => {
@@ -19,7 +12,7 @@ describe('dependency injection (tsyringe)', () => {
     for (const [name, token] of Object.entries(Tokens)) {
       if (name === 'RunScope') continue;
       expect(c.isRegistered(token, true), name).toBe(true);
-      expect(c.resolve(token), name).toBeDefined();
+      expect(c.resolve(token as PortToken<unknown>), name).toBeDefined();
     }
     expect(resolvePort(c, Tokens.Authorizer)).toBeInstanceOf(PolicyAuthorizer);
     expect(resolvePort(c, Tokens.AgentHost)).toBeInstanceOf(DefaultAgentHost);
@@ -66,6 +59,25 @@ describe('dependency injection (tsyringe)', () => {
     expect(parent.isRegistered(Tokens.RunScope, false)).toBe(false);
     const other = createRunContainer(parent, { runId: 'run-10', actor: 'system:recover' });
     expect(resolvePort(other, Tokens.RunScope)).toEqual({ runId: 'run-10', actor: 'system:recover' });
+  });
+
+  it('a host without a model runs capabilities but refuses to start a run (MODEL_NOT_CONFIGURED)', async () => {
+    const host = createAgentHost({ logger: new ConsoleLogger('silent') });
+    await host.start({ workers: false });
+    registerWorld(host);
+    expect(await host.invoke('inventory.query', { query: 'Dune' }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded' });
+    await expect(host.startRun({ goal: 'Add Dune', actor: 'user:admin' })).rejects.toMatchObject({ code: 'MODEL_NOT_CONFIGURED' });
+    expect(await host.listRuns()).toEqual([]);
+    await host.stop();
+  });
+
+  it('a model registered as Tokens.ModelProvider counts as configured', async () => {
+    const c = createAgentContainer({ configure: (container) => container.register(Tokens.ModelProvider, { useValue: new ScriptedProvider() }) });
+    const host = resolvePort(c, Tokens.AgentHost);
+    await host.start({ workers: false });
+    registerWorld(host);
+    expect(await host.startRun({ goal: 'Add Dune', actor: 'user:admin' })).toMatchObject({ status: 'queued' });
+    await host.stop();
   });
 
   it('invalid options are a typed error', () => {

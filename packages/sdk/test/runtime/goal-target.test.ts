@@ -1,7 +1,8 @@
 // The goal's target: a run acts on the title the goal names, asks when the goal is ambiguous, and its
 // report verifies that title (sandbox world, scripted model, real runtime).
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, MemoryStorage, SequentialIdGenerator, type AgentHost } from '../../src/index';
+import { ConsoleLogger, createAgentHost, ManualClock, SequentialIdGenerator, type AgentHost } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { buildGoalReport } from '../../src/runtime/goal-report';
 import { ambiguityQuestion, resolveGoalTarget, type GoalCandidate } from '../../src/runtime/goal-target';
 import { registerSandboxCapabilities, SandboxWorld, ScriptedProvider, type FakeScript } from '../../src/testing';

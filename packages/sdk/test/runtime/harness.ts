@@ -1,17 +1,6 @@
 import Type from 'typebox';
-import {
-  ConsoleLogger,
-  ManualClock,
-  MemoryStorage,
-  SequentialIdGenerator,
-  createAgentHost,
-  defineCapability,
-  type GoalFacts,
-  type GoalFactsSnapshot,
-  type RunOptions,
-  type IdGenerator,
-  type StorageAdapter,
-} from '../../src/index';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, defineCapability, type GoalFacts, type GoalFactsSnapshot, type RunOptions, type IdGenerator, type StorageAdapter } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 
 /** A tiny world for run tests: a library, a downloader whose jobs import after `importAfterMs`. */

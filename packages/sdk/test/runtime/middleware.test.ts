@@ -1,15 +1,10 @@
 // Run middleware through the real runtime: order of hooks, what a middleware can and cannot do, its
 // state across drives, and a middleware that throws.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  capabilityModelTool,
-  createAgentHost,
-  MemoryStorage,
-  type AgentHost,
-  type ModelMessage,
-  type RunMiddleware,
-  type StorageAdapter,
-} from '../../src/index';
+import { capabilityModelTool } from '../../src/runtime/context/tool-discovery';
+import { createAgentHost, type AgentHost, type RunMiddleware, type StorageAdapter } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
+import { type ModelMessage } from '../../src/models';
 import { runEvents, startHost, waitForStatus } from './harness';
 
 const hosts: AgentHost[] = [];

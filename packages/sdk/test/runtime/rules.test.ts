@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildGoalReport, checkDailyBudgets, checkRunBudgets, DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS, factsSettled, toolResultMessage, validateChecklist, type GoalFactsSnapshot } from '../../src/index';
+import { buildGoalReport, factsSettled } from '../../src/runtime/goal-report';
+import { checkDailyBudgets, checkRunBudgets, DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../../src/runtime/run-budgets';
+import { toolResultMessage } from '../../src/runtime/tool-result';
+import { validateChecklist } from '../../src/runtime/checklist';
+import { type GoalFactsSnapshot } from '../../src/index';
 
 const usage = { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 };
 const empty: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };

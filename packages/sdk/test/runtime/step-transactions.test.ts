@@ -4,18 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  MemoryStorage,
-  type AgentHost,
-  type ModelEvent,
-  type ModelProvider,
-  type ModelRequest,
-  type StorageAdapter,
-  type StorageSession,
-} from '../../src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost, type ModelProvider, type StorageAdapter } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
+import { type ModelEvent, type ModelRequest } from '../../src/models';
+import { type StorageSession } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 import { waitForStatus } from './harness';

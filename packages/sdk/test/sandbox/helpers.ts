@@ -1,4 +1,5 @@
-import { ConsoleLogger, ManualClock, MemoryStorage, SequentialIdGenerator, createAgentHost, type AgentHost } from '../../src/index';
+import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, type AgentHost } from '../../src/index';
+import { MemoryStorage } from '../../src/storage';
 import { SandboxWorld, registerSandboxCapabilities, type SandboxWorldOptions } from '../../src/testing';
 
 /** A real host (memory storage, manual clock, sequential ids, silent logger) with the sandbox world registered. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StandardOutput } from '../../src/index';
+import type { StandardOutput } from '../../src/media';
 import { SandboxWorld } from '../../src/testing';
 import { DUNE_2, approve, makeSandboxHost } from './helpers';
 

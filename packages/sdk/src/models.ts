@@ -1,0 +1,65 @@
+/**
+ * `@media-agent/sdk/models`: the model provider port, the Anthropic and OpenAI-compatible
+ * providers, token counting and cost.
+ *
+ * @remarks
+ * A host usually passes a {@link ModelProviderConfig} as `createAgentHost({ model: { provider } })`;
+ * this entry is for code that builds a provider itself, writes one, or counts tokens and cost.
+ * The scripted provider for tests and demos is in `@media-agent/sdk/testing`.
+ *
+ * @packageDocumentation
+ */
+export type {
+  AssistantMessage,
+  ImagePart,
+  ModelEvent,
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelTool,
+  ModelUsage,
+  ModelWarning,
+  StopReason,
+  SystemMessage,
+  TextPart,
+  ThinkingLevel,
+  ThinkingPart,
+  ToolCallFailure,
+  ToolCallPart,
+  ToolResultMessage,
+  ToolResultStatus,
+  UserMessage,
+} from './models/types';
+export {
+  ContextOverflowError,
+  ProviderAuthError,
+  ProviderConnectionError,
+  ProviderError,
+  ProviderHttpError,
+  ProviderProtocolError,
+  ProviderRateLimitError,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
+  ModelNotConfiguredError,
+  redactSecrets,
+} from './models/errors';
+export type { RetryOptions } from './models/retry';
+export type { HttpProviderOptions } from './models/http';
+export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './models/anthropic';
+export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';
+export { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './models/openai-dialects';
+export { collectStream, complete, type CompletedTurn } from './models/complete';
+export { TiktokenCounter, type TiktokenCounterOptions, type TokenCounter, type TokenEncodingName } from './models/token-counter';
+export { CostMeter, costOf, DEFAULT_PRICES, priceFor, type ModelPrice, type PriceTable } from './models/cost';
+export { createModelProvider, type ModelProviderConfig } from './models/factory';
+export type { FakeScript, ScriptContext, ScriptedProviderOptions, ScriptStep, ScriptToolCall } from './models/scripted';
+export {
+  checkProviderSchema,
+  validateProviderSchema,
+  REQUIRED_PROVIDER_FAMILIES,
+  type JsonSchemaObject,
+  type ProviderFamily,
+  type ProviderSchemaCheck,
+  type ProviderSchemaProblem,
+  type ProviderSchemaRewrite,
+} from './capabilities/provider-schema';

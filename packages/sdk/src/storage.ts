@@ -1,0 +1,40 @@
+/**
+ * `@media-agent/sdk/storage`: the storage port a storage implementation fills in, the records it
+ * stores, and the invocation ledger built on it.
+ *
+ * @remarks
+ * A host picks a storage here (`MemoryStorage`, nothing persisted) or `SqliteStorage` from
+ * `@media-agent/sdk/sqlite`; the rest of this entry is for code that reads records, writes its own
+ * storage, or resolves the ledger.
+ *
+ * @packageDocumentation
+ */
+export { MemoryStorage } from './storage/memory/memory-storage';
+export {
+  STORAGE_SCHEMA_VERSION,
+  type StorageAdapter,
+  type StorageSession,
+  type LedgerRepository,
+  type ApprovalRepository,
+  type GrantRepository,
+  type PlanRepository,
+  type PolicyRevisionRepository,
+  type AuditRepository,
+  type SettingsRepository,
+  type GrantUsageRepository,
+  type RunPatch,
+  type RunRepository,
+  type RunEventRepository,
+  type RunMessageRepository,
+  type InboxRepository,
+  type DecisionRepository,
+} from './ports/storage-adapter';
+export type * from './core/records';
+export type * from './core/run-records';
+export { TERMINAL_RUN_STATUSES } from './core/run-records';
+export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
+
+// the invocation ledger
+export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
+export { canonicalJson, canonicalHash, CanonicalJsonError } from './core/canonical-json';
+export { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './ledger/errors';

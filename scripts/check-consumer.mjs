@@ -1,0 +1,138 @@
+// Packs every workspace package (npm pack), installs the tarballs into a temporary project the way
+// a user's project gets them, and checks that a consumer type-checks and loads them:
+// - type-check under `node16` ESM, `node16` CommonJS (dynamic import, the one way node16 allows),
+//   `node20` CommonJS (static import compiled to require(), which Node >= 20.19 runs) and `bundler`;
+// - load every entry point at run time with `import` and with `require`.
+// Offline: the packed packages come from the tarballs; their third-party dependencies are linked
+// from this workspace's node_modules, and only the ones a package declares (a missing
+// `dependencies` entry fails here). Run after `npm run build`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const packageDirs = readdirSync(join(root, 'packages')).map((d) => join(root, 'packages', d));
+const tmp = mkdtempSync(join(tmpdir(), 'media-agent-consumer-'));
+const keep = process.argv.includes('--keep');
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+let failures = 0;
+const fail = (what, error) => {
+  failures++;
+  console.error(`check-consumer: FAIL ${what}\n${String(error.stdout ?? '') + String(error.stderr ?? '') || error.message}`);
+};
+
+try {
+  // 1. Pack and unpack into tmp/node_modules, as npm would install them.
+  const modules = join(tmp, 'node_modules');
+  const packages = [];
+  for (const dir of packageDirs) {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    if (!existsSync(join(dir, 'dist'))) throw new Error(`${pkg.name}: no dist/ — run npm run build first`);
+    const [{ filename }] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp], dir));
+    const target = join(modules, pkg.name);
+    mkdirSync(target, { recursive: true });
+    run('tar', ['-xzf', join(tmp, filename), '-C', target, '--strip-components=1'], tmp);
+    packages.push(pkg);
+  }
+  // 2. Third-party dependencies: only what the packages declare, plus the consumer's own dev tools.
+  const ours = new Set(packages.map((p) => p.name));
+  const needed = new Set(['typescript', '@types/node', '@types/better-sqlite3']);
+  for (const p of packages) for (const d of Object.keys({ ...p.dependencies, ...p.peerDependencies })) if (!ours.has(d)) needed.add(d);
+  for (const dep of needed) {
+    const from = join(root, 'node_modules', dep);
+    if (!existsSync(from)) throw new Error(`dependency ${dep} is not installed in the workspace`);
+    mkdirSync(dirname(join(modules, dep)), { recursive: true });
+    symlinkSync(from, join(modules, dep), 'dir');
+  }
+
+  // 3. Consumers.
+  const sdkImports = `
+import { createAgentHost, defineCapability, type AgentHost, type RunEvent } from '@media-agent/sdk';
+import { createModelProvider, type ModelProvider } from '@media-agent/sdk/models';
+import { STANDARD_CAPABILITY_IDS } from '@media-agent/sdk/media';
+import { MemoryStorage, type RunRecord } from '@media-agent/sdk/storage';
+import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { ScriptedProvider } from '@media-agent/sdk/testing';
+import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
+import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
+import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
+import { SIMULATED_GENERATION as SIM_V3 } from '@media-agent/host-adapter-v3/testing';
+import Type from 'typebox';`;
+  const body = `
+export const echo = defineCapability({
+  id: 'demo.echo', version: 1, title: 'Echo', description: 'Returns its text.', kind: 'read', replay: 'safe',
+  input: Type.Object({ text: Type.String() }),
+  output: Type.Object({ text: Type.String() }),
+  handler: async (input) => ({ text: input.text.toUpperCase() }),
+});
+// The types are real (not any): each line below must be an error.
+// @ts-expect-error the input is typed from its schema
+export const bad = defineCapability({ ...echo, handler: async (input) => ({ text: input.text * 2 }) });
+// @ts-expect-error a run event's type is a known name
+export const badEvent: RunEvent['type'] = 'no_such_event';
+
+export function host(): AgentHost {
+  const provider: ModelProvider = process.env.KEY ? createModelProvider({ provider: 'anthropic', apiKey: process.env.KEY }) : new ScriptedProvider();
+  const h = createAgentHost({ storage: process.env.DB ? new SqliteStorage({ path: process.env.DB }) : new MemoryStorage(), model: { provider } });
+  h.capabilities.register(echo);
+  return h;
+}
+export const facts: { ids: readonly string[]; generations: string[]; last?: RunRecord } = { ids: STANDARD_CAPABILITY_IDS, generations: [V2, SIM_V2, V3, SIM_V3] };
+`;
+  const cjsDynamic = `
+import type { AgentHost } from '@media-agent/sdk' with { 'resolution-mode': 'import' };
+export async function host(): Promise<AgentHost> {
+  const { createAgentHost } = await import('@media-agent/sdk');
+  const { MemoryStorage } = await import('@media-agent/sdk/storage');
+  const { ScriptedProvider } = await import('@media-agent/sdk/testing');
+  await import('@media-agent/host-adapter-v3');
+  // @ts-expect-error the types are real (not any)
+  createAgentHost({ storage: 42 });
+  return createAgentHost({ storage: new MemoryStorage(), model: { provider: new ScriptedProvider() } });
+}
+`;
+  const base = { target: 'ES2022', lib: ['ES2023'], types: ['node'], strict: true, noEmit: true, skipLibCheck: true };
+  const variants = [
+    { name: 'node16-esm', type: 'module', options: { module: 'node16', moduleResolution: 'node16' }, source: sdkImports + body },
+    { name: 'node16-cjs', type: 'commonjs', options: { module: 'node16', moduleResolution: 'node16' }, source: cjsDynamic },
+    { name: 'node20-cjs', type: 'commonjs', options: { module: 'node20', moduleResolution: 'node16' }, source: sdkImports + body },
+    { name: 'bundler', type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' }, source: sdkImports + body },
+  ];
+  const tsc = join(modules, 'typescript', 'bin', 'tsc');
+  for (const v of variants) {
+    const dir = join(tmp, v.name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${v.name}`, private: true, type: v.type }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, ...v.options }, files: ['host.ts'] }));
+    writeFileSync(join(dir, 'host.ts'), v.source);
+    try {
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+      console.log(`check-consumer: ${v.name}: type-checks`);
+    } catch (error) {
+      fail(`${v.name}: type-check`, error);
+    }
+  }
+
+  // 4. Load every entry point: ESM import, and require() from CommonJS.
+  const specifiers = packages.flatMap((p) => Object.keys(p.exports).filter((s) => s !== './package.json').map((s) => p.name + s.slice(1)));
+  const esm = `for (const s of ${JSON.stringify(specifiers)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
+  const cjs = `for (const s of ${JSON.stringify(specifiers)}) { const m = require(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
+  try {
+    run(process.execPath, ['--input-type=module', '-e', esm], join(tmp, 'node16-esm'));
+    console.log(`check-consumer: import of ${specifiers.length} entry points: ok`);
+  } catch (error) {
+    fail('import', error);
+  }
+  try {
+    run(process.execPath, ['--no-warnings', '-e', cjs], join(tmp, 'node16-cjs'));
+    console.log(`check-consumer: require of ${specifiers.length} entry points: ok`);
+  } catch (error) {
+    fail('require', error);
+  }
+} finally {
+  if (keep) console.log(`check-consumer: kept ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failures ? 1 : 0);
