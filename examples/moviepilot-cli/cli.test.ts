@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentHost } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { defaultDataDir, grantStatus, normalizeHostUrl, parseCommand, parseModel, titleOfGoal, USAGE } from './main';
@@ -188,7 +189,7 @@ describe('moviepilot-cli grants are bound to their run (real child process)', ()
     const gonePid = spawnSync(process.execPath, ['-e', '']).pid!;
     const tag = `pid=${gonePid} host=${hostname().replace(/\s+/g, '_') || 'localhost'} session=00000000-0000-4000-8000-000000000000`;
     const storage = new SqliteStorage({ path: join(dataDir, 'agent.sqlite') });
-    const seed = createAgentHost({ storage });
+    const seed = createAgentHost({ storage, model: { provider: new ScriptedProvider() } }); // the run it leaves is never driven here
     await seed.start({ workers: false });
     const killed = await seed.grants.create({ action: 'download.submit', actor: 'user:admin', expiresAt: Date.now() + 3_600_000, reason: `moviepilot-cli --grant download.submit, for one run (${tag})`, allowUnmatched: true });
     const legacy = await seed.grants.create({ action: 'download.submit', actor: 'user:admin', reason: '--grant download.submit on the command line', allowUnmatched: true });
