@@ -40,12 +40,23 @@ export default packageDirs.flatMap((dir) => [
         compilerOptions: { declaration: false, sourceMap: true, outDir: `${dir}/dist`, paths: {} },
       }),
     ],
-    output: { dir: `${dir}/dist`, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true },
+    output: {
+      dir: `${dir}/dist`,
+      format: 'es',
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      sourcemap: true,
+    },
   },
   {
     input: entriesOf(dir),
     external,
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { paths: {} } })],
-    output: { dir: `${dir}/dist`, format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+    output: {
+      dir: `${dir}/dist`,
+      format: 'es',
+      entryFileNames: '[name].d.ts',
+      chunkFileNames: 'chunks/[name]-[hash].d.ts',
+    },
   },
 ]);

@@ -8,8 +8,14 @@ export default defineConfig({
     alias: [
       { find: /^@media-agent\/sdk\/(sqlite|testing|models|media|storage)$/, replacement: src('$1.ts') },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
-      { find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/, replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/testing.ts', import.meta.url)) },
-      { find: /^@media-agent\/host-adapter-(v2|v3)$/, replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/index.ts', import.meta.url)) },
+      {
+        find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/,
+        replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/testing.ts', import.meta.url)),
+      },
+      {
+        find: /^@media-agent\/host-adapter-(v2|v3)$/,
+        replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

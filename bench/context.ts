@@ -35,7 +35,13 @@ import type { CapabilityDescriptor } from '../packages/sdk/src/core/capability-d
 import { STANDARD_CAPABILITIES } from '../packages/sdk/src/media/contracts';
 import { TiktokenCounter } from '../packages/sdk/src/models/token-counter';
 import type { ModelMessage, ModelTool } from '../packages/sdk/src/models/types';
-import { compact, dedupeRepeatedResults, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery, type Summarizer } from '../packages/sdk/src/runtime/context/index';
+import {
+  compact,
+  dedupeRepeatedResults,
+  SEARCH_TOOLS_MODEL_TOOL,
+  ToolDiscovery,
+  type Summarizer,
+} from '../packages/sdk/src/runtime/context/index';
 import { capabilityModelTool } from '../packages/sdk/src/runtime/context/tool-discovery';
 import { UPDATE_PLAN_MODEL_TOOL } from '../packages/sdk/src/runtime/checklist';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
@@ -57,7 +63,8 @@ function capabilities(): CapabilityDescriptor[] {
   });
   for (let n = 0; out.length < CAPABILITIES; n++) {
     const properties: Record<string, unknown> = {};
-    for (let f = 0; f < 4 + (n % 7); f++) properties[`field_${f}`] = { type: 'string', description: `Field ${f} of plugin tool ${n}.` };
+    for (let f = 0; f < 4 + (n % 7); f++)
+      properties[`field_${f}`] = { type: 'string', description: `Field ${f} of plugin tool ${n}.` };
     out.push({
       id: `plugin.p${n}.action`,
       version: 1,
@@ -78,17 +85,35 @@ function capabilities(): CapabilityDescriptor[] {
 
 /** 500 messages: goal, tool turns, steering messages; some long results repeated verbatim. */
 function history(): ModelMessage[] {
-  const out: ModelMessage[] = [{ role: 'user', content: 'Find Dune (2021) in 4K, download it and organize it into the library; add subtitles.' }];
+  const out: ModelMessage[] = [
+    { role: 'user', content: 'Find Dune (2021) in 4K, download it and organize it into the library; add subtitles.' },
+  ];
   let repeated: string | undefined;
   for (let t = 0; out.length < MESSAGES; t++) {
-    if (t > 0 && t % 10 === 0) out.push({ role: 'user', content: `Steering ${t}: prefer releases with Atmos and at least 20 seeders.` });
+    if (t > 0 && t % 10 === 0)
+      out.push({ role: 'user', content: `Steering ${t}: prefer releases with Atmos and at least 20 seeders.` });
     const calls = 1 + (t % 3);
     const ids = Array.from({ length: calls }, (_, k) => `call_${t}_${k}`);
-    out.push({ role: 'assistant', content: [{ type: 'text', text: `Step ${t}: checking releases and tasks.` }, ...ids.map((id, k) => ({ type: 'tool_call' as const, id, name: 'media.search', input: { query: `Dune ${t} ${k}`, page: k } }))] });
+    out.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${t}: checking releases and tasks.` },
+        ...ids.map((id, k) => ({
+          type: 'tool_call' as const,
+          id,
+          name: 'media.search',
+          input: { query: `Dune ${t} ${k}`, page: k },
+        })),
+      ],
+    });
     for (const [k, id] of ids.entries()) {
-      const text = `Dune.2021.2160p.UHD.BluRay.x265-GROUP${t}${k} seeders=${(t * 7 + k) % 90} size=${(t % 50) + 10}GB; `.repeat(3 + ((t + k) % 8));
+      const text =
+        `Dune.2021.2160p.UHD.BluRay.x265-GROUP${t}${k} seeders=${(t * 7 + k) % 90} size=${(t % 50) + 10}GB; `.repeat(
+          3 + ((t + k) % 8),
+        );
       const message = toolResultMessage(id, 'media.search', { status: 'succeeded', output: { results: text } });
-      if (t % 10 === 3 && repeated) out.push({ ...toolResultMessage(id, 'media.search', { status: 'succeeded', output: { results: repeated } }) });
+      if (t % 10 === 3 && repeated)
+        out.push({ ...toolResultMessage(id, 'media.search', { status: 'succeeded', output: { results: repeated } }) });
       else out.push(message);
       if (t % 10 === 1 && k === 0) repeated = text;
     }
@@ -127,11 +152,12 @@ function fmt(x: number, digits = 2): string {
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
 }
 
-
 /** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
   printMachine();
-  console.log(`one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`);
+  console.log(
+    `one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`,
+  );
   console.log('');
   const started = performance.now();
 
@@ -146,13 +172,25 @@ export async function run(): Promise<void> {
   const alwaysOn: ModelTool[] = [UPDATE_PLAN_MODEL_TOOL, SEARCH_TOOLS_MODEL_TOOL];
   const historyTokens = counter.countRequest(messages, [], MODEL);
   const allToolsTokens = counter.countRequest([], catalog.map(capabilityModelTool), MODEL);
-  const stub: Summarizer = async (m) => `The agent ran ${m.filter((x) => x.role === 'tool').length} searches for Dune releases; candidates were compared by seeders and size.`;
+  const stub: Summarizer = async (m) =>
+    `The agent ran ${m.filter((x) => x.role === 'tool').length} searches for Dune releases; candidates were compared by seeders and size.`;
   const failing: Summarizer = async () => Promise.reject(new Error('model unavailable'));
-  const pinned = { goal: 'Dune (2021) in 4K', checklist: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] }, unknownWrites: [], pendingApprovals: [] };
+  const pinned = {
+    goal: 'Dune (2021) in 4K',
+    checklist: { goal: 'Dune', steps: [{ title: 'search', status: 'in_progress' }] },
+    unknownWrites: [],
+    pendingApprovals: [],
+  };
 
   const rows: string[][] = [];
   const assemble = (maxTools: number, window: number, summarize: Summarizer, label: string) => async () => {
-    const discovery = new ToolDiscovery(catalog, { maxTools, counter, model: MODEL, contextWindowTokens: window, alwaysOn });
+    const discovery = new ToolDiscovery(catalog, {
+      maxTools,
+      counter,
+      model: MODEL,
+      contextWindowTokens: window,
+      alwaysOn,
+    });
     discovery.select(messages[0]!.content as string);
     if (maxTools > 0) discovery.search('notify', 8);
     let outbound: ModelMessage[] = [];
@@ -161,16 +199,36 @@ export async function run(): Promise<void> {
     // The order the driver follows: compact (accounting includes the base tools), then the tools of
     // the call (extras fitted to what is left), then the outbound copy with repeats deduplicated.
     const op = async () => {
-      const c = await compact(messages, { counter, model: MODEL, contextWindowTokens: window, system, tools: discovery.baseTools(), pinned, summarize });
+      const c = await compact(messages, {
+        counter,
+        model: MODEL,
+        contextWindowTokens: window,
+        system,
+        tools: discovery.baseTools(),
+        pinned,
+        summarize,
+      });
       compacted = c.summarySource !== 'none';
       const offered = discovery.toolsForNextCall({ requestTokens: c.tokensAfter });
       tools = offered.tools;
-      outbound = [...system, ...(offered.note ? [{ role: 'system' as const, content: offered.note }] : []), ...dedupeRepeatedResults(c.messages)];
+      outbound = [
+        ...system,
+        ...(offered.note ? [{ role: 'system' as const, content: offered.note }] : []),
+        ...dedupeRepeatedResults(c.messages),
+      ];
     };
     await timeBoxed(op, WARMUP_MS);
     const m = await timeBoxed(op, MEASURE_MS);
     const after = counter.countRequest(outbound, tools, MODEL);
-    rows.push([label, String(tools.length), window.toLocaleString('en-US'), compacted ? 'yes' : 'no', after.toLocaleString('en-US'), fmt(msPerOp(m)), fmt((m.ops * 1000) / m.ms, 1)]);
+    rows.push([
+      label,
+      String(tools.length),
+      window.toLocaleString('en-US'),
+      compacted ? 'yes' : 'no',
+      after.toLocaleString('en-US'),
+      fmt(msPerOp(m)),
+      fmt((m.ops * 1000) / m.ms, 1),
+    ]);
   };
 
   const overWindow = Math.ceil((historyTokens + 4000) / 0.75 / 1000) * 1000 * 0.5; // history ≈ 150% of the window: well over 80%
@@ -179,13 +237,24 @@ export async function run(): Promise<void> {
   await assemble(16, overWindow, stub, 'maxTools 16, with compaction, model summary (stub)')();
   await assemble(16, overWindow, failing, 'maxTools 16, with compaction, fallback digest')();
 
-  console.log(`request assembly: ${catalog.length} capabilities, ${messages.length} prior messages (${historyTokens.toLocaleString('en-US')} tokens; all 200 tool schemas ${allToolsTokens.toLocaleString('en-US')} tokens), model ${MODEL}`);
-  printTable(['scenario', 'tools sent', 'window', 'compacted', 'tokens sent', 'ms/request', 'requests/s'], rows, new Set([1, 2, 4, 5, 6]));
+  console.log(
+    `request assembly: ${catalog.length} capabilities, ${messages.length} prior messages (${historyTokens.toLocaleString('en-US')} tokens; all 200 tool schemas ${allToolsTokens.toLocaleString('en-US')} tokens), model ${MODEL}`,
+  );
+  printTable(
+    ['scenario', 'tools sent', 'window', 'compacted', 'tokens sent', 'ms/request', 'requests/s'],
+    rows,
+    new Set([1, 2, 4, 5, 6]),
+  );
   console.log('');
 
   // TokenCounter throughput on 2 KB texts.
   const texts = (prefix: string, n: number) =>
-    Array.from({ length: n }, (_, i) => `${prefix}${i}: ${JSON.stringify({ status: 'succeeded', note: 'done', output: { title: `Dune ${i}`, release: `Dune.2021.2160p.UHD.BluRay.x265-GROUP${i}`, files: Array.from({ length: 12 }, (_, k) => `/media/movies/Dune (2021)/part${k}-${i}.mkv`), 整理: '整理计划 入库' } })}`.padEnd(2048, ' lorem ipsum'));
+    Array.from({ length: n }, (_, i) =>
+      `${prefix}${i}: ${JSON.stringify({ status: 'succeeded', note: 'done', output: { title: `Dune ${i}`, release: `Dune.2021.2160p.UHD.BluRay.x265-GROUP${i}`, files: Array.from({ length: 12 }, (_, k) => `/media/movies/Dune (2021)/part${k}-${i}.mkv`), 整理: '整理计划 入库' } })}`.padEnd(
+        2048,
+        ' lorem ipsum',
+      ),
+    );
   const rowsTok: string[][] = [];
   for (const model of [MODEL, 'gpt-4.1']) {
     const c = new TiktokenCounter({ cacheSize: 100_000 });
@@ -203,10 +272,17 @@ export async function run(): Promise<void> {
     const cached = await timeBoxed(() => {
       for (const t of fixed) tokens += c.count(t, model);
     }, MEASURE_MS);
-    rowsTok.push([model, c.constructor.name === 'TiktokenCounter' ? (model === MODEL ? 'cl100k_base' : 'o200k_base') : '?', fmt((coldTokens * 1000) / cold.ms / 1e6, 2), fmt((tokens * 1000) / cached.ms / 1e6, 1)]);
+    rowsTok.push([
+      model,
+      c.constructor.name === 'TiktokenCounter' ? (model === MODEL ? 'cl100k_base' : 'o200k_base') : '?',
+      fmt((coldTokens * 1000) / cold.ms / 1e6, 2),
+      fmt((tokens * 1000) / cached.ms / 1e6, 1),
+    ]);
     c.dispose();
   }
-  console.log(`TokenCounter.count on 2 KB texts (million tokens per second); encoder load (first count) ${fmt(encoderLoadMs, 1)} ms`);
+  console.log(
+    `TokenCounter.count on 2 KB texts (million tokens per second); encoder load (first count) ${fmt(encoderLoadMs, 1)} ms`,
+  );
   printTable(['model', 'encoding', 'cold (misses) Mtok/s', 'cached (hits) Mtok/s'], rowsTok, new Set([2, 3]));
   counter.dispose();
   console.log('');

@@ -52,7 +52,17 @@ import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
-import { ConsoleLogger, createAgentHost, defineCapability, RandomIdGenerator, type AgentHost, type HandlerContext, type IdGenerator, type InvocationResult, type StorageAdapter } from '../packages/sdk/src/index';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  defineCapability,
+  RandomIdGenerator,
+  type AgentHost,
+  type HandlerContext,
+  type IdGenerator,
+  type InvocationResult,
+  type StorageAdapter,
+} from '../packages/sdk/src/index';
 import { MemoryStorage, type LedgerEntry } from '../packages/sdk/src/storage';
 import Database from 'better-sqlite3';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
@@ -79,8 +89,18 @@ const lookup = defineCapability({
   kind: 'read',
   replay: 'safe',
   input: Type.Object({ releaseId: Type.String(), includeFiles: Type.Boolean() }),
-  output: Type.Object({ releaseId: Type.String(), title: Type.String(), year: Type.Integer(), files: Type.Array(Type.String()) }),
-  handler: async (input) => ({ releaseId: input.releaseId, title: 'Some Movie', year: 2024, files: input.includeFiles ? ['Some.Movie.2024.1080p.mkv'] : [] }),
+  output: Type.Object({
+    releaseId: Type.String(),
+    title: Type.String(),
+    year: Type.Integer(),
+    files: Type.Array(Type.String()),
+  }),
+  handler: async (input) => ({
+    releaseId: input.releaseId,
+    title: 'Some Movie',
+    year: 2024,
+    files: input.includeFiles ? ['Some.Movie.2024.1080p.mkv'] : [],
+  }),
 });
 
 const submit = defineCapability({
@@ -99,7 +119,12 @@ const submit = defineCapability({
 const enqueue = defineCapability({ ...submit, id: 'bench.enqueue', title: 'Enqueue a download' });
 
 const lookupInput = (n: number) => ({ releaseId: `rel-${n}`, includeFiles: true });
-const submitInput = (n: number) => ({ n, release: 'Some.Movie.2024.1080p.WEB-DL', savePath: '/media/downloads/movies', category: 'movies' });
+const submitInput = (n: number) => ({
+  n,
+  release: 'Some.Movie.2024.1080p.WEB-DL',
+  savePath: '/media/downloads/movies',
+  category: 'movies',
+});
 
 /** The minimal context a bare handler call gets (built once; the handlers above ignore it). */
 const bareCtx: HandlerContext = {
@@ -178,7 +203,12 @@ async function timeBoxed(op: (i: number) => Promise<unknown>, ms: number, from =
 }
 
 /** Keeps `inFlight` calls of `op` outstanding for `ms` milliseconds; `i` is unique per call. */
-async function concurrent(op: (i: number) => Promise<unknown>, ms: number, inFlight: number, from = 0): Promise<Measurement> {
+async function concurrent(
+  op: (i: number) => Promise<unknown>,
+  ms: number,
+  inFlight: number,
+  from = 0,
+): Promise<Measurement> {
   const start = performance.now();
   const deadline = start + ms;
   let next = 0;
@@ -195,35 +225,61 @@ async function concurrent(op: (i: number) => Promise<unknown>, ms: number, inFli
 
 const usPerOp = (m: Measurement) => (m.ms * 1000) / m.ops;
 /** The measurement with the median throughput. */
-const median = (list: Measurement[]): Measurement => [...list].sort((a, b) => a.ops / a.ms - b.ops / b.ms)[Math.floor(list.length / 2)]!;
+const median = (list: Measurement[]): Measurement =>
+  [...list].sort((a, b) => a.ops / a.ms - b.ops / b.ms)[Math.floor(list.length / 2)]!;
 const opsPerSec = (m: Measurement) => (m.ops * 1000) / m.ms;
 
 /**
  * Measures the full path on one storage; returns its rows. The host owns (and closes) the storage.
  * `options.ids` replaces the host's id generator; `options.only` limits the scenarios to `read` and `execute`.
  */
-async function benchStorage(label: string, storage: StorageAdapter, bare: { read: number; execute: number }, options: { ids?: IdGenerator; only?: boolean } = {}): Promise<Row[]> {
-  const host: AgentHost = createAgentHost({ storage, logger: new ConsoleLogger('silent'), ...(options.ids ? { ids: options.ids } : {}) });
+async function benchStorage(
+  label: string,
+  storage: StorageAdapter,
+  bare: { read: number; execute: number },
+  options: { ids?: IdGenerator; only?: boolean } = {},
+): Promise<Row[]> {
+  const host: AgentHost = createAgentHost({
+    storage,
+    logger: new ConsoleLogger('silent'),
+    ...(options.ids ? { ids: options.ids } : {}),
+  });
   const rows: Row[] = [];
   try {
     await host.start();
     host.capabilities.register(lookup);
     host.capabilities.register(submit);
     host.capabilities.register(enqueue);
-    const grant = await host.grants.create({ action: 'bench.submit', actor: 'user:admin', budget: { maxInvocationsPerDay: 10_000_000 }, reason: 'benchmark' });
+    const grant = await host.grants.create({
+      action: 'bench.submit',
+      actor: 'user:admin',
+      budget: { maxInvocationsPerDay: 10_000_000 },
+      reason: 'benchmark',
+    });
     await host.grants.create({ action: 'bench.enqueue', actor: 'user:admin', reason: 'benchmark, no budget' });
     const ledgerRows = async () => (await host.grants.usageToday(grant.id)).invocations;
 
-    const read = async (i: number) => expect(await host.invoke('bench.lookup', lookupInput(i), { actor: ACTOR, runId: RUN_ID }), 'succeeded', false);
+    const read = async (i: number) =>
+      expect(await host.invoke('bench.lookup', lookupInput(i), { actor: ACTOR, runId: RUN_ID }), 'succeeded', false);
     await timeBoxed(read, WARMUP_MS);
-    rows.push({ scenario: 'read', storage: label, m: await timeBoxed(read, MEASURE_MS), baseline: bare.read, bare: 'read' });
+    rows.push({
+      scenario: 'read',
+      storage: label,
+      m: await timeBoxed(read, MEASURE_MS),
+      baseline: bare.read,
+      bare: 'read',
+    });
 
     // Every execute call gets a fresh n (input) and call id, so each one claims a new ledger entry.
     // One call at a time and 16 in flight are measured in alternating windows (the median of each is
     // reported), so both see the same ledger sizes and heap.
     let n = 0;
     const execute = async (i: number) =>
-      expect(await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }), 'succeeded', false);
+      expect(
+        await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }),
+        'succeeded',
+        false,
+      );
     let m = await timeBoxed(execute, WARMUP_MS, n);
     n += m.ops;
     m = await concurrent(execute, WARMUP_MS, IN_FLIGHT, n);
@@ -240,24 +296,59 @@ async function benchStorage(label: string, storage: StorageAdapter, bare: { read
       n += m.ops;
       parallel.push(m);
     }
-    rows.push({ scenario: 'execute', storage: label, m: median(sequential), baseline: bare.execute, bare: 'execute', ledgerRows: await ledgerRows() });
+    rows.push({
+      scenario: 'execute',
+      storage: label,
+      m: median(sequential),
+      baseline: bare.execute,
+      bare: 'execute',
+      ledgerRows: await ledgerRows(),
+    });
     if (options.only) return rows;
-    rows.push({ scenario: `execute, ${IN_FLIGHT} in flight`, storage: label, m: median(parallel), baseline: bare.execute, bare: 'execute', ledgerRows: await ledgerRows() });
+    rows.push({
+      scenario: `execute, ${IN_FLIGHT} in flight`,
+      storage: label,
+      m: median(parallel),
+      baseline: bare.execute,
+      bare: 'execute',
+      ledgerRows: await ledgerRows(),
+    });
 
     // Same input and call id as an earlier successful call: the recorded result comes back.
     const executed = n;
     const replay = async (i: number) => {
       const k = i % executed;
-      expect(await host.invoke('bench.submit', submitInput(k), { actor: ACTOR, runId: RUN_ID, callId: `c${k}` }), 'succeeded', true);
+      expect(
+        await host.invoke('bench.submit', submitInput(k), { actor: ACTOR, runId: RUN_ID, callId: `c${k}` }),
+        'succeeded',
+        true,
+      );
     };
     await timeBoxed(replay, WARMUP_MS);
-    rows.push({ scenario: 'execute, replayed', storage: label, m: await timeBoxed(replay, MEASURE_MS, 7919), baseline: bare.execute, bare: 'execute, replayed', ledgerRows: await ledgerRows() });
+    rows.push({
+      scenario: 'execute, replayed',
+      storage: label,
+      m: await timeBoxed(replay, MEASURE_MS, 7919),
+      baseline: bare.execute,
+      bare: 'execute, replayed',
+      ledgerRows: await ledgerRows(),
+    });
 
     // Measured last (listed second), as before budgets were counters.
     const unbudgeted = async (i: number) =>
-      expect(await host.invoke('bench.enqueue', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `e${i}` }), 'succeeded', false);
+      expect(
+        await host.invoke('bench.enqueue', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `e${i}` }),
+        'succeeded',
+        false,
+      );
     m = await timeBoxed(unbudgeted, WARMUP_MS);
-    rows.splice(2, 0, { scenario: 'execute, grant without budget', storage: label, m: await timeBoxed(unbudgeted, MEASURE_MS, m.ops), baseline: bare.execute, bare: 'execute, grant without budget' });
+    rows.splice(2, 0, {
+      scenario: 'execute, grant without budget',
+      storage: label,
+      m: await timeBoxed(unbudgeted, MEASURE_MS, m.ops),
+      baseline: bare.execute,
+      bare: 'execute, grant without budget',
+    });
   } finally {
     await host.stop();
   }
@@ -287,7 +378,11 @@ async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<nu
       await host.start();
       hosts.push({ host, execute: async () => undefined, n: 0, rounds: [] });
       host.capabilities.register(submit);
-      const grant = await host.grants.create({ action: 'bench.submit', actor: 'user:admin', budget: { maxInvocationsPerDay: 10_000_000 } });
+      const grant = await host.grants.create({
+        action: 'bench.submit',
+        actor: 'user:admin',
+        budget: { maxInvocationsPerDay: 10_000_000 },
+      });
       const now = Date.now();
       await storage.transaction(async (s) => {
         // What the claims would have charged.
@@ -321,7 +416,11 @@ async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<nu
         }
       });
       hosts[hosts.length - 1]!.execute = async (i: number) =>
-        expect(await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }), 'succeeded', false);
+        expect(
+          await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }),
+          'succeeded',
+          false,
+        );
     }
     for (const h of hosts) h.n += (await timeBoxed(h.execute, WARMUP_MS, h.n)).ops;
     for (let r = 0; r < SCALING_ROUNDS; r++) {
@@ -349,7 +448,8 @@ async function benchLedgerScaling(makeStorage: () => StorageAdapter): Promise<nu
  */
 const BARE_SQLITE: Record<BareScenario, string> = {
   read: 'SELECT run; INSERT audit (256 per BEGIN…COMMIT)',
-  execute: 'BEGIN; SELECT run, settings, grants, usage; SELECT ledger by call, by key; INSERT ledger; UPSERT usage; COMMIT; BEGIN; UPDATE ledger; INSERT audit; COMMIT',
+  execute:
+    'BEGIN; SELECT run, settings, grants, usage; SELECT ledger by call, by key; INSERT ledger; UPSERT usage; COMMIT; BEGIN; UPDATE ledger; INSERT audit; COMMIT',
   'execute, grant without budget': 'as execute, without SELECT usage',
   'execute, replayed': 'BEGIN; SELECT run, settings, grants, usage; SELECT ledger by call; INSERT audit; COMMIT',
 };
@@ -370,7 +470,11 @@ class UuidV4Ids implements IdGenerator {
 }
 
 /** µs/op of each {@link BARE_SQLITE} scenario (or of `only`), on a fresh file each. */
-async function benchBareSqlite(dir: string, ids: IdScheme, only?: readonly BareScenario[]): Promise<Record<BareScenario, Measurement>> {
+async function benchBareSqlite(
+  dir: string,
+  ids: IdScheme,
+  only?: readonly BareScenario[],
+): Promise<Record<BareScenario, Measurement>> {
   const out = {} as Record<BareScenario, Measurement>;
   for (const [index, scenario] of (Object.keys(BARE_SQLITE) as BareScenario[]).entries()) {
     if (only && !only.includes(scenario)) continue;
@@ -395,7 +499,11 @@ async function benchBareSqlite(dir: string, ids: IdScheme, only?: readonly BareS
   return out;
 }
 
-function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdScheme): ((i: number) => Promise<void>) & { finish?: () => void } {
+function bareOperation(
+  db: Database.Database,
+  scenario: BareScenario,
+  ids: IdScheme,
+): ((i: number) => Promise<void>) & { finish?: () => void } {
   const now = Date.now();
   const idGen: IdGenerator = ids === 'default' ? new RandomIdGenerator() : new UuidV4Ids();
   const id = (prefix: string) => idGen.next(prefix);
@@ -408,7 +516,9 @@ function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdSch
   const commit = db.prepare('COMMIT');
   const selectRun = db.prepare('SELECT * FROM runs WHERE "id" = ?');
   const selectSettings = db.prepare('SELECT value FROM settings WHERE key = ?');
-  const selectGrants = db.prepare('SELECT * FROM grants WHERE (@status IS NULL OR status = @status) ORDER BY created_at, id');
+  const selectGrants = db.prepare(
+    'SELECT * FROM grants WHERE (@status IS NULL OR status = @status) ORDER BY created_at, id',
+  );
   const selectUsage = db.prepare('SELECT invocations, bytes FROM grant_usage WHERE grant_id = ? AND day = ?');
   const byCall = db.prepare('SELECT * FROM ledger WHERE scope_id = ? AND call_id = ?');
   const byKey = db.prepare('SELECT * FROM ledger WHERE "key" = ?');
@@ -442,7 +552,17 @@ function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdSch
       const op = async (i: number) => {
         selectRun.get(RUN_ID);
         if (pending === 0) begin.run();
-        insertAudit.run(id('aud'), Date.now(), ACTOR, 'bench.lookup', id('inv'), RUN_ID, null, null, JSON.stringify(lookupInput(i)));
+        insertAudit.run(
+          id('aud'),
+          Date.now(),
+          ACTOR,
+          'bench.lookup',
+          id('inv'),
+          RUN_ID,
+          null,
+          null,
+          JSON.stringify(lookupInput(i)),
+        );
         if (++pending === 256) {
           commit.run();
           pending = 0;
@@ -461,7 +581,20 @@ function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdSch
         authorizationReads(budgeted);
         byCall.get(RUN_ID, `c${i}`);
         byKey.get(k);
-        insertLedger.run(k, RUN_ID, `c${i}`, k.slice(-64), token, ACTOR, invocationId, RUN_ID, grantId, summary, now, now);
+        insertLedger.run(
+          k,
+          RUN_ID,
+          `c${i}`,
+          k.slice(-64),
+          token,
+          ACTOR,
+          invocationId,
+          RUN_ID,
+          grantId,
+          summary,
+          now,
+          now,
+        );
         upsertUsage.get(grantId, day);
         commit.run();
         begin.run();
@@ -474,7 +607,21 @@ function bareOperation(db: Database.Database, scenario: BareScenario, ids: IdSch
       // Entries to replay, claimed and settled beforehand.
       const seeded = 1000;
       begin.run();
-      for (let i = 0; i < seeded; i++) insertLedger.run(key(i), RUN_ID, `c${i}`, key(i).slice(-64), `executor~${id('tok')}`, ACTOR, id('inv'), RUN_ID, grantId, summary, now, now);
+      for (let i = 0; i < seeded; i++)
+        insertLedger.run(
+          key(i),
+          RUN_ID,
+          `c${i}`,
+          key(i).slice(-64),
+          `executor~${id('tok')}`,
+          ACTOR,
+          id('inv'),
+          RUN_ID,
+          grantId,
+          summary,
+          now,
+          now,
+        );
       commit.run();
       return async (i: number) => {
         const k = i % seeded;
@@ -494,15 +641,34 @@ function fmt(x: number | undefined, digits = 1): string {
 }
 
 function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScenario, Measurement>>): void {
-  const header = ['scenario', 'storage', 'ops/s', 'µs/op', 'first→last 10% µs/op', 'vs bare handler', '÷ bare SQLite', 'ledger rows'];
+  const header = [
+    'scenario',
+    'storage',
+    'ops/s',
+    'µs/op',
+    'first→last 10% µs/op',
+    'vs bare handler',
+    '÷ bare SQLite',
+    'ledger rows',
+  ];
   const body = rows.map((r) => [
     r.scenario,
     r.storage,
     fmt(opsPerSec(r.m)),
     fmt(usPerOp(r.m), 2),
-    r.m.early !== undefined && r.m.late !== undefined && r.baseline !== undefined ? `${fmt(r.m.early, 2)} → ${fmt(r.m.late, 2)}` : '',
-    r.baseline === undefined ? (r.storage.startsWith('bare SQLite') ? '' : 'baseline') : `${fmt(usPerOp(r.m) / r.baseline)}×`,
-    r.bare === undefined ? '' : r.storage.startsWith('bare SQLite') ? 'baseline' : `${(opsPerSec(r.m) / opsPerSec(bareSqlite[r.ids ?? 'default'][r.bare])).toFixed(2)}×`,
+    r.m.early !== undefined && r.m.late !== undefined && r.baseline !== undefined
+      ? `${fmt(r.m.early, 2)} → ${fmt(r.m.late, 2)}`
+      : '',
+    r.baseline === undefined
+      ? r.storage.startsWith('bare SQLite')
+        ? ''
+        : 'baseline'
+      : `${fmt(usPerOp(r.m) / r.baseline)}×`,
+    r.bare === undefined
+      ? ''
+      : r.storage.startsWith('bare SQLite')
+        ? 'baseline'
+        : `${(opsPerSec(r.m) / opsPerSec(bareSqlite[r.ids ?? 'default'][r.bare])).toFixed(2)}×`,
     r.ledgerRows === undefined ? '' : r.ledgerRows.toLocaleString('en-US'),
   ]);
   printTable(header, body, new Set([2, 3, 4, 5, 6, 7]));
@@ -511,7 +677,9 @@ function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScena
 /** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
   printMachine();
-  console.log(`one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`);
+  console.log(
+    `one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`,
+  );
   console.log('');
 
   const started = performance.now();
@@ -536,14 +704,38 @@ export async function run(): Promise<void> {
   let scalingFiles = 0;
   try {
     bareSqlite.default = await benchBareSqlite(dir, 'default');
-    for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[]) rows.push({ scenario, storage: 'bare SQLite', m: bareSqlite.default[scenario], baseline: undefined, bare: scenario });
-    rows.push(...(await benchStorage('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }), bare)));
-    scaling.push(['sqlite (file, WAL)', await benchLedgerScaling(() => createSqliteStorage({ path: join(dir, `scaling-${scalingFiles++}.db`) }))]);
+    for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[])
+      rows.push({
+        scenario,
+        storage: 'bare SQLite',
+        m: bareSqlite.default[scenario],
+        baseline: undefined,
+        bare: scenario,
+      });
+    rows.push(
+      ...(await benchStorage('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }), bare)),
+    );
+    scaling.push([
+      'sqlite (file, WAL)',
+      await benchLedgerScaling(() => createSqliteStorage({ path: join(dir, `scaling-${scalingFiles++}.db`) })),
+    ]);
     // The same with ids in random order (the host's IdGenerator replaced), full path and bare.
     bareSqlite['uuid-v4'] = await benchBareSqlite(dir, 'uuid-v4', ['read', 'execute']);
     for (const scenario of ['read', 'execute'] as const)
-      rows.push({ scenario, storage: 'bare SQLite, UUID v4 ids', m: bareSqlite['uuid-v4'][scenario], baseline: undefined, bare: scenario, ids: 'uuid-v4' });
-    const random = await benchStorage('sqlite, UUID v4 ids', createSqliteStorage({ path: join(dir, 'uuid-v4.db') }), bare, { ids: new UuidV4Ids(), only: true });
+      rows.push({
+        scenario,
+        storage: 'bare SQLite, UUID v4 ids',
+        m: bareSqlite['uuid-v4'][scenario],
+        baseline: undefined,
+        bare: scenario,
+        ids: 'uuid-v4',
+      });
+    const random = await benchStorage(
+      'sqlite, UUID v4 ids',
+      createSqliteStorage({ path: join(dir, 'uuid-v4.db') }),
+      bare,
+      { ids: new UuidV4Ids(), only: true },
+    );
     rows.push(...random.map((r) => ({ ...r, ids: 'uuid-v4' as const })));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -551,20 +743,40 @@ export async function run(): Promise<void> {
 
   printResults(rows, bareSqlite);
   console.log('');
-  console.log('vs bare handler = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).');
-  console.log(`÷ bare SQLite = throughput of the row ÷ throughput of better-sqlite3 alone running the same statements in the same transactions (the "bare SQLite" rows; ${IN_FLIGHT} in flight is compared with bare execute):`);
+  console.log(
+    'vs bare handler = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).',
+  );
+  console.log(
+    `÷ bare SQLite = throughput of the row ÷ throughput of better-sqlite3 alone running the same statements in the same transactions (the "bare SQLite" rows; ${IN_FLIGHT} in flight is compared with bare execute):`,
+  );
   for (const [scenario, statements] of Object.entries(BARE_SQLITE)) console.log(`  ${scenario}: ${statements}`);
-  console.log('ids: the host\'s default RandomIdGenerator (UUID v7: sorted by creation time) and the same in bare SQLite; "UUID v4 ids" rows replace both with ids in random order, as the default made them before (audit id and invocation id are B-tree index keys).');
-  console.log(`ledger rows = entries the budgeted grant had claimed today when the window ended (its usage counter for the day).`);
-  console.log(`µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`);
-  console.log(`SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`);
+  console.log(
+    'ids: the host\'s default RandomIdGenerator (UUID v7: sorted by creation time) and the same in bare SQLite; "UUID v4 ids" rows replace both with ids in random order, as the default made them before (audit id and invocation id are B-tree index keys).',
+  );
+  console.log(
+    `ledger rows = entries the budgeted grant had claimed today when the window ended (its usage counter for the day).`,
+  );
+  console.log(
+    `µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`,
+  );
+  console.log(
+    `SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`,
+  );
   console.log('');
-  console.log(`execute (budgeted grant) µs/op by entries the grant had already claimed today (a store per size, seeded and charged to the grant's usage counter as claims do; ${SCALING_ROUNDS} rounds of a ${SCALING_MS} ms window per size in turn, the median window of each):`);
+  console.log(
+    `execute (budgeted grant) µs/op by entries the grant had already claimed today (a store per size, seeded and charged to the grant's usage counter as claims do; ${SCALING_ROUNDS} rounds of a ${SCALING_MS} ms window per size in turn, the median window of each):`,
+  );
   const w = Math.max(...scaling.map(([label]) => label.length));
-  console.log(`| ${'storage'.padEnd(w)} | ${LEDGER_SIZES.map((n) => `${n.toLocaleString('en-US')} rows`.padStart(12)).join(' | ')} |`);
+  console.log(
+    `| ${'storage'.padEnd(w)} | ${LEDGER_SIZES.map((n) => `${n.toLocaleString('en-US')} rows`.padStart(12)).join(' | ')} |`,
+  );
   console.log(`|${'-'.repeat(w + 2)}|${LEDGER_SIZES.map(() => `${'-'.repeat(13)}:`).join('|')}|`);
-  for (const [label, us] of scaling) console.log(`| ${label.padEnd(w)} | ${us.map((u) => `${fmt(u, 2)} µs`.padStart(12)).join(' | ')} |`);
-  for (const [label, us] of scaling) console.log(`${label}: ${LEDGER_SIZES[LEDGER_SIZES.length - 1]!.toLocaleString('en-US')} rows ÷ 0 rows = ${(us[us.length - 1]! / us[0]!).toFixed(2)}×`);
+  for (const [label, us] of scaling)
+    console.log(`| ${label.padEnd(w)} | ${us.map((u) => `${fmt(u, 2)} µs`.padStart(12)).join(' | ')} |`);
+  for (const [label, us] of scaling)
+    console.log(
+      `${label}: ${LEDGER_SIZES[LEDGER_SIZES.length - 1]!.toLocaleString('en-US')} rows ÷ 0 rows = ${(us[us.length - 1]! / us[0]!).toFixed(2)}×`,
+    );
   console.log('');
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -60,15 +60,38 @@ import { tmpdir } from 'node:os';
 import { printMachine, printTable } from './_report';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Agent, Runner, setTracingDisabled, tool, type Model, type ModelRequest as AgentsModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
+import {
+  Agent,
+  Runner,
+  setTracingDisabled,
+  tool,
+  type Model,
+  type ModelRequest as AgentsModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelStreamResponder } from '@openai/agents/testing';
 import Type from 'typebox';
-import { ConsoleLogger, createAgentContainer, defineCapability, resolvePort, Tokens, type AgentHost, type StorageAdapter } from '../packages/sdk/src/index';
+import {
+  ConsoleLogger,
+  createAgentContainer,
+  defineCapability,
+  resolvePort,
+  Tokens,
+  type AgentHost,
+  type StorageAdapter,
+} from '../packages/sdk/src/index';
 import { MemoryStorage } from '../packages/sdk/src/storage';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import { TERMINAL_RUN_STATUSES, type RunStatus, type StorageSession } from '../packages/sdk/src/storage';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
-import { ScriptedProvider, type FakeScript, type ModelEvent, type ModelProvider, type ModelRequest } from '../packages/sdk/src/testing';
+import {
+  ScriptedProvider,
+  type FakeScript,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+} from '../packages/sdk/src/testing';
 
 /** Tool-calling model turns per run. */
 const TOOL_TURNS = 20;
@@ -96,10 +119,18 @@ const FINAL_TEXT = `Looked up ${TOOL_TURNS} releases; every one is in the librar
 
 /** The one tool handler both sides call. */
 async function lookupHandler(input: { releaseId: string; includeFiles: boolean }) {
-  return { releaseId: input.releaseId, title: 'Some Movie', year: 2024, files: input.includeFiles ? ['Some.Movie.2024.1080p.mkv'] : [] };
+  return {
+    releaseId: input.releaseId,
+    title: 'Some Movie',
+    year: 2024,
+    files: input.includeFiles ? ['Some.Movie.2024.1080p.mkv'] : [],
+  };
 }
 
-const LookupInput = Type.Object({ releaseId: Type.String(), includeFiles: Type.Boolean() }, { additionalProperties: false });
+const LookupInput = Type.Object(
+  { releaseId: Type.String(), includeFiles: Type.Boolean() },
+  { additionalProperties: false },
+);
 
 const lookup = defineCapability({
   id: 'bench.lookup',
@@ -109,20 +140,31 @@ const lookup = defineCapability({
   kind: 'read',
   replay: 'safe',
   input: LookupInput,
-  output: Type.Object({ releaseId: Type.String(), title: Type.String(), year: Type.Integer(), files: Type.Array(Type.String()) }),
+  output: Type.Object({
+    releaseId: Type.String(),
+    title: Type.String(),
+    year: Type.Integer(),
+    files: Type.Array(Type.String()),
+  }),
   handler: lookupHandler,
 });
 
 const SCRIPT: FakeScript = {
   name: 'loop',
-  steps: Array.from({ length: TOOL_TURNS }, (_, turn) => ({ text: turnText(turn), toolCalls: [{ capability: 'bench.lookup', input: turnInput(turn) }] })),
+  steps: Array.from({ length: TOOL_TURNS }, (_, turn) => ({
+    text: turnText(turn),
+    toolCalls: [{ capability: 'bench.lookup', input: turnInput(turn) }],
+  })),
   finalText: FINAL_TEXT,
 };
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One streamed piece of a turn, before it is put in either SDK's event format. */
-type Delta = { kind: 'text'; text: string } | { kind: 'call_start'; callId: string } | { kind: 'args'; callId: string; delta: string };
+type Delta =
+  | { kind: 'text'; text: string }
+  | { kind: 'call_start'; callId: string }
+  | { kind: 'args'; callId: string; delta: string };
 
 /**
  * The deltas of model turn `turn` as our scripted provider streams them: the text in `CHUNK`-character
@@ -170,9 +212,25 @@ class MinimalProvider implements ModelProvider {
         yield { type: 'tool_call_delta', id: d.callId, argumentsDelta: d.delta };
       }
     }
-    if (raw) yield { type: 'tool_call_end', id: `call_scripted_${turn}_0`, name: lookup.id, rawArguments: raw, ok: true, input: JSON.parse(raw) as unknown };
+    if (raw)
+      yield {
+        type: 'tool_call_end',
+        id: `call_scripted_${turn}_0`,
+        name: lookup.id,
+        rawArguments: raw,
+        ok: true,
+        input: JSON.parse(raw) as unknown,
+      };
     const inputChars = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
-    yield { type: 'usage', usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil((out + raw.length) / 4), cacheReadTokens: 0, cacheWriteTokens: 0 } };
+    yield {
+      type: 'usage',
+      usage: {
+        inputTokens: Math.ceil(inputChars / 4),
+        outputTokens: Math.ceil((out + raw.length) / 4),
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+    };
     yield { type: 'done', stopReason: raw ? 'tool_use' : 'end_turn' };
   }
 }
@@ -257,8 +315,17 @@ async function ourHost(storage: StorageAdapter, concurrency: number, kind: Model
   const container = createAgentContainer({
     storage,
     logger: new ConsoleLogger('silent'),
-    model: { provider: kind === 'scripted' ? new ScriptedProvider({ scripts: SCRIPT, chunkSize: CHUNK }) : new MinimalProvider(), model: 'scripted' },
-    runs: { concurrency, pollMs: 50, budgets: { maxToolCalls: TOOL_TURNS + 1 }, daily: { agentMaxRunsPerDay: 1_000_000 } },
+    model: {
+      provider:
+        kind === 'scripted' ? new ScriptedProvider({ scripts: SCRIPT, chunkSize: CHUNK }) : new MinimalProvider(),
+      model: 'scripted',
+    },
+    runs: {
+      concurrency,
+      pollMs: 50,
+      budgets: { maxToolCalls: TOOL_TURNS + 1 },
+      daily: { agentMaxRunsPerDay: 1_000_000 },
+    },
   });
   const host = resolvePort(container, Tokens.AgentHost);
   const bus = resolvePort(container, Tokens.RunEventBus);
@@ -276,11 +343,16 @@ async function ourHost(storage: StorageAdapter, concurrency: number, kind: Model
   });
   let n = 0;
   const once = async () => {
-    const run = await host.startRun({ goal: `Look up the releases (run ${++n}).`, mode: 'plan_only', actor: 'user:admin' });
+    const run = await host.startRun({
+      goal: `Look up the releases (run ${++n}).`,
+      mode: 'plan_only',
+      actor: 'user:admin',
+    });
     const status = ended.get(run.id) ?? (await new Promise<RunStatus>((resolve) => waiting.set(run.id, resolve)));
     waiting.delete(run.id);
     ended.delete(run.id);
-    if (status !== 'succeeded') throw new Error(`run ${run.id} ended ${status}: ${JSON.stringify((await host.getRun(run.id)).run.error)}`);
+    if (status !== 'succeeded')
+      throw new Error(`run ${run.id} ended ${status}: ${JSON.stringify((await host.getRun(run.id)).run.error)}`);
   };
   return { host, once };
 }
@@ -291,14 +363,27 @@ async function checkOurs(host: AgentHost): Promise<void> {
   if (!last) throw new Error('no run');
   const { run } = await host.getRun(last.id);
   if (run.usage.modelCalls !== TURNS || run.usage.toolCalls !== TOOL_TURNS || run.finalText !== FINAL_TEXT) {
-    throw new Error(`our run played ${run.usage.modelCalls} model turns, ${run.usage.toolCalls} tool calls, final text ${JSON.stringify(run.finalText)}`);
+    throw new Error(
+      `our run played ${run.usage.modelCalls} model turns, ${run.usage.toolCalls} tool calls, final text ${JSON.stringify(run.finalText)}`,
+    );
   }
 }
 
-async function ourContender(kind: ModelKind, label: string, storage: StorageAdapter, inFlight: number): Promise<Contender> {
+async function ourContender(
+  kind: ModelKind,
+  label: string,
+  storage: StorageAdapter,
+  inFlight: number,
+): Promise<Contender> {
   const { host, once } = await ourHost(storage, inFlight, kind);
   return {
-    line: { implementation: 'media-agent run driver', model: kind === 'scripted' ? 'ScriptedProvider' : 'minimal ModelProvider', kind, storage: label, inFlight },
+    line: {
+      implementation: 'media-agent run driver',
+      model: kind === 'scripted' ? 'ScriptedProvider' : 'minimal ModelProvider',
+      kind,
+      storage: label,
+      inFlight,
+    },
     once,
     check: () => checkOurs(host),
     close: () => host.stop(),
@@ -319,17 +404,35 @@ async function* agentsTurn(turn: number, inputChars: number): AsyncGenerator<Str
     if (d.kind === 'text') yield { type: 'output_text_delta', itemId, delta: d.text };
     else if (d.kind === 'call_start') {
       callId = d.callId;
-      yield { type: 'model', event: { type: 'response.output_item.added', item: { type: 'function_call', id: callId, call_id: callId, name: 'bench_lookup', arguments: '' } } };
+      yield {
+        type: 'model',
+        event: {
+          type: 'response.output_item.added',
+          item: { type: 'function_call', id: callId, call_id: callId, name: 'bench_lookup', arguments: '' },
+        },
+      };
     } else {
       raw += d.delta;
-      yield { type: 'model', event: { type: 'response.function_call_arguments.delta', item_id: callId, delta: d.delta } };
+      yield {
+        type: 'model',
+        event: { type: 'response.function_call_arguments.delta', item_id: callId, delta: d.delta },
+      };
     }
   }
-  const output: Array<ReturnType<typeof assistantMessage> | ReturnType<typeof functionCall>> = [assistantMessage(text, { id: itemId })];
+  const output: Array<ReturnType<typeof assistantMessage> | ReturnType<typeof functionCall>> = [
+    assistantMessage(text, { id: itemId }),
+  ];
   if (raw) output.push(functionCall('bench_lookup', raw, { callId }));
   const inputTokens = Math.ceil(inputChars / 4);
   const outputTokens = Math.ceil((text.length + raw.length) / 4);
-  yield { type: 'response_done', response: { id: `resp_${turn}`, usage: { requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }, output } };
+  yield {
+    type: 'response_done',
+    response: {
+      id: `resp_${turn}`,
+      usage: { requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+      output,
+    },
+  };
 }
 
 /**
@@ -352,7 +455,12 @@ function agentsSide(kind: ModelKind) {
   const lookupTool = tool({
     name: 'bench_lookup',
     description: lookup.description,
-    parameters: LookupInput as unknown as { type: 'object'; properties: Record<string, never>; required: string[]; additionalProperties: false },
+    parameters: LookupInput as unknown as {
+      type: 'object';
+      properties: Record<string, never>;
+      required: string[];
+      additionalProperties: false;
+    },
     strict: true,
     execute: async (input) => {
       toolCalls++;
@@ -367,7 +475,9 @@ function agentsSide(kind: ModelKind) {
         ? new MinimalModel()
         : new ScriptedModel(
             Array.from({ length: TURNS }, (_, turn) =>
-              modelStreamResponder((call) => agentsTurn(turn, JSON.stringify(call.request.input).length + JSON.stringify(call.request.tools).length)),
+              modelStreamResponder((call) =>
+                agentsTurn(turn, JSON.stringify(call.request.input).length + JSON.stringify(call.request.tools).length),
+              ),
             ),
           );
     const agent = new Agent({ name: 'bench', instructions: RUNTIME_SYSTEM_PROMPT, model, tools: [lookupTool] });
@@ -381,7 +491,10 @@ function agentsSide(kind: ModelKind) {
   return {
     once,
     check: async (runs: number) => {
-      if (lastFinal !== FINAL_TEXT || toolCalls !== runs * TOOL_TURNS) throw new Error(`@openai/agents: final output ${JSON.stringify(lastFinal)}, ${toolCalls} tool calls in ${runs} runs`);
+      if (lastFinal !== FINAL_TEXT || toolCalls !== runs * TOOL_TURNS)
+        throw new Error(
+          `@openai/agents: final output ${JSON.stringify(lastFinal)}, ${toolCalls} tool calls in ${runs} runs`,
+        );
     },
     reset: () => void (toolCalls = 0),
   };
@@ -390,7 +503,13 @@ function agentsSide(kind: ModelKind) {
 function agentsContender(kind: ModelKind, inFlight: number): Contender {
   const side = agentsSide(kind);
   return {
-    line: { implementation: AGENTS, model: kind === 'scripted' ? 'ScriptedModel' : 'minimal Model', kind, storage: 'in memory (no persistence)', inFlight },
+    line: {
+      implementation: AGENTS,
+      model: kind === 'scripted' ? 'ScriptedModel' : 'minimal Model',
+      kind,
+      storage: 'in memory (no persistence)',
+      inFlight,
+    },
     once: side.once,
     reset: side.reset,
     check: side.check,
@@ -478,7 +597,6 @@ function fmt(x: number, digits = 1): string {
   return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-
 export async function run(): Promise<void> {
   setTracingDisabled(true);
   const realFetch = globalThis.fetch;
@@ -490,8 +608,12 @@ export async function run(): Promise<void> {
 
   const started = performance.now();
   printMachine();
-  console.log(`one run on this machine; each line: ${WARMUP_MS} ms warm-up, then ${ROUNDS} windows of ${WINDOW_MS} ms interleaved with the other lines of its group (a group = the lines one ratio compares); compare rows, not machines.`);
-  console.log(`conversation: ${TOOL_TURNS} turns of text + one read tool call, then the final text = ${TURNS} steps per run; ${CHUNK}-character deltas with a setImmediate yield before each, on both sides.`);
+  console.log(
+    `one run on this machine; each line: ${WARMUP_MS} ms warm-up, then ${ROUNDS} windows of ${WINDOW_MS} ms interleaved with the other lines of its group (a group = the lines one ratio compares); compare rows, not machines.`,
+  );
+  console.log(
+    `conversation: ${TOOL_TURNS} turns of text + one read tool call, then the final text = ${TURNS} steps per run; ${CHUNK}-character deltas with a setImmediate yield before each, on both sides.`,
+  );
   console.log('');
 
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-loop-'));
@@ -521,35 +643,76 @@ export async function run(): Promise<void> {
   }
 
   const stepsPerSec = (l: Line) => (l.runs * TURNS) / (l.ms / 1000);
-  const baseline = (l: Line) => lines.find((b) => b.implementation === AGENTS && b.inFlight === l.inFlight && b.kind === l.kind)!;
+  const baseline = (l: Line) =>
+    lines.find((b) => b.implementation === AGENTS && b.inFlight === l.inFlight && b.kind === l.kind)!;
   printTable(
-    ['implementation', 'model double', 'storage', 'in flight', 'runs', 'steps', 'steps/s', 'ms/step', 'ratio vs @openai/agents'],
+    [
+      'implementation',
+      'model double',
+      'storage',
+      'in flight',
+      'runs',
+      'steps',
+      'steps/s',
+      'ms/step',
+      'ratio vs @openai/agents',
+    ],
     lines.map((l) => {
       const sps = stepsPerSec(l);
       const ratio = sps / stepsPerSec(baseline(l));
-      return [l.implementation, l.model, l.storage, String(l.inFlight), String(l.runs), String(l.runs * TURNS), fmt(sps, 0), fmt(1000 / sps, 3), ratio.toFixed(2)];
+      return [
+        l.implementation,
+        l.model,
+        l.storage,
+        String(l.inFlight),
+        String(l.runs),
+        String(l.runs * TURNS),
+        fmt(sps, 0),
+        fmt(1000 / sps, 3),
+        ratio.toFixed(2),
+      ];
     }),
     new Set([3, 4, 5, 6, 7, 8]),
   );
   console.log('');
-  console.log(`ratio = steps/s of the line ÷ steps/s of @openai/agents with the same model double and the same number of runs in flight (above 1: faster).`);
-  console.log('model double: each SDK\'s shipped scripted model (both copy every request and record it), or a minimal model written here for each SDK (same deltas, no copies).');
-  console.log(`ms/step with ${IN_FLIGHT} in flight is wall time ÷ steps (inverse throughput), not the latency of one step.`);
-  console.log('@openai/agents keeps the run in memory and persists nothing; compare its line with MemoryStorage for the loop alone.');
-  console.log(`Our runs: plan_only as user:admin, worker pool, one lease per run (its 10 s heartbeat never fires in a run), every event and message stored; time from startRun to the terminal run_status event.`);
+  console.log(
+    `ratio = steps/s of the line ÷ steps/s of @openai/agents with the same model double and the same number of runs in flight (above 1: faster).`,
+  );
+  console.log(
+    "model double: each SDK's shipped scripted model (both copy every request and record it), or a minimal model written here for each SDK (same deltas, no copies).",
+  );
+  console.log(
+    `ms/step with ${IN_FLIGHT} in flight is wall time ÷ steps (inverse throughput), not the latency of one step.`,
+  );
+  console.log(
+    '@openai/agents keeps the run in memory and persists nothing; compare its line with MemoryStorage for the loop alone.',
+  );
+  console.log(
+    `Our runs: plan_only as user:admin, worker pool, one lease per run (its 10 s heartbeat never fires in a run), every event and message stored; time from startRun to the terminal run_status event.`,
+  );
   console.log(`SQLite: one file per line in ${tmpdir()}, WAL, synchronous=NORMAL, deleted afterwards.`);
   console.log(`network: ${fetches} fetch call(s) during the benchmark (tracing disabled on the @openai/agents side).`);
   console.log('');
 
-  console.log(`storage calls of our driver on SQLite (ScriptedProvider, sequential), average of ${PROFILE_RUNS} runs after a warm-up: ${fmt(profile.runMs, 1)} ms wall per run of ${TURNS} steps; µs = until the call's promise resolved (includes queueing):`);
+  console.log(
+    `storage calls of our driver on SQLite (ScriptedProvider, sequential), average of ${PROFILE_RUNS} runs after a warm-up: ${fmt(profile.runMs, 1)} ms wall per run of ${TURNS} steps; µs = until the call's promise resolved (includes queueing):`,
+  );
   const totalMs = profile.rows.filter(([name]) => !name.startsWith('  in tx')).reduce((a, [, s]) => a + s.ms, 0);
   printTable(
     ['call', 'calls/step', 'µs/call', 'ms/run', 'share of run'],
-    profile.rows.map(([name, s]) => [name, fmt(s.count / TURNS, 2), fmt((s.ms * 1000) / s.count, 0), fmt(s.ms, 2), `${((s.ms / profile.runMs) * 100).toFixed(0)}%`]),
+    profile.rows.map(([name, s]) => [
+      name,
+      fmt(s.count / TURNS, 2),
+      fmt((s.ms * 1000) / s.count, 0),
+      fmt(s.ms, 2),
+      `${((s.ms / profile.runMs) * 100).toFixed(0)}%`,
+    ]),
     new Set([1, 2, 3, 4]),
   );
   const inTx = profile.rows.some(([name]) => name.startsWith('  in tx'));
-  console.log(`storage calls add up to ${fmt(totalMs, 1)} ms of a run's ${fmt(profile.runMs, 1)} ms${inTx ? ' ("in tx" rows are inside a transaction row and not added)' : ''}; the rest is the model stream and the driver's own work.`);
+  console.log(
+    `storage calls add up to ${fmt(totalMs, 1)} ms of a run's ${fmt(profile.runMs, 1)} ms${inTx ? ' ("in tx" rows are inside a transaction row and not added)' : ''}; the rest is the model stream and the driver's own work.`,
+  );
   console.log('');
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -72,7 +72,10 @@ function response(parts: Buffer[]): Response {
 }
 
 /** A local server answering every request with the pre-encoded stream of its API (no encoding per request). */
-async function startServer(bodies: { anthropic: Buffer[]; openai: Buffer[] }): Promise<{ url: string; close: () => Promise<void> }> {
+async function startServer(bodies: {
+  anthropic: Buffer[];
+  openai: Buffer[];
+}): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -101,7 +104,8 @@ async function countOurs(events: AsyncIterable<ModelEvent>): Promise<number> {
     last = e;
     n++;
   }
-  if (last?.type !== 'done' || last.stopReason !== 'end_turn') throw new Error(`our stream ended early: ${JSON.stringify(last)}`);
+  if (last?.type !== 'done' || last.stopReason !== 'end_turn')
+    throw new Error(`our stream ended early: ${JSON.stringify(last)}`);
   return n;
 }
 
@@ -134,7 +138,11 @@ async function timed(bytes: number, fn: () => Promise<number>): Promise<{ rate: 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** One warm-up run per side, then ROUNDS rounds alternating ours and official. */
-async function compare(bytes: number, ours: () => Promise<number>, official: () => Promise<number>): Promise<{ ours: Side; official: Side; ratios: number[] }> {
+async function compare(
+  bytes: number,
+  ours: () => Promise<number>,
+  official: () => Promise<number>,
+): Promise<{ ours: Side; official: Side; ratios: number[] }> {
   await ours();
   await official();
   const o: Side = { mbps: 0, events: 0, rates: [] };
@@ -155,10 +163,14 @@ async function compare(bytes: number, ours: () => Promise<number>, official: () 
 }
 
 export async function run(): Promise<void> {
-  const anthropicEvents = enlarge(transcriptEvents(readFileSync(`${fixtures}anthropic-clear-thinking.1.chunks.txt`, 'utf8'), 'anthropic'), (e) =>
-    /"(thinking_delta|text_delta)"/.test(e.data),
+  const anthropicEvents = enlarge(
+    transcriptEvents(readFileSync(`${fixtures}anthropic-clear-thinking.1.chunks.txt`, 'utf8'), 'anthropic'),
+    (e) => /"(thinking_delta|text_delta)"/.test(e.data),
   );
-  const openaiEvents = enlarge(transcriptEvents(readFileSync(`${fixtures}openai-text.chunks.txt`, 'utf8'), 'openai'), (e) => /"delta":\{"content":"[^"]/.test(e.data));
+  const openaiEvents = enlarge(
+    transcriptEvents(readFileSync(`${fixtures}openai-text.chunks.txt`, 'utf8'), 'openai'),
+    (e) => /"delta":\{"content":"[^"]/.test(e.data),
+  );
   const anthropicBytes = Buffer.from(encodeSse(anthropicEvents));
   const openaiBytes = Buffer.from(encodeSse(openaiEvents));
   const aParts = split(anthropicBytes, PARSE_CHUNK);
@@ -167,7 +179,10 @@ export async function run(): Promise<void> {
   const anthropicOfficialEvents = anthropicEvents.filter((e) => e.event !== 'ping').length;
   const openaiOfficialEvents = openaiEvents.length - 1;
 
-  const server = await startServer({ anthropic: split(anthropicBytes, HTTP_WRITE), openai: split(openaiBytes, HTTP_WRITE) });
+  const server = await startServer({
+    anthropic: split(anthropicBytes, HTTP_WRITE),
+    openai: split(openaiBytes, HTTP_WRITE),
+  });
   const ours = {
     anthropic: new AnthropicProvider({ apiKey: 'bench-key', baseUrl: server.url }),
     openai: new OpenAICompatibleProvider({ apiKey: 'bench-key', baseUrl: server.url }),
@@ -185,7 +200,11 @@ export async function run(): Promise<void> {
       mode: 'parse',
       bytes: anthropicBytes.length,
       ours: () => countOurs(oursFromBytes(aParts, new AnthropicTranslator(new RequestTools()))),
-      official: () => countOfficial(AnthropicStream.fromSSEResponse(response(aParts), new AbortController()), anthropicOfficialEvents),
+      official: () =>
+        countOfficial(
+          AnthropicStream.fromSSEResponse(response(aParts), new AbortController()),
+          anthropicOfficialEvents,
+        ),
     },
     {
       stream: aLabel,
@@ -193,21 +212,29 @@ export async function run(): Promise<void> {
       bytes: anthropicBytes.length,
       ours: () => countOurs(ours.anthropic.stream({ model: 'bench-model', messages })),
       official: async () =>
-        countOfficial(await official.anthropic.messages.create({ model: 'bench-model', max_tokens: 1024, messages, stream: true }), anthropicOfficialEvents),
+        countOfficial(
+          await official.anthropic.messages.create({ model: 'bench-model', max_tokens: 1024, messages, stream: true }),
+          anthropicOfficialEvents,
+        ),
     },
     {
       stream: oLabel,
       mode: 'parse',
       bytes: openaiBytes.length,
       ours: () => countOurs(oursFromBytes(oParts, new OpenAITranslator(new RequestTools()))),
-      official: () => countOfficial(OpenAIStream.fromSSEResponse(response(oParts), new AbortController()), openaiOfficialEvents),
+      official: () =>
+        countOfficial(OpenAIStream.fromSSEResponse(response(oParts), new AbortController()), openaiOfficialEvents),
     },
     {
       stream: oLabel,
       mode: 'http',
       bytes: openaiBytes.length,
       ours: () => countOurs(ours.openai.stream({ model: 'gpt-4.1-nano', messages })),
-      official: async () => countOfficial(await official.openai.chat.completions.create({ model: 'gpt-4.1-nano', messages, stream: true }), openaiOfficialEvents),
+      official: async () =>
+        countOfficial(
+          await official.openai.chat.completions.create({ model: 'gpt-4.1-nano', messages, stream: true }),
+          openaiOfficialEvents,
+        ),
     },
   ];
 
@@ -230,7 +257,9 @@ export async function run(): Promise<void> {
     `median of ${ROUNDS} alternating rounds after one warm-up per side; MB = 1e6 bytes; parse = same bytes in memory as a web stream of ${PARSE_CHUNK / 1024} KiB chunks; ` +
       `http = local node:http server writing the same pre-encoded bytes in ${HTTP_WRITE / 1024} KiB writes`,
   );
-  console.log('| stream | mode | ours MB/s | official SDK MB/s | ours / official | per-round ratio range | events ours / official |');
+  console.log(
+    '| stream | mode | ours MB/s | official SDK MB/s | ours / official | per-round ratio range | events ours / official |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(row);
 }

@@ -13,14 +13,25 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 /** One tsc run; returns the figures tsc prints with --extendedDiagnostics. */
 function check(skipLibCheck: boolean): { figures: Record<string, string>; wallMs: number } {
   const started = performance.now();
-  const out = execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--extendedDiagnostics', '--skipLibCheck', String(skipLibCheck)], { cwd: fixture, encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [tsc, '-p', 'tsconfig.json', '--extendedDiagnostics', '--skipLibCheck', String(skipLibCheck)],
+    { cwd: fixture, encoding: 'utf8' },
+  );
   const wallMs = performance.now() - started;
-  const figures = Object.fromEntries(out.split('\n').map((l) => /^([A-Za-z ]+):\s+(\S+)/.exec(l)).filter((m) => m !== null).map((m) => [m[1]!.trim(), m[2]!]));
+  const figures = Object.fromEntries(
+    out
+      .split('\n')
+      .map((l) => /^([A-Za-z ]+):\s+(\S+)/.exec(l))
+      .filter((m) => m !== null)
+      .map((m) => [m[1]!.trim(), m[2]!]),
+  );
   return { figures, wallMs };
 }
 
 export async function run(): Promise<void> {
-  if (!existsSync(fileURLToPath(new URL('../packages/sdk/dist/index.d.ts', import.meta.url)))) throw new Error('bench typecheck: run `npm run build` first');
+  if (!existsSync(fileURLToPath(new URL('../packages/sdk/dist/index.d.ts', import.meta.url))))
+    throw new Error('bench typecheck: run `npm run build` first');
   const modes = process.argv.includes('--no-skip-lib-check') ? [true, false] : [true];
   for (const skip of modes) {
     const { figures: r, wallMs } = check(skip);

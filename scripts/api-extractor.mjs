@@ -22,11 +22,24 @@ function configObject(pkgDir, entryName, reportName) {
     bundledPackages: [],
     compiler: {
       overrideTsconfig: {
-        compilerOptions: { target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, skipLibCheck: true },
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          strict: true,
+          skipLibCheck: true,
+        },
         include: ['dist/**/*.d.ts'],
       },
     },
-    apiReport: { enabled: true, reportFileName: `${reportName}.api.md`, reportFolder: join(root, 'api-reports'), reportTempFolder: join(root, 'temp/api') },
+    apiReport: {
+      enabled: true,
+      reportFileName: `${reportName}.api.md`,
+      reportFolder: join(root, 'api-reports'),
+      reportTempFolder: join(root, 'temp/api'),
+    },
     docModel: { enabled: false },
     dtsRollup: { enabled: false },
     tsdocMetadata: { enabled: false },
@@ -48,7 +61,13 @@ function configObject(pkgDir, entryName, reportName) {
 
 /** Names exported by a declaration file. */
 function exportedNames(file) {
-  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true, noEmit: true, types: [] });
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    noEmit: true,
+    types: [],
+  });
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(file));
   return new Set(moduleSymbol ? checker.getExportsOfModule(moduleSymbol).map((s) => s.name) : []);
@@ -59,7 +78,9 @@ for (const dir of readdirSync('packages')) {
   const pkgDir = resolve('packages', dir);
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const short = pkg.name.replace(/^@media-agent\//, '');
-  const entries = Object.keys(pkg.exports ?? {}).filter((s) => s !== './package.json').map((s) => (s === '.' ? 'index' : s.slice(2)));
+  const entries = Object.keys(pkg.exports ?? {})
+    .filter((s) => s !== './package.json')
+    .map((s) => (s === '.' ? 'index' : s.slice(2)));
   const exported = new Set(entries.flatMap((e) => [...exportedNames(join(pkgDir, 'dist', `${e}.d.ts`))]));
   for (const entry of entries) {
     const reportName = entry === 'index' ? short : `${short}.${entry}`;
@@ -83,7 +104,10 @@ for (const dir of readdirSync('packages')) {
     const label = `${pkg.name}${entry === 'index' ? '' : `/${entry}`}`;
     const problems = [];
     if (result.errorCount > 0) problems.push(`${result.errorCount} error(s)`);
-    if (unnamed.length) problems.push(`reachable but exported by no entry of ${pkg.name} (export it, or mark it @internal and keep it out of public signatures): ${[...new Set(unnamed)].sort().join(', ')}`);
+    if (unnamed.length)
+      problems.push(
+        `reachable but exported by no entry of ${pkg.name} (export it, or mark it @internal and keep it out of public signatures): ${[...new Set(unnamed)].sort().join(', ')}`,
+      );
     if (!local && result.apiReportChanged) problems.push('the API report changed: review it and run `npm run api`');
     if (problems.length) {
       failed++;

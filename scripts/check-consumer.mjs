@@ -7,7 +7,16 @@
 // from this workspace's node_modules, and only the ones a package declares (a missing
 // `dependencies` entry fails here). Run after `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -20,7 +29,9 @@ const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8',
 let failures = 0;
 const fail = (what, error) => {
   failures++;
-  console.error(`check-consumer: FAIL ${what}\n${String(error.stdout ?? '') + String(error.stderr ?? '') || error.message}`);
+  console.error(
+    `check-consumer: FAIL ${what}\n${String(error.stdout ?? '') + String(error.stderr ?? '') || error.message}`,
+  );
 };
 
 try {
@@ -39,7 +50,8 @@ try {
   // 2. Third-party dependencies: only what the packages declare, plus the consumer's own dev tools.
   const ours = new Set(packages.map((p) => p.name));
   const needed = new Set(['typescript', '@types/node', '@types/better-sqlite3']);
-  for (const p of packages) for (const d of Object.keys({ ...p.dependencies, ...p.peerDependencies })) if (!ours.has(d)) needed.add(d);
+  for (const p of packages)
+    for (const d of Object.keys({ ...p.dependencies, ...p.peerDependencies })) if (!ours.has(d)) needed.add(d);
   for (const dep of needed) {
     const from = join(root, 'node_modules', dep);
     if (!existsSync(from)) throw new Error(`dependency ${dep} is not installed in the workspace`);
@@ -95,17 +107,43 @@ export async function host(): Promise<AgentHost> {
 `;
   const base = { target: 'ES2022', lib: ['ES2023'], types: ['node'], strict: true, noEmit: true, skipLibCheck: true };
   const variants = [
-    { name: 'node16-esm', type: 'module', options: { module: 'node16', moduleResolution: 'node16' }, source: sdkImports + body },
-    { name: 'node16-cjs', type: 'commonjs', options: { module: 'node16', moduleResolution: 'node16' }, source: cjsDynamic },
-    { name: 'node20-cjs', type: 'commonjs', options: { module: 'node20', moduleResolution: 'node16' }, source: sdkImports + body },
-    { name: 'bundler', type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' }, source: sdkImports + body },
+    {
+      name: 'node16-esm',
+      type: 'module',
+      options: { module: 'node16', moduleResolution: 'node16' },
+      source: sdkImports + body,
+    },
+    {
+      name: 'node16-cjs',
+      type: 'commonjs',
+      options: { module: 'node16', moduleResolution: 'node16' },
+      source: cjsDynamic,
+    },
+    {
+      name: 'node20-cjs',
+      type: 'commonjs',
+      options: { module: 'node20', moduleResolution: 'node16' },
+      source: sdkImports + body,
+    },
+    {
+      name: 'bundler',
+      type: 'module',
+      options: { module: 'esnext', moduleResolution: 'bundler' },
+      source: sdkImports + body,
+    },
   ];
   const tsc = join(modules, 'typescript', 'bin', 'tsc');
   for (const v of variants) {
     const dir = join(tmp, v.name);
     mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${v.name}`, private: true, type: v.type }));
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, ...v.options }, files: ['host.ts'] }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: `consumer-${v.name}`, private: true, type: v.type }),
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...base, ...v.options }, files: ['host.ts'] }),
+    );
     writeFileSync(join(dir, 'host.ts'), v.source);
     try {
       run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
@@ -116,7 +154,11 @@ export async function host(): Promise<AgentHost> {
   }
 
   // 4. Load every entry point: ESM import, and require() from CommonJS.
-  const specifiers = packages.flatMap((p) => Object.keys(p.exports).filter((s) => s !== './package.json').map((s) => p.name + s.slice(1)));
+  const specifiers = packages.flatMap((p) =>
+    Object.keys(p.exports)
+      .filter((s) => s !== './package.json')
+      .map((s) => p.name + s.slice(1)),
+  );
   const esm = `for (const s of ${JSON.stringify(specifiers)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
   const cjs = `for (const s of ${JSON.stringify(specifiers)}) { const m = require(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
   try {

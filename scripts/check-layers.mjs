@@ -24,13 +24,33 @@ const SRC = srcArg > 0 ? resolve(process.argv[srcArg + 1] ?? '') : join(repo, 'p
  * are the package entries (`index.ts`, `sqlite.ts`, `testing.ts`) and may import any folder.
  */
 export const LAYERS = [
-  { layer: 'core', folders: ['core'], holds: 'domain model: records, actor, capability descriptor, canonical JSON, UTC day, the error base class' },
+  {
+    layer: 'core',
+    folders: ['core'],
+    holds: 'domain model: records, actor, capability descriptor, canonical JSON, UTC day, the error base class',
+  },
   { layer: 'ports', folders: ['ports'], holds: 'interfaces the services depend on: storage, clock, ids, logger' },
-  { layer: 'adapters', folders: ['storage', 'models'], holds: 'memory and SQLite stores; model providers and token counting (use ports and core only)' },
-  { layer: 'rules and services', folders: ['ledger', 'authorization'], holds: 'pure rule functions and the services that apply them to storage' },
-  { layer: 'invocation path', folders: ['capabilities'], holds: 'capability schemas, the registry and the one authorized invocation path' },
+  {
+    layer: 'adapters',
+    folders: ['storage', 'models'],
+    holds: 'memory and SQLite stores; model providers and token counting (use ports and core only)',
+  },
+  {
+    layer: 'rules and services',
+    folders: ['ledger', 'authorization'],
+    holds: 'pure rule functions and the services that apply them to storage',
+  },
+  {
+    layer: 'invocation path',
+    folders: ['capabilities'],
+    holds: 'capability schemas, the registry and the one authorized invocation path',
+  },
   { layer: 'capability families', folders: ['media'], holds: 'standard media capabilities' },
-  { layer: 'runtime', folders: ['runtime'], holds: 'the run loop, run events and their bus, middleware, guardrails, context, the agent host' },
+  {
+    layer: 'runtime',
+    folders: ['runtime'],
+    holds: 'the run loop, run events and their bus, middleware, guardrails, context, the agent host',
+  },
   { layer: 'composition root', folders: ['composition'], holds: 'DI tokens and the container that wires every layer' },
   { layer: 'test harness', folders: ['testing'], holds: 'storage conformance suite, sandbox host, run helpers' },
 ];
@@ -116,14 +136,17 @@ export function cycles(nodes, edgesOf) {
 function main() {
   const problems = [];
   const rank = new Map();
-  LAYERS.forEach(({ folders }, i) => folders.forEach((f) => rank.set(f, i)));
+  for (const [i, { folders }] of LAYERS.entries()) for (const f of folders) rank.set(f, i);
   const files = listFiles(SRC);
   const graph = readImports(files, problems);
 
   const folderEdges = new Map(); // "a -> b" -> count
   for (const [file, targets] of graph) {
     const from = folderOf(file);
-    if (from !== ENTRY && !rank.has(from)) problems.push(`${relative(repo, file)}: folder '${from}' is in no layer (add it to LAYERS in scripts/check-layers.mjs)`);
+    if (from !== ENTRY && !rank.has(from))
+      problems.push(
+        `${relative(repo, file)}: folder '${from}' is in no layer (add it to LAYERS in scripts/check-layers.mjs)`,
+      );
     for (const target of targets) {
       const to = folderOf(target);
       if (to === from) continue;
@@ -134,7 +157,9 @@ function main() {
         problems.push(`${relative(repo, file)} imports the package entry ${relative(repo, target)}`);
       } else if (rank.has(to) && rank.get(to) >= rank.get(from)) {
         const how = rank.get(to) === rank.get(from) ? 'its peer' : 'the higher layer';
-        problems.push(`${relative(repo, file)} (${LAYERS[rank.get(from)].layer}) imports ${how} ${relative(repo, target)} (${LAYERS[rank.get(to)].layer})`);
+        problems.push(
+          `${relative(repo, file)} (${LAYERS[rank.get(from)].layer}) imports ${how} ${relative(repo, target)} (${LAYERS[rank.get(to)].layer})`,
+        );
       }
     }
   }
@@ -142,7 +167,8 @@ function main() {
   const folders = [...new Set([...folderEdges.keys()].flatMap((k) => k.split(' -> ')))];
   const out = (f) => [...folderEdges.keys()].filter((k) => k.startsWith(`${f} -> `)).map((k) => k.split(' -> ')[1]);
   for (const c of cycles(folders, out)) problems.push(`folder cycle: ${[...c, c[0]].join(' -> ')}`);
-  for (const c of cycles(files, (f) => graph.get(f) ?? [])) problems.push(`file cycle: ${[...c, c[0]].map((f) => relative(SRC, f)).join(' -> ')}`);
+  for (const c of cycles(files, (f) => graph.get(f) ?? []))
+    problems.push(`file cycle: ${[...c, c[0]].map((f) => relative(SRC, f)).join(' -> ')}`);
 
   if (process.argv.includes('--graph')) {
     for (const [edge, n] of [...folderEdges].sort(([a], [b]) => a.localeCompare(b))) console.log(`${edge}: ${n}`);
@@ -152,7 +178,9 @@ function main() {
     process.exitCode = 1;
     return;
   }
-  console.log(`check-layers: ${files.length} files, ${folderEdges.size} folder edges, imports point down ${LAYERS.map((l) => l.folders.join('+')).join(' <- ')}`);
+  console.log(
+    `check-layers: ${files.length} files, ${folderEdges.size} folder edges, imports point down ${LAYERS.map((l) => l.folders.join('+')).join(' <- ')}`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main();

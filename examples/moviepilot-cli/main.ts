@@ -27,7 +27,15 @@ import { hostname } from 'node:os';
 import { resolve, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type AgentHost, type ModelProviderConfig, type RunEvent } from '@media-agent/sdk';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  SystemClock,
+  type AgentGoalReport,
+  type AgentHost,
+  type ModelProviderConfig,
+  type RunEvent,
+} from '@media-agent/sdk';
 import { OPENAI_DIALECTS, type OpenAIDialectName } from '@media-agent/sdk/models';
 import { type GrantRecord, type RunRecord } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
@@ -35,7 +43,11 @@ import { addToLibraryScript } from '@media-agent/sdk/testing';
 import { createV2AgentHost } from '@media-agent/host-adapter-v2';
 import { MoviePilotV2Simulator, SIM_TITLES as V2_TITLES } from '@media-agent/host-adapter-v2/testing';
 import { createV3AgentHost } from '@media-agent/host-adapter-v3';
-import { MoviePilotV3Simulator, organizeCompletedDownloadScript, SIM_TITLES as V3_TITLES } from '@media-agent/host-adapter-v3/testing';
+import {
+  MoviePilotV3Simulator,
+  organizeCompletedDownloadScript,
+  SIM_TITLES as V3_TITLES,
+} from '@media-agent/host-adapter-v3/testing';
 
 /** Seconds a run-bound grant outlives the run's maximum duration (`--timeout`) before it expires on its own. */
 export const GRANT_TTL_MARGIN_SEC = 60;
@@ -131,7 +143,10 @@ export interface CliCommand {
   generation: 'v2' | 'v3';
   simulate: boolean;
   url?: string;
-  auth?: { apiKey: string } | { username: string; password: string } | { apiKey: string; username: string; password: string };
+  auth?:
+    | { apiKey: string }
+    | { username: string; password: string }
+    | { apiKey: string; username: string; password: string };
   model: ModelChoice;
   dataDir: string;
   grants: string[];
@@ -139,7 +154,9 @@ export interface CliCommand {
 }
 
 /** `cli grants list` / `cli grants revoke ID`. */
-export type GrantsCommand = { command: 'grants-list'; dataDir: string } | { command: 'grants-revoke'; dataDir: string; id: string };
+export type GrantsCommand =
+  | { command: 'grants-list'; dataDir: string }
+  | { command: 'grants-revoke'; dataDir: string; id: string };
 
 /** The host a data directory belongs to. */
 export interface HostSelection {
@@ -182,7 +199,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: typeof OPTIONS }>>['values'];
+type Values = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: typeof OPTIONS }>
+>['values'];
 
 function generationOf(x: string | undefined, flag: string): 'v2' | 'v3' {
   if (x === 'v2' || x === 'v3') return x;
@@ -202,7 +221,8 @@ function checkUrl(url: string): void {
 function explicitDataDir(v: Values): string | undefined {
   const a = v['data-dir'];
   const b = v.data;
-  if (a !== undefined && b !== undefined && resolve(a) !== resolve(b)) throw new CliUsageError(`--data-dir "${a}" and --data "${b}" name different directories`);
+  if (a !== undefined && b !== undefined && resolve(a) !== resolve(b))
+    throw new CliUsageError(`--data-dir "${a}" and --data "${b}" name different directories`);
   const dir = a ?? b;
   if (dir === '') throw new CliUsageError('--data-dir needs a directory');
   return dir === undefined ? undefined : resolve(dir);
@@ -220,20 +240,40 @@ export function parseCommand(argv: string[]): CliCommand | GrantsCommand | undef
   if (v.help) return undefined;
   const [command, ...rest] = positionals;
   if (command === 'grants') return parseGrants(v, rest);
-  if (command !== 'run') throw new CliUsageError(command ? `unknown command "${command}" (expected "run" or "grants")` : 'missing command "run" (or "grants")');
+  if (command !== 'run')
+    throw new CliUsageError(
+      command ? `unknown command "${command}" (expected "run" or "grants")` : 'missing command "run" (or "grants")',
+    );
   const goal = rest.join(' ').trim();
   if (!goal) throw new CliUsageError('missing the goal, e.g. "add Dune: Part Two to my library"');
   const timeoutSec = v.timeout === undefined ? 600 : Number(v.timeout);
-  if (!Number.isFinite(timeoutSec) || timeoutSec <= 0) throw new CliUsageError(`--timeout must be a positive number of seconds, got "${v.timeout}"`);
+  if (!Number.isFinite(timeoutSec) || timeoutSec <= 0)
+    throw new CliUsageError(`--timeout must be a positive number of seconds, got "${v.timeout}"`);
   const dataDir = explicitDataDir(v);
   const grants = [...new Set(v.grant ?? [])];
-  const base = { command: 'run' as const, goal, model: withDialect(parseModel(v.model ?? 'scripted'), v.dialect), grants, timeoutSec };
-  for (const g of grants) if (!/^[A-Za-z0-9_.*<>-]+$/.test(g)) throw new CliUsageError(`--grant needs a capability id such as download.submit, got "${g}"`);
+  const base = {
+    command: 'run' as const,
+    goal,
+    model: withDialect(parseModel(v.model ?? 'scripted'), v.dialect),
+    grants,
+    timeoutSec,
+  };
+  for (const g of grants)
+    if (!/^[A-Za-z0-9_.*<>-]+$/.test(g))
+      throw new CliUsageError(`--grant needs a capability id such as download.submit, got "${g}"`);
   if (v.simulate !== undefined) {
     const gen = generationOf(v.simulate, '--simulate');
-    if (v.host !== undefined && v.host !== gen) throw new CliUsageError(`--host ${v.host} contradicts --simulate ${gen}`);
-    for (const f of ['url', 'api-key', 'user', 'password'] as const) if (v[f] !== undefined) throw new CliUsageError(`--${f} cannot be used with --simulate (the simulator is the host)`);
-    return { ...base, generation: gen, simulate: true, dataDir: dataDir ?? defaultDataDir({ generation: gen, simulate: true }) };
+    if (v.host !== undefined && v.host !== gen)
+      throw new CliUsageError(`--host ${v.host} contradicts --simulate ${gen}`);
+    for (const f of ['url', 'api-key', 'user', 'password'] as const)
+      if (v[f] !== undefined)
+        throw new CliUsageError(`--${f} cannot be used with --simulate (the simulator is the host)`);
+    return {
+      ...base,
+      generation: gen,
+      simulate: true,
+      dataDir: dataDir ?? defaultDataDir({ generation: gen, simulate: true }),
+    };
   }
   if (v.host === undefined) throw new CliUsageError('missing --host v2|v3 (or --simulate v2|v3)');
   const gen = generationOf(v.host, '--host');
@@ -242,48 +282,79 @@ export function parseCommand(argv: string[]): CliCommand | GrantsCommand | undef
   const key = v['api-key'];
   const userPass = v.user !== undefined || v.password !== undefined;
   // MoviePilot 2.5.x needs both (standard routes: the login; plugin and /api/v3 routes: the API token); 3.x takes one.
-  if (key !== undefined && userPass && gen === 'v3') throw new CliUsageError('use either --api-key or --user/--password, not both (both together apply to --host v2)');
-  if (key === undefined && !userPass) throw new CliUsageError('missing credentials: --api-key KEY or --user U --password P');
-  if (userPass && (v.user === undefined || v.password === undefined)) throw new CliUsageError('--user and --password go together');
-  const auth = key !== undefined && userPass ? { apiKey: key, username: v.user!, password: v.password! } : key !== undefined ? { apiKey: key } : { username: v.user!, password: v.password! };
-  return { ...base, generation: gen, simulate: false, url: v.url, auth, dataDir: dataDir ?? defaultDataDir({ generation: gen, simulate: false, url: v.url }) };
+  if (key !== undefined && userPass && gen === 'v3')
+    throw new CliUsageError('use either --api-key or --user/--password, not both (both together apply to --host v2)');
+  if (key === undefined && !userPass)
+    throw new CliUsageError('missing credentials: --api-key KEY or --user U --password P');
+  if (userPass && (v.user === undefined || v.password === undefined))
+    throw new CliUsageError('--user and --password go together');
+  const auth =
+    key !== undefined && userPass
+      ? { apiKey: key, username: v.user!, password: v.password! }
+      : key !== undefined
+        ? { apiKey: key }
+        : { username: v.user!, password: v.password! };
+  return {
+    ...base,
+    generation: gen,
+    simulate: false,
+    url: v.url,
+    auth,
+    dataDir: dataDir ?? defaultDataDir({ generation: gen, simulate: false, url: v.url }),
+  };
 }
 
 function parseGrants(v: Values, rest: string[]): GrantsCommand {
   const [sub, ...args] = rest;
   for (const f of ['api-key', 'user', 'password', 'model', 'dialect', 'grant', 'timeout'] as const) {
-    if (v[f] !== undefined) throw new CliUsageError(`--${f} does not apply to "grants" (it reads the data directory only; select it with --simulate, --host/--url or --data-dir)`);
+    if (v[f] !== undefined)
+      throw new CliUsageError(
+        `--${f} does not apply to "grants" (it reads the data directory only; select it with --simulate, --host/--url or --data-dir)`,
+      );
   }
   let dataDir = explicitDataDir(v);
   if (v.simulate !== undefined) {
     const gen = generationOf(v.simulate, '--simulate');
-    if (v.host !== undefined && v.host !== gen) throw new CliUsageError(`--host ${v.host} contradicts --simulate ${gen}`);
-    if (v.url !== undefined) throw new CliUsageError('--url cannot be used with --simulate (the simulator is the host)');
+    if (v.host !== undefined && v.host !== gen)
+      throw new CliUsageError(`--host ${v.host} contradicts --simulate ${gen}`);
+    if (v.url !== undefined)
+      throw new CliUsageError('--url cannot be used with --simulate (the simulator is the host)');
     dataDir ??= defaultDataDir({ generation: gen, simulate: true });
   } else if (v.host !== undefined || v.url !== undefined) {
-    if (v.host === undefined) throw new CliUsageError('--url needs --host v2|v3 (the data directory is per generation and URL)');
+    if (v.host === undefined)
+      throw new CliUsageError('--url needs --host v2|v3 (the data directory is per generation and URL)');
     const gen = generationOf(v.host, '--host');
     if (v.url === undefined) throw new CliUsageError('missing --url (the MoviePilot root URL)');
     checkUrl(v.url);
     dataDir ??= defaultDataDir({ generation: gen, simulate: false, url: v.url });
   }
-  if (dataDir === undefined) throw new CliUsageError('"grants" needs the data directory: --simulate v2|v3, --host v2|v3 --url URL, or --data-dir DIR');
+  if (dataDir === undefined)
+    throw new CliUsageError(
+      '"grants" needs the data directory: --simulate v2|v3, --host v2|v3 --url URL, or --data-dir DIR',
+    );
   if (sub === 'list') {
     if (args.length > 0) throw new CliUsageError(`"grants list" takes no arguments, got "${args.join(' ')}"`);
     return { command: 'grants-list', dataDir };
   }
   if (sub === 'revoke') {
-    if (args.length !== 1 || !args[0]) throw new CliUsageError('"grants revoke" needs exactly one grant id (see "grants list")');
+    if (args.length !== 1 || !args[0])
+      throw new CliUsageError('"grants revoke" needs exactly one grant id (see "grants list")');
     return { command: 'grants-revoke', dataDir, id: args[0] };
   }
-  throw new CliUsageError(sub ? `unknown grants command "${sub}" (expected "list" or "revoke ID")` : 'missing "list" or "revoke ID" after "grants"');
+  throw new CliUsageError(
+    sub
+      ? `unknown grants command "${sub}" (expected "list" or "revoke ID")`
+      : 'missing "list" or "revoke ID" after "grants"',
+  );
 }
 
 /** `scripted[:FILE]`, `anthropic:MODEL`, `openai-compatible:BASE_URL:MODEL` (the base URL may contain colons). */
 export function parseModel(spec: string): ModelChoice {
   if (spec === 'scripted') return { kind: 'scripted' };
-  if (spec.startsWith('scripted:') && spec.length > 'scripted:'.length) return { kind: 'scripted', file: spec.slice('scripted:'.length) };
-  if (spec.startsWith('anthropic:') && spec.length > 'anthropic:'.length) return { kind: 'anthropic', model: spec.slice('anthropic:'.length) };
+  if (spec.startsWith('scripted:') && spec.length > 'scripted:'.length)
+    return { kind: 'scripted', file: spec.slice('scripted:'.length) };
+  if (spec.startsWith('anthropic:') && spec.length > 'anthropic:'.length)
+    return { kind: 'anthropic', model: spec.slice('anthropic:'.length) };
   if (spec.startsWith('openai-compatible:')) {
     const rest = spec.slice('openai-compatible:'.length);
     const cut = rest.lastIndexOf(':');
@@ -291,14 +362,18 @@ export function parseModel(spec: string): ModelChoice {
     const model = cut > 0 ? rest.slice(cut + 1) : '';
     if (/^https?:\/\/./.test(baseUrl) && model) return { kind: 'openai-compatible', baseUrl, model };
   }
-  throw new CliUsageError(`bad --model "${spec}": use scripted[:FILE], anthropic:MODEL or openai-compatible:BASE_URL:MODEL`);
+  throw new CliUsageError(
+    `bad --model "${spec}": use scripted[:FILE], anthropic:MODEL or openai-compatible:BASE_URL:MODEL`,
+  );
 }
 
 /** Applies `--dialect NAME` to an `openai-compatible` model choice (a usage error for any other model or an unknown name). */
 export function withDialect(model: ModelChoice, dialect: string | undefined): ModelChoice {
   if (dialect === undefined) return model;
-  if (model.kind !== 'openai-compatible') throw new CliUsageError('--dialect applies only to --model openai-compatible:BASE_URL:MODEL');
-  if (!Object.hasOwn(OPENAI_DIALECTS, dialect)) throw new CliUsageError(`--dialect must be one of ${Object.keys(OPENAI_DIALECTS).join(', ')}, got "${dialect}"`);
+  if (model.kind !== 'openai-compatible')
+    throw new CliUsageError('--dialect applies only to --model openai-compatible:BASE_URL:MODEL');
+  if (!Object.hasOwn(OPENAI_DIALECTS, dialect))
+    throw new CliUsageError(`--dialect must be one of ${Object.keys(OPENAI_DIALECTS).join(', ')}, got "${dialect}"`);
   return { ...model, dialect: dialect as OpenAIDialectName };
 }
 
@@ -307,21 +382,40 @@ export function titleOfGoal(goal: string, known: readonly string[]): string {
   const lower = goal.toLowerCase();
   const hit = [...known].sort((a, b) => b.length - a.length).find((t) => lower.includes(t.toLowerCase()));
   if (hit) return hit;
-  const m = /^\s*(?:please\s+)?(?:add|get|download)\s+(.+?)(?:\s+(?:to|into)\s+(?:my|the)\s+library)?[\s.!]*$/i.exec(goal);
+  const m = /^\s*(?:please\s+)?(?:add|get|download)\s+(.+?)(?:\s+(?:to|into)\s+(?:my|the)\s+library)?[\s.!]*$/i.exec(
+    goal,
+  );
   return m?.[1]?.replace(/^["']|["']$/g, '') ?? goal;
 }
 
-function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3'): { provider: ModelProviderConfig; model: string; label: string; title?: string } {
+function modelConfig(
+  choice: ModelChoice,
+  goal: string,
+  generation: 'v2' | 'v3',
+): { provider: ModelProviderConfig; model: string; label: string; title?: string } {
   switch (choice.kind) {
     case 'anthropic': {
       const apiKey = process.env.ANTHROPIC_API_KEY;
       if (!apiKey) throw new CliUsageError('--model anthropic:… needs ANTHROPIC_API_KEY in the environment');
-      return { provider: { provider: 'anthropic', apiKey, ...(process.env.ANTHROPIC_BASE_URL ? { baseUrl: process.env.ANTHROPIC_BASE_URL } : {}) }, model: choice.model, label: `Anthropic ${choice.model}` };
+      return {
+        provider: {
+          provider: 'anthropic',
+          apiKey,
+          ...(process.env.ANTHROPIC_BASE_URL ? { baseUrl: process.env.ANTHROPIC_BASE_URL } : {}),
+        },
+        model: choice.model,
+        label: `Anthropic ${choice.model}`,
+      };
     }
     case 'openai-compatible': {
       const apiKey = process.env.OPENAI_API_KEY;
       return {
-        provider: { provider: 'openai-compatible', baseUrl: choice.baseUrl, ...(apiKey ? { apiKey } : {}), ...(choice.dialect ? { dialect: choice.dialect } : {}) },
+        provider: {
+          provider: 'openai-compatible',
+          baseUrl: choice.baseUrl,
+          ...(apiKey ? { apiKey } : {}),
+          ...(choice.dialect ? { dialect: choice.dialect } : {}),
+        },
         model: choice.model,
         label: `${choice.baseUrl} ${choice.model}${choice.dialect ? ` (${choice.dialect} dialect)` : ''}`,
       };
@@ -333,14 +427,28 @@ function modelConfig(choice: ModelChoice, goal: string, generation: 'v2' | 'v3')
           text = readFileSync(choice.file, 'utf8');
           JSON.parse(text);
         } catch (error) {
-          throw new CliUsageError(`--model scripted:${choice.file}: cannot read JSON scripts (${error instanceof Error ? error.message : String(error)})`);
+          throw new CliUsageError(
+            `--model scripted:${choice.file}: cannot read JSON scripts (${error instanceof Error ? error.message : String(error)})`,
+          );
         }
-        return { provider: { provider: 'scripted', scripts: text, chunkSize: 24 }, model: 'scripted', label: `scripted model from ${choice.file}` };
+        return {
+          provider: { provider: 'scripted', scripts: text, chunkSize: 24 },
+          model: 'scripted',
+          label: `scripted model from ${choice.file}`,
+        };
       }
       const titles = (generation === 'v2' ? V2_TITLES : V3_TITLES).map((t) => t.title);
       const title = titleOfGoal(goal, titles);
-      const scripts = [...(generation === 'v3' ? [organizeCompletedDownloadScript()] : []), { ...addToLibraryScript(title), match: { regex: title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' } }];
-      return { provider: { provider: 'scripted', scripts, chunkSize: 24 }, model: 'scripted', label: `scripted model adding "${title}" (no network)`, title };
+      const scripts = [
+        ...(generation === 'v3' ? [organizeCompletedDownloadScript()] : []),
+        { ...addToLibraryScript(title), match: { regex: title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' } },
+      ];
+      return {
+        provider: { provider: 'scripted', scripts, chunkSize: 24 },
+        model: 'scripted',
+        label: `scripted model adding "${title}" (no network)`,
+        title,
+      };
     }
   }
 }
@@ -360,7 +468,12 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
     clock,
     logger: new ConsoleLogger('error'),
     model: { provider: model.provider, model: model.model },
-    runs: { goalPollSec: 1, leaseMs: 10_000, pollMs: 50, budgets: { maxToolCalls: 40, maxDurationSec: cmd.timeoutSec } },
+    runs: {
+      goalPollSec: 1,
+      leaseMs: 10_000,
+      pollMs: 50,
+      budgets: { maxToolCalls: 40, maxDurationSec: cmd.timeoutSec },
+    },
   };
   const durations = { queuedMs: 300, downloadMs: 1_500, transferMs: 300 };
   if (cmd.generation === 'v3') {
@@ -373,8 +486,15 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
       url = sim.url;
       auth = { apiKey: sim.apiKey };
     }
-    const v3 = createV3AgentHost({ ...common, url, auth: auth as { apiKey: string } | { username: string; password: string } });
-    return { host: v3.host, label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`, close: async () => {
+    const v3 = createV3AgentHost({
+      ...common,
+      url,
+      auth: auth as { apiKey: string } | { username: string; password: string },
+    });
+    return {
+      host: v3.host,
+      label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`,
+      close: async () => {
         await v3.close();
         await sim?.close();
       },
@@ -454,11 +574,16 @@ async function clearLeftovers(host: AgentHost, self: Owner, line: (text: string)
     if (g.expiresAt !== null && g.expiresAt <= now) continue;
     const state = ownerState(g.reason, self);
     if (state === 'alive') {
-      if (g.reason?.includes('--grant ')) line(`! grant ${g.id} (${g.action}) of another moviepilot-cli process (${OWNER_TAG.exec(g.reason)?.[0]}) is active on this data directory until ${iso(g.expiresAt)}; while it is, it covers this run too`);
+      if (g.reason?.includes('--grant '))
+        line(
+          `! grant ${g.id} (${g.action}) of another moviepilot-cli process (${OWNER_TAG.exec(g.reason)?.[0]}) is active on this data directory until ${iso(g.expiresAt)}; while it is, it covers this run too`,
+        );
       continue;
     }
     await host.grants.update(g.id, { actor: ADMIN, status: 'revoked' });
-    line(`grant ${g.id} (${g.action}) revoked: an earlier run left it active (${g.expiresAt === null ? 'it had no expiry' : `it would have expired ${iso(g.expiresAt)}`})`);
+    line(
+      `grant ${g.id} (${g.action}) revoked: an earlier run left it active (${g.expiresAt === null ? 'it had no expiry' : `it would have expired ${iso(g.expiresAt)}`})`,
+    );
   }
   for (const status of ['queued', 'running', 'waiting'] as const) {
     for (const r of await host.listRuns({ status, limit: 1000 })) {
@@ -515,14 +640,21 @@ export async function runCli(cmd: CliCommand): Promise<number> {
     await host.start({ workers: false }); // checks the host first: an unreachable host or refused credentials end here
     line(`media-agent moviepilot-cli — host: ${embedded.label}; model: ${model.label}; data: ${cmd.dataDir}`);
     await clearLeftovers(host, self, line);
-    if (embedded.metadataUnreachable) line('! the MoviePilot host cannot reach TMDB (its own network test failed): it will find no title until it can');
+    if (embedded.metadataUnreachable)
+      line('! the MoviePilot host cannot reach TMDB (its own network test failed): it will find no title until it can');
     if (cmd.model.kind === 'scripted' && !cmd.model.file) {
       // The scripted model follows a fixed script: check first that the host knows the title it will add.
       const title = model.title ?? cmd.goal;
-      const found = await host.invoke('catalog.lookup', { query: title, limit: 1 }, { actor: ADMIN, taskId: `moviepilot-cli-${self.session}` });
+      const found = await host.invoke(
+        'catalog.lookup',
+        { query: title, limit: 1 },
+        { actor: ADMIN, taskId: `moviepilot-cli-${self.session}` },
+      );
       if (found.status !== 'succeeded' || (found.output as { items: unknown[] }).items.length === 0) {
         line('');
-        line(`Outcome: NOT FOUND — MoviePilot found no title "${title}"${found.error ? ` (${found.error.code}: ${found.error.message})` : ''}. Nothing was searched, planned or downloaded.`);
+        line(
+          `Outcome: NOT FOUND — MoviePilot found no title "${title}"${found.error ? ` (${found.error.code}: ${found.error.message})` : ''}. Nothing was searched, planned or downloaded.`,
+        );
         return 1;
       }
     }
@@ -534,15 +666,24 @@ export async function runCli(cmd: CliCommand): Promise<number> {
       const reason = `moviepilot-cli ${asked ? `--grant ${action}` : 'plan proposals'}, for one run (${ownerTag(self)})`;
       let grant: GrantRecord;
       try {
-        grant = await host.grants.create({ action, actor: ADMIN, expiresAt, reason, budget: { maxInvocationsPerDay: 20 } });
+        grant = await host.grants.create({
+          action,
+          actor: ADMIN,
+          expiresAt,
+          reason,
+          budget: { maxInvocationsPerDay: 20 },
+        });
       } catch (error) {
-        if (asked && (error as { code?: unknown }).code === 'GRANT_MATCHES_NOTHING') throw new CliError('GRANT_MATCHES_NOTHING', `--grant ${action} covers no capability of this host`, 2);
+        if (asked && (error as { code?: unknown }).code === 'GRANT_MATCHES_NOTHING')
+          throw new CliError('GRANT_MATCHES_NOTHING', `--grant ${action} covers no capability of this host`, 2);
         throw error;
       }
       created.push(grant);
       if (asked) {
         announced.set(grant.id, action);
-        line(`grant ${grant.id} created: the agent may ${action} without asking, for this run only — expires ${iso(grant.expiresAt)}, revoked when the run ends (by ${ADMIN})`);
+        line(
+          `grant ${grant.id} created: the agent may ${action} without asking, for this run only — expires ${iso(grant.expiresAt)}, revoked when the run ends (by ${ADMIN})`,
+        );
       }
     }
     if (interrupted) return SIGNAL_EXIT[interrupted] ?? 1;
@@ -556,7 +697,10 @@ export async function runCli(cmd: CliCommand): Promise<number> {
       if (!invocationId || announced.size === 0) return;
       for (const row of await host.audit({ invocationId })) {
         const action = row.grantId ? announced.get(row.grantId) : undefined;
-        if (action) line(`    authorized by grant ${row.grantId} (--grant ${action}): ${row.capabilityId} ${row.outcome}, no approval asked`);
+        if (action)
+          line(
+            `    authorized by grant ${row.grantId} (--grant ${action}): ${row.capabilityId} ${row.outcome}, no approval asked`,
+          );
       }
     };
     const show = async (e: RunEvent) => {
@@ -576,12 +720,17 @@ export async function runCli(cmd: CliCommand): Promise<number> {
           }
           break;
         case 'checklist_updated':
-          if (e.data.checklist) line(`  checklist: ${(e.data.checklist as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+          if (e.data.checklist)
+            line(
+              `  checklist: ${(e.data.checklist as { steps: Array<{ title: string; status: string }> }).steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`,
+            );
           break;
         case 'approval_requested': {
           if (interrupted) break;
           const plan = await host.plans.get(e.data.planId);
-          line(`  ? approval asked for ${e.data.capabilityId} on ${e.data.planType} plan ${plan.id} (revision ${plan.revision})`);
+          line(
+            `  ? approval asked for ${e.data.capabilityId} on ${e.data.planType} plan ${plan.id} (revision ${plan.revision})`,
+          );
           line(`    ${summarize(plan.payload, plan.mediaEntityId, plan.bytes)}`);
           line(`    payload hash ${plan.payloadHash}`);
           let approve = false;
@@ -589,11 +738,22 @@ export async function runCli(cmd: CliCommand): Promise<number> {
           else if (cmd.simulate) {
             // A try-out against the in-process simulator: its console administrator reviews and approves.
             approve = true;
-            line(`    no TTY: the simulated host's console administrator approves (--simulate only; a real host needs a TTY or --grant ${e.data.capabilityId})`);
+            line(
+              `    no TTY: the simulated host's console administrator approves (--simulate only; a real host needs a TTY or --grant ${e.data.capabilityId})`,
+            );
           } else line(`    no TTY to ask and no --grant ${e.data.capabilityId}: denied`);
           if (interrupted) break;
-          await host.approvals.decide(e.data.approvalId, approve ? { status: 'approved', actor: ADMIN, payloadHash: plan.payloadHash } : { status: 'rejected', actor: ADMIN });
-          line(approve ? `  ✓ approved by ${ADMIN} (hash ${plan.payloadHash.slice(0, 12)}…)` : `  ✗ approval ${e.data.approvalId} rejected`);
+          await host.approvals.decide(
+            e.data.approvalId,
+            approve
+              ? { status: 'approved', actor: ADMIN, payloadHash: plan.payloadHash }
+              : { status: 'rejected', actor: ADMIN },
+          );
+          line(
+            approve
+              ? `  ✓ approved by ${ADMIN} (hash ${plan.payloadHash.slice(0, 12)}…)`
+              : `  ✗ approval ${e.data.approvalId} rejected`,
+          );
           break;
         }
         case 'budget_exceeded':
@@ -626,10 +786,13 @@ export async function runCli(cmd: CliCommand): Promise<number> {
       line(`no report: the run is ${final.run.status}`);
       return 1;
     }
-    line(`Goal report (verified from MoviePilot's records): ${report.status.toUpperCase()}${report.verified ? '' : ' (not verified)'}`);
+    line(
+      `Goal report (verified from MoviePilot's records): ${report.status.toUpperCase()}${report.verified ? '' : ' (not verified)'}`,
+    );
     line(`  ${report.summary}`);
     for (const d of report.facts.downloads) line(`  download ${d.id}: ${d.title} — ${d.status}`);
-    for (const o of report.facts.organizes) line(`  organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} (${o.status})`);
+    for (const o of report.facts.organizes)
+      line(`  organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} (${o.status})`);
     for (const l of report.facts.library) line(`  library ${l.mediaEntityId}: ${l.present ? 'present' : 'absent'}`);
     if (report.modelText) line(`  model said (unverified): ${report.modelText.text}`);
     return report.status === 'succeeded' && report.verified ? 0 : 1;
@@ -642,13 +805,17 @@ export async function runCli(cmd: CliCommand): Promise<number> {
           await host.grants.update(g.id, { actor: ADMIN, status: 'revoked' });
           if (announced.has(g.id)) line(`grant ${g.id} (${g.action}) revoked: the run ended`);
         } catch (error) {
-          line(`! could not revoke grant ${g.id} (${g.action}): ${(error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error))}; it expires on its own at ${iso(g.expiresAt)}`);
+          line(
+            `! could not revoke grant ${g.id} (${g.action}): ${(error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error))}; it expires on its own at ${iso(g.expiresAt)}`,
+          );
         }
       }
       if (run) {
         const current = await host.getRun(run.id).catch(() => undefined);
         if (current && !TERMINAL.includes(current.run.status)) {
-          await host.abort(run.id, interrupted ? `moviepilot-cli interrupted (${interrupted})` : 'moviepilot-cli ended').catch(() => undefined);
+          await host
+            .abort(run.id, interrupted ? `moviepilot-cli interrupted (${interrupted})` : 'moviepilot-cli ended')
+            .catch(() => undefined);
           line(`run ${run.id} cancelled${interrupted ? ` (${interrupted})` : ''}`);
         }
       }
@@ -669,7 +836,10 @@ function summarize(payload: unknown, mediaEntityId: string | null, bytes: number
 }
 
 /** The status a grant has now: `revoked`, `expired` (active, past its expiry) or `active`. */
-export function grantStatus(g: Pick<GrantRecord, 'status' | 'expiresAt'>, now: number): 'active' | 'expired' | 'revoked' {
+export function grantStatus(
+  g: Pick<GrantRecord, 'status' | 'expiresAt'>,
+  now: number,
+): 'active' | 'expired' | 'revoked' {
   if (g.status === 'revoked') return 'revoked';
   return g.expiresAt !== null && g.expiresAt <= now ? 'expired' : 'active';
 }
@@ -679,7 +849,12 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
   const file = join(cmd.dataDir, 'agent.sqlite');
   console.log(`data directory: ${cmd.dataDir}`);
   if (!existsSync(file)) {
-    if (cmd.command === 'grants-revoke') throw new CliError('GRANT_NOT_FOUND', `no grant with id "${cmd.id}" in ${cmd.dataDir} (nothing has run with this data directory)`, 2);
+    if (cmd.command === 'grants-revoke')
+      throw new CliError(
+        'GRANT_NOT_FOUND',
+        `no grant with id "${cmd.id}" in ${cmd.dataDir} (nothing has run with this data directory)`,
+        2,
+      );
     console.log('no grants (nothing has run with this data directory)');
     return 0;
   }
@@ -694,16 +869,38 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
         return 0;
       }
       const now = Date.now();
-      const rows = [['ID', 'ACTION', 'STATUS', 'EXPIRES', 'CREATED BY', 'CREATED', 'REASON'], ...grants.map((g) => [g.id, g.action, grantStatus(g, now), iso(g.expiresAt), g.createdBy, iso(g.createdAt), g.reason ?? ''])];
+      const rows = [
+        ['ID', 'ACTION', 'STATUS', 'EXPIRES', 'CREATED BY', 'CREATED', 'REASON'],
+        ...grants.map((g) => [
+          g.id,
+          g.action,
+          grantStatus(g, now),
+          iso(g.expiresAt),
+          g.createdBy,
+          iso(g.createdAt),
+          g.reason ?? '',
+        ]),
+      ];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const r of rows) console.log(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+      for (const r of rows)
+        console.log(
+          r
+            .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+            .join('  ')
+            .trimEnd(),
+        );
       return 0;
     }
     let grant: GrantRecord;
     try {
       grant = await host.grants.get(cmd.id);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'GRANT_NOT_FOUND') throw new CliError('GRANT_NOT_FOUND', `no grant with id "${cmd.id}" in ${cmd.dataDir} ("grants list" shows the grants there)`, 2);
+      if ((error as { code?: unknown }).code === 'GRANT_NOT_FOUND')
+        throw new CliError(
+          'GRANT_NOT_FOUND',
+          `no grant with id "${cmd.id}" in ${cmd.dataDir} ("grants list" shows the grants there)`,
+          2,
+        );
       throw error;
     }
     if (grant.status === 'revoked') {
@@ -720,9 +917,12 @@ export async function grantsCli(cmd: GrantsCommand): Promise<number> {
 
 /** What a person does about a host failure, by error code. */
 const HINTS: Record<string, string> = {
-  HOST_UNREACHABLE: 'the MoviePilot host is offline or --url is wrong: check that it runs and that this machine can reach it',
-  HOST_AUTH_FAILED: 'nothing was done: check --api-key or --user/--password (MoviePilot 2.5.x needs --user/--password, and --api-key too for plugin routes)',
-  HOST_CONTRACT_INVALID: 'nothing was done: the URL serves no MoviePilot OpenAPI document at /api/v1/openapi.json; check --url (the root URL of the MoviePilot backend)',
+  HOST_UNREACHABLE:
+    'the MoviePilot host is offline or --url is wrong: check that it runs and that this machine can reach it',
+  HOST_AUTH_FAILED:
+    'nothing was done: check --api-key or --user/--password (MoviePilot 2.5.x needs --user/--password, and --api-key too for plugin routes)',
+  HOST_CONTRACT_INVALID:
+    'nothing was done: the URL serves no MoviePilot OpenAPI document at /api/v1/openapi.json; check --url (the root URL of the MoviePilot backend)',
   HOST_VERSION_UNSUPPORTED: 'nothing was done: update MoviePilot, or use --host v3 for a 3.x host',
 };
 

@@ -24,7 +24,15 @@ async function setup() {
     ],
     finalText: 'Logs cleaned.',
   };
-  const v2 = await createHostWithLogsClean({ url: sim.url, credentials: { apiKey: sim.apiToken }, storage: new MemoryStorage(), clock, logger: new ConsoleLogger('silent'), model: { provider: new ScriptedProvider({ scripts: [script] }) }, runs: { pollMs: 5, goalPollSec: 1 } });
+  const v2 = await createHostWithLogsClean({
+    url: sim.url,
+    credentials: { apiKey: sim.apiToken },
+    storage: new MemoryStorage(),
+    clock,
+    logger: new ConsoleLogger('silent'),
+    model: { provider: new ScriptedProvider({ scripts: [script] }) },
+    runs: { pollMs: 5, goalPollSec: 1 },
+  });
   open.push(() => v2.close());
   await v2.host.start();
   return { sim, clock, host: v2.host, v2 };
@@ -40,13 +48,19 @@ async function finish(host: AgentHost, runId: string, clock: ManualClock) {
 }
 
 const phases = (events: Array<{ type: string; data: unknown }>, id: string) =>
-  events.filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === id).map((e) => (e.data as { phase: string }).phase);
+  events
+    .filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === id)
+    .map((e) => (e.data as { phase: string }).phase);
 
 describe('plugin-v2: a MoviePilot 2.x plugin route as a capability, with the author’s declaration', () => {
   it('the declaration overrides kind, schemas and replay of the discovered route', async () => {
     const { host, v2 } = await setup();
     expect(v2.pluginCapabilities).toContain(LOGS_CLEAN);
-    expect(host.capabilities.get(LOGS_CLEAN)).toMatchObject({ kind: 'execute', replay: 'reconcile', title: 'Clean MoviePilot logs now' });
+    expect(host.capabilities.get(LOGS_CLEAN)).toMatchObject({
+      kind: 'execute',
+      replay: 'reconcile',
+      title: 'Clean MoviePilot logs now',
+    });
     expect(host.capabilities.get('plugin.LogsClean.status')).toMatchObject({ kind: 'read', replay: 'safe' }); // undeclared: inferred
   });
 
@@ -56,7 +70,10 @@ describe('plugin-v2: a MoviePilot 2.x plugin route as a capability, with the aut
     const run = await host.startRun({ goal: 'Please clean the logs', actor: 'user:admin' });
     const detail = await finish(host, run.id, clock);
     expect(phases(detail.events, LOGS_CLEAN)).toEqual(['started', 'succeeded']);
-    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /api/v1/plugin/LogsClean/status', 'POST /api/v1/plugin/LogsClean/clean']);
+    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/v1/plugin/LogsClean/status',
+      'POST /api/v1/plugin/LogsClean/clean',
+    ]);
     const audit = await host.audit({ capabilityId: LOGS_CLEAN });
     expect(audit.some((a) => a.outcome === 'succeeded' && a.grantId)).toBe(true);
     const direct = await host.invoke(LOGS_CLEAN, {}, { actor: 'user:admin' });
@@ -70,7 +87,10 @@ describe('plugin-v2: a MoviePilot 2.x plugin route as a capability, with the aut
     await host.grants.create({ action: LOGS_TIDY, actor: 'user:admin', reason: 'the agent may tidy logs' });
     const byAgent = await host.invoke(LOGS_TIDY, {}, { actor: 'agent:maintenance' });
     expect(byAgent).toMatchObject({ status: 'succeeded', output: { cleaned: true } });
-    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /api/v1/plugin/LogsClean/status', 'POST /api/v1/plugin/LogsClean/clean']);
+    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/v1/plugin/LogsClean/status',
+      'POST /api/v1/plugin/LogsClean/clean',
+    ]);
     expect(await host.invoke(LOGS_TIDY, {}, { actor: 'user:guest' })).toMatchObject({ status: 'succeeded' });
     sim.assertNoViolations();
   });

@@ -16,7 +16,12 @@
  * reads the plugin's status and cleans only when the plugin is enabled.
  */
 import Type from 'typebox';
-import { createV2AgentHost, defineV2PluginCapability, type V2AgentHostOptions, type V2PluginDeclaration } from '@media-agent/host-adapter-v2';
+import {
+  createV2AgentHost,
+  defineV2PluginCapability,
+  type V2AgentHostOptions,
+  type V2PluginDeclaration,
+} from '@media-agent/host-adapter-v2';
 
 export const LOGS_CLEAN = 'plugin.LogsClean.clean';
 export const LOGS_TIDY = 'plugin.LogsClean.tidy';
@@ -58,5 +63,8 @@ export const logsTidy = defineV2PluginCapability({
 
 /** `createV2AgentHost` with the declaration and the plugin capability: everything else is the adapter's default. */
 export function createHostWithLogsClean(options: V2AgentHostOptions) {
-  return createV2AgentHost({ ...options, plugins: { declarations: { [LOGS_CLEAN]: logsCleanDeclaration }, capabilities: [logsTidy] } });
+  return createV2AgentHost({
+    ...options,
+    plugins: { declarations: { [LOGS_CLEAN]: logsCleanDeclaration }, capabilities: [logsTidy] },
+  });
 }

@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, ManualClock, type AgentHost } from '@media-agent/sdk';
 import { MemoryStorage } from '@media-agent/sdk/storage';
-import { listRunEvents, ScriptedProvider, waitForRunStatus, type FakeScript, type ScriptContext, type ScriptStep } from '@media-agent/sdk/testing';
+import {
+  listRunEvents,
+  ScriptedProvider,
+  waitForRunStatus,
+  type FakeScript,
+  type ScriptContext,
+  type ScriptStep,
+} from '@media-agent/sdk/testing';
 import { createV3AgentHost, type V3PrincipalRole } from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 import { FOLLOW, PLAN_FOLLOW, watchlistPlugin } from './plugin';
@@ -18,10 +25,16 @@ function followState(ctx: ScriptContext): { status: string | undefined; approved
   if (index < 0) return { status: undefined, approvedSince: false };
   const content = messages[index]!.content;
   const status = (JSON.parse(typeof content === 'string' ? content : '{}') as { status?: string }).status;
-  return { status, approvedSince: messages.slice(index + 1).some((m) => m.role === 'user' && typeof m.content === 'string' && / was approved\b/.test(m.content)) };
+  return {
+    status,
+    approvedSince: messages
+      .slice(index + 1)
+      .some((m) => m.role === 'user' && typeof m.content === 'string' && / was approved\b/.test(m.content)),
+  };
 }
 
-const planned = (ctx: ScriptContext) => (ctx.results[PLAN_FOLLOW] as { plan: { id: string } | null } | undefined)?.plan ?? null;
+const planned = (ctx: ScriptContext) =>
+  (ctx.results[PLAN_FOLLOW] as { plan: { id: string } | null } | undefined)?.plan ?? null;
 
 /** After a follow: wait for the approval the runtime asks a person for, follow again once approved, else stop. */
 const afterFollow: ScriptStep = {
@@ -40,8 +53,23 @@ const afterFollow: ScriptStep = {
 const script: FakeScript = {
   match: 'Follow Dune: Part Two',
   steps: [
-    { text: 'Looking it up. ', toolCalls: [{ capability: 'catalog.lookup', input: { query: 'Dune: Part Two', limit: 1 } }] },
-    { text: 'Checking the watchlist. ', toolCalls: [{ capability: PLAN_FOLLOW, input: { mediaSource: '{{catalog.lookup.items.0.mediaSource}}', mediaId: '{{catalog.lookup.items.0.mediaId}}', title: 'Dune: Part Two' } }] },
+    {
+      text: 'Looking it up. ',
+      toolCalls: [{ capability: 'catalog.lookup', input: { query: 'Dune: Part Two', limit: 1 } }],
+    },
+    {
+      text: 'Checking the watchlist. ',
+      toolCalls: [
+        {
+          capability: PLAN_FOLLOW,
+          input: {
+            mediaSource: '{{catalog.lookup.items.0.mediaSource}}',
+            mediaId: '{{catalog.lookup.items.0.mediaId}}',
+            title: 'Dune: Part Two',
+          },
+        },
+      ],
+    },
     {
       text: (ctx) => (planned(ctx) ? 'Following it. ' : 'It is already followed.'),
       toolCalls: (ctx) => {
@@ -61,7 +89,16 @@ async function setup(principalRole?: V3PrincipalRole) {
   const sim = new MoviePilotV3Simulator({ clock });
   await sim.start();
   open.push(() => sim.close());
-  const v3 = createV3AgentHost({ url: sim.url, auth: { apiKey: sim.apiKey }, storage: new MemoryStorage(), clock, logger: new ConsoleLogger('silent'), model: { provider: new ScriptedProvider({ scripts: [script] }) }, runs: { pollMs: 5, goalPollSec: 1 }, ...(principalRole ? { principalRole } : {}) });
+  const v3 = createV3AgentHost({
+    url: sim.url,
+    auth: { apiKey: sim.apiKey },
+    storage: new MemoryStorage(),
+    clock,
+    logger: new ConsoleLogger('silent'),
+    model: { provider: new ScriptedProvider({ scripts: [script] }) },
+    runs: { pollMs: 5, goalPollSec: 1 },
+    ...(principalRole ? { principalRole } : {}),
+  });
   for (const capability of watchlistPlugin(v3.host.plans)) v3.host.capabilities.register(capability);
   open.push(() => v3.close());
   await v3.host.start();
@@ -75,25 +112,50 @@ const finish = async (host: AgentHost, runId: string, clock: ManualClock) => {
 };
 
 const phases = (events: Array<{ type: string; data: unknown }>, id: string) =>
-  events.filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === id && (e.data as { phase: string }).phase !== 'started').map((e) => (e.data as { phase: string }).phase);
+  events
+    .filter(
+      (e) =>
+        e.type === 'tool_call' &&
+        (e.data as { capabilityId: string }).capabilityId === id &&
+        (e.data as { phase: string }).phase !== 'started',
+    )
+    .map((e) => (e.data as { phase: string }).phase);
 
 describe('plugin-v3: plugin capabilities on the scoped V3 client', () => {
   it('a standing grant lets the agent plan but not follow (subscription.add needs a person, as mp.subscription.add does); once a person approves the plan, one subscription with the paired identity; a second run finds it and adds nothing', async () => {
     const { host, sim, clock } = await setup();
-    await host.grants.create({ action: 'plugin.Watchlist.*', actor: 'user:admin', reason: 'the agent may use the watchlist plugin' });
+    await host.grants.create({
+      action: 'plugin.Watchlist.*',
+      actor: 'user:admin',
+      reason: 'the agent may use the watchlist plugin',
+    });
     const run = await host.startRun({ goal: 'Follow Dune: Part Two', actor: 'user:admin' });
     await waitForRunStatus(host, run.id, ['waiting']);
     const events = await listRunEvents(host, run.id);
     expect(phases(events, FOLLOW)).toEqual(['denied']);
     expect(sim.requestsFor('subscription.add')).toHaveLength(0);
-    const asked = events.find((e) => e.type === 'approval_requested')!.data as { approvalId: string; planId: string; payloadHash: string };
-    await host.approvals.decide(asked.approvalId, { status: 'approved', actor: 'user:admin', payloadHash: asked.payloadHash });
+    const asked = events.find((e) => e.type === 'approval_requested')!.data as {
+      approvalId: string;
+      planId: string;
+      payloadHash: string;
+    };
+    await host.approvals.decide(asked.approvalId, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: asked.payloadHash,
+    });
 
     const first = await finish(host, run.id, clock);
     expect(phases(first, FOLLOW)).toEqual(['denied', 'succeeded']);
-    expect(sim.subscriptions()).toEqual([expect.objectContaining({ name: 'Dune: Part Two', media_source: 'themoviedb', media_id: '693134' })]);
+    expect(sim.subscriptions()).toEqual([
+      expect.objectContaining({ name: 'Dune: Part Two', media_source: 'themoviedb', media_id: '693134' }),
+    ]);
 
-    const second = await finish(host, (await host.startRun({ goal: 'Follow Dune: Part Two', actor: 'user:admin' })).id, clock);
+    const second = await finish(
+      host,
+      (await host.startRun({ goal: 'Follow Dune: Part Two', actor: 'user:admin' })).id,
+      clock,
+    );
     expect(phases(second, PLAN_FOLLOW)).toEqual(['succeeded']);
     expect(phases(second, FOLLOW)).toEqual([]);
     expect(sim.subscriptions()).toHaveLength(1);
@@ -106,7 +168,11 @@ describe('plugin-v3: plugin capabilities on the scoped V3 client', () => {
 
   it('a person who is not a host superuser is refused the follow, as mp.subscription.add refuses them: denied, nothing sent', async () => {
     const { host, sim } = await setup((p) => (p === 'user:admin' ? 'superuser' : 'user'));
-    const plan = await host.invoke(PLAN_FOLLOW, { mediaSource: 'tmdb', mediaId: '693134', title: 'Dune: Part Two' }, { actor: 'user:bob' });
+    const plan = await host.invoke(
+      PLAN_FOLLOW,
+      { mediaSource: 'tmdb', mediaId: '693134', title: 'Dune: Part Two' },
+      { actor: 'user:bob' },
+    );
     expect(plan.status).toBe('succeeded'); // subscription.find is for every user
     const planId = (plan.output as { plan: { id: string } }).plan.id;
     const r = await host.invoke(FOLLOW, { planId }, { actor: 'user:bob' });
@@ -118,7 +184,11 @@ describe('plugin-v3: plugin capabilities on the scoped V3 client', () => {
 
   it('without a grant the agent is denied and no request reaches MoviePilot', async () => {
     const { host, sim, clock } = await setup();
-    const run = await finish(host, (await host.startRun({ goal: 'Follow Dune: Part Two', actor: 'user:admin' })).id, clock);
+    const run = await finish(
+      host,
+      (await host.startRun({ goal: 'Follow Dune: Part Two', actor: 'user:admin' })).id,
+      clock,
+    );
     expect(phases(run, PLAN_FOLLOW)).toEqual(['denied']);
     expect(sim.requestsFor('subscription.find')).toHaveLength(0);
     expect(sim.requestsFor('subscription.add')).toHaveLength(0);

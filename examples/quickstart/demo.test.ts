@@ -16,7 +16,13 @@ function demo(args: string[]): Promise<{ code: number | null; stdout: string; st
     const child = spawn(process.execPath, ['--import', loader, join(root, 'examples/quickstart/main.ts'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', MEDIA_AGENT_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json') },
+      env: {
+        ...process.env,
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        MEDIA_AGENT_DATA_DIR: dataDir,
+        TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -49,15 +55,21 @@ describe('the quickstart demo (child process, SQLite in a temp directory)', () =
     expect(story).toEqual([...story].sort((a, b) => a - b));
     expect(new Set(story).size).toBe(story.length);
     expect(stdout).toMatch(/checklist: Check the library \[completed\] → Find a release \[in_progress\]/);
-    expect(stdout).toContain('Goal report (verified from the media manager\'s records): SUCCEEDED');
+    expect(stdout).toContain("Goal report (verified from the media manager's records): SUCCEEDED");
     expect(stdout).toMatch(/library now: .*Blade Runner 2049/);
   }, 60_000);
 
   it('--reset says what it removed; an unknown title fails naming the lookup that found nothing', async () => {
     const { code, stdout } = await demo(['--reset', 'Xyz Unknown']);
     expect(code).toBe(1);
-    expect(stdout.split('\n')[0]).toMatch(new RegExp(`^reset: removed ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(agent\\.sqlite, world\\.json\\)`));
-    expect(stdout).toContain(`run failed (finalize) — no catalog.lookup result matched 'Xyz Unknown': "items" is an empty list`);
+    expect(stdout.split('\n')[0]).toMatch(
+      new RegExp(
+        `^reset: removed ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(agent\\.sqlite, world\\.json\\)`,
+      ),
+    );
+    expect(stdout).toContain(
+      `run failed (finalize) — no catalog.lookup result matched 'Xyz Unknown': "items" is an empty list`,
+    );
     const again = await demo(['--reset', 'Dune: Part Two']);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\n')[0]).toMatch(/^reset: removed .* \(agent\.sqlite, world\.json\)/);

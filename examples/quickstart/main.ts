@@ -19,7 +19,15 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConsoleLogger, createAgentHost, SystemClock, type AgentGoalReport, type ModelProviderConfig, type RunEvent, type RunEventPayloads } from '@media-agent/sdk';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  SystemClock,
+  type AgentGoalReport,
+  type ModelProviderConfig,
+  type RunEvent,
+  type RunEventPayloads,
+} from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
 
@@ -29,7 +37,11 @@ const dataDir = resolve(process.env.MEDIA_AGENT_DATA_DIR ?? '.media-agent');
 if (args.includes('--reset')) {
   const removed = existsSync(dataDir) ? readdirSync(dataDir) : [];
   rmSync(dataDir, { recursive: true, force: true });
-  console.log(removed.length > 0 ? `reset: removed ${dataDir} (${removed.join(', ')}): runs, grants, ledger, audit and the sandbox world start empty` : `reset: nothing to remove at ${dataDir}`);
+  console.log(
+    removed.length > 0
+      ? `reset: removed ${dataDir} (${removed.join(', ')}): runs, grants, ledger, audit and the sandbox world start empty`
+      : `reset: nothing to remove at ${dataDir}`,
+  );
 }
 mkdirSync(dataDir, { recursive: true });
 
@@ -37,17 +49,41 @@ mkdirSync(dataDir, { recursive: true });
 function modelConfig(): { provider: ModelProviderConfig; model: string; label: string } {
   if (process.env.ANTHROPIC_API_KEY) {
     const model = process.env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5';
-    return { provider: { provider: 'anthropic', apiKey: process.env.ANTHROPIC_API_KEY, ...(process.env.ANTHROPIC_BASE_URL ? { baseUrl: process.env.ANTHROPIC_BASE_URL } : {}) }, model, label: `Anthropic ${model}` };
+    return {
+      provider: {
+        provider: 'anthropic',
+        apiKey: process.env.ANTHROPIC_API_KEY,
+        ...(process.env.ANTHROPIC_BASE_URL ? { baseUrl: process.env.ANTHROPIC_BASE_URL } : {}),
+      },
+      model,
+      label: `Anthropic ${model}`,
+    };
   }
   if (process.env.OPENAI_API_KEY && process.env.OPENAI_BASE_URL) {
     const model = process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
-    return { provider: { provider: 'openai-compatible', apiKey: process.env.OPENAI_API_KEY, baseUrl: process.env.OPENAI_BASE_URL }, model, label: `${process.env.OPENAI_BASE_URL} ${model}` };
+    return {
+      provider: {
+        provider: 'openai-compatible',
+        apiKey: process.env.OPENAI_API_KEY,
+        baseUrl: process.env.OPENAI_BASE_URL,
+      },
+      model,
+      label: `${process.env.OPENAI_BASE_URL} ${model}`,
+    };
   }
-  return { provider: { provider: 'scripted', scripts: addToLibraryScript(title), chunkSize: 24 }, model: 'scripted', label: 'scripted model (no network)' };
+  return {
+    provider: { provider: 'scripted', scripts: addToLibraryScript(title), chunkSize: 24 },
+    model: 'scripted',
+    label: 'scripted model (no network)',
+  };
 }
 
 const clock = new SystemClock();
-const world = new SandboxWorld({ clock, filePath: join(dataDir, 'world.json'), durations: { queuedMs: 500, downloadMs: 2_000, importMs: 500 } });
+const world = new SandboxWorld({
+  clock,
+  filePath: join(dataDir, 'world.json'),
+  durations: { queuedMs: 500, downloadMs: 2_000, importMs: 500 },
+});
 const model = modelConfig();
 const host = createAgentHost({
   storage: new SqliteStorage({ path: join(dataDir, 'agent.sqlite') }),
@@ -87,7 +123,11 @@ const asked: Array<RunEventPayloads['approval_requested']> = [];
 const decide = async () => {
   for (const request of asked.splice(0)) {
     const plan = await host.plans.get(request.planId);
-    await host.approvals.decide(request.approvalId, { status: 'approved', actor: admin, payloadHash: plan.payloadHash });
+    await host.approvals.decide(request.approvalId, {
+      status: 'approved',
+      actor: admin,
+      payloadHash: plan.payloadHash,
+    });
     line(`  ✓ approval ${request.approvalId} granted by ${admin} (hash ${plan.payloadHash.slice(0, 12)}…)`);
   }
 };
@@ -107,7 +147,8 @@ const show = async (e: RunEvent) => {
       else line(`  ← ${e.data.capabilityId}: ${e.data.phase}${e.data.error ? ` (${e.data.error.code})` : ''}`);
       break;
     case 'checklist_updated':
-      if (e.data.checklist) line(`  checklist: ${e.data.checklist.steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
+      if (e.data.checklist)
+        line(`  checklist: ${e.data.checklist.steps.map((s) => `${s.title} [${s.status}]`).join(' → ')}`);
       break;
     case 'approval_requested':
       line(`  ? approval asked for ${e.data.planType} plan ${e.data.planId} (${e.data.capabilityId})`);
@@ -140,12 +181,18 @@ if (report) {
   console.log(`Goal report (verified from the media manager's records): ${report.status.toUpperCase()}`);
   console.log(`  ${report.summary}`);
   for (const d of report.facts.downloads) console.log(`  download ${d.id}: ${d.title} — ${d.status}`);
-  for (const o of report.facts.organizes) console.log(`  organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} (${o.status})`);
+  for (const o of report.facts.organizes)
+    console.log(`  organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} (${o.status})`);
   if (report.modelText) console.log(`  model said (unverified): ${report.modelText.text}`);
 } else {
   console.log(`no report: the run is ${final.run.status}`);
 }
-console.log(`\nlibrary now: ${world.library().map((l) => world.titleOf(l.mediaEntityId)).join(', ')}; downloader jobs: ${world.downloads().length}`);
+console.log(
+  `\nlibrary now: ${world
+    .library()
+    .map((l) => world.titleOf(l.mediaEntityId))
+    .join(', ')}; downloader jobs: ${world.downloads().length}`,
+);
 await host.grants.update(grant.id, { actor: admin, status: 'revoked' });
 await host.stop();
 process.exit(report?.status === 'succeeded' && report.verified ? 0 : 1);

@@ -1,4 +1,10 @@
-import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer, type DenialCode } from '@media-agent/sdk';
+import {
+  parseActor,
+  type AuthorizationVerdict,
+  type AuthorizationRequest,
+  type Authorizer,
+  type DenialCode,
+} from '@media-agent/sdk';
 import { type StorageSession } from '@media-agent/sdk/storage';
 import type { V2RouteEffect } from './operations';
 
@@ -65,10 +71,13 @@ export class V2SuperuserAuthorizer implements Authorizer {
    * @returns the reason of a denial, or `undefined`
    */
   async superuserDenial(what: string, actor: string, session: StorageSession): Promise<string | undefined> {
-    if (this.credentialIsSuperuser() === false) return `${what} needs a MoviePilot superuser; the adapter's login is not one`;
+    if (this.credentialIsSuperuser() === false)
+      return `${what} needs a MoviePilot superuser; the adapter's login is not one`;
     let principal = actor;
-    for (let i = 0; i < MAX_AGENT_CHAIN && principal.startsWith('agent:'); i++) principal = (await session.runs.get(principal.slice('agent:'.length)))?.startedBy ?? principal;
-    if (principal.startsWith('agent:') || !(await this.isSuperuser(principal))) return `${what} sends a MoviePilot superuser-only request; ${principal} is not a host superuser`;
+    for (let i = 0; i < MAX_AGENT_CHAIN && principal.startsWith('agent:'); i++)
+      principal = (await session.runs.get(principal.slice('agent:'.length)))?.startedBy ?? principal;
+    if (principal.startsWith('agent:') || !(await this.isSuperuser(principal)))
+      return `${what} sends a MoviePilot superuser-only request; ${principal} is not a host superuser`;
     return undefined;
   }
 
@@ -78,7 +87,11 @@ export class V2SuperuserAuthorizer implements Authorizer {
     const routes = this.routesOf(id) ?? [];
     const superuserRoutes = routes.filter((r) => r.superuser).map((r) => r.route);
     if (this.adminOnly.has(id) || superuserRoutes.length > 0) {
-      const denial = await this.superuserDenial(superuserRoutes.length > 0 ? `${id} (${superuserRoutes.join(', ')})` : id, request.actor, session);
+      const denial = await this.superuserDenial(
+        superuserRoutes.length > 0 ? `${id} (${superuserRoutes.join(', ')})` : id,
+        request.actor,
+        session,
+      );
       if (denial) return { allowed: false, code: HOST_SUPERUSER_REQUIRED as DenialCode, reason: denial };
     }
     const decision = await this.inner.authorize(request, session);

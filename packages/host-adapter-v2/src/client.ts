@@ -1,8 +1,24 @@
 import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
 import { Pool } from 'undici';
-import { HostAuthError, HostContractError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError, HostUnreachableError, HostUnsupportedError } from './errors';
+import {
+  HostAuthError,
+  HostContractError,
+  HostHttpError,
+  HostOperationError,
+  HostOptionsError,
+  HostTransportError,
+  HostUnreachableError,
+  HostUnsupportedError,
+} from './errors';
 import { V2HostContract } from './host-contract';
-import { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V2OperationId, type V2SecurityScheme } from './operations';
+import {
+  V2_LOGIN_PATH,
+  V2_OPENAPI_PATH,
+  V2_OPERATIONS,
+  type V2Operation,
+  type V2OperationId,
+  type V2SecurityScheme,
+} from './operations';
 
 /**
  * Credentials of a MoviePilot 2.x host: the `API_TOKEN`, a user name and password (a JWT from
@@ -12,7 +28,10 @@ import { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, type V2Operation, type V
  * authority is the login user's (superuser or not), never assumed from the token. Never logged.
  * @public
  */
-export type V2Credentials = { apiKey: string } | { username: string; password: string; otpPassword?: string } | { apiKey: string; username: string; password: string; otpPassword?: string };
+export type V2Credentials =
+  | { apiKey: string }
+  | { username: string; password: string; otpPassword?: string }
+  | { apiKey: string; username: string; password: string; otpPassword?: string };
 
 /** How one request is authenticated. */
 type AuthMode = 'none' | 'jwt' | 'apikey' | 'apikey-query' | 'token';
@@ -125,9 +144,13 @@ export class V2HostClient {
     } catch {
       throw new HostOptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
     }
-    const c = (options.auth ?? options.credentials) as Partial<{ apiKey: string; username: string; password: string }> | undefined;
-    if (!c || (!c.apiKey && !(c.username && c.password))) throw new HostOptionsError('auth needs an apiKey, a username and a password, or both');
-    if ((c.username !== undefined || c.password !== undefined) && !(c.username && c.password)) throw new HostOptionsError('auth: a username and a password go together');
+    const c = (options.auth ?? options.credentials) as
+      | Partial<{ apiKey: string; username: string; password: string }>
+      | undefined;
+    if (!c || (!c.apiKey && !(c.username && c.password)))
+      throw new HostOptionsError('auth needs an apiKey, a username and a password, or both');
+    if ((c.username !== undefined || c.password !== undefined) && !(c.username && c.password))
+      throw new HostOptionsError('auth: a username and a password go together');
     this.#origin = url.origin;
     this.#credentials = c as V2Credentials;
     this.#options = options;
@@ -196,10 +219,27 @@ export class V2HostClient {
   async #fetchContract(): Promise<V2HostContract> {
     let document: unknown;
     try {
-      document = await this.send({ id: 'openapi', method: 'GET', path: V2_OPENAPI_PATH, envelope: 'bare', security: [], write: false });
+      document = await this.send({
+        id: 'openapi',
+        method: 'GET',
+        path: V2_OPENAPI_PATH,
+        envelope: 'bare',
+        security: [],
+        write: false,
+      });
     } catch (error) {
-      if (error instanceof HostHttpError) throw new HostContractError(`the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: HTTP ${error.status}; the adapter takes each route's authentication from it and does not guess`, { status: error.status }, { cause: error });
-      if (error instanceof HostTransportError && !(error instanceof HostUnreachableError)) throw new HostContractError(`the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: ${error.message}`, {}, { cause: error });
+      if (error instanceof HostHttpError)
+        throw new HostContractError(
+          `the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: HTTP ${error.status}; the adapter takes each route's authentication from it and does not guess`,
+          { status: error.status },
+          { cause: error },
+        );
+      if (error instanceof HostTransportError && !(error instanceof HostUnreachableError))
+        throw new HostContractError(
+          `the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: ${error.message}`,
+          {},
+          { cause: error },
+        );
       throw error;
     }
     return (this.#contract = new V2HostContract(document as never));
@@ -232,7 +272,12 @@ export class V2HostClient {
    */
   timeoutOf(id: V2OperationId | 'login' | 'plugin', fallbackMs: number): number {
     const t = this.#options.timeouts ?? {};
-    return t.perOperation?.[id] ?? this.#options.timeoutsMs?.[id] ?? (id === 'search.media' ? t.searchMs : t.defaultMs) ?? fallbackMs;
+    return (
+      t.perOperation?.[id] ??
+      this.#options.timeoutsMs?.[id] ??
+      (id === 'search.media' ? t.searchMs : t.defaultMs) ??
+      fallbackMs
+    );
   }
 
   /**
@@ -261,13 +306,25 @@ export class V2HostClient {
    * @param timeoutMs - timeout (default: the operation's, else 60 s)
    * @throws as {@link V2HostClient.call}
    */
-  async send(operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number }, params: V2CallParams = {}, timeoutMs?: number): Promise<unknown> {
+  async send(
+    operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number },
+    params: V2CallParams = {},
+    timeoutMs?: number,
+  ): Promise<unknown> {
     const limit = timeoutMs ?? operation.timeoutMs ?? this.timeoutOf('plugin', DEFAULT_PLUGIN_TIMEOUT_MS);
     let security: readonly V2SecurityScheme[] | undefined = operation.security;
     if (this.#contract && operation.security.length > 0) {
       security = this.#contract.security(operation.method, operation.path);
-      if (security === undefined) throw new HostUnsupportedError(operation.id, `MoviePilot at ${this.#origin} does not serve ${operation.method} ${operation.path} (${operation.id}): its OpenAPI document does not list it on this version; nothing was sent`);
-      if (this.#contract.uncallable(operation.method, operation.path)) throw new HostUnsupportedError(operation.id, `${operation.method} ${operation.path} accepts only a browser cookie on this host; nothing was sent`);
+      if (security === undefined)
+        throw new HostUnsupportedError(
+          operation.id,
+          `MoviePilot at ${this.#origin} does not serve ${operation.method} ${operation.path} (${operation.id}): its OpenAPI document does not list it on this version; nothing was sent`,
+        );
+      if (this.#contract.uncallable(operation.method, operation.path))
+        throw new HostUnsupportedError(
+          operation.id,
+          `${operation.method} ${operation.path} accepts only a browser cookie on this host; nothing was sent`,
+        );
     }
     const auth = this.#authMode({ id: operation.id, method: operation.method, path: operation.path, security });
     const retries = operation.write ? 0 : (this.#options.readRetries ?? 2);
@@ -281,10 +338,18 @@ export class V2HostClient {
       } catch (error) {
         if (error instanceof NotSent) {
           if (!operation.write && attempt < retries) continue;
-          throw new HostUnreachableError(operation.id, `cannot connect to ${this.#origin}: ${error.message}; nothing was sent`, { cause: error.cause });
+          throw new HostUnreachableError(
+            operation.id,
+            `cannot connect to ${this.#origin}: ${error.message}; nothing was sent`,
+            { cause: error.cause },
+          );
         }
         const message = error instanceof Error ? error.message : String(error);
-        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} was sent but its answer was lost (${message}); the host may have applied it`, { cause: error });
+        if (operation.write)
+          throw new OutcomeUnknownError(
+            `${operation.method} ${operation.path} was sent but its answer was lost (${message}); the host may have applied it`,
+            { cause: error },
+          );
         if (attempt < retries && !params.signal?.aborted) continue;
         throw new HostTransportError(operation.id, message, { cause: error });
       }
@@ -297,10 +362,16 @@ export class V2HostClient {
       if (response.status === 401 || response.status === 403) {
         const detail = detailOf(response.text);
         const which = auth === 'jwt' ? 'the login token' : 'the API token';
-        throw new HostAuthError(`MoviePilot refused ${which} for ${operation.id} (HTTP ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}); check ${auth === 'jwt' ? 'the user name and password' : 'the API token (auth.apiKey; CLI --api-key)'}`, { operation: operation.id, status: response.status });
+        throw new HostAuthError(
+          `MoviePilot refused ${which} for ${operation.id} (HTTP ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}); check ${auth === 'jwt' ? 'the user name and password' : 'the API token (auth.apiKey; CLI --api-key)'}`,
+          { operation: operation.id, status: response.status },
+        );
       }
       if (response.status >= 500) {
-        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered HTTP ${response.status}; the host may have applied it`);
+        if (operation.write)
+          throw new OutcomeUnknownError(
+            `${operation.method} ${operation.path} answered HTTP ${response.status}; the host may have applied it`,
+          );
         if (TRANSIENT_STATUS.has(response.status) && attempt < retries) continue;
         throw new HostHttpError(operation.id, response.status, detailOf(response.text));
       }
@@ -309,16 +380,28 @@ export class V2HostClient {
       try {
         body = response.text === '' ? null : JSON.parse(response.text);
       } catch (error) {
-        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered a body that is not JSON; the host may have applied it`, { cause: error });
+        if (operation.write)
+          throw new OutcomeUnknownError(
+            `${operation.method} ${operation.path} answered a body that is not JSON; the host may have applied it`,
+            { cause: error },
+          );
         throw new HostHttpError(operation.id, response.status, 'the body is not JSON');
       }
       if (operation.envelope === 'bare') return body;
       const envelope = body as { success?: unknown; message?: unknown; data?: unknown } | null;
       if (!envelope || typeof envelope.success !== 'boolean') {
-        if (operation.write) throw new OutcomeUnknownError(`${operation.method} ${operation.path} answered without the {success, message, data} envelope`);
+        if (operation.write)
+          throw new OutcomeUnknownError(
+            `${operation.method} ${operation.path} answered without the {success, message, data} envelope`,
+          );
         throw new HostHttpError(operation.id, response.status, 'the body is not the {success, message, data} envelope');
       }
-      if (!envelope.success) throw new HostOperationError(operation.id, typeof envelope.message === 'string' ? envelope.message : '', envelope.data ?? undefined);
+      if (!envelope.success)
+        throw new HostOperationError(
+          operation.id,
+          typeof envelope.message === 'string' ? envelope.message : '',
+          envelope.data ?? undefined,
+        );
       return envelope.data ?? null;
     }
   }
@@ -353,11 +436,27 @@ export class V2HostClient {
     const route = operation.method ? `${operation.method} ${operation.path}` : operation.id;
     const login = s.includes('OAuth2PasswordBearer');
     const key = s.some((x) => x !== 'OAuth2PasswordBearer');
-    const fix = login && key ? 'configure a login (username and password) or the API token' : login ? 'configure a login (auth.username and auth.password, CLI --user/--password): the API token does not open this route' : 'configure the host\'s API token (auth.apiKey, CLI --api-key): a login does not open this route';
-    throw new HostAuthError(`${route} (${operation.id}) accepts only ${login && key ? 'a login or the API token' : login ? 'a login (OAuth2PasswordBearer)' : `the API token (${s.join(', ')})`} on this host; ${fix}. Nothing was sent.`, { operation: operation.id, missing: login && !key ? 'login' : key && !login ? 'apiKey' : 'login or apiKey', beforeRequest: true });
+    const fix =
+      login && key
+        ? 'configure a login (username and password) or the API token'
+        : login
+          ? 'configure a login (auth.username and auth.password, CLI --user/--password): the API token does not open this route'
+          : "configure the host's API token (auth.apiKey, CLI --api-key): a login does not open this route";
+    throw new HostAuthError(
+      `${route} (${operation.id}) accepts only ${login && key ? 'a login or the API token' : login ? 'a login (OAuth2PasswordBearer)' : `the API token (${s.join(', ')})`} on this host; ${fix}. Nothing was sent.`,
+      {
+        operation: operation.id,
+        missing: login && !key ? 'login' : key && !login ? 'apiKey' : 'login or apiKey',
+        beforeRequest: true,
+      },
+    );
   }
 
-  #request(operation: Pick<V2Operation, 'path'>, params: V2CallParams, auth: AuthMode): { path: string; headers: Record<string, string> } {
+  #request(
+    operation: Pick<V2Operation, 'path'>,
+    params: V2CallParams,
+    auth: AuthMode,
+  ): { path: string; headers: Record<string, string> } {
     const path = operation.path
       .split(/(\{\w+\})/)
       .map((part) => {
@@ -369,7 +468,8 @@ export class V2HostClient {
       })
       .join('');
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(params.query ?? {})) if (v !== undefined && v !== null) query.append(k, String(v));
+    for (const [k, v] of Object.entries(params.query ?? {}))
+      if (v !== undefined && v !== null) query.append(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json' };
     if (auth === 'apikey') headers['x-api-key'] = (this.#credentials as { apiKey: string }).apiKey;
     else if (auth === 'apikey-query') query.append('apikey', (this.#credentials as { apiKey: string }).apiKey);
@@ -380,7 +480,14 @@ export class V2HostClient {
     return { path: path + (qs ? `?${qs}` : ''), headers };
   }
 
-  async #exchange(operation: { id: string; method: string; path: string }, path: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal: AbortSignal | undefined) {
+  async #exchange(
+    operation: { id: string; method: string; path: string },
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ) {
     const key = `${operation.method} ${operation.path}`;
     this.#stats.requests[key] = (this.#stats.requests[key] ?? 0) + 1;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -401,8 +508,14 @@ export class V2HostClient {
       return { status: res.statusCode, text };
     } catch (error) {
       // A refused or failed connection sent nothing: safe to report as not applied.
-      const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-      if (!sent && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT')) throw new NotSent(`could not connect (${code})`, error);
+      const code =
+        (error as { code?: string; cause?: { code?: string } }).code ??
+        (error as { cause?: { code?: string } }).cause?.code;
+      if (
+        !sent &&
+        (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT')
+      )
+        throw new NotSent(`could not connect (${code})`, error);
       throw error;
     }
   }
@@ -434,25 +547,43 @@ export class V2HostClient {
       });
     } catch (error) {
       const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-      if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT') throw new HostUnreachableError('login', `cannot connect to ${this.#origin} (${code})`, { cause: error });
+      if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT')
+        throw new HostUnreachableError('login', `cannot connect to ${this.#origin} (${code})`, { cause: error });
       throw new HostTransportError('login', error instanceof Error ? error.message : String(error), { cause: error });
     }
     const text = await res.body.text();
     if (res.statusCode === 401 || res.statusCode === 403 || (res.statusCode >= 400 && res.statusCode < 500)) {
       // Remembered: a refused login is not sent again by this client (no retry storm, no lockout).
-      this.#loginRefused = new HostAuthError(`MoviePilot refused the login of user ${JSON.stringify(c.username)} (HTTP ${res.statusCode}${typeof detailOf(text) === 'string' ? `: ${detailOf(text) as string}` : ''}); check the user name and password`, { status: res.statusCode, operation: 'login' });
+      this.#loginRefused = new HostAuthError(
+        `MoviePilot refused the login of user ${JSON.stringify(c.username)} (HTTP ${res.statusCode}${typeof detailOf(text) === 'string' ? `: ${detailOf(text) as string}` : ''}); check the user name and password`,
+        { status: res.statusCode, operation: 'login' },
+      );
       throw this.#loginRefused;
     }
-    if (res.statusCode !== 200) throw new HostAuthError(`MoviePilot could not log user ${JSON.stringify(c.username)} in (HTTP ${res.statusCode})`, { status: res.statusCode, operation: 'login' });
+    if (res.statusCode !== 200)
+      throw new HostAuthError(
+        `MoviePilot could not log user ${JSON.stringify(c.username)} in (HTTP ${res.statusCode})`,
+        { status: res.statusCode, operation: 'login' },
+      );
     const token = JSON.parse(text) as { access_token?: string; super_user?: boolean; user_name?: string };
     if (typeof token.access_token !== 'string') throw new HostAuthError('the login answer has no access_token');
-    this.#jwt = { token: token.access_token, superuser: token.super_user === true, username: token.user_name ?? c.username };
-    this.#options.logger?.debug('logged in to MoviePilot', { user: this.#jwt.username, superuser: this.#jwt.superuser });
+    this.#jwt = {
+      token: token.access_token,
+      superuser: token.super_user === true,
+      username: token.user_name ?? c.username,
+    };
+    this.#options.logger?.debug('logged in to MoviePilot', {
+      user: this.#jwt.username,
+      superuser: this.#jwt.superuser,
+    });
   }
 }
 
 class NotSent extends Error {
-  constructor(message: string, override readonly cause: unknown) {
+  constructor(
+    message: string,
+    override readonly cause: unknown,
+  ) {
     super(message);
   }
 }

@@ -17,7 +17,11 @@ export class HostOperationError extends MediaAgentError<V2ErrorCode> {
    * @param data - the envelope's `data`, when any
    */
   constructor(operation: string, hostMessage: string, data?: unknown) {
-    super('HOST_OPERATION_FAILED', `MoviePilot refused ${operation}: ${hostMessage || '(no message)'}`, { operation, hostMessage, ...(data !== undefined ? { data } : {}) });
+    super('HOST_OPERATION_FAILED', `MoviePilot refused ${operation}: ${hostMessage || '(no message)'}`, {
+      operation,
+      hostMessage,
+      ...(data !== undefined ? { data } : {}),
+    });
     this.hostMessage = hostMessage;
   }
 }
@@ -38,11 +42,15 @@ export class HostHttpError extends MediaAgentError<V2ErrorCode> {
    * @param detail - the host's `detail` (string or validation issues), when it sent one
    */
   constructor(operation: string, status: number, detail: unknown) {
-    super('HOST_HTTP_ERROR', `MoviePilot answered ${operation} with HTTP ${status}${detail !== undefined ? `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}` : ''}`, {
-      operation,
-      status,
-      ...(detail !== undefined ? { detail } : {}),
-    });
+    super(
+      'HOST_HTTP_ERROR',
+      `MoviePilot answered ${operation} with HTTP ${status}${detail !== undefined ? `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}` : ''}`,
+      {
+        operation,
+        status,
+        ...(detail !== undefined ? { detail } : {}),
+      },
+    );
     this.status = status;
   }
 }

@@ -25,7 +25,9 @@ export class V2GoalFacts implements GoalFacts {
       if (!library.has(entity)) library.set(entity, (await this.view.inLibrary(entity, undefined, signal)).present);
       return library.get(entity)!;
     };
-    const mine = all.filter((d) => run.downloads.includes(d.job.id) || (d.job.planId !== '' && run.plans.includes(d.job.planId)));
+    const mine = all.filter(
+      (d) => run.downloads.includes(d.job.id) || (d.job.planId !== '' && run.plans.includes(d.job.planId)),
+    );
     const downloads: GoalFactsSnapshot['downloads'] = [];
     for (const d of mine) {
       let status = d.job.status;
@@ -37,13 +39,22 @@ export class V2GoalFacts implements GoalFacts {
       .filter((t) => (t.download_hash && hashes.has(t.download_hash)) || run.organizes.includes(String(t.id)))
       .map((t) => {
         const o = organizeRecord(t, null);
-        return { id: o.id, downloadId: o.downloadId, mediaEntityId: o.mediaEntityId, status: o.status, libraryPath: o.libraryPath };
+        return {
+          id: o.id,
+          downloadId: o.downloadId,
+          mediaEntityId: o.mediaEntityId,
+          status: o.status,
+          libraryPath: o.libraryPath,
+        };
       });
     const plans: GoalFactsSnapshot['plans'] = [];
     for (const id of run.plans) {
       const plan = await this.plans.get(id).catch(() => undefined);
       if (!plan || (plan.type !== 'download' && plan.type !== 'organize')) continue;
-      const target = plan.type === 'download' ? mine.find((d) => d.job.planId === id) : mine.find((d) => d.job.id === (plan.payload as { downloadId?: string }).downloadId);
+      const target =
+        plan.type === 'download'
+          ? mine.find((d) => d.job.planId === id)
+          : mine.find((d) => d.job.id === (plan.payload as { downloadId?: string }).downloadId);
       const job = downloads.find((d) => d.id === target?.job.id);
       const status: GoalFactsSnapshot['plans'][number]['status'] = !job
         ? 'draft'

@@ -9,7 +9,12 @@ import type { V2SecurityScheme } from './operations';
 export const V2_MIN_VERSION = '2.5.6';
 
 /** The schemes a route may list that the adapter can send (a cookie-only route is not callable). */
-const KNOWN: ReadonlySet<string> = new Set<V2SecurityScheme>(['OAuth2PasswordBearer', 'api_key_query', 'api_key_header', 'api_token_query']);
+const KNOWN: ReadonlySet<string> = new Set<V2SecurityScheme>([
+  'OAuth2PasswordBearer',
+  'api_key_query',
+  'api_key_header',
+  'api_token_query',
+]);
 
 /**
  * What a host's own OpenAPI document says about its routes: which exist, and which credentials each
@@ -27,9 +32,19 @@ export class V2HostContract {
    */
   constructor(document: { openapi?: unknown; paths?: unknown; components?: unknown }) {
     this.document = document;
-    if (!document || typeof document !== 'object' || typeof document.openapi !== 'string' || !document.paths || typeof document.paths !== 'object')
-      throw new HostContractError('the host\'s /api/v1/openapi.json is not an OpenAPI document (no "openapi" version or no "paths"); the adapter takes each route\'s authentication from it and does not guess');
-    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> | null }>>)) {
+    if (
+      !document ||
+      typeof document !== 'object' ||
+      typeof document.openapi !== 'string' ||
+      !document.paths ||
+      typeof document.paths !== 'object'
+    )
+      throw new HostContractError(
+        'the host\'s /api/v1/openapi.json is not an OpenAPI document (no "openapi" version or no "paths"); the adapter takes each route\'s authentication from it and does not guess',
+      );
+    for (const [path, methods] of Object.entries(
+      document.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> | null }>>,
+    )) {
       if (!methods || typeof methods !== 'object') continue;
       for (const [method, op] of Object.entries(methods)) {
         if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;

@@ -1,7 +1,14 @@
 import type { DownloadJob } from '@media-agent/sdk/media';
 import type { V2HostClient } from './client';
 import { HostOperationError } from './errors';
-import { downloadStatus, msOf, typeName, type V2DownloadHistory, type V2Downloading, type V2TransferHistory } from './mapping';
+import {
+  downloadStatus,
+  msOf,
+  typeName,
+  type V2DownloadHistory,
+  type V2Downloading,
+  type V2TransferHistory,
+} from './mapping';
 import type { TrackedDownload, V2Tracking } from './tracking';
 import type { DownloadPayload } from './standard/payloads';
 
@@ -19,11 +26,18 @@ export class V2HostView {
   ) {}
 
   /** `GET /api/v1/mediaserver/exists` — true when the library has the title (`success:false` means no). */
-  async inLibrary(entity: string, kind?: 'movie' | 'tv', signal?: AbortSignal): Promise<{ present: boolean; path: string | null }> {
+  async inLibrary(
+    entity: string,
+    kind?: 'movie' | 'tv',
+    signal?: AbortSignal,
+  ): Promise<{ present: boolean; path: string | null }> {
     const [source, id] = entity.split(':');
     if (source !== 'tmdb') return { present: false, path: null };
     try {
-      const data = await this.client.call<{ item?: { path?: string } }>('library.exists', { query: { tmdbid: Number(id), mtype: kind ? typeName(kind) : undefined }, signal });
+      const data = await this.client.call<{ item?: { path?: string } }>('library.exists', {
+        query: { tmdbid: Number(id), mtype: kind ? typeName(kind) : undefined },
+        signal,
+      });
       return { present: !!data?.item, path: data?.item?.path ?? null };
     } catch (error) {
       if (error instanceof HostOperationError) return { present: false, path: null };
@@ -36,25 +50,55 @@ export class V2HostView {
   }
 
   async downloadHistory(signal?: AbortSignal): Promise<V2DownloadHistory[]> {
-    return (await this.client.call<V2DownloadHistory[]>('history.download', { query: { page: 1, count: 100 }, signal })) ?? [];
+    return (
+      (await this.client.call<V2DownloadHistory[]>('history.download', { query: { page: 1, count: 100 }, signal })) ??
+      []
+    );
   }
 
   async transfers(signal?: AbortSignal): Promise<V2TransferHistory[]> {
-    const data = await this.client.call<{ list?: V2TransferHistory[] }>('history.transfer', { query: { page: 1, count: 100 }, signal });
+    const data = await this.client.call<{ list?: V2TransferHistory[] }>('history.transfer', {
+      query: { page: 1, count: 100 },
+      signal,
+    });
     return data?.list ?? [];
   }
 
   /** Every download the host knows (active and history), with status, joined with the adapter's tracking. */
-  async downloads(signal?: AbortSignal): Promise<Array<{ job: DownloadJob; tracked: TrackedDownload | undefined; history: V2DownloadHistory | undefined; key: string | null }>> {
-    const [active, history, transfers, tracking] = await Promise.all([this.active(signal), this.downloadHistory(signal), this.transfers(signal), this.tracking.read()]);
-    const hashes = new Set<string>([...active.map((a) => a.hash ?? ''), ...history.map((h) => h.download_hash ?? '')].filter(Boolean));
+  async downloads(signal?: AbortSignal): Promise<
+    Array<{
+      job: DownloadJob;
+      tracked: TrackedDownload | undefined;
+      history: V2DownloadHistory | undefined;
+      key: string | null;
+    }>
+  > {
+    const [active, history, transfers, tracking] = await Promise.all([
+      this.active(signal),
+      this.downloadHistory(signal),
+      this.transfers(signal),
+      this.tracking.read(),
+    ]);
+    const hashes = new Set<string>(
+      [...active.map((a) => a.hash ?? ''), ...history.map((h) => h.download_hash ?? '')].filter(Boolean),
+    );
     const out = [];
     for (const hash of hashes) {
       const a = active.find((x) => x.hash === hash);
       const h = history.find((x) => x.download_hash === hash);
       const tracked = tracking.downloads[hash];
-      const transfer = transfers.filter((t) => t.download_hash === hash).sort((x, y) => Number(y.status) - Number(x.status))[0];
-      const entity = tracked?.mediaEntityId ?? (h?.tmdbid ? `tmdb:${h.tmdbid}` : a?.media?.tmdbid ? `tmdb:${a.media.tmdbid}` : h?.doubanid ? `douban:${h.doubanid}` : 'tmdb:0');
+      const transfer = transfers
+        .filter((t) => t.download_hash === hash)
+        .sort((x, y) => Number(y.status) - Number(x.status))[0];
+      const entity =
+        tracked?.mediaEntityId ??
+        (h?.tmdbid
+          ? `tmdb:${h.tmdbid}`
+          : a?.media?.tmdbid
+            ? `tmdb:${a.media.tmdbid}`
+            : h?.doubanid
+              ? `douban:${h.doubanid}`
+              : 'tmdb:0');
       const status = downloadStatus(a, transfer, tracked?.cancelled ?? false);
       const progress = a ? Math.min(1, Math.max(0, (a.progress ?? 0) / 100)) : status === 'queued' ? 0 : 1;
       out.push({
@@ -89,7 +133,10 @@ export class V2HostView {
     return (
       all.find((d) => d.tracked?.planId === planId) ??
       (payload.hash ? all.find((d) => d.job.id === payload.hash) : undefined) ??
-      all.find((d) => d.job.releaseName === payload.releaseName && (d.job.sizeBytes === payload.sizeBytes || d.job.sizeBytes === 0))
+      all.find(
+        (d) =>
+          d.job.releaseName === payload.releaseName && (d.job.sizeBytes === payload.sizeBytes || d.job.sizeBytes === 0),
+      )
     );
   }
 }

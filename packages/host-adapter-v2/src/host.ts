@@ -1,4 +1,15 @@
-import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentContainer, type AgentHost, type AgentOptions, type Capability, type GoalFacts } from '@media-agent/sdk';
+import {
+  createAgentContainer,
+  DefaultCapabilityRegistry,
+  PolicyAuthorizer,
+  resolvePort,
+  Tokens,
+  type AgentContainer,
+  type AgentHost,
+  type AgentOptions,
+  type Capability,
+  type GoalFacts,
+} from '@media-agent/sdk';
 import { MemoryStorage } from '@media-agent/sdk/storage';
 import { registerStandardCapabilities } from '@media-agent/sdk/media';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';
@@ -11,7 +22,12 @@ import { HostAuthError, HostHttpError, HostOperationError, HostVersionError } fr
 import { compareV2Versions, parseV2Version, V2_MIN_VERSION, type V2HostContract } from './host-contract';
 import { V2_OPERATIONS, type V2Operation, type V2OperationId } from './operations';
 import { V2GoalFacts } from './facts';
-import { discoverV2PluginCapabilities, V2PluginDefinitionError, V2PluginHost, type V2PluginDeclaration } from './plugins';
+import {
+  discoverV2PluginCapabilities,
+  V2PluginDefinitionError,
+  V2PluginHost,
+  type V2PluginDeclaration,
+} from './plugins';
 import { V2CapabilityRegistry } from './registry';
 import { startAfter } from './start-check';
 import { V2Tracking } from './tracking';
@@ -54,7 +70,9 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
    * made by `defineV2PluginCapability` (registered by `host.start()` after discovery, so they may
    * declare any route of the host's document; with `false`, only `V2_OPERATIONS` routes, registered at once).
    */
-  plugins?: false | { declarations?: Record<string, V2PluginDeclaration>; capabilities?: readonly Capability<any, any>[] };
+  plugins?:
+    | false
+    | { declarations?: Record<string, V2PluginDeclaration>; capabilities?: readonly Capability<any, any>[] };
 }
 
 /** What {@link createV2AgentHost} returns. @public */
@@ -116,7 +134,10 @@ const CORE_OPERATIONS: readonly V2OperationId[] = ['media.search', 'search.media
  * (API token; `version`), then `GET /api/v1/system/env` (a superuser login; `data.VERSION`). The first
  * route is also the API token's check: a 401 there (`API_KEY校验不通过`) is `HOST_AUTH_FAILED`.
  */
-async function detectVersion(client: V2HostClient, contract: V2HostContract): Promise<{ version: string | null; source: string | null }> {
+async function detectVersion(
+  client: V2HostClient,
+  contract: V2HostContract,
+): Promise<{ version: string | null; source: string | null }> {
   for (const [id, pick] of [
     ['system.status', (b: unknown) => (b as { version?: unknown } | null)?.version],
     ['system.env', (b: unknown) => (b as { VERSION?: unknown } | null)?.VERSION],
@@ -130,7 +151,8 @@ async function detectVersion(client: V2HostClient, contract: V2HostContract): Pr
     } catch (error) {
       // The host refused the credential itself (401 wrong API token, 403 bad login token): say so now.
       if (error instanceof HostAuthError && typeof error.details?.status === 'number') throw error;
-      if (error instanceof HostHttpError || error instanceof HostOperationError || error instanceof HostAuthError) continue; // not a superuser, or the route answers otherwise
+      if (error instanceof HostHttpError || error instanceof HostOperationError || error instanceof HostAuthError)
+        continue; // not a superuser, or the route answers otherwise
       throw error;
     }
   }
@@ -180,22 +202,54 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
     ...(options.logger && !options.client?.logger ? { logger: options.logger } : {}),
   });
-  const status: V2HostStatus = { version: null, versionSource: null, operations: 0, unsupported: [], metadata: 'unknown', metadataMessage: null };
-  const warn = (message: string, details?: Record<string, unknown>) => (options.logger ?? { warn: () => undefined }).warn(message, details);
+  const status: V2HostStatus = {
+    version: null,
+    versionSource: null,
+    operations: 0,
+    unsupported: [],
+    metadata: 'unknown',
+    metadataMessage: null,
+  };
+  const warn = (message: string, details?: Record<string, unknown>) =>
+    (options.logger ?? { warn: () => undefined }).warn(message, details);
   const storage = options.storage ?? new MemoryStorage();
   const tracking = new V2Tracking(storage);
   const view = new V2HostView(client, tracking);
   let facts: V2GoalFacts | undefined;
   const goalFacts: GoalFacts = { forRun: (runId, signal) => facts!.forRun(runId, signal) };
   const supers = options.superusers ?? ['user:admin'];
-  const isSuperuser: SuperuserResolver = typeof supers === 'function' ? (supers as SuperuserResolver) : (actor) => (supers as readonly string[]).includes(actor);
-  const { plugins: _plugins, url: _url, auth: _auth, credentials: _credentials, client: _client, superusers: _superusers, timeouts: _timeouts, readRetries: _readRetries, connections: _connections, ...sdkOptions } = options;
+  const isSuperuser: SuperuserResolver =
+    typeof supers === 'function'
+      ? (supers as SuperuserResolver)
+      : (actor) => (supers as readonly string[]).includes(actor);
+  const {
+    plugins: _plugins,
+    url: _url,
+    auth: _auth,
+    credentials: _credentials,
+    client: _client,
+    superusers: _superusers,
+    timeouts: _timeouts,
+    readRetries: _readRetries,
+    connections: _connections,
+    ...sdkOptions
+  } = options;
   const plugins: V2PluginHost = new V2PluginHost({
     client,
     authorizer: (): V2SuperuserAuthorizer => authorizer,
-    services: () => ({ storage: resolvePort(container, Tokens.StorageAdapter), ids: resolvePort(container, Tokens.IdGenerator), clock: resolvePort(container, Tokens.Clock) }),
+    services: () => ({
+      storage: resolvePort(container, Tokens.StorageAdapter),
+      ids: resolvePort(container, Tokens.IdGenerator),
+      clock: resolvePort(container, Tokens.Clock),
+    }),
   });
-  const authorizer: V2SuperuserAuthorizer = new V2SuperuserAuthorizer(new PolicyAuthorizer(), new Set(V2_ADMIN_ONLY_CAPABILITIES), isSuperuser, () => client.credentialIsSuperuser, (id) => plugins.routesOf(id));
+  const authorizer: V2SuperuserAuthorizer = new V2SuperuserAuthorizer(
+    new PolicyAuthorizer(),
+    new Set(V2_ADMIN_ONLY_CAPABILITIES),
+    isSuperuser,
+    () => client.credentialIsSuperuser,
+    (id) => plugins.routesOf(id),
+  );
   let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
@@ -238,7 +292,10 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
     if (options.plugins !== false) await registerPlugins(client, plugins, options.plugins ?? {}, registerPlugin, warn);
     await checkMetadata(client, status);
     view.metadataUnreachable = status.metadata === 'unreachable';
-    if (view.metadataUnreachable) warn(`the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`);
+    if (view.metadataUnreachable)
+      warn(
+        `the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`,
+      );
   };
   startAfter(host, check);
   return {
@@ -266,11 +323,18 @@ async function registerPlugins(
   try {
     const found = await discoverV2PluginCapabilities(client, options.declarations ?? {});
     plugins.document = found.document;
-    for (const s of found.skipped) warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', { capabilityId: s.capabilityId, code: s.error.code, error: s.error.message });
+    for (const s of found.skipped)
+      warn('a MoviePilot plugin route was left out: its input schema cannot be offered to model providers', {
+        capabilityId: s.capabilityId,
+        code: s.error.code,
+        error: s.error.message,
+      });
     for (const c of found.capabilities) register(c);
   } catch (error) {
     if (error instanceof V2PluginDefinitionError) throw error;
-    warn('MoviePilot plugin APIs were not read; no plugin capabilities', { error: error instanceof Error ? error.message : String(error) });
+    warn('MoviePilot plugin APIs were not read; no plugin capabilities', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   for (const c of options.capabilities ?? []) register(c);
 }
@@ -281,10 +345,14 @@ async function connect(client: V2HostClient): Promise<V2HostStatus> {
   const unsupported = Object.values(V2_OPERATIONS as Record<string, V2Operation>)
     .filter((o) => !contract.has(o.method, o.path))
     .map((o) => o.id);
-  const core = CORE_OPERATIONS.map((id) => V2_OPERATIONS[id] as V2Operation).filter((o) => contract.has(o.method, o.path));
+  const core = CORE_OPERATIONS.map((id) => V2_OPERATIONS[id] as V2Operation).filter((o) =>
+    contract.has(o.method, o.path),
+  );
   const closed = core.filter((o) => !client.accepts(contract.security(o.method, o.path) ?? []));
   if (closed.length > 0) {
-    const needsLogin = closed.every((o) => (contract.security(o.method, o.path) ?? []).includes('OAuth2PasswordBearer'));
+    const needsLogin = closed.every((o) =>
+      (contract.security(o.method, o.path) ?? []).includes('OAuth2PasswordBearer'),
+    );
     throw new HostAuthError(
       needsLogin
         ? `this MoviePilot host's standard routes (${closed.map((o) => `${o.method} ${o.path}`).join(', ')}) accept only a login (OAuth2PasswordBearer), not the API token: configure a user name and password (auth.username/password; CLI --user/--password), with the API token too for plugin routes. Nothing was sent.`
@@ -296,10 +364,25 @@ async function connect(client: V2HostClient): Promise<V2HostStatus> {
   const { version, source } = await detectVersion(client, contract);
   if (version !== null) {
     const major = parseV2Version(version)![0];
-    if (major !== 2) throw new HostVersionError(version, `MoviePilot ${version} is not a 2.x host: this adapter supports MoviePilot 2.x from v${V2_MIN_VERSION} (use @media-agent/host-adapter-v3 for 3.x)`);
-    if (compareV2Versions(version, V2_MIN_VERSION) < 0) throw new HostVersionError(version, `MoviePilot ${version} is older than the oldest supported version, v${V2_MIN_VERSION}: update the host to v${V2_MIN_VERSION} or later`);
+    if (major !== 2)
+      throw new HostVersionError(
+        version,
+        `MoviePilot ${version} is not a 2.x host: this adapter supports MoviePilot 2.x from v${V2_MIN_VERSION} (use @media-agent/host-adapter-v3 for 3.x)`,
+      );
+    if (compareV2Versions(version, V2_MIN_VERSION) < 0)
+      throw new HostVersionError(
+        version,
+        `MoviePilot ${version} is older than the oldest supported version, v${V2_MIN_VERSION}: update the host to v${V2_MIN_VERSION} or later`,
+      );
   }
-  return { version, versionSource: source, operations: contract.size, unsupported, metadata: 'unknown', metadataMessage: null };
+  return {
+    version,
+    versionSource: source,
+    operations: contract.size,
+    unsupported,
+    metadata: 'unknown',
+    metadataMessage: null,
+  };
 }
 
 /** The host's own network test of TMDB (`GET /api/v1/system/nettest`), when the credentials open it. */
@@ -308,12 +391,23 @@ async function checkMetadata(client: V2HostClient, status: V2HostStatus): Promis
   const op = V2_OPERATIONS['system.nettest'] as V2Operation;
   const security = contract?.security(op.method, op.path);
   if (!contract || !security || !client.accepts(security)) return;
-  const params = new Set(((contract.document.paths as Record<string, Record<string, { parameters?: Array<{ name: string }> }>>)[op.path]?.get?.parameters ?? []).map((p) => p.name));
+  const params = new Set(
+    (
+      (contract.document.paths as Record<string, Record<string, { parameters?: Array<{ name: string }> }>>)[op.path]
+        ?.get?.parameters ?? []
+    ).map((p) => p.name),
+  );
   try {
-    const answer = (await client.call('system.nettest', { query: { url: TMDB_TEST_URL, ...(params.has('proxy') ? { proxy: true } : {}) } })) as { success?: unknown; message?: unknown } | null;
+    const answer = (await client.call('system.nettest', {
+      query: { url: TMDB_TEST_URL, ...(params.has('proxy') ? { proxy: true } : {}) },
+    })) as { success?: unknown; message?: unknown } | null;
     if (typeof answer?.success !== 'boolean') return;
     status.metadata = answer.success ? 'reachable' : 'unreachable';
-    status.metadataMessage = answer.success ? null : typeof answer.message === 'string' && answer.message ? answer.message : null;
+    status.metadataMessage = answer.success
+      ? null
+      : typeof answer.message === 'string' && answer.message
+        ? answer.message
+        : null;
   } catch {
     // The check is advisory: a host that cannot run it leaves the state unknown.
   }

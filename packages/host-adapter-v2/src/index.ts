@@ -11,12 +11,43 @@
  */
 export const HOST_GENERATION = 'v2' as const;
 
-export { HostAuthError, HostContractError, HostHttpError, HostOperationError, HostOptionsError, HostTransportError, HostUnreachableError, HostUnsupportedError, HostVersionError } from './errors';
+export {
+  HostAuthError,
+  HostContractError,
+  HostHttpError,
+  HostOperationError,
+  HostOptionsError,
+  HostTransportError,
+  HostUnreachableError,
+  HostUnsupportedError,
+  HostVersionError,
+} from './errors';
 export { V2_ERROR_CODES, type V2ErrorCode } from './error-codes';
 export { V2HostContract, V2_MIN_VERSION, compareV2Versions, parseV2Version } from './host-contract';
-export { V2_LOGIN_PATH, V2_OPENAPI_PATH, V2_OPERATIONS, V2_SUPERUSER_ROUTES, v2RouteEffect, type V2Operation, type V2OperationId, type V2RouteEffect, type V2SecurityScheme } from './operations';
-export { V2HostClient, type V2CallParams, type V2ClientOptions, type V2ClientStats, type V2Credentials } from './client';
-export { V2SuperuserAuthorizer, HOST_SUPERUSER_REQUIRED, type SuperuserResolver, type V2CapabilityRoutes } from './authorizer';
+export {
+  V2_LOGIN_PATH,
+  V2_OPENAPI_PATH,
+  V2_OPERATIONS,
+  V2_SUPERUSER_ROUTES,
+  v2RouteEffect,
+  type V2Operation,
+  type V2OperationId,
+  type V2RouteEffect,
+  type V2SecurityScheme,
+} from './operations';
+export {
+  V2HostClient,
+  type V2CallParams,
+  type V2ClientOptions,
+  type V2ClientStats,
+  type V2Credentials,
+} from './client';
+export {
+  V2SuperuserAuthorizer,
+  HOST_SUPERUSER_REQUIRED,
+  type SuperuserResolver,
+  type V2CapabilityRoutes,
+} from './authorizer';
 export { verifyV2DownloadSubmit, verifyV2OrganizeExecute } from './standard/verifiers';
 export {
   defineV2PluginCapability,
@@ -42,4 +73,10 @@ export {
 } from './plugins';
 export { V2CapabilityRegistry } from './registry';
 export { V2Tracking, type TrackedDownload, type TrackedRun, type V2TrackingState } from './tracking';
-export { createV2AgentHost, V2_ADMIN_ONLY_CAPABILITIES, type V2AgentHost, type V2AgentHostOptions, type V2HostStatus } from './host';
+export {
+  createV2AgentHost,
+  V2_ADMIN_ONLY_CAPABILITIES,
+  type V2AgentHost,
+  type V2AgentHostOptions,
+  type V2HostStatus,
+} from './host';

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { MediaStateError, type DownloadJob, type MediaItem, type MediaKind, type OrganizeRecord, type Release } from '@media-agent/sdk/media';
+import {
+  MediaStateError,
+  type DownloadJob,
+  type MediaItem,
+  type MediaKind,
+  type OrganizeRecord,
+  type Release,
+} from '@media-agent/sdk/media';
 
 /** MoviePilot 2.x `MediaInfo` fields the adapter reads. */
 export interface V2MediaInfo {
@@ -37,13 +44,19 @@ export interface V2Context {
 }
 
 /** V2 `type` strings (电影 / 电视剧) ↔ media kind. */
-export const kindOf = (type: string | null | undefined): MediaKind => (type === '电视剧' || type === 'tv' ? 'tv' : 'movie');
+export const kindOf = (type: string | null | undefined): MediaKind =>
+  type === '电视剧' || type === 'tv' ? 'tv' : 'movie';
 /** Media kind → the V2 `type_name` / `mtype` value. */
 export const typeName = (kind: MediaKind | undefined): string => (kind === 'tv' ? '电视剧' : '电影');
 
 /** V2 identifies media by TMDB, Douban (and Bangumi) ids: `tmdb:693134`, `douban:35575567`. */
 export function v2MediaId(source: string, id: string): string {
-  if (source !== 'tmdb' && source !== 'douban' && source !== 'bangumi') throw new MediaStateError('MEDIA_NOT_FOUND', `MoviePilot 2.x identifies media by TMDB, Douban or Bangumi ids, not ${source}`, { mediaSource: source });
+  if (source !== 'tmdb' && source !== 'douban' && source !== 'bangumi')
+    throw new MediaStateError(
+      'MEDIA_NOT_FOUND',
+      `MoviePilot 2.x identifies media by TMDB, Douban or Bangumi ids, not ${source}`,
+      { mediaSource: source },
+    );
   return `${source}:${id}`;
 }
 
@@ -78,7 +91,10 @@ export function mediaItem(info: V2MediaInfo, inLibrary: boolean): MediaItem | un
 
 /** Stable release id of a torrent: `r` + 20 hex of SHA-256(site | enclosure | title). */
 export function releaseIdOf(t: V2TorrentInfo): string {
-  return `r${createHash('sha256').update(`${t.site_name ?? ''}|${t.enclosure ?? ''}|${t.title ?? ''}`).digest('hex').slice(0, 20)}`;
+  return `r${createHash('sha256')
+    .update(`${t.site_name ?? ''}|${t.enclosure ?? ''}|${t.title ?? ''}`)
+    .digest('hex')
+    .slice(0, 20)}`;
 }
 
 /** The info hash of a magnet link, when the enclosure is one. */
@@ -96,8 +112,20 @@ export function releaseOf(t: V2TorrentInfo, entity: string, inLibrary: boolean):
     mediaEntityId: entity,
     site: t.site_name ?? '',
     sizeBytes: Math.max(0, Math.round(t.size ?? 0)),
-    resolution: /2160p|4k|uhd/i.test(name) ? '2160p' : /1080[pi]/i.test(name) ? '1080p' : /720p/i.test(name) ? '720p' : '480p',
-    source: /remux/i.test(name) ? 'Remux' : /blu-?ray|bdrip/i.test(name) ? 'BluRay' : /hdtv/i.test(name) ? 'HDTV' : 'WEB-DL',
+    resolution: /2160p|4k|uhd/i.test(name)
+      ? '2160p'
+      : /1080[pi]/i.test(name)
+        ? '1080p'
+        : /720p/i.test(name)
+          ? '720p'
+          : '480p',
+    source: /remux/i.test(name)
+      ? 'Remux'
+      : /blu-?ray|bdrip/i.test(name)
+        ? 'BluRay'
+        : /hdtv/i.test(name)
+          ? 'HDTV'
+          : 'WEB-DL',
     codec: /x265|h\.?265|hevc/i.test(name) ? 'H.265' : 'H.264',
     hdr: /hdr|dolby.?vision|\bdv\b/i.test(name),
     season: season ? Number(season) : null,
@@ -146,7 +174,8 @@ export interface V2TransferHistory {
 }
 
 /** A V2 date string (`YYYY-MM-DD HH:MM:SS`, host time taken as UTC) in ms; 0 when absent. */
-export const msOf = (date: string | null | undefined): number => (date ? Date.parse(`${date.replace(' ', 'T')}Z`) || 0 : 0);
+export const msOf = (date: string | null | undefined): number =>
+  date ? Date.parse(`${date.replace(' ', 'T')}Z`) || 0 : 0;
 
 /** A transfer history record as a standard organize record. */
 export function organizeRecord(t: V2TransferHistory, planId: string | null): OrganizeRecord {
@@ -166,7 +195,11 @@ export function organizeRecord(t: V2TransferHistory, planId: string | null): Org
 }
 
 /** Status of a download from the host's lists: active list, download history, transfer history. */
-export function downloadStatus(active: V2Downloading | undefined, transfer: V2TransferHistory | undefined, cancelled: boolean): DownloadJob['status'] {
+export function downloadStatus(
+  active: V2Downloading | undefined,
+  transfer: V2TransferHistory | undefined,
+  cancelled: boolean,
+): DownloadJob['status'] {
   if (cancelled) return 'removed';
   if (active) {
     if (active.state === 'paused' || active.state === 'error') return 'stalled';

@@ -31,9 +31,24 @@ const ALL: readonly V2SecurityScheme[] = ['OAuth2PasswordBearer', 'api_key_query
 const READ_MS = 30_000;
 const WRITE_MS = 60_000;
 
-function op(id: string, method: V2Operation['method'], path: string, envelope: V2Operation['envelope'], extra: Partial<Pick<V2Operation, 'superuser' | 'timeoutMs' | 'write' | 'security'>> = {}): V2Operation {
+function op(
+  id: string,
+  method: V2Operation['method'],
+  path: string,
+  envelope: V2Operation['envelope'],
+  extra: Partial<Pick<V2Operation, 'superuser' | 'timeoutMs' | 'write' | 'security'>> = {},
+): V2Operation {
   const write = extra.write ?? method !== 'GET';
-  return Object.freeze({ id, method, path, envelope, security: extra.security ?? ALL, superuser: extra.superuser ?? false, write, timeoutMs: extra.timeoutMs ?? (write ? WRITE_MS : READ_MS) });
+  return Object.freeze({
+    id,
+    method,
+    path,
+    envelope,
+    security: extra.security ?? ALL,
+    superuser: extra.superuser ?? false,
+    write,
+    timeoutMs: extra.timeoutMs ?? (write ? WRITE_MS : READ_MS),
+  });
 }
 
 /**
@@ -56,7 +71,10 @@ export const V2_OPERATIONS = Object.freeze({
   'download.delete': op('download.delete', 'DELETE', '/api/v1/download/{hashString}', 'response'),
   'history.download': op('history.download', 'GET', '/api/v1/history/download', 'bare'),
   'history.transfer': op('history.transfer', 'GET', '/api/v1/history/transfer', 'response'),
-  'transfer.manual': op('transfer.manual', 'POST', '/api/v1/transfer/manual', 'response', { superuser: true, timeoutMs: 300_000 }),
+  'transfer.manual': op('transfer.manual', 'POST', '/api/v1/transfer/manual', 'response', {
+    superuser: true,
+    timeoutMs: 300_000,
+  }),
   'transfer.queue': op('transfer.queue', 'GET', '/api/v1/transfer/queue', 'bare'),
   'library.exists': op('library.exists', 'GET', '/api/v1/mediaserver/exists', 'response'),
   'subscribe.list': op('subscribe.list', 'GET', '/api/v1/subscribe/', 'bare'),
@@ -64,7 +82,9 @@ export const V2_OPERATIONS = Object.freeze({
   'subscribe.media': op('subscribe.media', 'GET', '/api/v1/subscribe/media/{mediaid}', 'bare'),
   'userconfig.get': op('userconfig.get', 'GET', '/api/v1/user/config/{key}', 'response'),
   'userconfig.set': op('userconfig.set', 'POST', '/api/v1/user/config/{key}', 'response'),
-  'system.status': op('system.status', 'GET', '/api/v3/system/status', 'bare', { security: ['api_key_query', 'api_key_header'] }),
+  'system.status': op('system.status', 'GET', '/api/v3/system/status', 'bare', {
+    security: ['api_key_query', 'api_key_header'],
+  }),
   'system.env': op('system.env', 'GET', '/api/v1/system/env', 'response', { superuser: true }),
   'system.nettest': op('system.nettest', 'GET', '/api/v1/system/nettest', 'bare', { timeoutMs: 45_000 }),
 } satisfies Record<string, V2Operation>);
@@ -126,14 +146,23 @@ export interface V2RouteEffect {
  * @returns the effect
  * @public
  */
-export function v2RouteEffect(route: string, security: readonly V2SecurityScheme[], raise: { write?: boolean; destructive?: boolean } = {}): V2RouteEffect {
+export function v2RouteEffect(
+  route: string,
+  security: readonly V2SecurityScheme[],
+  raise: { write?: boolean; destructive?: boolean } = {},
+): V2RouteEffect {
   const method = route.slice(0, route.indexOf(' '));
   const path = route.slice(route.indexOf(' ') + 1);
-  const row = Object.values(V2_OPERATIONS).find((o) => o.method === method && o.path === path) as V2Operation | undefined;
+  const row = Object.values(V2_OPERATIONS).find((o) => o.method === method && o.path === path) as
+    | V2Operation
+    | undefined;
   const destructive = method === 'DELETE' || raise.destructive === true;
   return Object.freeze({
     route,
-    superuser: V2_SUPERUSER_ROUTES.includes(route) || row?.superuser === true || (security.length > 0 && !security.includes('OAuth2PasswordBearer')),
+    superuser:
+      V2_SUPERUSER_ROUTES.includes(route) ||
+      row?.superuser === true ||
+      (security.length > 0 && !security.includes('OAuth2PasswordBearer')),
     write: destructive || method !== 'GET' || row?.write === true || raise.write === true,
     destructive,
   });

@@ -14,11 +14,21 @@ export function planInspectCapability(plans: PlanService): Capability {
     kind: 'read',
     replay: 'safe',
     input: Type.Object({ planId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
-    output: Type.Object({ planId: Type.String(), type: Type.String(), downloadId: Type.Union([Type.String(), Type.Null()]), mediaEntityId: Type.Union([Type.String(), Type.Null()]) }),
+    output: Type.Object({
+      planId: Type.String(),
+      type: Type.String(),
+      downloadId: Type.Union([Type.String(), Type.Null()]),
+      mediaEntityId: Type.Union([Type.String(), Type.Null()]),
+    }),
     handler: async (input) => {
       const plan = await plans.get(input.planId);
       const payload = plan.payload as { downloadId?: string; hash?: string | null };
-      return { planId: plan.id, type: plan.type, downloadId: payload.downloadId ?? payload.hash ?? null, mediaEntityId: plan.mediaEntityId };
+      return {
+        planId: plan.id,
+        type: plan.type,
+        downloadId: payload.downloadId ?? payload.hash ?? null,
+        mediaEntityId: plan.mediaEntityId,
+      };
     },
   }) as unknown as Capability;
 }

@@ -1,10 +1,32 @@
-import { defineCapability, isMediaAgentError, MediaAgentError, type Capability, type CapabilityDefinition, type CapabilityKind, type Clock, type HandlerContext, type IdGenerator, type InvocationResult, type InvocationTarget, type PendingOutcome, type ReplayPolicy, type StorageAdapter, type Verifier } from '@media-agent/sdk';
+import {
+  defineCapability,
+  isMediaAgentError,
+  MediaAgentError,
+  type Capability,
+  type CapabilityDefinition,
+  type CapabilityKind,
+  type Clock,
+  type HandlerContext,
+  type IdGenerator,
+  type InvocationResult,
+  type InvocationTarget,
+  type PendingOutcome,
+  type ReplayPolicy,
+  type StorageAdapter,
+  type Verifier,
+} from '@media-agent/sdk';
 import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
 import type { V2CallParams, V2HostClient } from './client';
-import { v2RouteEffect, V2_OPERATIONS, type V2Operation, type V2RouteEffect, type V2SecurityScheme } from './operations';
+import {
+  v2RouteEffect,
+  V2_OPERATIONS,
+  type V2Operation,
+  type V2RouteEffect,
+  type V2SecurityScheme,
+} from './operations';
 import type { V2ErrorCode } from './error-codes';
 
 /**
@@ -37,7 +59,11 @@ export interface V2PluginDeclaration {
   /** Output schema (default `{ status: 'ok', data: unknown }`). */
   output?: TSchema;
   /** Maps the declared input to the request (needed when `input` is declared). */
-  toRequest?: (input: any) => { path?: Record<string, string | number>; query?: Record<string, string | number | boolean | undefined>; body?: unknown };
+  toRequest?: (input: any) => {
+    path?: Record<string, string | number>;
+    query?: Record<string, string | number | boolean | undefined>;
+    body?: unknown;
+  };
   /** Maps the host's answer to the declared output (default: `{ status: 'ok', data }`). */
   fromResponse?: (data: unknown) => unknown;
   /** Read-only verifier for unknown outcomes. */
@@ -77,10 +103,38 @@ export interface V2SkippedPluginRoute {
 }
 
 /** The host's own routes under `/api/v1/plugin/` (plugin management), which are not plugin APIs. */
-const HOST_PLUGIN_ROUTES = new Set(['clone', 'dashboard', 'folders', 'form', 'install', 'installed', 'page', 'reload', 'reset', 'sidebar_nav', 'statistic']);
+const HOST_PLUGIN_ROUTES = new Set([
+  'clone',
+  'dashboard',
+  'folders',
+  'form',
+  'install',
+  'installed',
+  'page',
+  'reload',
+  'reset',
+  'sidebar_nav',
+  'statistic',
+]);
 
 /** The parts of a host's OpenAPI document the plugin discovery reads. @public */
-export type V2OpenApiDocument = { paths: Record<string, Record<string, { summary?: string; description?: string; parameters?: Array<{ in: string; name: string; required?: boolean; schema?: unknown }>; requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; security?: Array<Record<string, string[]>> }>>; components?: { schemas?: Record<string, unknown> } };
+export type V2OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        summary?: string;
+        description?: string;
+        parameters?: Array<{ in: string; name: string; required?: boolean; schema?: unknown }>;
+        requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+        responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+        security?: Array<Record<string, string[]>>;
+      }
+    >
+  >;
+  components?: { schemas?: Record<string, unknown> };
+};
 
 /**
  * The capability id of a plugin route: `plugin.<PluginID>.<path>`, `/` → `.`, other characters
@@ -119,7 +173,9 @@ export function pluginRoutes(doc: V2OpenApiDocument): V2PluginRoute[] {
         method: method.toUpperCase() as V2PluginRoute['method'],
         path,
         security,
-        enveloped: (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref === '#/components/schemas/Response',
+        enveloped:
+          (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref ===
+          '#/components/schemas/Response',
         effect: v2RouteEffect(`${method.toUpperCase()} ${path}`, security),
       });
     }
@@ -137,7 +193,9 @@ function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): u
     if (seen.includes(name) || seen.length > 8) return {};
     return inline(doc.components?.schemas?.[name] ?? {}, doc, [...seen, name]);
   }
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'default' || k === 'examples' ? v : inline(v, doc, seen)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === 'default' || k === 'examples' ? v : inline(v, doc, seen)]),
+  );
 }
 
 /**
@@ -168,13 +226,24 @@ function inline(schema: unknown, doc: V2OpenApiDocument, seen: string[] = []): u
  * @returns see {@link V2PluginDiscovery}
  * @public
  */
-export async function discoverV2PluginCapabilities(client: V2HostClient, declarations: Record<string, V2PluginDeclaration> = {}): Promise<V2PluginDiscovery> {
+export async function discoverV2PluginCapabilities(
+  client: V2HostClient,
+  declarations: Record<string, V2PluginDeclaration> = {},
+): Promise<V2PluginDiscovery> {
   const doc = (await client.loadContract()).document as unknown as V2OpenApiDocument;
   const routes = pluginRoutes(doc)
     .filter((r) => client.accepts(r.security))
     .map((r) => {
       const effect = declarations[r.capabilityId]?.effect;
-      return effect ? { ...r, effect: v2RouteEffect(`${r.method} ${r.path}`, r.security, { write: true, destructive: effect === 'destructive' }) } : r;
+      return effect
+        ? {
+            ...r,
+            effect: v2RouteEffect(`${r.method} ${r.path}`, r.security, {
+              write: true,
+              destructive: effect === 'destructive',
+            }),
+          }
+        : r;
     });
   const skipped: V2SkippedPluginRoute[] = [];
   const served: V2PluginRoute[] = [];
@@ -184,7 +253,11 @@ export async function discoverV2PluginCapabilities(client: V2HostClient, declara
       capabilities.push(pluginCapability(client, doc, route, declarations[route.capabilityId] ?? {}));
       served.push(route);
     } catch (error) {
-      if (!isMediaAgentError(error, 'CAPABILITY_SCHEMA_UNSUPPORTED') && !isMediaAgentError(error, 'CAPABILITY_DEFINITION_INVALID')) throw error;
+      if (
+        !isMediaAgentError(error, 'CAPABILITY_SCHEMA_UNSUPPORTED') &&
+        !isMediaAgentError(error, 'CAPABILITY_DEFINITION_INVALID')
+      )
+        throw error;
       skipped.push({ capabilityId: route.capabilityId, error: { code: error.code, message: error.message } });
     }
   }
@@ -192,14 +265,26 @@ export async function discoverV2PluginCapabilities(client: V2HostClient, declara
 }
 
 /** One plugin route as a capability (throws what `defineCapability` throws, and `PLUGIN_KIND_TOO_WEAK`). */
-function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V2PluginRoute, d: V2PluginDeclaration): Capability {
+function pluginCapability(
+  client: V2HostClient,
+  doc: V2OpenApiDocument,
+  route: V2PluginRoute,
+  d: V2PluginDeclaration,
+): Capability {
   const op = doc.paths[route.path]![route.method.toLowerCase()]!;
   const read = !route.effect.write;
   const params = op.parameters ?? [];
   const group = (where: string) => {
     const ps = params.filter((p) => p.in === where);
     if (ps.length === 0) return undefined;
-    return Type.Object(Object.fromEntries(ps.map((p) => [p.name, p.required ? (inline(p.schema ?? {}, doc) as TSchema) : Type.Optional(inline(p.schema ?? {}, doc) as TSchema)])));
+    return Type.Object(
+      Object.fromEntries(
+        ps.map((p) => [
+          p.name,
+          p.required ? (inline(p.schema ?? {}, doc) as TSchema) : Type.Optional(inline(p.schema ?? {}, doc) as TSchema),
+        ]),
+      ),
+    );
   };
   const pathSchema = group('path');
   const querySchema = group('query');
@@ -209,20 +294,34 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
     Type.Object(
       {
         ...(pathSchema ? { path: pathSchema } : {}),
-        ...(querySchema ? { query: params.some((p) => p.in === 'query' && p.required) ? querySchema : Type.Optional(querySchema) } : {}),
-        ...(bodySchema ? { body: op.requestBody?.required ? (inline(bodySchema, doc) as TSchema) : Type.Optional(inline(bodySchema, doc) as TSchema) } : {}),
+        ...(querySchema
+          ? { query: params.some((p) => p.in === 'query' && p.required) ? querySchema : Type.Optional(querySchema) }
+          : {}),
+        ...(bodySchema
+          ? {
+              body: op.requestBody?.required
+                ? (inline(bodySchema, doc) as TSchema)
+                : Type.Optional(inline(bodySchema, doc) as TSchema),
+            }
+          : {}),
       },
       { additionalProperties: false },
     );
   const output = d.output ?? Type.Object({ status: Type.Literal('ok'), data: Type.Unknown() });
   const kind = d.kind ?? (read ? 'read' : 'execute');
   if (route.effect.write && kind !== 'execute')
-    throw new V2PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', route.capabilityId, `${route.capabilityId} sends ${route.effect.route} (a write) but is declared kind ${kind}: a capability that may write must be kind execute`);
+    throw new V2PluginDefinitionError(
+      'PLUGIN_KIND_TOO_WEAK',
+      route.capabilityId,
+      `${route.capabilityId} sends ${route.effect.route} (a write) but is declared kind ${kind}: a capability that may write must be kind execute`,
+    );
   const capability = defineCapability({
     id: route.capabilityId,
     version: 1,
     title: d.title ?? op.summary ?? `${route.pluginId} ${route.method} ${route.path}`,
-    description: d.description ?? `${op.summary ?? ''} ${op.description ?? ''} (MoviePilot plugin ${route.pluginId}: ${route.method} ${route.path})`.trim(),
+    description:
+      d.description ??
+      `${op.summary ?? ''} ${op.description ?? ''} (MoviePilot plugin ${route.pluginId}: ${route.method} ${route.path})`.trim(),
     kind,
     replay: d.replay ?? (kind === 'read' || kind === 'preview' ? 'safe' : 'never'),
     input,
@@ -235,8 +334,20 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
     handler: async (i: any, ctx) => {
       const req = d.toRequest ? d.toRequest(i) : { path: i.path, query: i.query, body: i.body };
       const data = await client.send(
-        { id: route.capabilityId, method: route.method, path: route.path, envelope: route.enveloped ? 'response' : 'bare', security: route.security, write: route.effect.write },
-        { ...(req.path ? { pathParams: req.path } : {}), ...(req.query ? { query: req.query } : {}), ...(req.body !== undefined ? { body: req.body } : {}), signal: ctx.signal },
+        {
+          id: route.capabilityId,
+          method: route.method,
+          path: route.path,
+          envelope: route.enveloped ? 'response' : 'bare',
+          security: route.security,
+          write: route.effect.write,
+        },
+        {
+          ...(req.path ? { pathParams: req.path } : {}),
+          ...(req.query ? { query: req.query } : {}),
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          signal: ctx.signal,
+        },
       );
       return (d.fromResponse ? d.fromResponse(data) : { status: 'ok', data }) as never;
     },
@@ -244,7 +355,6 @@ function pluginCapability(client: V2HostClient, doc: V2OpenApiDocument, route: V
   ROUTE_CAPABILITIES.set(capability, [route.effect]);
   return capability;
 }
-
 
 // ── plugin capabilities with a scoped client ──────────────────────────────────────────────────────
 
@@ -297,7 +407,11 @@ export class V2PluginOperationError extends MediaAgentError<V2ErrorCode> {
  *   routes) was registered on a V2 host.
  * @public
  */
-export type V2PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND_TOO_WEAK' | 'PLUGIN_NOT_BOUND' | 'PLUGIN_OPERATIONS_UNDECLARED';
+export type V2PluginDefinitionCode =
+  | 'PLUGIN_DECLARATION_INVALID'
+  | 'PLUGIN_KIND_TOO_WEAK'
+  | 'PLUGIN_NOT_BOUND'
+  | 'PLUGIN_OPERATIONS_UNDECLARED';
 
 /**
  * A plugin capability or declaration cannot be defined or registered as written (see {@link V2PluginDefinitionCode}).
@@ -348,7 +462,8 @@ export interface V2PluginContext extends HandlerContext {
  * the routes that client may send.
  * @public
  */
-export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Omit<CapabilityDefinition<I, O>, 'handler'> {
+export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema>
+  extends Omit<CapabilityDefinition<I, O>, 'handler'> {
   /**
    * Routes the handler may send ({@link V2RouteRef}): `METHOD /path-template` of the host's OpenAPI
    * document (plugin routes `/api/v1/plugin/<PluginID>/…` or host routes, e.g.
@@ -362,7 +477,10 @@ export interface V2PluginDefinition<I extends TSchema = TSchema, O extends TSche
   /** Raises the effect of declared routes (never lowers it), by route (`METHOD /path-template` or `V2_OPERATIONS` id): `write` or `destructive`. */
   effects?: Readonly<Record<string, 'write' | 'destructive'>>;
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: NoInfer<Static<I>>, ctx: V2PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
+  handler: (
+    input: NoInfer<Static<I>>,
+    ctx: V2PluginContext,
+  ) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**
@@ -440,30 +558,55 @@ const describeRoute = (route: unknown): string => (typeof route === 'string' ? r
  * ```
  * @public
  */
-export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(definition: V2PluginDefinition<I, O>): Capability<I, O> {
+export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(
+  definition: V2PluginDefinition<I, O>,
+): Capability<I, O> {
   const id = String((definition as { id?: unknown } | undefined)?.id);
   const declared = definition?.routes as unknown;
-  if (!Array.isArray(declared)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: routes must be a list of "METHOD /path-template", { method, path } or V2_OPERATIONS ids`);
+  if (!Array.isArray(declared))
+    throw new V2PluginDefinitionError(
+      'PLUGIN_DECLARATION_INVALID',
+      id,
+      `${id}: routes must be a list of "METHOD /path-template", { method, path } or V2_OPERATIONS ids`,
+    );
   const invalid = declared.filter((r) => normalizeRoute(r) === undefined);
   if (invalid.length > 0)
-    throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: ${invalid.map((r) => JSON.stringify(r)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} neither "METHOD /path-template", { method, path } nor a V2_OPERATIONS id`);
+    throw new V2PluginDefinitionError(
+      'PLUGIN_DECLARATION_INVALID',
+      id,
+      `${id}: ${invalid.map((r) => JSON.stringify(r)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} neither "METHOD /path-template", { method, path } nor a V2_OPERATIONS id`,
+    );
   const routes = Object.freeze([...new Set(declared.map((r) => normalizeRoute(r)!))]);
   const raise = new Map<string, { write: boolean; destructive: boolean }>();
   for (const [written, effect] of Object.entries(definition.effects ?? {})) {
     const route = normalizeRoute(written);
-    if (!route || !routes.includes(route)) throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: effects names ${JSON.stringify(written)}, which is not one of its routes`);
+    if (!route || !routes.includes(route))
+      throw new V2PluginDefinitionError(
+        'PLUGIN_DECLARATION_INVALID',
+        id,
+        `${id}: effects names ${JSON.stringify(written)}, which is not one of its routes`,
+      );
     raise.set(route, { write: true, destructive: effect === 'destructive' });
   }
   const writes = routes.filter((r) => v2RouteEffect(r, [], raise.get(r)).write);
   if (writes.length > 0 && definition.kind !== 'execute')
-    throw new V2PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', id, `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute`);
+    throw new V2PluginDefinitionError(
+      'PLUGIN_KIND_TOO_WEAK',
+      id,
+      `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute`,
+    );
   const { handler, routes: _routes, effects: _effects, ...rest } = definition;
-  if (typeof handler !== 'function') throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
+  if (typeof handler !== 'function')
+    throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
   const capability = defineCapability({
     ...(rest as Omit<CapabilityDefinition<I, O>, 'handler'>),
     routes,
     handler: async () => {
-      throw new V2PluginDefinitionError('PLUGIN_NOT_BOUND', id, `${id} is a V2 plugin capability: register it on the host.capabilities of createV2AgentHost, which gives it a scoped client`);
+      throw new V2PluginDefinitionError(
+        'PLUGIN_NOT_BOUND',
+        id,
+        `${id} is a V2 plugin capability: register it on the host.capabilities of createV2AgentHost, which gives it a scoped client`,
+      );
     },
   } as CapabilityDefinition<I, O>);
   PLUGINS.set(capability, { handler: handler as PluginHandler, raise });
@@ -545,7 +688,11 @@ export class V2PluginHost implements V2PluginBinder {
   readonly #pending = new WeakMap<object, readonly V2RouteEffect[]>();
   readonly #refusals = new Map<string, V2PluginOperationError>();
 
-  constructor(deps: { client: V2HostClient; authorizer: () => V2SuperuserAuthorizer; services: () => V2PluginServices }) {
+  constructor(deps: {
+    client: V2HostClient;
+    authorizer: () => V2SuperuserAuthorizer;
+    services: () => V2PluginServices;
+  }) {
     this.#client = deps.client;
     this.#authorizer = deps.authorizer;
     this.#services = deps.services;
@@ -570,22 +717,39 @@ export class V2PluginHost implements V2PluginBinder {
     if (!meta) return undefined;
     const plugin = capability as V2PluginCapability<any, any>;
     const resolved = new Map(plugin.routes.map((r) => [r, this.#resolve(plugin.id, r, meta.raise.get(r))]));
-    const { routes: _routes, handler: _unbound, modelInputSchema: _model, ...definition } = plugin as V2PluginCapability<any, any> & { modelInputSchema?: unknown };
+    const {
+      routes: _routes,
+      handler: _unbound,
+      modelInputSchema: _model,
+      ...definition
+    } = plugin as V2PluginCapability<any, any> & { modelInputSchema?: unknown };
     const bound = defineCapability({
       ...definition,
       handler: async (input: unknown, ctx: HandlerContext) => {
-        const client = new ScopedClient(this.#client, plugin.id, resolved, ctx, (route, code, message) => this.#refuse(plugin.id, ctx, route, code, message), this.#authorizer, this.#services);
+        const client = new ScopedClient(
+          this.#client,
+          plugin.id,
+          resolved,
+          ctx,
+          (route, code, message) => this.#refuse(plugin.id, ctx, route, code, message),
+          this.#authorizer,
+          this.#services,
+        );
         try {
           return await meta.handler(input, Object.freeze({ ...ctx, client }) as V2PluginContext);
         } catch (error) {
-          if (error instanceof V2PluginOperationError && client.refused(error) && !client.wrote) this.#remember(ctx.invocationId, error);
+          if (error instanceof V2PluginOperationError && client.refused(error) && !client.wrote)
+            this.#remember(ctx.invocationId, error);
           throw error;
         } finally {
           client.close();
         }
       },
     } as CapabilityDefinition) as Capability<any, any>;
-    this.#pending.set(bound, [...resolved.values()].map((r) => r.effect));
+    this.#pending.set(
+      bound,
+      [...resolved.values()].map((r) => r.effect),
+    );
     return bound;
   }
 
@@ -598,20 +762,46 @@ export class V2PluginHost implements V2PluginBinder {
   }
 
   /** A declared route as the client sends it: the adapter's table row, else the host's OpenAPI document. */
-  #resolve(capabilityId: string, route: string, raise: { write: boolean; destructive: boolean } | undefined): ResolvedRoute {
-    const [method, path] = [route.slice(0, route.indexOf(' ')), route.slice(route.indexOf(' ') + 1)] as [V2Operation['method'], string];
-    const row = Object.values(V2_OPERATIONS as Record<string, V2Operation>).find((o) => o.method === method && o.path === path);
+  #resolve(
+    capabilityId: string,
+    route: string,
+    raise: { write: boolean; destructive: boolean } | undefined,
+  ): ResolvedRoute {
+    const [method, path] = [route.slice(0, route.indexOf(' ')), route.slice(route.indexOf(' ') + 1)] as [
+      V2Operation['method'],
+      string,
+    ];
+    const row = Object.values(V2_OPERATIONS as Record<string, V2Operation>).find(
+      (o) => o.method === method && o.path === path,
+    );
     let operation: ResolvedRoute['operation'];
     if (row) operation = row;
     else {
       const op = this.document?.paths[path]?.[method.toLowerCase()];
       if (!op)
-        throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', capabilityId, `${capabilityId} declares ${route}, which ${this.document ? "is not a route of the host's OpenAPI document" : "cannot be checked: the host's OpenAPI document was not read (plugins: false, or the host was unreachable)"}`);
-      const enveloped = (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref === '#/components/schemas/Response';
-      operation = { id: route, method, path, envelope: enveloped ? 'response' : 'bare', security: (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[], write: false };
+        throw new V2PluginDefinitionError(
+          'PLUGIN_DECLARATION_INVALID',
+          capabilityId,
+          `${capabilityId} declares ${route}, which ${this.document ? "is not a route of the host's OpenAPI document" : "cannot be checked: the host's OpenAPI document was not read (plugins: false, or the host was unreachable)"}`,
+        );
+      const enveloped =
+        (op.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref ===
+        '#/components/schemas/Response';
+      operation = {
+        id: route,
+        method,
+        path,
+        envelope: enveloped ? 'response' : 'bare',
+        security: (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[],
+        write: false,
+      };
     }
     if (!this.#client.accepts(operation.security))
-      throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', capabilityId, `${capabilityId} declares ${route}, which accepts none of the adapter's credentials (${operation.security.join(', ')})`);
+      throw new V2PluginDefinitionError(
+        'PLUGIN_DECLARATION_INVALID',
+        capabilityId,
+        `${capabilityId} declares ${route}, which accepts none of the adapter's credentials (${operation.security.join(', ')})`,
+      );
     const effect = v2RouteEffect(route, operation.security, raise);
     return { effect, operation: { ...operation, write: effect.write } };
   }
@@ -622,7 +812,13 @@ export class V2PluginHost implements V2PluginBinder {
   }
 
   /** Audits a refused request as a refusal before the handler is (`capability.denied`, `<code>: <reason>`) and builds its error. */
-  async #refuse(capabilityId: string, ctx: HandlerContext, route: string, code: V2PluginRefusalCode, message: string): Promise<V2PluginOperationError> {
+  async #refuse(
+    capabilityId: string,
+    ctx: HandlerContext,
+    route: string,
+    code: V2PluginRefusalCode,
+    message: string,
+  ): Promise<V2PluginOperationError> {
     const error = new V2PluginOperationError(code, capabilityId, route, message);
     const { storage, ids, clock } = this.#services();
     const record: AuditRecord = {
@@ -693,11 +889,23 @@ class ScopedClient implements V2PluginClient {
     const key = normalizeRoute(route) ?? describeRoute(route);
     const resolved = this.#declared.get(key);
     let refusal: [V2PluginRefusalCode, string] | undefined;
-    if (this.#closed) refusal = ['PLUGIN_CLIENT_CLOSED', `${this.capabilityId}: its client was used after the handler returned (${key} not sent)`];
-    else if (!resolved) refusal = ['PLUGIN_OPERATION_UNDECLARED', `${this.capabilityId} did not declare ${key} (it declared ${this.routes.join(', ') || 'nothing'}); the request was not sent`];
+    if (this.#closed)
+      refusal = [
+        'PLUGIN_CLIENT_CLOSED',
+        `${this.capabilityId}: its client was used after the handler returned (${key} not sent)`,
+      ];
+    else if (!resolved)
+      refusal = [
+        'PLUGIN_OPERATION_UNDECLARED',
+        `${this.capabilityId} did not declare ${key} (it declared ${this.routes.join(', ') || 'nothing'}); the request was not sent`,
+      ];
     else if (resolved.effect.superuser) {
       const denial = await this.#authorizer().superuserDenial(key, this.#ctx.actor, this.#services().storage);
-      if (denial) refusal = ['PLUGIN_OPERATION_FORBIDDEN', `${this.capabilityId} may not send ${key} for ${this.#ctx.actor}: ${denial}`];
+      if (denial)
+        refusal = [
+          'PLUGIN_OPERATION_FORBIDDEN',
+          `${this.capabilityId} may not send ${key} for ${this.#ctx.actor}: ${denial}`,
+        ];
     }
     if (refusal) {
       const error = await this.#refuse(key, refusal[0], refusal[1]);
@@ -705,6 +913,9 @@ class ScopedClient implements V2PluginClient {
       throw error;
     }
     if (resolved!.effect.write) this.wrote = true;
-    return (await this.#client.send(resolved!.operation, { ...params, signal: params.signal ?? this.#ctx.signal })) as T;
+    return (await this.#client.send(resolved!.operation, {
+      ...params,
+      signal: params.signal ?? this.#ctx.signal,
+    })) as T;
   }
 }

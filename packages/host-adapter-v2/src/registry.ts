@@ -1,4 +1,10 @@
-import { ForwardingCapabilityRegistry, type Capability, type CapabilityRegistry, type InvocationContext, type InvocationResult } from '@media-agent/sdk';
+import {
+  ForwardingCapabilityRegistry,
+  type Capability,
+  type CapabilityRegistry,
+  type InvocationContext,
+  type InvocationResult,
+} from '@media-agent/sdk';
 import { isV2PluginCapability, V2PluginDefinitionError, type V2PluginBinder } from './plugins';
 
 /**
@@ -37,7 +43,12 @@ export class V2CapabilityRegistry extends ForwardingCapabilityRegistry {
       this.#plugins!.declare(bound);
       return;
     }
-    if (isV2PluginCapability(capability)) throw new V2PluginDefinitionError('PLUGIN_NOT_BOUND', capability.id, `${capability.id}: this registry cannot bind V2 plugin capabilities (use the host.capabilities of createV2AgentHost)`);
+    if (isV2PluginCapability(capability))
+      throw new V2PluginDefinitionError(
+        'PLUGIN_NOT_BOUND',
+        capability.id,
+        `${capability.id}: this registry cannot bind V2 plugin capabilities (use the host.capabilities of createV2AgentHost)`,
+      );
     if (capability.id.startsWith('plugin.'))
       throw new V2PluginDefinitionError(
         'PLUGIN_OPERATIONS_UNDECLARED',
@@ -48,7 +59,11 @@ export class V2CapabilityRegistry extends ForwardingCapabilityRegistry {
   }
 
   /** Invokes through the inner registry; a refused plugin request that wrote nothing makes the result `denied`. */
-  override async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+  override async invoke(
+    idOrCapability: string | Capability<any, any>,
+    input: unknown,
+    context: InvocationContext,
+  ): Promise<InvocationResult<any>> {
     const result = await super.invoke(idOrCapability, input, context);
     return this.#plugins ? this.#plugins.settle(result) : result;
   }

@@ -12,6 +12,21 @@
  */
 export const SIMULATED_GENERATION = 'v2' as const;
 
-export { MoviePilotV2Simulator, type ContractViolation, type SimDownload, type SimRequestRecord, type SimTransfer, type SimUser, type V2SimulatorOptions } from './testing/simulator';
-export { ContractValidator, loadV2Contract, V2_CONTRACT_FILES, type OpenApiDocument, type OpenApiOperation, type V2ContractName } from './testing/contract';
+export {
+  MoviePilotV2Simulator,
+  type ContractViolation,
+  type SimDownload,
+  type SimRequestRecord,
+  type SimTransfer,
+  type SimUser,
+  type V2SimulatorOptions,
+} from './testing/simulator';
+export {
+  ContractValidator,
+  loadV2Contract,
+  V2_CONTRACT_FILES,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  type V2ContractName,
+} from './testing/contract';
 export { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './testing/data';

@@ -67,7 +67,11 @@ export class V2Tracking {
   /** Applies `change` atomically. */
   async update(change: (s: V2TrackingState) => void): Promise<void> {
     await this.storage.transaction(async (session) => {
-      const s = ((await session.settings.get(KEY)) as unknown as V2TrackingState | undefined) ?? { downloads: {}, runs: {}, identities: {} };
+      const s = ((await session.settings.get(KEY)) as unknown as V2TrackingState | undefined) ?? {
+        downloads: {},
+        runs: {},
+        identities: {},
+      };
       change(s);
       await session.settings.set(KEY, s as unknown as JsonValue);
     });
@@ -78,7 +82,8 @@ export class V2Tracking {
     if (!runId) return;
     await this.update((s) => {
       const r = (s.runs[runId] ??= { entities: [], plans: [], downloads: [], organizes: [] });
-      for (const k of ['entities', 'plans', 'downloads', 'organizes'] as const) for (const v of what[k] ?? []) if (!r[k].includes(v)) r[k].push(v);
+      for (const k of ['entities', 'plans', 'downloads', 'organizes'] as const)
+        for (const v of what[k] ?? []) if (!r[k].includes(v)) r[k].push(v);
     });
   }
 }

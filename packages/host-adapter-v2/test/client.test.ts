@@ -33,7 +33,10 @@ describe('V2 host client (undici Pool against the simulator)', () => {
 
   it('endpoints declared with the Response schema are unwrapped to data', async () => {
     const { client } = await setup();
-    const data = await client.call<unknown[]>('search.media', { path: { mediaid: 'tmdb:693134' }, query: { mtype: '电影' } });
+    const data = await client.call<unknown[]>('search.media', {
+      path: { mediaid: 'tmdb:693134' },
+      query: { mtype: '电影' },
+    });
     expect(Array.isArray(data)).toBe(true);
     expect(data).toHaveLength(3);
   });
@@ -60,7 +63,14 @@ describe('V2 host client (undici Pool against the simulator)', () => {
     sim.expireTokens();
     await client.call('user.current');
     expect(client.stats.logins).toBe(2);
-    expect(sim.requests.map((r) => `${r.status} ${r.path}`)).toEqual(['200 /api/v1/openapi.json', '200 /api/v1/login/access-token', '200 /api/v1/user/current', '401 /api/v1/user/current', '200 /api/v1/login/access-token', '200 /api/v1/user/current']);
+    expect(sim.requests.map((r) => `${r.status} ${r.path}`)).toEqual([
+      '200 /api/v1/openapi.json',
+      '200 /api/v1/login/access-token',
+      '200 /api/v1/user/current',
+      '401 /api/v1/user/current',
+      '200 /api/v1/login/access-token',
+      '200 /api/v1/user/current',
+    ]);
   });
 
   it('a wrong password is a typed HostAuthError', async () => {
@@ -77,9 +87,13 @@ describe('V2 host client (undici Pool against the simulator)', () => {
 
   it('a write whose connection drops after the host accepted it is an unknown outcome, never retried', async () => {
     const { sim, client } = await setup();
-    const [ctx] = await client.call<Array<{ media_info: unknown; torrent_info: unknown }>>('search.media', { path: { mediaid: 'tmdb:693134' } });
+    const [ctx] = await client.call<Array<{ media_info: unknown; torrent_info: unknown }>>('search.media', {
+      path: { mediaid: 'tmdb:693134' },
+    });
     sim.dropAfterAccept('POST', '/api/v1/download/');
-    const error = await client.call('download.add', { body: { media_in: ctx!.media_info, torrent_in: ctx!.torrent_info } }).catch((e: unknown) => e);
+    const error = await client
+      .call('download.add', { body: { media_in: ctx!.media_info, torrent_in: ctx!.torrent_info } })
+      .catch((e: unknown) => e);
     expect(isMediaAgentError(error, 'OUTCOME_UNKNOWN')).toBe(true);
     expect(sim.requestCount('POST /api/v1/download/')).toBe(1);
     expect(sim.downloads()).toHaveLength(1);
@@ -88,7 +102,9 @@ describe('V2 host client (undici Pool against the simulator)', () => {
   it('a write answered with a 5xx is an unknown outcome, not retried', async () => {
     const { sim, client } = await setup();
     sim.failWith('POST', '/api/v1/subscribe/', 500, 1);
-    const error = await client.call('subscribe.create', { body: { name: 'Dune', tmdbid: 438631, type: '电影' } }).catch((e: unknown) => e);
+    const error = await client
+      .call('subscribe.create', { body: { name: 'Dune', tmdbid: 438631, type: '电影' } })
+      .catch((e: unknown) => e);
     expect(isMediaAgentError(error, 'OUTCOME_UNKNOWN')).toBe(true);
     expect(sim.requestCount('POST /api/v1/subscribe/')).toBe(1);
   });

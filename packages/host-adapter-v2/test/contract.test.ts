@@ -14,8 +14,12 @@ describe('the adapter against openapi-v2.json', () => {
       const o = doc.paths[op.path]?.[op.method.toLowerCase()];
       expect(o, `${op.method} ${op.path}`).toBeDefined();
       const schema = o!.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined;
-      expect(schema?.$ref === '#/components/schemas/Response' ? 'response' : 'bare', `${op.id} envelope`).toBe(op.envelope);
-      expect((o!.security ?? []).flatMap((s) => Object.keys(s)).sort(), `${op.id} security`).toEqual([...op.security].sort());
+      expect(schema?.$ref === '#/components/schemas/Response' ? 'response' : 'bare', `${op.id} envelope`).toBe(
+        op.envelope,
+      );
+      expect((o!.security ?? []).flatMap((s) => Object.keys(s)).sort(), `${op.id} security`).toEqual(
+        [...op.security].sort(),
+      );
     }
   });
 
@@ -25,16 +29,24 @@ describe('the adapter against openapi-v2.json', () => {
       const o = old.paths[op.path]?.[op.method.toLowerCase()];
       expect(o, `${op.method} ${op.path}`).toBeDefined();
       const schema = o!.responses?.['200']?.content?.['application/json']?.schema as { $ref?: string } | undefined;
-      expect(schema?.$ref === '#/components/schemas/Response' ? 'response' : 'bare', `${op.id} envelope`).toBe(op.envelope);
+      expect(schema?.$ref === '#/components/schemas/Response' ? 'response' : 'bare', `${op.id} envelope`).toBe(
+        op.envelope,
+      );
       const security = (o!.security ?? []).flatMap((s) => Object.keys(s)).sort();
-      expect(security, `${op.id} security`).toEqual(op.path.startsWith('/api/v3/') ? ['api_key_header', 'api_key_query'] : ['OAuth2PasswordBearer']);
+      expect(security, `${op.id} security`).toEqual(
+        op.path.startsWith('/api/v3/') ? ['api_key_header', 'api_key_query'] : ['OAuth2PasswordBearer'],
+      );
     }
   });
 
   it('superuser-only operations are those of the V2 notes (POST /transfer/manual and GET /system/env among those the adapter sends)', () => {
     const notes = readFileSync(new URL('../contracts/notes-v2.md', import.meta.url), 'utf8');
     expect(notes).toContain('POST /transfer/manual');
-    expect(Object.values(V2_OPERATIONS).filter((o) => o.superuser).map((o) => `${o.method} ${o.path}`)).toEqual(['POST /api/v1/transfer/manual', 'GET /api/v1/system/env']);
+    expect(
+      Object.values(V2_OPERATIONS)
+        .filter((o) => o.superuser)
+        .map((o) => `${o.method} ${o.path}`),
+    ).toEqual(['POST /api/v1/transfer/manual', 'GET /api/v1/system/env']);
   });
 
   it('every row of the README mapping table names endpoints that exist in the contract', () => {
@@ -44,7 +56,9 @@ describe('the adapter against openapi-v2.json', () => {
     for (const row of rows) {
       const endpoints = [...row.matchAll(/`(GET|POST|PUT|DELETE) (\/api\/v1\/[^`\s]+)`/g)];
       if (!row.includes('plugin.<PluginID>')) expect(endpoints.length, row).toBeGreaterThan(0);
-      for (const [, method, path] of endpoints) if (path !== V2_OPENAPI_PATH) expect(doc.paths[path!]?.[method!.toLowerCase()], `${method} ${path}`).toBeDefined();
+      for (const [, method, path] of endpoints)
+        if (path !== V2_OPENAPI_PATH)
+          expect(doc.paths[path!]?.[method!.toLowerCase()], `${method} ${path}`).toBeDefined();
     }
   });
 
@@ -56,7 +70,11 @@ describe('the adapter against openapi-v2.json', () => {
     expect(bad.status).toBe(422);
     const anonymous = await fetch(`${sim.url}/api/v1/download/`);
     expect(anonymous.status).toBe(401);
-    const body = await fetch(`${sim.url}/api/v1/download/`, { method: 'POST', headers: { 'x-api-key': sim.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ torrent_in: {} }) });
+    const body = await fetch(`${sim.url}/api/v1/download/`, {
+      method: 'POST',
+      headers: { 'x-api-key': sim.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ torrent_in: {} }),
+    });
     expect(body.status).toBe(422);
     expect(sim.violations).toHaveLength(3);
     expect(() => sim.assertNoViolations()).toThrow(/required/);
@@ -71,10 +89,22 @@ describe('the adapter against openapi-v2.json', () => {
     };
     const item = (await ok('catalog.lookup', { query: 'Dune: Part Two 2024', limit: 2 })).items[0];
     await ok('catalog.lookup', { query: 'tmdb:693134', kind: 'movie' });
-    const releases = (await ok('release.search', { mediaSource: 'tmdb', mediaId: '693134', minResolution: '1080p' })).releases;
+    const releases = (await ok('release.search', { mediaSource: 'tmdb', mediaId: '693134', minResolution: '1080p' }))
+      .releases;
     await ok('release.inspect', { releaseId: releases[1].releaseId });
-    await ok('identity.resolve', { subjectType: 'release', subjectId: releases[0].releaseId, mediaSource: 'tmdb', mediaId: '693134', kind: 'movie' });
-    const plan = await ok('download.plan', { mediaSource: item.mediaSource, mediaId: item.mediaId, kind: 'movie', releaseId: releases[0].releaseId });
+    await ok('identity.resolve', {
+      subjectType: 'release',
+      subjectId: releases[0].releaseId,
+      mediaSource: 'tmdb',
+      mediaId: '693134',
+      kind: 'movie',
+    });
+    const plan = await ok('download.plan', {
+      mediaSource: item.mediaSource,
+      mediaId: item.mediaId,
+      kind: 'movie',
+      releaseId: releases[0].releaseId,
+    });
     const job = (await ok('download.submit', { planId: plan.plan.id })).download;
     sim.stallDownload(job.id);
     await ok('download.recheck', { downloadId: job.id, action: 'resume' });
@@ -89,7 +119,12 @@ describe('the adapter against openapi-v2.json', () => {
     await ok('policy.preview', { kind: 'acquisition', settings: { minResolution: '1080p' } });
     await ok('policy.apply', { kind: 'acquisition', settings: { minResolution: '1080p' } });
     const duneReleases = (await ok('release.search', { mediaSource: 'tmdb', mediaId: '438631' })).releases;
-    const other = await ok('download.plan', { mediaSource: 'tmdb', mediaId: '438631', kind: 'movie', releaseId: duneReleases[0].releaseId });
+    const other = await ok('download.plan', {
+      mediaSource: 'tmdb',
+      mediaId: '438631',
+      kind: 'movie',
+      releaseId: duneReleases[0].releaseId,
+    });
     const second = (await ok('download.submit', { planId: other.plan.id })).download;
     await ok('task.cancel', { taskId: second.id });
     await ok('moviepilot.subscription.add', { mediaSource: 'douban', mediaId: '35435093', kind: 'tv', name: 'Shōgun' });
@@ -100,12 +135,17 @@ describe('the adapter against openapi-v2.json', () => {
     const fresh = createV2AgentHost({ url: sim.url, auth: { apiKey: sim.apiKey }, plugins: false });
     started.push(fresh);
     await fresh.host.start({ workers: false });
-    expect((await fresh.host.invoke('release.inspect', { releaseId: duneReleases[1].releaseId }, admin)).status).toBe('succeeded'); // not cached: GET /search/last
+    expect((await fresh.host.invoke('release.inspect', { releaseId: duneReleases[1].releaseId }, admin)).status).toBe(
+      'succeeded',
+    ); // not cached: GET /search/last
     const jwt = new V2HostClient({ url: sim.url, auth: { username: 'guest', password: 'password' } });
     await jwt.call('user.current');
     await jwt.close();
     const sent = [...Object.keys(adapter.client.stats.requests), ...Object.keys(fresh.client.stats.requests)];
-    for (const op of Object.values(V2_OPERATIONS).filter((o) => !['media.recognize', 'subscribe.list', 'transfer.queue', 'user.current', 'system.env'].includes(o.id))) expect(sent, op.id).toContain(`${op.method} ${op.path}`);
+    for (const op of Object.values(V2_OPERATIONS).filter(
+      (o) => !['media.recognize', 'subscribe.list', 'transfer.queue', 'user.current', 'system.env'].includes(o.id),
+    ))
+      expect(sent, op.id).toContain(`${op.method} ${op.path}`);
     sim.assertNoViolations();
   });
 
@@ -114,8 +154,12 @@ describe('the adapter against openapi-v2.json', () => {
     const ids = routes.map((r) => r.capabilityId);
     expect(ids).toContain('plugin.EmbyRating.run');
     expect(ids).toContain('plugin.PluginHeatMonitor.month-data.month_key');
-    expect(ids.some((id) => /^plugin\.(installed|dashboard|folders|form|page|reload|reset|statistic|clone)\b/.test(id))).toBe(false);
+    expect(
+      ids.some((id) => /^plugin\.(installed|dashboard|folders|form|page|reload|reset|statistic|clone)\b/.test(id)),
+    ).toBe(false);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(new ContractValidator(doc).match('GET', '/api/v1/plugin/installed')?.template).toBe('/api/v1/plugin/installed');
+    expect(new ContractValidator(doc).match('GET', '/api/v1/plugin/installed')?.template).toBe(
+      '/api/v1/plugin/installed',
+    );
   });
 });

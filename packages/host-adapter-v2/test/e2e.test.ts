@@ -12,17 +12,34 @@ describe('V2 end to end (scripted model, real runtime, simulator over HTTP)', ()
     const asked = (await host.getRun(run.id, { limit: 1000 })).events.find((e) => e.type === 'approval_requested');
     expect(asked).toBeDefined();
     const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
-    await host.approvals.decide(approvalId, { status: 'approved', actor: 'user:admin', payloadHash: (await host.plans.get(planId)).payloadHash });
-    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { clock, tickMs: 1000 });
+    await host.approvals.decide(approvalId, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: (await host.plans.get(planId)).payloadHash,
+    });
+    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      clock,
+      tickMs: 1000,
+    });
     const detail = await host.getRun(run.id, { limit: 1000 });
     expect(done.status).toBe('succeeded');
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true });
-    expect(detail.report!.facts.downloads).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', status: 'imported' })]);
+    expect(detail.report!.facts.downloads).toEqual([
+      expect.objectContaining({ mediaEntityId: 'tmdb:693134', status: 'imported' }),
+    ]);
     expect(detail.report!.facts.organizes).toEqual([expect.objectContaining({ status: 'succeeded' })]);
-    expect(detail.report!.facts.library).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true })]);
+    expect(detail.report!.facts.library).toEqual([
+      expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true }),
+    ]);
     expect(sim.downloads()).toHaveLength(1);
     expect(sim.inLibrary(693134)).toBe(true);
-    for (const path of ['GET /api/v1/media/search', 'GET /api/v1/search/media/{mediaid}', 'POST /api/v1/download/', 'GET /api/v1/history/transfer', 'GET /api/v1/mediaserver/exists'])
+    for (const path of [
+      'GET /api/v1/media/search',
+      'GET /api/v1/search/media/{mediaid}',
+      'POST /api/v1/download/',
+      'GET /api/v1/history/transfer',
+      'GET /api/v1/mediaserver/exists',
+    ])
       expect(sim.requestCount(path), path).toBeGreaterThan(0);
     sim.assertNoViolations();
   });

@@ -7,11 +7,13 @@ import { createV2AgentHost, type V2AgentHost, type V2AgentHostOptions } from '..
 export const started: Array<{ close(): Promise<void> } | MoviePilotV2Simulator> = [];
 
 export async function cleanup(): Promise<void> {
-  for (const x of started.splice(0).reverse()) await (x.close());
+  for (const x of started.splice(0).reverse()) await x.close();
 }
 
 /** A simulator and an adapter host on one manual clock, scripted model adding `title`. */
-export async function v2Setup(options: { sim?: V2SimulatorOptions; host?: Partial<V2AgentHostOptions>; title?: string } = {}) {
+export async function v2Setup(
+  options: { sim?: V2SimulatorOptions; host?: Partial<V2AgentHostOptions>; title?: string } = {},
+) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const sim = new MoviePilotV2Simulator({ clock, ...options.sim });
   await sim.start();

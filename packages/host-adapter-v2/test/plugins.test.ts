@@ -1,7 +1,12 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineCapability, type MediaAgentError, type AgentHost } from '@media-agent/sdk';
-import { createV2AgentHost, defineV2PluginCapability, HOST_SUPERUSER_REQUIRED, type V2PluginClient } from '../src/index';
+import {
+  createV2AgentHost,
+  defineV2PluginCapability,
+  HOST_SUPERUSER_REQUIRED,
+  type V2PluginClient,
+} from '../src/index';
 import { cleanup, started, v2Setup } from './helpers';
 
 afterEach(cleanup);
@@ -44,7 +49,9 @@ const organizer = defineV2PluginCapability({
   input: Type.Object({ path: Type.String() }),
   output: Type.Object({}),
   handler: async (input, ctx) => {
-    await ctx.client.call('POST /api/v1/transfer/manual', { body: { fileitem: { storage: 'local', type: 'dir', path: input.path } } });
+    await ctx.client.call('POST /api/v1/transfer/manual', {
+      body: { fileitem: { storage: 'local', type: 'dir', path: input.path } },
+    });
     return {};
   },
 });
@@ -67,7 +74,11 @@ const backup = defineV2PluginCapability({
 });
 
 async function subscribeDune(host: AgentHost): Promise<number> {
-  const r = await host.invoke('moviepilot.subscription.add', { mediaSource: 'tmdb', mediaId: '438631', kind: 'movie', name: 'Dune' }, admin);
+  const r = await host.invoke(
+    'moviepilot.subscription.add',
+    { mediaSource: 'tmdb', mediaId: '438631', kind: 'movie', name: 'Dune' },
+    admin,
+  );
   expect(r.status, JSON.stringify(r.error)).toBe('succeeded');
   return (r.output as { subscriptionId: number }).subscriptionId;
 }
@@ -89,10 +100,14 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
     expect(sim.requests.length).toBe(before);
     expect(sim.pluginCalls).toEqual([]);
     const audit = await host.audit({ capabilityId: 'plugin.Organizer.transfer' });
-    expect(audit).toEqual([expect.objectContaining({ action: 'capability.denied', actor: 'user:bob', outcome: 'denied' })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'capability.denied', actor: 'user:bob', outcome: 'denied' }),
+    ]);
 
     expect((await host.invoke('plugin.Ops.cctv', {}, admin)).status).toBe('succeeded'); // the superuser may
-    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /api/v1/plugin/CCTVDiscover/cctv_discover']);
+    expect(sim.pluginCalls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/v1/plugin/CCTVDiscover/cctv_discover',
+    ]);
     sim.assertNoViolations();
   });
 
@@ -126,8 +141,16 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
     expect(sim.requestCount(DELETE_SUB)).toBe(0);
     expect(sim.subscriptions().map((s) => s.id)).toEqual([id]);
     const denied = await host.audit({ capabilityId: 'plugin.Sneaky.peek', action: 'capability.denied' });
-    expect(denied).toEqual([expect.objectContaining({ outcome: 'denied', inputSummary: JSON.stringify({ route: DELETE_SUB }), reason: expect.stringMatching(/^PLUGIN_OPERATION_UNDECLARED: /) })]);
-    await expect(leaked!.call('subscribe.media', { path: { mediaid: 'tmdb:438631' } })).rejects.toMatchObject({ code: 'PLUGIN_CLIENT_CLOSED' });
+    expect(denied).toEqual([
+      expect.objectContaining({
+        outcome: 'denied',
+        inputSummary: JSON.stringify({ route: DELETE_SUB }),
+        reason: expect.stringMatching(/^PLUGIN_OPERATION_UNDECLARED: /),
+      }),
+    ]);
+    await expect(leaked!.call('subscribe.media', { path: { mediaid: 'tmdb:438631' } })).rejects.toMatchObject({
+      code: 'PLUGIN_CLIENT_CLOSED',
+    });
     expect(sim.requestCount('GET /api/v1/subscribe/media/{mediaid}')).toBe(1);
     sim.assertNoViolations();
   });
@@ -151,7 +174,11 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
     const plan = await host.plans.create({ type: UNFOLLOW_PLAN, payload: { tmdbId: 438631 }, actor: agent.actor });
     const asked = await host.approvals.request({ planType: UNFOLLOW_PLAN, planId: plan.id, actor: agent.actor });
     await host.approvals.decide(asked.id, { status: 'approved', actor: 'user:admin', payloadHash: plan.payloadHash });
-    const approved = await host.invoke(UNFOLLOW, { tmdbId: 438631, planId: plan.id }, { ...agent, approvalId: asked.id });
+    const approved = await host.invoke(
+      UNFOLLOW,
+      { tmdbId: 438631, planId: plan.id },
+      { ...agent, approvalId: asked.id },
+    );
     expect(approved).toMatchObject({ status: 'succeeded', output: { deleted: true }, approvalId: asked.id });
     expect(sim.requestCount(DELETE_SUB)).toBe(1);
     expect(sim.subscriptions().map((s) => s.id)).not.toContain(id);
@@ -187,7 +214,9 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
         handler: async (_input, ctx) => {
           await ctx.client.call('history.transfer', { query: { page: 1, count: 10 } });
           supers = ['user:admin']; // an administrator demotes bob while the plugin runs
-          await ctx.client.call('transfer.manual', { body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/x' } } });
+          await ctx.client.call('transfer.manual', {
+            body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/x' } },
+          });
           return {};
         },
       }),
@@ -199,7 +228,15 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
   });
 
   it('definition rules: a writing route needs kind execute (PLUGIN_KIND_TOO_WEAK, also for declarations of discovered routes), routes are METHOD /path or V2_OPERATIONS ids served by the host (PLUGIN_DECLARATION_INVALID), and plugin.* capabilities must declare (PLUGIN_OPERATIONS_UNDECLARED)', async () => {
-    const base = { version: 1, title: 't', description: 'd', replay: 'safe' as const, input: Type.Object({}), output: Type.Object({}), handler: async () => ({}) };
+    const base = {
+      version: 1,
+      title: 't',
+      description: 'd',
+      replay: 'safe' as const,
+      input: Type.Object({}),
+      output: Type.Object({}),
+      handler: async () => ({}),
+    };
     const code = (f: () => unknown) => {
       try {
         f();
@@ -208,19 +245,60 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
       }
       return 'no error';
     };
-    expect(code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.a', kind: 'read', routes: ['subscribe.media', DELETE_SUB] }))).toBe('PLUGIN_KIND_TOO_WEAK');
-    expect(code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.b', kind: 'read', routes: ['download.start'] }))).toBe('PLUGIN_KIND_TOO_WEAK'); // a GET the table marks as a write
-    expect(code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.c', kind: 'read', routes: ['GET /api/v1/plugin/DoubanSync/delete_history'], effects: { 'GET /api/v1/plugin/DoubanSync/delete_history': 'destructive' } }))).toBe('PLUGIN_KIND_TOO_WEAK');
-    expect(code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.d', kind: 'read', routes: ['delete everything'] }))).toBe('PLUGIN_DECLARATION_INVALID');
-    expect(code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.e', kind: 'read', routes: ['subscribe.media', 'GET /api/v1/plugin/LogsClean/status'] }))).toBe('no error');
+    expect(
+      code(() =>
+        defineV2PluginCapability({ ...base, id: 'plugin.X.a', kind: 'read', routes: ['subscribe.media', DELETE_SUB] }),
+      ),
+    ).toBe('PLUGIN_KIND_TOO_WEAK');
+    expect(
+      code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.b', kind: 'read', routes: ['download.start'] })),
+    ).toBe('PLUGIN_KIND_TOO_WEAK'); // a GET the table marks as a write
+    expect(
+      code(() =>
+        defineV2PluginCapability({
+          ...base,
+          id: 'plugin.X.c',
+          kind: 'read',
+          routes: ['GET /api/v1/plugin/DoubanSync/delete_history'],
+          effects: { 'GET /api/v1/plugin/DoubanSync/delete_history': 'destructive' },
+        }),
+      ),
+    ).toBe('PLUGIN_KIND_TOO_WEAK');
+    expect(
+      code(() => defineV2PluginCapability({ ...base, id: 'plugin.X.d', kind: 'read', routes: ['delete everything'] })),
+    ).toBe('PLUGIN_DECLARATION_INVALID');
+    expect(
+      code(() =>
+        defineV2PluginCapability({
+          ...base,
+          id: 'plugin.X.e',
+          kind: 'read',
+          routes: ['subscribe.media', 'GET /api/v1/plugin/LogsClean/status'],
+        }),
+      ),
+    ).toBe('no error');
 
     const { host, sim } = await v2Setup();
-    expect(code(() => host.capabilities.register(defineV2PluginCapability({ ...base, id: 'plugin.X.f', kind: 'read', routes: ['GET /api/v1/not/served'] })))).toBe('PLUGIN_DECLARATION_INVALID');
-    expect(code(() => host.capabilities.register(defineCapability({ ...base, id: 'plugin.Old.superuserClient', kind: 'execute' })))).toBe('PLUGIN_OPERATIONS_UNDECLARED');
+    expect(
+      code(() =>
+        host.capabilities.register(
+          defineV2PluginCapability({ ...base, id: 'plugin.X.f', kind: 'read', routes: ['GET /api/v1/not/served'] }),
+        ),
+      ),
+    ).toBe('PLUGIN_DECLARATION_INVALID');
+    expect(
+      code(() =>
+        host.capabilities.register(defineCapability({ ...base, id: 'plugin.Old.superuserClient', kind: 'execute' })),
+      ),
+    ).toBe('PLUGIN_OPERATIONS_UNDECLARED');
     expect(host.capabilities.has('plugin.Old.superuserClient')).toBe(false);
     await expect(
       (() => {
-        const h = createV2AgentHost({ url: sim.url, auth: { apiKey: sim.apiKey }, plugins: { declarations: { 'plugin.LogsClean.clean': { kind: 'read' } } } });
+        const h = createV2AgentHost({
+          url: sim.url,
+          auth: { apiKey: sim.apiKey },
+          plugins: { declarations: { 'plugin.LogsClean.clean': { kind: 'read' } } },
+        });
         started.push(h);
         return h.host.start({ workers: false });
       })(),

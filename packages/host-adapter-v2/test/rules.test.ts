@@ -14,8 +14,21 @@ const ok = (r: InvocationResult) => {
 async function planDune(host: AgentHost) {
   const lookup = ok(await host.invoke('catalog.lookup', { query: 'Dune: Part Two', limit: 1 }, admin));
   const item = lookup.items[0];
-  const search = ok(await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId }, admin));
-  const plan = ok(await host.invoke('download.plan', { mediaSource: item.mediaSource, mediaId: item.mediaId, kind: item.kind, releaseId: search.releases[0].releaseId }, admin));
+  const search = ok(
+    await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId }, admin),
+  );
+  const plan = ok(
+    await host.invoke(
+      'download.plan',
+      {
+        mediaSource: item.mediaSource,
+        mediaId: item.mediaId,
+        kind: item.kind,
+        releaseId: search.releases[0].releaseId,
+      },
+      admin,
+    ),
+  );
   return plan.plan.id as string;
 }
 
@@ -60,7 +73,11 @@ describe('V2 rules through the invocation path', () => {
     clock.advance(10_000);
     const org = ok(await host.invoke('organize.plan', { downloadId: submitted.download.id }, admin));
     const executed = ok(await host.invoke('organize.execute', { planId: org.plan.id }, admin));
-    expect(executed.organize).toMatchObject({ status: 'succeeded', downloadId: submitted.download.id, planId: org.plan.id });
+    expect(executed.organize).toMatchObject({
+      status: 'succeeded',
+      downloadId: submitted.download.id,
+      planId: org.plan.id,
+    });
     expect(sim.inLibrary(693134)).toBe(true);
     expect(sim.requestCount('POST /api/v1/transfer/manual')).toBe(1);
     sim.assertNoViolations();
@@ -96,8 +113,21 @@ describe('V2 rules through the invocation path', () => {
     const run = { actor: 'user:admin', runId: 'run-facts' } as const;
     const lookup = ok(await host.invoke('catalog.lookup', { query: 'Dune: Part Two', limit: 1 }, run));
     const item = lookup.items[0];
-    const search = ok(await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId }, run));
-    const plan = ok(await host.invoke('download.plan', { mediaSource: item.mediaSource, mediaId: item.mediaId, kind: 'movie', releaseId: search.releases[0].releaseId }, run));
+    const search = ok(
+      await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId }, run),
+    );
+    const plan = ok(
+      await host.invoke(
+        'download.plan',
+        {
+          mediaSource: item.mediaSource,
+          mediaId: item.mediaId,
+          kind: 'movie',
+          releaseId: search.releases[0].releaseId,
+        },
+        run,
+      ),
+    );
     ok(await host.invoke('download.submit', { planId: plan.plan.id }, run));
     clock.advance(60_000);
     const facts = await adapter.goalFacts.forRun('run-facts');

@@ -49,14 +49,20 @@ export type V3PrincipalRole = (principal: string) => V3HostRole | undefined | Pr
 
 /** The catalog operations a capability id stands for (plugin declarations aside). @internal */
 function operationsOf(capabilityId: string): V3Operation[] {
-  if (capabilityId.startsWith('mp.') && capabilityId !== 'mp.operation.plan' && capabilityId !== 'mp.operations.search') {
+  if (
+    capabilityId.startsWith('mp.') &&
+    capabilityId !== 'mp.operation.plan' &&
+    capabilityId !== 'mp.operations.search'
+  ) {
     try {
       return [v3Operation(capabilityId.slice(3))];
     } catch {
       return [];
     }
   }
-  return (V3_STANDARD_OPERATIONS[capabilityId] ?? V3_ADAPTER_OPERATIONS[capabilityId] ?? []).map((id) => v3Operation(id));
+  return (V3_STANDARD_OPERATIONS[capabilityId] ?? V3_ADAPTER_OPERATIONS[capabilityId] ?? []).map((id) =>
+    v3Operation(id),
+  );
 }
 
 /**
@@ -120,11 +126,16 @@ export class V3Authorizer implements Authorizer {
    * @param session - storage, to find who started a run
    * @returns the reason of a denial, or `undefined`
    */
-  async superuserDenial(operations: readonly V3Operation[], actor: string, session: StorageSession): Promise<string | undefined> {
+  async superuserDenial(
+    operations: readonly V3Operation[],
+    actor: string,
+    session: StorageSession,
+  ): Promise<string | undefined> {
     const admin = operations.filter((o) => o.admin_only);
     if (admin.length === 0 || actor === 'system:ledger-verifier') return undefined;
     let principal = actor;
-    for (let i = 0; i < MAX_AGENT_CHAIN && principal.startsWith('agent:'); i++) principal = (await session.runs.get(principal.slice('agent:'.length)))?.startedBy ?? principal;
+    for (let i = 0; i < MAX_AGENT_CHAIN && principal.startsWith('agent:'); i++)
+      principal = (await session.runs.get(principal.slice('agent:'.length)))?.startedBy ?? principal;
     if ((await this.role(principal)) === 'superuser') return undefined;
     return `MoviePilot ${admin.map((o) => o.operation_id).join(', ')} is for host superusers only; ${principal} is not a superuser (denied before any request)`;
   }
@@ -138,8 +149,12 @@ export class V3Authorizer implements Authorizer {
     if (denial) return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: denial };
     const decision = await this.inner.authorize(request, session);
     if (!decision.allowed || decision.basis !== 'grant') return decision;
-    const strict = (id.startsWith('mp.') || id in V3_ADAPTER_OPERATIONS || this.declared(id) !== undefined) && ops.some((o) => v3NeedsApproval(o, actor.kind));
-    const unrecognised = id === 'download.submit' && (request.plan?.payload as { allowUnrecognized?: boolean } | null)?.allowUnrecognized === true;
+    const strict =
+      (id.startsWith('mp.') || id in V3_ADAPTER_OPERATIONS || this.declared(id) !== undefined) &&
+      ops.some((o) => v3NeedsApproval(o, actor.kind));
+    const unrecognised =
+      id === 'download.submit' &&
+      (request.plan?.payload as { allowUnrecognized?: boolean } | null)?.allowUnrecognized === true;
     if (strict || unrecognised)
       return {
         allowed: false,

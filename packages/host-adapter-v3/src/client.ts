@@ -2,7 +2,15 @@ import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
 import { Pool } from 'undici';
 import { fillV3Path, v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
-import { V3AuthError, V3HostError, V3OptionsError, V3PermissionDeniedError, V3TransportError, V3ValidationError, type V3ValidationIssue } from './errors';
+import {
+  V3AuthError,
+  V3HostError,
+  V3OptionsError,
+  V3PermissionDeniedError,
+  V3TransportError,
+  V3ValidationError,
+  type V3ValidationIssue,
+} from './errors';
 
 /** How the adapter authenticates to MoviePilot 3.x (`contracts/v3-notes.md` §5). @public */
 export type V3Auth =
@@ -98,9 +106,22 @@ export interface V3Identity {
   username: string | undefined;
 }
 
-const SEARCH_OPERATIONS = new Set(['search.torrents', 'search.title', 'search.recommend', 'subtitle.search.title', 'subtitle.search.media']);
+const SEARCH_OPERATIONS = new Set([
+  'search.torrents',
+  'search.title',
+  'search.recommend',
+  'subtitle.search.title',
+  'subtitle.search.media',
+]);
 /** undici/Node error codes raised before any byte of the request left: the host cannot have acted. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 const READ_RETRY_STATUS = new Set([502, 503, 504]);
 
 /** True for catalog effects that never change the host. @internal */
@@ -135,7 +156,8 @@ export class V3Client {
       throw new V3OptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
     }
     const auth = options.auth as Partial<{ apiKey: string; username: string; password: string }> | undefined;
-    if (!auth || (!auth.apiKey && !(auth.username && auth.password))) throw new V3OptionsError('auth needs an apiKey, or a username and a password');
+    if (!auth || (!auth.apiKey && !(auth.username && auth.password)))
+      throw new V3OptionsError('auth needs an apiKey, or a username and a password');
     this.#options = options;
     this.#pool = new Pool(url.origin, { connections: options.connections ?? 8 });
   }
@@ -166,7 +188,10 @@ export class V3Client {
    */
   timeoutOf(operationId: string): number {
     const t = this.#options.timeouts ?? {};
-    return t.perOperation?.[operationId] ?? (SEARCH_OPERATIONS.has(operationId) ? (t.searchMs ?? 300_000) : (t.defaultMs ?? 30_000));
+    return (
+      t.perOperation?.[operationId] ??
+      (SEARCH_OPERATIONS.has(operationId) ? (t.searchMs ?? 300_000) : (t.defaultMs ?? 30_000))
+    );
   }
 
   /**
@@ -194,31 +219,61 @@ export class V3Client {
         const code = (error as { code?: string }).code ?? '';
         if (error instanceof V3AuthError) throw error;
         if (!read && !NOT_SENT.has(code)) {
-          throw new OutcomeUnknownError(`MoviePilot ${operationId}: the request was sent but no answer was read (${code || (error as Error).message}); verify before retrying`, { cause: error });
+          throw new OutcomeUnknownError(
+            `MoviePilot ${operationId}: the request was sent but no answer was read (${code || (error as Error).message}); verify before retrying`,
+            { cause: error },
+          );
         }
         if (attempt < attempts && !input.signal?.aborted) continue;
-        if (NOT_SENT.has(code)) throw new V3TransportError(operationId, `cannot connect to ${this.url} (${code}); nothing was sent`, { cause: error });
-        throw new V3TransportError(operationId, `${code || 'transport error'}: ${(error as Error).message}`, { cause: error }, true);
+        if (NOT_SENT.has(code))
+          throw new V3TransportError(operationId, `cannot connect to ${this.url} (${code}); nothing was sent`, {
+            cause: error,
+          });
+        throw new V3TransportError(
+          operationId,
+          `${code || 'transport error'}: ${(error as Error).message}`,
+          { cause: error },
+          true,
+        );
       }
       const envelope = parseEnvelope(answer.text);
       if ((answer.status === 401 || answer.status === 403) && 'username' in this.#options.auth && !refreshed) {
         refreshed = true;
         this.#jwt = undefined;
-        this.#options.logger?.info('MoviePilot token rejected; logging in again', { operationId, status: answer.status });
+        this.#options.logger?.info('MoviePilot token rejected; logging in again', {
+          operationId,
+          status: answer.status,
+        });
         await this.#ensureLogin(input.signal, true);
         attempt--;
         continue;
       }
-      if (answer.status === 401 || answer.status === 403) throw new V3AuthError(operationId, answer.status, envelope.message);
+      if (answer.status === 401 || answer.status === 403)
+        throw new V3AuthError(operationId, answer.status, envelope.message);
       if (read && answer.status >= 500 && attempt < attempts) continue;
       if (READ_RETRY_STATUS.has(answer.status)) {
-        if (!read) throw new OutcomeUnknownError(`MoviePilot ${operationId}: HTTP ${answer.status} from a gateway; the write may have reached the host; verify before retrying`);
+        if (!read)
+          throw new OutcomeUnknownError(
+            `MoviePilot ${operationId}: HTTP ${answer.status} from a gateway; the write may have reached the host; verify before retrying`,
+          );
       }
-      if (answer.status === 422) throw new V3ValidationError(operationId, envelope.message, Array.isArray(envelope.data) ? (envelope.data as V3ValidationIssue[]) : []);
-      if (answer.status === 400 && envelope.message.includes('用户权限不足')) throw new V3PermissionDeniedError(operationId, envelope.message);
+      if (answer.status === 422)
+        throw new V3ValidationError(
+          operationId,
+          envelope.message,
+          Array.isArray(envelope.data) ? (envelope.data as V3ValidationIssue[]) : [],
+        );
+      if (answer.status === 400 && envelope.message.includes('用户权限不足'))
+        throw new V3PermissionDeniedError(operationId, envelope.message);
       if (answer.status >= 400) throw new V3HostError(operationId, answer.status, envelope.message, envelope.data);
       this.#options.logger?.debug('MoviePilot call', { operationId, status: answer.status, success: envelope.success });
-      return { status: answer.status, success: envelope.success, message: envelope.message, data: envelope.data as T, collection: collectionOf(answer.headers) };
+      return {
+        status: answer.status,
+        success: envelope.success,
+        message: envelope.message,
+        data: envelope.data as T,
+        collection: collectionOf(answer.headers),
+      };
     }
   }
 
@@ -255,7 +310,15 @@ export class V3Client {
       headers['content-type'] = 'application/json';
     }
     const timeout = this.timeoutOf(operationId);
-    const res = await this.#pool.request({ method: op.method, path, headers, body, headersTimeout: timeout, bodyTimeout: timeout, ...(input.signal ? { signal: input.signal } : {}) });
+    const res = await this.#pool.request({
+      method: op.method,
+      path,
+      headers,
+      body,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
     const text = await res.body.text();
     return { status: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, text };
   }
@@ -284,8 +347,16 @@ export class V3Client {
       });
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
-      if (NOT_SENT.has(code)) throw new V3TransportError('login.access_token', `cannot connect to ${this.url} (${code}); nothing was sent`, { cause: error });
-      throw new V3TransportError('login.access_token', `login failed: ${code || (error as Error).message}`, { cause: error }, true);
+      if (NOT_SENT.has(code))
+        throw new V3TransportError('login.access_token', `cannot connect to ${this.url} (${code}); nothing was sent`, {
+          cause: error,
+        });
+      throw new V3TransportError(
+        'login.access_token',
+        `login failed: ${code || (error as Error).message}`,
+        { cause: error },
+        true,
+      );
     }
     const text = await res.body.text();
     let json: Record<string, unknown> = {};
@@ -295,8 +366,15 @@ export class V3Client {
       /* not JSON */
     }
     // OAuth2 endpoints keep their native format (`contracts/v3-notes.md` §4); accept an envelope too.
-    const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as string | undefined;
-    if (res.statusCode >= 400 || typeof token !== 'string') throw new V3AuthError('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
+    const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as
+      | string
+      | undefined;
+    if (res.statusCode >= 400 || typeof token !== 'string')
+      throw new V3AuthError(
+        'login.access_token',
+        res.statusCode,
+        String(json.message ?? json.detail ?? 'login failed'),
+      );
     const claims = decodeJwtClaims(token);
     const superuser = Boolean(json.super_user ?? claims.super_user);
     this.#jwt = { token, superuser, username: String(json.user_name ?? claims.username ?? auth.username) };
@@ -325,7 +403,11 @@ function parseEnvelope(text: string): { success: boolean; message: string; data:
   }
   if (json && typeof json === 'object' && !Array.isArray(json) && 'success' in json) {
     const e = json as { success: unknown; message?: unknown; data?: unknown };
-    return { success: e.success === true, message: typeof e.message === 'string' ? e.message : '', data: e.data ?? null };
+    return {
+      success: e.success === true,
+      message: typeof e.message === 'string' ? e.message : '',
+      data: e.data ?? null,
+    };
   }
   // Not enveloped (native formats): take as is.
   return { success: true, message: '', data: json };
@@ -338,7 +420,12 @@ function collectionOf(headers: Record<string, string | string[] | undefined>): V
     return s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined;
   };
   const c: V3Collection = {};
-  const map: Array<[string, keyof V3Collection]> = [['x-result-count', 'result_count'], ['x-total-count', 'total_count'], ['x-page', 'page'], ['x-page-size', 'count']];
+  const map: Array<[string, keyof V3Collection]> = [
+    ['x-result-count', 'result_count'],
+    ['x-total-count', 'total_count'],
+    ['x-page', 'page'],
+    ['x-page-size', 'count'],
+  ];
   for (const [h, k] of map) {
     const n = num(h);
     if (n !== undefined) c[k] = n;

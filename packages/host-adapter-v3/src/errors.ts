@@ -24,8 +24,18 @@ export class V3HostError extends MediaAgentError<V3ErrorCode> {
   /** The envelope's `data` (e.g. `{requires_confirmation: true}`), when any. */
   readonly data: unknown;
   /** @param operationId - operation; @param status - HTTP status; @param message - the host's message; @param data - envelope data; @param code - stable code (default `HOST_OPERATION_FAILED`) */
-  constructor(operationId: string, status: number, message: string, data: unknown = null, code: V3ErrorCode = 'HOST_OPERATION_FAILED') {
-    super(code, `MoviePilot ${operationId} failed (HTTP ${status}): ${message || 'no message'}`, { operationId, status, hostMessage: message });
+  constructor(
+    operationId: string,
+    status: number,
+    message: string,
+    data: unknown = null,
+    code: V3ErrorCode = 'HOST_OPERATION_FAILED',
+  ) {
+    super(code, `MoviePilot ${operationId} failed (HTTP ${status}): ${message || 'no message'}`, {
+      operationId,
+      status,
+      hostMessage: message,
+    });
     this.status = status;
     this.operationId = operationId;
     this.data = data;
@@ -42,7 +52,13 @@ export class V3ValidationError extends V3HostError {
   readonly issues: readonly V3ValidationIssue[];
   /** @param operationId - operation; @param message - the host's message; @param issues - the 422 issue list */
   constructor(operationId: string, message: string, issues: V3ValidationIssue[]) {
-    super(operationId, 422, `${message}${issues.length ? `: ${issues.map((i) => `${i.location.join('.')}: ${i.message}`).join('; ')}` : ''}`, issues, 'HOST_VALIDATION_FAILED');
+    super(
+      operationId,
+      422,
+      `${message}${issues.length ? `: ${issues.map((i) => `${i.location.join('.')}: ${i.message}`).join('; ')}` : ''}`,
+      issues,
+      'HOST_VALIDATION_FAILED',
+    );
     this.issues = issues;
   }
 }
@@ -86,7 +102,12 @@ export class V3TransportError extends MediaAgentError<V3ErrorCode> {
    * @param sent - whether the request left this process (default false: `HOST_UNREACHABLE`)
    */
   constructor(operationId: string, message: string, options?: ErrorOptions, sent = false) {
-    super(sent ? 'HOST_TRANSPORT_FAILED' : 'HOST_UNREACHABLE', `MoviePilot ${operationId}: ${message}`, { operationId }, options);
+    super(
+      sent ? 'HOST_TRANSPORT_FAILED' : 'HOST_UNREACHABLE',
+      `MoviePilot ${operationId}: ${message}`,
+      { operationId },
+      options,
+    );
   }
 }
 
@@ -99,7 +120,9 @@ export class V3TransportError extends MediaAgentError<V3ErrorCode> {
 export class V3UnsupportedError extends MediaAgentError<V3ErrorCode> {
   /** @param capabilityId - the capability; @param reason - why the catalog cannot serve it */
   constructor(capabilityId: string, reason: string) {
-    super('HOST_OPERATION_UNSUPPORTED', `${capabilityId} is not available on MoviePilot V3: ${reason}`, { capabilityId });
+    super('HOST_OPERATION_UNSUPPORTED', `${capabilityId} is not available on MoviePilot V3: ${reason}`, {
+      capabilityId,
+    });
   }
 }
 

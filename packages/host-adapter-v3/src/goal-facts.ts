@@ -22,7 +22,8 @@ export class V3GoalFacts implements GoalFacts {
   /** {@inheritDoc @media-agent/sdk#GoalFacts.forRun} */
   async forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot> {
     const j = this.journal.forRun(runId);
-    if (j.touched.length === 0 && j.downloads.length === 0 && j.plans.length === 0) return { plans: [], downloads: [], organizes: [], library: [] };
+    if (j.touched.length === 0 && j.downloads.length === 0 && j.plans.length === 0)
+      return { plans: [], downloads: [], organizes: [], library: [] };
     const { tasks, transfers } = await readHostState(this.client, signal);
     const hashes = new Set(j.downloads.map((d) => d.hash));
     const organizeDownloads = new Set(j.organizes.map((o) => o.downloadId));
@@ -40,17 +41,35 @@ export class V3GoalFacts implements GoalFacts {
       .map((t) => {
         const status = organizeStatusOf(t);
         const d = j.downloads.find((x) => x.hash === t.download_hash) ?? this.journal.download(t.download_hash!);
-        return { id: `th-${t.id}`, downloadId: t.download_hash ?? null, mediaEntityId: d?.mediaEntityId ?? `${t.media_source === 'themoviedb' ? 'tmdb' : t.media_source}:${t.media_id}`, status, libraryPath: status === 'succeeded' ? t.dest : null };
+        return {
+          id: `th-${t.id}`,
+          downloadId: t.download_hash ?? null,
+          mediaEntityId:
+            d?.mediaEntityId ?? `${t.media_source === 'themoviedb' ? 'tmdb' : t.media_source}:${t.media_id}`,
+          status,
+          libraryPath: status === 'succeeded' ? t.dest : null,
+        };
       });
     const plans = j.plans.map((p) => {
       let status: 'draft' | 'submitted' | 'done' | 'failed' = 'draft';
       if (p.type === 'download') {
         const d = downloads.find((x) => j.downloads.find((y) => y.hash === x.id)?.planId === p.id);
-        if (d) status = d.status === 'imported' ? 'done' : ['failed', 'removed', 'stalled'].includes(d.status) ? 'failed' : 'submitted';
+        if (d)
+          status =
+            d.status === 'imported'
+              ? 'done'
+              : ['failed', 'removed', 'stalled'].includes(d.status)
+                ? 'failed'
+                : 'submitted';
       } else {
         const o = j.organizes.find((x) => x.planId === p.id);
         const recs = o ? organizes.filter((x) => x.downloadId === o.downloadId) : [];
-        if (recs.length) status = recs.every((r) => r.status === 'succeeded') ? 'done' : recs.some((r) => r.status === 'running') ? 'submitted' : 'failed';
+        if (recs.length)
+          status = recs.every((r) => r.status === 'succeeded')
+            ? 'done'
+            : recs.some((r) => r.status === 'running')
+              ? 'submitted'
+              : 'failed';
       }
       return { id: p.id, type: p.type, mediaEntityId: p.mediaEntityId, status };
     });
@@ -61,7 +80,10 @@ export class V3GoalFacts implements GoalFacts {
     for (const [mediaEntityId, title] of entities) {
       const ref = parseMediaEntityId(mediaEntityId);
       if (!ref) continue;
-      const r = await this.client.ok<{ item?: { id?: unknown } }>('library.exists', { query: toV3Identity(ref), ...(signal ? { signal } : {}) });
+      const r = await this.client.ok<{ item?: { id?: unknown } }>('library.exists', {
+        query: toV3Identity(ref),
+        ...(signal ? { signal } : {}),
+      });
       library.push({ mediaEntityId, title, present: r.data?.item?.id !== undefined });
     }
     return { plans, downloads, organizes, library };

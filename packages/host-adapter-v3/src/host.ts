@@ -1,4 +1,15 @@
-import { createAgentContainer, DefaultCapabilityRegistry, PolicyAuthorizer, resolvePort, Tokens, type AgentHost, type AgentOptions, type Authorizer, type Capability, type GoalFacts } from '@media-agent/sdk';
+import {
+  createAgentContainer,
+  DefaultCapabilityRegistry,
+  PolicyAuthorizer,
+  resolvePort,
+  Tokens,
+  type AgentHost,
+  type AgentOptions,
+  type Authorizer,
+  type Capability,
+  type GoalFacts,
+} from '@media-agent/sdk';
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
@@ -123,9 +134,15 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   const plugins: V3PluginHost = new V3PluginHost({
     client,
     authorizer: (): V3Authorizer => authorizer,
-    services: () => ({ storage: resolvePort(container, Tokens.StorageAdapter), ids: resolvePort(container, Tokens.IdGenerator), clock: resolvePort(container, Tokens.Clock) }),
+    services: () => ({
+      storage: resolvePort(container, Tokens.StorageAdapter),
+      ids: resolvePort(container, Tokens.IdGenerator),
+      clock: resolvePort(container, Tokens.Clock),
+    }),
   });
-  const authorizer: V3Authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role, (id) => plugins.declared(id));
+  const authorizer: V3Authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role, (id) =>
+    plugins.declared(id),
+  );
   const goalFacts = new V3GoalFacts(client, journal);
   const container = createAgentContainer({
     ...options,
@@ -164,8 +181,16 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   registerStandardCapabilities(host.capabilities, v3StandardCapabilities(services));
   const reg = host.capabilities;
   for (const capability of v3SubscriptionCapabilities({ client, journal })) reg.register(capability);
-  for (const capability of v3OperationCapabilities({ client, plans: host.plans, registry: () => reg, reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined) })) reg.register(capability);
-  const pluginList = Array.isArray(options.plugins) ? options.plugins : ((options.plugins as { capabilities?: readonly Capability<any, any>[] } | undefined)?.capabilities ?? []);
+  for (const capability of v3OperationCapabilities({
+    client,
+    plans: host.plans,
+    registry: () => reg,
+    reveal: (ids) => (reg instanceof V3CapabilityRegistry ? reg.reveal(ids) : undefined),
+  }))
+    reg.register(capability);
+  const pluginList = Array.isArray(options.plugins)
+    ? options.plugins
+    : ((options.plugins as { capabilities?: readonly Capability<any, any>[] } | undefined)?.capabilities ?? []);
   for (const plugin of pluginList) reg.register(plugin);
   startAfter(host, () => checkV3Host(client));
   return {
@@ -186,13 +211,20 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
  * unreachable host (`HOST_UNREACHABLE`) or refused credentials (`HOST_AUTH_FAILED`) fail `start()`.
  */
 async function checkV3Host(client: V3Client): Promise<void> {
-  const credential = client.usesLogin ? 'user name and password (auth.username/password; CLI --user/--password)' : 'API token (auth.apiKey; CLI --api-key)';
+  const credential = client.usesLogin
+    ? 'user name and password (auth.username/password; CLI --user/--password)'
+    : 'API token (auth.apiKey; CLI --api-key)';
   try {
     await client.identity();
     await client.call('download.clients');
   } catch (error) {
     if (!(error instanceof V3AuthError)) throw error;
-    const refused = error.operationId === 'login.access_token' ? 'the login' : client.usesLogin ? 'the login token' : 'the API token';
-    throw new V3AuthError(error.operationId, error.status, `${(error.details as { hostMessage?: string }).hostMessage || 'no message'}; MoviePilot at ${client.url} refused ${refused}: check the ${credential}`);
+    const refused =
+      error.operationId === 'login.access_token' ? 'the login' : client.usesLogin ? 'the login token' : 'the API token';
+    throw new V3AuthError(
+      error.operationId,
+      error.status,
+      `${(error.details as { hostMessage?: string }).hostMessage || 'no message'}; MoviePilot at ${client.url} refused ${refused}: check the ${credential}`,
+    );
   }
 }

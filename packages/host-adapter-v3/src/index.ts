@@ -15,14 +15,40 @@ export type { V3Effect, V3Operation } from './contract/types';
 export { V3_OPERATIONS } from './contract/operations';
 export { V3UnknownOperationError, fillV3Path, matchV3Route, v3Operation } from './contract/catalog';
 export { V3_MEDIA_SOURCES, validateV3Request, type V3RequestCheck, type V3WireRequest } from './contract/validate';
-export { V3Client, type V3Auth, type V3CallInput, type V3ClientOptions, type V3Collection, type V3Identity, type V3QueryValue, type V3Response, type V3Timeouts } from './client';
-export { V3AuthError, V3HostError, V3OptionsError, V3PermissionDeniedError, V3TransportError, V3UnsupportedError, V3ValidationError, type V3ValidationIssue } from './errors';
+export {
+  V3Client,
+  type V3Auth,
+  type V3CallInput,
+  type V3ClientOptions,
+  type V3Collection,
+  type V3Identity,
+  type V3QueryValue,
+  type V3Response,
+  type V3Timeouts,
+} from './client';
+export {
+  V3AuthError,
+  V3HostError,
+  V3OptionsError,
+  V3PermissionDeniedError,
+  V3TransportError,
+  V3UnsupportedError,
+  V3ValidationError,
+  type V3ValidationIssue,
+} from './errors';
 export { V3_ERROR_CODES, type V3ErrorCode } from './error-codes';
 export { V3_SOURCE_OF, fromV3Identity, toV3Identity } from './identity';
 export { V3RunJournal, type V3JournalDownload, type V3JournalOrganize } from './journal';
 export type { V3MediaSettings } from './standard/services';
 export { MP_OPERATION_PLAN_TYPE, kindOfV3Operation, mpCapabilityId, v3NeedsApproval } from './operations-capabilities';
-export { V3Authorizer, V3_ADAPTER_OPERATIONS, V3_STANDARD_OPERATIONS, type V3DeclaredOperations, type V3HostRole, type V3PrincipalRole } from './authorizer';
+export {
+  V3Authorizer,
+  V3_ADAPTER_OPERATIONS,
+  V3_STANDARD_OPERATIONS,
+  type V3DeclaredOperations,
+  type V3HostRole,
+  type V3PrincipalRole,
+} from './authorizer';
 export {
   defineV3PluginCapability,
   isV3PluginCapability,

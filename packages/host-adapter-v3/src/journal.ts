@@ -40,7 +40,10 @@ export interface V3JournalOrganize {
  */
 export class V3RunJournal {
   readonly #touched = new Map<string, Map<string, string>>();
-  readonly #plans = new Map<string, Array<{ id: string; type: 'download' | 'organize'; mediaEntityId: string | null }>>();
+  readonly #plans = new Map<
+    string,
+    Array<{ id: string; type: 'download' | 'organize'; mediaEntityId: string | null }>
+  >();
   readonly #downloads = new Map<string, V3JournalDownload>();
   readonly #downloadRuns = new Map<string, Set<string>>();
   readonly #organizes = new Map<string, V3JournalOrganize[]>();
@@ -54,7 +57,10 @@ export class V3RunJournal {
   }
 
   /** Records a plan a run created. @param runId - run; @param plan - id, type, entity */
-  addPlan(runId: string | undefined, plan: { id: string; type: 'download' | 'organize'; mediaEntityId: string | null }): void {
+  addPlan(
+    runId: string | undefined,
+    plan: { id: string; type: 'download' | 'organize'; mediaEntityId: string | null },
+  ): void {
     if (!runId) return;
     const list = this.#plans.get(runId) ?? [];
     if (!list.some((p) => p.id === plan.id)) list.push(plan);
@@ -95,9 +101,17 @@ export class V3RunJournal {
   }
 
   /** What one run touched. @param runId - run id */
-  forRun(runId: string): { touched: Array<{ mediaEntityId: string; title: string }>; plans: Array<{ id: string; type: 'download' | 'organize'; mediaEntityId: string | null }>; downloads: V3JournalDownload[]; organizes: V3JournalOrganize[] } {
+  forRun(runId: string): {
+    touched: Array<{ mediaEntityId: string; title: string }>;
+    plans: Array<{ id: string; type: 'download' | 'organize'; mediaEntityId: string | null }>;
+    downloads: V3JournalDownload[];
+    organizes: V3JournalOrganize[];
+  } {
     return {
-      touched: [...(this.#touched.get(runId) ?? new Map()).entries()].map(([mediaEntityId, title]) => ({ mediaEntityId, title })),
+      touched: [...(this.#touched.get(runId) ?? new Map()).entries()].map(([mediaEntityId, title]) => ({
+        mediaEntityId,
+        title,
+      })),
       plans: [...(this.#plans.get(runId) ?? [])],
       downloads: [...(this.#downloadRuns.get(runId) ?? [])].map((h) => this.#downloads.get(h)!).filter(Boolean),
       organizes: [...(this.#organizes.get(runId) ?? [])],

@@ -1,6 +1,15 @@
 import Type from 'typebox';
 import { canonicalJson, type JsonValue } from '@media-agent/sdk/storage';
-import { defineCapability, type Capability, type CapabilityKind, type CapabilityRegistry, type HandlerContext, type PlanService, type ReplayPolicy, type Verifier } from '@media-agent/sdk';
+import {
+  defineCapability,
+  type Capability,
+  type CapabilityKind,
+  type CapabilityRegistry,
+  type HandlerContext,
+  type PlanService,
+  type ReplayPolicy,
+  type Verifier,
+} from '@media-agent/sdk';
 import { MediaStateError } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
 import { V3_OPERATIONS } from './contract/operations';
@@ -44,21 +53,50 @@ export function mpCapabilityId(operationId: string): string {
 }
 
 const Args = {
-  path_params: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description: 'Route parameters by name.' })),
-  query: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Query parameters (GET routes take filters here).' })),
+  path_params: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
+      description: 'Route parameters by name.',
+    }),
+  ),
+  query: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'Query parameters (GET routes take filters here).' }),
+  ),
   body: Type.Optional(Type.Unknown({ description: 'JSON body (writes).' })),
 };
-const CallInput = Type.Object({ ...Args, planId: Type.Optional(Type.String({ maxLength: 128, description: 'Plan from mp.operation.plan (needed when the operation requires an approval).' })) }, { additionalProperties: false });
+const CallInput = Type.Object(
+  {
+    ...Args,
+    planId: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description: 'Plan from mp.operation.plan (needed when the operation requires an approval).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 const CallOutput = Type.Object({
   status: Type.Integer({ description: 'HTTP status.' }),
   success: Type.Boolean(),
   message: Type.String(),
   data: Type.Unknown(),
-  collection: Type.Optional(Type.Object({ result_count: Type.Optional(Type.Integer()), total_count: Type.Optional(Type.Integer()), page: Type.Optional(Type.Integer()), count: Type.Optional(Type.Integer()) })),
+  collection: Type.Optional(
+    Type.Object({
+      result_count: Type.Optional(Type.Integer()),
+      total_count: Type.Optional(Type.Integer()),
+      page: Type.Optional(Type.Integer()),
+      count: Type.Optional(Type.Integer()),
+    }),
+  ),
 });
 
 /** The payload of an `mp.operation` plan freezing one catalog call. @internal */
-export const frozenV3Call = (operationId: string, i: { path_params?: unknown; query?: unknown; body?: unknown }) => ({ operation_id: operationId, path_params: i.path_params ?? {}, query: i.query ?? {}, body: i.body ?? null });
+export const frozenV3Call = (operationId: string, i: { path_params?: unknown; query?: unknown; body?: unknown }) => ({
+  operation_id: operationId,
+  path_params: i.path_params ?? {},
+  query: i.query ?? {},
+  body: i.body ?? null,
+});
 const frozen = frozenV3Call;
 
 /**
@@ -68,32 +106,54 @@ const frozen = frozenV3Call;
  * plus `planId`; output the unwrapped answer `{status, success, message, data, collection}`.
  * @internal
  */
-export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanService; registry: () => CapabilityRegistry; reveal: (ids: string[]) => void }): Capability<any, any>[] {
+export function v3OperationCapabilities(deps: {
+  client: V3Client;
+  plans: PlanService;
+  registry: () => CapabilityRegistry;
+  reveal: (ids: string[]) => void;
+}): Capability<any, any>[] {
   const { client, plans } = deps;
   const out: Capability<any, any>[] = V3_OPERATIONS.map((op) => {
     const { kind, replay } = kindOfV3Operation(op);
     const verify: Verifier<any, any> | undefined =
       kind === 'execute' && replay === 'never'
-        ? (READ_BACK[op.operation_id] ?? (async () => ({ status: 'unknown', reason: `MoviePilot ${op.operation_id} (${op.recovery}) has no receipt to read back; check the host's state with the matching read operation before retrying` })))
+        ? (READ_BACK[op.operation_id] ??
+          (async () => ({
+            status: 'unknown',
+            reason: `MoviePilot ${op.operation_id} (${op.recovery}) has no receipt to read back; check the host's state with the matching read operation before retrying`,
+          })))
         : undefined;
     return defineCapability({
       id: mpCapabilityId(op.operation_id),
       version: 1,
       title: `MoviePilot ${op.operation_id}`,
-      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ', needs a person\'s approval (plan it with mp.operation.plan)' : ''}. ${op.notes ?? ''}`,
+      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ", needs a person's approval (plan it with mp.operation.plan)" : ''}. ${op.notes ?? ''}`,
       kind,
       replay,
       input: CallInput,
       output: CallOutput,
       tags: ['moviepilot', 'mp', ...op.operation_id.split('.'), op.effect],
       aliases: [op.operation_id],
-      target: (input: { planId?: string }) => (input.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: input.planId } : {}),
+      target: (input: { planId?: string }) =>
+        input.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: input.planId } : {},
       ...(verify ? { verify } : {}),
-      handler: async (input: { path_params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown; planId?: string }, ctx: HandlerContext) => {
+      handler: async (
+        input: {
+          path_params?: Record<string, string | number>;
+          query?: Record<string, unknown>;
+          body?: unknown;
+          planId?: string;
+        },
+        ctx: HandlerContext,
+      ) => {
         if (ctx.plan) {
           const expected = canonicalJson(frozen(op.operation_id, input) as unknown as JsonValue);
           if (ctx.plan.type !== MP_OPERATION_PLAN_TYPE || canonicalJson(ctx.plan.payload) !== expected)
-            throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${ctx.plan.id} froze another call than this ${op.operation_id} call`, { planId: ctx.plan.id });
+            throw new MediaStateError(
+              'MEDIA_PLAN_CONFLICT',
+              `plan ${ctx.plan.id} froze another call than this ${op.operation_id} call`,
+              { planId: ctx.plan.id },
+            );
         }
         const r = await client.call(op.operation_id, {
           ...(input.path_params ? { pathParams: input.path_params } : {}),
@@ -101,7 +161,13 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
           ...(input.body !== undefined ? { body: input.body } : {}),
           signal: ctx.signal,
         });
-        const result = { status: r.status, success: r.success, message: r.message, data: (r.data ?? null) as unknown, ...(r.collection ? { collection: r.collection } : {}) };
+        const result = {
+          status: r.status,
+          success: r.success,
+          message: r.message,
+          data: (r.data ?? null) as unknown,
+          ...(r.collection ? { collection: r.collection } : {}),
+        };
         return op.operation_id === 'scheduler.run' && r.success ? ctx.pending(result) : result;
       },
     } as never) as Capability<any, any>;
@@ -111,16 +177,34 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
       id: 'mp.operation.plan',
       version: 1,
       title: 'Plan a MoviePilot operation call',
-      description: 'Freezes one MoviePilot catalog call {operation_id, path_params, query, body} as a plan; a console administrator approves its payload hash, then call mp.<operation_id> with the same arguments and planId.',
+      description:
+        'Freezes one MoviePilot catalog call {operation_id, path_params, query, body} as a plan; a console administrator approves its payload hash, then call mp.<operation_id> with the same arguments and planId.',
       kind: 'propose',
       replay: 'reconcile',
-      input: Type.Object({ operation_id: Type.String({ minLength: 1, maxLength: 128 }), ...Args }, { additionalProperties: false }),
-      output: Type.Object({ plan: Type.Object({ id: Type.String(), type: Type.String(), payloadHash: Type.String(), revision: Type.Integer() }) }),
+      input: Type.Object(
+        { operation_id: Type.String({ minLength: 1, maxLength: 128 }), ...Args },
+        { additionalProperties: false },
+      ),
+      output: Type.Object({
+        plan: Type.Object({
+          id: Type.String(),
+          type: Type.String(),
+          payloadHash: Type.String(),
+          revision: Type.Integer(),
+        }),
+      }),
       tags: ['moviepilot', 'mp', 'plan', 'approval'],
       handler: async (input, ctx) => {
         const id = mpCapabilityId(input.operation_id);
-        if (!deps.registry().has(id)) throw new MediaStateError('MEDIA_NOT_FOUND', `no MoviePilot operation ${input.operation_id}`, { operationId: input.operation_id });
-        const plan = await plans.create({ type: MP_OPERATION_PLAN_TYPE, payload: frozen(input.operation_id, input) as unknown as JsonValue, actor: ctx.actor });
+        if (!deps.registry().has(id))
+          throw new MediaStateError('MEDIA_NOT_FOUND', `no MoviePilot operation ${input.operation_id}`, {
+            operationId: input.operation_id,
+          });
+        const plan = await plans.create({
+          type: MP_OPERATION_PLAN_TYPE,
+          payload: frozen(input.operation_id, input) as unknown as JsonValue,
+          actor: ctx.actor,
+        });
         deps.reveal([id]);
         return { plan: { id: plan.id, type: plan.type, payloadHash: plan.payloadHash, revision: plan.revision } };
       },
@@ -129,11 +213,30 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
       id: 'mp.operations.search',
       version: 1,
       title: 'Find MoviePilot operations',
-      description: 'Searches the 221 MoviePilot V3 operations (subscriptions, sites, plugins, workflows, filters, storage, system…) by keywords; the matches become callable tools named mp.<operation_id>.',
+      description:
+        'Searches the 221 MoviePilot V3 operations (subscriptions, sites, plugins, workflows, filters, storage, system…) by keywords; the matches become callable tools named mp.<operation_id>.',
       kind: 'read',
       replay: 'safe',
-      input: Type.Object({ query: Type.String({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })) }, { additionalProperties: false }),
-      output: Type.Object({ operations: Type.Array(Type.Object({ capabilityId: Type.String(), method: Type.String(), path: Type.String(), effect: Type.String(), adminOnly: Type.Boolean(), confirmation: Type.String(), notes: Type.String() })) }),
+      input: Type.Object(
+        {
+          query: Type.String({ minLength: 1, maxLength: 200 }),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })),
+        },
+        { additionalProperties: false },
+      ),
+      output: Type.Object({
+        operations: Type.Array(
+          Type.Object({
+            capabilityId: Type.String(),
+            method: Type.String(),
+            path: Type.String(),
+            effect: Type.String(),
+            adminOnly: Type.Boolean(),
+            confirmation: Type.String(),
+            notes: Type.String(),
+          }),
+        ),
+      }),
       tags: ['moviepilot', 'mp', 'discover', 'search', 'tools'],
       aliases: ['查找操作', '工具'],
       handler: async (input) => {
@@ -148,7 +251,15 @@ export function v3OperationCapabilities(deps: { client: V3Client; plans: PlanSer
         return {
           operations: hits.map((id) => {
             const o = byId.get(id)!;
-            return { capabilityId: id, method: o.method, path: o.path, effect: o.effect, adminOnly: o.admin_only, confirmation: o.confirmation, notes: o.notes ?? '' };
+            return {
+              capabilityId: id,
+              method: o.method,
+              path: o.path,
+              effect: o.effect,
+              adminOnly: o.admin_only,
+              confirmation: o.confirmation,
+              notes: o.notes ?? '',
+            };
           }),
         };
       },

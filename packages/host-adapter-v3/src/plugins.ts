@@ -1,5 +1,16 @@
 import type { Static, TSchema } from 'typebox';
-import { defineCapability, MediaAgentError, type Capability, type CapabilityDefinition, type Clock, type HandlerContext, type IdGenerator, type InvocationResult, type PendingOutcome, type StorageAdapter } from '@media-agent/sdk';
+import {
+  defineCapability,
+  MediaAgentError,
+  type Capability,
+  type CapabilityDefinition,
+  type Clock,
+  type HandlerContext,
+  type IdGenerator,
+  type InvocationResult,
+  type PendingOutcome,
+  type StorageAdapter,
+} from '@media-agent/sdk';
 import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { V3Authorizer } from './authorizer';
 import { isReadEffect, type V3CallInput, type V3Client, type V3Response } from './client';
@@ -54,7 +65,11 @@ export class V3PluginOperationError extends MediaAgentError<V3ErrorCode> {
  *   operations) was registered on a V3 host.
  * @public
  */
-export type V3PluginDefinitionCode = 'PLUGIN_DECLARATION_INVALID' | 'PLUGIN_KIND_TOO_WEAK' | 'PLUGIN_NOT_BOUND' | 'PLUGIN_OPERATIONS_UNDECLARED';
+export type V3PluginDefinitionCode =
+  | 'PLUGIN_DECLARATION_INVALID'
+  | 'PLUGIN_KIND_TOO_WEAK'
+  | 'PLUGIN_NOT_BOUND'
+  | 'PLUGIN_OPERATIONS_UNDECLARED';
 
 /**
  * A plugin capability cannot be defined or registered as written (see {@link V3PluginDefinitionCode}).
@@ -112,7 +127,8 @@ export interface V3PluginContext extends HandlerContext {
  * the catalog operations that client may send.
  * @public
  */
-export interface V3PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Omit<CapabilityDefinition<I, O>, 'handler'> {
+export interface V3PluginDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema>
+  extends Omit<CapabilityDefinition<I, O>, 'handler'> {
   /**
    * Catalog operation ids the handler may send (`V3_OPERATIONS[].operation_id`, e.g. `subscription.find`).
    * Every id must be in the catalog; any write among them (an effect other than `safe_read`) requires
@@ -122,7 +138,10 @@ export interface V3PluginDefinition<I extends TSchema = TSchema, O extends TSche
    */
   operations: readonly string[];
   /** The handler; `ctx.client` is its scoped client. */
-  handler: (input: NoInfer<Static<I>>, ctx: V3PluginContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
+  handler: (
+    input: NoInfer<Static<I>>,
+    ctx: V3PluginContext,
+  ) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>; // NoInfer: see CapabilityDefinition
 }
 
 /**
@@ -172,23 +191,44 @@ const CATALOG = new Map(V3_OPERATIONS.map((o) => [o.operation_id, o]));
  * ```
  * @public
  */
-export function defineV3PluginCapability<I extends TSchema, O extends TSchema>(definition: V3PluginDefinition<I, O>): Capability<I, O> {
+export function defineV3PluginCapability<I extends TSchema, O extends TSchema>(
+  definition: V3PluginDefinition<I, O>,
+): Capability<I, O> {
   const id = String((definition as { id?: unknown } | undefined)?.id);
   const declared = definition?.operations as unknown;
-  if (!Array.isArray(declared) || declared.some((o) => typeof o !== 'string')) throw new V3PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: operations must be a list of MoviePilot V3 catalog operation ids`);
+  if (!Array.isArray(declared) || declared.some((o) => typeof o !== 'string'))
+    throw new V3PluginDefinitionError(
+      'PLUGIN_DECLARATION_INVALID',
+      id,
+      `${id}: operations must be a list of MoviePilot V3 catalog operation ids`,
+    );
   const operations = Object.freeze([...new Set(declared as string[])]);
   const unknown = operations.filter((o) => !CATALOG.has(o));
-  if (unknown.length > 0) throw new V3PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the MoviePilot V3 operation catalog`);
+  if (unknown.length > 0)
+    throw new V3PluginDefinitionError(
+      'PLUGIN_DECLARATION_INVALID',
+      id,
+      `${id}: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the MoviePilot V3 operation catalog`,
+    );
   const writes = operations.filter((o) => kindOfV3Operation(CATALOG.get(o)!).kind === 'execute');
   if (writes.length > 0 && definition.kind !== 'execute')
-    throw new V3PluginDefinitionError('PLUGIN_KIND_TOO_WEAK', id, `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute, like mp.${writes[0]}`);
+    throw new V3PluginDefinitionError(
+      'PLUGIN_KIND_TOO_WEAK',
+      id,
+      `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute, like mp.${writes[0]}`,
+    );
   const { handler, ...rest } = definition;
-  if (typeof handler !== 'function') throw new V3PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
+  if (typeof handler !== 'function')
+    throw new V3PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
   const capability = defineCapability({
     ...(rest as Omit<CapabilityDefinition<I, O>, 'handler'>),
     operations,
     handler: async () => {
-      throw new V3PluginDefinitionError('PLUGIN_NOT_BOUND', id, `${id} is a V3 plugin capability: register it on the host.capabilities of createV3AgentHost, which gives it a scoped client`);
+      throw new V3PluginDefinitionError(
+        'PLUGIN_NOT_BOUND',
+        id,
+        `${id} is a V3 plugin capability: register it on the host.capabilities of createV3AgentHost, which gives it a scoped client`,
+      );
     },
   } as CapabilityDefinition<I, O>);
   HANDLERS.set(capability, handler as PluginHandler);
@@ -263,17 +303,36 @@ export class V3PluginHost implements V3PluginBinder {
 
   bind(plugin: V3PluginCapability<any, any>): Capability<any, any> {
     const handler = HANDLERS.get(plugin);
-    if (!handler) throw new V3PluginDefinitionError('PLUGIN_NOT_BOUND', plugin.id, `${plugin.id} was not made by defineV3PluginCapability`);
+    if (!handler)
+      throw new V3PluginDefinitionError(
+        'PLUGIN_NOT_BOUND',
+        plugin.id,
+        `${plugin.id} was not made by defineV3PluginCapability`,
+      );
     const operations = new Map(plugin.operations.map((o) => [o, CATALOG.get(o)!]));
-    const { operations: _operations, handler: _unbound, modelInputSchema: _model, ...definition } = plugin as V3PluginCapability<any, any> & { modelInputSchema?: unknown };
+    const {
+      operations: _operations,
+      handler: _unbound,
+      modelInputSchema: _model,
+      ...definition
+    } = plugin as V3PluginCapability<any, any> & { modelInputSchema?: unknown };
     const bound = defineCapability({
       ...definition,
       handler: async (input: unknown, ctx: HandlerContext) => {
-        const client = new ScopedClient(this.#client, plugin.id, operations, ctx, (operationId, code, message) => this.#refuse(plugin.id, ctx, operationId, code, message), this.#authorizer, this.#services);
+        const client = new ScopedClient(
+          this.#client,
+          plugin.id,
+          operations,
+          ctx,
+          (operationId, code, message) => this.#refuse(plugin.id, ctx, operationId, code, message),
+          this.#authorizer,
+          this.#services,
+        );
         try {
           return await handler(input, Object.freeze({ ...ctx, client }) as V3PluginContext);
         } catch (error) {
-          if (error instanceof V3PluginOperationError && client.refused(error) && !client.wrote) this.#remember(ctx.invocationId, error);
+          if (error instanceof V3PluginOperationError && client.refused(error) && !client.wrote)
+            this.#remember(ctx.invocationId, error);
           throw error;
         } finally {
           client.close();
@@ -297,7 +356,13 @@ export class V3PluginHost implements V3PluginBinder {
   }
 
   /** Audits a refused request as a direct refusal is (`capability.denied`, `<code>: <reason>`) and builds its error. */
-  async #refuse(capabilityId: string, ctx: HandlerContext, operationId: string, code: V3PluginRefusalCode, message: string): Promise<V3PluginOperationError> {
+  async #refuse(
+    capabilityId: string,
+    ctx: HandlerContext,
+    operationId: string,
+    code: V3PluginRefusalCode,
+    message: string,
+  ): Promise<V3PluginOperationError> {
     const error = new V3PluginOperationError(code, capabilityId, operationId, message);
     const { storage, ids, clock } = this.#services();
     const record: AuditRecord = {
@@ -333,7 +398,11 @@ class ScopedClient implements V3PluginClient {
   readonly #client: V3Client;
   readonly #declared: ReadonlyMap<string, V3Operation>;
   readonly #ctx: HandlerContext;
-  readonly #refuse: (operationId: string, code: V3PluginRefusalCode, message: string) => Promise<V3PluginOperationError>;
+  readonly #refuse: (
+    operationId: string,
+    code: V3PluginRefusalCode,
+    message: string,
+  ) => Promise<V3PluginOperationError>;
   readonly #authorizer: () => V3Authorizer;
   readonly #services: () => V3PluginServices;
 
@@ -378,12 +447,23 @@ class ScopedClient implements V3PluginClient {
   async #check(operationId: string): Promise<void> {
     const op = this.#declared.get(operationId);
     let refusal: [V3PluginRefusalCode, string] | undefined;
-    if (this.#closed) refusal = ['PLUGIN_CLIENT_CLOSED', `${this.capabilityId}: its client was used after the handler returned (${String(operationId)} not sent)`];
+    if (this.#closed)
+      refusal = [
+        'PLUGIN_CLIENT_CLOSED',
+        `${this.capabilityId}: its client was used after the handler returned (${String(operationId)} not sent)`,
+      ];
     else if (!op)
-      refusal = ['PLUGIN_OPERATION_UNDECLARED', `${this.capabilityId} did not declare MoviePilot ${String(operationId)} (it declared ${this.operations.join(', ') || 'nothing'}); the request was not sent`];
+      refusal = [
+        'PLUGIN_OPERATION_UNDECLARED',
+        `${this.capabilityId} did not declare MoviePilot ${String(operationId)} (it declared ${this.operations.join(', ') || 'nothing'}); the request was not sent`,
+      ];
     else {
       const denial = await this.#authorizer().superuserDenial([op], this.#ctx.actor, this.#services().storage);
-      if (denial) refusal = ['PLUGIN_OPERATION_FORBIDDEN', `${this.capabilityId} may not send ${operationId} for ${this.#ctx.actor}: ${denial}`];
+      if (denial)
+        refusal = [
+          'PLUGIN_OPERATION_FORBIDDEN',
+          `${this.capabilityId} may not send ${operationId} for ${this.#ctx.actor}: ${denial}`,
+        ];
     }
     if (refusal) {
       const error = await this.#refuse(String(operationId), refusal[0], refusal[1]);

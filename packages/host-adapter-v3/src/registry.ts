@@ -1,4 +1,12 @@
-import { ForwardingCapabilityRegistry, type Capability, type CapabilityDescriptor, type CapabilityKind, type CapabilityRegistry, type InvocationContext, type InvocationResult } from '@media-agent/sdk';
+import {
+  ForwardingCapabilityRegistry,
+  type Capability,
+  type CapabilityDescriptor,
+  type CapabilityKind,
+  type CapabilityRegistry,
+  type InvocationContext,
+  type InvocationResult,
+} from '@media-agent/sdk';
 import { isV3PluginCapability, V3PluginDefinitionError, type V3PluginBinder } from './plugins';
 
 /** `mp.*` capabilities always offered to the model: the discovery tool and the call planner. @internal */
@@ -51,7 +59,12 @@ export class V3CapabilityRegistry extends ForwardingCapabilityRegistry {
    */
   override register(capability: Capability<any, any>): void {
     if (isV3PluginCapability(capability)) {
-      if (!this.#plugins) throw new V3PluginDefinitionError('PLUGIN_NOT_BOUND', capability.id, `${capability.id}: this registry cannot bind V3 plugin capabilities (use the host.capabilities of createV3AgentHost)`);
+      if (!this.#plugins)
+        throw new V3PluginDefinitionError(
+          'PLUGIN_NOT_BOUND',
+          capability.id,
+          `${capability.id}: this registry cannot bind V3 plugin capabilities (use the host.capabilities of createV3AgentHost)`,
+        );
       this.inner.register(this.#plugins.bind(capability));
       this.#plugins.declare(capability);
       return;
@@ -67,11 +80,17 @@ export class V3CapabilityRegistry extends ForwardingCapabilityRegistry {
 
   /** Every capability except `mp.*` catalog operations not revealed by discovery. @param filter - optional kind */
   override list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
-    return this.inner.list(filter).filter((d) => !d.id.startsWith('mp.') || ALWAYS.has(d.id) || this.#revealed.includes(d.id));
+    return this.inner
+      .list(filter)
+      .filter((d) => !d.id.startsWith('mp.') || ALWAYS.has(d.id) || this.#revealed.includes(d.id));
   }
 
   /** Invokes through the inner registry; a refused plugin request that wrote nothing makes the result `denied`. */
-  override async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+  override async invoke(
+    idOrCapability: string | Capability<any, any>,
+    input: unknown,
+    context: InvocationContext,
+  ): Promise<InvocationResult<any>> {
     const result = await super.invoke(idOrCapability, input, context);
     return this.#plugins ? this.#plugins.settle(result) : result;
   }

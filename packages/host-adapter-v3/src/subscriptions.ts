@@ -13,17 +13,36 @@ const SubscriptionRef = {
     MEDIA_SOURCES.map((s) => Type.Literal(s)),
     { description: 'SDK media source; sent as the V3 media_source (tmdb → themoviedb) with media_id.' },
   ),
-  mediaId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Source-native id (no prefix).' }),
+  mediaId: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'Source-native id (no prefix).',
+  }),
   season: Type.Optional(Type.Integer({ minimum: 0, description: 'Season of a series.' })),
 };
-const SubscriptionView = Type.Union([Type.Object({ id: Type.Integer(), name: Type.String(), state: Type.String(), season: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]);
+const SubscriptionView = Type.Union([
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    state: Type.String(),
+    season: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  Type.Null(),
+]);
 const AddInput = Type.Object(
   {
     ...SubscriptionRef,
     kind: Type.Union([Type.Literal('movie'), Type.Literal('tv')]),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     year: Type.Optional(Type.Integer({ minimum: 1800, maximum: 3000 })),
-    planId: Type.Optional(Type.String({ maxLength: 128, description: 'An mp.operation plan freezing the same subscription.add call (needed by agents: a person approves it).' })),
+    planId: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description:
+          'An mp.operation plan freezing the same subscription.add call (needed by agents: a person approves it).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,8 +75,21 @@ type FindArgs = { mediaSource: MediaSource; mediaId: string; season?: number };
  * @returns the V3 request body
  * @public
  */
-export function v3SubscriptionBody(input: { mediaSource: MediaSource; mediaId: string; kind: 'movie' | 'tv'; name: string; year?: number; season?: number }): Record<string, unknown> {
-  return { name: input.name, type: input.kind === 'tv' ? '电视剧' : '电影', ...toV3Identity(input), ...(input.year !== undefined ? { year: String(input.year) } : {}), ...(input.season !== undefined ? { season: input.season } : {}) };
+export function v3SubscriptionBody(input: {
+  mediaSource: MediaSource;
+  mediaId: string;
+  kind: 'movie' | 'tv';
+  name: string;
+  year?: number;
+  season?: number;
+}): Record<string, unknown> {
+  return {
+    name: input.name,
+    type: input.kind === 'tv' ? '电视剧' : '电影',
+    ...toV3Identity(input),
+    ...(input.year !== undefined ? { year: String(input.year) } : {}),
+    ...(input.season !== undefined ? { season: input.season } : {}),
+  };
 }
 
 /**
@@ -66,9 +98,18 @@ export function v3SubscriptionBody(input: { mediaSource: MediaSource; mediaId: s
  * `failed` (verifiably absent, so the add may run again).
  * @public
  */
-export const verifyV3SubscriptionAdd: Verifier<V3SubscriptionAddInput, { subscriptionId: number }> = async ({ input, read }) => {
-  const out = (await read('moviepilot.subscription.find', { mediaSource: input.mediaSource, mediaId: input.mediaId, ...(input.season !== undefined ? { season: input.season } : {}) })) as { subscription: { id: number } | null };
-  return out.subscription ? { status: 'succeeded', output: { subscriptionId: out.subscription.id } } : { status: 'failed', reason: `MoviePilot has no subscription of ${input.mediaSource}:${input.mediaId}` };
+export const verifyV3SubscriptionAdd: Verifier<V3SubscriptionAddInput, { subscriptionId: number }> = async ({
+  input,
+  read,
+}) => {
+  const out = (await read('moviepilot.subscription.find', {
+    mediaSource: input.mediaSource,
+    mediaId: input.mediaId,
+    ...(input.season !== undefined ? { season: input.season } : {}),
+  })) as { subscription: { id: number } | null };
+  return out.subscription
+    ? { status: 'succeeded', output: { subscriptionId: out.subscription.id } }
+    : { status: 'failed', reason: `MoviePilot has no subscription of ${input.mediaSource}:${input.mediaId}` };
 };
 
 /**
@@ -84,7 +125,8 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
     id: 'moviepilot.subscription.find',
     version: 1,
     title: 'Find the subscription of a title',
-    description: 'Looks up the MoviePilot subscription (订阅) of one title by its media source and id; null when there is none.',
+    description:
+      'Looks up the MoviePilot subscription (订阅) of one title by its media source and id; null when there is none.',
     kind: 'read',
     replay: 'safe',
     tags: ['moviepilot', 'subscription', 'subscribe'],
@@ -93,13 +135,23 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
     output: Type.Object({ subscription: SubscriptionView }),
     handler: async (input: FindArgs, ctx) => {
       const { media_source, media_id } = toV3Identity(input);
-      const r = await client.ok<{ id?: number | null; name?: string | null; state?: string | null; season?: number | null } | null>('subscription.find', {
+      const r = await client.ok<{
+        id?: number | null;
+        name?: string | null;
+        state?: string | null;
+        season?: number | null;
+      } | null>('subscription.find', {
         pathParams: { media_id },
         query: { media_source, ...(input.season !== undefined ? { season: input.season } : {}) },
         signal: ctx.signal,
       });
       const s = r.data;
-      return { subscription: s && typeof s.id === 'number' ? { id: s.id, name: s.name ?? '', state: s.state ?? '', season: s.season ?? null } : null };
+      return {
+        subscription:
+          s && typeof s.id === 'number'
+            ? { id: s.id, name: s.name ?? '', state: s.state ?? '', season: s.season ?? null }
+            : null,
+      };
     },
   });
   const add = defineCapability({
@@ -115,15 +167,29 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
     aliases: ['订阅', '添加订阅'],
     input: AddInput,
     output: AddOutput,
-    target: (i: V3SubscriptionAddInput) => ({ mediaEntityId: `${i.mediaSource}:${i.mediaId}`, mediaKind: i.kind, ...(i.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: i.planId } : {}) }),
+    target: (i: V3SubscriptionAddInput) => ({
+      mediaEntityId: `${i.mediaSource}:${i.mediaId}`,
+      mediaKind: i.kind,
+      ...(i.planId ? { planType: MP_OPERATION_PLAN_TYPE, planId: i.planId } : {}),
+    }),
     verify: verifyV3SubscriptionAdd,
     handler: async (input: V3SubscriptionAddInput, ctx: HandlerContext) => {
       const body = v3SubscriptionBody(input);
-      if (ctx.plan && (ctx.plan.type !== MP_OPERATION_PLAN_TYPE || canonicalJson(ctx.plan.payload) !== canonicalJson(frozenV3Call('subscription.add', { body }) as unknown as JsonValue)))
-        throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${ctx.plan.id} froze another call than this subscription.add`, { planId: ctx.plan.id });
+      if (
+        ctx.plan &&
+        (ctx.plan.type !== MP_OPERATION_PLAN_TYPE ||
+          canonicalJson(ctx.plan.payload) !==
+            canonicalJson(frozenV3Call('subscription.add', { body }) as unknown as JsonValue))
+      )
+        throw new MediaStateError(
+          'MEDIA_PLAN_CONFLICT',
+          `plan ${ctx.plan.id} froze another call than this subscription.add`,
+          { planId: ctx.plan.id },
+        );
       journal.touch(ctx.runId, `${input.mediaSource}:${input.mediaId}`, input.name);
       const r = await client.call<{ id?: number } | null>('subscription.add', { body, signal: ctx.signal });
-      if (!r.success || typeof r.data?.id !== 'number') throw new V3HostError('subscription.add', r.status, r.message || 'no subscription id', r.data);
+      if (!r.success || typeof r.data?.id !== 'number')
+        throw new V3HostError('subscription.add', r.status, r.message || 'no subscription id', r.data);
       return { subscriptionId: r.data.id };
     },
   } as never);

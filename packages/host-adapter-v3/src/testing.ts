@@ -11,6 +11,16 @@
  */
 export const SIMULATED_GENERATION = 'v3' as const;
 
-export { MoviePilotV3Simulator, SimContractViolationError, type SimDownload, type SimFaults, type SimOptions, type SimRequest, type SimTransfer, type SimUser, type SimViolation } from './testing/simulator';
+export {
+  MoviePilotV3Simulator,
+  SimContractViolationError,
+  type SimDownload,
+  type SimFaults,
+  type SimOptions,
+  type SimRequest,
+  type SimTransfer,
+  type SimUser,
+  type SimViolation,
+} from './testing/simulator';
 export { SIM_DEFAULT_LIBRARY, SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './testing/data';
 export { organizeCompletedDownloadScript } from './testing/scripts';

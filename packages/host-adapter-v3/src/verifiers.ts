@@ -50,10 +50,19 @@ const HISTORY_PAGES = 5;
  * @public
  */
 export const verifyV3TransferFile: Verifier<V3CallArgs, V3CallResult> = async ({ input, read }) => {
-  const body = (input.body ?? {}) as { fileitem?: { path?: unknown }; fileitems?: Array<{ path?: unknown }>; preview?: unknown };
+  const body = (input.body ?? {}) as {
+    fileitem?: { path?: unknown };
+    fileitems?: Array<{ path?: unknown }>;
+    preview?: unknown;
+  };
   if (body.preview === true) return { status: 'failed', reason: 'a preview transfers nothing; it may run again' };
-  const paths = new Set([body.fileitem, ...(Array.isArray(body.fileitems) ? body.fileitems : [])].map((f) => f?.path).filter((p): p is string => typeof p === 'string' && p.length > 0));
-  if (paths.size === 0) return { status: 'unknown', reason: 'the call names no file path to look up in the transfer history' };
+  const paths = new Set(
+    [body.fileitem, ...(Array.isArray(body.fileitems) ? body.fileitems : [])]
+      .map((f) => f?.path)
+      .filter((p): p is string => typeof p === 'string' && p.length > 0),
+  );
+  if (paths.size === 0)
+    return { status: 'unknown', reason: 'the call names no file path to look up in the transfer history' };
   const found: HistoryRecord[] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
     const r = (await read('mp.transfer.history', { query: { page, count: 200 } })) as V3CallResult;
@@ -64,14 +73,40 @@ export const verifyV3TransferFile: Verifier<V3CallArgs, V3CallResult> = async ({
   }
   if (found.length === 0) {
     const q = (await read('mp.transfer.queue', {})) as V3CallResult;
-    const queued = (Array.isArray(q.data) ? (q.data as Array<Record<string, unknown>>) : []).filter((x) => [x.src, x.path, (x.fileitem as { path?: unknown } | undefined)?.path].some((p) => typeof p === 'string' && paths.has(p)));
-    if (queued.length === 0) return { status: 'failed', reason: `the transfer history and queue have no record of ${[...paths].join(', ')}` };
-    found.push(...queued.map((x) => ({ id: Number(x.id ?? 0), src: String(x.src ?? x.path ?? ''), state: String(x.state ?? 'accepted') })));
+    const queued = (Array.isArray(q.data) ? (q.data as Array<Record<string, unknown>>) : []).filter((x) =>
+      [x.src, x.path, (x.fileitem as { path?: unknown } | undefined)?.path].some(
+        (p) => typeof p === 'string' && paths.has(p),
+      ),
+    );
+    if (queued.length === 0)
+      return { status: 'failed', reason: `the transfer history and queue have no record of ${[...paths].join(', ')}` };
+    found.push(
+      ...queued.map((x) => ({
+        id: Number(x.id ?? 0),
+        src: String(x.src ?? x.path ?? ''),
+        state: String(x.state ?? 'accepted'),
+      })),
+    );
   }
   const items = found.map((t) => {
     const state = t.state ?? (t.status ? 'completed' : 'failed');
-    return { source: t.src ?? '', target_dir: t.dest ?? '', state, success: state === 'completed', message: t.errmsg ?? '', history_id: t.id };
+    return {
+      source: t.src ?? '',
+      target_dir: t.dest ?? '',
+      state,
+      success: state === 'completed',
+      message: t.errmsg ?? '',
+      history_id: t.id,
+    };
   });
   const ok = items.every((i) => i.state !== 'failed');
-  return { status: 'succeeded', output: { status: 200, success: ok, message: `settled from the transfer history (the answer of the original call was lost)${ok ? '' : ': some items failed'}`, data: { items } } };
+  return {
+    status: 'succeeded',
+    output: {
+      status: 200,
+      success: ok,
+      message: `settled from the transfer history (the answer of the original call was lost)${ok ? '' : ': some items failed'}`,
+      data: { items },
+    },
+  };
 };

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, OutcomeUnknownError } from '@media-agent/sdk';
-import { V3_OPERATIONS, V3AuthError, V3Client, V3PermissionDeniedError, V3ValidationError } from '@media-agent/host-adapter-v3';
+import {
+  V3_OPERATIONS,
+  V3AuthError,
+  V3Client,
+  V3PermissionDeniedError,
+  V3ValidationError,
+} from '@media-agent/host-adapter-v3';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -15,7 +21,10 @@ async function sim(options: ConstructorParameters<typeof MoviePilotV3Simulator>[
   cleanup.push(() => s.close());
   return s;
 }
-function client(s: MoviePilotV3Simulator, auth: ConstructorParameters<typeof V3Client>[0]['auth'] = { apiKey: s.apiKey }) {
+function client(
+  s: MoviePilotV3Simulator,
+  auth: ConstructorParameters<typeof V3Client>[0]['auth'] = { apiKey: s.apiKey },
+) {
   const c = new V3Client({ url: s.url, auth });
   cleanup.push(() => c.close());
   return c;
@@ -23,7 +32,9 @@ function client(s: MoviePilotV3Simulator, auth: ConstructorParameters<typeof V3C
 
 describe('contract files', () => {
   it('the generated operation module equals contracts/v3-operations.json (221 operations)', () => {
-    const file = JSON.parse(readFileSync(new URL('../contracts/v3-operations.json', import.meta.url), 'utf8')) as unknown[];
+    const file = JSON.parse(
+      readFileSync(new URL('../contracts/v3-operations.json', import.meta.url), 'utf8'),
+    ) as unknown[];
     expect(V3_OPERATIONS).toEqual(file);
     expect(V3_OPERATIONS).toHaveLength(221);
   });
@@ -39,14 +50,19 @@ describe('V3 client (undici against the simulator)', () => {
 
   it('paging headers become a collection', async () => {
     const s = await sim();
-    const r = await client(s).call('search.torrents', { pathParams: { media_id: '693134' }, query: { media_source: 'themoviedb', page: 1, count: 1 } });
+    const r = await client(s).call('search.torrents', {
+      pathParams: { media_id: '693134' },
+      query: { media_source: 'themoviedb', page: 1, count: 1 },
+    });
     expect(r.collection).toEqual({ result_count: 1, total_count: 2, page: 1, count: 1 });
     expect(r.data).toHaveLength(1);
   });
 
   it('a 422 issue list becomes a typed validation error', async () => {
     const s = await sim();
-    const e = await client(s).call('library.exists', { query: { media_source: 'themoviedb' } }).catch((x: unknown) => x);
+    const e = await client(s)
+      .call('library.exists', { query: { media_source: 'themoviedb' } })
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(V3ValidationError);
     expect((e as V3ValidationError).issues.length).toBeGreaterThan(0);
     expect(s.violations).toHaveLength(1);
@@ -54,7 +70,9 @@ describe('V3 client (undici against the simulator)', () => {
 
   it('a non-superuser 400 "用户权限不足" becomes a permission-denied error', async () => {
     const s = await sim();
-    const e = await client(s, { username: 'viewer', password: 'viewer-pass' }).call('plugin.installed').catch((x: unknown) => x);
+    const e = await client(s, { username: 'viewer', password: 'viewer-pass' })
+      .call('plugin.installed')
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(V3PermissionDeniedError);
     expect((e as V3PermissionDeniedError).code).toBe('HOST_PERMISSION_DENIED');
   });
@@ -72,7 +90,9 @@ describe('V3 client (undici against the simulator)', () => {
 
   it('a wrong password is a typed auth error that never contains the password', async () => {
     const s = await sim();
-    const e = await client(s, { username: 'admin', password: 'wrong-secret' }).call('download.tasks.active').catch((x: unknown) => x);
+    const e = await client(s, { username: 'admin', password: 'wrong-secret' })
+      .call('download.tasks.active')
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(V3AuthError);
     expect(JSON.stringify(e) + (e as Error).message).not.toContain('wrong-secret');
   });
@@ -83,7 +103,9 @@ describe('V3 client (undici against the simulator)', () => {
     expect((await client(s).call('download.tasks.active')).success).toBe(true);
     expect(s.requestsFor('download.tasks.active')).toHaveLength(2);
     s.faults.fail5xx.push('subscription.add');
-    await expect(client(s).call('subscription.add', { body: { name: 'Dune', media_source: 'themoviedb', media_id: '438631' } })).rejects.toMatchObject({ status: 500 });
+    await expect(
+      client(s).call('subscription.add', { body: { name: 'Dune', media_source: 'themoviedb', media_id: '438631' } }),
+    ).rejects.toMatchObject({ status: 500 });
     expect(s.requestsFor('subscription.add')).toHaveLength(1);
   });
 
@@ -91,7 +113,17 @@ describe('V3 client (undici against the simulator)', () => {
     const s = await sim();
     s.faults.dropAfterAccept.push('download.add');
     const e = await client(s)
-      .call('download.add', { body: { torrent_in: { title: 'Dune.Part.Two.2024.1080p.BluRay.H264-MP', enclosure: 'https://pt.example/download/1002', size: 1 }, media_source: 'themoviedb', media_id: '693134' } })
+      .call('download.add', {
+        body: {
+          torrent_in: {
+            title: 'Dune.Part.Two.2024.1080p.BluRay.H264-MP',
+            enclosure: 'https://pt.example/download/1002',
+            size: 1,
+          },
+          media_source: 'themoviedb',
+          media_id: '693134',
+        },
+      })
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(OutcomeUnknownError);
     expect(s.requestsFor('download.add')).toHaveLength(1);

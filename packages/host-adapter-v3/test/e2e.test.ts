@@ -14,19 +14,31 @@ describe('V3 end to end (simulator, scripted model, real runtime)', () => {
     expect(asked).toBeDefined();
     const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
     expect(sim.requestsFor('download.add')).toHaveLength(0);
-    await host.approvals.decide(approvalId, { status: 'approved', actor: 'user:admin', payloadHash: (await host.plans.get(planId)).payloadHash });
+    await host.approvals.decide(approvalId, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: (await host.plans.get(planId)).payloadHash,
+    });
     await waitUntil(() => sim.downloads().length === 1);
     clock.advance(60_000);
     expect(sim.downloads()[0]!.state).toBe('completed');
     await waitForStatus(host, run.id, ['waiting']);
     expect(sim.inLibrary('themoviedb:693134')).toBe(false);
     await host.appendToInbox(run.id, 'The download finished: organize the completed download.', 'user:admin');
-    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { clock, tickMs: 1000, timeoutMs: 15_000 });
+    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      clock,
+      tickMs: 1000,
+      timeoutMs: 15_000,
+    });
     expect(done.status).toBe('succeeded');
     const detail = await host.getRun(run.id);
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true });
-    expect(detail.report!.facts.downloads).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', status: 'imported' })]);
-    expect(detail.report!.facts.library).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true })]);
+    expect(detail.report!.facts.downloads).toEqual([
+      expect.objectContaining({ mediaEntityId: 'tmdb:693134', status: 'imported' }),
+    ]);
+    expect(detail.report!.facts.library).toEqual([
+      expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true }),
+    ]);
     expect(sim.inLibrary('themoviedb:693134')).toBe(true);
     expect(sim.requestsFor('download.add')).toHaveLength(1);
     expect(sim.requestsFor('transfer.file').length).toBeGreaterThanOrEqual(2); // preview + run
@@ -39,8 +51,15 @@ describe('V3 end to end (simulator, scripted model, real runtime)', () => {
     await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
     sim.faults.dropAfterAccept.push('download.add');
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
-    await waitUntil(async () => (await runEvents(host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit').length >= 4);
-    const phases = (await runEvents(host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit').map((e) => (e.data as { phase: string }).phase);
+    await waitUntil(
+      async () =>
+        (await runEvents(host, run.id)).filter(
+          (e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit',
+        ).length >= 4,
+    );
+    const phases = (await runEvents(host, run.id))
+      .filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit')
+      .map((e) => (e.data as { phase: string }).phase);
     expect(phases.slice(0, 4)).toEqual(['started', 'unknown', 'started', 'succeeded']);
     expect(sim.requestsFor('download.add')).toHaveLength(1);
     expect(sim.downloads()).toHaveLength(1);

@@ -2,7 +2,11 @@ import { ConsoleLogger, ManualClock, SequentialIdGenerator } from '@media-agent/
 import { MemoryStorage } from '@media-agent/sdk/storage';
 import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
 import { createV3AgentHost, type V3AgentHostOptions } from '@media-agent/host-adapter-v3';
-import { MoviePilotV3Simulator, organizeCompletedDownloadScript, type SimOptions } from '@media-agent/host-adapter-v3/testing';
+import {
+  MoviePilotV3Simulator,
+  organizeCompletedDownloadScript,
+  type SimOptions,
+} from '@media-agent/host-adapter-v3/testing';
 
 export const cleanups: Array<() => Promise<void>> = [];
 export async function runCleanups(): Promise<void> {
@@ -15,7 +19,9 @@ export async function v3Setup(options: { sim?: SimOptions; host?: Partial<V3Agen
   const sim = new MoviePilotV3Simulator({ clock, ...options.sim });
   await sim.start();
   cleanups.push(() => sim.close());
-  const provider = new ScriptedProvider({ scripts: [organizeCompletedDownloadScript(), addToLibraryScript('Dune: Part Two')] });
+  const provider = new ScriptedProvider({
+    scripts: [organizeCompletedDownloadScript(), addToLibraryScript('Dune: Part Two')],
+  });
   const v3 = createV3AgentHost({
     url: sim.url,
     auth: { apiKey: sim.apiKey },

@@ -7,7 +7,10 @@ import { runCleanups, v3Setup } from './helpers';
 afterEach(runCleanups);
 
 /** Host roles: `user:admin` is a host superuser, every other person is not; agents act for whoever started their run. */
-const onlyAdmin = { principalRole: (p: string) => (p === 'user:admin' ? ('superuser' as const) : p.startsWith('user:') ? ('user' as const) : undefined) };
+const onlyAdmin = {
+  principalRole: (p: string) =>
+    p === 'user:admin' ? ('superuser' as const) : p.startsWith('user:') ? ('user' as const) : undefined,
+};
 
 const UNFOLLOW = 'plugin.Cleanup.unfollow';
 const UNFOLLOW_PLAN = 'cleanup.unfollow';
@@ -25,7 +28,10 @@ const unfollow = defineV3PluginCapability({
   output: Type.Object({ deleted: Type.Boolean() }),
   target: (i) => (i.planId ? { planType: UNFOLLOW_PLAN, planId: i.planId } : {}),
   handler: async (input, ctx) => {
-    const found = await ctx.client.call<{ id?: number }>('subscription.find', { pathParams: { media_id: input.mediaId }, query: { media_source: 'themoviedb' } });
+    const found = await ctx.client.call<{ id?: number }>('subscription.find', {
+      pathParams: { media_id: input.mediaId },
+      query: { media_source: 'themoviedb' },
+    });
     if (typeof found.data?.id !== 'number') return { deleted: false };
     await ctx.client.ok('subscription.delete', { pathParams: { subscribe_id: found.data.id } });
     return { deleted: true };
@@ -34,7 +40,11 @@ const unfollow = defineV3PluginCapability({
 
 /** Dune (2021) as a subscription, added by the host superuser; returns its id. */
 async function subscribeDune(host: AgentHost): Promise<number> {
-  const r = await host.invoke('mp.subscription.add', { body: { name: 'Dune', year: '2021', type: '电影', media_source: 'themoviedb', media_id: '438631' } }, { actor: 'user:admin' });
+  const r = await host.invoke(
+    'mp.subscription.add',
+    { body: { name: 'Dune', year: '2021', type: '电影', media_source: 'themoviedb', media_id: '438631' } },
+    { actor: 'user:admin' },
+  );
   expect(r.status, JSON.stringify(r.error)).toBe('succeeded');
   return (r.output as { data: { id: number } }).data.id;
 }
@@ -45,7 +55,11 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
     host.capabilities.register(unfollow);
     const id = await subscribeDune(host);
 
-    const direct = await host.invoke('mp.subscription.delete', { path_params: { subscribe_id: id } }, { actor: 'user:bob' });
+    const direct = await host.invoke(
+      'mp.subscription.delete',
+      { path_params: { subscribe_id: id } },
+      { actor: 'user:bob' },
+    );
     expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
     const viaPlugin = await host.invoke(UNFOLLOW, { mediaId: '438631' }, { actor: 'user:bob' });
     expect(viaPlugin).toMatchObject({ status: 'denied', error: { code: direct.error!.code } });
@@ -55,7 +69,14 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
     expect(sim.requestsFor('subscription.find')).toHaveLength(0); // refused before the handler ran
     expect(sim.subscriptions()).toEqual([expect.objectContaining({ id, media_id: '438631' })]);
     const audit = await host.audit({ capabilityId: UNFOLLOW });
-    expect(audit).toEqual([expect.objectContaining({ action: 'capability.denied', actor: 'user:bob', outcome: 'denied', reason: expect.stringMatching(/^AUTH_NO_AUTHORIZATION: /) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'capability.denied',
+        actor: 'user:bob',
+        outcome: 'denied',
+        reason: expect.stringMatching(/^AUTH_NO_AUTHORIZATION: /),
+      }),
+    ]);
     sim.assertNoViolations();
   });
 
@@ -75,7 +96,10 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
       output: Type.Object({ id: Type.Number() }),
       handler: async (_input, ctx) => {
         leaked = ctx.client;
-        const found = await ctx.client.call<{ id: number }>('subscription.find', { pathParams: { media_id: '438631' }, query: { media_source: 'themoviedb' } });
+        const found = await ctx.client.call<{ id: number }>('subscription.find', {
+          pathParams: { media_id: '438631' },
+          query: { media_source: 'themoviedb' },
+        });
         await ctx.client.call('subscription.delete', { pathParams: { subscribe_id: found.data.id } });
         return { id: found.data.id };
       },
@@ -89,11 +113,20 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
     expect(sim.requestsFor('subscription.delete')).toHaveLength(0);
     expect(sim.subscriptions().map((s) => s.id)).toEqual([id]);
     const denied = await host.audit({ capabilityId: 'plugin.Sneaky.peek', action: 'capability.denied' });
-    expect(denied).toEqual([expect.objectContaining({ actor: 'user:admin', outcome: 'denied', inputSummary: JSON.stringify({ operation: 'subscription.delete' }), reason: expect.stringMatching(/^PLUGIN_OPERATION_UNDECLARED: /) })]);
+    expect(denied).toEqual([
+      expect.objectContaining({
+        actor: 'user:admin',
+        outcome: 'denied',
+        inputSummary: JSON.stringify({ operation: 'subscription.delete' }),
+        reason: expect.stringMatching(/^PLUGIN_OPERATION_UNDECLARED: /),
+      }),
+    ]);
 
     // The client belongs to that one invocation: kept past it, it sends nothing.
     expect(leaked!.operations).toEqual(['subscription.find']);
-    await expect(leaked!.call('subscription.find', { pathParams: { media_id: '438631' }, query: { media_source: 'themoviedb' } })).rejects.toMatchObject({ code: 'PLUGIN_CLIENT_CLOSED' });
+    await expect(
+      leaked!.call('subscription.find', { pathParams: { media_id: '438631' }, query: { media_source: 'themoviedb' } }),
+    ).rejects.toMatchObject({ code: 'PLUGIN_CLIENT_CLOSED' });
     expect(sim.requestsFor('subscription.find')).toHaveLength(1);
     sim.assertNoViolations();
   });
@@ -111,7 +144,9 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
       input: Type.Object({}),
       output: Type.Object({}),
       handler: async (_input, ctx) => {
-        const added = await ctx.client.ok<{ id: number }>('subscription.add', { body: { name: 'Dune', year: '2021', type: '电影', media_source: 'themoviedb', media_id: '438631' } });
+        const added = await ctx.client.ok<{ id: number }>('subscription.add', {
+          body: { name: 'Dune', year: '2021', type: '电影', media_source: 'themoviedb', media_id: '438631' },
+        });
         await ctx.client.call('subscription.delete', { pathParams: { subscribe_id: added.data.id } });
         return {};
       },
@@ -143,7 +178,11 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
     const plan = await host.plans.create({ type: UNFOLLOW_PLAN, payload: { mediaId: '438631' }, actor: agent.actor });
     const asked = await host.approvals.request({ planType: UNFOLLOW_PLAN, planId: plan.id, actor: agent.actor });
     await host.approvals.decide(asked.id, { status: 'approved', actor: 'user:admin', payloadHash: plan.payloadHash });
-    const approved = await host.invoke(UNFOLLOW, { mediaId: '438631', planId: plan.id }, { ...agent, approvalId: asked.id });
+    const approved = await host.invoke(
+      UNFOLLOW,
+      { mediaId: '438631', planId: plan.id },
+      { ...agent, approvalId: asked.id },
+    );
     expect(approved).toMatchObject({ status: 'succeeded', output: { deleted: true }, approvalId: asked.id });
     expect(sim.requestsFor('subscription.delete')).toHaveLength(1);
     expect(sim.subscriptions()).toHaveLength(0);
@@ -163,7 +202,11 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
 
   it('each request is checked again against the invoking actor: a host role withdrawn after authorization stops the next admin-only request (PLUGIN_OPERATION_FORBIDDEN, denied, nothing sent)', async () => {
     let bobIsSuperuser = true;
-    const { host, sim } = await v3Setup({ host: { principalRole: (p: string) => (p === 'user:bob' ? (bobIsSuperuser ? 'superuser' : 'user') : 'superuser') } });
+    const { host, sim } = await v3Setup({
+      host: {
+        principalRole: (p: string) => (p === 'user:bob' ? (bobIsSuperuser ? 'superuser' : 'user') : 'superuser'),
+      },
+    });
     const id = await subscribeDune(host);
     host.capabilities.register(
       defineV3PluginCapability({
@@ -177,7 +220,10 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
         input: Type.Object({}),
         output: Type.Object({}),
         handler: async (_input, ctx) => {
-          await ctx.client.call('subscription.find', { pathParams: { media_id: '438631' }, query: { media_source: 'themoviedb' } });
+          await ctx.client.call('subscription.find', {
+            pathParams: { media_id: '438631' },
+            query: { media_source: 'themoviedb' },
+          });
           bobIsSuperuser = false; // an administrator demotes bob while the plugin runs
           await ctx.client.call('subscription.delete', { pathParams: { subscribe_id: id } });
           return {};
@@ -191,7 +237,15 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
   });
 
   it('definition rules: a write needs kind execute (PLUGIN_KIND_TOO_WEAK), ids come from the catalog (PLUGIN_DECLARATION_INVALID), plugin.* capabilities must declare (PLUGIN_OPERATIONS_UNDECLARED), and an unregistered plugin does not run (PLUGIN_NOT_BOUND)', async () => {
-    const base = { version: 1, title: 't', description: 'd', replay: 'safe' as const, input: Type.Object({}), output: Type.Object({}), handler: async () => ({}) };
+    const base = {
+      version: 1,
+      title: 't',
+      description: 'd',
+      replay: 'safe' as const,
+      input: Type.Object({}),
+      output: Type.Object({}),
+      handler: async () => ({}),
+    };
     const code = (f: () => unknown) => {
       try {
         f();
@@ -200,10 +254,39 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
       }
       return 'no error';
     };
-    expect(code(() => defineV3PluginCapability({ ...base, id: 'plugin.X.a', kind: 'read', operations: ['subscription.find', 'subscription.delete'] }))).toBe('PLUGIN_KIND_TOO_WEAK');
-    expect(code(() => defineV3PluginCapability({ ...base, id: 'plugin.X.b', kind: 'propose', operations: ['site.delete'] }))).toBe('PLUGIN_KIND_TOO_WEAK');
-    expect(code(() => defineV3PluginCapability({ ...base, id: 'plugin.X.c', kind: 'read', operations: ['subscription.find', 'subscription.nuke'] }))).toBe('PLUGIN_DECLARATION_INVALID');
-    expect(code(() => defineV3PluginCapability({ ...base, id: 'plugin.X.d', kind: 'read', operations: ['subscription.find', 'media.search'] }))).toBe('no error');
+    expect(
+      code(() =>
+        defineV3PluginCapability({
+          ...base,
+          id: 'plugin.X.a',
+          kind: 'read',
+          operations: ['subscription.find', 'subscription.delete'],
+        }),
+      ),
+    ).toBe('PLUGIN_KIND_TOO_WEAK');
+    expect(
+      code(() => defineV3PluginCapability({ ...base, id: 'plugin.X.b', kind: 'propose', operations: ['site.delete'] })),
+    ).toBe('PLUGIN_KIND_TOO_WEAK');
+    expect(
+      code(() =>
+        defineV3PluginCapability({
+          ...base,
+          id: 'plugin.X.c',
+          kind: 'read',
+          operations: ['subscription.find', 'subscription.nuke'],
+        }),
+      ),
+    ).toBe('PLUGIN_DECLARATION_INVALID');
+    expect(
+      code(() =>
+        defineV3PluginCapability({
+          ...base,
+          id: 'plugin.X.d',
+          kind: 'read',
+          operations: ['subscription.find', 'media.search'],
+        }),
+      ),
+    ).toBe('no error');
 
     const { host } = await v3Setup();
     const plain = defineCapability({ ...base, id: 'plugin.Old.superuserClient', kind: 'execute' });

@@ -3,14 +3,20 @@ import { kindOfV3Operation, mpCapabilityId, V3_OPERATIONS } from '@media-agent/h
 import { runCleanups, v3Setup } from './helpers';
 
 afterEach(runCleanups);
-const viewerIsUser = { principalRole: (p: string) => (p === 'apikey:viewer' || p === 'user:viewer' ? ('user' as const) : undefined) };
+const viewerIsUser = {
+  principalRole: (p: string) => (p === 'apikey:viewer' || p === 'user:viewer' ? ('user' as const) : undefined),
+};
 
 describe('V3 adapter rules', () => {
   it('a non-superuser actor is denied transfer.file with no request reaching the host', async () => {
     const { host, sim } = await v3Setup({ host: viewerIsUser });
     await host.grants.create({ action: '*', actor: 'user:admin' });
     const before = sim.requests.length;
-    const direct = await host.invoke('mp.transfer.file', { body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/x' } } }, { actor: 'apikey:viewer' });
+    const direct = await host.invoke(
+      'mp.transfer.file',
+      { body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/x' } } },
+      { actor: 'apikey:viewer' },
+    );
     expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
     expect(direct.error!.message).toMatch(/superusers only/);
     const standard = await host.invoke('organize.plan', { downloadId: 'abc' }, { actor: 'user:viewer' });
@@ -23,7 +29,10 @@ describe('V3 adapter rules', () => {
     const { host } = await v3Setup();
     for (const op of V3_OPERATIONS) {
       const d = host.capabilities.get(mpCapabilityId(op.operation_id));
-      const expected = op.effect === 'safe_read' ? { kind: 'read', replay: 'safe' } : { kind: 'execute', replay: op.recovery === 'idempotent' ? 'reconcile' : 'never' };
+      const expected =
+        op.effect === 'safe_read'
+          ? { kind: 'read', replay: 'safe' }
+          : { kind: 'execute', replay: op.recovery === 'idempotent' ? 'reconcile' : 'never' };
       expect({ kind: d.kind, replay: d.replay }, op.operation_id).toEqual(expected);
       expect(kindOfV3Operation(op)).toEqual(expected);
     }
@@ -33,9 +42,13 @@ describe('V3 adapter rules', () => {
     const { host } = await v3Setup();
     const listed = host.capabilities.list().map((d) => d.id);
     expect(listed.filter((id) => id.startsWith('mp.')).sort()).toEqual(['mp.operation.plan', 'mp.operations.search']);
-    expect(host.capabilities.search('transfer history', 20).map((h) => h.capability.id)).toContain('mp.transfer.history');
+    expect(host.capabilities.search('transfer history', 20).map((h) => h.capability.id)).toContain(
+      'mp.transfer.history',
+    );
     const r = await host.invoke('mp.operations.search', { query: 'subscription add' }, { actor: 'user:admin' });
-    expect((r.output as { operations: Array<{ capabilityId: string }> }).operations.map((o) => o.capabilityId)).toContain('mp.subscription.add');
+    expect(
+      (r.output as { operations: Array<{ capabilityId: string }> }).operations.map((o) => o.capabilityId),
+    ).toContain('mp.subscription.add');
     expect(host.capabilities.list().map((d) => d.id)).toContain('mp.subscription.add');
   });
 
@@ -45,11 +58,23 @@ describe('V3 adapter rules', () => {
     const args = { path_params: { subscribe_id: 7 } };
     expect((await host.invoke('mp.subscription.delete', args, { actor: 'apikey:bot' })).status).toBe('denied');
     expect(sim.requestsFor('subscription.delete')).toHaveLength(0);
-    const planned = await host.invoke('mp.operation.plan', { operation_id: 'subscription.delete', ...args }, { actor: 'apikey:bot' });
+    const planned = await host.invoke(
+      'mp.operation.plan',
+      { operation_id: 'subscription.delete', ...args },
+      { actor: 'apikey:bot' },
+    );
     const plan = (planned.output as { plan: { id: string; payloadHash: string } }).plan;
     const approval = await host.approvals.request({ planType: 'mp.operation', planId: plan.id, actor: 'apikey:bot' });
-    await host.approvals.decide(approval.id, { status: 'approved', actor: 'user:admin', payloadHash: plan.payloadHash });
-    const r = await host.invoke('mp.subscription.delete', { ...args, planId: plan.id }, { actor: 'apikey:bot', approvalId: approval.id });
+    await host.approvals.decide(approval.id, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: plan.payloadHash,
+    });
+    const r = await host.invoke(
+      'mp.subscription.delete',
+      { ...args, planId: plan.id },
+      { actor: 'apikey:bot', approvalId: approval.id },
+    );
     expect(r.status).toBe('succeeded');
     expect(sim.requestsFor('subscription.delete')).toHaveLength(1);
     sim.assertNoViolations();
@@ -71,18 +96,36 @@ describe('V3 adapter rules', () => {
     const { host, sim } = await v3Setup();
     await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
     sim.faults.requireConfirmation = true;
-    const search = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, { actor: 'user:admin' });
+    const search = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134' },
+      { actor: 'user:admin' },
+    );
     const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const planned = await host.invoke('download.plan', { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId }, { actor: 'user:admin' });
+    const planned = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: 'user:admin' },
+    );
     const planId = (planned.output as { plan: { id: string } }).plan.id;
     const first = await host.invoke('download.submit', { planId }, { actor: 'apikey:bot' });
     expect(first).toMatchObject({ status: 'failed', error: { code: 'HOST_REQUIRES_CONFIRMATION' } });
     const revised = await host.plans.get(planId);
     expect(revised.revision).toBe(2);
-    expect(await host.invoke('download.submit', { planId }, { actor: 'apikey:bot', callId: 'second' })).toMatchObject({ status: 'denied' });
+    expect(await host.invoke('download.submit', { planId }, { actor: 'apikey:bot', callId: 'second' })).toMatchObject({
+      status: 'denied',
+    });
     const approval = await host.approvals.request({ planType: 'download', planId, actor: 'apikey:bot' });
-    await host.approvals.decide(approval.id, { status: 'approved', actor: 'user:admin', payloadHash: revised.payloadHash });
-    const third = await host.invoke('download.submit', { planId }, { actor: 'apikey:bot', approvalId: approval.id, callId: 'third' });
+    await host.approvals.decide(approval.id, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: revised.payloadHash,
+    });
+    const third = await host.invoke(
+      'download.submit',
+      { planId },
+      { actor: 'apikey:bot', approvalId: approval.id, callId: 'third' },
+    );
     expect(third.status).toBe('pending');
     const adds = sim.requestsFor('download.add');
     expect(adds).toHaveLength(2);
@@ -93,19 +136,39 @@ describe('V3 adapter rules', () => {
 
   it('transfer.file receipts: only completed is organized; accepted is pending; an accepted batch is never resubmitted', async () => {
     const { host, sim, clock } = await v3Setup();
-    const search = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, { actor: 'user:admin' });
+    const search = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134' },
+      { actor: 'user:admin' },
+    );
     const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const planned = await host.invoke('download.plan', { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId }, { actor: 'user:admin' });
-    const submitted = await host.invoke('download.submit', { planId: (planned.output as { plan: { id: string } }).plan.id }, { actor: 'user:admin' });
+    const planned = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: 'user:admin' },
+    );
+    const submitted = await host.invoke(
+      'download.submit',
+      { planId: (planned.output as { plan: { id: string } }).plan.id },
+      { actor: 'user:admin' },
+    );
     const hash = (submitted.output as { download: { id: string } }).download.id;
     clock.advance(60_000);
     sim.faults.transferState = 'accepted';
     const oplan = await host.invoke('organize.plan', { downloadId: hash }, { actor: 'user:admin' });
     const organizePlanId = (oplan.output as { plan: { id: string } }).plan.id;
-    const first = await host.invoke('organize.execute', { planId: organizePlanId }, { actor: 'user:admin', taskId: 'a' });
+    const first = await host.invoke(
+      'organize.execute',
+      { planId: organizePlanId },
+      { actor: 'user:admin', taskId: 'a' },
+    );
     expect(first.status).toBe('pending');
     expect(sim.inLibrary('themoviedb:693134')).toBe(false);
-    const again = await host.invoke('organize.execute', { planId: organizePlanId }, { actor: 'user:admin', taskId: 'b' });
+    const again = await host.invoke(
+      'organize.execute',
+      { planId: organizePlanId },
+      { actor: 'user:admin', taskId: 'b' },
+    );
     expect(again.status).toBe('pending');
     const runs = sim.requestsFor('transfer.file').filter((r) => (r.body as { preview?: boolean }).preview !== true);
     expect(runs).toHaveLength(1);
@@ -115,7 +178,10 @@ describe('V3 adapter rules', () => {
   it('a slow search is waited for (searches have their own long timeout), answered once and not retried', async () => {
     // Other operations time out after 300 ms here; the search answers after the slow-search fault's delay,
     // longer than that, so only the search timeout lets it through (no elapsed time is asserted).
-    const { host, sim } = await v3Setup({ sim: { faults: { slowSearchMs: 1_000 } }, host: { timeouts: { defaultMs: 300 } } });
+    const { host, sim } = await v3Setup({
+      sim: { faults: { slowSearchMs: 1_000 } },
+      host: { timeouts: { defaultMs: 300 } },
+    });
     const r = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, { actor: 'user:admin' });
     expect(r.status).toBe('succeeded');
     expect((r.output as { releases: unknown[] }).releases).toHaveLength(2);

@@ -34,7 +34,7 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
     expect(error?.message).toContain('nothing was sent');
   });
 
-  it('a wrong API token: HOST_AUTH_FAILED from the host\'s 401, naming the credential to check', async () => {
+  it("a wrong API token: HOST_AUTH_FAILED from the host's 401, naming the credential to check", async () => {
     const s = await sim();
     const error = await startError(s.url, { apiKey: 'not-the-token' });
     expect(error?.code).toBe('HOST_AUTH_FAILED');
@@ -53,7 +53,12 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
 
   it('good credentials: start() succeeds after one login and one read, and a second start() does not check again', async () => {
     const s = await sim();
-    const v3 = createV3AgentHost({ url: s.url, auth: { username: 'viewer', password: 'viewer-pass' }, storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
+    const v3 = createV3AgentHost({
+      url: s.url,
+      auth: { username: 'viewer', password: 'viewer-pass' },
+      storage: new MemoryStorage(),
+      logger: new ConsoleLogger('silent'),
+    });
     cleanups.push(() => v3.close());
     expect(s.requests).toHaveLength(0);
     await v3.host.start({ workers: false });

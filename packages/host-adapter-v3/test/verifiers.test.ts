@@ -8,14 +8,24 @@ const admin = (taskId: string) => ({ actor: 'user:admin' as const, taskId });
 describe('V3 verifiers (issue 5 item 5)', () => {
   it('an unknown organize (transfer.file accepted, then the connection dropped) is settled by the transfer history: one transfer on the host, not a second', async () => {
     const { host, sim } = await v3Setup();
-    const args = { body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/Dune.Part.Two.2024.2160p.WEB-DL.H265.HDR-MP' }, media_source: 'themoviedb', media_id: '693134', transfer_type: 'link' } };
+    const args = {
+      body: {
+        fileitem: { storage: 'local', type: 'dir', path: '/downloads/Dune.Part.Two.2024.2160p.WEB-DL.H265.HDR-MP' },
+        media_source: 'themoviedb',
+        media_id: '693134',
+        transfer_type: 'link',
+      },
+    };
     sim.faults.dropAfterAccept.push('transfer.file');
     const first = await host.invoke('mp.transfer.file', args, admin('organize-1'));
     expect(first.status).toBe('unknown');
     expect(sim.transfers()).toHaveLength(1);
     const again = await host.invoke('mp.transfer.file', args, admin('organize-1'));
     expect(again.status).toBe('succeeded');
-    expect(again.output).toMatchObject({ success: true, data: { items: [{ source: args.body.fileitem.path, state: 'completed', history_id: sim.transfers()[0]!.id }] } });
+    expect(again.output).toMatchObject({
+      success: true,
+      data: { items: [{ source: args.body.fileitem.path, state: 'completed', history_id: sim.transfers()[0]!.id }] },
+    });
     expect(sim.requestsFor('transfer.file')).toHaveLength(1);
     expect(sim.requestsFor('transfer.history').length).toBeGreaterThan(0);
     expect(sim.transfers()).toHaveLength(1);
@@ -33,7 +43,13 @@ describe('V3 verifiers (issue 5 item 5)', () => {
     expect(again.status).toBe('succeeded');
     const subs = sim.subscriptions();
     expect(subs).toHaveLength(1);
-    expect(subs[0]).toMatchObject({ media_source: 'themoviedb', media_id: '95396', name: 'Severance', type: '电视剧', season: 1 });
+    expect(subs[0]).toMatchObject({
+      media_source: 'themoviedb',
+      media_id: '95396',
+      name: 'Severance',
+      type: '电视剧',
+      season: 1,
+    });
     expect(again.output).toEqual({ subscriptionId: subs[0]!.id });
     expect(sim.requestsFor('subscription.add')).toHaveLength(1);
     expect(sim.requestsFor('subscription.find')).toHaveLength(1);
@@ -41,7 +57,9 @@ describe('V3 verifiers (issue 5 item 5)', () => {
   });
 
   it('moviepilot.subscription.add is authorized like subscription.add: superusers only, and an agent needs an approval (a grant is not enough)', async () => {
-    const { host, sim } = await v3Setup({ host: { principalRole: (p: string) => (p === 'user:viewer' ? 'user' : undefined) } });
+    const { host, sim } = await v3Setup({
+      host: { principalRole: (p: string) => (p === 'user:viewer' ? 'user' : undefined) },
+    });
     await host.grants.create({ action: 'moviepilot.subscription.add', actor: 'user:admin' });
     const input = { mediaSource: 'tmdb', mediaId: '438631', kind: 'movie', name: 'Dune', year: 2021 };
     expect((await host.invoke('moviepilot.subscription.add', input, { actor: 'user:viewer' })).status).toBe('denied');

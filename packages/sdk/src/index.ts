@@ -56,10 +56,27 @@ export { Tokens, resolvePort, type AgentContainer, type PortToken } from './comp
 
 // capabilities and the invocation path
 export { defineCapability } from './capabilities/define-capability';
-export type { Capability, CapabilityDefinition, HandlerContext, PendingOutcome, ReadInvoker, Verifier, VerifierOutcome } from './capabilities/types';
-export type { CapabilityDescriptor, CapabilityKind, InvocationTarget, ReplayPolicy } from './core/capability-descriptor';
+export type {
+  Capability,
+  CapabilityDefinition,
+  HandlerContext,
+  PendingOutcome,
+  ReadInvoker,
+  Verifier,
+  VerifierOutcome,
+} from './capabilities/types';
+export type {
+  CapabilityDescriptor,
+  CapabilityKind,
+  InvocationTarget,
+  ReplayPolicy,
+} from './core/capability-descriptor';
 export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
-export { DefaultCapabilityRegistry, type CapabilityRegistry, type CapabilityRegistryDeps } from './capabilities/capability-registry';
+export {
+  DefaultCapabilityRegistry,
+  type CapabilityRegistry,
+  type CapabilityRegistryDeps,
+} from './capabilities/capability-registry';
 export { ForwardingCapabilityRegistry } from './capabilities/forwarding-registry';
 export type { InvocationEvent, InvocationEvents } from './capabilities/invocation-pipeline';
 export type { EventSource } from './ports/event-source';

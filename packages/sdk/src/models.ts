@@ -49,7 +49,12 @@ export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOp
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';
 export { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './models/openai-dialects';
 export { collectStream, complete, type CompletedTurn } from './models/complete';
-export { TiktokenCounter, type TiktokenCounterOptions, type TokenCounter, type TokenEncodingName } from './models/token-counter';
+export {
+  TiktokenCounter,
+  type TiktokenCounterOptions,
+  type TokenCounter,
+  type TokenEncodingName,
+} from './models/token-counter';
 export { CostMeter, costOf, DEFAULT_PRICES, priceFor, type ModelPrice, type PriceTable } from './models/cost';
 export { createModelProvider, type ModelProviderConfig } from './models/factory';
 export type { FakeScript, ScriptContext, ScriptedProviderOptions, ScriptStep, ScriptToolCall } from './models/scripted';

@@ -6,5 +6,10 @@
  *
  * @packageDocumentation
  */
-export { SqliteStorage, createSqliteStorage, DEFAULT_SQLITE_BUSY_TIMEOUT_MS, type SqliteStorageOptions } from './storage/sqlite/sqlite-storage';
+export {
+  SqliteStorage,
+  createSqliteStorage,
+  DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+  type SqliteStorageOptions,
+} from './storage/sqlite/sqlite-storage';
 export type { StorageAdapter, StorageSession } from './ports/storage-adapter';

@@ -32,7 +32,13 @@ export {
 export type * from './core/records';
 export type * from './core/run-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
-export { StorageClosedError, StorageCorruptError, StorageError, StorageLockedError, StorageSchemaTooNewError } from './storage/errors';
+export {
+  StorageClosedError,
+  StorageCorruptError,
+  StorageError,
+  StorageLockedError,
+  StorageSchemaTooNewError,
+} from './storage/errors';
 
 // the invocation ledger
 export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';

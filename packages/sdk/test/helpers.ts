@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import Type from 'typebox';
 import { afterAll } from 'vitest';
 import { SqliteStorage } from '../src/sqlite';
-import { ConsoleLogger, ManualClock, OutcomeUnknownError, SequentialIdGenerator, createAgentHost, defineCapability, type AgentHost, type StorageAdapter } from '../src/index';
+import {
+  ConsoleLogger,
+  ManualClock,
+  OutcomeUnknownError,
+  SequentialIdGenerator,
+  createAgentHost,
+  defineCapability,
+  type AgentHost,
+  type StorageAdapter,
+} from '../src/index';
 import { MemoryStorage } from '../src/storage';
 
 /** The storage implementations the invocation-path tests run against. */
@@ -32,7 +41,13 @@ export function makeStorage(kind: StorageKind = 'memory'): StorageAdapter {
 export async function makeHost(options: { kind?: StorageKind; storage?: StorageAdapter; maxInputBytes?: number } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const storage = options.storage ?? makeStorage(options.kind);
-  const host = createAgentHost({ storage, clock, ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent'), maxInputBytes: options.maxInputBytes });
+  const host = createAgentHost({
+    storage,
+    clock,
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+    maxInputBytes: options.maxInputBytes,
+  });
   await host.start();
   const world = registerWorld(host);
   return { host, clock, storage, ...world };
@@ -70,7 +85,12 @@ export function registerWorld(host: AgentHost) {
     kind: 'propose',
     replay: 'reconcile',
     policy: 'acquisition',
-    input: Type.Object({ releaseId: Type.String(), mediaEntityId: Type.String(), mediaKind: Type.String(), bytes: Type.Integer({ minimum: 0 }) }),
+    input: Type.Object({
+      releaseId: Type.String(),
+      mediaEntityId: Type.String(),
+      mediaKind: Type.String(),
+      bytes: Type.Integer({ minimum: 0 }),
+    }),
     output: Type.Object({ planId: Type.String(), payloadHash: Type.String() }),
     target: (input) => ({ mediaEntityId: input.mediaEntityId, mediaKind: input.mediaKind, bytes: 0 }),
     handler: async (input, ctx) => {
@@ -96,7 +116,12 @@ export function registerWorld(host: AgentHost) {
     replay: 'never',
     policy: 'acquisition',
     tags: ['download'],
-    input: Type.Object({ planId: Type.String(), note: Type.Optional(Type.String()), apiToken: Type.Optional(Type.String()), password: Type.Optional(Type.String()) }),
+    input: Type.Object({
+      planId: Type.String(),
+      note: Type.Optional(Type.String()),
+      apiToken: Type.Optional(Type.String()),
+      password: Type.Optional(Type.String()),
+    }),
     output: Type.Object({ jobId: Type.String() }),
     redact: ['note'],
     target: (input) => ({ planType: 'download', planId: input.planId }),
@@ -131,7 +156,10 @@ export function registerWorld(host: AgentHost) {
 }
 
 /** Creates a download plan as a user and returns it. */
-export async function makePlan(host: AgentHost, overrides: { bytes?: number; mediaEntityId?: string; mediaKind?: string } = {}) {
+export async function makePlan(
+  host: AgentHost,
+  overrides: { bytes?: number; mediaEntityId?: string; mediaKind?: string } = {},
+) {
   return host.plans.create({
     type: 'download',
     payload: { releaseId: 'rel-1' },

@@ -28,8 +28,16 @@ export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
           year = Number(y[1]);
           query = query.slice(0, y.index).trim();
         }
-        const found = (await client.call<V2MediaInfo[]>('media.search', { query: { title: query, type: 'media', page: 1, count: 20 }, signal: ctx.signal })) ?? [];
-        infos = found.filter((i) => (input.kind === undefined || kindOf(i.type) === input.kind) && (year === undefined || Number.parseInt(i.year ?? '0', 10) === year));
+        const found =
+          (await client.call<V2MediaInfo[]>('media.search', {
+            query: { title: query, type: 'media', page: 1, count: 20 },
+            signal: ctx.signal,
+          })) ?? [];
+        infos = found.filter(
+          (i) =>
+            (input.kind === undefined || kindOf(i.type) === input.kind) &&
+            (year === undefined || Number.parseInt(i.year ?? '0', 10) === year),
+        );
       }
       const items = [];
       for (const info of infos.slice(0, input.limit ?? 10)) {
@@ -41,7 +49,11 @@ export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       if (items.length === 1) await tracking.touch(ctx.runId, { entities: [items[0]!.mediaEntityId] });
       // A host that cannot reach TMDB answers 200 [] exactly as for an unknown title: say which it is.
       if (items.length === 0 && view.metadataUnreachable)
-        throw new MediaStateError('MEDIA_NOT_FOUND', `${JSON.stringify(input.query)} not found (host metadata source unreachable): the MoviePilot host cannot reach TMDB, so it finds no title at all`, { query: input.query, metadataUnreachable: true });
+        throw new MediaStateError(
+          'MEDIA_NOT_FOUND',
+          `${JSON.stringify(input.query)} not found (host metadata source unreachable): the MoviePilot host cannot reach TMDB, so it finds no title at all`,
+          { query: input.query, metadataUnreachable: true },
+        );
       return { items };
     }),
   };

@@ -21,13 +21,28 @@ export function v2InventoryCapabilities(deps: V2StandardDeps, h: V2StandardHelpe
       if (q) {
         let data: { item?: Record<string, unknown> } | null = null;
         try {
-          data = await client.call('library.exists', { query: exact ? (exact[1] === 'tmdb' ? { tmdbid: Number(exact[2]) } : { title: q }) : { title: q }, signal: ctx.signal });
+          data = await client.call('library.exists', {
+            query: exact ? (exact[1] === 'tmdb' ? { tmdbid: Number(exact[2]) } : { title: q }) : { title: q },
+            signal: ctx.signal,
+          });
         } catch (error) {
           if (!(error instanceof HostOperationError)) throw error;
         }
-        const item = data?.item as { title?: string; year?: string; type?: string; tmdbid?: number; path?: string; added?: string } | undefined;
+        const item = data?.item as
+          | { title?: string; year?: string; type?: string; tmdbid?: number; path?: string; added?: string }
+          | undefined;
         if (item?.tmdbid && (input.kind === undefined || kindOf(item.type) === input.kind)) {
-          items.push({ mediaEntityId: `tmdb:${item.tmdbid}`, kind: kindOf(item.type), title: item.title ?? q, localizedTitle: null, year: Number.parseInt(item.year ?? '0', 10) || 0, libraryPath: item.path ?? '', sizeBytes: 0, resolution: null, addedAt: msOf(item.added) });
+          items.push({
+            mediaEntityId: `tmdb:${item.tmdbid}`,
+            kind: kindOf(item.type),
+            title: item.title ?? q,
+            localizedTitle: null,
+            year: Number.parseInt(item.year ?? '0', 10) || 0,
+            libraryPath: item.path ?? '',
+            sizeBytes: 0,
+            resolution: null,
+            addedAt: msOf(item.added),
+          });
           await tracking.touch(ctx.runId, { entities: [`tmdb:${item.tmdbid}`] });
         }
       } else {
@@ -35,7 +50,17 @@ export function v2InventoryCapabilities(deps: V2StandardDeps, h: V2StandardHelpe
         for (const t of await view.transfers(ctx.signal)) {
           if (!t.status || !t.tmdbid || seen.has(`tmdb:${t.tmdbid}`)) continue;
           seen.add(`tmdb:${t.tmdbid}`);
-          items.push({ mediaEntityId: `tmdb:${t.tmdbid}`, kind: 'movie', title: t.title ?? '', localizedTitle: null, year: 0, libraryPath: t.dest ?? '', sizeBytes: 0, resolution: null, addedAt: msOf(t.date) });
+          items.push({
+            mediaEntityId: `tmdb:${t.tmdbid}`,
+            kind: 'movie',
+            title: t.title ?? '',
+            localizedTitle: null,
+            year: 0,
+            libraryPath: t.dest ?? '',
+            sizeBytes: 0,
+            resolution: null,
+            addedAt: msOf(t.date),
+          });
         }
       }
       return { total: items.length, items: items.slice(0, input.limit ?? 50) };

@@ -19,11 +19,22 @@ export function v2OrganizeCapabilities(deps: V2StandardDeps, h: V2StandardHelper
     'organize.plan': defineStandardCapability('organize.plan', async (input, ctx) => {
       const d = await downloadOrThrow(input.downloadId, ctx.signal);
       const identities = (await tracking.read()).identities;
-      const entity = input.mediaSource && input.mediaId ? v2MediaId(input.mediaSource, input.mediaId) : (identities[`download:${d.job.id}`] ?? d.job.mediaEntityId);
+      const entity =
+        input.mediaSource && input.mediaId
+          ? v2MediaId(input.mediaSource, input.mediaId)
+          : (identities[`download:${d.job.id}`] ?? d.job.mediaEntityId);
       await tracking.touch(ctx.runId, { entities: [entity] });
-      if (d.job.status !== 'completed') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is ${d.job.status}; only a completed, not yet imported download can be organized`, { downloadId: d.job.id, status: d.job.status });
+      if (d.job.status !== 'completed')
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${d.job.id} is ${d.job.status}; only a completed, not yet imported download can be organized`,
+          { downloadId: d.job.id, status: d.job.status },
+        );
       const path = d.history?.path;
-      if (!path) throw new MediaStateError('MEDIA_INVALID_STATE', `the host's download history has no path for ${d.job.id}`, { downloadId: d.job.id });
+      if (!path)
+        throw new MediaStateError('MEDIA_INVALID_STATE', `the host's download history has no path for ${d.job.id}`, {
+          downloadId: d.job.id,
+        });
       const mode = input.mode ?? 'hardlink';
       const [source, id] = entity.split(':');
       const kind = kindOf(d.history?.type);
@@ -35,10 +46,36 @@ export function v2OrganizeCapabilities(deps: V2StandardDeps, h: V2StandardHelper
         scrape: false,
         from_history: false,
       };
-      const payload: OrganizePayload = { type: 'organize', downloadId: d.job.id, mediaEntityId: entity, title: d.job.title, mode, targetPath: HOST_LIBRARY, files: [{ from: path, to: HOST_LIBRARY }], transfer };
-      const record = await plans.create({ type: 'organize', payload: payload as never, actor: ctx.actor, mediaEntityId: entity, mediaKind: kind, bytes: 0 });
+      const payload: OrganizePayload = {
+        type: 'organize',
+        downloadId: d.job.id,
+        mediaEntityId: entity,
+        title: d.job.title,
+        mode,
+        targetPath: HOST_LIBRARY,
+        files: [{ from: path, to: HOST_LIBRARY }],
+        transfer,
+      };
+      const record = await plans.create({
+        type: 'organize',
+        payload: payload as never,
+        actor: ctx.actor,
+        mediaEntityId: entity,
+        mediaKind: kind,
+        bytes: 0,
+      });
       await tracking.touch(ctx.runId, { plans: [record.id] });
-      return { plan: planReceipt(record), organize: { downloadId: payload.downloadId, mediaEntityId: entity, title: payload.title, mode, targetPath: payload.targetPath, files: payload.files } };
+      return {
+        plan: planReceipt(record),
+        organize: {
+          downloadId: payload.downloadId,
+          mediaEntityId: entity,
+          title: payload.title,
+          mode,
+          targetPath: payload.targetPath,
+          files: payload.files,
+        },
+      };
     }),
     'organize.execute': defineStandardCapability(
       'organize.execute',
@@ -51,11 +88,20 @@ export function v2OrganizeCapabilities(deps: V2StandardDeps, h: V2StandardHelper
           await client.call('transfer.manual', { query: { background: false }, body: p.transfer, signal: ctx.signal });
         }
         const record = await transferFor(p.downloadId, ctx.signal);
-        if (!record) throw new MediaStateError('MEDIA_INVALID_STATE', `MoviePilot accepted the transfer of ${p.downloadId} but its transfer history has no record`, { downloadId: p.downloadId });
+        if (!record)
+          throw new MediaStateError(
+            'MEDIA_INVALID_STATE',
+            `MoviePilot accepted the transfer of ${p.downloadId} but its transfer history has no record`,
+            { downloadId: p.downloadId },
+          );
         await tracking.touch(ctx.runId, { organizes: [String(record.id)] });
         return { organize: organizeRecord(record, plan.id) };
       },
-      { verify: verifyV2OrganizeExecute, aliases: ['transfer.file', '手动整理'], descriptionNote: 'On MoviePilot 2.x this is POST /api/v1/transfer/manual (host superusers only).' },
+      {
+        verify: verifyV2OrganizeExecute,
+        aliases: ['transfer.file', '手动整理'],
+        descriptionNote: 'On MoviePilot 2.x this is POST /api/v1/transfer/manual (host superusers only).',
+      },
     ),
   };
 }

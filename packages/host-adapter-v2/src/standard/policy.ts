@@ -18,15 +18,32 @@ export function v2PolicyCapabilities(deps: V2StandardDeps, h: V2StandardHelpers)
       const proposed = { ...current.settings, ...input.settings };
       const keys = [...new Set([...Object.keys(current.settings), ...Object.keys(proposed)])].sort();
       const changes = keys
-        .filter((k) => JSON.stringify((current.settings as Record<string, unknown>)[k]) !== JSON.stringify((proposed as Record<string, unknown>)[k]))
-        .map((k) => ({ field: k, from: (current.settings as Record<string, unknown>)[k] ?? null, to: (proposed as Record<string, unknown>)[k] ?? null }));
+        .filter(
+          (k) =>
+            JSON.stringify((current.settings as Record<string, unknown>)[k]) !==
+            JSON.stringify((proposed as Record<string, unknown>)[k]),
+        )
+        .map((k) => ({
+          field: k,
+          from: (current.settings as Record<string, unknown>)[k] ?? null,
+          to: (proposed as Record<string, unknown>)[k] ?? null,
+        }));
       return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes };
     }),
     'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) => {
       const current = await readPolicy(client, input.kind, ctx.signal);
-      if (ctx.idempotencyKey && current.key === ctx.idempotencyKey) return { kind: input.kind, revision: current.revision, settings: current.settings };
-      const next = { revision: current.revision + 1, settings: { ...current.settings, ...input.settings }, key: ctx.idempotencyKey ?? null };
-      await client.call('userconfig.set', { pathParams: { key: policyKey(input.kind) }, body: next, signal: ctx.signal });
+      if (ctx.idempotencyKey && current.key === ctx.idempotencyKey)
+        return { kind: input.kind, revision: current.revision, settings: current.settings };
+      const next = {
+        revision: current.revision + 1,
+        settings: { ...current.settings, ...input.settings },
+        key: ctx.idempotencyKey ?? null,
+      };
+      await client.call('userconfig.set', {
+        pathParams: { key: policyKey(input.kind) },
+        body: next,
+        signal: ctx.signal,
+      });
       return { kind: input.kind, revision: next.revision, settings: next.settings };
     }),
   };
@@ -36,8 +53,14 @@ export function v2PolicyCapabilities(deps: V2StandardDeps, h: V2StandardHelpers)
 const policyKey = (kind: string) => `media_agent_policy_${kind}`;
 
 /** Reads a policy kind from the host\'s user configuration (revision 0 and no settings when unset). */
-async function readPolicy(client: V2HostClient, kind: string, signal: AbortSignal): Promise<{ revision: number; settings: Record<string, unknown>; key: string | null }> {
-  const data = await client.call<{ value?: { revision?: number; settings?: Record<string, unknown>; key?: string | null } | null }>('userconfig.get', { pathParams: { key: policyKey(kind) }, signal });
+async function readPolicy(
+  client: V2HostClient,
+  kind: string,
+  signal: AbortSignal,
+): Promise<{ revision: number; settings: Record<string, unknown>; key: string | null }> {
+  const data = await client.call<{
+    value?: { revision?: number; settings?: Record<string, unknown>; key?: string | null } | null;
+  }>('userconfig.get', { pathParams: { key: policyKey(kind) }, signal });
   const v = data?.value;
   return { revision: v?.revision ?? 0, settings: v?.settings ?? {}, key: v?.key ?? null };
 }

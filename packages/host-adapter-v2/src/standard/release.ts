@@ -20,7 +20,12 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       await tracking.touch(ctx.runId, { entities: [entity] });
       let contexts: V2Context[] = [];
       try {
-        contexts = (await client.call<V2Context[]>('search.media', { pathParams: { mediaid: entity }, query: { season: input.season !== undefined ? String(input.season) : undefined }, signal: ctx.signal })) ?? [];
+        contexts =
+          (await client.call<V2Context[]>('search.media', {
+            pathParams: { mediaid: entity },
+            query: { season: input.season !== undefined ? String(input.season) : undefined },
+            signal: ctx.signal,
+          })) ?? [];
       } catch (error) {
         // Only the host's explicit no-result message means "no releases"; anything else (media not
         // recognized, no indexer sites, site authentication) is a failure with the host's message.
@@ -34,7 +39,11 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
           releases.set(releaseIdOf(c.torrent_info!), { torrent: c.torrent_info!, media: c.media_info ?? {}, entity });
           return releaseOf(c.torrent_info!, entity, library.present);
         })
-        .filter((r) => (input.minResolution === undefined || rank(r.resolution) >= rank(input.minResolution)) && (input.maxSizeBytes === undefined || r.sizeBytes <= input.maxSizeBytes))
+        .filter(
+          (r) =>
+            (input.minResolution === undefined || rank(r.resolution) >= rank(input.minResolution)) &&
+            (input.maxSizeBytes === undefined || r.sizeBytes <= input.maxSizeBytes),
+        )
         .sort((a, b) => rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders)
         .slice(0, input.limit ?? 10);
       return { mediaEntityId: entity, releases: list };
@@ -43,7 +52,12 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       const r = await findRelease(input.releaseId, ctx.signal);
       const library = await view.inLibrary(r.entity, undefined, ctx.signal);
       const release = releaseOf(r.torrent, r.entity, library.present);
-      return { release, files: [{ path: release.name, sizeBytes: release.sizeBytes }], freeleech: r.torrent.downloadvolumefactor === 0, publishedAt: msOf(r.torrent.pubdate ?? null) };
+      return {
+        release,
+        files: [{ path: release.name, sizeBytes: release.sizeBytes }],
+        freeleech: r.torrent.downloadvolumefactor === 0,
+        publishedAt: msOf(r.torrent.pubdate ?? null),
+      };
     }),
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {
       const entity = v2MediaId(input.mediaSource, input.mediaId);
@@ -55,12 +69,22 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
         releases.set(input.subjectId, { ...r, entity });
       } else {
         const d = await downloadOrThrow(input.subjectId, ctx.signal);
-        if (d.job.status === 'imported') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is already imported; organize it again instead`, { downloadId: d.job.id });
+        if (d.job.status === 'imported')
+          throw new MediaStateError(
+            'MEDIA_INVALID_STATE',
+            `download ${d.job.id} is already imported; organize it again instead`,
+            { downloadId: d.job.id },
+          );
         previous = d.job.mediaEntityId;
       }
       await tracking.update((s) => void (s.identities[`${input.subjectType}:${input.subjectId}`] = entity));
       await tracking.touch(ctx.runId, { entities: [entity] });
-      return { subjectType: input.subjectType, subjectId: input.subjectId, mediaEntityId: entity, previousMediaEntityId: previous };
+      return {
+        subjectType: input.subjectType,
+        subjectId: input.subjectId,
+        mediaEntityId: entity,
+        previousMediaEntityId: previous,
+      };
     }),
   };
 }

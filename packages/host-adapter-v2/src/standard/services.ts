@@ -12,7 +12,8 @@ const NO_RESULT_MESSAGES = ['未搜索到任何资源'];
 export const isNoResult = (message: string) => NO_RESULT_MESSAGES.includes(message.trim());
 
 /** `MEDIA_NOT_FOUND` naming what was looked for. @internal */
-export const notFound = (what: string, id: string) => new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)} on the MoviePilot host`, { [what]: id });
+export const notFound = (what: string, id: string) =>
+  new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)} on the MoviePilot host`, { [what]: id });
 
 /** What the standard capability families of one host use: its view of the host state and its plans. @internal */
 export interface V2StandardDeps {
@@ -36,9 +37,17 @@ export function v2StandardHelpers(deps: V2StandardDeps) {
   const { client } = view;
   const releases = new Map<string, { torrent: V2TorrentInfo; media: V2MediaInfo; entity: string }>();
 
-  const detail = async (entity: string, kind: 'movie' | 'tv' | undefined, signal: AbortSignal): Promise<V2MediaInfo | undefined> => {
+  const detail = async (
+    entity: string,
+    kind: 'movie' | 'tv' | undefined,
+    signal: AbortSignal,
+  ): Promise<V2MediaInfo | undefined> => {
     for (const k of kind ? [kind] : (['movie', 'tv'] as const)) {
-      const info = await client.call<V2MediaInfo>('media.detail', { pathParams: { mediaid: entity }, query: { type_name: typeName(k) }, signal });
+      const info = await client.call<V2MediaInfo>('media.detail', {
+        pathParams: { mediaid: entity },
+        query: { type_name: typeName(k) },
+        signal,
+      });
       if (info && entityOf(info)) return info;
     }
     return undefined;
@@ -75,10 +84,21 @@ export function v2StandardHelpers(deps: V2StandardDeps) {
   };
   const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
     const plan = ctx.plan;
-    if (!plan) throw new MediaStateError('MEDIA_NOT_FOUND', `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`, { planId });
-    if (plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, { planId: plan.id });
+    if (!plan)
+      throw new MediaStateError(
+        'MEDIA_NOT_FOUND',
+        `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`,
+        { planId },
+      );
+    if (plan.type !== type)
+      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, {
+        planId: plan.id,
+      });
     return plan;
   };
-  const transferFor = async (hash: string, signal: AbortSignal) => (await view.transfers(signal)).filter((t) => t.download_hash === hash).sort((a, b) => Number(b.status) - Number(a.status) || b.id - a.id)[0];
+  const transferFor = async (hash: string, signal: AbortSignal) =>
+    (await view.transfers(signal))
+      .filter((t) => t.download_hash === hash)
+      .sort((a, b) => Number(b.status) - Number(a.status) || b.id - a.id)[0];
   return { releases, detail, findRelease, taskOf, downloadOrThrow, planOf, transferFor };
 }

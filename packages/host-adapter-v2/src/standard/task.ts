@@ -24,13 +24,29 @@ export function v2TaskCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
         const plan = await plans.get(input.planId).catch(() => undefined);
         if (plan?.type === 'download') {
           const match = await view.downloadForPlan(plan.payload as unknown as DownloadPayload, plan.id, ctx.signal);
-          if (match) tasks = tasks.map((t) => (t.id === match.job.id ? { ...t, planId: plan.id, download: t.download ? { ...t.download, planId: plan.id } : null } : t));
+          if (match)
+            tasks = tasks.map((t) =>
+              t.id === match.job.id
+                ? { ...t, planId: plan.id, download: t.download ? { ...t.download, planId: plan.id } : null }
+                : t,
+            );
         }
       }
       if (input.type !== 'download') {
         for (const t of await view.transfers(ctx.signal)) {
           const org = organizeRecord(t, null);
-          tasks.push({ id: org.id, type: 'organize', status: org.status, mediaEntityId: org.mediaEntityId, title: org.title, planId: null, idempotencyKey: null, updatedAt: org.createdAt, download: null, organize: org });
+          tasks.push({
+            id: org.id,
+            type: 'organize',
+            status: org.status,
+            mediaEntityId: org.mediaEntityId,
+            title: org.title,
+            planId: null,
+            idempotencyKey: null,
+            updatedAt: org.createdAt,
+            download: null,
+            organize: org,
+          });
         }
       }
       tasks = tasks.filter(
@@ -46,15 +62,29 @@ export function v2TaskCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
     }),
     'task.retry': defineStandardCapability('task.retry', async (input, ctx) => {
       const d = await downloadOrThrow(input.taskId, ctx.signal);
-      if (d.job.status !== 'stalled' && d.job.status !== 'failed' && d.job.status !== 'downloading' && d.job.status !== 'queued')
-        throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is ${d.job.status}; only stalled or failed downloads are retried`, { taskId: d.job.id });
+      if (
+        d.job.status !== 'stalled' &&
+        d.job.status !== 'failed' &&
+        d.job.status !== 'downloading' &&
+        d.job.status !== 'queued'
+      )
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${d.job.id} is ${d.job.status}; only stalled or failed downloads are retried`,
+          { taskId: d.job.id },
+        );
       await client.call('download.start', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
       await tracking.touch(ctx.runId, { downloads: [d.job.id] });
       return { task: taskOf(await downloadOrThrow(d.job.id, ctx.signal)) };
     }),
     'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
       const d = await downloadOrThrow(input.taskId, ctx.signal);
-      if (d.job.status === 'imported') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${d.job.id} is already imported; the library is not touched`, { taskId: d.job.id });
+      if (d.job.status === 'imported')
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${d.job.id} is already imported; the library is not touched`,
+          { taskId: d.job.id },
+        );
       if (d.job.status !== 'removed') {
         try {
           await client.call('download.delete', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
@@ -64,7 +94,19 @@ export function v2TaskCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
         await tracking.update((s) => {
           const t = s.downloads[d.job.id];
           if (t) t.cancelled = true;
-          else s.downloads[d.job.id] = { hash: d.job.id, planId: '', releaseId: '', releaseName: d.job.releaseName, mediaEntityId: d.job.mediaEntityId, title: d.job.title, sizeBytes: d.job.sizeBytes, submittedAt: d.job.submittedAt, idempotencyKey: null, cancelled: true };
+          else
+            s.downloads[d.job.id] = {
+              hash: d.job.id,
+              planId: '',
+              releaseId: '',
+              releaseName: d.job.releaseName,
+              mediaEntityId: d.job.mediaEntityId,
+              title: d.job.title,
+              sizeBytes: d.job.sizeBytes,
+              submittedAt: d.job.submittedAt,
+              idempotencyKey: null,
+              cancelled: true,
+            };
         });
       }
       await tracking.touch(ctx.runId, { downloads: [d.job.id] });

@@ -10,7 +10,13 @@ export interface OpenApiDocument {
   /** Paths → method → operation. */
   paths: Record<string, Record<string, OpenApiOperation>>;
   /** Components: schemas and security schemes. */
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string; flows?: { password?: { tokenUrl: string } } }> };
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<
+      string,
+      { type: string; in?: string; name?: string; scheme?: string; flows?: { password?: { tokenUrl: string } } }
+    >;
+  };
 }
 
 /** One operation of an {@link OpenApiDocument}. @public */
@@ -39,7 +45,10 @@ const cached = new Map<string, OpenApiDocument>();
 export type V2ContractName = 'newer' | 'v2.5.6';
 
 /** The file of each contract under the package's `contracts/`. @public */
-export const V2_CONTRACT_FILES: Readonly<Record<V2ContractName, string>> = Object.freeze({ newer: 'openapi-v2.json', 'v2.5.6': 'openapi-v2.5.6.json' });
+export const V2_CONTRACT_FILES: Readonly<Record<V2ContractName, string>> = Object.freeze({
+  newer: 'openapi-v2.json',
+  'v2.5.6': 'openapi-v2.5.6.json',
+});
 
 /**
  * A V2 contract of this package (`contracts/openapi-v2.json` or `contracts/openapi-v2.5.6.json`), found
@@ -69,10 +78,15 @@ export function loadV2Contract(which: V2ContractName = 'newer'): OpenApiDocument
 /** Reads the `$ref` target name of `#/components/schemas/<Name>`. */
 export function refName(schema: unknown): string | undefined {
   const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
-  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+  return typeof ref === 'string' && ref.startsWith('#/components/schemas/')
+    ? ref.slice('#/components/schemas/'.length)
+    : undefined;
 }
 
-type Validator = { Check(v: unknown): boolean; Errors(v: unknown): Iterable<{ instancePath: string; message: string }> };
+type Validator = {
+  Check(v: unknown): boolean;
+  Errors(v: unknown): Iterable<{ instancePath: string; message: string }>;
+};
 
 /**
  * Validates requests (and responses) against an OpenAPI document: operation lookup by method and
@@ -120,8 +134,13 @@ export class ContractValidator {
    * Finds the operation for a concrete path.
    * @returns the template, the operation (undefined when the path exists but not the method) and path values; undefined when no path matches
    */
-  match(method: string, path: string): { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> } | undefined {
-    let fallback: { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> } | undefined;
+  match(
+    method: string,
+    path: string,
+  ): { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> } | undefined {
+    let fallback:
+      | { template: string; operation: OpenApiOperation | undefined; pathParams: Record<string, string> }
+      | undefined;
     let literal = path;
     try {
       literal = decodeURI(path); // literal segments such as `<month_key>` arrive percent-encoded
@@ -147,7 +166,8 @@ export class ContractValidator {
    * @returns issues (`path: message`), empty when valid
    */
   validate(schema: unknown, value: unknown): string[] {
-    if (schema === undefined || (typeof schema === 'object' && schema !== null && Object.keys(schema).length === 0)) return [];
+    if (schema === undefined || (typeof schema === 'object' && schema !== null && Object.keys(schema).length === 0))
+      return [];
     const key = JSON.stringify(schema);
     let v = this.#compiled.get(key);
     if (!v) {
@@ -164,19 +184,40 @@ export class ContractValidator {
    * @param input - path values, query (as parsed from the URL), content type and raw body
    * @returns issues, empty when the real host would accept the request's shape
    */
-  validateRequest(operation: OpenApiOperation, input: { pathParams: Record<string, string>; query: URLSearchParams; headers: Record<string, string | string[] | undefined>; contentType: string | undefined; body: string }): string[] {
+  validateRequest(
+    operation: OpenApiOperation,
+    input: {
+      pathParams: Record<string, string>;
+      query: URLSearchParams;
+      headers: Record<string, string | string[] | undefined>;
+      contentType: string | undefined;
+      body: string;
+    },
+  ): string[] {
     const issues: string[] = [];
     for (const p of operation.parameters ?? []) {
-      const raw = p.in === 'path' ? input.pathParams[p.name] : p.in === 'query' ? (input.query.has(p.name) ? input.query.get(p.name)! : undefined) : p.in === 'header' ? (input.headers[p.name.toLowerCase()] as string | undefined) : undefined;
+      const raw =
+        p.in === 'path'
+          ? input.pathParams[p.name]
+          : p.in === 'query'
+            ? input.query.has(p.name)
+              ? input.query.get(p.name)!
+              : undefined
+            : p.in === 'header'
+              ? (input.headers[p.name.toLowerCase()] as string | undefined)
+              : undefined;
       if (raw === undefined) {
         if (p.required) issues.push(`${p.in} parameter ${p.name} is required`);
         continue;
       }
       const value = coerce(raw, p.schema);
-      for (const i of this.validate(p.schema, value)) issues.push(`${p.in} parameter ${p.name} ${JSON.stringify(raw)}: ${i}`);
+      for (const i of this.validate(p.schema, value))
+        issues.push(`${p.in} parameter ${p.name} ${JSON.stringify(raw)}: ${i}`);
     }
     const known = new Set((operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
-    for (const name of input.query.keys()) if (!known.has(name) && name !== 'apikey' && name !== 'token') issues.push(`query parameter ${name} is not declared`);
+    for (const name of input.query.keys())
+      if (!known.has(name) && name !== 'apikey' && name !== 'token')
+        issues.push(`query parameter ${name} is not declared`);
     const rb = operation.requestBody;
     if (!rb) {
       if (input.body.length > 0) issues.push('the operation declares no request body');
@@ -188,7 +229,8 @@ export class ContractValidator {
     }
     const type = (input.contentType ?? '').split(';')[0]!.trim();
     const media = rb.content[type];
-    if (!media) return [...issues, `content type ${JSON.stringify(type)} is not one of ${Object.keys(rb.content).join(', ')}`];
+    if (!media)
+      return [...issues, `content type ${JSON.stringify(type)} is not one of ${Object.keys(rb.content).join(', ')}`];
     let value: unknown;
     if (type === 'application/json') {
       try {
@@ -196,7 +238,8 @@ export class ContractValidator {
       } catch {
         return [...issues, 'the body is not JSON'];
       }
-    } else if (type === 'application/x-www-form-urlencoded') value = Object.fromEntries(new URLSearchParams(input.body));
+    } else if (type === 'application/x-www-form-urlencoded')
+      value = Object.fromEntries(new URLSearchParams(input.body));
     else value = input.body;
     for (const i of this.validate(media.schema, value)) issues.push(`body ${i}`);
     return issues;

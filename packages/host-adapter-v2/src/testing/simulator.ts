@@ -1,7 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ContractValidator, loadV2Contract, refName, type OpenApiDocument, type OpenApiOperation, type V2ContractName } from './contract';
+import {
+  ContractValidator,
+  loadV2Contract,
+  refName,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  type V2ContractName,
+} from './contract';
 import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
 
 /** A user of the simulated host. @public */
@@ -131,7 +138,19 @@ interface Fault {
   times: number;
 }
 
-const PLUGIN_RESERVED = new Set(['clone', 'dashboard', 'folders', 'form', 'install', 'installed', 'page', 'reload', 'reset', 'sidebar_nav', 'statistic']);
+const PLUGIN_RESERVED = new Set([
+  'clone',
+  'dashboard',
+  'folders',
+  'form',
+  'install',
+  'installed',
+  'page',
+  'reload',
+  'reset',
+  'sidebar_nav',
+  'statistic',
+]);
 
 /**
  * A MoviePilot 2.x host simulator: a real HTTP server (node:http on 127.0.0.1, port 0) with state —
@@ -175,7 +194,17 @@ export class MoviePilotV2Simulator {
   readonly #faults: Fault[] = [];
   readonly #library = new Map<number, { path: string; addedAt: number; itemId: string }>();
   readonly #downloads: SimDownload[] = [];
-  readonly #downloadHistory: Array<{ id: number; hash: string; tmdbId: number; name: string; path: string; at: number; username: string; site: string; description: string }> = [];
+  readonly #downloadHistory: Array<{
+    id: number;
+    hash: string;
+    tmdbId: number;
+    name: string;
+    path: string;
+    at: number;
+    username: string;
+    site: string;
+    description: string;
+  }> = [];
   readonly #transfers: SimTransfer[] = [];
   readonly #subscriptions: Array<Record<string, unknown>> = [];
   readonly #userConfig = new Map<string, unknown>();
@@ -202,7 +231,8 @@ export class MoviePilotV2Simulator {
     this.version = options.version ?? (contract === 'v2.5.6' ? 'v2.5.6' : 'v2.15.6');
     this.metadataReachable = options.metadataReachable ?? true;
     this.searchFailure = undefined;
-    for (const id of options.library ?? [329865]) this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
+    for (const id of options.library ?? [329865])
+      this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
   }
 
   /** Base URL, e.g. `http://127.0.0.1:41234` (after {@link MoviePilotV2Simulator.start}). */
@@ -243,7 +273,10 @@ export class MoviePilotV2Simulator {
    * @throws `Error` with every violation
    */
   assertNoViolations(): void {
-    if (this.violations.length > 0) throw new Error(`MoviePilot V2 contract violations:\n${this.violations.map((v) => `- [${v.kind}] ${v.request}: ${v.issues.join('; ')}`).join('\n')}`);
+    if (this.violations.length > 0)
+      throw new Error(
+        `MoviePilot V2 contract violations:\n${this.violations.map((v) => `- [${v.kind}] ${v.request}: ${v.issues.join('; ')}`).join('\n')}`,
+      );
   }
 
   /** Requests received for one `METHOD /template` (e.g. `POST /api/v1/transfer/manual`). */
@@ -282,7 +315,9 @@ export class MoviePilotV2Simulator {
 
   /** Downloads in the downloader (not deleted), with their phase now. */
   downloads(): Array<SimDownload & { phase: 'queued' | 'downloading' | 'completed' | 'paused'; progress: number }> {
-    return this.#downloads.filter((d) => d.state !== 'deleted').map((d) => ({ ...d, phase: this.#phase(d), progress: this.#progress(d) }));
+    return this.#downloads
+      .filter((d) => d.state !== 'deleted')
+      .map((d) => ({ ...d, phase: this.#phase(d), progress: this.#progress(d) }));
   }
 
   /** Transfer history (auto and manual). */
@@ -334,9 +369,20 @@ export class MoviePilotV2Simulator {
   }
 
   #transfer(d: SimDownload, tmdbId: number, mode: string, at: number): SimTransfer {
-    const record: SimTransfer = { id: this.#seq++, src: `${d.savePath}/${d.name}`, dest: this.#libraryPath(tmdbId), tmdbId, status: true, downloadHash: d.hash, mode, at, errmsg: null };
+    const record: SimTransfer = {
+      id: this.#seq++,
+      src: `${d.savePath}/${d.name}`,
+      dest: this.#libraryPath(tmdbId),
+      tmdbId,
+      status: true,
+      downloadHash: d.hash,
+      mode,
+      at,
+      errmsg: null,
+    };
     this.#transfers.push(record);
-    if (!this.#library.has(tmdbId)) this.#library.set(tmdbId, { path: record.dest, addedAt: at, itemId: `item-${tmdbId}` });
+    if (!this.#library.has(tmdbId))
+      this.#library.set(tmdbId, { path: record.dest, addedAt: at, itemId: `item-${tmdbId}` });
     return record;
   }
 
@@ -355,7 +401,13 @@ export class MoviePilotV2Simulator {
     const url = new URL(req.url ?? '/', 'http://sim');
     const method = (req.method ?? 'GET').toUpperCase();
     const label = `${method} ${url.pathname}${url.search}`;
-    const record: SimRequestRecord = { method, path: url.pathname, template: undefined, status: 0, principal: 'anonymous' };
+    const record: SimRequestRecord = {
+      method,
+      path: url.pathname,
+      template: undefined,
+      status: 0,
+      principal: 'anonymous',
+    };
     this.requests.push(record);
     const send = (status: number, payload: unknown, operation?: OpenApiOperation) => {
       record.status = status;
@@ -375,13 +427,29 @@ export class MoviePilotV2Simulator {
 
     // The OpenAPI document itself (FastAPI openapi_url), and the login route (the OAuth2 tokenUrl).
     if (method === 'GET' && url.pathname === '/api/v1/openapi.json') return send(200, this.#validator.document);
-    const tokenUrl = this.#validator.document.components.securitySchemes.OAuth2PasswordBearer?.flows?.password?.tokenUrl;
+    const tokenUrl =
+      this.#validator.document.components.securitySchemes.OAuth2PasswordBearer?.flows?.password?.tokenUrl;
     if (url.pathname === tokenUrl) {
       record.template = tokenUrl;
       if (method !== 'POST') return violation(405, [`${method} is not allowed on the token URL`], 'Method Not Allowed');
       const issues = this.#validator.validateRequest(
-        { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Body_login_access_token_api_v1_login_access_token_post' } } } } },
-        { pathParams: {}, query: url.searchParams, headers: req.headers, contentType: req.headers['content-type'], body },
+        {
+          requestBody: {
+            required: true,
+            content: {
+              'application/x-www-form-urlencoded': {
+                schema: { $ref: '#/components/schemas/Body_login_access_token_api_v1_login_access_token_post' },
+              },
+            },
+          },
+        },
+        {
+          pathParams: {},
+          query: url.searchParams,
+          headers: req.headers,
+          contentType: req.headers['content-type'],
+          body,
+        },
       );
       if (issues.length) return violation(422, issues);
       const form = new URLSearchParams(body);
@@ -393,13 +461,24 @@ export class MoviePilotV2Simulator {
       }
       const token = randomBytes(24).toString('hex');
       this.#tokens.set(token, { user: user.username, expired: false });
-      return send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_id: this.#users.indexOf(user) + 1, user_name: user.username, avatar: null, level: 2, permissions: {}, wizard: false });
+      return send(200, {
+        access_token: token,
+        token_type: 'bearer',
+        super_user: user.superuser,
+        user_id: this.#users.indexOf(user) + 1,
+        user_name: user.username,
+        avatar: null,
+        level: 2,
+        permissions: {},
+        wizard: false,
+      });
     }
 
     const match = this.#validator.match(method, url.pathname);
     if (!match) return violation(404, [`no path ${url.pathname} in the contract`], 'Not Found');
     record.template = match.template;
-    if (!match.operation) return violation(405, [`${method} is not declared for ${match.template}`], 'Method Not Allowed');
+    if (!match.operation)
+      return violation(405, [`${method} is not declared for ${match.template}`], 'Method Not Allowed');
     const operation = match.operation;
 
     // Security: one of the declared alternatives must carry a valid credential.
@@ -412,8 +491,19 @@ export class MoviePilotV2Simulator {
     }
     record.principal = auth.principal;
 
-    const issues = this.#validator.validateRequest(operation, { pathParams: match.pathParams, query: url.searchParams, headers: req.headers, contentType: req.headers['content-type'], body });
-    if (issues.length) return violation(422, issues, issues.map((msg) => ({ loc: [], msg, type: 'value_error' })));
+    const issues = this.#validator.validateRequest(operation, {
+      pathParams: match.pathParams,
+      query: url.searchParams,
+      headers: req.headers,
+      contentType: req.headers['content-type'],
+      body,
+    });
+    if (issues.length)
+      return violation(
+        422,
+        issues,
+        issues.map((msg) => ({ loc: [], msg, type: 'value_error' })),
+      );
 
     const fault = this.#faults.find((f) => f.times > 0 && f.method === method && f.template === match.template);
     if (fault?.kind === 'status') {
@@ -422,12 +512,24 @@ export class MoviePilotV2Simulator {
       res.writeHead(fault.status, { 'content-type': 'text/plain' });
       return void res.end('Internal Server Error');
     }
-    if (match.template === '/api/v1/search/media/{mediaid}' && this.searchDelayMs > 0) await new Promise((r) => setTimeout(r, this.searchDelayMs));
+    if (match.template === '/api/v1/search/media/{mediaid}' && this.searchDelayMs > 0)
+      await new Promise((r) => setTimeout(r, this.searchDelayMs));
 
     let result: { status: number; body: unknown };
     try {
-      const parsed = body && (req.headers['content-type'] ?? '').startsWith('application/json') ? (JSON.parse(body) as unknown) : undefined;
-      result = this.#route(method, match.template, match.pathParams, url.searchParams, parsed, auth.principal, auth.superuser);
+      const parsed =
+        body && (req.headers['content-type'] ?? '').startsWith('application/json')
+          ? (JSON.parse(body) as unknown)
+          : undefined;
+      result = this.#route(
+        method,
+        match.template,
+        match.pathParams,
+        url.searchParams,
+        parsed,
+        auth.principal,
+        auth.superuser,
+      );
     } catch (error) {
       result = { status: 500, body: { detail: error instanceof Error ? error.message : String(error) } };
     }
@@ -444,7 +546,10 @@ export class MoviePilotV2Simulator {
     operation: OpenApiOperation,
     req: IncomingMessage,
     url: URL,
-  ): { kind: 'ok'; principal: string; superuser: boolean } | { kind: 'expired' } | { kind: 'violation'; status: number; issues: string[]; detail: string } {
+  ):
+    | { kind: 'ok'; principal: string; superuser: boolean }
+    | { kind: 'expired' }
+    | { kind: 'violation'; status: number; issues: string[]; detail: string } {
     const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
     if (schemes.length === 0) return { kind: 'ok', principal: 'anonymous', superuser: false };
     const bearer = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
@@ -459,17 +564,36 @@ export class MoviePilotV2Simulator {
     ];
     const present = offered.filter(([, v]) => v !== undefined);
     const undeclared = present.filter(([name]) => !schemes.includes(name)).map(([name]) => name);
-    if (present.length === 0) return { kind: 'violation', status: 401, issues: [`no credential of ${schemes.join(' | ')}`], detail: 'Not authenticated' };
-    if (undeclared.length > 0 && present.length === undeclared.length) return { kind: 'violation', status: 401, issues: [`credential sent by ${undeclared.join(', ')}, which the operation does not accept (${schemes.join(' | ')})`], detail: 'Not authenticated' };
+    if (present.length === 0)
+      return {
+        kind: 'violation',
+        status: 401,
+        issues: [`no credential of ${schemes.join(' | ')}`],
+        detail: 'Not authenticated',
+      };
+    if (undeclared.length > 0 && present.length === undeclared.length)
+      return {
+        kind: 'violation',
+        status: 401,
+        issues: [
+          `credential sent by ${undeclared.join(', ')}, which the operation does not accept (${schemes.join(' | ')})`,
+        ],
+        detail: 'Not authenticated',
+      };
     for (const [name, value] of present) {
       if (!schemes.includes(name)) continue;
       if (name === 'OAuth2PasswordBearer') {
         const t = this.#tokens.get(value!);
         if (!t) return { kind: 'violation', status: 403, issues: ['unknown bearer token'], detail: 'token校验不通过' };
         if (t.expired) return { kind: 'expired' };
-        return { kind: 'ok', principal: `user:${t.user}`, superuser: this.#users.find((u) => u.username === t.user)?.superuser ?? false };
+        return {
+          kind: 'ok',
+          principal: `user:${t.user}`,
+          superuser: this.#users.find((u) => u.username === t.user)?.superuser ?? false,
+        };
       }
-      if (value !== this.apiKey) return { kind: 'violation', status: 401, issues: [`wrong API token in ${name}`], detail: 'API_KEY校验不通过' };
+      if (value !== this.apiKey)
+        return { kind: 'violation', status: 401, issues: [`wrong API token in ${name}`], detail: 'API_KEY校验不通过' };
       return { kind: 'ok', principal: 'apikey', superuser: true };
     }
     return { kind: 'violation', status: 401, issues: ['no accepted credential'], detail: 'Not authenticated' };
@@ -477,7 +601,15 @@ export class MoviePilotV2Simulator {
 
   // ---- endpoints -------------------------------------------------------------------------------
 
-  #route(method: string, template: string, pp: Record<string, string>, q: URLSearchParams, body: unknown, principal: string, superuser: boolean): { status: number; body: unknown } {
+  #route(
+    method: string,
+    template: string,
+    pp: Record<string, string>,
+    q: URLSearchParams,
+    body: unknown,
+    principal: string,
+    superuser: boolean,
+  ): { status: number; body: unknown } {
     this.#settle();
     const ok = (data: unknown = {}, message = '') => ({ status: 200, body: { success: true, message, data } });
     const fail = (message: string) => ({ status: 200, body: { success: false, message, data: {} } });
@@ -489,7 +621,30 @@ export class MoviePilotV2Simulator {
       case 'GET /api/v1/user/current':
         return bare({ name: user, is_superuser: superuser, is_active: true, id: 1 });
       case 'GET /api/v3/system/status':
-        return bare({ appName: 'MoviePilot', instanceName: 'moviepilot', version: this.version, buildTime: '', isDebug: false, isProduction: true, isAdmin: false, isUserInteractive: true, startupPath: '/app', appData: '/config', osName: 'debian', isDocker: true, isLinux: true, isOsx: false, isWindows: false, mode: 'console', branch: 'main', authentication: 'apikey', migrationVersion: 0, urlBase: '', runtimeVersion: '3.12', startTime: '' });
+        return bare({
+          appName: 'MoviePilot',
+          instanceName: 'moviepilot',
+          version: this.version,
+          buildTime: '',
+          isDebug: false,
+          isProduction: true,
+          isAdmin: false,
+          isUserInteractive: true,
+          startupPath: '/app',
+          appData: '/config',
+          osName: 'debian',
+          isDocker: true,
+          isLinux: true,
+          isOsx: false,
+          isWindows: false,
+          mode: 'console',
+          branch: 'main',
+          authentication: 'apikey',
+          migrationVersion: 0,
+          urlBase: '',
+          runtimeVersion: '3.12',
+          startTime: '',
+        });
       case 'GET /api/v1/system/env':
         if (!superuser) return forbidden();
         return ok({ VERSION: this.version, AUTH_VERSION: '', INDEXER_VERSION: '', FRONTEND_VERSION: this.version });
@@ -502,7 +657,11 @@ export class MoviePilotV2Simulator {
         if (!this.metadataReachable) return bare([]);
         const t = (q.get('title') ?? '').toLowerCase();
         const count = Number(q.get('count') ?? 8);
-        const found = this.#titles.filter((x) => [x.title, x.originalTitle, x.localizedTitle].some((n) => n.toLowerCase().includes(t) || (t.includes(n.toLowerCase()) && n.length > 1)));
+        const found = this.#titles.filter((x) =>
+          [x.title, x.originalTitle, x.localizedTitle].some(
+            (n) => n.toLowerCase().includes(t) || (t.includes(n.toLowerCase()) && n.length > 1),
+          ),
+        );
         return bare(found.slice(0, count).map((x) => this.#mediaInfo(x)));
       }
       case 'GET /api/v1/media/{mediaid}': {
@@ -512,8 +671,14 @@ export class MoviePilotV2Simulator {
       case 'GET /api/v1/media/recognize': {
         const title = q.get('title') ?? '';
         const r = this.#releases.find((x) => x.title === title);
-        const t = r ? this.#titles.find((x) => x.tmdbId === r.tmdbId) : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
-        return bare({ meta_info: { org_string: title, name: t?.title ?? null }, media_info: t ? this.#mediaInfo(t) : null, torrent_info: null });
+        const t = r
+          ? this.#titles.find((x) => x.tmdbId === r.tmdbId)
+          : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
+        return bare({
+          meta_info: { org_string: title, name: t?.title ?? null },
+          media_info: t ? this.#mediaInfo(t) : null,
+          torrent_info: null,
+        });
       }
       case 'GET /api/v1/search/media/{mediaid}': {
         if (this.searchFailure !== undefined) return fail(this.searchFailure);
@@ -526,17 +691,45 @@ export class MoviePilotV2Simulator {
       case 'GET /api/v1/search/last':
         return bare(this.#lastSearch);
       case 'POST /api/v1/download/': {
-        const b = body as { media_in: Record<string, unknown>; torrent_in: Record<string, unknown>; save_path?: string | null };
+        const b = body as {
+          media_in: Record<string, unknown>;
+          torrent_in: Record<string, unknown>;
+          save_path?: string | null;
+        };
         const enclosure = String(b.torrent_in.enclosure ?? '');
         const release = this.#releases.find((r) => r.enclosure === enclosure && r.title === b.torrent_in.title);
         if (!release) return fail('种子下载失败');
-        const hash = /btih:([0-9a-f]{40})/i.exec(enclosure)?.[1]?.toLowerCase() ?? createHash('sha1').update(enclosure).digest('hex');
+        const hash =
+          /btih:([0-9a-f]{40})/i.exec(enclosure)?.[1]?.toLowerCase() ??
+          createHash('sha1').update(enclosure).digest('hex');
         if (this.#downloads.some((d) => d.hash === hash && d.state !== 'deleted')) return fail('种子已存在');
         const tmdbId = Number(b.media_in.tmdb_id ?? release.tmdbId);
         const historyId = this.#seq++;
-        const d: SimDownload = { hash, name: release.title, tmdbId, size: release.size, addedAt: this.#clock.now(), savePath: b.save_path ?? '/downloads', state: 'active', frozenProgress: null, username: user, historyId, site: release.site };
+        const d: SimDownload = {
+          hash,
+          name: release.title,
+          tmdbId,
+          size: release.size,
+          addedAt: this.#clock.now(),
+          savePath: b.save_path ?? '/downloads',
+          state: 'active',
+          frozenProgress: null,
+          username: user,
+          historyId,
+          site: release.site,
+        };
         this.#downloads.push(d);
-        this.#downloadHistory.push({ id: historyId, hash, tmdbId, name: release.title, path: `${d.savePath}/${release.title}`, at: d.addedAt, username: user, site: release.site, description: release.description });
+        this.#downloadHistory.push({
+          id: historyId,
+          hash,
+          tmdbId,
+          name: release.title,
+          path: `${d.savePath}/${release.title}`,
+          at: d.addedAt,
+          username: user,
+          site: release.site,
+          description: release.description,
+        });
         return ok({ download_id: hash });
       }
       case 'GET /api/v1/download/': {
@@ -559,7 +752,14 @@ export class MoviePilotV2Simulator {
                 upspeed: '1.2M',
                 left_time: '',
                 downloader: 'qbittorrent',
-                media: t ? { tmdbid: t.tmdbId, type: t.kind === 'movie' ? '电影' : '电视剧', title: t.title, year: String(t.year) } : null,
+                media: t
+                  ? {
+                      tmdbid: t.tmdbId,
+                      type: t.kind === 'movie' ? '电影' : '电视剧',
+                      title: t.title,
+                      year: String(t.year),
+                    }
+                  : null,
                 userid: null,
                 username: d.username,
                 tags: 'MOVIEPILOT',
@@ -592,7 +792,31 @@ export class MoviePilotV2Simulator {
         return bare(
           list.map((h) => {
             const t = this.#titles.find((x) => x.tmdbId === h.tmdbId);
-            return { id: h.id, path: h.path, type: t?.kind === 'tv' ? '电视剧' : '电影', title: t?.title ?? h.name, year: t ? String(t.year) : null, tmdbid: h.tmdbId, doubanid: t?.doubanId ?? null, imdbid: null, tvdbid: null, seasons: '', episodes: '', image: null, download_hash: h.hash, torrent_name: h.name, torrent_description: h.description, torrent_site: h.site, userid: null, username: h.username, channel: null, date: iso(h.at), note: null, media_category: null, episode_group: null };
+            return {
+              id: h.id,
+              path: h.path,
+              type: t?.kind === 'tv' ? '电视剧' : '电影',
+              title: t?.title ?? h.name,
+              year: t ? String(t.year) : null,
+              tmdbid: h.tmdbId,
+              doubanid: t?.doubanId ?? null,
+              imdbid: null,
+              tvdbid: null,
+              seasons: '',
+              episodes: '',
+              image: null,
+              download_hash: h.hash,
+              torrent_name: h.name,
+              torrent_description: h.description,
+              torrent_site: h.site,
+              userid: null,
+              username: h.username,
+              channel: null,
+              date: iso(h.at),
+              note: null,
+              media_category: null,
+              episode_group: null,
+            };
           }),
         );
       }
@@ -603,25 +827,56 @@ export class MoviePilotV2Simulator {
         const status = q.get('status');
         const list = [...this.#transfers]
           .reverse()
-          .filter((t) => (status === null ? true : String(t.status) === status) && (!title || (this.#titles.find((x) => x.tmdbId === t.tmdbId)?.title ?? '').includes(title)));
-        return ok({ list: list.slice((page - 1) * count, page * count).map((t) => this.#transferView(t)), total: list.length });
+          .filter(
+            (t) =>
+              (status === null ? true : String(t.status) === status) &&
+              (!title || (this.#titles.find((x) => x.tmdbId === t.tmdbId)?.title ?? '').includes(title)),
+          );
+        return ok({
+          list: list.slice((page - 1) * count, page * count).map((t) => this.#transferView(t)),
+          total: list.length,
+        });
       }
       case 'GET /api/v1/transfer/queue': {
-        const queued = this.#downloads.filter((d) => d.state === 'active' && this.#phase(d) === 'completed' && !this.#transfers.some((t) => t.downloadHash === d.hash));
+        const queued = this.#downloads.filter(
+          (d) =>
+            d.state === 'active' &&
+            this.#phase(d) === 'completed' &&
+            !this.#transfers.some((t) => t.downloadHash === d.hash),
+        );
         return bare(
           this.#autoTransfer
             ? queued.map((d) => {
                 const t = this.#titles.find((x) => x.tmdbId === d.tmdbId);
-                return { media: t ? this.#mediaInfo(t) : null, season: null, tasks: [{ download_hash: d.hash, downloader: 'qbittorrent', state: 'waiting', fileitem: { storage: 'local', type: 'dir', path: `${d.savePath}/${d.name}`, name: d.name }, meta: { org_string: d.name } }] };
+                return {
+                  media: t ? this.#mediaInfo(t) : null,
+                  season: null,
+                  tasks: [
+                    {
+                      download_hash: d.hash,
+                      downloader: 'qbittorrent',
+                      state: 'waiting',
+                      fileitem: { storage: 'local', type: 'dir', path: `${d.savePath}/${d.name}`, name: d.name },
+                      meta: { org_string: d.name },
+                    },
+                  ],
+                };
               })
             : [],
         );
       }
       case 'POST /api/v1/transfer/manual': {
         if (!superuser) return forbidden();
-        const b = body as { fileitem?: { path?: string | null } | null; tmdbid?: number | null; transfer_type?: string | null; logid?: number | null };
+        const b = body as {
+          fileitem?: { path?: string | null } | null;
+          tmdbid?: number | null;
+          transfer_type?: string | null;
+          logid?: number | null;
+        };
         const path = b.fileitem?.path ?? '';
-        const d = this.#downloads.find((x) => x.state !== 'deleted' && `${x.savePath}/${x.name}` === path.replace(/\/$/, ''));
+        const d = this.#downloads.find(
+          (x) => x.state !== 'deleted' && `${x.savePath}/${x.name}` === path.replace(/\/$/, ''),
+        );
         if (!d) return fail(`${path} 不存在`);
         if (this.#phase(d) !== 'completed') return fail(`${d.name} 未下载完成`);
         const done = this.#transfers.find((t) => t.downloadHash === d.hash && t.status);
@@ -632,16 +887,31 @@ export class MoviePilotV2Simulator {
       case 'GET /api/v1/mediaserver/exists': {
         const tmdbid = q.get('tmdbid');
         const title = q.get('title');
-        const t = tmdbid ? this.#titles.find((x) => x.tmdbId === Number(tmdbid)) : this.#titles.find((x) => title && [x.title, x.localizedTitle, x.originalTitle].includes(title));
+        const t = tmdbid
+          ? this.#titles.find((x) => x.tmdbId === Number(tmdbid))
+          : this.#titles.find((x) => title && [x.title, x.localizedTitle, x.originalTitle].includes(title));
         const item = t ? this.#library.get(t.tmdbId) : undefined;
         if (!t || !item) return fail('');
-        return ok({ item: { id: item.itemId, title: t.title, year: String(t.year), type: t.kind === 'movie' ? '电影' : '电视剧', tmdbid: t.tmdbId, path: item.path, server: 'emby', added: iso(item.addedAt) } });
+        return ok({
+          item: {
+            id: item.itemId,
+            title: t.title,
+            year: String(t.year),
+            type: t.kind === 'movie' ? '电影' : '电视剧',
+            tmdbid: t.tmdbId,
+            path: item.path,
+            server: 'emby',
+            added: iso(item.addedAt),
+          },
+        });
       }
       case 'GET /api/v1/subscribe/':
         return bare(this.#subscriptions);
       case 'POST /api/v1/subscribe/': {
         const b = body as Record<string, unknown>;
-        const existing = this.#subscriptions.find((s) => s.tmdbid === b.tmdbid && (s.season ?? null) === (b.season ?? null));
+        const existing = this.#subscriptions.find(
+          (s) => s.tmdbid === b.tmdbid && (s.season ?? null) === (b.season ?? null),
+        );
         if (existing) return ok({ id: existing.id }, '订阅已存在');
         const id = this.#seq++;
         this.#subscriptions.push({ ...b, id, state: 'R', username: user });
@@ -666,7 +936,9 @@ export class MoviePilotV2Simulator {
     const plugin = /^\/api\/v1\/plugin\/([^/]+)\//.exec(template);
     if (plugin && !PLUGIN_RESERVED.has(plugin[1]!)) {
       this.pluginCalls.push({ method, path: template, query: Object.fromEntries(q), body });
-      const schema = this.#validator.document.paths[template]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema as { type?: string } | undefined;
+      const schema = this.#validator.document.paths[template]?.[method.toLowerCase()]?.responses?.['200']?.content?.[
+        'application/json'
+      ]?.schema as { type?: string } | undefined;
       if (refName(schema) === 'Response') return ok({ plugin: plugin[1] });
       return bare(schema?.type === 'array' ? [] : { plugin: plugin[1], ok: true });
     }
@@ -702,15 +974,56 @@ export class MoviePilotV2Simulator {
 
   #context(r: SimRelease, t: SimTitle): Record<string, unknown> {
     return {
-      meta_info: { org_string: r.title, name: t.title, year: String(t.year), resource_pix: /2160p/.test(r.title) ? '2160p' : /1080p/.test(r.title) ? '1080p' : '720p' },
+      meta_info: {
+        org_string: r.title,
+        name: t.title,
+        year: String(t.year),
+        resource_pix: /2160p/.test(r.title) ? '2160p' : /1080p/.test(r.title) ? '1080p' : '720p',
+      },
       media_info: this.#mediaInfo(t),
-      torrent_info: { site: r.siteId, site_name: r.site, title: r.title, description: r.description, enclosure: r.enclosure, page_url: r.pageUrl, size: r.size, seeders: r.seeders, peers: 3, grabs: 100, pubdate: '2024-05-01 12:00:00', downloadvolumefactor: 1, uploadvolumefactor: 1, labels: [] },
+      torrent_info: {
+        site: r.siteId,
+        site_name: r.site,
+        title: r.title,
+        description: r.description,
+        enclosure: r.enclosure,
+        page_url: r.pageUrl,
+        size: r.size,
+        seeders: r.seeders,
+        peers: 3,
+        grabs: 100,
+        pubdate: '2024-05-01 12:00:00',
+        downloadvolumefactor: 1,
+        uploadvolumefactor: 1,
+        labels: [],
+      },
     };
   }
 
   #transferView(t: SimTransfer): Record<string, unknown> {
     const title = this.#titles.find((x) => x.tmdbId === t.tmdbId);
-    return { id: t.id, src: t.src, dest: t.dest, mode: t.mode, type: title?.kind === 'tv' ? '电视剧' : '电影', category: null, title: title?.title ?? null, year: title ? String(title.year) : null, tmdbid: t.tmdbId, imdbid: null, tvdbid: null, doubanid: title?.doubanId ?? null, seasons: '', episodes: '', image: null, download_hash: t.downloadHash, status: t.status, errmsg: t.errmsg, date: iso(t.at), episode_group: null };
+    return {
+      id: t.id,
+      src: t.src,
+      dest: t.dest,
+      mode: t.mode,
+      type: title?.kind === 'tv' ? '电视剧' : '电影',
+      category: null,
+      title: title?.title ?? null,
+      year: title ? String(title.year) : null,
+      tmdbid: t.tmdbId,
+      imdbid: null,
+      tvdbid: null,
+      doubanid: title?.doubanId ?? null,
+      seasons: '',
+      episodes: '',
+      image: null,
+      download_hash: t.downloadHash,
+      status: t.status,
+      errmsg: t.errmsg,
+      date: iso(t.at),
+      episode_group: null,
+    };
   }
 }
 
@@ -718,7 +1031,11 @@ export class MoviePilotV2Simulator {
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
 }
 
 function iso(ms: number): string {

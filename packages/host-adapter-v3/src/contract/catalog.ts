@@ -10,7 +10,9 @@ import type { V3ErrorCode } from '../error-codes';
 export class V3UnknownOperationError extends MediaAgentError<V3ErrorCode> {
   /** @param operationId - the id asked for */
   constructor(operationId: string) {
-    super('HOST_UNKNOWN_OPERATION', `MoviePilot V3 has no operation ${JSON.stringify(operationId)} in its catalog`, { operationId });
+    super('HOST_UNKNOWN_OPERATION', `MoviePilot V3 has no operation ${JSON.stringify(operationId)} in its catalog`, {
+      operationId,
+    });
   }
 }
 
@@ -43,7 +45,10 @@ function segments(path: string): string[] {
  * @returns matches with the path parameters they bind (decoded); empty when no route matches
  * @public
  */
-export function matchV3Route(method: string, pathname: string): Array<{ operation: V3Operation; params: Record<string, string> }> {
+export function matchV3Route(
+  method: string,
+  pathname: string,
+): Array<{ operation: V3Operation; params: Record<string, string> }> {
   const parts = segments(pathname);
   const trailingSlash = pathname.length > 1 && pathname.endsWith('/');
   const out: Array<{ operation: V3Operation; params: Record<string, string>; literals: number }> = [];
@@ -83,7 +88,12 @@ export function matchV3Route(method: string, pathname: string): Array<{ operatio
 export function fillV3Path(template: string, params: Record<string, string | number> = {}): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const v = params[name];
-    if (v === undefined || v === null || String(v) === '') throw new MediaAgentError<V3ErrorCode>('HOST_REQUEST_INVALID', `path parameter ${name} is required for ${template}`, { template, name });
+    if (v === undefined || v === null || String(v) === '')
+      throw new MediaAgentError<V3ErrorCode>(
+        'HOST_REQUEST_INVALID',
+        `path parameter ${name} is required for ${template}`,
+        { template, name },
+      );
     return encodeURIComponent(String(v));
   });
 }

@@ -3,7 +3,14 @@
  * the catalog uses four of them).
  * @public
  */
-export type V3Effect = 'safe_read' | 'sensitive_read' | 'reversible_write' | 'destructive_write' | 'external_side_effect' | 'arbitrary_execution' | 'unknown';
+export type V3Effect =
+  | 'safe_read'
+  | 'sensitive_read'
+  | 'reversible_write'
+  | 'destructive_write'
+  | 'external_side_effect'
+  | 'arbitrary_execution'
+  | 'unknown';
 
 /**
  * One operation of the MoviePilot 3.x agent/MCP catalog (`contracts/v3-operations.json`).

@@ -5,7 +5,17 @@ import { matchV3Route } from './catalog';
  * register more.
  * @public
  */
-export const V3_MEDIA_SOURCES = ['themoviedb', 'douban', 'bangumi', 'anilist', 'imdb', 'tvdb', 'musicbrainz', 'theaudiodb', 'doubanmusic'] as const;
+export const V3_MEDIA_SOURCES = [
+  'themoviedb',
+  'douban',
+  'bangumi',
+  'anilist',
+  'imdb',
+  'tvdb',
+  'musicbrainz',
+  'theaudiodb',
+  'doubanmusic',
+] as const;
 
 /** A request as it reaches the host, for {@link validateV3Request}. @public */
 export interface V3WireRequest {
@@ -45,7 +55,13 @@ const REQUIRED: Record<string, { query?: string[]; body?: string[] }> = {
 };
 
 /** Operations whose path carries `media_id` and whose query carries its `media_source`. @internal */
-const PATH_IDENTITY = new Set(['media.detail', 'search.torrents', 'subscription.find', 'subtitle.search.media', 'subscription.delete_by_media']);
+const PATH_IDENTITY = new Set([
+  'media.detail',
+  'search.torrents',
+  'subscription.find',
+  'subtitle.search.media',
+  'subscription.delete_by_media',
+]);
 
 const PERSON_SOURCES = new Set(['tmdb', 'douban', 'bangumi', 'anilist']);
 
@@ -57,9 +73,16 @@ function isInt(v: string): boolean {
 function checkPair(where: string, source: unknown, id: unknown, violations: string[]): void {
   const hasSource = source !== undefined && source !== null && source !== '';
   const hasId = id !== undefined && id !== null && id !== '';
-  if (hasSource !== hasId) violations.push(`${where}: media_source and media_id must be sent together (got ${hasSource ? 'media_source only' : 'media_id only'})`);
-  if (hasSource && !(V3_MEDIA_SOURCES as readonly string[]).includes(String(source))) violations.push(`${where}: media_source ${JSON.stringify(source)} is not a MediaSource (${V3_MEDIA_SOURCES.join(', ')})`);
-  if (hasId && /^[a-z]+:/.test(String(id))) violations.push(`${where}: media_id ${JSON.stringify(id)} must be the source-native id without a prefix`);
+  if (hasSource !== hasId)
+    violations.push(
+      `${where}: media_source and media_id must be sent together (got ${hasSource ? 'media_source only' : 'media_id only'})`,
+    );
+  if (hasSource && !(V3_MEDIA_SOURCES as readonly string[]).includes(String(source)))
+    violations.push(
+      `${where}: media_source ${JSON.stringify(source)} is not a MediaSource (${V3_MEDIA_SOURCES.join(', ')})`,
+    );
+  if (hasId && /^[a-z]+:/.test(String(id)))
+    violations.push(`${where}: media_id ${JSON.stringify(id)} must be the source-native id without a prefix`);
 }
 
 /**
@@ -77,19 +100,33 @@ function checkPair(where: string, source: unknown, id: unknown, violations: stri
 export function validateV3Request(req: V3WireRequest): V3RequestCheck {
   const violations: string[] = [];
   const matches = matchV3Route(req.method, req.path);
-  if (req.path === '/api/v1/login/access-token' && req.method === 'POST') return { operationId: 'login.access_token', params: {}, violations };
-  if (matches.length === 0) return { operationId: undefined, params: {}, violations: [`no catalog operation serves ${req.method} ${req.path}`] };
-  const auth = req.headers['x-api-key'] ?? req.headers.authorization ?? req.query.get('apikey') ?? req.query.get('token');
+  if (req.path === '/api/v1/login/access-token' && req.method === 'POST')
+    return { operationId: 'login.access_token', params: {}, violations };
+  if (matches.length === 0)
+    return {
+      operationId: undefined,
+      params: {},
+      violations: [`no catalog operation serves ${req.method} ${req.path}`],
+    };
+  const auth =
+    req.headers['x-api-key'] ?? req.headers.authorization ?? req.query.get('apikey') ?? req.query.get('token');
   if (!auth) violations.push('no credentials: X-API-KEY, Authorization: Bearer, ?apikey= or ?token= is required');
   // Routes shared by several operations: media.search vs media.person.search (type=person).
   let match = matches[0]!;
   if (matches.length > 1 && matches.some((m) => m.operation.operation_id === 'media.person.search')) {
-    match = matches.find((m) => m.operation.operation_id === (req.query.get('type') === 'person' ? 'media.person.search' : 'media.search')) ?? match;
+    match =
+      matches.find(
+        (m) =>
+          m.operation.operation_id === (req.query.get('type') === 'person' ? 'media.person.search' : 'media.search'),
+      ) ?? match;
   }
   const op = match.operation;
-  for (const [name, value] of Object.entries(match.params)) if (!value.trim()) violations.push(`path parameter ${name} is empty`);
-  if (op.operation_id === 'media.person.credits' && !PERSON_SOURCES.has(match.params.source ?? '')) violations.push(`media.person.credits: path source must be one of ${[...PERSON_SOURCES].join(', ')}`);
-  if (req.method === 'GET' && req.body !== undefined) violations.push('GET requests carry no body (the gateway merges it into the query)');
+  for (const [name, value] of Object.entries(match.params))
+    if (!value.trim()) violations.push(`path parameter ${name} is empty`);
+  if (op.operation_id === 'media.person.credits' && !PERSON_SOURCES.has(match.params.source ?? ''))
+    violations.push(`media.person.credits: path source must be one of ${[...PERSON_SOURCES].join(', ')}`);
+  if (req.method === 'GET' && req.body !== undefined)
+    violations.push('GET requests carry no body (the gateway merges it into the query)');
 
   // identity
   if (PATH_IDENTITY.has(op.operation_id)) {
@@ -98,8 +135,16 @@ export function validateV3Request(req: V3WireRequest): V3RequestCheck {
   } else if (req.query.has('media_source') || req.query.has('media_id')) {
     const sources = req.query.getAll('media_source');
     if (op.operation_id === 'media.search' || op.operation_id === 'media.person.search') {
-      for (const s of sources) if (!(V3_MEDIA_SOURCES as readonly string[]).includes(s)) violations.push(`query: media_source ${JSON.stringify(s)} is not a MediaSource`);
-    } else checkPair('query', req.query.get('media_source') ?? undefined, req.query.get('media_id') ?? undefined, violations);
+      for (const s of sources)
+        if (!(V3_MEDIA_SOURCES as readonly string[]).includes(s))
+          violations.push(`query: media_source ${JSON.stringify(s)} is not a MediaSource`);
+    } else
+      checkPair(
+        'query',
+        req.query.get('media_source') ?? undefined,
+        req.query.get('media_id') ?? undefined,
+        violations,
+      );
   }
   if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
     const b = req.body as Record<string, unknown>;
@@ -107,27 +152,40 @@ export function validateV3Request(req: V3WireRequest): V3RequestCheck {
     const torrent = b.torrent_in as Record<string, unknown> | undefined;
     if (op.operation_id === 'download.add') {
       if (!torrent || typeof torrent !== 'object') violations.push('download.add: body.torrent_in is required');
-      else for (const f of ['title', 'enclosure']) if (typeof torrent[f] !== 'string' || !torrent[f]) violations.push(`download.add: body.torrent_in.${f} is required`);
-      if (b.allow_unrecognized !== undefined && typeof b.allow_unrecognized !== 'boolean') violations.push('download.add: allow_unrecognized must be a boolean');
-      if (b.save_path !== undefined && !/^[^:]+:.+/.test(String(b.save_path))) violations.push('download.add: save_path must be <storage>:<path>');
+      else
+        for (const f of ['title', 'enclosure'])
+          if (typeof torrent[f] !== 'string' || !torrent[f])
+            violations.push(`download.add: body.torrent_in.${f} is required`);
+      if (b.allow_unrecognized !== undefined && typeof b.allow_unrecognized !== 'boolean')
+        violations.push('download.add: allow_unrecognized must be a boolean');
+      if (b.save_path !== undefined && !/^[^:]+:.+/.test(String(b.save_path)))
+        violations.push('download.add: save_path must be <storage>:<path>');
     }
   }
 
   // paging
-  for (const [name, max] of [['page', Infinity], ['count', op.operation_id === 'transfer.manual_reviews' ? Infinity : 200], ['page_size', 100]] as const) {
+  for (const [name, max] of [
+    ['page', Infinity],
+    ['count', op.operation_id === 'transfer.manual_reviews' ? Infinity : 200],
+    ['page_size', 100],
+  ] as const) {
     const v = req.query.get(name);
     if (v === null) continue;
     if (!isInt(v)) violations.push(`${name} must be an integer, got ${JSON.stringify(v)}`);
-    else if (Number(v) < 1 || Number(v) > max) violations.push(`${name} ${v} is out of bounds (${name === 'page' ? '≥ 1' : `1–${max}`})`);
+    else if (Number(v) < 1 || Number(v) > max)
+      violations.push(`${name} ${v} is out of bounds (${name === 'page' ? '≥ 1' : `1–${max}`})`);
   }
 
   // required fields
   const required = REQUIRED[op.operation_id];
-  for (const q of required?.query ?? []) if (!req.query.get(q)) violations.push(`${op.operation_id}: query ${q} is required`);
+  for (const q of required?.query ?? [])
+    if (!req.query.get(q)) violations.push(`${op.operation_id}: query ${q} is required`);
   for (const f of required?.body ?? []) {
     const b = req.body as Record<string, unknown> | undefined;
-    if (!b || typeof b !== 'object' || b[f] === undefined || b[f] === null) violations.push(`${op.operation_id}: body.${f} is required`);
+    if (!b || typeof b !== 'object' || b[f] === undefined || b[f] === null)
+      violations.push(`${op.operation_id}: body.${f} is required`);
   }
-  if (op.operation_id === 'media.person.search' && req.query.get('type') !== 'person') violations.push('media.person.search: type must be person');
+  if (op.operation_id === 'media.person.search' && req.query.get('type') !== 'person')
+    violations.push('media.person.search: type must be person');
   return { operationId: op.operation_id, params: match.params, violations };
 }

@@ -18,16 +18,28 @@ export function v3CatalogCapabilities(s: V3Services, h: V3StandardHelpers) {
       const exact = parseMediaEntityId(input.query.trim());
       let raw: Array<Record<string, unknown>>;
       if (exact) {
-        const r = await client.call<Record<string, unknown>>('media.detail', { pathParams: { media_id: exact.mediaId }, query: { media_source: toV3Identity(exact).media_source, type_name: typeName(input.kind) }, signal: ctx.signal });
+        const r = await client.call<Record<string, unknown>>('media.detail', {
+          pathParams: { media_id: exact.mediaId },
+          query: { media_source: toV3Identity(exact).media_source, type_name: typeName(input.kind) },
+          signal: ctx.signal,
+        });
         raw = r.success && r.data ? [r.data] : [];
       } else {
-        const r = await client.ok<Array<Record<string, unknown>>>('media.search', { query: { title: input.query, type: 'media', page: 1, count: Math.min(input.limit ?? 10, 200) }, signal: ctx.signal });
+        const r = await client.ok<Array<Record<string, unknown>>>('media.search', {
+          query: { title: input.query, type: 'media', page: 1, count: Math.min(input.limit ?? 10, 200) },
+          signal: ctx.signal,
+        });
         raw = Array.isArray(r.data) ? r.data : [];
       }
       const items: MediaItem[] = [];
       for (const m of raw) {
         const item = await mediaItem(m, ctx.signal);
-        if (item && (input.kind === undefined || item.kind === input.kind) && (input.year === undefined || item.year === input.year)) items.push(item);
+        if (
+          item &&
+          (input.kind === undefined || item.kind === input.kind) &&
+          (input.year === undefined || item.year === input.year)
+        )
+          items.push(item);
       }
       const limited = items.slice(0, input.limit ?? 10);
       if (limited.length === 1) journal.touch(ctx.runId, limited[0]!.mediaEntityId, limited[0]!.title);

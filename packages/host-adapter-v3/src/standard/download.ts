@@ -27,15 +27,38 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
         await searchReleases(input, input.kind, ctx.signal);
         known = s.releases.get(input.releaseId);
       }
-      if (!known) throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)} for ${entity}`, { releaseId: input.releaseId, mediaEntityId: entity });
+      if (!known)
+        throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)} for ${entity}`, {
+          releaseId: input.releaseId,
+          mediaEntityId: entity,
+        });
       const title = String(known.context.media_info?.title ?? known.context.meta_info?.name ?? entity);
       journal.touch(ctx.runId, entity, title);
       const torrent = known.context.torrent_info;
-      const download = { releaseId: input.releaseId, releaseName: torrent.title, title, sizeBytes: Math.max(0, Math.round(torrent.size ?? 0)) };
-      if ((await lookupLibrary(entity, ctx.signal)) !== null) throw new MediaStateError('MEDIA_ALREADY_IN_LIBRARY', `${title} (${entity}) is already in the library: nothing to download`, { mediaEntityId: entity });
+      const download = {
+        releaseId: input.releaseId,
+        releaseName: torrent.title,
+        title,
+        sizeBytes: Math.max(0, Math.round(torrent.size ?? 0)),
+      };
+      if ((await lookupLibrary(entity, ctx.signal)) !== null)
+        throw new MediaStateError(
+          'MEDIA_ALREADY_IN_LIBRARY',
+          `${title} (${entity}) is already in the library: nothing to download`,
+          { mediaEntityId: entity },
+        );
       const active = await client.ok<V3DownloadTask[]>('download.tasks.active', { signal: ctx.signal });
-      const same = (Array.isArray(active.data) ? active.data : []).find((t) => t.title === torrent.title || (fromV3Identity(t.media?.media_source, t.media?.media_id)?.mediaEntityId === entity && t.state !== 'completed'));
-      if (same) throw new MediaStateError('MEDIA_ALREADY_DOWNLOADING', `${title} is already being downloaded as ${same.hash}`, { mediaEntityId: entity, downloadId: same.hash });
+      const same = (Array.isArray(active.data) ? active.data : []).find(
+        (t) =>
+          t.title === torrent.title ||
+          (fromV3Identity(t.media?.media_source, t.media?.media_id)?.mediaEntityId === entity &&
+            t.state !== 'completed'),
+      );
+      if (same)
+        throw new MediaStateError('MEDIA_ALREADY_DOWNLOADING', `${title} is already being downloaded as ${same.hash}`, {
+          mediaEntityId: entity,
+          downloadId: same.hash,
+        });
       const payload = {
         type: 'download',
         mediaEntityId: entity,
@@ -49,7 +72,14 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
         torrent_in: JSON.parse(JSON.stringify(torrent)) as Record<string, unknown>,
         allowUnrecognized: false,
       };
-      const record = await plans.create({ type: 'download', payload: payload as never, actor: ctx.actor, mediaEntityId: entity, mediaKind: input.kind, bytes: download.sizeBytes });
+      const record = await plans.create({
+        type: 'download',
+        payload: payload as never,
+        actor: ctx.actor,
+        mediaEntityId: entity,
+        mediaKind: input.kind,
+        bytes: download.sizeBytes,
+      });
       journal.addPlan(ctx.runId, { id: record.id, type: 'download', mediaEntityId: entity });
       return { plan: planReceipt(record), download };
     }),
@@ -59,15 +89,26 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
         const plan = planOf(ctx.plan, 'download') as NonNullable<typeof ctx.plan>;
         const p = plan.payload as unknown as DownloadPlanPayload;
         journal.addPlan(ctx.runId, { id: plan.id, type: 'download', mediaEntityId: p.mediaEntityId });
-        const body: Record<string, unknown> = { torrent_in: p.torrent_in, ...p.identity, ...(p.allowUnrecognized ? { allow_unrecognized: true } : {}) };
+        const body: Record<string, unknown> = {
+          torrent_in: p.torrent_in,
+          ...p.identity,
+          ...(p.allowUnrecognized ? { allow_unrecognized: true } : {}),
+        };
         if (s.settings.downloader) body.downloader = s.settings.downloader;
         if (s.settings.savePath) body.save_path = s.settings.savePath;
-        const r = await client.call<{ download_id?: string; requires_confirmation?: boolean } | null>('download.add', { body, signal: ctx.signal });
+        const r = await client.call<{ download_id?: string; requires_confirmation?: boolean } | null>('download.add', {
+          body,
+          signal: ctx.signal,
+        });
         if (!r.success && r.data?.requires_confirmation && !p.allowUnrecognized) {
           // The host could not recognise the media: a person must confirm. The plan is revised (new
           // payload hash and revision), so the next submit is denied until that revision is approved.
           await plans.revise(plan.id, { ...(plan.payload as object), allowUnrecognized: true } as never, plan.revision);
-          throw new MediaAgentError<V3ErrorCode>('HOST_REQUIRES_CONFIRMATION', `MoviePilot could not recognise the media of ${p.releaseName} (${r.message}); the plan was revised to download it unrecognised — a person must approve the new revision before submitting again`, { planId: plan.id });
+          throw new MediaAgentError<V3ErrorCode>(
+            'HOST_REQUIRES_CONFIRMATION',
+            `MoviePilot could not recognise the media of ${p.releaseName} (${r.message}); the plan was revised to download it unrecognised — a person must approve the new revision before submitting again`,
+            { planId: plan.id },
+          );
         }
         if (!r.success || !r.data?.download_id) throw new V3HostError('download.add', r.status, r.message, r.data);
         const d: V3JournalDownload = {
@@ -82,12 +123,26 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
           submittedAt: ctx.clock.now(),
         };
         journal.addDownload(ctx.runId, d);
-        return ctx.pending({ download: jobView(d, { hash: d.hash, title: d.releaseName, state: 'queued', progress: 0 }, [], ctx.clock.now()) });
+        return ctx.pending({
+          download: jobView(
+            d,
+            { hash: d.hash, title: d.releaseName, state: 'queued', progress: 0 },
+            [],
+            ctx.clock.now(),
+          ),
+        });
       },
-      { verify: verifyV3DownloadSubmit(s), descriptionNote: 'On MoviePilot V3 this calls download.add; when the host cannot recognise the media, the plan is revised and needs a new approval before it is sent with allow_unrecognized.' },
+      {
+        verify: verifyV3DownloadSubmit(s),
+        descriptionNote:
+          'On MoviePilot V3 this calls download.add; when the host cannot recognise the media, the plan is revised and needs a new approval before it is sent with allow_unrecognized.',
+      },
     ),
     'download.recheck': defineStandardCapability('download.recheck', async () => {
-      throw new V3UnsupportedError('download.recheck', 'torrent start/stop/recheck left the V3 operation catalog (downloader-operation skill); ask a person to use the downloader');
+      throw new V3UnsupportedError(
+        'download.recheck',
+        'torrent start/stop/recheck left the V3 operation catalog (downloader-operation skill); ask a person to use the downloader',
+      );
     }),
   };
 }

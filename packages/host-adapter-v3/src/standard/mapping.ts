@@ -3,9 +3,26 @@ import { RESOLUTIONS, type DownloadJob, type Release } from '@media-agent/sdk/me
 
 /** A search result candidate (`search.torrents`, `search.results`). @internal */
 export interface V3Context {
-  meta_info?: { name?: string; year?: string | null; resource_pix?: string; resource_type?: string; video_encode?: string; begin_season?: number | null } | null;
+  meta_info?: {
+    name?: string;
+    year?: string | null;
+    resource_pix?: string;
+    resource_type?: string;
+    video_encode?: string;
+    begin_season?: number | null;
+  } | null;
   media_info?: Record<string, unknown> | null;
-  torrent_info: { title: string; description?: string; enclosure: string; site_name?: string; size?: number; seeders?: number; pubdate?: string; downloadvolumefactor?: number; page_url?: string };
+  torrent_info: {
+    title: string;
+    description?: string;
+    enclosure: string;
+    site_name?: string;
+    size?: number;
+    seeders?: number;
+    pubdate?: string;
+    downloadvolumefactor?: number;
+    page_url?: string;
+  };
 }
 
 /** A downloader task (`download.tasks.active`). @internal */
@@ -39,7 +56,10 @@ export const TRANSFER_TYPE = { hardlink: 'link', copy: 'copy', move: 'move' } as
 
 /** Release id of a candidate: `r` + 16 hex of SHA-256 over site and enclosure. @internal */
 export function releaseIdOf(c: V3Context): string {
-  return `r${createHash('sha256').update(`${c.torrent_info.site_name ?? ''}\n${c.torrent_info.enclosure}`).digest('hex').slice(0, 16)}`;
+  return `r${createHash('sha256')
+    .update(`${c.torrent_info.site_name ?? ''}\n${c.torrent_info.enclosure}`)
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /** Index of a resolution in the SDK's `RESOLUTIONS` (higher is better). @internal */
@@ -61,12 +81,16 @@ export function sourceOf(c: V3Context): Release['source'] {
   return 'WEB-DL';
 }
 /** SDK kind of a MoviePilot media type (`电视剧` or `tv`: tv). @internal */
-export const kindOf = (type: unknown): 'movie' | 'tv' => (type === '电视剧' || type === 'tv' || type === 'TV' ? 'tv' : 'movie');
+export const kindOf = (type: unknown): 'movie' | 'tv' =>
+  type === '电视剧' || type === 'tv' || type === 'TV' ? 'tv' : 'movie';
 /** MoviePilot media type name of an SDK kind. @internal */
 export const typeName = (kind: 'movie' | 'tv' | undefined) => (kind === 'tv' ? '电视剧' : '电影');
 
 /** SDK download status of a V3 downloader task plus the transfer history. @internal */
-export function downloadStatusOf(task: V3DownloadTask | undefined, transfers: V3TransferRecord[]): DownloadJob['status'] {
+export function downloadStatusOf(
+  task: V3DownloadTask | undefined,
+  transfers: V3TransferRecord[],
+): DownloadJob['status'] {
   if (transfers.some((t) => (t.state ?? (t.status ? 'completed' : 'failed')) === 'completed')) return 'imported';
   if (!task) return 'removed';
   const s = String(task.state ?? '').toLowerCase();

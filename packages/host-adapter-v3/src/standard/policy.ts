@@ -15,8 +15,16 @@ export function v3PolicyCapabilities(s: V3Services, h: V3StandardHelpers) {
       const proposed = { ...current.settings, ...input.settings };
       const keys = [...new Set([...Object.keys(current.settings), ...Object.keys(proposed)])].sort();
       const changes = keys
-        .filter((k) => JSON.stringify((current.settings as Record<string, unknown>)[k]) !== JSON.stringify((proposed as Record<string, unknown>)[k]))
-        .map((k) => ({ field: k, from: (current.settings as Record<string, unknown>)[k] ?? null, to: (proposed as Record<string, unknown>)[k] ?? null }));
+        .filter(
+          (k) =>
+            JSON.stringify((current.settings as Record<string, unknown>)[k]) !==
+            JSON.stringify((proposed as Record<string, unknown>)[k]),
+        )
+        .map((k) => ({
+          field: k,
+          from: (current.settings as Record<string, unknown>)[k] ?? null,
+          to: (proposed as Record<string, unknown>)[k] ?? null,
+        }));
       return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes };
     }),
     'policy.apply': defineStandardCapability('policy.apply', async (input) => {

@@ -20,12 +20,22 @@ export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
       journal.touch(ctx.runId, entity, entity);
       const inLibrary = (await lookupLibrary(entity, ctx.signal)) !== null;
       const policy = s.policies.get('acquisition')?.settings ?? {};
-      const minRes = [input.minResolution, policy.minResolution].filter((r): r is NonNullable<typeof r> => r !== undefined).map(rank);
+      const minRes = [input.minResolution, policy.minResolution]
+        .filter((r): r is NonNullable<typeof r> => r !== undefined)
+        .map(rank);
       const maxSize = Math.min(input.maxSizeBytes ?? Infinity, policy.maxSizeBytes ?? Infinity);
       const releases = list
         .map((c) => releaseView(c, entity, inLibrary))
-        .filter((r) => (input.season === undefined || r.season === input.season) && minRes.every((m) => rank(r.resolution) >= m) && r.sizeBytes <= maxSize)
-        .sort((a, b) => rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders || a.releaseId.localeCompare(b.releaseId))
+        .filter(
+          (r) =>
+            (input.season === undefined || r.season === input.season) &&
+            minRes.every((m) => rank(r.resolution) >= m) &&
+            r.sizeBytes <= maxSize,
+        )
+        .sort(
+          (a, b) =>
+            rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders || a.releaseId.localeCompare(b.releaseId),
+        )
         .slice(0, input.limit ?? 10);
       return { mediaEntityId: entity, releases };
     }),
@@ -37,21 +47,49 @@ export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
         const id = c?.media_info ? fromV3Identity(c.media_info.media_source, c.media_info.media_id) : undefined;
         if (c && id) known = { context: c, mediaEntityId: id.mediaEntityId };
       }
-      if (!known) throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)} in the latest searches; search releases again`, { releaseId: input.releaseId });
+      if (!known)
+        throw new MediaStateError(
+          'MEDIA_NOT_FOUND',
+          `no release ${JSON.stringify(input.releaseId)} in the latest searches; search releases again`,
+          { releaseId: input.releaseId },
+        );
       journal.touch(ctx.runId, known.mediaEntityId, known.mediaEntityId);
-      const release = releaseView(known.context, known.mediaEntityId, (await lookupLibrary(known.mediaEntityId, ctx.signal)) !== null);
+      const release = releaseView(
+        known.context,
+        known.mediaEntityId,
+        (await lookupLibrary(known.mediaEntityId, ctx.signal)) !== null,
+      );
       const published = Date.parse(`${(known.context.torrent_info.pubdate ?? '').replace(' ', 'T')}Z`);
-      return { release, files: [{ path: `${release.name}`, sizeBytes: release.sizeBytes }], freeleech: known.context.torrent_info.downloadvolumefactor === 0, publishedAt: Number.isFinite(published) ? published : 0 };
+      return {
+        release,
+        files: [{ path: `${release.name}`, sizeBytes: release.sizeBytes }],
+        freeleech: known.context.torrent_info.downloadvolumefactor === 0,
+        publishedAt: Number.isFinite(published) ? published : 0,
+      };
     }),
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {
-      if (input.subjectType === 'download') throw new V3UnsupportedError('identity.resolve', 'a download is re-identified when it is organized: use organize.plan with mediaSource and mediaId');
+      if (input.subjectType === 'download')
+        throw new V3UnsupportedError(
+          'identity.resolve',
+          'a download is re-identified when it is organized: use organize.plan with mediaSource and mediaId',
+        );
       const entity = mediaEntityId(input);
       const known = s.releases.get(input.subjectId);
-      if (!known) throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.subjectId)} in the latest searches`, { releaseId: input.subjectId });
+      if (!known)
+        throw new MediaStateError(
+          'MEDIA_NOT_FOUND',
+          `no release ${JSON.stringify(input.subjectId)} in the latest searches`,
+          { releaseId: input.subjectId },
+        );
       const previous = s.identities.get(input.subjectId) ?? known.mediaEntityId;
       s.identities.set(input.subjectId, entity);
       journal.touch(ctx.runId, entity, entity);
-      return { subjectType: 'release' as const, subjectId: input.subjectId, mediaEntityId: entity, previousMediaEntityId: previous };
+      return {
+        subjectType: 'release' as const,
+        subjectId: input.subjectId,
+        mediaEntityId: entity,
+        previousMediaEntityId: previous,
+      };
     }),
   };
 }

@@ -1,9 +1,28 @@
-import { MediaStateError, mediaEntityId, parseMediaEntityId, type DownloadJob, type MediaItem, type PolicySettings, type Release } from '@media-agent/sdk/media';
+import {
+  MediaStateError,
+  mediaEntityId,
+  parseMediaEntityId,
+  type DownloadJob,
+  type MediaItem,
+  type PolicySettings,
+  type Release,
+} from '@media-agent/sdk/media';
 import { type PlanService } from '@media-agent/sdk';
 import type { V3Client } from '../client';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload, V3RunJournal } from '../journal';
-import { type V3Context, type V3DownloadTask, type V3TransferRecord, releaseIdOf, resolutionOf, sourceOf, kindOf, typeName, downloadStatusOf, organizeStatusOf } from './mapping';
+import {
+  type V3Context,
+  type V3DownloadTask,
+  type V3TransferRecord,
+  releaseIdOf,
+  resolutionOf,
+  sourceOf,
+  kindOf,
+  typeName,
+  downloadStatusOf,
+  organizeStatusOf,
+} from './mapping';
 
 /** Adapter settings for downloads and organizes. @public */
 export interface V3MediaSettings {
@@ -40,7 +59,10 @@ export function v3StandardHelpers(s: V3Services) {
   const lookupLibrary = async (entity: string, signal: AbortSignal): Promise<string | null> => {
     const ref = parseMediaEntityId(entity);
     if (!ref) return null;
-    const r = await client.ok<{ item?: { id?: string | number } }>('library.exists', { query: toV3Identity(ref), signal });
+    const r = await client.ok<{ item?: { id?: string | number } }>('library.exists', {
+      query: toV3Identity(ref),
+      signal,
+    });
     return r.data?.item && r.data.item.id !== undefined ? String(r.data.item.id) : null;
   };
   const mediaItem = async (m: Record<string, unknown>, signal: AbortSignal): Promise<MediaItem | undefined> => {
@@ -74,14 +96,27 @@ export function v3StandardHelpers(s: V3Services) {
     seeders: Math.max(0, c.torrent_info.seeders ?? 0),
     inLibrary,
   });
-  const searchReleases = async (ref: { mediaSource: Parameters<typeof toV3Identity>[0]['mediaSource']; mediaId: string }, kind: 'movie' | 'tv' | undefined, signal: AbortSignal) => {
+  const searchReleases = async (
+    ref: { mediaSource: Parameters<typeof toV3Identity>[0]['mediaSource']; mediaId: string },
+    kind: 'movie' | 'tv' | undefined,
+    signal: AbortSignal,
+  ) => {
     const entity = mediaEntityId(ref);
-    const r = await client.ok<V3Context[]>('search.torrents', { pathParams: { media_id: ref.mediaId }, query: { media_source: toV3Identity(ref).media_source, ...(kind ? { mtype: typeName(kind) } : {}) }, signal });
+    const r = await client.ok<V3Context[]>('search.torrents', {
+      pathParams: { media_id: ref.mediaId },
+      query: { media_source: toV3Identity(ref).media_source, ...(kind ? { mtype: typeName(kind) } : {}) },
+      signal,
+    });
     const list = Array.isArray(r.data) ? r.data : [];
     for (const c of list) s.releases.set(releaseIdOf(c), { context: c, mediaEntityId: entity });
     return { entity, list };
   };
-  const jobView = (d: V3JournalDownload, task: V3DownloadTask | undefined, transfers: V3TransferRecord[], now: number): DownloadJob => {
+  const jobView = (
+    d: V3JournalDownload,
+    task: V3DownloadTask | undefined,
+    transfers: V3TransferRecord[],
+    now: number,
+  ): DownloadJob => {
     const mine = transfers.filter((t) => t.download_hash === d.hash);
     const status = downloadStatusOf(task, mine);
     const organized = mine.find((t) => organizeStatusOf(t) === 'succeeded');
@@ -94,21 +129,35 @@ export function v3StandardHelpers(s: V3Services) {
       title: d.title,
       sizeBytes: d.sizeBytes,
       status,
-      progress: status === 'imported' || status === 'completed' ? 1 : Math.min(1, Math.max(0, (task?.progress ?? 0) / 100)),
+      progress:
+        status === 'imported' || status === 'completed' ? 1 : Math.min(1, Math.max(0, (task?.progress ?? 0) / 100)),
       submittedAt: d.submittedAt,
       updatedAt: now,
       organizeId: organized ? `th-${organized.id}` : null,
     };
   };
   const planOf = (plan: { type: string; id: string } | undefined, type: 'download' | 'organize') => {
-    if (!plan || plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan?.id ?? '?'} is not a ${type} plan`, { planId: plan?.id });
+    if (!plan || plan.type !== type)
+      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan?.id ?? '?'} is not a ${type} plan`, {
+        planId: plan?.id,
+      });
     return plan;
   };
   /** A journal entry for a downloader task this adapter did not submit (identity from the host). */
   function synthetic(task: V3DownloadTask | undefined): V3JournalDownload | undefined {
     const id = task ? fromV3Identity(task.media?.media_source, task.media?.media_id) : undefined;
     if (!task || !id) return undefined;
-    return { hash: task.hash, planId: '', releaseId: '', releaseName: task.title, mediaEntityId: id.mediaEntityId, title: String(task.media?.title ?? task.title), sizeBytes: Math.max(0, Math.round(task.size ?? 0)), idempotencyKey: null, submittedAt: 0 };
+    return {
+      hash: task.hash,
+      planId: '',
+      releaseId: '',
+      releaseName: task.title,
+      mediaEntityId: id.mediaEntityId,
+      title: String(task.media?.title ?? task.title),
+      sizeBytes: Math.max(0, Math.round(task.size ?? 0)),
+      idempotencyKey: null,
+      submittedAt: 0,
+    };
   }
   return { lookupLibrary, mediaItem, releaseView, searchReleases, jobView, planOf, synthetic };
 }

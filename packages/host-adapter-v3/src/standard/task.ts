@@ -26,7 +26,18 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
         const d = journal.download(hash) ?? synthetic(task!);
         if (!d) continue;
         const job = jobView(d, task, transfers, now);
-        out.push({ id: hash, type: 'download', status: job.status, mediaEntityId: job.mediaEntityId, title: job.title, planId: journal.download(hash)?.planId ?? null, idempotencyKey: d.idempotencyKey, updatedAt: now, download: job, organize: null });
+        out.push({
+          id: hash,
+          type: 'download',
+          status: job.status,
+          mediaEntityId: job.mediaEntityId,
+          title: job.title,
+          planId: journal.download(hash)?.planId ?? null,
+          idempotencyKey: d.idempotencyKey,
+          updatedAt: now,
+          download: job,
+          organize: null,
+        });
       }
       for (const t of transfers) {
         const id = fromV3Identity(t.media_source, t.media_id);
@@ -44,7 +55,19 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
           idempotencyKey: o?.idempotencyKey ?? null,
           updatedAt: now,
           download: null,
-          organize: { id: `th-${t.id}`, downloadId: t.download_hash ?? null, planId: o?.planId ?? null, mediaEntityId: id.mediaEntityId, title: t.title ?? '', status, mode: t.mode === 'copy' ? 'copy' : t.mode === 'move' ? 'move' : 'hardlink', libraryPath: status === 'succeeded' ? t.dest : null, automatic: !o, createdAt, error: t.errmsg || null },
+          organize: {
+            id: `th-${t.id}`,
+            downloadId: t.download_hash ?? null,
+            planId: o?.planId ?? null,
+            mediaEntityId: id.mediaEntityId,
+            title: t.title ?? '',
+            status,
+            mode: t.mode === 'copy' ? 'copy' : t.mode === 'move' ? 'move' : 'hardlink',
+            libraryPath: status === 'succeeded' ? t.dest : null,
+            automatic: !o,
+            createdAt,
+            error: t.errmsg || null,
+          },
         });
       }
       const tasksOut = out
@@ -62,22 +85,50 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
     }),
     'task.retry': defineStandardCapability('task.retry', async (input, ctx) => {
       const m = /^th-(\d+)$/.exec(input.taskId);
-      if (!m) throw new V3UnsupportedError('task.retry', 'restarting a torrent left the V3 operation catalog; only organize records (th-<id>) can be redone');
+      if (!m)
+        throw new V3UnsupportedError(
+          'task.retry',
+          'restarting a torrent left the V3 operation catalog; only organize records (th-<id>) can be redone',
+        );
       await client.ok('transfer.history.redo', { pathParams: { history_id: m[1]! }, signal: ctx.signal });
       const { transfers } = await readHostState(client, ctx.signal);
       const t = transfers.find((x) => String(x.id) === m[1]);
       const id = t ? fromV3Identity(t.media_source, t.media_id) : undefined;
-      if (!t || !id) throw new MediaStateError('MEDIA_NOT_FOUND', `no transfer record ${m[1]}`, { taskId: input.taskId });
+      if (!t || !id)
+        throw new MediaStateError('MEDIA_NOT_FOUND', `no transfer record ${m[1]}`, { taskId: input.taskId });
       const status = organizeStatusOf(t);
       return {
         task: {
-          id: input.taskId, type: 'organize' as const, status, mediaEntityId: id.mediaEntityId, title: t.title ?? '', planId: null, idempotencyKey: ctx.idempotencyKey ?? null, updatedAt: ctx.clock.now(), download: null,
-          organize: { id: input.taskId, downloadId: t.download_hash ?? null, planId: null, mediaEntityId: id.mediaEntityId, title: t.title ?? '', status, mode: 'hardlink' as const, libraryPath: status === 'succeeded' ? t.dest : null, automatic: false, createdAt: ctx.clock.now(), error: t.errmsg || null },
+          id: input.taskId,
+          type: 'organize' as const,
+          status,
+          mediaEntityId: id.mediaEntityId,
+          title: t.title ?? '',
+          planId: null,
+          idempotencyKey: ctx.idempotencyKey ?? null,
+          updatedAt: ctx.clock.now(),
+          download: null,
+          organize: {
+            id: input.taskId,
+            downloadId: t.download_hash ?? null,
+            planId: null,
+            mediaEntityId: id.mediaEntityId,
+            title: t.title ?? '',
+            status,
+            mode: 'hardlink' as const,
+            libraryPath: status === 'succeeded' ? t.dest : null,
+            automatic: false,
+            createdAt: ctx.clock.now(),
+            error: t.errmsg || null,
+          },
         },
       };
     }),
     'task.cancel': defineStandardCapability('task.cancel', async () => {
-      throw new V3UnsupportedError('task.cancel', 'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill');
+      throw new V3UnsupportedError(
+        'task.cancel',
+        'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill',
+      );
     }),
   };
 }

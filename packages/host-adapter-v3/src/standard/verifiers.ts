@@ -11,7 +11,9 @@ import type { V3Services } from './services';
  * the job is journaled for the run). Not found: `failed` (verifiably not added, so the submit may run).
  * @internal
  */
-export function verifyV3DownloadSubmit(s: V3Services): Verifier<StandardInput<'download.submit'>, StandardOutput<'download.submit'>> {
+export function verifyV3DownloadSubmit(
+  s: V3Services,
+): Verifier<StandardInput<'download.submit'>, StandardOutput<'download.submit'>> {
   return async ({ input, entry, read }) => {
     const plan = await s.plans.get(input.planId);
     const p = plan.payload as unknown as DownloadPlanPayload;
@@ -19,14 +21,45 @@ export function verifyV3DownloadSubmit(s: V3Services): Verifier<StandardInput<'d
     const r = (await read('mp.download.tasks.active', {})) as { data: V3DownloadTask[] };
     const tasks = Array.isArray(r.data) ? r.data : [];
     const size = Math.round(Number(p.torrent_in.size ?? p.sizeBytes));
-    const match = (known && tasks.find((t) => t.hash === known.hash)) ?? tasks.find((t) => t.title === p.torrent_in.title && Math.round(Number(t.size ?? -1)) === size);
-    if (!match) return { status: 'failed', reason: `the downloader has no task ${known ? `with hash ${known.hash}` : `titled ${JSON.stringify(p.torrent_in.title)} of ${size} bytes`}` };
-    const d: V3JournalDownload = { hash: match.hash, planId: plan.id, releaseId: p.releaseId, releaseName: p.releaseName, mediaEntityId: p.mediaEntityId, title: p.title, sizeBytes: p.sizeBytes, idempotencyKey: entry.key, submittedAt: entry.claimedAt };
+    const match =
+      (known && tasks.find((t) => t.hash === known.hash)) ??
+      tasks.find((t) => t.title === p.torrent_in.title && Math.round(Number(t.size ?? -1)) === size);
+    if (!match)
+      return {
+        status: 'failed',
+        reason: `the downloader has no task ${known ? `with hash ${known.hash}` : `titled ${JSON.stringify(p.torrent_in.title)} of ${size} bytes`}`,
+      };
+    const d: V3JournalDownload = {
+      hash: match.hash,
+      planId: plan.id,
+      releaseId: p.releaseId,
+      releaseName: p.releaseName,
+      mediaEntityId: p.mediaEntityId,
+      title: p.title,
+      sizeBytes: p.sizeBytes,
+      idempotencyKey: entry.key,
+      submittedAt: entry.claimedAt,
+    };
     s.journal.addDownload(entry.runId ?? undefined, d);
     const status = downloadStatusOf(match, []);
     return {
       status: 'succeeded',
-      output: { download: { id: d.hash, planId: d.planId, releaseId: d.releaseId, releaseName: d.releaseName, mediaEntityId: d.mediaEntityId, title: d.title, sizeBytes: d.sizeBytes, status, progress: Math.min(1, (match.progress ?? 0) / 100), submittedAt: d.submittedAt, updatedAt: entry.claimedAt, organizeId: null } },
+      output: {
+        download: {
+          id: d.hash,
+          planId: d.planId,
+          releaseId: d.releaseId,
+          releaseName: d.releaseName,
+          mediaEntityId: d.mediaEntityId,
+          title: d.title,
+          sizeBytes: d.sizeBytes,
+          status,
+          progress: Math.min(1, (match.progress ?? 0) / 100),
+          submittedAt: d.submittedAt,
+          updatedAt: entry.claimedAt,
+          organizeId: null,
+        },
+      },
     };
   };
 }

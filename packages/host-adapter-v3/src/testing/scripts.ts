@@ -13,9 +13,18 @@ export function organizeCompletedDownloadScript(options: { match?: string } = {}
     name: 'organize the completed download',
     match: options.match ?? 'organize the completed download',
     steps: [
-      { text: 'Looking for the completed download. ', toolCalls: [{ capability: 'task.inspect', input: { type: 'download', status: 'completed', limit: 1 } }] },
-      { text: 'Planning where its files go. ', toolCalls: [{ capability: 'organize.plan', input: { downloadId: '{{task.inspect.tasks.0.id}}' } }] },
-      { text: 'Organizing it into the library. ', toolCalls: [{ capability: 'organize.execute', input: { planId: '{{organize.plan.plan.id}}' } }] },
+      {
+        text: 'Looking for the completed download. ',
+        toolCalls: [{ capability: 'task.inspect', input: { type: 'download', status: 'completed', limit: 1 } }],
+      },
+      {
+        text: 'Planning where its files go. ',
+        toolCalls: [{ capability: 'organize.plan', input: { downloadId: '{{task.inspect.tasks.0.id}}' } }],
+      },
+      {
+        text: 'Organizing it into the library. ',
+        toolCalls: [{ capability: 'organize.execute', input: { planId: '{{organize.plan.plan.id}}' } }],
+      },
     ],
     finalText: 'Organized: MoviePilot reports the files in the library.',
   };

@@ -129,9 +129,13 @@ export interface SimViolation {
 export class SimContractViolationError extends MediaAgentError<V3ErrorCode> {
   /** @param violations - what was received and which rules it broke */
   constructor(violations: readonly SimViolation[]) {
-    super('SIM_CONTRACT_VIOLATION', `${violations.length} request(s) broke the MoviePilot V3 contract:\n${violations.map((v) => `${v.request} (${v.operationId ?? 'no operation'}): ${v.violations.join('; ')}`).join('\n')}`, {
-      violations: violations.map((v) => ({ ...v })),
-    });
+    super(
+      'SIM_CONTRACT_VIOLATION',
+      `${violations.length} request(s) broke the MoviePilot V3 contract:\n${violations.map((v) => `${v.request} (${v.operationId ?? 'no operation'}): ${v.violations.join('; ')}`).join('\n')}`,
+      {
+        violations: violations.map((v) => ({ ...v })),
+      },
+    );
   }
 }
 
@@ -188,11 +192,23 @@ export class MoviePilotV3Simulator {
     this.#users = [...(options.users ?? HOST_USERS)];
     this.#titles = [...(options.titles ?? SIM_TITLES)];
     this.#releases = [...(options.releases ?? SIM_RELEASES)];
-    for (const m of options.library ?? SIM_DEFAULT_LIBRARY) this.#library.set(m, { id: `item-${m}`, path: `/media/library/${m}` });
-    this.#durations = { queuedMs: options.durations?.queuedMs ?? 1_000, downloadMs: options.durations?.downloadMs ?? 10_000, transferMs: options.durations?.transferMs ?? 2_000 };
+    for (const m of options.library ?? SIM_DEFAULT_LIBRARY)
+      this.#library.set(m, { id: `item-${m}`, path: `/media/library/${m}` });
+    this.#durations = {
+      queuedMs: options.durations?.queuedMs ?? 1_000,
+      downloadMs: options.durations?.downloadMs ?? 10_000,
+      transferMs: options.durations?.transferMs ?? 2_000,
+    };
     this.#autoTransfer = options.autoTransfer ?? false;
     this.#tokenTtlMs = options.tokenTtlMs ?? 3_600_000;
-    this.faults = { dropAfterAccept: [], fail5xx: [], slowSearchMs: 0, requireConfirmation: false, transferState: 'completed', ...options.faults };
+    this.faults = {
+      dropAfterAccept: [],
+      fail5xx: [],
+      slowSearchMs: 0,
+      requireConfirmation: false,
+      transferState: 'completed',
+      ...options.faults,
+    };
   }
 
   /** Base URL once started, e.g. `http://127.0.0.1:40123`. */
@@ -273,38 +289,71 @@ export class MoviePilotV3Simulator {
     });
     const contentType = String(req.headers['content-type'] ?? '');
     let body: unknown;
-    const record: SimRequest = { method: req.method ?? 'GET', url: req.url ?? '/', operationId: undefined, user: undefined, status: 0, body: undefined };
+    const record: SimRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      operationId: undefined,
+      user: undefined,
+      status: 0,
+      body: undefined,
+    };
     this.requests.push(record);
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       record.status = status;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload));
     };
-    const envelope = (status: number, success: boolean, message: string, data: unknown, headers: Record<string, string> = {}) => send(status, { success, message, data }, headers);
+    const envelope = (
+      status: number,
+      success: boolean,
+      message: string,
+      data: unknown,
+      headers: Record<string, string> = {},
+    ) => send(status, { success, message, data }, headers);
     if (raw) {
       if (contentType.includes('application/json')) {
         try {
           body = JSON.parse(raw);
         } catch {
           this.#violate(record, undefined, ['body is not JSON']);
-          return envelope(422, false, 'invalid JSON', [{ location: ['body'], message: 'invalid JSON', error_type: 'json_invalid' }]);
+          return envelope(422, false, 'invalid JSON', [
+            { location: ['body'], message: 'invalid JSON', error_type: 'json_invalid' },
+          ]);
         }
       } else body = raw;
       if (contentType.includes('json')) record.body = body;
     }
-    const check = validateV3Request({ method: record.method, path: url.pathname, query: url.searchParams, headers: req.headers, body: contentType.includes('json') ? body : undefined });
+    const check = validateV3Request({
+      method: record.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: contentType.includes('json') ? body : undefined,
+    });
     record.operationId = check.operationId;
-    if (check.operationId === 'login.access_token') return this.#login(typeof body === 'string' ? body : '', record, send);
+    if (check.operationId === 'login.access_token')
+      return this.#login(typeof body === 'string' ? body : '', record, send);
     if (check.violations.length > 0) {
       this.#violate(record, check.operationId, check.violations);
       if (!check.operationId) return envelope(404, false, 'Not Found', null);
-      return envelope(422, false, 'request validation failed', check.violations.map((m) => ({ location: ['request'], message: m, error_type: 'value_error' })));
+      return envelope(
+        422,
+        false,
+        'request validation failed',
+        check.violations.map((m) => ({ location: ['request'], message: m, error_type: 'value_error' })),
+      );
     }
     const op = v3Operation(check.operationId!);
     // auth
     const user = this.#authenticate(req, url);
     if (user === 'missing') return envelope(401, false, 'Not authenticated', null, { 'www-authenticate': 'Bearer' });
-    if (user === 'bad-key' || user === 'expired') return envelope(user === 'expired' ? 401 : 401, false, user === 'expired' ? 'token expired' : 'invalid API key', null);
+    if (user === 'bad-key' || user === 'expired')
+      return envelope(
+        user === 'expired' ? 401 : 401,
+        false,
+        user === 'expired' ? 'token expired' : 'invalid API key',
+        null,
+      );
     if (user === 'bad-token') return envelope(403, false, 'Could not validate credentials', null);
     record.user = user.username;
     if (op.admin_only && !user.superuser) return envelope(400, false, '用户权限不足', null);
@@ -313,9 +362,16 @@ export class MoviePilotV3Simulator {
       this.faults.fail5xx.splice(failAt, 1);
       return envelope(500, false, 'Internal Server Error', null);
     }
-    if (op.operation_id.startsWith('search.') && this.faults.slowSearchMs > 0) await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
+    if (op.operation_id.startsWith('search.') && this.faults.slowSearchMs > 0)
+      await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
     this.#tick();
-    let answer: { status?: number; success?: boolean; message?: string; data: unknown; headers?: Record<string, string> };
+    let answer: {
+      status?: number;
+      success?: boolean;
+      message?: string;
+      data: unknown;
+      headers?: Record<string, string>;
+    };
     try {
       answer = this.#operate(op.operation_id, check.params, url.searchParams, (body ?? {}) as Record<string, unknown>);
     } catch (error) {
@@ -343,21 +399,43 @@ export class MoviePilotV3Simulator {
       return;
     }
     record.user = user.username;
-    const claims = { sub: user.username, username: user.username, super_user: user.superuser, level: 2, purpose: 'authentication', exp: this.#clock.now() + this.#tokenTtlMs, epoch: this.#tokenEpoch };
+    const claims = {
+      sub: user.username,
+      username: user.username,
+      super_user: user.superuser,
+      level: 2,
+      purpose: 'authentication',
+      exp: this.#clock.now() + this.#tokenTtlMs,
+      epoch: this.#tokenEpoch,
+    };
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
     const token = `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
-    send(200, { access_token: token, token_type: 'bearer', super_user: user.superuser, user_name: user.username, level: 2 });
+    send(200, {
+      access_token: token,
+      token_type: 'bearer',
+      super_user: user.superuser,
+      user_name: user.username,
+      level: 2,
+    });
   }
 
   #authenticate(req: IncomingMessage, url: URL): SimUser | 'missing' | 'bad-key' | 'bad-token' | 'expired' {
-    const apiKey = (req.headers['x-api-key'] as string | undefined) ?? url.searchParams.get('apikey') ?? url.searchParams.get('token');
+    const apiKey =
+      (req.headers['x-api-key'] as string | undefined) ??
+      url.searchParams.get('apikey') ??
+      url.searchParams.get('token');
     const admin = this.#users.find((u) => u.superuser)!;
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     if (bearer) {
       const [h, c, s] = bearer.split('.');
-      if (!h || !c || !s || createHmac('sha256', SECRET).update(`${h}.${c}`).digest('base64url') !== s) return 'bad-token';
-      const claims = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { username: string; exp: number; epoch: number };
+      if (!h || !c || !s || createHmac('sha256', SECRET).update(`${h}.${c}`).digest('base64url') !== s)
+        return 'bad-token';
+      const claims = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as {
+        username: string;
+        exp: number;
+        epoch: number;
+      };
       if (claims.exp <= this.#clock.now() || claims.epoch !== this.#tokenEpoch) return 'expired';
       return this.#users.find((u) => u.username === claims.username) ?? 'bad-token';
     }
@@ -371,7 +449,9 @@ export class MoviePilotV3Simulator {
     const t = this.#clock.now() - d.addedAt;
     if (t < this.#durations.queuedMs) return { state: 'queued', progress: 0 };
     const p = Math.min(1, (t - this.#durations.queuedMs) / this.#durations.downloadMs);
-    return p >= 1 ? { state: 'completed', progress: 100 } : { state: 'downloading', progress: Math.round(p * 1000) / 10 };
+    return p >= 1
+      ? { state: 'completed', progress: 100 }
+      : { state: 'downloading', progress: Math.round(p * 1000) / 10 };
   }
 
   /** Moves time-driven state: background transfers finish, completed downloads are auto-transferred. */
@@ -385,7 +465,8 @@ export class MoviePilotV3Simulator {
     }
     if (!this.#autoTransfer) return;
     for (const d of this.#downloads) {
-      if (d.media && this.#phase(d).state === 'completed' && !this.#transfers.some((t) => t.download_hash === d.hash)) this.#transfer(d.path, d.media, d.hash, 'completed', 'link');
+      if (d.media && this.#phase(d).state === 'completed' && !this.#transfers.some((t) => t.download_hash === d.hash))
+        this.#transfer(d.path, d.media, d.hash, 'completed', 'link');
     }
   }
 
@@ -394,22 +475,60 @@ export class MoviePilotV3Simulator {
   }
 
   #mediaInfo(t: SimTitle): Record<string, unknown> {
-    return { media_source: t.media_source, media_id: t.media_id, tmdb_id: t.media_source === 'themoviedb' ? Number(t.media_id) : null, title: t.title, original_title: t.original_title, cn_title: t.cn_title, year: String(t.year), type: t.type, overview: t.overview };
+    return {
+      media_source: t.media_source,
+      media_id: t.media_id,
+      tmdb_id: t.media_source === 'themoviedb' ? Number(t.media_id) : null,
+      title: t.title,
+      original_title: t.original_title,
+      cn_title: t.cn_title,
+      year: String(t.year),
+      type: t.type,
+      overview: t.overview,
+    };
   }
 
   #context(r: SimRelease): Record<string, unknown> {
     const t = this.#title(r.media);
     return {
-      meta_info: { name: t?.title ?? r.title, year: t ? String(t.year) : null, resource_pix: r.resource_pix, resource_type: r.resource_type, video_encode: r.video_encode },
+      meta_info: {
+        name: t?.title ?? r.title,
+        year: t ? String(t.year) : null,
+        resource_pix: r.resource_pix,
+        resource_type: r.resource_type,
+        video_encode: r.video_encode,
+      },
       media_info: t ? this.#mediaInfo(t) : null,
-      torrent_info: { title: r.title, description: r.description, enclosure: r.enclosure, page_url: r.enclosure.replace('/download/', '/details/'), site_name: r.site_name, size: r.size, seeders: r.seeders, peers: 3, pubdate: r.pubdate, downloadvolumefactor: 1, uploadvolumefactor: 1 },
+      torrent_info: {
+        title: r.title,
+        description: r.description,
+        enclosure: r.enclosure,
+        page_url: r.enclosure.replace('/download/', '/details/'),
+        site_name: r.site_name,
+        size: r.size,
+        seeders: r.seeders,
+        peers: 3,
+        pubdate: r.pubdate,
+        downloadvolumefactor: 1,
+        uploadvolumefactor: 1,
+      },
     };
   }
 
   #transfer(src: string, media: string, hash: string | null, state: SimTransfer['state'], mode: string): SimTransfer {
     const t = this.#title(media);
     const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
-    const rec: SimTransfer = { id: ++this.#counter, src, dest, media, title: t?.title ?? media, download_hash: hash, state, mode, at: this.#clock.now() };
+    const rec: SimTransfer = {
+      id: ++this.#counter,
+      src,
+      dest,
+      media,
+      title: t?.title ?? media,
+      download_hash: hash,
+      state,
+      mode,
+      at: this.#clock.now(),
+    };
     this.#transfers.push(rec);
     if (state === 'completed') this.#library.set(media, { id: `item-${media}`, path: dest });
     return rec;
@@ -418,16 +537,45 @@ export class MoviePilotV3Simulator {
   #downloadView(d: SimDownload): Record<string, unknown> {
     const t = this.#title(d.media);
     const ph = this.#phase(d);
-    return { hash: d.hash, title: d.title, name: t?.title ?? d.title, year: t ? String(t.year) : '', season_episode: '', size: d.size, progress: ph.progress, state: ph.state, dlspeed: ph.state === 'downloading' ? '10.0M' : '0', upspeed: '0', media: t ? this.#mediaInfo(t) : {}, left_time: '' };
+    return {
+      hash: d.hash,
+      title: d.title,
+      name: t?.title ?? d.title,
+      year: t ? String(t.year) : '',
+      season_episode: '',
+      size: d.size,
+      progress: ph.progress,
+      state: ph.state,
+      dlspeed: ph.state === 'downloading' ? '10.0M' : '0',
+      upspeed: '0',
+      media: t ? this.#mediaInfo(t) : {},
+      left_time: '',
+    };
   }
 
   #historyView(d: SimDownload): Record<string, unknown> {
     const [source, id] = d.media ? d.media.split(':') : [null, null];
-    return { id: d.historyId, path: d.path, type: this.#title(d.media)?.type ?? '', title: this.#title(d.media)?.title ?? d.title, media_source: source, media_id: id, download_hash: d.hash, torrent_name: d.title, torrent_site: 'PTSite', date: new Date(d.addedAt).toISOString() };
+    return {
+      id: d.historyId,
+      path: d.path,
+      type: this.#title(d.media)?.type ?? '',
+      title: this.#title(d.media)?.title ?? d.title,
+      media_source: source,
+      media_id: id,
+      download_hash: d.hash,
+      torrent_name: d.title,
+      torrent_site: 'PTSite',
+      date: new Date(d.addedAt).toISOString(),
+    };
   }
 
   /** Answers one validated, authorised operation. */
-  #operate(operationId: string, params: Record<string, string>, q: URLSearchParams, body: Record<string, unknown>): { status?: number; success?: boolean; message?: string; data: unknown; headers?: Record<string, string> } {
+  #operate(
+    operationId: string,
+    params: Record<string, string>,
+    q: URLSearchParams,
+    body: Record<string, unknown>,
+  ): { status?: number; success?: boolean; message?: string; data: unknown; headers?: Record<string, string> } {
     const list = (items: unknown[], exactTotal = true) => {
       const page = q.get('page');
       const count = q.get('count');
@@ -435,14 +583,22 @@ export class MoviePilotV3Simulator {
       const p = Number(page ?? 1);
       const c = Number(count ?? 50);
       const window = items.slice((p - 1) * c, p * c);
-      const headers: Record<string, string> = { 'x-result-count': String(window.length), 'x-page': String(p), 'x-page-size': String(c) };
+      const headers: Record<string, string> = {
+        'x-result-count': String(window.length),
+        'x-page': String(p),
+        'x-page-size': String(c),
+      };
       if (exactTotal) headers['x-total-count'] = String(items.length);
       return { data: window, headers };
     };
     switch (operationId) {
       case 'media.search': {
         const title = (q.get('title') ?? '').toLowerCase();
-        const found = this.#titles.filter((t) => [t.title, t.original_title, t.cn_title ?? ''].some((n) => n && (n.toLowerCase().includes(title) || title.includes(n.toLowerCase()))));
+        const found = this.#titles.filter((t) =>
+          [t.title, t.original_title, t.cn_title ?? ''].some(
+            (n) => n && (n.toLowerCase().includes(title) || title.includes(n.toLowerCase())),
+          ),
+        );
         const c = Number(q.get('count') ?? 8);
         const p = Number(q.get('page') ?? 1);
         const items = found.slice((p - 1) * c, p * c).map((t) => this.#mediaInfo(t));
@@ -455,7 +611,9 @@ export class MoviePilotV3Simulator {
       case 'media.recognize': {
         const title = q.get('title') ?? '';
         const r = this.#releases.find((x) => x.title === title);
-        const t = r ? this.#title(r.media) : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
+        const t = r
+          ? this.#title(r.media)
+          : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
         return { data: { meta_info: { name: title }, media_info: t ? this.#mediaInfo(t) : null } };
       }
       case 'search.torrents': {
@@ -472,10 +630,21 @@ export class MoviePilotV3Simulator {
       }
       case 'download.add': {
         const torrent = body.torrent_in as Record<string, unknown>;
-        const media = body.media_source ? key(String(body.media_source), String(body.media_id)) : (this.#releases.find((r) => r.enclosure === torrent.enclosure)?.media ?? null);
-        if ((this.faults.requireConfirmation || media === null) && body.allow_unrecognized !== true) return { success: false, message: '无法识别媒体信息', data: { requires_confirmation: true } };
+        const media = body.media_source
+          ? key(String(body.media_source), String(body.media_id))
+          : (this.#releases.find((r) => r.enclosure === torrent.enclosure)?.media ?? null);
+        if ((this.faults.requireConfirmation || media === null) && body.allow_unrecognized !== true)
+          return { success: false, message: '无法识别媒体信息', data: { requires_confirmation: true } };
         const hash = hashOf(String(torrent.enclosure));
-        const d: SimDownload = { hash, title: String(torrent.title), size: Number(torrent.size ?? 0), media, path: `/downloads/${String(torrent.title)}`, addedAt: this.#clock.now(), historyId: ++this.#counter };
+        const d: SimDownload = {
+          hash,
+          title: String(torrent.title),
+          size: Number(torrent.size ?? 0),
+          media,
+          path: `/downloads/${String(torrent.title)}`,
+          addedAt: this.#clock.now(),
+          historyId: ++this.#counter,
+        };
         this.#downloads.push(d);
         return { data: { download_id: hash } };
       }
@@ -489,34 +658,90 @@ export class MoviePilotV3Simulator {
         const title = q.get('title');
         const p = Number(q.get('page') ?? 1);
         const c = Number(q.get('count') ?? 30);
-        const all = [...this.#transfers].reverse().filter((t) => !title || t.title.includes(title) || t.src.includes(title));
+        const all = [...this.#transfers]
+          .reverse()
+          .filter((t) => !title || t.title.includes(title) || t.src.includes(title));
         const view = all.slice((p - 1) * c, p * c).map((t) => {
           const [source, id] = t.media.split(':');
-          return { id: t.id, src: t.src, dest: t.dest, mode: t.mode, title: t.title, media_source: source, media_id: id, download_hash: t.download_hash, status: t.state === 'completed', state: t.state, errmsg: t.state === 'failed' ? 'transfer failed' : '', date: new Date(t.at).toISOString() };
+          return {
+            id: t.id,
+            src: t.src,
+            dest: t.dest,
+            mode: t.mode,
+            title: t.title,
+            media_source: source,
+            media_id: id,
+            download_hash: t.download_hash,
+            status: t.state === 'completed',
+            state: t.state,
+            errmsg: t.state === 'failed' ? 'transfer failed' : '',
+            date: new Date(t.at).toISOString(),
+          };
         });
         return { data: { list: view, total: all.length } };
       }
       case 'transfer.queue':
-        return list(this.#transfers.filter((t) => t.state === 'accepted' || t.state === 'retry_wait').map((t) => ({ id: t.id, src: t.src, state: t.state })));
+        return list(
+          this.#transfers
+            .filter((t) => t.state === 'accepted' || t.state === 'retry_wait')
+            .map((t) => ({ id: t.id, src: t.src, state: t.state })),
+        );
       case 'transfer.file': {
-        const items = [body.fileitem, ...((body.fileitems as unknown[]) ?? [])].filter(Boolean) as Array<{ path: string }>;
-        const media = body.media_source ? key(String(body.media_source), String(body.media_id)) : (this.#downloads.find((d) => d.path === items[0]?.path)?.media ?? null);
+        const items = [body.fileitem, ...((body.fileitems as unknown[]) ?? [])].filter(Boolean) as Array<{
+          path: string;
+        }>;
+        const media = body.media_source
+          ? key(String(body.media_source), String(body.media_id))
+          : (this.#downloads.find((d) => d.path === items[0]?.path)?.media ?? null);
         if (!media) return { success: false, message: '未识别到媒体信息', data: { items: [] } };
         const t = this.#title(media);
         const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
-        if (body.preview === true) return { data: { summary: { total: items.length }, items: items.map((i) => ({ source: i.path, target: `${dest}/${i.path.split('/').pop()}.mkv`, target_dir: dest, state: 'preview' })), message: 'preview' } };
+        if (body.preview === true)
+          return {
+            data: {
+              summary: { total: items.length },
+              items: items.map((i) => ({
+                source: i.path,
+                target: `${dest}/${i.path.split('/').pop()}.mkv`,
+                target_dir: dest,
+                state: 'preview',
+              })),
+              message: 'preview',
+            },
+          };
         const receipts = items.map((i, n) => {
-          const state = this.faults.transferState === 'partial' ? (n === 0 ? 'accepted' : 'failed') : this.faults.transferState;
+          const state =
+            this.faults.transferState === 'partial' ? (n === 0 ? 'accepted' : 'failed') : this.faults.transferState;
           const download = this.#downloads.find((d) => d.path === i.path);
-          const rec = this.#transfer(i.path, media, download?.hash ?? null, state, String(body.transfer_type ?? 'link'));
-          return { source: i.path, target: `${rec.dest}/${i.path.split('/').pop()}.mkv`, target_dir: rec.dest, success: state === 'completed', message: state === 'failed' ? 'transfer failed' : '', failure_stage: state === 'failed' ? 'transfer' : null, recovery_action: state === 'retry_wait' ? 'retry' : null, overwrite_skipped: false, state, history_id: rec.id };
+          const rec = this.#transfer(
+            i.path,
+            media,
+            download?.hash ?? null,
+            state,
+            String(body.transfer_type ?? 'link'),
+          );
+          return {
+            source: i.path,
+            target: `${rec.dest}/${i.path.split('/').pop()}.mkv`,
+            target_dir: rec.dest,
+            success: state === 'completed',
+            message: state === 'failed' ? 'transfer failed' : '',
+            failure_stage: state === 'failed' ? 'transfer' : null,
+            recovery_action: state === 'retry_wait' ? 'retry' : null,
+            overwrite_skipped: false,
+            state,
+            history_id: rec.id,
+          };
         });
         const ok = receipts.every((r) => r.state !== 'failed');
         return { success: ok, message: ok ? '' : 'some items failed', data: { items: receipts } };
       }
       case 'subscription.add': {
-        if (!body.media_source !== !body.media_id) return { success: false, message: 'media_source and media_id must be paired', data: null };
-        const existing = this.#subscriptions.find((s) => s.media_source === body.media_source && s.media_id === body.media_id);
+        if (!body.media_source !== !body.media_id)
+          return { success: false, message: 'media_source and media_id must be paired', data: null };
+        const existing = this.#subscriptions.find(
+          (s) => s.media_source === body.media_source && s.media_id === body.media_id,
+        );
         if (existing) return { success: true, message: '已存在', data: { id: existing.id } };
         const sub = { ...body, id: ++this.#counter, state: 'R' };
         this.#subscriptions.push(sub);
@@ -529,7 +754,9 @@ export class MoviePilotV3Simulator {
         return s ? { data: s } : { status: 404, success: false, message: '订阅不存在', data: null };
       }
       case 'subscription.find': {
-        const s = this.#subscriptions.find((x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id);
+        const s = this.#subscriptions.find(
+          (x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id,
+        );
         return { data: s ?? {} };
       }
       case 'subscription.delete': {
@@ -538,7 +765,9 @@ export class MoviePilotV3Simulator {
         return { data: null };
       }
       case 'subscription.delete_by_media': {
-        const i = this.#subscriptions.findIndex((x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id);
+        const i = this.#subscriptions.findIndex(
+          (x) => x.media_source === q.get('media_source') && String(x.media_id) === params.media_id,
+        );
         if (i >= 0) this.#subscriptions.splice(i, 1);
         return { data: null };
       }

@@ -28,15 +28,24 @@ export function checkApproval(approval: ApprovalRecord | undefined, facts: Appro
   if (!approval) return { code: 'AUTH_APPROVAL_NOT_FOUND', reason: 'the approval does not exist' };
   if (approval.status === 'consumed') {
     if (facts.idempotencyKey === undefined || approval.consumedBy !== facts.idempotencyKey)
-      return { code: 'AUTH_APPROVAL_CONSUMED', reason: 'the approval was already used by another execution and cannot be replayed' };
+      return {
+        code: 'AUTH_APPROVAL_CONSUMED',
+        reason: 'the approval was already used by another execution and cannot be replayed',
+      };
   } else if (approval.status !== 'approved') {
     return { code: 'AUTH_APPROVAL_NOT_APPROVED', reason: `the approval is ${approval.status}, not approved` };
   }
   if (facts.now >= approval.expiresAt) return { code: 'AUTH_APPROVAL_EXPIRED', reason: 'the approval has expired' };
   if (facts.planId !== approval.planId || facts.planType !== approval.planType)
-    return { code: 'AUTH_APPROVAL_WRONG_PLAN', reason: `the approval is for ${approval.planType} plan ${approval.planId}, not for this call` };
+    return {
+      code: 'AUTH_APPROVAL_WRONG_PLAN',
+      reason: `the approval is for ${approval.planType} plan ${approval.planId}, not for this call`,
+    };
   if (!facts.plan) return { code: 'AUTH_APPROVAL_WRONG_PLAN', reason: `plan ${approval.planId} no longer exists` };
   if (facts.plan.payloadHash !== approval.payloadHash || facts.plan.revision !== approval.revision)
-    return { code: 'AUTH_APPROVAL_PLAN_CHANGED', reason: 'the plan changed after it was approved (payload hash or revision differs)' };
+    return {
+      code: 'AUTH_APPROVAL_PLAN_CHANGED',
+      reason: 'the plan changed after it was approved (payload hash or revision differs)',
+    };
   return null;
 }

@@ -5,7 +5,13 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { ApprovalRecord, ApprovalStatus } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { parseActor } from '../core/actor';
-import { AdministrationForbiddenError, ApprovalHashMismatchError, ApprovalStateError, InvalidRequestError, RecordNotFoundError } from './errors';
+import {
+  AdministrationForbiddenError,
+  ApprovalHashMismatchError,
+  ApprovalStateError,
+  InvalidRequestError,
+  RecordNotFoundError,
+} from './errors';
 
 /** Default approval lifetime: 24 hours, in ms. @public */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -61,11 +67,13 @@ export class ApprovalService {
   async request(input: RequestApprovalInput): Promise<ApprovalRecord> {
     parseActor(input.actor);
     const ttl = input.ttlMs ?? this.defaultTtlMs;
-    if (!(Number.isFinite(ttl) && ttl > 0)) throw new InvalidRequestError('approval ttlMs must be a positive number of milliseconds');
+    if (!(Number.isFinite(ttl) && ttl > 0))
+      throw new InvalidRequestError('approval ttlMs must be a positive number of milliseconds');
     return this.storage.transaction(async (s) => {
       const plan = await s.plans.get(input.planId);
       if (!plan) throw new RecordNotFoundError('plan', input.planId);
-      if (plan.type !== input.planType) throw new InvalidRequestError(`plan ${plan.id} is a ${plan.type} plan, not ${input.planType}`);
+      if (plan.type !== input.planType)
+        throw new InvalidRequestError(`plan ${plan.id} is a ${plan.type} plan, not ${input.planType}`);
       const now = this.clock.now();
       const record: ApprovalRecord = {
         id: this.ids.next('apr'),
@@ -95,28 +103,32 @@ export class ApprovalService {
    *   `APPROVAL_STATE` when it is not `requested`, has expired, or its plan changed since the request
    */
   async decide(id: string, input: DecideApprovalInput): Promise<ApprovalRecord> {
-    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'decide approvals');
-    return this.storage.transaction(async (s) => {
-      const current = await s.approvals.get(id);
-      if (!current) throw new RecordNotFoundError('approval', id);
-      if (current.status !== 'requested') throw new ApprovalStateError(id, `it is ${current.status}, not requested`);
-      const now = this.clock.now();
-      if (now >= current.expiresAt) throw new ApprovalStateError(id, 'it has expired');
-      if (input.status === 'approved') {
-        if (input.payloadHash !== current.payloadHash) throw new ApprovalHashMismatchError(id);
-        const plan = await s.plans.get(current.planId);
-        if (!plan || plan.payloadHash !== current.payloadHash || plan.revision !== current.revision)
-          throw new ApprovalStateError(id, 'the plan changed since approval was requested; request a new approval');
-      } else if (input.status !== 'rejected') {
-        throw new InvalidRequestError('status must be approved or rejected');
-      }
-      const patch = { status: input.status as ApprovalStatus, decidedBy: input.actor, decidedAt: now };
-      if (!(await s.approvals.compareAndSet(id, 'requested', patch))) throw new ApprovalStateError(id, 'it was decided concurrently');
-      return { ...current, ...patch };
-    }).then((decided) => {
-      this.#emitter.emit('decided', decided);
-      return decided;
-    });
+    if (parseActor(input.actor).kind !== 'user')
+      throw new AdministrationForbiddenError(input.actor, 'decide approvals');
+    return this.storage
+      .transaction(async (s) => {
+        const current = await s.approvals.get(id);
+        if (!current) throw new RecordNotFoundError('approval', id);
+        if (current.status !== 'requested') throw new ApprovalStateError(id, `it is ${current.status}, not requested`);
+        const now = this.clock.now();
+        if (now >= current.expiresAt) throw new ApprovalStateError(id, 'it has expired');
+        if (input.status === 'approved') {
+          if (input.payloadHash !== current.payloadHash) throw new ApprovalHashMismatchError(id);
+          const plan = await s.plans.get(current.planId);
+          if (!plan || plan.payloadHash !== current.payloadHash || plan.revision !== current.revision)
+            throw new ApprovalStateError(id, 'the plan changed since approval was requested; request a new approval');
+        } else if (input.status !== 'rejected') {
+          throw new InvalidRequestError('status must be approved or rejected');
+        }
+        const patch = { status: input.status as ApprovalStatus, decidedBy: input.actor, decidedAt: now };
+        if (!(await s.approvals.compareAndSet(id, 'requested', patch)))
+          throw new ApprovalStateError(id, 'it was decided concurrently');
+        return { ...current, ...patch };
+      })
+      .then((decided) => {
+        this.#emitter.emit('decided', decided);
+        return decided;
+      });
   }
 
   /**
@@ -125,17 +137,21 @@ export class ApprovalService {
    */
   async revoke(id: string, actor: string): Promise<ApprovalRecord> {
     if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'revoke approvals');
-    return this.storage.transaction(async (s) => {
-      const current = await s.approvals.get(id);
-      if (!current) throw new RecordNotFoundError('approval', id);
-      if (current.status !== 'requested' && current.status !== 'approved') throw new ApprovalStateError(id, `it is ${current.status}`);
-      const patch = { status: 'revoked' as const, decidedBy: actor, decidedAt: this.clock.now() };
-      if (!(await s.approvals.compareAndSet(id, current.status, patch))) throw new ApprovalStateError(id, 'it changed concurrently');
-      return { ...current, ...patch };
-    }).then((revoked) => {
-      this.#emitter.emit('decided', revoked);
-      return revoked;
-    });
+    return this.storage
+      .transaction(async (s) => {
+        const current = await s.approvals.get(id);
+        if (!current) throw new RecordNotFoundError('approval', id);
+        if (current.status !== 'requested' && current.status !== 'approved')
+          throw new ApprovalStateError(id, `it is ${current.status}`);
+        const patch = { status: 'revoked' as const, decidedBy: actor, decidedAt: this.clock.now() };
+        if (!(await s.approvals.compareAndSet(id, current.status, patch)))
+          throw new ApprovalStateError(id, 'it changed concurrently');
+        return { ...current, ...patch };
+      })
+      .then((revoked) => {
+        this.#emitter.emit('decided', revoked);
+        return revoked;
+      });
   }
 
   /**

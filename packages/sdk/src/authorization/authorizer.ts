@@ -10,7 +10,13 @@ export interface AuthorizationRequest {
   /** The capability. */
   capability: CapabilityDescriptor;
   /** What the call touches (plan, media entity, kind, bytes). */
-  target: { planType?: string | undefined; planId?: string | undefined; mediaEntityId?: string | undefined; mediaKind?: string | undefined; bytes: number };
+  target: {
+    planType?: string | undefined;
+    planId?: string | undefined;
+    mediaEntityId?: string | undefined;
+    mediaKind?: string | undefined;
+    bytes: number;
+  };
   /** The plan as stored now, when the target names one. */
   plan: PlanRecord | undefined;
   /** Approval id the caller points at. */

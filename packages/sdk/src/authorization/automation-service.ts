@@ -28,7 +28,8 @@ export class AutomationService {
     if (unknown.length > 0) throw new InvalidRequestError(`unknown automation settings: ${unknown.join(', ')}`);
     for (const [name, value] of Object.entries(patch)) {
       // A switch that is not a real boolean would fail open ('false' is truthy): refuse it.
-      if (value !== undefined && typeof value !== 'boolean') throw new InvalidRequestError(`automation setting ${name} must be true or false`);
+      if (value !== undefined && typeof value !== 'boolean')
+        throw new InvalidRequestError(`automation setting ${name} must be true or false`);
     }
     return this.storage.transaction(async (s) => {
       const current = await readAutomationSettings(s);

@@ -5,7 +5,10 @@ import type { AutomationSettings } from './evaluate';
 export const AUTOMATION_SETTINGS_KEY = 'automation';
 
 /** Defaults: automation on, read-only reconcile off. @public */
-export const DEFAULT_AUTOMATION_SETTINGS: Readonly<AutomationSettings> = Object.freeze({ automationEnabled: true, readOnlyReconcile: false });
+export const DEFAULT_AUTOMATION_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
+  automationEnabled: true,
+  readOnlyReconcile: false,
+});
 
 /** Reads the automation settings from storage, with defaults for missing fields. @internal */
 export async function readAutomationSettings(session: StorageSession): Promise<AutomationSettings> {

@@ -8,7 +8,10 @@ import { MediaAgentError } from '../core/errors';
 export class AdministrationForbiddenError extends MediaAgentError {
   /** @param actor - who tried; @param action - what they tried */
   constructor(actor: string, action: string) {
-    super('ADMIN_FORBIDDEN', `${actor} may not ${action}: only a console administrator (user:*) may`, { actor, action });
+    super('ADMIN_FORBIDDEN', `${actor} may not ${action}: only a console administrator (user:*) may`, {
+      actor,
+      action,
+    });
   }
 }
 
@@ -38,7 +41,11 @@ export class RecordNotFoundError extends MediaAgentError {
 export class ApprovalHashMismatchError extends MediaAgentError {
   /** @param approvalId - the approval */
   constructor(approvalId: string) {
-    super('APPROVAL_HASH_MISMATCH', `the payload hash given does not match the plan bound to approval ${approvalId}; review the current plan and approve again`, { approvalId });
+    super(
+      'APPROVAL_HASH_MISMATCH',
+      `the payload hash given does not match the plan bound to approval ${approvalId}; review the current plan and approve again`,
+      { approvalId },
+    );
   }
 }
 
@@ -62,7 +69,11 @@ export class ApprovalStateError extends MediaAgentError {
 export class GrantWideningError extends MediaAgentError {
   /** @param grantId - the grant; @param reason - what the update tried */
   constructor(grantId: string, reason: string) {
-    super('GRANT_WIDENING', `grant ${grantId} may only be revoked or shortened: ${reason}; create a new grant instead`, { grantId, reason });
+    super(
+      'GRANT_WIDENING',
+      `grant ${grantId} may only be revoked or shortened: ${reason}; create a new grant instead`,
+      { grantId, reason },
+    );
   }
 }
 
@@ -96,7 +107,11 @@ export class InvalidRequestError extends MediaAgentError {
 export class GrantMatchesNothingError extends MediaAgentError {
   /** @param action - the grant action as given */
   constructor(action: string) {
-    super('GRANT_MATCHES_NOTHING', `grant action ${JSON.stringify(action)} covers no registered capability (a typo would authorize nothing); pass allowUnmatched: true for capabilities registered later`, { action });
+    super(
+      'GRANT_MATCHES_NOTHING',
+      `grant action ${JSON.stringify(action)} covers no registered capability (a typo would authorize nothing); pass allowUnmatched: true for capabilities registered later`,
+      { action },
+    );
   }
 }
 
@@ -108,6 +123,10 @@ export class GrantMatchesNothingError extends MediaAgentError {
 export class PlanTooLargeError extends MediaAgentError {
   /** @param bytes - the payload's size in bytes; @param limit - the limit in bytes */
   constructor(bytes: number, limit: number) {
-    super('PLAN_TOO_LARGE', `the plan payload is ${bytes} bytes of JSON, over the ${limit}-byte limit; store large data elsewhere and reference it`, { bytes, limit });
+    super(
+      'PLAN_TOO_LARGE',
+      `the plan payload is ${bytes} bytes of JSON, over the ${limit}-byte limit; store large data elsewhere and reference it`,
+      { bytes, limit },
+    );
   }
 }

@@ -22,13 +22,23 @@ export interface AuthorizationFacts {
   /** Automation settings. */
   settings: AutomationSettings;
   /** The plan type/id, media entity, kind and bytes the call touches. */
-  target: { planType?: string | undefined; planId?: string | undefined; mediaEntityId?: string | undefined; mediaKind?: string | undefined; bytes: number };
+  target: {
+    planType?: string | undefined;
+    planId?: string | undefined;
+    mediaEntityId?: string | undefined;
+    mediaKind?: string | undefined;
+    bytes: number;
+  };
   /** The plan as stored now, when the target names one. */
   plan: PlanRecord | undefined;
   /** The approval the caller pointed at (`undefined` with an id means it does not exist). */
   approval: { id: string; record: ApprovalRecord | undefined } | undefined;
   /** Candidate grants with their bound policy revision and today's usage. */
-  grants: ReadonlyArray<{ grant: GrantRecord; policyRevision: PolicyRevisionRecord | undefined; usageToday: { invocations: number; bytes: number } }>;
+  grants: ReadonlyArray<{
+    grant: GrantRecord;
+    policyRevision: PolicyRevisionRecord | undefined;
+    usageToday: { invocations: number; bytes: number };
+  }>;
   /** Idempotency key of the call, when side-effecting. */
   idempotencyKey: string | undefined;
   /** The run the call belongs to, when any: mode, allowlist, and whether it is a read-only subagent. */
@@ -61,8 +71,18 @@ export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationV
   if (capability.kind === 'read' || capability.kind === 'preview') return { allowed: true, basis: 'not_required' };
   if (parseActor(facts.actor).kind === 'user') return { allowed: true, basis: 'human' };
   if (capability.kind === 'execute') {
-    if (!facts.settings.automationEnabled) return { allowed: false, code: 'AUTH_AUTOMATION_DISABLED', reason: 'the automation switch is off: automatic executions are denied' };
-    if (facts.settings.readOnlyReconcile) return { allowed: false, code: 'AUTH_READ_ONLY_RECONCILE', reason: 'read-only reconcile mode: automatic executions are denied' };
+    if (!facts.settings.automationEnabled)
+      return {
+        allowed: false,
+        code: 'AUTH_AUTOMATION_DISABLED',
+        reason: 'the automation switch is off: automatic executions are denied',
+      };
+    if (facts.settings.readOnlyReconcile)
+      return {
+        allowed: false,
+        code: 'AUTH_READ_ONLY_RECONCILE',
+        reason: 'read-only reconcile mode: automatic executions are denied',
+      };
   }
   let approvalFailure: (RuleFailure & { approvalId: string }) | undefined;
   if (facts.approval) {
@@ -88,7 +108,8 @@ export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationV
       now: facts.now,
     });
     if (!failure) return { allowed: true, basis: 'grant', grantId: candidate.grant.id };
-    if (!grantFailure && grantCoversCapability(candidate.grant, capability)) grantFailure = { ...failure, grantId: candidate.grant.id };
+    if (!grantFailure && grantCoversCapability(candidate.grant, capability))
+      grantFailure = { ...failure, grantId: candidate.grant.id };
   }
   if (approvalFailure) return { allowed: false, ...approvalFailure };
   if (grantFailure) return { allowed: false, ...grantFailure };
@@ -104,9 +125,17 @@ export function checkRun(facts: Pick<AuthorizationFacts, 'capability' | 'run'>):
   const { run, capability } = facts;
   if (!run) return null;
   const reads = capability.kind === 'read' || capability.kind === 'preview';
-  if (run.readOnly && !reads) return { code: 'AUTH_READ_ONLY_SUBAGENT', reason: `a read-only subagent may not invoke ${capability.id} (${capability.kind})` };
+  if (run.readOnly && !reads)
+    return {
+      code: 'AUTH_READ_ONLY_SUBAGENT',
+      reason: `a read-only subagent may not invoke ${capability.id} (${capability.kind})`,
+    };
   if (run.mode === 'plan_only' && (capability.kind === 'execute' || capability.kind === 'approve'))
-    return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} (${capability.kind}) cannot run in a plan_only run` };
-  if (run.allowlist && !run.allowlist.includes(capability.id)) return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} is not in this run's capability allowlist` };
+    return {
+      code: 'AUTH_NOT_ALLOWED_IN_RUN',
+      reason: `${capability.id} (${capability.kind}) cannot run in a plan_only run`,
+    };
+  if (run.allowlist && !run.allowlist.includes(capability.id))
+    return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} is not in this run's capability allowlist` };
   return null;
 }

@@ -4,7 +4,13 @@ import type { GrantBudget, GrantRecord, GrantScope } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { parseActor } from '../core/actor';
 import { actionCovers } from './action-pattern';
-import { AdministrationForbiddenError, GrantMatchesNothingError, GrantWideningError, InvalidRequestError, RecordNotFoundError } from './errors';
+import {
+  AdministrationForbiddenError,
+  GrantMatchesNothingError,
+  GrantWideningError,
+  InvalidRequestError,
+  RecordNotFoundError,
+} from './errors';
 import { utcDayStart } from '../core/utc-day';
 
 /** Input of {@link GrantService.create}. @public */
@@ -71,30 +77,46 @@ export class GrantService {
    *   `GRANT_MATCHES_NOTHING` for an action that covers no registered capability (unless `allowUnmatched`)
    */
   async create(input: CreateGrantInput): Promise<GrantRecord> {
-    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'create automation grants');
-    if (typeof input.action !== 'string' || !ACTION.test(input.action)) throw new InvalidRequestError(`grant action must be a capability id, policy.<kind>, <family>.* or *; got ${JSON.stringify(input.action)}`);
+    if (parseActor(input.actor).kind !== 'user')
+      throw new AdministrationForbiddenError(input.actor, 'create automation grants');
+    if (typeof input.action !== 'string' || !ACTION.test(input.action))
+      throw new InvalidRequestError(
+        `grant action must be a capability id, policy.<kind>, <family>.* or *; got ${JSON.stringify(input.action)}`,
+      );
     const now = this.clock.now();
-    if (input.expiresAt !== undefined && !(Number.isFinite(input.expiresAt) && input.expiresAt > now)) throw new InvalidRequestError('grant expiresAt must be a future time in ms');
+    if (input.expiresAt !== undefined && !(Number.isFinite(input.expiresAt) && input.expiresAt > now))
+      throw new InvalidRequestError('grant expiresAt must be a future time in ms');
     const scope = input.scope ?? {};
-    if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) throw new InvalidRequestError('grant scope must be an object');
+    if (typeof scope !== 'object' || scope === null || Array.isArray(scope))
+      throw new InvalidRequestError('grant scope must be an object');
     for (const [name, value] of Object.entries(scope)) {
-      if (!['mediaEntityIds', 'mediaKinds', 'capabilities'].includes(name)) throw new InvalidRequestError(`unknown grant scope field ${name}`);
-      if (value !== undefined && !(Array.isArray(value) && value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 200)))
+      if (!['mediaEntityIds', 'mediaKinds', 'capabilities'].includes(name))
+        throw new InvalidRequestError(`unknown grant scope field ${name}`);
+      if (
+        value !== undefined &&
+        !(Array.isArray(value) && value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 200))
+      )
         throw new InvalidRequestError(`grant scope ${name} must be an array of non-empty strings`);
     }
     const budget = input.budget ?? {};
-    if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) throw new InvalidRequestError('grant budget must be an object');
-    for (const name of Object.keys(budget)) if (!['maxInvocationsPerDay', 'maxBytesPerDay'].includes(name)) throw new InvalidRequestError(`unknown grant budget field ${name}`);
+    if (typeof budget !== 'object' || budget === null || Array.isArray(budget))
+      throw new InvalidRequestError('grant budget must be an object');
+    for (const name of Object.keys(budget))
+      if (!['maxInvocationsPerDay', 'maxBytesPerDay'].includes(name))
+        throw new InvalidRequestError(`unknown grant budget field ${name}`);
     for (const [name, value] of Object.entries(budget)) {
-      if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidRequestError(`grant budget ${name} must be a non-negative integer`);
+      if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+        throw new InvalidRequestError(`grant budget ${name} must be a non-negative integer`);
     }
-    if (input.allowUnmatched !== undefined && typeof input.allowUnmatched !== 'boolean') throw new InvalidRequestError('grant allowUnmatched must be a boolean');
+    if (input.allowUnmatched !== undefined && typeof input.allowUnmatched !== 'boolean')
+      throw new InvalidRequestError('grant allowUnmatched must be a boolean');
     const registered = this.capabilities?.();
     if (registered && input.allowUnmatched !== true && !registered.some((c) => actionCovers(input.action, c))) {
       throw new GrantMatchesNothingError(input.action);
     }
     return this.storage.transaction(async (s) => {
-      if (input.policyRevisionId !== undefined && !(await s.policies.get(input.policyRevisionId))) throw new RecordNotFoundError('policy revision', input.policyRevisionId);
+      if (input.policyRevisionId !== undefined && !(await s.policies.get(input.policyRevisionId)))
+        throw new RecordNotFoundError('policy revision', input.policyRevisionId);
       const record: GrantRecord = {
         id: this.ids.next('grt'),
         action: input.action,
@@ -119,21 +141,25 @@ export class GrantService {
    *   earlier expiry (un-revoking, a later or removed expiry, any other field), `REQUEST_INVALID` for an empty update
    */
   async update(id: string, input: UpdateGrantInput): Promise<GrantRecord> {
-    if (parseActor(input.actor).kind !== 'user') throw new AdministrationForbiddenError(input.actor, 'update automation grants');
+    if (parseActor(input.actor).kind !== 'user')
+      throw new AdministrationForbiddenError(input.actor, 'update automation grants');
     const extra = Object.keys(input).filter((k) => !['actor', 'status', 'expiresAt'].includes(k));
     if (extra.length > 0) throw new GrantWideningError(id, `fields ${extra.join(', ')} cannot be changed`);
-    if (input.status === undefined && input.expiresAt === undefined) throw new InvalidRequestError('nothing to update: give status "revoked" or an earlier expiresAt');
+    if (input.status === undefined && input.expiresAt === undefined)
+      throw new InvalidRequestError('nothing to update: give status "revoked" or an earlier expiresAt');
     return this.storage.transaction(async (s) => {
       const current = await s.grants.get(id);
       if (!current) throw new RecordNotFoundError('grant', id);
       const next: GrantRecord = { ...current, updatedAt: this.clock.now() };
       if (input.status !== undefined) {
-        if (input.status !== 'revoked') throw new GrantWideningError(id, `status can only become revoked, not ${JSON.stringify(input.status)}`);
+        if (input.status !== 'revoked')
+          throw new GrantWideningError(id, `status can only become revoked, not ${JSON.stringify(input.status)}`);
         next.status = 'revoked';
       }
       if (input.expiresAt !== undefined) {
         if (!Number.isFinite(input.expiresAt)) throw new InvalidRequestError('expiresAt must be a time in ms');
-        if (current.expiresAt !== null && input.expiresAt >= current.expiresAt) throw new GrantWideningError(id, 'the new expiry is not earlier than the current one');
+        if (current.expiresAt !== null && input.expiresAt >= current.expiresAt)
+          throw new GrantWideningError(id, 'the new expiry is not earlier than the current one');
         next.expiresAt = input.expiresAt;
       }
       await s.grants.update(next);

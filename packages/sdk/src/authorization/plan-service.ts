@@ -56,12 +56,15 @@ export class PlanService {
    */
   async create(input: CreatePlanInput): Promise<PlanRecord> {
     parseActor(input.actor);
-    if (typeof input.type !== 'string' || !input.type || input.type.length > 100) throw new InvalidRequestError('plan type must be a non-empty string of at most 100 characters');
+    if (typeof input.type !== 'string' || !input.type || input.type.length > 100)
+      throw new InvalidRequestError('plan type must be a non-empty string of at most 100 characters');
     for (const field of ['mediaEntityId', 'mediaKind'] as const) {
       const value = input[field];
-      if (value !== undefined && !(typeof value === 'string' && value.length <= 200)) throw new InvalidRequestError(`plan ${field} must be a string of at most 200 characters`);
+      if (value !== undefined && !(typeof value === 'string' && value.length <= 200))
+        throw new InvalidRequestError(`plan ${field} must be a string of at most 200 characters`);
     }
-    if (input.bytes !== undefined && !(Number.isFinite(input.bytes) && input.bytes >= 0)) throw new InvalidRequestError('plan bytes must be a non-negative number');
+    if (input.bytes !== undefined && !(Number.isFinite(input.bytes) && input.bytes >= 0))
+      throw new InvalidRequestError('plan bytes must be a non-negative number');
     const now = this.clock.now();
     const record: PlanRecord = {
       id: this.ids.next('plan'),
@@ -90,10 +93,18 @@ export class PlanService {
     return this.storage.transaction(async (s) => {
       const current = await s.plans.get(id);
       if (!current) throw new RecordNotFoundError('plan', id);
-      if (expectedRevision !== undefined && current.revision !== expectedRevision) throw new PlanRevisionConflictError(id, expectedRevision);
+      if (expectedRevision !== undefined && current.revision !== expectedRevision)
+        throw new PlanRevisionConflictError(id, expectedRevision);
       if (payloadHash === current.payloadHash) return current;
-      const next: PlanRecord = { ...current, payload, payloadHash, revision: current.revision + 1, updatedAt: this.clock.now() };
-      if (!(await s.plans.compareAndSet(id, current.revision, next))) throw new PlanRevisionConflictError(id, current.revision);
+      const next: PlanRecord = {
+        ...current,
+        payload,
+        payloadHash,
+        revision: current.revision + 1,
+        updatedAt: this.clock.now(),
+      };
+      if (!(await s.plans.compareAndSet(id, current.revision, next)))
+        throw new PlanRevisionConflictError(id, current.revision);
       return next;
     });
   }

@@ -18,7 +18,9 @@ export class PolicyAuthorizer implements Authorizer {
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const { capability } = request;
     const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);
-    const run = runRecord ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 } : undefined;
+    const run = runRecord
+      ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 }
+      : undefined;
     const facts: AuthorizationFacts = {
       run,
       actor: request.actor,
@@ -32,18 +34,24 @@ export class PolicyAuthorizer implements Authorizer {
       grants: NO_GRANTS,
     };
     // Reads and console administrators need no authorization record (the run rule still applies).
-    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:')) return evaluateAuthorization(facts);
+    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:'))
+      return evaluateAuthorization(facts);
     facts.settings = await readAutomationSettings(session);
-    facts.approval = request.approvalId === undefined ? undefined : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
+    facts.approval =
+      request.approvalId === undefined
+        ? undefined
+        : { id: request.approvalId, record: await session.approvals.get(request.approvalId) };
     const dayStart = utcDayStart(request.now);
     const grants: AuthorizationFacts['grants'][number][] = [];
     for (const grant of await session.grants.list()) {
       if (!grantCoversCapability(grant, capability)) continue;
       grants.push({
         grant,
-        policyRevision: grant.policyRevisionId === null ? undefined : await session.policies.get(grant.policyRevisionId),
+        policyRevision:
+          grant.policyRevisionId === null ? undefined : await session.policies.get(grant.policyRevisionId),
         usageToday:
-          grant.status !== 'active' || (grant.budget.maxInvocationsPerDay === undefined && grant.budget.maxBytesPerDay === undefined)
+          grant.status !== 'active' ||
+          (grant.budget.maxInvocationsPerDay === undefined && grant.budget.maxBytesPerDay === undefined)
             ? { invocations: 0, bytes: 0 }
             : await usageOf(session, grant.id, dayStart),
       });
@@ -54,10 +62,17 @@ export class PolicyAuthorizer implements Authorizer {
 }
 
 /** Settings for calls that need no authorization record (never read from storage). */
-const ALL_ALLOWED: AuthorizationFacts['settings'] = Object.freeze({ automationEnabled: true, readOnlyReconcile: false });
+const ALL_ALLOWED: AuthorizationFacts['settings'] = Object.freeze({
+  automationEnabled: true,
+  readOnlyReconcile: false,
+});
 const NO_GRANTS: AuthorizationFacts['grants'] = Object.freeze([]);
 
-async function usageOf(session: StorageSession, grantId: string, day: number): Promise<{ invocations: number; bytes: number }> {
+async function usageOf(
+  session: StorageSession,
+  grantId: string,
+  day: number,
+): Promise<{ invocations: number; bytes: number }> {
   const usage = await session.grantUsage.get(grantId, day);
   return { invocations: usage.invocations, bytes: usage.bytes };
 }

@@ -26,7 +26,13 @@ export class PolicyService {
     if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'edit policies');
     if (!kind) throw new InvalidRequestError('policy kind is required');
     const now = this.clock.now();
-    const record: PolicyRevisionRecord = { id: this.ids.next('pol'), kind, status: 'draft', createdAt: now, updatedAt: now };
+    const record: PolicyRevisionRecord = {
+      id: this.ids.next('pol'),
+      kind,
+      status: 'draft',
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.storage.policies.put(record);
     return record;
   }
@@ -65,7 +71,8 @@ export class PolicyService {
       const now = this.clock.now();
       if (status === 'published') {
         for (const other of await s.policies.listByKind(current.kind)) {
-          if (other.id !== id && other.status === 'published') await s.policies.put({ ...other, status: 'retired', updatedAt: now });
+          if (other.id !== id && other.status === 'published')
+            await s.policies.put({ ...other, status: 'retired', updatedAt: now });
         }
       }
       const next = { ...current, status, updatedAt: now };

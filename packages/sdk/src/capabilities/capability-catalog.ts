@@ -1,4 +1,9 @@
-import { CapabilityNotFoundError, CapabilitySchemaUnsupportedError, DuplicateCapabilityError, InvalidCapabilityError } from './errors';
+import {
+  CapabilityNotFoundError,
+  CapabilitySchemaUnsupportedError,
+  DuplicateCapabilityError,
+  InvalidCapabilityError,
+} from './errors';
 import { checkProviderSchema, deepFreeze } from './provider-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
 import type { Capability, Verifier } from './types';
@@ -14,8 +19,16 @@ export class CapabilityCatalog {
   readonly #verifiers = new Map<string, Verifier>();
 
   register(capability: Capability): void {
-    if (!capability || typeof capability !== 'object' || typeof capability.handler !== 'function' || !Object.isFrozen(capability))
-      throw new InvalidCapabilityError((capability as { id?: unknown } | undefined)?.id, 'register a capability made by defineCapability()');
+    if (
+      !capability ||
+      typeof capability !== 'object' ||
+      typeof capability.handler !== 'function' ||
+      !Object.isFrozen(capability)
+    )
+      throw new InvalidCapabilityError(
+        (capability as { id?: unknown } | undefined)?.id,
+        'register a capability made by defineCapability()',
+      );
     const existing = this.#capabilities.get(capability.id);
     if (existing) throw new DuplicateCapabilityError(capability.id, existing.descriptor, capability);
     const modelInputSchema = capability.modelInputSchema ?? this.#modelInputSchema(capability);
@@ -42,7 +55,9 @@ export class CapabilityCatalog {
   #modelInputSchema(capability: Capability): Readonly<Record<string, unknown>> {
     const model = checkProviderSchema(capability.input);
     if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(capability.id, model.problems);
-    return model.rewrites.length === 0 ? (capability.input as unknown as Readonly<Record<string, unknown>>) : deepFreeze(model.schema);
+    return model.rewrites.length === 0
+      ? (capability.input as unknown as Readonly<Record<string, unknown>>)
+      : deepFreeze(model.schema);
   }
 
   registerVerifier(id: string, verifier: Verifier): void {
@@ -70,7 +85,9 @@ export class CapabilityCatalog {
   }
 
   list(filter: { kind?: CapabilityKind } = {}): CapabilityDescriptor[] {
-    return [...this.#capabilities.values()].map((e) => e.descriptor).filter((d) => filter.kind === undefined || d.kind === filter.kind);
+    return [...this.#capabilities.values()]
+      .map((e) => e.descriptor)
+      .filter((d) => filter.kind === undefined || d.kind === filter.kind);
   }
 
   search(query: string, limit?: number): CapabilitySearchHit[] {

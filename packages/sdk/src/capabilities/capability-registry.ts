@@ -47,7 +47,11 @@ export interface CapabilityRegistry {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(
+    capability: Capability<I, O>,
+    input: NoInfer<Static<I>>,
+    context: InvocationContext,
+  ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
@@ -92,7 +96,12 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   /** @param deps - storage, authorizer, ledger, clock, ids, logger and the input size limit */
   constructor(deps: CapabilityRegistryDeps) {
     this.events = this.#emitter;
-    this.#pipeline = new InvocationPipeline({ ...deps, catalog: this.#catalog, events: this.#emitter, maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES });
+    this.#pipeline = new InvocationPipeline({
+      ...deps,
+      catalog: this.#catalog,
+      events: this.#emitter,
+      maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+    });
   }
 
   /** {@inheritDoc CapabilityRegistry.register} */
@@ -129,7 +138,11 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(
+    capability: Capability<I, O>,
+    input: NoInfer<Static<I>>,
+    context: InvocationContext,
+  ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.

@@ -11,7 +11,45 @@ export interface CapabilitySearchHit {
 const WEIGHTS = { idExact: 100, aliasExact: 80, id: 40, alias: 35, tag: 25, title: 15, description: 5 } as const;
 
 /** English words that say nothing about a capability ("check the inventory for Dune" → inventory, dune). */
-const STOPWORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'at', 'by', 'and', 'or', 'is', 'it', 'my', 'me', 'i', 'we', 'be', 'do', 'with', 'from', 'into', 'this', 'that', 'please', 'can', 'you', 'what', 'which', 'check', 'find', 'get', 'show', 'some', 'all', 'any']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'of',
+  'for',
+  'in',
+  'on',
+  'at',
+  'by',
+  'and',
+  'or',
+  'is',
+  'it',
+  'my',
+  'me',
+  'i',
+  'we',
+  'be',
+  'do',
+  'with',
+  'from',
+  'into',
+  'this',
+  'that',
+  'please',
+  'can',
+  'you',
+  'what',
+  'which',
+  'check',
+  'find',
+  'get',
+  'show',
+  'some',
+  'all',
+  'any',
+]);
 
 /** Splits a query into lowercase terms on whitespace and ASCII punctuation (CJK runs stay whole), without stopwords. @internal */
 export function searchTerms(query: string): string[] {
@@ -35,9 +73,17 @@ export function searchTerms(query: string): string[] {
  * @param limit - maximum hits (default 8)
  * @public
  */
-export function searchCapabilities(capabilities: readonly CapabilityDescriptor[], query: string, limit = 8): CapabilitySearchHit[] {
+export function searchCapabilities(
+  capabilities: readonly CapabilityDescriptor[],
+  query: string,
+  limit = 8,
+): CapabilitySearchHit[] {
   const terms = searchTerms(query);
-  if (terms.length === 0) return [...capabilities].sort((a, b) => a.id.localeCompare(b.id)).slice(0, limit).map((capability) => ({ capability, score: 0 }));
+  if (terms.length === 0)
+    return [...capabilities]
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .slice(0, limit)
+      .map((capability) => ({ capability, score: 0 }));
   const hits: CapabilitySearchHit[] = [];
   for (const capability of capabilities) {
     const id = capability.id.toLowerCase();

@@ -44,18 +44,26 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * ```
  * @public
  */
-export function defineCapability<I extends TSchema, O extends TSchema>(definition: CapabilityDefinition<I, O>): Capability<I, O> {
+export function defineCapability<I extends TSchema, O extends TSchema>(
+  definition: CapabilityDefinition<I, O>,
+): Capability<I, O> {
   const d = definition as CapabilityDefinition<I, O> | undefined;
   const id = d?.id;
-  if (typeof id !== 'string' || id.length > 128 || !ID.test(id)) throw new InvalidCapabilityError(id, 'id must be dotted words of letters, digits, _ and - (≤ 128 chars)');
-  if (!Number.isInteger(d!.version) || d!.version < 1) throw new InvalidCapabilityError(id, 'version must be a positive integer');
+  if (typeof id !== 'string' || id.length > 128 || !ID.test(id))
+    throw new InvalidCapabilityError(id, 'id must be dotted words of letters, digits, _ and - (≤ 128 chars)');
+  if (!Number.isInteger(d!.version) || d!.version < 1)
+    throw new InvalidCapabilityError(id, 'version must be a positive integer');
   if (!KINDS.has(d!.kind)) throw new InvalidCapabilityError(id, `kind must be one of ${[...KINDS].join(', ')}`);
   if (!REPLAYS.has(d!.replay)) throw new InvalidCapabilityError(id, `replay must be one of ${[...REPLAYS].join(', ')}`);
   if (typeof d!.handler !== 'function') throw new InvalidCapabilityError(id, 'handler must be a function');
   if (typeof d!.title !== 'string' || !d!.title.trim()) throw new InvalidCapabilityError(id, 'title is required');
   if (typeof d!.description !== 'string') throw new InvalidCapabilityError(id, 'description is required');
-  for (const [name, schema] of [['input', d!.input], ['output', d!.output]] as const) {
-    if (typeof schema !== 'object' || schema === null) throw new InvalidCapabilityError(id, `${name} must be a TypeBox schema`);
+  for (const [name, schema] of [
+    ['input', d!.input],
+    ['output', d!.output],
+  ] as const) {
+    if (typeof schema !== 'object' || schema === null)
+      throw new InvalidCapabilityError(id, `${name} must be a TypeBox schema`);
     try {
       compileSchema(schema);
     } catch (cause) {
@@ -66,7 +74,10 @@ export function defineCapability<I extends TSchema, O extends TSchema>(definitio
   if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(id, model.problems);
   return Object.freeze({
     ...definition,
-    modelInputSchema: model.rewrites.length === 0 ? (d!.input as unknown as Readonly<Record<string, unknown>>) : deepFreeze(model.schema),
+    modelInputSchema:
+      model.rewrites.length === 0
+        ? (d!.input as unknown as Readonly<Record<string, unknown>>)
+        : deepFreeze(model.schema),
     tags: Object.freeze([...(definition.tags ?? [])]) as string[],
     aliases: Object.freeze([...(definition.aliases ?? [])]) as string[],
     redact: Object.freeze([...(definition.redact ?? [])]) as string[],

@@ -34,7 +34,10 @@ export class DuplicateCapabilityError extends MediaAgentError {
 export class InvalidCapabilityError extends MediaAgentError {
   /** @param id - the definition's id (as given); @param reason - what is wrong */
   constructor(id: unknown, reason: string) {
-    super('CAPABILITY_DEFINITION_INVALID', `invalid capability definition ${JSON.stringify(String(id))}: ${reason}`, { capabilityId: String(id), reason });
+    super('CAPABILITY_DEFINITION_INVALID', `invalid capability definition ${JSON.stringify(String(id))}: ${reason}`, {
+      capabilityId: String(id),
+      reason,
+    });
   }
 }
 
@@ -64,7 +67,12 @@ export class CapabilitySchemaUnsupportedError extends MediaAgentError {
     super(
       'CAPABILITY_SCHEMA_UNSUPPORTED',
       `the input schema of capability ${JSON.stringify(String(id))} cannot be offered to model providers: ${list}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
-      { capabilityId: String(id), rule: problems[0]?.rule ?? '', path: problems[0]?.path ?? '', problems: problems.map((p) => ({ ...p })) },
+      {
+        capabilityId: String(id),
+        rule: problems[0]?.rule ?? '',
+        path: problems[0]?.path ?? '',
+        problems: problems.map((p) => ({ ...p })),
+      },
     );
     this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })));
     this.rule = problems[0]?.rule ?? '';
@@ -93,7 +101,11 @@ export class InvalidInputError extends MediaAgentError {
       .slice(0, 10)
       .map((i) => `${i.path || '/'}: ${i.message}`)
       .join('; ');
-    super('INPUT_INVALID', `invalid input for ${capabilityId}: ${list}${issues.length > 10 ? ` (+${issues.length - 10} more)` : ''}`, { capabilityId, issues });
+    super(
+      'INPUT_INVALID',
+      `invalid input for ${capabilityId}: ${list}${issues.length > 10 ? ` (+${issues.length - 10} more)` : ''}`,
+      { capabilityId, issues },
+    );
     this.issues = issues;
   }
 }
@@ -105,7 +117,11 @@ export class InvalidInputError extends MediaAgentError {
 export class InputTooLargeError extends MediaAgentError {
   /** @param capabilityId - the capability; @param bytes - UTF-8 size of the input's JSON; @param limit - limit in bytes */
   constructor(capabilityId: string, bytes: number, limit: number) {
-    super('INPUT_TOO_LARGE', `input for ${capabilityId} is ${bytes} bytes of JSON, over the ${limit}-byte limit`, { capabilityId, bytes, limit });
+    super('INPUT_TOO_LARGE', `input for ${capabilityId} is ${bytes} bytes of JSON, over the ${limit}-byte limit`, {
+      capabilityId,
+      bytes,
+      limit,
+    });
   }
 }
 
@@ -129,7 +145,11 @@ export class OutcomeUnknownError extends MediaAgentError {
 export class VerifierNotReadOnlyError extends MediaAgentError {
   /** @param capabilityId - the capability the verifier tried; @param kind - its kind */
   constructor(capabilityId: string, kind: string) {
-    super('VERIFIER_NOT_READ_ONLY', `a verifier may only invoke read or preview capabilities; ${capabilityId} is ${kind}`, { capabilityId, kind });
+    super(
+      'VERIFIER_NOT_READ_ONLY',
+      `a verifier may only invoke read or preview capabilities; ${capabilityId} is ${kind}`,
+      { capabilityId, kind },
+    );
   }
 }
 
@@ -151,6 +171,8 @@ export class InvalidContextError extends MediaAgentError {
 export class InvocationAbortedError extends MediaAgentError {
   /** @param capabilityId - the capability */
   constructor(capabilityId: string) {
-    super('INVOCATION_ABORTED', `the call to ${capabilityId} was aborted before it started; nothing ran`, { capabilityId });
+    super('INVOCATION_ABORTED', `the call to ${capabilityId} was aborted before it started; nothing ran`, {
+      capabilityId,
+    });
   }
 }

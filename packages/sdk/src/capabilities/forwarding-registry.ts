@@ -66,7 +66,11 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
   }
 
   /** {@inheritDoc CapabilityRegistry.invoke} */
-  async invoke(idOrCapability: string | Capability<any, any>, input: unknown, context: InvocationContext): Promise<InvocationResult<any>> {
+  async invoke(
+    idOrCapability: string | Capability<any, any>,
+    input: unknown,
+    context: InvocationContext,
+  ): Promise<InvocationResult<any>> {
     return this.inner.invoke(idOrCapability as string, input, context);
   }
 }

@@ -3,7 +3,8 @@
  *. Matched case-insensitively against the key with `_`/`-` removed.
  * @public
  */
-export const SENSITIVE_FIELD_PATTERN = /token|password|passwd|passphrase|passkey|rsskey|secret|apikey|cookie|authorization|credential|privatekey|session|bearer|jwt|^auth$|^pass$|^pwd$|^key$/i;
+export const SENSITIVE_FIELD_PATTERN =
+  /token|password|passwd|passphrase|passkey|rsskey|secret|apikey|cookie|authorization|credential|privatekey|session|bearer|jwt|^auth$|^pass$|^pwd$|^key$/i;
 
 /** Secrets inside string values: URL user-info (`user:pass@`) and `name=value` pairs whose name looks sensitive. */
 const SECRET_IN_TEXT = [
@@ -33,7 +34,9 @@ const MAX_SUMMARY = 4096;
 export function summarizeInput(input: unknown, redact: readonly string[] = []): string {
   const paths = redact.map((p) => p.split('.'));
   const json = JSON.stringify(walk(input, [], paths));
-  return json.length <= MAX_SUMMARY ? json : JSON.stringify({ truncated: true, preview: json.slice(0, MAX_SUMMARY - 64) });
+  return json.length <= MAX_SUMMARY
+    ? json
+    : JSON.stringify({ truncated: true, preview: json.slice(0, MAX_SUMMARY - 64) });
 }
 
 function matches(path: string[], patterns: string[][]): boolean {
@@ -44,7 +47,8 @@ function redactText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
 }
 
-const sensitiveName = (name: unknown) => typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
+const sensitiveName = (name: unknown) =>
+  typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
 
 function walk(value: unknown, path: string[], patterns: string[][]): unknown {
   if (path.length > 0 && matches(path, patterns)) return REDACTED;
@@ -58,7 +62,11 @@ function walk(value: unknown, path: string[], patterns: string[][]): unknown {
     const items: unknown[] = [];
     for (let i = 0; i < Math.min(value.length, MAX_ITEMS); i++) {
       const v: unknown = value[i];
-      items.push(i > 0 && sensitiveName(value[i - 1]) && typeof v !== 'object' ? REDACTED : walk(v, [...path, String(i)], patterns));
+      items.push(
+        i > 0 && sensitiveName(value[i - 1]) && typeof v !== 'object'
+          ? REDACTED
+          : walk(v, [...path, String(i)], patterns),
+      );
     }
     if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS} items)`);
     return items;
@@ -71,7 +79,12 @@ function walk(value: unknown, path: string[], patterns: string[][]): unknown {
     for (const [k, v] of Object.entries(value)) {
       const secret = sensitiveName(k) || (k === 'value' && sensitiveName(pairName));
       // defineProperty keeps keys such as __proto__ as plain data.
-      Object.defineProperty(out, k, { value: secret ? REDACTED : walk(v, [...path, k], patterns), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: secret ? REDACTED : walk(v, [...path, k], patterns),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -11,11 +11,24 @@ import type { Logger } from '../ports/logger';
 import type { AuditRecord, JsonValue, LedgerEntry, PlanRecord } from '../core/records';
 import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import type { CapabilityCatalog } from './capability-catalog';
-import { InputTooLargeError, InvalidContextError, InvalidInputError, InvocationAbortedError, OutcomeUnknownError, VerifierNotReadOnlyError } from './errors';
+import {
+  InputTooLargeError,
+  InvalidContextError,
+  InvalidInputError,
+  InvocationAbortedError,
+  OutcomeUnknownError,
+  VerifierNotReadOnlyError,
+} from './errors';
 import { summarizeInput } from './input-summary';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { compileSchema } from './schema-validator';
-import { type Capability, type HandlerContext, type PendingOutcome, type ReadInvoker, type VerifierOutcome } from './types';
+import {
+  type Capability,
+  type HandlerContext,
+  type PendingOutcome,
+  type ReadInvoker,
+  type VerifierOutcome,
+} from './types';
 import { isSideEffecting, type CapabilityDescriptor, type InvocationTarget } from '../core/capability-descriptor';
 
 /** Default limit on an input's JSON size, in bytes: 1 MiB (docs/architecture.md#the-invocation-path). @public */
@@ -93,8 +106,16 @@ export class InvocationPipeline {
       await this.#auditRefusal(id, input, ctx, error);
       throw error;
     }
-    const result = isSideEffecting(prepared.capability.kind) ? await this.#sideEffecting(prepared) : await this.#read(prepared);
-    this.deps.events.emit('invocation', { capabilityId: id, actor: ctx.actor, runId: ctx.runId, callId: ctx.callId, result });
+    const result = isSideEffecting(prepared.capability.kind)
+      ? await this.#sideEffecting(prepared)
+      : await this.#read(prepared);
+    this.deps.events.emit('invocation', {
+      capabilityId: id,
+      actor: ctx.actor,
+      runId: ctx.runId,
+      callId: ctx.callId,
+      result,
+    });
     return result;
   }
 
@@ -134,7 +155,11 @@ export class InvocationPipeline {
       inputSummary: summary,
       reason: `${error.code}: ${error.message}`.slice(0, 1000),
     };
-    await this.deps.storage.audit.append(record).catch((cause: unknown) => this.deps.logger.warn('could not audit a refused invocation', { capabilityId, message: messageOf(cause) }));
+    await this.deps.storage.audit
+      .append(record)
+      .catch((cause: unknown) =>
+        this.deps.logger.warn('could not audit a refused invocation', { capabilityId, message: messageOf(cause) }),
+      );
   }
 
   /** Resolve, check the context, validate the input, compute the target: everything before authorization. */
@@ -161,7 +186,12 @@ export class InvocationPipeline {
     try {
       target = capability.target?.(input as never) ?? {};
     } catch (cause) {
-      throw new MediaAgentError('CAPABILITY_TARGET_FAILED', `${id}: its target() failed for this input: ${messageOf(cause)}`, { capabilityId: id }, { cause });
+      throw new MediaAgentError(
+        'CAPABILITY_TARGET_FAILED',
+        `${id}: its target() failed for this input: ${messageOf(cause)}`,
+        { capabilityId: id },
+        { cause },
+      );
     }
     return {
       capability,
@@ -178,11 +208,22 @@ export class InvocationPipeline {
     const { storage, authorizer, clock } = this.deps;
     const descriptor = this.deps.catalog.descriptor(p.capability.id);
     const verdict = await authorizer.authorize(
-      { actor: p.ctx.actor, capability: descriptor, target: { bytes: 0 }, plan: undefined, approvalId: p.ctx.approvalId, idempotencyKey: undefined, runId: p.ctx.runId, now: clock.now() },
+      {
+        actor: p.ctx.actor,
+        capability: descriptor,
+        target: { bytes: 0 },
+        plan: undefined,
+        approvalId: p.ctx.approvalId,
+        idempotencyKey: undefined,
+        runId: p.ctx.runId,
+        now: clock.now(),
+      },
       storage,
     );
     if (!verdict.allowed) {
-      await storage.audit.append(this.#audit(p, 'capability.denied', 'denied', { reason: `${verdict.code}: ${verdict.reason}` }));
+      await storage.audit.append(
+        this.#audit(p, 'capability.denied', 'denied', { reason: `${verdict.code}: ${verdict.reason}` }),
+      );
       return { status: 'denied', error: { code: verdict.code, message: verdict.reason }, invocationId: p.invocationId };
     }
     const outcome = await this.#runHandler(p, undefined, undefined);
@@ -191,7 +232,11 @@ export class InvocationPipeline {
     // waiting for a transaction of its own. A row that cannot be written is logged.
     const row = this.#audit(p, 'capability.invoke', status, { reason: outcome.error?.code ?? null });
     storage.appendAuditBatched(row).catch((cause: unknown) =>
-      this.deps.logger.warn('could not audit a read invocation', { capabilityId: p.capability.id, invocationId: p.invocationId, message: messageOf(cause) }),
+      this.deps.logger.warn('could not audit a read invocation', {
+        capabilityId: p.capability.id,
+        invocationId: p.invocationId,
+        message: messageOf(cause),
+      }),
     );
     return this.#result(p, status, outcome.output, outcome.error, {});
   }
@@ -230,7 +275,12 @@ export class InvocationPipeline {
     );
     if (!verdict.allowed) {
       await s.audit.append(
-        this.#audit(p, 'capability.denied', 'denied', { key, approvalId: verdict.approvalId, grantId: verdict.grantId, reason: `${verdict.code}: ${verdict.reason}` }),
+        this.#audit(p, 'capability.denied', 'denied', {
+          key,
+          approvalId: verdict.approvalId,
+          grantId: verdict.grantId,
+          reason: `${verdict.code}: ${verdict.reason}`,
+        }),
       );
       return { kind: 'denied' as const, verdict };
     }
@@ -252,7 +302,13 @@ export class InvocationPipeline {
       inputSummary: p.summary,
     });
     if (claim.kind === 'recorded') {
-      await s.audit.append(this.#audit(p, 'capability.invoke', claim.entry.state, { key, entry: claim.entry, reason: 'recorded result returned; handler not called' }));
+      await s.audit.append(
+        this.#audit(p, 'capability.invoke', claim.entry.state, {
+          key,
+          entry: claim.entry,
+          reason: 'recorded result returned; handler not called',
+        }),
+      );
       return claim;
     }
     if (claim.kind === 'claimed') {
@@ -261,14 +317,21 @@ export class InvocationPipeline {
       if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
     }
     // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
-    return claim.kind === 'claimed' ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan } : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
+    return claim.kind === 'claimed'
+      ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan }
+      : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
   }
 
   async #sideEffecting(p: Prepared): Promise<InvocationResult> {
     const { storage, ledger } = this.deps;
     const { capability, ctx } = p;
     const scopeId = idempotencyScope(ctx, p.invocationId);
-    const { key, argsHash } = deriveIdempotencyKey({ capabilityId: capability.id, version: capability.version, scopeId, input: p.input });
+    const { key, argsHash } = deriveIdempotencyKey({
+      capabilityId: capability.id,
+      version: capability.version,
+      scopeId,
+      input: p.input,
+    });
     const call: ClaimedCall = { key, argsHash, scopeId, descriptor: this.deps.catalog.descriptor(capability.id) };
 
     // A verified "did not happen" loops once to execute the call.
@@ -277,35 +340,76 @@ export class InvocationPipeline {
         .transaction((s) => this.#authorizeAndClaim(s, p, call))
         .catch(async (error: unknown) => {
           // A refused claim (reused call id, another executor) ran nothing; it is still audited.
-          if (error instanceof MediaAgentError && (error.code === 'LEDGER_CALL_ID_CONFLICT' || error.code === 'LEDGER_IN_PROGRESS')) {
-            await storage.audit.append(this.#audit(p, 'capability.invoke', 'refused', { key, reason: `${error.code}: ${error.message}` })).catch(() => undefined);
+          if (
+            error instanceof MediaAgentError &&
+            (error.code === 'LEDGER_CALL_ID_CONFLICT' || error.code === 'LEDGER_IN_PROGRESS')
+          ) {
+            await storage.audit
+              .append(
+                this.#audit(p, 'capability.invoke', 'refused', { key, reason: `${error.code}: ${error.message}` }),
+              )
+              .catch(() => undefined);
           }
           throw error;
         });
 
       switch (phase.kind) {
         case 'denied':
-          return { status: 'denied', error: { code: phase.verdict.code, message: phase.verdict.reason }, invocationId: p.invocationId, idempotencyKey: key };
+          return {
+            status: 'denied',
+            error: { code: phase.verdict.code, message: phase.verdict.reason },
+            invocationId: p.invocationId,
+            idempotencyKey: key,
+          };
         case 'recorded':
-          return this.#result(p, phase.entry.state as 'succeeded' | 'pending', phase.entry.output, undefined, { key, replayed: true, entry: phase.entry });
+          return this.#result(p, phase.entry.state as 'succeeded' | 'pending', phase.entry.output, undefined, {
+            key,
+            replayed: true,
+            entry: phase.entry,
+          });
         case 'unknown': {
           const verified = await this.#verify(p, phase.entry);
           if (verified.status === 'unknown') {
-            await storage.audit.append(this.#audit(p, 'capability.invoke', 'unknown', { key, entry: phase.entry, reason: `OUTCOME_UNKNOWN: ${verified.reason}` }));
-            return this.#result(p, 'unknown', undefined, { code: 'OUTCOME_UNKNOWN', message: `the outcome of an earlier attempt is unknown (${verified.reason}); verify it with a read before retrying` }, { key, replayed: true, entry: phase.entry });
+            await storage.audit.append(
+              this.#audit(p, 'capability.invoke', 'unknown', {
+                key,
+                entry: phase.entry,
+                reason: `OUTCOME_UNKNOWN: ${verified.reason}`,
+              }),
+            );
+            return this.#result(
+              p,
+              'unknown',
+              undefined,
+              {
+                code: 'OUTCOME_UNKNOWN',
+                message: `the outcome of an earlier attempt is unknown (${verified.reason}); verify it with a read before retrying`,
+              },
+              { key, replayed: true, entry: phase.entry },
+            );
           }
           const settled = await storage.transaction(async (s) => {
             const entry = await ledger.resolveUnknown(
               s,
               key,
               phase.entry.token,
-              verified.status === 'succeeded' ? { state: 'succeeded', output: verified.output as JsonValue } : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verified.reason } },
+              verified.status === 'succeeded'
+                ? { state: 'succeeded', output: verified.output as JsonValue }
+                : { state: 'failed', error: { code: 'VERIFIED_NOT_APPLIED', message: verified.reason } },
             );
-            if (entry.approvalId !== null && verified.status === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
-            await s.audit.append(this.#audit(p, 'capability.invoke', entry.state, { key, entry, reason: `verified by a read-only verifier: ${entry.state}` }));
+            if (entry.approvalId !== null && verified.status === 'failed')
+              await this.#restoreApproval(s, entry.approvalId, key);
+            await s.audit.append(
+              this.#audit(p, 'capability.invoke', entry.state, {
+                key,
+                entry,
+                reason: `verified by a read-only verifier: ${entry.state}`,
+              }),
+            );
             return entry;
           });
-          if (settled.state === 'succeeded') return this.#result(p, 'succeeded', settled.output, undefined, { key, replayed: true, entry: settled });
+          if (settled.state === 'succeeded')
+            return this.#result(p, 'succeeded', settled.output, undefined, { key, replayed: true, entry: settled });
           continue; // verified not applied: claim again and execute
         }
         case 'claimed': {
@@ -319,14 +423,31 @@ export class InvocationPipeline {
           }
           return storage.transaction(async (s) => {
             const settled = await ledger.settle(s, key, entry.token, outcome, entry);
-            if (entry.approvalId !== null && outcome.state === 'failed') await this.#restoreApproval(s, entry.approvalId, key);
-            await s.audit.append(this.#audit(p, 'capability.invoke', settled.state, { key, entry: settled, reason: outcome.error?.code ?? null }));
-            return this.#result(p, settled.state as Exclude<typeof settled.state, 'running'>, settled.output, settled.error ?? undefined, { key, entry: settled });
+            if (entry.approvalId !== null && outcome.state === 'failed')
+              await this.#restoreApproval(s, entry.approvalId, key);
+            await s.audit.append(
+              this.#audit(p, 'capability.invoke', settled.state, {
+                key,
+                entry: settled,
+                reason: outcome.error?.code ?? null,
+              }),
+            );
+            return this.#result(
+              p,
+              settled.state as Exclude<typeof settled.state, 'running'>,
+              settled.output,
+              settled.error ?? undefined,
+              { key, entry: settled },
+            );
           });
         }
       }
     }
-    throw new MediaAgentError('LEDGER_VERIFY_LOOP', `the call ${key} was verified as not applied twice; refusing to loop`, { key });
+    throw new MediaAgentError(
+      'LEDGER_VERIFY_LOOP',
+      `the call ${key} was verified as not applied twice; refusing to loop`,
+      { key },
+    );
   }
 
   async #runHandler(p: Prepared, key: string | undefined, plan: PlanRecord | undefined): Promise<SettleOutcome> {
@@ -353,16 +474,30 @@ export class InvocationPipeline {
         return { state: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: messageOf(error) } };
       }
       const code = error instanceof MediaAgentError ? error.code : 'HANDLER_FAILED';
-      this.deps.logger.warn('capability handler failed', { capabilityId: capability.id, invocationId: p.invocationId, code });
+      this.deps.logger.warn('capability handler failed', {
+        capabilityId: capability.id,
+        invocationId: p.invocationId,
+        code,
+      });
       return { state: 'failed', error: { code, message: messageOf(error) } };
     }
     const pending = isPending(returned);
     const output = pending ? (returned as PendingOutcome<unknown>).output : returned;
     const check = compileSchema(capability.output);
     if (!check.check(output)) {
-      const issues = check.issues(output).slice(0, 5).map((i) => `${i.path || '/'}: ${i.message}`).join('; ');
-      const error = { code: 'OUTPUT_INVALID', message: `${capability.id} returned output that does not match its schema: ${issues}` };
-      this.deps.logger.error('capability output invalid', { capabilityId: capability.id, invocationId: p.invocationId });
+      const issues = check
+        .issues(output)
+        .slice(0, 5)
+        .map((i) => `${i.path || '/'}: ${i.message}`)
+        .join('; ');
+      const error = {
+        code: 'OUTPUT_INVALID',
+        message: `${capability.id} returned output that does not match its schema: ${issues}`,
+      };
+      this.deps.logger.error('capability output invalid', {
+        capabilityId: capability.id,
+        invocationId: p.invocationId,
+      });
       // The effect happened (or not) but its receipt cannot be trusted: unknown for side effects.
       return { state: sideEffecting ? 'unknown' : 'failed', error };
     }
@@ -370,7 +505,13 @@ export class InvocationPipeline {
     try {
       json = toJson(output);
     } catch (error) {
-      return { state: sideEffecting ? 'unknown' : 'failed', error: { code: 'OUTPUT_INVALID', message: `${capability.id} returned output with no JSON form: ${messageOf(error)}` } };
+      return {
+        state: sideEffecting ? 'unknown' : 'failed',
+        error: {
+          code: 'OUTPUT_INVALID',
+          message: `${capability.id} returned output with no JSON form: ${messageOf(error)}`,
+        },
+      };
     }
     return { state: pending ? 'pending' : 'succeeded', output: json };
   }
@@ -381,15 +522,24 @@ export class InvocationPipeline {
     const read: ReadInvoker = async (capabilityId, input) => {
       const descriptor = this.deps.catalog.descriptor(capabilityId);
       if (isSideEffecting(descriptor.kind)) throw new VerifierNotReadOnlyError(capabilityId, descriptor.kind);
-      const result = await this.invoke(capabilityId, input, { actor: VERIFIER_ACTOR, ...(p.ctx.runId ? { runId: p.ctx.runId } : {}), signal: p.signal });
-      if (result.status !== 'succeeded') throw new MediaAgentError<string>(result.error?.code ?? 'VERIFIER_READ_FAILED', result.error?.message ?? `${capabilityId} ${result.status}`);
+      const result = await this.invoke(capabilityId, input, {
+        actor: VERIFIER_ACTOR,
+        ...(p.ctx.runId ? { runId: p.ctx.runId } : {}),
+        signal: p.signal,
+      });
+      if (result.status !== 'succeeded')
+        throw new MediaAgentError<string>(
+          result.error?.code ?? 'VERIFIER_READ_FAILED',
+          result.error?.message ?? `${capabilityId} ${result.status}`,
+        );
       return result.output;
     };
     try {
       const verified = await verifier({ input: p.input, entry, read, signal: p.signal });
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
-        if (!check.check(verified.output)) return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
+        if (!check.check(verified.output))
+          return { status: 'unknown', reason: 'the verifier returned output that does not match the schema' };
         return verified;
       }
       if (verified?.status === 'failed' || verified?.status === 'unknown') return verified;
@@ -402,8 +552,15 @@ export class InvocationPipeline {
   async #consumeApproval(s: StorageSession, approvalId: string, key: string): Promise<void> {
     const approval = await s.approvals.get(approvalId);
     if (approval?.status === 'approved') {
-      const ok = await s.approvals.compareAndSet(approvalId, 'approved', { status: 'consumed', consumedBy: key, consumedAt: this.deps.clock.now() });
-      if (!ok) throw new MediaAgentError('APPROVAL_STATE', `approval ${approvalId} changed while it was being used`, { approvalId });
+      const ok = await s.approvals.compareAndSet(approvalId, 'approved', {
+        status: 'consumed',
+        consumedBy: key,
+        consumedAt: this.deps.clock.now(),
+      });
+      if (!ok)
+        throw new MediaAgentError('APPROVAL_STATE', `approval ${approvalId} changed while it was being used`, {
+          approvalId,
+        });
     }
   }
 
@@ -411,7 +568,11 @@ export class InvocationPipeline {
   async #restoreApproval(s: StorageSession, approvalId: string, key: string): Promise<void> {
     const approval = await s.approvals.get(approvalId);
     if (approval?.status === 'consumed' && approval.consumedBy === key) {
-      await s.approvals.compareAndSet(approvalId, 'consumed', { status: 'approved', consumedBy: null, consumedAt: null });
+      await s.approvals.compareAndSet(approvalId, 'consumed', {
+        status: 'approved',
+        consumedBy: null,
+        consumedAt: null,
+      });
     }
   }
 
@@ -419,7 +580,13 @@ export class InvocationPipeline {
     p: Prepared,
     action: AuditRecord['action'],
     outcome: string,
-    extra: { key?: string; entry?: LedgerEntry; approvalId?: string | undefined; grantId?: string | undefined; reason?: string | null },
+    extra: {
+      key?: string;
+      entry?: LedgerEntry;
+      approvalId?: string | undefined;
+      grantId?: string | undefined;
+      reason?: string | null;
+    },
   ): AuditRecord {
     return {
       id: this.deps.ids.next('aud'),
@@ -480,9 +647,11 @@ function checkContext(ctx: InvocationContext): void {
   parseActor(ctx?.actor);
   for (const field of ['runId', 'taskId', 'callId', 'approvalId'] as const) {
     const value = ctx[field];
-    if (value !== undefined && !(typeof value === 'string' && value.length > 0 && value.length <= 200)) throw new InvalidContextError(field, 'a non-empty string of at most 200 characters');
+    if (value !== undefined && !(typeof value === 'string' && value.length > 0 && value.length <= 200))
+      throw new InvalidContextError(field, 'a non-empty string of at most 200 characters');
   }
-  if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal)) throw new InvalidContextError('signal', 'an AbortSignal');
+  if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal))
+    throw new InvalidContextError('signal', 'an AbortSignal');
 }
 
 /**
@@ -519,7 +688,11 @@ function plainJson(value: unknown, depth: number): JsonValue | typeof NOT_PLAIN 
         }
         return out;
       }
-      if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+      if (
+        Object.getPrototypeOf(value) !== Object.prototype ||
+        typeof (value as { toJSON?: unknown }).toJSON === 'function'
+      )
+        return NOT_PLAIN;
       const out: { [key: string]: JsonValue } = {};
       for (const key of Object.keys(value)) {
         if (key === '__proto__') return NOT_PLAIN;

@@ -43,7 +43,11 @@ export type ProviderFamily = 'anthropic' | 'openai' | 'openai-strict' | 'gemini'
  * reported, see {@link ProviderSchemaCheck.strict}).
  * @public
  */
-export const REQUIRED_PROVIDER_FAMILIES: readonly ProviderFamily[] = Object.freeze(['anthropic', 'openai', 'gemini'] as const);
+export const REQUIRED_PROVIDER_FAMILIES: readonly ProviderFamily[] = Object.freeze([
+  'anthropic',
+  'openai',
+  'gemini',
+] as const);
 
 /**
  * One rule a schema breaks.
@@ -135,7 +139,10 @@ function resolveRef(root: JsonSchemaObject, ref: string): { node: unknown; path:
   if (ref === '#') return { node: root, path: '' };
   if (ref.startsWith('#/')) {
     let node: unknown = root;
-    const parts = ref.slice(2).split('/').map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = ref
+      .slice(2)
+      .split('/')
+      .map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'));
     for (const p of parts) {
       if (Array.isArray(node)) node = node[Number(p)];
       else if (isObject(node)) node = node[p];
@@ -183,9 +190,28 @@ function findId(node: unknown, id: string, path: string, depth: number): { node:
  * "Invalid JSON payload received. Unknown name".
  */
 const GEMINI_KEYWORDS = new Set([
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required',
-  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering',
-  'default', 'items', 'minimum', 'maximum',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
 ]);
 /** Gemini `Schema.format` values per type. */
 const GEMINI_FORMATS: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -195,19 +221,51 @@ const GEMINI_FORMATS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 /** Keywords OpenAI strict mode accepts (Structured Outputs "Supported schemas"). */
 const STRICT_KEYWORDS = new Set([
-  'type', 'description', 'title', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf',
-  '$ref', '$defs', 'definitions', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'multipleOf', 'minItems', 'maxItems',
+  'type',
+  'description',
+  'title',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 /** String formats OpenAI strict mode accepts. */
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 /** OpenAI strict-mode size limits (Structured Outputs "Objects have limitations on nesting depth and size"). */
-const STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, stringLength: 120_000, largeEnum: 250, largeEnumStringLength: 15_000 } as const;
+const STRICT_LIMITS = {
+  properties: 5000,
+  depth: 10,
+  enumValues: 1000,
+  stringLength: 120_000,
+  largeEnum: 250,
+  largeEnumStringLength: 15_000,
+} as const;
 
 type Visit = (node: JsonSchemaObject, path: string, depth: number) => void;
 
 /** Calls `visit` on every subschema object (properties, items, combinators, definitions, …); reports non-schema subschemas. */
-function walk(node: unknown, path: string, depth: number, visit: Visit, bad: (path: string, value: unknown) => void): void {
+function walk(
+  node: unknown,
+  path: string,
+  depth: number,
+  visit: Visit,
+  bad: (path: string, value: unknown) => void,
+): void {
   if (!isObject(node)) {
     bad(path, node);
     return;
@@ -223,11 +281,23 @@ function walk(node: unknown, path: string, depth: number, visit: Visit, bad: (pa
   for (const key of ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf']) {
     const v = node[key];
     if (v === undefined) continue;
-    if (Array.isArray(v)) for (const [i, s] of v.entries()) walk(s, `${path}${seg(key)}${seg(i)}`, depth + 1, visit, bad);
+    if (Array.isArray(v))
+      for (const [i, s] of v.entries()) walk(s, `${path}${seg(key)}${seg(i)}`, depth + 1, visit, bad);
     else if (key === 'items') walk(v, `${path}${seg(key)}`, depth + 1, visit, bad);
     else bad(`${path}${seg(key)}`, v);
   }
-  for (const key of ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems']) {
+  for (const key of [
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+    'unevaluatedProperties',
+    'unevaluatedItems',
+    'additionalItems',
+  ]) {
     const v = node[key];
     if (v !== undefined && typeof v !== 'boolean') walk(v, `${path}${seg(key)}`, depth + 1, visit, bad);
   }
@@ -269,67 +339,123 @@ function walk(node: unknown, path: string, depth: number, visit: Visit, bad: (pa
  */
 export function validateProviderSchema(schema: unknown, family: ProviderFamily): ProviderSchemaProblem[] {
   const problems: ProviderSchemaProblem[] = [];
-  const add = (rule: string, path: string, message: string) => problems.push({ rule: `${family}.${rule}`, path, message });
+  const add = (rule: string, path: string, message: string) =>
+    problems.push({ rule: `${family}.${rule}`, path, message });
   if (!isObject(schema)) {
     add('root-type', '', `the input schema must be a JSON object with type "object", got ${show(schema)}`);
     return problems;
   }
   if (schema.type !== 'object') add('root-type', '/type', `the root must have type "object", got ${show(schema.type)}`);
-  const rootCombinators = family === 'openai' || family === 'openai-strict' ? ['anyOf', 'oneOf', 'allOf', 'enum', 'not'] : ['anyOf', 'oneOf', 'allOf'];
-  for (const c of rootCombinators) if (schema[c] !== undefined) add('root-combinator', seg(c), `${c} is not allowed at the root of a tool input schema`);
+  const rootCombinators =
+    family === 'openai' || family === 'openai-strict'
+      ? ['anyOf', 'oneOf', 'allOf', 'enum', 'not']
+      : ['anyOf', 'oneOf', 'allOf'];
+  for (const c of rootCombinators)
+    if (schema[c] !== undefined)
+      add('root-combinator', seg(c), `${c} is not allowed at the root of a tool input schema`);
 
   const bad = (path: string, value: unknown) => {
-    if (family === 'gemini' && typeof value === 'boolean') add('schema-invalid', path, `a boolean schema (${value}) is not a Gemini Schema object`);
+    if (family === 'gemini' && typeof value === 'boolean')
+      add('schema-invalid', path, `a boolean schema (${value}) is not a Gemini Schema object`);
     else if (typeof value !== 'boolean') add('schema-invalid', path, `expected a schema, got ${show(value)}`);
   };
   const checkRef = (node: JsonSchemaObject, path: string) => {
     if (node.$ref === undefined) return;
-    if (typeof node.$ref !== 'string' || !resolveRef(schema, node.$ref)) add('ref-unresolved', `${path}/$ref`, `$ref ${show(node.$ref)} does not resolve inside the schema`);
+    if (typeof node.$ref !== 'string' || !resolveRef(schema, node.$ref))
+      add('ref-unresolved', `${path}/$ref`, `$ref ${show(node.$ref)} does not resolve inside the schema`);
   };
   const typeNames = (node: JsonSchemaObject, path: string): string[] | undefined => {
     const t = node.type;
     if (t === undefined) return undefined;
     const list = Array.isArray(t) ? t : [t];
     if (list.length === 0 || !list.every((x) => typeof x === 'string' && JSON_TYPES.has(x))) {
-      add('type', `${path}/type`, `type must be one of ${[...JSON_TYPES].join(', ')} (or a list of them), got ${show(t)}`);
+      add(
+        'type',
+        `${path}/type`,
+        `type must be one of ${[...JSON_TYPES].join(', ')} (or a list of them), got ${show(t)}`,
+      );
       return undefined;
     }
     return list as string[];
   };
 
   if (family === 'anthropic' || family === 'openai') {
-    walk(schema, '', 0, (node, path) => {
-      const types = typeNames(node, path);
-      checkRef(node, path);
-      if (family === 'anthropic') {
-        if (Array.isArray(node.items)) add('items-array', `${path}/items`, 'items must be one schema (draft 2020-12 uses prefixItems for tuples)');
-        const r = node.required;
-        if (r !== undefined && !(Array.isArray(r) && r.every((x) => typeof x === 'string') && new Set(r).size === r.length)) add('required', `${path}/required`, 'required must be a list of unique property names');
-      } else if (types?.includes('array') && node.items === undefined) add('array-items', path, 'an array schema must declare items');
-    }, bad);
+    walk(
+      schema,
+      '',
+      0,
+      (node, path) => {
+        const types = typeNames(node, path);
+        checkRef(node, path);
+        if (family === 'anthropic') {
+          if (Array.isArray(node.items))
+            add('items-array', `${path}/items`, 'items must be one schema (draft 2020-12 uses prefixItems for tuples)');
+          const r = node.required;
+          if (
+            r !== undefined &&
+            !(Array.isArray(r) && r.every((x) => typeof x === 'string') && new Set(r).size === r.length)
+          )
+            add('required', `${path}/required`, 'required must be a list of unique property names');
+        } else if (types?.includes('array') && node.items === undefined)
+          add('array-items', path, 'an array schema must declare items');
+      },
+      bad,
+    );
     return problems;
   }
 
   if (family === 'gemini') {
-    walk(schema, '', 0, (node, path) => {
-      for (const k of Object.keys(node)) if (!GEMINI_KEYWORDS.has(k)) add('keyword', `${path}${seg(k)}`, `${k} is not a field of the Gemini function-declaration Schema`);
-      const t = node.type;
-      if (t === undefined) {
-        if (node.anyOf === undefined) add('type-missing', path, 'type must be specified when the schema has no anyOf');
-      } else if (typeof t !== 'string' || !JSON_TYPES.has(t)) add('type', `${path}/type`, `type must be one type name (string, number, integer, boolean, array, object, null), got ${show(t)}`);
-      if (node.enum !== undefined && !(t === 'string' && Array.isArray(node.enum) && node.enum.every((v) => typeof v === 'string')))
-        add('enum', `${path}/enum`, 'enum is only allowed on type "string" with string values');
-      if (node.format !== undefined && !(typeof t === 'string' && typeof node.format === 'string' && GEMINI_FORMATS[t]?.has(node.format)))
-        add('format', `${path}/format`, `format ${show(node.format)} is not supported for type ${show(t)} (string: date-time, enum; number: float, double; integer: int32, int64)`);
-      if (t === 'array' && !isObject(node.items)) add('array-items', path, 'an array schema must declare one items schema');
-      if (node.required !== undefined) {
-        const props = isObject(node.properties) ? node.properties : {};
-        if (!Array.isArray(node.required)) add('required', `${path}/required`, 'required must be a list of property names');
-        else node.required.forEach((name, i) => {
-          if (typeof name !== 'string' || !(name in props)) add('required', `${path}/required${seg(i)}`, `required property ${show(name)} is not declared in properties`);
-        });
-      }
-    }, bad);
+    walk(
+      schema,
+      '',
+      0,
+      (node, path) => {
+        for (const k of Object.keys(node))
+          if (!GEMINI_KEYWORDS.has(k))
+            add('keyword', `${path}${seg(k)}`, `${k} is not a field of the Gemini function-declaration Schema`);
+        const t = node.type;
+        if (t === undefined) {
+          if (node.anyOf === undefined)
+            add('type-missing', path, 'type must be specified when the schema has no anyOf');
+        } else if (typeof t !== 'string' || !JSON_TYPES.has(t))
+          add(
+            'type',
+            `${path}/type`,
+            `type must be one type name (string, number, integer, boolean, array, object, null), got ${show(t)}`,
+          );
+        if (
+          node.enum !== undefined &&
+          !(t === 'string' && Array.isArray(node.enum) && node.enum.every((v) => typeof v === 'string'))
+        )
+          add('enum', `${path}/enum`, 'enum is only allowed on type "string" with string values');
+        if (
+          node.format !== undefined &&
+          !(typeof t === 'string' && typeof node.format === 'string' && GEMINI_FORMATS[t]?.has(node.format))
+        )
+          add(
+            'format',
+            `${path}/format`,
+            `format ${show(node.format)} is not supported for type ${show(t)} (string: date-time, enum; number: float, double; integer: int32, int64)`,
+          );
+        if (t === 'array' && !isObject(node.items))
+          add('array-items', path, 'an array schema must declare one items schema');
+        if (node.required !== undefined) {
+          const props = isObject(node.properties) ? node.properties : {};
+          if (!Array.isArray(node.required))
+            add('required', `${path}/required`, 'required must be a list of property names');
+          else
+            node.required.forEach((name, i) => {
+              if (typeof name !== 'string' || !(name in props))
+                add(
+                  'required',
+                  `${path}/required${seg(i)}`,
+                  `required property ${show(name)} is not declared in properties`,
+                );
+            });
+        }
+      },
+      bad,
+    );
     return problems;
   }
 
@@ -337,37 +463,66 @@ export function validateProviderSchema(schema: unknown, family: ProviderFamily):
   let properties = 0;
   let enumValues = 0;
   let stringLength = 0;
-  walk(schema, '', 0, (node, path, depth) => {
-    for (const k of Object.keys(node)) if (!STRICT_KEYWORDS.has(k)) add('keyword', `${path}${seg(k)}`, `${k} is not supported in strict mode`);
-    const types = typeNames(node, path);
-    checkRef(node, path);
-    if (node.type === undefined && node.anyOf === undefined && node.enum === undefined && node.const === undefined && node.$ref === undefined)
-      add('type', path, 'every schema needs a type (or anyOf, enum, const, $ref) in strict mode');
-    if (types?.includes('object')) {
-      if (node.additionalProperties !== false) add('additional-properties', path, 'objects need additionalProperties: false in strict mode');
-      const props = isObject(node.properties) ? Object.keys(node.properties) : [];
-      const required = new Set(Array.isArray(node.required) ? node.required : []);
-      for (const p of props) if (!required.has(p)) add('required', `${path}/properties${seg(p)}`, `property ${p} must be required in strict mode (make it nullable instead of optional)`);
-    }
-    if (typeof node.format === 'string' && !STRICT_FORMATS.has(node.format)) add('format', `${path}/format`, `format ${node.format} is not supported in strict mode`);
-    if (isObject(node.properties)) {
-      properties += Object.keys(node.properties).length;
-      for (const k of Object.keys(node.properties)) stringLength += k.length;
-    }
-    for (const defs of ['$defs', 'definitions']) if (isObject(node[defs])) for (const k of Object.keys(node[defs] as object)) stringLength += k.length;
-    if (Array.isArray(node.enum)) {
-      enumValues += node.enum.length;
-      const length = node.enum.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0);
-      stringLength += length;
-      if (node.enum.length > STRICT_LIMITS.largeEnum && length > STRICT_LIMITS.largeEnumStringLength)
-        add('enum-string-limit', `${path}/enum`, `an enum of more than ${STRICT_LIMITS.largeEnum} values may total at most ${STRICT_LIMITS.largeEnumStringLength} characters (${length})`);
-    }
-    if (typeof node.const === 'string') stringLength += node.const.length;
-    if (depth > STRICT_LIMITS.depth) add('depth', path, `more than ${STRICT_LIMITS.depth} levels of nesting`);
-  }, bad);
-  if (properties > STRICT_LIMITS.properties) add('properties-limit', '', `${properties} object properties in total, over ${STRICT_LIMITS.properties}`);
-  if (enumValues > STRICT_LIMITS.enumValues) add('enum-limit', '', `${enumValues} enum values in total, over ${STRICT_LIMITS.enumValues}`);
-  if (stringLength > STRICT_LIMITS.stringLength) add('string-limit', '', `${stringLength} characters of names and enum values, over ${STRICT_LIMITS.stringLength}`);
+  walk(
+    schema,
+    '',
+    0,
+    (node, path, depth) => {
+      for (const k of Object.keys(node))
+        if (!STRICT_KEYWORDS.has(k)) add('keyword', `${path}${seg(k)}`, `${k} is not supported in strict mode`);
+      const types = typeNames(node, path);
+      checkRef(node, path);
+      if (
+        node.type === undefined &&
+        node.anyOf === undefined &&
+        node.enum === undefined &&
+        node.const === undefined &&
+        node.$ref === undefined
+      )
+        add('type', path, 'every schema needs a type (or anyOf, enum, const, $ref) in strict mode');
+      if (types?.includes('object')) {
+        if (node.additionalProperties !== false)
+          add('additional-properties', path, 'objects need additionalProperties: false in strict mode');
+        const props = isObject(node.properties) ? Object.keys(node.properties) : [];
+        const required = new Set(Array.isArray(node.required) ? node.required : []);
+        for (const p of props)
+          if (!required.has(p))
+            add(
+              'required',
+              `${path}/properties${seg(p)}`,
+              `property ${p} must be required in strict mode (make it nullable instead of optional)`,
+            );
+      }
+      if (typeof node.format === 'string' && !STRICT_FORMATS.has(node.format))
+        add('format', `${path}/format`, `format ${node.format} is not supported in strict mode`);
+      if (isObject(node.properties)) {
+        properties += Object.keys(node.properties).length;
+        for (const k of Object.keys(node.properties)) stringLength += k.length;
+      }
+      for (const defs of ['$defs', 'definitions'])
+        if (isObject(node[defs])) for (const k of Object.keys(node[defs] as object)) stringLength += k.length;
+      if (Array.isArray(node.enum)) {
+        enumValues += node.enum.length;
+        const length = node.enum.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0);
+        stringLength += length;
+        if (node.enum.length > STRICT_LIMITS.largeEnum && length > STRICT_LIMITS.largeEnumStringLength)
+          add(
+            'enum-string-limit',
+            `${path}/enum`,
+            `an enum of more than ${STRICT_LIMITS.largeEnum} values may total at most ${STRICT_LIMITS.largeEnumStringLength} characters (${length})`,
+          );
+      }
+      if (typeof node.const === 'string') stringLength += node.const.length;
+      if (depth > STRICT_LIMITS.depth) add('depth', path, `more than ${STRICT_LIMITS.depth} levels of nesting`);
+    },
+    bad,
+  );
+  if (properties > STRICT_LIMITS.properties)
+    add('properties-limit', '', `${properties} object properties in total, over ${STRICT_LIMITS.properties}`);
+  if (enumValues > STRICT_LIMITS.enumValues)
+    add('enum-limit', '', `${enumValues} enum values in total, over ${STRICT_LIMITS.enumValues}`);
+  if (stringLength > STRICT_LIMITS.stringLength)
+    add('string-limit', '', `${stringLength} characters of names and enum values, over ${STRICT_LIMITS.stringLength}`);
   return dedupe(problems);
 }
 
@@ -397,12 +552,52 @@ interface Ctx {
 
 const ANNOTATION_KEYS = ['title', 'description', 'default', 'example'] as const;
 /** Identifiers and containers that carry no constraint of their own once `$ref`s are inlined. */
-const META_KEYS = new Set(['$id', '$schema', '$comment', '$anchor', '$dynamicAnchor', '$vocabulary', '$defs', 'definitions']);
+const META_KEYS = new Set([
+  '$id',
+  '$schema',
+  '$comment',
+  '$anchor',
+  '$dynamicAnchor',
+  '$vocabulary',
+  '$defs',
+  'definitions',
+]);
 const COMBINATOR_KEYS = new Set(['anyOf', 'oneOf', 'allOf']);
-const STRING_KEYS = ['minLength', 'maxLength', 'pattern', 'format', 'contentEncoding', 'contentMediaType', 'contentSchema'];
+const STRING_KEYS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+];
 const NUMBER_KEYS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'format'];
-const ARRAY_KEYS = ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'];
-const OBJECT_KEYS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas', 'dependencies'];
+const ARRAY_KEYS = [
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'unevaluatedItems',
+];
+const OBJECT_KEYS = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'minProperties',
+  'maxProperties',
+  'unevaluatedProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+];
 
 /** The keywords the rewriter emits per type (what every required family accepts). */
 const OUTPUT_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -415,7 +610,13 @@ const OUTPUT_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 /** A value of any JSON type, in the form every family accepts (Gemini needs a type or anyOf on every schema). */
 function anyValue(): JsonSchemaObject {
-  const scalars = () => [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'null' }];
+  const scalars = () => [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object' },
+    { type: 'null' },
+  ];
   return { anyOf: [...scalars(), { type: 'array', items: { anyOf: scalars() } }] };
 }
 
@@ -449,7 +650,8 @@ function withAnnotations(schema: JsonSchemaObject, ann: JsonSchemaObject): JsonS
   const out: JsonSchemaObject = { ...schema };
   for (const key of ANNOTATION_KEYS) {
     if (ann[key] === undefined) continue;
-    if (key === 'description' && typeof out.description === 'string' && out.description !== ann.description) out.description = `${ann.description as string} ${out.description}`;
+    if (key === 'description' && typeof out.description === 'string' && out.description !== ann.description)
+      out.description = `${ann.description as string} ${out.description}`;
     else out[key] = ann[key];
   }
   return out;
@@ -458,7 +660,8 @@ function withAnnotations(schema: JsonSchemaObject, ann: JsonSchemaObject): JsonS
 /** A short human summary of a converted schema, for descriptions ("string", "integer", "object", "one of a, b"). */
 function summary(schema: JsonSchemaObject): string {
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => show(v)).join(', ')}`;
-  if (typeof schema.type === 'string') return schema.type === 'array' && isObject(schema.items) ? `array of ${summary(schema.items)}` : schema.type;
+  if (typeof schema.type === 'string')
+    return schema.type === 'array' && isObject(schema.items) ? `array of ${summary(schema.items)}` : schema.type;
   if (Array.isArray(schema.anyOf)) {
     const parts = schema.anyOf.filter(isObject).map(summary);
     return parts.length > 5 ? 'any JSON value' : parts.join(' or ');
@@ -472,7 +675,13 @@ function summary(schema: JsonSchemaObject): string {
  */
 function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[]): JsonSchemaObject {
   if (++ctx.nodes > MAX_NODES) {
-    if (!ctx.problems.some((p) => p.rule === 'schema-too-large')) refuse(ctx, 'schema-too-large', path, `the schema expands to more than ${MAX_NODES} nodes (inlined $refs included)`);
+    if (!ctx.problems.some((p) => p.rule === 'schema-too-large'))
+      refuse(
+        ctx,
+        'schema-too-large',
+        path,
+        `the schema expands to more than ${MAX_NODES} nodes (inlined $refs included)`,
+      );
     return anyValue();
   }
   if (input === true) {
@@ -480,7 +689,12 @@ function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[
     return anyValue();
   }
   if (!isObject(input)) {
-    refuse(ctx, 'schema-invalid', path, input === false ? 'the schema false accepts nothing' : `expected a schema object, got ${show(input)}`);
+    refuse(
+      ctx,
+      'schema-invalid',
+      path,
+      input === false ? 'the schema false accepts nothing' : `expected a schema object, got ${show(input)}`,
+    );
     return anyValue();
   }
   if (input.$ref !== undefined) {
@@ -491,25 +705,46 @@ function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[
       return anyValue();
     }
     if (typeof target.node === 'object' && stack.includes(target.node)) {
-      refuse(ctx, 'ref-recursive', `${path}/$ref`, `$ref ${show(ref)} refers back to ${target.path || 'the root'}: a recursive schema cannot be inlined, and Gemini accepts no $ref`);
+      refuse(
+        ctx,
+        'ref-recursive',
+        `${path}/$ref`,
+        `$ref ${show(ref)} refers back to ${target.path || 'the root'}: a recursive schema cannot be inlined, and Gemini accepts no $ref`,
+      );
       return anyValue();
     }
-    note(ctx, 'ref-inlined', `${path}/$ref`, `$ref ${show(ref)} inlined from ${target.path || 'the root'} (Gemini accepts no $ref/$defs)`);
+    note(
+      ctx,
+      'ref-inlined',
+      `${path}/$ref`,
+      `$ref ${show(ref)} inlined from ${target.path || 'the root'} (Gemini accepts no $ref/$defs)`,
+    );
     const { $ref: _ref, ...siblings } = input;
     for (const k of Object.keys(siblings)) if (META_KEYS.has(k)) delete siblings[k];
     const merged = typeof target.node === 'boolean' ? target.node : { ...target.node, ...siblings };
     return convert(ctx, merged, target.path, typeof target.node === 'object' ? [...stack, target.node] : stack);
   }
   const inner = [...stack, input];
-  const dropped = Object.keys(input).filter((k) => META_KEYS.has(k) || k === '$dynamicRef' || k === '$recursiveRef' || k === '$recursiveAnchor');
+  const dropped = Object.keys(input).filter(
+    (k) => META_KEYS.has(k) || k === '$dynamicRef' || k === '$recursiveRef' || k === '$recursiveAnchor',
+  );
   for (const k of dropped) {
-    if (k === '$dynamicRef' || k === '$recursiveRef') refuse(ctx, 'ref-recursive', `${path}${seg(k)}`, `${k} (a recursive reference) cannot be inlined`);
-    else note(ctx, 'meta-dropped', `${path}${seg(k)}`, `${k} removed (Gemini accepts no ${k}; $defs are inlined where referenced)`);
+    if (k === '$dynamicRef' || k === '$recursiveRef')
+      refuse(ctx, 'ref-recursive', `${path}${seg(k)}`, `${k} (a recursive reference) cannot be inlined`);
+    else
+      note(
+        ctx,
+        'meta-dropped',
+        `${path}${seg(k)}`,
+        `${k} removed (Gemini accepts no ${k}; $defs are inlined where referenced)`,
+      );
   }
 
   const hasAnyOf = Array.isArray(input.anyOf) || Array.isArray(input.oneOf);
   const hasAllOf = Array.isArray(input.allOf);
-  for (const k of ['anyOf', 'oneOf', 'allOf']) if (input[k] !== undefined && !Array.isArray(input[k])) refuse(ctx, 'schema-invalid', `${path}${seg(k)}`, `${k} must be a list of schemas`);
+  for (const k of ['anyOf', 'oneOf', 'allOf'])
+    if (input[k] !== undefined && !Array.isArray(input[k]))
+      refuse(ctx, 'schema-invalid', `${path}${seg(k)}`, `${k} must be a list of schemas`);
   const notes: string[] = [];
   let base = convertBase(ctx, input, path, inner, notes);
   if (hasAllOf) {
@@ -525,16 +760,30 @@ function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[
     for (const key of ['anyOf', 'oneOf'] as const) {
       const list = input[key];
       if (!Array.isArray(list)) continue;
-      if (key === 'oneOf') note(ctx, 'one-of', `${path}/oneOf`, 'oneOf written as anyOf (Gemini and OpenAI strict mode accept no oneOf; the original schema still requires exactly one)');
+      if (key === 'oneOf')
+        note(
+          ctx,
+          'one-of',
+          `${path}/oneOf`,
+          'oneOf written as anyOf (Gemini and OpenAI strict mode accept no oneOf; the original schema still requires exactly one)',
+        );
       for (const [i, b] of list.entries()) branches.push(convert(ctx, b, `${path}${seg(key)}${seg(i)}`, inner));
     }
     const constraints = base ? stripAnnotations(base) : undefined;
-    const combined = constraints && Object.keys(constraints).length > 0 ? branches.map((b) => mergeSchemas(ctx, b, constraints, path)) : branches;
+    const combined =
+      constraints && Object.keys(constraints).length > 0
+        ? branches.map((b) => mergeSchemas(ctx, b, constraints, path))
+        : branches;
     out = simplifyAnyOf(ctx, combined, path);
     if (base) out = withAnnotations(out, annotations(base));
   } else if (base) out = base;
   else {
-    note(ctx, 'any-value', path, 'a schema without a type (any value) written as an anyOf of every JSON type (Gemini needs a type or anyOf on every schema)');
+    note(
+      ctx,
+      'any-value',
+      path,
+      'a schema without a type (any value) written as an anyOf of every JSON type (Gemini needs a type or anyOf on every schema)',
+    );
     out = anyValue();
   }
   out = withAnnotations(out, annotations(input, notes));
@@ -544,7 +793,8 @@ function convert(ctx: Ctx, input: unknown, path: string, stack: readonly object[
       const ann = annotations(out);
       out = withAnnotations({ anyOf: [stripAnnotations(out), { type: 'null' }] }, ann);
     }
-  } else if (input.nullable !== undefined) note(ctx, 'nullable', `${path}/nullable`, `nullable: ${show(input.nullable)} removed`);
+  } else if (input.nullable !== undefined)
+    note(ctx, 'nullable', `${path}/nullable`, `nullable: ${show(input.nullable)} removed`);
   return out;
 }
 
@@ -562,8 +812,22 @@ function stripAnnotations(s: JsonSchemaObject): JsonSchemaObject {
  * The node without its combinators: type, type-specific keywords, enum/const. `undefined` when the
  * node constrains nothing by itself (only annotations and/or combinators).
  */
-function convertBase(ctx: Ctx, node: JsonSchemaObject, path: string, stack: readonly object[], notes: string[]): JsonSchemaObject | undefined {
-  const handled = new Set<string>([...ANNOTATION_KEYS, ...META_KEYS, ...COMBINATOR_KEYS, 'nullable', '$dynamicRef', '$recursiveRef', '$recursiveAnchor']);
+function convertBase(
+  ctx: Ctx,
+  node: JsonSchemaObject,
+  path: string,
+  stack: readonly object[],
+  notes: string[],
+): JsonSchemaObject | undefined {
+  const handled = new Set<string>([
+    ...ANNOTATION_KEYS,
+    ...META_KEYS,
+    ...COMBINATOR_KEYS,
+    'nullable',
+    '$dynamicRef',
+    '$recursiveRef',
+    '$recursiveAnchor',
+  ]);
   if (node.examples !== undefined) {
     handled.add('examples');
     note(ctx, 'keyword-dropped', `${path}/examples`, 'examples removed (Gemini accepts only one example)');
@@ -578,16 +842,34 @@ function convertBase(ctx: Ctx, node: JsonSchemaObject, path: string, stack: read
       handled.add('type');
       const list = Array.isArray(node.type) ? node.type : [node.type];
       if (list.length === 0 || !list.every((t) => typeof t === 'string' && JSON_TYPES.has(t))) {
-        refuse(ctx, 'schema-invalid', `${path}/type`, `type ${show(node.type)} is not a JSON type (${[...JSON_TYPES].join(', ')})`);
+        refuse(
+          ctx,
+          'schema-invalid',
+          `${path}/type`,
+          `type ${show(node.type)} is not a JSON type (${[...JSON_TYPES].join(', ')})`,
+        );
         return anyValue();
       }
       types = [...new Set(list as string[])];
     } else {
       const has = (keys: readonly string[]) => keys.some((k) => node[k] !== undefined && k !== 'format');
-      const inferred = has(OBJECT_KEYS) ? 'object' : has(ARRAY_KEYS) ? 'array' : has(STRING_KEYS) ? 'string' : has(NUMBER_KEYS) ? 'number' : undefined;
+      const inferred = has(OBJECT_KEYS)
+        ? 'object'
+        : has(ARRAY_KEYS)
+          ? 'array'
+          : has(STRING_KEYS)
+            ? 'string'
+            : has(NUMBER_KEYS)
+              ? 'number'
+              : undefined;
       if (inferred) {
         types = [inferred];
-        note(ctx, 'type-inferred', path, `type ${inferred} added (inferred from the keywords; Gemini needs a type on every schema)`);
+        note(
+          ctx,
+          'type-inferred',
+          path,
+          `type ${inferred} added (inferred from the keywords; Gemini needs a type on every schema)`,
+        );
       }
     }
     if (types) {
@@ -595,7 +877,12 @@ function convertBase(ctx: Ctx, node: JsonSchemaObject, path: string, stack: read
       for (const t of ts) for (const k of keysOf(t)) handled.add(k);
       if (ts.length === 1) result = convertTyped(ctx, node, ts[0]!, path, stack, notes);
       else {
-        note(ctx, 'type-list', `${path}/type`, `type ${show(node.type)} written as anyOf (Gemini accepts one type per schema)`);
+        note(
+          ctx,
+          'type-list',
+          `${path}/type`,
+          `type ${show(node.type)} written as anyOf (Gemini accepts one type per schema)`,
+        );
         result = { anyOf: ts.map((t) => convertTyped(ctx, node, t, path, stack, [])) };
       }
     }
@@ -603,7 +890,12 @@ function convertBase(ctx: Ctx, node: JsonSchemaObject, path: string, stack: read
   const unknown = Object.keys(node).filter((k) => !handled.has(k));
   for (const k of unknown) {
     // keywords of another type than the schema's (e.g. minLength on an integer) mean nothing; others are unsupported
-    note(ctx, 'keyword-dropped', `${path}${seg(k)}`, `${k} removed (not accepted by every provider; the original schema still applies it)`);
+    note(
+      ctx,
+      'keyword-dropped',
+      `${path}${seg(k)}`,
+      `${k} removed (not accepted by every provider; the original schema still applies it)`,
+    );
   }
   return result;
 }
@@ -624,14 +916,22 @@ function keysOf(type: string): readonly string[] {
   }
 }
 
-function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: string, stack: readonly object[], notes: string[]): JsonSchemaObject {
+function convertTyped(
+  ctx: Ctx,
+  node: JsonSchemaObject,
+  type: string,
+  path: string,
+  stack: readonly object[],
+  notes: string[],
+): JsonSchemaObject {
   const out: JsonSchemaObject = { type };
   const num = (k: string) => (typeof node[k] === 'number' ? (node[k] as number) : undefined);
   const int = (k: string) => {
     const v = num(k);
     return v !== undefined && Number.isInteger(v) && v >= 0 ? v : undefined;
   };
-  const dropped = (k: string, why: string) => note(ctx, 'keyword-dropped', `${path}${seg(k)}`, `${k} removed (${why}; the original schema still applies it)`);
+  const dropped = (k: string, why: string) =>
+    note(ctx, 'keyword-dropped', `${path}${seg(k)}`, `${k} removed (${why}; the original schema still applies it)`);
   if (type === 'string') {
     for (const k of ['minLength', 'maxLength'] as const) {
       const v = int(k);
@@ -644,13 +944,19 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
       if (node.format === 'date-time') out.format = 'date-time';
       else {
         notes.push(`format: ${String(node.format)}`);
-        note(ctx, 'format', `${path}/format`, `format ${show(node.format)} moved into the description (Gemini accepts only date-time and enum; OpenAI strict mode a few others)`);
+        note(
+          ctx,
+          'format',
+          `${path}/format`,
+          `format ${show(node.format)} moved into the description (Gemini accepts only date-time and enum; OpenAI strict mode a few others)`,
+        );
       }
     }
-    for (const k of ['contentEncoding', 'contentMediaType']) if (node[k] !== undefined) {
-      notes.push(`${k}: ${String(node[k])}`);
-      note(ctx, 'keyword-dropped', `${path}${seg(k)}`, `${k} moved into the description`);
-    }
+    for (const k of ['contentEncoding', 'contentMediaType'])
+      if (node[k] !== undefined) {
+        notes.push(`${k}: ${String(node[k])}`);
+        note(ctx, 'keyword-dropped', `${path}${seg(k)}`, `${k} moved into the description`);
+      }
     if (node.contentSchema !== undefined) dropped('contentSchema', 'not accepted by every provider');
   } else if (type === 'number' || type === 'integer') {
     for (const k of ['minimum', 'maximum'] as const) {
@@ -658,14 +964,22 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
       if (v !== undefined) out[k] = v;
       else if (node[k] !== undefined) dropped(k, 'not a number');
     }
-    for (const [k, bound, word] of [['exclusiveMinimum', 'minimum', 'greater than'], ['exclusiveMaximum', 'maximum', 'less than']] as const) {
+    for (const [k, bound, word] of [
+      ['exclusiveMinimum', 'minimum', 'greater than'],
+      ['exclusiveMaximum', 'maximum', 'less than'],
+    ] as const) {
       const v = node[k];
       if (v === undefined) continue;
       if (typeof v === 'number') {
         const current = out[bound] as number | undefined;
         if (current === undefined || (bound === 'minimum' ? v >= current : v <= current)) out[bound] = v;
         notes.push(`${word} ${v}`);
-        note(ctx, 'exclusive-bound', `${path}${seg(k)}`, `${k} ${v} written as ${bound} with the bound in the description (Gemini accepts no ${k})`);
+        note(
+          ctx,
+          'exclusive-bound',
+          `${path}${seg(k)}`,
+          `${k} ${v} written as ${bound} with the bound in the description (Gemini accepts no ${k})`,
+        );
       } else if (v === true && out[bound] !== undefined) {
         notes.push(`${word} ${String(out[bound])}`);
         note(ctx, 'exclusive-bound', `${path}${seg(k)}`, `${k}: true (draft 4) moved into the description`);
@@ -673,14 +987,28 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
     }
     if (typeof node.multipleOf === 'number') {
       notes.push(`a multiple of ${node.multipleOf}`);
-      note(ctx, 'keyword-dropped', `${path}/multipleOf`, 'multipleOf moved into the description (Gemini accepts no multipleOf)');
+      note(
+        ctx,
+        'keyword-dropped',
+        `${path}/multipleOf`,
+        'multipleOf moved into the description (Gemini accepts no multipleOf)',
+      );
     } else if (node.multipleOf !== undefined) dropped('multipleOf', 'not a number');
     if (node.format !== undefined) {
       notes.push(`format: ${String(node.format)}`);
-      note(ctx, 'format', `${path}/format`, `format ${show(node.format)} moved into the description (numeric formats differ between providers)`);
+      note(
+        ctx,
+        'format',
+        `${path}/format`,
+        `format ${show(node.format)} moved into the description (numeric formats differ between providers)`,
+      );
     }
   } else if (type === 'array') {
-    const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
+    const tuple = Array.isArray(node.prefixItems)
+      ? node.prefixItems
+      : Array.isArray(node.items)
+        ? node.items
+        : undefined;
     if (tuple) {
       const key = Array.isArray(node.prefixItems) ? 'prefixItems' : 'items';
       const items = tuple.map((s, i) => convert(ctx, s, `${path}${seg(key)}${seg(i)}`, stack));
@@ -688,7 +1016,12 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
       out.items = items.length === 0 ? anyValue() : simplifyAnyOf(ctx, items, `${path}${seg(key)}`);
       if (closed) out.maxItems = items.length;
       notes.push(`positions: ${items.map((s, i) => `${i + 1}) ${summary(s)}`).join(', ')}`);
-      note(ctx, 'tuple', `${path}${seg(key)}`, 'a tuple (items list/prefixItems) written as one items schema with the positions in the description');
+      note(
+        ctx,
+        'tuple',
+        `${path}${seg(key)}`,
+        'a tuple (items list/prefixItems) written as one items schema with the positions in the description',
+      );
     } else if (node.items !== undefined) out.items = convert(ctx, node.items, `${path}/items`, stack);
     else {
       out.items = anyValue();
@@ -696,27 +1029,38 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
     }
     for (const k of ['minItems', 'maxItems'] as const) {
       const v = int(k);
-      if (v !== undefined) out[k] = k === 'maxItems' && typeof out.maxItems === 'number' ? Math.min(v, out.maxItems) : v;
+      if (v !== undefined)
+        out[k] = k === 'maxItems' && typeof out.maxItems === 'number' ? Math.min(v, out.maxItems) : v;
       else if (node[k] !== undefined) dropped(k, 'not a non-negative integer');
     }
     if (node.uniqueItems === true) {
       notes.push('items are unique');
-      note(ctx, 'keyword-dropped', `${path}/uniqueItems`, 'uniqueItems moved into the description (Gemini accepts no uniqueItems)');
+      note(
+        ctx,
+        'keyword-dropped',
+        `${path}/uniqueItems`,
+        'uniqueItems moved into the description (Gemini accepts no uniqueItems)',
+      );
     } else if (node.uniqueItems !== undefined) dropped('uniqueItems', 'not accepted by every provider');
-    for (const k of ['contains', 'minContains', 'maxContains', 'unevaluatedItems']) if (node[k] !== undefined) dropped(k, 'not accepted by every provider');
+    for (const k of ['contains', 'minContains', 'maxContains', 'unevaluatedItems'])
+      if (node[k] !== undefined) dropped(k, 'not accepted by every provider');
     if (node.additionalItems !== undefined && !tuple) dropped('additionalItems', 'not accepted by every provider');
-    else if (node.additionalItems !== undefined && node.additionalItems !== false) dropped('additionalItems', 'not accepted by every provider');
+    else if (node.additionalItems !== undefined && node.additionalItems !== false)
+      dropped('additionalItems', 'not accepted by every provider');
   } else if (type === 'object') {
     if (node.properties !== undefined) {
-      if (!isObject(node.properties)) refuse(ctx, 'schema-invalid', `${path}/properties`, 'properties must be an object of schemas');
+      if (!isObject(node.properties))
+        refuse(ctx, 'schema-invalid', `${path}/properties`, 'properties must be an object of schemas');
       else {
         const props: JsonSchemaObject = {};
-        for (const [k, v] of Object.entries(node.properties)) props[k] = convert(ctx, v, `${path}/properties${seg(k)}`, stack);
+        for (const [k, v] of Object.entries(node.properties))
+          props[k] = convert(ctx, v, `${path}/properties${seg(k)}`, stack);
         out.properties = props;
       }
     }
     if (node.required !== undefined) {
-      if (Array.isArray(node.required) && node.required.every((r) => typeof r === 'string')) out.required = [...new Set(node.required as string[])];
+      if (Array.isArray(node.required) && node.required.every((r) => typeof r === 'string'))
+        out.required = [...new Set(node.required as string[])];
       else refuse(ctx, 'schema-invalid', `${path}/required`, 'required must be a list of property names');
     }
     for (const k of ['minProperties', 'maxProperties'] as const) {
@@ -725,25 +1069,51 @@ function convertTyped(ctx: Ctx, node: JsonSchemaObject, type: string, path: stri
       else if (node[k] !== undefined) dropped(k, 'not a non-negative integer');
     }
     const ap = node.additionalProperties;
-    if (ap === false) note(ctx, 'additional-properties', `${path}/additionalProperties`, 'additionalProperties: false removed (Gemini accepts no additionalProperties; the original schema still refuses other properties)');
-    else if (ap === true) note(ctx, 'additional-properties', `${path}/additionalProperties`, 'additionalProperties: true removed (the default)');
+    if (ap === false)
+      note(
+        ctx,
+        'additional-properties',
+        `${path}/additionalProperties`,
+        'additionalProperties: false removed (Gemini accepts no additionalProperties; the original schema still refuses other properties)',
+      );
+    else if (ap === true)
+      note(
+        ctx,
+        'additional-properties',
+        `${path}/additionalProperties`,
+        'additionalProperties: true removed (the default)',
+      );
     else if (ap !== undefined) {
       const values = convert(ctx, ap, `${path}/additionalProperties`, stack);
       notes.push(`${out.properties ? 'other keys' : 'any keys'}, each value ${summary(values)}`);
-      note(ctx, 'map', `${path}/additionalProperties`, 'additionalProperties schema moved into the description (Gemini accepts no additionalProperties)');
+      note(
+        ctx,
+        'map',
+        `${path}/additionalProperties`,
+        'additionalProperties schema moved into the description (Gemini accepts no additionalProperties)',
+      );
     }
     if (node.patternProperties !== undefined) {
       if (isObject(node.patternProperties)) {
         const parts = Object.entries(node.patternProperties).map(([pattern, s]) => {
           const values = convert(ctx, s, `${path}/patternProperties${seg(pattern)}`, stack);
-          return pattern === '^.*$' || pattern === '.*' || pattern === '^(.*)$' ? `any keys, each value ${summary(values)}` : `keys matching ${pattern}, each value ${summary(values)}`;
+          return pattern === '^.*$' || pattern === '.*' || pattern === '^(.*)$'
+            ? `any keys, each value ${summary(values)}`
+            : `keys matching ${pattern}, each value ${summary(values)}`;
         });
         notes.push(...parts);
       }
-      note(ctx, 'map', `${path}/patternProperties`, 'patternProperties moved into the description (Gemini and OpenAI strict mode accept no patternProperties)');
+      note(
+        ctx,
+        'map',
+        `${path}/patternProperties`,
+        'patternProperties moved into the description (Gemini and OpenAI strict mode accept no patternProperties)',
+      );
     }
-    if (isObject(node.propertyNames) && typeof node.propertyNames.pattern === 'string') notes.push(`keys match ${node.propertyNames.pattern}`);
-    for (const k of ['propertyNames', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas', 'dependencies']) if (node[k] !== undefined) dropped(k, 'not accepted by every provider');
+    if (isObject(node.propertyNames) && typeof node.propertyNames.pattern === 'string')
+      notes.push(`keys match ${node.propertyNames.pattern}`);
+    for (const k of ['propertyNames', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas', 'dependencies'])
+      if (node[k] !== undefined) dropped(k, 'not accepted by every provider');
   }
   return out;
 }
@@ -754,7 +1124,12 @@ function convertEnum(ctx: Ctx, node: JsonSchemaObject, path: string, notes: stri
   if (node.const !== undefined) {
     values = [node.const];
     if (node.enum !== undefined) note(ctx, 'keyword-dropped', `${path}/enum`, 'enum removed next to const');
-    note(ctx, 'const', `${path}/const`, `const ${show(node.const)} written as a one-value enum (Gemini accepts no const)`);
+    note(
+      ctx,
+      'const',
+      `${path}/const`,
+      `const ${show(node.const)} written as a one-value enum (Gemini accepts no const)`,
+    );
   } else if (Array.isArray(node.enum) && node.enum.length > 0) values = node.enum;
   else {
     refuse(ctx, 'schema-invalid', `${path}/enum`, 'enum must be a non-empty list');
@@ -769,17 +1144,39 @@ function convertEnum(ctx: Ctx, node: JsonSchemaObject, path: string, notes: stri
   if (strings.length) branches.push({ type: 'string', enum: [...new Set(strings)] });
   if (numbers.length) {
     const integer = numbers.every(Number.isInteger);
-    branches.push({ type: integer ? 'integer' : 'number', minimum: Math.min(...numbers), maximum: Math.max(...numbers) });
+    branches.push({
+      type: integer ? 'integer' : 'number',
+      minimum: Math.min(...numbers),
+      maximum: Math.max(...numbers),
+    });
   }
   if (booleans.length) branches.push({ type: 'boolean' });
   if (hasNull) branches.push({ type: 'null' });
-  if (others.length) branches.push(...[...new Set(others.map((o) => (Array.isArray(o) ? 'array' : 'object')))].map((t) => (t === 'array' ? { type: 'array', items: anyValue() } : { type: 'object' })));
+  if (others.length)
+    branches.push(
+      ...[...new Set(others.map((o) => (Array.isArray(o) ? 'array' : 'object')))].map((t) =>
+        t === 'array' ? { type: 'array', items: anyValue() } : { type: 'object' },
+      ),
+    );
   const nonStrings = values.filter((v) => typeof v !== 'string');
   if (nonStrings.length > 0) {
     notes.push(values.length === 1 ? `must be ${show(values[0])}` : `one of ${values.map((v) => show(v)).join(', ')}`);
-    note(ctx, 'enum-non-string', `${path}${node.const !== undefined ? '/const' : '/enum'}`, 'non-string enum values moved into the description (Gemini accepts enum only on strings)');
-  } else if (node.const === undefined && !(node.type === 'string' && strings.length === values.length && new Set(strings).size === strings.length)) {
-    note(ctx, 'enum-type', `${path}/enum`, `enum written as type string with ${new Set(strings).size} distinct values (Gemini needs type "string" on an enum)`);
+    note(
+      ctx,
+      'enum-non-string',
+      `${path}${node.const !== undefined ? '/const' : '/enum'}`,
+      'non-string enum values moved into the description (Gemini accepts enum only on strings)',
+    );
+  } else if (
+    node.const === undefined &&
+    !(node.type === 'string' && strings.length === values.length && new Set(strings).size === strings.length)
+  ) {
+    note(
+      ctx,
+      'enum-type',
+      `${path}/enum`,
+      `enum written as type string with ${new Set(strings).size} distinct values (Gemini needs type "string" on an enum)`,
+    );
   }
   return branches.length === 1 ? branches[0]! : { anyOf: branches };
 }
@@ -788,7 +1185,8 @@ function convertEnum(ctx: Ctx, node: JsonSchemaObject, path: string, notes: stri
 function simplifyAnyOf(ctx: Ctx, branches: readonly JsonSchemaObject[], path: string): JsonSchemaObject {
   const flat: JsonSchemaObject[] = [];
   for (const b of branches) {
-    if (Array.isArray(b.anyOf) && Object.keys(b).every((k) => k === 'anyOf' || k === 'description' || k === 'title')) flat.push(...(b.anyOf as JsonSchemaObject[]));
+    if (Array.isArray(b.anyOf) && Object.keys(b).every((k) => k === 'anyOf' || k === 'description' || k === 'title'))
+      flat.push(...(b.anyOf as JsonSchemaObject[]));
     else flat.push(b);
   }
   const seen = new Set<string>();
@@ -798,7 +1196,10 @@ function simplifyAnyOf(ctx: Ctx, branches: readonly JsonSchemaObject[], path: st
     seen.add(key);
     return true;
   });
-  const isStringEnum = (b: JsonSchemaObject) => b.type === 'string' && Array.isArray(b.enum) && Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'description' || k === 'title');
+  const isStringEnum = (b: JsonSchemaObject) =>
+    b.type === 'string' &&
+    Array.isArray(b.enum) &&
+    Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'description' || k === 'title');
   const enums = unique.filter(isStringEnum);
   let out = unique;
   if (enums.length > 1) {
@@ -813,12 +1214,21 @@ function simplifyAnyOf(ctx: Ctx, branches: readonly JsonSchemaObject[], path: st
 
 /** Both constraints at once, as far as one schema can say it (allOf, and anyOf branches with sibling keywords). */
 function mergeSchemas(ctx: Ctx, a: JsonSchemaObject, b: JsonSchemaObject, path: string): JsonSchemaObject {
-  if (Array.isArray(a.anyOf)) return { ...stripAnyOf(a), anyOf: (a.anyOf as JsonSchemaObject[]).map((x) => mergeSchemas(ctx, x, b, path)) };
-  if (Array.isArray(b.anyOf)) return { ...stripAnyOf(b), anyOf: (b.anyOf as JsonSchemaObject[]).map((x) => mergeSchemas(ctx, a, x, path)) };
+  if (Array.isArray(a.anyOf))
+    return { ...stripAnyOf(a), anyOf: (a.anyOf as JsonSchemaObject[]).map((x) => mergeSchemas(ctx, x, b, path)) };
+  if (Array.isArray(b.anyOf))
+    return { ...stripAnyOf(b), anyOf: (b.anyOf as JsonSchemaObject[]).map((x) => mergeSchemas(ctx, a, x, path)) };
   const out: JsonSchemaObject = { ...a };
   if (a.type !== undefined && b.type !== undefined && a.type !== b.type) {
-    if ((a.type === 'integer' && b.type === 'number') || (a.type === 'number' && b.type === 'integer')) out.type = 'integer';
-    else note(ctx, 'all-of-conflict', path, `types ${show(a.type)} and ${show(b.type)} cannot both hold; kept ${show(a.type)} (the original schema decides)`);
+    if ((a.type === 'integer' && b.type === 'number') || (a.type === 'number' && b.type === 'integer'))
+      out.type = 'integer';
+    else
+      note(
+        ctx,
+        'all-of-conflict',
+        path,
+        `types ${show(a.type)} and ${show(b.type)} cannot both hold; kept ${show(a.type)} (the original schema decides)`,
+      );
   }
   for (const [k, v] of Object.entries(b)) {
     if (k === 'type' || v === undefined) continue;
@@ -826,13 +1236,19 @@ function mergeSchemas(ctx: Ctx, a: JsonSchemaObject, b: JsonSchemaObject, path: 
     if (mine === undefined) out[k] = v;
     else if (k === 'properties' && isObject(mine) && isObject(v)) {
       const props: JsonSchemaObject = { ...mine };
-      for (const [p, s] of Object.entries(v)) props[p] = isObject(props[p]) && isObject(s) ? mergeSchemas(ctx, props[p] as JsonSchemaObject, s, `${path}/properties${seg(p)}`) : s;
+      for (const [p, s] of Object.entries(v))
+        props[p] =
+          isObject(props[p]) && isObject(s)
+            ? mergeSchemas(ctx, props[p] as JsonSchemaObject, s, `${path}/properties${seg(p)}`)
+            : s;
       out.properties = props;
-    } else if (k === 'required' && Array.isArray(mine) && Array.isArray(v)) out.required = [...new Set([...mine, ...v])];
+    } else if (k === 'required' && Array.isArray(mine) && Array.isArray(v))
+      out.required = [...new Set([...mine, ...v])];
     else if (k === 'enum' && Array.isArray(mine) && Array.isArray(v)) {
       const both = mine.filter((x) => v.includes(x));
       out.enum = both.length > 0 ? both : mine;
-    } else if (k === 'description' && typeof mine === 'string' && typeof v === 'string' && mine !== v) out.description = `${mine} ${v}`;
+    } else if (k === 'description' && typeof mine === 'string' && typeof v === 'string' && mine !== v)
+      out.description = `${mine} ${v}`;
     else if (k === 'items' && isObject(mine) && isObject(v)) out.items = mergeSchemas(ctx, mine, v, `${path}/items`);
     else if (typeof mine === 'number' && typeof v === 'number') {
       if (k.startsWith('min')) out[k] = Math.max(mine, v);
@@ -862,11 +1278,19 @@ function finalize(ctx: Ctx, node: JsonSchemaObject, path: string): void {
   if (node.type === 'object' && node.required !== undefined) {
     const props = isObject(node.properties) ? node.properties : {};
     const required = (node.required as string[]).filter((r) => r in props);
-    if (required.length !== (node.required as string[]).length) note(ctx, 'required-undeclared', `${path}/required`, 'required names without a declared property removed (Gemini refuses them; the original schema still requires them)');
+    if (required.length !== (node.required as string[]).length)
+      note(
+        ctx,
+        'required-undeclared',
+        `${path}/required`,
+        'required names without a declared property removed (Gemini refuses them; the original schema still requires them)',
+      );
     if (required.length > 0) node.required = required;
     else delete node.required;
   }
-  if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) if (isObject(v)) finalize(ctx, v, `${path}/properties${seg(k)}`);
+  if (isObject(node.properties))
+    for (const [k, v] of Object.entries(node.properties))
+      if (isObject(v)) finalize(ctx, v, `${path}/properties${seg(k)}`);
   if (isObject(node.items)) finalize(ctx, node.items, `${path}/items`);
   if (Array.isArray(node.anyOf)) {
     node.anyOf.forEach((b, i) => {
@@ -883,13 +1307,29 @@ function rootObject(ctx: Ctx, schema: JsonSchemaObject, original: JsonSchemaObje
     const objects = branches.filter((b) => b.type === 'object' && b.anyOf === undefined);
     const rest = branches.filter((b) => !objects.includes(b));
     if (objects.length === 0) {
-      refuse(ctx, 'root-not-object', '', `tool arguments are always a JSON object, and no alternative of this union is an object (${summary(schema)})`);
+      refuse(
+        ctx,
+        'root-not-object',
+        '',
+        `tool arguments are always a JSON object, and no alternative of this union is an object (${summary(schema)})`,
+      );
       return schema;
     }
-    if (rest.length > 0) note(ctx, 'root-non-object-branch', '', `alternatives that are not objects (${rest.map(summary).join(', ')}) removed from the root: tool arguments are always a JSON object`);
+    if (rest.length > 0)
+      note(
+        ctx,
+        'root-non-object-branch',
+        '',
+        `alternatives that are not objects (${rest.map(summary).join(', ')}) removed from the root: tool arguments are always a JSON object`,
+      );
     const ann = annotations(schema);
     if (objects.length === 1) return withAnnotations(objects[0]!, ann);
-    note(ctx, 'root-union', '', `a root union of ${objects.length} objects written as one object with the properties of every alternative (Anthropic, OpenAI and Gemini need type "object" at the root, without anyOf); the original union still validates the input`);
+    note(
+      ctx,
+      'root-union',
+      '',
+      `a root union of ${objects.length} objects written as one object with the properties of every alternative (Anthropic, OpenAI and Gemini need type "object" at the root, without anyOf); the original union still validates the input`,
+    );
     return unionObject(objects, ann);
   }
   if (schema.anyOf === undefined && schema.type === undefined) return { ...schema, type: 'object' };
@@ -904,7 +1344,8 @@ function rootObject(ctx: Ctx, schema: JsonSchemaObject, original: JsonSchemaObje
 
 function unionObject(objects: readonly JsonSchemaObject[], ann: JsonSchemaObject): JsonSchemaObject {
   const names: string[] = [];
-  for (const o of objects) for (const k of Object.keys(isObject(o.properties) ? o.properties : {})) if (!names.includes(k)) names.push(k);
+  for (const o of objects)
+    for (const k of Object.keys(isObject(o.properties) ? o.properties : {})) if (!names.includes(k)) names.push(k);
   const properties: JsonSchemaObject = {};
   for (const name of names) {
     const variants: JsonSchemaObject[] = [];
@@ -925,20 +1366,38 @@ function unionObject(objects: readonly JsonSchemaObject[], ann: JsonSchemaObject
   const alternatives = objects
     .map((o, i) => {
       const props = Object.keys(isObject(o.properties) ? o.properties : {});
-      const label = typeof o.title === 'string' ? `${o.title}: ` : typeof o.description === 'string' ? `${o.description.replace(/\.$/, '')}: ` : '';
-      const list = props.length ? props.map((p) => (requiredIn(o).includes(p) ? `${p} (required)` : p)).join(', ') : 'no properties';
+      const label =
+        typeof o.title === 'string'
+          ? `${o.title}: `
+          : typeof o.description === 'string'
+            ? `${o.description.replace(/\.$/, '')}: `
+            : '';
+      const list = props.length
+        ? props.map((p) => (requiredIn(o).includes(p) ? `${p} (required)` : p)).join(', ')
+        : 'no properties';
       return `${i + 1}) ${label}${list}`;
     })
     .join('; ');
   const out: JsonSchemaObject = { type: 'object', properties };
   if (required.length) out.required = required;
   const base = typeof ann.description === 'string' ? `${ann.description} ` : '';
-  return withAnnotations(out, { ...ann, description: `${base}Give the properties of one of these alternatives: ${alternatives}.` });
+  return withAnnotations(out, {
+    ...ann,
+    description: `${base}Give the properties of one of these alternatives: ${alternatives}.`,
+  });
 }
 
 /** JSON with sorted keys, for comparing schemas regardless of key order. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    isObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
+  );
 }
 
 function toJson(value: unknown): { ok: true; json: unknown } | { ok: false; message: string } {
@@ -995,10 +1454,21 @@ function toJson(value: unknown): { ok: true; json: unknown } | { ok: false; mess
  */
 export function checkProviderSchema(schema: unknown): ProviderSchemaCheck {
   const parsed = toJson(schema);
-  if (!parsed.ok) return { schema: {}, rewrites: [], problems: [{ rule: 'schema-invalid', path: '', message: parsed.message }], strict: [] };
+  if (!parsed.ok)
+    return {
+      schema: {},
+      rewrites: [],
+      problems: [{ rule: 'schema-invalid', path: '', message: parsed.message }],
+      strict: [],
+    };
   const original = parsed.json;
   if (!isObject(original) && typeof original !== 'boolean') {
-    return { schema: {}, rewrites: [], problems: [{ rule: 'schema-invalid', path: '', message: `expected a schema object, got ${show(original)}` }], strict: [] };
+    return {
+      schema: {},
+      rewrites: [],
+      problems: [{ rule: 'schema-invalid', path: '', message: `expected a schema object, got ${show(original)}` }],
+      strict: [],
+    };
   }
   const root = isObject(original) ? original : {};
   const ctx: Ctx = { root, rewrites: [], problems: [], nodes: 0 };
@@ -1014,7 +1484,12 @@ export function checkProviderSchema(schema: unknown): ProviderSchemaCheck {
   if (ctx.problems.length === 0) {
     for (const family of REQUIRED_PROVIDER_FAMILIES) ctx.problems.push(...validateProviderSchema(out, family));
   }
-  return { schema: out, rewrites: ctx.rewrites, problems: ctx.problems, strict: validateProviderSchema(out, 'openai-strict') };
+  return {
+    schema: out,
+    rewrites: ctx.rewrites,
+    problems: ctx.problems,
+    strict: validateProviderSchema(out, 'openai-strict'),
+  };
 }
 
 const modelSchemas = new WeakMap<object, Readonly<Record<string, unknown>>>();
@@ -1033,7 +1508,10 @@ export function modelInputSchemaOf(schema: object): Readonly<Record<string, unkn
   let cached = modelSchemas.get(schema);
   if (!cached) {
     const check = checkProviderSchema(schema);
-    cached = check.rewrites.length === 0 && check.problems.length === 0 ? (schema as Record<string, unknown>) : deepFreeze(check.schema);
+    cached =
+      check.rewrites.length === 0 && check.problems.length === 0
+        ? (schema as Record<string, unknown>)
+        : deepFreeze(check.schema);
     modelSchemas.set(schema, cached);
   }
   return cached;
@@ -1050,7 +1528,11 @@ export function modelInputSchemaOf(schema: object): Readonly<Record<string, unkn
 export function providerSafeTool<T extends ModelTool>(tool: T): T {
   const model = modelInputSchemaOf(tool.inputSchema);
   if (model === tool.inputSchema) return tool;
-  return { ...tool, inputSchema: model as Record<string, unknown>, validationSchema: tool.validationSchema ?? tool.inputSchema };
+  return {
+    ...tool,
+    inputSchema: model as Record<string, unknown>,
+    validationSchema: tool.validationSchema ?? tool.inputSchema,
+  };
 }
 
 /** Freezes a plain-JSON value and everything in it. @internal */

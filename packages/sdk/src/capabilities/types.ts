@@ -112,7 +112,10 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   /** Read-only verifier for calls whose outcome is unknown. */
   verify?: Verifier<NoInfer<Static<I>>, NoInfer<Static<O>>>;
   /** The handler; returns the output, or `ctx.pending(receipt)` for accepted async jobs. Throw `OutcomeUnknownError` when the effect may have happened but the outcome is not known. */
-  handler: (input: NoInfer<Static<I>>, ctx: HandlerContext) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>;
+  handler: (
+    input: NoInfer<Static<I>>,
+    ctx: HandlerContext,
+  ) => Promise<NoInfer<Static<O>> | PendingOutcome<NoInfer<Static<O>>>>;
 }
 
 // `out`: declared rather than measured. Measuring it makes the compiler relate typebox's `Static`
@@ -124,7 +127,8 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
  * schema as model providers are offered it.
  * @public
  */
-export interface Capability<out I extends TSchema = TSchema, out O extends TSchema = TSchema> extends Readonly<CapabilityDefinition<I, O>> {
+export interface Capability<out I extends TSchema = TSchema, out O extends TSchema = TSchema>
+  extends Readonly<CapabilityDefinition<I, O>> {
   /**
    * The input schema sent to models (Anthropic, OpenAI, Gemini accept it), set by `defineCapability`:
    * `input` itself when every provider accepts it as is, else the deep-frozen rewrite of

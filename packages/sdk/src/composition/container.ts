@@ -64,27 +64,52 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   };
   const positive = (name: string, value: unknown, allowZero = false) => {
     if (!(typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0)))
-      throw new MediaAgentError('OPTIONS_INVALID', `option ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(value)}`, { option: name });
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(value)}`,
+        { option: name },
+      );
   };
   for (const [name, value] of Object.entries(limits)) positive(name, value, name === 'ledgerRetentionMs');
   for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value);
   const budgets = { ...DEFAULT_RUN_BUDGETS, ...(r.budgets ?? {}) };
   const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
-  for (const [name, value] of Object.entries({ ...budgets, ...daily })) if (value !== null) positive(`runs budget ${name}`, value, true);
+  for (const [name, value] of Object.entries({ ...budgets, ...daily }))
+    if (value !== null) positive(`runs budget ${name}`, value, true);
   const maxTools = r.maxTools ?? 0;
-  if (!(Number.isInteger(maxTools) && maxTools >= 0)) throw new MediaAgentError('OPTIONS_INVALID', `option runs.maxTools must be a non-negative integer; got ${String(maxTools)}`, { option: 'runs.maxTools' });
+  if (!(Number.isInteger(maxTools) && maxTools >= 0))
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option runs.maxTools must be a non-negative integer; got ${String(maxTools)}`,
+      { option: 'runs.maxTools' },
+    );
   const contextWindowTokens = r.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   positive('runs.contextWindowTokens', contextWindowTokens);
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
-    throw new MediaAgentError('OPTIONS_INVALID', `option runs.compactionThreshold must be in [0, 1); got ${String(compactionThreshold)}`, { option: 'runs.compactionThreshold' });
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option runs.compactionThreshold must be in [0, 1); got ${String(compactionThreshold)}`,
+      { option: 'runs.compactionThreshold' },
+    );
   const middleware = r.middleware ?? [];
   validateRunMiddleware(middleware);
   return {
     ...limits,
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
-    runs: { ...runs, budgets, daily, systemPrompt: r.systemPrompt, loopGuard: r.loopGuard, results: r.results, maxTools, contextWindowTokens, compactionThreshold, middleware: [...middleware] },
+    runs: {
+      ...runs,
+      budgets,
+      daily,
+      systemPrompt: r.systemPrompt,
+      loopGuard: r.loopGuard,
+      results: r.results,
+      maxTools,
+      contextWindowTokens,
+      compactionThreshold,
+      middleware: [...middleware],
+    },
   };
 }
 
@@ -119,8 +144,21 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
   c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
   c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
-  c.register(Tokens.Authorizer, single(() => new PolicyAuthorizer()));
-  c.register(Tokens.InvocationLedger, single((d) => new DefaultInvocationLedger(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock), d.resolve(Tokens.IdGenerator))));
+  c.register(
+    Tokens.Authorizer,
+    single(() => new PolicyAuthorizer()),
+  );
+  c.register(
+    Tokens.InvocationLedger,
+    single(
+      (d) =>
+        new DefaultInvocationLedger(
+          d.resolve(Tokens.StorageAdapter),
+          d.resolve(Tokens.Clock),
+          d.resolve(Tokens.IdGenerator),
+        ),
+    ),
+  );
   c.register(
     Tokens.CapabilityRegistry,
     single(
@@ -137,23 +175,58 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     ),
   );
   const svc = <T>(make: (s: MediaAgentDeps) => T) =>
-    single((d) => make({ storage: d.resolve(Tokens.StorageAdapter), clock: d.resolve(Tokens.Clock), ids: d.resolve(Tokens.IdGenerator) }));
-  c.register(Tokens.ApprovalService, svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs)));
+    single((d) =>
+      make({
+        storage: d.resolve(Tokens.StorageAdapter),
+        clock: d.resolve(Tokens.Clock),
+        ids: d.resolve(Tokens.IdGenerator),
+      }),
+    );
+  c.register(
+    Tokens.ApprovalService,
+    svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs)),
+  );
   c.register(
     Tokens.GrantService,
     single((d) => {
       const registry = resolvePort(d, Tokens.CapabilityRegistry);
-      return new GrantService(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock), d.resolve(Tokens.IdGenerator), () => registry.list());
+      return new GrantService(
+        d.resolve(Tokens.StorageAdapter),
+        d.resolve(Tokens.Clock),
+        d.resolve(Tokens.IdGenerator),
+        () => registry.list(),
+      );
     }),
   );
-  c.register(Tokens.PlanService, svc((s) => new PlanService(s.storage, s.clock, s.ids, resolved.maxInputBytes)));
-  c.register(Tokens.PolicyService, svc((s) => new PolicyService(s.storage, s.clock, s.ids)));
-  c.register(Tokens.AutomationService, svc((s) => new AutomationService(s.storage)));
-  c.register(Tokens.ModelProvider, single(() => toProvider(options.model?.provider)));
-  c.register(Tokens.TokenCounter, single(() => new TiktokenCounter()));
+  c.register(
+    Tokens.PlanService,
+    svc((s) => new PlanService(s.storage, s.clock, s.ids, resolved.maxInputBytes)),
+  );
+  c.register(
+    Tokens.PolicyService,
+    svc((s) => new PolicyService(s.storage, s.clock, s.ids)),
+  );
+  c.register(
+    Tokens.AutomationService,
+    svc((s) => new AutomationService(s.storage)),
+  );
+  c.register(
+    Tokens.ModelProvider,
+    single(() => toProvider(options.model?.provider)),
+  );
+  c.register(
+    Tokens.TokenCounter,
+    single(() => new TiktokenCounter()),
+  );
   c.register(Tokens.GoalFacts, { useValue: options.goalFacts ?? NO_GOAL_FACTS });
-  c.register(Tokens.RunEventBus, single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))));
-  c.register(Tokens.AgentHost, single((d) => buildAgentHost(d, resolved)));
+  c.register(
+    Tokens.RunEventBus,
+    single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))),
+  );
+  c.register(
+    Tokens.AgentHost,
+    single((d) => buildAgentHost(d, resolved)),
+  );
   options.configure?.(c);
   return c;
 }
@@ -176,8 +249,21 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     counter: resolvePort(d, Tokens.TokenCounter),
     startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
       runs!.startRun(
-        { goal, mode: 'plan_only', actor: `agent:${parent.id}`, capabilityAllowlist: capabilityIds, budgets, origin: parent.origin, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) },
-        { parentRunId: parent.id, parentDepth: parent.depth, leaseOwner, leaseExpiresAt: parent.leaseExpiresAt ?? clock.now() + resolved.runs.leaseMs },
+        {
+          goal,
+          mode: 'plan_only',
+          actor: `agent:${parent.id}`,
+          capabilityAllowlist: capabilityIds,
+          budgets,
+          origin: parent.origin,
+          ...(parent.sessionId ? { sessionId: parent.sessionId } : {}),
+        },
+        {
+          parentRunId: parent.id,
+          parentDepth: parent.depth,
+          leaseOwner,
+          leaseExpiresAt: parent.leaseExpiresAt ?? clock.now() + resolved.runs.leaseMs,
+        },
       ),
     storage,
     capabilities,
@@ -243,12 +329,15 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
 /** The provider from an instance or a configuration; without one, a provider whose every call fails `MODEL_NOT_CONFIGURED`. */
 function toProvider(provider: ModelProvider | ModelProviderConfig | undefined): ModelProvider {
   if (provider === undefined) return MODEL_NOT_CONFIGURED;
-  return typeof (provider as ModelProvider).stream === 'function' ? (provider as ModelProvider) : createModelProvider(provider as ModelProviderConfig);
+  return typeof (provider as ModelProvider).stream === 'function'
+    ? (provider as ModelProvider)
+    : createModelProvider(provider as ModelProviderConfig);
 }
 
 /** The model provider of a host that configured none: `startRun` refuses, and a resumed run fails at its first turn. */
 const MODEL_NOT_CONFIGURED: ModelProvider = Object.freeze({
   id: 'not-configured',
+  // biome-ignore lint/correctness/useYield: the stream fails on its first step, as a provider's failed call does
   async *stream(): AsyncIterable<never> {
     throw new ModelNotConfiguredError();
   },

@@ -20,9 +20,13 @@ export type Actor = `${ActorKind}:${string}`;
 export class InvalidActorError extends MediaAgentError {
   /** @param actor - the rejected value */
   constructor(actor: unknown) {
-    super('ACTOR_INVALID', `actor must be user:<id>, apikey:<id>, agent:<runId> or system:<name>; got ${JSON.stringify(String(actor)).slice(0, 80)}`, {
-      actor: String(actor).slice(0, 80),
-    });
+    super(
+      'ACTOR_INVALID',
+      `actor must be user:<id>, apikey:<id>, agent:<runId> or system:<name>; got ${JSON.stringify(String(actor)).slice(0, 80)}`,
+      {
+        actor: String(actor).slice(0, 80),
+      },
+    );
   }
 }
 

@@ -71,7 +71,8 @@ function write(value: unknown, path: PathNode | undefined, seen: Set<object>): s
           let out = '[';
           for (let i = 0; i < value.length; i++) {
             const item: unknown = value[i];
-            if (item === undefined) throw new CanonicalJsonError(pointer({ parent: path, segment: String(i) }), 'undefined inside an array');
+            if (item === undefined)
+              throw new CanonicalJsonError(pointer({ parent: path, segment: String(i) }), 'undefined inside an array');
             if (i > 0) out += ',';
             out += write(item, { parent: path, segment: String(i) }, seen);
           }

@@ -54,6 +54,9 @@ export class MediaAgentError<Code extends string = ErrorCode> extends Error {
  *   given explicitly, e.g. `isMediaAgentError<V3ErrorCode>(error, 'HOST_AUTH_FAILED')`
  * @public
  */
-export function isMediaAgentError<Code extends string = ErrorCode>(error: unknown, code?: NoInfer<Code>): error is MediaAgentError<Code> {
+export function isMediaAgentError<Code extends string = ErrorCode>(
+  error: unknown,
+  code?: NoInfer<Code>,
+): error is MediaAgentError<Code> {
   return error instanceof MediaAgentError && (code === undefined || error.code === code);
 }

@@ -9,7 +9,12 @@ import type { JsonValue, RecordedError } from './records';
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'budget_exceeded';
 
 /** Terminal run statuses. @public */
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = Object.freeze(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = Object.freeze([
+  'succeeded',
+  'failed',
+  'cancelled',
+  'budget_exceeded',
+]);
 
 /** `execute` may run every kind; `plan_only` only `read`, `preview` and `propose`. @public */
 export type RunMode = 'execute' | 'plan_only';

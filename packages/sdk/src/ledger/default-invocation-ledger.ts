@@ -5,7 +5,13 @@ import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
 import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
 import { nextClaimAction } from './claim-rules';
-import { currentExecutor, formatExecutor, isExecutorAlive, localExecutorProbe, type ExecutorProbe } from './executor-identity';
+import {
+  currentExecutor,
+  formatExecutor,
+  isExecutorAlive,
+  localExecutorProbe,
+  type ExecutorProbe,
+} from './executor-identity';
 
 /**
  * The default {@link InvocationLedger} on a {@link StorageAdapter}. Every write is a
@@ -25,7 +31,10 @@ export class DefaultInvocationLedger implements InvocationLedger {
   ) {}
 
   /** {@inheritDoc InvocationLedger.recorded} */
-  async recorded(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined> {
+  async recorded(
+    session: StorageSession,
+    request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>,
+  ): Promise<LedgerEntry | undefined> {
     const byCall = await this.#checkCallId(session, request);
     const entry = byCall ?? (await session.ledger.get(request.key));
     return entry && (entry.state === 'succeeded' || entry.state === 'pending') ? entry : undefined;
@@ -85,7 +94,8 @@ export class DefaultInvocationLedger implements InvocationLedger {
           updatedAt: now,
           settledAt: null,
         };
-        if (!(await session.ledger.compareAndSet(prev.key, prev.token, patch, [prev.state]))) throw new InvocationInProgressError(request.key);
+        if (!(await session.ledger.compareAndSet(prev.key, prev.token, patch, [prev.state])))
+          throw new InvocationInProgressError(request.key);
         return { kind: 'claimed', entry: Object.assign({}, prev, patch) };
       }
       case 'return-recorded':
@@ -98,13 +108,27 @@ export class DefaultInvocationLedger implements InvocationLedger {
   }
 
   /** {@inheritDoc InvocationLedger.settle} */
-  async settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome, claimed?: LedgerEntry): Promise<LedgerEntry> {
-    const base = claimed !== undefined && claimed.key === key && claimed.token === token && claimed.state === 'running' ? claimed : undefined;
+  async settle(
+    session: StorageSession,
+    key: string,
+    token: string,
+    outcome: SettleOutcome,
+    claimed?: LedgerEntry,
+  ): Promise<LedgerEntry> {
+    const base =
+      claimed !== undefined && claimed.key === key && claimed.token === token && claimed.state === 'running'
+        ? claimed
+        : undefined;
     return this.#write(session, key, token, ['running'], outcome.state, outcome.output, outcome.error, base);
   }
 
   /** {@inheritDoc InvocationLedger.resolveUnknown} */
-  async resolveUnknown(session: StorageSession, key: string, token: string, outcome: { state: 'succeeded' | 'failed'; output?: JsonValue; error?: RecordedError }): Promise<LedgerEntry> {
+  async resolveUnknown(
+    session: StorageSession,
+    key: string,
+    token: string,
+    outcome: { state: 'succeeded' | 'failed'; output?: JsonValue; error?: RecordedError },
+  ): Promise<LedgerEntry> {
     return this.#write(session, key, token, ['unknown'], outcome.state, outcome.output, outcome.error);
   }
 
@@ -134,11 +158,15 @@ export class DefaultInvocationLedger implements InvocationLedger {
         const patch: Partial<LedgerEntry> = {
           state: 'unknown',
           token: this.#token(),
-          error: { code: 'OUTCOME_UNKNOWN', message: 'the process ended while the call was running; verify the outcome before retrying' },
+          error: {
+            code: 'OUTCOME_UNKNOWN',
+            message: 'the process ended while the call was running; verify the outcome before retrying',
+          },
           updatedAt: now,
           settledAt: now,
         };
-        if (await s.ledger.compareAndSet(entry.key, entry.token, patch, ['running'])) recovered.push({ ...entry, ...patch });
+        if (await s.ledger.compareAndSet(entry.key, entry.token, patch, ['running']))
+          recovered.push({ ...entry, ...patch });
       }
       return recovered;
     });
@@ -154,10 +182,14 @@ export class DefaultInvocationLedger implements InvocationLedger {
    * Refuses a call id already bound to another key.
    * @returns the entry bound to the call id (then it is the entry of `request.key`), or undefined
    */
-  async #checkCallId(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined> {
+  async #checkCallId(
+    session: StorageSession,
+    request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>,
+  ): Promise<LedgerEntry | undefined> {
     if (request.callId === undefined) return undefined;
     const byCall = await session.ledger.findByCall(request.scopeId, request.callId);
-    if (byCall && byCall.key !== request.key) throw new IdempotencyConflictError(request.scopeId, request.callId, byCall.key);
+    if (byCall && byCall.key !== request.key)
+      throw new IdempotencyConflictError(request.scopeId, request.callId, byCall.key);
     return byCall;
   }
 

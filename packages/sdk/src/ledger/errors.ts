@@ -8,11 +8,15 @@ import { MediaAgentError } from '../core/errors';
 export class IdempotencyConflictError extends MediaAgentError {
   /** @param scopeId - run/task scope; @param callId - the reused call id; @param existingKey - the key it is bound to */
   constructor(scopeId: string, callId: string, existingKey: string) {
-    super('LEDGER_CALL_ID_CONFLICT', `call id ${JSON.stringify(callId)} in ${scopeId} was already used with other arguments or another capability; refusing to execute`, {
-      scopeId,
-      callId,
-      existingKey,
-    });
+    super(
+      'LEDGER_CALL_ID_CONFLICT',
+      `call id ${JSON.stringify(callId)} in ${scopeId} was already used with other arguments or another capability; refusing to execute`,
+      {
+        scopeId,
+        callId,
+        existingKey,
+      },
+    );
   }
 }
 
@@ -23,7 +27,11 @@ export class IdempotencyConflictError extends MediaAgentError {
 export class InvocationInProgressError extends MediaAgentError {
   /** @param key - the idempotency key */
   constructor(key: string) {
-    super('LEDGER_IN_PROGRESS', `another executor is running the call with idempotency key ${key}; not starting a second one`, { key });
+    super(
+      'LEDGER_IN_PROGRESS',
+      `another executor is running the call with idempotency key ${key}; not starting a second one`,
+      { key },
+    );
   }
 }
 
@@ -35,6 +43,8 @@ export class InvocationInProgressError extends MediaAgentError {
 export class LedgerStaleExecutorError extends MediaAgentError {
   /** @param key - the idempotency key */
   constructor(key: string) {
-    super('LEDGER_STALE_EXECUTOR', `the executor token for ${key} is no longer current; the newer state was kept`, { key });
+    super('LEDGER_STALE_EXECUTOR', `the executor token for ${key} is no longer current; the newer state was kept`, {
+      key,
+    });
   }
 }

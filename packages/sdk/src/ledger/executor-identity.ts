@@ -125,7 +125,12 @@ export function currentExecutor(): ExecutorIdentity {
   if (!current) {
     const startTicks = readStartTicks('self');
     const bootId = readBootId();
-    current = { host: hostname(), pid: process.pid, ...(startTicks ? { startTicks } : {}), ...(bootId ? { bootId } : {}) };
+    current = {
+      host: hostname(),
+      pid: process.pid,
+      ...(startTicks ? { startTicks } : {}),
+      ...(bootId ? { bootId } : {}),
+    };
   }
   return current;
 }

@@ -40,6 +40,9 @@ export function deriveIdempotencyKey(parts: IdempotencyKeyParts): { key: string;
  *
  * @public
  */
-export function idempotencyScope(context: { runId?: string | undefined; taskId?: string | undefined }, invocationId: string): string {
+export function idempotencyScope(
+  context: { runId?: string | undefined; taskId?: string | undefined },
+  invocationId: string,
+): string {
   return context.runId ?? context.taskId ?? `request:${invocationId}`;
 }

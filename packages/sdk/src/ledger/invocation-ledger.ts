@@ -40,7 +40,10 @@ export interface ClaimRequest {
  * only a read-only verifier may settle it.
  * @public
  */
-export type ClaimResult = { kind: 'claimed'; entry: LedgerEntry } | { kind: 'recorded'; entry: LedgerEntry } | { kind: 'unknown'; entry: LedgerEntry };
+export type ClaimResult =
+  | { kind: 'claimed'; entry: LedgerEntry }
+  | { kind: 'recorded'; entry: LedgerEntry }
+  | { kind: 'unknown'; entry: LedgerEntry };
 
 /** How a claim ends. @public */
 export interface SettleOutcome {
@@ -67,7 +70,10 @@ export interface InvocationLedger {
    * The entry for `key` when it was already `succeeded` or `pending` (a recorded result), else undefined.
    * @throws `LEDGER_CALL_ID_CONFLICT` as {@link InvocationLedger.claim}
    */
-  recorded(session: StorageSession, request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>): Promise<LedgerEntry | undefined>;
+  recorded(
+    session: StorageSession,
+    request: Pick<ClaimRequest, 'key' | 'scopeId' | 'callId'>,
+  ): Promise<LedgerEntry | undefined>;
   /**
    * Settles a `running` claim held by `token`.
    * @param session - the storage session of the settling transaction
@@ -80,12 +86,23 @@ export interface InvocationLedger {
    * @returns the settled entry
    * @throws `LEDGER_STALE_EXECUTOR` when `token` is no longer current
    */
-  settle(session: StorageSession, key: string, token: string, outcome: SettleOutcome, claimed?: LedgerEntry): Promise<LedgerEntry>;
+  settle(
+    session: StorageSession,
+    key: string,
+    token: string,
+    outcome: SettleOutcome,
+    claimed?: LedgerEntry,
+  ): Promise<LedgerEntry>;
   /**
    * Settles an `unknown` entry from a verifier's conclusion (the only way out of `unknown`).
    * @throws `LEDGER_STALE_EXECUTOR` when the entry is no longer `unknown` under `token`
    */
-  resolveUnknown(session: StorageSession, key: string, token: string, outcome: { state: 'succeeded' | 'failed'; output?: JsonValue; error?: RecordedError }): Promise<LedgerEntry>;
+  resolveUnknown(
+    session: StorageSession,
+    key: string,
+    token: string,
+    outcome: { state: 'succeeded' | 'failed'; output?: JsonValue; error?: RecordedError },
+  ): Promise<LedgerEntry>;
   /** The entry for a key, or undefined. */
   get(key: string): Promise<LedgerEntry | undefined>;
   /**

@@ -48,19 +48,29 @@ export interface StandardCapabilityContract<I extends TSchema = TSchema, O exten
   readonly target: ((input: Static<I>) => InvocationTarget) | undefined;
 }
 
-function contract<I extends TSchema, O extends TSchema>(c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy'> & {
-  policy?: string;
-  redact?: string[];
-  target?: (input: NoInfer<Static<I>>) => InvocationTarget;
-}): StandardCapabilityContract<I, O> {
+function contract<I extends TSchema, O extends TSchema>(
+  c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy'> & {
+    policy?: string;
+    redact?: string[];
+    target?: (input: NoInfer<Static<I>>) => InvocationTarget;
+  },
+): StandardCapabilityContract<I, O> {
   return Object.freeze({ version: 1, policy: undefined, redact: [], target: undefined, ...c });
 }
 
 const strict = { additionalProperties: false } as const;
-const Limit = (max: number, def: number) => Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `Maximum results (default ${def}).` }));
+const Limit = (max: number, def: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `Maximum results (default ${def}).` }));
 const Ref = { mediaSource: MediaSourceSchema, mediaId: MediaIdSchema };
-const ExecutePlanInput = Type.Object({ planId: Type.String({ minLength: 1, maxLength: 128, description: 'Id of the plan to execute.' }) }, strict);
-const mediaTarget = (i: { mediaSource: 'tmdb' | 'douban' | 'imdb' | 'tvdb' | 'bangumi'; mediaId: string; kind?: 'movie' | 'tv' }): InvocationTarget => ({
+const ExecutePlanInput = Type.Object(
+  { planId: Type.String({ minLength: 1, maxLength: 128, description: 'Id of the plan to execute.' }) },
+  strict,
+);
+const mediaTarget = (i: {
+  mediaSource: 'tmdb' | 'douban' | 'imdb' | 'tvdb' | 'bangumi';
+  mediaId: string;
+  kind?: 'movie' | 'tv';
+}): InvocationTarget => ({
   mediaEntityId: mediaEntityId(i),
   ...(i.kind ? { mediaKind: i.kind } : {}),
 });
@@ -92,7 +102,11 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['查找影片', '搜索影片', '影片信息', '元数据', '搜索', 'find movie'],
     input: Type.Object(
       {
-        query: Type.String({ minLength: 1, maxLength: 200, description: 'Title (any language), optionally with year, or a media entity id like tmdb:693134.' }),
+        query: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'Title (any language), optionally with year, or a media entity id like tmdb:693134.',
+        }),
         kind: Type.Optional(MediaKindSchema),
         year: Type.Optional(Type.Integer({ minimum: 1870, maximum: 2100 })),
         limit: Limit(50, 10),
@@ -105,7 +119,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     id: 'release.search',
     title: 'Search releases of a title',
     description:
-      'Searches the indexer sites for releases (torrents) of one title, given its mediaSource and mediaId from catalog.lookup. Returns each release\'s releaseId, name, size in bytes, resolution, source, codec and seeders, best first. Searching downloads nothing.',
+      "Searches the indexer sites for releases (torrents) of one title, given its mediaSource and mediaId from catalog.lookup. Returns each release's releaseId, name, size in bytes, resolution, source, codec and seeders, best first. Searching downloads nothing.",
     kind: 'read',
     replay: 'safe',
     tags: ['release', 'search', 'torrent', 'indexer', 'quality'],
@@ -126,7 +140,8 @@ export const STANDARD_CAPABILITIES = Object.freeze({
   'release.inspect': contract({
     id: 'release.inspect',
     title: 'Inspect a release',
-    description: 'Shows one release in detail (files, size in bytes, quality, seeders, free-leech) by its releaseId from release.search.',
+    description:
+      'Shows one release in detail (files, size in bytes, quality, seeders, free-leech) by its releaseId from release.search.',
     kind: 'read',
     replay: 'safe',
     tags: ['release', 'inspect', 'torrent', 'files'],
@@ -182,14 +197,23 @@ export const STANDARD_CAPABILITIES = Object.freeze({
       {
         ...Ref,
         kind: MediaKindSchema,
-        releaseId: Type.String({ minLength: 1, maxLength: 128, description: 'Release to download, from release.search.' }),
+        releaseId: Type.String({
+          minLength: 1,
+          maxLength: 128,
+          description: 'Release to download, from release.search.',
+        }),
         note: Type.Optional(Type.String({ maxLength: 500 })),
       },
       strict,
     ),
     output: Type.Object({
       plan: PlanReceiptSchema,
-      download: Type.Object({ releaseId: Type.String(), releaseName: Type.String(), title: Type.String(), sizeBytes: Type.Integer({ minimum: 0 }) }),
+      download: Type.Object({
+        releaseId: Type.String(),
+        releaseName: Type.String(),
+        title: Type.String(),
+        sizeBytes: Type.Integer({ minimum: 0 }),
+      }),
     }),
     target: (i) => ({ ...mediaTarget(i), bytes: 0 }),
   }),
@@ -224,7 +248,10 @@ export const STANDARD_CAPABILITIES = Object.freeze({
       },
       strict,
     ),
-    output: Type.Object({ action: Type.Union([Type.Literal('recheck'), Type.Literal('resume')]), download: DownloadJobSchema }),
+    output: Type.Object({
+      action: Type.Union([Type.Literal('recheck'), Type.Literal('resume')]),
+      download: DownloadJobSchema,
+    }),
   }),
   'organize.plan': contract({
     id: 'organize.plan',
@@ -256,7 +283,10 @@ export const STANDARD_CAPABILITIES = Object.freeze({
         files: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
       }),
     }),
-    target: (i) => (i.mediaSource && i.mediaId ? { mediaEntityId: mediaEntityId({ mediaSource: i.mediaSource, mediaId: i.mediaId }) } : {}),
+    target: (i) =>
+      i.mediaSource && i.mediaId
+        ? { mediaEntityId: mediaEntityId({ mediaSource: i.mediaSource, mediaId: i.mediaId }) }
+        : {},
   }),
   'organize.execute': contract({
     id: 'organize.execute',
@@ -298,7 +328,8 @@ export const STANDARD_CAPABILITIES = Object.freeze({
   'task.retry': contract({
     id: 'task.retry',
     title: 'Retry a failed or stalled task',
-    description: 'Retries one failed or stalled download (restarts it) or failed organize record. Side effects are deduplicated by the host.',
+    description:
+      'Retries one failed or stalled download (restarts it) or failed organize record. Side effects are deduplicated by the host.',
     kind: 'execute',
     replay: 'reconcile',
     policy: 'automation',
@@ -310,19 +341,24 @@ export const STANDARD_CAPABILITIES = Object.freeze({
   'task.cancel': contract({
     id: 'task.cancel',
     title: 'Cancel a download',
-    description: 'Cancels (removes) one download that is not imported yet. Files already in the library are not touched.',
+    description:
+      'Cancels (removes) one download that is not imported yet. Files already in the library are not touched.',
     kind: 'execute',
     replay: 'reconcile',
     policy: 'acquisition',
     tags: ['task', 'cancel', 'remove', 'download'],
     aliases: ['任务', '取消', '取消下载', '删除任务'],
-    input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }), reason: Type.Optional(Type.String({ maxLength: 500 })) }, strict),
+    input: Type.Object(
+      { taskId: Type.String({ minLength: 1, maxLength: 128 }), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+      strict,
+    ),
     output: Type.Object({ task: TaskSchema }),
   }),
   'policy.preview': contract({
     id: 'policy.preview',
     title: 'Preview a policy change',
-    description: 'Shows what changing a policy (acquisition, organize, automation, identity) would change, without applying it.',
+    description:
+      'Shows what changing a policy (acquisition, organize, automation, identity) would change, without applying it.',
     kind: 'preview',
     replay: 'safe',
     tags: ['policy', 'preview', 'rules', 'settings'],
@@ -339,14 +375,22 @@ export const STANDARD_CAPABILITIES = Object.freeze({
   'policy.apply': contract({
     id: 'policy.apply',
     title: 'Apply a policy change',
-    description: 'Applies new policy settings as a new revision. Needs an approval or an exact grant; policy grants never cover it.',
+    description:
+      'Applies new policy settings as a new revision. Needs an approval or an exact grant; policy grants never cover it.',
     kind: 'execute',
     replay: 'reconcile',
     tags: ['policy', 'apply', 'rules', 'settings'],
     aliases: ['策略', '应用策略', '修改规则'],
     redact: ['note'],
-    input: Type.Object({ kind: PolicyKindSchema, settings: PolicySettingsSchema, note: Type.Optional(Type.String({ maxLength: 500 })) }, strict),
-    output: Type.Object({ kind: PolicyKindSchema, revision: Type.Integer({ minimum: 1 }), settings: PolicySettingsSchema }),
+    input: Type.Object(
+      { kind: PolicyKindSchema, settings: PolicySettingsSchema, note: Type.Optional(Type.String({ maxLength: 500 })) },
+      strict,
+    ),
+    output: Type.Object({
+      kind: PolicyKindSchema,
+      revision: Type.Integer({ minimum: 1 }),
+      settings: PolicySettingsSchema,
+    }),
   }),
   'inventory.query': contract({
     id: 'inventory.query',
@@ -359,7 +403,9 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['库存', '媒体库', '查库存', '片库', '已入库'],
     input: Type.Object(
       {
-        query: Type.Optional(Type.String({ maxLength: 200, description: 'Title (any language) or media entity id; empty lists all.' })),
+        query: Type.Optional(
+          Type.String({ maxLength: 200, description: 'Title (any language) or media entity id; empty lists all.' }),
+        ),
         kind: Type.Optional(MediaKindSchema),
         limit: Limit(200, 50),
       },
@@ -427,4 +473,3 @@ export type StandardOutput<Id extends StandardCapabilityId> = Static<StandardCap
 export function isStandardCapabilityId(id: string): id is StandardCapabilityId {
   return Object.hasOwn(STANDARD_CAPABILITIES, id);
 }
-

@@ -2,7 +2,15 @@ import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
 import type { Capability, HandlerContext, PendingOutcome, Verifier } from '../capabilities/types';
 import type { PlanRecord } from '../core/records';
-import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, isStandardCapabilityId, type StandardCapabilities, type StandardCapabilityId, type StandardInput, type StandardOutput } from './contracts';
+import {
+  STANDARD_CAPABILITIES,
+  STANDARD_CAPABILITY_IDS,
+  isStandardCapabilityId,
+  type StandardCapabilities,
+  type StandardCapabilityId,
+  type StandardInput,
+  type StandardOutput,
+} from './contracts';
 import { StandardCapabilitiesMissingError, StandardCapabilityMismatchError } from './errors';
 import type { PlanReceipt } from './schemas';
 
@@ -33,7 +41,10 @@ export interface StandardCapabilityExtras<Id extends StandardCapabilityId> {
 }
 
 /** A capability implementing standard contract `Id`, as made by {@link defineStandardCapability}. @public */
-export type StandardCapability<Id extends StandardCapabilityId> = Capability<StandardCapabilities[Id]['input'], StandardCapabilities[Id]['output']>;
+export type StandardCapability<Id extends StandardCapabilityId> = Capability<
+  StandardCapabilities[Id]['input'],
+  StandardCapabilities[Id]['output']
+>;
 
 /**
  * Implements a standard media capability by writing only its handler: id, version, kind, replay
@@ -53,8 +64,13 @@ export type StandardCapability<Id extends StandardCapabilityId> = Capability<Sta
  * ```
  * @public
  */
-export function defineStandardCapability<Id extends StandardCapabilityId>(id: Id, handler: StandardHandler<Id>, extras: StandardCapabilityExtras<Id> = {}): StandardCapability<Id> {
-  if (typeof id !== 'string' || !isStandardCapabilityId(id)) throw new StandardCapabilityMismatchError(String(id), 'not a standard capability id');
+export function defineStandardCapability<Id extends StandardCapabilityId>(
+  id: Id,
+  handler: StandardHandler<Id>,
+  extras: StandardCapabilityExtras<Id> = {},
+): StandardCapability<Id> {
+  if (typeof id !== 'string' || !isStandardCapabilityId(id))
+    throw new StandardCapabilityMismatchError(String(id), 'not a standard capability id');
   const c = STANDARD_CAPABILITIES[id];
   return defineCapability({
     id: c.id,
@@ -79,7 +95,9 @@ export function defineStandardCapability<Id extends StandardCapabilityId>(id: Id
  * The implementations of the 15 standard capabilities, as a map by id or a list.
  * @public
  */
-export type StandardImplementations = Partial<{ [Id in StandardCapabilityId]: StandardCapability<Id> }> | ReadonlyArray<Capability<any, any>>;
+export type StandardImplementations =
+  | Partial<{ [Id in StandardCapabilityId]: StandardCapability<Id> }>
+  | ReadonlyArray<Capability<any, any>>;
 
 /**
  * Registers all 15 standard media capabilities, or none: every one must be present and match its
@@ -101,15 +119,20 @@ export type StandardImplementations = Partial<{ [Id in StandardCapabilityId]: St
  * ```
  * @public
  */
-export function registerStandardCapabilities(registry: CapabilityRegistry, implementations: StandardImplementations): void {
+export function registerStandardCapabilities(
+  registry: CapabilityRegistry,
+  implementations: StandardImplementations,
+): void {
   const byId = new Map<string, Capability<any, any>>();
   const list: Array<[string, Capability<any, any> | undefined]> = Array.isArray(implementations)
     ? (implementations as ReadonlyArray<Capability<any, any>>).map((c) => [c?.id, c])
     : Object.entries(implementations as Record<string, Capability<any, any> | undefined>);
   for (const [key, capability] of list) {
     if (capability === undefined) continue;
-    if (!isStandardCapabilityId(key)) throw new StandardCapabilityMismatchError(String(key), 'not a standard capability id');
-    if (capability.id !== key) throw new StandardCapabilityMismatchError(key, `given under ${key} but its id is ${capability.id}`);
+    if (!isStandardCapabilityId(key))
+      throw new StandardCapabilityMismatchError(String(key), 'not a standard capability id');
+    if (capability.id !== key)
+      throw new StandardCapabilityMismatchError(key, `given under ${key} but its id is ${capability.id}`);
     if (byId.has(key)) throw new StandardCapabilityMismatchError(key, 'given twice');
     checkContract(capability);
     byId.set(key, capability);
@@ -123,7 +146,11 @@ export function registerStandardCapabilities(registry: CapabilityRegistry, imple
 function checkContract(capability: Capability<any, any>): void {
   const c = STANDARD_CAPABILITIES[capability.id as StandardCapabilityId];
   for (const field of ['version', 'kind', 'replay', 'policy'] as const) {
-    if (capability[field] !== c[field]) throw new StandardCapabilityMismatchError(capability.id, `${field} is ${String(capability[field])}, the contract says ${String(c[field])}`);
+    if (capability[field] !== c[field])
+      throw new StandardCapabilityMismatchError(
+        capability.id,
+        `${field} is ${String(capability[field])}, the contract says ${String(c[field])}`,
+      );
   }
   for (const field of ['input', 'output'] as const) {
     if (capability[field] !== c[field] && JSON.stringify(capability[field]) !== JSON.stringify(c[field]))
@@ -140,7 +167,11 @@ function checkContract(capability: Capability<any, any>): void {
  * @public
  */
 export function planReceipt(plan: PlanRecord): PlanReceipt {
-  if (plan.type !== 'download' && plan.type !== 'organize') throw new StandardCapabilityMismatchError(`${plan.type}.plan`, `plan type ${plan.type} is not download or organize`);
+  if (plan.type !== 'download' && plan.type !== 'organize')
+    throw new StandardCapabilityMismatchError(
+      `${plan.type}.plan`,
+      `plan type ${plan.type} is not download or organize`,
+    );
   return {
     id: plan.id,
     type: plan.type,
@@ -160,10 +191,23 @@ export function planReceipt(plan: PlanRecord): PlanReceipt {
  * was submitted with and `task.inspect` to filter by it.
  * @public
  */
-export const verifyDownloadSubmit: Verifier<StandardInput<'download.submit'>, StandardOutput<'download.submit'>> = async ({ input, entry, read }) => {
-  const result = (await read('task.inspect', { idempotencyKey: entry.key, type: 'download' })) as StandardOutput<'task.inspect'>;
-  const job = result.tasks.find((t) => t.type === 'download' && t.idempotencyKey === entry.key && t.download !== null)?.download;
-  if (!job) return { status: 'failed', reason: `the downloader has no job submitted with idempotency key ${entry.key}` };
-  if (job.planId !== input.planId) return { status: 'unknown', reason: `the job submitted with this key belongs to plan ${job.planId}, not ${input.planId}` };
+export const verifyDownloadSubmit: Verifier<
+  StandardInput<'download.submit'>,
+  StandardOutput<'download.submit'>
+> = async ({ input, entry, read }) => {
+  const result = (await read('task.inspect', {
+    idempotencyKey: entry.key,
+    type: 'download',
+  })) as StandardOutput<'task.inspect'>;
+  const job = result.tasks.find(
+    (t) => t.type === 'download' && t.idempotencyKey === entry.key && t.download !== null,
+  )?.download;
+  if (!job)
+    return { status: 'failed', reason: `the downloader has no job submitted with idempotency key ${entry.key}` };
+  if (job.planId !== input.planId)
+    return {
+      status: 'unknown',
+      reason: `the job submitted with this key belongs to plan ${job.planId}, not ${input.planId}`,
+    };
   return { status: 'succeeded', output: { download: job } };
 };

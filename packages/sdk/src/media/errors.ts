@@ -9,9 +9,13 @@ export class StandardCapabilitiesMissingError extends MediaAgentError {
   readonly missing: readonly string[];
   /** @param missing - the standard ids that were not given */
   constructor(missing: readonly string[]) {
-    super('MEDIA_STANDARD_CAPABILITIES_MISSING', `${missing.length} standard media capabilit${missing.length === 1 ? 'y is' : 'ies are'} missing: ${missing.join(', ')}`, {
-      missing: [...missing],
-    });
+    super(
+      'MEDIA_STANDARD_CAPABILITIES_MISSING',
+      `${missing.length} standard media capabilit${missing.length === 1 ? 'y is' : 'ies are'} missing: ${missing.join(', ')}`,
+      {
+        missing: [...missing],
+      },
+    );
     this.missing = Object.freeze([...missing]);
   }
 }
@@ -24,7 +28,11 @@ export class StandardCapabilitiesMissingError extends MediaAgentError {
 export class StandardCapabilityMismatchError extends MediaAgentError {
   /** @param id - the capability id; @param reason - what differs */
   constructor(id: string, reason: string) {
-    super('MEDIA_STANDARD_CAPABILITY_MISMATCH', `capability ${JSON.stringify(id)} does not match the standard contract: ${reason}`, { capabilityId: id, reason });
+    super(
+      'MEDIA_STANDARD_CAPABILITY_MISMATCH',
+      `capability ${JSON.stringify(id)} does not match the standard contract: ${reason}`,
+      { capabilityId: id, reason },
+    );
   }
 }
 
@@ -37,7 +45,12 @@ export class StandardCapabilityMismatchError extends MediaAgentError {
  * `MEDIA_INVALID_STATE` (the task is not in a state that allows the action).
  * @public
  */
-export type MediaStateCode = 'MEDIA_NOT_FOUND' | 'MEDIA_ALREADY_IN_LIBRARY' | 'MEDIA_ALREADY_DOWNLOADING' | 'MEDIA_PLAN_CONFLICT' | 'MEDIA_INVALID_STATE';
+export type MediaStateCode =
+  | 'MEDIA_NOT_FOUND'
+  | 'MEDIA_ALREADY_IN_LIBRARY'
+  | 'MEDIA_ALREADY_DOWNLOADING'
+  | 'MEDIA_PLAN_CONFLICT'
+  | 'MEDIA_INVALID_STATE';
 
 /**
  * A standard media capability refused the request because of the media world's state. Thrown by

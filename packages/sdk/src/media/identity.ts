@@ -19,10 +19,17 @@ export const MediaSourceSchema = Type.Union(
 );
 
 /** TypeBox schema of {@link MediaKind}. @public */
-export const MediaKindSchema = Type.Union([Type.Literal('movie'), Type.Literal('tv')], { description: '`movie` (a film) or `tv` (a series).' });
+export const MediaKindSchema = Type.Union([Type.Literal('movie'), Type.Literal('tv')], {
+  description: '`movie` (a film) or `tv` (a series).',
+});
 
 /** TypeBox schema of a source-local media id: letters, digits, `_` and `-`, 1–64 characters (e.g. `693134`, `tt15239678`). @public */
-export const MediaIdSchema = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Id of the title at that source, e.g. 693134 for TMDB.' });
+export const MediaIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'Id of the title at that source, e.g. 693134 for TMDB.',
+});
 
 /**
  * TypeBox schema of a media entity id: `<mediaSource>:<mediaId>`, e.g. `tmdb:693134`

@@ -25,4 +25,9 @@ export {
   type StandardHandler,
   type StandardImplementations,
 } from './define-standard';
-export { MediaStateError, StandardCapabilitiesMissingError, StandardCapabilityMismatchError, type MediaStateCode } from './errors';
+export {
+  MediaStateError,
+  StandardCapabilitiesMissingError,
+  StandardCapabilityMismatchError,
+  type MediaStateCode,
+} from './errors';

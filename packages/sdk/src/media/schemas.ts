@@ -7,9 +7,12 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 export const RESOLUTIONS = ['480p', '720p', '1080p', '2160p'] as const;
 
 /** TypeBox schema of a release resolution (one of {@link RESOLUTIONS}). @public */
-export const ResolutionSchema = Type.Union([Type.Literal('480p'), Type.Literal('720p'), Type.Literal('1080p'), Type.Literal('2160p')], {
-  description: 'Vertical resolution: 480p, 720p, 1080p or 2160p (4K).',
-});
+export const ResolutionSchema = Type.Union(
+  [Type.Literal('480p'), Type.Literal('720p'), Type.Literal('1080p'), Type.Literal('2160p')],
+  {
+    description: 'Vertical resolution: 480p, 720p, 1080p or 2160p (4K).',
+  },
+);
 
 /**
  * TypeBox schema of a title in the metadata catalog (`catalog.lookup`, `inventory.query`):
@@ -49,7 +52,7 @@ export const ReleaseSchema = Type.Object({
   hdr: Type.Boolean(),
   season: Nullable(Type.Integer({ minimum: 1, description: 'Season of a season pack; null for films.' })),
   seeders: Type.Integer({ minimum: 0 }),
-  inLibrary: Type.Boolean({ description: 'True when this release\'s title is in the library already.' }),
+  inLibrary: Type.Boolean({ description: "True when this release's title is in the library already." }),
 });
 /** A release offered by an indexer. @public */
 export type Release = Static<typeof ReleaseSchema>;
@@ -95,7 +98,11 @@ export const DownloadJobSchema = Type.Object({
 export type DownloadJob = Static<typeof DownloadJobSchema>;
 
 /** Status of an organize (import into the library) record. @public */
-export const OrganizeStatusSchema = Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
+export const OrganizeStatusSchema = Type.Union([
+  Type.Literal('running'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+]);
 
 /** How files are put into the library. @public */
 export const OrganizeModeSchema = Type.Union([Type.Literal('hardlink'), Type.Literal('copy'), Type.Literal('move')], {
@@ -160,7 +167,12 @@ export const PlanReceiptSchema = Type.Object({
 export type PlanReceipt = Static<typeof PlanReceiptSchema>;
 
 /** Policy kinds a policy (and a `policy.<kind>` grant) can have. @public */
-export const PolicyKindSchema = Type.Union([Type.Literal('acquisition'), Type.Literal('organize'), Type.Literal('automation'), Type.Literal('identity')]);
+export const PolicyKindSchema = Type.Union([
+  Type.Literal('acquisition'),
+  Type.Literal('organize'),
+  Type.Literal('automation'),
+  Type.Literal('identity'),
+]);
 
 /**
  * TypeBox schema of host policy settings (`policy.preview`, `policy.apply`); every field optional,

@@ -33,7 +33,9 @@ const stopReasons: Record<string, StopReason> = {
  * A `content_block_delta` of text, thinking or tool input in the API's compact form, its string made of
  * plain characters and escapes: groups `index`, the delta type with its field name, the string's body.
  */
-const COMPACT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"(text_delta","text|thinking_delta","thinking|input_json_delta","partial_json)":"((?:[^"\\\u0000-\u001f]|\\.)*)"\}\}$/;
+const COMPACT_DELTA =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a JSON string holds no raw control character; excluding them is the rule
+  /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"(text_delta","text|thinking_delta","thinking|input_json_delta","partial_json)":"((?:[^"\\\u0000-\u001f]|\\.)*)"\}\}$/;
 const I = 105; // 'i'
 const H = 104; // 'h'
 
@@ -89,7 +91,10 @@ export class AnthropicTranslator implements SseTranslator {
     const ev = this.#payload(sse);
     if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) {
       const got = ev === null ? 'null' : Array.isArray(ev) ? 'array' : typeof ev;
-      this.#unknown.report(out, `event:${got}`, `an event payload that is not a JSON object (${got})`, { event: sse.event, valueType: got });
+      this.#unknown.report(out, `event:${got}`, `an event payload that is not a JSON object (${got})`, {
+        event: sse.event,
+        valueType: got,
+      });
       return false;
     }
     switch (ev.type) {
@@ -113,7 +118,12 @@ export class AnthropicTranslator implements SseTranslator {
         return true;
       case 'error': {
         const e = (ev.error as Json | undefined) ?? {};
-        throw streamError(this.#provider, String(e.type ?? 'api_error'), String(e.message ?? 'stream error'), this.#secrets);
+        throw streamError(
+          this.#provider,
+          String(e.type ?? 'api_error'),
+          String(e.message ?? 'stream error'),
+          this.#secrets,
+        );
       }
       default:
         return false; // ping and unknown event types are ignored, as the API versioning policy asks
@@ -122,7 +132,9 @@ export class AnthropicTranslator implements SseTranslator {
 
   /** {@inheritDoc SseTranslator.end} */
   end(): void {
-    throw new ProviderProtocolError(`${this.#provider}: the stream ended before message_stop`, { provider: this.#provider });
+    throw new ProviderProtocolError(`${this.#provider}: the stream ended before message_stop`, {
+      provider: this.#provider,
+    });
   }
 
   /**
@@ -152,7 +164,9 @@ export class AnthropicTranslator implements SseTranslator {
         out.push({ type: 'tool_call_delta', id: block.id, argumentsDelta: value });
       }
     } else if (value !== '') {
-      out.push(kind.charCodeAt(1) === H ? { type: 'thinking_delta', thinking: value } : { type: 'text_delta', text: value });
+      out.push(
+        kind.charCodeAt(1) === H ? { type: 'thinking_delta', thinking: value } : { type: 'text_delta', text: value },
+      );
     }
     return true;
   }
@@ -161,7 +175,10 @@ export class AnthropicTranslator implements SseTranslator {
     try {
       return JSON.parse(sse.data) as Json;
     } catch {
-      throw new ProviderProtocolError(`${this.#provider}: unparsable event payload`, { provider: this.#provider, event: sse.event });
+      throw new ProviderProtocolError(`${this.#provider}: unparsable event payload`, {
+        provider: this.#provider,
+        event: sse.event,
+      });
     }
   }
 
@@ -182,24 +199,33 @@ export class AnthropicTranslator implements SseTranslator {
     if (kind === 'text') {
       if (typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', text: block.text });
     } else if (kind === 'thinking') {
-      if (typeof block.thinking === 'string' && block.thinking !== '') out.push({ type: 'thinking_delta', thinking: block.thinking });
+      if (typeof block.thinking === 'string' && block.thinking !== '')
+        out.push({ type: 'thinking_delta', thinking: block.thinking });
     } else if (kind === 'redacted_thinking') {
       if (typeof block.data === 'string') out.push({ type: 'thinking_delta', thinking: '', redacted: block.data });
       else this.#badField(out, 'redacted_thinking', 'data', block.data);
-    }
-    else this.#unknown.report(out, `block:${kind}`, `a content block of type "${kind}"`, { blockType: kind, keys: Object.keys(block).sort() });
+    } else
+      this.#unknown.report(out, `block:${kind}`, `a content block of type "${kind}"`, {
+        blockType: kind,
+        keys: Object.keys(block).sort(),
+      });
   }
 
   /** Reports a known block or delta type whose content field has the wrong type. */
   #badField(out: ModelEvent[], type: string, field: string, value: unknown): void {
     const got = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-    this.#unknown.report(out, `${type}:${field}:${got}`, `a "${type}" whose ${field} is ${got}`, { type, field, valueType: got });
+    this.#unknown.report(out, `${type}:${field}:${got}`, `a "${type}" whose ${field} is ${got}`, {
+      type,
+      field,
+      valueType: got,
+    });
   }
-
 
   #blockDelta(index: number, delta: Json, out: ModelEvent[]): void {
     if (typeof delta !== 'object' || delta === null) {
-      this.#unknown.report(out, `delta:${typeof delta}`, `a content block delta that is not an object`, { deltaType: null });
+      this.#unknown.report(out, `delta:${typeof delta}`, `a content block delta that is not an object`, {
+        deltaType: null,
+      });
       return;
     }
     switch (delta.type) {
@@ -214,7 +240,8 @@ export class AnthropicTranslator implements SseTranslator {
         } else this.#badField(out, 'thinking_delta', 'thinking', delta.thinking);
         break;
       case 'signature_delta':
-        if (typeof delta.signature === 'string') out.push({ type: 'thinking_delta', thinking: '', signature: delta.signature });
+        if (typeof delta.signature === 'string')
+          out.push({ type: 'thinking_delta', thinking: '', signature: delta.signature });
         else this.#badField(out, 'signature_delta', 'signature', delta.signature);
         break;
       case 'input_json_delta': {
@@ -230,7 +257,10 @@ export class AnthropicTranslator implements SseTranslator {
         break; // citation metadata for the text block: nothing the normalized stream holds
       default: {
         const type = typeof delta.type === 'string' ? delta.type : '(none)';
-        this.#unknown.report(out, `delta:${type}`, `a content block delta of type "${type}"`, { deltaType: type, keys: Object.keys(delta).sort() });
+        this.#unknown.report(out, `delta:${type}`, `a content block delta of type "${type}"`, {
+          deltaType: type,
+          keys: Object.keys(delta).sort(),
+        });
         break;
       }
     }

@@ -52,7 +52,11 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
  *
  * @public
  */
-export const ANTHROPIC_THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, 'off'>, number>> = { low: 2048, medium: 8192, high: 24576 };
+export const ANTHROPIC_THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingLevel, 'off'>, number>> = {
+  low: 2048,
+  medium: 8192,
+  high: 24576,
+};
 
 type Json = Record<string, unknown>;
 
@@ -98,22 +102,36 @@ export class AnthropicProvider implements ModelProvider {
   /** {@inheritDoc ModelProvider.stream} */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> {
     const options = this.#options;
-    return guardStream(this.id, signal, options, async function* (this: AnthropicProvider) {
-      const tools = new RequestTools(request.tools);
-      const body = buildAnthropicBody(request, options, tools);
-      const headers: Record<string, string> = {
-        ...options.headers,
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        'x-api-key': options.apiKey,
-        'anthropic-version': options.apiVersion ?? '2023-06-01',
-      };
-      if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
-      yield* streamTranslated(
-        { provider: this.id, url: this.#url, headers, body: JSON.stringify(body), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey] },
-        () => new AnthropicTranslator(tools, this.id, [options.apiKey]),
-      );
-    }.bind(this));
+    return guardStream(
+      this.id,
+      signal,
+      options,
+      async function* (this: AnthropicProvider) {
+        const tools = new RequestTools(request.tools);
+        const body = buildAnthropicBody(request, options, tools);
+        const headers: Record<string, string> = {
+          ...options.headers,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'x-api-key': options.apiKey,
+          'anthropic-version': options.apiVersion ?? '2023-06-01',
+        };
+        if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
+        yield* streamTranslated(
+          {
+            provider: this.id,
+            url: this.#url,
+            headers,
+            body: JSON.stringify(body),
+            signal,
+            dispatcher: this.#dispatcher,
+            options,
+            secrets: [options.apiKey],
+          },
+          () => new AnthropicTranslator(tools, this.id, [options.apiKey]),
+        );
+      }.bind(this),
+    );
   }
 
   /** Closes the provider's connection pool (when it owns one). */
@@ -125,7 +143,9 @@ export class AnthropicProvider implements ModelProvider {
 function contentBlocks(content: string | Array<TextPart | ImagePart>): Json[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return content.map((p) =>
-    p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image', source: { type: 'base64', media_type: p.mediaType, data: p.data } },
+    p.type === 'text'
+      ? { type: 'text', text: p.text }
+      : { type: 'image', source: { type: 'base64', media_type: p.mediaType, data: p.data } },
   );
 }
 
@@ -133,8 +153,14 @@ function contentBlocks(content: string | Array<TextPart | ImagePart>): Json[] {
  * Encodes a request as an Anthropic Messages body.
  * @internal
  */
-export function buildAnthropicBody(request: ModelRequest, options: AnthropicProviderOptions, tools: RequestTools): Json {
-  const { system, messages } = normalizeConversation(request.messages, { supportsImages: options.supportsImages ?? true });
+export function buildAnthropicBody(
+  request: ModelRequest,
+  options: AnthropicProviderOptions,
+  tools: RequestTools,
+): Json {
+  const { system, messages } = normalizeConversation(request.messages, {
+    supportsImages: options.supportsImages ?? true,
+  });
   const caching = options.promptCaching ?? true;
   const wire: Array<{ role: 'user' | 'assistant'; content: Json[] }> = [];
   const push = (role: 'user' | 'assistant', blocks: Json[]) => {
@@ -147,7 +173,9 @@ export function buildAnthropicBody(request: ModelRequest, options: AnthropicProv
     if (m.role === 'user') push('user', contentBlocks(m.content));
     else if (m.role === 'tool') {
       const content = typeof m.content === 'string' ? m.content : contentBlocks(m.content);
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content, ...(m.status === 'ok' ? {} : { is_error: true }) }]);
+      push('user', [
+        { type: 'tool_result', tool_use_id: m.toolCallId, content, ...(m.status === 'ok' ? {} : { is_error: true }) },
+      ]);
     } else {
       const blocks: Json[] = [];
       for (const p of m.content) {
@@ -170,7 +198,8 @@ export function buildAnthropicBody(request: ModelRequest, options: AnthropicProv
     body.thinking = { type: 'enabled', budget_tokens: budget };
   } else if (request.temperature !== undefined) body.temperature = request.temperature;
   body.max_tokens = maxTokens;
-  if (system !== '') body.system = [{ type: 'text', text: system, ...(caching ? { cache_control: { type: 'ephemeral' } } : {}) }];
+  if (system !== '')
+    body.system = [{ type: 'text', text: system, ...(caching ? { cache_control: { type: 'ephemeral' } } : {}) }];
   if (tools.tools.length > 0) {
     body.tools = tools.tools.map((t, i) => ({
       name: tools.names.toWire(t.name),

@@ -1,5 +1,13 @@
 // complete(): collects a normalized stream into one assistant message.
-import type { AssistantMessage, ModelEvent, ModelProvider, ModelRequest, ModelUsage, StopReason, ToolCallFailure } from './types';
+import type {
+  AssistantMessage,
+  ModelEvent,
+  ModelProvider,
+  ModelRequest,
+  ModelUsage,
+  StopReason,
+  ToolCallFailure,
+} from './types';
 
 /**
  * Result of {@link complete}.
@@ -48,10 +56,21 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
         else if (last?.type === 'thinking' && last.redacted === undefined && last.signature === undefined) {
           last.thinking += ev.thinking;
           if (ev.signature !== undefined) last.signature = ev.signature;
-        } else message.content.push({ type: 'thinking', thinking: ev.thinking, ...(ev.signature !== undefined ? { signature: ev.signature } : {}) });
+        } else
+          message.content.push({
+            type: 'thinking',
+            thinking: ev.thinking,
+            ...(ev.signature !== undefined ? { signature: ev.signature } : {}),
+          });
         break;
       case 'tool_call_end':
-        message.content.push({ type: 'tool_call', id: ev.id, name: ev.name, input: ev.input, rawArguments: ev.rawArguments });
+        message.content.push({
+          type: 'tool_call',
+          id: ev.id,
+          name: ev.name,
+          input: ev.input,
+          rawArguments: ev.rawArguments,
+        });
         if (!ev.ok) toolCallFailures[ev.id] = ev.failure;
         break;
       case 'usage':

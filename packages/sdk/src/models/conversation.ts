@@ -1,6 +1,14 @@
 // Conversation normalizer: runs once before every provider request, so wire encoders only ever
 // see a well-formed conversation (pi-mono's transform-messages idea: normalize at the boundary, once).
-import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolCallPart, ToolResultMessage, UserMessage } from './types';
+import type {
+  AssistantMessage,
+  ImagePart,
+  ModelMessage,
+  TextPart,
+  ToolCallPart,
+  ToolResultMessage,
+  UserMessage,
+} from './types';
 
 /**
  * Text of the synthetic result given to a tool call that has none (the run was aborted or
@@ -59,7 +67,10 @@ function stripImages<T extends string | Array<TextPart | ImagePart>>(content: T,
  * @returns the system prompt and the normalized messages (inputs are not mutated)
  * @public
  */
-export function normalizeConversation(messages: ReadonlyArray<ModelMessage>, options: NormalizeOptions = {}): NormalizedConversation {
+export function normalizeConversation(
+  messages: ReadonlyArray<ModelMessage>,
+  options: NormalizeOptions = {},
+): NormalizedConversation {
   const supportsImages = options.supportsImages ?? true;
   const system: string[] = [];
   const out: NormalizedConversation['messages'] = [];

@@ -22,7 +22,13 @@ export class ProviderError extends MediaAgentError {
    * @param retryable - see {@link ProviderError.retryable}
    * @param options - `ErrorOptions` such as `{ cause }`
    */
-  constructor(code: ErrorCode, message: string, details: Record<string, unknown>, retryable: boolean, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown>,
+    retryable: boolean,
+    options?: ErrorOptions,
+  ) {
     super(code, message, details, options);
     this.retryable = retryable;
   }

@@ -47,8 +47,12 @@ export function createModelProvider(config: ModelProviderConfig): ModelProvider 
     case 'fake':
       return new ScriptedProvider(config);
     default:
-      throw new MediaAgentError('PROVIDER_UNKNOWN', `unknown model provider "${String((config as { provider?: unknown }).provider)}"`, {
-        provider: String((config as { provider?: unknown }).provider),
-      });
+      throw new MediaAgentError(
+        'PROVIDER_UNKNOWN',
+        `unknown model provider "${String((config as { provider?: unknown }).provider)}"`,
+        {
+          provider: String((config as { provider?: unknown }).provider),
+        },
+      );
   }
 }

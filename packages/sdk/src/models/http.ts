@@ -128,7 +128,10 @@ export function isContextOverflowMessage(text: string): boolean {
 
 function describeBody(text: string): { message: string; type: string | undefined } {
   try {
-    const json = JSON.parse(text) as { error?: { message?: unknown; type?: unknown; code?: unknown } | string; message?: unknown };
+    const json = JSON.parse(text) as {
+      error?: { message?: unknown; type?: unknown; code?: unknown } | string;
+      message?: unknown;
+    };
     const err = json.error;
     if (typeof err === 'string') return { message: err, type: undefined };
     if (err && typeof err === 'object') {
@@ -152,16 +155,27 @@ function describeBody(text: string): { message: string; type: string | undefined
  * @returns the typed error
  * @internal
  */
-export function errorForStatus(provider: string, status: number, bodyText: string, secrets: ReadonlyArray<string | undefined>, extra: Record<string, unknown> = {}): ProviderError {
+export function errorForStatus(
+  provider: string,
+  status: number,
+  bodyText: string,
+  secrets: ReadonlyArray<string | undefined>,
+  extra: Record<string, unknown> = {},
+): ProviderError {
   const { message: raw, type } = describeBody(bodyText);
   const message = redactSecrets(raw, secrets);
   const details = { provider, status, ...(type ? { type } : {}), ...extra };
-  if (status === 401 || status === 403) return new ProviderAuthError(`${provider}: authentication failed (${status}): ${message}`, details);
-  if ((status === 400 || status === 413 || status === 422) && (status === 413 || isContextOverflowMessage(`${raw} ${type ?? ''}`))) {
+  if (status === 401 || status === 403)
+    return new ProviderAuthError(`${provider}: authentication failed (${status}): ${message}`, details);
+  if (
+    (status === 400 || status === 413 || status === 422) &&
+    (status === 413 || isContextOverflowMessage(`${raw} ${type ?? ''}`))
+  ) {
     return new ContextOverflowError(`${provider}: the prompt exceeds the model's context window: ${message}`, details);
   }
   if (status === 429) return new ProviderRateLimitError(`${provider}: rate limited (429): ${message}`, details);
-  if (status === 529 || status >= 500) return new ProviderUnavailableError(`${provider}: unavailable (${status}): ${message}`, details);
+  if (status === 529 || status >= 500)
+    return new ProviderUnavailableError(`${provider}: unavailable (${status}): ${message}`, details);
   return new ProviderHttpError(`${provider}: request failed (${status}): ${message}`, details);
 }
 
@@ -173,21 +187,38 @@ export function errorForTransport(provider: string, error: unknown, options: Htt
   if (error instanceof ProviderError) return error;
   const code = (error as { code?: string } | undefined)?.code;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new ProviderTimeoutError(`${provider}: connect timeout`, { provider, phase: 'connect', timeoutMs: options.connectTimeoutMs ?? 10_000 });
+    return new ProviderTimeoutError(`${provider}: connect timeout`, {
+      provider,
+      phase: 'connect',
+      timeoutMs: options.connectTimeoutMs ?? 10_000,
+    });
   }
   if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new ProviderTimeoutError(`${provider}: no response within the first-byte timeout`, { provider, phase: 'first_byte', timeoutMs: options.firstByteTimeoutMs ?? 120_000 });
+    return new ProviderTimeoutError(`${provider}: no response within the first-byte timeout`, {
+      provider,
+      phase: 'first_byte',
+      timeoutMs: options.firstByteTimeoutMs ?? 120_000,
+    });
   }
   if (code === 'UND_ERR_BODY_TIMEOUT') {
-    return new ProviderTimeoutError(`${provider}: the stream was idle longer than the idle timeout`, { provider, phase: 'idle', timeoutMs: options.idleTimeoutMs ?? 120_000 });
+    return new ProviderTimeoutError(`${provider}: the stream was idle longer than the idle timeout`, {
+      provider,
+      phase: 'idle',
+      timeoutMs: options.idleTimeoutMs ?? 120_000,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ProviderConnectionError(`${provider}: connection failed: ${message}`, { provider, cause: code ?? 'unknown' });
+  return new ProviderConnectionError(`${provider}: connection failed: ${message}`, {
+    provider,
+    cause: code ?? 'unknown',
+  });
 }
 
 /** Errors raised before any request byte reached the server: safe to retry. */
 function isConnectPhase(error: ProviderError): boolean {
-  return error.code === 'PROVIDER_UNREACHABLE' || (error.code === 'PROVIDER_TIMEOUT' && error.details.phase === 'connect');
+  return (
+    error.code === 'PROVIDER_UNREACHABLE' || (error.code === 'PROVIDER_TIMEOUT' && error.details.phase === 'connect')
+  );
 }
 
 /** Most body reshapes one call may make (each removes at least one field, so a handful at most). */
@@ -215,7 +246,11 @@ export async function openStream(args: OpenStreamArgs, firstAttempt = 1): Promis
   }
 }
 
-async function openWithRetries(args: OpenStreamArgs, firstAttempt: number, onReshape: (warning: ModelWarning) => void): Promise<OpenedStream> {
+async function openWithRetries(
+  args: OpenStreamArgs,
+  firstAttempt: number,
+  onReshape: (warning: ModelWarning) => void,
+): Promise<OpenedStream> {
   const retry = resolveRetry(args.options.retry);
   let body = args.body;
   let reshapes = 0;
@@ -242,7 +277,8 @@ async function openWithRetries(args: OpenStreamArgs, firstAttempt: number, onRes
         ...(capped ? { retryAfterCapped: true } : {}),
       });
       if (!isRetryableStatus(status)) {
-        const next = failure.code === 'PROVIDER_HTTP' && reshapes < MAX_RESHAPES ? args.reshape?.(status, text) : undefined;
+        const next =
+          failure.code === 'PROVIDER_HTTP' && reshapes < MAX_RESHAPES ? args.reshape?.(status, text) : undefined;
         if (next === undefined) throw failure;
         reshapes++;
         body = next.body;
@@ -258,13 +294,28 @@ async function openWithRetries(args: OpenStreamArgs, firstAttempt: number, onRes
     }
     if (attempt >= retry.maxAttempts) throw failure;
     const capped = retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs;
-    const delayMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, retry.maxRetryAfterMs) : backoffDelay(attempt, retry);
-    retry.onRetry?.({ attempt, status, delayMs, code: failure.code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(capped ? { retryAfterCapped: true } : {}) });
+    const delayMs =
+      retryAfterMs !== undefined ? Math.min(retryAfterMs, retry.maxRetryAfterMs) : backoffDelay(attempt, retry);
+    retry.onRetry?.({
+      attempt,
+      status,
+      delayMs,
+      code: failure.code,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(capped ? { retryAfterCapped: true } : {}),
+    });
     if (capped) {
       args.warn?.({
         code: 'PROVIDER_RETRY_AFTER_CAPPED',
         message: `${args.provider}: the server asked to wait ${retryAfterMs} ms before retrying; waiting the configured maximum of ${retry.maxRetryAfterMs} ms instead`,
-        details: { provider: args.provider, status, attempt, retryAfterMs, delayMs, maxRetryAfterMs: retry.maxRetryAfterMs },
+        details: {
+          provider: args.provider,
+          status,
+          attempt,
+          retryAfterMs,
+          delayMs,
+          maxRetryAfterMs: retry.maxRetryAfterMs,
+        },
       });
     }
     await retry.sleep(delayMs, args.signal);
@@ -342,7 +393,13 @@ const unavailableKinds = new Set([
 ]);
 
 /** In-stream error types/codes meaning "rate limited", normalized. */
-const rateLimitKinds = new Set(['ratelimiterror', 'ratelimitexceeded', 'ratelimit', 'toomanyrequests', 'toomanyrequestserror']);
+const rateLimitKinds = new Set([
+  'ratelimiterror',
+  'ratelimitexceeded',
+  'ratelimit',
+  'toomanyrequests',
+  'toomanyrequestserror',
+]);
 
 function normalizeKind(v: unknown): string | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
@@ -370,17 +427,35 @@ function normalizeKind(v: unknown): string | undefined {
  * @param code - the error's `code`, when the server sent one besides `type`
  * @internal
  */
-export function streamError(provider: string, type: string, message: string, secrets: ReadonlyArray<string | undefined>, code?: unknown): ProviderError {
+export function streamError(
+  provider: string,
+  type: string,
+  message: string,
+  secrets: ReadonlyArray<string | undefined>,
+  code?: unknown,
+): ProviderError {
   const text = redactSecrets(message, secrets);
-  const details = { provider, type, ...(code !== undefined && code !== null ? { errorCode: code } : {}), inStream: true };
+  const details = {
+    provider,
+    type,
+    ...(code !== undefined && code !== null ? { errorCode: code } : {}),
+    inStream: true,
+  };
   const kinds = [normalizeKind(type), normalizeKind(code)].filter((k): k is string => k !== undefined);
   const status = kinds.map(Number).find((n) => Number.isInteger(n) && n >= 400 && n <= 599);
-  if (kinds.some((k) => rateLimitKinds.has(k)) || status === 429) return new ProviderRateLimitError(`${provider}: ${text}`, details);
-  if (kinds.some((k) => unavailableKinds.has(k)) || (status !== undefined && status >= 500)) return new ProviderUnavailableError(`${provider}: ${text}`, details);
-  if (kinds.some((k) => k === 'authenticationerror' || k === 'permissionerror' || k === 'invalidapikey') || status === 401 || status === 403) {
+  if (kinds.some((k) => rateLimitKinds.has(k)) || status === 429)
+    return new ProviderRateLimitError(`${provider}: ${text}`, details);
+  if (kinds.some((k) => unavailableKinds.has(k)) || (status !== undefined && status >= 500))
+    return new ProviderUnavailableError(`${provider}: ${text}`, details);
+  if (
+    kinds.some((k) => k === 'authenticationerror' || k === 'permissionerror' || k === 'invalidapikey') ||
+    status === 401 ||
+    status === 403
+  ) {
     return new ProviderAuthError(`${provider}: ${text}`, details);
   }
-  if (isContextOverflowMessage(`${message} ${type} ${typeof code === 'string' ? code : ''}`)) return new ContextOverflowError(`${provider}: ${text}`, details);
+  if (isContextOverflowMessage(`${message} ${type} ${typeof code === 'string' ? code : ''}`))
+    return new ContextOverflowError(`${provider}: ${text}`, details);
   return new ProviderHttpError(`${provider}: ${text}`, details);
 }
 
@@ -403,7 +478,10 @@ export function isTransientStreamError(error: unknown): error is ProviderError {
  * @internal
  */
 export function withDetails(error: ProviderError, extra: Record<string, unknown>): ProviderError {
-  if (error.constructor === ProviderError) return new ProviderError(error.code, error.message, { ...error.details, ...extra }, error.retryable, { cause: error.cause });
+  if (error.constructor === ProviderError)
+    return new ProviderError(error.code, error.message, { ...error.details, ...extra }, error.retryable, {
+      cause: error.cause,
+    });
   const Ctor = error.constructor as new (message: string, details: Record<string, unknown>) => ProviderError;
   const copy = new Ctor(error.message, { ...error.details, ...extra });
   return copy.code === error.code ? copy : error;

@@ -37,7 +37,12 @@ export {
 } from './errors';
 export { SseParser, readSse, readSseBatches, type SseEvent } from './sse';
 export { ToolNameMap, parseToolArguments, PROVIDER_TOOL_NAME_PATTERN, type ToolArgumentsResult } from './tools';
-export { normalizeConversation, UNKNOWN_OUTCOME_TEXT, type NormalizeOptions, type NormalizedConversation } from './conversation';
+export {
+  normalizeConversation,
+  UNKNOWN_OUTCOME_TEXT,
+  type NormalizeOptions,
+  type NormalizedConversation,
+} from './conversation';
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, type ResolvedRetry } from './retry';
 export { isContextOverflowMessage, joinApiUrl, type HttpProviderOptions } from './http';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './anthropic';

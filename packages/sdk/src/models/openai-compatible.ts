@@ -103,35 +103,63 @@ export class OpenAICompatibleProvider implements ModelProvider {
   /** {@inheritDoc ModelProvider.stream} */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> {
     const options = this.#options;
-    return guardStream(this.id, signal, options, async function* (this: OpenAICompatibleProvider) {
-      const tools = new RequestTools(request.tools);
-      const strict = this.#strict;
-      let sent = buildOpenAIBody(request, options, this.dialect, tools, strict);
-      const thinkingKeys = request.thinking && request.thinking !== 'off' ? Object.keys(this.dialect.thinkingParams(request.thinking) ?? {}) : [];
-      const dropped: string[] = [];
-      const reshape = (status: number, text: string) => {
-        const learned = learnRefusedFields(status, text, sent, strict, thinkingKeys);
-        if (!learned) return undefined;
-        const next = buildOpenAIBody(request, options, this.dialect, tools, strict);
-        const nextText = JSON.stringify(next);
-        if (nextText === JSON.stringify(sent)) return undefined;
-        sent = next;
-        for (const f of learned.fields) if (!dropped.includes(f)) dropped.push(f);
-        const maxTokensField = strict.maxTokensField;
-        const warning: ModelWarning = {
-          code: 'PROVIDER_FIELDS_DROPPED',
-          message: `${this.id}: the server refused optional request fields (${dropped.join(', ')}); sent again without them, and later calls of this provider leave them out`,
-          details: { provider: this.id, status, fields: [...dropped], reason: learned.reason, ...(maxTokensField !== undefined ? { maxTokensField } : {}) },
+    return guardStream(
+      this.id,
+      signal,
+      options,
+      async function* (this: OpenAICompatibleProvider) {
+        const tools = new RequestTools(request.tools);
+        const strict = this.#strict;
+        let sent = buildOpenAIBody(request, options, this.dialect, tools, strict);
+        const thinkingKeys =
+          request.thinking && request.thinking !== 'off'
+            ? Object.keys(this.dialect.thinkingParams(request.thinking) ?? {})
+            : [];
+        const dropped: string[] = [];
+        const reshape = (status: number, text: string) => {
+          const learned = learnRefusedFields(status, text, sent, strict, thinkingKeys);
+          if (!learned) return undefined;
+          const next = buildOpenAIBody(request, options, this.dialect, tools, strict);
+          const nextText = JSON.stringify(next);
+          if (nextText === JSON.stringify(sent)) return undefined;
+          sent = next;
+          for (const f of learned.fields) if (!dropped.includes(f)) dropped.push(f);
+          const maxTokensField = strict.maxTokensField;
+          const warning: ModelWarning = {
+            code: 'PROVIDER_FIELDS_DROPPED',
+            message: `${this.id}: the server refused optional request fields (${dropped.join(', ')}); sent again without them, and later calls of this provider leave them out`,
+            details: {
+              provider: this.id,
+              status,
+              fields: [...dropped],
+              reason: learned.reason,
+              ...(maxTokensField !== undefined ? { maxTokensField } : {}),
+            },
+          };
+          return { body: nextText, warning };
         };
-        return { body: nextText, warning };
-      };
-      const headers: Record<string, string> = { ...options.headers, 'content-type': 'application/json', accept: 'text/event-stream' };
-      if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-      yield* streamTranslated(
-        { provider: this.id, url: this.#url, headers, body: JSON.stringify(sent), signal, dispatcher: this.#dispatcher, options, secrets: [options.apiKey], reshape },
-        () => new OpenAITranslator(tools, this.id, [options.apiKey]),
-      );
-    }.bind(this));
+        const headers: Record<string, string> = {
+          ...options.headers,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        };
+        if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+        yield* streamTranslated(
+          {
+            provider: this.id,
+            url: this.#url,
+            headers,
+            body: JSON.stringify(sent),
+            signal,
+            dispatcher: this.#dispatcher,
+            options,
+            secrets: [options.apiKey],
+            reshape,
+          },
+          () => new OpenAITranslator(tools, this.id, [options.apiKey]),
+        );
+      }.bind(this),
+    );
   }
 
   /** Closes the provider's connection pool (when it owns one). */
@@ -142,7 +170,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
 
 function userContent(content: string | Array<TextPart | ImagePart>): string | Json[] {
   if (typeof content === 'string') return content;
-  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } }));
+  return content.map((p) =>
+    p.type === 'text'
+      ? { type: 'text', text: p.text }
+      : { type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } },
+  );
 }
 
 /**
@@ -155,7 +187,13 @@ function userContent(content: string | Array<TextPart | ImagePart>): string | Js
  * @returns the body object, with `stream: true`
  * @internal
  */
-export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatibleProviderOptions, dialect: OpenAIDialect, tools: RequestTools, strict?: StrictFieldState): Json {
+export function buildOpenAIBody(
+  request: ModelRequest,
+  options: OpenAICompatibleProviderOptions,
+  dialect: OpenAIDialect,
+  tools: RequestTools,
+  strict?: StrictFieldState,
+): Json {
   const supportsImages = options.supportsImages ?? true;
   const { system, messages } = normalizeConversation(request.messages, { supportsImages });
   const wire: Json[] = [];
@@ -167,16 +205,22 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
   let pendingImages: Json[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
-    wire.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...pendingImages] });
+    wire.push({
+      role: 'user',
+      content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...pendingImages],
+    });
     pendingImages = [];
   };
   messages.forEach((m, i) => {
     if (m.role !== 'tool') flushImages();
     if (m.role === 'user') wire.push({ role: 'user', content: userContent(m.content) });
     else if (m.role === 'tool') {
-      let text = typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+      let text =
+        typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
       if (typeof m.content !== 'string') {
-        for (const p of m.content) if (p.type === 'image') pendingImages.push({ type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
+        for (const p of m.content)
+          if (p.type === 'image')
+            pendingImages.push({ type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
       }
       if (m.status === 'error') text = `error: ${text}`;
       wire.push({ role: 'tool', tool_call_id: m.toolCallId, content: text });
@@ -184,7 +228,15 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
       const text = m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
       const reasoning = m.content.map((p) => (p.type === 'thinking' ? p.thinking : '')).join('');
       const calls = m.content.flatMap((p) =>
-        p.type === 'tool_call' ? [{ id: p.id, type: 'function', function: { name: tools.names.toWire(p.name), arguments: JSON.stringify(p.input ?? {}) } }] : [],
+        p.type === 'tool_call'
+          ? [
+              {
+                id: p.id,
+                type: 'function',
+                function: { name: tools.names.toWire(p.name), arguments: JSON.stringify(p.input ?? {}) },
+              },
+            ]
+          : [],
       );
       const msg: Json = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
       if (calls.length > 0) msg.tool_calls = calls;
@@ -202,7 +254,10 @@ export function buildOpenAIBody(request: ModelRequest, options: OpenAICompatible
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.thinking && request.thinking !== 'off') Object.assign(body, dialect.thinkingParams(request.thinking));
   if (tools.tools.length > 0) {
-    body.tools = tools.tools.map((t) => ({ type: 'function', function: { name: tools.names.toWire(t.name), description: t.description, parameters: t.inputSchema } }));
+    body.tools = tools.tools.map((t) => ({
+      type: 'function',
+      function: { name: tools.names.toWire(t.name), description: t.description, parameters: t.inputSchema },
+    }));
   }
   return strict ? applyStrictFields(body, dialect.maxTokensField, strict) : body;
 }

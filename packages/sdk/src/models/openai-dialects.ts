@@ -61,7 +61,10 @@ export const OPENAI_DIALECTS = {
     maxTokensField: 'max_tokens',
     includeUsage: true,
     reasoningReplay: 'none',
-    thinkingParams: (level) => ({ enable_thinking: true, thinking_budget: { low: 2048, medium: 8192, high: 24576 }[level] }),
+    thinkingParams: (level) => ({
+      enable_thinking: true,
+      thinking_budget: { low: 2048, medium: 8192, high: 24576 }[level],
+    }),
   },
   ollama: {
     name: 'ollama',

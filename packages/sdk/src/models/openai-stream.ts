@@ -26,7 +26,12 @@ function readUsage(u: Json): ModelUsage {
   const total = typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion;
   const pd = (u.prompt_tokens_details ?? {}) as Json;
   const cd = (u.completion_tokens_details ?? {}) as Json;
-  const cached = typeof pd.cached_tokens === 'number' ? pd.cached_tokens : typeof u.prompt_cache_hit_tokens === 'number' ? u.prompt_cache_hit_tokens : 0;
+  const cached =
+    typeof pd.cached_tokens === 'number'
+      ? pd.cached_tokens
+      : typeof u.prompt_cache_hit_tokens === 'number'
+        ? u.prompt_cache_hit_tokens
+        : 0;
   const usage: ModelUsage = {
     inputTokens: Math.max(0, prompt - cached),
     // xAI reports reasoning outside completion_tokens (total = prompt + completion + reasoning); OpenAI inside.
@@ -179,7 +184,9 @@ export class OpenAITranslator implements SseTranslator {
   /** {@inheritDoc SseTranslator.end} */
   end(out: ModelEvent[]): void {
     if (this.#finish === undefined) {
-      throw new ProviderProtocolError(`${this.#provider}: the stream ended before a finish_reason or [DONE]`, { provider: this.#provider });
+      throw new ProviderProtocolError(`${this.#provider}: the stream ended before a finish_reason or [DONE]`, {
+        provider: this.#provider,
+      });
     }
     this.#finishStream(out);
   }
@@ -194,14 +201,30 @@ export class OpenAITranslator implements SseTranslator {
 
   #chunk(chunk: Json, out: ModelEvent[]): void {
     if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
-      this.#unknown.report(out, `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`, 'a chunk that is not a JSON object', { field: 'chunk' });
+      this.#unknown.report(
+        out,
+        `chunk:${Array.isArray(chunk) ? 'array' : chunk === null ? 'null' : typeof chunk}`,
+        'a chunk that is not a JSON object',
+        { field: 'chunk' },
+      );
       return;
     }
     const err = chunk.error as Json | string | undefined;
     if (typeof err === 'string' && err !== '') throw streamError(this.#provider, err, err, this.#secrets); // {"error":"Internal server error"}
     if (err && typeof err === 'object') {
-      const type = typeof err.type === 'string' && err.type !== '' ? err.type : typeof err.code === 'string' && err.code !== '' ? err.code : 'api_error';
-      throw streamError(this.#provider, type, typeof err.message === 'string' ? err.message : 'stream error', this.#secrets, err.code);
+      const type =
+        typeof err.type === 'string' && err.type !== ''
+          ? err.type
+          : typeof err.code === 'string' && err.code !== ''
+            ? err.code
+            : 'api_error';
+      throw streamError(
+        this.#provider,
+        type,
+        typeof err.message === 'string' ? err.message : 'stream error',
+        this.#secrets,
+        err.code,
+      );
     }
     if (chunk.usage && typeof chunk.usage === 'object') this.#usage = readUsage(chunk.usage as Json);
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Json | undefined) : undefined;
@@ -209,7 +232,13 @@ export class OpenAITranslator implements SseTranslator {
     const rawDelta = choice.delta ?? choice.message; // a few servers send `message` in stream chunks
     if (rawDelta !== undefined && rawDelta !== null) {
       if (typeof rawDelta === 'object' && !Array.isArray(rawDelta)) this.#delta(rawDelta as Json, out);
-      else this.#unknown.report(out, `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`, { field: 'delta' });
+      else
+        this.#unknown.report(
+          out,
+          `delta:${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`,
+          `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`,
+          { field: 'delta' },
+        );
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
       if (choice.finish_reason === 'insufficient_system_resource') throw this.#insufficientResource();
@@ -227,12 +256,21 @@ export class OpenAITranslator implements SseTranslator {
     this.#content(delta.content, 'content', 'text', out);
     this.#content(delta.refusal, 'refusal', 'text', out);
     const toolCalls = delta.tool_calls;
-    if (Array.isArray(toolCalls)) for (let k = 0; k < toolCalls.length; k++) this.#toolCallFragment(toolCalls[k] as Json, out);
-    else if (!isEmpty(toolCalls)) this.#unknown.report(out, `tool_calls:${typeof toolCalls}`, `tool_calls of type ${typeof toolCalls}`, { field: 'tool_calls' });
-    if (typeof delta.function_call === 'object' && delta.function_call !== null) this.#toolCallFragment({ function: delta.function_call }, out); // legacy functions API
+    if (Array.isArray(toolCalls))
+      for (let k = 0; k < toolCalls.length; k++) this.#toolCallFragment(toolCalls[k] as Json, out);
+    else if (!isEmpty(toolCalls))
+      this.#unknown.report(out, `tool_calls:${typeof toolCalls}`, `tool_calls of type ${typeof toolCalls}`, {
+        field: 'tool_calls',
+      });
+    if (typeof delta.function_call === 'object' && delta.function_call !== null)
+      this.#toolCallFragment({ function: delta.function_call }, out); // legacy functions API
     for (const key in delta) {
       if (!knownDeltaKeys.has(key) && !isEmpty(delta[key])) {
-        this.#unknown.report(out, `delta-key:${key}`, `a delta field "${key}"`, { field: key, valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key], keys: Object.keys(delta).sort() });
+        this.#unknown.report(out, `delta-key:${key}`, `a delta field "${key}"`, {
+          field: key,
+          valueType: Array.isArray(delta[key]) ? 'array' : typeof delta[key],
+          keys: Object.keys(delta).sort(),
+        });
       }
     }
   }
@@ -245,7 +283,8 @@ export class OpenAITranslator implements SseTranslator {
   #content(value: unknown, field: string, as: 'text' | 'thinking', out: ModelEvent[]): void {
     if (value === undefined || value === null) return;
     if (typeof value === 'string') {
-      if (value !== '') out.push(as === 'text' ? { type: 'text_delta', text: value } : { type: 'thinking_delta', thinking: value });
+      if (value !== '')
+        out.push(as === 'text' ? { type: 'text_delta', text: value } : { type: 'thinking_delta', thinking: value });
       return;
     }
     if (Array.isArray(value)) {
@@ -263,7 +302,12 @@ export class OpenAITranslator implements SseTranslator {
       return;
     }
     if (typeof part !== 'object' || Array.isArray(part)) {
-      this.#unknown.report(out, `${field}:${Array.isArray(part) ? 'array' : typeof part}`, `a ${field} part of type ${Array.isArray(part) ? 'array' : typeof part}`, { field });
+      this.#unknown.report(
+        out,
+        `${field}:${Array.isArray(part) ? 'array' : typeof part}`,
+        `a ${field} part of type ${Array.isArray(part) ? 'array' : typeof part}`,
+        { field },
+      );
       return;
     }
     const p = part as Json;
@@ -293,14 +337,22 @@ export class OpenAITranslator implements SseTranslator {
       this.#content(p.refusal, field, 'text', out);
       return;
     } else if (ignoredPartTypes.has(type)) return;
-    this.#unknown.report(out, `${field}:part:${type ?? 'untyped'}`, `a ${field} part of type "${type ?? '(none)'}"`, { field, partType: type ?? null, keys: Object.keys(p).sort() });
+    this.#unknown.report(out, `${field}:part:${type ?? 'untyped'}`, `a ${field} part of type "${type ?? '(none)'}"`, {
+      field,
+      partType: type ?? null,
+      keys: Object.keys(p).sort(),
+    });
   }
-
 
   #toolCallFragment(tc: Json, out: ModelEvent[]): void {
     if (typeof tc !== 'object' || tc === null) return;
     const fn = (typeof tc.function === 'object' && tc.function !== null ? tc.function : {}) as Json;
-    const piece = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments !== undefined && fn.arguments !== null ? JSON.stringify(fn.arguments) : '';
+    const piece =
+      typeof fn.arguments === 'string'
+        ? fn.arguments
+        : fn.arguments !== undefined && fn.arguments !== null
+          ? JSON.stringify(fn.arguments)
+          : '';
     const call = this.#callFor(tc, piece);
     if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
     if (!call.started && call.name !== '') this.#startCall(call, out);
@@ -376,11 +428,14 @@ export class OpenAITranslator implements SseTranslator {
 
   /** DeepSeek ends a response it cannot finish with `finish_reason: insufficient_system_resource`: transient. */
   #insufficientResource(): ProviderUnavailableError {
-    return new ProviderUnavailableError(`${this.#provider}: the server stopped the response (insufficient_system_resource)`, {
-      provider: this.#provider,
-      type: 'insufficient_system_resource',
-      inStream: true,
-    });
+    return new ProviderUnavailableError(
+      `${this.#provider}: the server stopped the response (insufficient_system_resource)`,
+      {
+        provider: this.#provider,
+        type: 'insufficient_system_resource',
+        inStream: true,
+      },
+    );
   }
 
   #finishStream(out: ModelEvent[]): void {

@@ -48,7 +48,9 @@ const strongPatterns = [
 ];
 
 /** Messages that may be about a field, when they also name one we sent. */
-const weakPatterns = [/not supported|unsupported|does not support|not (permitted|allowed|recogni[sz]ed)|unknown|unrecogni[sz]ed|invalid (parameter|field|argument)/i];
+const weakPatterns = [
+  /not supported|unsupported|does not support|not (permitted|allowed|recogni[sz]ed)|unknown|unrecogni[sz]ed|invalid (parameter|field|argument)/i,
+];
 
 /** Where a list of the fields the server does accept begins (serde: "…, expected one of `model`, …"). */
 const acceptedListStart = /\bexpected\b|\bvalid (fields|parameters|keys) are\b|\bsupported (fields|parameters) are\b/i;
@@ -60,7 +62,9 @@ function names(text: string, field: string): boolean {
 
 function sendsReasoningContent(body: Json): boolean {
   const messages = body.messages;
-  return Array.isArray(messages) && messages.some((m) => typeof m === 'object' && m !== null && 'reasoning_content' in m);
+  return (
+    Array.isArray(messages) && messages.some((m) => typeof m === 'object' && m !== null && 'reasoning_content' in m)
+  );
 }
 
 /** What {@link learnRefusedFields} changed. @internal */
@@ -93,7 +97,13 @@ export interface RefusedFields {
  * @returns what changed, or `undefined` when the failure is not about optional fields or nothing is left to drop
  * @internal
  */
-export function learnRefusedFields(status: number, text: string, sent: Json, state: StrictFieldState, thinkingKeys: readonly string[]): RefusedFields | undefined {
+export function learnRefusedFields(
+  status: number,
+  text: string,
+  sent: Json,
+  state: StrictFieldState,
+  thinkingKeys: readonly string[],
+): RefusedFields | undefined {
   if (status !== 400 && status !== 422) return undefined;
   const strong = strongPatterns.some((p) => p.test(text));
   if (!strong && !weakPatterns.some((p) => p.test(text))) return undefined;
@@ -101,7 +111,8 @@ export function learnRefusedFields(status: number, text: string, sent: Json, sta
   const scan = cut > 0 ? text.slice(0, cut) : text;
   const maxField = (['max_completion_tokens', 'max_tokens'] as const).find((f) => sent[f] !== undefined);
   const candidates: Array<{ field: string; aliases: string[] }> = [];
-  if (sent.stream_options !== undefined) candidates.push({ field: 'stream_options', aliases: ['stream_options', 'include_usage'] });
+  if (sent.stream_options !== undefined)
+    candidates.push({ field: 'stream_options', aliases: ['stream_options', 'include_usage'] });
   if (maxField) candidates.push({ field: maxField, aliases: [maxField] });
   for (const k of thinkingKeys) if (sent[k] !== undefined) candidates.push({ field: k, aliases: [k] });
   if (sent.temperature !== undefined) candidates.push({ field: 'temperature', aliases: ['temperature'] });
@@ -111,7 +122,9 @@ export function learnRefusedFields(status: number, text: string, sent: Json, sta
   if (fields.length === 0) {
     if (!strong) return undefined;
     reason = 'unnamed';
-    fields = candidates.map((c) => c.field).filter((f) => f === 'stream_options' || f === 'max_completion_tokens' || thinkingKeys.includes(f));
+    fields = candidates
+      .map((c) => c.field)
+      .filter((f) => f === 'stream_options' || f === 'max_completion_tokens' || thinkingKeys.includes(f));
     if (fields.length === 0) return undefined;
   }
   for (const f of fields) {
@@ -138,7 +151,11 @@ export function learnRefusedFields(status: number, text: string, sent: Json, sta
  */
 export function applyStrictFields(body: Json, dialectMaxField: string, state: StrictFieldState): Json {
   for (const k of state.omit) delete body[k];
-  if (state.maxTokensField !== undefined && body[dialectMaxField] !== undefined && state.maxTokensField !== dialectMaxField) {
+  if (
+    state.maxTokensField !== undefined &&
+    body[dialectMaxField] !== undefined &&
+    state.maxTokensField !== dialectMaxField
+  ) {
     const limit = body[dialectMaxField];
     delete body[dialectMaxField];
     if (state.maxTokensField !== null) body[state.maxTokensField] = limit;

@@ -81,7 +81,8 @@ export function encodeSse(events: ReadonlyArray<ReplayEvent>): string {
  */
 export function transcriptEvents(text: string, format: 'anthropic' | 'openai'): ReplayEvent[] {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  if (format === 'anthropic') return lines.map((data) => ({ event: (JSON.parse(data) as { type: string }).type, data }));
+  if (format === 'anthropic')
+    return lines.map((data) => ({ event: (JSON.parse(data) as { type: string }).type, data }));
   return [...lines.map((data) => ({ data })), { data: '[DONE]' }];
 }
 
@@ -124,9 +125,18 @@ export class WireReplayServer {
         } catch {
           json = undefined;
         }
-        const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, json, socketClosed };
+        const recorded: RecordedRequest = {
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          headers: req.headers,
+          json,
+          socketClosed,
+        };
         const index = this.requests.push(recorded) - 1;
-        const spec = typeof this.#responses === 'function' ? this.#responses(recorded, index) : (this.#responses[Math.min(index, this.#responses.length - 1)] ?? {});
+        const spec =
+          typeof this.#responses === 'function'
+            ? this.#responses(recorded, index)
+            : (this.#responses[Math.min(index, this.#responses.length - 1)] ?? {});
         this.#open.add(res);
         res.on('close', () => this.#open.delete(res));
         void this.#respond(spec, res);
@@ -139,7 +149,9 @@ export class WireReplayServer {
    * @param responses - responses in request order (the last repeats), or a function of the request
    * @returns the listening server
    */
-  static async start(responses: ReplayResponse[] | ((req: RecordedRequest, index: number) => ReplayResponse)): Promise<WireReplayServer> {
+  static async start(
+    responses: ReplayResponse[] | ((req: RecordedRequest, index: number) => ReplayResponse),
+  ): Promise<WireReplayServer> {
     const s = new WireReplayServer(responses);
     await new Promise<void>((resolve) => s.#server.listen(0, '127.0.0.1', resolve));
     return s;

@@ -104,7 +104,10 @@ export function isRetryableStatus(status: number): boolean {
  * @returns the wait in ms
  * @public
  */
-export function backoffDelay(attempt: number, retry: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+export function backoffDelay(
+  attempt: number,
+  retry: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'random'>,
+): number {
   const exp = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(exp / 2 + retry.random() * (exp / 2));
 }
@@ -130,7 +133,10 @@ const httpDateShape = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*
  * @returns the wait in ms (a positive whole number, or 0 for `retry-after: 0`), or `undefined`
  * @public
  */
-export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: Record<string, string | string[] | undefined>,
+  now: number = Date.now(),
+): number | undefined {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim();
   const toMs = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, Math.round(n));
   const ms = one(headers['retry-after-ms']);

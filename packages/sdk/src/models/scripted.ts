@@ -103,11 +103,22 @@ function textOf(content: string | ReadonlyArray<{ type: string; text?: string }>
  */
 export const DEFAULT_FAKE_SCRIPT: FakeScript = {
   name: 'default',
-  steps: [{ text: 'Let me look at the library first.', toolCalls: [{ capability: 'inventory.query', input: (ctx) => ({ query: ctx.goal }) }] }],
+  steps: [
+    {
+      text: 'Let me look at the library first.',
+      toolCalls: [{ capability: 'inventory.query', input: (ctx) => ({ query: ctx.goal }) }],
+    },
+  ],
   finalText: (ctx) => {
     const r = ctx.results['inventory.query'];
-    const items = r && typeof r === 'object' && Array.isArray((r as { items?: unknown }).items) ? (r as { items: unknown[] }).items.length : undefined;
-    const found = items === undefined ? 'The inventory query returned no readable result.' : `The inventory query returned ${items} item(s).`;
+    const items =
+      r && typeof r === 'object' && Array.isArray((r as { items?: unknown }).items)
+        ? (r as { items: unknown[] }).items.length
+        : undefined;
+    const found =
+      items === undefined
+        ? 'The inventory query returned no readable result.'
+        : `The inventory query returned ${items} item(s).`;
     return `${found} This is the scripted demo model: nothing was downloaded, changed or deleted.`;
   },
 };
@@ -154,7 +165,11 @@ export interface ScriptCallRecord {
  *   value at its path, naming the capability, the path, the call's input and what its result held
  * @public
  */
-export function resolveTemplates(value: unknown, results: Readonly<Record<string, unknown>>, calls: Readonly<Record<string, ScriptCallRecord>> = {}): unknown {
+export function resolveTemplates(
+  value: unknown,
+  results: Readonly<Record<string, unknown>>,
+  calls: Readonly<Record<string, ScriptCallRecord>> = {},
+): unknown {
   if (typeof value === 'string') {
     const one = /^\{\{\s*([^{}]+?)\s*\}\}$/.exec(value);
     if (one) return lookup(one[1]!, results, calls);
@@ -165,7 +180,9 @@ export function resolveTemplates(value: unknown, results: Readonly<Record<string
   }
   if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, results, calls));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, resolveTemplates(v, results, calls)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, resolveTemplates(v, results, calls)]),
+    );
   }
   return value;
 }
@@ -175,7 +192,11 @@ function capabilityOf(ref: string, ids: Iterable<string>): string | undefined {
   return [...ids].filter((id) => ref === id || ref.startsWith(`${id}.`)).sort((a, b) => b.length - a.length)[0];
 }
 
-function lookup(ref: string, results: Readonly<Record<string, unknown>>, calls: Readonly<Record<string, ScriptCallRecord>>): unknown {
+function lookup(
+  ref: string,
+  results: Readonly<Record<string, unknown>>,
+  calls: Readonly<Record<string, ScriptCallRecord>>,
+): unknown {
   const id = capabilityOf(ref, Object.keys(results));
   if (id === undefined) throw noResult(ref, calls);
   const path = ref === id ? [] : ref.slice(id.length + 1).split('.');
@@ -186,7 +207,7 @@ function lookup(ref: string, results: Readonly<Record<string, unknown>>, calls: 
 
 /** A short JSON excerpt of a value for a message (at most `max` characters). */
 function excerpt(value: unknown, max = 160): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+  const text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -204,24 +225,39 @@ function soughtIn(input: unknown): string {
 function noResult(ref: string, calls: Readonly<Record<string, ScriptCallRecord>>): ScriptTemplateError {
   const id = capabilityOf(ref, Object.keys(calls));
   if (id === undefined) {
-    return new ScriptTemplateError(`{{${ref}}} cannot be filled: no capability this reference names was called earlier in the conversation (the script uses a result before the call that makes it)`, { reference: ref });
+    return new ScriptTemplateError(
+      `{{${ref}}} cannot be filled: no capability this reference names was called earlier in the conversation (the script uses a result before the call that makes it)`,
+      { reference: ref },
+    );
   }
   const call = calls[id]!;
-  const why = call.error ? `${call.error.code ? `${call.error.code}: ` : ''}${call.error.message ?? ''}`.trim() : call.status;
-  return new ScriptTemplateError(`{{${ref}}} cannot be filled: the last ${id} call, for ${soughtIn(call.input)}, did not succeed (${call.status}${why && why !== call.status ? ` — ${why}` : ''})`, {
-    reference: ref,
-    capability: id,
-    input: call.input,
-    held: excerpt(call.error ?? call.status),
-  });
+  const why = call.error
+    ? `${call.error.code ? `${call.error.code}: ` : ''}${call.error.message ?? ''}`.trim()
+    : call.status;
+  return new ScriptTemplateError(
+    `{{${ref}}} cannot be filled: the last ${id} call, for ${soughtIn(call.input)}, did not succeed (${call.status}${why && why !== call.status ? ` — ${why}` : ''})`,
+    {
+      reference: ref,
+      capability: id,
+      input: call.input,
+      held: excerpt(call.error ?? call.status),
+    },
+  );
 }
 
 /** The result has nothing at `path`: name the first segment that was not there and what its parent held. */
-function missingValue(ref: string, id: string, path: string[], result: unknown, call: ScriptCallRecord | undefined): ScriptTemplateError {
+function missingValue(
+  ref: string,
+  id: string,
+  path: string[],
+  result: unknown,
+  call: ScriptCallRecord | undefined,
+): ScriptTemplateError {
   let parent: unknown = result;
   let depth = 0;
   for (; depth < path.length; depth++) {
-    const next = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[path[depth]!] : undefined;
+    const next =
+      parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[path[depth]!] : undefined;
     if (next === undefined) break;
     parent = next;
   }
@@ -232,9 +268,16 @@ function missingValue(ref: string, id: string, path: string[], result: unknown, 
       ? `"${where}" is an empty list`
       : `"${where}" has ${parent.length} item(s), no index ${missing}`
     : parent !== null && typeof parent === 'object'
-      ? `"${where}" has no "${missing}" (it has ${Object.keys(parent).map((k) => `"${k}"`).join(', ') || 'no fields'})`
+      ? `"${where}" has no "${missing}" (it has ${
+          Object.keys(parent)
+            .map((k) => `"${k}"`)
+            .join(', ') || 'no fields'
+        })`
       : `"${where}" is ${excerpt(parent, 60)}`;
-  const found = Array.isArray(parent) && parent.length === 0 ? `no ${id} result matched ${call ? soughtIn(call.input) : 'the call'}` : `the ${id} result${call ? ` for ${soughtIn(call.input)}` : ''} does not hold "${path.join('.')}"`;
+  const found =
+    Array.isArray(parent) && parent.length === 0
+      ? `no ${id} result matched ${call ? soughtIn(call.input) : 'the call'}`
+      : `the ${id} result${call ? ` for ${soughtIn(call.input)}` : ''} does not hold "${path.join('.')}"`;
   return new ScriptTemplateError(`${found}: ${held}, so {{${ref}}} cannot be filled`, {
     reference: ref,
     capability: id,
@@ -245,15 +288,25 @@ function missingValue(ref: string, id: string, path: string[], result: unknown, 
   });
 }
 
-function isResultEnvelope(value: unknown): value is { status: string; output?: unknown; error?: { code?: string; message?: string } } {
-  return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'string' && 'note' in value;
+function isResultEnvelope(
+  value: unknown,
+): value is { status: string; output?: unknown; error?: { code?: string; message?: string } } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { status?: unknown }).status === 'string' &&
+    'note' in value
+  );
 }
 
 /**
  * The latest successful result of each capability (`results`, what templates read) and the latest call
  * of each, whatever its outcome, with the input the model sent (`calls`, what their errors report).
  */
-function conversationResults(messages: ReadonlyArray<ModelMessage>): { results: Record<string, unknown>; calls: Record<string, ScriptCallRecord> } {
+function conversationResults(messages: ReadonlyArray<ModelMessage>): {
+  results: Record<string, unknown>;
+  calls: Record<string, ScriptCallRecord>;
+} {
   const results: Record<string, unknown> = {};
   const calls: Record<string, ScriptCallRecord> = {};
   const inputs = new Map<string, unknown>();
@@ -273,11 +326,20 @@ function conversationResults(messages: ReadonlyArray<ModelMessage>): { results: 
     const input = inputs.get(m.toolCallId);
     // The runtime wraps results as { status, note, output }: templates address the output itself.
     if (isResultEnvelope(value)) {
-      calls[m.name] = { input, status: value.status, ...(value.output !== undefined ? { output: value.output } : {}), ...(value.error ? { error: value.error } : {}) };
+      calls[m.name] = {
+        input,
+        status: value.status,
+        ...(value.output !== undefined ? { output: value.output } : {}),
+        ...(value.error ? { error: value.error } : {}),
+      };
       if (value.status !== 'succeeded' || m.status !== 'ok') continue;
       value = value.output;
     } else {
-      calls[m.name] = { input, status: m.status, ...(m.status === 'ok' ? { output: value } : { error: { message: excerpt(value) } }) };
+      calls[m.name] = {
+        input,
+        status: m.status,
+        ...(m.status === 'ok' ? { output: value } : { error: { message: excerpt(value) } }),
+      };
       if (m.status !== 'ok') continue;
     }
     results[m.name] = value;
@@ -298,7 +360,8 @@ function parseScripts(scripts: ScriptedProviderOptions['scripts']): FakeScript[]
   const list = (Array.isArray(value) ? value : [value]) as FakeScript[];
   list.forEach((s, i) => {
     if (!s || typeof s !== 'object') throw new ScriptInvalidError(`fake script #${i} is not an object`, { script: i });
-    if (s.steps !== undefined && !Array.isArray(s.steps)) throw new ScriptInvalidError(`fake script #${i}: steps must be an array`, { script: i });
+    if (s.steps !== undefined && !Array.isArray(s.steps))
+      throw new ScriptInvalidError(`fake script #${i}: steps must be an array`, { script: i });
   });
   return list;
 }
@@ -385,21 +448,28 @@ export class ScriptedProvider implements ModelProvider {
    * @throws MediaAgentError `SCRIPT_INCOMPLETE` naming the script and the turns played
    */
   assertComplete(): void {
-    if (this.#progress.size === 0) throw new MediaAgentError('SCRIPT_INCOMPLETE', 'no script was used: the model was never called', {});
+    if (this.#progress.size === 0)
+      throw new MediaAgentError('SCRIPT_INCOMPLETE', 'no script was used: the model was never called', {});
     for (const [script, turns] of this.#progress) {
       const needed = (script.steps?.length ?? 0) + 1;
       if (turns < needed) {
-        throw new MediaAgentError('SCRIPT_INCOMPLETE', `script ${script.name ?? this.#scripts.indexOf(script)} played ${turns} of ${needed} turns`, {
-          script: script.name ?? this.#scripts.indexOf(script),
-          turns,
-          needed,
-        });
+        throw new MediaAgentError(
+          'SCRIPT_INCOMPLETE',
+          `script ${script.name ?? this.#scripts.indexOf(script)} played ${turns} of ${needed} turns`,
+          {
+            script: script.name ?? this.#scripts.indexOf(script),
+            turns,
+            needed,
+          },
+        );
       }
     }
   }
 
   async *#run(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelEvent> {
-    const userTexts = request.messages.filter((m) => m.role === 'user' && !isCompactionSummary(m)).map((m) => textOf(m.content));
+    const userTexts = request.messages
+      .filter((m) => m.role === 'user' && !isCompactionSummary(m))
+      .map((m) => textOf(m.content));
     const goal = userTexts[0] ?? '';
     const lastUserMessage = userTexts[userTexts.length - 1] ?? '';
     // After a compaction the goal may live only in the summary (its pinned facts).
@@ -419,13 +489,17 @@ export class ScriptedProvider implements ModelProvider {
     }
     let out = 0;
     try {
-      if (!script) throw new ScriptExhaustedError(`no fake script matches the goal "${goal.slice(0, 80)}"`, { turns: turn });
+      if (!script)
+        throw new ScriptExhaustedError(`no fake script matches the goal "${goal.slice(0, 80)}"`, { turns: turn });
       const steps = script.steps ?? [];
       if (turn > steps.length) {
-        throw new ScriptExhaustedError(`script ${script.name ?? this.#scripts.indexOf(script)} has no turn ${turn + 1} (it has ${steps.length} steps and a final text)`, {
-          script: script.name ?? this.#scripts.indexOf(script),
-          turns: turn,
-        });
+        throw new ScriptExhaustedError(
+          `script ${script.name ?? this.#scripts.indexOf(script)} has no turn ${turn + 1} (it has ${steps.length} steps and a final text)`,
+          {
+            script: script.name ?? this.#scripts.indexOf(script),
+            turns: turn,
+          },
+        );
       }
       this.#progress.set(script, Math.max(this.#progress.get(script) ?? 0, turn + 1));
       const step: ScriptStep = turn < steps.length ? steps[turn]! : { text: script.finalText ?? 'Done.' };
@@ -464,7 +538,12 @@ export class ScriptedProvider implements ModelProvider {
         return;
       }
       const inputChars = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
-      const usage: ModelUsage = { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(out / 4), cacheReadTokens: 0, cacheWriteTokens: 0 };
+      const usage: ModelUsage = {
+        inputTokens: Math.ceil(inputChars / 4),
+        outputTokens: Math.ceil(out / 4),
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      };
       yield { type: 'usage', usage };
       yield { type: 'done', stopReason: calls.length > 0 ? 'tool_use' : 'end_turn' };
     } catch (error) {

@@ -63,7 +63,10 @@ function translateBatch(sse: SseEvent[], translator: SseTranslator, atEnd: boole
  * @returns non-empty arrays of normalized events, in order
  * @internal
  */
-export async function* translateSse(source: AsyncIterable<Uint8Array>, translator: SseTranslator): AsyncGenerator<ModelEvent[]> {
+export async function* translateSse(
+  source: AsyncIterable<Uint8Array>,
+  translator: SseTranslator,
+): AsyncGenerator<ModelEvent[]> {
   const parser = new SseParser();
   for await (const chunk of source) {
     const batch = translateBatch(parser.feed(chunk), translator, false);
@@ -78,7 +81,13 @@ export async function* translateSse(source: AsyncIterable<Uint8Array>, translato
 
 /** Event types that are output of the turn (a retry after one of them would show it twice). */
 function isOutput(e: ModelEvent): boolean {
-  return e.type === 'text_delta' || e.type === 'thinking_delta' || e.type === 'tool_call_start' || e.type === 'tool_call_delta' || e.type === 'tool_call_end';
+  return (
+    e.type === 'text_delta' ||
+    e.type === 'thinking_delta' ||
+    e.type === 'tool_call_start' ||
+    e.type === 'tool_call_delta' ||
+    e.type === 'tool_call_end'
+  );
 }
 
 /**
@@ -102,7 +111,10 @@ function isOutput(e: ModelEvent): boolean {
  * @returns non-empty arrays of normalized events, in order
  * @internal
  */
-export async function* streamTranslated(args: OpenStreamArgs, makeTranslator: () => SseTranslator): AsyncGenerator<ModelEvent[]> {
+export async function* streamTranslated(
+  args: OpenStreamArgs,
+  makeTranslator: () => SseTranslator,
+): AsyncGenerator<ModelEvent[]> {
   const retry = resolveRetry(args.options.retry);
   const pending: ModelEvent[] = [];
   const open: OpenStreamArgs = { ...args, warn: (warning) => pending.push({ type: 'warning', warning }) };

@@ -119,13 +119,21 @@ export class SseParser {
     // The dominant line, `data: …`, is recognized in place: no slice of the line or of its field name.
     if (first === D && text.startsWith('data', start)) {
       const at = start + 4;
-      if (at === end) return this.#addData('');
-      if (text.charCodeAt(at) === COLON) return this.#addData(text.slice(at + 1 < end && text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1, end));
+      if (at === end) {
+        this.#addData('');
+        return;
+      }
+      if (text.charCodeAt(at) === COLON) {
+        this.#addData(text.slice(at + 1 < end && text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1, end));
+        return;
+      }
     }
     const colon = text.indexOf(':', start);
     const hasValue = colon !== -1 && colon < end;
     const field = text.slice(start, hasValue ? colon : end);
-    const value = hasValue ? text.slice(colon + 1 < end && text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1, end) : '';
+    const value = hasValue
+      ? text.slice(colon + 1 < end && text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1, end)
+      : '';
     switch (field) {
       case 'data':
         this.#addData(value);

@@ -104,14 +104,18 @@ export type ToolArgumentsResult = { ok: true; input: unknown } | { ok: false; fa
  * @public
  */
 export function parseToolArguments(raw: string, tool: ModelTool | undefined, wireName: string): ToolArgumentsResult {
-  if (!tool) return { ok: false, failure: { code: 'TOOL_UNKNOWN', message: `no tool named "${wireName}" was offered` } };
+  if (!tool)
+    return { ok: false, failure: { code: 'TOOL_UNKNOWN', message: `no tool named "${wireName}" was offered` } };
   let input: unknown;
   if (raw.trim() === '') input = {};
   else {
     try {
       input = JSON.parse(raw);
     } catch (e) {
-      return { ok: false, failure: { code: 'TOOL_ARGS_MALFORMED', message: `arguments are not valid JSON: ${(e as Error).message}` } };
+      return {
+        ok: false,
+        failure: { code: 'TOOL_ARGS_MALFORMED', message: `arguments are not valid JSON: ${(e as Error).message}` },
+      };
     }
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -120,7 +124,10 @@ export function parseToolArguments(raw: string, tool: ModelTool | undefined, wir
   const validator = validatorFor(tool.validationSchema ?? tool.inputSchema);
   if (validator.Check(input)) return { ok: true, input };
   const reasons = [...validator.Errors(input)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);
-  return { ok: false, failure: { code: 'TOOL_ARGS_INVALID', message: `arguments do not match the schema: ${reasons.join('; ')}` } };
+  return {
+    ok: false,
+    failure: { code: 'TOOL_ARGS_INVALID', message: `arguments do not match the schema: ${reasons.join('; ')}` },
+  };
 }
 
 /**
@@ -148,7 +155,11 @@ export class RequestTools {
    */
   end(id: string, wireName: string, raw: string): Extract<ModelEvent, { type: 'tool_call_end' }> {
     const capabilityId = this.names.fromWire(wireName);
-    const result = parseToolArguments(raw, capabilityId === undefined ? undefined : this.#byId.get(capabilityId), wireName);
+    const result = parseToolArguments(
+      raw,
+      capabilityId === undefined ? undefined : this.#byId.get(capabilityId),
+      wireName,
+    );
     const name = capabilityId ?? wireName;
     if (result.ok) return { type: 'tool_call_end', id, name, rawArguments: raw, ok: true, input: result.input };
     return { type: 'tool_call_end', id, name, rawArguments: raw, ok: false, input: {}, failure: result.failure };

@@ -24,7 +24,11 @@ export class UnknownShapes {
     this.#seen.add(shape);
     out.push({
       type: 'warning',
-      warning: { code: 'PROVIDER_DELTA_UNKNOWN', message: `${this.provider}: ignored ${what}, which this translator does not understand`, details: { provider: this.provider, ...details } },
+      warning: {
+        code: 'PROVIDER_DELTA_UNKNOWN',
+        message: `${this.provider}: ignored ${what}, which this translator does not understand`,
+        details: { provider: this.provider, ...details },
+      },
     });
   }
 }

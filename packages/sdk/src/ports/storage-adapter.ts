@@ -11,7 +11,14 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../core/records';
-import type { DecisionRecord, InboxRecord, RunEventRecord, RunMessageRecord, RunRecord, RunStatus } from '../core/run-records';
+import type {
+  DecisionRecord,
+  InboxRecord,
+  RunEventRecord,
+  RunMessageRecord,
+  RunRecord,
+  RunStatus,
+} from '../core/run-records';
 
 /**
  * Ledger entries by idempotency key. Writes are compare-and-set on the executor token so a
@@ -29,9 +36,17 @@ export interface LedgerRepository {
    * Applies `patch` only if the stored token equals `expectedToken` (and, when given, the state is one
    * of `expectedStates`); returns whether it applied.
    */
-  compareAndSet(key: string, expectedToken: string, patch: Partial<LedgerEntry>, expectedStates?: readonly LedgerState[]): Promise<boolean>;
+  compareAndSet(
+    key: string,
+    expectedToken: string,
+    patch: Partial<LedgerEntry>,
+    expectedStates?: readonly LedgerState[],
+  ): Promise<boolean>;
   /** Entries in the given states, oldest claim first; `claimedBefore` (ms) filters by claim time. */
-  listByState(states: readonly LedgerState[], options?: { claimedBefore?: number; limit?: number }): Promise<LedgerEntry[]>;
+  listByState(
+    states: readonly LedgerState[],
+    options?: { claimedBefore?: number; limit?: number },
+  ): Promise<LedgerEntry[]>;
   /**
    * Entries of `grantId` with `claimedAt` in [`from`, `to`) (ms) and the sum of their `bytes`, counted from the
    * ledger rows (each entry once, under its latest claim). Budgets are not checked with this: they read the
@@ -91,7 +106,13 @@ export interface AuditRepository {
   /** Appends a row; returns it with its storage-assigned `seq`. */
   append(record: AuditRecord): Promise<AuditRecord>;
   /** Rows with `seq > after` (default 0), oldest first, at most `limit` (default 100). */
-  list(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
+  list(filter?: {
+    after?: number;
+    limit?: number;
+    action?: AuditAction;
+    capabilityId?: string;
+    invocationId?: string;
+  }): Promise<AuditRecord[]>;
 }
 
 /**

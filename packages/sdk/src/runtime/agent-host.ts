@@ -58,7 +58,11 @@ export interface AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(
+    capability: Capability<I, O>,
+    input: NoInfer<Static<I>>,
+    context: InvocationContext,
+  ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit
    * (docs/architecture.md#the-invocation-path). Denials, handler failures, pending and unknown outcomes are
@@ -150,7 +154,13 @@ export interface AgentHost {
   /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
   decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
-  audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]>;
+  audit(filter?: {
+    after?: number;
+    limit?: number;
+    action?: AuditAction;
+    capabilityId?: string;
+    invocationId?: string;
+  }): Promise<AuditRecord[]>;
   /**
    * Migrates storage, then cold-start recovery (`running` ledger entries become `unknown` with new
    * tokens), retention cleanup, then starts the run workers. Call once per process, before anything that
@@ -248,7 +258,11 @@ export class DefaultAgentHost implements AgentHost {
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
-  invoke<I extends TSchema, O extends TSchema>(capability: Capability<I, O>, input: NoInfer<Static<I>>, context: InvocationContext): Promise<InvocationResult<Static<O>>>;
+  invoke<I extends TSchema, O extends TSchema>(
+    capability: Capability<I, O>,
+    input: NoInfer<Static<I>>,
+    context: InvocationContext,
+  ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
    * Denials, handler failures, pending and unknown outcomes are returned as results.
@@ -293,8 +307,10 @@ export class DefaultAgentHost implements AgentHost {
     checkStarted(this.#state, 'events');
     checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER);
     checkInteger('pollMs', options?.pollMs, 1, 3_600_000);
-    if (options?.runId !== undefined && typeof options.runId !== 'string') throw new RunRequestError('runId must be a string');
-    if (options?.follow !== undefined && typeof options.follow !== 'boolean') throw new RunRequestError('follow must be a boolean');
+    if (options?.runId !== undefined && typeof options.runId !== 'string')
+      throw new RunRequestError('runId must be a string');
+    if (options?.follow !== undefined && typeof options.follow !== 'boolean')
+      throw new RunRequestError('follow must be a boolean');
     return this.#deps.bus.subscribe(options);
   }
 
@@ -304,7 +320,13 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.audit} */
-  audit(filter?: { after?: number; limit?: number; action?: AuditAction; capabilityId?: string; invocationId?: string }): Promise<AuditRecord[]> {
+  audit(filter?: {
+    after?: number;
+    limit?: number;
+    action?: AuditAction;
+    capabilityId?: string;
+    invocationId?: string;
+  }): Promise<AuditRecord[]> {
     return this.#refused('audit') ?? this.#deps.storage.audit.list(filter);
   }
 
@@ -313,7 +335,8 @@ export class DefaultAgentHost implements AgentHost {
     if (this.#state === 'stopped') throw new HostLifecycleError('stopped', 'start');
     await this.#deps.storage.migrate();
     const recovered = await this.#deps.ledger.recover();
-    if (recovered.length > 0) this.#deps.logger.warn('ledger entries interrupted by a crash are now unknown', { count: recovered.length });
+    if (recovered.length > 0)
+      this.#deps.logger.warn('ledger entries interrupted by a crash are now unknown', { count: recovered.length });
     const cleaned = await this.#deps.ledger.cleanup(this.#deps.options.ledgerRetentionMs);
     if (options.workers !== false) {
       this.#offDecided ??= this.#wakeOnDecision();
@@ -343,7 +366,9 @@ export class DefaultAgentHost implements AgentHost {
         .get(runId)
         .then((run) => (run?.status === 'waiting' ? this.#deps.storage.runs.patch(runId, { notBefore: 0 }) : undefined))
         .then(() => this.#deps.workers.wake())
-        .catch((error: Error) => this.#deps.logger.warn('could not wake a run after an approval decision', { runId, message: error.message }));
+        .catch((error: Error) =>
+          this.#deps.logger.warn('could not wake a run after an approval decision', { runId, message: error.message }),
+        );
     };
     this.#deps.approvals.events.on('decided', listener);
     return () => this.#deps.approvals.events.off('decided', listener);

@@ -181,7 +181,20 @@ export interface ResolvedAgentOptions {
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
   /** Run settings with defaults applied. */
-  runs: Required<Omit<RunOptions, 'budgets' | 'daily' | 'systemPrompt' | 'loopGuard' | 'results' | 'maxTools' | 'contextWindowTokens' | 'compactionThreshold' | 'middleware'>> & {
+  runs: Required<
+    Omit<
+      RunOptions,
+      | 'budgets'
+      | 'daily'
+      | 'systemPrompt'
+      | 'loopGuard'
+      | 'results'
+      | 'maxTools'
+      | 'contextWindowTokens'
+      | 'compactionThreshold'
+      | 'middleware'
+    >
+  > & {
     maxTools: number;
     contextWindowTokens: number;
     compactionThreshold: number;

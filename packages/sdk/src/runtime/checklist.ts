@@ -14,8 +14,18 @@ export const RunChecklistSchema = Type.Object(
       Type.Object(
         {
           title: Type.String({ minLength: 1, maxLength: 500 }),
-          status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('blocked')]),
-          evidence: Type.Optional(Type.String({ maxLength: 2000, description: 'Required for completed and blocked: the tool result that shows it.' })),
+          status: Type.Union([
+            Type.Literal('pending'),
+            Type.Literal('in_progress'),
+            Type.Literal('completed'),
+            Type.Literal('blocked'),
+          ]),
+          evidence: Type.Optional(
+            Type.String({
+              maxLength: 2000,
+              description: 'Required for completed and blocked: the tool result that shows it.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -53,7 +63,9 @@ export function validateChecklist(plan: unknown): string[] {
   const check = compileSchema(RunChecklistSchema);
   if (!check.check(plan)) return check.issues(plan).map((i) => `${i.path || '/'}: ${i.message}`);
   return (plan as RunChecklist).steps.flatMap((step, i) =>
-    (step.status === 'completed' || step.status === 'blocked') && !step.evidence?.trim() ? [`/steps/${i}: a ${step.status} step needs evidence`] : [],
+    (step.status === 'completed' || step.status === 'blocked') && !step.evidence?.trim()
+      ? [`/steps/${i}: a ${step.status} step needs evidence`]
+      : [],
   );
 }
 

@@ -16,7 +16,12 @@ export const DELEGATE_MODEL_TOOL: ModelTool = providerSafeTool({
     type: 'object',
     properties: {
       goal: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the subagent should find out.' },
-      capabilities: { type: 'array', items: { type: 'string' }, maxItems: 50, description: 'Optional: limit it to these read capabilities.' },
+      capabilities: {
+        type: 'array',
+        items: { type: 'string' },
+        maxItems: 50,
+        description: 'Optional: limit it to these read capabilities.',
+      },
     },
     required: ['goal'],
     additionalProperties: false,
@@ -28,11 +33,18 @@ export const DELEGATE_MODEL_TOOL: ModelTool = providerSafeTool({
  * @returns the goal and optional capability list, or why the input is wrong
  * @public
  */
-export function parseDelegateInput(input: unknown): { ok: true; goal: string; capabilities: string[] | undefined } | { ok: false; message: string } {
+export function parseDelegateInput(
+  input: unknown,
+): { ok: true; goal: string; capabilities: string[] | undefined } | { ok: false; message: string } {
   const value = input as { goal?: unknown; capabilities?: unknown } | null;
   if (!value || typeof value !== 'object') return { ok: false, message: 'input must be an object with a goal' };
-  if (typeof value.goal !== 'string' || !value.goal.trim() || value.goal.length > 4000) return { ok: false, message: 'goal must be a non-empty string of at most 4000 characters' };
-  if (value.capabilities !== undefined && !(Array.isArray(value.capabilities) && value.capabilities.every((c) => typeof c === 'string'))) return { ok: false, message: 'capabilities must be an array of capability ids' };
+  if (typeof value.goal !== 'string' || !value.goal.trim() || value.goal.length > 4000)
+    return { ok: false, message: 'goal must be a non-empty string of at most 4000 characters' };
+  if (
+    value.capabilities !== undefined &&
+    !(Array.isArray(value.capabilities) && value.capabilities.every((c) => typeof c === 'string'))
+  )
+    return { ok: false, message: 'capabilities must be an array of capability ids' };
   return { ok: true, goal: value.goal, capabilities: value.capabilities as string[] | undefined };
 }
 
@@ -69,7 +81,10 @@ export function subagentFindings(
       const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
       if (text.trim() !== '') lastText = text;
     } else if (m.role === 'tool' && m.status === 'ok') {
-      const text = typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+      const text =
+        typeof m.content === 'string'
+          ? m.content
+          : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
       findings.push({ capability: m.name, result: text.slice(0, perFinding), truncated: text.length > perFinding });
     }
   }

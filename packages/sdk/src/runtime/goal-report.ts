@@ -33,7 +33,10 @@ export interface AgentGoalReport {
  * @public
  */
 export function factsSettled(facts: GoalFactsSnapshot): boolean {
-  return facts.downloads.every((d) => !['queued', 'downloading', 'completed'].includes(d.status)) && facts.organizes.every((o) => o.status !== 'running');
+  return (
+    facts.downloads.every((d) => !['queued', 'downloading', 'completed'].includes(d.status)) &&
+    facts.organizes.every((o) => o.status !== 'running')
+  );
 }
 
 /**
@@ -57,7 +60,9 @@ export function buildGoalReport(input: {
   targets?: ReadonlyArray<GoalCandidate>;
 }): AgentGoalReport {
   const { facts } = input;
-  const failedDownloads = facts.downloads.filter((d) => d.status === 'failed' || d.status === 'stalled' || d.status === 'removed');
+  const failedDownloads = facts.downloads.filter(
+    (d) => d.status === 'failed' || d.status === 'stalled' || d.status === 'removed',
+  );
   const failedOrganizes = facts.organizes.filter((o) => o.status === 'failed');
   const present = facts.library.filter((l) => l.present);
   const targets = input.targets ?? [];
@@ -69,14 +74,22 @@ export function buildGoalReport(input: {
     summary = `plan only: ${facts.library.length} media entities inspected, nothing executed`;
   } else if (failedDownloads.length > 0 || failedOrganizes.length > 0) {
     status = 'failed';
-    summary = `${failedDownloads.map((d) => `download ${d.id} (${d.title}) ${d.status}`).concat(failedOrganizes.map((o) => `organize ${o.id} failed`)).join('; ')}`;
+    summary = `${failedDownloads
+      .map((d) => `download ${d.id} (${d.title}) ${d.status}`)
+      .concat(failedOrganizes.map((o) => `organize ${o.id} failed`))
+      .join('; ')}`;
   } else if (!factsSettled(facts)) {
     status = 'waiting';
     const moving = facts.downloads.filter((d) => ['queued', 'downloading', 'completed'].includes(d.status));
     summary = `submitted is not imported: ${moving.map((d) => `${d.title} ${d.status}`).join(', ') || 'organize running'}`;
   } else if (missingTargets.length > 0) {
     status = 'failed';
-    const did = facts.downloads.length > 0 ? `this run downloaded ${facts.downloads.map((d) => `${d.title} (${d.status})`).join(', ')}` : present.length > 0 ? `in the library: ${present.map((l) => l.title).join(', ')}` : 'nothing of it is in the library';
+    const did =
+      facts.downloads.length > 0
+        ? `this run downloaded ${facts.downloads.map((d) => `${d.title} (${d.status})`).join(', ')}`
+        : present.length > 0
+          ? `in the library: ${present.map((l) => l.title).join(', ')}`
+          : 'nothing of it is in the library';
     summary = `the goal's ${missingTargets.map((t) => `${t.title} (${t.year ?? '?'}, ${t.mediaEntityId})`).join(', ')} is not in the library; ${did}`;
   } else if (present.length > 0) {
     status = 'succeeded';
@@ -92,7 +105,9 @@ export function buildGoalReport(input: {
     verified: true,
     summary,
     facts,
-    ...(targets.length > 0 ? { targets: targets.map((t) => ({ mediaEntityId: t.mediaEntityId, title: t.title, year: t.year })) } : {}),
+    ...(targets.length > 0
+      ? { targets: targets.map((t) => ({ mediaEntityId: t.mediaEntityId, title: t.title, year: t.year })) }
+      : {}),
     modelText: input.finalText ? { text: input.finalText, verified: false } : null,
     at: input.at,
   };

@@ -23,11 +23,19 @@ export interface GoalCandidate {
  * - `ambiguous`: a lookup returned it among titles the goal and the people's messages do not tell apart.
  * @public
  */
-export type GoalTargetResolution = { kind: 'unrelated' } | { kind: 'resolved'; target: GoalCandidate } | { kind: 'ambiguous'; candidates: GoalCandidate[] };
+export type GoalTargetResolution =
+  | { kind: 'unrelated' }
+  | { kind: 'resolved'; target: GoalCandidate }
+  | { kind: 'ambiguous'; candidates: GoalCandidate[] };
 
 /** Lower-case words of a text (letters and digits of any script), NFKC-normalized. */
 function words(text: string): Set<string> {
-  return new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return new Set(
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  );
 }
 
 /**
@@ -42,8 +50,17 @@ export function candidatesFromLookup(output: unknown): GoalCandidate[] {
   return items.flatMap((item) => {
     const i = item as Record<string, unknown>;
     if (typeof i.mediaEntityId !== 'string' || typeof i.title !== 'string') return [];
-    const names = [i.title, i.originalTitle, i.localizedTitle].filter((n): n is string => typeof n === 'string' && n !== '');
-    return [{ mediaEntityId: i.mediaEntityId, title: i.title, names: [...new Set(names)], year: typeof i.year === 'number' ? i.year : null }];
+    const names = [i.title, i.originalTitle, i.localizedTitle].filter(
+      (n): n is string => typeof n === 'string' && n !== '',
+    );
+    return [
+      {
+        mediaEntityId: i.mediaEntityId,
+        title: i.title,
+        names: [...new Set(names)],
+        year: typeof i.year === 'number' ? i.year : null,
+      },
+    ];
   });
 }
 
@@ -53,7 +70,8 @@ export function candidatesFromLookup(output: unknown): GoalCandidate[] {
  * ("Part Two", "2049", "沙丘2").
  */
 function singledOut(candidate: GoalCandidate, others: readonly GoalCandidate[], text: Set<string>): boolean {
-  if (candidate.year !== null && text.has(String(candidate.year)) && !others.some((o) => o.year === candidate.year)) return true;
+  if (candidate.year !== null && text.has(String(candidate.year)) && !others.some((o) => o.year === candidate.year))
+    return true;
   const otherWords = new Set(others.flatMap((o) => [...words(o.names.join(' '))]));
   return [...words(candidate.names.join(' '))].some((w) => !otherWords.has(w) && text.has(w));
 }
@@ -74,7 +92,11 @@ function singledOut(candidate: GoalCandidate, others: readonly GoalCandidate[], 
  * @returns the resolution
  * @public
  */
-export function resolveGoalTarget(mediaEntityId: string, lookups: ReadonlyArray<readonly GoalCandidate[]>, text: string): GoalTargetResolution {
+export function resolveGoalTarget(
+  mediaEntityId: string,
+  lookups: ReadonlyArray<readonly GoalCandidate[]>,
+  text: string,
+): GoalTargetResolution {
   const sets = lookups.filter((set) => set.some((c) => c.mediaEntityId === mediaEntityId));
   if (sets.length === 0) return { kind: 'unrelated' };
   const tokens = words(text);

@@ -40,7 +40,12 @@ export function checkStarted(state: HostLifecycleState, operation: string): void
  * through (methods bound to the service). The service itself (used by the runtime) is not changed.
  * @param name - the service's name on the host, for the error (`grants` → `grants.create`)
  */
-export function guardService<T extends object>(service: T, name: string, state: () => HostLifecycleState, methods?: readonly string[]): T {
+export function guardService<T extends object>(
+  service: T,
+  name: string,
+  state: () => HostLifecycleState,
+  methods?: readonly string[],
+): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(service, {
     get(target, prop) {

@@ -37,10 +37,19 @@ export interface DailyBudgets {
  * normal run never meets it).
  * @public
  */
-export const DEFAULT_RUN_BUDGETS: Readonly<Required<RunBudgets>> = Object.freeze({ maxToolCalls: 40, maxDurationSec: 900, maxTokensPerRun: null, maxCostUsdPerRun: null, maxModelCalls: 90 });
+export const DEFAULT_RUN_BUDGETS: Readonly<Required<RunBudgets>> = Object.freeze({
+  maxToolCalls: 40,
+  maxDurationSec: 900,
+  maxTokensPerRun: null,
+  maxCostUsdPerRun: null,
+  maxModelCalls: 90,
+});
 
 /** defaults. @public */
-export const DEFAULT_DAILY_BUDGETS: Readonly<DailyBudgets> = Object.freeze({ agentMaxRunsPerDay: 50, agentMaxCostUsdPerDay: 5 });
+export const DEFAULT_DAILY_BUDGETS: Readonly<DailyBudgets> = Object.freeze({
+  agentMaxRunsPerDay: 50,
+  agentMaxCostUsdPerDay: 5,
+});
 
 /** Which budget was exceeded, its limit and what was used. @public */
 export interface BudgetBreach {
@@ -63,13 +72,18 @@ export interface BudgetBreach {
  * @public
  */
 export function checkRunBudgets(usage: RunUsage, budgets: RunBudgets, elapsedMs: number): BudgetBreach | null {
-  if (usage.toolCalls > budgets.maxToolCalls) return { budget: 'maxToolCalls', limit: budgets.maxToolCalls, used: usage.toolCalls };
-  if (elapsedMs > budgets.maxDurationSec * 1000) return { budget: 'maxDurationSec', limit: budgets.maxDurationSec, used: Math.floor(elapsedMs / 1000) };
+  if (usage.toolCalls > budgets.maxToolCalls)
+    return { budget: 'maxToolCalls', limit: budgets.maxToolCalls, used: usage.toolCalls };
+  if (elapsedMs > budgets.maxDurationSec * 1000)
+    return { budget: 'maxDurationSec', limit: budgets.maxDurationSec, used: Math.floor(elapsedMs / 1000) };
   const tokens = usage.inputTokens + usage.outputTokens;
-  if (budgets.maxTokensPerRun !== null && tokens > budgets.maxTokensPerRun) return { budget: 'maxTokensPerRun', limit: budgets.maxTokensPerRun, used: tokens };
-  if (budgets.maxCostUsdPerRun !== null && usage.costUsd > budgets.maxCostUsdPerRun) return { budget: 'maxCostUsdPerRun', limit: budgets.maxCostUsdPerRun, used: usage.costUsd };
+  if (budgets.maxTokensPerRun !== null && tokens > budgets.maxTokensPerRun)
+    return { budget: 'maxTokensPerRun', limit: budgets.maxTokensPerRun, used: tokens };
+  if (budgets.maxCostUsdPerRun !== null && usage.costUsd > budgets.maxCostUsdPerRun)
+    return { budget: 'maxCostUsdPerRun', limit: budgets.maxCostUsdPerRun, used: usage.costUsd };
   const maxModelCalls = budgets.maxModelCalls ?? DEFAULT_RUN_BUDGETS.maxModelCalls;
-  if (usage.modelCalls >= maxModelCalls) return { budget: 'maxModelCalls', limit: maxModelCalls, used: usage.modelCalls };
+  if (usage.modelCalls >= maxModelCalls)
+    return { budget: 'maxModelCalls', limit: maxModelCalls, used: usage.modelCalls };
   return null;
 }
 
@@ -80,8 +94,13 @@ export function checkRunBudgets(usage: RunUsage, budgets: RunBudgets, elapsedMs:
  * @returns the breach, or null
  * @public
  */
-export function checkDailyBudgets(today: { runs: number; costUsd: number }, budgets: DailyBudgets): BudgetBreach | null {
-  if (today.runs >= budgets.agentMaxRunsPerDay) return { budget: 'agentMaxRunsPerDay', limit: budgets.agentMaxRunsPerDay, used: today.runs };
-  if (today.costUsd >= budgets.agentMaxCostUsdPerDay) return { budget: 'agentMaxCostUsdPerDay', limit: budgets.agentMaxCostUsdPerDay, used: today.costUsd };
+export function checkDailyBudgets(
+  today: { runs: number; costUsd: number },
+  budgets: DailyBudgets,
+): BudgetBreach | null {
+  if (today.runs >= budgets.agentMaxRunsPerDay)
+    return { budget: 'agentMaxRunsPerDay', limit: budgets.agentMaxRunsPerDay, used: today.runs };
+  if (today.costUsd >= budgets.agentMaxCostUsdPerDay)
+    return { budget: 'agentMaxCostUsdPerDay', limit: budgets.agentMaxCostUsdPerDay, used: today.costUsd };
   return null;
 }

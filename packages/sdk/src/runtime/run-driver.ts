@@ -37,7 +37,13 @@ export class RunDriver {
       updatePlanTool(),
       searchToolsTool(),
       readToolResultTool(deps.results),
-      delegateTool({ capabilities: deps.capabilities, storage: deps.storage, clock: deps.clock, startSubagent: deps.startSubagent, drive: (run, lease) => this.process(run, lease) }),
+      delegateTool({
+        capabilities: deps.capabilities,
+        storage: deps.storage,
+        clock: deps.clock,
+        startSubagent: deps.startSubagent,
+        drive: (run, lease) => this.process(run, lease),
+      }),
     ]);
     this.#loop = { deps, pipeline: new MiddlewarePipeline(driverMiddleware(deps)), tools };
   }

@@ -6,7 +6,14 @@ import { toRunEvent, type RunEventBus } from './events/run-event-bus';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JsonValue } from '../core/records';
-import { TERMINAL_RUN_STATUSES, type InboxRecord, type RunMode, type RunOrigin, type RunRecord, type RunStatus } from '../core/run-records';
+import {
+  TERMINAL_RUN_STATUSES,
+  type InboxRecord,
+  type RunMode,
+  type RunOrigin,
+  type RunRecord,
+  type RunStatus,
+} from '../core/run-records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
 import type { RunChecklist } from './checklist';
@@ -111,32 +118,51 @@ export class RunService {
   async startRun(input: StartRunInput, parent?: SubagentParent): Promise<RunRecord> {
     parseActor(input?.actor);
     const origin = input.origin ?? 'interactive';
-    if (!['interactive', 'background', 'channel'].includes(origin)) throw new RunRequestError(`origin must be interactive, background or channel, not ${JSON.stringify(origin)}`);
-    if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000) throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
-    if (input.sessionId !== undefined && !(typeof input.sessionId === 'string' && input.sessionId.length > 0 && input.sessionId.length <= 200))
+    if (!['interactive', 'background', 'channel'].includes(origin))
+      throw new RunRequestError(`origin must be interactive, background or channel, not ${JSON.stringify(origin)}`);
+    if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000)
+      throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
+    if (
+      input.sessionId !== undefined &&
+      !(typeof input.sessionId === 'string' && input.sessionId.length > 0 && input.sessionId.length <= 200)
+    )
       throw new RunRequestError('sessionId must be a non-empty string of at most 200 characters');
     if (input.budgets !== undefined) {
-      if (typeof input.budgets !== 'object' || input.budgets === null || Array.isArray(input.budgets)) throw new RunRequestError('budgets must be an object');
-      const unknown = Object.keys(input.budgets).filter((k) => !['maxToolCalls', 'maxDurationSec', 'maxTokensPerRun', 'maxCostUsdPerRun', 'maxModelCalls'].includes(k));
+      if (typeof input.budgets !== 'object' || input.budgets === null || Array.isArray(input.budgets))
+        throw new RunRequestError('budgets must be an object');
+      const unknown = Object.keys(input.budgets).filter(
+        (k) => !['maxToolCalls', 'maxDurationSec', 'maxTokensPerRun', 'maxCostUsdPerRun', 'maxModelCalls'].includes(k),
+      );
       if (unknown.length > 0) throw new RunRequestError(`unknown budgets: ${unknown.join(', ')}`);
     }
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(input.goal ?? '')) throw new RunRequestError('goal contains an unpaired surrogate (not valid Unicode text)');
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(input.goal ?? ''))
+      throw new RunRequestError('goal contains an unpaired surrogate (not valid Unicode text)');
     const mode = input.mode ?? 'execute';
-    if (mode !== 'execute' && mode !== 'plan_only') throw new RunRequestError(`mode must be execute or plan_only, not ${JSON.stringify(mode)}`);
+    if (mode !== 'execute' && mode !== 'plan_only')
+      throw new RunRequestError(`mode must be execute or plan_only, not ${JSON.stringify(mode)}`);
     let allowlist: string[] | null = null;
     if (input.capabilityAllowlist !== undefined) {
-      if (!Array.isArray(input.capabilityAllowlist) || input.capabilityAllowlist.some((id) => typeof id !== 'string')) throw new RunRequestError('capabilityAllowlist must be an array of capability ids');
+      if (!Array.isArray(input.capabilityAllowlist) || input.capabilityAllowlist.some((id) => typeof id !== 'string'))
+        throw new RunRequestError('capabilityAllowlist must be an array of capability ids');
       const unknown = input.capabilityAllowlist.filter((id) => !this.deps.capabilities.has(id));
-      if (unknown.length > 0) throw new RunRequestError(`unknown capabilities in the allowlist: ${unknown.join(', ')}`, { unknown });
+      if (unknown.length > 0)
+        throw new RunRequestError(`unknown capabilities in the allowlist: ${unknown.join(', ')}`, { unknown });
       if (mode === 'plan_only') {
-        const writes = input.capabilityAllowlist.filter((id) => !['read', 'preview', 'propose'].includes(this.deps.capabilities.get(id).kind));
-        if (writes.length > 0) throw new RunRequestError(`a plan_only run may only use read, preview and propose capabilities; not ${writes.join(', ')}`, { capabilities: writes });
+        const writes = input.capabilityAllowlist.filter(
+          (id) => !['read', 'preview', 'propose'].includes(this.deps.capabilities.get(id).kind),
+        );
+        if (writes.length > 0)
+          throw new RunRequestError(
+            `a plan_only run may only use read, preview and propose capabilities; not ${writes.join(', ')}`,
+            { capabilities: writes },
+          );
       }
       allowlist = [...input.capabilityAllowlist];
     }
     const budgets: RunBudgets = { ...this.deps.budgets, ...(input.budgets ?? {}) };
     for (const [name, value] of Object.entries(budgets)) {
-      if (value !== null && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw new RunRequestError(`budget ${name} must be a non-negative number or null`);
+      if (value !== null && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
+        throw new RunRequestError(`budget ${name} must be a non-negative number or null`);
     }
     const now = this.deps.clock.now();
     const run: RunRecord = {
@@ -170,7 +196,11 @@ export class RunService {
       endedAt: null,
     };
     await this.deps.storage.runs.insert(run);
-    await this.deps.bus.emit(run.id, 'run_status', { status: 'queued', step: 'drive', ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}) });
+    await this.deps.bus.emit(run.id, 'run_status', {
+      status: 'queued',
+      step: 'drive',
+      ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}),
+    });
     if (!parent) this.deps.wake();
     return run;
   }
@@ -198,8 +228,13 @@ export class RunService {
   /** Runs newest first, optionally by status or session (default limit 50). */
   async listRuns(filter: { status?: RunStatus; sessionId?: string; limit?: number } | null = {}): Promise<RunRecord[]> {
     const limit = checkInteger('limit', filter?.limit, 1, 1000) ?? 50;
-    if (filter?.sessionId !== undefined && typeof filter.sessionId !== 'string') throw new RunRequestError('sessionId must be a string');
-    if (filter?.status !== undefined && !['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(filter.status)) throw new RunRequestError(`unknown status ${JSON.stringify(filter.status)}`);
+    if (filter?.sessionId !== undefined && typeof filter.sessionId !== 'string')
+      throw new RunRequestError('sessionId must be a string');
+    if (
+      filter?.status !== undefined &&
+      !['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(filter.status)
+    )
+      throw new RunRequestError(`unknown status ${JSON.stringify(filter.status)}`);
     return this.deps.storage.runs.list({ ...(filter ?? {}), limit });
   }
 
@@ -210,14 +245,24 @@ export class RunService {
    */
   async appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
     parseActor(actor);
-    if (typeof text !== 'string' || !text.trim() || text.length > 10_000) throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
-    const record: InboxRecord = { id: this.deps.ids.next('msg'), runId, text, actor, status: 'queued', createdAt: this.deps.clock.now(), appliedAt: null };
+    if (typeof text !== 'string' || !text.trim() || text.length > 10_000)
+      throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
+    const record: InboxRecord = {
+      id: this.deps.ids.next('msg'),
+      runId,
+      text,
+      actor,
+      status: 'queued',
+      createdAt: this.deps.clock.now(),
+      appliedAt: null,
+    };
     const event = await this.deps.storage.transaction(async (s) => {
       const run = await s.runs.get(runId);
       if (!run) throw new RunNotFoundError(runId);
       await s.inbox.enqueue(record);
       // A waiting run is woken; an ended one becomes leasable again (`waiting` + wake) for one new drive.
-      if (run.status !== 'running' && run.status !== 'queued') await s.runs.patch(runId, { wakeRequested: true, status: 'waiting', updatedAt: record.createdAt });
+      if (run.status !== 'running' && run.status !== 'queued')
+        await s.runs.patch(runId, { wakeRequested: true, status: 'waiting', updatedAt: record.createdAt });
       return this.deps.bus.emit(runId, 'inbox_queued', { inboxId: record.id, text }, s);
     });
     this.deps.bus.publish(event);
@@ -240,10 +285,29 @@ export class RunService {
       const live = current.leaseOwner !== null && (current.leaseExpiresAt ?? 0) > now;
       if (!live) {
         // Nobody drives it (queued, waiting, or orphaned by a crash while running): cancel directly, in the same transaction that saw no lease.
-        const cancelled = await s.runs.patch(runId, { status: 'cancelled', abortReason: reason ?? null, endedAt: now, updatedAt: now, notBefore: null, wakeRequested: false });
-        return { run: cancelled ?? current, event: await this.deps.bus.emit(runId, 'run_status', { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' }, s) };
+        const cancelled = await s.runs.patch(runId, {
+          status: 'cancelled',
+          abortReason: reason ?? null,
+          endedAt: now,
+          updatedAt: now,
+          notBefore: null,
+          wakeRequested: false,
+        });
+        return {
+          run: cancelled ?? current,
+          event: await this.deps.bus.emit(
+            runId,
+            'run_status',
+            { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' },
+            s,
+          ),
+        };
       }
-      return { run: (await s.runs.patch(runId, { abortRequested: true, abortReason: reason ?? null, updatedAt: now })) ?? current, event: undefined };
+      return {
+        run:
+          (await s.runs.patch(runId, { abortRequested: true, abortReason: reason ?? null, updatedAt: now })) ?? current,
+        event: undefined,
+      };
     });
     if (event) this.deps.bus.publish(event);
     else {
@@ -266,6 +330,7 @@ export class RunService {
  */
 export function checkInteger(name: string, value: unknown, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!(typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max)) throw new RunRequestError(`${name} must be an integer from ${min} to ${max}`);
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max))
+    throw new RunRequestError(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }

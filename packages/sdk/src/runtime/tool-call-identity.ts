@@ -44,18 +44,36 @@ export interface AdmittedToolCall {
  * @returns the stored part and the failure, if any
  * @public
  */
-export function admitToolCall(event: Extract<ModelEvent, { type: 'tool_call_end' }>, id: string, maxInputBytes: number): AdmittedToolCall {
+export function admitToolCall(
+  event: Extract<ModelEvent, { type: 'tool_call_end' }>,
+  id: string,
+  maxInputBytes: number,
+): AdmittedToolCall {
   const providerId = event.id !== id && event.id !== '' ? { providerId: event.id } : {};
   const bytes = Buffer.byteLength(event.rawArguments, 'utf8');
   if (bytes > maxInputBytes) {
     return {
-      part: { type: 'tool_call', id, ...providerId, name: event.name, input: {}, rawArguments: `[${bytes} bytes of arguments omitted]` },
+      part: {
+        type: 'tool_call',
+        id,
+        ...providerId,
+        name: event.name,
+        input: {},
+        rawArguments: `[${bytes} bytes of arguments omitted]`,
+      },
       failure: {
         code: 'INPUT_TOO_LARGE',
         message: `the arguments of this ${event.name} call are ${bytes} bytes, over the ${maxInputBytes}-byte limit; they were not run or kept. Call it again with smaller input (page, filter, or pass a reference instead of the content).`,
       },
     };
   }
-  const part: ToolCallPart = { type: 'tool_call', id, ...providerId, name: event.name, input: event.ok ? event.input : {}, rawArguments: event.rawArguments };
+  const part: ToolCallPart = {
+    type: 'tool_call',
+    id,
+    ...providerId,
+    name: event.name,
+    input: event.ok ? event.input : {},
+    rawArguments: event.rawArguments,
+  };
   return event.ok ? { part } : { part, failure: event.failure };
 }

@@ -8,8 +8,10 @@ import type { ToolResultMessage, ToolResultStatus } from '../models/types';
  */
 export const TOOL_RESULT_NOTES: Readonly<Record<InvocationResult['status'], string>> = Object.freeze({
   succeeded: 'done: the call succeeded.',
-  pending: 'accepted, NOT done: an asynchronous job was accepted; it is not complete until a later read shows it finished. Do not submit it again.',
-  unknown: 'outcome unknown: the call may or may not have taken effect. Verify with a read before retrying; do not assume success or failure.',
+  pending:
+    'accepted, NOT done: an asynchronous job was accepted; it is not complete until a later read shows it finished. Do not submit it again.',
+  unknown:
+    'outcome unknown: the call may or may not have taken effect. Verify with a read before retrying; do not assume success or failure.',
   failed: 'failed: the call did not take effect.',
   denied: 'denied: not authorized. Retrying will not help unless a person grants an approval or an automation grant.',
 });
@@ -23,8 +25,18 @@ export const TOOL_RESULT_NOTES: Readonly<Record<InvocationResult['status'], stri
  * @param extra - more fields for the model, e.g. `{ approvalRequested: 'apr_…' }`
  * @public
  */
-export function toolResultMessage(callId: string, name: string, result: Pick<InvocationResult, 'status' | 'output' | 'error'>, extra: Record<string, unknown> = {}): ToolResultMessage {
-  const status: ToolResultStatus = result.status === 'succeeded' || result.status === 'pending' ? 'ok' : result.status === 'unknown' ? 'unknown' : 'error';
+export function toolResultMessage(
+  callId: string,
+  name: string,
+  result: Pick<InvocationResult, 'status' | 'output' | 'error'>,
+  extra: Record<string, unknown> = {},
+): ToolResultMessage {
+  const status: ToolResultStatus =
+    result.status === 'succeeded' || result.status === 'pending'
+      ? 'ok'
+      : result.status === 'unknown'
+        ? 'unknown'
+        : 'error';
   const body: Record<string, unknown> = { status: result.status, note: TOOL_RESULT_NOTES[result.status] };
   if (result.output !== undefined) body.output = result.output;
   if (result.error) body.error = result.error;

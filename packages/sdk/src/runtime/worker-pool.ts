@@ -28,7 +28,14 @@ export class WorkerPool {
 
   /** @param deps - storage, driver, clock, ids, logger and settings */
   constructor(
-    private readonly deps: { storage: StorageAdapter; driver: RunDriver; clock: Clock; ids: IdGenerator; logger: Logger; settings: WorkerPoolSettings },
+    private readonly deps: {
+      storage: StorageAdapter;
+      driver: RunDriver;
+      clock: Clock;
+      ids: IdGenerator;
+      logger: Logger;
+      settings: WorkerPoolSettings;
+    },
   ) {
     this.#id = deps.ids.next('worker');
   }
@@ -101,7 +108,9 @@ export class WorkerPool {
 
   async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<void> {
     const { storage, clock, settings, logger, driver } = this.deps;
-    const entry: { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' } = { controller: new AbortController() };
+    const entry: { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' } = {
+      controller: new AbortController(),
+    };
     this.#active.set(runId, entry);
     /** Subagent runs driven inline under this lease: renewed with it. */
     const adopted = new Set<string>();
@@ -114,34 +123,50 @@ export class WorkerPool {
         return () => adopted.delete(childId);
       },
     };
-    const heartbeat = setInterval(() => {
-      void (async () => {
-        try {
-          if (!(await storage.runs.renewLease(runId, owner, clock.now(), settings.leaseMs))) {
-            entry.reason ??= 'lost';
-            entry.controller.abort();
-            return;
+    const heartbeat = setInterval(
+      () => {
+        void (async () => {
+          try {
+            if (!(await storage.runs.renewLease(runId, owner, clock.now(), settings.leaseMs))) {
+              entry.reason ??= 'lost';
+              entry.controller.abort();
+              return;
+            }
+            for (const childId of adopted) await storage.runs.renewLease(childId, owner, clock.now(), settings.leaseMs);
+            const current = await storage.runs.get(runId);
+            if (current?.abortRequested) {
+              entry.reason ??= 'abort';
+              entry.controller.abort();
+            }
+          } catch (error) {
+            logger.warn('lease heartbeat failed', { runId, message: (error as Error).message });
           }
-          for (const childId of adopted) await storage.runs.renewLease(childId, owner, clock.now(), settings.leaseMs);
-          const current = await storage.runs.get(runId);
-          if (current?.abortRequested) {
-            entry.reason ??= 'abort';
-            entry.controller.abort();
-          }
-        } catch (error) {
-          logger.warn('lease heartbeat failed', { runId, message: (error as Error).message });
-        }
-      })();
-    }, Math.max(10, Math.floor(settings.leaseMs / 3)));
+        })();
+      },
+      Math.max(10, Math.floor(settings.leaseMs / 3)),
+    );
     try {
       if (run.abortRequested) entry.reason = 'abort';
       await driver.process(run, lease);
     } catch (error) {
-      logger.error('run driver failed', { runId, message: (error as Error).message, code: (error as { code?: string }).code });
+      logger.error('run driver failed', {
+        runId,
+        message: (error as Error).message,
+        code: (error as { code?: string }).code,
+      });
       // Stopping or a lost lease: the run stays as stored and another worker resumes it.
       if (entry.reason === 'stop' || entry.reason === 'lost') return;
       await storage.runs
-        .patch(runId, { status: 'failed', error: { code: (error as { code?: string }).code ?? 'DRIVER_FAILED', message: (error as Error).message }, endedAt: clock.now(), updatedAt: clock.now() }, owner)
+        .patch(
+          runId,
+          {
+            status: 'failed',
+            error: { code: (error as { code?: string }).code ?? 'DRIVER_FAILED', message: (error as Error).message },
+            endedAt: clock.now(),
+            updatedAt: clock.now(),
+          },
+          owner,
+        )
         .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);

@@ -30,7 +30,11 @@ export class StorageCorruptError extends MediaAgentError {
 export class StorageSchemaTooNewError extends MediaAgentError {
   /** @param found - schema version in the store; @param supported - newest version this SDK knows */
   constructor(found: number, supported: number) {
-    super('STORAGE_SCHEMA_TOO_NEW', `the store has schema version ${found}, newer than ${supported} supported by this SDK; upgrade @media-agent/sdk`, { found, supported });
+    super(
+      'STORAGE_SCHEMA_TOO_NEW',
+      `the store has schema version ${found}, newer than ${supported} supported by this SDK; upgrade @media-agent/sdk`,
+      { found, supported },
+    );
   }
 }
 

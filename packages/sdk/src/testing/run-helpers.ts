@@ -28,7 +28,11 @@ export async function waitForRunStatus(
     const { run } = await host.getRun(runId);
     if (statuses.includes(run.status)) return run;
     if (Date.now() > deadline)
-      throw new MediaAgentError('RUN_WAIT_TIMEOUT', `run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`, { runId, status: run.status, step: run.step });
+      throw new MediaAgentError(
+        'RUN_WAIT_TIMEOUT',
+        `run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`,
+        { runId, status: run.status, step: run.step },
+      );
     if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
     await new Promise((r) => setTimeout(r, 5));
   }

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import type { ErrorCode } from '../core/error-codes';
 import { isMediaAgentError } from '../core/errors';
-import type { ApprovalRecord, AuditRecord, GrantRecord, JsonValue, LedgerEntry, PlanRecord, PolicyRevisionRecord } from '../core/records';
+import type {
+  ApprovalRecord,
+  AuditRecord,
+  GrantRecord,
+  JsonValue,
+  LedgerEntry,
+  PlanRecord,
+  PolicyRevisionRecord,
+} from '../core/records';
 import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../core/run-records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../ports/storage-adapter';
 
@@ -165,7 +173,16 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
 }
 
 function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
-  return { id: 'msg-1', runId: 'run-1', text: 'also get subtitles', actor: 'user:alice', status: 'queued', createdAt: 10, appliedAt: null, ...overrides };
+  return {
+    id: 'msg-1',
+    runId: 'run-1',
+    text: 'also get subtitles',
+    actor: 'user:alice',
+    status: 'queued',
+    createdAt: 10,
+    appliedAt: null,
+    ...overrides,
+  };
 }
 
 function decision(overrides: Partial<DecisionRecord> = {}): DecisionRecord {
@@ -187,7 +204,10 @@ const UNICODE = '整理 電影 — ünïcödé 🎬 "quotes" \\ back\nslash';
 
 async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(isMediaAgentError(error, code), `expected a MediaAgentError with code ${code}, got ${String((error as { code?: unknown })?.code ?? error)}`);
+    assert.ok(
+      isMediaAgentError(error, code),
+      `expected a MediaAgentError with code ${code}, got ${String((error as { code?: unknown })?.code ?? error)}`,
+    );
     return true;
   });
 }
@@ -206,7 +226,11 @@ async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode): Prom
  * @param t - the framework's `describe` and `it`
  * @public
  */
-export function describeStorageConformance(name: string, factory: StorageConformanceFactory, t: ConformanceTestApi): void {
+export function describeStorageConformance(
+  name: string,
+  factory: StorageConformanceFactory,
+  t: ConformanceTestApi,
+): void {
   const withStorage =
     (body: (storage: StorageAdapter) => Promise<void>, options: { migrate?: boolean } = {}) =>
     async (): Promise<void> => {
@@ -356,7 +380,13 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const a: PolicyRevisionRecord = { id: 'pol-b', kind: UNICODE, status: 'draft', createdAt: 2, updatedAt: 2 };
         const b: PolicyRevisionRecord = { id: 'pol-a', kind: UNICODE, status: 'published', createdAt: 1, updatedAt: 5 };
-        const other: PolicyRevisionRecord = { id: 'pol-c', kind: 'automation', status: 'retired', createdAt: 0, updatedAt: 0 };
+        const other: PolicyRevisionRecord = {
+          id: 'pol-c',
+          kind: 'automation',
+          status: 'retired',
+          createdAt: 0,
+          updatedAt: 0,
+        };
         await s.policies.put(a);
         await s.policies.put(b);
         await s.policies.put(other);
@@ -402,7 +432,18 @@ export function describeStorageConformance(name: string, factory: StorageConform
     t.it(
       'settings round-trip any JSON value (null, boolean, number, unicode string, nested) and set overwrites',
       withStorage(async (s) => {
-        const values: JsonValue[] = [null, true, false, 0, -12.5, 1e21, UNICODE, [], {}, { a: [1, { b: null, c: UNICODE }], d: { e: false } }];
+        const values: JsonValue[] = [
+          null,
+          true,
+          false,
+          0,
+          -12.5,
+          1e21,
+          UNICODE,
+          [],
+          {},
+          { a: [1, { b: null, c: UNICODE }], d: { e: false } },
+        ];
         for (const [i, v] of values.entries()) await s.settings.set(`key-${i}`, v);
         for (const [i, v] of values.entries()) assert.deepEqual(await s.settings.get(`key-${i}`), v);
         assert.equal(await s.settings.get('missing'), undefined);
@@ -450,7 +491,12 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const first = ledgerEntry({ key: 'k', token: 'tok-a', callId: 'call-1' });
         assert.equal(await s.ledger.insert(first), true);
-        assert.equal(await s.ledger.insert(ledgerEntry({ key: 'k', token: 'tok-b', state: 'succeeded', callId: 'call-2', attempts: 5 })), false);
+        assert.equal(
+          await s.ledger.insert(
+            ledgerEntry({ key: 'k', token: 'tok-b', state: 'succeeded', callId: 'call-2', attempts: 5 }),
+          ),
+          false,
+        );
         assert.deepEqual(await s.ledger.get('k'), first);
         assert.equal(await s.ledger.findByCall(SCOPE, 'call-2'), undefined);
       }),
@@ -484,11 +530,21 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.equal(await s.ledger.compareAndSet('k', 'tok-1', settle, ['running']), true);
         assert.deepEqual(await s.ledger.get('k'), { ...entry, ...settle });
         // token rotation: the old token can no longer write
-        assert.equal(await s.ledger.compareAndSet('k', 'tok-1', { token: 'tok-2', state: 'unknown', error: { code: 'X', message: 'y' } }), true);
+        assert.equal(
+          await s.ledger.compareAndSet('k', 'tok-1', {
+            token: 'tok-2',
+            state: 'unknown',
+            error: { code: 'X', message: 'y' },
+          }),
+          true,
+        );
         assert.equal(await s.ledger.compareAndSet('k', 'tok-1', { state: 'failed' }), false);
         assert.equal((await s.ledger.get('k'))?.state, 'unknown');
         // without expectedStates any state matches; undefined patch fields and `key` are ignored
-        assert.equal(await s.ledger.compareAndSet('k', 'tok-2', { state: 'failed', output: undefined, key: 'other' }), true);
+        assert.equal(
+          await s.ledger.compareAndSet('k', 'tok-2', { state: 'failed', output: undefined, key: 'other' }),
+          true,
+        );
         const after = await s.ledger.get('k');
         assert.equal(after?.state, 'failed');
         assert.deepEqual(after?.output, { ok: UNICODE });
@@ -528,8 +584,15 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.deepEqual(keys(await s.ledger.listByState(['running'])), ['k-2a', 'k-2b', 'k-3']);
         assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown'])), ['k-1', 'k-2a', 'k-2b', 'k-3']);
         assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown'], { claimedBefore: 200 })), ['k-1']);
-        assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown'], { claimedBefore: 201 })), ['k-1', 'k-2a', 'k-2b']);
-        assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown', 'succeeded'], { limit: 2 })), ['k-4', 'k-1']);
+        assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown'], { claimedBefore: 201 })), [
+          'k-1',
+          'k-2a',
+          'k-2b',
+        ]);
+        assert.deepEqual(keys(await s.ledger.listByState(['running', 'unknown', 'succeeded'], { limit: 2 })), [
+          'k-4',
+          'k-1',
+        ]);
         assert.deepEqual(await s.ledger.listByState(['failed']), []);
         assert.deepEqual(await s.ledger.listByState([]), []);
         assert.deepEqual((await s.ledger.listByState(['succeeded']))[0], rows[4]);
@@ -543,7 +606,14 @@ export function describeStorageConformance(name: string, factory: StorageConform
         const rows = [
           ledgerEntry({ key: 'before', grantId: 'g', claimedAt: day - 1, bytes: 1 }),
           ledgerEntry({ key: 'start', grantId: 'g', claimedAt: day, bytes: 10 }),
-          ledgerEntry({ key: 'mid', grantId: 'g', claimedAt: day + 5, bytes: 100, state: 'failed', settledAt: day + 6 }),
+          ledgerEntry({
+            key: 'mid',
+            grantId: 'g',
+            claimedAt: day + 5,
+            bytes: 100,
+            state: 'failed',
+            settledAt: day + 6,
+          }),
           ledgerEntry({ key: 'end', grantId: 'g', claimedAt: 2 * day, bytes: 1000 }),
           ledgerEntry({ key: 'other', grantId: 'g2', claimedAt: day + 1, bytes: 10_000 }),
           ledgerEntry({ key: 'none', grantId: null, claimedAt: day + 1, bytes: 100_000 }),
@@ -559,8 +629,20 @@ export function describeStorageConformance(name: string, factory: StorageConform
     t.it(
       'ledger usageForGrant follows a compare-and-set that changes the grant, deletions and rolled-back writes',
       withStorage(async (s) => {
-        await s.ledger.insert(ledgerEntry({ key: 'k', grantId: 'g1', claimedAt: 10, bytes: 5, token: 't1', state: 'failed', settledAt: 11 }));
-        assert.ok(await s.ledger.compareAndSet('k', 't1', { grantId: 'g2', token: 't2', state: 'running', settledAt: null }));
+        await s.ledger.insert(
+          ledgerEntry({
+            key: 'k',
+            grantId: 'g1',
+            claimedAt: 10,
+            bytes: 5,
+            token: 't1',
+            state: 'failed',
+            settledAt: 11,
+          }),
+        );
+        assert.ok(
+          await s.ledger.compareAndSet('k', 't1', { grantId: 'g2', token: 't2', state: 'running', settledAt: null }),
+        );
         assert.deepEqual(await s.ledger.usageForGrant('g1', 0, 100), { invocations: 0, bytes: 0 });
         assert.deepEqual(await s.ledger.usageForGrant('g2', 0, 100), { invocations: 1, bytes: 5 });
         await assert.rejects(
@@ -593,7 +675,9 @@ export function describeStorageConformance(name: string, factory: StorageConform
         ];
         for (const r of rows) await s.ledger.insert(r);
         assert.equal(await s.ledger.deleteSettledBefore(500, ['succeeded', 'running', 'unknown']), 1);
-        const left = (await s.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).map((e) => e.key).sort();
+        const left = (await s.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown']))
+          .map((e) => e.key)
+          .sort();
         assert.deepEqual(left, ['failed-old', 'ok-cutoff', 'ok-new', 'pending-old', 'running-old', 'unknown-old']);
         assert.equal(await s.ledger.get('ok-old'), undefined);
         assert.equal(await s.ledger.findByCall(SCOPE, 'c-ok-old'), undefined);
@@ -619,7 +703,15 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.equal(await s.approvals.compareAndSet('a1', 'requested', decide), true);
         assert.equal(await s.approvals.compareAndSet('a1', 'requested', { status: 'rejected' }), false);
         assert.deepEqual(await s.approvals.get('a1'), approval({ id: 'a1', requestedAt: 1, planId: 'p1', ...decide }));
-        assert.equal(await s.approvals.compareAndSet('a1', 'approved', { status: 'consumed', consumedBy: 'inv-1', consumedAt: 11, id: 'x' }), true);
+        assert.equal(
+          await s.approvals.compareAndSet('a1', 'approved', {
+            status: 'consumed',
+            consumedBy: 'inv-1',
+            consumedAt: 11,
+            id: 'x',
+          }),
+          true,
+        );
         assert.equal((await s.approvals.get('a1'))?.status, 'consumed');
         assert.equal(await s.approvals.get('x'), undefined);
         const ids = (list: ApprovalRecord[]) => list.map((a) => a.id);
@@ -653,7 +745,14 @@ export function describeStorageConformance(name: string, factory: StorageConform
         await s.grants.insert(grant({ id: 'g2', createdAt: 2 }));
         await s.grants.insert(grant({ id: 'g1', createdAt: 1 }));
         await s.grants.insert(grant({ id: 'g0', createdAt: 2 }));
-        const revoked = grant({ id: 'g2', createdAt: 2, status: 'revoked', expiresAt: 50, scope: { mediaKinds: ['tv'] }, updatedAt: 9 });
+        const revoked = grant({
+          id: 'g2',
+          createdAt: 2,
+          status: 'revoked',
+          expiresAt: 50,
+          scope: { mediaKinds: ['tv'] },
+          updatedAt: 9,
+        });
         await s.grants.update(revoked);
         assert.deepEqual(await s.grants.get('g2'), revoked);
         await assert.rejects(s.grants.update(grant({ id: 'missing' })));
@@ -688,9 +787,20 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.deepEqual(await s.audit.list({ after: stored[99]!.seq }), stored.slice(100));
         assert.deepEqual(await s.audit.list({ after: stored[4]!.seq, limit: 3 }), stored.slice(5, 8));
         const denied = await s.audit.list({ action: 'capability.denied', limit: 1000 });
-        assert.deepEqual(denied, stored.filter((_, i) => i % 3 === 0));
-        const mixed = await s.audit.list({ action: 'capability.invoke', capabilityId: 'cap.even', invocationId: 'inv-2', limit: 1000 });
-        assert.deepEqual(mixed, stored.filter((_, i) => i % 3 !== 0 && i % 2 === 0 && i % 10 === 2));
+        assert.deepEqual(
+          denied,
+          stored.filter((_, i) => i % 3 === 0),
+        );
+        const mixed = await s.audit.list({
+          action: 'capability.invoke',
+          capabilityId: 'cap.even',
+          invocationId: 'inv-2',
+          limit: 1000,
+        });
+        assert.deepEqual(
+          mixed,
+          stored.filter((_, i) => i % 3 !== 0 && i % 2 === 0 && i % 10 === 2),
+        );
         assert.deepEqual(await s.audit.list({ after: stored[119]!.seq }), []);
       }),
     );
@@ -705,7 +815,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
         await assert.rejects(
           s.transaction(async (tx) => {
             assert.equal(await tx.ledger.insert(ledgerEntry({ key: 'new', callId: 'call-new' })), true);
-            assert.equal(await tx.ledger.compareAndSet('existing', 'tok-1', { state: 'succeeded', settledAt: 1 }), true);
+            assert.equal(
+              await tx.ledger.compareAndSet('existing', 'tok-1', { state: 'succeeded', settledAt: 1 }),
+              true,
+            );
             assert.equal(await tx.approvals.compareAndSet('appr-1', 'requested', { status: 'approved' }), true);
             await tx.grants.insert(grant());
             await tx.plans.insert(plan());
@@ -769,7 +882,13 @@ export function describeStorageConformance(name: string, factory: StorageConform
           capabilityAllowlist: ['media.search', UNICODE],
           budgets: { maxToolCalls: 20, maxCostUsdPerRun: 0.75, maxDurationSec: null },
           usage: { toolCalls: 21, inputTokens: 12_345, outputTokens: 678, costUsd: 0.8125, modelCalls: 9 },
-          checklist: { goal: UNICODE, steps: [{ title: 'search', status: 'completed', evidence: 'found 3' }, { title: 'x', status: 'blocked', evidence: null }] },
+          checklist: {
+            goal: UNICODE,
+            steps: [
+              { title: 'search', status: 'completed', evidence: 'found 3' },
+              { title: 'x', status: 'blocked', evidence: null },
+            ],
+          },
           report: { outcome: 'failed', facts: [1, 2.5, true, null, { deep: [UNICODE] }] },
           finalText: UNICODE,
           error: { code: 'BUDGET_EXCEEDED', message: UNICODE },
@@ -814,15 +933,36 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const run = runRecord({ sessionId: 's1', finalText: 'keep' });
         await s.runs.insert(run);
-        const patch = { status: 'running' as const, startedAt: 5, updatedAt: 5, usage: { ...run.usage, toolCalls: 2, costUsd: 0.25 }, checklist: { goal: UNICODE }, wakeRequested: true };
-        const updated = await s.runs.patch('run-1', { ...patch, finalText: undefined, id: 'other' } as Partial<RunRecord>);
+        const patch = {
+          status: 'running' as const,
+          startedAt: 5,
+          updatedAt: 5,
+          usage: { ...run.usage, toolCalls: 2, costUsd: 0.25 },
+          checklist: { goal: UNICODE },
+          wakeRequested: true,
+        };
+        const updated = await s.runs.patch('run-1', {
+          ...patch,
+          finalText: undefined,
+          id: 'other',
+        } as Partial<RunRecord>);
         const expected = { ...run, ...patch };
         assert.deepEqual(updated, expected);
         assert.deepEqual(await s.runs.get('run-1'), expected);
         assert.equal(await s.runs.get('other'), undefined);
         // null is a value: it clears the field
-        assert.deepEqual(await s.runs.patch('run-1', { sessionId: null, checklist: null, wakeRequested: false }), { ...expected, sessionId: null, checklist: null, wakeRequested: false });
-        assert.deepEqual(await s.runs.patch('run-1', {}), { ...expected, sessionId: null, checklist: null, wakeRequested: false });
+        assert.deepEqual(await s.runs.patch('run-1', { sessionId: null, checklist: null, wakeRequested: false }), {
+          ...expected,
+          sessionId: null,
+          checklist: null,
+          wakeRequested: false,
+        });
+        assert.deepEqual(await s.runs.patch('run-1', {}), {
+          ...expected,
+          sessionId: null,
+          checklist: null,
+          wakeRequested: false,
+        });
         assert.equal(await s.runs.patch('missing', { status: 'failed' }), undefined);
         assert.equal(await s.runs.get('missing'), undefined);
       }),
@@ -836,7 +976,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.equal((await s.runs.get('run-1'))?.status, 'queued');
         assert.equal((await s.runs.acquireLease('w1', 100, 1_000))?.id, 'run-1');
         assert.equal(await s.runs.patch('run-1', { status: 'running' }, 'w2'), undefined);
-        assert.equal((await s.runs.patch('run-1', { status: 'running', step: 'goal_settled' }, 'w1'))?.step, 'goal_settled');
+        assert.equal(
+          (await s.runs.patch('run-1', { status: 'running', step: 'goal_settled' }, 'w1'))?.step,
+          'goal_settled',
+        );
         // once another worker took over, the old owner can no longer write
         assert.equal((await s.runs.acquireLease('w2', 1_100, 1_000))?.leaseOwner, 'w2');
         assert.equal(await s.runs.patch('run-1', { status: 'failed' }, 'w1'), undefined);
@@ -859,7 +1002,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.deepEqual(ids(await s.runs.list({ sessionId: 'a' })), ['r2b', 'r1']);
         assert.deepEqual(ids(await s.runs.list({ sessionId: 'a', status: 'succeeded' })), []);
         assert.deepEqual(ids(await s.runs.list({ limit: 2 })), ['r3', 'r2b']);
-        assert.deepEqual((await s.runs.list({ status: 'succeeded' }))[0], runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }));
+        assert.deepEqual(
+          (await s.runs.list({ status: 'succeeded' }))[0],
+          runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }),
+        );
       }),
     );
 
@@ -873,7 +1019,11 @@ export function describeStorageConformance(name: string, factory: StorageConform
         const first = await s.runs.acquireLease('w1', 1_000, 500);
         assert.deepEqual(first, runRecord({ id: 'r-first', createdAt: 10, leaseOwner: 'w1', leaseExpiresAt: 1_500 }));
         assert.deepEqual(await s.runs.get('r-first'), first);
-        const order = [(await s.runs.acquireLease('w2', 1_000, 500))?.id, (await s.runs.acquireLease('w1', 1_000, 500))?.id, (await s.runs.acquireLease('w3', 1_000, 500))?.id];
+        const order = [
+          (await s.runs.acquireLease('w2', 1_000, 500))?.id,
+          (await s.runs.acquireLease('w1', 1_000, 500))?.id,
+          (await s.runs.acquireLease('w3', 1_000, 500))?.id,
+        ];
         assert.deepEqual(order, ['r-a', 'r-b', 'r-late']);
         assert.equal(await s.runs.acquireLease('w4', 1_000, 500), undefined);
       }),
@@ -883,11 +1033,26 @@ export function describeStorageConformance(name: string, factory: StorageConform
       'acquireLease does not lease a run with a live lease, and leases it once the lease has expired (leaseExpiresAt <= now)',
       withStorage(async (s) => {
         await s.runs.insert(runRecord({ id: 'queued-live', createdAt: 1, leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
-        await s.runs.insert(runRecord({ id: 'running-live', createdAt: 2, status: 'running', leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
-        await s.runs.insert(runRecord({ id: 'waiting-live', createdAt: 3, status: 'waiting', wakeRequested: true, leaseOwner: 'w0', leaseExpiresAt: 2_000 }));
+        await s.runs.insert(
+          runRecord({ id: 'running-live', createdAt: 2, status: 'running', leaseOwner: 'w0', leaseExpiresAt: 2_000 }),
+        );
+        await s.runs.insert(
+          runRecord({
+            id: 'waiting-live',
+            createdAt: 3,
+            status: 'waiting',
+            wakeRequested: true,
+            leaseOwner: 'w0',
+            leaseExpiresAt: 2_000,
+          }),
+        );
         assert.equal(await s.runs.acquireLease('w1', 1_999, 100), undefined);
         assert.equal((await s.runs.get('queued-live'))?.leaseOwner, 'w0');
-        const taken = [(await s.runs.acquireLease('w1', 2_000, 100))?.id, (await s.runs.acquireLease('w1', 2_000, 100))?.id, (await s.runs.acquireLease('w1', 2_000, 100))?.id];
+        const taken = [
+          (await s.runs.acquireLease('w1', 2_000, 100))?.id,
+          (await s.runs.acquireLease('w1', 2_000, 100))?.id,
+          (await s.runs.acquireLease('w1', 2_000, 100))?.id,
+        ];
         assert.deepEqual(taken, ['queued-live', 'running-live', 'waiting-live']);
         // the new leases are live in turn
         assert.equal(await s.runs.acquireLease('w2', 2_099, 100), undefined);
@@ -897,10 +1062,29 @@ export function describeStorageConformance(name: string, factory: StorageConform
     t.it(
       'acquireLease takes over a running run whose lease expired (or that has no lease)',
       withStorage(async (s) => {
-        await s.runs.insert(runRecord({ id: 'crashed', createdAt: 1, status: 'running', leaseOwner: 'dead', leaseExpiresAt: 500, startedAt: 1 }));
+        await s.runs.insert(
+          runRecord({
+            id: 'crashed',
+            createdAt: 1,
+            status: 'running',
+            leaseOwner: 'dead',
+            leaseExpiresAt: 500,
+            startedAt: 1,
+          }),
+        );
         await s.runs.insert(runRecord({ id: 'orphan', createdAt: 2, status: 'running', startedAt: 2 }));
         const taken = await s.runs.acquireLease('w1', 1_000, 100);
-        assert.deepEqual(taken, runRecord({ id: 'crashed', createdAt: 1, status: 'running', leaseOwner: 'w1', leaseExpiresAt: 1_100, startedAt: 1 }));
+        assert.deepEqual(
+          taken,
+          runRecord({
+            id: 'crashed',
+            createdAt: 1,
+            status: 'running',
+            leaseOwner: 'w1',
+            leaseExpiresAt: 1_100,
+            startedAt: 1,
+          }),
+        );
         assert.equal((await s.runs.acquireLease('w2', 1_000, 100))?.id, 'orphan');
         assert.equal(await s.runs.acquireLease('w3', 1_000, 100), undefined);
         assert.equal(await s.runs.renewLease('crashed', 'dead', 1_000, 100), false);
@@ -914,7 +1098,9 @@ export function describeStorageConformance(name: string, factory: StorageConform
         await s.runs.insert(runRecord({ id: 'not-yet', createdAt: 2, status: 'waiting', notBefore: 1_001 }));
         assert.equal(await s.runs.acquireLease('w', 1_000, 100), undefined);
         await s.runs.insert(runRecord({ id: 'woken', createdAt: 3, status: 'waiting', wakeRequested: true }));
-        await s.runs.insert(runRecord({ id: 'aborted', createdAt: 4, status: 'waiting', abortRequested: true, abortReason: 'user' }));
+        await s.runs.insert(
+          runRecord({ id: 'aborted', createdAt: 4, status: 'waiting', abortRequested: true, abortReason: 'user' }),
+        );
         await s.runs.insert(runRecord({ id: 'due', createdAt: 5, status: 'waiting', notBefore: 1_000 }));
         const taken: Array<string | undefined> = [];
         for (let i = 0; i < 4; i++) taken.push((await s.runs.acquireLease('w', 1_000, 100))?.id);
@@ -929,7 +1115,18 @@ export function describeStorageConformance(name: string, factory: StorageConform
       'acquireLease never leases a terminal run, whatever its flags',
       withStorage(async (s) => {
         for (const [i, status] of (['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const).entries()) {
-          await s.runs.insert(runRecord({ id: `t-${status}`, createdAt: i, status, wakeRequested: true, abortRequested: true, notBefore: 0, leaseOwner: 'old', leaseExpiresAt: 0 }));
+          await s.runs.insert(
+            runRecord({
+              id: `t-${status}`,
+              createdAt: i,
+              status,
+              wakeRequested: true,
+              abortRequested: true,
+              notBefore: 0,
+              leaseOwner: 'old',
+              leaseExpiresAt: 0,
+            }),
+          );
         }
         assert.equal(await s.runs.acquireLease('w', 10_000, 100), undefined);
         assert.equal((await s.runs.get('t-succeeded'))?.leaseOwner, 'old');
@@ -991,11 +1188,25 @@ export function describeStorageConformance(name: string, factory: StorageConform
         stored.push(await s.events.append({ runId: 'run-b', type: 'inbox_applied', at: 14, data: [] }));
         assert.deepEqual(
           stored.map((e) => [e.runId, e.seq]),
-          [['run-a', 1], ['run-b', 1], ['run-a', 2], [`run-${UNICODE}`, 1], ['run-b', 2]],
+          [
+            ['run-a', 1],
+            ['run-b', 1],
+            ['run-a', 2],
+            [`run-${UNICODE}`, 1],
+            ['run-b', 2],
+          ],
         );
         assert.ok(stored[0]!.globalSeq > 0);
-        for (let i = 1; i < stored.length; i++) assert.ok(stored[i]!.globalSeq > stored[i - 1]!.globalSeq, 'globalSeq must increase');
-        assert.deepEqual(stored[1], { runId: 'run-b', type: 'tool_call', at: 11, data, seq: 1, globalSeq: stored[1]!.globalSeq });
+        for (let i = 1; i < stored.length; i++)
+          assert.ok(stored[i]!.globalSeq > stored[i - 1]!.globalSeq, 'globalSeq must increase');
+        assert.deepEqual(stored[1], {
+          runId: 'run-b',
+          type: 'tool_call',
+          at: 11,
+          data,
+          seq: 1,
+          globalSeq: stored[1]!.globalSeq,
+        });
         assert.deepEqual(await s.events.listByRun('run-b'), [stored[1], stored[4]]);
         assert.deepEqual(await s.events.listByRun(`run-${UNICODE}`), [stored[3]]);
         assert.deepEqual(await s.events.listAfter(), stored);
@@ -1035,7 +1246,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
         const seen: RunEventRecord[] = [];
         let after = 0;
         for (let round = 0; round < 12; round++) {
-          for (let i = 0; i < 11; i++) all.push(await s.events.append({ runId: `run-${i % 3}`, type: 'text_delta', at: round, data: { round, i } }));
+          for (let i = 0; i < 11; i++)
+            all.push(
+              await s.events.append({ runId: `run-${i % 3}`, type: 'text_delta', at: round, data: { round, i } }),
+            );
           const page = await s.events.listAfter(after, 5 + round);
           seen.push(...page);
           if (page.length > 0) after = page[page.length - 1]!.globalSeq;
@@ -1060,7 +1274,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const conversation: JsonValue[] = [
           { role: 'user', content: UNICODE },
-          { role: 'assistant', content: [{ type: 'tool_call', id: 'call_1', name: 'media.search', args: { q: UNICODE } }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_call', id: 'call_1', name: 'media.search', args: { q: UNICODE } }],
+          },
           { role: 'tool', callId: 'call_1', state: 'succeeded', output: [1, null, { ok: true }] },
           'a bare string',
         ];
@@ -1069,9 +1286,14 @@ export function describeStorageConformance(name: string, factory: StorageConform
           stored.push(await s.messages.append('run-a', m, 100 + i));
           if (i === 1) await s.messages.append('run-b', { role: 'user', content: 'other' }, 1);
         }
-        assert.deepEqual(stored, conversation.map((message, i) => ({ runId: 'run-a', seq: i + 1, message, at: 100 + i })));
+        assert.deepEqual(
+          stored,
+          conversation.map((message, i) => ({ runId: 'run-a', seq: i + 1, message, at: 100 + i })),
+        );
         assert.deepEqual(await s.messages.list('run-a'), stored);
-        assert.deepEqual(await s.messages.list('run-b'), [{ runId: 'run-b', seq: 1, message: { role: 'user', content: 'other' }, at: 1 }]);
+        assert.deepEqual(await s.messages.list('run-b'), [
+          { runId: 'run-b', seq: 1, message: { role: 'user', content: 'other' }, at: 1 },
+        ]);
         assert.deepEqual(await s.messages.list('nobody'), []);
       }),
     );
@@ -1154,7 +1376,10 @@ export function describeStorageConformance(name: string, factory: StorageConform
         assert.equal(await s.runs.get('run-2'), undefined);
         assert.deepEqual(await s.events.listAfter(), [e1]);
         assert.deepEqual(await s.events.listByRun('run-2'), []);
-        assert.deepEqual((await s.messages.list('run-1')).map((m) => m.seq), [1]);
+        assert.deepEqual(
+          (await s.messages.list('run-1')).map((m) => m.seq),
+          [1],
+        );
         assert.deepEqual(await s.inbox.listQueued('run-1'), [inboxRecord()]);
         assert.deepEqual(await s.decisions.list(), []);
         // the dedupe key is free again; per-run seq continues from the committed events. A rolled-back globalSeq was
@@ -1193,8 +1418,16 @@ export function describeStorageConformance(name: string, factory: StorageConform
           }
         }
         const kept = [1, 2, 3, 5, 6, 7, 9, 10, 11];
-        assert.deepEqual((await s.audit.list()).map((a) => a.id), kept.map((i) => `audit-${i}`));
-        assert.deepEqual(await s.grantUsage.get('g', 0), { grantId: 'g', day: 0, invocations: kept.length, bytes: kept.reduce((a, b) => a + b, 0) });
+        assert.deepEqual(
+          (await s.audit.list()).map((a) => a.id),
+          kept.map((i) => `audit-${i}`),
+        );
+        assert.deepEqual(await s.grantUsage.get('g', 0), {
+          grantId: 'g',
+          day: 0,
+          invocations: kept.length,
+          bytes: kept.reduce((a, b) => a + b, 0),
+        });
       }),
     );
 
@@ -1204,13 +1437,48 @@ export function describeStorageConformance(name: string, factory: StorageConform
         const day = 86_400_000;
         assert.deepEqual(await s.grantUsage.get('g1', day), { grantId: 'g1', day, invocations: 0, bytes: 0 });
         assert.deepEqual(await s.grantUsage.add('g1', day, 1, 500), { grantId: 'g1', day, invocations: 1, bytes: 500 });
-        assert.deepEqual(await s.grantUsage.add('g1', day, 1, 52_428_800_000), { grantId: 'g1', day, invocations: 2, bytes: 52_428_800_500 });
-        assert.deepEqual(await s.grantUsage.add('g1', 2 * day, 1, 7), { grantId: 'g1', day: 2 * day, invocations: 1, bytes: 7 });
-        assert.deepEqual(await s.grantUsage.add(`g-${UNICODE}`, day, 3, 0), { grantId: `g-${UNICODE}`, day, invocations: 3, bytes: 0 });
-        assert.deepEqual(await s.grantUsage.get('g1', day), { grantId: 'g1', day, invocations: 2, bytes: 52_428_800_500 });
-        assert.deepEqual(await s.grantUsage.get('g1', 2 * day), { grantId: 'g1', day: 2 * day, invocations: 1, bytes: 7 });
-        assert.deepEqual(await s.grantUsage.get(`g-${UNICODE}`, day), { grantId: `g-${UNICODE}`, day, invocations: 3, bytes: 0 });
-        assert.deepEqual(await s.grantUsage.get('g1', 3 * day), { grantId: 'g1', day: 3 * day, invocations: 0, bytes: 0 });
+        assert.deepEqual(await s.grantUsage.add('g1', day, 1, 52_428_800_000), {
+          grantId: 'g1',
+          day,
+          invocations: 2,
+          bytes: 52_428_800_500,
+        });
+        assert.deepEqual(await s.grantUsage.add('g1', 2 * day, 1, 7), {
+          grantId: 'g1',
+          day: 2 * day,
+          invocations: 1,
+          bytes: 7,
+        });
+        assert.deepEqual(await s.grantUsage.add(`g-${UNICODE}`, day, 3, 0), {
+          grantId: `g-${UNICODE}`,
+          day,
+          invocations: 3,
+          bytes: 0,
+        });
+        assert.deepEqual(await s.grantUsage.get('g1', day), {
+          grantId: 'g1',
+          day,
+          invocations: 2,
+          bytes: 52_428_800_500,
+        });
+        assert.deepEqual(await s.grantUsage.get('g1', 2 * day), {
+          grantId: 'g1',
+          day: 2 * day,
+          invocations: 1,
+          bytes: 7,
+        });
+        assert.deepEqual(await s.grantUsage.get(`g-${UNICODE}`, day), {
+          grantId: `g-${UNICODE}`,
+          day,
+          invocations: 3,
+          bytes: 0,
+        });
+        assert.deepEqual(await s.grantUsage.get('g1', 3 * day), {
+          grantId: 'g1',
+          day: 3 * day,
+          invocations: 0,
+          bytes: 0,
+        });
         // ledger entries alone charge nothing: the invocation path charges the counters with each claim
         await s.ledger.insert(ledgerEntry({ key: 'k', grantId: 'g2', claimedAt: day + 1, bytes: 9 }));
         assert.deepEqual(await s.grantUsage.get('g2', day), { grantId: 'g2', day, invocations: 0, bytes: 0 });
@@ -1223,7 +1491,12 @@ export function describeStorageConformance(name: string, factory: StorageConform
         await s.grantUsage.add('g', 0, 1, 10);
         await assert.rejects(
           s.transaction(async (tx) => {
-            assert.deepEqual(await tx.grantUsage.add('g', 0, 1, 5), { grantId: 'g', day: 0, invocations: 2, bytes: 15 });
+            assert.deepEqual(await tx.grantUsage.add('g', 0, 1, 5), {
+              grantId: 'g',
+              day: 0,
+              invocations: 2,
+              bytes: 15,
+            });
             assert.deepEqual(await tx.grantUsage.get('g', 0), { grantId: 'g', day: 0, invocations: 2, bytes: 15 });
             await tx.grantUsage.add('g-new', 0, 1, 1);
             throw new Error('boom');
@@ -1240,7 +1513,9 @@ export function describeStorageConformance(name: string, factory: StorageConform
       withStorage(async (s) => {
         const first = s.appendAuditBatched(auditRow({ id: 'batched-1', inputSummary: UNICODE }));
         await s.audit.append(auditRow({ id: 'direct-1' }));
-        const second = s.appendAuditBatched(auditRow({ id: 'batched-2', action: 'capability.denied', outcome: 'denied' }));
+        const second = s.appendAuditBatched(
+          auditRow({ id: 'batched-2', action: 'capability.denied', outcome: 'denied' }),
+        );
         const third = s.appendAuditBatched(auditRow({ id: 'batched-3' }));
         await s.transaction(async (tx) => {
           await tx.audit.append(auditRow({ id: 'in-tx' }));
@@ -1254,12 +1529,17 @@ export function describeStorageConformance(name: string, factory: StorageConform
         for (let i = 1; i < listed.length; i++) assert.ok(listed[i]!.seq > listed[i - 1]!.seq, 'seq must increase');
         assert.deepEqual(listed[0], { ...auditRow({ id: 'batched-1', inputSummary: UNICODE }), seq: listed[0]!.seq });
         assert.equal(listed[2]!.action, 'capability.denied');
-        assert.deepEqual(await Promise.all([first, second, third, fourth]), [undefined, undefined, undefined, undefined]);
+        assert.deepEqual(await Promise.all([first, second, third, fourth]), [
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+        ]);
       }),
     );
 
     t.it(
-      'appendAuditBatched rows pending while a transaction throws are kept; only that transaction\'s rows are rolled back',
+      "appendAuditBatched rows pending while a transaction throws are kept; only that transaction's rows are rolled back",
       withStorage(async (s) => {
         const batched = s.appendAuditBatched(auditRow({ id: 'batched-1' }));
         await assert.rejects(
@@ -1281,11 +1561,15 @@ export function describeStorageConformance(name: string, factory: StorageConform
     t.it(
       'appendAuditBatched: rows appended before close() are stored (their promises resolve); afterwards it rejects with STORAGE_CLOSED',
       withStorage(async (s) => {
-        const rows = Array.from({ length: 300 }, (_, i) => s.appendAuditBatched(auditRow({ id: `batched-${i}`, invocationId: `inv-${i % 7}` })));
+        const rows = Array.from({ length: 300 }, (_, i) =>
+          s.appendAuditBatched(auditRow({ id: `batched-${i}`, invocationId: `inv-${i % 7}` })),
+        );
         const listed = await s.audit.list({ invocationId: 'inv-3', limit: 1000 });
         assert.deepEqual(
           listed.map((a) => a.id),
-          Array.from({ length: 300 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => `batched-${i}`),
+          Array.from({ length: 300 }, (_, i) => i)
+            .filter((i) => i % 7 === 3)
+            .map((i) => `batched-${i}`),
         );
         const last = s.appendAuditBatched(auditRow({ id: 'last' }));
         await s.close();

@@ -9,19 +9,57 @@ import { type ApprovalRecord, type GrantRecord, type PlanRecord } from '../../sr
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const plan: PlanRecord = {
-  id: 'plan_1', type: 'download', payload: { r: 1 }, payloadHash: 'h1', revision: 1, mediaEntityId: 'm1', mediaKind: 'movie',
-  bytes: 100, createdBy: 'agent:r', createdAt: NOW, updatedAt: NOW,
+  id: 'plan_1',
+  type: 'download',
+  payload: { r: 1 },
+  payloadHash: 'h1',
+  revision: 1,
+  mediaEntityId: 'm1',
+  mediaKind: 'movie',
+  bytes: 100,
+  createdBy: 'agent:r',
+  createdAt: NOW,
+  updatedAt: NOW,
 };
 const approval: ApprovalRecord = {
-  id: 'apr_1', planType: 'download', planId: 'plan_1', payloadHash: 'h1', revision: 1, status: 'approved', requestedBy: 'agent:r',
-  reason: null, requestedAt: NOW - 1000, expiresAt: NOW + 60_000, decidedBy: 'user:admin', decidedAt: NOW - 500, consumedBy: null, consumedAt: null,
+  id: 'apr_1',
+  planType: 'download',
+  planId: 'plan_1',
+  payloadHash: 'h1',
+  revision: 1,
+  status: 'approved',
+  requestedBy: 'agent:r',
+  reason: null,
+  requestedAt: NOW - 1000,
+  expiresAt: NOW + 60_000,
+  decidedBy: 'user:admin',
+  decidedAt: NOW - 500,
+  consumedBy: null,
+  consumedAt: null,
 };
 const grant: GrantRecord = {
-  id: 'grt_1', action: 'download.submit', status: 'active', expiresAt: null, policyRevisionId: null, scope: {}, budget: {},
-  reason: null, createdBy: 'user:admin', createdAt: NOW - 10_000, updatedAt: NOW - 10_000,
+  id: 'grt_1',
+  action: 'download.submit',
+  status: 'active',
+  expiresAt: null,
+  policyRevisionId: null,
+  scope: {},
+  budget: {},
+  reason: null,
+  createdBy: 'user:admin',
+  createdAt: NOW - 10_000,
+  updatedAt: NOW - 10_000,
 };
 const submit = { id: 'download.submit', policy: 'acquisition' };
-const grantFacts = { capability: submit, mediaEntityId: 'm1', mediaKind: 'movie', bytes: 100, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 }, now: NOW };
+const grantFacts = {
+  capability: submit,
+  mediaEntityId: 'm1',
+  mediaKind: 'movie',
+  bytes: 100,
+  policyRevision: undefined,
+  usageToday: { invocations: 0, bytes: 0 },
+  now: NOW,
+};
 const approvalFacts = { planType: 'download', planId: 'plan_1', plan, idempotencyKey: 'k1', now: NOW };
 
 describe('actors (DESIGN.md §5)', () => {
@@ -56,7 +94,8 @@ describe('approval rule (seed 004, 单次审批)', () => {
   });
   it('refuses a missing, requested, rejected or revoked approval', () => {
     expect(checkApproval(undefined, approvalFacts)?.code).toBe('AUTH_APPROVAL_NOT_FOUND');
-    for (const status of ['requested', 'rejected', 'revoked'] as const) expect(checkApproval({ ...approval, status }, approvalFacts)?.code).toBe('AUTH_APPROVAL_NOT_APPROVED');
+    for (const status of ['requested', 'rejected', 'revoked'] as const)
+      expect(checkApproval({ ...approval, status }, approvalFacts)?.code).toBe('AUTH_APPROVAL_NOT_APPROVED');
   });
   it('refuses an expired approval', () => {
     expect(checkApproval(approval, { ...approvalFacts, now: approval.expiresAt })?.code).toBe('AUTH_APPROVAL_EXPIRED');
@@ -64,11 +103,17 @@ describe('approval rule (seed 004, 单次审批)', () => {
   it('refuses an approval for another plan or plan type', () => {
     expect(checkApproval(approval, { ...approvalFacts, planId: 'plan_2' })?.code).toBe('AUTH_APPROVAL_WRONG_PLAN');
     expect(checkApproval(approval, { ...approvalFacts, planType: 'organize' })?.code).toBe('AUTH_APPROVAL_WRONG_PLAN');
-    expect(checkApproval(approval, { ...approvalFacts, planId: undefined, planType: undefined })?.code).toBe('AUTH_APPROVAL_WRONG_PLAN');
+    expect(checkApproval(approval, { ...approvalFacts, planId: undefined, planType: undefined })?.code).toBe(
+      'AUTH_APPROVAL_WRONG_PLAN',
+    );
   });
   it('refuses when the plan payload hash or revision changed after approval', () => {
-    expect(checkApproval(approval, { ...approvalFacts, plan: { ...plan, payloadHash: 'h2' } })?.code).toBe('AUTH_APPROVAL_PLAN_CHANGED');
-    expect(checkApproval(approval, { ...approvalFacts, plan: { ...plan, revision: 2 } })?.code).toBe('AUTH_APPROVAL_PLAN_CHANGED');
+    expect(checkApproval(approval, { ...approvalFacts, plan: { ...plan, payloadHash: 'h2' } })?.code).toBe(
+      'AUTH_APPROVAL_PLAN_CHANGED',
+    );
+    expect(checkApproval(approval, { ...approvalFacts, plan: { ...plan, revision: 2 } })?.code).toBe(
+      'AUTH_APPROVAL_PLAN_CHANGED',
+    );
   });
   it('refuses a consumed approval for any other execution (no replay) but covers the retry of the same idempotency key', () => {
     const consumed = { ...approval, status: 'consumed' as const, consumedBy: 'k1', consumedAt: NOW };
@@ -92,26 +137,40 @@ describe('grant rule (seed 004, 持续授权)', () => {
     const bound = { ...grant, policyRevisionId: 'pol_1' };
     const rev = { id: 'pol_1', kind: 'acquisition', status: 'published' as const, createdAt: NOW, updatedAt: NOW };
     expect(checkGrant(bound, { ...grantFacts, policyRevision: rev })).toBeNull();
-    expect(checkGrant(bound, { ...grantFacts, policyRevision: { ...rev, status: 'retired' } })?.code).toBe('AUTH_GRANT_POLICY_NOT_PUBLISHED');
-    expect(checkGrant(bound, { ...grantFacts, policyRevision: undefined })?.code).toBe('AUTH_GRANT_POLICY_NOT_PUBLISHED');
+    expect(checkGrant(bound, { ...grantFacts, policyRevision: { ...rev, status: 'retired' } })?.code).toBe(
+      'AUTH_GRANT_POLICY_NOT_PUBLISHED',
+    );
+    expect(checkGrant(bound, { ...grantFacts, policyRevision: undefined })?.code).toBe(
+      'AUTH_GRANT_POLICY_NOT_PUBLISHED',
+    );
   });
   it('refuses a target outside scope.mediaEntityIds, scope.mediaKinds or scope.capabilities, and an unknown target on a scoped axis', () => {
-    expect(checkGrant({ ...grant, scope: { mediaEntityIds: ['m2'] } }, grantFacts)?.code).toBe('AUTH_GRANT_OUT_OF_SCOPE');
+    expect(checkGrant({ ...grant, scope: { mediaEntityIds: ['m2'] } }, grantFacts)?.code).toBe(
+      'AUTH_GRANT_OUT_OF_SCOPE',
+    );
     expect(checkGrant({ ...grant, scope: { mediaEntityIds: ['m1'] } }, grantFacts)).toBeNull();
-    expect(checkGrant({ ...grant, scope: { mediaEntityIds: ['m1'] } }, { ...grantFacts, mediaEntityId: undefined })?.code).toBe('AUTH_GRANT_OUT_OF_SCOPE');
+    expect(
+      checkGrant({ ...grant, scope: { mediaEntityIds: ['m1'] } }, { ...grantFacts, mediaEntityId: undefined })?.code,
+    ).toBe('AUTH_GRANT_OUT_OF_SCOPE');
     expect(checkGrant({ ...grant, scope: { mediaKinds: ['tv'] } }, grantFacts)?.code).toBe('AUTH_GRANT_OUT_OF_SCOPE');
-    expect(checkGrant({ ...grant, action: '*', scope: { capabilities: ['task.*'] } }, grantFacts)?.code).toBe('AUTH_GRANT_OUT_OF_SCOPE');
+    expect(checkGrant({ ...grant, action: '*', scope: { capabilities: ['task.*'] } }, grantFacts)?.code).toBe(
+      'AUTH_GRANT_OUT_OF_SCOPE',
+    );
     expect(checkGrant({ ...grant, action: '*', scope: { capabilities: ['download.*'] } }, grantFacts)).toBeNull();
   });
   it('refuses when the daily invocation budget is used up', () => {
     const limited = { ...grant, budget: { maxInvocationsPerDay: 3 } };
     expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 2, bytes: 0 } })).toBeNull();
-    expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 3, bytes: 0 } })?.code).toBe('AUTH_GRANT_BUDGET_EXHAUSTED');
+    expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 3, bytes: 0 } })?.code).toBe(
+      'AUTH_GRANT_BUDGET_EXHAUSTED',
+    );
   });
   it('refuses when this call would exceed the daily byte budget', () => {
     const limited = { ...grant, budget: { maxBytesPerDay: 1000 } };
     expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 0, bytes: 900 } })).toBeNull();
-    expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 0, bytes: 901 } })?.code).toBe('AUTH_GRANT_BUDGET_EXHAUSTED');
+    expect(checkGrant(limited, { ...grantFacts, usageToday: { invocations: 0, bytes: 901 } })?.code).toBe(
+      'AUTH_GRANT_BUDGET_EXHAUSTED',
+    );
   });
   it('counts budgets per UTC day', () => {
     expect(utcDayStart(Date.UTC(2026, 10, 30, 23, 59))).toBe(Date.UTC(2026, 10, 30));
@@ -132,11 +191,23 @@ describe('authorization decision (DESIGN.md §5)', () => {
     now: NOW,
   };
   it('read and preview need no authorization record', () => {
-    expect(evaluateAuthorization({ ...base, capability: { id: 'inventory.query', kind: 'read' } })).toEqual({ allowed: true, basis: 'not_required' });
-    expect(evaluateAuthorization({ ...base, capability: { id: 'policy.preview', kind: 'preview' } })).toEqual({ allowed: true, basis: 'not_required' });
+    expect(evaluateAuthorization({ ...base, capability: { id: 'inventory.query', kind: 'read' } })).toEqual({
+      allowed: true,
+      basis: 'not_required',
+    });
+    expect(evaluateAuthorization({ ...base, capability: { id: 'policy.preview', kind: 'preview' } })).toEqual({
+      allowed: true,
+      basis: 'not_required',
+    });
   });
   it('a console administrator (user:*) counts as human authorization', () => {
-    expect(evaluateAuthorization({ ...base, actor: 'user:admin', settings: { automationEnabled: false, readOnlyReconcile: true } })).toEqual({ allowed: true, basis: 'human' });
+    expect(
+      evaluateAuthorization({
+        ...base,
+        actor: 'user:admin',
+        settings: { automationEnabled: false, readOnlyReconcile: true },
+      }),
+    ).toEqual({ allowed: true, basis: 'human' });
   });
   it('API keys, agents and background jobs need an approval or a grant for propose, approve and execute', () => {
     for (const actor of ['apikey:k1', 'agent:run-1', 'system:scheduler']) {
@@ -147,21 +218,48 @@ describe('authorization decision (DESIGN.md §5)', () => {
     }
   });
   it('the global automation switch off denies every automatic execute, even with a grant', () => {
-    const d = evaluateAuthorization({ ...base, settings: { automationEnabled: false, readOnlyReconcile: false }, grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }] });
+    const d = evaluateAuthorization({
+      ...base,
+      settings: { automationEnabled: false, readOnlyReconcile: false },
+      grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }],
+    });
     expect(d).toMatchObject({ allowed: false, code: 'AUTH_AUTOMATION_DISABLED' });
   });
   it('read-only reconcile mode denies every automatic execute, even with an approval', () => {
-    const d = evaluateAuthorization({ ...base, settings: { automationEnabled: true, readOnlyReconcile: true }, approval: { id: 'apr_1', record: approval } });
+    const d = evaluateAuthorization({
+      ...base,
+      settings: { automationEnabled: true, readOnlyReconcile: true },
+      approval: { id: 'apr_1', record: approval },
+    });
     expect(d).toMatchObject({ allowed: false, code: 'AUTH_READ_ONLY_RECONCILE' });
   });
   it('an approval pointer authorizes only through its record', () => {
-    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_1', record: approval } })).toEqual({ allowed: true, basis: 'approval', approvalId: 'apr_1' });
-    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_x', record: undefined } })).toMatchObject({ allowed: false, code: 'AUTH_APPROVAL_NOT_FOUND' });
+    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_1', record: approval } })).toEqual({
+      allowed: true,
+      basis: 'approval',
+      approvalId: 'apr_1',
+    });
+    expect(evaluateAuthorization({ ...base, approval: { id: 'apr_x', record: undefined } })).toMatchObject({
+      allowed: false,
+      code: 'AUTH_APPROVAL_NOT_FOUND',
+    });
   });
   it('the first grant that passes authorizes; otherwise the covering grant’s failure is reported', () => {
-    const revoked = { grant: { ...grant, id: 'grt_0', status: 'revoked' as const }, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } };
+    const revoked = {
+      grant: { ...grant, id: 'grt_0', status: 'revoked' as const },
+      policyRevision: undefined,
+      usageToday: { invocations: 0, bytes: 0 },
+    };
     const ok = { grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } };
-    expect(evaluateAuthorization({ ...base, grants: [revoked, ok] })).toEqual({ allowed: true, basis: 'grant', grantId: 'grt_1' });
-    expect(evaluateAuthorization({ ...base, grants: [revoked] })).toMatchObject({ allowed: false, code: 'AUTH_GRANT_REVOKED', grantId: 'grt_0' });
+    expect(evaluateAuthorization({ ...base, grants: [revoked, ok] })).toEqual({
+      allowed: true,
+      basis: 'grant',
+      grantId: 'grt_1',
+    });
+    expect(evaluateAuthorization({ ...base, grants: [revoked] })).toMatchObject({
+      allowed: false,
+      code: 'AUTH_GRANT_REVOKED',
+      grantId: 'grt_0',
+    });
   });
 });

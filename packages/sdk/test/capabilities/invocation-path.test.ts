@@ -8,20 +8,28 @@ import { STORAGE_KINDS } from '../helpers';
 describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage', (kind) => {
   it('an unknown capability id is a typed error and runs nothing; the refusal is audited', async () => {
     const { host, storage } = await makeHost({ kind });
-    await expect(host.invoke('download.nothing', {}, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
-    expect((await storage.audit.list()).map((r) => [r.action, r.capabilityId, r.outcome])).toEqual([['capability.refused', 'download.nothing', 'refused']]);
+    await expect(host.invoke('download.nothing', {}, { actor: 'user:admin' })).rejects.toMatchObject({
+      code: 'CAPABILITY_NOT_FOUND',
+    });
+    expect((await storage.audit.list()).map((r) => [r.action, r.capabilityId, r.outcome])).toEqual([
+      ['capability.refused', 'download.nothing', 'refused'],
+    ]);
     expect(await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown'])).toEqual([]);
   });
 
   it('a malformed actor is rejected before anything runs', async () => {
     const { host, calls } = await makeHost({ kind });
-    await expect(host.invoke('inventory.query', { query: 'x' }, { actor: 'root' as never })).rejects.toMatchObject({ code: 'ACTOR_INVALID' });
+    await expect(host.invoke('inventory.query', { query: 'x' }, { actor: 'root' as never })).rejects.toMatchObject({
+      code: 'ACTOR_INVALID',
+    });
     expect(calls['inventory.query']).toBeUndefined();
   });
 
   it('schema-invalid input is a typed error listing every path, and the handler is never called', async () => {
     const { host, calls, storage } = await makeHost({ kind });
-    const error = await host.invoke('download.plan', { releaseId: 5, bytes: -1 }, { actor: 'user:admin' }).catch((e) => e);
+    const error = await host
+      .invoke('download.plan', { releaseId: 5, bytes: -1 }, { actor: 'user:admin' })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error.code).toBe('INPUT_INVALID');
     const paths = (error as InvalidInputError).issues.map((i) => i.path);
@@ -35,8 +43,12 @@ describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage'
     const { host } = await makeHost({ kind });
     const cyclic: Record<string, unknown> = { query: 'x' };
     cyclic.self = cyclic;
-    await expect(host.invoke('inventory.query', cyclic, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
-    await expect(host.invoke('inventory.query', undefined, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
+    await expect(host.invoke('inventory.query', cyclic, { actor: 'user:admin' })).rejects.toMatchObject({
+      code: 'INPUT_INVALID',
+    });
+    await expect(host.invoke('inventory.query', undefined, { actor: 'user:admin' })).rejects.toMatchObject({
+      code: 'INPUT_INVALID',
+    });
   });
 
   it('input over the size limit (default 1 MiB of JSON) is rejected before validation', async () => {
@@ -50,8 +62,12 @@ describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage'
 
   it('the input size limit is configurable', async () => {
     const { host } = await makeHost({ kind, maxInputBytes: 64 });
-    await expect(host.invoke('inventory.query', { query: 'y'.repeat(100) }, { actor: 'user:admin' })).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 64 } });
-    await expect(host.invoke('inventory.query', { query: 'ok' }, { actor: 'user:admin' })).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(
+      host.invoke('inventory.query', { query: 'y'.repeat(100) }, { actor: 'user:admin' }),
+    ).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', details: { limit: 64 } });
+    await expect(host.invoke('inventory.query', { query: 'ok' }, { actor: 'user:admin' })).resolves.toMatchObject({
+      status: 'succeeded',
+    });
   });
 
   it('a read runs without authorization records and without a ledger entry', async () => {
@@ -74,15 +90,28 @@ describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage'
     const plan = await makePlan(host);
     faults.submitFail = true;
     const result = await host.invoke('download.submit', { planId: plan.id }, { actor: 'user:admin' });
-    expect(result).toMatchObject({ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'downloader rejected the torrent' } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { code: 'HANDLER_FAILED', message: 'downloader rejected the torrent' },
+    });
   });
 
   it('output that does not match the schema is failed for reads and unknown for side effects', async () => {
     const { host, storage } = await makeHost({ kind });
-    const badOut = { version: 1, title: 'Bad', description: 'returns garbage', input: Type.Object({}), output: Type.Object({ n: Type.Number() }), handler: async () => ({ n: 'x' }) as never };
+    const badOut = {
+      version: 1,
+      title: 'Bad',
+      description: 'returns garbage',
+      input: Type.Object({}),
+      output: Type.Object({ n: Type.Number() }),
+      handler: async () => ({ n: 'x' }) as never,
+    };
     host.capabilities.register(defineCapability({ ...badOut, id: 'bad.read', kind: 'read', replay: 'safe' }));
     host.capabilities.register(defineCapability({ ...badOut, id: 'bad.write', kind: 'execute', replay: 'never' }));
-    expect(await host.invoke('bad.read', {}, { actor: 'user:admin' })).toMatchObject({ status: 'failed', error: { code: 'OUTPUT_INVALID' } });
+    expect(await host.invoke('bad.read', {}, { actor: 'user:admin' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'OUTPUT_INVALID' },
+    });
     const write = await host.invoke('bad.write', {}, { actor: 'user:admin', runId: 'r' });
     expect(write).toMatchObject({ status: 'unknown', error: { code: 'OUTPUT_INVALID' } });
     expect((await storage.ledger.get(write.idempotencyKey!))?.state).toBe('unknown');
@@ -92,8 +121,14 @@ describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage'
     const { host, storage } = await makeHost({ kind });
     host.capabilities.register(
       defineCapability({
-        id: 'transfer.start', version: 1, title: 'Start a transfer', description: 'async', kind: 'execute', replay: 'reconcile',
-        input: Type.Object({ path: Type.String() }), output: Type.Object({ receipt: Type.String() }),
+        id: 'transfer.start',
+        version: 1,
+        title: 'Start a transfer',
+        description: 'async',
+        kind: 'execute',
+        replay: 'reconcile',
+        input: Type.Object({ path: Type.String() }),
+        output: Type.Object({ receipt: Type.String() }),
         handler: async (input, ctx) => ctx.pending({ receipt: `accepted:${input.path}` }),
       }),
     );
@@ -107,9 +142,16 @@ describe.each(STORAGE_KINDS)('the invocation path (DESIGN.md §4) on %s storage'
     const controller = new AbortController();
     host.capabilities.register(
       defineCapability({
-        id: 'slow.write', version: 1, title: 'Slow write', description: 'waits for abort', kind: 'execute', replay: 'never',
-        input: Type.Object({}), output: Type.Object({}),
-        handler: (_input, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('socket closed')))),
+        id: 'slow.write',
+        version: 1,
+        title: 'Slow write',
+        description: 'waits for abort',
+        kind: 'execute',
+        replay: 'never',
+        input: Type.Object({}),
+        output: Type.Object({}),
+        handler: (_input, ctx) =>
+          new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('socket closed')))),
       }),
     );
     const pending = host.invoke('slow.write', {}, { actor: 'user:admin', runId: 'r1', signal: controller.signal });

@@ -55,8 +55,18 @@ describe('defineCapability', () => {
 describe('CapabilityRegistry', () => {
   it('registers, gets and lists capabilities', async () => {
     const { host } = await makeHost();
-    expect(host.capabilities.list().map((c) => c.id)).toEqual(['inventory.query', 'download.plan', 'download.submit', 'organize.execute']);
-    expect(host.capabilities.get('download.submit')).toMatchObject({ id: 'download.submit', kind: 'execute', replay: 'never', policy: 'acquisition' });
+    expect(host.capabilities.list().map((c) => c.id)).toEqual([
+      'inventory.query',
+      'download.plan',
+      'download.submit',
+      'organize.execute',
+    ]);
+    expect(host.capabilities.get('download.submit')).toMatchObject({
+      id: 'download.submit',
+      kind: 'execute',
+      replay: 'never',
+      policy: 'acquisition',
+    });
     expect(host.capabilities.list({ kind: 'read' }).map((c) => c.id)).toEqual(['inventory.query']);
     expect(host.capabilities.has('download.submit')).toBe(true);
     expect(host.capabilities.has('nope')).toBe(false);
@@ -84,7 +94,9 @@ describe('CapabilityRegistry', () => {
 
   it('get of an unknown id is CAPABILITY_NOT_FOUND', async () => {
     const { host } = await makeHost();
-    expect(() => host.capabilities.get('nope.nothing')).toThrow(expect.objectContaining({ code: 'CAPABILITY_NOT_FOUND' }));
+    expect(() => host.capabilities.get('nope.nothing')).toThrow(
+      expect.objectContaining({ code: 'CAPABILITY_NOT_FOUND' }),
+    );
   });
 
   it('searches by id, title, description, tags and aliases', async () => {

@@ -10,8 +10,12 @@ afterEach(async () => {
 });
 
 function paired(messages: ModelMessage[]): boolean {
-  const results = new Set(messages.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId));
-  const calls = messages.flatMap((m) => (m.role === 'assistant' ? m.content.filter((p) => p.type === 'tool_call').map((p) => (p as { id: string }).id) : []));
+  const results = new Set(
+    messages.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId),
+  );
+  const calls = messages.flatMap((m) =>
+    m.role === 'assistant' ? m.content.filter((p) => p.type === 'tool_call').map((p) => (p as { id: string }).id) : [],
+  );
   return calls.every((id) => results.has(id)) && [...results].every((id) => calls.includes(id));
 }
 
@@ -21,37 +25,76 @@ describe('compaction through the real runtime (seed 000; issue 6 item 3)', () =>
     const plan = { goal: 'survey the library', steps: [{ title: 'read every shelf', status: 'in_progress' as const }] };
     const steps = [
       { toolCalls: [{ capability: 'update_plan', input: plan }] },
-      ...Array.from({ length: 30 }, (_, i) => ({ text: `Reading shelf ${i}. `, toolCalls: [{ capability: 'shelf.read', input: { shelf: i } }] })),
+      ...Array.from({ length: 30 }, (_, i) => ({
+        text: `Reading shelf ${i}. `,
+        toolCalls: [{ capability: 'shelf.read', input: { shelf: i } }],
+      })),
     ];
-    const { host, provider } = await startHost({ match: 'survey', steps, finalText: 'Surveyed every shelf.' }, { runs: { contextWindowTokens: window, budgets: { maxToolCalls: 100 } } });
+    const { host, provider } = await startHost(
+      { match: 'survey', steps, finalText: 'Surveyed every shelf.' },
+      { runs: { contextWindowTokens: window, budgets: { maxToolCalls: 100 } } },
+    );
     hosts.push(host);
     host.capabilities.register(
       defineCapability({
-        id: 'shelf.read', version: 1, title: 'Read a shelf', description: 'Lists one shelf.', kind: 'read', replay: 'safe',
-        input: Type.Object({ shelf: Type.Integer() }), output: Type.Object({ titles: Type.Array(Type.String()) }),
-        handler: async ({ shelf }) => ({ titles: Array.from({ length: 12 }, (_, k) => `Shelf ${shelf} title ${k} — a film with a fairly long descriptive name`) }),
+        id: 'shelf.read',
+        version: 1,
+        title: 'Read a shelf',
+        description: 'Lists one shelf.',
+        kind: 'read',
+        replay: 'safe',
+        input: Type.Object({ shelf: Type.Integer() }),
+        output: Type.Object({ titles: Type.Array(Type.String()) }),
+        handler: async ({ shelf }) => ({
+          titles: Array.from(
+            { length: 12 },
+            (_, k) => `Shelf ${shelf} title ${k} — a film with a fairly long descriptive name`,
+          ),
+        }),
       }),
     );
     const run = await host.startRun({ goal: 'survey the library', mode: 'plan_only', actor: 'user:admin' });
-    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'budget_exceeded', 'cancelled'], { timeoutMs: 15_000 });
+    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'budget_exceeded', 'cancelled'], {
+      timeoutMs: 15_000,
+    });
     expect(done.status).toBe('succeeded');
     const counter = new TiktokenCounter();
     const toolRequests = provider.requests.filter((r) => r.tools && r.tools.length > 0);
     const last = toolRequests.at(-1)!;
-    expect(last.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]'))).toBe(true);
+    expect(
+      last.messages.some(
+        (m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]'),
+      ),
+    ).toBe(true);
     for (const r of toolRequests) expect(paired(r.messages)).toBe(true);
     expect(counter.countRequest(last.messages, last.tools, 'scripted')).toBeLessThan(window * 0.8);
-    const summary = last.messages.find((m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]'))!;
+    const summary = last.messages.find(
+      (m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]'),
+    )!;
     expect(summary.content).toContain('read every shelf');
-    expect((await runEvents(host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded')).toHaveLength(31);
+    expect(
+      (await runEvents(host, run.id)).filter(
+        (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded',
+      ),
+    ).toHaveLength(31);
   });
 
   it('a single turn larger than the window is an explicit error, never a silent drop', async () => {
-    const { host } = await startHost({ match: 'huge', steps: [{ toolCalls: [{ capability: 'huge.read', input: {} }] }], finalText: 'x' }, { runs: { contextWindowTokens: 2000 } });
+    const { host } = await startHost(
+      { match: 'huge', steps: [{ toolCalls: [{ capability: 'huge.read', input: {} }] }], finalText: 'x' },
+      { runs: { contextWindowTokens: 2000 } },
+    );
     hosts.push(host);
     host.capabilities.register(
       defineCapability({
-        id: 'huge.read', version: 1, title: 'Huge', description: 'A big result.', kind: 'read', replay: 'safe', input: Type.Object({}), output: Type.Object({ text: Type.String() }),
+        id: 'huge.read',
+        version: 1,
+        title: 'Huge',
+        description: 'A big result.',
+        kind: 'read',
+        replay: 'safe',
+        input: Type.Object({}),
+        output: Type.Object({ text: Type.String() }),
         handler: async () => ({ text: 'word '.repeat(4000) }),
       }),
     );

@@ -20,15 +20,32 @@ import { everyCallPaired, longConversation, toolTurn } from './context-fixtures'
 const counter = new TiktokenCounter();
 afterAll(() => counter.dispose());
 
-const SYSTEM: ModelMessage[] = [{ role: 'system', content: 'You are the media agent. Use tools; report what happened.' }];
-const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({ counter, contextWindowTokens: 16_000, system: SYSTEM, tools: [UPDATE_PLAN_MODEL_TOOL], ...o });
-const modelSummary = async (messages: readonly ModelMessage[]) => `The agent searched ${messages.filter((m) => m.role === 'tool').length} times for releases of Dune.`;
+const SYSTEM: ModelMessage[] = [
+  { role: 'system', content: 'You are the media agent. Use tools; report what happened.' },
+];
+const base = (o: Partial<CompactionOptions> = {}): CompactionOptions => ({
+  counter,
+  contextWindowTokens: 16_000,
+  system: SYSTEM,
+  tools: [UPDATE_PLAN_MODEL_TOOL],
+  ...o,
+});
+const modelSummary = async (messages: readonly ModelMessage[]) =>
+  `The agent searched ${messages.filter((m) => m.role === 'tool').length} times for releases of Dune.`;
 const textOf = (m: ModelMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
 
 const PINNED: PinnedFacts = {
   goal: 'Find Dune (2021) in 4K, download it and organize it into the library.',
-  checklist: { goal: 'Dune in 4K', steps: [{ title: 'search', status: 'completed', evidence: 'media.search call_1_0' }, { title: 'download', status: 'in_progress' }] },
-  unknownWrites: [{ capabilityId: 'download.submit', callId: 'call_7_0', inputSummary: '{"release":"Dune.2021.2160p"}' }],
+  checklist: {
+    goal: 'Dune in 4K',
+    steps: [
+      { title: 'search', status: 'completed', evidence: 'media.search call_1_0' },
+      { title: 'download', status: 'in_progress' },
+    ],
+  },
+  unknownWrites: [
+    { capabilityId: 'download.submit', callId: 'call_7_0', inputSummary: '{"release":"Dune.2021.2160p"}' },
+  ],
   pendingApprovals: [{ approvalId: 'apr_42', planType: 'download', planId: 'plan_9' }],
 };
 
@@ -75,13 +92,21 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
     // indices: 0 user | 1 asst(3 calls) 2 3 4 results | 5 asst(2 calls) 6 7 | 8 user | 9 asst 10 result
     expect(turnBoundaries(parallel)).toEqual([1, 5, 8, 9]);
     // a result answered late (after another assistant message) keeps the boundary closed
-    const late: ModelMessage[] = [{ role: 'user', content: 'go' }, toolTurn(1, 1)[0]!, { role: 'assistant', content: [{ type: 'text', text: 'waiting' }] }, toolTurn(1, 1)[1]!];
+    const late: ModelMessage[] = [
+      { role: 'user', content: 'go' },
+      toolTurn(1, 1)[0]!,
+      { role: 'assistant', content: [{ type: 'text', text: 'waiting' }] },
+      toolTurn(1, 1)[1]!,
+    ];
     expect(turnBoundaries(late)).toEqual([1]);
   });
 
   it('the checklist, unresolved unknown writes and pending approvals survive compaction verbatim', async () => {
     const messages = longConversation(200);
-    for (const summarize of [async () => 'Nothing important happened.', async () => Promise.reject(new Error('model down'))]) {
+    for (const summarize of [
+      async () => 'Nothing important happened.',
+      async () => Promise.reject(new Error('model down')),
+    ]) {
       const result = await compact(messages, { ...base({ pinned: PINNED }), summarize });
       const summary = textOf(result.messages[0]!);
       expect(summary).toContain(PINNED.goal!);
@@ -90,7 +115,10 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       expect(summary).toContain(JSON.stringify(PINNED.pendingApprovals![0]));
       expect(summary).toMatch(/outcome is still unknown/);
       // and again after a second compaction, with the facts the driver supplies then
-      const second = await compact([...result.messages, ...longConversation(150).slice(1)], { ...base({ pinned: PINNED }), summarize });
+      const second = await compact([...result.messages, ...longConversation(150).slice(1)], {
+        ...base({ pinned: PINNED }),
+        summarize,
+      });
       expect(second.assessment.needed).toBe(true);
       const s2 = textOf(second.messages[0]!);
       expect(s2).toContain(JSON.stringify(PINNED.checklist));
@@ -110,7 +138,10 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
       { role: 'user', content: 'Check the unknown one.' },
       ...Array.from({ length: 60 }, (_, t) => toolTurn(10 + t, 1, 800)).flat(),
     ];
-    const options = { ...base({ contextWindowTokens: 12_000 }), summarize: async () => Promise.reject(new Error('provider 529 overloaded')) };
+    const options = {
+      ...base({ contextWindowTokens: 12_000 }),
+      summarize: async () => Promise.reject(new Error('provider 529 overloaded')),
+    };
     const a = await compact(messages, options);
     const b = await compact(messages, options);
     expect(a.summarySource).toBe('fallback');
@@ -131,23 +162,38 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
   });
 
   it('a single turn larger than the window is a typed error (CONTEXT_TURN_TOO_LARGE), never a silent drop', async () => {
-    const huge = toolResultMessage('call_big', 'media.search', { status: 'succeeded', output: { text: 'word '.repeat(20_000) } });
+    const huge = toolResultMessage('call_big', 'media.search', {
+      status: 'succeeded',
+      output: { text: 'word '.repeat(20_000) },
+    });
     const messages: ModelMessage[] = [
       ...longConversation(5),
-      { role: 'assistant', content: [{ type: 'tool_call', id: 'call_big', name: 'media.search', input: { query: 'everything' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'call_big', name: 'media.search', input: { query: 'everything' } }],
+      },
       huge,
     ];
     const summarize = vi.fn(modelSummary);
-    const error = await compact(messages, { ...base({ contextWindowTokens: 8_000 }), summarize }).catch((e: unknown) => e);
+    const error = await compact(messages, { ...base({ contextWindowTokens: 8_000 }), summarize }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ContextTurnTooLargeError);
     expect(isMediaAgentError(error, 'CONTEXT_TURN_TOO_LARGE')).toBe(true);
-    const details = (error as ContextTurnTooLargeError).details as { turnTokens: number; windowTokens: number; from: number; to: number };
+    const details = (error as ContextTurnTooLargeError).details as {
+      turnTokens: number;
+      windowTokens: number;
+      from: number;
+      to: number;
+    };
     expect(details.turnTokens).toBeGreaterThan(8_000);
     expect(details.windowTokens).toBe(8_000);
     expect([details.from, details.to]).toEqual([messages.length - 2, messages.length]);
     expect(summarize).not.toHaveBeenCalled();
     // a single user message that alone exceeds the window fails the same way
-    expect(() => assessCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 }))).toThrow(ContextTurnTooLargeError);
+    expect(() =>
+      assessCompaction([{ role: 'user', content: 'word '.repeat(20_000) }], base({ contextWindowTokens: 8_000 })),
+    ).toThrow(ContextTurnTooLargeError);
   });
 
   it('below the threshold nothing is compacted and the summarizer is not called', async () => {
@@ -160,14 +206,29 @@ describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠�
   });
 
   it('identical long tool results (≥ 512 characters) repeated later are replaced by a reference to the first', () => {
-    const result = (id: string, chars: number, seed = 'a'): ToolResultMessage => toolResultMessage(id, 'media.search', { status: 'succeeded', output: { text: seed.repeat(chars) } });
-    const call = (id: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'tool_call', id, name: 'media.search', input: {} }] });
+    const result = (id: string, chars: number, seed = 'a'): ToolResultMessage =>
+      toolResultMessage(id, 'media.search', { status: 'succeeded', output: { text: seed.repeat(chars) } });
+    const call = (id: string): ModelMessage => ({
+      role: 'assistant',
+      content: [{ type: 'tool_call', id, name: 'media.search', input: {} }],
+    });
     const long1 = result('c1', 600);
     const long2 = result('c2', 600);
     const short1 = result('s1', 200);
     const short2 = result('s2', 200);
     const other = result('o1', 600, 'b');
-    const messages: ModelMessage[] = [call('c1'), long1, call('s1'), short1, call('c2'), long2, call('s2'), short2, call('o1'), other];
+    const messages: ModelMessage[] = [
+      call('c1'),
+      long1,
+      call('s1'),
+      short1,
+      call('c2'),
+      long2,
+      call('s2'),
+      short2,
+      call('o1'),
+      other,
+    ];
     expect((long1.content as string).length).toBeGreaterThanOrEqual(512);
     expect((short1.content as string).length).toBeLessThan(512);
     const out = dedupeRepeatedResults(messages);

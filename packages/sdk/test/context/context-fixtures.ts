@@ -26,9 +26,17 @@ export function standardDescriptors(): CapabilityDescriptor[] {
 }
 
 /** A synthetic capability whose schema has `fields` string properties (bigger schema → more tokens). */
-export function syntheticDescriptor(n: number, fields = 4, extra: Partial<CapabilityDescriptor> = {}): CapabilityDescriptor {
+export function syntheticDescriptor(
+  n: number,
+  fields = 4,
+  extra: Partial<CapabilityDescriptor> = {},
+): CapabilityDescriptor {
   const properties: Record<string, unknown> = {};
-  for (let f = 0; f < fields; f++) properties[`field_${f}`] = { type: 'string', description: `Field ${f} of plugin tool ${n}: an opaque value the plugin understands.` };
+  for (let f = 0; f < fields; f++)
+    properties[`field_${f}`] = {
+      type: 'string',
+      description: `Field ${f} of plugin tool ${n}: an opaque value the plugin understands.`,
+    };
   return {
     id: `plugin.p${n}.action`,
     version: 1,
@@ -47,24 +55,45 @@ export function syntheticDescriptor(n: number, fields = 4, extra: Partial<Capabi
 }
 
 /** One tool turn: an assistant message with `calls` tool calls and their results (each result `resultChars` long). */
-export function toolTurn(turn: number, calls = 1, resultChars = 400, status: 'succeeded' | 'unknown' | 'failed' = 'succeeded'): ModelMessage[] {
+export function toolTurn(
+  turn: number,
+  calls = 1,
+  resultChars = 400,
+  status: 'succeeded' | 'unknown' | 'failed' = 'succeeded',
+): ModelMessage[] {
   const assistant: AssistantMessage = {
     role: 'assistant',
     content: [
       { type: 'text', text: `Step ${turn}: looking things up.` },
-      ...Array.from({ length: calls }, (_, k) => ({ type: 'tool_call' as const, id: `call_${turn}_${k}`, name: 'media.search', input: { query: `title ${turn}-${k}` } })),
+      ...Array.from({ length: calls }, (_, k) => ({
+        type: 'tool_call' as const,
+        id: `call_${turn}_${k}`,
+        name: 'media.search',
+        input: { query: `title ${turn}-${k}` },
+      })),
     ],
     stopReason: 'tool_use',
   };
   const results: ToolResultMessage[] = Array.from({ length: calls }, (_, k) =>
-    toolResultMessage(`call_${turn}_${k}`, 'media.search', status === 'failed' ? { status, error: { code: 'X', message: 'no' } } : { status, output: { turn, k, text: `result ${turn}-${k} `.repeat(Math.ceil(resultChars / 14)).slice(0, resultChars) } }),
+    toolResultMessage(
+      `call_${turn}_${k}`,
+      'media.search',
+      status === 'failed'
+        ? { status, error: { code: 'X', message: 'no' } }
+        : {
+            status,
+            output: { turn, k, text: `result ${turn}-${k} `.repeat(Math.ceil(resultChars / 14)).slice(0, resultChars) },
+          },
+    ),
   );
   return [assistant, ...results];
 }
 
 /** A long conversation: the goal, then `turns` tool turns, with a user steering message every 10 turns. */
 export function longConversation(turns: number, resultChars = 400): ModelMessage[] {
-  const out: ModelMessage[] = [{ role: 'user', content: 'Find Dune (2021) in 4K, download it and organize it into the library.' }];
+  const out: ModelMessage[] = [
+    { role: 'user', content: 'Find Dune (2021) in 4K, download it and organize it into the library.' },
+  ];
   for (let t = 0; t < turns; t++) {
     if (t > 0 && t % 10 === 0) out.push({ role: 'user', content: `Steering ${t}: prefer releases with Atmos.` });
     out.push(...toolTurn(t, 1 + (t % 3), resultChars));

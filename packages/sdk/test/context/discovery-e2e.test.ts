@@ -10,7 +10,10 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
 });
 
-const results = (messages: ModelMessage[], name: string) => messages.filter((m) => m.role === 'tool' && m.name === name).map((m) => JSON.parse(m.content as string) as Record<string, unknown>);
+const results = (messages: ModelMessage[], name: string) =>
+  messages
+    .filter((m) => m.role === 'tool' && m.name === name)
+    .map((m) => JSON.parse(m.content as string) as Record<string, unknown>);
 
 describe('tool discovery through the real runtime (seed 000, 按需发现工具)', () => {
   it('the first call carries only the selected tools; search_tools finds 整理 → organize, enabled on the next call, and still goes through the invocation path', async () => {
@@ -28,13 +31,30 @@ describe('tool discovery through the real runtime (seed 000, 按需发现工具)
     hosts.push(host);
     for (let i = 0; i < 30; i++) {
       host.capabilities.register(
-        defineCapability({ id: `misc.tool${i}`, version: 1, title: `Misc ${i}`, description: `An unrelated tool number ${i}.`, kind: 'read', replay: 'safe', input: Type.Object({}), output: Type.Object({}), handler: async () => ({}) }),
+        defineCapability({
+          id: `misc.tool${i}`,
+          version: 1,
+          title: `Misc ${i}`,
+          description: `An unrelated tool number ${i}.`,
+          kind: 'read',
+          replay: 'safe',
+          input: Type.Object({}),
+          output: Type.Object({}),
+          handler: async () => ({}),
+        }),
       );
     }
     host.capabilities.register(
       defineCapability({
-        id: 'organize.files', version: 1, title: 'Organize files', description: 'Moves downloaded files into the library.', kind: 'execute', replay: 'reconcile', aliases: ['整理', '入库'],
-        input: Type.Object({ path: Type.String() }), output: Type.Object({ ok: Type.Boolean() }),
+        id: 'organize.files',
+        version: 1,
+        title: 'Organize files',
+        description: 'Moves downloaded files into the library.',
+        kind: 'execute',
+        replay: 'reconcile',
+        aliases: ['整理', '入库'],
+        input: Type.Object({ path: Type.String() }),
+        output: Type.Object({ ok: Type.Boolean() }),
         handler: async () => ({ ok: true }),
       }),
     );
@@ -60,7 +80,14 @@ describe('large results per run through the real runtime', () => {
         match: 'nine',
         steps: [
           ...Array.from({ length: 9 }, (_, i) => read(i)),
-          { toolCalls: (ctx: ScriptContext) => [{ capability: 'read_tool_result', input: { result_id: results(ctx.request.messages, 'big.read')[0]!.result_id as string } }] },
+          {
+            toolCalls: (ctx: ScriptContext) => [
+              {
+                capability: 'read_tool_result',
+                input: { result_id: results(ctx.request.messages, 'big.read')[0]!.result_id as string },
+              },
+            ],
+          },
         ],
         finalText: 'done',
       },
@@ -69,7 +96,14 @@ describe('large results per run through the real runtime', () => {
     hosts.push(host);
     host.capabilities.register(
       defineCapability({
-        id: 'big.read', version: 1, title: 'Big', description: 'A big result.', kind: 'read', replay: 'safe', input: Type.Object({ n: Type.Integer() }), output: Type.Object({ text: Type.String() }),
+        id: 'big.read',
+        version: 1,
+        title: 'Big',
+        description: 'A big result.',
+        kind: 'read',
+        replay: 'safe',
+        input: Type.Object({ n: Type.Integer() }),
+        output: Type.Object({ text: Type.String() }),
         handler: async ({ n }) => ({ text: `${n}`.repeat(80_000) }),
       }),
     );
@@ -77,6 +111,9 @@ describe('large results per run through the real runtime', () => {
     await waitForStatus(host, run.id, ['succeeded', 'failed']);
     const last = provider.requests.at(-1)!.messages;
     expect(results(last, 'big.read').every((r) => r.truncated === true)).toBe(true);
-    expect(results(last, 'read_tool_result')[0]).toMatchObject({ status: 'failed', error: { code: 'TOOL_RESULT_EXPIRED' } });
+    expect(results(last, 'read_tool_result')[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'TOOL_RESULT_EXPIRED' },
+    });
   });
 });

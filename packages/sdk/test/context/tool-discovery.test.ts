@@ -17,7 +17,13 @@ afterAll(() => counter.dispose());
 const ALWAYS_ON = [UPDATE_PLAN_MODEL_TOOL, SEARCH_TOOLS_MODEL_TOOL];
 const plugins = (n: number, fields = 4) => Array.from({ length: n }, (_, i) => syntheticDescriptor(i, fields));
 const catalog = () => [...standardDescriptors(), ...plugins(50)];
-const options = (o: Partial<ToolDiscoveryOptions> = {}): ToolDiscoveryOptions => ({ maxTools: 4, counter, contextWindowTokens: 128_000, alwaysOn: ALWAYS_ON, ...o });
+const options = (o: Partial<ToolDiscoveryOptions> = {}): ToolDiscoveryOptions => ({
+  maxTools: 4,
+  counter,
+  contextWindowTokens: 128_000,
+  alwaysOn: ALWAYS_ON,
+  ...o,
+});
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
 
 describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
@@ -65,7 +71,9 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     expect(d.search('plugin').matches).toHaveLength(8);
     expect(d.search('plugin', 3).matches).toHaveLength(3);
     expect(d.search('plugin', 50).matches).toHaveLength(8);
-    expect(() => d.searchFromInput({ search: 'plugin', limit: 9 })).toThrow(expect.objectContaining({ code: 'TOOL_SEARCH_INPUT_INVALID' }));
+    expect(() => d.searchFromInput({ search: 'plugin', limit: 9 })).toThrow(
+      expect.objectContaining({ code: 'TOOL_SEARCH_INPUT_INVALID' }),
+    );
     expect(d.searchFromInput({ search: 'plugin', limit: 2 }).matches).toHaveLength(2);
     const before = [...d.candidates];
     const none = d.search('xylophone-quantum');
@@ -152,7 +160,11 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     d.search('plugin.p0.action', 1);
     expect(d.toolsForNextCall({ requestTokens: 500 }).note).toMatch(/Tool discovery/);
     // a candidate that left the catalog is reported unavailable after a resume
-    const restored = ToolDiscovery.fromJSON(JSON.parse(JSON.stringify(d.toJSON())), big.slice(1), options({ contextWindowTokens: 10_000 }));
+    const restored = ToolDiscovery.fromJSON(
+      JSON.parse(JSON.stringify(d.toJSON())),
+      big.slice(1),
+      options({ contextWindowTokens: 10_000 }),
+    );
     expect(restored.candidates).toEqual(d.candidates);
     const after = restored.toolsForNextCall({ requestTokens: 500 });
     expect(after.report!.notEnabled).toContainEqual({ id: 'plugin.p0.action', tokens: 0, reason: 'unavailable' });
@@ -164,8 +176,17 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     const d = new ToolDiscovery(allowed, options());
     d.select('download and organize Dune');
     expect(d.search('download.submit').matches.map((m) => m.name)).not.toContain('download.submit');
-    expect(d.search('整理').matches.map((m) => m.name).some((n) => n.startsWith('organize.'))).toBe(false);
-    expect(names(d.toolsForNextCall().tools).every((n) => n === 'update_plan' || n === SEARCH_TOOLS_TOOL || allowed.some((c) => c.id === n))).toBe(true);
+    expect(
+      d
+        .search('整理')
+        .matches.map((m) => m.name)
+        .some((n) => n.startsWith('organize.')),
+    ).toBe(false);
+    expect(
+      names(d.toolsForNextCall().tools).every(
+        (n) => n === 'update_plan' || n === SEARCH_TOOLS_TOOL || allowed.some((c) => c.id === n),
+      ),
+    ).toBe(true);
   });
 
   it('maxTools 0 offers every tool on every call (no discovery)', () => {
@@ -189,6 +210,8 @@ describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
     const r = ToolDiscovery.fromJSON(state, cat, options());
     expect(r.selected).toEqual(d.selected);
     expect(r.candidates).toEqual(d.candidates);
-    expect(names(r.toolsForNextCall({ requestTokens: 100 }).tools)).toEqual(names(d.toolsForNextCall({ requestTokens: 100 }).tools));
+    expect(names(r.toolsForNextCall({ requestTokens: 100 }).tools)).toEqual(
+      names(d.toolsForNextCall({ requestTokens: 100 }).tools),
+    );
   });
 });

@@ -44,7 +44,13 @@ function stored(offer: ToolResultOffer): StoredToolResult {
 }
 
 /** Pages a stored result from `offset` to its end, checking each page against the code points of `original`. */
-function readToEnd(store: ToolResultStore, runId: string, resultId: string, offset: number, original: string): { text: string; pages: number } {
+function readToEnd(
+  store: ToolResultStore,
+  runId: string,
+  resultId: string,
+  offset: number,
+  original: string,
+): { text: string; pages: number } {
   const points = Array.from(original);
   let text = '';
   let pages = 0;
@@ -101,7 +107,13 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
 
     // the model sees the preview with result_id and next_offset, and continues from them
     const seen = JSON.parse(formatStoredToolResult(offer)) as Record<string, unknown>;
-    expect(seen).toMatchObject({ truncated: true, result_id: offer.resultId, next_offset: offer.nextOffset, total_chars: offer.totalChars, preview: offer.preview });
+    expect(seen).toMatchObject({
+      truncated: true,
+      result_id: offer.resultId,
+      next_offset: offer.nextOffset,
+      total_chars: offer.totalChars,
+      preview: offer.preview,
+    });
     expect(String(seen.how_to_continue)).toContain(READ_TOOL_RESULT_TOOL);
     const first = store.readToolInput('run_a', { result_id: seen.result_id, offset: seen.next_offset });
     expect(first.offset).toBe(offer.nextOffset);
@@ -111,7 +123,9 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
     const whole = offer.preview + rest.text;
     expect(whole.length).toBe(original.length);
     expect(whole === original).toBe(true);
-    expect(toolResultPageView(offer.resultId, store.read('run_a', offer.resultId, offer.totalChars - 1)).next_offset).toBeNull();
+    expect(
+      toolResultPageView(offer.resultId, store.read('run_a', offer.resultId, offer.totalChars - 1)).next_offset,
+    ).toBeNull();
   });
 
   it('a 3 MiB result is refused, not stored, with a message telling the model to narrow the query', () => {
@@ -131,7 +145,8 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
     const { store } = makeStore();
     const other = stored(store.offer('run_b', 'call_b', 'media.search', 'b'.repeat(70 * KiB)));
     const ids: string[] = [];
-    for (let i = 0; i < 9; i++) ids.push(stored(store.offer('run_a', `call_${i}`, 'media.search', `${i}`.repeat(70 * KiB))).resultId);
+    for (let i = 0; i < 9; i++)
+      ids.push(stored(store.offer('run_a', `call_${i}`, 'media.search', `${i}`.repeat(70 * KiB))).resultId);
     expect(store.usage('run_a').results).toEqual(ids.slice(1));
     const error = caught(() => store.read('run_a', ids[0]!, 0));
     expect(isMediaAgentError(error, 'TOOL_RESULT_EXPIRED')).toBe(true);
@@ -144,11 +159,18 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
   it('a run keeps at most 4 MiB of stored results; going over evicts its oldest, other runs are unaffected', () => {
     const { store } = makeStore();
     const other = stored(store.offer('run_b', 'call_b', 'media.search', 'b'.repeat(MiB)));
-    const ids = [0, 1, 2, 3].map((i) => stored(store.offer('run_a', `call_${i}`, 'media.search', `${i}`.repeat(MiB))).resultId);
+    const ids = [0, 1, 2, 3].map(
+      (i) => stored(store.offer('run_a', `call_${i}`, 'media.search', `${i}`.repeat(MiB))).resultId,
+    );
     expect(store.usage('run_a')).toEqual({ results: ids, bytes: 4 * MiB });
     const fifth = stored(store.offer('run_a', 'call_4', 'media.search', '4'.repeat(100 * KiB)));
     expect(store.usage('run_a')).toEqual({ results: [...ids.slice(1), fifth.resultId], bytes: 3 * MiB + 100 * KiB });
-    expect(isMediaAgentError(caught(() => store.read('run_a', ids[0]!)), 'TOOL_RESULT_EXPIRED')).toBe(true);
+    expect(
+      isMediaAgentError(
+        caught(() => store.read('run_a', ids[0]!)),
+        'TOOL_RESULT_EXPIRED',
+      ),
+    ).toBe(true);
     expect(store.read('run_b', other.resultId, 0, 1).text).toBe('b');
   });
 
@@ -178,9 +200,24 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
     expect((error as Error).message).toMatch(/another run/);
     // still foreign (not "expired") for the other run once it is gone
     clock.advance(16 * MINUTE);
-    expect(isMediaAgentError(caught(() => store.read('run_user', offer.resultId)), 'TOOL_RESULT_FOREIGN')).toBe(true);
-    expect(isMediaAgentError(caught(() => store.read('run_user', 'tr_nope')), 'TOOL_RESULT_NOT_FOUND')).toBe(true);
-    expect(isMediaAgentError(caught(() => store.readToolInput('run_user', {})), 'TOOL_RESULT_NOT_FOUND')).toBe(true);
+    expect(
+      isMediaAgentError(
+        caught(() => store.read('run_user', offer.resultId)),
+        'TOOL_RESULT_FOREIGN',
+      ),
+    ).toBe(true);
+    expect(
+      isMediaAgentError(
+        caught(() => store.read('run_user', 'tr_nope')),
+        'TOOL_RESULT_NOT_FOUND',
+      ),
+    ).toBe(true);
+    expect(
+      isMediaAgentError(
+        caught(() => store.readToolInput('run_user', {})),
+        'TOOL_RESULT_NOT_FOUND',
+      ),
+    ).toBe(true);
   });
 
   it('a page after JSON escaping fits its budget: a text of quotes, backslashes and control characters is paged shorter and still matches', () => {
@@ -208,10 +245,25 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
       [0, 0],
       [0, 2.5],
     ] as const) {
-      expect(isMediaAgentError(caught(() => store.read('run_a', offer.resultId, offset, limit)), 'TOOL_RESULT_RANGE')).toBe(true);
+      expect(
+        isMediaAgentError(
+          caught(() => store.read('run_a', offer.resultId, offset, limit)),
+          'TOOL_RESULT_RANGE',
+        ),
+      ).toBe(true);
     }
-    expect(isMediaAgentError(caught(() => store.readToolInput('run_a', { result_id: offer.resultId, offset: '5' })), 'TOOL_RESULT_RANGE')).toBe(true);
-    expect(store.read('run_a', offer.resultId, offer.totalChars)).toEqual({ text: '', offset: offer.totalChars, nextOffset: null, totalChars: offer.totalChars });
+    expect(
+      isMediaAgentError(
+        caught(() => store.readToolInput('run_a', { result_id: offer.resultId, offset: '5' })),
+        'TOOL_RESULT_RANGE',
+      ),
+    ).toBe(true);
+    expect(store.read('run_a', offer.resultId, offer.totalChars)).toEqual({
+      text: '',
+      offset: offer.totalChars,
+      nextOffset: null,
+      totalChars: offer.totalChars,
+    });
     expect(store.read('run_a', offer.resultId, 0, 1_000_000).nextOffset).toBe(16_000);
   });
 
@@ -220,7 +272,11 @@ describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续�
     expect(READ_TOOL_RESULT_MODEL_TOOL.inputSchema).toMatchObject({
       type: 'object',
       required: ['result_id'],
-      properties: { result_id: { type: 'string' }, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 } },
+      properties: {
+        result_id: { type: 'string' },
+        offset: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', minimum: 1 },
+      },
     });
   });
 });

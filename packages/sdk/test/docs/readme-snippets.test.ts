@@ -107,14 +107,25 @@ const diagnostics = new Map<string, string[]>();
 beforeAll(() => {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  for (const s of snippets) writeFileSync(s.file, [s.prelude, s.code, s.epilogue, 'export {};', ''].filter((part, i) => part !== '' || i >= 3).join('\n'));
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), { noEmit: true }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  for (const s of snippets)
+    writeFileSync(
+      s.file,
+      [s.prelude, s.code, s.epilogue, 'export {};', ''].filter((part, i) => part !== '' || i >= 3).join('\n'),
+    );
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  })!;
-  const program = ts.createProgram(snippets.map((s) => s.file), config.options);
+  )!;
+  const program = ts.createProgram(
+    snippets.map((s) => s.file),
+    config.options,
+  );
   for (const s of snippets) {
     const source = program.getSourceFile(s.file)!;
     const found = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
@@ -135,7 +146,12 @@ function runSnippet(file: string, timeoutMs: number): Promise<{ code: number | n
     const child = spawn(process.execPath, ['--import', loader, file], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', TSX_TSCONFIG_PATH: join(root, 'tsconfig.json') },
+      env: {
+        ...process.env,
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
+      },
     });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
@@ -154,8 +170,20 @@ describe('README snippets', () => {
   it('the READMEs have TypeScript snippets to check (the extraction found them)', () => {
     expect(snippets.length).toBeGreaterThanOrEqual(5);
     expect(snippets.some((s) => s.run)).toBe(true);
-    expect(extractSnippets('x.md', '<!-- snippet: run\ndeclare const a: number;\n---\nconsole.log(a);\n-->\n\n```ts\nconst b = a;\n```\n')).toEqual([
-      { readme: 'x.md', line: 8, code: 'const b = a;', prelude: 'declare const a: number;', epilogue: 'console.log(a);', run: true },
+    expect(
+      extractSnippets(
+        'x.md',
+        '<!-- snippet: run\ndeclare const a: number;\n---\nconsole.log(a);\n-->\n\n```ts\nconst b = a;\n```\n',
+      ),
+    ).toEqual([
+      {
+        readme: 'x.md',
+        line: 8,
+        code: 'const b = a;',
+        prelude: 'declare const a: number;',
+        epilogue: 'console.log(a);',
+        run: true,
+      },
     ]);
   });
 

@@ -13,7 +13,8 @@ afterAll(async () => {
 
 describe(`standard capability input fuzzing (FUZZ_SEED=${seed})`, () => {
   it('the valid examples the mutations start from pass their schemas', () => {
-    for (const id of STANDARD_CAPABILITY_IDS) expect([id, Value.Check(STANDARD_CAPABILITIES[id].input, VALID_EXAMPLES[id])]).toEqual([id, true]);
+    for (const id of STANDARD_CAPABILITY_IDS)
+      expect([id, Value.Check(STANDARD_CAPABILITIES[id].input, VALID_EXAMPLES[id])]).toEqual([id, true]);
   });
 
   it('random inputs through host.invoke never reach a handler unless they pass the schema, and invalid ones fail with INPUT_INVALID / INPUT_TOO_LARGE', async () => {

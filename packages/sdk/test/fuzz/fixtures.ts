@@ -48,7 +48,12 @@ export const FIXTURE_TOOLS: readonly ModelTool[] = [
   {
     name: 'weather',
     description: 'Weather at a location',
-    inputSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { location: { type: 'string' } },
+      required: ['location'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'json',
@@ -60,7 +65,11 @@ export const FIXTURE_TOOLS: readonly ModelTool[] = [
           type: 'array',
           items: {
             type: 'object',
-            properties: { location: { type: 'string' }, temperature: { type: 'number' }, condition: { type: 'string' } },
+            properties: {
+              location: { type: 'string' },
+              temperature: { type: 'number' },
+              condition: { type: 'string' },
+            },
             required: ['location', 'temperature', 'condition'],
           },
         },
@@ -68,7 +77,11 @@ export const FIXTURE_TOOLS: readonly ModelTool[] = [
       required: ['elements'],
     },
   },
-  { name: 'updateIssueList', description: 'Update the issue list', inputSchema: { type: 'object', properties: {}, additionalProperties: false } },
+  {
+    name: 'updateIssueList',
+    description: 'Update the issue list',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  },
   ...(['inventory.query', 'task.inspect', 'download.submit'] as const).map((id) => ({
     name: id,
     description: STANDARD_CAPABILITIES[id].title,

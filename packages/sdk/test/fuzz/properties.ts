@@ -24,7 +24,11 @@ import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { MediaAgentError } from '../../src/core/errors';
 import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, type StandardCapabilityId } from '../../src/media/contracts';
-import { defineStandardCapability, registerStandardCapabilities, type StandardImplementations } from '../../src/media/define-standard';
+import {
+  defineStandardCapability,
+  registerStandardCapabilities,
+  type StandardImplementations,
+} from '../../src/media/define-standard';
 import { AnthropicTranslator } from '../../src/models/anthropic-stream';
 import { ProviderError } from '../../src/models/errors';
 import { OpenAITranslator } from '../../src/models/openai-stream';
@@ -80,7 +84,13 @@ export function propertyOf<T>(target: FuzzTarget<T>): fc.IAsyncPropertyWithHooks
 }
 
 /** Names of the targets {@link createTarget} makes, in the order the runner runs them. */
-export const TARGET_NAMES = ['sse-fixtures', 'sse-grammar', 'translate-openai', 'translate-anthropic', 'capability-input'] as const;
+export const TARGET_NAMES = [
+  'sse-fixtures',
+  'sse-grammar',
+  'translate-openai',
+  'translate-anthropic',
+  'capability-input',
+] as const;
 /** One of {@link TARGET_NAMES}. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -168,7 +178,9 @@ export function sameList<T>(actual: readonly T[], expected: readonly T[], what: 
   const n = Math.max(actual.length, expected.length);
   for (let i = 0; i < n; i++) {
     if (!isDeepStrictEqual(actual[i], expected[i])) {
-      fail(`${what} | first difference at index ${i} (${actual.length} items, expected ${expected.length}):\n  actual   ${short(actual[i])}\n  expected ${short(expected[i])}`);
+      fail(
+        `${what} | first difference at index ${i} (${actual.length} items, expected ${expected.length}):\n  actual   ${short(actual[i])}\n  expected ${short(expected[i])}`,
+      );
     }
   }
 }
@@ -183,7 +195,11 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 async function checkAllReaders(chunks: readonly Uint8Array[], expected: SseEvent[]): Promise<void> {
   sameList(parseWith(chunks), expected, 'SseParser.feed/end over the chunks vs the one-chunk parse');
   sameList(await collect(readSse(stream(chunks))), expected, 'readSse over the chunks vs the one-chunk parse');
-  sameList((await collect(readSseBatches(stream(chunks)))).flat(), expected, 'readSseBatches over the chunks vs the one-chunk parse');
+  sameList(
+    (await collect(readSseBatches(stream(chunks)))).flat(),
+    expected,
+    'readSseBatches over the chunks vs the one-chunk parse',
+  );
 }
 
 /** A case of the sse-fixtures target. */
@@ -223,7 +239,8 @@ function sseFixturesTarget(): FuzzTarget<SseFixtureCase> {
   const byName = new Map(STREAM_FIXTURES.map((f) => [f.name, f]));
   return {
     name: 'sse-fixtures',
-    description: 'SseParser / readSse / readSseBatches under random chunking (1 B–64 KiB), line endings, BOM and comments over every recorded stream: chunked = one chunk = recorded events',
+    description:
+      'SseParser / readSse / readSseBatches under random chunking (1 B–64 KiB), line endings, BOM and comments over every recorded stream: chunked = one chunk = recorded events',
     stats,
     arbitrary: fc.record({
       fixture: fc.constantFrom(...STREAM_FIXTURES.map((f) => f.name)),
@@ -235,7 +252,13 @@ function sseFixturesTarget(): FuzzTarget<SseFixtureCase> {
     async check(c) {
       const fixture = byName.get(c.fixture)!;
       bump(stats, `fixture:${c.fixture}`);
-      bump(stats, `endings:${[...new Set(c.endings)].map((e) => (e === '\n' ? 'LF' : e === '\r' ? 'CR' : 'CRLF')).sort().join('+')}`);
+      bump(
+        stats,
+        `endings:${[...new Set(c.endings)]
+          .map((e) => (e === '\n' ? 'LF' : e === '\r' ? 'CR' : 'CRLF'))
+          .sort()
+          .join('+')}`,
+      );
       if (c.bom) bump(stats, 'bom');
       if (c.comments) bump(stats, 'comments');
       const bytes = encodeVariant(fixture.events, c);
@@ -302,7 +325,24 @@ export interface SseGrammarCase {
 
 function sseGrammarTarget(): FuzzTarget<SseGrammarCase> {
   const stats = new Map<string, number>();
-  const text = fc.constantFrom('7', '42', 'x', 'message', 'ping', '{"a":1}', '[DONE]', '沙丘', '😀', 'é', '\0', '\uFEFF', ' ', ':', '\r', '\n');
+  const text = fc.constantFrom(
+    '7',
+    '42',
+    'x',
+    'message',
+    'ping',
+    '{"a":1}',
+    '[DONE]',
+    '沙丘',
+    '😀',
+    'é',
+    '\0',
+    '\uFEFF',
+    ' ',
+    ':',
+    '\r',
+    '\n',
+  );
   const piece: fc.Arbitrary<string | Uint8Array> = fc.oneof(
     { weight: 6, arbitrary: text },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
@@ -316,7 +356,10 @@ function sseGrammarTarget(): FuzzTarget<SseGrammarCase> {
         { weight: 4, arbitrary: fc.constantFrom('event', 'id', 'retry', ':') },
         { weight: 1, arbitrary: fc.constantFrom('', 'dat', 'Data', 'data ', ' data', '\uFEFFdata') },
       ),
-      fc.oneof({ weight: 6, arbitrary: fc.constantFrom(':', ': ') }, { weight: 1, arbitrary: fc.constantFrom(':  ', '', ' : ', '::') }),
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(':', ': ') },
+        { weight: 1, arbitrary: fc.constantFrom(':  ', '', ' : ', '::') },
+      ),
       fc.array(piece, { maxLength: 4 }),
       fc.constantFrom('\n', '\n', '\r', '\r\n', ''),
     )
@@ -324,7 +367,8 @@ function sseGrammarTarget(): FuzzTarget<SseGrammarCase> {
   const blankLine = fc.constantFrom('\n', '\r\n', '\r').map((e): Array<string | Uint8Array> => [e]);
   return {
     name: 'sse-grammar',
-    description: 'SseParser / readSse / readSseBatches on random SSE-like lines (fields, CR/LF/CRLF, NUL, BOM, split and invalid UTF-8) under random chunking = a whole-stream reading of the WHATWG rules',
+    description:
+      'SseParser / readSse / readSseBatches on random SSE-like lines (fields, CR/LF/CRLF, NUL, BOM, split and invalid UTF-8) under random chunking = a whole-stream reading of the WHATWG rules',
     stats,
     arbitrary: fc.record({
       pieces: fc
@@ -332,7 +376,12 @@ function sseGrammarTarget(): FuzzTarget<SseGrammarCase> {
           fc.oneof(
             { weight: 5, arbitrary: fieldLine },
             { weight: 3, arbitrary: blankLine },
-            { weight: 1, arbitrary: fc.constantFrom('retry: 250\n', 'retry:0\r\n', 'retry: 1x\n', 'id: 7\n', 'id\n', 'data\n', 'event\r').map((l) => [l]) },
+            {
+              weight: 1,
+              arbitrary: fc
+                .constantFrom('retry: 250\n', 'retry:0\r\n', 'retry: 1x\n', 'id: 7\n', 'id\n', 'data\n', 'event\r')
+                .map((l) => [l]),
+            },
             { weight: 1, arbitrary: piece.map((p) => [p]) },
           ),
           { maxLength: 60, size: 'medium' },
@@ -387,7 +436,10 @@ export interface TranslatorCase {
   mutation: StreamMutation;
 }
 
-const interestingBytes = [0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x3a, 0x2c, 0x5c, 0x0a, 0x0d, 0x20, 0x30, 0x31, 0x6e, 0x74, 0x00, 0xff, 0xc3, 0xe6, 0xf0];
+const interestingBytes = [
+  0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x3a, 0x2c, 0x5c, 0x0a, 0x0d, 0x20, 0x30, 0x31, 0x6e, 0x74, 0x00, 0xff, 0xc3, 0xe6,
+  0xf0,
+];
 
 const byteOpArb: fc.Arbitrary<ByteOp> = fc.record({
   op: fc.constantFrom<ByteOp['op']>('replace', 'insert', 'delete'),
@@ -450,8 +502,22 @@ const eventOpArb: fc.Arbitrary<EventOp> = fc.record({
 const mutationArb: fc.Arbitrary<StreamMutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<StreamMutation>({ kind: 'none' }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('bytes' as const), ops: fc.array(byteOpArb, { minLength: 1, maxLength: 8 }), truncateAt: fc.option(fc.nat()) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('events' as const), ops: fc.array(eventOpArb, { minLength: 1, maxLength: 4 }), truncateAt: fc.option(fc.nat()) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('bytes' as const),
+      ops: fc.array(byteOpArb, { minLength: 1, maxLength: 8 }),
+      truncateAt: fc.option(fc.nat()),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('events' as const),
+      ops: fc.array(eventOpArb, { minLength: 1, maxLength: 4 }),
+      truncateAt: fc.option(fc.nat()),
+    }),
+  },
 );
 
 type JsonNode = { parent: Record<string, unknown> | unknown[] | undefined; key: string | number };
@@ -541,7 +607,8 @@ function mutateBytes(bytes: Uint8Array, ops: readonly ByteOp[]): Uint8Array {
 export function mutatedWire(fixture: StreamFixture, m: StreamMutation): Uint8Array {
   if (m.kind === 'none') return fixture.wire;
   if (m.kind === 'truncate') return fixture.wire.subarray(0, m.at % (fixture.wire.length + 1));
-  let bytes = m.kind === 'events' ? utf8(encodeSse(mutateEvents(fixture.events, m.ops))) : mutateBytes(fixture.wire, m.ops);
+  let bytes =
+    m.kind === 'events' ? utf8(encodeSse(mutateEvents(fixture.events, m.ops))) : mutateBytes(fixture.wire, m.ops);
   if (m.truncateAt !== null) bytes = bytes.subarray(0, m.truncateAt % (bytes.length + 1));
   return bytes;
 }
@@ -559,7 +626,11 @@ function makeTranslator(format: StreamFormat, tools: RequestTools): SseTranslato
 }
 
 /** Drives `translateSse` over the chunks with a fresh translator of the format. */
-export async function translateChunks(format: StreamFormat, chunks: readonly Uint8Array[], tools: RequestTools): Promise<Translation> {
+export async function translateChunks(
+  format: StreamFormat,
+  chunks: readonly Uint8Array[],
+  tools: RequestTools,
+): Promise<Translation> {
   const events: ModelEvent[] = [];
   let batches = 0;
   try {
@@ -581,18 +652,29 @@ export function normalizeEvents(events: readonly ModelEvent[]): ModelEvent[] {
   const out: ModelEvent[] = [];
   for (const e of events) {
     const last = out[out.length - 1];
-    if (last?.type === 'text_delta' && e.type === 'text_delta') out[out.length - 1] = { type: 'text_delta', text: last.text + e.text };
-    else if (last?.type === 'thinking_delta' && e.type === 'thinking_delta' && Object.keys(last).length === 2 && Object.keys(e).length === 2)
+    if (last?.type === 'text_delta' && e.type === 'text_delta')
+      out[out.length - 1] = { type: 'text_delta', text: last.text + e.text };
+    else if (
+      last?.type === 'thinking_delta' &&
+      e.type === 'thinking_delta' &&
+      Object.keys(last).length === 2 &&
+      Object.keys(e).length === 2
+    )
       out[out.length - 1] = { type: 'thinking_delta', thinking: last.thinking + e.thinking };
     else if (last?.type === 'tool_call_delta' && e.type === 'tool_call_delta' && last.id === e.id)
-      out[out.length - 1] = { type: 'tool_call_delta', id: e.id, argumentsDelta: last.argumentsDelta + e.argumentsDelta };
+      out[out.length - 1] = {
+        type: 'tool_call_delta',
+        id: e.id,
+        argumentsDelta: last.argumentsDelta + e.argumentsDelta,
+      };
     else out.push(e);
   }
   return out;
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.constructor.name}${'code' in error ? ` (code ${String((error as { code: unknown }).code)})` : ''}: ${error.message}`;
+  if (error instanceof Error)
+    return `${error.constructor.name}${'code' in error ? ` (code ${String((error as { code: unknown }).code)})` : ''}: ${error.message}`;
   try {
     return `non-Error ${typeof error}: ${String(error)}`;
   } catch {
@@ -617,7 +699,11 @@ function isJsonObject(v: unknown): v is Record<string, unknown> {
  * input passes the tool's schema (TypeBox `Value.Check`), and (when its id was started once) the
  * raw text is exactly the concatenation of the call's `tool_call_delta`s.
  */
-export function checkToolCallEnds(events: readonly ModelEvent[], toolsById: ReadonlyMap<string, ModelTool>, stats?: Map<string, number>): void {
+export function checkToolCallEnds(
+  events: readonly ModelEvent[],
+  toolsById: ReadonlyMap<string, ModelTool>,
+  stats?: Map<string, number>,
+): void {
   const starts = new Map<string, number>();
   for (const e of events) if (e.type === 'tool_call_start') starts.set(e.id, (starts.get(e.id) ?? 0) + 1);
   const deltas = new Map<string, string>();
@@ -637,15 +723,26 @@ export function checkToolCallEnds(events: readonly ModelEvent[], toolsById: Read
       try {
         parsed = JSON.parse(e.rawArguments);
       } catch (cause) {
-        fail(`tool_call_end ok:true with rawArguments that are not valid JSON | ${where} (${(cause as Error).message})`);
+        fail(
+          `tool_call_end ok:true with rawArguments that are not valid JSON | ${where} (${(cause as Error).message})`,
+        );
       }
     }
     ok(isJsonObject(parsed), `tool_call_end ok:true with rawArguments that are not a JSON object | ${where}`);
     // The schema parseToolArguments validates against: `validationSchema` when a tool carries one, else `inputSchema`.
     const schema = (tool as { validationSchema?: Record<string, unknown> }).validationSchema ?? tool.inputSchema;
     ok(Value.Check(schema, parsed), `tool_call_end ok:true with arguments that fail the tool's schema | ${where}`);
-    deepStrictEqual(e.input, parsed, `tool_call_end ok:true whose input differs from the parsed rawArguments | ${where}`);
-    if (starts.get(e.id) === 1) equal(e.rawArguments, deltas.get(e.id), `tool_call_end ok:true whose rawArguments differ from the call's tool_call_delta text | ${where}`);
+    deepStrictEqual(
+      e.input,
+      parsed,
+      `tool_call_end ok:true whose input differs from the parsed rawArguments | ${where}`,
+    );
+    if (starts.get(e.id) === 1)
+      equal(
+        e.rawArguments,
+        deltas.get(e.id),
+        `tool_call_end ok:true whose rawArguments differ from the call's tool_call_delta text | ${where}`,
+      );
   }
 }
 
@@ -668,19 +765,29 @@ export function eventShapeProblem(e: ModelEvent): string | undefined {
     case 'tool_call_start':
       return str(ev.id) && str(ev.name) ? undefined : `tool_call_start id/name are ${typeof ev.id}/${typeof ev.name}`;
     case 'tool_call_delta':
-      return str(ev.id) && str(ev.argumentsDelta) ? undefined : `tool_call_delta id/argumentsDelta are ${typeof ev.id}/${typeof ev.argumentsDelta}`;
+      return str(ev.id) && str(ev.argumentsDelta)
+        ? undefined
+        : `tool_call_delta id/argumentsDelta are ${typeof ev.id}/${typeof ev.argumentsDelta}`;
     case 'tool_call_end':
-      if (!(str(ev.id) && str(ev.name) && str(ev.rawArguments) && typeof ev.ok === 'boolean')) return 'tool_call_end id/name/rawArguments/ok have wrong types';
-      return e.ok || (FAILURE_CODES.has(e.failure?.code) && str(e.failure.message)) ? undefined : 'tool_call_end ok:false without a valid failure';
+      if (!(str(ev.id) && str(ev.name) && str(ev.rawArguments) && typeof ev.ok === 'boolean'))
+        return 'tool_call_end id/name/rawArguments/ok have wrong types';
+      return e.ok || (FAILURE_CODES.has(e.failure?.code) && str(e.failure.message))
+        ? undefined
+        : 'tool_call_end ok:false without a valid failure';
     case 'usage': {
       const u = ev.usage as Record<string, unknown> | undefined;
-      if (!u || ![u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].every(num)) return 'usage has non-numeric token counts';
-      return u.reasoningTokens === undefined || num(u.reasoningTokens) ? undefined : 'usage.reasoningTokens is not a number';
+      if (!u || ![u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].every(num))
+        return 'usage has non-numeric token counts';
+      return u.reasoningTokens === undefined || num(u.reasoningTokens)
+        ? undefined
+        : 'usage.reasoningTokens is not a number';
     }
     case 'done':
       return STOP_REASONS.has(e.stopReason) ? undefined : `done.stopReason is ${JSON.stringify(e.stopReason)}`;
     case 'warning':
-      return e.warning && str(e.warning.code) && str(e.warning.message) ? undefined : 'warning without a string code and message';
+      return e.warning && str(e.warning.code) && str(e.warning.message)
+        ? undefined
+        : 'warning without a string code and message';
     case 'error':
       return e.error instanceof Error ? undefined : 'error event without an Error';
     default:
@@ -695,12 +802,19 @@ function translatorTarget(format: StreamFormat): FuzzTarget<TranslatorCase> {
   const tools = new RequestTools([...FIXTURE_TOOLS]);
   const toolsById = new Map(FIXTURE_TOOLS.map((t) => [t.name, t]));
   const baselines = new Map<string, { events: ModelEvent[]; error: string | null }>();
-  const outcome = (t: Translation) => ({ events: normalizeEvents(t.events), error: t.thrown ? describeError(t.error) : null });
+  const outcome = (t: Translation) => ({
+    events: normalizeEvents(t.events),
+    error: t.thrown ? describeError(t.error) : null,
+  });
   return {
     name: `translate-${format}`,
     description: `translateSse + ${format === 'anthropic' ? 'AnthropicTranslator' : 'OpenAITranslator'} over every recorded ${format} stream under random chunking, truncation and byte/event corruption: only ProviderErrors thrown, bounded, no ok:true tool_call_end with partial/invalid/schema-failing arguments; chunking alone = one-chunk translation`,
     stats,
-    arbitrary: fc.record({ fixture: fc.constantFrom(...fixtures.map((f) => f.name)), sizes: chunkSizesArb, mutation: mutationArb }),
+    arbitrary: fc.record({
+      fixture: fc.constantFrom(...fixtures.map((f) => f.name)),
+      sizes: chunkSizesArb,
+      mutation: mutationArb,
+    }),
     async check(c) {
       const fixture = byName.get(c.fixture)!;
       bump(stats, `fixture:${c.fixture}`);
@@ -709,7 +823,10 @@ function translatorTarget(format: StreamFormat): FuzzTarget<TranslatorCase> {
       const chunks = splitBytes(bytes, c.sizes);
       const t = await translateChunks(format, chunks, tools);
       // Bounded: translateSse yields at most one batch per chunk plus one at the end, then stops.
-      ok(t.batches <= chunks.length + 1, `translateSse yielded more batches than chunks + 1 | ${t.batches} batches for ${chunks.length} chunks`);
+      ok(
+        t.batches <= chunks.length + 1,
+        `translateSse yielded more batches than chunks + 1 | ${t.batches} batches for ${chunks.length} chunks`,
+      );
       if (t.thrown) {
         bump(stats, `threw ${t.error instanceof ProviderError ? t.error.code : 'untyped'}`);
         ok(
@@ -719,8 +836,16 @@ function translatorTarget(format: StreamFormat): FuzzTarget<TranslatorCase> {
       } else {
         bump(stats, 'completed');
         const dones = t.events.filter((e) => e.type === 'done').length;
-        equal(dones, 1, `a stream that ended without an error has ${dones === 0 ? 'no' : 'several'} done events | ${dones} done events`);
-        equal(t.events[t.events.length - 1]?.type, 'done', 'a stream that ended without an error does not end with done | last event is not done');
+        equal(
+          dones,
+          1,
+          `a stream that ended without an error has ${dones === 0 ? 'no' : 'several'} done events | ${dones} done events`,
+        );
+        equal(
+          t.events[t.events.length - 1]?.type,
+          'done',
+          'a stream that ended without an error does not end with done | last event is not done',
+        );
       }
       for (const e of t.events) {
         const problem = eventShapeProblem(e);
@@ -734,7 +859,11 @@ function translatorTarget(format: StreamFormat): FuzzTarget<TranslatorCase> {
           baselines.set(fixture.name, base);
         }
         const got = outcome(t);
-        equal(got.error, base.error, 'chunking changed how the translation ended (error or not) | chunked vs one chunk');
+        equal(
+          got.error,
+          base.error,
+          'chunking changed how the translation ended (error or not) | chunked vs one chunk',
+        );
         sameList(got.events, base.events, 'chunking changed the normalized events');
       }
     },
@@ -747,20 +876,50 @@ function translatorTarget(format: StreamFormat): FuzzTarget<TranslatorCase> {
 /** Valid inputs of the 15 standard capabilities (every optional field set where there is one). */
 export const VALID_EXAMPLES: Readonly<Record<StandardCapabilityId, Record<string, unknown>>> = {
   'catalog.lookup': { query: 'Dune: Part Two', kind: 'movie', year: 2024, limit: 5 },
-  'release.search': { mediaSource: 'tmdb', mediaId: '693134', season: 1, minResolution: '1080p', maxSizeBytes: 20_000_000_000, limit: 10 },
+  'release.search': {
+    mediaSource: 'tmdb',
+    mediaId: '693134',
+    season: 1,
+    minResolution: '1080p',
+    maxSizeBytes: 20_000_000_000,
+    limit: 10,
+  },
   'release.inspect': { releaseId: 'rel-1' },
-  'identity.resolve': { subjectType: 'release', subjectId: 'rel-1', mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', evidence: 'year and runtime match' },
+  'identity.resolve': {
+    subjectType: 'release',
+    subjectId: 'rel-1',
+    mediaSource: 'tmdb',
+    mediaId: '693134',
+    kind: 'movie',
+    evidence: 'year and runtime match',
+  },
   'download.plan': { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId: 'rel-1', note: 'prefer 1080p' },
   'download.submit': { planId: 'plan-1' },
   'download.recheck': { downloadId: 'dl-1', action: 'resume' },
   'organize.plan': { downloadId: 'dl-1', mode: 'hardlink', mediaSource: 'douban', mediaId: '35575567' },
   'organize.execute': { planId: 'plan-2' },
-  'task.inspect': { taskId: 't-1', planId: 'plan-1', mediaEntityId: 'tmdb:693134', idempotencyKey: 'download.submit:v1:run-1:abc', type: 'download', status: 'queued', limit: 20 },
+  'task.inspect': {
+    taskId: 't-1',
+    planId: 'plan-1',
+    mediaEntityId: 'tmdb:693134',
+    idempotencyKey: 'download.submit:v1:run-1:abc',
+    type: 'download',
+    status: 'queued',
+    limit: 20,
+  },
   'task.retry': { taskId: 't-1' },
   'task.cancel': { taskId: 't-1', reason: 'duplicate' },
   'policy.preview': {
     kind: 'acquisition',
-    settings: { minResolution: '1080p', maxSizeBytes: 1, preferredSites: ['site-a'], organizeMode: 'copy', autoImport: true, autoRecover: false, minIdentityConfidence: 0.5 },
+    settings: {
+      minResolution: '1080p',
+      maxSizeBytes: 1,
+      preferredSites: ['site-a'],
+      organizeMode: 'copy',
+      autoImport: true,
+      autoRecover: false,
+      minIdentityConfidence: 0.5,
+    },
   },
   'policy.apply': { kind: 'organize', settings: { organizeMode: 'move', autoImport: false }, note: 'switch to move' },
   'inventory.query': { query: '沙丘', kind: 'tv', limit: 200 },
@@ -844,14 +1003,41 @@ const inputValueArb: fc.Arbitrary<unknown> = fc.oneof(
       Array.from({ length: 21 }, (_, i) => `site-${i}`),
     ),
   },
-  { weight: 3, arbitrary: fc.anything({ maxDepth: 2, withBoxedValues: true, withNullPrototype: true, withBigInt: true, withDate: true, withSparseArray: true }) },
+  {
+    weight: 3,
+    arbitrary: fc.anything({
+      maxDepth: 2,
+      withBoxedValues: true,
+      withNullPrototype: true,
+      withBigInt: true,
+      withDate: true,
+      withSparseArray: true,
+    }),
+  },
 );
 
 /** Values an edit of a valid example puts in: {@link inputValueArb}, and now and then 16 KiB of text (over the limit). */
-const editValueArb: fc.Arbitrary<unknown> = fc.oneof({ weight: 10, arbitrary: inputValueArb }, { weight: 1, arbitrary: fc.constant(OVERSIZE_MARK) });
+const editValueArb: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 10, arbitrary: inputValueArb },
+  { weight: 1, arbitrary: fc.constant(OVERSIZE_MARK) },
+);
 
 const inputKeyArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '', ' planId', 'planId ', 'extra', 'kind', 'query', 'settings', 'note', 'apiKey'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    '',
+    ' planId',
+    'planId ',
+    'extra',
+    'kind',
+    'query',
+    'settings',
+    'note',
+    'apiKey',
+  ),
   fc.string({ maxLength: 8 }),
 );
 
@@ -921,10 +1107,10 @@ export function expectedInputErrors(input: unknown, schema: unknown, maxBytes: n
   }
   if (json === undefined) return new Set(['INPUT_INVALID']);
   const valid = Value.Check(schema as Parameters<typeof Value.Check>[0], input);
-  if (Buffer.byteLength(json, 'utf8') > maxBytes) return new Set(valid ? ['INPUT_TOO_LARGE'] : ['INPUT_TOO_LARGE', 'INPUT_INVALID']);
+  if (Buffer.byteLength(json, 'utf8') > maxBytes)
+    return new Set(valid ? ['INPUT_TOO_LARGE'] : ['INPUT_TOO_LARGE', 'INPUT_INVALID']);
   return new Set(valid ? [] : ['INPUT_INVALID']);
 }
-
 
 /** A handler call whose input failed the schema or the size limit. */
 interface Violation {
@@ -955,11 +1141,14 @@ async function capabilityInputTarget(): Promise<FuzzTarget<CapabilityCase>> {
         defineStandardCapability(id, async (input: unknown) => {
           calls.set(id, (calls.get(id) ?? 0) + 1);
           // The handler checks what it was given itself: the schema (TypeBox Value.Check) and the size limit.
-          if (!Value.Check(STANDARD_CAPABILITIES[id].input, input)) violations.push({ id, input: short(input), reason: 'fails the input schema' });
-          else if (Buffer.byteLength(JSON.stringify(input), 'utf8') > FUZZ_MAX_INPUT_BYTES) violations.push({ id, input: short(input), reason: 'over the input size limit' });
+          if (!Value.Check(STANDARD_CAPABILITIES[id].input, input))
+            violations.push({ id, input: short(input), reason: 'fails the input schema' });
+          else if (Buffer.byteLength(JSON.stringify(input), 'utf8') > FUZZ_MAX_INPUT_BYTES)
+            violations.push({ id, input: short(input), reason: 'over the input size limit' });
           // Not a property (TypeBox accepts e.g. a Date where every field is optional), only counted: the
           // ledger hashes and the audit summarizes the JSON form, which then differs in shape from what was checked.
-          else if (!Value.Check(STANDARD_CAPABILITIES[id].input, JSON.parse(JSON.stringify(input)))) bump(stats, 'handled input whose JSON form fails the schema');
+          else if (!Value.Check(STANDARD_CAPABILITIES[id].input, JSON.parse(JSON.stringify(input))))
+            bump(stats, 'handled input whose JSON form fails the schema');
           return {} as never; // output validity is not under test (an invalid output settles as OUTPUT_INVALID)
         }),
       ]),
@@ -974,19 +1163,44 @@ async function capabilityInputTarget(): Promise<FuzzTarget<CapabilityCase>> {
       {
         weight: 2,
         arbitrary: fc
-          .anything({ maxDepth: 3, withBoxedValues: true, withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withObjectString: true, withUnicodeString: true })
+          .anything({
+            maxDepth: 3,
+            withBoxedValues: true,
+            withNullPrototype: true,
+            withBigInt: true,
+            withDate: true,
+            withMap: true,
+            withSet: true,
+            withTypedArray: true,
+            withSparseArray: true,
+            withObjectString: true,
+            withUnicodeString: true,
+          })
           .map((value) => ({ id, source: 'anything' as const, value, ops: [] })),
       },
       {
         weight: 2,
         arbitrary: fc
-          .object({ key: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: inputKeyArb }), values: [inputValueArb], maxDepth: 2, maxKeys: 8 })
+          .object({
+            key: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: inputKeyArb }),
+            values: [inputValueArb],
+            maxDepth: 2,
+            maxKeys: 8,
+          })
           .map((value) => ({ id, source: 'object' as const, value, ops: [] })),
       },
       {
         weight: 5,
         arbitrary: fc
-          .array(fc.record({ op: fc.constantFrom<InputOp['op']>('set', 'set', 'delete', 'add'), node: fc.nat(), key: fc.oneof(fc.constantFrom(...keys), inputKeyArb), value: editValueArb }), { maxLength: 3 })
+          .array(
+            fc.record({
+              op: fc.constantFrom<InputOp['op']>('set', 'set', 'delete', 'add'),
+              node: fc.nat(),
+              key: fc.oneof(fc.constantFrom(...keys), inputKeyArb),
+              value: editValueArb,
+            }),
+            { maxLength: 3 },
+          )
           .map((ops) => ({ id, source: 'example' as const, value: null, ops })),
       },
     );
@@ -994,7 +1208,8 @@ async function capabilityInputTarget(): Promise<FuzzTarget<CapabilityCase>> {
 
   return {
     name: 'capability-input',
-    description: 'the 15 standard capabilities through host.invoke with anything()/object()/mutated valid inputs: no handler call with schema-failing or oversize input; invalid input → INPUT_INVALID / INPUT_TOO_LARGE; valid read input reaches the handler once',
+    description:
+      'the 15 standard capabilities through host.invoke with anything()/object()/mutated valid inputs: no handler call with schema-failing or oversize input; invalid input → INPUT_INVALID / INPUT_TOO_LARGE; valid read input reaches the handler once',
     stats,
     arbitrary: fc.constantFrom(...STANDARD_CAPABILITY_IDS).chain(caseArb),
     async check(c) {
@@ -1019,22 +1234,50 @@ async function capabilityInputTarget(): Promise<FuzzTarget<CapabilityCase>> {
       }
       const handled = (calls.get(c.id) ?? 0) - before;
       bump(stats, `source:${c.source}`);
-      bump(stats, thrown === undefined ? `result:${status}` : `threw ${thrown instanceof MediaAgentError ? thrown.code : 'untyped'}`);
+      bump(
+        stats,
+        thrown === undefined
+          ? `result:${status}`
+          : `threw ${thrown instanceof MediaAgentError ? thrown.code : 'untyped'}`,
+      );
       const where = `${c.id} with input ${short(input)}`;
       const violation = violations[violationsBefore];
-      ok(violation === undefined, `a handler was called with input that ${violation?.reason ?? ''} | ${JSON.stringify(violation)}`);
+      ok(
+        violation === undefined,
+        `a handler was called with input that ${violation?.reason ?? ''} | ${JSON.stringify(violation)}`,
+      );
       if (expected.size > 0) {
-        ok(thrown !== undefined, `invalid input was not refused: expected ${[...expected].join(' or ')}, got status ${status} | ${where} (handler calls: ${handled})`);
-        ok(thrown instanceof MediaAgentError && typeof thrown.code === 'string', `invoke threw an untyped error: ${describeError(thrown)} ${topFrame(thrown)} | ${where}`);
-        ok(expected.has(thrown.code), `invalid input refused with the wrong code: expected ${[...expected].join(' or ')}, got ${thrown.code} | ${where}: ${thrown.message}`);
+        ok(
+          thrown !== undefined,
+          `invalid input was not refused: expected ${[...expected].join(' or ')}, got status ${status} | ${where} (handler calls: ${handled})`,
+        );
+        ok(
+          thrown instanceof MediaAgentError && typeof thrown.code === 'string',
+          `invoke threw an untyped error: ${describeError(thrown)} ${topFrame(thrown)} | ${where}`,
+        );
+        ok(
+          expected.has(thrown.code),
+          `invalid input refused with the wrong code: expected ${[...expected].join(' or ')}, got ${thrown.code} | ${where}: ${thrown.message}`,
+        );
         equal(handled, 0, `the handler ran for an input refused with ${thrown.code} | ${where}`);
       } else {
         bump(stats, 'valid input');
         if (thrown !== undefined) {
-          ok(thrown instanceof MediaAgentError && typeof thrown.code === 'string', `invoke threw an untyped error: ${describeError(thrown)} ${topFrame(thrown)} | ${where}`);
-          ok(!thrown.code.startsWith('INPUT_'), `a schema-valid input was refused with ${thrown.code} | ${where}: ${thrown.message}`);
+          ok(
+            thrown instanceof MediaAgentError && typeof thrown.code === 'string',
+            `invoke threw an untyped error: ${describeError(thrown)} ${topFrame(thrown)} | ${where}`,
+          );
+          ok(
+            !thrown.code.startsWith('INPUT_'),
+            `a schema-valid input was refused with ${thrown.code} | ${where}: ${thrown.message}`,
+          );
         }
-        if (contract.kind === 'read' || contract.kind === 'preview') equal(handled, 1, `a valid ${contract.kind} input was not handled exactly once | ${where} (status ${status ?? describeError(thrown)}, handler calls ${handled})`);
+        if (contract.kind === 'read' || contract.kind === 'preview')
+          equal(
+            handled,
+            1,
+            `a valid ${contract.kind} input was not handled exactly once | ${where} (status ${status ?? describeError(thrown)}, handler calls ${handled})`,
+          );
       }
     },
     async close() {

@@ -22,7 +22,9 @@ function parseArgs(argv: string[]): Options {
   const options: Options = { runs: 100_000, seed: fuzzSeed(), targets: [...TARGET_NAMES] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     const value = () => inline ?? argv[++i] ?? usage(`${flag} needs a value`);
     if (flag === '--runs') {
       options.runs = Number(value());
@@ -58,7 +60,9 @@ interface FailureKind {
 
 const options = parseArgs(process.argv.slice(2));
 printMachine();
-console.log(`fuzz: ${options.runs} cases per target, seed ${options.seed} (FUZZ_SEED or --seed to change, --runs to change the count)\n`);
+console.log(
+  `fuzz: ${options.runs} cases per target, seed ${options.seed} (FUZZ_SEED or --seed to change, --runs to change the count)\n`,
+);
 
 const rows: string[][] = [];
 const reports: string[] = [];
@@ -83,10 +87,12 @@ for (const name of options.targets) {
           shown = '(a case fast-check cannot print)';
         }
         const kind = kinds.get(key);
-        if (!kind) kinds.set(key, { count: 1, example: shown, message: error instanceof Error ? error.message : String(error) });
+        if (!kind)
+          kinds.set(key, { count: 1, example: shown, message: error instanceof Error ? error.message : String(error) });
         else {
           kind.count++;
-          if (shown.length < kind.example.length) Object.assign(kind, { example: shown, message: error instanceof Error ? error.message : String(error) });
+          if (shown.length < kind.example.length)
+            Object.assign(kind, { example: shown, message: error instanceof Error ? error.message : String(error) });
         }
       }
     });

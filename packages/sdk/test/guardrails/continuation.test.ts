@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CONTINUATION_PROMPT, CONTINUATION_PROMPT_ZH, continuationPromptFor, needsContinuation } from '../../src/runtime/guardrails/index';
+import {
+  CONTINUATION_PROMPT,
+  CONTINUATION_PROMPT_ZH,
+  continuationPromptFor,
+  needsContinuation,
+} from '../../src/runtime/guardrails/index';
 
 describe('continuation rule (seed 000: announced next action without a tool call)', () => {
   it('replies ending by announcing a next action trigger, in Chinese and English', () => {

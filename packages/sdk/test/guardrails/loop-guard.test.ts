@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOOP_GUARD_CONFIG, LoopGuard, LoopGuardStateError, type GuardCall, type GuardNotice, type GuardOutcome } from '../../src/runtime/guardrails/index';
+import {
+  DEFAULT_LOOP_GUARD_CONFIG,
+  LoopGuard,
+  LoopGuardStateError,
+  type GuardCall,
+  type GuardNotice,
+  type GuardOutcome,
+} from '../../src/runtime/guardrails/index';
 
 const read = (tool: string, input: unknown = {}): GuardCall => ({ tool, input, kind: 'read' });
 const exec = (tool: string, input: unknown = {}): GuardCall => ({ tool, input, kind: 'execute' });
@@ -16,8 +23,19 @@ function step(guard: LoopGuard, call: GuardCall, outcome: GuardOutcome) {
 describe('loop guard (seed 000, 执行纠偏与停止)', () => {
   it('defaults are the seed numbers: 2/5 same call, 3/8 same tool, 2/5 same result, 3 identical, cycles 2–4 in 64, caps 50, 2 continuations', () => {
     expect(DEFAULT_LOOP_GUARD_CONFIG).toMatchObject({
-      sameCallFailWarnAt: 2, sameCallFailBlockAt: 5, sameToolFailWarnAt: 3, sameToolFailStopAt: 8, sameResultWarnAt: 2, sameResultBlockAt: 5,
-      identicalCallsNoticeAt: 3, cycleMinPeriod: 2, cycleMaxPeriod: 4, cycleWindow: 64, maxSearches: 50, maxSubagents: 50, maxContinuations: 2,
+      sameCallFailWarnAt: 2,
+      sameCallFailBlockAt: 5,
+      sameToolFailWarnAt: 3,
+      sameToolFailStopAt: 8,
+      sameResultWarnAt: 2,
+      sameResultBlockAt: 5,
+      identicalCallsNoticeAt: 3,
+      cycleMinPeriod: 2,
+      cycleMaxPeriod: 4,
+      cycleWindow: 64,
+      maxSearches: 50,
+      maxSubagents: 50,
+      maxContinuations: 2,
     });
   });
 
@@ -51,7 +69,9 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
 
   it('a tool declared failure-tolerant (diagnostics) keeps failing with other arguments without stopping', () => {
     const guard = new LoopGuard({ mode: 'background', config: { failureTolerantTools: ['diagnose'] } });
-    const levels = Array.from({ length: 12 }, (_, i) => step(guard, exec('diagnose', { probe: i }), failed).notices.map((n) => n.level)).flat();
+    const levels = Array.from({ length: 12 }, (_, i) =>
+      step(guard, exec('diagnose', { probe: i }), failed).notices.map((n) => n.level),
+    ).flat();
     expect(levels).not.toContain('stop');
     expect(levels).toContain('warn');
     expect(guard.stopped).toBeNull();
@@ -61,7 +81,11 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     const guard = new LoopGuard({ mode: 'interactive' });
     const call = read('library.search', { q: 'Dune' });
     expect(step(guard, call, ok('[1]')).notices).toEqual([]);
-    expect(step(guard, call, ok('[1]')).notices[0]).toMatchObject({ level: 'warn', code: 'LOOP_SAME_RESULT', count: 2 });
+    expect(step(guard, call, ok('[1]')).notices[0]).toMatchObject({
+      level: 'warn',
+      code: 'LOOP_SAME_RESULT',
+      count: 2,
+    });
     expect(step(guard, call, ok('[1, 2]')).notices.filter((n) => n.code === 'LOOP_SAME_RESULT')).toEqual([]);
     for (let i = 2; i <= 5; i++) step(guard, call, ok('[1,2]'));
     expect(guard.before(call)).toMatchObject({ action: 'block', code: 'LOOP_SAME_RESULT', count: 5 });
@@ -73,15 +97,25 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     const call: GuardCall = { tool: 'update_plan', input: { steps: ['a'] }, kind: 'internal' };
     expect(step(guard, call, ok()).notices).toEqual([]);
     expect(step(guard, call, ok()).notices).toEqual([]);
-    expect(step(guard, call, ok()).notices).toEqual([expect.objectContaining({ level: 'notice', code: 'LOOP_IDENTICAL_CALLS', count: 3 })]);
+    expect(step(guard, call, ok()).notices).toEqual([
+      expect.objectContaining({ level: 'notice', code: 'LOOP_IDENTICAL_CALLS', count: 3 }),
+    ]);
     expect(step(guard, { ...call, input: { steps: ['b'] } }, ok()).notices).toEqual([]);
   });
 
   it('identical calls that keep returning the same result stop a background run at 5', () => {
     const guard = new LoopGuard({ mode: 'background' });
     const call = exec('subscription.refresh', { id: 7 });
-    const levels = Array.from({ length: 5 }, () => step(guard, call, ok('refreshed')).notices.map((n) => `${n.level}:${n.code}`));
-    expect(levels).toEqual([[], [], ['notice:LOOP_IDENTICAL_CALLS'], ['notice:LOOP_IDENTICAL_CALLS'], ['stop:LOOP_IDENTICAL_CALLS']]);
+    const levels = Array.from({ length: 5 }, () =>
+      step(guard, call, ok('refreshed')).notices.map((n) => `${n.level}:${n.code}`),
+    );
+    expect(levels).toEqual([
+      [],
+      [],
+      ['notice:LOOP_IDENTICAL_CALLS'],
+      ['notice:LOOP_IDENTICAL_CALLS'],
+      ['stop:LOOP_IDENTICAL_CALLS'],
+    ]);
     expect(guard.stopped).toMatchObject({ code: 'LOOP_IDENTICAL_CALLS', count: 5 });
   });
 
@@ -109,7 +143,12 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     const guard = new LoopGuard({ mode: 'interactive' });
     const calls = [read('a'), read('b'), read('c')];
     const notices = [...calls, ...calls].map((c) => step(guard, c, ok(c.tool)).notices);
-    expect(notices.slice(0, 5).flat().filter((n) => n.code === 'LOOP_CYCLE')).toEqual([]);
+    expect(
+      notices
+        .slice(0, 5)
+        .flat()
+        .filter((n) => n.code === 'LOOP_CYCLE'),
+    ).toEqual([]);
     expect(notices[5]).toContainEqual(expect.objectContaining({ code: 'LOOP_CYCLE', count: 2 }));
     expect(notices[5]?.find((n) => n.code === 'LOOP_CYCLE')?.message).toMatch(/cycle of 3 calls/);
 
@@ -122,7 +161,13 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     const run = (mode: 'interactive' | 'background') => {
       const guard = new LoopGuard({ mode });
       const levels: string[] = [];
-      for (let lap = 0; lap < 5; lap++) for (const c of [exec('a'), exec('b')]) levels.push(...step(guard, c, ok(c.tool)).notices.filter((n) => n.code === 'LOOP_CYCLE').map((n) => n.level));
+      for (let lap = 0; lap < 5; lap++)
+        for (const c of [exec('a'), exec('b')])
+          levels.push(
+            ...step(guard, c, ok(c.tool))
+              .notices.filter((n) => n.code === 'LOOP_CYCLE')
+              .map((n) => n.level),
+          );
       return { levels, stopped: guard.stopped };
     };
     expect(run('background').levels.at(-1)).toBe('stop');
@@ -137,11 +182,27 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     const delegate = (i: number): GuardCall => ({ tool: 'delegate', input: { task: `t${i}` }, kind: 'internal' });
     for (let i = 0; i < 48; i++) expect(guard.beforeBatch([search(i)])).toEqual([{ action: 'allow' }]);
     // 48 used: a batch of 3 is allowed and crosses to 51
-    expect(guard.beforeBatch([search(48), search(49), search(50), read('x')]).map((d) => d.action)).toEqual(['allow', 'allow', 'allow', 'allow']);
-    expect(guard.beforeBatch([search(51), read('x')])).toEqual([expect.objectContaining({ action: 'block', code: 'LOOP_SEARCH_CAP' }), { action: 'allow' }]);
-    expect(guard.beforeBatch(Array.from({ length: 50 }, (_, i) => delegate(i))).every((d) => d.action === 'allow')).toBe(true);
-    expect(guard.beforeBatch([{ tool: 'delegate', input: { action: 'status', id: 't1' }, kind: 'internal' }])).toEqual([{ action: 'allow' }]);
-    expect(guard.beforeBatch([delegate(50)])[0]).toMatchObject({ action: 'block', code: 'LOOP_SUBAGENT_CAP', count: 50 });
+    expect(guard.beforeBatch([search(48), search(49), search(50), read('x')]).map((d) => d.action)).toEqual([
+      'allow',
+      'allow',
+      'allow',
+      'allow',
+    ]);
+    expect(guard.beforeBatch([search(51), read('x')])).toEqual([
+      expect.objectContaining({ action: 'block', code: 'LOOP_SEARCH_CAP' }),
+      { action: 'allow' },
+    ]);
+    expect(
+      guard.beforeBatch(Array.from({ length: 50 }, (_, i) => delegate(i))).every((d) => d.action === 'allow'),
+    ).toBe(true);
+    expect(guard.beforeBatch([{ tool: 'delegate', input: { action: 'status', id: 't1' }, kind: 'internal' }])).toEqual([
+      { action: 'allow' },
+    ]);
+    expect(guard.beforeBatch([delegate(50)])[0]).toMatchObject({
+      action: 'block',
+      code: 'LOOP_SUBAGENT_CAP',
+      count: 50,
+    });
 
     const background = new LoopGuard({ mode: 'channel', config: { maxSearches: 1 } });
     expect(background.beforeBatch([search(0)])[0]?.action).toBe('allow');
@@ -154,7 +215,10 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
       const call = exec('download.submit', { id: 1 });
       for (let i = 0; i < 5; i++) step(guard, call, failed);
       const decision = guard.before(call);
-      expect(decision).toMatchObject({ action: mode === 'interactive' ? 'block' : 'stop', code: 'LOOP_SAME_CALL_FAILING' });
+      expect(decision).toMatchObject({
+        action: mode === 'interactive' ? 'block' : 'stop',
+        code: 'LOOP_SAME_CALL_FAILING',
+      });
       expect(guard.stopped === null).toBe(mode === 'interactive');
       expect(guard.before(read('other')).action).toBe(mode === 'interactive' ? 'allow' : 'stop');
     }
@@ -203,15 +267,25 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     step(resumed, call, failed);
     expect(resumed.before(call)).toMatchObject({ action: 'block', count: 5 });
     expect(() => LoopGuard.fromJSON({ version: 2 }, { mode: 'interactive' })).toThrow(LoopGuardStateError);
-    expect(() => LoopGuard.fromJSON({ ...(stored as object), searches: -1 }, { mode: 'interactive' })).toThrow(/LOOP_GUARD_STATE_INVALID|searches/);
+    expect(() => LoopGuard.fromJSON({ ...(stored as object), searches: -1 }, { mode: 'interactive' })).toThrow(
+      /LOOP_GUARD_STATE_INVALID|searches/,
+    );
   });
 
   it('continuation prompts after replies that announce an action: at most 2 per run, then exhausted', () => {
     const guard = new LoopGuard({ mode: 'interactive' });
     expect(guard.afterReply('The movie is in your library.', false)).toEqual({ action: 'none' });
-    expect(guard.afterReply('接下来我会检查下载队列。', false)).toMatchObject({ action: 'continue', count: 1, prompt: expect.stringMatching(/继续/) });
+    expect(guard.afterReply('接下来我会检查下载队列。', false)).toMatchObject({
+      action: 'continue',
+      count: 1,
+      prompt: expect.stringMatching(/继续/),
+    });
     expect(guard.afterReply('Let me search the library.', true)).toEqual({ action: 'none' });
-    expect(guard.afterReply('Next I will check the downloader.', false)).toMatchObject({ action: 'continue', count: 2, prompt: expect.stringMatching(/called no tool/) });
+    expect(guard.afterReply('Next I will check the downloader.', false)).toMatchObject({
+      action: 'continue',
+      count: 2,
+      prompt: expect.stringMatching(/called no tool/),
+    });
     expect(guard.afterReply('Let me check the queue again.', false)).toEqual({ action: 'exhausted', count: 2 });
   });
 
@@ -230,7 +304,9 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
       expect(restored.stopped).toBeNull();
       expect(restored.before(read('inventory.query'))).toEqual({ action: 'allow' });
     }
-    expect(new LoopGuard({ mode: 'interactive', config: { blockedCallsStopAt: 0 } }).refused(exec('x'))).toBeUndefined();
+    expect(
+      new LoopGuard({ mode: 'interactive', config: { blockedCallsStopAt: 0 } }).refused(exec('x')),
+    ).toBeUndefined();
   });
 
   it('a state stored before refusals were counted still loads', () => {

@@ -18,11 +18,19 @@ afterEach(async () => {
 });
 
 /** Runs the worker in a real child process until it reports the side effect, then kills it with SIGKILL. */
-async function crashBetweenClaimAndSettle(dbFile: string, downloaderFile: string): Promise<{ key: string; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, downloaderFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+async function crashBetweenClaimAndSettle(
+  dbFile: string,
+  downloaderFile: string,
+): Promise<{ key: string; signal: NodeJS.Signals | null }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, downloaderFile], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -42,8 +50,12 @@ function newHost(dbFile: string, _downloaderFile: string): AgentHost {
   hosts.push(host);
   host.capabilities.register(
     defineCapability({
-      id: 'download.submit', version: 1, title: 'Submit a download', description: 'Adds a job to the downloader.',
-      kind: 'execute', replay: 'never',
+      id: 'download.submit',
+      version: 1,
+      title: 'Submit a download',
+      description: 'Adds a job to the downloader.',
+      kind: 'execute',
+      replay: 'never',
       input: Type.Object({ release: Type.String() }),
       output: Type.Object({ jobId: Type.String() }),
       handler: async () => {
@@ -54,7 +66,8 @@ function newHost(dbFile: string, _downloaderFile: string): AgentHost {
   return host;
 }
 
-const jobsIn = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+const jobsIn = (file: string) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
 
 describe('crash between claim and settle (real child process, SIGKILL, real SQLite file)', () => {
   it('a process killed between claim and settle leaves running; the next start makes it unknown with a new token; the old token’s settle is refused', async () => {
@@ -82,7 +95,11 @@ describe('crash between claim and settle (real child process, SIGKILL, real SQLi
     expect(after?.token).not.toBe(oldToken);
 
     const storage = new SqliteStorage({ path: dbFile });
-    await expect(storage.transaction((s) => host.ledger.settle(s, key, oldToken, { state: 'succeeded', output: { jobId: 'late' } }))).rejects.toMatchObject({
+    await expect(
+      storage.transaction((s) =>
+        host.ledger.settle(s, key, oldToken, { state: 'succeeded', output: { jobId: 'late' } }),
+      ),
+    ).rejects.toMatchObject({
       code: 'LEDGER_STALE_EXECUTOR',
     });
     expect((await storage.ledger.get(key))?.state).toBe('unknown');
@@ -105,15 +122,25 @@ describe('crash between claim and settle (real child process, SIGKILL, real SQLi
 
     host.capabilities.register(
       defineCapability({
-        id: 'downloader.jobs', version: 1, title: 'Downloader jobs', description: 'Lists jobs.', kind: 'read', replay: 'safe',
-        input: Type.Object({}), output: Type.Object({ jobs: Type.Array(Type.Object({ release: Type.String(), key: Type.String() })) }),
-        handler: async () => ({ jobs: jobsIn(downloaderFile).map((l) => JSON.parse(l) as { release: string; key: string }) }),
+        id: 'downloader.jobs',
+        version: 1,
+        title: 'Downloader jobs',
+        description: 'Lists jobs.',
+        kind: 'read',
+        replay: 'safe',
+        input: Type.Object({}),
+        output: Type.Object({ jobs: Type.Array(Type.Object({ release: Type.String(), key: Type.String() })) }),
+        handler: async () => ({
+          jobs: jobsIn(downloaderFile).map((l) => JSON.parse(l) as { release: string; key: string }),
+        }),
       }),
     );
     host.capabilities.registerVerifier('download.submit', async ({ entry, read }) => {
       const { jobs } = (await read('downloader.jobs', {})) as { jobs: Array<{ key: string }> };
       const index = jobs.findIndex((j) => j.key === entry.key);
-      return index >= 0 ? { status: 'succeeded', output: { jobId: `job-${index + 1}` } } : { status: 'failed', reason: 'no such job' };
+      return index >= 0
+        ? { status: 'succeeded', output: { jobId: `job-${index + 1}` } }
+        : { status: 'failed', reason: 'no such job' };
     });
     const verified = await host.invoke('download.submit', input, ctx);
     expect(verified).toMatchObject({ status: 'succeeded', output: { jobId: 'job-1' }, replayed: true });
@@ -127,7 +154,10 @@ describe('recovery leaves a live executor alone (real child process, shared SQLi
     dirs.push(dir);
     const dbFile = join(dir, 'agent.sqlite');
     const downloaderFile = join(dir, 'downloader.jsonl');
-    const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, downloaderFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, downloaderFile], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const key = await new Promise<string>((resolve) => {
       let buffer = '';

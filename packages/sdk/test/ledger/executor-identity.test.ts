@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { currentExecutor, formatExecutor, isExecutorAlive, parseExecutor, type ExecutorIdentity, type ExecutorProbe } from '../../src/ledger/executor-identity';
+import {
+  currentExecutor,
+  formatExecutor,
+  isExecutorAlive,
+  parseExecutor,
+  type ExecutorIdentity,
+  type ExecutorProbe,
+} from '../../src/ledger/executor-identity';
 
 const boot = 'ed9218fd-6501-4dc1-8779-ce7840b5a367';
 const self: ExecutorIdentity = { host: 'nas', pid: 1, startTicks: '5000', bootId: boot };
 /** A machine where the given pids run with the given start times. */
 function machine(processes: Record<number, string>, me: ExecutorIdentity = self): ExecutorProbe {
-  return { self: me, pidAlive: (pid) => pid in processes || pid === me.pid, startTicksOf: (pid) => (pid === me.pid ? me.startTicks : processes[pid]) };
+  return {
+    self: me,
+    pidAlive: (pid) => pid in processes || pid === me.pid,
+    startTicksOf: (pid) => (pid === me.pid ? me.startTicks : processes[pid]),
+  };
 }
 const token = (id: ExecutorIdentity) => `${formatExecutor(id)}~tok_1`;
 
@@ -34,8 +45,12 @@ describe('executor liveness (ledger recovery)', () => {
   it('where the platform cannot tell start times, a live pid still counts as alive', () => {
     const bare: ExecutorIdentity = { host: 'mac', pid: 50 };
     const me: ExecutorIdentity = { host: 'mac', pid: 60 };
-    expect(isExecutorAlive(token(bare), { self: me, pidAlive: (pid) => pid === 50, startTicksOf: () => undefined })).toBe(true);
-    expect(isExecutorAlive(token(bare), { self: me, pidAlive: () => false, startTicksOf: () => undefined })).toBe(false);
+    expect(
+      isExecutorAlive(token(bare), { self: me, pidAlive: (pid) => pid === 50, startTicksOf: () => undefined }),
+    ).toBe(true);
+    expect(isExecutorAlive(token(bare), { self: me, pidAlive: () => false, startTicksOf: () => undefined })).toBe(
+      false,
+    );
   });
 
   it('the token prefix round-trips, and this process reads its own start time and boot id on Linux', () => {

@@ -1,8 +1,25 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, defineCapability, isMediaAgentError } from '../../src/index';
+import {
+  ConsoleLogger,
+  ManualClock,
+  SequentialIdGenerator,
+  createAgentHost,
+  defineCapability,
+  isMediaAgentError,
+} from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import { STANDARD_CAPABILITIES, STANDARD_CAPABILITY_IDS, StandardCapabilitiesMissingError, StandardCapabilityMismatchError, defineStandardCapability, mediaEntityId, parseMediaEntityId, registerStandardCapabilities, type StandardOutput } from '../../src/media';
+import {
+  STANDARD_CAPABILITIES,
+  STANDARD_CAPABILITY_IDS,
+  StandardCapabilitiesMissingError,
+  StandardCapabilityMismatchError,
+  defineStandardCapability,
+  mediaEntityId,
+  parseMediaEntityId,
+  registerStandardCapabilities,
+  type StandardOutput,
+} from '../../src/media';
 import { sandboxCapabilities } from '../../src/testing';
 import { makeSandboxHost } from '../sandbox/helpers';
 
@@ -21,7 +38,12 @@ describe('standard media capabilities', () => {
   });
 
   it('kinds, replay policies and policy kinds are fixed by the contract', () => {
-    const table = Object.fromEntries(STANDARD_CAPABILITY_IDS.map((id) => [id, [STANDARD_CAPABILITIES[id].kind, STANDARD_CAPABILITIES[id].replay, STANDARD_CAPABILITIES[id].policy ?? null]]));
+    const table = Object.fromEntries(
+      STANDARD_CAPABILITY_IDS.map((id) => [
+        id,
+        [STANDARD_CAPABILITIES[id].kind, STANDARD_CAPABILITIES[id].replay, STANDARD_CAPABILITIES[id].policy ?? null],
+      ]),
+    );
     expect(table).toEqual({
       'catalog.lookup': ['read', 'safe', null],
       'release.search': ['read', 'safe', null],
@@ -42,9 +64,22 @@ describe('standard media capabilities', () => {
   });
 
   it('plan-executing capabilities target the plan; media capabilities target the media entity', () => {
-    expect(STANDARD_CAPABILITIES['download.submit'].target!({ planId: 'plan-1' })).toEqual({ planType: 'download', planId: 'plan-1' });
-    expect(STANDARD_CAPABILITIES['organize.execute'].target!({ planId: 'plan-2' })).toEqual({ planType: 'organize', planId: 'plan-2' });
-    expect(STANDARD_CAPABILITIES['download.plan'].target!({ mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId: 'r' })).toEqual({ mediaEntityId: 'tmdb:693134', mediaKind: 'movie', bytes: 0 });
+    expect(STANDARD_CAPABILITIES['download.submit'].target!({ planId: 'plan-1' })).toEqual({
+      planType: 'download',
+      planId: 'plan-1',
+    });
+    expect(STANDARD_CAPABILITIES['organize.execute'].target!({ planId: 'plan-2' })).toEqual({
+      planType: 'organize',
+      planId: 'plan-2',
+    });
+    expect(
+      STANDARD_CAPABILITIES['download.plan'].target!({
+        mediaSource: 'tmdb',
+        mediaId: '693134',
+        kind: 'movie',
+        releaseId: 'r',
+      }),
+    ).toEqual({ mediaEntityId: 'tmdb:693134', mediaKind: 'movie', bytes: 0 });
     expect(mediaEntityId({ mediaSource: 'douban', mediaId: '35575567' })).toBe('douban:35575567');
     expect(parseMediaEntityId('tmdb:693134')).toEqual({ mediaSource: 'tmdb', mediaId: '693134' });
     expect(parseMediaEntityId('nope:1')).toBeUndefined();
@@ -52,8 +87,18 @@ describe('standard media capabilities', () => {
 
   it('all 15 are registered on a real host by registerStandardCapabilities', async () => {
     const { host } = await makeSandboxHost();
-    expect(host.capabilities.list().map((d) => d.id).sort()).toEqual([...STANDARD_CAPABILITY_IDS].sort());
-    for (const d of host.capabilities.list()) expect([d.kind, d.replay, d.policy]).toEqual([STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].kind, STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].replay, STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].policy]);
+    expect(
+      host.capabilities
+        .list()
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual([...STANDARD_CAPABILITY_IDS].sort());
+    for (const d of host.capabilities.list())
+      expect([d.kind, d.replay, d.policy]).toEqual([
+        STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].kind,
+        STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].replay,
+        STANDARD_CAPABILITIES[d.id as keyof typeof STANDARD_CAPABILITIES].policy,
+      ]);
   });
 
   it('a missing standard capability fails registration with MEDIA_STANDARD_CAPABILITIES_MISSING and registers nothing', async () => {
@@ -77,21 +122,45 @@ describe('standard media capabilities', () => {
     const { host, world } = await makeSandboxHost();
     const { host: empty } = await makeSandboxHostWithout();
     const wrong = defineCapability({
-      id: 'download.submit', version: 1, title: 'x', description: 'x', kind: 'execute', replay: 'reconcile', policy: 'acquisition',
-      input: Type.Object({ planId: Type.String() }), output: Type.Object({}), handler: async () => ({}),
+      id: 'download.submit',
+      version: 1,
+      title: 'x',
+      description: 'x',
+      kind: 'execute',
+      replay: 'reconcile',
+      policy: 'acquisition',
+      input: Type.Object({ planId: Type.String() }),
+      output: Type.Object({}),
+      handler: async () => ({}),
     });
-    expect(() => registerStandardCapabilities(empty.capabilities, { ...sandboxCapabilities(world, { plans: host.plans }), 'download.submit': wrong } as never)).toThrow(StandardCapabilityMismatchError);
-    expect(() => defineStandardCapability('download.nope' as never, async () => ({}) as never)).toThrow(StandardCapabilityMismatchError);
+    expect(() =>
+      registerStandardCapabilities(empty.capabilities, {
+        ...sandboxCapabilities(world, { plans: host.plans }),
+        'download.submit': wrong,
+      } as never),
+    ).toThrow(StandardCapabilityMismatchError);
+    expect(() => defineStandardCapability('download.nope' as never, async () => ({}) as never)).toThrow(
+      StandardCapabilityMismatchError,
+    );
     expect(empty.capabilities.list()).toEqual([]);
   });
 
   it('defineStandardCapability takes only a handler: id, kind, schemas, aliases and target come from the contract', async () => {
-    const c = defineStandardCapability('inventory.query', async (input) => {
-      const q: string | undefined = input.query; // typed from the contract
-      const out: StandardOutput<'inventory.query'> = { total: 0, items: [] };
-      return q === 'x' ? out : out;
-    }, { aliases: ['片单'] });
-    expect([c.id, c.kind, c.replay, c.input]).toEqual(['inventory.query', 'read', 'safe', STANDARD_CAPABILITIES['inventory.query'].input]);
+    const c = defineStandardCapability(
+      'inventory.query',
+      async (input) => {
+        const q: string | undefined = input.query; // typed from the contract
+        const out: StandardOutput<'inventory.query'> = { total: 0, items: [] };
+        return q === 'x' ? out : out;
+      },
+      { aliases: ['片单'] },
+    );
+    expect([c.id, c.kind, c.replay, c.input]).toEqual([
+      'inventory.query',
+      'read',
+      'safe',
+      STANDARD_CAPABILITIES['inventory.query'].input,
+    ]);
     expect(c.aliases).toContain('库存');
     expect(c.aliases).toContain('片单');
     expect(Object.isFrozen(c)).toBe(true);
@@ -111,7 +180,10 @@ describe('standard media capabilities', () => {
       ['policy.apply', { kind: 'acquisition', settings: { minResolution: '8k' } }, '/settings/minResolution'],
     ];
     for (const [id, input, path] of bad) {
-      const error = await host.invoke(id, input, agent).then(() => undefined, (e: unknown) => e);
+      const error = await host.invoke(id, input, agent).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isMediaAgentError(error, 'INPUT_INVALID'), `${id} ${JSON.stringify(input)}`).toBe(true);
       expect((error as { issues: Array<{ path: string }> }).issues.some((i) => i.path.startsWith(path))).toBe(true);
     }
@@ -121,16 +193,34 @@ describe('standard media capabilities', () => {
 
   it('search finds the organize capabilities by 整理 and downloads by 下载', async () => {
     const { host } = await makeSandboxHost();
-    expect(host.capabilities.search('整理', 2).map((h) => h.capability.id).sort()).toEqual(['organize.execute', 'organize.plan']);
-    expect(host.capabilities.search('入库').slice(0, 2).map((h) => h.capability.id).sort()).toEqual(['organize.execute', 'organize.plan']);
-    expect(host.capabilities.search('下载').map((h) => h.capability.id)).toEqual(expect.arrayContaining(['download.plan', 'download.submit']));
+    expect(
+      host.capabilities
+        .search('整理', 2)
+        .map((h) => h.capability.id)
+        .sort(),
+    ).toEqual(['organize.execute', 'organize.plan']);
+    expect(
+      host.capabilities
+        .search('入库')
+        .slice(0, 2)
+        .map((h) => h.capability.id)
+        .sort(),
+    ).toEqual(['organize.execute', 'organize.plan']);
+    expect(host.capabilities.search('下载').map((h) => h.capability.id)).toEqual(
+      expect.arrayContaining(['download.plan', 'download.submit']),
+    );
     expect(host.capabilities.search('库存')[0]!.capability.id).toBe('inventory.query');
     expect(host.capabilities.search('搜索资源')[0]!.capability.id).toBe('release.search');
   });
 });
 
 async function makeSandboxHostWithout() {
-  const host = createAgentHost({ storage: new MemoryStorage(), clock: new ManualClock(), ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent') });
+  const host = createAgentHost({
+    storage: new MemoryStorage(),
+    clock: new ManualClock(),
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+  });
   await host.start();
   return { host };
 }

@@ -7,14 +7,34 @@ import { AnthropicTranslator } from '../../src/models/anthropic-stream';
 import { RequestTools } from '../../src/models/tools';
 import type { ModelEvent } from '../../src/models/types';
 
-const tools = new RequestTools([{ name: 'inventory.query', description: 'Query', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } }]);
+const tools = new RequestTools([
+  {
+    name: 'inventory.query',
+    description: 'Query',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+]);
 
 /** A translator with a text block at index 0 and a tool_use block at index 1, opened through the general path. */
 function translator(): AnthropicTranslator {
   const t = new AnthropicTranslator(tools);
   const out: ModelEvent[] = [];
-  t.push({ event: 'content_block_start', id: '', data: '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}' }, out);
-  t.push({ event: 'content_block_start', id: '', data: '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"inventory_query","input":{}}}' }, out);
+  t.push(
+    {
+      event: 'content_block_start',
+      id: '',
+      data: '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    },
+    out,
+  );
+  t.push(
+    {
+      event: 'content_block_start',
+      id: '',
+      data: '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"inventory_query","input":{}}}',
+    },
+    out,
+  );
   return t;
 }
 
@@ -61,12 +81,18 @@ describe('AnthropicTranslator: compact content_block_delta events', () => {
 
   it('translates text, thinking and tool input deltas as JSON.parse would, for any string', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...KINDS), fc.constantFrom('0', '1', '7'), fc.string({ unit: 'binary' }), ([type, field], index, value) => {
-        const data = compact(index, type, field, JSON.stringify(value));
-        const got = translate(data);
-        expect(got).toEqual(general(data));
-        if ('events' in got && value !== '' && (type !== 'input_json_delta' || index === '1')) expect(got.events).toHaveLength(1);
-      }),
+      fc.property(
+        fc.constantFrom(...KINDS),
+        fc.constantFrom('0', '1', '7'),
+        fc.string({ unit: 'binary' }),
+        ([type, field], index, value) => {
+          const data = compact(index, type, field, JSON.stringify(value));
+          const got = translate(data);
+          expect(got).toEqual(general(data));
+          if ('events' in got && value !== '' && (type !== 'input_json_delta' || index === '1'))
+            expect(got.events).toHaveLength(1);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -105,6 +131,8 @@ describe('AnthropicTranslator: compact content_block_delta events', () => {
     expect(translate(cases[1]!)).toEqual({ code: 'PROVIDER_PROTOCOL' });
     expect(translate(cases[7]!)).toEqual({ events: [{ type: 'text_delta', text: 'b' }] });
     expect(translate(cases[12]!)).toEqual({ code: 'PROVIDER_PROTOCOL' });
-    expect(translate(cases[15]!)).toEqual({ events: [{ type: 'tool_call_delta', id: 'toolu_1', argumentsDelta: '{"query":"dune"}' }] });
+    expect(translate(cases[15]!)).toEqual({
+      events: [{ type: 'tool_call_delta', id: 'toolu_1', argumentsDelta: '{"query":"dune"}' }],
+    });
   });
 });

@@ -23,11 +23,23 @@ function provider(server: WireReplayServer, baseUrl = server.url): AnthropicProv
   return new AnthropicProvider({ apiKey: KEY, baseUrl, retry: fastRetry });
 }
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });
-const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: 'claude-sonnet-4-5', messages: [user('hi')], ...extra });
+const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: 'claude-sonnet-4-5',
+  messages: [user('hi')],
+  ...extra,
+});
 
 const tools: ModelTool[] = [
-  { name: 'inventory.query', description: 'Query the library', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
-  { name: 'download.submit', description: 'Submit a plan', inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] } },
+  {
+    name: 'inventory.query',
+    description: 'Query the library',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
+  {
+    name: 'download.submit',
+    description: 'Submit a plan',
+    inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] },
+  },
 ];
 
 describe('AnthropicProvider over recorded Messages streams', () => {
@@ -38,7 +50,11 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     expect(r.url).toBe('/v1/messages');
     expect(r.headers['x-api-key']).toBe(KEY);
     expect(r.headers['anthropic-version']).toBe('2023-06-01');
-    expect(r.json).toMatchObject({ model: 'claude-sonnet-4-5', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(r.json).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
   });
 
   it('accepts a baseUrl that already ends in /v1', async () => {
@@ -50,8 +66,15 @@ describe('AnthropicProvider over recorded Messages streams', () => {
   it('streams text deltas, cumulative usage and end_turn from a text stream', async () => {
     const s = await serve(replay('anthropic-text.chunks.txt'));
     const events = await drain(provider(s).stream(req()));
-    expect(textOf(events)).toBe("Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?");
-    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({ inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(textOf(events)).toBe(
+      "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
+    );
+    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({
+      inputTokens: 12,
+      outputTokens: 30,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
@@ -65,7 +88,12 @@ describe('AnthropicProvider over recorded Messages streams', () => {
   it('reports cache read and write tokens from message_start', async () => {
     const s = await serve(replay('own-anthropic-max-tokens.chunks.txt'));
     const events = await drain(provider(s).stream(req()));
-    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({ inputTokens: 100, outputTokens: 4, cacheReadTokens: 300, cacheWriteTokens: 20 });
+    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 4,
+      cacheReadTokens: 300,
+      cacheWriteTokens: 20,
+    });
   });
 
   it('maps stop_reason max_tokens to max_tokens', async () => {
@@ -84,7 +112,11 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     const s = await serve(replay('anthropic-clear-thinking.1.chunks.txt'));
     const events = await drain(provider(s).stream(req({ thinking: 'medium' })));
     expect(thinkingOf(events)).toBe('The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185');
-    expect(ofType(events, 'thinking_delta').filter((e) => e.signature).map((e) => e.signature?.slice(0, 12))).toEqual(['EvQBCkYICxgC']);
+    expect(
+      ofType(events, 'thinking_delta')
+        .filter((e) => e.signature)
+        .map((e) => e.signature?.slice(0, 12)),
+    ).toEqual(['EvQBCkYICxgC']);
     expect(textOf(events)).toBe('925 ÷ 5 = 185');
   });
 
@@ -97,7 +129,11 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     expect(thinking?.type).toBe('thinking');
     const sent = (s.requests[1]!.json as { messages: Array<{ role: string; content: unknown[] }> }).messages[1]!;
     expect(sent.role).toBe('assistant');
-    expect(sent.content[0]).toEqual({ type: 'thinking', thinking: (thinking as { thinking: string }).thinking, signature: (thinking as { signature: string }).signature });
+    expect(sent.content[0]).toEqual({
+      type: 'thinking',
+      thinking: (thinking as { thinking: string }).thinking,
+      signature: (thinking as { signature: string }).signature,
+    });
     expect(sent.content[1]).toEqual({ type: 'text', text: '925 ÷ 5 = 185' });
   });
 
@@ -107,39 +143,82 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     const turn = await collectStream(p.stream(req()));
     await drain(p.stream(req({ messages: [user('hi'), turn.message, user('next')] })));
     const sent = (s.requests[1]!.json as { messages: Array<{ content: unknown[] }> }).messages[1]!;
-    expect(sent.content[0]).toEqual({ type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj' });
+    expect(sent.content[0]).toEqual({
+      type: 'redacted_thinking',
+      data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj',
+    });
   });
 
   it('assembles input_json_delta fragments into one tool call parsed at content_block_stop', async () => {
     const s = await serve(replay('anthropic-json-tool.1.chunks.txt'));
-    const jsonTool: ModelTool = { name: 'json', description: 'respond', inputSchema: { type: 'object', properties: { elements: { type: 'array' } }, required: ['elements'] } };
+    const jsonTool: ModelTool = {
+      name: 'json',
+      description: 'respond',
+      inputSchema: { type: 'object', properties: { elements: { type: 'array' } }, required: ['elements'] },
+    };
     const events = await drain(provider(s).stream(req({ tools: [jsonTool] })));
-    expect(ofType(events, 'tool_call_start')).toEqual([{ type: 'tool_call_start', id: 'toolu_01KFbKqPYSuAKujiL6mTfzYA', name: 'json' }]);
-    expect(ofType(events, 'tool_call_delta').map((e) => e.argumentsDelta).join('')).toBe('{"elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]}');
-    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({ ok: true, input: { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] } });
+    expect(ofType(events, 'tool_call_start')).toEqual([
+      { type: 'tool_call_start', id: 'toolu_01KFbKqPYSuAKujiL6mTfzYA', name: 'json' },
+    ]);
+    expect(
+      ofType(events, 'tool_call_delta')
+        .map((e) => e.argumentsDelta)
+        .join(''),
+    ).toBe('{"elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]}');
+    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({
+      ok: true,
+      input: { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] },
+    });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
 
   it('gives a tool call with no argument text the input {}', async () => {
     const s = await serve(replay('anthropic-tool-no-args.chunks.txt'));
-    const t: ModelTool = { name: 'updateIssueList', description: 'update', inputSchema: { type: 'object', properties: {} } };
+    const t: ModelTool = {
+      name: 'updateIssueList',
+      description: 'update',
+      inputSchema: { type: 'object', properties: {} },
+    };
     const events = await drain(provider(s).stream(req({ tools: [t] })));
     expect(textOf(events)).toBe("I'll update the issue list for you.");
-    expect(ofType(events, 'tool_call_end')).toEqual([{ type: 'tool_call_end', id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', rawArguments: '', ok: true, input: {} }]);
+    expect(ofType(events, 'tool_call_end')).toEqual([
+      {
+        type: 'tool_call_end',
+        id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP',
+        name: 'updateIssueList',
+        rawArguments: '',
+        ok: true,
+        input: {},
+      },
+    ]);
   });
 
-  it('sends capability ids as wire-safe tool names and maps the model\'s calls back to capability ids', async () => {
+  it("sends capability ids as wire-safe tool names and maps the model's calls back to capability ids", async () => {
     const s = await serve(replay('own-anthropic-tool-calls.chunks.txt'));
     const events = await drain(provider(s).stream(req({ tools })));
-    expect((s.requests[0]!.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(['inventory_query', 'download_submit']);
-    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({ id: 'toolu_own_a', name: 'inventory.query', ok: true, input: { query: '沙丘2' } });
+    expect((s.requests[0]!.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual([
+      'inventory_query',
+      'download_submit',
+    ]);
+    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({
+      id: 'toolu_own_a',
+      name: 'inventory.query',
+      ok: true,
+      input: { query: '沙丘2' },
+    });
   });
 
   it('turns malformed argument JSON into a failed tool_call_end with the reason, and the stream goes on', async () => {
     const s = await serve(replay('own-anthropic-tool-calls.chunks.txt'));
     const events = await drain(provider(s).stream(req({ tools })));
     const end = ofType(events, 'tool_call_end')[1]!;
-    expect(end).toMatchObject({ id: 'toolu_own_b', name: 'download.submit', ok: false, input: {}, rawArguments: '{"planId": "pl' });
+    expect(end).toMatchObject({
+      id: 'toolu_own_b',
+      name: 'download.submit',
+      ok: false,
+      input: {},
+      rawArguments: '{"planId": "pl',
+    });
     expect(!end.ok && end.failure.code).toBe('TOOL_ARGS_MALFORMED');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
@@ -148,7 +227,10 @@ describe('AnthropicProvider over recorded Messages streams', () => {
     const s = await serve(replay('own-anthropic-tool-calls.chunks.txt'));
     const end = ofType(await drain(provider(s).stream(req({ tools }))), 'tool_call_end')[2]!;
     expect(end.ok).toBe(false);
-    expect(!end.ok && end.failure).toMatchObject({ code: 'TOOL_ARGS_INVALID', message: expect.stringContaining('/planId') });
+    expect(!end.ok && end.failure).toMatchObject({
+      code: 'TOOL_ARGS_INVALID',
+      message: expect.stringContaining('/planId'),
+    });
   });
 
   it('turns a call to a tool that was not offered into a failed tool_call_end', async () => {
@@ -197,7 +279,10 @@ describe('AnthropicProvider over recorded Messages streams', () => {
   });
 
   it('yields the same events when the wire is cut into 7-byte chunks', async () => {
-    const s = await serve(replay('anthropic-clear-thinking.1.chunks.txt'), replay('anthropic-clear-thinking.1.chunks.txt', { chunkSize: 7 }));
+    const s = await serve(
+      replay('anthropic-clear-thinking.1.chunks.txt'),
+      replay('anthropic-clear-thinking.1.chunks.txt', { chunkSize: 7 }),
+    );
     const p = provider(s);
     expect(await drain(p.stream(req()))).toEqual(await drain(p.stream(req())));
   });
@@ -208,25 +293,63 @@ describe('AnthropicProvider over recorded Messages streams', () => {
       { role: 'system', content: 'base' },
       { role: 'system', content: 'host' },
       user('find Dune'),
-      { role: 'assistant', content: [{ type: 'tool_call', id: 't1', name: 'inventory.query', input: { query: 'Dune' } }] },
-      { role: 'tool', toolCallId: 't1', name: 'inventory.query', status: 'ok', content: [{ type: 'text', text: '{"items":[]}' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 't1', name: 'inventory.query', input: { query: 'Dune' } }],
+      },
+      {
+        role: 'tool',
+        toolCallId: 't1',
+        name: 'inventory.query',
+        status: 'ok',
+        content: [
+          { type: 'text', text: '{"items":[]}' },
+          { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+        ],
+      },
     ];
     await drain(provider(s).stream(req({ messages, tools })));
     const body = s.requests[0]!.json as { system: unknown; messages: Array<{ role: string; content: unknown[] }> };
     expect(body.system).toEqual([{ type: 'text', text: 'base\n\nhost', cache_control: { type: 'ephemeral' } }]);
-    expect(body.messages[1]?.content[0]).toEqual({ type: 'tool_use', id: 't1', name: 'inventory_query', input: { query: 'Dune' } });
+    expect(body.messages[1]?.content[0]).toEqual({
+      type: 'tool_use',
+      id: 't1',
+      name: 'inventory_query',
+      input: { query: 'Dune' },
+    });
     expect(body.messages[2]).toEqual({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: '{"items":[]}' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 't1',
+          content: [
+            { type: 'text', text: '{"items":[]}' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+      ],
     });
   });
 
   it('gives a dangling tool call a synthetic "outcome unknown" error result in the request', async () => {
     const s = await serve(replay('anthropic-text.chunks.txt'));
-    const messages: ModelMessage[] = [user('get it'), { role: 'assistant', content: [{ type: 'tool_call', id: 't9', name: 'download.submit', input: { planId: 'p' } }] }, user('status?')];
+    const messages: ModelMessage[] = [
+      user('get it'),
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 't9', name: 'download.submit', input: { planId: 'p' } }],
+      },
+      user('status?'),
+    ];
     await drain(provider(s).stream(req({ messages, tools })));
     const body = s.requests[0]!.json as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
-    expect(body.messages[2]?.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 't9', is_error: true, content: expect.stringContaining('outcome unknown') });
+    expect(body.messages[2]?.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 't9',
+      is_error: true,
+      content: expect.stringContaining('outcome unknown'),
+    });
     expect(body.messages[2]?.content[1]).toEqual({ type: 'text', text: 'status?' });
   });
 

@@ -29,7 +29,10 @@ export function thinkingOf(events: ModelEvent[]): string {
 }
 
 /** The events of one type. */
-export function ofType<T extends ModelEvent['type']>(events: ModelEvent[], type: T): Array<Extract<ModelEvent, { type: T }>> {
+export function ofType<T extends ModelEvent['type']>(
+  events: ModelEvent[],
+  type: T,
+): Array<Extract<ModelEvent, { type: T }>> {
   return events.filter((e): e is Extract<ModelEvent, { type: T }> => e.type === type);
 }
 
@@ -45,7 +48,11 @@ export type StrictStyle = 'pydantic' | 'openai-unrecognized' | 'serde' | 'unsupp
  * `style` (`pydantic` names all extra fields; `openai-unrecognized`, `serde` and
  * `unsupported-parameter` name the first one; `vague` names none); a body within the set gets `ok`.
  */
-export function strictResponder(allowed: readonly string[], style: StrictStyle, ok: () => ReplayResponse): (req: RecordedRequest) => ReplayResponse {
+export function strictResponder(
+  allowed: readonly string[],
+  style: StrictStyle,
+  ok: () => ReplayResponse,
+): (req: RecordedRequest) => ReplayResponse {
   return (req) => {
     const body = (req.json ?? {}) as Record<string, unknown>;
     const extra = Object.keys(body).filter((k) => !allowed.includes(k));
@@ -53,9 +60,29 @@ export function strictResponder(allowed: readonly string[], style: StrictStyle, 
     const first = extra[0]!;
     switch (style) {
       case 'pydantic':
-        return { status: 400, body: JSON.stringify({ detail: extra.map((k) => ({ type: 'extra_forbidden', loc: ['body', k], msg: 'Extra inputs are not permitted', input: body[k] })) }) };
+        return {
+          status: 400,
+          body: JSON.stringify({
+            detail: extra.map((k) => ({
+              type: 'extra_forbidden',
+              loc: ['body', k],
+              msg: 'Extra inputs are not permitted',
+              input: body[k],
+            })),
+          }),
+        };
       case 'openai-unrecognized':
-        return { status: 400, body: JSON.stringify({ error: { message: `Unrecognized request argument supplied: ${first}`, type: 'invalid_request_error', param: null, code: null } }) };
+        return {
+          status: 400,
+          body: JSON.stringify({
+            error: {
+              message: `Unrecognized request argument supplied: ${first}`,
+              type: 'invalid_request_error',
+              param: null,
+              code: null,
+            },
+          }),
+        };
       case 'serde':
         return {
           status: 422,
@@ -75,7 +102,15 @@ export function strictResponder(allowed: readonly string[], style: StrictStyle, 
           }),
         };
       case 'vague':
-        return { status: 400, body: JSON.stringify({ object: 'error', message: 'Extra inputs are not permitted', type: 'BadRequestError', code: 400 }) };
+        return {
+          status: 400,
+          body: JSON.stringify({
+            object: 'error',
+            message: 'Extra inputs are not permitted',
+            type: 'BadRequestError',
+            code: 400,
+          }),
+        };
     }
   };
 }

@@ -23,7 +23,11 @@ function provider(server: WireReplayServer, options: OpenAICompatibleProviderOpt
   return new OpenAICompatibleProvider({ apiKey: KEY, baseUrl: server.url, retry: fastRetry, ...options });
 }
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });
-const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: 'gpt-4.1', messages: [user('hi')], ...extra });
+const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: 'gpt-4.1',
+  messages: [user('hi')],
+  ...extra,
+});
 
 /** The documented reduction of a chunk stream: concatenate `choices[0].delta[field]`. */
 function concatDelta(name: string, field: 'content' | 'reasoning_content'): string {
@@ -35,13 +39,35 @@ function concatDelta(name: string, field: 'content' | 'reasoning_content'): stri
     .join('');
 }
 
-const weather: ModelTool = { name: 'weather', description: 'Weather', inputSchema: { type: 'object', properties: { location: { type: 'string' } } } };
+const weather: ModelTool = {
+  name: 'weather',
+  description: 'Weather',
+  inputSchema: { type: 'object', properties: { location: { type: 'string' } } },
+};
 const tools: ModelTool[] = [
-  { name: 'inventory.query', description: 'Query the library', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
-  { name: 'task.inspect', description: 'Inspect a task', inputSchema: { type: 'object', properties: { taskId: { type: 'string' } } } },
-  { name: 'download.submit', description: 'Submit a plan', inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] } },
+  {
+    name: 'inventory.query',
+    description: 'Query the library',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
+  {
+    name: 'task.inspect',
+    description: 'Inspect a task',
+    inputSchema: { type: 'object', properties: { taskId: { type: 'string' } } },
+  },
+  {
+    name: 'download.submit',
+    description: 'Submit a plan',
+    inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] },
+  },
 ];
-const lookup: ModelTool[] = [{ name: 'catalog.lookup', description: 'Look a title up', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } }];
+const lookup: ModelTool[] = [
+  {
+    name: 'catalog.lookup',
+    description: 'Look a title up',
+    inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+  },
+];
 
 describe('OpenAICompatibleProvider over recorded Chat Completions streams', () => {
   it('posts to /v1/chat/completions with a bearer key, include_usage and the dialect max-tokens field', async () => {
@@ -50,7 +76,12 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const r = s.requests[0]!;
     expect(r.url).toBe('/v1/chat/completions');
     expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(r.json).toMatchObject({ model: 'gpt-4.1', stream: true, stream_options: { include_usage: true }, max_completion_tokens: 500 });
+    expect(r.json).toMatchObject({
+      model: 'gpt-4.1',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 500,
+    });
   });
 
   it('accepts a baseUrl with or without /v1', async () => {
@@ -65,7 +96,13 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const events = await drain(provider(s).stream(req()));
     expect(textOf(events)).toBe(concatDelta('openai-text.chunks.txt', 'content'));
     expect(textOf(events).startsWith('**Holiday Name:** Harmony Day')).toBe(true);
-    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({ inputTokens: 16, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
+    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({
+      inputTokens: 16,
+      outputTokens: 300,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
@@ -75,17 +112,34 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     expect(thinkingOf(events)).toBe(concatDelta('deepseek-reasoning.chunks.txt', 'reasoning_content'));
     expect(thinkingOf(events).startsWith('We need to')).toBe(true);
     expect(textOf(events)).toBe('The word "strawberry" contains three "r"s.');
-    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({ inputTokens: 18, outputTokens: 219, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 205 });
+    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({
+      inputTokens: 18,
+      outputTokens: 219,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 205,
+    });
   });
 
   it('assembles a DeepSeek tool call from per-character fragments and counts cached prompt tokens', async () => {
     const s = await serve(replay('deepseek-tool-call.chunks.txt'));
     const events = await drain(provider(s, { dialect: 'deepseek' }).stream(req({ tools: [weather] })));
     expect(ofType(events, 'tool_call_end')).toEqual([
-      { type: 'tool_call_end', id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', name: 'weather', rawArguments: '{"location": "San Francisco"}', ok: true, input: { location: 'San Francisco' } },
+      {
+        type: 'tool_call_end',
+        id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF',
+        name: 'weather',
+        rawArguments: '{"location": "San Francisco"}',
+        ok: true,
+        input: { location: 'San Francisco' },
+      },
     ]);
     expect(thinkingOf(events).startsWith('The user is')).toBe(true);
-    expect(ofType(events, 'usage').at(-1)?.usage).toMatchObject({ inputTokens: 19, cacheReadTokens: 320, outputTokens: 83 });
+    expect(ofType(events, 'usage').at(-1)?.usage).toMatchObject({
+      inputTokens: 19,
+      cacheReadTokens: 320,
+      outputTokens: 83,
+    });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
 
@@ -94,21 +148,33 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const events = await drain(provider(s, { dialect: 'qwen' }).stream(req({ model: 'qwen3-max' })));
     expect(thinkingOf(events)).toBe(concatDelta('alibaba-reasoning.chunks.txt', 'reasoning_content'));
     expect(textOf(events).startsWith('The word **"strawberry"** contains **3**')).toBe(true);
-    expect(ofType(events, 'usage').at(-1)?.usage).toMatchObject({ inputTokens: 24, outputTokens: 1355, reasoningTokens: 1084 });
+    expect(ofType(events, 'usage').at(-1)?.usage).toMatchObject({
+      inputTokens: 24,
+      outputTokens: 1355,
+      reasoningTokens: 1084,
+    });
   });
 
   it('keeps the first id when later fragments of the same call carry an empty id (Qwen)', async () => {
     const s = await serve(replay('alibaba-tool-call.chunks.txt'));
     const events = await drain(provider(s, { dialect: 'qwen' }).stream(req({ tools: [weather] })));
-    expect(ofType(events, 'tool_call_start')).toEqual([{ type: 'tool_call_start', id: 'call_eee11723464a4b9eb8cee71d', name: 'weather' }]);
-    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({ id: 'call_eee11723464a4b9eb8cee71d', ok: true, input: { location: 'San Francisco' } });
+    expect(ofType(events, 'tool_call_start')).toEqual([
+      { type: 'tool_call_start', id: 'call_eee11723464a4b9eb8cee71d', name: 'weather' },
+    ]);
+    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({
+      id: 'call_eee11723464a4b9eb8cee71d',
+      ok: true,
+      input: { location: 'San Francisco' },
+    });
     expect(ofType(events, 'tool_call_end')).toHaveLength(1);
   });
 
   it('handles a whole tool call in one chunk with usage on the finish chunk (Groq)', async () => {
     const s = await serve(replay('groq-tool-call.chunks.txt'));
     const events = await drain(provider(s).stream(req({ tools: [weather] })));
-    expect(ofType(events, 'tool_call_end')).toEqual([{ type: 'tool_call_end', id: 'tk85n1k4m', name: 'weather', rawArguments: '{}', ok: true, input: {} }]);
+    expect(ofType(events, 'tool_call_end')).toEqual([
+      { type: 'tool_call_end', id: 'tk85n1k4m', name: 'weather', rawArguments: '{}', ok: true, input: {} },
+    ]);
     expect(ofType(events, 'usage').at(-1)?.usage).toMatchObject({ inputTokens: 210, outputTokens: 15 });
   });
 
@@ -116,7 +182,14 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const s = await serve(replay('mistral-tool-call.chunks.txt'));
     const events = await drain(provider(s).stream(req({ tools: [weather] })));
     expect(ofType(events, 'tool_call_end')).toEqual([
-      { type: 'tool_call_end', id: 'gSIMJiOkT', name: 'weather', rawArguments: '{"location": "San Francisco"}', ok: true, input: { location: 'San Francisco' } },
+      {
+        type: 'tool_call_end',
+        id: 'gSIMJiOkT',
+        name: 'weather',
+        rawArguments: '{"location": "San Francisco"}',
+        ok: true,
+        input: { location: 'San Francisco' },
+      },
     ]);
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
@@ -125,8 +198,17 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const s = await serve(replay('xai-tool-call.chunks.txt'));
     const events = await drain(provider(s).stream(req({ tools: [weather] })));
     expect(thinkingOf(events).startsWith('First, the user is asking')).toBe(true);
-    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({ id: 'call_79382389', input: { location: 'San Francisco' } });
-    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({ inputTokens: 1, outputTokens: 253, cacheReadTokens: 306, cacheWriteTokens: 0, reasoningTokens: 227 });
+    expect(ofType(events, 'tool_call_end')[0]).toMatchObject({
+      id: 'call_79382389',
+      input: { location: 'San Francisco' },
+    });
+    expect(ofType(events, 'usage').at(-1)?.usage).toEqual({
+      inputTokens: 1,
+      outputTokens: 253,
+      cacheReadTokens: 306,
+      cacheWriteTokens: 0,
+      reasoningTokens: 227,
+    });
   });
 
   it('assembles interleaved calls by index and reads arguments "" as {}', async () => {
@@ -155,7 +237,10 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
       ['call_b', 'catalog.lookup', true, { title: 'Arrival' }, '{"title":"Arrival"}'],
     ]);
     for (const id of ['call_a', 'call_b']) {
-      const deltas = ofType(events, 'tool_call_delta').filter((e) => e.id === id).map((e) => e.argumentsDelta).join('');
+      const deltas = ofType(events, 'tool_call_delta')
+        .filter((e) => e.id === id)
+        .map((e) => e.argumentsDelta)
+        .join('');
       expect(deltas).toBe(ofType(events, 'tool_call_end').find((e) => e.id === id)?.rawArguments);
     }
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
@@ -181,12 +266,34 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
   });
 
   it('keeps call ids unique within a stream when the server gives two calls the same id at different indexes', async () => {
-    const chunk = (tc: unknown, finish: string | null = null) => ({ data: JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { tool_calls: [tc] }, finish_reason: finish }] }) });
+    const chunk = (tc: unknown, finish: string | null = null) => ({
+      data: JSON.stringify({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: { tool_calls: [tc] }, finish_reason: finish }],
+      }),
+    });
     const s = await serve({
       events: [
-        chunk({ index: 0, id: 'call_0', type: 'function', function: { name: 'catalog_lookup', arguments: '{"title":"Up"}' } }),
-        chunk({ index: 1, id: 'call_0', type: 'function', function: { name: 'catalog_lookup', arguments: '{"title":"Coco"}' } }),
-        { data: JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }) },
+        chunk({
+          index: 0,
+          id: 'call_0',
+          type: 'function',
+          function: { name: 'catalog_lookup', arguments: '{"title":"Up"}' },
+        }),
+        chunk({
+          index: 1,
+          id: 'call_0',
+          type: 'function',
+          function: { name: 'catalog_lookup', arguments: '{"title":"Coco"}' },
+        }),
+        {
+          data: JSON.stringify({
+            id: 'c',
+            object: 'chat.completion.chunk',
+            choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+          }),
+        },
         { data: '[DONE]' },
       ],
     });
@@ -247,7 +354,11 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const warnings = ofType(events, 'warning').map((e) => e.warning);
     expect(warnings).toHaveLength(2);
     expect(warnings.every((w) => w.code === 'PROVIDER_DELTA_UNKNOWN')).toBe(true);
-    expect(warnings[0]?.details).toMatchObject({ field: 'content', partType: 'image_url', keys: ['image_url', 'type'] });
+    expect(warnings[0]?.details).toMatchObject({
+      field: 'content',
+      partType: 'image_url',
+      keys: ['image_url', 'type'],
+    });
     expect(warnings[1]?.details).toMatchObject({ field: 'output', valueType: 'object' });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
@@ -285,22 +396,49 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
   it('sends reasoning_content back on the current tool-loop turn for DeepSeek, and not on earlier turns', async () => {
     const s = await serve(replay('deepseek-tool-call.chunks.txt'), replay('deepseek-reasoning.chunks.txt'));
     const p = provider(s, { dialect: 'deepseek' });
-    const old: ModelMessage = { role: 'assistant', content: [{ type: 'thinking', thinking: 'old thoughts' }, { type: 'text', text: 'old answer' }] };
+    const old: ModelMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'old thoughts' },
+        { type: 'text', text: 'old answer' },
+      ],
+    };
     const history: ModelMessage[] = [user('first'), old, user('weather?')];
     const turn = await collectStream(p.stream(req({ messages: history, tools: [weather] })));
-    const result: ModelMessage = { role: 'tool', toolCallId: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', name: 'weather', status: 'ok', content: '{"temp":18}' };
+    const result: ModelMessage = {
+      role: 'tool',
+      toolCallId: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF',
+      name: 'weather',
+      status: 'ok',
+      content: '{"temp":18}',
+    };
     await drain(p.stream(req({ messages: [...history, turn.message, result], tools: [weather] })));
     const sent = (s.requests[1]!.json as { messages: Array<Record<string, unknown>> }).messages;
     expect(sent[1]).toEqual({ role: 'assistant', content: 'old answer' });
     expect(sent[3]).toMatchObject({ role: 'assistant', content: null });
     expect((sent[3]!.reasoning_content as string).startsWith('The user is')).toBe(true);
-    expect(sent[3]!.tool_calls).toEqual([{ id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', type: 'function', function: { name: 'weather', arguments: '{"location":"San Francisco"}' } }]);
+    expect(sent[3]!.tool_calls).toEqual([
+      {
+        id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF',
+        type: 'function',
+        function: { name: 'weather', arguments: '{"location":"San Francisco"}' },
+      },
+    ]);
     expect(sent[4]).toEqual({ role: 'tool', tool_call_id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', content: '{"temp":18}' });
   });
 
   it('does not send reasoning_content back with the OpenAI dialect', async () => {
     const s = await serve(replay('openai-text.chunks.txt'));
-    const messages: ModelMessage[] = [user('q'), { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }, { type: 'tool_call', id: 'c1', name: 'weather', input: {} }] }];
+    const messages: ModelMessage[] = [
+      user('q'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't' },
+          { type: 'tool_call', id: 'c1', name: 'weather', input: {} },
+        ],
+      },
+    ];
     await drain(provider(s).stream(req({ messages, tools: [weather] })));
     const sent = (s.requests[0]!.json as { messages: Array<Record<string, unknown>> }).messages;
     expect(sent[1]).not.toHaveProperty('reasoning_content');
@@ -309,7 +447,9 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
   it('sends dotted capability ids as wire-safe function names', async () => {
     const s = await serve(replay('openai-text.chunks.txt'));
     await drain(provider(s).stream(req({ tools })));
-    const sent = s.requests[0]!.json as { tools: Array<{ type: string; function: { name: string; parameters: unknown } }> };
+    const sent = s.requests[0]!.json as {
+      tools: Array<{ type: string; function: { name: string; parameters: unknown } }>;
+    };
     expect(sent.tools.map((t) => t.function.name)).toEqual(['inventory_query', 'task_inspect', 'download_submit']);
     expect(sent.tools[0]?.function.parameters).toEqual(tools[0]?.inputSchema);
   });
@@ -318,18 +458,41 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const s = await serve(replay('openai-text.chunks.txt'));
     const messages: ModelMessage[] = [
       user('poster?'),
-      { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'inventory.query', input: { query: 'Dune' } }] },
-      { role: 'tool', toolCallId: 'c1', name: 'inventory.query', status: 'ok', content: [{ type: 'text', text: 'poster attached' }, { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'c1', name: 'inventory.query', input: { query: 'Dune' } }],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'c1',
+        name: 'inventory.query',
+        status: 'ok',
+        content: [
+          { type: 'text', text: 'poster attached' },
+          { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
+        ],
+      },
     ];
     await drain(provider(s).stream(req({ messages, tools })));
     const sent = (s.requests[0]!.json as { messages: Array<Record<string, unknown>> }).messages;
     expect(sent[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'poster attached' });
-    expect(sent[3]).toMatchObject({ role: 'user', content: [{ type: 'text' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } }] });
+    expect(sent[3]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } }],
+    });
   });
 
   it('replaces images with a text note when the model does not accept images', async () => {
     const s = await serve(replay('openai-text.chunks.txt'));
-    const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', mediaType: 'image/png', data: 'iVBOR' }] }];
+    const messages: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', mediaType: 'image/png', data: 'iVBOR' },
+        ],
+      },
+    ];
     await drain(provider(s, { supportsImages: false }).stream(req({ messages })));
     const sent = (s.requests[0]!.json as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages;
     expect(sent[0]?.content[1]).toEqual({ type: 'text', text: '[image omitted: this model does not accept images]' });

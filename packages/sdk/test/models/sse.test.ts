@@ -23,7 +23,12 @@ describe('SseParser (WHATWG event stream rules)', () => {
   });
 
   it('accepts CRLF, LF and lone CR line endings', () => {
-    expect(parse('data: a\r\n\r\ndata: b\n\ndata: c\r\rdata: d\r\n\n').map((e) => e.data)).toEqual(['a', 'b', 'c', 'd']);
+    expect(parse('data: a\r\n\r\ndata: b\n\ndata: c\r\rdata: d\r\n\n').map((e) => e.data)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
   });
 
   it('treats a CRLF split across two chunks as one line ending', () => {
@@ -31,7 +36,8 @@ describe('SseParser (WHATWG event stream rules)', () => {
   });
 
   it('parses the same events when the bytes are split at every possible position, including inside UTF-8 sequences', () => {
-    const wire = 'event: content_block_delta\ndata: {"text":"925 ÷ 5 = 185 — 沙丘"}\n\n: comment\n\nevent: message_stop\ndata: {}\n\n';
+    const wire =
+      'event: content_block_delta\ndata: {"text":"925 ÷ 5 = 185 — 沙丘"}\n\n: comment\n\nevent: message_stop\ndata: {}\n\n';
     const bytes = Buffer.from(wire, 'utf8');
     const whole = parse(bytes);
     for (let i = 1; i < bytes.length; i++) expect(parse(bytes.subarray(0, i), bytes.subarray(i))).toEqual(whole);

@@ -5,8 +5,12 @@ import type { ModelTool } from '../../src/models/types';
 
 describe('TiktokenCounter', () => {
   it('uses o200k_base for GPT-4o/4.1/5 and o-series models and cl100k_base otherwise', () => {
-    expect(['gpt-4o-mini', 'gpt-4.1-nano-2025-04-14', 'gpt-5', 'o3', 'openai/o4-mini'].map(encodingForModel)).toEqual(Array(5).fill('o200k_base'));
-    expect(['gpt-4', 'gpt-3.5-turbo', 'claude-sonnet-4-5', 'deepseek-chat', undefined].map(encodingForModel)).toEqual(Array(5).fill('cl100k_base'));
+    expect(['gpt-4o-mini', 'gpt-4.1-nano-2025-04-14', 'gpt-5', 'o3', 'openai/o4-mini'].map(encodingForModel)).toEqual(
+      Array(5).fill('o200k_base'),
+    );
+    expect(['gpt-4', 'gpt-3.5-turbo', 'claude-sonnet-4-5', 'deepseek-chat', undefined].map(encodingForModel)).toEqual(
+      Array(5).fill('cl100k_base'),
+    );
   });
 
   it('counts tokens with the model family encoding (tiktoken reference values)', () => {
@@ -18,7 +22,11 @@ describe('TiktokenCounter', () => {
 
   it('serves repeated long strings such as tool schemas from the LRU cache', () => {
     const c = new TiktokenCounter();
-    const schema: ModelTool = { name: 'inventory.query', description: 'Query the media library by title, year or path', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } };
+    const schema: ModelTool = {
+      name: 'inventory.query',
+      description: 'Query the media library by title, year or path',
+      inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+    };
     const first = c.countRequest([{ role: 'user', content: 'hi' }], [schema], 'gpt-4.1');
     const second = c.countRequest([{ role: 'user', content: 'hi' }], [schema], 'gpt-4.1');
     expect(second).toBe(first);
@@ -54,7 +62,10 @@ describe('cost', () => {
   });
 
   it('charges input, output, cache read and cache write tokens at their USD-per-million prices', () => {
-    const usd = costOf({ inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 2_000_000, cacheWriteTokens: 1_000_000 }, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    const usd = costOf(
+      { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 2_000_000, cacheWriteTokens: 1_000_000 },
+      { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    );
     expect(usd).toBeCloseTo(3 + 1.5 + 0.6 + 3.75, 10);
   });
 
@@ -64,7 +75,12 @@ describe('cost', () => {
     meter.add('my-model', { inputTokens: 100_000, outputTokens: 0, cacheReadTokens: 100_000, cacheWriteTokens: 0 });
     meter.add('mystery', { inputTokens: 5, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 });
     expect(meter.totalUsd).toBeCloseTo(1 + 1 + 1 + 1, 10);
-    expect(meter.tokens).toEqual({ inputTokens: 200_005, outputTokens: 50_005, cacheReadTokens: 100_000, cacheWriteTokens: 0 });
+    expect(meter.tokens).toEqual({
+      inputTokens: 200_005,
+      outputTokens: 50_005,
+      cacheReadTokens: 100_000,
+      cacheWriteTokens: 0,
+    });
     expect(meter.calls).toBe(3);
     expect([...meter.unpricedModels]).toEqual(['mystery']);
   });

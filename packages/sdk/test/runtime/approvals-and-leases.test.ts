@@ -28,18 +28,38 @@ describe('approvals asked by a run', () => {
     hosts.push(host);
     host.capabilities.register(
       defineCapability({
-        id: 'plan.make', version: 1, title: 'Plan', description: 'Plans a download.', kind: 'propose', replay: 'reconcile',
-        input: Type.Object({ title: Type.String() }), output: Type.Object({ planId: Type.String() }),
-        handler: async (input, ctx) => ({ planId: (await host.plans.create({ type: 'download', payload: { title: input.title }, actor: ctx.actor })).id }),
+        id: 'plan.make',
+        version: 1,
+        title: 'Plan',
+        description: 'Plans a download.',
+        kind: 'propose',
+        replay: 'reconcile',
+        input: Type.Object({ title: Type.String() }),
+        output: Type.Object({ planId: Type.String() }),
+        handler: async (input, ctx) => ({
+          planId: (await host.plans.create({ type: 'download', payload: { title: input.title }, actor: ctx.actor })).id,
+        }),
       }),
     );
     host.capabilities.register(
       defineCapability({
-        id: 'plan.execute', version: 1, title: 'Execute', description: 'Executes a download plan.', kind: 'execute', replay: 'never',
-        input: Type.Object({ planId: Type.String() }), output: Type.Object({ jobId: Type.String() }),
+        id: 'plan.execute',
+        version: 1,
+        title: 'Execute',
+        description: 'Executes a download plan.',
+        kind: 'execute',
+        replay: 'never',
+        input: Type.Object({ planId: Type.String() }),
+        output: Type.Object({ jobId: Type.String() }),
         target: (input) => ({ planType: 'download', planId: input.planId }),
         handler: async (_input, ctx) => {
-          world.jobs.push({ id: `job-${world.jobs.length + 1}`, title: String((ctx.plan?.payload as { title?: string } | undefined)?.title), runId: ctx.runId, at: started.clock.now(), key: ctx.idempotencyKey });
+          world.jobs.push({
+            id: `job-${world.jobs.length + 1}`,
+            title: String((ctx.plan?.payload as { title?: string } | undefined)?.title),
+            runId: ctx.runId,
+            at: started.clock.now(),
+            key: ctx.idempotencyKey,
+          });
           return { jobId: `job-${world.jobs.length}` };
         },
       }),
@@ -51,7 +71,9 @@ describe('approvals asked by a run', () => {
     const asked = before.find((e) => e.type === 'approval_requested');
     expect(asked?.data).toMatchObject({ planType: 'download', capabilityId: 'plan.execute' });
     // The events tell the story in order: the denial, then the approval it asked for, then the wait.
-    const denial = before.findIndex((e) => e.type === 'tool_call' && e.data.capabilityId === 'plan.execute' && e.data.phase === 'denied');
+    const denial = before.findIndex(
+      (e) => e.type === 'tool_call' && e.data.capabilityId === 'plan.execute' && e.data.phase === 'denied',
+    );
     const waiting = before.findIndex((e) => e.type === 'run_status' && e.data.status === 'waiting');
     expect(denial).toBeGreaterThan(-1);
     expect(before.indexOf(asked!)).toBe(denial + 1);
@@ -64,7 +86,9 @@ describe('approvals asked by a run', () => {
     expect((await host.approvals.get(approvalId)).status).toBe('consumed');
     const after = await runEvents(host, run.id);
     expect(after.map((e) => e.type)).toContain('approval_decided');
-    expect(after.find((e) => e.type === 'run_status' && e.data.status === 'running' && e.data.reason !== undefined)?.data).toMatchObject({ reason: 'woken by an approval decision' });
+    expect(
+      after.find((e) => e.type === 'run_status' && e.data.status === 'running' && e.data.reason !== undefined)?.data,
+    ).toMatchObject({ reason: 'woken by an approval decision' });
   });
 });
 
@@ -97,12 +121,37 @@ describe('leases (two hosts on one SQLite file)', () => {
     expect((await setup.runs.acquireLease('dead-worker', a.clock.now(), 1000))?.id).toBe(run.id);
     await setup.runs.patch(run.id, { status: 'running', startedAt: a.clock.now() });
     await setup.messages.append(run.id, { role: 'user', content: 'Dune' }, a.clock.now());
-    await setup.messages.append(run.id, { role: 'assistant', content: [{ type: 'tool_call', id: 'call_scripted_0_0', name: 'inventory.query', input: { title: 'Dune' } }] }, a.clock.now());
-    await a.host.invoke('inventory.query', { title: 'Dune' }, { actor: `agent:${run.id}`, runId: run.id, callId: 'call_scripted_0_0' });
-    await setup.messages.append(run.id, { role: 'tool', toolCallId: 'call_scripted_0_0', name: 'inventory.query', status: 'ok', content: '{"status":"succeeded","note":"done","output":{"present":false}}' }, a.clock.now());
+    await setup.messages.append(
+      run.id,
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'call_scripted_0_0', name: 'inventory.query', input: { title: 'Dune' } }],
+      },
+      a.clock.now(),
+    );
+    await a.host.invoke(
+      'inventory.query',
+      { title: 'Dune' },
+      { actor: `agent:${run.id}`, runId: run.id, callId: 'call_scripted_0_0' },
+    );
+    await setup.messages.append(
+      run.id,
+      {
+        role: 'tool',
+        toolCallId: 'call_scripted_0_0',
+        name: 'inventory.query',
+        status: 'ok',
+        content: '{"status":"succeeded","note":"done","output":{"present":false}}',
+      },
+      a.clock.now(),
+    );
     await a.host.stop();
 
-    const b = await startHost(script, { storage: new SqliteStorage({ path: file }), runs: { leaseMs: 1000 }, ids: new RandomIdGenerator() });
+    const b = await startHost(script, {
+      storage: new SqliteStorage({ path: file }),
+      runs: { leaseMs: 1000 },
+      ids: new RandomIdGenerator(),
+    });
     hosts.push(b.host);
     b.clock.set(a.clock.now());
     await new Promise((r) => setTimeout(r, 50));
@@ -111,13 +160,19 @@ describe('leases (two hosts on one SQLite file)', () => {
     const done = await waitForStatus(b.host, run.id, ['succeeded', 'failed']);
     expect(done.status).toBe('succeeded');
     expect(b.provider.requests).toHaveLength(2); // turns 2 and 3 only: turn 1 was not replayed
-    const queried = (await runEvents(b.host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded');
+    const queried = (await runEvents(b.host, run.id)).filter(
+      (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded',
+    );
     expect(queried.map((e) => (e.data as { capabilityId: string }).capabilityId)).toEqual(['inventory.query']);
   });
 
   it('stop() ends the drive at a step boundary and another host resumes it from the stored messages', async () => {
     const file = dbFile();
-    const script = { match: 'Dune', steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] }], finalText: 'done' };
+    const script = {
+      match: 'Dune',
+      steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] }],
+      finalText: 'done',
+    };
     const a = await startHost(script, { storage: new SqliteStorage({ path: file }) });
     const run = await a.host.startRun({ goal: 'Dune', mode: 'plan_only', actor: 'user:admin' });
     await a.host.stop();
@@ -125,7 +180,9 @@ describe('leases (two hosts on one SQLite file)', () => {
     hosts.push(b.host);
     b.clock.set(a.clock.now());
     expect((await waitForStatus(b.host, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
-    const queries = (await runEvents(b.host, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded');
+    const queries = (await runEvents(b.host, run.id)).filter(
+      (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded',
+    );
     expect(queries).toHaveLength(1);
   });
 });

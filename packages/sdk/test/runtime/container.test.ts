@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentContainer, createAgentHost, ManualClock, PolicyAuthorizer, resolvePort, Tokens, type AuthorizationVerdict, type PortToken, type Authorizer } from '../../src/index';
+import {
+  ConsoleLogger,
+  createAgentContainer,
+  createAgentHost,
+  ManualClock,
+  PolicyAuthorizer,
+  resolvePort,
+  Tokens,
+  type AuthorizationVerdict,
+  type PortToken,
+  type Authorizer,
+} from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { createRunContainer } from '../../src/composition/container';
 import { DefaultAgentHost } from '../../src/runtime/agent-host';
@@ -42,7 +53,9 @@ describe('dependency injection (tsyringe)', () => {
         return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: 'host policy: nothing today' };
       },
     };
-    const c = createAgentContainer({ configure: (container) => container.register(Tokens.Authorizer, { useValue: denyAll }) });
+    const c = createAgentContainer({
+      configure: (container) => container.register(Tokens.Authorizer, { useValue: denyAll }),
+    });
     const host = resolvePort(c, Tokens.AgentHost);
     await host.start();
     registerWorld(host);
@@ -65,14 +78,20 @@ describe('dependency injection (tsyringe)', () => {
     const host = createAgentHost({ logger: new ConsoleLogger('silent') });
     await host.start({ workers: false });
     registerWorld(host);
-    expect(await host.invoke('inventory.query', { query: 'Dune' }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded' });
-    await expect(host.startRun({ goal: 'Add Dune', actor: 'user:admin' })).rejects.toMatchObject({ code: 'MODEL_NOT_CONFIGURED' });
+    expect(await host.invoke('inventory.query', { query: 'Dune' }, { actor: 'user:admin' })).toMatchObject({
+      status: 'succeeded',
+    });
+    await expect(host.startRun({ goal: 'Add Dune', actor: 'user:admin' })).rejects.toMatchObject({
+      code: 'MODEL_NOT_CONFIGURED',
+    });
     expect(await host.listRuns()).toEqual([]);
     await host.stop();
   });
 
   it('a model registered as Tokens.ModelProvider counts as configured', async () => {
-    const c = createAgentContainer({ configure: (container) => container.register(Tokens.ModelProvider, { useValue: new ScriptedProvider() }) });
+    const c = createAgentContainer({
+      configure: (container) => container.register(Tokens.ModelProvider, { useValue: new ScriptedProvider() }),
+    });
     const host = resolvePort(c, Tokens.AgentHost);
     await host.start({ workers: false });
     registerWorld(host);
@@ -81,8 +100,14 @@ describe('dependency injection (tsyringe)', () => {
   });
 
   it('invalid options are a typed error', () => {
-    expect(() => createAgentContainer({ maxInputBytes: 0 })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
-    expect(() => createAgentContainer({ ledgerRetentionMs: -1 })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
-    expect(() => createAgentContainer({ approvalTtlMs: Number.NaN })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(() => createAgentContainer({ maxInputBytes: 0 })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
+    expect(() => createAgentContainer({ ledgerRetentionMs: -1 })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
+    expect(() => createAgentContainer({ approvalTtlMs: Number.NaN })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
   });
 });

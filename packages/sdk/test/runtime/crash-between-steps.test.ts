@@ -31,7 +31,8 @@ async function killBetweenSteps(dbFile: string, effectsFile: string): Promise<st
   return value;
 }
 
-const messagesOf = async (storage: SqliteStorage, runId: string) => (await storage.messages.list(runId)).map((m) => m.message as unknown as ModelMessage);
+const messagesOf = async (storage: SqliteStorage, runId: string) =>
+  (await storage.messages.list(runId)).map((m) => m.message as unknown as ModelMessage);
 
 describe('SIGKILL between steps (real child process, SQLite file)', () => {
   it('every committed step is kept, and the resumed run repeats no model turn and no tool call', async () => {
@@ -44,7 +45,13 @@ describe('SIGKILL between steps (real child process, SQLite file)', () => {
     // What the two committed turns and their calls wrote, as the killed process left it.
     const before = new SqliteStorage({ path: dbFile });
     await before.migrate();
-    expect((await messagesOf(before, runId)).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect((await messagesOf(before, runId)).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
     const killed = (await before.runs.get(runId))!;
     expect(killed.status).toBe('running');
     expect(killed.usage).toMatchObject({ modelCalls: 2, toolCalls: 2 });
@@ -52,12 +59,19 @@ describe('SIGKILL between steps (real child process, SQLite file)', () => {
     expect(readFileSync(effectsFile, 'utf8')).toBe('note 1\nnote 2\n');
 
     const provider = new ScriptedProvider({ scripts: stepCrashScript });
-    const host = createAgentHost({ storage: new SqliteStorage({ path: dbFile }), logger: new ConsoleLogger('silent'), model: { provider }, runs: { pollMs: 5, leaseMs: 300, concurrency: 1 } });
+    const host = createAgentHost({
+      storage: new SqliteStorage({ path: dbFile }),
+      logger: new ConsoleLogger('silent'),
+      model: { provider },
+      runs: { pollMs: 5, leaseMs: 300, concurrency: 1 },
+    });
     host.capabilities.register(noteWrite(effectsFile));
     hosts.push(host);
     const started = await host.start();
     expect(started.recovered).toEqual([]); // killed between steps: no call was in flight
-    const done = await waitForStatus(host, runId, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { timeoutMs: 15_000 });
+    const done = await waitForStatus(host, runId, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      timeoutMs: 15_000,
+    });
     expect(done.status).toBe('succeeded');
     expect(done.finalText).toBe('Wrote three notes.');
 
@@ -68,13 +82,26 @@ describe('SIGKILL between steps (real child process, SQLite file)', () => {
     const after = new SqliteStorage({ path: dbFile });
     const messages = await messagesOf(after, runId);
     await after.close();
-    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     const results = messages.filter((m): m is ToolResultMessage => m.role === 'tool');
     expect(new Set(results.map((m) => m.toolCallId)).size).toBe(3);
     for (const r of results) expect(JSON.parse(r.content as string)).not.toHaveProperty('recovered');
     const events = await runEvents(host, runId);
     const phases = events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase);
     expect(phases).toEqual(['started', 'succeeded', 'started', 'succeeded', 'started', 'succeeded']);
-    expect(events.filter((e) => e.type === 'run_status').map((e) => (e.data as { status: string; reason?: string }).reason ?? (e.data as { status: string }).status)).toContain('resumed');
+    expect(
+      events
+        .filter((e) => e.type === 'run_status')
+        .map((e) => (e.data as { status: string; reason?: string }).reason ?? (e.data as { status: string }).status),
+    ).toContain('resumed');
   });
 });

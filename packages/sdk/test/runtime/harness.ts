@@ -1,5 +1,16 @@
 import Type from 'typebox';
-import { ConsoleLogger, ManualClock, SequentialIdGenerator, createAgentHost, defineCapability, type GoalFacts, type GoalFactsSnapshot, type RunOptions, type IdGenerator, type StorageAdapter } from '../../src/index';
+import {
+  ConsoleLogger,
+  ManualClock,
+  SequentialIdGenerator,
+  createAgentHost,
+  defineCapability,
+  type GoalFacts,
+  type GoalFactsSnapshot,
+  type RunOptions,
+  type IdGenerator,
+  type StorageAdapter,
+} from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 
@@ -14,34 +25,76 @@ export function makeWorld(clock: ManualClock) {
     if (!touched.has(runId)) touched.set(runId, new Set());
     touched.get(runId)!.add(title);
   };
-  const statusOf = (job: (typeof jobs)[number]) => (state.failDownloads ? 'failed' : clock.now() - job.at >= state.importAfterMs ? 'imported' : 'downloading');
+  const statusOf = (job: (typeof jobs)[number]) =>
+    state.failDownloads ? 'failed' : clock.now() - job.at >= state.importAfterMs ? 'imported' : 'downloading';
   const facts: GoalFacts = {
     forRun: async (runId): Promise<GoalFactsSnapshot> => {
       const mine = jobs.filter((j) => j.runId === runId);
       return {
         plans: [],
-        downloads: mine.map((j) => ({ id: j.id, mediaEntityId: `title:${j.title}`, title: j.title, status: statusOf(j) as 'imported' })),
-        organizes: mine.filter((j) => statusOf(j) === 'imported').map((j) => ({ id: `org-${j.id}`, downloadId: j.id, mediaEntityId: `title:${j.title}`, status: 'succeeded' as const, libraryPath: `/library/${j.title}` })),
-        library: [...(touched.get(runId) ?? [])].map((t) => ({ mediaEntityId: `title:${t}`, title: t, present: library.has(t) || mine.some((j) => j.title === t && statusOf(j) === 'imported') })),
+        downloads: mine.map((j) => ({
+          id: j.id,
+          mediaEntityId: `title:${j.title}`,
+          title: j.title,
+          status: statusOf(j) as 'imported',
+        })),
+        organizes: mine
+          .filter((j) => statusOf(j) === 'imported')
+          .map((j) => ({
+            id: `org-${j.id}`,
+            downloadId: j.id,
+            mediaEntityId: `title:${j.title}`,
+            status: 'succeeded' as const,
+            libraryPath: `/library/${j.title}`,
+          })),
+        library: [...(touched.get(runId) ?? [])].map((t) => ({
+          mediaEntityId: `title:${t}`,
+          title: t,
+          present: library.has(t) || mine.some((j) => j.title === t && statusOf(j) === 'imported'),
+        })),
       };
     },
   };
   const capabilities = [
     defineCapability({
-      id: 'inventory.query', version: 1, title: 'Query the library', description: 'Is a title in the library?', kind: 'read', replay: 'safe',
-      input: Type.Object({ title: Type.String() }), output: Type.Object({ present: Type.Boolean() }),
+      id: 'inventory.query',
+      version: 1,
+      title: 'Query the library',
+      description: 'Is a title in the library?',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ title: Type.String() }),
+      output: Type.Object({ present: Type.Boolean() }),
       handler: async (input, ctx) => {
         touch(ctx.runId, input.title);
         return { present: library.has(input.title) };
       },
     }),
     defineCapability({
-      id: 'download.submit', version: 1, title: 'Download a title', description: 'Adds a download job.', kind: 'execute', replay: 'never',
-      input: Type.Object({ title: Type.String() }), output: Type.Object({ jobId: Type.String() }),
+      id: 'download.submit',
+      version: 1,
+      title: 'Download a title',
+      description: 'Adds a download job.',
+      kind: 'execute',
+      replay: 'never',
+      input: Type.Object({ title: Type.String() }),
+      output: Type.Object({ jobId: Type.String() }),
       handler: async (input, ctx) => {
         touch(ctx.runId, input.title);
-        if (state.blockSubmit) await Promise.race([state.blockSubmit, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted by the run'))))]);
-        const job = { id: `job-${jobs.length + 1}`, title: input.title, runId: ctx.runId, at: clock.now(), key: ctx.idempotencyKey };
+        if (state.blockSubmit)
+          await Promise.race([
+            state.blockSubmit,
+            new Promise((_, reject) =>
+              ctx.signal.addEventListener('abort', () => reject(new Error('aborted by the run'))),
+            ),
+          ]);
+        const job = {
+          id: `job-${jobs.length + 1}`,
+          title: input.title,
+          runId: ctx.runId,
+          at: clock.now(),
+          key: ctx.idempotencyKey,
+        };
         jobs.push(job);
         return { jobId: job.id };
       },
@@ -51,7 +104,10 @@ export function makeWorld(clock: ManualClock) {
 }
 
 /** A started host with the scripted provider, manual clock, sequential ids and the tiny world. */
-export async function startHost(scripts: FakeScript | FakeScript[], options: { storage?: StorageAdapter; runs?: RunOptions; workers?: boolean; ids?: IdGenerator } = {}) {
+export async function startHost(
+  scripts: FakeScript | FakeScript[],
+  options: { storage?: StorageAdapter; runs?: RunOptions; workers?: boolean; ids?: IdGenerator } = {},
+) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = makeWorld(clock);
   const provider = new ScriptedProvider({ scripts });

@@ -4,8 +4,14 @@ import { ConsoleLogger, createAgentHost, defineCapability, HostLifecycleError, t
 import { makeStorage, STORAGE_KINDS } from '../helpers';
 
 const echo = defineCapability({
-  id: 'library.echo', version: 1, title: 'Echo', description: 'Returns its input.', kind: 'read', replay: 'safe',
-  input: Type.Object({ text: Type.String() }), output: Type.Object({ text: Type.String() }),
+  id: 'library.echo',
+  version: 1,
+  title: 'Echo',
+  description: 'Returns its input.',
+  kind: 'read',
+  replay: 'safe',
+  input: Type.Object({ text: Type.String() }),
+  output: Type.Object({ text: Type.String() }),
   handler: async (input) => ({ text: input.text }),
 });
 
@@ -58,7 +64,10 @@ describe.each(STORAGE_KINDS)('host lifecycle errors (%s storage)', (kind) => {
     // Nothing was written: after start the store is empty and the host works.
     await host.start({ workers: false });
     expect(await host.grants.list()).toEqual([]);
-    expect(await host.invoke(echo, { text: 'hi' }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded', output: { text: 'hi' } });
+    expect(await host.invoke(echo, { text: 'hi' }, { actor: 'user:admin' })).toMatchObject({
+      status: 'succeeded',
+      output: { text: 'hi' },
+    });
     await host.stop();
   });
 

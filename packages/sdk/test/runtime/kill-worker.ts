@@ -14,11 +14,20 @@ const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
  * @returns that value and the signal the child died of
  * @throws when the child exits before `ready` matched (its stderr in the message)
  */
-export async function killWorkerWhen<T>(script: string, args: string[], ready: (stdout: string) => T | undefined): Promise<{ value: T; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function killWorkerWhen<T>(
+  script: string,
+  args: string[],
+  ready: (stdout: string) => T | undefined,
+): Promise<{ value: T; signal: NodeJS.Signals | null }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   const value = await new Promise<T>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {

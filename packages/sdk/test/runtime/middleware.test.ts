@@ -12,8 +12,15 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
 });
 
-async function host(scripts: Parameters<typeof startHost>[0], middleware: RunMiddleware[], options: { storage?: StorageAdapter; runs?: Record<string, unknown> } = {}) {
-  const started = await startHost(scripts, { ...(options.storage ? { storage: options.storage } : {}), runs: { middleware, ...(options.runs ?? {}) } });
+async function host(
+  scripts: Parameters<typeof startHost>[0],
+  middleware: RunMiddleware[],
+  options: { storage?: StorageAdapter; runs?: Record<string, unknown> } = {},
+) {
+  const started = await startHost(scripts, {
+    ...(options.storage ? { storage: options.storage } : {}),
+    runs: { middleware, ...(options.runs ?? {}) },
+  });
   hosts.push(started.host);
   return started;
 }
@@ -73,9 +80,16 @@ describe('run middleware: order', () => {
     const log: string[] = [];
     const refuse: RunMiddleware = {
       name: 'no-writes',
-      beforeToolCall: (ctx) => (ctx.kind === 'execute' ? { action: 'refuse', code: 'WRITES_OFF', message: 'writes are switched off here' } : undefined),
+      beforeToolCall: (ctx) =>
+        ctx.kind === 'execute'
+          ? { action: 'refuse', code: 'WRITES_OFF', message: 'writes are switched off here' }
+          : undefined,
     };
-    const script = { match: 'Dune', steps: [{ toolCalls: [{ capability: 'download.submit', input: { title: 'Dune' } }] }], finalText: 'Could not submit.' };
+    const script = {
+      match: 'Dune',
+      steps: [{ toolCalls: [{ capability: 'download.submit', input: { title: 'Dune' } }] }],
+      finalText: 'Could not submit.',
+    };
     const { host: h, world, provider } = await host(script, [refuse, recorder('after', log)]);
     await h.grants.create({ action: 'download.submit', actor: 'user:admin' });
     const run = await h.startRun({ goal: 'Add Dune', actor: 'user:admin' });
@@ -83,16 +97,32 @@ describe('run middleware: order', () => {
     expect(world.jobs).toHaveLength(0);
     expect(log.filter((l) => l.includes('ToolCall'))).toEqual([]);
     const phases = (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call').map((e) => e.data);
-    expect(phases).toEqual([expect.objectContaining({ phase: 'blocked', error: { code: 'WRITES_OFF', message: 'writes are switched off here' } })]);
+    expect(phases).toEqual([
+      expect.objectContaining({
+        phase: 'blocked',
+        error: { code: 'WRITES_OFF', message: 'writes are switched off here' },
+      }),
+    ]);
     const result = provider.requests.at(-1)!.messages.find((m) => m.role === 'tool')!;
-    expect(JSON.parse(result.content as string)).toMatchObject({ status: 'failed', error: { code: 'WRITES_OFF' }, blocked: 'this call was not run' });
+    expect(JSON.parse(result.content as string)).toMatchObject({
+      status: 'failed',
+      error: { code: 'WRITES_OFF' },
+      blocked: 'this call was not run',
+    });
   });
 });
 
 describe('run middleware: ending a run', () => {
   const twoCalls = {
     match: 'look',
-    steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }, { capability: 'inventory.query', input: { title: 'Heat' } }] }],
+    steps: [
+      {
+        toolCalls: [
+          { capability: 'inventory.query', input: { title: 'Dune' } },
+          { capability: 'inventory.query', input: { title: 'Heat' } },
+        ],
+      },
+    ],
     finalText: 'done',
   };
   const limit: RunMiddleware = {
@@ -106,22 +136,46 @@ describe('run middleware: ending a run', () => {
     const ended = await waitForStatus(h, run.id, ['waiting', 'succeeded', 'failed']);
     expect(ended.status).toBe('waiting');
     const events = await runEvents(h, run.id);
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase)).toEqual(['started', 'succeeded', 'blocked']);
-    expect(events.find((e) => e.type === 'warning')!.data).toEqual({ source: 'runtime', code: 'ENOUGH', message: 'one read is enough for now', details: { stoppedBy: 'middleware "limit"' } });
-    expect((events.filter((e) => e.type === 'run_status').at(-1)!.data as { reason: string }).reason).toBe('paused by middleware "limit" (ENOUGH): send a message to continue');
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase)).toEqual([
+      'started',
+      'succeeded',
+      'blocked',
+    ]);
+    expect(events.find((e) => e.type === 'warning')!.data).toEqual({
+      source: 'runtime',
+      code: 'ENOUGH',
+      message: 'one read is enough for now',
+      details: { stoppedBy: 'middleware "limit"' },
+    });
+    expect((events.filter((e) => e.type === 'run_status').at(-1)!.data as { reason: string }).reason).toBe(
+      'paused by middleware "limit" (ENOUGH): send a message to continue',
+    );
   });
 
   it('stopRun: a background run ends failed with the code; failRun fails an interactive run before the model is called', async () => {
     const { host: h, provider } = await host(twoCalls, [limit]);
-    const run = await h.startRun({ goal: 'look up two films', mode: 'plan_only', actor: 'system:cron', origin: 'background' });
+    const run = await h.startRun({
+      goal: 'look up two films',
+      mode: 'plan_only',
+      actor: 'system:cron',
+      origin: 'background',
+    });
     const ended = await waitForStatus(h, run.id, ['waiting', 'succeeded', 'failed']);
     expect(ended.status).toBe('failed');
-    expect(ended.error).toEqual({ code: 'ENOUGH', message: 'stopped by middleware "limit": one read is enough for now' });
+    expect(ended.error).toEqual({
+      code: 'ENOUGH',
+      message: 'stopped by middleware "limit": one read is enough for now',
+    });
     const calls = provider.requests.length;
 
-    const { host: h2, provider: p2 } = await host(twoCalls, [{ name: 'gate', beforeModelRequest: (ctx) => ctx.failRun('NO_MODEL', 'the model is not available') }]);
+    const { host: h2, provider: p2 } = await host(twoCalls, [
+      { name: 'gate', beforeModelRequest: (ctx) => ctx.failRun('NO_MODEL', 'the model is not available') },
+    ]);
     const second = await h2.startRun({ goal: 'look up two films', mode: 'plan_only', actor: 'user:admin' });
-    expect(await waitForStatus(h2, second.id, ['waiting', 'succeeded', 'failed'])).toMatchObject({ status: 'failed', error: { code: 'NO_MODEL', message: 'the model is not available' } });
+    expect(await waitForStatus(h2, second.id, ['waiting', 'succeeded', 'failed'])).toMatchObject({
+      status: 'failed',
+      error: { code: 'NO_MODEL', message: 'the model is not available' },
+    });
     expect(p2.requests).toHaveLength(0);
     expect(calls).toBe(1);
   });
@@ -136,7 +190,10 @@ describe('run middleware: what it may change', () => {
         ctx.messages = [{ role: 'system', content: 'NOTE: prefer 1080p' }, ...ctx.messages];
       },
       afterToolCall: (ctx) => {
-        ctx.result = { ...ctx.result, content: JSON.stringify({ ...(JSON.parse(ctx.result.content as string) as object), checkedBy: 'annotate' }) };
+        ctx.result = {
+          ...ctx.result,
+          content: JSON.stringify({ ...(JSON.parse(ctx.result.content as string) as object), checkedBy: 'annotate' }),
+        };
       },
     };
     const { host: h, provider } = await host(lookTwice, [annotate], { storage });
@@ -147,7 +204,9 @@ describe('run middleware: what it may change', () => {
     expect(JSON.stringify(stored)).not.toContain('prefer 1080p');
     const result = stored.find((m) => m.role === 'tool')!;
     expect(JSON.parse(result.content as string)).toMatchObject({ status: 'succeeded', checkedBy: 'annotate' });
-    expect(JSON.parse(provider.requests[1]!.messages.find((m) => m.role === 'tool')!.content as string)).toMatchObject({ checkedBy: 'annotate' });
+    expect(JSON.parse(provider.requests[1]!.messages.find((m) => m.role === 'tool')!.content as string)).toMatchObject({
+      checkedBy: 'annotate',
+    });
   });
 
   it('a middleware cannot widen what a run may do: a tool it offers is still refused by the run rule and its handler never runs; its context holds no registry, grants or approvals', async () => {
@@ -159,22 +218,50 @@ describe('run middleware: what it may change', () => {
       },
       beforeModelRequest: (ctx) => {
         for (const k of Object.keys(ctx)) keys.add(k);
-        ctx.tools = [...ctx.tools, capabilityModelTool({ id: 'download.submit', version: 1, title: 'Download', description: 'x', kind: 'execute', replay: 'never', input: { type: 'object' } as never, output: {} as never, tags: [], aliases: [], policy: undefined, target: undefined })];
+        ctx.tools = [
+          ...ctx.tools,
+          capabilityModelTool({
+            id: 'download.submit',
+            version: 1,
+            title: 'Download',
+            description: 'x',
+            kind: 'execute',
+            replay: 'never',
+            input: { type: 'object' } as never,
+            output: {} as never,
+            tags: [],
+            aliases: [],
+            policy: undefined,
+            target: undefined,
+          }),
+        ];
       },
       beforeToolCall: (ctx) => {
         for (const k of Object.keys(ctx)) keys.add(k);
       },
     };
-    const script = { match: 'Dune', steps: [{ toolCalls: [{ capability: 'download.submit', input: { title: 'Dune' } }] }], finalText: 'tried' };
+    const script = {
+      match: 'Dune',
+      steps: [{ toolCalls: [{ capability: 'download.submit', input: { title: 'Dune' } }] }],
+      finalText: 'tried',
+    };
     const { host: h, world, provider } = await host(script, [widen]);
     await h.grants.create({ action: 'download.submit', actor: 'user:admin' });
     const run = await h.startRun({ goal: 'Add Dune', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(h, run.id, ['succeeded', 'failed']);
     expect(provider.requests[0]!.tools!.map((t) => t.name)).toContain('download.submit');
     expect(world.jobs).toHaveLength(0);
-    const settled = (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase !== 'started');
-    expect(settled.map((e) => e.data)).toEqual([expect.objectContaining({ phase: 'denied', error: expect.objectContaining({ code: expect.stringMatching(/^AUTH_/) }) })]);
-    for (const forbidden of ['capabilities', 'registry', 'invoke', 'grants', 'approvals', 'storage', 'ledger']) expect(keys).not.toContain(forbidden);
+    const settled = (await runEvents(h, run.id)).filter(
+      (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase !== 'started',
+    );
+    expect(settled.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        phase: 'denied',
+        error: expect.objectContaining({ code: expect.stringMatching(/^AUTH_/) }),
+      }),
+    ]);
+    for (const forbidden of ['capabilities', 'registry', 'invoke', 'grants', 'approvals', 'storage', 'ledger'])
+      expect(keys).not.toContain(forbidden);
   });
 
   it('state is saved with the step and read back by the next drive; per-drive objects are made again', async () => {
@@ -188,8 +275,23 @@ describe('run middleware: what it may change', () => {
       },
     };
     const scripts = [
-      { match: 'again', steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Heat' } }] }], finalText: 'second' },
-      { match: 'look', steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }, { capability: 'inventory.query', input: { title: 'Alien' } }] }], finalText: 'first' },
+      {
+        match: 'again',
+        steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Heat' } }] }],
+        finalText: 'second',
+      },
+      {
+        match: 'look',
+        steps: [
+          {
+            toolCalls: [
+              { capability: 'inventory.query', input: { title: 'Dune' } },
+              { capability: 'inventory.query', input: { title: 'Alien' } },
+            ],
+          },
+        ],
+        finalText: 'first',
+      },
     ];
     const { host: h } = await host(scripts, [counter], { storage });
     const run = await h.startRun({ goal: 'look for films', mode: 'plan_only', actor: 'user:admin' });
@@ -218,14 +320,23 @@ describe('run middleware: errors', () => {
     const run = await h.startRun({ goal: 'look for Dune', mode: 'plan_only', actor: 'user:admin' });
     const ended = await waitForStatus(h, run.id, ['succeeded', 'failed']);
     expect(ended.status).toBe('failed');
-    expect(ended.error).toEqual({ code: 'RUN_MIDDLEWARE_FAILED', message: 'middleware "boom" failed in afterToolCall: kaput' });
+    expect(ended.error).toEqual({
+      code: 'RUN_MIDDLEWARE_FAILED',
+      message: 'middleware "boom" failed in afterToolCall: kaput',
+    });
     const events = await runEvents(h, run.id);
     const warnings = events.filter((e) => e.type === 'warning').map((e) => e.data);
     expect(warnings).toEqual([
-      expect.objectContaining({ source: 'runtime', code: 'RUN_MIDDLEWARE_FAILED', details: { middleware: 'boom', hook: 'afterToolCall', cause: { code: 'ERROR', message: 'kaput' } } }),
+      expect.objectContaining({
+        source: 'runtime',
+        code: 'RUN_MIDDLEWARE_FAILED',
+        details: { middleware: 'boom', hook: 'afterToolCall', cause: { code: 'ERROR', message: 'kaput' } },
+      }),
     ]);
     // The step that opened the call was committed; the failing step (result, settled event, state, its warning) was not.
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase)).toEqual(['started']);
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase)).toEqual([
+      'started',
+    ]);
     const stored = await storedMessages(storage, run.id);
     expect(stored.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect((ended.runtimeState ?? {}) as Record<string, unknown>).not.toHaveProperty('middleware:boom');
@@ -235,17 +346,31 @@ describe('run middleware: errors', () => {
 
   it('a middleware that throws before the model call writes nothing of that step: no model call is counted or stored', async () => {
     const storage = new MemoryStorage();
-    const { host: h, provider } = await host(lookTwice, [{ name: 'early', beforeModelRequest: () => Promise.reject(new TypeError('no config')) }], { storage });
+    const { host: h, provider } = await host(
+      lookTwice,
+      [{ name: 'early', beforeModelRequest: () => Promise.reject(new TypeError('no config')) }],
+      { storage },
+    );
     const run = await h.startRun({ goal: 'look for Dune', mode: 'plan_only', actor: 'user:admin' });
     const ended = await waitForStatus(h, run.id, ['succeeded', 'failed']);
-    expect(ended.error).toEqual({ code: 'RUN_MIDDLEWARE_FAILED', message: 'middleware "early" failed in beforeModelRequest: no config' });
+    expect(ended.error).toEqual({
+      code: 'RUN_MIDDLEWARE_FAILED',
+      message: 'middleware "early" failed in beforeModelRequest: no config',
+    });
     expect(provider.requests).toHaveLength(0);
     expect(ended.usage.modelCalls).toBe(0);
     expect((await storedMessages(storage, run.id)).map((m) => m.role)).toEqual(['user']);
   });
 
   it('a throw from onRunEnd cannot change the stored outcome: it is reported as a warning', async () => {
-    const { host: h } = await host(lookTwice, [{ name: 'late', onRunEnd: () => { throw new Error('cleanup failed'); } }]);
+    const { host: h } = await host(lookTwice, [
+      {
+        name: 'late',
+        onRunEnd: () => {
+          throw new Error('cleanup failed');
+        },
+      },
+    ]);
     const run = await h.startRun({ goal: 'look for Dune', mode: 'plan_only', actor: 'user:admin' });
     expect((await waitForStatus(h, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
     let warning: unknown;
@@ -257,8 +382,11 @@ describe('run middleware: errors', () => {
   });
 
   it('invalid middleware is refused when the host is built (OPTIONS_INVALID)', () => {
-    const build = (middleware: unknown) => () => createAgentHost({ runs: { middleware: middleware as RunMiddleware[] } });
-    expect(build([{ name: 'x' }, { name: 'x' }])).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option: 'runs.middleware', middleware: 'x' } }));
+    const build = (middleware: unknown) => () =>
+      createAgentHost({ runs: { middleware: middleware as RunMiddleware[] } });
+    expect(build([{ name: 'x' }, { name: 'x' }])).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option: 'runs.middleware', middleware: 'x' } }),
+    );
     expect(build([{ name: 'loop_guard' }])).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
     expect(build([{ name: '' }])).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
     expect(build([{ name: 'y', afterToolCall: 'nope' }])).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));

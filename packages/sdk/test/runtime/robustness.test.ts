@@ -17,14 +17,20 @@ afterEach(async () => {
 
 describe('run robustness (bad input and odd sequences)', () => {
   it('a model call to a tool that does not exist gets a failed tool result and the run goes on', async () => {
-    const { host, provider } = await startHost({ match: 'ghost', steps: [{ toolCalls: [{ capability: 'no.such.tool', input: {} }] }], finalText: 'ok then' });
+    const { host, provider } = await startHost({
+      match: 'ghost',
+      steps: [{ toolCalls: [{ capability: 'no.such.tool', input: {} }] }],
+      finalText: 'ok then',
+    });
     hosts.push(host);
     const run = await host.startRun({ goal: 'ghost tool', mode: 'plan_only', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(done.status).toBe('succeeded');
     const result = provider.requests.at(-1)!.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(result.content as string)).toMatchObject({ status: 'failed' });
-    const phases = (await runEvents(host, run.id)).filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase);
+    const phases = (await runEvents(host, run.id))
+      .filter((e) => e.type === 'tool_call')
+      .map((e) => (e.data as { phase: string }).phase);
     expect(phases).toEqual(['started', 'failed']);
   });
 
@@ -52,7 +58,10 @@ describe('run robustness (bad input and odd sequences)', () => {
     const run = await host.startRun({ goal: 'Dune', actor: 'user:admin' });
     await inFacts;
     await host.stop();
-    const b = await startHost({ match: 'Dune', finalText: 'done' }, { storage: new SqliteStorage({ path: file }), ids: new RandomIdGenerator(), workers: false });
+    const b = await startHost(
+      { match: 'Dune', finalText: 'done' },
+      { storage: new SqliteStorage({ path: file }), ids: new RandomIdGenerator(), workers: false },
+    );
     hosts.push(b.host);
     const after = (await b.host.getRun(run.id)).run;
     expect(after.status).not.toBe('failed');
@@ -60,12 +69,16 @@ describe('run robustness (bad input and odd sequences)', () => {
   });
 
   it('a message sent while the run is finishing wakes it once more: nothing is dropped', async () => {
-    const { host } = await startHost([{ match: 'later', finalText: 'second answer' }, { match: 'first', finalText: 'first answer' }]);
+    const { host } = await startHost([
+      { match: 'later', finalText: 'second answer' },
+      { match: 'first', finalText: 'first answer' },
+    ]);
     hosts.push(host);
     const run = await host.startRun({ goal: 'first', mode: 'plan_only', actor: 'user:admin' });
     await host.appendToInbox(run.id, 'later please', 'user:admin');
     const done = await waitForStatus(host, run.id, ['succeeded'], { timeoutMs: 10_000 });
-    for (let i = 0; i < 200 && (await host.getRun(run.id)).inbox.length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && (await host.getRun(run.id)).inbox.length > 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect((await host.getRun(run.id)).inbox).toEqual([]);
     expect(['first answer', 'second answer']).toContain(done.finalText);
   });
@@ -74,7 +87,14 @@ describe('run robustness (bad input and odd sequences)', () => {
     const { host } = await startHost({ match: 'x', finalText: 'ok' });
     hosts.push(host);
     const run = await host.startRun({ goal: 'x', mode: 'plan_only', actor: 'user:admin' });
-    for (const options of [{ limit: Number.NaN }, { limit: 0 }, { limit: 'abc' }, { afterSeq: -1 }, { afterSeq: 1.5 }, { afterSeq: {} }]) {
+    for (const options of [
+      { limit: Number.NaN },
+      { limit: 0 },
+      { limit: 'abc' },
+      { afterSeq: -1 },
+      { afterSeq: 1.5 },
+      { afterSeq: {} },
+    ]) {
       await expect(host.getRun(run.id, options as never)).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
     }
     await expect(host.listRuns({ limit: -1 })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
@@ -85,8 +105,14 @@ describe('run robustness (bad input and odd sequences)', () => {
   it('startRun refuses a non-string sessionId, unknown budget names and a goal that is not valid Unicode', async () => {
     const { host } = await startHost({ match: 'x', finalText: 'ok' });
     hosts.push(host);
-    await expect(host.startRun({ goal: 'x', actor: 'user:admin', sessionId: {} as never })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
-    await expect(host.startRun({ goal: 'x', actor: 'user:admin', budgets: { bogus: 1 } as never })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
-    await expect(host.startRun({ goal: 'a\ud800b', actor: 'user:admin' })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
+    await expect(host.startRun({ goal: 'x', actor: 'user:admin', sessionId: {} as never })).rejects.toMatchObject({
+      code: 'RUN_REQUEST_INVALID',
+    });
+    await expect(
+      host.startRun({ goal: 'x', actor: 'user:admin', budgets: { bogus: 1 } as never }),
+    ).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
+    await expect(host.startRun({ goal: 'a\ud800b', actor: 'user:admin' })).rejects.toMatchObject({
+      code: 'RUN_REQUEST_INVALID',
+    });
   });
 });

@@ -9,7 +9,10 @@ afterEach(async () => {
 });
 
 /** Collects an iteration (each test bounds it with a signal, so a stream that never ends fails instead of hanging). */
-async function collect(iterable: AsyncIterable<RunEvent>, onEvent?: (e: RunEvent) => Promise<void> | void): Promise<RunEvent[]> {
+async function collect(
+  iterable: AsyncIterable<RunEvent>,
+  onEvent?: (e: RunEvent) => Promise<void> | void,
+): Promise<RunEvent[]> {
   const seen: RunEvent[] = [];
   for await (const e of iterable) {
     seen.push(e);
@@ -18,7 +21,8 @@ async function collect(iterable: AsyncIterable<RunEvent>, onEvent?: (e: RunEvent
   return seen;
 }
 
-const isTerminalStatus = (e: RunEvent | undefined) => e?.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(e.data.status);
+const isTerminalStatus = (e: RunEvent | undefined) =>
+  e?.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(e.data.status);
 
 describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s storage)', (kind) => {
   async function host(scripts: Parameters<typeof startHost>[0]) {
@@ -51,19 +55,25 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
   });
 
   it('a finished run that was woken is followed to its last end; `follow: true` stays open across the wake', async () => {
-    const { host: h } = await host([{ match: 'again', finalText: 'second answer' }, { match: 'look', finalText: 'first answer' }]);
+    const { host: h } = await host([
+      { match: 'again', finalText: 'second answer' },
+      { match: 'look', finalText: 'first answer' },
+    ]);
     const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: 'user:admin' });
     const follower = new AbortController();
     const followed: RunEvent[] = [];
     let endsSeen = 0;
-    const following = collect(h.events({ runId: run.id, follow: true, signal: follower.signal, pollMs: 20 }), async (e) => {
-      followed.push(e);
-      if (!isTerminalStatus(e)) return;
-      endsSeen += 1;
-      // The first end: a person writes to the finished run, which drives it once more.
-      if (endsSeen === 1) await h.appendToInbox(run.id, 'again please', 'user:admin');
-      else follower.abort();
-    });
+    const following = collect(
+      h.events({ runId: run.id, follow: true, signal: follower.signal, pollMs: 20 }),
+      async (e) => {
+        followed.push(e);
+        if (!isTerminalStatus(e)) return;
+        endsSeen += 1;
+        // The first end: a person writes to the finished run, which drives it once more.
+        if (endsSeen === 1) await h.appendToInbox(run.id, 'again please', 'user:admin');
+        else follower.abort();
+      },
+    );
     const guard = setTimeout(() => follower.abort(), 10_000);
     await following;
     clearTimeout(guard);
@@ -74,7 +84,9 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
     const replay = await collect(h.events({ runId: run.id, signal: AbortSignal.timeout(10_000) }));
     expect(replay.filter(isTerminalStatus)).toHaveLength(2);
     expect(replay.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'succeeded' } });
-    expect(replay.map((e) => e.globalSeq)).toEqual((await h.getRun(run.id, { limit: 1000 })).events.map((e) => e.globalSeq));
+    expect(replay.map((e) => e.globalSeq)).toEqual(
+      (await h.getRun(run.id, { limit: 1000 })).events.map((e) => e.globalSeq),
+    );
   });
 
   it('a waiting run does not end the iteration; its end does', async () => {
@@ -91,7 +103,10 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
       if (e.type === 'run_status' && e.data.status === 'waiting') waitingSeenAt = e.seq;
     });
     expect((await waitForStatus(h, run.id, ['waiting', 'succeeded', 'failed'])).status).toBe('waiting'); // submitted, not imported yet
-    const state = await Promise.race([seen.then(() => 'ended' as const), new Promise<'open'>((r) => setTimeout(() => r('open'), 300))]);
+    const state = await Promise.race([
+      seen.then(() => 'ended' as const),
+      new Promise<'open'>((r) => setTimeout(() => r('open'), 300)),
+    ]);
     expect(state).toBe('open');
     clock.advance(61_000); // the download imports
     await waitForStatus(h, run.id, ['succeeded', 'failed'], { clock, tickMs: 1000 });
@@ -105,6 +120,8 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
 
   it('refuses a follow option that is not a boolean', async () => {
     const { host: h } = await host({ match: 'look', finalText: 'ok' });
-    expect(() => h.events({ runId: 'run-1', follow: 'yes' as unknown as boolean })).toThrow(expect.objectContaining({ code: 'RUN_REQUEST_INVALID' }));
+    expect(() => h.events({ runId: 'run-1', follow: 'yes' as unknown as boolean })).toThrow(
+      expect.objectContaining({ code: 'RUN_REQUEST_INVALID' }),
+    );
   });
 });

@@ -16,7 +16,20 @@ const addDune = {
   match: 'Dune',
   steps: [
     { text: 'Checking the library. ', toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] },
-    { toolCalls: [{ capability: 'update_plan', input: { goal: 'add Dune', steps: [{ title: 'check library', status: 'completed', evidence: 'inventory.query: present=false' }, { title: 'download', status: 'in_progress' }] } }] },
+    {
+      toolCalls: [
+        {
+          capability: 'update_plan',
+          input: {
+            goal: 'add Dune',
+            steps: [
+              { title: 'check library', status: 'completed', evidence: 'inventory.query: present=false' },
+              { title: 'download', status: 'in_progress' },
+            ],
+          },
+        },
+      ],
+    },
     { toolCalls: [{ capability: 'download.submit', input: { title: 'Dune' } }] },
   ],
   finalText: 'Submitted Dune; it will be imported.',
@@ -41,11 +54,17 @@ describe('runs end to end (scripted model, real runtime)', () => {
     const done = await waitForStatus(h, run.id, ['succeeded', 'failed'], { clock, tickMs: 1000 });
     expect(done.status).toBe('succeeded');
     const detail = await h.getRun(run.id);
-    expect(detail.report).toMatchObject({ status: 'succeeded', verified: true, modelText: { text: 'Submitted Dune; it will be imported.', verified: false } });
+    expect(detail.report).toMatchObject({
+      status: 'succeeded',
+      verified: true,
+      modelText: { text: 'Submitted Dune; it will be imported.', verified: false },
+    });
     expect(detail.report?.facts.downloads).toEqual([expect.objectContaining({ title: 'Dune', status: 'imported' })]);
     expect(detail.checklist).toMatchObject({ goal: 'add Dune' });
     const types = (await runEvents(h, run.id)).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['run_status', 'text_delta', 'tool_call', 'checklist_updated', 'report']));
+    expect(types).toEqual(
+      expect.arrayContaining(['run_status', 'text_delta', 'tool_call', 'checklist_updated', 'report']),
+    );
   });
 
   it('a run whose download fails ends failed', async () => {
@@ -73,8 +92,13 @@ describe('runs end to end (scripted model, real runtime)', () => {
     expect(world.jobs).toHaveLength(0);
     const lastRequest = provider.requests.at(-1)!;
     const toolResult = lastRequest.messages.filter((m) => m.role === 'tool').at(-1)!;
-    expect(JSON.parse(toolResult.content as string)).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
-    const phases = (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase);
+    expect(JSON.parse(toolResult.content as string)).toMatchObject({
+      status: 'denied',
+      error: { code: 'AUTH_NO_AUTHORIZATION' },
+    });
+    const phases = (await runEvents(h, run.id))
+      .filter((e) => e.type === 'tool_call')
+      .map((e) => (e.data as { phase: string }).phase);
     expect(phases).toContain('denied');
   });
 
@@ -83,7 +107,9 @@ describe('runs end to end (scripted model, real runtime)', () => {
     const run = await h.startRun({ goal: 'Add Dune to the library', actor: 'user:admin' });
     const done = await waitForStatus(h, run.id, ['budget_exceeded', 'succeeded', 'failed']);
     expect(done.status).toBe('budget_exceeded');
-    expect(await h.decisions({ subjectId: run.id })).toEqual([expect.objectContaining({ kind: 'agent_budget', dedupeKey: `agent_budget:${run.id}`, status: 'open' })]);
+    expect(await h.decisions({ subjectId: run.id })).toEqual([
+      expect.objectContaining({ kind: 'agent_budget', dedupeKey: `agent_budget:${run.id}`, status: 'open' }),
+    ]);
   });
 
   it('the daily run budget refuses a run over agentMaxRunsPerDay', async () => {
@@ -96,8 +122,12 @@ describe('runs end to end (scripted model, real runtime)', () => {
 
   it('plan_only rejects an allowlist with an execute capability, and unknown capabilities', async () => {
     const { host: h } = await host(addDune);
-    await expect(h.startRun({ goal: 'x', mode: 'plan_only', capabilityAllowlist: ['download.submit'], actor: 'user:admin' })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
-    await expect(h.startRun({ goal: 'x', capabilityAllowlist: ['nope.nope'], actor: 'user:admin' })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
+    await expect(
+      h.startRun({ goal: 'x', mode: 'plan_only', capabilityAllowlist: ['download.submit'], actor: 'user:admin' }),
+    ).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
+    await expect(
+      h.startRun({ goal: 'x', capabilityAllowlist: ['nope.nope'], actor: 'user:admin' }),
+    ).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
     await expect(h.startRun({ goal: '', actor: 'user:admin' })).rejects.toMatchObject({ code: 'RUN_REQUEST_INVALID' });
     await expect(h.startRun({ goal: 'x', actor: 'nobody' })).rejects.toMatchObject({ code: 'ACTOR_INVALID' });
   });
@@ -132,13 +162,23 @@ describe('runs end to end (scripted model, real runtime)', () => {
     const run = await h.startRun({ goal: 'Add Dune to the library', actor: 'user:admin' });
     for (let i = 0; i < 2000; i++) {
       const events = await runEvents(h, run.id);
-      if (events.some((e) => e.type === 'tool_call' && (e.data as { capabilityId: string; phase: string }).capabilityId === 'download.submit' && (e.data as { phase: string }).phase === 'started')) break;
+      if (
+        events.some(
+          (e) =>
+            e.type === 'tool_call' &&
+            (e.data as { capabilityId: string; phase: string }).capabilityId === 'download.submit' &&
+            (e.data as { phase: string }).phase === 'started',
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 5));
     }
     await h.abort(run.id, 'stop now');
     expect((await waitForStatus(h, run.id, ['cancelled', 'succeeded', 'failed', 'waiting'])).status).toBe('cancelled');
     release();
-    const calls = (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit');
+    const calls = (await runEvents(h, run.id)).filter(
+      (e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit',
+    );
     expect(calls.map((e) => (e.data as { phase: string }).phase)).toEqual(['started', 'unknown']);
     expect(world.jobs).toHaveLength(0);
   });
@@ -146,7 +186,10 @@ describe('runs end to end (scripted model, real runtime)', () => {
   it('steering: a message appended while running is applied before the next model call', async () => {
     const { host: h, provider } = await host({
       match: 'Dune',
-      steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] }, { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune Part Two' } }] }],
+      steps: [
+        { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] },
+        { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune Part Two' } }] },
+      ],
       finalText: 'ok',
     });
     let appended = false;
@@ -163,7 +206,8 @@ describe('runs end to end (scripted model, real runtime)', () => {
       await new Promise((r) => setTimeout(r, 1));
     }
     await waitForStatus(h, run.id, ['succeeded', 'failed']);
-    for (const r of provider.requests) seen.push(...r.messages.filter((m) => m.role === 'user').map((m) => String(m.content)));
+    for (const r of provider.requests)
+      seen.push(...r.messages.filter((m) => m.role === 'user').map((m) => String(m.content)));
     expect(seen).toContain('Also check Part Two please');
     const types = (await runEvents(h, run.id)).map((e) => e.type);
     expect(types.indexOf('inbox_queued')).toBeGreaterThan(-1);
@@ -171,7 +215,10 @@ describe('runs end to end (scripted model, real runtime)', () => {
   });
 
   it('appending to a finished run wakes one new drive', async () => {
-    const { host: h, provider } = await host([{ match: 'again', finalText: 'second answer' }, { match: 'look', finalText: 'first answer' }]);
+    const { host: h, provider } = await host([
+      { match: 'again', finalText: 'second answer' },
+      { match: 'look', finalText: 'first answer' },
+    ]);
     const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(h, run.id, ['succeeded']);
     const calls = provider.requests.length;

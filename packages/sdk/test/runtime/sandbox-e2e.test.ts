@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, SequentialIdGenerator, SystemClock, type AgentHost } from '../../src/index';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  ManualClock,
+  SequentialIdGenerator,
+  SystemClock,
+  type AgentHost,
+} from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld, ScriptedProvider } from '../../src/testing';
@@ -46,13 +53,23 @@ describe('the sandbox world end to end (scripted model, real runtime)', () => {
     const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested');
     expect(asked).toBeDefined();
     const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
-    await host.approvals.decide(approvalId, { status: 'approved', actor: 'user:admin', payloadHash: (await host.plans.get(planId)).payloadHash });
-    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { clock, tickMs: 1000, timeoutMs: 15_000 });
+    await host.approvals.decide(approvalId, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: (await host.plans.get(planId)).payloadHash,
+    });
+    const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      clock,
+      tickMs: 1000,
+      timeoutMs: 15_000,
+    });
     expect(done.status).toBe('succeeded');
     expect(world.downloads()).toHaveLength(1);
     const detail = await host.getRun(run.id);
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true });
-    expect(detail.report!.facts.library).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true })]);
+    expect(detail.report!.facts.library).toEqual([
+      expect.objectContaining({ mediaEntityId: 'tmdb:693134', present: true }),
+    ]);
     expect(detail.checklist).toMatchObject({ goal: 'Add Dune: Part Two to the library' });
   });
 
@@ -83,7 +100,10 @@ describe('crash resume (real child process, SIGKILL inside download.submit, real
     const dbFile = join(dir, 'agent.sqlite');
     const worldFile = join(dir, 'world.json');
     const worker = fileURLToPath(new URL('./fixtures/crash-run-worker.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, worldFile], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, worldFile], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_c, signal) => resolve(signal)));
@@ -106,7 +126,11 @@ describe('crash resume (real child process, SIGKILL inside download.submit, real
     const runId = (JSON.parse(lines.find((l) => l.includes('runId'))!) as { runId: string }).runId;
 
     const clock = new SystemClock();
-    const world = new SandboxWorld({ clock, filePath: worldFile, durations: { queuedMs: 50, downloadMs: 200, importMs: 50 } });
+    const world = new SandboxWorld({
+      clock,
+      filePath: worldFile,
+      durations: { queuedMs: 50, downloadMs: 200, importMs: 50 },
+    });
     expect(world.downloads()).toHaveLength(1);
     const storage = new SqliteStorage({ path: dbFile });
     const host = createAgentHost({
@@ -121,12 +145,16 @@ describe('crash resume (real child process, SIGKILL inside download.submit, real
     const started = await host.start();
     hosts.push(host);
     expect(started.recovered.map((e) => e.capabilityId)).toEqual(['download.submit']);
-    const done = await waitForStatus(host, runId, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], { timeoutMs: 15_000 });
+    const done = await waitForStatus(host, runId, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      timeoutMs: 15_000,
+    });
     expect(done.status).toBe('succeeded');
     expect(world.downloads()).toHaveLength(1);
     const detail = await host.getRun(runId, { limit: 1000 });
     expect(detail.report).toMatchObject({ status: 'succeeded', verified: true });
-    const submits = detail.events.filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit').map((e) => (e.data as { phase: string }).phase);
+    const submits = detail.events
+      .filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'download.submit')
+      .map((e) => (e.data as { phase: string }).phase);
     expect(submits).toEqual(['started', 'unknown', 'started', 'succeeded']);
   });
 });

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost, type ModelProvider, type StorageAdapter } from '../../src/index';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  defineCapability,
+  type AgentHost,
+  type ModelProvider,
+  type StorageAdapter,
+} from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { type ModelEvent, type ModelRequest } from '../../src/models';
 import { type StorageSession } from '../../src/storage';
@@ -19,7 +26,21 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const REPOSITORIES = new Set(['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'events', 'messages', 'inbox', 'decisions', 'grantUsage']);
+const REPOSITORIES = new Set([
+  'ledger',
+  'approvals',
+  'grants',
+  'plans',
+  'policies',
+  'audit',
+  'settings',
+  'runs',
+  'events',
+  'messages',
+  'inbox',
+  'decisions',
+  'grantUsage',
+]);
 /** Writes of the run loop (the worker pool's lease calls are not the loop's). */
 const WRITES = /^(insert|patch|append|enqueue|markApplied|compareAndSet|update|put|set|delete\w*|charge\w*|add\w*)$/;
 
@@ -46,7 +67,8 @@ function recording(inner: StorageAdapter, log: StorageLog): StorageAdapter {
     new Proxy(s, {
       get(t, prop) {
         const value: unknown = Reflect.get(t, prop);
-        if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object') return repo(prop, value, sink);
+        if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object')
+          return repo(prop, value, sink);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
       },
     });
@@ -60,7 +82,8 @@ function recording(inner: StorageAdapter, log: StorageLog): StorageAdapter {
         };
       }
       const value: unknown = Reflect.get(t, prop);
-      if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object') return repo(prop, value, log.direct);
+      if (typeof prop === 'string' && REPOSITORIES.has(prop) && value && typeof value === 'object')
+        return repo(prop, value, log.direct);
       if (prop === 'appendAuditBatched') {
         return (...args: unknown[]) => {
           log.direct.push('appendAuditBatched');
@@ -87,14 +110,26 @@ class MarkingProvider implements ModelProvider {
 }
 
 const lookup = defineCapability({
-  id: 'bench.lookup', version: 1, title: 'Look up a release', description: 'What the library knows about a release.', kind: 'read', replay: 'safe',
-  input: Type.Object({ releaseId: Type.String() }), output: Type.Object({ releaseId: Type.String(), present: Type.Boolean() }),
+  id: 'bench.lookup',
+  version: 1,
+  title: 'Look up a release',
+  description: 'What the library knows about a release.',
+  kind: 'read',
+  replay: 'safe',
+  input: Type.Object({ releaseId: Type.String() }),
+  output: Type.Object({ releaseId: Type.String(), present: Type.Boolean() }),
   handler: async (input) => ({ releaseId: input.releaseId, present: true }),
 });
 
 const note = defineCapability({
-  id: 'note.write', version: 1, title: 'Write a note', description: 'A proposal (a side effect, claimed in the ledger).', kind: 'propose', replay: 'never',
-  input: Type.Object({ text: Type.String() }), output: Type.Object({ saved: Type.Boolean() }),
+  id: 'note.write',
+  version: 1,
+  title: 'Write a note',
+  description: 'A proposal (a side effect, claimed in the ledger).',
+  kind: 'propose',
+  replay: 'never',
+  input: Type.Object({ text: Type.String() }),
+  output: Type.Object({ saved: Type.Boolean() }),
   handler: async () => ({ saved: true }),
 });
 
@@ -102,8 +137,17 @@ const TURNS = 5;
 const script: FakeScript = {
   match: 'releases',
   steps: [
-    ...Array.from({ length: TURNS }, (_, i) => ({ text: `Looking up r${i}. `, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: `r${i}` } }] })),
-    { text: 'Two more. ', toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'x' } }, { capability: 'bench.lookup', input: { releaseId: 'y' } }] },
+    ...Array.from({ length: TURNS }, (_, i) => ({
+      text: `Looking up r${i}. `,
+      toolCalls: [{ capability: 'bench.lookup', input: { releaseId: `r${i}` } }],
+    })),
+    {
+      text: 'Two more. ',
+      toolCalls: [
+        { capability: 'bench.lookup', input: { releaseId: 'x' } },
+        { capability: 'bench.lookup', input: { releaseId: 'y' } },
+      ],
+    },
     { text: 'Noting it. ', toolCalls: [{ capability: 'note.write', input: { text: 'all found' } }] },
   ],
   finalText: 'All found.',
@@ -112,7 +156,12 @@ const script: FakeScript = {
 async function driveOnce(storage: StorageAdapter, scripts: FakeScript = script) {
   const log: StorageLog = { transactions: [], direct: [] };
   const provider = new MarkingProvider(new ScriptedProvider({ scripts }), log);
-  const host = createAgentHost({ storage: recording(storage, log), logger: new ConsoleLogger('silent'), model: { provider }, runs: { pollMs: 5, concurrency: 1 } });
+  const host = createAgentHost({
+    storage: recording(storage, log),
+    logger: new ConsoleLogger('silent'),
+    model: { provider },
+    runs: { pollMs: 5, concurrency: 1 },
+  });
   hosts.push(host);
   host.capabilities.register(lookup);
   host.capabilities.register(note);
@@ -145,8 +194,13 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     const { log, marks } = await driveOnce(make());
     expect(marks).toHaveLength(TURNS + 3);
     const between = (from: number, to: number) => ({
-      transactions: log.transactions.slice(marks[from]!.transactions, to < marks.length ? marks[to]!.transactions : undefined),
-      direct: log.direct.slice(marks[from]!.direct, to < marks.length ? marks[to]!.direct : undefined).filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
+      transactions: log.transactions.slice(
+        marks[from]!.transactions,
+        to < marks.length ? marks[to]!.transactions : undefined,
+      ),
+      direct: log.direct
+        .slice(marks[from]!.direct, to < marks.length ? marks[to]!.direct : undefined)
+        .filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
     });
     // Before the first model call: one step (the run's start with the drive's start: status, goal message).
     expect(log.transactions.slice(0, marks[0]!.transactions)).toHaveLength(1);
@@ -167,16 +221,26 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     const write = between(TURNS + 1, TURNS + 2).transactions;
     expect(write.filter((calls) => calls[0] === 'runs.patch')).toHaveLength(2);
     expect(write.filter((calls) => calls[0] !== 'runs.patch')).toHaveLength(2);
-    expect(write.filter((calls) => calls[0] !== 'runs.patch').every((calls) => calls.some((c) => c.startsWith('ledger.')) && !calls.includes('messages.append'))).toBe(true);
+    expect(
+      write
+        .filter((calls) => calls[0] !== 'runs.patch')
+        .every((calls) => calls.some((c) => c.startsWith('ledger.')) && !calls.includes('messages.append')),
+    ).toBe(true);
     // The final reply's step, then the run's end.
     expect(between(TURNS + 2, TURNS + 3).transactions).toHaveLength(2);
   });
 
   it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
     const long = 'A long answer streamed in pieces: '.repeat(6); // 204 characters: three live pieces, the rest with the step
-    const { log, marks } = await driveOnce(make(), { match: 'releases', steps: [{ text: long, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'r' } }] }], finalText: 'done' });
+    const { log, marks } = await driveOnce(make(), {
+      match: 'releases',
+      steps: [{ text: long, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'r' } }] }],
+      finalText: 'done',
+    });
     const transactions = log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions);
-    const direct = log.direct.slice(marks[0]!.direct, marks[1]!.direct).filter((c) => WRITES.test(c.split('.')[1] ?? ''));
+    const direct = log.direct
+      .slice(marks[0]!.direct, marks[1]!.direct)
+      .filter((c) => WRITES.test(c.split('.')[1] ?? ''));
     expect(transactions).toHaveLength(2);
     expect(direct).toEqual(['events.append', 'events.append', 'events.append']);
   });

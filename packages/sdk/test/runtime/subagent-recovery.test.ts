@@ -40,8 +40,14 @@ function newHost(dbFile: string): AgentHost {
   });
   host.capabilities.register(
     defineCapability({
-      id: 'inventory.query', version: 1, title: 'Query the library', description: 'Is a title in the library?', kind: 'read', replay: 'safe',
-      input: Type.Object({ title: Type.String() }), output: Type.Object({ present: Type.Boolean(), note: Type.String() }),
+      id: 'inventory.query',
+      version: 1,
+      title: 'Query the library',
+      description: 'Is a title in the library?',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ title: Type.String() }),
+      output: Type.Object({ present: Type.Boolean(), note: Type.String() }),
       handler: async () => {
         throw new Error('the resumed parent must not read again what its child already read');
       },
@@ -49,8 +55,14 @@ function newHost(dbFile: string): AgentHost {
   );
   host.capabilities.register(
     defineCapability({
-      id: 'indexer.scan', version: 1, title: 'Scan the indexer', description: 'A slow read.', kind: 'read', replay: 'safe',
-      input: Type.Object({}), output: Type.Object({}),
+      id: 'indexer.scan',
+      version: 1,
+      title: 'Scan the indexer',
+      description: 'A slow read.',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({}),
+      output: Type.Object({}),
       handler: async () => ({}),
     }),
   );
@@ -76,12 +88,19 @@ describe('subagents orphaned by a crash', () => {
     expect(running).toEqual([]);
 
     // The parent's delegate result carries what the child had read: the library answer, not just "unknown".
-    const delegated = (await runEvents(host, parentId)).filter((e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'delegate');
+    const delegated = (await runEvents(host, parentId)).filter(
+      (e) => e.type === 'tool_call' && (e.data as { capabilityId: string }).capabilityId === 'delegate',
+    );
     expect(delegated.at(-1)!.data).toMatchObject({ phase: 'failed', error: { code: 'SUBAGENT_CANCELLED' } });
     const storage = new SqliteStorage({ path: dbFile });
-    const messages = (await storage.messages.list(parentId)).map((m) => m.message as { role: string; name?: string; content: string });
+    const messages = (await storage.messages.list(parentId)).map(
+      (m) => m.message as { role: string; name?: string; content: string },
+    );
     await storage.close();
-    const result = JSON.parse(messages.find((m) => m.role === 'tool' && m.name === 'delegate')!.content) as { output: { findings: Array<{ capability: string; result: string }> }; recovered: boolean };
+    const result = JSON.parse(messages.find((m) => m.role === 'tool' && m.name === 'delegate')!.content) as {
+      output: { findings: Array<{ capability: string; result: string }> };
+      recovered: boolean;
+    };
     expect(result.recovered).toBe(true);
     expect(result.output.findings).toHaveLength(1);
     expect(result.output.findings[0]).toMatchObject({ capability: 'inventory.query' });

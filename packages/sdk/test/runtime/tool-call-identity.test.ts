@@ -3,8 +3,23 @@ import { admitToolCall, runtimeCallId } from '../../src/runtime/tool-call-identi
 
 const end = (rawArguments: string, ok = true) =>
   ok
-    ? ({ type: 'tool_call_end', id: 'download_submit:0', name: 'download.submit', rawArguments, ok: true, input: JSON.parse(rawArguments) } as const)
-    : ({ type: 'tool_call_end', id: '', name: 'download.submit', rawArguments, ok: false, input: {}, failure: { code: 'TOOL_ARGS_MALFORMED', message: 'bad' } } as const);
+    ? ({
+        type: 'tool_call_end',
+        id: 'download_submit:0',
+        name: 'download.submit',
+        rawArguments,
+        ok: true,
+        input: JSON.parse(rawArguments),
+      } as const)
+    : ({
+        type: 'tool_call_end',
+        id: '',
+        name: 'download.submit',
+        rawArguments,
+        ok: false,
+        input: {},
+        failure: { code: 'TOOL_ARGS_MALFORMED', message: 'bad' },
+      } as const);
 
 describe('tool-call identity rules', () => {
   it('names the n-th call of a turn after the turn prefix, in a form every provider accepts', () => {
@@ -14,7 +29,12 @@ describe('tool-call identity rules', () => {
 
   it('keeps the server id apart from the runtime id, and none when the server sent none', () => {
     expect(admitToolCall(end('{"title":"Dune"}'), 'call_4_0', 1024).part).toEqual({
-      type: 'tool_call', id: 'call_4_0', providerId: 'download_submit:0', name: 'download.submit', input: { title: 'Dune' }, rawArguments: '{"title":"Dune"}',
+      type: 'tool_call',
+      id: 'call_4_0',
+      providerId: 'download_submit:0',
+      name: 'download.submit',
+      input: { title: 'Dune' },
+      rawArguments: '{"title":"Dune"}',
     });
     const failed = admitToolCall(end('{"ti', false), 'call_4_1', 1024);
     expect(failed.part).not.toHaveProperty('providerId');

@@ -24,10 +24,24 @@ afterEach(async () => {
 function chunks(...lines: object[]): string {
   return lines.map((l) => JSON.stringify(l)).join('\n');
 }
-const chunk = (delta: object, finish: string | null = null) => ({ id: 'chatcmpl-own', object: 'chat.completion.chunk', created: 1770000000, model: 'own-model', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: 'chatcmpl-own',
+  object: 'chat.completion.chunk',
+  created: 1770000000,
+  model: 'own-model',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 const toolTurn = (calls: Array<{ id?: string; name: string; args: string }>) =>
   chunks(
-    chunk({ role: 'assistant', tool_calls: calls.map((c, index) => ({ index, ...(c.id ? { id: c.id } : {}), type: 'function', function: { name: c.name, arguments: c.args } })) }),
+    chunk({
+      role: 'assistant',
+      tool_calls: calls.map((c, index) => ({
+        index,
+        ...(c.id ? { id: c.id } : {}),
+        type: 'function',
+        function: { name: c.name, arguments: c.args },
+      })),
+    }),
     chunk({}, 'tool_calls'),
   );
 const textTurn = (text: string) => chunks(chunk({ role: 'assistant', content: text }), chunk({}, 'stop'));
@@ -44,7 +58,14 @@ async function hostOver(responses: ReplayResponse[], runs: RunOptions = {}, maxI
     storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
     clock,
     logger: new ConsoleLogger('silent'),
-    model: { provider: new OpenAICompatibleProvider({ baseUrl: server.url, apiKey: 'sk-test-0123456789', retry: { maxAttempts: 1 } }), model: 'own-model' },
+    model: {
+      provider: new OpenAICompatibleProvider({
+        baseUrl: server.url,
+        apiKey: 'sk-test-0123456789',
+        retry: { maxAttempts: 1 },
+      }),
+      model: 'own-model',
+    },
     goalFacts: world.facts,
     ...(maxInputBytes ? { maxInputBytes } : {}),
     runs: { pollMs: 5, leaseMs: 60_000, ...runs },
@@ -67,11 +88,15 @@ describe('tool-call identity is the runtime’s, not the server’s', () => {
     const ended = await waitForStatus(exec.host, r.id, ['succeeded', 'failed', 'waiting']);
     expect(ended.error).toBeNull();
     expect(exec.world.jobs.map((j) => j.title)).toEqual(['Dune', 'Heat']);
-    const settled = (await runEvents(exec.host, r.id)).filter((e) => e.type === 'tool_call' && e.data.phase !== 'started').map((e) => e.data as { callId: string; phase: string });
+    const settled = (await runEvents(exec.host, r.id))
+      .filter((e) => e.type === 'tool_call' && e.data.phase !== 'started')
+      .map((e) => e.data as { callId: string; phase: string });
     expect(settled.map((e) => e.phase)).toEqual(['succeeded', 'succeeded']);
     expect(new Set(settled.map((e) => e.callId)).size).toBe(2);
     // The ids sent back to the model are unique within the conversation, and each result answers its own call.
-    const last = exec.server.requests.at(-1)!.json as { messages: Array<{ role: string; tool_calls?: Array<{ id: string }>; tool_call_id?: string }> };
+    const last = exec.server.requests.at(-1)!.json as {
+      messages: Array<{ role: string; tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+    };
     const callIds = last.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
     const resultIds = last.messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
     expect(callIds).toHaveLength(2);
@@ -96,7 +121,10 @@ describe('tool-call identity is the runtime’s, not the server’s', () => {
   });
 
   it('a resumed run replays the stored call id, so the ledger returns the recorded outcome instead of running it again', async () => {
-    const { host, world } = await hostOver([replay(fixture('own-openai-reused-call-id-dune.chunks.txt')), replay(fixture('own-openai-final-text.chunks.txt'))]);
+    const { host, world } = await hostOver([
+      replay(fixture('own-openai-reused-call-id-dune.chunks.txt')),
+      replay(fixture('own-openai-final-text.chunks.txt')),
+    ]);
     await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'download Dune', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['succeeded', 'failed', 'waiting']);
@@ -104,7 +132,11 @@ describe('tool-call identity is the runtime’s, not the server’s', () => {
     const callId = (events.find((e) => e.type === 'tool_call')!.data as { callId: string }).callId;
     expect(callId).not.toBe('download_submit:0');
     // The same stored call, invoked again (what a crash resume does), maps to the same ledger entry.
-    const again = await host.invoke('download.submit', { title: 'Dune' }, { actor: `agent:${run.id}`, runId: run.id, callId });
+    const again = await host.invoke(
+      'download.submit',
+      { title: 'Dune' },
+      { actor: `agent:${run.id}`, runId: run.id, callId },
+    );
     expect(again).toMatchObject({ status: 'succeeded', replayed: true });
     expect(world.jobs).toHaveLength(1);
   });
@@ -114,7 +146,10 @@ describe('oversized tool arguments', () => {
   it('arguments over the input limit reach the model as a small INPUT_TOO_LARGE error, are not echoed back, and the run goes on', async () => {
     const huge = JSON.stringify({ title: 'x'.repeat(4096) });
     const { host, server, world } = await hostOver(
-      [replay(toolTurn([{ id: 'call_big', name: 'inventory_query', args: huge }])), replay(textTurn('I could not send that; the title was too long.'))],
+      [
+        replay(toolTurn([{ id: 'call_big', name: 'inventory_query', args: huge }])),
+        replay(textTurn('I could not send that; the title was too long.')),
+      ],
       {},
       1024,
     );
@@ -140,7 +175,9 @@ describe('runaway loops', () => {
     const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
     expect(ended.status).toBe('waiting');
     const events = await runEvents(host, run.id);
-    const phases = events.filter((e) => e.type === 'tool_call' && e.data.phase !== 'started').map((e) => (e.data as { phase: string }).phase);
+    const phases = events
+      .filter((e) => e.type === 'tool_call' && e.data.phase !== 'started')
+      .map((e) => (e.data as { phase: string }).phase);
     expect(phases).toEqual([...Array(5).fill('failed'), ...Array(5).fill('blocked')]);
     expect(server.requests).toHaveLength(10);
     const warnings = events.filter((e) => e.type === 'warning').map((e) => e.data as { code: string; source: string });
@@ -151,13 +188,20 @@ describe('runaway loops', () => {
     expect(status.reason).toMatch(/LOOP_BLOCKED_REPEATEDLY.*send a message/);
     // No two model calls that produced only refused calls ran back to back: a pause event sits between them.
     const order = events
-      .filter((e) => (e.type === 'tool_call' && (e.data as { phase: string }).phase === 'blocked') || (e.type === 'warning' && (e.data as { code: string }).code === 'LOOP_PAUSED'))
+      .filter(
+        (e) =>
+          (e.type === 'tool_call' && (e.data as { phase: string }).phase === 'blocked') ||
+          (e.type === 'warning' && (e.data as { code: string }).code === 'LOOP_PAUSED'),
+      )
       .map((e) => e.type);
     for (let i = 1; i < order.length; i++) expect(order[i] === 'tool_call' && order[i - 1] === 'tool_call').toBe(false);
   });
 
   it('a message from the user wakes a paused run for a new attempt', async () => {
-    const { host, server } = await hostOver([...Array.from({ length: 10 }, malformed), replay(textTurn('Sorry — I could not form the call.'))], { refusedTurnPauseMs: 1 });
+    const { host, server } = await hostOver(
+      [...Array.from({ length: 10 }, malformed), replay(textTurn('Sorry — I could not form the call.'))],
+      { refusedTurnPauseMs: 1 },
+    );
     const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
     await host.appendToInbox(run.id, 'stop retrying and tell me what went wrong', 'user:admin');
@@ -169,14 +213,22 @@ describe('runaway loops', () => {
 
   it('a background run repeating it ends failed with the guard’s code', async () => {
     const { host } = await hostOver(Array.from({ length: 40 }, malformed), { refusedTurnPauseMs: 1 });
-    const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'system:cron', origin: 'background' });
+    const run = await host.startRun({
+      goal: 'is Dune in the library?',
+      mode: 'plan_only',
+      actor: 'system:cron',
+      origin: 'background',
+    });
     const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
     expect(ended.status).toBe('failed');
     expect(ended.error?.code).toMatch(/^LOOP_/);
   });
 
   it('refused calls count toward maxToolCalls', async () => {
-    const { host, server } = await hostOver(Array.from({ length: 40 }, malformed), { refusedTurnPauseMs: 1, budgets: { maxToolCalls: 7 } });
+    const { host, server } = await hostOver(Array.from({ length: 40 }, malformed), {
+      refusedTurnPauseMs: 1,
+      budgets: { maxToolCalls: 7 },
+    });
     const run = await host.startRun({ goal: 'is Dune in the library?', mode: 'plan_only', actor: 'user:admin' });
     const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
     expect(ended.status).toBe('budget_exceeded');
@@ -186,9 +238,15 @@ describe('runaway loops', () => {
   });
 
   it('maxModelCalls bounds model calls even when every call succeeds', async () => {
-    const read = (n: number) => replay(toolTurn([{ id: `c${n}`, name: 'inventory_query', args: JSON.stringify({ title: `Title ${n}` }) }]));
+    const read = (n: number) =>
+      replay(toolTurn([{ id: `c${n}`, name: 'inventory_query', args: JSON.stringify({ title: `Title ${n}` }) }]));
     const { host, server } = await hostOver(Array.from({ length: 10 }, (_, n) => read(n)));
-    const run = await host.startRun({ goal: 'list things', mode: 'plan_only', actor: 'user:admin', budgets: { maxModelCalls: 3 } });
+    const run = await host.startRun({
+      goal: 'list things',
+      mode: 'plan_only',
+      actor: 'user:admin',
+      budgets: { maxModelCalls: 3 },
+    });
     const ended = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed', 'budget_exceeded']);
     expect(ended.status).toBe('budget_exceeded');
     expect(server.requests).toHaveLength(3);

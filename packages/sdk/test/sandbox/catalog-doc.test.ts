@@ -12,7 +12,12 @@ function tableRows(): string[][] {
     .trim()
     .split('\n')
     .slice(2) // header and separator
-    .map((line) => line.split('|').slice(1, -1).map((c) => c.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 describe('the sandbox catalog is documented in one place', () => {
@@ -22,9 +27,14 @@ describe('the sandbox catalog is documented in one place', () => {
     SANDBOX_TITLES.forEach((t, i) => {
       const [, kind, year, tmdb, names, ids, inLibrary] = rows[i]!;
       expect({ kind, year, tmdb }).toEqual({ kind: t.kind, year: String(t.year), tmdb: t.mediaId });
-      const otherTitles = [...new Set([t.originalTitle, t.localizedTitle].filter((n): n is string => !!n && n !== t.title))];
+      const otherTitles = [
+        ...new Set([t.originalTitle, t.localizedTitle].filter((n): n is string => !!n && n !== t.title)),
+      ];
       expect(names ? names.split(' / ') : []).toEqual(otherTitles);
-      const otherIds = [t.externalIds.douban && `douban:${t.externalIds.douban}`, t.externalIds.imdb && `imdb:${t.externalIds.imdb}`].filter(Boolean);
+      const otherIds = [
+        t.externalIds.douban && `douban:${t.externalIds.douban}`,
+        t.externalIds.imdb && `imdb:${t.externalIds.imdb}`,
+      ].filter(Boolean);
       expect(ids ? ids.split(', ') : []).toEqual(otherIds);
       expect(inLibrary === 'yes').toBe(SANDBOX_DEFAULT_LIBRARY.includes(`tmdb:${t.mediaId}`));
     });

@@ -5,7 +5,12 @@ import { SandboxWorld, registerSandboxCapabilities, type SandboxWorldOptions } f
 /** A real host (memory storage, manual clock, sequential ids, silent logger) with the sandbox world registered. */
 export async function makeSandboxHost(options: Omit<SandboxWorldOptions, 'clock'> = {}) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
-  const host = createAgentHost({ storage: new MemoryStorage(), clock, ids: new SequentialIdGenerator(), logger: new ConsoleLogger('silent') });
+  const host = createAgentHost({
+    storage: new MemoryStorage(),
+    clock,
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+  });
   await host.start();
   const world = new SandboxWorld({ ...options, clock });
   registerSandboxCapabilities(host, world);

@@ -17,11 +17,19 @@ async function planDune(host: Awaited<ReturnType<typeof makeSandboxHost>>['host'
   const found = await host.invoke('catalog.lookup', { query: '沙丘2' }, agent(runId));
   const item = (found.output as StandardOutput<'catalog.lookup'>).items[0]!;
   expect([found.status, item.mediaEntityId, item.inLibrary]).toEqual(['succeeded', 'tmdb:693134', false]);
-  const search = await host.invoke('release.search', { mediaSource: item.mediaSource, mediaId: item.mediaId, maxSizeBytes: 30_000_000_000 }, agent(runId));
+  const search = await host.invoke(
+    'release.search',
+    { mediaSource: item.mediaSource, mediaId: item.mediaId, maxSizeBytes: 30_000_000_000 },
+    agent(runId),
+  );
   const release = (search.output as StandardOutput<'release.search'>).releases[0]!;
   expect(release).toMatchObject({ resolution: '2160p', source: 'WEB-DL', mediaEntityId: 'tmdb:693134' });
   await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
-  const planned = await host.invoke('download.plan', { ...DUNE_2, kind: 'movie', releaseId: release.releaseId }, agent(runId));
+  const planned = await host.invoke(
+    'download.plan',
+    { ...DUNE_2, kind: 'movie', releaseId: release.releaseId },
+    agent(runId),
+  );
   expect(planned.status).toBe('succeeded');
   return (planned.output as StandardOutput<'download.plan'>).plan;
 }
@@ -38,9 +46,13 @@ describe('sandbox media world', () => {
     expect(submitted.status).toBe('pending'); // accepted, not done
     const job = (submitted.output as StandardOutput<'download.submit'>).download;
     expect(job).toMatchObject({ status: 'queued', planId: plan.id, mediaEntityId: 'tmdb:693134', progress: 0 });
-    expect((await world.forRun('run-1')).plans).toEqual([{ id: plan.id, type: 'download', mediaEntityId: 'tmdb:693134', status: 'submitted' }]);
+    expect((await world.forRun('run-1')).plans).toEqual([
+      { id: plan.id, type: 'download', mediaEntityId: 'tmdb:693134', status: 'submitted' },
+    ]);
 
-    const status = async () => ((await host.invoke('task.inspect', { taskId: job.id }, agent('run-1'))).output as StandardOutput<'task.inspect'>).tasks[0]!.status;
+    const status = async () =>
+      ((await host.invoke('task.inspect', { taskId: job.id }, agent('run-1'))).output as StandardOutput<'task.inspect'>)
+        .tasks[0]!.status;
     clock.advance(world.durations.queuedMs + world.durations.downloadMs / 2);
     expect(await status()).toBe('downloading');
     clock.advance(world.durations.downloadMs / 2);
@@ -49,18 +61,38 @@ describe('sandbox media world', () => {
     clock.advance(world.durations.importMs);
     expect(await status()).toBe('imported');
 
-    const inventory = (await host.invoke('inventory.query', { query: 'Dune: Part Two' }, agent('run-1'))).output as StandardOutput<'inventory.query'>;
-    expect(inventory.items).toEqual([expect.objectContaining({ mediaEntityId: 'tmdb:693134', libraryPath: '/media/library/Movies/Dune Part Two (2024)' })]);
+    const inventory = (await host.invoke('inventory.query', { query: 'Dune: Part Two' }, agent('run-1')))
+      .output as StandardOutput<'inventory.query'>;
+    expect(inventory.items).toEqual([
+      expect.objectContaining({
+        mediaEntityId: 'tmdb:693134',
+        libraryPath: '/media/library/Movies/Dune Part Two (2024)',
+      }),
+    ]);
     const facts = await world.forRun('run-1');
     expect(facts.plans[0]!.status).toBe('done');
-    expect(facts.downloads).toEqual([{ id: job.id, mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', status: 'imported' }]);
-    expect(facts.organizes).toEqual([{ id: 'org-1', downloadId: job.id, mediaEntityId: 'tmdb:693134', status: 'succeeded', libraryPath: '/media/library/Movies/Dune Part Two (2024)' }]);
+    expect(facts.downloads).toEqual([
+      { id: job.id, mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', status: 'imported' },
+    ]);
+    expect(facts.organizes).toEqual([
+      {
+        id: 'org-1',
+        downloadId: job.id,
+        mediaEntityId: 'tmdb:693134',
+        status: 'succeeded',
+        libraryPath: '/media/library/Movies/Dune Part Two (2024)',
+      },
+    ]);
     expect(facts.library).toEqual([{ mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', present: true }]);
   });
 
   it('a policy.acquisition grant covers download.plan and download.submit', async () => {
     const { host, clock, world } = await makeSandboxHost();
-    await host.grants.create({ action: 'policy.acquisition', actor: 'user:admin', scope: { mediaEntityIds: ['tmdb:693134'] } });
+    await host.grants.create({
+      action: 'policy.acquisition',
+      actor: 'user:admin',
+      scope: { mediaEntityIds: ['tmdb:693134'] },
+    });
     const plan = await planDune(host, 'run-1');
     const submitted = await host.invoke('download.submit', { planId: plan.id }, agent('run-1'));
     expect(submitted.status).toBe('pending');
@@ -72,7 +104,10 @@ describe('sandbox media world', () => {
     const { host, clock, world } = await makeSandboxHost({ autoImport: false });
     await host.grants.create({ action: '*', actor: 'user:admin' });
     const plan = await planDune(host, 'run-1');
-    const job = ((await host.invoke('download.submit', { planId: plan.id }, agent('run-1'))).output as StandardOutput<'download.submit'>).download;
+    const job = (
+      (await host.invoke('download.submit', { planId: plan.id }, agent('run-1')))
+        .output as StandardOutput<'download.submit'>
+    ).download;
     clock.advance(600_000);
     expect((await world.forRun('run-1')).downloads[0]!.status).toBe('completed');
     const organizePlan = await host.invoke('organize.plan', { downloadId: job.id }, agent('run-1'));
@@ -80,9 +115,17 @@ describe('sandbox media world', () => {
     expect([organizePlan.status, receipt.type]).toEqual(['succeeded', 'organize']);
     const executed = await host.invoke('organize.execute', { planId: receipt.id }, agent('run-1'));
     expect(executed.status).toBe('succeeded');
-    expect((executed.output as StandardOutput<'organize.execute'>).organize).toMatchObject({ status: 'succeeded', automatic: false, planId: receipt.id, downloadId: job.id });
+    expect((executed.output as StandardOutput<'organize.execute'>).organize).toMatchObject({
+      status: 'succeeded',
+      automatic: false,
+      planId: receipt.id,
+      downloadId: job.id,
+    });
     const facts = await world.forRun('run-1');
-    expect(facts.plans.map((p) => [p.type, p.status])).toEqual([['download', 'done'], ['organize', 'done']]);
+    expect(facts.plans.map((p) => [p.type, p.status])).toEqual([
+      ['download', 'done'],
+      ['organize', 'done'],
+    ]);
     expect(facts.library).toEqual([{ mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', present: true }]);
   });
 
@@ -90,7 +133,10 @@ describe('sandbox media world', () => {
     const { host, clock, world } = await makeSandboxHost({ faults: { stallDownloads: true } });
     await host.grants.create({ action: '*', actor: 'user:admin' });
     const plan = await planDune(host, 'run-1');
-    const job = ((await host.invoke('download.submit', { planId: plan.id }, agent('run-1'))).output as StandardOutput<'download.submit'>).download;
+    const job = (
+      (await host.invoke('download.submit', { planId: plan.id }, agent('run-1')))
+        .output as StandardOutput<'download.submit'>
+    ).download;
     expect(job.status).toBe('stalled');
     clock.advance(3_600_000);
     expect((await world.forRun('run-1')).downloads[0]!.status).toBe('stalled');
@@ -135,7 +181,10 @@ describe('sandbox media world', () => {
 
   it('a title with a number in it resolves as a title; a separate trailing year filters only when the whole text matches nothing', async () => {
     const { host } = await makeSandboxHost();
-    const ids = async (query: string) => ((await host.invoke('catalog.lookup', { query }, agent('run-1'))).output as StandardOutput<'catalog.lookup'>).items.map((i) => i.mediaEntityId);
+    const ids = async (query: string) =>
+      (
+        (await host.invoke('catalog.lookup', { query }, agent('run-1'))).output as StandardOutput<'catalog.lookup'>
+      ).items.map((i) => i.mediaEntityId);
     expect(await ids('Blade Runner 2049')).toEqual(['tmdb:335984']);
     expect(await ids('Dune 2021')).toEqual(['tmdb:438631']);
     expect(await ids('Dune (2024)')).toEqual(['tmdb:693134']);
@@ -155,12 +204,19 @@ describe('sandbox media world', () => {
     const { host, world } = await makeSandboxHost();
     world.addToLibrary('tmdb:693134');
     await host.grants.create({ action: '*', actor: 'user:admin' });
-    const found = (await host.invoke('catalog.lookup', { query: 'Dune Part Two 2024' }, agent('run-1'))).output as StandardOutput<'catalog.lookup'>;
+    const found = (await host.invoke('catalog.lookup', { query: 'Dune Part Two 2024' }, agent('run-1')))
+      .output as StandardOutput<'catalog.lookup'>;
     expect(found.items.map((i) => [i.mediaEntityId, i.inLibrary])).toEqual([['tmdb:693134', true]]);
-    const planned = await host.invoke('download.plan', { ...DUNE_2, kind: 'movie', releaseId: 'rel-693134-2' }, agent('run-1'));
+    const planned = await host.invoke(
+      'download.plan',
+      { ...DUNE_2, kind: 'movie', releaseId: 'rel-693134-2' },
+      agent('run-1'),
+    );
     expect([planned.status, planned.error?.code]).toEqual(['failed', 'MEDIA_ALREADY_IN_LIBRARY']);
     expect(world.downloads()).toEqual([]);
-    expect((await world.forRun('run-1')).library).toEqual([{ mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', present: true }]);
+    expect((await world.forRun('run-1')).library).toEqual([
+      { mediaEntityId: 'tmdb:693134', title: 'Dune: Part Two', present: true },
+    ]);
   });
 
   it('a plan whose title reached the library before submit is refused and its plan fails', async () => {
@@ -186,7 +242,12 @@ describe('sandbox media world', () => {
     const run2 = await world.forRun('run-2');
     expect(run1.downloads.map((d) => d.mediaEntityId)).toEqual(['tmdb:693134']);
     expect(run1.library.map((l) => l.mediaEntityId)).toEqual(['tmdb:693134']);
-    expect(run2).toEqual({ plans: [], downloads: [], organizes: [], library: [{ mediaEntityId: 'tmdb:872585', title: 'Oppenheimer', present: false }] });
+    expect(run2).toEqual({
+      plans: [],
+      downloads: [],
+      organizes: [],
+      library: [{ mediaEntityId: 'tmdb:872585', title: 'Oppenheimer', present: false }],
+    });
     expect(await world.forRun('run-3')).toEqual({ plans: [], downloads: [], organizes: [], library: [] });
   });
 
@@ -200,7 +261,9 @@ describe('sandbox media world', () => {
     clock.advance(60_000);
     expect(await copy.forRun('run-1')).toEqual(await world.forRun('run-1'));
     expect(copy.inLibrary('tmdb:693134')).toBe(true);
-    expect(() => SandboxWorld.fromJSON({ version: 2 } as never)).toThrow(expect.objectContaining({ code: 'SANDBOX_STATE_INVALID' }));
+    expect(() => SandboxWorld.fromJSON({ version: 2 } as never)).toThrow(
+      expect.objectContaining({ code: 'SANDBOX_STATE_INVALID' }),
+    );
   });
 
   it('with a file path the world saves after each mutation and a new world loads it', async () => {

@@ -18,14 +18,18 @@ export interface Child {
 
 export function spawnFixture(name: string, args: string[]): Child {
   const script = fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines: string[] = [];
   const waiters: Array<{ resolve: (l: string) => void; reject: (e: Error) => void }> = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   void exited.then((code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`${name} exited with ${code} before writing a line; stderr:\n${stderr}`));
+    for (const w of waiters.splice(0))
+      w.reject(new Error(`${name} exited with ${code} before writing a line; stderr:\n${stderr}`));
   });
   let buffer = '';
   child.stdout.setEncoding('utf8');
@@ -48,7 +52,8 @@ export function spawnFixture(name: string, args: string[]): Child {
     nextLine: () => {
       const line = lines.shift();
       if (line !== undefined) return Promise.resolve(line);
-      if (child.exitCode !== null) return Promise.reject(new Error(`${name} exited with ${child.exitCode}; stderr:\n${stderr}`));
+      if (child.exitCode !== null)
+        return Promise.reject(new Error(`${name} exited with ${child.exitCode}; stderr:\n${stderr}`));
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
   };

@@ -20,4 +20,7 @@ describeStorageConformance(
   { describe, it },
 );
 
-describeStorageConformance('sqlite (:memory:)', async () => ({ storage: createSqliteStorage({ path: ':memory:' }) }), { describe, it });
+describeStorageConformance('sqlite (:memory:)', async () => ({ storage: createSqliteStorage({ path: ':memory:' }) }), {
+  describe,
+  it,
+});

@@ -38,14 +38,36 @@ async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<v
     (e: unknown) => e,
   );
   expect(error, `expected a rejection with ${code}`).toBeDefined();
-  expect(isMediaAgentError(error, code), `expected ${code}, got ${String((error as { code?: unknown }).code ?? error)}`).toBe(true);
+  expect(
+    isMediaAgentError(error, code),
+    `expected ${code}, got ${String((error as { code?: unknown }).code ?? error)}`,
+  ).toBe(true);
 }
 
 function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
-    key, capabilityId: 'cap.test', capabilityVersion: 1, scopeId: 'run:1', callId: null, argsHash: 'h', state: 'running',
-    token: 'tok', actor: 'agent:run-1', invocationId: 'inv', runId: '1', taskId: null, approvalId: null, grantId: null,
-    bytes: 0, output: null, error: null, inputSummary: '{}', attempts: 1, claimedAt: 1, updatedAt: 1, settledAt: null,
+    key,
+    capabilityId: 'cap.test',
+    capabilityVersion: 1,
+    scopeId: 'run:1',
+    callId: null,
+    argsHash: 'h',
+    state: 'running',
+    token: 'tok',
+    actor: 'agent:run-1',
+    invocationId: 'inv',
+    runId: '1',
+    taskId: null,
+    approvalId: null,
+    grantId: null,
+    bytes: 0,
+    output: null,
+    error: null,
+    inputSummary: '{}',
+    attempts: 1,
+    claimedAt: 1,
+    updatedAt: 1,
+    settledAt: null,
     ...overrides,
   };
 }
@@ -82,7 +104,7 @@ describe('SqliteStorage', () => {
     }
   });
 
-  it('checkpoints the WAL every 4000 pages, not at SQLite\'s default of 1000 (fewer checkpoints, fewer fsyncs)', async () => {
+  it("checkpoints the WAL every 4000 pages, not at SQLite's default of 1000 (fewer checkpoints, fewer fsyncs)", async () => {
     const path = join(tempDir(), 'store.sqlite');
     const s = storage(path);
     await s.migrate();
@@ -97,7 +119,7 @@ describe('SqliteStorage', () => {
     expect(readFileSync(`${path}-wal`).length / pageSize).toBeLessThan(4200);
   });
 
-  it('returns a run\'s runtime state decoded when it is first read, as an ordinary enumerable field', async () => {
+  it("returns a run's runtime state decoded when it is first read, as an ordinary enumerable field", async () => {
     const s = storage(join(tempDir(), 'store.sqlite'));
     await s.migrate();
     const state = { guard: { counts: { a: 1 } }, targets: ['x', 'ü'] };
@@ -155,13 +177,28 @@ describe('SqliteStorage', () => {
     await first.ledger.insert(entry('k1', { callId: 'c1', output: { title: '整理' } }));
     await first.settings.set('automation', { enabled: true });
     await first.audit.append({
-      id: 'a1', seq: 0, at: 1, action: 'capability.invoke', actor: 'x', capabilityId: 'cap.test', invocationId: 'inv',
-      runId: null, taskId: null, outcome: 'succeeded', approvalId: null, grantId: null, idempotencyKey: 'k1', inputSummary: '{}', reason: null,
+      id: 'a1',
+      seq: 0,
+      at: 1,
+      action: 'capability.invoke',
+      actor: 'x',
+      capabilityId: 'cap.test',
+      invocationId: 'inv',
+      runId: null,
+      taskId: null,
+      outcome: 'succeeded',
+      approvalId: null,
+      grantId: null,
+      idempotencyKey: 'k1',
+      inputSummary: '{}',
+      reason: null,
     });
     await first.close();
     const second = storage(path);
     await second.migrate();
-    expect(await second.ledger.findByCall('run:1', 'c1')).toEqual(entry('k1', { callId: 'c1', output: { title: '整理' } }));
+    expect(await second.ledger.findByCall('run:1', 'c1')).toEqual(
+      entry('k1', { callId: 'c1', output: { title: '整理' } }),
+    );
     expect(await second.settings.get('automation')).toEqual({ enabled: true });
     expect((await second.audit.list()).map((a) => [a.id, a.seq])).toEqual([['a1', 1]]);
     const next = await second.audit.append({ ...(await second.audit.list())[0]!, id: 'a2' });
@@ -183,7 +220,10 @@ describe('SqliteStorage', () => {
     const s = storage(path);
     await expectCode(s.migrate(), 'STORAGE_CORRUPT');
     await expectCode(s.settings.get('k'), 'STORAGE_CORRUPT');
-    await expectCode(s.transaction(async (tx) => tx.settings.set('k', 1)), 'STORAGE_CORRUPT');
+    await expectCode(
+      s.transaction(async (tx) => tx.settings.set('k', 1)),
+      'STORAGE_CORRUPT',
+    );
     await expectCode(s.schemaVersion(), 'STORAGE_CORRUPT');
     await s.close();
     expect(sha256(path)).toBe(before);
@@ -196,7 +236,9 @@ describe('SqliteStorage', () => {
   it('refuses a store whose schema version is newer with STORAGE_SCHEMA_TOO_NEW and does not touch it', async () => {
     const path = join(tempDir(), 'newer.sqlite');
     const raw = new Database(path);
-    raw.exec(`CREATE TABLE future_table (x TEXT); INSERT INTO future_table VALUES ('keep me'); PRAGMA user_version = ${STORAGE_SCHEMA_VERSION + 1};`);
+    raw.exec(
+      `CREATE TABLE future_table (x TEXT); INSERT INTO future_table VALUES ('keep me'); PRAGMA user_version = ${STORAGE_SCHEMA_VERSION + 1};`,
+    );
     raw.close();
     const before = sha256(path);
     const s = storage(path);
@@ -209,7 +251,9 @@ describe('SqliteStorage', () => {
     expect(existsSync(`${path}-wal`)).toBe(false);
     const check = new Database(path, { readonly: true });
     try {
-      expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all()).toEqual([{ name: 'future_table' }]);
+      expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all()).toEqual([
+        { name: 'future_table' },
+      ]);
       expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
     } finally {
       check.close();
@@ -256,9 +300,14 @@ describe('SqliteStorage', () => {
     const b = storage(path);
     await Promise.all([a.migrate(), b.migrate()]);
     const claim = (s: SqliteStorage, token: string, i: number) =>
-      s.transaction(async (tx) => ((await tx.ledger.get(`k-${i}`)) ? false : tx.ledger.insert(entry(`k-${i}`, { token, callId: `c-${i}` }))));
+      s.transaction(async (tx) =>
+        (await tx.ledger.get(`k-${i}`)) ? false : tx.ledger.insert(entry(`k-${i}`, { token, callId: `c-${i}` })),
+      );
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => [claim(a, 'A', i), i % 2 ? b.ledger.insert(entry(`k-${i}`, { token: 'B', callId: `c-${i}` })) : claim(b, 'B', i)]).flat(),
+      Array.from({ length: 40 }, (_, i) => [
+        claim(a, 'A', i),
+        i % 2 ? b.ledger.insert(entry(`k-${i}`, { token: 'B', callId: `c-${i}` })) : claim(b, 'B', i),
+      ]).flat(),
     );
     for (let i = 0; i < 40; i++) expect(Number(results[2 * i]) + Number(results[2 * i + 1]), `key k-${i}`).toBe(1);
     const rows = await a.ledger.listByState(['running']);
@@ -269,13 +318,19 @@ describe('SqliteStorage', () => {
   it('two processes on one file, claiming the same keys in parallel, never both insert a key', async () => {
     const path = join(tempDir(), 'shared.sqlite');
     const count = 60;
-    const workers = [spawnFixture('claim-worker.ts', [path, 'P1', String(count)]), spawnFixture('claim-worker.ts', [path, 'P2', String(count)])];
+    const workers = [
+      spawnFixture('claim-worker.ts', [path, 'P1', String(count)]),
+      spawnFixture('claim-worker.ts', [path, 'P2', String(count)]),
+    ];
     for (const w of workers) expect(await w.nextLine()).toBe('ready');
     for (const w of workers) {
       w.send('go');
       w.end();
     }
-    const [won1, won2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [string[], string[]];
+    const [won1, won2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [
+      string[],
+      string[],
+    ];
     for (const w of workers) expect(await w.exited).toBe(0);
     expect(won1.filter((k) => won2.includes(k))).toEqual([]);
     expect([...won1, ...won2].sort()).toEqual(Array.from({ length: count }, (_, i) => `k-${i}`).sort());
@@ -329,7 +384,7 @@ describe('SqliteStorage', () => {
     }
   });
 
-  it('migrates a version 4 store to version 5, keeping each run\'s step list (the plan column) as its checklist', async () => {
+  it("migrates a version 4 store to version 5, keeping each run's step list (the plan column) as its checklist", async () => {
     const path = join(tempDir(), 'v4.sqlite');
     const raw = new Database(path);
     raw.pragma('journal_mode = WAL');
@@ -355,7 +410,7 @@ describe('SqliteStorage', () => {
     expect((await s.runs.get('r-old'))?.checklist).toBeNull();
   });
 
-  it('migrates a version 3 store to version 4, backfilling each grant\'s usage counters per UTC day from its ledger entries', async () => {
+  it("migrates a version 3 store to version 4, backfilling each grant's usage counters per UTC day from its ledger entries", async () => {
     const path = join(tempDir(), 'v3.sqlite');
     const raw = new Database(path);
     raw.pragma('journal_mode = WAL');
@@ -384,11 +439,21 @@ describe('SqliteStorage', () => {
     expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     expect(await s.grantUsage.get('g1', 20 * day)).toEqual({ grantId: 'g1', day: 20 * day, invocations: 2, bytes: 15 });
     expect(await s.grantUsage.get('g1', 21 * day)).toEqual({ grantId: 'g1', day: 21 * day, invocations: 1, bytes: 7 });
-    expect(await s.grantUsage.get('g2', 20 * day)).toEqual({ grantId: 'g2', day: 20 * day, invocations: 1, bytes: 1_000_000_000_000 });
+    expect(await s.grantUsage.get('g2', 20 * day)).toEqual({
+      grantId: 'g2',
+      day: 20 * day,
+      invocations: 1,
+      bytes: 1_000_000_000_000,
+    });
     // the same figures the ledger count gives (what budgets were checked against before version 4)
     expect(await s.ledger.usageForGrant('g1', 20 * day, 21 * day)).toEqual({ invocations: 2, bytes: 15 });
     // counting goes on from the backfilled figures
-    expect(await s.grantUsage.add('g1', 20 * day, 1, 1)).toEqual({ grantId: 'g1', day: 20 * day, invocations: 3, bytes: 16 });
+    expect(await s.grantUsage.add('g1', 20 * day, 1, 1)).toEqual({
+      grantId: 'g1',
+      day: 20 * day,
+      invocations: 3,
+      bytes: 16,
+    });
   });
 
   it('writes batched audit rows durably: another connection sees them once the event loop has turned, and they survive close and reopen', async () => {
@@ -396,8 +461,21 @@ describe('SqliteStorage', () => {
     const s = storage(path);
     await s.migrate();
     const row = (id: string) => ({
-      id, seq: 0, at: 1, action: 'capability.invoke' as const, actor: 'agent:run-1', capabilityId: 'cap.read', invocationId: `inv-${id}`, runId: null, taskId: null,
-      outcome: 'succeeded', approvalId: null, grantId: null, idempotencyKey: null, inputSummary: '{}', reason: null,
+      id,
+      seq: 0,
+      at: 1,
+      action: 'capability.invoke' as const,
+      actor: 'agent:run-1',
+      capabilityId: 'cap.read',
+      invocationId: `inv-${id}`,
+      runId: null,
+      taskId: null,
+      outcome: 'succeeded',
+      approvalId: null,
+      grantId: null,
+      idempotencyKey: null,
+      inputSummary: '{}',
+      reason: null,
     });
     const committed = [s.appendAuditBatched(row('r1')), s.appendAuditBatched(row('r2'))];
     await new Promise((resolve) => setImmediate(resolve));
@@ -431,7 +509,14 @@ describe('SqliteStorage', () => {
               await new Promise((resolve) => setTimeout(resolve, i % 3));
               return i;
             })
-            .then((value) => (other.prepare('SELECT value FROM settings WHERE key = ?').get(`k-${value}`) as { value: string } | undefined)?.value),
+            .then(
+              (value) =>
+                (
+                  other.prepare('SELECT value FROM settings WHERE key = ?').get(`k-${value}`) as
+                    | { value: string }
+                    | undefined
+                )?.value,
+            ),
         ),
       );
       expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
@@ -468,15 +553,22 @@ describe('SqliteStorage', () => {
     const b = storage(path);
     await Promise.all([a.migrate(), b.migrate()]);
     const count = 30;
-    for (let i = 0; i < count; i++) await a.runs.insert(runRecord(`run-${String(i).padStart(2, '0')}`, { createdAt: i }));
-    const calls = Array.from({ length: count + 10 }, (_, i) => (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A' : 'B', 100, 1_000));
+    for (let i = 0; i < count; i++)
+      await a.runs.insert(runRecord(`run-${String(i).padStart(2, '0')}`, { createdAt: i }));
+    const calls = Array.from({ length: count + 10 }, (_, i) =>
+      (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A' : 'B', 100, 1_000),
+    );
     const leased = (await Promise.all(calls)).flatMap((r) => (r ? [r.id] : []));
     expect(leased.sort()).toEqual(Array.from({ length: count }, (_, i) => `run-${String(i).padStart(2, '0')}`));
     for (const id of leased) expect(['A', 'B']).toContain((await a.runs.get(id))?.leaseOwner);
 
     // every lease expires at 1100 while the runs are `running`: each is taken over exactly once
     for (const id of leased) await a.runs.patch(id, { status: 'running' });
-    const takeovers = await Promise.all(Array.from({ length: count + 10 }, (_, i) => (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A2' : 'B2', 1_100, 1_000)));
+    const takeovers = await Promise.all(
+      Array.from({ length: count + 10 }, (_, i) =>
+        (i % 2 ? a : b).runs.acquireLease(i % 2 ? 'A2' : 'B2', 1_100, 1_000),
+      ),
+    );
     const taken = takeovers.flatMap((r) => (r ? [r.id] : []));
     expect(taken.sort()).toEqual(leased);
     expect(await b.runs.acquireLease('C', 1_100, 1_000)).toBeUndefined();
@@ -497,7 +589,10 @@ describe('SqliteStorage', () => {
       w.send('go');
       w.end();
     }
-    const [got1, got2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [string[], string[]];
+    const [got1, got2] = (await Promise.all(workers.map(async (w) => JSON.parse(await w.nextLine()) as string[]))) as [
+      string[],
+      string[],
+    ];
     for (const w of workers) expect(await w.exited).toBe(0);
     expect(got1.filter((id) => got2.includes(id))).toEqual([]);
     expect([...got1, ...got2].sort()).toEqual(ids);

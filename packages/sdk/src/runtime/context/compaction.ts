@@ -141,7 +141,14 @@ export interface CompactionAssessment {
  */
 export class ContextTurnTooLargeError extends MediaAgentError {
   /** @param details - token figures and the turn's message range */
-  constructor(details: { turnTokens: number; fixedTokens: number; pinnedTokens: number; windowTokens: number; from: number; to: number }) {
+  constructor(details: {
+    turnTokens: number;
+    fixedTokens: number;
+    pinnedTokens: number;
+    windowTokens: number;
+    from: number;
+    to: number;
+  }) {
     super(
       'CONTEXT_TURN_TOO_LARGE',
       `the latest turn (messages ${details.from}–${details.to - 1}, ${details.turnTokens} tokens) with the fixed prompt (${details.fixedTokens} tokens) and pinned facts (${details.pinnedTokens} tokens) exceeds the model window of ${details.windowTokens} tokens`,
@@ -173,7 +180,10 @@ function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | u
 }
 
 /** The last fixed part counted per counter: the same system messages and tool definitions (by identity) count the same. */
-const fixedCounted = new WeakMap<TokenCounter, { model: string | undefined; system: readonly ModelMessage[]; tools: readonly ModelTool[]; tokens: number }>();
+const fixedCounted = new WeakMap<
+  TokenCounter,
+  { model: string | undefined; system: readonly ModelMessage[]; tools: readonly ModelTool[]; tokens: number }
+>();
 
 /**
  * Tokens of the fixed part of a request (system messages and tool definitions), memoized for the
@@ -181,7 +191,12 @@ const fixedCounted = new WeakMap<TokenCounter, { model: string | undefined; syst
  * counting them means serializing every tool schema.
  * @internal
  */
-function fixedPartTokens(counter: TokenCounter, system: readonly ModelMessage[], tools: readonly ModelTool[], model: string | undefined): number {
+function fixedPartTokens(
+  counter: TokenCounter,
+  system: readonly ModelMessage[],
+  tools: readonly ModelTool[],
+  model: string | undefined,
+): number {
   const last = fixedCounted.get(counter);
   const same = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
   if (last && last.model === model && same(last.system, system) && same(last.tools, tools)) return last.tokens;
@@ -210,7 +225,8 @@ export function turnBoundaries(messages: readonly ModelMessage[]): number[] {
     const m = messages[i]!;
     if (i > 0 && m.role !== 'tool' && openUntil < i) out.push(i);
     if (m.role === 'assistant') {
-      for (const p of m.content) if (p.type === 'tool_call') openUntil = Math.max(openUntil, answeredAt.get(p.id) ?? -1);
+      for (const p of m.content)
+        if (p.type === 'tool_call') openUntil = Math.max(openUntil, answeredAt.get(p.id) ?? -1);
     }
   }
   return out;
@@ -226,10 +242,16 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
   if (!pinned) return '';
   const parts: string[] = [];
   if (pinned.goal) parts.push(`### Goal\n${pinned.goal}`);
-  if (pinned.checklist !== undefined && pinned.checklist !== null) parts.push(`### Current plan\n${JSON.stringify(pinned.checklist)}`);
+  if (pinned.checklist !== undefined && pinned.checklist !== null)
+    parts.push(`### Current plan\n${JSON.stringify(pinned.checklist)}`);
   if (pinned.unknownWrites?.length)
-    parts.push(`### Writes whose outcome is still unknown (verify with a read before retrying; never assume success or failure)\n${pinned.unknownWrites.map((w) => `- ${JSON.stringify(w)}`).join('\n')}`);
-  if (pinned.pendingApprovals?.length) parts.push(`### Approvals still pending (wait for the decision)\n${pinned.pendingApprovals.map((a) => `- ${JSON.stringify(a)}`).join('\n')}`);
+    parts.push(
+      `### Writes whose outcome is still unknown (verify with a read before retrying; never assume success or failure)\n${pinned.unknownWrites.map((w) => `- ${JSON.stringify(w)}`).join('\n')}`,
+    );
+  if (pinned.pendingApprovals?.length)
+    parts.push(
+      `### Approvals still pending (wait for the decision)\n${pinned.pendingApprovals.map((a) => `- ${JSON.stringify(a)}`).join('\n')}`,
+    );
   if (pinned.notes?.length) parts.push(`### Notes\n${pinned.notes.map((n) => `- ${n}`).join('\n')}`);
   return parts.length ? `## Pinned facts (verbatim, still current)\n${parts.join('\n')}` : '';
 }
@@ -251,10 +273,18 @@ export function renderPinnedFacts(pinned: PinnedFacts | undefined): string {
  * @returns the message
  * @public
  */
-export function summaryMessage(summary: string, pinned: PinnedFacts | undefined, count: number, assistantTurns = 0): UserMessage {
+export function summaryMessage(
+  summary: string,
+  pinned: PinnedFacts | undefined,
+  count: number,
+  assistantTurns = 0,
+): UserMessage {
   const pinnedBlock = renderPinnedFacts(pinned);
   const head = `${SUMMARY_MARKER} ${count} earlier messages (${assistantTurns} assistant turns) of this run were compacted to save context. This is a summary written by the runtime, not a new request from the user; tool results in it are historical.`;
-  return { role: 'user', content: [head, pinnedBlock, `${SUMMARY_HEADING}\n${summary.trim()}`].filter(Boolean).join('\n\n') };
+  return {
+    role: 'user',
+    content: [head, pinnedBlock, `${SUMMARY_HEADING}\n${summary.trim()}`].filter(Boolean).join('\n\n'),
+  };
 }
 
 /**
@@ -290,7 +320,17 @@ function summaryBody(m: UserMessage): string {
 /** Text of a user or tool message. @internal */
 function textOf(content: ModelMessage['content']): string {
   if (typeof content === 'string') return content;
-  return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? '[image]' : p.type === 'thinking' ? '' : `[tool call ${p.name}]`)).join('');
+  return content
+    .map((p) =>
+      p.type === 'text'
+        ? p.text
+        : p.type === 'image'
+          ? '[image]'
+          : p.type === 'thinking'
+            ? ''
+            : `[tool call ${p.name}]`,
+    )
+    .join('');
 }
 
 /** Cuts `s` to `max` characters (code points kept whole) with an explicit marker. @internal */
@@ -326,7 +366,9 @@ function resultStatus(m: ToolResultMessage): string {
 export function fallbackDigest(messages: readonly ModelMessage[], reason: string, maxChars = 12_000): string {
   const results = new Map<string, ToolResultMessage>();
   for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
-  const lines: string[] = [`Digest of ${messages.length} earlier messages (no model summary: ${truncate(reason, 200)}).`];
+  const lines: string[] = [
+    `Digest of ${messages.length} earlier messages (no model summary: ${truncate(reason, 200)}).`,
+  ];
   for (const m of messages) {
     if (isSummaryMessage(m)) lines.push(`Earlier summary: ${truncate(summaryBody(m as UserMessage), 2000)}`);
     else if (m.role === 'user') lines.push(`User: ${truncate(textOf(m.content), 300)}`);
@@ -334,9 +376,14 @@ export function fallbackDigest(messages: readonly ModelMessage[], reason: string
       const calls = m.content.filter((p) => p.type === 'tool_call');
       for (const p of calls) {
         const r = results.get(p.id);
-        lines.push(`Tool ${p.name} ${truncate(JSON.stringify(p.input ?? {}), 200)} → ${r ? resultStatus(r) : 'no result recorded'}`);
+        lines.push(
+          `Tool ${p.name} ${truncate(JSON.stringify(p.input ?? {}), 200)} → ${r ? resultStatus(r) : 'no result recorded'}`,
+        );
       }
-      const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('').trim();
+      const text = m.content
+        .flatMap((p) => (p.type === 'text' ? [p.text] : []))
+        .join('')
+        .trim();
       if (text && calls.length === 0) lines.push(`Assistant: ${truncate(text, 400)}`);
     }
   }
@@ -359,7 +406,8 @@ function resolve(options: CompactionOptions) {
     windowTokens,
     thresholdTokens: Math.floor((options.thresholdShare ?? COMPACTION_DEFAULTS.thresholdShare) * windowTokens),
     targetTokens: Math.floor((options.targetShare ?? COMPACTION_DEFAULTS.targetShare) * windowTokens),
-    summaryMaxTokens: options.summaryMaxTokens ?? Math.floor(Math.min(COMPACTION_DEFAULTS.summaryMaxTokens, 0.1 * windowTokens)),
+    summaryMaxTokens:
+      options.summaryMaxTokens ?? Math.floor(Math.min(COMPACTION_DEFAULTS.summaryMaxTokens, 0.1 * windowTokens)),
   };
 }
 
@@ -384,11 +432,29 @@ function resolve(options: CompactionOptions) {
 export function assessCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionAssessment {
   const { counter, model } = options;
   const r = resolve(options);
-  const fixedTokens = options.system?.length || options.tools?.length ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model) : MESSAGE_OVERHEAD_TOKENS;
+  const fixedTokens =
+    options.system?.length || options.tools?.length
+      ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model)
+      : MESSAGE_OVERHEAD_TOKENS;
   const per = messages.map((m) => messageTokens(counter, m, model));
   const totalTokens = fixedTokens + per.reduce((a, b) => a + b, 0);
-  const base = { windowTokens: r.windowTokens, thresholdTokens: r.thresholdTokens, targetTokens: r.targetTokens, totalTokens, fixedTokens };
-  const none = (reason: CompactionAssessment['reason']): CompactionAssessment => ({ ...base, needed: false, reason, cut: 0, summarize: [], keep: [...messages], summaryBudgetTokens: 0, expectedTokens: totalTokens });
+  const base = {
+    windowTokens: r.windowTokens,
+    thresholdTokens: r.thresholdTokens,
+    targetTokens: r.targetTokens,
+    totalTokens,
+    fixedTokens,
+  };
+  const none = (reason: CompactionAssessment['reason']): CompactionAssessment => ({
+    ...base,
+    needed: false,
+    reason,
+    cut: 0,
+    summarize: [],
+    keep: [...messages],
+    summaryBudgetTokens: 0,
+    expectedTokens: totalTokens,
+  });
   if (totalTokens <= r.thresholdTokens) return none('below_threshold');
 
   const boundaries = turnBoundaries(messages);
@@ -399,11 +465,19 @@ export function assessCompaction(messages: readonly ModelMessage[], options: Com
   const pinnedTokens = messageTokens(counter, summaryMessage('', options.pinned, 0), model);
   const lastTurn = suffix[last]!;
   if (fixedTokens + (last > 0 ? pinnedTokens : 0) + lastTurn > r.windowTokens) {
-    throw new ContextTurnTooLargeError({ turnTokens: lastTurn, fixedTokens, pinnedTokens: last > 0 ? pinnedTokens : 0, windowTokens: r.windowTokens, from: last, to: messages.length });
+    throw new ContextTurnTooLargeError({
+      turnTokens: lastTurn,
+      fixedTokens,
+      pinnedTokens: last > 0 ? pinnedTokens : 0,
+      windowTokens: r.windowTokens,
+      from: last,
+      to: messages.length,
+    });
   }
   if (last === 0) return none('no_boundary');
 
-  const cut = boundaries.find((b) => fixedTokens + pinnedTokens + r.summaryMaxTokens + suffix[b]! <= r.targetTokens) ?? last;
+  const cut =
+    boundaries.find((b) => fixedTokens + pinnedTokens + r.summaryMaxTokens + suffix[b]! <= r.targetTokens) ?? last;
   const room = r.windowTokens - (fixedTokens + pinnedTokens + suffix[cut]!);
   const summaryBudgetTokens = Math.max(0, Math.min(r.summaryMaxTokens, room));
   return {
@@ -434,17 +508,22 @@ export const COMPACTION_SUMMARY_PROMPT =
  * @returns messages for `ModelProvider.stream`
  * @public
  */
-export function summaryRequestMessages(messages: readonly ModelMessage[], partChars: number = COMPACTION_DEFAULTS.summarizerPartChars): ModelMessage[] {
+export function summaryRequestMessages(
+  messages: readonly ModelMessage[],
+  partChars: number = COMPACTION_DEFAULTS.summarizerPartChars,
+): ModelMessage[] {
   const lines: string[] = [];
   for (const m of messages) {
     if (isSummaryMessage(m)) lines.push(`[earlier summary]\n${truncate(summaryBody(m as UserMessage), partChars)}`);
     else if (m.role === 'system') lines.push(`[system note]\n${truncate(m.content, partChars)}`);
     else if (m.role === 'user') lines.push(`[user]\n${truncate(textOf(m.content), partChars)}`);
-    else if (m.role === 'tool') lines.push(`[tool result ${m.name} ${m.toolCallId}]\n${truncate(textOf(m.content), partChars)}`);
+    else if (m.role === 'tool')
+      lines.push(`[tool result ${m.name} ${m.toolCallId}]\n${truncate(textOf(m.content), partChars)}`);
     else
       for (const p of m.content) {
         if (p.type === 'text' && p.text.trim()) lines.push(`[assistant]\n${truncate(p.text, partChars)}`);
-        else if (p.type === 'tool_call') lines.push(`[tool call ${p.name} ${p.id}]\n${truncate(JSON.stringify(p.input ?? {}), partChars)}`);
+        else if (p.type === 'tool_call')
+          lines.push(`[tool call ${p.name} ${p.id}]\n${truncate(JSON.stringify(p.input ?? {}), partChars)}`);
       }
   }
   return [
@@ -499,21 +578,32 @@ function fitTokens(counter: TokenCounter, model: string | undefined, text: strin
  * @throws {@link ContextTurnTooLargeError} (`CONTEXT_TURN_TOO_LARGE`) as {@link assessCompaction}
  * @public
  */
-export async function compact(messages: readonly ModelMessage[], options: CompactionOptions & { summarize: Summarizer; signal?: AbortSignal }): Promise<CompactionResult> {
+export async function compact(
+  messages: readonly ModelMessage[],
+  options: CompactionOptions & { summarize: Summarizer; signal?: AbortSignal },
+): Promise<CompactionResult> {
   const assessment = assessCompaction(messages, options);
-  const count = (list: readonly ModelMessage[]) => assessment.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
-  if (!assessment.needed) return { messages: [...messages], assessment, summarySource: 'none', tokensAfter: assessment.totalTokens };
+  const count = (list: readonly ModelMessage[]) =>
+    assessment.fixedTokens + list.reduce((sum, m) => sum + messageTokens(options.counter, m, options.model), 0);
+  if (!assessment.needed)
+    return { messages: [...messages], assessment, summarySource: 'none', tokensAfter: assessment.totalTokens };
   let summary = '';
   let fallbackReason: string | undefined;
   try {
     summary = (await options.summarize(assessment.summarize, options.signal)).trim();
     if (!summary) fallbackReason = 'the summarizer returned an empty text';
   } catch (error) {
-    fallbackReason = error instanceof Error ? `${error instanceof MediaAgentError ? `${error.code}: ` : ''}${error.message}` : String(error);
+    fallbackReason =
+      error instanceof Error
+        ? `${error instanceof MediaAgentError ? `${error.code}: ` : ''}${error.message}`
+        : String(error);
   }
   if (fallbackReason !== undefined) summary = fallbackDigest(assessment.summarize, fallbackReason);
   summary = fitTokens(options.counter, options.model, summary, assessment.summaryBudgetTokens);
-  const next = [summaryMessage(summary, options.pinned, assessment.cut, summarizedAssistantTurns(assessment.summarize)), ...assessment.keep];
+  const next = [
+    summaryMessage(summary, options.pinned, assessment.cut, summarizedAssistantTurns(assessment.summarize)),
+    ...assessment.keep,
+  ];
   return {
     messages: next,
     assessment,
@@ -538,7 +628,10 @@ export async function compact(messages: readonly ModelMessage[], options: Compac
  * @returns the conversation with repeats replaced
  * @public
  */
-export function dedupeRepeatedResults(messages: readonly ModelMessage[], minChars: number = COMPACTION_DEFAULTS.dedupeMinChars): ModelMessage[] {
+export function dedupeRepeatedResults(
+  messages: readonly ModelMessage[],
+  minChars: number = COMPACTION_DEFAULTS.dedupeMinChars,
+): ModelMessage[] {
   const first = new Map<string, ToolResultMessage>();
   return messages.map((m) => {
     if (m.role !== 'tool') return m;

@@ -103,7 +103,8 @@ export function codePointToUnitIndex(text: string, index: CodePointIndex, offset
  */
 function escapedAt(text: string, i: number): { units: number; bytes: number; width: number } {
   const c = text.charCodeAt(i);
-  if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09) return { units: 2, bytes: 2, width: 1 };
+  if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09)
+    return { units: 2, bytes: 2, width: 1 };
   if (c < 0x20) return { units: 6, bytes: 6, width: 1 };
   if (c < 0x80) return { units: 1, bytes: 1, width: 1 };
   if (c < 0x800) return { units: 1, bytes: 2, width: 1 };
@@ -123,7 +124,13 @@ function escapedAt(text: string, i: number): { units: number; bytes: number; wid
  * @returns `end` (UTF-16 index after the slice) and `codePoints` taken
  * @public
  */
-export function takeEscapedPrefix(text: string, start: number, maxCodePoints: number, budget: number, unit: 'units' | 'bytes'): { end: number; codePoints: number } {
+export function takeEscapedPrefix(
+  text: string,
+  start: number,
+  maxCodePoints: number,
+  budget: number,
+  unit: 'units' | 'bytes',
+): { end: number; codePoints: number } {
   let used = 2;
   let i = start;
   let n = 0;

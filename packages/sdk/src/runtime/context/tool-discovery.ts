@@ -43,20 +43,27 @@ export const TOOL_DISCOVERY_DEFAULTS = Object.freeze({
  * family accepts (`providerSafeTool`); arguments are validated against the full schema.
  * @public
  */
-export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze(providerSafeTool({
-  name: SEARCH_TOOLS_TOOL,
-  description:
-    'Find more tools of this run by id, title, description, tags or aliases (English or Chinese, e.g. "organize" or "整理"). Returns at most 8 candidates; matching tools become callable on your next turn if they fit the tool budget, and that turn says which were enabled. A search that matches nothing does not list all tools: try other words.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      search: { type: 'string', minLength: 1, maxLength: 500, description: 'Words to look for: a tool id, a task, a tag or an alias.' },
-      limit: { type: 'integer', minimum: 1, maximum: 8, description: 'Most candidates to return (default 8).' },
+export const SEARCH_TOOLS_MODEL_TOOL: ModelTool = Object.freeze(
+  providerSafeTool({
+    name: SEARCH_TOOLS_TOOL,
+    description:
+      'Find more tools of this run by id, title, description, tags or aliases (English or Chinese, e.g. "organize" or "整理"). Returns at most 8 candidates; matching tools become callable on your next turn if they fit the tool budget, and that turn says which were enabled. A search that matches nothing does not list all tools: try other words.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        search: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          description: 'Words to look for: a tool id, a task, a tag or an alias.',
+        },
+        limit: { type: 'integer', minimum: 1, maximum: 8, description: 'Most candidates to return (default 8).' },
+      },
+      required: ['search'],
+      additionalProperties: false,
     },
-    required: ['search'],
-    additionalProperties: false,
-  },
-} as ModelTool));
+  } as ModelTool),
+);
 
 /**
  * Options of {@link ToolDiscovery}. Token figures are in tokens, shares are fractions of the window.
@@ -209,7 +216,9 @@ export class ToolSearchInputError extends MediaAgentError {
 export function capabilityModelTool(d: CapabilityDescriptor): ModelTool {
   const input = d.input as unknown as Record<string, unknown>;
   const model = (d.modelInputSchema ?? modelInputSchemaOf(d.input)) as Record<string, unknown>;
-  return model === input ? { name: d.id, description: d.description, inputSchema: input } : { name: d.id, description: d.description, inputSchema: model, validationSchema: input };
+  return model === input
+    ? { name: d.id, description: d.description, inputSchema: input }
+    : { name: d.id, description: d.description, inputSchema: model, validationSchema: input };
 }
 
 /**
@@ -233,7 +242,10 @@ export function capabilityModelTool(d: CapabilityDescriptor): ModelTool {
 export class ToolDiscovery {
   readonly #catalog = new Map<string, CapabilityDescriptor>();
   readonly #tokens = new Map<string, number>();
-  readonly #o: Required<Omit<ToolDiscoveryOptions, 'model' | 'alwaysOn'>> & { model: string | undefined; alwaysOn: readonly ModelTool[] };
+  readonly #o: Required<Omit<ToolDiscoveryOptions, 'model' | 'alwaysOn'>> & {
+    model: string | undefined;
+    alwaysOn: readonly ModelTool[];
+  };
   #goal = '';
   #selected: string[] = [];
   #candidates: string[] = [];
@@ -246,7 +258,8 @@ export class ToolDiscovery {
    * @throws `RangeError` for a negative or fractional `maxTools`
    */
   constructor(catalog: readonly CapabilityDescriptor[], options: ToolDiscoveryOptions) {
-    if (!Number.isInteger(options.maxTools) || options.maxTools < 0) throw new RangeError(`maxTools must be a non-negative integer, got ${options.maxTools}`);
+    if (!Number.isInteger(options.maxTools) || options.maxTools < 0)
+      throw new RangeError(`maxTools must be a non-negative integer, got ${options.maxTools}`);
     for (const d of catalog) this.#catalog.set(d.id, d);
     const d = TOOL_DISCOVERY_DEFAULTS;
     this.#o = {
@@ -271,7 +284,11 @@ export class ToolDiscovery {
    * @param options - as for the constructor
    * @returns the restored discovery
    */
-  static fromJSON(state: ToolDiscoveryState, catalog: readonly CapabilityDescriptor[], options: ToolDiscoveryOptions): ToolDiscovery {
+  static fromJSON(
+    state: ToolDiscoveryState,
+    catalog: readonly CapabilityDescriptor[],
+    options: ToolDiscoveryOptions,
+  ): ToolDiscovery {
     const d = new ToolDiscovery(catalog, options);
     d.#goal = state.goal;
     d.#selected = state.selected.filter((id) => d.#catalog.has(id));
@@ -283,7 +300,14 @@ export class ToolDiscovery {
 
   /** The state to save for crash resume (plain JSON). */
   toJSON(): ToolDiscoveryState {
-    return { version: 1, goal: this.#goal, selected: [...this.#selected], candidates: [...this.#candidates], lastReport: this.#lastReport, searched: this.#searched };
+    return {
+      version: 1,
+      goal: this.#goal,
+      selected: [...this.#selected],
+      candidates: [...this.#candidates],
+      lastReport: this.#lastReport,
+      searched: this.#searched,
+    };
   }
 
   /** True when discovery is on (`maxTools > 0`). */
@@ -313,7 +337,9 @@ export class ToolDiscovery {
     this.#candidates = [];
     this.#lastReport = '';
     this.#searched = false;
-    this.#selected = this.enabled ? searchCapabilities([...this.#catalog.values()], goal, this.#o.maxTools).map((h) => h.capability.id) : [];
+    this.#selected = this.enabled
+      ? searchCapabilities([...this.#catalog.values()], goal, this.#o.maxTools).map((h) => h.capability.id)
+      : [];
     return this.#selected;
   }
 
@@ -341,7 +367,11 @@ export class ToolDiscovery {
     }));
     const found = matches.filter((m) => m.status === 'candidate').map((m) => m.name);
     if (found.length > 0) this.#searched = true;
-    if (found.length > 0) this.#candidates = [...found, ...this.#candidates.filter((id) => !found.includes(id))].slice(0, this.#o.maxCandidates);
+    if (found.length > 0)
+      this.#candidates = [...found, ...this.#candidates.filter((id) => !found.includes(id))].slice(
+        0,
+        this.#o.maxCandidates,
+      );
     const note =
       matches.length === 0
         ? `No tool matches "${search}". The full tool list is not expanded; search again with other words (an id, a task, a tag or an alias).`
@@ -359,8 +389,15 @@ export class ToolDiscovery {
    */
   searchFromInput(input: unknown): ToolSearchOutput {
     const o = (input ?? {}) as { search?: unknown; limit?: unknown };
-    if (typeof o.search !== 'string' || !o.search.trim()) throw new ToolSearchInputError('search must be a non-empty string');
-    if (o.limit !== undefined && (typeof o.limit !== 'number' || !Number.isInteger(o.limit) || o.limit < 1 || o.limit > this.#o.maxResultsPerSearch))
+    if (typeof o.search !== 'string' || !o.search.trim())
+      throw new ToolSearchInputError('search must be a non-empty string');
+    if (
+      o.limit !== undefined &&
+      (typeof o.limit !== 'number' ||
+        !Number.isInteger(o.limit) ||
+        o.limit < 1 ||
+        o.limit > this.#o.maxResultsPerSearch)
+    )
       throw new ToolSearchInputError(`limit must be an integer from 1 to ${this.#o.maxResultsPerSearch}`);
     return this.search(o.search, o.limit as number | undefined);
   }
@@ -369,7 +406,10 @@ export class ToolDiscovery {
   #cost(tool: ModelTool): number {
     let n = this.#tokens.get(tool.name);
     if (n === undefined) {
-      n = this.#o.counter.count(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }), this.#o.model);
+      n = this.#o.counter.count(
+        JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }),
+        this.#o.model,
+      );
       this.#tokens.set(tool.name, n);
     }
     return n;
@@ -382,7 +422,11 @@ export class ToolDiscovery {
    * @returns tool definitions, no duplicates
    */
   baseTools(): ModelTool[] {
-    if (!this.enabled) return [...[...this.#catalog.values()].map(capabilityModelTool), ...this.#o.alwaysOn.filter((t) => t.name !== SEARCH_TOOLS_TOOL)];
+    if (!this.enabled)
+      return [
+        ...[...this.#catalog.values()].map(capabilityModelTool),
+        ...this.#o.alwaysOn.filter((t) => t.name !== SEARCH_TOOLS_TOOL),
+      ];
     const out = new Map<string, ModelTool>();
     for (const t of this.#o.alwaysOn) if (!out.has(t.name)) out.set(t.name, t);
     for (const id of this.#selected) {
@@ -407,7 +451,9 @@ export class ToolDiscovery {
    *   to have them counted here with the base tools; neither means 0
    * @returns tools, report and a note when the report changed since the last call
    */
-  toolsForNextCall(context: { requestTokens?: number; messages?: Parameters<TokenCounter['countRequest']>[0] } = {}): ToolsForCall {
+  toolsForNextCall(
+    context: { requestTokens?: number; messages?: Parameters<TokenCounter['countRequest']>[0] } = {},
+  ): ToolsForCall {
     if (!this.enabled) return { tools: this.baseTools(), report: undefined, note: undefined };
     const tools = this.baseTools();
     const names = new Set(tools.map((t) => t.name));
@@ -418,8 +464,17 @@ export class ToolDiscovery {
     const window = this.#o.contextWindowTokens;
     const budgetTokens = Math.floor(Math.min(this.#o.extraBudgetTokens, this.#o.extraBudgetWindowShare * window));
     const reserveTokens = Math.ceil(this.#o.reserveWindowShare * window);
-    const requestTokens = context.requestTokens ?? (context.messages ? this.#o.counter.countRequest(context.messages, tools, this.#o.model) : 0);
-    const report: ToolDiscoveryReport = { enabled: [], notEnabled: [], budgetTokens, usedTokens: 0, reserveTokens, requestTokens };
+    const requestTokens =
+      context.requestTokens ??
+      (context.messages ? this.#o.counter.countRequest(context.messages, tools, this.#o.model) : 0);
+    const report: ToolDiscoveryReport = {
+      enabled: [],
+      notEnabled: [],
+      budgetTokens,
+      usedTokens: 0,
+      reserveTokens,
+      requestTokens,
+    };
     for (const id of this.#candidates) {
       const d = this.#catalog.get(id);
       if (!d) {
@@ -430,15 +485,22 @@ export class ToolDiscovery {
       const tool = capabilityModelTool(d);
       const tokens = this.#cost(tool);
       if (report.usedTokens + tokens > budgetTokens) report.notEnabled.push({ id, tokens, reason: 'over_budget' });
-      else if (requestTokens + report.usedTokens + tokens > window - reserveTokens) report.notEnabled.push({ id, tokens, reason: 'reserve' });
+      else if (requestTokens + report.usedTokens + tokens > window - reserveTokens)
+        report.notEnabled.push({ id, tokens, reason: 'reserve' });
       else {
         report.enabled.push({ id, tokens });
         report.usedTokens += tokens;
         add(tool);
       }
     }
-    const fingerprint = JSON.stringify([report.enabled.map((e) => e.id), report.notEnabled.map((e) => [e.id, e.reason])]);
-    const changed = this.#searched || (fingerprint !== this.#lastReport && (report.enabled.length > 0 || report.notEnabled.length > 0 || this.#lastReport !== ''));
+    const fingerprint = JSON.stringify([
+      report.enabled.map((e) => e.id),
+      report.notEnabled.map((e) => [e.id, e.reason]),
+    ]);
+    const changed =
+      this.#searched ||
+      (fingerprint !== this.#lastReport &&
+        (report.enabled.length > 0 || report.notEnabled.length > 0 || this.#lastReport !== ''));
     this.#lastReport = fingerprint;
     this.#searched = false;
     return { tools, report, note: changed ? formatToolDiscoveryReport(report) : undefined };
@@ -460,7 +522,14 @@ const REASON_TEXT: Record<ToolNotEnabledReason, string> = {
  */
 export function formatToolDiscoveryReport(report: ToolDiscoveryReport): string {
   const lines = [`Tool discovery: extra tool budget ${report.usedTokens}/${report.budgetTokens} tokens.`];
-  lines.push(report.enabled.length > 0 ? `Enabled now: ${report.enabled.map((e) => e.id).join(', ')}.` : 'No discovered tool is enabled.');
-  for (const e of report.notEnabled) lines.push(`Not enabled: ${e.id} (${e.reason}: ${REASON_TEXT[e.reason]}${e.tokens ? `, ${e.tokens} tokens` : ''}).`);
+  lines.push(
+    report.enabled.length > 0
+      ? `Enabled now: ${report.enabled.map((e) => e.id).join(', ')}.`
+      : 'No discovered tool is enabled.',
+  );
+  for (const e of report.notEnabled)
+    lines.push(
+      `Not enabled: ${e.id} (${e.reason}: ${REASON_TEXT[e.reason]}${e.tokens ? `, ${e.tokens} tokens` : ''}).`,
+    );
   return lines.join('\n');
 }

@@ -5,7 +5,13 @@ import { MediaAgentError } from '../../core/errors';
 import type { ModelTool } from '../../models/types';
 import { SystemClock, type Clock } from '../../ports/clock';
 import { RandomIdGenerator, type IdGenerator } from '../../ports/id-generator';
-import { codePointToUnitIndex, indexCodePoints, takeEscapedPrefix, utf8ByteLength, type CodePointIndex } from './text-units';
+import {
+  codePointToUnitIndex,
+  indexCodePoints,
+  takeEscapedPrefix,
+  utf8ByteLength,
+  type CodePointIndex,
+} from './text-units';
 
 /*
  * Large tool results: a result over the preview size
@@ -179,7 +185,11 @@ export const TOOL_RESULT_ERROR_CODES = Object.freeze({
  */
 export class ToolResultExpiredError extends MediaAgentError {
   /** @param resultId - the id asked for; @param reason - why it is gone; @param limits - the limits to quote */
-  constructor(resultId: string, reason: GoneReason, limits: { ttlMs: number; maxResultsPerRun: number; maxBytesPerRun: number }) {
+  constructor(
+    resultId: string,
+    reason: GoneReason,
+    limits: { ttlMs: number; maxResultsPerRun: number; maxBytesPerRun: number },
+  ) {
     const why =
       reason === 'expired'
         ? `it expired (stored results are kept for ${formatDuration(limits.ttlMs)})`
@@ -299,7 +309,12 @@ export class ToolResultStore {
       pageBudgetChars: options.pageBudgetChars ?? d.pageBudgetChars,
     };
     for (const [name, value] of Object.entries(limits)) {
-      if (!Number.isSafeInteger(value) || value <= 0) throw new MediaAgentError('OPTIONS_INVALID', `ToolResultStore option ${name} must be a positive integer; got ${String(value)}`, { option: name });
+      if (!Number.isSafeInteger(value) || value <= 0)
+        throw new MediaAgentError(
+          'OPTIONS_INVALID',
+          `ToolResultStore option ${name} must be a positive integer; got ${String(value)}`,
+          { option: name },
+        );
     }
     const order: [keyof typeof limits, keyof typeof limits][] = [
       ['previewBytes', 'maxResultBytes'],
@@ -308,10 +323,17 @@ export class ToolResultStore {
     ];
     for (const [a, b] of order) {
       if (limits[a] > limits[b] || (a === 'previewBytes' && limits[a] === limits[b])) {
-        throw new MediaAgentError('OPTIONS_INVALID', `ToolResultStore option ${a} (${limits[a]}) must be ${a === 'previewBytes' ? 'below' : 'at most'} ${b} (${limits[b]})`, { option: a });
+        throw new MediaAgentError(
+          'OPTIONS_INVALID',
+          `ToolResultStore option ${a} (${limits[a]}) must be ${a === 'previewBytes' ? 'below' : 'at most'} ${b} (${limits[b]})`,
+          { option: a },
+        );
       }
     }
-    if (limits.pageBudgetChars < 16) throw new MediaAgentError('OPTIONS_INVALID', 'ToolResultStore option pageBudgetChars must be at least 16', { option: 'pageBudgetChars' });
+    if (limits.pageBudgetChars < 16)
+      throw new MediaAgentError('OPTIONS_INVALID', 'ToolResultStore option pageBudgetChars must be at least 16', {
+        option: 'pageBudgetChars',
+      });
     this.limits = Object.freeze(limits);
     this.#clock = options.clock ?? new SystemClock();
     this.#ids = options.ids ?? new RandomIdGenerator();
@@ -325,7 +347,12 @@ export class ToolResultStore {
       ttlResolution: 0,
       perf: { now: () => clock.now() },
       updateAgeOnGet: false,
-      dispose: (entry, id, reason) => this.#forget(id, entry, this.#dropping ?? (reason === 'expire' ? 'expired' : reason === 'evict' ? 'evicted' : 'released')),
+      dispose: (entry, id, reason) =>
+        this.#forget(
+          id,
+          entry,
+          this.#dropping ?? (reason === 'expire' ? 'expired' : reason === 'evict' ? 'evicted' : 'released'),
+        ),
     });
     this.#gone = new LRUCache<string, Tombstone>({ max: 4096 });
   }
@@ -346,11 +373,19 @@ export class ToolResultStore {
     if (text.length <= previewBytes / 3 || utf8ByteLength(text) <= previewBytes) return { kind: 'inline', text };
     const index = indexCodePoints(text);
     if (index.bytes > maxResultBytes) {
-      return { kind: 'too_large', message: tooLargeMessage(tool, index.bytes, maxResultBytes), totalBytes: index.bytes, maxResultBytes };
+      return {
+        kind: 'too_large',
+        message: tooLargeMessage(tool, index.bytes, maxResultBytes),
+        totalBytes: index.bytes,
+        maxResultBytes,
+      };
     }
     this.#sweep();
     const shelf: RunShelf = this.#runs.get(runId) ?? { ids: new Map<string, number>(), bytes: 0 };
-    while (shelf.ids.size > 0 && (shelf.ids.size + 1 > maxResultsPerRun || shelf.bytes + index.bytes > maxBytesPerRun)) {
+    while (
+      shelf.ids.size > 0 &&
+      (shelf.ids.size + 1 > maxResultsPerRun || shelf.bytes + index.bytes > maxBytesPerRun)
+    ) {
       const oldest = shelf.ids.keys().next().value as string;
       this.#drop(oldest, 'evicted');
     }
@@ -392,20 +427,40 @@ export class ToolResultStore {
    */
   read(runId: string, resultId: string, offset = 0, limit: number = this.limits.maxPageCodePoints): ToolResultPage {
     if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new ToolResultRangeError(`offset must be a whole number of characters ≥ 0 (use next_offset from the previous page); got ${String(offset)}`, { offset });
+      throw new ToolResultRangeError(
+        `offset must be a whole number of characters ≥ 0 (use next_offset from the previous page); got ${String(offset)}`,
+        { offset },
+      );
     }
     if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new ToolResultRangeError(`limit must be a whole number of characters ≥ 1 (at most ${this.limits.maxPageCodePoints}); got ${String(limit)}`, { limit });
+      throw new ToolResultRangeError(
+        `limit must be a whole number of characters ≥ 1 (at most ${this.limits.maxPageCodePoints}); got ${String(limit)}`,
+        { limit },
+      );
     }
     const entry = this.#lookup(runId, resultId);
     const total = entry.index.codePoints;
     if (offset > total) {
-      throw new ToolResultRangeError(`offset ${offset} is past the end: result_id ${JSON.stringify(resultId)} has ${total} characters (offsets 0–${total}).`, { offset, totalChars: total });
+      throw new ToolResultRangeError(
+        `offset ${offset} is past the end: result_id ${JSON.stringify(resultId)} has ${total} characters (offsets 0–${total}).`,
+        { offset, totalChars: total },
+      );
     }
     const start = codePointToUnitIndex(entry.text, entry.index, offset);
-    const take = takeEscapedPrefix(entry.text, start, Math.min(limit, this.limits.maxPageCodePoints), this.limits.pageBudgetChars, 'units');
+    const take = takeEscapedPrefix(
+      entry.text,
+      start,
+      Math.min(limit, this.limits.maxPageCodePoints),
+      this.limits.pageBudgetChars,
+      'units',
+    );
     const next = offset + take.codePoints;
-    return { text: entry.text.slice(start, take.end), offset, nextOffset: next < total ? next : null, totalChars: total };
+    return {
+      text: entry.text.slice(start, take.end),
+      offset,
+      nextOffset: next < total ? next : null,
+      totalChars: total,
+    };
   }
 
   /**
@@ -509,8 +564,19 @@ export class ToolResultStore {
 export const ReadToolResultInputSchema = Type.Object(
   {
     result_id: Type.String({ minLength: 1, description: 'The result_id given with a truncated tool result.' }),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Character (Unicode code point) offset to start at; pass next_offset from the previous answer. Default 0.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, description: `Most characters (code points) to return; default and maximum ${TOOL_RESULT_STORE_DEFAULTS.maxPageCodePoints}. Pages may be shorter when the text needs much escaping.` })),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Character (Unicode code point) offset to start at; pass next_offset from the previous answer. Default 0.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: `Most characters (code points) to return; default and maximum ${TOOL_RESULT_STORE_DEFAULTS.maxPageCodePoints}. Pages may be shorter when the text needs much escaping.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -581,13 +647,23 @@ export function formatStoredToolResult(stored: StoredToolResult): string {
  * @returns `{ result_id, offset, next_offset, total_chars, note, text }`
  * @public
  */
-export function toolResultPageView(resultId: string, page: ToolResultPage): { result_id: string; offset: number; next_offset: number | null; total_chars: number; note: string; text: string } {
+export function toolResultPageView(
+  resultId: string,
+  page: ToolResultPage,
+): { result_id: string; offset: number; next_offset: number | null; total_chars: number; note: string; text: string } {
   const count = (page.nextOffset ?? page.totalChars) - page.offset;
   const note =
     page.nextOffset === null
       ? `characters ${page.offset}–${page.totalChars} of ${page.totalChars}; this is the end of the result.`
       : `characters ${page.offset}–${page.offset + count} of ${page.totalChars}; call ${READ_TOOL_RESULT_TOOL} with offset ${page.nextOffset} for more.`;
-  return { result_id: resultId, offset: page.offset, next_offset: page.nextOffset, total_chars: page.totalChars, note, text: page.text };
+  return {
+    result_id: resultId,
+    offset: page.offset,
+    next_offset: page.nextOffset,
+    total_chars: page.totalChars,
+    note,
+    text: page.text,
+  };
 }
 
 function tooLargeMessage(tool: string, bytes: number, max: number): string {

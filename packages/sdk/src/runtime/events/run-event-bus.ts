@@ -48,8 +48,18 @@ export class RunEventBus {
    * Persists an event, then publishes it.
    * @param session - write inside this transaction (the caller publishes with {@link RunEventBus.publish} after commit); omitted: own transaction, published at once
    */
-  async emit<T extends RunEventType>(runId: string, type: T, data: RunEventPayloads[T], session?: StorageSession): Promise<RunEvent> {
-    const record = await (session ?? this.storage).events.append({ runId, type, at: this.clock.now(), data: data as unknown as JsonValue });
+  async emit<T extends RunEventType>(
+    runId: string,
+    type: T,
+    data: RunEventPayloads[T],
+    session?: StorageSession,
+  ): Promise<RunEvent> {
+    const record = await (session ?? this.storage).events.append({
+      runId,
+      type,
+      at: this.clock.now(),
+      data: data as unknown as JsonValue,
+    });
     const event = toRunEvent(record);
     if (!session) this.publish(event);
     return event;
@@ -90,7 +100,8 @@ export class RunEventBus {
             for (const record of page) {
               last = record.globalSeq;
               if (options.runId === undefined || record.runId === options.runId) {
-                if (record.type === 'run_status') ended = TERMINAL_RUN_STATUSES.includes((record.data as { status: RunStatus }).status);
+                if (record.type === 'run_status')
+                  ended = TERMINAL_RUN_STATUSES.includes((record.data as { status: RunStatus }).status);
                 yield toRunEvent(record);
               }
               if (options.signal?.aborted) return;
@@ -133,5 +144,12 @@ export class RunEventBus {
 
 /** Converts a stored record into a {@link RunEvent}. @public */
 export function toRunEvent(record: RunEventRecord): RunEvent {
-  return { type: record.type, runId: record.runId, seq: record.seq, globalSeq: record.globalSeq, at: record.at, data: record.data } as RunEvent;
+  return {
+    type: record.type,
+    runId: record.runId,
+    seq: record.seq,
+    globalSeq: record.globalSeq,
+    at: record.at,
+    data: record.data,
+  } as RunEvent;
 }

@@ -16,7 +16,15 @@ export interface RunEventPayloads {
   /** A piece of the model's text. */
   text_delta: { text: string };
   /** A tool call started or settled. */
-  tool_call: { callId: string; capabilityId: string; phase: ToolCallPhase; invocationId?: string; idempotencyKey?: string; error?: { code: string; message: string }; output?: JsonValue };
+  tool_call: {
+    callId: string;
+    capabilityId: string;
+    phase: ToolCallPhase;
+    invocationId?: string;
+    idempotencyKey?: string;
+    error?: { code: string; message: string };
+    output?: JsonValue;
+  };
   /** The run's checklist was replaced (`update_plan`), or cleared (`null`) when a finished run is resumed. */
   checklist_updated: { checklist: RunChecklist | null };
   /** A steering message was queued. */
@@ -24,7 +32,13 @@ export interface RunEventPayloads {
   /** Queued steering messages reached the model. */
   inbox_applied: { inboxIds: string[] };
   /** An approval was requested for a plan the run wants to execute. */
-  approval_requested: { approvalId: string; planType: string; planId: string; payloadHash: string; capabilityId: string };
+  approval_requested: {
+    approvalId: string;
+    planType: string;
+    planId: string;
+    payloadHash: string;
+    capabilityId: string;
+  };
   /** An approval the run asked for was decided. */
   approval_decided: { approvalId: string; status: string };
   /** The goal report verified from the host's `GoalFacts` (written just before the run's final `run_status`). */
@@ -54,4 +68,13 @@ export type RunEventType = keyof RunEventPayloads;
  * type's payload from {@link RunEventPayloads}, e.g. `e.data.report.status`, with no cast.
  * @public
  */
-export type RunEvent = { [T in RunEventType]: { type: T; runId: string; seq: number; globalSeq: number; at: number; data: RunEventPayloads[T] } }[RunEventType];
+export type RunEvent = {
+  [T in RunEventType]: {
+    type: T;
+    runId: string;
+    seq: number;
+    globalSeq: number;
+    at: number;
+    data: RunEventPayloads[T];
+  };
+}[RunEventType];

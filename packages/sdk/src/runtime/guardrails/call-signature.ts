@@ -56,7 +56,12 @@ export function resultFingerprint(outcome: GuardOutcome): string {
  * @param pollingActions - `action` values that make a call a poll
  * @public
  */
-export function isPollingCall(tool: string, input: unknown, pollingTools: readonly string[], pollingActions: readonly string[]): boolean {
+export function isPollingCall(
+  tool: string,
+  input: unknown,
+  pollingTools: readonly string[],
+  pollingActions: readonly string[],
+): boolean {
   if (pollingTools.includes(tool)) return true;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
   const action = (input as Record<string, unknown>).action;

@@ -7,7 +7,8 @@ export const CONTINUATION_PROMPT =
   '[continue] Your last reply said what you would do next but called no tool, so nothing happened. Do it now by calling the tool. If the task is finished or you are blocked, give your final answer instead.';
 
 /** Chinese form of {@link CONTINUATION_PROMPT}. @public */
-export const CONTINUATION_PROMPT_ZH = '[继续] 你上一条回复说明了下一步要做什么，但没有调用任何工具，所以什么也没有发生。请现在调用工具去做；如果任务已完成或无法继续，请直接给出最终答复。';
+export const CONTINUATION_PROMPT_ZH =
+  '[继续] 你上一条回复说明了下一步要做什么，但没有调用任何工具，所以什么也没有发生。请现在调用工具去做；如果任务已完成或无法继续，请直接给出最终答复。';
 
 const EN_VERBS =
   'check|look|search|query|fetch|get|read|open|list|run|call|use|try|retry|start|submit|create|verify|inspect|review|examine|investigate|find|scan|download|organi[sz]e|move|rename|delete|remove|update|refresh|compare|analy[sz]e|test|continue|proceed|pull|load|gather|collect|probe|confirm|add|set|fix|write|page|dig|go';
@@ -18,7 +19,8 @@ const EN_LEAD = new RegExp(
   'i',
 );
 
-const ZH_VERBS = '查|检查|搜索|调用|执行|运行|获取|读取|查看|打开|尝试|提交|创建|确认|核对|整理|下载|列出|分析|看看|试试|处理|更新|刷新|扫描|比对|对比|验证|重试|启动|订阅|识别|定位|找|看|翻页|拉取|请求';
+const ZH_VERBS =
+  '查|检查|搜索|调用|执行|运行|获取|读取|查看|打开|尝试|提交|创建|确认|核对|整理|下载|列出|分析|看看|试试|处理|更新|刷新|扫描|比对|对比|验证|重试|启动|订阅|识别|定位|找|看|翻页|拉取|请求';
 const ZH_OPENERS = '好的?|好了|那么|OK|ok|嗯|现在|接下来|下一步|然后|随后|首先|马上|稍后|之后|这就';
 const ZH_LEAD = new RegExp(
   `^(?:(?:${ZH_OPENERS})[，,、:：\\s]*)*` +

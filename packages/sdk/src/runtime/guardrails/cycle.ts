@@ -25,7 +25,12 @@ export interface CycleEntry {
  * @returns the smallest period with at least `minLaps` laps and its lap count, or null
  * @public
  */
-export function detectCycle(history: readonly CycleEntry[], minLaps: number, minPeriod = 2, maxPeriod = 4): { period: number; laps: number } | null {
+export function detectCycle(
+  history: readonly CycleEntry[],
+  minLaps: number,
+  minPeriod = 2,
+  maxPeriod = 4,
+): { period: number; laps: number } | null {
   const n = history.length;
   const laps = Math.max(2, minLaps);
   for (let period = Math.max(2, minPeriod); period <= maxPeriod; period++) {

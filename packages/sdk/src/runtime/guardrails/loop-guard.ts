@@ -156,7 +156,10 @@ export interface LoopGuardOptions {
  * - `exhausted`: the reply announced an action but the prompts are spent; finish and mark the run partially complete.
  * @public
  */
-export type ContinuationVerdict = { action: 'none' } | { action: 'continue'; prompt: string; count: number } | { action: 'exhausted'; count: number };
+export type ContinuationVerdict =
+  | { action: 'none' }
+  | { action: 'continue'; prompt: string; count: number }
+  | { action: 'exhausted'; count: number };
 
 /**
  * Per-run loop guard. Pure bookkeeping: it never runs a
@@ -214,8 +217,20 @@ export class LoopGuard {
     if (this.#state.stopped) return calls.map(() => this.#stoppedVerdict());
     const verdicts: GuardVerdict[] = calls.map(() => ({ action: 'allow' }));
     const caps = [
-      { tools: this.config.searchTools, cap: this.config.maxSearches, field: 'searches' as const, code: LOOP_GUARD_CODES.searchCap, what: 'tool searches' },
-      { tools: this.config.subagentTools, cap: this.config.maxSubagents, field: 'subagents' as const, code: LOOP_GUARD_CODES.subagentCap, what: 'subagent launches' },
+      {
+        tools: this.config.searchTools,
+        cap: this.config.maxSearches,
+        field: 'searches' as const,
+        code: LOOP_GUARD_CODES.searchCap,
+        what: 'tool searches',
+      },
+      {
+        tools: this.config.subagentTools,
+        cap: this.config.maxSubagents,
+        field: 'subagents' as const,
+        code: LOOP_GUARD_CODES.subagentCap,
+        what: 'subagent launches',
+      },
     ];
     for (const { tools, cap, field, code, what } of caps) {
       const indexes = calls.flatMap((c, i) => (tools.includes(c.tool) && !this.#isPoll(c) ? [i] : []));
@@ -292,11 +307,26 @@ export class LoopGuard {
       delete s.sameResults[sig];
       const tolerant = c.failureTolerantTools.includes(call.tool);
       if (this.stopsRun && !tolerant && perTool >= c.sameToolFailStopAt) {
-        notices.push({ level: 'stop', code: LOOP_GUARD_CODES.sameToolFailing, count: perTool, message: `Stopped: ${call.tool} failed ${perTool} times in this run. The run ends here; report what failed instead of retrying.` });
+        notices.push({
+          level: 'stop',
+          code: LOOP_GUARD_CODES.sameToolFailing,
+          count: perTool,
+          message: `Stopped: ${call.tool} failed ${perTool} times in this run. The run ends here; report what failed instead of retrying.`,
+        });
       } else if (exact >= c.sameCallFailWarnAt) {
-        notices.push({ level: 'warn', code: LOOP_GUARD_CODES.sameCallFailing, count: exact, message: `${call.tool} failed ${exact} times with identical arguments. This looks like a loop: read the error and change the arguments or the approach; after ${c.sameCallFailBlockAt} failures the call is refused.` });
+        notices.push({
+          level: 'warn',
+          code: LOOP_GUARD_CODES.sameCallFailing,
+          count: exact,
+          message: `${call.tool} failed ${exact} times with identical arguments. This looks like a loop: read the error and change the arguments or the approach; after ${c.sameCallFailBlockAt} failures the call is refused.`,
+        });
       } else if (perTool >= c.sameToolFailWarnAt) {
-        notices.push({ level: 'warn', code: LOOP_GUARD_CODES.sameToolFailing, count: perTool, message: `${call.tool} failed ${perTool} times in this run. Change approach before calling it again.` });
+        notices.push({
+          level: 'warn',
+          code: LOOP_GUARD_CODES.sameToolFailing,
+          count: perTool,
+          message: `${call.tool} failed ${perTool} times in this run. Change approach before calling it again.`,
+        });
       }
     } else if (outcome.status === 'succeeded') {
       delete s.sameCallFailures[sig];
@@ -311,7 +341,12 @@ export class LoopGuard {
         const count = previous && previous.fingerprint === fingerprint ? previous.count + 1 : 1;
         s.sameResults[sig] = { fingerprint, count };
         if (count >= c.sameResultWarnAt) {
-          notices.push({ level: 'warn', code: LOOP_GUARD_CODES.sameResult, count, message: `${call.tool} returned the same result ${count} times. Use the result you already have or change the query; after ${c.sameResultBlockAt} repeats the call is refused.` });
+          notices.push({
+            level: 'warn',
+            code: LOOP_GUARD_CODES.sameResult,
+            count,
+            message: `${call.tool} returned the same result ${count} times. Use the result you already have or change the query; after ${c.sameResultBlockAt} repeats the call is refused.`,
+          });
         }
       } else {
         delete s.sameResults[sig];
@@ -321,16 +356,30 @@ export class LoopGuard {
     // Failures have their own thresholds; they end an identical-call streak instead of extending it.
     const key = `${sig}\u0000${fingerprint}`;
     const failure = outcome.status === 'failed' || outcome.status === 'denied';
-    s.streak = failure ? null : s.streak && s.streak.key === key ? { key, count: s.streak.count + 1 } : { key, count: 1 };
+    s.streak = failure
+      ? null
+      : s.streak && s.streak.key === key
+        ? { key, count: s.streak.count + 1 }
+        : { key, count: 1 };
     s.history.push({ key, poll });
     if (s.history.length > c.cycleWindow) s.history.splice(0, s.history.length - c.cycleWindow);
 
     const streak = s.streak?.count ?? 0;
     if (!poll && streak >= c.identicalCallsNoticeAt) {
       if (this.stopsRun && streak >= c.identicalCallsStopAt) {
-        notices.push({ level: 'stop', code: LOOP_GUARD_CODES.identicalCalls, count: streak, message: `Stopped: ${call.tool} was called ${streak} times in a row with identical arguments and the same result. The run ends here.` });
+        notices.push({
+          level: 'stop',
+          code: LOOP_GUARD_CODES.identicalCalls,
+          count: streak,
+          message: `Stopped: ${call.tool} was called ${streak} times in a row with identical arguments and the same result. The run ends here.`,
+        });
       } else {
-        notices.push({ level: 'notice', code: LOOP_GUARD_CODES.identicalCalls, count: streak, message: `Note: this is call ${streak} in a row to ${call.tool} with identical arguments returning the same result. Do not repeat it: change the arguments, use another tool, or continue with what you have.` });
+        notices.push({
+          level: 'notice',
+          code: LOOP_GUARD_CODES.identicalCalls,
+          count: streak,
+          message: `Note: this is call ${streak} in a row to ${call.tool} with identical arguments returning the same result. Do not repeat it: change the arguments, use another tool, or continue with what you have.`,
+        });
       }
     } else {
       const cycle = detectCycle(s.history, c.cycleWarnLaps, c.cycleMinPeriod, c.cycleMaxPeriod);
@@ -361,7 +410,8 @@ export class LoopGuard {
    */
   afterReply(text: string, calledTools: boolean): ContinuationVerdict {
     if (!needsContinuation(text, calledTools)) return { action: 'none' };
-    if (this.#state.continuations >= this.config.maxContinuations) return { action: 'exhausted', count: this.#state.continuations };
+    if (this.#state.continuations >= this.config.maxContinuations)
+      return { action: 'exhausted', count: this.#state.continuations };
     this.#state.continuations += 1;
     return { action: 'continue', prompt: continuationPromptFor(text), count: this.#state.continuations };
   }
@@ -423,7 +473,11 @@ export class LoopGuard {
   }
 
   #isReadOnly(call: GuardCall): boolean {
-    return call.kind === 'read' || call.kind === 'preview' || (call.kind === 'internal' && this.config.readOnlyTools.includes(call.tool));
+    return (
+      call.kind === 'read' ||
+      call.kind === 'preview' ||
+      (call.kind === 'internal' && this.config.readOnlyTools.includes(call.tool))
+    );
   }
 
   #refuse(code: LoopGuardCode, reason: string, count: number): GuardVerdict {
@@ -435,7 +489,12 @@ export class LoopGuard {
 
   #stoppedVerdict(): GuardVerdict {
     const stopped = this.#state.stopped;
-    return { action: 'stop', code: LOOP_GUARD_CODES.stopped, reason: `Not run: the loop guard already stopped this run (${stopped?.code ?? 'unknown'}).`, count: stopped?.count ?? 0 };
+    return {
+      action: 'stop',
+      code: LOOP_GUARD_CODES.stopped,
+      reason: `Not run: the loop guard already stopped this run (${stopped?.code ?? 'unknown'}).`,
+      count: stopped?.count ?? 0,
+    };
   }
 }
 
@@ -444,7 +503,20 @@ function isWrite(call: GuardCall): boolean {
 }
 
 function emptyState(): LoopGuardState {
-  return { version: 1, sameCallFailures: {}, progressSinceFailure: [], toolFailures: {}, sameResults: {}, streak: null, history: [], searches: 0, subagents: 0, continuations: 0, stopped: null, blockedInARow: 0 };
+  return {
+    version: 1,
+    sameCallFailures: {},
+    progressSinceFailure: [],
+    toolFailures: {},
+    sameResults: {},
+    streak: null,
+    history: [],
+    searches: 0,
+    subagents: 0,
+    continuations: 0,
+    stopped: null,
+    blockedInARow: 0,
+  };
 }
 
 function parseState(value: unknown): LoopGuardState {
@@ -452,7 +524,8 @@ function parseState(value: unknown): LoopGuardState {
   if (value.version !== 1) throw new LoopGuardStateError(`unsupported version ${String(value.version)}`);
   const counts = (name: string): Record<string, number> => {
     const v = value[name];
-    if (!isRecord(v) || !Object.values(v).every(isCount)) throw new LoopGuardStateError(`${name} must map keys to counts`);
+    if (!isRecord(v) || !Object.values(v).every(isCount))
+      throw new LoopGuardStateError(`${name} must map keys to counts`);
     return { ...(v as Record<string, number>) };
   };
   const count = (name: string): number => {
@@ -461,17 +534,35 @@ function parseState(value: unknown): LoopGuardState {
     return v;
   };
   const progress = value.progressSinceFailure;
-  if (!Array.isArray(progress) || !progress.every((k) => typeof k === 'string')) throw new LoopGuardStateError('progressSinceFailure must be a string array');
+  if (!Array.isArray(progress) || !progress.every((k) => typeof k === 'string'))
+    throw new LoopGuardStateError('progressSinceFailure must be a string array');
   const sameResults = value.sameResults;
-  if (!isRecord(sameResults) || !Object.values(sameResults).every((r) => isRecord(r) && typeof r.fingerprint === 'string' && isCount(r.count)))
+  if (
+    !isRecord(sameResults) ||
+    !Object.values(sameResults).every((r) => isRecord(r) && typeof r.fingerprint === 'string' && isCount(r.count))
+  )
     throw new LoopGuardStateError('sameResults must map keys to { fingerprint, count }');
   const streak = value.streak;
-  if (streak !== null && !(isRecord(streak) && typeof streak.key === 'string' && isCount(streak.count))) throw new LoopGuardStateError('streak must be null or { key, count }');
+  if (streak !== null && !(isRecord(streak) && typeof streak.key === 'string' && isCount(streak.count)))
+    throw new LoopGuardStateError('streak must be null or { key, count }');
   const history = value.history;
-  if (!Array.isArray(history) || !history.every((e) => isRecord(e) && typeof e.key === 'string' && typeof e.poll === 'boolean')) throw new LoopGuardStateError('history must be an array of { key, poll }');
+  if (
+    !Array.isArray(history) ||
+    !history.every((e) => isRecord(e) && typeof e.key === 'string' && typeof e.poll === 'boolean')
+  )
+    throw new LoopGuardStateError('history must be an array of { key, poll }');
   const stopped = value.stopped;
   const codes: readonly string[] = Object.values(LOOP_GUARD_CODES);
-  if (stopped !== null && !(isRecord(stopped) && typeof stopped.code === 'string' && codes.includes(stopped.code) && typeof stopped.reason === 'string' && isCount(stopped.count)))
+  if (
+    stopped !== null &&
+    !(
+      isRecord(stopped) &&
+      typeof stopped.code === 'string' &&
+      codes.includes(stopped.code) &&
+      typeof stopped.reason === 'string' &&
+      isCount(stopped.count)
+    )
+  )
     throw new LoopGuardStateError('stopped must be null or { code, reason, count }');
   return {
     version: 1,

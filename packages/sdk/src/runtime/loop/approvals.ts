@@ -11,18 +11,27 @@ import type { RunEventPayloads } from '../events/run-event';
 import type { RunSession } from './run-session';
 
 /** The plan a call executes, from the capability's target (if it names one). */
-function planTarget(descriptor: CapabilityDescriptor, input: unknown): { planType: string; planId: string } | undefined {
+function planTarget(
+  descriptor: CapabilityDescriptor,
+  input: unknown,
+): { planType: string; planId: string } | undefined {
   if (!isSideEffecting(descriptor.kind)) return undefined;
   const target = descriptor.target?.(input);
   return target?.planType && target.planId ? { planType: target.planType, planId: target.planId } : undefined;
 }
 
 /** An approved approval this run asked for on the call's plan: passed as a pointer; the record decides. */
-export async function approvalFor(approvals: ApprovalService, run: RunRecord, descriptor: CapabilityDescriptor, input: unknown): Promise<string | undefined> {
+export async function approvalFor(
+  approvals: ApprovalService,
+  run: RunRecord,
+  descriptor: CapabilityDescriptor,
+  input: unknown,
+): Promise<string | undefined> {
   const plan = planTarget(descriptor, input);
   if (!plan) return undefined;
   const list = await approvals.list({ planId: plan.planId });
-  return list.find((a) => a.requestedBy === `agent:${run.id}` && (a.status === 'approved' || a.status === 'consumed'))?.id;
+  return list.find((a) => a.requestedBy === `agent:${run.id}` && (a.status === 'approved' || a.status === 'consumed'))
+    ?.id;
 }
 
 /**
@@ -40,30 +49,59 @@ export async function requestApproval(
   const plan = planTarget(descriptor, input);
   if (!plan) return undefined;
   const run = session.run;
-  const existing = (await deps.approvals.list({ planId: plan.planId })).find((a) => a.requestedBy === `agent:${run.id}` && a.status === 'requested');
+  const existing = (await deps.approvals.list({ planId: plan.planId })).find(
+    (a) => a.requestedBy === `agent:${run.id}` && a.status === 'requested',
+  );
   if (existing) return { approvalId: existing.id };
   try {
-    const approval = await deps.approvals.request({ planType: plan.planType, planId: plan.planId, actor: `agent:${run.id}`, reason: `run ${run.id}: ${run.goal.slice(0, 200)}` });
+    const approval = await deps.approvals.request({
+      planType: plan.planType,
+      planId: plan.planId,
+      actor: `agent:${run.id}`,
+      reason: `run ${run.id}: ${run.goal.slice(0, 200)}`,
+    });
     return {
       approvalId: approval.id,
-      requested: { approvalId: approval.id, planType: approval.planType, planId: approval.planId, payloadHash: approval.payloadHash, capabilityId: descriptor.id },
+      requested: {
+        approvalId: approval.id,
+        planType: approval.planType,
+        planId: approval.planId,
+        payloadHash: approval.payloadHash,
+        capabilityId: descriptor.id,
+      },
     };
   } catch (error) {
-    deps.logger.warn('could not request an approval', { runId: run.id, code: error instanceof MediaAgentError ? error.code : 'UNKNOWN' });
+    deps.logger.warn('could not request an approval', {
+      runId: run.id,
+      code: error instanceof MediaAgentError ? error.code : 'UNKNOWN',
+    });
     return undefined;
   }
 }
 
 /** Approvals this run asked for that are still open (not expired). */
-export async function openApprovals(deps: { approvals: ApprovalService; clock: Clock }, runId: string): Promise<ApprovalRecord[]> {
-  return (await deps.approvals.list({ status: 'requested' })).filter((a) => a.requestedBy === `agent:${runId}` && a.expiresAt > deps.clock.now());
+export async function openApprovals(
+  deps: { approvals: ApprovalService; clock: Clock },
+  runId: string,
+): Promise<ApprovalRecord[]> {
+  return (await deps.approvals.list({ status: 'requested' })).filter(
+    (a) => a.requestedBy === `agent:${runId}` && a.expiresAt > deps.clock.now(),
+  );
 }
 
 /** Approvals this run asked for that were decided after the run was last told (no `approval_decided` event yet). */
-export async function approvalsDecidedSince(deps: { approvals: ApprovalService; storage: StorageAdapter }, runId: string): Promise<ApprovalRecord[]> {
+export async function approvalsDecidedSince(
+  deps: { approvals: ApprovalService; storage: StorageAdapter },
+  runId: string,
+): Promise<ApprovalRecord[]> {
   const all = await deps.approvals.list({});
   const told = new Set(
-    (await deps.storage.events.listByRun(runId, { limit: 100_000 })).filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId),
+    (await deps.storage.events.listByRun(runId, { limit: 100_000 }))
+      .filter((e) => e.type === 'approval_decided')
+      .map((e) => (e.data as { approvalId: string }).approvalId),
   );
-  return all.filter((a) => a.requestedBy === `agent:${runId}` && (a.status === 'approved' || a.status === 'rejected') && !told.has(a.id));
+  return all.filter(
+    (a) =>
+      a.requestedBy === `agent:${runId}` && (a.status === 'approved' || a.status === 'rejected') && !told.has(a.id),
+  );
 }

@@ -23,13 +23,25 @@ export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls)
   const answered = await dispatchToolCall(loop, session, call, turn.failures.get(call.id));
   if (answered.childUsage) {
     const u = answered.childUsage;
-    session.addUsage({ toolCalls: u.toolCalls, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, modelCalls: u.modelCalls });
+    session.addUsage({
+      toolCalls: u.toolCalls,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      costUsd: u.costUsd,
+      modelCalls: u.modelCalls,
+    });
   }
   const message = await loop.pipeline.afterToolCall(session, call, index, kind, answered.status, answered.message);
   session.append(message);
   if (answered.ask) {
     turn.asked = answered.ask;
-    session.stop = { code: 'GOAL_TARGET_AMBIGUOUS', message: answered.ask.question, kind: 'stop', by: 'the goal target check', source: 'runtime' };
+    session.stop = {
+      code: 'GOAL_TARGET_AMBIGUOUS',
+      message: answered.ask.question,
+      kind: 'stop',
+      by: 'the goal target check',
+      source: 'runtime',
+    };
   }
   const opened = await openNextCall(loop, session, turn);
   if (opened.kind === 'run') return (await commitStep(loop.deps, session)) ? { kind: 'next' } : STOPPED;

@@ -26,29 +26,50 @@ export interface CapabilityCallOutcome {
  * invokes it through the one invocation path (`agent:<runId>`, the call id, the lease's signal),
  * records catalog lookups, and after a denial of a plan execution asks a person for an approval.
  */
-export async function callCapability(loop: Loop, session: RunSession, call: ToolCallPart): Promise<CapabilityCallOutcome> {
+export async function callCapability(
+  loop: Loop,
+  session: RunSession,
+  call: ToolCallPart,
+): Promise<CapabilityCallOutcome> {
   const { capabilities, storage, approvals, logger } = loop.deps;
   const run = session.run;
   const descriptor = capabilities.get(call.name);
   const question = await checkGoalTarget(storage, session, descriptor, call.input);
   if (question) {
     const message = `${question.question} The goal does not say; a person was asked. Do not choose: wait for the answer.`;
-    return { result: { status: 'failed', error: { code: 'GOAL_TARGET_AMBIGUOUS', message } }, extra: {}, ask: question };
+    return {
+      result: { status: 'failed', error: { code: 'GOAL_TARGET_AMBIGUOUS', message } },
+      extra: {},
+      ask: question,
+    };
   }
   const approvalId = await approvalFor(approvals, run, descriptor, call.input);
   let result: InvocationResult;
   try {
-    result = await capabilities.invoke(call.name, call.input, { actor: `agent:${run.id}`, runId: run.id, callId: call.id, signal: session.lease.signal, ...(approvalId ? { approvalId } : {}) });
+    result = await capabilities.invoke(call.name, call.input, {
+      actor: `agent:${run.id}`,
+      runId: run.id,
+      callId: call.id,
+      signal: session.lease.signal,
+      ...(approvalId ? { approvalId } : {}),
+    });
   } catch (error) {
     const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';
-    result = { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) }, invocationId: '' };
+    result = {
+      status: 'failed',
+      error: { code, message: error instanceof Error ? error.message : String(error) },
+      invocationId: '',
+    };
   }
   if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
   const extra: Record<string, unknown> = {};
   if (result.status === 'denied') {
     const asked = await requestApproval({ approvals, logger }, session, descriptor, call.input);
     if (asked) {
-      extra.approvalRequested = { approvalId: asked.approvalId, note: 'a person was asked to approve this plan; wait for the decision before retrying' };
+      extra.approvalRequested = {
+        approvalId: asked.approvalId,
+        note: 'a person was asked to approve this plan; wait for the decision before retrying',
+      };
       if (asked.requested) return { result, extra, approvalRequested: asked.requested };
     }
   }

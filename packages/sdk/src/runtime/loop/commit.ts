@@ -20,7 +20,10 @@ const LEASE_LOST = Symbol('lease lost');
  * @returns true when committed (or there was nothing to write), false when the lease was lost
  * @throws storage errors (nothing of the step is written)
  */
-export async function commitStep(deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock }, session: RunSession): Promise<boolean> {
+export async function commitStep(
+  deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock },
+  session: RunSession,
+): Promise<boolean> {
   if (!session.dirty) return true;
   const { storage, bus, clock } = deps;
   const id = session.id;
@@ -39,7 +42,8 @@ export async function commitStep(deps: { storage: StorageAdapter; bus: RunEventB
       const events: RunEvent[] = [];
       for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
       // A message queued while the run was ending wakes it once more.
-      if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0) run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
+      if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
+        run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
       return { run, events };
     });
   } catch (error) {

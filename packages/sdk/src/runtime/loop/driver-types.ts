@@ -73,7 +73,13 @@ export interface RunDriverDeps {
   /** Token counting for compaction and the tool budget. */
   counter: TokenCounter;
   /** Creates a read-only subagent run (queued) for `delegate`; the driver drives it inline. */
-  startSubagent: (parent: RunRecord, goal: string, capabilityIds: string[], budgets: RunBudgets, leaseOwner: string) => Promise<RunRecord>;
+  startSubagent: (
+    parent: RunRecord,
+    goal: string,
+    capabilityIds: string[],
+    budgets: RunBudgets,
+    leaseOwner: string,
+  ) => Promise<RunRecord>;
   /** Settings. */
   settings: RunDriverSettings;
   /**

@@ -12,7 +12,14 @@ import type { RunSession } from './run-session';
  * `run_status` event, and — for a terminal status — a wake when a message arrived meanwhile. Then
  * `onRunEnd` of the middleware (a throw there is logged and reported as a `warning` event).
  */
-export async function finish(loop: Loop, session: RunSession, status: RunStatus, reason: string, error: { code: string; message: string } | null = null, report?: JsonValue): Promise<void> {
+export async function finish(
+  loop: Loop,
+  session: RunSession,
+  status: RunStatus,
+  reason: string,
+  error: { code: string; message: string } | null = null,
+  report?: JsonValue,
+): Promise<void> {
   const { clock, logger, bus } = loop.deps;
   const terminal = status !== 'waiting';
   session.patch({
@@ -29,8 +36,16 @@ export async function finish(loop: Loop, session: RunSession, status: RunStatus,
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;
   for (const failure of await loop.pipeline.runEnd(session, status, reason)) {
-    logger.warn('run middleware failed at the end of a run', { runId: session.id, middleware: failure.details.middleware });
-    await bus.emit(session.id, 'warning', { source: 'runtime', code: failure.code, message: failure.message, details: failure.details as unknown as JsonValue });
+    logger.warn('run middleware failed at the end of a run', {
+      runId: session.id,
+      middleware: failure.details.middleware,
+    });
+    await bus.emit(session.id, 'warning', {
+      source: 'runtime',
+      code: failure.code,
+      message: failure.message,
+      details: failure.details as unknown as JsonValue,
+    });
   }
 }
 
@@ -49,5 +64,10 @@ export async function budgetExceeded(loop: Loop, session: RunSession, breach: Bu
     createdAt: clock.now(),
     resolvedAt: null,
   });
-  await finish(loop, session, 'budget_exceeded', `${breach.budget} exceeded (limit ${breach.limit}, used ${breach.used})`);
+  await finish(
+    loop,
+    session,
+    'budget_exceeded',
+    `${breach.budget} exceeded (limit ${breach.limit}, used ${breach.used})`,
+  );
 }

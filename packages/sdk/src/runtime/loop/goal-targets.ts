@@ -48,33 +48,56 @@ export function recordLookup(session: RunSession, output: unknown): void {
  * Before a side effect on a media entity: is it the goal's title? Resolved: remembered as a target
  * the report verifies. Ambiguous: the question to put to a person instead of running the call.
  */
-export async function checkGoalTarget(storage: StorageAdapter, session: RunSession, descriptor: CapabilityDescriptor, input: unknown): Promise<GoalTargetQuestion | undefined> {
+export async function checkGoalTarget(
+  storage: StorageAdapter,
+  session: RunSession,
+  descriptor: CapabilityDescriptor,
+  input: unknown,
+): Promise<GoalTargetQuestion | undefined> {
   if (!isSideEffecting(descriptor.kind)) return undefined;
   const state = goalState(session);
   if (state.lookups.length === 0) return undefined;
   let entity: string | undefined;
   try {
     const target = descriptor.target?.(input);
-    entity = target?.mediaEntityId ?? (target?.planId ? ((await storage.plans.get(target.planId))?.mediaEntityId ?? undefined) : undefined);
+    entity =
+      target?.mediaEntityId ??
+      (target?.planId ? ((await storage.plans.get(target.planId))?.mediaEntityId ?? undefined) : undefined);
   } catch {
     return undefined; // the invocation path reports a failing target()
   }
   if (!entity) return undefined;
-  const said = [session.run.goal, ...session.messages.flatMap((m: ModelMessage) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []))].join('\n');
+  const said = [
+    session.run.goal,
+    ...session.messages.flatMap((m: ModelMessage) =>
+      m.role === 'user' && typeof m.content === 'string' ? [m.content] : [],
+    ),
+  ].join('\n');
   const resolution = resolveGoalTarget(entity, state.lookups, said);
-  if (resolution.kind === 'ambiguous') return { question: ambiguityQuestion(resolution.candidates), candidates: resolution.candidates };
+  if (resolution.kind === 'ambiguous')
+    return { question: ambiguityQuestion(resolution.candidates), candidates: resolution.candidates };
   if (resolution.kind === 'resolved' && !state.targets.some((t) => t.mediaEntityId === entity)) {
-    session.setState(GOAL_STATE_KEY, { ...state, targets: [...state.targets, resolution.target] } as unknown as JsonValue);
+    session.setState(GOAL_STATE_KEY, {
+      ...state,
+      targets: [...state.targets, resolution.target],
+    } as unknown as JsonValue);
   }
   return undefined;
 }
 
 /** Puts the question to a person: an `input_requested` event, and a decision when the run is not attended (both written with the step). */
-export async function askPerson(deps: { storage: StorageAdapter; ids: IdGenerator; clock: Clock }, session: RunSession, ask: GoalTargetQuestion): Promise<void> {
+export async function askPerson(
+  deps: { storage: StorageAdapter; ids: IdGenerator; clock: Clock },
+  session: RunSession,
+  ask: GoalTargetQuestion,
+): Promise<void> {
   const run = session.run;
   let decisionId: string | undefined;
   if (run.origin !== 'interactive') {
-    const dedupeKey = `identity_ambiguous:${run.id}:${ask.candidates.map((c) => c.mediaEntityId).sort().join(',')}`;
+    const dedupeKey = `identity_ambiguous:${run.id}:${ask.candidates
+      .map((c) => c.mediaEntityId)
+      .sort()
+      .join(',')}`;
     decisionId = deps.ids.next('dec');
     // One driver per run: a decision with this key exists only if this run raised it before.
     const exists = (await deps.storage.decisions.list({ subjectId: run.id })).some((d) => d.dedupeKey === dedupeKey);
@@ -93,5 +116,10 @@ export async function askPerson(deps: { storage: StorageAdapter; ids: IdGenerato
       });
     }
   }
-  session.emit('input_requested', { reason: 'GOAL_TARGET_AMBIGUOUS', question: ask.question, options: ask.candidates as unknown as JsonValue, ...(decisionId ? { decisionId } : {}) });
+  session.emit('input_requested', {
+    reason: 'GOAL_TARGET_AMBIGUOUS',
+    question: ask.question,
+    options: ask.candidates as unknown as JsonValue,
+    ...(decisionId ? { decisionId } : {}),
+  });
 }

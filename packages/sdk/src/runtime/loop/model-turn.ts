@@ -2,7 +2,14 @@
 // own call ids and the oversized-arguments rule. Knows nothing of storage: what it streams goes to a
 // sink.
 import { costOf, priceFor } from '../../models/cost';
-import type { AssistantMessage, ModelEvent, ModelMessage, ModelProvider, ModelTool, ModelUsage } from '../../models/types';
+import type {
+  AssistantMessage,
+  ModelEvent,
+  ModelMessage,
+  ModelProvider,
+  ModelTool,
+  ModelUsage,
+} from '../../models/types';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import { admitToolCall, runtimeCallId } from '../tool-call-identity';
 
@@ -106,7 +113,13 @@ export async function runModelTurn(
         if (lastPart?.type === 'thinking') {
           lastPart.thinking += event.thinking;
           if (event.signature) lastPart.signature = event.signature;
-        } else content.push({ type: 'thinking', thinking: event.thinking, ...(event.signature ? { signature: event.signature } : {}), ...(event.redacted ? { redacted: event.redacted } : {}) });
+        } else
+          content.push({
+            type: 'thinking',
+            thinking: event.thinking,
+            ...(event.signature ? { signature: event.signature } : {}),
+            ...(event.redacted ? { redacted: event.redacted } : {}),
+          });
         break;
       }
       case 'tool_call_end': {
@@ -137,5 +150,12 @@ export async function runModelTurn(
   if (pending) await sink.text(pending, true);
   flushText();
   const price = priceFor(config.model);
-  return { message: { role: 'assistant', content }, usage, costUsd: price ? costOf(usage, price) : 0, aborted: aborted || request.signal.aborted, ...(error ? { error } : {}), failures };
+  return {
+    message: { role: 'assistant', content },
+    usage,
+    costUsd: price ? costOf(usage, price) : 0,
+    aborted: aborted || request.signal.aborted,
+    ...(error ? { error } : {}),
+    failures,
+  };
 }

@@ -30,7 +30,12 @@ export async function reconcileDanglingCalls(loop: Loop, session: RunSession): P
     const child = childId ? await endOrphanedChild(deps, childId, session.run) : undefined;
     if (child) {
       const result = await subagentResult(deps.storage, child);
-      session.emit('tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : 'failed', ...(result.error ? { error: result.error } : {}) });
+      session.emit('tool_call', {
+        callId: call.id,
+        capabilityId: call.name,
+        phase: result.status === 'succeeded' ? 'succeeded' : 'failed',
+        ...(result.error ? { error: result.error } : {}),
+      });
       session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
       continue;
     }
@@ -40,8 +45,19 @@ export async function reconcileDanglingCalls(loop: Loop, session: RunSession): P
         ? { status: entry.state, output: entry.output }
         : entry?.state === 'failed'
           ? { status: 'failed', error: entry.error ?? { code: 'FAILED', message: 'failed' } }
-          : { status: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: 'the run was interrupted during this call and no receipt was recorded; verify before retrying' } };
-    session.emit('tool_call', { callId: call.id, capabilityId: call.name, phase: result.status === 'succeeded' ? 'succeeded' : result.status, ...(result.error ? { error: result.error } : {}) });
+          : {
+              status: 'unknown',
+              error: {
+                code: 'OUTCOME_UNKNOWN',
+                message: 'the run was interrupted during this call and no receipt was recorded; verify before retrying',
+              },
+            };
+    session.emit('tool_call', {
+      callId: call.id,
+      capabilityId: call.name,
+      phase: result.status === 'succeeded' ? 'succeeded' : result.status,
+      ...(result.error ? { error: result.error } : {}),
+    });
     session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
   }
 }

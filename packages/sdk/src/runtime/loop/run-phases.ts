@@ -39,8 +39,13 @@ export async function processRun(loop: Loop, run: RunRecord, lease: RunLease): P
     // An unexpected failure (storage, a bug, a middleware): the run ends failed with the reason, visible to subscribers.
     const code = error instanceof MediaAgentError ? error.code : 'DRIVER_FAILED';
     const message = error instanceof Error ? error.message : String(error);
-    loop.deps.logger.error('run driver failed', { runId: run.id, code, ...(error instanceof RunMiddlewareError ? { middleware: error.details.middleware } : {}) });
-    if (error instanceof RunMiddlewareError) session.emit('warning', { source: 'runtime', code, message, details: error.details as unknown as JsonValue });
+    loop.deps.logger.error('run driver failed', {
+      runId: run.id,
+      code,
+      ...(error instanceof RunMiddlewareError ? { middleware: error.details.middleware } : {}),
+    });
+    if (error instanceof RunMiddlewareError)
+      session.emit('warning', { source: 'runtime', code, message, details: error.details as unknown as JsonValue });
     await finish(loop, session, 'failed', message, { code, message });
   }
 }
@@ -58,12 +63,21 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     session.emit('run_status', { status: 'running', step: 'drive' });
   } else if (run.wakeRequested || run.status === 'running') {
     const wasTerminal = run.endedAt !== null;
-    const patch: RunPatch = { status: 'running', wakeRequested: false, step: run.wakeRequested ? 'drive' : run.step, endedAt: null };
+    const patch: RunPatch = {
+      status: 'running',
+      wakeRequested: false,
+      step: run.wakeRequested ? 'drive' : run.step,
+      endedAt: null,
+    };
     if (wasTerminal) Object.assign(patch, { checklist: null, report: null, startedAt: clock.now() });
     session.patch(patch);
     if (wasTerminal) session.emit('checklist_updated', { checklist: null });
     // A wake is a message in the inbox, or else a decision on an approval the run asked for.
-    const reason = !session.woken ? 'resumed' : (await storage.inbox.listQueued(run.id)).length > 0 ? 'woken by a new message' : 'woken by an approval decision';
+    const reason = !session.woken
+      ? 'resumed'
+      : (await storage.inbox.listQueued(run.id)).length > 0
+        ? 'woken by a new message'
+        : 'woken by an approval decision';
     session.emit('run_status', { status: 'running', step: session.run.step, reason });
   }
   // The start is written with the drive's first step; any other phase writes it first.
@@ -96,8 +110,18 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
 
   if (session.run.step === 'finalize') {
     const current = session.run;
-    const facts = current.mode === 'execute' ? await goalFacts.forRun(current.id, session.lease.signal) : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
-    const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: clock.now(), targets: goalState(session).targets });
+    const facts =
+      current.mode === 'execute'
+        ? await goalFacts.forRun(current.id, session.lease.signal)
+        : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
+    const report = buildGoalReport({
+      runId: current.id,
+      mode: current.mode,
+      facts,
+      finalText: current.finalText,
+      at: clock.now(),
+      targets: goalState(session).targets,
+    });
     session.emit('report', { report });
     const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
     await finish(loop, session, status, report.summary, null, report as unknown as JsonValue);
@@ -118,7 +142,12 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
   if (decided.length > 0) {
     // A person decided on an approval this run asked for: tell the model and drive again.
     for (const a of decided) session.emit('approval_decided', { approvalId: a.id, status: a.status });
-    session.append({ role: 'user', content: decided.map((a) => `Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}. Continue.`).join('\n') });
+    session.append({
+      role: 'user',
+      content: decided
+        .map((a) => `Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}. Continue.`)
+        .join('\n'),
+    });
     session.patch({ step: 'drive', wakeRequested: true, notBefore: null });
     await commitStep(loop.deps, session);
     return false;
@@ -126,9 +155,25 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
   const waitingForApproval = (await openApprovals(loop.deps, current.id)).length > 0;
   const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
   if ((!factsSettled(facts) || waitingForApproval) && clock.now() < deadline) {
-    const report = buildGoalReport({ runId: current.id, mode: current.mode, facts, finalText: current.finalText, at: clock.now(), targets: goalState(session).targets });
-    session.patch({ status: 'waiting', notBefore: clock.now() + settings.goalPollSec * 1000, report: report as unknown as JsonValue });
-    if (current.status !== 'waiting') session.emit('run_status', { status: 'waiting', step: session.run.step, reason: waitingForApproval ? 'waiting for an approval' : report.summary });
+    const report = buildGoalReport({
+      runId: current.id,
+      mode: current.mode,
+      facts,
+      finalText: current.finalText,
+      at: clock.now(),
+      targets: goalState(session).targets,
+    });
+    session.patch({
+      status: 'waiting',
+      notBefore: clock.now() + settings.goalPollSec * 1000,
+      report: report as unknown as JsonValue,
+    });
+    if (current.status !== 'waiting')
+      session.emit('run_status', {
+        status: 'waiting',
+        step: session.run.step,
+        reason: waitingForApproval ? 'waiting for an approval' : report.summary,
+      });
     await commitStep(loop.deps, session);
     return false;
   }

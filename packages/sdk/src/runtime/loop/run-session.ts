@@ -137,7 +137,11 @@ export class RunSession {
 
   /** The run patch of the step: its fields, the runtime state and the usage when they changed. */
   stepPatch(): RunPatch {
-    return { ...this.writes.patch, ...(this.#stateDirty ? { runtimeState: this.#state } : {}), ...(this.#usageDirty ? { usage: this.#usage } : {}) };
+    return {
+      ...this.writes.patch,
+      ...(this.#stateDirty ? { runtimeState: this.#state } : {}),
+      ...(this.#usageDirty ? { usage: this.#usage } : {}),
+    };
   }
 
   /** True when the step has something to write. */

@@ -28,7 +28,11 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
   const { deps } = loop;
   const stored = (await deps.storage.messages.list(session.id)).map((m) => m.message as unknown as ModelMessage);
   const compacted = session.getState('compaction') as { keepFrom: number; summary: ModelMessage } | undefined;
-  session.messages.splice(0, session.messages.length, ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored));
+  session.messages.splice(
+    0,
+    session.messages.length,
+    ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored),
+  );
   session.storedCount = stored.length;
   if (session.messages.length === 0) session.append({ role: 'user', content: session.run.goal });
   await reconcileDanglingCalls(loop, session);

@@ -33,7 +33,14 @@ export class StepWrites {
 
   /** True when the step has nothing to write. */
   get empty(): boolean {
-    return Object.keys(this.patch).length === 0 && this.messages.length === 0 && this.events.length === 0 && this.applied.length === 0 && this.decisions.length === 0 && !this.wakeIfQueued;
+    return (
+      Object.keys(this.patch).length === 0 &&
+      this.messages.length === 0 &&
+      this.events.length === 0 &&
+      this.applied.length === 0 &&
+      this.decisions.length === 0 &&
+      !this.wakeIfQueued
+    );
   }
 
   /** Forgets everything (after a commit, or when the step failed). */

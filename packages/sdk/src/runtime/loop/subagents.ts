@@ -24,7 +24,10 @@ export function childBudgets(parent: RunRecord, usage: RunUsage, now: number): R
   const left = (limit: number | null, used: number) => (limit === null ? null : Math.max(0, limit - used));
   return {
     maxToolCalls: Math.max(0, budgets.maxToolCalls - usage.toolCalls),
-    maxDurationSec: Math.max(0, budgets.maxDurationSec - Math.floor((now - (parent.startedAt ?? parent.createdAt)) / 1000)),
+    maxDurationSec: Math.max(
+      0,
+      budgets.maxDurationSec - Math.floor((now - (parent.startedAt ?? parent.createdAt)) / 1000),
+    ),
     maxTokensPerRun: left(budgets.maxTokensPerRun, usage.inputTokens + usage.outputTokens),
     maxCostUsdPerRun: left(budgets.maxCostUsdPerRun, usage.costUsd),
     maxModelCalls: Math.max(0, (budgets.maxModelCalls ?? DEFAULT_RUN_BUDGETS.maxModelCalls) - usage.modelCalls),
@@ -32,22 +35,43 @@ export function childBudgets(parent: RunRecord, usage: RunUsage, now: number): R
 }
 
 /** The delegate tool result of a child run that ended: its report, and what it had read when it ended without one. */
-export async function subagentResult(storage: StorageAdapter, child: RunRecord): Promise<Pick<InvocationResult, 'status' | 'output' | 'error'>> {
+export async function subagentResult(
+  storage: StorageAdapter,
+  child: RunRecord,
+): Promise<Pick<InvocationResult, 'status' | 'output' | 'error'>> {
   const report = child.report as { summary?: string } | null;
-  const output: Record<string, JsonValue> = { runId: child.id, status: child.status, finalText: child.finalText, summary: report?.summary ?? null, note: 'the subagent only read; its text is its own account, not verified facts' };
+  const output: Record<string, JsonValue> = {
+    runId: child.id,
+    status: child.status,
+    finalText: child.finalText,
+    summary: report?.summary ?? null,
+    note: 'the subagent only read; its text is its own account, not verified facts',
+  };
   if (child.status === 'succeeded') return { status: 'succeeded', output };
-  const { findings, lastText } = subagentFindings((await storage.messages.list(child.id)).map((m) => m.message as unknown as ModelMessage));
+  const { findings, lastText } = subagentFindings(
+    (await storage.messages.list(child.id)).map((m) => m.message as unknown as ModelMessage),
+  );
   output.findings = findings as unknown as JsonValue;
   if (output.finalText === null && lastText !== null) output.lastText = lastText;
-  if (findings.length > 0) output.note = 'the subagent ended before its report; these are the results it had read so far (use them instead of reading again)';
-  return { status: 'failed', output, error: { code: `SUBAGENT_${child.status.toUpperCase()}`, message: child.error?.message ?? child.status } };
+  if (findings.length > 0)
+    output.note =
+      'the subagent ended before its report; these are the results it had read so far (use them instead of reading again)';
+  return {
+    status: 'failed',
+    output,
+    error: { code: `SUBAGENT_${child.status.toUpperCase()}`, message: child.error?.message ?? child.status },
+  };
 }
 
 /**
  * A child the parent was driving when it was interrupted: ended now if it has not ended (a live
  * driver elsewhere is asked to abort; nobody driving it: cancelled here), and its record read.
  */
-export async function endOrphanedChild(deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock }, childId: string, parent: RunRecord): Promise<RunRecord | undefined> {
+export async function endOrphanedChild(
+  deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock },
+  childId: string,
+  parent: RunRecord,
+): Promise<RunRecord | undefined> {
   const now = deps.clock.now();
   const { storage, bus } = deps;
   const reason = `the parent run ${parent.id} was interrupted and resumed`;
@@ -55,9 +79,25 @@ export async function endOrphanedChild(deps: { storage: StorageAdapter; bus: Run
     const child = await s.runs.get(childId);
     if (!child || child.endedAt !== null) return { child, event: undefined };
     const live = child.leaseOwner !== null && (child.leaseExpiresAt ?? 0) > now;
-    if (live) return { child: (await s.runs.patch(childId, { abortRequested: true, abortReason: reason, updatedAt: now })) ?? child, event: undefined };
-    const cancelled = await s.runs.patch(childId, { status: 'cancelled', abortReason: reason, endedAt: now, updatedAt: now, notBefore: null, wakeRequested: false, leaseOwner: null, leaseExpiresAt: null });
-    return { child: cancelled ?? child, event: await bus.emit(childId, 'run_status', { status: 'cancelled', step: child.step, reason }, s) };
+    if (live)
+      return {
+        child: (await s.runs.patch(childId, { abortRequested: true, abortReason: reason, updatedAt: now })) ?? child,
+        event: undefined,
+      };
+    const cancelled = await s.runs.patch(childId, {
+      status: 'cancelled',
+      abortReason: reason,
+      endedAt: now,
+      updatedAt: now,
+      notBefore: null,
+      wakeRequested: false,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+    return {
+      child: cancelled ?? child,
+      event: await bus.emit(childId, 'run_status', { status: 'cancelled', step: child.step, reason }, s),
+    };
   });
   if (outcome.event) bus.publish(outcome.event);
   return outcome.child;

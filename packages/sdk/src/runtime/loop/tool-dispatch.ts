@@ -29,8 +29,16 @@ export interface DispatchedCall {
  * was opened), followed by the `approval_requested` event of an approval a denied call asked for.
  * @param failure - why the call must not run (arguments invalid or too large), if so
  */
-export async function dispatchToolCall(loop: Loop, session: RunSession, call: ToolCallPart, failure: { code: string; message: string } | undefined): Promise<DispatchedCall> {
-  const done = (result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string }, extra: Record<string, unknown> = {}): DispatchedCall => {
+export async function dispatchToolCall(
+  loop: Loop,
+  session: RunSession,
+  call: ToolCallPart,
+  failure: { code: string; message: string } | undefined,
+): Promise<DispatchedCall> {
+  const done = (
+    result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string },
+    extra: Record<string, unknown> = {},
+  ): DispatchedCall => {
     session.emit('tool_call', {
       callId: call.id,
       capabilityId: call.name,
@@ -51,7 +59,11 @@ export async function dispatchToolCall(loop: Loop, session: RunSession, call: To
     const outcome = await tool.run({ session, call, checkpoint: () => commitStep(loop.deps, session) });
     return { ...done(outcome.result), ...(outcome.childUsage ? { childUsage: outcome.childUsage } : {}) };
   }
-  if (!loop.deps.capabilities.has(call.name)) return done({ status: 'failed', error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` } });
+  if (!loop.deps.capabilities.has(call.name))
+    return done({
+      status: 'failed',
+      error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` },
+    });
   const outcome = await callCapability(loop, session, call);
   const answered = done(outcome.result, outcome.extra);
   // The denial first, then the approval it asked for: events read in the order things happened.

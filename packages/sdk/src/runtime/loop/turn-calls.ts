@@ -50,9 +50,21 @@ function callKind(loop: Loop, name: string): GuardCallKind {
 }
 
 /** A call that is not run: the model is told why; the event says blocked. */
-function answerBlocked(session: RunSession, call: ToolCallPart, action: 'block' | 'stop', error: { code: string; message: string }): void {
+function answerBlocked(
+  session: RunSession,
+  call: ToolCallPart,
+  action: 'block' | 'stop',
+  error: { code: string; message: string },
+): void {
   session.emit('tool_call', { callId: call.id, capabilityId: call.name, phase: 'blocked', error });
-  session.append(toolResultMessage(call.id, call.name, { status: 'failed', error }, { blocked: action === 'stop' ? 'the run is stopping' : 'this call was not run' }));
+  session.append(
+    toolResultMessage(
+      call.id,
+      call.name,
+      { status: 'failed', error },
+      { blocked: action === 'stop' ? 'the run is stopping' : 'this call was not run' },
+    ),
+  );
 }
 
 /**
@@ -81,7 +93,8 @@ export async function openNextCall(loop: Loop, session: RunSession, turn: TurnCa
     const refused = await loop.pipeline.beforeToolCall(session, call, index, kind);
     if (refused) {
       const { action, code, message } = refused.verdict;
-      if (action === 'stop') session.stop ??= { code, message, kind: 'stop', by: refused.entry.by, source: refused.entry.source };
+      if (action === 'stop')
+        session.stop ??= { code, message, kind: 'stop', by: refused.entry.by, source: refused.entry.source };
       answerBlocked(session, call, action === 'stop' ? 'stop' : 'block', { code, message });
       continue;
     }
@@ -120,8 +133,18 @@ async function closeTurn(loop: Loop, session: RunSession, turn: TurnCalls): Prom
  */
 export function stopDrive(session: RunSession, stop: StopRequest): DriveEnd {
   if (stop.kind === 'fail') return { kind: 'failed', code: stop.code, message: stop.message };
-  session.emit('warning', { source: stop.source, code: stop.code, message: stop.message, ...(stop.source === 'runtime' ? { details: { stoppedBy: stop.by } } : {}) });
+  session.emit('warning', {
+    source: stop.source,
+    code: stop.code,
+    message: stop.message,
+    ...(stop.source === 'runtime' ? { details: { stoppedBy: stop.by } } : {}),
+  });
   // An attended run waits for its user; background and channel runs end.
-  if (session.run.origin === 'interactive') return { kind: 'paused', code: stop.code, reason: `paused by ${stop.by} (${stop.code}): send a message to continue` };
+  if (session.run.origin === 'interactive')
+    return {
+      kind: 'paused',
+      code: stop.code,
+      reason: `paused by ${stop.by} (${stop.code}): send a message to continue`,
+    };
   return { kind: 'failed', code: stop.code, message: `stopped by ${stop.by}: ${stop.message}` };
 }

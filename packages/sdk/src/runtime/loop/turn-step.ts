@@ -27,7 +27,12 @@ function streamSink(loop: Loop, session: RunSession): ModelTurnSink {
       else await bus.emit(session.id, 'text_delta', { text });
     },
     warning: async (w) => {
-      await bus.emit(session.id, 'warning', { source: 'provider', code: w.code, message: w.message, ...(w.details ? { details: w.details as never } : {}) });
+      await bus.emit(session.id, 'warning', {
+        source: 'provider',
+        code: w.code,
+        message: w.message,
+        ...(w.details ? { details: w.details as never } : {}),
+      });
     },
   };
 }
@@ -53,7 +58,11 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (session.run.leaseOwner !== lease.owner) return STOPPED;
   if (session.run.abortRequested) return { kind: 'aborted' };
   if ((await applyInbox(loop, session)) && !(await commitStep(deps, session))) return STOPPED;
-  const breach = checkRunBudgets(session.usage, session.run.budgets as unknown as RunBudgets, deps.clock.now() - (session.run.startedAt ?? session.run.createdAt));
+  const breach = checkRunBudgets(
+    session.usage,
+    session.run.budgets as unknown as RunBudgets,
+    deps.clock.now() - (session.run.startedAt ?? session.run.createdAt),
+  );
   if (breach) return { kind: 'budget', breach };
   if (pauseDue(session)) return (await pauseStep(loop, session)) ? { kind: 'repeat' } : STOPPED;
   if (session.stop) return stopDrive(session, session.stop);
@@ -62,11 +71,27 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (session.stop) return stopDrive(session, session.stop);
   // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
   const turn = await runModelTurn(
-    { provider: deps.provider, model: deps.settings.model, maxTokens: deps.settings.maxTokens, systemPrompt: deps.settings.systemPrompt, maxInputBytes: deps.settings.maxInputBytes },
-    { messages: request.messages, tools: request.tools, callPrefix: `call_${session.storedCount}`, signal: lease.signal },
+    {
+      provider: deps.provider,
+      model: deps.settings.model,
+      maxTokens: deps.settings.maxTokens,
+      systemPrompt: deps.settings.systemPrompt,
+      maxInputBytes: deps.settings.maxInputBytes,
+    },
+    {
+      messages: request.messages,
+      tools: request.tools,
+      callPrefix: `call_${session.storedCount}`,
+      signal: lease.signal,
+    },
     streamSink(loop, session),
   );
-  session.addUsage({ modelCalls: 1, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, costUsd: turn.costUsd });
+  session.addUsage({
+    modelCalls: 1,
+    inputTokens: turn.usage.inputTokens,
+    outputTokens: turn.usage.outputTokens,
+    costUsd: turn.costUsd,
+  });
   if (turn.aborted) return interruptedBy(lease);
   if (turn.message.content.length > 0) session.append(turn.message);
   if (turn.error) return { kind: 'failed', code: turn.error.code ?? 'MODEL_FAILED', message: turn.error.message };

@@ -39,7 +39,14 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
   return {
     name: 'compaction',
     async beforeModelRequest(ctx) {
-      const base = { counter: options.counter, model: options.model, contextWindowTokens: options.contextWindowTokens, thresholdShare: options.thresholdShare, system, tools: ctx.tools };
+      const base = {
+        counter: options.counter,
+        model: options.model,
+        contextWindowTokens: options.contextWindowTokens,
+        thresholdShare: options.thresholdShare,
+        system,
+        tools: ctx.tools,
+      };
       try {
         // Pinned facts cost storage reads: gather them only when a compaction is due.
         const assessment = assessCompaction(ctx.messages, base);
@@ -47,11 +54,17 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
           ctx.requestTokens = assessment.totalTokens; // what `compact` reports when it does nothing
           return;
         }
-        const result = await compact(ctx.messages, { ...base, pinned: await options.pinned(ctx.run.id), summarize: options.summarize, signal: ctx.signal });
+        const result = await compact(ctx.messages, {
+          ...base,
+          pinned: await options.pinned(ctx.run.id),
+          summarize: options.summarize,
+          signal: ctx.signal,
+        });
         if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);
         ctx.requestTokens = result.tokensAfter;
       } catch (error) {
-        if (error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE') return ctx.failRun(error.code, error.message);
+        if (error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE')
+          return ctx.failRun(error.code, error.message);
         throw error;
       }
     },

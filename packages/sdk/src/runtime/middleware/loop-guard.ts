@@ -22,7 +22,10 @@ interface GuardSlot {
  * @internal
  */
 export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddleware {
-  const slotOf = (ctx: { state: MiddlewareState; run: { origin: LoopGuard['mode'] } }): GuardSlot & { guard: LoopGuard } => {
+  const slotOf = (ctx: {
+    state: MiddlewareState;
+    run: { origin: LoopGuard['mode'] };
+  }): GuardSlot & { guard: LoopGuard } => {
     const slot = ctx.state.local<GuardSlot>(() => ({ guard: undefined, batch: [] }));
     if (!slot.guard) {
       const saved = ctx.state.get();
@@ -33,7 +36,11 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
   };
   // The live state, serialized when the step commits: no copy per call.
   const save = (state: MiddlewareState, guard: LoopGuard) => state.set(guard.liveState as never);
-  const guardCall = (ctx: ToolCallContext): GuardCall => ({ tool: ctx.call.name, input: ctx.call.input, kind: ctx.kind });
+  const guardCall = (ctx: ToolCallContext): GuardCall => ({
+    tool: ctx.call.name,
+    input: ctx.call.input,
+    kind: ctx.kind,
+  });
   return {
     name: 'loop_guard',
     onDriveStart(ctx) {
@@ -70,7 +77,10 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
     },
     afterToolCall(ctx) {
       const { guard } = slotOf(ctx);
-      const notices = guard.after(guardCall(ctx), { status: ctx.status, resultText: typeof ctx.result.content === 'string' ? ctx.result.content : undefined });
+      const notices = guard.after(guardCall(ctx), {
+        status: ctx.status,
+        resultText: typeof ctx.result.content === 'string' ? ctx.result.content : undefined,
+      });
       save(ctx.state, guard);
       if (notices.length === 0) return;
       ctx.result = { ...ctx.result, content: withGuardNotices(ctx.result.content, notices) };
@@ -81,11 +91,17 @@ export function loopGuardMiddleware(config?: Partial<LoopGuardConfig>): RunMiddl
 }
 
 /** Appends loop-guard notices to a tool result's JSON (the model reads them with the result). */
-function withGuardNotices(content: ToolResultMessage['content'], notices: ReadonlyArray<{ level: string; code: string; message: string }>): ToolResultMessage['content'] {
+function withGuardNotices(
+  content: ToolResultMessage['content'],
+  notices: ReadonlyArray<{ level: string; code: string; message: string }>,
+): ToolResultMessage['content'] {
   if (typeof content !== 'string') return content;
   try {
     const body = JSON.parse(content) as Record<string, unknown>;
-    return JSON.stringify({ ...body, guard: notices.map((n) => ({ level: n.level, code: n.code, message: n.message })) });
+    return JSON.stringify({
+      ...body,
+      guard: notices.map((n) => ({ level: n.level, code: n.code, message: n.message })),
+    });
   } catch {
     return `${content}\n[guard] ${notices.map((n) => `${n.level} ${n.code}: ${n.message}`).join(' | ')}`;
   }

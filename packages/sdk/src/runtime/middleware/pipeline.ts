@@ -80,10 +80,19 @@ export class MiddlewarePipeline {
    * `onDriveStart` of every middleware.
    * @returns the drive's base tool offer
    */
-  async driveStart(session: RunSession, start: { catalog: readonly CapabilityDescriptor[]; runtimeTools: readonly ModelTool[]; tools: ModelTool[] }): Promise<ModelTool[]> {
+  async driveStart(
+    session: RunSession,
+    start: { catalog: readonly CapabilityDescriptor[]; runtimeTools: readonly ModelTool[]; tools: ModelTool[] },
+  ): Promise<ModelTool[]> {
     let tools = start.tools;
     for (const entry of this.#with.onDriveStart) {
-      const ctx: DriveStartContext = { ...this.#step(entry, session), woken: session.woken, catalog: start.catalog, runtimeTools: start.runtimeTools, tools };
+      const ctx: DriveStartContext = {
+        ...this.#step(entry, session),
+        woken: session.woken,
+        catalog: start.catalog,
+        runtimeTools: start.runtimeTools,
+        tools,
+      };
       const done = this.#call(entry, 'onDriveStart', session, () => entry.middleware.onDriveStart!(ctx));
       if (done instanceof Promise) await done;
       tools = ctx.tools;
@@ -126,7 +135,12 @@ export class MiddlewarePipeline {
    * `afterModelTurn` of every middleware.
    * @returns prompts middleware asked to continue with (only for a reply without tool calls)
    */
-  async afterModelTurn(session: RunSession, message: AssistantMessage, calls: readonly ToolCallPart[], text: string): Promise<string[]> {
+  async afterModelTurn(
+    session: RunSession,
+    message: AssistantMessage,
+    calls: readonly ToolCallPart[],
+    text: string,
+  ): Promise<string[]> {
     const prompts: string[] = [];
     for (const entry of this.#with.afterModelTurn) {
       const ctx: ModelTurnContext = {
@@ -148,14 +162,27 @@ export class MiddlewarePipeline {
    * `beforeToolCall` of every middleware, until one refuses the call or ends the run.
    * @returns the refusal, or undefined to run the call
    */
-  async beforeToolCall(session: RunSession, call: ToolCallPart, index: number, kind: GuardCallKind): Promise<RefusedCall | undefined> {
+  async beforeToolCall(
+    session: RunSession,
+    call: ToolCallPart,
+    index: number,
+    kind: GuardCallKind,
+  ): Promise<RefusedCall | undefined> {
     for (const entry of this.#with.beforeToolCall) {
       const ctx: ToolCallContext = { ...this.#step(entry, session), call, index, kind };
       const returned = this.#call(entry, 'beforeToolCall', session, () => entry.middleware.beforeToolCall!(ctx));
       const verdict = returned instanceof Promise ? await returned : returned;
       if (verdict) {
-        if (verdict.action !== 'refuse' && verdict.action !== 'stop') throw new RunMiddlewareError(entry.middleware.name, 'beforeToolCall', new Error(`unknown verdict action ${JSON.stringify((verdict as { action: unknown }).action)}`));
-        return { verdict: { action: verdict.action, code: String(verdict.code), message: String(verdict.message) }, entry };
+        if (verdict.action !== 'refuse' && verdict.action !== 'stop')
+          throw new RunMiddlewareError(
+            entry.middleware.name,
+            'beforeToolCall',
+            new Error(`unknown verdict action ${JSON.stringify((verdict as { action: unknown }).action)}`),
+          );
+        return {
+          verdict: { action: verdict.action, code: String(verdict.code), message: String(verdict.message) },
+          entry,
+        };
       }
       if (session.stop) return undefined;
     }
@@ -166,7 +193,14 @@ export class MiddlewarePipeline {
    * `afterToolCall` of every middleware.
    * @returns the result message as the middleware left it
    */
-  async afterToolCall(session: RunSession, call: ToolCallPart, index: number, kind: GuardCallKind, status: InvocationStatus, result: ToolResultMessage): Promise<ToolResultMessage> {
+  async afterToolCall(
+    session: RunSession,
+    call: ToolCallPart,
+    index: number,
+    kind: GuardCallKind,
+    status: InvocationStatus,
+    result: ToolResultMessage,
+  ): Promise<ToolResultMessage> {
     let current = result;
     for (const entry of this.#with.afterToolCall) {
       const ctx: ToolResultContext = { ...this.#step(entry, session), call, index, kind, status, result: current };
@@ -186,7 +220,13 @@ export class MiddlewarePipeline {
     const errors: RunMiddlewareError[] = [];
     for (const entry of this.#with.onRunEnd) {
       try {
-        await entry.middleware.onRunEnd!({ run: session.view, status, terminal: status !== 'waiting', reason, usage: session.usage });
+        await entry.middleware.onRunEnd!({
+          run: session.view,
+          status,
+          terminal: status !== 'waiting',
+          reason,
+          usage: session.usage,
+        });
       } catch (error) {
         errors.push(new RunMiddlewareError(entry.middleware.name, 'onRunEnd', error));
       }
@@ -197,14 +237,27 @@ export class MiddlewarePipeline {
   /** The context every drive-time hook of `entry` gets (its parts made once per run and middleware). */
   #step(entry: MiddlewareEntry, session: RunSession): RunStepContext {
     const parts = partsOf(entry, session);
-    return { run: session.view, usage: session.usage, signal: session.lease.signal, state: parts.state, warn: parts.warn, stopRun: parts.stopRun, failRun: parts.failRun };
+    return {
+      run: session.view,
+      usage: session.usage,
+      signal: session.lease.signal,
+      state: parts.state,
+      warn: parts.warn,
+      stopRun: parts.stopRun,
+      failRun: parts.failRun,
+    };
   }
 
   /**
    * Calls one hook; a throw (or a rejection) while the run is not being aborted becomes a
    * {@link RunMiddlewareError}. A hook that returns no promise is not awaited (no extra tick).
    */
-  #call<T>(entry: MiddlewareEntry, hook: RunMiddlewareHook, session: RunSession, run: () => T | Promise<T>): T | Promise<T> {
+  #call<T>(
+    entry: MiddlewareEntry,
+    hook: RunMiddlewareHook,
+    session: RunSession,
+    run: () => T | Promise<T>,
+  ): T | Promise<T> {
     const wrap = (error: unknown): never => {
       // Host code that throws on the aborted signal: an abort (or a stop), handled as such.
       if (session.lease.signal.aborted) throw error;
@@ -217,7 +270,9 @@ export class MiddlewarePipeline {
       return wrap(error);
     }
     // Any thenable is awaited (hooks may return a promise of another library).
-    return typeof (result as { then?: unknown } | null | undefined)?.then === 'function' ? Promise.resolve(result).catch(wrap) : result;
+    return typeof (result as { then?: unknown } | null | undefined)?.then === 'function'
+      ? Promise.resolve(result).catch(wrap)
+      : result;
   }
 }
 
@@ -234,12 +289,30 @@ function partsOf(entry: MiddlewareEntry, session: RunSession): StepParts {
   const name = entry.middleware.name;
   parts = {
     state: stateOf(entry.stateKey, session),
-    warn: (code, message, details) => session.emit('warning', { source: 'runtime', code: String(code), message: String(message), details: { ...(details ?? {}), middleware: name } as JsonValue }),
+    warn: (code, message, details) =>
+      session.emit('warning', {
+        source: 'runtime',
+        code: String(code),
+        message: String(message),
+        details: { ...(details ?? {}), middleware: name } as JsonValue,
+      }),
     stopRun: (code, message) => {
-      session.stop ??= { code: String(code), message: String(message), kind: 'stop', by: entry.by, source: entry.source };
+      session.stop ??= {
+        code: String(code),
+        message: String(message),
+        kind: 'stop',
+        by: entry.by,
+        source: entry.source,
+      };
     },
     failRun: (code, message) => {
-      session.stop ??= { code: String(code), message: String(message), kind: 'fail', by: entry.by, source: entry.source };
+      session.stop ??= {
+        code: String(code),
+        message: String(message),
+        kind: 'fail',
+        by: entry.by,
+        source: entry.source,
+      };
     },
   };
   byEntry.set(entry, parts);
@@ -264,7 +337,8 @@ function stateOf(key: string, session: RunSession): MiddlewareState {
  * starts at, and the summary), so a resumed run rebuilds the same working conversation.
  */
 function compactWorkingConversation(session: RunSession, summary: ModelMessage, keep: number): void {
-  if (!Number.isInteger(keep) || keep < 0 || keep > session.messages.length) throw new RangeError(`keep must be an integer from 0 to ${session.messages.length}, got ${keep}`);
+  if (!Number.isInteger(keep) || keep < 0 || keep > session.messages.length)
+    throw new RangeError(`keep must be an integer from 0 to ${session.messages.length}, got ${keep}`);
   const kept = session.messages.slice(session.messages.length - keep);
   session.messages.splice(0, session.messages.length, summary, ...kept);
   session.setState('compaction', { keepFrom: session.storedCount - keep, summary: summary as unknown as JsonValue });

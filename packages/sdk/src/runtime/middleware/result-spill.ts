@@ -25,7 +25,10 @@ export function resultSpillMiddleware(results: ToolResultStore): RunMiddleware {
         return;
       }
       const status = (JSON.parse(message.content) as { status?: string }).status ?? 'failed';
-      ctx.result = { ...message, content: JSON.stringify({ status, error: { code: 'TOOL_RESULT_TOO_LARGE', message: offer.message } }) };
+      ctx.result = {
+        ...message,
+        content: JSON.stringify({ status, error: { code: 'TOOL_RESULT_TOO_LARGE', message: offer.message } }),
+      };
     },
     onRunEnd(ctx) {
       if (ctx.terminal) results.releaseRun(ctx.run.id);

@@ -200,7 +200,9 @@ export interface ToolCallContext extends RunStepContext {
  * - `stop`: as `refuse`, then the drive ends after this step as with {@link RunStepContext.stopRun}.
  * @public
  */
-export type ToolCallVerdict = { action: 'refuse'; code: string; message: string } | { action: 'stop'; code: string; message: string };
+export type ToolCallVerdict =
+  | { action: 'refuse'; code: string; message: string }
+  | { action: 'stop'; code: string; message: string };
 
 /**
  * `afterToolCall`: the call ran (or was answered without running: denied, invalid, unknown tool).
@@ -301,7 +303,9 @@ export interface RunMiddleware {
   afterModelTurn?(ctx: ModelTurnContext): void | Promise<void>;
   /** Before a tool call runs: refuse it or stop the run (return nothing to let it run). */
   // biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a hook that only observes be written `(ctx) => { … }`.
-  beforeToolCall?(ctx: ToolCallContext): void | ToolCallVerdict | undefined | Promise<void | ToolCallVerdict | undefined>;
+  beforeToolCall?(
+    ctx: ToolCallContext,
+  ): void | ToolCallVerdict | undefined | Promise<void | ToolCallVerdict | undefined>;
   /** After a tool call: rewrite or annotate its result, end the run. */
   afterToolCall?(ctx: ToolResultContext): void | Promise<void>;
   /** The run is `waiting` or terminal (stored): release what the middleware holds for it. */
@@ -309,7 +313,13 @@ export interface RunMiddleware {
 }
 
 /** The hooks of a {@link RunMiddleware}. @public */
-export type RunMiddlewareHook = 'onDriveStart' | 'beforeModelRequest' | 'afterModelTurn' | 'beforeToolCall' | 'afterToolCall' | 'onRunEnd';
+export type RunMiddlewareHook =
+  | 'onDriveStart'
+  | 'beforeModelRequest'
+  | 'afterModelTurn'
+  | 'beforeToolCall'
+  | 'afterToolCall'
+  | 'onRunEnd';
 
 /**
  * A middleware hook threw. Code `RUN_MIDDLEWARE_FAILED`; `details.middleware` is its name,
@@ -326,9 +336,20 @@ export class RunMiddlewareError extends MediaAgentError {
   constructor(middleware: string, hook: RunMiddlewareHook, cause: unknown) {
     const causeCode = cause instanceof MediaAgentError ? cause.code : 'ERROR';
     const causeMessage = cause instanceof Error ? cause.message : String(cause);
-    super('RUN_MIDDLEWARE_FAILED', `middleware ${JSON.stringify(middleware)} failed in ${hook}: ${causeMessage}`, { middleware, hook, cause: { code: causeCode, message: causeMessage } }, { cause });
+    super(
+      'RUN_MIDDLEWARE_FAILED',
+      `middleware ${JSON.stringify(middleware)} failed in ${hook}: ${causeMessage}`,
+      { middleware, hook, cause: { code: causeCode, message: causeMessage } },
+      { cause },
+    );
   }
 }
 
 /** Names of the runtime's own middleware, in their order (a host middleware may not reuse them). @public */
-export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze(['compaction', 'tool_discovery', 'repeated_results', 'result_spill', 'loop_guard']);
+export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze([
+  'compaction',
+  'tool_discovery',
+  'repeated_results',
+  'result_spill',
+  'loop_guard',
+]);

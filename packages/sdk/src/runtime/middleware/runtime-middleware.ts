@@ -11,7 +11,14 @@ import { resultSpillMiddleware } from './result-spill';
 import { RUNTIME_MIDDLEWARE_NAMES, type RunMiddleware, type RunMiddlewareHook } from './run-middleware';
 import { TOOL_DISCOVERY_STATE_KEY, toolDiscoveryMiddleware } from './tool-discovery';
 
-const HOOKS: readonly RunMiddlewareHook[] = ['onDriveStart', 'beforeModelRequest', 'afterModelTurn', 'beforeToolCall', 'afterToolCall', 'onRunEnd'];
+const HOOKS: readonly RunMiddlewareHook[] = [
+  'onDriveStart',
+  'beforeModelRequest',
+  'afterModelTurn',
+  'beforeToolCall',
+  'afterToolCall',
+  'onRunEnd',
+];
 
 /**
  * Checks host middleware: objects with a unique non-empty name that is not one of the runtime's
@@ -20,13 +27,22 @@ const HOOKS: readonly RunMiddlewareHook[] = ['onDriveStart', 'beforeModelRequest
  * @internal
  */
 export function validateRunMiddleware(middleware: unknown): asserts middleware is readonly RunMiddleware[] {
-  const invalid = (message: string, name?: unknown) => new MediaAgentError('OPTIONS_INVALID', `option runs.middleware: ${message}`, { option: 'runs.middleware', ...(name !== undefined ? { middleware: name } : {}) });
+  const invalid = (message: string, name?: unknown) =>
+    new MediaAgentError('OPTIONS_INVALID', `option runs.middleware: ${message}`, {
+      option: 'runs.middleware',
+      ...(name !== undefined ? { middleware: name } : {}),
+    });
   if (!Array.isArray(middleware)) throw invalid('must be an array of middleware');
   const seen = new Set<string>(RUNTIME_MIDDLEWARE_NAMES);
   for (const m of middleware as unknown[]) {
     const name = (m as { name?: unknown } | null)?.name;
-    if (typeof m !== 'object' || m === null || typeof name !== 'string' || !name.trim()) throw invalid('every middleware needs a non-empty string name');
-    if (seen.has(name)) throw invalid(`the name ${JSON.stringify(name)} is ${RUNTIME_MIDDLEWARE_NAMES.includes(name) ? "one of the runtime's own" : 'used twice'}`, name);
+    if (typeof m !== 'object' || m === null || typeof name !== 'string' || !name.trim())
+      throw invalid('every middleware needs a non-empty string name');
+    if (seen.has(name))
+      throw invalid(
+        `the name ${JSON.stringify(name)} is ${RUNTIME_MIDDLEWARE_NAMES.includes(name) ? "one of the runtime's own" : 'used twice'}`,
+        name,
+      );
     seen.add(name);
     for (const hook of HOOKS) {
       const fn = (m as Record<string, unknown>)[hook];
@@ -42,7 +58,11 @@ export function validateRunMiddleware(middleware: unknown): asserts middleware i
  */
 export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
   const { settings, storage, provider, counter } = deps;
-  const own = (middleware: RunMiddleware, stateKey = middleware.name, by = `the ${middleware.name.replace(/_/g, ' ')}`): MiddlewareEntry => ({ middleware, stateKey, by, source: 'runtime' });
+  const own = (
+    middleware: RunMiddleware,
+    stateKey = middleware.name,
+    by = `the ${middleware.name.replace(/_/g, ' ')}`,
+  ): MiddlewareEntry => ({ middleware, stateKey, by, source: 'runtime' });
   const entries: MiddlewareEntry[] = [];
   if (settings.compactionThreshold > 0) {
     entries.push(
@@ -58,14 +78,26 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
             return {
               goal: run?.goal ?? '',
               ...(run?.checklist ? { checklist: run.checklist } : {}),
-              unknownWrites: unknown.map((e) => ({ capability: e.capabilityId, callId: e.callId, input: e.inputSummary, note: 'outcome unknown: verify before retrying' })),
-              pendingApprovals: (await openApprovals(deps, runId)).map((a) => ({ approvalId: a.id, planType: a.planType, planId: a.planId })),
+              unknownWrites: unknown.map((e) => ({
+                capability: e.capabilityId,
+                callId: e.callId,
+                input: e.inputSummary,
+                note: 'outcome unknown: verify before retrying',
+              })),
+              pendingApprovals: (await openApprovals(deps, runId)).map((a) => ({
+                approvalId: a.id,
+                planType: a.planType,
+                planId: a.planId,
+              })),
             };
           },
           // Summaries are written by the model; compaction falls back to a deterministic digest when this throws.
           summarize: async (older, signal) => {
             let text = '';
-            for await (const event of provider.stream({ model: settings.model, messages: summaryRequestMessages(older) }, signal)) {
+            for await (const event of provider.stream(
+              { model: settings.model, messages: summaryRequestMessages(older) },
+              signal,
+            )) {
               if (event.type === 'text_delta') text += event.text;
               if (event.type === 'error') throw event.error;
             }
@@ -75,12 +107,34 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
       ),
     );
   }
-  if (settings.maxTools > 0) entries.push(own(toolDiscoveryMiddleware({ maxTools: settings.maxTools, counter, model: settings.model, contextWindowTokens: settings.contextWindowTokens }), TOOL_DISCOVERY_STATE_KEY));
+  if (settings.maxTools > 0)
+    entries.push(
+      own(
+        toolDiscoveryMiddleware({
+          maxTools: settings.maxTools,
+          counter,
+          model: settings.model,
+          contextWindowTokens: settings.contextWindowTokens,
+        }),
+        TOOL_DISCOVERY_STATE_KEY,
+      ),
+    );
   entries.push(own(repeatedResultsMiddleware()));
   entries.push(own(resultSpillMiddleware(deps.results)));
-  entries.push({ middleware: loopGuardMiddleware(settings.loopGuard), stateKey: 'guard', by: 'the loop guard', source: 'loop_guard' });
+  entries.push({
+    middleware: loopGuardMiddleware(settings.loopGuard),
+    stateKey: 'guard',
+    by: 'the loop guard',
+    source: 'loop_guard',
+  });
   const host = deps.middleware ?? [];
   validateRunMiddleware(host);
-  for (const middleware of host) entries.push({ middleware, stateKey: `middleware:${middleware.name}`, by: `middleware ${JSON.stringify(middleware.name)}`, source: 'runtime' });
+  for (const middleware of host)
+    entries.push({
+      middleware,
+      stateKey: `middleware:${middleware.name}`,
+      by: `middleware ${JSON.stringify(middleware.name)}`,
+      source: 'runtime',
+    });
   return entries;
 }

@@ -51,7 +51,13 @@ export function toolDiscoveryMiddleware(options: ToolDiscoveryMiddlewareOptions)
   return {
     name: 'tool_discovery',
     onDriveStart(ctx) {
-      const settings = { maxTools: options.maxTools, counter: options.counter, model: options.model, contextWindowTokens: options.contextWindowTokens, alwaysOn: [...ctx.runtimeTools] };
+      const settings = {
+        maxTools: options.maxTools,
+        counter: options.counter,
+        model: options.model,
+        contextWindowTokens: options.contextWindowTokens,
+        alwaysOn: [...ctx.runtimeTools],
+      };
       const saved = ctx.state.get();
       let discovery: ToolDiscovery;
       if (saved) discovery = ToolDiscovery.fromJSON(saved as unknown as ToolDiscoveryState, ctx.catalog, settings);
@@ -65,7 +71,9 @@ export function toolDiscoveryMiddleware(options: ToolDiscoveryMiddlewareOptions)
     beforeModelRequest(ctx) {
       const discovery = slotOf(ctx.state).discovery;
       if (!discovery) return;
-      const next = discovery.toolsForNextCall(ctx.requestTokens !== undefined ? { requestTokens: ctx.requestTokens } : { messages: ctx.messages });
+      const next = discovery.toolsForNextCall(
+        ctx.requestTokens !== undefined ? { requestTokens: ctx.requestTokens } : { messages: ctx.messages },
+      );
       ctx.tools = next.tools;
       if (next.note) ctx.messages = [{ role: 'system', content: next.note }, ...ctx.messages];
       ctx.state.set(discovery.toJSON() as never);

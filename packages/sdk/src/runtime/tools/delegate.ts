@@ -37,19 +37,39 @@ export function delegateTool(deps: DelegateToolDeps): RuntimeTool {
     available: (run) => run.depth < MAX_SUBAGENT_DEPTH,
     async run({ session, call, checkpoint }) {
       const run = session.run;
-      if (run.depth >= MAX_SUBAGENT_DEPTH) return { result: { status: 'failed', error: { code: 'DELEGATE_DEPTH', message: `subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep` } } };
+      if (run.depth >= MAX_SUBAGENT_DEPTH)
+        return {
+          result: {
+            status: 'failed',
+            error: { code: 'DELEGATE_DEPTH', message: `subagents may nest at most ${MAX_SUBAGENT_DEPTH} deep` },
+          },
+        };
       const input = parseDelegateInput(call.input);
-      if (!input.ok) return { result: { status: 'failed', error: { code: 'DELEGATE_INVALID', message: input.message } } };
+      if (!input.ok)
+        return { result: { status: 'failed', error: { code: 'DELEGATE_INVALID', message: input.message } } };
       const readOnly = deps.capabilities
         .list()
-        .filter((d) => (d.kind === 'read' || d.kind === 'preview') && (!run.capabilityAllowlist || run.capabilityAllowlist.includes(d.id)))
+        .filter(
+          (d) =>
+            (d.kind === 'read' || d.kind === 'preview') &&
+            (!run.capabilityAllowlist || run.capabilityAllowlist.includes(d.id)),
+        )
         .map((d) => d.id)
         .filter((id) => !input.capabilities || input.capabilities.includes(id));
       // The child shares the parent's budgets: it gets what is left. Its lease expires with the parent's (read fresh).
       const fresh = { ...((await deps.storage.runs.get(run.id)) ?? run), usage: { ...session.usage } };
-      const child = await deps.startSubagent(fresh, input.goal, readOnly, childBudgets(fresh, session.usage, deps.clock.now()), session.lease.owner);
+      const child = await deps.startSubagent(
+        fresh,
+        input.goal,
+        readOnly,
+        childBudgets(fresh, session.usage, deps.clock.now()),
+        session.lease.owner,
+      );
       // Remembered (and committed) before it runs, so a parent resumed after a crash finds its child.
-      const subagents = { ...((session.getState(SUBAGENTS_STATE_KEY) ?? {}) as Record<string, JsonValue>), [call.id]: child.id };
+      const subagents = {
+        ...((session.getState(SUBAGENTS_STATE_KEY) ?? {}) as Record<string, JsonValue>),
+        [call.id]: child.id,
+      };
       session.setState(SUBAGENTS_STATE_KEY, subagents);
       await checkpoint();
       const release = session.lease.adopt(child.id);

@@ -43,5 +43,7 @@ export interface RuntimeTool {
 /** A failed outcome from an error: its code when it is a `MediaAgentError`, else `fallbackCode`. */
 export function failedOutcome(error: unknown, fallbackCode: string): RuntimeToolOutcome {
   const code = error instanceof MediaAgentError ? error.code : fallbackCode;
-  return { result: { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) } } };
+  return {
+    result: { status: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) } },
+  };
 }

@@ -13,9 +13,14 @@ export function searchToolsTool(): RuntimeTool {
     available: () => true,
     async run({ session, call }) {
       const discovery = discoveryIn(session.locals);
-      if (!discovery) return { result: { status: 'failed', error: { code: 'TOOL_SEARCH_OFF', message: 'every tool is already offered' } } };
+      if (!discovery)
+        return {
+          result: { status: 'failed', error: { code: 'TOOL_SEARCH_OFF', message: 'every tool is already offered' } },
+        };
       try {
-        return { result: { status: 'succeeded', output: discovery.searchFromInput(call.input) as unknown as JsonValue } };
+        return {
+          result: { status: 'succeeded', output: discovery.searchFromInput(call.input) as unknown as JsonValue },
+        };
       } catch (error) {
         return failedOutcome(error, 'TOOL_SEARCH_FAILED');
       }

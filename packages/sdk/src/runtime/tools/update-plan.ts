@@ -12,7 +12,8 @@ export function updatePlanTool(): RuntimeTool {
     available: () => true,
     async run({ session, call }) {
       const problems = validateChecklist(call.input);
-      if (problems.length > 0) return { result: { status: 'failed', error: { code: 'CHECKLIST_INVALID', message: problems.join('; ') } } };
+      if (problems.length > 0)
+        return { result: { status: 'failed', error: { code: 'CHECKLIST_INVALID', message: problems.join('; ') } } };
       session.patch({ checklist: call.input as JsonValue });
       session.emit('checklist_updated', { checklist: call.input as RunChecklist });
       return { result: { status: 'succeeded', output: { saved: true } } };

@@ -14,8 +14,13 @@ export function memoryApprovalRepository(t: MemoryTables): SyncRepository<Storag
       return true;
     },
     list: (filter = {}) =>
-      t.all<ApprovalRecord>('approvals')
-        .filter((a) => (filter.status === undefined || a.status === filter.status) && (filter.planId === undefined || a.planId === filter.planId))
+      t
+        .all<ApprovalRecord>('approvals')
+        .filter(
+          (a) =>
+            (filter.status === undefined || a.status === filter.status) &&
+            (filter.planId === undefined || a.planId === filter.planId),
+        )
         .sort((a, b) => b.requestedAt - a.requestedAt || byCodeUnit(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
   };

@@ -15,8 +15,13 @@ export function memoryDecisionRepository(t: MemoryTables): SyncRepository<Storag
       return true;
     },
     list: (filter = {}) =>
-      t.all<DecisionRecord>('decisions')
-        .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.subjectId === undefined || d.subjectId === filter.subjectId))
+      t
+        .all<DecisionRecord>('decisions')
+        .filter(
+          (d) =>
+            (filter.status === undefined || d.status === filter.status) &&
+            (filter.subjectId === undefined || d.subjectId === filter.subjectId),
+        )
         .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),
   };
 }

@@ -13,7 +13,8 @@ export function memoryGrantRepository(t: MemoryTables): SyncRepository<StorageSe
       t.write('grants', record.id, record);
     },
     list: (filter = {}) =>
-      t.all<GrantRecord>('grants')
+      t
+        .all<GrantRecord>('grants')
         .filter((g) => filter.status === undefined || g.status === filter.status)
         .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
   };

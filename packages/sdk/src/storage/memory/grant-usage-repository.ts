@@ -13,7 +13,12 @@ export function memoryGrantUsageRepository(t: MemoryTables): SyncRepository<Stor
     add: (grantId, day, invocations, bytes) => {
       const key = usageKey(grantId, day);
       const current = t.table<GrantUsage>('grantUsage').get(key);
-      const next: GrantUsage = { grantId, day, invocations: (current?.invocations ?? 0) + invocations, bytes: (current?.bytes ?? 0) + bytes };
+      const next: GrantUsage = {
+        grantId,
+        day,
+        invocations: (current?.invocations ?? 0) + invocations,
+        bytes: (current?.bytes ?? 0) + bytes,
+      };
       t.write('grantUsage', key, next);
       return { ...next };
     },

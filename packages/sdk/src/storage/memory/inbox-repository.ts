@@ -7,7 +7,8 @@ export function memoryInboxRepository(t: MemoryTables): SyncRepository<StorageSe
   return {
     enqueue: (record) => t.insertNew('inbox', record.id, record),
     listQueued: (runId) =>
-      t.all<InboxRecord>('inbox')
+      t
+        .all<InboxRecord>('inbox')
         .filter((m) => m.runId === runId && m.status === 'queued')
         .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
     markApplied: (ids, at) => {

@@ -3,7 +3,12 @@ import type { StorageSession } from '../../ports/storage-adapter';
 import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** Keeps `byGrant` (grant id → ledger keys) in step with a ledger write. */
-function indexGrant(byGrant: Map<string, Set<string>>, key: string, before: LedgerEntry | undefined, after: LedgerEntry | undefined): void {
+function indexGrant(
+  byGrant: Map<string, Set<string>>,
+  key: string,
+  before: LedgerEntry | undefined,
+  after: LedgerEntry | undefined,
+): void {
   if (before?.grantId === after?.grantId) return;
   if (before?.grantId) byGrant.get(before.grantId)?.delete(key);
   if (after?.grantId) {
@@ -19,7 +24,9 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
   const callIndex = new Map<string, string>();
   /** Grant id → ledger keys, so budget counts scan only that grant's entries. */
   const byGrant = new Map<string, Set<string>>();
-  t.index('ledger', (key, before, after) => indexGrant(byGrant, key, before as LedgerEntry | undefined, after as LedgerEntry | undefined));
+  t.index('ledger', (key, before, after) =>
+    indexGrant(byGrant, key, before as LedgerEntry | undefined, after as LedgerEntry | undefined),
+  );
   return {
     get: (key) => t.read<LedgerEntry>('ledger', key),
     findByCall: (scopeId, callId) => {
@@ -49,7 +56,10 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
     },
     listByState: (states, options = {}) =>
       [...t.table<LedgerEntry>('ledger').values()]
-        .filter((e) => states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore))
+        .filter(
+          (e) =>
+            states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore),
+        )
         .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
         .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
         .map((e) => copy(e)),

@@ -18,8 +18,33 @@ import { memoryGrantUsageRepository } from './grant-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
 
 /** Methods that only read (run on the adapter without an undo log). */
-const READ_METHODS: ReadonlySet<string> = new Set(['get', 'findByCall', 'listByState', 'usageForGrant', 'list', 'listByKind', 'totalsBetween', 'listByRun', 'listAfter', 'listQueued']);
-const REPOSITORIES: ReadonlyArray<keyof StorageSession> = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'audit', 'settings', 'runs', 'events', 'messages', 'inbox', 'decisions', 'grantUsage'];
+const READ_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'findByCall',
+  'listByState',
+  'usageForGrant',
+  'list',
+  'listByKind',
+  'totalsBetween',
+  'listByRun',
+  'listAfter',
+  'listQueued',
+]);
+const REPOSITORIES: ReadonlyArray<keyof StorageSession> = [
+  'ledger',
+  'approvals',
+  'grants',
+  'plans',
+  'policies',
+  'audit',
+  'settings',
+  'runs',
+  'events',
+  'messages',
+  'inbox',
+  'decisions',
+  'grantUsage',
+];
 
 /**
  * In-memory {@link StorageAdapter} for tests and short-lived hosts. Same semantics as the
@@ -89,7 +114,9 @@ export class MemoryStorage implements StorageAdapter {
             return Promise.reject(error);
           }
         };
-        onAdapter[method] = READ_METHODS.has(method) ? (...args) => this.#directRead(() => fn(...args)) : (...args) => this.#direct(() => fn(...args));
+        onAdapter[method] = READ_METHODS.has(method)
+          ? (...args) => this.#directRead(() => fn(...args))
+          : (...args) => this.#direct(() => fn(...args));
       }
       session[name] = inTx;
       direct[name] = onAdapter;

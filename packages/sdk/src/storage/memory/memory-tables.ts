@@ -2,15 +2,38 @@ import type { StorageSession } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
 
 /** The keyed tables of the memory store (audit, events and messages are logs kept by their repositories). @internal */
-export type TableName = 'ledger' | 'approvals' | 'grants' | 'plans' | 'policies' | 'settings' | 'runs' | 'inbox' | 'decisions' | 'grantUsage';
-const TABLES: readonly TableName[] = ['ledger', 'approvals', 'grants', 'plans', 'policies', 'settings', 'runs', 'inbox', 'decisions', 'grantUsage'];
+export type TableName =
+  | 'ledger'
+  | 'approvals'
+  | 'grants'
+  | 'plans'
+  | 'policies'
+  | 'settings'
+  | 'runs'
+  | 'inbox'
+  | 'decisions'
+  | 'grantUsage';
+const TABLES: readonly TableName[] = [
+  'ledger',
+  'approvals',
+  'grants',
+  'plans',
+  'policies',
+  'settings',
+  'runs',
+  'inbox',
+  'decisions',
+  'grantUsage',
+];
 /** Reverts one write. @internal */
 export type Undo = () => void;
 /** Keeps a repository's own index in step with writes to its table; a rollback calls it with `before` and `after` swapped. @internal */
 export type TableIndex = (id: string, before: unknown, after: unknown) => void;
 
 /** A repository whose methods return their result directly (the memory store's core). @internal */
-export type SyncRepository<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+export type SyncRepository<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never;
+};
 /** Every repository of a session, synchronous. @internal */
 export type SyncSession = { [K in keyof StorageSession]: SyncRepository<StorageSession[K]> };
 

@@ -8,7 +8,8 @@ export function memoryPolicyRevisionRepository(t: MemoryTables): SyncRepository<
     put: (record) => t.write('policies', record.id, record),
     get: (id) => t.read<PolicyRevisionRecord>('policies', id),
     listByKind: (kind) =>
-      t.all<PolicyRevisionRecord>('policies')
+      t
+        .all<PolicyRevisionRecord>('policies')
         .filter((p) => p.kind === kind)
         .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
   };

@@ -26,15 +26,25 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
       return copy(next);
     },
     list: (filter = {}) =>
-      t.all<RunRecord>('runs')
-        .filter((r) => (filter.status === undefined || r.status === filter.status) && (filter.sessionId === undefined || r.sessionId === filter.sessionId))
+      t
+        .all<RunRecord>('runs')
+        .filter(
+          (r) =>
+            (filter.status === undefined || r.status === filter.status) &&
+            (filter.sessionId === undefined || r.sessionId === filter.sessionId),
+        )
         .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
     acquireLease: (owner, now, leaseMs) => {
       let pick: RunRecord | undefined;
       for (const run of t.table<RunRecord>('runs').values()) {
         if (!runnable(run, now)) continue;
-        if (!pick || run.createdAt < pick.createdAt || (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)) pick = run;
+        if (
+          !pick ||
+          run.createdAt < pick.createdAt ||
+          (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)
+        )
+          pick = run;
       }
       if (!pick) return undefined;
       const next: RunRecord = { ...copy(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };

@@ -31,9 +31,21 @@ export function sqliteApprovalRepository(q: SqlQueries): SyncRepository<StorageS
     compareAndSet: (id, expectedStatus, patch) => {
       const params: Row = { id, expectedStatus };
       const { sets, signature } = assignments(APPROVALS, patch, 'id', params);
-      return exec(cas(`approvals|${signature}`, () => `UPDATE approvals SET ${sets} WHERE id = @id AND status = @expectedStatus`), params) === 1;
+      return (
+        exec(
+          cas(
+            `approvals|${signature}`,
+            () => `UPDATE approvals SET ${sets} WHERE id = @id AND status = @expectedStatus`,
+          ),
+          params,
+        ) === 1
+      );
     },
     list: (filter = {}) =>
-      all(APPROVALS_LIST_SQL, { status: filter.status ?? null, planId: filter.planId ?? null, limit: limit(filter.limit) }).map((r) => APPROVALS.fromRow(r)),
+      all(APPROVALS_LIST_SQL, {
+        status: filter.status ?? null,
+        planId: filter.planId ?? null,
+        limit: limit(filter.limit),
+      }).map((r) => APPROVALS.fromRow(r)),
   };
 }

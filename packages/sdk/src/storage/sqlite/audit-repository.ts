@@ -32,7 +32,10 @@ export const AUDIT_INSERT_SQL = `INSERT INTO audit ("id", "at", "action", "actor
 const AUDIT_LIST_SQL = `SELECT * FROM audit WHERE seq > @after AND (@action IS NULL OR action = @action) AND (@capabilityId IS NULL OR capability_id = @capabilityId) AND (@invocationId IS NULL OR invocation_id = @invocationId) ORDER BY seq LIMIT @limit`;
 
 /** The audit log repository. Synchronous, over one connection's prepared statements. @internal */
-export function sqliteAuditRepository(q: SqlQueries, insertAudit: (record: AuditRecord) => number): SyncRepository<StorageSession['audit']> {
+export function sqliteAuditRepository(
+  q: SqlQueries,
+  insertAudit: (record: AuditRecord) => number,
+): SyncRepository<StorageSession['audit']> {
   const { all, limit } = q;
   return {
     // A plain INSERT: the stored row is the record with its new seq (no RETURNING, nothing to decode).

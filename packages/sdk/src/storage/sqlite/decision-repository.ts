@@ -25,6 +25,8 @@ export function sqliteDecisionRepository(q: SqlQueries): SyncRepository<StorageS
   return {
     insert: (record) => exec(DECISIONS_INSERT_SQL, DECISIONS.toParams(record)) === 1,
     list: (filter = {}) =>
-      all(DECISIONS_LIST_SQL, { status: filter.status ?? null, subjectId: filter.subjectId ?? null }).map((r) => DECISIONS.fromRow(r)),
+      all(DECISIONS_LIST_SQL, { status: filter.status ?? null, subjectId: filter.subjectId ?? null }).map((r) =>
+        DECISIONS.fromRow(r),
+      ),
   };
 }

@@ -18,7 +18,10 @@ const GRANTS = new TableMapping<GrantRecord>('grants', {
   updatedAt: 'value',
 });
 
-const GRANTS_UPDATE_SQL = `UPDATE grants SET ${GRANTS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ')} WHERE id = @id`;
+const GRANTS_UPDATE_SQL = `UPDATE grants SET ${GRANTS.columns
+  .filter((c) => c.field !== 'id')
+  .map((c) => `"${c.column}" = @${c.field}`)
+  .join(', ')} WHERE id = @id`;
 
 const GRANTS_LIST_SQL = `SELECT * FROM grants WHERE (@status IS NULL OR status = @status) ORDER BY created_at, id`;
 
@@ -29,7 +32,8 @@ export function sqliteGrantRepository(q: SqlQueries): SyncRepository<StorageSess
     insert: (record) => mustInsert(GRANTS, record),
     get: (id) => byId(GRANTS, 'id', id),
     update: (record) => {
-      if (exec(GRANTS_UPDATE_SQL, GRANTS.toParams(record)) !== 1) throw new StorageError(`no grant with id ${record.id}`);
+      if (exec(GRANTS_UPDATE_SQL, GRANTS.toParams(record)) !== 1)
+        throw new StorageError(`no grant with id ${record.id}`);
     },
     list: (filter = {}) => all(GRANTS_LIST_SQL, { status: filter.status ?? null }).map((r) => GRANTS.fromRow(r)),
   };

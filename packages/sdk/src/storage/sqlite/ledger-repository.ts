@@ -61,7 +61,9 @@ export function sqliteLedgerRepository(q: SqlQueries): SyncRepository<StorageSes
       const before = options.claimedBefore !== undefined;
       if (before) params.claimedBefore = options.claimedBefore;
       const where = `state IN (SELECT value FROM json_each(@states))${before ? ` AND claimed_at < @claimedBefore` : ''}`;
-      return all(`SELECT * FROM ledger WHERE ${where} ORDER BY claimed_at, key LIMIT @limit`, params).map((r) => LEDGER.fromRow(r));
+      return all(`SELECT * FROM ledger WHERE ${where} ORDER BY claimed_at, key LIMIT @limit`, params).map((r) =>
+        LEDGER.fromRow(r),
+      );
     },
     usageForGrant: (grantId, from, to) => {
       const row = one(USAGE_FOR_GRANT_SQL, { grantId, from, to });

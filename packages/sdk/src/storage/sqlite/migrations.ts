@@ -298,7 +298,11 @@ export function applySqliteMigrations(db: Database, now: () => number = Date.now
       const next = SQLITE_MIGRATIONS.find((m) => m.version === current + 1);
       if (!next) throw new Error(`media-agent: no SQLite migration from schema version ${current}`);
       for (const sql of next.statements) db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(next.version, next.name, now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        next.version,
+        next.name,
+        now(),
+      );
       db.exec(`PRAGMA user_version = ${next.version | 0}`);
       db.exec('COMMIT');
     } catch (error) {

@@ -17,7 +17,10 @@ const PLANS = new TableMapping<PlanRecord>('plans', {
   updatedAt: 'value',
 });
 
-const PLANS_CAS_SQL = `UPDATE plans SET ${PLANS.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = @${c.field}`).join(', ')} WHERE id = @id AND revision = @expectedRevision`;
+const PLANS_CAS_SQL = `UPDATE plans SET ${PLANS.columns
+  .filter((c) => c.field !== 'id')
+  .map((c) => `"${c.column}" = @${c.field}`)
+  .join(', ')} WHERE id = @id AND revision = @expectedRevision`;
 
 /** The plans repository (reviewed artifacts approvals bind to). Synchronous, over one connection's prepared statements. @internal */
 export function sqlitePlanRepository(q: SqlQueries): SyncRepository<StorageSession['plans']> {
@@ -25,6 +28,7 @@ export function sqlitePlanRepository(q: SqlQueries): SyncRepository<StorageSessi
   return {
     insert: (record) => mustInsert(PLANS, record),
     get: (id) => byId(PLANS, 'id', id),
-    compareAndSet: (id, expectedRevision, record) => exec(PLANS_CAS_SQL, { ...PLANS.toParams({ ...record, id }), expectedRevision }) === 1,
+    compareAndSet: (id, expectedRevision, record) =>
+      exec(PLANS_CAS_SQL, { ...PLANS.toParams({ ...record, id }), expectedRevision }) === 1,
   };
 }

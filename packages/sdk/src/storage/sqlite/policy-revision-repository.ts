@@ -11,7 +11,10 @@ const POLICIES = new TableMapping<PolicyRevisionRecord>('policies', {
   updatedAt: 'value',
 });
 
-const POLICIES_PUT_SQL = `${POLICIES.insertSql} ON CONFLICT (id) DO UPDATE SET ${POLICIES.columns.filter((c) => c.field !== 'id').map((c) => `"${c.column}" = excluded."${c.column}"`).join(', ')}`;
+const POLICIES_PUT_SQL = `${POLICIES.insertSql} ON CONFLICT (id) DO UPDATE SET ${POLICIES.columns
+  .filter((c) => c.field !== 'id')
+  .map((c) => `"${c.column}" = excluded."${c.column}"`)
+  .join(', ')}`;
 
 const POLICIES_BY_KIND_SQL = `SELECT * FROM policies WHERE kind = @kind ORDER BY created_at, id`;
 

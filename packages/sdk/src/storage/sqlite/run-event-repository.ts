@@ -28,11 +28,19 @@ export function sqliteRunEventRepository(q: SqlQueries): SyncRepository<StorageS
   const { all, one, limit } = q;
   return {
     append: (event) => {
-      const row = one(EVENT_APPEND_SQL, { runId: event.runId, type: event.type, at: event.at, data: TableMapping.encode('json', event.data) });
+      const row = one(EVENT_APPEND_SQL, {
+        runId: event.runId,
+        type: event.type,
+        at: event.at,
+        data: TableMapping.encode('json', event.data),
+      });
       return RUN_EVENTS.fromRow(row!);
     },
     listByRun: (runId, options = {}) =>
-      all(EVENTS_BY_RUN_SQL, { runId, after: options.afterSeq ?? 0, limit: limit(options.limit ?? 100) }).map((r) => RUN_EVENTS.fromRow(r)),
-    listAfter: (after = 0, max = 100) => all(EVENTS_AFTER_SQL, { after, limit: limit(max) }).map((r) => RUN_EVENTS.fromRow(r)),
+      all(EVENTS_BY_RUN_SQL, { runId, after: options.afterSeq ?? 0, limit: limit(options.limit ?? 100) }).map((r) =>
+        RUN_EVENTS.fromRow(r),
+      ),
+    listAfter: (after = 0, max = 100) =>
+      all(EVENTS_AFTER_SQL, { after, limit: limit(max) }).map((r) => RUN_EVENTS.fromRow(r)),
   };
 }

@@ -72,7 +72,11 @@ export function sqliteRunRepository(q: SqlQueries): SyncRepository<StorageSessio
       const { sets, signature } = assignments<RunRecord>(RUNS, patch, 'id', params);
       const owner = expectLeaseOwner !== undefined;
       if (owner) params.expectLeaseOwner = expectLeaseOwner;
-      const sql = cas(`runs|${signature}|${owner ? 'o' : ''}`, () => `UPDATE runs SET ${sets} WHERE id = @id${owner ? ` AND lease_owner = @expectLeaseOwner` : ''} RETURNING *`);
+      const sql = cas(
+        `runs|${signature}|${owner ? 'o' : ''}`,
+        () =>
+          `UPDATE runs SET ${sets} WHERE id = @id${owner ? ` AND lease_owner = @expectLeaseOwner` : ''} RETURNING *`,
+      );
       const row = one(sql, params);
       return row ? RUNS.fromRow(row) : undefined;
     },
@@ -88,7 +92,9 @@ export function sqliteRunRepository(q: SqlQueries): SyncRepository<StorageSessio
         params.sessionId = filter.sessionId;
       }
       const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      return all(`SELECT * FROM runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`, params).map((r) => RUNS.fromRow(r));
+      return all(`SELECT * FROM runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`, params).map((r) =>
+        RUNS.fromRow(r),
+      );
     },
     acquireLease: (owner, now, leaseMs) => {
       const row = one(ACQUIRE_LEASE_SQL, { owner, now, expiresAt: now + leaseMs });

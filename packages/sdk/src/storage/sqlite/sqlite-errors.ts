@@ -21,8 +21,12 @@ export function toStorageError(error: unknown, location: string): MediaAgentErro
   const code = sqliteCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code?.startsWith('SQLITE_BUSY') || code?.startsWith('SQLITE_LOCKED')) {
-    return new StorageLockedError(`the SQLite store at ${location} is locked by another connection (${code}: ${message})`, { cause: error });
+    return new StorageLockedError(
+      `the SQLite store at ${location} is locked by another connection (${code}: ${message})`,
+      { cause: error },
+    );
   }
-  if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT')) return new StorageCorruptError(location, { cause: error });
+  if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT'))
+    return new StorageCorruptError(location, { cause: error });
   return new StorageError(`SQLite store at ${location}: ${code ? `${code}: ` : ''}${message}`, { cause: error });
 }

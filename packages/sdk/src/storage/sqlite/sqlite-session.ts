@@ -60,8 +60,20 @@ export class SqliteRepositories {
   insertAudit(r: AuditRecord): number {
     return Number(
       this.stmt(AUDIT_INSERT_SQL).run(
-        r.id, r.at, r.action, r.actor, r.capabilityId, r.invocationId, v(r.runId), v(r.taskId), r.outcome,
-        v(r.approvalId), v(r.grantId), v(r.idempotencyKey), r.inputSummary, v(r.reason),
+        r.id,
+        r.at,
+        r.action,
+        r.actor,
+        r.capabilityId,
+        r.invocationId,
+        v(r.runId),
+        v(r.taskId),
+        r.outcome,
+        v(r.approvalId),
+        v(r.grantId),
+        v(r.idempotencyKey),
+        r.inputSummary,
+        v(r.reason),
       ).lastInsertRowid,
     );
   }
@@ -113,7 +125,8 @@ class SqliteTransactionSession implements StorageSession {
       for (const method of Object.keys(sync)) {
         const fn = sync[method]!;
         out[method] = (...args) => {
-          if (!this.active) return Promise.reject(new StorageError('a storage session was used after its transaction ended'));
+          if (!this.active)
+            return Promise.reject(new StorageError('a storage session was used after its transaction ended'));
           try {
             return Promise.resolve(fn(...args));
           } catch (error) {

@@ -48,13 +48,19 @@ type OpJob = Settle & { kind: 'op'; work: () => unknown };
 /** Runs a group of transactions of one adapter, starting with `first` (see `SqliteStorage`). */
 type GroupRunner = (first: TxJob) => Promise<void> | undefined;
 /** One `transaction(fn)` (or one repository write on the adapter): runs inside a group of its adapter (`owner`). */
-type TxJob = Settle & { kind: 'tx'; owner: GroupRunner; fn: (session: StorageSession | undefined) => unknown; session: boolean };
+type TxJob = Settle & {
+  kind: 'tx';
+  owner: GroupRunner;
+  fn: (session: StorageSession | undefined) => unknown;
+  session: boolean;
+};
 type Job = OpJob | TxJob;
 
 /** What a transaction step left the group in: go on with the next transaction, or stop (the group is over). */
 type Step = 'next' | 'stop';
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
 const ignore = (): void => undefined;
 
 /**
@@ -251,9 +257,11 @@ export class SqliteStorage implements StorageAdapter {
    * @throws `StorageError` when `path` is empty or `busyTimeoutMs` is negative
    */
   constructor(options: SqliteStorageOptions) {
-    if (typeof options?.path !== 'string' || options.path === '') throw new StorageError('SqliteStorage: options.path is required');
+    if (typeof options?.path !== 'string' || options.path === '')
+      throw new StorageError('SqliteStorage: options.path is required');
     const busy = options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
-    if (!Number.isFinite(busy) || busy < 0) throw new StorageError(`SqliteStorage: busyTimeoutMs must be a non-negative number, got ${busy}`);
+    if (!Number.isFinite(busy) || busy < 0)
+      throw new StorageError(`SqliteStorage: busyTimeoutMs must be a non-negative number, got ${busy}`);
     this.path = options.path;
     this.busyTimeoutMs = Math.floor(busy);
     this.#file = options.path === ':memory:' ? null : resolve(options.path);
@@ -266,7 +274,8 @@ export class SqliteStorage implements StorageAdapter {
     const repo = <K extends keyof StorageSession>(name: K): StorageSession[K] => {
       const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(template[name])) {
-        const call = (core: SqliteRepositories, args: unknown[]) => (core.repos[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+        const call = (core: SqliteRepositories, args: unknown[]) =>
+          (core.repos[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
         if (name === 'audit' && method === 'list') {
           wrapped[method] = (...args) =>
             this.#read((core) => {
@@ -466,8 +475,12 @@ export class SqliteStorage implements StorageAdapter {
     // pending), or SQLite rolled the whole transaction back itself (disk full, I/O error): nothing is kept.
     this.#rollback();
     job.reject(mapped);
-    const lost = new StorageError(`SQLite store at ${this.path}: the transaction was rolled back with another one in its group: ${messageOf(error)}`, { cause: error });
-    for (const { job: done } of group.done) done.reject(sqliteCode(error) !== undefined ? toStorageError(error, this.path) : lost);
+    const lost = new StorageError(
+      `SQLite store at ${this.path}: the transaction was rolled back with another one in its group: ${messageOf(error)}`,
+      { cause: error },
+    );
+    for (const { job: done } of group.done)
+      done.reject(sqliteCode(error) !== undefined ? toStorageError(error, this.path) : lost);
     group.done = [];
     return 'stop';
   }
@@ -640,7 +653,9 @@ export class SqliteStorage implements StorageAdapter {
     }
     if (version > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(version, STORAGE_SCHEMA_VERSION);
     if (version < STORAGE_SCHEMA_VERSION) {
-      throw new StorageError(`the SQLite store at ${this.path} is at schema version ${version}; call migrate() first (this SDK needs ${STORAGE_SCHEMA_VERSION})`);
+      throw new StorageError(
+        `the SQLite store at ${this.path} is at schema version ${version}; call migrate() first (this SDK needs ${STORAGE_SCHEMA_VERSION})`,
+      );
     }
     this.#schemaReady = true;
     return db;

@@ -53,7 +53,8 @@ export class TableMapping<T extends object> {
 
   static encode(kind: ColumnKind, value: unknown): unknown {
     if (kind === 'json') return JSON.stringify(value ?? null);
-    if (kind === 'jsonOrNull' || kind === 'lazyJson') return value === null || value === undefined ? null : JSON.stringify(value);
+    if (kind === 'jsonOrNull' || kind === 'lazyJson')
+      return value === null || value === undefined ? null : JSON.stringify(value);
     if (kind === 'bool') return value ? 1 : 0;
     return value === undefined ? null : value;
   }
@@ -78,7 +79,13 @@ export class TableMapping<T extends object> {
       if (c.kind === 'lazyJson' && typeof raw === 'string') lazyJsonField(record, c.field, raw);
       else
         record[c.field] =
-          c.kind === 'value' ? raw : c.kind === 'bool' ? raw === 1 || raw === 1n : raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+          c.kind === 'value'
+            ? raw
+            : c.kind === 'bool'
+              ? raw === 1 || raw === 1n
+              : raw === null || raw === undefined
+                ? null
+                : (JSON.parse(raw as string) as JsonValue);
     }
     return record as T;
   }
@@ -101,7 +108,8 @@ function lazyJsonField(record: Row, field: string, raw: string): void {
       } catch (error) {
         throw new StorageError(`the stored ${field} is not valid JSON`, { cause: error });
       }
-      if (Object.isExtensible(this)) Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+      if (Object.isExtensible(this))
+        Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
       return value;
     },
     set(this: Row, value: unknown) {
@@ -115,7 +123,12 @@ function lazyJsonField(record: Row, field: string, raw: string): void {
  * statement they make: the same fields give the same SQL text, so it is prepared once.
  * @internal
  */
-export function assignments<T extends object>(mapping: TableMapping<T>, patch: Partial<T>, skip: string, params: Row): { sets: string; signature: string } {
+export function assignments<T extends object>(
+  mapping: TableMapping<T>,
+  patch: Partial<T>,
+  skip: string,
+  params: Row,
+): { sets: string; signature: string } {
   const fields: string[] = [];
   for (const field of Object.keys(patch)) {
     const value = (patch as Row)[field];

@@ -4,7 +4,13 @@ import { OutcomeUnknownError } from '../../capabilities/errors';
 import type { HandlerContext } from '../../capabilities/types';
 import { canonicalHash } from '../../core/canonical-json';
 import type { StandardOutput } from '../../media/contracts';
-import { defineStandardCapability, planReceipt, registerStandardCapabilities, verifyDownloadSubmit, type StandardImplementations } from '../../media/define-standard';
+import {
+  defineStandardCapability,
+  planReceipt,
+  registerStandardCapabilities,
+  verifyDownloadSubmit,
+  type StandardImplementations,
+} from '../../media/define-standard';
 import { MediaStateError } from '../../media/errors';
 import { parseMediaEntityId } from '../../media/identity';
 import { RESOLUTIONS, type PolicySettings, type Release } from '../../media/schemas';
@@ -12,8 +18,13 @@ import type { JsonValue } from '../../core/records';
 import type { SandboxRelease, SandboxTitle } from './data';
 import { addRun, entityOf, type SandboxDownload, type SandboxPlan, type SandboxWorld } from './world';
 
-const notFound = (what: string, id: string) => new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)}`, { [what]: id });
-const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, '');
+const notFound = (what: string, id: string) =>
+  new MediaStateError('MEDIA_NOT_FOUND', `no ${what} ${JSON.stringify(id)}`, { [what]: id });
+const norm = (s: string) =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{P}\p{S}]+/gu, '');
 const rank = (r: string) => RESOLUTIONS.indexOf(r as (typeof RESOLUTIONS)[number]);
 
 /**
@@ -59,7 +70,12 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     if (!job) throw notFound('download', id);
     return job;
   };
-  const planRecord = (id: string, type: 'download' | 'organize', fill: () => Omit<SandboxPlan, 'id' | 'type' | 'runIds' | 'createdAt'>, runId: string | undefined): SandboxPlan =>
+  const planRecord = (
+    id: string,
+    type: 'download' | 'organize',
+    fill: () => Omit<SandboxPlan, 'id' | 'type' | 'runIds' | 'createdAt'>,
+    runId: string | undefined,
+  ): SandboxPlan =>
     world.mutate((s, now) => {
       let p = s.plans.find((x) => x.id === id);
       if (!p) {
@@ -72,7 +88,10 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
   const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
     const plan = ctx.plan;
     if (!plan) throw new MediaStateError('MEDIA_NOT_FOUND', `no ${type} plan ${JSON.stringify(planId)}`, { planId });
-    if (plan.type !== type) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, { planId: plan.id });
+    if (plan.type !== type)
+      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, {
+        planId: plan.id,
+      });
     return plan;
   };
   const taskView = (id: string) => world.tasks().find((t) => t.id === id)!;
@@ -80,8 +99,18 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     const targetPath = world.libraryPathOf(entity);
     const t = world.resolveTitle(entity);
     const file = `${job.releaseName}.mkv`;
-    const to = t ? `${targetPath}/${t.title.replace(/[\\/:*?"<>|]+/g, '')} (${t.year}) - ${job.resolution}.mkv` : `${targetPath}/${file}`;
-    return { type: 'organize', downloadId: job.id, mediaEntityId: entity, title: world.titleOf(entity), mode, targetPath, files: [{ from: `/downloads/${job.releaseName}/${file}`, to }] };
+    const to = t
+      ? `${targetPath}/${t.title.replace(/[\\/:*?"<>|]+/g, '')} (${t.year}) - ${job.resolution}.mkv`
+      : `${targetPath}/${file}`;
+    return {
+      type: 'organize',
+      downloadId: job.id,
+      mediaEntityId: entity,
+      title: world.titleOf(entity),
+      mode,
+      targetPath,
+      files: [{ from: `/downloads/${job.releaseName}/${file}`, to }],
+    };
   };
 
   const implementations = {
@@ -98,17 +127,35 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
             .titles()
             .map((t) => {
               const names = [t.title, t.originalTitle, t.localizedTitle ?? ''].map(norm).filter(Boolean);
-              const score = names.some((n) => n === q) ? 3 : names.some((n) => n.startsWith(q)) ? 2 : names.some((n) => n.includes(q)) ? 1 : 0;
+              const score = names.some((n) => n === q)
+                ? 3
+                : names.some((n) => n.startsWith(q))
+                  ? 2
+                  : names.some((n) => n.includes(q))
+                    ? 1
+                    : 0;
               return { t, score };
             })
-            .filter((x) => x.score > 0 && (input.kind === undefined || x.t.kind === input.kind) && (inYear === undefined || x.t.year === inYear))
+            .filter(
+              (x) =>
+                x.score > 0 &&
+                (input.kind === undefined || x.t.kind === input.kind) &&
+                (inYear === undefined || x.t.year === inYear),
+            )
             .sort((a, b) => b.score - a.score || b.t.year - a.t.year)
             .map((x) => x.t);
         };
         // The title first ("Blade Runner 2049" is a title); a trailing year filters only when the whole text matches nothing.
         found = search(query, year);
         const y = /(?:^|\s|\()(\d{4})\)?\s*$/.exec(query);
-        if (found.length === 0 && y && year === undefined && Number(y[1]) >= 1870 && Number(y[1]) <= 2100 && norm(query.slice(0, y.index))) {
+        if (
+          found.length === 0 &&
+          y &&
+          year === undefined &&
+          Number(y[1]) >= 1870 &&
+          Number(y[1]) <= 2100 &&
+          norm(query.slice(0, y.index))
+        ) {
           found = search(query.slice(0, y.index), Number(y[1]));
         }
       }
@@ -127,8 +174,16 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       const releases = world
         .releases()
         .filter((r) => world.releaseEntity(r) === entity)
-        .filter((r) => (input.season === undefined || r.season === input.season) && minRes.every((m) => rank(r.resolution) >= m) && r.sizeBytes <= maxSize)
-        .sort((a, b) => rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders || a.releaseId.localeCompare(b.releaseId))
+        .filter(
+          (r) =>
+            (input.season === undefined || r.season === input.season) &&
+            minRes.every((m) => rank(r.resolution) >= m) &&
+            r.sizeBytes <= maxSize,
+        )
+        .sort(
+          (a, b) =>
+            rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders || a.releaseId.localeCompare(b.releaseId),
+        )
         .slice(0, input.limit ?? 10)
         .map(releaseView);
       return { mediaEntityId: entity, releases };
@@ -140,7 +195,10 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       const files =
         r.season === null
           ? [{ path: `${r.name}/${r.name}.mkv`, sizeBytes: r.sizeBytes }]
-          : Array.from({ length: 9 }, (_, i) => ({ path: `${r.name}/${r.name.replace(/S\d\d/, (m) => `${m}E${String(i + 1).padStart(2, '0')}`)}.mkv`, sizeBytes: Math.floor(r.sizeBytes / 9) }));
+          : Array.from({ length: 9 }, (_, i) => ({
+              path: `${r.name}/${r.name.replace(/S\d\d/, (m) => `${m}E${String(i + 1).padStart(2, '0')}`)}.mkv`,
+              sizeBytes: Math.floor(r.sizeBytes / 9),
+            }));
       return { release: releaseView(r), files, freeleech: r.freeleech, publishedAt: r.publishedAt };
     }),
 
@@ -159,13 +217,23 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         } else {
           const job = s.downloads.find((d) => d.id === input.subjectId);
           if (!job) throw notFound('download', input.subjectId);
-          if (job.phase === 'imported') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${job.id} is already imported; organize it again instead`, { downloadId: job.id });
+          if (job.phase === 'imported')
+            throw new MediaStateError(
+              'MEDIA_INVALID_STATE',
+              `download ${job.id} is already imported; organize it again instead`,
+              { downloadId: job.id },
+            );
           previous = job.mediaEntityId;
           job.mediaEntityId = entity;
           addRun(job.runIds, ctx.runId);
         }
         if (ctx.runId) addRun((s.touches[ctx.runId] ??= []), entity);
-        const out = { subjectType: input.subjectType, subjectId: input.subjectId, mediaEntityId: entity, previousMediaEntityId: previous };
+        const out = {
+          subjectType: input.subjectType,
+          subjectId: input.subjectId,
+          mediaEntityId: entity,
+          previousMediaEntityId: previous,
+        };
         s.results[key] = out;
         return out;
       });
@@ -175,18 +243,72 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       const t = titleOrThrow(input.mediaSource, input.mediaId);
       const entity = entityOf(t);
       world.touch(ctx.runId, entity);
-      const existing = ctx.idempotencyKey ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey) : undefined;
+      const existing = ctx.idempotencyKey
+        ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
+        : undefined;
       const r = releaseOrThrow(input.releaseId);
       const download = { releaseId: r.releaseId, releaseName: r.name, title: t.title, sizeBytes: r.sizeBytes };
       if (existing) return { plan: planReceipt(await plans.get(existing.id)), download };
-      if (t.kind !== input.kind) throw new MediaStateError('MEDIA_INVALID_STATE', `${entity} is a ${t.kind}, not a ${input.kind}`, { mediaEntityId: entity });
-      if (world.releaseEntity(r) !== entity) throw new MediaStateError('MEDIA_INVALID_STATE', `release ${r.releaseId} is not a release of ${entity}`, { releaseId: r.releaseId, mediaEntityId: entity });
-      if (world.inLibrary(entity)) throw new MediaStateError('MEDIA_ALREADY_IN_LIBRARY', `${t.title} (${entity}) is already in the library: nothing to download`, { mediaEntityId: entity });
-      const active = world.downloads().find((d) => d.mediaEntityId === entity && ['queued', 'downloading', 'completed', 'stalled'].includes(world.downloadStatus(d)));
-      if (active) throw new MediaStateError('MEDIA_ALREADY_DOWNLOADING', `${t.title} is already being downloaded as ${active.id}`, { mediaEntityId: entity, downloadId: active.id });
-      const payload = { type: 'download', mediaEntityId: entity, title: t.title, kind: t.kind, releaseId: r.releaseId, releaseName: r.name, site: r.site, sizeBytes: r.sizeBytes, resolution: r.resolution };
-      const record = await plans.create({ type: 'download', payload, actor: ctx.actor, mediaEntityId: entity, mediaKind: t.kind, bytes: r.sizeBytes });
-      planRecord(record.id, 'download', () => ({ mediaEntityId: entity, releaseId: r.releaseId, downloadId: null, organizeId: null, idempotencyKey: ctx.idempotencyKey ?? null, failedReason: null }), ctx.runId);
+      if (t.kind !== input.kind)
+        throw new MediaStateError('MEDIA_INVALID_STATE', `${entity} is a ${t.kind}, not a ${input.kind}`, {
+          mediaEntityId: entity,
+        });
+      if (world.releaseEntity(r) !== entity)
+        throw new MediaStateError('MEDIA_INVALID_STATE', `release ${r.releaseId} is not a release of ${entity}`, {
+          releaseId: r.releaseId,
+          mediaEntityId: entity,
+        });
+      if (world.inLibrary(entity))
+        throw new MediaStateError(
+          'MEDIA_ALREADY_IN_LIBRARY',
+          `${t.title} (${entity}) is already in the library: nothing to download`,
+          { mediaEntityId: entity },
+        );
+      const active = world
+        .downloads()
+        .find(
+          (d) =>
+            d.mediaEntityId === entity &&
+            ['queued', 'downloading', 'completed', 'stalled'].includes(world.downloadStatus(d)),
+        );
+      if (active)
+        throw new MediaStateError(
+          'MEDIA_ALREADY_DOWNLOADING',
+          `${t.title} is already being downloaded as ${active.id}`,
+          { mediaEntityId: entity, downloadId: active.id },
+        );
+      const payload = {
+        type: 'download',
+        mediaEntityId: entity,
+        title: t.title,
+        kind: t.kind,
+        releaseId: r.releaseId,
+        releaseName: r.name,
+        site: r.site,
+        sizeBytes: r.sizeBytes,
+        resolution: r.resolution,
+      };
+      const record = await plans.create({
+        type: 'download',
+        payload,
+        actor: ctx.actor,
+        mediaEntityId: entity,
+        mediaKind: t.kind,
+        bytes: r.sizeBytes,
+      });
+      planRecord(
+        record.id,
+        'download',
+        () => ({
+          mediaEntityId: entity,
+          releaseId: r.releaseId,
+          downloadId: null,
+          organizeId: null,
+          idempotencyKey: ctx.idempotencyKey ?? null,
+          failedReason: null,
+        }),
+        ctx.runId,
+      );
       return { plan: planReceipt(record), download };
     }),
 
@@ -197,9 +319,23 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         const payload = plan.payload as { releaseId?: string; mediaEntityId?: string };
         const r = releaseOrThrow(String(payload.releaseId));
         const entity = payload.mediaEntityId ?? plan.mediaEntityId ?? world.releaseEntity(r);
-        const known = planRecord(plan.id, 'download', () => ({ mediaEntityId: entity, releaseId: r.releaseId, downloadId: null, organizeId: null, idempotencyKey: null, failedReason: null }), ctx.runId);
+        const known = planRecord(
+          plan.id,
+          'download',
+          () => ({
+            mediaEntityId: entity,
+            releaseId: r.releaseId,
+            downloadId: null,
+            organizeId: null,
+            idempotencyKey: null,
+            failedReason: null,
+          }),
+          ctx.runId,
+        );
         world.touch(ctx.runId, entity);
-        const byKey = ctx.idempotencyKey ? world.downloads().find((d) => d.idempotencyKey === ctx.idempotencyKey) : undefined;
+        const byKey = ctx.idempotencyKey
+          ? world.downloads().find((d) => d.idempotencyKey === ctx.idempotencyKey)
+          : undefined;
         if (byKey) return ctx.pending({ download: world.downloadView(byKey) });
         const refuse = (error: MediaStateError) => {
           world.mutate((s) => {
@@ -208,9 +344,23 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
           });
           return error;
         };
-        const previous = world.downloads().find((d) => d.planId === plan.id && d.phase !== 'removed' && d.phase !== 'failed');
-        if (previous) throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} was already submitted as download ${previous.id}`, { planId: plan.id, downloadId: previous.id });
-        if (world.inLibrary(entity)) throw refuse(new MediaStateError('MEDIA_ALREADY_IN_LIBRARY', `${world.titleOf(entity)} (${entity}) is already in the library: nothing submitted`, { mediaEntityId: entity }));
+        const previous = world
+          .downloads()
+          .find((d) => d.planId === plan.id && d.phase !== 'removed' && d.phase !== 'failed');
+        if (previous)
+          throw new MediaStateError(
+            'MEDIA_PLAN_CONFLICT',
+            `plan ${plan.id} was already submitted as download ${previous.id}`,
+            { planId: plan.id, downloadId: previous.id },
+          );
+        if (world.inLibrary(entity))
+          throw refuse(
+            new MediaStateError(
+              'MEDIA_ALREADY_IN_LIBRARY',
+              `${world.titleOf(entity)} (${entity}) is already in the library: nothing submitted`,
+              { mediaEntityId: entity },
+            ),
+          );
         const job = world.addDownload({
           planId: plan.id,
           releaseId: r.releaseId,
@@ -226,7 +376,10 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
           p.downloadId = job.id;
           p.failedReason = null;
         });
-        if (world.faults.submitTimesOutAfterEffect) throw new OutcomeUnknownError('the downloader did not answer within the timeout; the job may have been added');
+        if (world.faults.submitTimesOutAfterEffect)
+          throw new OutcomeUnknownError(
+            'the downloader did not answer within the timeout; the job may have been added',
+          );
         return ctx.pending({ download: world.downloadView(job) });
       },
       { verify: verifyDownloadSubmit },
@@ -236,38 +389,98 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       const job = jobOrThrow(input.downloadId);
       const action = input.action ?? 'recheck';
       if (!(job.phase === 'stalled' || job.phase === 'failed'))
-        throw new MediaStateError('MEDIA_INVALID_STATE', `download ${job.id} is ${world.downloadStatus(job)}; only stalled or failed downloads can be rechecked or resumed`, { downloadId: job.id });
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${job.id} is ${world.downloadStatus(job)}; only stalled or failed downloads can be rechecked or resumed`,
+          { downloadId: job.id },
+        );
       world.restartDownload(job, true, ctx.idempotencyKey ?? null, ctx.runId);
       return { action, download: world.downloadView(job) };
     }),
 
     'organize.plan': defineStandardCapability('organize.plan', async (input, ctx) => {
       const job = jobOrThrow(input.downloadId);
-      const entity = input.mediaSource && input.mediaId ? entityOf(titleOrThrow(input.mediaSource, input.mediaId)) : job.mediaEntityId;
+      const entity =
+        input.mediaSource && input.mediaId
+          ? entityOf(titleOrThrow(input.mediaSource, input.mediaId))
+          : job.mediaEntityId;
       world.touch(ctx.runId, entity);
-      const existing = ctx.idempotencyKey ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey) : undefined;
+      const existing = ctx.idempotencyKey
+        ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
+        : undefined;
       const status = world.downloadStatus(job);
       if (!existing && status !== 'completed')
-        throw new MediaStateError('MEDIA_INVALID_STATE', `download ${job.id} is ${status}; only a completed, not yet imported download can be organized`, { downloadId: job.id, status });
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${job.id} is ${status}; only a completed, not yet imported download can be organized`,
+          { downloadId: job.id, status },
+        );
       const mode = input.mode ?? world.policy('organize').settings.organizeMode ?? 'hardlink';
       const payload = organizePayload(job, mode, entity);
-      const record = existing ? await plans.get(existing.id) : await plans.create({ type: 'organize', payload, actor: ctx.actor, mediaEntityId: entity, mediaKind: world.resolveTitle(entity)?.kind ?? undefined, bytes: 0 });
-      if (!existing) planRecord(record.id, 'organize', () => ({ mediaEntityId: entity, releaseId: job.releaseId, downloadId: job.id, organizeId: null, idempotencyKey: ctx.idempotencyKey ?? null, failedReason: null }), ctx.runId);
+      const record = existing
+        ? await plans.get(existing.id)
+        : await plans.create({
+            type: 'organize',
+            payload,
+            actor: ctx.actor,
+            mediaEntityId: entity,
+            mediaKind: world.resolveTitle(entity)?.kind ?? undefined,
+            bytes: 0,
+          });
+      if (!existing)
+        planRecord(
+          record.id,
+          'organize',
+          () => ({
+            mediaEntityId: entity,
+            releaseId: job.releaseId,
+            downloadId: job.id,
+            organizeId: null,
+            idempotencyKey: ctx.idempotencyKey ?? null,
+            failedReason: null,
+          }),
+          ctx.runId,
+        );
       const frozen = record.payload as typeof payload;
-      return { plan: planReceipt(record), organize: { downloadId: frozen.downloadId, mediaEntityId: frozen.mediaEntityId, title: frozen.title, mode: frozen.mode, targetPath: frozen.targetPath, files: frozen.files } };
+      return {
+        plan: planReceipt(record),
+        organize: {
+          downloadId: frozen.downloadId,
+          mediaEntityId: frozen.mediaEntityId,
+          title: frozen.title,
+          mode: frozen.mode,
+          targetPath: frozen.targetPath,
+          files: frozen.files,
+        },
+      };
     }),
 
     'organize.execute': defineStandardCapability('organize.execute', async (input, ctx) => {
       const plan = planOf(ctx, 'organize', input.planId);
       const frozen = plan.payload as { downloadId: string; mediaEntityId: string; mode: 'hardlink' | 'copy' | 'move' };
-      const done = ctx.idempotencyKey ? world.organizes().find((o) => o.idempotencyKey === ctx.idempotencyKey) : undefined;
+      const done = ctx.idempotencyKey
+        ? world.organizes().find((o) => o.idempotencyKey === ctx.idempotencyKey)
+        : undefined;
       if (done) return { organize: world.organizeView(done) };
       const job = jobOrThrow(frozen.downloadId);
       const status = world.downloadStatus(job);
-      if (status !== 'completed') throw new MediaStateError('MEDIA_PLAN_CONFLICT', `download ${job.id} is ${status} now; the organize plan no longer applies`, { planId: plan.id, downloadId: job.id, status });
-      if (canonicalHash(organizePayload(job, frozen.mode, frozen.mediaEntityId) as unknown as JsonValue) !== plan.payloadHash)
-        throw new MediaStateError('MEDIA_PLAN_CONFLICT', `organize plan ${plan.id} changed since it was frozen (fingerprint mismatch); plan again`, { planId: plan.id });
-      if (frozen.mediaEntityId !== job.mediaEntityId) world.mutate(() => void (job.mediaEntityId = frozen.mediaEntityId));
+      if (status !== 'completed')
+        throw new MediaStateError(
+          'MEDIA_PLAN_CONFLICT',
+          `download ${job.id} is ${status} now; the organize plan no longer applies`,
+          { planId: plan.id, downloadId: job.id, status },
+        );
+      if (
+        canonicalHash(organizePayload(job, frozen.mode, frozen.mediaEntityId) as unknown as JsonValue) !==
+        plan.payloadHash
+      )
+        throw new MediaStateError(
+          'MEDIA_PLAN_CONFLICT',
+          `organize plan ${plan.id} changed since it was frozen (fingerprint mismatch); plan again`,
+          { planId: plan.id },
+        );
+      if (frozen.mediaEntityId !== job.mediaEntityId)
+        world.mutate(() => void (job.mediaEntityId = frozen.mediaEntityId));
       const runIds = [...job.runIds];
       addRun(runIds, ctx.runId);
       const org = world.importDownload(job, plan.id, frozen.mode, ctx.idempotencyKey ?? null, runIds);
@@ -276,7 +489,19 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         if (p) {
           p.organizeId = org.id;
           addRun(p.runIds, ctx.runId);
-        } else s.plans.push({ id: plan.id, type: 'organize', mediaEntityId: org.mediaEntityId, releaseId: job.releaseId, downloadId: job.id, organizeId: org.id, idempotencyKey: null, failedReason: null, runIds: ctx.runId ? [ctx.runId] : [], createdAt: org.createdAt });
+        } else
+          s.plans.push({
+            id: plan.id,
+            type: 'organize',
+            mediaEntityId: org.mediaEntityId,
+            releaseId: job.releaseId,
+            downloadId: job.id,
+            organizeId: org.id,
+            idempotencyKey: null,
+            failedReason: null,
+            runIds: ctx.runId ? [ctx.runId] : [],
+            createdAt: org.createdAt,
+          });
       });
       return { organize: world.organizeView(org) };
     }),
@@ -300,12 +525,20 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     'task.retry': defineStandardCapability('task.retry', async (input, ctx) => {
       const job = world.downloads().find((d) => d.id === input.taskId);
       if (!job) {
-        if (world.organizes().some((o) => o.id === input.taskId)) throw new MediaStateError('MEDIA_INVALID_STATE', `organize ${input.taskId} did not fail; nothing to retry`, { taskId: input.taskId });
+        if (world.organizes().some((o) => o.id === input.taskId))
+          throw new MediaStateError('MEDIA_INVALID_STATE', `organize ${input.taskId} did not fail; nothing to retry`, {
+            taskId: input.taskId,
+          });
         throw notFound('task', input.taskId);
       }
       const live = jobOrThrow(job.id);
       if (ctx.idempotencyKey && live.lastActionKey === ctx.idempotencyKey) return { task: taskView(live.id) };
-      if (!(live.phase === 'stalled' || live.phase === 'failed')) throw new MediaStateError('MEDIA_INVALID_STATE', `download ${live.id} is ${world.downloadStatus(live)}; only stalled or failed downloads are retried`, { taskId: live.id });
+      if (!(live.phase === 'stalled' || live.phase === 'failed'))
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${live.id} is ${world.downloadStatus(live)}; only stalled or failed downloads are retried`,
+          { taskId: live.id },
+        );
       world.restartDownload(live, false, ctx.idempotencyKey ?? null, ctx.runId);
       return { task: taskView(live.id) };
     }),
@@ -314,7 +547,12 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       const job = world.downloads().find((d) => d.id === input.taskId);
       if (!job) throw notFound('task', input.taskId);
       const live = jobOrThrow(job.id);
-      if (live.phase === 'imported') throw new MediaStateError('MEDIA_INVALID_STATE', `download ${live.id} is already imported; the library is not touched`, { taskId: live.id });
+      if (live.phase === 'imported')
+        throw new MediaStateError(
+          'MEDIA_INVALID_STATE',
+          `download ${live.id} is already imported; the library is not touched`,
+          { taskId: live.id },
+        );
       if (live.phase !== 'removed')
         world.mutate((_s, now) => {
           live.baseProgress = world.downloadView(live).progress;
@@ -328,7 +566,13 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     'policy.preview': defineStandardCapability('policy.preview', async (input) => {
       const current = world.policy(input.kind);
       const proposed = { ...current.settings, ...input.settings };
-      return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes: diff(current.settings, proposed) };
+      return {
+        kind: input.kind,
+        revision: current.revision,
+        current: current.settings,
+        proposed,
+        changes: diff(current.settings, proposed),
+      };
     }),
 
     'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) =>
@@ -356,7 +600,12 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
           if (input.kind !== undefined && t?.kind !== input.kind) return false;
           if (!q) return true;
           if (exact) return l.mediaEntityId === entityOf(exact);
-          return !!t && [t.title, t.originalTitle, t.localizedTitle ?? ''].map(norm).some((n) => n && (n.includes(nq) || nq.includes(n)));
+          return (
+            !!t &&
+            [t.title, t.originalTitle, t.localizedTitle ?? '']
+              .map(norm)
+              .some((n) => n && (n.includes(nq) || nq.includes(n)))
+          );
         })
         .map(({ l, t }) => ({
           mediaEntityId: l.mediaEntityId,
@@ -384,14 +633,23 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
  * @throws `CAPABILITY_DUPLICATE` when one of the 15 ids is already registered (nothing registered then)
  * @public
  */
-export function registerSandboxCapabilities(host: { capabilities: CapabilityRegistry; plans: PlanService }, world: SandboxWorld): void {
+export function registerSandboxCapabilities(
+  host: { capabilities: CapabilityRegistry; plans: PlanService },
+  world: SandboxWorld,
+): void {
   registerStandardCapabilities(host.capabilities, sandboxCapabilities(world, { plans: host.plans }));
 }
 
 function diff(from: PolicySettings, to: PolicySettings): Array<{ field: string; from: unknown; to: unknown }> {
   const keys = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort();
   return keys
-    .filter((k) => JSON.stringify((from as Record<string, unknown>)[k]) !== JSON.stringify((to as Record<string, unknown>)[k]))
-    .map((k) => ({ field: k, from: (from as Record<string, unknown>)[k] ?? null, to: (to as Record<string, unknown>)[k] ?? null }));
+    .filter(
+      (k) =>
+        JSON.stringify((from as Record<string, unknown>)[k]) !== JSON.stringify((to as Record<string, unknown>)[k]),
+    )
+    .map((k) => ({
+      field: k,
+      from: (from as Record<string, unknown>)[k] ?? null,
+      to: (to as Record<string, unknown>)[k] ?? null,
+    }));
 }
-

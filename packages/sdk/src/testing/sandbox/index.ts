@@ -3,7 +3,13 @@
  * media capabilities, with a clock-driven downloader, fault switches and the `GoalFacts` port.
  * @packageDocumentation
  */
-export { SANDBOX_DEFAULT_LIBRARY, SANDBOX_TITLES, sandboxReleases, type SandboxRelease, type SandboxTitle } from './data';
+export {
+  SANDBOX_DEFAULT_LIBRARY,
+  SANDBOX_TITLES,
+  sandboxReleases,
+  type SandboxRelease,
+  type SandboxTitle,
+} from './data';
 export {
   SandboxStateError,
   SandboxWorld,

@@ -15,7 +15,9 @@ function submitState(ctx: ScriptContext): { status: string | undefined; approved
   } catch {
     status = undefined;
   }
-  const approvedSince = messages.slice(index + 1).some((m) => m.role === 'user' && typeof m.content === 'string' && / was approved\b/.test(m.content));
+  const approvedSince = messages
+    .slice(index + 1)
+    .some((m) => m.role === 'user' && typeof m.content === 'string' && / was approved\b/.test(m.content));
   return { status, approvedSince };
 }
 
@@ -26,9 +28,11 @@ const afterSubmit: ScriptStep = {
   text: (ctx) => {
     const { status, approvedSince } = submitState(ctx);
     if (status === 'denied' && !approvedSince) return 'Waiting for a person to approve the download plan.';
-    if (status === 'unknown') return 'The submit outcome is unknown; checking it by repeating the same submit (the ledger answers, nothing is sent twice).';
+    if (status === 'unknown')
+      return 'The submit outcome is unknown; checking it by repeating the same submit (the ledger answers, nothing is sent twice).';
     if (status === 'denied' && approvedSince) return 'Approved; submitting the plan.';
-    if (status === 'pending' || status === 'succeeded') return 'Submitted: the download is on its way; it is done only when it is imported into the library.';
+    if (status === 'pending' || status === 'succeeded')
+      return 'Submitted: the download is on its way; it is done only when it is imported into the library.';
     return `The submit ${status ?? 'did not run'}; stopping here.`;
   },
   toolCalls: (ctx) => {
@@ -53,10 +57,19 @@ export function addToLibraryScript(title: string, options: { match?: string } = 
     name: `add ${title}`,
     match: options.match ?? title,
     steps: [
-      { text: `Checking whether "${title}" is already in the library. `, toolCalls: [{ capability: 'inventory.query', input: { query: title } }] },
       {
-        text: (ctx) => ((ctx.results['inventory.query'] as { total?: number } | undefined)?.total ? `"${title}" is already in the library: nothing to download.` : 'Not in the library yet; looking it up. '),
-        toolCalls: (ctx) => ((ctx.results['inventory.query'] as { total?: number } | undefined)?.total ? [] : [{ capability: 'catalog.lookup', input: { query: title, limit: 1 } }]),
+        text: `Checking whether "${title}" is already in the library. `,
+        toolCalls: [{ capability: 'inventory.query', input: { query: title } }],
+      },
+      {
+        text: (ctx) =>
+          (ctx.results['inventory.query'] as { total?: number } | undefined)?.total
+            ? `"${title}" is already in the library: nothing to download.`
+            : 'Not in the library yet; looking it up. ',
+        toolCalls: (ctx) =>
+          (ctx.results['inventory.query'] as { total?: number } | undefined)?.total
+            ? []
+            : [{ capability: 'catalog.lookup', input: { query: title, limit: 1 } }],
       },
       {
         text: 'Searching releases. ',
@@ -73,7 +86,14 @@ export function addToLibraryScript(title: string, options: { match?: string } = 
               ],
             },
           },
-          { capability: 'release.search', input: { mediaSource: '{{catalog.lookup.items.0.mediaSource}}', mediaId: '{{catalog.lookup.items.0.mediaId}}', limit: 5 } },
+          {
+            capability: 'release.search',
+            input: {
+              mediaSource: '{{catalog.lookup.items.0.mediaSource}}',
+              mediaId: '{{catalog.lookup.items.0.mediaId}}',
+              limit: 5,
+            },
+          },
         ],
       },
       {

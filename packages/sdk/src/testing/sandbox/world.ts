@@ -3,10 +3,24 @@ import { dirname } from 'node:path';
 import { MediaAgentError } from '../../core/errors';
 import { MediaStateError, type MediaStateCode } from '../../media/errors';
 import { mediaEntityId as entityIdOf, parseMediaEntityId } from '../../media/identity';
-import type { DownloadJob, DownloadStatus, MediaItem, OrganizeRecord, PolicySettings, Release, Task } from '../../media/schemas';
+import type {
+  DownloadJob,
+  DownloadStatus,
+  MediaItem,
+  OrganizeRecord,
+  PolicySettings,
+  Release,
+  Task,
+} from '../../media/schemas';
 import { SystemClock, type Clock } from '../../ports/clock';
 import type { GoalFacts, GoalFactsSnapshot } from '../../runtime/goal-facts';
-import { SANDBOX_DEFAULT_LIBRARY, SANDBOX_TITLES, sandboxReleases, type SandboxRelease, type SandboxTitle } from './data';
+import {
+  SANDBOX_DEFAULT_LIBRARY,
+  SANDBOX_TITLES,
+  sandboxReleases,
+  type SandboxRelease,
+  type SandboxTitle,
+} from './data';
 
 /**
  * Fault switches of the sandbox world. Not persisted: they come from the options
@@ -356,7 +370,12 @@ export class SandboxWorld implements GoalFacts {
           changed = true;
         }
       }
-      if (job.phase === 'completed' && this.#autoImportOn() && job.completedAt !== null && job.completedAt + this.durations.importMs <= now) {
+      if (
+        job.phase === 'completed' &&
+        this.#autoImportOn() &&
+        job.completedAt !== null &&
+        job.completedAt + this.durations.importMs <= now
+      ) {
         this.#import(job, job.completedAt + this.durations.importMs, null, 'hardlink', null, job.runIds);
         changed = true;
       }
@@ -376,9 +395,22 @@ export class SandboxWorld implements GoalFacts {
     for (const x of [...plans, ...downloads, ...organizes]) entities.add(x.mediaEntityId);
     return {
       plans: plans.map((p) => ({ id: p.id, type: p.type, mediaEntityId: p.mediaEntityId, status: this.planStatus(p) })),
-      downloads: downloads.map((d) => ({ id: d.id, mediaEntityId: d.mediaEntityId, title: this.titleOf(d.mediaEntityId), status: this.downloadStatus(d) })),
-      organizes: organizes.map((o) => ({ id: o.id, downloadId: o.downloadId, mediaEntityId: o.mediaEntityId, status: o.status, libraryPath: o.libraryPath })),
-      library: [...entities].sort().map((id) => ({ mediaEntityId: id, title: this.titleOf(id), present: this.inLibrary(id) })),
+      downloads: downloads.map((d) => ({
+        id: d.id,
+        mediaEntityId: d.mediaEntityId,
+        title: this.titleOf(d.mediaEntityId),
+        status: this.downloadStatus(d),
+      })),
+      organizes: organizes.map((o) => ({
+        id: o.id,
+        downloadId: o.downloadId,
+        mediaEntityId: o.mediaEntityId,
+        status: o.status,
+        libraryPath: o.libraryPath,
+      })),
+      library: [...entities]
+        .sort()
+        .map((id) => ({ mediaEntityId: id, title: this.titleOf(id), present: this.inLibrary(id) })),
     };
   }
 
@@ -394,7 +426,8 @@ export class SandboxWorld implements GoalFacts {
     const ref = parseMediaEntityId(id);
     if (!ref) return undefined;
     if (ref.mediaSource === 'tmdb') return this.#state.titles.find((t) => t.mediaId === ref.mediaId);
-    if (ref.mediaSource === 'douban' || ref.mediaSource === 'imdb') return this.#state.titles.find((t) => t.externalIds[ref.mediaSource as 'douban' | 'imdb'] === ref.mediaId);
+    if (ref.mediaSource === 'douban' || ref.mediaSource === 'imdb')
+      return this.#state.titles.find((t) => t.externalIds[ref.mediaSource as 'douban' | 'imdb'] === ref.mediaId);
     return undefined;
   }
 
@@ -470,7 +503,14 @@ export class SandboxWorld implements GoalFacts {
   /** A job as the `DownloadJob` schema shows it (status and progress now). */
   downloadView(job: SandboxDownload): DownloadJob {
     const status = this.downloadStatus(job);
-    const progress = status === 'queued' ? 0 : job.phase === 'active' ? this.#timeline(job, this.clock.now()).progress : job.phase === 'stalled' || job.phase === 'failed' || job.phase === 'removed' ? job.baseProgress : 1;
+    const progress =
+      status === 'queued'
+        ? 0
+        : job.phase === 'active'
+          ? this.#timeline(job, this.clock.now()).progress
+          : job.phase === 'stalled' || job.phase === 'failed' || job.phase === 'removed'
+            ? job.baseProgress
+            : 1;
     return {
       id: job.id,
       planId: job.planId,
@@ -509,11 +549,33 @@ export class SandboxWorld implements GoalFacts {
     this.sync();
     const downloads = this.#state.downloads.map((d): Task => {
       const view = this.downloadView(d);
-      return { id: d.id, type: 'download', status: view.status, mediaEntityId: d.mediaEntityId, title: view.title, planId: d.planId, idempotencyKey: d.idempotencyKey, updatedAt: d.updatedAt, download: view, organize: null };
+      return {
+        id: d.id,
+        type: 'download',
+        status: view.status,
+        mediaEntityId: d.mediaEntityId,
+        title: view.title,
+        planId: d.planId,
+        idempotencyKey: d.idempotencyKey,
+        updatedAt: d.updatedAt,
+        download: view,
+        organize: null,
+      };
     });
     const organizes = this.#state.organizes.map((o): Task => {
       const view = this.organizeView(o);
-      return { id: o.id, type: 'organize', status: o.status, mediaEntityId: o.mediaEntityId, title: view.title, planId: o.planId, idempotencyKey: o.idempotencyKey, updatedAt: o.createdAt, download: null, organize: view };
+      return {
+        id: o.id,
+        type: 'organize',
+        status: o.status,
+        mediaEntityId: o.mediaEntityId,
+        title: view.title,
+        planId: o.planId,
+        idempotencyKey: o.idempotencyKey,
+        updatedAt: o.createdAt,
+        download: null,
+        organize: view,
+      };
     });
     return [...downloads, ...organizes];
   }
@@ -569,7 +631,20 @@ export class SandboxWorld implements GoalFacts {
   }
 
   /** Adds a job to the downloader (phase per the fault switches). @internal */
-  addDownload(fields: Omit<SandboxDownload, 'id' | 'phase' | 'submittedAt' | 'startedAt' | 'baseProgress' | 'completedAt' | 'updatedAt' | 'organizeId' | 'lastActionKey'>): SandboxDownload {
+  addDownload(
+    fields: Omit<
+      SandboxDownload,
+      | 'id'
+      | 'phase'
+      | 'submittedAt'
+      | 'startedAt'
+      | 'baseProgress'
+      | 'completedAt'
+      | 'updatedAt'
+      | 'organizeId'
+      | 'lastActionKey'
+    >,
+  ): SandboxDownload {
     return this.mutate((s, now) => {
       s.counters.download += 1;
       const job: SandboxDownload = {
@@ -602,11 +677,24 @@ export class SandboxWorld implements GoalFacts {
   }
 
   /** Imports a completed job into the library (explicit organize). @internal */
-  importDownload(job: SandboxDownload, planId: string | null, mode: SandboxOrganize['mode'], key: string | null, runIds: string[]): SandboxOrganize {
+  importDownload(
+    job: SandboxDownload,
+    planId: string | null,
+    mode: SandboxOrganize['mode'],
+    key: string | null,
+    runIds: string[],
+  ): SandboxOrganize {
     return this.mutate((_s, now) => this.#import(job, now, planId, mode, key, runIds));
   }
 
-  #import(job: SandboxDownload, at: number, planId: string | null, mode: SandboxOrganize['mode'], key: string | null, runIds: string[]): SandboxOrganize {
+  #import(
+    job: SandboxDownload,
+    at: number,
+    planId: string | null,
+    mode: SandboxOrganize['mode'],
+    key: string | null,
+    runIds: string[],
+  ): SandboxOrganize {
     const s = this.#state;
     s.counters.organize += 1;
     const libraryPath = this.libraryPathOf(job.mediaEntityId);
@@ -629,8 +717,23 @@ export class SandboxWorld implements GoalFacts {
     job.organizeId = org.id;
     job.updatedAt = at;
     const existing = s.library.find((l) => l.mediaEntityId === job.mediaEntityId);
-    if (existing) Object.assign(existing, { libraryPath, sizeBytes: job.sizeBytes, resolution: job.resolution, addedAt: at, organizeId: org.id });
-    else s.library.push({ mediaEntityId: job.mediaEntityId, libraryPath, sizeBytes: job.sizeBytes, resolution: job.resolution, addedAt: at, organizeId: org.id });
+    if (existing)
+      Object.assign(existing, {
+        libraryPath,
+        sizeBytes: job.sizeBytes,
+        resolution: job.resolution,
+        addedAt: at,
+        organizeId: org.id,
+      });
+    else
+      s.library.push({
+        mediaEntityId: job.mediaEntityId,
+        libraryPath,
+        sizeBytes: job.sizeBytes,
+        resolution: job.resolution,
+        addedAt: at,
+        organizeId: org.id,
+      });
     return org;
   }
 
@@ -642,7 +745,8 @@ export class SandboxWorld implements GoalFacts {
     const { queuedMs, downloadMs } = this.durations;
     const start = job.startedAt + (job.baseProgress === 0 ? queuedMs : 0);
     const completedAt = start + Math.round((1 - job.baseProgress) * downloadMs);
-    const progress = now <= start ? job.baseProgress : Math.min(1, job.baseProgress + (now - start) / Math.max(1, downloadMs));
+    const progress =
+      now <= start ? job.baseProgress : Math.min(1, job.baseProgress + (now - start) / Math.max(1, downloadMs));
     return { progress, completedAt };
   }
 
@@ -652,7 +756,14 @@ export class SandboxWorld implements GoalFacts {
     const key = entityOf(t);
     if (this.#state.library.some((l) => l.mediaEntityId === key)) return;
     const release = this.#state.releases.find((r) => r.mediaId === t.mediaId && r.resolution === '1080p');
-    this.#state.library.push({ mediaEntityId: key, libraryPath: this.libraryPathOf(key), sizeBytes: release?.sizeBytes ?? 0, resolution: release?.resolution ?? null, addedAt: now, organizeId: null });
+    this.#state.library.push({
+      mediaEntityId: key,
+      libraryPath: this.libraryPathOf(key),
+      sizeBytes: release?.sizeBytes ?? 0,
+      resolution: release?.resolution ?? null,
+      addedAt: now,
+      organizeId: null,
+    });
   }
 
   #save(): void {
@@ -682,7 +793,9 @@ function checkState(value: unknown): SandboxWorldState {
   const s = value as Partial<SandboxWorldState> | null;
   if (!s || typeof s !== 'object') throw new SandboxStateError('not an object');
   if (s.version !== 1) throw new SandboxStateError(`version ${String(s.version)} (expected 1)`);
-  for (const k of ['titles', 'releases', 'library', 'plans', 'downloads', 'organizes'] as const) if (!Array.isArray(s[k])) throw new SandboxStateError(`${k} is not an array`);
-  for (const k of ['identities', 'policies', 'touches', 'counters', 'results'] as const) if (!s[k] || typeof s[k] !== 'object') throw new SandboxStateError(`${k} is not an object`);
+  for (const k of ['titles', 'releases', 'library', 'plans', 'downloads', 'organizes'] as const)
+    if (!Array.isArray(s[k])) throw new SandboxStateError(`${k} is not an array`);
+  for (const k of ['identities', 'policies', 'touches', 'counters', 'results'] as const)
+    if (!s[k] || typeof s[k] !== 'object') throw new SandboxStateError(`${k} is not an object`);
   return s as SandboxWorldState;
 }
