@@ -55,7 +55,7 @@ export interface V2ClientOptions {
   url: string;
   /** Credentials (never logged). One of `auth` or the deprecated `credentials` is required. */
   auth?: V2Credentials;
-  /** @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
+  /** The former name of `auth`. @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
   credentials?: V2Credentials;
   /**
    * Connections in the undici `Pool`.
@@ -69,7 +69,7 @@ export interface V2ClientOptions {
   readRetries?: number;
   /** Timeouts (ms). */
   timeouts?: V2Timeouts;
-  /** @deprecated Use `timeouts.perOperation`; kept for one release. */
+  /** The former per-operation timeouts, in milliseconds. @deprecated Use `timeouts.perOperation`; kept for one release. */
   timeoutsMs?: Partial<Record<V2OperationId | 'login' | 'plugin', number>>;
   /** Logger (never receives credentials or tokens). */
   logger?: Logger;
@@ -85,7 +85,7 @@ export interface V2ClientOptions {
 export interface V2CallParams {
   /** Values of the path template's `{name}` parameters (the 3.x client's name). */
   pathParams?: Record<string, string | number>;
-  /** @deprecated Renamed `pathParams`; kept for one release. */
+  /** The former name of `pathParams`. @deprecated Renamed `pathParams`; kept for one release. */
   path?: Record<string, string | number>;
   /** Query parameters; `undefined`/`null` are left out. */
   query?: Record<string, string | number | boolean | undefined | null>;

@@ -49,7 +49,7 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
    * routes the API token only). One of `auth` or the deprecated `credentials` is required.
    */
   auth?: V2Credentials;
-  /** @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
+  /** The former name of `auth`. @deprecated Renamed `auth` (the 3.x adapter's name); kept for one release. */
   credentials?: V2Credentials;
   /** Timeouts (ms) per operation; see {@link V2Timeouts}. */
   timeouts?: V2Timeouts;
@@ -57,7 +57,7 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   readRetries?: number;
   /** Connections in the undici pool (default 8). */
   connections?: number;
-  /** @deprecated Use the top-level `timeouts`, `readRetries` and `connections`; kept for one release. */
+  /** The former grouping of the client options. @deprecated Use the top-level `timeouts`, `readRetries` and `connections`; kept for one release. */
   client?: Omit<V2ClientOptions, 'url' | 'credentials' | 'auth'>;
   /**
    * Which actors are MoviePilot superusers: a list of actor ids (default `['user:admin']`) or a

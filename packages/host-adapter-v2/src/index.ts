@@ -41,6 +41,7 @@ export {
   type V2ClientOptions,
   type V2ClientStats,
   type V2Credentials,
+  type V2Timeouts,
 } from './client';
 export {
   V2SuperuserAuthorizer,

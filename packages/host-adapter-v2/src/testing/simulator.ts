@@ -25,7 +25,7 @@ export interface SimUser {
 export interface V2SimulatorOptions {
   /** The host's `API_TOKEN` (default `sim-api-token-0123456789abcdef`). */
   apiKey?: string;
-  /** @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
+  /** The former name of `apiKey`. @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
   apiToken?: string;
   /** Users (default `admin`/`password` superuser and `guest`/`password` not). */
   users?: SimUser[];
@@ -249,12 +249,12 @@ export class MoviePilotV2Simulator {
     return this.#url;
   }
 
-  /** @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
+  /** The former name of `apiKey`. @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
   get apiToken(): string {
     return this.apiKey;
   }
 
-  /** @deprecated Renamed `close()` (the 3.x simulator's name); kept for one release. */
+  /** The former name of `close()`. @deprecated Renamed `close()` (the 3.x simulator's name); kept for one release. */
   async stop(): Promise<void> {
     return this.close();
   }

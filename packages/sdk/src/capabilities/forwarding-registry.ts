@@ -65,7 +65,13 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     return this.inner.search(query, limit);
   }
 
-  /** {@inheritDoc CapabilityRegistry.invoke} */
+  /**
+   * Invokes a capability through the inner registry's invocation path (authorized, audited, ledgered).
+   * @param idOrCapability - a registered capability id, or a capability object
+   * @param input - the input, validated against the capability's schema before its handler runs
+   * @param context - actor, run and approval of the call
+   * @returns the invocation result (`succeeded`, `failed`, `pending`, `unknown` or `denied`)
+   */
   async invoke(
     idOrCapability: string | Capability<any, any>,
     input: unknown,
