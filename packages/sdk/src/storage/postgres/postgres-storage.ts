@@ -20,7 +20,7 @@ import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-repository
 import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
-import { createPgSession, PG_MULTI_STATEMENT_WRITES, REPOSITORY_NAMES, type PgSessionHandle } from './postgres-session';
+import { createPgSession, PG_MULTI_STATEMENT_WRITES, REPOSITORY_NAMES } from './postgres-session';
 import { PG_TYPES, SqlCompiler } from './sql-queries';
 
 /**
