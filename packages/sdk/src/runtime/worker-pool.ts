@@ -100,6 +100,8 @@ export class WorkerPool {
         logger.error('worker could not lease a run', { owner, message: (error as Error).message });
       }
       if (!run) {
+        // stop() may have been called while the lease query ran (its wake found no idle worker): do not sleep.
+        if (!this.#running) break;
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);

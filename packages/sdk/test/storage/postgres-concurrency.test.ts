@@ -12,15 +12,6 @@ const PROCESSES = 4;
 let schema: string;
 let stores: PostgresStorage[] = [];
 
-beforeEach(async () => {
-  schema = freshSchemaName('ma_race');
-  stores = Array.from({ length: PROCESSES }, () => pgStorage(schema));
-  await Promise.all(stores.map((s) => s.migrate()));
-});
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  await dropSchema(schema);
-});
 afterAll(closeAdmin);
 
 function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
@@ -52,6 +43,16 @@ function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
 }
 
 describePostgres('PostgresStorage: several processes on one database', () => {
+  beforeEach(async () => {
+    schema = freshSchemaName('ma_race');
+    stores = Array.from({ length: PROCESSES }, () => pgStorage(schema));
+    await Promise.all(stores.map((s) => s.migrate()));
+  });
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    await dropSchema(schema);
+  });
+
   it('run leases: workers of 4 pools racing lease every queued run exactly once (FOR UPDATE SKIP LOCKED)', async () => {
     const RUNS = 60;
     for (let i = 0; i < RUNS; i++) await stores[0]!.runs.insert(runRecord(`r-${i}`, { createdAt: i }));

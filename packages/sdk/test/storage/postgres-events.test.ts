@@ -31,14 +31,6 @@ function store(options: Parameters<typeof pgStorage>[1] = {}): PostgresStorage {
   return s;
 }
 
-beforeEach(async () => {
-  schema = freshSchemaName('ma_events');
-  await store().migrate();
-});
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  await dropSchema(schema);
-});
 afterAll(closeAdmin);
 
 const event = (runId: string, n: number) => ({ runId, type: 'text_delta', at: n, data: { n } });
@@ -70,6 +62,15 @@ async function take(iterator: AsyncIterator<RunEvent>, count: number, timeoutMs 
 }
 
 describePostgres('PostgresStorage: run events across processes', () => {
+  beforeEach(async () => {
+    schema = freshSchemaName('ma_events');
+    await store().migrate();
+  });
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    await dropSchema(schema);
+  });
+
   it('control: with a plain sequence, a reader paging "after N" skips an event whose transaction took a lower number and committed later', async () => {
     // The hazard the design avoids, shown on a bare table: T1 takes 1, T2 takes 2 and commits first.
     const table = `"${schema}".seq_control`;
