@@ -316,7 +316,8 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.migrate}
+   * Creates the schema and its tables, or upgrades them to {@link STORAGE_SCHEMA_VERSION}; safe to call repeatedly
+   * and from several processes at once.
    * @remarks
    * All pending migrations run in one transaction under an advisory lock on the schema name: concurrent
    * migrators take turns, and a failure (the server going away included) leaves the schema as it was.
@@ -343,10 +344,10 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.transaction}
+   * Runs `fn` in one transaction (READ COMMITTED), after every call and transaction of this adapter made before it.
    * @remarks
-   * READ COMMITTED; `fn` runs again (up to `maxTransactionAttempts` times in all) after a serialization failure
-   * or deadlock, so it must have no effects outside `session`.
+   * `fn` must only use the session it is given. It runs again (up to `maxTransactionAttempts` times in all)
+   * after a serialization failure or deadlock, so it must have no effects outside `session`.
    * @throws whatever `fn` throws (after rolling back), `STORAGE_CONFLICT` when every attempt hit a serialization
    *   failure or deadlock, `STORAGE_UNAVAILABLE`, `STORAGE_TIMEOUT`, `STORAGE_POOL_EXHAUSTED`, `STORAGE_CLOSED`
    */
@@ -369,17 +370,23 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.watch}
+   * Calls `listener` soon after any process commits run events (`events`) or makes a run runnable (`runs`) in this
+   * schema: a hint to read storage now, which stays the source of truth.
    * @remarks
    * One dedicated connection (not one of the pool) `LISTEN`s while at least one listener is registered; it
    * reconnects by itself after a server restart and then calls every listener with both topics.
+   * @param listener - called with `events` or `runs`
+   * @returns the function that stops the calls
    */
   watch(listener: (topic: StorageTopic) => void): () => void {
     if (this.#closed) return () => undefined;
     return this.#listener.add(listener);
   }
 
-  /** {@inheritDoc StorageAdapter.close} Writes pending batched audit rows first; ends the pool only if the adapter created it. */
+  /**
+   * Writes pending batched audit rows, stops listening and ends the pool if the adapter created it (a host's pool
+   * stays open). Further calls fail with `StorageClosedError`.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
