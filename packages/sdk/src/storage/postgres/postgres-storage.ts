@@ -320,13 +320,15 @@ export class PostgresStorage implements StorageAdapter {
    * and from several processes at once.
    * @remarks
    * All pending migrations run in one transaction under an advisory lock on the schema name: concurrent
-   * migrators take turns, and a failure (the server going away included) leaves the schema as it was.
+   * migrators take turns, and a failure (the server going away included) leaves the schema as it was. The
+   * statement timeout does not apply (waiting for another process's migration, or a long backfill, is no failure).
    * @throws `STORAGE_SCHEMA_TOO_NEW` (nothing touched), `STORAGE_UNAVAILABLE`, `STORAGE_AUTH_FAILED`,
    *   `STORAGE_TIMEOUT`, `STORAGE_CLOSED`, `STORAGE_FAILED`
    */
   migrate(): Promise<void> {
     return this.#job(async (client) => {
-      await client.query(this.#beginSql);
+      // No statement timeout: waiting for another process's migration, or a long backfill, is not a failure.
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = 0');
       try {
         await applyPgMigrations(client, this.#compiler);
         await client.query('COMMIT');
@@ -414,8 +416,8 @@ export class PostgresStorage implements StorageAdapter {
    */
   #job<T>(work: (client: PooledClient) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new StorageClosedError());
+    // A call made before close() still runs: close() queues behind it.
     return this.#queue.run(async () => {
-      if (this.#closed) throw new StorageClosedError();
       const client = await this.#acquire();
       let broken: Error | undefined;
       const onError = (error: Error) => {
@@ -519,6 +521,8 @@ export class PostgresStorage implements StorageAdapter {
    */
   async #acquire(): Promise<PooledClient> {
     const pool = this.#pool;
+    // An idle connection is handed out at once: no timer needed.
+    if (pool.idleCount > 0) return pool.connect().catch((error: unknown) => Promise.reject(this.#map(error)));
     const max = (pool as unknown as { options: { max?: number } }).options.max ?? 10;
     const busy = () => pool.totalCount >= max && pool.idleCount === 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
