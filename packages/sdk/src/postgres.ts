@@ -8,16 +8,15 @@
  *
  * @packageDocumentation
  */
+export { PostgresStorage, createPostgresStorage } from './storage/postgres/postgres-storage';
 export {
-  PostgresStorage,
-  createPostgresStorage,
   DEFAULT_POSTGRES_SCHEMA,
   DEFAULT_POSTGRES_POOL_SIZE,
   DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
   DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS,
   DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS,
   type PostgresStorageOptions,
-} from './storage/postgres/postgres-storage';
+} from './storage/postgres/postgres-options';
 export {
   StorageAuthError,
   StorageConflictError,

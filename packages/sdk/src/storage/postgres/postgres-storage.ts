@@ -22,111 +22,14 @@ import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
 import { createPgSession, PG_MULTI_STATEMENT_WRITES, PG_READ_METHODS, REPOSITORY_NAMES } from './postgres-session';
 import { PG_TYPES, SqlCompiler } from './sql-queries';
-
-/**
- * Options of {@link PostgresStorage}: where the database is (a URL, or a `pg.Pool` the host owns), which schema
- * holds the tables, and the limits of waiting.
- * @public
- */
-export interface PostgresStorageOptions {
-  /**
-   * A PostgreSQL connection URL, e.g. `postgres://agent:secret@db.internal:5432/app` (libpq's URL form, with
-   * `?sslmode=…` etc.). The adapter creates (and on `close()` ends) a `pg.Pool` of `poolSize` connections.
-   * Give this or `pool`.
-   */
-  connectionString?: string;
-  /**
-   * A `pg.Pool` the host created and owns (it is not ended by `close()`); `poolSize` and `connectionString` are
-   * then ignored. The host should listen to the pool's `error` event: an idle connection dropped by a server
-   * restart emits one.
-   */
-  pool?: pg.Pool;
-  /**
-   * The schema that holds the tables, created by `migrate()` when missing: a lowercase SQL identifier
-   * (`[a-z_][a-z0-9_]*`, at most 63 characters). Hosts (or tenants, or test cases) that share one database keep
-   * apart by using different schemas.
-   * @defaultValue `media_agent` ({@link DEFAULT_POSTGRES_SCHEMA})
-   */
-  schema?: string;
-  /**
-   * Most connections the adapter's own pool opens. One process uses one at a time for its transactions (they are
-   * serialized per adapter), plus short reads of `schemaVersion()`; LISTEN/NOTIFY uses one more of its own.
-   * @defaultValue 4
-   */
-  poolSize?: number;
-  /**
-   * A statement running longer is cancelled by the server (`STORAGE_TIMEOUT`), in ms; set on every connection of
-   * the adapter's own pool and, with `SET LOCAL`, in every transaction (so also on a host's pool). 0 disables it.
-   * @defaultValue 30 000
-   */
-  statementTimeoutMs?: number;
-  /**
-   * How long a call waits for a connection — to open one, or for one of a busy pool to become free — before it
-   * fails with `STORAGE_UNAVAILABLE` (server unreachable) or `STORAGE_POOL_EXHAUSTED` (every connection busy),
-   * in ms.
-   * @defaultValue 5 000
-   */
-  connectionTimeoutMs?: number;
-  /**
-   * How many times `transaction(fn)` runs `fn` when PostgreSQL aborts it with a serialization failure (40001) or
-   * a deadlock (40P01), waiting a few ms more before each new attempt; then `STORAGE_CONFLICT`.
-   * @defaultValue 5
-   */
-  maxTransactionAttempts?: number;
-  /**
-   * Told about errors no call is waiting for: an idle connection of the adapter's own pool dropped, the
-   * LISTEN connection lost (it reconnects by itself). Default: ignored.
-   */
-  onBackgroundError?: (error: unknown) => void;
-}
-
-/** Default schema of {@link PostgresStorage}. @public */
-export const DEFAULT_POSTGRES_SCHEMA = 'media_agent';
-/** Default `poolSize` of {@link PostgresStorage}. @public */
-export const DEFAULT_POSTGRES_POOL_SIZE = 4;
-/** Default statement timeout of {@link PostgresStorage}, in ms. @public */
-export const DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS = 30_000;
-/** Default connection timeout of {@link PostgresStorage}, in ms. @public */
-export const DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS = 5_000;
-/** Default `maxTransactionAttempts` of {@link PostgresStorage}. @public */
-export const DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS = 5;
+import { channelOf, locationOf, type PostgresStorageOptions, resolvePostgresOptions } from './postgres-options';
 
 /** Rows `appendAuditBatched` lets wait before they are written at once (else they wait for the event loop to turn). */
 const AUDIT_BATCH_ROWS = 256;
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 type PooledClient = pg.PoolClient;
 /** What a job's work runs its statements on: the pooled client's `query`, watched by the job. */
 type JobClient = Pick<pg.PoolClient, 'query'>;
-
-function invalid(option: string, message: string): MediaAgentError {
-  return new MediaAgentError('OPTIONS_INVALID', `option ${option}: ${message}`, { option });
-}
-
-function nonNegativeInteger(value: number | undefined, fallback: number, option: string, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw invalid(option, `must be an integer ≥ ${min}, got ${value}`);
-  return value;
-}
-
-/** `host:port/database` of a connection URL or pool, never its credentials. */
-function locationOf(config: pg.PoolConfig): string {
-  if (config.connectionString) {
-    try {
-      const url = new URL(config.connectionString);
-      return `${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname || '/'}`;
-    } catch {
-      return 'the configured server';
-    }
-  }
-  return `${config.host ?? 'localhost'}:${config.port ?? 5432}/${config.database ?? ''}`;
-}
-
-/** The LISTEN/NOTIFY channel of a schema (an identifier of at most 63 bytes). */
-function channelOf(schema: string): string {
-  return `media_agent.${schema}`.slice(0, 63);
-}
-
 /**
  * The PostgreSQL {@link StorageAdapter} (node-postgres): several host processes on several machines share one
  * database — runs are leased with `FOR UPDATE SKIP LOCKED`, ledger claims are decided by unique keys, approvals
@@ -231,48 +134,23 @@ export class PostgresStorage implements StorageAdapter {
    *   identifier, or a size or timeout is not a non-negative integer
    */
   constructor(options: PostgresStorageOptions) {
-    const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-    if (!SCHEMA_NAME.test(schema))
-      throw invalid('schema', `must be a lowercase identifier ([a-z_][a-z0-9_]*, ≤ 63 characters), got "${schema}"`);
-    this.schema = schema;
-    this.statementTimeoutMs = nonNegativeInteger(
-      options.statementTimeoutMs,
-      DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
-      'statementTimeoutMs',
-    );
-    this.connectionTimeoutMs = nonNegativeInteger(
-      options.connectionTimeoutMs,
-      DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS,
-      'connectionTimeoutMs',
-      1,
-    );
-    this.maxTransactionAttempts = nonNegativeInteger(
-      options.maxTransactionAttempts,
-      DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS,
-      'maxTransactionAttempts',
-      1,
-    );
+    const resolved = resolvePostgresOptions(options);
+    this.schema = resolved.schema;
+    this.statementTimeoutMs = resolved.statementTimeoutMs;
+    this.connectionTimeoutMs = resolved.connectionTimeoutMs;
+    this.maxTransactionAttempts = resolved.maxTransactionAttempts;
     this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
     if (options.pool) {
       this.#pool = options.pool;
       this.#ownsPool = false;
-    } else if (options.connectionString) {
-      const poolSize = nonNegativeInteger(options.poolSize, DEFAULT_POSTGRES_POOL_SIZE, 'poolSize', 1);
-      this.#pool = new pg.Pool({
-        connectionString: options.connectionString,
-        max: poolSize,
-        connectionTimeoutMillis: this.connectionTimeoutMs,
-        ...(this.statementTimeoutMs > 0 ? { statement_timeout: this.statementTimeoutMs } : {}),
-        application_name: 'media-agent',
-      });
+    } else {
+      this.#pool = new pg.Pool(resolved.poolConfig!);
       this.#pool.on('error', (error) => this.#onBackgroundError(error));
       this.#ownsPool = true;
-    } else {
-      throw invalid('connectionString', 'give a PostgreSQL connection URL (connectionString) or a pg.Pool (pool)');
     }
     const config = (this.#pool as unknown as { options: pg.PoolConfig }).options;
     this.location = locationOf(config);
-    this.#compiler = new SqlCompiler(schema, channelOf(schema));
+    this.#compiler = new SqlCompiler(this.schema, channelOf(this.schema));
     this.#beginSql =
       this.statementTimeoutMs > 0
         ? `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${this.statementTimeoutMs}`

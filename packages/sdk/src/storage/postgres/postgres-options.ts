@@ -1,0 +1,152 @@
+import type pg from 'pg';
+import { MediaAgentError } from '../../core/errors';
+
+/**
+ * Options of {@link PostgresStorage}: where the database is (a URL, or a `pg.Pool` the host owns), which schema
+ * holds the tables, and the limits of waiting.
+ * @public
+ */
+export interface PostgresStorageOptions {
+  /**
+   * A PostgreSQL connection URL, e.g. `postgres://agent:secret@db.internal:5432/app` (libpq's URL form, with
+   * `?sslmode=…` etc.). The adapter creates (and on `close()` ends) a `pg.Pool` of `poolSize` connections.
+   * Give this or `pool`.
+   */
+  connectionString?: string;
+  /**
+   * A `pg.Pool` the host created and owns (it is not ended by `close()`); `poolSize` and `connectionString` are
+   * then ignored. The host should listen to the pool's `error` event: an idle connection dropped by a server
+   * restart emits one.
+   */
+  pool?: pg.Pool;
+  /**
+   * The schema that holds the tables, created by `migrate()` when missing: a lowercase SQL identifier
+   * (`[a-z_][a-z0-9_]*`, at most 63 characters). Hosts (or tenants, or test cases) that share one database keep
+   * apart by using different schemas.
+   * @defaultValue `media_agent` ({@link DEFAULT_POSTGRES_SCHEMA})
+   */
+  schema?: string;
+  /**
+   * Most connections the adapter's own pool opens. One process uses one at a time for its transactions (they are
+   * serialized per adapter), plus short reads of `schemaVersion()`; LISTEN/NOTIFY uses one more of its own.
+   * @defaultValue 4
+   */
+  poolSize?: number;
+  /**
+   * A statement running longer is cancelled by the server (`STORAGE_TIMEOUT`), in ms; set on every connection of
+   * the adapter's own pool and, with `SET LOCAL`, in every transaction (so also on a host's pool). 0 disables it.
+   * @defaultValue 30 000
+   */
+  statementTimeoutMs?: number;
+  /**
+   * How long a call waits for a connection — to open one, or for one of a busy pool to become free — before it
+   * fails with `STORAGE_UNAVAILABLE` (server unreachable) or `STORAGE_POOL_EXHAUSTED` (every connection busy),
+   * in ms.
+   * @defaultValue 5 000
+   */
+  connectionTimeoutMs?: number;
+  /**
+   * How many times `transaction(fn)` runs `fn` when PostgreSQL aborts it with a serialization failure (40001) or
+   * a deadlock (40P01), waiting a few ms more before each new attempt; then `STORAGE_CONFLICT`.
+   * @defaultValue 5
+   */
+  maxTransactionAttempts?: number;
+  /**
+   * Told about errors no call is waiting for: an idle connection of the adapter's own pool dropped, the
+   * LISTEN connection lost (it reconnects by itself). Default: ignored.
+   */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** Default schema of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_SCHEMA = 'media_agent';
+/** Default `poolSize` of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_POOL_SIZE = 4;
+/** Default statement timeout of {@link PostgresStorage}, in ms. @public */
+export const DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS = 30_000;
+/** Default connection timeout of {@link PostgresStorage}, in ms. @public */
+export const DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS = 5_000;
+/** Default `maxTransactionAttempts` of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS = 5;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function invalid(option: string, message: string): MediaAgentError {
+  return new MediaAgentError('OPTIONS_INVALID', `option ${option}: ${message}`, { option });
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, option: string, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw invalid(option, `must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
+/** `host:port/database` of a connection URL or pool, never its credentials. @internal */
+export function locationOf(config: pg.PoolConfig): string {
+  if (config.connectionString) {
+    try {
+      const url = new URL(config.connectionString);
+      return `${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname || '/'}`;
+    } catch {
+      return 'the configured server';
+    }
+  }
+  return `${config.host ?? 'localhost'}:${config.port ?? 5432}/${config.database ?? ''}`;
+}
+
+/** The LISTEN/NOTIFY channel of a schema (an identifier of at most 63 bytes). @internal */
+export function channelOf(schema: string): string {
+  return `media_agent.${schema}`.slice(0, 63);
+}
+
+/** The options of {@link PostgresStorage} checked, with their defaults. @internal */
+export interface ResolvedPostgresOptions {
+  readonly schema: string;
+  readonly statementTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly maxTransactionAttempts: number;
+  /** The configuration of the adapter's own pool (undefined when the host passes `pool`). */
+  readonly poolConfig: pg.PoolConfig | undefined;
+}
+
+/**
+ * Checks `options` and fills in the defaults.
+ * @throws `OPTIONS_INVALID` when neither `connectionString` nor `pool` is given, the schema is not a lowercase
+ *   identifier, or a size or timeout is not an integer in range
+ * @internal
+ */
+export function resolvePostgresOptions(options: PostgresStorageOptions): ResolvedPostgresOptions {
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(schema))
+    throw invalid('schema', `must be a lowercase identifier ([a-z_][a-z0-9_]*, ≤ 63 characters), got "${schema}"`);
+  const statementTimeoutMs = nonNegativeInteger(
+    options.statementTimeoutMs,
+    DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
+    'statementTimeoutMs',
+  );
+  const connectionTimeoutMs = nonNegativeInteger(
+    options.connectionTimeoutMs,
+    DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS,
+    'connectionTimeoutMs',
+    1,
+  );
+  const maxTransactionAttempts = nonNegativeInteger(
+    options.maxTransactionAttempts,
+    DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS,
+    'maxTransactionAttempts',
+    1,
+  );
+  let poolConfig: pg.PoolConfig | undefined;
+  if (!options.pool) {
+    if (!options.connectionString)
+      throw invalid('connectionString', 'give a PostgreSQL connection URL (connectionString) or a pg.Pool (pool)');
+    poolConfig = {
+      connectionString: options.connectionString,
+      max: nonNegativeInteger(options.poolSize, DEFAULT_POSTGRES_POOL_SIZE, 'poolSize', 1),
+      connectionTimeoutMillis: connectionTimeoutMs,
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+      application_name: 'media-agent',
+    };
+  }
+  return { schema, statementTimeoutMs, connectionTimeoutMs, maxTransactionAttempts, poolConfig };
+}
