@@ -114,7 +114,7 @@ export const ERROR_CODES = {
   STORAGE_CONFLICT:
     'A transaction kept failing with a serialization failure or deadlock after the bounded number of attempts; nothing of it was kept.',
   STORAGE_TIMEOUT:
-    'A statement ran longer than the statement timeout and was cancelled; its transaction was rolled back.',
+    'A statement ran longer than the statement timeout, or a transaction stayed idle longer than the idle-in-transaction timeout, and the server ended it; the transaction was rolled back.',
   STORAGE_POOL_EXHAUSTED:
     'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',

@@ -97,7 +97,8 @@ export class StorageConflictError extends MediaAgentError {
 }
 
 /**
- * A statement ran past the statement timeout and was cancelled by the server; its transaction was rolled back.
+ * A statement ran past the statement timeout and was cancelled by the server, or a transaction stayed idle past
+ * the idle-in-transaction timeout and the server ended it; the transaction was rolled back.
  * @public
  */
 export class StorageTimeoutError extends MediaAgentError {

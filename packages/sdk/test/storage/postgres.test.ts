@@ -325,6 +325,33 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     expect(await s.settings.get('locked')).toBe(0);
   });
 
+  it('a transaction left idle past idleInTransactionTimeoutMs (a stuck process) is ended by the server: its locks are released for the others, and it fails with STORAGE_TIMEOUT, keeping nothing', async () => {
+    const name = schema();
+    const stuck = storage(name, { idleInTransactionTimeoutMs: 300 });
+    const other = storage(name);
+    await stuck.migrate();
+    let appended!: () => void;
+    const holding = new Promise<void>((r) => (appended = r));
+    const stalled = stuck.transaction(async (tx) => {
+      await tx.settings.set('stuck', 1);
+      await tx.events.append({ runId: 'r', type: 'text_delta', at: 1, data: null }); // holds the event counter
+      appended();
+      await new Promise((r) => setTimeout(r, 1_000)); // awaits something else, far past the timeout
+      await tx.settings.set('stuck-later', 2);
+    });
+    await holding;
+    // Another process's append waits for the counter only until the server ends the idle transaction.
+    const event = await other.events.append({ runId: 'r', type: 'text_delta', at: 2, data: null });
+    expect(event.seq).toBe(1);
+    const error = await expectCode(stalled, 'STORAGE_TIMEOUT');
+    expect((error as { details: Record<string, unknown> }).details).toMatchObject({ timeoutMs: 300 });
+    expect(await other.settings.get('stuck')).toBeUndefined();
+    expect((await other.events.listAfter(0)).map((e) => e.at)).toEqual([2]);
+    // The adapter goes on with a new connection.
+    await stuck.settings.set('after', 3);
+    expect(await other.settings.get('after')).toBe(3);
+  });
+
   it('a deadlock between two processes is retried: both transactions commit once, the loser ran fn twice', async () => {
     const name = schema();
     const a = storage(name);
@@ -406,5 +433,6 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     invalid({ connectionString: PG_URL, poolSize: 0 });
     invalid({ connectionString: PG_URL, statementTimeoutMs: -1 });
     invalid({ connectionString: PG_URL, maxTransactionAttempts: 0 });
+    invalid({ connectionString: PG_URL, idleInTransactionTimeoutMs: 1.5 });
   });
 });

@@ -54,14 +54,18 @@ export function isConnectionError(error: unknown): boolean {
 /**
  * Maps a node-postgres error to the SDK's typed storage errors: a lost or refused connection →
  * `StorageUnavailableError`, refused credentials (28P01, 28000) → `StorageAuthError`, a cancelled statement
- * (57014, statement timeout) → `StorageTimeoutError`, a lock wait past `lock_timeout` (55P03) →
+ * (57014, statement timeout) or a session ended for idling in a transaction (25P03) → `StorageTimeoutError`, a lock wait past `lock_timeout` (55P03) →
  * `StorageLockedError`, anything else → `StorageError` (the SQLSTATE in the message). SDK errors pass through.
  * @param error - what was thrown
  * @param location - the server, as `host:port/database` (never credentials)
- * @param statementTimeoutMs - the adapter's statement timeout, for the timeout error's details
+ * @param timeouts - the adapter's statement and idle-in-transaction timeouts in ms, for the timeout error's details
  * @internal
  */
-export function toStorageError(error: unknown, location: string, statementTimeoutMs: number): MediaAgentError {
+export function toStorageError(
+  error: unknown,
+  location: string,
+  timeouts: { statementMs: number; idleInTransactionMs: number },
+): MediaAgentError {
   if (error instanceof MediaAgentError) return error;
   const state = sqlState(error);
   const message = error instanceof Error ? error.message || String(error) : String(error);
@@ -79,7 +83,13 @@ export function toStorageError(error: unknown, location: string, statementTimeou
   if (state === '57014')
     return new StorageTimeoutError(
       `a statement on the PostgreSQL server at ${location} was cancelled after the statement timeout (${message})`,
-      statementTimeoutMs,
+      timeouts.statementMs,
+      { cause: error },
+    );
+  if (state === '25P03')
+    return new StorageTimeoutError(
+      `the PostgreSQL server at ${location} ended a transaction left idle past the idle-in-transaction timeout (${message})`,
+      timeouts.idleInTransactionMs,
       { cause: error },
     );
   if (state === '55P03')

@@ -39,6 +39,13 @@ export interface PostgresStorageOptions {
    */
   statementTimeoutMs?: number;
   /**
+   * A transaction left open without a statement for longer (its `fn` awaiting something else, its process paused)
+   * is ended by the server, which releases its locks — so one stuck process cannot hold up the others (the run
+   * event counter, a run's row); its next statement fails with `STORAGE_TIMEOUT`. In ms; 0 disables it.
+   * @defaultValue 60 000
+   */
+  idleInTransactionTimeoutMs?: number;
+  /**
    * How long a call waits for a connection — to open one, or for one of a busy pool to become free — before it
    * fails with `STORAGE_UNAVAILABLE` (server unreachable) or `STORAGE_POOL_EXHAUSTED` (every connection busy),
    * in ms.
@@ -64,6 +71,8 @@ export const DEFAULT_POSTGRES_SCHEMA = 'media_agent';
 export const DEFAULT_POSTGRES_POOL_SIZE = 4;
 /** Default statement timeout of {@link PostgresStorage}, in ms. @public */
 export const DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS = 30_000;
+/** Default idle-in-transaction timeout of {@link PostgresStorage}, in ms. @public */
+export const DEFAULT_POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 /** Default connection timeout of {@link PostgresStorage}, in ms. @public */
 export const DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS = 5_000;
 /** Default `maxTransactionAttempts` of {@link PostgresStorage}. @public */
@@ -103,6 +112,7 @@ export function channelOf(schema: string): string {
 export interface ResolvedPostgresOptions {
   readonly schema: string;
   readonly statementTimeoutMs: number;
+  readonly idleInTransactionTimeoutMs: number;
   readonly connectionTimeoutMs: number;
   readonly maxTransactionAttempts: number;
   /** The configuration of the adapter's own pool (undefined when the host passes `pool`). */
@@ -123,6 +133,11 @@ export function resolvePostgresOptions(options: PostgresStorageOptions): Resolve
     options.statementTimeoutMs,
     DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
     'statementTimeoutMs',
+  );
+  const idleInTransactionTimeoutMs = nonNegativeInteger(
+    options.idleInTransactionTimeoutMs,
+    DEFAULT_POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    'idleInTransactionTimeoutMs',
   );
   const connectionTimeoutMs = nonNegativeInteger(
     options.connectionTimeoutMs,
@@ -148,5 +163,27 @@ export function resolvePostgresOptions(options: PostgresStorageOptions): Resolve
       application_name: 'media-agent',
     };
   }
-  return { schema, statementTimeoutMs, connectionTimeoutMs, maxTransactionAttempts, poolConfig };
+  return {
+    schema,
+    statementTimeoutMs,
+    idleInTransactionTimeoutMs,
+    connectionTimeoutMs,
+    maxTransactionAttempts,
+    poolConfig,
+  };
+}
+
+/**
+ * The `BEGIN` of every transaction, with the adapter's timeouts as `SET LOCAL` (one round trip: a simple query of
+ * several statements), so they hold on a pool the host owns too.
+ * @internal
+ */
+export function beginSql(statementTimeoutMs: number, idleInTransactionTimeoutMs: number): string {
+  return [
+    'BEGIN ISOLATION LEVEL READ COMMITTED',
+    ...(statementTimeoutMs > 0 ? [`SET LOCAL statement_timeout = ${statementTimeoutMs}`] : []),
+    ...(idleInTransactionTimeoutMs > 0
+      ? [`SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionTimeoutMs}`]
+      : []),
+  ].join('; ');
 }

@@ -22,7 +22,13 @@ import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
 import { createPgSession, PG_MULTI_STATEMENT_WRITES, PG_READ_METHODS, REPOSITORY_NAMES } from './postgres-session';
 import { PG_TYPES, SqlCompiler } from './sql-queries';
-import { channelOf, locationOf, type PostgresStorageOptions, resolvePostgresOptions } from './postgres-options';
+import {
+  beginSql,
+  channelOf,
+  locationOf,
+  type PostgresStorageOptions,
+  resolvePostgresOptions,
+} from './postgres-options';
 
 /** Rows `appendAuditBatched` lets wait before they are written at once (else they wait for the event loop to turn). */
 const AUDIT_BATCH_ROWS = 256;
@@ -81,6 +87,8 @@ export class PostgresStorage implements StorageAdapter {
   readonly location: string;
   /** Statement timeout in ms (0: none). */
   readonly statementTimeoutMs: number;
+  /** Idle-in-transaction timeout in ms (0: none). */
+  readonly idleInTransactionTimeoutMs: number;
   /** Connection timeout in ms. */
   readonly connectionTimeoutMs: number;
   /** Most runs of `fn` per `transaction(fn)`. */
@@ -137,6 +145,7 @@ export class PostgresStorage implements StorageAdapter {
     const resolved = resolvePostgresOptions(options);
     this.schema = resolved.schema;
     this.statementTimeoutMs = resolved.statementTimeoutMs;
+    this.idleInTransactionTimeoutMs = resolved.idleInTransactionTimeoutMs;
     this.connectionTimeoutMs = resolved.connectionTimeoutMs;
     this.maxTransactionAttempts = resolved.maxTransactionAttempts;
     this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
@@ -151,10 +160,7 @@ export class PostgresStorage implements StorageAdapter {
     const config = (this.#pool as unknown as { options: pg.PoolConfig }).options;
     this.location = locationOf(config);
     this.#compiler = new SqlCompiler(this.schema, channelOf(this.schema));
-    this.#beginSql =
-      this.statementTimeoutMs > 0
-        ? `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${this.statementTimeoutMs}`
-        : 'BEGIN ISOLATION LEVEL READ COMMITTED';
+    this.#beginSql = beginSql(this.statementTimeoutMs, this.idleInTransactionTimeoutMs);
     this.#listener = new NotificationListener(
       { ...config, connectionTimeoutMillis: this.connectionTimeoutMs },
       this.#compiler.channel,
@@ -335,8 +341,12 @@ export class PostgresStorage implements StorageAdapter {
         // (A repository call inside `work` rejects with the mapped error: StorageUnavailableError.)
         if (isConnectionError(error) || error instanceof StorageUnavailableError) broken ??= error as Error;
         if (broken !== undefined && retrySafe && reused && !answered && attempt <= max) continue;
-        // Driver errors become typed storage errors; what `fn` threw passes through as it is.
-        throw error instanceof pg.DatabaseError || isConnectionError(error) ? this.#map(error) : error;
+        // Driver errors become typed storage errors; what `fn` threw passes through as it is. When the server ended
+        // the session with a reason (a restart, the idle-in-transaction timeout), that reason is the error.
+        const driver =
+          error instanceof pg.DatabaseError || isConnectionError(error) || error instanceof StorageUnavailableError;
+        if (!driver) throw error;
+        throw this.#map(broken instanceof pg.DatabaseError ? broken : error);
       } finally {
         client.off('error', onError);
         client.release(broken);
@@ -418,7 +428,10 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   #map(error: unknown): MediaAgentError {
-    return toStorageError(error, this.location, this.statementTimeoutMs);
+    return toStorageError(error, this.location, {
+      statementMs: this.statementTimeoutMs,
+      idleInTransactionMs: this.idleInTransactionTimeoutMs,
+    });
   }
 
   /**
