@@ -56,10 +56,11 @@ type JobClient = Pick<pg.PoolClient, 'query'>;
  * have no effects outside the session it is given.
  *
  * Errors: `STORAGE_UNAVAILABLE` (server unreachable, refused, shut down or restarted: a transaction in flight
- * did not commit, or its outcome is unknown if the connection dropped during `COMMIT`; later calls reconnect),
- * `STORAGE_AUTH_FAILED`, `STORAGE_TIMEOUT` (statement timeout), `STORAGE_POOL_EXHAUSTED` (no free connection
- * within the connection timeout), `STORAGE_CONFLICT` (retries used up), `STORAGE_SCHEMA_TOO_NEW`,
- * `STORAGE_CLOSED`, `STORAGE_FAILED` (anything else, the SQLSTATE in the message). A statement that fails inside
+ * did not commit, or its outcome is unknown if the connection dropped during `COMMIT`; later calls reconnect,
+ * and a read or transaction whose first statement finds its pooled connection already dead runs again on
+ * another), `STORAGE_AUTH_FAILED`, `STORAGE_TIMEOUT` (statement or idle-in-transaction timeout),
+ * `STORAGE_POOL_EXHAUSTED` (no free connection within the connection timeout), `STORAGE_CONFLICT` (retries used
+ * up), `STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CLOSED`, `STORAGE_FAILED` (anything else, the SQLSTATE in the message). A statement that fails inside
  * `transaction(fn)` aborts the transaction in PostgreSQL: `fn` should let the error propagate; if it catches it
  * and returns, the transaction is still rolled back and rejects with that error.
  *
