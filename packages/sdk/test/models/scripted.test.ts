@@ -157,7 +157,7 @@ describe('ScriptedProvider', () => {
   });
 
   it('records each message as it was when first sent, copying it once however many turns carry it', async () => {
-    const p = new ScriptedProvider({ scripts: { finalText: 'ok' } });
+    const p = new ScriptedProvider({ scripts: { steps: [{ text: 'ok' }], finalText: 'done' } });
     const goal: ModelMessage = { role: 'user', content: 'hello' };
     await complete(p, { model: 'm', messages: [goal] });
     const reply: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: 'ok' }] };
