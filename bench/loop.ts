@@ -23,14 +23,16 @@
  * What each side does per step:
  *
  * - ours (`AgentHost` with the worker pool, `plan_only` run as `user:admin`): two steps of the run
- *   loop, each committed in one storage transaction. The model-turn step: check the abort and the
- *   lease (as of the last commit), read the steering inbox, check the budgets, run the middleware
- *   (compaction estimate, repeated-result references, loop guard), consume the model stream, then
- *   commit the usage, the assistant message, the `text_delta` event and the `tool_call` `started`
- *   event (the call is stored before it runs). The tool-call step: invoke the capability through
- *   the one invocation path as `agent:<runId>` (TypeBox input validation, authorization, handler,
- *   output validation, an audit row batched into the next transaction), the middleware (result
- *   spill, loop guard), then commit the `tool_call` `succeeded` event, the tool-result message and
+ *   loop, committed together in one storage transaction (the call only reads, so the model-turn
+ *   step's writes wait for the call's step; a call with an effect would be preceded by its own
+ *   commit). The model-turn step: check the abort and the lease (as of the last commit), read the
+ *   steering inbox, check the budgets, run the middleware (compaction estimate, repeated-result
+ *   references, loop guard), consume the model stream, and set aside the usage, the assistant
+ *   message, the `text_delta` event and the `tool_call` `started` event. The tool-call step: invoke
+ *   the capability through the one invocation path as `agent:<runId>` (TypeBox input validation,
+ *   authorization, handler, output validation, an audit row batched into the next transaction), the
+ *   middleware (result spill, loop guard), then commit the turn's writes with the `tool_call`
+ *   `succeeded` event, the tool-result message and
  *   the loop guard's state. The lease is taken and released once per run; its heartbeat (every
  *   `leaseMs / 3`, 10 s by default) does not fire within a run. The run's start (lease, daily
  *   budget check, status) and end (goal facts, report, status) are counted in the run's time.

@@ -10,6 +10,7 @@ export {
   SqliteStorage,
   createSqliteStorage,
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+  DEFAULT_SQLITE_CACHE_SIZE_KIB,
   type SqliteStorageOptions,
 } from './storage/sqlite/sqlite-storage';
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';

@@ -420,8 +420,16 @@ function matches(script: FakeScript, texts: string[]): boolean {
 export class ScriptedProvider implements ModelProvider {
   /** {@inheritDoc ModelProvider.id} */
   readonly id = 'scripted';
-  /** Every request received, in order (deep copies). */
+  /**
+   * Every request received, in order (deep copies). Each message and tool is copied the first time a
+   * request carries it and that copy is reused when the same object comes again (the runtime never
+   * changes a message or tool once sent), so recording a turn costs what is new in it.
+   */
   readonly requests: ModelRequest[] = [];
+  /** Copies of the messages and tools seen so far, by the object sent. */
+  readonly #copies = new WeakMap<object, unknown>();
+  /** JSON lengths of the messages and tools seen so far (for the usage estimate). */
+  readonly #lengths = new WeakMap<object, number>();
   readonly #scripts: FakeScript[];
   readonly #chunk: number;
   readonly #delay: number;
@@ -439,8 +447,31 @@ export class ScriptedProvider implements ModelProvider {
 
   /** {@inheritDoc ModelProvider.stream} */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> {
-    this.requests.push(structuredClone(request));
+    const { messages, tools, ...rest } = request;
+    this.requests.push({
+      ...structuredClone(rest),
+      messages: messages.map((m) => this.#copy(m)),
+      ...(tools ? { tools: tools.map((t) => this.#copy(t)) } : {}),
+    });
     return this.#run(request, signal);
+  }
+
+  /** `JSON.stringify(items).length`, each item measured once (by the object sent). */
+  #jsonLength(items: ReadonlyArray<object>): number {
+    let length = 2 + Math.max(0, items.length - 1);
+    for (const item of items) {
+      let n = this.#lengths.get(item);
+      if (n === undefined) this.#lengths.set(item, (n = JSON.stringify(item).length));
+      length += n;
+    }
+    return length;
+  }
+
+  /** The copy of `value` made when it was first seen. */
+  #copy<T extends object>(value: T): T {
+    let copy = this.#copies.get(value) as T | undefined;
+    if (copy === undefined) this.#copies.set(value, (copy = structuredClone(value)));
+    return copy;
   }
 
   /**
@@ -537,7 +568,7 @@ export class ScriptedProvider implements ModelProvider {
         yield { type: 'done', stopReason: 'aborted' };
         return;
       }
-      const inputChars = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
+      const inputChars = this.#jsonLength(request.messages) + this.#jsonLength(request.tools ?? []);
       const usage: ModelUsage = {
         inputTokens: Math.ceil(inputChars / 4),
         outputTokens: Math.ceil(out / 4),

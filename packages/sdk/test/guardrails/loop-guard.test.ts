@@ -314,4 +314,20 @@ describe('loop guard (seed 000, 执行纠偏与停止)', () => {
     delete state.blockedInARow;
     expect(LoopGuard.fromJSON(state, { mode: 'interactive' }).toJSON().blockedInARow).toBe(0);
   });
+
+  it('what a run stores stays bounded: the signatures seen last are remembered, older ones forgotten', () => {
+    const guard = new LoopGuard({ mode: 'interactive' });
+    for (let i = 0; i < 500; i++) step(guard, read('library.lookup', { id: i }), ok(`result ${i}`));
+    for (let i = 0; i < 500; i++) step(guard, exec('download.submit', { id: i }), failed);
+    const state = guard.toJSON();
+    expect(Object.keys(state.sameResults)).toHaveLength(DEFAULT_LOOP_GUARD_CONFIG.cycleWindow);
+    expect(Object.keys(state.sameCallFailures)).toHaveLength(DEFAULT_LOOP_GUARD_CONFIG.cycleWindow);
+    expect(state.history).toHaveLength(DEFAULT_LOOP_GUARD_CONFIG.cycleWindow);
+    expect(JSON.stringify(state).length).toBeLessThan(16_384);
+    // A recent call repeated is still caught; the most recent one of each rule is the one kept last.
+    expect(codes(step(guard, exec('download.submit', { id: 499 }), failed).notices)).toEqual([
+      'warn:LOOP_SAME_CALL_FAILING',
+    ]);
+    expect(Object.keys(guard.toJSON().sameCallFailures).at(-1)).toContain('download.submit');
+  });
 });

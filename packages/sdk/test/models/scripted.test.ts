@@ -156,6 +156,17 @@ describe('ScriptedProvider', () => {
     expect(p.requests).toEqual([req, req]);
   });
 
+  it('records each message as it was when first sent, copying it once however many turns carry it', async () => {
+    const p = new ScriptedProvider({ scripts: { steps: [{ text: 'ok' }], finalText: 'done' } });
+    const goal: ModelMessage = { role: 'user', content: 'hello' };
+    await complete(p, { model: 'm', messages: [goal] });
+    const reply: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: 'ok' }] };
+    await complete(p, { model: 'm', messages: [goal, reply] });
+    expect(p.requests[1]!.messages).toEqual([goal, reply]);
+    expect(p.requests[1]!.messages[0]).toBe(p.requests[0]!.messages[0]); // one copy, shared by both records
+    expect(p.requests[0]!.messages[0]).not.toBe(goal);
+  });
+
   it('ends an exhausted script with a SCRIPT_EXHAUSTED error instead of hanging', async () => {
     const p = new ScriptedProvider({ scripts: { finalText: 'only' } });
     const messages: ModelMessage[] = [

@@ -9,11 +9,12 @@ import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index'
 import { type ModelMessage, type ToolResultMessage } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider } from '../../src/testing';
-import { noteWrite, stepCrashScript } from './fixtures/step-crash-scripts';
+import { noteWrite, notesRead, readCrashScript, stepCrashScript } from './fixtures/step-crash-scripts';
 import { runEvents, waitForStatus } from './harness';
 import { killWorkerWhen } from './kill-worker';
 
 const worker = fileURLToPath(new URL('./fixtures/step-crash-worker.ts', import.meta.url));
+const readWorker = fileURLToPath(new URL('./fixtures/read-crash-worker.ts', import.meta.url));
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
@@ -103,5 +104,51 @@ describe('SIGKILL between steps (real child process, SQLite file)', () => {
         .filter((e) => e.type === 'run_status')
         .map((e) => (e.data as { status: string; reason?: string }).reason ?? (e.data as { status: string }).status),
     ).toContain('resumed');
+  });
+
+  it('killed inside a read-only call: the turn that opened it was not yet committed, so the resumed run asks for that turn again and repeats no effect', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-read-crash-'));
+    dirs.push(dir);
+    const dbFile = join(dir, 'agent.sqlite');
+    const effectsFile = join(dir, 'effects.txt');
+    const { value: runId, signal } = await killWorkerWhen(readWorker, [dbFile, effectsFile], (out) => {
+      const id = /"runId":"([^"]+)"/.exec(out)?.[1];
+      return id && out.includes('in-read\n') ? id : undefined;
+    });
+    expect(signal).toBe('SIGKILL');
+
+    // The note's turn and its call were committed; the read's turn was set aside and died with the process.
+    const before = new SqliteStorage({ path: dbFile });
+    await before.migrate();
+    expect((await messagesOf(before, runId)).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect((await before.runs.get(runId))!.usage).toMatchObject({ modelCalls: 1, toolCalls: 1 });
+    await before.close();
+
+    const provider = new ScriptedProvider({ scripts: readCrashScript });
+    const host = createAgentHost({
+      storage: new SqliteStorage({ path: dbFile }),
+      logger: new ConsoleLogger('silent'),
+      model: { provider },
+      runs: { pollMs: 5, leaseMs: 300, concurrency: 1 },
+    });
+    host.capabilities.register(noteWrite(effectsFile));
+    host.capabilities.register(notesRead(effectsFile));
+    hosts.push(host);
+    expect((await host.start()).recovered).toEqual([]);
+    const done = await waitForStatus(host, runId, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
+      timeoutMs: 15_000,
+    });
+    expect(done.status).toBe('succeeded');
+    expect(readFileSync(effectsFile, 'utf8')).toBe('note 1\n'); // the effect once
+    expect(provider.requests).toHaveLength(2); // the read's turn again, then the final answer
+    const events = await runEvents(host, runId);
+    const phases = events.filter((e) => e.type === 'tool_call').map((e) => (e.data as { phase: string }).phase);
+    expect(phases).toEqual(['started', 'succeeded', 'started', 'succeeded']); // no call left started
+    const after = new SqliteStorage({ path: dbFile });
+    const messages = await messagesOf(after, runId);
+    await after.close();
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    const read = messages[4] as ToolResultMessage;
+    expect(JSON.parse(read.content as string)).toMatchObject({ status: 'succeeded', output: { notes: ['note 1'] } });
   });
 });

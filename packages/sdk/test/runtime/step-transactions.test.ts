@@ -153,7 +153,11 @@ const script: FakeScript = {
   finalText: 'All found.',
 };
 
-async function driveOnce(storage: StorageAdapter, scripts: FakeScript = script) {
+async function driveOnce(
+  storage: StorageAdapter,
+  scripts: FakeScript = script,
+  extra: ReadonlyArray<ReturnType<typeof defineCapability>> = [],
+) {
   const log: StorageLog = { transactions: [], direct: [] };
   const provider = new MarkingProvider(new ScriptedProvider({ scripts }), log);
   const host = createAgentHost({
@@ -165,6 +169,7 @@ async function driveOnce(storage: StorageAdapter, scripts: FakeScript = script) 
   hosts.push(host);
   host.capabilities.register(lookup);
   host.capabilities.register(note);
+  for (const capability of extra) host.capabilities.register(capability);
   await host.start();
   await host.grants.create({ action: 'note.write', actor: 'user:admin' });
   // Counted from here: the run, not the host's start (migration, ledger recovery).
@@ -190,7 +195,7 @@ const stores: Array<[string, () => StorageAdapter]> = [
 ];
 
 describe.each(stores)('one storage transaction per step (%s)', (_name, make) => {
-  it('each model turn and each tool call commits once; nothing else writes in between but the invocation path’s own writes', async () => {
+  it('each step commits once; a turn whose calls only read commits with their results; nothing else writes in between but the invocation path’s own writes', async () => {
     const { log, marks } = await driveOnce(make());
     expect(marks).toHaveLength(TURNS + 3);
     const between = (from: number, to: number) => ({
@@ -204,20 +209,20 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     });
     // Before the first model call: one step (the run's start with the drive's start: status, goal message).
     expect(log.transactions.slice(0, marks[0]!.transactions)).toHaveLength(1);
-    // A model turn with one call: the turn's step and the call's step.
+    // A model turn with one read: the turn's step waits for the call's step, and both commit at once.
     for (let k = 0; k < TURNS; k++) {
       const { transactions, direct } = between(k, k + 1);
-      expect(transactions, `turn ${k + 1}`).toHaveLength(2);
-      for (const calls of transactions) {
-        expect(calls[0]).toBe('runs.patch'); // the lease-checked run patch opens every step
-        expect(calls).toContain('messages.append');
-        expect(calls).toContain('events.append');
-      }
+      expect(transactions, `turn ${k + 1}`).toHaveLength(1);
+      const calls = transactions[0]!;
+      expect(calls[0]).toBe('runs.patch'); // the lease-checked run patch opens every step
+      expect(calls.filter((c) => c === 'runs.patch')).toHaveLength(1);
+      expect(calls.filter((c) => c === 'messages.append')).toHaveLength(2); // the assistant message and the result
+      expect(calls.filter((c) => c === 'events.append').length).toBeGreaterThanOrEqual(3); // text, started, succeeded
       expect(direct, `turn ${k + 1}`).toEqual(['appendAuditBatched']);
     }
-    // A turn with two calls: three steps, three transactions.
-    expect(between(TURNS, TURNS + 1).transactions).toHaveLength(3);
-    // A turn with a side effect: its two steps, and between them the invocation path's claim and settle (the ledger's own transactions).
+    // A turn with two reads: the turn and both calls, one transaction.
+    expect(between(TURNS, TURNS + 1).transactions).toHaveLength(1);
+    // A turn with a side effect: its step commits before the call runs; between them and the call's step, the invocation path's claim and settle (the ledger's own transactions).
     const write = between(TURNS + 1, TURNS + 2).transactions;
     expect(write.filter((calls) => calls[0] === 'runs.patch')).toHaveLength(2);
     expect(write.filter((calls) => calls[0] !== 'runs.patch')).toHaveLength(2);
@@ -226,8 +231,45 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
         .filter((calls) => calls[0] !== 'runs.patch')
         .every((calls) => calls.some((c) => c.startsWith('ledger.')) && !calls.includes('messages.append')),
     ).toBe(true);
+    const writeSteps = write.filter((calls) => calls[0] === 'runs.patch');
+    expect(write.indexOf(writeSteps[0]!)).toBe(0); // the turn, with the call's `started` event, before the claim
     // The final reply's step, then the run's end.
     expect(between(TURNS + 2, TURNS + 3).transactions).toHaveLength(2);
+  });
+
+  it('a read that runs longer than the deferral does not hide the turn: its step commits on its own while the call runs', async () => {
+    const storage = make();
+    let sawStarted = false;
+    const slow = defineCapability({
+      id: 'slow.lookup',
+      version: 1,
+      title: 'Look up slowly',
+      description: 'A read that waits until its own `started` event is stored.',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ releaseId: Type.String() }),
+      output: Type.Object({ releaseId: Type.String(), present: Type.Boolean() }),
+      handler: async (input, ctx) => {
+        for (let i = 0; i < 200 && !sawStarted; i++) {
+          const events = await storage.events.listByRun(ctx.runId!);
+          sawStarted = events.some((e) => e.type === 'tool_call' && (e.data as { phase?: string }).phase === 'started');
+          if (!sawStarted) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return { releaseId: input.releaseId, present: true };
+      },
+    });
+    const { log, marks } = await driveOnce(
+      storage,
+      {
+        match: 'releases',
+        steps: [{ text: 'Looking slowly. ', toolCalls: [{ capability: 'slow.lookup', input: { releaseId: 'r' } }] }],
+        finalText: 'done',
+      },
+      [slow],
+    );
+    expect(sawStarted).toBe(true);
+    // The turn's step (committed by the timer while the call ran), then the call's step.
+    expect(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions)).toHaveLength(2);
   });
 
   it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
@@ -241,7 +283,7 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     const direct = log.direct
       .slice(marks[0]!.direct, marks[1]!.direct)
       .filter((c) => WRITES.test(c.split('.')[1] ?? ''));
-    expect(transactions).toHaveLength(2);
+    expect(transactions).toHaveLength(1); // the turn with its read's result
     expect(direct).toEqual(['events.append', 'events.append', 'events.append']);
   });
 });

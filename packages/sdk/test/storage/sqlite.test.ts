@@ -170,6 +170,15 @@ describe('SqliteStorage', () => {
     expect(() => createSqliteStorage({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
   });
 
+  it('gives its page cache 32 MiB by default and the configured size otherwise; a negative size is refused', async () => {
+    expect(storage(':memory:').cacheSizeKiB).toBe(32_768);
+    const s = createSqliteStorage({ path: ':memory:', cacheSizeKiB: 1024 });
+    open.push(s);
+    expect(s.cacheSizeKiB).toBe(1024);
+    await s.migrate();
+    expect(() => createSqliteStorage({ path: ':memory:', cacheSizeKiB: -1 })).toThrow(/cacheSizeKiB/);
+  });
+
   it('keeps data across close and reopen', async () => {
     const path = join(tempDir(), 'store.sqlite');
     const first = storage(path);

@@ -2,14 +2,20 @@ import { canonicalHash } from '../../core/canonical-json';
 import type { GuardOutcome } from './types';
 
 /**
- * Identity of a call: the tool name plus the SHA-256 of the canonical JSON of its arguments
- *. Key order and number spelling in the
- * arguments do not matter. Missing arguments count as `{}`; arguments with no JSON form (never
+ * Hex characters kept of a SHA-256 in call signatures and result fingerprints: 64 bits, so two
+ * different calls (or results) of one run look alike with a chance of about 2^-64 — and the state a
+ * run stores stays small (it is rewritten with every step).
+ */
+const DIGEST_HEX = 16;
+
+/**
+ * Identity of a call: the tool name plus the SHA-256 of the canonical JSON of its arguments, cut to
+ * 64 bits. Key order and number spelling in the arguments do not matter. Missing arguments count as `{}`; arguments with no JSON form (never
  * the case for parsed model output) are hashed by their string form instead of throwing.
  *
  * @param tool - tool name
  * @param input - parsed arguments
- * @returns `tool` + NUL + 64 hex characters
+ * @returns `tool` + NUL + 16 hex characters
  * @public
  */
 export function callSignature(tool: string, input: unknown): string {
@@ -19,7 +25,7 @@ export function callSignature(tool: string, input: unknown): string {
   } catch {
     hash = canonicalHash({ unhashable: String(input) });
   }
-  return `${tool}\u0000${hash}`;
+  return `${tool}\u0000${hash.slice(0, DIGEST_HEX)}`;
 }
 
 /**
@@ -28,7 +34,7 @@ export function callSignature(tool: string, input: unknown): string {
  * result" for the repeat rules; any real change of the result gives another fingerprint.
  *
  * @param outcome - status and result text as the model sees them
- * @returns 64 hex characters
+ * @returns 16 hex characters (64 bits of a SHA-256)
  * @public
  */
 export function resultFingerprint(outcome: GuardOutcome): string {
@@ -39,11 +45,13 @@ export function resultFingerprint(outcome: GuardOutcome): string {
   } catch {
     body = { text };
   }
+  let hash: string;
   try {
-    return canonicalHash({ status: outcome.status, body });
+    hash = canonicalHash({ status: outcome.status, body });
   } catch {
-    return canonicalHash({ status: outcome.status, body: { text } });
+    hash = canonicalHash({ status: outcome.status, body: { text } });
   }
+  return hash.slice(0, DIGEST_HEX);
 }
 
 /**

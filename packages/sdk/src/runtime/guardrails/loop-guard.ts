@@ -31,7 +31,10 @@ export interface LoopGuardConfig {
   cycleMinPeriod: number;
   /** Longest cycle period checked. Default 4. */
   cycleMaxPeriod: number;
-  /** Calls kept for cycle detection. Default 64. */
+  /**
+   * Calls kept for cycle detection, and call signatures the same-call-failure and same-result rules
+   * remember (the least recently seen is forgotten beyond it). Default 64.
+   */
   cycleWindow: number;
   /** Laps of a cycle (e.g. A,B,A,B is 2 laps) that give a warning. Default 2. */
   cycleWarnLaps: number;
@@ -102,13 +105,13 @@ export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freez
 export interface LoopGuardState {
   /** State format version. */
   version: 1;
-  /** Failures per call signature. */
+  /** Failures per call signature (the `cycleWindow` signatures that failed last). */
   sameCallFailures: Record<string, number>;
   /** Signatures whose failure count a successful write has since made stale ("a new experiment"). */
   progressSinceFailure: string[];
   /** Failures per tool. */
   toolFailures: Record<string, number>;
-  /** Last result fingerprint and its repeat count per read-only call signature. */
+  /** Last result fingerprint and its repeat count per read-only call signature (the `cycleWindow` seen last). */
   sameResults: Record<string, { fingerprint: string; count: number }>;
   /** Current run of identical calls with identical results. */
   streak: { key: string; count: number } | null;
@@ -302,7 +305,7 @@ export class LoopGuard {
       }
       const exact = (s.sameCallFailures[sig] ?? 0) + 1;
       const perTool = (s.toolFailures[call.tool] ?? 0) + 1;
-      s.sameCallFailures[sig] = exact;
+      remember(s.sameCallFailures, sig, exact, c.cycleWindow);
       s.toolFailures[call.tool] = perTool;
       delete s.sameResults[sig];
       const tolerant = c.failureTolerantTools.includes(call.tool);
@@ -339,7 +342,7 @@ export class LoopGuard {
       if (this.#isReadOnly(call) && !poll) {
         const previous = s.sameResults[sig];
         const count = previous && previous.fingerprint === fingerprint ? previous.count + 1 : 1;
-        s.sameResults[sig] = { fingerprint, count };
+        remember(s.sameResults, sig, { fingerprint, count }, c.cycleWindow);
         if (count >= c.sameResultWarnAt) {
           notices.push({
             level: 'warn',
@@ -586,4 +589,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * Sets `record[key]` as the most recently seen entry (last in key order) and forgets the least
+ * recently seen ones beyond `max`, so what a run stores stays bounded however many distinct calls it makes.
+ */
+function remember<T>(record: Record<string, T>, key: string, value: T, max: number): void {
+  delete record[key];
+  record[key] = value;
+  let excess = Object.keys(record).length - Math.max(1, max);
+  if (excess <= 0) return;
+  for (const old of Object.keys(record)) {
+    if (excess-- <= 0) break;
+    delete record[old];
+  }
 }

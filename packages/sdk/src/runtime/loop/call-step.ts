@@ -1,9 +1,10 @@
 // The tool-call step: run the open call, let the middleware see its result, open the next.
 import { commitStep } from './commit';
+import { commitBeforeCall, deferCommit } from './deferred-commit';
 import type { Loop } from './loop';
 import { STOPPED, type DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
-import { dispatchToolCall } from './tool-dispatch';
+import { dispatchToolCall, type DispatchedCall } from './tool-dispatch';
 import { openNextCall, type TurnCalls } from './turn-calls';
 
 /** What a tool-call step led to: the next call of the turn, the end of the turn, or the end of the drive. */
@@ -14,13 +15,24 @@ export type CallOutcome = DriveEnd | { kind: 'next' } | { kind: 'turn_done' };
  * invocation path, or a refusal), `afterToolCall` may rewrite its result, the result is appended,
  * and the next call is opened (or the turn closed). The step commits the settled event, the result,
  * usage, middleware state and the next call's `started` event in one transaction, before the next
- * call runs. The invocation path's own claim and settle transactions are not part of it: they are
+ * call runs — or, when the next call only reads, together with that call's step (`deferred-commit.ts`);
+ * the writes of a step that waited so are committed with this one, or on their own once the call has
+ * run for `DEFERRED_COMMIT_MS`. The invocation path's own claim and settle transactions are not part of it: they are
  * the ledger's atomicity, and a crash between them and this commit is reconciled from the ledger.
  */
 export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOutcome> {
   const open = turn.current!;
   const { call, index, kind } = open;
-  const answered = await dispatchToolCall(loop, session, call, turn.failures.get(call.id));
+  const waiting = deferCommit(loop, session);
+  let answered: DispatchedCall;
+  try {
+    answered = await dispatchToolCall(loop, session, call, turn.failures.get(call.id));
+  } catch (error) {
+    await waiting?.settle().catch(() => undefined);
+    throw error;
+  }
+  // The writes of the step that opened a read-only call: committed by now if it ran long, else with this step.
+  if (waiting && !(await waiting.settle())) return STOPPED;
   if (answered.childUsage) {
     const u = answered.childUsage;
     session.addUsage({
@@ -44,7 +56,7 @@ export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls)
     };
   }
   const opened = await openNextCall(loop, session, turn);
-  if (opened.kind === 'run') return (await commitStep(loop.deps, session)) ? { kind: 'next' } : STOPPED;
+  if (opened.kind === 'run') return (await commitBeforeCall(loop, session, turn)) ? { kind: 'next' } : STOPPED;
   if (opened.kind === 'turn_done') return (await commitStep(loop.deps, session)) ? { kind: 'turn_done' } : STOPPED;
   return opened;
 }

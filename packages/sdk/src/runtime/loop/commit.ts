@@ -6,30 +6,49 @@ import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
 import type { StorageAdapter } from '../../ports/storage-adapter';
 import type { RunSession } from './run-session';
+import { mergeSteps, type TakenStep } from './step-writes';
 
 /** Thrown inside the transaction to roll it back when the lease is no longer ours. */
 const LEASE_LOST = Symbol('lease lost');
 
 /**
- * Commits the writes of the step in progress in one `storage.transaction`: the run patch (only while
- * this worker still holds the lease, else nothing is written), the messages, inbox messages marked
- * applied, decisions, then the events; the events are published after the commit.
+ * Commits the writes of the step in progress — after those of an earlier step set aside for it
+ * ({@link RunSession.defer}) — in one `storage.transaction`: the run patch (only while this worker
+ * still holds the lease, else nothing is written), the messages, inbox messages marked applied,
+ * decisions, then the events; the events are published after the commit. Writes the run makes while
+ * the commit is under way are kept for the next one.
  *
  * @param deps - storage, event bus, clock
  * @param session - the run and its pending writes
- * @returns true when committed (or there was nothing to write), false when the lease was lost
+ * @returns true when committed (or there was nothing to write), false when the lease was lost (the
+ * step's writes, and any made since, are dropped)
  * @throws storage errors (nothing of the step is written)
  */
-export async function commitStep(
-  deps: { storage: StorageAdapter; bus: RunEventBus; clock: Clock },
-  session: RunSession,
-): Promise<boolean> {
-  if (!session.dirty) return true;
+export async function commitStep(deps: CommitDeps, session: RunSession): Promise<boolean> {
+  const deferred = session.takeDeferred();
+  const step = session.dirty ? session.takeStep() : undefined;
+  const all = deferred && step ? mergeSteps(deferred, step) : (deferred ?? step);
+  return all ? commitTaken(deps, session, all) : true;
+}
+
+/**
+ * Commits only the writes set aside by {@link RunSession.defer} (the step in progress keeps its own).
+ * @returns true when committed (or nothing was set aside), false when the lease was lost
+ * @throws storage errors (nothing of them is written)
+ */
+export async function commitDeferredStep(deps: CommitDeps, session: RunSession): Promise<boolean> {
+  const deferred = session.takeDeferred();
+  return deferred ? commitTaken(deps, session, deferred) : true;
+}
+
+/** What a commit needs. */
+type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock };
+
+async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
   const { storage, bus, clock } = deps;
   const id = session.id;
   const owner = session.lease.owner;
-  const writes = session.writes;
-  const patch = session.stepPatch();
+  const { patch, writes } = step;
   const now = clock.now();
   let result: { run: RunRecord; events: RunEvent[] };
   try {
@@ -49,6 +68,7 @@ export async function commitStep(
   } catch (error) {
     if (error !== LEASE_LOST) throw error;
     session.writes.clear();
+    session.takeDeferred();
     return false;
   }
   session.committed(result.run);

@@ -9,7 +9,7 @@ import { buildGoalReport, factsSettled } from '../goal-report';
 import { RunMiddlewareError } from '../middleware/run-middleware';
 import { checkDailyBudgets } from '../run-budgets';
 import { approvalsDecidedSince, openApprovals } from './approvals';
-import { commitStep } from './commit';
+import { commitDeferredStep, commitStep } from './commit';
 import { drive } from './drive';
 import type { RunLease } from './driver-types';
 import { budgetExceeded, finish } from './finish';
@@ -30,6 +30,10 @@ export async function processRun(loop: Loop, run: RunRecord, lease: RunLease): P
   try {
     await phases(loop, session);
   } catch (error) {
+    // The step before the failing one set its writes aside for it (it opened a read-only call): that
+    // step was complete, so it is kept — unless the run is being left for another worker or cancelled.
+    if (session.hasDeferred && !lease.signal.aborted)
+      await commitDeferredStep(loop.deps, session).catch(() => session.takeDeferred());
     const current = (await loop.deps.storage.runs.get(run.id)) ?? run;
     session.discard(current);
     // The host is stopping or the lease was lost: leave the run as stored, for the next worker to resume.

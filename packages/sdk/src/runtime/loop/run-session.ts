@@ -6,7 +6,7 @@ import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { RunPatch } from '../../ports/storage-adapter';
 import type { RunMiddlewareRun } from '../middleware/run-middleware';
 import type { RunLease } from './driver-types';
-import { StepWrites } from './step-writes';
+import { mergeSteps, StepWrites, type TakenStep } from './step-writes';
 
 /** A request to end the drive after the current step (loop guard, a middleware, an ambiguous goal). */
 export interface StopRequest {
@@ -52,8 +52,13 @@ export class RunSession {
   stop: StopRequest | undefined;
   /** Per-middleware objects kept in memory during the drive (see `MiddlewareState.local`). */
   readonly locals = new Map<string, unknown>();
-  /** The writes of the step in progress. */
-  readonly writes = new StepWrites();
+  /** The writes of the step in progress (a new buffer once a commit took them, see {@link RunSession.takeStep}). */
+  writes = new StepWrites();
+  /**
+   * The writes of the step that opened the read-only call now running, taken from {@link RunSession.writes}
+   * to commit with that call's step, or on their own (see `deferred-commit.ts`).
+   */
+  #deferred: TakenStep | undefined;
   /** What middleware see of the run. */
   readonly view: RunMiddlewareRun;
   #state: Record<string, JsonValue>;
@@ -135,13 +140,43 @@ export class RunSession {
     this.writes.events.push({ type, data } as never);
   }
 
-  /** The run patch of the step: its fields, the runtime state and the usage when they changed. */
-  stepPatch(): RunPatch {
-    return {
-      ...this.writes.patch,
+  /**
+   * Takes the step's writes for a commit: the run patch (its fields, the runtime state and the usage
+   * when they changed) and the rest of {@link StepWrites}. What the run does while the commit is under
+   * way goes into a new buffer, for the next commit.
+   */
+  takeStep(): TakenStep {
+    const writes = this.writes;
+    const patch: RunPatch = {
+      ...writes.patch,
       ...(this.#stateDirty ? { runtimeState: this.#state } : {}),
       ...(this.#usageDirty ? { usage: this.#usage } : {}),
     };
+    this.writes = new StepWrites();
+    this.#stateDirty = false;
+    this.#usageDirty = false;
+    return { patch, writes };
+  }
+
+  /**
+   * Sets the step's writes aside to commit with the next step (after any already set aside);
+   * {@link RunSession.takeDeferred} takes them.
+   */
+  defer(): void {
+    const step = this.takeStep();
+    this.#deferred = this.#deferred ? mergeSteps(this.#deferred, step) : step;
+  }
+
+  /** True when writes of an earlier step wait to be committed. */
+  get hasDeferred(): boolean {
+    return this.#deferred !== undefined;
+  }
+
+  /** Takes the writes set aside by {@link RunSession.defer}, if any. */
+  takeDeferred(): TakenStep | undefined {
+    const deferred = this.#deferred;
+    this.#deferred = undefined;
+    return deferred;
   }
 
   /** True when the step has something to write. */
@@ -149,12 +184,10 @@ export class RunSession {
     return this.#stateDirty || this.#usageDirty || !this.writes.empty;
   }
 
-  /** After a commit: the run as stored; the step's writes are forgotten. */
+  /** After a commit: the run as stored, with what was patched since the commit began applied. */
   committed(run: RunRecord): void {
-    this.run = run;
-    this.writes.clear();
-    this.#stateDirty = false;
-    this.#usageDirty = false;
+    const pending = this.writes.patch;
+    this.run = Object.keys(pending).length === 0 ? run : { ...run, ...pending };
   }
 
   /**
@@ -163,6 +196,7 @@ export class RunSession {
    */
   discard(stored: RunRecord): void {
     this.writes.clear();
+    this.#deferred = undefined;
     this.run = stored;
     this.#state = { ...((stored.runtimeState ?? {}) as Record<string, JsonValue>) };
     this.#usage = { ...stored.usage };

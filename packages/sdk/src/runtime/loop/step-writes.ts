@@ -53,3 +53,23 @@ export class StepWrites {
     this.wakeIfQueued = false;
   }
 }
+
+/** A step's writes taken from the session for a commit: the run patch (runtime state and usage included) and the rest. */
+export interface TakenStep {
+  /** The run patch. */
+  patch: RunPatch;
+  /** Messages, events, inbox ids, decisions. */
+  writes: StepWrites;
+}
+
+/** `first` followed by `then`, as one step: patches merged (later fields win), lists concatenated in order. */
+export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
+  const writes = new StepWrites();
+  writes.patch = { ...first.writes.patch, ...then.writes.patch };
+  writes.messages.push(...first.writes.messages, ...then.writes.messages);
+  writes.events.push(...first.writes.events, ...then.writes.events);
+  writes.applied.push(...first.writes.applied, ...then.writes.applied);
+  writes.decisions.push(...first.writes.decisions, ...then.writes.decisions);
+  writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
+  return { patch: { ...first.patch, ...then.patch }, writes };
+}

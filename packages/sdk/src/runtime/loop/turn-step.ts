@@ -3,6 +3,7 @@
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
 import type { ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
+import { commitBeforeCall } from './deferred-commit';
 import { applyInbox } from './inbox-step';
 import type { Loop } from './loop';
 import { runModelTurn, type ModelTurnSink } from './model-turn';
@@ -47,7 +48,8 @@ function streamSink(loop: Loop, session: RunSession): ModelTurnSink {
  * turn, `afterModelTurn`. A reply without calls ends the drive (or, on a middleware's request,
  * continues with its prompt); with calls, the first one the middleware let through is opened. The
  * step commits usage, the assistant message, the rest of the text, middleware state and the opened
- * call's `started` event in one transaction — before anything runs. When the drive ends instead, its
+ * call's `started` event in one transaction — before anything runs, unless the call only reads: then
+ * with the call's step (see `deferred-commit.ts`). When the drive ends instead, its
  * writes go with the run's end.
  * @param baseTools - the drive's base tool offer
  */
@@ -110,7 +112,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   }
   const calling = new TurnCalls(calls, turn.failures);
   const opened = await openNextCall(loop, session, calling);
-  if (opened.kind === 'run') return (await commitStep(deps, session)) ? { kind: 'calls', turn: calling } : STOPPED;
+  if (opened.kind === 'run')
+    return (await commitBeforeCall(loop, session, calling)) ? { kind: 'calls', turn: calling } : STOPPED;
   if (opened.kind === 'turn_done') return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
   return opened;
 }
