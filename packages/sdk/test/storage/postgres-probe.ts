@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { postgresBinDir } from './private-postgres';
+import { privateServerUnavailable } from './private-postgres';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** The suite that starts a server of its own (it needs the PostgreSQL binaries, not the shared server). */
@@ -59,9 +59,7 @@ export default async function setup(project: TestProject): Promise<void> {
       `${['conformance.test.ts (postgres)', ...suites].join(', ')} ${verdict}: no server at ${redact(url)} (${reason}); set MEDIA_AGENT_PG_URL to run them`,
     );
   }
-  if (postgresBinDir() === undefined)
-    skipped.push(
-      `${PRIVATE_SERVER_SUITE} skipped: no initdb/pg_ctl found (pg_config --bindir, /usr/lib/postgresql/*/bin)`,
-    );
+  const noPrivateServer = privateServerUnavailable();
+  if (noPrivateServer !== undefined) skipped.push(`${PRIVATE_SERVER_SUITE} skipped: ${noPrivateServer}`);
   if (skipped.length > 0) console.log(`PostgreSQL suites not run — ${skipped.join('; ')}`);
 }

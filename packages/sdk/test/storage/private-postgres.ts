@@ -24,6 +24,22 @@ export function postgresBinDir(): string | undefined {
   return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
 }
 
+/**
+ * Why a private server cannot be started here, or undefined when it can: the binaries are missing, or this
+ * process is root and there is no `postgres` user to run the server as (PostgreSQL refuses root).
+ */
+export function privateServerUnavailable(): string | undefined {
+  if (postgresBinDir() === undefined) return 'no initdb/pg_ctl found (pg_config --bindir, /usr/lib/postgresql/*/bin)';
+  if (userInfo().uid === 0) {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      return 'running as root and there is no postgres user to run a server as';
+    }
+  }
+  return undefined;
+}
+
 /** A free TCP port on 127.0.0.1. */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
