@@ -110,10 +110,15 @@ export function channelOf(schema: string): string {
 
 /** The options of {@link PostgresStorage} checked, with their defaults. @internal */
 export interface ResolvedPostgresOptions {
+  /** The schema (validated, unquoted). */
   readonly schema: string;
+  /** Statement timeout in ms (0: none). */
   readonly statementTimeoutMs: number;
+  /** Idle-in-transaction timeout in ms (0: none). */
   readonly idleInTransactionTimeoutMs: number;
+  /** Wait for a connection in ms (≥ 1). */
   readonly connectionTimeoutMs: number;
+  /** Most runs of a transaction's `fn` (≥ 1). */
   readonly maxTransactionAttempts: number;
   /** The configuration of the adapter's own pool (undefined when the host passes `pool`). */
   readonly poolConfig: pg.PoolConfig | undefined;
