@@ -21,6 +21,7 @@ import {
   PG_URL,
   pgStorage,
 } from './postgres-available';
+import { spawnFixture } from './child';
 import { runRecord } from './run-record';
 
 let schema: string;
@@ -163,6 +164,25 @@ describePostgres('PostgresStorage: run events across processes', () => {
     for (let p = 0; p < 4; p++) {
       const mine = all.filter((e) => e.runId === `run-${p}`).map((e) => e.seq);
       expect(mine).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    }
+  });
+
+  it('a process SIGKILLed while its transaction holds the event counter: the server rolls it back at once, other processes append and read on, no gap', async () => {
+    const child = spawnFixture('pg-hold-event.ts', [PG_URL, schema]);
+    try {
+      expect(await child.nextLine()).toBe('holding');
+      const other = store();
+      const blocked = other.events.append(event('run-other', 1));
+      expect(await settlesWithin(blocked, 300)).toBe(false); // waits for the child's transaction
+      child.process.kill('SIGKILL');
+      await child.exited;
+      // The kernel closes the killed process's socket; the server aborts its transaction and frees the counter.
+      const appended = await blocked;
+      expect(appended.globalSeq).toBe(1);
+      expect(await other.settings.get('child')).toBeUndefined();
+      expect((await other.events.listAfter(0)).map((e) => e.runId)).toEqual(['run-other']);
+    } finally {
+      if (child.process.exitCode === null) child.process.kill('SIGKILL');
     }
   });
 
