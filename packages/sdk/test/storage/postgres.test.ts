@@ -352,7 +352,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     expect(await other.settings.get('after')).toBe(3);
   });
 
-  it('a deadlock between two processes is retried: both transactions commit once, the loser ran fn twice', async () => {
+  it('a deadlock between two processes is retried: both transactions commit, each once, the loser having run fn again', async () => {
     const name = schema();
     const a = storage(name);
     const b = storage(name);
@@ -370,8 +370,15 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
         await tx.grantUsage.add(second, 0, 1, 0);
         return id;
       });
-    expect(await Promise.all([cross(a, 'a', 'g1', 'g2'), cross(b, 'b', 'g2', 'g1')])).toEqual(['a', 'b']);
-    expect(runs.a + runs.b).toBe(3);
+    const results = await Promise.allSettled([cross(a, 'a', 'g1', 'g2'), cross(b, 'b', 'g2', 'g1')]);
+    expect(results, JSON.stringify({ results, runs })).toEqual([
+      { status: 'fulfilled', value: 'a' },
+      { status: 'fulfilled', value: 'b' },
+    ]);
+    // At least one retry; more when the retry, started while the survivor's wait was being resumed, deadlocks
+    // again (a real race: the retried fn takes its first row before the survivor gets it). Each fn's writes are
+    // kept exactly once either way:
+    expect(runs.a + runs.b, JSON.stringify(runs)).toBeGreaterThanOrEqual(3);
     expect((await a.grantUsage.get('g1', 0)).invocations).toBe(2);
     expect((await a.grantUsage.get('g2', 0)).invocations).toBe(2);
   });
