@@ -32,7 +32,7 @@ export interface ScaleOutOptions {
   leaseMs?: number;
   /** Idle worker and subscriber poll in ms (default 25). */
   pollMs?: number;
-  /** Pause between two kills, drawn uniformly from `[minMs, maxMs]`; `false`: no kills. Default 400–1 500 ms. */
+  /** Pause between two kills, drawn uniformly from `[minMs, maxMs]`; `false`: no kills. Default 800–2 500 ms. */
   kill?: { minMs: number; maxMs: number } | false;
   /** Seed of the kill schedule (default: from the clock; printed in the result). */
   seed?: number;
@@ -122,6 +122,8 @@ function prng(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A bound for a race: its timer does not keep the process alive once the race is won. */
+const bound = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Every event's global sequence number in the store's order. */
 async function storedEventOrder(storage: StorageAdapter): Promise<number[]> {
@@ -163,7 +165,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   const processes = options.processes ?? 4;
   const seed = options.seed ?? Date.now() % 1_000_000_007;
   const random = prng(seed);
-  const kill = options.kill === undefined ? { minMs: 400, maxMs: 1_500 } : options.kill;
+  const kill = options.kill === undefined ? { minMs: 800, maxMs: 2_500 } : options.kill;
   const log = options.log ?? (() => undefined);
   const films = scaleFilms(options.runs);
 
@@ -298,6 +300,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     }
     ended = performance.now();
     finished = true;
+    log(`runs ended after ${((ended - started) / 1000).toFixed(1)} s, ${kills} kills`);
     await killer;
     await Promise.all(current.map((i) => i.ready.catch(() => undefined)));
 
@@ -310,11 +313,12 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       current.some((i) => !i.hasExited && i.seen.at(-1) !== lastSeq && i.seen.length < order.length)
     )
       await sleep(50);
+    log(`subscribers caught up (${order.length} events); stopping the workers`);
     for (const inc of current) {
       inc.stopping = true;
       inc.child.kill('SIGTERM');
     }
-    await Promise.all(current.map((i) => Promise.race([i.exited, sleep(10_000)])));
+    await Promise.all(current.map((i) => Promise.race([i.exited, bound(10_000)])));
 
     const byStatus: Partial<Record<RunStatus, number>> = {};
     for (const id of runFilm.keys()) {
@@ -361,7 +365,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   } finally {
     finished = true;
     for (const inc of incarnations) if (!inc.hasExited) inc.child.kill('SIGKILL');
-    await Promise.all(incarnations.map((i) => Promise.race([i.exited, sleep(5_000)])));
+    await Promise.all(incarnations.map((i) => Promise.race([i.exited, bound(5_000)])));
     await controller.close().catch(() => undefined);
     await sim.close();
   }
