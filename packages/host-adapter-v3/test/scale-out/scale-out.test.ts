@@ -23,7 +23,8 @@ function expectScaleOut(r: ScaleOutResult): void {
   expect(r.kills, context).toBeGreaterThan(0);
   // Every run ended: none stuck in queued / running / waiting.
   expect(r.stuck, context).toEqual([]);
-  expect(Object.values(r.statuses).reduce((a, n) => a + n, 0)).toBe(RUNS);
+  // …and succeeded, with a report verified from the simulator, whichever process resumed it.
+  expect(r.statuses, context).toEqual({ succeeded: RUNS });
   // The downloader has exactly one job per film: no duplicate, none missing.
   expect(r.duplicateJobs, context).toEqual([]);
   expect(r.filmsWithoutJob, context).toEqual([]);
