@@ -6,7 +6,7 @@ const src = (p: string) => fileURLToPath(new URL(`./packages/sdk/src/${p}`, impo
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@media-agent\/sdk\/(sqlite|testing|models|media|storage)$/, replacement: src('$1.ts') },
+      { find: /^@media-agent\/sdk\/(sqlite|postgres|testing|models|media|storage)$/, replacement: src('$1.ts') },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
       {
         find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/,
@@ -22,5 +22,7 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Probes PostgreSQL once per run for the PostgreSQL suites (MEDIA_AGENT_PG_URL); prints one line when it is unreachable.
+    globalSetup: ['packages/sdk/test/storage/postgres-probe.ts'],
   },
 });

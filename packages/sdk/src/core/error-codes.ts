@@ -108,6 +108,15 @@ export const ERROR_CODES = {
   STORAGE_FAILED:
     'A storage operation failed for a reason without a more specific code; `cause` holds the driver error.',
   STORAGE_LOCKED: 'The store stayed locked by another connection or process past the busy timeout.',
+  STORAGE_UNAVAILABLE:
+    'The database server could not be reached or dropped the connection (refused, unreachable, shut down or restarted); an in-flight transaction did not commit, or its outcome is unknown when the connection dropped during `COMMIT`.',
+  STORAGE_AUTH_FAILED: 'The database server refused the credentials (wrong password, unknown role, no access).',
+  STORAGE_CONFLICT:
+    'A transaction kept failing with a serialization failure or deadlock after the bounded number of attempts; nothing of it was kept.',
+  STORAGE_TIMEOUT:
+    'A statement ran longer than the statement timeout and was cancelled; its transaction was rolled back.',
+  STORAGE_POOL_EXHAUSTED:
+    'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
 
   // Runs

@@ -190,7 +190,7 @@ export interface StorageSession {
  *
  * @remarks
  * Implementations: {@link MemoryStorage} (tests), `SqliteStorage` from `@media-agent/sdk/sqlite`
- * (the embedded default), and PostgreSQL (scale-out, a later package). All pass the conformance
+ * (the embedded default), and `PostgresStorage` from `@media-agent/sdk/postgres` (many processes, one database). All pass the conformance
  * suite exported from `@media-agent/sdk/testing`.
  *
  * Calling a repository directly on the adapter runs that one call in its own transaction.
@@ -233,7 +233,24 @@ export interface StorageAdapter extends StorageSession {
   appendAuditBatched(record: AuditRecord): Promise<void>;
   /** Releases connections and file handles. Further calls fail with `StorageClosedError`. */
   close(): Promise<void>;
+  /**
+   * Optional: calls `listener` soon after another process (or this one) commits a change of `topic`, so waiting
+   * readers look at storage at once instead of at their next poll. Only a hint — a listener reads storage, which
+   * stays the source of truth, and may be called when nothing new is there (e.g. after a reconnection). Adapters
+   * shared by several processes implement it (PostgreSQL: `LISTEN`/`NOTIFY`); the run event bus and the worker
+   * pool use it when present and poll either way.
+   * @param listener - called with `events` (run events were appended) or `runs` (a run may have become runnable)
+   * @returns the function that stops the calls
+   */
+  watch?(listener: (topic: StorageTopic) => void): () => void;
 }
+
+/**
+ * What {@link StorageAdapter.watch} reports: `events` (run events were appended) or `runs` (a run was queued,
+ * woken, aborted, scheduled or released, so a worker may lease it).
+ * @public
+ */
+export type StorageTopic = 'events' | 'runs';
 
 /**
  * The schema version this SDK writes. Bumped by every migration.

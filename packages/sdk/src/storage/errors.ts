@@ -59,3 +59,65 @@ export class StorageError extends MediaAgentError {
     super('STORAGE_FAILED', message, {}, options);
   }
 }
+
+/**
+ * The database server could not be reached, refused the connection, or dropped it (shut down, restarted,
+ * network failure). A transaction in flight did not commit — or, when the connection dropped during its
+ * `COMMIT`, its outcome is unknown (the ledger's `unknown` state exists for that). Later calls reconnect.
+ * @public
+ */
+export class StorageUnavailableError extends MediaAgentError {
+  /** @param message - what could not be reached (never credentials); @param options - `{ cause }` */
+  constructor(message: string, options?: ErrorOptions) {
+    super('STORAGE_UNAVAILABLE', message, {}, options);
+  }
+}
+
+/**
+ * The database server refused the credentials (wrong password, unknown role, no access to the database).
+ * @public
+ */
+export class StorageAuthError extends MediaAgentError {
+  /** @param message - what was refused (never the password); @param options - `{ cause }` */
+  constructor(message: string, options?: ErrorOptions) {
+    super('STORAGE_AUTH_FAILED', message, {}, options);
+  }
+}
+
+/**
+ * A transaction failed with a serialization failure or a deadlock on each of its attempts (the adapter
+ * retries those a bounded number of times); nothing of it was kept.
+ * @public
+ */
+export class StorageConflictError extends MediaAgentError {
+  /** @param message - what conflicted; @param attempts - how many times the transaction ran; @param options - `{ cause }` */
+  constructor(message: string, attempts: number, options?: ErrorOptions) {
+    super('STORAGE_CONFLICT', message, { attempts }, options);
+  }
+}
+
+/**
+ * A statement ran past the statement timeout and was cancelled by the server; its transaction was rolled back.
+ * @public
+ */
+export class StorageTimeoutError extends MediaAgentError {
+  /** @param message - what timed out; @param timeoutMs - the timeout in ms; @param options - `{ cause }` */
+  constructor(message: string, timeoutMs: number, options?: ErrorOptions) {
+    super('STORAGE_TIMEOUT', message, { timeoutMs }, options);
+  }
+}
+
+/**
+ * Every connection of the pool stayed busy for the whole connection timeout; the call ran nothing.
+ * @public
+ */
+export class StoragePoolExhaustedError extends MediaAgentError {
+  /** @param waitedMs - how long the call waited for a connection, in ms; @param poolSize - the pool's maximum size */
+  constructor(waitedMs: number, poolSize: number) {
+    super(
+      'STORAGE_POOL_EXHAUSTED',
+      `no connection of the pool (${poolSize} connections) became free within ${waitedMs} ms`,
+      { waitedMs, poolSize },
+    );
+  }
+}

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { createSqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { describeStorageConformance } from '../../src/testing/index';
+import { closeAdmin, dropSchema, freshSchemaName, pgStorage, postgresTestApi } from './postgres-available';
 
 describeStorageConformance('memory', async () => ({ storage: new MemoryStorage() }), { describe, it });
 
@@ -24,3 +25,14 @@ describeStorageConformance('sqlite (:memory:)', async () => ({ storage: createSq
   describe,
   it,
 });
+
+// PostgreSQL: each case gets a schema of its own on the test server (MEDIA_AGENT_PG_URL), dropped afterwards.
+describeStorageConformance(
+  'postgres (fresh schema per case)',
+  async () => {
+    const schema = freshSchemaName('ma_conformance');
+    return { storage: pgStorage(schema), cleanup: () => dropSchema(schema) };
+  },
+  postgresTestApi,
+);
+afterAll(closeAdmin);

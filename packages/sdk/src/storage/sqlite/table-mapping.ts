@@ -7,10 +7,14 @@ import type { JsonValue } from '../../core/records';
  * @internal
  */
 export type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'lazyJson' | 'bool';
-/** A row as better-sqlite3 returns it, or the named parameters of a statement. @internal */
+/** A row as better-sqlite3 (or node-postgres) returns it, or the named parameters of a statement. @internal */
 export type Row = Record<string, unknown>;
 
-/** Field ↔ column mapping of one table, with its fixed SQL built once. @internal */
+/**
+ * Field ↔ column mapping of one table, with its fixed SQL built once. Shared by the SQLite and PostgreSQL
+ * repositories (PostgreSQL passes a schema-qualified table name and returns booleans as `true`/`false`).
+ * @internal
+ */
 export class TableMapping<T extends object> {
   readonly columns: ReadonlyArray<{ field: keyof T & string; column: string; kind: ColumnKind }>;
   readonly #byField: Map<string, { column: string; kind: ColumnKind }>;
@@ -82,7 +86,7 @@ export class TableMapping<T extends object> {
           c.kind === 'value'
             ? raw
             : c.kind === 'bool'
-              ? raw === 1 || raw === 1n
+              ? raw === 1 || raw === 1n || raw === true
               : raw === null || raw === undefined
                 ? null
                 : (JSON.parse(raw as string) as JsonValue);

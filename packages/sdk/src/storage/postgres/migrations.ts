@@ -1,0 +1,316 @@
+/**
+ * Versioned schema migrations of the PostgreSQL store, one-to-one with the SQLite ones (same versions, tables,
+ * columns and indexes): `TEXT` → `text`, `INTEGER` → `bigint` (times in ms, byte counts), 0/1 → `boolean`, JSON
+ * columns → `json`. `json` rather than `jsonb`: the text is stored as written, which round-trips every value
+ * `JSON.stringify` produces (`jsonb` refuses the `\u0000` escape) and costs no conversion on write; the one query
+ * that looks inside JSON (`usage->>'costUsd'`) works on both.
+ *
+ * @remarks
+ * Every pending migration runs in one transaction that first takes a transaction-level advisory lock keyed by
+ * the schema name, so concurrent migrators in several processes run one after the other (the later one finds
+ * the schema current and does nothing), and a failure — the server going away included — leaves the schema as
+ * it was: PostgreSQL's DDL is transactional. The version is read before anything is written: a schema written
+ * by a newer SDK is refused untouched.
+ * @packageDocumentation
+ */
+import { StorageSchemaTooNewError } from '../errors';
+import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
+import type { SqlCompiler } from './sql-queries';
+
+/** One schema step. @internal */
+export interface PgMigration {
+  /** Version the store is at after this migration (1, 2, …; consecutive). */
+  readonly version: number;
+  /** Short name recorded in `schema_migrations` (the same as SQLite's). */
+  readonly name: string;
+  /** DDL statements, run in order; `{schema}` is the adapter's schema. */
+  readonly statements: readonly string[];
+}
+
+/** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    statements: [
+      `CREATE TABLE "{schema}".ledger (
+        key text PRIMARY KEY,
+        capability_id text NOT NULL,
+        capability_version bigint NOT NULL,
+        scope_id text NOT NULL,
+        call_id text,
+        args_hash text NOT NULL,
+        state text NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'pending', 'unknown')),
+        token text NOT NULL,
+        actor text NOT NULL,
+        invocation_id text NOT NULL,
+        run_id text,
+        task_id text,
+        approval_id text,
+        grant_id text,
+        bytes bigint NOT NULL,
+        output json,
+        error json,
+        input_summary text NOT NULL,
+        attempts bigint NOT NULL,
+        claimed_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        settled_at bigint
+      )`,
+      `CREATE UNIQUE INDEX ledger_scope_call ON "{schema}".ledger (scope_id, call_id) WHERE call_id IS NOT NULL`,
+      `CREATE INDEX ledger_grant_claimed ON "{schema}".ledger (grant_id, claimed_at, bytes) WHERE grant_id IS NOT NULL`,
+      `CREATE INDEX ledger_state_claimed ON "{schema}".ledger (state, claimed_at)`,
+      `CREATE INDEX ledger_state_settled ON "{schema}".ledger (state, settled_at)`,
+      `CREATE TABLE "{schema}".approvals (
+        id text PRIMARY KEY,
+        plan_type text NOT NULL,
+        plan_id text NOT NULL,
+        payload_hash text NOT NULL,
+        revision bigint NOT NULL,
+        status text NOT NULL CHECK (status IN ('requested', 'approved', 'rejected', 'revoked', 'consumed')),
+        requested_by text NOT NULL,
+        reason text,
+        requested_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        decided_by text,
+        decided_at bigint,
+        consumed_by text,
+        consumed_at bigint
+      )`,
+      `CREATE INDEX approvals_status ON "{schema}".approvals (status, requested_at)`,
+      `CREATE INDEX approvals_plan ON "{schema}".approvals (plan_id, requested_at)`,
+      `CREATE TABLE "{schema}".grants (
+        id text PRIMARY KEY,
+        action text NOT NULL,
+        status text NOT NULL CHECK (status IN ('active', 'revoked')),
+        expires_at bigint,
+        policy_revision_id text,
+        scope json NOT NULL,
+        budget json NOT NULL,
+        reason text,
+        created_by text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      )`,
+      `CREATE INDEX grants_status ON "{schema}".grants (status, created_at)`,
+      `CREATE TABLE "{schema}".plans (
+        id text PRIMARY KEY,
+        type text NOT NULL,
+        payload json NOT NULL,
+        payload_hash text NOT NULL,
+        revision bigint NOT NULL,
+        media_entity_id text,
+        media_kind text,
+        bytes bigint NOT NULL,
+        created_by text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      )`,
+      `CREATE TABLE "{schema}".policies (
+        id text PRIMARY KEY,
+        kind text NOT NULL,
+        status text NOT NULL CHECK (status IN ('draft', 'published', 'retired')),
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      )`,
+      `CREATE INDEX policies_kind ON "{schema}".policies (kind, created_at)`,
+      `CREATE TABLE "{schema}".audit (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        at bigint NOT NULL,
+        action text NOT NULL,
+        actor text NOT NULL,
+        capability_id text NOT NULL,
+        invocation_id text NOT NULL,
+        run_id text,
+        task_id text,
+        outcome text NOT NULL,
+        approval_id text,
+        grant_id text,
+        idempotency_key text,
+        input_summary text NOT NULL,
+        reason text
+      )`,
+      `CREATE INDEX audit_capability ON "{schema}".audit (capability_id, seq)`,
+      `CREATE INDEX audit_invocation ON "{schema}".audit (invocation_id, seq)`,
+      `CREATE TABLE "{schema}".settings (
+        key text PRIMARY KEY,
+        value json NOT NULL
+      )`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'runs',
+    statements: [
+      `CREATE TABLE "{schema}".runs (
+        id text PRIMARY KEY,
+        goal text NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('execute', 'plan_only')),
+        status text NOT NULL CHECK (status IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded')),
+        step text NOT NULL CHECK (step IN ('drive', 'goal_settled', 'finalize')),
+        started_by text NOT NULL,
+        session_id text,
+        capability_allowlist json,
+        budgets json NOT NULL,
+        usage json NOT NULL,
+        plan json,
+        report json,
+        final_text text,
+        error json,
+        abort_requested boolean NOT NULL,
+        abort_reason text,
+        wake_requested boolean NOT NULL,
+        lease_owner text,
+        lease_expires_at bigint,
+        not_before bigint,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        started_at bigint,
+        ended_at bigint
+      )`,
+      `CREATE INDEX runs_status_created ON "{schema}".runs (status, created_at, id)`,
+      `CREATE INDEX runs_session_created ON "{schema}".runs (session_id, created_at, id) WHERE session_id IS NOT NULL`,
+      `CREATE INDEX runs_created ON "{schema}".runs (created_at, id)`,
+      // global_seq is handed out from the one-row counter event_sequence, in commit order (run-event-repository.ts).
+      `CREATE TABLE "{schema}".run_events (
+        global_seq bigint PRIMARY KEY,
+        run_id text NOT NULL,
+        seq bigint NOT NULL,
+        type text NOT NULL,
+        at bigint NOT NULL,
+        data json NOT NULL,
+        UNIQUE (run_id, seq)
+      )`,
+      `CREATE TABLE "{schema}".event_sequence (
+        id integer PRIMARY KEY CHECK (id = 1),
+        value bigint NOT NULL
+      )`,
+      `INSERT INTO "{schema}".event_sequence (id, value) VALUES (1, 0)`,
+      `CREATE TABLE "{schema}".run_messages (
+        run_id text NOT NULL,
+        seq bigint NOT NULL,
+        message json NOT NULL,
+        at bigint NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      )`,
+      `CREATE TABLE "{schema}".inbox (
+        id text PRIMARY KEY,
+        run_id text NOT NULL,
+        text text NOT NULL,
+        actor text NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'applied')),
+        created_at bigint NOT NULL,
+        applied_at bigint
+      )`,
+      `CREATE INDEX inbox_run_status ON "{schema}".inbox (run_id, status, created_at, id)`,
+      `CREATE TABLE "{schema}".decisions (
+        id text PRIMARY KEY,
+        kind text NOT NULL,
+        dedupe_key text NOT NULL UNIQUE,
+        subject_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('open', 'resolved')),
+        reason text NOT NULL,
+        data json NOT NULL,
+        created_at bigint NOT NULL,
+        resolved_at bigint
+      )`,
+      `CREATE INDEX decisions_status_created ON "{schema}".decisions (status, created_at)`,
+      `CREATE INDEX decisions_subject_created ON "{schema}".decisions (subject_id, created_at)`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'subagents and runtime state',
+    statements: [
+      `ALTER TABLE "{schema}".runs ADD COLUMN origin text NOT NULL DEFAULT 'interactive' CHECK (origin IN ('interactive', 'background', 'channel'))`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN parent_run_id text`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN depth bigint NOT NULL DEFAULT 0`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN runtime_state json`,
+      `CREATE INDEX runs_parent ON "{schema}".runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'grant usage counters',
+    statements: [
+      `CREATE TABLE "{schema}".grant_usage (
+        grant_id text NOT NULL,
+        day bigint NOT NULL,
+        invocations bigint NOT NULL,
+        bytes bigint NOT NULL,
+        PRIMARY KEY (grant_id, day)
+      )`,
+      `INSERT INTO "{schema}".grant_usage (grant_id, day, invocations, bytes)
+        SELECT grant_id, (claimed_at / 86400000) * 86400000, COUNT(*), COALESCE(SUM(bytes), 0)
+        FROM "{schema}".ledger WHERE grant_id IS NOT NULL
+        GROUP BY grant_id, claimed_at / 86400000`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'run checklist',
+    statements: [`ALTER TABLE "{schema}".runs RENAME COLUMN plan TO checklist`],
+  },
+];
+
+if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
+  throw new Error('media-agent: the last PostgreSQL migration must have version STORAGE_SCHEMA_VERSION');
+}
+
+/** First key of the migration advisory lock (the second is the schema name's hash): "MAMG". @internal */
+export const MIGRATION_LOCK_CLASS = 0x4d414d47;
+
+/** What the migrator needs of a connection: simple queries, inside the transaction the caller opened. @internal */
+export interface MigrationClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+/** `schema_migrations` of `schema`: its highest version, 0 when the table (or the schema) does not exist. @internal */
+export async function readSchemaVersion(client: MigrationClient, compiler: SqlCompiler): Promise<number> {
+  const exists = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [
+    `"${compiler.schema}".schema_migrations`,
+  ]);
+  if (exists.rows[0]?.present !== true) return 0;
+  const { rows } = await client.query(
+    compiler.compile('SELECT COALESCE(MAX(version), 0)::integer AS version FROM "{schema}".schema_migrations').text,
+  );
+  return Number(rows[0]?.version ?? 0);
+}
+
+/**
+ * Applies every pending migration inside the caller's open transaction, after taking the schema's advisory lock
+ * (held to the end of the transaction, so a concurrent migrator waits here, then finds nothing to do).
+ * @param client - a connection inside `BEGIN`
+ * @param compiler - the adapter's compiler (its schema)
+ * @param now - the clock for `schema_migrations.applied_at` (ms)
+ * @throws StorageSchemaTooNewError when the schema is newer than this SDK (before anything is written);
+ *   driver errors otherwise (the caller rolls back and maps them)
+ * @internal
+ */
+export async function applyPgMigrations(
+  client: MigrationClient,
+  compiler: SqlCompiler,
+  now: () => number = Date.now,
+): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, compiler.schema]);
+  const current = await readSchemaVersion(client, compiler);
+  if (current > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(current, STORAGE_SCHEMA_VERSION);
+  if (current === STORAGE_SCHEMA_VERSION) return;
+  await client.query(`CREATE SCHEMA IF NOT EXISTS "${compiler.schema}"`);
+  await client.query(
+    compiler.compile(`CREATE TABLE IF NOT EXISTS "{schema}".schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at bigint NOT NULL
+    )`).text,
+  );
+  for (const migration of PG_MIGRATIONS) {
+    if (migration.version <= current) continue;
+    for (const sql of migration.statements) await client.query(compiler.compile(sql).text);
+    await client.query(
+      compiler.compile('INSERT INTO "{schema}".schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)').text,
+      [migration.version, migration.name, now()],
+    );
+  }
+}

@@ -1,0 +1,634 @@
+import pg from 'pg';
+import { MediaAgentError } from '../../core/errors';
+import type { AuditRecord } from '../../core/records';
+import {
+  STORAGE_SCHEMA_VERSION,
+  type StorageAdapter,
+  type StorageSession,
+  type StorageTopic,
+} from '../../ports/storage-adapter';
+import {
+  StorageClosedError,
+  StorageConflictError,
+  StorageError,
+  StoragePoolExhaustedError,
+  StorageSchemaTooNewError,
+  StorageUnavailableError,
+} from '../errors';
+import { SerialQueue } from '../serial-queue';
+import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-repository';
+import { applyPgMigrations, readSchemaVersion } from './migrations';
+import { NotificationListener } from './notification-listener';
+import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
+import { createPgSession, PG_MULTI_STATEMENT_WRITES, REPOSITORY_NAMES, type PgSessionHandle } from './postgres-session';
+import { PG_TYPES, SqlCompiler } from './sql-queries';
+
+/**
+ * Options of {@link PostgresStorage}: where the database is (a URL, or a `pg.Pool` the host owns), which schema
+ * holds the tables, and the limits of waiting.
+ * @public
+ */
+export interface PostgresStorageOptions {
+  /**
+   * A PostgreSQL connection URL, e.g. `postgres://agent:secret@db.internal:5432/app` (libpq's URL form, with
+   * `?sslmode=…` etc.). The adapter creates (and on `close()` ends) a `pg.Pool` of `poolSize` connections.
+   * Give this or `pool`.
+   */
+  connectionString?: string;
+  /**
+   * A `pg.Pool` the host created and owns (it is not ended by `close()`); `poolSize` and `connectionString` are
+   * then ignored. The host should listen to the pool's `error` event: an idle connection dropped by a server
+   * restart emits one.
+   */
+  pool?: pg.Pool;
+  /**
+   * The schema that holds the tables, created by `migrate()` when missing: a lowercase SQL identifier
+   * (`[a-z_][a-z0-9_]*`, at most 63 characters). Hosts (or tenants, or test cases) that share one database keep
+   * apart by using different schemas.
+   * @defaultValue `media_agent` ({@link DEFAULT_POSTGRES_SCHEMA})
+   */
+  schema?: string;
+  /**
+   * Most connections the adapter's own pool opens. One process uses one at a time for its transactions (they are
+   * serialized per adapter), plus short reads of `schemaVersion()`; LISTEN/NOTIFY uses one more of its own.
+   * @defaultValue 4
+   */
+  poolSize?: number;
+  /**
+   * A statement running longer is cancelled by the server (`STORAGE_TIMEOUT`), in ms; set on every connection of
+   * the adapter's own pool and, with `SET LOCAL`, in every transaction (so also on a host's pool). 0 disables it.
+   * @defaultValue 30 000
+   */
+  statementTimeoutMs?: number;
+  /**
+   * How long a call waits for a connection — to open one, or for one of a busy pool to become free — before it
+   * fails with `STORAGE_UNAVAILABLE` (server unreachable) or `STORAGE_POOL_EXHAUSTED` (every connection busy),
+   * in ms.
+   * @defaultValue 5 000
+   */
+  connectionTimeoutMs?: number;
+  /**
+   * How many times `transaction(fn)` runs `fn` when PostgreSQL aborts it with a serialization failure (40001) or
+   * a deadlock (40P01), waiting a few ms more before each new attempt; then `STORAGE_CONFLICT`.
+   * @defaultValue 5
+   */
+  maxTransactionAttempts?: number;
+  /**
+   * Told about errors no call is waiting for: an idle connection of the adapter's own pool dropped, the
+   * LISTEN connection lost (it reconnects by itself). Default: ignored.
+   */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** Default schema of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_SCHEMA = 'media_agent';
+/** Default `poolSize` of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_POOL_SIZE = 4;
+/** Default statement timeout of {@link PostgresStorage}, in ms. @public */
+export const DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS = 30_000;
+/** Default connection timeout of {@link PostgresStorage}, in ms. @public */
+export const DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS = 5_000;
+/** Default `maxTransactionAttempts` of {@link PostgresStorage}. @public */
+export const DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS = 5;
+
+/** Rows `appendAuditBatched` lets wait before they are written at once (else they wait for the event loop to turn). */
+const AUDIT_BATCH_ROWS = 256;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+type PooledClient = pg.PoolClient;
+
+function invalid(option: string, message: string): MediaAgentError {
+  return new MediaAgentError('OPTIONS_INVALID', `option ${option}: ${message}`, { option });
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, option: string, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw invalid(option, `must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
+/** `host:port/database` of a connection URL or pool, never its credentials. */
+function locationOf(config: pg.PoolConfig): string {
+  if (config.connectionString) {
+    try {
+      const url = new URL(config.connectionString);
+      return `${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname || '/'}`;
+    } catch {
+      return 'the configured server';
+    }
+  }
+  return `${config.host ?? 'localhost'}:${config.port ?? 5432}/${config.database ?? ''}`;
+}
+
+/** The LISTEN/NOTIFY channel of a schema (an identifier of at most 63 bytes). */
+function channelOf(schema: string): string {
+  return `media_agent.${schema}`.slice(0, 63);
+}
+
+/**
+ * The PostgreSQL {@link StorageAdapter} (node-postgres): several host processes on several machines share one
+ * database — runs are leased with `FOR UPDATE SKIP LOCKED`, ledger claims are decided by unique keys, approvals
+ * and plans by compare-and-set, grant budgets by a locked counter row, and run events get a global sequence in
+ * commit order; `watch()` wakes readers in every process through `LISTEN`/`NOTIFY`.
+ *
+ * @remarks
+ * Nothing connects in the constructor. Call {@link PostgresStorage.migrate} once at start-up (`host.start()`
+ * does): it creates the schema and its tables, or upgrades them, in one transaction under an advisory lock (a
+ * second process migrating at the same time waits, then finds nothing to do); a schema written by a newer SDK is
+ * refused untouched (`STORAGE_SCHEMA_TOO_NEW`). Repositories fail with `StorageError` until the schema is current.
+ *
+ * Transactions run at READ COMMITTED and are serialized per adapter (one at a time per process, like SQLite);
+ * processes run theirs concurrently. Every cross-process rule is one statement that PostgreSQL re-checks on the
+ * newest row version, or a row lock taken by the statement that reads (the grant usage counter read by a budget
+ * check inside a transaction). A transaction aborted by a serialization failure or a deadlock is rolled back and
+ * run again, up to `maxTransactionAttempts` times — so on this adapter `fn` may run more than once and must
+ * have no effects outside the session it is given.
+ *
+ * Errors: `STORAGE_UNAVAILABLE` (server unreachable, refused, shut down or restarted: a transaction in flight
+ * did not commit, or its outcome is unknown if the connection dropped during `COMMIT`; later calls reconnect),
+ * `STORAGE_AUTH_FAILED`, `STORAGE_TIMEOUT` (statement timeout), `STORAGE_POOL_EXHAUSTED` (no free connection
+ * within the connection timeout), `STORAGE_CONFLICT` (retries used up), `STORAGE_SCHEMA_TOO_NEW`,
+ * `STORAGE_CLOSED`, `STORAGE_FAILED` (anything else, the SQLSTATE in the message). A statement that fails inside
+ * `transaction(fn)` aborts the transaction in PostgreSQL: `fn` should let the error propagate; if it catches it
+ * and returns, the transaction is still rolled back and rejects with that error.
+ *
+ * @example
+ * ```ts
+ * import { createAgentHost } from '@media-agent/sdk';
+ * import { PostgresStorage } from '@media-agent/sdk/postgres';
+ *
+ * const storage = new PostgresStorage({
+ *   connectionString: process.env.DATABASE_URL ?? 'postgres://agent@127.0.0.1:5432/app',
+ *   schema: 'media_agent',
+ *   poolSize: 4,
+ * });
+ * const host = createAgentHost({ storage });
+ * await host.start(); // migrates the schema (one process at a time) before anything else
+ * ```
+ * @public
+ */
+export class PostgresStorage implements StorageAdapter {
+  /** {@inheritDoc StorageAdapter.kind} */
+  readonly kind = 'postgres';
+  /** The schema that holds the tables. */
+  readonly schema: string;
+  /** The server as `host:port/database` (never credentials), for messages. */
+  readonly location: string;
+  /** Statement timeout in ms (0: none). */
+  readonly statementTimeoutMs: number;
+  /** Connection timeout in ms. */
+  readonly connectionTimeoutMs: number;
+  /** Most runs of `fn` per `transaction(fn)`. */
+  readonly maxTransactionAttempts: number;
+
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #compiler: SqlCompiler;
+  readonly #queue = new SerialQueue();
+  readonly #listener: NotificationListener;
+  readonly #onBackgroundError: (error: unknown) => void;
+  readonly #beginSql: string;
+  #schemaReady = false;
+  #closed = false;
+  /** Rows of `appendAuditBatched` not yet written, in call order. */
+  #pendingAudit: Array<{ record: AuditRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  #auditScheduled = false;
+
+  /** {@inheritDoc StorageSession.ledger} */
+  readonly ledger: StorageSession['ledger'];
+  /** {@inheritDoc StorageSession.approvals} */
+  readonly approvals: StorageSession['approvals'];
+  /** {@inheritDoc StorageSession.grants} */
+  readonly grants: StorageSession['grants'];
+  /** {@inheritDoc StorageSession.plans} */
+  readonly plans: StorageSession['plans'];
+  /** {@inheritDoc StorageSession.policies} */
+  readonly policies: StorageSession['policies'];
+  /** {@inheritDoc StorageSession.audit} */
+  readonly audit: StorageSession['audit'];
+  /** {@inheritDoc StorageSession.settings} */
+  readonly settings: StorageSession['settings'];
+  /** {@inheritDoc StorageSession.runs} */
+  readonly runs: StorageSession['runs'];
+  /** {@inheritDoc StorageSession.events} */
+  readonly events: StorageSession['events'];
+  /** {@inheritDoc StorageSession.messages} */
+  readonly messages: StorageSession['messages'];
+  /** {@inheritDoc StorageSession.inbox} */
+  readonly inbox: StorageSession['inbox'];
+  /** {@inheritDoc StorageSession.decisions} */
+  readonly decisions: StorageSession['decisions'];
+  /** {@inheritDoc StorageSession.grantUsage} */
+  readonly grantUsage: StorageSession['grantUsage'];
+
+  /**
+   * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})
+   * @throws `OPTIONS_INVALID` when neither `connectionString` nor `pool` is given, the schema is not a lowercase
+   *   identifier, or a size or timeout is not a non-negative integer
+   */
+  constructor(options: PostgresStorageOptions) {
+    const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+    if (!SCHEMA_NAME.test(schema))
+      throw invalid('schema', `must be a lowercase identifier ([a-z_][a-z0-9_]*, ≤ 63 characters), got "${schema}"`);
+    this.schema = schema;
+    this.statementTimeoutMs = nonNegativeInteger(
+      options.statementTimeoutMs,
+      DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
+      'statementTimeoutMs',
+    );
+    this.connectionTimeoutMs = nonNegativeInteger(
+      options.connectionTimeoutMs,
+      DEFAULT_POSTGRES_CONNECTION_TIMEOUT_MS,
+      'connectionTimeoutMs',
+      1,
+    );
+    this.maxTransactionAttempts = nonNegativeInteger(
+      options.maxTransactionAttempts,
+      DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS,
+      'maxTransactionAttempts',
+      1,
+    );
+    this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
+    if (options.pool) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else if (options.connectionString) {
+      const poolSize = nonNegativeInteger(options.poolSize, DEFAULT_POSTGRES_POOL_SIZE, 'poolSize', 1);
+      this.#pool = new pg.Pool({
+        connectionString: options.connectionString,
+        max: poolSize,
+        connectionTimeoutMillis: this.connectionTimeoutMs,
+        ...(this.statementTimeoutMs > 0 ? { statement_timeout: this.statementTimeoutMs } : {}),
+        application_name: 'media-agent',
+      });
+      this.#pool.on('error', (error) => this.#onBackgroundError(error));
+      this.#ownsPool = true;
+    } else {
+      throw invalid('connectionString', 'give a PostgreSQL connection URL (connectionString) or a pg.Pool (pool)');
+    }
+    const config = (this.#pool as unknown as { options: pg.PoolConfig }).options;
+    this.location = locationOf(config);
+    this.#compiler = new SqlCompiler(schema, channelOf(schema));
+    this.#beginSql =
+      this.statementTimeoutMs > 0
+        ? `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${this.statementTimeoutMs}`
+        : 'BEGIN ISOLATION LEVEL READ COMMITTED';
+    this.#listener = new NotificationListener(
+      { ...config, connectionTimeoutMillis: this.connectionTimeoutMs },
+      this.#compiler.channel,
+      (error) => this.#onBackgroundError(error),
+    );
+
+    // The repositories on the adapter: each call runs on its own (a transaction of its own when it takes more than
+    // one statement), in call order with every other call and transaction of this adapter.
+    const probe = createPgSession(
+      { query: () => Promise.reject(new Error('unused')) },
+      this.#compiler,
+      false,
+      (e) => e as MediaAgentError,
+    ).session;
+    const direct: Record<string, unknown> = {};
+    for (const name of REPOSITORY_NAMES) {
+      const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      for (const method of Object.keys(probe[name])) {
+        const multi = PG_MULTI_STATEMENT_WRITES.has(`${name}.${method}`);
+        methods[method] = (...args) =>
+          this.#call(multi, (session) =>
+            (session[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args),
+          );
+      }
+      direct[name] = methods;
+    }
+    const on = direct as unknown as StorageSession;
+    this.ledger = on.ledger;
+    this.approvals = on.approvals;
+    this.grants = on.grants;
+    this.plans = on.plans;
+    this.policies = on.policies;
+    this.audit = on.audit;
+    this.settings = on.settings;
+    this.runs = on.runs;
+    this.events = on.events;
+    this.messages = on.messages;
+    this.inbox = on.inbox;
+    this.decisions = on.decisions;
+    this.grantUsage = on.grantUsage;
+  }
+
+  /**
+   * {@inheritDoc StorageAdapter.migrate}
+   * @remarks
+   * All pending migrations run in one transaction under an advisory lock on the schema name: concurrent
+   * migrators take turns, and a failure (the server going away included) leaves the schema as it was.
+   * @throws `STORAGE_SCHEMA_TOO_NEW` (nothing touched), `STORAGE_UNAVAILABLE`, `STORAGE_AUTH_FAILED`,
+   *   `STORAGE_TIMEOUT`, `STORAGE_CLOSED`, `STORAGE_FAILED`
+   */
+  migrate(): Promise<void> {
+    return this.#job(async (client) => {
+      await client.query(this.#beginSql);
+      try {
+        await applyPgMigrations(client, this.#compiler);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      this.#schemaReady = false;
+    });
+  }
+
+  /** {@inheritDoc StorageAdapter.schemaVersion} */
+  schemaVersion(): Promise<number> {
+    return this.#job((client) => readSchemaVersion(client, this.#compiler));
+  }
+
+  /**
+   * {@inheritDoc StorageAdapter.transaction}
+   * @remarks
+   * READ COMMITTED; `fn` runs again (up to `maxTransactionAttempts` times in all) after a serialization failure
+   * or deadlock, so it must have no effects outside `session`.
+   * @throws whatever `fn` throws (after rolling back), `STORAGE_CONFLICT` when every attempt hit a serialization
+   *   failure or deadlock, `STORAGE_UNAVAILABLE`, `STORAGE_TIMEOUT`, `STORAGE_POOL_EXHAUSTED`, `STORAGE_CLOSED`
+   */
+  transaction<T>(fn: (session: StorageSession) => Promise<T>): Promise<T> {
+    return this.#job(async (client) => {
+      await this.#useSchema(client);
+      await this.#flushAudit(client);
+      return this.#runTransaction(client, fn);
+    });
+  }
+
+  /** {@inheritDoc StorageAdapter.appendAuditBatched} */
+  appendAuditBatched(record: AuditRecord): Promise<void> {
+    if (this.#closed) return Promise.reject(new StorageClosedError());
+    return new Promise<void>((resolve, reject) => {
+      this.#pendingAudit.push({ record, resolve, reject });
+      if (this.#pendingAudit.length >= AUDIT_BATCH_ROWS) this.#scheduleAuditFlush(true);
+      else this.#scheduleAuditFlush(false);
+    });
+  }
+
+  /**
+   * {@inheritDoc StorageAdapter.watch}
+   * @remarks
+   * One dedicated connection (not one of the pool) `LISTEN`s while at least one listener is registered; it
+   * reconnects by itself after a server restart and then calls every listener with both topics.
+   */
+  watch(listener: (topic: StorageTopic) => void): () => void {
+    if (this.#closed) return () => undefined;
+    return this.#listener.add(listener);
+  }
+
+  /** {@inheritDoc StorageAdapter.close} Writes pending batched audit rows first; ends the pool only if the adapter created it. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#listener.close();
+    await this.#queue
+      .run(async () => {
+        if (this.#pendingAudit.length === 0) return;
+        const client = await this.#acquire();
+        let broken: unknown;
+        try {
+          await this.#flushAudit(client);
+        } catch (error) {
+          broken = error;
+        } finally {
+          client.release(broken !== undefined && isConnectionError(broken) ? (broken as Error) : undefined);
+        }
+      })
+      .catch(() => undefined);
+    if (this.#ownsPool) await this.#pool.end().catch(() => undefined);
+  }
+
+  /**
+   * Runs `work` with a pooled client, after every job queued before it (call order), and maps its errors.
+   * The client is destroyed instead of returned to the pool when its connection failed.
+   */
+  #job<T>(work: (client: PooledClient) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new StorageClosedError());
+    return this.#queue.run(async () => {
+      if (this.#closed) throw new StorageClosedError();
+      const client = await this.#acquire();
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken ??= error;
+      };
+      client.on('error', onError);
+      try {
+        return await work(client);
+      } catch (error) {
+        if (isConnectionError(error)) broken ??= error as Error;
+        // Driver errors become typed storage errors; what `fn` threw passes through as it is.
+        throw error instanceof pg.DatabaseError || isConnectionError(error) ? this.#map(error) : error;
+      } finally {
+        client.off('error', onError);
+        client.release(broken);
+      }
+    });
+  }
+
+  /** One repository call on the adapter: one statement on its own, or a transaction when it takes several. */
+  #call<T>(multi: boolean, call: (session: StorageSession) => Promise<T>): Promise<T> {
+    return this.#job(async (client) => {
+      await this.#useSchema(client);
+      await this.#flushAudit(client);
+      if (multi) return this.#runTransaction(client, call);
+      const handle = createPgSession(client, this.#compiler, false, (e) => this.#map(e));
+      try {
+        return await call(handle.session);
+      } finally {
+        handle.end();
+      }
+    });
+  }
+
+  /** `BEGIN … COMMIT` around `fn`, run again after a serialization failure or deadlock. */
+  async #runTransaction<T>(client: PooledClient, fn: (session: StorageSession) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await client.query(this.#beginSql);
+      const handle = createPgSession(client, this.#compiler, true, (e) => this.#map(e));
+      let value: T | undefined;
+      let thrown: { error: unknown } | undefined;
+      try {
+        value = await fn(handle.session);
+      } catch (error) {
+        thrown = { error };
+      } finally {
+        handle.end();
+      }
+      const failure = handle.failure;
+      if (thrown || failure) {
+        await client.query('ROLLBACK');
+        if (failure && this.#retryable(failure.raw)) {
+          if (attempt < this.maxTransactionAttempts) {
+            await backoff(attempt);
+            continue;
+          }
+          throw this.#conflict(failure.raw, attempt);
+        }
+        throw thrown ? thrown.error : failure!.error;
+      }
+      try {
+        const result = await client.query('COMMIT');
+        if (result.command === 'ROLLBACK') throw new StorageError('PostgreSQL rolled the transaction back at COMMIT');
+      } catch (error) {
+        if (this.#retryable(error)) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          if (attempt < this.maxTransactionAttempts) {
+            await backoff(attempt);
+            continue;
+          }
+          throw this.#conflict(error, attempt);
+        }
+        throw error;
+      }
+      return value as T;
+    }
+  }
+
+  #retryable(error: unknown): boolean {
+    const state = sqlState(error);
+    return state !== undefined && RETRYABLE_SQLSTATES.has(state);
+  }
+
+  #conflict(error: unknown, attempts: number): StorageConflictError {
+    const state = sqlState(error);
+    return new StorageConflictError(
+      `PostgreSQL store at ${this.location}: the transaction failed with ${state === '40P01' ? 'a deadlock' : 'a serialization failure'} (${state}) on each of ${attempts} attempts`,
+      attempts,
+      { cause: error },
+    );
+  }
+
+  #map(error: unknown): MediaAgentError {
+    return toStorageError(error, this.location, this.statementTimeoutMs);
+  }
+
+  /**
+   * A pooled client within the connection timeout. `pool.connect()` is raced against the timeout (a host's pool
+   * may wait forever): when every connection stays busy the call fails with `STORAGE_POOL_EXHAUSTED`, when a
+   * new connection cannot be made with `STORAGE_UNAVAILABLE`; a client that arrives too late goes back to the pool.
+   */
+  async #acquire(): Promise<PooledClient> {
+    const pool = this.#pool;
+    const max = (pool as unknown as { options: { max?: number } }).options.max ?? 10;
+    const busy = () => pool.totalCount >= max && pool.idleCount === 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    const connecting = pool.connect();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(
+          busy()
+            ? new StoragePoolExhaustedError(this.connectionTimeoutMs, max)
+            : new StorageUnavailableError(
+                `no connection to the PostgreSQL server at ${this.location} within ${this.connectionTimeoutMs} ms`,
+              ),
+        );
+      }, this.connectionTimeoutMs);
+    });
+    try {
+      return await Promise.race([connecting, timeout]);
+    } catch (error) {
+      if (timedOut) connecting.then((client) => client.release(), ignore);
+      if (error instanceof MediaAgentError) throw error;
+      if (error instanceof Error && /timeout exceeded when trying to connect/.test(error.message) && busy())
+        throw new StoragePoolExhaustedError(this.connectionTimeoutMs, max);
+      throw this.#map(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Refuses repositories on a schema that is not at {@link STORAGE_SCHEMA_VERSION} (checked once). */
+  async #useSchema(client: PooledClient): Promise<void> {
+    if (this.#schemaReady) return;
+    const version = await readSchemaVersion(client, this.#compiler);
+    if (version > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(version, STORAGE_SCHEMA_VERSION);
+    if (version < STORAGE_SCHEMA_VERSION)
+      throw new StorageError(
+        `the PostgreSQL schema "${this.schema}" at ${this.location} is at version ${version}; call migrate() first (this SDK needs ${STORAGE_SCHEMA_VERSION})`,
+      );
+    this.#schemaReady = true;
+  }
+
+  /** Queues a job that writes the pending batched audit rows: at once when `now`, else when the event loop turns. */
+  #scheduleAuditFlush(now: boolean): void {
+    if (this.#auditScheduled && !now) return;
+    this.#auditScheduled = true;
+    const flush = () => {
+      this.#auditScheduled = false;
+      if (this.#pendingAudit.length === 0 || this.#closed) return;
+      this.#job(async (client) => {
+        await this.#useSchema(client);
+        await this.#flushAudit(client);
+      }).catch(() => undefined); // the rows' own promises carry the error
+    };
+    if (now) flush();
+    else setImmediate(flush);
+  }
+
+  /**
+   * Writes every pending batched audit row in one statement (its own implicit transaction), in call order. When
+   * the statement fails, the rows are written one by one so only the rows the store refuses (e.g. a duplicate id)
+   * are rejected; a lost connection rejects them all.
+   */
+  async #flushAudit(client: PooledClient): Promise<void> {
+    if (this.#pendingAudit.length === 0) return;
+    const rows = this.#pendingAudit.splice(0);
+    const insert = (batch: typeof rows) => {
+      const { text, names } = this.#compiler.compile(AUDIT_INSERT_MANY_SQL);
+      const params = auditInsertManyParams(batch.map((r) => r.record));
+      return client.query({ text, values: names.map((n) => params[n]), types: PG_TYPES });
+    };
+    try {
+      await insert(rows);
+    } catch (error) {
+      if (isConnectionError(error) || rows.length === 1) {
+        const mapped = this.#map(error);
+        for (const row of rows) row.reject(mapped);
+        if (isConnectionError(error)) throw error;
+        return;
+      }
+      for (const row of rows) {
+        try {
+          await insert([row]);
+          row.resolve();
+        } catch (single) {
+          row.reject(this.#map(single));
+          if (isConnectionError(single)) throw single;
+        }
+      }
+      return;
+    }
+    for (const row of rows) row.resolve();
+  }
+}
+
+function ignore(): void {}
+
+/** Waits a few ms before the next attempt of a transaction (more after each failure, with jitter). */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.min(200, 5 * 2 ** (attempt - 1)) * (0.5 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Creates a {@link PostgresStorage}. Nothing connects until first use; call `migrate()` before use
+ * (`host.start()` does).
+ * @param options - `connectionString` or `pool`, schema (default `media_agent`), pool size, timeouts
+ * @returns the adapter
+ * @throws `OPTIONS_INVALID` on invalid options
+ *
+ * @example
+ * ```ts
+ * const storage = createPostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+ * await storage.migrate();
+ * ```
+ * @public
+ */
+export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  return new PostgresStorage(options);
+}
