@@ -2,12 +2,14 @@
  * Benchmark `scale`: the scale-out scenario at a larger count. {@link PROCESSES} host processes (real
  * child processes, `node --import tsx`) share one database and drive {@link RUNS} add-a-film runs (one
  * distinct film each) against one MoviePilot 3.x simulator over HTTP, while a controller SIGKILLs a
- * random worker every {@link KILL_MIN_MS}–{@link KILL_MAX_MS} ms and starts it again. Each worker drives
+ * random worker at random moments and starts it again. Each worker drives
  * up to {@link CONCURRENCY} runs at once with a {@link LEASE_MS} ms lease (a killed worker's runs are
  * taken over by the others after it), and subscribes to every event of every process from the first.
+ * A killed worker is started again at once; the next kill comes {@link KILL_MIN_MS}–{@link KILL_MAX_MS} ms
+ * after it is back, so at most one process is down at a time.
  *
  * Printed per storage (a SQLite file in `os.tmpdir()`; PostgreSQL when `MEDIA_AGENT_PG_URL` or the
- * default server answers): runs/s (runs ÷ the time from the first run started to the last run ended),
+ * default server answers; a fresh schema, dropped afterwards): runs/s (runs ÷ the time from the first run started to the last run ended),
  * kills survived, final run statuses, downloader jobs and duplicate jobs (must be 0), films without a
  * job, stuck runs (not ended when the time was up), and events lost, duplicated or out of order for the
  * subscribers in processes that survived. The scenario itself is
@@ -21,7 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printMachine, printTable } from './_report';
 import { runScaleOut, type ScaleOutResult } from '../packages/host-adapter-v3/test/scale-out/harness';
-import type { ScaleStorageSpec } from '../packages/host-adapter-v3/test/scale-out/storage-spec';
+import {
+  dropPostgresSchema,
+  postgresUnreachable,
+  SCALE_PG_URL,
+  type ScaleStorageSpec,
+} from '../packages/host-adapter-v3/test/scale-out/storage-spec';
 
 /** Runs per storage, one film each. */
 const RUNS = 200;
@@ -31,7 +38,7 @@ const PROCESSES = 4;
 const CONCURRENCY = 4;
 /** Run lease (ms): a killed process's runs are taken over after it. */
 const LEASE_MS = 2_000;
-/** Pause between two kills, drawn uniformly (ms). */
+/** Pause between a killed worker being back and the next kill, drawn uniformly (ms). */
 const KILL_MIN_MS = 800;
 const KILL_MAX_MS = 2_500;
 /** Longest the runs may take before the rest count as stuck. */
@@ -39,7 +46,19 @@ const TIMEOUT_MS = 300_000;
 
 /** The storages to run on: a SQLite file always; PostgreSQL when reachable (else one line saying why not). */
 async function storages(dir: string): Promise<Array<{ spec: ScaleStorageSpec; cleanup: () => Promise<void> }>> {
-  return [{ spec: { kind: 'sqlite', path: join(dir, 'scale.sqlite') }, cleanup: async () => undefined }];
+  const list: Array<{ spec: ScaleStorageSpec; cleanup: () => Promise<void> }> = [
+    { spec: { kind: 'sqlite', path: join(dir, 'scale.sqlite') }, cleanup: async () => undefined },
+  ];
+  const unreachable = await postgresUnreachable();
+  if (unreachable) console.log(`PostgreSQL row skipped: no server at ${SCALE_PG_URL} (${unreachable})`);
+  else {
+    const schema = `ma_bench_scale_${process.pid}_${Date.now()}`;
+    list.push({
+      spec: { kind: 'postgres', url: SCALE_PG_URL, schema },
+      cleanup: () => dropPostgresSchema(SCALE_PG_URL, schema),
+    });
+  }
+  return list;
 }
 
 function row(r: ScaleOutResult): string[] {
@@ -66,7 +85,7 @@ function row(r: ScaleOutResult): string[] {
 export async function run(): Promise<void> {
   printMachine();
   console.log(
-    `${RUNS} add-a-film runs, ${PROCESSES} host processes × ${CONCURRENCY} runs at once, lease ${LEASE_MS} ms, a random worker SIGKILLed every ${KILL_MIN_MS}–${KILL_MAX_MS} ms and restarted; one run per storage.`,
+    `${RUNS} add-a-film runs, ${PROCESSES} host processes × ${CONCURRENCY} runs at once, lease ${LEASE_MS} ms, a random worker SIGKILLed and restarted, the next kill ${KILL_MIN_MS}–${KILL_MAX_MS} ms after it is back; PostgreSQL: a fresh schema, dropped afterwards.`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-scale-'));
   const rows: string[][] = [];

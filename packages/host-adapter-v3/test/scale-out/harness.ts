@@ -32,7 +32,10 @@ export interface ScaleOutOptions {
   leaseMs?: number;
   /** Idle worker and subscriber poll in ms (default 25). */
   pollMs?: number;
-  /** Pause between two kills, drawn uniformly from `[minMs, maxMs]`; `false`: no kills. Default 800–2 500 ms. */
+  /**
+   * Pause between a killed worker being back (started again and ready) and the next kill, drawn uniformly
+   * from `[minMs, maxMs]`; `false`: no kills. At most one worker is down at a time. Default 800–2 500 ms.
+   */
   kill?: { minMs: number; maxMs: number } | false;
   /** Seed of the kill schedule (default: from the clock; printed in the result). */
   seed?: number;
@@ -278,7 +281,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
         victim.child.kill('SIGKILL');
         kills++;
         await victim.exited;
-        startWorker(victim.worker);
+        // Started again at once; the next kill waits until it is back, so at most one process is down.
+        await startWorker(victim.worker).ready.catch(() => undefined);
       }
     })();
 

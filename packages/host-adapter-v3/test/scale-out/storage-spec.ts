@@ -1,7 +1,9 @@
 // Which database the scale-out processes share: one SQLite file, or one PostgreSQL schema. Every
 // process (controller and workers) opens its own adapter from the same spec.
+import pg from 'pg';
 import type { StorageAdapter } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { PostgresStorage } from '@media-agent/sdk/postgres';
 
 /** The shared database of a scale-out run: a SQLite file path, or a PostgreSQL URL and schema. */
 export type ScaleStorageSpec = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema: string };
@@ -12,11 +14,35 @@ export async function openScaleStorage(spec: ScaleStorageSpec): Promise<StorageA
     case 'sqlite':
       return new SqliteStorage({ path: spec.path });
     case 'postgres':
-      throw new Error('PostgresStorage is not available on this branch yet');
+      return new PostgresStorage({ connectionString: spec.url, schema: spec.schema, poolSize: 4 });
   }
 }
 
-/** A short label for reports: `SQLite file` or `PostgreSQL schema <name>`. */
-export function describeScaleStorage(spec: ScaleStorageSpec): string {
-  return spec.kind === 'sqlite' ? 'SQLite file (WAL)' : `PostgreSQL schema ${spec.schema}`;
+/** The PostgreSQL server of the tests and benchmarks: `MEDIA_AGENT_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`. */
+export const SCALE_PG_URL = process.env.MEDIA_AGENT_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Why the PostgreSQL server cannot be used (one line), or undefined when it answers `SELECT 1`. */
+export async function postgresUnreachable(url: string = SCALE_PG_URL): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    return `${e.code ? `${e.code}: ` : ''}${e.message || String(error)}`.split('\n')[0];
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Drops a schema and everything in it (the scenario's database when it ran on PostgreSQL). */
+export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema.replaceAll('"', '""')}" CASCADE`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
