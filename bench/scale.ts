@@ -26,7 +26,7 @@ import { runScaleOut, type ScaleOutResult } from '../packages/host-adapter-v3/te
 import {
   dropPostgresSchema,
   postgresUnreachable,
-  SCALE_PG_URL,
+  PG_SERVER_URL,
   type ScaleStorageSpec,
 } from '../packages/host-adapter-v3/test/scale-out/storage-spec';
 
@@ -39,8 +39,8 @@ const CONCURRENCY = 4;
 /** Run lease (ms): a killed process's runs are taken over after it. */
 const LEASE_MS = 2_000;
 /** Pause between a killed worker being back and the next kill, drawn uniformly (ms). */
-const KILL_MIN_MS = 800;
-const KILL_MAX_MS = 2_500;
+const KILL_MIN_MS = 200;
+const KILL_MAX_MS = 1_000;
 /** Longest the runs may take before the rest count as stuck. */
 const TIMEOUT_MS = 300_000;
 
@@ -50,12 +50,12 @@ async function storages(dir: string): Promise<Array<{ spec: ScaleStorageSpec; cl
     { spec: { kind: 'sqlite', path: join(dir, 'scale.sqlite') }, cleanup: async () => undefined },
   ];
   const unreachable = await postgresUnreachable();
-  if (unreachable) console.log(`PostgreSQL row skipped: no server at ${SCALE_PG_URL} (${unreachable})`);
+  if (unreachable) console.log(`PostgreSQL row skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
   else {
     const schema = `ma_bench_scale_${process.pid}_${Date.now()}`;
     list.push({
-      spec: { kind: 'postgres', url: SCALE_PG_URL, schema },
-      cleanup: () => dropPostgresSchema(SCALE_PG_URL, schema),
+      spec: { kind: 'postgres', url: PG_SERVER_URL, schema },
+      cleanup: () => dropPostgresSchema(PG_SERVER_URL, schema),
     });
   }
   return list;

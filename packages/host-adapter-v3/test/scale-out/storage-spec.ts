@@ -19,10 +19,10 @@ export async function openScaleStorage(spec: ScaleStorageSpec): Promise<StorageA
 }
 
 /** The PostgreSQL server of the tests and benchmarks: `MEDIA_AGENT_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`. */
-export const SCALE_PG_URL = process.env.MEDIA_AGENT_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const PG_SERVER_URL = process.env.MEDIA_AGENT_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Why the PostgreSQL server cannot be used (one line), or undefined when it answers `SELECT 1`. */
-export async function postgresUnreachable(url: string = SCALE_PG_URL): Promise<string | undefined> {
+export async function postgresUnreachable(url: string = PG_SERVER_URL): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
