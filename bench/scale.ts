@@ -5,8 +5,9 @@
  * random worker at random moments and starts it again. Each worker drives
  * up to {@link CONCURRENCY} runs at once with a {@link LEASE_MS} ms lease (a killed worker's runs are
  * taken over by the others after it), and subscribes to every event of every process from the first.
- * A killed worker is started again at once; the next kill comes {@link KILL_MIN_MS}–{@link KILL_MAX_MS} ms
- * after it is back, so at most one process is down at a time.
+ * A killed worker is started again at once; each kill comes {@link KILL_MIN_MS}–{@link KILL_MAX_MS} ms
+ * after the previous one, and only while fewer than {@link MAX_DOWN} processes are down (killed and not
+ * back yet).
  *
  * Printed per storage (a SQLite file in `os.tmpdir()`; PostgreSQL when `MEDIA_AGENT_PG_URL` or the
  * default server answers; a fresh schema, dropped afterwards): runs/s (runs ÷ the time from the first run started to the last run ended),
@@ -38,9 +39,11 @@ const PROCESSES = 4;
 const CONCURRENCY = 4;
 /** Run lease (ms): a killed process's runs are taken over after it. */
 const LEASE_MS = 2_000;
-/** Pause between a killed worker being back and the next kill, drawn uniformly (ms). */
+/** Pause before each kill, drawn uniformly (ms). */
 const KILL_MIN_MS = 200;
 const KILL_MAX_MS = 1_000;
+/** Processes that may be down (killed, not back yet) at once. */
+const MAX_DOWN = 2;
 /** Longest the runs may take before the rest count as stuck. */
 const TIMEOUT_MS = 300_000;
 
@@ -85,7 +88,7 @@ function row(r: ScaleOutResult): string[] {
 export async function run(): Promise<void> {
   printMachine();
   console.log(
-    `${RUNS} add-a-film runs, ${PROCESSES} host processes × ${CONCURRENCY} runs at once, lease ${LEASE_MS} ms, a random worker SIGKILLed and restarted, the next kill ${KILL_MIN_MS}–${KILL_MAX_MS} ms after it is back; PostgreSQL: a fresh schema, dropped afterwards.`,
+    `${RUNS} add-a-film runs, ${PROCESSES} host processes × ${CONCURRENCY} runs at once, lease ${LEASE_MS} ms, a random worker SIGKILLed every ${KILL_MIN_MS}–${KILL_MAX_MS} ms (at most ${MAX_DOWN} down at once) and restarted; PostgreSQL: a fresh schema, dropped afterwards.`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-scale-'));
   const rows: string[][] = [];
@@ -101,6 +104,7 @@ export async function run(): Promise<void> {
           concurrency: CONCURRENCY,
           leaseMs: LEASE_MS,
           kill: { minMs: KILL_MIN_MS, maxMs: KILL_MAX_MS },
+          maxDown: MAX_DOWN,
           timeoutMs: TIMEOUT_MS,
           log: (line) => console.log(`  ${spec.kind}: ${line}`),
         });

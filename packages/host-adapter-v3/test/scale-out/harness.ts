@@ -33,10 +33,12 @@ export interface ScaleOutOptions {
   /** Idle worker and subscriber poll in ms (default 25). */
   pollMs?: number;
   /**
-   * Pause between a killed worker being back (started again and ready) and the next kill, drawn uniformly
-   * from `[minMs, maxMs]`; `false`: no kills. At most one worker is down at a time. Default 800–2 500 ms.
+   * Pause before each kill, drawn uniformly from `[minMs, maxMs]`; `false`: no kills. A kill also waits until
+   * fewer than `maxDown` processes are down (killed and not started and ready again). Default 800–2 500 ms.
    */
   kill?: { minMs: number; maxMs: number } | false;
+  /** Processes that may be down at once (default 1: the next kill waits until the last victim is back). */
+  maxDown?: number;
   /** Seed of the kill schedule (default: from the clock; printed in the result). */
   seed?: number;
   /** How long the runs may take to end before the rest count as stuck, in ms (default 120 000). */
@@ -170,6 +172,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   const random = prng(seed);
   const kill = options.kill === undefined ? { minMs: 800, maxMs: 2_500 } : options.kill;
   const log = options.log ?? (() => undefined);
+  const maxDown = Math.max(1, Math.min(processes - 1, options.maxDown ?? 1));
   const films = scaleFilms(options.runs);
 
   const sim = new MoviePilotV3Simulator({
@@ -273,6 +276,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       if (kill === false) return;
       while (!finished) {
         await sleep(kill.minMs + random() * (kill.maxMs - kill.minMs));
+        // Never more than `maxDown` processes down (killed and not back yet) at once.
+        while (!finished && current.filter((i) => !i.isReady || i.hasExited).length >= maxDown) await sleep(20);
         if (finished) return;
         const alive = current.filter((i) => i.isReady && !i.hasExited);
         if (alive.length === 0) continue;
@@ -281,8 +286,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
         victim.child.kill('SIGKILL');
         kills++;
         await victim.exited;
-        // Started again at once; the next kill waits until it is back, so at most one process is down.
-        await startWorker(victim.worker).ready.catch(() => undefined);
+        startWorker(victim.worker); // started again at once
       }
     })();
 

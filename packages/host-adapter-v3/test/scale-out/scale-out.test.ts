@@ -78,7 +78,7 @@ describe('scale-out: 4 host processes on one database, one killed at random and 
     const r = await runScaleOut({
       storage: { kind: 'sqlite', path: join(dir, 'agent.sqlite') },
       runs: RUNS,
-      kill: { minMs: 300, maxMs: 1_000 },
+      kill: { minMs: 100, maxMs: 500 },
       timeoutMs: 60_000,
     });
     expectScaleOut(r);
@@ -92,7 +92,7 @@ describePostgres('scale-out on PostgreSQL: 4 host processes on one schema, one k
     const r = await runScaleOut({
       storage: { kind: 'postgres', url: PG_URL, schema },
       runs: RUNS,
-      kill: { minMs: 300, maxMs: 1_000 },
+      kill: { minMs: 100, maxMs: 500 },
       timeoutMs: 60_000,
     });
     expectScaleOut(r);
