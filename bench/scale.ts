@@ -9,8 +9,9 @@
  * after the previous one, and only while fewer than {@link MAX_DOWN} processes are down (killed and not
  * back yet).
  *
- * Printed per storage (a SQLite file in `os.tmpdir()`; PostgreSQL when `MEDIA_AGENT_PG_URL` or the
- * default server answers; a fresh schema, dropped afterwards): runs/s (runs ÷ the time from the first run started to the last run ended),
+ * Each storage runs the scenario twice, on a fresh database each time: without kills (the throughput of
+ * the processes together) and with them. Printed per line (a SQLite file in `os.tmpdir()`; PostgreSQL
+ * when `MEDIA_AGENT_PG_URL` or the default server answers; a fresh schema, dropped afterwards): runs/s (runs ÷ the time from the first run started to the last run ended),
  * kills survived, final run statuses, downloader jobs and duplicate jobs (must be 0), films without a
  * job, stuck runs (not ended when the time was up), and events lost, duplicated or out of order for the
  * subscribers in processes that survived. The scenario itself is
@@ -47,15 +48,17 @@ const MAX_DOWN = 2;
 /** Longest the runs may take before the rest count as stuck. */
 const TIMEOUT_MS = 300_000;
 
-/** The storages to run on: a SQLite file always; PostgreSQL when reachable (else one line saying why not). */
-async function storages(dir: string): Promise<Array<{ spec: ScaleStorageSpec; cleanup: () => Promise<void> }>> {
+/** The storages to run on: a SQLite file always; PostgreSQL when reachable (a fresh schema each time). */
+function storages(
+  dir: string,
+  name: string,
+  postgres: boolean,
+): Array<{ spec: ScaleStorageSpec; cleanup: () => Promise<void> }> {
   const list: Array<{ spec: ScaleStorageSpec; cleanup: () => Promise<void> }> = [
-    { spec: { kind: 'sqlite', path: join(dir, 'scale.sqlite') }, cleanup: async () => undefined },
+    { spec: { kind: 'sqlite', path: join(dir, `${name}.sqlite`) }, cleanup: async () => undefined },
   ];
-  const unreachable = await postgresUnreachable();
-  if (unreachable) console.log(`PostgreSQL row skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
-  else {
-    const schema = `ma_bench_scale_${process.pid}_${Date.now()}`;
+  if (postgres) {
+    const schema = `ma_bench_scale_${name}_${process.pid}_${Date.now()}`;
     list.push({
       spec: { kind: 'postgres', url: PG_SERVER_URL, schema },
       cleanup: () => dropPostgresSchema(PG_SERVER_URL, schema),
@@ -94,30 +97,33 @@ export async function run(): Promise<void> {
   const rows: string[][] = [];
   const problems: string[] = [];
   const started = performance.now();
+  const unreachable = await postgresUnreachable();
+  if (unreachable) console.log(`PostgreSQL rows skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
   try {
-    for (const { spec, cleanup } of await storages(dir)) {
-      try {
-        const r = await runScaleOut({
-          storage: spec,
-          runs: RUNS,
-          processes: PROCESSES,
-          concurrency: CONCURRENCY,
-          leaseMs: LEASE_MS,
-          kill: { minMs: KILL_MIN_MS, maxMs: KILL_MAX_MS },
-          maxDown: MAX_DOWN,
-          timeoutMs: TIMEOUT_MS,
-          log: (line) => console.log(`  ${spec.kind}: ${line}`),
-        });
-        rows.push(row(r));
-        for (const d of r.duplicateJobs) problems.push(`${r.storage}: duplicate jobs for ${d.media}: ${d.jobs}`);
-        for (const s of r.stuck) problems.push(`${r.storage}: run ${s.id} (${s.film}) stuck ${s.status}`);
-        for (const c of [...r.crashes, ...r.workerErrors]) problems.push(`${r.storage}: ${c}`);
-        if (r.filmsWithoutJob.length) problems.push(`${r.storage}: no job for ${r.filmsWithoutJob.join(', ')}`);
-        console.log(`  ${spec.kind}: seed ${r.seed}`);
-      } finally {
-        await cleanup();
+    for (const killing of [false, true])
+      for (const { spec, cleanup } of storages(dir, killing ? 'kills' : 'calm', !unreachable)) {
+        try {
+          const r = await runScaleOut({
+            storage: spec,
+            runs: RUNS,
+            processes: PROCESSES,
+            concurrency: CONCURRENCY,
+            leaseMs: LEASE_MS,
+            kill: killing && { minMs: KILL_MIN_MS, maxMs: KILL_MAX_MS },
+            maxDown: MAX_DOWN,
+            timeoutMs: TIMEOUT_MS,
+            log: (line) => console.log(`  ${spec.kind}${killing ? ', kills' : ''}: ${line}`),
+          });
+          rows.push(row(r));
+          for (const d of r.duplicateJobs) problems.push(`${r.storage}: duplicate jobs for ${d.media}: ${d.jobs}`);
+          for (const s of r.stuck) problems.push(`${r.storage}: run ${s.id} (${s.film}) stuck ${s.status}`);
+          for (const c of [...r.crashes, ...r.workerErrors]) problems.push(`${r.storage}: ${c}`);
+          if (r.filmsWithoutJob.length) problems.push(`${r.storage}: no job for ${r.filmsWithoutJob.join(', ')}`);
+          if (killing) console.log(`  ${spec.kind}, kills: seed ${r.seed}`);
+        } finally {
+          await cleanup();
+        }
       }
-    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
