@@ -49,7 +49,7 @@ try {
   }
   // 2. Third-party dependencies: only what the packages declare, plus the consumer's own dev tools.
   const ours = new Set(packages.map((p) => p.name));
-  const needed = new Set(['typescript', '@types/node', '@types/better-sqlite3']);
+  const needed = new Set(['typescript', '@types/node', '@types/better-sqlite3', '@types/pg']);
   for (const p of packages)
     for (const d of Object.keys({ ...p.dependencies, ...p.peerDependencies })) if (!ours.has(d)) needed.add(d);
   for (const dep of needed) {
@@ -66,6 +66,7 @@ import { createModelProvider, type ModelProvider } from '@media-agent/sdk/models
 import { STANDARD_CAPABILITY_IDS } from '@media-agent/sdk/media';
 import { MemoryStorage, type RunRecord } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { PostgresStorage } from '@media-agent/sdk/postgres';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
@@ -87,7 +88,8 @@ export const badEvent: RunEvent['type'] = 'no_such_event';
 
 export function host(): AgentHost {
   const provider: ModelProvider = process.env.KEY ? createModelProvider({ provider: 'anthropic', apiKey: process.env.KEY }) : new ScriptedProvider();
-  const h = createAgentHost({ storage: process.env.DB ? new SqliteStorage({ path: process.env.DB }) : new MemoryStorage(), model: { provider } });
+  const storage = process.env.PG ? new PostgresStorage({ connectionString: process.env.PG, schema: 'media_agent' }) : process.env.DB ? new SqliteStorage({ path: process.env.DB }) : new MemoryStorage();
+  const h = createAgentHost({ storage, model: { provider } });
   h.capabilities.register(echo);
   return h;
 }

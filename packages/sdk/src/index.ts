@@ -96,4 +96,4 @@ export { AutomationService } from './authorization/automation-service';
 export type { AutomationSettings } from './authorization/evaluate';
 
 // the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
-export type { StorageAdapter, StorageSession } from './ports/storage-adapter';
+export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';

@@ -12,4 +12,4 @@ export {
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   type SqliteStorageOptions,
 } from './storage/sqlite/sqlite-storage';
-export type { StorageAdapter, StorageSession } from './ports/storage-adapter';
+export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';

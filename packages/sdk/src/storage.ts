@@ -3,8 +3,8 @@
  * stores, and the invocation ledger built on it.
  *
  * @remarks
- * A host picks a storage here (`MemoryStorage`, nothing persisted) or `SqliteStorage` from
- * `@media-agent/sdk/sqlite`; the rest of this entry is for code that reads records, writes its own
+ * A host picks a storage here (`MemoryStorage`, nothing persisted), `SqliteStorage` from
+ * `@media-agent/sdk/sqlite` or `PostgresStorage` from `@media-agent/sdk/postgres`; the rest of this entry is for code that reads records, writes its own
  * storage, or resolves the ledger.
  *
  * @packageDocumentation
@@ -13,6 +13,7 @@ export { MemoryStorage } from './storage/memory/memory-storage';
 export {
   STORAGE_SCHEMA_VERSION,
   type StorageAdapter,
+  type StorageTopic,
   type StorageSession,
   type LedgerRepository,
   type ApprovalRepository,
@@ -33,11 +34,16 @@ export type * from './core/records';
 export type * from './core/run-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
 export {
+  StorageAuthError,
   StorageClosedError,
+  StorageConflictError,
   StorageCorruptError,
   StorageError,
   StorageLockedError,
+  StoragePoolExhaustedError,
   StorageSchemaTooNewError,
+  StorageTimeoutError,
+  StorageUnavailableError,
 } from './storage/errors';
 
 // the invocation ledger

@@ -10,7 +10,10 @@ export interface WorkerPoolSettings {
   concurrency: number;
   /** Lease length in ms; another process takes a run over after it expires (default 30 000, : 约 30s). */
   leaseMs: number;
-  /** How often an idle worker looks for runnable runs, in ms (default 500). */
+  /**
+   * How often an idle worker looks for runnable runs, in ms (default 500). A storage that can `watch`
+   * (PostgreSQL: `LISTEN`/`NOTIFY`) also wakes idle workers as soon as another process queues or wakes a run.
+   */
   pollMs: number;
 }
 
@@ -24,6 +27,7 @@ export class WorkerPool {
   readonly #idle = new Set<() => void>();
   #running = false;
   #loops: Promise<void>[] = [];
+  #unwatch: (() => void) | undefined;
   readonly #id: string;
 
   /** @param deps - storage, driver, clock, ids, logger and settings */
@@ -44,6 +48,9 @@ export class WorkerPool {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#unwatch = this.deps.storage.watch?.((topic) => {
+      if (topic === 'runs') this.wake();
+    });
     this.#loops = Array.from({ length: this.deps.settings.concurrency }, (_, i) => this.#loop(`${this.#id}.${i}`));
   }
 
@@ -53,6 +60,8 @@ export class WorkerPool {
    */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     for (const entry of this.#active.values()) {
       entry.reason ??= 'stop';
       entry.controller.abort();
@@ -91,6 +100,8 @@ export class WorkerPool {
         logger.error('worker could not lease a run', { owner, message: (error as Error).message });
       }
       if (!run) {
+        // stop() may have been called while the lease query ran (its wake found no idle worker): do not sleep.
+        if (!this.#running) break;
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);

@@ -1,15 +1,19 @@
 /**
  * Vitest global setup: probes the PostgreSQL server once per test run (`MEDIA_AGENT_PG_URL`, default
  * `postgres://postgres@127.0.0.1:5432/test`) and hands the answer to the PostgreSQL suites (`inject('postgres')`,
- * read through `postgres-available.ts`). When the server cannot be reached it prints one line naming the suites
- * that will not run and why; under `CI=true` those suites fail instead of being skipped.
+ * read through `postgres-available.ts`). When the server cannot be reached (or the PostgreSQL binaries the
+ * restart suite needs are missing) it prints one line naming the suites that will not run and why; under
+ * `CI=true` the suites that need the server fail instead of being skipped.
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { postgresBinDir } from './private-postgres';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
+/** The suite that starts a server of its own (it needs the PostgreSQL binaries, not the shared server). */
+const PRIVATE_SERVER_SUITE = 'postgres-restart.test.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,15 +48,20 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   const available = reason === '';
   project.provide('postgres', { url, available, reason });
+  const skipped: string[] = [];
   if (!available) {
     const dir = fileURLToPath(new URL('.', import.meta.url));
     const suites = readdirSync(dir)
-      .filter((f) => /^postgres.*\.test\.ts$/.test(f))
+      .filter((f) => /^postgres.*\.test\.ts$/.test(f) && f !== PRIVATE_SERVER_SUITE)
       .sort();
-    const what = ['conformance.test.ts (postgres)', ...suites].join(', ');
-    const verdict = process.env.CI === 'true' ? 'FAIL under CI=true' : 'skipped';
-    console.log(
-      `PostgreSQL suites ${verdict} — ${what} — no server at ${redact(url)} (${reason}); set MEDIA_AGENT_PG_URL to run them`,
+    const verdict = process.env.CI === 'true' ? 'fail under CI=true' : 'skipped';
+    skipped.push(
+      `${['conformance.test.ts (postgres)', ...suites].join(', ')} ${verdict}: no server at ${redact(url)} (${reason}); set MEDIA_AGENT_PG_URL to run them`,
     );
   }
+  if (postgresBinDir() === undefined)
+    skipped.push(
+      `${PRIVATE_SERVER_SUITE} skipped: no initdb/pg_ctl found (pg_config --bindir, /usr/lib/postgresql/*/bin)`,
+    );
+  if (skipped.length > 0) console.log(`PostgreSQL suites not run — ${skipped.join('; ')}`);
 }

@@ -25,7 +25,10 @@ export interface RunEventSubscription {
   follow?: boolean;
   /** Ends the iteration when aborted. */
   signal?: AbortSignal;
-  /** Storage poll interval in ms for events written by other processes (default 1000). */
+  /**
+   * Storage poll interval in ms for events written by other processes (default 1000). A storage that can
+   * `watch` (PostgreSQL: `LISTEN`/`NOTIFY`) also wakes the subscription as soon as another process commits events.
+   */
   pollMs?: number;
 }
 
@@ -72,8 +75,8 @@ export class RunEventBus {
 
   /**
    * Every event with `globalSeq > after`, in global order, each once: storage is read from `after`
-   * on, then again whenever an event is published in this process or every `pollMs` (events written
-   * by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no `follow`),
+   * on, then again whenever an event is published in this process, whenever the storage's `watch` reports
+   * events committed by another process, or every `pollMs` (events written by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no `follow`),
    * also once the run has ended — see {@link RunEventSubscription}.
    */
   async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
@@ -91,6 +94,9 @@ export class RunEventBus {
     };
     this.#emitter.on('event', notify);
     options.signal?.addEventListener('abort', notify);
+    const unwatch = this.storage.watch?.((topic) => {
+      if (topic === 'events') notify();
+    });
     try {
       while (!options.signal?.aborted) {
         if (dirty) {
@@ -130,6 +136,7 @@ export class RunEventBus {
         }
       }
     } finally {
+      unwatch?.();
       this.#emitter.off('event', notify);
       options.signal?.removeEventListener('abort', notify);
     }

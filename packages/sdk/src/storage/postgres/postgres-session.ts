@@ -40,6 +40,20 @@ const FACTORIES: { [K in keyof StorageSession]: (q: ReturnType<typeof createPgQu
 /** Repository names of a session. @internal */
 export const REPOSITORY_NAMES = Object.keys(FACTORIES) as ReadonlyArray<keyof StorageSession>;
 
+/** Repository methods that only read (safe to run again on another connection). @internal */
+export const PG_READ_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'findByCall',
+  'listByState',
+  'usageForGrant',
+  'list',
+  'listByKind',
+  'totalsBetween',
+  'listByRun',
+  'listAfter',
+  'listQueued',
+]);
+
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */
 export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append']);
 

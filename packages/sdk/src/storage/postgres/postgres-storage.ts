@@ -20,7 +20,7 @@ import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-repository
 import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
-import { createPgSession, PG_MULTI_STATEMENT_WRITES, REPOSITORY_NAMES, type PgSessionHandle } from './postgres-session';
+import { createPgSession, PG_MULTI_STATEMENT_WRITES, PG_READ_METHODS, REPOSITORY_NAMES } from './postgres-session';
 import { PG_TYPES, SqlCompiler } from './sql-queries';
 
 /**
@@ -96,6 +96,8 @@ const AUDIT_BATCH_ROWS = 256;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 type PooledClient = pg.PoolClient;
+/** What a job's work runs its statements on: the pooled client's `query`, watched by the job. */
+type JobClient = Pick<pg.PoolClient, 'query'>;
 
 function invalid(option: string, message: string): MediaAgentError {
   return new MediaAgentError('OPTIONS_INVALID', `option ${option}: ${message}`, { option });
@@ -193,6 +195,8 @@ export class PostgresStorage implements StorageAdapter {
   /** Rows of `appendAuditBatched` not yet written, in call order. */
   #pendingAudit: Array<{ record: AuditRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
   #auditScheduled = false;
+  /** Pooled clients this adapter has used before (a client not in it was connected just now). */
+  readonly #seen = new WeakSet<PooledClient>();
 
   /** {@inheritDoc StorageSession.ledger} */
   readonly ledger: StorageSession['ledger'];
@@ -291,9 +295,10 @@ export class PostgresStorage implements StorageAdapter {
     for (const name of REPOSITORY_NAMES) {
       const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(probe[name])) {
+        const read = PG_READ_METHODS.has(method);
         const multi = PG_MULTI_STATEMENT_WRITES.has(`${name}.${method}`);
         methods[method] = (...args) =>
-          this.#call(multi, (session) =>
+          this.#call(read, multi, (session) =>
             (session[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args),
           );
       }
@@ -316,16 +321,19 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.migrate}
+   * Creates the schema and its tables, or upgrades them to {@link STORAGE_SCHEMA_VERSION}; safe to call repeatedly
+   * and from several processes at once.
    * @remarks
    * All pending migrations run in one transaction under an advisory lock on the schema name: concurrent
-   * migrators take turns, and a failure (the server going away included) leaves the schema as it was.
+   * migrators take turns, and a failure (the server going away included) leaves the schema as it was. The
+   * statement timeout does not apply (waiting for another process's migration, or a long backfill, is no failure).
    * @throws `STORAGE_SCHEMA_TOO_NEW` (nothing touched), `STORAGE_UNAVAILABLE`, `STORAGE_AUTH_FAILED`,
    *   `STORAGE_TIMEOUT`, `STORAGE_CLOSED`, `STORAGE_FAILED`
    */
   migrate(): Promise<void> {
     return this.#job(async (client) => {
-      await client.query(this.#beginSql);
+      // No statement timeout: waiting for another process's migration, or a long backfill, is not a failure.
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = 0');
       try {
         await applyPgMigrations(client, this.#compiler);
         await client.query('COMMIT');
@@ -343,10 +351,10 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.transaction}
+   * Runs `fn` in one transaction (READ COMMITTED), after every call and transaction of this adapter made before it.
    * @remarks
-   * READ COMMITTED; `fn` runs again (up to `maxTransactionAttempts` times in all) after a serialization failure
-   * or deadlock, so it must have no effects outside `session`.
+   * `fn` must only use the session it is given. It runs again (up to `maxTransactionAttempts` times in all)
+   * after a serialization failure or deadlock, so it must have no effects outside `session`.
    * @throws whatever `fn` throws (after rolling back), `STORAGE_CONFLICT` when every attempt hit a serialization
    *   failure or deadlock, `STORAGE_UNAVAILABLE`, `STORAGE_TIMEOUT`, `STORAGE_POOL_EXHAUSTED`, `STORAGE_CLOSED`
    */
@@ -369,17 +377,23 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * {@inheritDoc StorageAdapter.watch}
+   * Calls `listener` soon after any process commits run events (`events`) or makes a run runnable (`runs`) in this
+   * schema: a hint to read storage now, which stays the source of truth.
    * @remarks
    * One dedicated connection (not one of the pool) `LISTEN`s while at least one listener is registered; it
    * reconnects by itself after a server restart and then calls every listener with both topics.
+   * @param listener - called with `events` or `runs`
+   * @returns the function that stops the calls
    */
   watch(listener: (topic: StorageTopic) => void): () => void {
     if (this.#closed) return () => undefined;
     return this.#listener.add(listener);
   }
 
-  /** {@inheritDoc StorageAdapter.close} Writes pending batched audit rows first; ends the pool only if the adapter created it. */
+  /**
+   * Writes pending batched audit rows, stops listening and ends the pool if the adapter created it (a host's pool
+   * stays open). Further calls fail with `StorageClosedError`.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -387,49 +401,73 @@ export class PostgresStorage implements StorageAdapter {
     await this.#queue
       .run(async () => {
         if (this.#pendingAudit.length === 0) return;
-        const client = await this.#acquire();
-        let broken: unknown;
-        try {
-          await this.#flushAudit(client);
-        } catch (error) {
-          broken = error;
-        } finally {
-          client.release(broken !== undefined && isConnectionError(broken) ? (broken as Error) : undefined);
-        }
+        await this.#withClient(true, (client) => this.#flushAudit(client));
       })
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        // Rows the server could not take before the adapter closed are rejected now.
+        const mapped = error instanceof MediaAgentError ? error : this.#map(error);
+        for (const row of this.#pendingAudit.splice(0)) row.reject(mapped);
+      });
     if (this.#ownsPool) await this.#pool.end().catch(() => undefined);
   }
 
   /**
    * Runs `work` with a pooled client, after every job queued before it (call order), and maps its errors.
-   * The client is destroyed instead of returned to the pool when its connection failed.
+   * @param retrySafe - whether `work` may run again on another connection when its first statement fails because
+   *   the connection was already dead (see `#withClient`): true for reads and for work that
+   *   starts with `BEGIN`, false for single writes outside a transaction
    */
-  #job<T>(work: (client: PooledClient) => Promise<T>): Promise<T> {
+  #job<T>(work: (client: JobClient) => Promise<T>, retrySafe = true): Promise<T> {
     if (this.#closed) return Promise.reject(new StorageClosedError());
-    return this.#queue.run(async () => {
-      if (this.#closed) throw new StorageClosedError();
+    // A call made before close() still runs: close() queues behind it.
+    return this.#queue.run(() => this.#withClient(retrySafe, work));
+  }
+
+  /**
+   * Runs `work` on a pooled client. The client is destroyed instead of returned to the pool when its connection
+   * failed. A connection that died while it sat idle in the pool (a server restart the pool has not noticed yet)
+   * fails the first statement sent on it; when `retrySafe`, nothing of `work` ran, so it runs again on another
+   * connection (at most pool size + 1 times: every idle connection may be dead). A failure after a statement
+   * succeeded — a transaction in flight — is not retried: it fails with `STORAGE_UNAVAILABLE`.
+   */
+  async #withClient<T>(retrySafe: boolean, work: (client: JobClient) => Promise<T>): Promise<T> {
+    const max = (this.#pool as unknown as { options: { max?: number } }).options.max ?? 10;
+    for (let attempt = 1; ; attempt++) {
       const client = await this.#acquire();
+      const reused = this.#seen.has(client);
+      this.#seen.add(client);
+      let answered = false;
       let broken: Error | undefined;
       const onError = (error: Error) => {
         broken ??= error;
       };
       client.on('error', onError);
+      const watched: JobClient = {
+        query: ((...args: unknown[]) => {
+          const result = (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+          result.then(() => {
+            answered = true;
+          }, ignore);
+          return result;
+        }) as JobClient['query'],
+      };
       try {
-        return await work(client);
+        return await work(watched);
       } catch (error) {
-        if (isConnectionError(error)) broken ??= error as Error;
+        // (A repository call inside `work` rejects with the mapped error: StorageUnavailableError.)
+        if (isConnectionError(error) || error instanceof StorageUnavailableError) broken ??= error as Error;
+        if (broken !== undefined && retrySafe && reused && !answered && attempt <= max) continue;
         // Driver errors become typed storage errors; what `fn` threw passes through as it is.
         throw error instanceof pg.DatabaseError || isConnectionError(error) ? this.#map(error) : error;
       } finally {
         client.off('error', onError);
         client.release(broken);
       }
-    });
+    }
   }
 
   /** One repository call on the adapter: one statement on its own, or a transaction when it takes several. */
-  #call<T>(multi: boolean, call: (session: StorageSession) => Promise<T>): Promise<T> {
+  #call<T>(read: boolean, multi: boolean, call: (session: StorageSession) => Promise<T>): Promise<T> {
     return this.#job(async (client) => {
       await this.#useSchema(client);
       await this.#flushAudit(client);
@@ -440,11 +478,11 @@ export class PostgresStorage implements StorageAdapter {
       } finally {
         handle.end();
       }
-    });
+    }, read || multi);
   }
 
   /** `BEGIN … COMMIT` around `fn`, run again after a serialization failure or deadlock. */
-  async #runTransaction<T>(client: PooledClient, fn: (session: StorageSession) => Promise<T>): Promise<T> {
+  async #runTransaction<T>(client: JobClient, fn: (session: StorageSession) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       await client.query(this.#beginSql);
       const handle = createPgSession(client, this.#compiler, true, (e) => this.#map(e));
@@ -512,6 +550,8 @@ export class PostgresStorage implements StorageAdapter {
    */
   async #acquire(): Promise<PooledClient> {
     const pool = this.#pool;
+    // An idle connection is handed out at once: no timer needed.
+    if (pool.idleCount > 0) return pool.connect().catch((error: unknown) => Promise.reject(this.#map(error)));
     const max = (pool as unknown as { options: { max?: number } }).options.max ?? 10;
     const busy = () => pool.totalCount >= max && pool.idleCount === 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -543,7 +583,7 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /** Refuses repositories on a schema that is not at {@link STORAGE_SCHEMA_VERSION} (checked once). */
-  async #useSchema(client: PooledClient): Promise<void> {
+  async #useSchema(client: JobClient): Promise<void> {
     if (this.#schemaReady) return;
     const version = await readSchemaVersion(client, this.#compiler);
     if (version > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(version, STORAGE_SCHEMA_VERSION);
@@ -573,9 +613,9 @@ export class PostgresStorage implements StorageAdapter {
   /**
    * Writes every pending batched audit row in one statement (its own implicit transaction), in call order. When
    * the statement fails, the rows are written one by one so only the rows the store refuses (e.g. a duplicate id)
-   * are rejected; a lost connection rejects them all.
+   * are rejected; on a lost connection the rows not written go back to the front of the pending rows.
    */
-  async #flushAudit(client: PooledClient): Promise<void> {
+  async #flushAudit(client: JobClient): Promise<void> {
     if (this.#pendingAudit.length === 0) return;
     const rows = this.#pendingAudit.splice(0);
     const insert = (batch: typeof rows) => {
@@ -586,19 +626,25 @@ export class PostgresStorage implements StorageAdapter {
     try {
       await insert(rows);
     } catch (error) {
-      if (isConnectionError(error) || rows.length === 1) {
-        const mapped = this.#map(error);
-        for (const row of rows) row.reject(mapped);
-        if (isConnectionError(error)) throw error;
+      if (isConnectionError(error)) {
+        // Not written: the rows wait for the next call (or are rejected by close()).
+        this.#pendingAudit.unshift(...rows);
+        throw error;
+      }
+      if (rows.length === 1) {
+        rows[0]!.reject(this.#map(error));
         return;
       }
-      for (const row of rows) {
+      for (const [i, row] of rows.entries()) {
         try {
           await insert([row]);
           row.resolve();
         } catch (single) {
+          if (isConnectionError(single)) {
+            this.#pendingAudit.unshift(...rows.slice(i));
+            throw single;
+          }
           row.reject(this.#map(single));
-          if (isConnectionError(single)) throw single;
         }
       }
       return;
