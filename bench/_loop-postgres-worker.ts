@@ -3,9 +3,9 @@
 //   { mode: 'driver', url, schema }            a host (the loop benchmark's) on the shared schema; runs the
 //                                              conversation one run at a time (any process may drive it)
 //   { mode: 'bare', url, schema, recording }   replays the recorded statements of one run with bare pg
-// It answers { type: 'ready' } over IPC, waits for { type: 'go', windowMs, warmupMs }, warms up, then
-// counts the runs (or replays) that end within the window and answers { type: 'done', runs } (or
-// { type: 'failed', message }).
+// It answers { type: 'ready' } over IPC; on each { type: 'go', windowMs, warmupMs } it warms up, counts the
+// runs (or replays) that end within the window and answers { type: 'done', runs } (or { type: 'failed',
+// message }); { type: 'stop' } ends it.
 import pg from 'pg';
 import type { RunStatus } from '../packages/sdk/src/storage';
 import { PostgresStorage } from '../packages/sdk/src/postgres';
@@ -56,6 +56,12 @@ if (config.mode === 'driver') {
 }
 
 process.on('message', (m: { type: string; windowMs: number; warmupMs: number }) => {
+  if (m.type === 'stop') {
+    void close()
+      .catch(() => undefined)
+      .finally(() => process.exit(0));
+    return;
+  }
   if (m.type !== 'go') return;
   void (async () => {
     try {
@@ -70,9 +76,6 @@ process.on('message', (m: { type: string; windowMs: number; warmupMs: number }) 
       send({ type: 'done', runs });
     } catch (error) {
       send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
-    } finally {
-      await close().catch(() => undefined);
-      process.exit(0);
     }
   })();
 });

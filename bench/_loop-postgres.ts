@@ -43,8 +43,8 @@ const WARMUP_MS = 500;
 /** Windows per line in the 1-process group (interleaved with the other line), ms each. */
 const WINDOW_MS = 1_000;
 const ROUNDS = 3;
-/** Window of the 4-process lines (one each, after a warm-up of {@link WARMUP_MS} × 2), ms. */
-const MULTI_WINDOW_MS = 5_000;
+/** Windows of the 4-process lines ({@link ROUNDS} each, interleaved, the first after a warm-up of {@link WARMUP_MS} × 2), ms. */
+const MULTI_WINDOW_MS = 2_000;
 
 const workerScript = fileURLToPath(new URL('./_loop-postgres-worker.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -66,52 +66,73 @@ async function window(once: () => Promise<void>, ms: number): Promise<{ runs: nu
   return { runs, ms: performance.now() - started };
 }
 
-/** Runs `count` worker processes in `mode` on `schema`, lets them warm up, and counts their runs in one window. */
-async function multiProcess(mode: 'driver' | 'bare', schema: string, recording?: string): Promise<number> {
+/** {@link PROCESSES} worker processes of one kind on one schema, measured window by window. */
+interface WorkerGroup {
+  /** Every process warms up for `warmupMs`, then counts its runs ending within `windowMs`; resolves with their sum. */
+  go(windowMs: number, warmupMs: number): Promise<number>;
+  stop(): void;
+}
+
+/** Starts {@link PROCESSES} worker processes in `mode` on `schema` and waits until each is ready. */
+async function startGroup(mode: 'driver' | 'bare', schema: string, recording?: string): Promise<WorkerGroup> {
   const children: ChildProcess[] = [];
-  try {
-    const ready: Array<Promise<void>> = [];
-    const done: Array<Promise<number>> = [];
-    for (let i = 0; i < PROCESSES; i++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-        cwd: repoRoot,
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        env: {
-          ...process.env,
-          LOOP_PG_WORKER: JSON.stringify({ mode, url: PG_SERVER_URL, schema, ...(recording ? { recording } : {}) }),
-        },
-      });
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-      children.push(child);
-      const exited = new Promise<never>((_, reject) =>
-        child.once('exit', (code) => reject(new Error(`loop worker (${mode}) exited ${code}: ${stderr.trim()}`))),
-      );
-      exited.catch(() => undefined);
-      ready.push(
-        Promise.race([
-          new Promise<void>((resolve) => child.on('message', (m: { type: string }) => m.type === 'ready' && resolve())),
-          exited,
-        ]),
-      );
-      done.push(
-        Promise.race([
-          new Promise<number>((resolve, reject) =>
-            child.on('message', (m: { type: string; runs?: number; message?: string }) => {
-              if (m.type === 'done') resolve(m.runs!);
-              else if (m.type === 'failed') reject(new Error(`loop worker (${mode}): ${m.message}`));
-            }),
-          ),
-          exited,
-        ]),
-      );
-    }
-    await Promise.all(ready);
-    for (const c of children) c.send({ type: 'go', warmupMs: WARMUP_MS * 2, windowMs: MULTI_WINDOW_MS });
-    return (await Promise.all(done)).reduce((a, n) => a + n, 0);
-  } finally {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  const exits: Array<Promise<never>> = [];
+  const ready: Array<Promise<void>> = [];
+  for (let i = 0; i < PROCESSES; i++) {
+    const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: {
+        ...process.env,
+        LOOP_PG_WORKER: JSON.stringify({ mode, url: PG_SERVER_URL, schema, ...(recording ? { recording } : {}) }),
+      },
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+    children.push(child);
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`loop worker (${mode}) exited ${code}: ${stderr.trim()}`))),
+    );
+    exited.catch(() => undefined);
+    exits.push(exited);
+    ready.push(
+      Promise.race([
+        new Promise<void>((resolve) => child.on('message', (m: { type: string }) => m.type === 'ready' && resolve())),
+        exited,
+      ]),
+    );
   }
+  const stop = () => {
+    for (const c of children) if (c.exitCode === null) c.send({ type: 'stop' }, () => undefined);
+    for (const c of children) setTimeout(() => c.exitCode === null && c.kill('SIGKILL'), 5_000).unref();
+  };
+  try {
+    await Promise.all(ready);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return {
+    stop,
+    go: async (windowMs, warmupMs) => {
+      const counts = children.map((child, i) =>
+        Promise.race([
+          new Promise<number>((resolve, reject) => {
+            const onMessage = (m: { type: string; runs?: number; message?: string }) => {
+              if (m.type !== 'done' && m.type !== 'failed') return;
+              child.off('message', onMessage);
+              if (m.type === 'done') resolve(m.runs!);
+              else reject(new Error(`loop worker (${mode}): ${m.message}`));
+            };
+            child.on('message', onMessage);
+          }),
+          exits[i]!,
+        ]),
+      );
+      for (const c of children) c.send({ type: 'go', warmupMs, windowMs });
+      return (await Promise.all(counts)).reduce((a, n) => a + n, 0);
+    },
+  };
 }
 
 /**
@@ -185,23 +206,25 @@ export async function runLoopPostgres(deps: LoopPostgresDeps): Promise<void> {
       await driver.host.stop();
     }
 
-    // 4 processes on one schema each side.
-    const driverRuns = await multiProcess('driver', schema('driver4'));
-    lines.push({
-      what: 'media-agent run driver (PostgresStorage)',
-      processes: PROCESSES,
-      runs: driverRuns,
-      ms: MULTI_WINDOW_MS,
-    });
+    // 4 processes on one schema each side: both groups started, then windows in turn.
     const bare4 = schema('bare4');
     await createBareSchema(PG_SERVER_URL, bare4);
-    const bareRuns = await multiProcess('bare', bare4, recordingFile);
-    lines.push({
-      what: 'bare pg (the recorded statements)',
-      processes: PROCESSES,
-      runs: bareRuns,
-      ms: MULTI_WINDOW_MS,
-    });
+    const groups = [
+      { what: 'media-agent run driver (PostgresStorage)', group: await startGroup('driver', schema('driver4')) },
+      { what: 'bare pg (the recorded statements)', group: await startGroup('bare', bare4, recordingFile) },
+    ];
+    try {
+      const totals = groups.map(() => 0);
+      for (let round = 0; round < ROUNDS; round++)
+        for (let k = 0; k < groups.length; k++) {
+          const i = (k + round) % groups.length;
+          totals[i]! += await groups[i]!.group.go(MULTI_WINDOW_MS, round === 0 ? WARMUP_MS * 2 : 0);
+        }
+      for (const [i, g] of groups.entries())
+        lines.push({ what: g.what, processes: PROCESSES, runs: totals[i]!, ms: MULTI_WINDOW_MS * ROUNDS });
+    } finally {
+      for (const g of groups) g.group.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const s of schemas) await dropPostgresSchema(PG_SERVER_URL, s).catch(() => undefined);
@@ -233,6 +256,6 @@ export async function runLoopPostgres(deps: LoopPostgresDeps): Promise<void> {
     `bare pg = the ${recording.length} statements PostgresStorage sent during one run (${transactions} transactions, the rest on their own), recorded and replayed with node-postgres alone on one connection per process: the same rows in the same transactions, fresh ids, no SDK code. ÷ bare pg = steps/s of the line ÷ steps/s of bare pg with the same number of processes.`,
   );
   console.log(
-    `1 process: ${ROUNDS} interleaved windows of ${WINDOW_MS} ms per line after a ${WARMUP_MS} ms warm-up; ${PROCESSES} processes: one ${MULTI_WINDOW_MS} ms window after a ${WARMUP_MS * 2} ms warm-up, runs ended within it counted.`,
+    `1 process: ${ROUNDS} interleaved windows of ${WINDOW_MS} ms per line after a ${WARMUP_MS} ms warm-up; ${PROCESSES} processes: ${ROUNDS} interleaved windows of ${MULTI_WINDOW_MS} ms per line (the first after a ${WARMUP_MS * 2} ms warm-up), the runs that ended within them counted.`,
   );
 }
