@@ -5,6 +5,9 @@
  * random worker at random moments and starts it again. Each worker drives
  * up to {@link CONCURRENCY} runs at once with a {@link LEASE_MS} ms lease (a killed worker's runs are
  * taken over by the others after it), and subscribes to every event of every process from the first.
+ * The first {@link AIMED_KILLS} kills wait until the simulator holds the answer to a `download.add` it
+ * already executed ({@link SUBMIT_ANSWER_DELAY_MS} ms) and kill the process that sent it, so the takeover of a
+ * submit whose outcome is unknown happens in every run of the benchmark; the rest hit a random worker.
  * A killed worker is started again at once; each kill comes {@link KILL_MIN_MS}–{@link KILL_MAX_MS} ms
  * after the previous one, and only while fewer than {@link MAX_DOWN} processes are down (killed and not
  * back yet).
@@ -12,7 +15,8 @@
  * Each storage runs the scenario twice, on a fresh database each time: without kills (the throughput of
  * the processes together) and with them. Printed per line (a SQLite file in `os.tmpdir()`; PostgreSQL
  * when `MEDIA_AGENT_PG_URL` or the default server answers; a fresh schema, dropped afterwards): runs/s (runs ÷ the time from the first run started to the last run ended),
- * kills survived, final run statuses, downloader jobs and duplicate jobs (must be 0), films without a
+ * kills survived, final run statuses, downloader jobs, submits settled by the verifier after a kill,
+ * duplicate jobs (must be 0), films without a
  * job, stuck runs (not ended when the time was up), and events lost, duplicated or out of order for the
  * subscribers in processes that survived. The scenario itself is
  * packages/host-adapter-v3/test/scale-out/harness.ts (the CI test runs it with a bounded count).
@@ -43,8 +47,12 @@ const LEASE_MS = 2_000;
 /** Pause before each kill, drawn uniformly (ms). */
 const KILL_MIN_MS = 200;
 const KILL_MAX_MS = 1_000;
+/** Kills aimed at a process whose `download.add` the simulator executed and has not answered yet (the first ones). */
+const AIMED_KILLS = 3;
 /** Processes that may be down (killed, not back yet) at once. */
 const MAX_DOWN = 2;
+/** How long the simulator holds back its answer to `download.add` after adding the job (ms). */
+const SUBMIT_ANSWER_DELAY_MS = 250;
 /** Longest the runs may take before the rest count as stuck. */
 const TIMEOUT_MS = 300_000;
 
@@ -74,11 +82,12 @@ function row(r: ScaleOutResult): string[] {
     String(r.runs),
     String(r.processes),
     ((r.runs * 1000) / r.elapsedMs).toFixed(2),
-    String(r.kills),
+    `${r.kills} (${r.aimedKills} mid-submit)`,
     Object.entries(r.statuses)
       .map(([status, n]) => `${status} ${n}`)
       .join(', '),
     String(r.jobs),
+    String(r.reconciledSubmits),
     String(r.duplicateJobs.length),
     String(r.filmsWithoutJob.length),
     String(r.stuck.length),
@@ -111,6 +120,8 @@ export async function run(): Promise<void> {
             leaseMs: LEASE_MS,
             kill: killing && { minMs: KILL_MIN_MS, maxMs: KILL_MAX_MS },
             maxDown: MAX_DOWN,
+            aimedKills: killing ? AIMED_KILLS : 0,
+            submitAnswerDelayMs: SUBMIT_ANSWER_DELAY_MS,
             timeoutMs: TIMEOUT_MS,
             log: (line) => console.log(`  ${spec.kind}${killing ? ', kills' : ''}: ${line}`),
           });
@@ -137,6 +148,7 @@ export async function run(): Promise<void> {
       'kills survived',
       'run statuses',
       'jobs',
+      'submits settled by the verifier',
       'duplicate jobs',
       'films without job',
       'stuck runs',
@@ -144,11 +156,14 @@ export async function run(): Promise<void> {
       'worker crashes',
     ],
     rows,
-    new Set([1, 2, 3, 4, 6, 7, 8, 9, 11]),
+    new Set([1, 2, 3, 4, 6, 7, 8, 9, 10, 12]),
   );
   console.log('');
   console.log(
     'runs/s = runs ÷ wall time from the first run started to the last run ended (kills, lease takeovers and restarts included).',
+  );
+  console.log(
+    `kills: the first ${AIMED_KILLS} wait until the simulator holds the answer to a download.add it executed (${SUBMIT_ANSWER_DELAY_MS} ms) and kill the process that sent it ("mid-submit"); the rest hit a random worker. Submits settled by the verifier = submits whose outcome was unknown after a kill, settled from the downloader's task list (no second download.add).`,
   );
   console.log(
     "events: for each subscriber in a process that was never killed, the store's events it did not deliver, delivered twice, or delivered out of the store's global order (summed; must be 0).",

@@ -39,8 +39,21 @@ export interface ScaleOutOptions {
   kill?: { minMs: number; maxMs: number } | false;
   /** Processes that may be down at once (default 1: the next kill waits until the last victim is back). */
   maxDown?: number;
+  /**
+   * Kills aimed at a submit in flight (default 0): the first this many kills wait until the simulator holds
+   * the answer to a `download.add` it already executed (see `submitAnswerDelayMs`) and kill the process that
+   * sent it (each worker logs in as its own host user), so the takeover of an unknown submit is exercised
+   * every time, not only when a random kill happens to land there. The later kills are random.
+   */
+  aimedKills?: number;
   /** Seed of the kill schedule (default: from the clock; printed in the result). */
   seed?: number;
+  /**
+   * How long the simulator holds back its answer to `download.add` after adding the job, in ms (default 250):
+   * a worker killed meanwhile leaves a submit whose outcome it never learned, which the process that takes
+   * the run over must settle from the downloader's task list without adding the film twice.
+   */
+  submitAnswerDelayMs?: number;
   /** How long the runs may take to end before the rest count as stuck, in ms (default 120 000). */
   timeoutMs?: number;
   /** Progress lines (default: none). */
@@ -88,8 +101,15 @@ export interface ScaleOutResult {
   duplicateJobs: Array<{ media: string; jobs: number }>;
   /** Films with no downloader job. */
   filmsWithoutJob: string[];
+  /**
+   * Submits whose outcome was unknown (their process was killed after the simulator added the job) that a
+   * read-only verifier settled from the downloader's task list, so nothing was added twice.
+   */
+  reconciledSubmits: number;
   /** Requests the simulator received that the real host would reject. */
   contractViolations: number;
+  /** Kills that landed while the victim's `download.add` answer was held (the job added, the answer not received). */
+  aimedKills: number;
   /** Events in the store at the end. */
   events: number;
   /** One entry per worker incarnation. */
@@ -112,6 +132,8 @@ interface Incarnation {
   stopping: boolean;
   seen: number[];
   stderr: string;
+  /** Index of the first simulator request this incarnation can have sent. */
+  firstRequest: number;
 }
 
 /** A small seeded PRNG (mulberry32), so a failing kill schedule can be replayed with its seed. */
@@ -175,12 +197,19 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   const maxDown = Math.max(1, Math.min(processes - 1, options.maxDown ?? 1));
   const films = scaleFilms(options.runs);
 
+  const workerUser = (w: number) => ({ username: `worker${w}`, password: `worker${w}-pass` });
   const sim = new MoviePilotV3Simulator({
+    // The controller uses the API key (the admin); each worker slot logs in as its own superuser.
+    users: [
+      { username: 'admin', password: 'admin-pass', superuser: true },
+      ...Array.from({ length: processes }, (_, w) => ({ ...workerUser(w), superuser: true })),
+    ],
     titles: films.map((f) => f.catalog),
     releases: films.map((f) => f.release),
     library: [],
     autoTransfer: true,
     durations: { queuedMs: 50, downloadMs: 200, transferMs: 50 },
+    faults: { answerDelayMs: { 'download.add': options.submitAnswerDelayMs ?? 250 } },
   });
   await sim.start();
   const storage = await openScaleStorage(options.storage);
@@ -198,12 +227,12 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   const crashes: string[] = [];
   const workerErrors: string[] = [];
   let kills = 0;
+  let aimed = 0;
   let finished = false;
 
-  const config: ScaleWorkerConfig = {
+  const config: Omit<ScaleWorkerConfig, 'auth'> = {
     storage: options.storage,
     url: sim.url,
-    apiKey: sim.apiKey,
     films: films.length,
     concurrency: options.concurrency ?? 4,
     leaseMs: options.leaseMs ?? 2_000,
@@ -217,7 +246,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {
         ...process.env,
-        SCALE_OUT_WORKER: JSON.stringify(config),
+        SCALE_OUT_WORKER: JSON.stringify({ ...config, auth: workerUser(worker) } satisfies ScaleWorkerConfig),
         TSX_TSCONFIG_PATH: join(repoRoot, 'tsconfig.json'),
       },
     });
@@ -231,6 +260,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       stopping: false,
       seen: [],
       stderr: '',
+      firstRequest: sim.requests.length,
     } as unknown as Incarnation;
     child.stderr!.on('data', (d: Buffer) => (inc.stderr = (inc.stderr + d.toString()).slice(-4000)));
     inc.exited = new Promise<void>((resolve) =>
@@ -272,6 +302,21 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     const runFilm = new Map<string, string>();
     for (const f of films) runFilm.set((await controller.host.startRun({ goal: f.goal, actor: ADMIN })).id, f.title);
 
+    /** Whether the simulator holds the answer to a `download.add` of this incarnation (executed, not answered). */
+    const heldSubmit = (inc: Incarnation) =>
+      sim.requests
+        .slice(inc.firstRequest)
+        .some((r) => r.operationId === 'download.add' && r.status === 0 && r.user === `worker${inc.worker}`);
+    /** Waits (up to 10 s) for a live worker with a held submit. */
+    const submitInFlight = async (): Promise<Incarnation | undefined> => {
+      const until = Date.now() + 10_000;
+      while (!finished && Date.now() < until) {
+        const found = current.find((i) => i.isReady && !i.hasExited && heldSubmit(i));
+        if (found) return found;
+        await sleep(5);
+      }
+      return undefined;
+    };
     const killer = (async () => {
       if (kill === false) return;
       while (!finished) {
@@ -281,7 +326,11 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
         if (finished) return;
         const alive = current.filter((i) => i.isReady && !i.hasExited);
         if (alive.length === 0) continue;
-        const victim = alive[Math.floor(random() * alive.length)]!;
+        const victim =
+          (kills < (options.aimedKills ?? 0) ? await submitInFlight() : undefined) ??
+          alive[Math.floor(random() * alive.length)]!;
+        if (finished || victim.hasExited) continue;
+        if (heldSubmit(victim)) aimed++;
         victim.killed = true;
         victim.child.kill('SIGKILL');
         kills++;
@@ -337,6 +386,15 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       .filter(([id]) => !TERMINAL_RUN_STATUSES.includes(statuses.get(id)!))
       .map(([id, film]) => ({ id, film, status: statuses.get(id)! }));
 
+    let reconciledSubmits = 0;
+    for (let after = 0; ; ) {
+      const page = await controller.host.audit({ after, limit: 500, capabilityId: 'download.submit' });
+      reconciledSubmits += page.filter((a) =>
+        (a.reason ?? '').startsWith('verified by a read-only verifier: succeeded'),
+      ).length;
+      if (page.length < 500) break;
+      after = page[page.length - 1]!.seq;
+    }
     const downloads = sim.downloads();
     const jobsPerFilm = new Map<string, number>();
     for (const d of downloads) jobsPerFilm.set(String(d.media), (jobsPerFilm.get(String(d.media)) ?? 0) + 1);
@@ -363,6 +421,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       jobs: downloads.length,
       duplicateJobs: [...jobsPerFilm.entries()].filter(([, n]) => n > 1).map(([media, jobs]) => ({ media, jobs })),
       filmsWithoutJob: films.filter((f) => !jobsPerFilm.has(f.media)).map((f) => f.title),
+      reconciledSubmits,
+      aimedKills: aimed,
       contractViolations: sim.violations.length,
       events: order.length,
       subscribers,

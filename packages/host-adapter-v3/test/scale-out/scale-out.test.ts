@@ -1,6 +1,8 @@
 // Scale-out with real processes: 4 host processes (node child processes) on one database drive one
-// add-a-film run per film against one MoviePilot 3.x simulator over HTTP, while a random worker is
-// SIGKILLed at random moments and started again. A bounded count here; `npm run bench -- scale` runs more.
+// add-a-film run per film against one MoviePilot 3.x simulator over HTTP, while a worker is SIGKILLed and
+// started again: the first kills aimed at a process whose download.add the simulator executed but has not
+// answered yet, the rest at a random worker at random moments. A bounded count here; `npm run bench --
+// scale` runs more.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +37,10 @@ function expectScaleOut(r: ScaleOutResult): void {
   expect(r.stuck, context).toEqual([]);
   // …and succeeded, with a report verified from the simulator, whichever process resumed it.
   expect(r.statuses, context).toEqual({ succeeded: RUNS });
+  // At least one kill landed while a submit's answer was held (the job added, the answer not received), and
+  // each such submit was settled from the downloader's task list by the process that took the run over.
+  expect(r.aimedKills, context).toBeGreaterThanOrEqual(1);
+  expect(r.reconciledSubmits, context).toBeGreaterThanOrEqual(r.aimedKills);
   // The downloader has exactly one job per film: no duplicate, none missing.
   expect(r.duplicateJobs, context).toEqual([]);
   expect(r.filmsWithoutJob, context).toEqual([]);
@@ -79,6 +85,7 @@ describe('scale-out: 4 host processes on one database, one killed at random and 
       storage: { kind: 'sqlite', path: join(dir, 'agent.sqlite') },
       runs: RUNS,
       kill: { minMs: 100, maxMs: 500 },
+      aimedKills: 2,
       timeoutMs: 60_000,
     });
     expectScaleOut(r);
@@ -93,6 +100,7 @@ describePostgres('scale-out on PostgreSQL: 4 host processes on one schema, one k
       storage: { kind: 'postgres', url: PG_URL, schema },
       runs: RUNS,
       kill: { minMs: 100, maxMs: 500 },
+      aimedKills: 2,
       timeoutMs: 60_000,
     });
     expectScaleOut(r);

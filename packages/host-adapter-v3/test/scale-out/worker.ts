@@ -14,9 +14,9 @@ import { openScaleStorage, type ScaleStorageSpec } from './storage-spec';
 /** What the controller passes in the `SCALE_OUT_WORKER` environment variable (JSON). */
 export interface ScaleWorkerConfig {
   storage: ScaleStorageSpec;
-  /** Simulator base URL and API key. */
+  /** Simulator base URL, and the host user this process logs in as (one per worker slot). */
   url: string;
-  apiKey: string;
+  auth: { username: string; password: string };
   /** Films of the scenario (their count; the same list in every process). */
   films: number;
   /** Runs this process drives at once. */
@@ -35,7 +35,7 @@ const send = (message: unknown) => process.send?.(message);
 const films = scaleFilms(config.films);
 const v3 = createV3AgentHost({
   url: config.url,
-  auth: { apiKey: config.apiKey },
+  auth: config.auth,
   storage: await openScaleStorage(config.storage),
   logger: new ConsoleLogger(config.logLevel ?? 'silent'),
   model: { provider: new ScriptedProvider({ scripts: scaleScripts(films), chunkSize: 24 }), model: 'scripted' },
