@@ -42,6 +42,13 @@
  * flight` row is compared with bare `execute` (two transactions per call): the full path commits
  * transactions queued together with one `COMMIT` (group commit), so it may do fewer commits than that.
  *
+ * PostgreSQL (when the server at `MEDIA_AGENT_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`,
+ * answers; else one line says the rows were skipped): the same scenarios through `PostgresStorage` in one
+ * process (`postgres (1 process)`), and `bare pg` rows that send with node-postgres alone, on one
+ * connection, the statements the adapter sends for that scenario in the same transactions (see
+ * `bench/_bare-postgres.ts`); each PostgreSQL row is divided by the bare `pg` row of its scenario. Each in
+ * a fresh schema, dropped afterwards.
+ *
  * Figures are from one run on the machine that printed them; compare rows, not machines.
  * Run with `npm run bench -- invoke`.
  */
@@ -68,6 +75,14 @@ import Database from 'better-sqlite3';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 import { utcDayStart } from '../packages/sdk/src/core/utc-day';
 import { applySqliteMigrations } from '../packages/sdk/src/storage/sqlite/migrations';
+import pg from 'pg';
+import { PostgresStorage } from '../packages/sdk/src/postgres';
+import { BARE_PG, barePgOperation, createBareSchema } from './_bare-postgres';
+import {
+  dropPostgresSchema,
+  PG_SERVER_URL,
+  postgresUnreachable,
+} from '../packages/host-adapter-v3/test/scale-out/storage-spec';
 
 /** Length of one measurement window. */
 const MEASURE_MS = 1500;
@@ -162,6 +177,8 @@ interface Row {
   bare?: BareScenario;
   /** Which bare SQLite measurements (id scheme) it is compared with. */
   ids?: IdScheme;
+  /** `pg`: a PostgreSQL row, compared with the bare `pg` measurement of its scenario instead. */
+  store?: 'pg';
   ledgerRows?: number;
 }
 
@@ -635,12 +652,65 @@ function bareOperation(
   }
 }
 
+/**
+ * The PostgreSQL rows, appended to `rows`: bare `pg` ({@link BARE_PG}, one connection) and the full path on
+ * `PostgresStorage` in one process, each in a fresh schema on the server at `MEDIA_AGENT_PG_URL` (default
+ * `postgres://postgres@127.0.0.1:5432/test`), dropped afterwards. Without a server: one line, no rows.
+ * @returns the bare `pg` measurements by scenario, or undefined when skipped
+ */
+async function benchPostgres(
+  rows: Row[],
+  bare: { read: number; execute: number },
+): Promise<Record<BareScenario, Measurement> | undefined> {
+  const unreachable = await postgresUnreachable();
+  if (unreachable) {
+    console.log(`PostgreSQL rows skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
+    return undefined;
+  }
+  const prefix = `ma_bench_invoke_${process.pid}_${Date.now()}`;
+  const schemas: string[] = [];
+  const out = {} as Record<BareScenario, Measurement>;
+  try {
+    for (const [index, scenario] of (Object.keys(BARE_PG) as BareScenario[]).entries()) {
+      const schema = `${prefix}_bare${index}`;
+      schemas.push(schema);
+      await createBareSchema(PG_SERVER_URL, schema);
+      const client = new pg.Client({ connectionString: PG_SERVER_URL });
+      await client.connect();
+      try {
+        const summary = JSON.stringify(scenario === 'read' ? lookupInput(0) : submitInput(0));
+        const op = await barePgOperation(client, schema, scenario, { actor: ACTOR, runId: RUN_ID, summary });
+        const warm = await timeBoxed(op, WARMUP_MS);
+        out[scenario] = await timeBoxed(op, MEASURE_MS, warm.ops);
+      } finally {
+        await client.end();
+      }
+      rows.push({ scenario, storage: 'bare pg', m: out[scenario], baseline: undefined, bare: scenario, store: 'pg' });
+    }
+    const schema = `${prefix}_full`;
+    schemas.push(schema);
+    const full = await benchStorage(
+      'postgres (1 process)',
+      new PostgresStorage({ connectionString: PG_SERVER_URL, schema }),
+      bare,
+    );
+    rows.push(...full.map((r) => ({ ...r, store: 'pg' as const })));
+    return out;
+  } finally {
+    for (const schema of schemas) await dropPostgresSchema(PG_SERVER_URL, schema).catch(() => undefined);
+  }
+}
+
 function fmt(x: number | undefined, digits = 1): string {
   if (x === undefined || !Number.isFinite(x)) return '–';
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
 }
 
-function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScenario, Measurement>>): void {
+function printResults(
+  rows: Row[],
+  bareSqlite: Record<IdScheme, Record<BareScenario, Measurement>>,
+  barePg: Record<BareScenario, Measurement> | undefined,
+): void {
   const header = [
     'scenario',
     'storage',
@@ -648,9 +718,12 @@ function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScena
     'µs/op',
     'first→last 10% µs/op',
     'vs bare handler',
-    '÷ bare SQLite',
+    '÷ bare store',
     'ledger rows',
   ];
+  const bareOf = (r: Row): Measurement =>
+    r.store === 'pg' ? barePg![r.bare!] : bareSqlite[r.ids ?? 'default'][r.bare!];
+  const isBare = (r: Row) => r.storage.startsWith('bare ');
   const body = rows.map((r) => [
     r.scenario,
     r.storage,
@@ -659,16 +732,8 @@ function printResults(rows: Row[], bareSqlite: Record<IdScheme, Record<BareScena
     r.m.early !== undefined && r.m.late !== undefined && r.baseline !== undefined
       ? `${fmt(r.m.early, 2)} → ${fmt(r.m.late, 2)}`
       : '',
-    r.baseline === undefined
-      ? r.storage.startsWith('bare SQLite')
-        ? ''
-        : 'baseline'
-      : `${fmt(usPerOp(r.m) / r.baseline)}×`,
-    r.bare === undefined
-      ? ''
-      : r.storage.startsWith('bare SQLite')
-        ? 'baseline'
-        : `${(opsPerSec(r.m) / opsPerSec(bareSqlite[r.ids ?? 'default'][r.bare])).toFixed(2)}×`,
+    r.baseline === undefined ? (isBare(r) ? '' : 'baseline') : `${fmt(usPerOp(r.m) / r.baseline)}×`,
+    r.bare === undefined ? '' : isBare(r) ? 'baseline' : `${(opsPerSec(r.m) / opsPerSec(bareOf(r))).toFixed(2)}×`,
     r.ledgerRows === undefined ? '' : r.ledgerRows.toLocaleString('en-US'),
   ]);
   printTable(header, body, new Set([2, 3, 4, 5, 6, 7]));
@@ -741,7 +806,9 @@ export async function run(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  printResults(rows, bareSqlite);
+  const barePg = await benchPostgres(rows, bare);
+
+  printResults(rows, bareSqlite, barePg);
   console.log('');
   console.log(
     'vs bare handler = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).',
@@ -750,6 +817,12 @@ export async function run(): Promise<void> {
     `÷ bare SQLite = throughput of the row ÷ throughput of better-sqlite3 alone running the same statements in the same transactions (the "bare SQLite" rows; ${IN_FLIGHT} in flight is compared with bare execute):`,
   );
   for (const [scenario, statements] of Object.entries(BARE_SQLITE)) console.log(`  ${scenario}: ${statements}`);
+  if (barePg) {
+    console.log(
+      'PostgreSQL rows are compared with node-postgres alone ("bare pg": one connection, the statements PostgresStorage sends, in the same transactions):',
+    );
+    for (const [scenario, statements] of Object.entries(BARE_PG)) console.log(`  ${scenario}: ${statements}`);
+  }
   console.log(
     'ids: the host\'s default RandomIdGenerator (UUID v7: sorted by creation time) and the same in bare SQLite; "UUID v4 ids" rows replace both with ids in random order, as the default made them before (audit id and invocation id are B-tree index keys).',
   );
@@ -762,6 +835,10 @@ export async function run(): Promise<void> {
   console.log(
     `SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`,
   );
+  if (barePg)
+    console.log(
+      `PostgreSQL: the server at ${PG_SERVER_URL} (its own settings: fsync and synchronous_commit as configured there), a fresh schema per line, dropped afterwards; the full path in one process (PostgresStorage, pool of 4, transactions one at a time per adapter).`,
+    );
   console.log('');
   console.log(
     `execute (budgeted grant) µs/op by entries the grant had already claimed today (a store per size, seeded and charged to the grant's usage counter as claims do; ${SCALING_ROUNDS} rounds of a ${SCALING_MS} ms window per size in turn, the median window of each):`,

@@ -87,6 +87,7 @@ import { MemoryStorage } from '../packages/sdk/src/storage';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import { TERMINAL_RUN_STATUSES, type RunStatus, type StorageSession } from '../packages/sdk/src/storage';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
+import { runLoopPostgres } from './_loop-postgres';
 import {
   ScriptedProvider,
   type FakeScript,
@@ -599,6 +600,9 @@ function fmt(x: number, digits = 1): string {
   return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+// The host is shared with the PostgreSQL lines' worker processes (bench/_loop-postgres-worker.ts).
+export { ourHost };
+
 export async function run(): Promise<void> {
   setTracingDisabled(true);
   const realFetch = globalThis.fetch;
@@ -715,6 +719,7 @@ export async function run(): Promise<void> {
   console.log(
     `storage calls add up to ${fmt(totalMs, 1)} ms of a run's ${fmt(profile.runMs, 1)} ms${inTx ? ' ("in tx" rows are inside a transaction row and not added)' : ''}; the rest is the model stream and the driver's own work.`,
   );
+  await runLoopPostgres({ ourHost, checkOurs, turns: TURNS });
   console.log('');
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

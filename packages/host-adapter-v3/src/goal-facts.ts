@@ -1,26 +1,37 @@
 import { parseMediaEntityId } from '@media-agent/sdk/media';
 import { type GoalFacts, type GoalFactsSnapshot } from '@media-agent/sdk';
+import type { RunEventRecord } from '@media-agent/sdk/storage';
 import type { V3Client } from './client';
 import { toV3Identity } from './identity';
 import type { V3RunJournal } from './journal';
+import { restoreRunJournal } from './journal-restore';
 import { readHostState } from './standard/host-state';
 import { downloadStatusOf, organizeStatusOf } from './standard/mapping';
 
 /**
  * `GoalFacts` from the MoviePilot 3.x host: for what a run touched (the adapter's
  * {@link V3RunJournal}), reads the downloader's task list, the transfer history and `library.exists`,
- * so a report says "imported" only when the host's library says so.
+ * so a report says "imported" only when the host's library says so. With `runEvents`, the journal is
+ * first completed from the run's stored `tool_call` receipts, so a process that did not make the calls
+ * (it resumed the run after another process stopped or was killed, or polls the goal of a run another
+ * process drove) reports the same facts.
  * @public
  */
 export class V3GoalFacts implements GoalFacts {
-  /** @param client - the host client; @param journal - what each run touched */
+  /**
+   * @param client - the host client
+   * @param journal - what each run touched
+   * @param runEvents - reads a run's stored events (`createV3AgentHost` passes the host storage's); without it only this process's journal counts
+   */
   constructor(
     private readonly client: V3Client,
     private readonly journal: V3RunJournal,
+    private readonly runEvents?: (runId: string) => Promise<readonly RunEventRecord[]>,
   ) {}
 
   /** {@inheritDoc @media-agent/sdk#GoalFacts.forRun} */
   async forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot> {
+    if (this.runEvents) restoreRunJournal(this.journal, runId, await this.runEvents(runId));
     const j = this.journal.forRun(runId);
     if (j.touched.length === 0 && j.downloads.length === 0 && j.plans.length === 0)
       return { plans: [], downloads: [], organizes: [], library: [] };

@@ -16,6 +16,7 @@ import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3AuthError } from './errors';
 import { V3GoalFacts } from './goal-facts';
 import { V3RunJournal } from './journal';
+import { storedRunEvents } from './journal-restore';
 import { startAfter } from './start-check';
 import { v3OperationCapabilities } from './operations-capabilities';
 import { V3PluginHost } from './plugins';
@@ -143,7 +144,10 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   const authorizer: V3Authorizer = new V3Authorizer(new PolicyAuthorizer() as Authorizer, role, (id) =>
     plugins.declared(id),
   );
-  const goalFacts = new V3GoalFacts(client, journal);
+  // Goal facts complete the in-memory journal from the run's stored receipts: any process may resume a run.
+  const goalFacts = new V3GoalFacts(client, journal, (runId) =>
+    storedRunEvents(resolvePort(container, Tokens.StorageAdapter), runId),
+  );
   const container = createAgentContainer({
     ...options,
     goalFacts,

@@ -34,8 +34,9 @@ export interface V3JournalOrganize {
 
 /**
  * What each run touched on the host (media entities, plans, downloads, organizes), kept by the
- * adapter so `GoalFacts` can ask the host about exactly those. In memory: a process restart forgets
- * it (the SDK has no per-run business-record store yet).
+ * adapter so `GoalFacts` can ask the host about exactly those. In memory, per process; `V3GoalFacts`
+ * completes it from the run's stored `tool_call` receipts, so a run resumed by another process (or after
+ * a restart) reports the same facts.
  * @public
  */
 export class V3RunJournal {

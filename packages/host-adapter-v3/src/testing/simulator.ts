@@ -25,6 +25,11 @@ export interface SimFaults {
   fail5xx: string[];
   /** Extra real-time delay (ms) before answering resource searches. */
   slowSearchMs: number;
+  /**
+   * Real-time delay (ms) by operation id between executing a request and answering it: the host has applied
+   * it, the client does not know yet (a client killed meanwhile never learns the outcome). Not one-shot.
+   */
+  answerDelayMs: Record<string, number>;
   /** `download.add` cannot recognise the media and answers `requires_confirmation` unless `allow_unrecognized` is true. */
   requireConfirmation: boolean;
   /** State new `transfer.file` receipts get instead of `completed` (e.g. `accepted`, `retry_wait`, `failed`). */
@@ -205,6 +210,7 @@ export class MoviePilotV3Simulator {
       dropAfterAccept: [],
       fail5xx: [],
       slowSearchMs: 0,
+      answerDelayMs: {},
       requireConfirmation: false,
       transferState: 'completed',
       ...options.faults,
@@ -377,6 +383,8 @@ export class MoviePilotV3Simulator {
     } catch (error) {
       answer = { status: 500, success: false, message: (error as Error).message, data: null };
     }
+    const hold = this.faults.answerDelayMs[op.operation_id];
+    if (hold) await new Promise((r) => setTimeout(r, hold));
     const dropAt = this.faults.dropAfterAccept.indexOf(op.operation_id);
     if (dropAt >= 0) {
       this.faults.dropAfterAccept.splice(dropAt, 1);
