@@ -186,6 +186,12 @@ export const ERROR_CODES = {
   MEDIA_STANDARD_CAPABILITY_MISMATCH:
     'An implementation does not match its standard contract (kind, replay policy or schemas differ).',
 
+  // MCP (`@media-agent/sdk/mcp`)
+  MCP_UNAUTHENTICATED:
+    "The host's authentication hook resolved no actor for an MCP request (it threw or gave no valid actor); nothing ran.",
+  MCP_OPTIONS_INVALID:
+    'Options of an MCP server or of `registerMcpServer` are invalid (a server name that is not one id word, a read-only tool the server does not list …).',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',

@@ -1,0 +1,13 @@
+/**
+ * `@media-agent/sdk/mcp`: the Model Context Protocol both ways, with the official
+ * `@modelcontextprotocol/sdk` (an optional peer dependency: install it to use this entry; no other entry loads it).
+ *
+ * - Expose: {@link serveMcpStdio}, {@link createMcpHttpHandler} and {@link createMcpServer} publish a host's
+ *   capabilities as MCP tools; every call goes through the host's one invocation path as the actor the
+ *   host's `authenticate` hook resolves.
+ *
+ * See docs/architecture.md#mcp.
+ *
+ * @packageDocumentation
+ */
+export * from './mcp/index';

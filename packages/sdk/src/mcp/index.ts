@@ -1,0 +1,5 @@
+export { createMcpServer, type McpServerOptions } from './mcp-server';
+export { serveMcpStdio, createMcpHttpHandler, type McpServing, type McpHttpHandler } from './transports';
+export type { McpAuthenticate, McpCaller } from './caller';
+export { mcpToolAnnotations } from './tool-annotations';
+export { MCP_UNPUBLISHED_TOOL_NAMES, MCP_UNPUBLISHED_FAMILIES } from './published-tools';
