@@ -81,15 +81,13 @@ export function createMcpHttpHandler(host: AgentHost, options: McpServerOptions)
   return {
     async handle(req, res, body) {
       if (req.method !== 'POST') {
-        res
-          .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              error: { code: -32000, message: 'method not allowed: POST only' },
-              id: null,
-            }),
-          );
+        res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'method not allowed: POST only' },
+            id: null,
+          }),
+        );
         return;
       }
       const server = createMcpServer(host, options);
