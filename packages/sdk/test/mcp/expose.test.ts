@@ -1,6 +1,9 @@
 // The host's capabilities served over MCP, spoken to by the official SDK's Client: over stdio (a real
 // child process running examples/mcp-server) and over Streamable HTTP (a real local port).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
 import { STANDARD_CAPABILITY_IDS } from '../../src/media';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp';
+import { SqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage';
 import { registerSandboxCapabilities, SandboxWorld } from '../../src/testing';
 
@@ -47,19 +51,25 @@ async function planDune(client: Client): Promise<string> {
   return (planned.s.output!.plan as { id: string }).id;
 }
 
+/** A client of examples/mcp-server, spawned as a child process. */
+async function exampleServer(env: Record<string, string> = {}): Promise<Client> {
+  const loader = pathToFileURL(`${root}node_modules/tsx/dist/loader.mjs`).href;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', loader, `${root}examples/mcp-server/main.ts`],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', TSX_TSCONFIG_PATH: `${root}tsconfig.json`, ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
 describe('MCP over stdio: the example server as a child process', () => {
   let client: Client;
   beforeAll(async () => {
-    const loader = pathToFileURL(fileURLToPath(new URL('node_modules/tsx/dist/loader.mjs', `file://${root}`))).href;
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', loader, `${root}examples/mcp-server/main.ts`],
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', TSX_TSCONFIG_PATH: `${root}tsconfig.json`, MCP_ACTOR: 'apikey:stdio-test' },
-      stderr: 'pipe',
-    });
-    client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    await client.connect(transport);
+    client = await exampleServer({ MCP_ACTOR: 'apikey:stdio-test' });
   }, 30_000);
   afterAll(async () => {
     await client?.close();
@@ -255,4 +265,32 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(submitted.s.idempotencyKey).toMatch(/^download\.submit:v1:request:/);
     expect((await host.approvals.list({ planId })).find((a) => a.id === approvalId)!.status).toBe('consumed');
   });
+});
+
+describe('the example server on a SQLite file: a person approves from another host process', () => {
+  it('submit denied with an approval asked; approved by a console host on the same file; the same call then runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-mcp-'));
+    const client = await exampleServer({ MEDIA_AGENT_DATA_DIR: dir });
+    const admin = createAgentHost({
+      storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
+      logger: new ConsoleLogger('silent'),
+    });
+    try {
+      const planId = await planDune(client);
+      const denied = await call(client, 'download.submit', { planId });
+      expect(denied.s.approval).toMatchObject({ status: 'requested', planId });
+      await admin.start({ workers: false });
+      await admin.approvals.decide(denied.s.approval!.approvalId, {
+        status: 'approved',
+        actor: 'user:admin',
+        payloadHash: (await admin.plans.get(planId)).payloadHash,
+      });
+      const submitted = await call(client, 'download.submit', { planId });
+      expect(submitted).toMatchObject({ isError: false, s: { status: 'pending' } });
+    } finally {
+      await client.close();
+      await admin.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
