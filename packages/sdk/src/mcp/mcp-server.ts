@@ -10,9 +10,12 @@ import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { AgentHost } from '../runtime/agent-host';
 import { MediaAgentError } from '../core/errors';
 import { approvedFor, askForApproval } from './approval-ask';
-import { mcpCallResult, mcpErrorResult } from './call-result';
+import { mcpCallResult, mcpErrorResult, type McpApprovalAsk } from './call-result';
 import { resolveActor, type McpAuthenticate, type McpCaller } from './caller';
 import { mcpTool, publishable } from './published-tools';
+import { RunTracer, type ToolSpanOutcome } from '../runtime/tracing/run-tracer';
+import type { TracingOptions } from '../runtime/tracing/tracing-options';
+import { context as otelContext, propagation } from '@opentelemetry/api';
 
 /**
  * Options of an MCP server that publishes a host's capabilities.
@@ -40,6 +43,13 @@ export interface McpServerOptions {
    * @defaultValue true
    */
   requestApprovals?: boolean;
+  /**
+   * OpenTelemetry spans of the calls: an `execute_tool` span per `tools/call` (GenAI semantic conventions, as
+   * for tool calls in runs; docs/architecture.md#traces), a child of the trace context in the HTTP request's
+   * headers when the host registered a propagator (e.g. W3C `traceparent` with the OpenTelemetry Node SDK).
+   * @defaultValue the global tracer provider's tracer (a no-op until the host registers one), no content
+   */
+  tracing?: TracingOptions;
 }
 
 /** The caller facts of one request, from what its transport established (never from the message). */
@@ -95,6 +105,7 @@ export function createMcpServer(
     { name: options.name ?? 'media-agent', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: false } } },
   );
+  const tracer = new RunTracer(options.tracing);
   const published = (descriptor: CapabilityDescriptor) =>
     publishable(descriptor) && (options.publish?.(descriptor) ?? true);
   const lookup = (name: string): CapabilityDescriptor => {
@@ -113,29 +124,50 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const descriptor = lookup(request.params.name);
     const input: unknown = request.params.arguments ?? {};
+    const caller = callerOf(extra);
+    // A caller's W3C trace context (HTTP headers) parents the span; it is tracing, never identity.
+    const parent = caller.headers ? propagation.extract(otelContext.active(), caller.headers) : otelContext.active();
+    const span = tracer.startTool(parent, { id: String(extra.requestId), name: descriptor.id, input }, descriptor);
+    const answer = await otelContext.with(span.context, () => callTool(descriptor, input, caller, extra.signal));
+    tracer.endTool(span, { ...answer.traced, approvalRequested: answer.ask?.approvalId });
+    return answer.result;
+  });
+
+  /** One call through the invocation path as the authenticated actor; errors become tool results. */
+  async function callTool(
+    descriptor: CapabilityDescriptor,
+    input: unknown,
+    caller: McpCaller,
+    signal: AbortSignal,
+  ): Promise<{ result: CallToolResult; traced: ToolSpanOutcome; ask?: McpApprovalAsk | undefined }> {
     let actor: Awaited<ReturnType<typeof resolveActor>>;
     try {
-      actor = await resolveActor(options.authenticate, callerOf(extra));
+      actor = await resolveActor(options.authenticate, caller);
     } catch (error) {
-      return mcpErrorResult(error);
+      return { result: mcpErrorResult(error), traced: failedOutcome(error) };
     }
     try {
       const approvalId = await approvedFor(host, descriptor, input, actor);
       const invocation = await host.invoke(descriptor.id, input, {
         actor,
-        signal: extra.signal,
+        signal,
         ...(approvalId ? { approvalId } : {}),
       });
       const ask =
         invocation.status === 'denied' && options.requestApprovals !== false
           ? await askForApproval(host, descriptor, input, actor)
           : undefined;
-      return mcpCallResult(invocation, ask);
+      return { result: mcpCallResult(invocation, ask), traced: invocation, ask };
     } catch (error) {
-      return mcpErrorResult(error);
+      return { result: mcpErrorResult(error), traced: failedOutcome(error) };
     }
-  });
+  }
   return server;
+}
+
+/** The span outcome of a call that threw before anything ran. */
+function failedOutcome(error: unknown): ToolSpanOutcome {
+  return { status: 'failed', error: { code: error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED' } };
 }
 
 function checkServerOptions(options: McpServerOptions): void {

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
@@ -136,6 +137,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
   let url: URL;
   const clients: Client[] = [];
   const probeCalls: unknown[] = [];
+  const spans = new InMemorySpanExporter();
 
   beforeAll(async () => {
     host = createAgentHost({ storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
@@ -173,6 +175,9 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     await host.start({ workers: false });
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     mcp = createMcpHttpHandler(host, {
+      tracing: {
+        tracer: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer('test'),
+      },
       authenticate: ({ headers }) =>
         headers?.authorization === 'Bearer token-a'
           ? 'apikey:client-a'
@@ -214,6 +219,24 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     const echo = await call(client, 'probe.echo', { text: 'hi' });
     expect(echo).toMatchObject({ isError: false, s: { status: 'succeeded', output: { text: 'hi' } } });
     await expect(client.callTool({ name: 'memory.note', arguments: {} })).rejects.toThrow(/unknown tool/);
+  });
+
+  it('each tools/call is an execute_tool span with the capability, the status and the error code', async () => {
+    const client = await connect('token-a');
+    spans.reset();
+    await call(client, 'probe.echo', { text: 'traced' });
+    await call(client, 'task.retry', { taskId: 'task-9' });
+    const tools = spans.getFinishedSpans().filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
+    expect(tools.map((s) => [s.name, s.attributes['media_agent.invocation.status']])).toEqual([
+      ['execute_tool probe.echo', 'succeeded'],
+      ['execute_tool task.retry', 'denied'],
+    ]);
+    expect(tools[1]!.attributes).toMatchObject({
+      'gen_ai.tool.name': 'task.retry',
+      'media_agent.capability.kind': 'execute',
+      'error.type': 'AUTH_NO_AUTHORIZATION',
+    });
+    expect(JSON.stringify(tools.map((s) => s.attributes))).not.toContain('traced'); // no content by default
   });
 
   it('invalid arguments are refused before the handler runs', async () => {

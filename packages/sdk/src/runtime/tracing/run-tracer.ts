@@ -163,7 +163,7 @@ export class RunTracer {
    */
   startTool(
     parent: Context,
-    call: ToolCallPart,
+    call: Pick<ToolCallPart, 'id' | 'name' | 'input'>,
     capability: { kind: string; redact?: readonly string[] } | undefined,
   ): TraceScope {
     const span = this.#tracer.startSpan(`${OPERATION.executeTool} ${call.name}`, { kind: SpanKind.INTERNAL }, parent);
