@@ -7,16 +7,20 @@ export interface McpApprovalAsk {
   approvalId: string;
   /** Its status now: `requested`, or `approved` when a person already approved it. */
   status: string;
-  /** Plan type and id it binds to. */
+  /** Type of the plan it binds to, e.g. `download`. */
   planType: string;
+  /** Id of the plan it binds to. */
   planId: string;
 }
 
 /** The MCP `CallToolResult` this module returns. */
 export interface McpCallToolResult {
   [key: string]: unknown;
+  /** The structured content as JSON text, for clients that read only text. */
   content: Array<{ type: 'text'; text: string }>;
+  /** `status`, `output`, `error`, `idempotencyKey`, `approval`, `next`. */
   structuredContent: Record<string, unknown>;
+  /** True for `failed`, `denied` and `unknown`. */
   isError: boolean;
 }
 

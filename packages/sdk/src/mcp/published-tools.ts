@@ -28,10 +28,15 @@ export function publishable(descriptor: Pick<CapabilityDescriptor, 'id'>): boole
 
 /** An MCP `Tool` as listed by `tools/list`. */
 export interface McpToolListing {
+  /** The capability id. */
   name: string;
+  /** The capability's title. */
   title: string;
+  /** The capability's description. */
   description: string;
+  /** The input schema models are offered (plain JSON Schema, `type: 'object'`). */
   inputSchema: { type: 'object'; [key: string]: unknown };
+  /** Hints from kind and replay policy. */
   annotations: ReturnType<typeof mcpToolAnnotations>;
 }
 

@@ -13,7 +13,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, OutcomeUnknownError, type AgentHost } from '../../src/index';
 import { STANDARD_CAPABILITY_IDS } from '../../src/media';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp';
 import { SqliteStorage } from '../../src/sqlite';
@@ -158,6 +158,22 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
         },
       }),
     );
+    // A write whose transport breaks after the request was sent: the outcome is unknown.
+    host.capabilities.register(
+      defineCapability({
+        id: 'probe.send',
+        version: 1,
+        title: 'Send',
+        description: 'Sends a message to the downloader.',
+        kind: 'execute',
+        replay: 'never',
+        input: Type.Object({ text: Type.String() }),
+        output: Type.Object({}),
+        handler: async () => {
+          throw new OutcomeUnknownError('the downloader hung up after the request was sent');
+        },
+      }),
+    );
     // A capability of the runtime's memory family: never published, whatever the host registers.
     host.capabilities.register(
       defineCapability({
@@ -174,6 +190,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     );
     await host.start({ workers: false });
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
+    await host.grants.create({ action: 'probe.send', actor: 'user:admin' });
     mcp = createMcpHttpHandler(host, {
       tracing: {
         tracer: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer('test'),
@@ -215,7 +232,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(names).toContain('probe.echo');
     expect(names).toContain('download.submit');
     expect(names).not.toContain('memory.note');
-    expect(names).toHaveLength(16);
+    expect(names).toHaveLength(17);
     const echo = await call(client, 'probe.echo', { text: 'hi' });
     expect(echo).toMatchObject({ isError: false, s: { status: 'succeeded', output: { text: 'hi' } } });
     await expect(client.callTool({ name: 'memory.note', arguments: {} })).rejects.toThrow(/unknown tool/);
@@ -257,6 +274,16 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(r.s).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
     const audit = await host.audit({ invocationId: r.s.invocationId });
     expect(audit.map((a) => a.actor)).toEqual(['apikey:client-a']);
+  });
+
+  it('an unknown outcome is a tool error the client can act on: status unknown, the key, verify before retrying', async () => {
+    const client = await connect('token-a');
+    const r = await call(client, 'probe.send', { text: 'hello' });
+    expect(r.isError).toBe(true);
+    expect(r.s).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
+    expect(r.s.idempotencyKey).toMatch(/^probe\.send:v1:request:/);
+    expect(r.s.next).toMatch(/Do not call this tool again/);
+    expect((await host.ledger.get(r.s.idempotencyKey!))!.state).toBe('unknown');
   });
 
   it('without authentication nothing is listed or run', async () => {
