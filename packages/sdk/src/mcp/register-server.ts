@@ -43,6 +43,12 @@ export interface McpServerRegistration {
   verifiers?: Readonly<Record<string, Verifier<unknown, McpToolResultOutput>>>;
   /** Cap of a tool's text output in UTF-8 bytes. @defaultValue {@link MCP_DEFAULT_MAX_OUTPUT_BYTES} (768 KiB) */
   maxOutputBytes?: number;
+  /**
+   * How long one tool call may wait for its answer, in ms; past it a side-effecting call is `unknown`, a read
+   * fails (`MCP_TRANSPORT_LOST`).
+   * @defaultValue 60 000 (the MCP SDK's request timeout)
+   */
+  callTimeoutMs?: number;
 }
 
 /** One MCP tool as registered. @public */
@@ -82,7 +88,9 @@ interface ListedTool {
  * `unknown` (`OUTCOME_UNKNOWN`), settled only by a verifier the host registers; a read fails
  * (`MCP_TRANSPORT_LOST`). Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with
  * `read_tool_result` like any large result. Everything is checked before anything is registered: a server with
- * one bad tool registers nothing.
+ * one bad tool registers nothing. The registration is a snapshot of `tools/list`: tools the server adds later
+ * (`notifications/tools/list_changed`) are not registered until the host registers the server again under
+ * another name.
  *
  * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
  * @param options - the server name, a connected client (or a transport to connect one over), the host's read-only tools,
@@ -125,6 +133,9 @@ export async function registerMcpServer(
   const maxOutputBytes = options.maxOutputBytes ?? MCP_DEFAULT_MAX_OUTPUT_BYTES;
   if (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 1)
     throw invalidOption('maxOutputBytes', 'maxOutputBytes must be a positive integer');
+  const callTimeoutMs = options.callTimeoutMs ?? 60_000;
+  if (!Number.isInteger(callTimeoutMs) || callTimeoutMs < 1)
+    throw invalidOption('callTimeoutMs', 'callTimeoutMs must be a positive integer (ms)');
   const client = options.client ?? (await connected(options.transport!));
 
   const tools = await listAllTools(client);
@@ -143,6 +154,7 @@ export async function registerMcpServer(
       readOnly: readOnly.has(tool.name),
       verify: options.verifiers?.[tool.name],
       maxOutputBytes,
+      callTimeoutMs,
     });
     return {
       capability,
@@ -194,6 +206,7 @@ function toolCapability(
     readOnly: boolean;
     verify: Verifier<unknown, McpToolResultOutput> | undefined;
     maxOutputBytes: number;
+    callTimeoutMs: number;
   },
 ): Capability {
   const id = `mcp.${server}.${tool.name}`;
@@ -234,7 +247,12 @@ async function callTool(
   tool: string,
   input: unknown,
   ctx: HandlerContext,
-  how: { client: NonNullable<McpServerRegistration['client']>; readOnly: boolean; maxOutputBytes: number },
+  how: {
+    client: NonNullable<McpServerRegistration['client']>;
+    readOnly: boolean;
+    maxOutputBytes: number;
+    callTimeoutMs: number;
+  },
 ) {
   // Not connected: nothing was sent, so nothing happened.
   if (!how.client.transport)
@@ -246,6 +264,7 @@ async function callTool(
   try {
     result = (await how.client.callTool({ name: tool, arguments: input as Record<string, unknown> }, undefined, {
       signal: ctx.signal,
+      timeout: how.callTimeoutMs,
     })) as typeof result;
   } catch (error) {
     // The server answered with a JSON-RPC error: it refused the call.

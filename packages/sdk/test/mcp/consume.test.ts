@@ -88,6 +88,7 @@ describe('consuming an MCP server (registerMcpServer)', () => {
       ['mcp.test.broken', 'execute'],
       ['mcp.test.big', 'read'],
       ['mcp.test.die', 'execute'],
+      ['mcp.test.slow', 'execute'],
     ]);
     expect(registered[1]!.serverAnnotations).toEqual({ readOnlyHint: true, destructiveHint: false });
     expect(host.capabilities.get('mcp.test.grab')).toMatchObject({ kind: 'execute', replay: 'never' });
@@ -182,11 +183,14 @@ describe('consuming an MCP server (registerMcpServer)', () => {
     expect(text).toContain('next_offset');
   });
 
-  it('a server that dies mid-call: a side-effecting call is unknown, not retried, settled only by the host’s verifier', async () => {
+  it('a server that times out or dies mid-call: a side-effecting call is unknown, not retried, settled only by the host’s verifier', async () => {
     const { host } = await makeHost();
     const client = await testServer();
-    await registerMcpServer(host, { name: 'doomed', client, readOnlyTools: ['search'] });
+    await registerMcpServer(host, { name: 'doomed', client, readOnlyTools: ['search'], callTimeoutMs: 300 });
     await host.start();
+    // No answer in time: the write may have happened.
+    const slow = await host.invoke('mcp.doomed.slow', {}, { actor: 'user:admin' });
+    expect(slow).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
     const first = await host.invoke('mcp.doomed.die', {}, { actor: 'user:admin', taskId: 'task-die' });
     expect(first).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
     const entry = (await host.ledger.get(first.idempotencyKey!))!;
