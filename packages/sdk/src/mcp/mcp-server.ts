@@ -53,7 +53,7 @@ export interface McpServerOptions {
 }
 
 /** The caller facts of one request, from what its transport established (never from the message). */
-type CallerOf = (extra: {
+export type CallerOf = (extra: {
   sessionId?: string;
   authInfo?: McpCaller['authInfo'];
   requestInfo?: { headers: McpCaller['headers'] };
@@ -76,7 +76,6 @@ type CallerOf = (extra: {
  *
  * @param host - a started host (its capabilities are read at each `tools/list`)
  * @param options - the authentication hook (required), name, version, publish filter
- * @param callerOf - how the transport's facts become an {@link McpCaller} (set by the transports)
  * @returns the server, not yet connected
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` without an `authenticate` function
  *
@@ -90,16 +89,21 @@ type CallerOf = (extra: {
  * ```
  * @public
  */
-export function createMcpServer(
-  host: AgentHost,
-  options: McpServerOptions,
-  callerOf: CallerOf = (extra) => ({
-    transport: 'http',
+export function createMcpServer(host: AgentHost, options: McpServerOptions): Server {
+  return buildMcpServer(host, options, (extra) => ({
+    // An HTTP transport gives the request's facts; a stream transport (stdio) gives none.
+    transport: extra.requestInfo ? 'http' : 'stdio',
     ...(extra.authInfo ? { authInfo: extra.authInfo } : {}),
     ...(extra.requestInfo ? { headers: extra.requestInfo.headers } : {}),
     ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
-  }),
-): Server {
+  }));
+}
+
+/**
+ * {@link createMcpServer} with the transport's way of describing the caller.
+ * @param callerOf - how the transport's facts become an {@link McpCaller}
+ */
+export function buildMcpServer(host: AgentHost, options: McpServerOptions, callerOf: CallerOf): Server {
   checkServerOptions(options);
   const server = new Server(
     { name: options.name ?? 'media-agent', version: options.version ?? '0.1.0' },

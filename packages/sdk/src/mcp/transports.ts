@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentHost } from '../runtime/agent-host';
 import type { McpCaller } from './caller';
-import { createMcpServer, type McpServerOptions } from './mcp-server';
+import { buildMcpServer, createMcpServer, type McpServerOptions } from './mcp-server';
 
 /** A running MCP server. @public */
 export interface McpServing {
@@ -35,7 +35,7 @@ export async function serveMcpStdio(
   host: AgentHost,
   options: McpServerOptions & { stdin?: Readable; stdout?: Writable },
 ): Promise<McpServing> {
-  const server = createMcpServer(host, options, (): McpCaller => ({ transport: 'stdio' }));
+  const server = buildMcpServer(host, options, (): McpCaller => ({ transport: 'stdio' }));
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   await server.connect(transport);
   return { close: () => server.close() };
