@@ -68,6 +68,7 @@ import { MemoryStorage, type RunRecord } from '@media-agent/sdk/storage';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { PostgresStorage } from '@media-agent/sdk/postgres';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
+import { createMcpServer } from '@media-agent/sdk/mcp';
 import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
 import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
@@ -94,6 +95,9 @@ export function host(): AgentHost {
   return h;
 }
 export const facts: { ids: readonly string[]; generations: string[]; last?: RunRecord } = { ids: STANDARD_CAPABILITY_IDS, generations: [V2, SIM_V2, V3, SIM_V3] };
+export const mcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'apikey:consumer' });
+// @ts-expect-error an MCP actor is an actor string, typed
+export const badMcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'nobody' });
 `;
   const cjsDynamic = `
 import type { AgentHost } from '@media-agent/sdk' with { 'resolution-mode': 'import' };

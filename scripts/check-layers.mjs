@@ -52,6 +52,11 @@ export const LAYERS = [
     holds: 'the run loop, run events and their bus, middleware, guardrails, context, the agent host',
   },
   { layer: 'composition root', folders: ['composition'], holds: 'DI tokens and the container that wires every layer' },
+  {
+    layer: 'interoperability',
+    folders: ['mcp'],
+    holds: 'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk)',
+  },
   { layer: 'test harness', folders: ['testing'], holds: 'storage conformance suite, sandbox host, run helpers' },
 ];
 

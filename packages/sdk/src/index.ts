@@ -20,6 +20,7 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 export { createAgentHost, createAgentContainer } from './composition/container';
 export type { AgentHost, StartReport } from './runtime/agent-host';
 export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export type { TracingOptions } from './runtime/tracing/tracing-options';
 export type { StartRunInput, RunDetail } from './runtime/run-service';
 export type { RunBudgets, DailyBudgets } from './runtime/run-budgets';
 export type { AgentGoalReport } from './runtime/goal-report';

@@ -45,6 +45,7 @@ export class CapabilityCatalog {
       tags: capability.tags ?? [],
       aliases: capability.aliases ?? [],
       policy: capability.policy,
+      redact: capability.redact ?? [],
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
     });
     this.#capabilities.set(capability.id, { capability, descriptor });

@@ -98,6 +98,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     ...limits,
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
+    tracing: options.tracing,
     runs: {
       ...runs,
       budgets,
@@ -276,6 +277,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     ids,
     logger,
     middleware: resolved.runs.middleware,
+    ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });

@@ -72,6 +72,11 @@ export interface CapabilityDescriptor {
   aliases: readonly string[];
   /** Policy kind, when any. */
   policy: string | undefined;
+  /**
+   * Dotted input paths never stored or traced in clear (`*` matches any array item or key), as the capability
+   * declares them; secret-looking field names are redacted besides. Absent on descriptors built by hand.
+   */
+  redact?: readonly string[];
   /** Derives what a call touches from its input (plan, media entity), when the capability declares it. */
   target: ((input: unknown) => InvocationTarget) | undefined;
 }

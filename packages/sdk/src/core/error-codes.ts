@@ -195,6 +195,21 @@ export const ERROR_CODES = {
   MEDIA_STANDARD_CAPABILITY_MISMATCH:
     'An implementation does not match its standard contract (kind, replay policy or schemas differ).',
 
+  // MCP (`@media-agent/sdk/mcp`)
+  MCP_UNAUTHENTICATED:
+    "The host's authentication hook resolved no actor for an MCP request (it threw or gave no valid actor); nothing ran.",
+  MCP_OPTIONS_INVALID:
+    'Options of an MCP server or of `registerMcpServer` are invalid (a server name that is not one id word, a read-only tool the server does not list …).',
+  MCP_TOOL_NAME_INVALID:
+    'An MCP server lists a tool whose name cannot form a capability id `mcp.<server>.<tool>` (words of letters, digits, `_` and `-` joined by `.`, ≤ 128 characters in all); it was not registered.',
+  MCP_TOOL_SCHEMA_UNSUPPORTED:
+    "An MCP server's tool advertises an input schema that is not a JSON Schema object or that model providers reject even rewritten; it was not registered.",
+  MCP_TOOL_ERROR: 'An MCP server answered a tool call with `isError`; the call failed, with the text the server gave.',
+  MCP_RESULT_INVALID:
+    'An MCP server answered a read-only tool call with a result that is not a valid MCP tool result; the call failed (a side-effecting call is `unknown` instead).',
+  MCP_TRANSPORT_LOST:
+    'The connection to an MCP server broke during a read-only tool call; the call failed (a side-effecting call is `unknown` instead).',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',

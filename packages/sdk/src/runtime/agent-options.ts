@@ -10,6 +10,7 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
+import type { TracingOptions } from './tracing/tracing-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -70,6 +71,12 @@ export interface AgentOptions {
   goalFacts?: GoalFacts;
   /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
+  /**
+   * OpenTelemetry traces of runs (GenAI semantic conventions): the tracer, and whether message and tool
+   * content is recorded (docs/architecture.md#traces).
+   * @defaultValue the global tracer provider's tracer (a no-op until the host registers a provider), no content
+   */
+  tracing?: TracingOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: AgentContainer) => void;
 }
@@ -180,6 +187,8 @@ export interface ResolvedAgentOptions {
   model: string;
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
+  /** See {@link AgentOptions.tracing}. */
+  tracing: TracingOptions | undefined;
   /** Run settings with defaults applied. */
   runs: Required<
     Omit<

@@ -8,6 +8,8 @@ import { delegateTool } from './tools/delegate';
 import { readToolResultTool } from './tools/read-tool-result';
 import { searchToolsTool } from './tools/search-tools';
 import { RuntimeToolTable } from './tools/table';
+import { RunTracer } from './tracing/run-tracer';
+import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
@@ -42,18 +44,25 @@ export class RunDriver {
         storage: deps.storage,
         clock: deps.clock,
         startSubagent: deps.startSubagent,
-        drive: (run, lease) => this.process(run, lease),
+        drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
     ]);
-    this.#loop = { deps, pipeline: new MiddlewarePipeline(driverMiddleware(deps)), tools };
+    this.#loop = {
+      deps,
+      pipeline: new MiddlewarePipeline(driverMiddleware(deps)),
+      tools,
+      tracer: new RunTracer(deps.tracing),
+    };
   }
 
   /**
    * Processes a leased run until it ends, waits, or the lease is lost.
    * @param run - the run as leased
    * @param lease - the lease it runs under
+   * @param parent - the OpenTelemetry context its `invoke_agent` span starts in (a subagent's: the parent's
+   *   `execute_tool` span); default the active context
    */
-  process(run: RunRecord, lease: RunLease): Promise<void> {
-    return processRun(this.#loop, run, lease);
+  process(run: RunRecord, lease: RunLease, parent?: Context): Promise<void> {
+    return processRun(this.#loop, run, lease, parent);
   }
 }

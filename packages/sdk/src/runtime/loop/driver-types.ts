@@ -15,6 +15,7 @@ import type { GoalFacts } from '../goal-facts';
 import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
+import type { TracingOptions } from '../tracing/tracing-options';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -87,6 +88,8 @@ export interface RunDriverDeps {
    * spill, loop guard); see {@link RunMiddleware}. Default none.
    */
   middleware?: readonly RunMiddleware[];
+  /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
+  tracing?: TracingOptions;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

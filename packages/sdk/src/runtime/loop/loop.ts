@@ -2,6 +2,7 @@
 // and the table of the runtime's own tools.
 import type { MiddlewarePipeline } from '../middleware/pipeline';
 import type { RuntimeToolTable } from '../tools/table';
+import type { RunTracer } from '../tracing/run-tracer';
 import type { RunDriverDeps } from './driver-types';
 
 /** The run loop's collaborators, shared by every run a driver processes. */
@@ -12,4 +13,6 @@ export interface Loop {
   readonly pipeline: MiddlewarePipeline;
   /** `update_plan`, `search_tools`, `read_tool_result`, `delegate`. */
   readonly tools: RuntimeToolTable;
+  /** The runtime's spans (a no-op unless the host traces). */
+  readonly tracer: RunTracer;
 }

@@ -9,6 +9,7 @@ import type {
   ModelProvider,
   ModelTool,
   ModelUsage,
+  StopReason,
 } from '../../models/types';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import { admitToolCall, runtimeCallId } from '../tool-call-identity';
@@ -48,6 +49,8 @@ export interface ModelTurn {
   costUsd: number;
   /** The stream ended because the signal aborted. */
   aborted: boolean;
+  /** Why the model stopped (the stream's `done` event), when it said. */
+  stopReason: StopReason | undefined;
   /** An error the stream reported (the turn failed). */
   error?: Error & { code?: string };
   /** Calls that must not run (arguments invalid or over the input limit), by runtime call id. */
@@ -91,6 +94,7 @@ export async function runModelTurn(
   let pending = '';
   let calls = 0;
   let aborted = false;
+  let stopReason: StopReason | undefined;
   let error: (Error & { code?: string }) | undefined;
   const flushText = () => {
     if (text) content.push({ type: 'text', text });
@@ -143,6 +147,7 @@ export async function runModelTurn(
         error = event.error;
         break;
       case 'done':
+        stopReason = event.stopReason;
         if (event.stopReason === 'aborted') aborted = true;
         break;
     }
@@ -155,6 +160,7 @@ export async function runModelTurn(
     usage,
     costUsd: price ? costOf(usage, price) : 0,
     aborted: aborted || request.signal.aborted,
+    stopReason,
     ...(error ? { error } : {}),
     failures,
   };

@@ -16,6 +16,7 @@ import { budgetExceeded, finish } from './finish';
 import { goalState } from './goal-targets';
 import type { Loop } from './loop';
 import { RunSession } from './run-session';
+import type { Context } from '@opentelemetry/api';
 
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
 
@@ -25,8 +26,20 @@ const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: []
  * unless the lease's signal aborted: on a user abort it ends `cancelled`, on a host stop or a lost
  * lease it is left as stored for the next worker.
  */
-export async function processRun(loop: Loop, run: RunRecord, lease: RunLease): Promise<void> {
+export async function processRun(loop: Loop, run: RunRecord, lease: RunLease, parent?: Context): Promise<void> {
   const session = new RunSession(run, lease);
+  const scope = loop.tracer.startRun(run, loop.deps.settings.model, parent ?? loop.tracer.root());
+  session.trace = scope.context;
+  try {
+    await processSession(loop, session, lease);
+  } finally {
+    loop.tracer.endRun(scope, session.run);
+  }
+}
+
+/** The processing itself, inside the run span. */
+async function processSession(loop: Loop, session: RunSession, lease: RunLease): Promise<void> {
+  const run = session.run;
   try {
     await phases(loop, session);
   } catch (error) {
@@ -145,7 +158,10 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
   const decided = await approvalsDecidedSince(loop.deps, current.id);
   if (decided.length > 0) {
     // A person decided on an approval this run asked for: tell the model and drive again.
-    for (const a of decided) session.emit('approval_decided', { approvalId: a.id, status: a.status });
+    for (const a of decided) {
+      session.emit('approval_decided', { approvalId: a.id, status: a.status });
+      loop.tracer.approvalWait(session.trace, a);
+    }
     session.append({
       role: 'user',
       content: decided

@@ -7,6 +7,7 @@ import type { RunPatch } from '../../ports/storage-adapter';
 import type { RunMiddlewareRun } from '../middleware/run-middleware';
 import type { RunLease } from './driver-types';
 import { mergeSteps, StepWrites, type TakenStep } from './step-writes';
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 
 /** A request to end the drive after the current step (loop guard, a middleware, an ambiguous goal). */
 export interface StopRequest {
@@ -61,6 +62,8 @@ export class RunSession {
   #deferred: TakenStep | undefined;
   /** What middleware see of the run. */
   readonly view: RunMiddlewareRun;
+  /** The OpenTelemetry context of this processing's `invoke_agent` span (the parent of its model and tool spans). */
+  trace: Context = ROOT_CONTEXT;
   #state: Record<string, JsonValue>;
   #usage: RunUsage;
   #stateDirty = false;

@@ -11,6 +11,8 @@ import type { GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
 import { runRefusal } from './run-rule';
 import type { RunSession } from './run-session';
+import { context as otelContext, type Context } from '@opentelemetry/api';
+import type { ToolSpanOutcome } from '../tracing/run-tracer';
 
 /** A call that was answered. */
 export interface DispatchedCall {
@@ -35,6 +37,30 @@ export async function dispatchToolCall(
   call: ToolCallPart,
   failure: { code: string; message: string } | undefined,
 ): Promise<DispatchedCall> {
+  const { capabilities } = loop.deps;
+  const span = loop.tracer.startTool(
+    session.trace,
+    call,
+    capabilities.has(call.name) ? capabilities.get(call.name) : undefined,
+  );
+  try {
+    const answered = await answer(loop, session, call, failure, span.context);
+    loop.tracer.endTool(span, answered.traced);
+    return answered.call;
+  } catch (error) {
+    loop.tracer.endWithError(span, error);
+    throw error;
+  }
+}
+
+async function answer(
+  loop: Loop,
+  session: RunSession,
+  call: ToolCallPart,
+  failure: { code: string; message: string } | undefined,
+  trace: Context,
+): Promise<{ call: DispatchedCall; traced: ToolSpanOutcome }> {
+  let traced: ToolSpanOutcome = { status: 'failed' };
   const done = (
     result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string },
     extra: Record<string, unknown> = {},
@@ -48,25 +74,35 @@ export async function dispatchToolCall(
       ...(result.error ? { error: result.error } : {}),
       ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
     });
+    traced = result;
     return { message: toolResultMessage(call.id, call.name, result, extra), status: result.status };
   };
   // A registered capability this run may not use is denied whatever the model sent (also enforced by the authorizer).
   const refusal = runRefusal(loop.deps.capabilities, session.run, call.name);
-  if (refusal) return done({ status: 'denied', error: refusal });
-  if (failure) return done({ status: 'failed', error: failure });
+  if (refusal) return { call: done({ status: 'denied', error: refusal }), traced };
+  if (failure) return { call: done({ status: 'failed', error: failure }), traced };
   const tool = loop.tools.get(call.name);
   if (tool) {
-    const outcome = await tool.run({ session, call, checkpoint: () => commitStep(loop.deps, session) });
-    return { ...done(outcome.result), ...(outcome.childUsage ? { childUsage: outcome.childUsage } : {}) };
+    const outcome = await otelContext.with(trace, () =>
+      tool.run({ session, call, checkpoint: () => commitStep(loop.deps, session), trace }),
+    );
+    const answered = done(outcome.result);
+    return { call: { ...answered, ...(outcome.childUsage ? { childUsage: outcome.childUsage } : {}) }, traced };
   }
   if (!loop.deps.capabilities.has(call.name))
-    return done({
-      status: 'failed',
-      error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` },
-    });
-  const outcome = await callCapability(loop, session, call);
+    return {
+      call: done({
+        status: 'failed',
+        error: { code: 'CAPABILITY_NOT_FOUND', message: `there is no tool named ${call.name}` },
+      }),
+      traced,
+    };
+  // The handler runs inside the tool span's context (its own spans nest under it when the host propagates context).
+  const outcome = await otelContext.with(trace, () => callCapability(loop, session, call));
   const answered = done(outcome.result, outcome.extra);
   // The denial first, then the approval it asked for: events read in the order things happened.
   if (outcome.approvalRequested) session.emit('approval_requested', outcome.approvalRequested);
-  return { ...answered, ...(outcome.ask ? { ask: outcome.ask } : {}) };
+  const approvalRequested = (outcome.extra.approvalRequested as { approvalId?: string } | undefined)?.approvalId;
+  if (approvalRequested) traced = { ...traced, approvalRequested };
+  return { call: { ...answered, ...(outcome.ask ? { ask: outcome.ask } : {}) }, traced };
 }

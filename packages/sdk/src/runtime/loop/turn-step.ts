@@ -11,6 +11,7 @@ import { interruptedBy, STOPPED, type DriveEnd } from './outcomes';
 import { pauseDue, pauseStep } from './pause-step';
 import type { RunSession } from './run-session';
 import { openNextCall, stopDrive, TurnCalls } from './turn-calls';
+import { context as otelContext } from '@opentelemetry/api';
 
 /** What a model-turn step led to: another turn (`repeat`), calls to run, or the end of the drive. */
 export type TurnOutcome = DriveEnd | { kind: 'repeat' } | { kind: 'calls'; turn: TurnCalls };
@@ -71,23 +72,39 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
 
   const request = await loop.pipeline.beforeModelRequest(session, baseTools);
   if (session.stop) return stopDrive(session, session.stop);
-  // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
-  const turn = await runModelTurn(
-    {
-      provider: deps.provider,
-      model: deps.settings.model,
-      maxTokens: deps.settings.maxTokens,
-      systemPrompt: deps.settings.systemPrompt,
-      maxInputBytes: deps.settings.maxInputBytes,
-    },
-    {
-      messages: request.messages,
-      tools: request.tools,
-      callPrefix: `call_${session.storedCount}`,
-      signal: lease.signal,
-    },
-    streamSink(loop, session),
-  );
+  const chat = loop.tracer.startChat(session.trace, {
+    providerId: deps.provider.id,
+    model: deps.settings.model,
+    maxTokens: deps.settings.maxTokens,
+    messages: request.messages,
+  });
+  let turn: Awaited<ReturnType<typeof runModelTurn>>;
+  try {
+    // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
+    // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
+    turn = await otelContext.with(chat.context, () =>
+      runModelTurn(
+        {
+          provider: deps.provider,
+          model: deps.settings.model,
+          maxTokens: deps.settings.maxTokens,
+          systemPrompt: deps.settings.systemPrompt,
+          maxInputBytes: deps.settings.maxInputBytes,
+        },
+        {
+          messages: request.messages,
+          tools: request.tools,
+          callPrefix: `call_${session.storedCount}`,
+          signal: lease.signal,
+        },
+        streamSink(loop, session),
+      ),
+    );
+  } catch (error) {
+    loop.tracer.endWithError(chat, error);
+    throw error;
+  }
+  loop.tracer.endChat(chat, turn);
   session.addUsage({
     modelCalls: 1,
     inputTokens: turn.usage.inputTokens,

@@ -8,6 +8,7 @@ import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateIn
 import type { RunDriverDeps, RunLease } from '../loop/driver-types';
 import { childBudgets, SUBAGENTS_STATE_KEY, subagentResult } from '../loop/subagents';
 import type { RuntimeTool } from './runtime-tool';
+import type { Context } from '@opentelemetry/api';
 
 /** What `delegate` needs. */
 export interface DelegateToolDeps {
@@ -20,7 +21,7 @@ export interface DelegateToolDeps {
   /** Creates the child run (queued, leased to the parent's worker). */
   startSubagent: RunDriverDeps['startSubagent'];
   /** Drives a run to its end under a lease (the driver itself). */
-  drive: (run: RunRecord, lease: RunLease) => Promise<void>;
+  drive: (run: RunRecord, lease: RunLease, parent: Context) => Promise<void>;
 }
 
 /**
@@ -35,7 +36,7 @@ export function delegateTool(deps: DelegateToolDeps): RuntimeTool {
     modelTool: DELEGATE_MODEL_TOOL,
     discoveryOnly: false,
     available: (run) => run.depth < MAX_SUBAGENT_DEPTH,
-    async run({ session, call, checkpoint }) {
+    async run({ session, call, checkpoint, trace }) {
       const run = session.run;
       if (run.depth >= MAX_SUBAGENT_DEPTH)
         return {
@@ -74,7 +75,7 @@ export function delegateTool(deps: DelegateToolDeps): RuntimeTool {
       await checkpoint();
       const release = session.lease.adopt(child.id);
       try {
-        await deps.drive(child, session.lease);
+        await deps.drive(child, session.lease, trace);
       } finally {
         release();
         await deps.storage.runs.releaseLease(child.id, session.lease.owner);

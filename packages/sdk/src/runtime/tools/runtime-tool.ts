@@ -4,6 +4,7 @@ import { MediaAgentError } from '../../core/errors';
 import type { ModelTool, ToolCallPart } from '../../models/types';
 import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { RunSession } from '../loop/run-session';
+import type { Context } from '@opentelemetry/api';
 
 /** One call of a runtime tool, as its `run` function gets it. */
 export interface RuntimeToolCall {
@@ -13,6 +14,8 @@ export interface RuntimeToolCall {
   call: ToolCallPart;
   /** Commits the step so far (before a long external action the run must find after a crash); false when the lease was lost. */
   checkpoint(): Promise<boolean>;
+  /** The OpenTelemetry context of the call's `execute_tool` span (what a subagent's span starts in). */
+  trace: Context;
 }
 
 /** What a runtime tool call produced. */

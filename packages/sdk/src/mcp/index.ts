@@ -1,0 +1,12 @@
+export { createMcpServer, type McpServerOptions } from './mcp-server';
+export { serveMcpStdio, createMcpHttpHandler, type McpServing, type McpHttpHandler } from './transports';
+export type { McpAuthenticate, McpCaller } from './caller';
+export { mcpToolAnnotations } from './tool-annotations';
+export { MCP_UNPUBLISHED_TOOL_NAMES, MCP_UNPUBLISHED_FAMILIES } from './published-tools';
+export {
+  registerMcpServer,
+  type McpServerRegistration,
+  type McpRegisteredTool,
+} from './register-server';
+export { McpToolNameError, McpToolSchemaError } from './consume-errors';
+export { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';

@@ -1,0 +1,184 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CapabilityDescriptor } from '../core/capability-descriptor';
+import type { AgentHost } from '../runtime/agent-host';
+import { MediaAgentError } from '../core/errors';
+import { approvedFor, askForApproval } from './approval-ask';
+import { mcpCallResult, mcpErrorResult, type McpApprovalAsk } from './call-result';
+import { resolveActor, type McpAuthenticate, type McpCaller } from './caller';
+import { mcpTool, publishable } from './published-tools';
+import { RunTracer, type ToolSpanOutcome } from '../runtime/tracing/run-tracer';
+import type { TracingOptions } from '../runtime/tracing/tracing-options';
+import { context as otelContext, propagation } from '@opentelemetry/api';
+
+/**
+ * Options of an MCP server that publishes a host's capabilities.
+ * @public
+ */
+export interface McpServerOptions {
+  /**
+   * Who each request acts as; see {@link McpAuthenticate}. Required: there is no default identity.
+   * Every `tools/call` then goes through the host's one invocation path as that actor, with its approvals,
+   * grants, ledger and audit.
+   */
+  authenticate: McpAuthenticate;
+  /** The server name clients see. @defaultValue `media-agent` */
+  name?: string;
+  /** The server version clients see. @defaultValue `0.1.0` */
+  version?: string;
+  /**
+   * Which registered capabilities are published (after the runtime's own tools and families, which never are).
+   * @defaultValue every capability
+   */
+  publish?: (descriptor: CapabilityDescriptor) => boolean;
+  /**
+   * Whether a denied call that executes a plan asks a person for an approval on the caller's behalf (the
+   * result names it; the client calls again once approved).
+   * @defaultValue true
+   */
+  requestApprovals?: boolean;
+  /**
+   * OpenTelemetry spans of the calls: an `execute_tool` span per `tools/call` (GenAI semantic conventions, as
+   * for tool calls in runs; docs/architecture.md#traces), a child of the trace context in the HTTP request's
+   * headers when the host registered a propagator (e.g. W3C `traceparent` with the OpenTelemetry Node SDK).
+   * @defaultValue the global tracer provider's tracer (a no-op until the host registers one), no content
+   */
+  tracing?: TracingOptions;
+}
+
+/** The caller facts of one request, from what its transport established (never from the message). */
+export type CallerOf = (extra: {
+  sessionId?: string;
+  authInfo?: McpCaller['authInfo'];
+  requestInfo?: { headers: McpCaller['headers'] };
+}) => McpCaller;
+
+/**
+ * Builds an MCP server (the official SDK's low-level `Server`) that lists the host's capabilities as tools
+ * and answers `tools/call` through `host.invoke`. Connect it to a transport yourself, or use
+ * {@link serveMcpStdio} / {@link createMcpHttpHandler}.
+ *
+ * @remarks
+ * - `tools/list`: each published capability as a tool named by its id, with its input schema and annotations
+ *   from kind and replay ({@link mcpToolAnnotations}); `update_plan`, `search_tools`, `read_tool_result`,
+ *   `delegate` and the memory, history and skills families are never listed or callable.
+ * - `tools/call`: the actor is what `options.authenticate` resolves from the transport; `_meta` and the
+ *   arguments never name an actor. Invalid arguments are refused by the invocation path before any handler
+ *   (a tool error with `INPUT_INVALID` and the paths); an unknown or unpublished tool is a JSON-RPC
+ *   `InvalidParams` error. Results carry `status`, output or error code, and what to do next; `denied`,
+ *   `failed` and `unknown` set `isError`.
+ *
+ * @param host - a started host (its capabilities are read at each `tools/list`)
+ * @param options - the authentication hook (required), name, version, publish filter
+ * @returns the server, not yet connected
+ * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` without an `authenticate` function
+ *
+ * @example
+ * ```ts
+ * import { createMcpServer } from '@media-agent/sdk/mcp';
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ *
+ * const server = createMcpServer(host, { authenticate: () => 'apikey:desktop-client' });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ * @public
+ */
+export function createMcpServer(host: AgentHost, options: McpServerOptions): Server {
+  return buildMcpServer(host, options, (extra) => ({
+    // An HTTP transport gives the request's facts; a stream transport (stdio) gives none.
+    transport: extra.requestInfo ? 'http' : 'stdio',
+    ...(extra.authInfo ? { authInfo: extra.authInfo } : {}),
+    ...(extra.requestInfo ? { headers: extra.requestInfo.headers } : {}),
+    ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+  }));
+}
+
+/**
+ * {@link createMcpServer} with the transport's way of describing the caller.
+ * @param callerOf - how the transport's facts become an {@link McpCaller}
+ */
+export function buildMcpServer(host: AgentHost, options: McpServerOptions, callerOf: CallerOf): Server {
+  checkServerOptions(options);
+  const server = new Server(
+    { name: options.name ?? 'media-agent', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  const tracer = new RunTracer(options.tracing);
+  const published = (descriptor: CapabilityDescriptor) =>
+    publishable(descriptor) && (options.publish?.(descriptor) ?? true);
+  const lookup = (name: string): CapabilityDescriptor => {
+    const descriptor = host.capabilities.has(name) ? host.capabilities.get(name) : undefined;
+    if (!descriptor || !published(descriptor)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+    return descriptor;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    await resolveActor(options.authenticate, callerOf(extra)).catch((error: Error) => {
+      throw new McpError(ErrorCode.InvalidRequest, error.message);
+    });
+    return { tools: host.capabilities.list().filter(published).map(mcpTool) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const descriptor = lookup(request.params.name);
+    const input: unknown = request.params.arguments ?? {};
+    const caller = callerOf(extra);
+    // A caller's W3C trace context (HTTP headers) parents the span; it is tracing, never identity.
+    const parent = caller.headers ? propagation.extract(otelContext.active(), caller.headers) : otelContext.active();
+    const span = tracer.startTool(parent, { id: String(extra.requestId), name: descriptor.id, input }, descriptor);
+    const answer = await otelContext.with(span.context, () => callTool(descriptor, input, caller, extra.signal));
+    tracer.endTool(span, { ...answer.traced, approvalRequested: answer.ask?.approvalId });
+    return answer.result;
+  });
+
+  /** One call through the invocation path as the authenticated actor; errors become tool results. */
+  async function callTool(
+    descriptor: CapabilityDescriptor,
+    input: unknown,
+    caller: McpCaller,
+    signal: AbortSignal,
+  ): Promise<{ result: CallToolResult; traced: ToolSpanOutcome; ask?: McpApprovalAsk | undefined }> {
+    let actor: Awaited<ReturnType<typeof resolveActor>>;
+    try {
+      actor = await resolveActor(options.authenticate, caller);
+    } catch (error) {
+      return { result: mcpErrorResult(error), traced: failedOutcome(error) };
+    }
+    try {
+      const approvalId = await approvedFor(host, descriptor, input, actor);
+      const invocation = await host.invoke(descriptor.id, input, {
+        actor,
+        signal,
+        ...(approvalId ? { approvalId } : {}),
+      });
+      const ask =
+        invocation.status === 'denied' && options.requestApprovals !== false
+          ? await askForApproval(host, descriptor, input, actor)
+          : undefined;
+      return { result: mcpCallResult(invocation, ask), traced: invocation, ask };
+    } catch (error) {
+      return { result: mcpErrorResult(error), traced: failedOutcome(error) };
+    }
+  }
+  return server;
+}
+
+/** The span outcome of a call that threw before anything ran. */
+function failedOutcome(error: unknown): ToolSpanOutcome {
+  return { status: 'failed', error: { code: error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED' } };
+}
+
+function checkServerOptions(options: McpServerOptions): void {
+  if (typeof options?.authenticate !== 'function')
+    throw new MediaAgentError(
+      'MCP_OPTIONS_INVALID',
+      'an MCP server needs options.authenticate: the function that says who a request acts as',
+      { option: 'authenticate' },
+    );
+}

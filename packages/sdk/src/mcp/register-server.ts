@@ -1,0 +1,302 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { TSchema } from 'typebox';
+import type { CapabilityRegistry } from '../capabilities/capability-registry';
+import { defineCapability } from '../capabilities/define-capability';
+import { CapabilitySchemaUnsupportedError, OutcomeUnknownError } from '../capabilities/errors';
+import type { Capability, HandlerContext, Verifier } from '../capabilities/types';
+import { MediaAgentError } from '../core/errors';
+import { McpToolNameError, McpToolSchemaError } from './consume-errors';
+import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, mcpToolOutput, type McpToolResultOutput } from './tool-output';
+
+/**
+ * How {@link registerMcpServer} registers an MCP server's tools.
+ * @public
+ */
+export interface McpServerRegistration {
+  /** The server's name in capability ids `mcp.<name>.<tool>`: one word of letters, digits, `_` and `-` (≤ 64 chars). */
+  name: string;
+  /**
+   * A connected client of the official MCP SDK. The host owns it (connects it, closes it); when the connection
+   * breaks, calls in flight end `unknown` (side-effecting) or `failed` (read-only). Give this or `transport`.
+   */
+  client?: Pick<Client, 'listTools' | 'callTool' | 'transport'>;
+  /**
+   * A transport of the official MCP SDK (e.g. `StdioClientTransport`, `StreamableHTTPClientTransport`), not yet
+   * started: a client named `media-agent` is made and connected over it (close it with `transport.close()`).
+   * Give this or `client`.
+   */
+  transport?: Transport;
+  /**
+   * Tools the host declares read-only, in code: registered as kind `read` (replay `safe`), so runs and
+   * read-only subagents may call them freely. Every other tool is kind `execute` with replay `never`,
+   * whatever the server's own `readOnlyHint` says (recorded in {@link McpRegisteredTool.serverAnnotations}, never trusted).
+   * @defaultValue none
+   */
+  readOnlyTools?: readonly string[];
+  /**
+   * Read-only verifiers by tool name (a settled `succeeded` gives the output as {@link McpToolResultOutput}): the only way a side-effecting call whose outcome is `unknown` (the
+   * connection broke after the call was sent) is settled. Also registrable later with
+   * `host.capabilities.registerVerifier('mcp.<name>.<tool>', verifier)`.
+   */
+  verifiers?: Readonly<Record<string, Verifier<unknown, McpToolResultOutput>>>;
+  /** Cap of a tool's text output in UTF-8 bytes. @defaultValue {@link MCP_DEFAULT_MAX_OUTPUT_BYTES} (768 KiB) */
+  maxOutputBytes?: number;
+  /**
+   * How long one tool call may wait for its answer, in ms; past it a side-effecting call is `unknown`, a read
+   * fails (`MCP_TRANSPORT_LOST`).
+   * @defaultValue 60 000 (the MCP SDK's request timeout)
+   */
+  callTimeoutMs?: number;
+}
+
+/** One MCP tool as registered. @public */
+export interface McpRegisteredTool {
+  /** The tool's name on the server. */
+  tool: string;
+  /** Its capability id, `mcp.<server>.<tool>`. */
+  capabilityId: string;
+  /** `read` when the host declared it read-only, else `execute`. */
+  kind: 'read' | 'execute';
+  /** The server's own annotations (`readOnlyHint`, `destructiveHint` …), as listed: recorded, never trusted. */
+  serverAnnotations: Readonly<Record<string, unknown>>;
+}
+
+const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** An MCP tool as `tools/list` gives it. */
+interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/**
+ * Registers every tool of an MCP server as a capability `mcp.<server>.<tool>` of the host's registry, with the
+ * tool's JSON Schema as input schema (checked by the provider-schema rules, and validating every call before
+ * the server sees it).
+ *
+ * @remarks
+ * A tool is side-effecting — kind `execute`, replay `never`, so an `unknown` outcome is never re-run — unless
+ * the host lists it in `readOnlyTools`. A server's `readOnlyHint` is recorded but not trusted: read-only
+ * subagents cannot call a tool the host did not declare read-only. A result with `isError` makes the call
+ * `failed` (`MCP_TOOL_ERROR`). When the connection breaks after the call was sent, a side-effecting call is
+ * `unknown` (`OUTCOME_UNKNOWN`), settled only by a verifier the host registers; a read fails
+ * (`MCP_TRANSPORT_LOST`). Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with
+ * `read_tool_result` like any large result. Everything is checked before anything is registered: a server with
+ * one bad tool registers nothing. The registration is a snapshot of `tools/list`: tools the server adds later
+ * (`notifications/tools/list_changed`) are not registered until the host registers the server again under
+ * another name.
+ *
+ * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
+ * @param options - the server name, a connected client (or a transport to connect one over), the host's read-only tools,
+ *   verifiers, the output cap
+ * @returns the registered tools
+ * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
+ *   the server does not list); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
+ *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken; whatever `tools/list` throws
+ *
+ * @example
+ * ```ts
+ * import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+ * import { registerMcpServer } from '@media-agent/sdk/mcp';
+ *
+ * const client = new Client({ name: 'my-media-app', version: '1.0.0' });
+ * await client.connect(new StdioClientTransport({ command: 'indexer-mcp' }));
+ * await registerMcpServer(host, { name: 'indexer', client, readOnlyTools: ['search'] });
+ * // capabilities mcp.indexer.search (read) and mcp.indexer.grab (execute)
+ * ```
+ * @public
+ */
+export async function registerMcpServer(
+  host: { capabilities: CapabilityRegistry } | CapabilityRegistry,
+  options: McpServerRegistration,
+): Promise<McpRegisteredTool[]> {
+  const registry = 'capabilities' in host ? host.capabilities : host;
+  const { name } = options;
+  if (typeof name !== 'string' || !SERVER_NAME.test(name))
+    throw invalidOption(
+      'name',
+      `server name must be one word of letters, digits, _ and - (≤ 64 chars); got ${String(name)}`,
+    );
+  if (!options.client === !options.transport) throw invalidOption('client', 'give either client or transport');
+  if (
+    options.client &&
+    (typeof options.client.callTool !== 'function' || typeof options.client.listTools !== 'function')
+  )
+    throw invalidOption('client', 'client must be a connected MCP Client');
+  const maxOutputBytes = options.maxOutputBytes ?? MCP_DEFAULT_MAX_OUTPUT_BYTES;
+  if (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 1)
+    throw invalidOption('maxOutputBytes', 'maxOutputBytes must be a positive integer');
+  const callTimeoutMs = options.callTimeoutMs ?? 60_000;
+  if (!Number.isInteger(callTimeoutMs) || callTimeoutMs < 1)
+    throw invalidOption('callTimeoutMs', 'callTimeoutMs must be a positive integer (ms)');
+  const client = options.client ?? (await connected(options.transport!));
+
+  const tools = await listAllTools(client);
+  const listed = new Set(tools.map((t) => t.name));
+  for (const [option, names] of [
+    ['readOnlyTools', options.readOnlyTools ?? []],
+    ['verifiers', Object.keys(options.verifiers ?? {})],
+  ] as const)
+    for (const tool of names)
+      if (!listed.has(tool)) throw invalidOption(option, `${option} names ${tool}, which server ${name} does not list`);
+
+  const readOnly = new Set(options.readOnlyTools ?? []);
+  const made = tools.map((tool) => {
+    const capability = toolCapability(name, tool, {
+      client,
+      readOnly: readOnly.has(tool.name),
+      verify: options.verifiers?.[tool.name],
+      maxOutputBytes,
+      callTimeoutMs,
+    });
+    return {
+      capability,
+      registered: {
+        tool: tool.name,
+        capabilityId: capability.id,
+        kind: capability.kind as 'read' | 'execute',
+        serverAnnotations: Object.freeze({ ...(tool.annotations ?? {}) }),
+      },
+    };
+  });
+  for (const { capability } of made)
+    if (registry.has(capability.id))
+      throw new MediaAgentError('CAPABILITY_DUPLICATE', `capability ${capability.id} is already registered`, {
+        capabilityId: capability.id,
+      });
+  for (const { capability } of made) registry.register(capability);
+  return made.map((m) => m.registered);
+}
+
+/** A client connected over the transport. */
+async function connected(transport: Transport): Promise<Client> {
+  const client = new Client({ name: 'media-agent', version: '0.1.0' });
+  await client.connect(transport);
+  return client;
+}
+
+function invalidOption(option: string, message: string): MediaAgentError {
+  return new MediaAgentError('MCP_OPTIONS_INVALID', message, { option });
+}
+
+async function listAllTools(client: NonNullable<McpServerRegistration['client']>): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+/** The capability of one tool (defined, not registered). */
+function toolCapability(
+  server: string,
+  tool: ListedTool,
+  how: {
+    client: NonNullable<McpServerRegistration['client']>;
+    readOnly: boolean;
+    verify: Verifier<unknown, McpToolResultOutput> | undefined;
+    maxOutputBytes: number;
+    callTimeoutMs: number;
+  },
+): Capability {
+  const id = `mcp.${server}.${tool.name}`;
+  if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name) || id.length > 128)
+    throw new McpToolNameError(server, String(tool.name));
+  const schema = tool.inputSchema;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object')
+    throw new McpToolSchemaError(server, tool.name, 'the input schema is not a JSON Schema object');
+  try {
+    return defineCapability({
+      id,
+      version: 1,
+      title: tool.title ?? (typeof tool.annotations?.title === 'string' ? tool.annotations.title : tool.name),
+      description: `${tool.description ?? ''}${tool.description ? '\n\n' : ''}(MCP tool ${tool.name} of server ${server})`,
+      kind: how.readOnly ? 'read' : 'execute',
+      replay: how.readOnly ? 'safe' : 'never',
+      input: schema as unknown as TSchema,
+      output: McpToolOutput,
+      tags: ['mcp', server, tool.name],
+      ...(how.verify ? { verify: how.verify as Verifier<unknown, McpToolResultOutput> } : {}),
+      handler: (input, ctx) => callTool(server, tool.name, input, ctx, how),
+    });
+  } catch (error) {
+    if (error instanceof CapabilitySchemaUnsupportedError)
+      throw new McpToolSchemaError(server, tool.name, 'model providers reject the input schema', error.problems);
+    if (error instanceof MediaAgentError && error.code === 'CAPABILITY_DEFINITION_INVALID')
+      throw new McpToolSchemaError(server, tool.name, error.message);
+    throw error;
+  }
+}
+
+/** JSON-RPC codes that mean the request did not get an answer (the connection broke or the wait ran out). */
+const NO_ANSWER = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout]);
+
+/** One tool call: the server's answer as output, `isError` as a failure, a lost answer as `unknown` (writes). */
+async function callTool(
+  server: string,
+  tool: string,
+  input: unknown,
+  ctx: HandlerContext,
+  how: {
+    client: NonNullable<McpServerRegistration['client']>;
+    readOnly: boolean;
+    maxOutputBytes: number;
+    callTimeoutMs: number;
+  },
+) {
+  // Not connected: nothing was sent, so nothing happened.
+  if (!how.client.transport)
+    throw new MediaAgentError('MCP_TRANSPORT_LOST', `MCP server ${server} is not connected; ${tool} was not sent`, {
+      server,
+      tool,
+    });
+  let result: { content?: unknown; structuredContent?: unknown; isError?: unknown };
+  try {
+    result = (await how.client.callTool({ name: tool, arguments: input as Record<string, unknown> }, undefined, {
+      signal: ctx.signal,
+      timeout: how.callTimeoutMs,
+    })) as typeof result;
+  } catch (error) {
+    // The server answered with a JSON-RPC error: it refused the call.
+    if (error instanceof McpError && !NO_ANSWER.has(error.code))
+      throw new MediaAgentError('MCP_TOOL_ERROR', `MCP server ${server} refused ${tool}: ${error.message}`, {
+        server,
+        tool,
+        rpcCode: error.code,
+      });
+    const what = error instanceof McpError ? 'the connection broke' : 'the answer could not be read';
+    if (how.readOnly)
+      throw new MediaAgentError(
+        error instanceof McpError ? 'MCP_TRANSPORT_LOST' : 'MCP_RESULT_INVALID',
+        `MCP server ${server}: ${what} during ${tool}`,
+        { server, tool },
+      );
+    throw new OutcomeUnknownError(
+      `MCP server ${server}: ${what} after ${tool} was sent; whether it took effect is unknown — verify before retrying`,
+      { cause: error },
+    );
+  }
+  if (result.isError === true) {
+    const text = (Array.isArray(result.content) ? result.content : [])
+      .flatMap((p: { type?: unknown; text?: unknown }) =>
+        p?.type === 'text' && typeof p.text === 'string' ? [p.text] : [],
+      )
+      .join('\n')
+      .slice(0, 2000);
+    throw new MediaAgentError('MCP_TOOL_ERROR', `MCP server ${server}: ${tool} failed: ${text || 'no message'}`, {
+      server,
+      tool,
+    });
+  }
+  return mcpToolOutput(result, how.maxOutputBytes);
+}
