@@ -8,7 +8,7 @@ import { nextClaimAction } from './claim-rules';
 import {
   currentExecutor,
   formatExecutor,
-  isExecutorAlive,
+  isClaimAbandoned,
   localExecutorProbe,
   type ExecutorProbe,
 } from './executor-identity';
@@ -152,8 +152,9 @@ export class DefaultInvocationLedger implements InvocationLedger {
       const recovered: LedgerEntry[] = [];
       for (const entry of await s.ledger.listByState(['running'], { claimedBefore })) {
         if (options.runId !== undefined && entry.runId !== options.runId) continue;
-        // A claim held by a live process on this machine is not a crash: leave it to its executor.
-        if (options.runId === undefined && isExecutorAlive(entry.token, this.#probe)) continue;
+        // A claim held by a live process on this machine, or made by another machine not long ago, is not
+        // a crash: leave it to its executor (a run's claims are recovered when its lease is taken over).
+        if (options.runId === undefined && !isClaimAbandoned(entry, this.#probe, this.clock.now())) continue;
         const now = this.clock.now();
         const patch: Partial<LedgerEntry> = {
           state: 'unknown',

@@ -93,6 +93,38 @@ export function isExecutorAlive(token: string, probe: ExecutorProbe): boolean {
   return now === undefined || now === owner.startTicks;
 }
 
+/**
+ * How long a claim made on another machine is left to its executor before recovery on this machine
+ * turns it into `unknown`, in ms (10 minutes). A store shared by hosts on several machines (PostgreSQL)
+ * holds claims whose process cannot be checked from here: a host starting on one machine must not
+ * take the calls another machine is running; a claim still `running` after this long is taken as
+ * left by a crash. Claims of a run are also recovered when another worker takes over the run's lease.
+ * @internal
+ */
+export const FOREIGN_CLAIM_GRACE_MS = 600_000;
+
+/**
+ * Whether recovery may turn a `running` claim into `unknown` now: never while its executor is alive
+ * on this machine ({@link isExecutorAlive}); a claim of another machine only after
+ * {@link FOREIGN_CLAIM_GRACE_MS}; any other claim at once.
+ *
+ * @param entry - the claim's executor token and claim time (ms since the epoch)
+ * @param probe - the asking process and its view of the machine
+ * @param now - the current time in ms since the epoch
+ * @param graceMs - how long another machine's claim is left alone
+ * @internal
+ */
+export function isClaimAbandoned(
+  entry: { token: string; claimedAt: number },
+  probe: ExecutorProbe,
+  now: number,
+  graceMs = FOREIGN_CLAIM_GRACE_MS,
+): boolean {
+  const owner = parseExecutor(entry.token);
+  if (owner && owner.host !== probe.self.host) return now - entry.claimedAt >= graceMs;
+  return !isExecutorAlive(entry.token, probe);
+}
+
 /** Start time (field 22) of `/proc/<pid>/stat`, read after the command name, which may contain spaces. */
 function readStartTicks(pid: number | 'self'): string | undefined {
   try {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   currentExecutor,
   formatExecutor,
+  FOREIGN_CLAIM_GRACE_MS,
+  isClaimAbandoned,
   isExecutorAlive,
   parseExecutor,
   type ExecutorIdentity,
@@ -62,5 +64,16 @@ describe('executor liveness (ledger recovery)', () => {
       expect(me.startTicks).toMatch(/^\d+$/);
       expect(me.bootId).toMatch(/^[0-9a-f-]{36}$/);
     }
+  });
+
+  it('recovery takes a claim of this machine when its executor is gone, and one of another machine only after the grace', () => {
+    const now = 1_000_000_000;
+    const here = { token: token({ host: 'nas', pid: 4242, startTicks: '777', bootId: boot }), claimedAt: now };
+    expect(isClaimAbandoned(here, machine({ 4242: '777' }), now)).toBe(false);
+    expect(isClaimAbandoned(here, machine({}), now)).toBe(true);
+    const there = { token: token({ host: 'other', pid: 1, startTicks: '5000', bootId: boot }), claimedAt: now };
+    expect(isClaimAbandoned(there, machine({}), now + FOREIGN_CLAIM_GRACE_MS - 1)).toBe(false);
+    expect(isClaimAbandoned(there, machine({}), now + FOREIGN_CLAIM_GRACE_MS)).toBe(true);
+    expect(isClaimAbandoned({ token: 'tok_1', claimedAt: now }, machine({}), now)).toBe(true); // no executor named: a crash
   });
 });

@@ -371,6 +371,42 @@ describe.each(STORAGE_KINDS)(
       expect((await storage.ledger.get(entry!.key))?.state).toBe('unknown');
     });
 
+    it('a claim another machine made (a shared database) is left to it at start; recovered only once it stayed running past the 10-minute grace', async () => {
+      const { host, clock, storage } = await makeHost({ kind });
+      const key = 'download.submit:v1:run-2:def';
+      await storage.transaction(async (s) => {
+        await s.ledger.insert({
+          key,
+          capabilityId: 'download.submit',
+          capabilityVersion: 1,
+          scopeId: 'run-2',
+          callId: null,
+          argsHash: 'def',
+          state: 'running',
+          token: 'another-machine:4242@0f0e-1d2c.98765~tok_there',
+          actor: 'agent:run-2',
+          invocationId: 'inv_y',
+          runId: 'run-2',
+          taskId: null,
+          approvalId: null,
+          grantId: null,
+          bytes: 0,
+          output: null,
+          error: null,
+          inputSummary: '{}',
+          attempts: 1,
+          claimedAt: clock.now() - 60_000,
+          updatedAt: clock.now() - 60_000,
+          settledAt: null,
+        });
+      });
+      expect((await host.start()).recovered).toEqual([]);
+      expect((await storage.ledger.get(key))?.state).toBe('running');
+      clock.advance(9 * 60_000);
+      expect(await host.ledger.recover()).toHaveLength(1);
+      expect((await storage.ledger.get(key))?.state).toBe('unknown');
+    });
+
     it('retention cleanup deletes old settled entries, keeps running and unknown, and 0 means off', async () => {
       const { host, clock, storage } = await makeHost({ kind });
       const plan = await makePlan(host);
