@@ -197,8 +197,8 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
 
 /**
  * Drives the run to its end as the person would: hands every new event to the scenario (approvals,
- * answers), moves the clock a second per poll so downloads progress, and ends a run that waits for a
- * person nobody answers (a question to the user) by aborting it.
+ * answers), moves the clock a second per poll while the run waits so downloads progress, and ends a run
+ * that waits for a person nobody answers (a question to the user) by aborting it.
  */
 async function drive<S>(
   host: ScenarioContext['host'],
@@ -225,7 +225,8 @@ async function drive<S>(
       await host.abort(runId, idle > 20 ? 'evaluation: nobody answers the question' : 'evaluation: time limit');
       idle = -1_000_000;
     }
-    ctx.clock.advance(1_000);
+    // World time moves only while the run waits (for downloads to settle), so a slow model spends none of its duration budget.
+    if (run.status === 'waiting') ctx.clock.advance(1_000);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
