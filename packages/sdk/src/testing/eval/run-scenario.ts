@@ -217,8 +217,8 @@ async function drive<S>(
       await scenario.onEvent?.(e, ctx);
     }
     if (TERMINAL.includes(run.status)) return run;
-    // Waiting in the drive step with nothing new: the run waits for a person the scenario does not play.
-    idle = run.status === 'waiting' && run.step === 'drive' && events.length === 0 ? idle + 1 : 0;
+    // Waiting, not for downloads, with nothing new: the run waits for a person the scenario does not play.
+    idle = run.status === 'waiting' && run.step !== 'goal_settled' && events.length === 0 ? idle + 1 : 0;
     if (Date.now() > deadline + 10_000)
       throw new MediaAgentError('RUN_WAIT_TIMEOUT', `run ${runId} did not end after it was aborted`, { runId });
     if (idle > 20 || Date.now() > deadline) {
