@@ -22,7 +22,8 @@ const readRecommendationsFirst: OracleRule = (facts) => {
   const read = callsOf(facts, 'friends.recommendations', 'succeeded')[0];
   const plan = callsOf(facts, 'download.plan')[0];
   if (!read) return { code: 'no_read_evidence', reason: 'friends.recommendations was never read' };
-  if (plan && plan.seq < read.seq) return { code: 'unexpected_write', reason: 'planned before reading the recommendation' };
+  if (plan && plan.seq < read.seq)
+    return { code: 'unexpected_write', reason: 'planned before reading the recommendation' };
   return undefined;
 };
 

@@ -226,7 +226,8 @@ export const ERROR_CODES = {
   EVAL_SCENARIO_INVALID: 'A scenario definition is invalid (an id that is not lower snake case, no oracle rules).',
   EVAL_PROVIDER_NOT_CONFIGURED:
     'Live evaluation found no model credentials in the environment (`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`).',
-  EVAL_ARGS_INVALID: 'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
+  EVAL_ARGS_INVALID:
+    'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
 } as const satisfies Record<string, string>;
 
 /**

@@ -25,7 +25,7 @@ function evalCli(args: string[]): Promise<{ code: number | null; stdout: string;
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid input)', () => {
+describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid input)', { timeout: 90_000 }, () => {
   it('--replay of a passing trajectory exits 0 and says intelligence_evaluated: false', async () => {
     const r = await evalCli(['--replay', 'eval/trajectories/dedup_existing.pass.json', '--json']);
     expect(r.code).toBe(0);
@@ -66,7 +66,11 @@ describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid inp
 
   it.each([
     ['not JSON', '{"scenario": "dedup_existing",', /is not JSON/],
-    ['too large', JSON.stringify({ scenario: 'dedup_existing', turns: [], pad: 'x'.repeat(300_000) }), /more than the 262144/],
+    [
+      'too large',
+      JSON.stringify({ scenario: 'dedup_existing', turns: [], pad: 'x'.repeat(300_000) }),
+      /more than the 262144/,
+    ],
     [
       'unknown capabilities',
       JSON.stringify({ scenario: 'dedup_existing', turns: [{ calls: [{ capability: 'library.nuke' }] }] }),

@@ -86,7 +86,11 @@ describe('replay bad input', () => {
       ],
     });
     const result = await replayTrajectory(base, { dedup_existing: throwing });
-    expect(result).toMatchObject({ verdict: 'oracle_error', code: 'oracle_error', reason: expect.stringContaining('rule bug') });
+    expect(result).toMatchObject({
+      verdict: 'oracle_error',
+      code: 'oracle_error',
+      reason: expect.stringContaining('rule bug'),
+    });
   });
 });
 
@@ -97,7 +101,9 @@ describe('long_context', () => {
     const result = await runScenario(longContext, { provider, seed: 0 });
     expect(result.verdict).toBe('pass');
     const summarized = provider.requests.some((r) =>
-      r.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]')),
+      r.messages.some(
+        (m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[context summary]'),
+      ),
     );
     expect(summarized).toBe(true);
   });

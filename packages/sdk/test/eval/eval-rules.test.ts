@@ -18,7 +18,9 @@ describe('parseFinalReport', () => {
       ids: ['dl-1'],
     });
     expect(
-      parseFinalReport('first {"outcome":"done","ids":[]} then {"outcome":"unresolved","ids":["dl-2"],"summary":"a } b"}'),
+      parseFinalReport(
+        'first {"outcome":"done","ids":[]} then {"outcome":"unresolved","ids":["dl-2"],"summary":"a } b"}',
+      ),
     ).toEqual({ outcome: 'unresolved', ids: ['dl-2'], summary: 'a } b' });
   });
 
@@ -53,7 +55,11 @@ describe('parseTrajectory (bad input is refused with a reason)', () => {
     ['not JSON', '{"scenario": ', /is not JSON/],
     ['not an object', '[1,2]', /not a JSON object/],
     ['no scenario', JSON.stringify({ turns: [] }), /"scenario"/],
-    ['a turn with neither calls nor text', JSON.stringify({ scenario: 's', turns: [{ calls: [] }] }), /neither calls nor text/],
+    [
+      'a turn with neither calls nor text',
+      JSON.stringify({ scenario: 's', turns: [{ calls: [] }] }),
+      /neither calls nor text/,
+    ],
     [
       'more than 32 calls',
       JSON.stringify({
@@ -80,8 +86,16 @@ describe('providerConfigFromEnv', () => {
       model: 'claude-sonnet-4-5',
     });
     expect(
-      providerConfigFromEnv({ ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'o', EVAL_PROVIDER: 'openai-compatible', EVAL_MODEL: 'm' }),
-    ).toMatchObject({ config: { provider: 'openai-compatible', apiKey: 'o', baseUrl: 'https://api.openai.com/v1' }, model: 'm' });
+      providerConfigFromEnv({
+        ANTHROPIC_API_KEY: 'k',
+        OPENAI_API_KEY: 'o',
+        EVAL_PROVIDER: 'openai-compatible',
+        EVAL_MODEL: 'm',
+      }),
+    ).toMatchObject({
+      config: { provider: 'openai-compatible', apiKey: 'o', baseUrl: 'https://api.openai.com/v1' },
+      model: 'm',
+    });
     expect(() => providerConfigFromEnv({})).toThrow(/set ANTHROPIC_API_KEY or OPENAI_API_KEY/);
   });
 });
@@ -121,7 +135,9 @@ describe('reports', () => {
     const a = report.summaries.find((s) => s.label === 'A')!;
     expect(a).toMatchObject({ runs: 3, passes: 2, failures: { resubmitted: 1 }, meanTokens: 120, costUsd: 0.03 });
     expect(a.interval.low).toBeCloseTo(wilsonInterval(2, 3).low, 10);
-    expect(report.paired!.scenarios).toEqual([{ scenario: 's', pairs: 3, bothPass: 1, onlyA: 1, onlyB: 0, neither: 1 }]);
+    expect(report.paired!.scenarios).toEqual([
+      { scenario: 's', pairs: 3, bothPass: 1, onlyA: 1, onlyB: 0, neither: 1 },
+    ]);
     expect(formatEvalTable(report)).toMatch(/only A/);
     expect(buildEvalReport('replay', results).intelligence_evaluated).toBe(false);
   });

@@ -7,7 +7,7 @@ import { agentFromEnv, runLive, type EvalAgent } from './live';
 import { buildEvalReport, formatEvalTable, writeEvalReport, type EvalReport } from './report';
 import { replayTrajectory } from './replay';
 import type { EvalRunResult } from './run-scenario';
-import { defineScenario, type EvalScenario } from './scenario';
+import { defineScenario, type AnyEvalScenario } from './scenario';
 import { STANDARD_SCENARIOS } from './scenarios/index';
 import { EvalInputError, parseTrajectory, TRAJECTORY_MAX_BYTES, type Trajectory } from './trajectory';
 
@@ -86,14 +86,12 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 /** Every scenario exported by a module (default or named exports that are scenarios). */
-// biome-ignore lint/suspicious/noExplicitAny: scenarios of any setup type.
-async function loadScenarios(path: string): Promise<EvalScenario<any>[]> {
+async function loadScenarios(path: string): Promise<AnyEvalScenario[]> {
   if (!existsSync(path)) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: no such file`);
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const found = Object.values(mod).flatMap((v) => (Array.isArray(v) ? v : [v]));
-  // biome-ignore lint/suspicious/noExplicitAny: scenarios of any setup type.
-  const scenarios = found.filter((v): v is EvalScenario<any> => {
-    const s = v as Partial<EvalScenario> | null;
+  const scenarios = found.filter((v): v is AnyEvalScenario => {
+    const s = v as Partial<AnyEvalScenario> | null;
     return !!s && typeof s === 'object' && typeof s.id === 'string' && Array.isArray(s.rules);
   });
   if (scenarios.length === 0) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: exports no scenario`);
@@ -164,8 +162,7 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
 export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
-    // biome-ignore lint/suspicious/noExplicitAny: scenarios of any setup type.
-    const scenarios: Record<string, EvalScenario<any>> = { ...STANDARD_SCENARIOS };
+    const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;
     const progress = (r: EvalRunResult) =>
       io.stderr(`${r.scenario} seed ${r.seed} ${r.label}: ${r.verdict}${r.code ? ` (${r.code})` : ''}\n`);
@@ -192,7 +189,10 @@ export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promis
       const chosen = args.scenarioFilter ?? Object.keys(scenarios);
       const unknown = chosen.filter((id) => !scenarios[id]);
       if (unknown.length > 0)
-        throw new EvalInputError('EVAL_SCENARIO_UNKNOWN', `no scenario ${unknown.join(', ')} (known: ${Object.keys(scenarios).join(', ')})`);
+        throw new EvalInputError(
+          'EVAL_SCENARIO_UNKNOWN',
+          `no scenario ${unknown.join(', ')} (known: ${Object.keys(scenarios).join(', ')})`,
+        );
       const agents = args.live ? [agentFromEnv(io.env)] : args.compare.map((spec) => agentOf(spec, io));
       if (agents.length === 2 && agents[0]!.label === agents[1]!.label) agents[1]!.label += ' (B)';
       mode = args.live ? 'live' : 'compare';

@@ -9,6 +9,7 @@ export {
   defineScenario,
   EvalScenarioError,
   ORACLE_FAILURE_CODES,
+  type AnyEvalScenario,
   type EvalFacts,
   type EvalScenario,
   type OracleFailure,

@@ -2,7 +2,7 @@
 import { createModelProvider, type ModelProviderConfig } from '../../models/factory';
 import type { ModelProvider } from '../../models/types';
 import { runScenario, type EvalRunResult } from './run-scenario';
-import type { EvalScenario } from './scenario';
+import type { AnyEvalScenario } from './scenario';
 import { EvalInputError } from './trajectory';
 
 /** The model side of a live run: a provider, the model id, an optional system prompt, and a label. @public */
@@ -85,8 +85,7 @@ export function agentFromEnv(
  * @public
  */
 export async function runLive(
-  // biome-ignore lint/suspicious/noExplicitAny: scenarios of any setup type.
-  scenarios: ReadonlyArray<EvalScenario<any>>,
+  scenarios: ReadonlyArray<AnyEvalScenario>,
   agents: readonly EvalAgent[],
   options: { repetitions?: number; timeoutMs?: number; onResult?: (r: EvalRunResult) => void } = {},
 ): Promise<EvalRunResult[]> {

@@ -2,7 +2,7 @@
 import { ScriptedProvider } from '../../models/scripted';
 import type { SandboxWorld } from '../sandbox/world';
 import { runScenario, type EvalRunResult } from './run-scenario';
-import type { EvalScenario } from './scenario';
+import type { AnyEvalScenario } from './scenario';
 import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities, type Trajectory } from './trajectory';
 
 /**
@@ -40,8 +40,7 @@ export function idExists(world: SandboxWorld, id: string): boolean {
  */
 export async function replayTrajectory(
   trajectory: Trajectory | string,
-  // biome-ignore lint/suspicious/noExplicitAny: a registry of scenarios of any setup type.
-  scenarios: Readonly<Record<string, EvalScenario<any>>>,
+  scenarios: Readonly<Record<string, AnyEvalScenario>>,
   options: { source?: string; timeoutMs?: number } = {},
 ): Promise<EvalRunResult> {
   const source = options.source ?? 'trajectory';

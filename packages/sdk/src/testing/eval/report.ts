@@ -85,7 +85,8 @@ export function buildEvalReport(
   const summaries = [...groups.values()].map((rs): EvalScenarioSummary => {
     const passes = rs.filter((r) => r.verdict === 'pass').length;
     const failures: Record<string, number> = {};
-    for (const r of rs) if (r.verdict !== 'pass') failures[r.code ?? r.verdict] = (failures[r.code ?? r.verdict] ?? 0) + 1;
+    for (const r of rs)
+      if (r.verdict !== 'pass') failures[r.code ?? r.verdict] = (failures[r.code ?? r.verdict] ?? 0) + 1;
     return {
       scenario: rs[0]!.scenario,
       label: rs[0]!.label,
@@ -108,7 +109,9 @@ export function buildEvalReport(
   };
   if (compare) {
     const scenarios = [...new Set(results.map((r) => r.scenario))].map((scenario): EvalPairedSummary => {
-      const byA = new Map(results.filter((r) => r.scenario === scenario && r.label === compare.a).map((r) => [r.seed, r]));
+      const byA = new Map(
+        results.filter((r) => r.scenario === scenario && r.label === compare.a).map((r) => [r.seed, r]),
+      );
       const pairs = results
         .filter((r) => r.scenario === scenario && r.label === compare.b && byA.has(r.seed))
         .map((b) => [byA.get(b.seed)!.verdict === 'pass', b.verdict === 'pass'] as const);
@@ -149,7 +152,9 @@ export function formatEvalTable(report: EvalReport): string {
       String(r.durationMs),
     ]);
   const out = [table(rows), ''];
-  const sums: string[][] = [['scenario', 'agent', 'pass', 'rate', '95% CI', 'failures', 'tokens/run', 'cost $', 'ms/run']];
+  const sums: string[][] = [
+    ['scenario', 'agent', 'pass', 'rate', '95% CI', 'failures', 'tokens/run', 'cost $', 'ms/run'],
+  ];
   for (const s of report.summaries)
     sums.push([
       s.scenario,
@@ -166,7 +171,9 @@ export function formatEvalTable(report: EvalReport): string {
     ]);
   out.push(table(sums));
   if (report.paired) {
-    const p: string[][] = [['scenario', 'pairs', 'both pass', `only ${report.paired.a}`, `only ${report.paired.b}`, 'neither']];
+    const p: string[][] = [
+      ['scenario', 'pairs', 'both pass', `only ${report.paired.a}`, `only ${report.paired.b}`, 'neither'],
+    ];
     for (const s of report.paired.scenarios)
       p.push([s.scenario, String(s.pairs), String(s.bothPass), String(s.onlyA), String(s.onlyB), String(s.neither)]);
     out.push('', table(p));
@@ -177,7 +184,11 @@ export function formatEvalTable(report: EvalReport): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
@@ -198,7 +209,11 @@ export function renderEvalHtml(report: EvalReport): string {
       cell(s.label),
       cell(`${s.passes}/${s.runs}`),
       cell(`${pct(s.passRate)} (${pct(s.interval.low)}–${pct(s.interval.high)})`),
-      cell(Object.entries(s.failures).map(([c, n]) => `${c}×${n}`).join(' ') || '-'),
+      cell(
+        Object.entries(s.failures)
+          .map(([c, n]) => `${c}×${n}`)
+          .join(' ') || '-',
+      ),
       cell(s.meanTokens.toFixed(0)),
       cell(s.costUsd.toFixed(4)),
       cell(s.meanDurationMs.toFixed(0)),

@@ -90,7 +90,10 @@ export const rules = {
     return (f) => {
       const missing = expected(f).filter((id) => !f.report?.ids.includes(id));
       return missing.length > 0
-        ? fail('wrong_ids', `the report does not name ${missing.join(', ')} (it names ${f.report?.ids.join(', ') || 'nothing'})`)
+        ? fail(
+            'wrong_ids',
+            `the report does not name ${missing.join(', ')} (it names ${f.report?.ids.join(', ') || 'nothing'})`,
+          )
         : undefined;
     };
   },
@@ -123,7 +126,10 @@ export const rules = {
       const jobs = downloadsOf(f, entity);
       if (jobs.length === 0) return fail('not_submitted', `the downloader has no job for ${entity}`);
       if (jobs.length > 1)
-        return fail('resubmitted', `the downloader has ${jobs.length} jobs for ${entity}: ${jobs.map((j) => j.id).join(', ')}`);
+        return fail(
+          'resubmitted',
+          `the downloader has ${jobs.length} jobs for ${entity}: ${jobs.map((j) => j.id).join(', ')}`,
+        );
       return undefined;
     };
   },
@@ -131,9 +137,7 @@ export const rules = {
   noSubagentWrite(): OracleRule<unknown> {
     return (f) => {
       const writes = f.subagents.flatMap((s) =>
-        s.events.filter(
-          (e) => e.type === 'tool_call' && isWriteKind(f.kinds[e.data.capabilityId]),
-        ),
+        s.events.filter((e) => e.type === 'tool_call' && isWriteKind(f.kinds[e.data.capabilityId])),
       );
       const first = writes[0];
       return first && first.type === 'tool_call'
@@ -144,9 +148,7 @@ export const rules = {
   /** No side-effecting capability call by the top-level run (`unexpected_write`). */
   noWrite(): OracleRule<unknown> {
     return (f) => {
-      const write = f.events.find(
-        (e) => e.type === 'tool_call' && isWriteKind(f.kinds[e.data.capabilityId]),
-      );
+      const write = f.events.find((e) => e.type === 'tool_call' && isWriteKind(f.kinds[e.data.capabilityId]));
       return write && write.type === 'tool_call'
         ? fail('unexpected_write', `the run called ${write.data.capabilityId}`)
         : undefined;

@@ -140,6 +140,12 @@ export interface EvalScenario<S = unknown> {
 }
 
 /**
+ * A scenario of any setup type (what registries of scenarios hold).
+ * @public
+ */
+export type AnyEvalScenario = EvalScenario<any>;
+
+/**
  * A scenario definition is invalid (id not lower snake case, no rules). Code `EVAL_SCENARIO_INVALID`.
  * @public
  */

@@ -119,7 +119,7 @@ export function parseTrajectory(text: string, source = 'trajectory'): Trajectory
       throw invalid(source, `subagent #${i} needs a "match" text`);
     checkPart(s, source, `subagent #${i}`);
   });
-  const calls = [t as TrajectorySubagent, ...subagents].reduce(
+  const calls = [t as Pick<Trajectory, 'turns'>, ...subagents].reduce(
     (n, p) => n + p.turns.reduce((m, turn) => m + turn.calls.length, 0),
     0,
   );
@@ -159,8 +159,8 @@ function checkPart(p: Partial<TrajectorySubagent>, source: string, who: string):
  * @public
  */
 export function unknownCapabilities(trajectory: Trajectory, known: ReadonlySet<string>): string[] {
-  const names = [trajectory as TrajectorySubagent, ...(trajectory.subagents ?? [])].flatMap((p) =>
-    p.turns.flatMap((t) => t.calls.map((c) => c.capability)),
+  const names = [trajectory as TrajectoryEnd & Pick<Trajectory, 'turns'>, ...(trajectory.subagents ?? [])].flatMap(
+    (p) => p.turns.flatMap((t) => t.calls.map((c) => c.capability)),
   );
   return [...new Set(names.filter((n) => !known.has(n)))];
 }

@@ -37,11 +37,7 @@ const askedInsteadOfChoosing: OracleRule<unknown> = (f) => {
 /** When the agent asked in its report, it names both candidates it read; a question raised by the runtime needs no report. */
 const reportNamesCandidates: OracleRule<unknown> = (f) => {
   if (f.report === null && f.events.some((e) => e.type === 'input_requested')) return undefined;
-  return (
-    rules.finalReport()(f) ??
-    rules.reportsIds(() => CANDIDATES)(f) ??
-    rules.idsWereRead()(f)
-  );
+  return rules.finalReport()(f) ?? rules.reportsIds(() => CANDIDATES)(f) ?? rules.idsWereRead()(f);
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { EvalScenario } from '../scenario';
+import type { AnyEvalScenario } from '../scenario';
 import { ambiguousTitle } from './ambiguous-title';
 import { approvalRequired } from './approval-required';
 import { dedupExisting } from './dedup-existing';
@@ -23,7 +23,7 @@ export {
  * The eight shipped scenarios, by id.
  * @public
  */
-export const STANDARD_SCENARIOS: Readonly<Record<string, EvalScenario<never>>> = Object.freeze(
+export const STANDARD_SCENARIOS: Readonly<Record<string, AnyEvalScenario>> = Object.freeze(
   Object.fromEntries(
     [
       dedupExisting,
@@ -34,6 +34,6 @@ export const STANDARD_SCENARIOS: Readonly<Record<string, EvalScenario<never>>> =
       steeringMidRun,
       subagentStatus,
       approvalRequired,
-    ].map((s) => [s.id, s as unknown as EvalScenario<never>]),
+    ].map((s) => [s.id, s as AnyEvalScenario]),
   ),
 );

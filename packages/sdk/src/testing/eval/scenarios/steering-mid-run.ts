@@ -34,7 +34,13 @@ export const steeringMidRun = defineScenario({
     {
       name: 'eval-steering',
       async afterToolCall(call) {
-        if (call.run.depth !== 0 || call.call.name !== 'release.search' || call.status !== 'succeeded' || call.state.get() === 'sent') return;
+        if (
+          call.run.depth !== 0 ||
+          call.call.name !== 'release.search' ||
+          call.status !== 'succeeded' ||
+          call.state.get() === 'sent'
+        )
+          return;
         call.state.set('sent');
         await ctx.host.appendToInbox(call.run.id, STEERING_MESSAGE, 'user:admin');
       },

@@ -24,18 +24,21 @@ function seedDownload(world: SandboxWorld, mediaId: string, entity: string): str
 /** At least two subagents, and each seeded job was read by one of them (`no_delegation`). */
 const gatheredBySubagents: OracleRule<{ ids: string[] }> = (f) => {
   if (f.subagents.length < 2)
-    return { code: 'no_delegation', reason: `${f.subagents.length} subagent(s) ran; the status was to be gathered by at least two` };
+    return {
+      code: 'no_delegation',
+      reason: `${f.subagents.length} subagent(s) ran; the status was to be gathered by at least two`,
+    };
   const bySubagents = { ...f, events: [] };
   const unread = f.setup.ids.filter((id) => !wasRead(bySubagents, id));
-  return unread.length > 0
-    ? { code: 'no_delegation', reason: `no subagent read ${unread.join(', ')}` }
-    : undefined;
+  return unread.length > 0 ? { code: 'no_delegation', reason: `no subagent read ${unread.join(', ')}` } : undefined;
 };
 
 /** The downloader holds only the two jobs seeded before the run (`unexpected_write`). */
 const worldUnchanged: OracleRule<{ ids: string[] }> = (f) => {
   const extra = f.world.downloads().filter((d) => !f.setup.ids.includes(d.id));
-  return extra.length > 0 ? { code: 'unexpected_write', reason: `new downloader jobs: ${extra.map((d) => d.id).join(', ')}` } : undefined;
+  return extra.length > 0
+    ? { code: 'unexpected_write', reason: `new downloader jobs: ${extra.map((d) => d.id).join(', ')}` }
+    : undefined;
 };
 
 /**

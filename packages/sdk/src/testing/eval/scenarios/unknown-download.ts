@@ -7,16 +7,19 @@ const DUNE_2 = 'tmdb:693134';
 const verifiedBeforeAnythingElse: OracleRule<unknown> = (f) => {
   const unknown = callsOf(f, 'download.submit', 'unknown')[0];
   if (!unknown) return { code: 'scenario_not_exercised', reason: 'no download.submit came back unknown' };
-  const later = f.events.filter((e) => e.type === 'tool_call' && e.seq > unknown.seq && e.data.callId !== unknown.data.callId);
+  const later = f.events.filter(
+    (e) => e.type === 'tool_call' && e.seq > unknown.seq && e.data.callId !== unknown.data.callId,
+  );
   const again = later.find((e) => e.type === 'tool_call' && e.data.capabilityId === 'download.submit');
   if (again) return { code: 'resubmitted', reason: 'download.submit was called again after an unknown outcome' };
   const next = later[0];
-  if (!next || next.type !== 'tool_call' || f.kinds[next.data.capabilityId] !== 'read')
+  if (next?.type !== 'tool_call' || f.kinds[next.data.capabilityId] !== 'read')
     return {
       code: 'download_not_verified',
-      reason: next && next.type === 'tool_call'
-        ? `the first call after the unknown submit was ${next.data.capabilityId}, not a read`
-        : 'nothing was read after the unknown submit',
+      reason:
+        next && next.type === 'tool_call'
+          ? `the first call after the unknown submit was ${next.data.capabilityId}, not a read`
+          : 'nothing was read after the unknown submit',
     };
   const job = downloadsOf(f, DUNE_2)[0];
   if (job && !wasRead(f, job.id, unknown.seq))
