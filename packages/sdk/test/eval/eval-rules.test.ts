@@ -110,6 +110,7 @@ function result(scenario: string, seed: number, label: string, pass: boolean): E
     reason: pass ? null : 'twice',
     runId: `run_${seed}`,
     runStatus: 'succeeded',
+    runError: null,
     toolCalls: 3,
     inputTokens: 100,
     outputTokens: 20,

@@ -226,7 +226,7 @@ export function renderEvalHtml(report: EvalReport): string {
       cell(r.label),
       cell(r.verdict, r.verdict),
       cell(r.code ?? ''),
-      cell(r.reason ?? ''),
+      cell([r.reason, r.runError && `run error ${r.runError}`].filter(Boolean).join(' · ')),
       cell(r.runStatus),
       cell(String(r.toolCalls)),
       cell(String(r.inputTokens + r.outputTokens)),
@@ -267,7 +267,7 @@ export function writeEvalReport(
   mkdirSync(join(dir, 'events'), { recursive: true });
   const report = buildEvalReport(mode, results, compare);
   results.forEach((r, i) => {
-    const file = `events/${String(i + 1).padStart(3, '0')}-${r.scenario}-${r.seed}-${r.label.replace(/[^\w.-]+/g, '_')}.json`;
+    const file = `events/${String(i + 1).padStart(3, '0')}-${r.scenario}-${r.seed}-${r.label.replace(/\.json$/, '').replace(/[^\w.-]+/g, '_')}.json`;
     writeFileSync(join(dir, file), JSON.stringify(r.events, null, 2));
     report.runs[i]!.eventsFile = file;
   });

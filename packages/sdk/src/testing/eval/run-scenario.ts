@@ -45,6 +45,8 @@ export interface EvalRunResult {
   runId: string;
   /** The run's status at the end (`succeeded`, `failed`, `cancelled` …). */
   runStatus: string;
+  /** Why the run itself failed (`CODE: message`, e.g. a provider's `PROVIDER_AUTH`), or null. Not the verdict. */
+  runError: string | null;
   /** Tool calls made (the run's usage, subagents included). */
   toolCalls: number;
   /** Model input tokens. */
@@ -182,6 +184,7 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
       reason,
       runId: run.id,
       runStatus: ended.status,
+      runError: ended.error ? `${ended.error.code}: ${ended.error.message}` : null,
       toolCalls: ended.usage.toolCalls,
       inputTokens: ended.usage.inputTokens,
       outputTokens: ended.usage.outputTokens,
