@@ -11,6 +11,8 @@ export {
   ORACLE_FAILURE_CODES,
   type AnyEvalScenario,
   type EvalFacts,
+  type EvalHost,
+  type EvalHostContext,
   type EvalScenario,
   type OracleFailure,
   type OracleFailureCode,
@@ -38,7 +40,7 @@ export {
   type TrajectorySubagent,
   type TrajectoryTurn,
 } from './trajectory';
-export { idExists, replayTrajectory } from './replay';
+export { replayTrajectory } from './replay';
 export { agentFromEnv, providerConfigFromEnv, runLive, type EvalAgent } from './live';
 export {
   buildEvalReport,

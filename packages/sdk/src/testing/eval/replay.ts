@@ -1,26 +1,8 @@
 // Replay: a trajectory drives the real runtime through the scripted model against a fresh sandbox world.
 import { ScriptedProvider } from '../../models/scripted';
-import type { SandboxWorld } from '../sandbox/world';
 import { runScenario, type EvalRunResult } from './run-scenario';
 import type { AnyEvalScenario } from './scenario';
 import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities, type Trajectory } from './trajectory';
-
-/**
- * Whether an id names something in the world: a catalog title (`tmdb:…`, `douban:…`, `imdb:…`), a
- * release, a downloader job, an organize record or a plan. Pure over the world's state.
- * @param world - the sandbox world
- * @param id - the id
- * @public
- */
-export function idExists(world: SandboxWorld, id: string): boolean {
-  return (
-    world.resolveTitle(id) !== undefined ||
-    world.releases().some((r) => r.releaseId === id) ||
-    world.downloads().some((d) => d.id === id || d.planId === id) ||
-    world.organizes().some((o) => o.id === id) ||
-    world.plans().some((p) => p.id === id)
-  );
-}
 
 /**
  * Replays a trajectory: the scripted model plays its calls and final reply through the real runtime
@@ -67,7 +49,7 @@ export async function replayTrajectory(
         );
     },
     afterRun: (facts) => {
-      const missing = (facts.report?.ids ?? []).filter((id) => !idExists(facts.world, id));
+      const missing = (facts.report?.ids ?? []).filter((id) => !facts.idExists(id));
       if (missing.length > 0)
         throw new EvalInputError(
           'EVAL_TRAJECTORY_INVALID',

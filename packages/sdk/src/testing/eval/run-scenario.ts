@@ -116,14 +116,13 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
     ...scenario.world?.(seed),
     clock,
   });
-  const ctx = { world, clock, seed } as ScenarioContext;
-  const host = createAgentHost({
+  const ctx = { world, clock, seed, hostState: undefined } as ScenarioContext;
+  const hostOptions = {
     storage: new MemoryStorage(),
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
     model: { provider: options.provider, ...(options.model ? { model: options.model } : {}) },
-    goalFacts: world,
     runs: {
       pollMs: 5,
       goalPollSec: 1,
@@ -131,12 +130,16 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
       ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       middleware: scenario.middleware ? scenario.middleware(ctx) : [],
     },
-  });
+  };
+  const own = scenario.host ? await scenario.host({ clock, seed, options: hostOptions }) : undefined;
+  const host = own?.host ?? createAgentHost({ ...hostOptions, goalFacts: world });
   ctx.host = host;
-  registerSandboxCapabilities(host, world);
+  ctx.hostState = own?.state;
+  if (!own) registerSandboxCapabilities(host, world);
+  const idExists = own ? (own.idExists ?? (() => true)) : (id: string) => idInWorld(world, id);
   const started = Date.now();
-  await host.start();
   try {
+    await host.start();
     const setup = (await scenario.setup?.(ctx)) as S;
     const kinds = Object.fromEntries(host.capabilities.list().map((d) => [d.id, d.kind]));
     options.beforeRun?.(new Set([...Object.keys(kinds), ...RUNTIME_TOOL_NAMES]));
@@ -155,6 +158,7 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
       subagents,
       kinds,
       report: parseFinalReport(ended.finalText),
+      idExists,
     };
     options.afterRun?.(facts as EvalFacts<unknown>);
     let verdict: EvalVerdict = 'pass';
@@ -195,7 +199,22 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
     };
   } finally {
     await host.stop().catch(() => undefined);
+    await own?.close?.();
   }
+}
+
+/**
+ * Whether an id names something in the sandbox world: a catalog title (`tmdb:…`, `douban:…`, `imdb:…`),
+ * a release, a downloader job, an organize record or a plan.
+ */
+function idInWorld(world: SandboxWorld, id: string): boolean {
+  return (
+    world.resolveTitle(id) !== undefined ||
+    world.releases().some((r) => r.releaseId === id) ||
+    world.downloads().some((d) => d.id === id || d.planId === id) ||
+    world.organizes().some((o) => o.id === id) ||
+    world.plans().some((p) => p.id === id)
+  );
 }
 
 /**

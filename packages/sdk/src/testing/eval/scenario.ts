@@ -3,7 +3,7 @@ import { MediaAgentError } from '../../core/errors';
 import type { RunRecord } from '../../core/run-records';
 import type { ManualClock } from '../../ports/clock';
 import type { AgentHost } from '../../runtime/agent-host';
-import type { RunOptions } from '../../runtime/agent-options';
+import type { AgentOptions, RunOptions } from '../../runtime/agent-options';
 import type { RunEvent } from '../../runtime/events/run-event';
 import type { RunMiddleware } from '../../runtime/middleware/run-middleware';
 import type { SandboxWorld, SandboxWorldOptions } from '../sandbox/world';
@@ -84,6 +84,8 @@ export interface EvalFacts<S = unknown> {
   kinds: Readonly<Record<string, string>>;
   /** The final report parsed from the run's final text, or null. */
   report: FinalReport | null;
+  /** Whether an id names something in the world (the sandbox world's, or the scenario host's `idExists`). */
+  idExists: (id: string) => boolean;
 }
 
 /** One oracle rule: a pure function of the facts; undefined when the rule holds. @public */
@@ -91,7 +93,7 @@ export type OracleRule<S = unknown> = (facts: EvalFacts<S>) => OracleFailure | u
 
 /** What a scenario's hooks get. @public */
 export interface ScenarioContext {
-  /** The host the run is driven by (sandbox capabilities registered, started). */
+  /** The host the run is driven by (started; the sandbox capabilities registered unless the scenario built it). */
   host: AgentHost;
   /** The sandbox world. */
   world: SandboxWorld;
@@ -99,6 +101,38 @@ export interface ScenarioContext {
   clock: ManualClock;
   /** The seed of this run. */
   seed: number;
+  /** What the scenario's own `host` factory returned as `state` (e.g. a host simulator); undefined otherwise. */
+  hostState: unknown;
+}
+
+/**
+ * What a scenario's own host factory gets: the clock and the host options the harness fixes (storage,
+ * clock, ids, logger, the model, run options with the scenario's middleware) — spread them into the
+ * options of the host it builds.
+ * @public
+ */
+export interface EvalHostContext {
+  /** The clock the harness moves while the run waits. */
+  clock: ManualClock;
+  /** The seed of this run. */
+  seed: number;
+  /** Options to spread into the host's options. */
+  options: Required<Pick<AgentOptions, 'storage' | 'clock' | 'ids' | 'logger' | 'model' | 'runs'>>;
+}
+
+/**
+ * A host a scenario builds itself (e.g. a MoviePilot adapter against its simulator), not started.
+ * @public
+ */
+export interface EvalHost {
+  /** The host (the harness starts and stops it). */
+  host: AgentHost;
+  /** Anything the setup and the rules need (reaches `setup` as `ctx.hostState`), e.g. the simulator. */
+  state?: unknown;
+  /** Whether an id names something on this host (checks a replay's final report). Default: every id exists. */
+  idExists?: (id: string) => boolean;
+  /** Called after the host stopped (close the simulator). */
+  close?: () => Promise<void>;
 }
 
 /**
@@ -129,6 +163,11 @@ export interface EvalScenario<S = unknown> {
   world?: (seed: number) => Omit<SandboxWorldOptions, 'clock' | 'filePath'>;
   /** Run options for the host (context window, budgets …); middleware goes in `middleware`. */
   runs?: Omit<RunOptions, 'middleware' | 'systemPrompt'>;
+  /**
+   * Builds the host instead of the sandbox one, when the scenario needs a host's own API (a MoviePilot
+   * adapter against its simulator). The sandbox world then stays empty and unused.
+   */
+  host?: (ctx: EvalHostContext) => Promise<EvalHost>;
   /** Seeds the world, registers extra capabilities, creates grants; its result reaches the rules as `facts.setup`. */
   setup?: (ctx: ScenarioContext) => S | Promise<S>;
   /** Run middleware the scenario needs (e.g. a user message sent after a given call). */
