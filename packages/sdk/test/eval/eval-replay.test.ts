@@ -116,7 +116,7 @@ describe('live and paired runs (a scripted stand-in for the model, the same seed
       label,
       provider: new ScriptedProvider({
         scripts: ids.flatMap((id) => {
-          const file = files.find((f) => f.startsWith(`${id}.${kind}`))!;
+          const file = kind === 'pass' ? `${id}.pass.json` : files.find((f) => f.startsWith(`${id}.fail`))!;
           const goal = STANDARD_SCENARIOS[id]!.goal as string;
           return trajectoryScripts(load(file), goal);
         }),
