@@ -57,7 +57,11 @@ export const LAYERS = [
     folders: ['mcp'],
     holds: 'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk)',
   },
-  { layer: 'test harness', folders: ['testing'], holds: 'storage conformance suite, sandbox host, run helpers' },
+  {
+    layer: 'test harness',
+    folders: ['testing'],
+    holds: 'storage conformance suite, sandbox host, run helpers, task evaluation (scenarios, oracle, eval CLI)',
+  },
 ];
 
 const ENTRY = '(entry)';
