@@ -25,7 +25,13 @@ export type { StartRunInput, RunDetail } from './runtime/run-service';
 export type { RunBudgets, DailyBudgets } from './runtime/run-budgets';
 export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
-export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './runtime/events/run-event';
+export type {
+  RunEvent,
+  RunEventType,
+  RunEventPayloads,
+  ToolCallPhase,
+  DecisionEventData,
+} from './runtime/events/run-event';
 export { RunEventBus, type RunEventSubscription } from './runtime/events/run-event-bus';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
 export type { RunChecklist } from './runtime/checklist';
