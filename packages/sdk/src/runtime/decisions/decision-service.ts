@@ -267,10 +267,10 @@ export class DecisionService {
         const outcome =
           run.status === 'budget_exceeded'
             ? 'over_budget'
-            : run.status === 'cancelled' || run.status === 'failed'
-              ? `run_${run.status}`
-              : typeof state.outcome === 'string'
-                ? state.outcome
+            : typeof state.outcome === 'string'
+              ? state.outcome
+              : run.status === 'cancelled' || run.status === 'failed'
+                ? `run_${run.status}`
                 : 'no_action';
         const denied = Array.isArray(state.denied) ? state.denied : [];
         const autoRecover: Record<string, JsonValue> = {
