@@ -29,7 +29,7 @@ export function recoveryActionsOf(events: readonly RunEventRecord[]): {
     const capabilityId = typeof data.capabilityId === 'string' ? data.capabilityId : '';
     if (!RECOVERY_CAPABILITIES.includes(capabilityId)) continue;
     if (data.phase === 'denied') {
-      denied.push({ capabilityId, code: String(asObject(data.error).code ?? 'AUTH_DENIED') });
+      denied.push({ capabilityId, code: String(asObject(data.error).code ?? 'AUTH_NO_AUTHORIZATION') });
       continue;
     }
     if (data.phase !== 'succeeded' && data.phase !== 'pending') continue;
@@ -94,7 +94,16 @@ export function recoverReport(session: RunSession, report: AgentGoalReport): Age
   const outcome = typeof state.outcome === 'string' ? state.outcome : 'no_action';
   const actions = (state.actions ?? []) as unknown as RecoveryAction[];
   const did = actions.map((a) => `${a.capabilityId} ${a.subjectId ?? ''}`.trim()).join(', ') || 'no recovery action';
+  const now = actions
+    .map((a) => {
+      const d = report.facts.downloads.find((x) => x.id === a.subjectId);
+      const o = report.facts.organizes.find((x) => x.id === a.subjectId);
+      return d ? `download ${d.id} (${d.title}) ${d.status}` : o ? `organize ${o.id} ${o.status}` : undefined;
+    })
+    .filter((x) => x !== undefined)
+    .join(', ');
+  const facts = now ? `; now: ${now}` : '';
   return outcome === 'verified'
-    ? { ...report, status: 'succeeded', summary: `recovered (verified by the system): ${did}; ${report.summary}` }
-    : { ...report, status: 'failed', summary: `not recovered (${outcome.replace('_', ' ')}): ${did}; ${report.summary}` };
+    ? { ...report, status: 'succeeded', summary: `recovered (verified by the system): ${did}${facts}` }
+    : { ...report, status: 'failed', summary: `not recovered (${outcome.replace('_', ' ')}): ${did}${facts}` };
 }
