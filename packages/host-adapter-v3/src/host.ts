@@ -15,6 +15,7 @@ import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorize
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3AuthError } from './errors';
 import { V3GoalFacts } from './goal-facts';
+import { v3DecisionSubjects } from './decisions';
 import { V3RunJournal } from './journal';
 import { storedRunEvents } from './journal-restore';
 import { startAfter } from './start-check';
@@ -150,6 +151,8 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   );
   const container = createAgentContainer({
     ...options,
+    // Decisions about downloads and transfer records are checked against the host's state.
+    decisions: { ...options.decisions, subjects: options.decisions?.subjects ?? v3DecisionSubjects(client) },
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });
