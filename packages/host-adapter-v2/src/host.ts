@@ -31,6 +31,7 @@ import {
 import { V2CapabilityRegistry } from './registry';
 import { startAfter } from './start-check';
 import { V2Tracking } from './tracking';
+import { v2DecisionSubjects } from './decisions';
 
 /**
  * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`);
@@ -254,6 +255,8 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   const container = createAgentContainer({
     ...sdkOptions,
     storage,
+    // Decisions about downloads are checked against the host's state.
+    decisions: { ...sdkOptions.decisions, subjects: sdkOptions.decisions?.subjects ?? v2DecisionSubjects(client) },
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { raiseV2Decisions, v2DecisionInputs } from '../src/index';
+import { cleanup, v2Setup } from './helpers';
+
+afterEach(cleanup);
+
+const ADMIN = 'user:admin';
+
+describe('decisions from the MoviePilot 2.x host state', () => {
+  it('a stalled download raises one download_stalled decision; a person chooses the recheck, which resumes it through the invocation path', async () => {
+    const { host, sim, adapter, clock } = await v2Setup();
+    const found = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134', limit: 1 }, { actor: ADMIN });
+    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
+    const plan = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: ADMIN },
+    );
+    const planId = (plan.output as { plan: { id: string } }).plan.id;
+    expect((await host.invoke('download.submit', { planId }, { actor: ADMIN })).status).not.toBe('denied');
+    clock.advance(1000);
+    const [download] = sim.downloads();
+    expect(await v2DecisionInputs(adapter.client)).toEqual([]);
+    sim.stallDownload(download!.hash);
+
+    const [raised, ...rest] = await raiseV2Decisions(host, adapter.client);
+    expect(rest).toEqual([]);
+    expect(raised).toMatchObject({
+      kind: 'download_stalled',
+      subjectType: 'download',
+      subjectId: download!.hash,
+      rootCause: `download_stalled:${download!.hash}`,
+      raisedBy: 'system:moviepilot-v2',
+      status: 'open',
+    });
+    // The host's event source firing again: the same decision, nothing new.
+    expect((await raiseV2Decisions(host, adapter.client)).map((d) => d.id)).toEqual([raised!.id]);
+    // A decision about a download the host does not have is refused.
+    await expect(
+      host.raiseDecision({
+        kind: 'download_failed',
+        subject: { type: 'download', id: 'no-such-hash' },
+        reason: 'x',
+        raisedBy: 'system:watch',
+      }),
+    ).rejects.toMatchObject({ code: 'DECISION_SUBJECT_NOT_FOUND' });
+
+    const chosen = await host.chooseDecisionOption(raised!.id, 'recheck', ADMIN);
+    expect(chosen.decision).toMatchObject({ status: 'resolved', resolvedBy: ADMIN });
+    expect(chosen.execution).toMatchObject({ capabilityId: 'download.recheck', status: 'succeeded' });
+    expect(sim.downloads()[0]!.phase).not.toBe('paused');
+    expect(sim.requestCount('GET /api/v1/download/start/{hashString}')).toBe(1);
+    sim.assertNoViolations();
+  });
+});
