@@ -9,7 +9,11 @@ const ADMIN = 'user:admin';
 describe('decisions from the MoviePilot 2.x host state', () => {
   it('a stalled download raises one download_stalled decision; a person chooses the recheck, which resumes it through the invocation path', async () => {
     const { host, sim, adapter, clock } = await v2Setup();
-    const found = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134', limit: 1 }, { actor: ADMIN });
+    const found = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
+      { actor: ADMIN },
+    );
     const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
     const plan = await host.invoke(
       'download.plan',

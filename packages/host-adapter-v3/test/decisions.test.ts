@@ -26,7 +26,11 @@ describe('automatic recovery on the MoviePilot 3.x simulator', () => {
       host: { model: { provider }, decisions: { autoInvestigate: true, autoInvestigateMode: 'recover' } },
     });
     // A download that completed, then failed to organize (the host's transfer failed).
-    const found = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134', limit: 1 }, { actor: ADMIN });
+    const found = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
+      { actor: ADMIN },
+    );
     const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
     const plan = await host.invoke(
       'download.plan',
@@ -74,10 +78,14 @@ describe('automatic recovery on the MoviePilot 3.x simulator', () => {
     expect(evidence.autoRecover).toMatchObject({ outcome: 'verified', actions: [{ capabilityId: 'task.retry' }] });
     const { run, report } = await host.getRun(evidence.investigation.runId);
     expect(run.status).toBe('succeeded');
-    expect(report?.summary).toMatch(/^recovered \(verified by the system\): task\.retry th-\d+; now: organize th-\d+ succeeded/);
+    expect(report?.summary).toMatch(
+      /^recovered \(verified by the system\): task\.retry th-\d+; now: organize th-\d+ succeeded/,
+    );
     expect(sim.inLibrary('themoviedb:693134')).toBe(true);
     expect(sim.requestsFor('transfer.history.redo')).toHaveLength(1);
-    expect((await runEvents(host, run.id)).some((e) => e.type === 'tool_call' && e.data.phase === 'denied')).toBe(false);
+    expect((await runEvents(host, run.id)).some((e) => e.type === 'tool_call' && e.data.phase === 'denied')).toBe(
+      false,
+    );
     sim.assertNoViolations();
   });
 });

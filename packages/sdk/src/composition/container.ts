@@ -336,18 +336,26 @@ function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisio
   for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
     const v = resolved[name];
     if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
-      throw new MediaAgentError('OPTIONS_INVALID', `option decisions.${name} must be a positive integer; got ${String(v)}`, {
-        option: `decisions.${name}`,
-      });
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option decisions.${name} must be a positive integer; got ${String(v)}`,
+        {
+          option: `decisions.${name}`,
+        },
+      );
   }
   if (typeof resolved.autoInvestigate !== 'boolean')
     throw new MediaAgentError('OPTIONS_INVALID', 'option decisions.autoInvestigate must be a boolean', {
       option: 'decisions.autoInvestigate',
     });
   if (resolved.autoInvestigateMode !== 'investigate' && resolved.autoInvestigateMode !== 'recover')
-    throw new MediaAgentError('OPTIONS_INVALID', 'option decisions.autoInvestigateMode must be investigate or recover', {
-      option: 'decisions.autoInvestigateMode',
-    });
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option decisions.autoInvestigateMode must be investigate or recover',
+      {
+        option: 'decisions.autoInvestigateMode',
+      },
+    );
   return resolved;
 }
 

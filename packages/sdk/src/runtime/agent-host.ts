@@ -433,7 +433,9 @@ export class DefaultAgentHost implements AgentHost {
       // Investigations whose run ended while no process was there to conclude them.
       await this.#deps.decisions
         .sweep()
-        .catch((error: Error) => this.#deps.logger.warn('could not conclude investigations', { message: error.message }));
+        .catch((error: Error) =>
+          this.#deps.logger.warn('could not conclude investigations', { message: error.message }),
+        );
     }
     this.#state = 'started';
     return { recovered, cleaned };

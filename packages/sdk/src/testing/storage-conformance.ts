@@ -1374,9 +1374,26 @@ export function describeStorageConformance(
     t.it(
       'decisions change by compare-and-set on the revision; the dedupe key never changes; list filters by kind and root cause',
       withStorage(async (s) => {
-        const d1 = decision({ id: 'd1', kind: 'download_failed', dedupeKey: 'df:1', rootCause: 'download_failed:dl-1' });
-        const d2 = decision({ id: 'd2', kind: 'download_failed', dedupeKey: 'df:2', rootCause: 'download_failed:dl-1', createdAt: 20 });
-        const d3 = decision({ id: 'd3', kind: 'download_stalled', dedupeKey: 'ds:1', rootCause: 'download_stalled:dl-2', createdAt: 30 });
+        const d1 = decision({
+          id: 'd1',
+          kind: 'download_failed',
+          dedupeKey: 'df:1',
+          rootCause: 'download_failed:dl-1',
+        });
+        const d2 = decision({
+          id: 'd2',
+          kind: 'download_failed',
+          dedupeKey: 'df:2',
+          rootCause: 'download_failed:dl-1',
+          createdAt: 20,
+        });
+        const d3 = decision({
+          id: 'd3',
+          kind: 'download_stalled',
+          dedupeKey: 'ds:1',
+          rootCause: 'download_stalled:dl-2',
+          createdAt: 30,
+        });
         for (const d of [d1, d2, d3]) assert.equal(await s.decisions.insert(d), true);
         const changed: DecisionRecord = {
           ...d1,

@@ -23,7 +23,10 @@ describe('decision rules', () => {
     expect(investigationSkip({ ...open, kind: 'agent_budget' }, true)).toBe('kind_not_investigated');
     expect(investigationSkip({ ...open, status: 'awaiting_user' }, true)).toBe('not_open');
     expect(investigationSkip({ ...open, raisedBy: 'agent:run_1' }, true)).toBe('caused_by_agent');
-    const investigated = { ...open, evidence: { investigation: { runId: 'run_1', mode: 'investigate', dedupeKey: 'x' } } };
+    const investigated = {
+      ...open,
+      evidence: { investigation: { runId: 'run_1', mode: 'investigate', dedupeKey: 'x' } },
+    };
     expect(investigationSkip(investigated, true)).toBe('already_investigated');
     // Reopened after an investigation: still one run per decision.
     expect(investigationSkip({ ...investigated, status: 'open' }, true)).toBe('already_investigated');
@@ -31,7 +34,10 @@ describe('decision rules', () => {
 
   it('recoveryAttempts counts the other decisions of a root cause that attempted a recovery', () => {
     const d = (id: string, attempted: boolean | undefined) =>
-      ({ id, evidence: attempted === undefined ? {} : { autoRecover: { recoverAttempted: attempted } } }) as DecisionRecord;
+      ({
+        id,
+        evidence: attempted === undefined ? {} : { autoRecover: { recoverAttempted: attempted } },
+      }) as DecisionRecord;
     expect(recoveryAttempts([d('a', true), d('b', false), d('c', undefined), d('self', true)], 'self')).toBe(1);
     expect(recoveryAttempts([], 'self')).toBe(0);
   });
@@ -89,7 +95,9 @@ describe('decision rules', () => {
     expect(recoveryVerdict(recheck, facts('stalled'))).toBe('pending');
     expect(recoveryVerdict([{ capabilityId: 'task.retry', subjectId: 'org-1' }], facts('queued'))).toBe('failed');
     expect(recoveryVerdict([{ capabilityId: 'task.retry', subjectId: 'dl-9' }], facts('queued'))).toBe('pending');
-    expect(recoveryVerdict([{ capabilityId: 'identity.resolve', subjectId: 'rel-1' }], facts('failed'))).toBe('verified');
+    expect(recoveryVerdict([{ capabilityId: 'identity.resolve', subjectId: 'rel-1' }], facts('failed'))).toBe(
+      'verified',
+    );
     expect(recoveryVerdict([], facts('queued'))).toBe('no_action');
   });
 });

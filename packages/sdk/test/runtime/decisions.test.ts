@@ -21,7 +21,7 @@ import {
   ScriptedProvider,
   type FakeScript,
 } from '../../src/testing';
-import { runEvents, waitForStatus } from './harness';
+import { runEvents } from './harness';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -38,7 +38,10 @@ const recoverScript: FakeScript = {
   name: 'recover',
   match: /Investigate decision/,
   steps: [
-    { text: 'Looking at the task. ', toolCalls: [{ capability: 'task.inspect', input: (c) => ({ taskId: downloadOf(c.goal) }) }] },
+    {
+      text: 'Looking at the task. ',
+      toolCalls: [{ capability: 'task.inspect', input: (c) => ({ taskId: downloadOf(c.goal) }) }],
+    },
     {
       text: 'Files are missing; forcing a recheck. ',
       toolCalls: [{ capability: 'download.recheck', input: (c) => ({ downloadId: downloadOf(c.goal) }) }],
@@ -49,7 +52,11 @@ const recoverScript: FakeScript = {
 
 async function sandboxHost(
   decisions: Omit<DecisionOptions, 'subjects'>,
-  options: { scripts?: FakeScript | FakeScript[]; world?: (clock: ManualClock) => SandboxWorld; middleware?: RunMiddleware[] } = {},
+  options: {
+    scripts?: FakeScript | FakeScript[];
+    world?: (clock: ManualClock) => SandboxWorld;
+    middleware?: RunMiddleware[];
+  } = {},
 ) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = options.world?.(clock) ?? new SandboxWorld({ clock });
@@ -99,7 +106,10 @@ async function waitForDecision(
   const deadline = Date.now() + 15_000;
   for (;;) {
     const d = await host.getDecision(id);
-    if (statuses.includes(d.status) && (d.evidence as { agentInvestigation?: unknown }).agentInvestigation !== undefined)
+    if (
+      statuses.includes(d.status) &&
+      (d.evidence as { agentInvestigation?: unknown }).agentInvestigation !== undefined
+    )
       return d;
     if (statuses.includes(d.status) && !(d.evidence as { investigation?: unknown }).investigation) return d;
     if (Date.now() > deadline) throw new Error(`decision ${id} is ${d.status}: ${JSON.stringify(d.evidence)}`);
@@ -119,13 +129,19 @@ const evidenceOf = (d: DecisionRecord) => d.evidence as Record<string, any>;
 
 describe('automatic recovery of a failed download (scripted model, sandbox world)', () => {
   it('within a grant: inspect → recheck → verified by the facts → resolved by system:auto-recover; its option never runs again', async () => {
-    const { host, clock, world, storage } = await sandboxHost({ autoInvestigate: true, autoInvestigateMode: 'recover' });
+    const { host, clock, world, storage } = await sandboxHost({
+      autoInvestigate: true,
+      autoInvestigateMode: 'recover',
+    });
     await host.grants.create({ action: 'download.recheck', actor: ADMIN, reason: 'recheck failed downloads' });
     const downloadId = await failedDownload(host, world, clock);
     world.setFaults({ failDownloads: false }); // the files are back: a recheck will find them
     const [raised] = await raiseSandboxDecisions(host, world);
     expect(raised).toMatchObject({ kind: 'download_failed', subjectType: 'download', subjectId: downloadId });
-    expect(evidenceOf(raised!).investigation).toMatchObject({ mode: 'recover', dedupeKey: `investigate:${raised!.id}` });
+    expect(evidenceOf(raised!).investigation).toMatchObject({
+      mode: 'recover',
+      dedupeKey: `investigate:${raised!.id}`,
+    });
 
     const decision = await waitForDecision(host, raised!.id, ['resolved', 'awaiting_user'], clock, 1000);
     expect(decision.status).toBe('resolved');
@@ -142,7 +158,12 @@ describe('automatic recovery of a failed download (scripted model, sandbox world
     });
     const runId = evidenceOf(decision).investigation.runId as string;
     const { run, report } = await host.getRun(runId);
-    expect(run).toMatchObject({ mode: 'execute', startedBy: 'system:auto-recover', origin: 'background', status: 'succeeded' });
+    expect(run).toMatchObject({
+      mode: 'execute',
+      startedBy: 'system:auto-recover',
+      origin: 'background',
+      status: 'succeeded',
+    });
     expect(run.capabilityAllowlist).toEqual(expect.arrayContaining(['task.inspect', 'download.recheck', 'task.retry']));
     expect(run.capabilityAllowlist).not.toContain('download.submit');
     expect(run.budgets).toMatchObject({ maxToolCalls: 8, maxDurationSec: 600 });
@@ -158,12 +179,18 @@ describe('automatic recovery of a failed download (scripted model, sandbox world
     const events = [...(await decisionEvents(storage, decision.id)), ...(await runEvents(host, runId))].sort(
       (a, b) => a.globalSeq - b.globalSeq,
     );
-    expect(events.map((e) => (e.type.startsWith('decision.') ? `${e.type}:${(e.data as { change?: string }).change ?? ''}` : e.type))).toEqual(
+    expect(
+      events.map((e) =>
+        e.type.startsWith('decision.') ? `${e.type}:${(e.data as { change?: string }).change ?? ''}` : e.type,
+      ),
+    ).toEqual(
       expect.arrayContaining(['decision.created:', 'decision.updated:investigating', 'decision.updated:resolved']),
     );
     if (process.env.PRINT_DECISION_EVENTS)
       for (const e of events)
-        console.log(JSON.stringify({ globalSeq: e.globalSeq, stream: e.runId, seq: e.seq, type: e.type, data: e.data }));
+        console.log(
+          JSON.stringify({ globalSeq: e.globalSeq, stream: e.runId, seq: e.seq, type: e.type, data: e.data }),
+        );
   });
 
   it('no grant covers the recovery: degraded to investigate, the reason recorded, a ready-to-choose recheck option that a person runs once', async () => {
@@ -213,7 +240,11 @@ describe('automatic recovery of a failed download (scripted model, sandbox world
     const chosen = await host.chooseDecisionOption(decision.id, 'recheck', ADMIN, 'files restored');
     expect(chosen.first).toBe(true);
     expect(chosen.decision).toMatchObject({ status: 'resolved', resolvedBy: ADMIN });
-    expect(chosen.execution).toMatchObject({ kind: 'capability', capabilityId: 'download.recheck', status: 'succeeded' });
+    expect(chosen.execution).toMatchObject({
+      kind: 'capability',
+      capabilityId: 'download.recheck',
+      status: 'succeeded',
+    });
     expect(world.downloads()[0]!.phase).toBe('active');
     const again = await host.chooseDecisionOption(decision.id, 'recheck', ADMIN);
     expect(again).toMatchObject({ first: false, execution: chosen.execution });
@@ -349,7 +380,8 @@ describe('automatic investigation of an ambiguous identity', () => {
         scripts: {
           match: /Investigate decision/,
           steps: [{ toolCalls: [{ capability: 'catalog.lookup', input: { query: 'Dune' } }] }],
-          finalText: 'Two films are called Dune (1984 and 2021); the 2021 one is the likely match given the release year.',
+          finalText:
+            'Two films are called Dune (1984 and 2021); the 2021 one is the likely match given the release year.',
         },
       },
     );
@@ -410,7 +442,14 @@ describe('bad input', () => {
       { ...base, subject: { type: '', id: 'x' } },
       { ...base, reason: '', subject: { type: 'run', id: 'x' } },
       { ...base, subject: { type: 'run', id: 'x' }, evidence: [] as never },
-      { ...base, subject: { type: 'run', id: 'x' }, options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] },
+      {
+        ...base,
+        subject: { type: 'run', id: 'x' },
+        options: [
+          { id: 'a', label: 'A' },
+          { id: 'a', label: 'B' },
+        ],
+      },
       { ...base, subject: { type: 'run', id: 'x' }, options: [{ id: 'a', label: 'A', capabilityId: 'no.such' }] },
     ])
       await expect(host.raiseDecision(bad)).rejects.toMatchObject({ code: 'DECISION_INVALID' });
@@ -433,7 +472,11 @@ describe('bad input', () => {
       code: 'DECISION_OPTION_NOT_FOUND',
     });
     const dismissed = await host.dismissDecision(d!.id, ADMIN, 'handled by hand');
-    expect(dismissed).toMatchObject({ status: 'dismissed', resolvedBy: ADMIN, resolution: { note: 'handled by hand' } });
+    expect(dismissed).toMatchObject({
+      status: 'dismissed',
+      resolvedBy: ADMIN,
+      resolution: { note: 'handled by hand' },
+    });
     await expect(host.chooseDecisionOption(d!.id, 'ignore', ADMIN)).rejects.toMatchObject({ code: 'DECISION_CLOSED' });
     const events = await decisionEvents(storage, d!.id);
     expect(events.map((e) => e.type)).toEqual(['decision.created', 'decision.updated']);

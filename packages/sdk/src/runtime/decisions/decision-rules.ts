@@ -72,11 +72,7 @@ export function recoveryCapabilities(kind: string): string[] {
  * known before the call, so such a grant is conservatively taken as not covering it).
  * @public
  */
-export function grantCoversRecovery(
-  grant: GrantRecord,
-  covers: (grant: GrantRecord) => boolean,
-  now: number,
-): boolean {
+export function grantCoversRecovery(grant: GrantRecord, covers: (grant: GrantRecord) => boolean, now: number): boolean {
   if (grant.status !== 'active') return false;
   if (grant.expiresAt !== null && now >= grant.expiresAt) return false;
   if ((grant.scope.mediaEntityIds?.length ?? 0) > 0 || (grant.scope.mediaKinds?.length ?? 0) > 0) return false;

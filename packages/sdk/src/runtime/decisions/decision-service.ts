@@ -171,15 +171,18 @@ export class DecisionService {
     parseActor(actor);
     for (let attempt = 0; ; attempt++) {
       const d = await this.get(decisionId);
-      if (d.status === 'resolved')
-        return { decision: d, execution: d.resolution?.execution ?? null, first: false };
+      if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
       if (d.status === 'dismissed')
         throw new DecisionError('DECISION_CLOSED', `decision ${d.id} was dismissed`, { decisionId: d.id });
       if (!d.options.some((o) => o.id === optionId))
-        throw new DecisionError('DECISION_OPTION_NOT_FOUND', `decision ${d.id} offers no option ${JSON.stringify(optionId)}`, {
-          decisionId: d.id,
-          optionId,
-        });
+        throw new DecisionError(
+          'DECISION_OPTION_NOT_FOUND',
+          `decision ${d.id} offers no option ${JSON.stringify(optionId)}`,
+          {
+            decisionId: d.id,
+            optionId,
+          },
+        );
       const now = this.deps.clock.now();
       const next: DecisionRecord = {
         ...d,
@@ -374,7 +377,15 @@ export class DecisionService {
           ...(Object.keys(autoRecover).length > 0 ? { autoRecover } : {}),
         },
       };
-      if (!(await this.#save(d, next, 'investigating', mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR, runId)))
+      if (
+        !(await this.#save(
+          d,
+          next,
+          'investigating',
+          mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR,
+          runId,
+        ))
+      )
         continue;
       try {
         await this.deps.startRun(this.#runInput(next, mode), {
@@ -474,7 +485,13 @@ export class DecisionService {
   }
 
   /** Compare-and-set of a decision with its `decision.updated` event, in one transaction; false when it changed meanwhile. */
-  async #save(prev: DecisionRecord, next: DecisionRecord, change: string, actor: string, runId?: string): Promise<boolean> {
+  async #save(
+    prev: DecisionRecord,
+    next: DecisionRecord,
+    change: string,
+    actor: string,
+    runId?: string,
+  ): Promise<boolean> {
     const record: DecisionRecord = { ...next, revision: prev.revision + 1, updatedAt: this.deps.clock.now() };
     const event = await this.deps.storage.transaction(async (s) => {
       if (!(await s.decisions.update(record, prev.revision))) return undefined;

@@ -36,9 +36,11 @@ export async function finish(
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;
   if (loop.deps.onRunEnd)
-    await loop.deps.onRunEnd(session.run).catch((error: Error) =>
-      logger.warn('the end of a run could not be handed on', { runId: session.id, message: error.message }),
-    );
+    await loop.deps
+      .onRunEnd(session.run)
+      .catch((error: Error) =>
+        logger.warn('the end of a run could not be handed on', { runId: session.id, message: error.message }),
+      );
   for (const failure of await loop.pipeline.runEnd(session, status, reason)) {
     logger.warn('run middleware failed at the end of a run', {
       runId: session.id,
