@@ -22,6 +22,7 @@ import {
   type FakeScript,
 } from '../../src/testing';
 import { runEvents } from './harness';
+import { runRecord } from '../storage/run-record';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -481,5 +482,72 @@ describe('bad input', () => {
     const events = await decisionEvents(storage, d!.id);
     expect(events.map((e) => e.type)).toEqual(['decision.created', 'decision.updated']);
     expect(events[1]!.data).toMatchObject({ change: 'dismissed', status: 'dismissed', actor: ADMIN });
+  });
+});
+
+describe('a host that stopped in the middle', () => {
+  it('at start, an investigation whose run ended unconcluded is concluded, and one claimed but never started goes to a person', async () => {
+    const storage = new MemoryStorage();
+    await storage.migrate();
+    const t0 = Date.UTC(2026, 10, 30, 12);
+    const base: DecisionRecord = {
+      id: 'dec-a',
+      kind: 'download_failed',
+      dedupeKey: 'download_failed:dl-1:1',
+      subjectType: 'download',
+      subjectId: 'dl-1',
+      rootCause: 'download_failed:dl-1',
+      status: 'open',
+      reason: 'missing files',
+      evidence: {
+        investigation: { runId: 'run-ended', mode: 'investigate', dedupeKey: 'investigate:dec-a', startedAt: t0 },
+      },
+      options: [],
+      raisedBy: 'system:watch',
+      resolvedBy: null,
+      resolution: null,
+      revision: 2,
+      createdAt: t0,
+      updatedAt: t0,
+      resolvedAt: null,
+    };
+    await storage.decisions.insert(base);
+    await storage.decisions.insert({
+      ...base,
+      id: 'dec-b',
+      dedupeKey: 'download_failed:dl-2:1',
+      evidence: {
+        investigation: { runId: 'run-never', mode: 'investigate', dedupeKey: 'investigate:dec-b', startedAt: t0 },
+      },
+    });
+    await storage.runs.insert(
+      runRecord('run-ended', {
+        status: 'succeeded',
+        endedAt: t0 + 5000,
+        finalText: 'The files are gone from the disk.',
+        runtimeState: { decision: { decisionId: 'dec-a', mode: 'investigate' } },
+      }),
+    );
+    const host = createAgentHost({
+      storage,
+      clock: new ManualClock(t0 + 120_000),
+      logger: new ConsoleLogger('silent'),
+      runs: { pollMs: 5 },
+    });
+    hosts.push(host);
+    await host.start();
+    expect(await host.getDecision('dec-a')).toMatchObject({
+      status: 'awaiting_user',
+      evidence: {
+        agentInvestigation: {
+          runId: 'run-ended',
+          conclusion: { text: 'The files are gone from the disk.', verified: false },
+        },
+      },
+    });
+    expect(await host.getDecision('dec-b')).toMatchObject({
+      status: 'awaiting_user',
+      evidence: { agentInvestigation: { runId: 'run-never', runStatus: 'not_started' } },
+    });
   });
 });

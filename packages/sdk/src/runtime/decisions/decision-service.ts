@@ -308,7 +308,8 @@ export class DecisionService {
 
   /**
    * Concludes investigations whose run ended while no process was there to do it (a crash between the run's end
-   * and its conclusion). Called at host start.
+   * and its conclusion), and hands to a person an open decision whose investigation was claimed over a minute ago
+   * but whose run was never stored. Called at host start.
    */
   async sweep(): Promise<void> {
     for (const d of await this.deps.storage.decisions.list({ status: 'open' })) {
@@ -316,6 +317,24 @@ export class DecisionService {
       if (!inv || asObject(d.evidence).agentInvestigation !== undefined) continue;
       const run = await this.deps.storage.runs.get(inv.runId);
       if (run && run.endedAt !== null) await this.onRunEnded(run);
+      else if (
+        !run &&
+        this.deps.clock.now() - Number(asObject(asObject(d.evidence).investigation).startedAt ?? 0) > 60_000
+      )
+        // Claimed, but its run was never stored (the process stopped in between): a person takes it.
+        await this.#save(
+          d,
+          {
+            ...d,
+            status: 'awaiting_user',
+            evidence: {
+              ...asObject(d.evidence),
+              agentInvestigation: { runId: inv.runId, runStatus: 'not_started', error: null },
+            },
+          },
+          'awaiting_user',
+          AUTO_INVESTIGATE_ACTOR,
+        );
     }
   }
 
