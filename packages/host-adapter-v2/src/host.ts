@@ -1,5 +1,6 @@
 import {
   createAgentContainer,
+  isHumanActor,
   DefaultCapabilityRegistry,
   PolicyAuthorizer,
   resolvePort,
@@ -62,7 +63,10 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   client?: Omit<V2ClientOptions, 'url' | 'credentials' | 'auth'>;
   /**
    * Which actors are MoviePilot superusers: a list of actor ids (default `['user:admin']`) or a
-   * function. Agent actors count as the actor that started their run.
+   * function. Agent actors count as the actor that started their run. Unless `identity` is given, the
+   * `user:*` actors among them are also the SDK's administrators (they decide approvals, change grants
+   * and see every user's runs) and every other person is an ordinary user. Key users by their stable
+   * MoviePilot user id, never by name.
    */
   superusers?: readonly string[] | SuperuserResolver;
   /**
@@ -254,6 +258,10 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
+    // People the host calls superusers are the SDK's administrators, unless the host says otherwise.
+    identity: sdkOptions.identity ?? {
+      roleOf: async (actor) => (isHumanActor(actor) && (await isSuperuser(actor)) ? 'admin' : 'user'),
+    },
     storage,
     // Decisions about downloads are checked against the host's state.
     decisions: { ...sdkOptions.decisions, subjects: sdkOptions.decisions?.subjects ?? v2DecisionSubjects(client) },
@@ -271,6 +279,7 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
               ids: resolvePort(d, Tokens.IdGenerator),
               logger: resolvePort(d, Tokens.Logger),
               maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
+              identity: resolvePort(d, Tokens.Identity),
             }),
             plugins,
           )),
