@@ -309,6 +309,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     settings: resolved.decisions,
     maxDurationSec: resolved.runs.budgets.maxDurationSec,
     maxInputBytes: resolved.maxInputBytes,
+    identity: d.resolve(Tokens.Identity),
   });
   runs = new RunService({
     storage,

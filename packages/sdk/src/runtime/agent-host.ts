@@ -219,7 +219,8 @@ export interface AgentHost {
    * @param optionId - one of its `options[].id`
    * @param actor - who chooses, e.g. `user:alice`
    * @param note - optional words for the record
-   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`, `ACTOR_INVALID`
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`, `ACTOR_INVALID`;
+   *   `ADMIN_FORBIDDEN` for an option that invokes nothing (it only closes the decision) chosen by a non-administrator
    *
    * @example
    * ```ts
@@ -228,8 +229,9 @@ export interface AgentHost {
    */
   chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice>;
   /**
-   * Dismisses a decision without action.
-   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved), `ACTOR_INVALID`
+   * Dismisses a decision without action (administrators only).
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved), `ACTOR_INVALID`,
+   *   `ADMIN_FORBIDDEN`
    */
   dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord>;
   /**

@@ -472,6 +472,12 @@ describe('bad input', () => {
     await expect(host.chooseDecisionOption(d!.id, 'nope', ADMIN)).rejects.toMatchObject({
       code: 'DECISION_OPTION_NOT_FOUND',
     });
+    // Closing without action is for administrators: an API key or an ordinary user is refused, nothing changes.
+    await expect(host.dismissDecision(d!.id, 'apikey:ops')).rejects.toMatchObject({ code: 'ADMIN_FORBIDDEN' });
+    await expect(host.chooseDecisionOption(d!.id, 'ignore', 'apikey:ops')).rejects.toMatchObject({
+      code: 'ADMIN_FORBIDDEN',
+    });
+    expect((await host.getDecision(d!.id)).revision).toBe(d!.revision);
     const dismissed = await host.dismissDecision(d!.id, ADMIN, 'handled by hand');
     expect(dismissed).toMatchObject({
       status: 'dismissed',

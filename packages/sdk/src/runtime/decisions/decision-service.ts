@@ -10,6 +10,8 @@ import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
 import type { DecisionFilter, StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import { grantCoversCapability } from '../../authorization/grant-rules';
+import { requireAdministrator } from '../../authorization/roles';
+import type { IdentityResolver } from '../../ports/identity';
 import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { StartRunInput } from '../run-service';
@@ -101,6 +103,8 @@ export interface DecisionServiceDeps {
   maxDurationSec: number | null;
   /** Largest evidence JSON, in UTF-8 bytes. */
   maxInputBytes: number;
+  /** Roles of actors: dismissing, and choosing an option that invokes nothing, are for administrators. */
+  identity: IdentityResolver;
 }
 
 const KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
@@ -164,8 +168,10 @@ export class DecisionService {
    * A person chooses an option: the decision is resolved by `actor`, then the option's capability (if any) is
    * invoked through the one invocation path as `actor` (authorized, audited, ledgered under the task
    * `decision-<id>`). A denied invocation leaves the decision unresolved (`awaiting_user`) with the denial in its
-   * evidence. A decision already resolved returns its first result and runs nothing.
-   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`; `ACTOR_INVALID`
+   * evidence. A decision already resolved returns its first result and runs nothing. An option that invokes nothing
+   * only closes the decision: for administrators.
+   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`; `ACTOR_INVALID`;
+   *   `ADMIN_FORBIDDEN` (an option that invokes nothing, chosen by someone who is not an administrator)
    */
   async choose(decisionId: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice> {
     parseActor(actor);
@@ -174,7 +180,8 @@ export class DecisionService {
       if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
       if (d.status === 'dismissed')
         throw new DecisionError('DECISION_CLOSED', `decision ${d.id} was dismissed`, { decisionId: d.id });
-      if (!d.options.some((o) => o.id === optionId))
+      const option = d.options.find((o) => o.id === optionId);
+      if (!option)
         throw new DecisionError(
           'DECISION_OPTION_NOT_FOUND',
           `decision ${d.id} offers no option ${JSON.stringify(optionId)}`,
@@ -183,6 +190,9 @@ export class DecisionService {
             optionId,
           },
         );
+      // An option that invokes a capability is authorized by the invocation path; one that only records a choice
+      // closes the decision, which is for administrators.
+      if (!option.capabilityId) await requireAdministrator(this.deps.identity, actor, 'close decisions');
       const now = this.deps.clock.now();
       const next: DecisionRecord = {
         ...d,
@@ -201,11 +211,14 @@ export class DecisionService {
   }
 
   /**
-   * Dismisses a decision: nothing is executed; an investigation still running may add its conclusion.
-   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved); `ACTOR_INVALID`
+   * Dismisses a decision: nothing is executed; an investigation still running may add its conclusion. For
+   * administrators.
+   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved); `ACTOR_INVALID`;
+   *   `ADMIN_FORBIDDEN`
    */
   async dismiss(decisionId: string, actor: string, note?: string): Promise<DecisionRecord> {
     parseActor(actor);
+    await requireAdministrator(this.deps.identity, actor, 'dismiss decisions');
     for (;;) {
       const d = await this.get(decisionId);
       if (d.status === 'dismissed') return d;
