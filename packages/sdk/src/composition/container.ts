@@ -350,7 +350,7 @@ function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisio
     if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
       throw new MediaAgentError(
         'OPTIONS_INVALID',
-        `option decisions.${name} must be a positive integer; got ${String(v)}`,
+        `option decisions.${name} must be an integer of at least ${name === 'investigateMaxAttempts' ? 0 : 1}; got ${String(v)}`,
         {
           option: `decisions.${name}`,
         },

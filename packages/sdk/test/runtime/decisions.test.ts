@@ -429,6 +429,18 @@ describe('automatic investigation of an ambiguous identity', () => {
 });
 
 describe('bad input', () => {
+  it('decision options out of range are refused when the host is built', () => {
+    for (const decisions of [
+      { investigateMaxToolCalls: 0 },
+      { investigateMaxAttempts: -1 },
+      { recoverVerifySec: 1.5 },
+      { autoInvestigate: 'yes' as never },
+      { autoInvestigateMode: 'fix-it' as never },
+    ])
+      expect(() => createAgentHost({ decisions })).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(() => createAgentHost({ decisions: { investigateMaxAttempts: 0 } })).not.toThrow();
+  });
+
   it('a decision for an unknown subject is refused and nothing is stored; malformed decisions are refused', async () => {
     const { host } = await sandboxHost({ autoInvestigate: true });
     const base = { kind: 'download_failed', reason: 'failed', raisedBy: 'system:watch' };

@@ -175,7 +175,8 @@ export class DecisionService {
    */
   async choose(decisionId: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice> {
     parseActor(actor);
-    for (let attempt = 0; ; attempt++) {
+    // Each lost compare-and-set means another writer changed the decision: read it again (a resolved one returns).
+    for (;;) {
       const d = await this.get(decisionId);
       if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
       if (d.status === 'dismissed')
@@ -202,7 +203,6 @@ export class DecisionService {
         resolution: { optionId, note: typeof note === 'string' ? note.slice(0, 2000) : null, execution: null },
       };
       if (await this.#save(d, next, 'resolved', actor)) break;
-      if (attempt >= 5) throw new Error(`decision ${decisionId} changed too often while choosing`);
     }
     const settled = await this.resolveDecision({ type: 'updated', decisionId });
     if (settled.status !== 'resolved')
