@@ -11,15 +11,22 @@ export const V3_DECISION_ACTOR = 'system:moviepilot-v3';
  * request: `download.tasks.active`, `transfer.history`): a downloader task in state `error`/`failed`/`missingFiles`
  * → `download_failed`; `stalled`/`stalledDL` → `download_stalled`; a failed transfer of a download (the files could
  * not be organized) → `download_failed` with a ready-to-choose option to redo it (`task.retry` on `th-<id>`, the
- * only recovery the V3 operation catalog offers: torrent recheck left it). Each occurrence has its own dedupe key;
- * the root cause is `<kind>:<download hash>`.
+ * only recovery the V3 operation catalog offers: torrent recheck left it); a downloader task whose title the host's
+ * recognition (`media.recognize`) binds to another title than the downloader's, or to none → `identity_ambiguous`
+ * with an option per identity (`organize.plan` as that title: a download is re-identified when it is organized).
+ * Each occurrence has its own dedupe key; the root cause is `<kind>:<download hash>`.
  * @param client - the host client
  * @param signal - aborts the reads
+ * @param options - `recognize: false` skips the recognition requests (one per downloader task with a title)
  * @returns inputs for `host.raiseDecision`
  * @throws the client's errors (`HOST_UNREACHABLE`, `HOST_AUTH_FAILED`, …)
  * @public
  */
-export async function v3DecisionInputs(client: V3Client, signal?: AbortSignal): Promise<RaiseDecisionInput[]> {
+export async function v3DecisionInputs(
+  client: V3Client,
+  signal?: AbortSignal,
+  options: { recognize?: boolean } = {},
+): Promise<RaiseDecisionInput[]> {
   const { tasks, transfers } = await readHostState(client, signal);
   const out: RaiseDecisionInput[] = [];
   for (const task of tasks) {
@@ -40,6 +47,46 @@ export async function v3DecisionInputs(client: V3Client, signal?: AbortSignal): 
       dedupeKey: `${kind}:${task.hash}:${state}`,
       rootCause: `${kind}:${task.hash}`,
     });
+  }
+  if (options.recognize !== false) {
+    for (const task of tasks) {
+      const declared = fromV3Identity(str(task.media?.media_source), str(task.media?.media_id));
+      if (!declared) continue;
+      const r = await client.ok<{ media_info?: Record<string, unknown> | null }>('media.recognize', {
+        query: { title: task.title },
+        ...(signal ? { signal } : {}),
+      });
+      const info = r.data?.media_info ?? null;
+      const recognized = info ? fromV3Identity(str(info.media_source), str(info.media_id)) : undefined;
+      if (recognized?.mediaEntityId === declared.mediaEntityId) continue;
+      const candidates = [
+        { mediaEntityId: declared.mediaEntityId, title: str(task.media?.title) ?? task.title, by: 'downloader' },
+        ...(recognized
+          ? [{ mediaEntityId: recognized.mediaEntityId, title: str(info?.title) ?? task.title, by: 'recognition' }]
+          : []),
+      ];
+      out.push({
+        kind: 'identity_ambiguous',
+        subject: { type: 'download', id: task.hash },
+        reason: recognized
+          ? `${task.title} is ${declared.mediaEntityId} for the downloader but recognized as ${recognized.mediaEntityId}`
+          : `${task.title} is ${declared.mediaEntityId} for the downloader but recognition finds no title`,
+        raisedBy: V3_DECISION_ACTOR,
+        evidence: { title: task.title, candidates },
+        // A download is re-identified when it is organized: each option plans the organize as that title.
+        options: candidates.map((c) => {
+          const id = c.mediaEntityId.split(':');
+          return {
+            id: `organize-as-${c.mediaEntityId.replace(':', '-')}`,
+            label: `Organize it as ${c.title} (${c.mediaEntityId})`,
+            capabilityId: 'organize.plan',
+            input: { downloadId: task.hash, mediaSource: id[0]!, mediaId: id[1]! },
+          };
+        }),
+        dedupeKey: `identity_ambiguous:${task.hash}:${recognized?.mediaEntityId ?? 'none'}`,
+        rootCause: `identity_ambiguous:${task.hash}`,
+      });
+    }
   }
   for (const t of transfers) {
     const state = t.state ?? (t.status ? 'completed' : 'failed');
@@ -101,4 +148,9 @@ export function v3DecisionSubjects(client: V3Client): DecisionSubjects {
       return false;
     },
   };
+}
+
+/** A string field, or undefined. */
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionRecord } from '@media-agent/sdk';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
+import { SIM_RELEASES } from '@media-agent/host-adapter-v3/testing';
 import { raiseV3Decisions, v3DecisionInputs } from '@media-agent/host-adapter-v3';
 import { runCleanups, runEvents, v3Setup } from './helpers';
 
@@ -86,6 +87,55 @@ describe('automatic recovery on the MoviePilot 3.x simulator', () => {
     expect((await runEvents(host, run.id)).some((e) => e.type === 'tool_call' && e.data.phase === 'denied')).toBe(
       false,
     );
+    sim.assertNoViolations();
+  });
+});
+
+describe('identity decisions from the MoviePilot 3.x recognition', () => {
+  it('a download the host recognizes as another title than the downloader says raises identity_ambiguous with an organize option per title', async () => {
+    // Two releases of one name: recognition by name binds it to the first (Dune, 2021), the downloader to Part Two.
+    const decoy = { ...SIM_RELEASES[0]!, media: 'themoviedb:438631', enclosure: 'https://pt.example/download/9999' };
+    const { host, sim, clock, client } = await v3Setup({ sim: { releases: [decoy, ...SIM_RELEASES] } });
+    const found = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
+      { actor: ADMIN },
+    );
+    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
+    const plan = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: ADMIN },
+    );
+    await host.invoke(
+      'download.submit',
+      { planId: (plan.output as { plan: { id: string } }).plan.id },
+      { actor: ADMIN },
+    );
+    clock.advance(500);
+    const hash = sim.downloads()[0]!.hash;
+    const [raised, ...rest] = await raiseV3Decisions(host, client);
+    expect(rest).toEqual([]);
+    expect(raised).toMatchObject({
+      kind: 'identity_ambiguous',
+      subjectType: 'download',
+      subjectId: hash,
+      raisedBy: 'system:moviepilot-v3',
+      evidence: {
+        candidates: [
+          { mediaEntityId: 'tmdb:693134', by: 'downloader' },
+          { mediaEntityId: 'tmdb:438631', by: 'recognition' },
+        ],
+      },
+    });
+    expect(raised!.options.map((o) => o.id)).toEqual(['organize-as-tmdb-693134', 'organize-as-tmdb-438631']);
+    expect(await v3DecisionInputs(client, undefined, { recognize: false })).toEqual([]);
+    clock.advance(60_000); // completed: it can be organized
+    const chosen = await host.chooseDecisionOption(raised!.id, 'organize-as-tmdb-693134', ADMIN);
+    expect(chosen.execution).toMatchObject({ capabilityId: 'organize.plan', status: 'succeeded' });
+    expect(
+      (chosen.execution as { output: { organize: { mediaEntityId: string } } }).output.organize.mediaEntityId,
+    ).toBe('tmdb:693134');
     sim.assertNoViolations();
   });
 });
