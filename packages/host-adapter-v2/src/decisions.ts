@@ -20,14 +20,21 @@ async function hostState(client: V2HostClient, signal?: AbortSignal) {
  * The decisions the MoviePilot 2.x host's state calls for, as of now (contract-checked reads of `download.list` and
  * `history.transfer`): a downloader task in state `error` or `missingFiles` → `download_failed`; `paused`, `stalled`
  * or `stalledDL` → `download_stalled` (both offer a ready-to-choose `download.recheck`); a failed transfer of a
- * download → `download_failed`. Each occurrence has its own dedupe key; the root cause is `<kind>:<download hash>`.
+ * download → `download_failed`; a downloader task whose torrent name the host's recognition (`media.recognize`) binds
+ * to another title than the downloader's, or to none → `identity_ambiguous` with an option per title
+ * (`organize.plan` as that title). Each occurrence has its own dedupe key; the root cause is `<kind>:<download hash>`.
  * @param client - the host client
  * @param signal - aborts the reads
+ * @param options - `recognize: false` skips the recognition requests (one per downloader task)
  * @returns inputs for `host.raiseDecision`
  * @throws the client's errors (`HOST_UNREACHABLE`, `HOST_AUTH_FAILED`, …)
  * @public
  */
-export async function v2DecisionInputs(client: V2HostClient, signal?: AbortSignal): Promise<RaiseDecisionInput[]> {
+export async function v2DecisionInputs(
+  client: V2HostClient,
+  signal?: AbortSignal,
+  options: { recognize?: boolean } = {},
+): Promise<RaiseDecisionInput[]> {
   const { active, transfers } = await hostState(client, signal);
   const out: RaiseDecisionInput[] = [];
   for (const a of active) {
@@ -58,6 +65,50 @@ export async function v2DecisionInputs(client: V2HostClient, signal?: AbortSigna
       dedupeKey: `${kind}:${a.hash}:${state}`,
       rootCause: `${kind}:${a.hash}`,
     });
+  }
+  if (options.recognize !== false) {
+    for (const a of active) {
+      const declared = a.media?.tmdbid;
+      if (!a.hash || !a.name || typeof declared !== 'number') continue;
+      const r = await client.call<{ media_info?: { tmdb_id?: unknown; en_title?: unknown; title?: unknown } | null }>(
+        'media.recognize',
+        { query: { title: a.name }, ...(signal ? { signal } : {}) },
+      );
+      const info = r?.media_info ?? null;
+      const recognized = typeof info?.tmdb_id === 'number' ? info.tmdb_id : undefined;
+      if (recognized === declared) continue;
+      const candidates = [
+        { mediaEntityId: `tmdb:${declared}`, title: a.title ?? a.name, by: 'downloader' },
+        ...(recognized !== undefined
+          ? [
+              {
+                mediaEntityId: `tmdb:${recognized}`,
+                title: String(info?.en_title ?? info?.title ?? a.name),
+                by: 'recognition',
+              },
+            ]
+          : []),
+      ];
+      out.push({
+        kind: 'identity_ambiguous',
+        subject: { type: 'download', id: a.hash },
+        reason:
+          recognized !== undefined
+            ? `${a.name} is tmdb:${declared} for the downloader but recognized as tmdb:${recognized}`
+            : `${a.name} is tmdb:${declared} for the downloader but recognition finds no title`,
+        raisedBy: V2_DECISION_ACTOR,
+        evidence: { name: a.name, candidates },
+        // A download is re-identified when it is organized: each option plans the organize as that title.
+        options: candidates.map((c) => ({
+          id: `organize-as-${c.mediaEntityId.replace(':', '-')}`,
+          label: `Organize it as ${c.title} (${c.mediaEntityId})`,
+          capabilityId: 'organize.plan',
+          input: { downloadId: a.hash!, mediaSource: 'tmdb', mediaId: c.mediaEntityId.slice('tmdb:'.length) },
+        })),
+        dedupeKey: `identity_ambiguous:${a.hash}:${recognized ?? 'none'}`,
+        rootCause: `identity_ambiguous:${a.hash}`,
+      });
+    }
   }
   for (const t of transfers) {
     if (t.status || !t.download_hash) continue;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SIM_RELEASES } from '@media-agent/host-adapter-v2/testing';
 import { raiseV2Decisions, v2DecisionInputs } from '../src/index';
 import { cleanup, v2Setup } from './helpers';
 
@@ -55,5 +56,49 @@ describe('decisions from the MoviePilot 2.x host state', () => {
     expect(sim.downloads()[0]!.phase).not.toBe('paused');
     expect(sim.requestCount('GET /api/v1/download/start/{hashString}')).toBe(1);
     sim.assertNoViolations();
+  });
+});
+
+describe('identity decisions from the MoviePilot 2.x recognition', () => {
+  it('a download the host recognizes as another title than the downloader says raises identity_ambiguous with an organize option per title', async () => {
+    // Two releases of one name: recognition by name binds it to the first (Dune, 2021), the downloader to Part Two.
+    const decoy = { ...SIM_RELEASES[0]!, tmdbId: 438631, enclosure: 'magnet:?xt=urn:btih:decoy' };
+    const { host, adapter } = await v2Setup({ sim: { releases: [decoy, ...SIM_RELEASES] } });
+    const found = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
+      { actor: ADMIN },
+    );
+    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
+    const plan = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: ADMIN },
+    );
+    await host.invoke(
+      'download.submit',
+      { planId: (plan.output as { plan: { id: string } }).plan.id },
+      { actor: ADMIN },
+    );
+    const inputs = await v2DecisionInputs(adapter.client);
+    expect(inputs).toEqual([
+      expect.objectContaining({
+        kind: 'identity_ambiguous',
+        evidence: expect.objectContaining({
+          candidates: [
+            expect.objectContaining({ mediaEntityId: 'tmdb:693134', by: 'downloader' }),
+            expect.objectContaining({ mediaEntityId: 'tmdb:438631', by: 'recognition' }),
+          ],
+        }),
+      }),
+    ]);
+    expect(inputs[0]!.options!.map((o) => o.id)).toEqual(['organize-as-tmdb-693134', 'organize-as-tmdb-438631']);
+    expect(await v2DecisionInputs(adapter.client, undefined, { recognize: false })).toEqual([]);
+    const [raised] = await raiseV2Decisions(host, adapter.client);
+    expect(raised).toMatchObject({
+      kind: 'identity_ambiguous',
+      subjectType: 'download',
+      raisedBy: 'system:moviepilot-v2',
+    });
   });
 });
