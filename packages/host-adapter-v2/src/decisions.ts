@@ -130,7 +130,16 @@ export async function v2DecisionInputs(
  * Raises every decision {@link v2DecisionInputs} finds now; raising an occurrence again creates nothing.
  * @param host - the SDK host
  * @param client - the host client
+ * @param signal - aborts the reads
  * @returns the decisions as stored
+ * @throws the client's errors, and what `host.raiseDecision` throws
+ *
+ * @example
+ * ```ts
+ * const v2 = createV2AgentHost({ url, auth: { apiKey }, decisions: { autoInvestigate: true } });
+ * await v2.host.start();
+ * setInterval(() => void raiseV2Decisions(v2.host, v2.client), 60_000); // poll the host's state once a minute
+ * ```
  * @public
  */
 export async function raiseV2Decisions(

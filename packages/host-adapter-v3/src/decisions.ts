@@ -120,7 +120,16 @@ export async function v3DecisionInputs(
  * Raises every decision {@link v3DecisionInputs} finds now; raising an occurrence again creates nothing.
  * @param host - the SDK host
  * @param client - the host client
+ * @param signal - aborts the reads
  * @returns the decisions as stored
+ * @throws the client's errors, and what `host.raiseDecision` throws
+ *
+ * @example
+ * ```ts
+ * const v3 = createV3AgentHost({ url, auth: { apiKey }, decisions: { autoInvestigate: true, autoInvestigateMode: 'recover' } });
+ * await v3.host.start();
+ * setInterval(() => void raiseV3Decisions(v3.host, v3.client), 60_000); // poll the host's state once a minute
+ * ```
  * @public
  */
 export async function raiseV3Decisions(

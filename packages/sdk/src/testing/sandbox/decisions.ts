@@ -79,6 +79,13 @@ export function sandboxDecisionInputs(world: SandboxWorld): RaiseDecisionInput[]
  * @param world - the sandbox world
  * @returns the decisions as stored
  * @throws what `host.raiseDecision` throws
+ *
+ * @example
+ * ```ts
+ * world.setFaults({ failDownloads: true }); // downloads lose their files
+ * // … a download is submitted and fails …
+ * const [decision] = await raiseSandboxDecisions(host, world); // download_failed about it
+ * ```
  * @public
  */
 export async function raiseSandboxDecisions(
