@@ -9,7 +9,12 @@ import {
   type DecisionRecord,
   type RunEvent,
   type RunMiddleware,
+  type StorageAdapter,
 } from '../../src/index';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage';
 import {
   registerSandboxCapabilities,
@@ -57,12 +62,13 @@ async function sandboxHost(
     scripts?: FakeScript | FakeScript[];
     world?: (clock: ManualClock) => SandboxWorld;
     middleware?: RunMiddleware[];
+    storage?: StorageAdapter;
   } = {},
 ) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = options.world?.(clock) ?? new SandboxWorld({ clock });
   const provider = new ScriptedProvider({ scripts: options.scripts ?? recoverScript });
-  const storage = new MemoryStorage();
+  const storage = options.storage ?? new MemoryStorage();
   const host = createAgentHost({
     storage,
     clock,
@@ -120,7 +126,7 @@ async function waitForDecision(
 }
 
 /** The `decision.*` events of a decision's stream (a decision about a download has a stream named by its id). */
-async function decisionEvents(storage: MemoryStorage, streamId: string): Promise<RunEvent[]> {
+async function decisionEvents(storage: StorageAdapter, streamId: string): Promise<RunEvent[]> {
   return (await storage.events.listByRun(streamId, { afterSeq: 0, limit: 1000 }))
     .map((r) => ({ ...r }) as unknown as RunEvent)
     .filter((e) => e.type.startsWith('decision.'));
@@ -192,6 +198,31 @@ describe('automatic recovery of a failed download (scripted model, sandbox world
         console.log(
           JSON.stringify({ globalSeq: e.globalSeq, stream: e.runId, seq: e.seq, type: e.type, data: e.data }),
         );
+  });
+
+  it('the same recovery on a SQLite file: the decision, its events and the run are stored durably', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-decisions-'));
+    try {
+      const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
+      const { host, clock, world } = await sandboxHost(
+        { autoInvestigate: true, autoInvestigateMode: 'recover' },
+        { storage },
+      );
+      await host.grants.create({ action: 'download.recheck', actor: ADMIN });
+      await failedDownload(host, world, clock);
+      world.setFaults({ failDownloads: false });
+      const [raised] = await raiseSandboxDecisions(host, world);
+      const decision = await waitForDecision(host, raised!.id, ['resolved', 'awaiting_user'], clock, 1000);
+      expect(decision).toMatchObject({ status: 'resolved', resolvedBy: 'system:auto-recover', revision: 3 });
+      expect((await decisionEvents(storage, decision.id)).map((e) => e.type)).toEqual([
+        'decision.created',
+        'decision.updated',
+        'decision.updated',
+      ]);
+      await host.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('no grant covers the recovery: degraded to investigate, the reason recorded, a ready-to-choose recheck option that a person runs once', async () => {
