@@ -20,12 +20,53 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 export { createAgentHost, createAgentContainer } from './composition/container';
 export type { AgentHost, StartReport } from './runtime/agent-host';
 export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export {
+  DecisionService,
+  type DecisionChoice,
+  type DecisionServiceDeps,
+  type DecisionTrigger,
+  type RaiseDecisionInput,
+} from './runtime/decisions/decision-service';
+export {
+  DEFAULT_DECISION_OPTIONS,
+  type DecisionOptions,
+  type DecisionSubjects,
+  type ResolvedDecisionOptions,
+} from './runtime/decisions/decision-settings';
+export { DecisionError } from './runtime/decisions/decision-errors';
+export {
+  AUTO_INVESTIGATED_KINDS,
+  AUTO_INVESTIGATE_ACTOR,
+  AUTO_RECOVER_ACTOR,
+  grantCoversRecovery,
+  investigationBudgets,
+  investigationOf,
+  investigationSkip,
+  recoverPollSec,
+  recoveryAttempts,
+  recoveryCapabilities,
+  recoveryVerdict,
+  type RecoveryAction,
+} from './runtime/decisions/decision-rules';
+export type {
+  DecisionRecord,
+  DecisionStatus,
+  DecisionOption,
+  DecisionResolution,
+} from './core/run-records';
+export type { DecisionFilter } from './ports/storage-adapter';
 export type { TracingOptions } from './runtime/tracing/tracing-options';
 export type { StartRunInput, RunDetail } from './runtime/run-service';
 export type { RunBudgets, DailyBudgets } from './runtime/run-budgets';
 export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
-export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './runtime/events/run-event';
+export type {
+  RunEvent,
+  RunEventType,
+  RunEventPayloads,
+  ToolCallPhase,
+  DecisionEventData,
+} from './runtime/events/run-event';
 export { RunEventBus, type RunEventSubscription } from './runtime/events/run-event-bus';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
 export type { RunChecklist } from './runtime/checklist';

@@ -28,6 +28,12 @@ import type { GoalFacts } from '../runtime/goal-facts';
 import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budgets';
 import { RunDriver, type RunDriverSettings } from '../runtime/run-driver';
 import { RunService } from '../runtime/run-service';
+import { DecisionService } from '../runtime/decisions/decision-service';
+import {
+  DEFAULT_DECISION_OPTIONS,
+  type DecisionOptions,
+  type ResolvedDecisionOptions,
+} from '../runtime/decisions/decision-settings';
 import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
@@ -114,6 +120,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     });
   return {
     ...limits,
+    decisions: resolveDecisionOptions(options.decisions),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     tracing: options.tracing,
@@ -299,10 +306,24 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     ids,
     logger,
     middleware: resolved.runs.middleware,
+    onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
+  const decisions = new DecisionService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    ids,
+    logger,
+    startRun: (input, extras) => runs!.startRun(input, undefined, extras),
+    settings: resolved.decisions,
+    maxDurationSec: resolved.runs.budgets.maxDurationSec,
+    maxInputBytes: resolved.maxInputBytes,
+    identity: d.resolve(Tokens.Identity),
+  });
   runs = new RunService({
     storage,
     capabilities,
@@ -330,7 +351,37 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     runs,
     workers,
     bus,
+    decisions,
   });
+}
+
+/** Decision options with defaults, checked. */
+function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisionOptions {
+  const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
+  for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
+    const v = resolved[name];
+    if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option decisions.${name} must be an integer of at least ${name === 'investigateMaxAttempts' ? 0 : 1}; got ${String(v)}`,
+        {
+          option: `decisions.${name}`,
+        },
+      );
+  }
+  if (typeof resolved.autoInvestigate !== 'boolean')
+    throw new MediaAgentError('OPTIONS_INVALID', 'option decisions.autoInvestigate must be a boolean', {
+      option: 'decisions.autoInvestigate',
+    });
+  if (resolved.autoInvestigateMode !== 'investigate' && resolved.autoInvestigateMode !== 'recover')
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option decisions.autoInvestigateMode must be investigate or recover',
+      {
+        option: 'decisions.autoInvestigateMode',
+      },
+    );
+  return resolved;
 }
 
 /** The run driver's settings, from the resolved options. */
@@ -349,6 +400,7 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
     compactionThreshold: resolved.runs.compactionThreshold,
     maxInputBytes: resolved.maxInputBytes,
     refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
+    recoverVerifySec: resolved.decisions.recoverVerifySec,
   };
 }
 

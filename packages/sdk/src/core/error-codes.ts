@@ -213,6 +213,15 @@ export const ERROR_CODES = {
   MCP_TRANSPORT_LOST:
     'The connection to an MCP server broke during a read-only tool call; the call failed (a side-effecting call is `unknown` instead).',
 
+  // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
+  DECISION_INVALID:
+    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',
+  DECISION_NOT_FOUND: 'No decision has the id.',
+  DECISION_SUBJECT_NOT_FOUND:
+    'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
+  DECISION_OPTION_NOT_FOUND: 'The decision offers no option with the id chosen.',
+  DECISION_CLOSED: 'The decision was dismissed; it takes no choice.',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',
