@@ -31,6 +31,7 @@ import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
+import { memoryServiceFor } from './memory-wiring';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -224,6 +225,11 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     Tokens.RunEventBus,
     single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))),
   );
+  const memory = options.memory;
+  c.register(
+    Tokens.MemoryService,
+    single((d) => (memory ? memoryServiceFor(memory, resolvePort(d, Tokens.Clock)) : null)),
+  );
   c.register(
     Tokens.AgentHost,
     single((d) => buildAgentHost(d, resolved)),
@@ -244,6 +250,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
   const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
+  const memory = resolvePort(d, Tokens.MemoryService);
   let runs: RunService | undefined;
   const driver = new RunDriver({
     results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
@@ -278,6 +285,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     logger,
     middleware: resolved.runs.middleware,
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
+    ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
@@ -306,6 +314,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     runs,
     workers,
     bus,
+    memory: memory ?? undefined,
   });
 }
 
