@@ -52,7 +52,9 @@ function newEntryOf(op: MemoryOperation): string {
  * @param entries - the current entries (not changed)
  * @param operations - 1 to 20 operations
  * @param options - `budget` in code points; `batch` when the call was a batch (a batch may not empty a
- *   store that had entries); `pinned` the original entry of each operation (null for adds)
+ *   store that had entries); `pinned` the original entry of each operation (null for adds); `uncounted`
+ *   entries left out of the budget (text another writer put in the file, longer than the whole budget:
+ *   an add must not be blocked by it, and the drift guard keeps replace and remove away from it)
  * @throws {@link MemoryError} `MEMORY_INPUT_INVALID`, `MEMORY_THREAT_DETECTED`, `MEMORY_ENTRY_NOT_FOUND`,
  *   `MEMORY_ENTRY_AMBIGUOUS`, `MEMORY_ORIGINAL_CHANGED` (pinned), `MEMORY_EMPTY_BATCH`, `MEMORY_OVER_BUDGET`
  * @public
@@ -60,7 +62,7 @@ function newEntryOf(op: MemoryOperation): string {
 export function applyMemoryOperations(
   entries: readonly string[],
   operations: readonly MemoryOperation[],
-  options: { budget: number; batch: boolean; pinned?: readonly (string | null)[] },
+  options: { budget: number; batch: boolean; pinned?: readonly (string | null)[]; uncounted?: readonly string[] },
 ): AppliedOperations {
   const work = [...entries];
   const previous: (string | null)[] = [];
@@ -96,7 +98,8 @@ export function applyMemoryOperations(
       'MEMORY_EMPTY_BATCH',
       'a batch may not remove every entry; remove the last entry with a single remove',
     );
-  const size = codePointLength(joinEntries(work));
+  const counted = options.uncounted ? work.filter((e) => !options.uncounted!.includes(e)) : work;
+  const size = codePointLength(joinEntries(counted));
   if (size > options.budget)
     throw new MemoryError(
       'MEMORY_OVER_BUDGET',

@@ -5,7 +5,7 @@ import type { Clock } from '../ports/clock';
 import type { MemoryScope, MemoryStore } from '../ports/memory-store';
 import { applyMemoryOperations, type MemoryOperation } from './apply-operations';
 import { hasDrifted } from './drift-guard';
-import { joinEntries, MEMORY_BUDGETS, memoryFileName, parseEntries, usageOf, type MemoryTarget } from './entries';
+import { codePointLength, joinEntries, MEMORY_BUDGETS, memoryFileName, parseEntries, usageOf, type MemoryTarget } from './entries';
 import { MemoryError } from './errors';
 import { MEMORY_COMMAND_HELP, parseMemoryCommand } from './memory-commands';
 import { parseMemoryInput } from './memory-input';
@@ -140,7 +140,9 @@ export class MemoryService {
     return this.#deps.store.withLock(scope, async () => {
       const { entries } = await this.#load(scope, target, operations);
       const budget = MEMORY_BUDGETS[target];
-      const applied = applyMemoryOperations(entries, operations, { budget, batch });
+      // Only add-only calls get here with oversized entries (the drift guard stops the others).
+      const uncounted = entries.filter((e) => codePointLength(e) > budget);
+      const applied = applyMemoryOperations(entries, operations, { budget, batch, uncounted });
       if (staging) return this.#stage(userKey, { target, operations, previous: applied.previous, batch });
       if (applied.changed) await this.#deps.store.write(scope, memoryFileName(target), joinEntries(applied.entries));
       return this.#result(target, applied.entries, applied.changed, applied.previous);

@@ -30,9 +30,9 @@ const r = (source: string) => new RegExp(source, 'iu');
  */
 export const THREAT_PATTERNS: readonly ThreatPattern[] = Object.freeze([
   // Classic injection (all scans)
-  { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bignore\s+${W}(?:previous|all|above|prior)\s+${W}?(?:instructions|rules|prompts?)\b`) },
+  { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bignore\s+${W}(?:previous|all|above|prior)\s+${W}(?:instructions|rules|prompts?)\b`) },
   { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bsystem\s+prompt\s+override\b`) },
-  { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bdisregard\s+${W}(?:your|any|all)\s+${W}?(?:rules|instructions|guidelines)\b`) },
+  { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bdisregard\s+${W}(?:your|any|all)\s+${W}(?:rules|instructions|guidelines)\b`) },
   { id: 'prompt_injection', category: 'classic_injection', scope: 'all', regex: r(String.raw`\bact\s+as\s+if\s+you\s+have\s+no\s+(?:restrictions|limits|rules)\b`) },
   { id: 'hidden_html_comment', category: 'classic_injection', scope: 'all', regex: r(String.raw`<!--[^>]{0,400}?\b(?:override|secret|hidden|ignore|system)\b[^>]{0,400}?-->`) },
   { id: 'hidden_div', category: 'classic_injection', scope: 'all', regex: r(String.raw`<div[^>]{0,200}display\s*:\s*none`) },
