@@ -80,8 +80,7 @@ export function applyMemoryOperations(
     let at: number;
     if (options.pinned) {
       at = work.indexOf(options.pinned[i] ?? '\u0000');
-      if (at < 0)
-        throw new MemoryError('MEMORY_ORIGINAL_CHANGED', 'original changed; proposal kept', { operation: i });
+      if (at < 0) throw new MemoryError('MEMORY_ORIGINAL_CHANGED', 'original changed; proposal kept', { operation: i });
     } else at = locateEntry(work, op.old_text ?? '');
     previous.push(work[at]!);
     if (op.action === 'remove') work.splice(at, 1);

@@ -17,7 +17,10 @@ export function locateEntry(entries: readonly string[], oldText: string): number
   if (exact >= 0) return exact;
   const hits = entries.flatMap((e, i) => (e.includes(needle) ? [i] : []));
   if (hits.length === 0)
-    throw new MemoryError('MEMORY_ENTRY_NOT_FOUND', `no entry contains old_text ${JSON.stringify(needle.slice(0, 80))}`);
+    throw new MemoryError(
+      'MEMORY_ENTRY_NOT_FOUND',
+      `no entry contains old_text ${JSON.stringify(needle.slice(0, 80))}`,
+    );
   if (new Set(hits.map((i) => entries[i])).size > 1)
     throw new MemoryError(
       'MEMORY_ENTRY_AMBIGUOUS',

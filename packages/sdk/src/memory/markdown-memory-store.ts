@@ -52,7 +52,8 @@ export class MarkdownMemoryStore implements MemoryStore {
   #pending(userKey: string, id?: string): string {
     const dir = join(this.#dir({ kind: 'user', userKey }), '.pending');
     if (id === undefined) return dir;
-    if (!PROPOSAL_ID.test(id)) throw new MemoryError('MEMORY_PROPOSAL_NOT_FOUND', 'a proposal id is 32 lowercase hex characters');
+    if (!PROPOSAL_ID.test(id))
+      throw new MemoryError('MEMORY_PROPOSAL_NOT_FOUND', 'a proposal id is 32 lowercase hex characters');
     return join(dir, `${id}.json`);
   }
 

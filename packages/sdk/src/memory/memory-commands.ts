@@ -5,10 +5,7 @@
  * approve or discard one; `help` for any other `/memory…` text.
  * @public
  */
-export type MemoryCommand =
-  | { kind: 'list' }
-  | { kind: 'show' | 'approve' | 'discard'; id: string }
-  | { kind: 'help' };
+export type MemoryCommand = { kind: 'list' } | { kind: 'show' | 'approve' | 'discard'; id: string } | { kind: 'help' };
 
 const COMMAND = /^\/memory\s+(pending|approve|discard)(?:\s+([0-9a-f]{32}))?$/;
 

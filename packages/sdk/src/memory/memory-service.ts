@@ -5,7 +5,15 @@ import type { Clock } from '../ports/clock';
 import type { MemoryScope, MemoryStore } from '../ports/memory-store';
 import { applyMemoryOperations, type MemoryOperation } from './apply-operations';
 import { hasDrifted } from './drift-guard';
-import { codePointLength, joinEntries, MEMORY_BUDGETS, memoryFileName, parseEntries, usageOf, type MemoryTarget } from './entries';
+import {
+  codePointLength,
+  joinEntries,
+  MEMORY_BUDGETS,
+  memoryFileName,
+  parseEntries,
+  usageOf,
+  type MemoryTarget,
+} from './entries';
 import { MemoryError } from './errors';
 import { MEMORY_COMMAND_HELP, parseMemoryCommand } from './memory-commands';
 import { parseMemoryInput } from './memory-input';
@@ -182,13 +190,30 @@ export class MemoryService {
   async snapshot(actor: string): Promise<string> {
     const read = (scope: MemoryScope, file: 'MEMORY.md' | 'USER.md') =>
       this.#deps.store.read(scope, file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-    const files = [{ label: 'Global memory (MEMORY.md)', file: 'MEMORY.md', raw: await read({ kind: 'global' }, 'MEMORY.md'), budget: MEMORY_BUDGETS.memory }];
+    const files = [
+      {
+        label: 'Global memory (MEMORY.md)',
+        file: 'MEMORY.md',
+        raw: await read({ kind: 'global' }, 'MEMORY.md'),
+        budget: MEMORY_BUDGETS.memory,
+      },
+    ];
     const userKey = this.#userKeyOrUndefined(actor);
     if (userKey) {
       const scope: MemoryScope = { kind: 'user', userKey };
       files.push(
-        { label: 'Your environment facts (MEMORY.md)', file: 'MEMORY.md', raw: await read(scope, 'MEMORY.md'), budget: MEMORY_BUDGETS.memory },
-        { label: 'Your preferences (USER.md)', file: 'USER.md', raw: await read(scope, 'USER.md'), budget: MEMORY_BUDGETS.user },
+        {
+          label: 'Your environment facts (MEMORY.md)',
+          file: 'MEMORY.md',
+          raw: await read(scope, 'MEMORY.md'),
+          budget: MEMORY_BUDGETS.memory,
+        },
+        {
+          label: 'Your preferences (USER.md)',
+          file: 'USER.md',
+          raw: await read(scope, 'USER.md'),
+          budget: MEMORY_BUDGETS.user,
+        },
       );
     }
     return renderMemorySnapshot(files);
@@ -314,7 +339,11 @@ export class MemoryService {
   }
 
   /** Reads a file for a write; runs the drift guard before any replace or remove (copying the raw text aside). */
-  async #load(scope: MemoryScope, target: MemoryTarget, operations: readonly MemoryOperation[]): Promise<{ entries: string[] }> {
+  async #load(
+    scope: MemoryScope,
+    target: MemoryTarget,
+    operations: readonly MemoryOperation[],
+  ): Promise<{ entries: string[] }> {
     const file = memoryFileName(target);
     const raw = await this.#deps.store.read(scope, file);
     if (raw !== null && operations.some((op) => op.action !== 'add') && hasDrifted(raw, MEMORY_BUDGETS[target])) {
@@ -335,7 +364,11 @@ export class MemoryService {
     const existing = await this.#deps.store.listProposals(userKey);
     if (existing.length >= MAX_PENDING_PROPOSALS)
       throw new MemoryError('MEMORY_PROPOSAL_LIMIT', `${MAX_PENDING_PROPOSALS} proposals are already pending`);
-    const proposal: MemoryProposal = { id: randomUUID().replaceAll('-', ''), ...change, createdAt: this.#deps.clock.now() };
+    const proposal: MemoryProposal = {
+      id: randomUUID().replaceAll('-', ''),
+      ...change,
+      createdAt: this.#deps.clock.now(),
+    };
     if (Buffer.byteLength(JSON.stringify(proposal)) > MAX_PROPOSAL_BYTES)
       throw new MemoryError('MEMORY_PROPOSAL_LIMIT', 'the proposal is larger than 64 KiB');
     await this.#deps.store.putProposal(userKey, proposal.id, proposal as unknown as JsonValue);

@@ -90,7 +90,10 @@ export async function searchMemory(
 ): Promise<SearchMemoryResult> {
   if (!check.Check(input)) {
     const first = [...check.Errors(input)][0];
-    throw new MemoryError('MEMORY_INPUT_INVALID', `invalid search_memory input${first ? ` at ${first.instancePath || '/'}: ${first.message}` : ''}`);
+    throw new MemoryError(
+      'MEMORY_INPUT_INVALID',
+      `invalid search_memory input${first ? ` at ${first.instancePath || '/'}: ${first.message}` : ''}`,
+    );
   }
   const q = input as SearchMemoryInput;
   const query = q.query ?? '';
@@ -105,13 +108,15 @@ export async function searchMemory(
   const scopes: Array<[MemoryScope, 'global' | 'user']> = [[{ kind: 'global' }, 'global']];
   if (userKey) scopes.push([{ kind: 'user', userKey }, 'user']);
   let files: Array<MemoryFileInfo & { scope: 'global' | 'user' }> = [];
-  for (const [scope, name] of scopes) files.push(...(await store.listMarkdown(scope)).map((f) => ({ ...f, scope: name })));
+  for (const [scope, name] of scopes)
+    files.push(...(await store.listMarkdown(scope)).map((f) => ({ ...f, scope: name })));
   const rank = (f: (typeof files)[number]) => (f.primary ? 0 : 2) + (f.scope === 'global' ? 0 : 1);
   files.sort((a, b) => rank(a) - rank(b) || a.path.localeCompare(b.path));
   if (q.file_path !== undefined) {
     const wanted = q.file_path.replace(/^\.?\//, '');
     files = files.filter((f) => f.path === wanted);
-    if (files.length === 0) throw new MemoryError('MEMORY_INPUT_INVALID', `${q.file_path} is not a visible memory file`);
+    if (files.length === 0)
+      throw new MemoryError('MEMORY_INPUT_INVALID', `${q.file_path} is not a visible memory file`);
   }
   const category = q.category ?? 'all';
   files = files.filter((f) => category === 'all' || (category === 'primary') === f.primary);
@@ -131,15 +136,17 @@ export async function searchMemory(
   }
   let hits: Array<[number, number]>;
   if (q.use_regex && query)
-    hits = await matchLinesOffThread(query, searched.map((s) => s.lines), regexDeadlineMs);
+    hits = await matchLinesOffThread(
+      query,
+      searched.map((s) => s.lines),
+      regexDeadlineMs,
+    );
   else {
     const needle = query.toLowerCase();
     hits = [];
-    searched.forEach((s, f) =>
-      s.lines.forEach((line, i) => {
+    for (const [f, s] of searched.entries())
+      for (const [i, line] of s.lines.entries())
         if (line.trim() && line.toLowerCase().includes(needle)) hits.push([f, i]);
-      }),
-    );
   }
   const entries: SearchMemoryEntry[] = [];
   let bytes = 200;

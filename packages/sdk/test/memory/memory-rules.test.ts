@@ -6,7 +6,7 @@ import {
   hasDrifted,
   joinEntries,
   locateEntry,
-  MemoryError,
+  type MemoryError,
   parseEntries,
   parseMemoryCommand,
   renderMemorySnapshot,
@@ -61,17 +61,21 @@ describe('memory rules', () => {
   it('locates an exact entry first, then a unique substring, and accepts identical duplicates', () => {
     expect(locateEntry(['likes 4K HDR', 'likes 4K HDR for anime'], 'likes 4K HDR')).toBe(0);
     expect(locateEntry(['x', 'likes 4K HDR for anime'], 'anime')).toBe(1);
-    expect(codeOf(() => locateEntry(['likes 4K HDR', 'likes 4K HDR for anime'], 'likes 4K'))).toBe('MEMORY_ENTRY_AMBIGUOUS');
+    expect(codeOf(() => locateEntry(['likes 4K HDR', 'likes 4K HDR for anime'], 'likes 4K'))).toBe(
+      'MEMORY_ENTRY_AMBIGUOUS',
+    );
     expect(codeOf(() => locateEntry(['a'], '  '))).toBe('MEMORY_INPUT_INVALID');
   });
 
   it('applies a pinned proposal only while each original entry is unchanged', () => {
     const ops = [{ action: 'replace' as const, old_text: '4K', content: 'likes 1080p' }];
-    expect(applyMemoryOperations(['likes 4K HDR'], ops, { budget: 100, batch: false, pinned: ['likes 4K HDR'] }).entries).toEqual([
-      'likes 1080p',
-    ]);
     expect(
-      codeOf(() => applyMemoryOperations(['likes 4K HDR10+'], ops, { budget: 100, batch: false, pinned: ['likes 4K HDR'] })),
+      applyMemoryOperations(['likes 4K HDR'], ops, { budget: 100, batch: false, pinned: ['likes 4K HDR'] }).entries,
+    ).toEqual(['likes 1080p']);
+    expect(
+      codeOf(() =>
+        applyMemoryOperations(['likes 4K HDR10+'], ops, { budget: 100, batch: false, pinned: ['likes 4K HDR'] }),
+      ),
     ).toBe('MEMORY_ORIGINAL_CHANGED');
   });
 
@@ -94,6 +98,8 @@ describe('memory rules', () => {
     ]);
     expect(text).toContain('## Global memory (MEMORY.md) [0% — 8/2200]');
     expect(text).toContain('[102% — 1400/1375 — over budget]');
-    expect(renderMemorySnapshot([{ label: 'x', file: 'MEMORY.md', raw: null, budget: 2200 }])).toMatch(/Nothing is saved yet/);
+    expect(renderMemorySnapshot([{ label: 'x', file: 'MEMORY.md', raw: null, budget: 2200 }])).toMatch(
+      /Nothing is saved yet/,
+    );
   });
 });

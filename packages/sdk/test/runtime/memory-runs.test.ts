@@ -9,8 +9,8 @@ import {
   createAgentHost,
   memoryUserKey,
   type AgentHost,
-  type ModelRequest,
 } from '../../src/index';
+import type { ModelRequest } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 import { makeWorld, waitForStatus } from './harness';
@@ -49,8 +49,14 @@ const systemOf = (r: ModelRequest) => r.messages.find((m) => m.role === 'system'
 const toolNames = (r: ModelRequest) => (r.tools ?? []).map((t) => t.name);
 /** The output of the run's first call of a runtime tool, as the model got it. */
 async function toolOutput(storage: MemoryStorage, runId: string, name: string): Promise<Record<string, unknown>> {
-  const messages = (await storage.messages.list(runId)).map((m) => m.message as { role: string; name?: string; content: string });
-  return (JSON.parse(messages.find((m) => m.role === 'tool' && m.name === name)!.content) as { output: Record<string, unknown> }).output;
+  const messages = (await storage.messages.list(runId)).map(
+    (m) => m.message as { role: string; name?: string; content: string },
+  );
+  return (
+    JSON.parse(messages.find((m) => m.role === 'tool' && m.name === name)!.content) as {
+      output: Record<string, unknown>;
+    }
+  ).output;
 }
 
 describe('stable memory in runs', () => {
@@ -59,7 +65,11 @@ describe('stable memory in runs', () => {
       {
         match: 'first',
         steps: [
-          { toolCalls: [{ capability: 'memory', input: { action: 'add', target: 'user', content: 'prefers Chinese subtitles' } }] },
+          {
+            toolCalls: [
+              { capability: 'memory', input: { action: 'add', target: 'user', content: 'prefers Chinese subtitles' } },
+            ],
+          },
           { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] },
         ],
         finalText: 'Noted.',
@@ -91,7 +101,9 @@ describe('stable memory in runs', () => {
     const { host, provider, dataDir, storage } = await memoryHost([
       {
         match: 'tidy',
-        steps: [{ toolCalls: [{ capability: 'memory', input: { action: 'remove', target: 'user', old_text: '4K HDR' } }] }],
+        steps: [
+          { toolCalls: [{ capability: 'memory', input: { action: 'remove', target: 'user', old_text: '4K HDR' } }] },
+        ],
         finalText: 'Proposed.',
       },
       {
@@ -110,9 +122,17 @@ describe('stable memory in runs', () => {
     const userFile = join(dataDir, 'users', memoryUserKey('user:alice'), 'USER.md');
     const before = readFileSync(userFile, 'utf8');
 
-    const review = await host.startRun({ goal: 'tidy memory', actor: 'user:alice', mode: 'plan_only', origin: 'background' });
+    const review = await host.startRun({
+      goal: 'tidy memory',
+      actor: 'user:alice',
+      mode: 'plan_only',
+      origin: 'background',
+    });
     await waitForStatus(host, review.id, ['succeeded', 'failed']);
-    const staged = (await toolOutput(storage, review.id, 'memory')) as unknown as { staged: boolean; pending_id: string };
+    const staged = (await toolOutput(storage, review.id, 'memory')) as unknown as {
+      staged: boolean;
+      pending_id: string;
+    };
     expect(staged.staged).toBe(true);
     expect(readFileSync(userFile, 'utf8')).toBe(before);
 
@@ -144,7 +164,11 @@ describe('stable memory in runs', () => {
 
   it('offers the memory tool only to top-level runs of a user, never to a subagent, and leaves hosts without memory unchanged', async () => {
     const { host, provider } = await memoryHost([
-      { match: 'find out', steps: [{ toolCalls: [{ capability: 'delegate', input: { goal: 'investigate Dune' } }] }], finalText: 'Reported.' },
+      {
+        match: 'find out',
+        steps: [{ toolCalls: [{ capability: 'delegate', input: { goal: 'investigate Dune' } }] }],
+        finalText: 'Reported.',
+      },
       { match: 'investigate', finalText: 'Dune is not in the library.' },
       { match: 'cron', finalText: 'Nothing to do.' },
     ]);

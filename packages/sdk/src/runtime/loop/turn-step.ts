@@ -91,7 +91,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
           provider: deps.provider,
           model: deps.settings.model,
           maxTokens: deps.settings.maxTokens,
-          systemPrompt: [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
+          systemPrompt:
+            [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
           maxInputBytes: deps.settings.maxInputBytes,
         },
         {

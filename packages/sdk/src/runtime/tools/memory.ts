@@ -71,7 +71,10 @@ export function memoryTool(memory: MemoryService): RuntimeTool {
         // A single operation's failure shows the current entries (masked), so the model can pick a precise fragment.
         const input = call.input as { operations?: unknown; target?: unknown } | null;
         if (error instanceof MemoryError && outcome.result.error && input && !input.operations) {
-          const current = await memory.currentEntries(session.run.startedBy, input.target === 'user' ? 'user' : 'memory');
+          const current = await memory.currentEntries(
+            session.run.startedBy,
+            input.target === 'user' ? 'user' : 'memory',
+          );
           if (current) outcome.result.error.message += `\ncurrent_entries: ${JSON.stringify(current)}`;
         }
         return outcome;
