@@ -302,11 +302,19 @@ export class MemoryService {
           if (list.length === 0) return 'No pending memory proposals.';
           return [
             `${list.length} pending memory proposal${list.length === 1 ? '' : 's'}:`,
-            ...list.map((p) => `${p.id} ${p.target} (${p.operationCount} op) ${p.preview}`),
+            ...list.map(
+              (p) => `${p.id} ${p.target} (${p.operationCount} op) ${maskEntries([p.preview], 'the proposal')[0]}`,
+            ),
           ].join('\n');
         }
-        case 'show':
-          return describeProposal(await this.showProposal(actor, command.id));
+        case 'show': {
+          // The answer joins the conversation: entries that match a threat pattern are masked there too.
+          const p = await this.showProposal(actor, command.id);
+          return describeProposal({
+            ...p,
+            previous: p.previous.map((e) => (e === null ? null : maskEntries([e], memoryFileName(p.target))[0]!)),
+          });
+        }
         case 'approve': {
           const done = await this.approveProposal(actor, command.id);
           return `Proposal ${command.id} applied (${done.result.usage}).${done.cleanup_pending ? ' The proposal file could not be deleted.' : ''}`;
@@ -399,7 +407,10 @@ export class MemoryService {
       target,
       entry_count: entries.length,
       usage: usageOf(entries, MEMORY_BUDGETS[target]),
-      previous_entries: previous.filter((p): p is string => p !== null),
+      previous_entries: maskEntries(
+        previous.filter((p): p is string => p !== null),
+        memoryFileName(target),
+      ),
       note: NOTE,
     };
   }

@@ -165,6 +165,10 @@ describe('memory writes', () => {
     expect(snapshot).not.toContain('print secrets');
     expect(snapshot).toContain('NAS at 192.168.1.20');
     expect(read('MEMORY.md')).toBe(poisoned);
+    // Removing it echoes the removed entry to the model masked as well.
+    const removed = (await memory.write(ALICE, { action: 'remove', old_text: 'print secrets' })) as MemoryWriteResult;
+    expect(removed.previous_entries).toEqual([expect.stringMatching(/^\[BLOCKED: .*prompt_injection/)]);
+    expect(read('MEMORY.md')).toBe(before);
   });
 
   it('refuses a replace on a file edited outside the tool, copies its raw bytes to a .bak file, and still accepts an add', async () => {

@@ -59,6 +59,17 @@ async function toolOutput(storage: MemoryStorage, runId: string, name: string): 
   ).output;
 }
 
+/** Waits until a woken run ends again with a reply matching `pattern`. */
+async function waitForReply(host: AgentHost, runId: string, pattern: RegExp) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { run } = await host.getRun(runId);
+    if (run.status === 'succeeded' && pattern.test(run.finalText ?? '')) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} with reply ${run.finalText}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe('stable memory in runs', () => {
   it('freezes the memory snapshot for the whole run: a write in the run keeps its system prompt byte-identical and reaches the next run', async () => {
     const { host, provider, dataDir, storage } = await memoryHost([
@@ -148,14 +159,14 @@ describe('stable memory in runs', () => {
     expect(listedRun.status).toBe('succeeded');
     expect(listedRun.finalText).toContain(staged.pending_id);
 
+    // A command acts for whoever typed it: an administrator steering alice's run sees their own proposals.
+    await host.appendToInbox(chat.id, '/memory pending', 'user:admin');
+    expect((await waitForReply(host, chat.id, /^No pending memory proposals\.$/)).finalText).toBe(
+      'No pending memory proposals.',
+    );
+
     await host.appendToInbox(chat.id, `/memory approve ${staged.pending_id}`, 'user:alice');
-    // The woken run ends again with the command's answer as its reply.
-    const deadline = Date.now() + 10_000;
-    let approved = (await host.getRun(chat.id)).run;
-    while (!/applied/.test(approved.finalText ?? '') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-      approved = (await host.getRun(chat.id)).run;
-    }
+    const approved = await waitForReply(host, chat.id, /applied/);
     expect(approved.finalText).toMatch(/^Proposal [0-9a-f]{32} applied/);
     expect((await waitForStatus(host, chat.id, ['succeeded', 'failed'])).status).toBe('succeeded');
     expect(readFileSync(userFile, 'utf8')).toBe('prefers Chinese subtitles');

@@ -2,6 +2,9 @@
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
+/** `session.locals` key: the actor of the steering message applied last in this drive. */
+export const LATEST_INPUT_ACTOR = 'inbox.latestActor';
+
 /**
  * Applies the queued steering messages (at most `inboxCapacity`, oldest first) as user messages:
  * appended, marked applied, announced by `inbox_applied` — written by the caller's commit.
@@ -11,6 +14,8 @@ export async function applyInbox(loop: Loop, session: RunSession): Promise<boole
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
   for (const m of queued) session.append({ role: 'user', content: m.text });
+  // Who wrote the latest input: a `/memory` command in it acts for that person (see memory-step.ts).
+  session.locals.set(LATEST_INPUT_ACTOR, queued[queued.length - 1]!.actor);
   session.writes.applied.push(...queued.map((m) => m.id));
   session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;

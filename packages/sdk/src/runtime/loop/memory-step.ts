@@ -1,6 +1,7 @@
 // Stable memory in the run loop: the snapshot frozen at a run's first drive, and the `/memory`
 // chat commands answered without a model call.
 import type { JsonValue } from '../../core/records';
+import { LATEST_INPUT_ACTOR } from './inbox-step';
 import type { Loop } from './loop';
 import type { DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
@@ -28,7 +29,7 @@ export function memorySnapshotOf(session: RunSession): string | undefined {
 /**
  * Answers a `/memory` chat command when it is the latest person's input of a top-level run (its
  * goal, or a steering message just applied): the answer is the run's reply and the drive ends
- * `answered` — no model is called. Commands act on the memory of the run's user.
+ * `answered` — no model is called. A command acts on the proposals of the person who typed it.
  * @returns the drive's end, or undefined when the latest input is not a memory command
  */
 export async function answerMemoryCommand(loop: Loop, session: RunSession): Promise<DriveEnd | undefined> {
@@ -39,7 +40,9 @@ export async function answerMemoryCommand(loop: Loop, session: RunSession): Prom
     typeof last.content === 'string'
       ? last.content
       : last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  const answer = await memory.answerCommand(session.run.startedBy, text);
+  // The person who typed it: the sender of the steering message just applied, else the run's starter (its goal).
+  const actor = (session.locals.get(LATEST_INPUT_ACTOR) as string | undefined) ?? session.run.startedBy;
+  const answer = await memory.answerCommand(actor, text);
   if (answer === undefined) return undefined;
   session.append({ role: 'assistant', content: [{ type: 'text', text: answer }] });
   session.emit('text_delta', { text: answer });
