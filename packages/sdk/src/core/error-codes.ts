@@ -224,6 +224,8 @@ export const ERROR_CODES = {
     'A batch would remove every memory entry; nothing was written — remove the last entry with a single `remove`.',
   MEMORY_DRIFT:
     'A memory file was edited outside the tool (it no longer splits into entries); a `.bak` copy was made and nothing was written.',
+  MEMORY_BUSY:
+    "Another process held the user's memory lock for longer than the wait (5 s); nothing was written — try again.",
   MEMORY_READ_FAILED:
     'A memory file could not be read; nothing was written (a failed read is never taken for an empty file).',
   MEMORY_USER_REQUIRED: 'The actor is not a user (`user:<id>`), so it has no personal memory.',

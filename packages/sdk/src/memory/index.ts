@@ -47,7 +47,13 @@ export {
   type SearchMemoryInput,
   type SearchMemoryResult,
 } from './search-memory';
-export { blockedEntry, maskEntries, renderMemorySnapshot, type SnapshotFile } from './snapshot';
+export {
+  blockedEntry,
+  maskEntries,
+  MAX_SNAPSHOT_FILE_BYTES,
+  renderMemorySnapshot,
+  type SnapshotFile,
+} from './snapshot';
 export { scanThreats, THREAT_SCAN_WINDOW, type ThreatFinding } from './threat-scan';
 export { THREAT_PATTERNS, type ThreatPattern, type ThreatScope } from './threat-patterns';
 export { memoryUserKey } from './user-key';

@@ -7,6 +7,10 @@ import type { MemoryFileInfo, MemoryScope, MemoryStore } from '../ports/memory-s
 import { MemoryError } from './errors';
 
 const PROPOSAL_ID = /^[0-9a-f]{32}$/;
+/** Longest wait for another process's lock on a memory folder, in ms. */
+const LOCK_WAIT_MS = 5_000;
+/** A lock file older than this (ms) belongs to a process that died. */
+const STALE_LOCK_MS = 30_000;
 const USER_KEY = /^[0-9a-f]{32,64}$/;
 
 /** True for a missing file or folder. */
@@ -24,8 +28,9 @@ function isMissing(error: unknown): boolean {
  *
  * @remarks
  * Writes go to a new temporary file in the same folder (mode 0600), are flushed to disk, then
- * renamed over the file. The lock serialises writers of one scope within this process; several
- * processes sharing one data directory must not write the same user's memory at once.
+ * renamed over the file. Read-modify-writes of one scope are serialised within the process and, through
+ * a `.memory.lock` file in the scope's folder, across processes sharing the data directory (a waiter
+ * gives up after 5 s with `MEMORY_BUSY`; a lock left by a dead process is taken over after 30 s).
  * @example
  * ```ts
  * const host = createAgentHost({ memory: { dataDir: '/var/lib/media-agent/memory' } });
@@ -79,7 +84,8 @@ export class MarkdownMemoryStore implements MemoryStore {
   async withLock<T>(scope: MemoryScope, fn: () => Promise<T>): Promise<T> {
     const key = this.#dir(scope);
     const before = this.#locks.get(key) ?? Promise.resolve();
-    const run = before.then(fn, fn);
+    const locked = () => this.#withFileLock(key, fn);
+    const run = before.then(locked, locked);
     const tail = run.catch(() => undefined);
     this.#locks.set(key, tail);
     try {
@@ -179,6 +185,40 @@ export class MarkdownMemoryStore implements MemoryStore {
     const rel = relative(this.#root, full);
     if (rel.startsWith('..') || rel === '') throw new MemoryError('MEMORY_INPUT_INVALID', 'path is outside the memory');
     return readFile(full, 'utf8');
+  }
+
+  /**
+   * Holds `<folder>/.memory.lock` (created exclusively) while `fn` runs, so another process sharing the
+   * folder waits; a lock older than {@link STALE_LOCK_MS} was left by a process that died and is taken over.
+   * @throws {@link MemoryError} `MEMORY_BUSY` after {@link LOCK_WAIT_MS} of waiting
+   */
+  async #withFileLock<T>(folder: string, fn: () => Promise<T>): Promise<T> {
+    await mkdir(folder, { recursive: true });
+    const lock = join(folder, '.memory.lock');
+    const until = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const handle = await open(lock, 'wx', 0o600);
+        await handle.writeFile(`${process.pid} ${Date.now()}`);
+        await handle.close();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const age = await stat(lock).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
+        if (age > STALE_LOCK_MS) await rm(lock, { force: true });
+        else if (Date.now() > until)
+          throw new MemoryError('MEMORY_BUSY', 'another process is writing this memory; try again', { lock });
+        else await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      await rm(lock, { force: true });
+    }
   }
 
   /** Temporary file (exclusive, 0600) → flush → rename. */

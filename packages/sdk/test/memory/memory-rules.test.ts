@@ -91,13 +91,24 @@ describe('memory rules', () => {
     expect(parseMemoryCommand(`please /memory approve ${id}`)).toBeUndefined();
   });
 
-  it('renders usage per file with an over-budget marker, and an onboarding note when nothing is saved', () => {
+  it('renders usage per file with an over-budget marker, cuts or skips files grown by other writers, and shows an onboarding note when nothing is saved', () => {
     const text = renderMemorySnapshot([
       { label: 'Global memory (MEMORY.md)', file: 'MEMORY.md', raw: 'rule one', budget: 2200 },
       { label: 'Your preferences (USER.md)', file: 'USER.md', raw: 'y'.repeat(1400), budget: 1375 },
     ]);
     expect(text).toContain('## Global memory (MEMORY.md) [0% — 8/2200]');
     expect(text).toContain('[102% — 1400/1375 — over budget]');
+    const grown = renderMemorySnapshot([
+      { label: 'Mine', file: 'MEMORY.md', raw: `${'a'.repeat(3000)}${'b'.repeat(3000)}`, budget: 2200 },
+    ]);
+    // Cut to max(2 × 2200, 4000) = 4400: the first 70 % and the last 20 %.
+    expect(grown).toContain(
+      `${'a'.repeat(3000)}${'b'.repeat(80)}\n[… 2040 characters not shown …]\n${'b'.repeat(880)}`,
+    );
+    expect(grown.endsWith(`\n${'b'.repeat(880)}`)).toBe(true);
+    const huge = renderMemorySnapshot([{ label: 'Mine', file: 'MEMORY.md', raw: 'x'.repeat(200_000), budget: 2200 }]);
+    expect(huge).toMatch(/skipped: MEMORY\.md is larger than 100 KiB/);
+    expect(huge).not.toContain('xxxx');
     expect(renderMemorySnapshot([{ label: 'x', file: 'MEMORY.md', raw: null, budget: 2200 }])).toMatch(
       /Nothing is saved yet/,
     );

@@ -336,3 +336,27 @@ describe('search_memory', () => {
     expect(ticks).toBeGreaterThan(5);
   });
 });
+
+describe('memory store', () => {
+  it('serialises writers of one user across processes through the lock file: concurrent adds from two child processes all land', async () => {
+    const script = `
+      import { MarkdownMemoryStore, MemoryService } from ${JSON.stringify(join(process.cwd(), 'packages/sdk/src/memory/index.ts'))};
+      const memory = new MemoryService({ store: new MarkdownMemoryStore(process.argv[1]), clock: { now: () => Date.now() }, roleOf: () => 'user' });
+      for (let i = 0; i < 15; i++) await memory.write('user:alice', { action: 'add', content: process.argv[2] + ' entry ' + i });
+    `;
+    const { spawn } = await import('node:child_process');
+    const runChild = (tag: string) =>
+      new Promise<number>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir, tag], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => resolve(code ?? -1));
+      });
+    expect(await Promise.all([runChild('first'), runChild('second')])).toEqual([0, 0]);
+    const entries = read('MEMORY.md').split(ENTRY_SEPARATOR);
+    expect(entries).toHaveLength(30);
+    expect(new Set(entries).size).toBe(30);
+    expect(readdirSync(userDir()).filter((n) => n.startsWith('.memory.lock') || n.includes('.tmp-'))).toEqual([]);
+  });
+});
