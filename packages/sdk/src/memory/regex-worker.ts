@@ -7,7 +7,7 @@ const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const re = new RegExp(workerData.source, 'iu');
 const hits = [];
-workerData.files.forEach((lines, f) => lines.forEach((line, i) => { if (re.test(line)) hits.push([f, i]); }));
+workerData.files.forEach((text, f) => text.split(/\\r?\\n/).forEach((line, i) => { if (re.test(line)) hits.push([f, i]); }));
 parentPort.postMessage(hits);
 `;
 
@@ -15,14 +15,14 @@ parentPort.postMessage(hits);
  * The `[file, line]` indexes of the lines a regex (case-insensitive, Unicode) matches, computed on
  * a worker thread that is terminated at the deadline: a runaway pattern never blocks the event loop.
  * @param source - the pattern (already known to compile)
- * @param files - per file, its lines
+ * @param files - per file, its text (split into lines on `\n` or `\r\n`)
  * @param deadlineMs - longest run
  * @throws {@link MemoryError} `MEMORY_SEARCH_TIMEOUT` past the deadline
  * @internal
  */
 export function matchLinesOffThread(
   source: string,
-  files: readonly (readonly string[])[],
+  files: readonly string[],
   deadlineMs: number,
 ): Promise<Array<[number, number]>> {
   return new Promise((resolve, reject) => {

@@ -69,6 +69,7 @@ export interface SearchMemoryResult {
 /** Files larger than this (2 MiB) are skipped. @public */
 export const SEARCH_MEMORY_MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE = 1200;
+const READ_CONCURRENCY = 16;
 const MAX_RESPONSE_BYTES = 32 * 1024;
 const check = Compile(SearchMemoryInputSchema);
 
@@ -122,37 +123,49 @@ export async function searchMemory(
   files = files.filter((f) => category === 'all' || (category === 'primary') === f.primary);
 
   const skipped: SearchMemoryResult['skipped_files'] = [];
-  const searched: Array<{ file: (typeof files)[number]; lines: string[] }> = [];
-  for (const file of files) {
-    if (file.size > SEARCH_MEMORY_MAX_FILE_BYTES) {
-      skipped.push({ path: file.path, reason: 'file_too_large' });
-      continue;
-    }
-    try {
-      searched.push({ file, lines: (await store.readMarkdown(file.path)).split(/\r?\n/) });
-    } catch {
-      skipped.push({ path: file.path, reason: 'read_failed' });
-    }
-  }
+  const readable = files.filter((file) => {
+    if (file.size <= SEARCH_MEMORY_MAX_FILE_BYTES) return true;
+    skipped.push({ path: file.path, reason: 'file_too_large' });
+    return false;
+  });
+  // Read a few files at a time (the order of the results does not depend on it).
+  const texts: (string | undefined)[] = new Array(readable.length);
+  for (let at = 0; at < readable.length; at += READ_CONCURRENCY)
+    await Promise.all(
+      readable.slice(at, at + READ_CONCURRENCY).map(async (file, k) => {
+        texts[at + k] = await store.readMarkdown(file.path).catch(() => undefined);
+      }),
+    );
+  const searched: Array<{ file: (typeof files)[number]; text: string; lines?: string[] }> = [];
+  readable.forEach((file, k) => {
+    const text = texts[k];
+    if (text === undefined) skipped.push({ path: file.path, reason: 'read_failed' });
+    else searched.push({ file, text });
+  });
+  const linesOf = (s: (typeof searched)[number]) => (s.lines ??= s.text.split(/\r?\n/));
   let hits: Array<[number, number]>;
   if (q.use_regex && query)
     hits = await matchLinesOffThread(
       query,
-      searched.map((s) => s.lines),
+      searched.map((s) => s.text),
       regexDeadlineMs,
     );
   else {
     const needle = query.toLowerCase();
     hits = [];
-    for (const [f, s] of searched.entries())
-      for (const [i, line] of s.lines.entries())
+    for (const [f, s] of searched.entries()) {
+      // Most files do not hold the keyword at all: only those that do are split into lines.
+      if (needle && !s.text.toLowerCase().includes(needle)) continue;
+      for (const [i, line] of linesOf(s).entries())
         if (line.trim() && line.toLowerCase().includes(needle)) hits.push([f, i]);
+    }
   }
   const entries: SearchMemoryEntry[] = [];
   let bytes = 200;
   let truncated = hits.length > limit;
   for (const [f, i] of hits.slice(0, limit)) {
-    const { file, lines } = searched[f]!;
+    const file = searched[f]!.file;
+    const lines = linesOf(searched[f]!);
     const cps = [...lines[i]!];
     const raw = cps.length > MAX_LINE ? cps.slice(0, MAX_LINE).join('') : lines[i]!;
     const threat = scanThreats(raw, 'strict');
