@@ -1,5 +1,7 @@
 // Builds the host's stable memory from its `memory` option.
-import { isHumanActor } from '../core/actor';
+import { parseActor } from '../core/actor';
+import { resolveRole } from '../authorization/roles';
+import type { IdentityResolver } from '../ports/identity';
 import { MediaAgentError } from '../core/errors';
 import { MarkdownMemoryStore } from '../memory/markdown-memory-store';
 import type { MemoryOptions } from '../memory/memory-options';
@@ -7,22 +9,10 @@ import { MemoryService, type MemoryRole } from '../memory/memory-service';
 import type { Clock } from '../ports/clock';
 
 /**
- * The role memory checks before a global write. The one place to swap for the host's identity
- * port: today every `user:*` actor is an administrator, any other actor an ordinary user.
- */
-export function memoryRoleOf(actor: string): MemoryRole {
-  try {
-    return isHumanActor(actor) ? 'admin' : 'user';
-  } catch {
-    return 'user';
-  }
-}
-
-/**
  * The memory service of a host.
  * @throws {@link MediaAgentError} `OPTIONS_INVALID` when neither `dataDir` nor `store` is given, or the deadline is not positive
  */
-export function memoryServiceFor(options: MemoryOptions, clock: Clock): MemoryService {
+export function memoryServiceFor(options: MemoryOptions, clock: Clock, identity: IdentityResolver): MemoryService {
   const store = options.store ?? (options.dataDir ? new MarkdownMemoryStore(options.dataDir) : undefined);
   if (!store)
     throw new MediaAgentError('OPTIONS_INVALID', 'option memory needs dataDir or store', { option: 'memory' });
@@ -31,5 +21,8 @@ export function memoryServiceFor(options: MemoryOptions, clock: Clock): MemorySe
     throw new MediaAgentError('OPTIONS_INVALID', 'option memory.regexDeadlineMs must be a positive number', {
       option: 'memory.regexDeadlineMs',
     });
-  return new MemoryService({ store, clock, roleOf: memoryRoleOf, regexDeadlineMs: deadline });
+  // Administrators (people whose role the host's identity port says is `admin`) write the global memory.
+  const roleOf = async (actor: string): Promise<MemoryRole> =>
+    parseActor(actor).kind === 'user' ? resolveRole(identity, actor) : 'user';
+  return new MemoryService({ store, clock, roleOf, regexDeadlineMs: deadline });
 }

@@ -1,5 +1,6 @@
 // Stable memory: writes through the rules, proposals, the per-run snapshot and the chat commands.
 import { randomUUID } from 'node:crypto';
+import type { ActorRole } from '../core/actor';
 import type { JsonValue } from '../core/records';
 import type { Clock } from '../ports/clock';
 import type { MemoryScope, MemoryStore } from '../ports/memory-store';
@@ -30,8 +31,8 @@ import { searchMemory, type SearchMemoryResult } from './search-memory';
 import { maskEntries, renderMemorySnapshot } from './snapshot';
 import { memoryUserKey } from './user-key';
 
-/** The role an actor has for memory: administrators also write the global memory. @public */
-export type MemoryRole = 'admin' | 'user';
+/** The role an actor has for memory (the host's `ActorRole`): administrators also write the global memory. @public */
+export type MemoryRole = ActorRole;
 
 /** What a `MemoryService` is built from. @public */
 export interface MemoryServiceDeps {

@@ -9,6 +9,7 @@ import {
   createAgentHost,
   memoryUserKey,
   type AgentHost,
+  type IdentityResolver,
 } from '../../src/index';
 import type { ModelRequest } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
@@ -22,7 +23,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function memoryHost(scripts: FakeScript[], options: { memory?: boolean } = {}) {
+async function memoryHost(scripts: FakeScript[], options: { memory?: boolean; identity?: IdentityResolver } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-runs-'));
   dirs.push(dataDir);
   const clock = new ManualClock(Date.UTC(2026, 11, 1, 12));
@@ -38,6 +39,7 @@ async function memoryHost(scripts: FakeScript[], options: { memory?: boolean } =
     goalFacts: world.facts,
     runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1 },
     ...(options.memory === false ? {} : { memory: { dataDir } }),
+    ...(options.identity ? { identity: options.identity } : {}),
   });
   for (const c of world.capabilities) host.capabilities.register(c);
   await host.start();
@@ -65,7 +67,8 @@ async function waitForReply(host: AgentHost, runId: string, pattern: RegExp) {
   for (;;) {
     const { run } = await host.getRun(runId);
     if (run.status === 'succeeded' && pattern.test(run.finalText ?? '')) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status} with reply ${run.finalText}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} is ${run.status} with reply ${run.finalText} (${JSON.stringify(run.error)})`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -171,6 +174,43 @@ describe('stable memory in runs', () => {
     expect((await waitForStatus(host, chat.id, ['succeeded', 'failed'])).status).toBe('succeeded');
     expect(readFileSync(userFile, 'utf8')).toBe('prefers Chinese subtitles');
     expect(provider.requests.length).toBe(calls);
+  });
+
+  it("lets only the identity port's administrators write the global memory, and an administrator steering a user's run writes their own memory", async () => {
+    const { host, dataDir } = await memoryHost(
+      [
+        {
+          match: 'staging',
+          steps: [
+            { toolCalls: [{ capability: 'memory', input: { action: 'add', content: 'root uses the staging NAS' } }] },
+          ],
+          finalText: 'Saved.',
+        },
+        { match: 'chat', finalText: 'Hello.' },
+      ],
+      { identity: { roleOf: (actor) => (actor === 'user:root' ? 'admin' : 'user') } },
+    );
+    await expect(host.memory!.writeGlobal('user:alice', { action: 'add', content: 'x' })).rejects.toMatchObject({
+      code: 'MEMORY_FORBIDDEN',
+    });
+    await expect(host.memory!.writeGlobal('system:cron', { action: 'add', content: 'x' })).rejects.toMatchObject({
+      code: 'MEMORY_FORBIDDEN',
+    });
+    await host.memory!.writeGlobal('user:root', { action: 'add', content: 'House rule: no 3D releases' });
+    expect(readFileSync(join(dataDir, 'MEMORY.md'), 'utf8')).toBe('House rule: no 3D releases');
+
+    const run = await host.startRun({ goal: 'chat', actor: 'user:alice', mode: 'plan_only' });
+    await waitForStatus(host, run.id, ['succeeded', 'failed']);
+    await host.appendToInbox(run.id, 'remember: staging NAS', 'user:root');
+    await waitForReply(host, run.id, /^Saved\.$/);
+    expect(readFileSync(join(dataDir, 'users', memoryUserKey('user:root'), 'MEMORY.md'), 'utf8')).toBe(
+      'root uses the staging NAS',
+    );
+    expect(() => readFileSync(join(dataDir, 'users', memoryUserKey('user:alice'), 'MEMORY.md'), 'utf8')).toThrow(
+      /ENOENT/,
+    );
+    // The owner's run stays the owner's.
+    expect((await host.getRun(run.id)).run.startedBy).toBe('user:alice');
   });
 
   it('offers the memory tool only to top-level runs of a user, never to a subagent, and leaves hosts without memory unchanged', async () => {

@@ -1,9 +1,8 @@
 // The steering inbox: messages a person queued reach the model before its next call.
+import { isHumanActor } from '../../core/actor';
+import { ACTING_FOR_STATE_KEY } from './acting-for';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
-
-/** `session.locals` key: the actor of the steering message applied last in this drive. */
-export const LATEST_INPUT_ACTOR = 'inbox.latestActor';
 
 /**
  * Applies the queued steering messages (at most `inboxCapacity`, oldest first) as user messages:
@@ -14,8 +13,8 @@ export async function applyInbox(loop: Loop, session: RunSession): Promise<boole
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
   for (const m of queued) session.append({ role: 'user', content: m.text });
-  // Who wrote the latest input: a `/memory` command in it acts for that person (see memory-step.ts).
-  session.locals.set(LATEST_INPUT_ACTOR, queued[queued.length - 1]!.actor);
+  const writer = [...queued].reverse().find((m) => isHumanActor(m.actor));
+  if (writer) session.setState(ACTING_FOR_STATE_KEY, writer.actor);
   session.writes.applied.push(...queued.map((m) => m.id));
   session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;

@@ -1,7 +1,7 @@
 // Stable memory in the run loop: the snapshot frozen at a run's first drive, and the `/memory`
 // chat commands answered without a model call.
 import type { JsonValue } from '../../core/records';
-import { LATEST_INPUT_ACTOR } from './inbox-step';
+import { actingFor } from './acting-for';
 import type { Loop } from './loop';
 import type { DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
@@ -20,6 +20,15 @@ export async function freezeMemorySnapshot(loop: Loop, session: RunSession): Pro
   session.setState(SNAPSHOT_KEY, (await memory.snapshot(session.run.startedBy)) as JsonValue);
 }
 
+/**
+ * Whose memory a run's `memory` and `search_memory` calls and `/memory` commands use: the person the
+ * run acts for now — who last steered it (an administrator continuing a user's run works on their own
+ * memory), else who started it.
+ */
+export function memoryActorOf(session: RunSession): string {
+  return actingFor(session) ?? session.run.startedBy;
+}
+
 /** The run's frozen memory block, if any. */
 export function memorySnapshotOf(session: RunSession): string | undefined {
   const text = session.getState(SNAPSHOT_KEY);
@@ -29,7 +38,8 @@ export function memorySnapshotOf(session: RunSession): string | undefined {
 /**
  * Answers a `/memory` chat command when it is the latest person's input of a top-level run (its
  * goal, or a steering message just applied): the answer is the run's reply and the drive ends
- * `answered` — no model is called. A command acts on the proposals of the person who typed it.
+ * `answered` — no model is called. A command acts on the proposals of the person who typed it
+ * (see {@link memoryActorOf}).
  * @returns the drive's end, or undefined when the latest input is not a memory command
  */
 export async function answerMemoryCommand(loop: Loop, session: RunSession): Promise<DriveEnd | undefined> {
@@ -40,9 +50,7 @@ export async function answerMemoryCommand(loop: Loop, session: RunSession): Prom
     typeof last.content === 'string'
       ? last.content
       : last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  // The person who typed it: the sender of the steering message just applied, else the run's starter (its goal).
-  const actor = (session.locals.get(LATEST_INPUT_ACTOR) as string | undefined) ?? session.run.startedBy;
-  const answer = await memory.answerCommand(actor, text);
+  const answer = await memory.answerCommand(memoryActorOf(session), text);
   if (answer === undefined) return undefined;
   session.append({ role: 'assistant', content: [{ type: 'text', text: answer }] });
   session.emit('text_delta', { text: answer });

@@ -7,6 +7,7 @@ import { MemoryError } from '../../memory/errors';
 import { MemoryToolInputSchema } from '../../memory/memory-input';
 import type { MemoryService } from '../../memory/memory-service';
 import type { ModelTool } from '../../models/types';
+import { memoryActorOf } from '../loop/memory-step';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
 
 /** The tool's name. @public */
@@ -39,8 +40,8 @@ export function runHasUserMemory(run: RunRecord): boolean {
 }
 
 /**
- * `memory`: writes the memory of the run's user (the user who started it). Offered only to
- * top-level runs started by a user — never to a subagent. In a background run, a call with any
+ * `memory`: writes the memory of the person the run acts for (who started it, or an administrator
+ * who steered it since). Offered only to top-level runs started by a user — never to a subagent. In a background run, a call with any
  * replace or remove is staged as a proposal for the user.
  */
 export function memoryTool(memory: MemoryService): RuntimeTool {
@@ -52,7 +53,7 @@ export function memoryTool(memory: MemoryService): RuntimeTool {
     async run({ session, call }) {
       const failures = (session.locals.get('memory.failures') as number | undefined) ?? 0;
       try {
-        const output = await memory.write(session.run.startedBy, call.input, {
+        const output = await memory.write(memoryActorOf(session), call.input, {
           background: session.run.origin === 'background',
         });
         session.locals.set('memory.failures', 0);
@@ -72,7 +73,7 @@ export function memoryTool(memory: MemoryService): RuntimeTool {
         const input = call.input as { operations?: unknown; target?: unknown } | null;
         if (error instanceof MemoryError && outcome.result.error && input && !input.operations) {
           const current = await memory.currentEntries(
-            session.run.startedBy,
+            memoryActorOf(session),
             input.target === 'user' ? 'user' : 'memory',
           );
           if (current) outcome.result.error.message += `\ncurrent_entries: ${JSON.stringify(current)}`;

@@ -4,6 +4,7 @@ import type { JsonValue } from '../../core/records';
 import type { MemoryService } from '../../memory/memory-service';
 import { SearchMemoryInputSchema } from '../../memory/search-memory';
 import type { ModelTool } from '../../models/types';
+import { memoryActorOf } from '../loop/memory-step';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
 
 /** The tool's name. @public */
@@ -18,8 +19,8 @@ export const SEARCH_MEMORY_MODEL_TOOL: ModelTool = providerSafeTool({
 });
 
 /**
- * `search_memory`: reads only, as the run's user (the global memory alone for a run not started by
- * a user, e.g. a subagent's).
+ * `search_memory`: reads only, as the person the run acts for (the global memory alone for a run that
+ * acts for nobody, e.g. a subagent's).
  */
 export function searchMemoryTool(memory: MemoryService): RuntimeTool {
   return {
@@ -29,7 +30,7 @@ export function searchMemoryTool(memory: MemoryService): RuntimeTool {
     available: () => true,
     async run({ session, call }) {
       try {
-        const output = await memory.search(session.run.startedBy, call.input);
+        const output = await memory.search(memoryActorOf(session), call.input);
         return { result: { status: 'succeeded', output: output as unknown as JsonValue } };
       } catch (error) {
         return failedOutcome(error, 'MEMORY_READ_FAILED');
