@@ -100,19 +100,12 @@ export type { AutomationSettings } from './authorization/evaluate';
 // the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';
 
-// Stable memory
+// Stable memory (the `memory` option, `host.memory`)
 export {
   MarkdownMemoryStore,
   MemoryError,
   MemoryService,
   MEMORY_BUDGETS,
-  ENTRY_SEPARATOR,
-  THREAT_PATTERNS,
-  parseEntries,
-  scanThreats,
-  memoryUserKey,
-  MemoryToolInputSchema,
-  SearchMemoryInputSchema,
   type MemoryErrorCode,
   type MemoryOptions,
   type MemoryOperation,
@@ -126,10 +119,6 @@ export {
   type MemoryWriteResult,
   type MemoryTarget,
   type SearchMemoryEntry,
-  type SearchMemoryInput,
   type SearchMemoryResult,
-  type ThreatFinding,
-  type ThreatPattern,
-  type ThreatScope,
 } from './memory/index';
 export type { MemoryStore, MemoryScope, MemoryFileInfo } from './ports/memory-store';

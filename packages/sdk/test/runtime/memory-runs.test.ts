@@ -7,10 +7,10 @@ import {
   ManualClock,
   SequentialIdGenerator,
   createAgentHost,
-  memoryUserKey,
   type AgentHost,
   type IdentityResolver,
 } from '../../src/index';
+import { memoryUserKey } from '../../src/memory/index';
 import type { ModelRequest } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
