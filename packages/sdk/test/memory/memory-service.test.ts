@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -277,6 +277,34 @@ describe('memory proposals', () => {
   });
 });
 
+describe('memory proposal limits', () => {
+  it('refuses the 101st pending proposal of a user, and a proposal over 64 KiB, staging nothing', async () => {
+    seed('MEMORY.md', ['NAS at 192.168.1.20']);
+    for (let i = 0; i < 100; i++)
+      await memory.write(
+        ALICE,
+        { action: 'replace', old_text: 'NAS', content: `NAS at 10.0.0.${i}` },
+        { background: true },
+      );
+    await refused(
+      memory.write(ALICE, { action: 'remove', old_text: 'NAS' }, { background: true }),
+      'MEMORY_PROPOSAL_LIMIT',
+    );
+    expect(readdirSync(join(userDir(), '.pending'))).toHaveLength(100);
+    expect(await memory.listProposals(ALICE)).toHaveLength(100);
+
+    rmSync(join(userDir(), '.pending'), { recursive: true });
+    // Valid operations whose final state fits the budget, but whose proposal would be over 64 KiB.
+    const long = (tag: string) => `${tag} ${'z'.repeat(30_000)}`;
+    const operations = ['A', 'B'].flatMap((tag) => [
+      { action: 'add' as const, content: long(tag) },
+      { action: 'remove' as const, old_text: long(tag) },
+    ]);
+    await refused(memory.write(ALICE, { operations }, { background: true }), 'MEMORY_PROPOSAL_LIMIT');
+    expect(await memory.listProposals(ALICE)).toEqual([]);
+  });
+});
+
 describe('search_memory', () => {
   beforeEach(async () => {
     await memory.writeGlobal('user:admin', { action: 'add', content: 'Downloads go to /data/downloads' });
@@ -319,6 +347,13 @@ describe('search_memory', () => {
       'MEMORY_INPUT_INVALID',
     );
     await refused(memory.search(ALICE, { query: 'x', limit: 51 }), 'MEMORY_INPUT_INVALID');
+
+    // Symlinks that leave the user's folder (to another user's memory) are never followed.
+    symlinkSync(userDir('user:bob'), join(userDir(), 'linked'));
+    symlinkSync(fileOf('MEMORY.md', 'user:bob'), join(userDir(), 'bob.md'));
+    const bob = await memory.search(ALICE, { query: 'bob' });
+    expect(bob.entries).toEqual([]);
+    expect(bob.searched_files).toBe(4);
   });
 
   it('runs an explicit regex off the event loop and stops a runaway one at its deadline with a timeout, not an empty result', async () => {

@@ -213,6 +213,26 @@ describe('stable memory in runs', () => {
     expect((await host.getRun(run.id)).run.startedBy).toBe('user:alice');
   });
 
+  it('tells the model to stop retrying after more than 3 failed memory calls in a row, showing the current entries on a single failure', async () => {
+    const miss = { capability: 'memory', input: { action: 'remove', old_text: 'no such entry' } };
+    const { host, storage } = await memoryHost([
+      { match: 'retry', steps: [1, 2, 3, 4].map(() => ({ toolCalls: [miss] })), finalText: 'Gave up.' },
+    ]);
+    await host.memory!.write('user:alice', { action: 'add', content: 'NAS at 192.168.1.20' });
+    const run = await host.startRun({ goal: 'retry forever', actor: 'user:alice', mode: 'plan_only' });
+    await waitForStatus(host, run.id, ['succeeded', 'failed']);
+    const results = (await storage.messages.list(run.id))
+      .map((m) => m.message as { role: string; name?: string; content: string })
+      .filter((m) => m.role === 'tool' && m.name === 'memory')
+      .map((m) => JSON.parse(m.content) as { status: string; error: { code: string; message: string } });
+    expect(results.map((r) => [r.status, r.error.code])).toEqual(
+      Array.from({ length: 4 }, () => ['failed', 'MEMORY_ENTRY_NOT_FOUND']),
+    );
+    expect(results[0]!.error.message).toContain('current_entries: ["NAS at 192.168.1.20"]');
+    expect(results[2]!.error.message).not.toMatch(/stop retrying/);
+    expect(results[3]!.error.message).toMatch(/stop retrying and continue the reply/);
+  });
+
   it('offers the memory tool only to top-level runs of a user, never to a subagent, and leaves hosts without memory unchanged', async () => {
     const { host, provider } = await memoryHost([
       {
