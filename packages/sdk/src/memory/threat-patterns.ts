@@ -146,13 +146,15 @@ export const THREAT_PATTERNS: readonly ThreatPattern[] = Object.freeze([
     scope: 'context',
     regex: r(String.raw`\bunset\s+[A-Z0-9_]{0,40}(?:CLAUDE|CODEX|HERMES|AGENT|OPENAI|ANTHROPIC)`),
   },
-  // Known offensive frameworks (context scans)
+  // Known offensive frameworks (context scans). Sliver, Havoc and Mythic are also film and series
+  // titles ("Havoc", "Sliver", "Mythic Quest"), which a media agent's memory must hold: they count only
+  // next to a C2 word.
   {
     id: 'offensive_framework',
     category: 'offensive_framework',
     scope: 'context',
     regex: r(
-      String.raw`\b(?:cobalt\s+strike|sliver|havoc|mythic|metasploit|brainworm)\b|\bc2\s+(?:server|channel|beacon)\b|\bcommand\s+and\s+control\b`,
+      String.raw`\b(?:cobalt\s+strike|metasploit|brainworm)\b|\b(?:sliver|havoc|mythic)\s+(?:c2|implant|beacon|listener|teamserver|payload|agent)\b|\bc2\s+(?:server|channel|beacon)\b|\bcommand\s+and\s+control\b`,
     ),
   },
   // Exfiltration to a URL or of the context (strict scans)
