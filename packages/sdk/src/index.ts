@@ -140,3 +140,26 @@ export type { AutomationSettings } from './authorization/evaluate';
 
 // the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';
+
+// Stable memory (the `memory` option, `host.memory`)
+export {
+  MarkdownMemoryStore,
+  MemoryError,
+  MemoryService,
+  MEMORY_BUDGETS,
+  type MemoryErrorCode,
+  type MemoryOptions,
+  type MemoryOperation,
+  type MemoryProposal,
+  type MemoryProposalSummary,
+  type MemoryRole,
+  type MemoryServiceDeps,
+  type MemoryStagedResult,
+  type MemoryApproveResult,
+  type MemoryWriteOptions,
+  type MemoryWriteResult,
+  type MemoryTarget,
+  type SearchMemoryEntry,
+  type SearchMemoryResult,
+} from './memory/index';
+export type { MemoryStore, MemoryScope, MemoryFileInfo } from './ports/memory-store';

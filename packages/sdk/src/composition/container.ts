@@ -38,6 +38,7 @@ import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
+import { memoryServiceFor } from './memory-wiring';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -253,6 +254,13 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     Tokens.RunEventBus,
     single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))),
   );
+  const memory = options.memory;
+  c.register(
+    Tokens.MemoryService,
+    single((d) =>
+      memory ? memoryServiceFor(memory, resolvePort(d, Tokens.Clock), resolvePort(d, Tokens.Identity)) : null,
+    ),
+  );
   c.register(
     Tokens.AgentHost,
     single((d) => buildAgentHost(d, resolved)),
@@ -273,6 +281,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
   const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
+  const memory = resolvePort(d, Tokens.MemoryService);
   let runs: RunService | undefined;
   const driver = new RunDriver({
     results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
@@ -308,6 +317,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     middleware: resolved.runs.middleware,
     onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
+    ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
@@ -352,6 +362,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     workers,
     bus,
     decisions,
+    memory: memory ?? undefined,
   });
 }
 

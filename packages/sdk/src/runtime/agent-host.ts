@@ -8,6 +8,7 @@ import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import type { InvocationContext, InvocationResult } from '../capabilities/invocation';
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
+import type { MemoryService } from '../memory/memory-service';
 import type { Logger } from '../ports/logger';
 import type { ActorRole } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
@@ -66,6 +67,12 @@ export interface AgentHost {
   readonly automation: AutomationService;
   /** The invocation ledger. */
   readonly ledger: InvocationLedger;
+  /**
+   * Stable memory (undefined unless the host set the `memory` option): pending proposals
+   * (`listProposals`, `showProposal`, `approveProposal`, `discardProposal`), the global memory
+   * (`writeGlobal`, administrators only) and `search`. Memory is evidence for the model, never authorization.
+   */
+  readonly memory: MemoryService | undefined;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -304,6 +311,8 @@ export interface AgentHostDeps {
   modelConfigured: boolean;
   /** Decisions for people. */
   decisions: DecisionService;
+  /** Stable memory, when configured. */
+  memory?: MemoryService | undefined;
   /** Roles of actors. */
   identity: IdentityResolver;
 }
@@ -327,6 +336,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly automation: AutomationService;
   /** {@inheritDoc AgentHost.ledger} */
   readonly ledger: InvocationLedger;
+  /** {@inheritDoc AgentHost.memory} */
+  readonly memory: MemoryService | undefined;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -342,6 +353,7 @@ export class DefaultAgentHost implements AgentHost {
     this.policies = guardService(deps.policies, 'policies', state);
     this.automation = guardService(deps.automation, 'automation', state);
     this.ledger = guardService(deps.ledger, 'ledger', state);
+    this.memory = deps.memory;
   }
 
   #state: HostLifecycleState = 'created';

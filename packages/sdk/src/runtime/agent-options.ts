@@ -13,6 +13,7 @@ import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
 import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decision-settings';
+import type { MemoryOptions } from '../memory/memory-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -92,6 +93,13 @@ export interface AgentOptions {
   decisions?: DecisionOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: AgentContainer) => void;
+  /**
+   * Stable memory: per-user `MEMORY.md` / `USER.md` and the global `MEMORY.md` under `dataDir`, shown in
+   * each top-level run's system prompt, the `memory` and `search_memory` tools, the `/memory` chat
+   * commands and `host.memory` (docs/memory.md).
+   * @defaultValue none (memory off)
+   */
+  memory?: MemoryOptions;
 }
 
 /** Run settings. @public */

@@ -119,6 +119,8 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       case 'paused':
         // Waits for the user: a message wakes it for a new drive (nothing is scheduled).
         return finish(loop, session, 'waiting', outcome.reason);
+      case 'answered':
+        return finish(loop, session, 'succeeded', 'answered a memory command');
       case 'ended':
         break; // the final reply's step moved the run to goal_settled or finalize
     }
