@@ -28,6 +28,9 @@ import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budge
 import { RunDriver, type RunDriverSettings } from '../runtime/run-driver';
 import { RunService } from '../runtime/run-service';
 import { ToolResultStore } from '../runtime/context/tool-result-store';
+import { CodeExecution } from '../runtime/code/code-execution';
+import { resolveCodeExecutionOptions } from '../runtime/code/code-options';
+import { defaultActorRole } from '../runtime/code/administrator';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
@@ -110,6 +113,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       contextWindowTokens,
       compactionThreshold,
       middleware: [...middleware],
+      code: r.code ? resolveCodeExecutionOptions(r.code) : undefined,
     },
   };
 }
@@ -245,8 +249,13 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
   let runs: RunService | undefined;
+  const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
+  const code = resolved.runs.code
+    ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: defaultActorRole })
+    : undefined;
   const driver = new RunDriver({
-    results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+    results,
+    ...(code ? { code } : {}),
     counter: resolvePort(d, Tokens.TokenCounter),
     startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
       runs!.startRun(
@@ -306,6 +315,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     runs,
     workers,
     bus,
+    ...(code ? { onStop: () => code.close() } : {}),
   });
 }
 

@@ -209,6 +209,8 @@ export interface AgentHostDeps {
   bus: RunEventBus;
   /** Whether a model provider was configured; without one `startRun` fails `MODEL_NOT_CONFIGURED`. */
   modelConfigured: boolean;
+  /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
+  onStop?: () => void;
 }
 
 /**
@@ -352,6 +354,7 @@ export class DefaultAgentHost implements AgentHost {
     this.#offDecided?.();
     this.#offDecided = undefined;
     await this.#deps.workers.stop();
+    this.#deps.onStop?.();
     await this.#deps.storage.close();
   }
 

@@ -11,6 +11,7 @@ import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
+import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -173,6 +174,14 @@ export interface RunOptions {
    * ```
    */
   middleware?: readonly RunMiddleware[];
+  /**
+   * Read-only code orchestration: given (`{}` for the defaults), top-level runs whose actor is an
+   * administrator get the `execute_code` tool, which runs JavaScript in a WebAssembly sandbox with
+   * read-only capability calls (docs/code-execution.md). Needs the optional peer dependency
+   * `quickjs-emscripten`.
+   * @defaultValue off
+   */
+  code?: CodeExecutionOptions;
 }
 
 /** Options after defaults were applied. @public */
@@ -202,6 +211,7 @@ export interface ResolvedAgentOptions {
       | 'contextWindowTokens'
       | 'compactionThreshold'
       | 'middleware'
+      | 'code'
     >
   > & {
     maxTools: number;
@@ -214,6 +224,8 @@ export interface ResolvedAgentOptions {
     results: ToolResultStoreOptions | undefined;
     /** Host middleware (empty when none). */
     middleware: readonly RunMiddleware[];
+    /** Code orchestration options with defaults applied, or undefined when it is off. */
+    code: ResolvedCodeExecutionOptions | undefined;
   };
 }
 

@@ -16,6 +16,7 @@ import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
 import type { TracingOptions } from '../tracing/tracing-options';
+import type { CodeExecution } from '../code/code-execution';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -90,6 +91,8 @@ export interface RunDriverDeps {
   middleware?: readonly RunMiddleware[];
   /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
   tracing?: TracingOptions;
+  /** Read-only code orchestration (`execute_code`), when the host turned it on (`runs.code`). */
+  code?: CodeExecution;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */
