@@ -107,6 +107,7 @@ export class Kernel {
   readonly #context: QuickJSContext;
   readonly #memory: SandboxMemory;
   #alive = true;
+  #stopped = false;
   #cell: ActiveCell | undefined;
 
   private constructor(id: string, runtime: QuickJSRuntime, memory: SandboxMemory, now: number) {
@@ -185,6 +186,7 @@ export class Kernel {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       cell.finish();
+      if (cell.killed) this.#stopped = true;
       this.#cell = undefined;
       this.running = false;
     }
@@ -198,12 +200,14 @@ export class Kernel {
     if (!this.#alive) return;
     this.#cell?.kill('cancelled');
     this.#alive = false;
+    // A cell stopped midway leaves objects QuickJS would refuse to free one by one (it aborts the
+    // instance); the WebAssembly instance and its memory go away with the last reference instead.
+    if (this.#stopped) return;
     try {
       this.#context.dispose();
       this.#runtime.dispose();
     } catch {
-      // A context stopped mid-cell can hold objects QuickJS refuses to free one by one; the
-      // WebAssembly instance and its memory go away with the last reference all the same.
+      // Same as above: dropped with the instance.
     }
   }
 
@@ -247,8 +251,11 @@ export class Kernel {
     const write = ctx.newFunction('__host_write', (fd, text, length) => {
       const cell = this.#cell;
       if (!cell) return;
+      const capture = ctx.getNumber(fd) === 2 ? cell.stderr : cell.stdout;
+      // A full capture only counts: the text is not copied out of the sandbox.
+      if (capture.full) return capture.skip(ctx.getNumber(length));
       const s = ctx.getString(text);
-      (ctx.getNumber(fd) === 2 ? cell.stderr : cell.stdout).write(s, Math.max(s.length, ctx.getNumber(length)));
+      capture.write(s, Math.max(s.length, ctx.getNumber(length)));
     });
     const hostExit = ctx.newFunction('__host_exit', (code) => {
       const cell = this.#cell;

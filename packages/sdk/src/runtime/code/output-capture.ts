@@ -44,6 +44,19 @@ export class OutputCapture {
     this.#keptChars += text.length;
   }
 
+  /** True when nothing more can be kept (later writes are only counted). */
+  get full(): boolean {
+    return this.#keptBytes >= this.#limitBytes;
+  }
+
+  /**
+   * Counts text that was written but not looked at (the capture is full).
+   * @param writtenChars - its length in UTF-16 units
+   */
+  skip(writtenChars: number): void {
+    this.#seenChars += writtenChars;
+  }
+
   /** The kept text. */
   get text(): string {
     return this.#parts.join('');
