@@ -123,7 +123,11 @@ async function play(
     .map((m) => ({ name: m.name, ...(JSON.parse(m.content as string) as Record<string, unknown>) }));
   const cells = results
     .filter((r) => r.name === 'execute_code')
-    .map((r) => ({ status: r.status, error: r.error as { code: string } | undefined, ...(r.output as Record<string, any>) }));
+    .map((r) => ({
+      status: r.status,
+      error: r.error as { code: string } | undefined,
+      ...(r.output as Record<string, any>),
+    }));
   return { host, storage, provider, run, results, cells, calls: w.calls };
 }
 
@@ -171,7 +175,9 @@ describe('execute_code through the real runtime', () => {
       stdout: 'caught CODE_TOOL_NOT_READ\ncaught CODE_TOOL_UNKNOWN\n',
       tool_error_count: 2,
     });
-    expect((cells[0]!.tool_errors as { code: string; capability: string }[]).map((e) => [e.capability, e.code])).toEqual([
+    expect(
+      (cells[0]!.tool_errors as { code: string; capability: string }[]).map((e) => [e.capability, e.code]),
+    ).toEqual([
       ['library.remove', 'CODE_TOOL_NOT_READ'],
       ['no.such.thing', 'CODE_TOOL_UNKNOWN'],
     ]);
@@ -196,7 +202,9 @@ describe('execute_code through the real runtime', () => {
 
   it('keeps state across cells, keeps assignments made before a throw, and loses it after reset', async () => {
     const { cells } = await play([
-      cell('const seen = await tools.library.page({ page: 1 }); let n = seen.items.length; function twice(x) { return 2 * x }'),
+      cell(
+        'const seen = await tools.library.page({ page: 1 }); let n = seen.items.length; function twice(x) { return 2 * x }',
+      ),
       cell('n = twice(n); console.log(n, seen.items[0]); throw new Error("boom")'),
       cell('console.log(n)'),
       cell('console.log(typeof n, typeof twice)', true),
@@ -232,15 +240,20 @@ describe('execute_code through the real runtime', () => {
       state_lost_reason: 'script_timeout',
     });
     expect(cells[1]).toMatchObject({ success: true, stdout: 'undefined 2\n', kernel: { reused: false } });
-    expect(await host.invoke('library.page', { page: 2 }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded' });
+    expect(await host.invoke('library.page', { page: 2 }, { actor: 'user:admin' })).toMatchObject({
+      status: 'succeeded',
+    });
   });
 
   it('stops a cell over its CPU time, and one waiting on a slow read at its deadline (the read is aborted)', async () => {
-    const { cells } = await play(
-      [cell('for (;;) { Math.sqrt(2) }'), cell('await tools.library.slow({})')],
-      { code: { timeoutMs: 400, cpuMs: 150 } },
-    );
-    expect(cells[0]).toMatchObject({ error: { code: 'CODE_CPU_LIMIT' }, state_lost: true, state_lost_reason: 'cpu_limit' });
+    const { cells } = await play([cell('for (;;) { Math.sqrt(2) }'), cell('await tools.library.slow({})')], {
+      code: { timeoutMs: 400, cpuMs: 150 },
+    });
+    expect(cells[0]).toMatchObject({
+      error: { code: 'CODE_CPU_LIMIT' },
+      state_lost: true,
+      state_lost_reason: 'cpu_limit',
+    });
     expect(cells[1]).toMatchObject({ error: { code: 'CODE_TIMEOUT' }, state_lost: true });
   });
 
@@ -254,7 +267,11 @@ describe('execute_code through the real runtime', () => {
       { code: { memoryBytes: 48 * 1_048_576 } },
     );
     expect(cells[0]).toMatchObject({ error: { code: 'CODE_MEMORY_LIMIT' }, state_lost_reason: 'memory_limit' });
-    expect(cells[1]).toMatchObject({ error: { code: 'CODE_EXIT' }, kernel: { ended: true }, state_lost_reason: 'exit' });
+    expect(cells[1]).toMatchObject({
+      error: { code: 'CODE_EXIT' },
+      kernel: { ended: true },
+      state_lost_reason: 'exit',
+    });
     expect(cells[2]).toMatchObject({ success: true, stdout: 'undefined\n', kernel: { reused: false } });
   });
 
@@ -288,13 +305,17 @@ describe('execute_code through the real runtime', () => {
 
   it('a script printing 100 MB keeps 5 MB (marked incomplete), and the host stays healthy', async () => {
     const { cells, host } = await play([
-      cell('const mb = "a row of text ".repeat(74_899); for (let i = 0; i < 100; i++) console.log(mb); console.log("end")'),
+      cell(
+        'const mb = "a row of text ".repeat(74_899); for (let i = 0; i < 100; i++) console.log(mb); console.log("end")',
+      ),
     ]);
     expect(cells[0]).toMatchObject({
       success: true,
       stdout_spill: { incomplete: true, total_chars: 5_000_000 },
     });
-    expect(await host.invoke('library.page', { page: 1 }, { actor: 'user:admin' })).toMatchObject({ status: 'succeeded' });
+    expect(await host.invoke('library.page', { page: 1 }, { actor: 'user:admin' })).toMatchObject({
+      status: 'succeeded',
+    });
   });
 
   it('refuses a call result over the per-call limit whole, asking for smaller pages', async () => {
