@@ -1,5 +1,6 @@
 // A script's capability calls: re-checked on every call, then through the one invocation path.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { RunRecord } from '../../core/run-records';
 import { runCatalog } from '../loop/run-rule';
 import { type ActorRoleOf, isAdministrator } from './administrator';
@@ -17,8 +18,12 @@ export interface ScriptToolError {
 }
 
 /** The capabilities a run's code may call now: `read` capabilities the run may use, sorted. */
-export function enabledReads(capabilities: CapabilityRegistry, run: RunRecord): string[] {
-  return runCatalog(capabilities, run)
+export function enabledReads(
+  capabilities: CapabilityRegistry,
+  run: RunRecord,
+  catalog: readonly CapabilityDescriptor[] = runCatalog(capabilities, run),
+): string[] {
+  return catalog
     .filter((d) => d.kind === 'read')
     .map((d) => d.id)
     .sort();
@@ -104,20 +109,22 @@ export class CapabilityBridge implements CellBridge {
         `call refused: the run's actor ${run.startedBy} is no longer an administrator.`,
         false,
       );
-    const enabled = enabledReads(d.capabilities, run);
+    const catalog = runCatalog(d.capabilities, run);
+    const enabled = enabledReads(d.capabilities, run, catalog);
     if (ownerKey(run.id, run.startedBy, enabled) !== d.owner)
       throw new ScriptCallFailure(
         'CODE_OWNER_CHANGED',
         "call refused: the run's enabled capabilities changed while the cell ran; run the cell again.",
         false,
       );
-    if (!d.capabilities.has(name) || !runCatalog(d.capabilities, run).some((c) => c.id === name))
+    const descriptor = catalog.find((c) => c.id === name);
+    if (!descriptor)
       throw new ScriptCallFailure(
         'CODE_TOOL_UNKNOWN',
         `there is no capability ${JSON.stringify(name)} enabled for this run. Callable from code: ${enabled.join(', ') || 'none'}.`,
         false,
       );
-    const kind = d.capabilities.get(name).kind;
+    const kind = descriptor.kind;
     if (kind !== 'read')
       throw new ScriptCallFailure(
         'CODE_TOOL_NOT_READ',
