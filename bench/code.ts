@@ -20,13 +20,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
-import {
-  ConsoleLogger,
-  ManualClock,
-  createAgentHost,
-  defineCapability,
-  type RunRecord,
-} from '../packages/sdk/src/index';
+import { ConsoleLogger, ManualClock, createAgentHost, defineCapability } from '../packages/sdk/src/index';
+import type { RunRecord } from '../packages/sdk/src/core/run-records';
 import { CodeExecution } from '../packages/sdk/src/runtime/code/code-execution';
 import { resolveCodeExecutionOptions } from '../packages/sdk/src/runtime/code/code-options';
 import { ToolResultStore } from '../packages/sdk/src/runtime/context/tool-result-store';

@@ -31,6 +31,7 @@ import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { CodeExecution } from '../runtime/code/code-execution';
 import { resolveCodeExecutionOptions } from '../runtime/code/code-options';
 import { defaultActorRole } from '../runtime/code/administrator';
+import { ImageDelivery } from '../runtime/images/image-delivery';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
@@ -114,6 +115,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       compactionThreshold,
       middleware: [...middleware],
       code: r.code ? resolveCodeExecutionOptions(r.code) : undefined,
+      images: r.images ?? {},
     },
   };
 }
@@ -255,6 +257,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     : undefined;
   const driver = new RunDriver({
     results,
+    images: new ImageDelivery(resolved.runs.images, resolved.model),
     ...(code ? { code } : {}),
     counter: resolvePort(d, Tokens.TokenCounter),
     startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>

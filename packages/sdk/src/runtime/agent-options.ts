@@ -12,6 +12,7 @@ import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
 import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
+import type { ToolImageOptions } from './images/image-delivery';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -182,6 +183,13 @@ export interface RunOptions {
    * @defaultValue off
    */
   code?: CodeExecutionOptions;
+  /**
+   * Images in tool results (PNG, JPEG, WebP, GIF; 768 KiB per image): sent as image blocks to models
+   * that accept images, a text note otherwise; never stored. The host switch, per-model overrides of
+   * the built-in table, and what unknown models get.
+   * @defaultValue `{ enabled: true, unknownModels: true }`
+   */
+  images?: ToolImageOptions;
 }
 
 /** Options after defaults were applied. @public */
@@ -212,6 +220,7 @@ export interface ResolvedAgentOptions {
       | 'compactionThreshold'
       | 'middleware'
       | 'code'
+      | 'images'
     >
   > & {
     maxTools: number;
@@ -226,6 +235,8 @@ export interface ResolvedAgentOptions {
     middleware: readonly RunMiddleware[];
     /** Code orchestration options with defaults applied, or undefined when it is off. */
     code: ResolvedCodeExecutionOptions | undefined;
+    /** See {@link RunOptions.images}. */
+    images: ToolImageOptions;
   };
 }
 

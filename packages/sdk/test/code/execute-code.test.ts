@@ -120,14 +120,10 @@ async function play(
   const last = provider.requests.at(-1)!.messages;
   const results = last
     .filter((m): m is Extract<ModelMessage, { role: 'tool' }> => m.role === 'tool')
-    .map((m) => ({ name: m.name, ...(JSON.parse(m.content as string) as Record<string, unknown>) }));
+    .map((m): Record<string, any> => ({ name: m.name, ...(JSON.parse(m.content as string) as object) }));
   const cells = results
     .filter((r) => r.name === 'execute_code')
-    .map((r) => ({
-      status: r.status,
-      error: r.error as { code: string } | undefined,
-      ...(r.output as Record<string, any>),
-    }));
+    .map((r): Record<string, any> => ({ status: r.status, error: r.error, ...(r.output as object) }));
   return { host, storage, provider, run, results, cells, calls: w.calls };
 }
 

@@ -1,7 +1,8 @@
 import { parse } from 'acorn';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { ConsoleLogger, ManualClock, createAgentHost, defineCapability, type RunRecord } from '../../src/index';
+import { ConsoleLogger, ManualClock, createAgentHost, defineCapability } from '../../src/index';
+import type { RunRecord } from '../../src/core/run-records';
 import { rewriteCell } from '../../src/runtime/code/cell-source';
 import { CodeExecution } from '../../src/runtime/code/code-execution';
 import { resolveCodeExecutionOptions } from '../../src/runtime/code/code-options';

@@ -353,4 +353,5 @@ export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze([
   'result_spill',
   'loop_guard',
   'code_execution',
+  'tool_images',
 ]);
