@@ -24,3 +24,4 @@ export {
 } from './world';
 export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';
 export { addToLibraryScript } from './scripts';
+export { SANDBOX_POSTER_CAPABILITY, sandboxPosterCapability, solidPng } from './poster';
