@@ -71,7 +71,13 @@ export async function run(): Promise<void> {
   const signal = new AbortController().signal;
   const cell = (source: string, reset = false) =>
     code
-      .runCell(() => run as unknown as RunRecord, 'call', { code: source, reset }, signal)
+      .runCell(
+        () => run as unknown as RunRecord,
+        () => run.startedBy,
+        'call',
+        { code: source, reset },
+        signal,
+      )
       .then((r) => {
         if (!r.success) throw new Error(`bench cell failed: ${JSON.stringify(r.error ?? r.tool_errors)}`);
         return r;

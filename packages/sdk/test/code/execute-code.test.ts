@@ -98,7 +98,12 @@ const cell = (code: string, reset?: boolean): FakeStep => ({
 /** Runs one run whose model plays `steps`, and returns the parsed results of every tool call, in order. */
 async function play(
   steps: FakeStep[],
-  opts: { code?: CodeExecutionOptions; actor?: string; clock?: ManualClock } = {},
+  opts: {
+    code?: CodeExecutionOptions;
+    actor?: string;
+    clock?: ManualClock;
+    identity?: { roleOf(actor: string): 'admin' | 'user' };
+  } = {},
 ) {
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 30, 12));
   const storage = new MemoryStorage();
@@ -108,6 +113,7 @@ async function play(
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
+    ...(opts.identity ? { identity: opts.identity } : {}),
     model: { provider, model: 'scripted' },
     runs: { pollMs: 5, leaseMs: 600_000, refusedTurnPauseMs: 1, code: { cpuMs: 2_000, ...(opts.code ?? {}) } },
   });
@@ -334,6 +340,18 @@ describe('execute_code through the real runtime', () => {
     // Not offered, so the runtime refuses the call as an unknown tool before the tool is reached.
     expect(cells[0]).toMatchObject({ status: 'failed', error: { code: 'TOOL_UNKNOWN' } });
     expect(calls.page).toBe(0);
+  });
+
+  it('follows the host identity: a console user who is not an administrator does not get it', async () => {
+    const identity = { roleOf: (actor: string) => (actor === 'user:alice' ? ('admin' as const) : ('user' as const)) };
+    const bob = await play([cell('await tools.library.page({ page: 1 })')], { actor: 'user:bob', identity });
+    expect(bob.provider.requests[0]!.tools!.map((t) => t.name)).not.toContain('execute_code');
+    expect(bob.calls.page).toBe(0);
+    const alice = await play([cell('console.log((await tools.library.page({ page: 1 })).items.length)')], {
+      actor: 'user:alice',
+      identity,
+    });
+    expect(alice.cells[0]).toMatchObject({ success: true, stdout: '3\n' });
   });
 
   it('a cell that does not parse is refused with its position and keeps the kernel', async () => {

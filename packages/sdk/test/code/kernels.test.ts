@@ -172,6 +172,7 @@ describe('CodeExecution: the role and the run are checked again at every call', 
     try {
       const result = await code.runCell(
         () => run,
+        () => run.startedBy,
         'call_1',
         {
           code: 'await tools.library.count({}); try { await tools.library.count({}) } catch (e) { console.log(e.code) }',
@@ -181,7 +182,13 @@ describe('CodeExecution: the role and the run are checked again at every call', 
       expect(result).toMatchObject({ success: false, stdout: 'CODE_OWNER_CHANGED\n', tool_calls: 2 });
       expect(handled()).toBe(1);
       await expect(
-        code.runCell(() => run, 'call_2', { code: '1' }, new AbortController().signal),
+        code.runCell(
+          () => run,
+          () => run.startedBy,
+          'call_2',
+          { code: '1' },
+          new AbortController().signal,
+        ),
       ).rejects.toMatchObject({
         code: 'CODE_ADMIN_ONLY',
       });
@@ -207,6 +214,7 @@ describe('CodeExecution: the role and the run are checked again at every call', 
       const controller = new AbortController();
       const pending = code.runCell(
         () => run,
+        () => run.startedBy,
         'call_1',
         { code: 'var x = 1; await tools.library.count({})' },
         controller.signal,

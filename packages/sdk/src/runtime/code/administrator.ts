@@ -1,28 +1,14 @@
 // The one role check of code orchestration: is this actor an administrator?
-import { parseActor } from '../../core/actor';
+import type { IdentityResolver } from '../../ports/identity';
 
-/** Resolves an actor's role (the host's identity resolver). @public */
-export type ActorRoleOf = (actor: string) => 'admin' | 'user' | Promise<'admin' | 'user'>;
-
-/**
- * The role an actor has when the host gives no resolver: a console user (`user:*`) is an
- * administrator, every other actor kind a user.
- * @param actor - an actor string
- * @returns `'admin'` or `'user'` (`'user'` for a malformed actor)
- * @public
- */
-export function defaultActorRole(actor: string): 'admin' | 'user' {
-  try {
-    return parseActor(actor).kind === 'user' ? 'admin' : 'user';
-  } catch {
-    return 'user';
-  }
-}
+/** Resolves an actor's role: the host's identity resolver's `roleOf`. @public */
+export type ActorRoleOf = IdentityResolver['roleOf'];
 
 /**
- * True when `actor` is an administrator by `roleOf`; a resolver that throws counts as "no".
+ * True when `actor` is an administrator by `roleOf`; a resolver that throws or answers anything but
+ * `admin` counts as "no" (least privilege).
  * @param roleOf - the role resolver
- * @param actor - the run's actor
+ * @param actor - the actor the run acts for
  */
 export async function isAdministrator(roleOf: ActorRoleOf, actor: string): Promise<boolean> {
   try {

@@ -1,5 +1,6 @@
 // A script's capability calls: re-checked on every call, then through the one invocation path.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { type Actor, isHumanActor } from '../../core/actor';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { RunRecord } from '../../core/run-records';
 import { runCatalog } from '../loop/run-rule';
@@ -35,6 +36,8 @@ export interface CapabilityBridgeDeps {
   capabilities: CapabilityRegistry;
   /** The run as it is now (read at every call). */
   run: () => RunRecord;
+  /** The person the run acts for now (read at every call). */
+  actor: () => string;
   /** The role check. */
   roleOf: ActorRoleOf;
   /** The owner key the kernel was made for. */
@@ -103,15 +106,16 @@ export class CapabilityBridge implements CellBridge {
         false,
       );
     const run = d.run();
-    if (!(await isAdministrator(d.roleOf, run.startedBy)))
+    const actor = d.actor();
+    if (!(await isAdministrator(d.roleOf, actor)))
       throw new ScriptCallFailure(
         'CODE_OWNER_CHANGED',
-        `call refused: the run's actor ${run.startedBy} is no longer an administrator.`,
+        `call refused: the run acts for ${actor}, who is not an administrator.`,
         false,
       );
     const catalog = runCatalog(d.capabilities, run);
     const enabled = enabledReads(d.capabilities, run, catalog);
-    if (ownerKey(run.id, run.startedBy, enabled) !== d.owner)
+    if (ownerKey(run.id, actor, enabled) !== d.owner)
       throw new ScriptCallFailure(
         'CODE_OWNER_CHANGED',
         "call refused: the run's enabled capabilities changed while the cell ran; run the cell again.",
@@ -141,6 +145,7 @@ export class CapabilityBridge implements CellBridge {
       actor: `agent:${run.id}`,
       runId: run.id,
       callId: `${d.callId}.${n}`,
+      ...(isHumanActor(actor) ? { onBehalfOf: actor as Actor } : {}),
       signal,
     });
     if (result.status !== 'succeeded')

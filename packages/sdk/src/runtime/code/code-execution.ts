@@ -107,6 +107,7 @@ export class CodeExecution {
   /**
    * Runs one cell for a run.
    * @param run - the run as it is now (read again at every capability call)
+   * @param actor - the person the run acts for now (who started it, or who last steered it; read again at every call)
    * @param callId - the model's call id
    * @param args - the tool arguments `{ code, reset? }`
    * @param signal - the run's signal (abort cancels the cell)
@@ -114,22 +115,30 @@ export class CodeExecution {
    * @throws {@link CodeExecutionError} `CODE_ADMIN_ONLY`, `CODE_INPUT_INVALID`, `CODE_SYNTAX`,
    *   `CODE_SANDBOX_UNAVAILABLE` when nothing ran
    */
-  async runCell(run: () => RunRecord, callId: string, args: unknown, signal: AbortSignal): Promise<CodeCellResult> {
+  async runCell(
+    run: () => RunRecord,
+    actor: () => string,
+    callId: string,
+    args: unknown,
+    signal: AbortSignal,
+  ): Promise<CodeCellResult> {
     const { code, reset } = checkArgs(args, this.options.maxCodeChars);
     const current = run();
-    if (current.depth > 0 || !(await this.isAdministrator(current.startedBy)))
+    const person = actor();
+    if (current.depth > 0 || !(await this.isAdministrator(person)))
       throw new CodeExecutionError(
         'CODE_ADMIN_ONLY',
         'execute_code is for administrators only: this run acts for someone who is not one. Use the tools directly.',
-        { actor: current.startedBy },
+        { actor: person },
       );
     const { source } = rewriteCell(code, (await loadSandbox()).parse);
     const enabled = enabledReads(this.#deps.capabilities, current);
-    const owner = ownerKey(current.id, current.startedBy, enabled);
+    const owner = ownerKey(current.id, person, enabled);
     const lease = await this.pool.acquire(owner, current.id, reset);
     const bridge = new CapabilityBridge({
       capabilities: this.#deps.capabilities,
       run,
+      actor,
       roleOf: this.#deps.roleOf,
       owner,
       callId,

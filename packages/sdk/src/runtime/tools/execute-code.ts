@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { providerSafeTool } from '../../capabilities/provider-schema';
 import type { ModelTool } from '../../models/types';
 import { type CodeExecution, EXECUTE_CODE_TOOL } from '../code/code-execution';
+import { actingFor } from '../loop/acting-for';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
 
 /** Input schema of `execute_code`. @public */
@@ -50,7 +51,13 @@ export function executeCodeTool(code: CodeExecution): RuntimeTool {
     available: (run) => run.depth === 0,
     async run({ session, call }) {
       try {
-        const result = await code.runCell(() => session.run, call.id, call.input, session.lease.signal);
+        const result = await code.runCell(
+          () => session.run,
+          () => actingFor(session) ?? session.run.startedBy,
+          call.id,
+          call.input,
+          session.lease.signal,
+        );
         if (result.success) return { result: { status: 'succeeded', output: result } };
         return {
           result: {
