@@ -188,6 +188,10 @@ export interface RunOptions {
    * read-only capability calls (docs/code-execution.md). Needs the optional peer dependency
    * `quickjs-emscripten`.
    * @defaultValue off
+   * @example
+   * ```ts
+   * createAgentHost({ runs: { code: { timeoutMs: 120_000 } } }); // or `code: {}` for the defaults
+   * ```
    */
   code?: CodeExecutionOptions;
   /**

@@ -8,7 +8,7 @@ import { type ActorRoleOf, isAdministrator } from './administrator';
 import type { CellBridge } from './kernel';
 import { ownerKey } from './kernel-pool';
 
-/** One capability error a script met (reported even when the script caught it). */
+/** One capability error a script met (reported even when the script caught it). @public */
 export interface ScriptToolError {
   /** The capability the script called. */
   capability: string;

@@ -4,7 +4,11 @@ import type { ResolvedCodeExecutionOptions } from './code-options';
 import { Kernel } from './kernel';
 import { loadSandbox } from './sandbox-loader';
 
-/** Why a kernel's state is gone. */
+/**
+ * Why a kernel's state is gone: `reset`, `exit`, `script_timeout`, `cpu_limit`, `memory_limit`,
+ * `cancelled` (ended by a cell), `evicted`, `expired`, `owner_changed`, `owner_closed` (since the last cell).
+ * @public
+ */
 export type KernelLossReason =
   | 'reset'
   | 'exit'

@@ -55,6 +55,12 @@ export function solidPng(width: number, height: number, rgb: readonly [number, n
  * @param world - the sandbox world
  * @returns the capability; register it with `host.capabilities.register(...)`
  * @throws (handler) `MEDIA_NOT_FOUND` for an id the world does not know
+ * @example
+ * ```ts
+ * const world = new SandboxWorld();
+ * host.capabilities.register(sandboxPosterCapability(world));
+ * const result = await host.invoke('media.poster', { mediaEntityId: 'tmdb:693134' }, { actor: 'user:admin' });
+ * ```
  * @public
  */
 export function sandboxPosterCapability(world: SandboxWorld) {
