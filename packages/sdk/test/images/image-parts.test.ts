@@ -26,6 +26,9 @@ describe('image parts in capability output', () => {
       { type: 'image', data: `data:image/png;base64,${b64}` },
       { type: 'image', data: new Uint8Array(png) },
       { type: 'image', media_type: 'image/png', data: b64 },
+      // Bytes after the invocation path's JSON copy: a Uint8Array's and a Buffer's JSON forms.
+      { type: 'image', data: JSON.parse(JSON.stringify(new Uint8Array(png))) },
+      { type: 'image', data: JSON.parse(JSON.stringify(png)) },
     ])
       expect(checkImagePart(part)).toMatchObject({
         ok: true,

@@ -1,11 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, type AgentHost, type RunOptions } from '../../src/index';
+import Type from 'typebox';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  defineCapability,
+  type AgentHost,
+  type Capability,
+  type RunOptions,
+} from '../../src/index';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelProvider } from '../../src/models/types';
 import { MemoryStorage } from '../../src/storage';
-import { SandboxWorld, sandboxPosterCapability, waitForRunStatus } from '../../src/testing';
+import { SandboxWorld, sandboxPosterCapability, solidPng, waitForRunStatus } from '../../src/testing';
 import { fastRetry, fixture } from '../models/helpers';
 
 const servers: WireReplayServer[] = [];
@@ -44,6 +52,7 @@ async function runWith(
   makeProvider: (url: string) => ModelProvider,
   model: string,
   runs: RunOptions = {},
+  poster: (world: SandboxWorld) => Capability<any, any> = sandboxPosterCapability,
 ) {
   const server = await WireReplayServer.start(responses);
   servers.push(server);
@@ -56,7 +65,7 @@ async function runWith(
     runs: { pollMs: 5, ...runs },
   });
   hosts.push(host);
-  host.capabilities.register(sandboxPosterCapability(world));
+  host.capabilities.register(poster(world));
   await host.start();
   const run = await host.startRun({ goal: 'show me the poster of Dune: Part Two', actor: 'user:admin' });
   const ended = await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 20_000 });
@@ -148,5 +157,44 @@ describe('images in tool results, over the recorded provider wire formats', () =
     expect(run.error?.code).not.toBe('PROVIDER_HTTP');
     expect(run.finalText).toBeTruthy();
     expect(stored).not.toContain('iVBORw0KGgo');
+  });
+
+  it('images that are not images, too large or of an unsupported type reach the model as typed refusals; the host goes on', async () => {
+    const bad = () =>
+      defineCapability({
+        id: 'media.poster',
+        version: 1,
+        title: 'Broken posters',
+        description: 'Returns images that must be refused.',
+        kind: 'read',
+        replay: 'safe',
+        input: Type.Object({ mediaEntityId: Type.String() }),
+        output: Type.Object({}, { additionalProperties: true }),
+        handler: async () => ({
+          notImage: {
+            type: 'image',
+            mediaType: 'image/png',
+            data: Buffer.from('plain text, not a PNG').toString('base64'),
+          },
+          tooLarge: {
+            type: 'image',
+            data: new Uint8Array(Buffer.concat([solidPng(2, 2, [1, 2, 3]), Buffer.alloc(800_000)])),
+          },
+          svg: { type: 'image', mediaType: 'image/svg+xml', data: 'PHN2Zz48L3N2Zz4=' },
+        }),
+      });
+    const { server, stored } = await runWith([openaiPosterCall(), openaiText()], openai, 'gpt-4o', {}, bad);
+    const body = server.requests[1]!.json as { messages: { role: string; content: unknown }[] };
+    const tool = body.messages.find((m) => m.role === 'tool')!;
+    const result = JSON.parse(tool.content as string) as {
+      status: string;
+      output: Record<string, { error: { code: string } }>;
+    };
+    expect(result.status).toBe('succeeded');
+    expect(result.output.notImage!.error.code).toBe('IMAGE_INVALID');
+    expect(result.output.tooLarge!.error.code).toBe('IMAGE_TOO_LARGE');
+    expect(result.output.svg!.error.code).toBe('IMAGE_UNSUPPORTED_TYPE');
+    expect(JSON.stringify(body)).not.toContain('image_url');
+    expect(stored).not.toContain('AAAAAAAAAAAAAAAA');
   });
 });

@@ -55,7 +55,8 @@ const DATA_URL = /^data:([^;,]+)(;base64)?,(.*)$/s;
  * Checks one image part of a capability's output and makes it a model {@link ImagePart}. Pure.
  *
  * The part is `{ type: 'image', data, mediaType? }`: `data` is base64, a `data:` URL or bytes
- * (`Uint8Array`); `mediaType` (or `media_type`, `mimeType`) may be left out when the bytes say it.
+ * (`Uint8Array`, or its JSON form after the invocation path: `{ "0": 137, … }`, a `Buffer`'s
+ * `{ type: 'Buffer', data: [...] }`, an array of byte values); `mediaType` (or `media_type`, `mimeType`) may be left out when the bytes say it.
  * Checked in order: a declared type other than PNG/JPEG/WebP/GIF (`IMAGE_UNSUPPORTED_TYPE`); data
  * that is not base64 (`IMAGE_INVALID`); more than 768 KiB, or a data URL over 1 MiB
  * (`IMAGE_TOO_LARGE`); bytes that are not an image of the declared type (`IMAGE_INVALID`).
@@ -71,7 +72,9 @@ export function checkImagePart(
     | undefined;
   let bytes: Uint8Array;
   const data = part.data;
-  if (data instanceof Uint8Array) bytes = data;
+  const raw = data instanceof Uint8Array ? data : bytesOfJson(data);
+  if (raw === 'too_large') return tooLarge(Number.NaN, limits, declared);
+  if (raw) bytes = raw;
   else if (typeof data === 'string') {
     let base64 = data;
     const url = DATA_URL.exec(data);
@@ -122,6 +125,29 @@ export function checkImagePart(
   return { ok: true, image: { type: 'image', mediaType: sniffed, data: base64 }, bytes: bytes.length };
 }
 
+/**
+ * Bytes that went through JSON on the invocation path (outputs are kept in their JSON form): a
+ * `Uint8Array` becomes `{ "0": 137, "1": 80, … }`, a `Buffer` `{ type: 'Buffer', data: [137, 80, …] }`,
+ * or a plain array of byte values. Undefined for anything else; `too_large` past 768 KiB × 2 entries
+ * (so a huge object is not copied).
+ */
+function bytesOfJson(data: unknown): Uint8Array | 'too_large' | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  let values: unknown[];
+  if (Array.isArray(data)) values = data;
+  else if ((data as { type?: unknown }).type === 'Buffer' && Array.isArray((data as { data?: unknown }).data))
+    values = (data as { data: unknown[] }).data;
+  else {
+    const keys = Object.keys(data);
+    if (keys.length > 2 * IMAGE_LIMITS.maxImageBytes) return 'too_large';
+    if (keys.length === 0 || !keys.every((k, i) => k === String(i))) return undefined;
+    values = Object.values(data);
+  }
+  if (values.length > 2 * IMAGE_LIMITS.maxImageBytes) return 'too_large';
+  if (!values.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 255)) return undefined;
+  return Uint8Array.from(values as number[]);
+}
+
 function unsupported(mediaType: string): CheckedImage {
   return {
     ok: false,
@@ -135,7 +161,7 @@ function tooLarge(bytes: number, limits: { maxImageBytes: number }, mediaType: s
   return {
     ok: false,
     code: 'IMAGE_TOO_LARGE',
-    message: `the image is ${bytes} bytes, over the ${limits.maxImageBytes}-byte limit for one image`,
+    message: `the image is ${Number.isNaN(bytes) ? 'more than twice' : `${bytes} bytes,`} over the ${limits.maxImageBytes}-byte limit for one image`,
     ...(mediaType ? { mediaType } : {}),
   };
 }
