@@ -1,6 +1,5 @@
 // A script's capability calls: re-checked on every call, then through the one invocation path.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
-import { type Actor, isHumanActor } from '../../core/actor';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { RunRecord } from '../../core/run-records';
 import { runCatalog } from '../loop/run-rule';
