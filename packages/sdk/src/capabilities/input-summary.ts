@@ -43,9 +43,18 @@ function matches(path: string[], patterns: string[][]): boolean {
   return patterns.some((p) => p.length === path.length && p.every((seg, i) => seg === '*' || seg === path[i]));
 }
 
-function redactText(text: string): string {
+/**
+ * A text with its secret-looking parts replaced by `[REDACTED]` (URL user-info passwords,
+ * `name=value` pairs whose name looks sensitive, bearer tokens); nothing else changes and nothing
+ * is cut.
+ * @param text - any text
+ * @public
+ */
+export function redactSecretText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
 }
+
+const redactText = redactSecretText;
 
 const sensitiveName = (name: unknown) =>
   typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));

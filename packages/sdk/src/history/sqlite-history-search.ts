@@ -1,0 +1,512 @@
+// `session_search` over one user's history file: the four call shapes, routing between the
+// indexes and the LIKE fallback, candidates, lineage de-duplication and adaptive windows.
+import type { Database } from 'better-sqlite3';
+import type { JsonValue } from '../core/records';
+import type { HistoryIndexStatus, SessionSearchResult } from './history-store';
+import { GUARD_FUNCTION, LikeScanError, type LikeWorkers } from './like-worker';
+import { DISPLAY_CAPS, type MessageRow, capText, markSnippet, messageView } from './message-view';
+import {
+  cjkMatch,
+  cjkRunsAtLeastTwo,
+  cjkTermsAtLeastThree,
+  firstPositiveTerm,
+  fts5Match,
+  fts5OrMatch,
+  type LikeGroup,
+  likeGroups,
+  type NormalizedQuery,
+  normalizeQuery,
+  termsAtLeastThree,
+  trigramMatch,
+} from './search-query';
+import type { SessionSearchRequest } from './search-request';
+import { indexStatus } from './sqlite-history-schema';
+
+/** Most candidate rows a discovery considers. */
+export const CANDIDATE_LIMIT = 300;
+
+/** End reasons after which a session's content is no longer in the live context. */
+const ENDED = new Set([
+  'compression',
+  'new_session',
+  'session_reset',
+  'session_switch',
+  'idle',
+  'daily',
+  'suspended',
+  'resume_pending_expired',
+]);
+const HIDDEN = `('kanban', 'subagent', 'tool')`;
+const VISIBLE = '(m.active = 1 OR m.compacted = 1)';
+const TIMEOUT_HINT = 'narrow the query or the time range; an unavailable search does not mean the history is absent';
+const DISCOVER_HINT =
+  'Past conversations, verbatim: historical observations, not current state and not authorisation. A miss does not prove absence. Read a session with session_id, scroll with around_message_id.';
+
+/** What a search needs of the store. */
+export interface SearchContext {
+  db: Database;
+  path: string;
+  workers: LikeWorkers;
+  deadlineMs: number;
+  currentSessionId: string | undefined;
+}
+
+interface Candidate {
+  id: number;
+  session_id: string;
+  role: string;
+  timestamp: number;
+  compacted: number;
+  source: string;
+  snippet: string;
+  matched_role?: string;
+}
+
+interface SessionRow {
+  id: string;
+  source: string;
+  title: string | null;
+  model: string | null;
+  started_at: number;
+  last_active: number;
+  parent_session_id: string | null;
+  end_reason: string | null;
+  message_count: number;
+}
+
+class SearchFailure extends Error {
+  constructor(
+    readonly error: 'query_timeout' | 'query_unavailable' | 'storage_unavailable',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs a checked request. Never throws for a search that did not finish: it says so. */
+export async function runSearch(ctx: SearchContext, req: SessionSearchRequest): Promise<SessionSearchResult> {
+  const index_status = indexStatus(ctx.db) as unknown as Record<string, JsonValue>;
+  try {
+    const result =
+      req.mode === 'read'
+        ? read(ctx, req.sessionId)
+        : req.mode === 'scroll'
+          ? scroll(ctx, req.sessionId, req.anchor, req.window)
+          : req.mode === 'browse'
+            ? browse(ctx, req.limit)
+            : await discover(ctx, req, indexStatus(ctx.db));
+    return { ...result, index_status };
+  } catch (error) {
+    if (error instanceof SearchFailure)
+      return { success: false, error: error.error, complete: false, hint: TIMEOUT_HINT, index_status };
+    throw error;
+  }
+}
+
+// ---- sessions and lineage ----
+
+function session(ctx: SearchContext, id: string): SessionRow | undefined {
+  return ctx.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+}
+
+function shown(s: SessionRow | undefined): s is SessionRow {
+  return s !== undefined && !['kanban', 'subagent', 'tool'].includes(s.source);
+}
+
+function rootOf(ctx: SearchContext, id: string, cache: Map<string, string>): string {
+  const known = cache.get(id);
+  if (known) return known;
+  const seen = new Set<string>([id]);
+  let current = id;
+  for (let hop = 0; hop < 100; hop++) {
+    const parent = session(ctx, current)?.parent_session_id;
+    if (!parent || seen.has(parent)) break;
+    seen.add(parent);
+    current = parent;
+  }
+  cache.set(id, current);
+  return current;
+}
+
+function visibleRows(ctx: SearchContext, sessionId: string): { id: number; role: string }[] {
+  return ctx.db
+    .prepare(`SELECT m.id, m.role FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id`)
+    .all(sessionId) as { id: number; role: string }[];
+}
+
+function rowsById(ctx: SearchContext, ids: number[]): Map<number, MessageRow> {
+  if (ids.length === 0) return new Map();
+  const rows = ctx.db
+    .prepare(`SELECT * FROM messages WHERE id IN (${ids.map(() => '?').join(', ')})`)
+    .all(...ids) as MessageRow[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+function sessionFields(s: SessionRow): Record<string, JsonValue> {
+  return {
+    session_id: s.id,
+    title: s.title ?? '',
+    source: s.source,
+    started_at: new Date(s.started_at).toISOString(),
+    last_active: new Date(s.last_active).toISOString(),
+  };
+}
+
+// ---- read, scroll, browse ----
+
+function notFound(): SessionSearchResult {
+  return { success: false, error: 'session_not_found', hint: 'no such session in your history' };
+}
+
+function read(ctx: SearchContext, sessionId: string): SessionSearchResult {
+  const s = session(ctx, sessionId);
+  if (!shown(s)) return notFound();
+  const rows = visibleRows(ctx, sessionId);
+  const picked = rows.length > 30 ? [...rows.slice(0, 20), ...rows.slice(-10)] : rows;
+  const byId = rowsById(
+    ctx,
+    picked.map((r) => r.id),
+  );
+  const messages = picked.map((r) => messageView(byId.get(r.id) as MessageRow, DISPLAY_CAPS.read));
+  return {
+    success: true,
+    mode: 'read',
+    ...sessionFields(s),
+    message_count: rows.length,
+    truncated: rows.length > 30,
+    count: messages.length,
+    messages,
+    hint:
+      rows.length > 30
+        ? 'first 20 and last 10 messages shown; scroll the middle with around_message_id'
+        : 'historical messages, not current state',
+  };
+}
+
+function scroll(ctx: SearchContext, sessionId: string, anchor: number, window: number): SessionSearchResult {
+  let s = session(ctx, sessionId);
+  if (!shown(s)) return notFound();
+  const anchorRow = ctx.db
+    .prepare(`SELECT m.id, m.session_id FROM messages m WHERE m.id = ? AND ${VISIBLE}`)
+    .get(anchor) as { id: number; session_id: string } | undefined;
+  if (!anchorRow) return { success: false, error: 'anchor_not_in_history', hint: 'use a message id a search returned' };
+  let warning: string | undefined;
+  if (anchorRow.session_id !== sessionId) {
+    const cache = new Map<string, string>();
+    if (rootOf(ctx, anchorRow.session_id, cache) !== rootOf(ctx, sessionId, cache))
+      return { success: false, error: 'anchor_not_in_session', hint: 'the message belongs to another session' };
+    s = session(ctx, anchorRow.session_id);
+    if (!shown(s)) return notFound();
+    warning = `the anchor belongs to session ${anchorRow.session_id} of the same lineage; showing that session`;
+  }
+  const rows = visibleRows(ctx, s.id);
+  const at = rows.findIndex((r) => r.id === anchor);
+  const from = Math.max(0, at - window);
+  const to = Math.min(rows.length, at + window + 1);
+  const picked = rows.slice(from, to);
+  const byId = rowsById(
+    ctx,
+    picked.map((r) => r.id),
+  );
+  return {
+    success: true,
+    mode: 'scroll',
+    ...sessionFields(s),
+    count: picked.length,
+    messages: picked.map((r) => messageView(byId.get(r.id) as MessageRow, DISPLAY_CAPS.window, r.id === anchor)),
+    messages_before: at,
+    messages_after: rows.length - at - 1,
+    hint: 'page on by anchoring on the last message id (forward) or the first (backward)',
+    ...(warning ? { warning } : {}),
+  };
+}
+
+function browse(ctx: SearchContext, limit: number): SessionSearchResult {
+  const sessions = ctx.db
+    .prepare(`SELECT * FROM sessions WHERE source NOT IN ${HIDDEN} ORDER BY last_active DESC LIMIT ?`)
+    .all(limit + 15) as SessionRow[];
+  const results: JsonValue[] = [];
+  for (const s of sessions) {
+    if (results.length >= limit) break;
+    if (s.id === ctx.currentSessionId) continue;
+    const first = ctx.db
+      .prepare(
+        `SELECT content FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY (m.role = 'user') DESC, m.id LIMIT 1`,
+      )
+      .get(s.id) as { content: string } | undefined;
+    results.push({
+      ...sessionFields(s),
+      message_count: s.message_count,
+      preview: capText(first?.content ?? '', DISPLAY_CAPS.preview).text,
+    });
+  }
+  return {
+    success: true,
+    mode: 'browse',
+    count: results.length,
+    results,
+    hint: 'recent sessions; read one with session_id',
+  };
+}
+
+// ---- discover ----
+
+type Route = 'fts5' | 'fts5_or' | 'cjk' | 'trigram' | 'like';
+
+function filters(req: Extract<SessionSearchRequest, { mode: 'discover' }>): { sql: string; params: unknown[] } {
+  const parts = [VISIBLE, `s.source NOT IN ${HIDDEN}`, `m.role IN (${req.roles.map(() => '?').join(', ')})`];
+  const params: unknown[] = [...req.roles];
+  if (req.after !== undefined) {
+    parts.push('s.started_at >= ?');
+    params.push(req.after);
+  }
+  if (req.before !== undefined) {
+    parts.push('s.started_at < ?');
+    params.push(req.before);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+function order(req: Extract<SessionSearchRequest, { mode: 'discover' }>, ranked: boolean): string {
+  if (req.sort === 'newest') return `m.timestamp DESC${ranked ? ', rank' : ''}, m.id DESC`;
+  if (req.sort === 'oldest') return `m.timestamp ASC${ranked ? ', rank' : ''}, m.id ASC`;
+  return ranked ? 'rank, m.id DESC' : 'm.timestamp DESC, m.id DESC';
+}
+
+const SNIPPET_SQL = `substr(m.content, max(1, instr(lower(m.content), lower(?)) - 60), 240)`;
+
+function matchCandidates(
+  ctx: SearchContext,
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  table: 'messages_fts' | 'messages_fts_trigram' | 'messages_fts_cjk',
+  match: string,
+  term: string,
+): Candidate[] {
+  const f = filters(req);
+  const snippet = table === 'messages_fts' ? `snippet(messages_fts, 0, '>>>', '<<<', '…', 24)` : SNIPPET_SQL;
+  const sql = `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source, ${snippet} AS snippet
+    FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
+    WHERE ${table} MATCH ? AND ${f.sql} ORDER BY ${order(req, true)} LIMIT ${CANDIDATE_LIMIT}`;
+  const params = table === 'messages_fts' ? [match, ...f.params] : [term, match, ...f.params];
+  const rows = ctx.db.prepare(sql).all(...params) as Candidate[];
+  return table === 'messages_fts' ? rows : rows.map((r) => ({ ...r, snippet: markSnippet(r.snippet, term) }));
+}
+
+const likeEscape = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function likeSql(
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  groups: LikeGroup[],
+  term: string,
+): { sql: string; params: unknown[] } {
+  const f = filters(req);
+  const params: unknown[] = [term];
+  const termSql = (t: string) => {
+    const p = likeEscape(t);
+    params.push(p, p, p);
+    return `(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\' OR m.tool_calls LIKE ? ESCAPE '\\')`;
+  };
+  const groupSql = groups
+    .map((g) => `(${[...g.include.map(termSql), ...g.exclude.map((t) => `NOT ${termSql(t)}`)].join(' AND ')})`)
+    .join(' OR ');
+  params.push(...f.params);
+  return {
+    sql: `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source, ${SNIPPET_SQL} AS snippet
+      FROM messages m JOIN sessions s ON s.id = m.session_id
+      WHERE ${GUARD_FUNCTION}(m.id) AND (${groupSql}) AND ${f.sql}
+      ORDER BY ${order(req, false)} LIMIT ${CANDIDATE_LIMIT}`,
+    // The guard is first in WHERE; the snippet's term is the first parameter of the select list.
+    params,
+  };
+}
+
+async function likeCandidates(
+  ctx: SearchContext,
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  q: NormalizedQuery,
+  orTerms: boolean,
+): Promise<Candidate[]> {
+  const groups = likeGroups(q, orTerms);
+  if (groups.length === 0) return [];
+  const term = firstPositiveTerm(q);
+  const { sql, params } = likeSql(req, groups, term);
+  try {
+    const rows = (await ctx.workers.run(ctx.path, sql, params, ctx.deadlineMs)) as Candidate[];
+    return rows.map((r) => ({ ...r, snippet: markSnippet(r.snippet, term) }));
+  } catch (error) {
+    if (error instanceof LikeScanError && error.kind === 'timeout') throw new SearchFailure('query_timeout', error.message);
+    const code = error instanceof LikeScanError ? error.code : undefined;
+    throw new SearchFailure(
+      code?.startsWith('SQLITE_') ? 'storage_unavailable' : 'query_unavailable',
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+}
+
+/** Runs a MATCH route; undefined when it cannot run (a syntax error or a broken index). */
+function tryMatch(run: () => Candidate[]): Candidate[] | undefined {
+  try {
+    return run();
+  } catch {
+    return undefined;
+  }
+}
+
+async function candidatesFor(
+  ctx: SearchContext,
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  q: NormalizedQuery,
+  status: HistoryIndexStatus,
+): Promise<{ route: Route; rows: Candidate[] }> {
+  const term = firstPositiveTerm(q);
+  const anyIndex = q.cjk ? status.messages_fts_cjk || status.messages_fts_trigram : status.messages_fts;
+  if (req.roles.includes('tool') || !anyIndex) return { route: 'like', rows: await likeCandidates(ctx, req, q, false) };
+  if (q.cjk) {
+    if (status.messages_fts_cjk && cjkRunsAtLeastTwo(q)) {
+      const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_cjk', cjkMatch(q), term));
+      if (rows) return { route: 'cjk', rows };
+    }
+    if (status.messages_fts_trigram && cjkTermsAtLeastThree(q)) {
+      const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_trigram', trigramMatch(q), term));
+      if (rows) return { route: 'trigram', rows };
+    }
+    return { route: 'like', rows: await likeCandidates(ctx, req, q, true) };
+  }
+  const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts', fts5Match(q), term)) ?? [];
+  if (rows.length > 0) return { route: 'fts5', rows };
+  if (status.messages_fts_cjk) {
+    const cjk = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_cjk', cjkMatch(q), term)) ?? [];
+    if (cjk.length > 0) return { route: 'cjk', rows: cjk };
+  }
+  if (status.messages_fts_trigram && termsAtLeastThree(q)) {
+    const tri = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_trigram', trigramMatch(q), term)) ?? [];
+    if (tri.length > 0) return { route: 'trigram', rows: tri };
+  }
+  if (q.terms.length >= 2 && !q.explicitBoolean) {
+    const relaxed = tryMatch(() => matchCandidates(ctx, req, 'messages_fts', fts5OrMatch(q), term)) ?? [];
+    if (relaxed.length > 0) return { route: 'fts5_or', rows: relaxed };
+  }
+  return { route: 'fts5', rows: [] };
+}
+
+function titleHit(
+  ctx: SearchContext,
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+): Candidate | undefined {
+  const title = req.query.replace(/["`]/g, '').trim();
+  if (!title) return undefined;
+  const continuations = (
+    ctx.db
+      .prepare(`SELECT * FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 50`)
+      .all(`${title.replace(/[\\%_]/g, (c) => `\\${c}`)} #%`) as SessionRow[]
+  ).filter((s) => /^ #\d+$/.test((s.title ?? '').slice(title.length)));
+  const s =
+    continuations[0] ??
+    (ctx.db
+      .prepare('SELECT * FROM sessions WHERE title = ? COLLATE NOCASE ORDER BY started_at DESC LIMIT 1')
+      .get(title) as SessionRow | undefined);
+  if (!shown(s)) return undefined;
+  if (req.after !== undefined && s.started_at < req.after) return undefined;
+  if (req.before !== undefined && s.started_at >= req.before) return undefined;
+  const first = ctx.db
+    .prepare(`SELECT m.id, m.timestamp, m.compacted FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id LIMIT 1`)
+    .get(s.id) as { id: number; timestamp: number; compacted: number } | undefined;
+  if (!first) return undefined;
+  return {
+    id: first.id,
+    session_id: s.id,
+    role: 'session_title',
+    timestamp: first.timestamp,
+    compacted: first.compacted,
+    source: s.source,
+    snippet: `Session title matched: ${s.title ?? ''}`,
+    matched_role: 'session_title',
+  };
+}
+
+async function discover(
+  ctx: SearchContext,
+  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  status: HistoryIndexStatus,
+): Promise<SessionSearchResult> {
+  const q = normalizeQuery(req.query);
+  const base = {
+    success: true,
+    mode: 'discover' as const,
+    query: q.text,
+    detail: req.detail,
+    candidate_limit: CANDIDATE_LIMIT,
+    complete: true,
+  };
+  if (q.terms.length === 0)
+    return { ...base, search_path: 'empty', ranking: 'none', candidate_limit_reached: false, count: 0, results: [], hint: DISCOVER_HINT };
+  const { route, rows } = await candidatesFor(ctx, req, q, status);
+  const title = titleHit(ctx, req);
+  // Cron sessions rank after interactive ones (stable: rank or time order kept within each class).
+  const ordered = [...(title ? [title] : []), ...rows.filter((r) => r.source !== 'cron'), ...rows.filter((r) => r.source === 'cron')];
+  const roots = new Map<string, string>();
+  const current = ctx.currentSessionId ? rootOf(ctx, ctx.currentSessionId, roots) : undefined;
+  const excluded = new Set(req.exclude.map((id) => rootOf(ctx, id, roots)));
+  const seen = new Set<string>();
+  const hits: { c: Candidate; s: SessionRow; root: string }[] = [];
+  for (const c of ordered) {
+    if (hits.length >= req.limit) break;
+    const root = rootOf(ctx, c.session_id, roots);
+    if (seen.has(root) || excluded.has(root)) continue;
+    const s = session(ctx, c.session_id);
+    if (!shown(s)) continue;
+    if (root === current && !c.compacted && !ENDED.has(s.end_reason ?? '')) continue;
+    seen.add(root);
+    hits.push({ c, s, root });
+  }
+  const results = hits.map(({ c, s, root }, i) => hydrate(ctx, c, s, root, i === 0 || req.detail === 'full'));
+  return {
+    ...base,
+    search_path: route,
+    ranking: route === 'like' ? 'recency' : req.sort ? `${req.sort}_then_bm25` : 'bm25',
+    candidate_limit_reached: rows.length >= CANDIDATE_LIMIT,
+    count: results.length,
+    results,
+    hint: DISCOVER_HINT,
+  };
+}
+
+function hydrate(ctx: SearchContext, c: Candidate, s: SessionRow, root: string, full: boolean): JsonValue {
+  const rows = visibleRows(ctx, s.id);
+  const at = rows.findIndex((r) => r.id === c.id);
+  let windowRows: { id: number; role: string }[] = [{ id: c.id, role: c.role }];
+  let start: { id: number; role: string }[] = [];
+  let end: { id: number; role: string }[] = [];
+  if (full && at >= 0) {
+    const talk = (r: { id: number; role: string }) => r.role !== 'tool' || r.id === c.id;
+    const before = rows.slice(0, at).filter(talk).slice(-5);
+    const after = rows.slice(at + 1).filter(talk).slice(0, 5);
+    windowRows = [...before, rows[at] as { id: number; role: string }, ...after];
+    const first = windowRows[0]?.id ?? c.id;
+    const last = windowRows[windowRows.length - 1]?.id ?? c.id;
+    start = rows.filter((r) => r.id < first).slice(0, 3);
+    end = rows.filter((r) => r.id > last).slice(-3);
+  }
+  const byId = rowsById(ctx, [...start, ...windowRows, ...end].map((r) => r.id));
+  const view = (r: { id: number }, cap: number, anchor = false) => {
+    const row = byId.get(r.id);
+    return row ? messageView(row, cap, anchor) : null;
+  };
+  return {
+    session_id: s.id,
+    title: s.title ?? '',
+    when: new Date(s.started_at).toISOString(),
+    source: s.source,
+    model: s.model ?? '',
+    matched_role: c.matched_role ?? c.role,
+    match_message_id: c.id,
+    snippet: c.snippet,
+    messages: windowRows.map((r) => view(r, DISPLAY_CAPS.window, r.id === c.id)).filter((m) => m !== null),
+    bookend_start: start.map((r) => view(r, DISPLAY_CAPS.bookend)).filter((m) => m !== null),
+    bookend_end: end.map((r) => view(r, DISPLAY_CAPS.bookend)).filter((m) => m !== null),
+    messages_before: Math.max(0, at),
+    messages_after: at >= 0 ? rows.length - at - 1 : 0,
+    detail: full ? 'full' : 'compact',
+    ...(root !== s.id ? { parent_session_id: root } : {}),
+  };
+}
