@@ -99,6 +99,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     tracing: options.tracing,
+    history: options.history,
     runs: {
       ...runs,
       budgets,
@@ -278,6 +279,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     logger,
     middleware: resolved.runs.middleware,
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
+    ...(resolved.history ? { history: resolved.history.store } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });

@@ -11,6 +11,7 @@ import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
+import type { HistoryStore } from '../history/history-store';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -77,8 +78,27 @@ export interface AgentOptions {
    * @defaultValue the global tracer provider's tracer (a no-op until the host registers a provider), no content
    */
   tracing?: TracingOptions;
+  /**
+   * The conversation history archive and the `session_search` tool. With it, top-level runs started by
+   * a `user:<id>` actor archive that user's input, the model's replies and full tool results (text
+   * only, redacted) in `store`, and are offered `session_search` over that user's history; subagents,
+   * API-key and system runs are neither archived nor offered the tool.
+   * @defaultValue none (nothing archived, no `session_search`)
+   * @example
+   * ```ts
+   * import { SqliteHistoryStore } from '@media-agent/sdk/sqlite';
+   * createAgentHost({ history: { store: new SqliteHistoryStore({ directory: './data/history' }) } });
+   * ```
+   */
+  history?: HistoryOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: AgentContainer) => void;
+}
+
+/** The history archive of {@link AgentOptions.history}. @public */
+export interface HistoryOptions {
+  /** Where history is archived and searched, e.g. `SqliteHistoryStore` from `@media-agent/sdk/sqlite`. */
+  store: HistoryStore;
 }
 
 /** Run settings. @public */
@@ -189,6 +209,8 @@ export interface ResolvedAgentOptions {
   maxTokens: number | undefined;
   /** See {@link AgentOptions.tracing}. */
   tracing: TracingOptions | undefined;
+  /** See {@link AgentOptions.history}. */
+  history?: HistoryOptions | undefined;
   /** Run settings with defaults applied. */
   runs: Required<
     Omit<

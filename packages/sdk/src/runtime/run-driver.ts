@@ -11,6 +11,7 @@ import { RuntimeToolTable } from './tools/table';
 import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
+import { sessionSearchTool } from './tools/session-search';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -46,6 +47,7 @@ export class RunDriver {
         startSubagent: deps.startSubagent,
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
+      ...(deps.history ? [sessionSearchTool(deps.history)] : []),
     ]);
     this.#loop = {
       deps,

@@ -1,4 +1,5 @@
 // The steering inbox: messages a person queued reach the model before its next call.
+import { markHumanInput } from './human-input';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -10,7 +11,7 @@ import type { RunSession } from './run-session';
 export async function applyInbox(loop: Loop, session: RunSession): Promise<boolean> {
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
-  for (const m of queued) session.append({ role: 'user', content: m.text });
+  for (const m of queued) session.append(markHumanInput({ role: 'user', content: m.text }, `inbox:${m.id}`));
   session.writes.applied.push(...queued.map((m) => m.id));
   session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;
