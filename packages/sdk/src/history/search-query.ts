@@ -111,9 +111,7 @@ export function cjkMatch(q: NormalizedQuery): string {
   return q.units
     .map((u) => {
       if (u.kind === 'op') return u.op;
-      const tokens = u.text
-        .split(/\s+/)
-        .flatMap((w) => (w.match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).flatMap(bigramTokens));
+      const tokens = u.text.split(/\s+/).flatMap((w) => (w.match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).flatMap(bigramTokens));
       return tokens.length ? quote(tokens.join(' ')) : quote(u.text);
     })
     .join(' ');

@@ -12,12 +12,18 @@ export const SESSION_SEARCH_INPUT = Type.Object(
       Type.String({ maxLength: 1024, description: 'Words to find. Empty: browse recent sessions.' }),
     ),
     session_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'Read this session (or scroll it with around_message_id).' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Read this session (or scroll it with around_message_id).',
+      }),
     ),
     around_message_id: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Scroll: the message id to centre on (needs session_id).' }),
     ),
-    window: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'Scroll: messages each side (default 5).' })),
+    window: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20, description: 'Scroll: messages each side (default 5).' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'Sessions to return (default 3).' })),
     sort: Type.Optional(
       Type.Union([Type.Literal(''), Type.Literal('newest'), Type.Literal('oldest')], {

@@ -2,6 +2,7 @@
 // consistent under an incremental backfill (a row is indexed iff `id <= progress OR id > high`).
 import type { Database } from 'better-sqlite3';
 import { bigramText } from './cjk';
+import { forgetStatements, sql } from './statement-cache';
 import { HistoryStoreError } from './errors';
 import type { HistoryIndexStatus } from './history-store';
 
@@ -12,7 +13,11 @@ export const HISTORY_SCHEMA_VERSION = 1;
 export type HistoryIndexName = keyof HistoryIndexStatus;
 
 /** Names of the indexes, in routing order. */
-export const HISTORY_INDEXES: readonly HistoryIndexName[] = ['messages_fts', 'messages_fts_trigram', 'messages_fts_cjk'];
+export const HISTORY_INDEXES: readonly HistoryIndexName[] = [
+  'messages_fts',
+  'messages_fts_trigram',
+  'messages_fts_cjk',
+];
 
 /** Sources never shown by any call shape. */
 export const HIDDEN_SOURCES = ['kanban', 'subagent', 'tool'] as const;
@@ -79,11 +84,13 @@ const TRIGGER_INDEXES: Record<'messages_fts' | 'messages_fts_trigram', TriggerIn
 
 /** The backfill predicate in SQL: the row is (or will be) in the index. */
 function inIndexSql(index: string, r: string): string {
-  const marker = (k: string) => `coalesce((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = '${index}:${k}'), -1)`;
+  const marker = (k: string) =>
+    `coalesce((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = '${index}:${k}'), -1)`;
   return `(${r}.id > ${marker('high')} OR ${r}.id <= ${marker('progress')})`;
 }
 
 function dropIndexObjects(db: Database, index: HistoryIndexName): void {
+  forgetStatements(db);
   for (const t of ['ai', 'bd', 'bu', 'au']) db.exec(`DROP TRIGGER IF EXISTS ${index}_${t}`);
   db.exec(`DROP TABLE IF EXISTS ${index}`);
   db.exec(`DROP VIEW IF EXISTS ${index}_src`);
@@ -99,9 +106,12 @@ function createIndexObjects(db: Database, index: HistoryIndexName): void {
   const def = TRIGGER_INDEXES[index];
   const cols = def.columns.join(', ');
   const proj = (r: string) => def.projection(r).join(', ');
-  db.exec(`CREATE VIEW ${index}_src AS SELECT m.id AS id, ${def.projection('m')
-    .map((p, i) => `${p} AS ${def.columns[i]}`)
-    .join(', ')} FROM messages m WHERE ${def.condition('m')}`);
+  db.exec(
+    `CREATE VIEW ${index}_src AS SELECT m.id AS id, ${def
+      .projection('m')
+      .map((p, i) => `${p} AS ${def.columns[i]}`)
+      .join(', ')} FROM messages m WHERE ${def.condition('m')}`,
+  );
   db.exec(
     `CREATE VIRTUAL TABLE ${index} USING fts5(${cols}, tokenize = '${def.tokenize}', content = '${index}_src', content_rowid = 'id')`,
   );
@@ -117,14 +127,13 @@ function createIndexObjects(db: Database, index: HistoryIndexName): void {
 }
 
 function meta(db: Database, key: string): string | undefined {
-  return (db.prepare('SELECT value FROM state_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  return (sql(db, 'SELECT value FROM state_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
 }
 
 function setMeta(db: Database, key: string, value: string | number): void {
-  db.prepare('INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
-    key,
-    String(value),
-  );
+  db.prepare(
+    'INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(key, String(value));
 }
 
 function clearMarkers(db: Database, index: HistoryIndexName): void {
@@ -132,7 +141,7 @@ function clearMarkers(db: Database, index: HistoryIndexName): void {
 }
 
 function tableExists(db: Database, name: string): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(name) !== undefined;
+  return sql(db, 'SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
 }
 
 /**
@@ -227,7 +236,7 @@ const CJK_ROW = `SELECT m.id, m.content, m.tool_name FROM messages m JOIN sessio
 
 /** Adds one message to the CJK index (the caller checked {@link cjkIndexes} and the exclusions). */
 export function cjkInsert(db: Database, id: number, content: string, toolName: string | null): void {
-  db.prepare('INSERT INTO messages_fts_cjk (rowid, content, tool_name) VALUES (?, ?, ?)').run(
+  sql(db, 'INSERT INTO messages_fts_cjk (rowid, content, tool_name) VALUES (?, ?, ?)').run(
     id,
     bigramText(content),
     toolName ? bigramText(toolName) : null,
@@ -248,9 +257,7 @@ export function backfillStep(db: Database, index: HistoryIndexName, batchSize: n
       const end =
         (
           db
-            .prepare(
-              'SELECT max(id) AS e FROM (SELECT id FROM messages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
-            )
+            .prepare('SELECT max(id) AS e FROM (SELECT id FROM messages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)')
             .get(state.progress, state.high, batchSize) as { e: number | null }
         ).e ?? state.high;
       if (index === 'messages_fts_cjk') {
@@ -262,10 +269,9 @@ export function backfillStep(db: Database, index: HistoryIndexName, batchSize: n
         for (const r of rows) cjkInsert(db, r.id, r.content, r.tool_name);
       } else {
         const cols = TRIGGER_INDEXES[index].columns.join(', ');
-        db.prepare(`INSERT INTO ${index} (rowid, ${cols}) SELECT id, ${cols} FROM ${index}_src WHERE id > ? AND id <= ?`).run(
-          state.progress,
-          end,
-        );
+        db.prepare(
+          `INSERT INTO ${index} (rowid, ${cols}) SELECT id, ${cols} FROM ${index}_src WHERE id > ? AND id <= ?`,
+        ).run(state.progress, end);
       }
       if (end >= state.high) {
         clearMarkers(db, index);

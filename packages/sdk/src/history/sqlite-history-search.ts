@@ -1,14 +1,13 @@
 // `session_search` over one user's history file: the four call shapes, routing between the
 // indexes and the LIKE fallback, candidates, lineage de-duplication and adaptive windows.
 import type { Database } from 'better-sqlite3';
+import { sql } from './statement-cache';
 import type { JsonValue } from '../core/records';
 import type { HistoryIndexStatus, SessionSearchResult } from './history-store';
 import { GUARD_FUNCTION, LikeScanError, type LikeWorkers } from './like-worker';
 import { DISPLAY_CAPS, type MessageRow, capText, markSnippet, messageView } from './message-view';
 import {
   cjkMatch,
-  cjkRunsAtLeastTwo,
-  cjkTermsAtLeastThree,
   firstPositiveTerm,
   fts5Match,
   fts5OrMatch,
@@ -16,9 +15,9 @@ import {
   likeGroups,
   type NormalizedQuery,
   normalizeQuery,
-  termsAtLeastThree,
   trigramMatch,
 } from './search-query';
+import { type RouteStep, routePlan } from './search-route';
 import type { SessionSearchRequest } from './search-request';
 import { indexStatus } from './sqlite-history-schema';
 
@@ -58,7 +57,7 @@ interface Candidate {
   timestamp: number;
   compacted: number;
   source: string;
-  snippet: string;
+  snippet?: string;
   matched_role?: string;
 }
 
@@ -106,7 +105,7 @@ export async function runSearch(ctx: SearchContext, req: SessionSearchRequest): 
 // ---- sessions and lineage ----
 
 function session(ctx: SearchContext, id: string): SessionRow | undefined {
-  return ctx.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+  return sql(ctx.db, 'SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
 }
 
 function shown(s: SessionRow | undefined): s is SessionRow {
@@ -129,16 +128,16 @@ function rootOf(ctx: SearchContext, id: string, cache: Map<string, string>): str
 }
 
 function visibleRows(ctx: SearchContext, sessionId: string): { id: number; role: string }[] {
-  return ctx.db
-    .prepare(`SELECT m.id, m.role FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id`)
-    .all(sessionId) as { id: number; role: string }[];
+  return sql(ctx.db, `SELECT m.id, m.role FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id`).all(
+    sessionId,
+  ) as { id: number; role: string }[];
 }
 
 function rowsById(ctx: SearchContext, ids: number[]): Map<number, MessageRow> {
   if (ids.length === 0) return new Map();
-  const rows = ctx.db
-    .prepare(`SELECT * FROM messages WHERE id IN (${ids.map(() => '?').join(', ')})`)
-    .all(...ids) as MessageRow[];
+  const rows = sql(ctx.db, `SELECT * FROM messages WHERE id IN (${ids.map(() => '?').join(', ')})`).all(
+    ...ids,
+  ) as MessageRow[];
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -186,9 +185,9 @@ function read(ctx: SearchContext, sessionId: string): SessionSearchResult {
 function scroll(ctx: SearchContext, sessionId: string, anchor: number, window: number): SessionSearchResult {
   let s = session(ctx, sessionId);
   if (!shown(s)) return notFound();
-  const anchorRow = ctx.db
-    .prepare(`SELECT m.id, m.session_id FROM messages m WHERE m.id = ? AND ${VISIBLE}`)
-    .get(anchor) as { id: number; session_id: string } | undefined;
+  const anchorRow = sql(ctx.db, `SELECT m.id, m.session_id FROM messages m WHERE m.id = ? AND ${VISIBLE}`).get(
+    anchor,
+  ) as { id: number; session_id: string } | undefined;
   if (!anchorRow) return { success: false, error: 'anchor_not_in_history', hint: 'use a message id a search returned' };
   let warning: string | undefined;
   if (anchorRow.session_id !== sessionId) {
@@ -222,18 +221,19 @@ function scroll(ctx: SearchContext, sessionId: string, anchor: number, window: n
 }
 
 function browse(ctx: SearchContext, limit: number): SessionSearchResult {
-  const sessions = ctx.db
-    .prepare(`SELECT * FROM sessions WHERE source NOT IN ${HIDDEN} ORDER BY last_active DESC LIMIT ?`)
-    .all(limit + 15) as SessionRow[];
+  const sessions = sql(
+    ctx.db,
+    `SELECT * FROM sessions WHERE source NOT IN ${HIDDEN} ORDER BY last_active DESC LIMIT ?`,
+  ).all(limit + 15) as SessionRow[];
   const results: JsonValue[] = [];
   for (const s of sessions) {
     if (results.length >= limit) break;
     if (s.id === ctx.currentSessionId) continue;
-    const first = ctx.db
-      .prepare(
-        `SELECT content FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY (m.role = 'user') DESC, m.id LIMIT 1`,
-      )
-      .get(s.id) as { content: string } | undefined;
+    const first = sql(
+      ctx.db,
+
+      `SELECT content FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY (m.role = 'user') DESC, m.id LIMIT 1`,
+    ).get(s.id) as { content: string } | undefined;
     results.push({
       ...sessionFields(s),
       message_count: s.message_count,
@@ -251,9 +251,9 @@ function browse(ctx: SearchContext, limit: number): SessionSearchResult {
 
 // ---- discover ----
 
-type Route = 'fts5' | 'fts5_or' | 'cjk' | 'trigram' | 'like';
+type Discover = Extract<SessionSearchRequest, { mode: 'discover' }>;
 
-function filters(req: Extract<SessionSearchRequest, { mode: 'discover' }>): { sql: string; params: unknown[] } {
+function filters(req: Discover): { sql: string; params: unknown[] } {
   const parts = [VISIBLE, `s.source NOT IN ${HIDDEN}`, `m.role IN (${req.roles.map(() => '?').join(', ')})`];
   const params: unknown[] = [...req.roles];
   if (req.after !== undefined) {
@@ -267,40 +267,36 @@ function filters(req: Extract<SessionSearchRequest, { mode: 'discover' }>): { sq
   return { sql: parts.join(' AND '), params };
 }
 
-function order(req: Extract<SessionSearchRequest, { mode: 'discover' }>, ranked: boolean): string {
+function order(req: Discover, ranked: boolean): string {
   if (req.sort === 'newest') return `m.timestamp DESC${ranked ? ', rank' : ''}, m.id DESC`;
   if (req.sort === 'oldest') return `m.timestamp ASC${ranked ? ', rank' : ''}, m.id ASC`;
   return ranked ? 'rank, m.id DESC' : 'm.timestamp DESC, m.id DESC';
 }
 
-const SNIPPET_SQL = `substr(m.content, max(1, instr(lower(m.content), lower(?)) - 60), 240)`;
+const TABLES = {
+  fts5: 'messages_fts',
+  fts5_or: 'messages_fts',
+  cjk: 'messages_fts_cjk',
+  trigram: 'messages_fts_trigram',
+} as const;
 
-function matchCandidates(
-  ctx: SearchContext,
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
-  table: 'messages_fts' | 'messages_fts_trigram' | 'messages_fts_cjk',
-  match: string,
-  term: string,
-): Candidate[] {
+/** Candidate rows of a MATCH route (ids and metadata only; snippets are made for the hits). */
+function matchCandidates(ctx: SearchContext, req: Discover, table: string, match: string): Candidate[] {
   const f = filters(req);
-  const snippet = table === 'messages_fts' ? `snippet(messages_fts, 0, '>>>', '<<<', '…', 24)` : SNIPPET_SQL;
-  const sql = `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source, ${snippet} AS snippet
-    FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
-    WHERE ${table} MATCH ? AND ${f.sql} ORDER BY ${order(req, true)} LIMIT ${CANDIDATE_LIMIT}`;
-  const params = table === 'messages_fts' ? [match, ...f.params] : [term, match, ...f.params];
-  const rows = ctx.db.prepare(sql).all(...params) as Candidate[];
-  return table === 'messages_fts' ? rows : rows.map((r) => ({ ...r, snippet: markSnippet(r.snippet, term) }));
+  return sql(
+    ctx.db,
+    `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source
+     FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
+     WHERE ${table} MATCH ? AND ${f.sql} ORDER BY ${order(req, true)} LIMIT ${CANDIDATE_LIMIT}`,
+  ).all(match, ...f.params) as Candidate[];
 }
 
 const likeEscape = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function likeSql(
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
-  groups: LikeGroup[],
-  term: string,
-): { sql: string; params: unknown[] } {
+/** The LIKE scan: the deadline guard first in WHERE, then the boolean groups and the filters. */
+function likeSql(req: Discover, groups: LikeGroup[]): { sql: string; params: unknown[] } {
   const f = filters(req);
-  const params: unknown[] = [term];
+  const params: unknown[] = [];
   const termSql = (t: string) => {
     const p = likeEscape(t);
     params.push(p, p, p);
@@ -311,30 +307,28 @@ function likeSql(
     .join(' OR ');
   params.push(...f.params);
   return {
-    sql: `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source, ${SNIPPET_SQL} AS snippet
+    sql: `SELECT m.id, m.session_id, m.role, m.timestamp, m.compacted, s.source
       FROM messages m JOIN sessions s ON s.id = m.session_id
       WHERE ${GUARD_FUNCTION}(m.id) AND (${groupSql}) AND ${f.sql}
       ORDER BY ${order(req, false)} LIMIT ${CANDIDATE_LIMIT}`,
-    // The guard is first in WHERE; the snippet's term is the first parameter of the select list.
     params,
   };
 }
 
 async function likeCandidates(
   ctx: SearchContext,
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  req: Discover,
   q: NormalizedQuery,
   orTerms: boolean,
 ): Promise<Candidate[]> {
   const groups = likeGroups(q, orTerms);
   if (groups.length === 0) return [];
-  const term = firstPositiveTerm(q);
-  const { sql, params } = likeSql(req, groups, term);
+  const { sql: text, params } = likeSql(req, groups);
   try {
-    const rows = (await ctx.workers.run(ctx.path, sql, params, ctx.deadlineMs)) as Candidate[];
-    return rows.map((r) => ({ ...r, snippet: markSnippet(r.snippet, term) }));
+    return (await ctx.workers.run(ctx.path, text, params, ctx.deadlineMs)) as Candidate[];
   } catch (error) {
-    if (error instanceof LikeScanError && error.kind === 'timeout') throw new SearchFailure('query_timeout', error.message);
+    if (error instanceof LikeScanError && error.kind === 'timeout')
+      throw new SearchFailure('query_timeout', error.message);
     const code = error instanceof LikeScanError ? error.code : undefined;
     throw new SearchFailure(
       code?.startsWith('SQLITE_') ? 'storage_unavailable' : 'query_unavailable',
@@ -343,74 +337,77 @@ async function likeCandidates(
   }
 }
 
-/** Runs a MATCH route; undefined when it cannot run (a syntax error or a broken index). */
-function tryMatch(run: () => Candidate[]): Candidate[] | undefined {
-  try {
-    return run();
-  } catch {
-    return undefined;
-  }
+function matchText(step: RouteStep, q: NormalizedQuery): string {
+  if (step === 'fts5') return fts5Match(q);
+  if (step === 'fts5_or') return fts5OrMatch(q);
+  if (step === 'cjk') return cjkMatch(q);
+  return trigramMatch(q);
 }
 
+/** Runs the route plan; an index step that cannot run (syntax error, broken index) passes to the next. */
 async function candidatesFor(
   ctx: SearchContext,
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
+  req: Discover,
   q: NormalizedQuery,
   status: HistoryIndexStatus,
-): Promise<{ route: Route; rows: Candidate[] }> {
-  const term = firstPositiveTerm(q);
-  const anyIndex = q.cjk ? status.messages_fts_cjk || status.messages_fts_trigram : status.messages_fts;
-  if (req.roles.includes('tool') || !anyIndex) return { route: 'like', rows: await likeCandidates(ctx, req, q, false) };
-  if (q.cjk) {
-    if (status.messages_fts_cjk && cjkRunsAtLeastTwo(q)) {
-      const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_cjk', cjkMatch(q), term));
-      if (rows) return { route: 'cjk', rows };
+): Promise<{ route: RouteStep; match: string; rows: Candidate[] }> {
+  const plan = routePlan(q, req.roles, status);
+  for (const step of plan.steps) {
+    if (step === 'like' || step === 'like_or')
+      return { route: step, match: '', rows: await likeCandidates(ctx, req, q, step === 'like_or') };
+    const match = matchText(step, q);
+    let rows: Candidate[];
+    try {
+      rows = matchCandidates(ctx, req, TABLES[step], match);
+    } catch {
+      continue;
     }
-    if (status.messages_fts_trigram && cjkTermsAtLeastThree(q)) {
-      const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_trigram', trigramMatch(q), term));
-      if (rows) return { route: 'trigram', rows };
-    }
-    return { route: 'like', rows: await likeCandidates(ctx, req, q, true) };
+    if (rows.length > 0 || plan.firstRunDecides) return { route: step, match, rows };
   }
-  const rows = tryMatch(() => matchCandidates(ctx, req, 'messages_fts', fts5Match(q), term)) ?? [];
-  if (rows.length > 0) return { route: 'fts5', rows };
-  if (status.messages_fts_cjk) {
-    const cjk = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_cjk', cjkMatch(q), term)) ?? [];
-    if (cjk.length > 0) return { route: 'cjk', rows: cjk };
-  }
-  if (status.messages_fts_trigram && termsAtLeastThree(q)) {
-    const tri = tryMatch(() => matchCandidates(ctx, req, 'messages_fts_trigram', trigramMatch(q), term)) ?? [];
-    if (tri.length > 0) return { route: 'trigram', rows: tri };
-  }
-  if (q.terms.length >= 2 && !q.explicitBoolean) {
-    const relaxed = tryMatch(() => matchCandidates(ctx, req, 'messages_fts', fts5OrMatch(q), term)) ?? [];
-    if (relaxed.length > 0) return { route: 'fts5_or', rows: relaxed };
-  }
-  return { route: 'fts5', rows: [] };
+  return { route: 'fts5', match: '', rows: [] };
 }
 
-function titleHit(
-  ctx: SearchContext,
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
-): Candidate | undefined {
+/** The snippet of a hit: FTS5 `snippet()` on the word index, else the text around the first term. */
+function snippetOf(ctx: SearchContext, c: Candidate, route: RouteStep, match: string, term: string): string {
+  if (c.snippet) return c.snippet;
+  if (route === 'fts5' || route === 'fts5_or') {
+    const row = sql(
+      ctx.db,
+      `SELECT snippet(messages_fts, 0, '>>>', '<<<', '…', 24) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`,
+    ).get(match, c.id) as { s: string } | undefined;
+    if (row?.s) return row.s;
+  }
+  const content =
+    (
+      sql(ctx.db, 'SELECT substr(content, 1, 100000) AS c FROM messages WHERE id = ?').get(c.id) as
+        | { c: string }
+        | undefined
+    )?.c ?? '';
+  const at = term ? content.toLowerCase().indexOf(term.toLowerCase()) : 0;
+  const from = Math.max(0, at - 60);
+  return markSnippet(content.slice(from, from + 240), term);
+}
+
+function titleHit(ctx: SearchContext, req: Discover): Candidate | undefined {
   const title = req.query.replace(/["`]/g, '').trim();
   if (!title) return undefined;
   const continuations = (
-    ctx.db
-      .prepare(`SELECT * FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 50`)
-      .all(`${title.replace(/[\\%_]/g, (c) => `\\${c}`)} #%`) as SessionRow[]
+    sql(ctx.db, `SELECT * FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 50`).all(
+      `${title.replace(/[\\%_]/g, (c) => `\\${c}`)} #%`,
+    ) as SessionRow[]
   ).filter((s) => /^ #\d+$/.test((s.title ?? '').slice(title.length)));
   const s =
     continuations[0] ??
-    (ctx.db
-      .prepare('SELECT * FROM sessions WHERE title = ? COLLATE NOCASE ORDER BY started_at DESC LIMIT 1')
-      .get(title) as SessionRow | undefined);
+    (sql(ctx.db, 'SELECT * FROM sessions WHERE title = ? COLLATE NOCASE ORDER BY started_at DESC LIMIT 1').get(title) as
+      | SessionRow
+      | undefined);
   if (!shown(s)) return undefined;
   if (req.after !== undefined && s.started_at < req.after) return undefined;
   if (req.before !== undefined && s.started_at >= req.before) return undefined;
-  const first = ctx.db
-    .prepare(`SELECT m.id, m.timestamp, m.compacted FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id LIMIT 1`)
-    .get(s.id) as { id: number; timestamp: number; compacted: number } | undefined;
+  const first = sql(
+    ctx.db,
+    `SELECT m.id, m.timestamp, m.compacted FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id LIMIT 1`,
+  ).get(s.id) as { id: number; timestamp: number; compacted: number } | undefined;
   if (!first) return undefined;
   return {
     id: first.id,
@@ -424,11 +421,7 @@ function titleHit(
   };
 }
 
-async function discover(
-  ctx: SearchContext,
-  req: Extract<SessionSearchRequest, { mode: 'discover' }>,
-  status: HistoryIndexStatus,
-): Promise<SessionSearchResult> {
+async function discover(ctx: SearchContext, req: Discover, status: HistoryIndexStatus): Promise<SessionSearchResult> {
   const q = normalizeQuery(req.query);
   const base = {
     success: true,
@@ -439,11 +432,24 @@ async function discover(
     complete: true,
   };
   if (q.terms.length === 0)
-    return { ...base, search_path: 'empty', ranking: 'none', candidate_limit_reached: false, count: 0, results: [], hint: DISCOVER_HINT };
-  const { route, rows } = await candidatesFor(ctx, req, q, status);
+    return {
+      ...base,
+      search_path: 'empty',
+      ranking: 'none',
+      candidate_limit_reached: false,
+      count: 0,
+      results: [],
+      hint: DISCOVER_HINT,
+    };
+  const { route, match, rows } = await candidatesFor(ctx, req, q, status);
+  const term = firstPositiveTerm(q);
   const title = titleHit(ctx, req);
   // Cron sessions rank after interactive ones (stable: rank or time order kept within each class).
-  const ordered = [...(title ? [title] : []), ...rows.filter((r) => r.source !== 'cron'), ...rows.filter((r) => r.source === 'cron')];
+  const ordered = [
+    ...(title ? [title] : []),
+    ...rows.filter((r) => r.source !== 'cron'),
+    ...rows.filter((r) => r.source === 'cron'),
+  ];
   const roots = new Map<string, string>();
   const current = ctx.currentSessionId ? rootOf(ctx, ctx.currentSessionId, roots) : undefined;
   const excluded = new Set(req.exclude.map((id) => rootOf(ctx, id, roots)));
@@ -459,11 +465,13 @@ async function discover(
     seen.add(root);
     hits.push({ c, s, root });
   }
-  const results = hits.map(({ c, s, root }, i) => hydrate(ctx, c, s, root, i === 0 || req.detail === 'full'));
+  const results = hits.map(({ c, s, root }, i) =>
+    hydrate(ctx, { ...c, snippet: snippetOf(ctx, c, route, match, term) }, s, root, i === 0 || req.detail === 'full'),
+  );
   return {
     ...base,
-    search_path: route,
-    ranking: route === 'like' ? 'recency' : req.sort ? `${req.sort}_then_bm25` : 'bm25',
+    search_path: route === 'like_or' ? 'like' : route,
+    ranking: route === 'like' || route === 'like_or' ? 'recency' : req.sort ? `${req.sort}_then_bm25` : 'bm25',
     candidate_limit_reached: rows.length >= CANDIDATE_LIMIT,
     count: results.length,
     results,
@@ -480,14 +488,20 @@ function hydrate(ctx: SearchContext, c: Candidate, s: SessionRow, root: string, 
   if (full && at >= 0) {
     const talk = (r: { id: number; role: string }) => r.role !== 'tool' || r.id === c.id;
     const before = rows.slice(0, at).filter(talk).slice(-5);
-    const after = rows.slice(at + 1).filter(talk).slice(0, 5);
+    const after = rows
+      .slice(at + 1)
+      .filter(talk)
+      .slice(0, 5);
     windowRows = [...before, rows[at] as { id: number; role: string }, ...after];
     const first = windowRows[0]?.id ?? c.id;
     const last = windowRows[windowRows.length - 1]?.id ?? c.id;
     start = rows.filter((r) => r.id < first).slice(0, 3);
     end = rows.filter((r) => r.id > last).slice(-3);
   }
-  const byId = rowsById(ctx, [...start, ...windowRows, ...end].map((r) => r.id));
+  const byId = rowsById(
+    ctx,
+    [...start, ...windowRows, ...end].map((r) => r.id),
+  );
   const view = (r: { id: number }, cap: number, anchor = false) => {
     const row = byId.get(r.id);
     return row ? messageView(row, cap, anchor) : null;
@@ -500,7 +514,7 @@ function hydrate(ctx: SearchContext, c: Candidate, s: SessionRow, root: string, 
     model: s.model ?? '',
     matched_role: c.matched_role ?? c.role,
     match_message_id: c.id,
-    snippet: c.snippet,
+    snippet: c.snippet ?? '',
     messages: windowRows.map((r) => view(r, DISPLAY_CAPS.window, r.id === c.id)).filter((m) => m !== null),
     bookend_start: start.map((r) => view(r, DISPLAY_CAPS.bookend)).filter((m) => m !== null),
     bookend_end: end.map((r) => view(r, DISPLAY_CAPS.bookend)).filter((m) => m !== null),

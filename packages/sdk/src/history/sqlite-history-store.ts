@@ -19,6 +19,7 @@ import { LikeWorkers } from './like-worker';
 import { parseSearchInput } from './search-request';
 import {
   HISTORY_INDEXES,
+  type HistoryIndexName,
   backfillStep,
   cjkEligible,
   cjkGate,
@@ -26,9 +27,11 @@ import {
   indexState,
   indexStatus,
   openHistorySchema,
+  startIndexBuild,
   syncCjk,
 } from './sqlite-history-schema';
 import { runSearch } from './sqlite-history-search';
+import { sql } from './statement-cache';
 import { historyUserKey } from './user-key';
 
 /** Default deadline of a LIKE scan, in ms. @public */
@@ -54,6 +57,12 @@ export interface SqliteHistoryStoreOptions {
    * @defaultValue true
    */
   cjk?: boolean;
+  /**
+   * SQLite `synchronous` of the user files: `full` syncs every commit to disk; `normal` (in WAL mode)
+   * syncs at checkpoints only, so the last commits before a power loss (not a process crash) may be lost.
+   * @defaultValue `full`
+   */
+  synchronous?: 'full' | 'normal';
   /** Worker threads for LIKE scans. @defaultValue 1 */
   workers?: number;
   /** User files kept open at once (least recently used ones are closed). @defaultValue 64 */
@@ -94,6 +103,7 @@ export class SqliteHistoryStore implements HistoryStore {
   readonly #deadlineMs: number;
   readonly #retentionDays: number;
   readonly #redact: (text: string) => string;
+  readonly #synchronous: 'full' | 'normal';
   readonly #workers: LikeWorkers;
   readonly #open: LRUCache<string, Database.Database>;
   #cjk: boolean;
@@ -107,6 +117,7 @@ export class SqliteHistoryStore implements HistoryStore {
     this.#retentionDays = options.retentionDays ?? 0;
     this.#redact = options.redact ?? redactSecretText;
     this.#cjk = options.cjk ?? true;
+    this.#synchronous = options.synchronous ?? 'full';
     this.#workers = new LikeWorkers(options.workers ?? 1);
     this.#open = new LRUCache({ max: options.maxOpenUsers ?? 64, dispose: (db) => db.close() });
   }
@@ -132,10 +143,11 @@ export class SqliteHistoryStore implements HistoryStore {
     const s = batch.session;
     return db
       .transaction((): HistoryAppendResult => {
-        if (db.prepare('SELECT 1 FROM deleted_sessions WHERE id = ?').get(s.id)) return { appended: 0, dropped: true };
+        if (sql(db, 'SELECT 1 FROM deleted_sessions WHERE id = ?').get(s.id)) return { appended: 0, dropped: true };
         const times = batch.messages.map((m) => m.timestamp ?? now);
         const startedAt = s.startedAt ?? Math.min(now, ...times);
-        db.prepare(
+        sql(
+          db,
           `INSERT INTO sessions (id, source, title, model, started_at, last_active, parent_session_id, end_reason)
            VALUES (@id, @source, @title, @model, @startedAt, @startedAt, @parent, @endReason)
            ON CONFLICT (id) DO UPDATE SET
@@ -152,8 +164,9 @@ export class SqliteHistoryStore implements HistoryStore {
           parent: s.parentSessionId ?? null,
           endReason: s.endReason ?? null,
         });
-        const source = (db.prepare('SELECT source FROM sessions WHERE id = ?').get(s.id) as { source: string }).source;
-        const insert = db.prepare(
+        const source = (sql(db, 'SELECT source FROM sessions WHERE id = ?').get(s.id) as { source: string }).source;
+        const insert = sql(
+          db,
           `INSERT INTO messages (session_id, message_uid, role, content, tool_call_id, tool_name, tool_calls, tool_status, timestamp)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, message_uid) DO NOTHING`,
         );
@@ -203,7 +216,13 @@ export class SqliteHistoryStore implements HistoryStore {
     const request = parseSearchInput(input, this.#clock.now());
     const db = this.#db(userId);
     return runSearch(
-      { db, path: this.pathOf(userId), workers: this.#workers, deadlineMs: this.#deadlineMs, currentSessionId: scope.currentSessionId },
+      {
+        db,
+        path: this.pathOf(userId),
+        workers: this.#workers,
+        deadlineMs: this.#deadlineMs,
+        currentSessionId: scope.currentSessionId,
+      },
       request,
     );
   }
@@ -230,7 +249,9 @@ export class SqliteHistoryStore implements HistoryStore {
       const cutoff = this.#clock.now() - this.#retentionDays * 86_400_000;
       for (;;) {
         const ids = (
-          db.prepare('SELECT id FROM sessions WHERE last_active < ? ORDER BY last_active LIMIT ?').all(cutoff, batchSize) as {
+          db
+            .prepare('SELECT id FROM sessions WHERE last_active < ? ORDER BY last_active LIMIT ?')
+            .all(cutoff, batchSize) as {
             id: string;
           }[]
         ).map((r) => r.id);
@@ -243,6 +264,18 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   /**
+   * Starts rebuilding one index of a user's file from scratch (e.g. after it was found corrupt):
+   * until {@link SqliteHistoryStore.maintain} has backfilled it, searches route around it and
+   * `index_status` reports it as not ready; rows written meanwhile are indexed as they arrive.
+   * @param index - `messages_fts`, `messages_fts_trigram` or `messages_fts_cjk`
+   */
+  rebuildIndex(userId: string, index: HistoryIndexName): void {
+    checkUser(userId);
+    if (!HISTORY_INDEXES.includes(index)) throw new HistoryInputError('index', `unknown index ${String(index)}`);
+    startIndexBuild(this.#db(userId), index);
+  }
+
+  /**
    * Runs FTS5 `integrity-check` on every built index of a user's file.
    * @returns true when every index is consistent with the stored messages
    */
@@ -251,7 +284,7 @@ export class SqliteHistoryStore implements HistoryStore {
     const status = indexStatus(db);
     try {
       for (const index of HISTORY_INDEXES)
-        if (status[index]) db.prepare(`INSERT INTO ${index} (${index}) VALUES ('integrity-check')`).run();
+        if (status[index]) sql(db, `INSERT INTO ${index} (${index}) VALUES ('integrity-check')`).run();
       return true;
     } catch {
       return false;
@@ -269,7 +302,7 @@ export class SqliteHistoryStore implements HistoryStore {
     checkSessionId(sessionId, 'sessionId');
     if (uids.length === 0) return 0;
     const db = this.#db(userId);
-    const stmt = db.prepare(`UPDATE messages SET ${set} WHERE session_id = ? AND message_uid = ?`);
+    const stmt = sql(db, `UPDATE messages SET ${set} WHERE session_id = ? AND message_uid = ?`);
     return db.transaction(() => uids.reduce((n, uid) => n + stmt.run(sessionId, uid).changes, 0)).immediate();
   }
 
@@ -285,7 +318,7 @@ export class SqliteHistoryStore implements HistoryStore {
       const db = new Database(path);
       chmodSync(path, 0o600);
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      db.pragma(`synchronous = ${this.#synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       db.pragma('journal_size_limit = 67108864');
       try {
@@ -306,14 +339,14 @@ export class SqliteHistoryStore implements HistoryStore {
 /** Tombstones and deletes sessions (messages first: their triggers update the indexes). */
 function deleteSessions(db: Database.Database, ids: readonly string[]): number {
   const cjk = cjkGate(db);
-  const rows = db.prepare('SELECT id FROM messages WHERE session_id = ?');
+  const rows = sql(db, 'SELECT id FROM messages WHERE session_id = ?');
   let deleted = 0;
   for (const id of ids) {
-    db.prepare('INSERT OR IGNORE INTO deleted_sessions (id) VALUES (?)').run(id);
+    sql(db, 'INSERT OR IGNORE INTO deleted_sessions (id) VALUES (?)').run(id);
     for (const r of rows.all(id) as { id: number }[])
-      if (cjk(r.id)) db.prepare('DELETE FROM messages_fts_cjk WHERE rowid = ?').run(r.id);
-    db.prepare('DELETE FROM messages WHERE session_id = ?').run(id);
-    deleted += db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes;
+      if (cjk(r.id)) sql(db, 'DELETE FROM messages_fts_cjk WHERE rowid = ?').run(r.id);
+    sql(db, 'DELETE FROM messages WHERE session_id = ?').run(id);
+    deleted += sql(db, 'DELETE FROM sessions WHERE id = ?').run(id).changes;
   }
   return deleted;
 }

@@ -106,7 +106,9 @@ describe('history capture and session_search in the runtime', () => {
     await waitForStatus(host, second.id, ['succeeded', 'failed', 'waiting']);
     expect(toolNames(provider, 2)).toContain('session_search');
     const answer = toolResult(provider.requests.at(-1)!.messages, 'session_search');
-    const output = JSON.parse(String(answer?.content)) as { output: { count: number; results: { session_id: string }[] } };
+    const output = JSON.parse(String(answer?.content)) as {
+      output: { count: number; results: { session_id: string }[] };
+    };
     expect(output.output.count).toBe(1);
     expect(output.output.results[0]?.session_id).toBe(first.id);
     // Bob's history is his own: nothing of alice's is in it.

@@ -38,8 +38,16 @@ async function say(
   meta: { source?: string; title?: string; startedAt?: number; parentSessionId?: string; user?: string } = {},
 ) {
   await s.append(meta.user ?? 'alice', {
-    session: { id: session, source: meta.source, title: meta.title, startedAt: meta.startedAt, parentSessionId: meta.parentSessionId },
-    messages: texts.map((t, i) => msg(i % 2 === 0 ? 'user' : 'assistant', t, meta.startedAt ? { timestamp: meta.startedAt + i } : {})),
+    session: {
+      id: session,
+      source: meta.source,
+      title: meta.title,
+      startedAt: meta.startedAt,
+      parentSessionId: meta.parentSessionId,
+    },
+    messages: texts.map((t, i) =>
+      msg(i % 2 === 0 ? 'user' : 'assistant', t, meta.startedAt ? { timestamp: meta.startedAt + i } : {}),
+    ),
   });
 }
 
@@ -115,12 +123,19 @@ describe('session_search on SQLite', () => {
     const content = `${'ordinary '.repeat(3000)} deepneedle password=verysecret`;
     await s.append('alice', {
       session: { id: 'A' },
-      messages: [msg('user', 'check it'), msg('tool', content, { toolCallId: 'c1', toolName: 'fetch', toolStatus: 'ok' })],
+      messages: [
+        msg('user', 'check it'),
+        msg('tool', content, { toolCallId: 'c1', toolName: 'fetch', toolStatus: 'ok' }),
+      ],
     });
     expect((await s.search('alice', { query: 'deepneedle' })).count).toBe(0);
-    expect(await s.search('alice', { query: 'deepneedle', role_filter: 'tool' })).toMatchObject({ count: 1, search_path: 'like' });
+    expect(await s.search('alice', { query: 'deepneedle', role_filter: 'tool' })).toMatchObject({
+      count: 1,
+      search_path: 'like',
+    });
     const db = new Database(s.pathOf('alice'), { readonly: true });
-    const stored = (db.prepare(`SELECT content FROM messages WHERE role = 'tool'`).get() as { content: string }).content;
+    const stored = (db.prepare(`SELECT content FROM messages WHERE role = 'tool'`).get() as { content: string })
+      .content;
     db.close();
     expect(stored).toContain('deepneedle');
     expect(stored).not.toContain('verysecret');
@@ -158,7 +173,10 @@ describe('session_search on SQLite', () => {
     expect(read).toMatchObject({ mode: 'read', message_count: 40, truncated: true });
     expect(read.messages).toHaveLength(30);
     const anchor = (first as unknown as { match_message_id: number }).match_message_id;
-    const scroll = await s.search('alice', { session_id: first?.session_id as unknown as string, around_message_id: anchor });
+    const scroll = await s.search('alice', {
+      session_id: first?.session_id as unknown as string,
+      around_message_id: anchor,
+    });
     expect(scroll).toMatchObject({ mode: 'scroll', messages_before: 25, messages_after: 14 });
     expect(scroll.messages).toHaveLength(11);
   });
@@ -186,8 +204,13 @@ describe('session_search on SQLite', () => {
     await say(s, 'sub', ['needle'], { source: 'subagent', startedAt: t0 + 150 * DAY });
     expect(sessionsOf(await s.search('alice', { query: 'needle', limit: 10 }))).toEqual(['chat', 'cron']);
     const iso = (d: number) => new Date(t0 + d * DAY).toISOString();
-    expect(sessionsOf(await s.search('alice', { query: 'needle', after: iso(100), before: iso(200) }))).toEqual(['cron']);
-    expect(await s.search('alice', { session_id: 'sub' })).toMatchObject({ success: false, error: 'session_not_found' });
+    expect(sessionsOf(await s.search('alice', { query: 'needle', after: iso(100), before: iso(200) }))).toEqual([
+      'cron',
+    ]);
+    expect(await s.search('alice', { session_id: 'sub' })).toMatchObject({
+      success: false,
+      error: 'session_not_found',
+    });
   });
 
   it('excludes the whole lineage of a session already inspected', async () => {
@@ -220,7 +243,10 @@ describe('session_search on SQLite', () => {
     expect(step).toMatchObject({ pending: true, index_status: { messages_fts_cjk: false } });
     await s.deleteSession('alice', 's10');
     await say(s, 's13', ['中文订阅索引新消息']);
-    expect(await s.maintain('alice', { batchSize: 3 })).toMatchObject({ pending: false, index_status: { messages_fts_cjk: true } });
+    expect(await s.maintain('alice', { batchSize: 3 })).toMatchObject({
+      pending: false,
+      index_status: { messages_fts_cjk: true },
+    });
     expect(await s.search('alice', { query: '订阅', limit: 10 })).toMatchObject({ search_path: 'cjk', count: 10 });
     expect(s.integrityCheck('alice')).toBe(true);
     s.setCjk(false);
@@ -253,7 +279,10 @@ describe('session_search on SQLite', () => {
     expect((await s.search('alice', { query: 'secret' })).count).toBe(0);
     const bob = await s.search('bob', { session_id: 'same' });
     expect((bob.messages as { content: string }[]).map((m) => m.content)).toEqual(['secret plan']);
-    expect(await s.search('carol', { session_id: 'same' })).toMatchObject({ success: false, error: 'session_not_found' });
+    expect(await s.search('carol', { session_id: 'same' })).toMatchObject({
+      success: false,
+      error: 'session_not_found',
+    });
   });
 
   it('reports every search in index state and route', async () => {
@@ -279,7 +308,10 @@ describe('session_search input errors', () => {
   for (const [what, input, field] of bad)
     it(`rejects ${what} with HISTORY_INPUT_INVALID before touching storage`, async () => {
       const s = store();
-      await expect(s.search('alice', input)).rejects.toMatchObject({ code: 'HISTORY_INPUT_INVALID', details: { field } });
+      await expect(s.search('alice', input)).rejects.toMatchObject({
+        code: 'HISTORY_INPUT_INVALID',
+        details: { field },
+      });
       expect(existsSync(s.pathOf('alice'))).toBe(false);
     });
 
@@ -297,7 +329,9 @@ describe('session_search input errors', () => {
   it('rejects a malformed append batch and writes nothing', async () => {
     const s = store();
     const messages = Array.from({ length: 101 }, (_, i) => msg('user', `m ${i}`));
-    await expect(s.append('alice', { session: { id: 'a' }, messages })).rejects.toMatchObject({ code: 'HISTORY_INPUT_INVALID' });
+    await expect(s.append('alice', { session: { id: 'a' }, messages })).rejects.toMatchObject({
+      code: 'HISTORY_INPUT_INVALID',
+    });
     await expect(
       s.append('alice', { session: { id: 'a' }, messages: [msg('system' as 'user', 'x')] }),
     ).rejects.toMatchObject({ code: 'HISTORY_INPUT_INVALID' });

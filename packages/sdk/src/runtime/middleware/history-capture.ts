@@ -96,7 +96,10 @@ export function historyCaptureMiddleware(store: HistoryStore, model: string): Ru
           await store.markCompacted(user, ctx.run.id, gone);
           for (const u of gone) state.compacted.add(u);
         } catch (error) {
-          ctx.warn('HISTORY_CAPTURE_FAILED', `history archive: ${error instanceof Error ? error.message : String(error)}`);
+          ctx.warn(
+            'HISTORY_CAPTURE_FAILED',
+            `history archive: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
     },
