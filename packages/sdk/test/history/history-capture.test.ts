@@ -11,6 +11,7 @@ import {
   createAgentHost,
   defineCapability,
   type AgentHost,
+  type RunOptions,
 } from '../../src/index';
 import type { RunRecord } from '../../src/core/run-records';
 import type { ModelMessage } from '../../src/models';
@@ -27,7 +28,7 @@ afterEach(async () => {
   for (const c of cleanup.splice(0)) await c();
 });
 
-async function hostWith(scripts: FakeScript[], withHistory = true) {
+async function hostWith(scripts: FakeScript[], withHistory = true, runs: RunOptions = {}) {
   const directory = mkdtempSync(join(tmpdir(), 'history-host-'));
   const store = new SqliteHistoryStore({ directory });
   cleanup.push(async () => {
@@ -44,7 +45,7 @@ async function hostWith(scripts: FakeScript[], withHistory = true) {
     logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted' },
     goalFacts: world.facts,
-    runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1, results: { previewBytes: 2048 } },
+    runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1, results: { previewBytes: 2048 }, ...runs },
     ...(withHistory ? { history: { store } } : {}),
   });
   for (const c of world.capabilities) host.capabilities.register(c);
@@ -59,6 +60,24 @@ async function hostWith(scripts: FakeScript[], withHistory = true) {
       input: Type.Object({}),
       output: Type.Object({ log: Type.String() }),
       handler: async () => ({ log: `${'line '.repeat(5000)}tailneedle token=abcdef123456` }),
+    }),
+  );
+  host.capabilities.register(
+    defineCapability({
+      id: 'shelf.read',
+      version: 1,
+      title: 'Read a shelf',
+      description: 'Lists one shelf.',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ shelf: Type.Integer() }),
+      output: Type.Object({ titles: Type.Array(Type.String()) }),
+      handler: async ({ shelf }) => ({
+        titles: Array.from(
+          { length: 12 },
+          (_, k) => `Shelf ${shelf} title ${k}, a film with a fairly long descriptive name`,
+        ),
+      }),
     }),
   );
   await host.start({ workers: true });
@@ -113,6 +132,39 @@ describe('history capture and session_search in the runtime', () => {
     expect(output.output.results[0]?.session_id).toBe(first.id);
     // Bob's history is his own: nothing of alice's is in it.
     expect((await store.search('bob', { query: 'stalled' })).count).toBe(0);
+  });
+
+  it('marks what compaction took out of the live context as compacted, and keeps it searchable from the same run', async () => {
+    const steps = Array.from({ length: 30 }, (_, i) => ({
+      text: `Reading shelf ${i}. `,
+      toolCalls: [{ capability: 'shelf.read', input: { shelf: i } }],
+    }));
+    const { host, store } = await hostWith([{ match: 'survey', steps, finalText: 'Surveyed.' }], true, {
+      contextWindowTokens: 6000,
+      budgets: { maxToolCalls: 100 },
+    });
+    const run = await host.startRun({ goal: 'survey the library', mode: 'plan_only', actor: 'user:alice' });
+    expect((await waitForStatus(host, run.id, ['succeeded', 'failed'], { timeoutMs: 20_000 })).status).toBe(
+      'succeeded',
+    );
+    const db = new Database(store.pathOf('alice'), { readonly: true });
+    const rows = db.prepare('SELECT message_uid, active, compacted FROM messages ORDER BY id').all() as {
+      message_uid: string;
+      active: number;
+      compacted: number;
+    }[];
+    db.close();
+    expect(rows[0]).toMatchObject({ message_uid: 'user:goal', active: 0, compacted: 1 });
+    expect(rows.at(-1)).toMatchObject({ active: 1, compacted: 0 });
+    // A compacted row is no longer in the live context: the run itself finds it again.
+    const found = await store.search(
+      'alice',
+      { query: '"Shelf 0 title"', role_filter: 'tool' },
+      { currentSessionId: run.id },
+    );
+    expect(found.count).toBe(1);
+    const live = await store.search('alice', { query: 'Surveyed' }, { currentSessionId: run.id });
+    expect(live.count).toBe(0);
   });
 
   it('neither archives nor offers session_search to runs not started by a user', async () => {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryMessageInput, SessionSearchResult } from '../../src/history/history-store';
 import { SqliteHistoryStore, type SqliteHistoryStoreOptions } from '../../src/history/sqlite-history-store';
+import { ManualClock } from '../../src/ports/clock';
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -283,6 +284,43 @@ describe('session_search on SQLite', () => {
       success: false,
       error: 'session_not_found',
     });
+  });
+
+  it('deletes and tombstones sessions idle past the retention period, and keeps everything with retention 0', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const keep = store({ clock });
+    const expire = store({ clock, retentionDays: 30 });
+    for (const s of [keep, expire]) {
+      await say(s, 'old', ['needle old'], { startedAt: clock.now() });
+      clock.advance(40 * DAY);
+      await say(s, 'new', ['needle new'], { startedAt: clock.now() });
+      clock.set(Date.UTC(2026, 0, 1));
+    }
+    clock.advance(40 * DAY);
+    expect(await keep.maintain('alice')).toMatchObject({ expired_sessions: 0 });
+    expect((await keep.search('alice', { query: 'needle', limit: 10 })).count).toBe(2);
+    expect(await expire.maintain('alice')).toMatchObject({ expired_sessions: 1 });
+    expect(sessionsOf(await expire.search('alice', { query: 'needle', limit: 10 }))).toEqual(['new']);
+    expect(
+      await expire.append('alice', { session: { id: 'old' }, messages: [msg('user', 'needle again')] }),
+    ).toMatchObject({
+      dropped: true,
+    });
+    expect(expire.integrityCheck('alice')).toBe(true);
+  });
+
+  it('refuses a history file with a newer schema version and leaves it untouched', async () => {
+    const s = store();
+    await say(s, 'a', ['hello']);
+    await s.close();
+    const db = new Database(s.pathOf('alice'));
+    db.pragma('user_version = 99');
+    db.close();
+    const again = store({ directory: join(s.pathOf('alice'), '..', '..', '..') });
+    await expect(again.search('alice', {})).rejects.toMatchObject({ code: 'HISTORY_STORE_UNAVAILABLE' });
+    const check = new Database(s.pathOf('alice'), { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(99);
+    check.close();
   });
 
   it('reports every search in index state and route', async () => {
