@@ -68,7 +68,7 @@ function text(rand: () => number, words: number): string {
     const list = zh ? ZH : EN;
     out.push(list[Math.floor(rand() * list.length)] as string);
   }
-  return kind < 0.4 ? out.join('') + '。' : out.join(' ');
+  return kind < 0.4 ? `${out.join('')}。` : out.join(' ');
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -48,7 +48,7 @@ function matches(path: string[], patterns: string[][]): boolean {
  * `name=value` pairs whose name looks sensitive, bearer tokens); nothing else changes and nothing
  * is cut.
  * @param text - any text
- * @public
+ * @internal
  */
 export function redactSecretText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);

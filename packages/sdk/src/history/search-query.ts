@@ -30,7 +30,7 @@ export interface NormalizedQuery {
 const OPERATORS = new Set(['AND', 'OR', 'NOT', 'NEAR']);
 // Characters FTS5 would parse as syntax (column filters, groups, …).
 const HOSTILE = /[+{}():"^@/#&|~[\]<>,;!?$=\\']/g;
-const PLACEHOLDER = /\u0000(\d+)\u0000/g;
+const PLACEHOLDER = /\uE000(\d+)\uE000/g;
 // Identifiers joined by dots, hyphens or underscores (`chat-send`, `P2.2`, `my-app.config.ts`).
 const JOINED = /^[\p{L}\p{N}]+(?:[._-]+[\p{L}\p{N}]+)+$/u;
 
@@ -46,7 +46,7 @@ export function normalizeQuery(raw: string): NormalizedQuery {
   const phrases: string[] = [];
   text = text.replace(/"([^"]*)"/g, (_, inner: string) => {
     phrases.push(inner.replace(/\s+/g, ' ').trim());
-    return ` \u0000${phrases.length - 1}\u0000 `;
+    return ` \uE000${phrases.length - 1}\uE000 `;
   });
   text = text.replace(HOSTILE, ' ');
   if (!cjk) text = text.replace(/%/g, ' ');
@@ -54,7 +54,7 @@ export function normalizeQuery(raw: string): NormalizedQuery {
 
   const units: QueryUnit[] = [];
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    const placeholder = /^\u0000(\d+)\u0000$/.exec(word);
+    const placeholder = /^\uE000(\d+)\uE000$/.exec(word);
     if (placeholder) {
       const phrase = phrases[Number(placeholder[1])] ?? '';
       if (phrase) units.push({ kind: 'term', text: phrase, phrase: true, prefix: false });

@@ -164,7 +164,7 @@ describe('session_search on SQLite', () => {
     expect(first?.messages).toHaveLength(11);
     expect(first?.bookend_start).toHaveLength(3);
     expect(first?.bookend_end).toHaveLength(3);
-    for (const m of first?.messages as { content: string; content_truncated: boolean }[]) {
+    for (const m of (first?.messages ?? []) as { content: string; content_truncated: boolean }[]) {
       expect([...m.content].length).toBeLessThanOrEqual(4000);
       expect(m.content_truncated).toBe(true);
     }
