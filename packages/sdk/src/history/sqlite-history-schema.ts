@@ -287,3 +287,11 @@ export function backfillStep(db: Database, index: HistoryIndexName, batchSize: n
 export function cjkEligible(role: string, source: string): boolean {
   return role !== 'tool' && source !== 'cron' && source !== 'subagent';
 }
+
+/** True when an error says an FTS5 index is corrupt (it must be rebuilt, never the user's data reset). */
+export function isCorruptIndexError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_CORRUPT_VTAB') return true;
+  const message = error instanceof Error ? error.message : '';
+  return typeof code === 'string' && code.startsWith('SQLITE_CORRUPT') && /fts5|malformed/i.test(message);
+}

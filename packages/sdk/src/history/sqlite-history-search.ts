@@ -19,7 +19,13 @@ import {
 } from './search-query';
 import { type RouteStep, routePlan } from './search-route';
 import type { SessionSearchRequest } from './search-request';
-import { indexStatus } from './sqlite-history-schema';
+import {
+  indexState,
+  indexStatus,
+  isCorruptIndexError,
+  startIndexBuild,
+  HISTORY_INDEXES,
+} from './sqlite-history-schema';
 
 /** Most candidate rows a discovery considers. */
 export const CANDIDATE_LIMIT = 300;
@@ -94,12 +100,25 @@ export async function runSearch(ctx: SearchContext, req: SessionSearchRequest): 
           : req.mode === 'browse'
             ? browse(ctx, req.limit)
             : await discover(ctx, req, indexStatus(ctx.db));
-    return { ...result, index_status };
+    return { ...result, index_status, ...rebuildProgress(ctx) };
   } catch (error) {
     if (error instanceof SearchFailure)
       return { success: false, error: error.error, complete: false, hint: TIMEOUT_HINT, index_status };
     throw error;
   }
+}
+
+/** `index_rebuild` while an index is being backfilled: how far, and that misses are inconclusive. */
+function rebuildProgress(ctx: SearchContext): { index_rebuild?: JsonValue } {
+  const building = HISTORY_INDEXES.map((i) => indexState(ctx.db, i)).filter((s) => s.high > 0);
+  if (building.length === 0) return {};
+  const percent = Math.floor(Math.min(...building.map((s) => (100 * s.progress) / s.high)));
+  return {
+    index_rebuild: {
+      percent,
+      note: 'an index is being rebuilt: searches route around it; older messages may be missed',
+    },
+  };
 }
 
 // ---- sessions and lineage ----
@@ -359,7 +378,15 @@ async function candidatesFor(
     let rows: Candidate[];
     try {
       rows = matchCandidates(ctx, req, TABLES[step], match);
-    } catch {
+    } catch (error) {
+      // A broken index is rebuilt from scratch (maintenance backfills it); the search goes on without it.
+      if (isCorruptIndexError(error)) {
+        try {
+          startIndexBuild(ctx.db, TABLES[step]);
+        } catch {
+          // the next search tries again
+        }
+      }
       continue;
     }
     if (rows.length > 0 || plan.firstRunDecides) return { route: step, match, rows };

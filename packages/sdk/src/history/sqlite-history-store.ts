@@ -237,6 +237,7 @@ export class SqliteHistoryStore implements HistoryStore {
     let pending = false;
     for (const index of HISTORY_INDEXES) {
       pending = false;
+      if (indexState(db, index).high < 0) continue;
       while (steps > 0) {
         steps--;
         pending = backfillStep(db, index, batchSize);

@@ -5,6 +5,7 @@ import { cjkMatch, fts5Match, fts5OrMatch, likeGroups, normalizeQuery } from '..
 import { routePlan } from '../../src/history/search-route';
 import { parseSearchInput } from '../../src/history/search-request';
 import { parseTimeBound } from '../../src/history/time-bounds';
+import { isCorruptIndexError } from '../../src/history/sqlite-history-schema';
 
 const ALL = { messages_fts: true, messages_fts_trigram: true, messages_fts_cjk: true };
 const NOW = Date.UTC(2026, 10, 30, 12);
@@ -113,5 +114,15 @@ describe('display caps', () => {
     expect(capText('😀😀😀', 2)).toEqual({ text: '😀😀', cut: true, chars: 3 });
     expect(capText('\u001b[31mred\u001b[0m', 10).text).toBe('red');
     expect(markSnippet('Docker networking', 'docker')).toBe('>>>Docker<<< networking');
+  });
+});
+
+describe('index errors', () => {
+  it('treats a corrupt FTS5 table as an index to rebuild, and a syntax error as not', () => {
+    const err = (code: string, message: string) => Object.assign(new Error(message), { code });
+    expect(isCorruptIndexError(err('SQLITE_CORRUPT_VTAB', 'database disk image is malformed'))).toBe(true);
+    expect(isCorruptIndexError(err('SQLITE_CORRUPT', 'fts5: corrupt structure'))).toBe(true);
+    expect(isCorruptIndexError(err('SQLITE_ERROR', 'fts5: syntax error near "AND"'))).toBe(false);
+    expect(isCorruptIndexError(new Error('boom'))).toBe(false);
   });
 });

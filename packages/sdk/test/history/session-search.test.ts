@@ -242,6 +242,7 @@ describe('session_search on SQLite', () => {
     s.setCjk(true);
     const step = await s.maintain('alice', { batchSize: 3, maxSteps: 1 });
     expect(step).toMatchObject({ pending: true, index_status: { messages_fts_cjk: false } });
+    expect((await s.search('alice', { query: '订阅' })).index_rebuild).toMatchObject({ percent: 25 });
     await s.deleteSession('alice', 's10');
     await say(s, 's13', ['中文订阅索引新消息']);
     expect(await s.maintain('alice', { batchSize: 3 })).toMatchObject({
