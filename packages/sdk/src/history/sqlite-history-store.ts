@@ -30,7 +30,8 @@ import {
   startIndexBuild,
   syncCjk,
 } from './sqlite-history-schema';
-import { runSearch } from './sqlite-history-search';
+import { runSearch } from './search-engine';
+import { SqliteSearchBackend } from './sqlite-search-backend';
 import { sql } from './statement-cache';
 import { historyUserKey } from './user-key';
 
@@ -216,14 +217,9 @@ export class SqliteHistoryStore implements HistoryStore {
     const request = parseSearchInput(input, this.#clock.now());
     const db = this.#db(userId);
     return runSearch(
-      {
-        db,
-        path: this.pathOf(userId),
-        workers: this.#workers,
-        deadlineMs: this.#deadlineMs,
-        currentSessionId: scope.currentSessionId,
-      },
+      new SqliteSearchBackend(db, this.pathOf(userId), this.#workers, this.#deadlineMs),
       request,
+      scope.currentSessionId,
     );
   }
 
