@@ -15,6 +15,7 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
+import { checkAppend, checkSessionId, checkUser } from './append-checks';
 import { LikeWorkers } from './like-worker';
 import { parseSearchInput } from './search-request';
 import {
@@ -346,30 +347,4 @@ function deleteSessions(db: Database.Database, ids: readonly string[]): number {
     deleted += sql(db, 'DELETE FROM sessions WHERE id = ?').run(id).changes;
   }
   return deleted;
-}
-
-function checkUser(userId: string): void {
-  if (typeof userId !== 'string' || userId.length === 0 || userId.length > 255)
-    throw new HistoryInputError('userId', 'must be a non-empty string of at most 255 characters');
-}
-
-function checkSessionId(id: unknown, field: string): void {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 255)
-    throw new HistoryInputError(field, 'must be a non-empty string of at most 255 characters');
-}
-
-const ROLES = new Set(['user', 'assistant', 'tool']);
-
-function checkAppend(userId: string, batch: HistoryAppend): void {
-  checkUser(userId);
-  checkSessionId(batch?.session?.id, 'session.id');
-  if (!Array.isArray(batch.messages) || batch.messages.length > 100)
-    throw new HistoryInputError('messages', 'must be an array of at most 100 messages');
-  batch.messages.forEach((m, i) => {
-    checkSessionId(m?.uid, `messages[${i}].uid`);
-    if (!ROLES.has(m.role)) throw new HistoryInputError(`messages[${i}].role`, 'must be user, assistant or tool');
-    if (typeof m.content !== 'string') throw new HistoryInputError(`messages[${i}].content`, 'must be a string');
-    if (m.timestamp !== undefined && !Number.isFinite(m.timestamp))
-      throw new HistoryInputError(`messages[${i}].timestamp`, 'must be epoch milliseconds');
-  });
 }
