@@ -19,3 +19,4 @@ export {
   DEFAULT_HISTORY_DEADLINE_MS,
   type SqliteHistoryStoreOptions,
 } from './history/sqlite-history-store';
+export type { HistoryIndexName } from './history/sqlite-history-schema';

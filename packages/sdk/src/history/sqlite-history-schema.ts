@@ -9,7 +9,7 @@ import type { HistoryIndexStatus } from './history-store';
 /** Schema version kept in `PRAGMA user_version`. */
 export const HISTORY_SCHEMA_VERSION = 1;
 
-/** The three search indexes. */
+/** The three search indexes of a history store. @public */
 export type HistoryIndexName = keyof HistoryIndexStatus;
 
 /** Names of the indexes, in routing order. */

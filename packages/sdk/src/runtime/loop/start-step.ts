@@ -35,7 +35,8 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
     ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored),
   );
   session.storedCount = stored.length;
-  if (session.messages.length === 0) session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
+  if (session.messages.length === 0)
+    session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
   await reconcileDanglingCalls(loop, session);
   const catalog = runCatalog(deps.capabilities, session.run);
   const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
