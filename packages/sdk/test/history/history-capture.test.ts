@@ -167,6 +167,23 @@ describe('history capture and session_search in the runtime', () => {
     expect(live.count).toBe(0);
   });
 
+  it("archives an administrator's steering of a user's run in the run owner's history, not the administrator's", async () => {
+    const { host, store } = await hostWith([
+      { match: 'root here', finalText: 'checked again' },
+      { match: 'look', finalText: 'nothing to do' },
+    ]);
+    const run = await host.startRun({ goal: 'look at my library', mode: 'plan_only', actor: 'user:alice' });
+    await waitForStatus(host, run.id, ['succeeded']);
+    await host.appendToInbox(run.id, 'root here: check the library again', 'user:root');
+    await waitForStatus(host, run.id, ['running', 'queued'], { timeoutMs: 2000 }).catch(() => undefined);
+    await waitForStatus(host, run.id, ['succeeded']);
+    const read = await store.search('alice', { session_id: run.id });
+    const texts = (read.messages as { role: string; content: string }[]).map((m) => `${m.role}:${m.content}`);
+    expect(texts).toContain('user:root here: check the library again');
+    expect(texts).toContain('assistant:checked again');
+    expect((await store.search('root', {})).count).toBe(0);
+  });
+
   it('neither archives nor offers session_search to runs not started by a user', async () => {
     const { host, provider, store } = await hostWith([{ finalText: 'ok' }]);
     const run = await host.startRun({ goal: 'nightly check', actor: 'apikey:cron-job' });
