@@ -12,6 +12,8 @@ import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
 import { sessionSearchTool } from './tools/session-search';
+import { memoryTool } from './tools/memory';
+import { searchMemoryTool } from './tools/search-memory';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -48,6 +50,7 @@ export class RunDriver {
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
       ...(deps.history ? [sessionSearchTool(deps.history)] : []),
+      ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
     ]);
     this.#loop = {
       deps,

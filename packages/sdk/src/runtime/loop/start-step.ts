@@ -4,6 +4,7 @@ import { markHumanInput } from './human-input';
 import type { ModelMessage, ModelTool } from '../../models/types';
 import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';
+import { freezeMemorySnapshot } from './memory-step';
 import { reconcileDanglingCalls } from './reconcile';
 import { runCatalog } from './run-rule';
 import type { RunSession } from './run-session';
@@ -38,6 +39,7 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
   if (session.messages.length === 0)
     session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
   await reconcileDanglingCalls(loop, session);
+  await freezeMemorySnapshot(loop, session);
   const catalog = runCatalog(deps.capabilities, session.run);
   const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
   return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });
