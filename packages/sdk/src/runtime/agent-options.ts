@@ -100,6 +100,7 @@ export interface AgentOptions {
    * ```
    */
   history?: HistoryOptions;
+  /**
    * Decisions for people and their automatic investigation and recovery (docs/decisions.md).
    * @defaultValue no automatic investigation; 8 tool calls, 2 recovery attempts per root cause, 600 s verification
    */
