@@ -44,17 +44,17 @@ function matches(path: string[], patterns: string[][]): boolean {
 }
 
 /**
- * A text with its secret-looking parts replaced by `[REDACTED]` (URL user-info passwords,
- * `name=value` pairs whose name looks sensitive, bearer tokens); nothing else changes and nothing
- * is cut.
+ * Replaces secrets inside free text with `[REDACTED]`: URL user-info passwords (`user:pass@`),
+ * `name=value` pairs whose name looks sensitive (`token=`, `apikey=`, `password=` …) and bearer
+ * tokens. Pure.
  * @param text - any text
- * @internal
+ * @returns the text with those values replaced
+ * @public
  */
-export function redactSecretText(text: string): string {
+export function redactText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
 }
 
-const redactText = redactSecretText;
 
 const sensitiveName = (name: unknown) =>
   typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));

@@ -2,7 +2,7 @@
 // every query), `tsvector` columns with GIN indexes ranked by `ts_rank_cd`, pg_trgm for substrings
 // when the server has it, and `statement_timeout` as the search deadline.
 import pg from 'pg';
-import { redactSecretText } from '../capabilities/input-summary';
+import { redactText } from '../capabilities/input-summary';
 import { type Clock, SystemClock } from '../ports/clock';
 import { bigramText } from './cjk';
 import { HistoryInputError, HistoryStoreError } from './errors';
@@ -102,7 +102,7 @@ export class PostgresHistoryStore implements HistoryStore {
     this.#clock = options.clock ?? new SystemClock();
     this.#deadlineMs = options.deadlineMs ?? 3000;
     this.#retentionDays = options.retentionDays ?? 0;
-    this.#redact = options.redact ?? redactSecretText;
+    this.#redact = options.redact ?? redactText;
   }
 
   /**

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { redactSecretText } from '../capabilities/input-summary';
+import { redactText } from '../capabilities/input-summary';
 import { type Clock, SystemClock } from '../ports/clock';
 import { HistoryInputError, HistoryStoreError } from './errors';
 import type {
@@ -117,7 +117,7 @@ export class SqliteHistoryStore implements HistoryStore {
     this.#clock = options.clock ?? new SystemClock();
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_HISTORY_DEADLINE_MS;
     this.#retentionDays = options.retentionDays ?? 0;
-    this.#redact = options.redact ?? redactSecretText;
+    this.#redact = options.redact ?? redactText;
     this.#cjk = options.cjk ?? true;
     this.#synchronous = options.synchronous ?? 'full';
     this.#workers = new LikeWorkers(options.workers ?? 1);

@@ -14,6 +14,7 @@ import { updatePlanTool } from './tools/update-plan';
 import { sessionSearchTool } from './tools/session-search';
 import { memoryTool } from './tools/memory';
 import { searchMemoryTool } from './tools/search-memory';
+import { executeCodeTool } from './tools/execute-code';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -51,6 +52,7 @@ export class RunDriver {
       }),
       ...(deps.history ? [sessionSearchTool(deps.history)] : []),
       ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
+      ...(deps.code ? [executeCodeTool(deps.code)] : []),
     ]);
     this.#loop = {
       deps,
