@@ -47,6 +47,11 @@ export const LAYERS = [
   },
   { layer: 'capability families', folders: ['media'], holds: 'standard media capabilities' },
   {
+    layer: 'personal skills',
+    folders: ['skills'],
+    holds: 'personal skill library: the fuzzy patch matcher, SKILL.md rules, the file store, ownership and archive',
+  },
+  {
     layer: 'runtime',
     folders: ['runtime'],
     holds: 'the run loop, run events and their bus, middleware, guardrails, context, the agent host',

@@ -213,6 +213,16 @@ export const ERROR_CODES = {
   MCP_TRANSPORT_LOST:
     'The connection to an MCP server broke during a read-only tool call; the call failed (a side-effecting call is `unknown` instead).',
 
+  // Personal skills (`skills_list`, `skill_view`, `skill_manage`, `/skills` commands)
+  SKILL_PATCH_INVALID:
+    'A skill patch was refused before matching: empty or whitespace-only `old_string`, no change ("no edit applied"), or `replace_all` over approximate matches.',
+  SKILL_PATCH_NO_MATCH:
+    "A skill patch's `old_string` matched nowhere in the file, by any of the nine strategies; the message shows the most similar lines.",
+  SKILL_PATCH_AMBIGUOUS:
+    "A skill patch's `old_string` matched several places and `replace_all` was not set; the message lists them as `L<line>: <snippet>`.",
+  SKILL_PATCH_ESCAPE_DRIFT:
+    'A skill patch matched only approximately and its strings look over-escaped (`\\"`, literal `\\n`, doubled backslashes) compared with the file; re-read and resend.',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',
