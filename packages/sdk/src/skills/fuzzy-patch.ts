@@ -138,9 +138,7 @@ export function escapeDrift(oldString: string, newString: string, region: string
     if (oldString.includes(seq) && newString.includes(seq) && !region.includes(seq))
       return `old_string and new_string contain ${seq} but the file does not.${advice}`;
   if (count(oldString, '\\n') > count(region, '\\n') && region.includes('\n') && newString.includes('\\n'))
-    return (
-      `old_string holds literal \\n where the file has line breaks, and new_string would write literal \\n.${advice}`
-    );
+    return `old_string holds literal \\n where the file has line breaks, and new_string would write literal \\n.${advice}`;
   const oldRuns = backslashRuns(oldString);
   const fileRuns = backslashRuns(region);
   const signal = fileRuns.reduce((a, b) => a + b, 0);
