@@ -9,6 +9,7 @@ import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
 import type { RunRecord } from '../../core/run-records';
+import type { SkillStore } from '../../ports/skill-store';
 import type { StorageAdapter } from '../../ports/storage-adapter';
 import type { ToolResultStore } from '../context/tool-result-store';
 import type { GoalFacts } from '../goal-facts';
@@ -90,6 +91,8 @@ export interface RunDriverDeps {
   middleware?: readonly RunMiddleware[];
   /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
   tracing?: TracingOptions;
+  /** Personal skills: offers `skills_list`, `skill_view`, `skill_manage` and answers `/skills` commands (default none: off). */
+  skills?: SkillStore;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

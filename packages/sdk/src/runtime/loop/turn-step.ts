@@ -5,6 +5,7 @@ import type { ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
 import { commitBeforeCall } from './deferred-commit';
 import { applyInbox } from './inbox-step';
+import { answerSkillCommand } from './skill-command-step';
 import type { Loop } from './loop';
 import { runModelTurn, type ModelTurnSink } from './model-turn';
 import { interruptedBy, STOPPED, type DriveEnd } from './outcomes';
@@ -61,6 +62,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (session.run.leaseOwner !== lease.owner) return STOPPED;
   if (session.run.abortRequested) return { kind: 'aborted' };
   if ((await applyInbox(loop, session)) && !(await commitStep(deps, session))) return STOPPED;
+  const commanded = await answerSkillCommand(loop, session);
+  if (commanded) return commanded;
   const breach = checkRunBudgets(
     session.usage,
     session.run.budgets as unknown as RunBudgets,
