@@ -113,6 +113,25 @@ export {
 export type { FuzzyStrategy } from './skills/fuzzy-strategies';
 export type { SkillOwnership } from './skills/skill-ownership';
 export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
+export {
+  runLearningReview,
+  type LearningReviewOptions,
+  type LearningReviewResult,
+  type MemoryReviewHook,
+  type ReviewCallRecord,
+} from './skills/review-run';
+export {
+  countModelResponse,
+  countUserTurn,
+  initialCounters,
+  LEARNING_INTERVAL,
+  reviewAfterTurn,
+  reviewInputBudget,
+  type LearningCounters,
+  type ReviewDecision,
+  type TurnEnd,
+} from './skills/review-triggers';
+export { reviewPrompt } from './skills/review-prompts';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSkillCommand } from '../../src/skills/skill-command';
 import { parseSkillDocument } from '../../src/skills/skill-document';
-import { SkillError } from '../../src/skills/skill-error';
+import type { SkillError } from '../../src/skills/skill-error';
 import { backgroundMayWrite, parseOwnership } from '../../src/skills/skill-ownership';
 import { checkSkillFilePath, checkSkillName } from '../../src/skills/skill-paths';
 import { findUnsafeText } from '../../src/skills/unsafe-text';
