@@ -132,6 +132,11 @@ export {
   type TurnEnd,
 } from './skills/review-triggers';
 export { reviewPrompt } from './skills/review-prompts';
+export {
+  learningReviewMiddleware,
+  type LearningReviewMiddleware,
+  type LearningReviewMiddlewareOptions,
+} from './runtime/middleware/learning-review';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

@@ -72,6 +72,14 @@ export interface LearningReviewResult {
   readonly writes: number;
 }
 
+function parseArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return {};
+  }
+}
+
 const estimateTokens = (messages: readonly ModelMessage[]) => Math.ceil(JSON.stringify(messages).length / 4);
 
 /**
@@ -122,6 +130,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     const parts: Array<{ type: 'text'; text: string } | ToolCallPart> = [];
     let text = '';
     let reported = false;
+    const failures = new Map<string, string>();
     for await (const event of provider.stream(
       {
         model: options.model,
@@ -132,9 +141,17 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
       signal,
     )) {
       if (event.type === 'text_delta') text += event.text;
-      else if (event.type === 'tool_call_end' && event.ok)
-        parts.push({ type: 'tool_call', id: event.id, name: event.name, input: event.input });
-      else if (event.type === 'usage') {
+      else if (event.type === 'tool_call_end') {
+        // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
+        // arguments that fail their schema are answered with the failure.
+        const input = event.ok
+          ? event.input
+          : event.failure.code === 'TOOL_UNKNOWN'
+            ? parseArgs(event.rawArguments)
+            : undefined;
+        parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
+        if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
+      } else if (event.type === 'usage') {
         reported = true;
         inputTokens += event.usage.inputTokens;
         outputTokens += event.usage.outputTokens;
@@ -147,6 +164,12 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     if (toolCalls.length === 0) return result('done');
     const names = new Set((await store.list(userId).catch(() => [])).map((s) => s.name));
     for (const call of toolCalls) {
+      const failure = failures.get(call.id);
+      if (failure !== undefined) {
+        calls.push({ tool: call.name, outcome: 'error', code: 'TOOL_ARGS_INVALID' });
+        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, status: 'error', content: failure });
+        continue;
+      }
       const decision = reviewDispatch(call.name, call.input, due.memory, names);
       let output: JsonValue;
       let status: 'ok' | 'error' = 'ok';
