@@ -13,7 +13,7 @@ import {
 } from '../../src/index';
 import { learningReviewMiddleware } from '../../src/runtime/middleware/learning-review';
 import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
+import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -69,9 +69,10 @@ describe('background learning reviews in a host', () => {
   it('starts a memory review after the 10th delivered user turn, not before, with the conversation copied', async () => {
     const { host, middleware, reviews, memoryCalls, provider } = await start(
       [
-        reviewScript([
-          { toolCalls: [{ capability: 'memory', input: { action: 'add', content: 'answers in English' } }] },
-        ]),
+        learningReviewScript({
+          memory: [{ action: 'add', content: 'answers in English' }],
+          forbidden: [{ capability: 'download.submit', input: { planId: 'p1' } }],
+        }),
         { match: 'hello', finalText: 'hi' },
       ],
       true,
@@ -88,6 +89,10 @@ describe('background learning reviews in a host', () => {
     await waitForRunStatus(host, run.id, ['succeeded']);
     await middleware.idle();
     expect(reviews.map((r) => [r.kind, r.result.ended])).toEqual([[{ memory: true, skills: false }, 'done']]);
+    expect(reviews[0]!.result.calls).toEqual([
+      { tool: 'memory', outcome: 'ok' },
+      { tool: 'download.submit', outcome: 'denied' },
+    ]);
     expect(memoryCalls).toEqual([{ action: 'add', content: 'answers in English' }]);
     const reviewRequest = provider.requests.find((r) => JSON.stringify(r.messages).includes('background review'))!;
     expect(reviewRequest.messages.filter((m) => m.role === 'user')).toHaveLength(11);
