@@ -162,14 +162,14 @@ export async function planBatch(input: BatchInput): Promise<BatchPlan> {
             { name, filePath },
           );
       }
-      const now_ = current(target);
+      const before = current(target);
       let next: string | null;
       switch (op.action) {
         case 'patch': {
-          if (now_ === null)
+          if (before === null)
             throw new SkillError('SKILL_NOT_FOUND', `${name}/${filePath} does not exist`, { name, filePath });
           const out = applyFuzzyPatch({
-            content: now_,
+            content: before,
             oldString: op.old_string,
             newString: op.new_string,
             replaceAll: op.replace_all ?? false,
@@ -192,7 +192,7 @@ export async function planBatch(input: BatchInput): Promise<BatchPlan> {
         case 'remove_file':
           if (filePath === SKILL_FILE)
             throw new SkillError('SKILL_PATH_INVALID', 'remove_file removes support files, never SKILL.md', { name });
-          if (now_ === null)
+          if (before === null)
             throw new SkillError('SKILL_NOT_FOUND', `${name}/${filePath} does not exist`, { name, filePath });
           next = null;
           break;
