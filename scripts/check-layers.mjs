@@ -37,8 +37,9 @@ export const LAYERS = [
   },
   {
     layer: 'rules and services',
-    folders: ['ledger', 'authorization'],
-    holds: 'pure rule functions and the services that apply them to storage',
+    folders: ['ledger', 'authorization', 'memory'],
+    holds:
+      'pure rule functions and the services that apply them to storage; stable memory (MEMORY.md / USER.md, proposals, search_memory)',
   },
   {
     layer: 'invocation path',
@@ -62,7 +63,11 @@ export const LAYERS = [
     folders: ['mcp'],
     holds: 'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk)',
   },
-  { layer: 'test harness', folders: ['testing'], holds: 'storage conformance suite, sandbox host, run helpers' },
+  {
+    layer: 'test harness',
+    folders: ['testing'],
+    holds: 'storage conformance suite, sandbox host, run helpers, task evaluation (scenarios, oracle, eval CLI)',
+  },
 ];
 
 const ENTRY = '(entry)';

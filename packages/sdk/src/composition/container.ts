@@ -28,12 +28,22 @@ import type { GoalFacts } from '../runtime/goal-facts';
 import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budgets';
 import { RunDriver, type RunDriverSettings } from '../runtime/run-driver';
 import { RunService } from '../runtime/run-service';
+import { DecisionService } from '../runtime/decisions/decision-service';
+import {
+  DEFAULT_DECISION_OPTIONS,
+  type DecisionOptions,
+  type ResolvedDecisionOptions,
+} from '../runtime/decisions/decision-settings';
 import { ToolResultStore } from '../runtime/context/tool-result-store';
+import { CodeExecution } from '../runtime/code/code-execution';
+import { resolveCodeExecutionOptions } from '../runtime/code/code-options';
+import { ImageDelivery } from '../runtime/images/image-delivery';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
 import { FileSkillStore } from '../skills/file-skill-store';
 import type { SkillStore } from '../ports/skill-store';
+import { memoryServiceFor } from './memory-wiring';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -97,12 +107,26 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     );
   const middleware = r.middleware ?? [];
   validateRunMiddleware(middleware);
+  const tracing = options.tracing as { tracer?: { startSpan?: unknown }; captureContent?: unknown } | undefined;
+  if (
+    tracing !== undefined &&
+    (typeof tracing !== 'object' ||
+      tracing === null ||
+      (tracing.tracer !== undefined && typeof tracing.tracer?.startSpan !== 'function') ||
+      (tracing.captureContent !== undefined && typeof tracing.captureContent !== 'boolean'))
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option tracing must be { tracer?: an OpenTelemetry Tracer (with startSpan), captureContent?: boolean }',
+      { option: 'tracing' },
+    );
   if (options.identity !== undefined && typeof options.identity?.roleOf !== 'function')
     throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
       option: 'identity',
     });
   return {
     ...limits,
+    decisions: resolveDecisionOptions(options.decisions),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     tracing: options.tracing,
@@ -117,6 +141,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       contextWindowTokens,
       compactionThreshold,
       middleware: [...middleware],
+      code: r.code ? resolveCodeExecutionOptions(r.code) : undefined,
+      images: r.images ?? {},
     },
   };
 }
@@ -236,6 +262,13 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     Tokens.RunEventBus,
     single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))),
   );
+  const memory = options.memory;
+  c.register(
+    Tokens.MemoryService,
+    single((d) =>
+      memory ? memoryServiceFor(memory, resolvePort(d, Tokens.Clock), resolvePort(d, Tokens.Identity)) : null,
+    ),
+  );
   c.register(
     Tokens.AgentHost,
     single((d) => buildAgentHost(d, resolved, skills)),
@@ -269,9 +302,17 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
+  const memory = resolvePort(d, Tokens.MemoryService);
   let runs: RunService | undefined;
+  const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
+  const identity = resolvePort(d, Tokens.Identity);
+  const code = resolved.runs.code
+    ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: (actor) => identity.roleOf(actor) })
+    : undefined;
   const driver = new RunDriver({
-    results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+    results,
+    images: new ImageDelivery(resolved.runs.images, resolved.model),
+    ...(code ? { code } : {}),
     counter: resolvePort(d, Tokens.TokenCounter),
     startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
       runs!.startRun(
@@ -302,11 +343,26 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     ids,
     logger,
     middleware: resolved.runs.middleware,
+    onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
     ...(skills ? { skills } : {}),
+    ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });
-  const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
+  const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
+  const decisions = new DecisionService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    ids,
+    logger,
+    startRun: (input, extras) => runs!.startRun(input, undefined, extras),
+    settings: resolved.decisions,
+    maxDurationSec: resolved.runs.budgets.maxDurationSec,
+    maxInputBytes: resolved.maxInputBytes,
+    identity: d.resolve(Tokens.Identity),
+  });
   runs = new RunService({
     storage,
     capabilities,
@@ -334,7 +390,39 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     runs,
     workers,
     bus,
+    decisions,
+    memory: memory ?? undefined,
+    ...(code ? { onStop: () => code.close() } : {}),
   });
+}
+
+/** Decision options with defaults, checked. */
+function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisionOptions {
+  const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
+  for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
+    const v = resolved[name];
+    if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option decisions.${name} must be an integer of at least ${name === 'investigateMaxAttempts' ? 0 : 1}; got ${String(v)}`,
+        {
+          option: `decisions.${name}`,
+        },
+      );
+  }
+  if (typeof resolved.autoInvestigate !== 'boolean')
+    throw new MediaAgentError('OPTIONS_INVALID', 'option decisions.autoInvestigate must be a boolean', {
+      option: 'decisions.autoInvestigate',
+    });
+  if (resolved.autoInvestigateMode !== 'investigate' && resolved.autoInvestigateMode !== 'recover')
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option decisions.autoInvestigateMode must be investigate or recover',
+      {
+        option: 'decisions.autoInvestigateMode',
+      },
+    );
+  return resolved;
 }
 
 /** The run driver's settings, from the resolved options. */
@@ -353,6 +441,7 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
     compactionThreshold: resolved.runs.compactionThreshold,
     maxInputBytes: resolved.maxInputBytes,
     refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
+    recoverVerifySec: resolved.decisions.recoverVerifySec,
   };
 }
 

@@ -251,6 +251,67 @@ export const ERROR_CODES = {
   SKILL_USER_INVALID: 'Personal skills need the stable id of a person (`user:<id>`); the run acts for nobody.',
   SKILL_INPUT_INVALID: "A skill tool's arguments do not match its schema (unknown field, wrong type, out of range).",
 
+  // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
+  DECISION_INVALID:
+    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',
+  DECISION_NOT_FOUND: 'No decision has the id.',
+  DECISION_SUBJECT_NOT_FOUND:
+    'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
+  DECISION_OPTION_NOT_FOUND: 'The decision offers no option with the id chosen.',
+  DECISION_CLOSED: 'The decision was dismissed; it takes no choice.',
+  // Stable memory (`MEMORY.md` / `USER.md`, proposals, `search_memory`)
+  MEMORY_INPUT_INVALID:
+    'A `memory` or `search_memory` call is malformed (unknown action or field, empty content or `old_text`, more than 20 operations …); nothing was written.',
+  MEMORY_OVER_BUDGET:
+    'A memory write would leave the file over its budget (`MEMORY.md` 2200, `USER.md` 1375 code points); nothing was written — merge or remove entries in one batch.',
+  MEMORY_THREAT_DETECTED:
+    'Memory content matched a prompt-injection, exfiltration or persistence pattern, or holds invisible Unicode; nothing was written.',
+  MEMORY_ENTRY_NOT_FOUND: 'No memory entry contains the `old_text`; nothing was written.',
+  MEMORY_ENTRY_AMBIGUOUS:
+    'The `old_text` matches several different memory entries; nothing was written — use a precise fragment.',
+  MEMORY_EMPTY_BATCH:
+    'A batch would remove every memory entry; nothing was written — remove the last entry with a single `remove`.',
+  MEMORY_DRIFT:
+    'A memory file was edited outside the tool (it no longer splits into entries); a `.bak` copy was made and nothing was written.',
+  MEMORY_BUSY:
+    "Another process held the user's memory lock for longer than the wait (5 s); nothing was written — try again.",
+  MEMORY_READ_FAILED:
+    'A memory file could not be read; nothing was written (a failed read is never taken for an empty file).',
+  MEMORY_USER_REQUIRED: 'The actor is not a user (`user:<id>`), so it has no personal memory.',
+  MEMORY_FORBIDDEN: 'Only an administrator may write the global memory.',
+  MEMORY_PROPOSAL_NOT_FOUND: 'No pending memory proposal has the id for this user.',
+  MEMORY_PROPOSAL_LIMIT:
+    'A user already has 100 pending memory proposals, or a proposal is larger than 64 KiB; nothing was staged.',
+  MEMORY_ORIGINAL_CHANGED:
+    'A memory proposal was not applied because an entry it replaces or removes changed since it was staged; the proposal is kept.',
+  MEMORY_SEARCH_TIMEOUT:
+    'A `search_memory` regular expression ran past its deadline; the search is incomplete, not empty.',
+  // Read-only code orchestration (`execute_code`) and images in tool results
+  CODE_ADMIN_ONLY: '`execute_code` was called in a run whose actor is not an administrator; nothing ran.',
+  CODE_SANDBOX_UNAVAILABLE:
+    'The optional peer `quickjs-emscripten` (the WebAssembly JavaScript sandbox of `execute_code`) is not installed.',
+  CODE_INPUT_INVALID:
+    'The arguments of an `execute_code` call are invalid (no `code` string, code over the size limit).',
+  CODE_SYNTAX: 'The JavaScript of an `execute_code` cell does not parse; nothing ran and the kernel state is kept.',
+  CODE_SCRIPT_ERROR: 'The JavaScript of an `execute_code` cell threw; assignments made before the throw are kept.',
+  CODE_EXIT: 'The cell called `exit()`; the kernel and its state were destroyed.',
+  CODE_TIMEOUT: 'The cell ran past its deadline (300 s by default); it was stopped and its kernel destroyed.',
+  CODE_CPU_LIMIT: 'The cell used more sandbox CPU time than allowed; it was stopped and its kernel destroyed.',
+  CODE_MEMORY_LIMIT: "The cell went over its kernel's memory limit; it was stopped and its kernel destroyed.",
+  CODE_CANCELLED: 'The run was aborted while the cell ran; it was stopped and its kernel destroyed.',
+  CODE_TOOL_NOT_READ:
+    'A script called a capability that is not of kind `read`; it was refused before its handler (only reads run from code).',
+  CODE_TOOL_UNKNOWN: 'A script called a capability that does not exist or is not enabled for the run.',
+  CODE_CALL_BUDGET: 'A script made more capability calls than one cell allows (50 by default); the call was refused.',
+  CODE_RESULT_TOO_LARGE:
+    'A capability result given to a script is over the per-call limit (16 MiB by default); nothing of it was given — ask for smaller pages.',
+  CODE_OWNER_CHANGED:
+    "The run's actor lost the administrator role, or the run's enabled capabilities changed, while the cell ran; the call was refused.",
+  IMAGE_INVALID:
+    'Image data in a tool result is not a PNG, JPEG, WebP or GIF image (its bytes do not match the declared type).',
+  IMAGE_TOO_LARGE: 'An image in a tool result is over the size limit (768 KiB per image, 1 MiB per data URL).',
+  IMAGE_UNSUPPORTED_TYPE: 'An image in a tool result has a media type other than PNG, JPEG, WebP or GIF.',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',
@@ -259,6 +320,16 @@ export const ERROR_CODES = {
     "A scripted step's template refers to a value the earlier results do not hold (the message names the capability, the path and what was held).",
   SANDBOX_STATE_INVALID: 'A saved sandbox media world cannot be loaded (wrong shape or version).',
   RUN_WAIT_TIMEOUT: 'A test helper waited for a run status that the run did not reach in time.',
+
+  // Task evaluation (`@media-agent/sdk/testing`: scenarios, oracle, `npm run eval`)
+  EVAL_TRAJECTORY_INVALID:
+    'A trajectory to replay is not JSON, is larger than 256 KiB or 32 tool calls, is malformed, calls capabilities the host does not offer, or its final report names ids that do not exist.',
+  EVAL_SCENARIO_UNKNOWN: 'A trajectory or `--scenario` names a scenario that is not registered.',
+  EVAL_SCENARIO_INVALID: 'A scenario definition is invalid (an id that is not lower snake case, no oracle rules).',
+  EVAL_PROVIDER_NOT_CONFIGURED:
+    'Live evaluation found no model credentials in the environment (`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`).',
+  EVAL_ARGS_INVALID:
+    'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
 } as const satisfies Record<string, string>;
 
 /**

@@ -13,6 +13,10 @@ import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
+import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decision-settings';
+import type { MemoryOptions } from '../memory/memory-options';
+import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
+import type { ToolImageOptions } from './images/image-delivery';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -93,8 +97,20 @@ export interface AgentOptions {
    * @defaultValue none: personal skills are off
    */
   skills?: SkillsOptions;
+  /**
+   * Decisions for people and their automatic investigation and recovery (docs/decisions.md).
+   * @defaultValue no automatic investigation; 8 tool calls, 2 recovery attempts per root cause, 600 s verification
+   */
+  decisions?: DecisionOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: AgentContainer) => void;
+  /**
+   * Stable memory: per-user `MEMORY.md` / `USER.md` and the global `MEMORY.md` under `dataDir`, shown in
+   * each top-level run's system prompt, the `memory` and `search_memory` tools, the `/memory` chat
+   * commands and `host.memory` (docs/memory.md).
+   * @defaultValue none (memory off)
+   */
+  memory?: MemoryOptions;
 }
 
 /**
@@ -196,6 +212,25 @@ export interface RunOptions {
    * ```
    */
   middleware?: readonly RunMiddleware[];
+  /**
+   * Read-only code orchestration: given (`{}` for the defaults), top-level runs whose actor is an
+   * administrator get the `execute_code` tool, which runs JavaScript in a WebAssembly sandbox with
+   * read-only capability calls (docs/code-execution.md). Needs the optional peer dependency
+   * `quickjs-emscripten`.
+   * @defaultValue off
+   * @example
+   * ```ts
+   * createAgentHost({ runs: { code: { timeoutMs: 120_000 } } }); // or `code: {}` for the defaults
+   * ```
+   */
+  code?: CodeExecutionOptions;
+  /**
+   * Images in tool results (PNG, JPEG, WebP, GIF; 768 KiB per image): sent as image blocks to models
+   * that accept images, a text note otherwise; never stored. The host switch, per-model overrides of
+   * the built-in table, and what unknown models get.
+   * @defaultValue `{ enabled: true, unknownModels: true }`
+   */
+  images?: ToolImageOptions;
 }
 
 /** Options after defaults were applied. @public */
@@ -212,6 +247,8 @@ export interface ResolvedAgentOptions {
   maxTokens: number | undefined;
   /** See {@link AgentOptions.tracing}. */
   tracing: TracingOptions | undefined;
+  /** See {@link AgentOptions.decisions}. */
+  decisions: ResolvedDecisionOptions;
   /** Run settings with defaults applied. */
   runs: Required<
     Omit<
@@ -225,6 +262,8 @@ export interface ResolvedAgentOptions {
       | 'contextWindowTokens'
       | 'compactionThreshold'
       | 'middleware'
+      | 'code'
+      | 'images'
     >
   > & {
     maxTools: number;
@@ -237,6 +276,10 @@ export interface ResolvedAgentOptions {
     results: ToolResultStoreOptions | undefined;
     /** Host middleware (empty when none). */
     middleware: readonly RunMiddleware[];
+    /** Code orchestration options with defaults applied, or undefined when it is off. */
+    code: ResolvedCodeExecutionOptions | undefined;
+    /** See {@link RunOptions.images}. */
+    images: ToolImageOptions;
   };
 }
 

@@ -12,6 +12,9 @@ import { RuntimeToolTable } from './tools/table';
 import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
+import { memoryTool } from './tools/memory';
+import { searchMemoryTool } from './tools/search-memory';
+import { executeCodeTool } from './tools/execute-code';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -48,6 +51,8 @@ export class RunDriver {
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
       ...(deps.skills ? skillTools(deps.skills) : []),
+      ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
+      ...(deps.code ? [executeCodeTool(deps.code)] : []),
     ]);
     this.#loop = {
       deps,

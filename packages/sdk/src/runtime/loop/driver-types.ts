@@ -3,6 +3,7 @@ import type { ApprovalService } from '../../authorization/approval-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { InvocationLedger } from '../../ledger/invocation-ledger';
+import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
 import type { ModelProvider } from '../../models/types';
 import type { Clock } from '../../ports/clock';
@@ -17,6 +18,8 @@ import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
 import type { TracingOptions } from '../tracing/tracing-options';
+import type { CodeExecution } from '../code/code-execution';
+import type { ImageDelivery } from '../images/image-delivery';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -46,6 +49,8 @@ export interface RunDriverSettings {
   maxInputBytes: number;
   /** Wait before the model call that follows a turn whose every call was refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). */
   refusedTurnPauseMs: number;
+  /** Longest verification of an automatic recovery run, in seconds (default 600). */
+  recoverVerifySec?: number;
 }
 
 /** Everything the driver needs. @public */
@@ -93,6 +98,17 @@ export interface RunDriverDeps {
   tracing?: TracingOptions;
   /** Personal skills: offers `skills_list`, `skill_view`, `skill_manage` and answers `/skills` commands (default none: off). */
   skills?: SkillStore;
+  /** Called after a run's processing ended (terminal or waiting for a person), with the run as stored; a throw is logged. */
+  onRunEnd?: (run: RunRecord) => Promise<void>;
+  /**
+   * Stable memory: the snapshot in each top-level run's system prompt, the `memory` and
+   * `search_memory` tools and the `/memory` chat commands (default none: memory off).
+   */
+  memory?: MemoryService;
+  /** Read-only code orchestration (`execute_code`), when the host turned it on (`runs.code`). */
+  code?: CodeExecution;
+  /** Images in tool results: held in memory, sent to models that accept them (`runs.images`); none: images become notes. */
+  images?: ImageDelivery;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

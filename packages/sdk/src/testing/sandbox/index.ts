@@ -24,3 +24,10 @@ export {
 } from './world';
 export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';
 export { addToLibraryScript } from './scripts';
+export {
+  SANDBOX_DECISION_ACTOR,
+  raiseSandboxDecisions,
+  sandboxDecisionInputs,
+  sandboxDecisionSubjects,
+} from './decisions';
+export { SANDBOX_POSTER_CAPABILITY, sandboxPosterCapability, solidPng } from './poster';
