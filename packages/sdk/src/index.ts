@@ -187,6 +187,7 @@ export {
 export { reviewPrompt } from './skills/review-prompts';
 export {
   learningReviewMiddleware,
+  memoryReviewHook,
   type LearningReviewMiddleware,
   type LearningReviewMiddlewareOptions,
 } from './runtime/middleware/learning-review';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SKILL_MODEL_TOOLS } from '../../src/index';
+import { MarkdownMemoryStore, MemoryService, memoryReviewHook, SKILL_MODEL_TOOLS, SystemClock } from '../../src/index';
 import type { ModelMessage, ModelTool } from '../../src/models/types';
 import { runLearningReview } from '../../src/skills/review-run';
 import {
@@ -100,7 +100,12 @@ const memoryTool: ModelTool = {
   description: 'Save durable facts',
   inputSchema: {
     type: 'object',
-    properties: { action: { type: 'string' }, content: { type: 'string' } },
+    properties: {
+      action: { type: 'string' },
+      target: { type: 'string' },
+      content: { type: 'string' },
+      old_text: { type: 'string' },
+    },
     additionalProperties: false,
   },
 };
@@ -242,5 +247,40 @@ describe('a learning review run', () => {
     expect(seen).toEqual([['alice', { action: 'add', content: 'prefers SRT subtitles' }]]);
     const tiny = review({ finalText: 'x' }, { contextWindowTokens: 100 });
     expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 0 });
+  });
+
+  it('writes memory adds through the host memory and stages a replace or remove for the person to approve', async () => {
+    const memory = new MemoryService({
+      store: new MarkdownMemoryStore(join(dir, 'memory')),
+      clock: new SystemClock(),
+      roleOf: () => 'user',
+    });
+    await memory.write('user:alice', { action: 'add', target: 'user', content: 'Likes 4K HDR' });
+    const { run } = review(
+      {
+        steps: [
+          {
+            toolCalls: [
+              {
+                capability: 'memory',
+                input: { action: 'add', target: 'user', content: 'Prefers English SRT subtitles' },
+              },
+            ],
+          },
+          { toolCalls: [{ capability: 'memory', input: { action: 'remove', target: 'user', old_text: '4K HDR' } }] },
+        ],
+      },
+      { due: { memory: true, skills: false }, memory: memoryReviewHook(memory) },
+    );
+    const result = await run;
+    expect(result.calls).toEqual([
+      { tool: 'memory', outcome: 'ok' },
+      { tool: 'memory', outcome: 'ok' },
+    ]);
+    expect(await memory.currentEntries('user:alice', 'user')).toEqual([
+      'Likes 4K HDR',
+      'Prefers English SRT subtitles',
+    ]);
+    expect(await memory.listProposals('user:alice')).toHaveLength(1);
   });
 });

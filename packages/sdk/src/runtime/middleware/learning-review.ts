@@ -3,7 +3,9 @@
 import { isHumanActor, parseActor } from '../../core/actor';
 import type { JsonValue } from '../../core/records';
 import type { ModelMessage, ModelProvider, ModelTool } from '../../models/types';
+import type { MemoryService } from '../../memory/memory-service';
 import type { SkillStore } from '../../ports/skill-store';
+import { SkillError } from '../../skills/skill-error';
 import { type LearningReviewResult, type MemoryReviewHook, runLearningReview } from '../../skills/review-run';
 import {
   countModelResponse,
@@ -156,6 +158,26 @@ export function learningReviewMiddleware(options: LearningReviewMiddlewareOption
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running.values()].map((r) => r.done));
+    },
+  };
+}
+
+/**
+ * A {@link MemoryReviewHook} over the host's stable memory: a review's `memory` call is a background
+ * write of the user's own memory (adds are written, any replace or remove is staged as a proposal for
+ * the person to approve); refused once the review was cancelled.
+ * @example
+ * ```ts
+ * learningReviewMiddleware({ store, provider, model, memory: memoryReviewHook(memoryService) });
+ * ```
+ * @public
+ */
+export function memoryReviewHook(memory: MemoryService): MemoryReviewHook {
+  return {
+    async call(userId, input, { cancelled }) {
+      if (cancelled())
+        throw new SkillError('SKILL_REVIEW_CANCELLED', 'the review was cancelled; memory was not written');
+      return (await memory.write(`user:${userId}`, input, { background: true })) as unknown as JsonValue;
     },
   };
 }
