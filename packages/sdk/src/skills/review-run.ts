@@ -27,6 +27,8 @@ export interface LearningReviewOptions {
   readonly provider: ModelProvider;
   readonly model: string;
   readonly maxTokens?: number;
+  /** The conversation's system prompt, sent first as a system message so the prompt-cache prefix is kept. */
+  readonly systemPrompt?: string;
   /** The conversation's final request messages plus the final reply (copied, never changed). */
   readonly messages: readonly ModelMessage[];
   /** The conversation's tool schemas, offered unchanged (only execution is filtered). */
@@ -101,6 +103,7 @@ const estimateTokens = (messages: readonly ModelMessage[]) => Math.ceil(JSON.str
 export async function runLearningReview(options: LearningReviewOptions): Promise<LearningReviewResult> {
   const { provider, store, userId, due, signal } = options;
   const messages: ModelMessage[] = [
+    ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
     ...structuredClone(options.messages as ModelMessage[]),
     { role: 'user', content: options.prompt ?? reviewPrompt(due) },
   ];

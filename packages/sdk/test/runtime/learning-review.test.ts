@@ -29,11 +29,14 @@ async function start(scripts: FakeScript[], withMemory: boolean, delayMs = 0) {
   const provider = new ScriptedProvider({ scripts, delayMs });
   const reviews: Array<{ kind: { memory: boolean; skills: boolean }; result: LearningReviewResult }> = [];
   const memoryCalls: unknown[] = [];
+  const denied: Array<[string, string]> = [];
   const middleware = learningReviewMiddleware({
     store,
     provider,
     model: 'scripted',
     onReview: (_run, kind, result) => reviews.push({ kind, result }),
+    systemPrompt: 'You help with a media library.',
+    onDenied: (runId, tool) => denied.push([runId, tool]),
     ...(withMemory
       ? {
           memory: {
@@ -56,7 +59,7 @@ async function start(scripts: FakeScript[], withMemory: boolean, delayMs = 0) {
   });
   await host.start();
   hosts.push(host);
-  return { host, store, provider, middleware, reviews, memoryCalls };
+  return { host, store, provider, middleware, reviews, memoryCalls, denied };
 }
 
 const reviewScript = (steps: FakeScript['steps']): FakeScript => ({
@@ -67,7 +70,7 @@ const reviewScript = (steps: FakeScript['steps']): FakeScript => ({
 
 describe('background learning reviews in a host', () => {
   it('starts a memory review after the 10th delivered user turn, not before, with the conversation copied', async () => {
-    const { host, middleware, reviews, memoryCalls, provider } = await start(
+    const { host, middleware, reviews, memoryCalls, provider, denied } = await start(
       [
         learningReviewScript({
           memory: [{ action: 'add', content: 'answers in English' }],
@@ -94,8 +97,10 @@ describe('background learning reviews in a host', () => {
       { tool: 'download.submit', outcome: 'denied' },
     ]);
     expect(memoryCalls).toEqual([{ action: 'add', content: 'answers in English' }]);
+    expect(denied).toEqual([[run.id, 'download.submit']]);
     const reviewRequest = provider.requests.find((r) => JSON.stringify(r.messages).includes('background review'))!;
     expect(reviewRequest.messages.filter((m) => m.role === 'user')).toHaveLength(11);
+    expect(reviewRequest.messages[0]).toEqual({ role: 'system', content: 'You help with a media library.' });
   });
 
   it('starts a skill review after 10 tool-calling responses and the delivered reply; the review patches the skill it created', async () => {

@@ -23,6 +23,10 @@ export interface LearningReviewMiddlewareOptions {
   /** The conversation's model provider and model id (reviews use the same). */
   readonly provider: ModelProvider;
   readonly model: string;
+  /** The system prompt the conversation's runs use (the host's `runs.systemPrompt` layers), so the review keeps the cache prefix. */
+  readonly systemPrompt?: string;
+  /** Told of every call a review's whitelist refused, for the host's audit (`runId` is the conversation). */
+  readonly onDenied?: (runId: string, tool: string, input: unknown) => void;
   /** Where memory review calls go; without it only skill reviews run. */
   readonly memory?: MemoryReviewHook;
   /** The model's context window in tokens (the review's input budget derives from it). */
@@ -146,6 +150,10 @@ export function learningReviewMiddleware(options: LearningReviewMiddlewareOption
         userId,
         origin: { sessionId: run.id, messageIds: [] },
         signal: controller.signal,
+        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+        ...(options.onDenied
+          ? { onDenied: (tool: string, input: unknown) => options.onDenied?.(run.id, tool, input) }
+          : {}),
         ...(options.memory ? { memory: options.memory } : {}),
         ...(options.contextWindowTokens ? { contextWindowTokens: options.contextWindowTokens } : {}),
       })
