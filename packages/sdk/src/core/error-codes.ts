@@ -219,6 +219,10 @@ export const ERROR_CODES = {
   HISTORY_STORE_UNAVAILABLE:
     "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
   HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',
+  HISTORY_CAPTURE_FAILED:
+    'A message could not be archived in the conversation history (a `warning` run event); the run goes on.',
+  HISTORY_QUERY_DEADLINE:
+    'A history scan on a worker thread reached its deadline; the search reports `complete: false`, never "no match".',
   // Personal skills (`skills_list`, `skill_view`, `skill_manage`, `/skills` commands)
   SKILL_PATCH_INVALID:
     'A skill patch was refused before matching: empty or whitespace-only `old_string`, no change ("no edit applied"), or `replace_all` over approximate matches.',
