@@ -57,7 +57,8 @@ export interface AuthorizationFacts {
  * 1. an admin-only capability is denied (`AUTH_ADMIN_ONLY`) unless the role is `admin`;
  *    otherwise `read`/`preview` need no authorization record;
  * 2. an administrator's own call (`user:*` actor with role `admin`) is human authorization; an ordinary
- *    user's call is not (it needs an approval or a grant like any automatic call);
+ *    user's own `propose` is allowed too (a plan is reviewed before anything happens), but their `approve`
+ *    and `execute` are not (they need an approval or a grant like any automatic call);
  * 3. for every other actor an `execute` is denied while the automation switch is off or read-only
  *    reconcile mode is on;
  * 4. an approval the caller points at (a pointer, never proof) authorizes if {@link checkApproval} passes;
@@ -80,6 +81,10 @@ export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationV
     };
   if (capability.kind === 'read' || capability.kind === 'preview') return { allowed: true, basis: 'not_required' };
   if (isAdministratorCall(facts.actor, facts.role)) return { allowed: true, basis: 'human' };
+  // A person may always propose (a plan is a reviewable artifact, not an effect); an ordinary user's
+  // approve and execute need an approval or a grant.
+  if (capability.kind === 'propose' && parseActor(facts.actor).kind === 'user')
+    return { allowed: true, basis: 'human' };
   if (capability.kind === 'execute') {
     if (!facts.settings.automationEnabled)
       return {

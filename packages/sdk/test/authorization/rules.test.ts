@@ -211,8 +211,16 @@ describe('authorization decision (DESIGN.md §5)', () => {
       }),
     ).toEqual({ allowed: true, basis: 'human' });
   });
-  it('an ordinary user is not human authorization: propose, approve and execute need an approval or a grant', () => {
-    for (const kind of ['propose', 'approve', 'execute'] as const) {
+  it('an ordinary user may propose; their approve and execute need an approval or a grant', () => {
+    expect(
+      evaluateAuthorization({
+        ...base,
+        actor: 'user:bob',
+        role: 'user',
+        capability: { ...base.capability, kind: 'propose' },
+      }),
+    ).toEqual({ allowed: true, basis: 'human' });
+    for (const kind of ['approve', 'execute'] as const) {
       const d = evaluateAuthorization({
         ...base,
         actor: 'user:bob',
