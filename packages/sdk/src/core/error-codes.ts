@@ -210,6 +210,18 @@ export const ERROR_CODES = {
   MCP_TRANSPORT_LOST:
     'The connection to an MCP server broke during a read-only tool call; the call failed (a side-effecting call is `unknown` instead).',
 
+  // HTTP surface (`@media-agent/sdk/http`): the runs API, its event stream and the web console
+  HTTP_UNAUTHENTICATED:
+    "The host's authentication hook resolved no actor for an HTTP request (it threw, or gave nothing or no valid actor); nothing was read or written.",
+  HTTP_BODY_INVALID:
+    'An HTTP request body is not a JSON object of the expected shape (malformed JSON, a missing or mistyped field); nothing was written.',
+  HTTP_BODY_TOO_LARGE: 'An HTTP request body is larger than the router accepts (`maxBodyBytes`); nothing was written.',
+  HTTP_QUERY_INVALID:
+    'An HTTP query parameter or `Last-Event-ID` header is malformed (e.g. `after` that is not a non-negative integer); nothing was read.',
+  HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
+  HTTP_DECISION_UNSUPPORTED:
+    'The decision exists but offers no option to choose over HTTP (the decision source cannot resolve it); nothing was written.',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',
