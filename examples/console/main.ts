@@ -81,9 +81,7 @@ if (!(await host.grants.list({ status: 'active' })).some((g) => g.action === 'do
   });
 
 const sameToken = (given: string | undefined) =>
-  given !== undefined &&
-  given.length === token.length &&
-  timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  given !== undefined && given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
 const cookie = (header: string | null, name: string) =>
   header
     ?.split(';')

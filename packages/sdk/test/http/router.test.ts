@@ -39,7 +39,13 @@ async function serve(options: Partial<AgentRouterOptions> = {}, start: { workers
   const host = createAgentHost({
     storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
     logger: new ConsoleLogger('silent'),
-    model: { provider: { provider: 'scripted', scripts: [addToLibraryScript('Dune: Part Two'), addToLibraryScript('Blade Runner 2049')] }, model: 'scripted' },
+    model: {
+      provider: {
+        provider: 'scripted',
+        scripts: [addToLibraryScript('Dune: Part Two'), addToLibraryScript('Blade Runner 2049')],
+      },
+      model: 'scripted',
+    },
     goalFacts: world,
     runs: { goalPollSec: 1, pollMs: 20, budgets: { maxToolCalls: 30 } },
   });
@@ -269,7 +275,11 @@ describe('the runs API over HTTP', () => {
     expect((await call(s, 'GET', '/api/events?after=0', { token: 'alice-token' })).body.events).toEqual([]);
     expect((await call(s, 'GET', '/api/approvals', { token: 'alice-token' })).body.approvals).toEqual([]);
     const approval = (await s.host.approvals.list())[0]!;
-    expectProblem(await call(s, 'GET', `/api/approvals/${approval.id}`, { token: 'alice-token' }), 404, 'APPROVAL_NOT_FOUND');
+    expectProblem(
+      await call(s, 'GET', `/api/approvals/${approval.id}`, { token: 'alice-token' }),
+      404,
+      'APPROVAL_NOT_FOUND',
+    );
     expectProblem(
       await call(s, 'PATCH', `/api/approvals/${approval.id}`, {
         token: 'alice-token',
@@ -296,7 +306,7 @@ describe('the runs API over HTTP', () => {
 
   it('refuses unauthenticated requests on every route with 401 and writes nothing', async () => {
     const before = await snapshot(s);
-    const routes: Array<[('GET' | 'POST' | 'PATCH'), string, unknown]> = [
+    const routes: Array<['GET' | 'POST' | 'PATCH', string, unknown]> = [
       ['POST', '/api/runs', { goal: 'Add Dune: Part Two to the library' }],
       ['GET', '/api/runs', undefined],
       ['GET', `/api/runs/${runId}`, undefined],
@@ -328,7 +338,11 @@ describe('the runs API over HTTP', () => {
     expectProblem(await call(s, 'POST', '/api/runs', { raw: '' }), 400, 'HTTP_BODY_INVALID');
     expectProblem(await call(s, 'POST', '/api/runs', { body: ['goal'] }), 400, 'HTTP_BODY_INVALID');
     expectProblem(await call(s, 'POST', '/api/runs', { body: { goal: 3 } }), 400, 'HTTP_BODY_INVALID');
-    expectProblem(await call(s, 'POST', '/api/runs', { body: { goal: 'x', actor: 'user:root' } }), 400, 'HTTP_BODY_INVALID');
+    expectProblem(
+      await call(s, 'POST', '/api/runs', { body: { goal: 'x', actor: 'user:root' } }),
+      400,
+      'HTTP_BODY_INVALID',
+    );
     expectProblem(await call(s, 'POST', '/api/runs', { body: { goal: 'x', mode: 'yolo' } }), 400, 'HTTP_BODY_INVALID');
     expectProblem(await call(s, 'POST', '/api/runs', { body: { goal: '   ' } }), 422, 'RUN_REQUEST_INVALID');
     expectProblem(
@@ -362,7 +376,15 @@ describe('the runs API over HTTP', () => {
   });
 
   it('refuses malformed query parameters and Last-Event-ID, unknown runs and unknown routes with typed problems', async () => {
-    for (const q of ['after=abc', 'after=-1', 'after=1.5', 'after=1e3', 'after=99999999999999999', 'limit=0', 'limit=1001'])
+    for (const q of [
+      'after=abc',
+      'after=-1',
+      'after=1.5',
+      'after=1e3',
+      'after=99999999999999999',
+      'limit=0',
+      'limit=1001',
+    ])
       expectProblem(await call(s, 'GET', `/api/events?${q}`), 400, 'HTTP_QUERY_INVALID');
     expectProblem(await call(s, 'GET', `/api/runs/${runId}?afterSeq=x`), 400, 'HTTP_QUERY_INVALID');
     expectProblem(await call(s, 'GET', '/api/runs?status=sleeping'), 400, 'HTTP_QUERY_INVALID');
@@ -394,7 +416,11 @@ describe('the runs API over HTTP', () => {
     );
     expectProblem(await call(s, 'GET', '/api/grants', { token: 'alice-token' }), 403, 'ADMIN_FORBIDDEN');
     expectProblem(await call(s, 'POST', '/api/grants', { body: { action: '' } }), 422, 'REQUEST_INVALID');
-    expectProblem(await call(s, 'POST', '/api/grants', { body: { action: 'x', scope: { rooms: [] } } }), 400, 'HTTP_BODY_INVALID');
+    expectProblem(
+      await call(s, 'POST', '/api/grants', { body: { action: 'x', scope: { rooms: [] } } }),
+      400,
+      'HTTP_BODY_INVALID',
+    );
     expect(await snapshot(s)).toEqual(before);
 
     const expiresAt = Date.now() + 3_600_000;
@@ -415,7 +441,11 @@ describe('the runs API over HTTP', () => {
     );
     const revoked = await call(s, 'PATCH', `/api/grants/${id}`, { body: { status: 'revoked' } });
     expect(revoked.body.grant.status).toBe('revoked');
-    expectProblem(await call(s, 'PATCH', '/api/grants/grt_nope', { body: { status: 'revoked' } }), 404, 'GRANT_NOT_FOUND');
+    expectProblem(
+      await call(s, 'PATCH', '/api/grants/grt_nope', { body: { status: 'revoked' } }),
+      404,
+      'GRANT_NOT_FOUND',
+    );
   });
 
   it('lists budget decisions (admins: all; others: their runs) and refuses choosing where the source offers no option', async () => {
@@ -440,7 +470,11 @@ describe('the runs API over HTTP', () => {
       403,
       'ADMIN_FORBIDDEN',
     );
-    expectProblem(await call(s, 'POST', '/api/decisions/dec_nope/choice', { body: { option: 'x' } }), 404, 'HTTP_ROUTE_NOT_FOUND');
+    expectProblem(
+      await call(s, 'POST', '/api/decisions/dec_nope/choice', { body: { option: 'x' } }),
+      404,
+      'HTTP_ROUTE_NOT_FOUND',
+    );
   }, 30_000);
 
   it('mounts under a prefix of a host’s own Hono app', async () => {
@@ -488,10 +522,8 @@ describe('the event stream (server-sent events)', () => {
     const auth = { authorization: 'Bearer admin-token' };
     const last = (await s.host.listEvents({ limit: 1000 })).at(-1)!.globalSeq;
     const other = await s.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
-    const only = await readSse(
-      `${s.base}/api/events?after=${last}&runId=${other.id}`,
-      auth,
-      (events) => events.some((e) => e.type === 'approval_requested'),
+    const only = await readSse(`${s.base}/api/events?after=${last}&runId=${other.id}`, auth, (events) =>
+      events.some((e) => e.type === 'approval_requested'),
     );
     expect(new Set(only.events.map((e) => e.runId))).toEqual(new Set([other.id]));
     expect(only.events.map((e) => e.seq)).toEqual(only.events.map((_, i) => i + 1));
