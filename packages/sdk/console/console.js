@@ -3,7 +3,6 @@
 // A run page loads the run's stored events by per-run sequence, then follows the event stream
 // (server-sent events; `id:` is the global sequence, so the browser resumes with Last-Event-ID) and
 // falls back to polling while the stream is down. Every event is applied once, in per-run order.
-'use strict';
 
 const POLL_MS = 2500;
 const EVENT_TYPES = [
@@ -20,7 +19,6 @@ const EVENT_TYPES = [
   'warning',
   'input_requested',
 ];
-const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'];
 
 /** Builds an element: h('p', { class: 'x', onclick: fn }, 'text', child). Text is never parsed as HTML. */
 function h(tag, attrs, ...children) {
@@ -336,7 +334,7 @@ function runPage(runId) {
   }
 
   function renderChecklist(list) {
-    if (!list || !list.steps?.length) {
+    if (!list?.steps?.length) {
       checklist.replaceChildren(h('p', { class: 'muted' }, 'No plan yet.'));
       return;
     }

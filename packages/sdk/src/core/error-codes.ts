@@ -218,7 +218,10 @@ export const ERROR_CODES = {
   HTTP_BODY_TOO_LARGE: 'An HTTP request body is larger than the router accepts (`maxBodyBytes`); nothing was written.',
   HTTP_QUERY_INVALID:
     'An HTTP query parameter or `Last-Event-ID` header is malformed (e.g. `after` that is not a non-negative integer); nothing was read.',
+  HTTP_CONTENT_TYPE_UNSUPPORTED:
+    "An HTTP request with a body did not declare it `application/json` (which also keeps other sites from posting with a person's cookie); nothing was written.",
   HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
+  HTTP_DECISION_NOT_FOUND: 'No decision of the decision source has the id (or the caller may not see it).',
   HTTP_DECISION_UNSUPPORTED:
     'The decision exists but offers no option to choose over HTTP (the decision source cannot resolve it); nothing was written.',
 

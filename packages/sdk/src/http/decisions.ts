@@ -35,7 +35,7 @@ export interface HttpDecisionSource {
   list(filter: { status?: 'open' | 'resolved' }): Promise<HttpDecision[]>;
   /**
    * Records `actor`'s choice of `option` for decision `id` and returns the decision as it is now.
-   * @throws a `MediaAgentError`: a `*_NOT_FOUND` code for an unknown decision, `HTTP_DECISION_UNSUPPORTED`
+   * @throws a `MediaAgentError`: `HTTP_DECISION_NOT_FOUND` (or another `*_NOT_FOUND` code) for an unknown decision, `HTTP_DECISION_UNSUPPORTED`
    *   when it cannot be resolved this way, `REQUEST_INVALID` for an option it does not offer
    */
   choose(id: string, option: string, actor: string): Promise<HttpDecision>;
@@ -64,7 +64,7 @@ export function hostDecisions(host: Pick<AgentHost, 'decisions'>): HttpDecisionS
     list: async (filter) => (await host.decisions(filter.status ? { status: filter.status } : {})).map(view),
     async choose(id) {
       const found = (await host.decisions()).find((d) => d.id === id);
-      if (!found) throw new HttpRequestError('HTTP_ROUTE_NOT_FOUND', `no decision with id ${JSON.stringify(id)}`);
+      if (!found) throw new HttpRequestError('HTTP_DECISION_NOT_FOUND', `no decision with id ${JSON.stringify(id)}`);
       throw new HttpRequestError('HTTP_DECISION_UNSUPPORTED', `decision ${id} offers no option to choose over HTTP`, {
         decisionId: id,
         kind: found.kind,

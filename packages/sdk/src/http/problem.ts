@@ -28,7 +28,7 @@ const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MOD
 
 /**
  * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
- * large, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts), 400 malformed
+ * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts), 400 malformed
  * HTTP input, 422 other invalid requests, 501 unsupported, 503 host not running.
  * @param code - an SDK error code
  * @returns the HTTP status
@@ -39,6 +39,7 @@ export function problemStatus(code: string): number {
   if (code === 'ADMIN_FORBIDDEN') return 403;
   if (code.endsWith('_NOT_FOUND')) return 404;
   if (code === 'HTTP_BODY_TOO_LARGE') return 413;
+  if (code === 'HTTP_CONTENT_TYPE_UNSUPPORTED') return 415;
   if (CONFLICTS.includes(code) || code.endsWith('_CONFLICT')) return 409;
   if (code === 'HTTP_DECISION_UNSUPPORTED') return 501;
   if (UNAVAILABLE.includes(code)) return 503;
@@ -88,7 +89,9 @@ export class HttpRequestError extends MediaAgentError {
       | 'HTTP_BODY_INVALID'
       | 'HTTP_BODY_TOO_LARGE'
       | 'HTTP_QUERY_INVALID'
+      | 'HTTP_CONTENT_TYPE_UNSUPPORTED'
       | 'HTTP_ROUTE_NOT_FOUND'
+      | 'HTTP_DECISION_NOT_FOUND'
       | 'HTTP_DECISION_UNSUPPORTED',
     message: string,
     details: Record<string, unknown> = {},

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { parseActor } from '../core/actor';
+import { MediaAgentError } from '../core/errors';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
 import type { ApprovalRecord, GrantRecord } from '../core/records';
 import type { RunRecord } from '../core/run-records';
@@ -123,7 +124,13 @@ const APPROVAL_STATUSES = ['requested', 'approved', 'rejected', 'revoked', 'cons
 
 /** Parses and checks a JSON body against a schema; the body limit was applied before. */
 async function readBody<T extends TSchema>(c: C, schema: T, optional = false): Promise<Static<T>> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = await c.req.text();
+  // A JSON body must say so: a cross-site form or no-cors fetch cannot, so a person's cookie cannot be used to post.
+  if (type !== 'application/json')
+    throw new HttpRequestError('HTTP_CONTENT_TYPE_UNSUPPORTED', 'the request body must be sent as application/json', {
+      contentType: type || null,
+    });
   let value: unknown;
   if (optional && text.trim() === '') value = {};
   else {
@@ -170,7 +177,7 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
  */
 export function createAgentRouter(host: AgentHost, options: AgentRouterOptions): AgentRouter {
   if (typeof options?.authenticate !== 'function')
-    throw new HttpRequestError('HTTP_UNAUTHENTICATED', 'createAgentRouter needs an authenticate function');
+    throw new MediaAgentError('OPTIONS_INVALID', 'createAgentRouter needs an authenticate function');
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const decisions = options.decisions ?? hostDecisions(host);
   const assets: Map<string, ConsoleAsset> | undefined = options.consoleDir
