@@ -176,7 +176,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     // The time from a model token (its event written) to its text on the page, per text piece.
     const latencies = await page.evaluate(() =>
       performance.getEntriesByName('media-agent:text_delta').map((m) => {
-        const { at } = (m as PerformanceMark).detail as { at: number };
+        const { at } = (m as unknown as { detail: { at: number } }).detail;
         return performance.timeOrigin + m.startTime - at;
       }),
     );
@@ -205,7 +205,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     await mobile.goto(`${base}/#/runs/${encodeURIComponent(runId)}`);
     await mobile.locator('#report-verified', { hasText: /^verified$/ }).waitFor();
     // Readable on a phone: nothing wider than the screen.
-    expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await mobile.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await mobile.screenshot({ path: join(shots, '7-run-phone.png'), fullPage: true });
     await phone.close();
     await context.close();

@@ -59,8 +59,9 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
 /**
  * Adapts a router to Node's `http` request listener (`http.createServer(toNodeListener(router))`), with
  * `@hono/node-server`: response streams honour the socket's back-pressure. For Express use it as a
- * handler (`app.use('/agent', toNodeListener(router))`); for Fastify call it on `request.raw` and
- * `reply.raw` after `reply.hijack()` (docs/http.md).
+ * handler (`app.use('/agent', toNodeListener(router))`); for Fastify create the router with `basePath` and call
+ * the listener on `request.raw` and `reply.raw` after `reply.hijack()` (docs/http.md). In Hono:
+ * `app.mount('/agent', router.fetch)`.
  * @param router - the router
  * @public
  */

@@ -49,6 +49,12 @@ export interface AgentRouterOptions {
    * (the entry point `@media-agent/sdk/http` passes the files shipped with the package).
    */
   consoleDir?: string | false;
+  /**
+   * A path prefix the router's routes live under (e.g. `/agent`), for servers that hand it the full URL
+   * (Fastify, a bare Node server sharing its port). Default: none (mount it where prefixes are stripped:
+   * Express `app.use('/agent', …)`, Hono `app.mount('/agent', router.fetch)`).
+   */
+  basePath?: string;
 }
 
 /**
@@ -58,8 +64,6 @@ export interface AgentRouterOptions {
 export interface AgentRouter {
   /** Handles one request (mount it with `toNodeListener`, or in any framework that speaks `Request`/`Response`). */
   fetch(request: Request): Promise<Response>;
-  /** The underlying Hono app, to mount under a prefix of a host's own Hono app (`app.route('/agent', router.app)`). */
-  readonly app: Hono;
   /** Event streams open right now. */
   readonly openStreams: number;
   /** Ends every open event stream cleanly (done by itself when the host stops); later requests are served as usual. */
@@ -221,9 +225,9 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
 
   const app = new Hono<Vars>();
   app.onError((error) => problemResponse(error));
-  app.notFound((c) =>
-    problemResponse(new HttpRequestError('HTTP_ROUTE_NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`)),
-  );
+  const notFound = (c: Context) =>
+    problemResponse(new HttpRequestError('HTTP_ROUTE_NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
+  app.notFound(notFound);
 
   // The console: static files held in memory, with validators.
   if (assets)
@@ -407,9 +411,18 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     return c.json({ decision });
   });
 
+  let served: Hono<Vars> = app;
+  if (options.basePath) {
+    if (!/^\/[A-Za-z0-9._~\-/]*[^/]$/.test(options.basePath))
+      throw new MediaAgentError('OPTIONS_INVALID', 'basePath must start with / and not end with /', {
+        basePath: options.basePath,
+      });
+    served = new Hono<Vars>();
+    served.mount(options.basePath, app.fetch);
+    served.notFound(notFound);
+  }
   return {
-    fetch: async (request) => app.fetch(request),
-    app: app as unknown as Hono,
+    fetch: async (request) => served.fetch(request),
     get openStreams() {
       return openStreams;
     },

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { request } from 'undici';
@@ -375,11 +376,13 @@ describe('the runs API over HTTP', () => {
       method: 'POST',
       reset: true,
       headers: { authorization: 'Bearer admin-token', 'content-type': 'application/json' },
-      body: (async function* () {
-        yield '{"text":"';
-        for (let i = 0; i < 20; i++) yield 'y'.repeat(8192);
-        yield '"}';
-      })(),
+      body: Readable.from(
+        (function* () {
+          yield '{"text":"';
+          for (let i = 0; i < 20; i++) yield 'y'.repeat(8192);
+          yield '"}';
+        })(),
+      ),
     });
     expect(chunked.statusCode).toBe(413);
     expect(JSON.parse(await chunked.body.text())).toMatchObject({ code: 'HTTP_BODY_TOO_LARGE' });
@@ -488,14 +491,43 @@ describe('the runs API over HTTP', () => {
     );
   }, 30_000);
 
-  it('mounts under a prefix of a host’s own Hono app', async () => {
+  it('mounts under a prefix: in a host’s own Hono app, and with basePath on a server that passes full URLs', async () => {
     const parent = new Hono();
-    parent.route('/agent', s.router.app);
+    parent.mount('/agent', s.router.fetch);
     const res = await parent.fetch(
       new Request('http://host.test/agent/api/runs?limit=1', { headers: { authorization: 'Bearer admin-token' } }),
     );
     expect(res.status).toBe(200);
     expect(((await res.json()) as Json).runs).toHaveLength(1);
+
+    const prefixed = createAgentRouter(s.host, { authenticate, basePath: '/agent' });
+    const server = createServer(toNodeListener(prefixed));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = { ...s, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      expect((await call(at, 'GET', '/agent/api/runs?limit=1')).body.runs).toHaveLength(1);
+      expectProblem(await call(at, 'GET', '/api/runs'), 404, 'HTTP_ROUTE_NOT_FOUND');
+      const index = await request(`${at.base}/agent/`);
+      expect(index.statusCode).toBe(200);
+      expect(index.headers['content-type']).toContain('text/html');
+      expect(await index.body.text()).toContain('<script type="module" src="console.js">');
+      const script = await request(`${at.base}/agent/console.js`);
+      expect(script.headers['content-type']).toContain('javascript');
+      const etag = String(script.headers.etag);
+      await script.body.text();
+      const again = await request(`${at.base}/agent/console.js`, { headers: { 'if-none-match': etag } });
+      expect(again.statusCode).toBe(304);
+      await again.body.text();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(() => createAgentRouter(s.host, { authenticate, basePath: 'agent/' })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
+    expect(() => createAgentRouter(s.host, {} as AgentRouterOptions)).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
   });
 });
 
