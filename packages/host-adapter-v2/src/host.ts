@@ -1,5 +1,6 @@
 import {
   createAgentContainer,
+  isHumanActor,
   DefaultCapabilityRegistry,
   PolicyAuthorizer,
   resolvePort,
@@ -61,7 +62,10 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   client?: Omit<V2ClientOptions, 'url' | 'credentials' | 'auth'>;
   /**
    * Which actors are MoviePilot superusers: a list of actor ids (default `['user:admin']`) or a
-   * function. Agent actors count as the actor that started their run.
+   * function. Agent actors count as the actor that started their run. Unless `identity` is given, the
+   * `user:*` actors among them are also the SDK's administrators (they decide approvals, change grants
+   * and see every user's runs) and every other person is an ordinary user. Key users by their stable
+   * MoviePilot user id, never by name.
    */
   superusers?: readonly string[] | SuperuserResolver;
   /**
@@ -253,6 +257,10 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
+    // People the host calls superusers are the SDK's administrators, unless the host says otherwise.
+    identity: sdkOptions.identity ?? {
+      roleOf: async (actor) => (isHumanActor(actor) && (await isSuperuser(actor)) ? 'admin' : 'user'),
+    },
     storage,
     goalFacts,
     configure: (c) => {
@@ -268,6 +276,7 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
               ids: resolvePort(d, Tokens.IdGenerator),
               logger: resolvePort(d, Tokens.Logger),
               maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
+              identity: resolvePort(d, Tokens.Identity),
             }),
             plugins,
           )),

@@ -1,5 +1,6 @@
 import {
   createAgentContainer,
+  isHumanActor,
   DefaultCapabilityRegistry,
   PolicyAuthorizer,
   resolvePort,
@@ -44,6 +45,9 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   /**
    * Host role of a principal (actor, or the actor that started an agent's run). Default: every
    * principal has the client's own role (API key: superuser; password login: the JWT's `super_user`).
+   * Unless `identity` is given, the `user:*` actors with role `superuser` are also the SDK's
+   * administrators (they decide approvals, change grants and see every user's runs) and every other
+   * person is an ordinary user. Key users by their stable MoviePilot user id, never by name.
    */
   principalRole?: V3PrincipalRole;
   /** Downloader, save path, storage of downloaded files. */
@@ -150,6 +154,10 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   );
   const container = createAgentContainer({
     ...options,
+    // People the host treats as superusers are the SDK's administrators, unless the host says otherwise.
+    identity: options.identity ?? {
+      roleOf: async (actor) => (isHumanActor(actor) && (await role(actor)) === 'superuser' ? 'admin' : 'user'),
+    },
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });
@@ -164,6 +172,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
               ids: resolvePort(d, Tokens.IdGenerator),
               logger: resolvePort(d, Tokens.Logger),
               maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
+              identity: resolvePort(d, Tokens.Identity),
             }),
             options.maxRevealedTools,
             plugins,

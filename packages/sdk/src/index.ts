@@ -85,7 +85,8 @@ export type { CapabilitySearchHit } from './capabilities/capability-search';
 export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
 // authorization: actors, the authorizer port, approvals, grants, plans, policies
-export { parseActor, type Actor, type ActorKind } from './core/actor';
+export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, type ActorRole } from './core/actor';
+export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

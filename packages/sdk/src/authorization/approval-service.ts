@@ -1,4 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
+import { requireAdministrator } from './roles';
 import type { EventSource } from '../ports/event-source';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
@@ -52,12 +54,16 @@ export class ApprovalService {
   /** Emits `decided` after an approval was approved, rejected or revoked (the runtime wakes the run that asked). */
   readonly events: EventSource<{ decided: [ApprovalRecord] }> = this.#emitter;
 
-  /** @param storage - where approvals live; @param clock - time; @param ids - id source; @param defaultTtlMs - default lifetime (ms) */
+  /**
+   * @param storage - where approvals live; @param clock - time; @param ids - id source; @param defaultTtlMs - default lifetime (ms)
+   * @param identity - who is an administrator (default: every `user:*` actor, {@link DEFAULT_IDENTITY_RESOLVER})
+   */
   constructor(
     private readonly storage: StorageAdapter,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly defaultTtlMs: number = DEFAULT_APPROVAL_TTL_MS,
+    private readonly identity: IdentityResolver = DEFAULT_IDENTITY_RESOLVER,
   ) {}
 
   /**
@@ -98,13 +104,12 @@ export class ApprovalService {
 
   /**
    * Approves or rejects a requested approval.
-   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*` (an API key, agent or system job can never approve),
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is an administrator (`user:*` with role `admin`) (an API key, agent or system job can never approve),
    *   `APPROVAL_NOT_FOUND`, `APPROVAL_HASH_MISMATCH` when approving without echoing the bound payload hash,
    *   `APPROVAL_STATE` when it is not `requested`, has expired, or its plan changed since the request
    */
   async decide(id: string, input: DecideApprovalInput): Promise<ApprovalRecord> {
-    if (parseActor(input.actor).kind !== 'user')
-      throw new AdministrationForbiddenError(input.actor, 'decide approvals');
+    await requireAdministrator(this.identity, input.actor, 'decide approvals');
     return this.storage
       .transaction(async (s) => {
         const current = await s.approvals.get(id);
@@ -136,7 +141,7 @@ export class ApprovalService {
    * @throws `ADMIN_FORBIDDEN`, `APPROVAL_NOT_FOUND`, `APPROVAL_STATE` when already consumed, rejected or revoked
    */
   async revoke(id: string, actor: string): Promise<ApprovalRecord> {
-    if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'revoke approvals');
+    await requireAdministrator(this.identity, actor, 'revoke approvals');
     return this.storage
       .transaction(async (s) => {
         const current = await s.approvals.get(id);

@@ -1,3 +1,4 @@
+import type { ActorRole } from '../core/actor';
 import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { StorageSession } from '../ports/storage-adapter';
 import type { PlanRecord } from '../core/records';
@@ -7,6 +8,11 @@ import type { AuthorizationVerdict } from './verdict';
 export interface AuthorizationRequest {
   /** The actor. */
   actor: string;
+  /**
+   * The role the call is made with, resolved by the host's `IdentityResolver`: the actor's own, or for a
+   * call a run makes (`agent:*`), the role of the person the run acts for (`user` when none).
+   */
+  role: ActorRole;
   /** The capability. */
   capability: CapabilityDescriptor;
   /** What the call touches (plan, media entity, kind, bytes). */

@@ -1,4 +1,6 @@
 import type { StorageAdapter } from '../ports/storage-adapter';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
+import { requireAdministrator } from './roles';
 import { parseActor } from '../core/actor';
 import { AUTOMATION_SETTINGS_KEY, readAutomationSettings } from './automation-settings';
 import type { AutomationSettings } from './evaluate';
@@ -10,8 +12,14 @@ import { AdministrationForbiddenError, InvalidRequestError } from './errors';
  * @public
  */
 export class AutomationService {
-  /** @param storage - where settings live */
-  constructor(private readonly storage: StorageAdapter) {}
+  /**
+   * @param storage - where settings live
+   * @param identity - who is an administrator (default: every `user:*` actor, {@link DEFAULT_IDENTITY_RESOLVER})
+   */
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly identity: IdentityResolver = DEFAULT_IDENTITY_RESOLVER,
+  ) {}
 
   /** The current settings (defaults: enabled, not read-only). */
   get(): Promise<AutomationSettings> {
@@ -20,10 +28,10 @@ export class AutomationService {
 
   /**
    * Changes the settings.
-   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for an unknown setting or a value that is not a boolean
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is an administrator (`user:*` with role `admin`); `REQUEST_INVALID` for an unknown setting or a value that is not a boolean
    */
   async set(patch: Partial<AutomationSettings>, actor: string): Promise<AutomationSettings> {
-    if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'change automation settings');
+    await requireAdministrator(this.identity, actor, 'change automation settings');
     const unknown = Object.keys(patch ?? {}).filter((k) => k !== 'automationEnabled' && k !== 'readOnlyReconcile');
     if (unknown.length > 0) throw new InvalidRequestError(`unknown automation settings: ${unknown.join(', ')}`);
     for (const [name, value] of Object.entries(patch)) {

@@ -1,14 +1,15 @@
 import { MediaAgentError } from '../core/errors';
 
 /**
- * The actor may not perform this administrative action (only a console administrator, `user:*`,
- * approves, revokes, creates grants or flips automation switches; : API Key 一律 403).
+ * The actor may not perform this administrative action: only an administrator (a `user:*` actor whose
+ * role, from the host's `IdentityResolver`, is `admin`) approves, revokes, changes grants and policies or
+ * flips automation switches; an API key, agent or system job never does.
  * @public
  */
 export class AdministrationForbiddenError extends MediaAgentError {
   /** @param actor - who tried; @param action - what they tried */
   constructor(actor: string, action: string) {
-    super('ADMIN_FORBIDDEN', `${actor} may not ${action}: only a console administrator (user:*) may`, {
+    super('ADMIN_FORBIDDEN', `${actor} may not ${action}: only an administrator may`, {
       actor,
       action,
     });

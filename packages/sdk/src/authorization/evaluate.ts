@@ -1,6 +1,6 @@
 import type { CapabilityKind } from '../core/capability-descriptor';
 import type { ApprovalRecord, GrantRecord, PlanRecord, PolicyRevisionRecord } from '../core/records';
-import { parseActor } from '../core/actor';
+import { type ActorRole, parseActor } from '../core/actor';
 import { checkApproval } from './approval-rules';
 import type { AuthorizationVerdict, RuleFailure } from './verdict';
 import { checkGrant, grantCoversCapability } from './grant-rules';
@@ -17,8 +17,10 @@ export interface AutomationSettings {
 export interface AuthorizationFacts {
   /** The actor. */
   actor: string;
+  /** The role the call is made with (the actor's, or for a run's call the role of the person it acts for). */
+  role: ActorRole;
   /** The capability. */
-  capability: { id: string; kind: CapabilityKind; policy?: string | undefined };
+  capability: { id: string; kind: CapabilityKind; policy?: string | undefined; adminOnly?: boolean | undefined };
   /** Automation settings. */
   settings: AutomationSettings;
   /** The plan type/id, media entity, kind and bytes the call touches. */
@@ -52,8 +54,10 @@ export interface AuthorizationFacts {
  * 0. a call inside a run obeys the run: a read-only subagent may only `read`/`preview` (enforced here, whatever
  *    the prompt says), a `plan_only` run may not `approve`/`execute`, an allowlist
  *    limits the capabilities;
- * 1. `read`/`preview` need no authorization record;
- * 2. a console administrator (`user:*`) is human authorization;
+ * 1. an admin-only capability is denied (`AUTH_ADMIN_ONLY`) unless the role is `admin`;
+ *    otherwise `read`/`preview` need no authorization record;
+ * 2. an administrator's own call (`user:*` actor with role `admin`) is human authorization; an ordinary
+ *    user's call is not (it needs an approval or a grant like any automatic call);
  * 3. for every other actor an `execute` is denied while the automation switch is off or read-only
  *    reconcile mode is on;
  * 4. an approval the caller points at (a pointer, never proof) authorizes if {@link checkApproval} passes;
@@ -68,8 +72,14 @@ export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationV
   const { capability } = facts;
   const runRefusal = checkRun(facts);
   if (runRefusal) return { allowed: false, ...runRefusal };
+  if (capability.adminOnly === true && facts.role !== 'admin')
+    return {
+      allowed: false,
+      code: 'AUTH_ADMIN_ONLY',
+      reason: `${capability.id} is for administrators only, and ${facts.actor} does not act for one`,
+    };
   if (capability.kind === 'read' || capability.kind === 'preview') return { allowed: true, basis: 'not_required' };
-  if (parseActor(facts.actor).kind === 'user') return { allowed: true, basis: 'human' };
+  if (isAdministratorCall(facts.actor, facts.role)) return { allowed: true, basis: 'human' };
   if (capability.kind === 'execute') {
     if (!facts.settings.automationEnabled)
       return {
@@ -138,4 +148,14 @@ export function checkRun(facts: Pick<AuthorizationFacts, 'capability' | 'run'>):
   if (run.allowlist && !run.allowlist.includes(capability.id))
     return { code: 'AUTH_NOT_ALLOWED_IN_RUN', reason: `${capability.id} is not in this run's capability allowlist` };
   return null;
+}
+
+/**
+ * True when a call is an administrator's own (a `user:*` actor whose role is `admin`): human
+ * authorization for every kind. A run acting for an administrator (`agent:*`) is not.
+ * @throws `ACTOR_INVALID` for a malformed actor
+ * @public
+ */
+export function isAdministratorCall(actor: string, role: ActorRole): boolean {
+  return role === 'admin' && parseActor(actor).kind === 'user';
 }

@@ -1,4 +1,6 @@
 import type { Clock } from '../ports/clock';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
+import { requireAdministrator } from './roles';
 import type { IdGenerator } from '../ports/id-generator';
 import type { GrantBudget, GrantRecord, GrantScope } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
@@ -58,27 +60,27 @@ const ACTION = /^(\*|[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;
  * @public
  */
 export class GrantService {
-  /** @param storage - where grants live; @param clock - time; @param ids - id source */
   /**
    * @param storage - where grants live; @param clock - time; @param ids - id source
    * @param capabilities - the registered capabilities (id and policy kind), to refuse an action that covers none; omitted: not checked
+   * @param identity - who is an administrator (default: every `user:*` actor, {@link DEFAULT_IDENTITY_RESOLVER})
    */
   constructor(
     private readonly storage: StorageAdapter,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly capabilities?: () => ReadonlyArray<{ id: string; policy?: string | undefined }>,
+    private readonly identity: IdentityResolver = DEFAULT_IDENTITY_RESOLVER,
   ) {}
 
   /**
    * Creates an active grant.
-   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`; `REQUEST_INVALID` for a malformed action, an expiry in
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is an administrator (`user:*` with role `admin`); `REQUEST_INVALID` for a malformed action, an expiry in
    *   the past, a negative or non-integer budget, a scope that is not lists of strings, unknown scope or budget fields; `POLICY_REVISION_NOT_FOUND` for an unknown policy revision;
    *   `GRANT_MATCHES_NOTHING` for an action that covers no registered capability (unless `allowUnmatched`)
    */
   async create(input: CreateGrantInput): Promise<GrantRecord> {
-    if (parseActor(input.actor).kind !== 'user')
-      throw new AdministrationForbiddenError(input.actor, 'create automation grants');
+    await requireAdministrator(this.identity, input.actor, 'create automation grants');
     if (typeof input.action !== 'string' || !ACTION.test(input.action))
       throw new InvalidRequestError(
         `grant action must be a capability id, policy.<kind>, <family>.* or *; got ${JSON.stringify(input.action)}`,
@@ -141,8 +143,7 @@ export class GrantService {
    *   earlier expiry (un-revoking, a later or removed expiry, any other field), `REQUEST_INVALID` for an empty update
    */
   async update(id: string, input: UpdateGrantInput): Promise<GrantRecord> {
-    if (parseActor(input.actor).kind !== 'user')
-      throw new AdministrationForbiddenError(input.actor, 'update automation grants');
+    await requireAdministrator(this.identity, input.actor, 'update automation grants');
     const extra = Object.keys(input).filter((k) => !['actor', 'status', 'expiresAt'].includes(k));
     if (extra.length > 0) throw new GrantWideningError(id, `fields ${extra.join(', ')} cannot be changed`);
     if (input.status === undefined && input.expiresAt === undefined)

@@ -1,7 +1,7 @@
 import type { StorageSession } from '../ports/storage-adapter';
 import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
-import { evaluateAuthorization, type AuthorizationFacts } from './evaluate';
+import { evaluateAuthorization, isAdministratorCall, type AuthorizationFacts } from './evaluate';
 import type { AuthorizationVerdict } from './verdict';
 import { grantCoversCapability } from './grant-rules';
 import { utcDayStart } from '../core/utc-day';
@@ -24,7 +24,13 @@ export class PolicyAuthorizer implements Authorizer {
     const facts: AuthorizationFacts = {
       run,
       actor: request.actor,
-      capability: { id: capability.id, kind: capability.kind, policy: capability.policy },
+      role: request.role,
+      capability: {
+        id: capability.id,
+        kind: capability.kind,
+        policy: capability.policy,
+        adminOnly: capability.adminOnly,
+      },
       target: request.target,
       plan: request.plan,
       idempotencyKey: request.idempotencyKey,
@@ -34,7 +40,7 @@ export class PolicyAuthorizer implements Authorizer {
       grants: NO_GRANTS,
     };
     // Reads and console administrators need no authorization record (the run rule still applies).
-    if (capability.kind === 'read' || capability.kind === 'preview' || request.actor.startsWith('user:'))
+    if (capability.kind === 'read' || capability.kind === 'preview' || isAdministratorCall(request.actor, request.role))
       return evaluateAuthorization(facts);
     facts.settings = await readAutomationSettings(session);
     facts.approval =

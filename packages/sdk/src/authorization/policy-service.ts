@@ -1,4 +1,6 @@
 import type { Clock } from '../ports/clock';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
+import { requireAdministrator } from './roles';
 import type { IdGenerator } from '../ports/id-generator';
 import type { PolicyRevisionRecord } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
@@ -11,19 +13,23 @@ import { AdministrationForbiddenError, InvalidRequestError, RecordNotFoundError 
  * @public
  */
 export class PolicyService {
-  /** @param storage - where revisions live; @param clock - time; @param ids - id source */
+  /**
+   * @param storage - where revisions live; @param clock - time; @param ids - id source
+   * @param identity - who is an administrator (default: every `user:*` actor, {@link DEFAULT_IDENTITY_RESOLVER})
+   */
   constructor(
     private readonly storage: StorageAdapter,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly identity: IdentityResolver = DEFAULT_IDENTITY_RESOLVER,
   ) {}
 
   /**
    * Creates a draft revision of a policy kind.
-   * @throws `ADMIN_FORBIDDEN` unless `actor` is `user:*`, `REQUEST_INVALID` for an empty kind
+   * @throws `ADMIN_FORBIDDEN` unless `actor` is an administrator (`user:*` with role `admin`), `REQUEST_INVALID` for an empty kind
    */
   async createRevision(kind: string, actor: string): Promise<PolicyRevisionRecord> {
-    if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'edit policies');
+    await requireAdministrator(this.identity, actor, 'edit policies');
     if (!kind) throw new InvalidRequestError('policy kind is required');
     const now = this.clock.now();
     const record: PolicyRevisionRecord = {
@@ -64,7 +70,7 @@ export class PolicyService {
   }
 
   async #setStatus(id: string, actor: string, status: 'published' | 'retired'): Promise<PolicyRevisionRecord> {
-    if (parseActor(actor).kind !== 'user') throw new AdministrationForbiddenError(actor, 'edit policies');
+    await requireAdministrator(this.identity, actor, 'edit policies');
     return this.storage.transaction(async (s) => {
       const current = await s.policies.get(id);
       if (!current) throw new RecordNotFoundError('policy revision', id);

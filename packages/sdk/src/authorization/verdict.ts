@@ -19,7 +19,8 @@ export type DenialCode =
   | 'AUTH_GRANT_POLICY_NOT_PUBLISHED'
   | 'AUTH_GRANT_OUT_OF_SCOPE'
   | 'AUTH_GRANT_BUDGET_EXHAUSTED'
-  | 'AUTH_NO_AUTHORIZATION';
+  | 'AUTH_NO_AUTHORIZATION'
+  | 'AUTH_ADMIN_ONLY';
 
 /**
  * The authorizer's answer for one invocation.

@@ -45,6 +45,7 @@ export class CapabilityCatalog {
       tags: capability.tags ?? [],
       aliases: capability.aliases ?? [],
       policy: capability.policy,
+      adminOnly: capability.adminOnly === true,
       redact: capability.redact ?? [],
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
     });

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
 import type { EventSource } from '../ports/event-source';
 import type { Static, TSchema } from 'typebox';
 import type { Authorizer } from '../authorization/authorizer';
@@ -79,6 +80,8 @@ export interface CapabilityRegistryDeps {
   logger: Logger;
   /** Largest accepted input JSON in bytes (default 1 MiB); larger inputs fail with `INPUT_TOO_LARGE`. */
   maxInputBytes?: number;
+  /** Who is an administrator, for admin-only capabilities and human authorization (default {@link DEFAULT_IDENTITY_RESOLVER}). */
+  identity?: IdentityResolver;
 }
 
 /**
@@ -101,6 +104,7 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
       catalog: this.#catalog,
       events: this.#emitter,
       maxInputBytes: deps.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+      identity: deps.identity ?? DEFAULT_IDENTITY_RESOLVER,
     });
   }
 

@@ -23,7 +23,8 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * mode is not used by the SDK's providers.
  *
  * @param definition - id (dotted words), version, title, description (what the model reads), kind, replay
- *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact` and `verify`, and the `handler`
+ *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact`, `verify` and `adminOnly`, and the
+ *   `handler`
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws {@link InvalidCapabilityError} (`CAPABILITY_DEFINITION_INVALID`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
@@ -58,6 +59,8 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   if (typeof d!.handler !== 'function') throw new InvalidCapabilityError(id, 'handler must be a function');
   if (typeof d!.title !== 'string' || !d!.title.trim()) throw new InvalidCapabilityError(id, 'title is required');
   if (typeof d!.description !== 'string') throw new InvalidCapabilityError(id, 'description is required');
+  if (d!.adminOnly !== undefined && typeof d!.adminOnly !== 'boolean')
+    throw new InvalidCapabilityError(id, 'adminOnly must be a boolean');
   for (const [name, schema] of [
     ['input', d!.input],
     ['output', d!.output],

@@ -1,6 +1,8 @@
 import type { EventEmitter } from 'eventemitter3';
-import { parseActor } from '../core/actor';
+import { type ActorRole, parseActor } from '../core/actor';
+import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
+import { resolveRole } from '../authorization/roles';
 import { utcDayStart } from '../core/utc-day';
 import { MediaAgentError } from '../core/errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
@@ -65,6 +67,7 @@ export interface InvocationPipelineDeps {
   logger: Logger;
   events: EventEmitter<InvocationEvents>;
   maxInputBytes: number;
+  identity: IdentityResolver;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -80,6 +83,8 @@ interface Prepared {
   invocationId: string;
   summary: string;
   signal: AbortSignal;
+  /** The role the call is made with (see `AuthorizationRequest.role`). */
+  role: ActorRole;
 }
 
 /** The ledger identity of a side-effecting call: its idempotency key, input hash, scope and capability. */
@@ -106,6 +111,7 @@ export class InvocationPipeline {
       await this.#auditRefusal(id, input, ctx, error);
       throw error;
     }
+    prepared.role = await this.#roleFor(ctx);
     const result = isSideEffecting(prepared.capability.kind)
       ? await this.#sideEffecting(prepared)
       : await this.#read(prepared);
@@ -162,6 +168,22 @@ export class InvocationPipeline {
       );
   }
 
+  /**
+   * The role a call is made with: the actor's own, or for a run's call (`agent:*`) the role of the person
+   * it acts for (`onBehalfOf`; `user` when none). A resolver that throws or answers anything but `admin`
+   * gives `user` (least privilege).
+   */
+  async #roleFor(ctx: InvocationContext): Promise<ActorRole> {
+    const subject = parseActor(ctx.actor).kind === 'agent' ? ctx.onBehalfOf : ctx.actor;
+    if (subject === undefined) return 'user';
+    return resolveRole(this.deps.identity, subject, (cause) =>
+      this.deps.logger.warn('the identity resolver failed; the call is made as an ordinary user', {
+        actor: subject,
+        message: messageOf(cause),
+      }),
+    );
+  }
+
   /** Resolve, check the context, validate the input, compute the target: everything before authorization. */
   #prepare(id: string, input: unknown, ctx: InvocationContext): Prepared {
     const { catalog, ids, maxInputBytes } = this.deps;
@@ -201,6 +223,7 @@ export class InvocationPipeline {
       invocationId: ids.next('inv'),
       summary: summarizeInput(input, capability.redact),
       signal: ctx.signal ?? NEVER_ABORTED,
+      role: 'user',
     };
   }
 
@@ -210,6 +233,7 @@ export class InvocationPipeline {
     const verdict = await authorizer.authorize(
       {
         actor: p.ctx.actor,
+        role: p.role,
         capability: descriptor,
         target: { bytes: 0 },
         plan: undefined,
@@ -257,6 +281,7 @@ export class InvocationPipeline {
     const verdict = await this.deps.authorizer.authorize(
       {
         actor: ctx.actor,
+        role: p.role,
         capability: descriptor,
         target: {
           planType: target.planType,
@@ -645,6 +670,8 @@ function messageOf(error: unknown): string {
  */
 function checkContext(ctx: InvocationContext): void {
   parseActor(ctx?.actor);
+  if (ctx.onBehalfOf !== undefined && parseActor(ctx.onBehalfOf).kind !== 'user')
+    throw new InvalidContextError('onBehalfOf', 'a user:<id> actor');
   for (const field of ['runId', 'taskId', 'callId', 'approvalId'] as const) {
     const value = ctx[field];
     if (value !== undefined && !(typeof value === 'string' && value.length > 0 && value.length <= 200))

@@ -104,6 +104,11 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   redact?: string[];
   /** Policy kind whose `policy.<kind>` grants cover this capability, e.g. `acquisition`. */
   policy?: string;
+  /**
+   * Only administrators reach it (default `false`): a call by an ordinary user, or by a run acting for
+   * one, is denied with `AUTH_ADMIN_ONLY` before the handler, whatever its kind, approvals or grants.
+   */
+  adminOnly?: boolean;
   // `NoInfer`: `I` and `O` come from `input` and `output` only. Inferring them from the callbacks too
   // makes the compiler expand typebox's `Static` conditional type generically, which costs a consumer
   // tens of seconds of type-checking per program.

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
 import type { DependencyContainer } from 'tsyringe';
 import { ApprovalService, DEFAULT_APPROVAL_TTL_MS } from '../authorization/approval-service';
 import { AutomationService } from '../authorization/automation-service';
@@ -94,6 +95,10 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     );
   const middleware = r.middleware ?? [];
   validateRunMiddleware(middleware);
+  if (options.identity !== undefined && typeof options.identity?.roleOf !== 'function')
+    throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
+      option: 'identity',
+    });
   return {
     ...limits,
     model: options.model?.model ?? 'scripted',
@@ -145,6 +150,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
   c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
   c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
+  c.register(Tokens.Identity, { useValue: options.identity ?? DEFAULT_IDENTITY_RESOLVER });
   c.register(
     Tokens.Authorizer,
     single(() => new PolicyAuthorizer()),
@@ -172,20 +178,22 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
           ids: d.resolve(Tokens.IdGenerator),
           logger: d.resolve(Tokens.Logger),
           maxInputBytes: resolved.maxInputBytes,
+          identity: d.resolve(Tokens.Identity),
         }),
     ),
   );
-  const svc = <T>(make: (s: MediaAgentDeps) => T) =>
+  const svc = <T>(make: (s: MediaAgentDeps & { identity: IdentityResolver }) => T) =>
     single((d) =>
       make({
         storage: d.resolve(Tokens.StorageAdapter),
         clock: d.resolve(Tokens.Clock),
         ids: d.resolve(Tokens.IdGenerator),
+        identity: d.resolve(Tokens.Identity),
       }),
     );
   c.register(
     Tokens.ApprovalService,
-    svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs)),
+    svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs, s.identity)),
   );
   c.register(
     Tokens.GrantService,
@@ -196,6 +204,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
         d.resolve(Tokens.Clock),
         d.resolve(Tokens.IdGenerator),
         () => registry.list(),
+        d.resolve(Tokens.Identity),
       );
     }),
   );
@@ -205,11 +214,11 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   );
   c.register(
     Tokens.PolicyService,
-    svc((s) => new PolicyService(s.storage, s.clock, s.ids)),
+    svc((s) => new PolicyService(s.storage, s.clock, s.ids, s.identity)),
   );
   c.register(
     Tokens.AutomationService,
-    svc((s) => new AutomationService(s.storage)),
+    svc((s) => new AutomationService(s.storage, s.identity)),
   );
   c.register(
     Tokens.ModelProvider,
@@ -290,8 +299,10 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     budgets: resolved.runs.budgets,
     wake: () => workers.wake(),
     abortLocal: (runId) => workers.abortLocal(runId),
+    identity: resolvePort(d, Tokens.Identity),
   });
   return new DefaultAgentHost({
+    identity: resolvePort(d, Tokens.Identity),
     modelConfigured: d.resolve(Tokens.ModelProvider) !== MODEL_NOT_CONFIGURED,
     capabilities,
     approvals,

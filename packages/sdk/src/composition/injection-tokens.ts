@@ -1,4 +1,5 @@
 import type { ApprovalService } from '../authorization/approval-service';
+import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
 import type { AutomationService } from '../authorization/automation-service';
 import type { GrantService } from '../authorization/grant-service';
@@ -47,6 +48,8 @@ export const Tokens = Object.freeze({
   IdGenerator: token<IdGenerator>('IdGenerator'),
   /** Logging. */
   Logger: token<Logger>('Logger'),
+  /** Roles of actors (who is an administrator). */
+  Identity: token<IdentityResolver>('Identity'),
   /** The resolved options the container was built with. */
   AgentOptions: token<ResolvedAgentOptions>('AgentOptions'),
   /** Approvals service. */

@@ -45,12 +45,32 @@ export function parseActor(actor: unknown): { kind: ActorKind; id: string } {
 }
 
 /**
- * True when the actor is a console administrator (`user:*`), whose direct calls count as human
- * authorization. Every other actor needs an approval or a grant for
- * `propose`/`approve`/`execute`.
+ * True when the actor is a person (`user:*`). Whether that person's direct calls count as human
+ * authorization depends on their {@link ActorRole}: only an `admin` approves, changes grants and
+ * executes without an approval or a grant.
  * @throws {@link InvalidActorError} for a malformed actor
  * @public
  */
 export function isHumanActor(actor: string): boolean {
   return parseActor(actor).kind === 'user';
+}
+
+/**
+ * What a person may do: `admin` decides approvals, changes grants and automation settings, reaches
+ * admin-only capabilities and sees every user's runs; `user` runs the agent and sees their own runs.
+ * The host resolves it through an `IdentityResolver`; text in messages, tool results, memory or
+ * history never changes it.
+ * @public
+ */
+export type ActorRole = 'admin' | 'user';
+
+/**
+ * The role an actor has when the host installs no `IdentityResolver`: every `user:*` actor is an
+ * administrator (one person runs the host), every other actor (`apikey:`, `agent:`, `system:`) is an
+ * ordinary `user`.
+ * @throws {@link InvalidActorError} for a malformed actor
+ * @public
+ */
+export function defaultRoleOf(actor: string): ActorRole {
+  return parseActor(actor).kind === 'user' ? 'admin' : 'user';
 }

@@ -72,6 +72,8 @@ export interface CapabilityDescriptor {
   aliases: readonly string[];
   /** Policy kind, when any. */
   policy: string | undefined;
+  /** Only administrators (or runs acting for one) may invoke it; absent means `false`. */
+  adminOnly?: boolean;
   /**
    * Dotted input paths never stored or traced in clear (`*` matches any array item or key), as the capability
    * declares them; secret-looking field names are redacted besides. Absent on descriptors built by hand.

@@ -25,7 +25,8 @@
 export const ERROR_CODES = {
   // Actors and administrative requests
   ACTOR_INVALID: 'An actor string is not one of `user:<id>`, `apikey:<id>`, `agent:<runId>` or `system:<name>`.',
-  ADMIN_FORBIDDEN: 'Only a console administrator (`user:*` actor) may perform this administrative action.',
+  ADMIN_FORBIDDEN:
+    'Only an administrator (a `user:*` actor whose role is `admin`) may perform this administrative action.',
   REQUEST_INVALID: 'An administrative request is malformed (bad expiry, empty action, negative budget …).',
   HOST_NOT_STARTED:
     'A call that reads or writes storage was made before `host.start()` resolved; registering capabilities needs no start.',
@@ -67,6 +68,8 @@ export const ERROR_CODES = {
   AUTH_GRANT_OUT_OF_SCOPE:
     "The grant's action or scope (media entities, media kinds, capabilities) does not cover the call.",
   AUTH_GRANT_BUDGET_EXHAUSTED: "The grant's daily budget (invocations or bytes per UTC day) is used up.",
+  AUTH_ADMIN_ONLY:
+    'The capability is for administrators only, and the caller (or the person the run acts for) is an ordinary user.',
   AUTH_NO_AUTHORIZATION:
     'A non-human actor called a `propose`/`approve`/`execute` capability with neither a valid approval nor a covering grant.',
 

@@ -3,15 +3,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { LRUCache } from 'lru-cache';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { parseActor } from '../core/actor';
-import { MediaAgentError } from '../core/errors';
+import { parseActor, type ActorRole } from '../core/actor';
+import { isMediaAgentError, MediaAgentError } from '../core/errors';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
 import type { ApprovalRecord, GrantRecord } from '../core/records';
-import type { RunRecord } from '../core/run-records';
 import type { AgentHost } from '../runtime/agent-host';
 import type { RunEvent } from '../runtime/events/run-event';
-import { RunNotFoundError } from '../runtime/run-service';
-import { approvalRunId, mayReadRun, resolveRole, type HttpRole } from './access';
+import { approvalRunId } from './access';
 import { loadConsoleAssets, type ConsoleAsset } from './console-assets';
 import { hostDecisions, type HttpDecisionSource } from './decisions';
 import { HttpRequestError, problemResponse } from './problem';
@@ -70,7 +68,7 @@ export interface AgentRouter {
   closeStreams(): void;
 }
 
-type Vars = { Variables: { actor: string; role: HttpRole } };
+type Vars = { Variables: { actor: string; role: ActorRole } };
 type C = Context<Vars>;
 
 const StartRunBody = Type.Object(
@@ -189,35 +187,31 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     : undefined;
   let closer = new AbortController();
   let openStreams = 0;
-  /** Who started each run (never changes): the event stream filters a non-admin's events with it. */
-  const owners = new LRUCache<string, string>({ max: 10_000 });
+  /** Whether an actor may see a run, as the host decides it (owner or admin), remembered for a minute. */
+  const access = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
 
-  const ownerOf = async (runId: string): Promise<string | undefined> => {
-    const known = owners.get(runId);
+  const maySee = async (c: C, runId: string): Promise<boolean> => {
+    if (c.var.role === 'admin') return true;
+    const key = `${c.var.actor}\n${runId}`;
+    const known = access.get(key);
     if (known !== undefined) return known;
-    try {
-      const { run } = await host.getRun(runId, { limit: 1 });
-      owners.set(runId, run.startedBy);
-      return run.startedBy;
-    } catch {
-      return undefined;
-    }
+    const visible = await host.getRun(runId, { limit: 1, actor: c.var.actor }).then(
+      () => true,
+      (error: unknown) => {
+        if (isMediaAgentError(error, 'RUN_NOT_FOUND')) return false;
+        throw error;
+      },
+    );
+    access.set(key, visible);
+    return visible;
   };
-  /** The run if the caller may see it; RUN_NOT_FOUND otherwise (existence never revealed). */
-  const visibleRun = async (c: C, id: string, page?: { afterSeq?: number; limit?: number }) => {
-    const detail = await host.getRun(id, page ?? { limit: 1 });
-    if (!mayReadRun(detail.run, c.var.actor, c.var.role)) throw new RunNotFoundError(id);
-    return detail;
-  };
-  const listVisibleRuns = async (c: C, filter: { status?: RunRecord['status']; limit?: number }) => {
-    if (c.var.role === 'admin') return host.listRuns(filter);
-    const all = await host.listRuns({ ...(filter.status ? { status: filter.status } : {}), limit: 1000 });
-    return all.filter((r) => r.startedBy === c.var.actor).slice(0, filter.limit ?? 50);
-  };
+  /** The run if the caller may see it; the host answers RUN_NOT_FOUND otherwise (existence never revealed). */
+  const visibleRun = (c: C, id: string, page?: { afterSeq?: number; limit?: number }) =>
+    host.getRun(id, { ...(page ?? { limit: 1 }), actor: c.var.actor });
   const approvalVisible = async (c: C, approval: ApprovalRecord): Promise<boolean> => {
     if (c.var.role === 'admin' || approval.requestedBy === c.var.actor) return true;
     const runId = approvalRunId(approval.requestedBy);
-    return runId !== undefined && (await ownerOf(runId)) === c.var.actor;
+    return runId !== undefined && (await maySee(c, runId));
   };
   const requireAdmin = (c: C, what: string) => {
     if (c.var.role !== 'admin') throw new AdministrationForbiddenError(c.var.actor, what);
@@ -253,7 +247,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     }
     if (!actor) throw new HttpRequestError('HTTP_UNAUTHENTICATED', 'the request is not authenticated');
     c.set('actor', actor);
-    c.set('role', await resolveRole(host, actor));
+    c.set('role', await host.roleOf(actor));
     c.header('cache-control', 'no-store');
     await next();
   });
@@ -273,13 +267,16 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
   app.post('/api/runs', async (c) => {
     const body = await readBody(c, StartRunBody);
     const run = await host.startRun({ ...body, actor: c.var.actor });
-    owners.set(run.id, run.startedBy);
     return c.json({ run }, 201);
   });
   app.get('/api/runs', async (c) => {
     const status = parseChoice('status', c.req.query('status'), RUN_STATUSES);
     const limit = parseLimit(c.req.query('limit'), 1000);
-    const runs = await listVisibleRuns(c, { ...(status ? { status } : {}), ...(limit ? { limit } : {}) });
+    const runs = await host.listRuns({
+      ...(status ? { status } : {}),
+      ...(limit ? { limit } : {}),
+      actor: c.var.actor,
+    });
     return c.json({ runs });
   });
   app.get('/api/runs/:id', async (c) => {
@@ -293,14 +290,12 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
   });
   app.post('/api/runs/:id/messages', async (c) => {
     const body = await readBody(c, MessageBody);
-    await visibleRun(c, c.req.param('id'));
     const message = await host.appendToInbox(c.req.param('id'), body.text, c.var.actor);
     return c.json({ message }, 202);
   });
   app.post('/api/runs/:id/abort', async (c) => {
     const body = await readBody(c, AbortBody, true);
-    await visibleRun(c, c.req.param('id'));
-    const run = await host.abort(c.req.param('id'), body.reason);
+    const run = await host.abort(c.req.param('id'), body.reason, { actor: c.var.actor });
     return c.json({ run }, 202);
   });
 
@@ -311,8 +306,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const runId = c.req.query('runId');
     if (runId !== undefined) await visibleRun(c, runId);
     const visible = async (event: RunEvent) =>
-      (runId === undefined || event.runId === runId) &&
-      (c.var.role === 'admin' || (await ownerOf(event.runId)) === c.var.actor);
+      (runId === undefined || event.runId === runId) && (await maySee(c, event.runId));
     const wantsStream = (c.req.header('accept') ?? '').includes('text/event-stream');
     if (!wantsStream) {
       const page = await host.listEvents({ after: fromQuery ?? 0, limit: limit ?? 100 });
@@ -401,7 +395,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const status = parseChoice('status', c.req.query('status'), ['open', 'resolved'] as const);
     const all = await decisions.list(status ? { status } : {});
     const visible = [];
-    for (const d of all) if (c.var.role === 'admin' || (await ownerOf(d.subjectId)) === c.var.actor) visible.push(d);
+    for (const d of all) if (await maySee(c, d.subjectId)) visible.push(d);
     return c.json({ decisions: visible });
   });
   app.post('/api/decisions/:id/choice', async (c) => {

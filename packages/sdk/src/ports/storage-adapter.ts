@@ -275,8 +275,8 @@ export interface RunRepository {
    * @returns the updated run, or undefined when the run is missing or the expectation failed
    */
   patch(id: string, patch: RunPatch, expectLeaseOwner?: string): Promise<RunRecord | undefined>;
-  /** Runs newest first, optionally by status or session. */
-  list(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
+  /** Runs newest first, optionally by status, session or the actor who started them (`startedBy`). */
+  list(filter?: { status?: RunStatus; sessionId?: string; startedBy?: string; limit?: number }): Promise<RunRecord[]>;
   /**
    * Leases one runnable run to `owner` until `now + leaseMs`: the oldest run that is `queued`; or `running`
    * or `waiting` with an expired (or no) lease and either `wakeRequested`, `abortRequested`, status `running`

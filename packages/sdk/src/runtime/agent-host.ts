@@ -9,6 +9,9 @@ import type { InvocationContext, InvocationResult } from '../capabilities/invoca
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { Logger } from '../ports/logger';
+import type { ActorRole } from '../core/actor';
+import type { IdentityResolver } from '../ports/identity';
+import { resolveRole } from '../authorization/roles';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
@@ -104,21 +107,30 @@ export interface AgentHost {
   startRun(input: StartRunInput): Promise<RunRecord>;
   /**
    * A run with its plan, verified report, queued messages and a page of its events (`afterSeq`, `limit`).
-   * @throws `RUN_NOT_FOUND`
+   * Pass `actor` when asking on a person's behalf: only the run's owner and administrators see it.
+   * @param options - `afterSeq` (default 0), `limit` (default 100, at most 1000), `actor`
+   * @throws `RUN_NOT_FOUND` (also for a run `actor` may not see: its existence is never revealed),
+   *   `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
-  getRun(id: string, options?: { afterSeq?: number; limit?: number }): Promise<RunDetail>;
-  /** Runs newest first (default limit 50). */
-  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]>;
+  getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail>;
+  /**
+   * Runs newest first (default limit 50, at most 1000). With `actor`, an ordinary user gets only the runs
+   * they started; an administrator gets every run.
+   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   */
+  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number; actor?: string }): Promise<RunRecord[]>;
   /**
    * Puts a person's message in the run's inbox (it steers the run): a running run gets it as a user message
    * before its next model call; a waiting or ended run is woken for one new drive
    * (docs/architecture.md#steering-messages). Emits `inbox_queued`, then `inbox_applied`. Nothing is dropped
-   * when the inbox is full.
+   * when the inbox is full. Only the run's owner and administrators may steer it; the run then acts for the
+   * writer (an administrator's message lets it reach admin-only capabilities) while its owner stays the same.
    * @param runId - the run
    * @param text - the message, as the person wrote it
    * @param actor - who writes it, e.g. `user:admin`
    * @returns the queued inbox record
-   * @throws {@link MediaAgentError} `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   * @throws {@link MediaAgentError} `RUN_NOT_FOUND` (also for a run `actor` may not see), `RUN_REQUEST_INVALID`,
+   *   `ACTOR_INVALID`
    *
    * @example
    * ```ts
@@ -128,9 +140,21 @@ export interface AgentHost {
   appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord>;
   /**
    * Aborts a run: no further steps; completed effects are not undone; the run ends `cancelled`.
-   * @throws `RUN_NOT_FOUND`
+   * @param options - `actor` aborts on a person's behalf: only the run's owner and administrators may
+   * @throws `RUN_NOT_FOUND` (also for a run `actor` may not see), `ACTOR_INVALID`
    */
-  abort(runId: string, reason?: string): Promise<RunRecord>;
+  abort(runId: string, reason?: string, options?: { actor?: string }): Promise<RunRecord>;
+  /**
+   * The role of an actor, from the host's `IdentityResolver` (`admin` or `user`; a resolver that fails
+   * gives `user`).
+   * @throws `ACTOR_INVALID` for a malformed actor
+   *
+   * @example
+   * ```ts
+   * if ((await host.roleOf(actor)) !== 'admin') return forbidden();
+   * ```
+   */
+  roleOf(actor: string): Promise<ActorRole>;
   /**
    * Run events with global sequence above `after`: replayed from storage, then live. Reconnect with the
    * last `globalSeq` seen to miss nothing and see nothing twice. `pollMs` (default 1000) bounds the delay for
@@ -221,6 +245,8 @@ export interface AgentHostDeps {
   bus: RunEventBus;
   /** Whether a model provider was configured; without one `startRun` fails `MODEL_NOT_CONFIGURED`. */
   modelConfigured: boolean;
+  /** Roles of actors. */
+  identity: IdentityResolver;
 }
 
 /**
@@ -295,12 +321,12 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.getRun} */
-  getRun(id: string, options?: { afterSeq?: number; limit?: number }): Promise<RunDetail> {
+  getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail> {
     return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);
   }
 
   /** {@inheritDoc AgentHost.listRuns} */
-  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number }): Promise<RunRecord[]> {
+  listRuns(filter?: { status?: RunStatus; sessionId?: string; limit?: number; actor?: string }): Promise<RunRecord[]> {
     return this.#refused('listRuns') ?? this.#deps.runs.listRuns(filter);
   }
 
@@ -310,8 +336,17 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.abort} */
-  abort(runId: string, reason?: string): Promise<RunRecord> {
-    return this.#refused('abort') ?? this.#deps.runs.abort(runId, reason);
+  abort(runId: string, reason?: string, options?: { actor?: string }): Promise<RunRecord> {
+    return this.#refused('abort') ?? this.#deps.runs.abort(runId, reason, options);
+  }
+
+  /** {@inheritDoc AgentHost.roleOf} */
+  roleOf(actor: string): Promise<ActorRole> {
+    try {
+      return resolveRole(this.#deps.identity, actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** {@inheritDoc AgentHost.events} */

@@ -1,4 +1,5 @@
 import type { ModelProviderConfig } from '../models/factory';
+import type { DEFAULT_IDENTITY_RESOLVER, IdentityResolver } from '../ports/identity';
 import type { ModelProvider } from '../models/types';
 import type { GoalFacts } from './goal-facts';
 import type { DailyBudgets, RunBudgets } from './run-budgets';
@@ -69,6 +70,12 @@ export interface AgentOptions {
    * @defaultValue none
    */
   goalFacts?: GoalFacts;
+  /**
+   * Who is an administrator: deciding approvals, changing grants and automation settings, admin-only
+   * capabilities and other users' runs need role `admin`. Key users by a stable id (`user:<id>`).
+   * @defaultValue {@link DEFAULT_IDENTITY_RESOLVER}: every `user:*` actor is an administrator
+   */
+  identity?: IdentityResolver;
   /** Run settings; every field optional, defaults documented per field. */
   runs?: RunOptions;
   /**

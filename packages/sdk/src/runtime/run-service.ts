@@ -1,4 +1,7 @@
 import { parseActor } from '../core/actor';
+import { resolveRole } from '../authorization/roles';
+import type { IdentityResolver } from '../ports/identity';
+import { mayAccessRun } from './run-access';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { MediaAgentError } from '../core/errors';
 import type { RunEvent } from './events/run-event';
@@ -108,6 +111,7 @@ export class RunService {
       budgets: RunBudgets;
       wake: () => void;
       abortLocal: (runId: string) => void;
+      identity: IdentityResolver;
     },
   ) {}
 
@@ -207,13 +211,17 @@ export class RunService {
 
   /**
    * A run with its checklist, report, queued inbox messages and a page of its events.
-   * @param options - `afterSeq` (default 0) and `limit` (default 100, at most 1000) page the events
-   * @throws `RUN_NOT_FOUND`
+   * @param options - `afterSeq` (default 0) and `limit` (default 100, at most 1000) page the events; `actor`
+   *   asks on a person's behalf (only the owner and administrators see the run)
+   * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `ACTOR_INVALID`
    */
-  async getRun(id: string, options: { afterSeq?: number; limit?: number } | null = {}): Promise<RunDetail> {
+  async getRun(
+    id: string,
+    options: { afterSeq?: number; limit?: number; actor?: string } | null = {},
+  ): Promise<RunDetail> {
     const afterSeq = checkInteger('afterSeq', options?.afterSeq, 0, Number.MAX_SAFE_INTEGER) ?? 0;
     const limit = checkInteger('limit', options?.limit, 1, 1000) ?? 100;
-    const run = await this.#require(id);
+    const run = await this.#require(id, options?.actor);
     const events = (await this.deps.storage.events.listByRun(id, { afterSeq, limit })).map(toRunEvent);
     const inbox = await this.deps.storage.inbox.listQueued(id);
     return {
@@ -225,8 +233,14 @@ export class RunService {
     };
   }
 
-  /** Runs newest first, optionally by status or session (default limit 50). */
-  async listRuns(filter: { status?: RunStatus; sessionId?: string; limit?: number } | null = {}): Promise<RunRecord[]> {
+  /**
+   * Runs newest first, optionally by status or session (default limit 50). With `actor`, an ordinary user
+   * gets only the runs they started; an administrator gets every run.
+   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   */
+  async listRuns(
+    filter: { status?: RunStatus; sessionId?: string; limit?: number; actor?: string } | null = {},
+  ): Promise<RunRecord[]> {
     const limit = checkInteger('limit', filter?.limit, 1, 1000) ?? 50;
     if (filter?.sessionId !== undefined && typeof filter.sessionId !== 'string')
       throw new RunRequestError('sessionId must be a string');
@@ -235,13 +249,18 @@ export class RunService {
       !['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(filter.status)
     )
       throw new RunRequestError(`unknown status ${JSON.stringify(filter.status)}`);
-    return this.deps.storage.runs.list({ ...(filter ?? {}), limit });
+    const { actor, ...rest } = filter ?? {};
+    const own =
+      actor !== undefined && (await resolveRole(this.deps.identity, actor)) !== 'admin' ? { startedBy: actor } : {};
+    return this.deps.storage.runs.list({ ...rest, ...own, limit });
   }
 
   /**
    * Puts a person's message in the run's inbox. A running run gets it before its next model call; a
-   * waiting or ended run is woken for one new drive. Nothing is dropped.
-   * @throws `RUN_NOT_FOUND`, `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`
+   * waiting or ended run is woken for one new drive. Nothing is dropped. Only the run's owner and
+   * administrators may; the run then acts for the writer (their role decides admin-only capabilities),
+   * while its owner stays the same.
+   * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`
    */
   async appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
     parseActor(actor);
@@ -256,6 +275,7 @@ export class RunService {
       createdAt: this.deps.clock.now(),
       appliedAt: null,
     };
+    await this.#require(runId, actor);
     const event = await this.deps.storage.transaction(async (s) => {
       const run = await s.runs.get(runId);
       if (!run) throw new RunNotFoundError(runId);
@@ -273,10 +293,12 @@ export class RunService {
   /**
    * Requests an abort: the driver stops before its next step (a model stream or tool call in flight is
    * aborted; completed effects are never undone) and the run ends `cancelled`.
+   * @param options - `actor` aborts on a person's behalf (only the owner and administrators may)
    * @returns the run as it is now
-   * @throws `RUN_NOT_FOUND`
+   * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `ACTOR_INVALID`
    */
-  async abort(runId: string, reason?: string): Promise<RunRecord> {
+  async abort(runId: string, reason?: string, options?: { actor?: string }): Promise<RunRecord> {
+    if (options?.actor !== undefined) await this.#require(runId, options.actor);
     const now = this.deps.clock.now();
     const { run, event } = await this.deps.storage.transaction(async (s) => {
       const current = await s.runs.get(runId);
@@ -317,9 +339,12 @@ export class RunService {
     return run;
   }
 
-  async #require(id: string): Promise<RunRecord> {
+  /** The run, when it exists and `actor` (when given) may see it; else `RUN_NOT_FOUND`, saying nothing more. */
+  async #require(id: string, actor?: string): Promise<RunRecord> {
     const run = await this.deps.storage.runs.get(id);
     if (!run) throw new RunNotFoundError(id);
+    if (actor !== undefined && !(await mayAccessRun(this.deps.storage, this.deps.identity, run, actor)))
+      throw new RunNotFoundError(id);
     return run;
   }
 }

@@ -990,7 +990,7 @@ export function describeStorageConformance(
     );
 
     t.it(
-      'runs list is newest first (createdAt, then id), filters by status and session, and honours limit',
+      'runs list is newest first (createdAt, then id), filters by status, session and starter, and honours limit',
       withStorage(async (s) => {
         await s.runs.insert(runRecord({ id: 'r1', createdAt: 1, sessionId: 'a' }));
         await s.runs.insert(runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }));
@@ -1002,6 +1002,10 @@ export function describeStorageConformance(
         assert.deepEqual(ids(await s.runs.list({ sessionId: 'a' })), ['r2b', 'r1']);
         assert.deepEqual(ids(await s.runs.list({ sessionId: 'a', status: 'succeeded' })), []);
         assert.deepEqual(ids(await s.runs.list({ limit: 2 })), ['r3', 'r2b']);
+        await s.runs.insert(runRecord({ id: 'r4', createdAt: 4, startedBy: 'user:bob' }));
+        assert.deepEqual(ids(await s.runs.list({ startedBy: 'user:bob' })), ['r4']);
+        assert.deepEqual(ids(await s.runs.list({ startedBy: 'user:bob', status: 'succeeded' })), []);
+        assert.deepEqual(ids(await s.runs.list({ startedBy: 'user:carol' })), []);
         assert.deepEqual(
           (await s.runs.list({ status: 'succeeded' }))[0],
           runRecord({ id: 'r3', createdAt: 3, status: 'succeeded', sessionId: 'b' }),

@@ -181,6 +181,7 @@ describe('grant rule (seed 004, 持续授权)', () => {
 describe('authorization decision (DESIGN.md §5)', () => {
   const base: AuthorizationFacts = {
     actor: 'agent:run-1',
+    role: 'user',
     capability: { id: 'download.submit', kind: 'execute', policy: 'acquisition' },
     settings: { automationEnabled: true, readOnlyReconcile: false },
     target: { planType: 'download', planId: 'plan_1', mediaEntityId: 'm1', mediaKind: 'movie', bytes: 100 },
@@ -200,14 +201,61 @@ describe('authorization decision (DESIGN.md §5)', () => {
       basis: 'not_required',
     });
   });
-  it('a console administrator (user:*) counts as human authorization', () => {
+  it('an administrator (user:* with role admin) counts as human authorization', () => {
     expect(
       evaluateAuthorization({
         ...base,
         actor: 'user:admin',
+        role: 'admin',
         settings: { automationEnabled: false, readOnlyReconcile: true },
       }),
     ).toEqual({ allowed: true, basis: 'human' });
+  });
+  it('an ordinary user is not human authorization: propose, approve and execute need an approval or a grant', () => {
+    for (const kind of ['propose', 'approve', 'execute'] as const) {
+      const d = evaluateAuthorization({
+        ...base,
+        actor: 'user:bob',
+        role: 'user',
+        capability: { ...base.capability, kind },
+      });
+      expect(d).toMatchObject({ allowed: false, code: 'AUTH_NO_AUTHORIZATION' });
+    }
+    const granted = evaluateAuthorization({
+      ...base,
+      actor: 'user:bob',
+      role: 'user',
+      grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }],
+    });
+    expect(granted).toMatchObject({ allowed: true, basis: 'grant' });
+  });
+  it('an admin-only capability is denied to ordinary users and runs acting for one, whatever its kind or grants', () => {
+    const adminOnly = { ...base.capability, adminOnly: true };
+    for (const kind of ['read', 'preview', 'execute'] as const) {
+      for (const actor of ['user:bob', 'agent:run-1', 'apikey:k1']) {
+        const d = evaluateAuthorization({
+          ...base,
+          actor,
+          role: 'user',
+          capability: { ...adminOnly, kind },
+          grants: [{ grant, policyRevision: undefined, usageToday: { invocations: 0, bytes: 0 } }],
+        });
+        expect(d).toMatchObject({ allowed: false, code: 'AUTH_ADMIN_ONLY' });
+      }
+    }
+    expect(evaluateAuthorization({ ...base, actor: 'user:root', role: 'admin', capability: adminOnly })).toEqual({
+      allowed: true,
+      basis: 'human',
+    });
+    // A run acting for an administrator reaches it, but still needs its approval or grant to execute.
+    expect(evaluateAuthorization({ ...base, role: 'admin', capability: { ...adminOnly, kind: 'read' } })).toEqual({
+      allowed: true,
+      basis: 'not_required',
+    });
+    expect(evaluateAuthorization({ ...base, role: 'admin', capability: adminOnly })).toMatchObject({
+      allowed: false,
+      code: 'AUTH_NO_AUTHORIZATION',
+    });
   });
   it('API keys, agents and background jobs need an approval or a grant for propose, approve and execute', () => {
     for (const actor of ['apikey:k1', 'agent:run-1', 'system:scheduler']) {

@@ -9,6 +9,7 @@ import {
   type GoalFactsSnapshot,
   type RunOptions,
   type IdGenerator,
+  type IdentityResolver,
   type StorageAdapter,
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
@@ -106,7 +107,13 @@ export function makeWorld(clock: ManualClock) {
 /** A started host with the scripted provider, manual clock, sequential ids and the tiny world. */
 export async function startHost(
   scripts: FakeScript | FakeScript[],
-  options: { storage?: StorageAdapter; runs?: RunOptions; workers?: boolean; ids?: IdGenerator } = {},
+  options: {
+    storage?: StorageAdapter;
+    runs?: RunOptions;
+    workers?: boolean;
+    ids?: IdGenerator;
+    identity?: IdentityResolver;
+  } = {},
 ) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = makeWorld(clock);
@@ -118,6 +125,7 @@ export async function startHost(
     logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted' },
     goalFacts: world.facts,
+    ...(options.identity ? { identity: options.identity } : {}),
     runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, refusedTurnPauseMs: 1, ...(options.runs ?? {}) },
   });
   for (const c of world.capabilities) host.capabilities.register(c);

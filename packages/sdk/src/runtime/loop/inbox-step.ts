@@ -1,4 +1,6 @@
 // The steering inbox: messages a person queued reach the model before its next call.
+import { isHumanActor } from '../../core/actor';
+import { ACTING_FOR_STATE_KEY } from './acting-for';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -11,6 +13,8 @@ export async function applyInbox(loop: Loop, session: RunSession): Promise<boole
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
   for (const m of queued) session.append({ role: 'user', content: m.text });
+  const writer = [...queued].reverse().find((m) => isHumanActor(m.actor));
+  if (writer) session.setState(ACTING_FOR_STATE_KEY, writer.actor);
   session.writes.applied.push(...queued.map((m) => m.id));
   session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;

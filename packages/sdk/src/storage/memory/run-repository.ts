@@ -31,7 +31,8 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
         .filter(
           (r) =>
             (filter.status === undefined || r.status === filter.status) &&
-            (filter.sessionId === undefined || r.sessionId === filter.sessionId),
+            (filter.sessionId === undefined || r.sessionId === filter.sessionId) &&
+            (filter.startedBy === undefined || r.startedBy === filter.startedBy),
         )
         .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),

@@ -108,6 +108,10 @@ export function pgRunRepository(q: PgQueries): RunRepository {
         where.push('session_id = @sessionId');
         params.sessionId = filter.sessionId;
       }
+      if (filter.startedBy !== undefined) {
+        where.push('started_by = @startedBy');
+        params.startedBy = filter.startedBy;
+      }
       const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
       const rows = await all(
         `SELECT * FROM "{schema}".runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`,

@@ -91,6 +91,10 @@ export function sqliteRunRepository(q: SqlQueries): SyncRepository<StorageSessio
         where.push('session_id = @sessionId');
         params.sessionId = filter.sessionId;
       }
+      if (filter.startedBy !== undefined) {
+        where.push('started_by = @startedBy');
+        params.startedBy = filter.startedBy;
+      }
       const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
       return all(`SELECT * FROM runs${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`, params).map((r) =>
         RUNS.fromRow(r),

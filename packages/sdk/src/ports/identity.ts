@@ -1,0 +1,36 @@
+import { type ActorRole, defaultRoleOf } from '../core/actor';
+
+/**
+ * The identity port: tells the runtime which {@link ActorRole} an actor has. The host owns its
+ * users; the SDK never invents identities or roles.
+ *
+ * @remarks
+ * Key users by a stable id (`user:<id>`, e.g. MoviePilot's numeric user id), never by a name: a renamed
+ * user keeps their runs, and a new user who gets a recycled name inherits nothing. The resolver is
+ * asked once per invocation and per administrative call; keep it fast (cache in the host when it
+ * queries a database). An actor the host does not know should resolve to `user`.
+ *
+ * @example
+ * ```ts
+ * const host = createAgentHost({
+ *   provider,
+ *   identity: { roleOf: (actor) => (admins.has(actor) ? 'admin' : 'user') },
+ * });
+ * ```
+ * @public
+ */
+export interface IdentityResolver {
+  /**
+   * The role of one actor.
+   * @param actor - a valid actor string (`user:<id>`, `apikey:<id>`, `agent:<runId>`, `system:<name>`)
+   * @returns `admin` or `user`; a rejected promise, or any other value, counts as `user` (least privilege)
+   */
+  roleOf(actor: string): ActorRole | Promise<ActorRole>;
+}
+
+/**
+ * The resolver used when the host installs none ({@link defaultRoleOf}): every `user:*` actor is an
+ * administrator, everything else an ordinary user.
+ * @public
+ */
+export const DEFAULT_IDENTITY_RESOLVER: IdentityResolver = Object.freeze({ roleOf: defaultRoleOf });
