@@ -1,7 +1,8 @@
 // The web console in a real browser: headless Chromium (Debian's `chromium` package) driven by
 // playwright-core, against examples/console run as a real child process on a SQLite file. Starts a run
-// from the page, watches it stream, kills the server (SIGKILL) mid-run and restarts it, approves from the
-// page with the payload hash, and sees the verified report; the page must show every event exactly once.
+// from the page, watches it stream, kills the server (SIGKILL) mid-run and restarts it (the page resumes
+// the stream by sequence), kills it again while the stream is unreachable (the page polls), approves from
+// the page with the payload hash, and sees the verified report; the page shows every event exactly once.
 // Screenshots go to examples/console/screenshots/ (not committed).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -132,15 +133,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     expect(shownHash).toMatch(/^[0-9a-f]{16,}$|^[A-Za-z0-9_-]{16,}$/);
     await expect(card.locator('pre').textContent()).resolves.toContain('"');
     await page.screenshot({ path: join(shots, '3-run-approval.png'), fullPage: true });
+
+    // From here the event stream is unreachable (as behind a proxy that drops it) and the server dies once
+    // more: the page falls back to polling the run by sequence, and stays correct.
+    const isStream = (url: URL) => url.pathname.endsWith('/api/events');
+    await page.route(isStream, (route) => route.abort('connectionrefused'));
+    await kill(server!);
+    await page.locator('#connection', { hasText: 'polling' }).waitFor();
+    server = await startConsole(port);
+
     // Approve is enabled only after confirming the payload was reviewed.
     expect(await card.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     await card.getByLabel(/approve exactly this hash/).check();
     await card.getByRole('button', { name: 'Approve' }).click();
     await card.locator('.status.approved').waitFor();
 
-    // The verified report.
+    // The verified report, delivered by polling (the stream is still unreachable).
     await page.locator('#report-verified', { hasText: /^verified$/ }).waitFor();
     await page.locator('#run-status .status.succeeded').waitFor();
+    await expect(page.locator('#connection').textContent()).resolves.toContain('polling');
+    // The stream comes back: the page goes live again.
+    await page.unroute(isStream);
+    await page.locator('#connection', { hasText: 'live' }).waitFor();
     const stored = await storedEvents(page, runId);
     expect(stored.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'succeeded' } });
     await page
@@ -174,11 +188,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     );
 
     // The time from a model token (its event written) to its text on the page, per text piece.
+    // Only pieces that came by the live stream count (not those read back after a reconnection).
     const latencies = await page.evaluate(() =>
-      performance.getEntriesByName('media-agent:text_delta').map((m) => {
-        const { at } = (m as unknown as { detail: { at: number } }).detail;
-        return performance.timeOrigin + m.startTime - at;
-      }),
+      performance
+        .getEntriesByName('media-agent:text_delta')
+        .map((m) => ({ m, detail: (m as unknown as { detail: { at: number; via: string } }).detail }))
+        .filter(({ detail }) => detail.via === 'stream')
+        .map(({ m, detail }) => performance.timeOrigin + m.startTime - detail.at),
     );
     expect(latencies.length).toBeGreaterThan(0);
     const sorted = [...latencies].sort((a, b) => a - b);

@@ -258,8 +258,11 @@ function runPage(runId) {
     transcript.append(h('li', { class: 'note' }, text));
   };
 
-  /** Applies one event of this run, exactly once and in order (by per-run sequence). */
-  function apply(e) {
+  /**
+   * Applies one event of this run, exactly once and in order (by per-run sequence). `via` says how it came
+   * (`stream` or `read`); each text piece leaves a `media-agent:text_delta` performance mark with its event time.
+   */
+  function apply(e, via) {
     if (e.seq !== lastSeq + 1) return false;
     lastSeq = e.seq;
     lastGlobal = Math.max(lastGlobal, e.globalSeq);
@@ -275,7 +278,7 @@ function runPage(runId) {
           transcript.append(currentText);
         }
         currentText.append(d.text);
-        performance.mark('media-agent:text_delta', { detail: { globalSeq: e.globalSeq, at: e.at } });
+        performance.mark('media-agent:text_delta', { detail: { globalSeq: e.globalSeq, at: e.at, via } });
         break;
       case 'tool_call': {
         currentText = undefined;
@@ -382,7 +385,7 @@ function runPage(runId) {
           if (lastSeq === 0) {
             status.replaceChildren(badge(detail.run.status));
           }
-          for (const e of detail.events) apply(e);
+          for (const e of detail.events) apply(e, 'read');
           if (detail.events.length < 500) break;
         }
       } finally {
@@ -395,7 +398,7 @@ function runPage(runId) {
   function onStreamEvent(message) {
     const e = JSON.parse(message.data);
     if (e.runId !== runId || e.seq <= lastSeq) return;
-    if (!apply(e)) void catchUp().catch(() => {});
+    if (!apply(e, 'stream')) void catchUp().catch(() => {});
   }
 
   function openStream() {
