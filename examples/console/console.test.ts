@@ -211,6 +211,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     await page.screenshot({ path: join(shots, '5-grants.png'), fullPage: true });
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByText('Nothing waits for approval.').waitFor();
+    await page.getByRole('link', { name: 'Decisions' }).click();
+    await page.getByText('No decisions.').waitFor();
     await page.getByRole('link', { name: 'Runs' }).click();
     await page.getByRole('link', { name: 'Add Dune: Part Two to the library' }).waitFor();
     await page.screenshot({ path: join(shots, '6-runs.png'), fullPage: true });
