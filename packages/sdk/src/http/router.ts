@@ -175,7 +175,7 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
  * @param host - a started agent host
  * @param options - the authentication hook and limits
  * @throws {@link MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function
- * @public
+ * @internal
  */
 export function createAgentRouter(host: AgentHost, options: AgentRouterOptions): AgentRouter {
   if (typeof options?.authenticate !== 'function')
