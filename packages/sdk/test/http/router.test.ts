@@ -582,7 +582,9 @@ describe('the event stream (server-sent events)', () => {
         return false;
       });
       await vi.waitFor(() => expect(opened && local.router.openStreams).toBe(1), { timeout: 10_000 });
+      expect(local.host.stopSignal.aborted).toBe(false);
       await local.host.stop();
+      expect(local.host.stopSignal.aborted).toBe(true);
       const result = await reading;
       expect(result.ended).toBe(true);
       expect(result.events.length).toBeGreaterThan(0);
