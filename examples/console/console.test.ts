@@ -101,6 +101,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT);
+    // The page's content security policy must let the console itself run: no violation is reported.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) violations.push(m.text());
+    });
     const base = `http://127.0.0.1:${port}`;
 
     // Sign in (the example host's own session cookie), then the runs page.
@@ -227,5 +232,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in headless Chromium', (
     await mobile.screenshot({ path: join(shots, '7-run-phone.png'), fullPage: true });
     await phone.close();
     await context.close();
+    expect(violations).toEqual([]);
   }, 240_000);
 });

@@ -469,7 +469,7 @@ function approvalCard(approvalId) {
     try {
       const { approval, plan } = await api(`approvals/${encodeURIComponent(approvalId)}`);
       const confirmId = `confirm-${approvalId}`;
-      const confirm = h('input', { type: 'checkbox', id: confirmId, style: 'width:auto' });
+      const confirm = h('input', { type: 'checkbox', id: confirmId });
       const approve = h('button', { type: 'button', disabled: true }, 'Approve');
       const reject = h('button', { type: 'button', class: 'secondary' }, 'Reject');
       const feedback = h('div', {});

@@ -232,6 +232,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
           etag: asset.etag,
           'cache-control': 'no-cache',
           'x-content-type-options': 'nosniff',
+          ...asset.headers,
         };
         if (c.req.header('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
         return new Response(asset.body, { headers });

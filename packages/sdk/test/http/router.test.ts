@@ -498,19 +498,24 @@ describe('the runs API over HTTP', () => {
       new Request('http://host.test/agent/api/runs?limit=1', { headers: { authorization: 'Bearer admin-token' } }),
     );
     expect(res.status).toBe(200);
-    expect(((await res.json()) as Json).runs).toHaveLength(1);
+    const newest = (await s.host.listRuns({ limit: 1 })).map((r) => r.id);
+    expect(((await res.json()) as Json).runs.map((r: Json) => r.id)).toEqual(newest);
 
     const prefixed = createAgentRouter(s.host, { authenticate, basePath: '/agent' });
     const server = createServer(toNodeListener(prefixed));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const at = { ...s, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-      expect((await call(at, 'GET', '/agent/api/runs?limit=1')).body.runs).toHaveLength(1);
+      expect((await call(at, 'GET', '/agent/api/runs?limit=1')).body.runs.map((r: Json) => r.id)).toEqual(newest);
       expectProblem(await call(at, 'GET', '/api/runs'), 404, 'HTTP_ROUTE_NOT_FOUND');
       const index = await request(`${at.base}/agent/`);
       expect(index.statusCode).toBe(200);
       expect(index.headers['content-type']).toContain('text/html');
       expect(await index.body.text()).toContain('<script type="module" src="console.js">');
+      expect(index.headers['x-frame-options']).toBe('DENY');
+      expect(String(index.headers['content-security-policy'])).toMatch(
+        /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'.*connect-src 'self'.*frame-ancestors 'none'/,
+      );
       const script = await request(`${at.base}/agent/console.js`);
       expect(script.headers['content-type']).toContain('javascript');
       const etag = String(script.headers.etag);
