@@ -50,6 +50,7 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
   };
   /** Resolves true once the queue has room, false after `slowClientMs` (or when the stream ends). */
   const waitForRoom = (controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> => {
+    if (signal.aborted) return Promise.resolve(false);
     if ((controller.desiredSize ?? 0) > 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (ok: boolean) => {
