@@ -58,7 +58,11 @@ export const LAYERS = [
     holds:
       'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk); the HTTP runs API, event stream and web console router (the /http entry; the only folder that imports hono)',
   },
-  { layer: 'test harness', folders: ['testing'], holds: 'storage conformance suite, sandbox host, run helpers' },
+  {
+    layer: 'test harness',
+    folders: ['testing'],
+    holds: 'storage conformance suite, sandbox host, run helpers, task evaluation (scenarios, oracle, eval CLI)',
+  },
 ];
 
 const ENTRY = '(entry)';

@@ -3,6 +3,7 @@ import { type ActorRole, parseActor } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
 import { resolveRole } from '../authorization/roles';
+import { actingForRun } from '../core/acting-for';
 import { utcDayStart } from '../core/utc-day';
 import { MediaAgentError } from '../core/errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
@@ -111,7 +112,7 @@ export class InvocationPipeline {
       await this.#auditRefusal(id, input, ctx, error);
       throw error;
     }
-    prepared.role = await this.#roleFor(ctx);
+    prepared.role = await this.#roleFor(ctx, prepared.capability);
     const result = isSideEffecting(prepared.capability.kind)
       ? await this.#sideEffecting(prepared)
       : await this.#read(prepared);
@@ -169,12 +170,19 @@ export class InvocationPipeline {
   }
 
   /**
-   * The role a call is made with: the actor's own, or for a run's call (`agent:*`) the role of the person
-   * it acts for (`onBehalfOf`; `user` when none). A resolver that throws or answers anything but `admin`
-   * gives `user` (least privilege).
+   * The role a call is made with: the actor's own, or for a run's call (`agent:<runId>`) the role of the
+   * person the stored run acts for ({@link actingForRun}; `user` when none or when the run does not
+   * exist). A resolver that throws or answers anything but `admin` gives `user` (least privilege). The
+   * resolver is asked only when the role matters: an admin-only capability, or a person's side-effecting call.
    */
-  async #roleFor(ctx: InvocationContext): Promise<ActorRole> {
-    const subject = parseActor(ctx.actor).kind === 'agent' ? ctx.onBehalfOf : ctx.actor;
+  async #roleFor(ctx: InvocationContext, capability: Capability): Promise<ActorRole> {
+    const actor = parseActor(ctx.actor);
+    if (capability.adminOnly !== true && (actor.kind !== 'user' || !isSideEffecting(capability.kind))) return 'user';
+    let subject: string | undefined = ctx.actor;
+    if (actor.kind === 'agent') {
+      const run = await this.deps.storage.runs.get(actor.id);
+      subject = run ? actingForRun(run) : undefined;
+    }
     if (subject === undefined) return 'user';
     return resolveRole(this.deps.identity, subject, (cause) =>
       this.deps.logger.warn('the identity resolver failed; the call is made as an ordinary user', {
@@ -670,8 +678,6 @@ function messageOf(error: unknown): string {
  */
 function checkContext(ctx: InvocationContext): void {
   parseActor(ctx?.actor);
-  if (ctx.onBehalfOf !== undefined && parseActor(ctx.onBehalfOf).kind !== 'user')
-    throw new InvalidContextError('onBehalfOf', 'a user:<id> actor');
   for (const field of ['runId', 'taskId', 'callId', 'approvalId'] as const) {
     const value = ctx[field];
     if (value !== undefined && !(typeof value === 'string' && value.length > 0 && value.length <= 200))

@@ -16,12 +16,6 @@ export interface InvocationContext {
   callId?: string;
   /** Pointer to an approval record (never proof by itself: the record decides). */
   approvalId?: string;
-  /**
-   * For a run's call (`agent:*` actor): the person whose request the run serves now — who started it,
-   * or who last steered it. Their role (from the host's `IdentityResolver`) decides admin-only
-   * capabilities; it never counts as human authorization. Set by the runtime; ignored for other actors.
-   */
-  onBehalfOf?: Actor;
   /** Aborts the call; a side effect interrupted by it is recorded as `unknown`. */
   signal?: AbortSignal;
 }

@@ -95,6 +95,19 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     );
   const middleware = r.middleware ?? [];
   validateRunMiddleware(middleware);
+  const tracing = options.tracing as { tracer?: { startSpan?: unknown }; captureContent?: unknown } | undefined;
+  if (
+    tracing !== undefined &&
+    (typeof tracing !== 'object' ||
+      tracing === null ||
+      (tracing.tracer !== undefined && typeof tracing.tracer?.startSpan !== 'function') ||
+      (tracing.captureContent !== undefined && typeof tracing.captureContent !== 'boolean'))
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option tracing must be { tracer?: an OpenTelemetry Tracer (with startSpan), captureContent?: boolean }',
+      { option: 'tracing' },
+    );
   if (options.identity !== undefined && typeof options.identity?.roleOf !== 'function')
     throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
       option: 'identity',
@@ -289,7 +302,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
     settings: runDriverSettings(resolved),
   });
-  const workers = new WorkerPool({ storage, driver, clock, ids, logger, settings: resolved.runs });
+  const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
   runs = new RunService({
     storage,
     capabilities,

@@ -236,6 +236,16 @@ export const ERROR_CODES = {
     "A scripted step's template refers to a value the earlier results do not hold (the message names the capability, the path and what was held).",
   SANDBOX_STATE_INVALID: 'A saved sandbox media world cannot be loaded (wrong shape or version).',
   RUN_WAIT_TIMEOUT: 'A test helper waited for a run status that the run did not reach in time.',
+
+  // Task evaluation (`@media-agent/sdk/testing`: scenarios, oracle, `npm run eval`)
+  EVAL_TRAJECTORY_INVALID:
+    'A trajectory to replay is not JSON, is larger than 256 KiB or 32 tool calls, is malformed, calls capabilities the host does not offer, or its final report names ids that do not exist.',
+  EVAL_SCENARIO_UNKNOWN: 'A trajectory or `--scenario` names a scenario that is not registered.',
+  EVAL_SCENARIO_INVALID: 'A scenario definition is invalid (an id that is not lower snake case, no oracle rules).',
+  EVAL_PROVIDER_NOT_CONFIGURED:
+    'Live evaluation found no model credentials in the environment (`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`).',
+  EVAL_ARGS_INVALID:
+    'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
 } as const satisfies Record<string, string>;
 
 /**

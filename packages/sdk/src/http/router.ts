@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { LRUCache } from 'lru-cache';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { parseActor, type ActorRole } from '../core/actor';
+import { isHumanActor, parseActor, type ActorRole } from '../core/actor';
 import { isMediaAgentError, MediaAgentError } from '../core/errors';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
 import type { ApprovalRecord, GrantRecord } from '../core/records';
@@ -248,7 +248,8 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     }
     if (!actor) throw new HttpRequestError('HTTP_UNAUTHENTICATED', 'the request is not authenticated');
     c.set('actor', actor);
-    c.set('role', await host.roleOf(actor));
+    // Administration is for people whose role is admin (never an API key or a job, whatever it resolves to).
+    c.set('role', isHumanActor(actor) && (await host.roleOf(actor)) === 'admin' ? 'admin' : 'user');
     c.header('cache-control', 'no-store');
     await next();
   });
@@ -306,6 +307,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const limit = parseLimit(c.req.query('limit'), 1000);
     const runId = c.req.query('runId');
     if (runId !== undefined) await visibleRun(c, runId);
+    // The JSON page is filtered here; the stream is filtered by the host (`events({ actor })`).
     const visible = async (event: RunEvent) =>
       (runId === undefined || event.runId === runId) && (await maySee(c, event.runId));
     const wantsStream = (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -321,8 +323,14 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     openStreams++;
     const body = eventStream({
       source: (signal) =>
-        host.events({ after, signal, pollMs: options.pollMs ?? 1000, ...(runId ? { runId, follow: true } : {}) }),
-      visible,
+        host.events({
+          after,
+          signal,
+          actor: c.var.actor,
+          pollMs: options.pollMs ?? 1000,
+          ...(runId ? { runId, follow: true } : {}),
+        }),
+      visible: (event) => runId === undefined || event.runId === runId,
       stop: AbortSignal.any([closer.signal, host.stopSignal]),
       heartbeatMs: options.heartbeatMs ?? 15_000,
       bufferBytes: options.streamBufferBytes ?? 262_144,

@@ -30,7 +30,10 @@ export class ConsoleLogger implements Logger {
   constructor(private readonly level: LogLevel = 'warn') {}
   #write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (order[level] < order[this.level]) return;
-    process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
+    // The entry's own level and message win over fields of the same name (kept as `fields`).
+    const clash = fields !== undefined && ('level' in fields || 'message' in fields);
+    const line = clash ? { level, message, fields } : { level, message, ...fields };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
   }
   /** {@inheritDoc Logger.debug} */
   debug(message: string, fields?: Record<string, unknown>): void {

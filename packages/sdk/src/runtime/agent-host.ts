@@ -12,6 +12,9 @@ import type { Logger } from '../ports/logger';
 import type { ActorRole } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
 import { resolveRole } from '../authorization/roles';
+import { isHumanActor, parseActor } from '../core/actor';
+import { LRUCache } from 'lru-cache';
+import { runOwner } from './run-access';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { ResolvedAgentOptions } from './agent-options';
@@ -161,9 +164,11 @@ export interface AgentHost {
    * events written by other processes. With `runId` the iteration ends after the run's terminal `run_status`
    * event (`follow: true` keeps it open across wakes of the finished run); without it, it ends only when
    * `signal` aborts.
-   * @param options - `after` (a `globalSeq`, default 0), `runId` to follow one run, `follow`, `signal`, `pollMs`
+   * @param options - `after` (a `globalSeq`, default 0), `runId` to follow one run, `follow`, `signal`, `pollMs`,
+   *   `actor` to subscribe on a person's behalf (only the events of runs they may see)
    * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
-   *   an integer in range; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before iterating)
+   *   an integer in range; `ACTOR_INVALID`; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before
+   *   iterating); `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
    *
    * @example
    * ```ts
@@ -358,7 +363,34 @@ export class DefaultAgentHost implements AgentHost {
       throw new RunRequestError('runId must be a string');
     if (options?.follow !== undefined && typeof options.follow !== 'boolean')
       throw new RunRequestError('follow must be a boolean');
-    return this.#deps.bus.subscribe(options);
+    if (options?.actor === undefined) return this.#deps.bus.subscribe(options);
+    parseActor(options.actor);
+    return this.#visibleEvents(options.actor, options);
+  }
+
+  /** The events `actor` may see: a run's after an access check, else those of the runs they own (every one for an administrator). */
+  async *#visibleEvents(actor: string, options: RunEventSubscription): AsyncGenerator<RunEvent> {
+    const { actor: _actor, ...subscription } = options;
+    const { storage, identity, runs, bus } = this.#deps;
+    if (subscription.runId !== undefined) {
+      await runs.getRun(subscription.runId, { actor, limit: 1 });
+      yield* bus.subscribe(subscription);
+      return;
+    }
+    if (isHumanActor(actor) && (await resolveRole(identity, actor)) === 'admin') {
+      yield* bus.subscribe(subscription);
+      return;
+    }
+    const owned = new LRUCache<string, boolean>({ max: 10_000 });
+    for await (const event of bus.subscribe(subscription)) {
+      let mine = owned.get(event.runId);
+      if (mine === undefined) {
+        const run = await storage.runs.get(event.runId);
+        mine = run !== undefined && (await runOwner(storage, run)) === actor;
+        owned.set(event.runId, mine);
+      }
+      if (mine) yield event;
+    }
   }
 
   /** {@inheritDoc AgentHost.listEvents} */

@@ -24,7 +24,8 @@ export async function runOwner(storage: StorageAdapter, run: RunRecord): Promise
 
 /**
  * Whether `actor` may see and act on `run`: the owner (same actor string: users are keyed by a stable
- * id, so a renamed user keeps their runs and a recycled name inherits none) or an administrator.
+ * id, so a renamed user keeps their runs and a recycled name inherits none) or an administrator (a
+ * `user:*` actor whose role is `admin`).
  * @throws `ACTOR_INVALID` for a malformed actor
  */
 export async function mayAccessRun(
@@ -33,7 +34,8 @@ export async function mayAccessRun(
   run: RunRecord,
   actor: string,
 ): Promise<boolean> {
-  parseActor(actor);
+  const { kind } = parseActor(actor);
   if ((await runOwner(storage, run)) === actor) return true;
-  return (await resolveRole(identity, actor)) === 'admin';
+  // The same people who may administer: a person whose role is `admin` (never an API key or a job).
+  return kind === 'user' && (await resolveRole(identity, actor)) === 'admin';
 }

@@ -1,4 +1,4 @@
-import { parseActor } from '../core/actor';
+import { isHumanActor, parseActor } from '../core/actor';
 import { resolveRole } from '../authorization/roles';
 import type { IdentityResolver } from '../ports/identity';
 import { mayAccessRun } from './run-access';
@@ -219,6 +219,7 @@ export class RunService {
     id: string,
     options: { afterSeq?: number; limit?: number; actor?: string } | null = {},
   ): Promise<RunDetail> {
+    checkOptionsObject('options', options);
     const afterSeq = checkInteger('afterSeq', options?.afterSeq, 0, Number.MAX_SAFE_INTEGER) ?? 0;
     const limit = checkInteger('limit', options?.limit, 1, 1000) ?? 100;
     const run = await this.#require(id, options?.actor);
@@ -241,6 +242,7 @@ export class RunService {
   async listRuns(
     filter: { status?: RunStatus; sessionId?: string; limit?: number; actor?: string } | null = {},
   ): Promise<RunRecord[]> {
+    checkOptionsObject('filter', filter);
     const limit = checkInteger('limit', filter?.limit, 1, 1000) ?? 50;
     if (filter?.sessionId !== undefined && typeof filter.sessionId !== 'string')
       throw new RunRequestError('sessionId must be a string');
@@ -251,7 +253,9 @@ export class RunService {
       throw new RunRequestError(`unknown status ${JSON.stringify(filter.status)}`);
     const { actor, ...rest } = filter ?? {};
     const own =
-      actor !== undefined && (await resolveRole(this.deps.identity, actor)) !== 'admin' ? { startedBy: actor } : {};
+      actor !== undefined && !(isHumanActor(actor) && (await resolveRole(this.deps.identity, actor)) === 'admin')
+        ? { startedBy: actor }
+        : {};
     return this.deps.storage.runs.list({ ...rest, ...own, limit });
   }
 
@@ -298,6 +302,7 @@ export class RunService {
    * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `ACTOR_INVALID`
    */
   async abort(runId: string, reason?: string, options?: { actor?: string }): Promise<RunRecord> {
+    checkOptionsObject('options', options);
     if (options?.actor !== undefined) await this.#require(runId, options.actor);
     const now = this.deps.clock.now();
     const { run, event } = await this.deps.storage.transaction(async (s) => {
@@ -358,4 +363,14 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
   if (!(typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max))
     throw new RunRequestError(`${name} must be an integer from ${min} to ${max}`);
   return value;
+}
+
+/**
+ * An optional options argument must be an object (or null/undefined): a string where an options object
+ * belongs (e.g. an actor passed positionally) is `RUN_REQUEST_INVALID`, never ignored.
+ * @internal
+ */
+export function checkOptionsObject(name: string, value: unknown): void {
+  if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value)))
+    throw new RunRequestError(`${name} must be an object; got ${typeof value}`);
 }

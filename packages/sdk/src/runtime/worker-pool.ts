@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 import type { StorageAdapter } from '../ports/storage-adapter';
+import type { RunEventBus } from './events/run-event-bus';
 import type { RunDriver, RunLease } from './run-driver';
 
 /** Settings of the worker pool. @public */
@@ -30,10 +31,11 @@ export class WorkerPool {
   #unwatch: (() => void) | undefined;
   readonly #id: string;
 
-  /** @param deps - storage, driver, clock, ids, logger and settings */
+  /** @param deps - storage, driver, run events, clock, ids, logger and settings */
   constructor(
     private readonly deps: {
       storage: StorageAdapter;
+      bus: RunEventBus;
       driver: RunDriver;
       clock: Clock;
       ids: IdGenerator;
@@ -162,23 +164,29 @@ export class WorkerPool {
     } catch (error) {
       logger.error('run driver failed', {
         runId,
-        message: (error as Error).message,
+        cause: (error as Error).message,
         code: (error as { code?: string }).code,
       });
       // Stopping or a lost lease: the run stays as stored and another worker resumes it.
       if (entry.reason === 'stop' || entry.reason === 'lost') return;
-      await storage.runs
-        .patch(
-          runId,
-          {
-            status: 'failed',
-            error: { code: (error as { code?: string }).code ?? 'DRIVER_FAILED', message: (error as Error).message },
-            endedAt: clock.now(),
-            updatedAt: clock.now(),
-          },
-          owner,
-        )
-        .catch(() => undefined);
+      // The run ends `failed` with its terminal event in one transaction, so subscribers see it end.
+      const code = (error as { code?: string }).code ?? 'DRIVER_FAILED';
+      const message = (error as Error).message;
+      await storage
+        .transaction(async (s) => {
+          const now = clock.now();
+          const failed = await s.runs.patch(
+            runId,
+            { status: 'failed', error: { code, message }, endedAt: now, updatedAt: now },
+            owner,
+          );
+          if (!failed) return undefined;
+          return this.deps.bus.emit(runId, 'run_status', { status: 'failed', step: failed.step, reason: code }, s);
+        })
+        .then((event) => event && this.deps.bus.publish(event))
+        .catch((cause: unknown) =>
+          logger.error('could not record a failed run', { runId, cause: (cause as Error).message }),
+        );
     } finally {
       clearInterval(heartbeat);
       this.#active.delete(runId);

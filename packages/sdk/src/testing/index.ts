@@ -10,3 +10,4 @@ export {
 export * from './sandbox/index';
 export type { GoalFacts, GoalFactsSnapshot } from '../runtime/goal-facts';
 export { waitForRunStatus, listRunEvents } from './run-helpers';
+export * from './eval/index';

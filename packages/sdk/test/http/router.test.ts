@@ -19,6 +19,7 @@ const TOKENS: Record<string, string> = {
   'alice-token': 'apikey:alice',
   'bob-token': 'apikey:bob',
   'bad-actor-token': 'not an actor',
+  'root-token': 'apikey:root',
 };
 /** The host's authentication: a bearer token → an actor (the test's own session table). */
 const authenticate: AgentRouterOptions['authenticate'] = (req) =>
@@ -34,7 +35,11 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(options: Partial<AgentRouterOptions> = {}, start: { workers?: boolean } = {}): Promise<Served> {
+async function serve(
+  options: Partial<AgentRouterOptions> = {},
+  start: { workers?: boolean } = {},
+  identity?: { roleOf(actor: string): 'admin' | 'user' },
+): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-http-'));
   const world = new SandboxWorld({ durations: { queuedMs: 50, downloadMs: 100, importMs: 50 } });
   const host = createAgentHost({
@@ -49,6 +54,7 @@ async function serve(options: Partial<AgentRouterOptions> = {}, start: { workers
     },
     goalFacts: world,
     runs: { goalPollSec: 1, pollMs: 20, budgets: { maxToolCalls: 30 } },
+    ...(identity ? { identity } : {}),
   });
   registerSandboxCapabilities(host, world);
   await host.start(start);
@@ -601,6 +607,39 @@ describe('the event stream (server-sent events)', () => {
       await local.close();
     }
   }, 30_000);
+});
+
+describe('an API key the host resolves as admin', () => {
+  it('still sees only its own runs and administers nothing', async () => {
+    const s = await serve(
+      {},
+      { workers: false },
+      { roleOf: (a) => (a === 'apikey:root' || a.startsWith('user:') ? 'admin' : 'user') },
+    );
+    try {
+      const run = await s.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
+      const before = await snapshot(s);
+      expectProblem(await call(s, 'GET', `/api/runs/${run.id}`, { token: 'root-token' }), 404, 'RUN_NOT_FOUND');
+      expectProblem(
+        await call(s, 'POST', `/api/runs/${run.id}/abort`, { token: 'root-token', body: {} }),
+        404,
+        'RUN_NOT_FOUND',
+      );
+      expect((await call(s, 'GET', '/api/runs', { token: 'root-token' })).body.runs).toEqual([]);
+      expect((await call(s, 'GET', '/api/events?after=0', { token: 'root-token' })).body.events).toEqual([]);
+      expectProblem(await call(s, 'GET', '/api/grants', { token: 'root-token' }), 403, 'ADMIN_FORBIDDEN');
+      expectProblem(
+        await call(s, 'POST', '/api/grants', { token: 'root-token', body: { action: 'download.plan' } }),
+        403,
+        'ADMIN_FORBIDDEN',
+      );
+      expect(await snapshot(s)).toEqual(before);
+      // The person who is admin sees it.
+      expect((await call(s, 'GET', `/api/runs/${run.id}`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('a client that never reads its stream', () => {

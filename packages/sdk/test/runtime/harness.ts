@@ -10,6 +10,7 @@ import {
   type RunOptions,
   type IdGenerator,
   type IdentityResolver,
+  type TracingOptions,
   type StorageAdapter,
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
@@ -113,6 +114,7 @@ export async function startHost(
     workers?: boolean;
     ids?: IdGenerator;
     identity?: IdentityResolver;
+    tracing?: TracingOptions;
   } = {},
 ) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
@@ -126,6 +128,7 @@ export async function startHost(
     model: { provider, model: 'scripted' },
     goalFacts: world.facts,
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     runs: { pollMs: 5, leaseMs: 60_000, goalPollSec: 60, refusedTurnPauseMs: 1, ...(options.runs ?? {}) },
   });
   for (const c of world.capabilities) host.capabilities.register(c);

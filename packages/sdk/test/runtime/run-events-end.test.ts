@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentHost, RunEvent } from '../../src/index';
+import type { AgentHost, RunEvent, TracingOptions } from '../../src/index';
 import { makeStorage, STORAGE_KINDS } from '../helpers';
 import { startHost, waitForStatus } from './harness';
 
@@ -25,8 +25,8 @@ const isTerminalStatus = (e: RunEvent | undefined) =>
   e?.type === 'run_status' && ['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(e.data.status);
 
 describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s storage)', (kind) => {
-  async function host(scripts: Parameters<typeof startHost>[0]) {
-    const started = await startHost(scripts, { storage: makeStorage(kind) });
+  async function host(scripts: Parameters<typeof startHost>[0], tracing?: TracingOptions) {
+    const started = await startHost(scripts, { storage: makeStorage(kind), ...(tracing ? { tracing } : {}) });
     hosts.push(started.host);
     return started;
   }
@@ -123,5 +123,24 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
     expect(() => h.events({ runId: 'run-1', follow: 'yes' as unknown as boolean })).toThrow(
       expect.objectContaining({ code: 'RUN_REQUEST_INVALID' }),
     );
+  });
+
+  it('a run whose driver fails outside a step (here its tracer throws) ends failed with its terminal event', async () => {
+    const tracer = {
+      startSpan() {
+        throw new Error('tracer broke');
+      },
+    } as unknown as NonNullable<TracingOptions['tracer']>;
+    const { host: h } = await host({ match: 'look', finalText: 'ok' }, { tracer });
+    const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: 'user:admin' });
+    const guard = AbortSignal.timeout(10_000);
+    const seen = await collect(h.events({ runId: run.id, signal: guard, pollMs: 20 }));
+    expect(guard.aborted).toBe(false);
+    expect(seen.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'failed', reason: 'DRIVER_FAILED' } });
+    expect((await h.getRun(run.id)).run).toMatchObject({ status: 'failed', error: { code: 'DRIVER_FAILED' } });
+  });
+
+  it('refuses tracing options that are not a tracer', async () => {
+    await expect(host({ finalText: 'ok' }, { tracer: {} as never })).rejects.toMatchObject({ code: 'OPTIONS_INVALID' });
   });
 });

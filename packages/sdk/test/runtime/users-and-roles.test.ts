@@ -212,4 +212,61 @@ describe('users and roles', () => {
     expect((await errorOf(h.roleOf('nobody'))).code).toBe('ACTOR_INVALID');
     expect(await h.invoke('server.logs', {}, { actor: 'apikey:ci' })).toMatchObject({ status: 'denied' });
   });
+
+  it('a caller cannot make a run act for someone else: the role comes from the stored run, not the call', async () => {
+    const { actorOf, identity } = directory();
+    const { host: h } = await host([look], identity);
+    const bob = actorOf('bob');
+    secrets.calls = 0;
+    const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: bob });
+    await waitForStatus(h, run.id, ['succeeded']);
+    const spoofed = { onBehalfOf: actorOf('root') } as object;
+    for (const ctx of [
+      { actor: `agent:${run.id}` as const, runId: run.id, ...spoofed },
+      { actor: 'agent:no-such-run' as const, ...spoofed },
+    ])
+      expect(await h.invoke('server.logs', {}, ctx)).toMatchObject({
+        status: 'denied',
+        error: { code: 'AUTH_ADMIN_ONLY' },
+      });
+    expect(secrets.calls).toBe(0);
+  });
+
+  it('events on a person’s behalf: an ordinary user streams only their runs; another user’s run is not found', async () => {
+    const { actorOf, identity } = directory();
+    const { host: h } = await host([look], identity);
+    const [bob, carol, root] = [actorOf('bob'), actorOf('carol'), actorOf('root')];
+    const mine = await h.startRun({ goal: 'look bob', mode: 'plan_only', actor: bob });
+    const theirs = await h.startRun({ goal: 'look carol', mode: 'plan_only', actor: carol });
+    await waitForStatus(h, mine.id, ['succeeded']);
+    await waitForStatus(h, theirs.id, ['succeeded']);
+    const collect = async (options: Parameters<AgentHost['events']>[0]) => {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const timer = setTimeout(() => controller.abort(), 500);
+      try {
+        for await (const e of h.events({ ...options, signal: controller.signal })) seen.push(e.runId);
+      } finally {
+        clearTimeout(timer);
+      }
+      return new Set(seen);
+    };
+    expect(await collect({ actor: bob })).toEqual(new Set([mine.id]));
+    expect(await collect({ actor: root })).toEqual(new Set([mine.id, theirs.id]));
+    expect(await collect({ actor: bob, runId: mine.id })).toEqual(new Set([mine.id]));
+    expect((await errorOf(collect({ actor: bob, runId: theirs.id }))).code).toBe('RUN_NOT_FOUND');
+    expect(() => h.events({ actor: 'bob' })).toThrow(expect.objectContaining({ code: 'ACTOR_INVALID' }));
+  });
+
+  it('an options argument that is not an object is refused, never read as a trusted call', async () => {
+    const { actorOf, identity } = directory();
+    const { host: h } = await host([look], identity);
+    const run = await h.startRun({ goal: 'look', mode: 'plan_only', actor: actorOf('bob') });
+    for (const call of [
+      () => h.getRun(run.id, actorOf('carol') as never),
+      () => h.listRuns(actorOf('carol') as never),
+      () => h.abort(run.id, 'x', actorOf('carol') as never),
+    ])
+      expect((await errorOf(call())).code).toBe('RUN_REQUEST_INVALID');
+  });
 });

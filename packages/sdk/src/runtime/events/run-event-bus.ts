@@ -26,6 +26,12 @@ export interface RunEventSubscription {
   /** Ends the iteration when aborted. */
   signal?: AbortSignal;
   /**
+   * Subscribe on a person's behalf (`AgentHost.events` only): an ordinary user gets the events of the
+   * runs they own (with `runId`, a run they may not see fails `RUN_NOT_FOUND` on the first iteration); an
+   * administrator gets every event. Without it the subscription is a trusted host subscription.
+   */
+  actor?: string;
+  /**
    * Storage poll interval in ms for events written by other processes (default 1000). A storage that can
    * `watch` (PostgreSQL: `LISTEN`/`NOTIFY`) also wakes the subscription as soon as another process commits events.
    */

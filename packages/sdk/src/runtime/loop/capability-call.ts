@@ -3,17 +3,10 @@ import type { InvocationResult } from '../../capabilities/invocation';
 import { MediaAgentError } from '../../core/errors';
 import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
-import { actingFor } from './acting-for';
 import { approvalFor, requestApproval } from './approvals';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
-
-/** The person the call serves (see {@link actingFor}), as invocation context fields. */
-const onBehalfOf = (session: RunSession) => {
-  const person = actingFor(session);
-  return person ? { onBehalfOf: person } : {};
-};
 
 /** What a capability call produced. */
 export interface CapabilityCallOutcome {
@@ -58,7 +51,6 @@ export async function callCapability(
       runId: run.id,
       callId: call.id,
       signal: session.lease.signal,
-      ...onBehalfOf(session),
       ...(approvalId ? { approvalId } : {}),
     });
   } catch (error) {

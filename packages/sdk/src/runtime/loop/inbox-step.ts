@@ -1,6 +1,6 @@
 // The steering inbox: messages a person queued reach the model before its next call.
 import { isHumanActor } from '../../core/actor';
-import { ACTING_FOR_STATE_KEY } from './acting-for';
+import { ACTING_FOR_STATE_KEY } from '../../core/acting-for';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 

@@ -1,0 +1,220 @@
+// The evaluation command line: `--replay`, `--live`, `--compare A B`; exit 0 pass, 1 fail, 2 invalid input.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isMediaAgentError } from '../../core/errors';
+import { agentFromEnv, runLive, type EvalAgent } from './live';
+import { buildEvalReport, formatEvalTable, writeEvalReport, type EvalReport } from './report';
+import { replayTrajectory } from './replay';
+import type { EvalRunResult } from './run-scenario';
+import { defineScenario, type AnyEvalScenario } from './scenario';
+import { STANDARD_SCENARIOS } from './scenarios/index';
+import { EvalInputError, parseTrajectory, TRAJECTORY_MAX_BYTES, type Trajectory } from './trajectory';
+
+/** Where the CLI writes and what it reads besides `argv`. @public */
+export interface EvalCliIo {
+  /** Environment (provider keys for `--live` / `--compare`). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Working directory paths are resolved against. */
+  cwd: string;
+  /** Standard output. */
+  stdout: (text: string) => void;
+  /** Standard error. */
+  stderr: (text: string) => void;
+}
+
+/** Usage text of the evaluation CLI. @public */
+export const EVAL_USAGE = `usage:
+  eval --replay <trajectory.json | dir>... [--check-expected]   offline: trajectories through the scripted model
+  eval --live [--scenario id,...] [--repetitions N]             a real model from the environment
+  eval --compare <A> <B> [--scenario id,...] [--repetitions N]  paired: two models (ids) or two prompts (files)
+options: --scenarios <module.ts> (add scenarios; repeatable)  --out <dir> (report.json, report.html, events/)  --json
+live and compare read EVAL_PROVIDER, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, EVAL_MODEL
+exit: 0 passed (or, with --check-expected, every verdict as expected), 1 failed, 2 invalid input`;
+
+interface Args {
+  replay: string[];
+  live: boolean;
+  compare: string[];
+  scenarioFilter: string[] | undefined;
+  repetitions: number;
+  modules: string[];
+  out: string | undefined;
+  json: boolean;
+  checkExpected: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = {
+    replay: [],
+    live: false,
+    compare: [],
+    scenarioFilter: undefined,
+    repetitions: 3,
+    modules: [],
+    out: undefined,
+    json: false,
+    checkExpected: false,
+  };
+  const bad = (why: string) => new EvalInputError('EVAL_ARGS_INVALID', why);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw bad(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--replay') {
+      while (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) args.replay.push(argv[++i]!);
+      if (args.replay.length === 0) throw bad('--replay needs a trajectory file or directory');
+    } else if (a === '--live') args.live = true;
+    else if (a === '--compare') args.compare.push(value(), value());
+    else if (a === '--scenario') args.scenarioFilter = value().split(',');
+    else if (a === '--repetitions') {
+      args.repetitions = Number(value());
+      if (!Number.isInteger(args.repetitions) || args.repetitions < 1 || args.repetitions > 1000)
+        throw bad('--repetitions must be an integer from 1 to 1000');
+    } else if (a === '--scenarios') args.modules.push(value());
+    else if (a === '--out') args.out = value();
+    else if (a === '--json') args.json = true;
+    else if (a === '--check-expected') args.checkExpected = true;
+    else throw bad(`unknown argument ${a}`);
+  }
+  const modes = [args.replay.length > 0, args.live, args.compare.length > 0].filter(Boolean).length;
+  if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare');
+  return args;
+}
+
+/** Every scenario exported by a module (default or named exports that are scenarios). */
+async function loadScenarios(path: string): Promise<AnyEvalScenario[]> {
+  if (!existsSync(path)) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: no such file`);
+  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const found = Object.values(mod).flatMap((v) => (Array.isArray(v) ? v : [v]));
+  const scenarios = found.filter((v): v is AnyEvalScenario => {
+    const s = v as Partial<AnyEvalScenario> | null;
+    return !!s && typeof s === 'object' && typeof s.id === 'string' && Array.isArray(s.rules);
+  });
+  if (scenarios.length === 0) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: exports no scenario`);
+  return scenarios.map((s) => defineScenario(s));
+}
+
+function trajectoryFiles(paths: readonly string[], cwd: string): string[] {
+  return paths.flatMap((p) => {
+    const full = resolve(cwd, p);
+    if (!existsSync(full)) throw new EvalInputError('EVAL_TRAJECTORY_INVALID', `${p}: no such file`);
+    if (statSync(full).isDirectory())
+      return readdirSync(full)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => join(full, f));
+    return [full];
+  });
+}
+
+function readTrajectory(file: string): Trajectory {
+  const size = statSync(file).size;
+  if (size > TRAJECTORY_MAX_BYTES)
+    throw new EvalInputError(
+      'EVAL_TRAJECTORY_INVALID',
+      `${basename(file)}: is ${size} bytes, more than the ${TRAJECTORY_MAX_BYTES} allowed`,
+    );
+  return parseTrajectory(readFileSync(file, 'utf8'), basename(file));
+}
+
+function agentOf(spec: string, io: EvalCliIo): EvalAgent {
+  const path = resolve(io.cwd, spec);
+  if (!existsSync(path)) return agentFromEnv(io.env, { model: spec, label: spec });
+  if (extname(path) === '.json') {
+    const c = JSON.parse(readFileSync(path, 'utf8')) as { label?: string; model?: string; systemPrompt?: string };
+    return agentFromEnv(io.env, {
+      ...(c.model ? { model: c.model } : {}),
+      ...(c.systemPrompt ? { systemPrompt: c.systemPrompt } : {}),
+      label: c.label ?? basename(path, '.json'),
+    });
+  }
+  return agentFromEnv(io.env, { systemPrompt: readFileSync(path, 'utf8'), label: basename(path) });
+}
+
+/**
+ * Runs the evaluation command line (what `npm run eval -- …` runs).
+ *
+ * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
+ *   a fresh world; the report says `intelligence_evaluated: false`. Exit 0 when every run passed (with
+ *   `--check-expected`: when every verdict and code is the one the file expects), 1 otherwise.
+ * - `--live`: the model from the environment, `--repetitions` runs per scenario; pass rates with 95 %
+ *   Wilson intervals, tokens, cost, time. Exit 0 once the report is made.
+ * - `--compare A B`: both models (ids) or prompts (files: `.json` `{label, model, systemPrompt}`, or a
+ *   text file holding a system prompt) on the same scenarios and seeds; a paired report. Exit 0 once made.
+ *
+ * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
+ * claims ids that do not exist, live without credentials) prints one line and exits 2.
+ * @param argv - the arguments after the script name
+ * @param io - environment, working directory and output
+ * @returns the exit code
+ * @example
+ * ```ts
+ * process.exitCode = await runEvalCli(process.argv.slice(2), {
+ *   env: process.env, cwd: process.cwd(), stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+ * });
+ * ```
+ * @public
+ */
+export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
+  try {
+    const args = parseArgs(argv);
+    const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
+    for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;
+    const progress = (r: EvalRunResult) =>
+      io.stderr(`${r.scenario} seed ${r.seed} ${r.label}: ${r.verdict}${r.code ? ` (${r.code})` : ''}\n`);
+    let results: EvalRunResult[];
+    let mode: EvalReport['mode'];
+    let compare: { a: string; b: string } | undefined;
+    let exit = 0;
+    if (args.replay.length > 0) {
+      mode = 'replay';
+      results = [];
+      for (const file of trajectoryFiles(args.replay, io.cwd)) {
+        const t = readTrajectory(file);
+        const r = await replayTrajectory(t, scenarios, { source: basename(file) });
+        results.push(r);
+        progress(r);
+        const ok = args.checkExpected
+          ? t.expect !== undefined &&
+            t.expect.verdict === r.verdict &&
+            (t.expect.code === undefined || t.expect.code === r.code)
+          : r.verdict === 'pass';
+        if (!ok) exit = 1;
+      }
+    } else {
+      const chosen = args.scenarioFilter ?? Object.keys(scenarios);
+      const unknown = chosen.filter((id) => !scenarios[id]);
+      if (unknown.length > 0)
+        throw new EvalInputError(
+          'EVAL_SCENARIO_UNKNOWN',
+          `no scenario ${unknown.join(', ')} (known: ${Object.keys(scenarios).join(', ')})`,
+        );
+      const agents = args.live ? [agentFromEnv(io.env)] : args.compare.map((spec) => agentOf(spec, io));
+      if (agents.length === 2 && agents[0]!.label === agents[1]!.label) agents[1]!.label += ' (B)';
+      mode = args.live ? 'live' : 'compare';
+      if (mode === 'compare') compare = { a: agents[0]!.label, b: agents[1]!.label };
+      results = await runLive(
+        chosen.map((id) => scenarios[id]!),
+        agents,
+        { repetitions: args.repetitions, onResult: progress },
+      );
+    }
+    const report = args.out
+      ? writeEvalReport(resolve(io.cwd, args.out), mode, results, compare)
+      : buildEvalReport(mode, results, compare);
+    io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatEvalTable(report)}\n`);
+    if (args.out) io.stderr(`report: ${resolve(io.cwd, args.out, 'report.html')}\n`);
+    return exit;
+  } catch (error) {
+    if (error instanceof EvalInputError || (isMediaAgentError(error) && error.code === 'EVAL_SCENARIO_INVALID')) {
+      io.stderr(`eval: ${error.message}\n`);
+      if (error.code === 'EVAL_ARGS_INVALID') io.stderr(`${EVAL_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
