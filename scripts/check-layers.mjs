@@ -37,8 +37,9 @@ export const LAYERS = [
   },
   {
     layer: 'rules and services',
-    folders: ['ledger', 'authorization'],
-    holds: 'pure rule functions and the services that apply them to storage',
+    folders: ['ledger', 'authorization', 'memory'],
+    holds:
+      'pure rule functions and the services that apply them to storage; stable memory (MEMORY.md / USER.md, proposals, search_memory)',
   },
   {
     layer: 'invocation path',

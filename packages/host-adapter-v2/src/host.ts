@@ -32,6 +32,7 @@ import {
 import { V2CapabilityRegistry } from './registry';
 import { startAfter } from './start-check';
 import { V2Tracking } from './tracking';
+import { v2DecisionSubjects } from './decisions';
 
 /**
  * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`);
@@ -262,6 +263,8 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
       roleOf: async (actor) => (isHumanActor(actor) && (await isSuperuser(actor)) ? 'admin' : 'user'),
     },
     storage,
+    // Decisions about downloads are checked against the host's state.
+    decisions: { ...sdkOptions.decisions, subjects: sdkOptions.decisions?.subjects ?? v2DecisionSubjects(client) },
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });

@@ -81,3 +81,4 @@ export {
   type V2AgentHostOptions,
   type V2HostStatus,
 } from './host';
+export { V2_DECISION_ACTOR, raiseV2Decisions, v2DecisionInputs, v2DecisionSubjects } from './decisions';

@@ -16,6 +16,7 @@ import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorize
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { V3AuthError } from './errors';
 import { V3GoalFacts } from './goal-facts';
+import { v3DecisionSubjects } from './decisions';
 import { V3RunJournal } from './journal';
 import { storedRunEvents } from './journal-restore';
 import { startAfter } from './start-check';
@@ -154,6 +155,8 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   );
   const container = createAgentContainer({
     ...options,
+    // Decisions about downloads and transfer records are checked against the host's state.
+    decisions: { ...options.decisions, subjects: options.decisions?.subjects ?? v3DecisionSubjects(client) },
     // People the host treats as superusers are the SDK's administrators, unless the host says otherwise.
     identity: options.identity ?? {
       roleOf: async (actor) => (isHumanActor(actor) && (await role(actor)) === 'superuser' ? 'admin' : 'user'),

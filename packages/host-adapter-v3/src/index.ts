@@ -67,3 +67,4 @@ export { verifyV3TransferFile, type V3CallArgs, type V3CallResult } from './veri
 export { v3SubscriptionBody, verifyV3SubscriptionAdd, type V3SubscriptionAddInput } from './subscriptions';
 export { V3GoalFacts } from './goal-facts';
 export { createV3AgentHost, type V3AgentHost, type V3AgentHostOptions } from './host';
+export { V3_DECISION_ACTOR, raiseV3Decisions, v3DecisionInputs, v3DecisionSubjects } from './decisions';

@@ -95,6 +95,22 @@ export function restoreRunJournal(journal: V3RunJournal, runId: string, events: 
         });
         break;
       }
+      case 'task.retry': {
+        // A redone transfer (an automatic recovery or a person's choice): its download's organize facts count for the run.
+        const task = obj(out.task);
+        const o = obj(task?.organize);
+        const downloadId = str(o?.downloadId);
+        const entity = str(o?.mediaEntityId);
+        if (!task || !downloadId || !entity) break;
+        journal.touch(runId, entity, str(o?.title) || entity);
+        journal.addOrganize(runId, {
+          planId: `task:${str(task.id) ?? ''}`,
+          downloadId,
+          mediaEntityId: entity,
+          idempotencyKey: data.idempotencyKey ?? null,
+        });
+        break;
+      }
       default:
         break;
     }

@@ -655,48 +655,72 @@ function grantsPage() {
 function decisionsPage() {
   const list = h('div', {});
   main().append(h('h2', {}, 'Decisions'), list);
+  const send = async (d, path, body, feedback) => {
+    feedback.replaceChildren();
+    try {
+      await api(`decisions/${encodeURIComponent(d.id)}/${path}`, { method: 'POST', body: JSON.stringify(body) });
+      await load();
+    } catch (error) {
+      showError(feedback, error);
+    }
+  };
   const load = async () => {
     try {
       const { decisions } = await api('decisions');
       list.replaceChildren(
         decisions.length === 0 ? h('p', { class: 'muted' }, 'No decisions.') : '',
         decisions.map((d) => {
-          const feedback = h('div', {});
+          const feedback = h('div', { 'aria-live': 'polite' });
+          const open = d.status === 'open' || d.status === 'awaiting_user';
+          const subject =
+            d.subjectType === 'run'
+              ? h('a', { href: `#/runs/${encodeURIComponent(d.subjectId)}` }, d.subjectId)
+              : h('code', {}, `${d.subjectType} ${d.subjectId}`);
           return h(
             'section',
-            { class: 'card' },
+            { class: 'card', 'data-decision-id': d.id },
             h('h3', {}, `${d.kind} `, badge(d.status)),
             h('p', {}, d.reason),
-            h('p', {}, 'About ', h('a', { href: `#/runs/${encodeURIComponent(d.subjectId)}` }, d.subjectId)),
-            h(
-              'div',
-              { class: 'row' },
-              d.options.map((option) =>
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    onclick: async () => {
-                      try {
-                        await api(`decisions/${encodeURIComponent(d.id)}/choice`, {
-                          method: 'POST',
-                          body: JSON.stringify({ option }),
-                        });
-                        await load();
-                      } catch (error) {
-                        showError(feedback, error);
-                      }
-                    },
-                  },
-                  option,
-                ),
-              ),
-            ),
+            h('p', {}, 'About ', subject, `; raised by ${d.raisedBy} at ${when(d.createdAt)}`),
+            d.evidence && Object.keys(d.evidence).length > 0
+              ? h('pre', { tabindex: 0, 'aria-label': 'Evidence' }, JSON.stringify(d.evidence, null, 2))
+              : '',
+            d.resolution
+              ? h(
+                  'p',
+                  {},
+                  `Closed by ${d.resolvedBy ?? 'the system'}`,
+                  d.resolution.note ? `: ${d.resolution.note}` : '',
+                )
+              : '',
+            open
+              ? h(
+                  'div',
+                  { class: 'row' },
+                  d.options.map((option) =>
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        title: option.capabilityId ? `runs ${option.capabilityId}` : 'records the choice',
+                        onclick: () => send(d, 'choice', { option: option.id }, feedback),
+                      },
+                      option.label,
+                    ),
+                  ),
+                  h(
+                    'button',
+                    { type: 'button', class: 'secondary', onclick: () => send(d, 'dismiss', {}, feedback) },
+                    'Dismiss',
+                  ),
+                )
+              : '',
             feedback,
           );
         }),
       );
     } catch (error) {
+      list.replaceChildren();
       showError(list, error);
     }
   };

@@ -20,12 +20,53 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 export { createAgentHost, createAgentContainer } from './composition/container';
 export type { AgentHost, StartReport } from './runtime/agent-host';
 export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export {
+  DecisionService,
+  type DecisionChoice,
+  type DecisionServiceDeps,
+  type DecisionTrigger,
+  type RaiseDecisionInput,
+} from './runtime/decisions/decision-service';
+export {
+  DEFAULT_DECISION_OPTIONS,
+  type DecisionOptions,
+  type DecisionSubjects,
+  type ResolvedDecisionOptions,
+} from './runtime/decisions/decision-settings';
+export { DecisionError } from './runtime/decisions/decision-errors';
+export {
+  AUTO_INVESTIGATED_KINDS,
+  AUTO_INVESTIGATE_ACTOR,
+  AUTO_RECOVER_ACTOR,
+  grantCoversRecovery,
+  investigationBudgets,
+  investigationOf,
+  investigationSkip,
+  recoverPollSec,
+  recoveryAttempts,
+  recoveryCapabilities,
+  recoveryVerdict,
+  type RecoveryAction,
+} from './runtime/decisions/decision-rules';
+export type {
+  DecisionRecord,
+  DecisionStatus,
+  DecisionOption,
+  DecisionResolution,
+} from './core/run-records';
+export type { DecisionFilter } from './ports/storage-adapter';
 export type { TracingOptions } from './runtime/tracing/tracing-options';
 export type { StartRunInput, RunDetail } from './runtime/run-service';
 export type { RunBudgets, DailyBudgets } from './runtime/run-budgets';
 export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
-export type { RunEvent, RunEventType, RunEventPayloads, ToolCallPhase } from './runtime/events/run-event';
+export type {
+  RunEvent,
+  RunEventType,
+  RunEventPayloads,
+  ToolCallPhase,
+  DecisionEventData,
+} from './runtime/events/run-event';
 export { RunEventBus, type RunEventSubscription } from './runtime/events/run-event-bus';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
 export type { RunChecklist } from './runtime/checklist';
@@ -99,3 +140,26 @@ export type { AutomationSettings } from './authorization/evaluate';
 
 // the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';
+
+// Stable memory (the `memory` option, `host.memory`)
+export {
+  MarkdownMemoryStore,
+  MemoryError,
+  MemoryService,
+  MEMORY_BUDGETS,
+  type MemoryErrorCode,
+  type MemoryOptions,
+  type MemoryOperation,
+  type MemoryProposal,
+  type MemoryProposalSummary,
+  type MemoryRole,
+  type MemoryServiceDeps,
+  type MemoryStagedResult,
+  type MemoryApproveResult,
+  type MemoryWriteOptions,
+  type MemoryWriteResult,
+  type MemoryTarget,
+  type SearchMemoryEntry,
+  type SearchMemoryResult,
+} from './memory/index';
+export type { MemoryStore, MemoryScope, MemoryFileInfo } from './ports/memory-store';

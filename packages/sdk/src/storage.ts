@@ -29,6 +29,7 @@ export {
   type RunMessageRepository,
   type InboxRepository,
   type DecisionRepository,
+  type DecisionFilter,
 } from './ports/storage-adapter';
 export type * from './core/records';
 export type * from './core/run-records';

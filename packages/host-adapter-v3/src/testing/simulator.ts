@@ -744,6 +744,15 @@ export class MoviePilotV3Simulator {
         const ok = receipts.every((r) => r.state !== 'failed');
         return { success: ok, message: ok ? '' : 'some items failed', data: { items: receipts } };
       }
+      case 'transfer.history.redo': {
+        // Organizes the record's source again, as the transfer would now go (the fault switch decides).
+        const rec = this.#transfers.find((t) => String(t.id) === params.history_id);
+        if (!rec) return { status: 404, success: false, message: '转移记录不存在', data: null };
+        rec.state = this.faults.transferState === 'partial' ? 'completed' : this.faults.transferState;
+        rec.at = this.#clock.now();
+        if (rec.state === 'completed') this.#library.set(rec.media, { id: `item-${rec.media}`, path: rec.dest });
+        return { data: { history_id: rec.id, state: rec.state } };
+      }
       case 'subscription.add': {
         if (!body.media_source !== !body.media_id)
           return { success: false, message: 'media_source and media_id must be paired', data: null };

@@ -28,10 +28,17 @@ import type { GoalFacts } from '../runtime/goal-facts';
 import { DEFAULT_DAILY_BUDGETS, DEFAULT_RUN_BUDGETS } from '../runtime/run-budgets';
 import { RunDriver, type RunDriverSettings } from '../runtime/run-driver';
 import { RunService } from '../runtime/run-service';
+import { DecisionService } from '../runtime/decisions/decision-service';
+import {
+  DEFAULT_DECISION_OPTIONS,
+  type DecisionOptions,
+  type ResolvedDecisionOptions,
+} from '../runtime/decisions/decision-settings';
 import { ToolResultStore } from '../runtime/context/tool-result-store';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
+import { memoryServiceFor } from './memory-wiring';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -114,6 +121,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     });
   return {
     ...limits,
+    decisions: resolveDecisionOptions(options.decisions),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     tracing: options.tracing,
@@ -246,6 +254,13 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     Tokens.RunEventBus,
     single((d) => new RunEventBus(d.resolve(Tokens.StorageAdapter), d.resolve(Tokens.Clock))),
   );
+  const memory = options.memory;
+  c.register(
+    Tokens.MemoryService,
+    single((d) =>
+      memory ? memoryServiceFor(memory, resolvePort(d, Tokens.Clock), resolvePort(d, Tokens.Identity)) : null,
+    ),
+  );
   c.register(
     Tokens.AgentHost,
     single((d) => buildAgentHost(d, resolved)),
@@ -266,6 +281,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
   const capabilities = resolvePort(d, Tokens.CapabilityRegistry);
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
+  const memory = resolvePort(d, Tokens.MemoryService);
   let runs: RunService | undefined;
   const driver = new RunDriver({
     results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
@@ -299,10 +315,25 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     ids,
     logger,
     middleware: resolved.runs.middleware,
+    onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
+    ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });
   const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
+  const decisions = new DecisionService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    ids,
+    logger,
+    startRun: (input, extras) => runs!.startRun(input, undefined, extras),
+    settings: resolved.decisions,
+    maxDurationSec: resolved.runs.budgets.maxDurationSec,
+    maxInputBytes: resolved.maxInputBytes,
+    identity: d.resolve(Tokens.Identity),
+  });
   runs = new RunService({
     storage,
     capabilities,
@@ -330,7 +361,38 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     runs,
     workers,
     bus,
+    decisions,
+    memory: memory ?? undefined,
   });
+}
+
+/** Decision options with defaults, checked. */
+function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisionOptions {
+  const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
+  for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
+    const v = resolved[name];
+    if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option decisions.${name} must be an integer of at least ${name === 'investigateMaxAttempts' ? 0 : 1}; got ${String(v)}`,
+        {
+          option: `decisions.${name}`,
+        },
+      );
+  }
+  if (typeof resolved.autoInvestigate !== 'boolean')
+    throw new MediaAgentError('OPTIONS_INVALID', 'option decisions.autoInvestigate must be a boolean', {
+      option: 'decisions.autoInvestigate',
+    });
+  if (resolved.autoInvestigateMode !== 'investigate' && resolved.autoInvestigateMode !== 'recover')
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option decisions.autoInvestigateMode must be investigate or recover',
+      {
+        option: 'decisions.autoInvestigateMode',
+      },
+    );
+  return resolved;
 }
 
 /** The run driver's settings, from the resolved options. */
@@ -349,6 +411,7 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
     compactionThreshold: resolved.runs.compactionThreshold,
     maxInputBytes: resolved.maxInputBytes,
     refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
+    recoverVerifySec: resolved.decisions.recoverVerifySec,
   };
 }
 

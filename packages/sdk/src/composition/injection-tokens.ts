@@ -17,6 +17,7 @@ import type { GoalFacts } from '../runtime/goal-facts';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
+import type { MemoryService } from '../memory/memory-service';
 
 import type { AgentContainer, PortToken } from '../ports/agent-container';
 
@@ -70,6 +71,8 @@ export const Tokens = Object.freeze({
   GoalFacts: token<GoalFacts>('GoalFacts'),
   /** Persisted, replayable run events. */
   RunEventBus: token<RunEventBus>('RunEventBus'),
+  /** Stable memory, or null when the host did not configure it (`memory` option). */
+  MemoryService: token<MemoryService | null>('MemoryService'),
   /** The run a child container belongs to (registered only in run containers). */
   RunScope: token<RunScope>('RunScope'),
 });

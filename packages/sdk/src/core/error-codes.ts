@@ -224,9 +224,41 @@ export const ERROR_CODES = {
   HTTP_CONTENT_TYPE_UNSUPPORTED:
     "An HTTP request with a body did not declare it `application/json` (which also keeps other sites from posting with a person's cookie); nothing was written.",
   HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
-  HTTP_DECISION_NOT_FOUND: 'No decision of the decision source has the id (or the caller may not see it).',
-  HTTP_DECISION_UNSUPPORTED:
-    'The decision exists but offers no option to choose over HTTP (the decision source cannot resolve it); nothing was written.',
+  // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
+  DECISION_INVALID:
+    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',
+  DECISION_NOT_FOUND: 'No decision has the id.',
+  DECISION_SUBJECT_NOT_FOUND:
+    'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
+  DECISION_OPTION_NOT_FOUND: 'The decision offers no option with the id chosen.',
+  DECISION_CLOSED: 'The decision was dismissed; it takes no choice.',
+  // Stable memory (`MEMORY.md` / `USER.md`, proposals, `search_memory`)
+  MEMORY_INPUT_INVALID:
+    'A `memory` or `search_memory` call is malformed (unknown action or field, empty content or `old_text`, more than 20 operations …); nothing was written.',
+  MEMORY_OVER_BUDGET:
+    'A memory write would leave the file over its budget (`MEMORY.md` 2200, `USER.md` 1375 code points); nothing was written — merge or remove entries in one batch.',
+  MEMORY_THREAT_DETECTED:
+    'Memory content matched a prompt-injection, exfiltration or persistence pattern, or holds invisible Unicode; nothing was written.',
+  MEMORY_ENTRY_NOT_FOUND: 'No memory entry contains the `old_text`; nothing was written.',
+  MEMORY_ENTRY_AMBIGUOUS:
+    'The `old_text` matches several different memory entries; nothing was written — use a precise fragment.',
+  MEMORY_EMPTY_BATCH:
+    'A batch would remove every memory entry; nothing was written — remove the last entry with a single `remove`.',
+  MEMORY_DRIFT:
+    'A memory file was edited outside the tool (it no longer splits into entries); a `.bak` copy was made and nothing was written.',
+  MEMORY_BUSY:
+    "Another process held the user's memory lock for longer than the wait (5 s); nothing was written — try again.",
+  MEMORY_READ_FAILED:
+    'A memory file could not be read; nothing was written (a failed read is never taken for an empty file).',
+  MEMORY_USER_REQUIRED: 'The actor is not a user (`user:<id>`), so it has no personal memory.',
+  MEMORY_FORBIDDEN: 'Only an administrator may write the global memory.',
+  MEMORY_PROPOSAL_NOT_FOUND: 'No pending memory proposal has the id for this user.',
+  MEMORY_PROPOSAL_LIMIT:
+    'A user already has 100 pending memory proposals, or a proposal is larger than 64 KiB; nothing was staged.',
+  MEMORY_ORIGINAL_CHANGED:
+    'A memory proposal was not applied because an entry it replaces or removes changed since it was staged; the proposal is kept.',
+  MEMORY_SEARCH_TIMEOUT:
+    'A `search_memory` regular expression ran past its deadline; the search is incomplete, not empty.',
 
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',

@@ -157,26 +157,90 @@ export interface InboxRecord {
 }
 
 /**
- * A pending decision for a person (e.g. `agent_budget:<runId>` when a run exceeded a budget).
+ * Where a decision stands: `open` (raised, nobody answered yet; an automatic investigation may run),
+ * `awaiting_user` (handed to a person, with what an investigation found in the evidence), `resolved` (an
+ * option was chosen, or the system verified a recovery) or `dismissed` (a person closed it without action).
+ * @public
+ */
+export type DecisionStatus = 'open' | 'awaiting_user' | 'resolved' | 'dismissed';
+
+/**
+ * One choice offered to a person on a decision. With `capabilityId`, choosing it invokes that capability
+ * with `input` through the one invocation path, as the person who chose (authorized, audited, ledgered).
+ * @public
+ */
+export interface DecisionOption {
+  /** Id of the option within its decision, e.g. `recheck`, `dismiss`. */
+  id: string;
+  /** What choosing it does, in words a person reads. */
+  label: string;
+  /** Capability invoked when it is chosen, or absent for an option that records the choice only. */
+  capabilityId?: string;
+  /** Input of that capability. */
+  input?: JsonValue;
+}
+
+/**
+ * How a decision was closed: the option chosen (or `null` when the system closed it) and what executing it did.
+ * @public
+ */
+export interface DecisionResolution {
+  /** Option chosen, or null (a verified automatic recovery, a dismissal). */
+  optionId: string | null;
+  /** Free text of the person who closed it, or of the system. */
+  note: string | null;
+  /**
+   * What executing the choice did: `capability` (the option's invocation: status, output or error, invocation id,
+   * idempotency key), `agent_recover` (a recovery run the system verified: `verified`, `runId`, `facts`), or `none`.
+   */
+  execution: JsonValue;
+}
+
+/**
+ * A decision for a person: something a host (or the runtime) raises and a person resolves — a budget overrun
+ * (`agent_budget`), an ambiguous title (`identity_ambiguous`), a failed or stalled download (`download_failed`,
+ * `download_stalled`), or a host-defined kind.
  * @public
  */
 export interface DecisionRecord {
   /** Id of this record for a person. */
   id: string;
-  /** Kind, e.g. `agent_budget`. */
+  /** Kind, e.g. `agent_budget`, `download_failed`. */
   kind: string;
-  /** Dedupe key, e.g. `agent_budget:<runId>`; unique. */
+  /** Dedupe key, e.g. `agent_budget:<runId>`; unique: raising a decision with a stored key creates nothing. */
   dedupeKey: string;
-  /** What it is about (a run id …). */
+  /** What it is about: `run`, `download`, `release`, `task` or a host-defined type. */
+  subjectType: string;
+  /** Id of the subject (a run id, a download id …). */
   subjectId: string;
-  /** `open` until a person resolves it. */
-  status: 'open' | 'resolved';
+  /**
+   * The cause it shares with earlier decisions (e.g. `download_failed:<downloadId>`): automatic recovery is
+   * attempted a bounded number of times per root cause. Null when none.
+   */
+  rootCause: string | null;
+  /** See {@link DecisionStatus}. */
+  status: DecisionStatus;
   /** Why a person is asked, in words a person reads (e.g. which budget was exceeded). */
   reason: string;
-  /** Facts for the person. */
-  data: JsonValue;
+  /**
+   * Facts for the person (an object): what the host saw, and what automatic handling added
+   * (`agentInvestigation`, `autoRecover`).
+   */
+  evidence: JsonValue;
+  /** What the person can choose from. */
+  options: DecisionOption[];
+  /** Who raised it (`system:<name>`, `agent:<runId>` for a run's own question …). */
+  raisedBy: string;
+  /** Who closed it (`user:<id>`, `system:auto-recover`), or null while open. */
+  resolvedBy: string | null;
+  /** How it was closed, or null while open. */
+  resolution: DecisionResolution | null;
+  /** Starts at 1; every stored change adds 1 (writes are compare-and-set on it). */
+  revision: number;
   /** Creation time (ms). */
   createdAt: number;
-  /** Resolution time (ms), or null. */
+  /** Time of the latest change (ms). */
+  updatedAt: number;
+  /** Resolution or dismissal time (ms), or null. */
   resolvedAt: number | null;
 }

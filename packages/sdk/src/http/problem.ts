@@ -23,13 +23,13 @@ export interface HttpProblem {
   details?: Readonly<Record<string, unknown>>;
 }
 
-const CONFLICTS: readonly string[] = ['APPROVAL_HASH_MISMATCH', 'APPROVAL_STATE', 'GRANT_WIDENING'];
+const CONFLICTS: readonly string[] = ['APPROVAL_HASH_MISMATCH', 'APPROVAL_STATE', 'GRANT_WIDENING', 'DECISION_CLOSED'];
 const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED'];
 
 /**
  * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
  * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts), 400 malformed
- * HTTP input, 422 other invalid requests, 501 unsupported, 503 host not running.
+ * HTTP input, 422 other invalid requests, 503 host not running.
  * @param code - an SDK error code
  * @returns the HTTP status
  * @public
@@ -41,7 +41,6 @@ export function problemStatus(code: string): number {
   if (code === 'HTTP_BODY_TOO_LARGE') return 413;
   if (code === 'HTTP_CONTENT_TYPE_UNSUPPORTED') return 415;
   if (CONFLICTS.includes(code) || code.endsWith('_CONFLICT')) return 409;
-  if (code === 'HTTP_DECISION_UNSUPPORTED') return 501;
   if (UNAVAILABLE.includes(code)) return 503;
   if (code === 'HTTP_BODY_INVALID' || code === 'HTTP_QUERY_INVALID') return 400;
   return 422;
@@ -90,9 +89,7 @@ export class HttpRequestError extends MediaAgentError {
       | 'HTTP_BODY_TOO_LARGE'
       | 'HTTP_QUERY_INVALID'
       | 'HTTP_CONTENT_TYPE_UNSUPPORTED'
-      | 'HTTP_ROUTE_NOT_FOUND'
-      | 'HTTP_DECISION_NOT_FOUND'
-      | 'HTTP_DECISION_UNSUPPORTED',
+      | 'HTTP_ROUTE_NOT_FOUND',
     message: string,
     details: Record<string, unknown> = {},
   ) {

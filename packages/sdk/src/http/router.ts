@@ -7,6 +7,7 @@ import { isHumanActor, parseActor, type ActorRole } from '../core/actor';
 import { isMediaAgentError, MediaAgentError } from '../core/errors';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
 import type { ApprovalRecord, GrantRecord } from '../core/records';
+import type { DecisionRecord } from '../core/run-records';
 import type { AgentHost } from '../runtime/agent-host';
 import type { RunEvent } from '../runtime/events/run-event';
 import { approvalRunId } from './access';
@@ -119,7 +120,15 @@ const GrantPatchBody = Type.Object(
   { status: Type.Optional(Type.Literal('revoked')), expiresAt: Type.Optional(Type.Integer()) },
   { additionalProperties: false },
 );
-const ChooseBody = Type.Object({ option: Type.String() }, { additionalProperties: false });
+const ChooseBody = Type.Object(
+  { option: Type.String(), note: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+const NoteBody = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+const DECISION_STATUSES = ['open', 'awaiting_user', 'resolved', 'dismissed'] as const;
 
 const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const APPROVAL_STATUSES = ['requested', 'approved', 'rejected', 'revoked', 'consumed'] as const;
@@ -166,7 +175,8 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
  * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit&runId` (SSE when the
  * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET /api/approvals/:id`, `PATCH /api/approvals/:id`, `GET|POST /api/grants`,
- * `PATCH /api/grants/:id`, `GET /api/decisions`, `POST /api/decisions/:id/choice`. See docs/http.md.
+ * `PATCH /api/grants/:id`, `GET /api/decisions`, `GET /api/decisions/:id`, `POST /api/decisions/:id/choice`,
+ * `POST /api/decisions/:id/dismiss`. See docs/http.md.
  *
  * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
  * run; anyone else sees only the runs they started — another user's run answers 404 `RUN_NOT_FOUND`,
@@ -399,18 +409,34 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     return c.json({ grant });
   });
 
-  // Decisions.
+  // Decisions (docs/decisions.md). A non-admin sees the decisions about runs they may see; the host decides
+  // who may choose which option (an option that invokes a capability is authorized as the person choosing).
+  const decisionVisible = async (c: C, d: DecisionRecord) =>
+    c.var.role === 'admin' || (d.subjectType === 'run' && (await maySee(c, d.subjectId)));
+  const visibleDecision = async (c: C, id: string) => {
+    const decision = await decisions.get(id);
+    if (!(await decisionVisible(c, decision)))
+      throw new MediaAgentError('DECISION_NOT_FOUND', `no decision with id ${JSON.stringify(id)}`, { id });
+    return decision;
+  };
   app.get('/api/decisions', async (c) => {
-    const status = parseChoice('status', c.req.query('status'), ['open', 'resolved'] as const);
+    const status = parseChoice('status', c.req.query('status'), DECISION_STATUSES);
     const all = await decisions.list(status ? { status } : {});
-    const visible = [];
-    for (const d of all) if (await maySee(c, d.subjectId)) visible.push(d);
+    const visible: DecisionRecord[] = [];
+    for (const d of all) if (await decisionVisible(c, d)) visible.push(d);
     return c.json({ decisions: visible });
   });
+  app.get('/api/decisions/:id', async (c) => c.json({ decision: await visibleDecision(c, c.req.param('id')) }));
   app.post('/api/decisions/:id/choice', async (c) => {
     const body = await readBody(c, ChooseBody);
-    requireAdmin(c, 'decide');
-    const decision = await decisions.choose(c.req.param('id'), body.option, c.var.actor);
+    await visibleDecision(c, c.req.param('id'));
+    const choice = await decisions.choose(c.req.param('id'), body.option, c.var.actor, body.note);
+    return c.json(choice);
+  });
+  app.post('/api/decisions/:id/dismiss', async (c) => {
+    const body = await readBody(c, NoteBody, true);
+    await visibleDecision(c, c.req.param('id'));
+    const decision = await decisions.dismiss(c.req.param('id'), c.var.actor, body.note);
     return c.json({ decision });
   });
 

@@ -256,7 +256,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 5;
+export const STORAGE_SCHEMA_VERSION = 6;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;
@@ -320,10 +320,31 @@ export interface InboxRepository {
   markApplied(ids: readonly string[], at: number): Promise<number>;
 }
 
-/** Pending decisions for people. @public */
+/** Filter of {@link DecisionRepository.list}; every field optional, combined with AND. @public */
+export interface DecisionFilter {
+  /** Only decisions in this status. */
+  status?: DecisionRecord['status'];
+  /** Only decisions about this subject id. */
+  subjectId?: string;
+  /** Only decisions of this kind. */
+  kind?: string;
+  /** Only decisions of this root cause. */
+  rootCause?: string;
+}
+
+/** Decisions for people, one per dedupe key; changes are compare-and-set on the revision. @public */
 export interface DecisionRepository {
   /** Inserts a decision unless one with its `dedupeKey` exists; returns whether it was inserted. */
   insert(record: DecisionRecord): Promise<boolean>;
-  /** Decisions, newest first, optionally by status or subject. */
-  list(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
+  /** The decision with this id, or undefined. */
+  get(id: string): Promise<DecisionRecord | undefined>;
+  /** The decision with this dedupe key, or undefined. */
+  getByKey(dedupeKey: string): Promise<DecisionRecord | undefined>;
+  /**
+   * Replaces the stored decision with the same id when its stored revision is `expectedRevision`
+   * (`record.revision` is then stored as given); returns whether it was replaced.
+   */
+  update(record: DecisionRecord, expectedRevision: number): Promise<boolean>;
+  /** Decisions, newest first, filtered. */
+  list(filter?: DecisionFilter): Promise<DecisionRecord[]>;
 }

@@ -8,6 +8,7 @@ import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import type { InvocationContext, InvocationResult } from '../capabilities/invocation';
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
+import type { MemoryService } from '../memory/memory-service';
 import type { Logger } from '../ports/logger';
 import type { ActorRole } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
@@ -16,7 +17,13 @@ import { isHumanActor, parseActor } from '../core/actor';
 import { LRUCache } from 'lru-cache';
 import { runOwner } from './run-access';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
-import type { StorageAdapter } from '../ports/storage-adapter';
+import type { DecisionFilter, StorageAdapter } from '../ports/storage-adapter';
+import type {
+  DecisionChoice,
+  DecisionService,
+  DecisionTrigger,
+  RaiseDecisionInput,
+} from './decisions/decision-service';
 import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from './events/run-event';
 import { toRunEvent, type RunEventBus, type RunEventSubscription } from './events/run-event-bus';
@@ -60,6 +67,12 @@ export interface AgentHost {
   readonly automation: AutomationService;
   /** The invocation ledger. */
   readonly ledger: InvocationLedger;
+  /**
+   * Stable memory (undefined unless the host set the `memory` option): pending proposals
+   * (`listProposals`, `showProposal`, `approveProposal`, `discardProposal`), the global memory
+   * (`writeGlobal`, administrators only) and `search`. Memory is evidence for the model, never authorization.
+   */
+  readonly memory: MemoryService | undefined;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -192,8 +205,66 @@ export interface AgentHost {
    * listen to it to close them cleanly.
    */
   readonly stopSignal: AbortSignal;
-  /** Pending decisions for people (e.g. `agent_budget:<runId>`), newest first. */
-  decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]>;
+  /** Decisions for people (e.g. `agent_budget:<runId>`, `download_failed`), newest first, by status, subject, kind or root cause. */
+  decisions(filter?: DecisionFilter): Promise<DecisionRecord[]>;
+  /**
+   * A decision by id.
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`
+   */
+  getDecision(id: string): Promise<DecisionRecord>;
+  /**
+   * Raises a decision for a person (docs/decisions.md): stored `open` with a `decision.created` event, unless its
+   * dedupe key is stored (then the stored one is returned and nothing else happens). With
+   * `decisions.autoInvestigate` on, a new `identity_ambiguous`, `download_failed` or `download_stalled` decision not
+   * raised by a run gets one bounded investigation run (`resolveDecision({ type: 'created' })`).
+   * @param input - kind, subject (`type`, `id`), reason, raisedBy, and optionally evidence, options, dedupeKey, rootCause
+   * @returns the decision as stored after its automatic handling started
+   * @throws {@link MediaAgentError} `DECISION_INVALID`, `DECISION_SUBJECT_NOT_FOUND` (nothing stored), `ACTOR_INVALID`
+   *
+   * @example
+   * ```ts
+   * const decision = await host.raiseDecision({
+   *   kind: 'download_failed',
+   *   subject: { type: 'download', id: 'dl-7' },
+   *   reason: 'qBittorrent reports missing files for Dune: Part Two',
+   *   raisedBy: 'system:downloader-watch',
+   *   evidence: { state: 'missingFiles' },
+   *   dedupeKey: 'download_failed:dl-7:1764590000000',
+   * });
+   * ```
+   */
+  raiseDecision(input: RaiseDecisionInput): Promise<DecisionRecord>;
+  /**
+   * A person chooses an option of a decision: the decision is resolved by `actor`, then the option's capability runs
+   * through the one invocation path as `actor` (authorized, audited, ledgered). Choosing again returns the first
+   * result and runs nothing. A denied invocation is returned (`execution.status: 'denied'`) and leaves the decision
+   * `awaiting_user`.
+   * @param id - the decision
+   * @param optionId - one of its `options[].id`
+   * @param actor - who chooses, e.g. `user:alice`
+   * @param note - optional words for the record
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`, `ACTOR_INVALID`;
+   *   `ADMIN_FORBIDDEN` for an option that invokes nothing (it only closes the decision) chosen by a non-administrator
+   *
+   * @example
+   * ```ts
+   * const { decision, execution } = await host.chooseDecisionOption(decisionId, 'recheck', 'user:admin');
+   * ```
+   */
+  chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice>;
+  /**
+   * Dismisses a decision without action (administrators only).
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved), `ACTOR_INVALID`,
+   *   `ADMIN_FORBIDDEN`
+   */
+  dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord>;
+  /**
+   * Handles a decision event from the host's own event source (a storm of the same event starts one run at most):
+   * `created` starts the automatic investigation when the rules allow; `updated` executes the chosen option of a
+   * resolved decision whose execution is not recorded yet.
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_INVALID` (unknown trigger type)
+   */
+  resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord>;
   /** Audit rows with `seq > after`, oldest first (default limit 100). */
   audit(filter?: {
     after?: number;
@@ -250,6 +321,10 @@ export interface AgentHostDeps {
   bus: RunEventBus;
   /** Whether a model provider was configured; without one `startRun` fails `MODEL_NOT_CONFIGURED`. */
   modelConfigured: boolean;
+  /** Decisions for people. */
+  decisions: DecisionService;
+  /** Stable memory, when configured. */
+  memory?: MemoryService | undefined;
   /** Roles of actors. */
   identity: IdentityResolver;
 }
@@ -273,6 +348,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly automation: AutomationService;
   /** {@inheritDoc AgentHost.ledger} */
   readonly ledger: InvocationLedger;
+  /** {@inheritDoc AgentHost.memory} */
+  readonly memory: MemoryService | undefined;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -288,6 +365,7 @@ export class DefaultAgentHost implements AgentHost {
     this.policies = guardService(deps.policies, 'policies', state);
     this.automation = guardService(deps.automation, 'automation', state);
     this.ledger = guardService(deps.ledger, 'ledger', state);
+    this.memory = deps.memory;
   }
 
   #state: HostLifecycleState = 'created';
@@ -408,8 +486,33 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.decisions} */
-  decisions(filter?: { status?: DecisionRecord['status']; subjectId?: string }): Promise<DecisionRecord[]> {
-    return this.#refused('decisions') ?? this.#deps.storage.decisions.list(filter);
+  decisions(filter?: DecisionFilter): Promise<DecisionRecord[]> {
+    return this.#refused('decisions') ?? this.#deps.decisions.list(filter);
+  }
+
+  /** {@inheritDoc AgentHost.getDecision} */
+  getDecision(id: string): Promise<DecisionRecord> {
+    return this.#refused('getDecision') ?? this.#deps.decisions.get(id);
+  }
+
+  /** {@inheritDoc AgentHost.raiseDecision} */
+  raiseDecision(input: RaiseDecisionInput): Promise<DecisionRecord> {
+    return this.#refused('raiseDecision') ?? this.#deps.decisions.raise(input);
+  }
+
+  /** {@inheritDoc AgentHost.chooseDecisionOption} */
+  chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice> {
+    return this.#refused('chooseDecisionOption') ?? this.#deps.decisions.choose(id, optionId, actor, note);
+  }
+
+  /** {@inheritDoc AgentHost.dismissDecision} */
+  dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord> {
+    return this.#refused('dismissDecision') ?? this.#deps.decisions.dismiss(id, actor, note);
+  }
+
+  /** {@inheritDoc AgentHost.resolveDecision} */
+  resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord> {
+    return this.#refused('resolveDecision') ?? this.#deps.decisions.resolveDecision(trigger);
   }
 
   /** {@inheritDoc AgentHost.audit} */
@@ -434,6 +537,12 @@ export class DefaultAgentHost implements AgentHost {
     if (options.workers !== false) {
       this.#offDecided ??= this.#wakeOnDecision();
       this.#deps.workers.start();
+      // Investigations whose run ended while no process was there to conclude them.
+      await this.#deps.decisions
+        .sweep()
+        .catch((error: Error) =>
+          this.#deps.logger.warn('could not conclude investigations', { message: error.message }),
+        );
     }
     this.#state = 'started';
     return { recovered, cleaned };

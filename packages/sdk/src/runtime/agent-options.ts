@@ -12,6 +12,8 @@ import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
+import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decision-settings';
+import type { MemoryOptions } from '../memory/memory-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -84,8 +86,20 @@ export interface AgentOptions {
    * @defaultValue the global tracer provider's tracer (a no-op until the host registers a provider), no content
    */
   tracing?: TracingOptions;
+  /**
+   * Decisions for people and their automatic investigation and recovery (docs/decisions.md).
+   * @defaultValue no automatic investigation; 8 tool calls, 2 recovery attempts per root cause, 600 s verification
+   */
+  decisions?: DecisionOptions;
   /** Called after the defaults are registered: register replacements for any token here. */
   configure?: (container: AgentContainer) => void;
+  /**
+   * Stable memory: per-user `MEMORY.md` / `USER.md` and the global `MEMORY.md` under `dataDir`, shown in
+   * each top-level run's system prompt, the `memory` and `search_memory` tools, the `/memory` chat
+   * commands and `host.memory` (docs/memory.md).
+   * @defaultValue none (memory off)
+   */
+  memory?: MemoryOptions;
 }
 
 /** Run settings. @public */
@@ -196,6 +210,8 @@ export interface ResolvedAgentOptions {
   maxTokens: number | undefined;
   /** See {@link AgentOptions.tracing}. */
   tracing: TracingOptions | undefined;
+  /** See {@link AgentOptions.decisions}. */
+  decisions: ResolvedDecisionOptions;
   /** Run settings with defaults applied. */
   runs: Required<
     Omit<

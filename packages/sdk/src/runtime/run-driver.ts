@@ -11,6 +11,8 @@ import { RuntimeToolTable } from './tools/table';
 import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
+import { memoryTool } from './tools/memory';
+import { searchMemoryTool } from './tools/search-memory';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -46,6 +48,7 @@ export class RunDriver {
         startSubagent: deps.startSubagent,
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
+      ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
     ]);
     this.#loop = {
       deps,

@@ -117,9 +117,14 @@ export class RunService {
 
   /**
    * Creates a `queued` run; a worker drives it. No model call happens in the caller's stack.
+   * `extras` (runtime use): the run id to use and its initial runtime state.
    * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
-  async startRun(input: StartRunInput, parent?: SubagentParent): Promise<RunRecord> {
+  async startRun(
+    input: StartRunInput,
+    parent?: SubagentParent,
+    extras?: { id?: string; runtimeState?: JsonValue },
+  ): Promise<RunRecord> {
     parseActor(input?.actor);
     const origin = input.origin ?? 'interactive';
     if (!['interactive', 'background', 'channel'].includes(origin))
@@ -170,7 +175,7 @@ export class RunService {
     }
     const now = this.deps.clock.now();
     const run: RunRecord = {
-      id: this.deps.ids.next('run'),
+      id: extras?.id ?? this.deps.ids.next('run'),
       goal: input.goal,
       mode,
       status: 'queued',
@@ -179,7 +184,7 @@ export class RunService {
       origin,
       parentRunId: parent?.parentRunId ?? null,
       depth: parent ? parent.parentDepth + 1 : 0,
-      runtimeState: null,
+      runtimeState: extras?.runtimeState ?? null,
       sessionId: input.sessionId ?? null,
       capabilityAllowlist: allowlist,
       budgets: budgets as unknown as JsonValue,

@@ -468,7 +468,7 @@ describe('the runs API over HTTP', () => {
     );
   });
 
-  it('lists budget decisions (admins: all; others: their runs) and refuses choosing where the source offers no option', async () => {
+  it('lists decisions (admins: all; others: about their runs), shows one, chooses an option, dismisses', async () => {
     const run = await s.host.startRun({
       goal: 'Add Blade Runner 2049 to the library',
       actor: 'user:admin',
@@ -476,25 +476,72 @@ describe('the runs API over HTTP', () => {
       budgets: { maxToolCalls: 1 },
     });
     await waitForRunStatus(s.host, run.id, ['budget_exceeded'], { timeoutMs: 15_000 });
+    const raised = await s.host.raiseDecision({
+      kind: 'library_review',
+      subject: { type: 'run', id: run.id },
+      reason: 'check the library before trying again',
+      raisedBy: 'system:test',
+      options: [
+        {
+          id: 'check',
+          label: 'Look the film up in the library',
+          capabilityId: 'inventory.query',
+          input: { query: 'Blade' },
+        },
+        { id: 'close', label: 'Close without action' },
+      ],
+    });
     const { body } = await call(s, 'GET', '/api/decisions?status=open');
-    const decision = body.decisions.find((d: Json) => d.subjectId === run.id);
-    expect(decision).toMatchObject({ kind: 'agent_budget', status: 'open', options: [] });
+    const budget = body.decisions.find((d: Json) => d.subjectId === run.id && d.kind === 'agent_budget');
+    expect(budget).toMatchObject({ status: 'open', options: [] });
+    expect(body.decisions.map((d: Json) => d.id)).toContain(raised.id);
+    expect((await call(s, 'GET', `/api/decisions/${raised.id}`)).body.decision.options).toHaveLength(2);
+    expectProblem(await call(s, 'GET', '/api/decisions?status=closed'), 400, 'HTTP_QUERY_INVALID');
+
+    // Another user sees none of them and cannot answer them; nothing is written.
+    const before = await s.host.decisions();
     expect((await call(s, 'GET', '/api/decisions', { token: 'alice-token' })).body.decisions).toEqual([]);
+    for (const [path, body] of [
+      [`/api/decisions/${raised.id}/choice`, { option: 'check' }],
+      [`/api/decisions/${raised.id}/dismiss`, {}],
+    ] as const)
+      expectProblem(await call(s, 'POST', path, { token: 'alice-token', body }), 404, 'DECISION_NOT_FOUND');
     expectProblem(
-      await call(s, 'POST', `/api/decisions/${decision.id}/choice`, { body: { option: 'extend' } }),
-      501,
-      'HTTP_DECISION_UNSUPPORTED',
-    );
-    expectProblem(
-      await call(s, 'POST', `/api/decisions/${decision.id}/choice`, { token: 'alice-token', body: { option: 'x' } }),
-      403,
-      'ADMIN_FORBIDDEN',
+      await call(s, 'GET', `/api/decisions/${raised.id}`, { token: 'alice-token' }),
+      404,
+      'DECISION_NOT_FOUND',
     );
     expectProblem(
       await call(s, 'POST', '/api/decisions/dec_nope/choice', { body: { option: 'x' } }),
       404,
-      'HTTP_DECISION_NOT_FOUND',
+      'DECISION_NOT_FOUND',
     );
+    expectProblem(
+      await call(s, 'POST', `/api/decisions/${raised.id}/choice`, { body: { option: 'nope' } }),
+      404,
+      'DECISION_OPTION_NOT_FOUND',
+    );
+    expectProblem(
+      await call(s, 'POST', `/api/decisions/${raised.id}/choice`, { body: { opt: 'check' } }),
+      400,
+      'HTTP_BODY_INVALID',
+    );
+    expect(await s.host.decisions()).toEqual(before);
+
+    // The administrator chooses: the option's capability runs as them; choosing again returns the first result.
+    const chosen = await call(s, 'POST', `/api/decisions/${raised.id}/choice`, {
+      body: { option: 'check', note: 'go' },
+    });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body.decision).toMatchObject({ id: raised.id, status: 'resolved', resolvedBy: 'user:admin' });
+    expect(chosen.body.execution).toMatchObject({ status: 'succeeded' });
+    const again = await call(s, 'POST', `/api/decisions/${raised.id}/choice`, { body: { option: 'check' } });
+    expect(again.body.execution).toEqual(chosen.body.execution);
+
+    const dismissed = await call(s, 'POST', `/api/decisions/${budget.id}/dismiss`, { body: { note: 'fine' } });
+    expect(dismissed.body.decision).toMatchObject({ status: 'dismissed' });
+    // A resolved decision takes no dismissal.
+    expectProblem(await call(s, 'POST', `/api/decisions/${raised.id}/dismiss`, { body: {} }), 409, 'DECISION_CLOSED');
   }, 30_000);
 
   it('mounts under a prefix: in a host’s own Hono app, and with basePath on a server that passes full URLs', async () => {

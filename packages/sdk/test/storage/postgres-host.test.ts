@@ -1,10 +1,12 @@
 /**
  * Agent hosts on PostgresStorage, end to end with the scripted model: one host drives a run to a verified
  * success; with two hosts on one schema, a run started by one is driven by the other's workers, woken by
- * LISTEN/NOTIFY (their poll interval is a minute), and a subscriber of the first sees its events.
+ * LISTEN/NOTIFY (their poll interval is a minute), and a subscriber of the first sees its events; a storm of one
+ * decision's events on two hosts starts one investigation run (compare-and-set on the decision across processes).
  */
 import { afterAll, afterEach, expect, it } from 'vitest';
-import type { AgentHost } from '../../src/index';
+import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost } from '../../src/index';
+import { registerSandboxCapabilities, SandboxWorld, ScriptedProvider } from '../../src/testing';
 import { RandomIdGenerator } from '../../src/ports/id-generator';
 import type { RunEvent } from '../../src/runtime/events/run-event';
 import { runEvents, startHost, waitForStatus } from '../runtime/harness';
@@ -83,5 +85,47 @@ describePostgres('agent hosts on PostgreSQL', () => {
     const stored = await runEvents(front.host, run.id);
     expect(seen.map((e) => e.globalSeq)).toEqual(stored.slice(0, seen.length).map((e) => e.globalSeq));
     expect(new Set(seen.map((e) => e.globalSeq)).size).toBe(seen.length);
+  });
+
+  it('two hosts on one schema, a storm of the same decision events on both: one investigation run', async () => {
+    const schema = freshSchemaName('ma_decisions');
+    schemas.push(schema);
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+    const world = new SandboxWorld({ clock });
+    const make = async () => {
+      const h = createAgentHost({
+        storage: pgStorage(schema),
+        clock,
+        ids: new RandomIdGenerator(),
+        logger: new ConsoleLogger('silent'),
+        model: { provider: new ScriptedProvider() },
+        goalFacts: world,
+        decisions: { autoInvestigate: true },
+      });
+      registerSandboxCapabilities(h, world);
+      await h.start({ workers: false });
+      hosts.push(h);
+      return h;
+    };
+    const [a, b] = [await make(), await make()];
+    const run = await a.startRun({ goal: 'Add Dune to the library', actor: 'user:admin' });
+    const input = {
+      kind: 'identity_ambiguous',
+      subject: { type: 'run', id: run.id },
+      reason: 'two titles are called Dune',
+      raisedBy: 'system:watch',
+    };
+    const raised = await Promise.all([
+      ...Array.from({ length: 4 }, () => a.raiseDecision(input)),
+      ...Array.from({ length: 4 }, () => b.raiseDecision(input)),
+    ]);
+    const id = raised[0]!.id;
+    expect(new Set(raised.map((d) => d.id))).toEqual(new Set([id]));
+    await Promise.all([a, b, a, b, a, b].map((h) => h.resolveDecision({ type: 'created', decisionId: id })));
+    const investigations = (await a.listRuns()).filter((r) => r.goal.includes(id));
+    expect(investigations).toHaveLength(1);
+    const decision = await b.getDecision(id);
+    expect(decision.evidence).toMatchObject({ investigation: { runId: investigations[0]!.id, mode: 'investigate' } });
+    expect(decision.revision).toBe(2);
   });
 });

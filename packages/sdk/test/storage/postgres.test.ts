@@ -10,7 +10,7 @@ import type { ErrorCode } from '../../src/core/error-codes';
 import { isMediaAgentError } from '../../src/core/errors';
 import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { PostgresStorage } from '../../src/postgres';
-import { MIGRATION_LOCK_CLASS } from '../../src/storage/postgres/migrations';
+import { MIGRATION_LOCK_CLASS, PG_MIGRATIONS } from '../../src/storage/postgres/migrations';
 import {
   adminPool,
   closeAdmin,
@@ -116,7 +116,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     await s.migrate();
     expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     const { rows } = await adminPool().query(`SELECT version, name FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await tablesOf(name)).toEqual([
       'approvals',
       'audit',
@@ -158,7 +158,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
       holder.release();
     }
     const { rows } = await adminPool().query(`SELECT version FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
     // Without a lock held outside, four migrators racing on a fresh schema all succeed.
     const race = schema();
     await Promise.all(Array.from({ length: 4 }, () => storage(race).migrate()));
@@ -184,6 +184,52 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     expect(await snapshot(name)).toBe(before);
     const { rows } = await adminPool().query(`SELECT count(*)::int AS n FROM "${name}".settings`);
     expect(rows[0].n).toBe(0);
+  });
+
+  it('migrates a version 5 schema: stored decisions keep their fields, become raised by their run, and take the new statuses', async () => {
+    const name = schema();
+    const admin = adminPool();
+    await admin.query(`CREATE SCHEMA "${name}"`);
+    await admin.query(
+      `CREATE TABLE "${name}".schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`,
+    );
+    for (const m of PG_MIGRATIONS.filter((m) => m.version <= 5)) {
+      for (const sql of m.statements) await admin.query(sql.replaceAll('{schema}', name));
+      await admin.query(`INSERT INTO "${name}".schema_migrations (version, name, applied_at) VALUES ($1, $2, 1)`, [
+        m.version,
+        m.name,
+      ]);
+    }
+    await admin.query(
+      `INSERT INTO "${name}".decisions (id, kind, dedupe_key, subject_id, status, reason, data, created_at, resolved_at)
+       VALUES ('d1', 'agent_budget', 'agent_budget:run-1', 'run-1', 'open', 'over budget', '{"budget":"maxToolCalls"}', 10, NULL)`,
+    );
+    const s = storage(name);
+    expect(await s.schemaVersion()).toBe(5);
+    await s.migrate();
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
+    const d1 = await s.decisions.get('d1');
+    expect(d1).toEqual({
+      id: 'd1',
+      kind: 'agent_budget',
+      dedupeKey: 'agent_budget:run-1',
+      subjectType: 'run',
+      subjectId: 'run-1',
+      rootCause: null,
+      status: 'open',
+      reason: 'over budget',
+      evidence: { budget: 'maxToolCalls' },
+      options: [],
+      raisedBy: 'agent:run-1',
+      resolvedBy: null,
+      resolution: null,
+      revision: 1,
+      createdAt: 10,
+      updatedAt: 10,
+      resolvedAt: null,
+    });
+    expect(await s.decisions.update({ ...d1!, status: 'awaiting_user', revision: 2 }, 1)).toBe(true);
+    expect((await s.decisions.get('d1'))?.status).toBe('awaiting_user');
   });
 
   it('repositories refuse a schema that was not migrated (nothing is created)', async () => {

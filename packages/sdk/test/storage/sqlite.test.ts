@@ -98,6 +98,7 @@ describe('SqliteStorage', () => {
         { version: 3, name: 'subagents and runtime state' },
         { version: 4, name: 'grant usage counters' },
         { version: 5, name: 'run checklist' },
+        { version: 6, name: 'decisions as records people resolve' },
       ]);
     } finally {
       raw.close();
@@ -350,6 +351,45 @@ describe('SqliteStorage', () => {
     for (const row of rows) expect(row.token).toBe(won1.includes(row.key) ? 'token-P1' : 'token-P2');
   });
 
+  it('migrates a version 5 store: stored decisions keep their fields and become raised by their run, open to the new statuses', async () => {
+    const path = join(tempDir(), 'v5.sqlite');
+    const raw = new Database(path);
+    for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 5)) for (const sql of m.statements) raw.exec(sql);
+    raw.pragma('user_version = 5');
+    raw
+      .prepare(
+        `INSERT INTO decisions (id, kind, dedupe_key, subject_id, status, reason, data, created_at, resolved_at)
+         VALUES ('d1', 'agent_budget', 'agent_budget:run-1', 'run-1', 'open', 'over budget', '{"budget":"maxToolCalls"}', 10, NULL)`,
+      )
+      .run();
+    raw.close();
+    const s = storage(path);
+    await s.migrate();
+    expect(await s.decisions.get('d1')).toEqual({
+      id: 'd1',
+      kind: 'agent_budget',
+      dedupeKey: 'agent_budget:run-1',
+      subjectType: 'run',
+      subjectId: 'run-1',
+      rootCause: null,
+      status: 'open',
+      reason: 'over budget',
+      evidence: { budget: 'maxToolCalls' },
+      options: [],
+      raisedBy: 'agent:run-1',
+      resolvedBy: null,
+      resolution: null,
+      revision: 1,
+      createdAt: 10,
+      updatedAt: 10,
+      resolvedAt: null,
+    });
+    const d1 = (await s.decisions.get('d1'))!;
+    expect(await s.decisions.update({ ...d1, status: 'awaiting_user', revision: 2 }, 1)).toBe(true);
+    expect((await s.decisions.get('d1'))?.status).toBe('awaiting_user');
+    await s.close();
+  });
+
   it('migrates a version 1 store to the current version in place, keeping its rows', async () => {
     const path = join(tempDir(), 'v1.sqlite');
     const raw = new Database(path);
@@ -387,6 +427,7 @@ describe('SqliteStorage', () => {
         { version: 3, name: 'subagents and runtime state' },
         { version: 4, name: 'grant usage counters' },
         { version: 5, name: 'run checklist' },
+        { version: 6, name: 'decisions as records people resolve' },
       ]);
     } finally {
       check.close();

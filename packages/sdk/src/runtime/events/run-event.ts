@@ -57,6 +57,37 @@ export interface RunEventPayloads {
    * `decisionId` is set when a decision was raised for a run nobody attends.
    */
   input_requested: { reason: string; question: string; options: JsonValue; decisionId?: string };
+  /**
+   * A decision for a person was raised. Published on the stream of the run it is about (`subjectType`
+   * `run`), else on a stream named by the decision id (`runId` is then the decision id).
+   */
+  'decision.created': DecisionEventData;
+  /**
+   * A decision changed: an automatic investigation started (`change: 'investigating'`), it was handed to a
+   * person (`awaiting_user`), resolved, dismissed, or a choice was denied (`choice_denied`). Same stream as
+   * its `decision.created`.
+   */
+  'decision.updated': DecisionEventData & { change: string };
+}
+
+/** What a `decision.created` / `decision.updated` event says about the decision (read the rest with `host.getDecision`). @public */
+export interface DecisionEventData {
+  /** Decision id. */
+  decisionId: string;
+  /** Kind, e.g. `download_failed`. */
+  kind: string;
+  /** Status after the change. */
+  status: string;
+  /** Subject type and id. */
+  subjectType: string;
+  /** Subject id. */
+  subjectId: string;
+  /** Revision after the change. */
+  revision: number;
+  /** Who made the change (`user:<id>`, `system:auto-recover` …). */
+  actor: string;
+  /** The investigation run, when one runs or ran for it. */
+  runId?: string;
 }
 
 /** Run event types. @public */

@@ -57,8 +57,25 @@ async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenSte
       if (!run) throw LEASE_LOST;
       for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
       if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
-      for (const decision of writes.decisions) await s.decisions.insert(decision);
       const events: RunEvent[] = [];
+      for (const d of writes.decisions)
+        if (await s.decisions.insert(d))
+          events.push(
+            await bus.emit(
+              id,
+              'decision.created',
+              {
+                decisionId: d.id,
+                kind: d.kind,
+                status: d.status,
+                subjectType: d.subjectType,
+                subjectId: d.subjectId,
+                revision: d.revision,
+                actor: d.raisedBy,
+              },
+              s,
+            ),
+          );
       for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
       // A message queued while the run was ending wakes it once more.
       if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)

@@ -3,6 +3,7 @@ import type { ApprovalService } from '../../authorization/approval-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { InvocationLedger } from '../../ledger/invocation-ledger';
+import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
 import type { ModelProvider } from '../../models/types';
 import type { Clock } from '../../ports/clock';
@@ -45,6 +46,8 @@ export interface RunDriverSettings {
   maxInputBytes: number;
   /** Wait before the model call that follows a turn whose every call was refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). */
   refusedTurnPauseMs: number;
+  /** Longest verification of an automatic recovery run, in seconds (default 600). */
+  recoverVerifySec?: number;
 }
 
 /** Everything the driver needs. @public */
@@ -90,6 +93,13 @@ export interface RunDriverDeps {
   middleware?: readonly RunMiddleware[];
   /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
   tracing?: TracingOptions;
+  /** Called after a run's processing ended (terminal or waiting for a person), with the run as stored; a throw is logged. */
+  onRunEnd?: (run: RunRecord) => Promise<void>;
+  /**
+   * Stable memory: the snapshot in each top-level run's system prompt, the `memory` and
+   * `search_memory` tools and the `/memory` chat commands (default none: memory off).
+   */
+  memory?: MemoryService;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

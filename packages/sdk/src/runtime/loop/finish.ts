@@ -35,6 +35,12 @@ export async function finish(
   // A message that arrived while the run was finishing wakes it once more.
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;
+  if (loop.deps.onRunEnd)
+    await loop.deps
+      .onRunEnd(session.run)
+      .catch((error: Error) =>
+        logger.warn('the end of a run could not be handed on', { runId: session.id, message: error.message }),
+      );
   for (const failure of await loop.pipeline.runEnd(session, status, reason)) {
     logger.warn('run middleware failed at the end of a run', {
       runId: session.id,
@@ -60,8 +66,16 @@ export async function budgetExceeded(loop: Loop, session: RunSession, breach: Bu
     subjectId: session.id,
     status: 'open',
     reason: `run ${session.id} exceeded ${breach.budget} (limit ${breach.limit}, used ${breach.used})`,
-    data: { ...breach },
+    evidence: { ...breach },
+    subjectType: 'run',
+    rootCause: `agent_budget:${session.id}`,
+    options: [],
+    raisedBy: `agent:${session.id}`,
+    resolvedBy: null,
+    resolution: null,
+    revision: 1,
     createdAt: clock.now(),
+    updatedAt: clock.now(),
     resolvedAt: null,
   });
   await finish(

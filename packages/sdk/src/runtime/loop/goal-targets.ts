@@ -110,8 +110,16 @@ export async function askPerson(
         subjectId: run.id,
         status: 'open',
         reason: `run ${run.id}: ${ask.question}`,
-        data: { goal: run.goal, candidates: ask.candidates } as unknown as JsonValue,
+        evidence: { goal: run.goal, candidates: ask.candidates } as unknown as JsonValue,
+        subjectType: 'run',
+        rootCause: null,
+        options: [],
+        raisedBy: `agent:${run.id}`,
+        resolvedBy: null,
+        resolution: null,
+        revision: 1,
         createdAt: deps.clock.now(),
+        updatedAt: deps.clock.now(),
         resolvedAt: null,
       });
     }

@@ -9,7 +9,8 @@ import type { RunLease } from './driver-types';
  * - `stopped`: the host is stopping or the lease was lost (left as stored, for the next worker);
  * - `budget`: a per-run budget ran out (ends `budget_exceeded`);
  * - `failed`: ends `failed` with `code`;
- * - `paused`: waits for a person (`waiting`; a message resumes it), `reason` is the status reason.
+ * - `paused`: waits for a person (`waiting`; a message resumes it), `reason` is the status reason;
+ * - `answered`: the runtime answered a `/memory` chat command itself (ends `succeeded`, no model call).
  */
 export type DriveEnd =
   | { kind: 'ended' }
@@ -17,7 +18,8 @@ export type DriveEnd =
   | { kind: 'stopped' }
   | { kind: 'budget'; breach: BudgetBreach }
   | { kind: 'failed'; code: string; message: string }
-  | { kind: 'paused'; code: string; reason: string };
+  | { kind: 'paused'; code: string; reason: string }
+  | { kind: 'answered'; text: string };
 
 /** `stopped`. */
 export const STOPPED: DriveEnd = Object.freeze({ kind: 'stopped' });

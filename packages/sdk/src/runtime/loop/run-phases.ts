@@ -16,6 +16,7 @@ import { budgetExceeded, finish } from './finish';
 import { goalState } from './goal-targets';
 import type { Loop } from './loop';
 import { RunSession } from './run-session';
+import { isRecoverRun, recoverReport, recoverSettled } from './recover-verify';
 import type { Context } from '@opentelemetry/api';
 
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
@@ -118,12 +119,17 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       case 'paused':
         // Waits for the user: a message wakes it for a new drive (nothing is scheduled).
         return finish(loop, session, 'waiting', outcome.reason);
+      case 'answered':
+        return finish(loop, session, 'succeeded', 'answered a memory command');
       case 'ended':
         break; // the final reply's step moved the run to goal_settled or finalize
     }
   }
 
-  if (session.run.step === 'goal_settled' && !(await goalSettled(loop, session))) return;
+  if (session.run.step === 'goal_settled') {
+    const settled = isRecoverRun(session) ? await recoverSettled(loop, session) : await goalSettled(loop, session);
+    if (!settled) return;
+  }
 
   if (session.run.step === 'finalize') {
     const current = session.run;
@@ -131,7 +137,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       current.mode === 'execute'
         ? await goalFacts.forRun(current.id, session.lease.signal)
         : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
-    const report = buildGoalReport({
+    const built = buildGoalReport({
       runId: current.id,
       mode: current.mode,
       facts,
@@ -139,6 +145,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       at: clock.now(),
       targets: goalState(session).targets,
     });
+    const report = isRecoverRun(session) ? recoverReport(session, built) : built;
     session.emit('report', { report });
     const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
     await finish(loop, session, status, report.summary, null, report as unknown as JsonValue);

@@ -3,6 +3,7 @@ import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { ModelMessage, ModelTool } from '../../models/types';
 import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';
+import { freezeMemorySnapshot } from './memory-step';
 import { reconcileDanglingCalls } from './reconcile';
 import { runCatalog } from './run-rule';
 import type { RunSession } from './run-session';
@@ -36,6 +37,7 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
   session.storedCount = stored.length;
   if (session.messages.length === 0) session.append({ role: 'user', content: session.run.goal });
   await reconcileDanglingCalls(loop, session);
+  await freezeMemorySnapshot(loop, session);
   const catalog = runCatalog(deps.capabilities, session.run);
   const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
   return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });

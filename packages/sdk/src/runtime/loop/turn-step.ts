@@ -5,6 +5,7 @@ import type { ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
 import { commitBeforeCall } from './deferred-commit';
 import { applyInbox } from './inbox-step';
+import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
 import type { Loop } from './loop';
 import { runModelTurn, type ModelTurnSink } from './model-turn';
 import { interruptedBy, STOPPED, type DriveEnd } from './outcomes';
@@ -61,6 +62,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (session.run.leaseOwner !== lease.owner) return STOPPED;
   if (session.run.abortRequested) return { kind: 'aborted' };
   if ((await applyInbox(loop, session)) && !(await commitStep(deps, session))) return STOPPED;
+  const answered = await answerMemoryCommand(loop, session);
+  if (answered) return answered;
   const breach = checkRunBudgets(
     session.usage,
     session.run.budgets as unknown as RunBudgets,
@@ -88,7 +91,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
           provider: deps.provider,
           model: deps.settings.model,
           maxTokens: deps.settings.maxTokens,
-          systemPrompt: deps.settings.systemPrompt,
+          systemPrompt:
+            [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
           maxInputBytes: deps.settings.maxInputBytes,
         },
         {

@@ -14,13 +14,26 @@ export function memoryDecisionRepository(t: MemoryTables): SyncRepository<Storag
       t.undo!.push(() => decisionKeys.delete(record.dedupeKey));
       return true;
     },
+    get: (id) => t.read<DecisionRecord>('decisions', id),
+    getByKey: (dedupeKey) => {
+      const id = decisionKeys.get(dedupeKey);
+      return id === undefined ? undefined : t.read<DecisionRecord>('decisions', id);
+    },
+    update: (record, expectedRevision) => {
+      const stored = t.read<DecisionRecord>('decisions', record.id);
+      if (!stored || stored.revision !== expectedRevision) return false;
+      t.write('decisions', record.id, { ...record, dedupeKey: stored.dedupeKey });
+      return true;
+    },
     list: (filter = {}) =>
       t
         .all<DecisionRecord>('decisions')
         .filter(
           (d) =>
             (filter.status === undefined || d.status === filter.status) &&
-            (filter.subjectId === undefined || d.subjectId === filter.subjectId),
+            (filter.subjectId === undefined || d.subjectId === filter.subjectId) &&
+            (filter.kind === undefined || d.kind === filter.kind) &&
+            (filter.rootCause === undefined || d.rootCause === filter.rootCause),
         )
         .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),
   };

@@ -20,6 +20,7 @@ import { memoryDecisionRepository } from './decision-repository';
 /** Methods that only read (run on the adapter without an undo log). */
 const READ_METHODS: ReadonlySet<string> = new Set([
   'get',
+  'getByKey',
   'findByCall',
   'listByState',
   'usageForGrant',

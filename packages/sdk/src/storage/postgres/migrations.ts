@@ -252,6 +252,29 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     name: 'run checklist',
     statements: [`ALTER TABLE "{schema}".runs RENAME COLUMN plan TO checklist`],
   },
+  {
+    version: 6,
+    name: 'decisions as records people resolve',
+    statements: [
+      `ALTER TABLE "{schema}".decisions DROP CONSTRAINT decisions_status_check`,
+      `ALTER TABLE "{schema}".decisions ADD CONSTRAINT decisions_status_check CHECK (status IN ('open', 'awaiting_user', 'resolved', 'dismissed'))`,
+      `ALTER TABLE "{schema}".decisions RENAME COLUMN data TO evidence`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN subject_type text NOT NULL DEFAULT 'run'`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN root_cause text`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN options json NOT NULL DEFAULT '[]'`,
+      // Decisions stored before this version were raised by the run they are about.
+      `ALTER TABLE "{schema}".decisions ADD COLUMN raised_by text`,
+      `UPDATE "{schema}".decisions SET raised_by = 'agent:' || subject_id`,
+      `ALTER TABLE "{schema}".decisions ALTER COLUMN raised_by SET NOT NULL`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN resolved_by text`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN resolution json`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN revision bigint NOT NULL DEFAULT 1`,
+      `ALTER TABLE "{schema}".decisions ADD COLUMN updated_at bigint`,
+      `UPDATE "{schema}".decisions SET updated_at = COALESCE(resolved_at, created_at)`,
+      `ALTER TABLE "{schema}".decisions ALTER COLUMN updated_at SET NOT NULL`,
+      `CREATE INDEX decisions_root_cause ON "{schema}".decisions (root_cause, created_at) WHERE root_cause IS NOT NULL`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

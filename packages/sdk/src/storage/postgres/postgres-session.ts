@@ -43,6 +43,7 @@ export const REPOSITORY_NAMES = Object.keys(FACTORIES) as ReadonlyArray<keyof St
 /** Repository methods that only read (safe to run again on another connection). @internal */
 export const PG_READ_METHODS: ReadonlySet<string> = new Set([
   'get',
+  'getByKey',
   'findByCall',
   'listByState',
   'usageForGrant',

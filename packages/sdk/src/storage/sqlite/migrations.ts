@@ -265,6 +265,40 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `ALTER TABLE runs RENAME COLUMN plan TO checklist`,
     ],
   },
+  {
+    version: 6,
+    name: 'decisions as records people resolve',
+    // SQLite cannot change a CHECK constraint in place: the table is rebuilt, rows copied (decisions stored
+    // before this version were raised by the run they are about).
+    statements: [
+      `CREATE TABLE decisions_v6 (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        dedupe_key TEXT NOT NULL UNIQUE,
+        subject_type TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        root_cause TEXT,
+        status TEXT NOT NULL CHECK (status IN ('open', 'awaiting_user', 'resolved', 'dismissed')),
+        reason TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        options TEXT NOT NULL,
+        raised_by TEXT NOT NULL,
+        resolved_by TEXT,
+        resolution TEXT,
+        revision INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        resolved_at INTEGER
+      )`,
+      `INSERT INTO decisions_v6 SELECT id, kind, dedupe_key, 'run', subject_id, NULL, status, reason, data, '[]',
+        'agent:' || subject_id, NULL, NULL, 1, created_at, COALESCE(resolved_at, created_at), resolved_at FROM decisions`,
+      `DROP TABLE decisions`,
+      `ALTER TABLE decisions_v6 RENAME TO decisions`,
+      `CREATE INDEX decisions_status_created ON decisions (status, created_at)`,
+      `CREATE INDEX decisions_subject_created ON decisions (subject_id, created_at)`,
+      `CREATE INDEX decisions_root_cause ON decisions (root_cause, created_at) WHERE root_cause IS NOT NULL`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -197,6 +197,7 @@ export function createSqliteSession(core: SqliteRepositories): SqliteSessionHand
 /** Repository methods that only read (run without a write transaction when called on the adapter). @internal */
 export const READ_METHODS: ReadonlySet<string> = new Set([
   'get',
+  'getByKey',
   'findByCall',
   'listByState',
   'usageForGrant',

@@ -24,3 +24,9 @@ export {
 } from './world';
 export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';
 export { addToLibraryScript } from './scripts';
+export {
+  SANDBOX_DECISION_ACTOR,
+  raiseSandboxDecisions,
+  sandboxDecisionInputs,
+  sandboxDecisionSubjects,
+} from './decisions';
