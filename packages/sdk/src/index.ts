@@ -73,6 +73,18 @@ export type { RunChecklist } from './runtime/checklist';
 export type { LoopGuardConfig } from './runtime/guardrails/loop-guard';
 export type { GuardCallKind } from './runtime/guardrails/types';
 export type { ToolResultStoreOptions } from './runtime/context/tool-result-store';
+export {
+  CODE_EXECUTION_DEFAULTS,
+  type CodeExecutionOptions,
+  type ResolvedCodeExecutionOptions,
+} from './runtime/code/code-options';
+export { CodeExecutionError, type CodeErrorCode } from './runtime/code/errors';
+export { EXECUTE_CODE_TOOL, type CodeCellResult } from './runtime/code/code-execution';
+export type { ScriptToolError } from './runtime/code/capability-bridge';
+export type { KernelLossReason } from './runtime/code/kernel-pool';
+export type { ToolImageOptions } from './runtime/images/image-delivery';
+export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
+export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';
 export type {
   RunMiddleware,
   DriveStartContext,

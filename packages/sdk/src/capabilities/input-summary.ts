@@ -43,7 +43,15 @@ function matches(path: string[], patterns: string[][]): boolean {
   return patterns.some((p) => p.length === path.length && p.every((seg, i) => seg === '*' || seg === path[i]));
 }
 
-function redactText(text: string): string {
+/**
+ * Replaces secrets inside free text with `[REDACTED]`: URL user-info passwords (`user:pass@`),
+ * `name=value` pairs whose name looks sensitive (`token=`, `apikey=`, `password=` …) and bearer
+ * tokens. Pure.
+ * @param text - any text
+ * @returns the text with those values replaced
+ * @public
+ */
+export function redactText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
 }
 

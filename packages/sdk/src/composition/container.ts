@@ -35,6 +35,9 @@ import {
   type ResolvedDecisionOptions,
 } from '../runtime/decisions/decision-settings';
 import { ToolResultStore } from '../runtime/context/tool-result-store';
+import { CodeExecution } from '../runtime/code/code-execution';
+import { resolveCodeExecutionOptions } from '../runtime/code/code-options';
+import { ImageDelivery } from '../runtime/images/image-delivery';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
@@ -136,6 +139,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       contextWindowTokens,
       compactionThreshold,
       middleware: [...middleware],
+      code: r.code ? resolveCodeExecutionOptions(r.code) : undefined,
+      images: r.images ?? {},
     },
   };
 }
@@ -283,8 +288,15 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
   const bus = resolvePort(d, Tokens.RunEventBus);
   const memory = resolvePort(d, Tokens.MemoryService);
   let runs: RunService | undefined;
+  const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
+  const identity = resolvePort(d, Tokens.Identity);
+  const code = resolved.runs.code
+    ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: (actor) => identity.roleOf(actor) })
+    : undefined;
   const driver = new RunDriver({
-    results: new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids }),
+    results,
+    images: new ImageDelivery(resolved.runs.images, resolved.model),
+    ...(code ? { code } : {}),
     counter: resolvePort(d, Tokens.TokenCounter),
     startSubagent: (parent, goal, capabilityIds, budgets, leaseOwner) =>
       runs!.startRun(
@@ -363,6 +375,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     bus,
     decisions,
     memory: memory ?? undefined,
+    ...(code ? { onStop: () => code.close() } : {}),
   });
 }
 

@@ -259,6 +259,31 @@ export const ERROR_CODES = {
     'A memory proposal was not applied because an entry it replaces or removes changed since it was staged; the proposal is kept.',
   MEMORY_SEARCH_TIMEOUT:
     'A `search_memory` regular expression ran past its deadline; the search is incomplete, not empty.',
+  // Read-only code orchestration (`execute_code`) and images in tool results
+  CODE_ADMIN_ONLY: '`execute_code` was called in a run whose actor is not an administrator; nothing ran.',
+  CODE_SANDBOX_UNAVAILABLE:
+    'The optional peer `quickjs-emscripten` (the WebAssembly JavaScript sandbox of `execute_code`) is not installed.',
+  CODE_INPUT_INVALID:
+    'The arguments of an `execute_code` call are invalid (no `code` string, code over the size limit).',
+  CODE_SYNTAX: 'The JavaScript of an `execute_code` cell does not parse; nothing ran and the kernel state is kept.',
+  CODE_SCRIPT_ERROR: 'The JavaScript of an `execute_code` cell threw; assignments made before the throw are kept.',
+  CODE_EXIT: 'The cell called `exit()`; the kernel and its state were destroyed.',
+  CODE_TIMEOUT: 'The cell ran past its deadline (300 s by default); it was stopped and its kernel destroyed.',
+  CODE_CPU_LIMIT: 'The cell used more sandbox CPU time than allowed; it was stopped and its kernel destroyed.',
+  CODE_MEMORY_LIMIT: "The cell went over its kernel's memory limit; it was stopped and its kernel destroyed.",
+  CODE_CANCELLED: 'The run was aborted while the cell ran; it was stopped and its kernel destroyed.',
+  CODE_TOOL_NOT_READ:
+    'A script called a capability that is not of kind `read`; it was refused before its handler (only reads run from code).',
+  CODE_TOOL_UNKNOWN: 'A script called a capability that does not exist or is not enabled for the run.',
+  CODE_CALL_BUDGET: 'A script made more capability calls than one cell allows (50 by default); the call was refused.',
+  CODE_RESULT_TOO_LARGE:
+    'A capability result given to a script is over the per-call limit (16 MiB by default); nothing of it was given — ask for smaller pages.',
+  CODE_OWNER_CHANGED:
+    "The run's actor lost the administrator role, or the run's enabled capabilities changed, while the cell ran; the call was refused.",
+  IMAGE_INVALID:
+    'Image data in a tool result is not a PNG, JPEG, WebP or GIF image (its bytes do not match the declared type).',
+  IMAGE_TOO_LARGE: 'An image in a tool result is over the size limit (768 KiB per image, 1 MiB per data URL).',
+  IMAGE_UNSUPPORTED_TYPE: 'An image in a tool result has a media type other than PNG, JPEG, WebP or GIF.',
 
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',

@@ -327,6 +327,8 @@ export interface AgentHostDeps {
   memory?: MemoryService | undefined;
   /** Roles of actors. */
   identity: IdentityResolver;
+  /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
+  onStop?: () => void;
 }
 
 /**
@@ -555,6 +557,7 @@ export class DefaultAgentHost implements AgentHost {
     this.#offDecided?.();
     this.#offDecided = undefined;
     await this.#deps.workers.stop();
+    this.#deps.onStop?.();
     await this.#deps.storage.close();
   }
 

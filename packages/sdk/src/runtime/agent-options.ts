@@ -14,6 +14,8 @@ import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
 import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decision-settings';
 import type { MemoryOptions } from '../memory/memory-options';
+import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
+import type { ToolImageOptions } from './images/image-delivery';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -194,6 +196,25 @@ export interface RunOptions {
    * ```
    */
   middleware?: readonly RunMiddleware[];
+  /**
+   * Read-only code orchestration: given (`{}` for the defaults), top-level runs whose actor is an
+   * administrator get the `execute_code` tool, which runs JavaScript in a WebAssembly sandbox with
+   * read-only capability calls (docs/code-execution.md). Needs the optional peer dependency
+   * `quickjs-emscripten`.
+   * @defaultValue off
+   * @example
+   * ```ts
+   * createAgentHost({ runs: { code: { timeoutMs: 120_000 } } }); // or `code: {}` for the defaults
+   * ```
+   */
+  code?: CodeExecutionOptions;
+  /**
+   * Images in tool results (PNG, JPEG, WebP, GIF; 768 KiB per image): sent as image blocks to models
+   * that accept images, a text note otherwise; never stored. The host switch, per-model overrides of
+   * the built-in table, and what unknown models get.
+   * @defaultValue `{ enabled: true, unknownModels: true }`
+   */
+  images?: ToolImageOptions;
 }
 
 /** Options after defaults were applied. @public */
@@ -225,6 +246,8 @@ export interface ResolvedAgentOptions {
       | 'contextWindowTokens'
       | 'compactionThreshold'
       | 'middleware'
+      | 'code'
+      | 'images'
     >
   > & {
     maxTools: number;
@@ -237,6 +260,10 @@ export interface ResolvedAgentOptions {
     results: ToolResultStoreOptions | undefined;
     /** Host middleware (empty when none). */
     middleware: readonly RunMiddleware[];
+    /** Code orchestration options with defaults applied, or undefined when it is off. */
+    code: ResolvedCodeExecutionOptions | undefined;
+    /** See {@link RunOptions.images}. */
+    images: ToolImageOptions;
   };
 }
 

@@ -13,6 +13,7 @@ import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
 import { memoryTool } from './tools/memory';
 import { searchMemoryTool } from './tools/search-memory';
+import { executeCodeTool } from './tools/execute-code';
 
 export type { RunDriverDeps, RunDriverSettings, RunLease } from './loop/driver-types';
 
@@ -49,6 +50,7 @@ export class RunDriver {
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
       ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
+      ...(deps.code ? [executeCodeTool(deps.code)] : []),
     ]);
     this.#loop = {
       deps,

@@ -340,7 +340,8 @@ export class ToolResultStore {
     const clock = this.#clock;
     this.#cache = new LRUCache<string, Entry>({
       maxSize: limits.maxTotalBytes,
-      maxEntrySize: limits.maxResultBytes,
+      // `offer` enforces the per-result limit (a caller may pass its own); the cache only bounds the total.
+      maxEntrySize: limits.maxTotalBytes,
       sizeCalculation: (entry) => Math.max(1, entry.index.bytes),
       ttl: limits.ttlMs,
       // Read the injected clock on every check (no debounce timer), so a ManualClock drives expiry.
@@ -363,13 +364,24 @@ export class ToolResultStore {
    * @param callId - the model's tool-call id (kept for diagnostics)
    * @param tool - the tool (capability) name
    * @param text - the full result text the model would otherwise get
+   * @param limits - this result's own preview size and per-result limit, in UTF-8 bytes, instead of
+   *   the store's (`execute_code` keeps up to 5 MB of output with a 50 KB preview); a result over
+   *   `maxBytesPerRun` alone still evicts the run's older results first
    * @returns `inline` when `text` is at most `previewBytes` UTF-8 bytes; `too_large` (nothing stored)
    *   when it is over `maxResultBytes`; otherwise `stored`, with a preview of whole code points. Storing
    *   evicts this run's oldest results while the run would hold more than `maxResultsPerRun` results
    *   or `maxBytesPerRun` bytes.
    */
-  offer(runId: string, callId: string, tool: string, text: string): ToolResultOffer {
-    const { previewBytes, maxResultBytes, maxResultsPerRun, maxBytesPerRun } = this.limits;
+  offer(
+    runId: string,
+    callId: string,
+    tool: string,
+    text: string,
+    limits: { previewBytes?: number; maxResultBytes?: number } = {},
+  ): ToolResultOffer {
+    const { maxResultsPerRun, maxBytesPerRun } = this.limits;
+    const previewBytes = limits.previewBytes ?? this.limits.previewBytes;
+    const maxResultBytes = limits.maxResultBytes ?? this.limits.maxResultBytes;
     if (text.length <= previewBytes / 3 || utf8ByteLength(text) <= previewBytes) return { kind: 'inline', text };
     const index = indexCodePoints(text);
     if (index.bytes > maxResultBytes) {

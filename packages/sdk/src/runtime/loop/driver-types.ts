@@ -17,6 +17,8 @@ import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
 import type { TracingOptions } from '../tracing/tracing-options';
+import type { CodeExecution } from '../code/code-execution';
+import type { ImageDelivery } from '../images/image-delivery';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -100,6 +102,10 @@ export interface RunDriverDeps {
    * `search_memory` tools and the `/memory` chat commands (default none: memory off).
    */
   memory?: MemoryService;
+  /** Read-only code orchestration (`execute_code`), when the host turned it on (`runs.code`). */
+  code?: CodeExecution;
+  /** Images in tool results: held in memory, sent to models that accept them (`runs.images`); none: images become notes. */
+  images?: ImageDelivery;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

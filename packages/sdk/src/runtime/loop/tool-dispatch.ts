@@ -5,6 +5,7 @@ import type { JsonValue } from '../../core/records';
 import type { RunUsage } from '../../core/run-records';
 import type { ToolCallPart, ToolResultMessage } from '../../models/types';
 import { toolResultMessage } from '../tool-result';
+import { extractImages } from '../images/image-parts';
 import { callCapability } from './capability-call';
 import { commitStep } from './commit';
 import type { GoalTargetQuestion } from './goal-targets';
@@ -62,9 +63,16 @@ async function answer(
 ): Promise<{ call: DispatchedCall; traced: ToolSpanOutcome }> {
   let traced: ToolSpanOutcome = { status: 'failed' };
   const done = (
-    result: Pick<InvocationResult, 'status' | 'output' | 'error'> & { invocationId?: string; idempotencyKey?: string },
+    answered: Pick<InvocationResult, 'status' | 'output' | 'error'> & {
+      invocationId?: string;
+      idempotencyKey?: string;
+    },
     extra: Record<string, unknown> = {},
   ): DispatchedCall => {
+    // Image parts never reach events or stored messages: the output keeps a description of each,
+    // the images ride along after the text until the tool_images middleware holds them in memory.
+    const media = answered.output !== undefined ? extractImages(answered.output) : undefined;
+    const result = media && media.output !== answered.output ? { ...answered, output: media.output } : answered;
     session.emit('tool_call', {
       callId: call.id,
       capabilityId: call.name,
@@ -75,7 +83,9 @@ async function answer(
       ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
     });
     traced = result;
-    return { message: toolResultMessage(call.id, call.name, result, extra), status: result.status };
+    const message = toolResultMessage(call.id, call.name, result, extra);
+    if (media?.images.length) message.content = [{ type: 'text', text: message.content as string }, ...media.images];
+    return { message, status: result.status };
   };
   // A registered capability this run may not use is denied whatever the model sent (also enforced by the authorizer).
   const refusal = runRefusal(loop.deps.capabilities, session.run, call.name);

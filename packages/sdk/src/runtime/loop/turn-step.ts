@@ -13,6 +13,22 @@ import { pauseDue, pauseStep } from './pause-step';
 import type { RunSession } from './run-session';
 import { openNextCall, stopDrive, TurnCalls } from './turn-calls';
 import { context as otelContext } from '@opentelemetry/api';
+import { hasImages } from '../images/image-delivery';
+
+/** A turn that failed on an HTTP 400 before any output: what a provider answers to images it does not take. */
+function imagesRefused(turn: {
+  error?: Error & { code?: string };
+  message: { content: unknown[] };
+  aborted: boolean;
+}): boolean {
+  const error = turn.error as (Error & { code?: string; details?: { status?: unknown } }) | undefined;
+  return (
+    !turn.aborted &&
+    turn.message.content.length === 0 &&
+    error?.code === 'PROVIDER_HTTP' &&
+    error.details?.status === 400
+  );
+}
 
 /** What a model-turn step led to: another turn (`repeat`), calls to run, or the end of the drive. */
 export type TurnOutcome = DriveEnd | { kind: 'repeat' } | { kind: 'calls'; turn: TurnCalls };
@@ -82,10 +98,10 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     messages: request.messages,
   });
   let turn: Awaited<ReturnType<typeof runModelTurn>>;
-  try {
-    // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
-    // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
-    turn = await otelContext.with(chat.context, () =>
+  // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
+  // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
+  const callModel = (messages: typeof request.messages) =>
+    otelContext.with(chat.context, () =>
       runModelTurn(
         {
           provider: deps.provider,
@@ -96,7 +112,7 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
           maxInputBytes: deps.settings.maxInputBytes,
         },
         {
-          messages: request.messages,
+          messages,
           tools: request.tools,
           callPrefix: `call_${session.storedCount}`,
           signal: lease.signal,
@@ -104,6 +120,26 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
         streamSink(loop, session),
       ),
     );
+  try {
+    turn = await callModel(request.messages);
+    const images = deps.images;
+    if (images && imagesRefused(turn) && hasImages(request.messages)) {
+      // The provider refused the images: this call once more without them, and the rest of the drive text-only.
+      images.refuse(session.id);
+      session.emit('warning', {
+        source: 'runtime',
+        code: 'PROVIDER_HTTP',
+        message: 'the provider refused the images of a tool result (HTTP 400); the call was sent again text-only',
+      });
+      const first = turn;
+      turn = await callModel(images.textOnly(request.messages));
+      session.addUsage({
+        modelCalls: 1,
+        inputTokens: first.usage.inputTokens,
+        outputTokens: first.usage.outputTokens,
+        costUsd: first.costUsd,
+      });
+    }
   } catch (error) {
     loop.tracer.endWithError(chat, error);
     throw error;

@@ -352,4 +352,6 @@ export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze([
   'repeated_results',
   'result_spill',
   'loop_guard',
+  'code_execution',
+  'tool_images',
 ]);

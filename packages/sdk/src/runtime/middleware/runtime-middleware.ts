@@ -8,6 +8,8 @@ import { loopGuardMiddleware } from './loop-guard';
 import type { MiddlewareEntry } from './pipeline';
 import { repeatedResultsMiddleware } from './repeated-results';
 import { resultSpillMiddleware } from './result-spill';
+import { codeExecutionMiddleware } from './code-execution';
+import { toolImagesMiddleware } from './tool-images';
 import { RUNTIME_MIDDLEWARE_NAMES, type RunMiddleware, type RunMiddlewareHook } from './run-middleware';
 import { TOOL_DISCOVERY_STATE_KEY, toolDiscoveryMiddleware } from './tool-discovery';
 
@@ -119,8 +121,10 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
         TOOL_DISCOVERY_STATE_KEY,
       ),
     );
+  if (deps.images) entries.push(own(toolImagesMiddleware(deps.images)));
   entries.push(own(repeatedResultsMiddleware()));
   entries.push(own(resultSpillMiddleware(deps.results)));
+  if (deps.code) entries.push(own(codeExecutionMiddleware(deps.code)));
   entries.push({
     middleware: loopGuardMiddleware(settings.loopGuard),
     stateKey: 'guard',

@@ -16,6 +16,7 @@ import { parseMediaEntityId } from '../../media/identity';
 import { RESOLUTIONS, type PolicySettings, type Release } from '../../media/schemas';
 import type { JsonValue } from '../../core/records';
 import type { SandboxRelease, SandboxTitle } from './data';
+import { sandboxPosterCapability } from './poster';
 import { addRun, entityOf, type SandboxDownload, type SandboxPlan, type SandboxWorld } from './world';
 
 const notFound = (what: string, id: string) =>
@@ -627,17 +628,21 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
 
 /**
  * Registers the sandbox world's 15 standard capabilities (and the `download.submit` verifier) on a
- * host: `registerSandboxCapabilities(host, world)`.
+ * host: `registerSandboxCapabilities(host, world)`; with `{ poster: true }` also `media.poster`, a
+ * read capability returning an image.
  * @param host - anything with the host's capability registry and plan service (an `AgentHost`)
  * @param world - the sandbox world
+ * @param options - `poster`: register `media.poster` too (default false)
  * @throws `CAPABILITY_DUPLICATE` when one of the 15 ids is already registered (nothing registered then)
  * @public
  */
 export function registerSandboxCapabilities(
   host: { capabilities: CapabilityRegistry; plans: PlanService },
   world: SandboxWorld,
+  options: { poster?: boolean } = {},
 ): void {
   registerStandardCapabilities(host.capabilities, sandboxCapabilities(world, { plans: host.plans }));
+  if (options.poster) host.capabilities.register(sandboxPosterCapability(world));
 }
 
 function diff(from: PolicySettings, to: PolicySettings): Array<{ field: string; from: unknown; to: unknown }> {

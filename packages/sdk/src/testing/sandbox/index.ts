@@ -30,3 +30,4 @@ export {
   sandboxDecisionInputs,
   sandboxDecisionSubjects,
 } from './decisions';
+export { SANDBOX_POSTER_CAPABILITY, sandboxPosterCapability, solidPng } from './poster';
