@@ -23,8 +23,14 @@ export interface HttpProblem {
   details?: Readonly<Record<string, unknown>>;
 }
 
-const CONFLICTS: readonly string[] = ['APPROVAL_HASH_MISMATCH', 'APPROVAL_STATE', 'GRANT_WIDENING', 'DECISION_CLOSED'];
-const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED'];
+const CONFLICTS: readonly string[] = [
+  'APPROVAL_HASH_MISMATCH',
+  'APPROVAL_STATE',
+  'GRANT_WIDENING',
+  'DECISION_CLOSED',
+  'MEMORY_ORIGINAL_CHANGED',
+];
+const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED', 'MEMORY_BUSY'];
 
 /**
  * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
@@ -36,7 +42,7 @@ const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MOD
  */
 export function problemStatus(code: string): number {
   if (code === 'HTTP_UNAUTHENTICATED') return 401;
-  if (code === 'ADMIN_FORBIDDEN') return 403;
+  if (code === 'ADMIN_FORBIDDEN' || code === 'MEMORY_USER_REQUIRED') return 403;
   if (code.endsWith('_NOT_FOUND')) return 404;
   if (code === 'HTTP_BODY_TOO_LARGE') return 413;
   if (code === 'HTTP_CONTENT_TYPE_UNSUPPORTED') return 415;

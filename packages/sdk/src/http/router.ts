@@ -176,7 +176,8 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
  * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET /api/approvals/:id`, `PATCH /api/approvals/:id`, `GET|POST /api/grants`,
  * `PATCH /api/grants/:id`, `GET /api/decisions`, `GET /api/decisions/:id`, `POST /api/decisions/:id/choice`,
- * `POST /api/decisions/:id/dismiss`. See docs/http.md.
+ * `POST /api/decisions/:id/dismiss`, `GET /api/memory/proposals[/:id]`, `POST /api/memory/proposals/:id/approve|discard`.
+ * See docs/http.md.
  *
  * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
  * run; anyone else sees only the runs they started — another user's run answers 404 `RUN_NOT_FOUND`,
@@ -438,6 +439,25 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     await visibleDecision(c, c.req.param('id'));
     const decision = await decisions.dismiss(c.req.param('id'), c.var.actor, body.note);
     return c.json({ decision });
+  });
+
+  // Memory proposals (docs/memory.md): each person's own pending proposals, when the host configured memory.
+  const memory = () => {
+    if (!host.memory) throw new HttpRequestError('HTTP_ROUTE_NOT_FOUND', 'this host keeps no memory');
+    return host.memory;
+  };
+  app.get('/api/memory/proposals', async (c) => c.json({ proposals: await memory().listProposals(c.var.actor) }));
+  app.get('/api/memory/proposals/:id', async (c) =>
+    c.json({ proposal: await memory().showProposal(c.var.actor, c.req.param('id')) }),
+  );
+  app.post('/api/memory/proposals/:id/approve', async (c) => {
+    await readBody(c, NoteBody, true);
+    return c.json(await memory().approveProposal(c.var.actor, c.req.param('id')));
+  });
+  app.post('/api/memory/proposals/:id/discard', async (c) => {
+    await readBody(c, NoteBody, true);
+    await memory().discardProposal(c.var.actor, c.req.param('id'));
+    return c.json({ discarded: c.req.param('id') });
   });
 
   let served: Hono<Vars> = app;

@@ -39,6 +39,7 @@ async function serve(
   options: Partial<AgentRouterOptions> = {},
   start: { workers?: boolean } = {},
   identity?: { roleOf(actor: string): 'admin' | 'user' },
+  withMemory = false,
 ): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-http-'));
   const world = new SandboxWorld({ durations: { queuedMs: 50, downloadMs: 100, importMs: 50 } });
@@ -55,6 +56,7 @@ async function serve(
     goalFacts: world,
     runs: { goalPollSec: 1, pollMs: 20, budgets: { maxToolCalls: 30 } },
     ...(identity ? { identity } : {}),
+    ...(withMemory ? { memory: { dataDir: join(dir, 'memory') } } : {}),
   });
   registerSandboxCapabilities(host, world);
   await host.start(start);
@@ -683,6 +685,66 @@ describe('an API key the host resolves as admin', () => {
       expect(await snapshot(s)).toEqual(before);
       // The person who is admin sees it.
       expect((await call(s, 'GET', `/api/runs/${run.id}`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('memory proposals', () => {
+  it('lists, shows, approves and discards the caller’s own proposals; others see none', async () => {
+    const s = await serve({}, { workers: false }, undefined, true);
+    try {
+      const memory = s.host.memory!;
+      await memory.write('user:admin', { action: 'add', target: 'user', content: 'likes 4K HDR' });
+      await memory.write('user:admin', { action: 'add', target: 'user', content: 'subtitles in English' });
+      const stage = async (old_text: string) =>
+        (
+          (await memory.write('user:admin', { action: 'remove', target: 'user', old_text }, { background: true })) as {
+            pending_id: string;
+          }
+        ).pending_id;
+      const first = await stage('4K HDR');
+      const second = await stage('subtitles');
+
+      const listed = await call(s, 'GET', '/api/memory/proposals');
+      expect(listed.body.proposals.map((p: Json) => p.id).sort()).toEqual([first, second].sort());
+      expect((await call(s, 'GET', `/api/memory/proposals/${first}`)).body.proposal.previous).toEqual(['likes 4K HDR']);
+      // Nobody else sees or touches them.
+      expect((await call(s, 'GET', '/api/memory/proposals', { token: 'alice-token' })).status).toBe(403);
+      expectProblem(
+        await call(s, 'POST', `/api/memory/proposals/${first}/approve`, { token: 'alice-token', body: {} }),
+        403,
+        'MEMORY_USER_REQUIRED',
+      );
+      expectProblem(
+        await call(s, 'POST', `/api/memory/proposals/${first}/approve`, { token: 'bob-token', body: {} }),
+        403,
+        'MEMORY_USER_REQUIRED',
+      );
+      expect((await memory.listProposals('user:admin')).length).toBe(2);
+
+      const approved = await call(s, 'POST', `/api/memory/proposals/${first}/approve`, { body: {} });
+      expect(approved.status).toBe(200);
+      expect(await memory.currentEntries('user:admin', 'user')).toEqual(['subtitles in English']);
+      expect((await call(s, 'POST', `/api/memory/proposals/${second}/discard`, { body: {} })).body).toEqual({
+        discarded: second,
+      });
+      expectProblem(
+        await call(s, 'POST', `/api/memory/proposals/${second}/discard`, { body: {} }),
+        404,
+        'MEMORY_PROPOSAL_NOT_FOUND',
+      );
+      expect(await memory.currentEntries('user:admin', 'user')).toEqual(['subtitles in English']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('is not found on a host without memory', async () => {
+    const s = await serve({}, { workers: false });
+    try {
+      expectProblem(await call(s, 'GET', '/api/memory/proposals'), 404, 'HTTP_ROUTE_NOT_FOUND');
     } finally {
       await s.close();
     }
