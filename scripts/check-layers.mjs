@@ -48,6 +48,11 @@ export const LAYERS = [
   },
   { layer: 'capability families', folders: ['media'], holds: 'standard media capabilities' },
   {
+    layer: 'history',
+    folders: ['history'],
+    holds: 'per-user conversation history archive and session search (the store port, its SQLite store, query routing)',
+  },
+  {
     layer: 'runtime',
     folders: ['runtime'],
     holds: 'the run loop, run events and their bus, middleware, guardrails, context, the agent host',

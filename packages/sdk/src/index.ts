@@ -19,7 +19,23 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 // the host
 export { createAgentHost, createAgentContainer } from './composition/container';
 export type { AgentHost, StartReport } from './runtime/agent-host';
-export type { AgentOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export type { AgentOptions, HistoryOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export type {
+  HistoryAppend,
+  HistoryAppendResult,
+  HistoryIndexStatus,
+  HistoryMaintenance,
+  HistoryMaintenanceOptions,
+  HistoryMessageInput,
+  HistoryRole,
+  HistorySessionInput,
+  HistoryStore,
+  SessionSearchResult,
+  SessionSearchScope,
+} from './history/history-store';
+export { HistoryInputError, HistoryStoreError } from './history/errors';
+export { historyUserKey } from './history/user-key';
+export { SESSION_SEARCH_TOOL } from './runtime/tools/session-search';
 export {
   DecisionService,
   type DecisionChoice,

@@ -25,4 +25,5 @@ export {
   StorageTimeoutError,
   StorageUnavailableError,
 } from './storage/errors';
+export { PostgresHistoryStore, type PostgresHistoryStoreOptions } from './history/postgres-history-store';
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';

@@ -14,3 +14,9 @@ export {
   type SqliteStorageOptions,
 } from './storage/sqlite/sqlite-storage';
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';
+export {
+  SqliteHistoryStore,
+  DEFAULT_HISTORY_DEADLINE_MS,
+  type SqliteHistoryStoreOptions,
+} from './history/sqlite-history-store';
+export type { HistoryIndexName } from './history/sqlite-history-schema';

@@ -128,6 +128,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     tracing: options.tracing,
+    history: options.history,
     runs: {
       ...runs,
       budgets,
@@ -329,6 +330,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     middleware: resolved.runs.middleware,
     onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
+    ...(resolved.history ? { history: resolved.history.store } : {}),
     ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });

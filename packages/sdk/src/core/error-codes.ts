@@ -224,6 +224,13 @@ export const ERROR_CODES = {
   HTTP_CONTENT_TYPE_UNSUPPORTED:
     "An HTTP request with a body did not declare it `application/json` (which also keeps other sites from posting with a person's cookie); nothing was written.",
   HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
+  // History archive and session search (`session_search`)
+  HISTORY_INPUT_INVALID:
+    'A session search or history append is invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages …); nothing was read or written.',
+  HISTORY_STORE_UNAVAILABLE:
+    "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
+  HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',
+
   // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
   DECISION_INVALID:
     'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',

@@ -126,6 +126,11 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // Authenticated before the tool name is looked at: an unauthenticated caller learns nothing of the tools.
+    const authenticated = await resolveActor(options.authenticate, callerOf(extra)).catch(
+      (error: unknown) => error as Error,
+    );
+    if (authenticated instanceof Error) return mcpErrorResult(authenticated);
     const descriptor = lookup(request.params.name);
     const input: unknown = request.params.arguments ?? {};
     const caller = callerOf(extra);

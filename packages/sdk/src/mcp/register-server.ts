@@ -117,6 +117,9 @@ export async function registerMcpServer(
   host: { capabilities: CapabilityRegistry } | CapabilityRegistry,
   options: McpServerRegistration,
 ): Promise<McpRegisteredTool[]> {
+  if (typeof host !== 'object' || host === null)
+    throw invalidOption('host', 'pass the agent host or its capability registry');
+  if (typeof options !== 'object' || options === null) throw invalidOption('options', 'options must be an object');
   const registry = 'capabilities' in host ? host.capabilities : host;
   const { name } = options;
   if (typeof name !== 'string' || !SERVER_NAME.test(name))
@@ -136,7 +139,29 @@ export async function registerMcpServer(
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
   if (!Number.isInteger(callTimeoutMs) || callTimeoutMs < 1)
     throw invalidOption('callTimeoutMs', 'callTimeoutMs must be a positive integer (ms)');
-  const client = options.client ?? (await connected(options.transport!));
+  for (const option of ['readOnlyTools'] as const)
+    if (options[option] !== undefined && !Array.isArray(options[option]))
+      throw invalidOption(option, `${option} must be an array of tool names`);
+  if (!options.transport) return registerTools(registry, options, options.client!, maxOutputBytes, callTimeoutMs);
+  // A client made here is closed again when registration fails, so no server process is left running.
+  const client = await connected(options.transport);
+  try {
+    return await registerTools(registry, options, client, maxOutputBytes, callTimeoutMs);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Lists the server's tools and registers them (all or none). */
+async function registerTools(
+  registry: CapabilityRegistry,
+  options: McpServerRegistration,
+  client: NonNullable<McpServerRegistration['client']>,
+  maxOutputBytes: number,
+  callTimeoutMs: number,
+): Promise<McpRegisteredTool[]> {
+  const { name } = options;
 
   const tools = await listAllTools(client);
   const listed = new Set(tools.map((t) => t.name));

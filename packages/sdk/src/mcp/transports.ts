@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentHost } from '../runtime/agent-host';
-import type { McpCaller } from './caller';
+import { resolveActor, type McpCaller } from './caller';
 import { buildMcpServer, createMcpServer, type McpServerOptions } from './mcp-server';
 
 /** A running MCP server. @public */
@@ -45,7 +45,8 @@ export async function serveMcpStdio(
 export interface McpHttpHandler extends McpServing {
   /**
    * Handles one HTTP request to the MCP endpoint (POST with a JSON-RPC message; GET and DELETE are answered
-   * 405: the server is stateless).
+   * 405: the server is stateless). A request `authenticate` does not accept is answered 401 with
+   * `WWW-Authenticate: Bearer` and a JSON-RPC error carrying `MCP_UNAUTHENTICATED`, before any MCP handling.
    * @param req - the request; a host that authenticates in middleware sets `req.auth` (passed to `authenticate` as `authInfo`)
    * @param res - the response
    * @param body - the parsed JSON body, when middleware already read it
@@ -85,6 +86,30 @@ export function createMcpHttpHandler(host: AgentHost, options: McpServerOptions)
           JSON.stringify({
             jsonrpc: '2.0',
             error: { code: -32000, message: 'method not allowed: POST only' },
+            id: null,
+          }),
+        );
+        return;
+      }
+      // Unauthenticated requests stop here, before any MCP handling: 401 with a challenge, nothing listed or run.
+      const headers = req.headers as McpCaller['headers'];
+      const authenticated = await resolveActor(options.authenticate, {
+        transport: 'http',
+        ...(headers ? { headers } : {}),
+        ...(req.auth ? { authInfo: req.auth } : {}),
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (!authenticated) {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: {
+              code: -32001,
+              message: 'the MCP request is not authenticated',
+              data: { code: 'MCP_UNAUTHENTICATED' },
+            },
             id: null,
           }),
         );

@@ -12,8 +12,9 @@ import { type ActorRole, defaultRoleOf } from '../core/actor';
  *
  * @example
  * ```ts
+ * const admins = new Set(['user:1']); // stable user ids, never names
  * const host = createAgentHost({
- *   provider,
+ *   model: { provider },
  *   identity: { roleOf: (actor) => (admins.has(actor) ? 'admin' : 'user') },
  * });
  * ```

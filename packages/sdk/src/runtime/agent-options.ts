@@ -12,6 +12,7 @@ import type { Logger } from '../ports/logger';
 import type { AgentContainer } from '../ports/agent-container';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import type { TracingOptions } from './tracing/tracing-options';
+import type { HistoryStore } from '../history/history-store';
 import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decision-settings';
 import type { MemoryOptions } from '../memory/memory-options';
 import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
@@ -89,6 +90,19 @@ export interface AgentOptions {
    */
   tracing?: TracingOptions;
   /**
+   * The conversation history archive and the `session_search` tool. With it, top-level runs started by
+   * a `user:<id>` actor archive that user's input, the model's replies and full tool results (text
+   * only, redacted) in `store`, and are offered `session_search` over that user's history; subagents,
+   * API-key and system runs are neither archived nor offered the tool.
+   * @defaultValue none (nothing archived, no `session_search`)
+   * @example
+   * ```ts
+   * import { SqliteHistoryStore } from '@media-agent/sdk/sqlite';
+   * createAgentHost({ history: { store: new SqliteHistoryStore({ directory: './data/history' }) } });
+   * ```
+   */
+  history?: HistoryOptions;
+  /**
    * Decisions for people and their automatic investigation and recovery (docs/decisions.md).
    * @defaultValue no automatic investigation; 8 tool calls, 2 recovery attempts per root cause, 600 s verification
    */
@@ -102,6 +116,12 @@ export interface AgentOptions {
    * @defaultValue none (memory off)
    */
   memory?: MemoryOptions;
+}
+
+/** The history archive of {@link AgentOptions.history}. @public */
+export interface HistoryOptions {
+  /** Where history is archived and searched, e.g. `SqliteHistoryStore` from `@media-agent/sdk/sqlite`. */
+  store: HistoryStore;
 }
 
 /** Run settings. @public */
@@ -231,6 +251,8 @@ export interface ResolvedAgentOptions {
   maxTokens: number | undefined;
   /** See {@link AgentOptions.tracing}. */
   tracing: TracingOptions | undefined;
+  /** See {@link AgentOptions.history}. */
+  history?: HistoryOptions | undefined;
   /** See {@link AgentOptions.decisions}. */
   decisions: ResolvedDecisionOptions;
   /** Run settings with defaults applied. */

@@ -11,6 +11,7 @@ import { RuntimeToolTable } from './tools/table';
 import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
 import { updatePlanTool } from './tools/update-plan';
+import { sessionSearchTool } from './tools/session-search';
 import { memoryTool } from './tools/memory';
 import { searchMemoryTool } from './tools/search-memory';
 import { executeCodeTool } from './tools/execute-code';
@@ -49,6 +50,7 @@ export class RunDriver {
         startSubagent: deps.startSubagent,
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
+      ...(deps.history ? [sessionSearchTool(deps.history)] : []),
       ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
       ...(deps.code ? [executeCodeTool(deps.code)] : []),
     ]);

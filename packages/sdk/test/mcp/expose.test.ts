@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import Type from 'typebox';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, OutcomeUnknownError, type AgentHost } from '../../src/index';
 import { STANDARD_CAPABILITY_IDS } from '../../src/media';
@@ -286,11 +287,18 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect((await host.ledger.get(r.s.idempotencyKey!))!.state).toBe('unknown');
   });
 
-  it('without authentication nothing is listed or run', async () => {
-    const client = await connect();
-    await expect(client.listTools()).rejects.toThrow(/not authenticated/);
-    const r = await call(client, 'probe.echo', { text: 'hi' });
-    expect(r).toMatchObject({ isError: true, s: { status: 'failed', error: { code: 'MCP_UNAUTHENTICATED' } } });
+  it('without authentication nothing is listed or run: 401 with a challenge before any MCP handling', async () => {
+    await expect(connect()).rejects.toThrow(/401|not authenticated/);
+    for (const method of ['initialize', 'tools/list', 'tools/call']) {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { name: 'probe.echo', arguments: {} } }),
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer');
+      expect(await response.body.json()).toMatchObject({ error: { data: { code: 'MCP_UNAUTHENTICATED' } } });
+    }
   });
 
   it('approval needed: the denial asks a person; once approved the same call runs (for that client only)', async () => {

@@ -17,6 +17,7 @@ import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
 import type { TracingOptions } from '../tracing/tracing-options';
+import type { HistoryStore } from '../../history/history-store';
 import type { CodeExecution } from '../code/code-execution';
 import type { ImageDelivery } from '../images/image-delivery';
 
@@ -93,6 +94,8 @@ export interface RunDriverDeps {
    * spill, loop guard); see {@link RunMiddleware}. Default none.
    */
   middleware?: readonly RunMiddleware[];
+  /** The history archive: captures top-level user runs and answers `session_search` (default none). */
+  history?: HistoryStore;
   /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
   tracing?: TracingOptions;
   /** Called after a run's processing ended (terminal or waiting for a person), with the run as stored; a throw is logged. */

@@ -1,5 +1,6 @@
 // The steering inbox: messages a person queued reach the model before its next call.
 import { isHumanActor } from '../../core/actor';
+import { markHumanInput } from './human-input';
 import { ACTING_FOR_STATE_KEY } from '../../core/acting-for';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -12,7 +13,7 @@ import type { RunSession } from './run-session';
 export async function applyInbox(loop: Loop, session: RunSession): Promise<boolean> {
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
-  for (const m of queued) session.append({ role: 'user', content: m.text });
+  for (const m of queued) session.append(markHumanInput({ role: 'user', content: m.text }, `inbox:${m.id}`));
   const writer = [...queued].reverse().find((m) => isHumanActor(m.actor));
   if (writer) session.setState(ACTING_FOR_STATE_KEY, writer.actor);
   session.writes.applied.push(...queued.map((m) => m.id));

@@ -1,5 +1,6 @@
 // The first step of a drive: the working conversation, crash reconciliation, the middleware's start.
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
+import { markHumanInput } from './human-input';
 import type { ModelMessage, ModelTool } from '../../models/types';
 import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';
@@ -35,7 +36,8 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
     ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored),
   );
   session.storedCount = stored.length;
-  if (session.messages.length === 0) session.append({ role: 'user', content: session.run.goal });
+  if (session.messages.length === 0)
+    session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
   await reconcileDanglingCalls(loop, session);
   await freezeMemorySnapshot(loop, session);
   const catalog = runCatalog(deps.capabilities, session.run);

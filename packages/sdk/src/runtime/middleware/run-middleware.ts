@@ -347,6 +347,7 @@ export class RunMiddlewareError extends MediaAgentError {
 
 /** Names of the runtime's own middleware, in their order (a host middleware may not reuse them). @public */
 export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze([
+  'history_capture',
   'compaction',
   'tool_discovery',
   'repeated_results',

@@ -4,6 +4,7 @@ import { summaryRequestMessages, type PinnedFacts } from '../context/compaction'
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';
 import { compactionMiddleware } from './compaction';
+import { historyCaptureMiddleware } from './history-capture';
 import { loopGuardMiddleware } from './loop-guard';
 import type { MiddlewareEntry } from './pipeline';
 import { repeatedResultsMiddleware } from './repeated-results';
@@ -66,6 +67,8 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
     by = `the ${middleware.name.replace(/_/g, ' ')}`,
   ): MiddlewareEntry => ({ middleware, stateKey, by, source: 'runtime' });
   const entries: MiddlewareEntry[] = [];
+  // First, so it archives inputs before compaction and tool results before any middleware shortens them.
+  if (deps.history) entries.push(own(historyCaptureMiddleware(deps.history, settings.model)));
   if (settings.compactionThreshold > 0) {
     entries.push(
       own(

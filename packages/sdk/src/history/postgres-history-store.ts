@@ -1,0 +1,375 @@
+// The PostgreSQL history store: one schema shared by every user (a `user_key` on every row and
+// every query), `tsvector` columns with GIN indexes ranked by `ts_rank_cd`, pg_trgm for substrings
+// when the server has it, and `statement_timeout` as the search deadline.
+import pg from 'pg';
+import { redactText } from '../capabilities/input-summary';
+import { type Clock, SystemClock } from '../ports/clock';
+import { bigramText } from './cjk';
+import { HistoryInputError, HistoryStoreError } from './errors';
+import type {
+  HistoryAppend,
+  HistoryAppendResult,
+  HistoryIndexStatus,
+  HistoryMaintenance,
+  HistoryMaintenanceOptions,
+  HistoryStore,
+  SessionSearchResult,
+  SessionSearchScope,
+} from './history-store';
+import { checkAppend, checkSessionId, checkUser } from './append-checks';
+import { postgresSearchBackend } from './postgres-search-backend';
+import { runSearch } from './search-engine';
+import { SearchFailure } from './search-backend';
+import { parseSearchInput } from './search-request';
+import { historyUserKey } from './user-key';
+
+/** Schema version of the PostgreSQL history tables. */
+const PG_HISTORY_VERSION = 1;
+/** Longest text a `tsvector` is built from, in characters (the stored text stays whole). */
+const TSVECTOR_CHARS = 200_000;
+
+/** Options of {@link PostgresHistoryStore}. @public */
+export interface PostgresHistoryStoreOptions {
+  /** Connection string (a pool of `poolSize` is made), or give `pool`. */
+  connectionString?: string;
+  /** A pool of the host's own (not ended by `close()`). */
+  pool?: pg.Pool;
+  /** Schema of the history tables (lowercase letters, digits, `_`). @defaultValue `media_agent_history` */
+  schema?: string;
+  /** Connections of the pool made from `connectionString`. @defaultValue 4 */
+  poolSize?: number;
+  /** Time source of appends and retention. @defaultValue `SystemClock` */
+  clock?: Clock;
+  /**
+   * Longest run time of a search, in ms (`SET LOCAL statement_timeout`); a search that hits it returns
+   * `{success:false, error:"query_timeout", complete:false}`, never "no match".
+   * @defaultValue 3000
+   */
+  deadlineMs?: number;
+  /** Days after a session's last activity when maintenance deletes it (tombstoned); 0 turns retention off. @defaultValue 0 */
+  retentionDays?: number;
+  /** Redaction applied to every stored text. @defaultValue the SDK's secret redaction */
+  redact?: (text: string) => string;
+}
+
+/**
+ * The history archive and `session_search` on PostgreSQL: the same store contract as `SqliteHistoryStore`,
+ * in one schema shared by all users and host processes.
+ *
+ * @remarks
+ * Word search uses a `tsvector` (the `simple` configuration) with a GIN index, ranked by `ts_rank_cd`
+ * (cover density): **not BM25**, so the order of results can differ from SQLite's, and results say
+ * `ranking: "ts_rank_cd"`. Chinese and Japanese substrings use a second `tsvector` of the same bigram
+ * token stream as SQLite's CJK index. Substrings of three or more characters use `pg_trgm` when the server
+ * has it (the `trigram` route; `index_status.messages_fts_trigram` says whether it does); LIKE scans (tool
+ * text, short terms) run under the same `statement_timeout` as every search statement. Every table has a
+ * `user_key` column and every query names it.
+ *
+ * @example
+ * ```ts
+ * import { PostgresHistoryStore } from '@media-agent/sdk/postgres';
+ *
+ * const history = new PostgresHistoryStore({ connectionString: process.env.DATABASE_URL });
+ * await history.migrate();
+ * const host = createAgentHost({ model, history: { store: history } });
+ * ```
+ * @public
+ */
+export class PostgresHistoryStore implements HistoryStore {
+  readonly #pool: pg.Pool;
+  readonly #ownPool: boolean;
+  readonly #schema: string;
+  readonly #clock: Clock;
+  readonly #deadlineMs: number;
+  readonly #retentionDays: number;
+  readonly #redact: (text: string) => string;
+  #ready: Promise<HistoryIndexStatus> | undefined;
+
+  /**
+   * @param options - connection, schema, deadline, retention
+   * @throws `HISTORY_INPUT_INVALID` without `connectionString` or `pool`, or for an invalid schema name
+   */
+  constructor(options: PostgresHistoryStoreOptions) {
+    const schema = options.schema ?? 'media_agent_history';
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+      throw new HistoryInputError('schema', 'lowercase letters, digits and _');
+    if (!options.pool && !options.connectionString)
+      throw new HistoryInputError('connectionString', 'give connectionString or pool');
+    this.#pool =
+      options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 4 });
+    this.#ownPool = !options.pool;
+    this.#schema = schema;
+    this.#clock = options.clock ?? new SystemClock();
+    this.#deadlineMs = options.deadlineMs ?? 3000;
+    this.#retentionDays = options.retentionDays ?? 0;
+    this.#redact = options.redact ?? redactText;
+  }
+
+  /**
+   * Creates the schema and tables (idempotent, under an advisory lock), and the trigram index when the
+   * server has `pg_trgm`. Every other call runs it first.
+   * @throws `HISTORY_STORE_UNAVAILABLE` when the schema has a newer version than this SDK knows or the server fails
+   */
+  migrate(): Promise<HistoryIndexStatus> {
+    this.#ready ??= this.#migrate().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error instanceof HistoryStoreError
+        ? error
+        : new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+    });
+    return this.#ready;
+  }
+
+  async #migrate(): Promise<HistoryIndexStatus> {
+    const s = this.#schema;
+    const client = await this.#pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${s}:history`]);
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${s}.history_meta (key text PRIMARY KEY, value text NOT NULL)`);
+        const version = await client.query(`SELECT value FROM ${s}.history_meta WHERE key = 'version'`);
+        const found = Number(version.rows[0]?.value ?? 0);
+        if (found > PG_HISTORY_VERSION)
+          throw new HistoryStoreError(`schema version ${found} is newer than this SDK's ${PG_HISTORY_VERSION}`);
+        await client.query(`
+          CREATE TABLE IF NOT EXISTS ${s}.history_sessions (
+            user_key text NOT NULL, id text NOT NULL, source text NOT NULL, title text, model text,
+            started_at bigint NOT NULL, last_active bigint NOT NULL, parent_session_id text, end_reason text,
+            message_count integer NOT NULL DEFAULT 0, PRIMARY KEY (user_key, id));
+          CREATE INDEX IF NOT EXISTS history_sessions_last_active ON ${s}.history_sessions (user_key, last_active DESC);
+          CREATE INDEX IF NOT EXISTS history_sessions_title ON ${s}.history_sessions (user_key, lower(title), started_at DESC);
+          CREATE TABLE IF NOT EXISTS ${s}.history_deleted_sessions (user_key text NOT NULL, id text NOT NULL, PRIMARY KEY (user_key, id));
+          CREATE TABLE IF NOT EXISTS ${s}.history_messages (
+            id bigserial PRIMARY KEY, user_key text NOT NULL, session_id text NOT NULL, message_uid text NOT NULL,
+            role text NOT NULL CHECK (role IN ('user', 'assistant', 'tool')), content text NOT NULL,
+            tool_call_id text, tool_name text, tool_calls text, tool_status text, timestamp bigint NOT NULL,
+            provenance text NOT NULL DEFAULT 'observed', active smallint NOT NULL DEFAULT 1, compacted smallint NOT NULL DEFAULT 0,
+            searchable boolean NOT NULL, words tsvector NOT NULL, cjk tsvector,
+            UNIQUE (user_key, session_id, message_uid),
+            FOREIGN KEY (user_key, session_id) REFERENCES ${s}.history_sessions (user_key, id) ON DELETE CASCADE);
+          CREATE INDEX IF NOT EXISTS history_messages_session ON ${s}.history_messages (user_key, session_id, id);
+          CREATE INDEX IF NOT EXISTS history_messages_words ON ${s}.history_messages USING gin (words);
+          CREATE INDEX IF NOT EXISTS history_messages_cjk ON ${s}.history_messages USING gin (cjk);
+        `);
+        let trigram = false;
+        try {
+          await client.query('SAVEPOINT trgm');
+          await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+          await client.query(
+            `CREATE INDEX IF NOT EXISTS history_messages_trgm ON ${s}.history_messages USING gin (content gin_trgm_ops) WHERE searchable`,
+          );
+          trigram = true;
+        } catch {
+          // No pg_trgm on this server: substring queries use the bigram column or a bounded LIKE scan.
+        }
+        await client.query(
+          `INSERT INTO ${s}.history_meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [String(PG_HISTORY_VERSION)],
+        );
+        return { messages_fts: true, messages_fts_trigram: trigram, messages_fts_cjk: true };
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${s}:history`]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async append(userId: string, batch: HistoryAppend): Promise<HistoryAppendResult> {
+    checkAppend(userId, batch);
+    await this.migrate();
+    const key = historyUserKey(userId);
+    const s = this.#schema;
+    const now = this.#clock.now();
+    const session = batch.session;
+    return this.#tx(async (c) => {
+      const dead = await c.query(`SELECT 1 FROM ${s}.history_deleted_sessions WHERE user_key = $1 AND id = $2`, [
+        key,
+        session.id,
+      ]);
+      if (dead.rowCount) return { appended: 0, dropped: true };
+      const times = batch.messages.map((m) => m.timestamp ?? now);
+      const startedAt = session.startedAt ?? Math.min(now, ...times);
+      const upsert = await c.query(
+        `INSERT INTO ${s}.history_sessions (user_key, id, source, title, model, started_at, last_active, parent_session_id, end_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)
+         ON CONFLICT (user_key, id) DO UPDATE SET
+           title = coalesce(nullif(excluded.title, ''), ${s}.history_sessions.title),
+           model = coalesce(nullif(excluded.model, ''), ${s}.history_sessions.model),
+           parent_session_id = coalesce(excluded.parent_session_id, ${s}.history_sessions.parent_session_id),
+           end_reason = coalesce(excluded.end_reason, ${s}.history_sessions.end_reason)
+         RETURNING source`,
+        [
+          key,
+          session.id,
+          session.source ?? 'chat',
+          session.title ?? null,
+          session.model ?? null,
+          startedAt,
+          session.parentSessionId ?? null,
+          session.endReason ?? null,
+        ],
+      );
+      const source = upsert.rows[0].source as string;
+      let appended = 0;
+      for (const [i, m] of batch.messages.entries()) {
+        const content = this.#redact(m.content);
+        const toolCalls = m.toolCalls === undefined ? null : this.#redact(m.toolCalls);
+        const searchable = m.role !== 'tool' && source !== 'cron' && source !== 'subagent';
+        const words = [
+          (m.role === 'tool' ? content.slice(0, 8192) : content).slice(0, TSVECTOR_CHARS),
+          m.toolName ?? '',
+          (toolCalls ?? '').slice(0, TSVECTOR_CHARS),
+        ].join(' ');
+        const r = await c.query(
+          `INSERT INTO ${s}.history_messages (user_key, session_id, message_uid, role, content, tool_call_id, tool_name,
+             tool_calls, tool_status, timestamp, searchable, words, cjk)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_tsvector('simple', $12), to_tsvector('simple', $13))
+           ON CONFLICT (user_key, session_id, message_uid) DO NOTHING`,
+          [
+            key,
+            session.id,
+            m.uid,
+            m.role,
+            content,
+            m.toolCallId ?? null,
+            m.toolName ?? null,
+            toolCalls,
+            m.toolStatus ?? null,
+            times[i],
+            searchable,
+            words,
+            searchable ? bigramText(`${content.slice(0, TSVECTOR_CHARS)} ${m.toolName ?? ''}`) : '',
+          ],
+        );
+        appended += r.rowCount ?? 0;
+      }
+      if (appended > 0)
+        await c.query(
+          `UPDATE ${s}.history_sessions SET message_count = message_count + $3, last_active = greatest(last_active, $4)
+           WHERE user_key = $1 AND id = $2`,
+          [key, session.id, appended, Math.max(...times)],
+        );
+      return { appended, dropped: false };
+    });
+  }
+
+  markCompacted(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
+    return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 1');
+  }
+
+  markRewound(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
+    return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 0');
+  }
+
+  async deleteSession(userId: string, sessionId: string): Promise<boolean> {
+    checkUser(userId);
+    checkSessionId(sessionId, 'sessionId');
+    await this.migrate();
+    const key = historyUserKey(userId);
+    return this.#tx(async (c) => (await this.#delete(c, key, [sessionId])) > 0);
+  }
+
+  async search(userId: string, input: unknown, scope: SessionSearchScope = {}): Promise<SessionSearchResult> {
+    checkUser(userId);
+    const request = parseSearchInput(input, this.#clock.now());
+    const status = await this.migrate();
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
+      await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
+      const backend = postgresSearchBackend(client, this.#schema, historyUserKey(userId), status);
+      const result = await runSearch(backend, request, scope.currentSessionId);
+      await client.query(result.success === false ? 'ROLLBACK' : 'COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (error instanceof SearchFailure) return { success: false, error: error.error, complete: false };
+      return {
+        success: false,
+        error: 'storage_unavailable',
+        complete: false,
+        hint: 'the history could not be read; an unavailable search does not mean the history is absent',
+        index_status: { ...status },
+      };
+    } finally {
+      client.release();
+    }
+  }
+
+  async maintain(userId: string, options: HistoryMaintenanceOptions = {}): Promise<HistoryMaintenance> {
+    checkUser(userId);
+    const batchSize = options.batchSize ?? 500;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2000)
+      throw new HistoryInputError('batchSize', 'must be an integer from 1 to 2000');
+    const status = await this.migrate();
+    const key = historyUserKey(userId);
+    let expired = 0;
+    if (this.#retentionDays > 0) {
+      const cutoff = this.#clock.now() - this.#retentionDays * 86_400_000;
+      for (;;) {
+        const n = await this.#tx(async (c) => {
+          const ids = await c.query(
+            `SELECT id FROM ${this.#schema}.history_sessions WHERE user_key = $1 AND last_active < $2 ORDER BY last_active LIMIT $3`,
+            [key, cutoff, batchSize],
+          );
+          return this.#delete(
+            c,
+            key,
+            ids.rows.map((r) => r.id as string),
+          );
+        });
+        if (n === 0) break;
+        expired += n;
+      }
+    }
+    // GIN indexes follow every write: there is never a backfill to run.
+    return { pending: false, index_status: status, expired_sessions: expired };
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownPool) await this.#pool.end();
+  }
+
+  async #delete(c: pg.PoolClient, key: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const s = this.#schema;
+    await c.query(
+      `INSERT INTO ${s}.history_deleted_sessions (user_key, id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+      [key, ids],
+    );
+    await c.query(`DELETE FROM ${s}.history_messages WHERE user_key = $1 AND session_id = ANY($2)`, [key, ids]);
+    const r = await c.query(`DELETE FROM ${s}.history_sessions WHERE user_key = $1 AND id = ANY($2)`, [key, ids]);
+    return r.rowCount ?? 0;
+  }
+
+  async #mark(userId: string, sessionId: string, uids: readonly string[], set: string): Promise<number> {
+    checkUser(userId);
+    checkSessionId(sessionId, 'sessionId');
+    if (uids.length === 0) return 0;
+    await this.migrate();
+    const r = await this.#pool.query(
+      `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
+      [historyUserKey(userId), sessionId, [...uids]],
+    );
+    return r.rowCount ?? 0;
+  }
+
+  async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.#pool.connect();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      if (error instanceof HistoryInputError) throw error;
+      throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+    } finally {
+      c.release();
+    }
+  }
+}

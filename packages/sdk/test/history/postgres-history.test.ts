@@ -1,0 +1,134 @@
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { HistoryMessageInput } from '../../src/history/history-store';
+import { PostgresHistoryStore } from '../../src/history/postgres-history-store';
+import { ManualClock } from '../../src/ports/clock';
+import { describePostgres, freshSchemaName, PG_URL } from '../storage/postgres-available';
+
+const DAY = 86_400_000;
+let uid = 0;
+const msg = (role: HistoryMessageInput['role'], content: string, extra: Partial<HistoryMessageInput> = {}) => ({
+  uid: `m${++uid}`,
+  role,
+  content,
+  ...extra,
+});
+
+describePostgres('session_search on PostgreSQL', () => {
+  const schemas: string[] = [];
+  const stores: PostgresHistoryStore[] = [];
+  let admin: pg.Pool;
+  beforeAll(() => {
+    admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+  const store = (options: { deadlineMs?: number; retentionDays?: number; clock?: ManualClock } = {}) => {
+    const schema = freshSchemaName('ma_hist');
+    schemas.push(schema);
+    const s = new PostgresHistoryStore({ connectionString: PG_URL, schema, poolSize: 2, ...options });
+    stores.push(s);
+    return s;
+  };
+  const say = (s: PostgresHistoryStore, session: string, texts: string[], user = 'alice', startedAt?: number) =>
+    s.append(user, {
+      session: { id: session, ...(startedAt ? { startedAt } : {}) },
+      messages: texts.map((t, i) => msg(i % 2 === 0 ? 'user' : 'assistant', t)),
+    });
+
+  it('finds CJK substrings through the bigram tsvector and labels the ranking ts_rank_cd', async () => {
+    const s = store();
+    await say(s, 'A', ['沙丘2 下载完成']);
+    await say(s, 'B', ['修改youer服务端']);
+    expect(await s.search('alice', { query: '沙丘' })).toMatchObject({
+      count: 1,
+      search_path: 'cjk',
+      ranking: 'ts_rank_cd',
+    });
+    const glued = await s.search('alice', { query: 'youer' });
+    expect(glued.count).toBe(1);
+    expect(['cjk', 'trigram']).toContain(glued.search_path);
+    expect(await s.search('alice', { query: '丘' })).toMatchObject({ count: 1, search_path: 'like' });
+  });
+
+  it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
+    const s = store();
+    await say(s, 'a', ['docker networking fixed']);
+    await say(s, 'b', ['docker broken tls']);
+    await say(s, 'c', ['resolved networking']);
+    const q = (query: string) => s.search('alice', { query, limit: 10 });
+    expect(((await q('docker NOT broken')).results as { session_id: string }[]).map((r) => r.session_id)).toEqual([
+      'a',
+    ]);
+    expect((await q('"docker networking"')).count).toBe(1);
+    expect((await q('networ*')).count).toBe(2);
+    expect((await q('docker OR resolved')).count).toBe(3);
+    expect(await q('docker absentword')).toMatchObject({ search_path: 'fts5_or', count: 2 });
+    for (const query of ['TODO: fix', '"docker', 'x:y', 'docker AND', "it's"])
+      expect((await s.search('alice', { query })).success).toBe(true);
+  });
+
+  it('searches full tool text with role_filter tool and stores it redacted', async () => {
+    const s = store();
+    await s.append('alice', {
+      session: { id: 'A' },
+      messages: [msg('user', 'check'), msg('tool', `${'ordinary '.repeat(3000)} deepneedle password=verysecret`)],
+    });
+    expect((await s.search('alice', { query: 'deepneedle' })).count).toBe(0);
+    const r = await s.search('alice', { query: 'deepneedle', role_filter: 'tool' });
+    expect(r).toMatchObject({ count: 1, search_path: 'like' });
+    expect(JSON.stringify(r)).not.toContain('verysecret');
+  });
+
+  it('reports a search that hits statement_timeout as incomplete, never as no match', async () => {
+    const s = store({ deadlineMs: 1 });
+    const big = `${'x'.repeat(20_000)}找`;
+    for (let i = 0; i < 4; i++)
+      await say(
+        s,
+        `s${i}`,
+        Array.from({ length: 50 }, () => big),
+      );
+    const r = await s.search('alice', { query: '找', role_filter: 'tool,user' });
+    expect(r).toMatchObject({ success: false, error: 'query_timeout', complete: false });
+  }, 60_000);
+
+  it('tombstones deleted and expired sessions, keeps users apart, and reads with windows', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const s = store({ clock, retentionDays: 30 });
+    await say(s, 'old', ['needle old'], 'alice', clock.now());
+    clock.advance(40 * DAY);
+    await say(s, 'gone', ['needle gone'], 'alice', clock.now());
+    await say(
+      s,
+      'same',
+      Array.from({ length: 40 }, (_, i) => `line ${i}`),
+      'alice',
+      clock.now(),
+    );
+    await say(s, 'same', ['secret plan'], 'bob', clock.now());
+    expect(await s.maintain('alice')).toMatchObject({ expired_sessions: 1 });
+    expect(await s.deleteSession('alice', 'gone')).toBe(true);
+    for (const id of ['old', 'gone'])
+      expect(await s.append('alice', { session: { id }, messages: [msg('user', 'needle late')] })).toMatchObject({
+        dropped: true,
+      });
+    expect((await s.search('alice', { query: 'needle' })).count).toBe(0);
+    expect((await s.search('alice', { query: 'secret' })).count).toBe(0);
+    expect(await s.search('alice', { session_id: 'same' })).toMatchObject({
+      message_count: 40,
+      truncated: true,
+      count: 30,
+    });
+    expect(await s.search('carol', { session_id: 'same' })).toMatchObject({
+      success: false,
+      error: 'session_not_found',
+    });
+    await expect(s.search('alice', { query: 'x', after: '2026-02-01', before: '2026-01-01' })).rejects.toMatchObject({
+      code: 'HISTORY_INPUT_INVALID',
+    });
+  });
+});
