@@ -48,9 +48,10 @@ export const LAYERS = [
   },
   { layer: 'capability families', folders: ['media'], holds: 'standard media capabilities' },
   {
-    layer: 'history',
-    folders: ['history'],
-    holds: 'per-user conversation history archive and session search (the store port, its SQLite store, query routing)',
+    layer: 'history and skills',
+    folders: ['history', 'skills'],
+    holds:
+      'per-user conversation history archive and session search (the store port, its SQLite store, query routing); personal skill library (the fuzzy patch matcher, SKILL.md rules, the file store, ownership and archive)',
   },
   {
     layer: 'runtime',

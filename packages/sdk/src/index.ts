@@ -19,7 +19,14 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 // the host
 export { createAgentHost, createAgentContainer } from './composition/container';
 export type { AgentHost, StartReport } from './runtime/agent-host';
-export type { AgentOptions, HistoryOptions, ResolvedAgentOptions, RunOptions, RunScope } from './runtime/agent-options';
+export type {
+  AgentOptions,
+  HistoryOptions,
+  ResolvedAgentOptions,
+  RunOptions,
+  RunScope,
+  SkillsOptions,
+} from './runtime/agent-options';
 export type {
   HistoryAppend,
   HistoryAppendResult,
@@ -156,6 +163,57 @@ export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capab
 // authorization: actors, the authorizer port, approvals, grants, plans, policies
 export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, type ActorRole } from './core/actor';
 export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
+export type {
+  SkillCommand,
+  SkillFileView,
+  SkillManageResult,
+  SkillOperation,
+  SkillReadLog,
+  SkillSource,
+  SkillStore,
+  SkillSummary,
+  SkillWriteContext,
+  SkillWriteMode,
+  SkillWriteOrigin,
+} from './ports/skill-store';
+export { FileSkillStore, type FileSkillStoreOptions } from './skills/file-skill-store';
+export { SkillError, type SkillErrorCode } from './skills/skill-error';
+export { createSkillReadLog } from './skills/skill-read-log';
+export { parseSkillCommand, type ParsedSkillCommand } from './skills/skill-command';
+export {
+  applyFuzzyPatch,
+  type FuzzyPatchOutcome,
+  type FuzzyPatchRefusal,
+  type FuzzyPatchRequest,
+} from './skills/fuzzy-patch';
+export type { FuzzyStrategy } from './skills/fuzzy-strategies';
+export type { SkillOwnership } from './skills/skill-ownership';
+export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
+export {
+  runLearningReview,
+  type LearningReviewOptions,
+  type LearningReviewResult,
+  type MemoryReviewHook,
+  type ReviewCallRecord,
+} from './skills/review-run';
+export {
+  countModelResponse,
+  countUserTurn,
+  initialCounters,
+  LEARNING_INTERVAL,
+  reviewAfterTurn,
+  reviewInputBudget,
+  type LearningCounters,
+  type ReviewDecision,
+  type TurnEnd,
+} from './skills/review-triggers';
+export { reviewPrompt } from './skills/review-prompts';
+export {
+  learningReviewMiddleware,
+  memoryReviewHook,
+  type LearningReviewMiddleware,
+  type LearningReviewMiddlewareOptions,
+} from './runtime/middleware/learning-review';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

@@ -55,7 +55,6 @@ export function redactText(text: string): string {
   return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
 }
 
-
 const sensitiveName = (name: unknown) =>
   typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
 

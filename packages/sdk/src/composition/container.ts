@@ -41,6 +41,8 @@ import { ImageDelivery } from '../runtime/images/image-delivery';
 import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
+import { FileSkillStore } from '../skills/file-skill-store';
+import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 
 let tsyringe: typeof import('tsyringe') | undefined;
@@ -169,6 +171,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
  */
 export function createAgentContainer(options: AgentOptions = {}): AgentContainer {
   const resolved = resolveOptions(options);
+  const skills = skillStoreOf(options);
   const { container: rootContainer, instanceCachingFactory } = loadTsyringe();
   const c = rootContainer.createChildContainer();
   const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
@@ -269,7 +272,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   );
   c.register(
     Tokens.AgentHost,
-    single((d) => buildAgentHost(d, resolved)),
+    single((d) => buildAgentHost(d, resolved, skills)),
   );
   options.configure?.(c);
   return c;
@@ -279,7 +282,20 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
  * The host façade and the run machinery behind it (tool result store, run driver, worker pool, run
  * service), built from the container's ports and services.
  */
-function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): AgentHost {
+/** The skill store the `skills` option asks for (none when it is absent: personal skills are off). */
+function skillStoreOf(options: AgentOptions): SkillStore | undefined {
+  const skills = options.skills;
+  if (skills === undefined) return undefined;
+  if ('store' in skills) return skills.store;
+  if (typeof skills.dataDir !== 'string' || skills.dataDir === '')
+    throw new MediaAgentError('OPTIONS_INVALID', 'skills.dataDir must be a directory path');
+  return new FileSkillStore({
+    dataDir: skills.dataDir,
+    ...(skills.publicDir !== undefined ? { publicDir: skills.publicDir } : {}),
+  });
+}
+
+function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skills: SkillStore | undefined): AgentHost {
   const storage = resolvePort(d, Tokens.StorageAdapter);
   const clock = resolvePort(d, Tokens.Clock);
   const ids = resolvePort(d, Tokens.IdGenerator);
@@ -331,6 +347,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions): Agen
     onRunEnd: (run) => decisions.onRunEnded(run),
     ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
     ...(resolved.history ? { history: resolved.history.store } : {}),
+    ...(skills ? { skills } : {}),
     ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
   });

@@ -224,12 +224,54 @@ export const ERROR_CODES = {
   HTTP_CONTENT_TYPE_UNSUPPORTED:
     "An HTTP request with a body did not declare it `application/json` (which also keeps other sites from posting with a person's cookie); nothing was written.",
   HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
+
   // History archive and session search (`session_search`)
   HISTORY_INPUT_INVALID:
     'A session search or history append is invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages …); nothing was read or written.',
   HISTORY_STORE_UNAVAILABLE:
     "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
   HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',
+  HISTORY_CAPTURE_FAILED:
+    'A message could not be archived in the conversation history (a `warning` run event); the run goes on.',
+  HISTORY_QUERY_DEADLINE:
+    'A history scan on a worker thread reached its deadline; the search reports `complete: false`, never "no match".',
+  // Personal skills (`skills_list`, `skill_view`, `skill_manage`, `/skills` commands)
+  SKILL_PATCH_INVALID:
+    'A skill patch was refused before matching: empty or whitespace-only `old_string`, no change ("no edit applied"), or `replace_all` over approximate matches.',
+  SKILL_PATCH_NO_MATCH:
+    "A skill patch's `old_string` matched nowhere in the file, by any of the nine strategies; the message shows the most similar lines.",
+  SKILL_PATCH_AMBIGUOUS:
+    "A skill patch's `old_string` matched several places and `replace_all` was not set; the message lists them as `L<line>: <snippet>`.",
+  SKILL_PATCH_ESCAPE_DRIFT:
+    'A skill patch matched only approximately and its strings look over-escaped (`\\"`, literal `\\n`, doubled backslashes) compared with the file; re-read and resend.',
+  SKILL_NAME_INVALID:
+    'A skill or category name does not match `^[a-z0-9][a-z0-9_-]{0,63}$` (lower case, digits, `_` and `-`; no dots).',
+  SKILL_PATH_INVALID:
+    'A skill file path escapes its folder, is absolute, has a backslash, a hidden or `..` segment, a symbolic link on the way, or is not `SKILL.md` or under `references/`, `templates/`, `scripts/`, `assets/`.',
+  SKILL_DOCUMENT_INVALID:
+    "A `SKILL.md` breaks the format: no front matter, `name` not the folder's name, missing or too long `description`, empty body, more than 100 000 characters, or a tool/permission field (skills never grant permissions).",
+  SKILL_CONTENT_UNSAFE:
+    'Text written into a skill matches an unsafe pattern (prompt injection, secret exfiltration, persistence, invisible Unicode); nothing was written.',
+  SKILL_NOT_FOUND: 'No skill (or no file of the skill, or no archived skill) has that name.',
+  SKILL_EXISTS:
+    'A skill of that name already exists in some root (a personal skill can never shadow a public one), or its folder is in the way.',
+  SKILL_READ_ONLY:
+    'The skill may not be changed by this writer: public skills are read-only, and a background review changes only skills it created that are not pinned.',
+  SKILL_READ_REQUIRED:
+    'A background review must read a file with `skill_view` (and the file must not have changed since) before changing or removing it.',
+  SKILL_DELETE_REFUSED:
+    'A skill delete was refused: the skill is pinned, or a background delete names no existing merge target in `absorbed_into`.',
+  SKILL_BATCH_INVALID:
+    'A `skill_manage` call is malformed: not 1–20 operations, a delete together with other operations, or one file overwritten twice.',
+  SKILL_LIBRARY_BUSY:
+    "Another writer held the user's skill library lock longer than the wait (5 s by default); nothing was written.",
+  SKILL_OWNERSHIP_CORRUPT:
+    "The host-written ownership record of a user's skills is unreadable; every write is refused until it is repaired.",
+  SKILL_FILE_TOO_LARGE: '`skill_view` was asked for a file larger than 512 KiB (never returned truncated).',
+  SKILL_REVIEW_CANCELLED:
+    'The background review was cancelled (new input arrived); a write it attempted afterwards was refused and rolled back.',
+  SKILL_USER_INVALID: 'Personal skills need the stable id of a person (`user:<id>`); the run acts for nobody.',
+  SKILL_INPUT_INVALID: "A skill tool's arguments do not match its schema (unknown field, wrong type, out of range).",
 
   // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
   DECISION_INVALID:

@@ -6,6 +6,7 @@ import type { DailyBudgets, RunBudgets } from './run-budgets';
 import type { LoopGuardConfig } from './guardrails/loop-guard';
 import type { ToolResultStoreOptions } from './context/tool-result-store';
 import type { RunMiddleware } from './middleware/run-middleware';
+import type { SkillStore } from '../ports/skill-store';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
@@ -103,6 +104,14 @@ export interface AgentOptions {
    */
   history?: HistoryOptions;
   /**
+   * Personal skills per user: offers `skills_list`, `skill_view` and `skill_manage` to runs that act for a
+   * person, and answers `/skills restore|adopt|pin|unpin <name>` without a model call. Give a data
+   * directory (each user's library is a folder under it) and optionally folders of public skills, or a
+   * {@link SkillStore} of your own.
+   * @defaultValue none: personal skills are off
+   */
+  skills?: SkillsOptions;
+  /**
    * Decisions for people and their automatic investigation and recovery (docs/decisions.md).
    * @defaultValue no automatic investigation; 8 tool calls, 2 recovery attempts per root cause, 600 s verification
    */
@@ -123,6 +132,12 @@ export interface HistoryOptions {
   /** Where history is archived and searched, e.g. `SqliteHistoryStore` from `@media-agent/sdk/sqlite`. */
   store: HistoryStore;
 }
+/**
+ * Where personal skills live: `dataDir` for the default file store (`<dataDir>/users/<key>/skills/`) with
+ * optional read-only `publicDir` folders listed first, or a custom `store`.
+ * @public
+ */
+export type SkillsOptions = { dataDir: string; publicDir?: string | readonly string[] } | { store: SkillStore };
 
 /** Run settings. @public */
 export interface RunOptions {

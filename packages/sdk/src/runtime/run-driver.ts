@@ -7,6 +7,7 @@ import { driverMiddleware } from './middleware/runtime-middleware';
 import { delegateTool } from './tools/delegate';
 import { readToolResultTool } from './tools/read-tool-result';
 import { searchToolsTool } from './tools/search-tools';
+import { skillTools } from './tools/skill-tools';
 import { RuntimeToolTable } from './tools/table';
 import { RunTracer } from './tracing/run-tracer';
 import type { Context } from '@opentelemetry/api';
@@ -51,6 +52,7 @@ export class RunDriver {
         drive: (run, lease, parent) => this.process(run, lease, parent),
       }),
       ...(deps.history ? [sessionSearchTool(deps.history)] : []),
+      ...(deps.skills ? skillTools(deps.skills) : []),
       ...(deps.memory ? [memoryTool(deps.memory), searchMemoryTool(deps.memory)] : []),
       ...(deps.code ? [executeCodeTool(deps.code)] : []),
     ]);

@@ -10,4 +10,5 @@ export {
 export * from './sandbox/index';
 export type { GoalFacts, GoalFactsSnapshot } from '../runtime/goal-facts';
 export { waitForRunStatus, listRunEvents } from './run-helpers';
+export { learningReviewScript, type LearningReviewScenario } from './learning-review-script';
 export * from './eval/index';

@@ -10,6 +10,7 @@ import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
 import type { RunRecord } from '../../core/run-records';
+import type { SkillStore } from '../../ports/skill-store';
 import type { StorageAdapter } from '../../ports/storage-adapter';
 import type { ToolResultStore } from '../context/tool-result-store';
 import type { GoalFacts } from '../goal-facts';
@@ -98,6 +99,8 @@ export interface RunDriverDeps {
   history?: HistoryStore;
   /** OpenTelemetry spans of runs, model calls, tool calls and approval waits (default: the global provider, no content). */
   tracing?: TracingOptions;
+  /** Personal skills: offers `skills_list`, `skill_view`, `skill_manage` and answers `/skills` commands (default none: off). */
+  skills?: SkillStore;
   /** Called after a run's processing ended (terminal or waiting for a person), with the run as stored; a throw is logged. */
   onRunEnd?: (run: RunRecord) => Promise<void>;
   /**

@@ -5,6 +5,7 @@ import type { ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
 import { commitBeforeCall } from './deferred-commit';
 import { applyInbox } from './inbox-step';
+import { answerSkillCommand } from './skill-command-step';
 import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
 import type { Loop } from './loop';
 import { runModelTurn, type ModelTurnSink } from './model-turn';
@@ -78,6 +79,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (session.run.leaseOwner !== lease.owner) return STOPPED;
   if (session.run.abortRequested) return { kind: 'aborted' };
   if ((await applyInbox(loop, session)) && !(await commitStep(deps, session))) return STOPPED;
+  const commanded = await answerSkillCommand(loop, session);
+  if (commanded) return commanded;
   const answered = await answerMemoryCommand(loop, session);
   if (answered) return answered;
   const breach = checkRunBudgets(
