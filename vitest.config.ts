@@ -6,7 +6,10 @@ const src = (p: string) => fileURLToPath(new URL(`./packages/sdk/src/${p}`, impo
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@media-agent\/sdk\/(sqlite|postgres|testing|models|media|storage|mcp)$/, replacement: src('$1.ts') },
+      {
+        find: /^@media-agent\/sdk\/(sqlite|postgres|testing|models|media|storage|mcp|http)$/,
+        replacement: src('$1.ts'),
+      },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
       {
         find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/,

@@ -69,6 +69,7 @@ import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { PostgresStorage } from '@media-agent/sdk/postgres';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { createMcpServer } from '@media-agent/sdk/mcp';
+import { createAgentRouter, toNodeListener } from '@media-agent/sdk/http';
 import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
 import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
@@ -96,6 +97,7 @@ export function host(): AgentHost {
 }
 export const facts: { ids: readonly string[]; generations: string[]; last?: RunRecord } = { ids: STANDARD_CAPABILITY_IDS, generations: [V2, SIM_V2, V3, SIM_V3] };
 export const mcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'apikey:consumer' });
+export const http = (h: AgentHost) => toNodeListener(createAgentRouter(h, { authenticate: () => 'apikey:consumer' }));
 // @ts-expect-error an MCP actor is an actor string, typed
 export const badMcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'nobody' });
 `;

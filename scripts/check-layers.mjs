@@ -61,8 +61,9 @@ export const LAYERS = [
   { layer: 'composition root', folders: ['composition'], holds: 'DI tokens and the container that wires every layer' },
   {
     layer: 'interoperability',
-    folders: ['mcp'],
-    holds: 'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk)',
+    folders: ['mcp', 'http'],
+    holds:
+      'MCP server and client (the /mcp entry; the only folder that imports @modelcontextprotocol/sdk); the HTTP runs API, event stream and web console router (the /http entry; the only folder that imports hono)',
   },
   {
     layer: 'test harness',

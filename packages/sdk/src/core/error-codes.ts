@@ -213,6 +213,18 @@ export const ERROR_CODES = {
   MCP_TRANSPORT_LOST:
     'The connection to an MCP server broke during a read-only tool call; the call failed (a side-effecting call is `unknown` instead).',
 
+  // HTTP surface (`@media-agent/sdk/http`): the runs API, its event stream and the web console
+  HTTP_UNAUTHENTICATED:
+    "The host's authentication hook resolved no actor for an HTTP request (it threw, or gave nothing or no valid actor); nothing was read or written.",
+  HTTP_BODY_INVALID:
+    'An HTTP request body is not a JSON object of the expected shape (malformed JSON, a missing or mistyped field); nothing was written.',
+  HTTP_BODY_TOO_LARGE: 'An HTTP request body is larger than the router accepts (`maxBodyBytes`); nothing was written.',
+  HTTP_QUERY_INVALID:
+    'An HTTP query parameter or `Last-Event-ID` header is malformed (e.g. `after` that is not a non-negative integer); nothing was read.',
+  HTTP_CONTENT_TYPE_UNSUPPORTED:
+    "An HTTP request with a body did not declare it `application/json` (which also keeps other sites from posting with a person's cookie); nothing was written.",
+  HTTP_ROUTE_NOT_FOUND: 'No HTTP route has this method and path.',
+
   // History archive and session search (`session_search`)
   HISTORY_INPUT_INVALID:
     'A session search or history append is invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages …); nothing was read or written.',

@@ -26,7 +26,7 @@ import type {
 } from './decisions/decision-service';
 import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from './events/run-event';
-import type { RunEventBus, RunEventSubscription } from './events/run-event-bus';
+import { toRunEvent, type RunEventBus, type RunEventSubscription } from './events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
@@ -193,6 +193,18 @@ export interface AgentHost {
    * ```
    */
   events(options?: RunEventSubscription): AsyncIterable<RunEvent>;
+  /**
+   * One page of stored run events with global sequence above `after`, oldest first; never waits for new
+   * ones (for callers that poll, e.g. an HTTP client paging with `?after=`).
+   * @param options - `after` (a `globalSeq`, default 0), `limit` (1–1000, default 100)
+   * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `limit` out of range
+   */
+  listEvents(options?: { after?: number; limit?: number }): Promise<RunEvent[]>;
+  /**
+   * Aborted when {@link AgentHost.stop} is called: surfaces that hold connections open (event streams)
+   * listen to it to close them cleanly.
+   */
+  readonly stopSignal: AbortSignal;
   /** Decisions for people (e.g. `agent_budget:<runId>`, `download_failed`), newest first, by status, subject, kind or root cause. */
   decisions(filter?: DecisionFilter): Promise<DecisionRecord[]>;
   /**
@@ -461,6 +473,20 @@ export class DefaultAgentHost implements AgentHost {
     }
   }
 
+  /** {@inheritDoc AgentHost.listEvents} */
+  async listEvents(options?: { after?: number; limit?: number }): Promise<RunEvent[]> {
+    await this.#refused('listEvents');
+    const after = checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER) ?? 0;
+    const limit = checkInteger('limit', options?.limit, 1, 1000) ?? 100;
+    return (await this.#deps.storage.events.listAfter(after, limit)).map(toRunEvent);
+  }
+
+  readonly #stop = new AbortController();
+  /** {@inheritDoc AgentHost.stopSignal} */
+  get stopSignal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
   /** {@inheritDoc AgentHost.decisions} */
   decisions(filter?: DecisionFilter): Promise<DecisionRecord[]> {
     return this.#refused('decisions') ?? this.#deps.decisions.list(filter);
@@ -527,6 +553,7 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.stop} */
   async stop(): Promise<void> {
     this.#state = 'stopped';
+    this.#stop.abort();
     this.#offDecided?.();
     this.#offDecided = undefined;
     await this.#deps.workers.stop();

@@ -23,6 +23,7 @@ function storageCalls(host: AgentHost): Array<[string, () => unknown]> {
     ['startRun', () => host.startRun({ goal: 'look', actor: 'user:admin' })],
     ['getRun', () => host.getRun('run-1')],
     ['listRuns', () => host.listRuns()],
+    ['listEvents', () => host.listEvents()],
     ['appendToInbox', () => host.appendToInbox('run-1', 'hello', 'user:admin')],
     ['abort', () => host.abort('run-1')],
     ['decisions', () => host.decisions()],

@@ -1,0 +1,732 @@
+// media-agent web console: plain JavaScript, no framework, no network beyond this router's own API.
+// Pages (hash routes): #/ runs, #/runs/<id> one run live, #/approvals, #/grants, #/decisions.
+// A run page loads the run's stored events by per-run sequence, then follows the event stream
+// (server-sent events; `id:` is the global sequence, so the browser resumes with Last-Event-ID) and
+// falls back to polling while the stream is down. Every event is applied once, in per-run order.
+
+const POLL_MS = 2500;
+const EVENT_TYPES = [
+  'run_status',
+  'text_delta',
+  'tool_call',
+  'checklist_updated',
+  'inbox_queued',
+  'inbox_applied',
+  'approval_requested',
+  'approval_decided',
+  'report',
+  'budget_exceeded',
+  'warning',
+  'input_requested',
+];
+
+/** Builds an element: h('p', { class: 'x', onclick: fn }, 'text', child). Text is never parsed as HTML. */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+const main = () => document.getElementById('main');
+const when = (ms) => (ms ? new Date(ms).toLocaleString() : '—');
+const badge = (status) => h('span', { class: `status ${status}` }, String(status).replace('_', ' '));
+
+/** Calls the API (paths relative to the page, so the router may be mounted under any prefix). */
+async function api(path, init = {}) {
+  const response = await fetch(`api/${path}`, {
+    ...init,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new Error(body?.detail ?? `${response.status} ${response.statusText}`);
+    error.problem = body;
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+function showError(container, error) {
+  const code = error.problem?.code ? `${error.problem.code}: ` : '';
+  container.append(h('p', { class: 'error', role: 'alert' }, code + error.message));
+}
+
+function setConnection(text) {
+  document.getElementById('connection').textContent = text;
+}
+
+/** The page being shown; replaced on navigation (its `close` stops its stream and timers). */
+let page = { close() {} };
+
+function route() {
+  page.close();
+  page = { close() {} };
+  setConnection('');
+  const hash = location.hash || '#/';
+  const section = hash.startsWith('#/runs/')
+    ? 'runs'
+    : hash.startsWith('#/approvals')
+      ? 'approvals'
+      : hash.startsWith('#/grants')
+        ? 'grants'
+        : hash.startsWith('#/decisions')
+          ? 'decisions'
+          : 'runs';
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  main().replaceChildren();
+  if (hash.startsWith('#/runs/')) page = runPage(decodeURIComponent(hash.slice('#/runs/'.length)));
+  else if (section === 'approvals') page = approvalsPage();
+  else if (section === 'grants') page = grantsPage();
+  else if (section === 'decisions') page = decisionsPage();
+  else page = runsPage();
+}
+
+// ---------------------------------------------------------------- runs list
+
+function runsPage() {
+  let timer;
+  const list = h('div', { id: 'runs' });
+  const goal = h('textarea', { id: 'goal', name: 'goal', rows: 2, required: true, maxlength: 10000 });
+  const mode = h(
+    'select',
+    { id: 'mode', name: 'mode' },
+    h('option', { value: 'execute' }, 'execute'),
+    h('option', { value: 'plan_only' }, 'plan only'),
+  );
+  const feedback = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    {
+      'aria-labelledby': 'start-heading',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        feedback.replaceChildren();
+        try {
+          const { run } = await api('runs', {
+            method: 'POST',
+            body: JSON.stringify({ goal: goal.value, mode: mode.value }),
+          });
+          location.hash = `#/runs/${encodeURIComponent(run.id)}`;
+        } catch (error) {
+          showError(feedback, error);
+        }
+      },
+    },
+    h('label', { for: 'goal' }, 'Goal'),
+    goal,
+    h('label', { for: 'mode' }, 'Mode'),
+    mode,
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Start run')),
+    feedback,
+  );
+  main().append(h('h2', { id: 'start-heading' }, 'Start a run'), h('section', {}, form), h('h2', {}, 'Runs'), list);
+  const load = async () => {
+    try {
+      const { runs } = await api('runs?limit=50');
+      const rows = runs.map((r) =>
+        h(
+          'tr',
+          {},
+          h('td', { 'data-label': 'Goal' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.goal)),
+          h('td', { 'data-label': 'Status' }, badge(r.status)),
+          h('td', { 'data-label': 'Started by' }, r.startedBy),
+          h('td', { 'data-label': 'Created' }, when(r.createdAt)),
+        ),
+      );
+      list.replaceChildren(
+        runs.length === 0
+          ? h('p', { class: 'muted' }, 'No runs yet.')
+          : h(
+              'table',
+              {},
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', {}, 'Goal'),
+                  h('th', {}, 'Status'),
+                  h('th', {}, 'Started by'),
+                  h('th', {}, 'Created'),
+                ),
+              ),
+              h('tbody', {}, rows),
+            ),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      showError(list, error);
+    }
+    timer = setTimeout(load, POLL_MS);
+  };
+  void load();
+  return { close: () => clearTimeout(timer) };
+}
+
+// ---------------------------------------------------------------- one run, live
+
+function runPage(runId) {
+  let closed = false;
+  let lastSeq = 0; // the run's last applied per-run sequence
+  let lastGlobal = 0; // the global sequence of that event
+  let source;
+  let pollTimer;
+  let reopenTimer;
+  let catchingUp;
+  let currentText; // the transcript item the model's text is streaming into
+  const calls = new Map(); // callId -> transcript item
+  const approvalCards = new Map(); // approvalId -> card
+
+  const status = h('span', { id: 'run-status' });
+  const goal = h('p', { id: 'run-goal' });
+  const checklist = h('div', { id: 'plan' }, h('p', { class: 'muted' }, 'No plan yet.'));
+  const transcript = h('ol', { id: 'transcript', class: 'transcript', 'aria-label': 'What the agent did' });
+  const approvals = h('div', { id: 'run-approvals' });
+  const report = h('div', { id: 'report' }, h('p', { class: 'muted' }, 'No report yet.'));
+  const message = h('textarea', { id: 'message', rows: 2, maxlength: 10000 });
+  const feedback = h('div', { 'aria-live': 'polite' });
+  const steer = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        feedback.replaceChildren();
+        try {
+          await api(`runs/${encodeURIComponent(runId)}/messages`, {
+            method: 'POST',
+            body: JSON.stringify({ text: message.value }),
+          });
+          message.value = '';
+        } catch (error) {
+          showError(feedback, error);
+        }
+      },
+    },
+    h('label', { for: 'message' }, 'Message to the run'),
+    message,
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'submit' }, 'Send'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: async () => {
+            feedback.replaceChildren();
+            try {
+              await api(`runs/${encodeURIComponent(runId)}/abort`, { method: 'POST', body: '{}' });
+            } catch (error) {
+              showError(feedback, error);
+            }
+          },
+        },
+        'Abort run',
+      ),
+    ),
+    feedback,
+  );
+  main().append(
+    h('p', {}, h('a', { href: '#/' }, '← Runs')),
+    h('h2', {}, 'Run ', h('code', {}, runId), ' ', status),
+    goal,
+    approvals,
+    h('section', { 'aria-labelledby': 'plan-h' }, h('h3', { id: 'plan-h' }, 'Plan'), checklist),
+    h('section', { 'aria-labelledby': 'log-h' }, h('h3', { id: 'log-h' }, 'Progress'), transcript),
+    h('section', { 'aria-labelledby': 'report-h' }, h('h3', { id: 'report-h' }, 'Verified report'), report),
+    h('section', {}, steer),
+  );
+
+  const note = (text) => {
+    currentText = undefined;
+    transcript.append(h('li', { class: 'note' }, text));
+  };
+
+  /**
+   * Applies one event of this run, exactly once and in order (by per-run sequence). `via` says how it came
+   * (`stream` or `read`); each text piece leaves a `media-agent:text_delta` performance mark with its event time.
+   */
+  function apply(e, via) {
+    if (e.seq !== lastSeq + 1) return false;
+    lastSeq = e.seq;
+    lastGlobal = Math.max(lastGlobal, e.globalSeq);
+    const d = e.data;
+    switch (e.type) {
+      case 'run_status':
+        status.replaceChildren(badge(d.status));
+        note(`run ${d.status} (${d.step})${d.reason ? ` — ${d.reason}` : ''}`);
+        break;
+      case 'text_delta':
+        if (!currentText) {
+          currentText = h('li', { class: 'text' });
+          transcript.append(currentText);
+        }
+        currentText.append(d.text);
+        performance.mark('media-agent:text_delta', { detail: { globalSeq: e.globalSeq, at: e.at, via } });
+        break;
+      case 'tool_call': {
+        currentText = undefined;
+        let item = calls.get(d.callId);
+        if (!item) {
+          item = h('li', { class: 'tool', 'data-call-id': d.callId, 'data-phases': '' });
+          calls.set(d.callId, item);
+          transcript.append(item);
+        }
+        item.dataset.phases = item.dataset.phases ? `${item.dataset.phases} ${d.phase}` : d.phase;
+        item.replaceChildren(
+          `${d.capabilityId} `,
+          badge(d.phase),
+          d.error ? h('span', { class: 'error' }, ` ${d.error.code}: ${d.error.message}`) : '',
+        );
+        break;
+      }
+      case 'checklist_updated':
+        renderChecklist(d.checklist);
+        break;
+      case 'inbox_queued':
+        note(`message queued: ${d.text}`);
+        break;
+      case 'inbox_applied':
+        note('messages reached the model');
+        break;
+      case 'approval_requested':
+        note(`approval asked for ${d.planType} plan ${d.planId} (${d.capabilityId})`);
+        if (!approvalCards.has(d.approvalId)) {
+          const card = approvalCard(d.approvalId);
+          approvalCards.set(d.approvalId, card);
+          approvals.append(card);
+        }
+        break;
+      case 'approval_decided':
+        note(`approval ${d.approvalId} ${d.status}`);
+        approvalCards.get(d.approvalId)?.refresh?.();
+        break;
+      case 'report':
+        renderReport(d.report);
+        break;
+      case 'budget_exceeded':
+        note(`budget ${d.budget} exceeded (limit ${d.limit}, used ${d.used})`);
+        break;
+      case 'warning':
+        note(`warning ${d.code}: ${d.message}`);
+        break;
+      case 'input_requested':
+        note(`the run asks: ${d.question}`);
+        break;
+      default:
+        break;
+    }
+    main().dataset.lastSeq = String(lastSeq);
+    return true;
+  }
+
+  function renderChecklist(list) {
+    if (!list?.steps?.length) {
+      checklist.replaceChildren(h('p', { class: 'muted' }, 'No plan yet.'));
+      return;
+    }
+    checklist.replaceChildren(
+      h(
+        'ol',
+        { class: 'steps' },
+        list.steps.map((s) => h('li', { 'data-status': s.status }, `${s.title} `, badge(s.status))),
+      ),
+    );
+  }
+
+  function renderReport(r) {
+    if (!r) return;
+    const facts = r.facts ?? {};
+    report.replaceChildren(
+      h(
+        'p',
+        {},
+        badge(r.status),
+        ' ',
+        h('strong', { id: 'report-verified' }, r.verified ? 'verified' : 'not verified'),
+        ' from the media manager’s records',
+      ),
+      h('p', { id: 'report-summary' }, r.summary ?? ''),
+      h(
+        'ul',
+        {},
+        (facts.downloads ?? []).map((d) => h('li', {}, `download ${d.id}: ${d.title} — `, badge(d.status))),
+        (facts.organizes ?? []).map((o) =>
+          h('li', {}, `organized ${o.mediaEntityId} → ${o.libraryPath ?? '?'} `, badge(o.status)),
+        ),
+      ),
+      r.modelText?.text ? h('p', { class: 'muted' }, `The model said (unverified): ${r.modelText.text}`) : '',
+    );
+  }
+
+  /** Reads the run's stored events after the last applied one (pages), then its snapshot. */
+  function catchUp() {
+    catchingUp ??= (async () => {
+      try {
+        for (;;) {
+          const detail = await api(`runs/${encodeURIComponent(runId)}?afterSeq=${lastSeq}&limit=500`);
+          if (!goal.textContent) goal.textContent = detail.run.goal;
+          if (lastSeq === 0) {
+            status.replaceChildren(badge(detail.run.status));
+          }
+          for (const e of detail.events) apply(e, 'read');
+          if (detail.events.length < 500) break;
+        }
+      } finally {
+        catchingUp = undefined;
+      }
+    })();
+    return catchingUp;
+  }
+
+  function onStreamEvent(message) {
+    const e = JSON.parse(message.data);
+    if (e.runId !== runId || e.seq <= lastSeq) return;
+    if (!apply(e, 'stream')) void catchUp().catch(() => {});
+  }
+
+  function openStream() {
+    if (closed) return;
+    source?.close();
+    source = new EventSource(`api/events?runId=${encodeURIComponent(runId)}&after=${lastGlobal}`);
+    for (const type of EVENT_TYPES) source.addEventListener(type, onStreamEvent);
+    source.onopen = () => {
+      setConnection('live');
+      stopPolling();
+      // Anything stored while the stream was down and before the stream's resume point is read now.
+      void catchUp().catch(() => {});
+    };
+    source.onerror = () => {
+      setConnection('reconnecting… (polling)');
+      startPolling();
+      if (source.readyState === EventSource.CLOSED) {
+        clearTimeout(reopenTimer);
+        reopenTimer = setTimeout(openStream, POLL_MS);
+      }
+    };
+  }
+
+  function startPolling() {
+    if (pollTimer || closed) return;
+    const tick = async () => {
+      try {
+        await catchUp();
+      } catch {
+        // the server is down: try again
+      }
+      if (pollTimer) pollTimer = setTimeout(tick, POLL_MS);
+    };
+    pollTimer = setTimeout(tick, POLL_MS);
+  }
+
+  function stopPolling() {
+    clearTimeout(pollTimer);
+    pollTimer = undefined;
+  }
+
+  void (async () => {
+    try {
+      await catchUp();
+    } catch (error) {
+      showError(main(), error);
+      return;
+    }
+    openStream();
+  })();
+
+  return {
+    close() {
+      closed = true;
+      source?.close();
+      stopPolling();
+      clearTimeout(reopenTimer);
+    },
+  };
+}
+
+// ---------------------------------------------------------------- approvals
+
+/** A card that shows an approval's plan payload and hash; approving echoes that hash. */
+function approvalCard(approvalId) {
+  const card = h('section', { class: 'card approval', 'data-approval-id': approvalId, 'aria-live': 'polite' });
+  const load = async () => {
+    try {
+      const { approval, plan } = await api(`approvals/${encodeURIComponent(approvalId)}`);
+      const confirmId = `confirm-${approvalId}`;
+      const confirm = h('input', { type: 'checkbox', id: confirmId });
+      const approve = h('button', { type: 'button', disabled: true }, 'Approve');
+      const reject = h('button', { type: 'button', class: 'secondary' }, 'Reject');
+      const feedback = h('div', {});
+      confirm.addEventListener('change', () => {
+        approve.disabled = !confirm.checked;
+      });
+      const decide = async (status) => {
+        feedback.replaceChildren();
+        try {
+          await api(`approvals/${encodeURIComponent(approvalId)}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ status, payloadHash: plan.payloadHash }),
+          });
+          await load();
+        } catch (error) {
+          showError(feedback, error);
+        }
+      };
+      approve.addEventListener('click', () => decide('approved'));
+      reject.addEventListener('click', () => decide('rejected'));
+      const open = approval.status === 'requested';
+      card.replaceChildren(
+        h(
+          'h3',
+          {},
+          `Approval for ${approval.planType} plan `,
+          h('code', {}, approval.planId),
+          ' ',
+          badge(approval.status),
+        ),
+        approval.reason ? h('p', {}, approval.reason) : '',
+        h('p', {}, 'Asked by ', h('code', {}, approval.requestedBy), `; expires ${when(approval.expiresAt)}`),
+        h('p', {}, 'Payload (revision ', String(plan.revision), '):'),
+        h('pre', { tabindex: 0, 'aria-label': 'Plan payload' }, JSON.stringify(plan.payload, null, 2)),
+        h('p', {}, 'Payload hash: ', h('code', { class: 'hash' }, plan.payloadHash)),
+        open
+          ? h(
+              'div',
+              {},
+              h(
+                'div',
+                { class: 'row' },
+                confirm,
+                h('label', { for: confirmId }, 'I reviewed this payload; approve exactly this hash'),
+              ),
+              h('div', { class: 'row' }, approve, reject),
+            )
+          : h('p', {}, `Decided by ${approval.decidedBy ?? '—'} at ${when(approval.decidedAt)}`),
+        feedback,
+      );
+    } catch (error) {
+      card.replaceChildren();
+      showError(card, error);
+    }
+  };
+  card.refresh = load;
+  void load();
+  return card;
+}
+
+function approvalsPage() {
+  const list = h('div', {});
+  main().append(h('h2', {}, 'Approvals waiting for a decision'), list);
+  const load = async () => {
+    try {
+      const { approvals } = await api('approvals?status=requested');
+      list.replaceChildren(
+        approvals.length === 0 ? h('p', { class: 'muted' }, 'Nothing waits for approval.') : '',
+        approvals.map((a) => approvalCard(a.id)),
+      );
+    } catch (error) {
+      showError(list, error);
+    }
+  };
+  void load();
+  return { close() {} };
+}
+
+// ---------------------------------------------------------------- grants
+
+function grantsPage() {
+  const list = h('div', {});
+  const action = h('input', { id: 'grant-action', required: true, placeholder: 'download.plan' });
+  const hours = h('input', { id: 'grant-hours', type: 'number', min: 1, value: 24 });
+  const reason = h('input', { id: 'grant-reason' });
+  const feedback = h('div', { 'aria-live': 'polite' });
+  const load = async () => {
+    try {
+      const { grants } = await api('grants');
+      list.replaceChildren(
+        grants.length === 0
+          ? h('p', { class: 'muted' }, 'No grants.')
+          : h(
+              'table',
+              {},
+              h(
+                'thead',
+                {},
+                h('tr', {}, h('th', {}, 'Action'), h('th', {}, 'Status'), h('th', {}, 'Expires'), h('th', {}, '')),
+              ),
+              h(
+                'tbody',
+                {},
+                grants.map((g) =>
+                  h(
+                    'tr',
+                    {},
+                    h('td', { 'data-label': 'Action' }, h('code', {}, g.action), g.reason ? ` — ${g.reason}` : ''),
+                    h('td', { 'data-label': 'Status' }, badge(g.status)),
+                    h('td', { 'data-label': 'Expires' }, when(g.expiresAt)),
+                    h(
+                      'td',
+                      {},
+                      g.status === 'active'
+                        ? h(
+                            'button',
+                            {
+                              type: 'button',
+                              class: 'secondary',
+                              onclick: async () => {
+                                try {
+                                  await api(`grants/${encodeURIComponent(g.id)}`, {
+                                    method: 'PATCH',
+                                    body: JSON.stringify({ status: 'revoked' }),
+                                  });
+                                  await load();
+                                } catch (error) {
+                                  showError(feedback, error);
+                                }
+                              },
+                            },
+                            'Revoke',
+                          )
+                        : '',
+                    ),
+                  ),
+                ),
+              ),
+            ),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      showError(list, error);
+    }
+  };
+  const form = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        feedback.replaceChildren();
+        try {
+          await api('grants', {
+            method: 'POST',
+            body: JSON.stringify({
+              action: action.value,
+              expiresAt: Date.now() + Number(hours.value) * 3_600_000,
+              ...(reason.value ? { reason: reason.value } : {}),
+            }),
+          });
+          await load();
+        } catch (error) {
+          showError(feedback, error);
+        }
+      },
+    },
+    h('label', { for: 'grant-action' }, 'Action (capability id or family.*)'),
+    action,
+    h('label', { for: 'grant-hours' }, 'Expires in hours'),
+    hours,
+    h('label', { for: 'grant-reason' }, 'Reason'),
+    reason,
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Create grant')),
+    feedback,
+  );
+  main().append(h('h2', {}, 'Grants'), list, h('h2', {}, 'New grant'), h('section', {}, form));
+  void load();
+  return { close() {} };
+}
+
+// ---------------------------------------------------------------- decisions
+
+function decisionsPage() {
+  const list = h('div', {});
+  main().append(h('h2', {}, 'Decisions'), list);
+  const send = async (d, path, body, feedback) => {
+    feedback.replaceChildren();
+    try {
+      await api(`decisions/${encodeURIComponent(d.id)}/${path}`, { method: 'POST', body: JSON.stringify(body) });
+      await load();
+    } catch (error) {
+      showError(feedback, error);
+    }
+  };
+  const load = async () => {
+    try {
+      const { decisions } = await api('decisions');
+      list.replaceChildren(
+        decisions.length === 0 ? h('p', { class: 'muted' }, 'No decisions.') : '',
+        decisions.map((d) => {
+          const feedback = h('div', { 'aria-live': 'polite' });
+          const open = d.status === 'open' || d.status === 'awaiting_user';
+          const subject =
+            d.subjectType === 'run'
+              ? h('a', { href: `#/runs/${encodeURIComponent(d.subjectId)}` }, d.subjectId)
+              : h('code', {}, `${d.subjectType} ${d.subjectId}`);
+          return h(
+            'section',
+            { class: 'card', 'data-decision-id': d.id },
+            h('h3', {}, `${d.kind} `, badge(d.status)),
+            h('p', {}, d.reason),
+            h('p', {}, 'About ', subject, `; raised by ${d.raisedBy} at ${when(d.createdAt)}`),
+            d.evidence && Object.keys(d.evidence).length > 0
+              ? h('pre', { tabindex: 0, 'aria-label': 'Evidence' }, JSON.stringify(d.evidence, null, 2))
+              : '',
+            d.resolution
+              ? h(
+                  'p',
+                  {},
+                  `Closed by ${d.resolvedBy ?? 'the system'}`,
+                  d.resolution.note ? `: ${d.resolution.note}` : '',
+                )
+              : '',
+            open
+              ? h(
+                  'div',
+                  { class: 'row' },
+                  d.options.map((option) =>
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        title: option.capabilityId ? `runs ${option.capabilityId}` : 'records the choice',
+                        onclick: () => send(d, 'choice', { option: option.id }, feedback),
+                      },
+                      option.label,
+                    ),
+                  ),
+                  h(
+                    'button',
+                    { type: 'button', class: 'secondary', onclick: () => send(d, 'dismiss', {}, feedback) },
+                    'Dismiss',
+                  ),
+                )
+              : '',
+            feedback,
+          );
+        }),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      showError(list, error);
+    }
+  };
+  void load();
+  return { close() {} };
+}
+
+window.addEventListener('hashchange', route);
+route();

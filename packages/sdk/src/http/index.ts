@@ -1,0 +1,3 @@
+export type { AgentRouter, AgentRouterOptions, HttpAuthenticate } from './router';
+export { hostDecisions, type HttpDecisionSource } from './decisions';
+export { HttpRequestError, PROBLEM_CONTENT_TYPE, problemStatus, toProblem, type HttpProblem } from './problem';

@@ -1,0 +1,483 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { LRUCache } from 'lru-cache';
+import Type, { type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { isHumanActor, parseActor, type ActorRole } from '../core/actor';
+import { isMediaAgentError, MediaAgentError } from '../core/errors';
+import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
+import type { ApprovalRecord, GrantRecord } from '../core/records';
+import type { DecisionRecord } from '../core/run-records';
+import type { AgentHost } from '../runtime/agent-host';
+import type { RunEvent } from '../runtime/events/run-event';
+import { approvalRunId } from './access';
+import { loadConsoleAssets, type ConsoleAsset } from './console-assets';
+import { hostDecisions, type HttpDecisionSource } from './decisions';
+import { HttpRequestError, problemResponse } from './problem';
+import { parseChoice, parseLimit, parseSequence } from './query';
+import { eventStream } from './sse';
+
+/**
+ * The host's authentication hook: turns a request (its cookie session, API key or bearer token) into an
+ * actor such as `user:alice` or `apikey:ci`. Return nothing (or throw) to refuse the request with 401
+ * `HTTP_UNAUTHENTICATED`. The SDK never invents an identity: every actor comes from this hook.
+ * @public
+ */
+export type HttpAuthenticate = (request: Request) => string | undefined | null | Promise<string | undefined | null>;
+
+/** Options of {@link createAgentRouter}. @public */
+export interface AgentRouterOptions {
+  /** Resolves the actor of each request (required). */
+  authenticate: HttpAuthenticate;
+  /** Largest request body accepted, in bytes (default 65 536); larger ones get 413 `HTTP_BODY_TOO_LARGE`. */
+  maxBodyBytes?: number;
+  /** Interval of SSE heartbeat comments, in ms (default 15 000). */
+  heartbeatMs?: number;
+  /** Bytes an SSE client may have queued before it counts as slow (default 262 144). */
+  streamBufferBytes?: number;
+  /** How long a slow SSE client's queue may stay full before it is disconnected, in ms (default 10 000). */
+  slowClientMs?: number;
+  /** The reconnection delay advertised to browsers (`retry:`), in ms (default 1 000). */
+  retryMs?: number;
+  /** How often an SSE stream checks storage for events written by other processes, in ms (default 1 000). */
+  pollMs?: number;
+  /** Where decisions are read and chosen (default {@link hostDecisions}: the host's budget decisions). */
+  decisions?: HttpDecisionSource;
+  /**
+   * The folder of the web console's static files, served at the router's root; `false` serves no console
+   * (the entry point `@media-agent/sdk/http` passes the files shipped with the package).
+   */
+  consoleDir?: string | false;
+  /**
+   * A path prefix the router's routes live under (e.g. `/agent`), for servers that hand it the full URL
+   * (Fastify, a bare Node server sharing its port). Default: none (mount it where prefixes are stripped:
+   * Express `app.use('/agent', …)`, Hono `app.mount('/agent', router.fetch)`).
+   */
+  basePath?: string;
+}
+
+/**
+ * The HTTP surface of an agent host: a web-standard handler (`Request` → `Response`).
+ * @public
+ */
+export interface AgentRouter {
+  /** Handles one request (mount it with `toNodeListener`, or in any framework that speaks `Request`/`Response`). */
+  fetch(request: Request): Promise<Response>;
+  /** Event streams open right now. */
+  readonly openStreams: number;
+  /** Ends every open event stream cleanly (done by itself when the host stops); later requests are served as usual. */
+  closeStreams(): void;
+}
+
+type Vars = { Variables: { actor: string; role: ActorRole } };
+type C = Context<Vars>;
+
+const StartRunBody = Type.Object(
+  {
+    goal: Type.String(),
+    mode: Type.Optional(Type.Union([Type.Literal('execute'), Type.Literal('plan_only')])),
+    capabilityAllowlist: Type.Optional(Type.Array(Type.String())),
+    sessionId: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const MessageBody = Type.Object({ text: Type.String() }, { additionalProperties: false });
+const AbortBody = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+);
+const DecideBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+    payloadHash: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const Strings = Type.Optional(Type.Array(Type.String()));
+const GrantCreateBody = Type.Object(
+  {
+    action: Type.String(),
+    expiresAt: Type.Optional(Type.Integer()),
+    policyRevisionId: Type.Optional(Type.String()),
+    scope: Type.Optional(
+      Type.Object(
+        { mediaEntityIds: Strings, mediaKinds: Strings, capabilities: Strings },
+        { additionalProperties: false },
+      ),
+    ),
+    budget: Type.Optional(
+      Type.Object(
+        { maxInvocationsPerDay: Type.Optional(Type.Number()), maxBytesPerDay: Type.Optional(Type.Number()) },
+        { additionalProperties: false },
+      ),
+    ),
+    reason: Type.Optional(Type.String()),
+    allowUnmatched: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const GrantPatchBody = Type.Object(
+  { status: Type.Optional(Type.Literal('revoked')), expiresAt: Type.Optional(Type.Integer()) },
+  { additionalProperties: false },
+);
+const ChooseBody = Type.Object(
+  { option: Type.String(), note: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+const NoteBody = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+const DECISION_STATUSES = ['open', 'awaiting_user', 'resolved', 'dismissed'] as const;
+
+const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
+const APPROVAL_STATUSES = ['requested', 'approved', 'rejected', 'revoked', 'consumed'] as const;
+
+/** Parses and checks a JSON body against a schema; the body limit was applied before. */
+async function readBody<T extends TSchema>(c: C, schema: T, optional = false): Promise<Static<T>> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const text = await c.req.text();
+  // A JSON body must say so: a cross-site form or no-cors fetch cannot, so a person's cookie cannot be used to post.
+  if (type !== 'application/json')
+    throw new HttpRequestError('HTTP_CONTENT_TYPE_UNSUPPORTED', 'the request body must be sent as application/json', {
+      contentType: type || null,
+    });
+  let value: unknown;
+  if (optional && text.trim() === '') value = {};
+  else {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new HttpRequestError('HTTP_BODY_INVALID', 'the request body is not valid JSON');
+    }
+  }
+  const check = compiled(schema);
+  if (!check.Check(value)) {
+    const issues = [...check.Errors(value)].slice(0, 10).map((e) => ({ path: e.instancePath, message: e.message }));
+    throw new HttpRequestError('HTTP_BODY_INVALID', `the request body does not have the expected shape`, { issues });
+  }
+  return value as Static<T>;
+}
+
+const validators = new WeakMap<TSchema, ReturnType<typeof Compile>>();
+function compiled(schema: TSchema): ReturnType<typeof Compile> {
+  let v = validators.get(schema);
+  if (!v) validators.set(schema, (v = Compile(schema)));
+  return v;
+}
+
+/**
+ * Creates the HTTP surface of an agent host: the runs API, the global event stream (SSE and JSON pages),
+ * approvals, grants and decisions, errors as `application/problem+json` with the SDK's stable `code`,
+ * and (unless `consoleDir` is `false`) the web console at the router's root.
+ *
+ * Routes (below wherever it is mounted): `POST /api/runs`, `GET /api/runs`, `GET /api/runs/:id?afterSeq&limit`,
+ * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit&runId` (SSE when the
+ * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
+ * `GET /api/approvals`, `GET /api/approvals/:id`, `PATCH /api/approvals/:id`, `GET|POST /api/grants`,
+ * `PATCH /api/grants/:id`, `GET /api/decisions`, `GET /api/decisions/:id`, `POST /api/decisions/:id/choice`,
+ * `POST /api/decisions/:id/dismiss`, `GET /api/memory/proposals[/:id]`, `POST /api/memory/proposals/:id/approve|discard`.
+ * See docs/http.md.
+ *
+ * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
+ * run; anyone else sees only the runs they started — another user's run answers 404 `RUN_NOT_FOUND`,
+ * exactly like a run that does not exist. Deciding approvals and managing grants need an admin (403
+ * `ADMIN_FORBIDDEN`). Every body is checked before anything is written.
+ * @param host - a started agent host
+ * @param options - the authentication hook and limits
+ * @throws {@link MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function
+ * @internal
+ */
+export function createAgentRouter(host: AgentHost, options: AgentRouterOptions): AgentRouter {
+  if (typeof options?.authenticate !== 'function')
+    throw new MediaAgentError('OPTIONS_INVALID', 'createAgentRouter needs an authenticate function');
+  const maxBodyBytes = options.maxBodyBytes ?? 65_536;
+  const decisions = options.decisions ?? hostDecisions(host);
+  const assets: Map<string, ConsoleAsset> | undefined = options.consoleDir
+    ? loadConsoleAssets(options.consoleDir)
+    : undefined;
+  let closer = new AbortController();
+  let openStreams = 0;
+  /** Whether an actor may see a run, as the host decides it (owner or admin), remembered for a minute. */
+  const access = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
+
+  const maySee = async (c: C, runId: string): Promise<boolean> => {
+    if (c.var.role === 'admin') return true;
+    const key = `${c.var.actor}\n${runId}`;
+    const known = access.get(key);
+    if (known !== undefined) return known;
+    const visible = await host.getRun(runId, { limit: 1, actor: c.var.actor }).then(
+      () => true,
+      (error: unknown) => {
+        if (isMediaAgentError(error, 'RUN_NOT_FOUND')) return false;
+        throw error;
+      },
+    );
+    access.set(key, visible);
+    return visible;
+  };
+  /** The run if the caller may see it; the host answers RUN_NOT_FOUND otherwise (existence never revealed). */
+  const visibleRun = (c: C, id: string, page?: { afterSeq?: number; limit?: number }) =>
+    host.getRun(id, { ...(page ?? { limit: 1 }), actor: c.var.actor });
+  const approvalVisible = async (c: C, approval: ApprovalRecord): Promise<boolean> => {
+    if (c.var.role === 'admin' || approval.requestedBy === c.var.actor) return true;
+    const runId = approvalRunId(approval.requestedBy);
+    return runId !== undefined && (await maySee(c, runId));
+  };
+  const requireAdmin = (c: C, what: string) => {
+    if (c.var.role !== 'admin') throw new AdministrationForbiddenError(c.var.actor, what);
+  };
+
+  const app = new Hono<Vars>();
+  app.onError((error) => problemResponse(error));
+  const notFound = (c: Context) =>
+    problemResponse(new HttpRequestError('HTTP_ROUTE_NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
+  app.notFound(notFound);
+
+  // The console: static files held in memory, with validators.
+  if (assets)
+    for (const [path, asset] of assets)
+      app.get(path, (c) => {
+        const headers = {
+          'content-type': asset.contentType,
+          etag: asset.etag,
+          'cache-control': 'no-cache',
+          'x-content-type-options': 'nosniff',
+          ...asset.headers,
+        };
+        if (c.req.header('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
+        return new Response(asset.body, { headers });
+      });
+
+  app.use('/api/*', async (c, next) => {
+    let actor: string | undefined | null;
+    try {
+      actor = await options.authenticate(c.req.raw);
+      if (actor) parseActor(actor);
+    } catch {
+      actor = undefined;
+    }
+    if (!actor) throw new HttpRequestError('HTTP_UNAUTHENTICATED', 'the request is not authenticated');
+    c.set('actor', actor);
+    // Administration is for people whose role is admin (never an API key or a job, whatever it resolves to).
+    c.set('role', isHumanActor(actor) && (await host.roleOf(actor)) === 'admin' ? 'admin' : 'user');
+    c.header('cache-control', 'no-store');
+    await next();
+  });
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new HttpRequestError('HTTP_BODY_TOO_LARGE', `the request body is larger than ${maxBodyBytes} bytes`, {
+          maxBodyBytes,
+        });
+      },
+    }),
+  );
+
+  // Runs.
+  app.post('/api/runs', async (c) => {
+    const body = await readBody(c, StartRunBody);
+    const run = await host.startRun({ ...body, actor: c.var.actor });
+    return c.json({ run }, 201);
+  });
+  app.get('/api/runs', async (c) => {
+    const status = parseChoice('status', c.req.query('status'), RUN_STATUSES);
+    const limit = parseLimit(c.req.query('limit'), 1000);
+    const runs = await host.listRuns({
+      ...(status ? { status } : {}),
+      ...(limit ? { limit } : {}),
+      actor: c.var.actor,
+    });
+    return c.json({ runs });
+  });
+  app.get('/api/runs/:id', async (c) => {
+    const afterSeq = parseSequence('afterSeq', c.req.query('afterSeq'));
+    const limit = parseLimit(c.req.query('limit'), 1000);
+    const detail = await visibleRun(c, c.req.param('id'), {
+      ...(afterSeq !== undefined ? { afterSeq } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    });
+    return c.json(detail);
+  });
+  app.post('/api/runs/:id/messages', async (c) => {
+    const body = await readBody(c, MessageBody);
+    const message = await host.appendToInbox(c.req.param('id'), body.text, c.var.actor);
+    return c.json({ message }, 202);
+  });
+  app.post('/api/runs/:id/abort', async (c) => {
+    const body = await readBody(c, AbortBody, true);
+    const run = await host.abort(c.req.param('id'), body.reason, { actor: c.var.actor });
+    return c.json({ run }, 202);
+  });
+
+  // The global event stream.
+  app.get('/api/events', async (c) => {
+    const fromQuery = parseSequence('after', c.req.query('after'));
+    const limit = parseLimit(c.req.query('limit'), 1000);
+    const runId = c.req.query('runId');
+    if (runId !== undefined) await visibleRun(c, runId);
+    // The JSON page is filtered here; the stream is filtered by the host (`events({ actor })`).
+    const visible = async (event: RunEvent) =>
+      (runId === undefined || event.runId === runId) && (await maySee(c, event.runId));
+    const wantsStream = (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (!wantsStream) {
+      const page = await host.listEvents({ after: fromQuery ?? 0, limit: limit ?? 100 });
+      const events: RunEvent[] = [];
+      for (const e of page) if (await visible(e)) events.push(e);
+      return c.json({ events, next: page.at(-1)?.globalSeq ?? fromQuery ?? 0, more: page.length === (limit ?? 100) });
+    }
+    const after = parseSequence('Last-Event-ID', c.req.header('last-event-id')) ?? fromQuery ?? 0;
+    // Refuse a stopped host with a problem response rather than an empty stream.
+    await host.listEvents({ after, limit: 1 });
+    openStreams++;
+    const body = eventStream({
+      source: (signal) =>
+        host.events({
+          after,
+          signal,
+          actor: c.var.actor,
+          pollMs: options.pollMs ?? 1000,
+          ...(runId ? { runId, follow: true } : {}),
+        }),
+      visible: (event) => runId === undefined || event.runId === runId,
+      stop: AbortSignal.any([closer.signal, host.stopSignal]),
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      bufferBytes: options.streamBufferBytes ?? 262_144,
+      slowClientMs: options.slowClientMs ?? 10_000,
+      retryMs: options.retryMs ?? 1000,
+      onEnd: () => {
+        openStreams--;
+      },
+    });
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
+    });
+  });
+
+  // Approvals.
+  app.get('/api/approvals', async (c) => {
+    const status = parseChoice('status', c.req.query('status'), APPROVAL_STATUSES);
+    const all = await host.approvals.list(status ? { status } : {});
+    const approvals: ApprovalRecord[] = [];
+    for (const a of all) if (await approvalVisible(c, a)) approvals.push(a);
+    return c.json({ approvals });
+  });
+  const visibleApproval = async (c: C, id: string) => {
+    const approval = await host.approvals.get(id);
+    if (!(await approvalVisible(c, approval))) throw new RecordNotFoundError('approval', id);
+    return approval;
+  };
+  app.get('/api/approvals/:id', async (c) => {
+    const approval = await visibleApproval(c, c.req.param('id'));
+    const plan = await host.plans.get(approval.planId);
+    return c.json({ approval, plan });
+  });
+  app.patch('/api/approvals/:id', async (c) => {
+    const body = await readBody(c, DecideBody);
+    await visibleApproval(c, c.req.param('id'));
+    requireAdmin(c, 'decide approvals');
+    const approval = await host.approvals.decide(c.req.param('id'), {
+      status: body.status,
+      actor: c.var.actor,
+      ...(body.payloadHash !== undefined ? { payloadHash: body.payloadHash } : {}),
+    });
+    return c.json({ approval });
+  });
+
+  // Grants (administrators only).
+  app.get('/api/grants', async (c) => {
+    requireAdmin(c, 'list grants');
+    const status = parseChoice('status', c.req.query('status'), ['active', 'revoked'] as const);
+    const grants: GrantRecord[] = await host.grants.list(status ? { status } : {});
+    return c.json({ grants });
+  });
+  app.post('/api/grants', async (c) => {
+    const body = await readBody(c, GrantCreateBody);
+    requireAdmin(c, 'create grants');
+    const grant = await host.grants.create({ ...body, actor: c.var.actor });
+    return c.json({ grant }, 201);
+  });
+  app.patch('/api/grants/:id', async (c) => {
+    const body = await readBody(c, GrantPatchBody);
+    requireAdmin(c, 'change grants');
+    const grant = await host.grants.update(c.req.param('id'), { ...body, actor: c.var.actor });
+    return c.json({ grant });
+  });
+
+  // Decisions (docs/decisions.md). A non-admin sees the decisions about runs they may see; the host decides
+  // who may choose which option (an option that invokes a capability is authorized as the person choosing).
+  const decisionVisible = async (c: C, d: DecisionRecord) =>
+    c.var.role === 'admin' || (d.subjectType === 'run' && (await maySee(c, d.subjectId)));
+  const visibleDecision = async (c: C, id: string) => {
+    const decision = await decisions.get(id);
+    if (!(await decisionVisible(c, decision)))
+      throw new MediaAgentError('DECISION_NOT_FOUND', `no decision with id ${JSON.stringify(id)}`, { id });
+    return decision;
+  };
+  app.get('/api/decisions', async (c) => {
+    const status = parseChoice('status', c.req.query('status'), DECISION_STATUSES);
+    const all = await decisions.list(status ? { status } : {});
+    const visible: DecisionRecord[] = [];
+    for (const d of all) if (await decisionVisible(c, d)) visible.push(d);
+    return c.json({ decisions: visible });
+  });
+  app.get('/api/decisions/:id', async (c) => c.json({ decision: await visibleDecision(c, c.req.param('id')) }));
+  app.post('/api/decisions/:id/choice', async (c) => {
+    const body = await readBody(c, ChooseBody);
+    await visibleDecision(c, c.req.param('id'));
+    const choice = await decisions.choose(c.req.param('id'), body.option, c.var.actor, body.note);
+    return c.json(choice);
+  });
+  app.post('/api/decisions/:id/dismiss', async (c) => {
+    const body = await readBody(c, NoteBody, true);
+    await visibleDecision(c, c.req.param('id'));
+    const decision = await decisions.dismiss(c.req.param('id'), c.var.actor, body.note);
+    return c.json({ decision });
+  });
+
+  // Memory proposals (docs/memory.md): each person's own pending proposals, when the host configured memory.
+  const memory = () => {
+    if (!host.memory) throw new HttpRequestError('HTTP_ROUTE_NOT_FOUND', 'this host keeps no memory');
+    return host.memory;
+  };
+  app.get('/api/memory/proposals', async (c) => c.json({ proposals: await memory().listProposals(c.var.actor) }));
+  app.get('/api/memory/proposals/:id', async (c) =>
+    c.json({ proposal: await memory().showProposal(c.var.actor, c.req.param('id')) }),
+  );
+  app.post('/api/memory/proposals/:id/approve', async (c) => {
+    await readBody(c, NoteBody, true);
+    return c.json(await memory().approveProposal(c.var.actor, c.req.param('id')));
+  });
+  app.post('/api/memory/proposals/:id/discard', async (c) => {
+    await readBody(c, NoteBody, true);
+    await memory().discardProposal(c.var.actor, c.req.param('id'));
+    return c.json({ discarded: c.req.param('id') });
+  });
+
+  let served: Hono<Vars> = app;
+  if (options.basePath) {
+    if (!/^\/[A-Za-z0-9._~\-/]*[^/]$/.test(options.basePath))
+      throw new MediaAgentError('OPTIONS_INVALID', 'basePath must start with / and not end with /', {
+        basePath: options.basePath,
+      });
+    served = new Hono<Vars>();
+    served.mount(options.basePath, app.fetch);
+    served.notFound(notFound);
+  }
+  return {
+    fetch: async (request) => served.fetch(request),
+    get openStreams() {
+      return openStreams;
+    },
+    closeStreams: () => {
+      closer.abort();
+      closer = new AbortController();
+    },
+  };
+}
