@@ -24,4 +24,4 @@ export {
 } from './testing/simulator';
 export { SIM_DEFAULT_LIBRARY, SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './testing/data';
 export { organizeCompletedDownloadScript } from './testing/scripts';
-export { v3UnknownDownload } from './testing/eval-scenarios';
+export { v3UnknownDownload, type V3ScenarioState } from './testing/eval-scenarios';

@@ -186,7 +186,7 @@ export {
   type FuzzyPatchRefusal,
   type FuzzyPatchRequest,
 } from './skills/fuzzy-patch';
-export type { FuzzyStrategy } from './skills/fuzzy-strategies';
+export { FUZZY_STRATEGIES, type FuzzyStrategy } from './skills/fuzzy-strategies';
 export type { SkillOwnership } from './skills/skill-ownership';
 export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
 export {

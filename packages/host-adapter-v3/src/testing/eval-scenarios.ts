@@ -3,8 +3,9 @@ import { callsOf, defineScenario, rules, type OracleRule } from '@media-agent/sd
 import { createV3AgentHost } from '../host';
 import { MoviePilotV3Simulator } from './simulator';
 
-/** What the V3 scenarios' rules read: the simulator after the run. */
-interface V3ScenarioState {
+/** What the V3 scenarios' oracle rules read: the simulator after the run. @public */
+export interface V3ScenarioState {
+  /** The MoviePilot 3.x simulator the scenario's host talked to (its requests and records). */
   sim: MoviePilotV3Simulator;
 }
 

@@ -176,6 +176,7 @@ export class PostgresHistoryStore implements HistoryStore {
     }
   }
 
+  /** Archives a batch of one session's messages for a user (see `HistoryStore.append`); a tombstoned session takes nothing. */
   async append(userId: string, batch: HistoryAppend): Promise<HistoryAppendResult> {
     checkAppend(userId, batch);
     await this.migrate();
@@ -255,14 +256,17 @@ export class PostgresHistoryStore implements HistoryStore {
     });
   }
 
+  /** Marks messages of a session compacted (they stay searchable, labelled); returns how many changed. */
   markCompacted(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
     return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 1');
   }
 
+  /** Marks messages of a session rewound (no longer part of it); returns how many changed. */
   markRewound(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
     return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 0');
   }
 
+  /** Deletes a session and leaves a tombstone, so a late write or backfill cannot bring it back; true when it existed. */
   async deleteSession(userId: string, sessionId: string): Promise<boolean> {
     checkUser(userId);
     checkSessionId(sessionId, 'sessionId');
@@ -271,6 +275,7 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.#tx(async (c) => (await this.#delete(c, key, [sessionId])) > 0);
   }
 
+  /** Runs one `session_search` call for a user (the tool's input, validated here); see `HistoryStore.search`. */
   async search(userId: string, input: unknown, scope: SessionSearchScope = {}): Promise<SessionSearchResult> {
     checkUser(userId);
     const request = parseSearchInput(input, this.#clock.now());
@@ -299,6 +304,7 @@ export class PostgresHistoryStore implements HistoryStore {
     }
   }
 
+  /** Index backfill in bounded batches and retention for one user; see `HistoryStore.maintain`. */
   async maintain(userId: string, options: HistoryMaintenanceOptions = {}): Promise<HistoryMaintenance> {
     checkUser(userId);
     const batchSize = options.batchSize ?? 500;
@@ -329,6 +335,7 @@ export class PostgresHistoryStore implements HistoryStore {
     return { pending: false, index_status: status, expired_sessions: expired };
   }
 
+  /** Closes every open file or connection; later calls fail `HISTORY_STORE_UNAVAILABLE`. */
   async close(): Promise<void> {
     if (this.#ownPool) await this.#pool.end();
   }

@@ -138,6 +138,7 @@ export class SqliteHistoryStore implements HistoryStore {
     for (const db of this.#open.values()) syncCjk(db, available);
   }
 
+  /** Archives a batch of one session's messages for a user (see `HistoryStore.append`); a tombstoned session takes nothing. */
   async append(userId: string, batch: HistoryAppend): Promise<HistoryAppendResult> {
     checkAppend(userId, batch);
     const db = this.#db(userId);
@@ -198,14 +199,17 @@ export class SqliteHistoryStore implements HistoryStore {
       .immediate();
   }
 
+  /** Marks messages of a session compacted (they stay searchable, labelled); returns how many changed. */
   async markCompacted(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
     return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 1');
   }
 
+  /** Marks messages of a session rewound (no longer part of it); returns how many changed. */
   async markRewound(userId: string, sessionId: string, uids: readonly string[]): Promise<number> {
     return this.#mark(userId, sessionId, uids, 'active = 0, compacted = 0');
   }
 
+  /** Deletes a session and leaves a tombstone, so a late write or backfill cannot bring it back; true when it existed. */
   async deleteSession(userId: string, sessionId: string): Promise<boolean> {
     checkUser(userId);
     checkSessionId(sessionId, 'sessionId');
@@ -213,6 +217,7 @@ export class SqliteHistoryStore implements HistoryStore {
     return db.transaction(() => deleteSessions(db, [sessionId]) > 0).immediate();
   }
 
+  /** Runs one `session_search` call for a user (the tool's input, validated here); see `HistoryStore.search`. */
   async search(userId: string, input: unknown, scope: SessionSearchScope = {}): Promise<SessionSearchResult> {
     checkUser(userId);
     const request = parseSearchInput(input, this.#clock.now());
@@ -224,6 +229,7 @@ export class SqliteHistoryStore implements HistoryStore {
     );
   }
 
+  /** Index backfill in bounded batches and retention for one user; see `HistoryStore.maintain`. */
   async maintain(userId: string, options: HistoryMaintenanceOptions = {}): Promise<HistoryMaintenance> {
     checkUser(userId);
     const batchSize = options.batchSize ?? 500;
@@ -289,6 +295,7 @@ export class SqliteHistoryStore implements HistoryStore {
     }
   }
 
+  /** Closes every open file or connection; later calls fail `HISTORY_STORE_UNAVAILABLE`. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#open.clear();

@@ -62,6 +62,7 @@ export class MarkdownMemoryStore implements MemoryStore {
     return join(dir, `${id}.json`);
   }
 
+  /** {@inheritDoc MemoryStore.read} */
   async read(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md'): Promise<string | null> {
     try {
       return await readFile(join(this.#dir(scope), file), 'utf8');
@@ -71,16 +72,19 @@ export class MarkdownMemoryStore implements MemoryStore {
     }
   }
 
+  /** {@inheritDoc MemoryStore.write} */
   async write(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md', text: string): Promise<void> {
     await this.#atomicWrite(join(this.#dir(scope), file), text);
   }
 
+  /** {@inheritDoc MemoryStore.backup} */
   async backup(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md', raw: string): Promise<string> {
     const name = `${file}.bak.${Date.now()}-${randomBytes(4).toString('hex')}`;
     await this.#atomicWrite(join(this.#dir(scope), name), raw);
     return name;
   }
 
+  /** {@inheritDoc MemoryStore.withLock} */
   async withLock<T>(scope: MemoryScope, fn: () => Promise<T>): Promise<T> {
     const key = this.#dir(scope);
     const before = this.#locks.get(key) ?? Promise.resolve();
@@ -95,10 +99,12 @@ export class MarkdownMemoryStore implements MemoryStore {
     }
   }
 
+  /** {@inheritDoc MemoryStore.putProposal} */
   async putProposal(userKey: string, id: string, proposal: JsonValue): Promise<void> {
     await this.#atomicWrite(this.#pending(userKey, id), JSON.stringify(proposal));
   }
 
+  /** {@inheritDoc MemoryStore.getProposal} */
   async getProposal(userKey: string, id: string): Promise<JsonValue | undefined> {
     try {
       return JSON.parse(await readFile(this.#pending(userKey, id), 'utf8')) as JsonValue;
@@ -108,6 +114,7 @@ export class MarkdownMemoryStore implements MemoryStore {
     }
   }
 
+  /** {@inheritDoc MemoryStore.listProposals} */
   async listProposals(userKey: string): Promise<JsonValue[]> {
     let names: string[];
     try {
@@ -126,6 +133,7 @@ export class MarkdownMemoryStore implements MemoryStore {
     return out;
   }
 
+  /** {@inheritDoc MemoryStore.deleteProposal} */
   async deleteProposal(userKey: string, id: string): Promise<boolean> {
     try {
       await unlink(this.#pending(userKey, id));
@@ -136,6 +144,7 @@ export class MarkdownMemoryStore implements MemoryStore {
     }
   }
 
+  /** {@inheritDoc MemoryStore.listMarkdown} */
   async listMarkdown(scope: MemoryScope): Promise<MemoryFileInfo[]> {
     const dir = this.#dir(scope);
     let rootReal: string;
@@ -180,6 +189,7 @@ export class MarkdownMemoryStore implements MemoryStore {
     return out.sort((a, b) => a.path.localeCompare(b.path));
   }
 
+  /** {@inheritDoc MemoryStore.readMarkdown} */
   async readMarkdown(path: string): Promise<string> {
     const full = join(this.#root, ...path.split('/'));
     const rel = relative(this.#root, full);

@@ -20,6 +20,7 @@ export interface SkillSummary {
 
 /** One file of a skill as `skill_view` returns it. @public */
 export interface SkillFileView {
+  /** The skill's name (its folder). */
   readonly name: string;
   /** `SKILL.md` or `<references|templates|scripts|assets>/<file>`. */
   readonly filePath: string;
@@ -29,6 +30,7 @@ export interface SkillFileView {
   readonly sha256: string;
   /** True for a personal skill (`skill_manage` may change it). */
   readonly editable: boolean;
+  /** Where the skill comes from (a public folder, or the user's own library). */
   readonly source: SkillSource;
   /** The package's support files, relative to its folder. */
   readonly files: readonly string[];
@@ -92,7 +94,9 @@ export interface SkillManageResult {
 
 /** A `/skills` chat command. @public */
 export interface SkillCommand {
+  /** `/skills restore|adopt|pin|unpin`: bring back from the archive, take ownership, pin, unpin. */
   readonly verb: 'restore' | 'adopt' | 'pin' | 'unpin';
+  /** The skill's name. */
   readonly name: string;
 }
 

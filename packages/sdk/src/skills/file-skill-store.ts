@@ -82,6 +82,7 @@ export class FileSkillStore implements SkillStore {
     return join(this.#dataDir, 'users', sha256(`user:${userId}`).slice(0, 32), 'skills');
   }
 
+  /** {@inheritDoc SkillStore.list} */
   async list(userId: string): Promise<SkillSummary[]> {
     const root = this.libraryOf(userId);
     const skills = await catalogue(this.#publicRoots, root);
@@ -96,6 +97,7 @@ export class FileSkillStore implements SkillStore {
     return out;
   }
 
+  /** {@inheritDoc SkillStore.view} */
   async view(userId: string, name: string, filePath?: string, reads?: SkillReadLog): Promise<SkillFileView> {
     const root = this.libraryOf(userId);
     checkSkillName(name);
@@ -127,6 +129,7 @@ export class FileSkillStore implements SkillStore {
     };
   }
 
+  /** {@inheritDoc SkillStore.manage} */
   async manage(
     userId: string,
     operations: readonly SkillOperation[],
@@ -166,6 +169,7 @@ export class FileSkillStore implements SkillStore {
     );
   }
 
+  /** {@inheritDoc SkillStore.command} */
   async command(userId: string, command: SkillCommand): Promise<string> {
     const root = this.libraryOf(userId);
     const name = checkSkillName(command.name);

@@ -25,7 +25,9 @@ export interface MemoryReviewHook {
 export interface LearningReviewOptions {
   /** The conversation's model provider and model id (the same as the conversation's). */
   readonly provider: ModelProvider;
+  /** The model id the conversation used (the review uses the same). */
   readonly model: string;
+  /** Output token limit per model call (default: the provider's). */
   readonly maxTokens?: number;
   /** The conversation's system prompt, sent first as a system message so the prompt-cache prefix is kept. */
   readonly systemPrompt?: string;
@@ -37,11 +39,13 @@ export interface LearningReviewOptions {
   readonly due: { readonly memory: boolean; readonly skills: boolean };
   /** The review prompt. @defaultValue `reviewPrompt(due)` */
   readonly prompt?: string;
+  /** The personal skill library the review may read and write. */
   readonly store: SkillStore;
   /** The person whose skills and memory the review maintains. */
   readonly userId: string;
   /** The conversation, stamped on what the review writes. */
   readonly origin?: SkillWriteOrigin;
+  /** Memory writes for a memory review (absent: `memory` answers "memory unavailable"). */
   readonly memory?: MemoryReviewHook;
   /** The model's context window in tokens (the budget is 75 % of it, at most 600 000; 120 000 when unknown). */
   readonly contextWindowTokens?: number;
@@ -55,8 +59,11 @@ export interface LearningReviewOptions {
 
 /** One tool call of a review, as the transcript records it. @public */
 export interface ReviewCallRecord {
+  /** The tool the review model called. */
   readonly tool: string;
+  /** `ok`, `error` (the tool refused it) or `denied` (not on the review's whitelist). */
   readonly outcome: 'ok' | 'error' | 'denied';
+  /** The error or denial code, when not `ok`. */
   readonly code?: string;
 }
 
@@ -64,9 +71,11 @@ export interface ReviewCallRecord {
 export interface LearningReviewResult {
   /** Why it ended: the model stopped calling tools, the call limit, the input budget, cancellation. */
   readonly ended: 'done' | 'call_limit' | 'budget' | 'cancelled' | 'model_error';
+  /** Model calls the review made (at most 16). */
   readonly modelCalls: number;
   /** Usage, to add to the conversation's. */
   readonly inputTokens: number;
+  /** Output tokens of those calls. */
   readonly outputTokens: number;
   /** Tool calls in order. */
   readonly calls: readonly ReviewCallRecord[];

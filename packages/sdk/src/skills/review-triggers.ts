@@ -61,7 +61,9 @@ export interface TurnEnd {
 
 /** What to do after a turn: which review to launch (if any) and the counters from now on. @public */
 export interface ReviewDecision {
+  /** Which review to start now (memory, skills or both), or undefined for none. */
   readonly launch: { readonly memory: boolean; readonly skills: boolean } | undefined;
+  /** The counters after this turn (a launched review resets its own). */
   readonly counters: LearningCounters;
 }
 

@@ -22,6 +22,7 @@ export interface LearningReviewMiddlewareOptions {
   readonly store: SkillStore;
   /** The conversation's model provider and model id (reviews use the same). */
   readonly provider: ModelProvider;
+  /** The model id the review uses (the conversation's). */
   readonly model: string;
   /** The system prompt the conversation's runs use (the host's `runs.systemPrompt` layers), so the review keeps the cache prefix. */
   readonly systemPrompt?: string;
