@@ -52,6 +52,36 @@ let tsyringe: typeof import('tsyringe') | undefined;
  * globally first, a side effect that importing the SDK alone must not have. Synchronous because
  * {@link createAgentContainer} is.
  */
+const invalidOption = (option: string, message: string) =>
+  new MediaAgentError('OPTIONS_INVALID', `option ${message}`, { option });
+
+/** The options object and the ports it passes are what they claim to be (`OPTIONS_INVALID` before anything is built). */
+function checkPorts(options: AgentOptions): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw invalidOption('options', 'options must be an object');
+  const ports: Array<[string, unknown, readonly string[]]> = [
+    ['storage', options.storage, ['transaction', 'migrate', 'close']],
+    ['clock', options.clock, ['now']],
+    ['ids', options.ids, ['next']],
+    ['logger', options.logger, ['warn', 'error']],
+    ['goalFacts', options.goalFacts, ['forRun']],
+  ];
+  for (const [name, value, methods] of ports) {
+    if (value === undefined) continue;
+    const missing = methods.filter((m) => typeof (value as Record<string, unknown> | null)?.[m] !== 'function');
+    if (typeof value !== 'object' || value === null || missing.length > 0)
+      throw invalidOption(
+        name,
+        `${name} must implement ${methods.join(', ')}; got ${value === null ? 'null' : typeof value}`,
+      );
+  }
+  for (const name of ['runs', 'model'] as const) {
+    const value = options[name];
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value)))
+      throw invalidOption(name, `${name} must be an object`);
+  }
+}
+
 function loadTsyringe(): typeof import('tsyringe') {
   if (tsyringe) return tsyringe;
   const require = createRequire(import.meta.url);
@@ -60,6 +90,7 @@ function loadTsyringe(): typeof import('tsyringe') {
 }
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
+  checkPorts(options);
   const limits = {
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,

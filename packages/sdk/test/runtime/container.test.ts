@@ -110,4 +110,22 @@ describe('dependency injection (tsyringe)', () => {
       expect.objectContaining({ code: 'OPTIONS_INVALID' }),
     );
   });
+
+  it('options and ports that are not what they claim are OPTIONS_INVALID when the host is made, not a TypeError later', () => {
+    for (const options of [
+      null,
+      'fast',
+      { storage: 'x' },
+      { storage: {} },
+      { clock: { now: 5 } },
+      { ids: null },
+      { logger: console.log },
+      { goalFacts: {} },
+      { runs: 'fast' },
+      { model: [] },
+    ])
+      expect(() => createAgentContainer(options as never), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
+  });
 });
