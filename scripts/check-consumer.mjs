@@ -70,6 +70,11 @@ import { PostgresStorage } from '@media-agent/sdk/postgres';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { createMcpServer } from '@media-agent/sdk/mcp';
 import { createAgentRouter, toNodeListener } from '@media-agent/sdk/http';
+import { MarkdownMemoryStore, type MemoryProposalSummary } from '@media-agent/sdk/memory';
+import { historyUserKey, type HistoryStore } from '@media-agent/sdk/history';
+import { applyFuzzyPatch, FileSkillStore } from '@media-agent/sdk/skills';
+import { DEFAULT_DECISION_OPTIONS, DecisionError } from '@media-agent/sdk/decisions';
+import { CODE_EXECUTION_DEFAULTS, EXECUTE_CODE_TOOL } from '@media-agent/sdk/code';
 import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
 import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
@@ -100,6 +105,20 @@ export const mcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'a
 export const http = (h: AgentHost) => toNodeListener(createAgentRouter(h, { authenticate: () => 'apikey:consumer' }));
 // @ts-expect-error an MCP actor is an actor string, typed
 export const badMcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'nobody' });
+export const families = (history: HistoryStore) => createAgentHost({
+  memory: { store: new MarkdownMemoryStore('./memory') },
+  history: { store: history },
+  skills: { store: new FileSkillStore({ dataDir: './skills' }) },
+  decisions: { investigateMaxAttempts: DEFAULT_DECISION_OPTIONS.investigateMaxAttempts },
+  runs: { code: { timeoutMs: CODE_EXECUTION_DEFAULTS.timeoutMs } },
+});
+export const familyFacts: { key: string; tool: string; patched: boolean; pending?: MemoryProposalSummary[]; error?: DecisionError } = {
+  key: historyUserKey('alice'),
+  tool: EXECUTE_CODE_TOOL,
+  patched: applyFuzzyPatch({ content: 'a b', oldString: 'a', newString: 'c' }).ok,
+};
+// @ts-expect-error the skill store's options are typed
+export const badSkills = new FileSkillStore({ dataDir: 42 });
 `;
   const cjsDynamic = `
 import type { AgentHost } from '@media-agent/sdk' with { 'resolution-mode': 'import' };

@@ -6,10 +6,15 @@
  * @remarks
  * This entry holds what a host application or a plugin author uses: the host and its options, run
  * events, capabilities, authorization and the ports a host replaces. The rest is in subpath entries:
- * `@media-agent/sdk/models` (model providers, token counting, cost), `@media-agent/sdk/media` (the
- * standard media capabilities), `@media-agent/sdk/storage` (the memory store, records, the ledger),
- * `@media-agent/sdk/sqlite` (SQLite storage) and `@media-agent/sdk/testing` (the scripted model,
- * the sandbox world, the storage conformance suite).
+ * `@media-agent/sdk/models` (model providers, token counting, cost, which models accept images),
+ * `@media-agent/sdk/media` (the standard media capabilities), `@media-agent/sdk/storage` (the memory
+ * store, records, the ledger), `@media-agent/sdk/sqlite` and `@media-agent/sdk/postgres` (SQLite and
+ * PostgreSQL storage), `@media-agent/sdk/memory` (stable memory), `@media-agent/sdk/history` (the
+ * history archive's port and records), `@media-agent/sdk/skills` (the skill store, the fuzzy patch
+ * matcher), `@media-agent/sdk/decisions` (the decision service and its recovery rules),
+ * `@media-agent/sdk/code` (`execute_code` results and limits), `@media-agent/sdk/mcp`,
+ * `@media-agent/sdk/http` and `@media-agent/sdk/testing` (the scripted model, the sandbox world, the
+ * storage conformance suite, task evaluation).
  *
  * @packageDocumentation
  */
@@ -27,50 +32,21 @@ export type {
   RunScope,
   SkillsOptions,
 } from './runtime/agent-options';
+// the stores behind the history, skills and memory options (the rest of each family: `/history`, `/skills`, `/memory`)
+export type { HistoryStore } from './history/history-store';
+export type { SkillStore } from './ports/skill-store';
+export type { MemoryStore } from './ports/memory-store';
+// decisions as a host configures and handles them (the service and its rules: `/decisions`)
 export type {
-  HistoryAppend,
-  HistoryAppendResult,
-  HistoryIndexStatus,
-  HistoryMaintenance,
-  HistoryMaintenanceOptions,
-  HistoryMessageInput,
-  HistoryRole,
-  HistorySessionInput,
-  HistoryStore,
-  SessionSearchResult,
-  SessionSearchScope,
-} from './history/history-store';
-export { HistoryInputError, HistoryStoreError } from './history/errors';
-export { historyUserKey } from './history/user-key';
-export { SESSION_SEARCH_TOOL } from './runtime/tools/session-search';
-export {
-  DecisionService,
-  type DecisionChoice,
-  type DecisionServiceDeps,
-  type DecisionTrigger,
-  type RaiseDecisionInput,
+  DecisionChoice,
+  DecisionTrigger,
+  RaiseDecisionInput,
 } from './runtime/decisions/decision-service';
-export {
-  DEFAULT_DECISION_OPTIONS,
-  type DecisionOptions,
-  type DecisionSubjects,
-  type ResolvedDecisionOptions,
+export type {
+  DecisionOptions,
+  DecisionSubjects,
+  ResolvedDecisionOptions,
 } from './runtime/decisions/decision-settings';
-export { DecisionError } from './runtime/decisions/decision-errors';
-export {
-  AUTO_INVESTIGATED_KINDS,
-  AUTO_INVESTIGATE_ACTOR,
-  AUTO_RECOVER_ACTOR,
-  grantCoversRecovery,
-  investigationBudgets,
-  investigationOf,
-  investigationSkip,
-  recoverPollSec,
-  recoveryAttempts,
-  recoveryCapabilities,
-  recoveryVerdict,
-  type RecoveryAction,
-} from './runtime/decisions/decision-rules';
 export type {
   DecisionRecord,
   DecisionStatus,
@@ -96,18 +72,8 @@ export type { RunChecklist } from './runtime/checklist';
 export type { LoopGuardConfig } from './runtime/guardrails/loop-guard';
 export type { GuardCallKind } from './runtime/guardrails/types';
 export type { ToolResultStoreOptions } from './runtime/context/tool-result-store';
-export {
-  CODE_EXECUTION_DEFAULTS,
-  type CodeExecutionOptions,
-  type ResolvedCodeExecutionOptions,
-} from './runtime/code/code-options';
-export { CodeExecutionError, type CodeErrorCode } from './runtime/code/errors';
-export { EXECUTE_CODE_TOOL, type CodeCellResult } from './runtime/code/code-execution';
-export type { ScriptToolError } from './runtime/code/capability-bridge';
-export type { KernelLossReason } from './runtime/code/kernel-pool';
+export type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './runtime/code/code-options';
 export type { ToolImageOptions } from './runtime/images/image-delivery';
-export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
-export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';
 export type {
   RunMiddleware,
   DriveStartContext,
@@ -163,32 +129,7 @@ export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capab
 // authorization: actors, the authorizer port, approvals, grants, plans, policies
 export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, type ActorRole } from './core/actor';
 export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
-export type {
-  SkillCommand,
-  SkillFileView,
-  SkillManageResult,
-  SkillOperation,
-  SkillReadLog,
-  SkillSource,
-  SkillStore,
-  SkillSummary,
-  SkillWriteContext,
-  SkillWriteMode,
-  SkillWriteOrigin,
-} from './ports/skill-store';
-export { FileSkillStore, type FileSkillStoreOptions } from './skills/file-skill-store';
-export { SkillError, type SkillErrorCode } from './skills/skill-error';
-export { createSkillReadLog } from './skills/skill-read-log';
-export { parseSkillCommand, type ParsedSkillCommand } from './skills/skill-command';
-export {
-  applyFuzzyPatch,
-  type FuzzyPatchOutcome,
-  type FuzzyPatchRefusal,
-  type FuzzyPatchRequest,
-} from './skills/fuzzy-patch';
-export { FUZZY_STRATEGIES, type FuzzyStrategy } from './skills/fuzzy-strategies';
-export type { SkillOwnership } from './skills/skill-ownership';
-export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
+// the background learning review (the skill store and its tools: `/skills`)
 export {
   runLearningReview,
   type LearningReviewOptions,
@@ -227,25 +168,6 @@ export type { AutomationSettings } from './authorization/evaluate';
 // the storage port (implementations: `@media-agent/sdk/storage` and `@media-agent/sdk/sqlite`)
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';
 
-// Stable memory (the `memory` option, `host.memory`)
-export {
-  MarkdownMemoryStore,
-  MemoryError,
-  MemoryService,
-  MEMORY_BUDGETS,
-  type MemoryErrorCode,
-  type MemoryOptions,
-  type MemoryOperation,
-  type MemoryProposal,
-  type MemoryProposalSummary,
-  type MemoryRole,
-  type MemoryServiceDeps,
-  type MemoryStagedResult,
-  type MemoryApproveResult,
-  type MemoryWriteOptions,
-  type MemoryWriteResult,
-  type MemoryTarget,
-  type SearchMemoryEntry,
-  type SearchMemoryResult,
-} from './memory/index';
-export type { MemoryStore, MemoryScope, MemoryFileInfo } from './ports/memory-store';
+// stable memory: the `memory` option and `host.memory` (the store, proposals and results: `/memory`)
+export { MemoryService } from './memory/memory-service';
+export type { MemoryOptions } from './memory/memory-options';

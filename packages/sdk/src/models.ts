@@ -1,6 +1,7 @@
 /**
  * `@media-agent/sdk/models`: the model provider port, the Anthropic and OpenAI-compatible
- * providers, token counting and cost.
+ * providers, token counting and cost, and images in model messages (the accepted types and sizes,
+ * which models accept them).
  *
  * @remarks
  * A host usually passes a {@link ModelProviderConfig} as `createAgentHost({ model: { provider } })`;
@@ -68,3 +69,5 @@ export {
   type ProviderSchemaProblem,
   type ProviderSchemaRewrite,
 } from './capabilities/provider-schema';
+export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
+export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DecisionRecord } from '../../src/index';
 import {
   grantCoversRecovery,
   investigationBudgets,
@@ -7,8 +8,7 @@ import {
   recoveryAttempts,
   recoveryCapabilities,
   recoveryVerdict,
-  type DecisionRecord,
-} from '../../src/index';
+} from '../../src/decisions';
 import type { GrantRecord } from '../../src/storage';
 import type { GoalFactsSnapshot } from '../../src/testing';
 

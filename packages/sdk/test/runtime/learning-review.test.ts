@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
-  FileSkillStore,
   ManualClock,
   SequentialIdGenerator,
   type AgentHost,
   type LearningReviewResult,
 } from '../../src/index';
+import { FileSkillStore } from '../../src/skills';
 import { learningReviewMiddleware } from '../../src/runtime/middleware/learning-review';
 import { MemoryStorage } from '../../src/storage';
 import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';

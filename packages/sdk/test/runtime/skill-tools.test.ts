@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
-  FileSkillStore,
   ManualClock,
   SequentialIdGenerator,
   type AgentHost,
   type RunEvent,
 } from '../../src/index';
+import { FileSkillStore } from '../../src/skills';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript, listRunEvents, waitForRunStatus } from '../../src/testing';
 

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MarkdownMemoryStore, MemoryService, memoryReviewHook, SKILL_MODEL_TOOLS, SystemClock } from '../../src/index';
+import { MemoryService, memoryReviewHook, SystemClock } from '../../src/index';
+import { MarkdownMemoryStore } from '../../src/memory';
+import { SKILL_MODEL_TOOLS } from '../../src/skills';
 import type { ModelMessage, ModelTool } from '../../src/models/types';
 import { runLearningReview } from '../../src/skills/review-run';
 import {

@@ -1,0 +1,48 @@
+/**
+ * `@media-agent/sdk/skills`: personal skills below the host — the file store, the `SkillStore` port a
+ * store of your own implements and the records it takes and returns, the fuzzy patch matcher, the
+ * `/skills` command parser, ownership, the skill tools' names and schemas, and the `SKILL_*` error class.
+ *
+ * @remarks
+ * A host turns personal skills on with `createAgentHost({ skills: { dataDir } })` (`SkillsOptions`,
+ * in the root entry); this entry is for code that builds the store itself (to share it with the
+ * learning review, or to seed skills), writes another store, or patches text the way `skill_manage` does.
+ * The background learning review (`learningReviewMiddleware`, `runLearningReview`) is in the root entry.
+ *
+ * @example
+ * ```ts
+ * import { createAgentHost } from '@media-agent/sdk';
+ * import { FileSkillStore } from '@media-agent/sdk/skills';
+ *
+ * const store = new FileSkillStore({ dataDir: './agent-data', publicDir: './public-skills' });
+ * const host = createAgentHost({ skills: { store } });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export type {
+  SkillCommand,
+  SkillFileView,
+  SkillManageResult,
+  SkillOperation,
+  SkillReadLog,
+  SkillSource,
+  SkillStore,
+  SkillSummary,
+  SkillWriteContext,
+  SkillWriteMode,
+  SkillWriteOrigin,
+} from './ports/skill-store';
+export { FileSkillStore, type FileSkillStoreOptions } from './skills/file-skill-store';
+export { SkillError, type SkillErrorCode } from './skills/skill-error';
+export { createSkillReadLog } from './skills/skill-read-log';
+export { parseSkillCommand, type ParsedSkillCommand } from './skills/skill-command';
+export {
+  applyFuzzyPatch,
+  type FuzzyPatchOutcome,
+  type FuzzyPatchRefusal,
+  type FuzzyPatchRequest,
+} from './skills/fuzzy-patch';
+export { FUZZY_STRATEGIES, type FuzzyStrategy } from './skills/fuzzy-strategies';
+export type { SkillOwnership } from './skills/skill-ownership';
+export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
