@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentHost } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { ScriptedProvider } from '@media-agent/sdk/testing';
@@ -14,8 +14,12 @@ import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { defaultDataDir, grantStatus, normalizeHostUrl, parseCommand, parseModel, titleOfGoal, USAGE } from './main';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+// The tests that run the CLI run concurrently within their describe block (each has its own data
+// directory, simulator and working directory): most of their time is spent waiting for the simulated
+// downloads and the child processes, not computing. Their blocks allow 60 s per test, as several share
+// the CPU. The temporary directories go when the file ends, not after each test.
 const dirs: string[] = [];
-afterEach(() => {
+afterAll(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const tempDir = (prefix = 'mp-cli-') => {
@@ -137,9 +141,9 @@ const startSim = async (downloadMs = 1_000) => {
   return sim;
 };
 
-describe('moviepilot-cli (real child process, simulator in-process, scripted model)', () => {
+describe('moviepilot-cli (real child process, simulator in-process, scripted model)', { timeout: 60_000 }, () => {
   for (const generation of ['v3', 'v2'] as const) {
-    it(`run --simulate ${generation} with --grant download.submit adds the film and exits 0 with a verified succeeded report`, async () => {
+    it.concurrent(`run --simulate ${generation} with --grant download.submit adds the film and exits 0 with a verified succeeded report`, async () => {
       const r = await cli([
         'run',
         '--simulate',
@@ -165,7 +169,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     });
   }
 
-  it('run --simulate v3 exactly as the issue writes it (no TTY, no --grant): the simulated administrator approves and the exit code is 0', async () => {
+  it.concurrent('run --simulate v3 exactly as the issue writes it (no TTY, no --grant): the simulated administrator approves and the exit code is 0', async () => {
     const r = await cli(['run', '--simulate', 'v3', 'add Dune: Part Two to my library']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/payload hash [0-9a-f]{64}/);
@@ -173,7 +177,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     expect(r.stdout).toContain('SUCCEEDED');
   });
 
-  it('against a real host URL, without a TTY and without --grant the approval is shown (plan, payload hash), denied, and the exit code is 1', async () => {
+  it.concurrent('against a real host URL, without a TTY and without --grant the approval is shown (plan, payload hash), denied, and the exit code is 1', async () => {
     const sim = new MoviePilotV3Simulator({
       autoTransfer: true,
       durations: { queuedMs: 200, downloadMs: 1_000, transferMs: 200 },
@@ -204,7 +208,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     }
   });
 
-  it('--host v3 --url with --user/--password (JWT login) against a MoviePilot 3.x the test started: verified succeeded, exit 0, the password never printed', async () => {
+  it.concurrent('--host v3 --url with --user/--password (JWT login) against a MoviePilot 3.x the test started: verified succeeded, exit 0, the password never printed', async () => {
     const sim = new MoviePilotV3Simulator({
       autoTransfer: true,
       durations: { queuedMs: 200, downloadMs: 1_000, transferMs: 200 },
@@ -237,7 +241,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     }
   });
 
-  it('an unknown flag exits 2 with the usage text', async () => {
+  it.concurrent('an unknown flag exits 2 with the usage text', async () => {
     const r = await cli(['run', '--simulate', 'v3', '--frobnicate', 'add Dune: Part Two']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Unknown option '--frobnicate'");
@@ -245,7 +249,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
     expect(r.stdout).toBe('');
   });
 
-  it('--help prints the usage and exits 0', async () => {
+  it.concurrent('--help prints the usage and exits 0', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--simulate v2|v3');
@@ -253,7 +257,7 @@ describe('moviepilot-cli (real child process, simulator in-process, scripted mod
 });
 
 describe('moviepilot-cli grants are bound to their run (real child process)', () => {
-  it('--grant prints the grant (id, action, expiry = start + --timeout + 60 s) and the call it authorizes, revokes it when the run ends, and a second run without --grant asks, is denied and submits nothing', {
+  it.concurrent('--grant prints the grant (id, action, expiry = start + --timeout + 60 s) and the call it authorizes, revokes it when the run ends, and a second run without --grant asks, is denied and submits nothing', {
     timeout: 90_000,
   }, async () => {
     const sim = await startSim();
@@ -301,7 +305,7 @@ describe('moviepilot-cli grants are bound to their run (real child process)', ()
     }
   });
 
-  it("grants an earlier run left active (a killed CLI: an unexpired tagged grant, an older CLI's grant without expiry) are revoked and its unfinished run cancelled before the next run starts, which then does not submit without approval", {
+  it.concurrent("grants an earlier run left active (a killed CLI: an unexpired tagged grant, an older CLI's grant without expiry) are revoked and its unfinished run cancelled before the next run starts, which then does not submit without approval", {
     timeout: 60_000,
   }, async () => {
     const sim = await startSim();
@@ -357,7 +361,7 @@ describe('moviepilot-cli grants are bound to their run (real child process)', ()
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    it(`${signal} while the run waits for the import: the grant is revoked, the run cancelled, exit code ${code}`, {
+    it.concurrent(`${signal} while the run waits for the import: the grant is revoked, the run cancelled, exit code ${code}`, {
       timeout: 60_000,
     }, async () => {
       const sim = await startSim(3_600_000); // the download never finishes while the test runs: the run stays waiting
@@ -388,7 +392,7 @@ describe('moviepilot-cli grants are bound to their run (real child process)', ()
     });
   }
 
-  it('grants list / grants revoke ID: list shows id, action, status, expiry, creator; revoke as user:admin; an unknown id exits 2 with GRANT_NOT_FOUND', {
+  it.concurrent('grants list / grants revoke ID: list shows id, action, status, expiry, creator; revoke as user:admin; an unknown id exits 2 with GRANT_NOT_FOUND', {
     timeout: 60_000,
   }, async () => {
     const dataDir = tempDir();
@@ -428,7 +432,7 @@ describe('moviepilot-cli grants are bound to their run (real child process)', ()
 });
 
 describe('moviepilot-cli data directories (real child process)', () => {
-  it('--simulate v3 and --simulate v2 use their own default data directories (a grant made in one is not in the other); two --url values get two directories; --data-dir wins', {
+  it.concurrent('--simulate v3 and --simulate v2 use their own default data directories (a grant made in one is not in the other); two --url values get two directories; --data-dir wins', {
     timeout: 90_000,
   }, async () => {
     const cwd = tempDir('mp-cli-cwd-');
@@ -462,7 +466,7 @@ describe('moviepilot-cli data directories (real child process)', () => {
     expect(c.stdout).toContain(`data directory: ${explicit}\nno grants`);
   });
 
-  it('grants needs a data directory selection and a grant id; --help documents the data directories, the grants commands and the exit codes', async () => {
+  it.concurrent('grants needs a data directory selection and a grant id; --help documents the data directories, the grants commands and the exit codes', async () => {
     const none = await cli(['grants', 'list'], { dataDir: false });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('"grants" needs the data directory');
@@ -687,7 +691,9 @@ describe('moviepilot-cli argument parsing', () => {
   });
 });
 
-describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mode: per-route security as the real server)', () => {
+describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mode: per-route security as the real server)', {
+  timeout: 60_000,
+}, () => {
   const durations = { queuedMs: 200, downloadMs: 1_000, transferMs: 200 };
   const goal = 'add Dune: Part Two to my library';
   const withSim = async (
@@ -703,7 +709,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     }
   };
 
-  it('with the API token only: refused before any request with the fix (add --user/--password), exit 1, no template error', async () => {
+  it.concurrent('with the API token only: refused before any request with the fix (add --user/--password), exit 1, no template error', async () => {
     await withSim(async (sim) => {
       const r = await cli([
         'run',
@@ -726,7 +732,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     });
   });
 
-  it.each([
+  it.concurrent.each([
     ['a login only', (_sim: MoviePilotV2Simulator) => ['--user', 'admin', '--password', 'password'] as string[]],
     [
       'a login and the API token',
@@ -759,7 +765,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     },
   );
 
-  it('a title the host does not find: a clear NOT FOUND outcome, exit 1, nothing downloaded, no template error', {
+  it.concurrent('a title the host does not find: a clear NOT FOUND outcome, exit 1, nothing downloaded, no template error', {
     timeout: 60_000,
   }, async () => {
     await withSim(async (sim) => {
@@ -784,7 +790,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     });
   });
 
-  it('a host that cannot reach TMDB: the CLI says so and the title is not found because of it', {
+  it.concurrent('a host that cannot reach TMDB: the CLI says so and the title is not found because of it', {
     timeout: 60_000,
   }, async () => {
     await withSim(
@@ -809,6 +815,7 @@ describe('moviepilot-cli on a MoviePilot v2.5.6 host (the simulator in v2.5.6 mo
     );
   });
 
+  // Not concurrent: the port it frees must not be taken by a simulator another test of this block starts meanwhile.
   it('an offline host: error HOST_UNREACHABLE with what to check, exit 1', async () => {
     const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
     const url = await sim.start();
@@ -827,11 +834,11 @@ describe('the README and --help agree', () => {
   });
 });
 
-describe('start-up: an unreachable host or refused credentials end the CLI with one line', () => {
+describe('start-up: an unreachable host or refused credentials end the CLI with one line', { timeout: 60_000 }, () => {
   /** Everything the CLI printed, as lines. */
   const lines = (r: { stdout: string; stderr: string }) => `${r.stdout}${r.stderr}`.split('\n').filter((l) => l !== '');
 
-  it.each(['v2', 'v3'])(
+  it.concurrent.each(['v2', 'v3'])(
     '--host %s --url http://127.0.0.1:9 (nothing listens): exit 1, one line HOST_UNREACHABLE naming the URL',
     async (gen) => {
       const r = await cli(['run', '--host', gen, '--url', 'http://127.0.0.1:9', '--api-key', 'k', 'add Heat']);
@@ -844,7 +851,7 @@ describe('start-up: an unreachable host or refused credentials end the CLI with 
     },
   );
 
-  it('--host v3 with a wrong API key: exit 1, one line HOST_AUTH_FAILED, and nothing but the check reached the host', async () => {
+  it.concurrent('--host v3 with a wrong API key: exit 1, one line HOST_AUTH_FAILED, and nothing but the check reached the host', async () => {
     const sim = new MoviePilotV3Simulator();
     await sim.start();
     try {
@@ -858,7 +865,7 @@ describe('start-up: an unreachable host or refused credentials end the CLI with 
     }
   });
 
-  it("--host v2 with a wrong API key (a 2.x host whose routes accept it): exit 1, one line HOST_AUTH_FAILED from the host's 401", async () => {
+  it.concurrent("--host v2 with a wrong API key (a 2.x host whose routes accept it): exit 1, one line HOST_AUTH_FAILED from the host's 401", async () => {
     const sim = new MoviePilotV2Simulator({ contract: 'newer' });
     await sim.start();
     try {
@@ -877,7 +884,7 @@ describe('start-up: an unreachable host or refused credentials end the CLI with 
     }
   });
 
-  it('--host v2 with a wrong password: exit 1, one line HOST_AUTH_FAILED, and the login was sent once', async () => {
+  it.concurrent('--host v2 with a wrong password: exit 1, one line HOST_AUTH_FAILED, and the login was sent once', async () => {
     const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
     await sim.start();
     try {
