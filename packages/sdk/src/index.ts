@@ -22,6 +22,7 @@ export type { AgentHost, StartReport } from './runtime/agent-host';
 export type {
   AgentOptions,
   HistoryOptions,
+  ModelOptions,
   ResolvedAgentOptions,
   RunOptions,
   RunScope,
@@ -195,6 +196,8 @@ export {
   type LearningReviewResult,
   type MemoryReviewHook,
   type ReviewCallRecord,
+  type ReviewCompactor,
+  type ReviewUsage,
 } from './skills/review-run';
 export {
   countModelResponse,
@@ -206,14 +209,16 @@ export {
   type LearningCounters,
   type ReviewDecision,
   type TurnEnd,
+  unconstrainedTools,
 } from './skills/review-triggers';
 export { reviewPrompt } from './skills/review-prompts';
-export {
-  learningReviewMiddleware,
-  memoryReviewHook,
-  type LearningReviewMiddleware,
-  type LearningReviewMiddlewareOptions,
-} from './runtime/middleware/learning-review';
+export type {
+  LearningOptions,
+  LearningReviewDue,
+  LearningReviewReport,
+  ResolvedLearningOptions,
+} from './runtime/learning/learning-options';
+export type { LearningReviewsHandle } from './runtime/learning/learning-reviews';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

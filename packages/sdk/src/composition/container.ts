@@ -42,6 +42,8 @@ import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
 import { FileSkillStore } from '../skills/file-skill-store';
+import { resolveLearningOptions } from '../runtime/learning/learning-options';
+import { LearningReviews } from '../runtime/learning/learning-reviews';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 
@@ -155,11 +157,35 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
       option: 'identity',
     });
+  const thinking = options.model?.thinking;
+  if (thinking !== undefined && !['off', 'low', 'medium', 'high'].includes(thinking as string))
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option model.thinking must be off, low, medium or high; got ${String(thinking)}`,
+      { option: 'model.thinking' },
+    );
+  const temperature = options.model?.temperature;
+  if (
+    temperature !== undefined &&
+    !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option model.temperature must be a number from 0 to 2; got ${String(temperature)}`,
+      { option: 'model.temperature' },
+    );
   return {
     ...limits,
     decisions: resolveDecisionOptions(options.decisions),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
+    thinking,
+    temperature,
+    learning: resolveLearningOptions(
+      options.learning,
+      options.skills !== undefined || options.memory !== undefined,
+      r.contextWindowTokens,
+    ),
     tracing: options.tracing,
     history: options.history,
     runs: {
@@ -341,7 +367,9 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const code = resolved.runs.code
     ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: (actor) => identity.roleOf(actor) })
     : undefined;
+  const learning = resolved.learning ? { settings: resolved.learning, reviews: new LearningReviews() } : undefined;
   const driver = new RunDriver({
+    ...(learning ? { learning } : {}),
     results,
     images: new ImageDelivery(resolved.runs.images, resolved.model),
     ...(code ? { code } : {}),
@@ -425,6 +453,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     bus,
     decisions,
     memory: memory ?? undefined,
+    ...(learning ? { learning: { reviews: learning.reviews, cancelWaitMs: learning.settings.cancelWaitMs } } : {}),
     ...(code ? { onStop: () => code.close() } : {}),
   });
 }
@@ -463,6 +492,8 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
   return {
     model: resolved.model,
     maxTokens: resolved.maxTokens,
+    thinking: resolved.thinking,
+    temperature: resolved.temperature,
     systemPrompt: resolved.runs.systemPrompt,
     daily: resolved.runs.daily,
     goalPollSec: resolved.runs.goalPollSec,

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MarkdownMemoryStore, MemoryService, memoryReviewHook, SKILL_MODEL_TOOLS, SystemClock } from '../../src/index';
+import { MarkdownMemoryStore, MemoryService, SKILL_MODEL_TOOLS, SystemClock } from '../../src/index';
+import { memoryReviewHook } from '../../src/runtime/middleware/learning-review';
 import type { ModelMessage, ModelTool } from '../../src/models/types';
 import { runLearningReview } from '../../src/skills/review-run';
 import {
@@ -134,9 +135,7 @@ function review(script: FakeScript, extra: Partial<Parameters<typeof runLearning
     provider,
     run: runLearningReview({
       provider,
-      model: 'scripted',
-      messages: conversation,
-      tools,
+      request: { model: 'scripted', messages: conversation, tools },
       due: { memory: false, skills: true },
       store,
       userId: 'alice',
@@ -174,7 +173,7 @@ describe('a learning review run', () => {
         ],
         finalText: 'Nothing more to save.',
       },
-      { onDenied: (tool) => denied.push(tool), origin: { sessionId: 'chat-1', messageIds: ['m1'] } },
+      { onDenied: (tool) => void denied.push(tool), origin: { sessionId: 'chat-1', messageIds: ['m1'] } },
     );
     const result = await run;
     expect(result).toMatchObject({ ended: 'done', modelCalls: 3, writes: 1 });
@@ -245,8 +244,12 @@ describe('a learning review run', () => {
     );
     expect(await run).toMatchObject({ ended: 'done', writes: 1 });
     expect(seen).toEqual([['alice', { action: 'add', content: 'prefers SRT subtitles' }]]);
-    const tiny = review({ finalText: 'x' }, { contextWindowTokens: 100 });
-    expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 0 });
+    // A window of 100 tokens: the budget is 75 input tokens, spent by the first call.
+    const tiny = review(
+      { steps: [{ toolCalls: [{ capability: 'skills_list', input: {} }] }], finalText: 'x' },
+      { contextWindowTokens: 100 },
+    );
+    expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 1 });
   });
 
   it('writes memory adds through the host memory and stages a replace or remove for the person to approve', async () => {

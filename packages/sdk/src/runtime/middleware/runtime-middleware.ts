@@ -11,6 +11,7 @@ import { repeatedResultsMiddleware } from './repeated-results';
 import { resultSpillMiddleware } from './result-spill';
 import { codeExecutionMiddleware } from './code-execution';
 import { toolImagesMiddleware } from './tool-images';
+import { learningReviewMiddleware } from './learning-review';
 import { RUNTIME_MIDDLEWARE_NAMES, type RunMiddleware, type RunMiddlewareHook } from './run-middleware';
 import { TOOL_DISCOVERY_STATE_KEY, toolDiscoveryMiddleware } from './tool-discovery';
 
@@ -56,7 +57,8 @@ export function validateRunMiddleware(middleware: unknown): asserts middleware i
 
 /**
  * The middleware of a driver, in order: compaction (when the threshold is above 0), tool discovery
- * (when `maxTools` is above 0), repeated results, result spill, the loop guard, then `deps.middleware`.
+ * (when `maxTools` is above 0), repeated results, result spill, code execution, background learning
+ * reviews (when on), the loop guard, then `deps.middleware`.
  * @throws `OPTIONS_INVALID` for invalid host middleware
  */
 export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
@@ -128,6 +130,23 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
   entries.push(own(repeatedResultsMiddleware()));
   entries.push(own(resultSpillMiddleware(deps.results)));
   if (deps.code) entries.push(own(codeExecutionMiddleware(deps.code)));
+  if (deps.learning)
+    entries.push(
+      own(
+        learningReviewMiddleware({
+          ...deps.learning,
+          provider,
+          counter,
+          storage,
+          capabilities: deps.capabilities,
+          clock: deps.clock,
+          ids: deps.ids,
+          logger: deps.logger,
+          skills: deps.skills,
+          memory: deps.memory,
+        }),
+      ),
+    );
   entries.push({
     middleware: loopGuardMiddleware(settings.loopGuard),
     stateKey: 'guard',
