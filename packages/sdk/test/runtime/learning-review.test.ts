@@ -9,6 +9,7 @@ import {
   defineCapability,
   FileSkillStore,
   ManualClock,
+  RandomIdGenerator,
   SequentialIdGenerator,
   type AgentHost,
   type AgentOptions,
@@ -18,6 +19,8 @@ import {
 } from '../../src/index';
 import type { ModelEvent, ModelRequest } from '../../src/models/types';
 import { MemoryStorage } from '../../src/storage';
+import { SqliteStorage } from '../../src/sqlite';
+import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
 
 const hosts: AgentHost[] = [];
@@ -42,14 +45,16 @@ async function start(
     provider?: (scripted: ScriptedProvider) => ModelProvider;
     extra?: Partial<AgentOptions>;
     middleware?: RunMiddleware[];
+    storage?: StorageAdapter;
+    dir?: string;
   } = {},
 ) {
-  const dir = tmp();
+  const dir = options.dir ?? tmp();
   const scripted = new ScriptedProvider({ scripts, delayMs: options.delayMs ?? 0 });
   const provider = options.provider ? options.provider(scripted) : scripted;
   const reports: LearningReviewReport[] = [];
   const jobs: string[] = [];
-  const storage = new MemoryStorage();
+  const storage = options.storage ?? new MemoryStorage();
   const host = createAgentHost({
     storage,
     clock: new ManualClock(Date.UTC(2026, 10, 30, 12)),
@@ -58,7 +63,7 @@ async function start(
     model: { provider, model: 'scripted', thinking: 'low', temperature: 0.2 },
     skills: { dataDir: join(dir, 'learning') },
     ...(options.memory ? { memory: { dataDir: join(dir, 'memory') } } : {}),
-    learning: { onReview: (r) => reports.push(r) },
+    learning: { onReview: (r) => reports.push(r), ...options.extra?.learning },
     runs: {
       pollMs: 5,
       leaseMs: 60_000,
@@ -142,6 +147,38 @@ describe('background learning reviews of a host with skills and memory', () => {
       [run.id, 'alice', { memory: true, skills: false }, 'done'],
     ]);
     expect(await host.memory!.currentEntries('user:alice', 'user')).toEqual(['Answers in English']);
+  });
+
+  it('counts the user turns a conversation had before reviews were on', async () => {
+    const dir = tmp();
+    const file = join(dir, 'agent.db');
+    const scripts = [
+      learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+      { match: 'hello', finalText: 'hi' },
+    ];
+    const before = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { learning: { review: false } },
+    });
+    expect(before.host.learning).toBeUndefined();
+    const run = await before.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(before.host, run.id, ['succeeded']);
+    for (let turn = 2; turn <= 9; turn++) {
+      await before.host.appendToInbox(run.id, `hello ${turn}`, 'user:alice');
+      await waitForRunStatus(before.host, run.id, ['succeeded']);
+    }
+    await before.host.stop();
+    hosts.splice(hosts.indexOf(before.host), 1);
+    const after = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { ids: new RandomIdGenerator() },
+    });
+    await talk(after.host, run.id, 10, 10);
+    expect(after.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
   });
 
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {

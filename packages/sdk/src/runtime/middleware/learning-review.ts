@@ -8,7 +8,8 @@ import type { JsonValue } from '../../core/records';
 import type { RunUsage } from '../../core/run-records';
 import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
-import type { AssistantMessage, ModelProvider, ModelRequest } from '../../models/types';
+import type { AssistantMessage, ModelMessage, ModelProvider, ModelRequest } from '../../models/types';
+import { isSummaryMessage } from '../context/compaction';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
@@ -101,6 +102,15 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
     state.set(kept as unknown as JsonValue);
   };
 
+  const restoredCounters = async (runId: string) => {
+    const stored = await storage.messages.list(runId);
+    const genuine = stored.filter((r) => {
+      const m = r.message as { role?: unknown } | null;
+      return m?.role === 'user' && !isSummaryMessage(m as ModelMessage);
+    });
+    return initialCounters(genuine.length);
+  };
+
   /** Adds a finished review's usage to its run: now when no drive holds the run, else at its next drive. */
   const attribute = async (runId: string, usage: ReviewUsage) => {
     if (usage.modelCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return;
@@ -141,10 +151,13 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       // A review that saved its usage after this drive loaded the run: the drive's own writes would drop it.
       if (saved && sameUsage(ctx.usage, saved.before)) ctx.chargeUsage(saved.delta);
       if (owed) ctx.chargeUsage(owed);
-      let c = cleared.get(ctx.run.id) ?? counters(ctx.state);
+      const fresh = ctx.state.get() === undefined;
+      // A conversation that already has turns but no counters (stored before reviews were on): start from
+      // its genuine user messages so far.
+      let c =
+        cleared.get(ctx.run.id) ?? (fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state));
       cleared.delete(ctx.run.id);
-      const firstDrive = ctx.state.get() === undefined;
-      if (firstDrive || ctx.woken) c = countUserTurn(c);
+      if (fresh || ctx.woken) c = countUserTurn(c);
       save(ctx.run.id, ctx.state, c);
     },
     afterModelTurn(ctx) {

@@ -1,5 +1,6 @@
 // The middleware a run driver runs: the runtime's own (from its settings), then the host's.
 import { MediaAgentError } from '../../core/errors';
+import { costOf, priceFor } from '../../models/cost';
 import { summaryRequestMessages, type PinnedFacts } from '../context/compaction';
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';
@@ -99,14 +100,26 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
             };
           },
           // Summaries are written by the model; compaction falls back to a deterministic digest when this throws.
-          summarize: async (older, signal) => {
+          summarize: async (older, signal, charge) => {
             let text = '';
-            for await (const event of provider.stream(
-              { model: settings.model, messages: summaryRequestMessages(older) },
-              signal,
-            )) {
-              if (event.type === 'text_delta') text += event.text;
-              if (event.type === 'error') throw event.error;
+            const price = priceFor(settings.model);
+            const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+            try {
+              for await (const event of provider.stream(
+                { model: settings.model, messages: summaryRequestMessages(older) },
+                signal,
+              )) {
+                if (event.type === 'text_delta') text += event.text;
+                else if (event.type === 'usage') {
+                  usage.inputTokens += event.usage.inputTokens;
+                  usage.outputTokens += event.usage.outputTokens;
+                  usage.cacheReadTokens += event.usage.cacheReadTokens;
+                  usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+                } else if (event.type === 'error') throw event.error;
+              }
+            } finally {
+              // The summary call is the run's: its usage counts against the run's budgets.
+              charge({ modelCalls: 1, ...usage, costUsd: price ? costOf(usage, price) : 0 });
             }
             return text;
           },
