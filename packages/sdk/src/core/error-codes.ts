@@ -201,6 +201,8 @@ export const ERROR_CODES = {
   // MCP (`@media-agent/sdk/mcp`)
   MCP_UNAUTHENTICATED:
     "The host's authentication hook resolved no actor for an MCP request (it threw or gave no valid actor); nothing ran.",
+  MCP_IDEMPOTENCY_KEY_INVALID:
+    'A `tools/call` carried `_meta["media-agent/idempotency-key"]` that is not 1–128 characters of `A–Z a–z 0–9 . _ : ~ -`; nothing was run.',
   MCP_OPTIONS_INVALID:
     'Options of an MCP server or of `registerMcpServer` are invalid (a server name that is not one id word, a read-only tool the server does not list …).',
   MCP_TOOL_NAME_INVALID:
