@@ -164,6 +164,8 @@ export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capab
 // authorization: actors, the authorizer port, approvals, grants, plans, policies
 export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, type ActorRole } from './core/actor';
 export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
+export { IDENTITY_TIMEOUT_MS } from './authorization/identity-deadline';
+export { AUTHENTICATE_TIMEOUT_MS } from './core/deadline';
 export type {
   SkillCommand,
   SkillFileView,

@@ -44,6 +44,7 @@ import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware'
 import { FileSkillStore } from '../skills/file-skill-store';
 import { resolveLearningOptions } from '../runtime/learning/learning-options';
 import { LearningReviews } from '../runtime/learning/learning-reviews';
+import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/identity-deadline';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 
@@ -237,7 +238,23 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
   c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
   c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
-  c.register(Tokens.Identity, { useValue: options.identity ?? DEFAULT_IDENTITY_RESOLVER });
+  // The host's resolver is bounded: one that never answers counts as `user` after IDENTITY_TIMEOUT_MS.
+  c.register(
+    Tokens.Identity,
+    single((d) =>
+      options.identity
+        ? withIdentityDeadline(options.identity, IDENTITY_TIMEOUT_MS, (actor) =>
+            resolvePort(d, Tokens.Logger).warn(
+              'the identity resolver did not answer in time; the actor counts as user',
+              {
+                actor,
+                timeoutMs: IDENTITY_TIMEOUT_MS,
+              },
+            ),
+          )
+        : DEFAULT_IDENTITY_RESOLVER,
+    ),
+  );
   c.register(
     Tokens.Authorizer,
     single(() => new PolicyAuthorizer()),

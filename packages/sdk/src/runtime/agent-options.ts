@@ -79,7 +79,8 @@ export interface AgentOptions {
   goalFacts?: GoalFacts;
   /**
    * Who is an administrator: deciding approvals, changing grants and automation settings, admin-only
-   * capabilities and other users' runs need role `admin`. Key users by a stable id (`user:<id>`).
+   * capabilities and other users' runs need role `admin`. Key users by a stable id (`user:<id>`). An answer
+   * that takes longer than `IDENTITY_TIMEOUT_MS` (5 000 ms) counts as `user`, with a warning logged.
    * @defaultValue {@link DEFAULT_IDENTITY_RESOLVER}: every `user:*` actor is an administrator
    */
   identity?: IdentityResolver;

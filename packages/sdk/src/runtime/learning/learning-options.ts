@@ -102,8 +102,7 @@ export function resolveLearningOptions(
   const o = options ?? {};
   if (o.review !== undefined && typeof o.review !== 'boolean') throw invalid('review', 'a boolean', o.review);
   if (o.prompt !== undefined && typeof o.prompt !== 'function') throw invalid('prompt', 'a function', o.prompt);
-  if (o.onReview !== undefined && typeof o.onReview !== 'function')
-    throw invalid('onReview', 'a function', o.onReview);
+  if (o.onReview !== undefined && typeof o.onReview !== 'function') throw invalid('onReview', 'a function', o.onReview);
   const maxModelCalls = o.maxModelCalls ?? 16;
   if (!(Number.isInteger(maxModelCalls) && maxModelCalls >= 1 && maxModelCalls <= 16))
     throw invalid('maxModelCalls', 'an integer from 1 to 16', maxModelCalls);
