@@ -237,25 +237,30 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     let reported = false;
     let failed = false;
     const failures = new Map<string, string>();
-    for await (const event of provider.stream(request, signal)) {
-      if (event.type === 'text_delta') text += event.text;
-      else if (event.type === 'tool_call_end') {
-        // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
-        // arguments that fail their schema are answered with the failure.
-        const input = event.ok
-          ? event.input
-          : event.failure.code === 'TOOL_UNKNOWN'
-            ? parseArgs(event.rawArguments)
-            : undefined;
-        parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
-        if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
-      } else if (event.type === 'usage') {
-        reported = true;
-        usage.inputTokens += event.usage.inputTokens;
-        usage.outputTokens += event.usage.outputTokens;
-        usage.cacheReadTokens += event.usage.cacheReadTokens;
-        usage.cacheWriteTokens += event.usage.cacheWriteTokens;
-      } else if (event.type === 'error') failed = true;
+    try {
+      for await (const event of provider.stream(request, signal)) {
+        if (event.type === 'text_delta') text += event.text;
+        else if (event.type === 'tool_call_end') {
+          // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
+          // arguments that fail their schema are answered with the failure.
+          const input = event.ok
+            ? event.input
+            : event.failure.code === 'TOOL_UNKNOWN'
+              ? parseArgs(event.rawArguments)
+              : undefined;
+          parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
+          if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
+        } else if (event.type === 'usage') {
+          reported = true;
+          usage.inputTokens += event.usage.inputTokens;
+          usage.outputTokens += event.usage.outputTokens;
+          usage.cacheReadTokens += event.usage.cacheReadTokens;
+          usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+        } else if (event.type === 'error') failed = true;
+      }
+    } catch {
+      // A provider that throws instead of reporting an error event: the call failed.
+      failed = true;
     }
     if (!reported) usage.inputTokens = count(request);
     inputTokens += usage.inputTokens;

@@ -194,6 +194,25 @@ describe('a learning review run', () => {
     expect(result.inputTokens).toBeGreaterThan(0);
   });
 
+  it('a provider that throws mid-stream ends the review as model_error, with the estimated usage of that call', async () => {
+    const provider = {
+      id: 'broken',
+      // biome-ignore lint/correctness/useYield: the stream fails before its first event
+      async *stream(): AsyncIterable<never> {
+        throw new Error('socket hang up');
+      },
+    };
+    const result = await runLearningReview({
+      provider,
+      request: { model: 'scripted', messages: conversation, tools },
+      due: { memory: false, skills: true },
+      store,
+      userId: 'alice',
+    });
+    expect(result).toMatchObject({ ended: 'model_error', modelCalls: 1, writes: 0 });
+    expect(result.inputTokens).toBeGreaterThan(0);
+  });
+
   it('refuses a write attempted after new input cancelled the review and leaves the files unchanged', async () => {
     const before = readFileSync(join(store.libraryOf('alice'), 'subtitles', 'SKILL.md'));
     const controller = new AbortController();
