@@ -461,4 +461,29 @@ describe('background learning reviews of a host with skills and memory', () => {
     for (const r of after) expect(JSON.stringify(r.messages)).toContain('background review');
     expect(result.ended).toBe('done');
   });
+
+  it('refuses bad learning options when the host is made, and is off without skills and memory', () => {
+    const bad: unknown[] = [
+      'yes',
+      { review: 'no' },
+      { maxModelCalls: 0 },
+      { maxModelCalls: 17 },
+      { maxModelCalls: 2.5 },
+      { cancelWaitMs: -1 },
+      { cancelWaitMs: Number.NaN },
+      { onReview: 'log' },
+      { prompt: 'Review.' },
+    ];
+    for (const learning of bad)
+      expect(() =>
+        createAgentHost({ skills: { dataDir: tmp() }, learning: learning as AgentOptions['learning'] }),
+      ).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(createAgentHost({}).learning).toBeUndefined();
+    expect(createAgentHost({ skills: { dataDir: tmp() }, learning: { review: false } }).learning).toBeUndefined();
+    expect(createAgentHost({ skills: { dataDir: tmp() } }).learning?.running()).toEqual([]);
+    for (const model of [{ thinking: 'max' }, { temperature: 3 }, { temperature: Number.NaN }])
+      expect(() => createAgentHost({ model: model as AgentOptions['model'] })).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
+  });
 });

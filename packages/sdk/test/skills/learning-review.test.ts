@@ -13,6 +13,7 @@ import {
   type LearningCounters,
   reviewAfterTurn,
   reviewInputBudget,
+  unconstrainedTools,
 } from '../../src/skills/review-triggers';
 import { MEMORY_UNAVAILABLE, REVIEW_DENIAL, reviewDispatch } from '../../src/skills/review-whitelist';
 import { FileSkillStore } from '../../src/skills/file-skill-store';
@@ -62,6 +63,23 @@ describe('learning review triggers', () => {
     expect(reviewInputBudget(1_000_000)).toBe(600_000);
     expect(reviewInputBudget(128_000)).toBe(96_000);
     expect(reviewInputBudget(undefined)).toBe(120_000);
+  });
+
+  it('names the tools a review cannot constrain: provider-native tools, schema-less tools, structured output', () => {
+    expect(unconstrainedTools({ tools })).toEqual([]);
+    expect(unconstrainedTools({ tools: [{ ...downloadTool, type: 'function' }] })).toEqual([]);
+    expect(
+      unconstrainedTools({
+        tools: [
+          ...tools,
+          { type: 'web_search_20250305', name: 'web_search', description: '', inputSchema: {} },
+          { name: 'broken', description: '', inputSchema: null as never },
+        ],
+      }),
+    ).toEqual(['web_search', 'broken']);
+    expect(unconstrainedTools({ tools, response_format: { type: 'json_object' } } as never)).toEqual([
+      'response_format',
+    ]);
   });
 
   it('executes only skill tools, memory when due, and maps skill reads; everything else is denied with the substitutes', () => {
