@@ -285,7 +285,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
       if (decision.kind === 'deny') {
         await options.onDenied?.(call.name, call.input);
         calls.push({ tool: call.name, outcome: 'denied' });
-        output = { success: false, error: decision.message };
+        output = { success: false, code: 'SKILL_REVIEW_TOOL_DENIED', error: decision.message };
         status = 'error';
       } else {
         try {

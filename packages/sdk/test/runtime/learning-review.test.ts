@@ -18,6 +18,7 @@ import {
   type RunMiddleware,
 } from '../../src/index';
 import type { ModelEvent, ModelRequest } from '../../src/models/types';
+import type { ScriptContext } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
@@ -147,6 +148,35 @@ describe('background learning reviews of a host with skills and memory', () => {
       [run.id, 'alice', { memory: true, skills: false }, 'done'],
     ]);
     expect(await host.memory!.currentEntries('user:alice', 'user')).toEqual(['Answers in English']);
+  });
+
+  it("a message sent while the run works is a user turn too; the runtime's own prompts are not", async () => {
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        {
+          match: 'hello',
+          steps: [0, 1].map(() => ({
+            toolCalls: (ctx: ScriptContext) => [
+              { capability: 'library.search', input: { query: `${ctx.lastUserMessage} ${ctx.turn}` } },
+            ],
+          })),
+          finalText: 'hi',
+        },
+      ],
+      { memory: true, delayMs: 2 },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    // Queued while the first drive runs: applied before its next model call, in the same drive.
+    await host.appendToInbox(run.id, 'hello 2', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    await talk(host, run.id, 3, 9);
+    // (Two tool-calling responses per turn make skill reviews due meanwhile; only memory reviews count turns.)
+    const memoryReviews = () => reports.filter((r) => r.due.memory);
+    expect(memoryReviews()).toEqual([]);
+    await talk(host, run.id, 10, 10);
+    expect(memoryReviews()).toHaveLength(1);
   });
 
   it('counts the user turns a conversation had before reviews were on', async () => {

@@ -10,6 +10,7 @@ import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
 import type { AssistantMessage, ModelMessage, ModelProvider, ModelRequest } from '../../models/types';
 import { isSummaryMessage } from '../context/compaction';
+import { humanInputId } from '../loop/human-input';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
@@ -56,9 +57,9 @@ export interface LearningReviewDeps {
   readonly memory?: MemoryService | undefined;
 }
 
-/** The audit reason of a call a review's whitelist refused. */
-const DENIED_REASON =
-  'SKILL_REVIEW_TOOL_DENIED: a background learning review may only run skill tools (and memory when a memory review is due)';
+/** The code of a call a review's whitelist refused (the audit row's reason starts with it). */
+const DENIED_CODE = 'SKILL_REVIEW_TOOL_DENIED';
+const DENIED_REASON = `${DENIED_CODE}: a background learning review may only run skill tools (and memory when a memory review is due)`;
 
 const isCounters = (v: unknown): v is LearningCounters =>
   v !== null && typeof v === 'object' && typeof (v as LearningCounters).userTurns === 'number';
@@ -74,8 +75,9 @@ const sameUsage = (a: Readonly<RunUsage>, b: Readonly<RunUsage>) =>
  * The middleware that launches background learning reviews (see `runLearningReview`).
  *
  * @remarks
- * Per conversation (a run and the messages that wake it): every drive a person starts or steers is a
- * user turn (a memory review is due on every 10th, when memory is configured); every model response
+ * Per conversation (a run and the messages that wake it): each message of a person (the goal, every
+ * steering message, whether it woke the run or arrived while it ran) is a user turn, continuation prompts
+ * and summaries never are (a memory review is due on every 10th, when memory is configured); every model response
  * that called tools counts once (a skill review is due at 10, when skills are configured; one calling
  * `skill_manage` resets the count). A review starts only after a reply was delivered and stored
  * (`succeeded` or `waiting` for the person), for runs a person started (not background, not
@@ -154,11 +156,24 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       const fresh = ctx.state.get() === undefined;
       // A conversation that already has turns but no counters (stored before reviews were on): start from
       // its genuine user messages so far.
-      let c =
+      const c =
         cleared.get(ctx.run.id) ?? (fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state));
       cleared.delete(ctx.run.id);
-      if (fresh || ctx.woken) c = countUserTurn(c);
       save(ctx.run.id, ctx.state, c);
+    },
+    beforeModelRequest(ctx) {
+      // A person's input (the goal, each steering message) reaches the model once: each is one user turn.
+      // Only messages appended during this drive carry the mark; continuation prompts and summaries never do.
+      const seen = ctx.state.local(() => new Set<string>());
+      let c = counters(ctx.state);
+      const before = c;
+      for (const m of ctx.history) {
+        const id = humanInputId(m);
+        if (id === undefined || seen.has(id)) continue;
+        seen.add(id);
+        c = countUserTurn(c);
+      }
+      if (c !== before) save(ctx.run.id, ctx.state, c);
     },
     afterModelTurn(ctx) {
       const c = countModelResponse(counters(ctx.state), {
