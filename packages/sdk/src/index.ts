@@ -27,6 +27,7 @@ export type { AgentHost, StartReport } from './runtime/agent-host';
 export type {
   AgentOptions,
   HistoryOptions,
+  ModelOptions,
   ResolvedAgentOptions,
   RunOptions,
   RunScope,
@@ -129,6 +130,8 @@ export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capab
 // authorization: actors, the authorizer port, approvals, grants, plans, policies
 export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, type ActorRole } from './core/actor';
 export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
+export { IDENTITY_TIMEOUT_MS } from './authorization/identity-deadline';
+export { AUTHENTICATE_TIMEOUT_MS } from './core/deadline';
 // the background learning review (the skill store and its tools: `/skills`)
 export {
   runLearningReview,
@@ -136,6 +139,8 @@ export {
   type LearningReviewResult,
   type MemoryReviewHook,
   type ReviewCallRecord,
+  type ReviewCompactor,
+  type ReviewUsage,
 } from './skills/review-run';
 export {
   countModelResponse,
@@ -147,14 +152,16 @@ export {
   type LearningCounters,
   type ReviewDecision,
   type TurnEnd,
+  unconstrainedTools,
 } from './skills/review-triggers';
 export { reviewPrompt } from './skills/review-prompts';
-export {
-  learningReviewMiddleware,
-  memoryReviewHook,
-  type LearningReviewMiddleware,
-  type LearningReviewMiddlewareOptions,
-} from './runtime/middleware/learning-review';
+export type {
+  LearningOptions,
+  LearningReviewDue,
+  LearningReviewReport,
+  ResolvedLearningOptions,
+} from './runtime/learning/learning-options';
+export type { LearningReviewsHandle } from './runtime/learning/learning-reviews';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';

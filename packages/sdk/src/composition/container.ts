@@ -42,6 +42,9 @@ import { WorkerPool } from '../runtime/worker-pool';
 import type { AgentOptions, ResolvedAgentOptions, RunScope } from '../runtime/agent-options';
 import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware';
 import { FileSkillStore } from '../skills/file-skill-store';
+import { resolveLearningOptions } from '../runtime/learning/learning-options';
+import { LearningReviews } from '../runtime/learning/learning-reviews';
+import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/identity-deadline';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 
@@ -155,11 +158,35 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
       option: 'identity',
     });
+  const thinking = options.model?.thinking;
+  if (thinking !== undefined && !['off', 'low', 'medium', 'high'].includes(thinking as string))
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option model.thinking must be off, low, medium or high; got ${String(thinking)}`,
+      { option: 'model.thinking' },
+    );
+  const temperature = options.model?.temperature;
+  if (
+    temperature !== undefined &&
+    !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option model.temperature must be a number from 0 to 2; got ${String(temperature)}`,
+      { option: 'model.temperature' },
+    );
   return {
     ...limits,
     decisions: resolveDecisionOptions(options.decisions),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
+    thinking,
+    temperature,
+    learning: resolveLearningOptions(
+      options.learning,
+      options.skills !== undefined || options.memory !== undefined,
+      r.contextWindowTokens,
+    ),
     tracing: options.tracing,
     history: options.history,
     runs: {
@@ -211,7 +238,23 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
   c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
   c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
-  c.register(Tokens.Identity, { useValue: options.identity ?? DEFAULT_IDENTITY_RESOLVER });
+  // The host's resolver is bounded: one that never answers counts as `user` after IDENTITY_TIMEOUT_MS.
+  c.register(
+    Tokens.Identity,
+    single((d) =>
+      options.identity
+        ? withIdentityDeadline(options.identity, IDENTITY_TIMEOUT_MS, (actor) =>
+            resolvePort(d, Tokens.Logger).warn(
+              'the identity resolver did not answer in time; the actor counts as user',
+              {
+                actor,
+                timeoutMs: IDENTITY_TIMEOUT_MS,
+              },
+            ),
+          )
+        : DEFAULT_IDENTITY_RESOLVER,
+    ),
+  );
   c.register(
     Tokens.Authorizer,
     single(() => new PolicyAuthorizer()),
@@ -341,7 +384,9 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const code = resolved.runs.code
     ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: (actor) => identity.roleOf(actor) })
     : undefined;
+  const learning = resolved.learning ? { settings: resolved.learning, reviews: new LearningReviews() } : undefined;
   const driver = new RunDriver({
+    ...(learning ? { learning } : {}),
     results,
     images: new ImageDelivery(resolved.runs.images, resolved.model),
     ...(code ? { code } : {}),
@@ -425,6 +470,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     bus,
     decisions,
     memory: memory ?? undefined,
+    ...(learning ? { learning: { reviews: learning.reviews, cancelWaitMs: learning.settings.cancelWaitMs } } : {}),
     ...(code ? { onStop: () => code.close() } : {}),
   });
 }
@@ -463,6 +509,8 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
   return {
     model: resolved.model,
     maxTokens: resolved.maxTokens,
+    thinking: resolved.thinking,
+    temperature: resolved.temperature,
     systemPrompt: resolved.runs.systemPrompt,
     daily: resolved.runs.daily,
     goalPollSec: resolved.runs.goalPollSec,

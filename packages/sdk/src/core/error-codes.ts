@@ -201,6 +201,8 @@ export const ERROR_CODES = {
   // MCP (`@media-agent/sdk/mcp`)
   MCP_UNAUTHENTICATED:
     "The host's authentication hook resolved no actor for an MCP request (it threw or gave no valid actor); nothing ran.",
+  MCP_IDEMPOTENCY_KEY_INVALID:
+    'A `tools/call` carried `_meta["media-agent/idempotency-key"]` that is not 1–128 characters of `A–Z a–z 0–9 . _ : ~ -`; nothing was run.',
   MCP_OPTIONS_INVALID:
     'Options of an MCP server or of `registerMcpServer` are invalid (a server name that is not one id word, a read-only tool the server does not list …).',
   MCP_TOOL_NAME_INVALID:
@@ -270,6 +272,10 @@ export const ERROR_CODES = {
   SKILL_FILE_TOO_LARGE: '`skill_view` was asked for a file larger than 512 KiB (never returned truncated).',
   SKILL_REVIEW_CANCELLED:
     'The background review was cancelled (new input arrived); a write it attempted afterwards was refused and rolled back.',
+  SKILL_REVIEW_TOOL_DENIED:
+    'A background learning review called a tool outside its whitelist (a business capability, terminal, MCP tool or file write): nothing ran, the call is audited as `capability.denied` with this reason and the model is told which tools it may use.',
+  SKILL_UNAVAILABLE:
+    'A background review called a skill tool on a host without personal skills (the `skills` option is not set).',
   SKILL_USER_INVALID: 'Personal skills need the stable id of a person (`user:<id>`); the run acts for nobody.',
   SKILL_INPUT_INVALID: "A skill tool's arguments do not match its schema (unknown field, wrong type, out of range).",
 

@@ -1,3 +1,4 @@
+import { AUTHENTICATE_TIMEOUT_MS, answerWithin } from '../core/deadline';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { LRUCache } from 'lru-cache';
@@ -20,7 +21,8 @@ import { eventStream } from './sse';
 /**
  * The host's authentication hook: turns a request (its cookie session, API key or bearer token) into an
  * actor such as `user:alice` or `apikey:ci`. Return nothing (or throw) to refuse the request with 401
- * `HTTP_UNAUTHENTICATED`. The SDK never invents an identity: every actor comes from this hook.
+ * `HTTP_UNAUTHENTICATED` (so does a hook that has not answered within `AUTHENTICATE_TIMEOUT_MS`, 10 000 ms).
+ * The SDK never invents an identity: every actor comes from this hook.
  * @public
  */
 export type HttpAuthenticate = (request: Request) => string | undefined | null | Promise<string | undefined | null>;
@@ -252,7 +254,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
   app.use('/api/*', async (c, next) => {
     let actor: string | undefined | null;
     try {
-      actor = await options.authenticate(c.req.raw);
+      actor = await answerWithin(options.authenticate(c.req.raw), AUTHENTICATE_TIMEOUT_MS);
       if (actor) parseActor(actor);
     } catch {
       actor = undefined;

@@ -1,3 +1,4 @@
+import { AUTHENTICATE_TIMEOUT_MS, answerWithin } from '../core/deadline';
 import type { Actor } from '../core/actor';
 import { parseActor } from '../core/actor';
 import { MediaAgentError } from '../core/errors';
@@ -25,7 +26,8 @@ export interface McpCaller {
 /**
  * Resolves who an MCP request acts as. Return the actor (`apikey:<id>` for a client key, `user:<id>` only
  * for a person the host authenticated as a console administrator); throw (or return nothing) to refuse the
- * request with `MCP_UNAUTHENTICATED`.
+ * request with `MCP_UNAUTHENTICATED` (so does a hook that has not answered within `AUTHENTICATE_TIMEOUT_MS`,
+ * 10 000 ms).
  * @public
  */
 export type McpAuthenticate = (caller: McpCaller) => Actor | undefined | Promise<Actor | undefined>;
@@ -37,7 +39,7 @@ export type McpAuthenticate = (caller: McpCaller) => Actor | undefined | Promise
 export async function resolveActor(authenticate: McpAuthenticate, caller: McpCaller): Promise<Actor> {
   let actor: Actor | undefined;
   try {
-    actor = await authenticate(caller);
+    actor = await answerWithin(authenticate(caller), AUTHENTICATE_TIMEOUT_MS);
     parseActor(actor);
   } catch (cause) {
     throw new MediaAgentError('MCP_UNAUTHENTICATED', 'the MCP request is not authenticated', {}, { cause });

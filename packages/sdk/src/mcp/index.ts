@@ -1,4 +1,5 @@
 export { createMcpServer, type McpServerOptions } from './mcp-server';
+export { MCP_IDEMPOTENCY_KEY_META, mcpCallScope } from './client-idempotency';
 export { serveMcpStdio, createMcpHttpHandler, type McpServing, type McpHttpHandler } from './transports';
 export type { McpAuthenticate, McpCaller } from './caller';
 export { mcpToolAnnotations } from './tool-annotations';

@@ -13,6 +13,7 @@ import { approvedFor, askForApproval } from './approval-ask';
 import { mcpCallResult, mcpErrorResult, type McpApprovalAsk } from './call-result';
 import { resolveActor, type McpAuthenticate, type McpCaller } from './caller';
 import { mcpTool, publishable } from './published-tools';
+import { mcpCallScope } from './client-idempotency';
 import { RunTracer, type ToolSpanOutcome } from '../runtime/tracing/run-tracer';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 import { context as otelContext, propagation } from '@opentelemetry/api';
@@ -73,6 +74,9 @@ export type CallerOf = (extra: {
  *   (a tool error with `INPUT_INVALID` and the paths); an unknown or unpublished tool is a JSON-RPC
  *   `InvalidParams` error. Results carry `status`, output or error code, and what to do next; `denied`,
  *   `failed` and `unknown` set `isError`.
+ * - A client that may retry a call (a lost response) sends its own key in
+ *   `_meta["media-agent/idempotency-key"]` ({@link mcpCallScope}): a retry with the same key and arguments
+ *   returns the recorded result (`replayed: true`) instead of a second side effect.
  *
  * @param host - a started host (its capabilities are read at each `tools/list`)
  * @param options - the authentication hook (required), name, version, publish filter
@@ -137,7 +141,8 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     // A caller's W3C trace context (HTTP headers) parents the span; it is tracing, never identity.
     const parent = caller.headers ? propagation.extract(otelContext.active(), caller.headers) : otelContext.active();
     const span = tracer.startTool(parent, { id: String(extra.requestId), name: descriptor.id, input }, descriptor);
-    const answer = await otelContext.with(span.context, () => callTool(descriptor, input, caller, extra.signal));
+    const meta = request.params._meta;
+    const answer = await otelContext.with(span.context, () => callTool(descriptor, input, caller, extra.signal, meta));
     tracer.endTool(span, { ...answer.traced, approvalRequested: answer.ask?.approvalId });
     return answer.result;
   });
@@ -148,6 +153,7 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     input: unknown,
     caller: McpCaller,
     signal: AbortSignal,
+    meta: unknown,
   ): Promise<{ result: CallToolResult; traced: ToolSpanOutcome; ask?: McpApprovalAsk | undefined }> {
     let actor: Awaited<ReturnType<typeof resolveActor>>;
     try {
@@ -156,10 +162,12 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
       return { result: mcpErrorResult(error), traced: failedOutcome(error) };
     }
     try {
+      const scope = mcpCallScope(meta, actor);
       const approvalId = await approvedFor(host, descriptor, input, actor);
       const invocation = await host.invoke(descriptor.id, input, {
         actor,
         signal,
+        ...scope,
         ...(approvalId ? { approvalId } : {}),
       });
       const ask =

@@ -47,6 +47,14 @@ export interface ModelUsage {
 export interface ModelTool {
   /** Capability id, e.g. `download.submit`; providers map it to a wire-safe name and back. */
   name: string;
+  /**
+   * `'function'` (or absent): a client-side function whose calls the runtime executes. Any other value
+   * marks a provider-native (hosted) tool, e.g. Anthropic's `web_search_20250305`, that a custom provider
+   * forwards and the provider runs itself; the built-in providers send function tools only. The runtime
+   * cannot constrain what a hosted tool does, so background learning reviews skip a conversation whose
+   * request carries one.
+   */
+  type?: string;
   /** What the tool does, for the model. */
   description: string;
   /**

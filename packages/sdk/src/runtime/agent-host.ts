@@ -9,6 +9,7 @@ import type { InvocationContext, InvocationResult } from '../capabilities/invoca
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { MemoryService } from '../memory/memory-service';
+import type { LearningReviews, LearningReviewsHandle } from './learning/learning-reviews';
 import type { Logger } from '../ports/logger';
 import type { ActorRole } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
@@ -73,6 +74,12 @@ export interface AgentHost {
    * (`writeGlobal`, administrators only) and `search`. Memory is evidence for the model, never authorization.
    */
   readonly memory: MemoryService | undefined;
+  /**
+   * Background learning reviews running in this process (undefined when they are off: no `skills` or
+   * `memory` option, or `learning.review: false`): `running()` lists the conversations being reviewed,
+   * `idle()` resolves when none is. `stop()` cancels them.
+   */
+  readonly learning: LearningReviewsHandle | undefined;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -325,6 +332,8 @@ export interface AgentHostDeps {
   decisions: DecisionService;
   /** Stable memory, when configured. */
   memory?: MemoryService | undefined;
+  /** Background learning reviews, when on: `stop()` cancels them and waits at most `cancelWaitMs`. */
+  learning?: { reviews: LearningReviews; cancelWaitMs: number } | undefined;
   /** Roles of actors. */
   identity: IdentityResolver;
   /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
@@ -352,6 +361,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly ledger: InvocationLedger;
   /** {@inheritDoc AgentHost.memory} */
   readonly memory: MemoryService | undefined;
+  /** {@inheritDoc AgentHost.learning} */
+  readonly learning: LearningReviewsHandle | undefined;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -368,6 +379,7 @@ export class DefaultAgentHost implements AgentHost {
     this.automation = guardService(deps.automation, 'automation', state);
     this.ledger = guardService(deps.ledger, 'ledger', state);
     this.memory = deps.memory;
+    this.learning = deps.learning?.reviews;
   }
 
   #state: HostLifecycleState = 'created';
@@ -557,6 +569,7 @@ export class DefaultAgentHost implements AgentHost {
     this.#offDecided?.();
     this.#offDecided = undefined;
     await this.#deps.workers.stop();
+    if (this.#deps.learning) await this.#deps.learning.reviews.stop(this.#deps.learning.cancelWaitMs);
     this.#deps.onStop?.();
     await this.#deps.storage.close();
   }

@@ -1,6 +1,7 @@
 import type { ModelProviderConfig } from '../models/factory';
 import type { DEFAULT_IDENTITY_RESOLVER, IdentityResolver } from '../ports/identity';
-import type { ModelProvider } from '../models/types';
+import type { ModelProvider, ThinkingLevel } from '../models/types';
+import type { LearningOptions, ResolvedLearningOptions } from './learning/learning-options';
 import type { GoalFacts } from './goal-facts';
 import type { DailyBudgets, RunBudgets } from './run-budgets';
 import type { LoopGuardConfig } from './guardrails/loop-guard';
@@ -69,7 +70,7 @@ export interface AgentOptions {
    * `MODEL_NOT_CONFIGURED`. For tests and demos: `{ provider: new ScriptedProvider() }` with
    * `ScriptedProvider` from `@media-agent/sdk/testing`.
    */
-  model?: { provider?: ModelProvider | ModelProviderConfig; model?: string; maxTokens?: number };
+  model?: ModelOptions;
   /**
    * Business facts (library, downloads, organizes) the goal-settled and finalize steps read to verify a run.
    * Without them an execute run cannot be verified and ends `failed`; the host adapters provide them.
@@ -78,7 +79,8 @@ export interface AgentOptions {
   goalFacts?: GoalFacts;
   /**
    * Who is an administrator: deciding approvals, changing grants and automation settings, admin-only
-   * capabilities and other users' runs need role `admin`. Key users by a stable id (`user:<id>`).
+   * capabilities and other users' runs need role `admin`. Key users by a stable id (`user:<id>`). An answer
+   * that takes longer than `IDENTITY_TIMEOUT_MS` (5 000 ms) counts as `user`, with a warning logged.
    * @defaultValue {@link DEFAULT_IDENTITY_RESOLVER}: every `user:*` actor is an administrator
    */
   identity?: IdentityResolver;
@@ -125,6 +127,39 @@ export interface AgentOptions {
    * @defaultValue none (memory off)
    */
   memory?: MemoryOptions;
+  /**
+   * Background learning reviews: after delivered replies of a person's conversations, a review of the
+   * conversation maintains the person's skills (needs `skills`) and memory (needs `memory`); see
+   * docs/skills.md#background-review.
+   * @defaultValue on whenever `skills` or `memory` is set (every 10th user turn a memory review, after
+   *   10 tool-calling model responses a skill review)
+   */
+  learning?: LearningOptions;
+}
+
+/**
+ * The model of {@link AgentOptions.model}: every run's model calls, the summaries of compaction and
+ * background reviews use these settings.
+ * @public
+ */
+export interface ModelOptions {
+  /** A provider instance or a configuration (`createModelProvider`). */
+  provider?: ModelProvider | ModelProviderConfig;
+  /**
+   * Model id sent to the provider, e.g. `claude-sonnet-4-5`.
+   * @defaultValue `'scripted'`
+   */
+  model?: string;
+  /** Output limit per model call, in tokens. @defaultValue the provider's */
+  maxTokens?: number;
+  /**
+   * Reasoning effort of every model call (`off`, `low`, `medium`, `high`; the provider maps it, e.g.
+   * Anthropic's thinking budget).
+   * @defaultValue `'off'`
+   */
+  thinking?: ThinkingLevel;
+  /** Sampling temperature, 0 … 2. @defaultValue the provider's */
+  temperature?: number;
 }
 
 /** The history archive of {@link AgentOptions.history}. @public */
@@ -264,6 +299,12 @@ export interface ResolvedAgentOptions {
   model: string;
   /** Max output tokens per model call. */
   maxTokens: number | undefined;
+  /** Reasoning effort of every model call, when set. */
+  thinking: ThinkingLevel | undefined;
+  /** Sampling temperature, when set. */
+  temperature: number | undefined;
+  /** See {@link AgentOptions.learning}: background reviews, or undefined when they are off. */
+  learning: ResolvedLearningOptions | undefined;
   /** See {@link AgentOptions.tracing}. */
   tracing: TracingOptions | undefined;
   /** See {@link AgentOptions.history}. */

@@ -2,7 +2,16 @@
 // model calls under an input-token budget, and only the whitelisted tools executed.
 import type { JsonValue } from '../core/records';
 import { isMediaAgentError } from '../core/errors';
-import type { ModelMessage, ModelProvider, ModelTool, ToolCallPart } from '../models/types';
+import { costOf, priceFor } from '../models/cost';
+import type {
+  AssistantMessage,
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelUsage,
+  ToolCallPart,
+} from '../models/types';
+import { SkillError } from './skill-error';
 import type { SkillOperation, SkillStore, SkillWriteOrigin } from '../ports/skill-store';
 import { reviewPrompt } from './review-prompts';
 import { reviewInputBudget } from './review-triggers';
@@ -21,40 +30,72 @@ export interface MemoryReviewHook {
   call(userId: string, input: unknown, context: { cancelled: () => boolean }): Promise<JsonValue>;
 }
 
+/**
+ * Compacts a review's conversation before a model call (every call but the first, which goes out
+ * unchanged so the provider's prompt cache is reused), or returns undefined when it fits.
+ * @public
+ */
+export type ReviewCompactor = (
+  messages: readonly ModelMessage[],
+  signal?: AbortSignal,
+) => Promise<{ messages: ModelMessage[]; usage: ReviewUsage } | undefined>;
+
+/** Usage of a review (or of its compaction): model calls, tokens and cost in USD. @public */
+export interface ReviewUsage {
+  /** Model calls. */
+  readonly modelCalls: number;
+  /** Input tokens (reported, or estimated when the provider reported none). */
+  readonly inputTokens: number;
+  /** Output tokens. */
+  readonly outputTokens: number;
+  /** Cost in USD from the model's price (0 when unknown). */
+  readonly costUsd: number;
+}
+
 /** What {@link runLearningReview} needs. @public */
 export interface LearningReviewOptions {
-  /** The conversation's model provider and model id (the same as the conversation's). */
+  /** The conversation's model provider (the review uses the same instance). */
   readonly provider: ModelProvider;
-  /** The model id the conversation used (the review uses the same). */
-  readonly model: string;
-  /** Output token limit per model call (default: the provider's). */
-  readonly maxTokens?: number;
-  /** The conversation's system prompt, sent first as a system message so the prompt-cache prefix is kept. */
-  readonly systemPrompt?: string;
-  /** The conversation's final request messages plus the final reply (copied, never changed). */
-  readonly messages: readonly ModelMessage[];
-  /** The conversation's tool schemas, offered unchanged (only execution is filtered). */
-  readonly tools: readonly ModelTool[];
+  /**
+   * The conversation's final request exactly as it was sent: the model id and settings (`maxTokens`,
+   * `thinking`, `temperature`), the system prompt first, the messages and the tool schemas. The review
+   * copies it (never changes it) and sends the same settings, system prompt and tools, so the first
+   * review call reuses the prompt-cache prefix; only execution is filtered.
+   */
+  readonly request: Readonly<ModelRequest>;
+  /** The reply to that request (the delivered final answer), appended after its messages. */
+  readonly reply?: AssistantMessage;
   /** Which reviews are due. */
   readonly due: { readonly memory: boolean; readonly skills: boolean };
   /** The review prompt. @defaultValue `reviewPrompt(due)` */
   readonly prompt?: string;
-  /** The personal skill library the review may read and write. */
-  readonly store: SkillStore;
+  /** The personal skill library the review may read and write (absent: the skill tools are refused). */
+  readonly store?: SkillStore;
   /** The person whose skills and memory the review maintains. */
   readonly userId: string;
   /** The conversation, stamped on what the review writes. */
   readonly origin?: SkillWriteOrigin;
   /** Memory writes for a memory review (absent: `memory` answers "memory unavailable"). */
   readonly memory?: MemoryReviewHook;
-  /** The model's context window in tokens (the budget is 75 % of it, at most 600 000; 120 000 when unknown). */
+  /**
+   * The model's context window in tokens: the input budget (input tokens over all the review's calls)
+   * is 75 % of it, at most 600 000; 120 000 when unknown.
+   */
   readonly contextWindowTokens?: number;
   /** Most model calls. @defaultValue 16 */
   readonly maxModelCalls?: number;
   /** Aborted when new foreground input cancels the review: no further call, and writes are refused. */
   readonly signal?: AbortSignal;
-  /** Told of every call the whitelist refused (for the host's audit). */
-  readonly onDenied?: (tool: string, input: unknown) => void;
+  /** Told of every call the whitelist refused (the host's audit); awaited before the model is answered. */
+  readonly onDenied?: (tool: string, input: unknown) => void | Promise<void>;
+  /** The review's own compaction, before every model call but the first (default: none). */
+  readonly compact?: ReviewCompactor;
+  /**
+   * Counts the input tokens of a request whose provider reported no usage (a conservative estimate
+   * stands in for the reported figure).
+   * @defaultValue UTF-8 JSON length ÷ 3
+   */
+  readonly countTokens?: (request: Readonly<ModelRequest>) => number;
 }
 
 /** One tool call of a review, as the transcript records it. @public */
@@ -73,14 +114,23 @@ export interface LearningReviewResult {
   readonly ended: 'done' | 'call_limit' | 'budget' | 'cancelled' | 'model_error';
   /** Model calls the review made (at most 16). */
   readonly modelCalls: number;
-  /** Usage, to add to the conversation's. */
+  /** Input tokens of every model call, compaction included (added to the conversation's usage). */
   readonly inputTokens: number;
   /** Output tokens of those calls. */
   readonly outputTokens: number;
+  /** Cost in USD of those calls (0 when the model's price is unknown). */
+  readonly costUsd: number;
+  /** Model calls of its compactions (not counted in `modelCalls`). */
+  readonly compactions: number;
   /** Tool calls in order. */
   readonly calls: readonly ReviewCallRecord[];
   /** Successful writes (skill_manage and memory calls that succeeded). */
   readonly writes: number;
+  /**
+   * The review's own messages: its prompt, then each model reply and tool result in order (never shown
+   * to the user, never archived; for the host's logs and tests).
+   */
+  readonly transcript: readonly ModelMessage[];
 }
 
 function parseArgs(raw: string): unknown {
@@ -91,104 +141,151 @@ function parseArgs(raw: string): unknown {
   }
 }
 
-const estimateTokens = (messages: readonly ModelMessage[]) => Math.ceil(JSON.stringify(messages).length / 4);
+/** A conservative token estimate: UTF-8 bytes of the request's JSON ÷ 3. */
+const estimateTokens = (request: Readonly<ModelRequest>) =>
+  Math.ceil(Buffer.byteLength(JSON.stringify([request.messages, request.tools ?? []])) / 3);
 
 /**
  * Runs one background learning review.
  *
  * @remarks
- * The model sees the conversation and its tool schemas unchanged, plus the review prompt. Only
- * `skills_list`, `skill_view`, `skill_manage` run (as background writes: read-before-write, ownership
- * guards), `memory` only when a memory review is due (through `memory`), `read_skill` and `read_file`
- * inside a skill are mapped to `skill_view`; anything else is refused with one message naming the
- * substitutes. Review text never reaches the user. Stops when the model calls no tool, after
- * `maxModelCalls`, when the reported (or estimated) input tokens reach the budget, or on `signal`.
+ * The model sees the conversation's final request and reply unchanged (same model settings, system
+ * prompt and tool schemas), plus the review prompt. Only `skills_list`, `skill_view`, `skill_manage`
+ * run (as background writes: read-before-write, ownership guards), `memory` only when a memory review
+ * is due (through `memory`), `read_skill` and `read_file` inside a skill are mapped to `skill_view`;
+ * anything else is refused with one message naming the substitutes (and reported to `onDenied`).
+ * Review text never reaches the user. Before every call the input tokens used so far (as reported —
+ * uncached input, so a cached prefix costs little — or estimated when a call reported none) are checked
+ * against the budget; calls after the first pass through `compact`, which keeps each request within the
+ * window. Stops when the model calls no tool, after `maxModelCalls`, at the budget, or on `signal`.
  * @example
  * ```ts
- * const result = await runLearningReview({ provider, model, messages, tools, due: { memory: false, skills: true }, store, userId: 'alice' });
+ * const result = await runLearningReview({ provider, request, reply, due: { memory: false, skills: true }, store, userId: 'alice' });
  * ```
  * @public
  */
 export async function runLearningReview(options: LearningReviewOptions): Promise<LearningReviewResult> {
   const { provider, store, userId, due, signal } = options;
-  const messages: ModelMessage[] = [
-    ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
-    ...structuredClone(options.messages as ModelMessage[]),
-    { role: 'user', content: options.prompt ?? reviewPrompt(due) },
+  const base = options.request;
+  const prompt: ModelMessage = { role: 'user', content: options.prompt ?? reviewPrompt(due) };
+  let messages: ModelMessage[] = [
+    ...structuredClone(base.messages as ModelMessage[]),
+    ...(options.reply ? [structuredClone(options.reply)] : []),
+    prompt,
   ];
+  const transcript: ModelMessage[] = [prompt];
   const budget = reviewInputBudget(options.contextWindowTokens);
   const maxCalls = options.maxModelCalls ?? 16;
+  const count = options.countTokens ?? estimateTokens;
+  const price = priceFor(base.model);
   const reads = createSkillReadLog();
   const cancelled = () => signal?.aborted === true;
   const calls: ReviewCallRecord[] = [];
   let inputTokens = 0;
   let outputTokens = 0;
+  let costUsd = 0;
   let modelCalls = 0;
+  let compactions = 0;
   let writes = 0;
   const result = (ended: LearningReviewResult['ended']): LearningReviewResult => ({
     ended,
     modelCalls,
     inputTokens,
     outputTokens,
+    costUsd,
+    compactions,
     calls,
     writes,
+    transcript,
   });
+  const record = (m: ModelMessage) => {
+    messages.push(m);
+    transcript.push(m);
+  };
 
   for (;;) {
     if (cancelled()) return result('cancelled');
     if (modelCalls >= maxCalls) return result('call_limit');
-    if (inputTokens + (modelCalls === 0 ? estimateTokens(messages) : 0) >= budget) return result('budget');
+    if (modelCalls > 0 && options.compact) {
+      const compacted = await options.compact(messages, signal).catch(() => undefined);
+      if (compacted) {
+        messages = compacted.messages;
+        // The review prompt is never summarized away: it goes back right after the summary.
+        if (!messages.includes(prompt))
+          messages.splice(
+            Math.max(
+              0,
+              messages.findIndex((m) => m.role !== 'system'),
+            ) + 1,
+            0,
+            prompt,
+          );
+        compactions += compacted.usage.modelCalls;
+        inputTokens += compacted.usage.inputTokens;
+        outputTokens += compacted.usage.outputTokens;
+        costUsd += compacted.usage.costUsd;
+      }
+      if (cancelled()) return result('cancelled');
+    }
+    // The request copies every setting of the conversation's (model, maxTokens, thinking, temperature, tools).
+    const request: ModelRequest = { ...base, messages: [...messages], tools: [...(base.tools ?? [])] };
+    if (inputTokens >= budget) return result('budget');
     modelCalls++;
     const parts: Array<{ type: 'text'; text: string } | ToolCallPart> = [];
     let text = '';
+    const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     let reported = false;
+    let failed = false;
     const failures = new Map<string, string>();
-    for await (const event of provider.stream(
-      {
-        model: options.model,
-        messages,
-        tools: [...options.tools],
-        ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      },
-      signal,
-    )) {
-      if (event.type === 'text_delta') text += event.text;
-      else if (event.type === 'tool_call_end') {
-        // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
-        // arguments that fail their schema are answered with the failure.
-        const input = event.ok
-          ? event.input
-          : event.failure.code === 'TOOL_UNKNOWN'
-            ? parseArgs(event.rawArguments)
-            : undefined;
-        parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
-        if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
-      } else if (event.type === 'usage') {
-        reported = true;
-        inputTokens += event.usage.inputTokens;
-        outputTokens += event.usage.outputTokens;
-      } else if (event.type === 'error') return result(cancelled() ? 'cancelled' : 'model_error');
+    try {
+      for await (const event of provider.stream(request, signal)) {
+        if (event.type === 'text_delta') text += event.text;
+        else if (event.type === 'tool_call_end') {
+          // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
+          // arguments that fail their schema are answered with the failure.
+          const input = event.ok
+            ? event.input
+            : event.failure.code === 'TOOL_UNKNOWN'
+              ? parseArgs(event.rawArguments)
+              : undefined;
+          parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
+          if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
+        } else if (event.type === 'usage') {
+          reported = true;
+          usage.inputTokens += event.usage.inputTokens;
+          usage.outputTokens += event.usage.outputTokens;
+          usage.cacheReadTokens += event.usage.cacheReadTokens;
+          usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+        } else if (event.type === 'error') failed = true;
+      }
+    } catch {
+      // A provider that throws instead of reporting an error event: the call failed.
+      failed = true;
     }
-    if (!reported) inputTokens += estimateTokens(messages);
+    if (!reported) usage.inputTokens = count(request);
+    inputTokens += usage.inputTokens;
+    outputTokens += usage.outputTokens;
+    if (price) costUsd += costOf(usage, price);
     if (cancelled()) return result('cancelled');
+    if (failed) return result('model_error');
     const toolCalls = parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
-    messages.push({ role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls] });
+    record({ role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls] });
     if (toolCalls.length === 0) return result('done');
-    const names = new Set((await store.list(userId).catch(() => [])).map((s) => s.name));
+    const names = new Set(store ? (await store.list(userId).catch(() => [])).map((s) => s.name) : []);
     for (const call of toolCalls) {
       const failure = failures.get(call.id);
       if (failure !== undefined) {
         calls.push({ tool: call.name, outcome: 'error', code: 'TOOL_ARGS_INVALID' });
-        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, status: 'error', content: failure });
+        record({ role: 'tool', toolCallId: call.id, name: call.name, status: 'error', content: failure });
         continue;
       }
       const decision = reviewDispatch(call.name, call.input, due.memory, names);
       let output: JsonValue;
       let status: 'ok' | 'error' = 'ok';
       if (decision.kind === 'deny') {
-        options.onDenied?.(call.name, call.input);
+        await options.onDenied?.(call.name, call.input);
         calls.push({ tool: call.name, outcome: 'denied' });
-        output = { success: false, error: decision.message };
+        output = { success: false, code: 'SKILL_REVIEW_TOOL_DENIED', error: decision.message };
         status = 'error';
       } else {
         try {
@@ -209,7 +306,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
           status = 'error';
         }
       }
-      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, status, content: JSON.stringify(output) });
+      record({ role: 'tool', toolCallId: call.id, name: call.name, status, content: JSON.stringify(output) });
     }
   }
 }
@@ -224,12 +321,13 @@ async function memoryCall(
 }
 
 async function skillCall(
-  store: SkillStore,
+  store: SkillStore | undefined,
   userId: string,
   tool: 'skills_list' | 'skill_view' | 'skill_manage',
   input: unknown,
   context: { reads: ReturnType<typeof createSkillReadLog>; cancelled: () => boolean; origin?: SkillWriteOrigin },
 ): Promise<JsonValue> {
+  if (!store) throw new SkillError('SKILL_UNAVAILABLE', 'personal skills are not configured on this host');
   const args = (input ?? {}) as Record<string, unknown>;
   if (tool === 'skills_list') return { success: true, skills: (await store.list(userId)) as unknown as JsonValue };
   if (tool === 'skill_view') {

@@ -1,4 +1,5 @@
 // When a background learning review is due: counters kept per conversation.
+import type { ModelTool } from '../models/types';
 
 /** User turns between memory reviews, and tool-calling model responses between skill reviews. @public */
 export const LEARNING_INTERVAL = 10;
@@ -95,4 +96,30 @@ export function reviewInputBudget(contextWindowTokens?: number): number {
   if (contextWindowTokens === undefined || !Number.isFinite(contextWindowTokens) || contextWindowTokens <= 0)
     return 120_000;
   return Math.min(600_000, Math.floor(contextWindowTokens * 0.75));
+}
+
+/**
+ * The tools of a request that are not plain client-side functions: provider-native (hosted) tools (a
+ * `type` other than `'function'`), tools without an object input schema, and a structured-output
+ * setting (`responseFormat` / `response_format` on a custom request). A background review of such a
+ * request is skipped: its dispatch whitelist could not constrain what they do.
+ * @param request - the conversation's final request
+ * @returns their names (empty: every tool is a plain function)
+ * @example
+ * ```ts
+ * unconstrainedTools({ tools: [{ type: 'web_search_20250305', name: 'web_search', description: '', inputSchema: {} }] }); // ['web_search']
+ * ```
+ * @public
+ */
+export function unconstrainedTools(request: { readonly tools?: readonly ModelTool[] | undefined }): string[] {
+  const found: string[] = [];
+  for (const tool of request.tools ?? []) {
+    const schema = (tool as { inputSchema?: unknown }).inputSchema;
+    const type = (tool as { type?: unknown }).type;
+    if ((type !== undefined && type !== 'function') || typeof schema !== 'object' || schema === null)
+      found.push(String((tool as { name?: unknown }).name));
+  }
+  for (const key of ['responseFormat', 'response_format'])
+    if ((request as Record<string, unknown>)[key] !== undefined) found.push(key);
+  return found;
 }

@@ -77,6 +77,10 @@ describe('compaction through the real runtime (seed 000; issue 6 item 3)', () =>
         (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded',
       ),
     ).toHaveLength(31);
+    // The summary calls are the run's: they count in its usage (and against its budgets).
+    const summaries = provider.requests.filter((r) => !r.tools || r.tools.length === 0).length;
+    expect(summaries).toBeGreaterThan(0);
+    expect(done.usage.modelCalls).toBe(toolRequests.length + summaries);
   });
 
   it('a single turn larger than the window is an explicit error, never a silent drop', async () => {

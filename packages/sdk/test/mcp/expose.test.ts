@@ -138,6 +138,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
   let url: URL;
   const clients: Client[] = [];
   const probeCalls: unknown[] = [];
+  const counted: number[] = [];
   const spans = new InMemorySpanExporter();
 
   beforeAll(async () => {
@@ -175,6 +176,23 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
         },
       }),
     );
+    // A write that succeeds: counted, so a second effect shows.
+    host.capabilities.register(
+      defineCapability({
+        id: 'probe.count',
+        version: 1,
+        title: 'Count',
+        description: 'Adds one to a counter on the downloader.',
+        kind: 'execute',
+        replay: 'never',
+        input: Type.Object({ by: Type.Integer() }),
+        output: Type.Object({ total: Type.Integer() }),
+        handler: async (input) => {
+          counted.push(input.by);
+          return { total: counted.length };
+        },
+      }),
+    );
     // A capability of the runtime's memory family: never published, whatever the host registers.
     host.capabilities.register(
       defineCapability({
@@ -192,6 +210,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     await host.start({ workers: false });
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     await host.grants.create({ action: 'probe.send', actor: 'user:admin' });
+    await host.grants.create({ action: 'probe.count', actor: 'user:admin' });
     mcp = createMcpHttpHandler(host, {
       tracing: {
         tracer: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer('test'),
@@ -233,7 +252,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(names).toContain('probe.echo');
     expect(names).toContain('download.submit');
     expect(names).not.toContain('memory.note');
-    expect(names).toHaveLength(17);
+    expect(names).toHaveLength(18);
     const echo = await call(client, 'probe.echo', { text: 'hi' });
     expect(echo).toMatchObject({ isError: false, s: { status: 'succeeded', output: { text: 'hi' } } });
     await expect(client.callTool({ name: 'memory.note', arguments: {} })).rejects.toThrow(/unknown tool/);
@@ -285,6 +304,33 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(r.s.idempotencyKey).toMatch(/^probe\.send:v1:request:/);
     expect(r.s.next).toMatch(/Do not call this tool again/);
     expect((await host.ledger.get(r.s.idempotencyKey!))!.state).toBe('unknown');
+  });
+
+  it("a client's idempotency key in _meta: a retried call returns the recorded result instead of running twice", async () => {
+    const client = await connect('token-a');
+    counted.length = 0;
+    const key = { 'media-agent/idempotency-key': 'retry-7' };
+    const first = await call(client, 'probe.count', { by: 1 }, key);
+    const retry = await call(client, 'probe.count', { by: 1 }, key);
+    expect(first.s).toMatchObject({ status: 'succeeded', output: { total: 1 } });
+    expect(retry.s).toMatchObject({ status: 'succeeded', output: { total: 1 }, replayed: true });
+    expect(retry.s.idempotencyKey).toBe(first.s.idempotencyKey);
+    expect(first.s.idempotencyKey).toMatch(/^probe\.count:v1:mcp:apikey:client-a:retry-7:/);
+    expect(counted).toEqual([1]);
+    // The same key with other arguments is refused; another client's key is its own.
+    const conflict = await call(client, 'probe.count', { by: 2 }, key);
+    expect(conflict.s).toMatchObject({ status: 'failed', error: { code: 'LEDGER_CALL_ID_CONFLICT' } });
+    const other = await call(await connect('token-b'), 'probe.count', { by: 1 }, key);
+    expect(other.s).toMatchObject({ status: 'succeeded', output: { total: 2 } });
+    // Without a key each call is its own intent.
+    await call(client, 'probe.count', { by: 1 });
+    await call(client, 'probe.count', { by: 1 });
+    expect(counted).toEqual([1, 1, 1, 1]);
+    for (const bad of ['', 'a b', 'x'.repeat(129), 42]) {
+      const r = await call(client, 'probe.count', { by: 1 }, { 'media-agent/idempotency-key': bad });
+      expect(r.s.error!.code).toBe('MCP_IDEMPOTENCY_KEY_INVALID');
+    }
+    expect(counted).toHaveLength(4);
   });
 
   it('without authentication nothing is listed or run: 401 with a challenge before any MCP handling', async () => {

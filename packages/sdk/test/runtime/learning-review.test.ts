@@ -1,18 +1,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
+  defineCapability,
   ManualClock,
+  RandomIdGenerator,
   SequentialIdGenerator,
   type AgentHost,
-  type LearningReviewResult,
+  type AgentOptions,
+  type LearningReviewReport,
+  type ModelProvider,
+  type RunMiddleware,
 } from '../../src/index';
 import { FileSkillStore } from '../../src/skills';
-import { learningReviewMiddleware } from '../../src/runtime/middleware/learning-review';
+import type { ModelEvent, ModelRequest } from '../../src/models/types';
+import type { ScriptContext } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
+import { SqliteStorage } from '../../src/sqlite';
+import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
 
 const hosts: AgentHost[] = [];
@@ -22,44 +31,91 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function start(scripts: FakeScript[], withMemory: boolean, delayMs = 0) {
+const tmp = () => {
   const dir = mkdtempSync(join(tmpdir(), 'ma-learning-'));
   dirs.push(dir);
-  const store = new FileSkillStore({ dataDir: dir });
-  const provider = new ScriptedProvider({ scripts, delayMs });
-  const reviews: Array<{ kind: { memory: boolean; skills: boolean }; result: LearningReviewResult }> = [];
-  const memoryCalls: unknown[] = [];
-  const denied: Array<[string, string]> = [];
-  const middleware = learningReviewMiddleware({
-    store,
-    provider,
-    model: 'scripted',
-    onReview: (_run, kind, result) => reviews.push({ kind, result }),
-    systemPrompt: 'You help with a media library.',
-    onDenied: (runId, tool) => denied.push([runId, tool]),
-    ...(withMemory
-      ? {
-          memory: {
-            call: async (_user: string, input: unknown) => {
-              memoryCalls.push(input);
-              return { success: true };
-            },
-          },
-        }
-      : {}),
-  });
+  return dir;
+};
+
+/** A host with personal skills (and memory when asked) over real files, and the reviews it reported. */
+async function start(
+  scripts: FakeScript[],
+  options: {
+    memory?: boolean;
+    delayMs?: number;
+    provider?: (scripted: ScriptedProvider) => ModelProvider;
+    extra?: Partial<AgentOptions>;
+    middleware?: RunMiddleware[];
+    storage?: StorageAdapter;
+    dir?: string;
+  } = {},
+) {
+  const dir = options.dir ?? tmp();
+  const scripted = new ScriptedProvider({ scripts, delayMs: options.delayMs ?? 0 });
+  const provider = options.provider ? options.provider(scripted) : scripted;
+  const reports: LearningReviewReport[] = [];
+  const jobs: string[] = [];
+  const storage = options.storage ?? new MemoryStorage();
   const host = createAgentHost({
-    storage: new MemoryStorage(),
+    storage,
     clock: new ManualClock(Date.UTC(2026, 10, 30, 12)),
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
-    model: { provider, model: 'scripted' },
-    skills: { store },
-    runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1, middleware: [middleware] },
+    model: { provider, model: 'scripted', thinking: 'low', temperature: 0.2 },
+    skills: { dataDir: join(dir, 'learning') },
+    ...(options.memory ? { memory: { dataDir: join(dir, 'memory') } } : {}),
+    learning: { onReview: (r) => reports.push(r), ...options.extra?.learning },
+    runs: {
+      pollMs: 5,
+      leaseMs: 60_000,
+      refusedTurnPauseMs: 1,
+      systemPrompt: 'You help with a media library.',
+      middleware: options.middleware ?? [],
+    },
+    ...options.extra,
   });
+  host.capabilities.register(
+    defineCapability({
+      id: 'download.submit',
+      version: 1,
+      title: 'Submit a download',
+      description: 'Submits a download plan to the downloader.',
+      kind: 'execute',
+      replay: 'never',
+      input: Type.Object({ planId: Type.String() }),
+      output: Type.Object({ jobId: Type.String() }),
+      target: (input) => ({ planType: 'download', planId: input.planId }),
+      handler: async (input) => {
+        jobs.push(input.planId);
+        return { jobId: `job-${jobs.length}` };
+      },
+    }),
+  );
+  host.capabilities.register(
+    defineCapability({
+      id: 'library.search',
+      version: 1,
+      title: 'Search the library',
+      description: 'Finds titles in the media library.',
+      kind: 'read',
+      replay: 'safe',
+      input: Type.Object({ query: Type.String() }),
+      output: Type.Object({ hits: Type.Array(Type.String()) }),
+      handler: async (input) => ({ hits: [`${input.query} (2024)`] }),
+    }),
+  );
   await host.start();
   hosts.push(host);
-  return { host, store, provider, middleware, reviews, memoryCalls, denied };
+  return { host, dir, scripted, reports, jobs, storage };
+}
+
+/** Sends `turns` more user turns to a conversation, each waited for, with its review (if any). */
+async function talk(host: AgentHost, runId: string, from: number, to: number) {
+  for (let turn = from; turn <= to; turn++) {
+    await host.appendToInbox(runId, `hello ${turn}`, 'user:alice');
+    await waitForRunStatus(host, runId, ['succeeded']);
+    await host.learning!.idle();
+  }
 }
 
 const reviewScript = (steps: FakeScript['steps']): FakeScript => ({
@@ -67,100 +123,228 @@ const reviewScript = (steps: FakeScript['steps']): FakeScript => ({
   steps,
   finalText: 'Nothing more to save.',
 });
+const list = { toolCalls: [{ capability: 'skills_list', input: {} }] };
+/** `n` tool-calling responses, each different (so the loop guard has nothing to stop). */
+const looks = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    toolCalls: [{ capability: 'library.search', input: { query: `title ${i}` } }],
+  }));
 
-describe('background learning reviews in a host', () => {
-  it('starts a memory review after the 10th delivered user turn, not before, with the conversation copied', async () => {
-    const { host, middleware, reviews, memoryCalls, provider, denied } = await start(
+describe('background learning reviews of a host with skills and memory', () => {
+  it('are on by default: the 10th delivered user turn starts a memory review, not the 9th', async () => {
+    const { host, reports, dir } = await start(
       [
-        learningReviewScript({
-          memory: [{ action: 'add', content: 'answers in English' }],
-          forbidden: [{ capability: 'download.submit', input: { planId: 'p1' } }],
-        }),
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
         { match: 'hello', finalText: 'hi' },
       ],
-      true,
+      { memory: true },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
     await waitForRunStatus(host, run.id, ['succeeded']);
-    for (let turn = 2; turn <= 9; turn++) {
-      await host.appendToInbox(run.id, `hello ${turn}`, 'user:alice');
-      await waitForRunStatus(host, run.id, ['succeeded']);
-      await middleware.idle();
-    }
-    expect(reviews).toEqual([]);
-    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
-    await middleware.idle();
-    expect(reviews.map((r) => [r.kind, r.result.ended])).toEqual([[{ memory: true, skills: false }, 'done']]);
-    expect(reviews[0]!.result.calls).toEqual([
-      { tool: 'memory', outcome: 'ok' },
-      { tool: 'download.submit', outcome: 'denied' },
+    await talk(host, run.id, 2, 9);
+    expect(reports).toEqual([]);
+    await talk(host, run.id, 10, 10);
+    expect(reports.map((r) => [r.runId, r.userId, r.due, r.result.ended])).toEqual([
+      [run.id, 'alice', { memory: true, skills: false }, 'done'],
     ]);
-    expect(memoryCalls).toEqual([{ action: 'add', content: 'answers in English' }]);
-    expect(denied).toEqual([[run.id, 'download.submit']]);
-    const reviewRequest = provider.requests.find((r) => JSON.stringify(r.messages).includes('background review'))!;
-    expect(reviewRequest.messages.filter((m) => m.role === 'user')).toHaveLength(11);
-    expect(reviewRequest.messages[0]).toEqual({ role: 'system', content: 'You help with a media library.' });
+    expect(await host.memory!.currentEntries('user:alice', 'user')).toEqual(['Answers in English']);
+  });
+
+  it("a message sent while the run works is a user turn too; the runtime's own prompts are not", async () => {
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        {
+          match: 'hello',
+          steps: [0, 1].map(() => ({
+            toolCalls: (ctx: ScriptContext) => [
+              { capability: 'library.search', input: { query: `${ctx.lastUserMessage} ${ctx.turn}` } },
+            ],
+          })),
+          finalText: 'hi',
+        },
+      ],
+      { memory: true, delayMs: 2 },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    // Queued while the first drive runs: applied before its next model call, in the same drive.
+    await host.appendToInbox(run.id, 'hello 2', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    await talk(host, run.id, 3, 9);
+    // (Two tool-calling responses per turn make skill reviews due meanwhile; only memory reviews count turns.)
+    const memoryReviews = () => reports.filter((r) => r.due.memory);
+    expect(memoryReviews()).toEqual([]);
+    await talk(host, run.id, 10, 10);
+    expect(memoryReviews()).toHaveLength(1);
+  });
+
+  it('counts the user turns a conversation had before reviews were on', async () => {
+    const dir = tmp();
+    const file = join(dir, 'agent.db');
+    const scripts = [
+      learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+      { match: 'hello', finalText: 'hi' },
+    ];
+    const before = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { learning: { review: false } },
+    });
+    expect(before.host.learning).toBeUndefined();
+    const run = await before.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(before.host, run.id, ['succeeded']);
+    for (let turn = 2; turn <= 9; turn++) {
+      await before.host.appendToInbox(run.id, `hello ${turn}`, 'user:alice');
+      await waitForRunStatus(before.host, run.id, ['succeeded']);
+    }
+    await before.host.stop();
+    hosts.splice(hosts.indexOf(before.host), 1);
+    const after = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { ids: new RandomIdGenerator() },
+    });
+    await talk(after.host, run.id, 10, 10);
+    expect(after.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+  });
+
+  it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {
+    const { host, scripted, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Likes 4K' }] }),
+        { match: 'hello', finalText: 'hi' },
+      ],
+      { memory: true },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 10);
+    expect(reports).toHaveLength(1);
+    const isReview = (r: ModelRequest) => JSON.stringify(r.messages).includes('background review');
+    const conversation = scripted.requests.filter((r) => !isReview(r)).at(-1)!;
+    const review = scripted.requests.find(isReview)!;
+    expect(review.model).toBe(conversation.model);
+    expect(review.thinking).toBe('low');
+    expect(review.temperature).toBe(0.2);
+    expect(JSON.stringify(review.tools)).toBe(JSON.stringify(conversation.tools));
+    expect(review.messages[0]).toEqual(conversation.messages[0]);
+    expect(review.messages[0]!.content).toContain('You help with a media library.');
+    expect(review.messages.slice(0, conversation.messages.length)).toEqual(conversation.messages);
+    expect(review.messages[conversation.messages.length]).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'hi' }],
+    });
+    expect(review.messages.at(-1)).toMatchObject({ role: 'user' });
+    // The review's words never reach the conversation.
+    const detail = await host.getRun(run.id, { limit: 1000 });
+    expect(JSON.stringify(detail.events)).not.toContain('Nothing to save');
+  });
+
+  it("adds the review's model calls and tokens to the conversation's run usage", async () => {
+    const { host, reports } = await start(
+      [learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }), { match: 'hello', finalText: 'hi' }],
+      { memory: true },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    const before = (await host.getRun(run.id)).run.usage;
+    await talk(host, run.id, 10, 10);
+    const after = (await host.getRun(run.id)).run.usage;
+    const review = reports[0]!.result;
+    expect(review.modelCalls).toBe(2);
+    // One conversation call for turn 10, plus the review's.
+    expect(after.modelCalls).toBe(before.modelCalls + 1 + review.modelCalls);
+    expect(after.inputTokens - before.inputTokens).toBeGreaterThan(review.inputTokens);
+    // A drive that starts right after keeps it (its own writes do not drop the review's usage).
+    await talk(host, run.id, 11, 11);
+    expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(after.modelCalls + 1);
   });
 
   it('starts a skill review after 10 tool-calling responses and the delivered reply; the review patches the skill it created', async () => {
-    const list = { toolCalls: [{ capability: 'skills_list', input: {} }] };
-    const { host, store, middleware, reviews } = await start(
-      [
-        reviewScript([
-          {
-            toolCalls: [
-              {
-                capability: 'skill_manage',
-                input: {
-                  operations: [
-                    {
-                      action: 'create',
-                      name: 'greetings',
-                      content: '---\nname: greetings\ndescription: Greeting rules\n---\nSay hi.\n',
-                    },
-                  ],
-                },
+    const { host, reports, dir } = await start([
+      reviewScript([
+        {
+          toolCalls: [
+            {
+              capability: 'skill_manage',
+              input: {
+                operations: [
+                  {
+                    action: 'create',
+                    name: 'greetings',
+                    content: '---\nname: greetings\ndescription: Greeting rules\n---\nSay hi.\n',
+                  },
+                ],
               },
-            ],
-          },
-          { toolCalls: [{ capability: 'skill_view', input: { name: 'greetings' } }] },
-          {
-            toolCalls: [
-              {
-                capability: 'skill_manage',
-                input: {
-                  operations: [
-                    { action: 'patch', name: 'greetings', old_string: 'Say hi.', new_string: 'Say hi, briefly.' },
-                  ],
-                },
+            },
+          ],
+        },
+        { toolCalls: [{ capability: 'skill_view', input: { name: 'greetings' } }] },
+        {
+          toolCalls: [
+            {
+              capability: 'skill_manage',
+              input: {
+                operations: [
+                  { action: 'patch', name: 'greetings', old_string: 'Say hi.', new_string: 'Say hi, briefly.' },
+                ],
               },
-            ],
-          },
-          { toolCalls: [{ capability: 'execute_command', input: {} }] },
-        ]),
-        { match: 'look', steps: Array.from({ length: 10 }, () => list), finalText: 'looked' },
-      ],
-      false,
-    );
+            },
+          ],
+        },
+      ]),
+      { match: 'look', steps: looks(10), finalText: 'looked' },
+    ]);
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
     await waitForRunStatus(host, run.id, ['succeeded']);
-    await middleware.idle();
-    expect(reviews).toHaveLength(1);
-    expect(reviews[0]!.kind).toEqual({ memory: false, skills: true });
-    expect(reviews[0]!.result.calls.map((c) => [c.tool, c.outcome])).toEqual([
+    await host.learning!.idle();
+    expect(reports.map((r) => r.due)).toEqual([{ memory: false, skills: true }]);
+    expect(reports[0]!.result.calls.map((c) => [c.tool, c.outcome])).toEqual([
       ['skill_manage', 'ok'],
       ['skill_view', 'ok'],
       ['skill_manage', 'ok'],
-      ['execute_command', 'denied'],
     ]);
-    expect((await store.view('alice', 'greetings')).content).toContain('Say hi, briefly.');
-    // The skill was created by the review, so the review owns it.
-    expect((await store.list('alice')).map((s) => s.name)).toEqual(['greetings']);
+    const skills = new FileSkillStore({ dataDir: join(dir, 'learning') });
+    expect((await skills.view('alice', 'greetings')).content).toContain('Say hi, briefly.');
+    // The review created it, so the review owns it (and may maintain it later).
+    expect((await skills.view('alice', 'greetings')).editable).toBe(true);
   });
 
-  it('new input to the conversation cancels a running review, which then writes nothing', async () => {
-    const list = { toolCalls: [{ capability: 'skills_list', input: {} }] };
+  it('a review trying download.submit is denied and audited, and no job is submitted', async () => {
+    const { host, reports, jobs, storage } = await start([
+      learningReviewScript({
+        forbidden: [
+          { capability: 'download.submit', input: { planId: 'p1' } },
+          { capability: 'execute_command', input: { command: 'rm -rf /' } },
+        ],
+      }),
+      { match: 'look', steps: looks(10), finalText: 'looked' },
+    ]);
+    const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(reports[0]!.result.calls).toEqual([
+      { tool: 'download.submit', outcome: 'denied' },
+      { tool: 'execute_command', outcome: 'denied' },
+    ]);
+    expect(jobs).toEqual([]);
+    const entries = await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown']);
+    expect(entries.filter((e) => e.capabilityId === 'download.submit')).toEqual([]);
+    const audit = (await storage.audit.list({ action: 'capability.denied' })).filter((a) => a.runId === run.id);
+    expect(audit.map((a) => [a.capabilityId, a.actor, a.reason?.split(':')[0]])).toEqual([
+      ['download.submit', `agent:${run.id}`, 'SKILL_REVIEW_TOOL_DENIED'],
+      ['execute_command', `agent:${run.id}`, 'SKILL_REVIEW_TOOL_DENIED'],
+    ]);
+    // The denial tells the model what it may use instead.
+    const tool = reports[0]!.result.transcript.find((m) => m.role === 'tool')!;
+    expect(JSON.stringify(tool)).toContain('skill_view');
+  });
+
+  it('new input cancels a running review within the wait, and the review then writes nothing', async () => {
     const create = {
       toolCalls: [
         {
@@ -173,23 +357,163 @@ describe('background learning reviews in a host', () => {
         },
       ],
     };
-    const { host, store, middleware, reviews } = await start(
+    const { host, reports, dir } = await start(
       [
         reviewScript([...Array.from({ length: 8 }, () => list), create]),
         { match: 'again', finalText: 'sure' },
-        { match: 'look', steps: Array.from({ length: 10 }, () => list), finalText: 'looked' },
+        { match: 'look', steps: looks(10), finalText: 'looked' },
       ],
-      false,
-      5,
+      { delayMs: 5 },
     );
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
     await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
     await host.appendToInbox(run.id, 'again please', 'user:alice');
     await waitForRunStatus(host, run.id, ['succeeded']);
-    await middleware.idle();
-    expect(reviews).toHaveLength(1);
-    expect(reviews[0]!.result.ended).toBe('cancelled');
-    expect(reviews[0]!.result.calls.map((c) => c.tool)).not.toContain('skill_manage');
-    expect((await store.list('alice')).map((s) => s.name)).toEqual([]);
+    await host.learning!.idle();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.result.ended).toBe('cancelled');
+    expect(reports[0]!.result.calls.map((c) => c.tool)).not.toContain('skill_manage');
+    expect(await new FileSkillStore({ dataDir: join(dir, 'learning') }).list('alice')).toEqual([]);
+  });
+
+  it('skips the review of a request that carried a provider-native tool', async () => {
+    const hosted: RunMiddleware = {
+      name: 'hosted-search',
+      beforeModelRequest(ctx) {
+        ctx.tools.push({ type: 'web_search_20250305', name: 'web_search', description: 'Search', inputSchema: {} });
+      },
+    };
+    const { host, reports } = await start(
+      [
+        learningReviewScript({}),
+        { match: 'look', steps: looks(10), finalText: 'looked' },
+        { match: 'again', steps: looks(10), finalText: 'looked again' },
+      ],
+      { middleware: [hosted] },
+    );
+    const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(host.learning!.running()).toEqual([]);
+    expect(reports).toEqual([]);
+  });
+
+  it('never reviews background runs; a due review carries over a failed turn to the next delivered one', async () => {
+    // The model fails the second call of the turn whose input says "break" (after one tool-calling response).
+    const failing = (scripted: ScriptedProvider): ModelProvider => ({
+      id: scripted.id,
+      async *stream(request, signal): AsyncIterable<ModelEvent> {
+        const lastUser = request.messages.filter((m) => m.role === 'user').at(-1);
+        if (request.messages.at(-1)?.role === 'tool' && JSON.stringify(lastUser).includes('break')) {
+          const error = Object.assign(new Error('overloaded'), { code: 'PROVIDER_HTTP' });
+          yield { type: 'error', error: error as never };
+          yield { type: 'done', stopReason: 'error' };
+          return;
+        }
+        yield* scripted.stream(request, signal);
+      },
+    });
+    const { host, reports } = await start(
+      [
+        learningReviewScript({}),
+        { match: 'fine', finalText: 'ok' },
+        { match: 'look', steps: looks(10), finalText: 'looked' },
+        { match: 'tools', steps: looks(9), finalText: 'nine' },
+      ],
+      { provider: failing },
+    );
+    const background = await host.startRun({
+      goal: 'look at my skills',
+      mode: 'plan_only',
+      actor: 'user:alice',
+      origin: 'background',
+    });
+    await waitForRunStatus(host, background.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(reports).toEqual([]);
+
+    const run = await host.startRun({ goal: 'tools', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    // The 10th tool-calling response comes in a turn that then fails: no review yet.
+    await host.appendToInbox(run.id, 'look once more and break', 'user:alice');
+    await waitForRunStatus(host, run.id, ['failed']);
+    await host.learning!.idle();
+    expect(reports).toEqual([]);
+    await host.appendToInbox(run.id, 'fine, thanks', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(reports.map((r) => r.due)).toEqual([{ memory: false, skills: true }]);
+  });
+
+  it("compacts the review's own conversation when a request passes 85 % of the window, keeping the prompt", async () => {
+    // A provider that caches the prompt prefix, as Anthropic does: little uncached input is reported.
+    const cached = (scripted: ScriptedProvider): ModelProvider => ({
+      id: scripted.id,
+      async *stream(request, signal): AsyncIterable<ModelEvent> {
+        for await (const event of scripted.stream(request, signal))
+          yield event.type === 'usage'
+            ? { type: 'usage', usage: { ...event.usage, inputTokens: 10, cacheReadTokens: event.usage.inputTokens } }
+            : event;
+      },
+    });
+    const big = `---\nname: notes\ndescription: Notes\n---\n${'Prefer the original language with subtitles. '.repeat(200)}\n`;
+    const { host, reports, scripted } = await start(
+      [
+        { match: 'You compact the history', finalText: 'The review viewed the notes skill.' },
+        reviewScript([
+          {
+            toolCalls: [
+              {
+                capability: 'skill_manage',
+                input: { operations: [{ action: 'create', name: 'notes', content: big }] },
+              },
+            ],
+          },
+          ...Array.from({ length: 6 }, () => ({ toolCalls: [{ capability: 'skill_view', input: { name: 'notes' } }] })),
+          ...Array.from({ length: 4 }, () => list),
+        ]),
+        { match: 'look', steps: looks(10), finalText: 'looked' },
+      ],
+      {
+        provider: cached,
+        extra: { runs: { pollMs: 5, leaseMs: 60_000, contextWindowTokens: 12_000, compactionThreshold: 0 } },
+      },
+    );
+    const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    const result = reports[0]!.result;
+    expect(result.compactions).toBeGreaterThan(0);
+    const after = scripted.requests.filter((r) => JSON.stringify(r.messages).includes('[context summary]'));
+    expect(after.length).toBeGreaterThan(0);
+    // The prompt survives every compaction.
+    for (const r of after) expect(JSON.stringify(r.messages)).toContain('background review');
+    expect(result.ended).toBe('done');
+  });
+
+  it('refuses bad learning options when the host is made, and is off without skills and memory', () => {
+    const bad: unknown[] = [
+      'yes',
+      { review: 'no' },
+      { maxModelCalls: 0 },
+      { maxModelCalls: 17 },
+      { maxModelCalls: 2.5 },
+      { cancelWaitMs: -1 },
+      { cancelWaitMs: Number.NaN },
+      { onReview: 'log' },
+      { prompt: 'Review.' },
+    ];
+    for (const learning of bad)
+      expect(() =>
+        createAgentHost({ skills: { dataDir: tmp() }, learning: learning as AgentOptions['learning'] }),
+      ).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID' }));
+    expect(createAgentHost({}).learning).toBeUndefined();
+    expect(createAgentHost({ skills: { dataDir: tmp() }, learning: { review: false } }).learning).toBeUndefined();
+    expect(createAgentHost({ skills: { dataDir: tmp() } }).learning?.running()).toEqual([]);
+    for (const model of [{ thinking: 'max' }, { temperature: 3 }, { temperature: Number.NaN }])
+      expect(() => createAgentHost({ model: model as AgentOptions['model'] })).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
   });
 });

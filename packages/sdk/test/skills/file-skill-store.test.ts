@@ -159,6 +159,30 @@ describe('FileSkillStore', () => {
     expect(snapshot(lib)).toEqual(before);
   });
 
+  it('rolls back the first four operations when the fifth fails: a new skill, a patch, a support file and a removal', async () => {
+    await createAgentSkill();
+    await store.manage(
+      'alice',
+      [{ action: 'write_file', name: 'subtitles', file_path: 'references/old.md', file_content: 'old\n' }],
+      FG,
+    );
+    const before = snapshot(lib);
+    const ops: SkillOperation[] = [
+      {
+        action: 'create',
+        name: 'posters',
+        content: '---\nname: posters\ndescription: Poster rules\n---\nPrefer 2:3.\n',
+      },
+      { action: 'patch', name: 'subtitles', old_string: '# Subtitles', new_string: '# Subtitle rules' },
+      { action: 'write_file', name: 'subtitles', file_path: 'references/new.md', file_content: 'new\n' },
+      { action: 'remove_file', name: 'subtitles', file_path: 'references/old.md' },
+      { action: 'write_file', name: 'subtitles', file_path: '../escape.md', file_content: 'x\n' },
+    ];
+    expect(await code(store.manage('alice', ops, FG))).toMatch(/^SKILL_/);
+    expect(snapshot(lib)).toEqual(before);
+    expect((await store.list('alice')).map((s) => s.name)).not.toContain('posters');
+  });
+
   it('restores every written file and removes created folders when a batch is cancelled mid-commit', async () => {
     await createAgentSkill();
     const before = snapshot(lib);

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryService, memoryReviewHook, SystemClock } from '../../src/index';
+import { MemoryService, SystemClock } from '../../src/index';
 import { MarkdownMemoryStore } from '../../src/memory';
 import { SKILL_MODEL_TOOLS } from '../../src/skills';
+import { memoryReviewHook } from '../../src/runtime/middleware/learning-review';
 import type { ModelMessage, ModelTool } from '../../src/models/types';
 import { runLearningReview } from '../../src/skills/review-run';
 import {
@@ -14,6 +15,7 @@ import {
   type LearningCounters,
   reviewAfterTurn,
   reviewInputBudget,
+  unconstrainedTools,
 } from '../../src/skills/review-triggers';
 import { MEMORY_UNAVAILABLE, REVIEW_DENIAL, reviewDispatch } from '../../src/skills/review-whitelist';
 import { FileSkillStore } from '../../src/skills/file-skill-store';
@@ -63,6 +65,23 @@ describe('learning review triggers', () => {
     expect(reviewInputBudget(1_000_000)).toBe(600_000);
     expect(reviewInputBudget(128_000)).toBe(96_000);
     expect(reviewInputBudget(undefined)).toBe(120_000);
+  });
+
+  it('names the tools a review cannot constrain: provider-native tools, schema-less tools, structured output', () => {
+    expect(unconstrainedTools({ tools })).toEqual([]);
+    expect(unconstrainedTools({ tools: [{ ...downloadTool, type: 'function' }] })).toEqual([]);
+    expect(
+      unconstrainedTools({
+        tools: [
+          ...tools,
+          { type: 'web_search_20250305', name: 'web_search', description: '', inputSchema: {} },
+          { name: 'broken', description: '', inputSchema: null as never },
+        ],
+      }),
+    ).toEqual(['web_search', 'broken']);
+    expect(unconstrainedTools({ tools, response_format: { type: 'json_object' } } as never)).toEqual([
+      'response_format',
+    ]);
   });
 
   it('executes only skill tools, memory when due, and maps skill reads; everything else is denied with the substitutes', () => {
@@ -136,9 +155,7 @@ function review(script: FakeScript, extra: Partial<Parameters<typeof runLearning
     provider,
     run: runLearningReview({
       provider,
-      model: 'scripted',
-      messages: conversation,
-      tools,
+      request: { model: 'scripted', messages: conversation, tools },
       due: { memory: false, skills: true },
       store,
       userId: 'alice',
@@ -176,7 +193,7 @@ describe('a learning review run', () => {
         ],
         finalText: 'Nothing more to save.',
       },
-      { onDenied: (tool) => denied.push(tool), origin: { sessionId: 'chat-1', messageIds: ['m1'] } },
+      { onDenied: (tool) => void denied.push(tool), origin: { sessionId: 'chat-1', messageIds: ['m1'] } },
     );
     const result = await run;
     expect(result).toMatchObject({ ended: 'done', modelCalls: 3, writes: 1 });
@@ -194,6 +211,25 @@ describe('a learning review run', () => {
     const lastTool = provider.requests[2]!.messages.filter((m) => m.role === 'tool').map((m) => m.content as string);
     expect(lastTool.at(-1)).toContain(MEMORY_UNAVAILABLE);
     expect(lastTool.at(-2)).toContain('only skills_list, skill_view and skill_manage run here');
+    expect(result.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('a provider that throws mid-stream ends the review as model_error, with the estimated usage of that call', async () => {
+    const provider = {
+      id: 'broken',
+      // biome-ignore lint/correctness/useYield: the stream fails before its first event
+      async *stream(): AsyncIterable<never> {
+        throw new Error('socket hang up');
+      },
+    };
+    const result = await runLearningReview({
+      provider,
+      request: { model: 'scripted', messages: conversation, tools },
+      due: { memory: false, skills: true },
+      store,
+      userId: 'alice',
+    });
+    expect(result).toMatchObject({ ended: 'model_error', modelCalls: 1, writes: 0 });
     expect(result.inputTokens).toBeGreaterThan(0);
   });
 
@@ -247,8 +283,12 @@ describe('a learning review run', () => {
     );
     expect(await run).toMatchObject({ ended: 'done', writes: 1 });
     expect(seen).toEqual([['alice', { action: 'add', content: 'prefers SRT subtitles' }]]);
-    const tiny = review({ finalText: 'x' }, { contextWindowTokens: 100 });
-    expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 0 });
+    // A window of 100 tokens: the budget is 75 input tokens, spent by the first call.
+    const tiny = review(
+      { steps: [{ toolCalls: [{ capability: 'skills_list', input: {} }] }], finalText: 'x' },
+      { contextWindowTokens: 100 },
+    );
+    expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 1 });
   });
 
   it('writes memory adds through the host memory and stages a replace or remove for the person to approve', async () => {

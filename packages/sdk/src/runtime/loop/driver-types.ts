@@ -5,7 +5,7 @@ import type { RunEventBus } from '../events/run-event-bus';
 import type { InvocationLedger } from '../../ledger/invocation-ledger';
 import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
-import type { ModelProvider } from '../../models/types';
+import type { ModelProvider, ThinkingLevel } from '../../models/types';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
@@ -21,6 +21,8 @@ import type { TracingOptions } from '../tracing/tracing-options';
 import type { HistoryStore } from '../../history/history-store';
 import type { CodeExecution } from '../code/code-execution';
 import type { ImageDelivery } from '../images/image-delivery';
+import type { ResolvedLearningOptions } from '../learning/learning-options';
+import type { LearningReviews } from '../learning/learning-reviews';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -28,6 +30,10 @@ export interface RunDriverSettings {
   model: string;
   /** Max output tokens per model call (default: provider default). */
   maxTokens: number | undefined;
+  /** Reasoning effort of every model call (default: the provider's, `off`). */
+  thinking?: ThinkingLevel | undefined;
+  /** Sampling temperature of every model call (default: the provider's). */
+  temperature?: number | undefined;
   /** Host system prompt layers, after the runtime's own. */
   systemPrompt: string | undefined;
   /** Daily limits. */
@@ -110,6 +116,8 @@ export interface RunDriverDeps {
   memory?: MemoryService;
   /** Read-only code orchestration (`execute_code`), when the host turned it on (`runs.code`). */
   code?: CodeExecution;
+  /** Background learning reviews (the `learning` option), when on: their settings and the reviews running in this process. */
+  learning?: { settings: ResolvedLearningOptions; reviews: LearningReviews };
   /** Images in tool results: held in memory, sent to models that accept them (`runs.images`); none: images become notes. */
   images?: ImageDelivery;
 }

@@ -7,9 +7,11 @@ import type {
   ModelEvent,
   ModelMessage,
   ModelProvider,
+  ModelRequest,
   ModelTool,
   ModelUsage,
   StopReason,
+  ThinkingLevel,
 } from '../../models/types';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import { admitToolCall, runtimeCallId } from '../tool-call-identity';
@@ -22,6 +24,10 @@ export interface ModelTurnConfig {
   model: string;
   /** Max output tokens (provider default when undefined). */
   maxTokens: number | undefined;
+  /** Reasoning effort (provider default `off` when undefined). */
+  thinking?: ThinkingLevel | undefined;
+  /** Sampling temperature (provider default when undefined). */
+  temperature?: number | undefined;
   /** Host system prompt layers, after the runtime's own. */
   systemPrompt: string | undefined;
   /** Largest tool-call argument text kept, in UTF-8 bytes. */
@@ -41,6 +47,8 @@ export interface ModelTurnSink {
 
 /** The result of a turn. */
 export interface ModelTurn {
+  /** The request as sent to the provider (system prompt first, tools, model settings). */
+  request: ModelRequest;
   /** The assistant message in stream order: text, thinking and tool-call parts (runtime ids). */
   message: AssistantMessage;
   /** Token usage reported by the provider. */
@@ -81,11 +89,13 @@ export async function runModelTurn(
   sink: ModelTurnSink,
 ): Promise<ModelTurn> {
   const system = [RUNTIME_SYSTEM_PROMPT, config.systemPrompt].filter(Boolean).join('\n\n');
-  const outbound = {
+  const outbound: ModelRequest = {
     model: config.model,
     messages: [{ role: 'system' as const, content: system }, ...request.messages],
     tools: [...request.tools],
     ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
+    ...(config.thinking !== undefined ? { thinking: config.thinking } : {}),
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
   };
   const content: AssistantMessage['content'] = [];
   const failures = new Map<string, { code: string; message: string }>();
@@ -156,6 +166,7 @@ export async function runModelTurn(
   flushText();
   const price = priceFor(config.model);
   return {
+    request: outbound,
     message: { role: 'assistant', content },
     usage,
     costUsd: price ? costOf(usage, price) : 0,

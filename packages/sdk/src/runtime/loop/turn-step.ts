@@ -110,6 +110,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
           provider: deps.provider,
           model: deps.settings.model,
           maxTokens: deps.settings.maxTokens,
+          thinking: deps.settings.thinking,
+          temperature: deps.settings.temperature,
           systemPrompt:
             [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
           maxInputBytes: deps.settings.maxInputBytes,
@@ -160,7 +162,7 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
 
   const calls = turn.message.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
   const text = turn.message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  const prompts = await loop.pipeline.afterModelTurn(session, turn.message, calls, text);
+  const prompts = await loop.pipeline.afterModelTurn(session, turn.message, calls, text, turn.request);
   if (calls.length === 0) {
     if (session.stop) return stopDrive(session, session.stop);
     if (prompts.length > 0) {

@@ -4,7 +4,7 @@ import type { TokenCounter } from '../../models/token-counter';
 import type { ModelMessage } from '../../models/types';
 import { compact, assessCompaction, type PinnedFacts } from '../context/compaction';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
-import type { RunMiddleware } from './run-middleware';
+import type { RunMiddleware, RunStepContext } from './run-middleware';
 
 /** What {@link compactionMiddleware} needs. @internal */
 export interface CompactionMiddlewareOptions {
@@ -18,8 +18,15 @@ export interface CompactionMiddlewareOptions {
   thresholdShare: number;
   /** Facts that survive every compaction (the checklist, unknown writes, open approvals) of a run; read only when a compaction is due. */
   pinned: (runId: string) => Promise<PinnedFacts>;
-  /** Writes the summary of `messages` (normally a model call); compaction falls back to a deterministic digest when it throws. */
-  summarize: (messages: readonly ModelMessage[], signal?: AbortSignal) => Promise<string>;
+  /**
+   * Writes the summary of `messages` (normally a model call, whose usage it hands to `charge`: it is
+   * added to the run's); compaction falls back to a deterministic digest when it throws.
+   */
+  summarize: (
+    messages: readonly ModelMessage[],
+    signal: AbortSignal | undefined,
+    charge: RunStepContext['chargeUsage'],
+  ) => Promise<string>;
 }
 
 /**
@@ -57,7 +64,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
         const result = await compact(ctx.messages, {
           ...base,
           pinned: await options.pinned(ctx.run.id),
-          summarize: options.summarize,
+          summarize: (older, signal) => options.summarize(older, signal, ctx.chargeUsage),
           signal: ctx.signal,
         });
         if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);

@@ -1,114 +1,179 @@
-// Background learning reviews as a run middleware: counts a conversation's user turns and
-// tool-calling model responses, and after a delivered reply launches the review that is due.
-import { isHumanActor, parseActor } from '../../core/actor';
+// Background learning reviews as one of the runtime's middleware: counts a conversation's user turns
+// and tool-calling model responses, and after a delivered reply launches the review that is due.
+import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { summarizeInput } from '../../capabilities/input-summary';
+import { actingForRun } from '../../core/acting-for';
+import { parseActor } from '../../core/actor';
 import type { JsonValue } from '../../core/records';
-import type { ModelMessage, ModelProvider, ModelTool } from '../../models/types';
+import type { RunUsage } from '../../core/run-records';
 import type { MemoryService } from '../../memory/memory-service';
+import type { TokenCounter } from '../../models/token-counter';
+import type { AssistantMessage, ModelMessage, ModelProvider, ModelRequest } from '../../models/types';
+import { isSummaryMessage } from '../context/compaction';
+import { humanInputId } from '../loop/human-input';
+import type { Clock } from '../../ports/clock';
+import type { IdGenerator } from '../../ports/id-generator';
+import type { Logger } from '../../ports/logger';
 import type { SkillStore } from '../../ports/skill-store';
-import { SkillError } from '../../skills/skill-error';
-import { type LearningReviewResult, type MemoryReviewHook, runLearningReview } from '../../skills/review-run';
+import type { StorageAdapter } from '../../ports/storage-adapter';
+import { type MemoryReviewHook, type ReviewUsage, runLearningReview } from '../../skills/review-run';
 import {
   countModelResponse,
   countUserTurn,
   initialCounters,
   type LearningCounters,
   reviewAfterTurn,
+  unconstrainedTools,
 } from '../../skills/review-triggers';
+import { SkillError } from '../../skills/skill-error';
+import type { ResolvedLearningOptions } from '../learning/learning-options';
+import { addReviewUsage, type LearningReviews } from '../learning/learning-reviews';
+import { reviewCompactor } from '../learning/review-compaction';
 import type { RunMiddleware } from './run-middleware';
 
-/** Options of {@link learningReviewMiddleware}. @public */
-export interface LearningReviewMiddlewareOptions {
-  /** The user's skills (the same store as the host's `skills` option). */
-  readonly store: SkillStore;
-  /** The conversation's model provider and model id (reviews use the same). */
+/** What the learning-review middleware works with. */
+export interface LearningReviewDeps {
+  /** The `learning` option with defaults applied. */
+  readonly settings: ResolvedLearningOptions;
+  /** The reviews running in this process. */
+  readonly reviews: LearningReviews;
+  /** The conversation's model provider (reviews use the same instance). */
   readonly provider: ModelProvider;
-  /** The model id the review uses (the conversation's). */
-  readonly model: string;
-  /** The system prompt the conversation's runs use (the host's `runs.systemPrompt` layers), so the review keeps the cache prefix. */
-  readonly systemPrompt?: string;
-  /** Told of every call a review's whitelist refused, for the host's audit (`runId` is the conversation). */
-  readonly onDenied?: (runId: string, tool: string, input: unknown) => void;
-  /** Where memory review calls go; without it only skill reviews run. */
-  readonly memory?: MemoryReviewHook;
-  /** The model's context window in tokens (the review's input budget derives from it). */
-  readonly contextWindowTokens?: number;
-  /** Longest wait for a running review to stop when new input arrives, in ms. @defaultValue 2000 */
-  readonly cancelWaitMs?: number;
-  /** Told when a review ends (its usage belongs to the conversation `runId`). */
-  readonly onReview?: (runId: string, kind: { memory: boolean; skills: boolean }, result: LearningReviewResult) => void;
-  /** Told when a review fails unexpectedly. */
-  readonly onError?: (runId: string, error: unknown) => void;
+  /** Counts a review's requests (budget and compaction). */
+  readonly counter: TokenCounter;
+  /** Runs (usage) and the audit trail (refused calls). */
+  readonly storage: StorageAdapter;
+  /** The capabilities (redaction of a refused call's input in its audit row). */
+  readonly capabilities: CapabilityRegistry;
+  /** Time. */
+  readonly clock: Clock;
+  /** Ids of audit rows. */
+  readonly ids: IdGenerator;
+  /** Where review outcomes are logged (counts only, never review text). */
+  readonly logger: Logger;
+  /** Personal skills, when configured (skill reviews). */
+  readonly skills?: SkillStore | undefined;
+  /** Stable memory, when configured (memory reviews). */
+  readonly memory?: MemoryService | undefined;
 }
 
-/** A running review of one conversation. */
-interface RunningReview {
-  readonly controller: AbortController;
-  readonly done: Promise<void>;
-}
-
-/** The host's handle on reviews: wait for the running ones (tests, shutdown). @public */
-export interface LearningReviewMiddleware extends RunMiddleware {
-  /** Resolves when no review is running. */
-  idle(): Promise<void>;
-}
+/** The code of a call a review's whitelist refused (the audit row's reason starts with it). */
+const DENIED_CODE = 'SKILL_REVIEW_TOOL_DENIED';
+const DENIED_REASON = `${DENIED_CODE}: a background learning review may only run skill tools (and memory when a memory review is due)`;
 
 const isCounters = (v: unknown): v is LearningCounters =>
   v !== null && typeof v === 'object' && typeof (v as LearningCounters).userTurns === 'number';
 
+const sameUsage = (a: Readonly<RunUsage>, b: Readonly<RunUsage>) =>
+  a.modelCalls === b.modelCalls &&
+  a.inputTokens === b.inputTokens &&
+  a.outputTokens === b.outputTokens &&
+  a.costUsd === b.costUsd &&
+  a.toolCalls === b.toolCalls;
+
 /**
- * A run middleware that launches background learning reviews (see {@link runLearningReview}).
+ * The middleware that launches background learning reviews (see `runLearningReview`).
  *
  * @remarks
- * Per conversation (a run and the messages that wake it): every drive a person starts or steers is a
- * user turn (a memory review is due on every 10th, when `memory` is given); every model response that
- * called tools counts once (a skill review is due at 10; one calling `skill_manage` resets the count).
- * A review starts only after a reply was delivered and stored (`succeeded` or `waiting` for the
- * person), for interactive runs started by a person, never for scheduled, internal or subagent runs;
- * a due review carries over failed or cancelled turns. New input to the conversation cancels a running
- * review and waits at most `cancelWaitMs`; a review that outlives that has its later writes refused.
- * @example
- * ```ts
- * const reviews = learningReviewMiddleware({ store, provider, model: 'claude-sonnet-4-5' });
- * const host = createAgentHost({ model: { provider, model: 'claude-sonnet-4-5' }, skills: { store }, runs: { middleware: [reviews] } });
- * ```
- * @public
+ * Per conversation (a run and the messages that wake it): each message of a person (the goal, every
+ * steering message, whether it woke the run or arrived while it ran) is a user turn, continuation prompts
+ * and summaries never are (a memory review is due on every 10th, when memory is configured); every model response
+ * that called tools counts once (a skill review is due at 10, when skills are configured; one calling
+ * `skill_manage` resets the count). A review starts only after a reply was delivered and stored
+ * (`succeeded` or `waiting` for the person), for runs a person started (not background, not
+ * subagents), and never for a request that carried provider-native tools; a due review carries over
+ * failed or cancelled turns. New input to the conversation cancels a running review and waits at most
+ * `cancelWaitMs`; a review that outlives that has its later writes refused. The review's usage is added
+ * to the conversation's run; calls its whitelist refused are audited as `capability.denied`.
  */
-export function learningReviewMiddleware(options: LearningReviewMiddlewareOptions): LearningReviewMiddleware {
-  const running = new Map<string, RunningReview>();
-  /** The last request and reply of each run in flight (what a review copies). */
-  const last = new Map<string, { messages: ModelMessage[]; tools: ModelTool[] }>();
+export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddleware {
+  const { settings, reviews, storage, logger } = deps;
+  /** The final request and reply of each run in flight (what a review copies). */
+  const last = new Map<string, { request: Readonly<ModelRequest>; reply: AssistantMessage }>();
   /** Counters cleared by a launch, written back at the run's next drive. */
   const cleared = new Map<string, LearningCounters>();
-  const memoryEnabled = options.memory !== undefined;
-
+  /** The counters of each run as last saved (what `onRunEnd`, which has no state, decides from). */
+  const latest = new Map<string, LearningCounters>();
   const counters = (state: { get(): JsonValue | undefined }) => {
     const v = state.get();
     return isCounters(v) ? v : initialCounters();
   };
-  /** The counters of each run as last saved (what `onRunEnd`, which has no state, decides from). */
-  const latest = new Map<string, LearningCounters>();
   const save = (runId: string, state: { set(value: JsonValue): void }, c: LearningCounters) => {
-    const kept = { ...c, memoryDue: memoryEnabled && c.memoryDue };
+    const kept = { ...c, memoryDue: deps.memory !== undefined && c.memoryDue, skillDue: !!deps.skills && c.skillDue };
     latest.set(runId, kept);
     state.set(kept as unknown as JsonValue);
   };
 
+  const restoredCounters = async (runId: string) => {
+    const stored = await storage.messages.list(runId);
+    const genuine = stored.filter((r) => {
+      const m = r.message as { role?: unknown } | null;
+      return m?.role === 'user' && !isSummaryMessage(m as ModelMessage);
+    });
+    return initialCounters(genuine.length);
+  };
+
+  /** Adds a finished review's usage to its run: now when no drive holds the run, else at its next drive. */
+  const attribute = async (runId: string, usage: ReviewUsage) => {
+    if (usage.modelCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return;
+    const run = await storage.runs.get(runId);
+    if (!run) return;
+    if (run.leaseOwner !== null && (run.leaseExpiresAt ?? 0) > deps.clock.now()) return reviews.owe(runId, usage);
+    const next = { ...run.usage, ...addReviewUsage(run.usage, usage) };
+    if (await storage.runs.patch(runId, { usage: next })) reviews.saved(runId, { before: run.usage, delta: usage });
+    else reviews.owe(runId, usage);
+  };
+
+  const audit = async (runId: string, tool: string, input: unknown) => {
+    const redact = deps.capabilities.has(tool) ? deps.capabilities.get(tool).redact : undefined;
+    await storage.audit.append({
+      id: deps.ids.next('aud'),
+      seq: 0,
+      at: deps.clock.now(),
+      action: 'capability.denied',
+      actor: `agent:${runId}`,
+      capabilityId: tool,
+      invocationId: deps.ids.next('inv'),
+      runId,
+      taskId: null,
+      outcome: 'denied',
+      approvalId: null,
+      grantId: null,
+      idempotencyKey: null,
+      inputSummary: summarizeInput(input, redact ?? []),
+      reason: DENIED_REASON,
+    });
+  };
+
   return {
-    name: 'learning-review',
+    name: 'learning_review',
     async onDriveStart(ctx) {
-      const review = running.get(ctx.run.id);
-      if (review) {
-        review.controller.abort();
-        await Promise.race([review.done, new Promise((r) => setTimeout(r, options.cancelWaitMs ?? 2000))]);
-      }
-      let c = cleared.get(ctx.run.id) ?? counters(ctx.state);
+      await reviews.cancel(ctx.run.id, settings.cancelWaitMs);
+      const { owed, saved } = reviews.take(ctx.run.id);
+      // A review that saved its usage after this drive loaded the run: the drive's own writes would drop it.
+      if (saved && sameUsage(ctx.usage, saved.before)) ctx.chargeUsage(saved.delta);
+      if (owed) ctx.chargeUsage(owed);
+      const fresh = ctx.state.get() === undefined;
+      // A conversation that already has turns but no counters (stored before reviews were on): start from
+      // its genuine user messages so far.
+      const c =
+        cleared.get(ctx.run.id) ?? (fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state));
       cleared.delete(ctx.run.id);
-      const firstDrive = ctx.state.get() === undefined;
-      if (firstDrive || ctx.woken) c = countUserTurn(c);
       save(ctx.run.id, ctx.state, c);
     },
     beforeModelRequest(ctx) {
-      last.set(ctx.run.id, { messages: ctx.messages, tools: ctx.tools });
+      // A person's input (the goal, each steering message) reaches the model once: each is one user turn.
+      // Only messages appended during this drive carry the mark; continuation prompts and summaries never do.
+      const seen = ctx.state.local(() => new Set<string>());
+      let c = counters(ctx.state);
+      const before = c;
+      for (const m of ctx.history) {
+        const id = humanInputId(m);
+        if (id === undefined || seen.has(id)) continue;
+        seen.add(id);
+        c = countUserTurn(c);
+      }
+      if (c !== before) save(ctx.run.id, ctx.state, c);
     },
     afterModelTurn(ctx) {
       const c = countModelResponse(counters(ctx.state), {
@@ -116,57 +181,79 @@ export function learningReviewMiddleware(options: LearningReviewMiddlewareOption
         calledSkillManage: ctx.calls.some((call) => call.name === 'skill_manage'),
       });
       save(ctx.run.id, ctx.state, c);
-      const request = last.get(ctx.run.id);
-      if (request) last.set(ctx.run.id, { ...request, messages: [...request.messages, ctx.message as ModelMessage] });
+      last.set(ctx.run.id, { request: ctx.request, reply: ctx.message as AssistantMessage });
     },
     async onRunEnd(ctx) {
       const run = ctx.run;
-      const request = last.get(run.id);
+      const final = last.get(run.id);
       const c = latest.get(run.id);
       last.delete(run.id);
       latest.delete(run.id);
-      const interactive = run.origin !== 'background' && run.depth === 0 && isHumanActor(run.startedBy);
-      const delivered = ctx.status === 'succeeded' || ctx.status === 'waiting';
-      if (!request || !c || !interactive) return;
-      const stored = request.messages.at(-1)?.role === 'assistant';
+      const stored = await storage.runs.get(run.id);
+      const person = stored ? actingForRun(stored) : undefined;
+      const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
+      if (!final || !c || !interactive) return;
+      const delivered = (ctx.status === 'succeeded' || ctx.status === 'waiting') && final.reply.content.length > 0;
       const decision = reviewAfterTurn(c, {
-        outcome: delivered && stored ? 'delivered' : 'failed',
+        outcome: delivered ? 'delivered' : 'failed',
         interactive,
-        reviewRunning: running.has(run.id),
-        nativeTools: false,
+        reviewRunning: reviews.has(run.id),
+        nativeTools: unconstrainedTools(final.request).length > 0,
       });
+      if (decision.counters !== c) cleared.set(run.id, decision.counters);
       if (!decision.launch) return;
-      cleared.set(run.id, decision.counters);
-      const kind = { memory: decision.launch.memory && memoryEnabled, skills: decision.launch.skills };
-      if (!kind.memory && !kind.skills) return;
-      const controller = new AbortController();
-      const userId = parseActor(run.startedBy).id;
-      const done = runLearningReview({
-        provider: options.provider,
-        model: options.model,
-        messages: request.messages,
-        tools: request.tools,
-        due: kind,
-        store: options.store,
-        userId,
-        origin: { sessionId: run.id, messageIds: [] },
-        signal: controller.signal,
-        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-        ...(options.onDenied
-          ? { onDenied: (tool: string, input: unknown) => options.onDenied?.(run.id, tool, input) }
-          : {}),
-        ...(options.memory ? { memory: options.memory } : {}),
-        ...(options.contextWindowTokens ? { contextWindowTokens: options.contextWindowTokens } : {}),
-      })
-        .then((result) => options.onReview?.(run.id, kind, result))
-        .catch((error) => options.onError?.(run.id, error))
-        .finally(() => {
-          if (running.get(run.id)?.controller === controller) running.delete(run.id);
-        });
-      running.set(run.id, { controller, done });
-    },
-    async idle() {
-      while (running.size > 0) await Promise.all([...running.values()].map((r) => r.done));
+      const due = { memory: decision.launch.memory, skills: decision.launch.skills };
+      const userId = parseActor(person!).id;
+      const memory = deps.memory;
+      reviews.launch(run.id, async (signal) => {
+        try {
+          const result = await runLearningReview({
+            provider: deps.provider,
+            request: final.request,
+            reply: final.reply,
+            due,
+            userId,
+            origin: { sessionId: run.id, messageIds: [] },
+            signal,
+            maxModelCalls: settings.maxModelCalls,
+            ...(settings.prompt ? { prompt: settings.prompt(due) } : {}),
+            ...(deps.skills ? { store: deps.skills } : {}),
+            ...(memory && due.memory ? { memory: memoryReviewHook(memory) } : {}),
+            ...(settings.contextWindowTokens ? { contextWindowTokens: settings.contextWindowTokens } : {}),
+            onDenied: (tool, input) => audit(run.id, tool, input),
+            countTokens: (request) => deps.counter.countRequest(request.messages, request.tools, request.model),
+            compact: reviewCompactor({
+              provider: deps.provider,
+              model: final.request.model,
+              counter: deps.counter,
+              tools: final.request.tools ?? [],
+              contextWindowTokens: settings.contextWindowTokens,
+            }),
+          });
+          await attribute(run.id, {
+            modelCalls: result.modelCalls + result.compactions,
+            inputTokens: result.inputTokens,
+            outputTokens: result.outputTokens,
+            costUsd: result.costUsd,
+          });
+          logger.info('background learning review ended', {
+            runId: run.id,
+            memory: due.memory,
+            skills: due.skills,
+            ended: result.ended,
+            modelCalls: result.modelCalls,
+            writes: result.writes,
+            denied: result.calls.filter((call) => call.outcome === 'denied').length,
+          });
+          try {
+            settings.onReview?.({ runId: run.id, userId, due, result });
+          } catch (error) {
+            logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
+          }
+        } catch (error) {
+          logger.warn('a background learning review failed', { runId: run.id, message: (error as Error).message });
+        }
+      });
     },
   };
 }
@@ -175,11 +262,6 @@ export function learningReviewMiddleware(options: LearningReviewMiddlewareOption
  * A {@link MemoryReviewHook} over the host's stable memory: a review's `memory` call is a background
  * write of the user's own memory (adds are written, any replace or remove is staged as a proposal for
  * the person to approve); refused once the review was cancelled.
- * @example
- * ```ts
- * learningReviewMiddleware({ store, provider, model, memory: memoryReviewHook(memoryService) });
- * ```
- * @public
  */
 export function memoryReviewHook(memory: MemoryService): MemoryReviewHook {
   return {

@@ -2,9 +2,16 @@
 // RunMiddlewareError naming the middleware.
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
-import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
+import type {
+  AssistantMessage,
+  ModelMessage,
+  ModelRequest,
+  ModelTool,
+  ToolCallPart,
+  ToolResultMessage,
+} from '../../models/types';
 import type { JsonValue } from '../../core/records';
-import type { RunStatus } from '../../core/run-records';
+import type { RunStatus, RunUsage } from '../../core/run-records';
 import type { GuardCallKind } from '../guardrails/types';
 import type { RunSession } from '../loop/run-session';
 import {
@@ -140,6 +147,7 @@ export class MiddlewarePipeline {
     message: AssistantMessage,
     calls: readonly ToolCallPart[],
     text: string,
+    request: ModelRequest,
   ): Promise<string[]> {
     const prompts: string[] = [];
     for (const entry of this.#with.afterModelTurn) {
@@ -148,6 +156,7 @@ export class MiddlewarePipeline {
         message,
         calls,
         text,
+        request,
         continueWith: (prompt) => {
           if (calls.length === 0) prompts.push(String(prompt));
         },
@@ -245,6 +254,7 @@ export class MiddlewarePipeline {
       warn: parts.warn,
       stopRun: parts.stopRun,
       failRun: parts.failRun,
+      chargeUsage: parts.chargeUsage,
     };
   }
 
@@ -277,7 +287,19 @@ export class MiddlewarePipeline {
 }
 
 /** The parts of a step context that depend only on the run and the middleware. */
-type StepParts = Pick<RunStepContext, 'state' | 'warn' | 'stopRun' | 'failRun'>;
+type StepParts = Pick<RunStepContext, 'state' | 'warn' | 'stopRun' | 'failRun' | 'chargeUsage'>;
+
+/** A usage delta a middleware charged: finite, non-negative numbers only (anything else counts 0). */
+function validUsage(usage: Partial<RunUsage>): Partial<RunUsage> {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const u = (usage ?? {}) as Partial<RunUsage>;
+  return {
+    modelCalls: Math.floor(n(u.modelCalls)),
+    inputTokens: Math.floor(n(u.inputTokens)),
+    outputTokens: Math.floor(n(u.outputTokens)),
+    costUsd: n(u.costUsd),
+  };
+}
 
 const stepParts = new WeakMap<RunSession, Map<MiddlewareEntry, StepParts>>();
 
@@ -314,6 +336,7 @@ function partsOf(entry: MiddlewareEntry, session: RunSession): StepParts {
         source: entry.source,
       };
     },
+    chargeUsage: (usage) => session.addUsage(validUsage(usage)),
   };
   byEntry.set(entry, parts);
   return parts;

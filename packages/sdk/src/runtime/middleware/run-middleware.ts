@@ -3,7 +3,14 @@
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { InvocationStatus } from '../../capabilities/invocation';
 import { MediaAgentError } from '../../core/errors';
-import type { AssistantMessage, ModelMessage, ModelTool, ToolCallPart, ToolResultMessage } from '../../models/types';
+import type {
+  AssistantMessage,
+  ModelMessage,
+  ModelRequest,
+  ModelTool,
+  ToolCallPart,
+  ToolResultMessage,
+} from '../../models/types';
 import type { JsonValue } from '../../core/records';
 import type { RunMode, RunOrigin, RunStatus, RunUsage } from '../../core/run-records';
 import type { GuardCallKind } from '../guardrails/types';
@@ -102,6 +109,13 @@ export interface RunStepContext extends RunMiddlewareContext {
    * @param message - the run error's message
    */
   failRun(code: string, message: string): void;
+  /**
+   * Adds what a middleware spent on the run's behalf (a summary call, a background review) to the run's
+   * usage: saved with the current step, counted against the run's budgets and the daily cost. Negative
+   * or non-finite figures count 0.
+   * @param usage - model calls, input and output tokens, cost in USD
+   */
+  chargeUsage(usage: Partial<Pick<RunUsage, 'modelCalls' | 'inputTokens' | 'outputTokens' | 'costUsd'>>): void;
 }
 
 /**
@@ -170,6 +184,12 @@ export interface ModelTurnContext extends RunStepContext {
   readonly calls: readonly Readonly<ToolCallPart>[];
   /** The reply's text (all text parts joined). */
   readonly text: string;
+  /**
+   * The request the reply answers, exactly as sent to the provider: the system prompt first, the
+   * messages after every `beforeModelRequest` rewrite, the tools, and the model settings (model id,
+   * `maxTokens`, `thinking`, `temperature`). Read-only.
+   */
+  readonly request: Readonly<ModelRequest>;
   /**
    * For a reply without tool calls: do not end the drive; add `prompt` as a user message and call
    * the model again (the loop guard uses this for replies that announce an action but call nothing).
@@ -355,4 +375,5 @@ export const RUNTIME_MIDDLEWARE_NAMES: readonly string[] = Object.freeze([
   'loop_guard',
   'code_execution',
   'tool_images',
+  'learning_review',
 ]);

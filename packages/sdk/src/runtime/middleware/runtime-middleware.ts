@@ -1,5 +1,6 @@
 // The middleware a run driver runs: the runtime's own (from its settings), then the host's.
 import { MediaAgentError } from '../../core/errors';
+import { costOf, priceFor } from '../../models/cost';
 import { summaryRequestMessages, type PinnedFacts } from '../context/compaction';
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';
@@ -11,6 +12,7 @@ import { repeatedResultsMiddleware } from './repeated-results';
 import { resultSpillMiddleware } from './result-spill';
 import { codeExecutionMiddleware } from './code-execution';
 import { toolImagesMiddleware } from './tool-images';
+import { learningReviewMiddleware } from './learning-review';
 import { RUNTIME_MIDDLEWARE_NAMES, type RunMiddleware, type RunMiddlewareHook } from './run-middleware';
 import { TOOL_DISCOVERY_STATE_KEY, toolDiscoveryMiddleware } from './tool-discovery';
 
@@ -56,7 +58,8 @@ export function validateRunMiddleware(middleware: unknown): asserts middleware i
 
 /**
  * The middleware of a driver, in order: compaction (when the threshold is above 0), tool discovery
- * (when `maxTools` is above 0), repeated results, result spill, the loop guard, then `deps.middleware`.
+ * (when `maxTools` is above 0), repeated results, result spill, code execution, background learning
+ * reviews (when on), the loop guard, then `deps.middleware`.
  * @throws `OPTIONS_INVALID` for invalid host middleware
  */
 export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
@@ -97,14 +100,26 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
             };
           },
           // Summaries are written by the model; compaction falls back to a deterministic digest when this throws.
-          summarize: async (older, signal) => {
+          summarize: async (older, signal, charge) => {
             let text = '';
-            for await (const event of provider.stream(
-              { model: settings.model, messages: summaryRequestMessages(older) },
-              signal,
-            )) {
-              if (event.type === 'text_delta') text += event.text;
-              if (event.type === 'error') throw event.error;
+            const price = priceFor(settings.model);
+            const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+            try {
+              for await (const event of provider.stream(
+                { model: settings.model, messages: summaryRequestMessages(older) },
+                signal,
+              )) {
+                if (event.type === 'text_delta') text += event.text;
+                else if (event.type === 'usage') {
+                  usage.inputTokens += event.usage.inputTokens;
+                  usage.outputTokens += event.usage.outputTokens;
+                  usage.cacheReadTokens += event.usage.cacheReadTokens;
+                  usage.cacheWriteTokens += event.usage.cacheWriteTokens;
+                } else if (event.type === 'error') throw event.error;
+              }
+            } finally {
+              // The summary call is the run's: its usage counts against the run's budgets.
+              charge({ modelCalls: 1, ...usage, costUsd: price ? costOf(usage, price) : 0 });
             }
             return text;
           },
@@ -128,6 +143,23 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
   entries.push(own(repeatedResultsMiddleware()));
   entries.push(own(resultSpillMiddleware(deps.results)));
   if (deps.code) entries.push(own(codeExecutionMiddleware(deps.code)));
+  if (deps.learning)
+    entries.push(
+      own(
+        learningReviewMiddleware({
+          ...deps.learning,
+          provider,
+          counter,
+          storage,
+          capabilities: deps.capabilities,
+          clock: deps.clock,
+          ids: deps.ids,
+          logger: deps.logger,
+          skills: deps.skills,
+          memory: deps.memory,
+        }),
+      ),
+    );
   entries.push({
     middleware: loopGuardMiddleware(settings.loopGuard),
     stateKey: 'guard',

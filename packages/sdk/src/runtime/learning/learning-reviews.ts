@@ -1,0 +1,119 @@
+// The background reviews of one host process: at most one per conversation, cancellable, and the
+// usage each one still owes its conversation.
+import type { RunUsage } from '../../core/run-records';
+import type { ReviewUsage } from '../../skills/review-run';
+
+/** A running review. */
+interface Running {
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
+
+/** Usage a review added to the stored run while no drive held it, and the run's usage before and after. */
+export interface SavedReviewUsage {
+  /** The run's stored usage before the review's was added. */
+  readonly before: RunUsage;
+  /** What was added. */
+  readonly delta: ReviewUsage;
+}
+
+/**
+ * The background learning reviews running in this process (`host.learning`).
+ * @public
+ */
+export interface LearningReviewsHandle {
+  /** Ids of the conversations (runs) whose review is running now. */
+  running(): string[];
+  /** Resolves when no review is running (tests, orderly shutdown). */
+  idle(): Promise<void>;
+}
+
+/**
+ * The reviews of one process. A conversation has at most one review (reviews never stack); a newer
+ * review never loses its slot to an older one that finishes late.
+ */
+export class LearningReviews implements LearningReviewsHandle {
+  readonly #running = new Map<string, Running>();
+  readonly #owed = new Map<string, ReviewUsage>();
+  readonly #saved = new Map<string, SavedReviewUsage>();
+  #sealed = false;
+
+  /** Whether a review of `runId` is running. */
+  has(runId: string): boolean {
+    return this.#running.has(runId);
+  }
+
+  /** {@inheritDoc LearningReviewsHandle.running} */
+  running(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /**
+   * Starts a review of `runId` unless one is running or the host stopped.
+   * @param review - the review; it gets the signal that cancels it
+   * @returns whether it started
+   */
+  launch(runId: string, review: (signal: AbortSignal) => Promise<void>): boolean {
+    if (this.#sealed || this.#running.has(runId)) return false;
+    const controller = new AbortController();
+    const done = review(controller.signal).finally(() => {
+      if (this.#running.get(runId)?.controller === controller) this.#running.delete(runId);
+    });
+    this.#running.set(runId, { controller, done });
+    return true;
+  }
+
+  /**
+   * Cancels the review of `runId` and waits for it at most `waitMs` (it keeps running after that, with
+   * every later write refused).
+   */
+  async cancel(runId: string, waitMs: number): Promise<void> {
+    const review = this.#running.get(runId);
+    if (!review) return;
+    review.controller.abort();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([review.done, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** {@inheritDoc LearningReviewsHandle.idle} */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
+  }
+
+  /** Cancels every review, waits at most `waitMs` for them, and starts no more. */
+  async stop(waitMs: number): Promise<void> {
+    this.#sealed = true;
+    await Promise.all(this.running().map((id) => this.cancel(id, waitMs)));
+  }
+
+  /** Usage a review could not save on its run (a drive held it): the next drive charges it. */
+  owe(runId: string, usage: ReviewUsage): void {
+    const prior = this.#owed.get(runId);
+    this.#owed.set(runId, prior ? addReviewUsage(prior, usage) : usage);
+  }
+
+  /** Usage a review saved on its run while no drive held it (the next drive checks it took it in). */
+  saved(runId: string, saved: SavedReviewUsage): void {
+    this.#saved.set(runId, saved);
+  }
+
+  /** Takes what `runId` is owed and what was saved on it since its last drive. */
+  take(runId: string): { owed: ReviewUsage | undefined; saved: SavedReviewUsage | undefined } {
+    const owed = this.#owed.get(runId);
+    const saved = this.#saved.get(runId);
+    this.#owed.delete(runId);
+    this.#saved.delete(runId);
+    return { owed, saved };
+  }
+}
+
+/** The sum of two usages. */
+export function addReviewUsage(a: ReviewUsage, b: ReviewUsage): ReviewUsage {
+  return {
+    modelCalls: a.modelCalls + b.modelCalls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
