@@ -16,17 +16,36 @@ export function checkSessionId(id: unknown, field: string): void {
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
 
-/** @throws `HISTORY_INPUT_INVALID` for a malformed batch (over 100 messages, unknown roles, bad ids) */
+/** Epoch milliseconds: a finite number (a string, `NaN` or an infinity would be stored and break every later read). */
+const isEpochMs = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value);
+
+/** @throws `HISTORY_INPUT_INVALID` unless each optional session field present has its type */
+function checkSession(session: HistoryAppend['session']): void {
+  checkSessionId(session?.id, 'session.id');
+  for (const field of ['source', 'title', 'model'] as const)
+    if (session[field] !== undefined && typeof session[field] !== 'string')
+      throw new HistoryInputError(`session.${field}`, 'must be a string');
+  for (const field of ['parentSessionId', 'endReason'] as const)
+    if (session[field] !== undefined && session[field] !== null && typeof session[field] !== 'string')
+      throw new HistoryInputError(`session.${field}`, 'must be a string or null');
+  if (session.startedAt !== undefined && !isEpochMs(session.startedAt))
+    throw new HistoryInputError('session.startedAt', 'must be epoch milliseconds');
+}
+
+/**
+ * @throws `HISTORY_INPUT_INVALID` for a malformed batch (over 100 messages, unknown roles, bad ids, session
+ * fields or times of the wrong type)
+ */
 export function checkAppend(userId: string, batch: HistoryAppend): void {
   checkUser(userId);
-  checkSessionId(batch?.session?.id, 'session.id');
+  checkSession(batch?.session);
   if (!Array.isArray(batch.messages) || batch.messages.length > 100)
     throw new HistoryInputError('messages', 'must be an array of at most 100 messages');
   batch.messages.forEach((m, i) => {
     checkSessionId(m?.uid, `messages[${i}].uid`);
     if (!ROLES.has(m.role)) throw new HistoryInputError(`messages[${i}].role`, 'must be user, assistant or tool');
     if (typeof m.content !== 'string') throw new HistoryInputError(`messages[${i}].content`, 'must be a string');
-    if (m.timestamp !== undefined && !Number.isFinite(m.timestamp))
+    if (m.timestamp !== undefined && !isEpochMs(m.timestamp))
       throw new HistoryInputError(`messages[${i}].timestamp`, 'must be epoch milliseconds');
   });
 }
