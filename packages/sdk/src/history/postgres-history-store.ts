@@ -152,9 +152,10 @@ export class PostgresHistoryStore implements HistoryStore {
           CREATE INDEX IF NOT EXISTS history_messages_words ON ${s}.history_messages USING gin (words);
           CREATE INDEX IF NOT EXISTS history_messages_cjk ON ${s}.history_messages USING gin (cjk);
         `);
+        // Outside a transaction (each statement commits on its own): a server without pg_trgm, or a role that may
+        // not create it, fails only these two statements and leaves the connection usable.
         let trigram = false;
         try {
-          await client.query('SAVEPOINT trgm');
           await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
           await client.query(
             `CREATE INDEX IF NOT EXISTS history_messages_trgm ON ${s}.history_messages USING gin (content gin_trgm_ops) WHERE searchable`,

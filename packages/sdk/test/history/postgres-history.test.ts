@@ -54,6 +54,19 @@ describePostgres('session_search on PostgreSQL', () => {
     expect(await s.search('alice', { query: '丘' })).toMatchObject({ count: 1, search_path: 'like' });
   });
 
+  it('builds the pg_trgm index when the server offers the extension, and finds substrings inside words through it', async () => {
+    const offered = (await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")).rowCount === 1;
+    const s = store();
+    expect(await s.migrate()).toMatchObject({ messages_fts_trigram: offered });
+    if (!offered) return;
+    await say(s, 'A', ['dockerworker restarted']);
+    expect(await s.search('alice', { query: 'ockerwor' })).toMatchObject({
+      count: 1,
+      search_path: 'trigram',
+      index_status: { messages_fts_trigram: true },
+    });
+  });
+
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();
     await say(s, 'a', ['docker networking fixed']);
