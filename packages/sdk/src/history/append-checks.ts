@@ -8,10 +8,11 @@ export function checkUser(userId: string): void {
     throw new HistoryInputError('userId', 'must be a non-empty string of at most 255 characters');
 }
 
-/** @throws `HISTORY_INPUT_INVALID` unless the id is a string of 1–255 characters */
+/** @throws `HISTORY_INPUT_INVALID` unless the id is a string of 1–255 characters without U+0000 */
 export function checkSessionId(id: unknown, field: string): void {
   if (typeof id !== 'string' || id.length === 0 || id.length > 255)
     throw new HistoryInputError(field, 'must be a non-empty string of at most 255 characters');
+  if (id.includes('\u0000')) throw new HistoryInputError(field, 'must not contain U+0000');
 }
 
 const ROLES = new Set(['user', 'assistant', 'tool']);

@@ -28,6 +28,12 @@ const PG_HISTORY_VERSION = 1;
 /** Longest text a `tsvector` is built from, in characters (the stored text stays whole). */
 const TSVECTOR_CHARS = 200_000;
 
+/**
+ * PostgreSQL `text` cannot hold U+0000 (the server refuses the whole statement), so a NUL in archived text
+ * is stored as U+FFFD: a tool result with a stray NUL byte is archived instead of failing the batch.
+ */
+const withoutNul = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+
 /** Options of {@link PostgresHistoryStore}. @public */
 export interface PostgresHistoryStoreOptions {
   /** Connection string (a pool of `poolSize` is made), or give `pool`. */
@@ -185,6 +191,7 @@ export class PostgresHistoryStore implements HistoryStore {
     const s = this.#schema;
     const now = this.#clock.now();
     const session = batch.session;
+    const text = (value: string | null | undefined) => (value == null ? null : withoutNul(value));
     return this.#tx(async (c) => {
       const dead = await c.query(`SELECT 1 FROM ${s}.history_deleted_sessions WHERE user_key = $1 AND id = $2`, [
         key,
@@ -205,23 +212,24 @@ export class PostgresHistoryStore implements HistoryStore {
         [
           key,
           session.id,
-          session.source ?? 'chat',
-          session.title ?? null,
-          session.model ?? null,
+          text(session.source) ?? 'chat',
+          text(session.title),
+          text(session.model),
           startedAt,
-          session.parentSessionId ?? null,
-          session.endReason ?? null,
+          text(session.parentSessionId),
+          text(session.endReason),
         ],
       );
       const source = upsert.rows[0].source as string;
       let appended = 0;
       for (const [i, m] of batch.messages.entries()) {
-        const content = this.#redact(m.content);
-        const toolCalls = m.toolCalls === undefined ? null : this.#redact(m.toolCalls);
+        const content = withoutNul(this.#redact(m.content));
+        const toolCalls = m.toolCalls === undefined ? null : withoutNul(this.#redact(m.toolCalls));
+        const toolName = text(m.toolName);
         const searchable = m.role !== 'tool' && source !== 'cron' && source !== 'subagent';
         const words = [
           (m.role === 'tool' ? content.slice(0, 8192) : content).slice(0, TSVECTOR_CHARS),
-          m.toolName ?? '',
+          toolName ?? '',
           (toolCalls ?? '').slice(0, TSVECTOR_CHARS),
         ].join(' ');
         const r = await c.query(
@@ -235,14 +243,14 @@ export class PostgresHistoryStore implements HistoryStore {
             m.uid,
             m.role,
             content,
-            m.toolCallId ?? null,
-            m.toolName ?? null,
+            text(m.toolCallId),
+            toolName,
             toolCalls,
-            m.toolStatus ?? null,
+            text(m.toolStatus),
             times[i],
             searchable,
             words,
-            searchable ? bigramText(`${content.slice(0, TSVECTOR_CHARS)} ${m.toolName ?? ''}`) : '',
+            searchable ? bigramText(`${content.slice(0, TSVECTOR_CHARS)} ${toolName ?? ''}`) : '',
           ],
         );
         appended += r.rowCount ?? 0;

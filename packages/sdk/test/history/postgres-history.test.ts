@@ -67,6 +67,23 @@ describePostgres('session_search on PostgreSQL', () => {
     });
   });
 
+  it('archives text holding U+0000 (stored as U+FFFD) instead of failing the whole batch', async () => {
+    const s = store();
+    expect(
+      await s.append('alice', {
+        session: { id: 'A', title: 'nul\u0000title' },
+        messages: [msg('user', 'check'), msg('tool', 'binary\u0000output nulneedle', { toolName: 'x\u0000y' })],
+      }),
+    ).toEqual({ appended: 2, dropped: false });
+    const read = await s.search('alice', { session_id: 'A' });
+    expect(read).toMatchObject({ title: 'nul\uFFFDtitle', message_count: 2 });
+    expect(JSON.stringify(read)).toContain('binary\uFFFDoutput');
+    expect((await s.search('alice', { query: 'nulneedle', role_filter: 'tool' })).count).toBe(1);
+    await expect(s.append('alice', { session: { id: 'B\u0000' }, messages: [msg('user', 'x')] })).rejects.toMatchObject(
+      { code: 'HISTORY_INPUT_INVALID', details: { field: 'session.id' } },
+    );
+  });
+
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();
     await say(s, 'a', ['docker networking fixed']);
