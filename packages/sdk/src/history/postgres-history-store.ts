@@ -90,6 +90,7 @@ export class PostgresHistoryStore implements HistoryStore {
   readonly #retentionDays: number;
   readonly #redact: (text: string) => string;
   #ready: Promise<HistoryIndexStatus> | undefined;
+  #closed = false;
 
   /**
    * @param options - connection, schema, deadline, retention
@@ -117,6 +118,7 @@ export class PostgresHistoryStore implements HistoryStore {
    * @throws `HISTORY_STORE_UNAVAILABLE` when the schema has a newer version than this SDK knows or the server fails
    */
   migrate(): Promise<HistoryIndexStatus> {
+    if (this.#closed) return Promise.reject(new HistoryStoreError('closed'));
     this.#ready ??= this.#migrate().catch((error: unknown) => {
       this.#ready = undefined;
       throw error instanceof HistoryStoreError
@@ -344,8 +346,13 @@ export class PostgresHistoryStore implements HistoryStore {
     return { pending: false, index_status: status, expired_sessions: expired };
   }
 
-  /** Closes every open file or connection; later calls fail `HISTORY_STORE_UNAVAILABLE`. */
+  /**
+   * Ends the store's own pool (a `pool` of the host's stays open); later calls fail `HISTORY_STORE_UNAVAILABLE`
+   * either way, and a second `close()` does nothing.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#ownPool) await this.#pool.end();
   }
 

@@ -84,6 +84,28 @@ describePostgres('session_search on PostgreSQL', () => {
     );
   });
 
+  it('fails every call after close() with HISTORY_STORE_UNAVAILABLE, and a second close() is a no-op', async () => {
+    const own = store();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const schema = freshSchemaName('ma_hist');
+    schemas.push(schema);
+    const shared = new PostgresHistoryStore({ pool, schema });
+    for (const s of [own, shared]) {
+      await say(s, 'A', ['hello']);
+      await s.close();
+      await s.close();
+      const closed = { code: 'HISTORY_STORE_UNAVAILABLE' };
+      await expect(say(s, 'A', ['again'])).rejects.toMatchObject(closed);
+      await expect(s.search('alice', { query: 'hello' })).rejects.toMatchObject(closed);
+      await expect(s.deleteSession('alice', 'A')).rejects.toMatchObject(closed);
+      await expect(s.markCompacted('alice', 'A', ['m1'])).rejects.toMatchObject(closed);
+      await expect(s.maintain('alice')).rejects.toMatchObject(closed);
+      await expect(s.migrate()).rejects.toMatchObject(closed);
+    }
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1); // the host's pool stays open
+    await pool.end();
+  });
+
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();
     await say(s, 'a', ['docker networking fixed']);
