@@ -354,6 +354,16 @@ describe('execute_code through the real runtime', () => {
     expect(alice.cells[0]).toMatchObject({ success: true, stdout: '3\n' });
   });
 
+  it('prints text holding U+0000 whole (as U+FFFD) and never takes a name cut at a NUL for a capability', async () => {
+    const { cells, calls } = await play([
+      cell('print("a\\u0000b", 1); console.error("e\\u0000f"); print("after")'),
+      cell('await tools["library.page\\u0000x"]({ page: 1 })'),
+    ]);
+    expect(cells[0]).toMatchObject({ success: true, stdout: 'a\uFFFDb 1\nafter\n', stderr: 'e\uFFFDf\n' });
+    expect(cells[1]).toMatchObject({ success: false, tool_errors: [{ code: 'CODE_TOOL_UNKNOWN' }] });
+    expect(calls.page).toBe(0);
+  });
+
   it('a cell that does not parse is refused with its position and keeps the kernel', async () => {
     const { cells } = await play([cell('var v = 5'), cell('let = = 2'), cell('console.log(v)')]);
     expect(cells[1]).toMatchObject({ status: 'failed', error: { code: 'CODE_SYNTAX' } });
