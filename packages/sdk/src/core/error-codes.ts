@@ -352,6 +352,8 @@ export const ERROR_CODES = {
     'Live evaluation found no model credentials in the environment (`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`).',
   EVAL_ARGS_INVALID:
     'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
+  EVAL_OUT_UNWRITABLE:
+    'The `--out` folder of an evaluation cannot be created or written; checked before any run, so no run is lost.',
 } as const satisfies Record<string, string>;
 
 /**

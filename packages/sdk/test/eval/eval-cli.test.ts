@@ -93,6 +93,16 @@ describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid inp
     expect(r.stderr).toMatch(reason);
   });
 
+  it('an --out folder that cannot be written exits 2 with one line, before any run', async () => {
+    const file = join(tmp, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const r = await evalCli(['--replay', 'eval/trajectories/dedup_existing.pass.json', '--out', join(file, 'report')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^eval: --out .*a-file.*report: cannot be written \(ENOTDIR\)/);
+    expect(r.stderr).not.toContain('dedup_existing seed 0'); // no run was made
+  });
+
   it('--live without credentials prints one clear line and exits 2', async () => {
     const r = await evalCli(['--live', '--scenario', 'dedup_existing']);
     expect(r.code).toBe(2);

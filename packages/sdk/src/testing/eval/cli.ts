@@ -1,5 +1,5 @@
 // The evaluation command line: `--replay`, `--live`, `--compare A B`; exit 0 pass, 1 fail, 2 invalid input.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMediaAgentError } from '../../core/errors';
@@ -136,6 +136,24 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
 }
 
 /**
+ * Creates the report folder (and its `events/`) and checks it can be written, before any run: a live
+ * evaluation is not run for an hour only to fail when its report is written.
+ * @throws `EVAL_OUT_UNWRITABLE` naming the folder and the reason
+ */
+function prepareOut(dir: string): void {
+  try {
+    mkdirSync(join(dir, 'events'), { recursive: true });
+    accessSync(join(dir, 'events'), constants.W_OK);
+  } catch (error) {
+    throw new EvalInputError(
+      'EVAL_OUT_UNWRITABLE',
+      `--out ${dir}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { out: dir },
+    );
+  }
+}
+
+/**
  * Runs the evaluation command line (what `npm run eval -- …` runs).
  *
  * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
@@ -147,7 +165,8 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
  *   text file holding a system prompt) on the same scenarios and seeds; a paired report. Exit 0 once made.
  *
  * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
- * claims ids that do not exist, live without credentials) prints one line and exits 2.
+ * claims ids that do not exist, live without credentials, an `--out` folder that cannot be written —
+ * checked before any run) prints one line and exits 2.
  * @param argv - the arguments after the script name
  * @param io - environment, working directory and output
  * @returns the exit code
@@ -162,6 +181,7 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
 export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
+    if (args.out) prepareOut(resolve(io.cwd, args.out));
     const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;
     const progress = (r: EvalRunResult) =>
