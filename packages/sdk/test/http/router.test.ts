@@ -589,6 +589,28 @@ describe('the runs API over HTTP', () => {
       expect.objectContaining({ code: 'OPTIONS_INVALID' }),
     );
   });
+
+  it('refuses byte and millisecond options that are not positive integers, and a console folder without the console', () => {
+    // Each of these made every request a 500, a stream send a heartbeat every millisecond, or `retry: x`.
+    for (const bad of [
+      { maxBodyBytes: 'x' },
+      { maxBodyBytes: Number.NaN },
+      { heartbeatMs: 0 },
+      { heartbeatMs: '15000' },
+      { streamBufferBytes: -1 },
+      { slowClientMs: Number.POSITIVE_INFINITY },
+      { retryMs: 'x' },
+      { pollMs: 0.5 },
+      { consoleDir: join(tmpdir(), 'no-console-here') },
+    ])
+      expect(() => createAgentRouter(s.host, { authenticate, ...(bad as object) }), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({
+          code: 'OPTIONS_INVALID',
+          details: expect.objectContaining({ option: Object.keys(bad)[0] }),
+        }),
+      );
+    expect(createAgentRouter(s.host, { authenticate, heartbeatMs: 1, maxBodyBytes: 1 }).openStreams).toBe(0);
+  });
 });
 
 describe('the event stream (server-sent events)', () => {
