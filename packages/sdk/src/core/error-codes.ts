@@ -227,7 +227,7 @@ export const ERROR_CODES = {
 
   // History archive and session search (`session_search`)
   HISTORY_INPUT_INVALID:
-    'A session search or history append is invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages …); nothing was read or written.',
+    "A session search, a history append or a history store's options are invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages, a start time that is not epoch ms, a deadline that is not positive …); nothing was read or written.",
   HISTORY_STORE_UNAVAILABLE:
     "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
   HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',

@@ -16,7 +16,7 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
-import { checkAppend, checkSessionId, checkUser } from './append-checks';
+import { checkAppend, checkSessionId, checkStoreLimits, checkUser } from './append-checks';
 import { postgresSearchBackend } from './postgres-search-backend';
 import { runSearch } from './search-engine';
 import { SearchFailure } from './search-backend';
@@ -94,14 +94,24 @@ export class PostgresHistoryStore implements HistoryStore {
 
   /**
    * @param options - connection, schema, deadline, retention
-   * @throws `HISTORY_INPUT_INVALID` without `connectionString` or `pool`, or for an invalid schema name
+   * @throws `HISTORY_INPUT_INVALID` (`details.field`) without `connectionString` or `pool`, for an invalid schema
+   * name, a `deadlineMs` that is not positive, a negative `retentionDays`, a `poolSize` that is not a positive
+   * integer, or a `redact` that is not a function
    */
   constructor(options: PostgresHistoryStoreOptions) {
+    checkStoreLimits({
+      deadlineMs: options?.deadlineMs,
+      retentionDays: options?.retentionDays,
+      redact: options?.redact,
+      counts: { poolSize: options?.poolSize },
+    });
     const schema = options.schema ?? 'media_agent_history';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
       throw new HistoryInputError('schema', 'lowercase letters, digits and _');
     if (!options.pool && !options.connectionString)
       throw new HistoryInputError('connectionString', 'give connectionString or pool');
+    if (!options.pool && typeof options.connectionString !== 'string')
+      throw new HistoryInputError('connectionString', 'must be a string');
     this.#pool =
       options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 4 });
     this.#ownPool = !options.pool;

@@ -106,6 +106,21 @@ describePostgres('session_search on PostgreSQL', () => {
     await pool.end();
   });
 
+  it('refuses options of the wrong type when the store is made', () => {
+    const bad: [string, Record<string, unknown>][] = [
+      ['connectionString', { connectionString: 5 }],
+      ['deadlineMs', { connectionString: PG_URL, deadlineMs: -5 }],
+      ['deadlineMs', { connectionString: PG_URL, deadlineMs: 'x' }],
+      ['retentionDays', { connectionString: PG_URL, retentionDays: 'x' }],
+      ['poolSize', { connectionString: PG_URL, poolSize: 0 }],
+      ['redact', { connectionString: PG_URL, redact: null }],
+    ];
+    for (const [field, options] of bad)
+      expect(() => new PostgresHistoryStore(options as never), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'HISTORY_INPUT_INVALID', details: { field } }),
+      );
+  });
+
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();
     await say(s, 'a', ['docker networking fixed']);

@@ -377,6 +377,27 @@ describe('session_search input errors', () => {
     expect((await s.search('alice', {})).count).toBe(0);
   });
 
+  it('refuses options of the wrong type when the store is made', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'history-'));
+    dirs.push(directory);
+    const bad: [string, Record<string, unknown>][] = [
+      ['directory', { directory: 5 }],
+      ['directory', { directory: '' }],
+      ['deadlineMs', { directory, deadlineMs: '3000' }],
+      ['deadlineMs', { directory, deadlineMs: 0 }],
+      ['retentionDays', { directory, retentionDays: -1 }],
+      ['retentionDays', { directory, retentionDays: Number.NaN }],
+      ['workers', { directory, workers: 0 }],
+      ['maxOpenUsers', { directory, maxOpenUsers: 1.5 }],
+      ['synchronous', { directory, synchronous: 'off' }],
+      ['redact', { directory, redact: 'none' }],
+    ];
+    for (const [field, options] of bad)
+      expect(() => new SqliteHistoryStore(options as never), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'HISTORY_INPUT_INVALID', details: { field } }),
+      );
+  });
+
   it('rejects session fields of the wrong type, so a bad start time never poisons later browsing', async () => {
     const s = store();
     await say(s, 'good', ['hello']);
