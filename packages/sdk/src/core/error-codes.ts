@@ -275,7 +275,7 @@ export const ERROR_CODES = {
 
   // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
   DECISION_INVALID:
-    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',
+    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …), or a decision filter names an unknown field or status; nothing was stored.',
   DECISION_NOT_FOUND: 'No decision has the id.',
   DECISION_SUBJECT_NOT_FOUND:
     'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',

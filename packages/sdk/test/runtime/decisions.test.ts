@@ -532,6 +532,17 @@ describe('bad input', () => {
     expect(events.map((e) => e.type)).toEqual(['decision.created', 'decision.updated']);
     expect(events[1]!.data).toMatchObject({ change: 'dismissed', status: 'dismissed', actor: ADMIN });
   });
+
+  it('a filter with a misspelt status or field is refused, never an empty list', async () => {
+    const { host, clock, world } = await sandboxHost({});
+    await failedDownload(host, world, clock);
+    await raiseSandboxDecisions(host, world);
+    expect(await host.decisions({ status: 'open' })).toHaveLength(1);
+    for (const filter of [{ status: 'awaiting-user' }, { state: 'open' }, { kind: 5 }, 'open'])
+      await expect(host.decisions(filter as never), JSON.stringify(filter)).rejects.toMatchObject({
+        code: 'DECISION_INVALID',
+      });
+  });
 });
 
 describe('a host that stopped in the middle', () => {

@@ -159,8 +159,13 @@ export class DecisionService {
     return d;
   }
 
-  /** Decisions newest first, filtered by status, subject, kind or root cause. */
-  list(filter?: DecisionFilter): Promise<DecisionRecord[]> {
+  /**
+   * Decisions newest first, filtered by status, subject, kind or root cause.
+   * @throws {@link DecisionError} `DECISION_INVALID` for a filter that is not an object, an unknown field or
+   * status, or a field that is not a string (a misspelt status would otherwise list nothing, silently)
+   */
+  async list(filter?: DecisionFilter): Promise<DecisionRecord[]> {
+    checkDecisionFilter(filter);
     return this.deps.storage.decisions.list(filter ?? {});
   }
 
@@ -659,5 +664,23 @@ function recoverSuggestion(outcome: string, denied: boolean): string {
       return 'no recovery action was taken; see the conclusion';
     default:
       return 'the investigation ended without a verified recovery; see the conclusion';
+  }
+}
+
+const FILTER_FIELDS = new Set(['status', 'subjectId', 'kind', 'rootCause']);
+const STATUSES = new Set<string>(['open', 'awaiting_user', 'resolved', 'dismissed']);
+
+/** @throws {@link DecisionError} `DECISION_INVALID` unless the filter is one `list` understands */
+function checkDecisionFilter(filter: unknown): void {
+  if (filter === undefined || filter === null) return;
+  if (typeof filter !== 'object' || Array.isArray(filter))
+    throw new DecisionError('DECISION_INVALID', 'a decision filter must be an object');
+  for (const [field, value] of Object.entries(filter)) {
+    if (!FILTER_FIELDS.has(field))
+      throw new DecisionError('DECISION_INVALID', `unknown decision filter field ${JSON.stringify(field)}`, { field });
+    if (value !== undefined && typeof value !== 'string')
+      throw new DecisionError('DECISION_INVALID', `decision filter ${field} must be a string`, { field });
+    if (field === 'status' && value !== undefined && !STATUSES.has(value))
+      throw new DecisionError('DECISION_INVALID', `unknown decision status ${JSON.stringify(value)}`, { field });
   }
 }
