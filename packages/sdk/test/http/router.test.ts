@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { request } from 'undici';
+import { Pool, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost, type RunEvent } from '../../src/index';
 import { createAgentRouter, toNodeListener, type AgentRouter, type AgentRouterOptions } from '../../src/http';
@@ -395,6 +395,28 @@ describe('the runs API over HTTP', () => {
     expect(chunked.statusCode).toBe(413);
     expect(JSON.parse(await chunked.body.text())).toMatchObject({ code: 'HTTP_BODY_TOO_LARGE' });
     expect(await snapshot(s)).toEqual(before);
+  });
+
+  it('closes the connection after refusing a body it did not read, so a keep-alive client’s next request works', async () => {
+    const pool = new Pool(s.base, { connections: 1 });
+    try {
+      const headers = { authorization: 'Bearer admin-token', 'content-type': 'application/json' };
+      const big = await pool.request({
+        path: '/api/runs',
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ goal: 'x'.repeat(2_000_000) }),
+      });
+      expect(big.statusCode).toBe(413);
+      expect(big.headers.connection).toBe('close');
+      await big.body.text();
+      const next = await pool.request({ path: '/api/runs?limit=1', method: 'GET', headers });
+      expect(next.statusCode).toBe(200);
+      expect(next.headers.connection).toBe('keep-alive'); // a request read whole keeps its connection
+      await next.body.text();
+    } finally {
+      await pool.close();
+    }
   });
 
   it('refuses malformed query parameters and Last-Event-ID, unknown runs and unknown routes with typed problems', async () => {
