@@ -59,7 +59,7 @@ const PRELUDE = `(() => {
   };
   // Text crosses to the host as a C string, which ends at U+0000: a NUL would cut the rest of the write (or a
   // capability name) short, so it crosses as U+FFFD.
-  const noNul = (s) => s.replace(/\\0/g, '\\uFFFD');
+  const noNul = (s) => (s.includes('\\0') ? s.split('\\0').join('\\uFFFD') : s);
   const out = (fd) => (...args) => {
     const s = noNul(args.map(show).join(' ') + '\\n');
     write(fd, s.length > ${MAX_WRITE_CHARS} ? s.slice(0, ${MAX_WRITE_CHARS}) : s, s.length);
