@@ -371,3 +371,13 @@ describe('execute_code through the real runtime', () => {
     expect(cells[2]).toMatchObject({ success: true, stdout: '5\n', kernel: { reused: true, execution_count: 2 } });
   });
 });
+
+describe('execute_code options', () => {
+  it('a limit given as undefined takes its default; an unknown limit or options that are not an object are refused', () => {
+    expect(() => createAgentHost({ runs: { code: { cpuMs: undefined, timeoutMs: 60_000 } } })).not.toThrow();
+    for (const code of [{ cpuMz: 5 }, true, 'yes', [1]])
+      expect(() => createAgentHost({ runs: { code: code as never } }), JSON.stringify(code)).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
+  });
+});
