@@ -82,6 +82,10 @@ function parseArgs(argv: readonly string[]): Args {
   }
   const modes = [args.replay.length > 0, args.live, args.compare.length > 0].filter(Boolean).length;
   if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare');
+  // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
+  if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
+    throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
+  if (args.replay.length === 0 && args.checkExpected) throw bad('--check-expected is for --replay');
   return args;
 }
 
@@ -195,14 +199,19 @@ export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promis
       results = [];
       for (const file of trajectoryFiles(args.replay, io.cwd)) {
         const t = readTrajectory(file);
+        if (args.checkExpected && t.expect === undefined)
+          throw new EvalInputError(
+            'EVAL_TRAJECTORY_INVALID',
+            `${basename(file)}: has no "expect" for --check-expected`,
+          );
         const r = await replayTrajectory(t, scenarios, { source: basename(file) });
         results.push(r);
         progress(r);
-        const ok = args.checkExpected
-          ? t.expect !== undefined &&
-            t.expect.verdict === r.verdict &&
-            (t.expect.code === undefined || t.expect.code === r.code)
-          : r.verdict === 'pass';
+        const expected = t.expect;
+        const ok =
+          args.checkExpected && expected
+            ? expected.verdict === r.verdict && (expected.code === undefined || expected.code === r.code)
+            : r.verdict === 'pass';
         if (!ok) exit = 1;
       }
     } else {
