@@ -82,6 +82,9 @@ describePostgres('session_search on PostgreSQL', () => {
     await expect(s.append('alice', { session: { id: 'B\u0000' }, messages: [msg('user', 'x')] })).rejects.toMatchObject(
       { code: 'HISTORY_INPUT_INVALID', details: { field: 'session.id' } },
     );
+    // A NUL in a query separates words (the server refuses it in a statement).
+    expect(await s.search('alice', { query: 'nulneedle\u0000', role_filter: 'tool' })).toMatchObject({ count: 1 });
+    expect(await s.search('alice', { query: '\u0000' })).toMatchObject({ success: true, mode: 'browse' });
   });
 
   it('fails every call after close() with HISTORY_STORE_UNAVAILABLE, and a second close() is a no-op', async () => {
