@@ -122,6 +122,14 @@ describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid inp
     expect(r.stderr).toBe('eval: no-expect.json: has no "expect" for --check-expected\n');
   });
 
+  it('a --scenarios module that throws while loading exits 2 with one line naming it', async () => {
+    const file = join(tmp, 'throws.ts');
+    writeFileSync(file, "throw new Error('boom at import');\n");
+    const r = await evalCli(['--scenarios', file, '--replay', 'eval/trajectories/dedup_existing.pass.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.startsWith(`eval: --scenarios ${file}: cannot be loaded (boom at import)`)).toBe(true);
+  });
+
   it('--live without credentials prints one clear line and exits 2', async () => {
     const r = await evalCli(['--live', '--scenario', 'dedup_existing']);
     expect(r.code).toBe(2);

@@ -92,7 +92,14 @@ function parseArgs(argv: readonly string[]): Args {
 /** Every scenario exported by a module (default or named exports that are scenarios). */
 async function loadScenarios(path: string): Promise<AnyEvalScenario[]> {
   if (!existsSync(path)) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: no such file`);
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    // A module that does not compile or throws while loading is bad input, not a failed run (exit 1).
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: cannot be loaded (${reason})`);
+  }
   const found = Object.values(mod).flatMap((v) => (Array.isArray(v) ? v : [v]));
   const scenarios = found.filter((v): v is AnyEvalScenario => {
     const s = v as Partial<AnyEvalScenario> | null;
