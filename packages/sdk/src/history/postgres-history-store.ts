@@ -44,6 +44,19 @@ export interface PostgresHistoryStoreOptions {
   schema?: string;
   /** Connections of the pool made from `connectionString`. @defaultValue 4 */
   poolSize?: number;
+  /**
+   * Longest wait for a connection of the pool made from `connectionString`, in ms; then the call fails
+   * `HISTORY_STORE_UNAVAILABLE` (a capture becomes a `HISTORY_CAPTURE_FAILED` warning, the run goes on).
+   * @defaultValue 5000
+   */
+  connectionTimeoutMs?: number;
+  /**
+   * Longest wait for the server's answer to one statement of the pool made from `connectionString`, in ms
+   * (client side: a server that stopped answering, not only a slow query); then the call fails
+   * `HISTORY_STORE_UNAVAILABLE`. A search's own deadline is `deadlineMs`.
+   * @defaultValue 30000
+   */
+  queryTimeoutMs?: number;
   /** Time source of appends and retention. @defaultValue `SystemClock` */
   clock?: Clock;
   /**
@@ -96,14 +109,18 @@ export class PostgresHistoryStore implements HistoryStore {
    * @param options - connection, schema, deadline, retention
    * @throws `HISTORY_INPUT_INVALID` (`details.field`) without `connectionString` or `pool`, for an invalid schema
    * name, a `deadlineMs` that is not positive, a negative `retentionDays`, a `poolSize` that is not a positive
-   * integer, or a `redact` that is not a function
+   * integer (so are `connectionTimeoutMs` and `queryTimeoutMs`), or a `redact` that is not a function
    */
   constructor(options: PostgresHistoryStoreOptions) {
     checkStoreLimits({
       deadlineMs: options?.deadlineMs,
       retentionDays: options?.retentionDays,
       redact: options?.redact,
-      counts: { poolSize: options?.poolSize },
+      counts: {
+        poolSize: options?.poolSize,
+        connectionTimeoutMs: options?.connectionTimeoutMs,
+        queryTimeoutMs: options?.queryTimeoutMs,
+      },
     });
     const schema = options.schema ?? 'media_agent_history';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
@@ -113,7 +130,14 @@ export class PostgresHistoryStore implements HistoryStore {
     if (!options.pool && typeof options.connectionString !== 'string')
       throw new HistoryInputError('connectionString', 'must be a string');
     this.#pool =
-      options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 4 });
+      options.pool ??
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 4,
+        // Bounded: a server that accepts and never answers must not hold a run's step (capture) for ever.
+        connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+        query_timeout: options.queryTimeoutMs ?? 30_000,
+      });
     this.#ownPool = !options.pool;
     this.#schema = schema;
     this.#clock = options.clock ?? new SystemClock();
@@ -301,7 +325,18 @@ export class PostgresHistoryStore implements HistoryStore {
     checkUser(userId);
     const request = parseSearchInput(input, this.#clock.now());
     const status = await this.migrate();
-    const client = await this.#pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch {
+      return {
+        success: false,
+        error: 'storage_unavailable',
+        complete: false,
+        hint: 'the history could not be read; an unavailable search does not mean the history is absent',
+        index_status: { ...status },
+      };
+    }
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
@@ -366,6 +401,15 @@ export class PostgresHistoryStore implements HistoryStore {
     if (this.#ownPool) await this.#pool.end();
   }
 
+  /** A pooled connection; a server that cannot be reached (or answers too late) is `HISTORY_STORE_UNAVAILABLE`. */
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
+  }
+
   async #delete(c: pg.PoolClient, key: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const s = this.#schema;
@@ -383,15 +427,19 @@ export class PostgresHistoryStore implements HistoryStore {
     checkSessionId(sessionId, 'sessionId');
     if (uids.length === 0) return 0;
     await this.migrate();
-    const r = await this.#pool.query(
-      `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
-      [historyUserKey(userId), sessionId, [...uids]],
-    );
+    const r = await this.#pool
+      .query(
+        `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
+        [historyUserKey(userId), sessionId, [...uids]],
+      )
+      .catch((error: unknown) => {
+        throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+      });
     return r.rowCount ?? 0;
   }
 
   async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.#pool.connect();
+    const c = await this.#connect();
     try {
       await c.query('BEGIN');
       const out = await fn(c);

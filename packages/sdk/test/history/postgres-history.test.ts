@@ -1,8 +1,11 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { HistoryMessageInput } from '../../src/history/history-store';
 import { PostgresHistoryStore } from '../../src/history/postgres-history-store';
+import { ConsoleLogger, createAgentHost } from '../../src/index';
 import { ManualClock } from '../../src/ports/clock';
+import { listRunEvents, ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { describePostgres, freshSchemaName, PG_URL } from '../storage/postgres-available';
 
 const DAY = 86_400_000;
@@ -123,6 +126,34 @@ describePostgres('session_search on PostgreSQL', () => {
         expect.objectContaining({ code: 'HISTORY_INPUT_INVALID', details: { field } }),
       );
   });
+
+  it('a server that accepts and never answers fails captures after connectionTimeoutMs: the run goes on with warnings', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/test`;
+    const history = new PostgresHistoryStore({ connectionString: url, connectionTimeoutMs: 100 });
+    const host = createAgentHost({
+      logger: new ConsoleLogger('silent'),
+      model: { provider: new ScriptedProvider({ scripts: [{ finalText: 'hello' }] }) },
+      history: { store: history },
+    });
+    try {
+      await expect(
+        history.append('alice', { session: { id: 'A' }, messages: [msg('user', 'x')] }),
+      ).rejects.toMatchObject({ code: 'HISTORY_STORE_UNAVAILABLE' });
+      await host.start();
+      const run = await host.startRun({ goal: 'say hello', actor: 'user:alice', mode: 'plan_only' });
+      await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 30_000 });
+      const warnings = (await listRunEvents(host, run.id)).filter((e) => e.type === 'warning');
+      expect(warnings.map((e) => (e.data as { code: string }).code)).toContain('HISTORY_CAPTURE_FAILED');
+    } finally {
+      await host.stop();
+      await history.close();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
 
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();
