@@ -495,6 +495,17 @@ describe('bad input', () => {
         ],
       },
       { ...base, subject: { type: 'run', id: 'x' }, options: [{ id: 'a', label: 'A', capabilityId: 'no.such' }] },
+      // An option whose input its capability would refuse could never run when chosen.
+      {
+        ...base,
+        subject: { type: 'run', id: 'x' },
+        options: [{ id: 'a', label: 'A', capabilityId: 'download.recheck', input: { downloadId: 7 } }],
+      },
+      {
+        ...base,
+        subject: { type: 'run', id: 'x' },
+        options: [{ id: 'a', label: 'A', capabilityId: 'download.recheck' }],
+      },
     ])
       await expect(host.raiseDecision(bad)).rejects.toMatchObject({ code: 'DECISION_INVALID' });
     await expect(

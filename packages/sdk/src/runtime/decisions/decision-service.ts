@@ -1,5 +1,6 @@
 // Decisions for people: raise, choose, dismiss, and the automatic investigation and recovery (docs/decisions.md).
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { compileSchema } from '../../capabilities/schema-validator';
 import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
 import { parseActor } from '../../core/actor';
 import { isMediaAgentError } from '../../core/errors';
@@ -597,6 +598,17 @@ export class DecisionService {
       if (!text(o.label, 500)) throw bad(`option ${o.id} needs a label of at most 500 characters`);
       if (o.capabilityId !== undefined && !this.deps.capabilities.has(o.capabilityId))
         throw bad(`option ${o.id} names capability ${o.capabilityId}, which is not registered`);
+      if (o.capabilityId !== undefined) {
+        // Checked now, as the invocation will check it: an option that can never run is no choice for a person.
+        const check = compileSchema(this.deps.capabilities.get(o.capabilityId).input);
+        const optionInput = o.input ?? {};
+        if (!check.check(optionInput)) {
+          const [first] = check.issues(optionInput);
+          throw bad(
+            `option ${o.id}: its input is not valid for ${o.capabilityId} (${first ? `${first.path || '/'}: ${first.message}` : 'invalid'})`,
+          );
+        }
+      }
     }
     for (const [name, v] of [
       ['dedupeKey', input.dedupeKey],
