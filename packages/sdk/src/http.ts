@@ -62,6 +62,10 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
  * handler (`app.use('/agent', toNodeListener(router))`); for Fastify create the router with `basePath` and call
  * the listener on `request.raw` and `reply.raw` after `reply.hijack()` (docs/http.md). In Hono:
  * `app.mount('/agent', router.fetch)`.
+ *
+ * A response sent before the request's body was read whole (413 `HTTP_BODY_TOO_LARGE`, 401, 415 …) says
+ * `Connection: close`: Node closes such a connection instead of reading the rest, and a client that reused it
+ * would see its next request fail.
  * @param router - the router
  * @public
  */
@@ -69,5 +73,12 @@ export function toNodeListener(
   router: Pick<AgentRouter, 'fetch'>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const listener = getRequestListener((request) => router.fetch(request));
-  return (req, res) => void listener(req, res);
+  return (req, res) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      return writeHead.apply(this, args);
+    } as ServerResponse['writeHead'];
+    void listener(req, res);
+  };
 }

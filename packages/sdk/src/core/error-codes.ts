@@ -229,7 +229,7 @@ export const ERROR_CODES = {
 
   // History archive and session search (`session_search`)
   HISTORY_INPUT_INVALID:
-    'A session search or history append is invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages …); nothing was read or written.',
+    "A session search, a history append or a history store's options are invalid (inverted time bounds, unknown roles, `window` above 20, an anchor without a session, a batch over 100 messages, a start time that is not epoch ms, a deadline that is not positive …); nothing was read or written.",
   HISTORY_STORE_UNAVAILABLE:
     "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
   HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',
@@ -281,7 +281,7 @@ export const ERROR_CODES = {
 
   // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
   DECISION_INVALID:
-    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …); nothing was stored.',
+    'A decision to raise is malformed (kind, subject, reason, evidence that is not an object, duplicate option ids, an option naming an unknown capability …), or a decision filter names an unknown field or status; nothing was stored.',
   DECISION_NOT_FOUND: 'No decision has the id.',
   DECISION_SUBJECT_NOT_FOUND:
     'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
@@ -358,6 +358,8 @@ export const ERROR_CODES = {
     'Live evaluation found no model credentials in the environment (`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`).',
   EVAL_ARGS_INVALID:
     'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
+  EVAL_OUT_UNWRITABLE:
+    'The `--out` folder of an evaluation cannot be created or written; checked before any run, so no run is lost.',
 } as const satisfies Record<string, string>;
 
 /**

@@ -1,10 +1,11 @@
 import { MediaAgentError } from '../core/errors';
 
 /**
- * A session search request or a history append is invalid (inverted time bounds, unknown roles,
- * `window` above 20, an anchor without a session, limits out of range, a batch over 100 messages
- * …). Code `HISTORY_INPUT_INVALID`; `details.field` names the offending field. Raised before any
- * storage access: nothing is read or written.
+ * A session search request, a history append or a history store's options are invalid (inverted time
+ * bounds, unknown roles, `window` above 20, an anchor without a session, limits out of range, a batch over
+ * 100 messages, a session start time that is not epoch ms, a deadline that is not positive …). Code
+ * `HISTORY_INPUT_INVALID`; `details.field` names the offending field. Raised before any storage access:
+ * nothing is read or written.
  * @public
  */
 export class HistoryInputError extends MediaAgentError {

@@ -16,7 +16,7 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
-import { checkAppend, checkSessionId, checkUser } from './append-checks';
+import { checkAppend, checkSessionId, checkStoreLimits, checkUser } from './append-checks';
 import { postgresSearchBackend } from './postgres-search-backend';
 import { runSearch } from './search-engine';
 import { SearchFailure } from './search-backend';
@@ -28,6 +28,12 @@ const PG_HISTORY_VERSION = 1;
 /** Longest text a `tsvector` is built from, in characters (the stored text stays whole). */
 const TSVECTOR_CHARS = 200_000;
 
+/**
+ * PostgreSQL `text` cannot hold U+0000 (the server refuses the whole statement), so a NUL in archived text
+ * is stored as U+FFFD: a tool result with a stray NUL byte is archived instead of failing the batch.
+ */
+const withoutNul = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+
 /** Options of {@link PostgresHistoryStore}. @public */
 export interface PostgresHistoryStoreOptions {
   /** Connection string (a pool of `poolSize` is made), or give `pool`. */
@@ -38,6 +44,19 @@ export interface PostgresHistoryStoreOptions {
   schema?: string;
   /** Connections of the pool made from `connectionString`. @defaultValue 4 */
   poolSize?: number;
+  /**
+   * Longest wait for a connection of the pool made from `connectionString`, in ms; then the call fails
+   * `HISTORY_STORE_UNAVAILABLE` (a capture becomes a `HISTORY_CAPTURE_FAILED` warning, the run goes on).
+   * @defaultValue 5000
+   */
+  connectionTimeoutMs?: number;
+  /**
+   * Longest wait for the server's answer to one statement of the pool made from `connectionString`, in ms
+   * (client side: a server that stopped answering, not only a slow query); then the call fails
+   * `HISTORY_STORE_UNAVAILABLE`. A search's own deadline is `deadlineMs`.
+   * @defaultValue 30000
+   */
+  queryTimeoutMs?: number;
   /** Time source of appends and retention. @defaultValue `SystemClock` */
   clock?: Clock;
   /**
@@ -84,19 +103,41 @@ export class PostgresHistoryStore implements HistoryStore {
   readonly #retentionDays: number;
   readonly #redact: (text: string) => string;
   #ready: Promise<HistoryIndexStatus> | undefined;
+  #closed = false;
 
   /**
    * @param options - connection, schema, deadline, retention
-   * @throws `HISTORY_INPUT_INVALID` without `connectionString` or `pool`, or for an invalid schema name
+   * @throws `HISTORY_INPUT_INVALID` (`details.field`) without `connectionString` or `pool`, for an invalid schema
+   * name, a `deadlineMs` that is not positive, a negative `retentionDays`, a `poolSize` that is not a positive
+   * integer (so are `connectionTimeoutMs` and `queryTimeoutMs`), or a `redact` that is not a function
    */
   constructor(options: PostgresHistoryStoreOptions) {
+    checkStoreLimits({
+      deadlineMs: options?.deadlineMs,
+      retentionDays: options?.retentionDays,
+      redact: options?.redact,
+      counts: {
+        poolSize: options?.poolSize,
+        connectionTimeoutMs: options?.connectionTimeoutMs,
+        queryTimeoutMs: options?.queryTimeoutMs,
+      },
+    });
     const schema = options.schema ?? 'media_agent_history';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
       throw new HistoryInputError('schema', 'lowercase letters, digits and _');
     if (!options.pool && !options.connectionString)
       throw new HistoryInputError('connectionString', 'give connectionString or pool');
+    if (!options.pool && typeof options.connectionString !== 'string')
+      throw new HistoryInputError('connectionString', 'must be a string');
     this.#pool =
-      options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 4 });
+      options.pool ??
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 4,
+        // Bounded: a server that accepts and never answers must not hold a run's step (capture) for ever.
+        connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+        query_timeout: options.queryTimeoutMs ?? 30_000,
+      });
     this.#ownPool = !options.pool;
     this.#schema = schema;
     this.#clock = options.clock ?? new SystemClock();
@@ -111,6 +152,7 @@ export class PostgresHistoryStore implements HistoryStore {
    * @throws `HISTORY_STORE_UNAVAILABLE` when the schema has a newer version than this SDK knows or the server fails
    */
   migrate(): Promise<HistoryIndexStatus> {
+    if (this.#closed) return Promise.reject(new HistoryStoreError('closed'));
     this.#ready ??= this.#migrate().catch((error: unknown) => {
       this.#ready = undefined;
       throw error instanceof HistoryStoreError
@@ -152,9 +194,10 @@ export class PostgresHistoryStore implements HistoryStore {
           CREATE INDEX IF NOT EXISTS history_messages_words ON ${s}.history_messages USING gin (words);
           CREATE INDEX IF NOT EXISTS history_messages_cjk ON ${s}.history_messages USING gin (cjk);
         `);
+        // Outside a transaction (each statement commits on its own): a server without pg_trgm, or a role that may
+        // not create it, fails only these two statements and leaves the connection usable.
         let trigram = false;
         try {
-          await client.query('SAVEPOINT trgm');
           await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
           await client.query(
             `CREATE INDEX IF NOT EXISTS history_messages_trgm ON ${s}.history_messages USING gin (content gin_trgm_ops) WHERE searchable`,
@@ -184,6 +227,7 @@ export class PostgresHistoryStore implements HistoryStore {
     const s = this.#schema;
     const now = this.#clock.now();
     const session = batch.session;
+    const text = (value: string | null | undefined) => (value == null ? null : withoutNul(value));
     return this.#tx(async (c) => {
       const dead = await c.query(`SELECT 1 FROM ${s}.history_deleted_sessions WHERE user_key = $1 AND id = $2`, [
         key,
@@ -204,23 +248,24 @@ export class PostgresHistoryStore implements HistoryStore {
         [
           key,
           session.id,
-          session.source ?? 'chat',
-          session.title ?? null,
-          session.model ?? null,
+          text(session.source) ?? 'chat',
+          text(session.title),
+          text(session.model),
           startedAt,
-          session.parentSessionId ?? null,
-          session.endReason ?? null,
+          text(session.parentSessionId),
+          text(session.endReason),
         ],
       );
       const source = upsert.rows[0].source as string;
       let appended = 0;
       for (const [i, m] of batch.messages.entries()) {
-        const content = this.#redact(m.content);
-        const toolCalls = m.toolCalls === undefined ? null : this.#redact(m.toolCalls);
+        const content = withoutNul(this.#redact(m.content));
+        const toolCalls = m.toolCalls === undefined ? null : withoutNul(this.#redact(m.toolCalls));
+        const toolName = text(m.toolName);
         const searchable = m.role !== 'tool' && source !== 'cron' && source !== 'subagent';
         const words = [
           (m.role === 'tool' ? content.slice(0, 8192) : content).slice(0, TSVECTOR_CHARS),
-          m.toolName ?? '',
+          toolName ?? '',
           (toolCalls ?? '').slice(0, TSVECTOR_CHARS),
         ].join(' ');
         const r = await c.query(
@@ -234,14 +279,14 @@ export class PostgresHistoryStore implements HistoryStore {
             m.uid,
             m.role,
             content,
-            m.toolCallId ?? null,
-            m.toolName ?? null,
+            text(m.toolCallId),
+            toolName,
             toolCalls,
-            m.toolStatus ?? null,
+            text(m.toolStatus),
             times[i],
             searchable,
             words,
-            searchable ? bigramText(`${content.slice(0, TSVECTOR_CHARS)} ${m.toolName ?? ''}`) : '',
+            searchable ? bigramText(`${content.slice(0, TSVECTOR_CHARS)} ${toolName ?? ''}`) : '',
           ],
         );
         appended += r.rowCount ?? 0;
@@ -280,7 +325,18 @@ export class PostgresHistoryStore implements HistoryStore {
     checkUser(userId);
     const request = parseSearchInput(input, this.#clock.now());
     const status = await this.migrate();
-    const client = await this.#pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch {
+      return {
+        success: false,
+        error: 'storage_unavailable',
+        complete: false,
+        hint: 'the history could not be read; an unavailable search does not mean the history is absent',
+        index_status: { ...status },
+      };
+    }
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
@@ -335,9 +391,23 @@ export class PostgresHistoryStore implements HistoryStore {
     return { pending: false, index_status: status, expired_sessions: expired };
   }
 
-  /** Closes every open file or connection; later calls fail `HISTORY_STORE_UNAVAILABLE`. */
+  /**
+   * Ends the store's own pool (a `pool` of the host's stays open); later calls fail `HISTORY_STORE_UNAVAILABLE`
+   * either way, and a second `close()` does nothing.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#ownPool) await this.#pool.end();
+  }
+
+  /** A pooled connection; a server that cannot be reached (or answers too late) is `HISTORY_STORE_UNAVAILABLE`. */
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
   }
 
   async #delete(c: pg.PoolClient, key: string, ids: readonly string[]): Promise<number> {
@@ -357,15 +427,19 @@ export class PostgresHistoryStore implements HistoryStore {
     checkSessionId(sessionId, 'sessionId');
     if (uids.length === 0) return 0;
     await this.migrate();
-    const r = await this.#pool.query(
-      `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
-      [historyUserKey(userId), sessionId, [...uids]],
-    );
+    const r = await this.#pool
+      .query(
+        `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
+        [historyUserKey(userId), sessionId, [...uids]],
+      )
+      .catch((error: unknown) => {
+        throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });
+      });
     return r.rowCount ?? 0;
   }
 
   async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.#pool.connect();
+    const c = await this.#connect();
     try {
       await c.query('BEGIN');
       const out = await fn(c);

@@ -113,7 +113,8 @@ export function parseSearchInput(input: unknown, now: number): SessionSearchRequ
     throw new HistoryInputError('after', 'must be earlier than before');
   if (v.session_id && anchor > 0) return { mode: 'scroll', sessionId: v.session_id, anchor, window: v.window ?? 5 };
   if (v.session_id) return { mode: 'read', sessionId: v.session_id };
-  const query = (v.query ?? '').trim();
+  // U+0000 is never text anyone searches for, and PostgreSQL refuses it in a statement: it separates words.
+  const query = (v.query ?? '').replaceAll('\u0000', ' ').trim();
   if (!query) return { mode: 'browse', limit: v.limit ?? 3 };
   return {
     mode: 'discover',

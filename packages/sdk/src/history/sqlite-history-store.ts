@@ -15,7 +15,7 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
-import { checkAppend, checkSessionId, checkUser } from './append-checks';
+import { checkAppend, checkSessionId, checkStoreLimits, checkUser } from './append-checks';
 import { LikeWorkers } from './like-worker';
 import { parseSearchInput } from './search-request';
 import {
@@ -111,8 +111,23 @@ export class SqliteHistoryStore implements HistoryStore {
   #cjk: boolean;
   #closed = false;
 
-  /** @param options - folder, clock, deadline, retention, CJK index, workers */
+  /**
+   * @param options - folder, clock, deadline, retention, CJK index, workers
+   * @throws `HISTORY_INPUT_INVALID` (`details.field`) for a `directory` that is not a non-empty string, a
+   * `deadlineMs` that is not positive, a negative `retentionDays`, `workers` or `maxOpenUsers` that are not
+   * positive integers, an unknown `synchronous`, or a `redact` that is not a function
+   */
   constructor(options: SqliteHistoryStoreOptions) {
+    if (typeof options?.directory !== 'string' || options.directory === '')
+      throw new HistoryInputError('directory', 'must be a folder path');
+    checkStoreLimits({
+      deadlineMs: options.deadlineMs,
+      retentionDays: options.retentionDays,
+      redact: options.redact,
+      counts: { workers: options.workers, maxOpenUsers: options.maxOpenUsers },
+    });
+    if (options.synchronous !== undefined && !['full', 'normal'].includes(options.synchronous))
+      throw new HistoryInputError('synchronous', 'must be full or normal');
     this.#dir = options.directory;
     this.#clock = options.clock ?? new SystemClock();
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_HISTORY_DEADLINE_MS;

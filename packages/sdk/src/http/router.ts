@@ -27,7 +27,11 @@ import { eventStream } from './sse';
  */
 export type HttpAuthenticate = (request: Request) => string | undefined | null | Promise<string | undefined | null>;
 
-/** Options of {@link createAgentRouter}. @public */
+/**
+ * Options of {@link createAgentRouter}. Every byte and millisecond option is a positive integer
+ * (`OPTIONS_INVALID` otherwise, when the router is made).
+ * @public
+ */
 export interface AgentRouterOptions {
   /** Resolves the actor of each request (required). */
   authenticate: HttpAuthenticate;
@@ -168,6 +172,16 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
   return v;
 }
 
+/** The numeric options (bytes and milliseconds): positive integers, or a 0 ms heartbeat would flood a stream. */
+const LIMIT_OPTIONS = [
+  'maxBodyBytes',
+  'heartbeatMs',
+  'streamBufferBytes',
+  'slowClientMs',
+  'retryMs',
+  'pollMs',
+] as const satisfies readonly (keyof AgentRouterOptions)[];
+
 /**
  * Creates the HTTP surface of an agent host: the runs API, the global event stream (SSE and JSON pages),
  * approvals, grants and decisions, errors as `application/problem+json` with the SDK's stable `code`,
@@ -187,17 +201,34 @@ function compiled(schema: TSchema): ReturnType<typeof Compile> {
  * `ADMIN_FORBIDDEN`). Every body is checked before anything is written.
  * @param host - a started agent host
  * @param options - the authentication hook and limits
- * @throws {@link MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function
+ * @throws {@link MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function, for a byte or millisecond
+ * option that is not a positive integer, a `consoleDir` without the console's files, or a malformed `basePath`
  * @internal
  */
 export function createAgentRouter(host: AgentHost, options: AgentRouterOptions): AgentRouter {
   if (typeof options?.authenticate !== 'function')
     throw new MediaAgentError('OPTIONS_INVALID', 'createAgentRouter needs an authenticate function');
+  for (const option of LIMIT_OPTIONS) {
+    const value = options[option];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0))
+      throw new MediaAgentError('OPTIONS_INVALID', `createAgentRouter option ${option} must be a positive integer`, {
+        option,
+        value: String(value),
+      });
+  }
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const decisions = options.decisions ?? hostDecisions(host);
-  const assets: Map<string, ConsoleAsset> | undefined = options.consoleDir
-    ? loadConsoleAssets(options.consoleDir)
-    : undefined;
+  let assets: Map<string, ConsoleAsset> | undefined;
+  try {
+    assets = options.consoleDir ? loadConsoleAssets(options.consoleDir) : undefined;
+  } catch (error) {
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `consoleDir ${options.consoleDir} does not hold the console's files`,
+      { option: 'consoleDir' },
+      { cause: error },
+    );
+  }
   let closer = new AbortController();
   let openStreams = 0;
   /** Whether an actor may see a run, as the host decides it (owner or admin), remembered for a minute. */

@@ -1,5 +1,5 @@
 // Applies memory operations to a working copy of the entries, all or nothing.
-import { codePointLength, joinEntries } from './entries';
+import { codePointLength, ENTRY_SEPARATOR, joinEntries } from './entries';
 import { MemoryError } from './errors';
 import { locateEntry } from './locate-entry';
 import { scanThreats } from './threat-scan';
@@ -30,10 +30,18 @@ export interface AppliedOperations {
   previous: (string | null)[];
 }
 
-/** The new entry text of an add or replace: trimmed, non-empty, free of threats. */
+/**
+ * The new entry text of an add or replace: trimmed, non-empty, without a line that is only `§` (it would be read
+ * back as an entry separator, splitting the entry or gluing it to its neighbour), free of threats.
+ */
 function newEntryOf(op: MemoryOperation): string {
   const content = (op.content ?? op.new_text ?? '').trim();
   if (!content) throw new MemoryError('MEMORY_INPUT_INVALID', `${op.action} needs a non-empty content`);
+  if (`\n${content}\n`.includes(ENTRY_SEPARATOR))
+    throw new MemoryError(
+      'MEMORY_INPUT_INVALID',
+      `${op.action}: an entry may not hold a line that is only "§" (the separator between entries); give each entry its own operation`,
+    );
   const threat = scanThreats(content, 'strict');
   if (threat)
     throw new MemoryError(

@@ -2,7 +2,8 @@ import type { MemoryStore } from '../ports/memory-store';
 
 /**
  * Stable memory settings of a host (`createAgentHost({ memory })`). Memory is off unless one of
- * `dataDir` or `store` is given.
+ * `dataDir` or `store` is given. A `dataDir` that is not a string, a `store` without every `MemoryStore`
+ * method, or a deadline that is not positive is `OPTIONS_INVALID` when the host is made.
  * @example
  * ```ts
  * createAgentHost({ memory: { dataDir: '/var/lib/media-agent/memory' } });

@@ -78,6 +78,42 @@ export interface TiktokenCounterOptions {
 
 let tiktoken: typeof import('tiktoken') | undefined;
 
+/** Longest run of one character class that tiktoken is given at once, in UTF-16 units. */
+const RUN_PIECE = 512;
+/** Runs of letters, digits, other symbols or whitespace longer than {@link RUN_PIECE}. */
+const LONG_RUN = new RegExp(
+  `[\\p{L}\\p{M}]{${RUN_PIECE + 1},}|\\p{N}{${RUN_PIECE + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${RUN_PIECE + 1},}|\\s{${RUN_PIECE + 1},}`,
+  'gu',
+);
+
+/**
+ * The pieces a text is counted in: the text whole, except that a run of one character class longer than
+ * 512 (80 000 letters with no space, a line of `=`, a long CJK paragraph) is cut into pieces of at most 512.
+ * BPE merges inside one pre-token take time quadratic in its length (80 000 `x` took 11 s, the event loop
+ * blocked all along), so a tool result or argument from anywhere could stall the host; cut, the count of such
+ * a run is the same or within a token per piece. Text without such runs is one piece, counted exactly.
+ * @internal
+ */
+export function tokenCountPieces(text: string): string[] {
+  if (text.length <= RUN_PIECE) return [text];
+  const pieces: string[] = [];
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > last) pieces.push(text.slice(last, m.index));
+    const run = m[0];
+    for (let i = 0; i < run.length; ) {
+      let end = Math.min(i + RUN_PIECE, run.length);
+      const code = run.charCodeAt(end - 1);
+      if (end < run.length && code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
+      pieces.push(run.slice(i, end));
+      i = end;
+    }
+    last = m.index + run.length;
+  }
+  if (last < text.length) pieces.push(text.slice(last));
+  return pieces;
+}
+
 /**
  * tiktoken, loaded on the first count: loading it compiles its WASM tokenizer (~100 ms), which a
  * process that imports the SDK but never counts tokens should not pay. Synchronous because
@@ -127,7 +163,9 @@ export class TiktokenCounter implements TokenCounter {
       return hit;
     }
     this.stats.misses++;
-    const n = this.#encoder(enc).encode_ordinary(text).length;
+    const encoder = this.#encoder(enc);
+    let n = 0;
+    for (const piece of tokenCountPieces(text)) n += encoder.encode_ordinary(piece).length;
     this.#cache.set(key, n);
     return n;
   }

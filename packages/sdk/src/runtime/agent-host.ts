@@ -212,7 +212,10 @@ export interface AgentHost {
    * listen to it to close them cleanly.
    */
   readonly stopSignal: AbortSignal;
-  /** Decisions for people (e.g. `agent_budget:<runId>`, `download_failed`), newest first, by status, subject, kind or root cause. */
+  /**
+   * Decisions for people (e.g. `agent_budget:<runId>`, `download_failed`), newest first, by status, subject, kind or root cause.
+   * @throws {@link MediaAgentError} `DECISION_INVALID` for an unknown filter field or status, or a field that is not a string
+   */
   decisions(filter?: DecisionFilter): Promise<DecisionRecord[]>;
   /**
    * A decision by id.

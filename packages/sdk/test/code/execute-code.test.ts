@@ -354,10 +354,30 @@ describe('execute_code through the real runtime', () => {
     expect(alice.cells[0]).toMatchObject({ success: true, stdout: '3\n' });
   });
 
+  it('prints text holding U+0000 whole (as U+FFFD) and never takes a name cut at a NUL for a capability', async () => {
+    const { cells, calls } = await play([
+      cell('print("a\\u0000b", 1); console.error("e\\u0000f"); print("after")'),
+      cell('await tools["library.page\\u0000x"]({ page: 1 })'),
+    ]);
+    expect(cells[0]).toMatchObject({ success: true, stdout: 'a\uFFFDb 1\nafter\n', stderr: 'e\uFFFDf\n' });
+    expect(cells[1]).toMatchObject({ success: false, tool_errors: [{ code: 'CODE_TOOL_UNKNOWN' }] });
+    expect(calls.page).toBe(0);
+  });
+
   it('a cell that does not parse is refused with its position and keeps the kernel', async () => {
     const { cells } = await play([cell('var v = 5'), cell('let = = 2'), cell('console.log(v)')]);
     expect(cells[1]).toMatchObject({ status: 'failed', error: { code: 'CODE_SYNTAX' } });
     expect((cells[1]!.error as unknown as { message: string }).message).toMatch(/\(1:\d+\)/);
     expect(cells[2]).toMatchObject({ success: true, stdout: '5\n', kernel: { reused: true, execution_count: 2 } });
+  });
+});
+
+describe('execute_code options', () => {
+  it('a limit given as undefined takes its default; an unknown limit or options that are not an object are refused', () => {
+    expect(() => createAgentHost({ runs: { code: { cpuMs: undefined, timeoutMs: 60_000 } } })).not.toThrow();
+    for (const code of [{ cpuMz: 5 }, true, 'yes', [1]])
+      expect(() => createAgentHost({ runs: { code: code as never } }), JSON.stringify(code)).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
   });
 });

@@ -93,6 +93,43 @@ describe('npm run eval (a real child process; exit 0 pass, 1 fail, 2 invalid inp
     expect(r.stderr).toMatch(reason);
   });
 
+  it('an --out folder that cannot be written exits 2 with one line, before any run', async () => {
+    const file = join(tmp, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const r = await evalCli(['--replay', 'eval/trajectories/dedup_existing.pass.json', '--out', join(file, 'report')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^eval: --out .*a-file.*report: cannot be written \(ENOTDIR\)/);
+    expect(r.stderr).not.toContain('dedup_existing seed 0'); // no run was made
+  });
+
+  it('options that a replay would ignore, and --check-expected on a trajectory without expect, exit 2 before running it', async () => {
+    const trajectory = 'eval/trajectories/dedup_existing.pass.json';
+    for (const extra of [
+      ['--scenario', 'honest_unknown'],
+      ['--repetitions', '3'],
+    ]) {
+      const r = await evalCli(['--replay', trajectory, ...extra]);
+      expect(r.code, extra.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^eval: --scenario and --repetitions are for --live and --compare/);
+    }
+    const bare = JSON.parse(readFileSync(join(repoRoot, trajectory), 'utf8')) as Record<string, unknown>;
+    delete bare.expect;
+    const file = join(tmp, 'no-expect.json');
+    writeFileSync(file, JSON.stringify(bare));
+    const r = await evalCli(['--replay', file, '--check-expected']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('eval: no-expect.json: has no "expect" for --check-expected\n');
+  });
+
+  it('a --scenarios module that throws while loading exits 2 with one line naming it', async () => {
+    const file = join(tmp, 'throws.ts');
+    writeFileSync(file, "throw new Error('boom at import');\n");
+    const r = await evalCli(['--scenarios', file, '--replay', 'eval/trajectories/dedup_existing.pass.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.startsWith(`eval: --scenarios ${file}: cannot be loaded (boom at import)`)).toBe(true);
+  });
+
   it('--live without credentials prints one clear line and exits 2', async () => {
     const r = await evalCli(['--live', '--scenario', 'dedup_existing']);
     expect(r.code).toBe(2);

@@ -1,8 +1,11 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { HistoryMessageInput } from '../../src/history/history-store';
 import { PostgresHistoryStore } from '../../src/history/postgres-history-store';
+import { ConsoleLogger, createAgentHost } from '../../src/index';
 import { ManualClock } from '../../src/ports/clock';
+import { listRunEvents, ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { describePostgres, freshSchemaName, PG_URL } from '../storage/postgres-available';
 
 const DAY = 86_400_000;
@@ -53,6 +56,104 @@ describePostgres('session_search on PostgreSQL', () => {
     expect(['cjk', 'trigram']).toContain(glued.search_path);
     expect(await s.search('alice', { query: '丘' })).toMatchObject({ count: 1, search_path: 'like' });
   });
+
+  it('builds the pg_trgm index when the server offers the extension, and finds substrings inside words through it', async () => {
+    const offered = (await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")).rowCount === 1;
+    const s = store();
+    expect(await s.migrate()).toMatchObject({ messages_fts_trigram: offered });
+    if (!offered) return;
+    await say(s, 'A', ['dockerworker restarted']);
+    expect(await s.search('alice', { query: 'ockerwor' })).toMatchObject({
+      count: 1,
+      search_path: 'trigram',
+      index_status: { messages_fts_trigram: true },
+    });
+  });
+
+  it('archives text holding U+0000 (stored as U+FFFD) instead of failing the whole batch', async () => {
+    const s = store();
+    expect(
+      await s.append('alice', {
+        session: { id: 'A', title: 'nul\u0000title' },
+        messages: [msg('user', 'check'), msg('tool', 'binary\u0000output nulneedle', { toolName: 'x\u0000y' })],
+      }),
+    ).toEqual({ appended: 2, dropped: false });
+    const read = await s.search('alice', { session_id: 'A' });
+    expect(read).toMatchObject({ title: 'nul\uFFFDtitle', message_count: 2 });
+    expect(JSON.stringify(read)).toContain('binary\uFFFDoutput');
+    expect((await s.search('alice', { query: 'nulneedle', role_filter: 'tool' })).count).toBe(1);
+    await expect(s.append('alice', { session: { id: 'B\u0000' }, messages: [msg('user', 'x')] })).rejects.toMatchObject(
+      { code: 'HISTORY_INPUT_INVALID', details: { field: 'session.id' } },
+    );
+    // A NUL in a query separates words (the server refuses it in a statement).
+    expect(await s.search('alice', { query: 'nulneedle\u0000', role_filter: 'tool' })).toMatchObject({ count: 1 });
+    expect(await s.search('alice', { query: '\u0000' })).toMatchObject({ success: true, mode: 'browse' });
+  });
+
+  it('fails every call after close() with HISTORY_STORE_UNAVAILABLE, and a second close() is a no-op', async () => {
+    const own = store();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const schema = freshSchemaName('ma_hist');
+    schemas.push(schema);
+    const shared = new PostgresHistoryStore({ pool, schema });
+    for (const s of [own, shared]) {
+      await say(s, 'A', ['hello']);
+      await s.close();
+      await s.close();
+      const closed = { code: 'HISTORY_STORE_UNAVAILABLE' };
+      await expect(say(s, 'A', ['again'])).rejects.toMatchObject(closed);
+      await expect(s.search('alice', { query: 'hello' })).rejects.toMatchObject(closed);
+      await expect(s.deleteSession('alice', 'A')).rejects.toMatchObject(closed);
+      await expect(s.markCompacted('alice', 'A', ['m1'])).rejects.toMatchObject(closed);
+      await expect(s.maintain('alice')).rejects.toMatchObject(closed);
+      await expect(s.migrate()).rejects.toMatchObject(closed);
+    }
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1); // the host's pool stays open
+    await pool.end();
+  });
+
+  it('refuses options of the wrong type when the store is made', () => {
+    const bad: [string, Record<string, unknown>][] = [
+      ['connectionString', { connectionString: 5 }],
+      ['deadlineMs', { connectionString: PG_URL, deadlineMs: -5 }],
+      ['deadlineMs', { connectionString: PG_URL, deadlineMs: 'x' }],
+      ['retentionDays', { connectionString: PG_URL, retentionDays: 'x' }],
+      ['poolSize', { connectionString: PG_URL, poolSize: 0 }],
+      ['redact', { connectionString: PG_URL, redact: null }],
+    ];
+    for (const [field, options] of bad)
+      expect(() => new PostgresHistoryStore(options as never), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'HISTORY_INPUT_INVALID', details: { field } }),
+      );
+  });
+
+  it('a server that accepts and never answers fails captures after connectionTimeoutMs: the run goes on with warnings', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/test`;
+    const history = new PostgresHistoryStore({ connectionString: url, connectionTimeoutMs: 100 });
+    const host = createAgentHost({
+      logger: new ConsoleLogger('silent'),
+      model: { provider: new ScriptedProvider({ scripts: [{ finalText: 'hello' }] }) },
+      history: { store: history },
+    });
+    try {
+      await expect(
+        history.append('alice', { session: { id: 'A' }, messages: [msg('user', 'x')] }),
+      ).rejects.toMatchObject({ code: 'HISTORY_STORE_UNAVAILABLE' });
+      await host.start();
+      const run = await host.startRun({ goal: 'say hello', actor: 'user:alice', mode: 'plan_only' });
+      await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 30_000 });
+      const warnings = (await listRunEvents(host, run.id)).filter((e) => e.type === 'warning');
+      expect(warnings.map((e) => (e.data as { code: string }).code)).toContain('HISTORY_CAPTURE_FAILED');
+    } finally {
+      await host.stop();
+      await history.close();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
 
   it('supports NOT, phrases, prefixes, OR and relaxes an unmatched AND to OR', async () => {
     const s = store();

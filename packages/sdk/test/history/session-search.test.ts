@@ -376,4 +376,43 @@ describe('session_search input errors', () => {
     ).rejects.toMatchObject({ code: 'HISTORY_INPUT_INVALID' });
     expect((await s.search('alice', {})).count).toBe(0);
   });
+
+  it('refuses options of the wrong type when the store is made', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'history-'));
+    dirs.push(directory);
+    const bad: [string, Record<string, unknown>][] = [
+      ['directory', { directory: 5 }],
+      ['directory', { directory: '' }],
+      ['deadlineMs', { directory, deadlineMs: '3000' }],
+      ['deadlineMs', { directory, deadlineMs: 0 }],
+      ['retentionDays', { directory, retentionDays: -1 }],
+      ['retentionDays', { directory, retentionDays: Number.NaN }],
+      ['workers', { directory, workers: 0 }],
+      ['maxOpenUsers', { directory, maxOpenUsers: 1.5 }],
+      ['synchronous', { directory, synchronous: 'off' }],
+      ['redact', { directory, redact: 'none' }],
+    ];
+    for (const [field, options] of bad)
+      expect(() => new SqliteHistoryStore(options as never), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'HISTORY_INPUT_INVALID', details: { field } }),
+      );
+  });
+
+  it('rejects session fields of the wrong type, so a bad start time never poisons later browsing', async () => {
+    const s = store();
+    await say(s, 'good', ['hello']);
+    const bad: [string, Record<string, unknown>][] = [
+      ['session.startedAt', { startedAt: 'yesterday' }],
+      ['session.startedAt', { startedAt: Number.POSITIVE_INFINITY }],
+      ['session.title', { title: 42 }],
+      ['session.source', { source: {} }],
+      ['session.parentSessionId', { parentSessionId: 7 }],
+    ];
+    for (const [field, extra] of bad)
+      await expect(
+        s.append('alice', { session: { id: 'bad', ...extra } as never, messages: [msg('user', 'x')] }),
+      ).rejects.toMatchObject({ code: 'HISTORY_INPUT_INVALID', details: { field } });
+    expect(await s.search('alice', {})).toMatchObject({ success: true, mode: 'browse', count: 1 });
+    expect(await s.search('alice', { session_id: 'bad' })).toMatchObject({ error: 'session_not_found' });
+  });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { request } from 'undici';
+import { Pool, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost, type RunEvent } from '../../src/index';
 import { createAgentRouter, toNodeListener, type AgentRouter, type AgentRouterOptions } from '../../src/http';
@@ -397,6 +397,28 @@ describe('the runs API over HTTP', () => {
     expect(await snapshot(s)).toEqual(before);
   });
 
+  it('closes the connection after refusing a body it did not read, so a keep-alive client’s next request works', async () => {
+    const pool = new Pool(s.base, { connections: 1 });
+    try {
+      const headers = { authorization: 'Bearer admin-token', 'content-type': 'application/json' };
+      const big = await pool.request({
+        path: '/api/runs',
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ goal: 'x'.repeat(2_000_000) }),
+      });
+      expect(big.statusCode).toBe(413);
+      expect(big.headers.connection).toBe('close');
+      await big.body.text();
+      const next = await pool.request({ path: '/api/runs?limit=1', method: 'GET', headers });
+      expect(next.statusCode).toBe(200);
+      expect(next.headers.connection).toBe('keep-alive'); // a request read whole keeps its connection
+      await next.body.text();
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('refuses malformed query parameters and Last-Event-ID, unknown runs and unknown routes with typed problems', async () => {
     for (const q of [
       'after=abc',
@@ -588,6 +610,28 @@ describe('the runs API over HTTP', () => {
     expect(() => createAgentRouter(s.host, {} as AgentRouterOptions)).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID' }),
     );
+  });
+
+  it('refuses byte and millisecond options that are not positive integers, and a console folder without the console', () => {
+    // Each of these made every request a 500, a stream send a heartbeat every millisecond, or `retry: x`.
+    for (const bad of [
+      { maxBodyBytes: 'x' },
+      { maxBodyBytes: Number.NaN },
+      { heartbeatMs: 0 },
+      { heartbeatMs: '15000' },
+      { streamBufferBytes: -1 },
+      { slowClientMs: Number.POSITIVE_INFINITY },
+      { retryMs: 'x' },
+      { pollMs: 0.5 },
+      { consoleDir: join(tmpdir(), 'no-console-here') },
+    ])
+      expect(() => createAgentRouter(s.host, { authenticate, ...(bad as object) }), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({
+          code: 'OPTIONS_INVALID',
+          details: expect.objectContaining({ option: Object.keys(bad)[0] }),
+        }),
+      );
+    expect(createAgentRouter(s.host, { authenticate, heartbeatMs: 1, maxBodyBytes: 1 }).openStreams).toBe(0);
   });
 });
 

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  mkdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -200,6 +209,24 @@ describe('memory writes', () => {
       'MEMORY_INPUT_INVALID',
     );
     await refused(memory.write('apikey:ci', { action: 'add', content: 'x' }), 'MEMORY_USER_REQUIRED');
+    // A line that is only the separator would be read back as two entries (or glue this one to the next).
+    for (const content of ['first\n§\nsecond', 'ends with\n§', '§\nstarts with', '§'])
+      await refused(memory.write(ALICE, { action: 'add', content }), 'MEMORY_INPUT_INVALID');
+    await refused(
+      memory.write(ALICE, {
+        operations: [
+          { action: 'add', content: 'a' },
+          { action: 'add', content: 'b\n§\nc' },
+        ],
+      }),
+      'MEMORY_INPUT_INVALID',
+    );
+    expect(existsSync(fileOf('MEMORY.md'))).toBe(false);
+    await memory.write(ALICE, { action: 'add', content: 'a § inside a line\nand §§ on its own line are kept' });
+    expect(await memory.currentEntries(ALICE, 'memory')).toEqual([
+      'a § inside a line\nand §§ on its own line are kept',
+    ]);
+    rmSync(fileOf('MEMORY.md'));
     // MEMORY.md is a folder: the read fails, and a failed read is never taken for an empty file.
     mkdirSync(fileOf('MEMORY.md'), { recursive: true });
     await refused(memory.write(ALICE, { action: 'add', content: 'x' }), 'MEMORY_READ_FAILED');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CostMeter, costOf, priceFor } from '../../src/models/cost';
-import { encodingForModel, TiktokenCounter, UsageReconciler } from '../../src/models/token-counter';
+import { encodingForModel, TiktokenCounter, tokenCountPieces, UsageReconciler } from '../../src/models/token-counter';
 import type { ModelTool } from '../../src/models/types';
 
 describe('TiktokenCounter', () => {
@@ -32,6 +32,23 @@ describe('TiktokenCounter', () => {
     expect(second).toBe(first);
     expect(c.stats).toEqual({ hits: 1, misses: 1 });
     c.dispose();
+  });
+
+  it('counts text holding a very long run (letters without a space, a line of =, CJK) in pieces of at most 512', () => {
+    // BPE inside one pre-token is quadratic: 200 000 `x` counted whole blocked the event loop for over a minute.
+    const run = 'x'.repeat(200_000);
+    const pieces = tokenCountPieces(`before ${run} after`);
+    expect(pieces.join('')).toBe(`before ${run} after`);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(512);
+    const c = new TiktokenCounter();
+    expect(c.count(run)).toBe(25_000); // 8 x per token, as tiktoken counts 'x'.repeat(8 * n)
+    expect(c.count('='.repeat(100_000))).toBeGreaterThan(0);
+    // Ordinary text is one piece, counted exactly as before.
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
+    expect(tokenCountPieces(prose)).toEqual([prose]);
+    expect(c.count(prose)).toBe(2001);
+    // A surrogate pair is never cut.
+    expect(tokenCountPieces('𠀀'.repeat(2000)).every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p))).toBe(true);
   });
 
   it('adds the per-message overhead to a request count', () => {

@@ -495,6 +495,17 @@ describe('bad input', () => {
         ],
       },
       { ...base, subject: { type: 'run', id: 'x' }, options: [{ id: 'a', label: 'A', capabilityId: 'no.such' }] },
+      // An option whose input its capability would refuse could never run when chosen.
+      {
+        ...base,
+        subject: { type: 'run', id: 'x' },
+        options: [{ id: 'a', label: 'A', capabilityId: 'download.recheck', input: { downloadId: 7 } }],
+      },
+      {
+        ...base,
+        subject: { type: 'run', id: 'x' },
+        options: [{ id: 'a', label: 'A', capabilityId: 'download.recheck' }],
+      },
     ])
       await expect(host.raiseDecision(bad)).rejects.toMatchObject({ code: 'DECISION_INVALID' });
     await expect(
@@ -531,6 +542,17 @@ describe('bad input', () => {
     const events = await decisionEvents(storage, d!.id);
     expect(events.map((e) => e.type)).toEqual(['decision.created', 'decision.updated']);
     expect(events[1]!.data).toMatchObject({ change: 'dismissed', status: 'dismissed', actor: ADMIN });
+  });
+
+  it('a filter with a misspelt status or field is refused, never an empty list', async () => {
+    const { host, clock, world } = await sandboxHost({});
+    await failedDownload(host, world, clock);
+    await raiseSandboxDecisions(host, world);
+    expect(await host.decisions({ status: 'open' })).toHaveLength(1);
+    for (const filter of [{ status: 'awaiting-user' }, { state: 'open' }, { kind: 5 }, 'open'])
+      await expect(host.decisions(filter as never), JSON.stringify(filter)).rejects.toMatchObject({
+        code: 'DECISION_INVALID',
+      });
   });
 });
 

@@ -264,3 +264,12 @@ describe('stable memory in runs', () => {
     expect(systemOf(request)).not.toContain('# Memory');
   });
 });
+
+describe('memory options', () => {
+  it('refuses a dataDir that is not a string and a store that is not a MemoryStore when the host is made', () => {
+    for (const memory of [{ dataDir: 42 }, { dataDir: ['/tmp'] }, { store: {} }, { store: { read: async () => null } }])
+      expect(() => createAgentHost({ memory: memory as never }), JSON.stringify(memory)).toThrow(
+        expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+      );
+  });
+});

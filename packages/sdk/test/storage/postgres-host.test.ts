@@ -56,6 +56,24 @@ describePostgres('agent hosts on PostgreSQL', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'succeeded' } });
   });
 
+  it('a goal, a model reply and a steering message holding U+0000 are stored (as U+FFFD), never failing the run', async () => {
+    const schema = freshSchemaName('ma_host');
+    schemas.push(schema);
+    const started = await startHost(
+      { match: 'Peek', steps: [{ text: 'look\u0000ing ', toolCalls: [] }], finalText: 'saw a\u0000b' },
+      { storage: pgStorage(schema), ids: new RandomIdGenerator() },
+    );
+    hosts.push(started.host);
+    const h = started.host;
+    const run = await h.startRun({ goal: 'Peek at\u0000the library', actor: 'user:admin', mode: 'plan_only' });
+    const ended = await waitForStatus(h, run.id, ['waiting', 'succeeded', 'failed']);
+    expect(ended.error ?? null).toBeNull();
+    expect((await h.getRun(run.id)).run.goal).toBe('Peek at\uFFFDthe library');
+    await h.appendToInbox(run.id, 'one\u0000more', 'user:admin');
+    const events = await runEvents(h, run.id);
+    expect(events.some((e) => e.type === 'inbox_queued' || e.type === 'inbox_applied')).toBe(true);
+  });
+
   it('two hosts on one schema: a run started on one is driven by the other, woken by NOTIFY, and its events reach a subscriber of the first', async () => {
     const schema = freshSchemaName('ma_hosts');
     schemas.push(schema);

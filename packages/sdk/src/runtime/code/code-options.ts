@@ -72,15 +72,25 @@ export interface CodeExecutionOptions {
 export type ResolvedCodeExecutionOptions = Readonly<Required<CodeExecutionOptions>>;
 
 /**
- * Applies the defaults and checks every value.
+ * Applies the defaults and checks every value. A field set to `undefined` takes its default.
  * @param options - the host's options
  * @returns the resolved options
- * @throws MediaAgentError `OPTIONS_INVALID` when a value is not a positive integer, the memory is below
- *   32 MiB, or the inline stdout is larger than the spill
+ * @throws MediaAgentError `OPTIONS_INVALID` when the options are not an object, name an unknown field, a value
+ *   is not a positive integer, the memory is below 32 MiB, or the inline stdout is larger than the spill
  * @public
  */
 export function resolveCodeExecutionOptions(options: CodeExecutionOptions = {}): ResolvedCodeExecutionOptions {
-  const resolved = { ...CODE_EXECUTION_DEFAULTS, ...options };
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new MediaAgentError('OPTIONS_INVALID', 'runs.code must be an object of limits (`{}` for the defaults)', {
+      option: 'runs.code',
+    });
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  const unknown = given.map(([name]) => name).filter((name) => !(name in CODE_EXECUTION_DEFAULTS));
+  if (unknown.length > 0)
+    throw new MediaAgentError('OPTIONS_INVALID', `runs.code has no option ${unknown.join(', ')}`, {
+      option: `runs.code.${unknown[0]}`,
+    });
+  const resolved = { ...CODE_EXECUTION_DEFAULTS, ...Object.fromEntries(given) };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || (value as number) <= 0)
       throw new MediaAgentError(

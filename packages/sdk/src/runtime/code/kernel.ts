@@ -57,14 +57,17 @@ const PRELUDE = `(() => {
     if (v instanceof Error) return v.stack ? v.name + ': ' + v.message + '\\n' + v.stack : v.name + ': ' + v.message;
     try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch (e) { return String(v); }
   };
+  // Text crosses to the host as a C string, which ends at U+0000: a NUL would cut the rest of the write (or a
+  // capability name) short, so it crosses as U+FFFD.
+  const noNul = (s) => (s.includes('\\0') ? s.split('\\0').join('\\uFFFD') : s);
   const out = (fd) => (...args) => {
-    const s = args.map(show).join(' ') + '\\n';
+    const s = noNul(args.map(show).join(' ') + '\\n');
     write(fd, s.length > ${MAX_WRITE_CHARS} ? s.slice(0, ${MAX_WRITE_CHARS}) : s, s.length);
   };
   const console = { log: out(1), info: out(1), debug: out(1), warn: out(2), error: out(2) };
   Object.defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true });
   globalThis.print = out(1);
-  const call = async (name, input) => JSON.parse(await rpc(name, JSON.stringify(input === undefined ? {} : input)));
+  const call = async (name, input) => JSON.parse(await rpc(noNul(name), JSON.stringify(input === undefined ? {} : input)));
   const tool = (path) => new Proxy(function () {}, {
     get(_, key) {
       if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;

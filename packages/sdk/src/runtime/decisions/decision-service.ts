@@ -1,5 +1,6 @@
 // Decisions for people: raise, choose, dismiss, and the automatic investigation and recovery (docs/decisions.md).
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { compileSchema } from '../../capabilities/schema-validator';
 import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
 import { parseActor } from '../../core/actor';
 import { isMediaAgentError } from '../../core/errors';
@@ -159,8 +160,13 @@ export class DecisionService {
     return d;
   }
 
-  /** Decisions newest first, filtered by status, subject, kind or root cause. */
-  list(filter?: DecisionFilter): Promise<DecisionRecord[]> {
+  /**
+   * Decisions newest first, filtered by status, subject, kind or root cause.
+   * @throws {@link DecisionError} `DECISION_INVALID` for a filter that is not an object, an unknown field or
+   * status, or a field that is not a string (a misspelt status would otherwise list nothing, silently)
+   */
+  async list(filter?: DecisionFilter): Promise<DecisionRecord[]> {
+    checkDecisionFilter(filter);
     return this.deps.storage.decisions.list(filter ?? {});
   }
 
@@ -592,6 +598,17 @@ export class DecisionService {
       if (!text(o.label, 500)) throw bad(`option ${o.id} needs a label of at most 500 characters`);
       if (o.capabilityId !== undefined && !this.deps.capabilities.has(o.capabilityId))
         throw bad(`option ${o.id} names capability ${o.capabilityId}, which is not registered`);
+      if (o.capabilityId !== undefined) {
+        // Checked now, as the invocation will check it: an option that can never run is no choice for a person.
+        const check = compileSchema(this.deps.capabilities.get(o.capabilityId).input);
+        const optionInput = o.input ?? {};
+        if (!check.check(optionInput)) {
+          const [first] = check.issues(optionInput);
+          throw bad(
+            `option ${o.id}: its input is not valid for ${o.capabilityId} (${first ? `${first.path || '/'}: ${first.message}` : 'invalid'})`,
+          );
+        }
+      }
     }
     for (const [name, v] of [
       ['dedupeKey', input.dedupeKey],
@@ -659,5 +676,23 @@ function recoverSuggestion(outcome: string, denied: boolean): string {
       return 'no recovery action was taken; see the conclusion';
     default:
       return 'the investigation ended without a verified recovery; see the conclusion';
+  }
+}
+
+const FILTER_FIELDS = new Set(['status', 'subjectId', 'kind', 'rootCause']);
+const STATUSES = new Set<string>(['open', 'awaiting_user', 'resolved', 'dismissed']);
+
+/** @throws {@link DecisionError} `DECISION_INVALID` unless the filter is one `list` understands */
+function checkDecisionFilter(filter: unknown): void {
+  if (filter === undefined || filter === null) return;
+  if (typeof filter !== 'object' || Array.isArray(filter))
+    throw new DecisionError('DECISION_INVALID', 'a decision filter must be an object');
+  for (const [field, value] of Object.entries(filter)) {
+    if (!FILTER_FIELDS.has(field))
+      throw new DecisionError('DECISION_INVALID', `unknown decision filter field ${JSON.stringify(field)}`, { field });
+    if (value !== undefined && typeof value !== 'string')
+      throw new DecisionError('DECISION_INVALID', `decision filter ${field} must be a string`, { field });
+    if (field === 'status' && value !== undefined && !STATUSES.has(value))
+      throw new DecisionError('DECISION_INVALID', `unknown decision status ${JSON.stringify(value)}`, { field });
   }
 }

@@ -21,7 +21,7 @@ import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
 import { createPgSession, PG_MULTI_STATEMENT_WRITES, PG_READ_METHODS, REPOSITORY_NAMES } from './postgres-session';
-import { PG_TYPES, SqlCompiler } from './sql-queries';
+import { PG_TYPES, pgParam, SqlCompiler } from './sql-queries';
 import {
   beginSql,
   channelOf,
@@ -513,7 +513,7 @@ export class PostgresStorage implements StorageAdapter {
     const insert = (batch: typeof rows) => {
       const { text, names } = this.#compiler.compile(AUDIT_INSERT_MANY_SQL);
       const params = auditInsertManyParams(batch.map((r) => r.record));
-      return client.query({ text, values: names.map((n) => params[n]), types: PG_TYPES });
+      return client.query({ text, values: names.map((n) => pgParam(params[n])), types: PG_TYPES });
     };
     try {
       await insert(rows);

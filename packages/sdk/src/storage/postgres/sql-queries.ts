@@ -28,6 +28,18 @@ export const PG_TYPES = {
   },
 };
 
+/**
+ * A parameter as node-postgres sends it: `undefined` as null, and U+0000 in a string as U+FFFD — a PostgreSQL
+ * `text` cannot hold U+0000 and the server refuses the whole statement (22021), so one NUL in a goal, a model's
+ * reply or a steering message would fail the run's step. (`json` columns hold `JSON.stringify` text, where a NUL
+ * is the escape `\u0000` and is stored as written.)
+ * @internal
+ */
+export function pgParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+}
+
 /** Compiles the SQL of one adapter (one schema, one channel), caching each text's compiled form. @internal */
 export class SqlCompiler {
   readonly #cache = new Map<string, Compiled>();
@@ -99,10 +111,7 @@ const casSql = new Map<string, string>();
 export function createPgQueries(runner: PgRunner, compiler: SqlCompiler, inTransaction: boolean): PgQueries {
   const run = async (sql: string, params: Row) => {
     const { text, names } = compiler.compile(sql);
-    const values = names.map((name) => {
-      const value = params[name];
-      return value === undefined ? null : value;
-    });
+    const values = names.map((name) => pgParam(params[name]));
     return runner.query({ text, values, types: PG_TYPES });
   };
   const all = async (sql: string, params: Row): Promise<Row[]> => (await run(sql, params)).rows;

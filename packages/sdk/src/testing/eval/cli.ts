@@ -1,5 +1,5 @@
 // The evaluation command line: `--replay`, `--live`, `--compare A B`; exit 0 pass, 1 fail, 2 invalid input.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMediaAgentError } from '../../core/errors';
@@ -82,13 +82,24 @@ function parseArgs(argv: readonly string[]): Args {
   }
   const modes = [args.replay.length > 0, args.live, args.compare.length > 0].filter(Boolean).length;
   if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare');
+  // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
+  if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
+    throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
+  if (args.replay.length === 0 && args.checkExpected) throw bad('--check-expected is for --replay');
   return args;
 }
 
 /** Every scenario exported by a module (default or named exports that are scenarios). */
 async function loadScenarios(path: string): Promise<AnyEvalScenario[]> {
   if (!existsSync(path)) throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: no such file`);
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    // A module that does not compile or throws while loading is bad input, not a failed run (exit 1).
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new EvalInputError('EVAL_ARGS_INVALID', `--scenarios ${path}: cannot be loaded (${reason})`);
+  }
   const found = Object.values(mod).flatMap((v) => (Array.isArray(v) ? v : [v]));
   const scenarios = found.filter((v): v is AnyEvalScenario => {
     const s = v as Partial<AnyEvalScenario> | null;
@@ -136,6 +147,24 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
 }
 
 /**
+ * Creates the report folder (and its `events/`) and checks it can be written, before any run: a live
+ * evaluation is not run for an hour only to fail when its report is written.
+ * @throws `EVAL_OUT_UNWRITABLE` naming the folder and the reason
+ */
+function prepareOut(dir: string): void {
+  try {
+    mkdirSync(join(dir, 'events'), { recursive: true });
+    accessSync(join(dir, 'events'), constants.W_OK);
+  } catch (error) {
+    throw new EvalInputError(
+      'EVAL_OUT_UNWRITABLE',
+      `--out ${dir}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { out: dir },
+    );
+  }
+}
+
+/**
  * Runs the evaluation command line (what `npm run eval -- …` runs).
  *
  * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
@@ -147,7 +176,8 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
  *   text file holding a system prompt) on the same scenarios and seeds; a paired report. Exit 0 once made.
  *
  * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
- * claims ids that do not exist, live without credentials) prints one line and exits 2.
+ * claims ids that do not exist, live without credentials, an `--out` folder that cannot be written —
+ * checked before any run) prints one line and exits 2.
  * @param argv - the arguments after the script name
  * @param io - environment, working directory and output
  * @returns the exit code
@@ -162,6 +192,7 @@ function agentOf(spec: string, io: EvalCliIo): EvalAgent {
 export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
+    if (args.out) prepareOut(resolve(io.cwd, args.out));
     const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;
     const progress = (r: EvalRunResult) =>
@@ -175,14 +206,19 @@ export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promis
       results = [];
       for (const file of trajectoryFiles(args.replay, io.cwd)) {
         const t = readTrajectory(file);
+        if (args.checkExpected && t.expect === undefined)
+          throw new EvalInputError(
+            'EVAL_TRAJECTORY_INVALID',
+            `${basename(file)}: has no "expect" for --check-expected`,
+          );
         const r = await replayTrajectory(t, scenarios, { source: basename(file) });
         results.push(r);
         progress(r);
-        const ok = args.checkExpected
-          ? t.expect !== undefined &&
-            t.expect.verdict === r.verdict &&
-            (t.expect.code === undefined || t.expect.code === r.code)
-          : r.verdict === 'pass';
+        const expected = t.expect;
+        const ok =
+          args.checkExpected && expected
+            ? expected.verdict === r.verdict && (expected.code === undefined || expected.code === r.code)
+            : r.verdict === 'pass';
         if (!ok) exit = 1;
       }
     } else {

@@ -65,8 +65,9 @@ export interface Trajectory extends TrajectoryEnd {
 
 /**
  * Bad evaluation input: a trajectory that is not JSON, too large, malformed, calls unknown capabilities,
- * names an unknown scenario or claims ids that do not exist; or a live mode without a model. Codes
- * `EVAL_TRAJECTORY_INVALID`, `EVAL_SCENARIO_UNKNOWN`, `EVAL_PROVIDER_NOT_CONFIGURED`, `EVAL_ARGS_INVALID`.
+ * names an unknown scenario or claims ids that do not exist; a live mode without a model; an `--out` folder
+ * that cannot be written. Codes `EVAL_TRAJECTORY_INVALID`, `EVAL_SCENARIO_UNKNOWN`,
+ * `EVAL_PROVIDER_NOT_CONFIGURED`, `EVAL_ARGS_INVALID`, `EVAL_OUT_UNWRITABLE`.
  * The CLI exits 2 with its message.
  * @public
  */
@@ -77,7 +78,12 @@ export class EvalInputError extends MediaAgentError {
    * @param details - facts
    */
   constructor(
-    code: 'EVAL_TRAJECTORY_INVALID' | 'EVAL_SCENARIO_UNKNOWN' | 'EVAL_PROVIDER_NOT_CONFIGURED' | 'EVAL_ARGS_INVALID',
+    code:
+      | 'EVAL_TRAJECTORY_INVALID'
+      | 'EVAL_SCENARIO_UNKNOWN'
+      | 'EVAL_PROVIDER_NOT_CONFIGURED'
+      | 'EVAL_ARGS_INVALID'
+      | 'EVAL_OUT_UNWRITABLE',
     message: string,
     details: Record<string, unknown> = {},
   ) {
