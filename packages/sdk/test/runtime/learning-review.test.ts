@@ -60,7 +60,7 @@ async function start(
     storage,
     clock: new ManualClock(Date.UTC(2026, 10, 30, 12)),
     ids: new SequentialIdGenerator(),
-    logger: new ConsoleLogger('silent'),
+    logger: new ConsoleLogger(process.env.DEBUG_LOG ? 'debug' : 'silent'),
     model: { provider, model: 'scripted', thinking: 'low', temperature: 0.2 },
     skills: { dataDir: join(dir, 'learning') },
     ...(options.memory ? { memory: { dataDir: join(dir, 'memory') } } : {}),
@@ -262,6 +262,78 @@ describe('background learning reviews of a host with skills and memory', () => {
     // A drive that starts right after keeps it (its own writes do not drop the review's usage).
     await talk(host, run.id, 11, 11);
     expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(after.modelCalls + 1);
+  });
+
+  it('adds the usage of a review that ended while the drive still held the run, with no later drive', async () => {
+    let host!: AgentHost;
+    // Holds the drive (and its lease) until the review has ended.
+    const hold: RunMiddleware = { name: 'hold', onRunEnd: () => host.learning!.idle() };
+    const started = await start(
+      [learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }), { match: 'hello', finalText: 'hi' }],
+      { memory: true, middleware: [hold] },
+    );
+    host = started.host;
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    const before = (await host.getRun(run.id)).run.usage;
+    await talk(host, run.id, 10, 10);
+    const review = started.reports[0]!.result;
+    expect(review.modelCalls).toBe(2);
+    expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(before.modelCalls + 1 + review.modelCalls);
+  });
+
+  it('charges a cancelled review that ended during the next drive to that drive', async () => {
+    let host!: AgentHost;
+    let release!: () => void;
+    const reports: LearningReviewReport[] = [];
+    const gate = new Promise<void>((r) => (release = r));
+    // The review's first call outlives the cancel wait; the next drive lets it end before its own model call.
+    const letReviewEnd: RunMiddleware = {
+      name: 'let-review-end',
+      async beforeModelRequest(ctx) {
+        if (!JSON.stringify(ctx.messages).includes('again')) return;
+        release();
+        await host.learning!.idle();
+      },
+    };
+    const started = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }),
+        { match: 'again', finalText: 'sure' },
+        { match: 'hello', finalText: 'hi' },
+      ],
+      {
+        memory: true,
+        middleware: [letReviewEnd],
+        extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
+        provider: (scripted) => ({
+          id: scripted.id,
+          capabilities: scripted.capabilities,
+          async *stream(request, signal) {
+            if (JSON.stringify(request.messages).includes('background review')) {
+              await gate;
+              yield* scripted.stream(request);
+              return;
+            }
+            yield* scripted.stream(request, signal);
+          },
+        }),
+      },
+    );
+    host = started.host;
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
+    const before = (await host.getRun(run.id)).run.usage;
+    await host.appendToInbox(run.id, 'again please', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(reports.map((r) => [r.result.ended, r.result.modelCalls])).toEqual([['cancelled', 1]]);
+    expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(before.modelCalls + 1 + 1);
   });
 
   it('starts a skill review after 10 tool-calling responses and the delivered reply; the review patches the skill it created', async () => {

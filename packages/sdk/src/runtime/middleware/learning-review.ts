@@ -84,7 +84,8 @@ const sameUsage = (a: Readonly<RunUsage>, b: Readonly<RunUsage>) =>
  * subagents), and never for a request that carried provider-native tools; a due review carries over
  * failed or cancelled turns. New input to the conversation cancels a running review and waits at most
  * `cancelWaitMs`; a review that outlives that has its later writes refused. The review's usage is added
- * to the conversation's run; calls its whitelist refused are audited as `capability.denied`.
+ * to the conversation's run when it ends — written at once unless a drive is in progress, which then charges
+ * it with its next step or stores it at its end; calls its whitelist refused are audited as `capability.denied`.
  */
 export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddleware {
   const { settings, reviews, storage, logger } = deps;
@@ -94,6 +95,11 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
   const cleared = new Map<string, LearningCounters>();
   /** The counters of each run as last saved (what `onRunEnd`, which has no state, decides from). */
   const latest = new Map<string, LearningCounters>();
+  /**
+   * The lease owner of each run whose drive in this process has ended (its last step stored) and that no
+   * drive has taken up since: a review's usage may be written while that lease is still held.
+   */
+  const ended = new Map<string, string | null>();
   const counters = (state: { get(): JsonValue | undefined }) => {
     const v = state.get();
     return isCounters(v) ? v : initialCounters();
@@ -113,12 +119,20 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
     return initialCounters(genuine.length);
   };
 
-  /** Adds a finished review's usage to its run: now when no drive holds the run, else at its next drive. */
+  /**
+   * Adds a finished review's usage to its run: now when no drive is in progress (no lease, an expired one,
+   * or the lease of a drive of this process that already stored its end), else through the drive in
+   * progress (its next step, or its end).
+   */
   const attribute = async (runId: string, usage: ReviewUsage) => {
     if (usage.modelCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return;
     const run = await storage.runs.get(runId);
     if (!run) return;
-    if (run.leaseOwner !== null && (run.leaseExpiresAt ?? 0) > deps.clock.now()) return reviews.owe(runId, usage);
+    const driving =
+      run.leaseOwner !== null &&
+      (run.leaseExpiresAt ?? 0) > deps.clock.now() &&
+      !(ended.has(runId) && ended.get(runId) === run.leaseOwner);
+    if (driving) return reviews.owe(runId, usage);
     const next = { ...run.usage, ...addReviewUsage(run.usage, usage) };
     if (await storage.runs.patch(runId, { usage: next })) reviews.saved(runId, { before: run.usage, delta: usage });
     else reviews.owe(runId, usage);
@@ -148,6 +162,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
   return {
     name: 'learning_review',
     async onDriveStart(ctx) {
+      ended.delete(ctx.run.id);
       await reviews.cancel(ctx.run.id, settings.cancelWaitMs);
       const { owed, saved } = reviews.take(ctx.run.id);
       // A review that saved its usage after this drive loaded the run: the drive's own writes would drop it.
@@ -176,6 +191,9 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       if (c !== before) save(ctx.run.id, ctx.state, c);
     },
     afterModelTurn(ctx) {
+      // A cancelled review that ended during this drive: its usage goes with this step.
+      const owed = reviews.takeOwed(ctx.run.id);
+      if (owed) ctx.chargeUsage(owed);
       const c = countModelResponse(counters(ctx.state), {
         toolCalls: ctx.calls.length,
         calledSkillManage: ctx.calls.some((call) => call.name === 'skill_manage'),
@@ -190,70 +208,81 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       last.delete(run.id);
       latest.delete(run.id);
       const stored = await storage.runs.get(run.id);
-      const person = stored ? actingForRun(stored) : undefined;
-      const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
-      if (!final || !c || !interactive) return;
-      const delivered = (ctx.status === 'succeeded' || ctx.status === 'waiting') && final.reply.content.length > 0;
-      const decision = reviewAfterTurn(c, {
-        outcome: delivered ? 'delivered' : 'failed',
-        interactive,
-        reviewRunning: reviews.has(run.id),
-        nativeTools: unconstrainedTools(final.request).length > 0,
-      });
-      if (decision.counters !== c) cleared.set(run.id, decision.counters);
-      if (!decision.launch) return;
-      const due = { memory: decision.launch.memory, skills: decision.launch.skills };
-      const userId = parseActor(person!).id;
-      const memory = deps.memory;
-      reviews.launch(run.id, async (signal) => {
-        try {
-          const result = await runLearningReview({
-            provider: deps.provider,
-            request: final.request,
-            reply: final.reply,
-            due,
-            userId,
-            origin: { sessionId: run.id, messageIds: [] },
-            signal,
-            maxModelCalls: settings.maxModelCalls,
-            ...(settings.prompt ? { prompt: settings.prompt(due) } : {}),
-            ...(deps.skills ? { store: deps.skills } : {}),
-            ...(memory && due.memory ? { memory: memoryReviewHook(memory) } : {}),
-            ...(settings.contextWindowTokens ? { contextWindowTokens: settings.contextWindowTokens } : {}),
-            onDenied: (tool, input) => audit(run.id, tool, input),
-            countTokens: (request) => deps.counter.countRequest(request.messages, request.tools, request.model),
-            compact: reviewCompactor({
-              provider: deps.provider,
-              model: final.request.model,
-              counter: deps.counter,
-              tools: final.request.tools ?? [],
-              contextWindowTokens: settings.contextWindowTokens,
-            }),
-          });
-          await attribute(run.id, {
-            modelCalls: result.modelCalls + result.compactions,
-            inputTokens: result.inputTokens,
-            outputTokens: result.outputTokens,
-            costUsd: result.costUsd,
-          });
-          logger.info('background learning review ended', {
-            runId: run.id,
-            memory: due.memory,
-            skills: due.skills,
-            ended: result.ended,
-            modelCalls: result.modelCalls,
-            writes: result.writes,
-            denied: result.calls.filter((call) => call.outcome === 'denied').length,
-          });
+      // This drive's last step is stored: usage a review owes the run is written now, not at a later drive.
+      ended.set(run.id, stored?.leaseOwner ?? null);
+      const owed = reviews.takeOwed(run.id);
+      if (owed) await attribute(run.id, owed);
+      try {
+        const person = stored ? actingForRun(stored) : undefined;
+        const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
+        if (!final || !c || !interactive) return;
+        const delivered = (ctx.status === 'succeeded' || ctx.status === 'waiting') && final.reply.content.length > 0;
+        const decision = reviewAfterTurn(c, {
+          outcome: delivered ? 'delivered' : 'failed',
+          interactive,
+          reviewRunning: reviews.has(run.id),
+          nativeTools: unconstrainedTools(final.request).length > 0,
+        });
+        if (decision.counters !== c) cleared.set(run.id, decision.counters);
+        if (!decision.launch) return;
+        const due = { memory: decision.launch.memory, skills: decision.launch.skills };
+        const userId = parseActor(person!).id;
+        const memory = deps.memory;
+        reviews.launch(run.id, async (signal) => {
           try {
-            settings.onReview?.({ runId: run.id, userId, due, result });
+            const result = await runLearningReview({
+              provider: deps.provider,
+              request: final.request,
+              reply: final.reply,
+              due,
+              userId,
+              origin: { sessionId: run.id, messageIds: [] },
+              signal,
+              maxModelCalls: settings.maxModelCalls,
+              ...(settings.prompt ? { prompt: settings.prompt(due) } : {}),
+              ...(deps.skills ? { store: deps.skills } : {}),
+              ...(memory && due.memory ? { memory: memoryReviewHook(memory) } : {}),
+              ...(settings.contextWindowTokens ? { contextWindowTokens: settings.contextWindowTokens } : {}),
+              onDenied: (tool, input) => audit(run.id, tool, input),
+              countTokens: (request) => deps.counter.countRequest(request.messages, request.tools, request.model),
+              compact: reviewCompactor({
+                provider: deps.provider,
+                model: final.request.model,
+                counter: deps.counter,
+                tools: final.request.tools ?? [],
+                contextWindowTokens: settings.contextWindowTokens,
+              }),
+            });
+            await attribute(run.id, {
+              modelCalls: result.modelCalls + result.compactions,
+              inputTokens: result.inputTokens,
+              outputTokens: result.outputTokens,
+              costUsd: result.costUsd,
+            });
+            logger.info('background learning review ended', {
+              runId: run.id,
+              memory: due.memory,
+              skills: due.skills,
+              ended: result.ended,
+              modelCalls: result.modelCalls,
+              writes: result.writes,
+              denied: result.calls.filter((call) => call.outcome === 'denied').length,
+            });
+            try {
+              settings.onReview?.({ runId: run.id, userId, due, result });
+            } catch (error) {
+              logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
+            }
           } catch (error) {
-            logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
+            logger.warn('a background learning review failed', { runId: run.id, message: (error as Error).message });
+          } finally {
+            ended.delete(run.id);
           }
-        } catch (error) {
-          logger.warn('a background learning review failed', { runId: run.id, message: (error as Error).message });
-        }
-      });
+        });
+      } finally {
+        // Kept only while a review of the run runs (it is what may still write the usage).
+        if (!reviews.has(run.id)) ended.delete(run.id);
+      }
     },
   };
 }
