@@ -130,6 +130,32 @@ const looks = (n: number) =>
     toolCalls: [{ capability: 'library.search', input: { query: `title ${i}` } }],
   }));
 
+describe('the learning option', () => {
+  const make = (learning: unknown) => () =>
+    createAgentHost({
+      model: { provider: new ScriptedProvider() },
+      skills: { dataDir: tmp() },
+      learning: learning as AgentOptions['learning'],
+    });
+  it.each([
+    [{ cancelWaitMs: 2 ** 31 }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: 1e12 }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: Number.NaN }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: -1 }, 'learning.cancelWaitMs'],
+    [{ maxModelCalls: 0 }, 'learning.maxModelCalls'],
+    [{ maxModelCalls: 17 }, 'learning.maxModelCalls'],
+    [{ review: 'false' }, 'learning.review'],
+  ])('refuses %o with OPTIONS_INVALID naming %s', (learning, option) => {
+    expect(make(learning)).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option } }));
+  });
+  it('quotes a string of the wrong type in the message', () => {
+    expect(make({ review: 'false' })).toThrow('must be a boolean; got "false"');
+  });
+  it('accepts the longest timer delay as cancelWaitMs', () => {
+    expect(make({ cancelWaitMs: 2 ** 31 - 1 })().learning).toBeDefined();
+  });
+});
+
 describe('background learning reviews of a host with skills and memory', () => {
   it('are on by default: the 10th delivered user turn starts a memory review, not the 9th', async () => {
     const { host, reports, dir } = await start(

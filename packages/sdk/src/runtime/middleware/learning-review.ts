@@ -274,7 +274,11 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
               logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
             }
           } catch (error) {
-            logger.warn('a background learning review failed', { runId: run.id, message: (error as Error).message });
+            logger.warn('a background learning review failed', {
+              runId: run.id,
+              code: (error as { code?: unknown }).code,
+              message: (error as Error).message,
+            });
           } finally {
             ended.delete(run.id);
           }
