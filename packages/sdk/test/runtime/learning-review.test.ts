@@ -237,6 +237,33 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(after.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
   });
 
+  it('does not repeat a launched review when the next turn is driven by another process', async () => {
+    const dir = tmp();
+    const file = join(dir, 'agent.db');
+    const scripts = [
+      learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+      { match: 'hello', finalText: 'hi' },
+    ];
+    const first = await start(scripts, { memory: true, dir, storage: new SqliteStorage({ path: file }) });
+    const run = await first.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(first.host, run.id, ['succeeded']);
+    await talk(first.host, run.id, 2, 10);
+    expect(first.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+    await first.host.stop();
+    hosts.splice(hosts.indexOf(first.host), 1);
+    // A restart, or another host on the same storage, drives the next turns.
+    const second = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { ids: new RandomIdGenerator() },
+    });
+    await talk(second.host, run.id, 11, 19);
+    expect(second.reports).toEqual([]);
+    await talk(second.host, run.id, 20, 20);
+    expect(second.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+  });
+
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {
     const { host, scripted, reports } = await start(
       [

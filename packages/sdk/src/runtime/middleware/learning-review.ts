@@ -5,7 +5,7 @@ import { summarizeInput } from '../../capabilities/input-summary';
 import { actingForRun } from '../../core/acting-for';
 import { parseActor } from '../../core/actor';
 import type { JsonValue } from '../../core/records';
-import type { RunUsage } from '../../core/run-records';
+import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
 import type { AssistantMessage, ModelMessage, ModelProvider, ModelRequest } from '../../models/types';
@@ -61,6 +61,9 @@ export interface LearningReviewDeps {
 const DENIED_CODE = 'SKILL_REVIEW_TOOL_DENIED';
 const DENIED_REASON = `${DENIED_CODE}: a background learning review may only run skill tools (and memory when a memory review is due)`;
 
+/** The middleware's name, which is also its key in a run's runtime state (where its counters live). */
+const LEARNING_STATE_KEY = 'learning_review';
+
 const isCounters = (v: unknown): v is LearningCounters =>
   v !== null && typeof v === 'object' && typeof (v as LearningCounters).userTurns === 'number';
 
@@ -91,8 +94,6 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
   const { settings, reviews, storage, logger } = deps;
   /** The final request and reply of each run in flight (what a review copies). */
   const last = new Map<string, { request: Readonly<ModelRequest>; reply: AssistantMessage }>();
-  /** Counters cleared by a launch, written back at the run's next drive. */
-  const cleared = new Map<string, LearningCounters>();
   /** The counters of each run as last saved (what `onRunEnd`, which has no state, decides from). */
   const latest = new Map<string, LearningCounters>();
   /**
@@ -104,10 +105,34 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
     const v = state.get();
     return isCounters(v) ? v : initialCounters();
   };
+  /** The counters with only the reviews this host can run marked due. */
+  const keep = (c: LearningCounters): LearningCounters => ({
+    ...c,
+    memoryDue: deps.memory !== undefined && c.memoryDue,
+    skillDue: !!deps.skills && c.skillDue,
+  });
   const save = (runId: string, state: { set(value: JsonValue): void }, c: LearningCounters) => {
-    const kept = { ...c, memoryDue: deps.memory !== undefined && c.memoryDue, skillDue: !!deps.skills && c.skillDue };
+    const kept = keep(c);
     latest.set(runId, kept);
     state.set(kept as unknown as JsonValue);
+  };
+
+  /**
+   * Stores the counters a launch cleared in the run's state, while the ending drive still holds the run
+   * (its last step is stored, nothing of the drive writes after `onRunEnd`): whichever process drives the
+   * next turn starts from them, so a restart or another host does not launch the same review again.
+   */
+  const store = async (run: RunRecord, c: LearningCounters) => {
+    const state = run.runtimeState;
+    const base = state !== null && typeof state === 'object' && !Array.isArray(state) ? state : {};
+    const written =
+      run.leaseOwner !== null &&
+      (await storage.runs.patch(
+        run.id,
+        { runtimeState: { ...base, [LEARNING_STATE_KEY]: keep(c) as unknown as JsonValue } },
+        run.leaseOwner,
+      ));
+    if (!written) logger.warn('the learning counters could not be stored; a review may repeat', { runId: run.id });
   };
 
   const restoredCounters = async (runId: string) => {
@@ -160,7 +185,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
   };
 
   return {
-    name: 'learning_review',
+    name: LEARNING_STATE_KEY,
     async onDriveStart(ctx) {
       ended.delete(ctx.run.id);
       await reviews.cancel(ctx.run.id, settings.cancelWaitMs);
@@ -171,9 +196,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       const fresh = ctx.state.get() === undefined;
       // A conversation that already has turns but no counters (stored before reviews were on): start from
       // its genuine user messages so far.
-      const c =
-        cleared.get(ctx.run.id) ?? (fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state));
-      cleared.delete(ctx.run.id);
+      const c = fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state);
       save(ctx.run.id, ctx.state, c);
     },
     beforeModelRequest(ctx) {
@@ -223,7 +246,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
           reviewRunning: reviews.has(run.id),
           nativeTools: unconstrainedTools(final.request).length > 0,
         });
-        if (decision.counters !== c) cleared.set(run.id, decision.counters);
+        if (decision.counters !== c && stored) await store(stored, decision.counters);
         if (!decision.launch) return;
         const due = { memory: decision.launch.memory, skills: decision.launch.skills };
         const userId = parseActor(person!).id;
