@@ -362,7 +362,6 @@ describe('background learning reviews of a host with skills and memory', () => {
         extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
         provider: (scripted) => ({
           id: scripted.id,
-          capabilities: scripted.capabilities,
           async *stream(request, signal) {
             if (JSON.stringify(request.messages).includes('background review')) {
               await gate;
