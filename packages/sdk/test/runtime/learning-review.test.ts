@@ -13,6 +13,7 @@ import {
   type AgentHost,
   type AgentOptions,
   type LearningReviewReport,
+  type Logger,
   type ModelProvider,
   type RunMiddleware,
 } from '../../src/index';
@@ -60,7 +61,7 @@ async function start(
     storage,
     clock: new ManualClock(Date.UTC(2026, 10, 30, 12)),
     ids: new SequentialIdGenerator(),
-    logger: new ConsoleLogger(process.env.DEBUG_LOG ? 'debug' : 'silent'),
+    logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted', thinking: 'low', temperature: 0.2 },
     skills: { dataDir: join(dir, 'learning') },
     ...(options.memory ? { memory: { dataDir: join(dir, 'memory') } } : {}),
@@ -262,6 +263,36 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(second.reports).toEqual([]);
     await talk(second.host, run.id, 20, 20);
     expect(second.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+  });
+
+  it('awaits an async learning.onReview and logs its rejection instead of leaving it unhandled', async () => {
+    const warnings: unknown[] = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      warn: (message, fields) => void warnings.push([message, fields?.message]),
+      error() {},
+    };
+    const told: string[] = [];
+    const { host } = await start([learningReviewScript({}), { match: 'hello', finalText: 'hi' }], {
+      extra: {
+        logger,
+        learning: {
+          onReview: async (r) => {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            told.push(r.result.ended);
+            throw new Error('log shipper down');
+          },
+        },
+      },
+      memory: true,
+    });
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 10);
+    // idle() waited for the report to be handled.
+    expect(told).toEqual(['done']);
+    expect(warnings).toContainEqual(['learning.onReview threw', 'log shipper down']);
   });
 
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {

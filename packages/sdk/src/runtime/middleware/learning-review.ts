@@ -292,7 +292,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
               denied: result.calls.filter((call) => call.outcome === 'denied').length,
             });
             try {
-              settings.onReview?.({ runId: run.id, userId, due, result });
+              await settings.onReview?.({ runId: run.id, userId, due, result });
             } catch (error) {
               logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
             }
