@@ -23,7 +23,13 @@ import type { ScriptContext } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
-import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
+import {
+  learningReviewScript,
+  listRunEvents,
+  ScriptedProvider,
+  type FakeScript,
+  waitForRunStatus,
+} from '../../src/testing';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -293,6 +299,35 @@ describe('background learning reviews of a host with skills and memory', () => {
     // idle() waited for the report to be handled.
     expect(told).toEqual(['done']);
     expect(warnings).toContainEqual(['learning.onReview threw', 'log shipper down']);
+  });
+
+  it('a turn the loop guard paused is not a delivered reply: the due review waits for the next one', async () => {
+    const same = { toolCalls: [{ capability: 'library.search', input: { query: 'same' } }] };
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        { match: 'loop', steps: Array.from({ length: 30 }, () => same), finalText: 'never' },
+        { match: 'hello', finalText: 'hi' },
+      ],
+      { memory: true },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'loop 10', 'user:alice');
+    // appendToInbox itself marks the run waiting: wait for the pause the loop guard announces.
+    const pausedByGuard = async () =>
+      (await listRunEvents(host, run.id)).some(
+        (e) => e.type === 'warning' && (e.data as { code?: string }).code === 'LOOP_BLOCKED_REPEATEDLY',
+      );
+    while (!(await pausedByGuard())) await new Promise((r) => setTimeout(r, 5));
+    // The drive has ended (onRunEnd ran) once it let go of the run.
+    while ((await host.getRun(run.id)).run.leaseOwner !== null) await new Promise((r) => setTimeout(r, 5));
+    await host.learning!.idle();
+    expect(reports).toEqual([]);
+    await talk(host, run.id, 11, 11);
+    // Both are due by then: the paused turn made 10 tool-calling responses.
+    expect(reports.map((r) => r.due)).toEqual([{ memory: true, skills: true }]);
   });
 
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {
