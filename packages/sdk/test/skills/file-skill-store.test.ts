@@ -329,6 +329,9 @@ describe('FileSkillStore', () => {
     expect(await write('references\\x.md')).toBe('SKILL_PATH_INVALID');
     expect(await write('.ownership.json')).toBe('SKILL_PATH_INVALID');
     expect(await write('notes/x.md')).toBe('SKILL_PATH_INVALID');
+    // A name longer than file systems take is refused as a path, not left to fail as ENAMETOOLONG.
+    expect(await write(`references/${'a'.repeat(300)}.md`)).toBe('SKILL_PATH_INVALID');
+    expect(await write(`references/${'é'.repeat(128)}.md`)).toBe('SKILL_PATH_INVALID');
     symlinkSync(join(dir, 'public'), join(lib, 'subtitles', 'assets'));
     expect(await write('assets/x.md')).toBe('SKILL_PATH_INVALID');
     rmSync(join(lib, 'subtitles', 'assets'));
