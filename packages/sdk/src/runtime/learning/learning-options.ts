@@ -60,10 +60,10 @@ export interface LearningOptions {
    */
   cancelWaitMs?: number;
   /**
-   * Told when a review ends. A promise it returns is awaited (`host.learning.idle()` waits for it); a throw
-   * or a rejection is logged as a warning, never left unhandled.
+   * Told when a review ends. It may be `async`: a promise it returns is awaited (`host.learning.idle()` waits
+   * for it); a throw or a rejection is logged as a warning, never left unhandled.
    */
-  onReview?: (report: LearningReviewReport) => void | Promise<void>;
+  onReview?: (report: LearningReviewReport) => void;
 }
 
 /** {@link LearningOptions} with defaults applied. @public */
@@ -75,7 +75,7 @@ export interface ResolvedLearningOptions {
   /** Longest wait for a cancelled review, in ms. */
   readonly cancelWaitMs: number;
   /** Told when a review ends. */
-  readonly onReview: ((report: LearningReviewReport) => void | Promise<void>) | undefined;
+  readonly onReview: ((report: LearningReviewReport) => void) | undefined;
   /**
    * The model's context window in tokens as the host set it (`runs.contextWindowTokens`), or undefined
    * when unknown: the review's input budget and compaction derive from it.
