@@ -330,6 +330,42 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(reports.map((r) => r.due)).toEqual([{ memory: true, skills: true }]);
   });
 
+  it('tells learning.onReview of a review that outlived host.stop(), whose usage can no longer be stored', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const reports: LearningReviewReport[] = [];
+    const { host } = await start(
+      [learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }), { match: 'hello', finalText: 'hi' }],
+      {
+        memory: true,
+        extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
+        // A provider that does not honour the abort: the review outlives the stop.
+        provider: (scripted) => ({
+          id: scripted.id,
+          async *stream(request, signal) {
+            if (JSON.stringify(request.messages).includes('background review')) {
+              await gate;
+              yield* scripted.stream(request);
+              return;
+            }
+            yield* scripted.stream(request, signal);
+          },
+        }),
+      },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
+    await host.stop();
+    hosts.splice(hosts.indexOf(host), 1);
+    release();
+    await host.learning!.idle();
+    expect(reports.map((r) => [r.result.ended, r.result.writes])).toEqual([['cancelled', 0]]);
+  });
+
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {
     const { host, scripted, reports } = await start(
       [

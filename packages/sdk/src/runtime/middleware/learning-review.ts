@@ -282,12 +282,19 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
                 contextWindowTokens: settings.contextWindowTokens,
               }),
             });
+            // A review that outlived host.stop() cannot store its usage; it is still reported.
             await attribute(run.id, {
               modelCalls: result.modelCalls + result.compactions,
               inputTokens: result.inputTokens,
               outputTokens: result.outputTokens,
               costUsd: result.costUsd,
-            });
+            }).catch((error: Error) =>
+              logger.warn("a background learning review's usage could not be added to its run", {
+                runId: run.id,
+                modelCalls: result.modelCalls + result.compactions,
+                message: error.message,
+              }),
+            );
             logger.info('background learning review ended', {
               runId: run.id,
               memory: due.memory,
