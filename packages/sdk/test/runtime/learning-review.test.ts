@@ -165,7 +165,7 @@ describe('the learning option', () => {
 
 describe('background learning reviews of a host with skills and memory', () => {
   it('are on by default: the 10th delivered user turn starts a memory review, not the 9th', async () => {
-    const { host, reports, dir } = await start(
+    const { host, reports } = await start(
       [
         learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
         { match: 'hello', finalText: 'hi' },
