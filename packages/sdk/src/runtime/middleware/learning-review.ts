@@ -236,93 +236,93 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       ended.set(run.id, stored?.leaseOwner ?? null);
       const owed = reviews.takeOwed(run.id);
       if (owed) await attribute(run.id, owed);
-      try {
-        const person = stored ? actingForRun(stored) : undefined;
-        const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
-        if (!final || !c || !interactive) return;
-        // A reply is delivered when the model's last turn answered the person: a turn that called tools and
-        // was cut short (a middleware such as the loop guard paused the run) is not, and has no results to copy.
-        const delivered =
-          (ctx.status === 'succeeded' || ctx.status === 'waiting') &&
-          final.reply.content.length > 0 &&
-          !final.reply.content.some((part) => part.type === 'tool_call');
-        const decision = reviewAfterTurn(c, {
-          outcome: delivered ? 'delivered' : 'failed',
-          interactive,
-          reviewRunning: reviews.has(run.id),
-          nativeTools: unconstrainedTools(final.request).length > 0,
-        });
-        if (decision.counters !== c && stored) await store(stored, decision.counters);
-        if (!decision.launch) return;
-        const due = { memory: decision.launch.memory, skills: decision.launch.skills };
-        const userId = parseActor(person!).id;
-        const memory = deps.memory;
-        reviews.launch(run.id, async (signal) => {
-          try {
-            const result = await runLearningReview({
-              provider: deps.provider,
-              request: final.request,
-              reply: final.reply,
-              due,
-              userId,
-              origin: { sessionId: run.id, messageIds: [] },
-              signal,
-              maxModelCalls: settings.maxModelCalls,
-              ...(settings.prompt ? { prompt: settings.prompt(due) } : {}),
-              ...(deps.skills ? { store: deps.skills } : {}),
-              ...(memory && due.memory ? { memory: memoryReviewHook(memory) } : {}),
-              ...(settings.contextWindowTokens ? { contextWindowTokens: settings.contextWindowTokens } : {}),
-              onDenied: (tool, input) => audit(run.id, tool, input),
-              countTokens: (request) => deps.counter.countRequest(request.messages, request.tools, request.model),
-              compact: reviewCompactor({
-                provider: deps.provider,
-                model: final.request.model,
-                counter: deps.counter,
-                tools: final.request.tools ?? [],
-                contextWindowTokens: settings.contextWindowTokens,
-              }),
-            });
-            // A review that outlived host.stop() cannot store its usage; it is still reported.
-            await attribute(run.id, {
-              modelCalls: result.modelCalls + result.compactions,
-              inputTokens: result.inputTokens,
-              outputTokens: result.outputTokens,
-              costUsd: result.costUsd,
-            }).catch((error: Error) =>
-              logger.warn("a background learning review's usage could not be added to its run", {
-                runId: run.id,
-                modelCalls: result.modelCalls + result.compactions,
-                message: error.message,
-              }),
-            );
-            logger.info('background learning review ended', {
-              runId: run.id,
-              memory: due.memory,
-              skills: due.skills,
-              ended: result.ended,
-              modelCalls: result.modelCalls,
-              writes: result.writes,
-              denied: result.calls.filter((call) => call.outcome === 'denied').length,
-            });
-            try {
-              await settings.onReview?.({ runId: run.id, userId, due, result });
-            } catch (error) {
-              logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
-            }
-          } catch (error) {
-            logger.warn('a background learning review failed', {
-              runId: run.id,
-              code: (error as { code?: unknown }).code,
-              message: (error as Error).message,
-            });
-          } finally {
-            ended.delete(run.id);
-          }
-        });
-      } finally {
-        // Kept only while a review of the run runs (it is what may still write the usage).
+      // `ended` is kept only while a review of the run runs (it is what may still write the usage).
+      const settle = () => {
         if (!reviews.has(run.id)) ended.delete(run.id);
-      }
+      };
+      const person = stored ? actingForRun(stored) : undefined;
+      const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
+      if (!final || !c || !interactive) return settle();
+      // A reply is delivered when the model's last turn answered the person: a turn that called tools and
+      // was cut short (a middleware such as the loop guard paused the run) is not, and has no results to copy.
+      const delivered =
+        (ctx.status === 'succeeded' || ctx.status === 'waiting') &&
+        final.reply.content.length > 0 &&
+        !final.reply.content.some((part) => part.type === 'tool_call');
+      const decision = reviewAfterTurn(c, {
+        outcome: delivered ? 'delivered' : 'failed',
+        interactive,
+        reviewRunning: reviews.has(run.id),
+        nativeTools: unconstrainedTools(final.request).length > 0,
+      });
+      if (decision.counters !== c && stored) await store(stored, decision.counters);
+      if (!decision.launch) return settle();
+      const due = { memory: decision.launch.memory, skills: decision.launch.skills };
+      const userId = parseActor(person!).id;
+      const memory = deps.memory;
+      reviews.launch(run.id, async (signal) => {
+        try {
+          const result = await runLearningReview({
+            provider: deps.provider,
+            request: final.request,
+            reply: final.reply,
+            due,
+            userId,
+            origin: { sessionId: run.id, messageIds: [] },
+            signal,
+            maxModelCalls: settings.maxModelCalls,
+            ...(settings.prompt ? { prompt: settings.prompt(due) } : {}),
+            ...(deps.skills ? { store: deps.skills } : {}),
+            ...(memory && due.memory ? { memory: memoryReviewHook(memory) } : {}),
+            ...(settings.contextWindowTokens ? { contextWindowTokens: settings.contextWindowTokens } : {}),
+            onDenied: (tool, input) => audit(run.id, tool, input),
+            countTokens: (request) => deps.counter.countRequest(request.messages, request.tools, request.model),
+            compact: reviewCompactor({
+              provider: deps.provider,
+              model: final.request.model,
+              counter: deps.counter,
+              tools: final.request.tools ?? [],
+              contextWindowTokens: settings.contextWindowTokens,
+            }),
+          });
+          // A review that outlived host.stop() cannot store its usage; it is still reported.
+          await attribute(run.id, {
+            modelCalls: result.modelCalls + result.compactions,
+            inputTokens: result.inputTokens,
+            outputTokens: result.outputTokens,
+            costUsd: result.costUsd,
+          }).catch((error: Error) =>
+            logger.warn("a background learning review's usage could not be added to its run", {
+              runId: run.id,
+              modelCalls: result.modelCalls + result.compactions,
+              message: error.message,
+            }),
+          );
+          logger.info('background learning review ended', {
+            runId: run.id,
+            memory: due.memory,
+            skills: due.skills,
+            ended: result.ended,
+            modelCalls: result.modelCalls,
+            writes: result.writes,
+            denied: result.calls.filter((call) => call.outcome === 'denied').length,
+          });
+          try {
+            await settings.onReview?.({ runId: run.id, userId, due, result });
+          } catch (error) {
+            logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
+          }
+        } catch (error) {
+          logger.warn('a background learning review failed', {
+            runId: run.id,
+            code: (error as { code?: unknown }).code,
+            message: (error as Error).message,
+          });
+        } finally {
+          ended.delete(run.id);
+        }
+      });
+      settle();
     },
   };
 }
