@@ -249,7 +249,7 @@ export const ERROR_CODES = {
   SKILL_NAME_INVALID:
     'A skill or category name does not match `^[a-z0-9][a-z0-9_-]{0,63}$` (lower case, digits, `_` and `-`; no dots).',
   SKILL_PATH_INVALID:
-    'A skill file path escapes its folder, is absolute, has a backslash, a hidden or `..` segment, a symbolic link on the way, or is not `SKILL.md` or under `references/`, `templates/`, `scripts/`, `assets/`.',
+    'A skill file path escapes its folder, is absolute, has a backslash, a hidden or `..` segment, a segment longer than 255 bytes, a symbolic link on the way, or is not `SKILL.md` or under `references/`, `templates/`, `scripts/`, `assets/`.',
   SKILL_DOCUMENT_INVALID:
     "A `SKILL.md` breaks the format: no front matter, `name` not the folder's name, missing or too long `description`, empty body, more than 100 000 characters, or a tool/permission field (skills never grant permissions).",
   SKILL_CONTENT_UNSAFE:

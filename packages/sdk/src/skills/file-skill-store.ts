@@ -47,7 +47,9 @@ const LOCK_FILE = '.mutation.lock';
  * `<dataDir>/users/<key>/skills/` holding `<name>/SKILL.md` or `<category>/<name>/SKILL.md`, support
  * files under `references/`, `templates/`, `scripts/`, `assets/`, the host-written `.ownership.json`,
  * the lock file `.mutation.lock`, and archived packages under `.archive/`. Writes of one user are
- * serialised by the library lock (in process, and across processes by the lock file). A batch is
+ * serialised by the library lock (in process, and across processes by the lock file, which its holder
+ * refreshes; one left by a process that died is taken over — at once when its pid shows that, else once
+ * unrefreshed for 30 s, as after a crash on another machine or a restart that reused the pid). A batch is
  * rolled back on I/O errors; it is not a crash-safe transaction across files.
  *
  * @example

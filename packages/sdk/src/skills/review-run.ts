@@ -1,7 +1,7 @@
 // One background learning review: the conversation copied, the review prompt appended, at most 16
 // model calls under an input-token budget, and only the whitelisted tools executed.
 import type { JsonValue } from '../core/records';
-import { isMediaAgentError } from '../core/errors';
+import { isMediaAgentError, MediaAgentError } from '../core/errors';
 import { costOf, priceFor } from '../models/cost';
 import type {
   AssistantMessage,
@@ -67,7 +67,7 @@ export interface LearningReviewOptions {
   readonly reply?: AssistantMessage;
   /** Which reviews are due. */
   readonly due: { readonly memory: boolean; readonly skills: boolean };
-  /** The review prompt. @defaultValue `reviewPrompt(due)` */
+  /** The review prompt: a non-empty string. @defaultValue `reviewPrompt(due)` */
   readonly prompt?: string;
   /** The personal skill library the review may read and write (absent: the skill tools are refused). */
   readonly store?: SkillStore;
@@ -157,7 +157,9 @@ const estimateTokens = (request: Readonly<ModelRequest>) =>
  * Review text never reaches the user. Before every call the input tokens used so far (as reported —
  * uncached input, so a cached prefix costs little — or estimated when a call reported none) are checked
  * against the budget; calls after the first pass through `compact`, which keeps each request within the
- * window. Stops when the model calls no tool, after `maxModelCalls`, at the budget, or on `signal`.
+ * window. Stops when the model calls no tool, after `maxModelCalls`, at the budget, on `signal`, or when the
+ * provider fails (never throws for it: `model_error`, with the usage spent so far).
+ * @throws `OPTIONS_INVALID` when `prompt` is given but is not a non-empty string (no model call is made)
  * @example
  * ```ts
  * const result = await runLearningReview({ provider, request, reply, due: { memory: false, skills: true }, store, userId: 'alice' });
@@ -166,6 +168,13 @@ const estimateTokens = (request: Readonly<ModelRequest>) =>
  */
 export async function runLearningReview(options: LearningReviewOptions): Promise<LearningReviewResult> {
   const { provider, store, userId, due, signal } = options;
+  const custom: unknown = options.prompt;
+  if (custom !== undefined && (typeof custom !== 'string' || !custom.trim()))
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `the review prompt (learning.prompt) must be a non-empty string; got ${typeof custom === 'string' ? JSON.stringify(custom) : typeof custom}`,
+      { option: 'learning.prompt' },
+    );
   const base = options.request;
   const prompt: ModelMessage = { role: 'user', content: options.prompt ?? reviewPrompt(due) };
   let messages: ModelMessage[] = [

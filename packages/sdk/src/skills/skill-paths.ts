@@ -24,10 +24,13 @@ export function checkSkillName(name: unknown, what = 'skill name'): string {
   return name;
 }
 
+/** The longest segment of a skill file path, in UTF-8 bytes (the usual file-system name limit). */
+const MAX_SEGMENT_BYTES = 255;
+
 /**
  * Normalises a file path named by a tool to a path inside the package: `SKILL.md` (also given as
  * `<name>/SKILL.md`) or `<support folder>/<file>` with no `..`, no absolute path, no backslash, no
- * empty or dot-file segment.
+ * empty or dot-file segment, no segment over 255 UTF-8 bytes, at most 512 characters.
  * @returns the relative path with `/` separators
  * @throws `SKILL_PATH_INVALID` otherwise
  */
@@ -48,5 +51,8 @@ export function checkSkillFilePath(name: string, filePath: unknown): string {
     throw refuse('must not contain empty, `.`, `..` or hidden segments');
   if (parts.length < 2 || !(SUPPORT_FOLDERS as readonly string[]).includes(parts[0]!))
     throw refuse(`must be SKILL.md or a file under ${SUPPORT_FOLDERS.join('/, ')}/`);
+  // What file systems take as one name (NAME_MAX): a longer one would fail later as a bare ENAMETOOLONG.
+  if (parts.some((p) => Buffer.byteLength(p) > MAX_SEGMENT_BYTES))
+    throw refuse(`must not have a segment longer than ${MAX_SEGMENT_BYTES} bytes`);
   return path;
 }

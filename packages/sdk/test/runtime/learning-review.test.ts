@@ -13,6 +13,7 @@ import {
   type AgentHost,
   type AgentOptions,
   type LearningReviewReport,
+  type Logger,
   type ModelProvider,
   type RunMiddleware,
 } from '../../src/index';
@@ -22,7 +23,13 @@ import type { ScriptContext } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
-import { learningReviewScript, ScriptedProvider, type FakeScript, waitForRunStatus } from '../../src/testing';
+import {
+  learningReviewScript,
+  listRunEvents,
+  ScriptedProvider,
+  type FakeScript,
+  waitForRunStatus,
+} from '../../src/testing';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -130,9 +137,35 @@ const looks = (n: number) =>
     toolCalls: [{ capability: 'library.search', input: { query: `title ${i}` } }],
   }));
 
+describe('the learning option', () => {
+  const make = (learning: unknown) => () =>
+    createAgentHost({
+      model: { provider: new ScriptedProvider() },
+      skills: { dataDir: tmp() },
+      learning: learning as AgentOptions['learning'],
+    });
+  it.each([
+    [{ cancelWaitMs: 2 ** 31 }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: 1e12 }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: Number.NaN }, 'learning.cancelWaitMs'],
+    [{ cancelWaitMs: -1 }, 'learning.cancelWaitMs'],
+    [{ maxModelCalls: 0 }, 'learning.maxModelCalls'],
+    [{ maxModelCalls: 17 }, 'learning.maxModelCalls'],
+    [{ review: 'false' }, 'learning.review'],
+  ])('refuses %o with OPTIONS_INVALID naming %s', (learning, option) => {
+    expect(make(learning)).toThrow(expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option } }));
+  });
+  it('quotes a string of the wrong type in the message', () => {
+    expect(make({ review: 'false' })).toThrow('must be a boolean; got "false"');
+  });
+  it('accepts the longest timer delay as cancelWaitMs', () => {
+    expect(make({ cancelWaitMs: 2 ** 31 - 1 })().learning).toBeDefined();
+  });
+});
+
 describe('background learning reviews of a host with skills and memory', () => {
   it('are on by default: the 10th delivered user turn starts a memory review, not the 9th', async () => {
-    const { host, reports, dir } = await start(
+    const { host, reports } = await start(
       [
         learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
         { match: 'hello', finalText: 'hi' },
@@ -211,6 +244,128 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(after.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
   });
 
+  it('does not repeat a launched review when the next turn is driven by another process', async () => {
+    const dir = tmp();
+    const file = join(dir, 'agent.db');
+    const scripts = [
+      learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+      { match: 'hello', finalText: 'hi' },
+    ];
+    const first = await start(scripts, { memory: true, dir, storage: new SqliteStorage({ path: file }) });
+    const run = await first.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(first.host, run.id, ['succeeded']);
+    await talk(first.host, run.id, 2, 10);
+    expect(first.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+    await first.host.stop();
+    hosts.splice(hosts.indexOf(first.host), 1);
+    // A restart, or another host on the same storage, drives the next turns.
+    const second = await start(scripts, {
+      memory: true,
+      dir,
+      storage: new SqliteStorage({ path: file }),
+      extra: { ids: new RandomIdGenerator() },
+    });
+    await talk(second.host, run.id, 11, 19);
+    expect(second.reports).toEqual([]);
+    await talk(second.host, run.id, 20, 20);
+    expect(second.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
+  });
+
+  it('awaits an async learning.onReview and logs its rejection instead of leaving it unhandled', async () => {
+    const warnings: unknown[] = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      warn: (message, fields) => void warnings.push([message, fields?.message]),
+      error() {},
+    };
+    const told: string[] = [];
+    const { host } = await start([learningReviewScript({}), { match: 'hello', finalText: 'hi' }], {
+      extra: {
+        logger,
+        learning: {
+          onReview: async (r) => {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            told.push(r.result.ended);
+            throw new Error('log shipper down');
+          },
+        },
+      },
+      memory: true,
+    });
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 10);
+    // idle() waited for the report to be handled.
+    expect(told).toEqual(['done']);
+    expect(warnings).toContainEqual(['learning.onReview threw', 'log shipper down']);
+  });
+
+  it('a turn the loop guard paused is not a delivered reply: the due review waits for the next one', async () => {
+    const same = { toolCalls: [{ capability: 'library.search', input: { query: 'same' } }] };
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        { match: 'loop', steps: Array.from({ length: 30 }, () => same), finalText: 'never' },
+        { match: 'hello', finalText: 'hi' },
+      ],
+      { memory: true },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'loop 10', 'user:alice');
+    // appendToInbox itself marks the run waiting: wait for the pause the loop guard announces.
+    const pausedByGuard = async () =>
+      (await listRunEvents(host, run.id)).some(
+        (e) => e.type === 'warning' && (e.data as { code?: string }).code === 'LOOP_BLOCKED_REPEATEDLY',
+      );
+    while (!(await pausedByGuard())) await new Promise((r) => setTimeout(r, 5));
+    // The drive has ended (onRunEnd ran) once it let go of the run.
+    while ((await host.getRun(run.id)).run.leaseOwner !== null) await new Promise((r) => setTimeout(r, 5));
+    await host.learning!.idle();
+    expect(reports).toEqual([]);
+    await talk(host, run.id, 11, 11);
+    // Both are due by then: the paused turn made 10 tool-calling responses.
+    expect(reports.map((r) => r.due)).toEqual([{ memory: true, skills: true }]);
+  });
+
+  it('tells learning.onReview of a review that outlived host.stop(), whose usage can no longer be stored', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const reports: LearningReviewReport[] = [];
+    const { host } = await start(
+      [learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }), { match: 'hello', finalText: 'hi' }],
+      {
+        memory: true,
+        extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
+        // A provider that does not honour the abort: the review outlives the stop.
+        provider: (scripted) => ({
+          id: scripted.id,
+          async *stream(request, signal) {
+            if (JSON.stringify(request.messages).includes('background review')) {
+              await gate;
+              yield* scripted.stream(request);
+              return;
+            }
+            yield* scripted.stream(request, signal);
+          },
+        }),
+      },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
+    await host.stop();
+    hosts.splice(hosts.indexOf(host), 1);
+    release();
+    await host.learning!.idle();
+    expect(reports.map((r) => [r.result.ended, r.result.writes])).toEqual([['cancelled', 0]]);
+  });
+
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {
     const { host, scripted, reports } = await start(
       [
@@ -262,6 +417,77 @@ describe('background learning reviews of a host with skills and memory', () => {
     // A drive that starts right after keeps it (its own writes do not drop the review's usage).
     await talk(host, run.id, 11, 11);
     expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(after.modelCalls + 1);
+  });
+
+  it('adds the usage of a review that ended while the drive still held the run, with no later drive', async () => {
+    let host!: AgentHost;
+    // Holds the drive (and its lease) until the review has ended.
+    const hold: RunMiddleware = { name: 'hold', onRunEnd: () => host.learning!.idle() };
+    const started = await start(
+      [learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }), { match: 'hello', finalText: 'hi' }],
+      { memory: true, middleware: [hold] },
+    );
+    host = started.host;
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    const before = (await host.getRun(run.id)).run.usage;
+    await talk(host, run.id, 10, 10);
+    const review = started.reports[0]!.result;
+    expect(review.modelCalls).toBe(2);
+    expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(before.modelCalls + 1 + review.modelCalls);
+  });
+
+  it('charges a cancelled review that ended during the next drive to that drive', async () => {
+    let host!: AgentHost;
+    let release!: () => void;
+    const reports: LearningReviewReport[] = [];
+    const gate = new Promise<void>((r) => (release = r));
+    // The review's first call outlives the cancel wait; the next drive lets it end before its own model call.
+    const letReviewEnd: RunMiddleware = {
+      name: 'let-review-end',
+      async beforeModelRequest(ctx) {
+        if (!JSON.stringify(ctx.messages).includes('again')) return;
+        release();
+        await host.learning!.idle();
+      },
+    };
+    const started = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', content: 'x' }] }),
+        { match: 'again', finalText: 'sure' },
+        { match: 'hello', finalText: 'hi' },
+      ],
+      {
+        memory: true,
+        middleware: [letReviewEnd],
+        extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
+        provider: (scripted) => ({
+          id: scripted.id,
+          async *stream(request, signal) {
+            if (JSON.stringify(request.messages).includes('background review')) {
+              await gate;
+              yield* scripted.stream(request);
+              return;
+            }
+            yield* scripted.stream(request, signal);
+          },
+        }),
+      },
+    );
+    host = started.host;
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
+    const before = (await host.getRun(run.id)).run.usage;
+    await host.appendToInbox(run.id, 'again please', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle();
+    expect(reports.map((r) => [r.result.ended, r.result.modelCalls])).toEqual([['cancelled', 1]]);
+    expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(before.modelCalls + 1 + 1);
   });
 
   it('starts a skill review after 10 tool-calling responses and the delivered reply; the review patches the skill it created', async () => {

@@ -1,10 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SkillOperation, SkillWriteContext } from '../../src/ports/skill-store';
 import { FileSkillStore } from '../../src/skills/file-skill-store';
+import { withLibraryLock } from '../../src/skills/library-lock';
 import { SkillError } from '../../src/skills/skill-error';
 import { createSkillReadLog } from '../../src/skills/skill-read-log';
 
@@ -319,6 +329,9 @@ describe('FileSkillStore', () => {
     expect(await write('references\\x.md')).toBe('SKILL_PATH_INVALID');
     expect(await write('.ownership.json')).toBe('SKILL_PATH_INVALID');
     expect(await write('notes/x.md')).toBe('SKILL_PATH_INVALID');
+    // A name longer than file systems take is refused as a path, not left to fail as ENAMETOOLONG.
+    expect(await write(`references/${'a'.repeat(300)}.md`)).toBe('SKILL_PATH_INVALID');
+    expect(await write(`references/${'é'.repeat(128)}.md`)).toBe('SKILL_PATH_INVALID');
     symlinkSync(join(dir, 'public'), join(lib, 'subtitles', 'assets'));
     expect(await write('assets/x.md')).toBe('SKILL_PATH_INVALID');
     rmSync(join(lib, 'subtitles', 'assets'));
@@ -398,6 +411,67 @@ describe('FileSkillStore', () => {
         ),
       ),
     ).toBe('resolved');
+  });
+
+  it("takes over at once a lock left by an earlier process that had this process's pid (a restarted container)", async () => {
+    await createAgentSkill();
+    const { hostname } = await import('node:os');
+    writeFileSync(
+      join(lib, '.mutation.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), at: '2026-01-01T00:00:00.000Z' }),
+    );
+    expect(
+      await code(
+        store.manage(
+          'alice',
+          [{ action: 'write_file', name: 'subtitles', file_path: 'references/x.md', file_content: 'x\n' }],
+          FG,
+        ),
+      ),
+    ).toBe('resolved');
+    expect(readdirSync(lib)).not.toContain('.mutation.lock');
+  });
+
+  it('respects a lock of a live process or of another machine until it goes unrefreshed for 30 s, then takes it over', async () => {
+    await createAgentSkill();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    const { hostname } = await import('node:os');
+    const write = (n: number) =>
+      code(
+        store.manage(
+          'alice',
+          [{ action: 'write_file', name: 'subtitles', file_path: `references/${n}.md`, file_content: 'x\n' }],
+          FG,
+        ),
+      );
+    try {
+      for (const [n, owner] of [
+        [1, { pid: child.pid, host: hostname() }], // pid 1 after a container restart is alive too
+        [2, { pid: 42, host: 'a-pod-that-was-rescheduled' }],
+      ] as const) {
+        const lock = join(lib, '.mutation.lock');
+        writeFileSync(lock, JSON.stringify(owner));
+        expect(await write(n)).toBe('SKILL_LIBRARY_BUSY');
+        const past = new Date(Date.now() - 31_000);
+        utimesSync(lock, past, past);
+        expect(await write(n)).toBe('resolved');
+      }
+      // An empty lock file (its writer died between creating and filling it) goes the same way.
+      writeFileSync(join(lib, '.mutation.lock'), '');
+      expect(await write(3)).toBe('SKILL_LIBRARY_BUSY');
+      const past = new Date(Date.now() - 31_000);
+      utimesSync(join(lib, '.mutation.lock'), past, past);
+      expect(await write(3)).toBe('resolved');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it("a holder whose lock was taken over never removes the new holder's lock", async () => {
+    const lock = join(dir, 'x.lock');
+    const other = JSON.stringify({ pid: 42, host: 'elsewhere', token: 'theirs' });
+    await withLibraryLock(lock, async () => writeFileSync(lock, other));
+    expect(readFileSync(lock, 'utf8')).toBe(other);
   });
 
   it('refuses every write while the ownership record is corrupt', async () => {

@@ -291,6 +291,18 @@ describe('a learning review run', () => {
     expect(await tiny.run).toMatchObject({ ended: 'budget', modelCalls: 1 });
   });
 
+  it('refuses a custom prompt that is not a non-empty string before any model call', async () => {
+    for (const prompt of ['', '  \n', 42, undefined as unknown]) {
+      const { provider, run } = review({ finalText: 'x' }, { prompt: prompt as string });
+      if (prompt === undefined) {
+        expect((await run).ended).toBe('done');
+        continue;
+      }
+      await expect(run).rejects.toMatchObject({ code: 'OPTIONS_INVALID', details: { option: 'learning.prompt' } });
+      expect(provider.requests).toEqual([]);
+    }
+  });
+
   it('writes memory adds through the host memory and stages a replace or remove for the person to approve', async () => {
     const memory = new MemoryService({
       store: new MarkdownMemoryStore(join(dir, 'memory')),

@@ -43,7 +43,8 @@ export interface LearningOptions {
   review?: boolean;
   /**
    * The review prompt for what is due (the host's own wording; test it with `learningReviewScript`
-   * from `@media-agent/sdk/testing`).
+   * from `@media-agent/sdk/testing`). It must return a non-empty string: anything else (or a throw) skips
+   * that review without a model call and logs a warning (`OPTIONS_INVALID` for a wrong return).
    * @defaultValue `reviewPrompt(due)`
    */
   prompt?: (due: LearningReviewDue) => string;
@@ -53,12 +54,15 @@ export interface LearningOptions {
    */
   maxModelCalls?: number;
   /**
-   * Longest wait, in ms, for a running review to stop when new input reaches its conversation; a review
-   * still running after that has its later writes refused.
+   * Longest wait, in ms (0 to 2 147 483 647), for a running review to stop when new input reaches its
+   * conversation; a review still running after that has its later writes refused.
    * @defaultValue 2000
    */
   cancelWaitMs?: number;
-  /** Told when a review ends (a throw is logged). */
+  /**
+   * Told when a review ends. It may be `async`: a promise it returns is awaited (`host.learning.idle()` waits
+   * for it); a throw or a rejection is logged as a warning, never left unhandled.
+   */
   onReview?: (report: LearningReviewReport) => void;
 }
 
@@ -79,6 +83,12 @@ export interface ResolvedLearningOptions {
   readonly contextWindowTokens: number | undefined;
 }
 
+/** The longest `learning.cancelWaitMs`: the longest delay a timer takes (about 24.8 days). */
+const MAX_CANCEL_WAIT_MS = 2_147_483_647;
+
+/** A value as an error message shows it: strings quoted, so `'false'` is not read as `false`. */
+const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+
 /**
  * Applies the defaults, or returns undefined when reviews are off (turned off, or neither skills nor
  * memory is configured).
@@ -94,7 +104,7 @@ export function resolveLearningOptions(
   contextWindowTokens: number | undefined,
 ): ResolvedLearningOptions | undefined {
   const invalid = (field: string, expected: string, got: unknown) =>
-    new MediaAgentError('OPTIONS_INVALID', `option learning.${field} must be ${expected}; got ${String(got)}`, {
+    new MediaAgentError('OPTIONS_INVALID', `option learning.${field} must be ${expected}; got ${shown(got)}`, {
       option: `learning.${field}`,
     });
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options)))
@@ -107,8 +117,8 @@ export function resolveLearningOptions(
   if (!(Number.isInteger(maxModelCalls) && maxModelCalls >= 1 && maxModelCalls <= 16))
     throw invalid('maxModelCalls', 'an integer from 1 to 16', maxModelCalls);
   const cancelWaitMs = o.cancelWaitMs ?? 2000;
-  if (!(typeof cancelWaitMs === 'number' && Number.isFinite(cancelWaitMs) && cancelWaitMs >= 0))
-    throw invalid('cancelWaitMs', 'a non-negative number of ms', cancelWaitMs);
+  if (!(typeof cancelWaitMs === 'number' && cancelWaitMs >= 0 && cancelWaitMs <= MAX_CANCEL_WAIT_MS))
+    throw invalid('cancelWaitMs', `a number of ms from 0 to ${MAX_CANCEL_WAIT_MS}`, cancelWaitMs);
   if (o.review === false || !available) return undefined;
   return { prompt: o.prompt, maxModelCalls, cancelWaitMs, onReview: o.onReview, contextWindowTokens };
 }

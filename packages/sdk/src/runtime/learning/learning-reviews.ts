@@ -98,6 +98,13 @@ export class LearningReviews implements LearningReviewsHandle {
     this.#saved.set(runId, saved);
   }
 
+  /** Takes only what `runId` is owed (a drive in progress charges it, or its end saves it). */
+  takeOwed(runId: string): ReviewUsage | undefined {
+    const owed = this.#owed.get(runId);
+    this.#owed.delete(runId);
+    return owed;
+  }
+
   /** Takes what `runId` is owed and what was saved on it since its last drive. */
   take(runId: string): { owed: ReviewUsage | undefined; saved: SavedReviewUsage | undefined } {
     const owed = this.#owed.get(runId);

@@ -5,7 +5,7 @@ import { summarizeInput } from '../../capabilities/input-summary';
 import { actingForRun } from '../../core/acting-for';
 import { parseActor } from '../../core/actor';
 import type { JsonValue } from '../../core/records';
-import type { RunUsage } from '../../core/run-records';
+import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { MemoryService } from '../../memory/memory-service';
 import type { TokenCounter } from '../../models/token-counter';
 import type { AssistantMessage, ModelMessage, ModelProvider, ModelRequest } from '../../models/types';
@@ -61,6 +61,9 @@ export interface LearningReviewDeps {
 const DENIED_CODE = 'SKILL_REVIEW_TOOL_DENIED';
 const DENIED_REASON = `${DENIED_CODE}: a background learning review may only run skill tools (and memory when a memory review is due)`;
 
+/** The middleware's name, which is also its key in a run's runtime state (where its counters live). */
+const LEARNING_STATE_KEY = 'learning_review';
+
 const isCounters = (v: unknown): v is LearningCounters =>
   v !== null && typeof v === 'object' && typeof (v as LearningCounters).userTurns === 'number';
 
@@ -80,28 +83,57 @@ const sameUsage = (a: Readonly<RunUsage>, b: Readonly<RunUsage>) =>
  * and summaries never are (a memory review is due on every 10th, when memory is configured); every model response
  * that called tools counts once (a skill review is due at 10, when skills are configured; one calling
  * `skill_manage` resets the count). A review starts only after a reply was delivered and stored
- * (`succeeded` or `waiting` for the person), for runs a person started (not background, not
+ * (`succeeded` or `waiting` for the person, the model's last turn calling no tool — a turn a middleware
+ * such as the loop guard cut short is not delivered), for runs a person started (not background, not
  * subagents), and never for a request that carried provider-native tools; a due review carries over
  * failed or cancelled turns. New input to the conversation cancels a running review and waits at most
  * `cancelWaitMs`; a review that outlives that has its later writes refused. The review's usage is added
- * to the conversation's run; calls its whitelist refused are audited as `capability.denied`.
+ * to the conversation's run when it ends — written at once unless a drive is in progress, which then charges
+ * it with its next step or stores it at its end; calls its whitelist refused are audited as `capability.denied`.
  */
 export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddleware {
   const { settings, reviews, storage, logger } = deps;
   /** The final request and reply of each run in flight (what a review copies). */
   const last = new Map<string, { request: Readonly<ModelRequest>; reply: AssistantMessage }>();
-  /** Counters cleared by a launch, written back at the run's next drive. */
-  const cleared = new Map<string, LearningCounters>();
   /** The counters of each run as last saved (what `onRunEnd`, which has no state, decides from). */
   const latest = new Map<string, LearningCounters>();
+  /**
+   * The lease owner of each run whose drive in this process has ended (its last step stored) and that no
+   * drive has taken up since: a review's usage may be written while that lease is still held.
+   */
+  const ended = new Map<string, string | null>();
   const counters = (state: { get(): JsonValue | undefined }) => {
     const v = state.get();
     return isCounters(v) ? v : initialCounters();
   };
+  /** The counters with only the reviews this host can run marked due. */
+  const keep = (c: LearningCounters): LearningCounters => ({
+    ...c,
+    memoryDue: deps.memory !== undefined && c.memoryDue,
+    skillDue: !!deps.skills && c.skillDue,
+  });
   const save = (runId: string, state: { set(value: JsonValue): void }, c: LearningCounters) => {
-    const kept = { ...c, memoryDue: deps.memory !== undefined && c.memoryDue, skillDue: !!deps.skills && c.skillDue };
+    const kept = keep(c);
     latest.set(runId, kept);
     state.set(kept as unknown as JsonValue);
+  };
+
+  /**
+   * Stores the counters a launch cleared in the run's state, while the ending drive still holds the run
+   * (its last step is stored, nothing of the drive writes after `onRunEnd`): whichever process drives the
+   * next turn starts from them, so a restart or another host does not launch the same review again.
+   */
+  const store = async (run: RunRecord, c: LearningCounters) => {
+    const state = run.runtimeState;
+    const base = state !== null && typeof state === 'object' && !Array.isArray(state) ? state : {};
+    const written =
+      run.leaseOwner !== null &&
+      (await storage.runs.patch(
+        run.id,
+        { runtimeState: { ...base, [LEARNING_STATE_KEY]: keep(c) as unknown as JsonValue } },
+        run.leaseOwner,
+      ));
+    if (!written) logger.warn('the learning counters could not be stored; a review may repeat', { runId: run.id });
   };
 
   const restoredCounters = async (runId: string) => {
@@ -113,12 +145,20 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
     return initialCounters(genuine.length);
   };
 
-  /** Adds a finished review's usage to its run: now when no drive holds the run, else at its next drive. */
+  /**
+   * Adds a finished review's usage to its run: now when no drive is in progress (no lease, an expired one,
+   * or the lease of a drive of this process that already stored its end), else through the drive in
+   * progress (its next step, or its end).
+   */
   const attribute = async (runId: string, usage: ReviewUsage) => {
     if (usage.modelCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return;
     const run = await storage.runs.get(runId);
     if (!run) return;
-    if (run.leaseOwner !== null && (run.leaseExpiresAt ?? 0) > deps.clock.now()) return reviews.owe(runId, usage);
+    const driving =
+      run.leaseOwner !== null &&
+      (run.leaseExpiresAt ?? 0) > deps.clock.now() &&
+      !(ended.has(runId) && ended.get(runId) === run.leaseOwner);
+    if (driving) return reviews.owe(runId, usage);
     const next = { ...run.usage, ...addReviewUsage(run.usage, usage) };
     if (await storage.runs.patch(runId, { usage: next })) reviews.saved(runId, { before: run.usage, delta: usage });
     else reviews.owe(runId, usage);
@@ -146,8 +186,9 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
   };
 
   return {
-    name: 'learning_review',
+    name: LEARNING_STATE_KEY,
     async onDriveStart(ctx) {
+      ended.delete(ctx.run.id);
       await reviews.cancel(ctx.run.id, settings.cancelWaitMs);
       const { owed, saved } = reviews.take(ctx.run.id);
       // A review that saved its usage after this drive loaded the run: the drive's own writes would drop it.
@@ -156,9 +197,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       const fresh = ctx.state.get() === undefined;
       // A conversation that already has turns but no counters (stored before reviews were on): start from
       // its genuine user messages so far.
-      const c =
-        cleared.get(ctx.run.id) ?? (fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state));
-      cleared.delete(ctx.run.id);
+      const c = fresh && ctx.woken ? await restoredCounters(ctx.run.id) : counters(ctx.state);
       save(ctx.run.id, ctx.state, c);
     },
     beforeModelRequest(ctx) {
@@ -176,6 +215,9 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       if (c !== before) save(ctx.run.id, ctx.state, c);
     },
     afterModelTurn(ctx) {
+      // A cancelled review that ended during this drive: its usage goes with this step.
+      const owed = reviews.takeOwed(ctx.run.id);
+      if (owed) ctx.chargeUsage(owed);
       const c = countModelResponse(counters(ctx.state), {
         toolCalls: ctx.calls.length,
         calledSkillManage: ctx.calls.some((call) => call.name === 'skill_manage'),
@@ -190,18 +232,31 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       last.delete(run.id);
       latest.delete(run.id);
       const stored = await storage.runs.get(run.id);
+      // This drive's last step is stored: usage a review owes the run is written now, not at a later drive.
+      ended.set(run.id, stored?.leaseOwner ?? null);
+      const owed = reviews.takeOwed(run.id);
+      if (owed) await attribute(run.id, owed);
+      // `ended` is kept only while a review of the run runs (it is what may still write the usage).
+      const settle = () => {
+        if (!reviews.has(run.id)) ended.delete(run.id);
+      };
       const person = stored ? actingForRun(stored) : undefined;
       const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
-      if (!final || !c || !interactive) return;
-      const delivered = (ctx.status === 'succeeded' || ctx.status === 'waiting') && final.reply.content.length > 0;
+      if (!final || !c || !interactive) return settle();
+      // A reply is delivered when the model's last turn answered the person: a turn that called tools and
+      // was cut short (a middleware such as the loop guard paused the run) is not, and has no results to copy.
+      const delivered =
+        (ctx.status === 'succeeded' || ctx.status === 'waiting') &&
+        final.reply.content.length > 0 &&
+        !final.reply.content.some((part) => part.type === 'tool_call');
       const decision = reviewAfterTurn(c, {
         outcome: delivered ? 'delivered' : 'failed',
         interactive,
         reviewRunning: reviews.has(run.id),
         nativeTools: unconstrainedTools(final.request).length > 0,
       });
-      if (decision.counters !== c) cleared.set(run.id, decision.counters);
-      if (!decision.launch) return;
+      if (decision.counters !== c && stored) await store(stored, decision.counters);
+      if (!decision.launch) return settle();
       const due = { memory: decision.launch.memory, skills: decision.launch.skills };
       const userId = parseActor(person!).id;
       const memory = deps.memory;
@@ -230,12 +285,19 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
               contextWindowTokens: settings.contextWindowTokens,
             }),
           });
+          // A review that outlived host.stop() cannot store its usage; it is still reported.
           await attribute(run.id, {
             modelCalls: result.modelCalls + result.compactions,
             inputTokens: result.inputTokens,
             outputTokens: result.outputTokens,
             costUsd: result.costUsd,
-          });
+          }).catch((error: Error) =>
+            logger.warn("a background learning review's usage could not be added to its run", {
+              runId: run.id,
+              modelCalls: result.modelCalls + result.compactions,
+              message: error.message,
+            }),
+          );
           logger.info('background learning review ended', {
             runId: run.id,
             memory: due.memory,
@@ -246,14 +308,21 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
             denied: result.calls.filter((call) => call.outcome === 'denied').length,
           });
           try {
-            settings.onReview?.({ runId: run.id, userId, due, result });
+            await settings.onReview?.({ runId: run.id, userId, due, result });
           } catch (error) {
             logger.warn('learning.onReview threw', { runId: run.id, message: (error as Error).message });
           }
         } catch (error) {
-          logger.warn('a background learning review failed', { runId: run.id, message: (error as Error).message });
+          logger.warn('a background learning review failed', {
+            runId: run.id,
+            code: (error as { code?: unknown }).code,
+            message: (error as Error).message,
+          });
+        } finally {
+          ended.delete(run.id);
         }
       });
+      settle();
     },
   };
 }
