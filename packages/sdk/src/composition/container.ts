@@ -154,6 +154,18 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       'option tracing must be { tracer?: an OpenTelemetry Tracer (with startSpan), captureContent?: boolean }',
       { option: 'tracing' },
     );
+  const history = options.history as { store?: Record<string, unknown> } | undefined;
+  if (
+    history !== undefined &&
+    (typeof history !== 'object' ||
+      history === null ||
+      ['append', 'search', 'markCompacted'].some((m) => typeof history.store?.[m] !== 'function'))
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option history must be { store: a HistoryStore } (e.g. SqliteHistoryStore from @media-agent/sdk/sqlite), with append, search and markCompacted',
+      { option: 'history.store' },
+    );
   if (options.identity !== undefined && typeof options.identity?.roleOf !== 'function')
     throw new MediaAgentError('OPTIONS_INVALID', 'option identity must be an object with a roleOf(actor) function', {
       option: 'identity',
@@ -477,6 +489,15 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
 
 /** Decision options with defaults, checked. */
 function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisionOptions {
+  if (o !== undefined && (typeof o !== 'object' || o === null || Array.isArray(o)))
+    throw new MediaAgentError('OPTIONS_INVALID', 'option decisions must be an object', { option: 'decisions' });
+  const subjects = (o as { subjects?: { exists?: unknown } } | undefined)?.subjects;
+  if (subjects !== undefined && typeof subjects?.exists !== 'function')
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option decisions.subjects must be an object with an exists({ type, id }) function',
+      { option: 'decisions.subjects' },
+    );
   const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
   for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
     const v = resolved[name];

@@ -123,6 +123,12 @@ describe('dependency injection (tsyringe)', () => {
       { goalFacts: {} },
       { runs: 'fast' },
       { model: [] },
+      { history: {} },
+      { history: { store: {} } },
+      { history: { store: 'sqlite' } },
+      { decisions: 5 },
+      { decisions: { subjects: 5 } },
+      { decisions: { subjects: {} } },
     ])
       expect(() => createAgentContainer(options as never), JSON.stringify(options)).toThrow(
         expect.objectContaining({ code: 'OPTIONS_INVALID' }),
