@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type } from 'typebox';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
@@ -361,9 +361,47 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(host.learning!.running()).toEqual([run.id]);
     await host.stop();
     hosts.splice(hosts.indexOf(host), 1);
+    // Abandoned by the stop (it no longer holds the slot), it still reports when it ends.
+    expect(host.learning!.running()).toEqual([]);
     release();
-    await host.learning!.idle();
+    await vi.waitFor(() => expect(reports).toHaveLength(1));
     expect(reports.map((r) => [r.result.ended, r.result.writes])).toEqual([['cancelled', 0]]);
+  });
+
+  it('a review whose provider ignores the abort and never answers gives up its slot after the wait; the next review runs', async () => {
+    let hang = true;
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        { match: 'hello', finalText: 'hi' },
+      ],
+      {
+        memory: true,
+        extra: { learning: { cancelWaitMs: 50, onReview: (r) => reports.push(r) } },
+        provider: (scripted) => ({
+          id: scripted.id,
+          async *stream(request, signal) {
+            if (hang && JSON.stringify(request.messages).includes('background review')) {
+              await new Promise(() => {}); // never answers, ignores the signal
+            }
+            yield* scripted.stream(request, signal);
+          },
+        }),
+      },
+    );
+    const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await talk(host, run.id, 2, 9);
+    await host.appendToInbox(run.id, 'hello 10', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect(host.learning!.running()).toEqual([run.id]);
+    hang = false;
+    await host.appendToInbox(run.id, 'hello 11', 'user:alice');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    await host.learning!.idle(); // resolves: the hung review was abandoned
+    expect(host.learning!.running()).toEqual([]);
+    await talk(host, run.id, 12, 20);
+    expect(reports.map((r) => [r.due.memory, r.result.ended])).toEqual([[true, 'done']]);
   });
 
   it('copies the final request: same model settings, byte-identical system prompt and tool schemas, the reply, then the prompt', async () => {

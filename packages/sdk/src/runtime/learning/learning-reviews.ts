@@ -64,16 +64,25 @@ export class LearningReviews implements LearningReviewsHandle {
   }
 
   /**
-   * Cancels the review of `runId` and waits for it at most `waitMs` (it keeps running after that, with
-   * every later write refused).
+   * Cancels the review of `runId` and waits for it at most `waitMs`. A review still running after that
+   * (a provider that ignores the abort) is abandoned: it keeps its signal aborted, so every later write of
+   * it is refused, but it no longer holds the conversation's slot, so `idle()` resolves and the next due
+   * review can start.
+   * @returns whether the review was abandoned
    */
-  async cancel(runId: string, waitMs: number): Promise<void> {
+  async cancel(runId: string, waitMs: number): Promise<boolean> {
     const review = this.#running.get(runId);
-    if (!review) return;
+    if (!review) return false;
     review.controller.abort();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([review.done, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+    const ended = await Promise.race([
+      review.done.then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs))),
+    ]);
     clearTimeout(timer);
+    if (ended || this.#running.get(runId) !== review) return false;
+    this.#running.delete(runId);
+    return true;
   }
 
   /** {@inheritDoc LearningReviewsHandle.idle} */

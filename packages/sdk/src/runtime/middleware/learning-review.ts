@@ -189,7 +189,11 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
     name: LEARNING_STATE_KEY,
     async onDriveStart(ctx) {
       ended.delete(ctx.run.id);
-      await reviews.cancel(ctx.run.id, settings.cancelWaitMs);
+      if (await reviews.cancel(ctx.run.id, settings.cancelWaitMs))
+        logger.warn('a cancelled background learning review did not stop in time; its writes are refused', {
+          runId: ctx.run.id,
+          waitedMs: settings.cancelWaitMs,
+        });
       const { owed, saved } = reviews.take(ctx.run.id);
       // A review that saved its usage after this drive loaded the run: the drive's own writes would drop it.
       if (saved && sameUsage(ctx.usage, saved.before)) ctx.chargeUsage(saved.delta);
