@@ -132,29 +132,8 @@ export { parseActor, isHumanActor, defaultRoleOf, type Actor, type ActorKind, ty
 export { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from './ports/identity';
 export { IDENTITY_TIMEOUT_MS } from './authorization/identity-deadline';
 export { AUTHENTICATE_TIMEOUT_MS } from './core/deadline';
-// the background learning review (the skill store and its tools: `/skills`)
-export {
-  runLearningReview,
-  type LearningReviewOptions,
-  type LearningReviewResult,
-  type MemoryReviewHook,
-  type ReviewCallRecord,
-  type ReviewCompactor,
-  type ReviewUsage,
-} from './skills/review-run';
-export {
-  countModelResponse,
-  countUserTurn,
-  initialCounters,
-  LEARNING_INTERVAL,
-  reviewAfterTurn,
-  reviewInputBudget,
-  type LearningCounters,
-  type ReviewDecision,
-  type TurnEnd,
-  unconstrainedTools,
-} from './skills/review-triggers';
-export { reviewPrompt } from './skills/review-prompts';
+// background learning reviews: the host's options and handle (the review itself and its rules: `/skills`)
+export type { LearningReviewResult, ReviewCallRecord } from './skills/review-run';
 export type {
   LearningOptions,
   LearningReviewDue,

@@ -7,7 +7,10 @@
  * A host turns personal skills on with `createAgentHost({ skills: { dataDir } })` (`SkillsOptions`,
  * in the root entry); this entry is for code that builds the store itself (to share it with the
  * learning review, or to seed skills), writes another store, or patches text the way `skill_manage` does.
- * The background learning review (`learningReviewMiddleware`, `runLearningReview`) is in the root entry.
+ * The background learning review the host runs (`learning` option) is built from the parts here:
+ * {@link runLearningReview} (one review run), its trigger rules ({@link reviewAfterTurn} and the
+ * counters), {@link reviewPrompt} and {@link unconstrainedTools}; use them to review outside a host or to
+ * test a review prompt.
  *
  * @example
  * ```ts
@@ -46,3 +49,25 @@ export {
 export { FUZZY_STRATEGIES, type FuzzyStrategy } from './skills/fuzzy-strategies';
 export type { SkillOwnership } from './skills/skill-ownership';
 export { SKILL_MODEL_TOOLS, SKILL_TOOLS } from './runtime/tools/skill-tools';
+export {
+  runLearningReview,
+  type LearningReviewOptions,
+  type LearningReviewResult,
+  type MemoryReviewHook,
+  type ReviewCallRecord,
+  type ReviewCompactor,
+  type ReviewUsage,
+} from './skills/review-run';
+export {
+  countModelResponse,
+  countUserTurn,
+  initialCounters,
+  LEARNING_INTERVAL,
+  reviewAfterTurn,
+  reviewInputBudget,
+  type LearningCounters,
+  type ReviewDecision,
+  type TurnEnd,
+  unconstrainedTools,
+} from './skills/review-triggers';
+export { reviewPrompt } from './skills/review-prompts';
