@@ -169,8 +169,28 @@ export class ApprovalService {
     return record;
   }
 
-  /** Approvals, newest first, filtered by status and/or plan. */
-  list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]> {
+  /**
+   * Approvals, newest first, filtered by status and/or plan.
+   * @throws `REQUEST_INVALID` for an unknown status or field, or a limit that is not a positive integer
+   *   (a misspelt filter would otherwise list nothing, silently)
+   */
+  async list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]> {
+    if (filter !== undefined) {
+      if (typeof filter !== 'object' || filter === null) throw new InvalidRequestError('the filter must be an object');
+      const unknown = Object.keys(filter).filter((k) => !['status', 'planId', 'limit'].includes(k));
+      if (unknown.length > 0) throw new InvalidRequestError(`unknown approval filter field ${unknown.join(', ')}`);
+      if (filter.status !== undefined && !APPROVAL_STATUSES.includes(filter.status))
+        throw new InvalidRequestError(
+          `approval status must be one of ${APPROVAL_STATUSES.join(', ')}; got ${JSON.stringify(filter.status)}`,
+        );
+      if (filter.planId !== undefined && typeof filter.planId !== 'string')
+        throw new InvalidRequestError('planId must be a string');
+      if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0))
+        throw new InvalidRequestError(`limit must be a positive integer; got ${String(filter.limit)}`);
+    }
     return this.storage.approvals.list(filter);
   }
 }
+
+/** Every approval status, for filters. */
+const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['requested', 'approved', 'rejected', 'revoked', 'consumed'];

@@ -617,3 +617,14 @@ describe.each(STORAGE_KINDS)(
     });
   },
 );
+
+describe('approval listing', () => {
+  it('a misspelt status, an unknown field or a bad limit is REQUEST_INVALID, not an empty list', async () => {
+    const { host } = await makeHost({ kind: 'memory' });
+    const plan = await makePlan(host);
+    await approvePlan(host, plan.id);
+    expect(await host.approvals.list({ status: 'approved' })).toHaveLength(1);
+    for (const filter of [{ status: 'aproved' }, { state: 'approved' }, { limit: 0 }, { planId: 5 }])
+      await expect(host.approvals.list(filter as never)).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+  });
+});
