@@ -181,4 +181,27 @@ describe('skill tools in a run', () => {
     expect((await waitForRunStatus(host, usage.id, ['succeeded'])).finalText).toContain('Usage: /skills');
     expect(provider.requests).toHaveLength(0);
   });
+
+  it('on a host without skills or memory, /skills and /memory commands say so without a model call', async () => {
+    const provider = new ScriptedProvider({ scripts: [{ finalText: 'model answer' }] });
+    const host = createAgentHost({
+      storage: new MemoryStorage(),
+      logger: new ConsoleLogger('silent'),
+      model: { provider, model: 'scripted' },
+      runs: { pollMs: 5 },
+    });
+    await host.start();
+    hosts.push(host);
+    for (const [goal, says] of [
+      ['/skills pin subtitles', 'Personal skills are not configured'],
+      ['/memory pending', 'Memory is not configured'],
+    ] as const) {
+      const run = await host.startRun({ goal, mode: 'plan_only', actor: 'user:alice' });
+      expect((await waitForRunStatus(host, run.id, ['succeeded'])).finalText).toContain(says);
+    }
+    expect(provider.requests).toHaveLength(0);
+    // Anything else still goes to the model.
+    const run = await host.startRun({ goal: 'remember my skills', mode: 'plan_only', actor: 'user:alice' });
+    expect((await waitForRunStatus(host, run.id, ['succeeded'])).finalText).toBe('model answer');
+  });
 });

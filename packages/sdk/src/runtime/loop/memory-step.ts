@@ -2,6 +2,7 @@
 // chat commands answered without a model call.
 import type { JsonValue } from '../../core/records';
 import { actingFor } from './acting-for';
+import { parseMemoryCommand } from '../../memory/memory-commands';
 import type { Loop } from './loop';
 import type { DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
@@ -45,12 +46,16 @@ export function memorySnapshotOf(session: RunSession): string | undefined {
 export async function answerMemoryCommand(loop: Loop, session: RunSession): Promise<DriveEnd | undefined> {
   const memory = loop.deps.memory;
   const last = session.messages[session.messages.length - 1];
-  if (!memory || session.run.depth !== 0 || last?.role !== 'user') return undefined;
+  if (session.run.depth !== 0 || last?.role !== 'user') return undefined;
   const text =
     typeof last.content === 'string'
       ? last.content
       : last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  const answer = await memory.answerCommand(memoryActorOf(session), text);
+  const answer = memory
+    ? await memory.answerCommand(memoryActorOf(session), text)
+    : parseMemoryCommand(text) !== undefined
+      ? 'Memory is not configured on this host, so /memory commands do nothing here.'
+      : undefined;
   if (answer === undefined) return undefined;
   session.append({ role: 'assistant', content: [{ type: 'text', text: answer }] });
   session.emit('text_delta', { text: answer });

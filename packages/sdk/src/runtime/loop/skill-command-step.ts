@@ -18,19 +18,20 @@ function textOf(message: ModelMessage | undefined): string | undefined {
 }
 
 /**
- * When the newest message is a person's `/skills` command and the host has a skill store, runs it and
- * ends the drive with the store's reply as the final text (its writes committed as one step).
+ * When the newest message is a person's `/skills` command, runs it and ends the drive with the store's
+ * reply as the final text (its writes committed as one step); on a host without personal skills the reply
+ * says so (never a model call either way).
  * @returns how the drive ended, or undefined when there is no command to answer
  */
 export async function answerSkillCommand(loop: Loop, session: RunSession): Promise<DriveEnd | undefined> {
   const store = loop.deps.skills;
-  if (!store) return undefined;
   const text = textOf(session.messages.at(-1));
   const parsed = text === undefined ? undefined : parseSkillCommand(text);
   if (!parsed) return undefined;
   const actor = actingFor(session);
   let reply: string;
-  if (!parsed.ok) reply = parsed.reply;
+  if (!store) reply = 'Personal skills are not configured on this host, so /skills commands do nothing here.';
+  else if (!parsed.ok) reply = parsed.reply;
   else if (!actor) reply = 'Personal skills need a signed-in person; this run acts for nobody.';
   else {
     try {
