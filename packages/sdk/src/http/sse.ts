@@ -78,7 +78,13 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
         if (!(await waitForRoom(controller))) {
           if (signal.aborted) break;
           end('slow');
-          controller.error(new Error('the client read its event stream too slowly; it was disconnected'));
+          // Node adapters destroy the socket on a stream error; the code marks it as the peer's doing, so
+          // @hono/node-server neither prints a stack nor writes an "Error: …" line into the event stream.
+          controller.error(
+            Object.assign(new Error('the client read its event stream too slowly; it was disconnected'), {
+              code: 'ERR_STREAM_PREMATURE_CLOSE',
+            }),
+          );
           return;
         }
         controller.enqueue(encoder.encode(sseFrame(event)));
