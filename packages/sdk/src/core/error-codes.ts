@@ -272,6 +272,8 @@ export const ERROR_CODES = {
   SKILL_FILE_TOO_LARGE: '`skill_view` was asked for a file larger than 512 KiB (never returned truncated).',
   SKILL_REVIEW_CANCELLED:
     'The background review was cancelled (new input arrived); a write it attempted afterwards was refused and rolled back.',
+  SKILL_REVIEW_TOOL_FAILED:
+    "A background review's skill or memory call failed with an error that is not the SDK's (a custom store's I/O error, say); the review's model is told, and that call wrote nothing the store did not commit.",
   SKILL_REVIEW_TOOL_DENIED:
     'A background learning review called a tool outside its whitelist (a business capability, terminal, MCP tool or file write): nothing ran, the call is audited as `capability.denied` with this reason and the model is told which tools it may use.',
   SKILL_UNAVAILABLE:

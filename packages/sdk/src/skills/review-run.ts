@@ -309,7 +309,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
           if (decision.kind === 'memory' || decision.tool === 'skill_manage') writes++;
           calls.push({ tool: call.name, outcome: 'ok' });
         } catch (error) {
-          const code = isMediaAgentError(error) ? error.code : 'SKILL_INPUT_INVALID';
+          const code = isMediaAgentError(error) ? error.code : 'SKILL_REVIEW_TOOL_FAILED';
           calls.push({ tool: call.name, outcome: 'error', code });
           output = { success: false, code, error: error instanceof Error ? error.message : String(error) };
           status = 'error';

@@ -14,8 +14,11 @@ import type { LoopGuardCode } from '../../src/runtime/guardrails/codes';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
-/** Codes other libraries put on their errors, which the source reads but never throws. */
-const FOREIGN = /^(UND_ERR_[A-Z_]+|SQLITE_[A-Z_]+|EAI_AGAIN)$/;
+/**
+ * Codes other libraries put on their errors, which the source reads but never throws (Node's
+ * `ERR_STREAM_PREMATURE_CLOSE` marks a stream the peer ended, for the HTTP adapter).
+ */
+const FOREIGN = /^(UND_ERR_[A-Z_]+|SQLITE_[A-Z_]+|EAI_AGAIN|ERR_STREAM_PREMATURE_CLOSE)$/;
 /** Sample codes the storage conformance suite writes into records and reads back: data, not codes it throws. */
 const SAMPLE_DATA = new Map([
   ['packages/sdk/src/testing/storage-conformance.ts', new Set(['BUDGET_EXCEEDED', 'HOST_REJECTED'])],
