@@ -1,7 +1,9 @@
+import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
+  defineCapability,
   ManualClock,
   SequentialIdGenerator,
   type AgentHost,
@@ -542,6 +544,47 @@ describe('bad input', () => {
     const events = await decisionEvents(storage, d!.id);
     expect(events.map((e) => e.type)).toEqual(['decision.created', 'decision.updated']);
     expect(events[1]!.data).toMatchObject({ change: 'dismissed', status: 'dismissed', actor: ADMIN });
+  });
+
+  it('a chosen option whose execution failed (it did not take effect) goes back to the person, who can choose again', async () => {
+    const { host, clock, world } = await sandboxHost({});
+    const downloadId = await failedDownload(host, world, clock);
+    let failures = 1;
+    const attempts: string[] = [];
+    host.capabilities.register(
+      defineCapability({
+        id: 'download.restart',
+        version: 1,
+        title: 'Restart a download',
+        description: 'Restarts a download in the downloader.',
+        kind: 'execute',
+        replay: 'never',
+        input: Type.Object({ downloadId: Type.String() }),
+        output: Type.Object({ restarted: Type.Boolean() }),
+        handler: async (input) => {
+          attempts.push(input.downloadId);
+          if (failures-- > 0) throw new Error('the downloader refused the connection');
+          return { restarted: true };
+        },
+      }),
+    );
+    const d = await host.raiseDecision({
+      kind: 'download_failed',
+      reason: 'failed',
+      raisedBy: 'system:watch',
+      subject: { type: 'download', id: downloadId },
+      options: [{ id: 'restart', label: 'Restart it', capabilityId: 'download.restart', input: { downloadId } }],
+    });
+    const first = await host.chooseDecisionOption(d.id, 'restart', ADMIN);
+    expect(first.decision.status).toBe('awaiting_user');
+    expect(first.execution).toMatchObject({ status: 'failed', optionId: 'restart' });
+    expect(evidenceOf(first.decision).failedChoice).toMatchObject({ status: 'failed' });
+    const second = await host.chooseDecisionOption(d.id, 'restart', ADMIN);
+    expect(second.decision.status).toBe('resolved');
+    expect(second.execution).toMatchObject({ status: 'succeeded', output: { restarted: true } });
+    // The failed attempt stays in the evidence, as history.
+    expect(evidenceOf(second.decision).failedChoice).toMatchObject({ status: 'failed' });
+    expect(attempts).toEqual([downloadId, downloadId]);
   });
 
   it('a filter with a misspelt status or field is refused, never an empty list', async () => {

@@ -173,8 +173,9 @@ export class DecisionService {
   /**
    * A person chooses an option: the decision is resolved by `actor`, then the option's capability (if any) is
    * invoked through the one invocation path as `actor` (authorized, audited, ledgered under the task
-   * `decision-<id>`). A denied invocation leaves the decision unresolved (`awaiting_user`) with the denial in its
-   * evidence. A decision already resolved returns its first result and runs nothing. An option that invokes nothing
+   * `decision-<id>`). A denied invocation, or one that failed (it did not take effect), leaves the decision
+   * unresolved (`awaiting_user`) with the denial (`evidence.deniedChoice`) or the failure (`evidence.failedChoice`) in
+   * its evidence, so the person can choose again; an `unknown` outcome resolves it (verify before anything else). A decision already resolved returns its first result and runs nothing. An option that invokes nothing
    * only closes the decision: for administrators.
    * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`; `ACTOR_INVALID`;
    *   `ADMIN_FORBIDDEN` (an option that invokes nothing, chosen by someone who is not an administrator)
@@ -211,8 +212,10 @@ export class DecisionService {
       if (await this.#save(d, next, 'resolved', actor)) break;
     }
     const settled = await this.resolveDecision({ type: 'updated', decisionId });
-    if (settled.status !== 'resolved')
-      return { decision: settled, execution: asObject(settled.evidence).deniedChoice ?? null, first: true };
+    if (settled.status !== 'resolved') {
+      const evidence = asObject(settled.evidence);
+      return { decision: settled, execution: evidence.deniedChoice ?? evidence.failedChoice ?? null, first: true };
+    }
     return { decision: settled, execution: settled.resolution?.execution ?? null, first: true };
   }
 
@@ -505,9 +508,12 @@ export class DecisionService {
         ...(result.invocationId ? { invocationId: result.invocationId } : {}),
         ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
       };
-      if (result.status === 'denied')
+      // Denied (nothing ran) or failed (it did not take effect): the person may choose again.
+      if (result.status === 'denied' || result.status === 'failed')
         denied = { optionId: option.id, actor, ...(execution as Record<string, JsonValue>), at: this.deps.clock.now() };
     }
+    const failed = (execution as { status?: unknown }).status === 'failed';
+    const { deniedChoice: _denied, failedChoice: _failed, ...evidence } = asObject(d.evidence);
     const next: DecisionRecord = denied
       ? {
           ...d,
@@ -515,10 +521,15 @@ export class DecisionService {
           resolvedBy: null,
           resolvedAt: null,
           resolution: null,
-          evidence: { ...asObject(d.evidence), deniedChoice: denied },
+          evidence: { ...evidence, [failed ? 'failedChoice' : 'deniedChoice']: denied },
         }
       : { ...d, resolution: { ...d.resolution, execution } };
-    await this.#save(d, next, denied ? 'choice_denied' : 'executed', d.resolvedBy ?? 'system:decisions');
+    await this.#save(
+      d,
+      next,
+      denied ? (failed ? 'choice_failed' : 'choice_denied') : 'executed',
+      d.resolvedBy ?? 'system:decisions',
+    );
     return this.get(d.id);
   }
 
