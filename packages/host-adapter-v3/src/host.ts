@@ -153,8 +153,21 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   const goalFacts = new V3GoalFacts(client, journal, (runId) =>
     storedRunEvents(resolvePort(container, Tokens.StorageAdapter), runId),
   );
+  // The SDK's options only: the connection settings are this adapter's (the SDK refuses names it does not know).
+  const {
+    url: _url,
+    auth: _auth,
+    timeouts: _timeouts,
+    readRetries: _readRetries,
+    connections: _connections,
+    principalRole: _principalRole,
+    media: _media,
+    maxRevealedTools: _maxRevealedTools,
+    plugins: _plugins,
+    ...sdkOptions
+  } = options;
   const container = createAgentContainer({
-    ...options,
+    ...sdkOptions,
     // Decisions about downloads and transfer records are checked against the host's state.
     decisions: { ...options.decisions, subjects: options.decisions?.subjects ?? v3DecisionSubjects(client) },
     // People the host treats as superusers are the SDK's administrators, unless the host says otherwise.

@@ -44,6 +44,7 @@ import { validateRunMiddleware } from '../runtime/middleware/runtime-middleware'
 import { FileSkillStore } from '../skills/file-skill-store';
 import { resolveLearningOptions } from '../runtime/learning/learning-options';
 import { LearningReviews } from '../runtime/learning/learning-reviews';
+import { checkOptionNames } from './option-keys';
 import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/identity-deadline';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
@@ -94,6 +95,7 @@ function loadTsyringe(): typeof import('tsyringe') {
 
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   checkPorts(options);
+  checkOptionNames(options);
   const limits = {
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,

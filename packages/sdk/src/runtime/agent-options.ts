@@ -22,7 +22,9 @@ import type { ToolImageOptions } from './images/image-delivery';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
- * test or a small embedded host.
+ * test or a small embedded host. A name the host does not know, here or in a group it reads (`model`,
+ * `runs` with its `budgets`, `daily` and `loopGuard`, `learning`, `memory`, `history`, `skills`,
+ * `tracing`, `decisions`), is refused with `OPTIONS_INVALID` naming the option likely meant.
  * @public
  */
 export interface AgentOptions {

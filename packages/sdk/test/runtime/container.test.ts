@@ -134,4 +134,48 @@ describe('dependency injection (tsyringe)', () => {
         expect.objectContaining({ code: 'OPTIONS_INVALID' }),
       );
   });
+
+  it('a misspelt option name is refused with the name meant, in every group the host reads', () => {
+    const cases: Array<[unknown, string, string | undefined]> = [
+      [{ learnig: {} }, 'learnig', 'learning'],
+      [{ runs: { pollMS: 5 } }, 'runs.pollMS', 'runs.pollMs'],
+      [{ runs: { budgets: { maxToolCall: 3 } } }, 'runs.budgets.maxToolCall', 'runs.budgets.maxToolCalls'],
+      [{ runs: { loopGuard: { maxSearch: 3 } } }, 'runs.loopGuard.maxSearch', 'runs.loopGuard.maxSearches'],
+      [{ model: { thinkng: 'low' } }, 'model.thinkng', 'model.thinking'],
+      [{ skills: { dataDir: '/tmp/x', reveiw: false } }, 'skills.reveiw', undefined],
+      [{ learning: { reveiw: false } }, 'learning.reveiw', 'learning.review'],
+      [{ decisions: { autoInvestgate: true } }, 'decisions.autoInvestgate', 'decisions.autoInvestigate'],
+      [{ tracing: { capture: true } }, 'tracing.capture', undefined],
+      [{ completelyUnknown: 1 }, 'completelyUnknown', undefined],
+    ];
+    for (const [options, option, meant] of cases) {
+      let error: { code?: string; message?: string; details?: { option?: string } } | undefined;
+      try {
+        createAgentContainer(options as never);
+      } catch (e) {
+        error = e as typeof error;
+      }
+      expect(error, option).toMatchObject({ code: 'OPTIONS_INVALID', details: { option } });
+      if (meant) expect(error!.message).toContain(`did you mean ${meant}?`);
+      else expect(error!.message).not.toContain('did you mean');
+    }
+    // Every documented name is accepted.
+    expect(() =>
+      createAgentContainer({
+        maxInputBytes: 1024,
+        approvalTtlMs: 1000,
+        ledgerRetentionMs: 0,
+        model: { model: 'scripted', maxTokens: 100, thinking: 'low', temperature: 0.5 },
+        runs: {
+          pollMs: 5,
+          budgets: { maxToolCalls: 3 },
+          daily: { agentMaxRunsPerDay: 5 },
+          loopGuard: { maxSearches: 2 },
+        },
+        learning: { review: false },
+        decisions: { autoInvestigate: false },
+        tracing: { captureContent: false },
+      }),
+    ).not.toThrow();
+  });
 });
