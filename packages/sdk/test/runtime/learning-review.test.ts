@@ -125,6 +125,24 @@ async function talk(host: AgentHost, runId: string, from: number, to: number) {
   }
 }
 
+/**
+ * A provider whose review calls wait for `gate` and then ignore the abort (as a provider that does not
+ * honour it would); the conversation's calls go through as they are.
+ */
+const reviewsWaitFor =
+  (gate: Promise<void>) =>
+  (scripted: ScriptedProvider): ModelProvider => ({
+    id: scripted.id,
+    async *stream(request, signal) {
+      if (JSON.stringify(request.messages).includes('background review')) {
+        await gate;
+        yield* scripted.stream(request);
+        return;
+      }
+      yield* scripted.stream(request, signal);
+    },
+  });
+
 const reviewScript = (steps: FakeScript['steps']): FakeScript => ({
   match: 'background review',
   steps,
@@ -340,17 +358,7 @@ describe('background learning reviews of a host with skills and memory', () => {
         memory: true,
         extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
         // A provider that does not honour the abort: the review outlives the stop.
-        provider: (scripted) => ({
-          id: scripted.id,
-          async *stream(request, signal) {
-            if (JSON.stringify(request.messages).includes('background review')) {
-              await gate;
-              yield* scripted.stream(request);
-              return;
-            }
-            yield* scripted.stream(request, signal);
-          },
-        }),
+        provider: reviewsWaitFor(gate),
       },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
@@ -500,17 +508,7 @@ describe('background learning reviews of a host with skills and memory', () => {
         memory: true,
         middleware: [letReviewEnd],
         extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
-        provider: (scripted) => ({
-          id: scripted.id,
-          async *stream(request, signal) {
-            if (JSON.stringify(request.messages).includes('background review')) {
-              await gate;
-              yield* scripted.stream(request);
-              return;
-            }
-            yield* scripted.stream(request, signal);
-          },
-        }),
+        provider: reviewsWaitFor(gate),
       },
     );
     host = started.host;
