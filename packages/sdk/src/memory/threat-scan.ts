@@ -22,6 +22,7 @@ export const THREAT_SCAN_WINDOW = 65_536;
  * them; one selector, as in an emoji's presentation or a CJK variant, is fine).
  */
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}]|\u034F|\u17B4|\u17B5|(?:[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]){2,}/u;
 /** An emoji subdivision flag (🏴 + 3–6 tag letters or digits + cancel tag): the one use of tag characters allowed. */
 const FLAG_TAG_SEQUENCE = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{3,6}\u{E007F}/gu;
