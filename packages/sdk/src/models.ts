@@ -68,6 +68,6 @@ export {
   type ProviderSchemaCheck,
   type ProviderSchemaProblem,
   type ProviderSchemaRewrite,
-} from './capabilities/provider-schema';
+} from './models/provider-schema';
 export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
 export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';

@@ -4,7 +4,7 @@ import {
   DuplicateCapabilityError,
   InvalidCapabilityError,
 } from './errors';
-import { checkProviderSchema, deepFreeze } from './provider-schema';
+import { checkProviderSchema, deepFreeze } from '../models/provider-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
 import type { Capability, Verifier } from './types';
 import type { CapabilityDescriptor, CapabilityKind, InvocationTarget } from '../core/capability-descriptor';

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { compileSchema } from './schema-validator';
 import { CapabilitySchemaUnsupportedError, InvalidCapabilityError } from './errors';
-import { checkProviderSchema, deepFreeze } from './provider-schema';
+import { checkProviderSchema, deepFreeze } from '../models/provider-schema';
 import type { Capability, CapabilityDefinition } from './types';
 
 const ID = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;

@@ -1,5 +1,5 @@
 import { MediaAgentError } from '../core/errors';
-import type { ProviderSchemaProblem } from './provider-schema';
+import type { ProviderSchemaProblem } from '../models/provider-schema';
 
 /**
  * No capability is registered under the id.

@@ -1,4 +1,4 @@
-import type { ProviderSchemaProblem } from '../capabilities/provider-schema';
+import type { ProviderSchemaProblem } from '../models/provider-schema';
 import { MediaAgentError } from '../core/errors';
 
 /**

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { compileSchema } from '../capabilities/schema-validator';
-import { providerSafeTool } from '../capabilities/provider-schema';
+import { providerSafeTool } from '../models/provider-schema';
 import type { ModelTool } from '../models/types';
 
 /** Name of the built-in plan tool. @public */

@@ -1,4 +1,4 @@
-import { providerSafeTool } from '../capabilities/provider-schema';
+import { providerSafeTool } from '../models/provider-schema';
 import type { ModelMessage, ModelTool } from '../models/types';
 
 /** Name of the built-in subagent tool. @public */

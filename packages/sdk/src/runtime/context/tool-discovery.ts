@@ -1,7 +1,7 @@
 // Tool discovery under a token budget: the first model call
 // offers a ranked selection, `search_tools` finds more, and extra tool schemas share one budget.
 import { searchCapabilities } from '../../capabilities/capability-search';
-import { modelInputSchemaOf, providerSafeTool } from '../../capabilities/provider-schema';
+import { modelInputSchemaOf, providerSafeTool } from '../../models/provider-schema';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import { MediaAgentError } from '../../core/errors';
 import type { TokenCounter } from '../../models/token-counter';

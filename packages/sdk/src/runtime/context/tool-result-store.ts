@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import Type, { type Static } from 'typebox';
-import { providerSafeTool } from '../../capabilities/provider-schema';
+import { providerSafeTool } from '../../models/provider-schema';
 import { MediaAgentError } from '../../core/errors';
 import type { ModelTool } from '../../models/types';
 import { SystemClock, type Clock } from '../../ports/clock';

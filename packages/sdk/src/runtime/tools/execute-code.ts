@@ -1,6 +1,6 @@
 // `execute_code`: model-written JavaScript in a WebAssembly sandbox, read-only capability calls.
 import Type from 'typebox';
-import { providerSafeTool } from '../../capabilities/provider-schema';
+import { providerSafeTool } from '../../models/provider-schema';
 import type { ModelTool } from '../../models/types';
 import { type CodeExecution, EXECUTE_CODE_TOOL } from '../code/code-execution';
 import { actingFor } from '../loop/acting-for';

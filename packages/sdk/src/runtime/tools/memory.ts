@@ -1,5 +1,5 @@
 // `memory`: the run's user saves durable preferences and environment facts.
-import { providerSafeTool } from '../../capabilities/provider-schema';
+import { providerSafeTool } from '../../models/provider-schema';
 import { parseActor } from '../../core/actor';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';

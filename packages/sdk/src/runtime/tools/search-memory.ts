@@ -1,5 +1,5 @@
 // `search_memory`: line search over the Markdown memory the run's user may read.
-import { providerSafeTool } from '../../capabilities/provider-schema';
+import { providerSafeTool } from '../../models/provider-schema';
 import type { JsonValue } from '../../core/records';
 import type { MemoryService } from '../../memory/memory-service';
 import { SearchMemoryInputSchema } from '../../memory/search-memory';

@@ -1,5 +1,5 @@
 // `session_search`: recall over the run owner's archived conversations (evidence only).
-import { providerSafeTool } from '../../capabilities/provider-schema';
+import { providerSafeTool } from '../../models/provider-schema';
 import type { JsonValue } from '../../core/records';
 import type { HistoryStore } from '../../history/history-store';
 import { SESSION_SEARCH_INPUT } from '../../history/search-request';

@@ -1,4 +1,4 @@
-import type { ModelTool } from '../models/types';
+import type { ModelTool } from './types';
 
 // Capability input schemas as model providers accept them. Every tool goes with every model call,
 // so one schema a provider refuses (HTTP 400) breaks every run of the host: each input schema is
