@@ -31,7 +31,8 @@ function dialectOf(name: string | undefined): OpenAIDialectName {
 }
 
 function providerFor(c: ConformanceCase, url: string): ModelProvider {
-  if (c.format === 'anthropic') return new AnthropicProvider({ apiKey: 'sk-ant-test-conformance', baseUrl: url, retry: fastRetry });
+  if (c.format === 'anthropic')
+    return new AnthropicProvider({ apiKey: 'sk-ant-test-conformance', baseUrl: url, retry: fastRetry });
   return new OpenAICompatibleProvider({
     apiKey: 'sk-test-conformance',
     baseUrl: url,
@@ -58,7 +59,8 @@ describe('provider conformance corpus', () => {
   it('holds at least 40 cases from at least 12 servers, each naming a public source', () => {
     expect(cases.length).toBeGreaterThanOrEqual(40);
     expect(new Set(cases.map((c) => c.server)).size).toBeGreaterThanOrEqual(12);
-    for (const c of cases) expect(c.sources.join(' '), c.file).toMatch(/https:\/\/|[\w.-]+\/[\w.-]+(#\d+|@[0-9a-f]{7,})/);
+    for (const c of cases)
+      expect(c.sources.join(' '), c.file).toMatch(/https:\/\/|[\w.-]+\/[\w.-]+(#\d+|@[0-9a-f]{7,})/);
   });
 
   for (const c of cases) {
@@ -78,7 +80,9 @@ describe('provider conformance corpus', () => {
         text: events.map((e) => (e.type === 'text_delta' ? e.text : '')).join(''),
         reasoning: events.map((e) => (e.type === 'thinking_delta' ? e.thinking : '')).join(''),
         calls: events.flatMap((e) =>
-          e.type !== 'tool_call_end' ? [] : [e.ok ? { name: e.name, input: e.input } : { name: e.name, failure: e.failure.code }],
+          e.type !== 'tool_call_end'
+            ? []
+            : [e.ok ? { name: e.name, input: e.input } : { name: e.name, failure: e.failure.code }],
         ),
         stop: events.at(-1)?.type === 'done' ? (events.at(-1) as { stopReason: string }).stopReason : 'no done event',
         error: events.flatMap((e) => (e.type === 'error' ? [e.error.code ?? e.error.message] : []))[0],
