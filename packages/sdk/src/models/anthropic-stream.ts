@@ -17,6 +17,8 @@ interface OpenBlock {
   id: string;
   name: string;
   args: string;
+  /** A thinking block none of whose deltas was emitted yet: the first one carries `start: true`. */
+  fresh: boolean;
 }
 
 const stopReasons: Record<string, StopReason> = {
@@ -51,8 +53,13 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
  * Translates the SSE events of one Anthropic Messages stream into normalized events.
  *
  * @remarks
- * Text, thinking, signature and redacted-thinking content becomes `text_delta` / `thinking_delta`;
- * a `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
+ * Text, thinking, signature and redacted-thinking content becomes `text_delta` / `thinking_delta`.
+ * Every `thinking` and `redacted_thinking` block stays one block: the first `thinking_delta` emitted
+ * for it carries `start: true` (its text, or its signature when its text is empty; a redacted block is
+ * one delta with its `data` as `redacted`), so the assemblers keep each block a part of its own, with
+ * its own signature or data, in stream order (the API refuses the next request when blocks come back
+ * merged or altered; interleaved thinking between tool uses keeps its place the same way). A
+ * `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
  * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop`; usage is
  * merged from `message_start` and `message_delta`; `message_stop` ends the stream with `usage`
  * and `done`. `ping`, `citations_delta` and unknown event types are ignored (the API's versioning
@@ -164,9 +171,8 @@ export class AnthropicTranslator implements SseTranslator {
         out.push({ type: 'tool_call_delta', id: block.id, argumentsDelta: value });
       }
     } else if (value !== '') {
-      out.push(
-        kind.charCodeAt(1) === H ? { type: 'thinking_delta', thinking: value } : { type: 'text_delta', text: value },
-      );
+      if (kind.charCodeAt(1) === H) this.#thinking(Number(m[1]), { type: 'thinking_delta', thinking: value }, out);
+      else out.push({ type: 'text_delta', text: value });
     }
     return true;
   }
@@ -191,24 +197,38 @@ export class AnthropicTranslator implements SseTranslator {
     if (kind === 'tool_use') {
       const id = typeof block.id === 'string' && block.id !== '' ? block.id : `toolu_${index}_${++this.#generatedIds}`;
       const wireName = typeof block.name === 'string' ? block.name : '';
-      this.#blocks.set(index, { kind, id, name: wireName, args: '' });
+      this.#blocks.set(index, { kind, id, name: wireName, args: '', fresh: false });
       out.push({ type: 'tool_call_start', id, name: this.#tools.idOf(wireName) });
       return;
     }
-    this.#blocks.set(index, { kind, id: '', name: '', args: '' });
+    this.#blocks.set(index, { kind, id: '', name: '', args: '', fresh: kind === 'thinking' });
     if (kind === 'text') {
       if (typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', text: block.text });
     } else if (kind === 'thinking') {
       if (typeof block.thinking === 'string' && block.thinking !== '')
-        out.push({ type: 'thinking_delta', thinking: block.thinking });
+        this.#thinking(index, { type: 'thinking_delta', thinking: block.thinking }, out);
     } else if (kind === 'redacted_thinking') {
-      if (typeof block.data === 'string') out.push({ type: 'thinking_delta', thinking: '', redacted: block.data });
+      if (typeof block.data === 'string')
+        out.push({ type: 'thinking_delta', thinking: '', redacted: block.data, start: true });
       else this.#badField(out, 'redacted_thinking', 'data', block.data);
     } else
       this.#unknown.report(out, `block:${kind}`, `a content block of type "${kind}"`, {
         blockType: kind,
         keys: Object.keys(block).sort(),
       });
+  }
+
+  /**
+   * Emits a delta of the thinking block at `index`, marked `start: true` when it is the block's first
+   * emitted delta (a delta of a block that was never opened continues the current part, as before).
+   */
+  #thinking(index: number, event: Extract<ModelEvent, { type: 'thinking_delta' }>, out: ModelEvent[]): void {
+    const block = this.#blocks.get(index);
+    if (block?.fresh) {
+      block.fresh = false;
+      event.start = true;
+    }
+    out.push(event);
   }
 
   /** Reports a known block or delta type whose content field has the wrong type. */
@@ -236,12 +256,12 @@ export class AnthropicTranslator implements SseTranslator {
         break;
       case 'thinking_delta':
         if (typeof delta.thinking === 'string') {
-          if (delta.thinking !== '') out.push({ type: 'thinking_delta', thinking: delta.thinking });
+          if (delta.thinking !== '') this.#thinking(index, { type: 'thinking_delta', thinking: delta.thinking }, out);
         } else this.#badField(out, 'thinking_delta', 'thinking', delta.thinking);
         break;
       case 'signature_delta':
         if (typeof delta.signature === 'string')
-          out.push({ type: 'thinking_delta', thinking: '', signature: delta.signature });
+          this.#thinking(index, { type: 'thinking_delta', thinking: '', signature: delta.signature }, out);
         else this.#badField(out, 'signature_delta', 'signature', delta.signature);
         break;
       case 'input_json_delta': {

@@ -65,9 +65,15 @@ type Json = Record<string, unknown>;
  *
  * @remarks
  * Thinking blocks (with their signatures) and redacted thinking blocks are surfaced as
- * `thinking_delta` events and must be sent back verbatim on the next turn; this provider does so
- * for every `thinking` part that carries a signature or redacted payload, and drops unsigned
- * thinking (from another provider), which the API would reject. Capability ids are mapped to
+ * `thinking_delta` events, the first delta of each block marked `start`, so each block becomes a
+ * thinking part of its own; they must be sent back verbatim on the next turn, each in its place
+ * (interleaved thinking between tool uses included). This provider sends every `thinking` part that
+ * carries a signature as a `thinking` block (`type`, `thinking`, `signature`, the API's own key order)
+ * and every part with a redacted payload as a `redacted_thinking` block (`type`, `data`), in part
+ * order, and drops unsigned thinking (from another provider), which the API would reject. Source:
+ * "Preserving thinking blocks"
+ * (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
+ * Capability ids are mapped to
  * wire-safe tool names and back. Errors: see {@link ProviderError} subclasses; the stream itself
  * never throws. A transient error event inside the stream (`overloaded_error`,
  * `rate_limit_error`, `api_error`) is retried with the same backoff and attempt budget as HTTP

@@ -8,6 +8,7 @@ import type {
   StopReason,
   ToolCallFailure,
 } from './types';
+import { appendThinkingDelta } from './thinking-parts';
 
 /**
  * Result of {@link complete}.
@@ -30,8 +31,11 @@ export interface CompletedTurn {
  *
  * @remarks
  * Consecutive text deltas merge into one text part; consecutive thinking deltas merge into one
- * thinking part whose signature is the last one received; each completed tool call becomes a
- * `tool_call` part (invalid ones with `input: {}`, listed in `toolCallFailures`).
+ * thinking part, except that a delta marking a new block (`start`) or carrying a redacted payload
+ * opens a new part and a signature closes its part (so each Anthropic `thinking` and
+ * `redacted_thinking` block stays its own part, in stream order, with its own signature or data);
+ * each completed tool call becomes a `tool_call` part (invalid ones with `input: {}`, listed in
+ * `toolCallFailures`).
  *
  * @param events - a provider stream
  * @returns the collected turn
@@ -52,16 +56,7 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
         else message.content.push({ type: 'text', text: ev.text });
         break;
       case 'thinking_delta':
-        if (ev.redacted !== undefined) message.content.push({ type: 'thinking', thinking: '', redacted: ev.redacted });
-        else if (last?.type === 'thinking' && last.redacted === undefined && last.signature === undefined) {
-          last.thinking += ev.thinking;
-          if (ev.signature !== undefined) last.signature = ev.signature;
-        } else
-          message.content.push({
-            type: 'thinking',
-            thinking: ev.thinking,
-            ...(ev.signature !== undefined ? { signature: ev.signature } : {}),
-          });
+        appendThinkingDelta(message.content, ev); // a block the provider marked (`start`) is a part of its own
         break;
       case 'tool_call_end':
         message.content.push({

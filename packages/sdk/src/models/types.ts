@@ -261,7 +261,19 @@ export interface ModelWarning {
  */
 export type ModelEvent =
   | { type: 'text_delta'; text: string }
-  | { type: 'thinking_delta'; thinking: string; signature?: string; redacted?: string }
+  | {
+      type: 'thinking_delta';
+      thinking: string;
+      signature?: string;
+      redacted?: string;
+      /**
+       * True on the first delta of a new reasoning block (an Anthropic `thinking` or `redacted_thinking`
+       * content block): it opens a new {@link ThinkingPart} instead of continuing the previous one, so
+       * each block keeps its own text and signature. Absent: the delta continues the current thinking
+       * part, unless that part is redacted or already signed (a signature closes a block).
+       */
+      start?: boolean;
+    }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
   | ({ type: 'tool_call_end'; id: string; name: string; rawArguments: string } & (

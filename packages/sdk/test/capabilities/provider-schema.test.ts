@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { createV2AgentHost, discoverV2PluginCapabilities, type V2HostClient } from '@media-agent/host-adapter-v2';
-import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
-import { createV3AgentHost, mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
+import { mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
 import { CapabilitySchemaUnsupportedError } from '../../src/capabilities/errors';
 import {
   checkProviderSchema,
@@ -23,7 +21,6 @@ import {
   type CapabilityDescriptor,
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import { STANDARD_CAPABILITIES } from '../../src/media';
 import { parseToolArguments } from '../../src/models/tools';
 import { capabilityModelTool, SEARCH_TOOLS_MODEL_TOOL, ToolDiscovery } from '../../src/runtime/context/tool-discovery';
 import { READ_TOOL_RESULT_MODEL_TOOL } from '../../src/runtime/context/tool-result-store';
@@ -32,6 +29,7 @@ import { UPDATE_PLAN_MODEL_TOOL } from '../../src/runtime/checklist';
 import { TiktokenCounter } from '../../src/models/token-counter';
 import { ScriptedProvider, waitForRunStatus } from '../../src/testing';
 import { makeHost } from '../helpers';
+import { offeredCapabilities } from '../offered-capabilities';
 
 const base = {
   version: 1,
@@ -533,66 +531,14 @@ describe('provider-safe capability input schemas', () => {
     const offered = new Map<string, ModelTool>();
     const offer = (d: CapabilityDescriptor) => offered.set(d.id, capabilityModelTool(d));
 
-    // the 15 standard contracts, as implemented through defineStandardCapability-compatible definitions
-    for (const c of Object.values(STANDARD_CAPABILITIES)) {
-      const cap = defineCapability({
-        ...base,
-        id: c.id,
-        input: c.input,
-        handler: async () => ({ ok: true }),
-      } as never) as Capability;
-      offer({ ...cap, tags: [], aliases: [], policy: undefined, target: undefined } as CapabilityDescriptor);
-    }
-    expect(Object.keys(STANDARD_CAPABILITIES)).toHaveLength(15);
-
-    // a V3 host: standard capabilities, subscriptions, mp.operation.plan, mp.operations.search and the 221 catalog operations
-    const v3 = createV3AgentHost({
-      url: 'http://127.0.0.1:9',
-      auth: { apiKey: 'k' },
-      storage: new MemoryStorage(),
-      logger: new ConsoleLogger('silent'),
-    });
-    try {
-      for (const d of v3.host.capabilities.list()) offer(d);
-      for (const op of V3_OPERATIONS) offer(v3.host.capabilities.get(mpCapabilityId(op.operation_id)));
-    } finally {
-      await v3.close();
-    }
-    expect(V3_OPERATIONS.length).toBeGreaterThan(200);
+    // the 15 standard contracts, a V3 host (with its 221 catalog operations), a V2 host and every plugin route of the V2 contract
+    const gathered = await offeredCapabilities();
+    for (const d of gathered.byId.values()) offer(d);
+    expect(gathered.counts.standard).toBe(15);
+    expect(gathered.counts.v3Operations).toBeGreaterThan(200);
     for (const op of V3_OPERATIONS) expect(offered.has(mpCapabilityId(op.operation_id))).toBe(true);
-
-    // a V2 host (standard and subscription capabilities), and every plugin route of the V2 OpenAPI contract
-    // The V2 adapter reads the host's own OpenAPI document when it is created: a local simulator serves it.
-    const simulator = new MoviePilotV2Simulator();
-    await simulator.start();
-    try {
-      const v2 = await createV2AgentHost({
-        url: simulator.url,
-        credentials: { apiKey: simulator.apiToken },
-        storage: new MemoryStorage(),
-        logger: new ConsoleLogger('silent'),
-        plugins: false,
-      });
-      try {
-        for (const d of v2.host.capabilities.list()) offer(d);
-      } finally {
-        await v2.close();
-      }
-    } finally {
-      await simulator.stop();
-    }
-    const contract = loadV2Contract();
-    const client = {
-      send: async () => contract,
-      accepts: () => true,
-      loadContract: async () => ({ document: contract }),
-    } as unknown as V2HostClient;
-    const plugins = await discoverV2PluginCapabilities(client);
-    expect(plugins.skipped).toEqual([]);
-    expect(plugins.capabilities.length).toBe(plugins.routes.length);
-    expect(plugins.capabilities.length).toBeGreaterThan(100);
-    for (const c of plugins.capabilities)
-      offer({ ...c, tags: [], aliases: [], policy: undefined, target: undefined } as CapabilityDescriptor);
+    expect(gathered.counts.v2PluginSkipped).toBe(0);
+    expect(gathered.counts.v2PluginRoutes).toBeGreaterThan(100);
 
     for (const tool of [
       UPDATE_PLAN_MODEL_TOOL,

@@ -13,6 +13,7 @@ import type {
   StopReason,
   ThinkingLevel,
 } from '../../models/types';
+import { appendThinkingDelta } from '../../models/thinking-parts';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import { admitToolCall, runtimeCallId } from '../tool-call-identity';
 
@@ -123,17 +124,8 @@ export async function runModelTurn(
         break;
       case 'thinking_delta': {
         flushText();
-        const lastPart = content[content.length - 1];
-        if (lastPart?.type === 'thinking') {
-          lastPart.thinking += event.thinking;
-          if (event.signature) lastPart.signature = event.signature;
-        } else
-          content.push({
-            type: 'thinking',
-            thinking: event.thinking,
-            ...(event.signature ? { signature: event.signature } : {}),
-            ...(event.redacted ? { redacted: event.redacted } : {}),
-          });
+        // Each block the provider marks (`start`) and each redacted block is a part of its own, sent back verbatim.
+        appendThinkingDelta(content, event);
         break;
       }
       case 'tool_call_end': {

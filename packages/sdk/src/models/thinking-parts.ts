@@ -1,0 +1,62 @@
+// Assembling thinking parts from `thinking_delta` events: one rule for every consumer of a stream
+// (`collectStream`, the runtime's model turn), so the block boundaries a provider marks are honoured
+// everywhere. Anthropic refuses a turn whose thinking or redacted_thinking blocks come back merged,
+// altered or moved ("Preserving thinking blocks":
+// https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
+import type { AssistantMessage, ModelEvent, ThinkingPart } from './types';
+
+/** A `thinking_delta` event. */
+type ThinkingDelta = Extract<ModelEvent, { type: 'thinking_delta' }>;
+
+/**
+ * Whether a thinking delta continues the last part of a message rather than opening a new part.
+ *
+ * @remarks
+ * It continues only a thinking part that is neither redacted nor signed (a signature closes its block),
+ * and only when the delta neither marks a new block (`start`) nor carries a redacted payload (each
+ * `redacted_thinking` block is a part of its own).
+ *
+ * @param last - the message's last part, if any
+ * @param event - the delta
+ * @returns true when `event` belongs to `last`
+ * @internal
+ */
+export function continuesThinking(
+  last: AssistantMessage['content'][number] | undefined,
+  event: ThinkingDelta,
+): last is ThinkingPart {
+  return (
+    event.start !== true &&
+    event.redacted === undefined &&
+    last?.type === 'thinking' &&
+    last.redacted === undefined &&
+    !last.signature
+  );
+}
+
+/**
+ * Adds one `thinking_delta` to the parts of an assistant message, in stream order: appended to the last
+ * part when it continues it (see {@link continuesThinking}), else as a new thinking part (with the
+ * delta's signature or redacted payload). An empty signature is not kept.
+ *
+ * @param content - the parts assembled so far (changed in place)
+ * @param event - the delta
+ * @returns the part that received the delta
+ * @internal
+ */
+export function appendThinkingDelta(content: AssistantMessage['content'], event: ThinkingDelta): ThinkingPart {
+  const last = content[content.length - 1];
+  if (continuesThinking(last, event)) {
+    last.thinking += event.thinking;
+    if (event.signature) last.signature = event.signature;
+    return last;
+  }
+  const part: ThinkingPart = {
+    type: 'thinking',
+    thinking: event.thinking,
+    ...(event.signature ? { signature: event.signature } : {}),
+    ...(event.redacted !== undefined ? { redacted: event.redacted } : {}),
+  };
+  content.push(part);
+  return part;
+}
