@@ -2,6 +2,7 @@
 // validation of a tool call's complete arguments against its JSON Schema.
 import { createHash } from 'node:crypto';
 import { Compile } from 'typebox/compile';
+import { providerSafeTool } from './provider-schema';
 import type { ModelEvent, ModelTool, ToolCallFailure } from './types';
 
 /**
@@ -131,16 +132,26 @@ export function parseToolArguments(raw: string, tool: ModelTool | undefined, wir
 }
 
 /**
- * The tools of one request as the providers need them: wire names both ways and tools by id.
+ * The tools of one request as the providers need them: wire names both ways, tools by id, and each
+ * tool's schema in the form every provider family accepts.
+ *
+ * @remarks
+ * Every function tool passes through `providerSafeTool`, whoever built it (a provider-native tool is sent as given): a schema a provider family would
+ * refuse (a root `anyOf` of a union input, `$ref`s, `const` …) is sent as its provider-safe rewrite,
+ * and the original stays the schema the model's arguments are validated against. Every body builder
+ * sends {@link RequestTools.tools}, so the rule holds for every dialect.
  * @internal
  */
 export class RequestTools {
   /** Name mapping for this request. */
   readonly names: ToolNameMap;
+  /** The request's tools, each with a provider-safe `inputSchema` (the original kept as `validationSchema` when rewritten). */
+  readonly tools: ReadonlyArray<ModelTool>;
   readonly #byId = new Map<string, ModelTool>();
   /** @param tools - tools offered in the request */
-  constructor(readonly tools: ReadonlyArray<ModelTool> = []) {
-    for (const t of tools) this.#byId.set(t.name, t);
+  constructor(tools: ReadonlyArray<ModelTool> = []) {
+    this.tools = tools.map((t) => (t.type === undefined || t.type === 'function' ? providerSafeTool(t) : t));
+    for (const t of this.tools) this.#byId.set(t.name, t);
     this.names = new ToolNameMap(tools.map((t) => t.name));
   }
   /** Capability id for a wire name (the wire name itself when the tool was not offered). */
