@@ -97,8 +97,10 @@ interface CallState {
   seq: number;
   /** The id used in the normalized events (unique within the stream). */
   id: string;
-  /** The id the server sent, if any (fragments repeating it continue this call). */
+  /** The first id the server sent for this call, if any (fragments repeating it continue this call). */
   wireId: string | undefined;
+  /** Other ids the server put on fragments that continued this call (some change the id mid-call). */
+  otherIds: string[];
   name: string;
   args: string;
   started: boolean;
@@ -122,6 +124,25 @@ function opensObject(piece: string): boolean {
 }
 
 /**
+ * Whether a tool-call fragment starts a new call instead of continuing `call`, the current call at its
+ * index. Only a fragment that names a function does, when `call` is named too and the fragment's id is
+ * not one of `call`'s or its name differs (parallel calls sent as whole-call chunks that all say
+ * `index: 0`); or any fragment opening a new JSON object once `call`'s arguments already form a complete
+ * one (two whole calls glued together could never parse). An id alone never does: some servers put one
+ * id on a call's first fragment and another on the rest, or a fresh id on every fragment.
+ * @param call - the current call at the fragment's index
+ * @param wireId - the fragment's non-empty id, if any
+ * @param name - the fragment's function name (`''` when it has none)
+ * @param piece - the fragment's argument text
+ */
+function startsNewCall(call: CallState, wireId: string | undefined, name: string, piece: string): boolean {
+  const anotherObject = piece !== '' && opensObject(piece) && isCompleteObject(call.args);
+  if (name === '' || call.name === '') return anotherObject;
+  if (wireId !== undefined && wireId !== call.wireId && !call.otherIds.includes(wireId)) return true;
+  return name !== call.name || anotherObject;
+}
+
+/**
  * Translates the SSE events of one Chat Completions stream into normalized events.
  *
  * @remarks
@@ -132,18 +153,25 @@ function opensObject(piece: string): boolean {
  * `{"type":"reasoning","text":…}`), emitted in order; reasoning parts are always thinking, never
  * text. A delta field, part type or shape the translator does not understand becomes a `warning`
  * with code `PROVIDER_DELTA_UNKNOWN` (once per distinct shape per stream, `details` naming the
- * field, part type and keys), so an answer is never dropped silently. Tool calls are assembled by `index` from fragments: a fragment continues the
- * latest call at its `index`, except that a different non-empty id at the same index starts a new
- * call (parallel calls sent as whole-call chunks that all say `index: 0`), and so does a fragment
- * opening a new JSON object after the call's arguments already form a complete one; fragments
- * repeating the call's id, or carrying none, continue it. A fragment without `index` continues the
- * latest call with the same id, else the latest call. Ids are unique within the stream: a missing
- * id is generated (`call_<index>_<n>`), an id already used by another call of the stream gets a
- * suffix (`<id>_<n>`). `tool_call_start` is emitted once the name is known, and every call ends
- * (arguments parsed and validated once, in index then arrival order) when `finish_reason` arrives
- * or at `[DONE]`. Usage comes
- * from the chunk that carries it. A stream that ends after a `finish_reason` but without
- * `[DONE]` is accepted.
+ * field, part type and keys), so an answer is never dropped silently.
+ *
+ * Tool calls are assembled by `index` from fragments: a fragment continues the latest call at its
+ * `index` under that call's first id, whatever id it carries; only a fragment naming a function starts
+ * a new call at the same index (when its id is not one the call had, or its name differs: parallel
+ * calls sent as whole-call chunks that all say `index: 0`), and so does any fragment opening a new
+ * JSON object after the call's arguments already form a complete one. So a server that puts one id on
+ * a call's first fragment and another on the rest, or a fresh id on every fragment, still gives one
+ * call. A fragment without `index` continues the latest call that had its id, else the latest call.
+ * Ids are unique within the stream: a missing id is generated (`call_<index>_<n>`), an id already used
+ * by another call of the stream gets a suffix (`<id>_<n>`). `tool_call_start` is emitted once the name
+ * is known, and every call ends (arguments parsed and validated once, in index then arrival order)
+ * when `finish_reason` arrives or at `[DONE]`; a call that never got a name is not ended: the stream
+ * fails with a `ProviderProtocolError` (`PROVIDER_PROTOCOL`, `details.toolCallId`, `index`,
+ * `rawArguments`), so a nameless call is never run, stored or sent back.
+ *
+ * Usage comes from the chunk that carries it. A stream that ends after a `finish_reason` but without
+ * `[DONE]` is accepted; one that ends before either is cut (`end` throws a `PROVIDER_PROTOCOL` error
+ * with `details.streamCut: true`, which the stream helper retries when nothing was emitted yet).
  *
  * @internal
  */
@@ -353,7 +381,7 @@ export class OpenAITranslator implements SseTranslator {
         : fn.arguments !== undefined && fn.arguments !== null
           ? JSON.stringify(fn.arguments)
           : '';
-    const call = this.#callFor(tc, piece);
+    const call = this.#callFor(tc, typeof fn.name === 'string' ? fn.name : '', piece);
     if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
     if (!call.started && call.name !== '') this.#startCall(call, out);
     if (piece !== '') {
@@ -365,33 +393,47 @@ export class OpenAITranslator implements SseTranslator {
   /**
    * The call a fragment continues, or a new one.
    *
-   * A fragment continues the latest call at its `index` (the latest call with its id, or the latest
-   * call, when it has no `index`) unless (a) it carries a non-empty id different from that call's
-   * id: several servers send parallel calls as whole-call chunks that all say `index: 0`; or (b)
-   * that call's arguments already form a complete JSON object and this fragment opens another one
-   * (two whole calls glued together could never parse). Fragments repeating the call's own id
-   * continue it (Mistral, xAI and others repeat the id on every fragment).
+   * The current call is the latest call at the fragment's `index` (without an `index`: the latest call
+   * that had the fragment's id, else the latest call); the fragment continues it unless
+   * {@link startsNewCall} says otherwise. A continuing fragment keeps the call's first id: a later
+   * different id is only remembered (poolside and GLM servers change it mid-call), except that an id
+   * arriving after an id-less first fragment, before anything was emitted, becomes the call's id.
+   * Fragments repeating the call's own id continue it (Mistral, xAI, Fireworks and others repeat it).
    */
-  #callFor(tc: Json, piece: string): CallState {
+  #callFor(tc: Json, name: string, piece: string): CallState {
     const calls = this.#calls;
     const wireId = typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined;
     const hasIndex = typeof tc.index === 'number' && Number.isFinite(tc.index);
     let call: CallState | undefined;
     for (let i = calls.length - 1; i >= 0 && !call; i--) {
       const c = calls[i]!;
-      if (hasIndex ? c.index === tc.index : wireId === undefined || c.wireId === wireId) call = c;
+      if (
+        hasIndex ? c.index === tc.index : wireId !== undefined && (c.wireId === wireId || c.otherIds.includes(wireId))
+      )
+        call = c;
     }
-    if (call && wireId !== undefined && call.wireId !== undefined && call.wireId !== wireId) call = undefined;
-    if (call && piece !== '' && opensObject(piece) && isCompleteObject(call.args)) call = undefined;
+    if (!hasIndex && !call) call = calls[calls.length - 1];
+    if (call && startsNewCall(call, wireId, name, piece)) call = undefined;
     if (call) {
-      if (call.wireId === undefined && wireId !== undefined && !call.started) {
-        call.wireId = wireId; // the id arrived after the first fragment, before anything was emitted
-        call.id = this.#uniqueId(wireId, call.index);
+      if (wireId !== undefined && wireId !== call.wireId) {
+        if (call.wireId === undefined && !call.started) {
+          call.wireId = wireId; // the id arrived after the first fragment, before anything was emitted
+          call.id = this.#uniqueId(wireId, call.index);
+        } else if (!call.otherIds.includes(wireId)) call.otherIds.push(wireId);
       }
       return call;
     }
     const index = hasIndex ? (tc.index as number) : calls.length;
-    call = { index, seq: calls.length, id: this.#uniqueId(wireId, index), wireId, name: '', args: '', started: false };
+    call = {
+      index,
+      seq: calls.length,
+      id: this.#uniqueId(wireId, index),
+      wireId,
+      otherIds: [],
+      name: '',
+      args: '',
+      started: false,
+    };
     calls.push(call);
     return call;
   }
@@ -420,10 +462,27 @@ export class OpenAITranslator implements SseTranslator {
     if (this.#callsEnded) return;
     this.#callsEnded = true;
     const ordered = this.#calls.slice().sort((a, b) => a.index - b.index || a.seq - b.seq);
+    // A call without a name can be neither run nor sent back (the server refuses it): the turn fails.
+    const nameless = ordered.find((c) => c.name === '');
+    if (nameless) throw this.#namelessCall(nameless);
     for (const call of ordered) {
       if (!call.started) this.#startCall(call, out);
       out.push(this.#tools.end(call.id, call.name, call.args));
     }
+  }
+
+  /** A call that ended without a function name: the stream broke the protocol (`PROVIDER_PROTOCOL`), nothing is lost. */
+  #namelessCall(call: CallState): ProviderProtocolError {
+    return new ProviderProtocolError(
+      `${this.#provider}: tool call ${call.id} (index ${call.index}) ended without a function name`,
+      {
+        provider: this.#provider,
+        toolCallId: call.id,
+        index: call.index,
+        ...(call.otherIds.length > 0 ? { otherIds: call.otherIds } : {}),
+        rawArguments: call.args.length > 2000 ? `${call.args.slice(0, 2000)}…` : call.args,
+      },
+    );
   }
 
   /** DeepSeek ends a response it cannot finish with `finish_reason: insufficient_system_resource`: transient. */

@@ -12,6 +12,10 @@ export interface ExpectedCall {
   input?: unknown;
   /** `TOOL_ARGS_MALFORMED` | `TOOL_ARGS_INVALID` | `TOOL_UNKNOWN` when the arguments must be refused. */
   failure?: string;
+  /** The call id the runtime must get (checked only when given). */
+  id?: string;
+  /** The call's opaque signature, e.g. Gemini's `thought_signature` (checked only when given). */
+  signature?: string;
 }
 
 /** One thinking block of the collected assistant message. */
