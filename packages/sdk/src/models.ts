@@ -48,7 +48,12 @@ export type { RetryOptions } from './models/retry';
 export type { HttpProviderOptions } from './models/http';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './models/anthropic';
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';
-export { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './models/openai-dialects';
+export {
+  OPENAI_DIALECTS,
+  type OpenAIDialect,
+  type OpenAIDialectName,
+  type ReasoningReplay,
+} from './models/openai-dialects';
 export { collectStream, complete, type CompletedTurn } from './models/complete';
 export {
   TiktokenCounter,

@@ -34,8 +34,9 @@ export interface CompletedTurn {
  * thinking part, except that a delta marking a new block (`start`) or carrying a redacted payload
  * opens a new part and a signature closes its part (so each Anthropic `thinking` and
  * `redacted_thinking` block stays its own part, in stream order, with its own signature or data);
- * each completed tool call becomes a `tool_call` part (invalid ones with `input: {}`, listed in
- * `toolCallFailures`).
+ * a part's `details` are all the OpenRouter `reasoning_details` items it received, in order; each
+ * completed tool call becomes a `tool_call` part, with its `signature` when the server sent one
+ * (invalid ones with `input: {}`, listed in `toolCallFailures`).
  *
  * @param events - a provider stream
  * @returns the collected turn
@@ -57,6 +58,10 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
         break;
       case 'thinking_delta':
         appendThinkingDelta(message.content, ev); // a block the provider marked (`start`) is a part of its own
+        if (ev.details !== undefined) {
+          const part = message.content[message.content.length - 1];
+          if (part?.type === 'thinking') part.details = [...(part.details ?? []), ...ev.details];
+        }
         break;
       case 'tool_call_end':
         message.content.push({
@@ -65,6 +70,7 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
           name: ev.name,
           input: ev.input,
           rawArguments: ev.rawArguments,
+          ...(ev.signature !== undefined ? { signature: ev.signature } : {}),
         });
         if (!ev.ok) toolCallFailures[ev.id] = ev.failure;
         break;

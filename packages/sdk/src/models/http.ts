@@ -363,9 +363,11 @@ export async function* guardStream(
 
 /**
  * Joins a base URL and a path, adding the API version segment when the base has none
- * (`https://host` and `https://host/v1` both give `https://host/v1/<path>`).
+ * (`https://host` and `https://host/v1` both give `https://host/v1/<path>`). A base whose version
+ * segment is followed by `/openai` is complete as it is (Gemini's OpenAI-compatible endpoint,
+ * `https://generativelanguage.googleapis.com/v1beta/openai/`).
  *
- * @param baseUrl - server root with or without a trailing `/v<N>` segment
+ * @param baseUrl - server root with or without a trailing `/v<N>` (or `/v<N>/openai`) segment
  * @param path - path after the version, e.g. `messages` or `chat/completions`
  * @param version - version segment to add when missing (default `v1`)
  * @returns the full URL
@@ -375,7 +377,7 @@ export function joinApiUrl(baseUrl: string, path: string, version = 'v1'): strin
   let base = baseUrl.trim().replace(/\/+$/, '');
   const suffix = `/${path}`;
   if (base.endsWith(suffix)) base = base.slice(0, -suffix.length);
-  if (!/\/v\d+[a-z0-9]*$/i.test(base)) base = `${base}/${version}`;
+  if (!/\/v\d+[a-z0-9]*(\/openai)?$/i.test(base)) base = `${base}/${version}`;
   return `${base}${suffix}`;
 }
 

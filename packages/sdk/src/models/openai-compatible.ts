@@ -3,6 +3,7 @@
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
 import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
+import { encodeAssistantMessage, replayedReasoning } from './openai-assistant';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 import { OpenAITranslator } from './openai-stream';
 import { applyStrictFields, learnRefusedFields, newStrictFieldState, type StrictFieldState } from './openai-strict';
@@ -40,8 +41,9 @@ export interface OpenAICompatibleProviderOptions extends HttpProviderOptions {
 type Json = Record<string, unknown>;
 
 /**
- * Streams Chat Completions calls to OpenAI and compatible servers (DeepSeek, Qwen/DashScope,
- * Ollama, vLLM, llama.cpp server, Groq, Mistral, xAI …) over undici.
+ * Streams Chat Completions calls to OpenAI and compatible servers (DeepSeek, Kimi, GLM,
+ * Qwen/DashScope, OpenRouter, Mistral, Gemini, Groq, xAI, SiliconFlow, Ollama, vLLM, llama.cpp
+ * server …) over undici.
  *
  * @remarks
  * Tool calls are assembled by `index` from fragments (a different non-empty id at the same index
@@ -49,8 +51,10 @@ type Json = Record<string, unknown>;
  * `index` continues the call with the same id, else the last call; a call whose id is missing gets
  * a generated one, unique within the stream); arguments `""` mean `{}`; calls end when `finish_reason` arrives (or at `[DONE]`), where their
  * arguments are parsed and validated once. `reasoning_content` (or `reasoning`) becomes
- * `thinking_delta` and is sent back per the dialect's `reasoningReplay`. Usage comes from the
- * chunk that carries it (with `include_usage`, the final one). The stream itself never throws.
+ * `thinking_delta` and is sent back per the dialect's `reasoningReplay` and `reasoningWire`
+ * (OpenRouter `reasoning_details` items as received, Mistral thinking parts); a tool call's Gemini
+ * `thought_signature` goes back on the same call when the dialect says `toolCallSignatures`. Usage
+ * comes from the chunk that carries it (with `include_usage`, the final one). The stream itself never throws.
  * A transient error chunk (`server_error`, `rate_limit_exceeded`, `overloaded`, `api_error`, by
  * `type` or `code`) or `finish_reason: insufficient_system_resource` is retried with the same
  * backoff and attempt budget as HTTP 429/503 while nothing of the turn was emitted yet; after
@@ -198,10 +202,7 @@ export function buildOpenAIBody(
   const { system, messages } = normalizeConversation(request.messages, { supportsImages });
   const wire: Json[] = [];
   if (system !== '') wire.push({ role: 'system', content: system });
-  let lastUser = -1;
-  messages.forEach((m, i) => {
-    if (m.role === 'user') lastUser = i;
-  });
+  const replayed = replayedReasoning(messages, strict?.noReasoningReplay ? 'none' : dialect.reasoningReplay);
   let pendingImages: Json[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
@@ -224,27 +225,7 @@ export function buildOpenAIBody(
       }
       if (m.status === 'error') text = `error: ${text}`;
       wire.push({ role: 'tool', tool_call_id: m.toolCallId, content: text });
-    } else {
-      const text = m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      const reasoning = m.content.map((p) => (p.type === 'thinking' ? p.thinking : '')).join('');
-      const calls = m.content.flatMap((p) =>
-        p.type === 'tool_call'
-          ? [
-              {
-                id: p.id,
-                type: 'function',
-                function: { name: tools.names.toWire(p.name), arguments: JSON.stringify(p.input ?? {}) },
-              },
-            ]
-          : [],
-      );
-      const msg: Json = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
-      if (calls.length > 0) msg.tool_calls = calls;
-      const replayMode = strict?.noReasoningReplay ? 'none' : dialect.reasoningReplay;
-      const replay = replayMode === 'all' || (replayMode === 'current-turn' && i > lastUser);
-      if (replay && reasoning !== '') msg.reasoning_content = reasoning;
-      wire.push(msg);
-    }
+    } else wire.push(encodeAssistantMessage(m, dialect, tools.names, replayed.has(i)));
   });
   flushImages();
   const body: Json = { model: request.model, messages: wire, stream: true };

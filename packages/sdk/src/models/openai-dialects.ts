@@ -2,6 +2,21 @@
 import type { ThinkingLevel } from './types';
 
 /**
+ * Which assistant messages get their reasoning sent back (see {@link OpenAIDialect.reasoningReplay}).
+ *
+ * - `none`: never (the server does not take reasoning back, or refuses the field);
+ * - `current-turn`: the assistant messages after the last user message only (inside a tool loop);
+ * - `tool-calls`: the assistant messages of every user turn (the messages between two user
+ *   messages) that made a tool call, in every later request, plus those after the last user
+ *   message; such a message whose reasoning was not captured gets an empty one, because the field
+ *   must be present (DeepSeek and Kimi thinking mode answer 400 without it);
+ * - `all`: every assistant message that has reasoning.
+ *
+ * @public
+ */
+export type ReasoningReplay = 'none' | 'current-turn' | 'tool-calls' | 'all';
+
+/**
  * How one OpenAI-compatible server family differs from OpenAI's Chat Completions.
  *
  * @public
@@ -15,26 +30,77 @@ export interface OpenAIDialect {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Whether to send `stream_options: { include_usage: true }` (usage arrives in a final chunk with empty `choices`). */
   includeUsage: boolean;
+  /** Which assistant messages get their reasoning sent back (the provider's documented rule). */
+  reasoningReplay: ReasoningReplay;
   /**
-   * Which assistant turns get their reasoning sent back as `reasoning_content`:
-   * `none`; `current-turn` (turns after the last user message, i.e. inside a tool loop: DeepSeek
-   * thinking mode requires it there and ignores it elsewhere); `all`.
+   * How reasoning goes back on an assistant message:
+   * `reasoning_content` (a string field); `reasoning_details` (OpenRouter: the items as received,
+   * `ThinkingPart.details`; a message without them sends none); `thinking-parts` (Mistral
+   * Magistral: `content` becomes an array of `{type:"thinking",thinking:[{type:"text",text}]}` and
+   * `{type:"text",text}` parts in the order the model produced them).
+   * @defaultValue `reasoning_content`
    */
-  reasoningReplay: 'none' | 'current-turn' | 'all';
+  reasoningWire?: 'reasoning_content' | 'reasoning_details' | 'thinking-parts';
+  /**
+   * Whether tool calls carry their signature back as `extra_content.google.thought_signature`
+   * (Gemini's OpenAI-compatible endpoint; see `ToolCallPart.signature`).
+   * @defaultValue false
+   */
+  toolCallSignatures?: boolean;
   /** Extra request fields for a thinking level (`undefined`: nothing to send). */
   thinkingParams: (level: Exclude<ThinkingLevel, 'off'>) => Record<string, unknown> | undefined;
 }
 
 const none = () => undefined;
 
+/** Thinking-token budgets per level where a server takes a budget (Alibaba, SiliconFlow). */
+const budgets = { low: 2048, medium: 8192, high: 24576 } as const;
+
 /**
- * Built-in dialects. Sources: OpenAI Chat Completions reference (`max_completion_tokens`,
- * `reasoning_effort`, `stream_options.include_usage`); DeepSeek API docs "Thinking Mode"
- * (`reasoning_content`, sent back within a tool-calling turn, `thinking: {type: enabled}`);
- * Alibaba Model Studio "OpenAI compatible - Chat" (`enable_thinking`, `thinking_budget`,
- * compatible-mode base URL); Ollama "OpenAI compatibility" (`reasoning_effort`, `/v1`); vLLM
- * "OpenAI-Compatible Server" and llama.cpp `tools/server` README (`max_tokens`,
- * `reasoning_content`).
+ * Built-in dialects, each with its provider's documented reasoning round trip.
+ *
+ * @remarks
+ * Sources, per dialect:
+ * - `openai`: OpenAI Chat Completions reference (`max_completion_tokens`, `reasoning_effort`,
+ *   `stream_options.include_usage`); reasoning is not sent back through Chat Completions.
+ * - `deepseek`: DeepSeek API docs "Thinking Mode" (https://api-docs.deepseek.com/guides/thinking_mode):
+ *   `thinking: {type: enabled}`, `reasoning_content`; between two user messages where the model made a
+ *   tool call, the assistant's `reasoning_content` must be passed back in all later requests (else 400
+ *   "The reasoning_content in the thinking mode must be passed back to the API"); where it made none,
+ *   it may be left out (it is ignored). Replay `tool-calls`.
+ * - `kimi`: Moonshot Kimi API docs, thinking models (https://platform.moonshot.ai/docs, "Use the Kimi
+ *   K2 thinking model"): `reasoning_content` kept on assistant tool-call messages (else 400 "thinking is
+ *   enabled but reasoning_content is missing in assistant tool call message"); `thinking: {type:
+ *   enabled}`. Replay `tool-calls`.
+ * - `glm`: Z.AI docs "Thinking Mode" (https://docs.z.ai/guides/capabilities/thinking-mode):
+ *   `thinking: {type: enabled}`; interleaved thinking needs the reasoning returned with the tool
+ *   results; preserved thinking (`clear_thinking: false`, recommended for agents) needs every earlier
+ *   `reasoning_content` back complete and unmodified. Replay `all`.
+ * - `qwen`: Alibaba Model Studio "OpenAI compatible - Chat" and "Deep thinking" (`enable_thinking`,
+ *   `thinking_budget`, compatible-mode base URL); `reasoning_content` is output only. Replay `none`.
+ * - `openrouter`: OpenRouter docs "Reasoning Tokens" (https://openrouter.ai/docs/use-cases/reasoning-tokens):
+ *   `reasoning: {effort}`; `reasoning_details` passed back unmodified on the assistant message
+ *   ("Preserving reasoning blocks"; Gemini models through OpenRouter refuse a tool call without them).
+ * - `mistral`: Mistral docs "Reasoning" (https://docs.mistral.ai/capabilities/reasoning/): Magistral
+ *   answers with `thinking` content chunks; the assistant message goes back with its chunks;
+ *   `reasoning_effort` on adjustable models; no `stream_options`.
+ * - `gemini`: Gemini API docs "OpenAI compatibility" (https://ai.google.dev/gemini-api/docs/openai)
+ *   and "Thought signatures" (https://ai.google.dev/gemini-api/docs/thought-signatures):
+ *   `reasoning_effort`; the signature arrives on the tool call in
+ *   `extra_content.google.thought_signature` and must go back on the same call (Gemini 3 validates
+ *   the current turn strictly, 400 "Function call is missing a thought_signature").
+ * - `groq`: GroqCloud docs "Reasoning" (https://console.groq.com/docs/reasoning): `reasoning_effort`,
+ *   `include_reasoning` (reasoning arrives in `reasoning`); assistant messages with `reasoning_content`
+ *   are refused (400 "property 'reasoning_content' is unsupported"). Replay `none`.
+ * - `xai`: xAI docs "Reasoning" (https://docs.x.ai/docs/guides/reasoning): `reasoning_content`
+ *   (grok-3-mini), `reasoning_effort` `low` | `high` on the models that take it; Chat Completions has no
+ *   field to send reasoning back. Replay `none`.
+ * - `siliconflow`: SiliconFlow API reference "Chat Completions"
+ *   (https://docs.siliconflow.cn/en/api-reference/chat-completions/chat-completions): `enable_thinking`,
+ *   `thinking_budget`, `reasoning_content` in the answer only. Replay `none`.
+ * - `ollama`: Ollama "OpenAI compatibility" (`reasoning_effort`, `/v1`); `vllm`: vLLM
+ *   "OpenAI-Compatible Server"; `llamacpp`: llama.cpp `tools/server` README (`max_tokens`,
+ *   `reasoning_content`).
  *
  * @public
  */
@@ -52,8 +118,24 @@ export const OPENAI_DIALECTS = {
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     maxTokensField: 'max_tokens',
     includeUsage: true,
-    reasoningReplay: 'current-turn',
+    reasoningReplay: 'tool-calls',
     thinkingParams: () => ({ thinking: { type: 'enabled' } }),
+  },
+  kimi: {
+    name: 'kimi',
+    defaultBaseUrl: 'https://api.moonshot.ai/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'tool-calls',
+    thinkingParams: () => ({ thinking: { type: 'enabled' } }),
+  },
+  glm: {
+    name: 'glm',
+    defaultBaseUrl: 'https://api.z.ai/api/paas/v4',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'all',
+    thinkingParams: () => ({ thinking: { type: 'enabled', clear_thinking: false } }),
   },
   qwen: {
     name: 'qwen',
@@ -61,10 +143,58 @@ export const OPENAI_DIALECTS = {
     maxTokensField: 'max_tokens',
     includeUsage: true,
     reasoningReplay: 'none',
-    thinkingParams: (level) => ({
-      enable_thinking: true,
-      thinking_budget: { low: 2048, medium: 8192, high: 24576 }[level],
-    }),
+    thinkingParams: (level) => ({ enable_thinking: true, thinking_budget: budgets[level] }),
+  },
+  openrouter: {
+    name: 'openrouter',
+    defaultBaseUrl: 'https://openrouter.ai/api/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'all',
+    reasoningWire: 'reasoning_details',
+    thinkingParams: (level) => ({ reasoning: { effort: level } }),
+  },
+  mistral: {
+    name: 'mistral',
+    defaultBaseUrl: 'https://api.mistral.ai/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: false,
+    reasoningReplay: 'all',
+    reasoningWire: 'thinking-parts',
+    thinkingParams: (level) => ({ reasoning_effort: level }),
+  },
+  gemini: {
+    name: 'gemini',
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai/',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'none',
+    toolCallSignatures: true,
+    thinkingParams: (level) => ({ reasoning_effort: level }),
+  },
+  groq: {
+    name: 'groq',
+    defaultBaseUrl: 'https://api.groq.com/openai/v1',
+    maxTokensField: 'max_completion_tokens',
+    includeUsage: true,
+    reasoningReplay: 'none',
+    thinkingParams: (level) => ({ reasoning_effort: level, include_reasoning: true }),
+  },
+  xai: {
+    name: 'xai',
+    defaultBaseUrl: 'https://api.x.ai/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'none',
+    thinkingParams: (level) => ({ reasoning_effort: level === 'low' ? 'low' : 'high' }),
+  },
+  siliconflow: {
+    name: 'siliconflow',
+    defaultBaseUrl: 'https://api.siliconflow.cn/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'none',
+    thinkingParams: (level) => ({ enable_thinking: true, thinking_budget: budgets[level] }),
   },
   ollama: {
     name: 'ollama',

@@ -56,6 +56,9 @@ const knownDeltaKeys = new Set([
   'annotations', // url citations (OpenAI web search): metadata, like Anthropic citations
   'name',
   'tool_call_id',
+  // Gemini: a thought signature on a text answer (recommended back, not required; not kept). The one
+  // on a tool call is read in #toolCallFragment.
+  'extra_content',
 ]);
 
 /** Delta fields carrying reasoning, in order of preference. */
@@ -79,8 +82,43 @@ const reasoningPartTypes = new Set([
 /** Part types that carry nothing the normalized stream can hold and are skipped quietly. */
 const ignoredPartTypes = new Set([
   'reference', // Mistral citation references
-  'reasoning.encrypted', // OpenRouter: opaque, cannot be sent back through Chat Completions
+  'reasoning.encrypted', // OpenRouter: opaque, no text (the item itself rides on `details`, see attachReasoningDetails)
 ]);
+
+/**
+ * Carries OpenRouter `reasoning_details` items, as received, on the stream: on the last
+ * `thinking_delta` this delta produced (from index `from` of `out`), else on an empty one (items
+ * without text, e.g. `reasoning.encrypted`). Non-object items carry nothing and are skipped.
+ */
+function attachReasoningDetails(value: unknown, out: ModelEvent[], from: number): void {
+  if (!Array.isArray(value)) return;
+  const details = value.filter((d): d is Json => typeof d === 'object' && d !== null && !Array.isArray(d));
+  if (details.length === 0) return;
+  for (let i = out.length - 1; i >= from; i--) {
+    const e = out[i]!;
+    if (e.type === 'thinking_delta') {
+      out[i] = { ...e, details };
+      return;
+    }
+  }
+  out.push({ type: 'thinking_delta', thinking: '', details });
+}
+
+/** Gemini's signature on a tool-call fragment (`extra_content.google.thought_signature`), if any. */
+function thoughtSignatureOf(tc: Json): string | undefined {
+  const extra = tc.extra_content as Json | undefined;
+  const google = typeof extra === 'object' && extra !== null ? (extra.google as Json | undefined) : undefined;
+  const signature = typeof google === 'object' && google !== null ? google.thought_signature : undefined;
+  return typeof signature === 'string' && signature !== '' ? signature : undefined;
+}
+
+/** A `tool_call_end` event with the call's signature, when it has one. */
+function withSignature(
+  event: Extract<ModelEvent, { type: 'tool_call_end' }>,
+  signature: string | undefined,
+): Extract<ModelEvent, { type: 'tool_call_end' }> {
+  return signature === undefined ? event : { ...event, signature };
+}
 
 /** null, undefined, '', [] and {} carry nothing. */
 function isEmpty(v: unknown): boolean {
@@ -104,6 +142,8 @@ interface CallState {
   name: string;
   args: string;
   started: boolean;
+  /** Gemini `extra_content.google.thought_signature` of the call, when a fragment carried one. */
+  signature?: string;
 }
 
 /** Whether `text` (already concatenated arguments) is one complete JSON object. */
@@ -147,8 +187,10 @@ function startsNewCall(call: CallState, wireId: string | undefined, name: string
  *
  * @remarks
  * `reasoning_content` (or `reasoning`, or OpenRouter `reasoning_details`) becomes
- * `thinking_delta`; `content` and `refusal` become `text_delta`. Each may be a string, one typed
- * part or an array of typed parts (`{"type":"text"|"output_text","text":…}`; reasoning parts such
+ * `thinking_delta`; OpenRouter's `reasoning_details` items also ride on it as received
+ * (`details`), to go back verbatim; a tool call's Gemini `extra_content.google.thought_signature`
+ * ends up on its `tool_call_end` (`signature`); `content` and `refusal` become `text_delta`. Each
+ * may be a string, one typed part or an array of typed parts (`{"type":"text"|"output_text","text":…}`; reasoning parts such
  * as Mistral Magistral's `{"type":"thinking","thinking":[{"type":"text","text":…}]}` or
  * `{"type":"reasoning","text":…}`), emitted in order; reasoning parts are always thinking, never
  * text. A delta field, part type or shape the translator does not understand becomes a `warning`
@@ -280,7 +322,9 @@ export class OpenAITranslator implements SseTranslator {
     // The first non-empty of these: servers that send two of them send the same text twice
     // (vLLM `reasoning` beside `reasoning_content`, OpenRouter `reasoning` beside `reasoning_details`).
     const field = reasoningFields.find((f) => !isEmpty(delta[f]));
+    const before = out.length;
     if (field) this.#content(delta[field], field, 'thinking', out);
+    attachReasoningDetails(delta.reasoning_details, out, before);
     this.#content(delta.content, 'content', 'text', out);
     this.#content(delta.refusal, 'refusal', 'text', out);
     const toolCalls = delta.tool_calls;
@@ -382,6 +426,7 @@ export class OpenAITranslator implements SseTranslator {
           ? JSON.stringify(fn.arguments)
           : '';
     const call = this.#callFor(tc, typeof fn.name === 'string' ? fn.name : '', piece);
+    call.signature = thoughtSignatureOf(tc) ?? call.signature;
     if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
     if (!call.started && call.name !== '') this.#startCall(call, out);
     if (piece !== '') {
@@ -467,7 +512,7 @@ export class OpenAITranslator implements SseTranslator {
     if (nameless) throw this.#namelessCall(nameless);
     for (const call of ordered) {
       if (!call.started) this.#startCall(call, out);
-      out.push(this.#tools.end(call.id, call.name, call.args));
+      out.push(withSignature(this.#tools.end(call.id, call.name, call.args), call.signature));
     }
   }
 

@@ -108,6 +108,14 @@ export interface ThinkingPart {
   signature?: string;
   /** Anthropic `redacted_thinking` payload (opaque, encrypted); sent back unchanged. */
   redacted?: string;
+  /**
+   * OpenRouter `reasoning_details` items of this turn, exactly as received (in arrival order, never
+   * merged or edited): the `openrouter` dialect sends them back as the assistant message's
+   * `reasoning_details`, which OpenRouter requires unmodified (they carry signatures and encrypted
+   * reasoning, e.g. Gemini's thought signatures). Source: OpenRouter docs "Reasoning Tokens",
+   * section "Preserving reasoning blocks" (https://openrouter.ai/docs/use-cases/reasoning-tokens).
+   */
+  details?: Array<Record<string, unknown>>;
 }
 
 /**
@@ -131,6 +139,14 @@ export interface ToolCallPart {
   input: unknown;
   /** The raw argument JSON as streamed, kept so an invalid call can be sent back verbatim. */
   rawArguments?: string;
+  /**
+   * Opaque signature the server attached to this call (Gemini's `thought_signature`, received on the
+   * tool call as `extra_content.google.thought_signature` by its OpenAI-compatible endpoint), sent
+   * back on the same call unchanged. Gemini 3 refuses a function call of the current turn without
+   * it (400). Source: Gemini API docs "Thought signatures"
+   * (https://ai.google.dev/gemini-api/docs/thought-signatures).
+   */
+  signature?: string;
 }
 
 /** The system prompt, as layers joined in order (base, host, run, …). @public */
@@ -273,13 +289,19 @@ export type ModelEvent =
        * part, unless that part is redacted or already signed (a signature closes a block).
        */
       start?: boolean;
+      /** OpenRouter `reasoning_details` items of this chunk, as received (see {@link ThinkingPart.details}). */
+      details?: Array<Record<string, unknown>>;
     }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
-  | ({ type: 'tool_call_end'; id: string; name: string; rawArguments: string } & (
-      | { ok: true; input: unknown }
-      | { ok: false; input: Record<string, never>; failure: ToolCallFailure }
-    ))
+  | ({
+      type: 'tool_call_end';
+      id: string;
+      name: string;
+      rawArguments: string;
+      /** The call's opaque signature, when the server sent one (see {@link ToolCallPart.signature}). */
+      signature?: string;
+    } & ({ ok: true; input: unknown } | { ok: false; input: Record<string, never>; failure: ToolCallFailure }))
   | { type: 'usage'; usage: ModelUsage }
   | { type: 'warning'; warning: ModelWarning }
   | { type: 'done'; stopReason: StopReason }

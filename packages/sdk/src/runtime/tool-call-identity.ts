@@ -60,6 +60,7 @@ export function admitToolCall(
         name: event.name,
         input: {},
         rawArguments: `[${bytes} bytes of arguments omitted]`,
+        ...(event.signature !== undefined ? { signature: event.signature } : {}),
       },
       failure: {
         code: 'INPUT_TOO_LARGE',
@@ -74,6 +75,7 @@ export function admitToolCall(
     name: event.name,
     input: event.ok ? event.input : {},
     rawArguments: event.rawArguments,
+    ...(event.signature !== undefined ? { signature: event.signature } : {}),
   };
   return event.ok ? { part } : { part, failure: event.failure };
 }
