@@ -62,7 +62,9 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
  * `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
  * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop`; usage is
  * merged from `message_start` and `message_delta`; `message_stop` ends the stream with `usage`
- * and `done`. `ping`, `citations_delta` and unknown event types are ignored (the API's versioning
+ * and `done`; bytes that end before `message_stop` are a cut (`end` throws a `PROVIDER_PROTOCOL` error
+ * with `details.streamCut: true`, retried by the stream helper while nothing was emitted). `ping`,
+ * `citations_delta` and unknown event types are ignored (the API's versioning
  * policy adds event types); a content block type or delta type the translator does not understand
  * (e.g. a server tool's `server_tool_use` block) becomes a `warning` with code
  * `PROVIDER_DELTA_UNKNOWN`, once per distinct type per stream, `details` naming the type and keys.
@@ -139,8 +141,10 @@ export class AnthropicTranslator implements SseTranslator {
 
   /** {@inheritDoc SseTranslator.end} */
   end(): void {
+    // Cut short: retried while nothing of the turn was emitted (see `streamCut`).
     throw new ProviderProtocolError(`${this.#provider}: the stream ended before message_stop`, {
       provider: this.#provider,
+      streamCut: true,
     });
   }
 

@@ -77,8 +77,9 @@ type Json = Record<string, unknown>;
  * wire-safe tool names and back. Errors: see {@link ProviderError} subclasses; the stream itself
  * never throws. A transient error event inside the stream (`overloaded_error`,
  * `rate_limit_error`, `api_error`) is retried with the same backoff and attempt budget as HTTP
- * 429/529 while nothing of the turn was emitted yet; after output the stream ends with `error` +
- * `done('error')`.
+ * 429/529 while nothing of the turn was emitted yet, and so is a stream cut short before its first
+ * content (it ends before `message_stop`, e.g. right after `message_start`, or its connection
+ * breaks); after output the stream ends with `error` + `done('error')`.
  *
  * @public
  */

@@ -28,7 +28,10 @@ export interface HttpProviderOptions {
   firstByteTimeoutMs?: number;
   /** Longest silence allowed between two body chunks of a streaming response, in ms (default 120 000). */
   idleTimeoutMs?: number;
-  /** Retry settings (408, 409, 429, 529, 5xx, connection failures, and transient in-stream errors before any output). */
+  /**
+   * Retry settings (408, 409, 429, 529, 5xx, connection failures, and, before any output, transient
+   * in-stream errors and a stream cut short).
+   */
   retry?: RetryOptions;
   /**
    * An undici dispatcher to use instead of the provider's own `Agent` (e.g. a `ProxyAgent`, or a
@@ -470,6 +473,36 @@ export function streamError(
  */
 export function isTransientStreamError(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.retryable && error.details.inStream === true;
+}
+
+/** undici and socket error codes of a connection that broke while a response body was being read. */
+const cutCodes = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * The typed error of a 200 stream that was cut short, or `undefined` when `error` is not a cut.
+ *
+ * @remarks
+ * A stream is cut when its body ended before the translator saw the end of the response (the
+ * `PROVIDER_PROTOCOL` error a translator's `end` throws, marked `details.streamCut: true`, returned as
+ * it is), or when the connection broke while the body was read (an undici socket error, a reset:
+ * returned as a `PROVIDER_UNREACHABLE` error with `details.streamCut: true` and the socket error as
+ * `cause`). Timeouts (`PROVIDER_TIMEOUT`), aborts and errors the server reported are not cuts. The
+ * stream helper retries a cut like a transient in-stream error while nothing of the turn was emitted.
+ *
+ * @param provider - provider id for details
+ * @param error - what reading or translating the body threw
+ * @internal
+ */
+export function streamCut(provider: string, error: unknown): ProviderError | undefined {
+  if (error instanceof ProviderError) return error.details.streamCut === true ? error : undefined;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !cutCodes.has(code)) return undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderConnectionError(
+    `${provider}: the connection closed before the response was complete (${message})`,
+    { provider, cause: code, streamCut: true },
+    { cause: error },
+  );
 }
 
 /**

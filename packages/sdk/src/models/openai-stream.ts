@@ -254,8 +254,10 @@ export class OpenAITranslator implements SseTranslator {
   /** {@inheritDoc SseTranslator.end} */
   end(out: ModelEvent[]): void {
     if (this.#finish === undefined) {
+      // Cut short: retried while nothing of the turn was emitted (see `streamCut`).
       throw new ProviderProtocolError(`${this.#provider}: the stream ended before a finish_reason or [DONE]`, {
         provider: this.#provider,
+        streamCut: true,
       });
     }
     this.#finishStream(out);

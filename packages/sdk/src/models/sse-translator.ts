@@ -3,7 +3,14 @@
 // chunk is reading it, and none is spent per event here.
 import { SseParser, type SseEvent } from './sse';
 import type { ModelEvent } from './types';
-import { isTransientStreamError, openStream, withDetails, type OpenedStream, type OpenStreamArgs } from './http';
+import {
+  isTransientStreamError,
+  openStream,
+  streamCut,
+  withDetails,
+  type OpenedStream,
+  type OpenStreamArgs,
+} from './http';
 import { backoffDelay, resolveRetry } from './retry';
 
 /**
@@ -101,8 +108,12 @@ function isOutput(e: ModelEvent): boolean {
  * chunks and `finish_reason: insufficient_system_resource`) is retried the same way (same
  * backoff, same `onRetry` callback with `inStream: true`, same attempt budget shared with the HTTP
  * retries), but only while no output event (text, thinking, tool call) of the turn has been
- * yielded: nothing is buffered, and nothing is ever yielded twice. After output, the error is
- * thrown (the stream ends with `error` + `done('error')`). Warnings already yielded by a failed
+ * yielded: nothing is buffered, and nothing is ever yielded twice. A stream cut short (see
+ * `streamCut`: the body ended before the response was complete, or its connection broke while it was
+ * read) is retried by the same rule: a cut before the first text, thinking or tool-call event is
+ * retried (same backoff, same budget, `onRetry` with `inStream: true` and the cut's code,
+ * `PROVIDER_PROTOCOL` or `PROVIDER_UNREACHABLE`). After output, the error is thrown, typed (the
+ * stream ends with `error` + `done('error')`, so no tool call of the turn runs). Warnings already yielded by a failed
  * attempt are not repeated by the next one. The error of the last attempt carries
  * `details.attempts`.
  *
@@ -156,10 +167,13 @@ export async function* streamTranslated(
     } finally {
       if (!res.body.destroyed) res.body.destroy();
     }
-    if (output || args.signal?.aborted || !isTransientStreamError(failure)) throw failure;
-    if (attempt >= retry.maxAttempts) throw withDetails(failure, { attempts: attempt });
+    if (args.signal?.aborted) throw failure;
+    const cut = streamCut(args.provider, failure); // typed, whether it is retried or not
+    const transient = cut ?? (isTransientStreamError(failure) ? failure : undefined);
+    if (output || transient === undefined) throw cut ?? failure;
+    if (attempt >= retry.maxAttempts) throw withDetails(transient, { attempts: attempt });
     const delayMs = backoffDelay(attempt, retry);
-    retry.onRetry?.({ attempt, status: res.statusCode, delayMs, code: failure.code, inStream: true });
+    retry.onRetry?.({ attempt, status: res.statusCode, delayMs, code: transient.code, inStream: true });
     await retry.sleep(delayMs, args.signal);
     if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
     attempt++;
