@@ -1,14 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
-import { CapabilitySchemaUnsupportedError, OutcomeUnknownError } from '../capabilities/errors';
-import type { Capability, HandlerContext, Verifier } from '../capabilities/types';
+import { CapabilitySchemaUnsupportedError } from '../capabilities/errors';
+import type { Capability, Verifier } from '../capabilities/types';
 import { MediaAgentError } from '../core/errors';
+import { McpClientSession } from './client-session';
 import { McpToolNameError, McpToolSchemaError } from './consume-errors';
-import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, mcpToolOutput, type McpToolResultOutput } from './tool-output';
+import { callMcpTool } from './tool-call';
+import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';
 
 /**
  * How {@link registerMcpServer} registers an MCP server's tools.
@@ -18,16 +19,27 @@ export interface McpServerRegistration {
   /** The server's name in capability ids `mcp.<name>.<tool>`: one word of letters, digits, `_` and `-` (≤ 64 chars). */
   name: string;
   /**
-   * A connected client of the official MCP SDK. The host owns it (connects it, closes it); when the connection
-   * breaks, calls in flight end `unknown` (side-effecting) or `failed` (read-only). Give this or `transport`.
+   * A connected client of the official MCP SDK. The host owns it (connects it, closes it), so its session is never
+   * renewed: a call the server refuses for an ended session (HTTP 404) fails `MCP_CALL_NOT_DELIVERED`. When the
+   * connection breaks after a call was sent, the call ends `unknown` (side-effecting) or `failed` (read-only).
+   * Give this or `transport`.
    */
   client?: Pick<Client, 'listTools' | 'callTool' | 'transport'>;
   /**
    * A transport of the official MCP SDK (e.g. `StdioClientTransport`, `StreamableHTTPClientTransport`), not yet
-   * started: a client named `media-agent` is made and connected over it (close it with `transport.close()`).
-   * Give this or `client`.
+   * started, or a function that makes a new one each time it is called. A client named `media-agent` is made and
+   * connected over it. Give this or `client`.
+   *
+   * With a function, sessions are renewed: when a request that carried an `Mcp-Session-Id` is answered HTTP 404
+   * (the server restarted or ended the session), or otherwise provably never reached the server (another 4xx, a
+   * connection refused), a new transport is made, connected (`initialize` again, per the MCP specification,
+   * Streamable HTTP transport, "Session Management": "When a client receives HTTP 404 in response to a request
+   * containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session
+   * ID attached."), and the request is sent once more; the old client is closed. To disconnect, close the last
+   * transport the function made. With a transport object, close it with `transport.close()`; its session is never
+   * renewed.
    */
-  transport?: Transport;
+  transport?: Transport | (() => Transport);
   /**
    * Tools the host declares read-only, in code: registered as kind `read` (replay `safe`), so runs and
    * read-only subagents may call them freely. Every other tool is kind `execute` with replay `never`,
@@ -44,8 +56,9 @@ export interface McpServerRegistration {
   /** Cap of a tool's text output in UTF-8 bytes. @defaultValue {@link MCP_DEFAULT_MAX_OUTPUT_BYTES} (768 KiB) */
   maxOutputBytes?: number;
   /**
-   * How long one tool call may wait for its answer, in ms; past it a side-effecting call is `unknown`, a read
-   * fails (`MCP_TRANSPORT_LOST`).
+   * How long one tool call may wait for its answer, in ms (and a new session's `initialize`); past it a read fails
+   * `MCP_CALL_TIMEOUT`, and a side-effecting call, which was sent and may have run, is `unknown` (its message names
+   * `MCP_CALL_TIMEOUT`).
    * @defaultValue 60 000 (the MCP SDK's request timeout)
    */
   callTimeoutMs?: number;
@@ -84,21 +97,26 @@ interface ListedTool {
  * A tool is side-effecting — kind `execute`, replay `never`, so an `unknown` outcome is never re-run — unless
  * the host lists it in `readOnlyTools`. A server's `readOnlyHint` is recorded but not trusted: read-only
  * subagents cannot call a tool the host did not declare read-only. A result with `isError` makes the call
- * `failed` (`MCP_TOOL_ERROR`). When the connection breaks after the call was sent, a side-effecting call is
- * `unknown` (`OUTCOME_UNKNOWN`), settled only by a verifier the host registers; a read fails
- * (`MCP_TRANSPORT_LOST`). Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with
- * `read_tool_result` like any large result. Everything is checked before anything is registered: a server with
+ * `failed` (`MCP_TOOL_ERROR`). A call that provably never reached the server (HTTP 404 for an ended session,
+ * another 4xx, a connection refused) is never `unknown`: with a `transport` function it is sent once more in a new
+ * session (a new `initialize`); if it still does not get through it fails `MCP_CALL_NOT_DELIVERED`. No answer
+ * within `callTimeoutMs` fails a read with `MCP_CALL_TIMEOUT`. When the call was sent and its answer is lost (a
+ * timeout, the connection broke, an unreadable answer), a side-effecting call is `unknown` (`OUTCOME_UNKNOWN`),
+ * never sent again and settled only by a verifier the host registers; a read fails (`MCP_TRANSPORT_LOST`).
+ * Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with `read_tool_result` like any large
+ * result. Everything is checked before anything is registered: a server with
  * one bad tool registers nothing. The registration is a snapshot of `tools/list`: tools the server adds later
  * (`notifications/tools/list_changed`) are not registered until the host registers the server again under
  * another name.
  *
  * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
- * @param options - the server name, a connected client (or a transport to connect one over), the host's read-only tools,
- *   verifiers, the output cap
+ * @param options - the server name, a connected client (or a transport, or a transport factory, to connect one
+ *   over), the host's read-only tools, verifiers, the output cap, the call timeout
  * @returns the registered tools
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
  *   the server does not list); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
- *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken; whatever `tools/list` throws
+ *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken; whatever connecting or `tools/list`
+ *   throws
  *
  * @example
  * ```ts
@@ -110,6 +128,21 @@ interface ListedTool {
  * await client.connect(new StdioClientTransport({ command: 'indexer-mcp' }));
  * await registerMcpServer(host, { name: 'indexer', client, readOnlyTools: ['search'] });
  * // capabilities mcp.indexer.search (read) and mcp.indexer.grab (execute)
+ * ```
+ *
+ * @example
+ * A Streamable HTTP server whose sessions are renewed when it restarts:
+ * ```ts
+ * import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+ *
+ * let transport: StreamableHTTPClientTransport | undefined;
+ * await registerMcpServer(host, {
+ *   name: 'indexer',
+ *   transport: () => (transport = new StreamableHTTPClientTransport(new URL('http://indexer:8808/mcp'))),
+ *   readOnlyTools: ['search'],
+ * });
+ * // at shutdown:
+ * await transport?.close();
  * ```
  * @public
  */
@@ -128,6 +161,8 @@ export async function registerMcpServer(
       `server name must be one word of letters, digits, _ and - (≤ 64 chars); got ${String(name)}`,
     );
   if (!options.client === !options.transport) throw invalidOption('client', 'give either client or transport');
+  if (options.transport && typeof options.transport !== 'function' && typeof options.transport.start !== 'function')
+    throw invalidOption('transport', 'transport must be an MCP transport, not yet started, or a function making one');
   if (
     options.client &&
     (typeof options.client.callTool !== 'function' || typeof options.client.listTools !== 'function')
@@ -142,11 +177,16 @@ export async function registerMcpServer(
   for (const option of ['readOnlyTools'] as const)
     if (options[option] !== undefined && !Array.isArray(options[option]))
       throw invalidOption(option, `${option} must be an array of tool names`);
-  if (!options.transport) return registerTools(registry, options, options.client!, maxOutputBytes, callTimeoutMs);
+  const { transport } = options;
+  if (!transport)
+    return registerTools(registry, options, new McpClientSession(options.client!), maxOutputBytes, callTimeoutMs);
+  // A transport factory makes the session renewable: each renewal connects a new client over a new transport, its
+  // `initialize` waiting at most callTimeoutMs (the first connection waits as long as the MCP SDK's default).
+  const open = typeof transport === 'function' ? () => connected(transport(), callTimeoutMs) : undefined;
   // A client made here is closed again when registration fails, so no server process is left running.
-  const client = await connected(options.transport);
+  const client = await connected(typeof transport === 'function' ? transport() : transport);
   try {
-    return await registerTools(registry, options, client, maxOutputBytes, callTimeoutMs);
+    return await registerTools(registry, options, new McpClientSession(client, open), maxOutputBytes, callTimeoutMs);
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
@@ -157,13 +197,13 @@ export async function registerMcpServer(
 async function registerTools(
   registry: CapabilityRegistry,
   options: McpServerRegistration,
-  client: NonNullable<McpServerRegistration['client']>,
+  session: McpClientSession,
   maxOutputBytes: number,
   callTimeoutMs: number,
 ): Promise<McpRegisteredTool[]> {
   const { name } = options;
 
-  const tools = await listAllTools(client);
+  const tools = await listAllTools(session.client);
   const listed = new Set(tools.map((t) => t.name));
   for (const [option, names] of [
     ['readOnlyTools', options.readOnlyTools ?? []],
@@ -175,7 +215,7 @@ async function registerTools(
   const readOnly = new Set(options.readOnlyTools ?? []);
   const made = tools.map((tool) => {
     const capability = toolCapability(name, tool, {
-      client,
+      session,
       readOnly: readOnly.has(tool.name),
       verify: options.verifiers?.[tool.name],
       maxOutputBytes,
@@ -200,10 +240,10 @@ async function registerTools(
   return made.map((m) => m.registered);
 }
 
-/** A client connected over the transport. */
-async function connected(transport: Transport): Promise<Client> {
+/** A client connected over the transport (a new session: `initialize` waits at most `timeoutMs`, or the MCP SDK's default). */
+async function connected(transport: Transport, timeoutMs?: number): Promise<Client> {
   const client = new Client({ name: 'media-agent', version: '0.1.0' });
-  await client.connect(transport);
+  await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
   return client;
 }
 
@@ -227,7 +267,7 @@ function toolCapability(
   server: string,
   tool: ListedTool,
   how: {
-    client: NonNullable<McpServerRegistration['client']>;
+    session: McpClientSession;
     readOnly: boolean;
     verify: Verifier<unknown, McpToolResultOutput> | undefined;
     maxOutputBytes: number;
@@ -252,7 +292,19 @@ function toolCapability(
       output: McpToolOutput,
       tags: ['mcp', server, tool.name],
       ...(how.verify ? { verify: how.verify as Verifier<unknown, McpToolResultOutput> } : {}),
-      handler: (input, ctx) => callTool(server, tool.name, input, ctx, how),
+      handler: (input, ctx) =>
+        callMcpTool(
+          {
+            server,
+            tool: tool.name,
+            readOnly: how.readOnly,
+            maxOutputBytes: how.maxOutputBytes,
+            callTimeoutMs: how.callTimeoutMs,
+            session: how.session,
+          },
+          input,
+          ctx,
+        ),
     });
   } catch (error) {
     if (error instanceof CapabilitySchemaUnsupportedError)
@@ -261,67 +313,4 @@ function toolCapability(
       throw new McpToolSchemaError(server, tool.name, error.message);
     throw error;
   }
-}
-
-/** JSON-RPC codes that mean the request did not get an answer (the connection broke or the wait ran out). */
-const NO_ANSWER = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout]);
-
-/** One tool call: the server's answer as output, `isError` as a failure, a lost answer as `unknown` (writes). */
-async function callTool(
-  server: string,
-  tool: string,
-  input: unknown,
-  ctx: HandlerContext,
-  how: {
-    client: NonNullable<McpServerRegistration['client']>;
-    readOnly: boolean;
-    maxOutputBytes: number;
-    callTimeoutMs: number;
-  },
-) {
-  // Not connected: nothing was sent, so nothing happened.
-  if (!how.client.transport)
-    throw new MediaAgentError('MCP_TRANSPORT_LOST', `MCP server ${server} is not connected; ${tool} was not sent`, {
-      server,
-      tool,
-    });
-  let result: { content?: unknown; structuredContent?: unknown; isError?: unknown };
-  try {
-    result = (await how.client.callTool({ name: tool, arguments: input as Record<string, unknown> }, undefined, {
-      signal: ctx.signal,
-      timeout: how.callTimeoutMs,
-    })) as typeof result;
-  } catch (error) {
-    // The server answered with a JSON-RPC error: it refused the call.
-    if (error instanceof McpError && !NO_ANSWER.has(error.code))
-      throw new MediaAgentError('MCP_TOOL_ERROR', `MCP server ${server} refused ${tool}: ${error.message}`, {
-        server,
-        tool,
-        rpcCode: error.code,
-      });
-    const what = error instanceof McpError ? 'the connection broke' : 'the answer could not be read';
-    if (how.readOnly)
-      throw new MediaAgentError(
-        error instanceof McpError ? 'MCP_TRANSPORT_LOST' : 'MCP_RESULT_INVALID',
-        `MCP server ${server}: ${what} during ${tool}`,
-        { server, tool },
-      );
-    throw new OutcomeUnknownError(
-      `MCP server ${server}: ${what} after ${tool} was sent; whether it took effect is unknown — verify before retrying`,
-      { cause: error },
-    );
-  }
-  if (result.isError === true) {
-    const text = (Array.isArray(result.content) ? result.content : [])
-      .flatMap((p: { type?: unknown; text?: unknown }) =>
-        p?.type === 'text' && typeof p.text === 'string' ? [p.text] : [],
-      )
-      .join('\n')
-      .slice(0, 2000);
-    throw new MediaAgentError('MCP_TOOL_ERROR', `MCP server ${server}: ${tool} failed: ${text || 'no message'}`, {
-      server,
-      tool,
-    });
-  }
-  return mcpToolOutput(result, how.maxOutputBytes);
 }
