@@ -129,6 +129,8 @@ export const ERROR_CODES = {
   RUN_MIDDLEWARE_FAILED: 'A run middleware hook threw; the run fails with the hook and the cause in `details`.',
   DRIVER_FAILED: 'The run driver failed with an error that carried no code of its own; the run ends `failed`.',
   MODEL_FAILED: 'The model turn failed with an error that carried no code of its own; the run ends `failed`.',
+  MODEL_OUTPUT_TRUNCATED:
+    'The model replies hit the output token limit 3 times in a row (none of their calls ran), so the run ends `failed`.',
   GOAL_TARGET_AMBIGUOUS:
     'A call could not be tied to one goal target, so the run stops and asks the user which one is meant.',
   DELEGATE_DEPTH: 'A subagent tried to start a subagent deeper than the nesting limit.',
@@ -152,7 +154,10 @@ export const ERROR_CODES = {
   // Tool calls from the model and the runtime's own tools
   TOOL_UNKNOWN: 'The model called a tool that was not offered in this request.',
   TOOL_ARGS_MALFORMED: "The model's tool arguments are not JSON or not a JSON object.",
-  TOOL_ARGS_INVALID: "The model's tool arguments do not match the tool's schema.",
+  TOOL_ARGS_INVALID:
+    "The model's tool arguments do not match the tool's schema (or are empty while the schema requires fields).",
+  TOOL_CALL_TRUNCATED:
+    'The reply that made the call hit the output token limit, so no call of it was run; the model is asked to issue it again, shorter.',
   TOOL_RESULT_EXPIRED: 'The stored large tool result has expired and was deleted.',
   TOOL_RESULT_NOT_FOUND: 'No stored large tool result has the `result_id`.',
   TOOL_RESULT_FOREIGN: 'The stored large tool result belongs to another run.',
@@ -170,7 +175,8 @@ export const ERROR_CODES = {
   MODEL_NOT_CONFIGURED:
     'A run was started on a host created without a model; pass `createAgentHost({ model })` (the scripted provider of `/testing` for tests and demos).',
   PROVIDER_AUTH: 'The model provider refused the credentials (HTTP 401/403); never retried.',
-  PROVIDER_CONTEXT_OVERFLOW: "The request is larger than the model's context window.",
+  PROVIDER_CONTEXT_OVERFLOW:
+    "The request is larger than the model's context window; a run compacts to a smaller budget and resends (twice at most) before it fails with this code.",
   PROVIDER_RATE_LIMITED: 'The provider answered 429 on every attempt, honouring `retry-after` between attempts.',
   PROVIDER_UNAVAILABLE: 'The provider answered 5xx or 529 (overloaded) on every attempt.',
   PROVIDER_TIMEOUT: 'The provider did not connect, answer or stream within the configured timeout.',

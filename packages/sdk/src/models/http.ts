@@ -14,6 +14,7 @@ import {
 } from './errors';
 import { MediaAgentError } from '../core/errors';
 import type { ModelEvent, ModelWarning } from './types';
+import { overflowTokenCounts } from './overflow-tokens';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
 
 /**
@@ -99,24 +100,36 @@ export function createDispatcher(options: HttpProviderOptions): Dispatcher {
 }
 
 /**
- * Context-window overflow messages, by server. Sources: Anthropic ("prompt is too long: N tokens >
- * M maximum", 413 request_too_large), OpenAI (`context_length_exceeded`, "maximum context length"),
- * DeepSeek and vLLM ("maximum context length"), DashScope ("Range of input length should be"),
- * llama.cpp server (`exceed_context_size_error`, "exceeds the available context size"), Mistral
- * ("too large for model"), Groq ("reduce the length of the messages").
+ * Context-window overflow messages, by server. Sources: Anthropic "Errors" ("prompt is too long: N
+ * tokens > M maximum", 413 `request_too_large`, "input length and `max_tokens` exceed context
+ * limit"), OpenAI (`context_length_exceeded`, "maximum context length"), Azure OpenAI ("exceed the
+ * configured limit of N tokens"), DeepSeek and vLLM ("maximum context length"), DashScope ("Range of
+ * input length should be"), llama.cpp server (`exceed_context_size_error`, "exceeds the available
+ * context size", "exceed context window"), Ollama ("input length exceeds maximum context length",
+ * "the input length exceeds the context length"), Mistral ("too large for model"), Gemini ("The
+ * input token count (N) exceeds the maximum number of tokens allowed"), LM Studio ("greater than the
+ * context length (n_keep: N>= n_ctx: M)"), LiteLLM
+ * (`ContextWindowExceededError`), Groq ("reduce the length of the messages").
  */
 const overflowPatterns = [
   /prompt is too long/i,
   /context[_ ]length[_ ]exceeded/i,
   /maximum context length/i,
   /context window/i,
+  /context_?window_?exceeded/i,
   /exceeds? the (available )?context size/i,
   /exceed_context_size/i,
+  /exceeds? (the )?(maximum )?context length/i,
+  /exceed context limit/i,
+  /exceeds? the configured limit of \d+ tokens/i,
+  /input token count.{0,40}exceeds the maximum number of tokens/i,
+  /request_too_large/i,
   /range of input length should be/i,
   /input (is )?too long/i,
   /too large for model/i,
   /reduce the length of the messages/i,
   /longer than the model's context length/i,
+  /greater than the context length/i,
 ];
 
 /**
@@ -171,10 +184,16 @@ export function errorForStatus(
   if (status === 401 || status === 403)
     return new ProviderAuthError(`${provider}: authentication failed (${status}): ${message}`, details);
   if (
-    (status === 400 || status === 413 || status === 422) &&
-    (status === 413 || isContextOverflowMessage(`${raw} ${type ?? ''}`))
+    status === 413 ||
+    ((status === 400 || status === 422) && isContextOverflowMessage(`${raw} ${type ?? ''}`)) ||
+    // llama.cpp server: its overflow type, sent by some versions with a 500 status
+    (status >= 500 && type === 'exceed_context_size_error')
   ) {
-    return new ContextOverflowError(`${provider}: the prompt exceeds the model's context window: ${message}`, details);
+    // The server's own counts, when it gave them, correct the runtime's estimate (see overflow-tokens.ts).
+    return new ContextOverflowError(`${provider}: the prompt exceeds the model's context window: ${message}`, {
+      ...details,
+      ...overflowTokenCounts(`${raw} ${bodyText.slice(0, 4096)}`),
+    });
   }
   if (status === 429) return new ProviderRateLimitError(`${provider}: rate limited (429): ${message}`, details);
   if (status === 529 || status >= 500)
@@ -460,7 +479,7 @@ export function streamError(
     return new ProviderAuthError(`${provider}: ${text}`, details);
   }
   if (isContextOverflowMessage(`${message} ${type} ${typeof code === 'string' ? code : ''}`))
-    return new ContextOverflowError(`${provider}: ${text}`, details);
+    return new ContextOverflowError(`${provider}: ${text}`, { ...details, ...overflowTokenCounts(message) });
   return new ProviderHttpError(`${provider}: ${text}`, details);
 }
 

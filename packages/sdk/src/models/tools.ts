@@ -94,21 +94,26 @@ export type ToolArgumentsResult = { ok: true; input: unknown } | { ok: false; fa
  * per schema object). Called only at `tool_call_end`, never on partial JSON.
  *
  * @remarks
- * Empty or whitespace-only text means `{}` (OpenAI-compatible servers send `""` for a call without
- * arguments; Anthropic sends no `input_json_delta` content). Arguments must be a JSON object.
+ * Empty or whitespace-only text means `{}` only for a tool that `{}` is valid for (OpenAI-compatible
+ * servers send `""` for a call without arguments; Anthropic's translator gives `""` for a `tool_use`
+ * block without `input_json_delta` content): a tool whose schema requires fields fails with
+ * `TOOL_ARGS_INVALID` naming them, and its handler never sees a `{}` it did not ask for. Arguments
+ * must be a JSON object.
  *
  * @param raw - the concatenated argument text
  * @param tool - the tool offered, or `undefined` when the model named an unknown tool
  * @param wireName - the name the model used (for the unknown-tool message)
  * @returns the parsed input, or a failure with code `TOOL_UNKNOWN`, `TOOL_ARGS_MALFORMED` or
- *   `TOOL_ARGS_INVALID` and a reason listing JSON pointer paths
+ *   `TOOL_ARGS_INVALID` and a reason listing JSON pointer paths (for empty arguments: that none were
+ *   sent, and the required fields)
  * @public
  */
 export function parseToolArguments(raw: string, tool: ModelTool | undefined, wireName: string): ToolArgumentsResult {
   if (!tool)
     return { ok: false, failure: { code: 'TOOL_UNKNOWN', message: `no tool named "${wireName}" was offered` } };
   let input: unknown;
-  if (raw.trim() === '') input = {};
+  const empty = raw.trim() === '';
+  if (empty) input = {};
   else {
     try {
       input = JSON.parse(raw);
@@ -125,6 +130,17 @@ export function parseToolArguments(raw: string, tool: ModelTool | undefined, wir
   const validator = validatorFor(tool.validationSchema ?? tool.inputSchema);
   if (validator.Check(input)) return { ok: true, input };
   const reasons = [...validator.Errors(input)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+  if (empty) {
+    const schema = tool.validationSchema ?? tool.inputSchema;
+    const required = Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : [];
+    return {
+      ok: false,
+      failure: {
+        code: 'TOOL_ARGS_INVALID',
+        message: `the call came with no arguments, and ${wireName} requires ${required.length > 0 ? required.join(', ') : 'some'}: ${reasons.join('; ')}. Send the call again with its arguments.`,
+      },
+    };
+  }
   return {
     ok: false,
     failure: { code: 'TOOL_ARGS_INVALID', message: `arguments do not match the schema: ${reasons.join('; ')}` },

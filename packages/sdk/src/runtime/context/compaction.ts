@@ -179,6 +179,43 @@ function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | u
   return n;
 }
 
+/** Per counter and model: tokens of tool definitions already counted (a drive offers the same tool objects on every call). */
+const toolsCounted = new WeakMap<TokenCounter, Map<string, WeakMap<ModelTool, number>>>();
+
+/**
+ * The runtime's estimate of a whole request as sent (every message, the system prompt included, and
+ * every tool), memoized per message and per tool object like compaction's own counts, so estimating
+ * each model call of a long run costs a lookup per message.
+ * @param counter - the counter
+ * @param messages - the request's messages, system prompt included
+ * @param tools - the request's tools
+ * @param model - model id (selects the encoding)
+ * @returns estimated prompt tokens
+ * @internal
+ */
+export function estimateRequestTokens(
+  counter: TokenCounter,
+  messages: readonly ModelMessage[],
+  tools: readonly ModelTool[],
+  model: string | undefined,
+): number {
+  let byModel = toolsCounted.get(counter);
+  if (!byModel) toolsCounted.set(counter, (byModel = new Map()));
+  let memo = byModel.get(model ?? '');
+  if (!memo) byModel.set(model ?? '', (memo = new WeakMap()));
+  let total = MESSAGE_OVERHEAD_TOKENS;
+  for (const m of messages) total += messageTokens(counter, m, model);
+  for (const t of tools) {
+    let n = memo.get(t);
+    if (n === undefined) {
+      n = counter.countRequest([], [t], model) - MESSAGE_OVERHEAD_TOKENS;
+      memo.set(t, n);
+    }
+    total += n;
+  }
+  return total;
+}
+
 /** The last fixed part counted per counter: the same system messages and tool definitions (by identity) count the same. */
 const fixedCounted = new WeakMap<
   TokenCounter,

@@ -47,6 +47,8 @@ export class RunSession {
   refusedTurns = 0;
   /** The value of `refusedTurns` the last pause was for. */
   pausedFor = 0;
+  /** Model replies in a row cut by the output limit (see `truncated-turn.ts`); 0 after a reply that was not cut. */
+  truncatedTurns = 0;
   /** True when a message or a decided approval woke the run for this processing. */
   readonly woken: boolean;
   /** Set when something asked the drive to end after the current step. */

@@ -8,10 +8,14 @@ import { applyInbox } from './inbox-step';
 import { answerSkillCommand } from './skill-command-step';
 import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
 import type { Loop } from './loop';
-import { runModelTurn, type ModelTurnSink } from './model-turn';
+import { runModelTurn, type ModelTurn, type ModelTurnSink } from './model-turn';
+import { contextOverflowed, MAX_OVERFLOW_RETRIES, overflowRetryDue } from './overflow-retry';
+import { isTruncatedReply, truncatedCallFailures, truncatedTurnsExhausted } from './truncated-turn';
+import { estimateRequestTokens } from '../context/compaction';
+import { correctionScale, observeOverflow, observeUsage } from '../context/token-correction';
 import { interruptedBy, STOPPED, type DriveEnd } from './outcomes';
 import { pauseDue, pauseStep } from './pause-step';
-import type { RunSession } from './run-session';
+import type { RunSession, StopRequest } from './run-session';
 import { openNextCall, stopDrive, TurnCalls } from './turn-calls';
 import { context as otelContext } from '@opentelemetry/api';
 import { hasImages } from '../images/image-delivery';
@@ -92,15 +96,85 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (pauseDue(session)) return (await pauseStep(loop, session)) ? { kind: 'repeat' } : STOPPED;
   if (session.stop) return stopDrive(session, session.stop);
 
-  const request = await loop.pipeline.beforeModelRequest(session, baseTools);
+  let request = await loop.pipeline.beforeModelRequest(session, baseTools);
   if (session.stop) return stopDrive(session, session.stop);
+  let turn = await callTurn(loop, session, request);
+  // Refused as too large before any output: correct the estimate, compact to a smaller budget, send again.
+  for (let retries = 0; contextOverflowed(turn); retries++) {
+    const overflow = recordOverflow(loop, turn);
+    if (!overflowRetryDue(retries, deps.settings.compactionThreshold > 0)) {
+      const why = retries > 0 ? ` after ${retries} compaction${retries > 1 ? 's' : ''}` : '';
+      return { kind: 'failed', code: 'PROVIDER_CONTEXT_OVERFLOW', message: `${turn.error!.message}${why}` };
+    }
+    session.emit('warning', {
+      source: 'runtime',
+      code: 'PROVIDER_CONTEXT_OVERFLOW',
+      message: `the provider refused the request as too large for its context window; the conversation is compacted to a smaller budget and the call sent again (retry ${retries + 1} of ${MAX_OVERFLOW_RETRIES})`,
+      details: overflow,
+    });
+    request = await loop.pipeline.beforeModelRequest(session, baseTools);
+    const stop = session.stop as StopRequest | undefined;
+    // Compaction cannot shrink the conversation to the corrected budget: the provider's refusal is the failure.
+    if (stop?.code === 'CONTEXT_TURN_TOO_LARGE')
+      return { kind: 'failed', code: 'PROVIDER_CONTEXT_OVERFLOW', message: `${turn.error!.message}; ${stop.message}` };
+    if (stop) return stopDrive(session, stop);
+    turn = await callTurn(loop, session, request);
+  }
+  if (turn.aborted) return interruptedBy(lease);
+  if (turn.message.content.length > 0) session.append(turn.message);
+  if (turn.error) return { kind: 'failed', code: turn.error.code ?? 'MODEL_FAILED', message: turn.error.message };
+  recordUsage(loop, turn);
+
+  const calls = turn.message.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+  const text = turn.message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+  // A reply cut by the output limit runs none of its calls (each is answered TOOL_CALL_TRUNCATED).
+  const truncated = isTruncatedReply(turn.stopReason) && calls.length > 0;
+  session.truncatedTurns = truncated ? session.truncatedTurns + 1 : 0;
+  const prompts = await loop.pipeline.afterModelTurn(session, turn.message, calls, text, turn.request);
+  if (calls.length === 0) {
+    if (session.stop) return stopDrive(session, session.stop);
+    if (prompts.length > 0) {
+      for (const prompt of prompts) session.append({ role: 'user', content: prompt });
+      return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
+    }
+    session.patch({ finalText: text || null, step: session.run.mode === 'execute' ? 'goal_settled' : 'finalize' });
+    return (await commitStep(deps, session)) ? { kind: 'ended' } : STOPPED;
+  }
+  // Too many cut replies in a row end the run (their calls are answered blocked).
+  if (truncated && truncatedTurnsExhausted(session.truncatedTurns)) {
+    const message = `the model's last ${session.truncatedTurns} replies hit the output token limit (maxTokens ${deps.settings.maxTokens ?? 'provider default'}) before their tool calls were complete; none of their calls ran`;
+    session.emit('warning', {
+      source: 'runtime',
+      code: 'MODEL_OUTPUT_TRUNCATED',
+      message,
+      details: { truncatedTurns: session.truncatedTurns, maxTokens: deps.settings.maxTokens ?? null },
+    });
+    session.stop ??= { code: 'MODEL_OUTPUT_TRUNCATED', message, kind: 'fail', by: 'the runtime', source: 'runtime' };
+  }
+  const calling = new TurnCalls(calls, truncated ? truncatedCallFailures(calls) : turn.failures);
+  const opened = await openNextCall(loop, session, calling);
+  if (opened.kind === 'run')
+    return (await commitBeforeCall(loop, session, calling)) ? { kind: 'calls', turn: calling } : STOPPED;
+  if (opened.kind === 'turn_done') return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
+  return opened;
+}
+
+/** The model request a turn step sends. */
+type PreparedTurnRequest = Awaited<ReturnType<Loop['pipeline']['beforeModelRequest']>>;
+
+/**
+ * One model call of a turn step, inside its chat span: the call, and once more text-only when the
+ * provider refused the images of a tool result; usage is added to the run (the refused call's too).
+ */
+async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRequest): Promise<ModelTurn> {
+  const { deps } = loop;
   const chat = loop.tracer.startChat(session.trace, {
     providerId: deps.provider.id,
     model: deps.settings.model,
     maxTokens: deps.settings.maxTokens,
     messages: request.messages,
   });
-  let turn: Awaited<ReturnType<typeof runModelTurn>>;
+  let turn: ModelTurn;
   // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
   // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
   const callModel = (messages: typeof request.messages) =>
@@ -120,7 +194,7 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
           messages,
           tools: request.tools,
           callPrefix: `call_${session.storedCount}`,
-          signal: lease.signal,
+          signal: session.lease.signal,
         },
         streamSink(loop, session),
       ),
@@ -156,26 +230,43 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     outputTokens: turn.usage.outputTokens,
     costUsd: turn.costUsd,
   });
-  if (turn.aborted) return interruptedBy(lease);
-  if (turn.message.content.length > 0) session.append(turn.message);
-  if (turn.error) return { kind: 'failed', code: turn.error.code ?? 'MODEL_FAILED', message: turn.error.message };
+  return turn;
+}
 
-  const calls = turn.message.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
-  const text = turn.message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  const prompts = await loop.pipeline.afterModelTurn(session, turn.message, calls, text, turn.request);
-  if (calls.length === 0) {
-    if (session.stop) return stopDrive(session, session.stop);
-    if (prompts.length > 0) {
-      for (const prompt of prompts) session.append({ role: 'user', content: prompt });
-      return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
-    }
-    session.patch({ finalText: text || null, step: session.run.mode === 'execute' ? 'goal_settled' : 'finalize' });
-    return (await commitStep(deps, session)) ? { kind: 'ended' } : STOPPED;
-  }
-  const calling = new TurnCalls(calls, turn.failures);
-  const opened = await openNextCall(loop, session, calling);
-  if (opened.kind === 'run')
-    return (await commitBeforeCall(loop, session, calling)) ? { kind: 'calls', turn: calling } : STOPPED;
-  if (opened.kind === 'turn_done') return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
-  return opened;
+/** The runtime's estimate of the request a turn sent (system prompt, messages, tools). */
+function estimateOf(loop: Loop, turn: ModelTurn): number {
+  const { counter, settings } = loop.deps;
+  return estimateRequestTokens(counter, turn.request.messages, turn.request.tools ?? [], settings.model);
+}
+
+/**
+ * Corrects the provider's token estimate from an overflow error (its stated counts, see
+ * `token-correction.ts`), so the compaction before the resend aims at a smaller budget.
+ * @returns the figures, for the warning event
+ */
+function recordOverflow(loop: Loop, turn: ModelTurn) {
+  const details = (turn.error as { details?: { promptTokens?: unknown; limitTokens?: unknown } }).details ?? {};
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
+  const estimatedTokens = estimateOf(loop, turn);
+  const promptTokens = count(details.promptTokens);
+  const limitTokens = count(details.limitTokens);
+  const correction = observeOverflow(loop.deps.provider, {
+    estimatedTokens,
+    windowTokens: loop.deps.settings.contextWindowTokens,
+    promptTokens,
+    limitTokens,
+  });
+  return {
+    estimatedTokens,
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
+    ...(limitTokens !== undefined ? { limitTokens } : {}),
+    tokenScale: Math.round(correctionScale(correction) * 1000) / 1000,
+  };
+}
+
+/** Corrects the provider's token estimate from a successful call's reported prompt tokens. */
+function recordUsage(loop: Loop, turn: ModelTurn): void {
+  const { inputTokens, cacheReadTokens, cacheWriteTokens } = turn.usage;
+  const reported = inputTokens + cacheReadTokens + cacheWriteTokens;
+  if (reported > 0) observeUsage(loop.deps.provider, estimateOf(loop, turn), reported);
 }

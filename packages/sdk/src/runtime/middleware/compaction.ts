@@ -16,6 +16,12 @@ export interface CompactionMiddlewareOptions {
   contextWindowTokens: number;
   /** Compact above this share of the window (0 < share < 1). */
   thresholdShare: number;
+  /**
+   * What one estimated token stands for in the provider's window, read before each request (the
+   * correction learned from the provider's own counts, see `runtime/context/token-correction.ts`):
+   * the window is divided by it. Default 1.
+   */
+  tokenScale?: () => number;
   /** Facts that survive every compaction (the checklist, unknown writes, open approvals) of a run; read only when a compaction is due. */
   pinned: (runId: string) => Promise<PinnedFacts>;
   /**
@@ -35,8 +41,10 @@ export interface CompactionMiddlewareOptions {
  * conversation) is over the threshold, the older turns are summarized and replaced in the working
  * conversation (never splitting a call from its result; the checklist, unknown writes and open
  * approvals pinned into the summary; every message stays in storage). It sets `requestTokens` for
- * the middleware after it. When even the latest turn does not fit the window the run ends `failed`
- * with `CONTEXT_TURN_TOO_LARGE`.
+ * the middleware after it. The window is the configured one divided by `tokenScale` (the provider's
+ * own counts over the estimate), so a provider that counts more, or refused a request as too large,
+ * gets compacted sooner and to less. When even the latest turn does not fit the window the run ends
+ * `failed` with `CONTEXT_TURN_TOO_LARGE`.
  * @param options - counter, model, window, threshold, pinned facts, summarizer
  * @returns the middleware
  * @internal
@@ -46,10 +54,12 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
   return {
     name: 'compaction',
     async beforeModelRequest(ctx) {
+      // The window in the runtime's estimate: smaller when the provider counts more than the estimate.
+      const scale = Math.max(1, options.tokenScale?.() ?? 1);
       const base = {
         counter: options.counter,
         model: options.model,
-        contextWindowTokens: options.contextWindowTokens,
+        contextWindowTokens: Math.floor(options.contextWindowTokens / scale),
         thresholdShare: options.thresholdShare,
         system,
         tools: ctx.tools,
