@@ -58,10 +58,6 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
         break;
       case 'thinking_delta':
         appendThinkingDelta(message.content, ev); // a block the provider marked (`start`) is a part of its own
-        if (ev.details !== undefined) {
-          const part = message.content[message.content.length - 1];
-          if (part?.type === 'thinking') part.details = [...(part.details ?? []), ...ev.details];
-        }
         break;
       case 'tool_call_end':
         message.content.push({

@@ -37,7 +37,8 @@ export function continuesThinking(
 /**
  * Adds one `thinking_delta` to the parts of an assistant message, in stream order: appended to the last
  * part when it continues it (see {@link continuesThinking}), else as a new thinking part (with the
- * delta's signature or redacted payload). An empty signature is not kept.
+ * delta's signature or redacted payload). An empty signature is not kept. The delta's OpenRouter
+ * `reasoning_details` items are appended, as received, to the part's `details`.
  *
  * @param content - the parts assembled so far (changed in place)
  * @param event - the delta
@@ -49,6 +50,7 @@ export function appendThinkingDelta(content: AssistantMessage['content'], event:
   if (continuesThinking(last, event)) {
     last.thinking += event.thinking;
     if (event.signature) last.signature = event.signature;
+    if (event.details !== undefined) last.details = [...(last.details ?? []), ...event.details];
     return last;
   }
   const part: ThinkingPart = {
@@ -56,6 +58,7 @@ export function appendThinkingDelta(content: AssistantMessage['content'], event:
     thinking: event.thinking,
     ...(event.signature ? { signature: event.signature } : {}),
     ...(event.redacted !== undefined ? { redacted: event.redacted } : {}),
+    ...(event.details !== undefined ? { details: [...event.details] } : {}),
   };
   content.push(part);
   return part;

@@ -9,8 +9,10 @@ import type {
   ModelProvider,
   ModelRequest,
   ModelUsage,
+  StopReason,
   ToolCallPart,
 } from '../models/types';
+import { appendThinkingDelta } from '../models/thinking-parts';
 import { SkillError } from './skill-error';
 import type { SkillOperation, SkillStore, SkillWriteOrigin } from '../ports/skill-store';
 import { reviewPrompt } from './review-prompts';
@@ -240,15 +242,21 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     const request: ModelRequest = { ...base, messages: [...messages], tools: [...(base.tools ?? [])] };
     if (inputTokens >= budget) return result('budget');
     modelCalls++;
-    const parts: Array<{ type: 'text'; text: string } | ToolCallPart> = [];
-    let text = '';
+    // The reply in stream order: thinking blocks (with their signatures), text and tool calls go back to the
+    // provider on the review's next call exactly as they came, as the provider's own tool loop requires.
+    const content: AssistantMessage['content'] = [];
     const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     let reported = false;
     let failed = false;
+    let stopReason: StopReason | undefined;
     const failures = new Map<string, string>();
     try {
       for await (const event of provider.stream(request, signal)) {
-        if (event.type === 'text_delta') text += event.text;
+        if (event.type === 'text_delta') {
+          const last = content[content.length - 1];
+          if (last?.type === 'text') last.text += event.text;
+          else content.push({ type: 'text', text: event.text });
+        } else if (event.type === 'thinking_delta') appendThinkingDelta(content, event);
         else if (event.type === 'tool_call_end') {
           // A tool the conversation did not offer still goes to the whitelist (which names the substitutes);
           // arguments that fail their schema are answered with the failure.
@@ -257,7 +265,13 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
             : event.failure.code === 'TOOL_UNKNOWN'
               ? parseArgs(event.rawArguments)
               : undefined;
-          parts.push({ type: 'tool_call', id: event.id, name: event.name, input });
+          content.push({
+            type: 'tool_call',
+            id: event.id,
+            name: event.name,
+            input,
+            ...(event.signature !== undefined ? { signature: event.signature } : {}),
+          });
           if (!event.ok && event.failure.code !== 'TOOL_UNKNOWN') failures.set(event.id, event.failure.message);
         } else if (event.type === 'usage') {
           reported = true;
@@ -265,7 +279,8 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
           usage.outputTokens += event.usage.outputTokens;
           usage.cacheReadTokens += event.usage.cacheReadTokens;
           usage.cacheWriteTokens += event.usage.cacheWriteTokens;
-        } else if (event.type === 'error') failed = true;
+        } else if (event.type === 'done') stopReason = event.stopReason;
+        else if (event.type === 'error') failed = true;
       }
     } catch {
       // A provider that throws instead of reporting an error event: the call failed.
@@ -277,8 +292,8 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     if (price) costUsd += costOf(usage, price);
     if (cancelled()) return result('cancelled');
     if (failed) return result('model_error');
-    const toolCalls = parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
-    record({ role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls] });
+    const toolCalls = content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+    record({ role: 'assistant', content });
     if (toolCalls.length === 0) return result('done');
     const names = new Set(store ? (await store.list(userId).catch(() => [])).map((s) => s.name) : []);
     for (const call of toolCalls) {

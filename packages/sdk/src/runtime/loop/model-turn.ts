@@ -124,12 +124,9 @@ export async function runModelTurn(
         break;
       case 'thinking_delta': {
         flushText();
-        // Each block the provider marks (`start`) and each redacted block is a part of its own, sent back verbatim.
+        // Each block the provider marks (`start`) and each redacted block is a part of its own, sent back verbatim
+        // (with OpenRouter's reasoning_details items as received).
         appendThinkingDelta(content, event);
-        // OpenRouter reasoning_details items ride along as received (sent back verbatim).
-        const withDetails = content[content.length - 1];
-        if (event.details && withDetails?.type === 'thinking')
-          withDetails.details = [...(withDetails.details ?? []), ...event.details];
         break;
       }
       case 'tool_call_end': {
