@@ -13,6 +13,7 @@ import type {
   ToolCallPart,
 } from '../models/types';
 import { appendThinkingDelta } from '../models/thinking-parts';
+import { isTruncatedReply, truncatedCallFailures, truncatedTurnsExhausted } from '../models/truncated-reply';
 import { SkillError } from './skill-error';
 import type { SkillOperation, SkillStore, SkillWriteOrigin } from '../ports/skill-store';
 import { reviewPrompt } from './review-prompts';
@@ -112,7 +113,7 @@ export interface ReviewCallRecord {
 
 /** What a review did. @public */
 export interface LearningReviewResult {
-  /** Why it ended: the model stopped calling tools, the call limit, the input budget, cancellation. */
+  /** Why it ended: the model stopped calling tools, the call limit, the input budget, cancellation, a provider failure or replies cut by the output limit (`model_error`). */
   readonly ended: 'done' | 'call_limit' | 'budget' | 'cancelled' | 'model_error';
   /** Model calls the review made (at most 16). */
   readonly modelCalls: number;
@@ -160,7 +161,9 @@ const estimateTokens = (request: Readonly<ModelRequest>) =>
  * uncached input, so a cached prefix costs little — or estimated when a call reported none) are checked
  * against the budget; calls after the first pass through `compact`, which keeps each request within the
  * window. Stops when the model calls no tool, after `maxModelCalls`, at the budget, on `signal`, or when the
- * provider fails (never throws for it: `model_error`, with the usage spent so far).
+ * provider fails (never throws for it: `model_error`, with the usage spent so far). A reply cut by the output
+ * limit (`max_tokens`) runs none of its calls: each is answered `TOOL_CALL_TRUNCATED`; three such replies in a
+ * row end the review `model_error`.
  * @throws `OPTIONS_INVALID` when `prompt` is given but is not a non-empty string (no model call is made)
  * @example
  * ```ts
@@ -198,6 +201,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
   let modelCalls = 0;
   let compactions = 0;
   let writes = 0;
+  let truncatedInARow = 0;
   const result = (ended: LearningReviewResult['ended']): LearningReviewResult => ({
     ended,
     modelCalls,
@@ -295,8 +299,25 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
     const toolCalls = content.filter((p): p is ToolCallPart => p.type === 'tool_call');
     record({ role: 'assistant', content });
     if (toolCalls.length === 0) return result('done');
+    // A reply cut by the output limit runs none of its calls (their arguments may be cut short): each is
+    // answered TOOL_CALL_TRUNCATED, and too many such replies in a row end the review.
+    const truncated = isTruncatedReply(stopReason) ? truncatedCallFailures(toolCalls) : undefined;
+    truncatedInARow = truncated ? truncatedInARow + 1 : 0;
     const names = new Set(store ? (await store.list(userId).catch(() => [])).map((s) => s.name) : []);
     for (const call of toolCalls) {
+      const cut = truncated?.get(call.id);
+      if (cut !== undefined) {
+        calls.push({ tool: call.name, outcome: 'error', code: cut.code });
+        const output = { success: false, code: cut.code, error: cut.message };
+        record({
+          role: 'tool',
+          toolCallId: call.id,
+          name: call.name,
+          status: 'error',
+          content: JSON.stringify(output),
+        });
+        continue;
+      }
       const failure = failures.get(call.id);
       if (failure !== undefined) {
         calls.push({ tool: call.name, outcome: 'error', code: 'TOOL_ARGS_INVALID' });
@@ -332,6 +353,7 @@ export async function runLearningReview(options: LearningReviewOptions): Promise
       }
       record({ role: 'tool', toolCallId: call.id, name: call.name, status, content: JSON.stringify(output) });
     }
+    if (truncatedTurnsExhausted(truncatedInARow)) return result('model_error');
   }
 }
 

@@ -7,7 +7,7 @@ import {
   isTruncatedReply,
   truncatedCallFailures,
   truncatedTurnsExhausted,
-} from '../../src/runtime/loop/truncated-turn';
+} from '../../src/models/truncated-reply';
 
 const call = (id: string, name: string): ToolCallPart => ({ type: 'tool_call', id, name, input: {} });
 

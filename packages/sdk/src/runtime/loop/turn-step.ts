@@ -10,7 +10,7 @@ import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
 import type { Loop } from './loop';
 import { runModelTurn, type ModelTurn, type ModelTurnSink } from './model-turn';
 import { contextOverflowed, MAX_OVERFLOW_RETRIES, overflowRetryDue } from './overflow-retry';
-import { isTruncatedReply, truncatedCallFailures, truncatedTurnsExhausted } from './truncated-turn';
+import { isTruncatedReply, truncatedCallFailures, truncatedTurnsExhausted } from '../../models/truncated-reply';
 import { estimateRequestTokens } from '../context/compaction';
 import { correctionScale, observeOverflow, observeUsage } from '../context/token-correction';
 import { interruptedBy, STOPPED, type DriveEnd } from './outcomes';

@@ -1,6 +1,6 @@
-// A model reply cut by the output limit: none of its calls runs, and too many such replies in a row
-// end the run. Pure rules, tested directly.
-import type { StopReason, ToolCallPart } from '../../models/types';
+// A model reply cut by the output limit: none of its calls runs (in a run's loop and in a learning review's),
+// and too many such replies in a row end the run. Pure rules, tested directly.
+import type { StopReason, ToolCallPart } from './types';
 
 /**
  * Replies cut by the output limit in a row after which the run ends `failed` with
