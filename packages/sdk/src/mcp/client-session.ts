@@ -1,12 +1,14 @@
-// The connection to one consumed MCP server: the client in use and, when the host gave a way to make transports,
-// how to open a new session (a new `initialize`) when the server no longer knows the old one.
+// The connection to one consumed MCP server: the client in use and, when the transport can be made again, how to
+// open a new session (a new `initialize`) when the server no longer knows the old one.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** What the SDK needs of an MCP client: list and call tools, its transport (unset once closed), and closing it. */
 export type McpClientLike = Pick<Client, 'listTools' | 'callTool' | 'transport'> & { close?(): Promise<void> };
 
 /**
- * The client of one consumed MCP server, renewable when the host registered it with a transport factory.
+ * The client of one consumed MCP server, renewable when the SDK can make a new transport to it (the host gave a
+ * transport factory, or a transport object of a kind that has a successor: see `streamableHttpSuccessor`).
  *
  * @remarks
  * Per the MCP specification (Streamable HTTP transport, "Session Management",
@@ -16,6 +18,9 @@ export type McpClientLike = Pick<Client, 'listTools' | 'callTool' | 'transport'>
  * transport (a started transport cannot drop its session id): concurrent callers that saw the same session end
  * share one renewal, and the old client is closed once its last request in flight has settled (so a request that
  * may still be answered is not cut off).
+ *
+ * Once {@link McpClientSession.close}d (see {@link McpClientSession.closeWith}), every client is closed and no new
+ * session is opened: a request then finds no connection.
  */
 export class McpClientSession {
   #current: McpClientLike;
@@ -23,6 +28,11 @@ export class McpClientSession {
   #opening: Promise<void> | undefined;
   readonly #inFlight = new Map<McpClientLike, number>();
   readonly #retired = new Set<McpClientLike>();
+  #closed = false;
+  /** The client over the host's own transport object, while the session has not closed it itself. */
+  #hostClient: McpClientLike | undefined;
+  /** The session is closing {@link McpClientSession.#hostClient}: the next close it sees is its own, not the host's. */
+  #closingHostClient = false;
 
   /**
    * @param client - the connected client to start with
@@ -34,14 +44,41 @@ export class McpClientSession {
     this.#open = open;
   }
 
-  /** Whether a new session can be opened (the host gave a transport factory). */
+  /** Whether a new session can be opened (a way to make transports was given, and the session is not closed). */
   get renewable(): boolean {
-    return this.#open !== undefined;
+    return this.#open !== undefined && !this.#closed;
+  }
+
+  /** Whether the session was closed: no request is sent and no session opened any more. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The client requests go to now. */
   get client(): McpClientLike {
     return this.#current;
+  }
+
+  /**
+   * Closes the whole session when the host closes `transport`, the transport object it gave, whose client is
+   * `client`: after a renewal the session runs over a transport the SDK made, which the host cannot reach, so
+   * `transport.close()` — the documented way to disconnect a transport — must close that one too. When the session
+   * itself closes `client` (retiring it in a renewal), the close is its own and nothing else is closed; a later
+   * `transport.close()` by the host still closes the session.
+   *
+   * @param transport - the host's transport object, connected (its `onclose` is chained, as the MCP SDK's `Protocol`
+   *   chains it: the handlers already set still run first)
+   * @param client - the client connected over it, the session's current client
+   */
+  closeWith(transport: Pick<Transport, 'onclose'>, client: McpClientLike): void {
+    this.#hostClient = client;
+    const chained = transport.onclose;
+    transport.onclose = () => {
+      chained?.();
+      // The one close the session's own `client.close()` causes; any other is the host's.
+      if (this.#closingHostClient) this.#closingHostClient = false;
+      else void this.close();
+    };
   }
 
   /**
@@ -59,7 +96,7 @@ export class McpClientSession {
       if (left > 0) this.#inFlight.set(client, left);
       else {
         this.#inFlight.delete(client);
-        if (this.#retired.delete(client)) void client.close?.().catch(() => undefined);
+        if (this.#retired.delete(client)) void this.#closeClient(client);
       }
     }
   }
@@ -69,23 +106,57 @@ export class McpClientSession {
    * renewing it now: then this waits for that renewal).
    * @param stale - the client whose session ended
    * @throws whatever making or connecting the new client throws (the current client is left as it was);
-   *   an `Error` when the session is not renewable
+   *   an `Error` when the session is not renewable or was closed meanwhile
    */
   async renew(stale: McpClientLike): Promise<void> {
     if (this.#current !== stale && !this.#opening) return;
-    if (!this.#open) throw new Error('this MCP client was not registered with a transport factory');
+    if (!this.#open) throw new Error('this MCP server was not registered with a transport that can be made again');
+    if (this.#closed) throw new Error('the MCP session was closed (its transport was closed)');
     const open = this.#open;
     this.#opening ??= (async () => {
       try {
         const next = await open();
+        // Closed while the new session was opening: it is closed at once, never used.
+        if (this.#closed) {
+          await next.close?.().catch(() => undefined);
+          throw new Error('the MCP session was closed (its transport was closed)');
+        }
         const old = this.#current;
         this.#current = next;
         if (this.#inFlight.has(old)) this.#retired.add(old);
-        else void old.close?.().catch(() => undefined);
+        else void this.#closeClient(old);
       } finally {
         this.#opening = undefined;
       }
     })();
     await this.#opening;
+  }
+
+  /**
+   * Closes the session: the current client and every retired one still waiting for its requests in flight (those
+   * end as the MCP SDK ends requests on a closed connection). No new session is opened afterwards. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const clients = [this.#current, ...this.#retired];
+    this.#retired.clear();
+    await Promise.all(clients.map((client) => this.#closeClient(client)));
+  }
+
+  /** Closes one client; closing the client over the host's transport is marked as the session's own close. */
+  async #closeClient(client: McpClientLike): Promise<void> {
+    const own = client === this.#hostClient;
+    if (own) this.#closingHostClient = true;
+    try {
+      await client.close?.();
+    } catch {
+      // A client that fails to close is gone for the session all the same.
+    } finally {
+      if (own) {
+        this.#closingHostClient = false;
+        this.#hostClient = undefined;
+      }
+    }
   }
 }

@@ -9,6 +9,7 @@ import { MediaAgentError } from '../core/errors';
 import { McpClientSession } from './client-session';
 import { McpToolNameError, McpToolSchemaError } from './consume-errors';
 import { callMcpTool } from './tool-call';
+import { streamableHttpSuccessor } from './transport-successor';
 import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';
 
 /**
@@ -20,24 +21,36 @@ export interface McpServerRegistration {
   name: string;
   /**
    * A connected client of the official MCP SDK. The host owns it (connects it, closes it), so its session is never
-   * renewed: a call the server refuses for an ended session (HTTP 404) fails `MCP_CALL_NOT_DELIVERED`. When the
-   * connection breaks after a call was sent, the call ends `unknown` (side-effecting) or `failed` (read-only).
-   * Give this or `transport`.
+   * renewed, whatever its transport: a new session would be opened by a client the SDK makes, without the host
+   * client's name, capabilities and handlers (sampling, elicitation, roots), while the host's client stayed on the
+   * ended session. A call the server refuses for an ended session (HTTP 404) fails `MCP_CALL_NOT_DELIVERED`; give
+   * `transport` instead to have sessions renewed. When the connection breaks after a call was sent, the call ends
+   * `unknown` (side-effecting) or `failed` (read-only). Give this or `transport`.
    */
   client?: Pick<Client, 'listTools' | 'callTool' | 'transport'>;
   /**
    * A transport of the official MCP SDK (e.g. `StdioClientTransport`, `StreamableHTTPClientTransport`), not yet
-   * started, or a function that makes a new one each time it is called. A client named `media-agent` is made and
-   * connected over it. Give this or `client`.
+   * started, or a function that makes a new one each time it is called (a transport factory). A client named
+   * `media-agent` is made and connected over it. Give this or `client`.
    *
-   * With a function, sessions are renewed: when a request that carried an `Mcp-Session-Id` is answered HTTP 404
-   * (the server restarted or ended the session), or otherwise provably never reached the server (another 4xx, a
-   * connection refused), a new transport is made, connected (`initialize` again, per the MCP specification,
-   * Streamable HTTP transport, "Session Management": "When a client receives HTTP 404 in response to a request
-   * containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session
-   * ID attached."), and the request is sent once more; the old client is closed. To disconnect, close the last
-   * transport the function made. With a transport object, close it with `transport.close()`; its session is never
-   * renewed.
+   * Sessions are renewed with a transport factory, and with a transport object that is a
+   * `StreamableHTTPClientTransport` of `@modelcontextprotocol/sdk` (the class itself, not a subclass): when a request
+   * that carried an `Mcp-Session-Id` is answered HTTP 404 (the server restarted or ended the session), or otherwise
+   * provably never reached the server (another 4xx, a connection refused), a new transport is made — by the
+   * factory, or for the object a new `StreamableHTTPClientTransport` to the same URL with the same `requestInit`,
+   * `authProvider`, `fetch`, `redirectPolicy` and `reconnectionOptions`, without the session id — and connected
+   * (`initialize` again, per the MCP specification, Streamable HTTP transport, "Session Management": "When a client
+   * receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending
+   * a new InitializeRequest without a session ID attached."), and the request is sent once more, once; the old client
+   * is closed. Any other transport object (stdio, where a 404 cannot happen; a subclass; a
+   * `StreamableHTTPClientTransport` of an MCP SDK version that keeps its options otherwise) is never renewed: such a
+   * call fails `MCP_CALL_NOT_DELIVERED`.
+   *
+   * To disconnect a transport object, close it with `transport.close()`: that also closes the transport the SDK
+   * made for the current session after a renewal (the host never sees it), and no session is opened afterwards (a
+   * later call fails `MCP_TRANSPORT_LOST`, nothing sent). The SDK closing the host's object itself, when it retires
+   * the ended session, closes nothing else. Like `close()` on any `StreamableHTTPClientTransport`, this sends no
+   * HTTP DELETE for the session. With a factory, close the last transport it made.
    */
   transport?: Transport | (() => Transport);
   /**
@@ -98,13 +111,14 @@ interface ListedTool {
  * the host lists it in `readOnlyTools`. A server's `readOnlyHint` is recorded but not trusted: read-only
  * subagents cannot call a tool the host did not declare read-only. A result with `isError` makes the call
  * `failed` (`MCP_TOOL_ERROR`). A call that provably never reached the server (HTTP 404 for an ended session,
- * another 4xx, a connection refused) is never `unknown`: with a `transport` function it is sent once more in a new
- * session (a new `initialize`); if it still does not get through it fails `MCP_CALL_NOT_DELIVERED`. No answer
- * within `callTimeoutMs` fails a read with `MCP_CALL_TIMEOUT`. When the call was sent and its answer is lost (a
- * timeout, the connection broke, an unreadable answer), a side-effecting call is `unknown` (`OUTCOME_UNKNOWN`),
- * never sent again and settled only by a verifier the host registers; a read fails (`MCP_TRANSPORT_LOST`).
- * Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with `read_tool_result` like any large
- * result. Everything is checked before anything is registered: a server with
+ * another 4xx, a connection refused) is never `unknown`: with a transport factory, or a
+ * `StreamableHTTPClientTransport` object, it is sent once more in a new session (a new `initialize`); if it still
+ * does not get through, or the session cannot be renewed (a host-owned `client`, another transport object), it fails
+ * `MCP_CALL_NOT_DELIVERED`. No answer within `callTimeoutMs` fails a read with `MCP_CALL_TIMEOUT`. When the call was
+ * sent and its answer is lost (a timeout, the connection broke, an unreadable answer), a side-effecting call is
+ * `unknown` (`OUTCOME_UNKNOWN`), never sent again and settled only by a verifier the host registers; a read fails
+ * (`MCP_TRANSPORT_LOST`). Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with
+ * `read_tool_result` like any large result. Everything is checked before anything is registered: a server with
  * one bad tool registers nothing. The registration is a snapshot of `tools/list`: tools the server adds later
  * (`notifications/tools/list_changed`) are not registered until the host registers the server again under
  * another name.
@@ -131,18 +145,14 @@ interface ListedTool {
  * ```
  *
  * @example
- * A Streamable HTTP server whose sessions are renewed when it restarts:
+ * A Streamable HTTP server whose sessions are renewed when it restarts (a new `initialize`, the call sent once more):
  * ```ts
  * import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
  *
- * let transport: StreamableHTTPClientTransport | undefined;
- * await registerMcpServer(host, {
- *   name: 'indexer',
- *   transport: () => (transport = new StreamableHTTPClientTransport(new URL('http://indexer:8808/mcp'))),
- *   readOnlyTools: ['search'],
- * });
- * // at shutdown:
- * await transport?.close();
+ * const transport = new StreamableHTTPClientTransport(new URL('http://indexer:8808/mcp'));
+ * await registerMcpServer(host, { name: 'indexer', transport, readOnlyTools: ['search'] });
+ * // at shutdown (also closes the transport of a renewed session):
+ * await transport.close();
  * ```
  * @public
  */
@@ -180,15 +190,20 @@ export async function registerMcpServer(
   const { transport } = options;
   if (!transport)
     return registerTools(registry, options, new McpClientSession(options.client!), maxOutputBytes, callTimeoutMs);
-  // A transport factory makes the session renewable: each renewal connects a new client over a new transport, its
-  // `initialize` waiting at most callTimeoutMs (the first connection waits as long as the MCP SDK's default).
-  const open = typeof transport === 'function' ? () => connected(transport(), callTimeoutMs) : undefined;
-  // A client made here is closed again when registration fails, so no server process is left running.
+  // A transport factory, or a transport object that has a successor, makes the session renewable: each renewal
+  // connects a new client over a new transport, its `initialize` waiting at most callTimeoutMs (the first
+  // connection waits as long as the MCP SDK's default). The successor is derived before the object is started.
+  const make = typeof transport === 'function' ? transport : streamableHttpSuccessor(transport);
+  const open = make ? () => connected(make(), callTimeoutMs) : undefined;
   const client = await connected(typeof transport === 'function' ? transport() : transport);
+  const session = new McpClientSession(client, open);
+  // The host disconnects a transport object with its close(): that closes the transports the SDK makes too.
+  if (typeof transport !== 'function' && open) session.closeWith(transport, client);
   try {
-    return await registerTools(registry, options, new McpClientSession(client, open), maxOutputBytes, callTimeoutMs);
+    return await registerTools(registry, options, session, maxOutputBytes, callTimeoutMs);
   } catch (error) {
-    await client.close().catch(() => undefined);
+    // A client made here is closed again when registration fails, so no server process is left running.
+    await session.close();
     throw error;
   }
 }

@@ -126,8 +126,8 @@ function notDelivered(
   const { server, tool } = target;
   const why = `${REASONS[failure.reason]}${failure.httpStatus ? ` (HTTP ${failure.httpStatus})` : ''}${failure.networkCode ? ` (${failure.networkCode})` : ''}`;
   const hint =
-    failure.reason === 'session-expired' && !target.session.renewable
-      ? '; register the server with a transport factory (transport: () => new StreamableHTTPClientTransport(url)) to have sessions renewed'
+    failure.reason === 'session-expired' && !target.session.renewable && !target.session.closed
+      ? '; to have sessions renewed, register the server with transport: a StreamableHTTPClientTransport object, or a transport factory (() => new StreamableHTTPClientTransport(url))'
       : '';
   return new MediaAgentError(
     'MCP_CALL_NOT_DELIVERED',

@@ -11,8 +11,12 @@
 //   restarted server forgets its sessions, the client never initializes again.
 // Before the fix, here: after a restart a read failed MCP_RESULT_INVALID and a write was recorded `unknown` although
 // the server never ran it; a tool hanging past callTimeoutMs was reported as a broken connection.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
 import { registerMcpServer } from '../../src/mcp';
 import { MemoryStorage } from '../../src/storage';
@@ -28,9 +32,24 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop().catch(() => undefined);
 });
 
-async function setup(options: { renewable?: boolean; callTimeoutMs?: number } = {}) {
+/** A subclass: its constructor may take other arguments, so the SDK cannot make a successor of it. */
+class TracedTransport extends StreamableHTTPClientTransport {}
+
+/**
+ * A host with the test server registered as `idx` (search read-only), the transport given as a factory (the
+ * default), a transport object, a subclass's object, or a host-owned connected client.
+ */
+async function setup(
+  options: {
+    form?: 'factory' | 'object' | 'subclass' | 'client';
+    callTimeoutMs?: number;
+    requestInit?: RequestInit;
+    before?: (server: HttpMcpServer) => void;
+  } = {},
+) {
   const server = await startHttpMcpServer();
   servers.push(server);
+  options.before?.(server);
   const host = createAgentHost({
     storage: new MemoryStorage(),
     logger: new ConsoleLogger('silent'),
@@ -38,47 +57,63 @@ async function setup(options: { renewable?: boolean; callTimeoutMs?: number } = 
   });
   hosts.push(host);
   const make = () => {
-    const transport = new StreamableHTTPClientTransport(server.url);
+    const transport =
+      options.form === 'subclass'
+        ? new TracedTransport(server.url)
+        : new StreamableHTTPClientTransport(
+            server.url,
+            options.requestInit ? { requestInit: options.requestInit } : {},
+          );
     transports.push(transport);
     return transport;
   };
+  const form = options.form ?? 'factory';
+  const original = form === 'factory' ? undefined : make();
+  let client: Client | undefined;
+  if (form === 'client') {
+    client = new Client({ name: 'host-app', version: '1.0.0' });
+    await client.connect(original!);
+  }
   await registerMcpServer(host, {
     name: 'idx',
-    transport: options.renewable === false ? make() : make,
+    ...(client ? { client } : { transport: original ?? make }),
     readOnlyTools: ['search'],
     ...(options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : {}),
   });
   await host.start();
   const invoke = (tool: string, input: Record<string, unknown>) =>
     host.invoke(`mcp.idx.${tool}`, input, { actor: 'user:admin' });
-  return { server, host, invoke };
+  return { server, host, invoke, original };
 }
 
 describe('MCP client sessions over Streamable HTTP', () => {
-  it('a server restart between two calls: a new session is opened (initialize again) and the call sent once more; the write runs exactly once and is recorded succeeded', async () => {
-    const { server, host, invoke } = await setup();
-    expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
-    expect(server.stats.initialize).toBe(1);
+  it.each(['factory', 'object'] as const)(
+    'a server restart between two calls (transport %s): a new session is opened (initialize again) and the call sent once more; the write runs exactly once and is recorded succeeded',
+    async (form) => {
+      const { server, host, invoke } = await setup({ form });
+      expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
+      expect(server.stats.initialize).toBe(1);
 
-    await server.restart();
-    const read = await invoke('search', { query: 'dune' });
-    expect(read).toMatchObject({ status: 'succeeded', output: { content: [{ type: 'text', text: 'found dune' }] } });
-    expect(server.stats.initialize).toBe(2);
-    // The first attempt carried the old session id and was answered 404; the retry carried the new one.
-    expect(server.stats.sessionCalls.search).toBe(3);
-    expect(server.stats.runs.search).toBe(2);
+      await server.restart();
+      const read = await invoke('search', { query: 'dune' });
+      expect(read).toMatchObject({ status: 'succeeded', output: { content: [{ type: 'text', text: 'found dune' }] } });
+      expect(server.stats.initialize).toBe(2);
+      // The first attempt carried the old session id and was answered 404; the retry carried the new one.
+      expect(server.stats.sessionCalls.search).toBe(3);
+      expect(server.stats.runs.search).toBe(2);
 
-    await server.restart();
-    const write = await invoke('grab', { id: 'dune-2160p' });
-    expect(write).toMatchObject({ status: 'succeeded', output: { content: [{ text: 'grabbed dune-2160p' }] } });
-    expect(server.stats.initialize).toBe(3);
-    expect(server.stats.runs.grab).toBe(1);
-    expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('succeeded');
+      await server.restart();
+      const write = await invoke('grab', { id: 'dune-2160p' });
+      expect(write).toMatchObject({ status: 'succeeded', output: { content: [{ text: 'grabbed dune-2160p' }] } });
+      expect(server.stats.initialize).toBe(3);
+      expect(server.stats.runs.grab).toBe(1);
+      expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('succeeded');
 
-    // The new session keeps working: no further initialize.
-    expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
-    expect(server.stats.initialize).toBe(3);
-  });
+      // The new session keeps working: no further initialize.
+      expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
+      expect(server.stats.initialize).toBe(3);
+    },
+  );
 
   it('concurrent calls that meet one ended session share one new session', async () => {
     const { server, invoke } = await setup();
@@ -114,14 +149,76 @@ describe('MCP client sessions over Streamable HTTP', () => {
     expect(server.stats.runs.grab).toBeUndefined();
   });
 
-  it('a transport object (not renewable): a 404 for the ended session is a typed error naming the fix, never unknown', async () => {
-    const { server, host, invoke } = await setup({ renewable: false });
+  it('a transport object the SDK cannot make again (a subclass): a 404 for the ended session is a typed error naming the fix, never unknown', async () => {
+    const { server, host, invoke } = await setup({ form: 'subclass' });
     await server.restart();
     const write = await invoke('grab', { id: 'dune-2160p' });
     expect(write).toMatchObject({ status: 'failed', error: { code: 'MCP_CALL_NOT_DELIVERED' } });
     expect(write.error!.message).toContain('transport factory');
     expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('failed');
     expect(server.stats.sessionCalls.grab).toBe(1);
+    expect(server.stats.initialize).toBe(1);
+    expect(server.stats.runs.grab).toBeUndefined();
+  });
+
+  it('a host-owned client over Streamable HTTP is not renewed: a 404 is MCP_CALL_NOT_DELIVERED, the host client left as it was', async () => {
+    const { server, host, invoke, original } = await setup({ form: 'client' });
+    await server.restart();
+    const write = await invoke('grab', { id: 'dune-2160p' });
+    expect(write).toMatchObject({ status: 'failed', error: { code: 'MCP_CALL_NOT_DELIVERED' } });
+    expect(write.error!.message).toContain('StreamableHTTPClientTransport object');
+    expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('failed');
+    expect(server.stats.initialize).toBe(1);
+    expect(server.stats.runs.grab).toBeUndefined();
+    // The SDK did not close the host's client: its transport still holds the (ended) session.
+    expect(original!.sessionId).toBeDefined();
+  });
+
+  it('a transport object with requestInit: the new session is opened with the same options (a server requiring a header)', async () => {
+    const { server, invoke } = await setup({
+      form: 'object',
+      requestInit: { headers: { 'x-indexer-key': 'k1' } },
+      before: (s) => {
+        s.requireHeader = { name: 'x-indexer-key', value: 'k1' };
+      },
+    });
+    await server.restart();
+    const read = await invoke('search', { query: 'dune' });
+    expect(read).toMatchObject({ status: 'succeeded', output: { content: [{ text: 'found dune' }] } });
+    expect(server.stats.initialize).toBe(2);
+    expect(server.stats.runs.search).toBe(1);
+  });
+
+  it("closing the host's transport object after a renewal closes the transport the SDK made: its event stream ends, no connection is left, no session is opened again", async () => {
+    const { server, invoke, original } = await setup({ form: 'object' });
+    await server.restart();
+    expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
+    expect(server.stats.initialize).toBe(2);
+    // Retiring the host's object in the renewal closed nothing else: the new session's event stream (GET) is open.
+    await vi.waitFor(() => expect(server.openStreams).toBe(1));
+    expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
+
+    await original!.close();
+    // The successor's event stream is closed by the client: the server sees it end.
+    await vi.waitFor(() => expect(server.openStreams).toBe(0));
+    const requests = server.stats.requests;
+    const read = await invoke('search', { query: 'y' });
+    expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
+    const write = await invoke('grab', { id: 'dune-2160p' });
+    expect(write).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
+    // Nothing reached the server after the close: no request, no new session.
+    expect(server.stats.requests).toBe(requests);
+    expect(server.stats.initialize).toBe(2);
+    expect(server.openStreams).toBe(0);
+  });
+
+  it("closing the host's transport object before any renewal: no session is opened afterwards", async () => {
+    const { server, invoke, original } = await setup({ form: 'object' });
+    expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
+    await original!.close();
+    await vi.waitFor(() => expect(server.openStreams).toBe(0));
+    const write = await invoke('grab', { id: 'dune-2160p' });
+    expect(write).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
     expect(server.stats.initialize).toBe(1);
     expect(server.stats.runs.grab).toBeUndefined();
   });
@@ -170,4 +267,42 @@ describe('MCP client sessions over Streamable HTTP', () => {
     expect(again).toMatchObject({ status: 'succeeded' });
     expect(server.stats.runs.grab).toBe(1);
   });
+});
+
+describe('closing a transport object after a renewal, in a host process of its own', () => {
+  it('after transport.close() the process exits by itself: no socket or timer of the renewed session is left', async () => {
+    const server = await startHttpMcpServer();
+    servers.push(server);
+    const script = fileURLToPath(new URL('./fixtures/close-exit-host.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script, server.url.href], {
+      cwd: fileURLToPath(new URL('../../../../', import.meta.url)),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // The child's stdout lines, in order, each read once.
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () => {
+      const line = await lines.next();
+      if (line.done) throw new Error(`the host process ended early: ${stderr}`);
+      return JSON.parse(line.value) as Record<string, unknown>;
+    };
+    try {
+      expect(await next()).toEqual({ status: 'succeeded' });
+      await server.restart();
+      child.stdin.end('restarted\n');
+      expect(await next()).toEqual({ status: 'succeeded' });
+      expect(server.stats.initialize).toBe(2);
+      expect(await next()).toEqual({ closed: true });
+      // Left open, the new session's event stream would keep the process alive for as long as the server runs.
+      const code = await Promise.race([exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), 15_000))]);
+      expect(code, stderr).toBe(0);
+      // The server saw the renewed session's event stream end, and no session was opened after the close.
+      expect(server.openStreams).toBe(0);
+      expect(server.stats.initialize).toBe(2);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
 });
