@@ -48,13 +48,19 @@ export class ProviderAuthError extends ProviderError {
 }
 
 /**
- * The prompt does not fit the model's context window (HTTP 400/413 with a context-length
- * message). The runtime reacts by compacting the conversation. Code `PROVIDER_CONTEXT_OVERFLOW`.
+ * The prompt does not fit the model's context window (HTTP 400/413, or llama.cpp's 500, with a
+ * context-length message in any of the servers' documented forms). Never retried as it is: the
+ * runtime compacts the conversation to a smaller budget and resends, at most twice. Code
+ * `PROVIDER_CONTEXT_OVERFLOW`.
  *
  * @public
  */
 export class ContextOverflowError extends ProviderError {
-  /** @param message - redacted explanation; @param details - `{ provider, status }` */
+  /**
+   * @param message - redacted explanation
+   * @param details - `{ provider, status }`, plus `promptTokens` and `limitTokens` (tokens) when the server
+   *   stated the prompt's size and the model's limit
+   */
   constructor(message: string, details: Record<string, unknown>) {
     super('PROVIDER_CONTEXT_OVERFLOW', message, details, false);
   }

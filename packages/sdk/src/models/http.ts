@@ -298,6 +298,8 @@ async function openWithRetries(
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         ...(capped ? { retryAfterCapped: true } : {}),
       });
+      // An overflow is never transient, whatever the status (llama.cpp answers `exceed_context_size_error` with 500).
+      if (failure.code === 'PROVIDER_CONTEXT_OVERFLOW') throw failure;
       if (!isRetryableStatus(status)) {
         const next =
           failure.code === 'PROVIDER_HTTP' && reshapes < MAX_RESHAPES ? args.reshape?.(status, text) : undefined;
