@@ -223,7 +223,7 @@ export const ERROR_CODES = {
   MCP_CALL_TIMEOUT:
     'An MCP server gave no answer to a read-only tool call within `callTimeoutMs`; the call failed (a side-effecting call, which was sent, is `unknown` instead).',
   MCP_CALL_NOT_DELIVERED:
-    'An MCP tool call provably never reached the server (HTTP 404 for an ended session, another 4xx, a connection refused), also when sent once more in a new session (a registration with a transport factory); nothing ran.',
+    'An MCP tool call provably never reached the server (HTTP 404 for an ended session, another 4xx, a connection refused), also when sent once more in a new session (a renewable transport: a Streamable HTTP transport object or a transport factory); nothing ran.',
 
   // HTTP surface (`@media-agent/sdk/http`): the runs API, its event stream and the web console
   HTTP_UNAUTHENTICATED:
