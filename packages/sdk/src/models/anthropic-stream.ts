@@ -19,6 +19,11 @@ interface OpenBlock {
   args: string;
   /** A thinking block none of whose deltas was emitted yet: the first one carries `start: true`. */
   fresh: boolean;
+  /**
+   * A `tool_use` block's `input` as `content_block_start` gave it, as JSON, when not empty: the arguments when no
+   * `input_json_delta` follows (servers that send the whole input at the start).
+   */
+  startInput?: string;
 }
 
 const stopReasons: Record<string, StopReason> = {
@@ -60,7 +65,9 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
  * its own signature or data, in stream order (the API refuses the next request when blocks come back
  * merged or altered; interleaved thinking between tool uses keeps its place the same way). A
  * `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
- * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop`; usage is
+ * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop` (a block whose
+ * `content_block_start` carried a non-empty `input` and no `input_json_delta` followed has that input
+ * as its arguments, as the official SDKs read it); usage is
  * merged from `message_start` and `message_delta`; `message_stop` ends the stream with `usage`
  * and `done`; bytes that end before `message_stop` are a cut (`end` throws a `PROVIDER_PROTOCOL` error
  * with `details.streamCut: true`, retried by the stream helper while nothing was emitted). `ping`,
@@ -201,7 +208,19 @@ export class AnthropicTranslator implements SseTranslator {
     if (kind === 'tool_use') {
       const id = typeof block.id === 'string' && block.id !== '' ? block.id : `toolu_${index}_${++this.#generatedIds}`;
       const wireName = typeof block.name === 'string' ? block.name : '';
-      this.#blocks.set(index, { kind, id, name: wireName, args: '', fresh: false });
+      const input = block.input;
+      const startInput =
+        typeof input === 'object' && input !== null && !Array.isArray(input) && Object.keys(input).length > 0
+          ? JSON.stringify(input)
+          : undefined;
+      this.#blocks.set(index, {
+        kind,
+        id,
+        name: wireName,
+        args: '',
+        fresh: false,
+        ...(startInput ? { startInput } : {}),
+      });
       out.push({ type: 'tool_call_start', id, name: this.#tools.idOf(wireName) });
       return;
     }
@@ -292,7 +311,14 @@ export class AnthropicTranslator implements SseTranslator {
 
   #blockStop(index: number, out: ModelEvent[]): void {
     const block = this.#blocks.get(index);
-    if (block?.kind === 'tool_use') out.push(this.#tools.end(block.id, block.name, block.args));
+    if (block?.kind === 'tool_use') {
+      // The official SDKs keep the start block's `input` when no input_json_delta replaces it: so does this.
+      if (block.args === '' && block.startInput !== undefined) {
+        block.args = block.startInput;
+        out.push({ type: 'tool_call_delta', id: block.id, argumentsDelta: block.args });
+      }
+      out.push(this.#tools.end(block.id, block.name, block.args));
+    }
     this.#blocks.delete(index);
   }
 
