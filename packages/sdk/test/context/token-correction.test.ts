@@ -27,7 +27,7 @@ describe('correction after a successful call', () => {
     let c = none;
     for (let i = 0; i < 100; i++) c = correctionAfterUsage(c, 100, 100_000);
     expect(c.ratio).toBe(TOKEN_CORRECTION.maxRatio);
-    const some = { ratio: 1.2, windowScale: 2 };
+    const some = { ratio: 1.2, windowScale: 2, refused: false };
     expect(correctionAfterUsage(some, 0, 500)).toBe(some);
     expect(correctionAfterUsage(some, 500, 0)).toBe(some);
     expect(correctionAfterUsage(some, 1000, 1200).windowScale).toBe(2);
@@ -102,5 +102,12 @@ describe('the per-provider store', () => {
     observeOverflow(a, { estimatedTokens: 1000, windowTokens: 1000, promptTokens: 1500 });
     expect(tokenCorrectionOf(a).ratio).toBeCloseTo(1.5, 6);
     expect(tokenCorrectionOf(b)).toEqual(none);
+  });
+
+  it('a correction from reported usage alone is a guess until the provider refuses a request as too large', () => {
+    const p = {};
+    expect(observeUsage(p, 1000, 1300).refused).toBe(false);
+    expect(observeOverflow(p, { estimatedTokens: 1000, windowTokens: 4000, promptTokens: 5200 }).refused).toBe(true);
+    expect(observeUsage(p, 1000, 1300).refused).toBe(true);
   });
 });

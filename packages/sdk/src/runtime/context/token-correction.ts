@@ -14,6 +14,12 @@ export interface TokenCorrection {
    * when that limit was smaller (1 otherwise).
    */
   windowScale: number;
+  /**
+   * Whether the provider refused a request as too large at least once: until then the corrected window is
+   * a guess from reported usage (compaction aims at it, but a turn that only the configured window holds is
+   * still sent); after, it is the limit the server enforces.
+   */
+  refused: boolean;
 }
 
 /**
@@ -22,7 +28,7 @@ export interface TokenCorrection {
  */
 export const TOKEN_CORRECTION = Object.freeze({
   /** No correction: the estimate as counted. */
-  none: Object.freeze({ ratio: 1, windowScale: 1 }) as TokenCorrection,
+  none: Object.freeze({ ratio: 1, windowScale: 1, refused: false }) as TokenCorrection,
   /** Largest ratio kept (a server's figure beyond it is taken as this). */
   maxRatio: 8,
   /** Weight of the newest successful call's ratio in the moving average. */
@@ -53,7 +59,7 @@ export function correctionAfterUsage(
   if (!(estimatedTokens > 0) || !(reportedTokens > 0)) return previous;
   const observed = reportedTokens / estimatedTokens;
   const ratio = clampRatio(previous.ratio + TOKEN_CORRECTION.smoothing * (observed - previous.ratio));
-  return { ratio, windowScale: previous.windowScale };
+  return { ratio, windowScale: previous.windowScale, refused: previous.refused };
 }
 
 /** What an overflow error told, with the runtime's figures for the refused request. @internal */
@@ -105,7 +111,7 @@ export function correctionAfterOverflow(previous: TokenCorrection, overflow: Ove
     }
   }
   const ratio = clampRatio(Math.max(observed, previous.ratio * TOKEN_CORRECTION.overflowGrowth));
-  return { ratio, windowScale };
+  return { ratio, windowScale, refused: true };
 }
 
 /**

@@ -3,8 +3,9 @@ import { MediaAgentError } from '../../core/errors';
 import type { TokenCounter } from '../../models/token-counter';
 import type { ModelMessage } from '../../models/types';
 import { compact, assessCompaction, type PinnedFacts } from '../context/compaction';
+import { correctionScale, TOKEN_CORRECTION, type TokenCorrection } from '../context/token-correction';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
-import type { RunMiddleware, RunStepContext } from './run-middleware';
+import type { ModelRequestContext, RunMiddleware, RunStepContext } from './run-middleware';
 
 /** What {@link compactionMiddleware} needs. @internal */
 export interface CompactionMiddlewareOptions {
@@ -17,11 +18,10 @@ export interface CompactionMiddlewareOptions {
   /** Compact above this share of the window (0 < share < 1). */
   thresholdShare: number;
   /**
-   * What one estimated token stands for in the provider's window, read before each request (the
-   * correction learned from the provider's own counts, see `runtime/context/token-correction.ts`):
-   * the window is divided by it. Default 1.
+   * The correction learned from the provider's own counts, read before each request (see
+   * `runtime/context/token-correction.ts`): the window is divided by its scale. Default: none.
    */
-  tokenScale?: () => number;
+  tokenCorrection?: () => TokenCorrection;
   /** Facts that survive every compaction (the checklist, unknown writes, open approvals) of a run; read only when a compaction is due. */
   pinned: (runId: string) => Promise<PinnedFacts>;
   /**
@@ -44,44 +44,60 @@ export interface CompactionMiddlewareOptions {
  * the middleware after it. The window is the configured one divided by `tokenScale` (the provider's
  * own counts over the estimate), so a provider that counts more, or refused a request as too large,
  * gets compacted sooner and to less. When even the latest turn does not fit the window the run ends
- * `failed` with `CONTEXT_TURN_TOO_LARGE`.
+ * `failed` with `CONTEXT_TURN_TOO_LARGE` — the corrected window when the provider has refused a request as too
+ * large, else the configured one (a correction learned from reported usage alone is a guess, not a limit).
  * @param options - counter, model, window, threshold, pinned facts, summarizer
  * @returns the middleware
  * @internal
  */
 export function compactionMiddleware(options: CompactionMiddlewareOptions): RunMiddleware {
   const system = [{ role: 'system' as const, content: RUNTIME_SYSTEM_PROMPT }];
+  /** Compacts the working conversation for a window, when due; sets `requestTokens`. */
+  const compactFor = async (ctx: ModelRequestContext, contextWindowTokens: number): Promise<void> => {
+    const base = {
+      counter: options.counter,
+      model: options.model,
+      contextWindowTokens,
+      thresholdShare: options.thresholdShare,
+      system,
+      tools: ctx.tools,
+    };
+    // Pinned facts cost storage reads: gather them only when a compaction is due.
+    const assessment = assessCompaction(ctx.messages, base);
+    if (!assessment.needed) {
+      ctx.requestTokens = assessment.totalTokens; // what `compact` reports when it does nothing
+      return;
+    }
+    const result = await compact(ctx.messages, {
+      ...base,
+      pinned: await options.pinned(ctx.run.id),
+      summarize: (older, signal) => options.summarize(older, signal, ctx.chargeUsage),
+      signal: ctx.signal,
+    });
+    if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);
+    ctx.requestTokens = result.tokensAfter;
+  };
+  const turnTooLarge = (error: unknown): error is MediaAgentError =>
+    error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE';
   return {
     name: 'compaction',
     async beforeModelRequest(ctx) {
       // The window in the runtime's estimate: smaller when the provider counts more than the estimate.
-      const scale = Math.max(1, options.tokenScale?.() ?? 1);
-      const base = {
-        counter: options.counter,
-        model: options.model,
-        contextWindowTokens: Math.floor(options.contextWindowTokens / scale),
-        thresholdShare: options.thresholdShare,
-        system,
-        tools: ctx.tools,
-      };
+      const correction = options.tokenCorrection?.() ?? TOKEN_CORRECTION.none;
+      const scale = Math.max(1, correctionScale(correction));
       try {
-        // Pinned facts cost storage reads: gather them only when a compaction is due.
-        const assessment = assessCompaction(ctx.messages, base);
-        if (!assessment.needed) {
-          ctx.requestTokens = assessment.totalTokens; // what `compact` reports when it does nothing
-          return;
-        }
-        const result = await compact(ctx.messages, {
-          ...base,
-          pinned: await options.pinned(ctx.run.id),
-          summarize: (older, signal) => options.summarize(older, signal, ctx.chargeUsage),
-          signal: ctx.signal,
-        });
-        if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);
-        ctx.requestTokens = result.tokensAfter;
+        await compactFor(ctx, Math.floor(options.contextWindowTokens / scale));
+        return;
       } catch (error) {
-        if (error instanceof MediaAgentError && error.code === 'CONTEXT_TURN_TOO_LARGE')
-          return ctx.failRun(error.code, error.message);
+        if (!turnTooLarge(error)) throw error;
+        // A window corrected from reported usage alone is a guess: the configured window stays the limit until
+        // the provider refuses a request as too large.
+        if (scale === 1 || correction.refused) return ctx.failRun(error.code, error.message);
+      }
+      try {
+        await compactFor(ctx, options.contextWindowTokens);
+      } catch (error) {
+        if (turnTooLarge(error)) return ctx.failRun(error.code, error.message);
         throw error;
       }
     },

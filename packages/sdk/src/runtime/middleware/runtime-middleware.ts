@@ -2,7 +2,7 @@
 import { MediaAgentError } from '../../core/errors';
 import { costOf, priceFor } from '../../models/cost';
 import { summaryRequestMessages, type PinnedFacts } from '../context/compaction';
-import { correctionScale, tokenCorrectionOf } from '../context/token-correction';
+import { tokenCorrectionOf } from '../context/token-correction';
 import { openApprovals } from '../loop/approvals';
 import type { RunDriverDeps } from '../loop/driver-types';
 import { compactionMiddleware } from './compaction';
@@ -81,7 +81,7 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
           model: settings.model,
           contextWindowTokens: settings.contextWindowTokens,
           thresholdShare: settings.compactionThreshold,
-          tokenScale: () => correctionScale(tokenCorrectionOf(provider)),
+          tokenCorrection: () => tokenCorrectionOf(provider),
           pinned: async (runId): Promise<PinnedFacts> => {
             const run = await storage.runs.get(runId);
             const unknown = (await storage.ledger.listByState(['unknown'])).filter((e) => e.runId === runId);
