@@ -186,8 +186,10 @@ export function errorForStatus(
   if (
     status === 413 ||
     ((status === 400 || status === 422) && isContextOverflowMessage(`${raw} ${type ?? ''}`)) ||
-    // llama.cpp server: its overflow type, sent by some versions with a 500 status
-    (status >= 500 && type === 'exceed_context_size_error')
+    // llama.cpp server: its overflow type, sent by some versions with a 500 status; Ollama's native API answers
+    // an overflow with 500 too (a 500 is an internal error, never a busy server: 503/529 stay transient)
+    (status >= 500 && type === 'exceed_context_size_error') ||
+    (status === 500 && isContextOverflowMessage(`${raw} ${type ?? ''}`))
   ) {
     // The server's own counts, when it gave them, correct the runtime's estimate (see overflow-tokens.ts).
     return new ContextOverflowError(`${provider}: the prompt exceeds the model's context window: ${message}`, {

@@ -85,6 +85,8 @@ const forms: Array<{ server: string; status: number; body: string; promptTokens?
     promptTokens: 1407,
     limitTokens: 256,
   },
+  // ITSpecialist111/ai_automation_suggester #37: Ollama logs "input exceeds context length" and answers 500
+  { server: 'Ollama (500)', status: 500, body: '{"error":"input exceeds context length"}' },
   // n8n-io/n8n #11144, nano-step/nano-brain #208
   { server: 'Ollama', status: 400, body: '{"error":"input length exceeds maximum context length"}' },
   { server: 'Ollama (newer)', status: 400, body: '{"error":"the input length exceeds the context length"}' },
