@@ -20,6 +20,13 @@ interface OpenBlock {
   /** A thinking block none of whose deltas was emitted yet: the first one carries `start: true`. */
   fresh: boolean;
   /**
+   * A thinking block's signature, held until its `content_block_stop`: the last non-empty one received, from
+   * `content_block_start` or a `signature_delta`.
+   */
+  signature?: string;
+  /** Characters of thinking text emitted for a thinking block so far. */
+  chars: number;
+  /**
    * A `tool_use` block's `input` as `content_block_start` gave it, as JSON, when not empty: the arguments when no
    * `input_json_delta` follows (servers that send the whole input at the start).
    */
@@ -61,9 +68,17 @@ function usageFrom(u: Json | undefined, into: ModelUsage): void {
  * Text, thinking, signature and redacted-thinking content becomes `text_delta` / `thinking_delta`.
  * Every `thinking` and `redacted_thinking` block stays one block: the first `thinking_delta` emitted
  * for it carries `start: true` (its text, or its signature when its text is empty; a redacted block is
- * one delta with its `data` as `redacted`), so the assemblers keep each block a part of its own, with
- * its own signature or data, in stream order (the API refuses the next request when blocks come back
- * merged or altered; interleaved thinking between tool uses keeps its place the same way). A
+ * one delta with its `data` as `redacted`), and a thinking block's signature is emitted once, as its last
+ * delta, at its `content_block_stop` — the last non-empty signature the block received, from a
+ * `signature_delta` or from `content_block_start` (gateways that replay a non-streamed response send the
+ * whole block, text and signature, there), whatever order its deltas came in. So the assemblers (a
+ * signature closes a part) keep each block one part of its own, with its own signature or data, in
+ * stream order (the API refuses the next request when blocks come back merged, split or altered;
+ * interleaved thinking between tool uses keeps its place the same way). A thinking block that ends with
+ * no signature, or only an empty one, is a `warning` with code `PROVIDER_THINKING_UNSIGNED` (`details`:
+ * `provider`, block `index`, `thinkingChars`): its text stays an unsigned part, which
+ * `buildAnthropicBody` (anthropic.ts) does not send back, since the API refuses a thinking block without its
+ * signature (a thinking block left open at `message_stop` is ended there the same way). A
  * `tool_use` block becomes `tool_call_start`, one `tool_call_delta` per `input_json_delta`, and
  * `tool_call_end` (arguments parsed and validated once) at its `content_block_stop` (a block whose
  * `content_block_start` carried a non-empty `input` and no `input_json_delta` followed has that input
@@ -130,6 +145,9 @@ export class AnthropicTranslator implements SseTranslator {
         this.#messageDelta(ev);
         return false;
       case 'message_stop':
+        // A thinking block left open (no content_block_stop) still gets its signature or its warning.
+        for (const [index, block] of this.#blocks) if (block.kind === 'thinking') this.#thinkingStop(index, block, out);
+        this.#blocks.clear();
         out.push({ type: 'usage', usage: { ...this.#usage } }, { type: 'done', stopReason: this.#stop });
         return true;
       case 'error': {
@@ -219,15 +237,19 @@ export class AnthropicTranslator implements SseTranslator {
         name: wireName,
         args: '',
         fresh: false,
+        chars: 0,
         ...(startInput ? { startInput } : {}),
       });
       out.push({ type: 'tool_call_start', id, name: this.#tools.idOf(wireName) });
       return;
     }
-    this.#blocks.set(index, { kind, id: '', name: '', args: '', fresh: kind === 'thinking' });
+    const open: OpenBlock = { kind, id: '', name: '', args: '', fresh: kind === 'thinking', chars: 0 };
+    this.#blocks.set(index, open);
     if (kind === 'text') {
       if (typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', text: block.text });
     } else if (kind === 'thinking') {
+      // A gateway replaying a non-streamed response sends the whole block here: its text and its signature.
+      if (typeof block.signature === 'string' && block.signature !== '') open.signature = block.signature;
       if (typeof block.thinking === 'string' && block.thinking !== '')
         this.#thinking(index, { type: 'thinking_delta', thinking: block.thinking }, out);
     } else if (kind === 'redacted_thinking') {
@@ -247,11 +269,31 @@ export class AnthropicTranslator implements SseTranslator {
    */
   #thinking(index: number, event: Extract<ModelEvent, { type: 'thinking_delta' }>, out: ModelEvent[]): void {
     const block = this.#blocks.get(index);
+    if (block) block.chars += event.thinking.length;
     if (block?.fresh) {
       block.fresh = false;
       event.start = true;
     }
     out.push(event);
+  }
+
+  /**
+   * Ends the thinking block at `index`: emits its signature as its last delta, or, when it has none, a
+   * `PROVIDER_THINKING_UNSIGNED` warning (the block stays an unsigned part, which is not sent back).
+   */
+  #thinkingStop(index: number, block: OpenBlock, out: ModelEvent[]): void {
+    if (block.signature !== undefined) {
+      this.#thinking(index, { type: 'thinking_delta', thinking: '', signature: block.signature }, out);
+      return;
+    }
+    out.push({
+      type: 'warning',
+      warning: {
+        code: 'PROVIDER_THINKING_UNSIGNED',
+        message: `${this.#provider}: thinking block ${index} ended without a signature; it is kept as an unsigned thinking part and not sent back (the API accepts a thinking block only with its signature)`,
+        details: { provider: this.#provider, index, thinkingChars: block.chars },
+      },
+    });
   }
 
   /** Reports a known block or delta type whose content field has the wrong type. */
@@ -282,11 +324,15 @@ export class AnthropicTranslator implements SseTranslator {
           if (delta.thinking !== '') this.#thinking(index, { type: 'thinking_delta', thinking: delta.thinking }, out);
         } else this.#badField(out, 'thinking_delta', 'thinking', delta.thinking);
         break;
-      case 'signature_delta':
-        if (typeof delta.signature === 'string')
-          this.#thinking(index, { type: 'thinking_delta', thinking: '', signature: delta.signature }, out);
-        else this.#badField(out, 'signature_delta', 'signature', delta.signature);
+      case 'signature_delta': {
+        const block = this.#blocks.get(index);
+        if (typeof delta.signature !== 'string') this.#badField(out, 'signature_delta', 'signature', delta.signature);
+        else if (block?.kind === 'thinking') {
+          // Held until the block stops, so it is the block's last delta whatever the order it came in.
+          if (delta.signature !== '') block.signature = delta.signature;
+        } else this.#thinking(index, { type: 'thinking_delta', thinking: '', signature: delta.signature }, out);
         break;
+      }
       case 'input_json_delta': {
         const block = this.#blocks.get(index);
         const part = delta.partial_json;
@@ -311,7 +357,8 @@ export class AnthropicTranslator implements SseTranslator {
 
   #blockStop(index: number, out: ModelEvent[]): void {
     const block = this.#blocks.get(index);
-    if (block?.kind === 'tool_use') {
+    if (block?.kind === 'thinking') this.#thinkingStop(index, block, out);
+    else if (block?.kind === 'tool_use') {
       // The official SDKs keep the start block's `input` when no input_json_delta replaces it: so does this.
       if (block.args === '' && block.startInput !== undefined) {
         block.args = block.startInput;

@@ -70,7 +70,11 @@ type Json = Record<string, unknown>;
  * (interleaved thinking between tool uses included). This provider sends every `thinking` part that
  * carries a signature as a `thinking` block (`type`, `thinking`, `signature`, the API's own key order)
  * and every part with a redacted payload as a `redacted_thinking` block (`type`, `data`), in part
- * order, and drops unsigned thinking (from another provider), which the API would reject. Source:
+ * order, and drops unsigned thinking, which the API would reject: thinking from another provider, and an
+ * Anthropic block that arrived without a signature or with an empty one (reported when streamed as a
+ * `warning` with code `PROVIDER_THINKING_UNSIGNED`; sending it with its empty signature is refused too).
+ * A signature sent in `content_block_start` (gateways replaying non-streamed blocks) or before the
+ * block's text is kept with that block. Source:
  * "Preserving thinking blocks"
  * (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
  * Capability ids are mapped to
@@ -158,6 +162,13 @@ function contentBlocks(content: string | Array<TextPart | ImagePart>): Json[] {
 
 /**
  * Encodes a request as an Anthropic Messages body.
+ *
+ * @remarks
+ * Assistant parts go out in order: a thinking part with a redacted payload as `redacted_thinking`
+ * (`type`, `data`), a thinking part with a non-empty signature as `thinking` (`type`, `thinking`,
+ * `signature`), both byte for byte as received; a thinking part without a signature is left out (the API
+ * accepts no thinking block without its signature; an Anthropic block that streamed unsigned was reported
+ * then as `PROVIDER_THINKING_UNSIGNED`).
  * @internal
  */
 export function buildAnthropicBody(

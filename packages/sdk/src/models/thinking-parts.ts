@@ -14,7 +14,10 @@ type ThinkingDelta = Extract<ModelEvent, { type: 'thinking_delta' }>;
  * @remarks
  * It continues only a thinking part that is neither redacted nor signed (a signature closes its block),
  * and only when the delta neither marks a new block (`start`) nor carries a redacted payload (each
- * `redacted_thinking` block is a part of its own).
+ * `redacted_thinking` block is a part of its own). The same rule serves streams that never mark starts.
+ * It relies on a block's signature being its last delta: the Anthropic translator holds each block's
+ * signature until the block stops, whatever order the server sent it in (before the text, in
+ * `content_block_start`), so a block is never split in two or left unsigned here.
  *
  * @param last - the message's last part, if any
  * @param event - the delta
@@ -37,7 +40,8 @@ export function continuesThinking(
 /**
  * Adds one `thinking_delta` to the parts of an assistant message, in stream order: appended to the last
  * part when it continues it (see {@link continuesThinking}), else as a new thinking part (with the
- * delta's signature or redacted payload). An empty signature is not kept. The delta's OpenRouter
+ * delta's signature or redacted payload). An empty signature is not kept (the Anthropic translator reports a
+ * block that ends without one as `PROVIDER_THINKING_UNSIGNED`). The delta's OpenRouter
  * `reasoning_details` items are appended, as received, to the part's `details`.
  *
  * @param content - the parts assembled so far (changed in place)
