@@ -487,15 +487,21 @@ describe('background learning reviews of a host with skills and memory', () => {
   it('charges a cancelled review that ended during the next drive to that drive', async () => {
     let host!: AgentHost;
     let release!: () => void;
+    let reported!: () => void;
+    let runningAtDrive: string[] | undefined;
     const reports: LearningReviewReport[] = [];
     const gate = new Promise<void>((r) => (release = r));
+    const reviewEnded = new Promise<void>((r) => (reported = r));
     // The review's first call outlives the cancel wait; the next drive lets it end before its own model call.
+    // Abandoned by that drive's start (cancelWaitMs 0), the review no longer counts for idle(): the drive
+    // waits for its report instead, which comes after its usage was handed to the drive.
     const letReviewEnd: RunMiddleware = {
       name: 'let-review-end',
       async beforeModelRequest(ctx) {
         if (!JSON.stringify(ctx.messages).includes('again')) return;
+        runningAtDrive = host.learning!.running();
         release();
-        await host.learning!.idle();
+        await reviewEnded;
       },
     };
     const started = await start(
@@ -507,7 +513,15 @@ describe('background learning reviews of a host with skills and memory', () => {
       {
         memory: true,
         middleware: [letReviewEnd],
-        extra: { learning: { cancelWaitMs: 0, onReview: (r) => reports.push(r) } },
+        extra: {
+          learning: {
+            cancelWaitMs: 0,
+            onReview: (r) => {
+              reports.push(r);
+              reported();
+            },
+          },
+        },
         provider: reviewsWaitFor(gate),
       },
     );
@@ -522,6 +536,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     await host.appendToInbox(run.id, 'again please', 'user:alice');
     await waitForRunStatus(host, run.id, ['succeeded']);
     await host.learning!.idle();
+    expect(runningAtDrive).toEqual([]);
     expect(reports.map((r) => [r.result.ended, r.result.modelCalls])).toEqual([['cancelled', 1]]);
     expect((await host.getRun(run.id)).run.usage.modelCalls).toBe(before.modelCalls + 1 + 1);
   });
