@@ -192,6 +192,10 @@ export const ERROR_CODES = {
     'Warning: an OpenAI-compatible server refused optional request fields; the request was sent again without them, and later calls leave them out.',
   PROVIDER_RETRY_AFTER_CAPPED:
     "Warning: the provider's `retry-after` was longer than the configured cap, so the wait was shortened.",
+  PROVIDER_FINISH_MISSING:
+    'Warning: an OpenAI-compatible stream ended with `[DONE]` but no `finish_reason`; its text and tool calls were taken as the whole reply (a call whose arguments are not complete JSON still fails `TOOL_ARGS_MALFORMED`).',
+  PROVIDER_TOOL_CALL_LATE:
+    'Warning: an OpenAI-compatible stream sent tool-call fragments after its `finish_reason`; they were ignored, so that call is neither stored nor run.',
 
   // Standard media capabilities
   MEDIA_NOT_FOUND: 'The media entity, release, download or task named by the call does not exist.',

@@ -146,6 +146,16 @@ interface CallState {
   signature?: string;
 }
 
+/** Tool-call fragments that arrived after `finish_reason`, for one call (by `index`, else by id). */
+interface LateCall {
+  index: number | undefined;
+  id: string | undefined;
+  /** The function name the fragments gave, as on the wire (`''` when none did). */
+  name: string;
+  /** Their argument text, concatenated. */
+  args: string;
+}
+
 /** Whether `text` (already concatenated arguments) is one complete JSON object. */
 function isCompleteObject(text: string): boolean {
   const t = text.trim();
@@ -209,11 +219,28 @@ function startsNewCall(call: CallState, wireId: string | undefined, name: string
  * is known, and every call ends (arguments parsed and validated once, in index then arrival order)
  * when `finish_reason` arrives or at `[DONE]`; a call that never got a name is not ended: the stream
  * fails with a `ProviderProtocolError` (`PROVIDER_PROTOCOL`, `details.toolCallId`, `index`,
- * `rawArguments`), so a nameless call is never run, stored or sent back.
+ * `rawArguments`), so a nameless call is never run, stored or sent back. A tool-call fragment that
+ * arrives after `finish_reason` ended the calls is refused: nothing of it is emitted (no
+ * `tool_call_start`, `tool_call_delta` or `tool_call_end`), it neither continues an ended call nor starts
+ * one, and each such call (its fragments grouped by `index`, else id) is reported once at the end of the
+ * stream as a `PROVIDER_TOOL_CALL_LATE` warning (`details.finishReason`, `index`, `id`, `name` as on the
+ * wire, `rawArguments`); the calls ended at `finish_reason` stand. So a call the server sent after saying
+ * the reply was over never runs. (The openai SDK's `ChatCompletionStream` and vercel/ai's
+ * openai-compatible model keep accumulating fragments after `finish_reason` and end calls at the end of
+ * the stream; this translator ends them at `finish_reason`, so it refuses what follows rather than run a
+ * call that was not part of the reply it ended.)
  *
  * Usage comes from the chunk that carries it. A stream that ends after a `finish_reason` but without
  * `[DONE]` is accepted; one that ends before either is cut (`end` throws a `PROVIDER_PROTOCOL` error
  * with `details.streamCut: true`, which the stream helper retries when nothing was emitted yet).
+ * `[DONE]` without a `finish_reason` (none, `null` or `""` on every chunk) after nothing of the reply — no
+ * text, reasoning or tool-call fragment — is a cut too (the same error, `details.endedBy: '[DONE]'`),
+ * never an empty answer. After some of the reply it is kept as it came (stop reason `end_turn`, or
+ * `tool_use` with tool calls; a call whose arguments are not complete JSON still ends
+ * `TOOL_ARGS_MALFORMED` and does not run), with a `PROVIDER_FINISH_MISSING` warning
+ * (`details.toolCalls`, the number of calls) so the unconfirmed end is visible: some servers and proxies
+ * leave `finish_reason` out (BerriAI/liteLLM-proxy#19) or send `""` on every chunk (ollama/ollama#4357).
+ * The openai SDK's `ChatCompletionStream` and vercel/ai (vercel/ai#19169) fail such a stream instead.
  *
  * @internal
  */
@@ -225,6 +252,10 @@ export class OpenAITranslator implements SseTranslator {
   #usage: ModelUsage | undefined;
   #finish: string | undefined;
   #callsEnded = false;
+  /** Whether any text, reasoning or tool-call fragment arrived (an empty reply ended by `[DONE]` is a cut). */
+  #output = false;
+  /** Tool-call fragments that arrived after `finish_reason` ended the calls, by call (refused, reported at the end). */
+  readonly #late = new Map<string, LateCall>();
   #generatedIds = 0;
   /** Unknown shapes already reported on this stream. */
   readonly #unknown: UnknownShapes;
@@ -244,6 +275,7 @@ export class OpenAITranslator implements SseTranslator {
   /** {@inheritDoc SseTranslator.push} */
   push(sse: SseEvent, out: ModelEvent[]): boolean {
     if (sse.data === '[DONE]') {
+      if (this.#finish === undefined) this.#doneWithoutFinish(out);
       this.#finishStream(out);
       return true;
     }
@@ -261,6 +293,28 @@ export class OpenAITranslator implements SseTranslator {
       });
     }
     this.#finishStream(out);
+  }
+
+  /**
+   * `[DONE]` before any `finish_reason`. With nothing of the reply received it is a cut before content
+   * (thrown with `details.streamCut: true`, so the stream helper retries it); otherwise the reply is kept as
+   * it is and a `PROVIDER_FINISH_MISSING` warning says its end was not confirmed.
+   */
+  #doneWithoutFinish(out: ModelEvent[]): void {
+    if (!this.#output)
+      throw new ProviderProtocolError(`${this.#provider}: the stream sent [DONE] without any output or finish_reason`, {
+        provider: this.#provider,
+        streamCut: true,
+        endedBy: '[DONE]',
+      });
+    out.push({
+      type: 'warning',
+      warning: {
+        code: 'PROVIDER_FINISH_MISSING',
+        message: `${this.#provider}: the stream ended with [DONE] but no finish_reason; the reply was taken as complete`,
+        details: { provider: this.#provider, toolCalls: this.#calls.length },
+      },
+    });
   }
 
   #payload(data: string): Json {
@@ -303,6 +357,7 @@ export class OpenAITranslator implements SseTranslator {
     if (!choice || typeof choice !== 'object') return;
     const rawDelta = choice.delta ?? choice.message; // a few servers send `message` in stream chunks
     if (rawDelta !== undefined && rawDelta !== null) {
+      const before = out.length;
       if (typeof rawDelta === 'object' && !Array.isArray(rawDelta)) this.#delta(rawDelta as Json, out);
       else
         this.#unknown.report(
@@ -311,6 +366,10 @@ export class OpenAITranslator implements SseTranslator {
           `a delta of type ${Array.isArray(rawDelta) ? 'array' : typeof rawDelta}`,
           { field: 'delta' },
         );
+      if (!this.#output)
+        this.#output =
+          this.#calls.length > 0 ||
+          out.slice(before).some((e) => e.type === 'text_delta' || e.type === 'thinking_delta');
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
       if (choice.finish_reason === 'insufficient_system_resource') throw this.#insufficientResource();
@@ -427,6 +486,10 @@ export class OpenAITranslator implements SseTranslator {
         : fn.arguments !== undefined && fn.arguments !== null
           ? JSON.stringify(fn.arguments)
           : '';
+    if (this.#callsEnded) {
+      this.#lateFragment(tc, typeof fn.name === 'string' ? fn.name : '', piece);
+      return;
+    }
     const call = this.#callFor(tc, typeof fn.name === 'string' ? fn.name : '', piece);
     call.signature = thoughtSignatureOf(tc) ?? call.signature;
     if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
@@ -435,6 +498,47 @@ export class OpenAITranslator implements SseTranslator {
       call.args += piece;
       if (call.started) out.push({ type: 'tool_call_delta', id: call.id, argumentsDelta: piece });
     }
+  }
+
+  /**
+   * A tool-call fragment after `finish_reason` ended the calls: the reply's calls were already ended
+   * (`tool_call_end` emitted), so it can neither join one nor start one. It is kept aside, grouped by `index` (else
+   * by id), and reported at the end of the stream as one `PROVIDER_TOOL_CALL_LATE` warning per call; a
+   * fragment carrying neither a name nor argument text carries nothing and is skipped.
+   */
+  #lateFragment(tc: Json, name: string, piece: string): void {
+    if (name === '' && piece === '') return;
+    const index = typeof tc.index === 'number' && Number.isFinite(tc.index) ? tc.index : undefined;
+    const id = typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined;
+    const key = index !== undefined ? `index:${index}` : id !== undefined ? `id:${id}` : 'none';
+    let late = this.#late.get(key);
+    if (!late) {
+      late = { index, id, name: '', args: '' };
+      this.#late.set(key, late);
+    }
+    late.id ??= id;
+    if (late.name === '') late.name = name;
+    late.args += piece;
+  }
+
+  /** One `PROVIDER_TOOL_CALL_LATE` warning per call whose fragments came after `finish_reason`. */
+  #reportLate(out: ModelEvent[]): void {
+    for (const late of this.#late.values()) {
+      const details: Record<string, unknown> = { provider: this.#provider, finishReason: this.#finish ?? null };
+      if (late.index !== undefined) details.index = late.index;
+      if (late.id !== undefined) details.id = late.id;
+      if (late.name !== '') details.name = late.name;
+      details.rawArguments = late.args.length > 2000 ? `${late.args.slice(0, 2000)}…` : late.args;
+      out.push({
+        type: 'warning',
+        warning: {
+          code: 'PROVIDER_TOOL_CALL_LATE',
+          message: `${this.#provider}: ignored a tool call${late.name !== '' ? ` to ${late.name}` : ''} sent after finish_reason; it is not part of the reply and does not run`,
+          details,
+        },
+      });
+    }
+    this.#late.clear();
   }
 
   /**
@@ -546,6 +650,7 @@ export class OpenAITranslator implements SseTranslator {
 
   #finishStream(out: ModelEvent[]): void {
     this.#endCalls(out);
+    this.#reportLate(out);
     if (this.#usage) out.push({ type: 'usage', usage: this.#usage });
     let stop = this.#finish ? (finishReasons[this.#finish] ?? 'end_turn') : 'end_turn';
     if (stop === 'end_turn' && this.#calls.length > 0) stop = 'tool_use'; // servers that say "stop" after tool calls
