@@ -1,5 +1,6 @@
 // The tool calls of one model turn: opened one at a time in model order (budget, abort, the
 // middleware's verdict), answered "blocked" when refused, and closed when none is left.
+import type { JsonValue } from '../../core/records';
 import type { ToolCallPart } from '../../models/types';
 import type { GuardCallKind } from '../guardrails/types';
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
@@ -8,6 +9,13 @@ import { askPerson, type GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
 import { interruptedBy, type DriveEnd } from './outcomes';
 import type { RunSession, StopRequest } from './run-session';
+
+/**
+ * Runtime-state key of the calls of the latest turn that must not run, by call id (`{ code, message }`):
+ * written with the turn's step (its assistant message), so a crash that loses the step answering them
+ * still finds why they never ran (see `reconcile.ts`). Absent or `null` when the latest turn had none.
+ */
+export const TURN_FAILURES_STATE_KEY = 'turn_failures';
 
 /** The call that is open (its `started` event written), about to run. */
 export interface OpenCall {
@@ -29,6 +37,8 @@ export class TurnCalls {
   current: OpenCall | undefined;
   /** A call found the goal ambiguous: the question for a person. */
   asked: GoalTargetQuestion | undefined;
+  /** The failures were written to the run's state (with the turn's step). */
+  recorded = false;
 
   /**
    * @param calls - the turn's calls in model order
@@ -42,6 +52,19 @@ export class TurnCalls {
 
 /** What opening the next call led to: a call to run, the end of the turn, or the end of the drive. */
 export type CallOpening = { kind: 'run' } | { kind: 'turn_done' } | DriveEnd;
+
+/**
+ * Writes the turn's failures to the run's state with the step that opens its first call (the turn's
+ * step: the assistant message commits in the same transaction), or clears those of an earlier turn.
+ * A turn without failures after one without failures writes nothing.
+ */
+function recordFailures(session: RunSession, turn: TurnCalls): void {
+  turn.recorded = true;
+  if (turn.failures.size > 0)
+    session.setState(TURN_FAILURES_STATE_KEY, Object.fromEntries(turn.failures) as unknown as JsonValue);
+  else if ((session.getState(TURN_FAILURES_STATE_KEY) ?? null) !== null)
+    session.setState(TURN_FAILURES_STATE_KEY, null);
+}
 
 /** The kind of what a call runs, as the loop guard and middleware see it. */
 function callKind(loop: Loop, name: string): GuardCallKind {
@@ -76,6 +99,7 @@ function answerBlocked(
 export async function openNextCall(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOpening> {
   const budgets = session.run.budgets as unknown as RunBudgets;
   turn.current = undefined;
+  if (!turn.recorded) recordFailures(session, turn);
   while (turn.next < turn.calls.length) {
     const index = turn.next;
     const call = turn.calls[index]!;
