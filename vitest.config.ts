@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -25,6 +26,9 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Most suites wait on I/O (HTTP servers, child processes, SQLite, PostgreSQL): one fork per CPU, and at least
+    // three, keeps both CPUs of a small CI machine busy (the default, CPUs - 1, ran one fork at a time there).
+    maxWorkers: Math.max(3, availableParallelism()),
     // Probes PostgreSQL once per run for the PostgreSQL suites (MEDIA_AGENT_PG_URL); prints one line when it is unreachable.
     globalSetup: ['packages/sdk/test/storage/postgres-probe.ts'],
   },
