@@ -63,6 +63,9 @@ export async function callMcpTool(
       } catch (error) {
         throw notDelivered(target, failure, true, error, 'and a new session could not be opened');
       }
+      // Cancelled while the session was renewed: the request is not sent again, and it never reached the server.
+      if (ctx.signal.aborted)
+        throw notDelivered(target, failure, false, ctx.signal.reason, 'and the call was cancelled');
       continue;
     }
     throw failureError(target, failure, attempt.cause, renewed);
@@ -80,15 +83,23 @@ async function sendOnce(
   // Not connected: nothing was sent.
   if (!transport) return { failure: { kind: 'not-delivered', reason: 'not-connected' }, cause: undefined, client };
   const sentWithSession = transport.sessionId !== undefined;
+  // The MCP SDK adds an abort listener to the signal of every request and never removes it: each call gets a signal
+  // of its own, linked to the caller's for as long as the call runs (the caller's may be shared by every call).
+  const own = new AbortController();
+  const forward = () => own.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
   try {
     const result = (await client.callTool(
       { name: target.tool, arguments: input as Record<string, unknown> },
       undefined,
-      { signal, timeout: target.callTimeoutMs },
+      { signal: own.signal, timeout: target.callTimeoutMs },
     )) as CallResult;
     return { result };
   } catch (cause) {
     return { failure: classifyMcpCallFailure(cause, { sentWithSession, aborted: signal.aborted }), cause, client };
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
 }
 
@@ -110,7 +121,7 @@ function resultOutput(target: McpToolCallTarget, result: CallResult): McpToolRes
 }
 
 const REASONS: Record<string, string> = {
-  'session-expired': 'the server no longer knows the session (HTTP 404)',
+  'session-expired': 'the server no longer knows the session',
   'http-status': 'the server refused the HTTP request',
   unreachable: 'the server could not be reached',
   'not-connected': 'the client is not connected',

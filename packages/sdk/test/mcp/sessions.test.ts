@@ -12,6 +12,7 @@
 // Before the fix, here: after a restart a read failed MCP_RESULT_INVALID and a write was recorded `unknown` although
 // the server never ran it; a tool hanging past callTimeoutMs was reported as a broken connection.
 import { spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -305,4 +306,16 @@ describe('closing a transport object after a renewal, in a host process of its o
       child.kill('SIGKILL');
     }
   }, 30_000);
+});
+
+describe('MCP calls and the caller’s abort signal', () => {
+  it('many calls with one signal leave no abort listener on it (the MCP SDK never removes the one it adds per request)', async () => {
+    const { host } = await setup();
+    const caller = new AbortController();
+    for (let i = 0; i < 15; i++)
+      expect(
+        await host.invoke('mcp.idx.search', { query: `q${i}` }, { actor: 'user:admin', signal: caller.signal }),
+      ).toMatchObject({ status: 'succeeded' });
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
 });
