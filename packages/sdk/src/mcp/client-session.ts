@@ -2,6 +2,8 @@
 // open a new session (a new `initialize`) when the server no longer knows the old one.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { watchAnswerStreams } from './answer-stream-loss';
 
 /** What the SDK needs of an MCP client: list and call tools, its transport (unset once closed), and closing it. */
 export type McpClientLike = Pick<Client, 'listTools' | 'callTool' | 'transport'> & { close?(): Promise<void> };
@@ -21,12 +23,20 @@ export type McpClientLike = Pick<Client, 'listTools' | 'callTool' | 'transport'>
  *
  * Once {@link McpClientSession.close}d (see {@link McpClientSession.closeWith}), every client is closed and no new
  * session is opened: a request then finds no connection.
+ *
+ * When the SSE answer stream of a request breaks on a Streamable HTTP client (the server restarted or a proxy cut the
+ * connection while a tool ran; see `watchAnswerStreams`), the MCP SDK only reports it to the transport's `onerror`
+ * and the request would wait for its timeout: the session then fires the `lost` signal of that client's requests in
+ * flight (the SDK does not tell which request's stream broke, so all of them), its reason an `McpError`
+ * `ConnectionClosed`.
  */
 export class McpClientSession {
   #current: McpClientLike;
   readonly #open: (() => Promise<McpClientLike>) | undefined;
   #opening: Promise<void> | undefined;
   readonly #inFlight = new Map<McpClientLike, number>();
+  /** Per client with requests in flight: fired when an answer stream of that client broke. */
+  readonly #lost = new Map<McpClientLike, AbortController>();
   readonly #retired = new Set<McpClientLike>();
   #closed = false;
   /** The client over the host's own transport object, while the session has not closed it itself. */
@@ -42,6 +52,7 @@ export class McpClientSession {
   constructor(client: McpClientLike, open?: () => Promise<McpClientLike>) {
     this.#current = client;
     this.#open = open;
+    this.#watch(client);
   }
 
   /** Whether a new session can be opened (a way to make transports was given, and the session is not closed). */
@@ -83,19 +94,24 @@ export class McpClientSession {
 
   /**
    * Runs one request on the current client, counted as in flight on it.
-   * @param request - the request; it gets the client it runs on
+   * @param request - the request; it gets the client it runs on, and a signal fired when an answer stream of that
+   *   client broke while the request was in flight (the request can no longer be answered: abort it with the
+   *   signal's reason)
    * @returns what `request` returns
    */
-  async use<T>(request: (client: McpClientLike) => Promise<T>): Promise<T> {
+  async use<T>(request: (client: McpClientLike, lost: AbortSignal) => Promise<T>): Promise<T> {
     const client = this.#current;
     this.#inFlight.set(client, (this.#inFlight.get(client) ?? 0) + 1);
+    let lost = this.#lost.get(client);
+    if (!lost) this.#lost.set(client, (lost = new AbortController()));
     try {
-      return await request(client);
+      return await request(client, lost.signal);
     } finally {
       const left = (this.#inFlight.get(client) ?? 1) - 1;
       if (left > 0) this.#inFlight.set(client, left);
       else {
         this.#inFlight.delete(client);
+        this.#lost.delete(client);
         if (this.#retired.delete(client)) void this.#closeClient(client);
       }
     }
@@ -123,6 +139,7 @@ export class McpClientSession {
         }
         const old = this.#current;
         this.#current = next;
+        this.#watch(next);
         if (this.#inFlight.has(old)) this.#retired.add(old);
         else void this.#closeClient(old);
       } finally {
@@ -142,6 +159,29 @@ export class McpClientSession {
     const clients = [this.#current, ...this.#retired];
     this.#retired.clear();
     await Promise.all(clients.map((client) => this.#closeClient(client)));
+  }
+
+  /** Watches the answer streams of `client`'s transport: a broken one fires the `lost` signal of its requests. */
+  #watch(client: McpClientLike): void {
+    const transport = client.transport;
+    if (!transport) return;
+    watchAnswerStreams(
+      transport,
+      (error) => {
+        const lost = this.#lost.get(client);
+        if (!lost) return;
+        // Requests sent from now on get a signal of their own.
+        this.#lost.delete(client);
+        lost.abort(
+          new McpError(
+            ErrorCode.ConnectionClosed,
+            `the answer stream broke after the request was sent (${error.message})`,
+          ),
+        );
+      },
+      // The client drops its transport once that is closed (closing breaks its streams too).
+      () => client.transport !== transport,
+    );
   }
 
   /** Closes one client; closing the client over the host's transport is marked as the session's own close. */

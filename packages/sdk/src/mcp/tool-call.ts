@@ -35,8 +35,9 @@ type Attempt = { result: CallResult } | { failure: McpCallFailure; cause: unknow
  * a connection never made) is sent once more after a new session was opened, when the session is renewable; if it
  * still does not get through, the call fails `MCP_CALL_NOT_DELIVERED` — never `unknown`, since nothing ran. No
  * answer within `callTimeoutMs` is `MCP_CALL_TIMEOUT` for a read; a side-effecting call that was sent and got no
- * answer (timeout, connection lost, unreadable answer) is `unknown` (`OUTCOME_UNKNOWN`, the timeout named in the
- * message) and is never sent again.
+ * answer (a timeout; a lost connection, also an SSE answer stream that broke, which ends the call at once rather
+ * than at its timeout; an unreadable answer) is `unknown` (`OUTCOME_UNKNOWN`, a timeout named in the message) and
+ * is never sent again.
  *
  * @param target - the tool and its server's session
  * @param input - the validated arguments
@@ -53,7 +54,7 @@ export async function callMcpTool(
 ): Promise<McpToolResultOutput> {
   let renewed = false;
   for (;;) {
-    const attempt = await target.session.use((client) => sendOnce(client, target, input, ctx.signal));
+    const attempt = await target.session.use((client, lost) => sendOnce(client, lost, target, input, ctx.signal));
     if ('result' in attempt) return resultOutput(target, attempt.result);
     const { failure } = attempt;
     if (failure.kind === 'not-delivered' && !renewed && target.session.renewable && !ctx.signal.aborted) {
@@ -72,9 +73,14 @@ export async function callMcpTool(
   }
 }
 
-/** Sends the request once; a failure is classified, never thrown. */
+/**
+ * Sends the request once; a failure is classified, never thrown. `lost` fires when the client's answer stream broke
+ * (the MCP SDK would leave the request waiting for its timeout): the request is abandoned with its reason, an
+ * `McpError` `ConnectionClosed` (classified `lost`).
+ */
 async function sendOnce(
   client: McpClientLike,
+  lost: AbortSignal,
   target: McpToolCallTarget,
   input: unknown,
   signal: AbortSignal,
@@ -87,8 +93,11 @@ async function sendOnce(
   // of its own, linked to the caller's for as long as the call runs (the caller's may be shared by every call).
   const own = new AbortController();
   const forward = () => own.abort(signal.reason);
+  const broke = () => own.abort(lost.reason);
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
+  if (lost.aborted) broke();
+  else lost.addEventListener('abort', broke, { once: true });
   try {
     const result = (await client.callTool(
       { name: target.tool, arguments: input as Record<string, unknown> },
@@ -100,6 +109,7 @@ async function sendOnce(
     return { failure: classifyMcpCallFailure(cause, { sentWithSession, aborted: signal.aborted }), cause, client };
   } finally {
     signal.removeEventListener('abort', forward);
+    lost.removeEventListener('abort', broke);
   }
 }
 

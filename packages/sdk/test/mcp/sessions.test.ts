@@ -10,7 +10,9 @@
 //   server restart" (and mastra-ai/mastra#7675, its client "fails to reconnect after MCP server restart"): a
 //   restarted server forgets its sessions, the client never initializes again.
 // Before the fix, here: after a restart a read failed MCP_RESULT_INVALID and a write was recorded `unknown` although
-// the server never ran it; a tool hanging past callTimeoutMs was reported as a broken connection.
+// the server never ran it; a tool hanging past callTimeoutMs was reported as a broken connection. A connection that
+// broke while a call's answer streamed (server restart, proxy) left the call waiting its whole callTimeoutMs: the MCP
+// SDK's client only reports an answer stream's disconnect to `onerror` (then a read failed MCP_CALL_TIMEOUT).
 import { spawn } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -251,6 +253,68 @@ describe('MCP client sessions over Streamable HTTP', () => {
     // The connection is fine: the next call succeeds without a new session.
     expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
     expect(server.stats.initialize).toBe(2);
+  });
+
+  /** `hang` registered read-only as `mcp.ro.hang`, in a second registration of the same server. */
+  async function readOnlyHang(host: AgentHost, server: HttpMcpServer, callTimeoutMs: number) {
+    await registerMcpServer(host, {
+      name: 'ro',
+      transport: () => {
+        const transport = new StreamableHTTPClientTransport(server.url);
+        transports.push(transport);
+        return transport;
+      },
+      readOnlyTools: ['hang'],
+      callTimeoutMs,
+    });
+  }
+
+  it('the server restarts (connections destroyed) while a read runs: its answer stream broke, the read fails MCP_TRANSPORT_LOST at once, not after callTimeoutMs', async () => {
+    const { server, host } = await setup({ callTimeoutMs: 10_000 });
+    await readOnlyHang(host, server, 10_000);
+    const started = performance.now();
+    const pending = host.invoke('mcp.ro.hang', {}, { actor: 'user:admin' });
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    await server.restart({ abrupt: true });
+    const read = await pending;
+    // MCP_TRANSPORT_LOST, not MCP_CALL_TIMEOUT: the call ended before its 10 s timeout (and before the tool's 10 s).
+    expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
+    expect(read.error!.message).toContain('the connection broke during hang');
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(server.stats.sessionCalls.hang).toBe(1);
+  });
+
+  it('the server restarts (connections destroyed) while a write runs: unknown at once, naming the broken connection, never sent again', async () => {
+    const { server, host, invoke } = await setup({ callTimeoutMs: 10_000 });
+    const started = performance.now();
+    const pending = invoke('hang', {});
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    await server.restart({ abrupt: true });
+    const write = await pending;
+    expect(write).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
+    expect(write.error!.message).toContain('the connection broke after hang was sent');
+    expect(write.error!.message).not.toContain('MCP_CALL_TIMEOUT');
+    expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('unknown');
+    expect(performance.now() - started).toBeLessThan(3_000);
+    // Sent once, run once: a call that may have run is never sent again, also not in the new session.
+    expect(server.stats.sessionCalls.hang).toBe(1);
+    expect(server.stats.runs.hang).toBe(1);
+    // The next call opens a new session and succeeds.
+    expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
+    expect(server.stats.runs.hang).toBe(1);
+  });
+
+  it("only the server's event stream (GET) is cut while a tool hangs: the call's own answer stream is alive, it still ends MCP_CALL_TIMEOUT", async () => {
+    const { server, host } = await setup();
+    await readOnlyHang(host, server, 1_500);
+    await vi.waitFor(() => expect(server.openStreams).toBe(2));
+    const pending = host.invoke('mcp.ro.hang', {}, { actor: 'user:admin' });
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    server.cutEventStreams();
+    const read = await pending;
+    expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_CALL_TIMEOUT' } });
+    expect(read.error!.message).toContain('1500 ms');
+    expect(server.stats.sessionCalls.hang).toBe(1);
   });
 
   it('a server that is down (connection refused): a write is a typed error, not unknown; it runs once the server is back', async () => {
