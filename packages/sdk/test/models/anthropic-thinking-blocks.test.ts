@@ -10,7 +10,13 @@ import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models
 import { compact } from '../../src/runtime/context/compaction';
 import { TiktokenCounter } from '../../src/models/token-counter';
 import { drain, fastRetry, ofType } from './helpers';
-import { anthropicText, anthropicTurn, refuseAlteredThinking, type WireBlock } from './thinking-wire';
+import {
+  anthropicText,
+  anthropicTurn,
+  inventoryQueryTool,
+  refuseAlteredThinking,
+  type WireBlock,
+} from './thinking-wire';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
 const servers: WireReplayServer[] = [];
@@ -18,13 +24,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const tools: ModelTool[] = [
-  {
-    name: 'inventory.query',
-    description: 'Query the library',
-    inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
-  },
-];
+const tools: ModelTool[] = [inventoryQueryTool];
 
 const first: WireBlock = {
   type: 'thinking',

@@ -9,7 +9,13 @@ import { collectStream } from '../../src/models/complete';
 import { WireReplayServer, type RecordedRequest, type ReplayEvent } from '../../src/models/replay-server';
 import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
 import { drain, fastRetry, ofType } from './helpers';
-import { anthropicText, anthropicTurn, refuseAlteredThinking, type WireBlock } from './thinking-wire';
+import {
+  anthropicText,
+  anthropicTurn,
+  inventoryQueryTool,
+  refuseAlteredThinking,
+  type WireBlock,
+} from './thinking-wire';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
 const servers: WireReplayServer[] = [];
@@ -17,13 +23,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const tools: ModelTool[] = [
-  {
-    name: 'inventory.query',
-    description: 'Query the library',
-    inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
-  },
-];
+const tools: ModelTool[] = [inventoryQueryTool];
 const user: ModelMessage = { role: 'user', content: 'Is Dune in the library?' };
 const call: WireBlock = { type: 'tool_use', id: 'toolu_01Query', name: 'inventory_query', input: { title: 'Dune' } };
 const SIG_A =

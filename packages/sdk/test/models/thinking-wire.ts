@@ -5,6 +5,7 @@
 // Wire format: https://docs.anthropic.com/en/api/messages-streaming; the rule:
 // https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks
 import type { ReplayEvent, ReplayResponse } from '../../src/models/replay-server';
+import type { ModelTool } from '../../src/models/types';
 
 /** One content block of an assistant turn, as the API returns it (and expects it back). */
 export type WireBlock =
@@ -143,3 +144,10 @@ export function refuseAlteredThinking(
   }
   return undefined;
 }
+
+/** The read tool the thinking-block tests offer (its wire name is `inventory_query`). */
+export const inventoryQueryTool: ModelTool = {
+  name: 'inventory.query',
+  description: 'Query the library',
+  inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+};
