@@ -11,6 +11,7 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../core/records';
+import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
   InboxRecord,
@@ -144,6 +145,50 @@ export interface GrantUsageRepository {
   add(grantId: string, day: number, invocations: number, bytes: number): Promise<GrantUsage>;
 }
 
+/**
+ * Spending counters per subject and period, and the reservations model calls make against them
+ * (docs/budgets.md).
+ *
+ * @remarks
+ * The runtime reserves a model call's worst case in one transaction: it reads the counters of every
+ * applicable budget with {@link BudgetUsageRepository.get} (inside a transaction the row is locked —
+ * PostgreSQL: created at zero and locked until the transaction ends — so a concurrent reservation in another
+ * process waits and then reads this one's charge), checks them, inserts the reservation and adds its amounts.
+ * @public
+ */
+export interface BudgetUsageRepository {
+  /**
+   * The counters of `subject` for the period starting at `start`; zero when nothing was charged. Inside a
+   * transaction the row is locked until the transaction ends.
+   */
+  get(subject: string, period: BudgetPeriod, start: number): Promise<BudgetCounters>;
+  /**
+   * Adds `delta` (amounts may be negative: a settlement below the reservation) to the counters, creating them at
+   * zero first.
+   * @returns the counters after the addition
+   */
+  add(subject: string, period: BudgetPeriod, start: number, delta: BudgetAmounts): Promise<BudgetCounters>;
+  /** The reservation with this key, or undefined. */
+  reservation(key: string): Promise<BudgetReservation | undefined>;
+  /** Inserts the reservation unless its key exists; returns whether it was inserted (never throws on a duplicate). */
+  reserve(record: BudgetReservation): Promise<boolean>;
+  /**
+   * Replaces state, amounts and `updatedAt` of the reservation when its stored state is `expectedState`; returns
+   * whether it did.
+   */
+  updateReservation(
+    key: string,
+    expectedState: BudgetReservation['state'],
+    patch: Pick<BudgetReservation, 'state' | 'runs' | 'modelCalls' | 'tokens' | 'costUsd' | 'updatedAt'>,
+  ): Promise<boolean>;
+  /** Reservations, oldest first, by state and/or run; at most `limit` (default all). */
+  reservations(filter?: {
+    state?: BudgetReservation['state'];
+    runId?: string;
+    limit?: number;
+  }): Promise<BudgetReservation[]>;
+}
+
 /** Small JSON settings (automation switch, modes). @public */
 export interface SettingsRepository {
   /** The value stored under `key`, or undefined. */
@@ -183,6 +228,8 @@ export interface StorageSession {
   readonly decisions: DecisionRepository;
   /** Per-grant, per-UTC-day usage counters (daily budgets). */
   readonly grantUsage: GrantUsageRepository;
+  /** Spending counters per subject and period, and model-call reservations (docs/budgets.md). */
+  readonly budgetUsage: BudgetUsageRepository;
 }
 
 /**
@@ -256,7 +303,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 6;
+export const STORAGE_SCHEMA_VERSION = 7;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;

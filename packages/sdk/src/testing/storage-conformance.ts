@@ -11,6 +11,7 @@ import type {
   PolicyRevisionRecord,
 } from '../core/records';
 import type { DecisionRecord, InboxRecord, RunEventRecord, RunRecord } from '../core/run-records';
+import type { BudgetReservation } from '../core/budget-records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter } from '../ports/storage-adapter';
 
 /**
@@ -1676,6 +1677,138 @@ export function describeStorageConformance(
         await rejectsWithCode(s.migrate(), 'STORAGE_CLOSED');
         await rejectsWithCode(s.schemaVersion(), 'STORAGE_CLOSED');
         await s.close();
+      }),
+    );
+
+    // Spending counters and reservations (docs/budgets.md).
+    const reservationRow = (overrides: Partial<BudgetReservation> = {}): BudgetReservation => ({
+      key: 'run-1:call:1:0',
+      subject: 'user:alice',
+      runId: 'run-1',
+      state: 'reserved',
+      day: 86_400_000,
+      month: 0,
+      runs: 0,
+      modelCalls: 1,
+      tokens: 4_096,
+      costUsd: 0.125,
+      createdAt: 10,
+      updatedAt: 10,
+      ...overrides,
+    });
+
+    t.it(
+      'budgetUsage get is zero for a subject and period never charged; add accumulates per (subject, period, start), negative amounts included, and returns the totals',
+      withStorage(async (s) => {
+        const zero = { runs: 0, modelCalls: 0, tokens: 0, costUsd: 0 };
+        assert.deepEqual(await s.budgetUsage.get('user:alice', 'day', 0), {
+          subject: 'user:alice',
+          period: 'day',
+          start: 0,
+          ...zero,
+        });
+        await s.budgetUsage.add('user:alice', 'day', 0, { runs: 1, modelCalls: 2, tokens: 300, costUsd: 0.25 });
+        const after = await s.budgetUsage.add('user:alice', 'day', 0, {
+          runs: 0,
+          modelCalls: 1,
+          tokens: -100,
+          costUsd: -0.125,
+        });
+        assert.deepEqual(after, {
+          subject: 'user:alice',
+          period: 'day',
+          start: 0,
+          runs: 1,
+          modelCalls: 3,
+          tokens: 200,
+          costUsd: 0.125,
+        });
+        await s.budgetUsage.add(`user:${UNICODE}`, 'month', 0, { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 });
+        assert.deepEqual(await s.budgetUsage.get('user:alice', 'day', 0), after);
+        assert.deepEqual(await s.budgetUsage.get('user:alice', 'month', 0), {
+          subject: 'user:alice',
+          period: 'month',
+          start: 0,
+          ...zero,
+        });
+        assert.deepEqual(await s.budgetUsage.get('user:alice', 'day', 86_400_000), {
+          subject: 'user:alice',
+          period: 'day',
+          start: 86_400_000,
+          ...zero,
+        });
+        assert.equal((await s.budgetUsage.get(`user:${UNICODE}`, 'month', 0)).runs, 1);
+      }),
+    );
+
+    t.it(
+      'budgetUsage reserve inserts once per key (a second reserve with the key changes nothing), updateReservation is compare-and-set on the state, reservations lists by state and run, oldest first',
+      withStorage(async (s) => {
+        const first = reservationRow();
+        assert.equal(await s.budgetUsage.reserve(first), true);
+        assert.equal(await s.budgetUsage.reserve(reservationRow({ tokens: 1, costUsd: 9 })), false);
+        assert.deepEqual(await s.budgetUsage.reservation(first.key), first);
+        assert.equal(await s.budgetUsage.reservation('missing'), undefined);
+        const settled = { state: 'settled' as const, runs: 0, modelCalls: 1, tokens: 120, costUsd: 0.0025, updatedAt: 20 };
+        assert.equal(await s.budgetUsage.updateReservation(first.key, 'released', settled), false);
+        assert.equal(await s.budgetUsage.updateReservation(first.key, 'reserved', settled), true);
+        assert.equal(await s.budgetUsage.updateReservation(first.key, 'reserved', settled), false);
+        assert.deepEqual(await s.budgetUsage.reservation(first.key), { ...first, ...settled });
+        await s.budgetUsage.reserve(reservationRow({ key: `run-2:call:1:0:${UNICODE}`, runId: 'run-2', createdAt: 5 }));
+        await s.budgetUsage.reserve(reservationRow({ key: 'run-1:call:2:0', createdAt: 30 }));
+        assert.deepEqual(
+          (await s.budgetUsage.reservations({ state: 'reserved' })).map((r) => r.key),
+          [`run-2:call:1:0:${UNICODE}`, 'run-1:call:2:0'],
+        );
+        assert.deepEqual(
+          (await s.budgetUsage.reservations({ runId: 'run-1' })).map((r) => r.key),
+          ['run-1:call:1:0', 'run-1:call:2:0'],
+        );
+        assert.deepEqual(
+          (await s.budgetUsage.reservations({ limit: 1 })).map((r) => r.key),
+          [`run-2:call:1:0:${UNICODE}`],
+        );
+      }),
+    );
+
+    t.it(
+      'budgetUsage writes inside a transaction are seen by it and rolled back with it',
+      withStorage(async (s) => {
+        const one = { runs: 0, modelCalls: 1, tokens: 10, costUsd: 0.5 };
+        await s.budgetUsage.add('user:bob', 'day', 0, one);
+        await assert.rejects(
+          s.transaction(async (tx) => {
+            assert.equal((await tx.budgetUsage.get('user:bob', 'day', 0)).modelCalls, 1);
+            await tx.budgetUsage.add('user:bob', 'day', 0, one);
+            await tx.budgetUsage.reserve(reservationRow({ key: 'rolled-back' }));
+            assert.equal((await tx.budgetUsage.get('user:bob', 'day', 0)).modelCalls, 2);
+            assert.equal((await tx.budgetUsage.reservation('rolled-back'))?.key, 'rolled-back');
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.equal((await s.budgetUsage.get('user:bob', 'day', 0)).modelCalls, 1);
+        assert.equal(await s.budgetUsage.reservation('rolled-back'), undefined);
+      }),
+    );
+
+    t.it(
+      'budgetUsage check-then-charge in concurrent transactions never passes a cap (each reads the charges committed before it)',
+      withStorage(async (s) => {
+        const cap = 5;
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            s.transaction(async (tx) => {
+              const used = await tx.budgetUsage.get('user:carol', 'day', 0);
+              if (used.modelCalls + 1 > cap) return false;
+              await tx.budgetUsage.reserve(reservationRow({ key: `c-${i}`, subject: 'user:carol' }));
+              await tx.budgetUsage.add('user:carol', 'day', 0, { runs: 0, modelCalls: 1, tokens: 0, costUsd: 0 });
+              return true;
+            }),
+          ),
+        );
+        assert.equal(results.filter(Boolean).length, cap);
+        assert.equal((await s.budgetUsage.get('user:carol', 'day', 0)).modelCalls, cap);
       }),
     );
   });

@@ -15,6 +15,7 @@ import { memoryRunEventRepository } from './run-event-repository';
 import { memoryRunMessageRepository } from './run-message-repository';
 import { memoryInboxRepository } from './inbox-repository';
 import { memoryGrantUsageRepository } from './grant-usage-repository';
+import { memoryBudgetUsageRepository } from './budget-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
 
 /** Methods that only read (run on the adapter without an undo log). */
@@ -30,6 +31,8 @@ const READ_METHODS: ReadonlySet<string> = new Set([
   'listByRun',
   'listAfter',
   'listQueued',
+  'reservation',
+  'reservations',
 ]);
 const REPOSITORIES: ReadonlyArray<keyof StorageSession> = [
   'ledger',
@@ -45,6 +48,7 @@ const REPOSITORIES: ReadonlyArray<keyof StorageSession> = [
   'inbox',
   'decisions',
   'grantUsage',
+  'budgetUsage',
 ];
 
 /**
@@ -96,6 +100,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly decisions: StorageSession['decisions'];
   /** {@inheritDoc StorageSession.grantUsage} */
   readonly grantUsage: StorageSession['grantUsage'];
+  /** {@inheritDoc StorageSession.budgetUsage} */
+  readonly budgetUsage: StorageSession['budgetUsage'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
@@ -137,6 +143,7 @@ export class MemoryStorage implements StorageAdapter {
     this.inbox = on.inbox;
     this.decisions = on.decisions;
     this.grantUsage = on.grantUsage;
+    this.budgetUsage = on.budgetUsage;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -245,6 +252,7 @@ export class MemoryStorage implements StorageAdapter {
       messages: memoryRunMessageRepository(t),
       inbox: memoryInboxRepository(t),
       grantUsage: memoryGrantUsageRepository(t),
+      budgetUsage: memoryBudgetUsageRepository(t),
       decisions: memoryDecisionRepository(t),
     };
   }

@@ -12,7 +12,9 @@ export type TableName =
   | 'runs'
   | 'inbox'
   | 'decisions'
-  | 'grantUsage';
+  | 'grantUsage'
+  | 'budgetUsage'
+  | 'budgetReservations';
 const TABLES: readonly TableName[] = [
   'ledger',
   'approvals',
@@ -24,6 +26,8 @@ const TABLES: readonly TableName[] = [
   'inbox',
   'decisions',
   'grantUsage',
+  'budgetUsage',
+  'budgetReservations',
 ];
 /** Reverts one write. @internal */
 export type Undo = () => void;

@@ -275,6 +275,38 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `CREATE INDEX decisions_root_cause ON "{schema}".decisions (root_cause, created_at) WHERE root_cause IS NOT NULL`,
     ],
   },
+  {
+    version: 7,
+    name: 'budget counters and reservations',
+    statements: [
+      `CREATE TABLE "{schema}".budget_usage (
+        subject text NOT NULL,
+        period text NOT NULL CHECK (period IN ('day', 'month')),
+        start bigint NOT NULL,
+        runs bigint NOT NULL,
+        model_calls bigint NOT NULL,
+        tokens bigint NOT NULL,
+        cost_usd double precision NOT NULL,
+        PRIMARY KEY (subject, period, start)
+      )`,
+      `CREATE TABLE "{schema}".budget_reservations (
+        key text PRIMARY KEY,
+        subject text NOT NULL,
+        run_id text NOT NULL,
+        state text NOT NULL CHECK (state IN ('reserved', 'settled', 'released')),
+        day bigint NOT NULL,
+        month bigint NOT NULL,
+        runs bigint NOT NULL,
+        model_calls bigint NOT NULL,
+        tokens bigint NOT NULL,
+        cost_usd double precision NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      )`,
+      `CREATE INDEX budget_reservations_run ON "{schema}".budget_reservations (run_id, created_at)`,
+      `CREATE INDEX budget_reservations_state ON "{schema}".budget_reservations (state, created_at)`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

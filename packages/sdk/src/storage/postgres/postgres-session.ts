@@ -10,6 +10,7 @@ import { pgAuditRepository } from './audit-repository';
 import { pgDecisionRepository } from './decision-repository';
 import { pgGrantRepository } from './grant-repository';
 import { pgGrantUsageRepository } from './grant-usage-repository';
+import { pgBudgetUsageRepository } from './budget-usage-repository';
 import { pgInboxRepository } from './inbox-repository';
 import { pgLedgerRepository } from './ledger-repository';
 import { pgPlanRepository } from './plan-repository';
@@ -35,6 +36,7 @@ const FACTORIES: { [K in keyof StorageSession]: (q: ReturnType<typeof createPgQu
   inbox: pgInboxRepository,
   decisions: pgDecisionRepository,
   grantUsage: pgGrantUsageRepository,
+  budgetUsage: pgBudgetUsageRepository,
 };
 
 /** Repository names of a session. @internal */
@@ -53,6 +55,8 @@ export const PG_READ_METHODS: ReadonlySet<string> = new Set([
   'listByRun',
   'listAfter',
   'listQueued',
+  'reservation',
+  'reservations',
 ]);
 
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */

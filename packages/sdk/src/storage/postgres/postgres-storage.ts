@@ -136,6 +136,8 @@ export class PostgresStorage implements StorageAdapter {
   readonly decisions: StorageSession['decisions'];
   /** {@inheritDoc StorageSession.grantUsage} */
   readonly grantUsage: StorageSession['grantUsage'];
+  /** {@inheritDoc StorageSession.budgetUsage} */
+  readonly budgetUsage: StorageSession['budgetUsage'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})
@@ -203,6 +205,7 @@ export class PostgresStorage implements StorageAdapter {
     this.inbox = on.inbox;
     this.decisions = on.decisions;
     this.grantUsage = on.grantUsage;
+    this.budgetUsage = on.budgetUsage;
   }
 
   /**

@@ -299,6 +299,40 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX decisions_root_cause ON decisions (root_cause, created_at) WHERE root_cause IS NOT NULL`,
     ],
   },
+  {
+    version: 7,
+    name: 'budget counters and reservations',
+    // Spending per subject (an actor, or the household total) and period (UTC day, UTC month), with the
+    // reservations model calls make against it (docs/budgets.md). Costs are USD as REAL.
+    statements: [
+      `CREATE TABLE budget_usage (
+        subject TEXT NOT NULL,
+        period TEXT NOT NULL CHECK (period IN ('day', 'month')),
+        start INTEGER NOT NULL,
+        runs INTEGER NOT NULL,
+        model_calls INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        PRIMARY KEY (subject, period, start)
+      )`,
+      `CREATE TABLE budget_reservations (
+        key TEXT PRIMARY KEY,
+        subject TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'released')),
+        day INTEGER NOT NULL,
+        month INTEGER NOT NULL,
+        runs INTEGER NOT NULL,
+        model_calls INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      `CREATE INDEX budget_reservations_run ON budget_reservations (run_id, created_at)`,
+      `CREATE INDEX budget_reservations_state ON budget_reservations (state, created_at)`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -23,6 +23,7 @@ import { sqliteInboxRepository } from './inbox-repository';
 import { sqliteDecisionRepository } from './decision-repository';
 import { sqliteSettingsRepository } from './settings-repository';
 import { sqliteGrantUsageRepository } from './grant-usage-repository';
+import { sqliteBudgetUsageRepository } from './budget-usage-repository';
 
 /** A nullable field as bound: undefined as NULL. */
 const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
@@ -94,6 +95,7 @@ export class SqliteRepositories {
       decisions: sqliteDecisionRepository(q),
       settings: sqliteSettingsRepository(q),
       grantUsage: sqliteGrantUsageRepository(q),
+      budgetUsage: sqliteBudgetUsageRepository(q),
     };
   }
 }
@@ -178,6 +180,9 @@ class SqliteTransactionSession implements StorageSession {
   get grantUsage(): StorageSession['grantUsage'] {
     return this.#repo('grantUsage') as StorageSession['grantUsage'];
   }
+  get budgetUsage(): StorageSession['budgetUsage'] {
+    return this.#repo('budgetUsage') as StorageSession['budgetUsage'];
+  }
 }
 
 /**
@@ -207,4 +212,6 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   'listByRun',
   'listAfter',
   'listQueued',
+  'reservation',
+  'reservations',
 ]);

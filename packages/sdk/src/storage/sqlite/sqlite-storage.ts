@@ -267,6 +267,8 @@ export class SqliteStorage implements StorageAdapter {
   readonly decisions: StorageSession['decisions'];
   /** {@inheritDoc StorageSession.grantUsage} */
   readonly grantUsage: StorageSession['grantUsage'];
+  /** {@inheritDoc StorageSession.budgetUsage} */
+  readonly budgetUsage: StorageSession['budgetUsage'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
@@ -320,6 +322,7 @@ export class SqliteStorage implements StorageAdapter {
     this.inbox = repo('inbox');
     this.decisions = repo('decisions');
     this.grantUsage = repo('grantUsage');
+    this.budgetUsage = repo('budgetUsage');
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
