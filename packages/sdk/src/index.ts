@@ -100,6 +100,8 @@ export { Tokens, resolvePort, type AgentContainer, type PortToken } from './comp
 
 // capabilities and the invocation path
 export { defineCapability } from './capabilities/define-capability';
+export { capabilityVisibleTo, visibleCapabilities } from './capabilities/visible-capabilities';
+export { compactScopeKey, HASHED_SCOPE_KEY_PREFIX, parseScopeKey, scopeKey } from './core/scope-key';
 export type {
   Capability,
   CapabilityDefinition,

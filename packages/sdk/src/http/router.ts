@@ -10,6 +10,7 @@ import { AdministrationForbiddenError, RecordNotFoundError } from '../authorizat
 import type { ApprovalRecord, GrantRecord } from '../core/records';
 import type { DecisionRecord } from '../core/run-records';
 import type { AgentHost } from '../runtime/agent-host';
+import { visibleCapabilities } from '../capabilities/visible-capabilities';
 import type { RunEvent } from '../runtime/events/run-event';
 import { approvalRunId } from './access';
 import { loadConsoleAssets, type ConsoleAsset } from './console-assets';
@@ -192,7 +193,8 @@ const LIMIT_OPTIONS = [
  * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET /api/approvals/:id`, `PATCH /api/approvals/:id`, `GET|POST /api/grants`,
  * `PATCH /api/grants/:id`, `GET /api/decisions`, `GET /api/decisions/:id`, `POST /api/decisions/:id/choice`,
- * `POST /api/decisions/:id/dismiss`, `GET /api/memory/proposals[/:id]`, `POST /api/memory/proposals/:id/approve|discard`.
+ * `POST /api/decisions/:id/dismiss`, `GET /api/memory/proposals[/:id]`, `POST /api/memory/proposals/:id/approve|discard`,
+ * `GET /api/capabilities` (the capabilities the caller's role may call: admin-only ones only for an administrator).
  * See docs/http.md.
  *
  * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
@@ -392,6 +394,20 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       },
     });
   });
+
+  // Capabilities: what the caller's role may call (an admin-only capability only to an administrator).
+  app.get('/api/capabilities', (c) =>
+    c.json({
+      capabilities: visibleCapabilities(host.capabilities.list(), c.var.role).map((d) => ({
+        id: d.id,
+        version: d.version,
+        title: d.title,
+        description: d.description,
+        kind: d.kind,
+        adminOnly: d.adminOnly === true,
+      })),
+    }),
+  );
 
   // Approvals.
   app.get('/api/approvals', async (c) => {

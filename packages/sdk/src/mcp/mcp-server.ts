@@ -14,6 +14,8 @@ import { mcpCallResult, mcpErrorResult, type McpApprovalAsk } from './call-resul
 import { resolveActor, type McpAuthenticate, type McpCaller } from './caller';
 import { mcpTool, publishable } from './published-tools';
 import { mcpCallScope } from './client-idempotency';
+import { withRecordedLegacyScope } from './legacy-call-scope';
+import { visibleCapabilities } from '../capabilities/visible-capabilities';
 import { RunTracer, type ToolSpanOutcome } from '../runtime/tracing/run-tracer';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 import { context as otelContext, propagation } from '@opentelemetry/api';
@@ -66,9 +68,12 @@ export type CallerOf = (extra: {
  * {@link serveMcpStdio} / {@link createMcpHttpHandler}.
  *
  * @remarks
- * - `tools/list`: each published capability as a tool named by its id, with its input schema and annotations
- *   from kind and replay ({@link mcpToolAnnotations}); `update_plan`, `search_tools`, `read_tool_result`,
- *   `delegate` and the memory, history and skills families are never listed or callable.
+ * - `tools/list`: each published capability the caller's role may call as a tool named by its id, with its
+ *   input schema and annotations from kind and replay ({@link mcpToolAnnotations}); `update_plan`,
+ *   `search_tools`, `read_tool_result`, `delegate` and the memory, history and skills families are never listed
+ *   or callable. An admin-only capability (`adminOnly: true`) is listed only to a caller whose role
+ *   (`host.roleOf(actor)`: `admin` only for a `user:` actor the host's identity resolver calls an administrator)
+ *   is `admin`; called anyway by anyone else, it is denied `AUTH_ADMIN_ONLY` (audited, no approval asked).
  * - `tools/call`: the actor is what `options.authenticate` resolves from the transport; `_meta` and the
  *   arguments never name an actor. Invalid arguments are refused by the invocation path before any handler
  *   (a tool error with `INPUT_INVALID` and the paths); an unknown or unpublished tool is a JSON-RPC
@@ -123,10 +128,12 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    await resolveActor(options.authenticate, callerOf(extra)).catch((error: Error) => {
+    const actor = await resolveActor(options.authenticate, callerOf(extra)).catch((error: Error) => {
       throw new McpError(ErrorCode.InvalidRequest, error.message);
     });
-    return { tools: host.capabilities.list().filter(published).map(mcpTool) };
+    // Each caller sees what their role may call: the role is asked at every listing (a role can change).
+    const role = await host.roleOf(actor);
+    return { tools: visibleCapabilities(host.capabilities.list().filter(published), role).map(mcpTool) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -162,7 +169,7 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
       return { result: mcpErrorResult(error), traced: failedOutcome(error) };
     }
     try {
-      const scope = mcpCallScope(meta, actor);
+      const scope = await withRecordedLegacyScope(host.ledger, descriptor, input, actor, mcpCallScope(meta, actor));
       const approvalId = await approvedFor(host, descriptor, input, actor);
       const invocation = await host.invoke(descriptor.id, input, {
         actor,
@@ -171,7 +178,10 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
         ...(approvalId ? { approvalId } : {}),
       });
       const ask =
-        invocation.status === 'denied' && options.requestApprovals !== false
+        // An approval never opens an admin-only capability: no one is asked for one.
+        invocation.status === 'denied' &&
+        invocation.error?.code !== 'AUTH_ADMIN_ONLY' &&
+        options.requestApprovals !== false
           ? await askForApproval(host, descriptor, input, actor)
           : undefined;
       return { result: mcpCallResult(invocation, ask), traced: invocation, ask };

@@ -315,7 +315,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(first.s).toMatchObject({ status: 'succeeded', output: { total: 1 } });
     expect(retry.s).toMatchObject({ status: 'succeeded', output: { total: 1 }, replayed: true });
     expect(retry.s.idempotencyKey).toBe(first.s.idempotencyKey);
-    expect(first.s.idempotencyKey).toMatch(/^probe\.count:v1:mcp:apikey:client-a:retry-7:/);
+    expect(first.s.idempotencyKey).toMatch(/^probe\.count:v1:3:mcp,15:apikey:client-a,7:retry-7,:[0-9a-f]{64}$/);
     expect(counted).toEqual([1]);
     // The same key with other arguments is refused; another client's key is its own.
     const conflict = await call(client, 'probe.count', { by: 2 }, key);
