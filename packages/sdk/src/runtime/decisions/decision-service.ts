@@ -17,6 +17,7 @@ import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { StartRunInput } from '../run-service';
 import { DecisionError } from './decision-errors';
+import { defaultDecisionKey } from './decision-key';
 import {
   AUTO_INVESTIGATE_ACTOR,
   AUTO_RECOVER_ACTOR,
@@ -46,7 +47,7 @@ export interface RaiseDecisionInput {
   options?: DecisionOption[];
   /**
    * The occurrence's key: raising again with a stored key creates nothing (a storm of host events is one decision).
-   * @defaultValue `<kind>:<subject.type>:<subject.id>`
+   * @defaultValue `<kind>:<subject.type>:<subject.id>` (length-prefixed when the type holds `:`, see `defaultDecisionKey`)
    */
   dedupeKey?: string;
   /**
@@ -630,7 +631,7 @@ export class DecisionService {
     return {
       id: this.deps.ids.next('dec'),
       kind: input.kind,
-      dedupeKey: input.dedupeKey ?? `${input.kind}:${subject.type}:${subject.id}`,
+      dedupeKey: input.dedupeKey ?? defaultDecisionKey(input.kind, subject),
       subjectType: subject.type,
       subjectId: subject.id,
       rootCause: input.rootCause ?? `${input.kind}:${subject.id}`,

@@ -1,4 +1,5 @@
 import type { LedgerEntry, LedgerState } from '../../core/records';
+import { scopeKey } from '../../core/scope-key';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
@@ -20,7 +21,8 @@ function indexGrant(
 
 /** The ledger repository: entries by idempotency key, with a (scope, call id) index and a per-grant index. Synchronous; writes register their undo on `t`. @internal */
 export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageSession['ledger']> {
-  /** `scopeId NUL callId` → ledger key (scope and call id never change after insertion). */
+  /** `scopeKey(scopeId, callId)` → ledger key (scope and call id never change after insertion; length-prefixed,
+   * so a NUL or any other character in a scope or call id cannot make two pairs one entry). */
   const callIndex = new Map<string, string>();
   /** Grant id → ledger keys, so budget counts scan only that grant's entries. */
   const byGrant = new Map<string, Set<string>>();
@@ -30,13 +32,13 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
   return {
     get: (key) => t.read<LedgerEntry>('ledger', key),
     findByCall: (scopeId, callId) => {
-      const key = callIndex.get(`${scopeId}\0${callId}`);
+      const key = callIndex.get(scopeKey(scopeId, callId));
       return key === undefined ? undefined : t.read<LedgerEntry>('ledger', key);
     },
     insert: (entry) => {
       if (t.table('ledger').has(entry.key)) return false;
       // (scopeId, callId) is unique too, as the SQL adapters' unique index.
-      const indexKey = entry.callId === null ? null : `${entry.scopeId}\0${entry.callId}`;
+      const indexKey = entry.callId === null ? null : scopeKey(entry.scopeId, entry.callId);
       if (indexKey !== null && callIndex.has(indexKey)) return false;
       t.write('ledger', entry.key, entry);
       if (indexKey !== null) {
@@ -83,8 +85,8 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
         if (e.state === 'running' || e.state === 'unknown') continue;
         if (states.includes(e.state) && e.settledAt !== null && e.settledAt < settledBefore) {
           t.remove('ledger', e.key);
-          if (e.callId !== null && callIndex.get(`${e.scopeId}\0${e.callId}`) === e.key) {
-            const indexKey = `${e.scopeId}\0${e.callId}`;
+          const indexKey = e.callId === null ? null : scopeKey(e.scopeId, e.callId);
+          if (indexKey !== null && callIndex.get(indexKey) === e.key) {
             callIndex.delete(indexKey);
             t.undo!.push(() => callIndex.set(indexKey, e.key));
           }
