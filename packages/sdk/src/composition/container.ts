@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../ports/identity';
+import { BudgetService } from '../runtime/budgets/budget-service';
+import { resolveSpending, spendingProblem } from '../runtime/budgets/spending-settings';
 import type { DependencyContainer } from 'tsyringe';
 import { ApprovalService, DEFAULT_APPROVAL_TTL_MS } from '../authorization/approval-service';
 import { AutomationService } from '../authorization/automation-service';
@@ -134,6 +136,12 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     );
   const contextWindowTokens = r.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   positive('runs.contextWindowTokens', contextWindowTokens);
+  if (r.spending !== undefined) {
+    const problem = spendingProblem(r.spending);
+    if (problem)
+      throw new MediaAgentError('OPTIONS_INVALID', `option runs.spending: ${problem}`, { option: 'runs.spending' });
+  }
+  const spending = resolveSpending(r.spending, r.daily);
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
     throw new MediaAgentError(
@@ -218,6 +226,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       images: r.images ?? {},
     },
   };
+      spending,
 }
 
 /**
@@ -414,7 +423,18 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
           capabilityAllowlist: capabilityIds,
           budgets,
           origin: parent.origin,
+  // Spending budgets per person and for the household (docs/budgets.md); a change wakes the runs held at a cap.
+  const budgets = new BudgetService({
+    storage,
+    clock,
+    ids,
+    identity,
+    options: resolved.runs.spending,
+    logger,
+    onWake: () => workers.wake(),
+  });
           ...(parent.sessionId ? { sessionId: parent.sessionId } : {}),
+    spending: budgets.ledger,
         },
         {
           parentRunId: parent.id,
@@ -502,6 +522,7 @@ function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisio
     );
   const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
   for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
+    budgets,
     const v = resolved[name];
     if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
       throw new MediaAgentError(

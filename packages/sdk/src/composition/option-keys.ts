@@ -8,6 +8,7 @@ import type { DecisionOptions } from '../runtime/decisions/decision-settings';
 import type { LoopGuardConfig } from '../runtime/guardrails/loop-guard';
 import type { LearningOptions } from '../runtime/learning/learning-options';
 import type { DailyBudgets, RunBudgets } from '../runtime/run-budgets';
+import type { SpendingOptions } from '../runtime/budgets/spending-settings';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
@@ -55,6 +56,7 @@ const RUNS = {
   maxTools: true,
   contextWindowTokens: true,
   compactionThreshold: true,
+  spending: true,
   results: true,
   refusedTurnPauseMs: true,
   middleware: true,
@@ -76,6 +78,7 @@ const LOOP_GUARD = {
   sameCallFailWarnAt: true,
   sameCallFailBlockAt: true,
   sameToolFailWarnAt: true,
+const SPENDING = { roles: true, people: true, household: true } as const satisfies Keys<SpendingOptions>;
   sameToolFailStopAt: true,
   sameResultWarnAt: true,
   sameResultBlockAt: true,
@@ -139,6 +142,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
+  [['runs', 'spending'], SPENDING],
     let prev = row[0]!;
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {

@@ -311,6 +311,11 @@ export const ERROR_CODES = {
   MEMORY_OVER_BUDGET:
     'A memory write would leave the file over its budget (`MEMORY.md` 2200, `USER.md` 1375 code points); nothing was written — merge or remove entries in one batch.',
   MEMORY_THREAT_DETECTED:
+  // Spending budgets per person and for the household (docs/budgets.md)
+  BUDGET_SETTINGS_INVALID:
+    'A change of the spending budgets is malformed (an unknown field, role or period, a people key that is not a `user:`, `apikey:` or `system:` actor, a cap that is not null or a non-negative number); nothing was changed.',
+  BUDGET_REACHED:
+    "A subagent's next model call had no room in its owner's (or the household's) spending budget: the subagent ends `failed` with this code, and its parent run waits at its own next model call (top-level runs never fail with it: they wait, `budget_reached`).",
     'Memory content matched a prompt-injection, exfiltration or persistence pattern, or holds invisible Unicode; nothing was written.',
   MEMORY_ENTRY_NOT_FOUND: 'No memory entry contains the `old_text`; nothing was written.',
   MEMORY_ENTRY_AMBIGUOUS:

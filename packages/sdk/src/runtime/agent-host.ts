@@ -33,6 +33,15 @@ import { checkInteger, RunRequestError, type RunDetail, type RunService, type St
 import type { WorkerPool } from './worker-pool';
 import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
 import { ModelNotConfiguredError } from '../models/errors';
+import type { BudgetService } from './budgets/budget-service';
+import { isMediaAgentError } from '../core/errors';
+import { SystemClock, type Clock } from '../ports/clock';
+import { AccessWatch, type AccessTicket, type IdentityChange } from './events/access-watch';
+import { guardedEvents } from './events/guarded-events';
+import { accessLostReason, type SubscriberEvent, type SubscriptionView } from './events/stream-access';
+import { DEFAULT_ACCESS_RECHECK_MS, DEFAULT_HOST_LIMITS } from './limits/host-limits';
+import { RunStartLimiter } from './limits/run-start-limiter';
+import { StreamSlots } from './limits/stream-slots';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -80,6 +89,11 @@ export interface AgentHost {
    * `idle()` resolves when none is. `stop()` cancels them.
    */
   readonly learning: LearningReviewsHandle | undefined;
+  /**
+   * The spending budgets per person and for the household (docs/budgets.md): `settings()`, `usage(actor)`, and
+   * `update(actor, change)` for administrators (audited; runs held at a cap resume when it is raised).
+   */
+  readonly budgets: BudgetService;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -374,6 +388,8 @@ export class DefaultAgentHost implements AgentHost {
     // The services as the host hands them out: their storage calls are refused, with the fix in the
     // message, before start() and after stop(), whatever the store (the runtime uses them unguarded).
     const state = () => this.#state;
+  /** Spending budgets per person and for the household. */
+  budgets: BudgetService;
     this.capabilities = guardService(deps.capabilities, 'capabilities', state, ['invoke']);
     this.approvals = guardService(deps.approvals, 'approvals', state);
     this.grants = guardService(deps.grants, 'grants', state);
@@ -403,6 +419,8 @@ export class DefaultAgentHost implements AgentHost {
   ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
+  /** {@inheritDoc AgentHost.budgets} */
+  readonly budgets: BudgetService;
    * Denials, handler failures, pending and unknown outcomes are returned as results.
    * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
@@ -420,6 +438,11 @@ export class DefaultAgentHost implements AgentHost {
     return this.#deps.runs.startRun(input);
   }
 
+    this.budgets = guardService(deps.budgets, 'budgets', state);
+    const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
+    this.#clock = deps.clock ?? new SystemClock();
+    this.#streams = new StreamSlots(limits);
+    this.#runStarts = new RunStartLimiter(limits, this.#clock);
   /** {@inheritDoc AgentHost.getRun} */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail> {
     return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);

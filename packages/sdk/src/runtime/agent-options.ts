@@ -19,6 +19,9 @@ import type { DecisionOptions, ResolvedDecisionOptions } from './decisions/decis
 import type { MemoryOptions } from '../memory/memory-options';
 import type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './code/code-options';
 import type { ToolImageOptions } from './images/image-delivery';
+import type { SpendingBudgets, SpendingOptions } from './budgets/spending-settings';
+import type { HostLimitOptions, HostLimits } from './limits/host-limits';
+import type { RedactOptions } from '../core/secret-redactor';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -215,7 +218,9 @@ export interface RunOptions {
    */
   budgets?: Partial<RunBudgets>;
   /**
-   * Budgets per UTC day across runs.
+   * The household's daily caps: runs started and model cost in USD per UTC day, everyone's runs together (the
+   * same as `spending.household.day.runs` / `.costUsd`, which win when both are set). A run at a cap waits
+   * (`budget_reached`) instead of failing; a run that never started counts nowhere (docs/budgets.md).
    * @defaultValue 50 runs, 5 USD
    */
   daily?: Partial<DailyBudgets>;
@@ -243,6 +248,16 @@ export interface RunOptions {
    * @defaultValue 0.8
    */
   compactionThreshold?: number;
+  /**
+   * Spending budgets per person and for the household, per UTC day and UTC month: runs started, model calls,
+   * model tokens, USD (docs/budgets.md). Each person gets their role's caps (`admin` or `user`, from `identity`;
+   * API keys and system actors are `user`), overridden by `people[actor]`. Every model call reserves its worst
+   * case before it is sent; at a cap the run waits (`budget_reached`) until the cap is raised
+   * (`host.budgets.update`) or the period ends. `null` removes a cap.
+   * @defaultValue `DEFAULT_SPENDING_BUDGETS`: a user 20 runs and 2 USD a day, 30 USD a month; an administrator
+   *   40 runs and 4 USD a day, 60 USD a month; the household 50 runs and 5 USD a day, 100 USD a month
+   */
+  spending?: SpendingOptions;
   /** Large tool result limits (defaults: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;
   /**
@@ -347,6 +362,7 @@ export interface ResolvedAgentOptions {
   };
 }
 
+      | 'spending'
 /** Identity of the run a child container serves. @public */
 export interface RunScope {
   /** Run id. */
@@ -354,3 +370,5 @@ export interface RunScope {
   /** The run's actor, `agent:<runId>` by default. */
   actor: string;
 }
+    /** See {@link RunOptions.spending}: the settings with defaults and `daily` applied. */
+    spending: SpendingBudgets;

@@ -112,12 +112,15 @@ describe('runs end to end (scripted model, real runtime)', () => {
     ]);
   });
 
-  it('the daily run budget refuses a run over agentMaxRunsPerDay', async () => {
+  it('the household daily run cap (daily.agentMaxRunsPerDay) holds a run over it waiting with a budget_reached decision, never budget_exceeded', async () => {
     const { host: h } = await host({ match: '', finalText: 'ok' }, { runs: { daily: { agentMaxRunsPerDay: 1 } } });
     const first = await h.startRun({ goal: 'look', mode: 'plan_only', actor: 'user:admin' });
     await waitForStatus(h, first.id, ['succeeded']);
     const second = await h.startRun({ goal: 'look again', mode: 'plan_only', actor: 'user:admin' });
-    expect((await waitForStatus(h, second.id, ['budget_exceeded', 'succeeded'])).status).toBe('budget_exceeded');
+    expect((await waitForStatus(h, second.id, ['waiting', 'budget_exceeded', 'succeeded'])).status).toBe('waiting');
+    expect(await h.decisions({ subjectId: second.id })).toEqual([
+      expect.objectContaining({ kind: 'budget_reached', status: 'open' }),
+    ]);
   });
 
   it('plan_only rejects an allowlist with an execute capability, and unknown capabilities', async () => {

@@ -46,6 +46,24 @@ export interface RunEventPayloads {
   /** A budget was exceeded. */
   budget_exceeded: { budget: string; limit: number; used: number };
   /**
+   * A spending budget has no room for the run's next model call (or, at its start, for one more run): the run
+   * waits at the same step (docs/budgets.md). `scope` is `person` (the run owner's caps) or `household`;
+   * `subject` whose counters were checked; `period` `day` or `month`; `budget` `runs`, `modelCalls`, `tokens` or
+   * `costUsd`; `limit`, `used` and `requested` in that unit; `resetsAt` when the period ends (ms); `decisionId`
+   * the `budget_reached` decision raised for a person.
+   */
+  budget_reached: {
+    scope: 'person' | 'household';
+    subject: string;
+    period: 'day' | 'month';
+    budget: string;
+    limit: number;
+    used: number;
+    requested: number;
+    resetsAt: number;
+    decisionId: string;
+  };
+  /**
    * Something the user should see that is not an error of the run: a provider sent a shape the
    * runtime did not understand or refused optional fields (`source: 'provider'`), or the loop guard
    * paused or stopped the run (`source: 'loop_guard'`).

@@ -21,6 +21,7 @@ import type { TracingOptions } from '../tracing/tracing-options';
 import type { HistoryStore } from '../../history/history-store';
 import type { CodeExecution } from '../code/code-execution';
 import type { ImageDelivery } from '../images/image-delivery';
+import type { SpendLedger } from '../budgets/spend-ledger';
 import type { ResolvedLearningOptions } from '../learning/learning-options';
 import type { LearningReviews } from '../learning/learning-reviews';
 
@@ -120,6 +121,11 @@ export interface RunDriverDeps {
   learning?: { settings: ResolvedLearningOptions; reviews: LearningReviews };
   /** Images in tool results: held in memory, sent to models that accept them (`runs.images`); none: images become notes. */
   images?: ImageDelivery;
+  /**
+   * The spending budgets per person and for the household (docs/budgets.md): each model call is reserved before
+   * it is sent and settled after; each top-level run's start is counted. None: no spending budgets.
+   */
+  spending?: SpendLedger;
 }
 
 /** A lease the driver works under; `signal` aborts when the run is aborted, the lease is lost or the host stops. @public */

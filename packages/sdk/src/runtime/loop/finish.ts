@@ -2,13 +2,17 @@
 import type { JsonValue } from '../../core/records';
 import type { RunStatus } from '../../core/run-records';
 import type { BudgetBreach } from '../run-budgets';
+import type { SpendBreach } from '../budgets/cap-check';
+import { BUDGET_REACHED_KIND } from '../budgets/budget-reached';
+import { spender } from './spend-step';
 import { commitStep } from './commit';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
 /**
  * Ends the processing of a run with `status` (`waiting` or terminal), in one transaction with what
- * the last step left pending: the status, step `finalize`, end time, error and report, the
+ * the last step left pending: the status, step `finalize` (unless `hold` keeps the step and makes the run due
+ * at `hold.notBefore`), end time, error and report, the
  * `run_status` event, and — for a terminal status — a wake when a message arrived meanwhile. Then
  * `onRunEnd` of the middleware (a throw there is logged and reported as a `warning` event).
  */
@@ -19,19 +23,21 @@ export async function finish(
   reason: string,
   error: { code: string; message: string } | null = null,
   report?: JsonValue,
+  hold?: { notBefore: number },
 ): Promise<void> {
   const { clock, logger, bus } = loop.deps;
   const terminal = status !== 'waiting';
   session.patch({
     status,
-    step: 'finalize',
+    // A run held at a spending cap waits at the step it is in, due again when the period ends.
+    ...(hold ? {} : { step: 'finalize' as const }),
     ...(terminal ? { endedAt: clock.now() } : {}),
-    notBefore: null,
+    notBefore: hold ? hold.notBefore : null,
     ...(error ? { error } : {}),
     ...(report !== undefined ? { report } : {}),
     abortRequested: false,
   });
-  session.emit('run_status', { status, step: 'finalize', reason });
+  session.emit('run_status', { status, step: session.run.step, reason });
   // A message that arrived while the run was finishing wakes it once more.
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;
@@ -84,4 +90,51 @@ export async function budgetExceeded(loop: Loop, session: RunSession, breach: Bu
     'budget_exceeded',
     `${breach.budget} exceeded (limit ${breach.limit}, used ${breach.used})`,
   );
+}
+
+/** How a spending budget is named for people: `alice's daily cost` / `the household's monthly runs`. */
+function budgetName(breach: SpendBreach): string {
+  const whose = breach.scope === 'household' ? "the household's" : `${breach.subject}'s`;
+  const what = { runs: 'runs', modelCalls: 'model calls', tokens: 'tokens', costUsd: 'cost (USD)' }[breach.budget];
+  return `${whose} ${breach.period === 'day' ? 'daily' : 'monthly'} ${what}`;
+}
+
+/**
+ * Holds a run at a spending cap (docs/budgets.md): it does not fail. A top-level run waits at the step it is in
+ * (`waiting`, due again when the period ends), with a `budget_reached` run event saying which budget, limit, use
+ * and period, and a `budget_reached` decision about the run (visible to its owner and to administrators);
+ * raising the cap (`host.budgets.update`) or the next period resumes it. A subagent ends `failed` with
+ * `BUDGET_REACHED`: it is part of its parent's run, which then waits at its own next model call.
+ */
+export async function budgetReached(loop: Loop, session: RunSession, breach: SpendBreach): Promise<void> {
+  const { ids, clock } = loop.deps;
+  const name = budgetName(breach);
+  const used = Math.round(breach.used * 1e6) / 1e6;
+  const reason = `${name} budget is reached (limit ${breach.limit}, used ${used}, this call needs ${Math.round(breach.requested * 1e6) / 1e6}); the run resumes when the cap is raised or at ${new Date(breach.resetsAt).toISOString()}`;
+  if (session.run.parentRunId !== null)
+    return finish(loop, session, 'failed', reason, { code: 'BUDGET_REACHED', message: reason });
+  const decisionId = ids.next('dec');
+  const owner = await spender(loop, session);
+  session.emit('budget_reached', { ...breach, decisionId });
+  session.writes.decisions.push({
+    id: decisionId,
+    kind: BUDGET_REACHED_KIND,
+    // One per run, cap and period: the same cap met again after a wake raises nothing new.
+    dedupeKey: `${BUDGET_REACHED_KIND}:${session.id}:${breach.scope}:${breach.period}:${breach.budget}:${breach.limit}:${breach.resetsAt}`,
+    subjectId: session.id,
+    status: 'open',
+    reason: `run ${session.id} waits: ${reason}`,
+    evidence: { ...breach, owner },
+    subjectType: 'run',
+    rootCause: `${BUDGET_REACHED_KIND}:${breach.subject}:${breach.period}:${breach.resetsAt}`,
+    options: [],
+    raisedBy: `agent:${session.id}`,
+    resolvedBy: null,
+    resolution: null,
+    revision: 1,
+    createdAt: clock.now(),
+    updatedAt: clock.now(),
+    resolvedAt: null,
+  });
+  await finish(loop, session, 'waiting', reason, null, undefined, { notBefore: breach.resetsAt });
 }

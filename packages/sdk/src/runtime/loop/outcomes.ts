@@ -1,5 +1,6 @@
 // How a drive ends, as the step functions report it.
 import type { BudgetBreach } from '../run-budgets';
+import type { SpendBreach } from '../budgets/cap-check';
 import type { RunLease } from './driver-types';
 
 /**
@@ -8,6 +9,8 @@ import type { RunLease } from './driver-types';
  * - `aborted`: the user aborted it (ends `cancelled`);
  * - `stopped`: the host is stopping or the lease was lost (left as stored, for the next worker);
  * - `budget`: a per-run budget ran out (ends `budget_exceeded`);
+ * - `budget_reached`: a spending budget of the run's owner or of the household has no room for the next model
+ *   call (the run waits at the same step until the cap is raised or the period ends; docs/budgets.md);
  * - `failed`: ends `failed` with `code`;
  * - `paused`: waits for a person (`waiting`; a message resumes it), `reason` is the status reason;
  * - `answered`: the runtime answered a `/memory` chat command itself (ends `succeeded`, no model call).
@@ -17,6 +20,7 @@ export type DriveEnd =
   | { kind: 'aborted' }
   | { kind: 'stopped' }
   | { kind: 'budget'; breach: BudgetBreach }
+  | { kind: 'budget_reached'; breach: SpendBreach }
   | { kind: 'failed'; code: string; message: string }
   | { kind: 'paused'; code: string; reason: string }
   | { kind: 'answered'; text: string };

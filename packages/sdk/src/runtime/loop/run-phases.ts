@@ -1,5 +1,4 @@
 // A run's phases: start or resume → drive → goal-settled → finalize.
-import { utcDayStart } from '../../core/utc-day';
 import { MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord, RunStatus } from '../../core/run-records';
@@ -7,12 +6,12 @@ import type { RunPatch } from '../../ports/storage-adapter';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import { buildGoalReport, factsSettled } from '../goal-report';
 import { RunMiddlewareError } from '../middleware/run-middleware';
-import { checkDailyBudgets } from '../run-budgets';
 import { approvalsDecidedSince, openApprovals } from './approvals';
 import { commitDeferredStep, commitStep } from './commit';
 import { drive } from './drive';
 import type { RunLease } from './driver-types';
-import { budgetExceeded, finish } from './finish';
+import { budgetExceeded, budgetReached, finish } from './finish';
+import { chargeRunStart, markBudgetResume } from './spend-step';
 import { goalState } from './goal-targets';
 import type { Loop } from './loop';
 import { RunSession } from './run-session';
@@ -69,15 +68,16 @@ async function processSession(loop: Loop, session: RunSession, lease: RunLease):
 }
 
 async function phases(loop: Loop, session: RunSession): Promise<void> {
-  const { storage, clock, settings, goalFacts } = loop.deps;
+  const { storage, clock, goalFacts } = loop.deps;
   const run = session.run;
   if (run.abortRequested) return finish(loop, session, 'cancelled', run.abortReason ?? 'aborted');
-  if (run.status === 'queued') {
-    const day = utcDayStart(clock.now());
-    const today = await storage.runs.totalsBetween(day, day + 86_400_000);
-    const breach = checkDailyBudgets({ runs: today.runs - 1, costUsd: today.costUsd }, settings.daily);
-    if (breach) return budgetExceeded(loop, session, breach);
-    session.patch({ status: 'running', step: 'drive', startedAt: clock.now() });
+  // A run that never started (queued, or held at a runs cap before its start) starts now: its start is counted
+  // against its owner's and the household's runs caps (docs/budgets.md) — a run that never started counts nowhere.
+  if (run.status === 'queued' || (run.status === 'waiting' && run.startedAt === null)) {
+    if (run.status === 'waiting') markBudgetResume(session);
+    const breach = await chargeRunStart(loop, session);
+    if (breach) return budgetReached(loop, session, breach);
+    session.patch({ status: 'running', step: 'drive', startedAt: clock.now(), wakeRequested: false, notBefore: null });
     session.emit('run_status', { status: 'running', step: 'drive' });
   } else if (run.wakeRequested || run.status === 'running') {
     const wasTerminal = run.endedAt !== null;
@@ -97,6 +97,15 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
         ? 'woken by a new message'
         : 'woken by an approval decision';
     session.emit('run_status', { status: 'running', step: session.run.step, reason });
+  } else if (run.status === 'waiting' && run.step === 'drive') {
+    // Held at a spending cap and due again (the period ended, or the caps changed): resumes at the same step.
+    markBudgetResume(session);
+    session.patch({ status: 'running', notBefore: null });
+    session.emit('run_status', {
+      status: 'running',
+      step: 'drive',
+      reason: 'resumed: the spending budget may have room again',
+    });
   }
   // The start is written with the drive's first step; any other phase writes it first.
   if (session.run.step !== 'drive' && !(await commitStep(loop.deps, session))) return;
@@ -114,6 +123,8 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       }
       case 'budget':
         return budgetExceeded(loop, session, outcome.breach);
+      case 'budget_reached':
+        return budgetReached(loop, session, outcome.breach);
       case 'failed':
         return finish(loop, session, 'failed', outcome.message, { code: outcome.code, message: outcome.message });
       case 'paused':

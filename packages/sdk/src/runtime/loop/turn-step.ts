@@ -19,6 +19,7 @@ import type { RunSession, StopRequest } from './run-session';
 import { openNextCall, stopDrive, TurnCalls } from './turn-calls';
 import { context as otelContext } from '@opentelemetry/api';
 import { hasImages } from '../images/image-delivery';
+import { reservedCall, SpendCapReached } from './spend-step';
 
 /** A turn that failed on an HTTP 400 before any output: what a provider answers to images it does not take. */
 function imagesRefused(turn: {
@@ -98,7 +99,10 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
 
   let request = await loop.pipeline.beforeModelRequest(session, baseTools);
   if (session.stop) return stopDrive(session, session.stop);
-  let turn = await callTurn(loop, session, request);
+  // Each call is reserved against the owner's and the household's spending budgets first; at a cap the run waits.
+  const reserved = await budgeted(() => callTurn(loop, session, request));
+  if (reserved instanceof SpendCapReached) return { kind: 'budget_reached', breach: reserved.breach };
+  let turn = reserved;
   // Refused as too large before any output: correct the estimate, compact to a smaller budget, send again.
   for (let retries = 0; contextOverflowed(turn); retries++) {
     const overflow = recordOverflow(loop, turn);
@@ -118,7 +122,9 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     if (stop?.code === 'CONTEXT_TURN_TOO_LARGE')
       return { kind: 'failed', code: 'PROVIDER_CONTEXT_OVERFLOW', message: `${turn.error!.message}; ${stop.message}` };
     if (stop) return stopDrive(session, stop);
-    turn = await callTurn(loop, session, request);
+    const resent = await budgeted(() => callTurn(loop, session, request));
+    if (resent instanceof SpendCapReached) return { kind: 'budget_reached', breach: resent.breach };
+    turn = resent;
   }
   if (turn.aborted) return interruptedBy(lease);
   if (turn.message.content.length > 0) session.append(turn.message);
@@ -159,6 +165,16 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   return opened;
 }
 
+/** The turn, or the spending cap that had no room for one of its calls. */
+async function budgeted(call: () => Promise<ModelTurn>): Promise<ModelTurn | SpendCapReached> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof SpendCapReached) return error;
+    throw error;
+  }
+}
+
 /** The model request a turn step sends. */
 type PreparedTurnRequest = Awaited<ReturnType<Loop['pipeline']['beforeModelRequest']>>;
 
@@ -178,25 +194,27 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
   // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
   // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
   const callModel = (messages: typeof request.messages) =>
-    otelContext.with(chat.context, () =>
-      runModelTurn(
-        {
-          provider: deps.provider,
-          model: deps.settings.model,
-          maxTokens: deps.settings.maxTokens,
-          thinking: deps.settings.thinking,
-          temperature: deps.settings.temperature,
-          systemPrompt:
-            [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
-          maxInputBytes: deps.settings.maxInputBytes,
-        },
-        {
-          messages,
-          tools: request.tools,
-          callPrefix: `call_${session.storedCount}`,
-          signal: session.lease.signal,
-        },
-        streamSink(loop, session),
+    reservedCall(loop, session, { messages, tools: request.tools }, () =>
+      otelContext.with(chat.context, () =>
+        runModelTurn(
+          {
+            provider: deps.provider,
+            model: deps.settings.model,
+            maxTokens: deps.settings.maxTokens,
+            thinking: deps.settings.thinking,
+            temperature: deps.settings.temperature,
+            systemPrompt:
+              [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
+            maxInputBytes: deps.settings.maxInputBytes,
+          },
+          {
+            messages,
+            tools: request.tools,
+            callPrefix: `call_${session.storedCount}`,
+            signal: session.lease.signal,
+          },
+          streamSink(loop, session),
+        ),
       ),
     );
   try {

@@ -1,0 +1,200 @@
+// Reservations against the spending budgets, in storage: reserve before a model call, settle after it, release
+// when it failed (docs/budgets.md).
+import type { ActorRole } from '../../core/actor';
+import {
+  type BudgetAmounts,
+  type BudgetCounters,
+  type BudgetPeriod,
+  type BudgetReservation,
+  HOUSEHOLD_SUBJECT,
+} from '../../core/budget-records';
+import type { Clock } from '../../ports/clock';
+import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
+import { periodStart } from './budget-periods';
+import { capsFor } from './caps-for';
+import { checkSpend, type SpendBreach } from './cap-check';
+import type { SpendingBudgets } from './spending-settings';
+
+/** What the ledger needs. */
+export interface SpendLedgerDeps {
+  /** Where counters and reservations are kept. */
+  storage: StorageAdapter;
+  /** Time (the periods). */
+  clock: Clock;
+  /** The spending budgets as they are now (options and runtime changes). */
+  settings: () => Promise<SpendingBudgets>;
+  /** The role of a subject (API keys and system actors are `user`). */
+  roleOf: (subject: string) => Promise<ActorRole>;
+}
+
+/** What {@link SpendLedger.reserve} answers. */
+export type ReserveOutcome =
+  | { ok: true; reservation: BudgetReservation; replayed: boolean }
+  | { ok: false; breach: SpendBreach };
+
+const ZERO: BudgetAmounts = Object.freeze({ runs: 0, modelCalls: 0, tokens: 0, costUsd: 0 });
+
+const minus = (a: BudgetAmounts, b: BudgetAmounts): BudgetAmounts => ({
+  runs: a.runs - b.runs,
+  modelCalls: a.modelCalls - b.modelCalls,
+  tokens: a.tokens - b.tokens,
+  costUsd: a.costUsd - b.costUsd,
+});
+
+const amountsOf = (r: BudgetAmounts): BudgetAmounts => ({
+  runs: r.runs,
+  modelCalls: r.modelCalls,
+  tokens: r.tokens,
+  costUsd: r.costUsd,
+});
+
+/**
+ * The counters a reservation touches, always in this order — the household's day and month, then the subject's
+ * day and month — so concurrent transactions lock them in one order and never deadlock.
+ */
+function touched(subject: string, day: number, month: number): Array<[string, BudgetPeriod, number]> {
+  return [
+    [HOUSEHOLD_SUBJECT, 'day', day],
+    [HOUSEHOLD_SUBJECT, 'month', month],
+    [subject, 'day', day],
+    [subject, 'month', month],
+  ];
+}
+
+/**
+ * Reservations against the spending budgets of a subject and of the household.
+ *
+ * @remarks
+ * {@link SpendLedger.reserve} runs in one storage transaction: it reads (and, on PostgreSQL, locks) the four
+ * counters the reservation touches, checks every cap that applies, and inserts the reservation with its amounts
+ * added — so concurrent reservations, in this process or others on the same database, see each other and the
+ * caps are never passed by more than what real usage adds over a reservation's worst case. A key reserved
+ * before is not charged again.
+ */
+export class SpendLedger {
+  /** @param deps - storage, clock, settings, roles */
+  constructor(private readonly deps: SpendLedgerDeps) {}
+
+  /**
+   * Reserves `amounts` for `subject` under `key`, unless a cap would be passed.
+   * @param input - the key, the subject (the run's owner), the run, the amounts; `settled` stores it settled at
+   *   once (a run's start: nothing is in flight)
+   * @returns the reservation (`replayed` when the key was reserved or settled before: nothing was charged now),
+   *   or the first cap it would pass (nothing was written)
+   */
+  async reserve(input: {
+    key: string;
+    subject: string;
+    runId: string;
+    amounts: BudgetAmounts;
+    settled?: boolean;
+  }): Promise<ReserveOutcome> {
+    const { storage, clock } = this.deps;
+    const caps = capsFor(await this.deps.settings(), input.subject, await this.deps.roleOf(input.subject));
+    return storage.transaction(async (s) => {
+      const now = clock.now();
+      const day = periodStart('day', now);
+      const month = periodStart('month', now);
+      const [hd, hm, pd, pm] = await lockAll(s, input.subject, day, month);
+      const existing = await s.budgetUsage.reservation(input.key);
+      if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
+      const breach = checkSpend(
+        { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } },
+        caps,
+        input.amounts,
+        now,
+      );
+      if (breach) return { ok: false, breach };
+      const reservation: BudgetReservation = {
+        key: input.key,
+        subject: input.subject,
+        runId: input.runId,
+        state: input.settled ? 'settled' : 'reserved',
+        day,
+        month,
+        ...amountsOf(input.amounts),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      // A key released before (its call failed) is reserved again: the resend is a new charge.
+      const stored = existing
+        ? await s.budgetUsage.updateReservation(input.key, 'released', {
+            state: reservation.state,
+            ...amountsOf(input.amounts),
+            updatedAt: now,
+          })
+        : await s.budgetUsage.reserve(reservation);
+      if (!stored) {
+        const winner = await s.budgetUsage.reservation(input.key);
+        if (winner) return { ok: true, reservation: winner, replayed: true };
+      }
+      for (const [subject, period, start] of touched(input.subject, day, month))
+        await s.budgetUsage.add(subject, period, start, input.amounts);
+      return { ok: true, reservation, replayed: false };
+    });
+  }
+
+  /**
+   * Settles a reservation to what the call really cost: the counters it was charged to (its day and month) get
+   * the difference. A reservation already settled or released changes nothing.
+   * @returns whether it settled now
+   */
+  settle(key: string, spent: BudgetAmounts): Promise<boolean> {
+    return this.#close(key, 'settled', spent);
+  }
+
+  /**
+   * Releases a reservation whose call failed before it cost anything: its amounts are taken off the counters.
+   * A reservation already settled or released changes nothing.
+   * @returns whether it was released now
+   */
+  release(key: string): Promise<boolean> {
+    return this.#close(key, 'released', ZERO);
+  }
+
+  /**
+   * The counters of `subject` and of the household for the periods containing `at`.
+   * @param subject - an actor
+   * @param at - a time (ms; default now)
+   */
+  async usage(
+    subject: string,
+    at = this.deps.clock.now(),
+  ): Promise<{ person: Record<BudgetPeriod, BudgetCounters>; household: Record<BudgetPeriod, BudgetCounters> }> {
+    const s = this.deps.storage;
+    const day = periodStart('day', at);
+    const month = periodStart('month', at);
+    const [hd, hm, pd, pm] = await Promise.all(
+      touched(subject, day, month).map(([who, period, start]) => s.budgetUsage.get(who, period, start)),
+    );
+    return { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } };
+  }
+
+  async #close(key: string, state: 'settled' | 'released', spent: BudgetAmounts): Promise<boolean> {
+    const { storage, clock } = this.deps;
+    return storage.transaction(async (s) => {
+      const r = await s.budgetUsage.reservation(key);
+      if (!r || r.state !== 'reserved') return false;
+      if (
+        !(await s.budgetUsage.updateReservation(key, 'reserved', {
+          state,
+          ...amountsOf(spent),
+          updatedAt: clock.now(),
+        }))
+      )
+        return false;
+      const delta = minus(spent, r);
+      for (const [subject, period, start] of touched(r.subject, r.day, r.month))
+        await s.budgetUsage.add(subject, period, start, delta);
+      return true;
+    });
+  }
+}
+
+/** Reads (and locks, where the store locks rows) the four counters, in the fixed order. */
+function lockAll(s: StorageSession, subject: string, day: number, month: number): Promise<BudgetCounters[]> {
+  return touched(subject, day, month).reduce<Promise<BudgetCounters[]>>(
+    async (acc, [who, period, start]) => [...(await acc), await s.budgetUsage.get(who, period, start)],
+    Promise.resolve([]),
+  );
+}

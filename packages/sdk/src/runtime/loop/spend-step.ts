@@ -1,0 +1,160 @@
+// The run loop's side of the spending budgets: who a run spends for, the reservation of each model call around
+// the call, the charge of a run's start, and the decision a resumed run no longer needs (docs/budgets.md).
+import { runOwner } from '../../authorization/run-owner';
+import type { BudgetAmounts } from '../../core/budget-records';
+import type { DecisionRecord } from '../../core/run-records';
+import { priceFor } from '../../models/cost';
+import type { ModelMessage, ModelTool } from '../../models/types';
+import { estimateRequestTokens } from '../context/compaction';
+import { BUDGET_REACHED_KIND, BUDGETS_ACTOR } from '../budgets/budget-reached';
+import type { SpendBreach } from '../budgets/cap-check';
+import { modelCallKey, runStartKey } from '../budgets/reservation-key';
+import { DEFAULT_RESERVED_OUTPUT_TOKENS, spentOf, worstCaseOf } from '../budgets/worst-case';
+import type { Loop } from './loop';
+import type { RunSession } from './run-session';
+
+/** Thrown by {@link reservedCall} when a cap has no room for the call: nothing was sent, nothing charged. */
+export class SpendCapReached extends Error {
+  constructor(readonly breach: SpendBreach) {
+    super(`the ${breach.period} ${breach.budget} budget of ${breach.subject} is reached`);
+  }
+}
+
+/** Per processing of a run: its owner, the model-call counter of the current turn, and whether it resumed from a budget pause. */
+interface SpendState {
+  owner?: string;
+  turn: number;
+  attempt: number;
+  resumed: boolean;
+}
+const states = new WeakMap<RunSession, SpendState>();
+function stateOf(session: RunSession): SpendState {
+  let state = states.get(session);
+  if (!state) states.set(session, (state = { turn: -1, attempt: 0, resumed: false }));
+  return state;
+}
+
+/** The subject a run spends for: its owner (who started it; for a subagent, who started its top-level run). */
+export async function spender(loop: Loop, session: RunSession): Promise<string> {
+  const state = stateOf(session);
+  state.owner ??= await runOwner(loop.deps.storage.runs, session.run);
+  return state.owner;
+}
+
+/** Marks a processing that resumed a run paused at a spending cap: its decision is resolved once it spends again. */
+export function markBudgetResume(session: RunSession): void {
+  stateOf(session).resumed = true;
+}
+
+/**
+ * Counts the start of a top-level run against its owner's and the household's runs caps (a subagent is part of
+ * its parent's run and does not count). Idempotent per run.
+ * @returns the cap it would pass, or null (counted, or nothing to count)
+ */
+export async function chargeRunStart(loop: Loop, session: RunSession): Promise<SpendBreach | null> {
+  const spending = loop.deps.spending;
+  if (!spending || session.run.parentRunId !== null) return null;
+  const outcome = await spending.reserve({
+    key: runStartKey(session.id),
+    subject: await spender(loop, session),
+    runId: session.id,
+    amounts: { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 },
+    settled: true,
+  });
+  if (!outcome.ok) return outcome.breach;
+  await resolveBudgetDecisions(loop, session);
+  return null;
+}
+
+/**
+ * One model call with its reservation: the worst case (estimated input tokens + max output tokens, priced when
+ * the model's price is known) is reserved for the run's owner before `call` runs, under the key of this turn and
+ * attempt; then settled to the reported usage, or released when the call failed without usage (or threw).
+ * @throws {@link SpendCapReached} when a cap has no room (the call is not made)
+ */
+export async function reservedCall<
+  T extends {
+    usage: { inputTokens: number; outputTokens: number };
+    costUsd: number;
+    error?: unknown;
+    aborted: boolean;
+  },
+>(
+  loop: Loop,
+  session: RunSession,
+  request: { messages: readonly ModelMessage[]; tools: readonly ModelTool[] },
+  call: () => Promise<T>,
+): Promise<T> {
+  const spending = loop.deps.spending;
+  if (!spending) return call();
+  const { settings, counter, logger } = loop.deps;
+  const state = stateOf(session);
+  if (state.turn !== session.storedCount) {
+    state.turn = session.storedCount;
+    state.attempt = 0;
+  } else state.attempt++;
+  const key = modelCallKey(session.id, state.turn, state.attempt);
+  const input = estimateRequestTokens(counter, request.messages, request.tools, settings.model);
+  const amounts: BudgetAmounts = worstCaseOf(
+    input,
+    settings.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS,
+    priceFor(settings.model),
+  );
+  const outcome = await spending.reserve({ key, subject: await spender(loop, session), runId: session.id, amounts });
+  if (!outcome.ok) throw new SpendCapReached(outcome.breach);
+  if (state.resumed) await resolveBudgetDecisions(loop, session);
+  let result: T;
+  try {
+    result = await call();
+  } catch (error) {
+    await spending
+      .release(key)
+      .catch((e: Error) => logger.warn('a budget reservation could not be released', { key, message: e.message }));
+    throw error;
+  }
+  const spent = spentOf({ ...result.usage, costUsd: result.costUsd });
+  const nothing = spent.tokens === 0 && spent.costUsd === 0;
+  if ((result.error !== undefined || result.aborted) && nothing) await spending.release(key);
+  else await spending.settle(key, spent);
+  return result;
+}
+
+/** Resolves the open `budget_reached` decisions of the run: it spends again (the cap was raised or the period ended). */
+async function resolveBudgetDecisions(loop: Loop, session: RunSession): Promise<void> {
+  const state = stateOf(session);
+  if (!state.resumed) return;
+  state.resumed = false;
+  const { storage, bus, clock } = loop.deps;
+  const open = await storage.decisions.list({ subjectId: session.id, kind: BUDGET_REACHED_KIND, status: 'open' });
+  for (const d of open) {
+    const now = clock.now();
+    const record: DecisionRecord = {
+      ...d,
+      status: 'resolved',
+      resolvedBy: BUDGETS_ACTOR,
+      resolution: { optionId: null, note: 'the budget has room again: the run resumed', execution: { type: 'none' } },
+      revision: d.revision + 1,
+      updatedAt: now,
+      resolvedAt: now,
+    };
+    const event = await storage.transaction(async (s) => {
+      if (!(await s.decisions.update(record, d.revision))) return undefined;
+      return bus.emit(
+        session.id,
+        'decision.updated',
+        {
+          decisionId: d.id,
+          kind: d.kind,
+          status: record.status,
+          subjectType: d.subjectType,
+          subjectId: d.subjectId,
+          revision: record.revision,
+          actor: BUDGETS_ACTOR,
+          change: 'resolved',
+        },
+        s,
+      );
+    });
+    if (event) bus.publish(event);
+  }
+}
