@@ -552,7 +552,19 @@ function approvalsPage() {
 
 function grantsPage() {
   const list = h('div', {});
-  const action = h('input', { id: 'grant-action', required: true, placeholder: 'download.plan' });
+  const action = h('input', {
+    id: 'grant-action',
+    required: true,
+    placeholder: 'download.plan',
+    list: 'grant-actions',
+  });
+  // The capabilities the caller's role may call (api/capabilities), offered as actions.
+  const actions = h('datalist', { id: 'grant-actions' });
+  void api('capabilities')
+    .then(({ capabilities }) =>
+      actions.replaceChildren(...capabilities.map((c) => h('option', { value: c.id }, `${c.title} (${c.kind})`))),
+    )
+    .catch(() => undefined);
   const hours = h('input', { id: 'grant-hours', type: 'number', min: 1, value: 24 });
   const reason = h('input', { id: 'grant-reason' });
   const feedback = h('div', { 'aria-live': 'polite' });
@@ -638,6 +650,7 @@ function grantsPage() {
     },
     h('label', { for: 'grant-action' }, 'Action (capability id or family.*)'),
     action,
+    actions,
     h('label', { for: 'grant-hours' }, 'Expires in hours'),
     hours,
     h('label', { for: 'grant-reason' }, 'Reason'),
