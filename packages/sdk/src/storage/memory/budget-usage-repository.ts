@@ -52,7 +52,11 @@ export function memoryBudgetUsageRepository(t: MemoryTables): SyncRepository<Sto
     },
     reservations: (filter = {}) => {
       const out = [...reservations().values()]
-        .filter((r) => (filter.state === undefined || r.state === filter.state) && (filter.runId === undefined || r.runId === filter.runId))
+        .filter(
+          (r) =>
+            (filter.state === undefined || r.state === filter.state) &&
+            (filter.runId === undefined || r.runId === filter.runId),
+        )
         .sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .map((r) => ({ ...r }));
       return filter.limit === undefined ? out : out.slice(0, Math.max(0, Math.floor(filter.limit)));

@@ -54,7 +54,12 @@ export function pgBudgetUsageRepository(q: PgQueries): BudgetUsageRepository {
   const { one, all, exec, byId } = q;
   return {
     get: async (subject, period, start) =>
-      countersOf(subject, period, start, await one(q.inTransaction ? USAGE_LOCK_SQL : USAGE_GET_SQL, { subject, period, start })),
+      countersOf(
+        subject,
+        period,
+        start,
+        await one(q.inTransaction ? USAGE_LOCK_SQL : USAGE_GET_SQL, { subject, period, start }),
+      ),
     add: async (subject, period, start, d) =>
       countersOf(
         subject,

@@ -69,14 +69,22 @@ export function sqliteBudgetUsageRepository(q: SqlQueries): SyncRepository<Stora
         subject,
         period,
         start,
-        one(USAGE_ADD_SQL, { subject, period, start, runs: d.runs, modelCalls: d.modelCalls, tokens: d.tokens, costUsd: d.costUsd }),
+        one(USAGE_ADD_SQL, {
+          subject,
+          period,
+          start,
+          runs: d.runs,
+          modelCalls: d.modelCalls,
+          tokens: d.tokens,
+          costUsd: d.costUsd,
+        }),
       ),
     reservation: (key) => byId(RESERVATIONS, 'key', key),
     reserve: (record) => exec(RESERVE_SQL, RESERVATIONS.toParams(record)) === 1,
     updateReservation: (key, expectedState, patch) => exec(UPDATE_SQL, { key, expectedState, ...patch }) === 1,
     reservations: (filter = {}) =>
-      all(LIST_SQL, { state: filter.state ?? null, runId: filter.runId ?? null, limit: q.limit(filter.limit) }).map((r) =>
-        RESERVATIONS.fromRow(r),
+      all(LIST_SQL, { state: filter.state ?? null, runId: filter.runId ?? null, limit: q.limit(filter.limit) }).map(
+        (r) => RESERVATIONS.fromRow(r),
       ),
   };
 }
