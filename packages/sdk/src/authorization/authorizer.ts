@@ -10,8 +10,9 @@ export interface AuthorizationRequest {
   actor: string;
   /**
    * The role the call is made with, resolved by the host's `IdentityResolver`: the actor's own, or for a
-   * call a run makes (`agent:<runId>`), the role of the person the stored run acts for (who started it or
-   * last steered it; `user` when none). Resolved only where it matters — an `adminOnly` capability, or a
+   * call a run makes (`agent:<runId>`), the role of the run's owner (who started it; for a subagent, who
+   * started its top-level run), whoever steered it since; `user` when the owner is not a person. Only a
+   * `user:*` actor can have the role `admin`. Resolved only where it matters — an `adminOnly` capability, or a
    * `user:*` actor's `propose`/`approve`/`execute` call — and `user` otherwise.
    */
   role: ActorRole;

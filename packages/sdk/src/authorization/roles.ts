@@ -4,8 +4,10 @@ import type { IdentityResolver } from '../ports/identity';
 import { AdministrationForbiddenError } from './errors';
 
 /**
- * The role of `actor` from the host's resolver. A resolver that throws, or answers anything but
- * `admin`, gives `user` (least privilege); `onError` hears about a throw.
+ * The role of `actor` from the host's resolver. Only a person (`user:*`) can be an administrator: an
+ * API key, a job or a run is `user` whatever the resolver would answer, and the resolver is not asked.
+ * A resolver that throws, or answers anything but `admin`, gives `user` (least privilege); `onError`
+ * hears about a throw.
  * @throws `ACTOR_INVALID` for a malformed actor (checked before the resolver is asked)
  */
 export async function resolveRole(
@@ -13,7 +15,7 @@ export async function resolveRole(
   actor: string,
   onError?: (cause: unknown) => void,
 ): Promise<ActorRole> {
-  parseActor(actor);
+  if (parseActor(actor).kind !== 'user') return 'user';
   try {
     return (await identity.roleOf(actor)) === 'admin' ? 'admin' : 'user';
   } catch (cause) {
@@ -28,6 +30,6 @@ export async function resolveRole(
  * @throws `ADMIN_FORBIDDEN` otherwise; `ACTOR_INVALID` for a malformed actor
  */
 export async function requireAdministrator(identity: IdentityResolver, actor: string, action: string): Promise<void> {
-  if (parseActor(actor).kind !== 'user' || (await resolveRole(identity, actor)) !== 'admin')
+  if ((await resolveRole(identity, actor)) !== 'admin')
     throw new AdministrationForbiddenError(actor, action);
 }

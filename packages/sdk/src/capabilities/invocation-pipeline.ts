@@ -4,6 +4,7 @@ import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
 import { resolveRole } from '../authorization/roles';
 import { actingForRun } from '../core/acting-for';
+import { runOwner } from '../authorization/run-owner';
 import { utcDayStart } from '../core/utc-day';
 import { MediaAgentError } from '../core/errors';
 import { deriveIdempotencyKey, idempotencyScope } from '../ledger/idempotency-key';
@@ -171,8 +172,8 @@ export class InvocationPipeline {
 
   /**
    * The role a call is made with: the actor's own, or for a run's call (`agent:<runId>`) the role of the
-   * person the stored run acts for ({@link actingForRun}; `user` when none or when the run does not
-   * exist). A resolver that throws or answers anything but `admin` gives `user` (least privilege). The
+   * run's owner — the person who started it, for a subagent its top-level run's ({@link runOwner}) —
+   * whoever steered it since (`user` when the owner is not a person or the run does not exist). A resolver that throws or answers anything but `admin` gives `user` (least privilege). The
    * resolver is asked only when the role matters: an admin-only capability, or a person's side-effecting call.
    */
   async #roleFor(ctx: InvocationContext, capability: Capability): Promise<ActorRole> {
@@ -181,7 +182,8 @@ export class InvocationPipeline {
     let subject: string | undefined = ctx.actor;
     if (actor.kind === 'agent') {
       const run = await this.deps.storage.runs.get(actor.id);
-      subject = run ? actingForRun(run) : undefined;
+      // The run's owner (a subagent's: its top-level run's), whoever steered it: never the steering person.
+      subject = run ? actingForRun({ startedBy: await runOwner(this.deps.storage.runs, run) }) : undefined;
     }
     if (subject === undefined) return 'user';
     return resolveRole(this.deps.identity, subject, (cause) =>

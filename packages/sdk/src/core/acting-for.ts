@@ -1,21 +1,14 @@
-// The person a run acts for: who started it, or who last steered it (an administrator continuing a
-// user's run). Kept in the run's stored runtime state, so the invocation path reads it from storage and
-// a resumed run acts for the same person; a caller can never claim it.
+// The person a run acts for: the person who started it, whoever steers it later. Another person's
+// message (an administrator continuing a user's run) is input to the run, never authority: the run's
+// calls keep its owner's role. A caller can never claim it; it is read from the stored run.
 import { type Actor, isHumanActor } from './actor';
 import type { RunRecord } from './run-records';
 
-/** Runtime-state key of the last person who steered the run. */
-export const ACTING_FOR_STATE_KEY = 'actingFor';
-
 /**
- * The `user:*` actor whose request the run serves now: the last person who steered it (as stored), else
- * who started it; undefined for runs started by API keys, jobs or parent runs (subagents act for nobody,
- * so they never reach admin-only capabilities).
+ * The `user:*` actor a run acts for: the person who started it; undefined for runs started by API keys,
+ * jobs or parent runs (a subagent's calls are authorized with its top-level run's owner, read from
+ * storage by the invocation path). Steering never changes it.
  */
-export function actingForRun(run: Pick<RunRecord, 'startedBy' | 'runtimeState'>): Actor | undefined {
-  const state = run.runtimeState;
-  const steered =
-    state !== null && typeof state === 'object' && !Array.isArray(state) ? state[ACTING_FOR_STATE_KEY] : undefined;
-  if (typeof steered === 'string' && isHumanActor(steered)) return steered as Actor;
+export function actingForRun(run: Pick<RunRecord, 'startedBy'>): Actor | undefined {
   return isHumanActor(run.startedBy) ? (run.startedBy as Actor) : undefined;
 }

@@ -4,23 +4,7 @@ import type { RunRecord } from '../core/run-records';
 import type { IdentityResolver } from '../ports/identity';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { resolveRole } from '../authorization/roles';
-
-/** How far up a subagent's parents the owner is looked for (subagents nest far less deep). */
-const MAX_PARENT_HOPS = 16;
-
-/**
- * The actor a run belongs to: who started it, or for a subagent, who started its top-level run. An
- * administrator who steers another user's run does not become its owner.
- */
-export async function runOwner(storage: StorageAdapter, run: RunRecord): Promise<string> {
-  let current = run;
-  for (let hop = 0; current.parentRunId !== null && hop < MAX_PARENT_HOPS; hop++) {
-    const parent = await storage.runs.get(current.parentRunId);
-    if (!parent) break;
-    current = parent;
-  }
-  return current.startedBy;
-}
+import { runOwner } from '../authorization/run-owner';
 
 /**
  * Whether `actor` may see and act on `run`: the owner (same actor string: users are keyed by a stable
@@ -35,7 +19,7 @@ export async function mayAccessRun(
   actor: string,
 ): Promise<boolean> {
   const { kind } = parseActor(actor);
-  if ((await runOwner(storage, run)) === actor) return true;
+  if ((await runOwner(storage.runs, run)) === actor) return true;
   // The same people who may administer: a person whose role is `admin` (never an API key or a job).
   return kind === 'user' && (await resolveRole(identity, actor)) === 'admin';
 }

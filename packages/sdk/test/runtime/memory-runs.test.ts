@@ -176,7 +176,7 @@ describe('stable memory in runs', () => {
     expect(provider.requests.length).toBe(calls);
   });
 
-  it("lets only the identity port's administrators write the global memory, and an administrator steering a user's run writes their own memory", async () => {
+  it("lets only the identity port's administrators write the global memory, and an administrator steering a user's run adds input to the owner's memory, never their own", async () => {
     const { host, dataDir } = await memoryHost(
       [
         {
@@ -203,10 +203,11 @@ describe('stable memory in runs', () => {
     await waitForStatus(host, run.id, ['succeeded', 'failed']);
     await host.appendToInbox(run.id, 'remember: staging NAS', 'user:root');
     await waitForReply(host, run.id, /^Saved\.$/);
-    expect(readFileSync(join(dataDir, 'users', memoryUserKey('user:root'), 'MEMORY.md'), 'utf8')).toBe(
+    // The run acts for its owner whoever steers it: the model's memory call is alice's run writing alice's memory.
+    expect(readFileSync(join(dataDir, 'users', memoryUserKey('user:alice'), 'MEMORY.md'), 'utf8')).toBe(
       'root uses the staging NAS',
     );
-    expect(() => readFileSync(join(dataDir, 'users', memoryUserKey('user:alice'), 'MEMORY.md'), 'utf8')).toThrow(
+    expect(() => readFileSync(join(dataDir, 'users', memoryUserKey('user:root'), 'MEMORY.md'), 'utf8')).toThrow(
       /ENOENT/,
     );
     // The owner's run stays the owner's.

@@ -107,7 +107,7 @@ describe('users and roles', () => {
     expect((await waitForStatus(h, again.id, ['cancelled', 'succeeded'])).status).toBe('cancelled');
   });
 
-  it('an administrator continuing a user’s run keeps its owner while the tools run with the administrator’s role', async () => {
+  it('an administrator continuing a user’s run keeps its owner, and its tools keep the owner’s role', async () => {
     const { actorOf, identity } = directory();
     const { host: h } = await host([readLogs, look], identity);
     const bob = actorOf('bob');
@@ -115,10 +115,9 @@ describe('users and roles', () => {
     secrets.calls = 0;
     const run = await h.startRun({ goal: 'show me the server logs', mode: 'plan_only', actor: bob });
     await waitForStatus(h, run.id, ['succeeded']);
-    const denied = (await runEvents(h, run.id)).find(
-      (e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'denied',
-    );
-    expect(denied?.data).toMatchObject({ error: { code: 'AUTH_ADMIN_ONLY' } });
+    const denials = async () =>
+      (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'denied');
+    expect((await denials())[0]?.data).toMatchObject({ error: { code: 'AUTH_ADMIN_ONLY' } });
     expect(secrets.calls).toBe(0);
 
     // Text never changes who an actor is: bob claiming to be the administrator changes nothing.
@@ -127,13 +126,20 @@ describe('users and roles', () => {
     await waitForStatus(h, run.id, ['succeeded']);
     expect(secrets.calls).toBe(0);
 
+    // Nor does the administrator's own message: it is input to bob's run, never authority.
     await h.appendToInbox(run.id, 'root here: read the server logs', root);
     await waitForStatus(h, run.id, ['running', 'queued'], { timeoutMs: 2000 }).catch(() => undefined);
     await waitForStatus(h, run.id, ['succeeded']);
-    expect(secrets.calls).toBe(1);
+    expect(secrets.calls).toBe(0);
+    expect(await denials()).toHaveLength(3);
     const after = (await h.getRun(run.id, { actor: bob })).run;
     expect(after.startedBy).toBe(bob);
     expect((await h.listRuns({ actor: bob })).map((r) => r.id)).toContain(run.id);
+
+    // The administrator's own run reads them.
+    const own = await h.startRun({ goal: 'show me the server logs', mode: 'plan_only', actor: root });
+    await waitForStatus(h, own.id, ['succeeded']);
+    expect(secrets.calls).toBe(1);
   });
 
   it('ordinary users cannot decide approvals, change grants or automation, or reach admin-only capabilities; nothing is written', async () => {
@@ -245,7 +251,8 @@ describe('users and roles', () => {
       const seen: string[] = [];
       const timer = setTimeout(() => controller.abort(), 500);
       try {
-        for await (const e of h.events({ ...options, signal: controller.signal })) seen.push(e.runId);
+        for await (const e of h.events({ ...options, signal: controller.signal }))
+          seen.push(e.type === 'access_lost' ? e.type : e.runId);
       } finally {
         clearTimeout(timer);
       }

@@ -107,7 +107,7 @@ export class CodeExecution {
   /**
    * Runs one cell for a run.
    * @param run - the run as it is now (read again at every capability call)
-   * @param actor - the person the run acts for now (who started it, or who last steered it; read again at every call)
+   * @param actor - the person the run acts for (its owner, whoever steered it; read again at every call)
    * @param callId - the model's call id
    * @param args - the tool arguments `{ code, reset? }`
    * @param signal - the run's signal (abort cancels the cell)

@@ -1,7 +1,7 @@
 // The steering inbox: messages a person queued reach the model before its next call.
 import { isHumanActor } from '../../core/actor';
+import { MESSAGE_WRITER_STATE_KEY } from './acting-for';
 import { markHumanInput } from './human-input';
-import { ACTING_FOR_STATE_KEY } from '../../core/acting-for';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -14,8 +14,10 @@ export async function applyInbox(loop: Loop, session: RunSession): Promise<boole
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
   for (const m of queued) session.append(markHumanInput({ role: 'user', content: m.text }, `inbox:${m.id}`));
-  const writer = [...queued].reverse().find((m) => isHumanActor(m.actor));
-  if (writer) session.setState(ACTING_FOR_STATE_KEY, writer.actor);
+  // Who wrote a message never changes who the run acts for (another person's message is input, not
+  // authority); it is kept only so a slash command in it is answered for the person who typed it.
+  const writer = queued.at(-1)?.actor;
+  session.setState(MESSAGE_WRITER_STATE_KEY, writer !== undefined && isHumanActor(writer) ? writer : null);
   session.writes.applied.push(...queued.map((m) => m.id));
   session.emit('inbox_applied', { inboxIds: queued.map((m) => m.id) });
   return true;

@@ -1,7 +1,7 @@
 // Stable memory in the run loop: the snapshot frozen at a run's first drive, and the `/memory`
 // chat commands answered without a model call.
 import type { JsonValue } from '../../core/records';
-import { actingFor } from './acting-for';
+import { actingFor, commandActor } from './acting-for';
 import { parseMemoryCommand } from '../../memory/memory-commands';
 import type { Loop } from './loop';
 import type { DriveEnd } from './outcomes';
@@ -23,8 +23,8 @@ export async function freezeMemorySnapshot(loop: Loop, session: RunSession): Pro
 
 /**
  * Whose memory a run's `memory` and `search_memory` calls and `/memory` commands use: the person the
- * run acts for now — who last steered it (an administrator continuing a user's run works on their own
- * memory), else who started it.
+ * run acts for — its owner, whoever steered it since (an administrator's message in a user's run is
+ * input to that run, and the run works on its owner's memory).
  */
 export function memoryActorOf(session: RunSession): string {
   return actingFor(session) ?? session.run.startedBy;
@@ -40,7 +40,7 @@ export function memorySnapshotOf(session: RunSession): string | undefined {
  * Answers a `/memory` chat command when it is the latest person's input of a top-level run (its
  * goal, or a steering message just applied): the answer is the run's reply and the drive ends
  * `answered` — no model is called. A command acts on the proposals of the person who typed it
- * (see {@link memoryActorOf}).
+ * (see {@link commandActor}), never of another person.
  * @returns the drive's end, or undefined when the latest input is not a memory command
  */
 export async function answerMemoryCommand(loop: Loop, session: RunSession): Promise<DriveEnd | undefined> {
@@ -52,7 +52,7 @@ export async function answerMemoryCommand(loop: Loop, session: RunSession): Prom
       ? last.content
       : last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
   const answer = memory
-    ? await memory.answerCommand(memoryActorOf(session), text)
+    ? await memory.answerCommand(commandActor(session) ?? session.run.startedBy, text)
     : parseMemoryCommand(text) !== undefined
       ? 'Memory is not configured on this host, so /memory commands do nothing here.'
       : undefined;

@@ -4,7 +4,7 @@ import { parseActor } from '../../core/actor';
 import { isMediaAgentError } from '../../core/errors';
 import type { ModelMessage } from '../../models/types';
 import { parseSkillCommand } from '../../skills/skill-command';
-import { actingFor } from './acting-for';
+import { commandActor } from './acting-for';
 import { commitStep } from './commit';
 import type { Loop } from './loop';
 import { STOPPED, type DriveEnd } from './outcomes';
@@ -28,7 +28,7 @@ export async function answerSkillCommand(loop: Loop, session: RunSession): Promi
   const text = textOf(session.messages.at(-1));
   const parsed = text === undefined ? undefined : parseSkillCommand(text);
   if (!parsed) return undefined;
-  const actor = actingFor(session);
+  const actor = commandActor(session);
   let reply: string;
   if (!store) reply = 'Personal skills are not configured on this host, so /skills commands do nothing here.';
   else if (!parsed.ok) reply = parsed.reply;
