@@ -5,6 +5,7 @@ import type { BudgetBreach } from '../run-budgets';
 import type { SpendBreach } from '../budgets/cap-check';
 import { BUDGET_REACHED_KIND } from '../budgets/budget-reached';
 import { spender } from './spend-step';
+import { holdStarted, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { commitStep } from './commit';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -116,6 +117,11 @@ export async function budgetReached(loop: Loop, session: RunSession, breach: Spe
   const decisionId = ids.next('dec');
   const owner = await spender(loop, session);
   session.emit('budget_reached', { ...breach, decisionId });
+  // The time held does not count against the run's own duration budget.
+  session.setState(
+    SPEND_HOLD_STATE_KEY,
+    holdStarted(session.getState(SPEND_HOLD_STATE_KEY), clock.now()) as unknown as JsonValue,
+  );
   session.writes.decisions.push({
     id: decisionId,
     kind: BUDGET_REACHED_KIND,

@@ -12,6 +12,7 @@ import { drive } from './drive';
 import type { RunLease } from './driver-types';
 import { budgetExceeded, budgetReached, finish } from './finish';
 import { chargeRunStart, markBudgetResume } from './spend-step';
+import { holdEnded, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { goalState } from './goal-targets';
 import type { Loop } from './loop';
 import { RunSession } from './run-session';
@@ -67,6 +68,15 @@ async function processSession(loop: Loop, session: RunSession, lease: RunLease):
   }
 }
 
+/** A run held at a spending cap resumes: its decision is resolved once it spends again, the time held is recorded. */
+function resumeFromHold(session: RunSession, now: number): void {
+  markBudgetResume(session);
+  session.setState(
+    SPEND_HOLD_STATE_KEY,
+    holdEnded(session.getState(SPEND_HOLD_STATE_KEY), now) as unknown as JsonValue,
+  );
+}
+
 async function phases(loop: Loop, session: RunSession): Promise<void> {
   const { storage, clock, goalFacts } = loop.deps;
   const run = session.run;
@@ -74,7 +84,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   // A run that never started (queued, or held at a runs cap before its start) starts now: its start is counted
   // against its owner's and the household's runs caps (docs/budgets.md) — a run that never started counts nowhere.
   if (run.status === 'queued' || (run.status === 'waiting' && run.startedAt === null)) {
-    if (run.status === 'waiting') markBudgetResume(session);
+    if (run.status === 'waiting') resumeFromHold(session, clock.now());
     const breach = await chargeRunStart(loop, session);
     if (breach) return budgetReached(loop, session, breach);
     session.patch({ status: 'running', step: 'drive', startedAt: clock.now(), wakeRequested: false, notBefore: null });
@@ -99,7 +109,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     session.emit('run_status', { status: 'running', step: session.run.step, reason });
   } else if (run.status === 'waiting' && run.step === 'drive') {
     // Held at a spending cap and due again (the period ended, or the caps changed): resumes at the same step.
-    markBudgetResume(session);
+    resumeFromHold(session, clock.now());
     session.patch({ status: 'running', notBefore: null });
     session.emit('run_status', {
       status: 'running',

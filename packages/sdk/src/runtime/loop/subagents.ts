@@ -9,6 +9,7 @@ import type { RunRecord, RunUsage } from '../../core/run-records';
 import type { StorageAdapter } from '../../ports/storage-adapter';
 import { subagentFindings } from '../delegate-tool';
 import { DEFAULT_RUN_BUDGETS, type RunBudgets } from '../run-budgets';
+import { heldMs, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 
 /** Key of the parent's runtime state that maps a `delegate` call id to its child run id. */
 export const SUBAGENTS_STATE_KEY = 'subagents';
@@ -26,7 +27,13 @@ export function childBudgets(parent: RunRecord, usage: RunUsage, now: number): R
     maxToolCalls: Math.max(0, budgets.maxToolCalls - usage.toolCalls),
     maxDurationSec: Math.max(
       0,
-      budgets.maxDurationSec - Math.floor((now - (parent.startedAt ?? parent.createdAt)) / 1000),
+      budgets.maxDurationSec -
+        Math.floor(
+          (now -
+            (parent.startedAt ?? parent.createdAt) -
+            heldMs((parent.runtimeState as Record<string, JsonValue> | null)?.[SPEND_HOLD_STATE_KEY])) /
+            1000,
+        ),
     ),
     maxTokensPerRun: left(budgets.maxTokensPerRun, usage.inputTokens + usage.outputTokens),
     maxCostUsdPerRun: left(budgets.maxCostUsdPerRun, usage.costUsd),

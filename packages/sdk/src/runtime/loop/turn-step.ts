@@ -20,6 +20,7 @@ import { openNextCall, stopDrive, TurnCalls } from './turn-calls';
 import { context as otelContext } from '@opentelemetry/api';
 import { hasImages } from '../images/image-delivery';
 import { reservedCall, SpendCapReached } from './spend-step';
+import { heldMs, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 
 /** A turn that failed on an HTTP 400 before any output: what a provider answers to images it does not take. */
 function imagesRefused(turn: {
@@ -91,7 +92,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   const breach = checkRunBudgets(
     session.usage,
     session.run.budgets as unknown as RunBudgets,
-    deps.clock.now() - (session.run.startedAt ?? session.run.createdAt),
+    // Time held at a spending cap is not the run's own time.
+    deps.clock.now() - (session.run.startedAt ?? session.run.createdAt) - heldMs(session.getState(SPEND_HOLD_STATE_KEY)),
   );
   if (breach) return { kind: 'budget', breach };
   if (pauseDue(session)) return (await pauseStep(loop, session)) ? { kind: 'repeat' } : STOPPED;
