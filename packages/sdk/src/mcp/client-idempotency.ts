@@ -43,6 +43,7 @@ export function mcpCallScope(meta: unknown, actor: string): { taskId?: string; c
  * The task id the same call had before scopes were length-prefixed (`mcp:<actor>:<key>`), when it fitted the
  * invocation path's 200 characters: only to find a call recorded before an upgrade (its record must name the
  * same actor, since this form is ambiguous).
+ * @internal
  */
 export function legacyMcpTaskId(actor: string, callId: string): string | undefined {
   const taskId = `mcp:${actor}:${callId}`;
