@@ -195,16 +195,23 @@ describe('spending budgets per person (SQLite file, real runs)', () => {
     const run = await host.startRun({ goal: 'Is Dune there?', mode: 'plan_only', actor: ALICE });
     await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed']);
     expect(provider.requests).toHaveLength(1);
-    await expect(host.budgets.update(ALICE, { people: { [ALICE]: { day: { modelCalls: 100 } } } })).rejects.toMatchObject({
+    await expect(
+      host.budgets.update(ALICE, { people: { [ALICE]: { day: { modelCalls: 100 } } } }),
+    ).rejects.toMatchObject({
       code: 'ADMIN_FORBIDDEN',
     });
     expect((await host.budgets.settings()).people[ALICE]?.day?.modelCalls).toBe(1);
     expect(await host.audit({ action: 'capability.refused' })).toEqual([
-      expect.objectContaining({ actor: ALICE, capabilityId: 'host.budgets.update', outcome: 'denied', reason: 'ADMIN_FORBIDDEN' }),
+      expect.objectContaining({
+        actor: ALICE,
+        capabilityId: 'host.budgets.update',
+        outcome: 'denied',
+        reason: 'ADMIN_FORBIDDEN',
+      }),
     ]);
-    await expect(host.budgets.update(ADMIN, { people: { [ALICE]: { day: { modelCallz: 5 } } } } as never)).rejects.toMatchObject(
-      { code: 'BUDGET_SETTINGS_INVALID' },
-    );
+    await expect(
+      host.budgets.update(ADMIN, { people: { [ALICE]: { day: { modelCallz: 5 } } } } as never),
+    ).rejects.toMatchObject({ code: 'BUDGET_SETTINGS_INVALID' });
     expect((await host.getRun(run.id)).run.status).toBe('waiting');
 
     await host.budgets.update(ADMIN, { people: { [ALICE]: { day: { modelCalls: 5 } } } });

@@ -7,7 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/index';
 import { SqliteStorage } from '../../src/sqlite';
 import { SpendLedger } from '../../src/runtime/budgets/spend-ledger';
-import { mergeSpending, DEFAULT_SPENDING_BUDGETS, type SpendingOptions } from '../../src/runtime/budgets/spending-settings';
+import {
+  mergeSpending,
+  DEFAULT_SPENDING_BUDGETS,
+  type SpendingOptions,
+} from '../../src/runtime/budgets/spending-settings';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const call = (tokens: number, costUsd: number) => ({ runs: 0, modelCalls: 1, tokens, costUsd });
@@ -34,7 +38,12 @@ afterEach(async () => {
 describe('budget reservations (SQLite file)', () => {
   it("a reservation counts its worst case at once against the person's and the household's day and month; settling replaces it with the real usage", async () => {
     const l = ledger();
-    const r = await l.reserve({ key: 'run-1:call:1:0', subject: 'user:alice', runId: 'run-1', amounts: call(5000, 0.05) });
+    const r = await l.reserve({
+      key: 'run-1:call:1:0',
+      subject: 'user:alice',
+      runId: 'run-1',
+      amounts: call(5000, 0.05),
+    });
     expect(r).toMatchObject({ ok: true, replayed: false, reservation: { state: 'reserved', tokens: 5000 } });
     const during = await l.usage('user:alice');
     for (const c of [during.person.day, during.person.month, during.household.day, during.household.month])
@@ -64,11 +73,18 @@ describe('budget reservations (SQLite file)', () => {
   it('reserving again under the same key (a retry, or a crash-resume of the same call) charges nothing more, even after it settled', async () => {
     const l = ledger();
     await l.reserve({ key: 'run-1:call:3:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) });
-    const again = await l.reserve({ key: 'run-1:call:3:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) });
+    const again = await l.reserve({
+      key: 'run-1:call:3:0',
+      subject: 'user:alice',
+      runId: 'run-1',
+      amounts: call(1000, 0.01),
+    });
     expect(again).toMatchObject({ ok: true, replayed: true });
     expect((await l.usage('user:alice')).person.day.modelCalls).toBe(1);
     await l.settle('run-1:call:3:0', call(300, 0.003));
-    expect(await l.reserve({ key: 'run-1:call:3:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) })).toMatchObject({
+    expect(
+      await l.reserve({ key: 'run-1:call:3:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) }),
+    ).toMatchObject({
       ok: true,
       replayed: true,
     });
@@ -76,7 +92,9 @@ describe('budget reservations (SQLite file)', () => {
     // A released key (its call failed) that is sent again is a new charge.
     await l.reserve({ key: 'run-1:call:4:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) });
     await l.release('run-1:call:4:0');
-    expect(await l.reserve({ key: 'run-1:call:4:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) })).toMatchObject({
+    expect(
+      await l.reserve({ key: 'run-1:call:4:0', subject: 'user:alice', runId: 'run-1', amounts: call(1000, 0.01) }),
+    ).toMatchObject({
       ok: true,
       replayed: false,
     });
@@ -101,7 +119,9 @@ describe('budget reservations (SQLite file)', () => {
   it("one person's spending never uses another's budget; the household total counts both", async () => {
     const l = ledger({ roles: { user: { day: { modelCalls: 2 } } } });
     for (let i = 0; i < 2; i++)
-      expect((await l.reserve({ key: `a-${i}`, subject: 'user:alice', runId: 'a', amounts: call(1, 0) })).ok).toBe(true);
+      expect((await l.reserve({ key: `a-${i}`, subject: 'user:alice', runId: 'a', amounts: call(1, 0) })).ok).toBe(
+        true,
+      );
     expect((await l.reserve({ key: 'a-2', subject: 'user:alice', runId: 'a', amounts: call(1, 0) })).ok).toBe(false);
     expect((await l.reserve({ key: 'b-0', subject: 'user:bob', runId: 'b', amounts: call(1, 0) })).ok).toBe(true);
     expect((await l.usage('user:bob')).person.day.modelCalls).toBe(1);

@@ -56,7 +56,13 @@ describe('spending rules', () => {
   });
 
   it('the check admits what fits exactly and refuses the first cap passed, naming whose, which period and amount, limit, used and requested', () => {
-    const caps = { person: { day: { runs: null, modelCalls: 3, tokens: null, costUsd: 0.05 }, month: DEFAULT_SPENDING_BUDGETS.roles.user.month }, household: DEFAULT_SPENDING_BUDGETS.household };
+    const caps = {
+      person: {
+        day: { runs: null, modelCalls: 3, tokens: null, costUsd: 0.05 },
+        month: DEFAULT_SPENDING_BUDGETS.roles.user.month,
+      },
+      household: DEFAULT_SPENDING_BUDGETS.household,
+    };
     expect(checkSpend(usage({ modelCalls: 2, costUsd: 0.04 }), caps, call, NOW)).toBeNull();
     expect(checkSpend(usage({ modelCalls: 3 }), caps, call, NOW)).toEqual({
       scope: 'person',
@@ -77,7 +83,14 @@ describe('spending rules', () => {
       limit: 5,
     });
     // A zero amount is never refused (a run's start asks for no model call; a call for no run).
-    expect(checkSpend(usage({ runs: 99 }), { ...caps, person: { ...caps.person, day: { ...caps.person.day, runs: 1 } } }, call, NOW)).toBeNull();
+    expect(
+      checkSpend(
+        usage({ runs: 99 }),
+        { ...caps, person: { ...caps.person, day: { ...caps.person.day, runs: 1 } } },
+        call,
+        NOW,
+      ),
+    ).toBeNull();
   });
 
   it("the worst case of a call is its estimated input plus its max output tokens, priced with the model's price (0 USD unpriced); the settlement is the reported usage", () => {
@@ -106,7 +119,8 @@ describe('spending rules', () => {
     expect(resolveSpending(undefined).household.day).toEqual({ runs: 50, modelCalls: null, tokens: null, costUsd: 5 });
     expect(resolveSpending(undefined, { agentMaxRunsPerDay: 3 }).household.day).toMatchObject({ runs: 3, costUsd: 5 });
     expect(
-      resolveSpending({ household: { day: { runs: 7 } } }, { agentMaxRunsPerDay: 3, agentMaxCostUsdPerDay: 1 }).household.day,
+      resolveSpending({ household: { day: { runs: 7 } } }, { agentMaxRunsPerDay: 3, agentMaxCostUsdPerDay: 1 })
+        .household.day,
     ).toMatchObject({ runs: 7, costUsd: 1 });
     expect(resolveSpending({ roles: { user: { month: { tokens: 10 } } } }).roles.user.month.tokens).toBe(10);
   });
@@ -135,7 +149,9 @@ describe('spending rules', () => {
     expect(spendingProblem({ people: { 'agent:run-1': {} } })).toMatch(/not a user:/);
     expect(spendingProblem({ household: { week: {} } })).toMatch(/unknown period "week"/);
     expect(spendingProblem({ household: { day: { dollars: 1 } } })).toMatch(/unknown cap "dollars"/);
-    expect(spendingProblem({ household: { day: { runs: -1 } } })).toMatch(/day.runs must be null or a non-negative integer/);
+    expect(spendingProblem({ household: { day: { runs: -1 } } })).toMatch(
+      /day.runs must be null or a non-negative integer/,
+    );
     expect(spendingProblem({ household: { day: { runs: 1.5 } } })).toMatch(/integer/);
     expect(spendingProblem({ household: { day: { costUsd: Number.NaN } } })).toMatch(/costUsd/);
     expect(spendingProblem({ household: { day: { costUsd: 0.25 } } })).toBeNull();

@@ -66,6 +66,11 @@ export interface ModelTurn {
   failures: Map<string, { code: string; message: string }>;
 }
 
+/** The system prompt a turn sends: the runtime's own, then the host's layers. */
+export function systemPromptOf(hostLayers: string | undefined): string {
+  return [RUNTIME_SYSTEM_PROMPT, hostLayers].filter(Boolean).join('\n\n');
+}
+
 /** Text is emitted as it streams in pieces of at least this many characters. */
 const TEXT_FLUSH_CHARS = 64;
 
@@ -89,7 +94,7 @@ export async function runModelTurn(
   request: { messages: readonly ModelMessage[]; tools: readonly ModelTool[]; callPrefix: string; signal: AbortSignal },
   sink: ModelTurnSink,
 ): Promise<ModelTurn> {
-  const system = [RUNTIME_SYSTEM_PROMPT, config.systemPrompt].filter(Boolean).join('\n\n');
+  const system = systemPromptOf(config.systemPrompt);
   const outbound: ModelRequest = {
     model: config.model,
     messages: [{ role: 'system' as const, content: system }, ...request.messages],

@@ -8,7 +8,7 @@ import { applyInbox } from './inbox-step';
 import { answerSkillCommand } from './skill-command-step';
 import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
 import type { Loop } from './loop';
-import { runModelTurn, type ModelTurn, type ModelTurnSink } from './model-turn';
+import { runModelTurn, systemPromptOf, type ModelTurn, type ModelTurnSink } from './model-turn';
 import { contextOverflowed, MAX_OVERFLOW_RETRIES, overflowRetryDue } from './overflow-retry';
 import { isTruncatedReply, truncatedCallFailures, truncatedTurnsExhausted } from '../../models/truncated-reply';
 import { estimateRequestTokens } from '../context/compaction';
@@ -93,7 +93,9 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     session.usage,
     session.run.budgets as unknown as RunBudgets,
     // Time held at a spending cap is not the run's own time.
-    deps.clock.now() - (session.run.startedAt ?? session.run.createdAt) - heldMs(session.getState(SPEND_HOLD_STATE_KEY)),
+    deps.clock.now() -
+      (session.run.startedAt ?? session.run.createdAt) -
+      heldMs(session.getState(SPEND_HOLD_STATE_KEY)),
   );
   if (breach) return { kind: 'budget', breach };
   if (pauseDue(session)) return (await pauseStep(loop, session)) ? { kind: 'repeat' } : STOPPED;
@@ -195,29 +197,35 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
   let turn: ModelTurn;
   // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
   // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
+  const systemPrompt =
+    [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined;
   const callModel = (messages: typeof request.messages) =>
-    reservedCall(loop, session, { messages, tools: request.tools }, () =>
-      otelContext.with(chat.context, () =>
-        runModelTurn(
-          {
-            provider: deps.provider,
-            model: deps.settings.model,
-            maxTokens: deps.settings.maxTokens,
-            thinking: deps.settings.thinking,
-            temperature: deps.settings.temperature,
-            systemPrompt:
-              [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined,
-            maxInputBytes: deps.settings.maxInputBytes,
-          },
-          {
-            messages,
-            tools: request.tools,
-            callPrefix: `call_${session.storedCount}`,
-            signal: session.lease.signal,
-          },
-          streamSink(loop, session),
+    reservedCall(
+      loop,
+      session,
+      // The worst case is estimated on what is sent: the system prompt too.
+      { messages: [{ role: 'system', content: systemPromptOf(systemPrompt) }, ...messages], tools: request.tools },
+      () =>
+        otelContext.with(chat.context, () =>
+          runModelTurn(
+            {
+              provider: deps.provider,
+              model: deps.settings.model,
+              maxTokens: deps.settings.maxTokens,
+              thinking: deps.settings.thinking,
+              temperature: deps.settings.temperature,
+              systemPrompt,
+              maxInputBytes: deps.settings.maxInputBytes,
+            },
+            {
+              messages,
+              tools: request.tools,
+              callPrefix: `call_${session.storedCount}`,
+              signal: session.lease.signal,
+            },
+            streamSink(loop, session),
+          ),
         ),
-      ),
     );
   try {
     turn = await callModel(request.messages);
