@@ -68,6 +68,24 @@ export type {
   DecisionEventData,
 } from './runtime/events/run-event';
 export { RunEventBus, type RunEventSubscription } from './runtime/events/run-event-bus';
+export {
+  accessLostReason,
+  recheckDue,
+  type StreamAccessLostEvent,
+  type StreamAccessLostReason,
+  type SubscriberEvent,
+  type SubscriptionView,
+} from './runtime/events/stream-access';
+export type { IdentityChange } from './runtime/events/access-watch';
+export {
+  DEFAULT_ACCESS_RECHECK_MS,
+  DEFAULT_HOST_LIMITS,
+  type HostLimits,
+  type HostLimitOptions,
+} from './runtime/limits/host-limits';
+export { HostLimitError } from './runtime/limits/limit-errors';
+export { pruneWindow, slidingWindow, type WindowVerdict } from './runtime/limits/sliding-window';
+export { slotVerdict, type SlotVerdict } from './runtime/limits/open-slots';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
 export type { RunChecklist } from './runtime/checklist';
 export type { LoopGuardConfig } from './runtime/guardrails/loop-guard';

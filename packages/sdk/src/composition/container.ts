@@ -50,6 +50,7 @@ import { checkOptionNames } from './option-keys';
 import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/identity-deadline';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
+import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -127,6 +128,12 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
   for (const [name, value] of Object.entries({ ...budgets, ...daily }))
     if (value !== null) positive(`runs budget ${name}`, value, true);
+  if (r.spending !== undefined) {
+    const problem = spendingProblem(r.spending);
+    if (problem)
+      throw new MediaAgentError('OPTIONS_INVALID', `option runs.spending: ${problem}`, { option: 'runs.spending' });
+  }
+  const spending = resolveSpending(r.spending, r.daily);
   const maxTools = r.maxTools ?? 0;
   if (!(Number.isInteger(maxTools) && maxTools >= 0))
     throw new MediaAgentError(
@@ -136,12 +143,6 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     );
   const contextWindowTokens = r.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
   positive('runs.contextWindowTokens', contextWindowTokens);
-  if (r.spending !== undefined) {
-    const problem = spendingProblem(r.spending);
-    if (problem)
-      throw new MediaAgentError('OPTIONS_INVALID', `option runs.spending: ${problem}`, { option: 'runs.spending' });
-  }
-  const spending = resolveSpending(r.spending, r.daily);
   const compactionThreshold = r.compactionThreshold ?? 0.8;
   if (!(typeof compactionThreshold === 'number' && compactionThreshold >= 0 && compactionThreshold < 1))
     throw new MediaAgentError(
@@ -200,6 +201,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   return {
     ...limits,
     decisions: resolveDecisionOptions(options.decisions),
+    limits: resolveHostLimits(options.limits),
+    accessRecheckMs: resolveAccessRecheckMs(options.accessRecheckMs),
     model: options.model?.model ?? 'scripted',
     maxTokens: options.model?.maxTokens,
     thinking,
@@ -215,6 +218,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       ...runs,
       budgets,
       daily,
+      spending,
       systemPrompt: r.systemPrompt,
       loopGuard: r.loopGuard,
       results: r.results,
@@ -226,7 +230,6 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       images: r.images ?? {},
     },
   };
-      spending,
 }
 
 /**
@@ -408,7 +411,18 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     ? new CodeExecution(resolved.runs.code, { capabilities, results, clock, roleOf: (actor) => identity.roleOf(actor) })
     : undefined;
   const learning = resolved.learning ? { settings: resolved.learning, reviews: new LearningReviews() } : undefined;
+  // Spending budgets per person and for the household (docs/budgets.md); a change wakes the runs held at a cap.
+  const budgets = new BudgetService({
+    storage,
+    clock,
+    ids,
+    identity,
+    options: resolved.runs.spending,
+    logger,
+    onWake: () => workers.wake(),
+  });
   const driver = new RunDriver({
+    spending: budgets.ledger,
     ...(learning ? { learning } : {}),
     results,
     images: new ImageDelivery(resolved.runs.images, resolved.model),
@@ -423,18 +437,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
           capabilityAllowlist: capabilityIds,
           budgets,
           origin: parent.origin,
-  // Spending budgets per person and for the household (docs/budgets.md); a change wakes the runs held at a cap.
-  const budgets = new BudgetService({
-    storage,
-    clock,
-    ids,
-    identity,
-    options: resolved.runs.spending,
-    logger,
-    onWake: () => workers.wake(),
-  });
           ...(parent.sessionId ? { sessionId: parent.sessionId } : {}),
-    spending: budgets.ledger,
         },
         {
           parentRunId: parent.id,
@@ -487,6 +490,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     identity: resolvePort(d, Tokens.Identity),
   });
   return new DefaultAgentHost({
+    clock,
     identity: resolvePort(d, Tokens.Identity),
     modelConfigured: d.resolve(Tokens.ModelProvider) !== MODEL_NOT_CONFIGURED,
     capabilities,
@@ -503,6 +507,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     workers,
     bus,
     decisions,
+    budgets,
     memory: memory ?? undefined,
     ...(learning ? { learning: { reviews: learning.reviews, cancelWaitMs: learning.settings.cancelWaitMs } } : {}),
     ...(code ? { onStop: () => code.close() } : {}),
@@ -522,7 +527,6 @@ function resolveDecisionOptions(o: DecisionOptions | undefined): ResolvedDecisio
     );
   const resolved = { ...DEFAULT_DECISION_OPTIONS, ...(o ?? {}), subjects: o?.subjects };
   for (const name of ['investigateMaxToolCalls', 'investigateMaxAttempts', 'recoverVerifySec'] as const) {
-    budgets,
     const v = resolved[name];
     if (!(typeof v === 'number' && Number.isInteger(v) && v >= (name === 'investigateMaxAttempts' ? 0 : 1)))
       throw new MediaAgentError(

@@ -10,6 +10,7 @@ import type { LearningOptions } from '../runtime/learning/learning-options';
 import type { DailyBudgets, RunBudgets } from '../runtime/run-budgets';
 import type { SpendingOptions } from '../runtime/budgets/spending-settings';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
+import type { HostLimits } from '../runtime/limits/host-limits';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
 
@@ -32,6 +33,8 @@ const AGENT = {
   configure: true,
   memory: true,
   learning: true,
+  limits: true,
+  accessRecheckMs: true,
 } as const satisfies Keys<AgentOptions>;
 
 const MODEL = {
@@ -51,12 +54,12 @@ const RUNS = {
   inboxCapacity: true,
   budgets: true,
   daily: true,
+  spending: true,
   systemPrompt: true,
   loopGuard: true,
   maxTools: true,
   contextWindowTokens: true,
   compactionThreshold: true,
-  spending: true,
   results: true,
   refusedTurnPauseMs: true,
   middleware: true,
@@ -73,12 +76,12 @@ const BUDGETS = {
 } as const satisfies Keys<RunBudgets>;
 
 const DAILY = { agentMaxRunsPerDay: true, agentMaxCostUsdPerDay: true } as const satisfies Keys<DailyBudgets>;
+const SPENDING = { roles: true, people: true, household: true } as const satisfies Keys<SpendingOptions>;
 
 const LOOP_GUARD = {
   sameCallFailWarnAt: true,
   sameCallFailBlockAt: true,
   sameToolFailWarnAt: true,
-const SPENDING = { roles: true, people: true, household: true } as const satisfies Keys<SpendingOptions>;
   sameToolFailStopAt: true,
   sameResultWarnAt: true,
   sameResultBlockAt: true,
@@ -111,6 +114,12 @@ const LEARNING = {
 
 const MEMORY = { dataDir: true, store: true, regexDeadlineMs: true } as const satisfies Keys<MemoryOptions>;
 const HISTORY = { store: true } as const satisfies Keys<HistoryOptions>;
+const LIMITS = {
+  streamsPerActor: true,
+  streamsTotal: true,
+  runStartsPerMinutePerActor: true,
+  runStartsPerMinuteTotal: true,
+} as const satisfies Keys<HostLimits>;
 const SKILLS = { dataDir: true, publicDir: true, store: true } as const;
 const TRACING = { tracer: true, captureContent: true } as const satisfies Keys<TracingOptions>;
 const DECISIONS = {
@@ -129,6 +138,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['runs'], RUNS],
   [['runs', 'budgets'], BUDGETS],
   [['runs', 'daily'], DAILY],
+  [['runs', 'spending'], SPENDING],
   [['runs', 'loopGuard'], LOOP_GUARD],
   [['learning'], LEARNING],
   [['memory'], MEMORY],
@@ -136,13 +146,13 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['skills'], SKILLS],
   [['tracing'], TRACING],
   [['decisions'], DECISIONS],
+  [['limits'], LIMITS],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-  [['runs', 'spending'], SPENDING],
     let prev = row[0]!;
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
@@ -167,7 +177,7 @@ function suggestion(name: string, known: readonly string[]): string | undefined 
 
 /**
  * Refuses option names the host does not know, in every group it reads (top level, `model`, `runs` and
- * its `budgets`, `daily`, `loopGuard`, `learning`, `memory`, `history`, `skills`, `tracing`, `decisions`).
+ * its `budgets`, `daily`, `loopGuard`, `learning`, `memory`, `history`, `skills`, `tracing`, `decisions`, `limits`).
  * Groups that are not plain objects are left to the checks of their own values.
  * @throws {@link MediaAgentError} `OPTIONS_INVALID` naming the unknown option (and the likely one meant)
  */

@@ -127,6 +127,12 @@ export const ERROR_CODES = {
   RUN_REQUEST_INVALID:
     'A run request is invalid (empty goal, bad mode, an allowlist naming an `execute` capability in a `plan_only` run …).',
   RUN_MIDDLEWARE_FAILED: 'A run middleware hook threw; the run fails with the hook and the cause in `details`.',
+  RUN_START_RATE_LIMITED:
+    'An actor (or the whole host) started more runs in the last minute than `limits.runStartsPerMinutePerActor` / `limits.runStartsPerMinuteTotal` allow; nothing was started (HTTP 429 with `Retry-After`).',
+  STREAM_LIMIT_REACHED:
+    'An actor (or the whole host) already has as many event streams open as `limits.streamsPerActor` / `limits.streamsTotal` allow; close one first (HTTP 429 with `Retry-After`).',
+  STREAM_ACCESS_LOST:
+    "An open event stream lost its subscriber's access (signed out, no longer authenticated, or demoted so it may no longer see some runs): it ends with one `access_lost` event.",
   DRIVER_FAILED: 'The run driver failed with an error that carried no code of its own; the run ends `failed`.',
   MODEL_FAILED: 'The model turn failed with an error that carried no code of its own; the run ends `failed`.',
   MODEL_OUTPUT_TRUNCATED:
@@ -305,17 +311,17 @@ export const ERROR_CODES = {
     'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
   DECISION_OPTION_NOT_FOUND: 'The decision offers no option with the id chosen.',
   DECISION_CLOSED: 'The decision was dismissed; it takes no choice.',
+  // Spending budgets per person and for the household (docs/budgets.md)
+  BUDGET_SETTINGS_INVALID:
+    'A change of the spending budgets is malformed (an unknown field, role or period, a people key that is not a `user:`, `apikey:` or `system:` actor, a cap that is not null or a non-negative number); nothing was changed.',
+  BUDGET_REACHED:
+    "A subagent's next model call had no room in its owner's (or the household's) spending budget: the subagent ends `failed` with this code, and its parent run waits at its own next model call (top-level runs never fail with it: they wait, `budget_reached`).",
   // Stable memory (`MEMORY.md` / `USER.md`, proposals, `search_memory`)
   MEMORY_INPUT_INVALID:
     'A `memory` or `search_memory` call is malformed (unknown action or field, empty content or `old_text`, more than 20 operations …); nothing was written.',
   MEMORY_OVER_BUDGET:
     'A memory write would leave the file over its budget (`MEMORY.md` 2200, `USER.md` 1375 code points); nothing was written — merge or remove entries in one batch.',
   MEMORY_THREAT_DETECTED:
-  // Spending budgets per person and for the household (docs/budgets.md)
-  BUDGET_SETTINGS_INVALID:
-    'A change of the spending budgets is malformed (an unknown field, role or period, a people key that is not a `user:`, `apikey:` or `system:` actor, a cap that is not null or a non-negative number); nothing was changed.',
-  BUDGET_REACHED:
-    "A subagent's next model call had no room in its owner's (or the household's) spending budget: the subagent ends `failed` with this code, and its parent run waits at its own next model call (top-level runs never fail with it: they wait, `budget_reached`).",
     'Memory content matched a prompt-injection, exfiltration or persistence pattern, or holds invisible Unicode; nothing was written.',
   MEMORY_ENTRY_NOT_FOUND: 'No memory entry contains the `old_text`; nothing was written.',
   MEMORY_ENTRY_AMBIGUOUS:

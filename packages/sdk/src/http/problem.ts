@@ -31,11 +31,12 @@ const CONFLICTS: readonly string[] = [
   'MEMORY_ORIGINAL_CHANGED',
 ];
 const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED', 'MEMORY_BUSY'];
+const TOO_MANY: readonly string[] = ['STREAM_LIMIT_REACHED', 'RUN_START_RATE_LIMITED'];
 
 /**
  * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
  * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts), 400 malformed
- * HTTP input, 422 other invalid requests, 503 host not running.
+ * HTTP input, 429 a limit of open streams or run starts reached, 422 other invalid requests, 503 host not running.
  * @param code - an SDK error code
  * @returns the HTTP status
  * @public
@@ -46,6 +47,7 @@ export function problemStatus(code: string): number {
   if (code.endsWith('_NOT_FOUND')) return 404;
   if (code === 'HTTP_BODY_TOO_LARGE') return 413;
   if (code === 'HTTP_CONTENT_TYPE_UNSUPPORTED') return 415;
+  if (TOO_MANY.includes(code)) return 429;
   if (CONFLICTS.includes(code) || code.endsWith('_CONFLICT')) return 409;
   if (UNAVAILABLE.includes(code)) return 503;
   if (code === 'HTTP_BODY_INVALID' || code === 'HTTP_QUERY_INVALID') return 400;
@@ -77,11 +79,18 @@ export function toProblem(error: unknown): HttpProblem {
   };
 }
 
-/** A `Response` carrying the problem details of `error`. @internal */
+/**
+ * A `Response` carrying the problem details of `error`; a 429 says when to try again in `Retry-After`
+ * (whole seconds, at least 1, from the error's `retryAfterMs`).
+ * @internal
+ */
 export function problemResponse(error: unknown): Response {
   const problem = toProblem(error);
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' };
   if (problem.status === 401) headers['www-authenticate'] = 'Bearer';
+  const retryAfterMs = problem.details?.retryAfterMs;
+  if (problem.status === 429 && typeof retryAfterMs === 'number')
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
   return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }
 

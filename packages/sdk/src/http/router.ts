@@ -366,16 +366,35 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const after = parseSequence('Last-Event-ID', c.req.header('last-event-id')) ?? fromQuery ?? 0;
     // Refuse a stopped host with a problem response rather than an empty stream.
     await host.listEvents({ after, limit: 1 });
+    const { actor } = c.var;
+    const request = c.req.raw;
+    // The stream stays subject to access: at each re-check the request is authenticated again (a signed-out
+    // token no longer resolves) and the host re-checks the actor's role (docs/http.md#access-while-open).
+    const reauthenticate = async () => {
+      try {
+        return (await answerWithin(options.authenticate(request), AUTHENTICATE_TIMEOUT_MS)) === actor;
+      } catch {
+        return false;
+      }
+    };
+    const ended = new AbortController();
+    // Takes one of the actor's stream slots now: over a limit this throws STREAM_LIMIT_REACHED (429) before
+    // anything is sent; the slot is given back when the subscription ends or `ended` aborts.
+    const events = host.events({
+      after,
+      signal: ended.signal,
+      actor,
+      reauthenticate,
+      pollMs: options.pollMs ?? 1000,
+      ...(runId ? { runId, follow: true } : {}),
+    });
     openStreams++;
     const body = eventStream({
-      source: (signal) =>
-        host.events({
-          after,
-          signal,
-          actor: c.var.actor,
-          pollMs: options.pollMs ?? 1000,
-          ...(runId ? { runId, follow: true } : {}),
-        }),
+      source: (signal) => {
+        if (signal.aborted) ended.abort();
+        else signal.addEventListener('abort', () => ended.abort(), { once: true });
+        return events;
+      },
       visible: (event) => runId === undefined || event.runId === runId,
       stop: AbortSignal.any([closer.signal, host.stopSignal]),
       heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -384,6 +403,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       retryMs: options.retryMs ?? 1000,
       onEnd: () => {
         openStreams--;
+        ended.abort();
       },
     });
     return new Response(body, {

@@ -1,18 +1,24 @@
 import type { RunEvent } from '../runtime/events/run-event';
+import type { SubscriberEvent } from '../runtime/events/stream-access';
 
 /**
  * One run event as a server-sent event: `id:` is the global sequence (what `Last-Event-ID` sends back),
- * `event:` the event type, `data:` the event as one line of JSON.
+ * `event:` the event type, `data:` the event as one line of JSON. The terminal `access_lost` event has no
+ * `id:` (it is not stored; the client's `Last-Event-ID` stays the last run event it got).
  * @internal
  */
-export function sseFrame(event: RunEvent): string {
+export function sseFrame(event: SubscriberEvent): string {
+  if (event.type === 'access_lost') return `event: access_lost\ndata: ${JSON.stringify(event)}\n\n`;
   return `id: ${event.globalSeq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** How an event stream ended (see {@link EventStreamOptions.onEnd}). @internal */
+export type EventStreamEnd = 'stopped' | 'cancelled' | 'slow' | 'failed' | 'access_lost';
+
 /** Options of {@link eventStream}. @internal */
 export interface EventStreamOptions {
-  /** The events from the resume point on; ends when the signal aborts. */
-  source: (signal: AbortSignal) => AsyncIterable<RunEvent>;
+  /** The events from the resume point on; ends when the signal aborts, or after an `access_lost` event. */
+  source: (signal: AbortSignal) => AsyncIterable<SubscriberEvent>;
   /** Whether the caller may see an event (skipped otherwise; `id:` advances with the next visible one). */
   visible: (event: RunEvent) => boolean | Promise<boolean>;
   /** Ends the stream cleanly (host stopped, router closed). */
@@ -25,8 +31,11 @@ export interface EventStreamOptions {
   slowClientMs: number;
   /** The reconnection delay (ms) advertised to the browser's `EventSource` (`retry:`). */
   retryMs: number;
-  /** Called once when the stream ends: `stopped`, `cancelled` (the client left), `slow`, `failed`. */
-  onEnd: (reason: 'stopped' | 'cancelled' | 'slow' | 'failed', error?: unknown) => void;
+  /**
+   * Called once when the stream ends: `stopped`, `cancelled` (the client left), `slow`, `failed`,
+   * `access_lost` (the subscriber lost access: the `access_lost` frame was sent, then the stream closed).
+   */
+  onEnd: (reason: EventStreamEnd, error?: unknown) => void;
 }
 
 /**
@@ -43,7 +52,7 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
   const encoder = new TextEncoder();
   let room: (() => void) | undefined;
   let ended = false;
-  const end = (reason: 'stopped' | 'cancelled' | 'slow' | 'failed', error?: unknown) => {
+  const end = (reason: EventStreamEnd, error?: unknown) => {
     if (ended) return;
     ended = true;
     options.onEnd(reason, error);
@@ -74,6 +83,13 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
     }, options.heartbeatMs);
     try {
       for await (const event of options.source(signal)) {
+        if (event.type === 'access_lost') {
+          // The one terminal frame, queued whatever the client's backlog (it is small), then the end.
+          if (!signal.aborted) controller.enqueue(encoder.encode(sseFrame(event)));
+          end(cancel.signal.aborted ? 'cancelled' : 'access_lost');
+          closeQuietly(controller);
+          return;
+        }
         if (!(await options.visible(event))) continue;
         if (!(await waitForRoom(controller))) {
           if (signal.aborted) break;

@@ -16,7 +16,7 @@ import type { IdentityResolver } from '../ports/identity';
 import { resolveRole } from '../authorization/roles';
 import { isHumanActor, parseActor } from '../core/actor';
 import { LRUCache } from 'lru-cache';
-import { runOwner } from './run-access';
+import { runOwner } from '../authorization/run-owner';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
 import type { DecisionFilter, StorageAdapter } from '../ports/storage-adapter';
 import type {
@@ -130,7 +130,9 @@ export interface AgentHost {
    *   `capabilityAllowlist`, `sessionId`
    * @returns the stored run, status `queued`
    * @throws {@link MediaAgentError} `MODEL_NOT_CONFIGURED` (the host was created without a model), `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability
-   *   in a plan_only allowlist), `ACTOR_INVALID`
+   *   in a plan_only allowlist), `ACTOR_INVALID`; `RUN_START_RATE_LIMITED` ({@link HostLimitError}) when `actor`, or the
+   *   host, started as many runs in the last 60 s as `limits.runStartsPerMinutePerActor` (default 10) /
+   *   `limits.runStartsPerMinuteTotal` (default 60) allow — nothing is started, and a refused or invalid start does not count
    *
    * @example
    * ```ts
@@ -198,11 +200,21 @@ export interface AgentHost {
    * events written by other processes. With `runId` the iteration ends after the run's terminal `run_status`
    * event (`follow: true` keeps it open across wakes of the finished run); without it, it ends only when
    * `signal` aborts.
+   *
+   * With `actor` the subscription is made on that actor's behalf and stays subject to their access while it
+   * is open: it re-checks the actor's identity and role every `accessRecheckMs` (default 30 000 ms, by the
+   * host's clock) and at once when the host calls {@link AgentHost.identityChanged}; `reauthenticate`, when
+   * given, is asked at each re-check. A subscriber who lost access (signed out, demoted from administrator
+   * while subscribed to every run, no longer allowed to see the run followed) gets one
+   * {@link StreamAccessLostEvent} (`type: 'access_lost'`, `code: 'STREAM_ACCESS_LOST'`) and the iteration ends.
+   * Such a subscription holds one of the actor's open-stream slots (`limits.streamsPerActor`, default 8;
+   * `limits.streamsTotal`, default 64) from this call until the iteration ends or `signal` aborts.
    * @param options - `after` (a `globalSeq`, default 0), `runId` to follow one run, `follow`, `signal`, `pollMs`,
-   *   `actor` to subscribe on a person's behalf (only the events of runs they may see)
+   *   `actor` to subscribe on a person's behalf (only the events of runs they may see), `reauthenticate`
    * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
    *   an integer in range; `ACTOR_INVALID`; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before
-   *   iterating); `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
+   *   iterating); `STREAM_LIMIT_REACHED` ({@link HostLimitError}, when called) when `actor` or the host has as
+   *   many streams open as allowed; `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
    *
    * @example
    * ```ts
@@ -213,7 +225,30 @@ export interface AgentHost {
    * }
    * ```
    */
-  events(options?: RunEventSubscription): AsyncIterable<RunEvent>;
+  events(options: RunEventSubscription & { actor: string }): AsyncIterable<SubscriberEvent>;
+  /** {@inheritDoc AgentHost.(events:1)} */
+  events(options?: RunEventSubscription & { actor?: undefined }): AsyncIterable<RunEvent>;
+  /** {@inheritDoc AgentHost.(events:1)} */
+  events(options?: RunEventSubscription): AsyncIterable<SubscriberEvent>;
+  /**
+   * The host's signal that what an actor may see changed: a sign-out, a removed account, a role change.
+   * Every event subscription open on `actor`'s behalf (`events({ actor })`, the HTTP event stream)
+   * re-checks the actor's access before it delivers anything more; one that lost access ends with a
+   * {@link StreamAccessLostEvent}. Without `actor`, every open subscription re-checks (e.g. after the
+   * host reloaded its whole role table). Call it from the host's sign-out and role-change code paths.
+   * @param actor - whose access changed, e.g. `user:1`; undefined for everyone
+   * @param change - `signedOut: true` ends the actor's subscriptions whatever their role (reason
+   *   `unauthenticated`); default: re-check identity and role
+   * @returns how many open subscriptions were told
+   * @throws {@link MediaAgentError} `ACTOR_INVALID` for a malformed actor
+   *
+   * @example
+   * ```ts
+   * await sessions.delete(token);
+   * host.identityChanged('user:1', { signedOut: true });
+   * ```
+   */
+  identityChanged(actor?: string, change?: IdentityChange): number;
   /**
    * One page of stored run events with global sequence above `after`, oldest first; never waits for new
    * ones (for callers that poll, e.g. an HTTP client paging with `?after=`).
@@ -353,8 +388,12 @@ export interface AgentHostDeps {
   learning?: { reviews: LearningReviews; cancelWaitMs: number } | undefined;
   /** Roles of actors. */
   identity: IdentityResolver;
+  /** Spending budgets per person and for the household. */
+  budgets: BudgetService;
   /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
   onStop?: () => void;
+  /** The host's clock: the per-minute run start limits and the access re-check of open subscriptions (default `SystemClock`). */
+  clock?: Clock;
 }
 
 /**
@@ -380,6 +419,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly memory: MemoryService | undefined;
   /** {@inheritDoc AgentHost.learning} */
   readonly learning: LearningReviewsHandle | undefined;
+  /** {@inheritDoc AgentHost.budgets} */
+  readonly budgets: BudgetService;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -388,8 +429,6 @@ export class DefaultAgentHost implements AgentHost {
     // The services as the host hands them out: their storage calls are refused, with the fix in the
     // message, before start() and after stop(), whatever the store (the runtime uses them unguarded).
     const state = () => this.#state;
-  /** Spending budgets per person and for the household. */
-  budgets: BudgetService;
     this.capabilities = guardService(deps.capabilities, 'capabilities', state, ['invoke']);
     this.approvals = guardService(deps.approvals, 'approvals', state);
     this.grants = guardService(deps.grants, 'grants', state);
@@ -399,7 +438,20 @@ export class DefaultAgentHost implements AgentHost {
     this.ledger = guardService(deps.ledger, 'ledger', state);
     this.memory = deps.memory;
     this.learning = deps.learning?.reviews;
+    this.budgets = guardService(deps.budgets, 'budgets', state);
+    const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
+    this.#clock = deps.clock ?? new SystemClock();
+    this.#streams = new StreamSlots(limits);
+    this.#runStarts = new RunStartLimiter(limits, this.#clock);
   }
+
+  readonly #clock: Clock;
+  /** Open event subscriptions on actors' behalf, per actor and in total. */
+  readonly #streams: StreamSlots;
+  /** Runs started per minute, per actor and in total. */
+  readonly #runStarts: RunStartLimiter;
+  /** Where `identityChanged` reaches the open subscriptions. */
+  readonly #watch = new AccessWatch();
 
   #state: HostLifecycleState = 'created';
 
@@ -419,8 +471,6 @@ export class DefaultAgentHost implements AgentHost {
   ): Promise<InvocationResult<Static<O>>>;
   /**
    * Invokes a capability by id through the one invocation path: validate, authorize, claim, run, settle, audit.
-  /** {@inheritDoc AgentHost.budgets} */
-  readonly budgets: BudgetService;
    * Denials, handler failures, pending and unknown outcomes are returned as results.
    * @throws `CAPABILITY_NOT_FOUND`, `ACTOR_INVALID`, `INPUT_INVALID` (with every path), `INPUT_TOO_LARGE`,
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
@@ -435,14 +485,14 @@ export class DefaultAgentHost implements AgentHost {
     const refused = this.#refused('startRun');
     if (refused) return refused;
     if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
-    return this.#deps.runs.startRun(input);
+    try {
+      parseActor(input?.actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#runStarts.reserve(input.actor, () => this.#deps.runs.startRun(input));
   }
 
-    this.budgets = guardService(deps.budgets, 'budgets', state);
-    const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
-    this.#clock = deps.clock ?? new SystemClock();
-    this.#streams = new StreamSlots(limits);
-    this.#runStarts = new RunStartLimiter(limits, this.#clock);
   /** {@inheritDoc AgentHost.getRun} */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail> {
     return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);
@@ -472,8 +522,13 @@ export class DefaultAgentHost implements AgentHost {
     }
   }
 
-  /** {@inheritDoc AgentHost.events} */
-  events(options?: RunEventSubscription): AsyncIterable<RunEvent> {
+  /** {@inheritDoc AgentHost.(events:1)} */
+  events(options: RunEventSubscription & { actor: string }): AsyncIterable<SubscriberEvent>;
+  /** {@inheritDoc AgentHost.(events:1)} */
+  events(options?: RunEventSubscription & { actor?: undefined }): AsyncIterable<RunEvent>;
+  /** {@inheritDoc AgentHost.(events:1)} */
+  events(options?: RunEventSubscription): AsyncIterable<SubscriberEvent>;
+  events(options?: RunEventSubscription): AsyncIterable<SubscriberEvent> {
     checkStarted(this.#state, 'events');
     checkInteger('after', options?.after, 0, Number.MAX_SAFE_INTEGER);
     checkInteger('pollMs', options?.pollMs, 1, 3_600_000);
@@ -483,31 +538,100 @@ export class DefaultAgentHost implements AgentHost {
       throw new RunRequestError('follow must be a boolean');
     if (options?.actor === undefined) return this.#deps.bus.subscribe(options);
     parseActor(options.actor);
-    return this.#visibleEvents(options.actor, options);
+    if (options.reauthenticate !== undefined && typeof options.reauthenticate !== 'function')
+      throw new RunRequestError('reauthenticate must be a function');
+    // The slot is taken now (a refusal is thrown here, before anything is sent) and given back once:
+    // when the iteration ends, or when the signal aborts (also for a subscription never iterated).
+    const release = this.#streams.acquire(options.actor);
+    // Listens to identityChanged from now on: a sign-out before the first iteration is not missed.
+    const ticket = this.#watch.open(options.actor);
+    const signal = options.signal;
+    const free = () => {
+      signal?.removeEventListener('abort', free);
+      ticket.close();
+      release();
+    };
+    if (signal?.aborted) free();
+    else signal?.addEventListener('abort', free);
+    return this.#visibleEvents(options.actor, options, ticket, free);
   }
 
-  /** The events `actor` may see: a run's after an access check, else those of the runs they own (every one for an administrator). */
-  async *#visibleEvents(actor: string, options: RunEventSubscription): AsyncGenerator<RunEvent> {
-    const { actor: _actor, ...subscription } = options;
-    const { storage, identity, runs, bus } = this.#deps;
-    if (subscription.runId !== undefined) {
-      await runs.getRun(subscription.runId, { actor, limit: 1 });
-      yield* bus.subscribe(subscription);
-      return;
-    }
-    if (isHumanActor(actor) && (await resolveRole(identity, actor)) === 'admin') {
-      yield* bus.subscribe(subscription);
-      return;
-    }
-    const owned = new LRUCache<string, boolean>({ max: 10_000 });
-    for await (const event of bus.subscribe(subscription)) {
-      let mine = owned.get(event.runId);
-      if (mine === undefined) {
-        const run = await storage.runs.get(event.runId);
-        mine = run !== undefined && (await runOwner(storage, run)) === actor;
-        owned.set(event.runId, mine);
-      }
-      if (mine) yield event;
+  /** {@inheritDoc AgentHost.identityChanged} */
+  identityChanged(actor?: string, change?: IdentityChange): number {
+    if (actor !== undefined) parseActor(actor);
+    return this.#watch.changed(actor, { signedOut: change?.signedOut === true });
+  }
+
+  /**
+   * The events `actor` may see: a run's after an access check, else those of the runs they own (every one
+   * for an administrator); access re-checked while open (see `events`). `free` gives the stream slot back.
+   */
+  async *#visibleEvents(
+    actor: string,
+    options: RunEventSubscription,
+    ticket: AccessTicket,
+    free: () => void,
+  ): AsyncGenerator<SubscriberEvent> {
+    try {
+      const { actor: _actor, reauthenticate, ...subscription } = options;
+      const { storage, identity, runs, bus } = this.#deps;
+      const runId = subscription.runId;
+      const isAdmin = async () => isHumanActor(actor) && (await resolveRole(identity, actor)) === 'admin';
+      const runVisible = (id: string) =>
+        runs.getRun(id, { actor, limit: 1 }).then(
+          () => true,
+          (error: unknown) => {
+            if (isMediaAgentError(error, 'RUN_NOT_FOUND')) return false;
+            throw error;
+          },
+        );
+      let view: SubscriptionView;
+      if (runId !== undefined) {
+        await runs.getRun(runId, { actor, limit: 1 });
+        view = 'run';
+      } else view = (await isAdmin()) ? 'all' : 'own';
+      const owned = new LRUCache<string, boolean>({ max: 10_000 });
+      const visible = async (event: RunEvent) => {
+        if (view !== 'own') return true;
+        let mine = owned.get(event.runId);
+        if (mine === undefined) {
+          const run = await storage.runs.get(event.runId);
+          mine = run !== undefined && (await runOwner(storage.runs, run)) === actor;
+          owned.set(event.runId, mine);
+        }
+        return mine;
+      };
+      const check = async (signedOut: boolean) => {
+        const stillSignedIn = async () => {
+          try {
+            return reauthenticate === undefined || (await reauthenticate()) === true;
+          } catch {
+            return false;
+          }
+        };
+        const authenticated = !signedOut && (await stillSignedIn());
+        if (!authenticated) return accessLostReason(view, { authenticated, admin: false });
+        return accessLostReason(view, {
+          authenticated,
+          admin: view === 'all' && (await isAdmin()),
+          ...(view === 'run' ? { runVisible: await runVisible(runId!) } : {}),
+        });
+      };
+      const recheckMs = this.#deps.options.accessRecheckMs ?? DEFAULT_ACCESS_RECHECK_MS;
+      yield* guardedEvents({
+        actor,
+        source: (signal) => bus.subscribe({ ...subscription, signal }),
+        visible,
+        check,
+        ticket,
+        clock: this.#clock,
+        recheckMs,
+        tickMs: Math.min(recheckMs, subscription.pollMs ?? 1000),
+        after: subscription.after ?? 0,
+        signal: subscription.signal,
+      });
+    } finally {
+      free();
     }
   }
 

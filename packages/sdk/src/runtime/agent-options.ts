@@ -26,7 +26,7 @@ import type { RedactOptions } from '../core/secret-redactor';
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
  * test or a small embedded host. A name the host does not know, here or in a group it reads (`model`,
- * `runs` with its `budgets`, `daily` and `loopGuard`, `learning`, `memory`, `history`, `skills`,
+ * `runs` with its `budgets`, `daily` and `loopGuard`, `learning`, `memory`, `history`, `skills`, `limits`,
  * `tracing`, `decisions`), is refused with `OPTIONS_INVALID` naming the option likely meant.
  * @public
  */
@@ -140,6 +140,21 @@ export interface AgentOptions {
    *   10 tool-calling model responses a skill review)
    */
   learning?: LearningOptions;
+  /**
+   * Limits on what one actor, and the whole host, may open in this process: event streams at once and runs
+   * started per minute (docs/http.md#limits). Over a limit a call is refused with `STREAM_LIMIT_REACHED` /
+   * `RUN_START_RATE_LIMITED` (HTTP 429 with `Retry-After`).
+   * @defaultValue {@link DEFAULT_HOST_LIMITS}: 8 streams per actor, 64 in total; 10 run starts per minute per
+   *   actor, 60 in total
+   */
+  limits?: HostLimitOptions;
+  /**
+   * How often an event subscription made on an actor's behalf (`host.events({ actor })`, the HTTP event
+   * stream) re-checks that the actor is still signed in and may still see what it streams, in ms of the
+   * host's clock (1 – 3 600 000). The host's `identityChanged` hook triggers a re-check at once as well.
+   * @defaultValue 30 000 ({@link DEFAULT_ACCESS_RECHECK_MS})
+   */
+  accessRecheckMs?: number;
 }
 
 /**
@@ -225,6 +240,16 @@ export interface RunOptions {
    */
   daily?: Partial<DailyBudgets>;
   /**
+   * Spending budgets per person and for the household, per UTC day and UTC month: runs started, model calls,
+   * model tokens, USD (docs/budgets.md). Each person gets their role's caps (`admin` or `user`, from `identity`;
+   * API keys and system actors are `user`), overridden by `people[actor]`. Every model call reserves its worst
+   * case before it is sent; at a cap the run waits (`budget_reached`) until the cap is raised
+   * (`host.budgets.update`) or the period ends. `null` removes a cap.
+   * @defaultValue `DEFAULT_SPENDING_BUDGETS`: a user 20 runs and 2 USD a day, 30 USD a month; an administrator
+   *   40 runs and 4 USD a day, 60 USD a month; the household 50 runs and 5 USD a day, 100 USD a month
+   */
+  spending?: SpendingOptions;
+  /**
    * The host's part of the system prompt, added after the runtime's own (tone, house rules, the user's language).
    * @defaultValue none
    */
@@ -248,16 +273,6 @@ export interface RunOptions {
    * @defaultValue 0.8
    */
   compactionThreshold?: number;
-  /**
-   * Spending budgets per person and for the household, per UTC day and UTC month: runs started, model calls,
-   * model tokens, USD (docs/budgets.md). Each person gets their role's caps (`admin` or `user`, from `identity`;
-   * API keys and system actors are `user`), overridden by `people[actor]`. Every model call reserves its worst
-   * case before it is sent; at a cap the run waits (`budget_reached`) until the cap is raised
-   * (`host.budgets.update`) or the period ends. `null` removes a cap.
-   * @defaultValue `DEFAULT_SPENDING_BUDGETS`: a user 20 runs and 2 USD a day, 30 USD a month; an administrator
-   *   40 runs and 4 USD a day, 60 USD a month; the household 50 runs and 5 USD a day, 100 USD a month
-   */
-  spending?: SpendingOptions;
   /** Large tool result limits (defaults: 64 KiB preview, 1 MiB per result, 8 and 4 MiB per run, 15 min). */
   results?: ToolResultStoreOptions;
   /**
@@ -328,12 +343,17 @@ export interface ResolvedAgentOptions {
   history?: HistoryOptions | undefined;
   /** See {@link AgentOptions.decisions}. */
   decisions: ResolvedDecisionOptions;
+  /** See {@link AgentOptions.limits}. */
+  limits: HostLimits;
+  /** See {@link AgentOptions.accessRecheckMs}. */
+  accessRecheckMs: number;
   /** Run settings with defaults applied. */
   runs: Required<
     Omit<
       RunOptions,
       | 'budgets'
       | 'daily'
+      | 'spending'
       | 'systemPrompt'
       | 'loopGuard'
       | 'results'
@@ -350,6 +370,8 @@ export interface ResolvedAgentOptions {
     compactionThreshold: number;
     budgets: RunBudgets;
     daily: DailyBudgets;
+    /** See {@link RunOptions.spending}: the settings with defaults and `daily` applied. */
+    spending: SpendingBudgets;
     systemPrompt: string | undefined;
     loopGuard: Partial<LoopGuardConfig> | undefined;
     results: ToolResultStoreOptions | undefined;
@@ -362,7 +384,6 @@ export interface ResolvedAgentOptions {
   };
 }
 
-      | 'spending'
 /** Identity of the run a child container serves. @public */
 export interface RunScope {
   /** Run id. */
@@ -370,5 +391,3 @@ export interface RunScope {
   /** The run's actor, `agent:<runId>` by default. */
   actor: string;
 }
-    /** See {@link RunOptions.spending}: the settings with defaults and `daily` applied. */
-    spending: SpendingBudgets;

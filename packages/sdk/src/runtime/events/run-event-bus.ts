@@ -28,9 +28,18 @@ export interface RunEventSubscription {
   /**
    * Subscribe on a person's behalf (`AgentHost.events` only): an ordinary user gets the events of the
    * runs they own (with `runId`, a run they may not see fails `RUN_NOT_FOUND` on the first iteration); an
-   * administrator gets every event. Without it the subscription is a trusted host subscription.
+   * administrator gets every event. Without it the subscription is a trusted host subscription. With it
+   * the actor's access is re-checked while the subscription is open, and it counts towards the open-stream
+   * limits (see `AgentHost.events`).
    */
   actor?: string;
+  /**
+   * With `actor` (`AgentHost.events` only): asked at each access re-check (every `accessRecheckMs`, and when
+   * the host calls `identityChanged`) whether the subscriber is still authenticated as `actor`; anything but
+   * `true` (or a throw) ends the subscription with an `access_lost` event (`unauthenticated`). The HTTP
+   * router passes its `authenticate` hook run again on the stream's request, so a signed-out token ends the stream.
+   */
+  reauthenticate?: () => boolean | Promise<boolean>;
   /**
    * Storage poll interval in ms for events written by other processes (default 1000). A storage that can
    * `watch` (PostgreSQL: `LISTEN`/`NOTIFY`) also wakes the subscription as soon as another process commits events.
