@@ -1,3 +1,6 @@
+import { REDACTED_MARKER } from '../core/secret-redactor';
+import { SECRET_TEXT_PATTERNS } from '../core/secret-patterns';
+
 /**
  * Names of input fields that are always redacted, whatever the capability declares
  *. Matched case-insensitively against the key with `_`/`-` removed.
@@ -6,15 +9,8 @@
 export const SENSITIVE_FIELD_PATTERN =
   /token|password|passwd|passphrase|passkey|rsskey|secret|apikey|cookie|authorization|credential|privatekey|session|bearer|jwt|^auth$|^pass$|^pwd$|^key$/i;
 
-/** Secrets inside string values: URL user-info (`user:pass@`) and `name=value` pairs whose name looks sensitive. */
-const SECRET_IN_TEXT = [
-  /(?<=[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi,
-  /(?<=\b(?:token|passkey|rsskey|apikey|api_key|password|passwd|pwd|secret|sign|auth|access_token|refresh_token|key)=)[^&\s"']+/gi,
-  /(?<=\bbearer\s+)[A-Za-z0-9._~+/=-]+/gi,
-];
-
 /** Replacement written instead of a redacted value. @public */
-export const REDACTED = '[REDACTED]';
+export const REDACTED = REDACTED_MARKER;
 
 const MAX_STRING = 256;
 const MAX_ITEMS = 20;
@@ -44,15 +40,15 @@ function matches(path: string[], patterns: string[][]): boolean {
 }
 
 /**
- * Replaces secrets inside free text with `[REDACTED]`: URL user-info passwords (`user:pass@`),
- * `name=value` pairs whose name looks sensitive (`token=`, `apikey=`, `password=` …) and bearer
- * tokens. Pure.
+ * Replaces secrets inside free text with `[REDACTED]`: the shapes of {@link SECRET_TEXT_PATTERNS} (URL
+ * user-info passwords, `name=value` pairs whose name looks sensitive, bearer tokens, key-shaped tokens).
+ * Pure. A host's registered secrets are removed besides by its `SecretRedactor` (docs/secrets.md).
  * @param text - any text
  * @returns the text with those values replaced
  * @public
  */
 export function redactText(text: string): string {
-  return SECRET_IN_TEXT.reduce((t, re) => t.replace(re, REDACTED), text);
+  return SECRET_TEXT_PATTERNS.reduce((t, re) => t.replace(re, REDACTED), text);
 }
 
 const sensitiveName = (name: unknown) =>

@@ -50,6 +50,14 @@ import { checkOptionNames } from './option-keys';
 import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/identity-deadline';
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
+import { hostRedactor } from './redaction-wiring';
+import { trace } from '@opentelemetry/api';
+import { redactingStorage } from '../storage/redacting-storage';
+import { redactingLogger } from '../ports/redacting-logger';
+import { redactingProvider } from '../models/redacting-provider';
+import { redactingHistoryStore } from '../history/redacting-history-store';
+import { redactingTracer } from '../runtime/tracing/redacting-tracer';
+import { TRACER_NAME } from '../runtime/tracing/gen-ai-attributes';
 import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
 
 let tsyringe: typeof import('tsyringe') | undefined;
@@ -255,15 +263,18 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
  */
 export function createAgentContainer(options: AgentOptions = {}): AgentContainer {
   const resolved = resolveOptions(options);
+  const redactor = hostRedactor(options);
   const skills = skillStoreOf(options);
   const { container: rootContainer, instanceCachingFactory } = loadTsyringe();
   const c = rootContainer.createChildContainer();
   const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
   c.register(Tokens.AgentOptions, { useValue: resolved });
-  c.register(Tokens.StorageAdapter, { useValue: options.storage ?? new MemoryStorage() });
+  c.register(Tokens.SecretRedactor, { useValue: redactor });
+  // Everything stored, and every log line, passes through the one redaction step (docs/secrets.md).
+  c.register(Tokens.StorageAdapter, { useValue: redactingStorage(options.storage ?? new MemoryStorage(), redactor) });
   c.register(Tokens.Clock, { useValue: options.clock ?? new SystemClock() });
   c.register(Tokens.IdGenerator, { useValue: options.ids ?? new RandomIdGenerator() });
-  c.register(Tokens.Logger, { useValue: options.logger ?? new ConsoleLogger('warn') });
+  c.register(Tokens.Logger, { useValue: redactingLogger(options.logger ?? new ConsoleLogger('warn'), redactor) });
   // The host's resolver is bounded: one that never answers counts as `user` after IDENTITY_TIMEOUT_MS.
   c.register(
     Tokens.Identity,
@@ -404,6 +415,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const approvals = resolvePort(d, Tokens.ApprovalService);
   const bus = resolvePort(d, Tokens.RunEventBus);
   const memory = resolvePort(d, Tokens.MemoryService);
+  const redactor = resolvePort(d, Tokens.SecretRedactor);
   let runs: RunService | undefined;
   const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
   const identity = resolvePort(d, Tokens.Identity);
@@ -450,7 +462,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     capabilities,
     ledger: d.resolve(Tokens.InvocationLedger),
     approvals,
-    provider: d.resolve(Tokens.ModelProvider),
+    provider: redactingProvider(d.resolve(Tokens.ModelProvider), redactor),
     goalFacts: d.resolve(Tokens.GoalFacts),
     bus,
     clock,
@@ -458,8 +470,11 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     logger,
     middleware: resolved.runs.middleware,
     onRunEnd: (run) => decisions.onRunEnded(run),
-    ...(resolved.tracing ? { tracing: resolved.tracing } : {}),
-    ...(resolved.history ? { history: resolved.history.store } : {}),
+    tracing: {
+      ...resolved.tracing,
+      tracer: redactingTracer(resolved.tracing?.tracer ?? trace.getTracer(TRACER_NAME), redactor),
+    },
+    ...(resolved.history ? { history: redactingHistoryStore(resolved.history.store, redactor) } : {}),
     ...(skills ? { skills } : {}),
     ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),

@@ -17,6 +17,7 @@ import type { GoalFacts } from '../runtime/goal-facts';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
+import type { SecretRedactor } from '../core/secret-redactor';
 import type { MemoryService } from '../memory/memory-service';
 
 import type { AgentContainer, PortToken } from '../ports/agent-container';
@@ -49,6 +50,11 @@ export const Tokens = Object.freeze({
   IdGenerator: token<IdGenerator>('IdGenerator'),
   /** Logging. */
   Logger: token<Logger>('Logger'),
+  /**
+   * The host's one redaction step (docs/secrets.md): add secrets known only later with
+   * `container.resolve(Tokens.SecretRedactor).add(value)`.
+   */
+  SecretRedactor: token<SecretRedactor>('SecretRedactor'),
   /** Roles of actors (who is an administrator). */
   Identity: token<IdentityResolver>('Identity'),
   /** The resolved options the container was built with. */

@@ -11,6 +11,7 @@ import type { DailyBudgets, RunBudgets } from '../runtime/run-budgets';
 import type { SpendingOptions } from '../runtime/budgets/spending-settings';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 import type { HostLimits } from '../runtime/limits/host-limits';
+import type { RedactOptions } from '../core/secret-redactor';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
 
@@ -35,6 +36,7 @@ const AGENT = {
   learning: true,
   limits: true,
   accessRecheckMs: true,
+  redact: true,
 } as const satisfies Keys<AgentOptions>;
 
 const MODEL = {
@@ -132,6 +134,8 @@ const DECISIONS = {
 } as const satisfies Keys<DecisionOptions>;
 
 /** The groups checked, by their path in the options. */
+const REDACT = { secrets: true, patterns: true } as const satisfies Keys<RedactOptions>;
+
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
   [[], AGENT],
   [['model'], MODEL],
@@ -147,6 +151,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['tracing'], TRACING],
   [['decisions'], DECISIONS],
   [['limits'], LIMITS],
+  [['redact'], REDACT],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */

@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
 import { AnthropicTranslator } from './anthropic-stream';
-import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
+import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
 import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
 import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, ThinkingLevel } from './types';
@@ -137,12 +137,20 @@ export class AnthropicProvider implements ModelProvider {
             signal,
             dispatcher: this.#dispatcher,
             options,
-            secrets: [options.apiKey],
+            secrets: providerSecrets(options),
           },
-          () => new AnthropicTranslator(tools, this.id, [options.apiKey]),
+          () => new AnthropicTranslator(tools, this.id, providerSecrets(options)),
         );
       }.bind(this),
     );
+  }
+
+  /**
+   * The credentials this provider holds (API key, secret-looking header values, base-URL credentials), so a
+   * host's redaction removes them wherever they are echoed (docs/secrets.md).
+   */
+  secretValues(): readonly string[] {
+    return providerSecrets(this.#options);
   }
 
   /** Closes the provider's connection pool (when it owns one). */

@@ -2,6 +2,7 @@
 // provider responses pass through redactSecrets() first.
 import type { ErrorCode } from '../core/error-codes';
 import { MediaAgentError } from '../core/errors';
+import { SECRET_TEXT_PATTERNS } from '../core/secret-patterns';
 
 /**
  * Base class of model-provider failures.
@@ -191,16 +192,11 @@ export class ScriptTemplateError extends MediaAgentError {
   }
 }
 
-const keyShapes = [
-  /\bsk-[A-Za-z0-9_*-]{6,}/g, // OpenAI / DeepSeek / Anthropic (sk-ant-…) style keys, including masked echoes
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\bxai-[A-Za-z0-9]{8,}/g,
-  /\bgsk_[A-Za-z0-9]{8,}/g,
-];
-
 /**
  * Removes API keys from text taken from a provider response (some servers echo the key, whole or
- * masked, in 401 messages): the configured key verbatim, and key-shaped tokens.
+ * masked, in 401 messages): the configured keys verbatim (4 characters or more), and the secret shapes of
+ * `SECRET_TEXT_PATTERNS` (key-shaped tokens, bearer tokens, `token=…` pairs, URL passwords). The host's
+ * boundary redaction (docs/secrets.md) removes them again, with its own marker, wherever they are stored.
  *
  * @param text - text that may contain a key
  * @param secrets - the configured keys (empty strings are ignored)
@@ -210,7 +206,7 @@ const keyShapes = [
 export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-  for (const shape of keyShapes) out = out.replace(shape, '[redacted]');
+  for (const shape of SECRET_TEXT_PATTERNS) out = out.replace(shape, '[redacted]');
   return out;
 }
 

@@ -13,6 +13,7 @@ import {
   redactSecrets,
 } from './errors';
 import { MediaAgentError } from '../core/errors';
+import { secretsOfHeaders, secretsOfUrl } from '../core/secret-redactor';
 import type { ModelEvent, ModelWarning } from './types';
 import { overflowTokenCounts } from './overflow-tokens';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
@@ -385,6 +386,26 @@ export async function* guardStream(
     yield { type: 'error', error: err };
     yield { type: 'done', stopReason: 'error' };
   }
+}
+
+/**
+ * The credentials a provider's settings hold, for redaction: the API key, the values of secret-looking
+ * headers (`Authorization`, `x-api-key`, `api-key`, `x-gateway-key` …, see `secretsOfHeaders`) and the
+ * credentials inside the base URL (user-info password, `?api_key=` and the like).
+ * @param options - the provider's `apiKey`, `headers` and `baseUrl`
+ * @returns the values (possibly empty)
+ * @internal
+ */
+export function providerSecrets(options: {
+  apiKey?: string;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+}): string[] {
+  return [
+    ...(options.apiKey ? [options.apiKey] : []),
+    ...secretsOfHeaders(options.headers),
+    ...secretsOfUrl(options.baseUrl),
+  ];
 }
 
 /**

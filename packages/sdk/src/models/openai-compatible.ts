@@ -2,7 +2,7 @@
 // call; the stream's chunks are translated in openai-stream.ts.
 import type { Dispatcher } from 'undici';
 import { normalizeConversation } from './conversation';
-import { createDispatcher, guardStream, joinApiUrl, type HttpProviderOptions } from './http';
+import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
 import { encodeAssistantMessage, replayedReasoning } from './openai-assistant';
 import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from './openai-dialects';
 import { OpenAITranslator } from './openai-stream';
@@ -157,13 +157,21 @@ export class OpenAICompatibleProvider implements ModelProvider {
             signal,
             dispatcher: this.#dispatcher,
             options,
-            secrets: [options.apiKey],
+            secrets: providerSecrets(options),
             reshape,
           },
-          () => new OpenAITranslator(tools, this.id, [options.apiKey]),
+          () => new OpenAITranslator(tools, this.id, providerSecrets(options)),
         );
       }.bind(this),
     );
+  }
+
+  /**
+   * The credentials this provider holds (API key, secret-looking header values, base-URL credentials), so a
+   * host's redaction removes them wherever they are echoed (docs/secrets.md).
+   */
+  secretValues(): readonly string[] {
+    return providerSecrets(this.#options);
   }
 
   /** Closes the provider's connection pool (when it owns one). */

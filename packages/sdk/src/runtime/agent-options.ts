@@ -155,6 +155,15 @@ export interface AgentOptions {
    * @defaultValue 30 000 ({@link DEFAULT_ACCESS_RECHECK_MS})
    */
   accessRecheckMs?: number;
+  /**
+   * Secrets the host's one redaction step removes besides those the SDK finds itself (the model provider's
+   * API key, secret-looking header values and base-URL credentials; a PostgreSQL store's password; the
+   * documented secret shapes): everything the runtime stores or emits — run events, run records, the
+   * conversation (stored and sent to the model), audit and ledger rows, history, traces, log lines —
+   * passes through it (docs/secrets.md).
+   * @defaultValue none
+   */
+  redact?: RedactOptions;
 }
 
 /**

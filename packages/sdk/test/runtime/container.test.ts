@@ -13,6 +13,7 @@ import {
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { createRunContainer } from '../../src/composition/container';
+import { unredactedStorage } from '../../src/storage/redacting-storage';
 import { DefaultAgentHost } from '../../src/runtime/agent-host';
 import { ScriptedProvider } from '../../src/testing';
 import { registerWorld } from '../helpers';
@@ -41,7 +42,8 @@ describe('dependency injection (tsyringe)', () => {
     const storage = new MemoryStorage();
     const clock = new ManualClock(5);
     const c = createAgentContainer({ storage, clock });
-    expect(resolvePort(c, Tokens.StorageAdapter)).toBe(storage);
+    // The port is the given store seen through the redaction boundary (docs/secrets.md).
+    expect(unredactedStorage(resolvePort(c, Tokens.StorageAdapter))).toBe(storage);
     expect(resolvePort(c, Tokens.Clock).now()).toBe(5);
   });
 

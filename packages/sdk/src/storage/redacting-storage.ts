@@ -1,0 +1,143 @@
+// The storage side of the redaction boundary: a view of a StorageAdapter whose writes of run events,
+// run records, conversation messages, inbox messages, audit rows, ledger rows and decisions pass
+// through the host's SecretRedactor (docs/secrets.md). Reads and every other method go to the store as
+// they are.
+import type { JsonValue } from '../core/records';
+import type { SecretRedactor } from '../core/secret-redactor';
+import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
+
+type Args = unknown[];
+type Rewrite = (r: SecretRedactor, args: Args) => Args;
+type Obj = Record<string, unknown>;
+
+/** The named fields of `record` redacted (strings as text, other values deeply), the others kept. */
+function fields(r: SecretRedactor, record: unknown, names: readonly string[]): unknown {
+  if (typeof record !== 'object' || record === null) return record;
+  let out: Obj | undefined;
+  for (const name of names) {
+    if (!(name in (record as Obj))) continue;
+    const value = (record as Obj)[name];
+    const next = typeof value === 'string' ? r.text(value) : r.value(value);
+    if (next !== value) (out ??= { ...(record as Obj) })[name] = next;
+  }
+  return out ?? record;
+}
+
+const RUN_FIELDS = ['goal', 'error', 'report', 'finalText', 'abortReason', 'checklist'] as const;
+const AUDIT_FIELDS = ['inputSummary', 'reason'] as const;
+const LEDGER_FIELDS = ['inputSummary', 'error'] as const;
+const DECISION_FIELDS = ['reason', 'rootCause', 'evidence'] as const;
+
+/** Per repository, the write methods and how their arguments are redacted. */
+const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
+  events: { append: (r, [event, ...rest]) => [fields(r, event, ['data']), ...rest] },
+  messages: { append: (r, [runId, message, ...rest]) => [runId, r.value(message as JsonValue), ...rest] },
+  inbox: { enqueue: (r, [record, ...rest]) => [fields(r, record, ['text']), ...rest] },
+  runs: {
+    insert: (r, [run, ...rest]) => [fields(r, run, RUN_FIELDS), ...rest],
+    patch: (r, [id, patch, ...rest]) => [id, fields(r, patch, RUN_FIELDS), ...rest],
+  },
+  audit: { append: (r, [record, ...rest]) => [fields(r, record, AUDIT_FIELDS), ...rest] },
+  ledger: {
+    insert: (r, [entry, ...rest]) => [fields(r, entry, LEDGER_FIELDS), ...rest],
+    compareAndSet: (r, [key, token, patch, ...rest]) => [key, token, fields(r, patch, LEDGER_FIELDS), ...rest],
+  },
+  decisions: {
+    insert: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
+    update: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
+  },
+};
+
+const wrapped = new WeakMap<object, Map<SecretRedactor, object>>();
+const targets = new WeakMap<object, object>();
+
+/** A view of `target` (bound methods) whose listed write methods rewrite their arguments first. */
+function view<T extends object>(target: T, rewrite: (prop: string) => object | undefined): T {
+  const proxy = new Proxy(target, {
+    get(t, prop, _receiver) {
+      const value: unknown = Reflect.get(t, prop, t);
+      if (typeof prop === 'string') {
+        const replaced = rewrite(prop);
+        if (replaced !== undefined) return replaced;
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+  targets.set(proxy, target);
+  return proxy;
+}
+
+function repository(repo: object, name: string, redactor: SecretRedactor): object {
+  const writes = WRITES[name];
+  if (!writes) return repo;
+  return view(repo, (prop) => {
+    const rewrite = writes[prop];
+    const method = (repo as Record<string, unknown>)[prop];
+    if (!rewrite || typeof method !== 'function') return undefined;
+    return (...args: Args) => (method as (...a: Args) => unknown).apply(repo, rewrite(redactor, args));
+  });
+}
+
+function session<T extends StorageSession>(target: T, redactor: SecretRedactor): T {
+  const repos = new Map<string, object>();
+  return view(target, (prop) => {
+    if (!(prop in WRITES)) return undefined;
+    const repo = (target as unknown as Record<string, unknown>)[prop];
+    if (typeof repo !== 'object' || repo === null) return undefined;
+    let out = repos.get(prop);
+    if (!out || targets.get(out) !== repo) {
+      out = repository(repo, prop, redactor);
+      repos.set(prop, out);
+    }
+    return out;
+  });
+}
+
+/**
+ * The storage as seen through the redaction boundary: writes of run events (`data`), runs (`goal`,
+ * `error`, `report`, `finalText`, `abortReason`, `checklist`), conversation messages, inbox messages
+ * (`text`), audit rows and batched audit rows (`inputSummary`, `reason`), ledger rows (`inputSummary`,
+ * `error`) and decisions (`reason`, `rootCause`, `evidence`) pass through `redactor`, in transactions too;
+ * every read and every other method goes to `storage` unchanged (`instanceof` and `kind` stay those of
+ * the store). Wrapping an already wrapped store, or the same store twice, gives the same view.
+ *
+ * @param storage - the host's store
+ * @param redactor - the host's redaction step
+ * @returns a view of the store
+ * @public
+ */
+export function redactingStorage<S extends StorageAdapter>(storage: S, redactor: SecretRedactor): S {
+  if (targets.has(storage)) return storage;
+  let views = wrapped.get(storage);
+  const known = views?.get(redactor);
+  if (known) return known as S;
+  const base = session(storage, redactor);
+  const out = view(base, (prop) => {
+    if (prop === 'transaction') {
+      const transaction = storage.transaction;
+      return <R>(fn: (s: StorageSession) => Promise<R>, ...rest: unknown[]) =>
+        (transaction as (f: typeof fn, ...r: unknown[]) => Promise<R>).call(
+          storage,
+          (s: StorageSession) => fn(session(s, redactor)),
+          ...rest,
+        );
+    }
+    if (prop === 'appendAuditBatched') {
+      const append = storage.appendAuditBatched;
+      return (record: unknown) =>
+        (append as (r: unknown) => Promise<void>).call(storage, fields(redactor, record, AUDIT_FIELDS));
+    }
+    return undefined;
+  });
+  targets.set(out, storage);
+  if (!views) wrapped.set(storage, (views = new Map()));
+  views.set(redactor, out);
+  return out;
+}
+
+/** The store behind a {@link redactingStorage} view (the value itself when it is not one). @public */
+export function unredactedStorage<S extends StorageAdapter>(storage: S): S {
+  let out: object = storage;
+  while (targets.has(out)) out = targets.get(out)!;
+  return out as S;
+}
