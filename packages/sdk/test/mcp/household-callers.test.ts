@@ -25,6 +25,7 @@ const TOKENS: Record<string, string> = {
   root: 'apikey:root',
   home: 'apikey:home',
   'home-kids': 'apikey:home:kids',
+  long: `apikey:${'l'.repeat(190)}`,
 };
 const actorOf = (authorization: string | undefined) => TOKENS[authorization?.replace(/^Bearer /, '') ?? ''];
 
@@ -278,6 +279,18 @@ describe('a household over MCP and HTTP', () => {
     expect(againA.s).toMatchObject({ replayed: true, output: { sentBy: 'apikey:home', n: 1 } });
     expect(againB.s).toMatchObject({ replayed: true, output: { sentBy: 'apikey:home:kids', n: 2 } });
     expect(sent).toHaveLength(2);
+  });
+
+  it('a long actor with a long key still gets its own retry scope (hashed past the 200-character task id)', async () => {
+    sent.length = 0;
+    const client = await connect('long');
+    const key = `k:${'1'.repeat(126)}`;
+    const first = await call(client, 'notify.send', { text: 'long' }, key);
+    const retry = await call(client, 'notify.send', { text: 'long' }, key);
+    expect(first.s).toMatchObject({ status: 'succeeded', output: { n: 1 } });
+    expect(retry.s).toMatchObject({ status: 'succeeded', replayed: true, output: { n: 1 } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.taskId).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
   it('a call recorded before the upgrade under the old scope is found by the same caller’s retry, never by another caller', async () => {
