@@ -200,7 +200,11 @@ const LIMIT_OPTIONS = [
  * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
  * run; anyone else sees only the runs they started — another user's run answers 404 `RUN_NOT_FOUND`,
  * exactly like a run that does not exist. Deciding approvals and managing grants need an admin (403
- * `ADMIN_FORBIDDEN`). Every body is checked before anything is written.
+ * `ADMIN_FORBIDDEN`). Every body is checked before anything is written. An open event stream re-checks its
+ * subscriber every `accessRecheckMs` (default 30 000 ms; `authenticate` is run again on the stream's request)
+ * and at once on `host.identityChanged`; one that lost access ends with an `access_lost` frame. Open streams and
+ * runs started per minute are limited per actor and in total (`createAgentHost({ limits })`): 429
+ * `STREAM_LIMIT_REACHED` / `RUN_START_RATE_LIMITED` with `Retry-After` (docs/http.md#limits).
  * @param host - a started agent host
  * @param options - the authentication hook and limits
  * @throws {@link MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function, for a byte or millisecond
@@ -369,7 +373,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const { actor } = c.var;
     const request = c.req.raw;
     // The stream stays subject to access: at each re-check the request is authenticated again (a signed-out
-    // token no longer resolves) and the host re-checks the actor's role (docs/http.md#access-while-open).
+    // token no longer resolves) and the host re-checks the actor's role (docs/http.md#access-while-the-stream-is-open).
     const reauthenticate = async () => {
       try {
         return (await answerWithin(options.authenticate(request), AUTHENTICATE_TIMEOUT_MS)) === actor;
