@@ -1749,7 +1749,14 @@ export function describeStorageConformance(
         assert.equal(await s.budgetUsage.reserve(reservationRow({ tokens: 1, costUsd: 9 })), false);
         assert.deepEqual(await s.budgetUsage.reservation(first.key), first);
         assert.equal(await s.budgetUsage.reservation('missing'), undefined);
-        const settled = { state: 'settled' as const, runs: 0, modelCalls: 1, tokens: 120, costUsd: 0.0025, updatedAt: 20 };
+        const settled = {
+          state: 'settled' as const,
+          runs: 0,
+          modelCalls: 1,
+          tokens: 120,
+          costUsd: 0.0025,
+          updatedAt: 20,
+        };
         assert.equal(await s.budgetUsage.updateReservation(first.key, 'released', settled), false);
         assert.equal(await s.budgetUsage.updateReservation(first.key, 'reserved', settled), true);
         assert.equal(await s.budgetUsage.updateReservation(first.key, 'reserved', settled), false);

@@ -14,9 +14,8 @@ import {
   createAgentHost,
   type AgentHost,
   type AgentOptions,
-  type RunRecord,
-  type RunStatus,
 } from '../../src/index';
+import type { RunRecord, RunStatus } from '../../src/core/run-records';
 import { createAgentRouter, toNodeListener } from '../../src/http';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';

@@ -26,12 +26,14 @@ export interface CompactionMiddlewareOptions {
   pinned: (runId: string) => Promise<PinnedFacts>;
   /**
    * Writes the summary of `messages` (normally a model call, whose usage it hands to `charge`: it is
-   * added to the run's); compaction falls back to a deterministic digest when it throws.
+   * added to the run's); compaction falls back to a deterministic digest when it throws. `run` is the run
+   * compacted (whose owner's spending budgets the call is reserved against, docs/budgets.md).
    */
   summarize: (
     messages: readonly ModelMessage[],
     signal: AbortSignal | undefined,
     charge: RunStepContext['chargeUsage'],
+    run: RunStepContext['run'],
   ) => Promise<string>;
 }
 
@@ -71,7 +73,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
     const result = await compact(ctx.messages, {
       ...base,
       pinned: await options.pinned(ctx.run.id),
-      summarize: (older, signal) => options.summarize(older, signal, ctx.chargeUsage),
+      summarize: (older, signal) => options.summarize(older, signal, ctx.chargeUsage, ctx.run),
       signal: ctx.signal,
     });
     if (result.summarySource !== 'none') ctx.compactHistory(result.messages[0]!, result.messages.length - 1);

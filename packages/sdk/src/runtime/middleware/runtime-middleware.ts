@@ -16,6 +16,9 @@ import { toolImagesMiddleware } from './tool-images';
 import { learningReviewMiddleware } from './learning-review';
 import { RUNTIME_MIDDLEWARE_NAMES, type RunMiddleware, type RunMiddlewareHook } from './run-middleware';
 import { TOOL_DISCOVERY_STATE_KEY, toolDiscoveryMiddleware } from './tool-discovery';
+import { estimateRequestTokens } from '../context/compaction';
+import { reserveSummary } from '../budgets/summary-reservation';
+import { spentOf } from '../budgets/worst-case';
 
 const HOOKS: readonly RunMiddlewareHook[] = [
   'onDriveStart',
@@ -102,15 +105,19 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
             };
           },
           // Summaries are written by the model; compaction falls back to a deterministic digest when this throws.
-          summarize: async (older, signal, charge) => {
+          summarize: async (older, signal, charge, run) => {
             let text = '';
             const price = priceFor(settings.model);
             const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+            const messages = summaryRequestMessages(older);
+            // Reserved against the run owner's spending budgets like every model call; at a cap it is not made
+            // (compaction then falls back to its deterministic digest).
+            const reservation = deps.spending
+              ? await reserveSummary(deps, run, estimateRequestTokens(counter, messages, [], settings.model))
+              : undefined;
+            let failed = true;
             try {
-              for await (const event of provider.stream(
-                { model: settings.model, messages: summaryRequestMessages(older) },
-                signal,
-              )) {
+              for await (const event of provider.stream({ model: settings.model, messages }, signal)) {
                 if (event.type === 'text_delta') text += event.text;
                 else if (event.type === 'usage') {
                   usage.inputTokens += event.usage.inputTokens;
@@ -119,9 +126,16 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
                   usage.cacheWriteTokens += event.usage.cacheWriteTokens;
                 } else if (event.type === 'error') throw event.error;
               }
+              failed = false;
             } finally {
               // The summary call is the run's: its usage counts against the run's budgets.
-              charge({ modelCalls: 1, ...usage, costUsd: price ? costOf(usage, price) : 0 });
+              const costUsd = price ? costOf(usage, price) : 0;
+              charge({ modelCalls: 1, ...usage, costUsd });
+              if (reservation) {
+                const spent = spentOf({ ...usage, costUsd });
+                if (failed && spent.tokens === 0) await reservation.release();
+                else await reservation.settle(spent);
+              }
             }
             return text;
           },
