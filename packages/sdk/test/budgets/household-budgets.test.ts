@@ -35,6 +35,17 @@ const TWO_CALLS: FakeScript = {
 };
 /** One model call. */
 const ONE_CALL: FakeScript = { match: 'look', finalText: 'ok' };
+/** A parent that delegates, and the subagent it starts (a read, then its answer). */
+const PARENT: FakeScript = {
+  match: 'find out',
+  steps: [{ toolCalls: [{ capability: 'delegate', input: { goal: 'investigate whether Arrival is there' } }] }],
+  finalText: 'The subagent reported back.',
+};
+const CHILD: FakeScript = {
+  match: 'investigate',
+  steps: [{ toolCalls: [{ capability: 'inventory.query', input: { title: 'Arrival' } }] }],
+  finalText: 'Arrival is in the library.',
+};
 
 interface Home {
   host: AgentHost;
@@ -60,7 +71,7 @@ async function home(
   const clock = at.clock ?? new ManualClock(Date.UTC(2026, 10, 30, 12));
   const world = makeWorld(clock);
   const ids = new SequentialIdGenerator();
-  const provider = new ScriptedProvider({ scripts: [TWO_CALLS, ONE_CALL] });
+  const provider = new ScriptedProvider({ scripts: [PARENT, CHILD, TWO_CALLS, ONE_CALL] });
   const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
   const host = createAgentHost({
     storage,
@@ -242,6 +253,21 @@ describe('spending budgets per person (SQLite file, real runs)', () => {
       .filter((e) => e.type === 'run_status')
       .map((e) => (e.data as { status: string }).status);
     expect(statuses).toEqual(['queued', 'running', 'waiting', 'running', 'succeeded']);
+  });
+
+  it("a subagent spends its top-level run owner's budget: at the cap it ends BUDGET_REACHED and the owner's run waits, then resumes when the cap is raised", async () => {
+    const { host } = await home({ spending: { people: { [ALICE]: { day: { modelCalls: 2 } } } } });
+    const run = await host.startRun({ goal: 'find out about Arrival', mode: 'plan_only', actor: ALICE });
+    expect((await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed'])).status).toBe('waiting');
+    const child = (await host.listRuns()).find((r) => r.parentRunId === run.id)!;
+    expect(child).toMatchObject({ status: 'failed', error: { code: 'BUDGET_REACHED' } });
+    expect(child.startedBy).toBe(`agent:${run.id}`);
+    // The parent's call and the child's read were charged to alice; the child's own actor has spent nothing.
+    expect((await host.budgets.usage(ALICE)).used.day.modelCalls).toBe(2);
+    expect((await host.budgets.usage(`agent:${run.id}`)).used.day.modelCalls).toBe(0);
+    expect((await host.budgets.usage(ALICE)).used.day.runs).toBe(1); // a subagent is not a run started
+    await host.budgets.update(ADMIN, { people: { [ALICE]: { day: { modelCalls: 10 } } } });
+    expect((await waitForStatus(host, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
   });
 
   it("a person steering another person's run spends nothing of their own: the run's owner pays for every call", async () => {

@@ -174,7 +174,7 @@ export class SpendLedger {
     const { storage, clock } = this.deps;
     return storage.transaction(async (s) => {
       const r = await s.budgetUsage.reservation(key);
-      if (!r || r.state !== 'reserved') return false;
+      if (r?.state !== 'reserved') return false;
       if (
         !(await s.budgetUsage.updateReservation(key, 'reserved', {
           state,
