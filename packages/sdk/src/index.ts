@@ -58,6 +58,29 @@ export type { DecisionFilter } from './ports/storage-adapter';
 export type { TracingOptions } from './runtime/tracing/tracing-options';
 export type { StartRunInput, RunDetail } from './runtime/run-service';
 export type { RunBudgets, DailyBudgets } from './runtime/run-budgets';
+// Spending budgets per person and for the household (docs/budgets.md)
+export { BudgetService, type BudgetServiceDeps, type SpendReport } from './runtime/budgets/budget-service';
+export { SpendLedger, type SpendLedgerDeps, type ReserveOutcome } from './runtime/budgets/spend-ledger';
+export {
+  DEFAULT_SPENDING_BUDGETS,
+  type PeriodCaps,
+  type SpendCaps,
+  type SpendCapsPatch,
+  type SpendingBudgets,
+  type SpendingOptions,
+} from './runtime/budgets/spending-settings';
+export type { SpendBreach } from './runtime/budgets/cap-check';
+export { BudgetSettingsError } from './runtime/budgets/budget-errors';
+export { BUDGET_REACHED_KIND, BUDGETS_ACTOR } from './runtime/budgets/budget-reached';
+export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './runtime/budgets/worst-case';
+export {
+  HOUSEHOLD_SUBJECT,
+  type BudgetAmounts,
+  type BudgetCounters,
+  type BudgetPeriod,
+  type BudgetReservation,
+  type BudgetReservationState,
+} from './core/budget-records';
 export type { AgentGoalReport } from './runtime/goal-report';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type {

@@ -23,6 +23,7 @@ export {
   type AuditRepository,
   type SettingsRepository,
   type GrantUsageRepository,
+  type BudgetUsageRepository,
   type RunPatch,
   type RunRepository,
   type RunEventRepository,
@@ -34,6 +35,8 @@ export {
 export type * from './core/records';
 export type * from './core/run-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
+export type * from './core/budget-records';
+export { HOUSEHOLD_SUBJECT } from './core/budget-records';
 export {
   StorageAuthError,
   StorageClosedError,
