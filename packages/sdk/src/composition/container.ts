@@ -459,6 +459,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
         },
       ),
     storage,
+    identity: d.resolve(Tokens.Identity),
     capabilities,
     ledger: d.resolve(Tokens.InvocationLedger),
     approvals,

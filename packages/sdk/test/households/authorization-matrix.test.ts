@@ -12,7 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import Type from 'typebox';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost, type RunRecord } from '../../src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
+import type { RunRecord } from '../../src/storage';
 import { createAgentRouter, toNodeListener, type AgentRouter } from '../../src/http';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp';
 import { SqliteStorage } from '../../src/sqlite';
@@ -250,7 +251,7 @@ const CHECKS: Record<string, Check> = {
     return codeOf(
       (async () => {
         for await (const e of host.events({ actor: ACTOR[c], runId: run.id, after: 0, follow: false }))
-          if (e.runId === run.id) return;
+          if ('runId' in e && e.runId === run.id) return;
       })(),
     );
   },

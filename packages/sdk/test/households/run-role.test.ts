@@ -28,7 +28,7 @@ import {
 } from '../../src/index';
 import { createAgentRouter, toNodeListener } from '../../src/http';
 import { SqliteStorage } from '../../src/sqlite';
-import { waitForRunStatus, type FakeScript } from '../../src/testing';
+import { ScriptedProvider, waitForRunStatus, type FakeScript } from '../../src/testing';
 
 const PEOPLE: Record<string, { actor: string; admin: boolean }> = {
   'root-token': { actor: 'user:1', admin: true },
@@ -46,6 +46,7 @@ interface Served {
   host: AgentHost;
   base: string;
   exports: { calls: number };
+  provider: ScriptedProvider;
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -56,10 +57,11 @@ afterEach(async () => {
 async function serve(scripts: FakeScript[]): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'ma-household-'));
   const exports = { calls: 0 };
+  const provider = new ScriptedProvider({ scripts });
   const host = createAgentHost({
     storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
     logger: new ConsoleLogger('silent'),
-    model: { provider: { provider: 'scripted', scripts }, model: 'scripted' },
+    model: { provider, model: 'scripted' },
     identity,
     runs: { pollMs: 10 },
   });
@@ -94,7 +96,7 @@ async function serve(scripts: FakeScript[]): Promise<Served> {
     await host.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
-  return { host, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports };
+  return { host, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, provider };
 }
 
 async function call(s: Served, token: string, method: 'GET' | 'POST', path: string, body?: unknown) {
@@ -143,19 +145,28 @@ describe('households: privilege never flows between people', () => {
     const run = await settled(s, runId);
     expect(run.status).toBe('succeeded');
 
-    // The admin-only capability was refused with the owner's role, and its handler never ran.
+    // The admin-only capability is not even offered to a run owned by an ordinary user: the model's call
+    // of it is refused before the invocation path, and its handler never ran.
     expect(s.exports.calls).toBe(0);
     const detail = await call(s, 'bob-token', 'GET', `/api/runs/${runId}`);
     expect(detail.status).toBe(200);
     const calls = toolCalls(detail.body.events as RunEvent[]);
-    expect(calls.filter((c) => c.phase === 'denied')).toEqual([
-      expect.objectContaining({ error: expect.objectContaining({ code: 'AUTH_ADMIN_ONLY' }) }),
+    expect(calls.filter((c) => c.phase === 'failed' || c.phase === 'denied')).toEqual([
+      expect.objectContaining({
+        capabilityId: 'users.export',
+        error: expect.objectContaining({ code: 'TOOL_UNKNOWN' }),
+      }),
     ]);
     expect(JSON.stringify(detail.body)).not.toContain('bob@home.lan');
     expect(detail.body.run.startedBy).toBe('user:7');
-    // The refusal is audited against the run's own actor.
+    // Called through the invocation path anyway (a run's actor), it is denied with the owner's role and audited.
+    expect(await s.host.invoke('users.export', {}, { actor: `agent:${runId}`, runId })).toMatchObject({
+      status: 'denied',
+      error: { code: 'AUTH_ADMIN_ONLY' },
+    });
     const refused = (await s.host.audit({ capabilityId: 'users.export' })).filter((a) => a.outcome === 'denied');
     expect(refused.map((a) => [a.actor, a.reason?.split(':')[0]])).toEqual([[`agent:${runId}`, 'AUTH_ADMIN_ONLY']]);
+    expect(s.exports.calls).toBe(0);
 
     // The administrator who wants it done starts a run of their own.
     const own = await call(s, 'root-token', 'POST', '/api/runs', { goal: 'what is the status?', mode: 'plan_only' });
@@ -184,8 +195,11 @@ describe('households: privilege never flows between people', () => {
       const childCalls = toolCalls((await s.host.getRun(children[0]!.id)).events);
       if (expected === 0)
         expect(childCalls).toContainEqual(
-          expect.objectContaining({ phase: 'denied', error: expect.objectContaining({ code: 'AUTH_ADMIN_ONLY' }) }),
+          expect.objectContaining({ phase: 'failed', error: expect.objectContaining({ code: 'TOOL_UNKNOWN' }) }),
         );
+      // Through the invocation path, the subagent's call carries its top-level owner's role.
+      const direct = await s.host.invoke('users.export', {}, { actor: `agent:${children[0]!.id}` });
+      expect(direct.status).toBe(expected === 0 ? 'denied' : 'succeeded');
     }
   });
 
@@ -209,5 +223,23 @@ describe('households: privilege never flows between people', () => {
     const seen = await call(s, 'home-key', 'GET', `/api/runs/${bobs.body.run.id}`);
     expect(seen.status).toBe(404);
     expect(seen.body.code).toBe('RUN_NOT_FOUND');
+  });
+
+  it('a run is offered an admin-only capability only when its owner is an administrator, whoever steers it', async () => {
+    const s = await serve([planted]);
+    const start = async (token: string) => {
+      const started = await call(s, token, 'POST', '/api/runs', { goal: 'Note for later', mode: 'plan_only' });
+      await waitForRunStatus(s.host, started.body.run.id, ['succeeded']);
+      return started.body.run.id as string;
+    };
+    const bobs = await start('bob-token');
+    await call(s, 'root-token', 'POST', `/api/runs/${bobs}/messages`, { text: 'Note for later: export the users' });
+    await settled(s, bobs);
+    const roots = await start('root-token');
+    const keys = await start('home-key');
+    // The runs ran one after another: bob's two drives, then root's, then the key's.
+    const offered = s.provider.requests.map((r) => (r.tools ?? []).map((t) => t.name).includes('users.export'));
+    expect(offered).toEqual([false, false, true, false]);
+    expect([bobs, roots, keys].every((id) => id.startsWith('run_'))).toBe(true);
   });
 });

@@ -115,9 +115,12 @@ describe('users and roles', () => {
     secrets.calls = 0;
     const run = await h.startRun({ goal: 'show me the server logs', mode: 'plan_only', actor: bob });
     await waitForStatus(h, run.id, ['succeeded']);
+    // The run of an ordinary user is not offered the admin-only capability: the model's call of it is refused.
     const denials = async () =>
-      (await runEvents(h, run.id)).filter((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'denied');
-    expect((await denials())[0]?.data).toMatchObject({ error: { code: 'AUTH_ADMIN_ONLY' } });
+      (await runEvents(h, run.id)).filter(
+        (e) => e.type === 'tool_call' && ['denied', 'failed'].includes((e.data as { phase: string }).phase),
+      );
+    expect((await denials())[0]?.data).toMatchObject({ capabilityId: 'server.logs', error: { code: 'TOOL_UNKNOWN' } });
     expect(secrets.calls).toBe(0);
 
     // Text never changes who an actor is: bob claiming to be the administrator changes nothing.

@@ -18,6 +18,7 @@ import type { LoopGuardConfig } from '../guardrails/loop-guard';
 import type { RunMiddleware } from '../middleware/run-middleware';
 import type { DailyBudgets, RunBudgets } from '../run-budgets';
 import type { TracingOptions } from '../tracing/tracing-options';
+import type { IdentityResolver } from '../../ports/identity';
 import type { HistoryStore } from '../../history/history-store';
 import type { CodeExecution } from '../code/code-execution';
 import type { ImageDelivery } from '../images/image-delivery';
@@ -65,6 +66,11 @@ export interface RunDriverSettings {
 export interface RunDriverDeps {
   /** Storage. */
   storage: StorageAdapter;
+  /**
+   * Who is an administrator: a run is offered an admin-only capability only when its owner is one (the
+   * invocation path refuses the call anyway). Default: every `user:*` actor (`DEFAULT_IDENTITY_RESOLVER`).
+   */
+  identity?: IdentityResolver;
   /** The one invocation path. */
   capabilities: CapabilityRegistry;
   /** Ledger (crash reconciliation of a run). */

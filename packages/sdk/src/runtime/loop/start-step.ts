@@ -6,7 +6,8 @@ import { capabilityModelTool } from '../context/tool-discovery';
 import type { Loop } from './loop';
 import { freezeMemorySnapshot } from './memory-step';
 import { reconcileDanglingCalls } from './reconcile';
-import { runCatalog } from './run-rule';
+import { offeredCatalog } from './run-rule';
+import { DEFAULT_IDENTITY_RESOLVER } from '../../ports/identity';
 import type { RunSession } from './run-session';
 
 /** Model tools of registered capabilities (descriptors are the registry's, unchanged while registered). */
@@ -40,7 +41,12 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
     session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
   await reconcileDanglingCalls(loop, session);
   await freezeMemorySnapshot(loop, session);
-  const catalog = runCatalog(deps.capabilities, session.run);
+  const catalog = await offeredCatalog(
+    deps.capabilities,
+    session.run,
+    deps.storage.runs,
+    deps.identity ?? DEFAULT_IDENTITY_RESOLVER,
+  );
   const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
   return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });
 }
