@@ -258,6 +258,11 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
+    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md).
+    redact: {
+      ...sdkOptions.redact,
+      secrets: [...(sdkOptions.redact?.secrets ?? []), ...credentialSecrets(options.auth ?? options.credentials)],
+    },
     // People the host calls superusers are the SDK's administrators, unless the host says otherwise.
     identity: sdkOptions.identity ?? {
       roleOf: async (actor) => (isHumanActor(actor) && (await isSuperuser(actor)) ? 'admin' : 'user'),
@@ -423,4 +428,10 @@ async function checkMetadata(client: V2HostClient, status: V2HostStatus): Promis
   } catch {
     // The check is advisory: a host that cannot run it leaves the state unknown.
   }
+}
+
+/** The secret values of the adapter's credentials (API token, password, one-time password; never the user name). */
+function credentialSecrets(auth: unknown): string[] {
+  const a = (typeof auth === 'object' && auth !== null ? auth : {}) as Record<string, unknown>;
+  return ['apiKey', 'password', 'otpPassword'].map((k) => a[k]).filter((v): v is string => typeof v === 'string');
 }

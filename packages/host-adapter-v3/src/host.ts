@@ -168,6 +168,11 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   } = options;
   const container = createAgentContainer({
     ...sdkOptions,
+    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md).
+    redact: {
+      ...sdkOptions.redact,
+      secrets: [...(sdkOptions.redact?.secrets ?? []), ...credentialSecrets(options.auth)],
+    },
     // Decisions about downloads and transfer records are checked against the host's state.
     decisions: { ...options.decisions, subjects: options.decisions?.subjects ?? v3DecisionSubjects(client) },
     // People the host treats as superusers are the SDK's administrators, unless the host says otherwise.
@@ -256,4 +261,10 @@ async function checkV3Host(client: V3Client): Promise<void> {
       `${(error.details as { hostMessage?: string }).hostMessage || 'no message'}; MoviePilot at ${client.url} refused ${refused}: check the ${credential}`,
     );
   }
+}
+
+/** The secret values of the adapter's credentials (API token, password, one-time password; never the user name). */
+function credentialSecrets(auth: unknown): string[] {
+  const a = (typeof auth === 'object' && auth !== null ? auth : {}) as Record<string, unknown>;
+  return ['apiKey', 'password', 'otpPassword'].map((k) => a[k]).filter((v): v is string => typeof v === 'string');
 }

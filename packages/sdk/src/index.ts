@@ -137,6 +137,24 @@ export type { ModelProviderConfig } from './models/factory';
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';
 export { ConsoleLogger, type Logger, type LogLevel } from './ports/logger';
+// secrets: the one redaction step (docs/secrets.md)
+export {
+  isSecretHolder,
+  MIN_SECRET_LENGTH,
+  REDACTED_MARKER,
+  SecretRedactor,
+  secretsOfHeaders,
+  secretsOfUrl,
+  secretSpellings,
+  type RedactOptions,
+  type SecretHolder,
+  type SecretRedactorOptions,
+} from './core/secret-redactor';
+export { SECRET_HEADER_NAME, SECRET_PARAM_NAME, SECRET_TEXT_PATTERNS } from './core/secret-patterns';
+export { redactingStorage, unredactedStorage } from './storage/redacting-storage';
+export { redactingLogger } from './ports/redacting-logger';
+export { redactingProvider } from './models/redacting-provider';
+export { redactingHistoryStore } from './history/redacting-history-store';
 export { Tokens, resolvePort, type AgentContainer, type PortToken } from './composition/injection-tokens';
 
 // capabilities and the invocation path

@@ -14,7 +14,8 @@
  *   "bearer authentication" is kept);
  * - key-shaped tokens: `sk-…` (OpenAI, DeepSeek, Anthropic `sk-ant-…`, also masked echoes such as
  *   `sk-abc***xyz`), `xai-…`, `gsk_…` (Groq), `AIza…` (Google), `ghp_…` / `github_pat_…` (GitHub),
- *   `xox?-…` (Slack).
+ *   `xox?-…` (Slack);
+ * - JSON Web Tokens (`eyJ….….…`, e.g. a media server's login token).
  *
  * Every pattern is global; use them with `String.prototype.replace`.
  * @public
@@ -30,6 +31,7 @@ export const SECRET_TEXT_PATTERNS: readonly RegExp[] = Object.freeze([
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
 ]);
 
 /**

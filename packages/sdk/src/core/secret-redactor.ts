@@ -71,6 +71,9 @@ const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
 /**
  * The spellings of a secret that text can hold: as is, JSON-escaped once and twice (a secret inside a
  * JSON string inside JSON), and percent-encoded (in a URL).
+ * @param secret - the secret
+ * @returns its distinct spellings, the secret itself first
+ * @public
  */
 export function secretSpellings(secret: string): string[] {
   const once = jsonEscaped(secret);

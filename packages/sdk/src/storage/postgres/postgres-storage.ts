@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { MediaAgentError } from '../../core/errors';
+import { secretsOfUrl } from '../../core/secret-redactor';
 import type { AuditRecord } from '../../core/records';
 import {
   STORAGE_SCHEMA_VERSION,
@@ -276,6 +277,18 @@ export class PostgresStorage implements StorageAdapter {
   watch(listener: (topic: StorageTopic) => void): () => void {
     if (this.#closed) return () => undefined;
     return this.#listener.add(listener);
+  }
+
+  /**
+   * The credentials of the connection (the password, also from a connection string; `?password=` and the like),
+   * so the host's redaction removes them wherever a driver message echoes them (docs/secrets.md).
+   */
+  secretValues(): readonly string[] {
+    const config = (this.#pool as unknown as { options?: pg.PoolConfig }).options ?? {};
+    return [
+      ...(typeof config.password === 'string' ? [config.password] : []),
+      ...secretsOfUrl(config.connectionString),
+    ];
   }
 
   /**
