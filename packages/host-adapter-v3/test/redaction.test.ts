@@ -17,7 +17,7 @@ describe('V3 adapter credentials are redacted', () => {
     ['the API token', { apiKey: 'v3-api-token-0123456789' }, 'v3-api-token-0123456789'],
     ['the password (never the user name)', { username: 'alice', password: 'alice-pass-4321' }, 'alice-pass-4321'],
   ])(
-    '%s is removed by the host's redactor and from log lines; the host option's own secrets stay registered',
+    '%s is removed by the host redactor and from log lines; the secrets of the host option stay registered',
     (_n, auth, secret) => {
       const v3 = createV3AgentHost({
         url: 'http://127.0.0.1:9',
