@@ -40,7 +40,14 @@ const REPOSITORIES = new Set([
   'inbox',
   'decisions',
   'grantUsage',
+  'budgetUsage',
 ]);
+/**
+ * The spending budgets' own transactions (docs/budgets.md): a run's start is counted, each model call is reserved
+ * before it is sent and settled after, each in a transaction of its own — like the ledger's claims, not a step.
+ */
+const spendingOwn = (calls: readonly string[]) => calls.length > 0 && calls.every((c) => c.startsWith('budgetUsage.'));
+const steps = (transactions: string[][]) => transactions.filter((calls) => !spendingOwn(calls));
 /** Writes of the run loop (the worker pool's lease calls are not the loop's). */
 const WRITES = /^(insert|patch|append|enqueue|markApplied|compareAndSet|update|put|set|delete\w*|charge\w*|add\w*)$/;
 
@@ -199,16 +206,22 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     const { log, marks } = await driveOnce(make());
     expect(marks).toHaveLength(TURNS + 3);
     const between = (from: number, to: number) => ({
-      transactions: log.transactions.slice(
-        marks[from]!.transactions,
-        to < marks.length ? marks[to]!.transactions : undefined,
+      transactions: steps(
+        log.transactions.slice(marks[from]!.transactions, to < marks.length ? marks[to]!.transactions : undefined),
       ),
       direct: log.direct
         .slice(marks[from]!.direct, to < marks.length ? marks[to]!.direct : undefined)
         .filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
     });
     // Before the first model call: one step (the run's start with the drive's start: status, goal message).
-    expect(log.transactions.slice(0, marks[0]!.transactions)).toHaveLength(1);
+    expect(steps(log.transactions.slice(0, marks[0]!.transactions))).toHaveLength(1);
+    // The spending budgets' own: the run's start and the first call's reservation; then, between two calls, the
+    // settlement of one and the reservation of the next; the last call's settlement after it.
+    const spending = (from: number, to?: number) => log.transactions.slice(from, to).filter(spendingOwn).length;
+    expect(spending(0, marks[0]!.transactions)).toBe(2);
+    for (let k = 0; k + 1 < marks.length; k++)
+      expect(spending(marks[k]!.transactions, marks[k + 1]!.transactions)).toBe(2);
+    expect(spending(marks.at(-1)!.transactions)).toBe(1);
     // A model turn with one read: the turn's step waits for the call's step, and both commit at once.
     for (let k = 0; k < TURNS; k++) {
       const { transactions, direct } = between(k, k + 1);
@@ -269,7 +282,7 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     );
     expect(sawStarted).toBe(true);
     // The turn's step (committed by the timer while the call ran), then the call's step.
-    expect(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions)).toHaveLength(2);
+    expect(steps(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions))).toHaveLength(2);
   });
 
   it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
@@ -279,7 +292,7 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
       steps: [{ text: long, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'r' } }] }],
       finalText: 'done',
     });
-    const transactions = log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions);
+    const transactions = steps(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions));
     const direct = log.direct
       .slice(marks[0]!.direct, marks[1]!.direct)
       .filter((c) => WRITES.test(c.split('.')[1] ?? ''));
