@@ -51,6 +51,7 @@ import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/iden
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 import { hostRedactor } from './redaction-wiring';
+import { redactingHost } from './redacting-host';
 import { trace } from '@opentelemetry/api';
 import { redactingStorage } from '../storage/redacting-storage';
 import { redactingLogger } from '../ports/redacting-logger';
@@ -383,7 +384,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   );
   c.register(
     Tokens.AgentHost,
-    single((d) => buildAgentHost(d, resolved, skills)),
+    single((d) => redactingHost(buildAgentHost(d, resolved, skills), resolvePort(d, Tokens.SecretRedactor))),
   );
   options.configure?.(c);
   return c;

@@ -144,6 +144,8 @@ describe('public reports: secrets in errors, audit rows and logs', () => {
       { actor: 'user:alice' },
     );
     expect(result.status).toBe('failed');
+    // What invoke hands back (to an MCP client, say) names the failure without the token.
+    expect(result.error?.message).toBe('MoviePilot refused X-API-KEY [REDACTED] (HTTP 401)');
     const rows = await storedText(storage);
     expect(rows).toContain('library.refresh');
     expect(rows).not.toContain(TOKEN);

@@ -1,0 +1,28 @@
+// The host façade's side of the redaction boundary: what `invoke` hands back to a caller outside the
+// process (the MCP server's clients) carries no secret in its error message (docs/secrets.md).
+import type { SecretRedactor } from '../core/secret-redactor';
+import type { InvocationResult } from '../capabilities/invocation';
+import type { AgentHost } from '../runtime/agent-host';
+
+/**
+ * A view of `host` whose `invoke` results have their `error.message` redacted; every other member (and the
+ * result's output) is the host's own. `instanceof` holds.
+ * @param host - the host
+ * @param redactor - the host's redaction step
+ * @internal
+ */
+export function redactingHost(host: AgentHost, redactor: SecretRedactor): AgentHost {
+  const invoke = async (...args: unknown[]): Promise<InvocationResult> => {
+    const result = await (host.invoke as (...a: unknown[]) => Promise<InvocationResult>)(...args);
+    if (!result?.error || typeof result.error.message !== 'string') return result;
+    const message = redactor.text(result.error.message);
+    return message === result.error.message ? result : { ...result, error: { ...result.error, message } };
+  };
+  return new Proxy(host, {
+    get(target, prop) {
+      if (prop === 'invoke') return invoke;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
