@@ -1,13 +1,14 @@
 // Secrets never leave the boundary: a gateway key echoed in a provider's 401, and credentials in a
 // capability's error message, reach no run record, run event, audit row, history row, logger line
 // or model request. Real HTTP (a local OpenAI-compatible gateway), real SQLite.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentHost, defineCapability, ManualClock, type AgentHost, type Logger } from '../../src/index';
-import { SqliteStorage } from '../../src/sqlite';
+import { SqliteHistoryStore, SqliteStorage } from '../../src/sqlite';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { transcriptEvents, WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
 
 const GATEWAY_KEY = 'gw-7f3a9c1e5b2d8f40';
@@ -67,8 +68,14 @@ async function setup(respond: (req: RecordedRequest, index: number) => ReplayRes
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
   const logger = new CapturingLogger();
+  const history = new SqliteHistoryStore({ directory: join(dir, 'history') });
+  cleanup.push(() => history.close());
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
   const host: AgentHost = createAgentHost({
     storage,
+    history: { store: history },
+    tracing: { tracer, captureContent: true },
     clock: new ManualClock(Date.UTC(2026, 10, 30, 12)),
     logger,
     model: {
@@ -84,7 +91,15 @@ async function setup(respond: (req: RecordedRequest, index: number) => ReplayRes
     runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1 },
   });
   cleanup.push(() => host.stop());
-  return { server, storage, logger, host };
+  return { server, storage, logger, host, dir, exporter };
+}
+
+/** The bytes of every file under `dir` (SQLite databases and their write-ahead logs), as latin1 text. */
+function filesUnder(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath, e.name)).toString('latin1'))
+    .join('\n');
 }
 
 async function finished(host: AgentHost, runId: string) {
@@ -110,7 +125,10 @@ async function everything(env: Awaited<ReturnType<typeof setup>>, runId: string)
     'running',
     'pending',
   ] as never);
-  return JSON.stringify({ detail, events, messages, audit, ledger, log: env.logger.lines });
+  const spans = env.exporter
+    .getFinishedSpans()
+    .map((s) => ({ name: s.name, attributes: s.attributes, events: s.events }));
+  return JSON.stringify({ detail, events, messages, audit, ledger, log: env.logger.lines, spans });
 }
 
 describe('secrets are redacted once, at the boundary', () => {
@@ -137,7 +155,7 @@ describe('secrets are redacted once, at the boundary', () => {
     expect(all).not.toContain(API_KEY);
   });
 
-  it('credentials in a capability error reach no run event, model request, history or audit row', async () => {
+  it('credentials in a capability error reach no run event, model request, history, audit row, trace, log line or database file', async () => {
     const SECRET_URL = 'https://admin:hunter2pass@nas.local/api?token=abcd1234efgh';
     const env = await setup((_req, index) =>
       index === 0
@@ -154,8 +172,10 @@ describe('secrets are redacted once, at the boundary', () => {
         replay: 'safe',
         input: Type.Object({ share: Type.String() }),
         output: Type.Object({ ok: Type.Boolean() }),
-        handler: async () => {
-          throw new Error(`login failed for ${SECRET_URL}`);
+        handler: async (_input, ctx) => {
+          // The NAS echoes the gateway key it was proxied with: a registered secret, not a known shape.
+          ctx.logger.warn('nas login failed', { url: SECRET_URL, via: GATEWAY_KEY });
+          throw new Error(`login failed for ${SECRET_URL} (proxy key ${GATEWAY_KEY})`);
         },
       }),
     );
@@ -167,7 +187,14 @@ describe('secrets are redacted once, at the boundary', () => {
     const second = JSON.stringify(env.server.requests[1]!.json);
     expect(second).toContain('login failed for');
     expect(second).toContain('[REDACTED]');
-    const all = `${await everything(env, run.id)} ${second} ${JSON.stringify(detail)}`;
-    for (const secret of ['hunter2pass', 'abcd1234efgh']) expect(all).not.toContain(secret);
+    const stored = await everything(env, run.id);
+    await env.host.stop();
+    const files = filesUnder(env.dir);
+    const all = `${stored} ${second} ${JSON.stringify(detail)} ${files}`;
+    // The test is real: the history archive and the traces got the tool result, the logger its line.
+    expect(files).toContain('login failed for');
+    expect(JSON.stringify(env.exporter.getFinishedSpans().map((x) => x.attributes))).toContain('login failed for');
+    expect(env.logger.lines.join('\n')).toContain('nas login failed');
+    for (const secret of ['hunter2pass', 'abcd1234efgh', GATEWAY_KEY]) expect(all).not.toContain(secret);
   });
 });
