@@ -99,6 +99,7 @@ describe('SqliteStorage', () => {
         { version: 4, name: 'grant usage counters' },
         { version: 5, name: 'run checklist' },
         { version: 6, name: 'decisions as records people resolve' },
+        { version: 7, name: 'budget counters and reservations' },
       ]);
     } finally {
       raw.close();
@@ -428,6 +429,7 @@ describe('SqliteStorage', () => {
         { version: 4, name: 'grant usage counters' },
         { version: 5, name: 'run checklist' },
         { version: 6, name: 'decisions as records people resolve' },
+        { version: 7, name: 'budget counters and reservations' },
       ]);
     } finally {
       check.close();
