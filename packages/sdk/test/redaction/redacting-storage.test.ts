@@ -1,0 +1,164 @@
+// The storage side of the boundary on a real SQLite file: which writes are redacted (also inside a
+// transaction and batched), which stay exact on purpose (plans), and that reads change nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REDACTED_MARKER, SecretRedactor } from '../../src/core/secret-redactor';
+import type { AuditRecord, PlanRecord } from '../../src/core/records';
+import type { DecisionRecord, RunRecord } from '../../src/core/run-records';
+import { SqliteStorage } from '../../src/sqlite';
+import { redactingStorage, unredactedStorage } from '../../src/storage/redacting-storage';
+
+const S = 'nas-pass-31415926';
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function stores() {
+  const dir = mkdtempSync(join(tmpdir(), 'media-agent-redacting-storage-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const raw = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
+  await raw.migrate();
+  cleanup.push(() => raw.close());
+  return { raw, view: redactingStorage(raw, new SecretRedactor({ secrets: [S] })) };
+}
+
+const run = (id: string): RunRecord => ({
+  id,
+  goal: `mount with ${S}`,
+  mode: 'execute',
+  status: 'running',
+  step: 'drive',
+  startedBy: 'user:alice',
+  origin: 'interactive',
+  parentRunId: null,
+  depth: 0,
+  runtimeState: { note: S },
+  sessionId: null,
+  capabilityAllowlist: null,
+  budgets: {},
+  usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
+  checklist: null,
+  report: null,
+  finalText: null,
+  error: null,
+  abortRequested: false,
+  abortReason: null,
+  wakeRequested: false,
+  leaseOwner: null,
+  leaseExpiresAt: null,
+  notBefore: null,
+  createdAt: 1,
+  updatedAt: 1,
+  startedAt: 1,
+  endedAt: null,
+});
+
+const audit = (id: string): AuditRecord => ({
+  id,
+  seq: 0,
+  at: 1,
+  action: 'capability.invoke',
+  actor: 'user:alice',
+  capabilityId: 'nas.login',
+  invocationId: `inv-${id}`,
+  runId: null,
+  taskId: null,
+  outcome: 'failed',
+  approvalId: null,
+  grantId: null,
+  idempotencyKey: null,
+  inputSummary: JSON.stringify({ url: `https://admin:${S}@nas` }),
+  reason: `HANDLER_FAILED: refused ${S}`,
+});
+
+describe('redactingStorage', () => {
+  it('redacts run, event, message, inbox, audit (direct, batched, in a transaction) and decision writes; reads and plans are exact', async () => {
+    const { raw, view } = await stores();
+    expect(unredactedStorage(view)).toBe(raw);
+    expect(view.kind).toBe(raw.kind);
+    expect(view).toBeInstanceOf(SqliteStorage);
+    await view.runs.insert(run('run-1'));
+    await view.transaction(async (s) => {
+      await s.runs.patch('run-1', { error: { code: 'X', message: `failed with ${S}` }, finalText: S });
+      await s.events.append({ runId: 'run-1', type: 'run_status', at: 2, data: { status: 'failed', reason: S } });
+      await s.messages.append('run-1', { role: 'tool', content: [{ type: 'text', text: `error ${S}` }] }, 2);
+      await s.audit.append(audit('audit-1'));
+    });
+    await view.inbox.enqueue({
+      id: 'msg-1',
+      runId: 'run-1',
+      text: `use ${S}`,
+      actor: 'user:alice',
+      status: 'queued',
+      createdAt: 3,
+      appliedAt: null,
+    });
+    await view.appendAuditBatched(audit('audit-2'));
+    const decision: DecisionRecord = {
+      id: 'dec-1',
+      kind: 'run_failed',
+      dedupeKey: 'run_failed:run-1',
+      subjectId: 'run-1',
+      status: 'open',
+      reason: `the run failed: ${S}`,
+      evidence: { message: S },
+      subjectType: 'run',
+      rootCause: null,
+      options: [{ id: 'retry', label: 'Retry', capabilityId: 'nas.login', input: { password: S } }],
+      raisedBy: 'agent:run-1',
+      resolvedBy: null,
+      resolution: null,
+      revision: 1,
+      createdAt: 3,
+      updatedAt: 3,
+      resolvedAt: null,
+    };
+    await view.decisions.insert(decision);
+    const plan: PlanRecord = {
+      id: 'plan-1',
+      type: 'organize',
+      payload: { source: `smb://admin:${S}@nas/movies` },
+      payloadHash: 'ph-1',
+      revision: 1,
+      mediaEntityId: null,
+      mediaKind: null,
+      bytes: 0,
+      createdBy: 'user:alice',
+      createdAt: 3,
+      updatedAt: 3,
+    };
+    await view.plans.insert(plan);
+
+    const { runtimeState: _kept, ...storedRun } = (await raw.runs.get('run-1'))!;
+    const stored = JSON.stringify([
+      storedRun,
+      await raw.events.listByRun('run-1'),
+      await raw.messages.list('run-1'),
+      await raw.inbox.listQueued('run-1'),
+      await raw.audit.list({ limit: 10 } as never),
+    ]);
+    expect(stored).not.toContain(S);
+    expect(stored).toContain(REDACTED_MARKER);
+    const storedDecision = await raw.decisions.get('dec-1');
+    expect(storedDecision?.reason).toBe(`the run failed: ${REDACTED_MARKER}`);
+    expect(storedDecision?.evidence).toEqual({ message: REDACTED_MARKER });
+    // Kept exact on purpose: a decision option's input is what choosing it runs; the run's runtime state is the
+    // loop's own; a plan is bound to its approvals by hash (docs/secrets.md).
+    expect(storedDecision?.options[0]?.input).toEqual({ password: S });
+    expect((await raw.runs.get('run-1'))?.runtimeState).toEqual({ note: S });
+    expect((await raw.plans.get('plan-1'))?.payload).toEqual(plan.payload);
+    // Reads through the view are the store's own.
+    expect(await view.runs.get('run-1')).toEqual(await raw.runs.get('run-1'));
+  });
+
+  it('the same store and redactor give the same view; a view is not wrapped twice', async () => {
+    const { raw, view } = await stores();
+    const redactor = new SecretRedactor();
+    const a = redactingStorage(raw, redactor);
+    expect(redactingStorage(raw, redactor)).toBe(a);
+    expect(redactingStorage(view, redactor)).toBe(view);
+  });
+});
