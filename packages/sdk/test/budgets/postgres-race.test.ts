@@ -80,6 +80,6 @@ describePostgres('spending budgets: 4 host processes on one PostgreSQL database'
       await setup.close();
       await dropSchema(schema);
     }
-    // Four processes loading the SDK from source take most of it (about 2 s each on an idle machine).
+    // Four processes loading the SDK's PostgreSQL store from source take most of it.
   }, 60_000);
 });
