@@ -51,6 +51,7 @@ import { IDENTITY_TIMEOUT_MS, withIdentityDeadline } from '../authorization/iden
 import type { SkillStore } from '../ports/skill-store';
 import { memoryServiceFor } from './memory-wiring';
 import { hostRedactor } from './redaction-wiring';
+import { isSecretHolder } from '../core/secret-redactor';
 import { redactingHost } from './redacting-host';
 import { trace } from '@opentelemetry/api';
 import { redactingStorage } from '../storage/redacting-storage';
@@ -417,6 +418,9 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const bus = resolvePort(d, Tokens.RunEventBus);
   const memory = resolvePort(d, Tokens.MemoryService);
   const redactor = resolvePort(d, Tokens.SecretRedactor);
+  const provider = d.resolve(Tokens.ModelProvider);
+  // A provider registered through `configure` names its credentials too (docs/secrets.md).
+  if (isSecretHolder(provider)) redactor.add(...provider.secretValues());
   let runs: RunService | undefined;
   const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
   const identity = resolvePort(d, Tokens.Identity);
@@ -464,7 +468,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     capabilities,
     ledger: d.resolve(Tokens.InvocationLedger),
     approvals,
-    provider: redactingProvider(d.resolve(Tokens.ModelProvider), redactor),
+    provider: redactingProvider(provider, redactor),
     goalFacts: d.resolve(Tokens.GoalFacts),
     bus,
     clock,

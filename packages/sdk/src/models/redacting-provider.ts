@@ -19,7 +19,7 @@ export function redactingProvider(provider: ModelProvider, redactor: SecretRedac
   const known = wrapped.get(provider);
   if (known) return known;
   const stream = (request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> =>
-    redactedEvents(provider.stream(redactor.value(request), signal), redactor);
+    redactedEvents(() => provider.stream(redactor.value(request), signal), redactor);
   const out = new Proxy(provider, {
     get(target, prop) {
       if (prop === 'stream') return stream;
@@ -32,9 +32,13 @@ export function redactingProvider(provider: ModelProvider, redactor: SecretRedac
   return out;
 }
 
-async function* redactedEvents(events: AsyncIterable<ModelEvent>, redactor: SecretRedactor): AsyncIterable<ModelEvent> {
+/** The provider's events with errors and warnings redacted; a provider that throws, even at once, throws redacted. */
+async function* redactedEvents(
+  open: () => AsyncIterable<ModelEvent>,
+  redactor: SecretRedactor,
+): AsyncIterable<ModelEvent> {
   try {
-    for await (const event of events) {
+    for await (const event of open()) {
       if (event.type === 'error') yield { ...event, error: redactor.error(event.error) };
       else if (event.type === 'warning') yield { ...event, warning: redactor.value(event.warning) };
       else yield event;
