@@ -10,6 +10,8 @@
  * - the value of a `name=value` pair whose name looks secret (`token=`, `api_key=`, `apikey=`,
  *   `access_token=`, `password=`, `secret=`, `sign=`, `auth=`, `key=`, `client_secret=` …), as in
  *   query strings and `.env` lines;
+ * - the string value of a JSON member whose name looks secret (`"password": "…"`, `"token": "…"`,
+ *   `"api_key": "…"`, `"client_secret": "…"` …), also inside JSON text that was stringified again;
  * - the token after `Bearer ` (8 characters or more, with a digit or one of `._~+/=-`, so prose such as
  *   "bearer authentication" is kept);
  * - key-shaped tokens: `sk-…` (OpenAI, DeepSeek, Anthropic `sk-ant-…`, also masked echoes such as
@@ -23,6 +25,7 @@
 export const SECRET_TEXT_PATTERNS: readonly RegExp[] = Object.freeze([
   /(?<=[a-z][a-z0-9+.-]*:\/\/[^\s/:@"'\\]*:)[^\s/@"'\\]+(?=@)/gi,
   /(?<=\b(?:[a-z0-9]+[_-])?(?:token|passkey|rsskey|apikey|api_key|api-key|password|passwd|pwd|secret|sign|auth|access_token|refresh_token|key)=)[^&\s"'\\]+/gi,
+  /(?<=\\?"(?:[a-z0-9]+[_-])?(?:password|passwd|pwd|secret|client_secret|token|access_token|refresh_token|apikey|api_key|api-key|passkey|rsskey)\\?"\s*:\s*\\?")[^"\\]+/gi,
   /(?<=\bbearer\s+)(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi,
   /\bsk-[A-Za-z0-9_*-]{6,}/g,
   /\bxai-[A-Za-z0-9]{8,}/g,

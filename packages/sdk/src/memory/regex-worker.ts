@@ -11,13 +11,16 @@ workerData.files.forEach((text, f) => text.split(/\\r?\\n/).forEach((line, i) =>
 parentPort.postMessage(hits);
 `;
 
+/** Longest wait for the worker thread to start, in ms (apart from the pattern's own deadline). */
+const STARTUP_LIMIT_MS = 10_000;
+
 /**
  * The `[file, line]` indexes of the lines a regex (case-insensitive, Unicode) matches, computed on
  * a worker thread that is terminated at the deadline: a runaway pattern never blocks the event loop.
  * @param source - the pattern (already known to compile)
  * @param files - per file, its text (split into lines on `\n` or `\r\n`)
- * @param deadlineMs - longest run
- * @throws {@link MemoryError} `MEMORY_SEARCH_TIMEOUT` past the deadline
+ * @param deadlineMs - longest run of the pattern, in ms, counted from when the worker thread runs
+ * @throws {@link MemoryError} `MEMORY_SEARCH_TIMEOUT` past the deadline (or when the thread did not start in 10 s)
  * @internal
  */
 export function matchLinesOffThread(
@@ -28,6 +31,7 @@ export function matchLinesOffThread(
   return new Promise((resolve, reject) => {
     const worker = new Worker(PROGRAM, { eval: true, workerData: { source, files } });
     let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -35,19 +39,31 @@ export function matchLinesOffThread(
       fn();
       void worker.terminate();
     };
-    const timer = setTimeout(
-      () =>
-        done(() =>
-          reject(
-            new MemoryError(
-              'MEMORY_SEARCH_TIMEOUT',
-              `the regular expression ran past ${deadlineMs} ms; the search is incomplete, not empty — simplify the pattern`,
-              { deadlineMs },
+    const timeout = (ms: number, what: string) =>
+      setTimeout(
+        () =>
+          done(() =>
+            reject(
+              new MemoryError(
+                'MEMORY_SEARCH_TIMEOUT',
+                `${what}; the search is incomplete, not empty — simplify the pattern`,
+                { deadlineMs },
+              ),
             ),
           ),
-        ),
-      deadlineMs,
+        ms,
+      );
+    // The deadline is the pattern's: it starts when the worker runs, not while a busy machine starts the
+    // thread (which alone can take longer than the deadline on a loaded NAS). Starting is bounded apart.
+    timer = timeout(
+      Math.max(STARTUP_LIMIT_MS, deadlineMs),
+      `the search worker did not start within ${Math.max(STARTUP_LIMIT_MS, deadlineMs)} ms`,
     );
+    worker.once('online', () => {
+      if (settled) return;
+      clearTimeout(timer);
+      timer = timeout(deadlineMs, `the regular expression ran past ${deadlineMs} ms`);
+    });
     worker.once('message', (hits: Array<[number, number]>) => done(() => resolve(hits)));
     worker.once('error', (error) => done(() => reject(error)));
   });

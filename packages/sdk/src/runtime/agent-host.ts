@@ -42,6 +42,7 @@ import { accessLostReason, type SubscriberEvent, type SubscriptionView } from '.
 import { DEFAULT_ACCESS_RECHECK_MS, DEFAULT_HOST_LIMITS } from './limits/host-limits';
 import { RunStartLimiter } from './limits/run-start-limiter';
 import { StreamSlots } from './limits/stream-slots';
+import { releasingIterable } from './limits/releasing-iterable';
 
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
@@ -553,7 +554,8 @@ export class DefaultAgentHost implements AgentHost {
     };
     if (signal?.aborted) free();
     else signal?.addEventListener('abort', free);
-    return this.#visibleEvents(options.actor, options, ticket, free);
+    // Given back also when the consumer returns before the first `next()` (the generator's finally never runs).
+    return releasingIterable(this.#visibleEvents(options.actor, options, ticket, free), free);
   }
 
   /** {@inheritDoc AgentHost.identityChanged} */

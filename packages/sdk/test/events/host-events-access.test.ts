@@ -166,4 +166,27 @@ describe('host.events on an actor’s behalf loses access when access is lost', 
     for await (const _ of second) break;
     expect(() => h.host.events({ actor: 'user:admin', signal: AbortSignal.abort() })).not.toThrow();
   });
+
+  it('return() before the first next() gives the slot back (an async generator’s finally never runs then)', async () => {
+    const h = await household({ limits: { streamsPerActor: 2 } });
+    // Ten subscriptions taken and returned without ever being read: none keeps its slot.
+    for (let i = 0; i < 10; i++) {
+      const it = h.host.events({ actor: 'user:carol' })[Symbol.asyncIterator]();
+      expect(await it.return?.()).toMatchObject({ done: true });
+    }
+    // throw() before the first next() too.
+    for (let i = 0; i < 3; i++) {
+      const it = h.host.events({ actor: 'user:carol' })[Symbol.asyncIterator]();
+      await expect(it.throw?.(new Error('consumer gave up'))).rejects.toThrow('consumer gave up');
+    }
+    const a = h.host.events({ actor: 'user:carol', signal: AbortSignal.abort() });
+    const b = h.host.events({ actor: 'user:carol', signal: AbortSignal.abort() });
+    expect([a, b]).toHaveLength(2);
+    const held = [h.host.events({ actor: 'user:carol' }), h.host.events({ actor: 'user:carol' })];
+    expect(() => h.host.events({ actor: 'user:carol' })).toThrow(
+      expect.objectContaining({ code: 'STREAM_LIMIT_REACHED' }),
+    );
+    for (const s of held) await s[Symbol.asyncIterator]().return?.();
+    expect(() => h.host.events({ actor: 'user:carol', signal: AbortSignal.abort() })).not.toThrow();
+  });
 });

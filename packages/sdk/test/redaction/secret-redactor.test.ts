@@ -127,6 +127,27 @@ describe('SecretRedactor rules', () => {
     expect(JSON.parse(out)).toEqual({ error: `failed for https://u:${REDACTED_MARKER}@h/x?token=${REDACTED_MARKER}` });
   });
 
+  it('the string value of a JSON member named like a secret is a secret shape, also JSON in JSON', () => {
+    const body = {
+      user: 'admin',
+      password: 'hunter2-nas',
+      api_key: 'k-1234567',
+      tokens: 12,
+      idempotencyKey: 'run_1:0',
+    };
+    const once = JSON.stringify(body);
+    const out = new SecretRedactor().text(`login failed: ${once}`);
+    expect(JSON.parse(out.slice('login failed: '.length))).toEqual({
+      ...body,
+      password: REDACTED_MARKER,
+      api_key: REDACTED_MARKER,
+    });
+    const twice = JSON.stringify({ error: once });
+    expect(JSON.parse(JSON.parse(new SecretRedactor().text(twice)).error)).toMatchObject({ password: REDACTED_MARKER });
+    const spaced = '{"Password" : "hunter2-nas", "token":"abc.def-123"}';
+    expect(new SecretRedactor().text(spaced)).toBe(`{"Password" : "${REDACTED_MARKER}", "token":"${REDACTED_MARKER}"}`);
+  });
+
   it('host patterns are applied too, made global', () => {
     const r = new SecretRedactor({ patterns: [/mp-[0-9a-f]{8}/] });
     expect(r.text('mp-0123abcd and mp-89abcdef')).toBe(`${REDACTED_MARKER} and ${REDACTED_MARKER}`);
