@@ -30,6 +30,5 @@ export async function resolveRole(
  * @throws `ADMIN_FORBIDDEN` otherwise; `ACTOR_INVALID` for a malformed actor
  */
 export async function requireAdministrator(identity: IdentityResolver, actor: string, action: string): Promise<void> {
-  if ((await resolveRole(identity, actor)) !== 'admin')
-    throw new AdministrationForbiddenError(actor, action);
+  if ((await resolveRole(identity, actor)) !== 'admin') throw new AdministrationForbiddenError(actor, action);
 }
