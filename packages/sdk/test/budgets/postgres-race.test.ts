@@ -82,4 +82,67 @@ describePostgres('spending budgets: 4 host processes on one PostgreSQL database'
     }
     // Four processes loading the SDK's PostgreSQL store from source take most of it.
   }, 60_000);
+
+  it("4 whole host processes (workers, run loop) racing one person's daily model calls: runs wait at the cap, none overspends it", async () => {
+    const CAP_CALLS = 24;
+    const RUNS = 4;
+    const schema = freshSchemaName('ma_budget_hosts');
+    const setup = pgStorage(schema);
+    await setup.migrate();
+    const began = Date.now();
+    const children = Array.from({ length: PROCESSES }, (_, i) =>
+      spawnFixture('../../budgets/fixtures/budget-race-full-host.ts', [
+        PG_URL,
+        schema,
+        String(i),
+        String(CAP_CALLS),
+        String(RUNS),
+      ]),
+    );
+    try {
+      for (const c of children) expect(await c.nextLine()).toBe('ready');
+      const go = Date.now();
+      for (const c of children) c.send('go');
+      const figures = (await Promise.all(children.map((c) => c.nextLine()))).map(
+        (l) => JSON.parse(l) as { index: number; statuses: string[]; modelCalls: number[]; ms: number },
+      );
+      const raceWallMs = Date.now() - go;
+      for (const c of children) c.send('stop');
+      expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0, 0, 0]);
+
+      const day = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+      const counters = await setup.budgetUsage.get('user:alice', 'day', day);
+      const reservations = await setup.budgetUsage.reservations();
+      const statuses = figures.flatMap((f) => f.statuses);
+      const callsMade = figures.flatMap((f) => f.modelCalls).reduce((a, b) => a + b, 0);
+      console.log(
+        `budget race, whole hosts: ${JSON.stringify({
+          capCalls: CAP_CALLS,
+          demandCalls: PROCESSES * RUNS * 4,
+          counterCalls: counters.modelCalls,
+          callsMade,
+          succeeded: statuses.filter((x) => x === 'succeeded').length,
+          waiting: statuses.filter((x) => x === 'waiting').length,
+          raceWallMs,
+          totalWallMs: Date.now() - began,
+        })}`,
+      );
+      // Every run ended or waits at the cap; none failed or stayed running.
+      expect(statuses.every((x) => x === 'succeeded' || x === 'waiting')).toBe(true);
+      expect(statuses.filter((x) => x === 'waiting').length).toBeGreaterThan(0);
+      // Nothing left in flight; the counter is what the runs made; the cap is never passed.
+      expect(reservations.filter((r) => r.state === 'reserved')).toEqual([]);
+      expect(counters.modelCalls).toBe(callsMade);
+      expect(callsMade).toBeLessThanOrEqual(CAP_CALLS);
+      // The cap was used: the calls left are fewer than one per process.
+      expect(CAP_CALLS - callsMade).toBeLessThan(PROCESSES);
+      // The held runs say why, in storage (any process's subscriber sees it).
+      const held = (await setup.events.listAfter(0, 10_000)).filter((e) => e.type === 'budget_reached');
+      expect(held.length).toBe(statuses.filter((x) => x === 'waiting').length);
+    } finally {
+      for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+      await setup.close();
+      await dropSchema(schema);
+    }
+  }, 90_000);
 });
