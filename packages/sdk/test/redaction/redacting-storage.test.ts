@@ -9,6 +9,7 @@ import type { AuditRecord, PlanRecord } from '../../src/core/records';
 import type { DecisionRecord, RunRecord } from '../../src/core/run-records';
 import { SqliteStorage } from '../../src/sqlite';
 import { redactingStorage, unredactedStorage } from '../../src/storage/redacting-storage';
+import { runRecord } from '../storage/run-record';
 
 const S = 'nas-pass-31415926';
 const cleanup: Array<() => unknown> = [];
@@ -25,36 +26,14 @@ async function stores() {
   return { raw, view: redactingStorage(raw, new SecretRedactor({ secrets: [S] })) };
 }
 
-const run = (id: string): RunRecord => ({
-  id,
-  goal: `mount with ${S}`,
-  mode: 'execute',
-  status: 'running',
-  step: 'drive',
-  startedBy: 'user:alice',
-  origin: 'interactive',
-  parentRunId: null,
-  depth: 0,
-  runtimeState: { note: S },
-  sessionId: null,
-  capabilityAllowlist: null,
-  budgets: {},
-  usage: { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 },
-  checklist: null,
-  report: null,
-  finalText: null,
-  error: null,
-  abortRequested: false,
-  abortReason: null,
-  wakeRequested: false,
-  leaseOwner: null,
-  leaseExpiresAt: null,
-  notBefore: null,
-  createdAt: 1,
-  updatedAt: 1,
-  startedAt: 1,
-  endedAt: null,
-});
+const run = (id: string): RunRecord =>
+  runRecord(id, {
+    goal: `mount with ${S}`,
+    status: 'running',
+    startedBy: 'user:alice',
+    runtimeState: { note: S },
+    startedAt: 1,
+  });
 
 const audit = (id: string): AuditRecord => ({
   id,

@@ -1,6 +1,6 @@
 // The end of a run's processing: its status stored with the step's last writes.
 import type { JsonValue } from '../../core/records';
-import type { RunStatus } from '../../core/run-records';
+import type { DecisionRecord, RunStatus } from '../../core/run-records';
 import type { BudgetBreach } from '../run-budgets';
 import type { SpendBreach } from '../budgets/cap-check';
 import { BUDGET_REACHED_KIND } from '../budgets/budget-reached';
@@ -62,29 +62,42 @@ export async function finish(
   }
 }
 
-/** Ends a run `budget_exceeded`: the breach event and a pending decision for a person, with the end. */
-export async function budgetExceeded(loop: Loop, session: RunSession, breach: BudgetBreach): Promise<void> {
-  const { ids, clock } = loop.deps;
-  session.emit('budget_exceeded', { budget: breach.budget, limit: breach.limit, used: breach.used });
-  session.writes.decisions.push({
-    id: ids.next('dec'),
-    kind: 'agent_budget',
-    dedupeKey: `agent_budget:${session.id}`,
+/** A new open decision about the run, raised by the run itself (the fields every run-raised decision shares). */
+function runDecision(
+  session: RunSession,
+  now: number,
+  fields: Pick<DecisionRecord, 'id' | 'kind' | 'dedupeKey' | 'reason' | 'evidence' | 'rootCause'>,
+): DecisionRecord {
+  return {
+    ...fields,
     subjectId: session.id,
     status: 'open',
-    reason: `run ${session.id} exceeded ${breach.budget} (limit ${breach.limit}, used ${breach.used})`,
-    evidence: { ...breach },
     subjectType: 'run',
-    rootCause: `agent_budget:${session.id}`,
     options: [],
     raisedBy: `agent:${session.id}`,
     resolvedBy: null,
     resolution: null,
     revision: 1,
-    createdAt: clock.now(),
-    updatedAt: clock.now(),
+    createdAt: now,
+    updatedAt: now,
     resolvedAt: null,
-  });
+  };
+}
+
+/** Ends a run `budget_exceeded`: the breach event and a pending decision for a person, with the end. */
+export async function budgetExceeded(loop: Loop, session: RunSession, breach: BudgetBreach): Promise<void> {
+  const { ids, clock } = loop.deps;
+  session.emit('budget_exceeded', { budget: breach.budget, limit: breach.limit, used: breach.used });
+  session.writes.decisions.push(
+    runDecision(session, clock.now(), {
+      id: ids.next('dec'),
+      kind: 'agent_budget',
+      dedupeKey: `agent_budget:${session.id}`,
+      reason: `run ${session.id} exceeded ${breach.budget} (limit ${breach.limit}, used ${breach.used})`,
+      evidence: { ...breach },
+      rootCause: `agent_budget:${session.id}`,
+    }),
+  );
   await finish(
     loop,
     session,
@@ -122,25 +135,16 @@ export async function budgetReached(loop: Loop, session: RunSession, breach: Spe
     SPEND_HOLD_STATE_KEY,
     holdStarted(session.getState(SPEND_HOLD_STATE_KEY), clock.now()) as unknown as JsonValue,
   );
-  session.writes.decisions.push({
-    id: decisionId,
-    kind: BUDGET_REACHED_KIND,
-    // One per run, cap and period: the same cap met again after a wake raises nothing new.
-    dedupeKey: `${BUDGET_REACHED_KIND}:${session.id}:${breach.scope}:${breach.period}:${breach.budget}:${breach.limit}:${breach.resetsAt}`,
-    subjectId: session.id,
-    status: 'open',
-    reason: `run ${session.id} waits: ${reason}`,
-    evidence: { ...breach, owner },
-    subjectType: 'run',
-    rootCause: `${BUDGET_REACHED_KIND}:${breach.subject}:${breach.period}:${breach.resetsAt}`,
-    options: [],
-    raisedBy: `agent:${session.id}`,
-    resolvedBy: null,
-    resolution: null,
-    revision: 1,
-    createdAt: clock.now(),
-    updatedAt: clock.now(),
-    resolvedAt: null,
-  });
+  session.writes.decisions.push(
+    runDecision(session, clock.now(), {
+      id: decisionId,
+      kind: BUDGET_REACHED_KIND,
+      // One per run, cap and period: the same cap met again after a wake raises nothing new.
+      dedupeKey: `${BUDGET_REACHED_KIND}:${session.id}:${breach.scope}:${breach.period}:${breach.budget}:${breach.limit}:${breach.resetsAt}`,
+      reason: `run ${session.id} waits: ${reason}`,
+      evidence: { ...breach, owner },
+      rootCause: `${BUDGET_REACHED_KIND}:${breach.subject}:${breach.period}:${breach.resetsAt}`,
+    }),
+  );
   await finish(loop, session, 'waiting', reason, null, undefined, { notBefore: breach.resetsAt });
 }
