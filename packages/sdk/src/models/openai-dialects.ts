@@ -54,7 +54,7 @@ export interface OpenAIDialect {
 const none = () => undefined;
 
 /** Thinking-token budgets per level where a server takes a budget (Alibaba, SiliconFlow). */
-const budgets = { low: 2048, medium: 8192, high: 24576 } as const;
+const budgets: Readonly<Record<'low' | 'medium' | 'high', number>> = { low: 2048, medium: 8192, high: 24576 };
 
 /**
  * Built-in dialects, each with its provider's documented reasoning round trip.
