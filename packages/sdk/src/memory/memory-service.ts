@@ -100,6 +100,7 @@ export interface MemoryWriteOptions {
 }
 
 const NOTE = 'Memory updated; this is complete, do not repeat it. The change reaches the prompt from the next run.';
+const UNCHANGED_NOTE = 'Already in memory; nothing changed. This is complete, do not repeat it.';
 
 /**
  * Stable memory of one host: each user's `MEMORY.md` (environment facts) and `USER.md`
@@ -412,7 +413,7 @@ export class MemoryService {
         previous.filter((p): p is string => p !== null),
         memoryFileName(target),
       ),
-      note: NOTE,
+      note: changed ? NOTE : UNCHANGED_NOTE,
     };
   }
 }
