@@ -25,6 +25,8 @@
 export const ERROR_CODES = {
   // Actors and administrative requests
   ACTOR_INVALID: 'An actor string is not one of `user:<id>`, `apikey:<id>`, `agent:<runId>` or `system:<name>`.',
+  PERSON_ID_INVALID:
+    'A value given where a person is expected is neither `user:<id>` nor a bare `<id>` (wrong type, empty, spaces, or another actor kind); nothing was read or written.',
   ADMIN_FORBIDDEN:
     'Only an administrator (a `user:*` actor whose role is `admin`) may perform this administrative action.',
   REQUEST_INVALID: 'An administrative request is malformed (bad expiry, empty action, negative budget …).',
