@@ -1,11 +1,14 @@
 // Checks of the store calls' arguments, before any storage access.
+import { personKey } from '../core/person-id';
 import { HistoryInputError } from './errors';
 import type { HistoryAppend } from './history-store';
 
-/** @throws `HISTORY_INPUT_INVALID` unless the user id is 1–255 characters */
-export function checkUser(userId: string): void {
-  if (typeof userId !== 'string' || userId.length === 0 || userId.length > 255)
-    throw new HistoryInputError('userId', 'must be a non-empty string of at most 255 characters');
+/**
+ * The canonical id of the person a call names (`user:alice` and `alice` are the same person).
+ * @throws `PERSON_ID_INVALID` for another actor kind, an empty or malformed id, or a non-string
+ */
+export function checkUser(userId: unknown): string {
+  return personKey(userId, 'userId');
 }
 
 /** @throws `HISTORY_INPUT_INVALID` unless the id is a string of 1–255 characters without U+0000 */
@@ -37,8 +40,8 @@ function checkSession(session: HistoryAppend['session']): void {
  * @throws `HISTORY_INPUT_INVALID` for a malformed batch (over 100 messages, unknown roles, bad ids, session
  * fields or times of the wrong type)
  */
-export function checkAppend(userId: string, batch: HistoryAppend): void {
-  checkUser(userId);
+export function checkAppend(userId: unknown, batch: HistoryAppend): string {
+  const user = checkUser(userId);
   checkSession(batch?.session);
   if (!Array.isArray(batch.messages) || batch.messages.length > 100)
     throw new HistoryInputError('messages', 'must be an array of at most 100 messages');
@@ -48,7 +51,45 @@ export function checkAppend(userId: string, batch: HistoryAppend): void {
     if (typeof m.content !== 'string') throw new HistoryInputError(`messages[${i}].content`, 'must be a string');
     if (m.timestamp !== undefined && !isFiniteNumber(m.timestamp))
       throw new HistoryInputError(`messages[${i}].timestamp`, 'must be epoch milliseconds');
+    for (const field of ['toolCallId', 'toolName', 'toolCalls', 'toolStatus'] as const)
+      if (m[field] !== undefined && typeof m[field] !== 'string')
+        throw new HistoryInputError(`messages[${i}].${field}`, 'must be a string when present');
   });
+  return user;
+}
+
+/** @throws `HISTORY_INPUT_INVALID` unless `uids` is an array of message ids (strings of 1–255 characters) */
+export function checkUids(uids: unknown): readonly string[] {
+  if (!Array.isArray(uids)) throw new HistoryInputError('uids', 'must be an array of message ids');
+  for (const [i, uid] of uids.entries()) checkSessionId(uid, `uids[${i}]`);
+  return uids as readonly string[];
+}
+
+/** @throws `HISTORY_INPUT_INVALID` unless the search scope is absent or an object whose `currentSessionId` is a session id */
+export function checkScope(scope: unknown): { currentSessionId?: string } {
+  if (scope === undefined) return {};
+  if (typeof scope !== 'object' || scope === null || Array.isArray(scope))
+    throw new HistoryInputError('scope', 'must be an object { currentSessionId?: string }');
+  const current = (scope as { currentSessionId?: unknown }).currentSessionId;
+  if (current !== undefined) checkSessionId(current, 'scope.currentSessionId');
+  return scope as { currentSessionId?: string };
+}
+
+/**
+ * The rows per step of a maintenance pass, checked with the rest of its options.
+ * @throws `HISTORY_INPUT_INVALID` unless `options` is absent or an object with `batchSize` an integer from 1 to
+ * 2000 and `maxSteps` a non-negative integer
+ */
+export function checkMaintenance(options: unknown): { batchSize: number; maxSteps: number } {
+  if (options === undefined) return { batchSize: 500, maxSteps: Number.POSITIVE_INFINITY };
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new HistoryInputError('options', 'must be an object { batchSize?, maxSteps? }');
+  const { batchSize = 500, maxSteps = Number.POSITIVE_INFINITY } = options as Record<string, unknown>;
+  if (!Number.isInteger(batchSize) || (batchSize as number) < 1 || (batchSize as number) > 2000)
+    throw new HistoryInputError('batchSize', 'must be an integer from 1 to 2000');
+  if (maxSteps !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(maxSteps) && (maxSteps as number) >= 0))
+    throw new HistoryInputError('maxSteps', 'must be a non-negative integer');
+  return { batchSize: batchSize as number, maxSteps: maxSteps as number };
 }
 
 /** What a history store's constructor checks: the numbers it computes deadlines, retention and pools from. */

@@ -123,8 +123,10 @@ export interface SessionSearchScope {
  * A per-user archive of conversation history with `session_search`.
  *
  * @remarks
- * Every call names the **stable user id** (for `user:<id>` actors, the `<id>`); users never see
- * each other's sessions. Deleted sessions are tombstoned: a late append cannot bring them back.
+ * Every call names a person as `user:<id>` or the bare `<id>`: both are the same person and reach the
+ * same archive (the SDK's stores apply `personKey`, see docs/history.md#whose-history); another actor
+ * kind (`agent:`, `apikey:`, `system:`), an empty or wrong-typed id is refused with `PERSON_ID_INVALID`
+ * before any storage access. Users never see each other's sessions. Deleted sessions are tombstoned: a late append cannot bring them back.
  * History is evidence of what was said, never authorisation or proof of live state.
  * @public
  */

@@ -16,7 +16,15 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
-import { checkAppend, checkSessionId, checkStoreLimits, checkUser } from './append-checks';
+import {
+  checkAppend,
+  checkMaintenance,
+  checkScope,
+  checkSessionId,
+  checkStoreLimits,
+  checkUids,
+  checkUser,
+} from './append-checks';
 import { postgresSearchBackend } from './postgres-search-backend';
 import { runSearch } from './search-engine';
 import { SearchFailure } from './search-backend';
@@ -221,9 +229,8 @@ export class PostgresHistoryStore implements HistoryStore {
 
   /** Archives a batch of one session's messages for a user (see `HistoryStore.append`); a tombstoned session takes nothing. */
   async append(userId: string, batch: HistoryAppend): Promise<HistoryAppendResult> {
-    checkAppend(userId, batch);
+    const key = historyUserKey(checkAppend(userId, batch));
     await this.migrate();
-    const key = historyUserKey(userId);
     const s = this.#schema;
     const now = this.#clock.now();
     const session = batch.session;
@@ -313,16 +320,16 @@ export class PostgresHistoryStore implements HistoryStore {
 
   /** Deletes a session and leaves a tombstone, so a late write or backfill cannot bring it back; true when it existed. */
   async deleteSession(userId: string, sessionId: string): Promise<boolean> {
-    checkUser(userId);
+    const key = historyUserKey(checkUser(userId));
     checkSessionId(sessionId, 'sessionId');
     await this.migrate();
-    const key = historyUserKey(userId);
     return this.#tx(async (c) => (await this.#delete(c, key, [sessionId])) > 0);
   }
 
   /** Runs one `session_search` call for a user (the tool's input, validated here); see `HistoryStore.search`. */
   async search(userId: string, input: unknown, scope: SessionSearchScope = {}): Promise<SessionSearchResult> {
-    checkUser(userId);
+    const key = historyUserKey(checkUser(userId));
+    const { currentSessionId } = checkScope(scope);
     const request = parseSearchInput(input, this.#clock.now());
     const status = await this.migrate();
     let client: pg.PoolClient;
@@ -341,8 +348,8 @@ export class PostgresHistoryStore implements HistoryStore {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
       await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.ceil(this.#deadlineMs))}`);
-      const backend = postgresSearchBackend(client, this.#schema, historyUserKey(userId), status);
-      const result = await runSearch(backend, request, scope.currentSessionId);
+      const backend = postgresSearchBackend(client, this.#schema, key, status);
+      const result = await runSearch(backend, request, currentSessionId);
       await client.query(result.success === false ? 'ROLLBACK' : 'COMMIT');
       return result;
     } catch (error) {
@@ -361,13 +368,10 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /** Index backfill in bounded batches and retention for one user; see `HistoryStore.maintain`. */
-  async maintain(userId: string, options: HistoryMaintenanceOptions = {}): Promise<HistoryMaintenance> {
-    checkUser(userId);
-    const batchSize = options.batchSize ?? 500;
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2000)
-      throw new HistoryInputError('batchSize', 'must be an integer from 1 to 2000');
+  async maintain(userId: string, options?: HistoryMaintenanceOptions): Promise<HistoryMaintenance> {
+    const key = historyUserKey(checkUser(userId));
+    const { batchSize } = checkMaintenance(options);
     const status = await this.migrate();
-    const key = historyUserKey(userId);
     let expired = 0;
     if (this.#retentionDays > 0) {
       const cutoff = this.#clock.now() - this.#retentionDays * 86_400_000;
@@ -423,14 +427,14 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async #mark(userId: string, sessionId: string, uids: readonly string[], set: string): Promise<number> {
-    checkUser(userId);
+    const key = historyUserKey(checkUser(userId));
     checkSessionId(sessionId, 'sessionId');
-    if (uids.length === 0) return 0;
+    if (checkUids(uids).length === 0) return 0;
     await this.migrate();
     const r = await this.#pool
       .query(
         `UPDATE ${this.#schema}.history_messages SET ${set} WHERE user_key = $1 AND session_id = $2 AND message_uid = ANY($3)`,
-        [historyUserKey(userId), sessionId, [...uids]],
+        [key, sessionId, [...uids]],
       )
       .catch((error: unknown) => {
         throw new HistoryStoreError(error instanceof Error ? error.message : String(error), { cause: error });

@@ -15,7 +15,15 @@ import type {
   SessionSearchResult,
   SessionSearchScope,
 } from './history-store';
-import { checkAppend, checkSessionId, checkStoreLimits, checkUser } from './append-checks';
+import {
+  checkAppend,
+  checkMaintenance,
+  checkScope,
+  checkSessionId,
+  checkStoreLimits,
+  checkUids,
+  checkUser,
+} from './append-checks';
 import { LikeWorkers } from './like-worker';
 import { parseSearchInput } from './search-request';
 import {
@@ -141,7 +149,7 @@ export class SqliteHistoryStore implements HistoryStore {
 
   /** Path of a user's file. */
   pathOf(userId: string): string {
-    return join(this.#dir, 'users', historyUserKey(userId), 'state.db');
+    return join(this.#dir, 'users', historyUserKey(checkUser(userId)), 'state.db');
   }
 
   /**
@@ -155,8 +163,8 @@ export class SqliteHistoryStore implements HistoryStore {
 
   /** Archives a batch of one session's messages for a user (see `HistoryStore.append`); a tombstoned session takes nothing. */
   async append(userId: string, batch: HistoryAppend): Promise<HistoryAppendResult> {
-    checkAppend(userId, batch);
-    const db = this.#db(userId);
+    const user = checkAppend(userId, batch);
+    const db = this.#db(user);
     const now = this.#clock.now();
     const s = batch.session;
     return db
@@ -226,32 +234,31 @@ export class SqliteHistoryStore implements HistoryStore {
 
   /** Deletes a session and leaves a tombstone, so a late write or backfill cannot bring it back; true when it existed. */
   async deleteSession(userId: string, sessionId: string): Promise<boolean> {
-    checkUser(userId);
+    const user = checkUser(userId);
     checkSessionId(sessionId, 'sessionId');
-    const db = this.#db(userId);
+    const db = this.#db(user);
     return db.transaction(() => deleteSessions(db, [sessionId]) > 0).immediate();
   }
 
   /** Runs one `session_search` call for a user (the tool's input, validated here); see `HistoryStore.search`. */
   async search(userId: string, input: unknown, scope: SessionSearchScope = {}): Promise<SessionSearchResult> {
-    checkUser(userId);
+    const user = checkUser(userId);
+    const { currentSessionId } = checkScope(scope);
     const request = parseSearchInput(input, this.#clock.now());
-    const db = this.#db(userId);
+    const db = this.#db(user);
     return runSearch(
-      new SqliteSearchBackend(db, this.pathOf(userId), this.#workers, this.#deadlineMs),
+      new SqliteSearchBackend(db, this.pathOf(user), this.#workers, this.#deadlineMs),
       request,
-      scope.currentSessionId,
+      currentSessionId,
     );
   }
 
   /** Index backfill in bounded batches and retention for one user; see `HistoryStore.maintain`. */
-  async maintain(userId: string, options: HistoryMaintenanceOptions = {}): Promise<HistoryMaintenance> {
-    checkUser(userId);
-    const batchSize = options.batchSize ?? 500;
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2000)
-      throw new HistoryInputError('batchSize', 'must be an integer from 1 to 2000');
-    const db = this.#db(userId);
-    let steps = options.maxSteps ?? Number.POSITIVE_INFINITY;
+  async maintain(userId: string, options?: HistoryMaintenanceOptions): Promise<HistoryMaintenance> {
+    const user = checkUser(userId);
+    const { batchSize, maxSteps } = checkMaintenance(options);
+    const db = this.#db(user);
+    let steps = maxSteps;
     let pending = false;
     for (const index of HISTORY_INDEXES) {
       pending = false;
@@ -289,9 +296,9 @@ export class SqliteHistoryStore implements HistoryStore {
    * @param index - `messages_fts`, `messages_fts_trigram` or `messages_fts_cjk`
    */
   rebuildIndex(userId: string, index: HistoryIndexName): void {
-    checkUser(userId);
+    const user = checkUser(userId);
     if (!HISTORY_INDEXES.includes(index)) throw new HistoryInputError('index', `unknown index ${String(index)}`);
-    startIndexBuild(this.#db(userId), index);
+    startIndexBuild(this.#db(user), index);
   }
 
   /**
@@ -299,7 +306,7 @@ export class SqliteHistoryStore implements HistoryStore {
    * @returns true when every index is consistent with the stored messages
    */
   integrityCheck(userId: string): boolean {
-    const db = this.#db(userId);
+    const db = this.#db(checkUser(userId));
     const status = indexStatus(db);
     try {
       for (const index of HISTORY_INDEXES)
@@ -318,10 +325,10 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   #mark(userId: string, sessionId: string, uids: readonly string[], set: string): number {
-    checkUser(userId);
+    const user = checkUser(userId);
     checkSessionId(sessionId, 'sessionId');
-    if (uids.length === 0) return 0;
-    const db = this.#db(userId);
+    if (checkUids(uids).length === 0) return 0;
+    const db = this.#db(user);
     const stmt = sql(db, `UPDATE messages SET ${set} WHERE session_id = ? AND message_uid = ?`);
     return db.transaction(() => uids.reduce((n, uid) => n + stmt.run(sessionId, uid).changes, 0)).immediate();
   }
