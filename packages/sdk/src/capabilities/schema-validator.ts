@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { schemaIssues } from '../core/schema-issues';
 import type { InputIssue } from './errors';
 
 /** A compiled check for one schema. @internal */
@@ -20,7 +21,7 @@ export function compileSchema(schema: TSchema): SchemaCheck {
     const validator = Compile(schema);
     compiled = {
       check: (value) => validator.Check(value),
-      issues: (value) => [...validator.Errors(value)].map((e) => ({ path: e.instancePath, message: e.message })),
+      issues: (value) => schemaIssues(validator.Errors(value), value),
     };
     cache.set(schema, compiled);
   }

@@ -2,6 +2,7 @@
 // stream's events are translated in anthropic-stream.ts.
 // API reference: https://docs.anthropic.com/en/api/messages
 import type { Dispatcher } from 'undici';
+import { checkProviderOptions } from './provider-config';
 import { normalizeConversation } from './conversation';
 import { AnthropicTranslator } from './anthropic-stream';
 import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
@@ -96,6 +97,7 @@ export class AnthropicProvider implements ModelProvider {
 
   /** @param options - key, base URL, timeouts, retries */
   constructor(options: AnthropicProviderOptions) {
+    checkProviderOptions('anthropic', options, 'AnthropicProvider', ['provider']); // `provider` when made by createModelProvider
     this.#options = options;
     this.#dispatcher = createDispatcher(options);
     this.#url = joinApiUrl(options.baseUrl ?? 'https://api.anthropic.com', 'messages');

@@ -2,6 +2,7 @@
 import { MediaAgentError } from '../core/errors';
 import { AnthropicProvider, type AnthropicProviderOptions } from './anthropic';
 import { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './openai-compatible';
+import { checkProviderConfig } from './provider-config';
 import { ScriptedProvider, type ScriptedProviderOptions } from './scripted';
 import type { ModelProvider } from './types';
 
@@ -22,7 +23,9 @@ export type ModelProviderConfig =
  * @param config - `{ provider: 'anthropic' | 'openai-compatible' | 'scripted', ...options }`; the options are
  *   those of the provider's class (API key, base URL, timeouts, retries)
  * @returns the provider
- * @throws {@link MediaAgentError} `PROVIDER_UNKNOWN` for any other `provider` value
+ * @throws {@link MediaAgentError} `PROVIDER_UNKNOWN` for any other `provider` value (the message lists the names);
+ *   `OPTIONS_INVALID` when `config` is not an object (a bare name such as `'anthropic'` included) or one of its
+ *   options is unknown, missing (`apiKey` of `anthropic`) or of the wrong type, naming it (`config.apiKey`)
  *
  * @example
  * ```ts
@@ -38,21 +41,22 @@ export type ModelProviderConfig =
  * @public
  */
 export function createModelProvider(config: ModelProviderConfig): ModelProvider {
-  switch (config.provider) {
+  return modelProviderFrom(config, 'config');
+}
+
+/**
+ * {@link createModelProvider} with the option path its messages name (`model.provider` for `createAgentHost`).
+ * @internal
+ */
+export function modelProviderFrom(config: unknown, path: string): ModelProvider {
+  const kind = checkProviderConfig(config, path);
+  const options = config as ModelProviderConfig;
+  switch (kind) {
     case 'anthropic':
-      return new AnthropicProvider(config);
+      return new AnthropicProvider(options as AnthropicProviderOptions);
     case 'openai-compatible':
-      return new OpenAICompatibleProvider(config);
+      return new OpenAICompatibleProvider(options as OpenAICompatibleProviderOptions);
     case 'scripted':
-    case 'fake':
-      return new ScriptedProvider(config);
-    default:
-      throw new MediaAgentError(
-        'PROVIDER_UNKNOWN',
-        `unknown model provider "${String((config as { provider?: unknown }).provider)}"`,
-        {
-          provider: String((config as { provider?: unknown }).provider),
-        },
-      );
+      return new ScriptedProvider(options as ScriptedProviderOptions);
   }
 }

@@ -1,6 +1,7 @@
 // OpenAI-compatible Chat Completions provider over undici + SSE: the request body and the HTTP
 // call; the stream's chunks are translated in openai-stream.ts.
 import type { Dispatcher } from 'undici';
+import { checkProviderOptions } from './provider-config';
 import { normalizeConversation } from './conversation';
 import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
 import { encodeAssistantMessage, replayedReasoning } from './openai-assistant';
@@ -87,6 +88,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
 
   /** @param options - key, base URL, dialect, timeouts, retries */
   constructor(options: OpenAICompatibleProviderOptions = {}) {
+    checkProviderOptions('openai-compatible', options, 'OpenAICompatibleProvider', ['provider']); // `provider` when made by createModelProvider
     this.#options = options;
     this.dialect = typeof options.dialect === 'object' ? options.dialect : OPENAI_DIALECTS[options.dialect ?? 'openai'];
     this.id = `openai-compatible:${this.dialect.name}`;

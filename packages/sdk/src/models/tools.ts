@@ -2,6 +2,7 @@
 // validation of a tool call's complete arguments against its JSON Schema.
 import { createHash } from 'node:crypto';
 import { Compile } from 'typebox/compile';
+import { schemaIssues } from '../core/schema-issues';
 import { providerSafeTool } from './provider-schema';
 import type { ModelEvent, ModelTool, ToolCallFailure } from './types';
 
@@ -129,7 +130,9 @@ export function parseToolArguments(raw: string, tool: ModelTool | undefined, wir
   }
   const validator = validatorFor(tool.validationSchema ?? tool.inputSchema);
   if (validator.Check(input)) return { ok: true, input };
-  const reasons = [...validator.Errors(input)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+  const reasons = schemaIssues(validator.Errors(input), input)
+    .slice(0, 10)
+    .map((i) => `${i.path || '/'}: ${i.message}`);
   if (empty) {
     const schema = tool.validationSchema ?? tool.inputSchema;
     const required = Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : [];

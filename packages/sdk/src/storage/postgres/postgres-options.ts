@@ -81,13 +81,59 @@ export const DEFAULT_POSTGRES_TRANSACTION_ATTEMPTS = 5;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function invalid(option: string, message: string): MediaAgentError {
-  return new MediaAgentError('OPTIONS_INVALID', `option ${option}: ${message}`, { option });
+  return new MediaAgentError('OPTIONS_INVALID', `PostgresStorage option ${option}: ${message}`, { option });
 }
 
-function nonNegativeInteger(value: number | undefined, fallback: number, option: string, min = 0): number {
+/** A value as a message shows it (a string quoted, never more than 40 characters: it may be a URL with a password). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value.length > 40 ? 'a string' : JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
+
+function nonNegativeInteger(value: unknown, fallback: number, option: string, min = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw invalid(option, `must be an integer ≥ ${min}, got ${value}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    throw invalid(option, `must be an integer ≥ ${min} (a number, in ms for timeouts); got ${shown(value)}`);
   return value;
+}
+
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'connectionString',
+  'pool',
+  'schema',
+  'poolSize',
+  'statementTimeoutMs',
+  'idleInTransactionTimeoutMs',
+  'connectionTimeoutMs',
+  'maxTransactionAttempts',
+  'onBackgroundError',
+] satisfies ReadonlyArray<keyof PostgresStorageOptions>);
+
+/** The URL schemes node-postgres reads as a connection string (besides a Unix socket directory, `/…`). */
+const URL_SCHEMES = ['postgres:', 'postgresql:', 'socket:'];
+
+/**
+ * Why `connectionString` is not one node-postgres can use, or undefined. Checked by parsing only (no DNS, no
+ * socket): node-postgres reads anything else as a path relative to `postgres://base`, so `'not a url'` would
+ * make it look up a host named `base`.
+ */
+function connectionStringProblem(value: unknown): string | undefined {
+  const accepted =
+    "a PostgreSQL URL such as 'postgres://user:password@host:5432/database' (postgresql:// and socket:// too) or a Unix socket directory such as '/var/run/postgresql'";
+  if (typeof value !== 'string') return `must be ${accepted}; got ${shown(value)}`;
+  if (value.trim() === '') return `must be ${accepted}; got an empty string`;
+  if (value.startsWith('/')) return undefined;
+  const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(value)?.[1]?.toLowerCase();
+  if (!scheme || !URL_SCHEMES.includes(scheme))
+    return `must be ${accepted}; got ${scheme ? `a ${scheme.slice(0, -1)}: URL` : 'text that is not a URL'}`;
+  try {
+    // node-postgres allows `postgres://user@/db?host=/socket` (no host); URL does not, so give it one to parse
+    new URL(value.replace('@/', '@localhost/'));
+  } catch {
+    return `must be ${accepted}; got a ${scheme.slice(0, -1)}: URL that does not parse`;
+  }
+  return undefined;
 }
 
 /** `host:port/database` of a connection URL or pool, never its credentials. @internal */
@@ -126,14 +172,48 @@ export interface ResolvedPostgresOptions {
 
 /**
  * Checks `options` and fills in the defaults.
- * @throws `OPTIONS_INVALID` when neither `connectionString` nor `pool` is given, the schema is not a lowercase
- *   identifier, or a size or timeout is not an integer in range
+ * @throws `OPTIONS_INVALID` (naming the option in `details.option`) when `options` is not an object or has an
+ *   unknown name, neither `connectionString` nor `pool` is given, `connectionString` is not a PostgreSQL URL or
+ *   socket directory, `pool` is not a pool, the schema is not a lowercase identifier, or a size or timeout is not
+ *   an integer in range. Nothing is resolved or connected.
  * @internal
  */
-export function resolvePostgresOptions(options: PostgresStorageOptions): ResolvedPostgresOptions {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!SCHEMA_NAME.test(schema))
-    throw invalid('schema', `must be a lowercase identifier ([a-z_][a-z0-9_]*, ≤ 63 characters), got "${schema}"`);
+export function resolvePostgresOptions(given: PostgresStorageOptions): ResolvedPostgresOptions {
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw invalid(
+      'options',
+      `must be an object such as { connectionString: 'postgres://user@host:5432/db' } or { pool }; got ${shown(given)}`,
+    );
+  const options = given as Record<keyof PostgresStorageOptions, unknown>;
+  for (const name of Object.keys(options))
+    if (!KNOWN_OPTIONS.has(name)) throw invalid(name, `is not an option; known: ${[...KNOWN_OPTIONS].join(', ')}`);
+  if (options.pool !== undefined) {
+    const pool = options.pool as Record<string, unknown> | null;
+    if (
+      typeof pool !== 'object' ||
+      pool === null ||
+      typeof pool.connect !== 'function' ||
+      typeof pool.query !== 'function'
+    )
+      throw invalid('pool', `must be a pg.Pool (with connect and query); got ${shown(options.pool)}`);
+  } else {
+    const problem = connectionStringProblem(options.connectionString);
+    if (options.connectionString === undefined)
+      throw invalid(
+        'connectionString',
+        "give a PostgreSQL connection URL (connectionString: 'postgres://user:password@host:5432/database') or a pg.Pool (pool)",
+      );
+    if (problem) throw invalid('connectionString', problem);
+  }
+  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== 'function')
+    throw invalid('onBackgroundError', `must be a function (error) => void; got ${shown(options.onBackgroundError)}`);
+  const schemaValue = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (typeof schemaValue !== 'string' || !SCHEMA_NAME.test(schemaValue))
+    throw invalid(
+      'schema',
+      `must be a lowercase identifier ([a-z_][a-z0-9_]*, ≤ 63 characters), got ${shown(schemaValue)}`,
+    );
+  const schema = schemaValue;
   const statementTimeoutMs = nonNegativeInteger(
     options.statementTimeoutMs,
     DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS,
@@ -158,10 +238,8 @@ export function resolvePostgresOptions(options: PostgresStorageOptions): Resolve
   );
   let poolConfig: pg.PoolConfig | undefined;
   if (!options.pool) {
-    if (!options.connectionString)
-      throw invalid('connectionString', 'give a PostgreSQL connection URL (connectionString) or a pg.Pool (pool)');
     poolConfig = {
-      connectionString: options.connectionString,
+      connectionString: options.connectionString as string,
       max: nonNegativeInteger(options.poolSize, DEFAULT_POSTGRES_POOL_SIZE, 'poolSize', 1),
       connectionTimeoutMillis: connectionTimeoutMs,
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),

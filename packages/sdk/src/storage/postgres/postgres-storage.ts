@@ -142,7 +142,10 @@ export class PostgresStorage implements StorageAdapter {
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})
-   * @throws `OPTIONS_INVALID` when neither `connectionString` nor `pool` is given, the schema is not a lowercase
+   * @throws `OPTIONS_INVALID` (the option's name in the message and in `details.option`) before any network
+   *   access when `options` is missing or not an object, has a name that is not an option, neither
+   *   `connectionString` nor `pool` is given, `connectionString` is not a `postgres://`/`postgresql://`/`socket:`
+   *   URL or a socket directory (`/…`), `pool` has no `connect`/`query`, the schema is not a lowercase
    *   identifier, or a size or timeout is not a non-negative integer
    */
   constructor(options: PostgresStorageOptions) {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageClosedError, StorageError, StorageSchemaTooNewError } from '../errors';
+import { MediaAgentError } from '../../core/errors';
 import type { AuditRecord } from '../../core/records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../../ports/storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
@@ -31,6 +32,43 @@ export interface SqliteStorageOptions {
    * @defaultValue 32768 (32 MiB, {@link DEFAULT_SQLITE_CACHE_SIZE_KIB})
    */
   cacheSizeKiB?: number;
+}
+
+const SQLITE_OPTIONS: ReadonlySet<string> = new Set(['path', 'busyTimeoutMs', 'cacheSizeKiB'] satisfies ReadonlyArray<
+  keyof SqliteStorageOptions
+>);
+
+function invalidSqliteOption(option: string, message: string): MediaAgentError {
+  return new MediaAgentError('OPTIONS_INVALID', `SqliteStorage option ${option}: ${message}`, { option });
+}
+
+function shownOption(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value);
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
+
+/** The constructor's checks: shapes only, nothing opened. */
+function checkSqliteOptions(given: unknown): asserts given is SqliteStorageOptions {
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw invalidSqliteOption(
+      'options',
+      `must be an object such as { path: './data/agent.sqlite' } or { path: ':memory:' }; got ${shownOption(given)}`,
+    );
+  const options = given as Record<string, unknown>;
+  for (const name of Object.keys(options))
+    if (!SQLITE_OPTIONS.has(name))
+      throw invalidSqliteOption(name, `is not an option; known: ${[...SQLITE_OPTIONS].join(', ')}`);
+  if (typeof options.path !== 'string' || options.path === '')
+    throw invalidSqliteOption(
+      'path',
+      `must be a file path such as './data/agent.sqlite', or ':memory:'; got ${options.path === '' ? 'an empty string' : shownOption(options.path)}`,
+    );
+  for (const name of ['busyTimeoutMs', 'cacheSizeKiB'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
+      throw invalidSqliteOption(name, `must be a non-negative number; got ${shownOption(value)}`);
+  }
 }
 
 /** Default busy timeout of {@link SqliteStorage}, in milliseconds. @public */
@@ -272,19 +310,16 @@ export class SqliteStorage implements StorageAdapter {
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
-   * @throws `StorageError` (`STORAGE_FAILED`) when `path` is empty, or `busyTimeoutMs` or `cacheSizeKiB` is negative
+   * @throws {@link MediaAgentError} `OPTIONS_INVALID` (the option's name in the message and in `details.option`),
+   *   before any file is touched, when `options` is missing or not an object, has a name that is not an option,
+   *   `path` is not a non-empty string, or `busyTimeoutMs` or `cacheSizeKiB` is not a non-negative number
    */
   constructor(options: SqliteStorageOptions) {
-    if (typeof options?.path !== 'string' || options.path === '')
-      throw new StorageError('SqliteStorage: options.path is required');
+    checkSqliteOptions(options);
     const busy = options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
-    if (!Number.isFinite(busy) || busy < 0)
-      throw new StorageError(`SqliteStorage: busyTimeoutMs must be a non-negative number, got ${busy}`);
     this.path = options.path;
     this.busyTimeoutMs = Math.floor(busy);
     const cache = options.cacheSizeKiB ?? DEFAULT_SQLITE_CACHE_SIZE_KIB;
-    if (!Number.isFinite(cache) || cache < 0)
-      throw new StorageError(`SqliteStorage: cacheSizeKiB must be a non-negative number, got ${cache}`);
     this.cacheSizeKiB = Math.floor(cache);
     this.#file = options.path === ':memory:' ? null : resolve(options.path);
     const { scheduler, release } = acquireScheduler(this.#file);
