@@ -130,6 +130,7 @@ const DECISIONS = {
   investigateMaxToolCalls: true,
   investigateMaxAttempts: true,
   recoverVerifySec: true,
+  choiceWaitMs: true,
   subjects: true,
 } as const satisfies Keys<DecisionOptions>;
 

@@ -313,6 +313,8 @@ export const ERROR_CODES = {
     'A decision was raised about a subject the host does not know (a run id with no run, a download the host has not got); nothing was stored.',
   DECISION_OPTION_NOT_FOUND: 'The decision offers no option with the id chosen.',
   DECISION_CLOSED: 'The decision was dismissed; it takes no choice.',
+  DECISION_IN_PROGRESS:
+    'Another choice of the decision was still executing when the wait (`decisions.choiceWaitMs`) ended; read the decision later for its result.',
   // Spending budgets per person and for the household (docs/budgets.md)
   BUDGET_SETTINGS_INVALID:
     'A change of the spending budgets is malformed (an unknown field, role or period, a people key that is not a `user:`, `apikey:` or `system:` actor, a cap that is not null or a non-negative number); nothing was changed.',

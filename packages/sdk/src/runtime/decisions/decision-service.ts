@@ -3,7 +3,7 @@ import type { CapabilityRegistry } from '../../capabilities/capability-registry'
 import { compileSchema } from '../../capabilities/schema-validator';
 import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
 import { parseActor } from '../../core/actor';
-import { isMediaAgentError } from '../../core/errors';
+import { isMediaAgentError, MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
 import type { DecisionOption, DecisionRecord, RunRecord } from '../../core/run-records';
 import type { Clock } from '../../ports/clock';
@@ -120,8 +120,19 @@ const OPTION_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
  * @public
  */
 export class DecisionService {
-  /** @param deps - storage, registry, events, clock, ids, logger, run starter, settings */
-  constructor(private readonly deps: DecisionServiceDeps) {}
+  /**
+   * @param deps - storage, registry, events, clock, ids, logger, run starter, settings
+   * @throws {@link MediaAgentError} `OPTIONS_INVALID` for a `settings.choiceWaitMs` that is not an integer of at least 0
+   */
+  constructor(private readonly deps: DecisionServiceDeps) {
+    const waitMs: unknown = deps.settings.choiceWaitMs;
+    if (!(typeof waitMs === 'number' && Number.isInteger(waitMs) && waitMs >= 0))
+      throw new MediaAgentError(
+        'OPTIONS_INVALID',
+        `option decisions.choiceWaitMs must be an integer of at least 0; got ${String(waitMs)}`,
+        { option: 'decisions.choiceWaitMs' },
+      );
+  }
 
   /**
    * Raises a decision: validates it, checks its subject, stores it with a `decision.created` event unless its
@@ -176,17 +187,19 @@ export class DecisionService {
    * invoked through the one invocation path as `actor` (authorized, audited, ledgered under the task
    * `decision-<id>`). A denied invocation, or one that failed (it did not take effect), leaves the decision
    * unresolved (`awaiting_user`) with the denial (`evidence.deniedChoice`) or the failure (`evidence.failedChoice`) in
-   * its evidence, so the person can choose again; an `unknown` outcome resolves it (verify before anything else). A decision already resolved returns its first result and runs nothing. An option that invokes nothing
+   * its evidence, so the person can choose again; an `unknown` outcome resolves it (verify before anything else). A decision already resolved returns its first result and runs nothing; a choice made while another is still
+   * executing waits for that one's result (at most `choiceWaitMs`) and returns it. An option that invokes nothing
    * only closes the decision: for administrators.
-   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`; `ACTOR_INVALID`;
-   *   `ADMIN_FORBIDDEN` (an option that invokes nothing, chosen by someone who is not an administrator)
+   * @throws {@link DecisionError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`,
+   *   `DECISION_IN_PROGRESS`; `ACTOR_INVALID`; `ADMIN_FORBIDDEN` (an option that invokes nothing, chosen by someone
+   *   who is not an administrator)
    */
   async choose(decisionId: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice> {
     parseActor(actor);
     // Each lost compare-and-set means another writer changed the decision: read it again (a resolved one returns).
     for (;;) {
       const d = await this.get(decisionId);
-      if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
+      if (d.status === 'resolved') return this.#firstChoice(d);
       if (d.status === 'dismissed')
         throw new DecisionError('DECISION_CLOSED', `decision ${d.id} was dismissed`, { decisionId: d.id });
       const option = d.options.find((o) => o.id === optionId);
@@ -218,6 +231,34 @@ export class DecisionService {
       return { decision: settled, execution: evidence.deniedChoice ?? evidence.failedChoice ?? null, first: true };
     }
     return { decision: settled, execution: settled.resolution?.execution ?? null, first: true };
+  }
+
+  /**
+   * The result of the decision's first choice, for a later chooser: while that choice is still executing (resolved,
+   * execution not recorded yet — in this process or another on the same store), waits for it, at most
+   * `settings.choiceWaitMs`. A first choice that was denied or failed put the decision back to `awaiting_user`: its
+   * denial or failure is returned.
+   * @throws {@link DecisionError} `DECISION_IN_PROGRESS` when the wait ends first
+   */
+  async #firstChoice(resolved: DecisionRecord): Promise<DecisionChoice> {
+    const deadline = performance.now() + this.deps.settings.choiceWaitMs;
+    let d = resolved;
+    let delay = 5;
+    while (d.status === 'resolved' && (d.resolution === null || d.resolution.execution === null)) {
+      const left = deadline - performance.now();
+      if (left <= 0)
+        throw new DecisionError(
+          'DECISION_IN_PROGRESS',
+          `decision ${d.id}: another choice is still executing; read the decision later for its result`,
+          { decisionId: d.id },
+        );
+      await new Promise((r) => setTimeout(r, Math.min(delay, left)));
+      delay = Math.min(delay * 2, 200);
+      d = await this.get(d.id);
+    }
+    if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
+    const evidence = asObject(d.evidence);
+    return { decision: d, execution: evidence.deniedChoice ?? evidence.failedChoice ?? null, first: false };
   }
 
   /**

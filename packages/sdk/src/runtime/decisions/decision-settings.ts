@@ -48,6 +48,12 @@ export interface DecisionOptions {
    * @defaultValue 600
    */
   recoverVerifySec?: number;
+  /**
+   * How long a choice waits, in milliseconds, for the execution of a simultaneous earlier choice of the same
+   * decision (by this process or another on the same store) before it fails with `DECISION_IN_PROGRESS`.
+   * @defaultValue 30000
+   */
+  choiceWaitMs?: number;
   /** Checks the subjects of raised decisions (default: only `run` subjects are checked). */
   subjects?: DecisionSubjects;
 }
@@ -64,6 +70,8 @@ export interface ResolvedDecisionOptions {
   investigateMaxAttempts: number;
   /** See {@link DecisionOptions.recoverVerifySec}. */
   recoverVerifySec: number;
+  /** See {@link DecisionOptions.choiceWaitMs}. */
+  choiceWaitMs: number;
   /** See {@link DecisionOptions.subjects}. */
   subjects: DecisionSubjects | undefined;
 }
@@ -75,4 +83,5 @@ export const DEFAULT_DECISION_OPTIONS: Readonly<Omit<ResolvedDecisionOptions, 's
   investigateMaxToolCalls: 8,
   investigateMaxAttempts: 2,
   recoverVerifySec: 600,
+  choiceWaitMs: 30_000,
 });
