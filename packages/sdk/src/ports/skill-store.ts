@@ -104,9 +104,11 @@ export interface SkillCommand {
  * A library of personal skills per user, next to read-only public skills.
  *
  * @remarks
- * `userId` is the host's stable user id (the `<id>` of a `user:<id>` actor); a store keeps each
- * user's skills apart. Every method throws `SkillError` (`SKILL_*` codes) for refused input and
- * writes nothing then.
+ * `userId` names a person as `user:<id>` or the bare `<id>`: both are the same person and reach the same
+ * library (`FileSkillStore` applies `personKey`); another actor kind, an empty or wrong-typed id is refused
+ * with `PERSON_ID_INVALID`. A store keeps each person's skills apart. Every method throws `SkillError`
+ * (`SKILL_*` codes: `SKILL_INPUT_INVALID` for arguments of the wrong shape) for refused input and writes
+ * nothing then.
  * @public
  */
 export interface SkillStore {

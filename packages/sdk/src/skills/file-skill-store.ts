@@ -2,6 +2,7 @@
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
+import { personKey } from '../core/person-id';
 import type {
   SkillCommand,
   SkillFileView,
@@ -20,6 +21,7 @@ import { checkInside, readIfExists, sha256, writeAtomic } from './skill-files';
 import { withLibraryLock } from './library-lock';
 import { parseOwnership, type OwnershipMap } from './skill-ownership';
 import { checkSkillFilePath, checkSkillName, SKILL_FILE, SUPPORT_FOLDERS } from './skill-paths';
+import { checkCommandInput, checkManageInput, checkViewInput } from './skill-input';
 
 /** Largest file `skill_view` returns, in bytes (a larger one is an error, never truncated). */
 export const SKILL_VIEW_MAX_BYTES = 512 * 1024;
@@ -55,7 +57,7 @@ const LOCK_FILE = '.mutation.lock';
  * @example
  * ```ts
  * const skills = new FileSkillStore({ dataDir: '/var/lib/media-agent', publicDir: '/opt/media-agent/skills' });
- * await skills.manage('alice', [{ action: 'create', name: 'subtitles', content: doc }], { mode: 'foreground' });
+ * await skills.manage('user:alice', [{ action: 'create', name: 'subtitles', content: doc }], { mode: 'foreground' });
  * ```
  * @public
  */
@@ -75,13 +77,14 @@ export class FileSkillStore implements SkillStore {
   }
 
   /**
-   * The personal library folder of a user.
-   * @throws `SKILL_USER_INVALID` for an empty user id
+   * The personal library folder of a person: `user:alice` and `alice` are the same person and have the
+   * same library (the folder of the bare id, so libraries stored before keep working).
+   * @param userId - `user:<id>` or the bare `<id>`
+   * @throws `PERSON_ID_INVALID` for another actor kind (`agent:`, `apikey:`, `system:`), an empty or
+   *   malformed id, or a non-string
    */
   libraryOf(userId: string): string {
-    if (typeof userId !== 'string' || userId.length === 0 || userId.length > 200)
-      throw new SkillError('SKILL_USER_INVALID', 'a personal skill library needs the stable id of a user');
-    return join(this.#dataDir, 'users', sha256(`user:${userId}`).slice(0, 32), 'skills');
+    return join(this.#dataDir, 'users', sha256(`user:${personKey(userId, 'userId')}`).slice(0, 32), 'skills');
   }
 
   /** {@inheritDoc SkillStore.list} */
@@ -103,6 +106,8 @@ export class FileSkillStore implements SkillStore {
   async view(userId: string, name: string, filePath?: string, reads?: SkillReadLog): Promise<SkillFileView> {
     const root = this.libraryOf(userId);
     checkSkillName(name);
+    checkSkillFilePath(name, filePath);
+    checkViewInput(reads);
     const entry = (await catalogue(this.#publicRoots, root)).get(name);
     if (!entry) throw new SkillError('SKILL_NOT_FOUND', `no skill named ${name}; see skills_list`, { name });
     const rel = checkSkillFilePath(name, filePath);
@@ -138,8 +143,7 @@ export class FileSkillStore implements SkillStore {
     context: SkillWriteContext,
   ): Promise<SkillManageResult> {
     const root = this.libraryOf(userId);
-    if (!Array.isArray(operations) || operations.length === 0 || operations.length > MAX_SKILL_OPERATIONS)
-      throw new SkillError('SKILL_BATCH_INVALID', `skill_manage takes 1 to ${MAX_SKILL_OPERATIONS} operations`);
+    checkManageInput(operations, context, MAX_SKILL_OPERATIONS);
     const deleting = operations.find((op) => op.action === 'delete');
     if (deleting && operations.length > 1)
       throw new SkillError('SKILL_BATCH_INVALID', 'delete must be the only operation of its skill_manage call');
@@ -174,6 +178,7 @@ export class FileSkillStore implements SkillStore {
   /** {@inheritDoc SkillStore.command} */
   async command(userId: string, command: SkillCommand): Promise<string> {
     const root = this.libraryOf(userId);
+    checkCommandInput(command);
     const name = checkSkillName(command.name);
     await mkdir(root, { recursive: true });
     return withLibraryLock(
