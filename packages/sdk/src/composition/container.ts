@@ -21,7 +21,9 @@ import { resolvePort, Tokens, type AgentContainer } from './injection-tokens';
 import { MemoryStorage } from '../storage/memory/memory-storage';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { RunEventBus } from '../runtime/events/run-event-bus';
-import { createModelProvider, type ModelProviderConfig } from '../models/factory';
+import { type ModelProviderConfig, modelProviderFrom } from '../models/factory';
+import { checkProviderConfig } from '../models/provider-config';
+import { checkOptionShapes } from '../runtime/agent-option-shapes';
 import { TiktokenCounter } from '../models/token-counter';
 import type { ModelProvider } from '../models/types';
 import { ModelNotConfiguredError } from '../models/errors';
@@ -109,6 +111,7 @@ function loadTsyringe(): typeof import('tsyringe') {
 function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   checkPorts(options);
   checkOptionNames(options);
+  checkOptionShapes(options);
   const limits = {
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
@@ -208,6 +211,9 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       `option model.temperature must be a number from 0 to 2; got ${String(temperature)}`,
       { option: 'model.temperature' },
     );
+  const provider = options.model?.provider;
+  if (provider !== undefined && typeof (provider as Partial<ModelProvider> | null)?.stream !== 'function')
+    checkProviderConfig(provider, 'model.provider'); // a configuration: checked here, built when first resolved
   return {
     ...limits,
     decisions: resolveDecisionOptions(options.decisions),
@@ -600,7 +606,7 @@ function toProvider(provider: ModelProvider | ModelProviderConfig | undefined): 
   if (provider === undefined) return MODEL_NOT_CONFIGURED;
   return typeof (provider as ModelProvider).stream === 'function'
     ? (provider as ModelProvider)
-    : createModelProvider(provider as ModelProviderConfig);
+    : modelProviderFrom(provider, 'model.provider');
 }
 
 /** The model provider of a host that configured none: `startRun` refuses, and a resumed run fails at its first turn. */
