@@ -1,5 +1,6 @@
 // media-agent web console: plain JavaScript, no framework, no network beyond this router's own API.
-// Pages (hash routes): #/ runs, #/runs/<id> one run live, #/approvals, #/grants, #/decisions.
+// Pages (hash routes): #/ runs, #/runs/<id> one run live, #/approvals, #/grants, #/decisions, #/memory
+// (the person's pending memory proposals).
 // A run page loads the run's stored events by per-run sequence, then follows the event stream
 // (server-sent events; `id:` is the global sequence, so the browser resumes with Last-Event-ID) and
 // falls back to polling while the stream is down. Every event is applied once, in per-run order.
@@ -60,6 +61,14 @@ async function api(path, init = {}) {
 function showError(container, error) {
   const code = error.problem?.code ? `${error.problem.code}: ` : '';
   container.append(h('p', { class: 'error', role: 'alert' }, code + error.message));
+  if (error.status === 401)
+    container.append(
+      h(
+        'p',
+        {},
+        'You are not signed in: open the sign-in link of your host (the example console prints one, /login?token=…).',
+      ),
+    );
 }
 
 function setConnection(text) {
@@ -82,7 +91,9 @@ function route() {
         ? 'grants'
         : hash.startsWith('#/decisions')
           ? 'decisions'
-          : 'runs';
+          : hash.startsWith('#/memory')
+            ? 'memory'
+            : 'runs';
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -92,6 +103,7 @@ function route() {
   else if (section === 'approvals') page = approvalsPage();
   else if (section === 'grants') page = grantsPage();
   else if (section === 'decisions') page = decisionsPage();
+  else if (section === 'memory') page = memoryPage();
   else page = runsPage();
 }
 
@@ -536,9 +548,11 @@ function approvalsPage() {
   const load = async () => {
     try {
       const { approvals } = await api('approvals?status=requested');
+      // replaceChildren takes nodes, not an array: an array would be printed as "[object HTMLElement]".
       list.replaceChildren(
-        approvals.length === 0 ? h('p', { class: 'muted' }, 'Nothing waits for approval.') : '',
-        approvals.map((a) => approvalCard(a.id)),
+        ...(approvals.length === 0
+          ? [h('p', { class: 'muted' }, 'Nothing waits for approval.')]
+          : approvals.map((a) => approvalCard(a.id))),
       );
     } catch (error) {
       showError(list, error);
@@ -681,8 +695,8 @@ function decisionsPage() {
     try {
       const { decisions } = await api('decisions');
       list.replaceChildren(
-        decisions.length === 0 ? h('p', { class: 'muted' }, 'No decisions.') : '',
-        decisions.map((d) => {
+        ...(decisions.length === 0 ? [h('p', { class: 'muted' }, 'No decisions.')] : []),
+        ...decisions.map((d) => {
           const feedback = h('div', { 'aria-live': 'polite' });
           const open = d.status === 'open' || d.status === 'awaiting_user';
           const subject =
@@ -735,6 +749,107 @@ function decisionsPage() {
     } catch (error) {
       list.replaceChildren();
       showError(list, error);
+    }
+  };
+  void load();
+  return { close() {} };
+}
+
+// ---------------------------------------------------------------- memory proposals
+
+/** One operation of a memory proposal in words: what it adds, or which whole original entry it replaces or removes. */
+function describeOperation(op, previous) {
+  const quote = (text) => h('span', { class: 'entry' }, `“${text ?? ''}”`);
+  if (op.action === 'add') return ['add ', quote(op.content ?? op.new_text)];
+  if (op.action === 'remove') return ['remove ', quote(previous ?? op.old_text)];
+  return ['replace ', quote(previous ?? op.old_text), ' with ', quote(op.content ?? op.new_text)];
+}
+
+function memoryPage() {
+  const list = h('div', { id: 'proposals' });
+  const done = h('div', { 'aria-live': 'polite' });
+  main().append(
+    h('h2', {}, 'Memory proposals'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Changes a background run wants to make to your memory. Approving applies one only if every entry it replaces is still there exactly.',
+    ),
+    done,
+    list,
+  );
+  const act = async (p, verb, feedback) => {
+    feedback.replaceChildren();
+    done.replaceChildren();
+    try {
+      const body = await api(`memory/proposals/${encodeURIComponent(p.id)}/${verb}`, { method: 'POST', body: '{}' });
+      const file = p.target === 'user' ? 'USER.md' : 'MEMORY.md';
+      done.append(
+        h(
+          'p',
+          { class: 'note', 'data-proposal-done': p.id },
+          verb === 'approve'
+            ? `Proposal ${p.id} applied to ${file}${body?.result?.usage ? ` (${body.result.usage})` : ''}.`
+            : `Proposal ${p.id} discarded.`,
+        ),
+      );
+      await load();
+    } catch (error) {
+      showError(feedback, error);
+    }
+  };
+  const card = (summary) => {
+    const feedback = h('div', { 'aria-live': 'polite' });
+    const operations = h('ol', { class: 'operations' }, h('li', {}, summary.preview));
+    // The summary's preview is cut at 120 characters: the card shows each whole operation once it is read.
+    void api(`memory/proposals/${encodeURIComponent(summary.id)}`)
+      .then(({ proposal }) =>
+        operations.replaceChildren(
+          ...proposal.operations.map((op, i) => h('li', {}, describeOperation(op, proposal.previous[i]))),
+        ),
+      )
+      .catch((error) => showError(feedback, error));
+    return h(
+      'section',
+      { class: 'card proposal', 'data-proposal-id': summary.id },
+      h(
+        'h3',
+        {},
+        `Change to ${summary.target === 'user' ? 'USER.md' : 'MEMORY.md'} `,
+        badge('pending'),
+        ' ',
+        h('code', {}, summary.id),
+      ),
+      h(
+        'p',
+        {},
+        `${summary.operationCount} operation${summary.operationCount === 1 ? '' : 's'}, proposed ${when(summary.createdAt)}`,
+      ),
+      operations,
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', onclick: () => act(summary, 'approve', feedback) }, 'Approve'),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', onclick: () => act(summary, 'discard', feedback) },
+          'Discard',
+        ),
+      ),
+      feedback,
+    );
+  };
+  const load = async () => {
+    try {
+      const { proposals } = await api('memory/proposals');
+      list.replaceChildren(
+        ...(proposals.length === 0 ? [h('p', { class: 'muted' }, 'No memory proposals.')] : proposals.map(card)),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      if (error.problem?.code === 'HTTP_ROUTE_NOT_FOUND')
+        list.append(h('p', { class: 'muted' }, 'This host keeps no memory.'));
+      else showError(list, error);
     }
   };
   void load();
