@@ -1,6 +1,7 @@
 // A script's capability calls: re-checked on every call, then through the one invocation path.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
+import { isMediaAgentError } from '../../core/errors';
 import type { RunRecord } from '../../core/run-records';
 import { runCatalog } from '../loop/run-rule';
 import { type ActorRoleOf, isAdministrator } from './administrator';
@@ -49,6 +50,15 @@ export interface CapabilityBridgeDeps {
   maxResultBytes: number;
 }
 
+/** Codes the invocation path throws that the same call can never pass (the script's `retry` does not repeat them). */
+const NOT_RETRYABLE: ReadonlySet<string> = new Set([
+  'INPUT_INVALID',
+  'INPUT_TOO_LARGE',
+  'ACTOR_INVALID',
+  'CAPABILITY_NOT_FOUND',
+  'HOST_STOPPED',
+]);
+
 /** A failure the script sees (a rejected promise with `code` and `retryable`). */
 class ScriptCallFailure extends Error {
   constructor(
@@ -86,10 +96,14 @@ export class CapabilityBridge implements CellBridge {
     try {
       return await this.#call(name, inputJson, signal);
     } catch (error) {
+      // A refusal the invocation path throws (INPUT_INVALID, INPUT_TOO_LARGE …) keeps its code: the script sees what
+      // host.invoke's caller sees for the same input.
       const failure =
         error instanceof ScriptCallFailure
           ? error
-          : new ScriptCallFailure('INVOCATION_FAILED', error instanceof Error ? error.message : String(error), true);
+          : isMediaAgentError(error)
+            ? new ScriptCallFailure(error.code, error.message, !NOT_RETRYABLE.has(error.code))
+            : new ScriptCallFailure('INVOCATION_FAILED', error instanceof Error ? error.message : String(error), true);
       this.errors.push({ capability: name, code: failure.code, message: failure.message });
       throw failure;
     }
