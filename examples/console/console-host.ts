@@ -36,6 +36,8 @@ export interface ConsoleHostOptions {
   port: number;
   /** The scripted model's delay between chunks, in ms (default 40: slow enough to watch). */
   scriptedDelayMs?: number;
+  /** How long the sandbox media world takes to queue, download and import a release, in ms (default 500, 2000, 500). */
+  sandboxDurations?: { queuedMs: number; downloadMs: number; importMs: number };
   /** The model provider's keys (default: none, the scripted model). */
   env?: {
     ANTHROPIC_API_KEY?: string;
@@ -92,7 +94,7 @@ export async function startConsoleHost(options: ConsoleHostOptions): Promise<Con
   const world = new SandboxWorld({
     clock,
     filePath: join(dataDir, 'world.json'),
-    durations: { queuedMs: 500, downloadMs: 2_000, importMs: 500 },
+    durations: options.sandboxDurations ?? { queuedMs: 500, downloadMs: 2_000, importMs: 500 },
   });
   const model = modelConfig(options);
   const host = createAgentHost({

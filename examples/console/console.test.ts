@@ -53,6 +53,7 @@ function startConsole(port: number): Promise<Started> {
         MEDIA_AGENT_DATA_DIR: dataDir,
         PORT: String(port),
         CONSOLE_TOKEN: TOKEN,
+        SANDBOX_DURATIONS_MS: '100,500,100',
         TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
       },
     });
@@ -143,9 +144,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
     rmSync(pagesDir, { recursive: true, force: true });
   });
 
-  it('every page with real data: runs, a run live, approvals, decisions, grants, memory proposals', async () => {
+  it.concurrent('every page with real data: runs, a run live, approvals, decisions, grants, memory proposals', async () => {
     // The console host in this process, on a SQLite file, seeded through the host's own API.
-    const ch = await startConsoleHost({ dataDir: pagesDir, token: TOKEN, port: 0, scriptedDelayMs: 10 });
+    const ch = await startConsoleHost({ dataDir: pagesDir, token: TOKEN, port: 0, scriptedDelayMs: 5 });
     const { host } = ch;
     try {
       const planA = await host.plans.create({
@@ -371,7 +372,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
     }
   }, 120_000);
 
-  it('starts a run, streams it, survives a server crash without losing or repeating events, approves with the hash, shows the verified report', async () => {
+  it.concurrent('starts a run, streams it, survives a server crash without losing or repeating events, approves with the hash, shows the verified report', async () => {
     // PORT=0: the console binds a free port and prints that port, in the sign-in link it says to open.
     const first = await startConsole(0);
     server = first.child;
