@@ -13,6 +13,12 @@ const LOCK_WAIT_MS = 5_000;
 const STALE_LOCK_MS = 30_000;
 const USER_KEY = /^[0-9a-f]{32,64}$/;
 
+/** @throws `MEMORY_INPUT_INVALID` unless the text to write is a string */
+function checkText(text: unknown, argument: string): void {
+  if (typeof text !== 'string')
+    throw new MemoryError('MEMORY_INPUT_INVALID', `${argument} must be a string; got ${typeof text}`);
+}
+
 /** True for a missing file or folder. */
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
@@ -48,24 +54,41 @@ export class MarkdownMemoryStore implements MemoryStore {
 
   /** The folder of a scope. */
   #dir(scope: MemoryScope): string {
+    if (typeof scope !== 'object' || scope === null || (scope.kind !== 'global' && scope.kind !== 'user'))
+      throw new MemoryError('MEMORY_INPUT_INVALID', "scope must be { kind: 'global' } or { kind: 'user', userKey }");
     if (scope.kind === 'global') return this.#root;
-    if (!USER_KEY.test(scope.userKey)) throw new MemoryError('MEMORY_INPUT_INVALID', 'invalid user key');
+    if (typeof scope.userKey !== 'string' || !USER_KEY.test(scope.userKey))
+      throw new MemoryError(
+        'MEMORY_INPUT_INVALID',
+        'userKey must be 32 to 64 lowercase hex characters (memoryUserKey)',
+      );
     return join(this.#root, 'users', scope.userKey);
+  }
+
+  /** The path of a primary file of a scope: only `MEMORY.md` and `USER.md` (a file argument never names another path). */
+  #file(scope: MemoryScope, file: unknown, name = file): string {
+    if (file !== 'MEMORY.md' && file !== 'USER.md')
+      throw new MemoryError(
+        'MEMORY_INPUT_INVALID',
+        `file must be MEMORY.md or USER.md; got ${JSON.stringify(String(file)).slice(0, 60)}`,
+      );
+    return join(this.#dir(scope), String(name));
   }
 
   /** The proposals folder of a user. */
   #pending(userKey: string, id?: string): string {
     const dir = join(this.#dir({ kind: 'user', userKey }), '.pending');
     if (id === undefined) return dir;
-    if (!PROPOSAL_ID.test(id))
+    if (typeof id !== 'string' || !PROPOSAL_ID.test(id))
       throw new MemoryError('MEMORY_PROPOSAL_NOT_FOUND', 'a proposal id is 32 lowercase hex characters');
     return join(dir, `${id}.json`);
   }
 
   /** {@inheritDoc MemoryStore.read} */
   async read(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md'): Promise<string | null> {
+    const path = this.#file(scope, file);
     try {
-      return await readFile(join(this.#dir(scope), file), 'utf8');
+      return await readFile(path, 'utf8');
     } catch (error) {
       if (isMissing(error)) return null;
       throw new MemoryError('MEMORY_READ_FAILED', `${file} could not be read: ${(error as Error).message}`);
@@ -74,19 +97,24 @@ export class MarkdownMemoryStore implements MemoryStore {
 
   /** {@inheritDoc MemoryStore.write} */
   async write(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md', text: string): Promise<void> {
-    await this.#atomicWrite(join(this.#dir(scope), file), text);
+    const path = this.#file(scope, file);
+    checkText(text, 'text');
+    await this.#atomicWrite(path, text);
   }
 
   /** {@inheritDoc MemoryStore.backup} */
   async backup(scope: MemoryScope, file: 'MEMORY.md' | 'USER.md', raw: string): Promise<string> {
     const name = `${file}.bak.${Date.now()}-${randomBytes(4).toString('hex')}`;
-    await this.#atomicWrite(join(this.#dir(scope), name), raw);
+    const path = this.#file(scope, file, name);
+    checkText(raw, 'raw');
+    await this.#atomicWrite(path, raw);
     return name;
   }
 
   /** {@inheritDoc MemoryStore.withLock} */
   async withLock<T>(scope: MemoryScope, fn: () => Promise<T>): Promise<T> {
     const key = this.#dir(scope);
+    if (typeof fn !== 'function') throw new MemoryError('MEMORY_INPUT_INVALID', 'withLock needs a function to run');
     const before = this.#locks.get(key) ?? Promise.resolve();
     const locked = () => this.#withFileLock(key, fn);
     const run = before.then(locked, locked);
@@ -101,7 +129,10 @@ export class MarkdownMemoryStore implements MemoryStore {
 
   /** {@inheritDoc MemoryStore.putProposal} */
   async putProposal(userKey: string, id: string, proposal: JsonValue): Promise<void> {
-    await this.#atomicWrite(this.#pending(userKey, id), JSON.stringify(proposal));
+    const path = this.#pending(userKey, id);
+    const text: unknown = JSON.stringify(proposal);
+    if (typeof text !== 'string') throw new MemoryError('MEMORY_INPUT_INVALID', 'a proposal must be a JSON value');
+    await this.#atomicWrite(path, text);
   }
 
   /** {@inheritDoc MemoryStore.getProposal} */
@@ -191,6 +222,7 @@ export class MarkdownMemoryStore implements MemoryStore {
 
   /** {@inheritDoc MemoryStore.readMarkdown} */
   async readMarkdown(path: string): Promise<string> {
+    if (typeof path !== 'string') throw new MemoryError('MEMORY_INPUT_INVALID', 'path must be a string');
     const full = join(this.#root, ...path.split('/'));
     const rel = relative(this.#root, full);
     if (rel.startsWith('..') || rel === '') throw new MemoryError('MEMORY_INPUT_INVALID', 'path is outside the memory');

@@ -30,6 +30,7 @@ import {
 import { searchMemory, type SearchMemoryResult } from './search-memory';
 import { maskEntries, renderMemorySnapshot } from './snapshot';
 import { memoryUserKey } from './user-key';
+import { personActor } from '../core/person-id';
 
 /** The role an actor has for memory (the host's `ActorRole`): administrators also write the global memory. @public */
 export type MemoryRole = ActorRole;
@@ -99,6 +100,35 @@ export interface MemoryWriteOptions {
   background?: boolean;
 }
 
+/** The actor a role is resolved for: a person in its actor form (`alice` is `user:alice`), other actors as given. */
+function actorForRole(actor: unknown): string {
+  return typeof actor === 'string' && /^(apikey|agent|system):/.test(actor) ? actor : personActor(actor, 'actor');
+}
+
+/** @throws {@link MemoryError} `MEMORY_INPUT_INVALID` unless the write options are absent or `{ background?: boolean }` */
+function checkWriteOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new MemoryError('MEMORY_INPUT_INVALID', 'options must be an object { background?: boolean }');
+  for (const [key, value] of Object.entries(options))
+    if (key !== 'background' || (value !== undefined && typeof value !== 'boolean'))
+      throw new MemoryError(
+        'MEMORY_INPUT_INVALID',
+        key === 'background'
+          ? 'options.background must be a boolean'
+          : `options.${key} is not a write option (background)`,
+      );
+}
+
+/** @throws {@link MemoryError} `MEMORY_INPUT_INVALID` unless the proposal id is a string */
+function checkProposalId(id: unknown): void {
+  if (typeof id !== 'string')
+    throw new MemoryError(
+      'MEMORY_INPUT_INVALID',
+      `a proposal id is a string of 32 lowercase hex characters; got ${typeof id}`,
+    );
+}
+
 const NOTE = 'Memory updated; this is complete, do not repeat it. The change reaches the prompt from the next run.';
 const UNCHANGED_NOTE = 'Already in memory; nothing changed. This is complete, do not repeat it.';
 
@@ -108,6 +138,11 @@ const UNCHANGED_NOTE = 'Already in memory; nothing changed. This is complete, do
  * frozen snapshot, the `/memory` chat commands and `search_memory`.
  *
  * @remarks
+ * A person is named as `user:<id>` or the bare `<id>`: both are the same person and reach the same
+ * memory (see docs/memory.md#whose-memory); another actor kind has no personal memory
+ * (`MEMORY_USER_REQUIRED` for writes and proposals, the global memory only for reads), and a malformed or
+ * wrong-typed actor is refused with `PERSON_ID_INVALID`.
+ *
  * Every write is validated in full on a copy — threat scan, `old_text` matching, the budget on the
  * final state, the drift guard — and written atomically, or not at all. Memory is evidence: nothing
  * here grants permissions.
@@ -130,7 +165,7 @@ export class MemoryService {
   /**
    * Applies a `memory` tool call to the actor's own memory (`target` picks `MEMORY.md` or `USER.md`).
    * `action: "pending"` lists the actor's proposals (read only; approving is the user's command).
-   * @param actor - `user:<id>`
+   * @param actor - `user:<id>` or the bare `<id>`
    * @param input - the tool input (see `MemoryToolInputSchema`)
    * @throws {@link MemoryError} `MEMORY_INPUT_INVALID`, `MEMORY_USER_REQUIRED`, `MEMORY_READ_FAILED`,
    *   `MEMORY_DRIFT`, `MEMORY_THREAT_DETECTED`, `MEMORY_ENTRY_NOT_FOUND`, `MEMORY_ENTRY_AMBIGUOUS`,
@@ -139,14 +174,15 @@ export class MemoryService {
   async write(
     actor: string,
     input: unknown,
-    options: MemoryWriteOptions = {},
+    options?: MemoryWriteOptions,
   ): Promise<MemoryWriteResult | MemoryStagedResult | { success: true; proposals: MemoryProposalSummary[] }> {
-    const request = parseMemoryInput(input);
     const userKey = memoryUserKey(actor);
+    checkWriteOptions(options);
+    const request = parseMemoryInput(input);
     if (request.kind === 'pending') return { success: true, proposals: await this.listProposals(actor) };
     const scope: MemoryScope = { kind: 'user', userKey };
     const { target, operations, batch } = request;
-    const staging = options.background === true && operations.some((op) => op.action !== 'add');
+    const staging = options?.background === true && operations.some((op) => op.action !== 'add');
     return this.#deps.store.withLock(scope, async () => {
       const { entries } = await this.#load(scope, target, operations);
       const budget = MEMORY_BUDGETS[target];
@@ -166,7 +202,7 @@ export class MemoryService {
    * @throws {@link MemoryError} `MEMORY_FORBIDDEN` for a non-administrator, and the codes of {@link MemoryService.write}
    */
   async writeGlobal(actor: string, input: unknown): Promise<MemoryWriteResult> {
-    if ((await this.#deps.roleOf(actor)) !== 'admin')
+    if ((await this.#deps.roleOf(actorForRole(actor))) !== 'admin')
       throw new MemoryError('MEMORY_FORBIDDEN', 'only an administrator may write the global memory');
     const request = parseMemoryInput(input);
     if (request.kind !== 'write' || request.target !== 'memory')
@@ -187,7 +223,8 @@ export class MemoryService {
    * The memory block for a run's system prompt, read now: the global memory first, then the actor's
    * `MEMORY.md` and `USER.md` (only the global memory for an actor that is not a user). Poisoned
    * entries are masked; the files are not changed.
-   * @param actor - the run's user
+   * @param actor - the run's actor: a person (`user:<id>` or `<id>`) or another actor kind (global memory only)
+   * @throws `PERSON_ID_INVALID` for a malformed or wrong-typed actor
    */
   async snapshot(actor: string): Promise<string> {
     const read = (scope: MemoryScope, file: 'MEMORY.md' | 'USER.md') =>
@@ -221,10 +258,22 @@ export class MemoryService {
     return renderMemorySnapshot(files);
   }
 
-  /** The actor's live entries of a file, masked (what an error may echo to the model). */
+  /**
+   * The actor's live entries of a file, masked (what an error may echo to the model); undefined for an actor
+   * that is not a person or a file that cannot be read.
+   * @throws `PERSON_ID_INVALID` for a malformed actor, {@link MemoryError} `MEMORY_INPUT_INVALID` for a target
+   *   other than `memory` or `user`
+   */
   async currentEntries(actor: string, target: MemoryTarget): Promise<string[] | undefined> {
+    const userKey = this.#userKeyOrUndefined(actor);
+    if (target !== 'memory' && target !== 'user')
+      throw new MemoryError(
+        'MEMORY_INPUT_INVALID',
+        `target must be memory or user; got ${JSON.stringify(String(target))}`,
+      );
+    if (userKey === undefined) return undefined;
     try {
-      const raw = await this.#deps.store.read({ kind: 'user', userKey: memoryUserKey(actor) }, memoryFileName(target));
+      const raw = await this.#deps.store.read({ kind: 'user', userKey }, memoryFileName(target));
       return maskEntries(parseEntries(raw ?? ''), memoryFileName(target));
     } catch {
       return undefined;
@@ -245,7 +294,9 @@ export class MemoryService {
    * @throws {@link MemoryError} `MEMORY_PROPOSAL_NOT_FOUND`, `MEMORY_USER_REQUIRED`
    */
   async showProposal(actor: string, id: string): Promise<MemoryProposal> {
-    return this.#proposal(memoryUserKey(actor), id);
+    const userKey = memoryUserKey(actor);
+    checkProposalId(id);
+    return this.#proposal(userKey, id);
   }
 
   /**
@@ -257,6 +308,7 @@ export class MemoryService {
    */
   async approveProposal(actor: string, id: string): Promise<MemoryApproveResult> {
     const userKey = memoryUserKey(actor);
+    checkProposalId(id);
     const scope: MemoryScope = { kind: 'user', userKey };
     return this.#deps.store.withLock(scope, async () => {
       const p = await this.#proposal(userKey, id);
@@ -281,6 +333,7 @@ export class MemoryService {
    */
   async discardProposal(actor: string, id: string): Promise<void> {
     const userKey = memoryUserKey(actor);
+    checkProposalId(id);
     if (!(await this.#deps.store.deleteProposal(userKey, id)))
       throw new MemoryError('MEMORY_PROPOSAL_NOT_FOUND', `no pending proposal ${id}`);
   }
@@ -293,6 +346,11 @@ export class MemoryService {
    * @returns the answer, or undefined when the text is not a memory command
    */
   async answerCommand(actor: string, text: string): Promise<string | undefined> {
+    if (typeof text !== 'string')
+      throw new MemoryError(
+        'MEMORY_INPUT_INVALID',
+        `text must be the person's message as a string; got ${typeof text}`,
+      );
     const command = parseMemoryCommand(text);
     if (!command) return undefined;
     try {
@@ -340,11 +398,13 @@ export class MemoryService {
     return searchMemory(this.#deps.store, this.#userKeyOrUndefined(actor), input, this.#deps.regexDeadlineMs ?? 1000);
   }
 
+  /** The person's memory key; undefined for another actor kind (global memory only); throws for a malformed actor. */
   #userKeyOrUndefined(actor: string): string | undefined {
     try {
       return memoryUserKey(actor);
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (error instanceof MemoryError && error.code === 'MEMORY_USER_REQUIRED') return undefined;
+      throw error;
     }
   }
 
