@@ -54,11 +54,14 @@ const headers: Check = (v) =>
 const strings: Check = (v) =>
   Array.isArray(v) && v.every((x) => typeof x === 'string') ? undefined : 'an array of strings';
 const object: Check = (v) => (isObject(v) ? undefined : 'an object');
+const RETRY_FUNCTIONS = new Set(['random', 'sleep', 'onRetry']);
 const retry: Check = (v) => {
-  if (!isObject(v)) return 'an object { maxAttempts?, baseDelayMs?, maxDelayMs?, maxRetryAfterMs? }';
-  for (const [k, x] of Object.entries(v))
-    if (x !== undefined && !(typeof x === 'number' && Number.isFinite(x) && x >= 0))
-      return `an object of non-negative numbers (retry.${k} is ${shown(x)})`;
+  if (!isObject(v)) return 'an object { maxAttempts?, baseDelayMs?, maxDelayMs?, maxRetryAfterMs?, onRetry? }';
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (RETRY_FUNCTIONS.has(k) ? typeof x !== 'function' : !(typeof x === 'number' && x >= 0))
+      return `an object of non-negative numbers and the functions random, sleep, onRetry (retry.${k} is ${shown(x)})`;
+  }
   return undefined;
 };
 const dialect: Check = (v) =>
