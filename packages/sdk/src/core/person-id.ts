@@ -8,6 +8,9 @@ const PERSON_ID = /^[^\s:][^\s]{0,199}$/;
 /** Actor kinds that are never a person. */
 const NOT_A_PERSON = /^(apikey|agent|system):/;
 
+/** Any actor prefix: an id that begins with one would read as another form of the id. */
+const ACTOR_PREFIX = /^(user|apikey|agent|system):/;
+
 /**
  * A value given where a person is expected (`userId` of a history or skill store, the actor of a
  * memory call) names no person. Code `PERSON_ID_INVALID`; `details.argument` names the argument,
@@ -43,11 +46,11 @@ function preview(input: unknown): string {
  * - `apikey:…`, `agent:…` and `system:…` are refused (those actors are not people);
  * - any other string is a bare id and is taken as it is.
  *
- * An id is 1–200 characters, has no whitespace and does not start with `:` (the id part of a
- * `user:<id>` actor), and is compared exactly: no trimming, no case folding. A person whose id itself
- * begins with `user:` or another actor kind is named in the actor form only (`user:user:x` is the
- * person `user:x`). Stores derive their on-disk keys from the canonical id, so data stored under a bare
- * id stays where it was.
+ * An id is 1–200 characters, has no whitespace, does not start with `:` (the id part of a `user:<id>`
+ * actor) and does not itself begin with an actor kind (`user:user:x` is refused: read once more it would
+ * be another person), so the function is idempotent: `personKey(personKey(v)) === personKey(v)`. Ids are
+ * compared exactly: no trimming, no case folding. Stores derive their on-disk keys from the canonical id,
+ * so data stored under a bare id stays where it was.
  *
  * @param input - `user:<id>` or `<id>`
  * @param argument - the argument's name, for the error message
@@ -76,6 +79,11 @@ export function personKey(input: unknown, argument = 'userId'): string {
       { kind: other[1] },
     );
   const id = input.startsWith('user:') ? input.slice(5) : input;
+  if (ACTOR_PREFIX.test(id))
+    throw new PersonIdError(
+      argument,
+      `${argument} ${preview(input)} is ambiguous: a person's id may not itself begin with user:, apikey:, agent: or system:`,
+    );
   if (!PERSON_ID.test(id))
     throw new PersonIdError(
       argument,

@@ -23,8 +23,8 @@ describe('personKey: one identity form for a person', () => {
       // The actor form it gives is one parseActor reads back to the same id.
       expect(parseActor(personActor(`user:${id}`)).id).toBe(id);
     }
-    // An id that itself starts with user: is named in the actor form.
-    expect(personKey('user:user:alice')).toBe('user:alice');
+    // Idempotent: the canonical id read again is the same person.
+    for (const v of ['user:alice', 'alice', 'user:a:b']) expect(personKey(personKey(v))).toBe(personKey(v));
   });
 
   it('compares exactly: no trimming, no case folding', () => {
@@ -44,12 +44,14 @@ describe('personKey: one identity form for a person', () => {
 
   it('refuses empty, malformed and wrong-typed values with the accepted forms in the message', () => {
     const cases: unknown[] = ['', 'user:', 'user: alice', ':alice', 'user::x', 'x'.repeat(201), 'a b', 'a\nb'];
+    // An id that itself begins with an actor kind would name another person when read again.
+    cases.push('user:user:alice', 'user:agent:r1');
     cases.push(42, null, undefined, {}, ['alice'], true);
     for (const input of cases) {
       const e = refusal(input);
       expect(e.code, String(input)).toBe('PERSON_ID_INVALID');
       expect(e.details.argument).toBe('userId');
-      expect(e.message).toMatch(/^userId must be .*user:<id> or the bare <id>/);
+      expect(e.message).toMatch(/^userId (must be .*user:<id> or the bare <id>|.* is ambiguous)/);
     }
     expect(refusal(42).message).toContain('got number 42');
   });
