@@ -99,6 +99,7 @@ async function look(page: Page, name: string): Promise<Pixels> {
   // A blank page is one colour; the console's pages have text, badges and cards in many shades.
   expect(ink.colours, `${name}: colours`).toBeGreaterThan(20);
   expect(ink.inkShare, `${name}: share of non-background pixels`).toBeGreaterThan(0.01);
+  // holochain-gym/holochain-gym.github.io#38: a page showed `[object Object]` where its content belonged.
   const text = await page.locator('body').textContent();
   expect(text, `${name}: an object printed instead of its content`).not.toContain('[object ');
   expect(text).not.toContain('undefined');
@@ -346,6 +347,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       await page.locator(`[data-proposal-done="${replaceId}"]`, { hasText: 'applied to USER.md' }).waitFor();
       await pReplace.waitFor({ state: 'detached' });
       // The list is read again after the action: the approved proposal is gone, the other still decidable.
+      // tmobile/sawtooth-next-directory#611: proposals acted on stayed in the pending list until a reload.
       expect(await page.locator('section.proposal').count()).toBe(1);
       await pRemove.getByRole('button', { name: 'Discard' }).click();
       await page.getByText('No memory proposals.').waitFor();
@@ -366,6 +368,22 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       expect(await page.locator(`a[href="#/runs/${runId}"]`).count()).toBe(1);
       await look(page, 'pages-10-runs');
       expect(pageErrors).toEqual([]);
+
+      // On a phone the cards fit the screen: nothing wider than it (a payload or hash wraps).
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      await phone.addCookies(await context.cookies());
+      const mobile = await phone.newPage();
+      mobile.setDefaultTimeout(WAIT);
+      for (const [hash, shown] of [
+        ['#/approvals', `section.approval[data-approval-id="${runApproval.id}"] code.hash`],
+        ['#/decisions', `section.card[data-decision-id="${decision.id}"] .status.resolved`],
+      ] as const) {
+        await mobile.goto(`${ch.url}${hash}`);
+        await mobile.locator(shown).waitFor();
+        expect(await mobile.evaluate<number>('document.documentElement.scrollWidth'), hash).toBeLessThanOrEqual(390);
+        await look(mobile, `pages-11-phone-${hash.slice(2)}`);
+      }
+      await phone.close();
       await context.close();
     } finally {
       await ch.close();
