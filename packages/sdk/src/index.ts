@@ -53,6 +53,10 @@ export type {
   DecisionStatus,
   DecisionOption,
   DecisionResolution,
+  DecisionExecution,
+  DecisionCapabilityExecution,
+  DecisionRecoveryExecution,
+  DecisionRefusedChoice,
 } from './core/run-records';
 export type { DecisionFilter } from './ports/storage-adapter';
 export type { TracingOptions } from './runtime/tracing/tracing-options';
@@ -82,6 +86,8 @@ export {
   type BudgetReservationState,
 } from './core/budget-records';
 export type { AgentGoalReport } from './runtime/goal-report';
+export type { RequestKind } from './runtime/completion-rule';
+export type { RunEffect } from './runtime/run-effects';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type {
   RunEvent,
@@ -173,10 +179,19 @@ export type {
 export type {
   CapabilityDescriptor,
   CapabilityKind,
+  EffectKind,
   InvocationTarget,
   ReplayPolicy,
 } from './core/capability-descriptor';
-export type { InvocationContext, InvocationResult, InvocationStatus } from './capabilities/invocation';
+export type {
+  InvocationContext,
+  InvocationResult,
+  InvocationResultBase,
+  InvocationSucceeded,
+  InvocationPending,
+  InvocationUnsuccessful,
+  InvocationStatus,
+} from './capabilities/invocation';
 export {
   DefaultCapabilityRegistry,
   type CapabilityRegistry,

@@ -24,7 +24,7 @@ import {
   VerifierNotReadOnlyError,
 } from './errors';
 import { summarizeInput } from './input-summary';
-import type { InvocationContext, InvocationResult } from './invocation';
+import type { InvocationContext, InvocationResult, InvocationResultBase } from './invocation';
 import { compileSchema } from './schema-validator';
 import {
   type Capability,
@@ -649,14 +649,19 @@ export class InvocationPipeline {
     error: { code: string; message: string } | undefined,
     extra: { key?: string; replayed?: boolean; entry?: LedgerEntry },
   ): InvocationResult {
-    const result: InvocationResult = { status, invocationId: p.invocationId };
+    // Built field by field, then returned as the union member its status names (output for succeeded/pending, error otherwise).
+    const result: InvocationResultBase & {
+      status: InvocationResult['status'];
+      output?: unknown;
+      error?: { code: string; message: string };
+    } = { status, invocationId: p.invocationId };
     if (status === 'succeeded' || status === 'pending') result.output = output ?? null;
     if (error) result.error = { code: error.code, message: error.message };
     if (extra.key !== undefined) result.idempotencyKey = extra.key;
     if (extra.replayed) result.replayed = true;
     if (extra.entry?.approvalId) result.approvalId = extra.entry.approvalId;
     if (extra.entry?.grantId) result.grantId = extra.entry.grantId;
-    return result;
+    return result as InvocationResult;
   }
 }
 

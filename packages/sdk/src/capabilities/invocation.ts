@@ -30,17 +30,10 @@ export interface InvocationContext {
 export type InvocationStatus = 'succeeded' | 'failed' | 'pending' | 'unknown' | 'denied';
 
 /**
- * What `invoke` returns. Denials, handler failures and unknown outcomes are results, not exceptions,
- * so the model sees them as tool results.
+ * What every {@link InvocationResult} carries, whatever its status.
  * @public
  */
-export interface InvocationResult<O = unknown> {
-  /** Outcome. */
-  status: InvocationStatus;
-  /** Output (`succeeded`) or receipt (`pending`). */
-  output?: O;
-  /** Why it failed, was denied or is unknown: stable `code` and message. */
-  error?: { code: string; message: string };
+export interface InvocationResultBase {
   /** Id of this invocation (also in the audit row). */
   invocationId: string;
   /** Idempotency key, for side-effecting kinds. */
@@ -52,3 +45,58 @@ export interface InvocationResult<O = unknown> {
   /** Grant that authorized the call. */
   grantId?: string;
 }
+
+/**
+ * The call took effect: `output` is the handler's output.
+ * @public
+ */
+export interface InvocationSucceeded<O = unknown> extends InvocationResultBase {
+  /** Outcome. */
+  status: 'succeeded';
+  /** The handler's output. */
+  output: O;
+  /** Never set on success. */
+  error?: undefined;
+}
+
+/**
+ * An async job was accepted, not done: `output` is the receipt.
+ * @public
+ */
+export interface InvocationPending<O = unknown> extends InvocationResultBase {
+  /** Outcome. */
+  status: 'pending';
+  /** The receipt the handler returned. */
+  output: O;
+  /** Never set while pending. */
+  error?: undefined;
+}
+
+/**
+ * The call did not produce an output: `failed` (it did not take effect), `denied` (authorization refused; nothing
+ * ran) or `unknown` (the effect may have happened; verify before retrying). `error` says why.
+ * @public
+ */
+export interface InvocationUnsuccessful extends InvocationResultBase {
+  /** Outcome. */
+  status: 'failed' | 'denied' | 'unknown';
+  /** Never set: there is no output. */
+  output?: undefined;
+  /** Why it failed, was denied or is unknown: stable `code` and message. */
+  error: { code: string; message: string };
+}
+
+/**
+ * What `invoke` returns. Denials, handler failures and unknown outcomes are results, not exceptions,
+ * so the model sees them as tool results. A union discriminated by `status`: after
+ * `if (result.status === 'succeeded')` the `output` is typed `O`; after a check for `failed`, `denied` or
+ * `unknown` the `error` is present.
+ * @example
+ * ```ts
+ * const result = await host.invoke(searchTitles, { query: 'Dune' }, { actor: 'user:alice' });
+ * if (result.status === 'succeeded') console.log(result.output); // typed by the capability's output schema
+ * else if (result.status !== 'pending') console.log(result.error.code);
+ * ```
+ * @public
+ */
+export type InvocationResult<O = unknown> = InvocationSucceeded<O> | InvocationPending<O> | InvocationUnsuccessful;

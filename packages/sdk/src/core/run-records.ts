@@ -181,6 +181,64 @@ export interface DecisionOption {
 }
 
 /**
+ * What executing a decision's chosen option through the invocation path did: the invocation's `status`, its
+ * `output` (succeeded, pending) or `error` (failed, denied, unknown), its id and idempotency key.
+ * @public
+ */
+export type DecisionCapabilityExecution = {
+  /** The option invoked a capability. */
+  kind: 'capability';
+  /** The capability invoked. */
+  capabilityId: string;
+  /** The invocation's outcome (see `InvocationStatus`). */
+  status: 'succeeded' | 'failed' | 'pending' | 'unknown' | 'denied';
+  /** Output (`succeeded`) or receipt (`pending`). */
+  output?: JsonValue;
+  /** Why it failed, was denied or is unknown. */
+  error?: { code: string; message: string };
+  /** The invocation's id (in the audit trail). */
+  invocationId?: string;
+  /** The invocation's idempotency key. */
+  idempotencyKey?: string;
+};
+
+/**
+ * A recovery run that the system verified from business facts closed the decision.
+ * @public
+ */
+export type DecisionRecoveryExecution = {
+  /** An automatic recovery. */
+  kind: 'agent_recover';
+  /** Always true: only a verified recovery closes a decision. */
+  verified: boolean;
+  /** The recovery run. */
+  runId: string;
+  /** The facts that verified it. */
+  facts: JsonValue;
+};
+
+/**
+ * What executing a decision's resolution did: a capability invocation, a verified automatic recovery, or
+ * nothing (`none`: the option invokes nothing, or the decision was dismissed).
+ * @public
+ */
+export type DecisionExecution = DecisionCapabilityExecution | DecisionRecoveryExecution | { kind: 'none' };
+
+/**
+ * A choice that did not take (its invocation was denied or failed), as kept in the decision's evidence
+ * (`deniedChoice`, `failedChoice`) and returned to the chooser: the execution, plus who chose what and when.
+ * @public
+ */
+export type DecisionRefusedChoice = DecisionCapabilityExecution & {
+  /** The option chosen. */
+  optionId: string;
+  /** Who chose it. */
+  actor: string;
+  /** When (ms). */
+  at: number;
+};
+
+/**
  * How a decision was closed: the option chosen (or `null` when the system closed it) and what executing it did.
  * @public
  */
@@ -191,9 +249,10 @@ export interface DecisionResolution {
   note: string | null;
   /**
    * What executing the choice did: `capability` (the option's invocation: status, output or error, invocation id,
-   * idempotency key), `agent_recover` (a recovery run the system verified: `verified`, `runId`, `facts`), or `none`.
+   * idempotency key), `agent_recover` (a recovery run the system verified: `verified`, `runId`, `facts`), or `none`;
+   * null while the chosen option is still executing.
    */
-  execution: JsonValue;
+  execution: DecisionExecution | null;
 }
 
 /**

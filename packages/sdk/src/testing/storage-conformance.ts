@@ -1351,7 +1351,11 @@ export function describeStorageConformance(
           ],
           raisedBy: 'system:watch',
           resolvedBy: 'user:admin',
-          resolution: { optionId: 'recheck', note: UNICODE, execution: { kind: 'capability', status: 'succeeded' } },
+          resolution: {
+            optionId: 'recheck',
+            note: UNICODE,
+            execution: { kind: 'capability', capabilityId: 'download.recheck', status: 'succeeded' },
+          },
           revision: 3,
           createdAt: 30,
           updatedAt: 35,

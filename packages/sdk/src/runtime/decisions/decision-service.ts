@@ -5,7 +5,14 @@ import type { InvocationContext, InvocationResult } from '../../capabilities/inv
 import { parseActor } from '../../core/actor';
 import { isMediaAgentError, MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
-import type { DecisionOption, DecisionRecord, RunRecord } from '../../core/run-records';
+import type {
+  DecisionCapabilityExecution,
+  DecisionExecution,
+  DecisionOption,
+  DecisionRecord,
+  DecisionRefusedChoice,
+  RunRecord,
+} from '../../core/run-records';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
@@ -62,10 +69,11 @@ export interface DecisionChoice {
   /** The decision after the choice (`resolved`), or unchanged when the choice was denied. */
   decision: DecisionRecord;
   /**
-   * The execution recorded for the decision's first choice (a second choice returns the first's); for a denied
-   * choice, `{ kind: 'capability', status: 'denied', error }` and the decision stays unresolved.
+   * The execution recorded for the decision's first choice (a second choice returns the first's); for a denied or
+   * failed choice, the refused choice (`{ kind: 'capability', status: 'denied' | 'failed', error, optionId, actor, at }`)
+   * and the decision stays unresolved; null when nothing is recorded.
    */
-  execution: JsonValue;
+  execution: DecisionExecution | DecisionRefusedChoice | null;
   /** False when the decision was already resolved: nothing ran, the first result is returned. */
   first: boolean;
 }
@@ -228,7 +236,7 @@ export class DecisionService {
     const settled = await this.resolveDecision({ type: 'updated', decisionId });
     if (settled.status !== 'resolved') {
       const evidence = asObject(settled.evidence);
-      return { decision: settled, execution: evidence.deniedChoice ?? evidence.failedChoice ?? null, first: true };
+      return { decision: settled, execution: refusedChoice(evidence), first: true };
     }
     return { decision: settled, execution: settled.resolution?.execution ?? null, first: true };
   }
@@ -258,7 +266,7 @@ export class DecisionService {
     }
     if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
     const evidence = asObject(d.evidence);
-    return { decision: d, execution: evidence.deniedChoice ?? evidence.failedChoice ?? null, first: false };
+    return { decision: d, execution: refusedChoice(evidence), first: false };
   }
 
   /**
@@ -527,8 +535,8 @@ export class DecisionService {
     const d = await this.get(decisionId);
     if (d.status !== 'resolved' || !d.resolution || d.resolution.execution !== null) return d;
     const option = d.options.find((o) => o.id === d.resolution!.optionId);
-    let execution: JsonValue = { kind: 'none' };
-    let denied: JsonValue | undefined;
+    let execution: DecisionExecution = { kind: 'none' };
+    let denied: DecisionRefusedChoice | undefined;
     if (option?.capabilityId) {
       const actor = d.resolvedBy ?? 'system:decisions';
       let result: InvocationResult;
@@ -541,7 +549,7 @@ export class DecisionService {
         const code = isMediaAgentError(error) ? error.code : 'DRIVER_FAILED';
         result = { status: 'failed', error: { code, message: (error as Error).message }, invocationId: '' };
       }
-      execution = {
+      const invoked: DecisionCapabilityExecution = {
         kind: 'capability',
         capabilityId: option.capabilityId,
         status: result.status,
@@ -550,11 +558,12 @@ export class DecisionService {
         ...(result.invocationId ? { invocationId: result.invocationId } : {}),
         ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
       };
+      execution = invoked;
       // Denied (nothing ran) or failed (it did not take effect): the person may choose again.
       if (result.status === 'denied' || result.status === 'failed')
-        denied = { optionId: option.id, actor, ...(execution as Record<string, JsonValue>), at: this.deps.clock.now() };
+        denied = { optionId: option.id, actor, ...invoked, at: this.deps.clock.now() };
     }
-    const failed = (execution as { status?: unknown }).status === 'failed';
+    const failed = denied?.status === 'failed';
     const { deniedChoice: _denied, failedChoice: _failed, ...evidence } = asObject(d.evidence);
     const next: DecisionRecord = denied
       ? {
@@ -689,6 +698,11 @@ export class DecisionService {
       resolvedAt: null,
     };
   }
+}
+
+/** The refused choice kept in a decision's evidence (`deniedChoice`, else `failedChoice`), as the service wrote it. */
+function refusedChoice(evidence: Record<string, JsonValue>): DecisionRefusedChoice | null {
+  return ((evidence.deniedChoice ?? evidence.failedChoice ?? null) as DecisionRefusedChoice | null) ?? null;
 }
 
 /** The event stream of a decision: the run it is about, else one named by its id. @internal */

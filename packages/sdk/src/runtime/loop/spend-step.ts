@@ -132,7 +132,7 @@ async function resolveBudgetDecisions(loop: Loop, session: RunSession): Promise<
       ...d,
       status: 'resolved',
       resolvedBy: BUDGETS_ACTOR,
-      resolution: { optionId: null, note: 'the budget has room again: the run resumed', execution: { type: 'none' } },
+      resolution: { optionId: null, note: 'the budget has room again: the run resumed', execution: { kind: 'none' } },
       revision: d.revision + 1,
       updatedAt: now,
       resolvedAt: now,
