@@ -297,7 +297,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       const decisionsBefore = await look(page, 'pages-4-decisions');
       await dCard.getByRole('button', { name: 'Keep the 1080p copy' }).click();
       await dCard.locator('.status.resolved').waitFor();
-      expect(await dCard.textContent()).toContain(`Closed by ${CONSOLE_ACTOR}`);
+      expect(await texts(page, `section.card[data-decision-id="${decision.id}"] p.resolution`)).toEqual([
+        `Closed by ${CONSOLE_ACTOR} choosing “Keep the 1080p copy”`,
+      ]);
       expect(await dCard.getByRole('button').count()).toBe(0);
       const resolved = await host.getDecision(decision.id);
       expect(resolved).toMatchObject({

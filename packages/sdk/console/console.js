@@ -699,6 +699,7 @@ function decisionsPage() {
         ...decisions.map((d) => {
           const feedback = h('div', { 'aria-live': 'polite' });
           const open = d.status === 'open' || d.status === 'awaiting_user';
+          const chosen = d.options.find((o) => o.id === d.resolution?.optionId);
           const subject =
             d.subjectType === 'run'
               ? h('a', { href: `#/runs/${encodeURIComponent(d.subjectId)}` }, d.subjectId)
@@ -715,8 +716,9 @@ function decisionsPage() {
             d.resolution
               ? h(
                   'p',
-                  {},
+                  { class: 'resolution' },
                   `Closed by ${d.resolvedBy ?? 'the system'}`,
+                  chosen ? ` choosing “${chosen.label}”` : '',
                   d.resolution.note ? `: ${d.resolution.note}` : '',
                 )
               : '',
