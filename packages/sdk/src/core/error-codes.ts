@@ -303,7 +303,8 @@ export const ERROR_CODES = {
   SKILL_UNAVAILABLE:
     'A background review called a skill tool on a host without personal skills (the `skills` option is not set).',
   SKILL_USER_INVALID: 'Personal skills need the stable id of a person (`user:<id>`); the run acts for nobody.',
-  SKILL_INPUT_INVALID: "A skill tool's arguments do not match its schema (unknown field, wrong type, out of range).",
+  SKILL_INPUT_INVALID:
+    "A skill tool's or the skill store's arguments do not match their shape (unknown action or field, wrong type, out of range, no write context); nothing was written.",
 
   // Decisions for people and their automatic investigation (`host.raiseDecision`, `host.chooseDecisionOption`)
   DECISION_INVALID:
