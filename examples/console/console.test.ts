@@ -244,7 +244,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       )!;
       const runPlan = await host.plans.get(runApproval.planId);
       expect((await runCard.locator('code.hash').textContent())?.trim()).toBe(runPlan.payloadHash);
-      expect(await texts(page, '#plan li')).not.toEqual([]);
+      expect(await texts(page, '#plan li')).toContain('Check the library completed');
+      expect(await texts(page, '#transcript li.tool')).toContain('inventory.query succeeded');
       await look(page, 'pages-1-run');
 
       // Approvals: one card per waiting approval (the run's and the two seeded), each with its plan's payload
