@@ -224,6 +224,11 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       const pageErrors: string[] = [];
       page.on('pageerror', (e) => pageErrors.push(e.message));
 
+      // The bare address is not signed in: the page says so (every API call answers 401), and how to sign in.
+      await page.goto(ch.url);
+      await page.getByText('HTTP_UNAUTHENTICATED').first().waitFor();
+      expect(await page.locator('main').textContent()).toContain('You are not signed in');
+
       // Runs: sign in with the login link, start a run from the form.
       await page.goto(ch.loginUrl);
       await page.getByText('No runs yet.').waitFor();
