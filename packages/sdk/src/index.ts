@@ -86,8 +86,6 @@ export {
   type BudgetReservationState,
 } from './core/budget-records';
 export type { AgentGoalReport } from './runtime/goal-report';
-export type { RequestKind } from './runtime/completion-rule';
-export type { RunEffect } from './runtime/run-effects';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type {
   RunEvent,
@@ -179,7 +177,6 @@ export type {
 export type {
   CapabilityDescriptor,
   CapabilityKind,
-  EffectKind,
   InvocationTarget,
   ReplayPolicy,
 } from './core/capability-descriptor';
