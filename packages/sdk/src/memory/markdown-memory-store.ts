@@ -47,8 +47,13 @@ export class MarkdownMemoryStore implements MemoryStore {
   readonly #root: string;
   readonly #locks = new Map<string, Promise<unknown>>();
 
-  /** @param dataDir - the memory root (created on the first write) */
+  /**
+   * @param dataDir - the memory root (created on the first write)
+   * @throws {@link MemoryError} `MEMORY_INPUT_INVALID` when `dataDir` is not a non-empty string
+   */
   constructor(dataDir: string) {
+    if (typeof dataDir !== 'string' || dataDir === '')
+      throw new MemoryError('MEMORY_INPUT_INVALID', 'dataDir must be the memory folder path');
     this.#root = dataDir;
   }
 

@@ -21,7 +21,7 @@ import { checkInside, readIfExists, sha256, writeAtomic } from './skill-files';
 import { withLibraryLock } from './library-lock';
 import { parseOwnership, type OwnershipMap } from './skill-ownership';
 import { checkSkillFilePath, checkSkillName, SKILL_FILE, SUPPORT_FOLDERS } from './skill-paths';
-import { checkCommandInput, checkManageInput, checkViewInput } from './skill-input';
+import { checkCommandInput, checkManageInput, checkStoreOptions, checkViewInput } from './skill-input';
 
 /** Largest file `skill_view` returns, in bytes (a larger one is an error, never truncated). */
 export const SKILL_VIEW_MAX_BYTES = 512 * 1024;
@@ -67,8 +67,12 @@ export class FileSkillStore implements SkillStore {
   readonly #lockWaitMs: number;
   readonly #now: () => Date;
 
-  /** @param options - data directory, public skill folders, lock wait, clock */
+  /**
+   * @param options - data directory, public skill folders, lock wait, clock
+   * @throws `SKILL_INPUT_INVALID` (`details.argument` names the option) for options of the wrong type
+   */
   constructor(options: FileSkillStoreOptions) {
+    checkStoreOptions(options);
     this.#dataDir = options.dataDir;
     const pub = options.publicDir;
     this.#publicRoots = pub === undefined ? [] : typeof pub === 'string' ? [pub] : [...pub];

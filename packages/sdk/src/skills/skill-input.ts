@@ -146,3 +146,23 @@ export function checkCommandInput(command: unknown): asserts command is SkillCom
   if (typeof command.verb !== 'string' || !COMMAND_VERBS.includes(command.verb))
     throw refuse('command.verb', `must be one of ${COMMAND_VERBS.join(', ')}; got ${got(command.verb)}`);
 }
+
+/**
+ * Checks a file skill store's options when it is made, so a wrong type never surfaces later as a bare
+ * `TypeError` from the file system.
+ * @throws `SKILL_INPUT_INVALID` naming the option
+ */
+export function checkStoreOptions(options: unknown): void {
+  if (!isRecord(options))
+    throw refuse('options', `must be { dataDir, publicDir?, lockWaitMs?, now? }; got ${got(options)}`);
+  if (typeof options.dataDir !== 'string' || options.dataDir === '')
+    throw refuse('options.dataDir', `must be a directory path; got ${got(options.dataDir)}`);
+  const pub = options.publicDir;
+  if (pub !== undefined && typeof pub !== 'string' && !(Array.isArray(pub) && pub.every((p) => typeof p === 'string')))
+    throw refuse('options.publicDir', `when given, must be a folder path or an array of them; got ${got(pub)}`);
+  const wait = options.lockWaitMs;
+  if (wait !== undefined && !(typeof wait === 'number' && Number.isFinite(wait) && wait >= 0))
+    throw refuse('options.lockWaitMs', `when given, must be a number of milliseconds; got ${got(wait)}`);
+  if (options.now !== undefined && typeof options.now !== 'function')
+    throw refuse('options.now', `when given, must be a function returning a Date; got ${got(options.now)}`);
+}

@@ -138,5 +138,6 @@ describe('memory: wrong-typed arguments are refused with a stable code, never a 
     expect(await codeOf(() => store.getProposal(user.userKey, 42 as never))).toBe('MEMORY_PROPOSAL_NOT_FOUND');
     expect(existsSync(join(dir, 'users'))).toBe(false);
     expect(tree()).toEqual([]);
+    for (const root of [undefined, '', 42]) expect(() => new MarkdownMemoryStore(root as never)).toThrow(/dataDir/);
   });
 });

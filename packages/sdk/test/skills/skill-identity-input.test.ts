@@ -202,4 +202,23 @@ describe('skill store: typed refusals of malformed arguments, before any I/O', (
     expect(await codeOf(() => store.command('alice', { verb: 'pin', name: 3 } as never))).toBe('SKILL_NAME_INVALID');
     expect(await codeOf(() => store.manage('alice', 'create' as never, FG))).toBe('SKILL_BATCH_INVALID');
   });
+
+  it('the store refuses options of the wrong type when it is made', () => {
+    for (const options of [
+      undefined,
+      { dataDir: 42 },
+      { dataDir: '' },
+      { dataDir: dir, publicDir: [1] },
+      { dataDir: dir, lockWaitMs: '5s' },
+      { dataDir: dir, now: new Date() },
+    ]) {
+      let code = 'accepted';
+      try {
+        new FileSkillStore(options as never);
+      } catch (error) {
+        code = error instanceof MediaAgentError ? error.code : String(error);
+      }
+      expect(code, JSON.stringify(options)).toBe('SKILL_INPUT_INVALID');
+    }
+  });
 });
