@@ -15,7 +15,7 @@
  *
  * console.log(DEFAULT_DECISION_OPTIONS.investigateMaxAttempts); // 2
  * try {
- *   await host.chooseDecisionOption(id, 'recheck', 'user:alice');
+ *   await host.chooseDecisionOption(id, 'recheck', { actor: 'user:alice' });
  * } catch (error) {
  *   if (error instanceof DecisionError && error.code === 'DECISION_CLOSED') console.log('already settled');
  *   else throw error;

@@ -23,7 +23,7 @@ export { ERROR_CODES, type ErrorCode } from './core/error-codes';
 
 // the host
 export { createAgentHost, createAgentContainer } from './composition/container';
-export type { AgentHost, StartReport } from './runtime/agent-host';
+export type { ActorOptions, AgentHost, StartReport } from './runtime/agent-host';
 export type {
   AgentOptions,
   HistoryOptions,

@@ -47,9 +47,12 @@ export function hostDecisions(
     list: (filter) => host.decisions(filter.status ? { status: filter.status } : {}),
     get: (id) => host.getDecision(id),
     choose: async (id, optionId, actor, note) => {
-      const { decision, execution } = await host.chooseDecisionOption(id, optionId, actor, note);
+      const { decision, execution } = await host.chooseDecisionOption(id, optionId, {
+        actor,
+        ...(note !== undefined ? { note } : {}),
+      });
       return { decision, execution };
     },
-    dismiss: (id, actor, note) => host.dismissDecision(id, actor, note),
+    dismiss: (id, actor, note) => host.dismissDecision(id, { actor, ...(note !== undefined ? { note } : {}) }),
   };
 }

@@ -342,7 +342,7 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
   });
   app.post('/api/runs/:id/messages', async (c) => {
     const body = await readBody(c, MessageBody);
-    const message = await host.appendToInbox(c.req.param('id'), body.text, c.var.actor);
+    const message = await host.appendToInbox(c.req.param('id'), body.text, { actor: c.var.actor });
     return c.json({ message }, 202);
   });
   app.post('/api/runs/:id/abort', async (c) => {

@@ -44,6 +44,18 @@ import { RunStartLimiter } from './limits/run-start-limiter';
 import { StreamSlots } from './limits/stream-slots';
 import { releasingIterable } from './limits/releasing-iterable';
 
+/**
+ * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
+ * behalf takes `{ actor }` in an options object (`getRun`, `listRuns`, `appendToInbox`, `abort`, `events`,
+ * `chooseDecisionOption`, `dismissDecision`). `roleOf` and `identityChanged` take the actor they are about as their
+ * subject instead.
+ * @public
+ */
+export interface ActorOptions {
+  /** The actor, e.g. `user:alice`, `apikey:ci`, `system:watch`. */
+  actor: string;
+}
+
 /** What {@link AgentHost.start} found and did. @public */
 export interface StartReport {
   /** Ledger entries that were `running` at start and are now `unknown` (their executor died). */
@@ -167,19 +179,26 @@ export interface AgentHost {
    * writer (an administrator's message lets it reach admin-only capabilities) while its owner stays the same.
    * @param runId - the run
    * @param text - the message, as the person wrote it
-   * @param actor - who writes it, e.g. `user:admin`
+   * @param options - `actor`: who writes it, e.g. `user:admin`
    * @returns the queued inbox record
    * @throws {@link MediaAgentError} `RUN_NOT_FOUND` (also for a run `actor` may not see), `RUN_REQUEST_INVALID`,
    *   `ACTOR_INVALID`
    *
    * @example
    * ```ts
-   * await host.appendToInbox(run.id, 'prefer 1080p, no HDR', 'user:admin');
+   * await host.appendToInbox(run.id, 'prefer 1080p, no HDR', { actor: 'user:admin' });
    * ```
+   */
+  appendToInbox(runId: string, text: string, options: ActorOptions): Promise<InboxRecord>;
+  /**
+   * The positional form of {@link AgentHost.(appendToInbox:1)}.
+   * @deprecated Pass `{ actor }`: `appendToInbox(runId, text, { actor })` (the one convention of the host API). The
+   *   positional form still works and logs one warning per host.
    */
   appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord>;
   /**
    * Aborts a run: no further steps; completed effects are not undone; the run ends `cancelled`.
+   * @param reason - optional words for the record
    * @param options - `actor` aborts on a person's behalf: only the run's owner and administrators may
    * @throws `RUN_NOT_FOUND` (also for a run `actor` may not see), `ACTOR_INVALID`
    */
@@ -299,23 +318,42 @@ export interface AgentHost {
    * through the one invocation path as `actor` (authorized, audited, ledgered). Choosing again returns the first
    * result and runs nothing. A denied invocation is returned (`execution.status: 'denied'`) and leaves the decision
    * `awaiting_user`.
+   * A choice made while another choice of the same decision is still executing waits for that one's result
+   * (`first: false`), at most `decisions.choiceWaitMs`.
    * @param id - the decision
    * @param optionId - one of its `options[].id`
-   * @param actor - who chooses, e.g. `user:alice`
-   * @param note - optional words for the record
-   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`, `ACTOR_INVALID`;
-   *   `ADMIN_FORBIDDEN` for an option that invokes nothing (it only closes the decision) chosen by a non-administrator
+   * @param options - `actor`: who chooses, e.g. `user:alice`; `note`: optional words for the record
+   * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_OPTION_NOT_FOUND`, `DECISION_CLOSED`,
+   *   `DECISION_IN_PROGRESS`, `ACTOR_INVALID`; `ADMIN_FORBIDDEN` for an option that invokes nothing (it only closes
+   *   the decision) chosen by a non-administrator
    *
    * @example
    * ```ts
-   * const { decision, execution } = await host.chooseDecisionOption(decisionId, 'recheck', 'user:admin');
+   * const { decision, execution } = await host.chooseDecisionOption(decisionId, 'recheck', { actor: 'user:admin' });
    * ```
+   */
+  chooseDecisionOption(
+    id: string,
+    optionId: string,
+    options: ActorOptions & { note?: string },
+  ): Promise<DecisionChoice>;
+  /**
+   * The positional form of {@link AgentHost.(chooseDecisionOption:1)}.
+   * @deprecated Pass `{ actor, note }`: `chooseDecisionOption(id, optionId, { actor, note })`. The positional form
+   *   still works and logs one warning per host.
    */
   chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice>;
   /**
    * Dismisses a decision without action (administrators only).
+   * @param options - `actor`: who dismisses it; `note`: optional words for the record
    * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_CLOSED` (already resolved), `ACTOR_INVALID`,
    *   `ADMIN_FORBIDDEN`
+   */
+  dismissDecision(id: string, options: ActorOptions & { note?: string }): Promise<DecisionRecord>;
+  /**
+   * The positional form of {@link AgentHost.(dismissDecision:1)}.
+   * @deprecated Pass `{ actor, note }`: `dismissDecision(id, { actor, note })`. The positional form still works and
+   *   logs one warning per host.
    */
   dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord>;
   /**
@@ -504,9 +542,32 @@ export class DefaultAgentHost implements AgentHost {
     return this.#refused('listRuns') ?? this.#deps.runs.listRuns(filter);
   }
 
-  /** {@inheritDoc AgentHost.appendToInbox} */
-  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
-    return this.#refused('appendToInbox') ?? this.#deps.runs.appendToInbox(runId, text, actor);
+  /** {@inheritDoc AgentHost.(appendToInbox:1)} */
+  appendToInbox(runId: string, text: string, options: ActorOptions): Promise<InboxRecord>;
+  /** @deprecated Pass `{ actor }`: `appendToInbox(runId, text, { actor })`. */
+  appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord>;
+  appendToInbox(runId: string, text: string, options: ActorOptions | string): Promise<InboxRecord> {
+    const actor = this.#actorOf('appendToInbox', options);
+    return this.#refused('appendToInbox') ?? this.#deps.runs.appendToInbox(runId, text, actor as string);
+  }
+
+  /** Methods whose deprecated positional actor form was already warned about by this host. */
+  readonly #warned = new Set<string>();
+
+  /**
+   * The actor of an options object, or of the deprecated positional string (one warning per method and host). A
+   * value of neither shape is passed on as is, so the service refuses it (`ACTOR_INVALID`).
+   */
+  #actorOf(method: string, options: { actor?: unknown } | string | undefined): unknown {
+    if (typeof options !== 'string') return options?.actor;
+    if (!this.#warned.has(method)) {
+      this.#warned.add(method);
+      this.#deps.logger.warn(
+        `host.${method} with a positional actor is deprecated: pass { actor } (the one convention of the host API)`,
+        { method },
+      );
+    }
+    return options;
   }
 
   /** {@inheritDoc AgentHost.abort} */
@@ -666,14 +727,37 @@ export class DefaultAgentHost implements AgentHost {
     return this.#refused('raiseDecision') ?? this.#deps.decisions.raise(input);
   }
 
-  /** {@inheritDoc AgentHost.chooseDecisionOption} */
-  chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice> {
-    return this.#refused('chooseDecisionOption') ?? this.#deps.decisions.choose(id, optionId, actor, note);
+  /** {@inheritDoc AgentHost.(chooseDecisionOption:1)} */
+  chooseDecisionOption(
+    id: string,
+    optionId: string,
+    options: ActorOptions & { note?: string },
+  ): Promise<DecisionChoice>;
+  /** @deprecated Pass `{ actor, note }`: `chooseDecisionOption(id, optionId, { actor, note })`. */
+  chooseDecisionOption(id: string, optionId: string, actor: string, note?: string): Promise<DecisionChoice>;
+  chooseDecisionOption(
+    id: string,
+    optionId: string,
+    options: (ActorOptions & { note?: string }) | string,
+    note?: string,
+  ): Promise<DecisionChoice> {
+    const actor = this.#actorOf('chooseDecisionOption', options);
+    const words = typeof options === 'string' ? note : options?.note;
+    return this.#refused('chooseDecisionOption') ?? this.#deps.decisions.choose(id, optionId, actor as string, words);
   }
 
-  /** {@inheritDoc AgentHost.dismissDecision} */
-  dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord> {
-    return this.#refused('dismissDecision') ?? this.#deps.decisions.dismiss(id, actor, note);
+  /** {@inheritDoc AgentHost.(dismissDecision:1)} */
+  dismissDecision(id: string, options: ActorOptions & { note?: string }): Promise<DecisionRecord>;
+  /** @deprecated Pass `{ actor, note }`: `dismissDecision(id, { actor, note })`. */
+  dismissDecision(id: string, actor: string, note?: string): Promise<DecisionRecord>;
+  dismissDecision(
+    id: string,
+    options: (ActorOptions & { note?: string }) | string,
+    note?: string,
+  ): Promise<DecisionRecord> {
+    const actor = this.#actorOf('dismissDecision', options);
+    const words = typeof options === 'string' ? note : options?.note;
+    return this.#refused('dismissDecision') ?? this.#deps.decisions.dismiss(id, actor as string, words);
   }
 
   /** {@inheritDoc AgentHost.resolveDecision} */

@@ -42,7 +42,7 @@ export const steeringMidRun = defineScenario({
         )
           return;
         call.state.set('sent');
-        await ctx.host.appendToInbox(call.run.id, STEERING_MESSAGE, 'user:admin');
+        await ctx.host.appendToInbox(call.run.id, STEERING_MESSAGE, { actor: 'user:admin' });
       },
     },
   ],
