@@ -67,6 +67,7 @@ export function subscriptionCapabilities(view: V2HostView): Capability[] {
       'Adds a MoviePilot subscription (订阅): the host then searches and downloads new releases of the title by itself.',
     kind: 'execute',
     replay: 'never',
+    effect: 'subscription',
     policy: 'acquisition',
     tags: ['subscription', 'subscribe', 'acquire'],
     aliases: ['订阅', '添加订阅'],

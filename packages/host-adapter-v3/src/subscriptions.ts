@@ -162,6 +162,7 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
       'Adds a MoviePilot subscription (订阅): the host then searches and downloads new releases of the title by itself. Host superusers only; an agent needs a person’s approval of an mp.operation.plan of subscription.add with the same body.',
     kind: 'execute',
     replay: 'never',
+    effect: 'subscription',
     policy: 'acquisition',
     tags: ['moviepilot', 'subscription', 'subscribe', 'acquire'],
     aliases: ['订阅', '添加订阅'],

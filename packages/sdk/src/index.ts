@@ -86,6 +86,8 @@ export {
   type BudgetReservationState,
 } from './core/budget-records';
 export type { AgentGoalReport } from './runtime/goal-report';
+export type { RequestKind } from './runtime/completion-rule';
+export type { RunEffect } from './runtime/run-effects';
 export type { GoalFacts, GoalFactsSnapshot } from './runtime/goal-facts';
 export type {
   RunEvent,
@@ -177,6 +179,7 @@ export type {
 export type {
   CapabilityDescriptor,
   CapabilityKind,
+  EffectKind,
   InvocationTarget,
   ReplayPolicy,
 } from './core/capability-descriptor';

@@ -46,6 +46,7 @@ export class CapabilityCatalog {
       aliases: capability.aliases ?? [],
       policy: capability.policy,
       adminOnly: capability.adminOnly === true,
+      ...(capability.kind === 'execute' ? { effect: capability.effect ?? 'other' } : {}),
       redact: capability.redact ?? [],
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
     });

@@ -12,7 +12,8 @@ import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationResult } from './invocation';
 import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
-import type { Capability, Verifier } from './types';
+import type { Capability, Verifier, VerifierOutcome } from './types';
+import type { LedgerEntry } from '../core/records';
 import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
 
 /**
@@ -60,6 +61,25 @@ export interface CapabilityRegistry {
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
+  /**
+   * Reads back the effect of a call that succeeded, with the capability's read-only verifier (its `verify`, or
+   * one given to `registerVerifier`). Nothing is claimed, settled or audited; the verifier's reads go through
+   * the invocation path as `system:ledger-verifier`. The verified goal report confirms `subscription`,
+   * `setting` and `schedule` effects this way (docs/architecture.md#the-goal-report).
+   * @param capabilityId - the capability whose call succeeded
+   * @param input - the call's input
+   * @param entry - the call's ledger entry
+   * @param context - the run the call belongs to (its reads carry it) and a signal that aborts them
+   * @returns the verifier's verdict: `succeeded` (the effect holds), `failed` (it does not) or `unknown` (with
+   *   the reason: no verifier, a read failed, no verdict)
+   * @throws `CAPABILITY_NOT_FOUND` for an unregistered id
+   */
+  readBack(
+    capabilityId: string,
+    input: unknown,
+    entry: LedgerEntry,
+    context?: { runId?: string; signal?: AbortSignal },
+  ): Promise<VerifierOutcome<unknown>>;
   /** Emits `invocation` after every settled invocation. */
   readonly events: EventSource<InvocationEvents>;
 }
@@ -157,5 +177,15 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
     const id = typeof idOrCapability === 'string' ? idOrCapability : idOrCapability?.id;
     return this.#pipeline.invoke(id, input, context);
+  }
+
+  readBack(
+    capabilityId: string,
+    input: unknown,
+    entry: LedgerEntry,
+    context: { runId?: string; signal?: AbortSignal } = {},
+  ): Promise<VerifierOutcome<unknown>> {
+    this.#catalog.descriptor(capabilityId);
+    return this.#pipeline.readBack(capabilityId, input, entry, context);
   }
 }

@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { EFFECT_KINDS } from '../core/capability-descriptor';
 import { compileSchema } from './schema-validator';
 import { CapabilitySchemaUnsupportedError, InvalidCapabilityError } from './errors';
 import { checkProviderSchema, deepFreeze } from '../models/provider-schema';
@@ -61,6 +62,13 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   if (typeof d!.description !== 'string') throw new InvalidCapabilityError(id, 'description is required');
   if (d!.adminOnly !== undefined && typeof d!.adminOnly !== 'boolean')
     throw new InvalidCapabilityError(id, 'adminOnly must be a boolean');
+  if (d!.effect !== undefined && !EFFECT_KINDS.includes(d!.effect))
+    throw new InvalidCapabilityError(
+      id,
+      `effect must be one of ${EFFECT_KINDS.join(', ')}; got ${JSON.stringify(d!.effect)}`,
+    );
+  if (d!.effect !== undefined && d!.kind !== 'execute')
+    throw new InvalidCapabilityError(id, `effect is declared on execute capabilities only; this one is ${d!.kind}`);
   for (const [name, schema] of [
     ['input', d!.input],
     ['output', d!.output],

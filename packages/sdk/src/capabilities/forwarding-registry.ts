@@ -1,7 +1,8 @@
 import type { CapabilityRegistry } from './capability-registry';
 import type { CapabilitySearchHit } from './capability-search';
 import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
-import type { Capability, Verifier } from './types';
+import type { Capability, Verifier, VerifierOutcome } from './types';
+import type { LedgerEntry } from '../core/records';
 import type { InvocationContext, InvocationResult } from './invocation';
 
 /**
@@ -78,5 +79,15 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     context: InvocationContext,
   ): Promise<InvocationResult<any>> {
     return this.inner.invoke(idOrCapability as string, input, context);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.readBack} */
+  readBack(
+    capabilityId: string,
+    input: unknown,
+    entry: LedgerEntry,
+    context?: { runId?: string; signal?: AbortSignal },
+  ): Promise<VerifierOutcome<unknown>> {
+    return this.inner.readBack(capabilityId, input, entry, context);
   }
 }

@@ -551,7 +551,27 @@ export class InvocationPipeline {
     return { state: pending ? 'pending' : 'succeeded', output: json };
   }
 
-  async #verify(p: Prepared, entry: LedgerEntry): Promise<VerifierOutcome<unknown>> {
+  /**
+   * Reads back the effect of a call that succeeded: the capability's read-only verifier on the call's input.
+   * Nothing is claimed, settled or audited; the verifier's reads go through the invocation path as usual.
+   */
+  readBack(
+    id: string,
+    input: unknown,
+    entry: LedgerEntry,
+    ctx: { runId?: string; signal?: AbortSignal },
+  ): Promise<VerifierOutcome<unknown>> {
+    const capability = this.deps.catalog.capability(id);
+    return this.#verify(
+      { capability, input, signal: ctx.signal ?? NEVER_ABORTED, ctx: ctx.runId ? { runId: ctx.runId } : {} },
+      entry,
+    );
+  }
+
+  async #verify(
+    p: Pick<Prepared, 'capability' | 'input' | 'signal'> & { ctx: Pick<InvocationContext, 'runId'> },
+    entry: LedgerEntry,
+  ): Promise<VerifierOutcome<unknown>> {
     const verifier = this.deps.catalog.verifier(p.capability.id);
     if (!verifier) return { status: 'unknown', reason: 'no read-only verifier is registered for this capability' };
     const read: ReadInvoker = async (capabilityId, input) => {

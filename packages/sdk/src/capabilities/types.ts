@@ -2,7 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Actor } from '../core/actor';
 import type { Clock } from '../ports/clock';
 import type { Logger } from '../ports/logger';
-import type { CapabilityKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
+import type { CapabilityKind, EffectKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
 import type { LedgerEntry, PlanRecord } from '../core/records';
 
 /**
@@ -109,6 +109,13 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
    * one, is denied with `AUTH_ADMIN_ONLY` before the handler, whatever its kind, approvals or grants.
    */
   adminOnly?: boolean;
+  /**
+   * For `execute` capabilities: what a successful call changes, which decides when a run that made it is
+   * complete (default `other`: done when the call succeeded). `download` waits for the import, `organize` for
+   * the organize to finish; `subscription`, `setting` and `schedule` are done only when `verify` reads the
+   * effect back. See docs/architecture.md#the-goal-report.
+   */
+  effect?: EffectKind;
   // `NoInfer`: `I` and `O` come from `input` and `output` only. Inferring them from the callbacks too
   // makes the compiler expand typebox's `Static` conditional type generically, which costs a consumer
   // tens of seconds of type-checking per program.

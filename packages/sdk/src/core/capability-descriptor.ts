@@ -16,6 +16,37 @@ export type CapabilityKind = 'read' | 'preview' | 'propose' | 'approve' | 'execu
  */
 export type ReplayPolicy = 'safe' | 'reconcile' | 'never';
 
+/**
+ * What a successful call of a side-effecting capability changes, which decides when a run that made it is
+ * complete (docs/architecture.md#the-goal-report):
+ * `download` — done when the download is imported into the library (submitted is not imported);
+ * `organize` — done when the organize finished (queued is not finished);
+ * `subscription` — done when the subscription exists, read back (it never waits for future releases);
+ * `setting` — done when a read confirms the new value;
+ * `schedule` — done when the schedule exists, read back (never a promise that it will run well);
+ * `cancel` — done when the call succeeded; what it removed (a download) is the intended outcome, not a failure;
+ * `other` — done when the call succeeded (`pending` waits).
+ * The read-back of `subscription`, `setting` and `schedule` is the capability's read-only verifier.
+ * @public
+ */
+export type EffectKind = 'download' | 'organize' | 'subscription' | 'setting' | 'schedule' | 'cancel' | 'other';
+
+/** Every {@link EffectKind}, in the order the docs list them. @public */
+export const EFFECT_KINDS: readonly EffectKind[] = Object.freeze([
+  'download',
+  'organize',
+  'subscription',
+  'setting',
+  'schedule',
+  'cancel',
+  'other',
+]);
+
+/** True for effect kinds whose completion is confirmed by reading the effect back (the capability's verifier). @public */
+export function needsReadBack(effect: EffectKind): boolean {
+  return effect === 'subscription' || effect === 'setting' || effect === 'schedule';
+}
+
 /** True for kinds that need authorization records and a ledger entry. @public */
 export function isSideEffecting(kind: CapabilityKind): boolean {
   return kind === 'propose' || kind === 'approve' || kind === 'execute';
@@ -74,6 +105,11 @@ export interface CapabilityDescriptor {
   policy: string | undefined;
   /** Only administrators (or runs acting for one) may invoke it; absent means `false`. */
   adminOnly?: boolean;
+  /**
+   * What a successful call changes, deciding when a run that made it is complete ({@link EffectKind}); set on
+   * `execute` capabilities of a registry (`other` when the definition does not say), absent otherwise.
+   */
+  effect?: EffectKind;
   /**
    * Dotted input paths never stored or traced in clear (`*` matches any array item or key), as the capability
    * declares them; secret-looking field names are redacted besides. Absent on descriptors built by hand.

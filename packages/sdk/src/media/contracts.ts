@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import type { CapabilityKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
+import type { CapabilityKind, EffectKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
 import { MediaEntityIdSchema, MediaIdSchema, MediaKindSchema, MediaSourceSchema, mediaEntityId } from './identity';
 import {
   DownloadJobSchema,
@@ -46,16 +46,19 @@ export interface StandardCapabilityContract<I extends TSchema = TSchema, O exten
   readonly redact: readonly string[];
   /** What the call touches (media entity, plan), for grant scopes and approvals. */
   readonly target: ((input: Static<I>) => InvocationTarget) | undefined;
+  /** For `execute` contracts: what a successful call changes, deciding when the run is complete (see `EffectKind`). */
+  readonly effect: EffectKind | undefined;
 }
 
 function contract<I extends TSchema, O extends TSchema>(
-  c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy'> & {
+  c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy' | 'effect'> & {
     policy?: string;
+    effect?: EffectKind;
     redact?: string[];
     target?: (input: NoInfer<Static<I>>) => InvocationTarget;
   },
 ): StandardCapabilityContract<I, O> {
-  return Object.freeze({ version: 1, policy: undefined, redact: [], target: undefined, ...c });
+  return Object.freeze({ version: 1, policy: undefined, redact: [], target: undefined, effect: undefined, ...c });
 }
 
 const strict = { additionalProperties: false } as const;
@@ -160,6 +163,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Binds a release or a download to the title it really is (mediaSource + mediaId), when recognition was ambiguous or wrong. Changes how it will be organized. Needs an approval or a grant (policy.identity).',
     kind: 'execute',
+    effect: 'other',
     replay: 'reconcile',
     policy: 'identity',
     tags: ['identity', 'recognize', 'match', 'metadata'],
@@ -223,6 +227,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Sends a download plan (from download.plan) to the downloader. The result is pending: the job is accepted, not finished — follow it with task.inspect; it is done only when imported into the library. Never repeat a submit whose outcome is unknown: check task.inspect first.',
     kind: 'execute',
+    effect: 'download',
     replay: 'never',
     policy: 'acquisition',
     tags: ['download', 'submit', 'execute', 'torrent'],
@@ -237,6 +242,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Forces the downloader to recheck one stalled, failed or paused download (action "recheck", the default) or to resume it ("resume"). Touches only that download: no new source, nothing deleted.',
     kind: 'execute',
+    effect: 'download',
     replay: 'never',
     policy: 'automation',
     tags: ['download', 'recheck', 'resume', 'recover', 'stalled'],
@@ -294,6 +300,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Executes an organize plan (from organize.plan): puts the files into the library and records an organize record. Re-freezes the plan first and fails with MEDIA_PLAN_CONFLICT when it changed.',
     kind: 'execute',
+    effect: 'organize',
     replay: 'reconcile',
     policy: 'organize',
     tags: ['organize', 'import', 'library', 'transfer', 'execute'],
@@ -331,6 +338,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Retries one failed or stalled download (restarts it) or failed organize record. Side effects are deduplicated by the host.',
     kind: 'execute',
+    effect: 'download',
     replay: 'reconcile',
     policy: 'automation',
     tags: ['task', 'retry', 'recover'],
@@ -344,6 +352,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Cancels (removes) one download that is not imported yet. Files already in the library are not touched.',
     kind: 'execute',
+    effect: 'cancel',
     replay: 'reconcile',
     policy: 'acquisition',
     tags: ['task', 'cancel', 'remove', 'download'],
@@ -378,6 +387,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     description:
       'Applies new policy settings as a new revision. Needs an approval or an exact grant; policy grants never cover it.',
     kind: 'execute',
+    effect: 'setting',
     replay: 'reconcile',
     tags: ['policy', 'apply', 'rules', 'settings'],
     aliases: ['策略', '应用策略', '修改规则'],

@@ -86,7 +86,8 @@ export function defineStandardCapability<Id extends StandardCapabilityId>(
     redact: [...c.redact],
     ...(c.policy !== undefined ? { policy: c.policy } : {}),
     ...(c.target ? { target: c.target } : {}),
-    ...(extras.verify ? { verify: extras.verify } : {}),
+    ...(c.effect ? { effect: c.effect } : {}),
+    ...(extras.verify ? { verify: extras.verify } : id === 'policy.apply' ? { verify: verifyPolicyApply } : {}),
     handler,
   } as never) as StandardCapability<Id>;
 }
@@ -210,4 +211,28 @@ export const verifyDownloadSubmit: Verifier<
       reason: `the job submitted with this key belongs to plan ${job.planId}, not ${input.planId}`,
     };
   return { status: 'succeeded', output: { download: job } };
+};
+
+/**
+ * The standard read-back of `policy.apply`, used unless the implementation gives its own `verify`: reads
+ * `policy.preview` with the same settings; no changes left means the policy holds the new values (`succeeded`,
+ * with the current revision), any change left means it does not (`failed`, naming the fields). A `setting`
+ * effect is done only when such a read confirms it (docs/architecture.md#the-goal-report).
+ * @public
+ */
+export const verifyPolicyApply: Verifier<StandardInput<'policy.apply'>, StandardOutput<'policy.apply'>> = async ({
+  input,
+  read,
+}) => {
+  const preview = (await read('policy.preview', {
+    kind: input.kind,
+    settings: input.settings,
+  })) as StandardOutput<'policy.preview'>;
+  if (preview.changes.length > 0)
+    return {
+      status: 'failed',
+      reason: `the ${input.kind} policy does not hold the new value of ${preview.changes.map((c) => c.field).join(', ')}`,
+    };
+  if (preview.revision < 1) return { status: 'failed', reason: `the ${input.kind} policy was never applied` };
+  return { status: 'succeeded', output: { kind: preview.kind, revision: preview.revision, settings: preview.current } };
 };

@@ -20,6 +20,7 @@ export {
   registerStandardCapabilities,
   planReceipt,
   verifyDownloadSubmit,
+  verifyPolicyApply,
   type StandardCapability,
   type StandardCapabilityExtras,
   type StandardHandler,

@@ -49,6 +49,11 @@ export interface LedgerRepository {
     options?: { claimedBefore?: number; limit?: number },
   ): Promise<LedgerEntry[]>;
   /**
+   * Entries claimed by run `runId` (its model's capability calls and its code cells' calls), oldest claim first,
+   * at most `limit` (default 100). The verified goal report judges a run by them.
+   */
+  listByRun(runId: string, options?: { limit?: number }): Promise<LedgerEntry[]>;
+  /**
    * Entries of `grantId` with `claimedAt` in [`from`, `to`) (ms) and the sum of their `bytes`, counted from the
    * ledger rows (each entry once, under its latest claim). Budgets are not checked with this: they read the
    * per-day counters of {@link GrantUsageRepository}, which cost the same however long the ledger is.
@@ -303,7 +308,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 7;
+export const STORAGE_SCHEMA_VERSION = 8;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id'>>;

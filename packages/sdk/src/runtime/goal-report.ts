@@ -1,6 +1,8 @@
 import type { RunMode } from '../core/run-records';
 import type { GoalFactsSnapshot } from './goal-facts';
 import type { GoalCandidate } from './goal-target';
+import { judgeCompletion, runSettled, type RequestKind } from './completion-rule';
+import type { RunEffect } from './run-effects';
 
 /**
  * The verified goal report of a run. Its
@@ -10,14 +12,21 @@ import type { GoalCandidate } from './goal-target';
 export interface AgentGoalReport {
   /** Run id. */
   runId: string;
-  /** `succeeded` the goal's media is in the library; `waiting` facts still moving (submitted ≠ imported); `failed` otherwise. */
+  /**
+   * `succeeded` the request is done (by its kind: imported, organized, read back, or no effect asked for);
+   * `waiting` what it started is still moving (submitted ≠ imported); `failed` otherwise.
+   */
   status: 'succeeded' | 'waiting' | 'failed';
   /** Always true: built from facts, not from model text. */
   verified: true;
   /** One-line summary of the facts. */
   summary: string;
+  /** What the run was asked for, from its facts: `['answer']` when it attempted no effect, else each effect kind. */
+  request: RequestKind[];
   /** The facts the status was decided from. */
   facts: GoalFactsSnapshot;
+  /** The side effects the run attempted, with how each ended and its read-back. */
+  effects: RunEffect[];
   /** The titles the goal was resolved to (from catalog lookups and the people's words), when any: the status is about them. */
   targets?: Array<{ mediaEntityId: string; title: string; year: number | null }>;
   /** The model's final text, never used to decide the status. */
@@ -33,22 +42,17 @@ export interface AgentGoalReport {
  * @public
  */
 export function factsSettled(facts: GoalFactsSnapshot): boolean {
-  return (
-    facts.downloads.every((d) => !['queued', 'downloading', 'completed'].includes(d.status)) &&
-    facts.organizes.every((o) => o.status !== 'running')
-  );
+  return runSettled(facts);
 }
 
 /**
- * Builds the report from facts (a pure function).
+ * Builds the report from facts (a pure function): the completion rule (`judgeCompletion`) decides the status.
  *
  * @remarks
- * Execute mode: `failed` if a download failed, stalled or was removed, or an organize failed; otherwise
- * `waiting` while facts are not settled; otherwise `succeeded` when at least one media entity the run
- * touched is in the library, else `failed` (nothing was achieved). When the goal was resolved to
- * targets, `succeeded` needs every target in the library: a run that imported another title is
- * `failed`, and the summary says what it did. Plan-only mode: `succeeded` when the drive ended
- * normally (the plan is the outcome), since it may not change anything.
+ * The request is classified from the effects the run attempted and the titles its goal named: a run that
+ * attempted no effect (a question, a greeting) `succeeded` when its drive ended normally, and the report says
+ * no effect was made; a download is done when imported, an organize when finished, a subscription, setting or
+ * schedule when read back; an `unknown` effect never succeeds. See docs/architecture.md#the-goal-report.
  * @public
  */
 export function buildGoalReport(input: {
@@ -58,53 +62,19 @@ export function buildGoalReport(input: {
   finalText: string | null;
   at: number;
   targets?: ReadonlyArray<GoalCandidate>;
+  effects?: ReadonlyArray<RunEffect>;
 }): AgentGoalReport {
-  const { facts } = input;
-  const failedDownloads = facts.downloads.filter(
-    (d) => d.status === 'failed' || d.status === 'stalled' || d.status === 'removed',
-  );
-  const failedOrganizes = facts.organizes.filter((o) => o.status === 'failed');
-  const present = facts.library.filter((l) => l.present);
   const targets = input.targets ?? [];
-  const missingTargets = targets.filter((t) => !present.some((l) => l.mediaEntityId === t.mediaEntityId));
-  let status: AgentGoalReport['status'];
-  let summary: string;
-  if (input.mode === 'plan_only') {
-    status = 'succeeded';
-    summary = `plan only: ${facts.library.length} media entities inspected, nothing executed`;
-  } else if (failedDownloads.length > 0 || failedOrganizes.length > 0) {
-    status = 'failed';
-    summary = `${failedDownloads
-      .map((d) => `download ${d.id} (${d.title}) ${d.status}`)
-      .concat(failedOrganizes.map((o) => `organize ${o.id} failed`))
-      .join('; ')}`;
-  } else if (!factsSettled(facts)) {
-    status = 'waiting';
-    const moving = facts.downloads.filter((d) => ['queued', 'downloading', 'completed'].includes(d.status));
-    summary = `submitted is not imported: ${moving.map((d) => `${d.title} ${d.status}`).join(', ') || 'organize running'}`;
-  } else if (missingTargets.length > 0) {
-    status = 'failed';
-    const did =
-      facts.downloads.length > 0
-        ? `this run downloaded ${facts.downloads.map((d) => `${d.title} (${d.status})`).join(', ')}`
-        : present.length > 0
-          ? `in the library: ${present.map((l) => l.title).join(', ')}`
-          : 'nothing of it is in the library';
-    summary = `the goal's ${missingTargets.map((t) => `${t.title} (${t.year ?? '?'}, ${t.mediaEntityId})`).join(', ')} is not in the library; ${did}`;
-  } else if (present.length > 0) {
-    status = 'succeeded';
-    const imported = facts.downloads.filter((d) => d.status === 'imported');
-    summary = `in the library: ${present.map((l) => l.title).join(', ')}${imported.length ? ` (imported by this run: ${imported.map((d) => d.title).join(', ')})` : ' (already there; nothing submitted)'}`;
-  } else {
-    status = 'failed';
-    summary = 'nothing the run touched is in the library';
-  }
+  const effects = input.effects ?? [];
+  const verdict = judgeCompletion({ mode: input.mode, facts: input.facts, effects, targets });
   return {
     runId: input.runId,
-    status,
+    status: verdict.status,
     verified: true,
-    summary,
-    facts,
+    summary: verdict.summary,
+    request: verdict.request,
+    facts: input.facts,
+    effects: [...effects],
     ...(targets.length > 0
       ? { targets: targets.map((t) => ({ mediaEntityId: t.mediaEntityId, title: t.title, year: t.year })) }
       : {}),

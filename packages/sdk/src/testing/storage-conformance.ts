@@ -609,6 +609,29 @@ export function describeStorageConformance(
     );
 
     t.it(
+      'ledger listByRun returns the entries one run claimed, oldest claim first, honouring limit (default 100)',
+      withStorage(async (s) => {
+        const rows = [
+          ledgerEntry({ key: 'r-2', runId: 'run-a', callId: 'c2', claimedAt: 200 }),
+          ledgerEntry({ key: 'r-1', runId: 'run-a', callId: 'c1', claimedAt: 100, state: 'unknown' }),
+          ledgerEntry({ key: 'r-x', runId: 'run-b', callId: 'cx', claimedAt: 50 }),
+          ledgerEntry({ key: 'r-n', runId: null, callId: 'cn', claimedAt: 10 }),
+        ];
+        for (const r of rows) await s.ledger.insert(r);
+        const keys = (list: LedgerEntry[]) => list.map((e) => e.key);
+        assert.deepEqual(keys(await s.ledger.listByRun('run-a')), ['r-1', 'r-2']);
+        assert.deepEqual(keys(await s.ledger.listByRun('run-a', { limit: 1 })), ['r-1']);
+        assert.deepEqual(await s.ledger.listByRun('run-b'), [rows[2]]);
+        assert.deepEqual(await s.ledger.listByRun('run-none'), []);
+        for (let i = 0; i < 101; i++)
+          await s.ledger.insert(
+            ledgerEntry({ key: `m-${i}`, runId: 'run-many', callId: `m${i}`, claimedAt: 1000 + i }),
+          );
+        assert.equal((await s.ledger.listByRun('run-many')).length, 100);
+      }),
+    );
+
+    t.it(
       'ledger usageForGrant counts claims and bytes of that grant with claimedAt in [from, to) only',
       withStorage(async (s) => {
         const day = 86_400_000;

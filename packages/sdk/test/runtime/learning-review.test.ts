@@ -201,6 +201,24 @@ describe('background learning reviews of a host with skills and memory', () => {
     expect(await host.memory!.currentEntries('user:alice', 'user')).toEqual(['Answers in English']);
   });
 
+  // A plain question in execute mode used to end `failed` ("nothing the run touched is in the library"), and a
+  // failed run never counted as a delivered reply: no review ever followed such a conversation.
+  it('follows every delivered reply in execute mode too: plain questions succeed as answers and the 10th starts the review', async () => {
+    const { host, reports } = await start(
+      [
+        learningReviewScript({ memory: [{ action: 'add', target: 'user', content: 'Answers in English' }] }),
+        { match: 'hello', finalText: 'hi' },
+      ],
+      { memory: true },
+    );
+    const run = await host.startRun({ goal: 'hello 1', actor: 'user:alice' });
+    expect(run.mode).toBe('execute');
+    await waitForRunStatus(host, run.id, ['succeeded']);
+    expect((await host.getRun(run.id)).report).toMatchObject({ status: 'succeeded', request: ['answer'] });
+    await talk(host, run.id, 2, 10);
+    expect(reports.map((r) => [r.runId, r.due])).toEqual([[run.id, { memory: true, skills: false }]]);
+  });
+
   it("a message sent while the run works is a user turn too; the runtime's own prompts are not", async () => {
     const { host, reports } = await start(
       [

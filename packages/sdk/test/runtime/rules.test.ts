@@ -94,13 +94,15 @@ describe('goal report rules (seed 004, finalize)', () => {
       }).status,
     ).toBe('failed');
   });
-  it('nothing in the library is failed whatever the model says; the model text is attached unverified', () => {
+  it('a run that attempted no effect is an answer: succeeded, saying no effect was made; the model text is attached unverified', () => {
     const r = report(empty, 'execute', 'Dune is in your library!');
     expect(r).toMatchObject({
-      status: 'failed',
+      status: 'succeeded',
+      request: ['answer'],
       verified: true,
       modelText: { text: 'Dune is in your library!', verified: false },
     });
+    expect(r.summary).toMatch(/^no effect was made/);
   });
   it('plan_only runs succeed when the drive ended: the plan is the outcome', () => {
     expect(report(empty, 'plan_only').status).toBe('succeeded');

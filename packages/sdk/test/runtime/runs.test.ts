@@ -77,12 +77,16 @@ describe('runs end to end (scripted model, real runtime)', () => {
     expect((await h.getRun(run.id)).report?.status).toBe('failed');
   });
 
-  it('a model that says it is done without touching anything cannot make the run succeed', async () => {
-    const { host: h } = await host({ match: 'Dune', finalText: 'Done! Dune is in your library.' });
+  // evoila/meho#2077: a zero-tool no-op reported `succeeded` with the model's invented claim as its output.
+  it('a model that says it is done without touching anything: the report says no effect was made, its claim stays unverified', async () => {
+    const { host: h, world } = await host({ match: 'Dune', finalText: 'Done! Dune is in your library.' });
     const run = await h.startRun({ goal: 'Add Dune to the library', actor: 'user:admin' });
     const done = await waitForStatus(h, run.id, ['succeeded', 'failed']);
-    expect(done.status).toBe('failed');
-    expect((await h.getRun(run.id)).report).toMatchObject({ status: 'failed', modelText: { verified: false } });
+    expect(done.status).toBe('succeeded');
+    const report = (await h.getRun(run.id)).report!;
+    expect(report).toMatchObject({ request: ['answer'], effects: [], modelText: { verified: false } });
+    expect(report.summary).toMatch(/^no effect was made/);
+    expect(world.jobs).toHaveLength(0);
   });
 
   it('tool results reach the model with their state: denied without a grant, and the downloader gets nothing', async () => {

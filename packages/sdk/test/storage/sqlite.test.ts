@@ -100,6 +100,7 @@ describe('SqliteStorage', () => {
         { version: 5, name: 'run checklist' },
         { version: 6, name: 'decisions as records people resolve' },
         { version: 7, name: 'budget counters and reservations' },
+        { version: 8, name: 'ledger entries by run' },
       ]);
     } finally {
       raw.close();
@@ -430,6 +431,7 @@ describe('SqliteStorage', () => {
         { version: 5, name: 'run checklist' },
         { version: 6, name: 'decisions as records people resolve' },
         { version: 7, name: 'budget counters and reservations' },
+        { version: 8, name: 'ledger entries by run' },
       ]);
     } finally {
       check.close();

@@ -4,6 +4,7 @@ import { MediaAgentError } from '../../core/errors';
 import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
 import { approvalFor, requestApproval } from './approvals';
+import { recordEffect } from './effect-record';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -37,6 +38,10 @@ export async function callCapability(
   const question = await checkGoalTarget(storage, session, descriptor, call.input);
   if (question) {
     const message = `${question.question} The goal does not say; a person was asked. Do not choose: wait for the answer.`;
+    await recordEffect(loop, session, descriptor, call.input, {
+      status: 'failed',
+      error: { code: 'GOAL_TARGET_AMBIGUOUS', message },
+    });
     return {
       result: { status: 'failed', error: { code: 'GOAL_TARGET_AMBIGUOUS', message } },
       extra: {},
@@ -62,6 +67,7 @@ export async function callCapability(
     };
   }
   if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
+  await recordEffect(loop, session, descriptor, call.input, result);
   const extra: Record<string, unknown> = {};
   if (result.status === 'denied') {
     const asked = await requestApproval({ approvals, logger }, session, descriptor, call.input);

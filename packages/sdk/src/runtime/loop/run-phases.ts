@@ -4,7 +4,10 @@ import type { JsonValue } from '../../core/records';
 import type { RunRecord, RunStatus } from '../../core/run-records';
 import type { RunPatch } from '../../ports/storage-adapter';
 import type { GoalFactsSnapshot } from '../goal-facts';
-import { buildGoalReport, factsSettled } from '../goal-report';
+import { buildGoalReport } from '../goal-report';
+import { runSettled } from '../completion-rule';
+import { withLedgerStates } from '../run-effects';
+import { runEffects } from './effect-record';
 import { RunMiddlewareError } from '../middleware/run-middleware';
 import { approvalsDecidedSince, openApprovals } from './approvals';
 import { commitDeferredStep, commitStep } from './commit';
@@ -165,12 +168,20 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       finalText: current.finalText,
       at: clock.now(),
       targets: goalState(session).targets,
+      effects: await currentEffects(loop, session),
     });
     const report = isRecoverRun(session) ? recoverReport(session, built) : built;
     session.emit('report', { report });
     const status: RunStatus = report.status === 'waiting' ? 'waiting' : report.status;
     await finish(loop, session, status, report.summary, null, report as unknown as JsonValue);
   }
+}
+
+/** The run's effects, each brought up to date with its ledger entry (a verifier or a finished job may have settled it). */
+async function currentEffects(loop: Loop, session: RunSession) {
+  const effects = runEffects(session);
+  if (effects.length === 0) return effects;
+  return withLedgerStates(effects, await loop.deps.storage.ledger.listByRun(session.id, { limit: 1000 }));
 }
 
 /**
@@ -202,7 +213,8 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
   }
   const waitingForApproval = (await openApprovals(loop.deps, current.id)).length > 0;
   const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
-  if ((!factsSettled(facts) || waitingForApproval) && clock.now() < deadline) {
+  const effects = await currentEffects(loop, session);
+  if ((!runSettled(facts, effects) || waitingForApproval) && clock.now() < deadline) {
     const report = buildGoalReport({
       runId: current.id,
       mode: current.mode,
@@ -210,6 +222,7 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
       finalText: current.finalText,
       at: clock.now(),
       targets: goalState(session).targets,
+      effects,
     });
     session.patch({
       status: 'waiting',

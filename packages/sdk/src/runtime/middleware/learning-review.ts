@@ -83,8 +83,9 @@ const sameUsage = (a: Readonly<RunUsage>, b: Readonly<RunUsage>) =>
  * and summaries never are (a memory review is due on every 10th, when memory is configured); every model response
  * that called tools counts once (a skill review is due at 10, when skills are configured; one calling
  * `skill_manage` resets the count). A review starts only after a reply was delivered and stored
- * (`succeeded` or `waiting` for the person, the model's last turn calling no tool — a turn a middleware
- * such as the loop guard cut short is not delivered), for runs a person started (not background, not
+ * (the model's last turn answered with text and called no tool — a turn a middleware such as the loop guard
+ * cut short is not delivered; whatever the goal report then says of the run's effects, in every mode; not
+ * after a cancel or a budget stop), for runs a person started (not background, not
  * subagents), and never for a request that carried provider-native tools; a due review carries over
  * failed or cancelled turns. New input to the conversation cancels a running review and waits at most
  * `cancelWaitMs`; a review that outlives that has its later writes refused. The review's usage is added
@@ -249,8 +250,9 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
       if (!final || !c || !interactive) return settle();
       // A reply is delivered when the model's last turn answered the person: a turn that called tools and
       // was cut short (a middleware such as the loop guard paused the run) is not, and has no results to copy.
+      // The goal report judges effects, not the reply: a run whose download failed still answered its person.
       const delivered =
-        (ctx.status === 'succeeded' || ctx.status === 'waiting') &&
+        (ctx.status === 'succeeded' || ctx.status === 'waiting' || ctx.status === 'failed') &&
         final.reply.content.length > 0 &&
         !final.reply.content.some((part) => part.type === 'tool_call');
       const decision = reviewAfterTurn(c, {

@@ -65,6 +65,12 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
         .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
         .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
         .map((e) => copy(e)),
+    listByRun: (runId, options = {}) =>
+      [...t.table<LedgerEntry>('ledger').values()]
+        .filter((e) => e.runId === runId)
+        .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
+        .slice(0, options.limit ?? 100)
+        .map((e) => copy(e)),
     usageForGrant: (grantId, from, to) => {
       let invocations = 0;
       let bytes = 0;

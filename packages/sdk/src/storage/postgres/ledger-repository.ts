@@ -32,6 +32,8 @@ const LEDGER = new TableMapping<LedgerEntry>('"{schema}".ledger', {
 // concurrent claimers in any number of processes (the loser waits for the winner's commit, then inserts nothing).
 const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
 
+const LEDGER_BY_RUN_SQL = `SELECT * FROM "{schema}".ledger WHERE run_id = @runId ORDER BY claimed_at, key LIMIT @limit`;
+
 const LEDGER_BY_CALL_SQL = `SELECT * FROM "{schema}".ledger WHERE scope_id = @scopeId AND call_id = @callId`;
 
 const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM "{schema}".ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
@@ -71,6 +73,10 @@ export function pgLedgerRepository(q: PgQueries): LedgerRepository {
         `SELECT * FROM "{schema}".ledger WHERE ${where} ORDER BY claimed_at, key LIMIT @limit`,
         params,
       );
+      return rows.map((r) => LEDGER.fromRow(r));
+    },
+    listByRun: async (runId, options = {}) => {
+      const rows = await all(LEDGER_BY_RUN_SQL, { runId, limit: limit(options.limit ?? 100) });
       return rows.map((r) => LEDGER.fromRow(r));
     },
     usageForGrant: async (grantId, from, to) => {

@@ -307,6 +307,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `CREATE INDEX budget_reservations_state ON "{schema}".budget_reservations (state, created_at)`,
     ],
   },
+  {
+    version: 8,
+    name: 'ledger entries by run',
+    // The verified goal report reads every entry a run claimed (docs/architecture.md#the-goal-report).
+    statements: [`CREATE INDEX ledger_run ON "{schema}".ledger (run_id, claimed_at) WHERE run_id IS NOT NULL`],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -32,6 +32,8 @@ const LEDGER_INSERT_SQL = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
 
 const LEDGER_BY_CALL_SQL = `SELECT * FROM ledger WHERE scope_id = @scopeId AND call_id = @callId`;
 
+const LEDGER_BY_RUN_SQL = `SELECT * FROM ledger WHERE run_id = @runId ORDER BY claimed_at, key LIMIT @limit`;
+
 const USAGE_FOR_GRANT_SQL = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ledger WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
 
 const DELETE_SETTLED_SQL = `DELETE FROM ledger WHERE state IN (SELECT value FROM json_each(@states)) AND state NOT IN ('running', 'unknown') AND settled_at IS NOT NULL AND settled_at < @settledBefore`;
@@ -65,6 +67,8 @@ export function sqliteLedgerRepository(q: SqlQueries): SyncRepository<StorageSes
         LEDGER.fromRow(r),
       );
     },
+    listByRun: (runId, options = {}) =>
+      all(LEDGER_BY_RUN_SQL, { runId, limit: limit(options.limit ?? 100) }).map((r) => LEDGER.fromRow(r)),
     usageForGrant: (grantId, from, to) => {
       const row = one(USAGE_FOR_GRANT_SQL, { grantId, from, to });
       return { invocations: Number(row?.invocations ?? 0), bytes: Number(row?.bytes ?? 0) };

@@ -333,6 +333,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX budget_reservations_state ON budget_reservations (state, created_at)`,
     ],
   },
+  {
+    version: 8,
+    name: 'ledger entries by run',
+    // The verified goal report reads every entry a run claimed (docs/architecture.md#the-goal-report).
+    statements: [`CREATE INDEX ledger_run ON ledger (run_id, claimed_at) WHERE run_id IS NOT NULL`],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
