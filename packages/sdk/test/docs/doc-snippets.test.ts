@@ -1,7 +1,8 @@
 /**
- * Every TypeScript snippet of the READMEs (the root README, `packages/*\/README.md`,
- * `examples/*\/README.md`) is type-checked against the workspace sources, and the snippets marked
- * `run` are run as programs, so a README cannot drift from the API.
+ * Every TypeScript snippet of the documentation — the READMEs (the root README, `packages/*\/README.md`,
+ * `examples/*\/README.md`) and the pages `docs/*.md` — is type-checked against the workspace sources, all in one
+ * TypeScript program, and the snippets marked `run` are run as programs, all in one child process, so the
+ * documentation cannot drift from the API.
  *
  * Convention — what a snippet assumes is written next to it in the README, visible in its source:
  * an HTML comment directly above the fence (only blank lines between),
@@ -14,12 +15,13 @@
  *     ```ts
  *
  * The file checked is prelude + snippet + epilogue (an ES module; top-level await allowed), with the
- * repository's tsconfig (workspace packages resolve to their sources). `run` snippets are then run with
- * tsx in an empty temporary working directory and must exit 0 within the timeout. Errors are reported
- * at the README's own line numbers.
+ * repository's tsconfig (workspace packages resolve to their sources). `run` snippets are then imported one after
+ * the other by one tsx process, each in an empty temporary working directory, and must finish without throwing
+ * (and leave `process.exitCode` unset or 0) within the timeout. Errors are reported at the page's own line numbers.
+ * Mark a snippet `run` when it needs nothing undeclared (its prelude may build what it needs for real).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,13 +44,15 @@ interface Snippet {
   file: string;
 }
 
-function readmes(): string[] {
+/** The pages whose snippets are checked: the READMEs, then `docs/*.md`. */
+function pages(): string[] {
   const found = ['README.md'];
   for (const dir of ['packages', 'examples']) {
     for (const name of readdirSync(join(root, dir)).sort()) {
       if (existsSync(join(root, dir, name, 'README.md'))) found.push(`${dir}/${name}/README.md`);
     }
   }
+  for (const name of readdirSync(join(root, 'docs')).sort()) if (name.endsWith('.md')) found.push(`docs/${name}`);
   return found;
 }
 
@@ -84,9 +88,9 @@ function extractSnippets(readme: string, text: string): Array<Omit<Snippet, 'fil
   return out;
 }
 
-const outDir = join(root, 'temp', 'readme-snippets');
+const outDir = join(root, 'temp', 'doc-snippets');
 const snippets: Snippet[] = [];
-for (const readme of readmes()) {
+for (const readme of pages()) {
   extractSnippets(readme, readFileSync(join(root, readme), 'utf8')).forEach((s) => {
     const slug = readme.replace(/\/README\.md$|\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-');
     snippets.push({ ...s, file: join(outDir, `${slug}-L${s.line}.ts`) });
@@ -138,19 +142,59 @@ beforeAll(() => {
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-/** Runs a snippet file with tsx (workspace packages from their sources) in an empty working directory. */
-function runSnippet(file: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+/** What the runner reported for one snippet: finished (and how), or the error it threw. */
+interface RunOutcome {
+  ok: boolean;
+  error?: string;
+}
+
+/**
+ * The program that runs every `run` snippet in one process: each imported in turn from an empty temporary working
+ * directory; one JSON line per snippet on stdout (`{ file, ok, error }`), then exit (open handles do not keep it).
+ */
+const RUNNER = `
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+const files = JSON.parse(process.env.SNIPPET_FILES);
+const report = (line) => new Promise((resolve) => process.stdout.write('\\n@@snippet ' + JSON.stringify(line) + '\\n', resolve));
+for (const file of files) {
   const cwd = mkdtempSync(join(tmpdir(), 'media-agent-snippet-'));
+  process.chdir(cwd);
+  process.exitCode = undefined;
+  try {
+    await import(pathToFileURL(file).href);
+    const code = process.exitCode ?? 0;
+    await report(code === 0 ? { file, ok: true } : { file, ok: false, error: 'process.exitCode is ' + code });
+  } catch (error) {
+    await report({ file, ok: false, error: String(error && error.stack ? error.stack : error) });
+  }
+  process.exitCode = undefined;
+  process.chdir(${JSON.stringify(tmpdir())});
+  rmSync(cwd, { recursive: true, force: true });
+}
+process.exit(0);
+`;
+
+/** Runs the snippet files in one tsx process (workspace packages from their sources); each file's outcome. */
+function runSnippets(
+  files: string[],
+  timeoutMs: number,
+): Promise<{ outcomes: Map<string, RunOutcome>; output: string }> {
+  const runner = join(outDir, 'run-snippets.mjs');
+  writeFileSync(runner, RUNNER);
   const loader = pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, file], {
-      cwd,
+    const child = spawn(process.execPath, ['--import', loader, runner], {
+      cwd: outDir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
         ANTHROPIC_API_KEY: '',
         OPENAI_API_KEY: '',
         TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
+        SNIPPET_FILES: JSON.stringify(files),
       },
     });
     let output = '';
@@ -158,18 +202,38 @@ function runSnippet(file: string, timeoutMs: number): Promise<{ code: number | n
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', () => {
       clearTimeout(timer);
-      rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, output });
+      const outcomes = new Map<string, RunOutcome>();
+      for (const line of output.split('\n'))
+        if (line.startsWith('@@snippet ')) {
+          const { file, ...outcome } = JSON.parse(line.slice('@@snippet '.length)) as RunOutcome & { file: string };
+          outcomes.set(file, outcome);
+        }
+      resolve({ outcomes, output });
     });
   });
 }
 
-describe('README snippets', () => {
-  it('the READMEs have TypeScript snippets to check (the extraction found them)', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(5);
-    expect(snippets.some((s) => s.run)).toBe(true);
+/** Two programs the runner must report as failed (a throw, an exit code), so a broken runner cannot pass silently. */
+function selfChecks(): string[] {
+  const throws = join(outDir, 'self-check-throws.ts');
+  const exitCode = join(outDir, 'self-check-exit-code.ts');
+  writeFileSync(throws, "await Promise.resolve();\nthrow new Error('self-check: thrown');\nexport {};\n");
+  writeFileSync(exitCode, 'process.exitCode = 3;\nexport {};\n');
+  return [throws, exitCode];
+}
+
+let ran: Promise<{ outcomes: Map<string, RunOutcome>; output: string }> | undefined;
+/** The one run of every `run` snippet, started by the first test that needs it. */
+const runAll = () =>
+  (ran ??= runSnippets([...snippets.filter((s) => s.run).map((s) => s.file), ...selfChecks()], 150_000));
+
+describe('documentation snippets', () => {
+  it('the READMEs and docs/*.md have TypeScript snippets to check (the extraction found them)', () => {
+    expect(snippets.filter((s) => s.readme.endsWith('README.md')).length).toBeGreaterThanOrEqual(5);
+    expect(snippets.filter((s) => s.readme.startsWith('docs/')).length).toBeGreaterThanOrEqual(9);
+    expect(snippets.some((s) => s.run && s.readme.startsWith('docs/'))).toBe(true);
     expect(
       extractSnippets(
         'x.md',
@@ -187,15 +251,27 @@ describe('README snippets', () => {
     ]);
   });
 
+  it('the runner reports a snippet that throws or sets an exit code as failed', async () => {
+    const { outcomes } = await runAll();
+    expect(outcomes.get(join(outDir, 'self-check-throws.ts'))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('self-check: thrown'),
+    });
+    expect(outcomes.get(join(outDir, 'self-check-exit-code.ts'))).toEqual({
+      ok: false,
+      error: 'process.exitCode is 3',
+    });
+  }, 160_000);
+
   for (const s of snippets) {
     it(`${s.readme}:${s.line} type-checks`, () => {
       expect(diagnostics.get(s.file), `${relative(root, s.file)}`).toEqual([]);
     });
     if (s.run) {
-      it(`${s.readme}:${s.line} runs to completion (exit 0)`, async () => {
-        const { code, output } = await runSnippet(s.file, 60_000);
-        expect(code, output).toBe(0);
-      }, 70_000);
+      it(`${s.readme}:${s.line} runs to completion`, async () => {
+        const { outcomes, output } = await runAll();
+        expect(outcomes.get(s.file), output).toEqual({ ok: true });
+      }, 160_000);
     }
   }
 });
