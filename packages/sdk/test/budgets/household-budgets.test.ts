@@ -234,7 +234,13 @@ describe('spending budgets per person (SQLite file, real runs)', () => {
       expect.objectContaining({ actor: ADMIN, outcome: 'succeeded' }),
     ]);
     expect(await host.decisions({ subjectId: run.id })).toEqual([
-      expect.objectContaining({ kind: 'budget_reached', status: 'resolved', resolvedBy: 'system:budgets' }),
+      expect.objectContaining({
+        kind: 'budget_reached',
+        status: 'resolved',
+        resolvedBy: 'system:budgets',
+        // The documented shape of an execution (DecisionExecution); it was stored as { type: 'none' }.
+        resolution: expect.objectContaining({ execution: { kind: 'none' } }),
+      }),
     ]);
     expect((await host.budgets.usage(ALICE)).used.day.modelCalls).toBe(2);
   });
