@@ -163,11 +163,20 @@ export function judgeCompletion(input: CompletionInput): CompletionVerdict {
   if (failures.length > 0) return { status: 'failed', summary: failures.join('; '), request };
   if (moving.length > 0) return { status: 'waiting', summary: moving.join('; '), request };
   if (libraryFailures.length > 0) return { status: 'failed', summary: libraryFailures.join('; '), request };
-  if (request[0] === 'answer' && targets.length === 0)
+  if (request[0] === 'answer' && targets.length === 0) {
+    // What the run looked at, as facts (a question about the library is answered by them, not by the model).
+    const absent = facts.library.filter((l) => !l.present);
+    const seen = [
+      present.length > 0
+        ? `; in the library: ${present.map((l) => l.title).join(', ')} (already there; nothing submitted)`
+        : '',
+      absent.length > 0 ? `; not in the library: ${absent.map((l) => l.title).join(', ')}` : '',
+    ].join('');
     return {
       status: 'succeeded',
-      summary: "no effect was made: the run answered (the reply is the model's own text, unverified)",
+      summary: `no effect was made: the run answered (the reply is the model's own text, unverified)${seen}`,
       request,
     };
+  }
   return { status: 'succeeded', summary: done.join('; ') || 'done', request };
 }

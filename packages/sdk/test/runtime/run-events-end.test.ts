@@ -46,11 +46,11 @@ describe.each(STORAGE_KINDS)('host.events({ runId }) ends with the run (%s stora
   it('a subscription to a run that already ended replays it and ends', async () => {
     const { host: h } = await host({ match: 'look', finalText: 'Done! It is in your library.' });
     const run = await h.startRun({ goal: 'look', actor: 'user:admin' });
-    await waitForStatus(h, run.id, ['failed']);
+    await waitForStatus(h, run.id, ['succeeded']); // an answer: it attempted no effect
     const guard = AbortSignal.timeout(10_000);
     const seen = await collect(h.events({ runId: run.id, signal: guard }));
     expect(guard.aborted).toBe(false);
-    expect(seen.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'failed' } });
+    expect(seen.at(-1)).toMatchObject({ type: 'run_status', data: { status: 'succeeded' } });
     expect(seen.filter((e) => e.type === 'report')).toHaveLength(1);
   });
 
