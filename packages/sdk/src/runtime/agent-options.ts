@@ -135,7 +135,7 @@ export interface AgentOptions {
   /**
    * Background learning reviews: after delivered replies of a person's conversations, a review of the
    * conversation maintains the person's skills (needs `skills`) and memory (needs `memory`); see
-   * docs/skills.md#background-review.
+   * the README, section "Personal skills".
    * @defaultValue on whenever `skills` or `memory` is set (every 10th user turn a memory review, after
    *   10 tool-calling model responses a skill review)
    */
