@@ -1,3 +1,4 @@
+import { schemaIssues } from '../core/schema-issues';
 import { AUTHENTICATE_TIMEOUT_MS, answerWithin } from '../core/deadline';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -160,7 +161,7 @@ async function readBody<T extends TSchema>(c: C, schema: T, optional = false): P
   }
   const check = compiled(schema);
   if (!check.Check(value)) {
-    const issues = [...check.Errors(value)].slice(0, 10).map((e) => ({ path: e.instancePath, message: e.message }));
+    const issues = schemaIssues(check.Errors(value), value).slice(0, 10);
     throw new HttpRequestError('HTTP_BODY_INVALID', `the request body does not have the expected shape`, { issues });
   }
   return value as Static<T>;

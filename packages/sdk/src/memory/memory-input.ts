@@ -1,4 +1,5 @@
 // The input of the `memory` tool: schema and the checks the schema cannot express.
+import { schemaIssues } from '../core/schema-issues';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { MemoryOperation } from './apply-operations';
@@ -68,10 +69,10 @@ const check = Compile(MemoryToolInputSchema);
  */
 export function parseMemoryInput(input: unknown): MemoryRequest {
   if (!check.Check(input)) {
-    const first = [...check.Errors(input)][0];
+    const first = schemaIssues(check.Errors(input), input)[0];
     throw new MemoryError(
       'MEMORY_INPUT_INVALID',
-      `invalid memory input${first ? ` at ${first.instancePath || '/'}: ${first.message}` : ''}`,
+      `invalid memory input${first ? ` at ${first.path || '/'}: ${first.message}` : ''}`,
     );
   }
   const v = input as MemoryToolInput;

@@ -1,4 +1,5 @@
 // `search_memory`: line search over the global and the user's Markdown memory.
+import { schemaIssues } from '../core/schema-issues';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { MemoryFileInfo, MemoryScope, MemoryStore } from '../ports/memory-store';
@@ -90,10 +91,10 @@ export async function searchMemory(
   regexDeadlineMs: number,
 ): Promise<SearchMemoryResult> {
   if (!check.Check(input)) {
-    const first = [...check.Errors(input)][0];
+    const first = schemaIssues(check.Errors(input), input)[0];
     throw new MemoryError(
       'MEMORY_INPUT_INVALID',
-      `invalid search_memory input${first ? ` at ${first.instancePath || '/'}: ${first.message}` : ''}`,
+      `invalid search_memory input${first ? ` at ${first.path || '/'}: ${first.message}` : ''}`,
     );
   }
   const q = input as SearchMemoryInput;

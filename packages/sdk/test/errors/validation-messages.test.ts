@@ -105,3 +105,18 @@ describe('where validation errors reach people and models', () => {
     });
   });
 });
+
+describe('the memory tools and the HTTP router say which values are accepted too', () => {
+  it('memory: an unknown action names the accepted actions and what was given', async () => {
+    const { parseMemoryInput } = await import('../../src/memory/memory-input');
+    let message = '';
+    try {
+      parseMemoryInput({ action: 'ad', content: 'x' });
+    } catch (error) {
+      message = (error as Error).message;
+      expect((error as { code?: string }).code).toBe('MEMORY_INPUT_INVALID');
+    }
+    expect(message).toMatch(/must be one of .*'add'.*; got 'ad'/);
+    expect(message).not.toContain('must be equal to constant');
+  });
+});

@@ -38,9 +38,10 @@ export const EXECUTE_CODE_MODEL_TOOL: ModelTool = providerSafeTool({
 });
 
 /**
- * `execute_code`: offered to top-level runs when the host turns code orchestration on; a run whose
- * actor is not an administrator is refused (`CODE_ADMIN_ONLY`) and not offered the tool (see the
- * `code_execution` middleware).
+ * `execute_code`: offered to top-level runs when the host turns code orchestration on, only to runs whose
+ * owner is an administrator (see the `code_execution` middleware): a model that calls it anyway gets
+ * `TOOL_UNKNOWN`; a call after the owner stopped being an administrator is refused with `CODE_ADMIN_ONLY`
+ * (docs/code-execution.md).
  * @param code - the host's code orchestration
  */
 export function executeCodeTool(code: CodeExecution): RuntimeTool {
