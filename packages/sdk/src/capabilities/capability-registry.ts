@@ -179,6 +179,7 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
     return this.#pipeline.invoke(id, input, context);
   }
 
+  /** {@inheritDoc CapabilityRegistry.readBack} */
   readBack(
     capabilityId: string,
     input: unknown,
