@@ -62,6 +62,9 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   if (typeof d!.description !== 'string') throw new InvalidCapabilityError(id, 'description is required');
   if (d!.adminOnly !== undefined && typeof d!.adminOnly !== 'boolean')
     throw new InvalidCapabilityError(id, 'adminOnly must be a boolean');
+  for (const hook of ['verify', 'target'] as const)
+    if (d![hook] !== undefined && typeof d![hook] !== 'function')
+      throw new InvalidCapabilityError(id, `${hook} must be a function when given; got ${typeof d![hook]}`);
   if (d!.effect !== undefined && !EFFECT_KINDS.includes(d!.effect))
     throw new InvalidCapabilityError(
       id,

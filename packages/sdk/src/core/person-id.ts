@@ -6,10 +6,19 @@ import { MediaAgentError } from './errors';
 const PERSON_ID = /^[^\s:][^\s]{0,199}$/;
 
 /** Actor kinds that are never a person. */
-const NOT_A_PERSON = /^(apikey|agent|system):/;
+const NOT_A_PERSON = /^(apikey|agent|system):/i;
 
 /** Any actor prefix: an id that begins with one would read as another form of the id. */
-const ACTOR_PREFIX = /^(user|apikey|agent|system):/;
+const ACTOR_PREFIX = /^(user|apikey|agent|system):/i;
+
+/**
+ * Characters no id may hold: controls (NUL …), format characters (zero-width, bidi overrides, BOM), line and
+ * paragraph separators. Each would make an id that prints as another person's ("alice\u200b" shows as "alice").
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** A UTF-16 surrogate that is not half of a pair (not a character at all). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A value given where a person is expected (`userId` of a history or skill store, the actor of a
@@ -48,7 +57,8 @@ function preview(input: unknown): string {
  *
  * An id is 1–200 characters, has no whitespace, does not start with `:` (the id part of a `user:<id>`
  * actor) and does not itself begin with an actor kind (`user:user:x` is refused: read once more it would
- * be another person), so the function is idempotent: `personKey(personKey(v)) === personKey(v)`. Ids are
+ * be another person, in any letter case), and holds no control, format (zero-width, bidi) or separator character
+ * and no lone surrogate, so the function is idempotent: `personKey(personKey(v)) === personKey(v)`. Ids are
  * compared exactly: no trimming, no case folding. Stores derive their on-disk keys from the canonical id,
  * so data stored under a bare id stays where it was.
  *
@@ -88,6 +98,11 @@ export function personKey(input: unknown, argument = 'userId'): string {
     throw new PersonIdError(
       argument,
       `${argument} must be user:<id> or the bare <id>, where <id> is 1–200 characters without spaces and not starting with ':'; got ${preview(input)}`,
+    );
+  if (INVISIBLE.test(id) || LONE_SURROGATE.test(id))
+    throw new PersonIdError(
+      argument,
+      `${argument} ${preview(input)} holds an invisible or control character (or a lone surrogate): it would print as another person's id`,
     );
   return id;
 }

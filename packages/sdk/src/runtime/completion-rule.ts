@@ -31,8 +31,14 @@ export interface CompletionInput {
   facts: GoalFactsSnapshot;
   /** The side effects the run attempted, in order. */
   effects: readonly RunEffect[];
-  /** The titles the goal was resolved to, when any. */
+  /** The titles the goal was resolved to by the side effects the run attempted (checked before each), when any. */
   targets: readonly GoalCandidate[];
+  /**
+   * The titles the goal and the people's messages name among the run's catalog lookups ("add Dune: Part Two"
+   * after a lookup that returned it), when any. They count only for a run that attempted no effect: such a
+   * run is an answer only when it names no title, else it is judged by whether those titles are in the library.
+   */
+  named?: readonly GoalCandidate[];
 }
 
 const MOVING_DOWNLOAD = new Set(['queued', 'downloading', 'completed']);
@@ -62,14 +68,34 @@ function requestKinds(input: CompletionInput): RequestKind[] {
   return list.length > 0 ? list : ['answer'];
 }
 
-/** Effects that failed or never ran, unless a later call of the same capability succeeded or was accepted. */
+/**
+ * Refusals whose call could not say what it meant (its input was invalid, its title ambiguous): a later success of
+ * the same capability is their retry, whatever its input.
+ */
+const RETRIED_BY_ANY_SUCCESS = new Set([
+  'INPUT_INVALID',
+  'INPUT_TOO_LARGE',
+  'TOOL_ARGS_INVALID',
+  'GOAL_TARGET_AMBIGUOUS',
+]);
+
+/**
+ * Effects that failed or never ran and were not retried: a later call of the same capability about the same
+ * subject (its target, else the same input) that succeeded or was accepted is a retry; so is any later success of
+ * the same capability after a call refused for its input. Another change of the same capability is not.
+ */
 function unrecovered(effects: readonly RunEffect[]): RunEffect[] {
   return effects.filter(
     (e, i) =>
       (e.outcome === 'failed' || e.outcome === 'not_run') &&
       !effects
         .slice(i + 1)
-        .some((l) => l.capabilityId === e.capabilityId && ['succeeded', 'pending'].includes(l.outcome)),
+        .some(
+          (l) =>
+            l.capabilityId === e.capabilityId &&
+            (l.outcome === 'succeeded' || l.outcome === 'pending') &&
+            (l.subject === e.subject || (e.errorCode !== null && RETRIED_BY_ANY_SUCCESS.has(e.errorCode))),
+        ),
   );
 }
 
@@ -79,9 +105,11 @@ function unrecovered(effects: readonly RunEffect[]): RunEffect[] {
  * @remarks
  * The request is first classified from the effects the run attempted and the titles its goal named; then:
  * - no effect attempted and no title named (`answer`): `succeeded` — the reply is the model's (unverified);
+ * - no effect attempted but the goal named a title: `succeeded` only when that title is in the library;
  * - an effect whose outcome is `unknown` (or still `running`): never `succeeded` — `failed`, a person must check;
  * - a download failed, stalled or removed (unless the run cancelled it), an organize failed, an effect that
- *   failed or was refused with no later success of the same capability: `failed`;
+ *   failed or was refused and not retried (a later success of the same capability about the same target or
+ *   input, or any later success after a refusal for invalid input or an ambiguous title): `failed`;
  * - a `subscription`, `setting` or `schedule` effect: done only when read back (its verifier confirmed it);
  * - a download not imported yet, an organize still running, an effect accepted but not done: `waiting`;
  * - downloads and organizes: done when the goal's titles (else at least one title touched) are in the library.
@@ -138,32 +166,41 @@ export function judgeCompletion(input: CompletionInput): CompletionVerdict {
   // Downloads and organizes are done when their titles are in the library.
   const acquiring = request.includes('download') || request.includes('organize');
   const present = facts.library.filter((l) => l.present);
-  const missingTargets = targets.filter((t) => !present.some((l) => l.mediaEntityId === t.mediaEntityId));
+  // A title whose download this run cancelled is not missing: removing it was the run's own effect.
+  const removedByRun = new Set(
+    cancelled ? facts.downloads.filter((d) => d.status === 'removed').map((d) => d.mediaEntityId) : [],
+  );
+  const named = request[0] === 'answer' && targets.length === 0 ? (input.named ?? []) : [];
+  const missingTargets = [...targets, ...named].filter(
+    (t) => !removedByRun.has(t.mediaEntityId) && !present.some((l) => l.mediaEntityId === t.mediaEntityId),
+  );
+  const goalTitles = [...targets, ...named];
   const libraryFailures: string[] = [];
-  if (acquiring || (targets.length > 0 && !request.some((k) => k !== 'answer'))) {
+  if (acquiring || (goalTitles.length > 0 && request[0] === 'answer')) {
     if (missingTargets.length > 0) {
       const did =
-        facts.downloads.length > 0
-          ? `this run downloaded ${facts.downloads.map((d) => `${d.title} (${d.status})`).join(', ')}`
-          : present.length > 0
-            ? `in the library: ${present.map((l) => l.title).join(', ')}`
-            : 'nothing of it is in the library';
+        request[0] === 'answer'
+          ? 'the run made no effect'
+          : facts.downloads.length > 0
+            ? `this run downloaded ${facts.downloads.map((d) => `${d.title} (${d.status})`).join(', ')}`
+            : present.length > 0
+              ? `in the library: ${present.map((l) => l.title).join(', ')}`
+              : 'nothing of it is in the library';
       libraryFailures.push(
         `the goal's ${missingTargets.map((t) => `${t.title} (${t.year ?? '?'}, ${t.mediaEntityId})`).join(', ')} is not in the library; ${did}`,
       );
-    } else if (present.length === 0) libraryFailures.push('nothing the run touched is in the library');
-    else {
+    } else if (present.length > 0) {
       const imported = facts.downloads.filter((d) => d.status === 'imported');
       done.unshift(
         `in the library: ${present.map((l) => l.title).join(', ')}${imported.length ? ` (imported by this run: ${imported.map((d) => d.title).join(', ')})` : ' (already there; nothing submitted)'}`,
       );
-    }
+    } else if (removedByRun.size === 0) libraryFailures.push('nothing the run touched is in the library');
   }
 
   if (failures.length > 0) return { status: 'failed', summary: failures.join('; '), request };
   if (moving.length > 0) return { status: 'waiting', summary: moving.join('; '), request };
   if (libraryFailures.length > 0) return { status: 'failed', summary: libraryFailures.join('; '), request };
-  if (request[0] === 'answer' && targets.length === 0) {
+  if (request[0] === 'answer' && goalTitles.length === 0) {
     // What the run looked at, as facts (a question about the library is answered by them, not by the model).
     const absent = facts.library.filter((l) => !l.present);
     const seen = [

@@ -63,10 +63,19 @@ export function buildGoalReport(input: {
   at: number;
   targets?: ReadonlyArray<GoalCandidate>;
   effects?: ReadonlyArray<RunEffect>;
+  named?: ReadonlyArray<GoalCandidate>;
 }): AgentGoalReport {
   const targets = input.targets ?? [];
   const effects = input.effects ?? [];
-  const verdict = judgeCompletion({ mode: input.mode, facts: input.facts, effects, targets });
+  const verdict = judgeCompletion({
+    mode: input.mode,
+    facts: input.facts,
+    effects,
+    targets,
+    ...(input.named ? { named: input.named } : {}),
+  });
+  // A run that attempted no effect is about the titles its goal named, when any.
+  const shown = targets.length === 0 && verdict.request[0] === 'answer' ? (input.named ?? []) : targets;
   return {
     runId: input.runId,
     status: verdict.status,
@@ -75,8 +84,8 @@ export function buildGoalReport(input: {
     request: verdict.request,
     facts: input.facts,
     effects: [...effects],
-    ...(targets.length > 0
-      ? { targets: targets.map((t) => ({ mediaEntityId: t.mediaEntityId, title: t.title, year: t.year })) }
+    ...(shown.length > 0
+      ? { targets: shown.map((t) => ({ mediaEntityId: t.mediaEntityId, title: t.title, year: t.year })) }
       : {}),
     modelText: input.finalText ? { text: input.finalText, verified: false } : null,
     at: input.at,

@@ -123,3 +123,43 @@ export function ambiguityQuestion(candidates: readonly GoalCandidate[]): string 
   const list = candidates.map((c) => `${c.title} (${c.year ?? 'year unknown'}, ${c.mediaEntityId})`);
   return `Which title do you mean: ${list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : list[0]}?`;
 }
+
+/** Letters of scripts written without spaces between words (Han, Hiragana, Katakana, Hangul). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * The titles a text names among a run's lookup results: a candidate is named when every word of one of its
+ * names is in the text ("add Dune: Part Two" names Dune: Part Two; a word in a script written without spaces, as
+ * 沙丘 in 把沙丘加到片库, may stand inside a longer run of letters); of the candidates of one lookup, only those
+ * with the longest such name count, so "Dune: Part Two" is not also "Dune".
+ * @param lookups - every lookup result of the run, one array per call
+ * @param text - the goal and the people's messages, joined
+ * @returns the named titles, each once, in lookup order
+ * @public
+ */
+export function namedInText(lookups: ReadonlyArray<readonly GoalCandidate[]>, text: string): GoalCandidate[] {
+  const tokens = words(text);
+  const plain = text.normalize('NFKC').toLowerCase();
+  const named = new Map<string, GoalCandidate>();
+  for (const set of lookups) {
+    const scored = set.map((c) => ({
+      c,
+      score: Math.max(
+        0,
+        ...c.names.map((n) => {
+          const w = [...words(n)];
+          if (w.length > 0 && w.every((x) => tokens.has(x))) return w.length;
+          // Scripts written without spaces (Chinese, Japanese): the name's words inside the text's runs of letters.
+          const cjk = w.filter((x) => UNSPACED.test(x));
+          return cjk.length > 0 && w.every((x) => tokens.has(x) || (UNSPACED.test(x) && plain.includes(x)))
+            ? w.length
+            : 0;
+        }),
+      ),
+    }));
+    const best = Math.max(0, ...scored.map((x) => x.score));
+    if (best === 0) continue;
+    for (const x of scored) if (x.score === best && !named.has(x.c.mediaEntityId)) named.set(x.c.mediaEntityId, x.c);
+  }
+  return [...named.values()];
+}

@@ -28,6 +28,12 @@ export interface RunEffect {
    * succeed.
    */
   readBack: { confirmed: boolean; reason: string | null } | null;
+  /**
+   * What the call was about, to tell a retry of the same change from another change of the same capability:
+   * the capability's `target` (plan, media entity) when it declares one, else a hash of the input. Absent on
+   * effects stored before it existed.
+   */
+  subject?: string;
   /** When the call was made (ms). */
   at: number;
 }

@@ -317,6 +317,7 @@ export class RunService {
       const live = current.leaseOwner !== null && (current.leaseExpiresAt ?? 0) > now;
       if (!live) {
         // Nobody drives it (queued, waiting, or orphaned by a crash while running): cancel directly, in the same transaction that saw no lease.
+        const interim = (current.report as { status?: string } | null)?.status === 'waiting';
         const cancelled = await s.runs.patch(runId, {
           status: 'cancelled',
           abortReason: reason ?? null,
@@ -324,6 +325,8 @@ export class RunService {
           updatedAt: now,
           notBefore: null,
           wakeRequested: false,
+          // The report it had while waiting would contradict `cancelled` (docs/architecture.md#the-goal-report).
+          ...(interim ? { report: null } : {}),
         });
         return {
           run: cancelled ?? current,

@@ -187,6 +187,61 @@ describe('the completion rule, one kind of request at a time', () => {
     expect(v.summary).toContain('tmdb:438631');
   });
 
+  it('a failed change is retried only by a later success about the same subject; a refusal for invalid input by any', () => {
+    const failedQuality = effect({
+      capabilityId: 'settings.set',
+      effect: 'setting',
+      outcome: 'failed',
+      errorCode: 'HOST_ERROR',
+      subject: 'input:quality',
+    });
+    const language = effect({
+      capabilityId: 'settings.set',
+      effect: 'setting',
+      subject: 'input:language',
+      readBack: { confirmed: true, reason: null },
+    });
+    expect(judge(EMPTY, [failedQuality, language]).status).toBe('failed');
+    const quality = { ...language, subject: 'input:quality' };
+    expect(judge(EMPTY, [failedQuality, quality]).status).toBe('succeeded');
+    const invalid = {
+      ...failedQuality,
+      outcome: 'not_run' as const,
+      errorCode: 'TOOL_ARGS_INVALID',
+      subject: 'input:x',
+    };
+    expect(judge(EMPTY, [invalid, language]).status).toBe('succeeded');
+    expect(judge(EMPTY, [invalid])).toMatchObject({ status: 'failed', request: ['setting'] });
+  });
+
+  it('no effect attempted but the goal named a title: succeeded only when that title is in the library', () => {
+    const named = (present: boolean) =>
+      judgeCompletion({
+        mode: 'execute',
+        facts: facts({ library: inLibrary(present) }),
+        effects: [],
+        targets: [],
+        named: [dune],
+      });
+    expect(named(false)).toMatchObject({ status: 'failed', request: ['answer'] });
+    expect(named(false).summary).toContain('the run made no effect');
+    expect(named(true)).toMatchObject({ status: 'succeeded', request: ['answer'] });
+    expect(named(true).summary).toContain('already there');
+  });
+
+  it('a download the run cancelled does not make its title missing', () => {
+    const f = facts({ downloads: [download('removed')], library: inLibrary(false) });
+    const v = judge(
+      f,
+      [
+        effect({ capabilityId: 'download.submit', effect: 'download' }),
+        effect({ capabilityId: 'task.cancel', effect: 'cancel' }),
+      ],
+      [dune] as never[],
+    );
+    expect(v).toMatchObject({ status: 'succeeded', request: ['download', 'cancel'] });
+  });
+
   it('property: any run with an unknown or still-running effect is never succeeded', () => {
     const kinds = ['download', 'organize', 'subscription', 'setting', 'schedule', 'cancel', 'other'] as const;
     const outcomes = ['succeeded', 'pending', 'failed', 'unknown', 'running', 'not_run'] as const;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, ManualClock, SequentialIdGenerator, type AgentHost } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { buildGoalReport } from '../../src/runtime/goal-report';
-import { ambiguityQuestion, resolveGoalTarget, type GoalCandidate } from '../../src/runtime/goal-target';
+import { ambiguityQuestion, namedInText, resolveGoalTarget, type GoalCandidate } from '../../src/runtime/goal-target';
 import { registerSandboxCapabilities, SandboxWorld, ScriptedProvider, type FakeScript } from '../../src/testing';
 import { runEvents, waitForStatus } from './harness';
 
@@ -235,5 +235,16 @@ describe('an ambiguous goal through the real runtime', () => {
       decisionId?: string;
     };
     expect(asked.decisionId).toBe(decision!.id);
+  });
+});
+
+describe('namedInText (the titles a goal names among the lookups)', () => {
+  it('names the candidate whose whole name the text holds, the longest such name of a lookup only', () => {
+    expect(namedInText([[dune, partTwo]], 'add Dune: Part Two to my library')).toEqual([partTwo]);
+    expect(namedInText([[dune, partTwo]], 'add Dune')).toEqual([dune]);
+    expect(namedInText([[dune, partTwo]], '把沙丘加到片库')).toEqual([dune]); // Chinese is written without spaces
+    expect(namedInText([[dune, partTwo]], '沙丘')).toEqual([dune]);
+    expect(namedInText([[dune], [bladeRunner]], 'what is new?')).toEqual([]);
+    expect(namedInText([], 'add Dune')).toEqual([]);
   });
 });

@@ -2,14 +2,34 @@
 // goal report judges the run by (docs/architecture.md#the-goal-report).
 import { needsReadBack, type CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { JsonValue } from '../../core/records';
+import { canonicalHash } from '../../core/canonical-json';
 import type { InvocationResult } from '../../capabilities/invocation';
 import { EFFECTS_STATE_KEY, MAX_RUN_EFFECTS, type RunEffect } from '../run-effects';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
+/** How long a read-back may take before it counts as not confirmed (ms). */
+export const READ_BACK_TIMEOUT_MS = 30_000;
+
 /** The effects a run attempted so far (oldest first). */
 export function runEffects(session: RunSession): RunEffect[] {
   return (session.getState(EFFECTS_STATE_KEY) as unknown as RunEffect[] | undefined) ?? [];
+}
+
+/** What a call is about: the capability's target (plan, media entity) when it declares one, else its input's hash. */
+function subjectOf(descriptor: CapabilityDescriptor, input: unknown): string {
+  try {
+    const target = descriptor.target?.(input);
+    if (target && (target.planId || target.mediaEntityId))
+      return `target:${target.planType ?? ''}:${target.planId ?? ''}:${target.mediaEntityId ?? ''}`;
+  } catch {
+    // an input its target() cannot read (the call was refused for it): fall back to the input
+  }
+  try {
+    return `input:${canonicalHash(input)}`;
+  } catch {
+    return 'input:unreadable';
+  }
 }
 
 /** The ledger outcome of an invocation result (`not_run` when it never reached its handler). */
@@ -39,12 +59,27 @@ export async function recordEffect(
     const entry = result.idempotencyKey ? await storage.ledger.get(result.idempotencyKey) : undefined;
     if (!entry) readBack = { confirmed: false, reason: 'the call has no ledger entry to read back' };
     else {
-      const verdict = await capabilities
-        .readBack(descriptor.id, input, entry, { runId: session.id, signal: session.lease.signal })
-        .catch((error: unknown) => ({
-          status: 'unknown' as const,
-          reason: error instanceof Error ? error.message : String(error),
-        }));
+      // A verifier that never answers (or ignores the signal) must not hold the run: a deadline, and the run's
+      // abort, end the read-back as not confirmed.
+      const signal = AbortSignal.any([session.lease.signal, AbortSignal.timeout(READ_BACK_TIMEOUT_MS)]);
+      const verdict = await Promise.race([
+        capabilities.readBack(descriptor.id, input, entry, { runId: session.id, signal }),
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+      ]).catch((error: unknown) => ({
+        status: 'unknown' as const,
+        reason: session.lease.signal.aborted
+          ? 'the run was stopped while reading the effect back'
+          : signal.aborted
+            ? `the read-back did not answer within ${READ_BACK_TIMEOUT_MS / 1000} s`
+            : error instanceof Error
+              ? error.message
+              : String(error),
+      }));
+      // The run was stopped meanwhile: its abort (or the host's stop) is handled as for any other step.
+      if (session.lease.signal.aborted) throw session.lease.signal.reason ?? new Error('aborted');
       readBack =
         verdict.status === 'succeeded'
           ? { confirmed: true, reason: null }
@@ -53,6 +88,7 @@ export async function recordEffect(
   }
   const record: RunEffect = {
     capabilityId: descriptor.id,
+    subject: subjectOf(descriptor, input),
     effect,
     outcome,
     idempotencyKey: result.idempotencyKey ?? null,

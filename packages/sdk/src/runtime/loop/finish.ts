@@ -28,6 +28,10 @@ export async function finish(
 ): Promise<void> {
   const { clock, logger, bus } = loop.deps;
   const terminal = status !== 'waiting';
+  // A run that ends without a report of its own (cancelled, failed by an error, out of budget) drops the
+  // report it had while waiting: a report never contradicts the run's status.
+  const interim = (session.run.report as { status?: string } | null)?.status === 'waiting';
+  if (report === undefined && terminal && interim) report = null;
   session.patch({
     status,
     // A run held at a spending cap waits at the step it is in, due again when the period ends.

@@ -6,7 +6,13 @@ import type { IdGenerator } from '../../ports/id-generator';
 import type { Clock } from '../../ports/clock';
 import type { JsonValue } from '../../core/records';
 import type { StorageAdapter } from '../../ports/storage-adapter';
-import { ambiguityQuestion, candidatesFromLookup, resolveGoalTarget, type GoalCandidate } from '../goal-target';
+import {
+  ambiguityQuestion,
+  candidatesFromLookup,
+  namedInText,
+  resolveGoalTarget,
+  type GoalCandidate,
+} from '../goal-target';
 import type { RunSession } from './run-session';
 
 /** The standard capability whose results say which titles a goal could mean. */
@@ -29,6 +35,22 @@ export interface GoalTargetQuestion {
   question: string;
   /** The titles it could mean. */
   candidates: GoalCandidate[];
+}
+
+/** What the people said: the goal and every user message, joined. */
+function peopleSaid(session: RunSession): string {
+  return [
+    session.run.goal,
+    ...session.messages.flatMap((m: ModelMessage) =>
+      m.role === 'user' && typeof m.content === 'string' ? [m.content] : [],
+    ),
+  ].join('\n');
+}
+
+/** The titles the goal and the people's messages name among the run's catalog lookups (see `namedInText`). */
+export function namedTargets(session: RunSession): GoalCandidate[] {
+  const state = goalState(session);
+  return state.lookups.length === 0 ? [] : namedInText(state.lookups, peopleSaid(session));
 }
 
 /** The goal-target state of a run: every lookup result (one array per call) and the targets resolved so far. */
@@ -67,12 +89,7 @@ export async function checkGoalTarget(
     return undefined; // the invocation path reports a failing target()
   }
   if (!entity) return undefined;
-  const said = [
-    session.run.goal,
-    ...session.messages.flatMap((m: ModelMessage) =>
-      m.role === 'user' && typeof m.content === 'string' ? [m.content] : [],
-    ),
-  ].join('\n');
+  const said = peopleSaid(session);
   const resolution = resolveGoalTarget(entity, state.lookups, said);
   if (resolution.kind === 'ambiguous')
     return { question: ambiguityQuestion(resolution.candidates), candidates: resolution.candidates };

@@ -16,7 +16,7 @@ import type { RunLease } from './driver-types';
 import { budgetExceeded, budgetReached, finish } from './finish';
 import { chargeRunStart, markBudgetResume } from './spend-step';
 import { holdEnded, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
-import { goalState } from './goal-targets';
+import { goalState, namedTargets } from './goal-targets';
 import type { Loop } from './loop';
 import { RunSession } from './run-session';
 import { isRecoverRun, recoverReport, recoverSettled } from './recover-verify';
@@ -168,6 +168,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       finalText: current.finalText,
       at: clock.now(),
       targets: goalState(session).targets,
+      named: namedTargets(session),
       effects: await currentEffects(loop, session),
     });
     const report = isRecoverRun(session) ? recoverReport(session, built) : built;
@@ -215,15 +216,24 @@ async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
   const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
   const effects = await currentEffects(loop, session);
   if ((!runSettled(facts, effects) || waitingForApproval) && clock.now() < deadline) {
-    const report = buildGoalReport({
+    const built = buildGoalReport({
       runId: current.id,
       mode: current.mode,
       facts,
       finalText: current.finalText,
       at: clock.now(),
       targets: goalState(session).targets,
+      named: namedTargets(session),
       effects,
     });
+    // The report of a waiting run says it waits (a call denied until a person approves it is not a failure
+    // yet); the verdict so far is in the summary, the final one comes with finalize.
+    const summary = waitingForApproval
+      ? `waiting for an approval; so far: ${built.summary}`
+      : built.status === 'waiting'
+        ? built.summary
+        : `still moving; so far: ${built.summary}`;
+    const report = { ...built, status: 'waiting' as const, summary };
     session.patch({
       status: 'waiting',
       notBefore: clock.now() + settings.goalPollSec * 1000,

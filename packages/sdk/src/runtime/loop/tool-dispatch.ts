@@ -1,5 +1,6 @@
 // Answers one tool call the middleware let through: the run rule, a call that must not run, the
 // runtime's own tools (the table), capabilities, unknown names.
+import { recordEffect } from './effect-record';
 import type { InvocationResult } from '../../capabilities/invocation';
 import type { JsonValue } from '../../core/records';
 import type { RunUsage } from '../../core/run-records';
@@ -89,6 +90,13 @@ async function answer(
   };
   // A registered capability this run may not use is denied whatever the model sent (also enforced by the authorizer).
   const refusal = runRefusal(loop.deps.capabilities, session.run, call.name);
+  // A side effect refused before it ran (not allowed to this run, arguments invalid) is still an effect the run
+  // attempted: the goal report judges it (docs/architecture.md#the-goal-report).
+  if ((refusal || failure) && loop.deps.capabilities.has(call.name))
+    await recordEffect(loop, session, loop.deps.capabilities.get(call.name), call.input, {
+      status: refusal ? 'denied' : 'failed',
+      error: (refusal ?? failure)!,
+    });
   if (refusal) return { call: done({ status: 'denied', error: refusal }), traced };
   if (failure) return { call: done({ status: 'failed', error: failure }), traced };
   const tool = loop.tools.get(call.name);
