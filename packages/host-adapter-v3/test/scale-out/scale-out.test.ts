@@ -86,6 +86,8 @@ describe('scale-out: 4 host processes on one database, one killed at random and 
       runs: RUNS,
       kill: { minMs: 100, maxMs: 500 },
       aimedKills: 2,
+      // Held long enough that an aimed kill lands inside the hold on a loaded 2-CPU machine too.
+      submitAnswerDelayMs: 1000,
       timeoutMs: 60_000,
     });
     expectScaleOut(r);
@@ -101,6 +103,8 @@ describePostgres('scale-out on PostgreSQL: 4 host processes on one schema, one k
       runs: RUNS,
       kill: { minMs: 100, maxMs: 500 },
       aimedKills: 2,
+      // Held long enough that an aimed kill lands inside the hold on a loaded 2-CPU machine too.
+      submitAnswerDelayMs: 1000,
       timeoutMs: 60_000,
     });
     expectScaleOut(r);

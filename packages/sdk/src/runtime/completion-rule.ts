@@ -125,7 +125,7 @@ export function judgeCompletion(input: CompletionInput): CompletionVerdict {
   if (input.mode === 'plan_only')
     return {
       status: 'succeeded',
-      summary: `plan only: ${facts.library.length} media entities inspected, nothing executed`,
+      summary: `plan only: ${facts.library.length} media ${facts.library.length === 1 ? 'entity' : 'entities'} inspected, nothing executed`,
       request,
     };
   const failures: string[] = [];
