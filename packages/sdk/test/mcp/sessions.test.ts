@@ -227,7 +227,9 @@ describe('MCP client sessions over Streamable HTTP', () => {
   });
 
   it('a tool that hangs past callTimeoutMs: a read fails MCP_CALL_TIMEOUT; a write, which was sent, is unknown and names the timeout', async () => {
-    const { server, host, invoke } = await setup({ callTimeoutMs: 300 });
+    // 1.5 s (hang answers after 10 s): long enough that each call reaches the server on a loaded 2-CPU machine,
+    // which the assertions below count (300 ms once left one call timed out before it was sent).
+    const { server, host, invoke } = await setup({ callTimeoutMs: 1_500 });
     // hang is registered read-only in a second registration of the same server.
     await registerMcpServer(host, {
       name: 'ro',
@@ -237,11 +239,11 @@ describe('MCP client sessions over Streamable HTTP', () => {
         return transport;
       },
       readOnlyTools: ['hang'],
-      callTimeoutMs: 300,
+      callTimeoutMs: 1_500,
     });
     const read = await host.invoke('mcp.ro.hang', {}, { actor: 'user:admin' });
     expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_CALL_TIMEOUT' } });
-    expect(read.error!.message).toContain('300 ms');
+    expect(read.error!.message).toContain('1500 ms');
 
     const write = await invoke('hang', {});
     expect(write).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
