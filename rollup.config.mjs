@@ -7,7 +7,12 @@ import { builtinModules } from 'node:module';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
 
-const packageDirs = ['packages/sdk', 'packages/host-adapter-v2', 'packages/host-adapter-v3'];
+const packageDirs = [
+  'packages/sdk',
+  'packages/host-adapter-kit',
+  'packages/host-adapter-v2',
+  'packages/host-adapter-v3',
+];
 
 /** Entry points of a package: output name -> source file, from its `exports`. */
 export function entriesOf(dir) {

@@ -13,6 +13,10 @@ export default defineConfig({
       },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
       {
+        find: /^@media-agent\/host-adapter-kit$/,
+        replacement: fileURLToPath(new URL('./packages/host-adapter-kit/src/index.ts', import.meta.url)),
+      },
+      {
         find: /^@media-agent\/host-adapter-(v2|v3)\/testing$/,
         replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/testing.ts', import.meta.url)),
       },

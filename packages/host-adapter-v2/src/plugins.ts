@@ -15,7 +15,8 @@ import {
   type StorageAdapter,
   type Verifier,
 } from '@media-agent/sdk';
-import { type AuditRecord } from '@media-agent/sdk/storage';
+import type { AuditRecord } from '@media-agent/sdk/storage';
+import { hostPluginSegments, rulePluginRoute } from '@media-agent/host-adapter-kit';
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
@@ -102,21 +103,6 @@ export interface V2SkippedPluginRoute {
   error: { code: string; message: string };
 }
 
-/** The host's own routes under `/api/v1/plugin/` (plugin management), which are not plugin APIs. */
-const HOST_PLUGIN_ROUTES = new Set([
-  'clone',
-  'dashboard',
-  'folders',
-  'form',
-  'install',
-  'installed',
-  'page',
-  'reload',
-  'reset',
-  'sidebar_nav',
-  'statistic',
-]);
-
 /** The parts of a host's OpenAPI document the plugin discovery reads. @public */
 export type V2OpenApiDocument = {
   paths: Record<
@@ -151,25 +137,32 @@ export function pluginCapabilityId(pluginId: string, rest: string): string {
 }
 
 /**
- * The plugin routes (`/api/v1/plugin/<PluginID>/<path>`) of an OpenAPI document, host management
- * routes excluded. When one id would serve several methods, the non-GET ones get `.<method>` appended.
+ * The plugin routes of an OpenAPI document: the routes a plugin declared itself
+ * (`/api/v1/plugin/<PluginID>/<path>`, answering JSON), by the rule of `rulePluginRoute` from
+ * `@media-agent/host-adapter-kit` — never the host's own plugin management under `/api/v1/plugin/`
+ * (static files `file/{plugin_id}/{filepath}`, install, reload, forms, folders, …) and never a route that
+ * answers files or pages. When one id would serve several methods, the non-GET ones get `.<method>` appended.
+ * @param doc - the host's OpenAPI document
+ * @param installed - ids of the plugins the host lists as installed, when known (routes of others are left out)
+ * @returns one entry per plugin route and method
  * @public
  */
-export function pluginRoutes(doc: V2OpenApiDocument): V2PluginRoute[] {
+export function pluginRoutes(doc: V2OpenApiDocument, installed?: ReadonlySet<string>): V2PluginRoute[] {
   const out: V2PluginRoute[] = [];
+  const context = { hostSegments: hostPluginSegments(Object.keys(doc.paths)), ...(installed ? { installed } : {}) };
   for (const [path, methods] of Object.entries(doc.paths)) {
-    const m = /^\/api\/v1\/plugin\/([A-Za-z0-9_-]+)\/(.+)$/.exec(path);
-    if (!m || HOST_PLUGIN_ROUTES.has(m[1]!)) continue;
     const gets = Object.keys(methods).filter((x) => x === 'get').length;
     const count = Object.keys(methods).filter((x) => ['get', 'post', 'put', 'delete'].includes(x)).length;
     for (const [method, op] of Object.entries(methods)) {
       if (!['get', 'post', 'put', 'delete'].includes(method)) continue;
-      const base = pluginCapabilityId(m[1]!, m[2]!);
+      const ruling = rulePluginRoute(path, op, context);
+      if (!ruling.own) continue;
+      const base = pluginCapabilityId(ruling.pluginId, ruling.rest);
       const capabilityId = count > 1 && !(method === 'get' && gets === 1) ? `${base}.${method}` : base;
       const security = (op.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[];
       out.push({
         capabilityId,
-        pluginId: m[1]!,
+        pluginId: ruling.pluginId,
         method: method.toUpperCase() as V2PluginRoute['method'],
         path,
         security,

@@ -515,6 +515,20 @@ export class MoviePilotV2Simulator {
     if (match.template === '/api/v1/search/media/{mediaid}' && this.searchDelayMs > 0)
       await new Promise((r) => setTimeout(r, this.searchDelayMs));
 
+    if (method === 'GET' && match.template === '/api/v1/plugin/file/{plugin_id}/{filepath}') {
+      // MoviePilot serves a plugin's static files here (a FileResponse: the file's bytes, not JSON; it
+      // served `plugin_id "."` a Python source file), and a missing file is a 404 naming the server path.
+      const file = `/app/app/plugins/${match.pathParams.plugin_id}/${match.pathParams.filepath}`.toLowerCase();
+      record.status = file.endsWith('.js') || file.endsWith('.py') ? 200 : 404;
+      if (record.status === 404) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ detail: `${file} 不存在` }));
+      }
+      res.writeHead(200, { 'content-type': file.endsWith('.js') ? 'text/javascript' : 'text/x-python' });
+      return void res.end(
+        file.endsWith('.js') ? 'export const remoteEntry = {};\n' : 'import os\nAPI_TOKEN = os.environ\n',
+      );
+    }
     let result: { status: number; body: unknown };
     try {
       const parsed =
