@@ -1,8 +1,10 @@
 import { OutcomeUnknownError, type Logger } from '@media-agent/sdk';
 import { Pool } from 'undici';
 import { fillV3Path, v3Operation } from './contract/catalog';
+import { checkV3Answer, describeBody, type V3Envelope } from './contract/responses';
 import type { V3Operation } from './contract/types';
 import {
+  HostProtocolError,
   V3AuthError,
   V3HostError,
   V3OptionsError,
@@ -195,13 +197,19 @@ export class V3Client {
   }
 
   /**
-   * Calls a catalog operation and returns the unwrapped answer, whether `success` is true or not.
+   * Calls a catalog operation and returns the unwrapped answer, whether `success` is true or not. Every
+   * answer is checked against the 3.x envelope `{success, message, data}` (nothing else, `message` a
+   * string) and, on success, against the operation's declared shape (`V3_RESPONSE_SHAPES`); anything else
+   * is a {@link HostProtocolError}, never a success. A 204 without a body is a success without data.
    * @param operationId - e.g. `download.add`
    * @param input - path parameters, query, body, signal
    * @returns status, success, message, data and paging
    * @throws `HOST_UNKNOWN_OPERATION`; `HOST_REQUEST_INVALID` (missing path parameter);
    *   {@link V3ValidationError} (422); {@link V3PermissionDeniedError} (400 用户权限不足);
    *   {@link V3AuthError} (401/403 after one refresh); {@link V3HostError} (other HTTP ≥ 400);
+   *   {@link HostProtocolError} (`HOST_PROTOCOL_ERROR`: an answer that is not the 3.x envelope — a bare list or object
+   *   (any status), an all-null model, HTML, a file, an empty body (below HTTP 500: a 5xx page that is not JSON is a
+   *   failed call) — or whose `data` is not the operation's declared shape);
    *   {@link V3TransportError} (`HOST_UNREACHABLE`: not sent; `HOST_TRANSPORT_FAILED`: a read that failed on every attempt);
    *   `OutcomeUnknownError` (a write sent without a readable answer)
    */
@@ -236,7 +244,6 @@ export class V3Client {
           true,
         );
       }
-      const envelope = parseEnvelope(answer.text);
       if ((answer.status === 401 || answer.status === 403) && 'username' in this.#options.auth && !refreshed) {
         refreshed = true;
         this.#jwt = undefined;
@@ -247,6 +254,20 @@ export class V3Client {
         await this.#ensureLogin(input.signal, true);
         attempt--;
         continue;
+      }
+      const contentType = headerOf(answer.headers, 'content-type');
+      let envelope: V3Envelope;
+      try {
+        envelope = checkV3Answer(operationId, answer.status, contentType, answer.text);
+      } catch (error) {
+        // A 5xx page that is not JSON (a proxy's or gateway's error page, the server's plain "Internal Server
+        // Error") is a failed call, retried for reads. JSON outside the envelope is a protocol answer at any status.
+        if (!(error instanceof HostProtocolError) || answer.status < 500 || isJson(answer.text)) throw error;
+        envelope = {
+          success: false,
+          message: `HTTP ${answer.status} with ${describeBody(answer.text, contentType).words}`,
+          data: null,
+        };
       }
       if (answer.status === 401 || answer.status === 403)
         throw new V3AuthError(operationId, answer.status, envelope.message);
@@ -285,6 +306,36 @@ export class V3Client {
     const r = await this.call<T>(operationId, input);
     if (!r.success) throw new V3HostError(operationId, r.status, r.message, r.data);
     return r;
+  }
+
+  /**
+   * Asks the host for the version a MoviePilot 2.x host reports without secrets: its Servarr-style
+   * status route `GET /api/v3/system/status` (`version`), open to the API token only. Used after an
+   * answer outside the 3.x protocol, to name the host. The body is reduced to the version at once and
+   * never logged or kept.
+   * @param signal - aborts the probe
+   * @returns the version (e.g. `v2.5.6`), or `null` when the route is closed, absent or says nothing
+   * @internal
+   */
+  async probeLegacyVersion(signal?: AbortSignal): Promise<string | null> {
+    if (!('apiKey' in this.#options.auth)) return null;
+    try {
+      const res = await this.#pool.request({
+        method: 'GET',
+        path: '/api/v3/system/status',
+        headers: { accept: 'application/json', 'x-api-key': this.#options.auth.apiKey },
+        headersTimeout: this.timeoutOf('system.status'),
+        bodyTimeout: this.timeoutOf('system.status'),
+        ...(signal ? { signal } : {}),
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) return null;
+      const json = JSON.parse(text) as { version?: unknown; appName?: unknown; data?: { version?: unknown } } | null;
+      const version = json?.version ?? json?.data?.version;
+      return typeof version === 'string' && /^v?\d+(\.\d+)*/.test(version) ? version : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Closes the pool. */
@@ -394,23 +445,18 @@ function encodeQuery(query: Record<string, V3QueryValue> | undefined): string {
   return s ? `?${s}` : '';
 }
 
-function parseEnvelope(text: string): { success: boolean; message: string; data: unknown } {
-  let json: unknown;
+function isJson(text: string): boolean {
   try {
-    json = text ? JSON.parse(text) : null;
+    JSON.parse(text);
+    return text.length > 0;
   } catch {
-    return { success: false, message: text.slice(0, 200), data: null };
+    return false;
   }
-  if (json && typeof json === 'object' && !Array.isArray(json) && 'success' in json) {
-    const e = json as { success: unknown; message?: unknown; data?: unknown };
-    return {
-      success: e.success === true,
-      message: typeof e.message === 'string' ? e.message : '',
-      data: e.data ?? null,
-    };
-  }
-  // Not enveloped (native formats): take as is.
-  return { success: true, message: '', data: json };
+}
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string {
+  const v = headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
 }
 
 function collectionOf(headers: Record<string, string | string[] | undefined>): V3Collection | undefined {

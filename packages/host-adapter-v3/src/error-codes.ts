@@ -21,6 +21,10 @@ export const V3_ERROR_CODES = {
   HOST_UNREACHABLE:
     'The host could not be reached (refused connection, unresolved name, connect timeout); nothing was sent.',
   HOST_OPERATION_UNSUPPORTED: 'No operation in the V3 catalog can serve this request (e.g. pausing a torrent).',
+  HOST_PROTOCOL_ERROR:
+    'The host answered outside the MoviePilot 3.x protocol (no `{success, message, data}` envelope, a bare list, an all-null model, HTML or a file body, or data not of the declared shape); never a success.',
+  HOST_GENERATION_MISMATCH:
+    'The host is not of the generation the adapter serves (e.g. a MoviePilot 2.x host behind the 3.x adapter); `start()` refuses it and names what it found.',
   HOST_UNKNOWN_OPERATION: 'No operation with this id is in the V3 catalog; nothing was sent.',
   HOST_REQUEST_INVALID: 'A request to the host lacks a required path parameter; nothing was sent.',
   HOST_REQUIRES_CONFIRMATION:

@@ -137,3 +137,48 @@ export class V3OptionsError extends MediaAgentError<V3ErrorCode> {
     super('HOST_OPTIONS_INVALID', message);
   }
 }
+
+/**
+ * The host answered outside the protocol the adapter speaks: for MoviePilot 3.x, an answer that is
+ * not the `{success, message, data}` envelope (a bare JSON list or object, an all-null model, an HTML
+ * page, a file body, an empty body), or whose `data` is not of the shape the operation declares (a
+ * list where a list is declared, an object with its required fields). Such an answer is never taken
+ * as a success. The message names the operation and the kind of body that came back (never its
+ * content). Code `HOST_PROTOCOL_ERROR`.
+ * @public
+ */
+export class HostProtocolError extends MediaAgentError<V3ErrorCode> {
+  /** The operation whose answer broke the protocol, e.g. `download.clients`. */
+  readonly operation: string;
+  /**
+   * @param operation - operation id
+   * @param message - what came back and what was expected (kind, not content)
+   * @param details - structured facts: `status` (HTTP), `kind` (e.g. `bare-list`, `html`, `file`), `contentType`
+   */
+  constructor(operation: string, message: string, details: Record<string, unknown> = {}) {
+    super('HOST_PROTOCOL_ERROR', message, { operation, ...details });
+    this.operation = operation;
+  }
+}
+
+/**
+ * The host is of another generation than the adapter serves, e.g. a MoviePilot 2.x host behind the
+ * 3.x adapter: `host.start()` refuses it before anything runs. Code `HOST_GENERATION_MISMATCH`.
+ * @public
+ */
+export class HostGenerationError extends MediaAgentError<V3ErrorCode> {
+  /** The generation the adapter serves. */
+  readonly expected: 'v2' | 'v3';
+  /** What the adapter found, e.g. `MoviePilot v2.5.6 (a 2.x host)`. */
+  readonly found: string;
+  /**
+   * @param expected - the generation the adapter serves (`v3` here)
+   * @param found - what the host turned out to be, in words
+   * @param message - what was found, how, and what to use instead
+   */
+  constructor(expected: 'v2' | 'v3', found: string, message: string) {
+    super('HOST_GENERATION_MISMATCH', message, { expected, found });
+    this.expected = expected;
+    this.found = found;
+  }
+}

@@ -14,7 +14,7 @@ import {
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
-import { V3AuthError } from './errors';
+import { HostGenerationError, HostProtocolError, V3AuthError } from './errors';
 import { V3GoalFacts } from './goal-facts';
 import { v3DecisionSubjects } from './decisions';
 import { V3RunJournal } from './journal';
@@ -67,12 +67,33 @@ export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   plugins?: { capabilities?: readonly Capability<any, any>[] } | readonly Capability<any, any>[];
 }
 
+/**
+ * What {@link createV3AgentHost} learned about the MoviePilot host at `host.start()`.
+ * @public
+ */
+export interface V3HostStatus {
+  /** `v3` once `host.start()` found a host answering in the 3.x envelope; `null` before. */
+  generation: 'v3' | null;
+  /**
+   * Whether the host can reach its metadata source (TMDB), from its own network test
+   * (`system.network.test`, `GET /api/v1/system/nettest`) at `host.start()`: `unknown` before, or when
+   * the test cannot run. While `unreachable`, lookups that find nothing say so (`MEDIA_NOT_FOUND` with
+   * `metadataUnreachable: true`).
+   */
+  metadata: 'reachable' | 'unreachable' | 'unknown';
+  /** The host's message of a failed network test, or `null`. */
+  metadataMessage: string | null;
+}
+
+/** The URL MoviePilot's own network test uses for TMDB (the host substitutes its TMDB API key). */
+const TMDB_TEST_URL = 'https://api.themoviedb.org/3/movie/550?api_key={TMDBAPIKEY}';
+
 /** What {@link createV3AgentHost} returns. @public */
 export interface V3AgentHost {
   /**
    * The SDK host: runs, approvals, grants, `invoke`. Its `start()` first checks the MoviePilot host
-   * (see {@link createV3AgentHost}) and throws `HOST_UNREACHABLE` or `HOST_AUTH_FAILED` before anything
-   * runs; a failed check is run again by the next `start()`.
+   * (see {@link createV3AgentHost}) and throws `HOST_UNREACHABLE`, `HOST_GENERATION_MISMATCH` or
+   * `HOST_AUTH_FAILED` before anything runs; a failed check is run again by the next `start()`.
    */
   readonly host: AgentHost;
   /**
@@ -87,6 +108,8 @@ export interface V3AgentHost {
   readonly container: ReturnType<typeof createAgentContainer>;
   /** The `GoalFacts` the runtime uses (what the host's records say about a run's goal). */
   readonly goalFacts: GoalFacts;
+  /** What `host.start()` learned about the host: generation, TMDB reachability (filled by `host.start()`). */
+  readonly status: V3HostStatus;
   /** Stops the host and closes the client's pool. */
   close(): Promise<void>;
 }
@@ -102,7 +125,11 @@ export interface V3AgentHost {
  *
  * Building sends nothing. `host.start()` checks the host before anything runs: it logs in when a
  * user name and password are configured (`POST /api/v1/login/access-token`), then reads
- * `GET /api/v1/download/clients` (`download.clients`, open to every user) with the credentials.
+ * `GET /api/v1/download/clients` (`download.clients`, open to every user) with the credentials, which
+ * must answer in the 3.x envelope: a host of another generation is refused with
+ * `HOST_GENERATION_MISMATCH` naming what was found (e.g. `MoviePilot v2.5.6 (a 2.x host)`). Then it runs
+ * the host's own network test of TMDB once (`system.network.test`; see {@link V3HostStatus}) and warns
+ * through the logger when the host cannot reach it.
  *
  * @example
  * ```ts
@@ -115,8 +142,10 @@ export interface V3AgentHost {
  * @throws `HOST_OPTIONS_INVALID` for a bad URL or missing credentials; `OPTIONS_INVALID` (SDK options);
  *   what registering `plugins` throws (`PLUGIN_OPERATIONS_UNDECLARED`, `CAPABILITY_DUPLICATE`).
  *   `host.start()` throws `HOST_UNREACHABLE` when the host cannot be reached (nothing was sent) and
- *   `HOST_AUTH_FAILED` when the host refuses the login (HTTP 401), the API token (HTTP 401) or the
- *   login token (HTTP 403)
+ *   `HOST_GENERATION_MISMATCH` ({@link HostGenerationError}) when the host is not MoviePilot 3.x (it
+ *   answers outside the 3.x envelope; the error's `found` names it), `HOST_PROTOCOL_ERROR` when a host
+ *   that says it is 3.x answers outside the envelope, and `HOST_AUTH_FAILED` when the host refuses the
+ *   login (HTTP 401), the API token (HTTP 401) or the login token (HTTP 403)
  * @public
  */
 export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
@@ -203,7 +232,9 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     },
   });
   const host = resolvePort(container, Tokens.AgentHost);
+  const status: V3HostStatus = { generation: null, metadata: 'unknown', metadataMessage: null };
   const services = {
+    status,
     client,
     plans: host.plans,
     journal,
@@ -226,13 +257,23 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     ? options.plugins
     : ((options.plugins as { capabilities?: readonly Capability<any, any>[] } | undefined)?.capabilities ?? []);
   for (const plugin of pluginList) reg.register(plugin);
-  startAfter(host, () => checkV3Host(client));
+  const logger = resolvePort(container, Tokens.Logger);
+  startAfter(host, async () => {
+    await checkV3Host(client);
+    status.generation = 'v3';
+    await checkMetadata(client, status);
+    if (status.metadata === 'unreachable')
+      logger.warn(
+        `the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`,
+      );
+  });
   return {
     host,
     client,
     journal,
     container,
     goalFacts,
+    status,
     close: async () => {
       await host.stop().catch(() => undefined);
       await client.close();
@@ -241,8 +282,11 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
 }
 
 /**
- * The start-up check: the login (when configured), then one read every user may make, so that an
- * unreachable host (`HOST_UNREACHABLE`) or refused credentials (`HOST_AUTH_FAILED`) fail `start()`.
+ * The start-up check: the login (when configured), then one read every user may make
+ * (`download.clients`), which must answer in the 3.x envelope. An unreachable host is
+ * `HOST_UNREACHABLE`; a host of another generation (a 2.x host answers that route with a bare list, or
+ * refuses the API token there with a bare `{detail}`) is `HOST_GENERATION_MISMATCH` naming what was
+ * found; credentials the 3.x host refuses are `HOST_AUTH_FAILED`.
  */
 async function checkV3Host(client: V3Client): Promise<void> {
   const credential = client.usesLogin
@@ -252,14 +296,55 @@ async function checkV3Host(client: V3Client): Promise<void> {
     await client.identity();
     await client.call('download.clients');
   } catch (error) {
+    if (error instanceof HostProtocolError) throw await generationError(client, error);
     if (!(error instanceof V3AuthError)) throw error;
+    const hostMessage = (error.details as { hostMessage?: string }).hostMessage || 'no message';
+    if (error.operationId === 'login.access_token')
+      throw new V3AuthError(
+        error.operationId,
+        error.status,
+        `${hostMessage}; MoviePilot at ${client.url} refused the login: check the ${credential}`,
+      );
+    // 401: the credential itself was refused. 403 with an API key is not about the key (the host maps it
+    // to its superuser): say what the host answered instead of blaming the token.
     const refused =
-      error.operationId === 'login.access_token' ? 'the login' : client.usesLogin ? 'the login token' : 'the API token';
-    throw new V3AuthError(
-      error.operationId,
-      error.status,
-      `${(error.details as { hostMessage?: string }).hostMessage || 'no message'}; MoviePilot at ${client.url} refused ${refused}: check the ${credential}`,
-    );
+      error.status === 401 || client.usesLogin
+        ? `refused the ${client.usesLogin ? 'login token' : 'API token'} (HTTP ${error.status}): check the ${credential}`
+        : `answered HTTP ${error.status} to download.clients for the API token's superuser`;
+    throw new V3AuthError(error.operationId, error.status, `${hostMessage}; MoviePilot at ${client.url} ${refused}`);
+  }
+}
+
+/**
+ * The error for a host that answered outside the 3.x protocol at start: `HOST_GENERATION_MISMATCH`
+ * naming the host (its version from the 2.x status route when the API token opens it), or the
+ * protocol error itself when that route says the host is 3.x after all.
+ */
+async function generationError(client: V3Client, error: HostProtocolError): Promise<Error> {
+  const version = await client.probeLegacyVersion();
+  const major = version ? Number.parseInt(version.replace(/^v/, ''), 10) : null;
+  if (major === 3) return error;
+  const found =
+    version && major !== null
+      ? `MoviePilot ${version.startsWith('v') ? version : `v${version}`} (a ${major}.x host)`
+      : 'a host that does not answer in the MoviePilot 3.x envelope (MoviePilot 2.x or older, or not MoviePilot)';
+  const body = (error.details as { body?: string }).body;
+  const status = (error.details as { status?: number }).status;
+  return new HostGenerationError(
+    'v3',
+    found,
+    `${client.url} is ${found}, not MoviePilot 3.x: download.clients answered HTTP ${status ?? '?'} with ${body ?? 'a body'} where 3.x answers {success, message, data}. This adapter serves MoviePilot 3.x only; nothing was done — use @media-agent/host-adapter-v2 (CLI --host v2) for a 2.x host`,
+  );
+}
+
+/** The host's own network test of TMDB (`system.network.test`); advisory: failures leave the state unknown. */
+async function checkMetadata(client: V3Client, status: V3HostStatus): Promise<void> {
+  try {
+    const r = await client.call('system.network.test', { query: { url: TMDB_TEST_URL, proxy: true } });
+    status.metadata = r.success ? 'reachable' : 'unreachable';
+    status.metadataMessage = r.success ? null : r.message || null;
+  } catch {
+    // The check is advisory: a host that cannot run it (not a superuser, older route) leaves the state unknown.
   }
 }
 

@@ -14,6 +14,7 @@ export const HOST_GENERATION = 'v3' as const;
 export type { V3Effect, V3Operation } from './contract/types';
 export { V3_OPERATIONS } from './contract/operations';
 export { V3UnknownOperationError, fillV3Path, matchV3Route, v3Operation } from './contract/catalog';
+export { V3_RESPONSE_SHAPES, type V3ResponseShape } from './contract/responses';
 export { V3_MEDIA_SOURCES, validateV3Request, type V3RequestCheck, type V3WireRequest } from './contract/validate';
 export {
   V3Client,
@@ -27,6 +28,8 @@ export {
   type V3Timeouts,
 } from './client';
 export {
+  HostGenerationError,
+  HostProtocolError,
   V3AuthError,
   V3HostError,
   V3OptionsError,
@@ -66,5 +69,5 @@ export { V3CapabilityRegistry } from './registry';
 export { verifyV3TransferFile, type V3CallArgs, type V3CallResult } from './verifiers';
 export { v3SubscriptionBody, verifyV3SubscriptionAdd, type V3SubscriptionAddInput } from './subscriptions';
 export { V3GoalFacts } from './goal-facts';
-export { createV3AgentHost, type V3AgentHost, type V3AgentHostOptions } from './host';
+export { createV3AgentHost, type V3AgentHost, type V3AgentHostOptions, type V3HostStatus } from './host';
 export { V3_DECISION_ACTOR, raiseV3Decisions, v3DecisionInputs, v3DecisionSubjects } from './decisions';

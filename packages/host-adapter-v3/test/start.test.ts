@@ -51,7 +51,7 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
     expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([['login.access_token', 401]]);
   });
 
-  it('good credentials: start() succeeds after one login and one read, and a second start() does not check again', async () => {
+  it('good credentials: start() succeeds after one login, one read and the TMDB network test, and a second start() does not check again', async () => {
     const s = await sim();
     const v3 = createV3AgentHost({
       url: s.url,
@@ -66,7 +66,9 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
     expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([
       ['login.access_token', 200],
       ['download.clients', 200],
+      ['system.network.test', 200],
     ]);
+    expect(v3.status).toEqual({ generation: 'v3', metadata: 'reachable', metadataMessage: null });
     s.assertNoViolations();
   });
 });

@@ -12,7 +12,7 @@ import type { V3Services, V3StandardHelpers } from './services';
  */
 export function v3CatalogCapabilities(s: V3Services, h: V3StandardHelpers) {
   const { client, journal } = s;
-  const { mediaItem } = h;
+  const { mediaItem, metadataCause } = h;
   return {
     'catalog.lookup': defineStandardCapability('catalog.lookup', async (input, ctx) => {
       const exact = parseMediaEntityId(input.query.trim());
@@ -42,6 +42,9 @@ export function v3CatalogCapabilities(s: V3Services, h: V3StandardHelpers) {
           items.push(item);
       }
       const limited = items.slice(0, input.limit ?? 10);
+      // A host that cannot reach TMDB answers an empty list exactly as for an unknown title: say which it is.
+      const cause = limited.length === 0 ? metadataCause(input.query) : undefined;
+      if (cause) throw cause;
       if (limited.length === 1) journal.touch(ctx.runId, limited[0]!.mediaEntityId, limited[0]!.title);
       return { items: limited };
     }),

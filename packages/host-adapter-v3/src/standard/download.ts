@@ -86,7 +86,7 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
     'download.submit': defineStandardCapability(
       'download.submit',
       async (input, ctx) => {
-        const plan = planOf(ctx.plan, 'download') as NonNullable<typeof ctx.plan>;
+        const plan = planOf(ctx.plan, 'download', input.planId) as NonNullable<typeof ctx.plan>;
         const p = plan.payload as unknown as DownloadPlanPayload;
         journal.addPlan(ctx.runId, { id: plan.id, type: 'download', mediaEntityId: p.mediaEntityId });
         const body: Record<string, unknown> = {

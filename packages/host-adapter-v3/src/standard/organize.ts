@@ -32,10 +32,15 @@ export function v3OrganizeCapabilities(s: V3Services, h: V3StandardHelpers) {
       const { tasks, transfers } = await readHostState(client, ctx.signal);
       const task = tasks.find((t) => t.hash === input.downloadId);
       const known = journal.download(input.downloadId);
-      const status = downloadStatusOf(
-        task,
-        transfers.filter((t) => t.download_hash === input.downloadId),
-      );
+      const mine = transfers.filter((t) => t.download_hash === input.downloadId);
+      // Neither the downloader, this adapter nor the transfer history knows the id: not found, not "removed".
+      if (!task && !known && mine.length === 0)
+        throw new MediaStateError(
+          'MEDIA_NOT_FOUND',
+          `no download ${JSON.stringify(input.downloadId)} on the MoviePilot host: it is not in the downloader, the transfer history or this adapter's submits; list downloads with task.inspect`,
+          { downloadId: input.downloadId },
+        );
+      const status = downloadStatusOf(task, mine);
       if (status !== 'completed')
         throw new MediaStateError(
           'MEDIA_INVALID_STATE',
@@ -112,7 +117,7 @@ export function v3OrganizeCapabilities(s: V3Services, h: V3StandardHelpers) {
       };
     }),
     'organize.execute': defineStandardCapability('organize.execute', async (input, ctx) => {
-      const plan = planOf(ctx.plan, 'organize') as NonNullable<typeof ctx.plan>;
+      const plan = planOf(ctx.plan, 'organize', input.planId) as NonNullable<typeof ctx.plan>;
       const p = plan.payload as unknown as OrganizePlanPayload;
       journal.addPlan(ctx.runId, { id: plan.id, type: 'organize', mediaEntityId: p.mediaEntityId });
       journal.addOrganize(ctx.runId, {

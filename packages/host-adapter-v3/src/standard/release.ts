@@ -13,11 +13,13 @@ import type { V3Services, V3StandardHelpers } from './services';
  */
 export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
   const { client, journal } = s;
-  const { lookupLibrary, releaseView, searchReleases } = h;
+  const { lookupLibrary, releaseView, searchReleases, metadataCause } = h;
   return {
     'release.search': defineStandardCapability('release.search', async (input, ctx) => {
       const { entity, list } = await searchReleases(input, undefined, ctx.signal);
       journal.touch(ctx.runId, entity, entity);
+      const cause = list.length === 0 ? metadataCause(entity) : undefined;
+      if (cause) throw cause;
       const inLibrary = (await lookupLibrary(entity, ctx.signal)) !== null;
       const policy = s.policies.get('acquisition')?.settings ?? {};
       const minRes = [input.minResolution, policy.minResolution]

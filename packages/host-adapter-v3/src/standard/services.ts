@@ -7,7 +7,7 @@ import {
   type PolicySettings,
   type Release,
 } from '@media-agent/sdk/media';
-import { type PlanService } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk';
 import type { V3Client } from '../client';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload, V3RunJournal } from '../journal';
@@ -37,6 +37,8 @@ export interface V3MediaSettings {
 /** Services the standard capabilities use. @internal */
 export interface V3Services {
   client: V3Client;
+  /** What `host.start()` learned about the host (TMDB reachability). */
+  status: { metadata: 'reachable' | 'unreachable' | 'unknown'; metadataMessage: string | null };
   plans: PlanService;
   journal: V3RunJournal;
   settings: V3MediaSettings;
@@ -136,13 +138,28 @@ export function v3StandardHelpers(s: V3Services) {
       organizeId: organized ? `th-${organized.id}` : null,
     };
   };
-  const planOf = (plan: { type: string; id: string } | undefined, type: 'download' | 'organize') => {
-    if (!plan || plan.type !== type)
-      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan?.id ?? '?'} is not a ${type} plan`, {
-        planId: plan?.id,
+  const planOf = (plan: { type: string; id: string } | undefined, type: 'download' | 'organize', planId: string) => {
+    if (!plan)
+      throw new MediaStateError(
+        'MEDIA_NOT_FOUND',
+        `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`,
+        { planId },
+      );
+    if (plan.type !== type)
+      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, {
+        planId: plan.id,
       });
     return plan;
   };
+  /** `MEDIA_NOT_FOUND` for a lookup that found nothing while the host cannot reach TMDB, else undefined. */
+  const metadataCause = (query: string): MediaStateError | undefined =>
+    s.status.metadata === 'unreachable'
+      ? new MediaStateError(
+          'MEDIA_NOT_FOUND',
+          `${JSON.stringify(query)} not found (host metadata source unreachable): the MoviePilot host cannot reach TMDB, so it finds no title at all${s.status.metadataMessage ? ` — host said: ${s.status.metadataMessage}` : ''}`,
+          { query, metadataUnreachable: true },
+        )
+      : undefined;
   /** A journal entry for a downloader task this adapter did not submit (identity from the host). */
   function synthetic(task: V3DownloadTask | undefined): V3JournalDownload | undefined {
     const id = task ? fromV3Identity(task.media?.media_source, task.media?.media_id) : undefined;
@@ -159,5 +176,5 @@ export function v3StandardHelpers(s: V3Services) {
       submittedAt: 0,
     };
   }
-  return { lookupLibrary, mediaItem, releaseView, searchReleases, jobView, planOf, synthetic };
+  return { lookupLibrary, mediaItem, releaseView, searchReleases, jobView, planOf, synthetic, metadataCause };
 }

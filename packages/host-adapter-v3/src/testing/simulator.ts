@@ -34,6 +34,18 @@ export interface SimFaults {
   requireConfirmation: boolean;
   /** State new `transfer.file` receipts get instead of `completed` (e.g. `accepted`, `retry_wait`, `failed`). */
   transferState: 'completed' | 'accepted' | 'retry_wait' | 'failed' | 'partial';
+  /**
+   * The host cannot reach TMDB (its metadata source), as a host offline from it: its network test
+   * (`system.network.test`) fails, `media.search` and `search.torrents` answer empty lists, `media.detail`
+   * answers `success:false`, `media.recognize` recognises nothing.
+   */
+  metadataUnreachable: boolean;
+  /**
+   * Answers by operation id that replace the host's own, byte for byte (a 2.x-style bare list, an HTML
+   * proxy page, a file, a malformed envelope): `status` (default 200), `contentType` (default
+   * `application/json`), `body`. Not one-shot: delete the entry to restore the host's answer.
+   */
+  rawAnswer: Record<string, { status?: number; contentType?: string; body: string }>;
 }
 
 /** A downloader task of the simulator. @public */
@@ -160,7 +172,7 @@ const hashOf = (enclosure: string) => createHash('sha1').update(enclosure).diges
  * (`validateV3Request`: operation exists, method and path, credentials, paired identity, paging
  * bounds, required fields); a violation is recorded and answered like the host would (HTTP 422/404),
  * and {@link MoviePilotV3Simulator.assertNoViolations} fails the test. Answers use the V3 envelope and
- * paging headers. Faults: accept then drop, 5xx, expired tokens, slow search, unrecognised media.
+ * paging headers. Faults: accept then drop, 5xx, expired tokens, slow search, unrecognised media, TMDB unreachable, raw answers.
  * @public
  */
 export class MoviePilotV3Simulator {
@@ -213,6 +225,8 @@ export class MoviePilotV3Simulator {
       answerDelayMs: {},
       requireConfirmation: false,
       transferState: 'completed',
+      metadataUnreachable: false,
+      rawAnswer: {},
       ...options.faults,
     };
   }
@@ -367,6 +381,13 @@ export class MoviePilotV3Simulator {
     if (failAt >= 0) {
       this.faults.fail5xx.splice(failAt, 1);
       return envelope(500, false, 'Internal Server Error', null);
+    }
+    const replaced = this.faults.rawAnswer[op.operation_id];
+    if (replaced) {
+      record.status = replaced.status ?? 200;
+      res.writeHead(record.status, { 'content-type': replaced.contentType ?? 'application/json' });
+      res.end(replaced.body);
+      return;
     }
     if (op.operation_id.startsWith('search.') && this.faults.slowSearchMs > 0)
       await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
@@ -599,8 +620,15 @@ export class MoviePilotV3Simulator {
       if (exactTotal) headers['x-total-count'] = String(items.length);
       return { data: window, headers };
     };
+    const offline = this.faults.metadataUnreachable;
     switch (operationId) {
+      case 'system.network.test': {
+        const target = q.get('url') ?? '';
+        if (/themoviedb\.org/.test(target) && offline) return { success: false, message: '网络连接失败！', data: null };
+        return { data: { time: 120 } };
+      }
       case 'media.search': {
+        if (offline) return { data: [], headers: { 'x-result-count': '0' } };
         const title = (q.get('title') ?? '').toLowerCase();
         const found = this.#titles.filter((t) =>
           [t.title, t.original_title, t.cn_title ?? ''].some(
@@ -613,20 +641,22 @@ export class MoviePilotV3Simulator {
         return { data: items, headers: { 'x-result-count': String(items.length) } };
       }
       case 'media.detail': {
-        const t = this.#title(key(q.get('media_source')!, params.media_id!));
+        const t = offline ? undefined : this.#title(key(q.get('media_source')!, params.media_id!));
         return t ? { data: this.#mediaInfo(t) } : { success: false, message: '未识别到媒体信息', data: null };
       }
       case 'media.recognize': {
         const title = q.get('title') ?? '';
         const r = this.#releases.find((x) => x.title === title);
-        const t = r
-          ? this.#title(r.media)
-          : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
+        const t = offline
+          ? undefined
+          : r
+            ? this.#title(r.media)
+            : this.#titles.find((x) => title.toLowerCase().includes(x.title.toLowerCase()));
         return { data: { meta_info: { name: title }, media_info: t ? this.#mediaInfo(t) : null } };
       }
       case 'search.torrents': {
         const media = key(q.get('media_source')!, params.media_id!);
-        this.#lastSearch = this.#releases.filter((r) => r.media === media).map((r) => this.#context(r));
+        this.#lastSearch = offline ? [] : this.#releases.filter((r) => r.media === media).map((r) => this.#context(r));
         return list(this.#lastSearch);
       }
       case 'search.results':
@@ -788,6 +818,8 @@ export class MoviePilotV3Simulator {
         if (i >= 0) this.#subscriptions.splice(i, 1);
         return { data: null };
       }
+      case 'transfer.manual_reviews':
+        return { data: { items: [], total: 0 } };
       default: {
         const op = v3Operation(operationId);
         if (op.method === 'GET') return list([]);
