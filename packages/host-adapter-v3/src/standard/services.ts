@@ -146,9 +146,13 @@ export function v3StandardHelpers(s: V3Services) {
         { planId },
       );
     if (plan.type !== type)
-      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, {
-        planId: plan.id,
-      });
+      throw new MediaStateError(
+        'MEDIA_PLAN_CONFLICT',
+        `plan ${plan.id} is a ${plan.type} plan, not ${type === 'organize' ? 'an' : 'a'} ${type} plan`,
+        {
+          planId: plan.id,
+        },
+      );
     return plan;
   };
   /** `MEDIA_NOT_FOUND` for a lookup that found nothing while the host cannot reach TMDB, else undefined. */
