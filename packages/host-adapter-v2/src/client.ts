@@ -5,7 +5,9 @@ import {
   HostContractError,
   HostHttpError,
   HostOperationError,
+  HostGenerationError,
   HostOptionsError,
+  HostProtocolError,
   HostTransportError,
   HostUnreachableError,
   HostUnsupportedError,
@@ -93,6 +95,13 @@ export interface V2CallParams {
   body?: unknown;
   /** Aborts the request (a write aborted after sending is an unknown outcome). */
   signal?: AbortSignal;
+  /**
+   * Reduces the answer inside the client, the moment it is parsed: the call returns only what `select`
+   * returns, and nothing else of the body is kept, retried, logged or put into an error (a `success:false`
+   * answer's `data` is dropped). For routes whose answer carries secrets next to the one value wanted
+   * (e.g. `GET /api/v1/system/env`: the version next to `API_TOKEN`, `TMDB_API_KEY`, …).
+   */
+  select?: (data: unknown) => unknown;
 }
 
 /** Statistics of a client: requests sent per `METHOD path-template`. @public */
@@ -131,6 +140,8 @@ export class V2HostClient {
   #loginRefused: HostAuthError | undefined;
   #contract: V2HostContract | undefined;
   #contractLoad: Promise<V2HostContract> | undefined;
+  /** Auth modes the host has accepted at least once (a 2xx): a later 401/403 there is not a wrong credential. */
+  readonly #accepted = new Set<AuthMode>();
   readonly #stats: V2ClientStats = { requests: {}, logins: 0 };
 
   /**
@@ -228,10 +239,22 @@ export class V2HostClient {
         write: false,
       });
     } catch (error) {
+      if (error instanceof HostHttpError && error.details?.envelope === true)
+        throw generationMismatch(
+          this.#origin,
+          `HTTP ${error.status} in the 3.x {success, message, data} envelope`,
+          `it answered ${V2_OPENAPI_PATH} with HTTP ${error.status} in the {success, message, data} envelope of MoviePilot 3.x, where a 2.x host serves its OpenAPI document`,
+        );
       if (error instanceof HostHttpError)
         throw new HostContractError(
           `the host's OpenAPI document (${V2_OPENAPI_PATH}) cannot be fetched: HTTP ${error.status}; the adapter takes each route's authentication from it and does not guess`,
           { status: error.status },
+          { cause: error },
+        );
+      if (error instanceof HostProtocolError)
+        throw new HostContractError(
+          `the host's OpenAPI document (${V2_OPENAPI_PATH}) is not JSON; the adapter takes each route's authentication from it and does not guess`,
+          {},
           { cause: error },
         );
       if (error instanceof HostTransportError && !(error instanceof HostUnreachableError))
@@ -242,6 +265,20 @@ export class V2HostClient {
         );
       throw error;
     }
+    if (isEnvelope(document))
+      throw generationMismatch(
+        this.#origin,
+        'the 3.x {success, message, data} envelope',
+        `it answered ${V2_OPENAPI_PATH} with the {success, message, data} envelope of MoviePilot 3.x, not an OpenAPI document`,
+      );
+    const declared = (document as { info?: { version?: unknown } } | null)?.info?.version;
+    const major = typeof declared === 'string' ? /^v?(\d+)\./.exec(declared)?.[1] : undefined;
+    if (major !== undefined && Number(major) >= 3)
+      throw generationMismatch(
+        this.#origin,
+        declared as string,
+        `its OpenAPI document declares version ${declared as string}`,
+      );
     return (this.#contract = new V2HostContract(document as never));
   }
 
@@ -362,9 +399,14 @@ export class V2HostClient {
       if (response.status === 401 || response.status === 403) {
         const detail = detailOf(response.text);
         const which = auth === 'jwt' ? 'the login token' : 'the API token';
+        // A credential this host has already accepted is not wrong: the route refuses it for another reason.
+        const accepted = this.#accepted.has(auth);
+        const hint = accepted
+          ? `the host accepted ${which} on other routes, so this route refuses it for another reason (permissions of the user or token on this route)`
+          : `check ${auth === 'jwt' ? 'the user name and password' : 'the API token (auth.apiKey; CLI --api-key)'}`;
         throw new HostAuthError(
-          `MoviePilot refused ${which} for ${operation.id} (HTTP ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}); check ${auth === 'jwt' ? 'the user name and password' : 'the API token (auth.apiKey; CLI --api-key)'}`,
-          { operation: operation.id, status: response.status },
+          `MoviePilot refused ${which} for ${operation.id} (HTTP ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}); ${hint}`,
+          { operation: operation.id, status: response.status, ...(accepted ? { credentialAccepted: true } : {}) },
         );
       }
       if (response.status >= 500) {
@@ -375,7 +417,14 @@ export class V2HostClient {
         if (TRANSIENT_STATUS.has(response.status) && attempt < retries) continue;
         throw new HostHttpError(operation.id, response.status, detailOf(response.text));
       }
-      if (response.status >= 400) throw new HostHttpError(operation.id, response.status, detailOf(response.text));
+      if (response.status >= 400)
+        throw new HostHttpError(
+          operation.id,
+          response.status,
+          detailOf(response.text),
+          isEnvelope(parseOrUndefined(response.text)) ? { envelope: true } : {},
+        );
+      if (auth !== 'none') this.#accepted.add(auth);
       let body: unknown;
       try {
         body = response.text === '' ? null : JSON.parse(response.text);
@@ -385,24 +434,33 @@ export class V2HostClient {
             `${operation.method} ${operation.path} answered a body that is not JSON; the host may have applied it`,
             { cause: error },
           );
-        throw new HostHttpError(operation.id, response.status, 'the body is not JSON');
+        throw new HostProtocolError(
+          operation.id,
+          `MoviePilot answered ${operation.method} ${operation.path} (${operation.id}) with a body that is not JSON, where its contract declares JSON; nothing was taken from it`,
+          { status: response.status },
+        );
       }
-      if (operation.envelope === 'bare') return body;
+      const select = params.select;
+      if (operation.envelope === 'bare') return select ? select(body) : body;
       const envelope = body as { success?: unknown; message?: unknown; data?: unknown } | null;
-      if (!envelope || typeof envelope.success !== 'boolean') {
+      if (!envelope || typeof envelope !== 'object' || typeof envelope.success !== 'boolean') {
         if (operation.write)
           throw new OutcomeUnknownError(
             `${operation.method} ${operation.path} answered without the {success, message, data} envelope`,
           );
-        throw new HostHttpError(operation.id, response.status, 'the body is not the {success, message, data} envelope');
+        throw new HostProtocolError(
+          operation.id,
+          `MoviePilot answered ${operation.method} ${operation.path} (${operation.id}) without the {success, message, data} envelope its contract declares; nothing was taken from it`,
+          { status: response.status },
+        );
       }
       if (!envelope.success)
         throw new HostOperationError(
           operation.id,
           typeof envelope.message === 'string' ? envelope.message : '',
-          envelope.data ?? undefined,
+          select ? undefined : (envelope.data ?? undefined),
         );
-      return envelope.data ?? null;
+      return select ? select(envelope.data ?? null) : (envelope.data ?? null);
     }
   }
 
@@ -586,6 +644,34 @@ class NotSent extends Error {
   ) {
     super(message);
   }
+}
+
+/** Whether a parsed body has the shape of the `{success, message, data}` envelope (every 3.x answer). */
+function isEnvelope(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const keys = Object.keys(body);
+  return (
+    typeof (body as { success?: unknown }).success === 'boolean' &&
+    keys.includes('message') &&
+    keys.includes('data') &&
+    keys.length === 3
+  );
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function generationMismatch(origin: string, found: string, what: string): HostGenerationError {
+  return new HostGenerationError(
+    'v2',
+    found,
+    `MoviePilot at ${origin} is a 3.x host, not 2.x: ${what}. This adapter speaks MoviePilot 2.x; use @media-agent/host-adapter-v3 (CLI --host v3) for this host`,
+  );
 }
 
 function detailOf(text: string): unknown {

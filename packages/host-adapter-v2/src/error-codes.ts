@@ -25,7 +25,13 @@ export const V2_ERROR_CODES = {
   HOST_CONTRACT_INVALID:
     "The host's OpenAPI document (`GET /api/v1/openapi.json`) could not be read or is not an OpenAPI document.",
   HOST_VERSION_UNSUPPORTED:
-    'The host runs a MoviePilot version the adapter does not support (older than `V2_MIN_VERSION`, or not 2.x).',
+    'The host runs a MoviePilot 2.x version the adapter does not support (older than `V2_MIN_VERSION`, or 1.x); a 3.x host is HOST_GENERATION_MISMATCH.',
+  HOST_GENERATION_MISMATCH:
+    'The host is a MoviePilot of another generation (a 3.x host for the 2.x adapter); refused at start, nothing ran.',
+  HOST_PROTOCOL_ERROR:
+    "The host's answer is not what its contract declares (not JSON, or an enveloped route without the envelope); nothing was taken from it.",
+  HOST_NO_INDEXERS:
+    'The host has no usable indexer site (none active or none selected for search), so a resource search can find nothing.',
   AUTH_HOST_SUPERUSER_REQUIRED:
     'Denial: an admin-only capability was invoked by an actor that is not a MoviePilot superuser; no request was sent.',
   PLUGIN_OPERATION_UNDECLARED: "A plugin's scoped client refused a route the plugin did not declare; nothing was sent.",

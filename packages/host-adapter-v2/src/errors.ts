@@ -40,8 +40,9 @@ export class HostHttpError extends MediaAgentError<V2ErrorCode> {
    * @param operation - operation id or `METHOD path`
    * @param status - HTTP status
    * @param detail - the host's `detail` (string or validation issues), when it sent one
+   * @param extra - more details, e.g. `envelope: true` when the error body was a `{success, message, data}` envelope
    */
-  constructor(operation: string, status: number, detail: unknown) {
+  constructor(operation: string, status: number, detail: unknown, extra: Record<string, unknown> = {}) {
     super(
       'HOST_HTTP_ERROR',
       `MoviePilot answered ${operation} with HTTP ${status}${detail !== undefined ? `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}` : ''}`,
@@ -49,6 +50,7 @@ export class HostHttpError extends MediaAgentError<V2ErrorCode> {
         operation,
         status,
         ...(detail !== undefined ? { detail } : {}),
+        ...extra,
       },
     );
     this.status = status;
@@ -154,5 +156,65 @@ export class HostVersionError extends MediaAgentError<V2ErrorCode> {
   /** @param version - the host's version @param message - what is supported */
   constructor(version: string, message: string) {
     super('HOST_VERSION_UNSUPPORTED', message, { version });
+  }
+}
+
+/**
+ * The host is a MoviePilot of another generation than this adapter speaks: the 2.x adapter pointed at a
+ * 3.x host (its version says 3.x, or it answers with the 3.x `{success, message, data}` envelope where a
+ * 2.x host answers otherwise). Refused at `host.start()`, before anything runs. The same class and code as
+ * the 3.x adapter's.
+ *
+ * Code: `HOST_GENERATION_MISMATCH`.
+ * @public
+ */
+export class HostGenerationError extends MediaAgentError<V2ErrorCode> {
+  /** The generation this adapter speaks. */
+  readonly expected: 'v2' | 'v3';
+  /** What the host showed: its version (`v3.0.3`) or a description of its answer's shape. */
+  readonly found: string;
+  /**
+   * @param expected - the generation the adapter speaks (`v2` here)
+   * @param found - the host's version, or the shape of its answer that shows its generation
+   * @param message - what was found and which adapter to use instead
+   */
+  constructor(expected: 'v2' | 'v3', found: string, message: string) {
+    super('HOST_GENERATION_MISMATCH', message, { expected, found });
+    this.expected = expected;
+    this.found = found;
+  }
+}
+
+/**
+ * The host answered, but not what its contract declares for the operation: a body that is not JSON where
+ * JSON is declared, or an enveloped route (`schemas.Response`) answering without the `{success, message,
+ * data}` envelope. Nothing is taken from such an answer (a read is not reported as a success). The same
+ * class and code as the 3.x adapter's.
+ *
+ * Code: `HOST_PROTOCOL_ERROR`.
+ * @public
+ */
+export class HostProtocolError extends MediaAgentError<V2ErrorCode> {
+  /**
+   * @param operation - operation id or `METHOD path`
+   * @param message - what was declared and what came instead
+   * @param details - e.g. the HTTP status (never the body)
+   */
+  constructor(operation: string, message: string, details: Record<string, unknown> = {}) {
+    super('HOST_PROTOCOL_ERROR', message, { operation, ...details });
+  }
+}
+
+/**
+ * The host has no usable indexer site: a resource search cannot find anything on it (no site is
+ * active, or none is selected for search), whatever the title. Add or enable a site on the host.
+ *
+ * Code: `HOST_NO_INDEXERS`.
+ * @public
+ */
+export class HostNoIndexersError extends MediaAgentError<V2ErrorCode> {
+  /** @param message - what the host showed and what to do @param details - e.g. the counts of sites seen */
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('HOST_NO_INDEXERS', message, details);
   }
 }

@@ -19,11 +19,49 @@ import type { DownloadPayload } from './standard/payloads';
 export class V2HostView {
   /** Set at `host.start()` when the host's own connectivity check says it cannot reach TMDB. */
   metadataUnreachable = false;
+  /** The host's own words from that failed check (e.g. `网络连接失败！`), or `null`. */
+  metadataMessage: string | null = null;
+  /** The kind of each media entity the adapter has seen (TMDB movie and series ids share one number space). */
+  readonly #kinds = new Map<string, 'movie' | 'tv'>();
 
   constructor(
     readonly client: V2HostClient,
     readonly tracking: V2Tracking,
   ) {}
+
+  /**
+   * Remembers the kind of a media entity the host described (catalog lookups, media detail).
+   * @param entity - `tmdb:693134`
+   * @param kind - `movie` or `tv`
+   */
+  rememberKind(entity: string, kind: 'movie' | 'tv'): void {
+    this.#kinds.set(entity, kind);
+  }
+
+  /** The remembered kind of a media entity, or `undefined` when the adapter has not seen it described. */
+  kindOf(entity: string): 'movie' | 'tv' | undefined {
+    return this.#kinds.get(entity);
+  }
+
+  /**
+   * How many indexer sites the host has active (`GET /api/v1/site/`), or `undefined` when the
+   * credentials do not open the route or it cannot be read. The answer (which carries each site's cookie
+   * and API key) is reduced to the count inside the client; nothing else of it is kept.
+   */
+  async activeSites(signal?: AbortSignal): Promise<number | undefined> {
+    try {
+      return await this.client.call<number>('site.list', {
+        signal,
+        select: (body) =>
+          Array.isArray(body)
+            ? body.filter((x) => x && typeof x === 'object' && (x as { is_active?: unknown }).is_active !== false)
+                .length
+            : undefined,
+      });
+    } catch {
+      return undefined;
+    }
+  }
 
   /** `GET /api/v1/mediaserver/exists` — true when the library has the title (`success:false` means no). */
   async inLibrary(
@@ -31,6 +69,7 @@ export class V2HostView {
     kind?: 'movie' | 'tv',
     signal?: AbortSignal,
   ): Promise<{ present: boolean; path: string | null }> {
+    kind ??= this.kindOf(entity);
     const [source, id] = entity.split(':');
     if (source !== 'tmdb') return { present: false, path: null };
     try {

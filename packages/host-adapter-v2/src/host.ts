@@ -19,7 +19,14 @@ import { planInspectCapability } from './plan-inspect';
 import { v2StandardCapabilities } from './standard';
 import { subscriptionCapabilities } from './subscriptions';
 import { V2HostClient, type V2ClientOptions, type V2Credentials, type V2Timeouts } from './client';
-import { HostAuthError, HostHttpError, HostOperationError, HostVersionError } from './errors';
+import {
+  HostAuthError,
+  HostGenerationError,
+  HostHttpError,
+  HostOperationError,
+  HostProtocolError,
+  HostVersionError,
+} from './errors';
 import { compareV2Versions, parseV2Version, V2_MIN_VERSION, type V2HostContract } from './host-contract';
 import { V2_OPERATIONS, type V2Operation, type V2OperationId } from './operations';
 import { V2GoalFacts } from './facts';
@@ -84,8 +91,8 @@ export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
 export interface V2AgentHost {
   /**
    * The SDK host. Its `start()` first checks the MoviePilot host (see {@link createV2AgentHost}) and
-   * throws `HOST_UNREACHABLE`, `HOST_AUTH_FAILED`, `HOST_CONTRACT_INVALID` or `HOST_VERSION_UNSUPPORTED`
-   * before anything runs; a failed check is run again by the next `start()`.
+   * throws `HOST_UNREACHABLE`, `HOST_AUTH_FAILED`, `HOST_CONTRACT_INVALID`, `HOST_GENERATION_MISMATCH`
+   * (a 3.x host) or `HOST_VERSION_UNSUPPORTED` before anything runs; a failed check is run again by the next `start()`.
    */
   host: AgentHost;
   /** The dependency-injection container it was resolved from. */
@@ -136,27 +143,40 @@ const CORE_OPERATIONS: readonly V2OperationId[] = ['media.search', 'search.media
 
 /**
  * Reads the host's version from the first route the credentials open: `GET /api/v3/system/status`
- * (API token; `version`), then `GET /api/v1/system/env` (a superuser login; `data.VERSION`). The first
- * route is also the API token's check: a 401 there (`API_KEY校验不通过`) is `HOST_AUTH_FAILED`.
+ * (API token; `version`; its answer holds no secret), then `GET /api/v1/system/env` (a superuser login;
+ * `data.VERSION`). The env answer also holds the host's secrets (`API_TOKEN`, `TMDB_API_KEY`,
+ * `COOKIECLOUD_PASSWORD`, `GITHUB_TOKEN`, …), so the client reduces it to the version string the moment
+ * it is parsed (`select`): nothing else of it is kept, logged, stored or shown. `GET /api/v1/system/global`
+ * is not used: it reports the web UI's version (`FRONTEND_VERSION`), not the server's. The first route is
+ * also the API token's check: a 401 there (`API_KEY校验不通过`) is `HOST_AUTH_FAILED`.
  */
 async function detectVersion(
   client: V2HostClient,
   contract: V2HostContract,
 ): Promise<{ version: string | null; source: string | null }> {
-  for (const [id, pick] of [
-    ['system.status', (b: unknown) => (b as { version?: unknown } | null)?.version],
-    ['system.env', (b: unknown) => (b as { VERSION?: unknown } | null)?.VERSION],
+  const only = (key: string) => (b: unknown) => {
+    const v = b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>)[key] : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+  for (const [id, select] of [
+    ['system.status', only('version')],
+    ['system.env', only('VERSION')],
   ] as const) {
     const op = V2_OPERATIONS[id] as V2Operation;
     const security = contract.security(op.method, op.path);
     if (!security || !client.accepts(security)) continue;
     try {
-      const v = pick(await client.call(id));
+      const v = await client.call<string | undefined>(id, { select });
       if (typeof v === 'string' && parseV2Version(v)) return { version: v, source: `${op.method} ${op.path}` };
     } catch (error) {
       // The host refused the credential itself (401 wrong API token, 403 bad login token): say so now.
       if (error instanceof HostAuthError && typeof error.details?.status === 'number') throw error;
-      if (error instanceof HostHttpError || error instanceof HostOperationError || error instanceof HostAuthError)
+      if (
+        error instanceof HostHttpError ||
+        error instanceof HostOperationError ||
+        error instanceof HostAuthError ||
+        error instanceof HostProtocolError
+      )
         continue; // not a superuser, or the route answers otherwise
       throw error;
     }
@@ -191,8 +211,9 @@ async function detectVersion(
  *   when its OpenAPI document cannot be fetched or parsed; `HOST_AUTH_FAILED` when the login or the API
  *   token is refused (HTTP 401/403), or when the credentials open none of the standard routes on this
  *   host (e.g. only an API token on v2.5.x, whose standard routes accept only a login — refused before
- *   any request, naming the credential to add); `HOST_VERSION_UNSUPPORTED` for a host older than
- *   {@link V2_MIN_VERSION} or not 2.x; {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a
+ *   any request, naming the credential to add); `HOST_GENERATION_MISMATCH` ({@link HostGenerationError})
+ *   for a MoviePilot 3.x host (its version, or its 3.x envelope where a 2.x host serves its OpenAPI document);
+ *   `HOST_VERSION_UNSUPPORTED` for a host older than {@link V2_MIN_VERSION}; {@link V2PluginDefinitionError} `PLUGIN_KIND_TOO_WEAK` (a
  *   declaration weaker than its route), `PLUGIN_DECLARATION_INVALID` (a plugin capability declaring a
  *   route the host does not serve)
  * @public
@@ -309,6 +330,7 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
     if (options.plugins !== false) await registerPlugins(client, plugins, options.plugins ?? {}, registerPlugin, warn);
     await checkMetadata(client, status);
     view.metadataUnreachable = status.metadata === 'unreachable';
+    view.metadataMessage = status.metadataMessage;
     if (view.metadataUnreachable)
       warn(
         `the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`,
@@ -381,6 +403,12 @@ async function connect(client: V2HostClient): Promise<V2HostStatus> {
   const { version, source } = await detectVersion(client, contract);
   if (version !== null) {
     const major = parseV2Version(version)![0];
+    if (major >= 3)
+      throw new HostGenerationError(
+        'v2',
+        version,
+        `MoviePilot at ${client.origin} is ${version}, a 3.x host: this adapter speaks MoviePilot 2.x (from v${V2_MIN_VERSION}); use @media-agent/host-adapter-v3 (CLI --host v3) for this host`,
+      );
     if (major !== 2)
       throw new HostVersionError(
         version,

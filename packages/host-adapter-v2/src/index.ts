@@ -14,9 +14,12 @@ export const HOST_GENERATION = 'v2' as const;
 export {
   HostAuthError,
   HostContractError,
+  HostGenerationError,
   HostHttpError,
+  HostNoIndexersError,
   HostOperationError,
   HostOptionsError,
+  HostProtocolError,
   HostTransportError,
   HostUnreachableError,
   HostUnsupportedError,

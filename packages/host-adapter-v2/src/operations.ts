@@ -77,6 +77,7 @@ export const V2_OPERATIONS = Object.freeze({
   }),
   'transfer.queue': op('transfer.queue', 'GET', '/api/v1/transfer/queue', 'bare'),
   'library.exists': op('library.exists', 'GET', '/api/v1/mediaserver/exists', 'response'),
+  'site.list': op('site.list', 'GET', '/api/v1/site/', 'bare'),
   'subscribe.list': op('subscribe.list', 'GET', '/api/v1/subscribe/', 'bare'),
   'subscribe.create': op('subscribe.create', 'POST', '/api/v1/subscribe/', 'response'),
   'subscribe.media': op('subscribe.media', 'GET', '/api/v1/subscribe/media/{mediaid}', 'bare'),

@@ -119,6 +119,8 @@ describe('the adapter against openapi-v2.json', () => {
     await ok('policy.preview', { kind: 'acquisition', settings: { minResolution: '1080p' } });
     await ok('policy.apply', { kind: 'acquisition', settings: { minResolution: '1080p' } });
     const duneReleases = (await ok('release.search', { mediaSource: 'tmdb', mediaId: '438631' })).releases;
+    // A title no site has: the adapter checks the host's sites before reporting "no releases".
+    expect((await ok('release.search', { mediaSource: 'tmdb', mediaId: '329865' })).releases).toEqual([]);
     const other = await ok('download.plan', {
       mediaSource: 'tmdb',
       mediaId: '438631',

@@ -43,6 +43,7 @@ export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       for (const info of infos.slice(0, input.limit ?? 10)) {
         const entity = entityOf(info);
         if (!entity) continue;
+        view.rememberKind(entity, kindOf(info.type));
         const item = mediaItem(info, (await view.inLibrary(entity, kindOf(info.type), ctx.signal)).present);
         if (item) items.push(item);
       }

@@ -1,7 +1,25 @@
 import { defineStandardCapability, MediaStateError } from '@media-agent/sdk/media';
-import { HostOperationError } from '../errors';
-import { msOf, releaseIdOf, releaseOf, v2MediaId, type V2Context } from '../mapping';
-import { type V2StandardDeps, type V2StandardHelpers, isNoResult, notFound } from './services';
+import { HostNoIndexersError, HostOperationError } from '../errors';
+import { msOf, releaseIdOf, releaseOf, typeName, v2MediaId, type V2Context } from '../mapping';
+import {
+  type V2StandardDeps,
+  type V2StandardHelpers,
+  isNoResult,
+  isNoSites,
+  isNotRecognised,
+  titleNotRecognised,
+} from './services';
+
+/**
+ * `HOST_NO_INDEXERS` for a host without a usable indexer site.
+ * @param entity - the title searched for
+ * @param hostMessage - the host's own words, when it gave them
+ */
+const noIndexers = (entity: string, hostMessage?: string) =>
+  new HostNoIndexersError(
+    `MoviePilot has no usable indexer site${hostMessage ? ` (host said: ${hostMessage})` : ' (it lists no active site)'}, so its search for ${entity} could find nothing — add or enable an indexer site on the host (Sites), then search again`,
+    { title: entity, ...(hostMessage ? { hostMessage } : {}) },
+  );
 
 /**
  * Release search and inspection (`GET /api/v1/search/media/{mediaid}`, `GET /api/v1/search/last`) and re-identification of a release.
@@ -18,18 +36,38 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
     'release.search': defineStandardCapability('release.search', async (input, ctx) => {
       const entity = v2MediaId(input.mediaSource, input.mediaId);
       await tracking.touch(ctx.runId, { entities: [entity] });
+      // The host searches by media type (TMDB movie and series ids share one number space): send the kind
+      // the adapter knows (from a lookup), else the one the host describes the id as. No description at
+      // all means the host cannot recognise the title, so its search could not run.
+      if (view.kindOf(entity) === undefined && !(await detail(entity, undefined, ctx.signal)))
+        throw titleNotRecognised(view, entity);
+      const mtype = view.kindOf(entity)!; // remembered by the lookup or by detail()
       let contexts: V2Context[] = [];
+      let empty = false;
       try {
         contexts =
           (await client.call<V2Context[]>('search.media', {
             pathParams: { mediaid: entity },
-            query: { season: input.season !== undefined ? String(input.season) : undefined },
+            query: {
+              mtype: typeName(mtype),
+              season: input.season !== undefined ? String(input.season) : undefined,
+            },
             signal: ctx.signal,
           })) ?? [];
+        empty = contexts.length === 0;
       } catch (error) {
-        // Only the host's explicit no-result message means "no releases"; anything else (media not
-        // recognized, no indexer sites, site authentication) is a failure with the host's message.
-        if (!(error instanceof HostOperationError) || !isNoResult(error.hostMessage)) throw error;
+        if (!(error instanceof HostOperationError)) throw error;
+        if (isNotRecognised(error.hostMessage)) throw titleNotRecognised(view, entity, error.hostMessage);
+        if (isNoSites(error.hostMessage)) throw noIndexers(entity, error.hostMessage);
+        // Anything but the host's explicit no-result message (site authentication, …) is a failure.
+        if (!isNoResult(error.hostMessage)) throw error;
+        empty = true;
+      }
+      if (empty) {
+        // MoviePilot answers "未搜索到任何资源" alike when no site has a release, when it could not recognise
+        // the title (TMDB unreachable, unknown id) and when it has no indexer site: tell them apart.
+        if (!(await detail(entity, mtype, ctx.signal))) throw titleNotRecognised(view, entity);
+        if ((await view.activeSites(ctx.signal)) === 0) throw noIndexers(entity);
       }
       const library = await view.inLibrary(entity, undefined, ctx.signal);
       const rank = (r: string) => ['480p', '720p', '1080p', '2160p'].indexOf(r);
@@ -61,7 +99,7 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
     }),
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {
       const entity = v2MediaId(input.mediaSource, input.mediaId);
-      if (!(await detail(entity, input.kind, ctx.signal))) throw notFound('title', entity);
+      if (!(await detail(entity, input.kind, ctx.signal))) throw titleNotRecognised(view, entity);
       let previous: string | null = null;
       if (input.subjectType === 'release') {
         const r = await findRelease(input.subjectId, ctx.signal);

@@ -1,6 +1,14 @@
 import { MediaStateError, type Task } from '@media-agent/sdk/media';
-import { type HandlerContext, type PlanService } from '@media-agent/sdk';
-import { entityOf, releaseIdOf, typeName, type V2Context, type V2MediaInfo, type V2TorrentInfo } from '../mapping';
+import type { HandlerContext, PlanService } from '@media-agent/sdk';
+import {
+  entityOf,
+  kindOf,
+  releaseIdOf,
+  typeName,
+  type V2Context,
+  type V2MediaInfo,
+  type V2TorrentInfo,
+} from '../mapping';
 import type { V2HostView } from '../host-view';
 
 /**
@@ -10,6 +18,37 @@ import type { V2HostView } from '../host-view';
 const NO_RESULT_MESSAGES = ['未搜索到任何资源'];
 /** Whether a search answered "no result" rather than failing. @internal */
 export const isNoResult = (message: string) => NO_RESULT_MESSAGES.includes(message.trim());
+
+/** Host messages that say the search could not recognise the media (`未识别到媒体信息`, `未识别到豆瓣媒体信息`). */
+const NOT_RECOGNISED = /未识别到.*媒体信息|媒体信息识别失败|没有找到对应的媒体信息/;
+/** Whether a search failed because the host recognised no title. @internal */
+export const isNotRecognised = (message: string) => NOT_RECOGNISED.test(message);
+/** Host messages that say it has no usable indexer site (`未开启任何有效站点`). */
+const NO_SITES = /(未开启|没有|无)(任何)?(有效|可用|索引)?站点/;
+/** Whether a search failed because the host has no usable indexer site. @internal */
+export const isNoSites = (message: string) => NO_SITES.test(message);
+
+/**
+ * `MEDIA_NOT_FOUND` for a title the host recognised no media for, naming the cause when the host said at
+ * start that it cannot reach TMDB (its metadata source), or the host's own words.
+ * @param view - the host view (TMDB reachability from `host.start()`)
+ * @param entity - `tmdb:693134`
+ * @param hostMessage - the host's own message, when it gave one
+ * @internal
+ */
+export function titleNotRecognised(view: V2HostView, entity: string, hostMessage?: string): MediaStateError {
+  if (view.metadataUnreachable)
+    return new MediaStateError(
+      'MEDIA_NOT_FOUND',
+      `MoviePilot cannot reach TMDB, so it recognised no title for ${entity}${view.metadataMessage ? ` (its network test said: ${view.metadataMessage})` : ''} — check the host's network/proxy to TMDB; the title may well exist`,
+      { title: entity, metadataUnreachable: true, cause: 'tmdb_unreachable' },
+    );
+  return new MediaStateError(
+    'MEDIA_NOT_FOUND',
+    `MoviePilot recognised no title for ${entity}${hostMessage ? ` (host said: ${hostMessage})` : ''}: check the id and its source (catalog.lookup gives both)`,
+    { title: entity, ...(hostMessage ? { hostMessage } : {}) },
+  );
+}
 
 /** `MEDIA_NOT_FOUND` naming what was looked for. @internal */
 export const notFound = (what: string, id: string) =>
@@ -48,7 +87,10 @@ export function v2StandardHelpers(deps: V2StandardDeps) {
         query: { type_name: typeName(k) },
         signal,
       });
-      if (info && entityOf(info)) return info;
+      if (info && entityOf(info)) {
+        view.rememberKind(entity, kindOf(info.type));
+        return info;
+      }
     }
     return undefined;
   };

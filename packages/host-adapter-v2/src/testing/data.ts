@@ -40,6 +40,11 @@ export interface SimRelease {
   pageUrl: string;
   /** Subtitle / description. */
   description: string;
+  /**
+   * The kind of the title it is a release of, when a movie and a series share its TMDB id (TMDB movie and
+   * TV ids are separate number spaces); default: any title with that id.
+   */
+  kind?: 'movie' | 'tv';
 }
 
 /** The default catalog: four titles (Dune: Part Two, Dune, Arrival, Shōgun). @public */

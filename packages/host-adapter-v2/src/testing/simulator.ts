@@ -56,6 +56,18 @@ export interface V2SimulatorOptions {
   version?: string;
   /** Whether the host can reach TMDB (default true). When false it answers lookups 200 `[]` and its network test fails, as a real host offline from TMDB does. */
   metadataReachable?: boolean;
+  /**
+   * Whether the host has usable indexer sites (default true: the sites of the releases, active). When
+   * false, `GET /api/v1/site/` lists none and every resource search answers `未搜索到任何资源`, as a real
+   * host without sites does.
+   */
+  indexerSites?: boolean;
+  /**
+   * Secret values the host's settings hold (`GET /api/v1/system/env` returns them next to `VERSION`, as a
+   * real 2.x host does); defaults are distinctive strings a test can search for. `API_TOKEN` is always
+   * the simulator's API key.
+   */
+  secrets?: Partial<Record<'TMDB_API_KEY' | 'COOKIECLOUD_PASSWORD' | 'GITHUB_TOKEN' | 'SITE_COOKIE', string>>;
 }
 
 /** A request the real host would reject (or a response that does not match the contract). @public */
@@ -72,6 +84,8 @@ export interface ContractViolation {
 export interface SimRequestRecord {
   /** Method. */
   method: string;
+  /** Query parameters (credentials — `token`, `apikey` — left out). */
+  query: Record<string, string>;
   /** Path without query. */
   path: string;
   /** Matched template, when any. */
@@ -176,6 +190,12 @@ export class MoviePilotV2Simulator {
   readonly version: string;
   /** Whether the host can reach TMDB (see {@link V2SimulatorOptions.metadataReachable}); may be changed at any time. */
   metadataReachable: boolean;
+  /** Whether the host has usable indexer sites (see {@link V2SimulatorOptions.indexerSites}); may be changed at any time. */
+  indexerSites: boolean;
+  /** The secret values the host's settings hold, by setting name (see {@link V2SimulatorOptions.secrets}), `API_TOKEN` included. */
+  readonly secrets: Readonly<
+    Record<'API_TOKEN' | 'TMDB_API_KEY' | 'COOKIECLOUD_PASSWORD' | 'GITHUB_TOKEN' | 'SITE_COOKIE', string>
+  >;
   /**
    * When set, `GET /api/v1/search/media/{mediaid}` answers `{"success": false, "message": searchFailure}`
    * for every title, e.g. `未识别到媒体信息` (media not recognized) or a site-authentication message.
@@ -231,6 +251,15 @@ export class MoviePilotV2Simulator {
     this.version = options.version ?? (contract === 'v2.5.6' ? 'v2.5.6' : 'v2.15.6');
     this.metadataReachable = options.metadataReachable ?? true;
     this.searchFailure = undefined;
+    this.indexerSites = options.indexerSites ?? true;
+    this.secrets = Object.freeze({
+      API_TOKEN: this.apiKey,
+      TMDB_API_KEY: 'sim-secret-tmdb-5f1c2a9e77d04b3c',
+      COOKIECLOUD_PASSWORD: 'sim-secret-cookiecloud-b82e61d4',
+      GITHUB_TOKEN: 'github_pat_sim_secret_0c9d8e7f6a5b4c3d',
+      SITE_COOKIE: 'uid=1; pass=sim-secret-site-cookie-a41f0b',
+      ...options.secrets,
+    });
     for (const id of options.library ?? [329865])
       this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
   }
@@ -404,6 +433,7 @@ export class MoviePilotV2Simulator {
     const record: SimRequestRecord = {
       method,
       path: url.pathname,
+      query: Object.fromEntries([...url.searchParams].filter(([k]) => k !== 'token' && k !== 'apikey')),
       template: undefined,
       status: 0,
       principal: 'anonymous',
@@ -661,7 +691,40 @@ export class MoviePilotV2Simulator {
         });
       case 'GET /api/v1/system/env':
         if (!superuser) return forbidden();
-        return ok({ VERSION: this.version, AUTH_VERSION: '', INDEXER_VERSION: '', FRONTEND_VERSION: this.version });
+        // As a real 2.x host: every setting (secrets included, only SECRET_KEY left out) plus the versions.
+        return ok({
+          PROJECT_NAME: 'MoviePilot',
+          API_TOKEN: this.secrets.API_TOKEN,
+          TMDB_API_KEY: this.secrets.TMDB_API_KEY,
+          COOKIECLOUD_KEY: 'sim-cookiecloud-key',
+          COOKIECLOUD_PASSWORD: this.secrets.COOKIECLOUD_PASSWORD,
+          GITHUB_TOKEN: this.secrets.GITHUB_TOKEN,
+          RECOGNIZE_SOURCE: 'themoviedb',
+          VERSION: this.version,
+          AUTH_VERSION: '',
+          INDEXER_VERSION: '',
+          FRONTEND_VERSION: this.version,
+        });
+      case 'GET /api/v1/site/': {
+        // The Site model carries each site's cookie, API key and token (secrets of the host's sites).
+        const sites = new Map<number, string>();
+        for (const r of this.#releases) sites.set(r.siteId, r.site);
+        return bare(
+          this.indexerSites
+            ? [...sites].map(([id, name]) => ({
+                id,
+                name,
+                domain: `${name.toLowerCase()}.example`,
+                url: `https://${name.toLowerCase()}.example/`,
+                pri: id,
+                cookie: this.secrets.SITE_COOKIE,
+                ua: 'Mozilla/5.0',
+                public: 0,
+                is_active: true,
+              }))
+            : [],
+        );
+      }
       case 'GET /api/v1/system/nettest': {
         const target = q.get('url') ?? '';
         if (/themoviedb\.org/.test(target) && !this.metadataReachable) return fail('网络连接失败！');
@@ -679,7 +742,9 @@ export class MoviePilotV2Simulator {
         return bare(found.slice(0, count).map((x) => this.#mediaInfo(x)));
       }
       case 'GET /api/v1/media/{mediaid}': {
-        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!) : undefined;
+        const t = this.metadataReachable
+          ? this.#titleByMediaId(pp.mediaid!, kindOfType(q.get('type_name')))
+          : undefined;
         return bare(t ? this.#mediaInfo(t) : { release_dates: [] });
       }
       case 'GET /api/v1/media/recognize': {
@@ -696,8 +761,14 @@ export class MoviePilotV2Simulator {
       }
       case 'GET /api/v1/search/media/{mediaid}': {
         if (this.searchFailure !== undefined) return fail(this.searchFailure);
-        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!) : undefined;
-        const found = t ? this.#releases.filter((r) => r.tmdbId === t.tmdbId) : [];
+        // As MoviePilot's search chain: recognise the media first (TMDB; `mtype` picks movie or series,
+        // without it a TMDB id is tried as a series first), then search the active indexer sites. Each
+        // failure is answered with the same message.
+        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!, kindOfType(q.get('mtype'))) : undefined;
+        const found =
+          t && this.indexerSites
+            ? this.#releases.filter((r) => r.tmdbId === t.tmdbId && (r.kind === undefined || r.kind === t.kind))
+            : [];
         if (!t || found.length === 0) return fail('未搜索到任何资源');
         this.#lastSearch = found.map((r) => this.#context(r, t));
         return ok(this.#lastSearch);
@@ -901,8 +972,9 @@ export class MoviePilotV2Simulator {
       case 'GET /api/v1/mediaserver/exists': {
         const tmdbid = q.get('tmdbid');
         const title = q.get('title');
+        const mkind = kindOfType(q.get('mtype'));
         const t = tmdbid
-          ? this.#titles.find((x) => x.tmdbId === Number(tmdbid))
+          ? this.#titles.find((x) => x.tmdbId === Number(tmdbid) && (mkind === undefined || x.kind === mkind))
           : this.#titles.find((x) => title && [x.title, x.localizedTitle, x.originalTitle].includes(title));
         const item = t ? this.#library.get(t.tmdbId) : undefined;
         if (!t || !item) return fail('');
@@ -959,10 +1031,15 @@ export class MoviePilotV2Simulator {
     return { status: 501, body: { detail: `the simulator does not implement ${key}` } };
   }
 
-  #titleByMediaId(mediaid: string): SimTitle | undefined {
+  #titleByMediaId(mediaid: string, kind?: 'movie' | 'tv'): SimTitle | undefined {
     const [source, id] = mediaid.split(':');
-    if (source === 'tmdb') return this.#titles.find((x) => x.tmdbId === Number(id));
-    if (source === 'douban') return this.#titles.find((x) => x.doubanId === id);
+    const ofKind = (x: SimTitle) => kind === undefined || x.kind === kind;
+    if (source === 'tmdb') {
+      const same = this.#titles.filter((x) => x.tmdbId === Number(id) && ofKind(x));
+      // Without a type, a TMDB id shared by a movie and a series is taken as the series.
+      return same.find((x) => x.kind === 'tv') ?? same[0];
+    }
+    if (source === 'douban') return this.#titles.find((x) => x.doubanId === id && ofKind(x));
     return undefined;
   }
 
@@ -1054,4 +1131,9 @@ function withoutNulls(value: unknown): unknown {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+/** MoviePilot's media type name (`电影`, `电视剧`) as a kind; `undefined` for none or another. */
+function kindOfType(type: string | null): 'movie' | 'tv' | undefined {
+  return type === '电影' ? 'movie' : type === '电视剧' ? 'tv' : undefined;
 }
