@@ -16,3 +16,21 @@ export {
   type PluginRouteRefusal,
   type PluginRouteRuling,
 } from './plugin-routes';
+export {
+  PluginDefinitionError,
+  PluginOperationError,
+  type PluginDefinitionCode,
+  type PluginRefusalCode,
+} from './plugin-errors';
+export {
+  auditPluginRefusal,
+  bindPluginCapability,
+  defineUnboundPlugin,
+  PluginCallGate,
+  PluginRefusals,
+  type PluginGateRules,
+  type PluginServices,
+} from './plugin-gate';
+export { settingChanges, type SettingChange } from './setting-changes';
+export { raiseEach } from './raise-decisions';
+export { standardFromFamilies, type StandardFamily } from './standard-families';

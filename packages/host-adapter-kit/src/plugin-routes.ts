@@ -65,7 +65,7 @@ export function hostPluginSegments(paths: Iterable<string>): Set<string> {
   const host = new Set<string>();
   for (const path of paths) {
     const segments = segmentsOf(path);
-    if (!segments || !segments[0]) continue;
+    if (!segments?.[0]) continue;
     const rest = segments.slice(1).filter(Boolean);
     if (rest.length === 0 || segments[1] === '{plugin_id}') host.add(segments[0]);
   }

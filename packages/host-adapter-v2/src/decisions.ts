@@ -1,3 +1,4 @@
+import { raiseEach } from '@media-agent/host-adapter-kit';
 import type { AgentHost, DecisionRecord, DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
 import type { V2HostClient } from './client';
 import type { V2Downloading, V2TransferHistory } from './mapping';
@@ -147,9 +148,7 @@ export async function raiseV2Decisions(
   client: V2HostClient,
   signal?: AbortSignal,
 ): Promise<DecisionRecord[]> {
-  const out: DecisionRecord[] = [];
-  for (const input of await v2DecisionInputs(client, signal)) out.push(await host.raiseDecision(input));
-  return out;
+  return raiseEach(host, await v2DecisionInputs(client, signal));
 }
 
 /**

@@ -1,22 +1,30 @@
 import {
   defineCapability,
   isMediaAgentError,
-  MediaAgentError,
   type Capability,
   type CapabilityDefinition,
   type CapabilityKind,
-  type Clock,
   type HandlerContext,
-  type IdGenerator,
   type InvocationResult,
   type InvocationTarget,
   type PendingOutcome,
   type ReplayPolicy,
-  type StorageAdapter,
   type Verifier,
 } from '@media-agent/sdk';
-import type { AuditRecord } from '@media-agent/sdk/storage';
-import { hostPluginSegments, rulePluginRoute } from '@media-agent/host-adapter-kit';
+import {
+  bindPluginCapability,
+  defineUnboundPlugin,
+  hostPluginSegments,
+  PluginCallGate,
+  PluginDefinitionError,
+  PluginOperationError,
+  PluginRefusals,
+  rulePluginRoute,
+  type PluginDefinitionCode,
+  type PluginGateRules,
+  type PluginRefusalCode,
+  type PluginServices,
+} from '@media-agent/host-adapter-kit';
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { V2SuperuserAuthorizer } from './authorizer';
@@ -28,7 +36,6 @@ import {
   type V2RouteEffect,
   type V2SecurityScheme,
 } from './operations';
-import type { V2ErrorCode } from './error-codes';
 
 /**
  * What a plugin author may declare for one plugin route capability, overriding what the adapter
@@ -354,72 +361,21 @@ function pluginCapability(
 /** Plugin route capabilities made by discovery, with the one route each sends. */
 const ROUTE_CAPABILITIES = new WeakMap<object, readonly V2RouteEffect[]>();
 
-/**
- * Why a plugin's scoped client refused a request (nothing was sent to the host):
- * - `PLUGIN_OPERATION_UNDECLARED`: the route is not among the plugin's declared `routes`;
- * - `PLUGIN_OPERATION_FORBIDDEN`: the invoking actor may not send it (a superuser-only route, and its
- *   principal is not a host superuser — the rule its route capability is refused by);
- * - `PLUGIN_CLIENT_CLOSED`: the handler already returned; the client of one invocation cannot be kept.
- * @public
- */
-export type V2PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERATION_FORBIDDEN' | 'PLUGIN_CLIENT_CLOSED';
+/** @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+export type V2PluginRefusalCode = PluginRefusalCode;
 
-/**
- * A plugin's request was refused before it reached the host (codes: {@link V2PluginRefusalCode}).
- * The refusal is audited as `capability.denied` on the plugin capability; when the handler lets it
- * propagate and has sent no write in this invocation, the invocation's result is `denied` with this
- * code, as a refusal before the handler is.
- * @public
- */
-export class V2PluginOperationError extends MediaAgentError<V2ErrorCode> {
-  /** The plugin capability. */
-  readonly capabilityId: string;
-  /** The route it tried to send (`METHOD /path-template`, or what it passed). */
-  readonly route: string;
-  /**
-   * @param code - `PLUGIN_OPERATION_UNDECLARED`, `PLUGIN_OPERATION_FORBIDDEN` or `PLUGIN_CLIENT_CLOSED`
-   * @param capabilityId - the plugin capability
-   * @param route - the route it tried to send
-   * @param message - why
-   */
-  constructor(code: V2PluginRefusalCode, capabilityId: string, route: string, message: string) {
-    super(code, message, { capabilityId, route });
-    this.capabilityId = capabilityId;
-    this.route = route;
-  }
-}
+/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+export const V2PluginOperationError = PluginOperationError;
+/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
+export type V2PluginOperationError = PluginOperationError;
 
-/**
- * Codes of {@link V2PluginDefinitionError}:
- * - `PLUGIN_DECLARATION_INVALID`: a declared route is neither `METHOD /path-template` nor an id of
- *   `V2_OPERATIONS`, is not in the host's OpenAPI document, or accepts none of the adapter's credentials;
- * - `PLUGIN_KIND_TOO_WEAK`: a declared route writes and the capability's `kind` is not `execute`;
- * - `PLUGIN_NOT_BOUND`: the plugin was registered where nothing gives it a scoped client (register it
- *   on the `host.capabilities` of {@link createV2AgentHost});
- * - `PLUGIN_OPERATIONS_UNDECLARED`: a `plugin.*` capability made with `defineCapability` (no declared
- *   routes) was registered on a V2 host.
- * @public
- */
-export type V2PluginDefinitionCode =
-  | 'PLUGIN_DECLARATION_INVALID'
-  | 'PLUGIN_KIND_TOO_WEAK'
-  | 'PLUGIN_NOT_BOUND'
-  | 'PLUGIN_OPERATIONS_UNDECLARED';
+/** @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+export type V2PluginDefinitionCode = PluginDefinitionCode;
 
-/**
- * A plugin capability or declaration cannot be defined or registered as written (see {@link V2PluginDefinitionCode}).
- * @public
- */
-export class V2PluginDefinitionError extends MediaAgentError<V2ErrorCode> {
-  /**
-   * @param code - see {@link V2PluginDefinitionCode}
-   * @param capabilityId - the capability
-   * @param message - what is wrong
-   */
-  constructor(code: V2PluginDefinitionCode, capabilityId: string, message: string) {
-    super(code, message, { capabilityId });
-  }
-}
+/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+export const V2PluginDefinitionError = PluginDefinitionError;
+/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
+export type V2PluginDefinitionError = PluginDefinitionError;
 
 /**
  * The client a plugin handler receives as `ctx.client`: one object per invocation, limited to the
@@ -589,19 +545,13 @@ export function defineV2PluginCapability<I extends TSchema, O extends TSchema>(
       `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute`,
     );
   const { handler, routes: _routes, effects: _effects, ...rest } = definition;
-  if (typeof handler !== 'function')
-    throw new V2PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
-  const capability = defineCapability({
-    ...(rest as Omit<CapabilityDefinition<I, O>, 'handler'>),
-    routes,
-    handler: async () => {
-      throw new V2PluginDefinitionError(
-        'PLUGIN_NOT_BOUND',
-        id,
-        `${id} is a V2 plugin capability: register it on the host.capabilities of createV2AgentHost, which gives it a scoped client`,
-      );
-    },
-  } as CapabilityDefinition<I, O>);
+  const capability = defineUnboundPlugin<Capability<I, O>>(
+    id,
+    rest as Omit<CapabilityDefinition, 'handler'>,
+    handler,
+    { routes },
+    `${id} is a V2 plugin capability: register it on the host.capabilities of createV2AgentHost, which gives it a scoped client`,
+  );
   PLUGINS.set(capability, { handler: handler as PluginHandler, raise });
   return capability;
 }
@@ -636,19 +586,13 @@ export interface V2PluginBinder {
 }
 
 /** Services the binder needs once the host is built. @internal */
-export interface V2PluginServices {
-  storage: StorageAdapter;
-  ids: IdGenerator;
-  clock: Clock;
-}
+export type V2PluginServices = PluginServices;
 
 /** A declared route resolved for sending. */
 interface ResolvedRoute {
   effect: V2RouteEffect;
   operation: Pick<V2Operation, 'id' | 'method' | 'path' | 'envelope' | 'security' | 'write'> & { timeoutMs?: number };
 }
-
-const MAX_PENDING_REFUSALS = 1_000;
 
 /**
  * What {@link discoverV2PluginCapabilities} found on a host.
@@ -679,7 +623,7 @@ export class V2PluginHost implements V2PluginBinder {
   readonly #services: () => V2PluginServices;
   readonly #routes = new Map<string, readonly V2RouteEffect[]>();
   readonly #pending = new WeakMap<object, readonly V2RouteEffect[]>();
-  readonly #refusals = new Map<string, V2PluginOperationError>();
+  readonly #refusals = new PluginRefusals();
 
   constructor(deps: {
     client: V2HostClient;
@@ -716,29 +660,20 @@ export class V2PluginHost implements V2PluginBinder {
       modelInputSchema: _model,
       ...definition
     } = plugin as V2PluginCapability<any, any> & { modelInputSchema?: unknown };
-    const bound = defineCapability({
-      ...definition,
-      handler: async (input: unknown, ctx: HandlerContext) => {
-        const client = new ScopedClient(
-          this.#client,
-          plugin.id,
-          resolved,
-          ctx,
-          (route, code, message) => this.#refuse(plugin.id, ctx, route, code, message),
-          this.#authorizer,
-          this.#services,
-        );
-        try {
-          return await meta.handler(input, Object.freeze({ ...ctx, client }) as V2PluginContext);
-        } catch (error) {
-          if (error instanceof V2PluginOperationError && client.refused(error) && !client.wrote)
-            this.#remember(ctx.invocationId, error);
-          throw error;
-        } finally {
-          client.close();
-        }
-      },
-    } as CapabilityDefinition) as Capability<any, any>;
+    const rules: PluginGateRules<ResolvedRoute> = {
+      deny: (route, actor, storage) =>
+        route.effect.superuser
+          ? this.#authorizer().superuserDenial(`${route.operation.method} ${route.operation.path}`, actor, storage)
+          : Promise.resolve(undefined),
+      writes: (route) => route.effect.write,
+    };
+    const bound = bindPluginCapability<ResolvedRoute, V2PluginClient>(
+      definition as Omit<CapabilityDefinition, 'handler'>,
+      meta.handler as never,
+      (ctx) => new PluginCallGate(plugin.id, resolved, ctx, rules, this.#services),
+      (gate) => new ScopedClient(this.#client, gate),
+      this.#refusals,
+    );
     this.#pending.set(
       bound,
       [...resolved.values()].map((r) => r.effect),
@@ -747,11 +682,7 @@ export class V2PluginHost implements V2PluginBinder {
   }
 
   settle(result: InvocationResult): InvocationResult {
-    const refusal = this.#refusals.get(result.invocationId);
-    if (!refusal) return result;
-    this.#refusals.delete(result.invocationId);
-    if (result.status !== 'failed') return result;
-    return { ...result, status: 'denied', error: { code: refusal.code, message: refusal.message } };
+    return this.#refusals.settle(result);
   }
 
   /** A declared route as the client sends it: the adapter's table row, else the host's OpenAPI document. */
@@ -798,117 +729,31 @@ export class V2PluginHost implements V2PluginBinder {
     const effect = v2RouteEffect(route, operation.security, raise);
     return { effect, operation: { ...operation, write: effect.write } };
   }
-
-  #remember(invocationId: string, error: V2PluginOperationError): void {
-    this.#refusals.set(invocationId, error);
-    while (this.#refusals.size > MAX_PENDING_REFUSALS) this.#refusals.delete(this.#refusals.keys().next().value!);
-  }
-
-  /** Audits a refused request as a refusal before the handler is (`capability.denied`, `<code>: <reason>`) and builds its error. */
-  async #refuse(
-    capabilityId: string,
-    ctx: HandlerContext,
-    route: string,
-    code: V2PluginRefusalCode,
-    message: string,
-  ): Promise<V2PluginOperationError> {
-    const error = new V2PluginOperationError(code, capabilityId, route, message);
-    const { storage, ids, clock } = this.#services();
-    const record: AuditRecord = {
-      id: ids.next('aud'),
-      seq: 0,
-      at: clock.now(),
-      action: 'capability.denied',
-      actor: ctx.actor,
-      capabilityId,
-      invocationId: ctx.invocationId,
-      runId: ctx.runId ?? null,
-      taskId: ctx.taskId ?? null,
-      outcome: 'denied',
-      approvalId: null,
-      grantId: null,
-      idempotencyKey: ctx.idempotencyKey ?? null,
-      inputSummary: JSON.stringify({ route }),
-      reason: `${code}: ${message}`,
-    };
-    await storage.audit.append(record).catch(() => undefined);
-    return error;
-  }
 }
 
-/** The per-invocation client of one plugin call. */
+/** The per-invocation client of one plugin call: its gate admits each request, then the host client sends it. */
 class ScopedClient implements V2PluginClient {
-  readonly capabilityId: string;
-  readonly routes: readonly string[];
-  /** True once a writing route was sent. */
-  wrote = false;
-  #closed = false;
-  readonly #refusals = new Set<V2PluginOperationError>();
   readonly #client: V2HostClient;
-  readonly #declared: ReadonlyMap<string, ResolvedRoute>;
-  readonly #ctx: HandlerContext;
-  readonly #refuse: (route: string, code: V2PluginRefusalCode, message: string) => Promise<V2PluginOperationError>;
-  readonly #authorizer: () => V2SuperuserAuthorizer;
-  readonly #services: () => V2PluginServices;
+  readonly #gate: PluginCallGate<ResolvedRoute>;
 
-  constructor(
-    client: V2HostClient,
-    capabilityId: string,
-    declared: ReadonlyMap<string, ResolvedRoute>,
-    ctx: HandlerContext,
-    refuse: (route: string, code: V2PluginRefusalCode, message: string) => Promise<V2PluginOperationError>,
-    authorizer: () => V2SuperuserAuthorizer,
-    services: () => V2PluginServices,
-  ) {
+  constructor(client: V2HostClient, gate: PluginCallGate<ResolvedRoute>) {
     this.#client = client;
-    this.capabilityId = capabilityId;
-    this.routes = Object.freeze([...declared.keys()]);
-    this.#declared = declared;
-    this.#ctx = ctx;
-    this.#refuse = refuse;
-    this.#authorizer = authorizer;
-    this.#services = services;
+    this.#gate = gate;
   }
 
-  refused(error: V2PluginOperationError): boolean {
-    return this.#refusals.has(error);
+  get capabilityId(): string {
+    return this.#gate.capabilityId;
   }
 
-  close(): void {
-    this.#closed = true;
+  get routes(): readonly string[] {
+    return this.#gate.declared;
   }
 
   async call<T = unknown>(route: V2RouteRef, params: V2CallParams = {}): Promise<T> {
-    const key = normalizeRoute(route) ?? describeRoute(route);
-    const resolved = this.#declared.get(key);
-    let refusal: [V2PluginRefusalCode, string] | undefined;
-    if (this.#closed)
-      refusal = [
-        'PLUGIN_CLIENT_CLOSED',
-        `${this.capabilityId}: its client was used after the handler returned (${key} not sent)`,
-      ];
-    else if (!resolved)
-      refusal = [
-        'PLUGIN_OPERATION_UNDECLARED',
-        `${this.capabilityId} did not declare ${key} (it declared ${this.routes.join(', ') || 'nothing'}); the request was not sent`,
-      ];
-    else if (resolved.effect.superuser) {
-      const denial = await this.#authorizer().superuserDenial(key, this.#ctx.actor, this.#services().storage);
-      if (denial)
-        refusal = [
-          'PLUGIN_OPERATION_FORBIDDEN',
-          `${this.capabilityId} may not send ${key} for ${this.#ctx.actor}: ${denial}`,
-        ];
-    }
-    if (refusal) {
-      const error = await this.#refuse(key, refusal[0], refusal[1]);
-      this.#refusals.add(error);
-      throw error;
-    }
-    if (resolved!.effect.write) this.wrote = true;
-    return (await this.#client.send(resolved!.operation, {
+    const resolved = await this.#gate.admit(normalizeRoute(route), describeRoute(route));
+    return (await this.#client.send(resolved.operation, {
       ...params,
-      signal: params.signal ?? this.#ctx.signal,
+      signal: params.signal ?? this.#gate.signal,
     })) as T;
   }
 }

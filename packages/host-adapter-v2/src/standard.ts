@@ -1,3 +1,4 @@
+import { standardFromFamilies } from '@media-agent/host-adapter-kit';
 import type { StandardImplementations } from '@media-agent/sdk/media';
 import { v2CatalogCapabilities } from './standard/catalog';
 import { v2ReleaseCapabilities } from './standard/release';
@@ -18,14 +19,13 @@ import { v2StandardHelpers, type V2StandardDeps } from './standard/services';
  * @internal
  */
 export function v2StandardCapabilities(deps: V2StandardDeps): StandardImplementations {
-  const h = v2StandardHelpers(deps);
-  return {
-    ...v2CatalogCapabilities(deps, h),
-    ...v2ReleaseCapabilities(deps, h),
-    ...v2DownloadCapabilities(deps, h),
-    ...v2OrganizeCapabilities(deps, h),
-    ...v2TaskCapabilities(deps, h),
-    ...v2PolicyCapabilities(deps, h),
-    ...v2InventoryCapabilities(deps, h),
-  };
+  return standardFromFamilies(deps, v2StandardHelpers(deps), [
+    v2CatalogCapabilities,
+    v2ReleaseCapabilities,
+    v2DownloadCapabilities,
+    v2OrganizeCapabilities,
+    v2TaskCapabilities,
+    v2PolicyCapabilities,
+    v2InventoryCapabilities,
+  ]);
 }

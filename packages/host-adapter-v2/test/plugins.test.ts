@@ -144,7 +144,7 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
     expect(denied).toEqual([
       expect.objectContaining({
         outcome: 'denied',
-        inputSummary: JSON.stringify({ route: DELETE_SUB }),
+        inputSummary: JSON.stringify({ operation: DELETE_SUB }),
         reason: expect.stringMatching(/^PLUGIN_OPERATION_UNDECLARED: /),
       }),
     ]);

@@ -1,3 +1,4 @@
+import { raiseEach } from '@media-agent/host-adapter-kit';
 import type { AgentHost, DecisionRecord, DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
 import type { V3Client } from './client';
 import { fromV3Identity } from './identity';
@@ -137,9 +138,7 @@ export async function raiseV3Decisions(
   client: V3Client,
   signal?: AbortSignal,
 ): Promise<DecisionRecord[]> {
-  const out: DecisionRecord[] = [];
-  for (const input of await v3DecisionInputs(client, signal)) out.push(await host.raiseDecision(input));
-  return out;
+  return raiseEach(host, await v3DecisionInputs(client, signal));
 }
 
 /**

@@ -1,90 +1,44 @@
 import type { Static, TSchema } from 'typebox';
 import {
-  defineCapability,
-  MediaAgentError,
-  type Capability,
-  type CapabilityDefinition,
-  type Clock,
-  type HandlerContext,
-  type IdGenerator,
-  type InvocationResult,
-  type PendingOutcome,
-  type StorageAdapter,
+  bindPluginCapability,
+  defineUnboundPlugin,
+  PluginCallGate,
+  PluginDefinitionError,
+  PluginOperationError,
+  PluginRefusals,
+  type PluginDefinitionCode,
+  type PluginGateRules,
+  type PluginRefusalCode,
+  type PluginServices,
+} from '@media-agent/host-adapter-kit';
+import type {
+  Capability,
+  CapabilityDefinition,
+  HandlerContext,
+  InvocationResult,
+  PendingOutcome,
 } from '@media-agent/sdk';
-import { type AuditRecord } from '@media-agent/sdk/storage';
 import type { V3Authorizer } from './authorizer';
 import { isReadEffect, type V3CallInput, type V3Client, type V3Response } from './client';
 import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';
 import { kindOfV3Operation } from './operations-capabilities';
-import type { V3ErrorCode } from './error-codes';
 
-/**
- * Why a plugin's scoped client refused a request (nothing was sent to the host):
- * - `PLUGIN_OPERATION_UNDECLARED`: the operation is not among the plugin's declared `operations`;
- * - `PLUGIN_OPERATION_FORBIDDEN`: the invoking actor may not send it (admin-only, and its principal is
- *   not a host superuser — the rule a direct `mp.<operation_id>` call is refused by);
- * - `PLUGIN_CLIENT_CLOSED`: the handler already returned; the client of one invocation cannot be kept.
- * @public
- */
-export type V3PluginRefusalCode = 'PLUGIN_OPERATION_UNDECLARED' | 'PLUGIN_OPERATION_FORBIDDEN' | 'PLUGIN_CLIENT_CLOSED';
+/** @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+export type V3PluginRefusalCode = PluginRefusalCode;
 
-/**
- * A plugin's request was refused before it reached the host (see {@link V3PluginRefusalCode} for
- * the codes). The refusal is audited as `capability.denied` on the plugin capability; when the handler
- * lets it propagate and has sent no write in this invocation, the invocation's result is `denied`
- * with this code, as a direct refusal is.
- * @public
- */
-export class V3PluginOperationError extends MediaAgentError<V3ErrorCode> {
-  /** The plugin capability. */
-  readonly capabilityId: string;
-  /** The catalog operation it tried to send. */
-  readonly operationId: string;
-  /**
-   * @param code - `PLUGIN_OPERATION_UNDECLARED`, `PLUGIN_OPERATION_FORBIDDEN` or `PLUGIN_CLIENT_CLOSED`
-   * @param capabilityId - the plugin capability
-   * @param operationId - the operation it tried to send
-   * @param message - why
-   */
-  constructor(code: V3PluginRefusalCode, capabilityId: string, operationId: string, message: string) {
-    super(code, message, { capabilityId, operationId });
-    this.capabilityId = capabilityId;
-    this.operationId = operationId;
-  }
-}
+/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+export const V3PluginOperationError = PluginOperationError;
+/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
+export type V3PluginOperationError = PluginOperationError;
 
-/**
- * Codes of {@link V3PluginDefinitionError}:
- * - `PLUGIN_DECLARATION_INVALID`: `operations` is not a list of catalog operation ids (unknown ids are named);
- * - `PLUGIN_KIND_TOO_WEAK`: a declared operation is a write (any effect but `safe_read`) and the
- *   plugin's `kind` is not `execute` — the kind a direct `mp.<operation_id>` call of it has;
- * - `PLUGIN_NOT_BOUND`: the plugin was registered on a registry that cannot give it a scoped client
- *   (register it on the `host.capabilities` of {@link createV3AgentHost});
- * - `PLUGIN_OPERATIONS_UNDECLARED`: a `plugin.*` capability made with `defineCapability` (no declared
- *   operations) was registered on a V3 host.
- * @public
- */
-export type V3PluginDefinitionCode =
-  | 'PLUGIN_DECLARATION_INVALID'
-  | 'PLUGIN_KIND_TOO_WEAK'
-  | 'PLUGIN_NOT_BOUND'
-  | 'PLUGIN_OPERATIONS_UNDECLARED';
+/** @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+export type V3PluginDefinitionCode = PluginDefinitionCode;
 
-/**
- * A plugin capability cannot be defined or registered as written (see {@link V3PluginDefinitionCode}).
- * @public
- */
-export class V3PluginDefinitionError extends MediaAgentError<V3ErrorCode> {
-  /**
-   * @param code - see {@link V3PluginDefinitionCode}
-   * @param capabilityId - the plugin capability
-   * @param message - what is wrong
-   */
-  constructor(code: V3PluginDefinitionCode, capabilityId: string, message: string) {
-    super(code, message, { capabilityId });
-  }
-}
+/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+export const V3PluginDefinitionError = PluginDefinitionError;
+/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
+export type V3PluginDefinitionError = PluginDefinitionError;
 
 /**
  * The client a plugin handler receives as `ctx.client`: one object per invocation, limited to the
@@ -218,19 +172,13 @@ export function defineV3PluginCapability<I extends TSchema, O extends TSchema>(
       `${id} declares ${writes.join(', ')} (a write) but is kind ${definition.kind}: a plugin that may send a write must be kind execute, like mp.${writes[0]}`,
     );
   const { handler, ...rest } = definition;
-  if (typeof handler !== 'function')
-    throw new V3PluginDefinitionError('PLUGIN_DECLARATION_INVALID', id, `${id}: handler must be a function`);
-  const capability = defineCapability({
-    ...(rest as Omit<CapabilityDefinition<I, O>, 'handler'>),
-    operations,
-    handler: async () => {
-      throw new V3PluginDefinitionError(
-        'PLUGIN_NOT_BOUND',
-        id,
-        `${id} is a V3 plugin capability: register it on the host.capabilities of createV3AgentHost, which gives it a scoped client`,
-      );
-    },
-  } as CapabilityDefinition<I, O>);
+  const capability = defineUnboundPlugin<Capability<I, O>>(
+    id,
+    rest as Omit<CapabilityDefinition, 'handler'>,
+    handler,
+    { operations },
+    `${id} is a V3 plugin capability: register it on the host.capabilities of createV3AgentHost, which gives it a scoped client`,
+  );
   HANDLERS.set(capability, handler as PluginHandler);
   return capability;
 }
@@ -265,14 +213,7 @@ export interface V3PluginBinder {
 }
 
 /** Services the binder needs once the host is built. @internal */
-export interface V3PluginServices {
-  storage: StorageAdapter;
-  ids: IdGenerator;
-  clock: Clock;
-}
-
-/** Refusals kept until the registry returns the result (bounded: invocations that bypass it leave nothing behind for long). @internal */
-const MAX_PENDING_REFUSALS = 1_000;
+export type V3PluginServices = PluginServices;
 
 /**
  * The {@link V3PluginBinder} of one V3 host: binds plugins to the host client through per-invocation
@@ -285,7 +226,7 @@ export class V3PluginHost implements V3PluginBinder {
   readonly #authorizer: () => V3Authorizer;
   readonly #services: () => V3PluginServices;
   readonly #declared = new Map<string, readonly string[]>();
-  readonly #refusals = new Map<string, V3PluginOperationError>();
+  readonly #refusals = new PluginRefusals();
 
   constructor(deps: { client: V3Client; authorizer: () => V3Authorizer; services: () => V3PluginServices }) {
     this.#client = deps.client;
@@ -316,160 +257,51 @@ export class V3PluginHost implements V3PluginBinder {
       modelInputSchema: _model,
       ...definition
     } = plugin as V3PluginCapability<any, any> & { modelInputSchema?: unknown };
-    const bound = defineCapability({
-      ...definition,
-      handler: async (input: unknown, ctx: HandlerContext) => {
-        const client = new ScopedClient(
-          this.#client,
-          plugin.id,
-          operations,
-          ctx,
-          (operationId, code, message) => this.#refuse(plugin.id, ctx, operationId, code, message),
-          this.#authorizer,
-          this.#services,
-        );
-        try {
-          return await handler(input, Object.freeze({ ...ctx, client }) as V3PluginContext);
-        } catch (error) {
-          if (error instanceof V3PluginOperationError && client.refused(error) && !client.wrote)
-            this.#remember(ctx.invocationId, error);
-          throw error;
-        } finally {
-          client.close();
-        }
-      },
-    } as CapabilityDefinition);
+    const rules: PluginGateRules<V3Operation> = {
+      deny: (op, actor, storage) => this.#authorizer().superuserDenial([op], actor, storage),
+      writes: (op) => !isReadEffect(op),
+      noun: 'MoviePilot',
+    };
+    const bound = bindPluginCapability<V3Operation, V3PluginClient>(
+      definition as Omit<CapabilityDefinition, 'handler'>,
+      handler as never,
+      (ctx) => new PluginCallGate(plugin.id, operations, ctx, rules, this.#services),
+      (gate) => new ScopedClient(this.#client, gate),
+      this.#refusals,
+    );
     return bound as Capability<any, any>;
   }
 
   settle(result: InvocationResult): InvocationResult {
-    const refusal = this.#refusals.get(result.invocationId);
-    if (!refusal) return result;
-    this.#refusals.delete(result.invocationId);
-    if (result.status !== 'failed') return result;
-    return { ...result, status: 'denied', error: { code: refusal.code, message: refusal.message } };
-  }
-
-  #remember(invocationId: string, error: V3PluginOperationError): void {
-    this.#refusals.set(invocationId, error);
-    while (this.#refusals.size > MAX_PENDING_REFUSALS) this.#refusals.delete(this.#refusals.keys().next().value!);
-  }
-
-  /** Audits a refused request as a direct refusal is (`capability.denied`, `<code>: <reason>`) and builds its error. */
-  async #refuse(
-    capabilityId: string,
-    ctx: HandlerContext,
-    operationId: string,
-    code: V3PluginRefusalCode,
-    message: string,
-  ): Promise<V3PluginOperationError> {
-    const error = new V3PluginOperationError(code, capabilityId, operationId, message);
-    const { storage, ids, clock } = this.#services();
-    const record: AuditRecord = {
-      id: ids.next('aud'),
-      seq: 0,
-      at: clock.now(),
-      action: 'capability.denied',
-      actor: ctx.actor,
-      capabilityId,
-      invocationId: ctx.invocationId,
-      runId: ctx.runId ?? null,
-      taskId: ctx.taskId ?? null,
-      outcome: 'denied',
-      approvalId: null,
-      grantId: null,
-      idempotencyKey: ctx.idempotencyKey ?? null,
-      inputSummary: JSON.stringify({ operation: operationId }),
-      reason: `${code}: ${message}`,
-    };
-    await storage.audit.append(record).catch(() => undefined);
-    return error;
+    return this.#refusals.settle(result);
   }
 }
 
-/** The per-invocation client of one plugin call. */
+/** The per-invocation client of one plugin call: its gate admits each request, then the host client sends it. */
 class ScopedClient implements V3PluginClient {
-  readonly capabilityId: string;
-  readonly operations: readonly string[];
-  /** True once a write (any effect but a read) was sent. */
-  wrote = false;
-  #closed = false;
-  readonly #refusals = new Set<V3PluginOperationError>();
   readonly #client: V3Client;
-  readonly #declared: ReadonlyMap<string, V3Operation>;
-  readonly #ctx: HandlerContext;
-  readonly #refuse: (
-    operationId: string,
-    code: V3PluginRefusalCode,
-    message: string,
-  ) => Promise<V3PluginOperationError>;
-  readonly #authorizer: () => V3Authorizer;
-  readonly #services: () => V3PluginServices;
+  readonly #gate: PluginCallGate<V3Operation>;
 
-  constructor(
-    client: V3Client,
-    capabilityId: string,
-    declared: ReadonlyMap<string, V3Operation>,
-    ctx: HandlerContext,
-    refuse: (operationId: string, code: V3PluginRefusalCode, message: string) => Promise<V3PluginOperationError>,
-    authorizer: () => V3Authorizer,
-    services: () => V3PluginServices,
-  ) {
+  constructor(client: V3Client, gate: PluginCallGate<V3Operation>) {
     this.#client = client;
-    this.capabilityId = capabilityId;
-    this.operations = Object.freeze([...declared.keys()]);
-    this.#declared = declared;
-    this.#ctx = ctx;
-    this.#refuse = refuse;
-    this.#authorizer = authorizer;
-    this.#services = services;
+    this.#gate = gate;
   }
 
-  refused(error: V3PluginOperationError): boolean {
-    return this.#refusals.has(error);
+  get capabilityId(): string {
+    return this.#gate.capabilityId;
   }
 
-  close(): void {
-    this.#closed = true;
+  get operations(): readonly string[] {
+    return this.#gate.declared;
   }
 
   async call<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
-    await this.#check(operationId);
-    return this.#client.call<T>(operationId, { ...input, signal: input.signal ?? this.#ctx.signal });
+    await this.#gate.admit(String(operationId), String(operationId));
+    return this.#client.call<T>(operationId, { ...input, signal: input.signal ?? this.#gate.signal });
   }
 
   async ok<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
-    await this.#check(operationId);
-    return this.#client.ok<T>(operationId, { ...input, signal: input.signal ?? this.#ctx.signal });
-  }
-
-  /** Refuses before anything is sent: closed, undeclared, or not for this actor. */
-  async #check(operationId: string): Promise<void> {
-    const op = this.#declared.get(operationId);
-    let refusal: [V3PluginRefusalCode, string] | undefined;
-    if (this.#closed)
-      refusal = [
-        'PLUGIN_CLIENT_CLOSED',
-        `${this.capabilityId}: its client was used after the handler returned (${String(operationId)} not sent)`,
-      ];
-    else if (!op)
-      refusal = [
-        'PLUGIN_OPERATION_UNDECLARED',
-        `${this.capabilityId} did not declare MoviePilot ${String(operationId)} (it declared ${this.operations.join(', ') || 'nothing'}); the request was not sent`,
-      ];
-    else {
-      const denial = await this.#authorizer().superuserDenial([op], this.#ctx.actor, this.#services().storage);
-      if (denial)
-        refusal = [
-          'PLUGIN_OPERATION_FORBIDDEN',
-          `${this.capabilityId} may not send ${operationId} for ${this.#ctx.actor}: ${denial}`,
-        ];
-    }
-    if (refusal) {
-      const error = await this.#refuse(String(operationId), refusal[0], refusal[1]);
-      this.#refusals.add(error);
-      throw error;
-    }
-    if (!isReadEffect(op!)) this.wrote = true;
+    await this.#gate.admit(String(operationId), String(operationId));
+    return this.#client.ok<T>(operationId, { ...input, signal: input.signal ?? this.#gate.signal });
   }
 }

@@ -1,3 +1,4 @@
+import { standardFromFamilies } from '@media-agent/host-adapter-kit';
 import type { StandardImplementations } from '@media-agent/sdk/media';
 import { v3CatalogCapabilities } from './standard/catalog';
 import { v3ReleaseCapabilities } from './standard/release';
@@ -18,14 +19,13 @@ import { v3StandardHelpers, type V3Services } from './standard/services';
  * @internal
  */
 export function v3StandardCapabilities(s: V3Services): StandardImplementations {
-  const h = v3StandardHelpers(s);
-  return {
-    ...v3CatalogCapabilities(s, h),
-    ...v3ReleaseCapabilities(s, h),
-    ...v3DownloadCapabilities(s, h),
-    ...v3OrganizeCapabilities(s, h),
-    ...v3TaskCapabilities(s, h),
-    ...v3PolicyCapabilities(s, h),
-    ...v3InventoryCapabilities(s, h),
-  };
+  return standardFromFamilies(s, v3StandardHelpers(s), [
+    v3CatalogCapabilities,
+    v3ReleaseCapabilities,
+    v3DownloadCapabilities,
+    v3OrganizeCapabilities,
+    v3TaskCapabilities,
+    v3PolicyCapabilities,
+    v3InventoryCapabilities,
+  ]);
 }

@@ -1,3 +1,4 @@
+import { settingChanges } from '@media-agent/host-adapter-kit';
 import { defineStandardCapability } from '@media-agent/sdk/media';
 import type { V2HostClient } from '../client';
 import type { V2StandardDeps, V2StandardHelpers } from './services';
@@ -9,25 +10,13 @@ import type { V2StandardDeps, V2StandardHelpers } from './services';
  * @returns `policy.preview`, `policy.apply` by id
  * @internal
  */
-export function v2PolicyCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
+export function v2PolicyCapabilities(deps: V2StandardDeps, _h: V2StandardHelpers) {
   const { view } = deps;
   const { client } = view;
   return {
     'policy.preview': defineStandardCapability('policy.preview', async (input, ctx) => {
       const current = await readPolicy(client, input.kind, ctx.signal);
-      const proposed = { ...current.settings, ...input.settings };
-      const keys = [...new Set([...Object.keys(current.settings), ...Object.keys(proposed)])].sort();
-      const changes = keys
-        .filter(
-          (k) =>
-            JSON.stringify((current.settings as Record<string, unknown>)[k]) !==
-            JSON.stringify((proposed as Record<string, unknown>)[k]),
-        )
-        .map((k) => ({
-          field: k,
-          from: (current.settings as Record<string, unknown>)[k] ?? null,
-          to: (proposed as Record<string, unknown>)[k] ?? null,
-        }));
+      const { proposed, changes } = settingChanges(current.settings, input.settings);
       return { kind: input.kind, revision: current.revision, current: current.settings, proposed, changes };
     }),
     'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) => {
