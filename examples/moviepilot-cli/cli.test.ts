@@ -865,6 +865,23 @@ describe('start-up: an unreachable host or refused credentials end the CLI with 
     }
   });
 
+  it.concurrent('--host v3 against a MoviePilot 2.x host (the v2.5.6 simulator): exit 1, one line HOST_GENERATION_MISMATCH naming MoviePilot v2.5.6, never "MoviePilot 3.x" or "found no title"', async () => {
+    const sim = new MoviePilotV2Simulator({ contract: 'v2.5.6' });
+    await sim.start();
+    try {
+      const r = await cli(['run', '--host', 'v3', '--url', sim.url, '--api-key', sim.apiKey, 'add Heat']);
+      expect(r.code).toBe(1);
+      expect(lines(r)).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /^error HOST_GENERATION_MISMATCH: .* is MoviePilot v2\.5\.6 \(a 2\.x host\), not MoviePilot 3\.x.* use --host v2/,
+      );
+      expect(r.stdout).not.toMatch(/MoviePilot 3\.x at|found no title/);
+      expect(r.stderr).not.toMatch(/check the API token/);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it.concurrent("--host v2 with a wrong API key (a 2.x host whose routes accept it): exit 1, one line HOST_AUTH_FAILED from the host's 401", async () => {
     const sim = new MoviePilotV2Simulator({ contract: 'newer' });
     await sim.start();

@@ -494,6 +494,9 @@ async function embed(cmd: CliCommand, model: ReturnType<typeof modelConfig>): Pr
     return {
       host: v3.host,
       label: sim ? `MoviePilot 3.x simulator at ${url}` : `MoviePilot 3.x at ${url}`,
+      get metadataUnreachable() {
+        return v3.status.metadata === 'unreachable';
+      },
       close: async () => {
         await v3.close();
         await sim?.close();
@@ -924,6 +927,7 @@ const HINTS: Record<string, string> = {
   HOST_CONTRACT_INVALID:
     'nothing was done: the URL serves no MoviePilot OpenAPI document at /api/v1/openapi.json; check --url (the root URL of the MoviePilot backend)',
   HOST_VERSION_UNSUPPORTED: 'nothing was done: update MoviePilot, or use --host v3 for a 3.x host',
+  HOST_GENERATION_MISMATCH: 'nothing was done: use --host v2 for a MoviePilot 2.x host, --host v3 for a 3.x host',
 };
 
 /** The one line an error prints: `error CODE: message — what to do` (the host's message on one line). */
