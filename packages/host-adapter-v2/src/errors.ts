@@ -146,8 +146,8 @@ export class HostContractError extends MediaAgentError<V2ErrorCode> {
 }
 
 /**
- * The host runs a MoviePilot version this adapter does not support (older than
- * `V2_MIN_VERSION`, or not a 2.x).
+ * The host runs a MoviePilot 2.x version this adapter does not support (older than
+ * `V2_MIN_VERSION`, or a 1.x). A 3.x host is {@link HostGenerationError} instead.
  *
  * Code: `HOST_VERSION_UNSUPPORTED`.
  * @public
