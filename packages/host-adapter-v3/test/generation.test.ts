@@ -1,8 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger } from '@media-agent/sdk';
 import { MemoryStorage } from '@media-agent/sdk/storage';
-import { createV3AgentHost, HostGenerationError, type V3Auth } from '@media-agent/host-adapter-v3';
-import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
+import {
+  createV3AgentHost,
+  HostGenerationError,
+  HostProtocolError,
+  V3_OPERATIONS,
+  V3Client,
+  type V3Auth,
+  type V3CallInput,
+  type V3Operation,
+} from '@media-agent/host-adapter-v3';
+import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { MoviePilotV3Simulator } from '@media-agent/host-adapter-v3/testing';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -90,6 +99,63 @@ describe('the V3 adapter refuses a host of another generation at start()', () =>
     await v3.host.start({ workers: false });
     expect(v3.status.generation).toBe('v3');
     expect(sim.requests.map((r) => r.url)).not.toContain('/api/v3/system/status');
+    sim.assertNoViolations();
+  });
+});
+
+/** A request the 3.x contract accepts for any catalog operation (placeholders for parameters). */
+function acceptedInput(op: V3Operation): V3CallInput {
+  const pathParams: Record<string, string> = {};
+  for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) pathParams[name!] = name === 'source' ? 'tmdb' : '1';
+  const query: Record<string, string> = {};
+  if (/\{media_id\}/.test(op.path) || op.operation_id === 'media.detail') query.media_source = 'themoviedb';
+  if (op.operation_id === 'media.detail') query.type_name = '电影';
+  if (/^media\.(search|person\.search|recognize)$/.test(op.operation_id)) query.title = 'Dune';
+  if (op.operation_id === 'media.person.search') query.type = 'person';
+  const body =
+    op.operation_id === 'download.add'
+      ? { torrent_in: { title: 't', enclosure: 'magnet:?xt=1' } }
+      : op.operation_id === 'transfer.file'
+        ? { fileitem: { storage: 'local', type: 'dir', path: '/d' } }
+        : op.operation_id === 'subscription.add'
+          ? { name: 'Dune' }
+          : undefined;
+  return { pathParams, query, ...(body && op.method !== 'GET' ? { body } : {}) };
+}
+
+describe('the catalog operations a 2.x host also serves', () => {
+  it('all 107 operations sharing method and path with MoviePilot v2.5.6: its bare answers (a list, an all-null model, a bare object) are protocol errors, never successes', async () => {
+    const v2 = loadV2Contract('v2.5.6');
+    const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+    const routes = new Set(
+      Object.entries(v2.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+        Object.keys(methods).map((m) => `${m.toUpperCase()} ${norm(path)}`),
+      ),
+    );
+    const shared = V3_OPERATIONS.filter((o) => routes.has(`${o.method} ${norm(o.path)}`));
+    expect(shared).toHaveLength(107);
+    const sim = new MoviePilotV3Simulator();
+    await sim.start();
+    cleanups.push(() => sim.close());
+    const client = new V3Client({ url: sim.url, auth: { apiKey: sim.apiKey }, readRetries: 0 });
+    cleanups.push(() => client.close());
+    const passed: string[] = [];
+    for (const op of shared)
+      for (const body of ['[]', '[{"id":1}]', '{"id":null,"name":null}', '{"id":1,"name":"x"}', 'true']) {
+        // Operations that share a route (plugin.list and plugin.market) are told apart by the host: answer all alike.
+        sim.faults.rawAnswer = Object.fromEntries(
+          V3_OPERATIONS.filter((o) => o.method === op.method && o.path === op.path).map((o) => [
+            o.operation_id,
+            { body },
+          ]),
+        );
+        const outcome = await client.call(op.operation_id, acceptedInput(op)).then(
+          () => 'success',
+          (e: unknown) => (e instanceof HostProtocolError && e.operation === op.operation_id ? 'protocol' : String(e)),
+        );
+        if (outcome !== 'protocol') passed.push(`${op.operation_id} ${body}: ${outcome}`);
+      }
+    expect(passed).toEqual([]);
     sim.assertNoViolations();
   });
 });
