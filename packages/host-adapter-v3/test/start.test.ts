@@ -43,6 +43,26 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
     expect(s.requests.map((r) => [r.operationId, r.status])).toEqual([['download.clients', 401]]);
   });
 
+  it('the host accepts the API token but answers 403 (an enveloped refusal): HOST_AUTH_FAILED saying what the host answered, not "check the API token"', async () => {
+    const s = await sim();
+    s.faults.rawAnswer['download.clients'] = {
+      status: 403,
+      body: '{"success":false,"message":"Forbidden","data":null}',
+    };
+    const error = await startError(s.url, { apiKey: s.apiKey });
+    expect(error?.code).toBe('HOST_AUTH_FAILED');
+    expect(error?.message).toContain("answered HTTP 403 to download.clients for the API token's superuser");
+    expect(error?.message).not.toMatch(/check the API token/);
+  });
+
+  it('a 401 that is not a 3.x envelope (a bare {detail}) is not blamed on the token: the host is not 3.x', async () => {
+    const s = await sim();
+    s.faults.rawAnswer['download.clients'] = { status: 401, body: '{"detail":"Not authenticated"}' };
+    const error = await startError(s.url, { apiKey: s.apiKey });
+    expect(error?.code).toBe('HOST_GENERATION_MISMATCH');
+    expect(error?.message).not.toMatch(/check the API token/);
+  });
+
   it('a wrong password: HOST_AUTH_FAILED from the refused login, nothing else sent', async () => {
     const s = await sim();
     const error = await startError(s.url, { username: 'admin', password: 'wrong' });
