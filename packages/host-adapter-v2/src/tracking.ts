@@ -1,26 +1,9 @@
+import type { SubmittedDownload } from '@media-agent/host-adapter-kit';
 import type { JsonValue } from '@media-agent/sdk/storage';
 import type { StorageAdapter } from '@media-agent/sdk';
 
 /** What the adapter remembers about one download it submitted (adapter-local bookkeeping, never a host write). @public */
-export interface TrackedDownload {
-  /** Info hash (the host's `download_id`). */
-  hash: string;
-  /** SDK plan id it executed. */
-  planId: string;
-  /** Release id. */
-  releaseId: string;
-  /** Torrent title. */
-  releaseName: string;
-  /** Media entity (`tmdb:…` / `douban:…`). */
-  mediaEntityId: string;
-  /** Display title. */
-  title: string;
-  /** Size in bytes. */
-  sizeBytes: number;
-  /** Submitted at (ms). */
-  submittedAt: number;
-  /** Idempotency key of the submit call, when known. */
-  idempotencyKey: string | null;
+export interface TrackedDownload extends SubmittedDownload {
   /** True once `task.cancel` removed it. */
   cancelled: boolean;
 }

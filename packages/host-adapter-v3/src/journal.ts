@@ -1,24 +1,6 @@
+import type { SubmittedDownload } from '@media-agent/host-adapter-kit';
 /** A download the adapter submitted, as the journal keeps it. @public */
-export interface V3JournalDownload {
-  /** Torrent hash (`download_id`). */
-  hash: string;
-  /** SDK plan id. */
-  planId: string;
-  /** Release id. */
-  releaseId: string;
-  /** Torrent title. */
-  releaseName: string;
-  /** Media entity. */
-  mediaEntityId: string;
-  /** Display title. */
-  title: string;
-  /** Bytes. */
-  sizeBytes: number;
-  /** Idempotency key of the submit. */
-  idempotencyKey: string | null;
-  /** Submission time (ms). */
-  submittedAt: number;
-}
+export type V3JournalDownload = SubmittedDownload;
 
 /** An organize the adapter executed. @public */
 export interface V3JournalOrganize {
