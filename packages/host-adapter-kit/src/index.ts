@@ -34,3 +34,21 @@ export {
 export { settingChanges, type SettingChange } from './setting-changes';
 export { raiseEach } from './raise-decisions';
 export { standardFromFamilies, type StandardFamily } from './standard-families';
+export { HOST_ERROR_CODES, type HostErrorCode } from './error-codes';
+export {
+  HostAuthError,
+  HostGenerationError,
+  HostHttpError,
+  HostNoIndexersError,
+  HostOperationError,
+  HostOptionsError,
+  HostPermissionError,
+  HostProtocolError,
+  HostTransportError,
+  HostUnreachableError,
+  HostUnsupportedError,
+  HostValidationError,
+  type HostOperationErrorOptions,
+  type HostValidationIssue,
+} from './errors';
+export type { SubmittedDownload } from './submitted-download';
