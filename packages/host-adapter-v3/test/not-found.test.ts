@@ -53,4 +53,39 @@ describe('V3 answers like V2: what is not found is MEDIA_NOT_FOUND naming it', (
     expect(r.error!.message).toContain(`no download "${id}" on the MoviePilot host`);
     expect(r.error!.message).not.toMatch(/removed/);
   });
+
+  it('task.retry and task.cancel with ids the host does not know: MEDIA_NOT_FOUND naming them (was HOST_OPERATION_UNSUPPORTED, or HOST_OPERATION_FAILED for an unknown th-<id>); a known torrent is still unsupported', async () => {
+    const { host, sim } = await v3Setup();
+    await host.grants.create({ action: '*', actor: 'user:admin' });
+    const hash = 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+    for (const [capability, taskId, words] of [
+      ['task.retry', hash, `no download "${hash}"`],
+      ['task.cancel', hash, `no download "${hash}"`],
+      ['task.retry', 'th-999999', 'no transfer record "th-999999"'],
+      ['task.cancel', 'th-999999', 'no transfer record "th-999999"'],
+    ] as const) {
+      const r = await host.invoke(capability, { taskId }, { actor: 'user:admin' });
+      expect(r.error, `${capability} ${taskId}`).toMatchObject({ code: 'MEDIA_NOT_FOUND' });
+      expect(r.error!.message).toContain(words);
+    }
+    expect(sim.requestsFor('transfer.history.redo').map((q) => q.status)).toEqual([404]);
+    // A torrent the downloader has: pausing and restarting it left the catalog, said as such.
+    const search = await host.invoke(
+      'release.search',
+      { mediaSource: 'tmdb', mediaId: '693134' },
+      { actor: 'user:admin' },
+    );
+    const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
+    const plan = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
+      { actor: 'user:admin' },
+    );
+    const planId = (plan.output as { plan: { id: string } }).plan.id;
+    const submitted = await host.invoke('download.submit', { planId }, { actor: 'user:admin' });
+    expect(submitted.status).toBe('pending'); // submitted; the download runs on the host
+    const downloadId = sim.downloads()[0]!.hash;
+    const r = await host.invoke('task.cancel', { taskId: downloadId }, { actor: 'user:admin' });
+    expect(r.error).toMatchObject({ code: 'HOST_OPERATION_UNSUPPORTED' });
+  });
 });

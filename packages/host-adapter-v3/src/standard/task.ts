@@ -1,5 +1,5 @@
 import { MediaStateError, defineStandardCapability, type Task } from '@media-agent/sdk/media';
-import { V3UnsupportedError } from '../errors';
+import { V3HostError, V3UnsupportedError } from '../errors';
 import { fromV3Identity } from '../identity';
 import { organizeStatusOf } from './mapping';
 import { readHostState } from './host-state';
@@ -15,6 +15,26 @@ import type { V3Services, V3StandardHelpers } from './services';
 export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
   const { client, journal } = s;
   const { jobView, synthetic } = h;
+  /** `MEDIA_NOT_FOUND` for a transfer record the host does not have. */
+  const transferNotFound = (taskId: string) =>
+    new MediaStateError('MEDIA_NOT_FOUND', `no transfer record ${JSON.stringify(taskId)} on the MoviePilot host`, {
+      taskId,
+    });
+  /** A download id the downloader, the transfer history or this adapter's submits know, else `MEDIA_NOT_FOUND`. */
+  const downloadOrThrow = async (id: string, signal: AbortSignal) => {
+    if (journal.download(id)) return;
+    const { tasks, transfers } = await readHostState(client, signal);
+    if (tasks.some((t) => t.hash === id) || transfers.some((t) => t.download_hash === id)) return;
+    throw new MediaStateError(
+      'MEDIA_NOT_FOUND',
+      `no download ${JSON.stringify(id)} on the MoviePilot host: it is not in the downloader, the transfer history or this adapter's submits`,
+      { taskId: id },
+    );
+  };
+  const transferOrThrow = async (taskId: string, signal: AbortSignal) => {
+    const { transfers } = await readHostState(client, signal);
+    if (!transfers.some((t) => `th-${t.id}` === taskId)) throw transferNotFound(taskId);
+  };
   return {
     'task.inspect': defineStandardCapability('task.inspect', async (input, ctx) => {
       const { tasks, transfers } = await readHostState(client, ctx.signal);
@@ -85,17 +105,23 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
     }),
     'task.retry': defineStandardCapability('task.retry', async (input, ctx) => {
       const m = /^th-(\d+)$/.exec(input.taskId);
-      if (!m)
+      if (!m) {
+        await downloadOrThrow(input.taskId, ctx.signal);
         throw new V3UnsupportedError(
           'task.retry',
           'restarting a torrent left the V3 operation catalog; only organize records (th-<id>) can be redone',
         );
-      await client.ok('transfer.history.redo', { pathParams: { history_id: m[1]! }, signal: ctx.signal });
+      }
+      try {
+        await client.ok('transfer.history.redo', { pathParams: { history_id: m[1]! }, signal: ctx.signal });
+      } catch (error) {
+        if (error instanceof V3HostError && error.status === 404) throw transferNotFound(input.taskId);
+        throw error;
+      }
       const { transfers } = await readHostState(client, ctx.signal);
       const t = transfers.find((x) => String(x.id) === m[1]);
       const id = t ? fromV3Identity(t.media_source, t.media_id) : undefined;
-      if (!t || !id)
-        throw new MediaStateError('MEDIA_NOT_FOUND', `no transfer record ${m[1]}`, { taskId: input.taskId });
+      if (!t || !id) throw transferNotFound(input.taskId);
       const status = organizeStatusOf(t);
       return {
         task: {
@@ -124,7 +150,9 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
         },
       };
     }),
-    'task.cancel': defineStandardCapability('task.cancel', async () => {
+    'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
+      if (/^th-\d+$/.test(input.taskId)) await transferOrThrow(input.taskId, ctx.signal);
+      else await downloadOrThrow(input.taskId, ctx.signal);
       throw new V3UnsupportedError(
         'task.cancel',
         'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill',
