@@ -19,6 +19,7 @@ export {
   type SimRequestRecord,
   type SimTransfer,
   type SimUser,
+  type V2SimSecrets,
   type V2SimulatorOptions,
 } from './testing/simulator';
 export {

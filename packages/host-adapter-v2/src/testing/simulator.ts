@@ -67,7 +67,19 @@ export interface V2SimulatorOptions {
    * real 2.x host does); defaults are distinctive strings a test can search for. `API_TOKEN` is always
    * the simulator's API key.
    */
-  secrets?: Partial<Record<'TMDB_API_KEY' | 'COOKIECLOUD_PASSWORD' | 'GITHUB_TOKEN' | 'SITE_COOKIE', string>>;
+  secrets?: Partial<V2SimSecrets>;
+}
+
+/** Secret values a simulated host's settings and sites hold (see {@link V2SimulatorOptions.secrets}). @public */
+export interface V2SimSecrets {
+  /** The host's TMDB API key (`TMDB_API_KEY` of `GET /api/v1/system/env`). */
+  TMDB_API_KEY: string;
+  /** The CookieCloud password (`COOKIECLOUD_PASSWORD`). */
+  COOKIECLOUD_PASSWORD: string;
+  /** The GitHub token (`GITHUB_TOKEN`). */
+  GITHUB_TOKEN: string;
+  /** Each indexer site's cookie (`cookie` of `GET /api/v1/site/`). */
+  SITE_COOKIE: string;
 }
 
 /** A request the real host would reject (or a response that does not match the contract). @public */
@@ -193,9 +205,7 @@ export class MoviePilotV2Simulator {
   /** Whether the host has usable indexer sites (see {@link V2SimulatorOptions.indexerSites}); may be changed at any time. */
   indexerSites: boolean;
   /** The secret values the host's settings hold, by setting name (see {@link V2SimulatorOptions.secrets}), `API_TOKEN` included. */
-  readonly secrets: Readonly<
-    Record<'API_TOKEN' | 'TMDB_API_KEY' | 'COOKIECLOUD_PASSWORD' | 'GITHUB_TOKEN' | 'SITE_COOKIE', string>
-  >;
+  readonly secrets: Readonly<V2SimSecrets & { API_TOKEN: string }>;
   /**
    * When set, `GET /api/v1/search/media/{mediaid}` answers `{"success": false, "message": searchFailure}`
    * for every title, e.g. `未识别到媒体信息` (media not recognized) or a site-authentication message.
