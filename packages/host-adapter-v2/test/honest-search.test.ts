@@ -184,6 +184,9 @@ describe.each(HOSTS)('the media type is sent (%s)', (_name, contract, auth) => {
     expect(names.every((n) => n.startsWith('Dune.Part.Two'))).toBe(true);
     const sent = sim.requests.filter((x) => x.template === '/api/v1/search/media/{mediaid}');
     expect(sent.map((x) => x.query.mtype)).toEqual(['电影']);
+    const inv = await host.invoke('inventory.query', { query: 'tmdb:693134' }, admin);
+    expect(inv.status).toBe('succeeded');
+    expect(sim.requests.filter((q) => q.template === '/api/v1/mediaserver/exists').length).toBeGreaterThan(1);
     // Every route the adapter sent that declares a media type carried one.
     for (const x of sim.requests.filter((q) => q.template === '/api/v1/mediaserver/exists'))
       expect(x.query.mtype, JSON.stringify(x.query)).toBe('电影');

@@ -1,6 +1,6 @@
 import { defineStandardCapability, type StandardOutput } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
-import { kindOf, msOf } from '../mapping';
+import { kindOf, msOf, typeName } from '../mapping';
 import type { V2StandardDeps, V2StandardHelpers } from './services';
 
 /**
@@ -21,8 +21,11 @@ export function v2InventoryCapabilities(deps: V2StandardDeps, h: V2StandardHelpe
       if (q) {
         let data: { item?: Record<string, unknown> } | null = null;
         try {
+          // The media type the adapter knows (asked for, or seen in a lookup): TMDB movie and series ids collide.
+          const kind = input.kind ?? (exact?.[1] === 'tmdb' ? view.kindOf(`tmdb:${exact[2]}`) : undefined);
+          const mtype = kind ? typeName(kind) : undefined;
           data = await client.call('library.exists', {
-            query: exact ? (exact[1] === 'tmdb' ? { tmdbid: Number(exact[2]) } : { title: q }) : { title: q },
+            query: exact?.[1] === 'tmdb' ? { tmdbid: Number(exact[2]), mtype } : { title: q, mtype },
             signal: ctx.signal,
           });
         } catch (error) {

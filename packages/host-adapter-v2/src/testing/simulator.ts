@@ -985,7 +985,12 @@ export class MoviePilotV2Simulator {
         const mkind = kindOfType(q.get('mtype'));
         const t = tmdbid
           ? this.#titles.find((x) => x.tmdbId === Number(tmdbid) && (mkind === undefined || x.kind === mkind))
-          : this.#titles.find((x) => title && [x.title, x.localizedTitle, x.originalTitle].includes(title));
+          : this.#titles.find(
+              (x) =>
+                title &&
+                (mkind === undefined || x.kind === mkind) &&
+                [x.title, x.localizedTitle, x.originalTitle].includes(title),
+            );
         const item = t ? this.#library.get(t.tmdbId) : undefined;
         if (!t || !item) return fail('');
         return ok({
