@@ -111,6 +111,7 @@ describe("the host's own words", () => {
   it.each([
     ['未识别到媒体信息', 'MEDIA_NOT_FOUND'],
     ['未识别到豆瓣媒体信息', 'MEDIA_NOT_FOUND'],
+    ['未知的媒体ID', 'MEDIA_NOT_FOUND'],
     ['未开启任何有效站点，无法搜索资源', 'HOST_NO_INDEXERS'],
     ['站点未认证，请先完成站点认证', 'HOST_OPERATION_FAILED'],
   ])('"%s" is %s, carrying the message', async (message, code) => {

@@ -19,8 +19,13 @@ const NO_RESULT_MESSAGES = ['未搜索到任何资源'];
 /** Whether a search answered "no result" rather than failing. @internal */
 export const isNoResult = (message: string) => NO_RESULT_MESSAGES.includes(message.trim());
 
-/** Host messages that say the search could not recognise the media (`未识别到媒体信息`, `未识别到豆瓣媒体信息`). */
-const NOT_RECOGNISED = /未识别到.*媒体信息|媒体信息识别失败|没有找到对应的媒体信息/;
+/**
+ * Host messages that say the search could not recognise the media before searching (`未识别到媒体信息`,
+ * `未识别到豆瓣媒体信息`, `未知的媒体ID`, `媒体ID格式错误`, `媒体信息缺少有效ID`: `app/api/endpoints/search.py` of
+ * https://github.com/jxxghp/MoviePilot).
+ */
+const NOT_RECOGNISED =
+  /未识别到.*媒体信息|媒体信息识别失败|没有找到对应的媒体信息|未知的媒体ID|媒体ID格式错误|媒体信息缺少有效ID/;
 /** Whether a search failed because the host recognised no title. @internal */
 export const isNotRecognised = (message: string) => NOT_RECOGNISED.test(message);
 /** Host messages that say it has no usable indexer site (`未开启任何有效站点`). */
