@@ -176,7 +176,8 @@ export class V3Client {
 
   /**
    * Who the client is on the host (logs in first when using a password).
-   * @throws {@link V3AuthError} when the login fails
+   * @throws {@link V3AuthError} when the login fails; {@link HostProtocolError} when the login route answers
+   *   no JSON object (e.g. an HTML page: not the MoviePilot backend)
    */
   async identity(signal?: AbortSignal): Promise<V3Identity> {
     if ('apiKey' in this.#options.auth) return { superuser: true, username: undefined };
@@ -411,10 +412,26 @@ export class V3Client {
     }
     const text = await res.body.text();
     let json: Record<string, unknown> = {};
+    let isObject = false;
     try {
-      json = JSON.parse(text) as Record<string, unknown>;
+      const parsed = JSON.parse(text) as unknown;
+      isObject = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+      if (isObject) json = parsed as Record<string, unknown>;
     } catch {
       /* not JSON */
+    }
+    // A login route that answers no JSON object (an HTML page: the web frontend's port, a proxy) did not refuse
+    // the credentials: say what came back instead of blaming the password.
+    if (!isObject && res.statusCode !== 401 && res.statusCode !== 403) {
+      const body = describeBody(
+        text,
+        headerOf(res.headers as Record<string, string | string[] | undefined>, 'content-type'),
+      );
+      throw new HostProtocolError(
+        'login.access_token',
+        `MoviePilot login (POST /api/v1/login/access-token at ${this.url}) answered HTTP ${res.statusCode} with ${body.words}, not an OAuth2 token: check that the URL is the MoviePilot backend's root URL`,
+        { status: res.statusCode, kind: body.kind, body: body.words },
+      );
     }
     // OAuth2 endpoints keep their native format (`contracts/v3-notes.md` §4); accept an envelope too.
     const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as

@@ -296,7 +296,9 @@ async function checkV3Host(client: V3Client): Promise<void> {
     await client.identity();
     await client.call('download.clients');
   } catch (error) {
-    if (error instanceof HostProtocolError) throw await generationError(client, error);
+    // A login route that answers no token is not a generation question (both generations share it): say what came back.
+    if (error instanceof HostProtocolError)
+      throw error.operation === 'login.access_token' ? error : await generationError(client, error);
     if (!(error instanceof V3AuthError)) throw error;
     const hostMessage = (error.details as { hostMessage?: string }).hostMessage || 'no message';
     if (error.operationId === 'login.access_token')
@@ -333,7 +335,7 @@ async function generationError(client: V3Client, error: HostProtocolError): Prom
   return new HostGenerationError(
     'v3',
     found,
-    `${client.url} is ${found}, not MoviePilot 3.x: download.clients answered HTTP ${status ?? '?'} with ${body ?? 'a body'} where 3.x answers {success, message, data}. This adapter serves MoviePilot 3.x only; nothing was done — use @media-agent/host-adapter-v2 (CLI --host v2) for a 2.x host`,
+    `${client.url} is ${found}, not MoviePilot 3.x: ${error.operation} answered HTTP ${status ?? '?'} with ${body ?? 'a body'} where 3.x answers {success, message, data}. This adapter serves MoviePilot 3.x only; nothing was done — use @media-agent/host-adapter-v2 (CLI --host v2) for a 2.x host`,
   );
 }
 

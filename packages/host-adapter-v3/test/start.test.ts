@@ -92,3 +92,27 @@ describe('start() checks the MoviePilot 3.x host before anything runs', () => {
     s.assertNoViolations();
   });
 });
+
+describe('start() says what really failed when the URL is not the MoviePilot backend', () => {
+  it('the login route answers an HTML page (the web frontend): HOST_PROTOCOL_ERROR naming the login and the page, not "check the user name and password"', async () => {
+    const s = await sim();
+    const { createServer } = await import('node:http');
+    // A web frontend in front of nothing: every path is its HTML page.
+    const frontend = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><html><body>MoviePilot</body></html>');
+    });
+    await new Promise<void>((r) => frontend.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => frontend.close(() => r())));
+    const url = `http://127.0.0.1:${(frontend.address() as { port: number }).port}`;
+    const error = await startError(url, { username: 'admin', password: 'admin-pass' });
+    expect(error?.code).toBe('HOST_PROTOCOL_ERROR');
+    expect(error?.message).toContain('MoviePilot login (POST /api/v1/login/access-token');
+    expect(error?.message).toContain('answered HTTP 200 with an HTML page');
+    expect(error?.message).not.toMatch(/check the user name and password/);
+    // The same frontend with an API token: a host that does not answer in the 3.x envelope.
+    const withKey = await startError(url, { apiKey: s.apiKey });
+    expect(withKey?.code).toBe('HOST_GENERATION_MISMATCH');
+    expect(withKey?.message).toContain('download.clients answered HTTP 200 with an HTML page');
+  });
+});
