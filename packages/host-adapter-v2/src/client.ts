@@ -279,6 +279,15 @@ export class V2HostClient {
         declared as string,
         `its OpenAPI document declares version ${declared as string}`,
       );
+    const paths = (document as { paths?: unknown } | null)?.paths;
+    const markers =
+      paths && typeof paths === 'object' ? V3_ONLY_ROUTES.filter((p) => (paths as Record<string, unknown>)[p]) : [];
+    if (markers.length === V3_ONLY_ROUTES.length)
+      throw generationMismatch(
+        this.#origin,
+        `an OpenAPI document with the 3.x routes ${markers.join(', ')}`,
+        `its OpenAPI document lists routes only MoviePilot 3.x serves (${markers.join(', ')})`,
+      );
     return (this.#contract = new V2HostContract(document as never));
   }
 
@@ -645,6 +654,12 @@ class NotSent extends Error {
     super(message);
   }
 }
+
+/**
+ * Routes of the MoviePilot 3.x operation catalog that no 2.x document lists (its settings and update
+ * services): a host document listing all of them is a 3.x host's.
+ */
+const V3_ONLY_ROUTES: readonly string[] = ['/api/v1/system/settings', '/api/v1/system/update/status'];
 
 /** Whether a parsed body has the shape of the `{success, message, data}` envelope (every 3.x answer). */
 function isEnvelope(body: unknown): boolean {

@@ -84,6 +84,19 @@ describe('the V2 adapter refuses a host of another generation (HOST_GENERATION_M
     expect(paths).toEqual(['/api/v1/openapi.json']);
   });
 
+  it('an OpenAPI document that lists the 3.x-only settings and update routes is refused, naming them', async () => {
+    const v2doc = loadV2Contract('newer');
+    const get = { get: { responses: { '200': { description: 'ok' } } } };
+    const doc = {
+      ...v2doc,
+      paths: { ...v2doc.paths, '/api/v1/system/settings': get, '/api/v1/system/update/status': get },
+    };
+    const url = await fakeHost(() => [200, JSON.stringify(doc)]);
+    const error = await startOf(url, { apiKey: 'k' });
+    expect(error).toMatchObject({ code: 'HOST_GENERATION_MISMATCH', expected: 'v2' });
+    expect(error!.found).toContain('/api/v1/system/settings');
+  });
+
   it('a 2.x host (the V2 simulator, both documents) is not refused', async () => {
     for (const contract of ['v2.5.6', 'newer'] as const) {
       const sim = new MoviePilotV2Simulator({ contract });
