@@ -12,6 +12,9 @@ import {
 import type { TrackedDownload, V2Tracking } from './tracking';
 import type { DownloadPayload } from './standard/payloads';
 
+/** How many media kinds a host view remembers. */
+const MAX_KINDS = 10_000;
+
 /**
  * Reads of the host state shared by capabilities, verifiers and goal facts.
  * @internal
@@ -35,7 +38,10 @@ export class V2HostView {
    * @param kind - `movie` or `tv`
    */
   rememberKind(entity: string, kind: 'movie' | 'tv'): void {
+    this.#kinds.delete(entity);
     this.#kinds.set(entity, kind);
+    // Bounded: the oldest entries go first (a forgotten kind is asked of the host again).
+    if (this.#kinds.size > MAX_KINDS) this.#kinds.delete(this.#kinds.keys().next().value!);
   }
 
   /** The remembered kind of a media entity, or `undefined` when the adapter has not seen it described. */
