@@ -430,7 +430,7 @@ export class V3Client {
       throw new HostProtocolError(
         'login.access_token',
         `MoviePilot login (POST /api/v1/login/access-token at ${this.url}) answered HTTP ${res.statusCode} with ${body.words}, not an OAuth2 token: check that the URL is the MoviePilot backend's root URL`,
-        { status: res.statusCode, kind: body.kind, body: body.words },
+        { status: res.statusCode, kind: body.kind, received: body.words },
       );
     }
     // OAuth2 endpoints keep their native format (`contracts/v3-notes.md` §4); accept an envelope too.

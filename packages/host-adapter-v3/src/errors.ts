@@ -153,7 +153,7 @@ export class HostProtocolError extends MediaAgentError<V3ErrorCode> {
   /**
    * @param operation - operation id
    * @param message - what came back and what was expected (kind, not content)
-   * @param details - structured facts: `status` (HTTP), `kind` (e.g. `bare-list`, `html`, `file`), `contentType`
+   * @param details - structured facts: `status` (HTTP), `kind` (e.g. `bare-list`, `html`, `file`), `received` (the kind in words), `contentType` (never the body)
    */
   constructor(operation: string, message: string, details: Record<string, unknown> = {}) {
     super('HOST_PROTOCOL_ERROR', message, { operation, ...details });

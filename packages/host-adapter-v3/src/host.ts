@@ -330,7 +330,7 @@ async function generationError(client: V3Client, error: HostProtocolError): Prom
     version && major !== null
       ? `MoviePilot ${version.startsWith('v') ? version : `v${version}`} (a ${major}.x host)`
       : 'a host that does not answer in the MoviePilot 3.x envelope (MoviePilot 2.x or older, or not MoviePilot)';
-  const body = (error.details as { body?: string }).body;
+  const body = (error.details as { received?: string }).received;
   const status = (error.details as { status?: number }).status;
   return new HostGenerationError(
     'v3',

@@ -109,7 +109,7 @@ export function checkV3Answer(operationId: string, status: number, contentType: 
     throw new HostProtocolError(
       operationId,
       `MoviePilot ${operationId} answered HTTP ${status} with ${words}, not the MoviePilot 3.x envelope {success, message, data}: the host does not speak the 3.x protocol here (a 2.x host, a proxy page, or a file route)`,
-      { status, kind, body: words, contentType: contentType.split(';')[0]!.trim() || null },
+      { status, kind, received: words, contentType: contentType.split(';')[0]!.trim() || null },
     );
   };
   let json: unknown;
