@@ -157,12 +157,13 @@ export class HostHttpError extends MediaAgentError<HostErrorCode> {
    * @param operation - operation id or `METHOD path`
    * @param status - HTTP status
    * @param detail - the host's `detail` (string or validation issues), when it sent one
+   * @param extra - more details, e.g. `envelope: true` when the error body was a `{success, message, data}` envelope
    */
-  constructor(operation: string, status: number, detail: unknown) {
+  constructor(operation: string, status: number, detail: unknown, extra: Record<string, unknown> = {}) {
     super(
       'HOST_HTTP_ERROR',
       `MoviePilot answered ${operation} with HTTP ${status}${detail !== undefined ? `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}` : ''}`,
-      { operation, status, ...(detail !== undefined ? { detail } : {}) },
+      { operation, status, ...(detail !== undefined ? { detail } : {}), ...extra },
     );
     this.status = status;
   }

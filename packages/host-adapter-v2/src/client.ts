@@ -467,7 +467,7 @@ export class V2HostClient {
         throw new HostOperationError(
           operation.id,
           typeof envelope.message === 'string' ? envelope.message : '',
-          select ? undefined : (envelope.data ?? undefined),
+          select ? {} : { data: envelope.data ?? undefined },
         );
       return select ? select(envelope.data ?? null) : (envelope.data ?? null);
     }
