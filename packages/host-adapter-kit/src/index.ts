@@ -52,3 +52,4 @@ export {
   type HostValidationIssue,
 } from './errors';
 export type { SubmittedDownload } from './submitted-download';
+export { hostSimulatorFaults, takeFault, type HostSimulatorFaults } from './simulator-faults';

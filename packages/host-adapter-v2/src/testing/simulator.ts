@@ -9,7 +9,16 @@ import {
   type OpenApiOperation,
   type V2ContractName,
 } from './contract';
+import { hostSimulatorFaults, takeFault, type HostSimulatorFaults } from '@media-agent/host-adapter-kit';
+import { V2_OPERATIONS } from '../operations';
 import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
+
+/** The `V2_OPERATIONS` ids of each `METHOD /path-template`, so a fault may name an operation either way. */
+const OPERATION_IDS = new Map<string, string[]>();
+for (const op of Object.values(V2_OPERATIONS)) {
+  const key = `${op.method} ${op.path}`;
+  OPERATION_IDS.set(key, [...(OPERATION_IDS.get(key) ?? []), op.id]);
+}
 
 /** A user of the simulated host. @public */
 export interface SimUser {
@@ -23,6 +32,8 @@ export interface SimUser {
 
 /** Options of {@link MoviePilotV2Simulator}. @public */
 export interface V2SimulatorOptions {
+  /** Fault switches at start (all off by default), the same as the 3.x simulator's; see {@link MoviePilotV2Simulator.faults}. */
+  faults?: Partial<HostSimulatorFaults>;
   /** The host's `API_TOKEN` (default `sim-api-token-0123456789abcdef`). */
   apiKey?: string;
   /** The former name of `apiKey`. @deprecated Renamed `apiKey` (the 3.x simulator's name); kept for one release. */
@@ -156,10 +167,10 @@ export interface SimTransfer {
   errmsg: string | null;
 }
 
+/** A `failWith` fault: the next `times` requests to `METHOD /template` answer `status`. */
 interface Fault {
   method: string;
   template: string;
-  kind: 'drop' | 'status';
   status: number;
   times: number;
 }
@@ -196,14 +207,13 @@ export class MoviePilotV2Simulator {
   readonly violations: ContractViolation[] = [];
   /** Plugin route calls received (`METHOD /path`, body). */
   readonly pluginCalls: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = [];
-  /** Delay in ms of `GET /api/v1/search/media/{mediaid}` (slow search fault; default 0). */
-  searchDelayMs = 0;
+  /**
+   * Fault switches, the same as the 3.x simulator's (`@media-agent/host-adapter-kit` `HostSimulatorFaults`);
+   * change them at any time. Operations are named `METHOD /path-template` or by their `V2_OPERATIONS` id.
+   */
+  readonly faults: HostSimulatorFaults;
   /** The version the host reports. */
   readonly version: string;
-  /** Whether the host can reach TMDB (see {@link V2SimulatorOptions.metadataReachable}); may be changed at any time. */
-  metadataReachable: boolean;
-  /** Whether the host has usable indexer sites (see {@link V2SimulatorOptions.indexerSites}); may be changed at any time. */
-  indexerSites: boolean;
   /** The secret values the host's settings hold, by setting name (see {@link V2SimulatorOptions.secrets}), `API_TOKEN` included. */
   readonly secrets: Readonly<V2SimSecrets & { API_TOKEN: string }>;
   /**
@@ -259,9 +269,13 @@ export class MoviePilotV2Simulator {
     this.#validator = new ContractValidator(typeof contract === 'string' ? loadV2Contract(contract) : contract);
     this.#nullsOptional = !JSON.stringify(this.#validator.document.components.schemas).includes('"type":"null"');
     this.version = options.version ?? (contract === 'v2.5.6' ? 'v2.5.6' : 'v2.15.6');
-    this.metadataReachable = options.metadataReachable ?? true;
+
     this.searchFailure = undefined;
-    this.indexerSites = options.indexerSites ?? true;
+    this.faults = hostSimulatorFaults({
+      ...(options.metadataReachable === false ? { metadataUnreachable: true } : {}),
+      ...(options.indexerSites === false ? { noIndexerSites: true } : {}),
+      ...options.faults,
+    });
     this.secrets = Object.freeze({
       API_TOKEN: this.apiKey,
       TMDB_API_KEY: 'sim-secret-tmdb-5f1c2a9e77d04b3c',
@@ -323,14 +337,44 @@ export class MoviePilotV2Simulator {
     return this.requests.filter((r) => `${r.method} ${r.template ?? r.path}` === methodAndTemplate).length;
   }
 
-  /** Fault: the next `times` requests to `METHOD /template` are processed, then the connection is dropped without an answer. */
+  /**
+   * Fault: the next `times` requests to `METHOD /template` are processed, then the connection is dropped without an answer.
+   * @deprecated Push `METHOD /template` (or the operation id) onto `faults.dropAfterAccept`, as on the 3.x simulator.
+   */
   dropAfterAccept(method: string, template: string, times = 1): void {
-    this.#faults.push({ method, template, kind: 'drop', status: 0, times });
+    for (let i = 0; i < times; i++) this.faults.dropAfterAccept.push(`${method} ${template}`);
   }
 
-  /** Fault: the next `times` requests to `METHOD /template` answer `status` (default 500) without being processed. */
+  /** Delay in ms before a resource search is answered. @deprecated Use `faults.slowSearchMs`, as on the 3.x simulator. */
+  get searchDelayMs(): number {
+    return this.faults.slowSearchMs;
+  }
+  set searchDelayMs(ms: number) {
+    this.faults.slowSearchMs = ms;
+  }
+
+  /** Whether the host can reach TMDB. @deprecated Use `faults.metadataUnreachable`, as on the 3.x simulator. */
+  get metadataReachable(): boolean {
+    return !this.faults.metadataUnreachable;
+  }
+  set metadataReachable(reachable: boolean) {
+    this.faults.metadataUnreachable = !reachable;
+  }
+
+  /** Whether the host has usable indexer sites. @deprecated Use `faults.noIndexerSites`, as on the 3.x simulator. */
+  get indexerSites(): boolean {
+    return !this.faults.noIndexerSites;
+  }
+  set indexerSites(usable: boolean) {
+    this.faults.noIndexerSites = !usable;
+  }
+
+  /**
+   * Fault: the next `times` requests to `METHOD /template` answer `status` (default 500) without being
+   * processed (any status; for a 500 `faults.fail5xx` does the same, as on the 3.x simulator).
+   */
   failWith(method: string, template: string, status = 500, times = 1): void {
-    this.#faults.push({ method, template, kind: 'status', status, times });
+    this.#faults.push({ method, template, status, times });
   }
 
   /** Fault: every JWT issued so far is expired (requests with it get 401). */
@@ -545,15 +589,17 @@ export class MoviePilotV2Simulator {
         issues.map((msg) => ({ loc: [], msg, type: 'value_error' })),
       );
 
+    const names = [`${method} ${match.template}`, ...(OPERATION_IDS.get(`${method} ${match.template}`) ?? [])];
     const fault = this.#faults.find((f) => f.times > 0 && f.method === method && f.template === match.template);
-    if (fault?.kind === 'status') {
-      fault.times--;
-      record.status = fault.status;
-      res.writeHead(fault.status, { 'content-type': 'text/plain' });
+    const fail5xx = takeFault(this.faults.fail5xx, names);
+    if (fault || fail5xx) {
+      if (fault) fault.times--;
+      record.status = fault?.status ?? 500;
+      res.writeHead(record.status, { 'content-type': 'text/plain' });
       return void res.end('Internal Server Error');
     }
-    if (match.template === '/api/v1/search/media/{mediaid}' && this.searchDelayMs > 0)
-      await new Promise((r) => setTimeout(r, this.searchDelayMs));
+    if (match.template === '/api/v1/search/media/{mediaid}' && this.faults.slowSearchMs > 0)
+      await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
 
     if (method === 'GET' && match.template === '/api/v1/plugin/file/{plugin_id}/{filepath}') {
       // MoviePilot serves a plugin's static files here (a FileResponse: the file's bytes, not JSON; it
@@ -587,8 +633,7 @@ export class MoviePilotV2Simulator {
     } catch (error) {
       result = { status: 500, body: { detail: error instanceof Error ? error.message : String(error) } };
     }
-    if (fault?.kind === 'drop') {
-      fault.times--;
+    if (takeFault(this.faults.dropAfterAccept, names)) {
       record.status = 0;
       req.socket.destroy();
       return;
@@ -720,7 +765,7 @@ export class MoviePilotV2Simulator {
         const sites = new Map<number, string>();
         for (const r of this.#releases) sites.set(r.siteId, r.site);
         return bare(
-          this.indexerSites
+          !this.faults.noIndexerSites
             ? [...sites].map(([id, name]) => ({
                 id,
                 name,
@@ -737,11 +782,11 @@ export class MoviePilotV2Simulator {
       }
       case 'GET /api/v1/system/nettest': {
         const target = q.get('url') ?? '';
-        if (/themoviedb\.org/.test(target) && !this.metadataReachable) return fail('网络连接失败！');
+        if (/themoviedb\.org/.test(target) && this.faults.metadataUnreachable) return fail('网络连接失败！');
         return ok({ time: 120 });
       }
       case 'GET /api/v1/media/search': {
-        if (!this.metadataReachable) return bare([]);
+        if (this.faults.metadataUnreachable) return bare([]);
         const t = (q.get('title') ?? '').toLowerCase();
         const count = Number(q.get('count') ?? 8);
         const found = this.#titles.filter((x) =>
@@ -752,7 +797,7 @@ export class MoviePilotV2Simulator {
         return bare(found.slice(0, count).map((x) => this.#mediaInfo(x)));
       }
       case 'GET /api/v1/media/{mediaid}': {
-        const t = this.metadataReachable
+        const t = !this.faults.metadataUnreachable
           ? this.#titleByMediaId(pp.mediaid!, kindOfType(q.get('type_name')))
           : undefined;
         return bare(t ? this.#mediaInfo(t) : { release_dates: [] });
@@ -774,9 +819,11 @@ export class MoviePilotV2Simulator {
         // As MoviePilot's search chain: recognise the media first (TMDB; `mtype` picks movie or series,
         // without it a TMDB id is tried as a series first), then search the active indexer sites. Each
         // failure is answered with the same message.
-        const t = this.metadataReachable ? this.#titleByMediaId(pp.mediaid!, kindOfType(q.get('mtype'))) : undefined;
+        const t = !this.faults.metadataUnreachable
+          ? this.#titleByMediaId(pp.mediaid!, kindOfType(q.get('mtype')))
+          : undefined;
         const found =
-          t && this.indexerSites
+          t && !this.faults.noIndexerSites
             ? this.#releases.filter((r) => r.tmdbId === t.tmdbId && (r.kind === undefined || r.kind === t.kind))
             : [];
         if (!t || found.length === 0) return fail('未搜索到任何资源');
