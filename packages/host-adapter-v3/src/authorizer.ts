@@ -1,5 +1,5 @@
 import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer } from '@media-agent/sdk';
-import { type StorageSession } from '@media-agent/sdk/storage';
+import type { StorageSession } from '@media-agent/sdk/storage';
 import { v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
 import { v3NeedsApproval } from './operations-capabilities';

@@ -4,15 +4,15 @@ import { fillV3Path, v3Operation } from './contract/catalog';
 import { checkV3Answer, describeBody, type V3Envelope } from './contract/responses';
 import type { V3Operation } from './contract/types';
 import {
+  HostAuthError,
+  HostOperationError,
+  HostOptionsError,
+  HostPermissionError,
   HostProtocolError,
-  V3AuthError,
-  V3HostError,
-  V3OptionsError,
-  V3PermissionDeniedError,
-  V3TransportError,
-  V3ValidationError,
-  type V3ValidationIssue,
-} from './errors';
+  HostValidationError,
+  type HostValidationIssue,
+} from '@media-agent/host-adapter-kit';
+import { v3AuthFailed, v3TransportFailed } from './errors';
 
 /** How the adapter authenticates to MoviePilot 3.x (`contracts/v3-notes.md` §5). @public */
 export type V3Auth =
@@ -134,8 +134,8 @@ export function isReadEffect(op: V3Operation): boolean {
 /**
  * HTTP client of one MoviePilot 3.x host on an undici `Pool`: calls catalog
  * operations by id, authenticates (API key, or JWT refreshed once on 401), always unwraps the
- * `{success, message, data}` envelope, keeps the HTTP status, maps 422 to {@link V3ValidationError}
- * and the non-superuser 400 "用户权限不足" to {@link V3PermissionDeniedError}, and returns paging
+ * `{success, message, data}` envelope, keeps the HTTP status, maps 422 to `HostValidationError`
+ * and the non-superuser 400 "用户权限不足" to `HostPermissionError`, and returns paging
  * headers as a {@link V3Collection}. Reads may be retried on transport errors; writes never are: a
  * write whose connection fails after it was sent throws `OutcomeUnknownError` for the ledger to settle.
  * @public
@@ -148,18 +148,18 @@ export class V3Client {
 
   /**
    * @param options - URL, credentials, timeouts, retries, pool size, logger
-   * @throws {@link V3OptionsError} (`HOST_OPTIONS_INVALID`) for a bad URL or missing credentials
+   * @throws `HostOptionsError` (`HOST_OPTIONS_INVALID`) for a bad URL or missing credentials
    */
   constructor(options: V3ClientOptions) {
     let url: URL;
     try {
       url = new URL(options.url);
     } catch {
-      throw new V3OptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
+      throw new HostOptionsError(`invalid host URL ${JSON.stringify(options.url)}`);
     }
     const auth = options.auth as Partial<{ apiKey: string; username: string; password: string }> | undefined;
     if (!auth || (!auth.apiKey && !(auth.username && auth.password)))
-      throw new V3OptionsError('auth needs an apiKey, or a username and a password');
+      throw new HostOptionsError('auth needs an apiKey, or a username and a password');
     this.#options = options;
     this.#pool = new Pool(url.origin, { connections: options.connections ?? 8 });
   }
@@ -176,7 +176,7 @@ export class V3Client {
 
   /**
    * Who the client is on the host (logs in first when using a password).
-   * @throws {@link V3AuthError} when the login fails; {@link HostProtocolError} when the login route answers
+   * @throws `HostAuthError` when the login fails; {@link HostProtocolError} when the login route answers
    *   no JSON object (e.g. an HTML page: not the MoviePilot backend)
    */
   async identity(signal?: AbortSignal): Promise<V3Identity> {
@@ -206,12 +206,12 @@ export class V3Client {
    * @param input - path parameters, query, body, signal
    * @returns status, success, message, data and paging
    * @throws `HOST_UNKNOWN_OPERATION`; `HOST_REQUEST_INVALID` (missing path parameter);
-   *   {@link V3ValidationError} (422); {@link V3PermissionDeniedError} (400 用户权限不足);
-   *   {@link V3AuthError} (401/403 after one refresh); {@link V3HostError} (other HTTP ≥ 400);
+   *   `HostValidationError` (422); `HostPermissionError` (400 用户权限不足);
+   *   `HostAuthError` (401/403 after one refresh); `HostOperationError` (other HTTP ≥ 400);
    *   {@link HostProtocolError} (`HOST_PROTOCOL_ERROR`: an answer that is not the 3.x envelope — a bare list or object
    *   (any status), an all-null model, HTML, a file, an empty body (below HTTP 500: a 5xx page that is not JSON is a
    *   failed call) — or whose `data` is not the operation's declared shape);
-   *   {@link V3TransportError} (`HOST_UNREACHABLE`: not sent; `HOST_TRANSPORT_FAILED`: a read that failed on every attempt);
+   *   `HostTransportError` (`HOST_UNREACHABLE`: not sent; `HOST_TRANSPORT_FAILED`: a read that failed on every attempt);
    *   `OutcomeUnknownError` (a write sent without a readable answer)
    */
   async call<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
@@ -226,7 +226,7 @@ export class V3Client {
         answer = await this.#send(op, path, input, operationId);
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
-        if (error instanceof V3AuthError) throw error;
+        if (error instanceof HostAuthError) throw error;
         if (!read && !NOT_SENT.has(code)) {
           throw new OutcomeUnknownError(
             `MoviePilot ${operationId}: the request was sent but no answer was read (${code || (error as Error).message}); verify before retrying`,
@@ -235,10 +235,10 @@ export class V3Client {
         }
         if (attempt < attempts && !input.signal?.aborted) continue;
         if (NOT_SENT.has(code))
-          throw new V3TransportError(operationId, `cannot connect to ${this.url} (${code}); nothing was sent`, {
+          throw v3TransportFailed(operationId, `cannot connect to ${this.url} (${code}); nothing was sent`, {
             cause: error,
           });
-        throw new V3TransportError(
+        throw v3TransportFailed(
           operationId,
           `${code || 'transport error'}: ${(error as Error).message}`,
           { cause: error },
@@ -271,7 +271,7 @@ export class V3Client {
         };
       }
       if (answer.status === 401 || answer.status === 403)
-        throw new V3AuthError(operationId, answer.status, envelope.message);
+        throw v3AuthFailed(operationId, answer.status, envelope.message);
       if (read && answer.status >= 500 && attempt < attempts) continue;
       if (READ_RETRY_STATUS.has(answer.status)) {
         if (!read)
@@ -280,14 +280,15 @@ export class V3Client {
           );
       }
       if (answer.status === 422)
-        throw new V3ValidationError(
+        throw new HostValidationError(
           operationId,
           envelope.message,
-          Array.isArray(envelope.data) ? (envelope.data as V3ValidationIssue[]) : [],
+          Array.isArray(envelope.data) ? (envelope.data as HostValidationIssue[]) : [],
         );
       if (answer.status === 400 && envelope.message.includes('用户权限不足'))
-        throw new V3PermissionDeniedError(operationId, envelope.message);
-      if (answer.status >= 400) throw new V3HostError(operationId, answer.status, envelope.message, envelope.data);
+        throw new HostPermissionError(operationId, envelope.message);
+      if (answer.status >= 400)
+        throw new HostOperationError(operationId, envelope.message, { status: answer.status, data: envelope.data });
       this.#options.logger?.debug('MoviePilot call', { operationId, status: answer.status, success: envelope.success });
       return {
         status: answer.status,
@@ -301,11 +302,11 @@ export class V3Client {
 
   /**
    * Like {@link V3Client.call} but a `success:false` answer throws.
-   * @throws {@link V3HostError} (`HOST_OPERATION_FAILED`) carrying the host's message and data, and everything `call` throws
+   * @throws `HostOperationError` (`HOST_OPERATION_FAILED`) carrying the host's message and data, and everything `call` throws
    */
   async ok<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
     const r = await this.call<T>(operationId, input);
-    if (!r.success) throw new V3HostError(operationId, r.status, r.message, r.data);
+    if (!r.success) throw new HostOperationError(operationId, r.message, { status: r.status, data: r.data });
     return r;
   }
 
@@ -400,10 +401,10 @@ export class V3Client {
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
       if (NOT_SENT.has(code))
-        throw new V3TransportError('login.access_token', `cannot connect to ${this.url} (${code}); nothing was sent`, {
+        throw v3TransportFailed('login.access_token', `cannot connect to ${this.url} (${code}); nothing was sent`, {
           cause: error,
         });
-      throw new V3TransportError(
+      throw v3TransportFailed(
         'login.access_token',
         `login failed: ${code || (error as Error).message}`,
         { cause: error },
@@ -438,11 +439,7 @@ export class V3Client {
       | string
       | undefined;
     if (res.statusCode >= 400 || typeof token !== 'string')
-      throw new V3AuthError(
-        'login.access_token',
-        res.statusCode,
-        String(json.message ?? json.detail ?? 'login failed'),
-      );
+      throw v3AuthFailed('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
     const claims = decodeJwtClaims(token);
     const superuser = Boolean(json.super_user ?? claims.super_user);
     this.#jwt = { token, superuser, username: String(json.user_name ?? claims.username ?? auth.username) };

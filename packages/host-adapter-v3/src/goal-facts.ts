@@ -1,5 +1,5 @@
 import { parseMediaEntityId } from '@media-agent/sdk/media';
-import { type GoalFacts, type GoalFactsSnapshot } from '@media-agent/sdk';
+import type { GoalFacts, GoalFactsSnapshot } from '@media-agent/sdk';
 import type { RunEventRecord } from '@media-agent/sdk/storage';
 import type { V3Client } from './client';
 import { toV3Identity } from './identity';

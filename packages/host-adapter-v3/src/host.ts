@@ -14,7 +14,8 @@ import {
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
-import { HostGenerationError, HostProtocolError, V3AuthError } from './errors';
+import { HostAuthError, HostGenerationError, HostProtocolError } from '@media-agent/host-adapter-kit';
+import { v3AuthFailed } from './errors';
 import { V3GoalFacts } from './goal-facts';
 import { v3DecisionSubjects } from './decisions';
 import { V3RunJournal } from './journal';
@@ -299,21 +300,26 @@ async function checkV3Host(client: V3Client): Promise<void> {
     // A login route that answers no token is not a generation question (both generations share it): say what came back.
     if (error instanceof HostProtocolError)
       throw error.operation === 'login.access_token' ? error : await generationError(client, error);
-    if (!(error instanceof V3AuthError)) throw error;
-    const hostMessage = (error.details as { hostMessage?: string }).hostMessage || 'no message';
-    if (error.operationId === 'login.access_token')
-      throw new V3AuthError(
-        error.operationId,
-        error.status,
+    if (!(error instanceof HostAuthError)) throw error;
+    const { hostMessage: said, operation = 'download.clients' } = error.details as {
+      hostMessage?: string;
+      operation?: string;
+    };
+    const hostMessage = said || 'no message';
+    const status = error.status ?? 0;
+    if (operation === 'login.access_token')
+      throw v3AuthFailed(
+        operation,
+        status,
         `${hostMessage}; MoviePilot at ${client.url} refused the login: check the ${credential}`,
       );
     // 401: the credential itself was refused. 403 with an API key is not about the key (the host maps it
     // to its superuser): say what the host answered instead of blaming the token.
     const refused =
       error.status === 401 || client.usesLogin
-        ? `refused the ${client.usesLogin ? 'login token' : 'API token'} (HTTP ${error.status}): check the ${credential}`
-        : `answered HTTP ${error.status} to download.clients for the API token's superuser`;
-    throw new V3AuthError(error.operationId, error.status, `${hostMessage}; MoviePilot at ${client.url} ${refused}`);
+        ? `refused the ${client.usesLogin ? 'login token' : 'API token'} (HTTP ${status}): check the ${credential}`
+        : `answered HTTP ${status} to download.clients for the API token's superuser`;
+    throw v3AuthFailed(operation, status, `${hostMessage}; MoviePilot at ${client.url} ${refused}`);
   }
 }
 

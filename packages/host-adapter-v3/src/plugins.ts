@@ -62,7 +62,7 @@ export interface V3PluginClient {
    */
   call<T = unknown>(operationId: string, input?: V3CallInput): Promise<V3Response<T>>;
   /**
-   * Like {@link V3PluginClient.call}, but a `success:false` answer throws `V3HostError` (`HOST_OPERATION_FAILED`).
+   * Like {@link V3PluginClient.call}, but a `success:false` answer throws `HostOperationError` (`HOST_OPERATION_FAILED`).
    * @param operationId - a declared operation id
    * @param input - path parameters, query, body, signal
    * @throws as {@link V3PluginClient.call}, and `HOST_OPERATION_FAILED`

@@ -3,7 +3,7 @@ import { canonicalJson, type JsonValue } from '@media-agent/sdk/storage';
 import { defineCapability, type Capability, type HandlerContext, type Verifier } from '@media-agent/sdk';
 import { MEDIA_SOURCES, MediaStateError, type MediaSource } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
-import { V3HostError } from './errors';
+import { HostOperationError } from '@media-agent/host-adapter-kit';
 import { toV3Identity } from './identity';
 import type { V3RunJournal } from './journal';
 import { frozenV3Call, MP_OPERATION_PLAN_TYPE } from './operations-capabilities';
@@ -190,7 +190,10 @@ export function v3SubscriptionCapabilities(deps: { client: V3Client; journal: V3
       journal.touch(ctx.runId, `${input.mediaSource}:${input.mediaId}`, input.name);
       const r = await client.call<{ id?: number } | null>('subscription.add', { body, signal: ctx.signal });
       if (!r.success || typeof r.data?.id !== 'number')
-        throw new V3HostError('subscription.add', r.status, r.message || 'no subscription id', r.data);
+        throw new HostOperationError('subscription.add', r.message || 'no subscription id', {
+          status: r.status,
+          data: r.data,
+        });
       return { subscriptionId: r.data.id };
     },
   } as never);

@@ -1,6 +1,7 @@
 import { MediaStateError, defineStandardCapability, mediaEntityId, planReceipt } from '@media-agent/sdk/media';
 import { MediaAgentError } from '@media-agent/sdk';
-import { V3UnsupportedError, V3HostError } from '../errors';
+import { HostOperationError } from '@media-agent/host-adapter-kit';
+import { v3Unsupported } from '../errors';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload } from '../journal';
 import type { V3ErrorCode } from '../error-codes';
@@ -110,7 +111,8 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
             { planId: plan.id },
           );
         }
-        if (!r.success || !r.data?.download_id) throw new V3HostError('download.add', r.status, r.message, r.data);
+        if (!r.success || !r.data?.download_id)
+          throw new HostOperationError('download.add', r.message, { status: r.status, data: r.data });
         const d: V3JournalDownload = {
           hash: r.data.download_id,
           planId: plan.id,
@@ -139,7 +141,7 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
       },
     ),
     'download.recheck': defineStandardCapability('download.recheck', async () => {
-      throw new V3UnsupportedError(
+      throw v3Unsupported(
         'download.recheck',
         'torrent start/stop/recheck left the V3 operation catalog (downloader-operation skill); ask a person to use the downloader',
       );

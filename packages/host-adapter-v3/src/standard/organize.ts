@@ -5,7 +5,7 @@ import {
   planReceipt,
   type StandardOutput,
 } from '@media-agent/sdk/media';
-import { V3HostError } from '../errors';
+import { HostOperationError } from '@media-agent/host-adapter-kit';
 import { fromV3Identity, toV3Identity } from '../identity';
 import {
   type V3TransferRecord,
@@ -178,7 +178,8 @@ export function v3OrganizeCapabilities(s: V3Services, h: V3StandardHelpers) {
         }>;
       }>('transfer.file', { body: { ...p.request }, signal: ctx.signal });
       const receipts = r.data?.items ?? [];
-      if (receipts.length === 0) throw new V3HostError('transfer.file', r.status, r.message || 'no receipts', r.data);
+      if (receipts.length === 0)
+        throw new HostOperationError('transfer.file', r.message || 'no receipts', { status: r.status, data: r.data });
       const records: V3TransferRecord[] = receipts.map((x, i) => ({
         id: x.history_id ?? i,
         src: x.source,

@@ -1,5 +1,5 @@
 import { MediaStateError, defineStandardCapability, mediaEntityId } from '@media-agent/sdk/media';
-import { V3UnsupportedError } from '../errors';
+import { v3Unsupported } from '../errors';
 import { fromV3Identity } from '../identity';
 import { type V3Context, releaseIdOf, rank } from './mapping';
 import type { V3Services, V3StandardHelpers } from './services';
@@ -71,7 +71,7 @@ export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
     }),
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {
       if (input.subjectType === 'download')
-        throw new V3UnsupportedError(
+        throw v3Unsupported(
           'identity.resolve',
           'a download is re-identified when it is organized: use organize.plan with mediaSource and mediaId',
         );

@@ -1,5 +1,6 @@
 import { MediaStateError, defineStandardCapability, type Task } from '@media-agent/sdk/media';
-import { V3HostError, V3UnsupportedError } from '../errors';
+import { HostOperationError } from '@media-agent/host-adapter-kit';
+import { v3Unsupported } from '../errors';
 import { fromV3Identity } from '../identity';
 import { organizeStatusOf } from './mapping';
 import { readHostState } from './host-state';
@@ -107,7 +108,7 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
       const m = /^th-(\d+)$/.exec(input.taskId);
       if (!m) {
         await downloadOrThrow(input.taskId, ctx.signal);
-        throw new V3UnsupportedError(
+        throw v3Unsupported(
           'task.retry',
           'restarting a torrent left the V3 operation catalog; only organize records (th-<id>) can be redone',
         );
@@ -115,7 +116,7 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
       try {
         await client.ok('transfer.history.redo', { pathParams: { history_id: m[1]! }, signal: ctx.signal });
       } catch (error) {
-        if (error instanceof V3HostError && error.status === 404) throw transferNotFound(input.taskId);
+        if (error instanceof HostOperationError && error.status === 404) throw transferNotFound(input.taskId);
         throw error;
       }
       const { transfers } = await readHostState(client, ctx.signal);
@@ -153,7 +154,7 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
     'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
       if (/^th-\d+$/.test(input.taskId)) await transferOrThrow(input.taskId, ctx.signal);
       else await downloadOrThrow(input.taskId, ctx.signal);
-      throw new V3UnsupportedError(
+      throw v3Unsupported(
         'task.cancel',
         'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill',
       );
