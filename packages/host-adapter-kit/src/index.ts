@@ -26,13 +26,14 @@ export {
   auditPluginRefusal,
   bindPluginCapability,
   defineUnboundPlugin,
+  GatedPluginClient,
   PluginCallGate,
   PluginRefusals,
   type PluginGateRules,
   type PluginServices,
 } from './plugin-gate';
 export { settingChanges, type SettingChange } from './setting-changes';
-export { raiseEach } from './raise-decisions';
+export { decisionRaiser, raiseEach, subjectsFromHostState } from './raise-decisions';
 export { standardFromFamilies, type StandardFamily } from './standard-families';
 export { HOST_ERROR_CODES, type HostErrorCode } from './error-codes';
 export {
@@ -53,3 +54,10 @@ export {
 } from './errors';
 export type { SubmittedDownload } from './submitted-download';
 export { hostSimulatorFaults, takeFault, type HostSimulatorFaults } from './simulator-faults';
+export {
+  adapterHostOptions,
+  closeHostAndClient,
+  metadataUnreachableWarning,
+  sdkCapabilityRegistry,
+  type AdapterHostParts,
+} from './host-wiring';

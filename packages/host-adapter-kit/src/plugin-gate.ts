@@ -270,3 +270,28 @@ export function defineUnboundPlugin<C>(
     },
   } as CapabilityDefinition) as C;
 }
+
+/**
+ * The base of an adapter's per-invocation plugin client: it names its plugin and lets each request
+ * through its {@link PluginCallGate} before the adapter's client sends it.
+ * @public
+ */
+export abstract class GatedPluginClient<Op> {
+  /** The invocation's gate. */
+  protected readonly gate: PluginCallGate<Op>;
+
+  /** @param gate - the invocation's gate */
+  constructor(gate: PluginCallGate<Op>) {
+    this.gate = gate;
+  }
+
+  /** The plugin capability it serves. */
+  get capabilityId(): string {
+    return this.gate.capabilityId;
+  }
+
+  /** The signal a request gets when it brings none: the invocation's. @param signal - the request's own */
+  protected signalOr(signal: AbortSignal | undefined): AbortSignal | undefined {
+    return signal ?? this.gate.signal;
+  }
+}

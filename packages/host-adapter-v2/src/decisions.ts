@@ -1,5 +1,5 @@
-import { raiseEach } from '@media-agent/host-adapter-kit';
-import type { AgentHost, DecisionRecord, DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
+import { decisionRaiser, subjectsFromHostState } from '@media-agent/host-adapter-kit';
+import type { DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
 import type { V2HostClient } from './client';
 import type { V2Downloading, V2TransferHistory } from './mapping';
 
@@ -128,28 +128,12 @@ export async function v2DecisionInputs(
 }
 
 /**
- * Raises every decision {@link v2DecisionInputs} finds now; raising an occurrence again creates nothing.
- * @param host - the SDK host
- * @param client - the host client
- * @param signal - aborts the reads
- * @returns the decisions as stored
- * @throws the client's errors, and what `host.raiseDecision` throws
- *
- * @example
- * ```ts
- * const v2 = createV2AgentHost({ url, auth: { apiKey }, decisions: { autoInvestigate: true } });
- * await v2.host.start();
- * setInterval(() => void raiseV2Decisions(v2.host, v2.client), 60_000); // poll the host's state once a minute
- * ```
+ * Raises what {@link v2DecisionInputs} finds on the host now (a failed transfer, a download the downloader and recognition name differently); an occurrence raised
+ * again creates nothing. Poll it, e.g. `setInterval(() => void raiseV2Decisions(host, client), 60_000)`.
+ * Arguments: the SDK host, the host client, an optional abort signal; returns the decisions as stored.
  * @public
  */
-export async function raiseV2Decisions(
-  host: Pick<AgentHost, 'raiseDecision'>,
-  client: V2HostClient,
-  signal?: AbortSignal,
-): Promise<DecisionRecord[]> {
-  return raiseEach(host, await v2DecisionInputs(client, signal));
-}
+export const raiseV2Decisions = decisionRaiser(v2DecisionInputs);
 
 /**
  * The MoviePilot 2.x host as the SDK's `DecisionSubjects`: a download is known when the downloader or the transfer
@@ -158,11 +142,8 @@ export async function raiseV2Decisions(
  * @public
  */
 export function v2DecisionSubjects(client: V2HostClient): DecisionSubjects {
-  return {
-    exists: async ({ type, id }) => {
-      if (type !== 'download') return false;
-      const { active, transfers } = await hostState(client);
-      return active.some((a) => a.hash === id) || transfers.some((t) => t.download_hash === id);
-    },
-  };
+  return subjectsFromHostState(async () => {
+    const { active, transfers } = await hostState(client);
+    return { download: [...active.map((a) => a.hash), ...transfers.map((t) => t.download_hash)] };
+  });
 }

@@ -1,7 +1,5 @@
 import {
   createAgentContainer,
-  isHumanActor,
-  DefaultCapabilityRegistry,
   PolicyAuthorizer,
   resolvePort,
   Tokens,
@@ -38,6 +36,12 @@ import {
 } from './plugins';
 import { V2CapabilityRegistry } from './registry';
 import { startAfter } from './start-check';
+import {
+  adapterHostOptions,
+  closeHostAndClient,
+  metadataUnreachableWarning,
+  sdkCapabilityRegistry,
+} from '@media-agent/host-adapter-kit';
 import { V2Tracking } from './tracking';
 import { v2DecisionSubjects } from './decisions';
 
@@ -279,36 +283,20 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   let registry: V2CapabilityRegistry | undefined;
   const container = createAgentContainer({
     ...sdkOptions,
-    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md).
-    redact: {
-      ...sdkOptions.redact,
-      secrets: [...(sdkOptions.redact?.secrets ?? []), ...credentialSecrets(options.auth ?? options.credentials)],
-    },
-    // People the host calls superusers are the SDK's administrators, unless the host says otherwise.
-    identity: sdkOptions.identity ?? {
-      roleOf: async (actor) => (isHumanActor(actor) && (await isSuperuser(actor)) ? 'admin' : 'user'),
-    },
+    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md); people
+    // the host calls superusers are the SDK's administrators; decisions about downloads are checked against
+    // the host's state — each unless the host says otherwise.
+    ...adapterHostOptions(sdkOptions, {
+      secrets: credentialSecrets(options.auth ?? options.credentials),
+      isSuperuser,
+      subjects: v2DecisionSubjects(client),
+    }),
     storage,
-    // Decisions about downloads are checked against the host's state.
-    decisions: { ...sdkOptions.decisions, subjects: sdkOptions.decisions?.subjects ?? v2DecisionSubjects(client) },
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });
       c.register(Tokens.CapabilityRegistry, {
-        useFactory: (d) =>
-          (registry ??= new V2CapabilityRegistry(
-            new DefaultCapabilityRegistry({
-              storage: resolvePort(d, Tokens.StorageAdapter),
-              authorizer: resolvePort(d, Tokens.Authorizer),
-              ledger: resolvePort(d, Tokens.InvocationLedger),
-              clock: resolvePort(d, Tokens.Clock),
-              ids: resolvePort(d, Tokens.IdGenerator),
-              logger: resolvePort(d, Tokens.Logger),
-              maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
-              identity: resolvePort(d, Tokens.Identity),
-            }),
-            plugins,
-          )),
+        useFactory: (d) => (registry ??= new V2CapabilityRegistry(sdkCapabilityRegistry(d), plugins)),
       });
       options.configure?.(c);
     },
@@ -331,10 +319,7 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
     await checkMetadata(client, status);
     view.metadataUnreachable = status.metadata === 'unreachable';
     view.metadataMessage = status.metadataMessage;
-    if (view.metadataUnreachable)
-      warn(
-        `the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`,
-      );
+    if (view.metadataUnreachable) warn(metadataUnreachableWarning(status.metadataMessage));
   };
   startAfter(host, check);
   return {
@@ -344,10 +329,7 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
     goalFacts,
     pluginCapabilities,
     status,
-    close: async () => {
-      await host.stop().catch(() => undefined);
-      await client.close();
-    },
+    close: closeHostAndClient(host, client),
   };
 }
 

@@ -14,6 +14,7 @@ import {
 import {
   bindPluginCapability,
   defineUnboundPlugin,
+  GatedPluginClient,
   hostPluginSegments,
   PluginCallGate,
   PluginDefinitionError,
@@ -732,28 +733,20 @@ export class V2PluginHost implements V2PluginBinder {
 }
 
 /** The per-invocation client of one plugin call: its gate admits each request, then the host client sends it. */
-class ScopedClient implements V2PluginClient {
+class ScopedClient extends GatedPluginClient<ResolvedRoute> implements V2PluginClient {
   readonly #client: V2HostClient;
-  readonly #gate: PluginCallGate<ResolvedRoute>;
 
   constructor(client: V2HostClient, gate: PluginCallGate<ResolvedRoute>) {
+    super(gate);
     this.#client = client;
-    this.#gate = gate;
-  }
-
-  get capabilityId(): string {
-    return this.#gate.capabilityId;
   }
 
   get routes(): readonly string[] {
-    return this.#gate.declared;
+    return this.gate.declared;
   }
 
   async call<T = unknown>(route: V2RouteRef, params: V2CallParams = {}): Promise<T> {
-    const resolved = await this.#gate.admit(normalizeRoute(route), describeRoute(route));
-    return (await this.#client.send(resolved.operation, {
-      ...params,
-      signal: params.signal ?? this.#gate.signal,
-    })) as T;
+    const resolved = await this.gate.admit(normalizeRoute(route), describeRoute(route));
+    return (await this.#client.send(resolved.operation, { ...params, signal: this.signalOr(params.signal) })) as T;
   }
 }

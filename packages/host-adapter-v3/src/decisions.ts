@@ -1,5 +1,5 @@
-import { raiseEach } from '@media-agent/host-adapter-kit';
-import type { AgentHost, DecisionRecord, DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
+import { decisionRaiser, subjectsFromHostState } from '@media-agent/host-adapter-kit';
+import type { DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
 import type { V3Client } from './client';
 import { fromV3Identity } from './identity';
 import { readHostState } from './standard/host-state';
@@ -118,28 +118,12 @@ export async function v3DecisionInputs(
 }
 
 /**
- * Raises every decision {@link v3DecisionInputs} finds now; raising an occurrence again creates nothing.
- * @param host - the SDK host
- * @param client - the host client
- * @param signal - aborts the reads
- * @returns the decisions as stored
- * @throws the client's errors, and what `host.raiseDecision` throws
- *
- * @example
- * ```ts
- * const v3 = createV3AgentHost({ url, auth: { apiKey }, decisions: { autoInvestigate: true, autoInvestigateMode: 'recover' } });
- * await v3.host.start();
- * setInterval(() => void raiseV3Decisions(v3.host, v3.client), 60_000); // poll the host's state once a minute
- * ```
+ * Raises what {@link v3DecisionInputs} finds on the host now (a failed transfer the host can redo, an identity it could not settle); an occurrence raised
+ * again creates nothing. Poll it, e.g. `setInterval(() => void raiseV3Decisions(host, client), 60_000)`.
+ * Arguments: the SDK host, the host client, an optional abort signal; returns the decisions as stored.
  * @public
  */
-export async function raiseV3Decisions(
-  host: Pick<AgentHost, 'raiseDecision'>,
-  client: V3Client,
-  signal?: AbortSignal,
-): Promise<DecisionRecord[]> {
-  return raiseEach(host, await v3DecisionInputs(client, signal));
-}
+export const raiseV3Decisions = decisionRaiser(v3DecisionInputs);
 
 /**
  * The MoviePilot 3.x host as the SDK's `DecisionSubjects`: a download is known when the downloader or the transfer
@@ -148,14 +132,13 @@ export async function raiseV3Decisions(
  * @public
  */
 export function v3DecisionSubjects(client: V3Client): DecisionSubjects {
-  return {
-    exists: async ({ type, id }) => {
-      const { tasks, transfers } = await readHostState(client);
-      if (type === 'download') return tasks.some((t) => t.hash === id) || transfers.some((t) => t.download_hash === id);
-      if (type === 'task') return transfers.some((t) => `th-${t.id}` === id);
-      return false;
-    },
-  };
+  return subjectsFromHostState(async () => {
+    const { tasks, transfers } = await readHostState(client);
+    return {
+      download: [...tasks.map((t) => t.hash), ...transfers.map((t) => t.download_hash)],
+      task: transfers.map((t) => `th-${t.id}`),
+    };
+  });
 }
 
 /** A string field, or undefined. */

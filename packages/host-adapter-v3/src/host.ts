@@ -1,7 +1,5 @@
 import {
   createAgentContainer,
-  isHumanActor,
-  DefaultCapabilityRegistry,
   PolicyAuthorizer,
   resolvePort,
   Tokens,
@@ -21,6 +19,12 @@ import { v3DecisionSubjects } from './decisions';
 import { V3RunJournal } from './journal';
 import { storedRunEvents } from './journal-restore';
 import { startAfter } from './start-check';
+import {
+  adapterHostOptions,
+  closeHostAndClient,
+  metadataUnreachableWarning,
+  sdkCapabilityRegistry,
+} from '@media-agent/host-adapter-kit';
 import { v3OperationCapabilities } from './operations-capabilities';
 import { V3PluginHost } from './plugins';
 import { V3CapabilityRegistry } from './registry';
@@ -198,36 +202,20 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
   } = options;
   const container = createAgentContainer({
     ...sdkOptions,
-    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md).
-    redact: {
-      ...sdkOptions.redact,
-      secrets: [...(sdkOptions.redact?.secrets ?? []), ...credentialSecrets(options.auth)],
-    },
-    // Decisions about downloads and transfer records are checked against the host's state.
-    decisions: { ...options.decisions, subjects: options.decisions?.subjects ?? v3DecisionSubjects(client) },
-    // People the host treats as superusers are the SDK's administrators, unless the host says otherwise.
-    identity: options.identity ?? {
-      roleOf: async (actor) => (isHumanActor(actor) && (await role(actor)) === 'superuser' ? 'admin' : 'user'),
-    },
+    // The media server's credentials are secrets of the host's one redaction step (docs/secrets.md); people
+    // the host treats as superusers are the SDK's administrators; decisions about downloads and transfer
+    // records are checked against the host's state — each unless the host says otherwise.
+    ...adapterHostOptions(sdkOptions, {
+      secrets: credentialSecrets(options.auth),
+      isSuperuser: async (actor) => (await role(actor)) === 'superuser',
+      subjects: v3DecisionSubjects(client),
+    }),
     goalFacts,
     configure: (c) => {
       c.register(Tokens.Authorizer, { useValue: authorizer });
       c.register(Tokens.CapabilityRegistry, {
         useFactory: (d) =>
-          (registry ??= new V3CapabilityRegistry(
-            new DefaultCapabilityRegistry({
-              storage: resolvePort(d, Tokens.StorageAdapter),
-              authorizer: resolvePort(d, Tokens.Authorizer),
-              ledger: resolvePort(d, Tokens.InvocationLedger),
-              clock: resolvePort(d, Tokens.Clock),
-              ids: resolvePort(d, Tokens.IdGenerator),
-              logger: resolvePort(d, Tokens.Logger),
-              maxInputBytes: resolvePort(d, Tokens.AgentOptions).maxInputBytes,
-              identity: resolvePort(d, Tokens.Identity),
-            }),
-            options.maxRevealedTools,
-            plugins,
-          )),
+          (registry ??= new V3CapabilityRegistry(sdkCapabilityRegistry(d), options.maxRevealedTools, plugins)),
       });
       options.configure?.(c);
     },
@@ -263,10 +251,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     await checkV3Host(client);
     status.generation = 'v3';
     await checkMetadata(client, status);
-    if (status.metadata === 'unreachable')
-      logger.warn(
-        `the MoviePilot host cannot reach TMDB (its metadata source): lookups will find nothing until it can${status.metadataMessage ? ` — host said: ${status.metadataMessage}` : ''}`,
-      );
+    if (status.metadata === 'unreachable') logger.warn(metadataUnreachableWarning(status.metadataMessage));
   });
   return {
     host,
@@ -275,10 +260,7 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     container,
     goalFacts,
     status,
-    close: async () => {
-      await host.stop().catch(() => undefined);
-      await client.close();
-    },
+    close: closeHostAndClient(host, client),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import {
   bindPluginCapability,
   defineUnboundPlugin,
+  GatedPluginClient,
   PluginCallGate,
   PluginDefinitionError,
   PluginOperationError,
@@ -278,30 +279,25 @@ export class V3PluginHost implements V3PluginBinder {
 }
 
 /** The per-invocation client of one plugin call: its gate admits each request, then the host client sends it. */
-class ScopedClient implements V3PluginClient {
+class ScopedClient extends GatedPluginClient<V3Operation> implements V3PluginClient {
   readonly #client: V3Client;
-  readonly #gate: PluginCallGate<V3Operation>;
 
   constructor(client: V3Client, gate: PluginCallGate<V3Operation>) {
+    super(gate);
     this.#client = client;
-    this.#gate = gate;
-  }
-
-  get capabilityId(): string {
-    return this.#gate.capabilityId;
   }
 
   get operations(): readonly string[] {
-    return this.#gate.declared;
+    return this.gate.declared;
   }
 
   async call<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
-    await this.#gate.admit(String(operationId), String(operationId));
-    return this.#client.call<T>(operationId, { ...input, signal: input.signal ?? this.#gate.signal });
+    await this.gate.admit(String(operationId), String(operationId));
+    return this.#client.call<T>(operationId, { ...input, signal: this.signalOr(input.signal) });
   }
 
   async ok<T = unknown>(operationId: string, input: V3CallInput = {}): Promise<V3Response<T>> {
-    await this.#gate.admit(String(operationId), String(operationId));
-    return this.#client.ok<T>(operationId, { ...input, signal: input.signal ?? this.#gate.signal });
+    await this.gate.admit(String(operationId), String(operationId));
+    return this.#client.ok<T>(operationId, { ...input, signal: this.signalOr(input.signal) });
   }
 }
