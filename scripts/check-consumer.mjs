@@ -75,7 +75,8 @@ import { historyUserKey, type HistoryStore } from '@media-agent/sdk/history';
 import { applyFuzzyPatch, FileSkillStore } from '@media-agent/sdk/skills';
 import { DEFAULT_DECISION_OPTIONS, DecisionError } from '@media-agent/sdk/decisions';
 import { CODE_EXECUTION_DEFAULTS, EXECUTE_CODE_TOOL } from '@media-agent/sdk/code';
-import { HOST_GENERATION as V2 } from '@media-agent/host-adapter-v2';
+import { HOST_ERROR_CODES, HostOperationError } from '@media-agent/host-adapter-kit';
+import { HOST_GENERATION as V2, HostOperationError as V2HostOperationError } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
 import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
 import { SIMULATED_GENERATION as SIM_V3 } from '@media-agent/host-adapter-v3/testing';
@@ -101,6 +102,8 @@ export function host(): AgentHost {
   return h;
 }
 export const facts: { ids: readonly string[]; generations: string[]; last?: RunRecord } = { ids: STANDARD_CAPABILITY_IDS, generations: [V2, SIM_V2, V3, SIM_V3] };
+// One set of error classes: the adapter's is the kit's.
+export const kitFacts: { codes: number; same: boolean } = { codes: Object.keys(HOST_ERROR_CODES).length, same: V2HostOperationError === HostOperationError };
 export const mcp = (h: AgentHost) => createMcpServer(h, { authenticate: () => 'apikey:consumer' });
 export const http = (h: AgentHost) => toNodeListener(createAgentRouter(h, { authenticate: () => 'apikey:consumer' }));
 // @ts-expect-error an MCP actor is an actor string, typed

@@ -11,20 +11,30 @@
  */
 export const HOST_GENERATION = 'v2' as const;
 
+// One set of error classes and codes for both MoviePilot adapters (see @media-agent/host-adapter-kit).
 export {
+  HOST_ERROR_CODES,
   HostAuthError,
-  HostContractError,
   HostGenerationError,
   HostHttpError,
   HostNoIndexersError,
   HostOperationError,
   HostOptionsError,
+  HostPermissionError,
   HostProtocolError,
   HostTransportError,
   HostUnreachableError,
   HostUnsupportedError,
-  HostVersionError,
-} from './errors';
+  HostValidationError,
+  PluginDefinitionError,
+  PluginOperationError,
+  type HostErrorCode,
+  type HostOperationErrorOptions,
+  type HostValidationIssue,
+  type PluginDefinitionCode,
+  type PluginRefusalCode,
+} from '@media-agent/host-adapter-kit';
+export { HostContractError, HostVersionError } from './errors';
 export { V2_ERROR_CODES, type V2ErrorCode } from './error-codes';
 export { V2HostContract, V2_MIN_VERSION, compareV2Versions, parseV2Version } from './host-contract';
 export {
