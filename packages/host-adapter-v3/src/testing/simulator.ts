@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type HostSimulatorFaults, hostSimulatorFaults, takeFault } from '@media-agent/host-adapter-kit';
 import { MediaAgentError } from '@media-agent/sdk';
 import { v3Operation } from '../contract/catalog';
 import { validateV3Request } from '../contract/validate';
@@ -17,14 +18,21 @@ export interface SimUser {
   superuser: boolean;
 }
 
-/** Fault switches. @public */
-export interface SimFaults {
-  /** Operation ids whose next request is executed, then the connection is destroyed without an answer (accept then drop). One-shot per entry. */
-  dropAfterAccept: string[];
-  /** Operation ids whose next request is answered with HTTP 500 before anything happens. One-shot per entry. */
-  fail5xx: string[];
-  /** Extra real-time delay (ms) before answering resource searches. */
-  slowSearchMs: number;
+/**
+ * Fault switches of the 3.x simulator: the switches both MoviePilot simulators share
+ * ({@link HostSimulatorFaults}: `dropAfterAccept`, `fail5xx`, `slowSearchMs`, `metadataUnreachable`,
+ * `noIndexerSites`, an operation named by its catalog operation id, e.g. `download.add`) and the 3.x
+ * simulator's own. Change them at any time. On 3.x:
+ * - `slowSearchMs` delays the resource searches (`search.*`);
+ * - `metadataUnreachable`: the network test (`system.network.test`) of TMDB fails, `media.search` and
+ *   `search.torrents` answer empty lists, `media.detail` answers `success:false`, `media.recognize`
+ *   recognises nothing;
+ * - `noIndexerSites`: `search.torrents` and `search.title` answer HTTP 200
+ *   `{success:false, message:"未搜索到任何资源", data:null}`, as a real 3.x host whose search found no
+ *   resource on any site does, and `search.results` keeps the previous search's results.
+ * @public
+ */
+export interface SimFaults extends HostSimulatorFaults {
   /**
    * Real-time delay (ms) by operation id between executing a request and answering it: the host has applied
    * it, the client does not know yet (a client killed meanwhile never learns the outcome). Not one-shot.
@@ -35,17 +43,28 @@ export interface SimFaults {
   /** State new `transfer.file` receipts get instead of `completed` (e.g. `accepted`, `retry_wait`, `failed`). */
   transferState: 'completed' | 'accepted' | 'retry_wait' | 'failed' | 'partial';
   /**
-   * The host cannot reach TMDB (its metadata source), as a host offline from it: its network test
-   * (`system.network.test`) fails, `media.search` and `search.torrents` answer empty lists, `media.detail`
-   * answers `success:false`, `media.recognize` recognises nothing.
-   */
-  metadataUnreachable: boolean;
-  /**
    * Answers by operation id that replace the host's own, byte for byte (a 2.x-style bare list, an HTML
    * proxy page, a file, a malformed envelope): `status` (default 200), `contentType` (default
    * `application/json`), `body`. Not one-shot: delete the entry to restore the host's answer.
    */
   rawAnswer: Record<string, { status?: number; contentType?: string; body: string }>;
+}
+
+/**
+ * All faults off, with the switches given: the one-shot lists and the records are copied, so two
+ * simulators made from one options object never share (and consume) each other's faults.
+ * @param overrides - switches to set at once
+ * @returns a new {@link SimFaults}
+ */
+function simFaults(overrides: Partial<SimFaults> = {}): SimFaults {
+  const { answerDelayMs, requireConfirmation, transferState, rawAnswer, ...shared } = overrides;
+  return {
+    ...hostSimulatorFaults(shared),
+    answerDelayMs: { ...answerDelayMs },
+    requireConfirmation: requireConfirmation ?? false,
+    transferState: transferState ?? 'completed',
+    rawAnswer: { ...rawAnswer },
+  };
 }
 
 /** A downloader task of the simulator. @public */
@@ -172,7 +191,9 @@ const hashOf = (enclosure: string) => createHash('sha1').update(enclosure).diges
  * (`validateV3Request`: operation exists, method and path, credentials, paired identity, paging
  * bounds, required fields); a violation is recorded and answered like the host would (HTTP 422/404),
  * and {@link MoviePilotV3Simulator.assertNoViolations} fails the test. Answers use the V3 envelope and
- * paging headers. Faults: accept then drop, 5xx, expired tokens, slow search, unrecognised media, TMDB unreachable, raw answers.
+ * paging headers. Faults ({@link SimFaults}, the same switches as the 2.x simulator's and
+ * its own): accept then drop, 5xx, expired tokens, slow search, unrecognised media, TMDB unreachable, no
+ * indexer sites, raw answers.
  * @public
  */
 export class MoviePilotV3Simulator {
@@ -218,17 +239,7 @@ export class MoviePilotV3Simulator {
     };
     this.#autoTransfer = options.autoTransfer ?? false;
     this.#tokenTtlMs = options.tokenTtlMs ?? 3_600_000;
-    this.faults = {
-      dropAfterAccept: [],
-      fail5xx: [],
-      slowSearchMs: 0,
-      answerDelayMs: {},
-      requireConfirmation: false,
-      transferState: 'completed',
-      metadataUnreachable: false,
-      rawAnswer: {},
-      ...options.faults,
-    };
+    this.faults = simFaults(options.faults);
   }
 
   /** Base URL once started, e.g. `http://127.0.0.1:40123`. */
@@ -377,11 +388,7 @@ export class MoviePilotV3Simulator {
     if (user === 'bad-token') return envelope(403, false, 'Could not validate credentials', null);
     record.user = user.username;
     if (op.admin_only && !user.superuser) return envelope(400, false, '用户权限不足', null);
-    const failAt = this.faults.fail5xx.indexOf(op.operation_id);
-    if (failAt >= 0) {
-      this.faults.fail5xx.splice(failAt, 1);
-      return envelope(500, false, 'Internal Server Error', null);
-    }
+    if (takeFault(this.faults.fail5xx, [op.operation_id])) return envelope(500, false, 'Internal Server Error', null);
     const replaced = this.faults.rawAnswer[op.operation_id];
     if (replaced) {
       record.status = replaced.status ?? 200;
@@ -406,9 +413,7 @@ export class MoviePilotV3Simulator {
     }
     const hold = this.faults.answerDelayMs[op.operation_id];
     if (hold) await new Promise((r) => setTimeout(r, hold));
-    const dropAt = this.faults.dropAfterAccept.indexOf(op.operation_id);
-    if (dropAt >= 0) {
-      this.faults.dropAfterAccept.splice(dropAt, 1);
+    if (takeFault(this.faults.dropAfterAccept, [op.operation_id])) {
       record.status = 0;
       req.socket.destroy();
       return;
@@ -621,6 +626,8 @@ export class MoviePilotV3Simulator {
       return { data: window, headers };
     };
     const offline = this.faults.metadataUnreachable;
+    // A 3.x host's resource search that found nothing on any site (no active site, or none has it).
+    const noResource = { success: false, message: '未搜索到任何资源', data: null };
     switch (operationId) {
       case 'system.network.test': {
         const target = q.get('url') ?? '';
@@ -655,12 +662,16 @@ export class MoviePilotV3Simulator {
         return { data: { meta_info: { name: title }, media_info: t ? this.#mediaInfo(t) : null } };
       }
       case 'search.torrents': {
+        if (this.faults.noIndexerSites) return noResource;
         const media = key(q.get('media_source')!, params.media_id!);
         this.#lastSearch = offline ? [] : this.#releases.filter((r) => r.media === media).map((r) => this.#context(r));
         return list(this.#lastSearch);
       }
       case 'search.results':
         return list(this.#lastSearch);
+      case 'search.title':
+        if (this.faults.noIndexerSites) return noResource;
+        return list([]);
       case 'library.exists': {
         const s = q.get('media_source');
         const item = s ? this.#library.get(key(s, q.get('media_id')!)) : undefined;
