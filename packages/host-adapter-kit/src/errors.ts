@@ -34,7 +34,8 @@ export class HostAuthError extends MediaAgentError<HostErrorCode> {
     this.status = details.status;
   }
 
-  /** @deprecated The 3.x adapter's name of the operation; read `details.operation`. */
+  /** A former name, kept for one minor version.
+   * @deprecated The 3.x adapter's name of the operation; read `details.operation`. */
   get operationId(): string | undefined {
     return this.details.operation as string | undefined;
   }
@@ -102,7 +103,8 @@ export class HostOperationError extends MediaAgentError<HostErrorCode> {
     this.data = options.data ?? null;
   }
 
-  /** @deprecated The 3.x adapter's name of {@link HostOperationError.operation}. */
+  /** A former name, kept for one minor version.
+   * @deprecated The 3.x adapter's name of {@link HostOperationError.operation}. */
   get operationId(): string {
     return this.operation;
   }

@@ -52,12 +52,14 @@ export class PluginOperationError extends MediaAgentError<PluginRefusalCode> {
     this.operation = operation;
   }
 
-  /** @deprecated The 2.x name of {@link PluginOperationError.operation}. */
+  /** A former name, kept for one minor version.
+   * @deprecated The 2.x name of {@link PluginOperationError.operation}. */
   get route(): string {
     return this.operation;
   }
 
-  /** @deprecated The 3.x name of {@link PluginOperationError.operation}. */
+  /** A former name, kept for one minor version.
+   * @deprecated The 3.x name of {@link PluginOperationError.operation}. */
   get operationId(): string {
     return this.operation;
   }

@@ -362,20 +362,26 @@ function pluginCapability(
 /** Plugin route capabilities made by discovery, with the one route each sends. */
 const ROUTE_CAPABILITIES = new WeakMap<object, readonly V2RouteEffect[]>();
 
-/** @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
 export type V2PluginRefusalCode = PluginRefusalCode;
 
-/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V2PluginOperationError = PluginOperationError;
-/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
 export type V2PluginOperationError = PluginOperationError;
 
-/** @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
 export type V2PluginDefinitionCode = PluginDefinitionCode;
 
-/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V2PluginDefinitionError = PluginDefinitionError;
-/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
 export type V2PluginDefinitionError = PluginDefinitionError;
 
 /**

@@ -15,42 +15,57 @@ import {
 // below build them with the 3.x adapter's messages.
 export { HostGenerationError, HostProtocolError } from '@media-agent/host-adapter-kit';
 
-/** @deprecated Use `HostValidationIssue` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostValidationIssue` from `@media-agent/host-adapter-kit`. @public */
 export type V3ValidationIssue = HostValidationIssue;
 
-/** @deprecated Use `HostOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3HostError = HostOperationError;
-/** @deprecated Use `HostOperationError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostOperationError` from `@media-agent/host-adapter-kit`. @public */
 export type V3HostError = HostOperationError;
 
-/** @deprecated Use `HostValidationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostValidationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3ValidationError = HostValidationError;
-/** @deprecated Use `HostValidationError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostValidationError` from `@media-agent/host-adapter-kit`. @public */
 export type V3ValidationError = HostValidationError;
 
-/** @deprecated Use `HostPermissionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostPermissionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3PermissionDeniedError = HostPermissionError;
-/** @deprecated Use `HostPermissionError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostPermissionError` from `@media-agent/host-adapter-kit`. @public */
 export type V3PermissionDeniedError = HostPermissionError;
 
-/** @deprecated Use `HostAuthError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostAuthError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3AuthError = HostAuthError;
-/** @deprecated Use `HostAuthError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostAuthError` from `@media-agent/host-adapter-kit`. @public */
 export type V3AuthError = HostAuthError;
 
-/** @deprecated Use `HostTransportError` from `@media-agent/host-adapter-kit` (`HostUnreachableError` for `HOST_UNREACHABLE`): this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostTransportError` from `@media-agent/host-adapter-kit` (`HostUnreachableError` for `HOST_UNREACHABLE`): this is the same class. @public */
 export const V3TransportError = HostTransportError;
-/** @deprecated Use `HostTransportError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostTransportError` from `@media-agent/host-adapter-kit`. @public */
 export type V3TransportError = HostTransportError;
 
-/** @deprecated Use `HostUnsupportedError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostUnsupportedError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3UnsupportedError = HostUnsupportedError;
-/** @deprecated Use `HostUnsupportedError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostUnsupportedError` from `@media-agent/host-adapter-kit`. @public */
 export type V3UnsupportedError = HostUnsupportedError;
 
-/** @deprecated Use `HostOptionsError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostOptionsError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3OptionsError = HostOptionsError;
-/** @deprecated Use `HostOptionsError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `HostOptionsError` from `@media-agent/host-adapter-kit`. @public */
 export type V3OptionsError = HostOptionsError;
 
 /**

@@ -25,20 +25,26 @@ import { V3_OPERATIONS } from './contract/operations';
 import type { V3Operation } from './contract/types';
 import { kindOfV3Operation } from './operations-capabilities';
 
-/** @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginRefusalCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
 export type V3PluginRefusalCode = PluginRefusalCode;
 
-/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3PluginOperationError = PluginOperationError;
-/** @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginOperationError` from `@media-agent/host-adapter-kit`. @public */
 export type V3PluginOperationError = PluginOperationError;
 
-/** @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionCode` from `@media-agent/host-adapter-kit` (the same codes). @public */
 export type V3PluginDefinitionCode = PluginDefinitionCode;
 
-/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`: this is the same class. @public */
 export const V3PluginDefinitionError = PluginDefinitionError;
-/** @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
+/** A former name, kept for one minor version.
+ * @deprecated Use `PluginDefinitionError` from `@media-agent/host-adapter-kit`. @public */
 export type V3PluginDefinitionError = PluginDefinitionError;
 
 /**
