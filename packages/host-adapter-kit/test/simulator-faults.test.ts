@@ -32,6 +32,8 @@ interface Driver {
   search(base: string, auth: Headers, title: Title): Promise<{ found: number; message: string }>;
   /** Metadata lookup by name: how many titles the host found. */
   lookup(base: string, auth: Headers, name: string): Promise<number>;
+  /** How many active indexer sites the host lists. */
+  activeSites(base: string, auth: Headers): Promise<number>;
 }
 
 async function json(res: Response): Promise<unknown> {
@@ -63,6 +65,10 @@ const drivers: Driver[] = [
       );
       return Array.isArray(list) ? list.length : 0;
     },
+    activeSites: async (base, auth) => {
+      const sites = await json(await fetch(`${base}/api/v1/site/`, { headers: auth }));
+      return Array.isArray(sites) ? sites.filter((x: { is_active?: boolean }) => x.is_active).length : 0;
+    },
   },
   {
     name: '3.x',
@@ -91,6 +97,10 @@ const drivers: Driver[] = [
       const e = await envelope(
         await fetch(`${base}/api/v1/media/search?title=${encodeURIComponent(name)}`, { headers: auth }),
       );
+      return e.success && Array.isArray(e.data) ? e.data.length : 0;
+    },
+    activeSites: async (base, auth) => {
+      const e = await envelope(await fetch(`${base}/api/v1/site/agent?status=active`, { headers: auth }));
       return e.success && Array.isArray(e.data) ? e.data.length : 0;
     },
   },
@@ -183,11 +193,13 @@ describe.each(drivers)('the fault switches on the $name simulator', (d) => {
     sim.assertNoViolations();
   });
 
-  it('noIndexerSites: a search finds nothing for a title that has releases, with the host’s no-result message', async () => {
+  it('noIndexerSites: the host lists no active site, and a search finds nothing for a title that has releases (its no-result message)', async () => {
     const { sim, base, auth } = await started(d);
     expect((await d.search(base, auth, DUNE_2)).found).toBeGreaterThan(0);
+    expect(await d.activeSites(base, auth)).toBeGreaterThan(0);
     sim.faults.noIndexerSites = true;
     expect(await d.search(base, auth, DUNE_2)).toEqual({ found: 0, message: '未搜索到任何资源' });
+    expect(await d.activeSites(base, auth)).toBe(0);
     sim.assertNoViolations();
   });
 

@@ -27,9 +27,9 @@ export interface SimUser {
  * - `metadataUnreachable`: the network test (`system.network.test`) of TMDB fails, `media.search` and
  *   `search.torrents` answer empty lists, `media.detail` answers `success:false`, `media.recognize`
  *   recognises nothing;
- * - `noIndexerSites`: `search.torrents` and `search.title` answer HTTP 200
+ * - `noIndexerSites`: `site.list` lists no site, and `search.torrents` and `search.title` answer HTTP 200
  *   `{success:false, message:"未搜索到任何资源", data:null}`, as a real 3.x host whose search found no
- *   resource on any site does, and `search.results` keeps the previous search's results.
+ *   resource on any site does; `search.results` keeps the previous search's results.
  * @public
  */
 export interface SimFaults extends HostSimulatorFaults {
@@ -828,6 +828,25 @@ export class MoviePilotV3Simulator {
         );
         if (i >= 0) this.#subscriptions.splice(i, 1);
         return { data: null };
+      }
+      case 'site.list': {
+        // The indexer sites the releases come from, all active; none when the host has no usable site.
+        const status = q.get('status') ?? 'all';
+        const name = q.get('name');
+        const sites = this.faults.noIndexerSites ? [] : [...new Set(this.#releases.map((r) => r.site_name))];
+        return list(
+          sites
+            .map((site, n) => ({
+              id: n + 1,
+              name: site,
+              domain: `${site.toLowerCase()}.example`,
+              url: `https://${site.toLowerCase()}.example/`,
+              pri: n + 1,
+              public: 0,
+              is_active: true,
+            }))
+            .filter((x) => status !== 'inactive' && (!name || x.name.includes(name))),
+        );
       }
       case 'transfer.manual_reviews':
         return { data: { items: [], total: 0 } };
