@@ -23,7 +23,8 @@ export interface SimUser {
  * ({@link HostSimulatorFaults}: `dropAfterAccept`, `fail5xx`, `slowSearchMs`, `metadataUnreachable`,
  * `noIndexerSites`, an operation named by its catalog operation id, e.g. `download.add`) and the 3.x
  * simulator's own. Change them at any time. On 3.x:
- * - `slowSearchMs` delays the resource searches (`search.*`);
+ * - `slowSearchMs` delays the resource searches of the sites (`search.torrents`, `search.title`,
+ *   `subtitle.search.*`), not the reading of the last results (`search.results`);
  * - `metadataUnreachable`: the network test (`system.network.test`) of TMDB fails, `media.search` and
  *   `search.torrents` answer empty lists, `media.detail` answers `success:false`, `media.recognize`
  *   recognises nothing;
@@ -180,6 +181,9 @@ const HOST_USERS: SimUser[] = [
   { username: 'viewer', password: 'viewer-pass', superuser: false },
 ];
 const SECRET = 'moviepilot-v3-simulator-secret';
+
+/** The operations that search the indexer sites (what `slowSearchMs` delays). */
+const SITE_SEARCHES = new Set(['search.torrents', 'search.title', 'subtitle.search.title', 'subtitle.search.media']);
 
 const key = (source: string, id: string) => `${source}:${id}`;
 const hashOf = (enclosure: string) => createHash('sha1').update(enclosure).digest('hex');
@@ -396,7 +400,7 @@ export class MoviePilotV3Simulator {
       res.end(replaced.body);
       return;
     }
-    if (op.operation_id.startsWith('search.') && this.faults.slowSearchMs > 0)
+    if (SITE_SEARCHES.has(op.operation_id) && this.faults.slowSearchMs > 0)
       await new Promise((r) => setTimeout(r, this.faults.slowSearchMs));
     this.#tick();
     let answer: {
