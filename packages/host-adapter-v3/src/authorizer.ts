@@ -11,9 +11,9 @@ import { v3NeedsApproval } from './operations-capabilities';
  */
 export const V3_STANDARD_OPERATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'catalog.lookup': ['media.search', 'media.detail', 'library.exists'],
-  'release.search': ['search.torrents', 'library.exists'],
+  'release.search': ['search.torrents', 'library.exists', 'media.detail', 'site.list', 'system.network.test'],
   'release.inspect': ['search.results', 'library.exists'],
-  'identity.resolve': [],
+  'identity.resolve': ['media.detail', 'system.network.test'],
   'download.plan': ['search.torrents', 'library.exists', 'download.tasks.active'],
   'download.submit': ['download.add'],
   'download.recheck': [],

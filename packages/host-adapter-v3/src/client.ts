@@ -177,7 +177,7 @@ export class V3Client {
   /**
    * Who the client is on the host (logs in first when using a password).
    * @throws `HostAuthError` when the login fails; {@link HostProtocolError} when the login route answers
-   *   no JSON object (e.g. an HTML page: not the MoviePilot backend)
+   *   no JSON object (e.g. an HTML page: not the MoviePilot backend), or a 2xx answer with no `access_token` that does not refuse (`success:false`)
    */
   async identity(signal?: AbortSignal): Promise<V3Identity> {
     if ('apiKey' in this.#options.auth) return { superuser: true, username: undefined };
@@ -438,6 +438,16 @@ export class V3Client {
     const token = (json.access_token ?? (json.data as Record<string, unknown> | undefined)?.access_token) as
       | string
       | undefined;
+    // A 2xx answer that carries no token and does not refuse (`success:false`) is off the contract: saying
+    // "check the user name and password" would send the operator after the wrong thing.
+    if (res.statusCode < 400 && typeof token !== 'string' && json.success !== false) {
+      const body = describeBody(text, 'application/json');
+      throw new HostProtocolError(
+        'login.access_token',
+        `MoviePilot login (POST /api/v1/login/access-token at ${this.url}) answered HTTP ${res.statusCode} with ${body.words} but no access_token: not the OAuth2 token answer of a MoviePilot backend; check the URL and any proxy in front of it`,
+        { status: res.statusCode, kind: body.kind, received: body.words },
+      );
+    }
     if (res.statusCode >= 400 || typeof token !== 'string')
       throw v3AuthFailed('login.access_token', res.statusCode, String(json.message ?? json.detail ?? 'login failed'));
     const claims = decodeJwtClaims(token);

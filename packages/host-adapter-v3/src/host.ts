@@ -11,6 +11,7 @@ import {
 } from '@media-agent/sdk';
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
+import { TMDB_TEST_URL } from './standard/search-cause';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
 import { HostAuthError, HostGenerationError, HostProtocolError } from '@media-agent/host-adapter-kit';
 import { v3AuthFailed } from './errors';
@@ -89,9 +90,6 @@ export interface V3HostStatus {
   /** The host's message of a failed network test, or `null`. */
   metadataMessage: string | null;
 }
-
-/** The URL MoviePilot's own network test uses for TMDB (the host substitutes its TMDB API key). */
-const TMDB_TEST_URL = 'https://api.themoviedb.org/3/movie/550?api_key={TMDBAPIKEY}';
 
 /** What {@link createV3AgentHost} returns. @public */
 export interface V3AgentHost {

@@ -10,6 +10,7 @@ import {
   type ReplayPolicy,
   type Verifier,
 } from '@media-agent/sdk';
+import { MediaAgentError, parseActor } from '@media-agent/sdk';
 import { MediaStateError } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
 import { V3_OPERATIONS } from './contract/operations';
@@ -23,28 +24,76 @@ const READ_BACK: Readonly<Record<string, Verifier<any, any>>> = { 'transfer.file
 export const MP_OPERATION_PLAN_TYPE = 'mp.operation';
 
 /**
- * Kind and replay policy of a catalog operation: `safe_read` → `read`/`safe`;
- * `reversible_write`, `external_side_effect` and `destructive_write` → `execute`, with `reconcile`
- * when the operation's recovery is `idempotent` and `never` (settled by a verifier) otherwise.
+ * Kind and replay policy of a catalog operation: a `safe_read` the host lets run without confirmation →
+ * `read`/`safe`; every other operation (writes, side effects, a read whose `confirmation` is `required`)
+ * → `execute`, with `reconcile` when the operation's recovery is `idempotent` or it is a read, and
+ * `never` (settled by a verifier) otherwise. An `execute` capability runs only on an approval or a grant,
+ * so a read that needs confirmation is authorized like a write.
  * @param op - the catalog entry
  * @returns kind and replay
  * @public
  */
 export function kindOfV3Operation(op: V3Operation): { kind: CapabilityKind; replay: ReplayPolicy } {
-  if (op.effect === 'safe_read') return { kind: 'read', replay: 'safe' };
-  return { kind: 'execute', replay: op.recovery === 'idempotent' ? 'reconcile' : 'never' };
+  const read = op.effect === 'safe_read' || op.effect === 'sensitive_read';
+  if (read && op.confirmation !== 'required') return { kind: 'read', replay: 'safe' };
+  return { kind: 'execute', replay: read || op.recovery === 'idempotent' ? 'reconcile' : 'never' };
 }
 
 /**
  * Whether a call of this operation needs a single-use approval (not a grant) for the actor:
- * `destructive_write` for every non-human actor, `confirmation: required` for agent actors.
+ * `destructive_write` for every non-human actor, `confirmation: required` (a read's too) for agent actors.
+ * People (`user:`) never need one.
  * @param op - the catalog entry
  * @param actorKind - `user`, `apikey`, `agent` or `system`
  * @public
  */
 export function v3NeedsApproval(op: V3Operation, actorKind: string): boolean {
-  if (op.effect === 'safe_read' || actorKind === 'user') return false;
+  if (actorKind === 'user') return false;
   return op.effect === 'destructive_write' || (op.confirmation === 'required' && actorKind === 'agent');
+}
+
+/** A query or body flag sent as true (`true`, `"true"`, `1`, `"1"`). */
+const isTrue = (v: unknown) => v === true || v === 1 || (typeof v === 'string' && /^(true|1)$/i.test(v.trim()));
+
+/**
+ * The classification the host gives one call of a catalog operation: the catalog entry, re-classified
+ * by its arguments as the host's agent policy does — `config.system.get` with `show_secrets` true (in
+ * the query, or in the body the host merges into a GET's query) is a `sensitive_read` whose result is
+ * `secret` and needs confirmation.
+ * @param op - the catalog entry
+ * @param input - the call's `{query, body}`
+ * @returns the entry, or a copy with `effect`, `confirmation` and `result_sensitivity` re-classified
+ * @internal
+ */
+export function v3CallClassification(op: V3Operation, input: { query?: unknown; body?: unknown }): V3Operation {
+  const flag = (o: unknown) =>
+    o !== null && typeof o === 'object' ? (o as Record<string, unknown>).show_secrets : undefined;
+  if (op.operation_id === 'config.system.get' && (isTrue(flag(input.query)) || isTrue(flag(input.body))))
+    return { ...op, effect: 'sensitive_read', confirmation: 'required', result_sensitivity: 'secret' };
+  return op;
+}
+
+/** Secret-result refusals by invocation id, until the registry turns the failed result into `denied`. */
+const SECRET_REFUSALS = new Map<string, { code: string; message: string }>();
+/** How many refusals wait at most (oldest dropped first). */
+const MAX_SECRET_REFUSALS = 1_000;
+
+/**
+ * The result, `denied` when the call was refused because it would hand a secret to a non-human actor
+ * (see {@link v3OperationCapabilities}); any other result unchanged.
+ * @param result - an invocation's result
+ * @internal
+ */
+export function settleSecretRefusal<
+  R extends { status: string; invocationId: string; error?: { code: string; message: string } | undefined },
+>(result: R): R {
+  const refusal = SECRET_REFUSALS.get(result.invocationId);
+  if (!refusal) return result;
+  SECRET_REFUSALS.delete(result.invocationId);
+  // Only the failure the refusal itself caused (ids of two hosts may coincide: the error must match too).
+  const own =
+    result.status === 'failed' && result.error?.code === refusal.code && result.error.message === refusal.message;
+  return own ? { ...result, status: 'denied', error: refusal } : result;
 }
 
 /** Capability id of a catalog operation: `mp.<operation_id>`. @param operationId - e.g. `transfer.file` @public */
@@ -104,6 +153,13 @@ const frozen = frozenV3Call;
  * `mp.operation.plan` (freezes a call as a plan an administrator approves) and `mp.operations.search`
  * (tool discovery over the catalog). Input is the host gateway's shape `{path_params, query, body}`
  * plus `planId`; output the unwrapped answer `{status, success, message, data, collection}`.
+ *
+ * Result sensitivity: a call the host classifies as returning `secret` results
+ * ({@link v3CallClassification}: `config.system.get` with `show_secrets`) is refused for every actor but a
+ * person (`user:`), before any request and whatever approval it has — `denied` with `AUTH_NO_AUTHORIZATION`
+ * through {@link V3CapabilityRegistry}. `private` results (49 operations: site user data, storage,
+ * transfer history, plugin settings…) are offered as the host's own agent gateway offers them: the
+ * admin-only ones to host superusers only (see {@link V3Authorizer}).
  * @internal
  */
 export function v3OperationCapabilities(deps: {
@@ -146,6 +202,21 @@ export function v3OperationCapabilities(deps: {
         },
         ctx: HandlerContext,
       ) => {
+        // A secret result (the host's own classification of this call) goes only to a person: to an agent it
+        // would reach the model, to a key or a background job whoever reads their output. Refused before any
+        // request, approval or not (the host bars such calls from background and sub-agent callers too).
+        const actorKind = parseActor(ctx.actor).kind;
+        if (v3CallClassification(op, input).result_sensitivity === 'secret' && actorKind !== 'user') {
+          const error = new MediaAgentError(
+            'AUTH_NO_AUTHORIZATION',
+            `MoviePilot ${op.operation_id} with these arguments returns secrets (show_secrets); only a person may read them, not ${actorKind} actors — nothing was sent. Call it without show_secrets (secret values stay masked)`,
+            { operationId: op.operation_id, resultSensitivity: 'secret' },
+          );
+          SECRET_REFUSALS.set(ctx.invocationId, { code: error.code, message: error.message });
+          while (SECRET_REFUSALS.size > MAX_SECRET_REFUSALS)
+            SECRET_REFUSALS.delete(SECRET_REFUSALS.keys().next().value!);
+          throw error;
+        }
         if (ctx.plan) {
           const expected = canonicalJson(frozen(op.operation_id, input) as unknown as JsonValue);
           if (ctx.plan.type !== MP_OPERATION_PLAN_TYPE || canonicalJson(ctx.plan.payload) !== expected)

@@ -7,6 +7,7 @@ import {
   type InvocationContext,
   type InvocationResult,
 } from '@media-agent/sdk';
+import { settleSecretRefusal } from './operations-capabilities';
 import { isV3PluginCapability, V3PluginDefinitionError, type V3PluginBinder } from './plugins';
 
 /** `mp.*` capabilities always offered to the model: the discovery tool and the call planner. @internal */
@@ -85,13 +86,16 @@ export class V3CapabilityRegistry extends ForwardingCapabilityRegistry {
       .filter((d) => !d.id.startsWith('mp.') || ALWAYS.has(d.id) || this.#revealed.includes(d.id));
   }
 
-  /** Invokes through the inner registry; a refused plugin request that wrote nothing makes the result `denied`. */
+  /**
+   * Invokes through the inner registry; a refused plugin request that wrote nothing, or an `mp.*` call
+   * refused because it would hand a secret to a non-human actor, makes the result `denied`.
+   */
   override async invoke(
     idOrCapability: string | Capability<any, any>,
     input: unknown,
     context: InvocationContext,
   ): Promise<InvocationResult<any>> {
-    const result = await super.invoke(idOrCapability, input, context);
+    const result = settleSecretRefusal(await super.invoke(idOrCapability, input, context));
     return this.#plugins ? this.#plugins.settle(result) : result;
   }
 }

@@ -1,11 +1,24 @@
+import { HostOperationError } from '@media-agent/host-adapter-kit';
 import { MediaStateError, defineStandardCapability, mediaEntityId } from '@media-agent/sdk/media';
 import { v3Unsupported } from '../errors';
 import { fromV3Identity } from '../identity';
 import { type V3Context, releaseIdOf, rank } from './mapping';
+import {
+  activeSites,
+  noIndexers,
+  recognisedKind,
+  retestMetadata,
+  searchRefusalKind,
+  titleNotRecognised,
+} from './search-cause';
 import type { V3Services, V3StandardHelpers } from './services';
 
 /**
  * Release search and inspection (`search.torrents`, `search.results`) and re-identification of a release.
+ * A search that finds nothing says why: `MEDIA_NOT_FOUND` when the host recognises no title (naming TMDB
+ * unreachable when its network test says so), `HOST_NO_INDEXERS` when it has no active indexer site, an
+ * empty list only when neither holds. `identity.resolve` to a title the host does not recognise is
+ * `MEDIA_NOT_FOUND`, the release left as it was.
  * @param s - the services of one host
  * @param h - the shared reads and views
  * @returns `release.search`, `release.inspect`, `identity.resolve` by id
@@ -13,13 +26,35 @@ import type { V3Services, V3StandardHelpers } from './services';
  */
 export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
   const { client, journal } = s;
-  const { lookupLibrary, releaseView, searchReleases, metadataCause } = h;
+  const { lookupLibrary, releaseView, searchReleases } = h;
+  /** `MEDIA_NOT_FOUND` for a title the host does not recognise, its network test of TMDB asked again first. */
+  const notRecognised = async (entity: string, signal: AbortSignal, hostMessage?: string) => {
+    await retestMetadata(s, signal);
+    return titleNotRecognised(s, entity, hostMessage);
+  };
   return {
     'release.search': defineStandardCapability('release.search', async (input, ctx) => {
-      const { entity, list } = await searchReleases(input, undefined, ctx.signal);
+      const entity = mediaEntityId(input);
+      let list: V3Context[];
+      try {
+        list = (await searchReleases(input, undefined, ctx.signal)).list;
+      } catch (error) {
+        // A 3.x host answers a search that could not run, or found nothing, with success:false and its words.
+        if (!(error instanceof HostOperationError) || error.operation !== 'search.torrents') throw error;
+        const why = searchRefusalKind(error.hostMessage);
+        if (why === 'not_recognised') throw await notRecognised(entity, ctx.signal, error.hostMessage);
+        if (why === 'no_sites') throw noIndexers(entity, error.hostMessage);
+        if (why === 'other') throw error;
+        list = [];
+      }
       journal.touch(ctx.runId, entity, entity);
-      const cause = list.length === 0 ? metadataCause(entity) : undefined;
-      if (cause) throw cause;
+      if (list.length === 0) {
+        // "Nothing found" reads alike when no site has a release, when the host recognised no title (TMDB
+        // unreachable, an unknown id) and when it has no usable indexer site: an empty list only for the first.
+        if (!(await recognisedKind(client, entity, undefined, ctx.signal)))
+          throw await notRecognised(entity, ctx.signal);
+        if ((await activeSites(client, ctx.signal)) === 0) throw noIndexers(entity);
+      }
       const inLibrary = (await lookupLibrary(entity, ctx.signal)) !== null;
       const policy = s.policies.get('acquisition')?.settings ?? {};
       const minRes = [input.minResolution, policy.minResolution]
@@ -83,6 +118,9 @@ export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
           `no release ${JSON.stringify(input.subjectId)} in the latest searches`,
           { releaseId: input.subjectId },
         );
+      // The title the release is bound to must be one the host recognises (else later plans send an unknown id).
+      if (!(await recognisedKind(client, entity, input.kind, ctx.signal)))
+        throw await notRecognised(entity, ctx.signal);
       const previous = s.identities.get(input.subjectId) ?? known.mediaEntityId;
       s.identities.set(input.subjectId, entity);
       journal.touch(ctx.runId, entity, entity);
