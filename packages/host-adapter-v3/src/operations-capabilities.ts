@@ -183,7 +183,7 @@ export function v3OperationCapabilities(deps: {
       id: mpCapabilityId(op.operation_id),
       version: 1,
       title: `MoviePilot ${op.operation_id}`,
-      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ", needs a person's approval (plan it with mp.operation.plan)" : ''}. ${op.notes ?? ''}`,
+      description: `${op.method} ${op.path} — ${op.effect}${op.admin_only ? ', host superusers only' : ''}${op.confirmation === 'required' ? ", needs a person's approval (plan it with mp.operation.plan)" : ''}. ${op.notes ?? ''}${op.operation_id === 'config.system.get' ? ' Secret values (show_secrets=true) are for people only: refused to agents, keys and background jobs.' : ''}`,
       kind,
       replay,
       input: CallInput,
@@ -271,6 +271,15 @@ export function v3OperationCapabilities(deps: {
           throw new MediaStateError('MEDIA_NOT_FOUND', `no MoviePilot operation ${input.operation_id}`, {
             operationId: input.operation_id,
           });
+        // No approval lets a secret result reach a non-person actor: planning such a call would only mislead.
+        const op = V3_OPERATIONS.find((o) => o.operation_id === input.operation_id);
+        const actorKind = parseActor(ctx.actor).kind;
+        if (op && v3CallClassification(op, input).result_sensitivity === 'secret' && actorKind !== 'user')
+          throw new MediaAgentError(
+            'AUTH_NO_AUTHORIZATION',
+            `MoviePilot ${input.operation_id} with these arguments returns secrets (show_secrets); no approval lets ${actorKind} actors read them — plan it without show_secrets`,
+            { operationId: input.operation_id, resultSensitivity: 'secret' },
+          );
         const plan = await plans.create({
           type: MP_OPERATION_PLAN_TYPE,
           payload: frozen(input.operation_id, input) as unknown as JsonValue,

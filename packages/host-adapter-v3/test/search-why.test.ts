@@ -109,6 +109,21 @@ describe('secret results reach only a person', () => {
       expect(r.error?.code).toBe('AUTH_NO_AUTHORIZATION');
     }
     expect(sim.requestsFor('config.system.get')).toHaveLength(0);
+    // Nor can a key plan such a call for approval (with a grant to plan): no approval would let the secret reach it.
+    await host.grants.create({ action: 'mp.*', actor: 'user:admin' });
+    const plan = await host.invoke(
+      'mp.operation.plan',
+      { operation_id: 'config.system.get', query: { show_secrets: true } },
+      { actor: 'apikey:bot' },
+    );
+    expect(plan.status, plan.error?.message).toBe('failed');
+    expect(plan.error?.code).toBe('AUTH_NO_AUTHORIZATION');
+    const plain = await host.invoke(
+      'mp.operation.plan',
+      { operation_id: 'config.system.get', query: { setting_key: 'API_TOKEN' } },
+      { actor: 'user:admin' },
+    );
+    expect(plain.status).toBe('succeeded');
   });
 
   it('a person may read them; an agent reads the settings without secrets (private results stay offered)', async () => {
