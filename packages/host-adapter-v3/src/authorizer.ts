@@ -10,7 +10,7 @@ import { v3NeedsApproval } from './operations-capabilities';
  * @public
  */
 export const V3_STANDARD_OPERATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  'catalog.lookup': ['media.search', 'media.detail', 'library.exists'],
+  'catalog.lookup': ['media.search', 'media.detail', 'library.exists', 'system.network.test'],
   'release.search': ['search.torrents', 'library.exists', 'media.detail', 'site.list', 'system.network.test'],
   'release.inspect': ['search.results', 'library.exists'],
   'identity.resolve': ['media.detail', 'system.network.test'],

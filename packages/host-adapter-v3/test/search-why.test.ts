@@ -70,6 +70,17 @@ describe('release.search says why it found nothing', () => {
     expect(v3.status.metadata).toBe('reachable');
   });
 
+  it('catalog.lookup after TMDB was lost since start names TMDB, not "found no title"', async () => {
+    const v3 = await v3Setup();
+    v3.sim.faults.metadataUnreachable = true;
+    const r = await v3.host.invoke('catalog.lookup', { query: 'Dune: Part Two' }, admin);
+    expect(r.error?.code).toBe('MEDIA_NOT_FOUND');
+    expect(r.error?.message).toContain('host metadata source unreachable');
+    v3.sim.faults.metadataUnreachable = false;
+    const back = await v3.host.invoke('catalog.lookup', { query: 'Dune: Part Two' }, admin);
+    expect(back.status).toBe('succeeded');
+  });
+
   it('identity.resolve to a known title re-binds the release; to an unknown one leaves it as it was', async () => {
     const { host } = await v3Setup();
     const found = await host.invoke('release.search', { mediaSource: 'tmdb', mediaId: '693134' }, admin);

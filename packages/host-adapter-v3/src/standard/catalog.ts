@@ -1,10 +1,13 @@
 import { defineStandardCapability, parseMediaEntityId, type MediaItem } from '@media-agent/sdk/media';
 import { toV3Identity } from '../identity';
 import { typeName } from './mapping';
+import { retestMetadata } from './search-cause';
 import type { V3Services, V3StandardHelpers } from './services';
 
 /**
- * Catalog lookups (`media.search`, `media.detail`) with library presence (`library.exists`).
+ * Catalog lookups (`media.search`, `media.detail`) with library presence (`library.exists`). A lookup the
+ * host found nothing for asks its network test of TMDB again (`system.network.test`), so the error names
+ * TMDB unreachable also when it was lost after start.
  * @param s - the services of one host
  * @param h - the shared reads and views
  * @returns `catalog.lookup` by id
@@ -42,7 +45,9 @@ export function v3CatalogCapabilities(s: V3Services, h: V3StandardHelpers) {
           items.push(item);
       }
       const limited = items.slice(0, input.limit ?? 10);
-      // A host that cannot reach TMDB answers an empty list exactly as for an unknown title: say which it is.
+      // A host that cannot reach TMDB answers an empty list exactly as for an unknown title: say which it is
+      // (its network test asked again when the host found nothing at all: TMDB may be lost since start).
+      if (raw.length === 0) await retestMetadata(s, ctx.signal);
       const cause = limited.length === 0 ? metadataCause(input.query) : undefined;
       if (cause) throw cause;
       if (limited.length === 1) journal.touch(ctx.runId, limited[0]!.mediaEntityId, limited[0]!.title);
