@@ -59,6 +59,16 @@ export interface HostOperationErrorOptions {
   data?: unknown;
 }
 
+/** Whether a value is {@link HostOperationErrorOptions} (an object of `status` and `data` only), not bare envelope data. */
+function isOperationOptions(value: unknown): value is HostOperationErrorOptions {
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.keys(value).every((k) => k === 'status' || k === 'data')
+  );
+}
+
 /**
  * The host refused the operation: an envelope with `success: false`, or an error status where the
  * adapter keeps the host's own message. Carries the host's message unchanged.
@@ -78,15 +88,17 @@ export class HostOperationError extends MediaAgentError<HostErrorCode> {
   /**
    * @param operation - the operation
    * @param hostMessage - the host's message
-   * @param options - HTTP status and envelope data
+   * @param optionsOrData - HTTP status and envelope data; any other value is taken as the envelope's data (the
+   *   2.x adapter's former third argument)
    * @param code - for subclasses (default `HOST_OPERATION_FAILED`)
    */
   constructor(
     operation: string,
     hostMessage: string,
-    options: HostOperationErrorOptions = {},
+    optionsOrData: HostOperationErrorOptions | unknown = {},
     code: HostErrorCode = 'HOST_OPERATION_FAILED',
   ) {
+    const options = isOperationOptions(optionsOrData) ? optionsOrData : { data: optionsOrData };
     super(
       code,
       `MoviePilot refused ${operation}${options.status !== undefined ? ` (HTTP ${options.status})` : ''}: ${hostMessage || '(no message)'}`,

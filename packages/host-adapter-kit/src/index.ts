@@ -61,3 +61,4 @@ export {
   sdkCapabilityRegistry,
   type AdapterHostParts,
 } from './host-wiring';
+export { planOfType } from './plan-of-type';

@@ -47,7 +47,8 @@ export class PluginOperationError extends MediaAgentError<PluginRefusalCode> {
    * @param message - why
    */
   constructor(code: PluginRefusalCode, capabilityId: string, operation: string, message: string) {
-    super(code, message, { capabilityId, operation });
+    // `route` and `operationId`: the names the 2.x and 3.x adapters' details used for the same fact.
+    super(code, message, { capabilityId, operation, route: operation, operationId: operation });
     this.capabilityId = capabilityId;
     this.operation = operation;
   }

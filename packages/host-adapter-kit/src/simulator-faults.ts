@@ -25,15 +25,15 @@ export interface HostSimulatorFaults {
  * @public
  */
 export function hostSimulatorFaults(overrides: Partial<HostSimulatorFaults> = {}): HostSimulatorFaults {
+  // A switch given as `undefined` keeps its default; the lists are copies, never the caller's.
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return {
-    dropAfterAccept: [],
-    fail5xx: [],
     slowSearchMs: 0,
     metadataUnreachable: false,
     noIndexerSites: false,
-    ...overrides,
-    ...(overrides.dropAfterAccept ? { dropAfterAccept: [...overrides.dropAfterAccept] } : {}),
-    ...(overrides.fail5xx ? { fail5xx: [...overrides.fail5xx] } : {}),
+    ...given,
+    dropAfterAccept: [...(overrides.dropAfterAccept ?? [])],
+    fail5xx: [...(overrides.fail5xx ?? [])],
   };
 }
 

@@ -43,3 +43,18 @@ export class HostVersionError extends MediaAgentError<V2ErrorCode> {
     super('HOST_VERSION_UNSUPPORTED', message, { version });
   }
 }
+
+/**
+ * The id names both a film and a series on the host's metadata source (TMDB film and series ids share one
+ * number space) and nothing said which: look the title up with its kind (`catalog.lookup` with `kind`)
+ * first, then search. Nothing was searched.
+ *
+ * Code: `HOST_MEDIA_AMBIGUOUS`.
+ * @public
+ */
+export class HostMediaAmbiguousError extends MediaAgentError<V2ErrorCode> {
+  /** @param message - both titles and what to do @param details - `title` (the id), `kinds` */
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('HOST_MEDIA_AMBIGUOUS', message, details);
+  }
+}

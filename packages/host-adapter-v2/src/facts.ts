@@ -22,7 +22,8 @@ export class V2GoalFacts implements GoalFacts {
     const [all, transfers] = await Promise.all([this.view.downloads(signal), this.view.transfers(signal)]);
     const library = new Map<string, boolean>();
     const present = async (entity: string) => {
-      if (!library.has(entity)) library.set(entity, (await this.view.inLibrary(entity, undefined, signal)).present);
+      if (!library.has(entity))
+        library.set(entity, (await this.view.inLibrary(entity, this.view.kindOf(entity, runId), signal)).present);
       return library.get(entity)!;
     };
     const mine = all.filter(

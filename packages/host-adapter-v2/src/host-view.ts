@@ -24,8 +24,16 @@ export class V2HostView {
   metadataUnreachable = false;
   /** The host's own words from that failed check (e.g. `网络连接失败！`), or `null`. */
   metadataMessage: string | null = null;
-  /** The kind of each media entity the adapter has seen (TMDB movie and series ids share one number space). */
+  /**
+   * The kind of each media entity the adapter has seen, per run (TMDB movie and series ids share one
+   * number space: one person's series must not turn another's film search into a series search).
+   */
   readonly #kinds = new Map<string, 'movie' | 'tv'>();
+  /**
+   * Runs the host's TMDB network test again and updates {@link V2HostView.metadataUnreachable} (set by the
+   * host; a no-op until then). Called when the host recognises nothing, so a TMDB lost after start is named.
+   */
+  recheckMetadata: (signal?: AbortSignal) => Promise<void> = async () => undefined;
 
   constructor(
     readonly client: V2HostClient,
@@ -33,20 +41,22 @@ export class V2HostView {
   ) {}
 
   /**
-   * Remembers the kind of a media entity the host described (catalog lookups, media detail).
+   * Remembers the kind of a media entity the host described (catalog lookups, media detail) for one run.
    * @param entity - `tmdb:693134`
    * @param kind - `movie` or `tv`
+   * @param scope - the run (else the task, else the actor) it was described for
    */
-  rememberKind(entity: string, kind: 'movie' | 'tv'): void {
-    this.#kinds.delete(entity);
-    this.#kinds.set(entity, kind);
+  rememberKind(entity: string, kind: 'movie' | 'tv', scope: string): void {
+    const key = `${scope}\n${entity}`;
+    this.#kinds.delete(key);
+    this.#kinds.set(key, kind);
     // Bounded: the oldest entries go first (a forgotten kind is asked of the host again).
     if (this.#kinds.size > MAX_KINDS) this.#kinds.delete(this.#kinds.keys().next().value!);
   }
 
-  /** The remembered kind of a media entity, or `undefined` when the adapter has not seen it described. */
-  kindOf(entity: string): 'movie' | 'tv' | undefined {
-    return this.#kinds.get(entity);
+  /** The kind of a media entity described in this scope, or `undefined`. @param entity - `tmdb:…` @param scope - see {@link V2HostView.rememberKind} */
+  kindOf(entity: string, scope: string): 'movie' | 'tv' | undefined {
+    return this.#kinds.get(`${scope}\n${entity}`);
   }
 
   /**
@@ -75,7 +85,6 @@ export class V2HostView {
     kind?: 'movie' | 'tv',
     signal?: AbortSignal,
   ): Promise<{ present: boolean; path: string | null }> {
-    kind ??= this.kindOf(entity);
     const [source, id] = entity.split(':');
     if (source !== 'tmdb') return { present: false, path: null };
     try {

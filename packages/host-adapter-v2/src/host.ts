@@ -245,6 +245,12 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   const storage = options.storage ?? new MemoryStorage();
   const tracking = new V2Tracking(storage);
   const view = new V2HostView(client, tracking);
+  // When the host recognises nothing, its TMDB test runs again: a TMDB lost after start is then named.
+  view.recheckMetadata = async () => {
+    await checkMetadata(client, status);
+    view.metadataUnreachable = status.metadata === 'unreachable';
+    view.metadataMessage = status.metadataMessage;
+  };
   let facts: V2GoalFacts | undefined;
   const goalFacts: GoalFacts = { forRun: (runId, signal) => facts!.forRun(runId, signal) };
   const supers = options.superusers ?? ['user:admin'];

@@ -34,7 +34,7 @@ export {
   type PluginDefinitionCode,
   type PluginRefusalCode,
 } from '@media-agent/host-adapter-kit';
-export { HostContractError, HostVersionError } from './errors';
+export { HostContractError, HostMediaAmbiguousError, HostVersionError } from './errors';
 export { V2_ERROR_CODES, type V2ErrorCode } from './error-codes';
 export { V2HostContract, V2_MIN_VERSION, compareV2Versions, parseV2Version } from './host-contract';
 export {

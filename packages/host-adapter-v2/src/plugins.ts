@@ -127,7 +127,11 @@ export type V2OpenApiDocument = {
       }
     >
   >;
-  components?: { schemas?: Record<string, unknown> };
+  components?: {
+    schemas?: Record<string, unknown>;
+    /** The security schemes (API-key schemes name the header, query or cookie parameter that carries the credential). */
+    securitySchemes?: Record<string, { type?: string; in?: string; name?: string }>;
+  };
 };
 
 /**
@@ -182,6 +186,16 @@ export function pluginRoutes(doc: V2OpenApiDocument, installed?: ReadonlySet<str
     }
   }
   return out.filter((r) => r.capabilityId.length <= 128);
+}
+
+/** `in:name` (name in lower case) of every parameter the document's API-key security schemes read a credential from. */
+function credentialParameters(doc: V2OpenApiDocument): Set<string> {
+  const schemes = Object.values(doc.components?.securitySchemes ?? {});
+  return new Set(
+    schemes
+      .filter((s) => s.type === 'apiKey' && typeof s.name === 'string' && typeof s.in === 'string')
+      .map((s) => `${s.in}:${s.name!.toLowerCase()}`),
+  );
 }
 
 /** Inlines `#/components/schemas/…` references (cycles become `{}`), so a capability schema stands alone. */
@@ -274,7 +288,10 @@ function pluginCapability(
 ): Capability {
   const op = doc.paths[route.path]![route.method.toLowerCase()]!;
   const read = !route.effect.write;
-  const params = op.parameters ?? [];
+  // A parameter that carries a credential of the host's own security schemes (the plugin API's `apikey`
+  // query, the `token` query) is the adapter's to send: the model is never asked for the host's API token.
+  const credentials = credentialParameters(doc);
+  const params = (op.parameters ?? []).filter((p) => !credentials.has(`${p.in}:${p.name.toLowerCase()}`));
   const group = (where: string) => {
     const ps = params.filter((p) => p.in === where);
     if (ps.length === 0) return undefined;

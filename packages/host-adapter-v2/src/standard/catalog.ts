@@ -1,6 +1,6 @@
 import { defineStandardCapability, MediaStateError } from '@media-agent/sdk/media';
 import { entityOf, kindOf, mediaItem, type V2MediaInfo } from '../mapping';
-import type { V2StandardDeps, V2StandardHelpers } from './services';
+import { kindScope, type V2StandardDeps, type V2StandardHelpers } from './services';
 
 /**
  * Catalog lookups (`GET /api/v1/media/search`, `GET /api/v1/media/{mediaid}`) with library presence.
@@ -12,7 +12,7 @@ import type { V2StandardDeps, V2StandardHelpers } from './services';
 export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
   const { view } = deps;
   const { client, tracking } = view;
-  const { detail } = h;
+  const { describe } = h;
   return {
     'catalog.lookup': defineStandardCapability('catalog.lookup', async (input, ctx) => {
       let query = input.query.trim();
@@ -20,8 +20,8 @@ export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       const exact = /^(tmdb|douban|bangumi):([A-Za-z0-9_-]+)$/.exec(query);
       let infos: V2MediaInfo[];
       if (exact) {
-        const info = await detail(`${exact[1]}:${exact[2]}`, input.kind, ctx.signal);
-        infos = info ? [info] : [];
+        // An id may name a film and a series (one TMDB number space): list each the host describes.
+        infos = await describe(`${exact[1]}:${exact[2]}`, input.kind, ctx.signal, kindScope(ctx));
       } else {
         const y = /(?:^|\s|\()((?:19|20)\d\d)\)?\s*$/.exec(query);
         if (y && year === undefined && query.slice(0, y.index).trim()) {
@@ -43,12 +43,14 @@ export function v2CatalogCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       for (const info of infos.slice(0, input.limit ?? 10)) {
         const entity = entityOf(info);
         if (!entity) continue;
-        view.rememberKind(entity, kindOf(info.type));
+        view.rememberKind(entity, kindOf(info.type), kindScope(ctx));
         const item = mediaItem(info, (await view.inLibrary(entity, kindOf(info.type), ctx.signal)).present);
         if (item) items.push(item);
       }
       if (items.length === 1) await tracking.touch(ctx.runId, { entities: [items[0]!.mediaEntityId] });
-      // A host that cannot reach TMDB answers 200 [] exactly as for an unknown title: say which it is.
+      // A host that cannot reach TMDB answers 200 [] exactly as for an unknown title: ask its TMDB test
+      // again (TMDB may have been lost after start) and say which it is.
+      if (items.length === 0) await view.recheckMetadata(ctx.signal);
       if (items.length === 0 && view.metadataUnreachable)
         throw new MediaStateError(
           'MEDIA_NOT_FOUND',

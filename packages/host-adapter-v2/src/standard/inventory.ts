@@ -1,7 +1,7 @@
 import { defineStandardCapability, type StandardOutput } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
 import { kindOf, msOf, typeName } from '../mapping';
-import type { V2StandardDeps, V2StandardHelpers } from './services';
+import { kindScope, type V2StandardDeps, type V2StandardHelpers } from './services';
 
 /**
  * Library inventory (`GET /api/v1/mediaserver/exists`, the transfer history).
@@ -22,7 +22,8 @@ export function v2InventoryCapabilities(deps: V2StandardDeps, h: V2StandardHelpe
         let data: { item?: Record<string, unknown> } | null = null;
         try {
           // The media type the adapter knows (asked for, or seen in a lookup): TMDB movie and series ids collide.
-          const kind = input.kind ?? (exact?.[1] === 'tmdb' ? view.kindOf(`tmdb:${exact[2]}`) : undefined);
+          const kind =
+            input.kind ?? (exact?.[1] === 'tmdb' ? view.kindOf(`tmdb:${exact[2]}`, kindScope(ctx)) : undefined);
           const mtype = kind ? typeName(kind) : undefined;
           data = await client.call('library.exists', {
             query: exact?.[1] === 'tmdb' ? { tmdbid: Number(exact[2]), mtype } : { title: q, mtype },

@@ -1,5 +1,5 @@
 import { defineStandardCapability, MediaStateError } from '@media-agent/sdk/media';
-import { HostNoIndexersError, HostOperationError } from '../errors';
+import { HostNoIndexersError, HostOperationError, HostProtocolError } from '../errors';
 import { msOf, releaseIdOf, releaseOf, typeName, v2MediaId, type V2Context } from '../mapping';
 import {
   type V2StandardDeps,
@@ -7,6 +7,7 @@ import {
   isNoResult,
   isNoSites,
   isNotRecognised,
+  kindScope,
   titleNotRecognised,
 } from './services';
 
@@ -39,25 +40,34 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       // The host searches by media type (TMDB movie and series ids share one number space): send the kind
       // the adapter knows (from a lookup), else the one the host describes the id as. No description at
       // all means the host cannot recognise the title, so its search could not run.
-      if (view.kindOf(entity) === undefined && !(await detail(entity, undefined, ctx.signal)))
-        throw titleNotRecognised(view, entity);
-      const mtype = view.kindOf(entity)!; // remembered by the lookup or by detail()
+      const scope = kindScope(ctx);
+      if (view.kindOf(entity, scope) === undefined && !(await detail(entity, undefined, ctx.signal, scope)))
+        throw await titleNotRecognised(view, entity, undefined, ctx.signal);
+      const mtype = view.kindOf(entity, scope)!; // remembered in this run by the lookup or by detail()
       let contexts: V2Context[] = [];
       let empty = false;
       try {
-        contexts =
-          (await client.call<V2Context[]>('search.media', {
-            pathParams: { mediaid: entity },
-            query: {
-              mtype: typeName(mtype),
-              season: input.season !== undefined ? String(input.season) : undefined,
-            },
-            signal: ctx.signal,
-          })) ?? [];
+        const answer = await client.call<V2Context[] | null>('search.media', {
+          pathParams: { mediaid: entity },
+          query: {
+            mtype: typeName(mtype),
+            season: input.season !== undefined ? String(input.season) : undefined,
+          },
+          signal: ctx.signal,
+        });
+        // A success must carry the list its contract declares: `data: null` is no answer, not "no releases".
+        if (!Array.isArray(answer))
+          throw new HostProtocolError(
+            'search.media',
+            `MoviePilot answered search.media for ${entity} with success but ${answer === null ? 'no data' : `a ${typeof answer}`} where a list of releases is declared; nothing was taken from it`,
+            { received: answer === null ? 'null' : typeof answer },
+          );
+        contexts = answer;
         empty = contexts.length === 0;
       } catch (error) {
         if (!(error instanceof HostOperationError)) throw error;
-        if (isNotRecognised(error.hostMessage)) throw titleNotRecognised(view, entity, error.hostMessage);
+        if (isNotRecognised(error.hostMessage))
+          throw await titleNotRecognised(view, entity, error.hostMessage, ctx.signal);
         if (isNoSites(error.hostMessage)) throw noIndexers(entity, error.hostMessage);
         // Anything but the host's explicit no-result message (site authentication, …) is a failure.
         if (!isNoResult(error.hostMessage)) throw error;
@@ -66,10 +76,11 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
       if (empty) {
         // MoviePilot answers "未搜索到任何资源" alike when no site has a release, when it could not recognise
         // the title (TMDB unreachable, unknown id) and when it has no indexer site: tell them apart.
-        if (!(await detail(entity, mtype, ctx.signal))) throw titleNotRecognised(view, entity);
+        if (!(await detail(entity, mtype, ctx.signal, scope)))
+          throw await titleNotRecognised(view, entity, undefined, ctx.signal);
         if ((await view.activeSites(ctx.signal)) === 0) throw noIndexers(entity);
       }
-      const library = await view.inLibrary(entity, undefined, ctx.signal);
+      const library = await view.inLibrary(entity, mtype, ctx.signal);
       const rank = (r: string) => ['480p', '720p', '1080p', '2160p'].indexOf(r);
       const list = contexts
         .filter((c) => c.torrent_info)
@@ -88,7 +99,7 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
     }),
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
       const r = await findRelease(input.releaseId, ctx.signal);
-      const library = await view.inLibrary(r.entity, undefined, ctx.signal);
+      const library = await view.inLibrary(r.entity, view.kindOf(r.entity, kindScope(ctx)), ctx.signal);
       const release = releaseOf(r.torrent, r.entity, library.present);
       return {
         release,
@@ -99,7 +110,8 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
     }),
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {
       const entity = v2MediaId(input.mediaSource, input.mediaId);
-      if (!(await detail(entity, input.kind, ctx.signal))) throw titleNotRecognised(view, entity);
+      if (!(await detail(entity, input.kind, ctx.signal, kindScope(ctx))))
+        throw await titleNotRecognised(view, entity, undefined, ctx.signal);
       let previous: string | null = null;
       if (input.subjectType === 'release') {
         const r = await findRelease(input.subjectId, ctx.signal);

@@ -1,3 +1,4 @@
+import { planOfType } from '@media-agent/host-adapter-kit';
 import { MediaStateError, type Task } from '@media-agent/sdk/media';
 import type { HandlerContext, PlanService } from '@media-agent/sdk';
 import {
@@ -9,6 +10,7 @@ import {
   type V2MediaInfo,
   type V2TorrentInfo,
 } from '../mapping';
+import { HostMediaAmbiguousError } from '../errors';
 import type { V2HostView } from '../host-view';
 
 /**
@@ -41,7 +43,14 @@ export const isNoSites = (message: string) => NO_SITES.test(message);
  * @param hostMessage - the host's own message, when it gave one
  * @internal
  */
-export function titleNotRecognised(view: V2HostView, entity: string, hostMessage?: string): MediaStateError {
+export async function titleNotRecognised(
+  view: V2HostView,
+  entity: string,
+  hostMessage?: string,
+  signal?: AbortSignal,
+): Promise<MediaStateError> {
+  // The host recognised nothing: ask its TMDB test again, so a TMDB lost after start is named as the cause.
+  await view.recheckMetadata(signal);
   if (view.metadataUnreachable)
     return new MediaStateError(
       'MEDIA_NOT_FOUND',
@@ -70,6 +79,21 @@ export interface V2StandardDeps {
 /** Reads and checks shared by the standard capability families of one host. @internal */
 export type V2StandardHelpers = ReturnType<typeof v2StandardHelpers>;
 
+/** The scope a media kind is remembered in: the run, else the task, else the actor. @param ctx - the handler context */
+export const kindScope = (ctx: { runId?: string | null; taskId?: string | null; actor: string }): string =>
+  ctx.runId ?? ctx.taskId ?? ctx.actor;
+
+/** `HOST_MEDIA_AMBIGUOUS`: the id names a film and a series; the model must say which. */
+function ambiguousMedia(entity: string, found: V2MediaInfo[]): HostMediaAmbiguousError {
+  const named = found.map(
+    (i) => `${kindOf(i.type) === 'movie' ? 'the film' : 'the series'} ${i.title ?? '?'}${i.year ? ` (${i.year})` : ''}`,
+  );
+  return new HostMediaAmbiguousError(
+    `${entity} names both ${named.join(' and ')} on TMDB (film and series ids share one number space): look it up with catalog.lookup and its kind (movie or tv) first, then search`,
+    { title: entity, kinds: found.map((i) => kindOf(i.type)) },
+  );
+}
+
 /**
  * The reads and checks the standard capability families share: the release cache, media detail,
  * release lookup (cache, else the host's last search), task views, plan checks and transfers.
@@ -81,23 +105,34 @@ export function v2StandardHelpers(deps: V2StandardDeps) {
   const { client } = view;
   const releases = new Map<string, { torrent: V2TorrentInfo; media: V2MediaInfo; entity: string }>();
 
-  const detail = async (
+  /**
+   * What the host describes an id as (media detail): of the kind given, else of each kind the id names
+   * (TMDB film and series ids share one number space: both may answer). Each answer's kind is remembered
+   * for the scope.
+   */
+  const describe = async (
     entity: string,
     kind: 'movie' | 'tv' | undefined,
     signal: AbortSignal,
-  ): Promise<V2MediaInfo | undefined> => {
+    scope: string,
+  ): Promise<V2MediaInfo[]> => {
+    const found: V2MediaInfo[] = [];
     for (const k of kind ? [kind] : (['movie', 'tv'] as const)) {
       const info = await client.call<V2MediaInfo>('media.detail', {
         pathParams: { mediaid: entity },
         query: { type_name: typeName(k) },
         signal,
       });
-      if (info && entityOf(info)) {
-        view.rememberKind(entity, kindOf(info.type));
-        return info;
-      }
+      if (info && entityOf(info) && kindOf(info.type) === k) found.push(info);
     }
-    return undefined;
+    if (found.length === 1) view.rememberKind(entity, kindOf(found[0]!.type), scope);
+    return found;
+  };
+  /** The one title an id names (kind given, or only one kind answers); `undefined` when none; HOST_MEDIA_AMBIGUOUS when both do. */
+  const detail = async (entity: string, kind: 'movie' | 'tv' | undefined, signal: AbortSignal, scope: string) => {
+    const found = await describe(entity, kind, signal, scope);
+    if (found.length > 1) throw ambiguousMedia(entity, found);
+    return found[0];
   };
   const findRelease = async (releaseId: string, signal: AbortSignal) => {
     const cached = releases.get(releaseId);
@@ -129,23 +164,11 @@ export function v2StandardHelpers(deps: V2StandardDeps) {
     if (!d) throw notFound('download', hash);
     return d;
   };
-  const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) => {
-    const plan = ctx.plan;
-    if (!plan)
-      throw new MediaStateError(
-        'MEDIA_NOT_FOUND',
-        `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`,
-        { planId },
-      );
-    if (plan.type !== type)
-      throw new MediaStateError('MEDIA_PLAN_CONFLICT', `plan ${plan.id} is a ${plan.type} plan, not a ${type} plan`, {
-        planId: plan.id,
-      });
-    return plan;
-  };
+  const planOf = (ctx: HandlerContext, type: 'download' | 'organize', planId: string) =>
+    planOfType(ctx.plan, type, planId);
   const transferFor = async (hash: string, signal: AbortSignal) =>
     (await view.transfers(signal))
       .filter((t) => t.download_hash === hash)
       .sort((a, b) => Number(b.status) - Number(a.status) || b.id - a.id)[0];
-  return { releases, detail, findRelease, taskOf, downloadOrThrow, planOf, transferFor };
+  return { releases, describe, detail, findRelease, taskOf, downloadOrThrow, planOf, transferFor };
 }

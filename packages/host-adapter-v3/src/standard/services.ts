@@ -1,3 +1,4 @@
+import { planOfType } from '@media-agent/host-adapter-kit';
 import {
   MediaStateError,
   mediaEntityId,
@@ -138,23 +139,8 @@ export function v3StandardHelpers(s: V3Services) {
       organizeId: organized ? `th-${organized.id}` : null,
     };
   };
-  const planOf = (plan: { type: string; id: string } | undefined, type: 'download' | 'organize', planId: string) => {
-    if (!plan)
-      throw new MediaStateError(
-        'MEDIA_NOT_FOUND',
-        `no plan ${JSON.stringify(planId)}: make one with ${type}.plan first`,
-        { planId },
-      );
-    if (plan.type !== type)
-      throw new MediaStateError(
-        'MEDIA_PLAN_CONFLICT',
-        `plan ${plan.id} is a ${plan.type} plan, not ${type === 'organize' ? 'an' : 'a'} ${type} plan`,
-        {
-          planId: plan.id,
-        },
-      );
-    return plan;
-  };
+  const planOf = planOfType;
+
   /** `MEDIA_NOT_FOUND` for a lookup that found nothing while the host cannot reach TMDB, else undefined. */
   const metadataCause = (query: string): MediaStateError | undefined =>
     s.status.metadata === 'unreachable'
