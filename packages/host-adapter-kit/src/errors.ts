@@ -59,13 +59,18 @@ export interface HostOperationErrorOptions {
   data?: unknown;
 }
 
-/** Whether a value is {@link HostOperationErrorOptions} (an object of `status` and `data` only), not bare envelope data. */
+/**
+ * Whether a value is {@link HostOperationErrorOptions} — a non-empty object of `status` (a number) and
+ * `data` only — rather than bare envelope data (the 2.x adapter's former third argument).
+ */
 function isOperationOptions(value: unknown): value is HostOperationErrorOptions {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const status = (value as { status?: unknown }).status;
   return (
-    !!value &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Object.keys(value).every((k) => k === 'status' || k === 'data')
+    keys.length > 0 &&
+    keys.every((k) => k === 'status' || k === 'data') &&
+    (status === undefined || typeof status === 'number')
   );
 }
 
@@ -104,6 +109,7 @@ export class HostOperationError extends MediaAgentError<HostErrorCode> {
       `MoviePilot refused ${operation}${options.status !== undefined ? ` (HTTP ${options.status})` : ''}: ${hostMessage || '(no message)'}`,
       {
         operation,
+        operationId: operation, // the 3.x adapter's former name of the same fact
         hostMessage,
         ...(options.status !== undefined ? { status: options.status } : {}),
         ...(options.data !== undefined ? { data: options.data } : {}),
@@ -204,7 +210,8 @@ export class HostTransportError extends MediaAgentError<HostErrorCode> {
     options?: ErrorOptions,
     code: 'HOST_TRANSPORT_FAILED' | 'HOST_UNREACHABLE' = 'HOST_TRANSPORT_FAILED',
   ) {
-    super(code, `MoviePilot ${operation}: ${message}`, { operation }, options);
+    // `operationId`: the 3.x adapter's former name of the same fact.
+    super(code, `MoviePilot ${operation}: ${message}`, { operation, operationId: operation }, options);
   }
 }
 
@@ -233,9 +240,10 @@ export class HostUnsupportedError extends MediaAgentError<HostErrorCode> {
   /**
    * @param operation - the operation or capability id
    * @param message - why (which route the host does not serve, and the host's version when known)
+   * @param details - more facts, e.g. `capabilityId`
    */
-  constructor(operation: string, message: string) {
-    super('HOST_OPERATION_UNSUPPORTED', message, { operation });
+  constructor(operation: string, message: string, details: Record<string, unknown> = {}) {
+    super('HOST_OPERATION_UNSUPPORTED', message, { operation, ...details });
   }
 }
 

@@ -14,7 +14,8 @@
  * - the plugin id must be a literal name (a `{parameter}` is the host's);
  * - the route must declare a JSON answer (and nothing but JSON): a route that answers files or pages is
  *   no capability;
- * - when the host's list of installed plugins is known, the plugin must be in it.
+ * - when the host's list of installed plugins is known, the plugin must be in it (and a plugin in it is
+ *   never taken for a host segment).
  */
 
 /** The parts of one OpenAPI operation the rule reads. @public */
@@ -114,7 +115,9 @@ export function rulePluginRoute(
       reason: 'outside_plugin_api',
       message: `${path} is not a plugin's API route (those are /api/v1/plugin/<PluginID>/<path>)`,
     };
-  if (context.hostSegments.has(pluginId))
+  // The host's own list of installed plugins, when known, wins over the shape of its paths (a plugin that
+  // declares an empty path is served at /api/v1/plugin/<PluginID> alone, like a host route).
+  if (context.hostSegments.has(pluginId) && !context.installed?.has(pluginId))
     return {
       own: false,
       reason: 'host_route',

@@ -74,7 +74,8 @@ export class V2HostView {
                 .length
             : undefined,
       });
-    } catch {
+    } catch (error) {
+      if (signal?.aborted) throw error; // a cancelled search stops here
       return undefined;
     }
   }

@@ -246,7 +246,7 @@ export async function discoverV2PluginCapabilities(
   declarations: Record<string, V2PluginDeclaration> = {},
 ): Promise<V2PluginDiscovery> {
   const doc = (await client.loadContract()).document as unknown as V2OpenApiDocument;
-  const routes = pluginRoutes(doc)
+  const routes = pluginRoutes(doc, await installedPlugins(client, doc))
     .filter((r) => client.accepts(r.security))
     .map((r) => {
       const effect = declarations[r.capabilityId]?.effect;
@@ -277,6 +277,26 @@ export async function discoverV2PluginCapabilities(
     }
   }
   return { capabilities, routes: served, skipped, document: doc };
+}
+
+/**
+ * The ids of the plugins the host lists as installed (`GET /api/v1/plugin/installed`), when the
+ * adapter's credentials open that route; `undefined` when they do not or the read fails (the rule then
+ * reads the document alone).
+ */
+async function installedPlugins(client: V2HostClient, doc: V2OpenApiDocument): Promise<Set<string> | undefined> {
+  const path = '/api/v1/plugin/installed';
+  const security = (doc.paths[path]?.get?.security ?? []).flatMap((s) => Object.keys(s)) as V2SecurityScheme[];
+  if (!doc.paths[path]?.get || !client.accepts(security)) return undefined;
+  try {
+    const ids = await client.send(
+      { id: 'plugin.installed', method: 'GET', path, envelope: 'bare', security, write: false },
+      {},
+    );
+    return Array.isArray(ids) ? new Set(ids.filter((x): x is string => typeof x === 'string')) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One plugin route as a capability (throws what `defineCapability` throws, and `PLUGIN_KIND_TOO_WEAK`). */

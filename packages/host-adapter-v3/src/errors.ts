@@ -31,6 +31,8 @@ export type V3ValidationIssue = HostValidationIssue;
 export class V3HostError extends HostOperationError {
   /** Whether `value` is an error the 3.x adapter's `V3HostError` stood for. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3HostError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostOperationError || value instanceof HostAuthError;
   }
   /**
@@ -59,6 +61,8 @@ export class V3HostError extends HostOperationError {
 export class V3ValidationError extends HostValidationError {
   /** Whether `value` is a `HostValidationError`. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3ValidationError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostValidationError;
   }
 }
@@ -71,6 +75,8 @@ export class V3ValidationError extends HostValidationError {
 export class V3PermissionDeniedError extends HostPermissionError {
   /** Whether `value` is a `HostPermissionError`. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3PermissionDeniedError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostPermissionError;
   }
 }
@@ -83,6 +89,8 @@ export class V3PermissionDeniedError extends HostPermissionError {
 export class V3AuthError extends HostAuthError {
   /** Whether `value` is a `HostAuthError`. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3AuthError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostAuthError;
   }
   /** @param operationId - the operation (or `login.access_token`) @param status - the HTTP status @param message - the host's message */
@@ -100,6 +108,8 @@ export class V3AuthError extends HostAuthError {
 export class V3TransportError extends HostTransportError {
   /** Whether `value` is a `HostTransportError` (`HostUnreachableError` included). @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3TransportError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostTransportError;
   }
   /**
@@ -121,11 +131,13 @@ export class V3TransportError extends HostTransportError {
 export class V3UnsupportedError extends HostUnsupportedError {
   /** Whether `value` is a `HostUnsupportedError`. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3UnsupportedError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostUnsupportedError;
   }
   /** @param capabilityId - the capability @param reason - why the catalog cannot serve it */
   constructor(capabilityId: string, reason: string) {
-    super(capabilityId, unsupportedMessage(capabilityId, reason));
+    super(capabilityId, unsupportedMessage(capabilityId, reason), { capabilityId });
   }
 }
 
@@ -137,6 +149,8 @@ export class V3UnsupportedError extends HostUnsupportedError {
 export class V3OptionsError extends HostOptionsError {
   /** Whether `value` is a `HostOptionsError`. @param value - anything */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass of the former name is matched as classes are: only its own instances.
+    if (this !== V3OptionsError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return value instanceof HostOptionsError;
   }
 }
@@ -168,7 +182,7 @@ export function v3AuthFailed(operation: string, status: number, hostMessage: str
  * @internal
  */
 export function v3Unsupported(capabilityId: string, reason: string): HostUnsupportedError {
-  return new HostUnsupportedError(capabilityId, unsupportedMessage(capabilityId, reason));
+  return new HostUnsupportedError(capabilityId, unsupportedMessage(capabilityId, reason), { capabilityId });
 }
 
 /**

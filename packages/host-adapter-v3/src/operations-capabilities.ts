@@ -52,8 +52,17 @@ export function v3NeedsApproval(op: V3Operation, actorKind: string): boolean {
   return op.effect === 'destructive_write' || (op.confirmation === 'required' && actorKind === 'agent');
 }
 
-/** A query or body flag sent as true (`true`, `"true"`, `1`, `"1"`). */
-const isTrue = (v: unknown) => v === true || v === 1 || (typeof v === 'string' && /^(true|1)$/i.test(v.trim()));
+/**
+ * A query or body flag the host may read as true: present and not one of the false spellings its
+ * parser (pydantic) accepts (`0 off f false n no`, any case); a repeated query value counts by its last.
+ * Anything else (`yes`, `on`, `t`, `y`, `true`, `1`, a list) is taken as true: a secret read refused
+ * wrongly costs a retry, one let through hands secrets to the model.
+ */
+const isTrue = (v: unknown): boolean => {
+  const last = Array.isArray(v) ? v[v.length - 1] : v;
+  if (last === undefined || last === null || last === false || last === 0) return false;
+  return !(typeof last === 'string' && /^(0|off|f|false|n|no|)$/i.test(last.trim()));
+};
 
 /**
  * The classification the host gives one call of a catalog operation: the catalog entry, re-classified

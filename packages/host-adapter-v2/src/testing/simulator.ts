@@ -9,7 +9,12 @@ import {
   type OpenApiOperation,
   type V2ContractName,
 } from './contract';
-import { hostSimulatorFaults, takeFault, type HostSimulatorFaults } from '@media-agent/host-adapter-kit';
+import {
+  hostPluginSegments,
+  hostSimulatorFaults,
+  takeFault,
+  type HostSimulatorFaults,
+} from '@media-agent/host-adapter-kit';
 import { V2_OPERATIONS } from '../operations';
 import { SIM_RELEASES, SIM_TITLES, type SimRelease, type SimTitle } from './data';
 
@@ -717,6 +722,15 @@ export class MoviePilotV2Simulator {
     const user = principal.startsWith('user:') ? principal.slice(5) : 'admin';
     const key = `${method} ${template}`;
     switch (key) {
+      case 'GET /api/v1/plugin/installed': {
+        // The plugins whose own API routes the contract lists (each is installed and loaded on a real host).
+        const paths = Object.keys(this.#validator.document.paths);
+        const host = hostPluginSegments(paths);
+        const ids = paths
+          .map((p) => /^\/api\/v1\/plugin\/([A-Za-z0-9_-]+)\/./.exec(p)?.[1])
+          .filter((id): id is string => !!id && !host.has(id));
+        return bare([...new Set(ids)]);
+      }
       case 'GET /api/v1/user/current':
         return bare({ name: user, is_superuser: superuser, is_active: true, id: 1 });
       case 'GET /api/v3/system/status':
