@@ -13,6 +13,10 @@ export default defineConfig({
       },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },
       {
+        find: /^@media-agent\/host-adapter-kit\/errors$/,
+        replacement: fileURLToPath(new URL('./packages/host-adapter-kit/src/errors.ts', import.meta.url)),
+      },
+      {
         find: /^@media-agent\/host-adapter-kit$/,
         replacement: fileURLToPath(new URL('./packages/host-adapter-kit/src/index.ts', import.meta.url)),
       },

@@ -1,5 +1,19 @@
+/**
+ * `@media-agent/host-adapter-kit/errors`: the one set of error classes and codes both MoviePilot adapters
+ * throw (each adapter re-exports this entry whole).
+ *
+ * @packageDocumentation
+ */
 import { MediaAgentError } from '@media-agent/sdk';
 import type { HostErrorCode } from './error-codes';
+
+export { HOST_ERROR_CODES, type HostErrorCode } from './error-codes';
+export {
+  PluginDefinitionError,
+  PluginOperationError,
+  type PluginDefinitionCode,
+  type PluginRefusalCode,
+} from './plugin-errors';
 
 /**
  * The adapter's options are invalid (no or a bad URL, no credentials, half a login, both kinds of

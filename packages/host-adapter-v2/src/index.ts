@@ -11,29 +11,8 @@
  */
 export const HOST_GENERATION = 'v2' as const;
 
-// One set of error classes and codes for both MoviePilot adapters (see @media-agent/host-adapter-kit).
-export {
-  HOST_ERROR_CODES,
-  HostAuthError,
-  HostGenerationError,
-  HostHttpError,
-  HostNoIndexersError,
-  HostOperationError,
-  HostOptionsError,
-  HostPermissionError,
-  HostProtocolError,
-  HostTransportError,
-  HostUnreachableError,
-  HostUnsupportedError,
-  HostValidationError,
-  PluginDefinitionError,
-  PluginOperationError,
-  type HostErrorCode,
-  type HostOperationErrorOptions,
-  type HostValidationIssue,
-  type PluginDefinitionCode,
-  type PluginRefusalCode,
-} from '@media-agent/host-adapter-kit';
+// One set of error classes and codes for both MoviePilot adapters (HostOperationError, HOST_ERROR_CODES, …).
+export * from '@media-agent/host-adapter-kit/errors';
 export { HostContractError, HostMediaAmbiguousError, HostVersionError } from './errors';
 export { V2_ERROR_CODES, type V2ErrorCode } from './error-codes';
 export { V2HostContract, V2_MIN_VERSION, compareV2Versions, parseV2Version } from './host-contract';

@@ -27,29 +27,8 @@ export {
   type V3Response,
   type V3Timeouts,
 } from './client';
-// One set of error classes and codes for both MoviePilot adapters (see @media-agent/host-adapter-kit).
-export {
-  HOST_ERROR_CODES,
-  HostAuthError,
-  HostGenerationError,
-  HostHttpError,
-  HostNoIndexersError,
-  HostOperationError,
-  HostOptionsError,
-  HostPermissionError,
-  HostProtocolError,
-  HostTransportError,
-  HostUnreachableError,
-  HostUnsupportedError,
-  HostValidationError,
-  PluginDefinitionError,
-  PluginOperationError,
-  type HostErrorCode,
-  type HostOperationErrorOptions,
-  type HostValidationIssue,
-  type PluginDefinitionCode,
-  type PluginRefusalCode,
-} from '@media-agent/host-adapter-kit';
+// One set of error classes and codes for both MoviePilot adapters (HostOperationError, HOST_ERROR_CODES, …).
+export * from '@media-agent/host-adapter-kit/errors';
 export {
   V3AuthError,
   V3HostError,
