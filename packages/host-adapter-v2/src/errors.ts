@@ -3,18 +3,7 @@ import type { V2ErrorCode } from './error-codes';
 
 // The errors both adapters throw are one set of classes, in @media-agent/host-adapter-kit; this file
 // keeps what only the 2.x adapter throws (it reads the host's OpenAPI document and its version).
-export {
-  HostAuthError,
-  HostGenerationError,
-  HostHttpError,
-  HostNoIndexersError,
-  HostOperationError,
-  HostOptionsError,
-  HostProtocolError,
-  HostTransportError,
-  HostUnreachableError,
-  HostUnsupportedError,
-} from '@media-agent/host-adapter-kit';
+export * from '@media-agent/host-adapter-kit/errors';
 
 /**
  * The host's OpenAPI document (`GET /api/v1/openapi.json`) could not be read or is not an OpenAPI
