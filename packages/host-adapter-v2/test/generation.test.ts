@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConsoleLogger } from '@media-agent/sdk';
 import { MemoryStorage } from '@media-agent/sdk/storage';
 import { loadV2Contract, MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
@@ -12,7 +11,7 @@ import {
   V2HostClient,
   type V2Credentials,
 } from '../src/index';
-import { cleanup, started } from './helpers';
+import { cleanup, listenLocal, started } from './helpers';
 
 afterEach(cleanup);
 const LOGIN = { username: 'admin', password: 'password' } as const;
@@ -33,15 +32,7 @@ async function fakeHost(answer: (path: string) => [number, string]): Promise<str
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(body);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  started.push({
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listenLocal(server);
 }
 
 describe('the V2 adapter refuses a host of another generation (HOST_GENERATION_MISMATCH)', () => {

@@ -4,13 +4,11 @@ import {
   MoviePilotV2Simulator,
   SIM_RELEASES,
   SIM_TITLES,
-  type SimRelease,
-  type SimTitle,
   type V2SimulatorOptions,
 } from '@media-agent/host-adapter-v2/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createV2AgentHost, type V2Credentials } from '../src/index';
-import { cleanup, started } from './helpers';
+import { cleanup, started, TWIN, TWIN_RELEASE } from './helpers';
 
 afterEach(cleanup);
 const admin = { actor: 'user:admin', taskId: 't' } as const;
@@ -138,31 +136,6 @@ describe('identity.resolve names the TMDB cause the same way', () => {
     expect(u.error?.message).toContain('recognised no title for tmdb:1');
   });
 });
-
-/** A series sharing Dune: Part Two's TMDB id (TMDB movie and TV ids are separate number spaces). */
-const TWIN: SimTitle = {
-  tmdbId: 693134,
-  doubanId: '99999999',
-  kind: 'tv',
-  title: 'Harbour Lights',
-  originalTitle: 'Harbour Lights',
-  localizedTitle: '港湾灯火',
-  year: 2019,
-  overview: 'A series whose TMDB TV id equals a film id.',
-  seasons: 1,
-};
-const TWIN_RELEASE: SimRelease = {
-  tmdbId: 693134,
-  kind: 'tv',
-  title: 'Harbour.Lights.S01.1080p.WEB-DL.H264-SIM',
-  size: 9_000_000_000,
-  seeders: 900,
-  site: 'HDSky',
-  siteId: 1,
-  enclosure: 'magnet:?xt=urn:btih:feedfacefeedfacefeedfacefeedfacefeedface',
-  pageUrl: 'https://hdsky.example/details.php?id=99',
-  description: '港湾灯火 第一季',
-};
 
 describe.each(HOSTS)('the media type is sent (%s)', (_name, contract, auth) => {
   // jxxghp/MoviePilot#4453 (a series' tmdbid 83097 shared by a film made MoviePilot recognise the film)

@@ -1,6 +1,5 @@
 // Trial (brief D): breaks found by using the 2.x adapter as a host developer would. Each test fails today.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConsoleLogger } from '@media-agent/sdk';
 import { MemoryStorage } from '@media-agent/sdk/storage';
 import {
@@ -13,7 +12,7 @@ import {
 } from '@media-agent/host-adapter-v2/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createV2AgentHost, type V2Credentials } from '../src/index';
-import { cleanup, started } from './helpers';
+import { cleanup, listenLocal, started, TWIN, TWIN_RELEASE } from './helpers';
 
 afterEach(cleanup);
 const LOGIN = { username: 'admin', password: 'password' } as const;
@@ -54,41 +53,8 @@ async function front(target: string, override: (path: string) => [number, string
     res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' });
     res.end(Buffer.from(await r.arrayBuffer()));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  started.push({
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listenLocal(server);
 }
-
-/** A series whose TMDB TV id equals Dune: Part Two's film id. */
-const TWIN: SimTitle = {
-  tmdbId: 693134,
-  doubanId: '99999999',
-  kind: 'tv',
-  title: 'Harbour Lights',
-  originalTitle: 'Harbour Lights',
-  localizedTitle: '港湾灯火',
-  year: 2019,
-  overview: 'A series whose TMDB TV id equals a film id.',
-  seasons: 1,
-};
-const TWIN_RELEASE: SimRelease = {
-  tmdbId: 693134,
-  kind: 'tv',
-  title: 'Harbour.Lights.S01.1080p.WEB-DL.H264-SIM',
-  size: 9_000_000_000,
-  seeders: 900,
-  site: 'HDSky',
-  siteId: 1,
-  enclosure: 'magnet:?xt=urn:btih:feedfacefeedfacefeedfacefeedfacefeedface',
-  pageUrl: 'https://hdsky.example/details.php?id=99',
-  description: '港湾灯火 第一季',
-};
 
 describe('trial: the media type sent with release.search', () => {
   // jxxghp/MoviePilot#4453: a series' tmdbid shared by a film made MoviePilot recognise the wrong one.
