@@ -17,6 +17,7 @@ export type {
   ModelMessage,
   ModelProvider,
   ModelRequest,
+  ModelResponseInfo,
   ModelTool,
   ModelUsage,
   ModelWarning,
@@ -55,6 +56,7 @@ export {
   type ReasoningReplay,
 } from './models/openai-dialects';
 export { collectStream, complete, type CompletedTurn } from './models/complete';
+export { attachResponseInfo, responseInfoOf } from './models/response-info';
 export {
   TiktokenCounter,
   type TiktokenCounterOptions,

@@ -7,7 +7,8 @@ import type { SseEvent } from './sse';
 import { UnknownShapes } from './unknown-shapes';
 import type { SseTranslator } from './sse-translator';
 import type { RequestTools } from './tools';
-import type { ModelEvent, ModelUsage, StopReason } from './types';
+import { attachResponseInfo } from './response-info';
+import type { ModelEvent, ModelResponseInfo, ModelUsage, StopReason } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -98,6 +99,8 @@ export class AnthropicTranslator implements SseTranslator {
   readonly #provider: string;
   readonly #secrets: ReadonlyArray<string | undefined>;
   readonly #usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  /** Response id, model and raw stop reason, as the server sent them. */
+  readonly #response: ModelResponseInfo = {};
   readonly #blocks = new Map<number, OpenBlock>();
   #stop: StopReason = 'end_turn';
   #generatedIds = 0;
@@ -129,9 +132,13 @@ export class AnthropicTranslator implements SseTranslator {
       return false;
     }
     switch (ev.type) {
-      case 'message_start':
-        usageFrom((ev.message as Json | undefined)?.usage as Json | undefined, this.#usage);
+      case 'message_start': {
+        const message = (ev.message as Json | undefined) ?? {};
+        usageFrom(message.usage as Json | undefined, this.#usage);
+        if (typeof message.id === 'string') this.#response.id = message.id;
+        if (typeof message.model === 'string') this.#response.model = message.model;
         return false;
+      }
       case 'content_block_start':
         this.#blockStart(ev.index as number, ev.content_block as Json, out);
         return false;
@@ -148,7 +155,10 @@ export class AnthropicTranslator implements SseTranslator {
         // A thinking block left open (no content_block_stop) still gets its signature or its warning.
         for (const [index, block] of this.#blocks) if (block.kind === 'thinking') this.#thinkingStop(index, block, out);
         this.#blocks.clear();
-        out.push({ type: 'usage', usage: { ...this.#usage } }, { type: 'done', stopReason: this.#stop });
+        out.push(
+          { type: 'usage', usage: { ...this.#usage } },
+          attachResponseInfo({ type: 'done', stopReason: this.#stop }, this.#response),
+        );
         return true;
       case 'error': {
         const e = (ev.error as Json | undefined) ?? {};
@@ -371,7 +381,10 @@ export class AnthropicTranslator implements SseTranslator {
 
   #messageDelta(ev: Json): void {
     const reason = (ev.delta as Json | undefined)?.stop_reason;
-    if (typeof reason === 'string') this.#stop = stopReasons[reason] ?? 'end_turn';
+    if (typeof reason === 'string') {
+      this.#stop = stopReasons[reason] ?? 'end_turn';
+      this.#response.finishReason = reason;
+    }
     usageFrom(ev.usage as Json | undefined, this.#usage);
   }
 }

@@ -91,6 +91,8 @@ type Json = Record<string, unknown>;
 export class AnthropicProvider implements ModelProvider {
   /** {@inheritDoc ModelProvider.id} */
   readonly id = 'anthropic';
+  /** The API base URL (default `https://api.anthropic.com`). */
+  readonly baseUrl: string;
   readonly #options: AnthropicProviderOptions;
   readonly #dispatcher: Dispatcher;
   readonly #url: string;
@@ -100,7 +102,8 @@ export class AnthropicProvider implements ModelProvider {
     checkProviderOptions('anthropic', options, 'AnthropicProvider', ['provider']); // `provider` when made by createModelProvider
     this.#options = options;
     this.#dispatcher = createDispatcher(options);
-    this.#url = joinApiUrl(options.baseUrl ?? 'https://api.anthropic.com', 'messages');
+    this.baseUrl = options.baseUrl ?? 'https://api.anthropic.com';
+    this.#url = joinApiUrl(this.baseUrl, 'messages');
   }
 
   /**

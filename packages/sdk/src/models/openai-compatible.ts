@@ -78,6 +78,8 @@ type Json = Record<string, unknown>;
 export class OpenAICompatibleProvider implements ModelProvider {
   /** {@inheritDoc ModelProvider.id} */
   readonly id: string;
+  /** The API base URL (the dialect's default unless the options name one). */
+  readonly baseUrl: string;
   /** The dialect in use. */
   readonly dialect: OpenAIDialect;
   readonly #options: OpenAICompatibleProviderOptions;
@@ -93,7 +95,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
     this.dialect = typeof options.dialect === 'object' ? options.dialect : OPENAI_DIALECTS[options.dialect ?? 'openai'];
     this.id = `openai-compatible:${this.dialect.name}`;
     this.#dispatcher = createDispatcher(options);
-    this.#url = joinApiUrl(options.baseUrl ?? this.dialect.defaultBaseUrl, 'chat/completions');
+    this.baseUrl = options.baseUrl ?? this.dialect.defaultBaseUrl;
+    this.#url = joinApiUrl(this.baseUrl, 'chat/completions');
   }
 
   /**

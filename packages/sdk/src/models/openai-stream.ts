@@ -7,7 +7,8 @@ import type { SseEvent } from './sse';
 import { UnknownShapes } from './unknown-shapes';
 import type { SseTranslator } from './sse-translator';
 import type { RequestTools } from './tools';
-import type { ModelEvent, ModelUsage, StopReason } from './types';
+import { attachResponseInfo } from './response-info';
+import type { ModelEvent, ModelResponseInfo, ModelUsage, StopReason } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -251,6 +252,8 @@ export class OpenAITranslator implements SseTranslator {
   readonly #calls: CallState[] = [];
   #usage: ModelUsage | undefined;
   #finish: string | undefined;
+  /** Response id and model, as the first chunk that carried them said. */
+  readonly #response: ModelResponseInfo = {};
   #callsEnded = false;
   /** Whether any text, reasoning or tool-call fragment arrived (an empty reply ended by `[DONE]` is a cut). */
   #output = false;
@@ -353,6 +356,8 @@ export class OpenAITranslator implements SseTranslator {
       );
     }
     if (chunk.usage && typeof chunk.usage === 'object') this.#usage = readUsage(chunk.usage as Json);
+    if (typeof chunk.id === 'string' && chunk.id !== '') this.#response.id ??= chunk.id;
+    if (typeof chunk.model === 'string' && chunk.model !== '') this.#response.model ??= chunk.model;
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Json | undefined) : undefined;
     if (!choice || typeof choice !== 'object') return;
     const rawDelta = choice.delta ?? choice.message; // a few servers send `message` in stream chunks
@@ -654,6 +659,11 @@ export class OpenAITranslator implements SseTranslator {
     if (this.#usage) out.push({ type: 'usage', usage: this.#usage });
     let stop = this.#finish ? (finishReasons[this.#finish] ?? 'end_turn') : 'end_turn';
     if (stop === 'end_turn' && this.#calls.length > 0) stop = 'tool_use'; // servers that say "stop" after tool calls
-    out.push({ type: 'done', stopReason: stop });
+    out.push(
+      attachResponseInfo(
+        { type: 'done', stopReason: stop },
+        { ...this.#response, ...(this.#finish ? { finishReason: this.#finish } : {}) },
+      ),
+    );
   }
 }

@@ -308,6 +308,22 @@ export type ModelEvent =
   | { type: 'error'; error: Error & { code?: string } };
 
 /**
+ * What a provider's server said about one response, as sent (not normalized): the runtime records it on
+ * the model call's trace span (`gen_ai.response.id`, `gen_ai.response.model`, `gen_ai.response.finish_reasons`).
+ * A provider attaches it to its `done` event with `attachResponseInfo`.
+ *
+ * @public
+ */
+export interface ModelResponseInfo {
+  /** The response id the server gave (e.g. Anthropic `msg_…`, OpenAI `chatcmpl-…`). */
+  id?: string;
+  /** The model that answered, as the server named it. */
+  model?: string;
+  /** The finish reason as the server sent it (e.g. `end_turn`, `tool_use`, `stop`, `tool_calls`, `length`). */
+  finishReason?: string;
+}
+
+/**
  * The port every model provider implements: one streaming model call.
  *
  * @remarks
@@ -319,6 +335,11 @@ export type ModelEvent =
 export interface ModelProvider {
   /** Provider id for logs and cost tables, e.g. `anthropic`, `openai-compatible:deepseek`, `scripted`. */
   readonly id: string;
+  /**
+   * The API base URL the provider calls, when it calls one (traces record its host and port as
+   * `server.address` / `server.port`). Optional: a custom provider may leave it out.
+   */
+  readonly baseUrl?: string;
   /**
    * Streams one model call.
    * @param request - model, messages and tools

@@ -77,9 +77,15 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     const agents = spans.filter((s) => op(s) === 'invoke_agent');
     // The first processing waits for the approval; a later one resumes after the decision and ends the run.
     expect(agents.length).toBeGreaterThanOrEqual(2);
+    // One run, one trace: the first processing is the root, later ones are its children with a link to it.
+    expect(agents[0]!.parentSpanContext).toBeUndefined();
+    for (const a of agents.slice(1)) {
+      expect(a.spanContext().traceId).toBe(agents[0]!.spanContext().traceId);
+      expect(a.parentSpanContext?.spanId).toBe(agents[0]!.spanContext().spanId);
+      expect(a.links.map((l) => l.context.spanId)).toEqual([agents[0]!.spanContext().spanId]);
+    }
     for (const a of agents) {
       expect(a.name).toBe('invoke_agent media-agent');
-      expect(a.parentSpanContext).toBeUndefined();
       expect(a.attributes).toMatchObject({
         'gen_ai.agent.id': run.id,
         'gen_ai.request.model': 'scripted-1',

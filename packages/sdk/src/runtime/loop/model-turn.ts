@@ -8,11 +8,13 @@ import type {
   ModelMessage,
   ModelProvider,
   ModelRequest,
+  ModelResponseInfo,
   ModelTool,
   ModelUsage,
   StopReason,
   ThinkingLevel,
 } from '../../models/types';
+import { responseInfoOf } from '../../models/response-info';
 import { appendThinkingDelta } from '../../models/thinking-parts';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import { admitToolCall, runtimeCallId } from '../tool-call-identity';
@@ -60,6 +62,8 @@ export interface ModelTurn {
   aborted: boolean;
   /** Why the model stopped (the stream's `done` event), when it said. */
   stopReason: StopReason | undefined;
+  /** What the server said about the response (id, model, raw finish reason), when it said. */
+  response?: ModelResponseInfo;
   /** An error the stream reported (the turn failed). */
   error?: Error & { code?: string };
   /** Calls that must not run (arguments invalid or over the input limit), by runtime call id. */
@@ -111,6 +115,7 @@ export async function runModelTurn(
   let calls = 0;
   let aborted = false;
   let stopReason: StopReason | undefined;
+  let response: ModelResponseInfo | undefined;
   let error: (Error & { code?: string }) | undefined;
   const flushText = () => {
     if (text) content.push({ type: 'text', text });
@@ -156,6 +161,7 @@ export async function runModelTurn(
         break;
       case 'done':
         stopReason = event.stopReason;
+        response = responseInfoOf(event);
         if (event.stopReason === 'aborted') aborted = true;
         break;
     }
@@ -170,6 +176,7 @@ export async function runModelTurn(
     costUsd: price ? costOf(usage, price) : 0,
     aborted: aborted || request.signal.aborted,
     stopReason,
+    ...(response ? { response } : {}),
     ...(error ? { error } : {}),
     failures,
   };

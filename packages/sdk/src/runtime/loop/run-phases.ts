@@ -21,6 +21,7 @@ import type { Loop } from './loop';
 import { RunSession } from './run-session';
 import { isRecoverRun, recoverReport, recoverSettled } from './recover-verify';
 import type { Context } from '@opentelemetry/api';
+import { RUN_TRACE_STATE_KEY } from '../tracing/run-trace-root';
 
 const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };
 
@@ -32,8 +33,15 @@ const EMPTY_FACTS: GoalFactsSnapshot = { plans: [], downloads: [], organizes: []
  */
 export async function processRun(loop: Loop, run: RunRecord, lease: RunLease, parent?: Context): Promise<void> {
   const session = new RunSession(run, lease);
-  const scope = loop.tracer.startRun(run, loop.deps.settings.model, parent ?? loop.tracer.root());
+  const { provider, settings } = loop.deps;
+  const scope = loop.tracer.startRun(
+    run,
+    { model: settings.model, providerId: provider.id, baseUrl: provider.baseUrl },
+    parent ?? loop.tracer.root(),
+  );
   session.trace = scope.context;
+  // The run's first traced processing: later ones start in its trace (docs/architecture.md#traces).
+  if (scope.rootToStore) session.setState(RUN_TRACE_STATE_KEY, scope.rootToStore);
   try {
     await processSession(loop, session, lease);
   } finally {

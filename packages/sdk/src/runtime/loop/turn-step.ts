@@ -188,17 +188,18 @@ type PreparedTurnRequest = Awaited<ReturnType<Loop['pipeline']['beforeModelReque
  */
 async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRequest): Promise<ModelTurn> {
   const { deps } = loop;
+  const systemPrompt =
+    [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined;
   const chat = loop.tracer.startChat(session.trace, {
     providerId: deps.provider.id,
+    baseUrl: deps.provider.baseUrl,
     model: deps.settings.model,
     maxTokens: deps.settings.maxTokens,
-    messages: request.messages,
+    messages: [{ role: 'system', content: systemPromptOf(systemPrompt) }, ...request.messages],
   });
   let turn: ModelTurn;
   // Calls of this turn are named after the index its message will have in storage: unique in the run, stable on resume.
   // The provider streams inside the chat span's context (its HTTP spans nest under it when the host propagates context).
-  const systemPrompt =
-    [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined;
   const callModel = (messages: typeof request.messages) =>
     reservedCall(
       loop,

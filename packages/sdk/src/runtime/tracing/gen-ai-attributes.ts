@@ -15,6 +15,9 @@ export const GEN_AI = {
   usageCacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
   usageCacheCreationTokens: 'gen_ai.usage.cache_creation.input_tokens',
   responseFinishReasons: 'gen_ai.response.finish_reasons',
+  responseId: 'gen_ai.response.id',
+  responseModel: 'gen_ai.response.model',
+  toolDescription: 'gen_ai.tool.description',
   toolName: 'gen_ai.tool.name',
   toolType: 'gen_ai.tool.type',
   toolCallId: 'gen_ai.tool.call.id',
@@ -24,6 +27,17 @@ export const GEN_AI = {
   outputMessages: 'gen_ai.output.messages',
   systemInstructions: 'gen_ai.system_instructions',
   errorType: 'error.type',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+} as const;
+
+/** Attribute names of the MCP semantic conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/). */
+export const MCP = {
+  methodName: 'mcp.method.name',
+  protocolVersion: 'mcp.protocol.version',
+  sessionId: 'mcp.session.id',
+  jsonrpcRequestId: 'jsonrpc.request.id',
+  networkTransport: 'network.transport',
 } as const;
 
 /** The SDK's own attribute names (what the GenAI conventions have no name for). */
@@ -42,6 +56,8 @@ export const MEDIA_AGENT = {
   approvalRequestedId: 'media_agent.approval.requested_id',
   planType: 'media_agent.plan.type',
   planId: 'media_agent.plan.id',
+  /** How many of the oldest messages a content attribute left out to stay within its byte budget. */
+  messagesDropped: 'media_agent.gen_ai.messages.dropped',
 } as const;
 
 /** `gen_ai.operation.name` values. */

@@ -1,2 +1,2 @@
 export type { TracingOptions } from './tracing-options';
-export { RunTracer, type TraceScope, type ToolSpanOutcome } from './run-tracer';
+export { RunTracer, type ModelIdentity, type RunTraceScope, type TraceScope, type ToolSpanOutcome } from './run-tracer';

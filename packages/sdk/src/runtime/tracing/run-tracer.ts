@@ -3,6 +3,7 @@
 // attribute objects.
 import {
   context as otelContext,
+  isSpanContextValid,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -14,8 +15,11 @@ import {
 import { summarizeInput } from '../../capabilities/input-summary';
 import type { ApprovalRecord } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
-import type { ModelMessage, ModelUsage, StopReason, ToolCallPart } from '../../models/types';
+import type { ModelMessage, ModelResponseInfo, ModelUsage, StopReason, ToolCallPart } from '../../models/types';
 import { AGENT_NAME, GEN_AI, MEDIA_AGENT, OPERATION, TRACER_NAME } from './gen-ai-attributes';
+import { contentMessage, redactedValue, withinBudget, type ContentMessage } from './message-content';
+import { providerName, serverOf } from './provider-name';
+import { storedRunRoot, traceparentOf } from './run-trace-root';
 import type { TracingOptions } from './tracing-options';
 
 /** A started span and the context that has it as the active span (the parent of what runs inside it). */
@@ -24,6 +28,34 @@ export interface TraceScope {
   readonly span: Span;
   /** The context its children start in. */
   readonly context: Context;
+}
+
+/** The `invoke_agent` span of one processing of a run. */
+export interface RunTraceScope extends TraceScope {
+  /**
+   * The W3C `traceparent` to keep with the run (in its runtime state) when this is its first traced
+   * processing; later processings start in that trace. Undefined when the run already has one or the
+   * span has no valid context (no tracer provider).
+   */
+  readonly rootToStore: string | undefined;
+}
+
+/** The model and provider a run's spans name. */
+export interface ModelIdentity {
+  /** Model id as requested. */
+  model: string;
+  /** `ModelProvider.id`. */
+  providerId: string;
+  /** `ModelProvider.baseUrl`, when the provider has one. */
+  baseUrl?: string | undefined;
+}
+
+/** Token totals of the model calls under one run span, in the conventions' sense (input includes cached). */
+interface Totals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheCreation: number;
 }
 
 /** The outcome of a tool call, as its span records it. */
@@ -51,6 +83,10 @@ export interface ToolSpanOutcome {
 export class RunTracer {
   readonly #captureContent: boolean;
   readonly #tracer: Tracer;
+  /** Token totals per run span, added to by the chat spans under it. */
+  readonly #totals = new WeakMap<Span, Totals>();
+  /** The run span a chat span is under. */
+  readonly #chatRun = new WeakMap<Span, Span>();
 
   /** @param options - the host's tracing options (none: the global provider's tracer, no content) */
   constructor(options: TracingOptions = {}) {
@@ -65,40 +101,65 @@ export class RunTracer {
   }
 
   /**
-   * Starts the `invoke_agent` span of one processing of a run.
+   * Starts the `invoke_agent` span of one processing of a run. A run whose runtime state holds the
+   * context of its first processing starts as that span's child, with a span link to it (one trace
+   * per run, across wakes, resumes and processes); otherwise it starts under `parent`.
    * @param parent - the context of the parent's `execute_tool` span for a subagent, else the active context
    */
-  startRun(run: RunRecord, model: string, parent: Context): TraceScope {
-    const span = this.#tracer.startSpan(`${OPERATION.invokeAgent} ${AGENT_NAME}`, { kind: SpanKind.INTERNAL }, parent);
+  startRun(run: RunRecord, model: ModelIdentity, parent: Context): RunTraceScope {
+    const root = storedRunRoot(run.runtimeState);
+    const under = root ? trace.setSpanContext(parent, root) : parent;
+    const span = this.#tracer.startSpan(
+      `${OPERATION.invokeAgent} ${AGENT_NAME}`,
+      { kind: SpanKind.INTERNAL, ...(root ? { links: [{ context: root }] } : {}) },
+      under,
+    );
     if (span.isRecording()) {
       const attributes: Attributes = {
         [GEN_AI.operationName]: OPERATION.invokeAgent,
+        [GEN_AI.providerName]: providerName(model.providerId, model.baseUrl),
         [GEN_AI.agentName]: AGENT_NAME,
         [GEN_AI.agentId]: run.id,
         [GEN_AI.conversationId]: run.sessionId ?? run.id,
-        [GEN_AI.requestModel]: model,
+        [GEN_AI.requestModel]: model.model,
         [MEDIA_AGENT.runId]: run.id,
         [MEDIA_AGENT.runMode]: run.mode,
       };
+      const server = serverOf(model.baseUrl);
+      if (server) {
+        attributes[GEN_AI.serverAddress] = server.address;
+        attributes[GEN_AI.serverPort] = server.port;
+      }
       if (run.parentRunId) attributes[MEDIA_AGENT.runParentId] = run.parentRunId;
       if (this.#captureContent)
         attributes[GEN_AI.inputMessages] = JSON.stringify([
-          { role: 'user', parts: [{ type: 'text', content: redacted(run.goal) }] },
+          { role: 'user', parts: [{ type: 'text', content: redactedValue(run.goal) }] },
         ]);
       span.setAttributes(attributes);
+      this.#totals.set(span, { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 });
     }
-    return { span, context: trace.setSpan(parent, span) };
+    const own = span.spanContext();
+    const rootToStore = root === undefined && isSpanContextValid(own) ? traceparentOf(own) : undefined;
+    return { span, context: trace.setSpan(under, span), rootToStore };
   }
 
-  /** Ends a run span with the run as it was left (status, usage, final text when content is captured). */
+  /**
+   * Ends a run span with the run as it was left: status, the token totals of this processing's model
+   * calls (input including cached tokens), the error of a failed run, the final text when content is captured.
+   */
   endRun(scope: TraceScope, run: RunRecord): void {
     const { span } = scope;
     if (span.isRecording()) {
-      span.setAttributes({
-        [MEDIA_AGENT.runStatus]: run.status,
-        [GEN_AI.usageInputTokens]: run.usage.inputTokens,
-        [GEN_AI.usageOutputTokens]: run.usage.outputTokens,
-      });
+      const totals = this.#totals.get(span);
+      span.setAttribute(MEDIA_AGENT.runStatus, run.status);
+      if (totals) {
+        span.setAttributes({
+          [GEN_AI.usageInputTokens]: totals.input,
+          [GEN_AI.usageOutputTokens]: totals.output,
+          [GEN_AI.usageCacheReadTokens]: totals.cacheRead,
+          [GEN_AI.usageCacheCreationTokens]: totals.cacheCreation,
+        });
+      }
       if (run.error) {
         span.setAttribute(GEN_AI.errorType, run.error.code);
         span.setStatus({ code: SpanStatusCode.ERROR, message: run.error.code });
@@ -106,55 +167,105 @@ export class RunTracer {
       if (this.#captureContent && run.finalText)
         span.setAttribute(
           GEN_AI.outputMessages,
-          JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: redacted(run.finalText) }] }]),
+          JSON.stringify([
+            {
+              role: 'assistant',
+              parts: [{ type: 'text', content: redactedValue(run.finalText) }],
+              finish_reason: run.status === 'succeeded' ? 'stop' : run.status,
+            },
+          ]),
         );
     }
     span.end();
   }
 
-  /** Starts the `chat` span of one model call (a client call to the provider). */
+  /**
+   * Starts the `chat` span of one model call (a client call to the provider).
+   * @param request - the model and provider, the output token limit, the messages as sent (a system message first, if any)
+   */
   startChat(
     parent: Context,
-    request: { providerId: string; model: string; maxTokens: number | undefined; messages: readonly ModelMessage[] },
+    request: ModelIdentity & { maxTokens: number | undefined; messages: readonly ModelMessage[] },
   ): TraceScope {
     const span = this.#tracer.startSpan(`${OPERATION.chat} ${request.model}`, { kind: SpanKind.CLIENT }, parent);
     if (span.isRecording()) {
       span.setAttributes({
         [GEN_AI.operationName]: OPERATION.chat,
-        [GEN_AI.providerName]: request.providerId,
+        [GEN_AI.providerName]: providerName(request.providerId, request.baseUrl),
         [GEN_AI.requestModel]: request.model,
       });
+      const server = serverOf(request.baseUrl);
+      if (server) span.setAttributes({ [GEN_AI.serverAddress]: server.address, [GEN_AI.serverPort]: server.port });
       if (request.maxTokens) span.setAttribute(GEN_AI.requestMaxTokens, request.maxTokens);
-      if (this.#captureContent)
-        span.setAttribute(GEN_AI.inputMessages, summarizeInput(request.messages.map(messageContent)));
+      const run = trace.getSpan(parent);
+      if (run && this.#totals.has(run)) this.#chatRun.set(span, run);
+      if (this.#captureContent) {
+        const system = request.messages.filter((m) => m.role === 'system');
+        if (system.length > 0)
+          span.setAttribute(GEN_AI.systemInstructions, JSON.stringify(system.flatMap((m) => contentMessage(m).parts)));
+        this.#content(
+          span,
+          GEN_AI.inputMessages,
+          request.messages.filter((m) => m.role !== 'system').map(contentMessage),
+        );
+      }
     }
     return { span, context: trace.setSpan(parent, span) };
   }
 
-  /** Ends a chat span with token usage, the finish reason, the error code of a failed call, the reply when captured. */
+  /**
+   * Ends a chat span: token usage (`gen_ai.usage.input_tokens` includes cache reads and writes, which are
+   * also recorded apart), the finish reason as the provider sent it, the response id and model, the
+   * error code of a failed call, the reply when captured.
+   */
   endChat(
     scope: TraceScope,
     turn: {
       usage: ModelUsage;
       stopReason: StopReason | undefined;
+      response?: ModelResponseInfo | undefined;
       error?: { code?: string; message: string } | undefined;
       message?: ModelMessage;
     },
   ): void {
     const { span } = scope;
     if (span.isRecording()) {
+      const u = turn.usage;
+      // ModelUsage.inputTokens are the tokens billed at the normal price (cache reads and writes apart, for
+      // every provider); the conventions' input_tokens is every input token.
+      const input = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
       span.setAttributes({
-        [GEN_AI.usageInputTokens]: turn.usage.inputTokens,
-        [GEN_AI.usageOutputTokens]: turn.usage.outputTokens,
-        [GEN_AI.usageCacheReadTokens]: turn.usage.cacheReadTokens,
-        [GEN_AI.usageCacheCreationTokens]: turn.usage.cacheWriteTokens,
+        [GEN_AI.usageInputTokens]: input,
+        [GEN_AI.usageOutputTokens]: u.outputTokens,
+        [GEN_AI.usageCacheReadTokens]: u.cacheReadTokens,
+        [GEN_AI.usageCacheCreationTokens]: u.cacheWriteTokens,
       });
-      if (turn.stopReason) span.setAttribute(GEN_AI.responseFinishReasons, [turn.stopReason]);
+      const run = this.#chatRun.get(span);
+      const totals = run && this.#totals.get(run);
+      if (totals) {
+        totals.input += input;
+        totals.output += u.outputTokens;
+        totals.cacheRead += u.cacheReadTokens;
+        totals.cacheCreation += u.cacheWriteTokens;
+      }
+      const finish = turn.response?.finishReason ?? turn.stopReason;
+      if (finish) span.setAttribute(GEN_AI.responseFinishReasons, [finish]);
+      if (turn.response?.id) span.setAttribute(GEN_AI.responseId, turn.response.id);
+      if (turn.response?.model) span.setAttribute(GEN_AI.responseModel, turn.response.model);
       if (turn.error) failed(span, turn.error.code ?? 'MODEL_FAILED');
-      if (this.#captureContent && turn.message !== undefined)
-        span.setAttribute(GEN_AI.outputMessages, summarizeInput([messageContent(turn.message)]));
+      if (this.#captureContent && turn.message !== undefined) {
+        const out: ContentMessage = { ...contentMessage(turn.message), ...(finish ? { finish_reason: finish } : {}) };
+        this.#content(span, GEN_AI.outputMessages, [out]);
+      }
     }
     span.end();
+  }
+
+  /** A content attribute within its byte budget (the oldest messages left out first, their count recorded). */
+  #content(span: Span, key: string, messages: readonly ContentMessage[]): void {
+    const { json, dropped } = withinBudget(messages);
+    span.setAttribute(key, json);
+    if (dropped > 0) span.setAttribute(MEDIA_AGENT.messagesDropped, dropped);
   }
 
   /**
@@ -164,7 +275,7 @@ export class RunTracer {
   startTool(
     parent: Context,
     call: Pick<ToolCallPart, 'id' | 'name' | 'input'>,
-    capability: { kind: string; redact?: readonly string[] } | undefined,
+    capability: { kind: string; description?: string; redact?: readonly string[] } | undefined,
   ): TraceScope {
     const span = this.#tracer.startSpan(`${OPERATION.executeTool} ${call.name}`, { kind: SpanKind.INTERNAL }, parent);
     if (span.isRecording()) {
@@ -177,6 +288,7 @@ export class RunTracer {
       if (capability) {
         span.setAttribute(MEDIA_AGENT.capabilityId, call.name);
         span.setAttribute(MEDIA_AGENT.capabilityKind, capability.kind);
+        if (capability.description) span.setAttribute(GEN_AI.toolDescription, capability.description);
       }
       if (this.#captureContent)
         span.setAttribute(GEN_AI.toolCallArguments, summarizeInput(call.input, capability?.redact ?? []));
@@ -232,36 +344,6 @@ export class RunTracer {
       });
     span.end(approval.decidedAt ?? undefined);
   }
-}
-
-/** A text with secret-looking parts redacted, cut at 256 characters (the audit summary's rules). */
-function redacted(text: string): unknown {
-  return JSON.parse(summarizeInput(text));
-}
-
-/**
- * What a message's content is, for a content attribute: role, text, and tool calls by name and
- * (parsed, later redacted) input — never the raw argument text, thinking, provider signatures or
- * image data.
- */
-function messageContent(message: ModelMessage): unknown {
-  if (typeof message.content === 'string') return { role: message.role, content: message.content };
-  const parts: ReadonlyArray<{ type: string }> = message.content;
-  return {
-    role: message.role,
-    content: parts.map((part) =>
-      part.type === 'tool_call'
-        ? {
-            type: 'tool_call',
-            id: (part as ToolCallPart).id,
-            name: (part as ToolCallPart).name,
-            input: (part as ToolCallPart).input,
-          }
-        : part.type === 'text'
-          ? part
-          : { type: part.type },
-    ),
-  };
 }
 
 function failed(span: Span, code: string): void {

@@ -1,0 +1,52 @@
+// `gen_ai.provider.name` and `server.address` / `server.port` of a model provider, by the GenAI semantic
+// conventions (https://opentelemetry.io/docs/specs/semconv/registry/attributes/gen-ai/#gen-ai-provider-name).
+
+/** Provider ids and OpenAI-compatible dialect names whose provider has a well-known value in the registry. */
+const WELL_KNOWN: Readonly<Record<string, string>> = {
+  anthropic: 'anthropic',
+  openai: 'openai',
+  deepseek: 'deepseek',
+  gemini: 'gcp.gemini',
+  groq: 'groq',
+  xai: 'x_ai',
+  mistral: 'mistral_ai',
+  perplexity: 'perplexity',
+  cohere: 'cohere',
+  bedrock: 'aws.bedrock',
+  azure: 'azure.ai.openai',
+};
+
+/**
+ * The `gen_ai.provider.name` of a provider: the registry's well-known value where there is one (`openai`,
+ * `anthropic`, `deepseek`, `gcp.gemini`, `x_ai`, `mistral_ai`, `groq`, …; an `openai` dialect whose base URL
+ * is an Azure OpenAI host is `azure.ai.openai`), else the lowercase dialect or provider id without any
+ * `openai-compatible:` prefix or `@…` suffix (`ollama`, `vllm`, `openrouter`, `kimi`, `scripted`, a custom
+ * provider's own id). Never the dialect appended to a well-known name.
+ * @param providerId - `ModelProvider.id` (e.g. `anthropic`, `openai-compatible:deepseek`)
+ * @param baseUrl - the provider's base URL, when it has one
+ */
+export function providerName(providerId: string, baseUrl?: string): string {
+  let id = providerId.trim().toLowerCase();
+  const at = id.indexOf('@');
+  if (at > 0) id = id.slice(0, at);
+  if (id.startsWith('openai-compatible:')) id = id.slice('openai-compatible:'.length);
+  const host = serverOf(baseUrl)?.address ?? '';
+  if (id === 'openai' && host.endsWith('.openai.azure.com')) return WELL_KNOWN.azure!;
+  return WELL_KNOWN[id] ?? (id === '' ? 'unknown' : id);
+}
+
+/**
+ * `server.address` and `server.port` of a provider's base URL (the port is the URL's, else the scheme's default).
+ * @returns undefined for no URL or one that does not parse
+ */
+export function serverOf(baseUrl: string | undefined): { address: string; port: number } | undefined {
+  if (!baseUrl) return undefined;
+  try {
+    const url = new URL(baseUrl);
+    if (!url.hostname) return undefined;
+    const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
+    return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
+  } catch {
+    return undefined;
+  }
+}
