@@ -154,6 +154,8 @@ const bareCtx: HandlerContext = {
   clock: { now: () => Date.now() },
   logger: new ConsoleLogger('silent'),
   pending: <O>(output: O) => ({ __pending: true as const, output }),
+  progress: () => {},
+  logToCaller: () => {},
 };
 
 interface Measurement {

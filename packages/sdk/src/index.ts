@@ -170,8 +170,11 @@ export { compactScopeKey, HASHED_SCOPE_KEY_PREFIX, parseScopeKey, scopeKey } fro
 export type {
   Capability,
   CapabilityDefinition,
+  CallerLogLevel,
   HandlerContext,
+  InvocationListener,
   PendingOutcome,
+  ProgressUpdate,
   ReadInvoker,
   Verifier,
   VerifierOutcome,

@@ -29,6 +29,7 @@ import { compileSchema } from './schema-validator';
 import {
   type Capability,
   type HandlerContext,
+  type InvocationListener,
   type PendingOutcome,
   type ReadInvoker,
   type VerifierOutcome,
@@ -500,6 +501,7 @@ export class InvocationPipeline {
       clock: this.deps.clock,
       logger: this.deps.logger,
       pending: pendingOutcome,
+      ...callerChannel(ctx.listener),
     };
     let returned: unknown;
     try {
@@ -712,6 +714,37 @@ function checkContext(ctx: InvocationContext): void {
   }
   if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal))
     throw new InvalidContextError('signal', 'an AbortSignal');
+  if (ctx.listener !== undefined && (typeof ctx.listener !== 'object' || ctx.listener === null))
+    throw new InvalidContextError('listener', 'an object with progress and log functions');
+}
+
+/** `ctx.progress` and `ctx.logToCaller` of one call: growing progress only; a listener's failure is ignored. */
+function callerChannel(listener: InvocationListener | undefined): Pick<HandlerContext, 'progress' | 'logToCaller'> {
+  let last = Number.NEGATIVE_INFINITY;
+  return {
+    progress(update) {
+      const progress = update?.progress;
+      if (typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
+      if (update.total !== undefined && (typeof update.total !== 'number' || !Number.isFinite(update.total))) return;
+      last = progress;
+      try {
+        listener?.progress?.({
+          progress,
+          ...(update.total !== undefined ? { total: update.total } : {}),
+          ...(typeof update.message === 'string' ? { message: update.message } : {}),
+        });
+      } catch {
+        // the caller's channel; never the call's failure
+      }
+    },
+    logToCaller(level, message, data) {
+      try {
+        listener?.log?.(level, String(message), data);
+      } catch {
+        // as above
+      }
+    },
+  };
 }
 
 /**

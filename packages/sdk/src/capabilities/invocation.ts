@@ -1,4 +1,5 @@
 import type { Actor } from '../core/actor';
+import type { InvocationListener } from './types';
 
 /**
  * Who calls and on whose behalf. Web handlers, model tool calls, background jobs and
@@ -18,6 +19,8 @@ export interface InvocationContext {
   approvalId?: string;
   /** Aborts the call; a side effect interrupted by it is recorded as `unknown`. */
   signal?: AbortSignal;
+  /** Hears the handler's `ctx.progress` and `ctx.logToCaller` while it runs (e.g. the MCP server, per call). */
+  listener?: InvocationListener;
 }
 
 /**

@@ -44,6 +44,62 @@ export interface HandlerContext {
   logger: Logger;
   /** Wraps a receipt as a {@link PendingOutcome}. */
   pending<O>(output: O): PendingOutcome<O>;
+  /**
+   * Tells the caller how far the call has got, while it runs. Over MCP, when the client sent
+   * `_meta.progressToken`, each update becomes a `notifications/progress` (docs/architecture.md#mcp);
+   * for any other caller (a run, a direct `host.invoke`) it does nothing.
+   *
+   * Progress only grows: an update whose `progress` is not a finite number greater than the last one sent
+   * (or whose `total` is not a finite number) is dropped. Never throws, and a caller that went away does not
+   * fail the call.
+   * @example
+   * ```ts
+   * for (const [i, file] of files.entries()) {
+   *   ctx.progress({ progress: i, total: files.length, message: `moving ${file}` });
+   *   await move(file);
+   * }
+   * ```
+   */
+  progress(update: ProgressUpdate): void;
+  /**
+   * A log message for the caller, not for the host's log (that is {@link HandlerContext.logger}). Over MCP it
+   * becomes a `notifications/message` (levels `debug`, `info`, `warning`, `error`; `logger` is the capability
+   * id) unless the client asked for a higher level with `logging/setLevel`; for any other caller it does
+   * nothing. Write nothing here the caller may not read (no secrets, no host internals). Never throws.
+   * @param level - `debug`, `info`, `warn` or `error`
+   * @param message - the text
+   * @param data - structured facts, sent with the text (JSON values)
+   */
+  logToCaller(level: CallerLogLevel, message: string, data?: Record<string, unknown>): void;
+}
+
+/**
+ * One progress report of a running call (see {@link HandlerContext.progress}).
+ * @public
+ */
+export interface ProgressUpdate {
+  /** How far the call has got, in any unit; greater than the previous update's. */
+  progress: number;
+  /** The value `progress` reaches when done, when known. */
+  total?: number;
+  /** What is happening now, for people. */
+  message?: string;
+}
+
+/** Levels of {@link HandlerContext.logToCaller}, in increasing severity. @public */
+export type CallerLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * What a caller of the invocation path hears while the handler runs (its progress and caller log), given
+ * as `InvocationContext.listener`. The MCP server passes one per `tools/call`; runs pass none. A listener
+ * that throws is ignored.
+ * @public
+ */
+export interface InvocationListener {
+  /** A progress update, already checked to grow. */
+  progress?(update: ProgressUpdate): void;
+  /** A caller log message. */
+  log?(level: CallerLogLevel, message: string, data?: Record<string, unknown>): void;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { InvocationResult } from '../capabilities/invocation';
 import { MediaAgentError } from '../core/errors';
+import { extractMcpContent, type McpMediaBlock } from './content-parts';
 
 /** An approval the server asked a person for on the caller's behalf. */
 export interface McpApprovalAsk {
@@ -16,8 +17,12 @@ export interface McpApprovalAsk {
 /** The MCP `CallToolResult` this module returns. */
 export interface McpCallToolResult {
   [key: string]: unknown;
-  /** The structured content as JSON text, for clients that read only text. */
-  content: Array<{ type: 'text'; text: string }>;
+  /**
+   * The structured content as JSON text first (for clients that read only text), then one block per media part
+   * of the output (image, audio, embedded resource), in the order the output's descriptions number them
+   * (`content_index`).
+   */
+  content: Array<{ type: 'text'; text: string } | McpMediaBlock>;
   /** `status`, `output`, `error`, `idempotencyKey`, `approval`, `next`. */
   structuredContent: Record<string, unknown>;
   /** True for `failed`, `denied` and `unknown`. */
@@ -35,8 +40,12 @@ const NEXT: Record<InvocationResult['status'], string> = {
   denied: 'nothing ran: this caller is not authorized for this call.',
 };
 
-function result(structured: Record<string, unknown>, isError: boolean): McpCallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError };
+function result(structured: Record<string, unknown>, isError: boolean, media: McpMediaBlock[] = []): McpCallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }, ...media],
+    structuredContent: structured,
+    isError,
+  };
 }
 
 /**
@@ -44,11 +53,18 @@ function result(structured: Record<string, unknown>, isError: boolean): McpCallT
  * `status`, the output (or receipt), the error `code` and message, the idempotency key and a `next` hint;
  * `isError` is true for `failed`, `denied` and `unknown`. A denied call that executes a plan carries the
  * approval the server asked a person for (`approval`): approve it, then call the tool again with the same
- * arguments.
+ * arguments. Media parts of the output (an image part as runs know it, audio, an embedded resource; see
+ * {@link extractMcpContent}) become MCP content blocks after the text block, and the output in
+ * `structuredContent` names them by `content_index` instead of carrying their bytes.
  */
 export function mcpCallResult(invocation: InvocationResult, approval?: McpApprovalAsk): McpCallToolResult {
   const structured: Record<string, unknown> = { status: invocation.status, invocationId: invocation.invocationId };
-  if (invocation.output !== undefined) structured.output = invocation.output;
+  let media: McpMediaBlock[] = [];
+  if (invocation.output !== undefined) {
+    const extracted = extractMcpContent(invocation.output);
+    structured.output = extracted.output;
+    media = extracted.blocks;
+  }
   if (invocation.error) structured.error = invocation.error;
   if (invocation.idempotencyKey) structured.idempotencyKey = invocation.idempotencyKey;
   if (invocation.replayed) structured.replayed = true;
@@ -60,7 +76,7 @@ export function mcpCallResult(invocation: InvocationResult, approval?: McpApprov
         ? 'an approval exists for this plan; call the tool again with the same arguments.'
         : `nothing ran: a person must approve ${approval.approvalId} (${approval.planType} plan ${approval.planId}); then call the tool again with the same arguments.`;
   }
-  return result(structured, invocation.status !== 'succeeded' && invocation.status !== 'pending');
+  return result(structured, invocation.status !== 'succeeded' && invocation.status !== 'pending', media);
 }
 
 /**

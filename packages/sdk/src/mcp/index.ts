@@ -1,6 +1,13 @@
 export { createMcpServer, type McpServerOptions } from './mcp-server';
 export { MCP_IDEMPOTENCY_KEY_META, mcpCallScope } from './client-idempotency';
-export { serveMcpStdio, createMcpHttpHandler, type McpServing, type McpHttpHandler } from './transports';
+export {
+  serveMcpStdio,
+  createMcpHttpHandler,
+  type McpServing,
+  type McpHttpHandler,
+  type McpHttpHandlerOptions,
+} from './transports';
+export type { McpHttpGuardOptions } from './http-guard';
 export type { McpAuthenticate, McpCaller } from './caller';
 export { mcpToolAnnotations } from './tool-annotations';
 export { MCP_UNPUBLISHED_TOOL_NAMES, MCP_UNPUBLISHED_FAMILIES } from './published-tools';

@@ -4,8 +4,12 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  SetLevelRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerLogLevel, InvocationListener } from '../capabilities/types';
 import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { AgentHost } from '../runtime/agent-host';
 import { MediaAgentError } from '../core/errors';
@@ -116,8 +120,16 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
   checkServerOptions(options);
   const server = new Server(
     { name: options.name ?? 'media-agent', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: false } } },
+    // `logging`: a capability's `ctx.logToCaller` reaches the client as `notifications/message`.
+    { capabilities: { tools: { listChanged: false }, logging: {} } },
   );
+  // The level a client set with `logging/setLevel`, per session (stdio: the one connection; stateless HTTP:
+  // the one request, so an HTTP client gets every level).
+  const levels = new Map<string | undefined, LoggingLevel>();
+  server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+    levels.set(extra.sessionId, request.params.level);
+    return {};
+  });
   const tracer = new RunTracer(options.tracing);
   const published = (descriptor: CapabilityDescriptor) =>
     publishable(descriptor) && (options.publish?.(descriptor) ?? true);
@@ -149,7 +161,15 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     const parent = caller.headers ? propagation.extract(otelContext.active(), caller.headers) : otelContext.active();
     const span = tracer.startTool(parent, { id: String(extra.requestId), name: descriptor.id, input }, descriptor);
     const meta = request.params._meta;
-    const answer = await otelContext.with(span.context, () => callTool(descriptor, input, caller, extra.signal, meta));
+    const listener = callListener(
+      descriptor.id,
+      meta?.progressToken,
+      levels.get(extra.sessionId),
+      extra.sendNotification,
+    );
+    const answer = await otelContext.with(span.context, () =>
+      callTool(descriptor, input, caller, extra.signal, meta, listener),
+    );
     tracer.endTool(span, { ...answer.traced, approvalRequested: answer.ask?.approvalId });
     return answer.result;
   });
@@ -161,6 +181,7 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     caller: McpCaller,
     signal: AbortSignal,
     meta: unknown,
+    listener: InvocationListener,
   ): Promise<{ result: CallToolResult; traced: ToolSpanOutcome; ask?: McpApprovalAsk | undefined }> {
     let actor: Awaited<ReturnType<typeof resolveActor>>;
     try {
@@ -174,6 +195,7 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
       const invocation = await host.invoke(descriptor.id, input, {
         actor,
         signal,
+        listener,
         ...scope,
         ...(approvalId ? { approvalId } : {}),
       });
@@ -190,6 +212,52 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     }
   }
   return server;
+}
+
+/** MCP log levels in increasing severity (RFC 5424, as the MCP logging utility names them). */
+const MCP_LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+const MCP_LEVEL_OF: Record<CallerLogLevel, LoggingLevel> = {
+  debug: 'debug',
+  info: 'info',
+  warn: 'warning',
+  error: 'error',
+};
+
+/**
+ * What one `tools/call` hears from its handler, sent on that request's own stream (related to the request, so a
+ * stateless HTTP response carries it): progress when the client sent a progress token, log messages at or above
+ * the level the client set.
+ */
+function callListener(
+  capabilityId: string,
+  progressToken: string | number | undefined,
+  minLevel: LoggingLevel | undefined,
+  send: (notification: ServerNotification) => Promise<void>,
+): InvocationListener {
+  const quiet = () => undefined; // a client gone away is no failure of the call
+  return {
+    progress(update) {
+      if (progressToken === undefined) return;
+      send({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(quiet);
+    },
+    log(level, message, data) {
+      const mcpLevel = MCP_LEVEL_OF[level] ?? 'info';
+      if (minLevel && MCP_LEVELS.indexOf(mcpLevel) < MCP_LEVELS.indexOf(minLevel)) return;
+      send({
+        method: 'notifications/message',
+        params: { level: mcpLevel, logger: capabilityId, data: data === undefined ? message : { message, ...data } },
+      }).catch(quiet);
+    },
+  };
 }
 
 /** The span outcome of a call that threw before anything ran. */
