@@ -3,6 +3,7 @@ import { EFFECT_KINDS } from '../core/capability-descriptor';
 import { compileSchema } from './schema-validator';
 import { CapabilitySchemaUnsupportedError, InvalidCapabilityError } from './errors';
 import { checkProviderSchema, deepFreeze } from '../models/provider-schema';
+import { enforcedSchema } from './enforced-schema';
 import type { Capability, CapabilityDefinition } from './types';
 
 const ID = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
@@ -20,7 +21,14 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * models see (e.g. `Type.Union([Type.Object({ title }), Type.Object({ tmdbId })])` is offered as one
  * object with both properties optional and the alternatives described); the original `input` still
  * validates every invocation before the handler runs, so the handler only ever receives input of its
- * own schema. OpenAI strict-mode problems (optional properties, …) never refuse a capability: strict
+ * own schema.
+ *
+ * `input` may also be a plain JSON Schema 2020-12 object (e.g. with `$schema`, `$defs` and `$ref`,
+ * `additionalProperties: false`); it is validated as written and published over MCP as written. Keywords
+ * of earlier drafts that TypeBox emits or reads (`items` as an array with `additionalItems`, as
+ * `Type.Tuple` makes; `dependencies`) are rewritten into their 2020-12 equivalents (`prefixItems`,
+ * `dependentRequired`/`dependentSchemas`), and a draft-06/-07 `$schema` becomes the 2020-12 URI, so the
+ * returned capability's `input` is exactly the schema that is enforced and published. OpenAI strict-mode problems (optional properties, …) never refuse a capability: strict
  * mode is not used by the SDK's providers.
  *
  * @param definition - id (dotted words), version, title, description (what the model reads), kind, replay
@@ -32,7 +40,10 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  *   handler, or an input/output that is not a schema (the schemas are compiled here, once);
  *   {@link CapabilitySchemaUnsupportedError} (`CAPABILITY_SCHEMA_UNSUPPORTED`, with each rule and JSON pointer)
  *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
- *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …
+ *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …; and for an input
+ *   schema that cannot be enforced as the JSON Schema 2020-12 it is published as (over MCP `tools/list`): a
+ *   `$schema` dialect other than 2020-12 or draft-06/-07 (`schema-dialect`), a draft-07 `$ref` with sibling
+ *   keywords (`schema-dialect`), a `Type.Refine` or `Type.Codec` (`schema-refine`)
  *
  * @example
  * ```ts
@@ -84,14 +95,25 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
       throw new InvalidCapabilityError(id, `${name} schema does not compile: ${(cause as Error).message}`);
     }
   }
-  const model = checkProviderSchema(d!.input);
+  const enforced = enforcedSchema(d!.input);
+  if (enforced.problems.length > 0) throw new CapabilitySchemaUnsupportedError(id, enforced.problems);
+  const input = enforced.schema === d!.input ? d!.input : (Object.freeze(enforced.schema) as I);
+  if (input !== d!.input)
+    try {
+      compileSchema(input);
+    } catch (cause) {
+      throw new InvalidCapabilityError(
+        id,
+        `input schema does not compile as JSON Schema 2020-12: ${(cause as Error).message}`,
+      );
+    }
+  const model = checkProviderSchema(input);
   if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(id, model.problems);
   return Object.freeze({
     ...definition,
+    input,
     modelInputSchema:
-      model.rewrites.length === 0
-        ? (d!.input as unknown as Readonly<Record<string, unknown>>)
-        : deepFreeze(model.schema),
+      model.rewrites.length === 0 ? (input as unknown as Readonly<Record<string, unknown>>) : deepFreeze(model.schema),
     tags: Object.freeze([...(definition.tags ?? [])]) as string[],
     aliases: Object.freeze([...(definition.aliases ?? [])]) as string[],
     redact: Object.freeze([...(definition.redact ?? [])]) as string[],

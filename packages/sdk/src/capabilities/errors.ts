@@ -44,7 +44,10 @@ export class InvalidCapabilityError extends MediaAgentError {
 /**
  * A capability's input schema cannot be offered to model providers, not even rewritten (see
  * `checkProviderSchema`): e.g. a recursive `$ref` (rule `ref-recursive`), a `$ref` that does not resolve
- * (`ref-unresolved`), a root that is not an object and has no object alternative (`root-not-object`).
+ * (`ref-unresolved`), a root that is not an object and has no object alternative (`root-not-object`); or it
+ * cannot be enforced as the JSON Schema 2020-12 it is published as: a `$schema` dialect other than 2020-12
+ * or draft-06/-07, or a draft-07 `$ref` with sibling keywords (`schema-dialect`), a TypeBox refinement or
+ * codec (`schema-refine`).
  * Code `CAPABILITY_SCHEMA_UNSUPPORTED`; `details` carry `capabilityId`, the first problem's `rule` and `path`,
  * and every problem (rule, JSON pointer, message).
  * Thrown by `defineCapability` and `CapabilityRegistry.register`, so one such capability never reaches a
@@ -66,7 +69,7 @@ export class CapabilitySchemaUnsupportedError extends MediaAgentError {
       .join('; ');
     super(
       'CAPABILITY_SCHEMA_UNSUPPORTED',
-      `the input schema of capability ${JSON.stringify(String(id))} cannot be offered to model providers: ${list}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
+      `the input schema of capability ${JSON.stringify(String(id))} ${problems.some((p) => p.rule.startsWith('schema-') && p.rule !== 'schema-invalid' && p.rule !== 'schema-too-large') ? 'cannot be enforced as the JSON Schema 2020-12 it is published as' : 'cannot be offered to model providers'}: ${list}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
       {
         capabilityId: String(id),
         rule: problems[0]?.rule ?? '',

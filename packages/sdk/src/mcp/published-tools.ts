@@ -34,24 +34,47 @@ export interface McpToolListing {
   title: string;
   /** The capability's description. */
   description: string;
-  /** The input schema models are offered (plain JSON Schema, `type: 'object'`). */
+  /**
+   * The capability's input schema exactly as the invocation path validates it (JSON Schema 2020-12 as
+   * plain JSON: `$schema`, `$defs`/`$ref`, `additionalProperties`, `const`, `oneOf`, `format`, … kept;
+   * TypeBox's non-JSON markers dropped); `type: 'object'` at the root.
+   */
   inputSchema: { type: 'object'; [key: string]: unknown };
   /** Hints from kind and replay policy. */
   annotations: ReturnType<typeof mcpToolAnnotations>;
 }
 
+const published = new WeakMap<object, McpToolListing['inputSchema']>();
+
 /**
- * The MCP tool of a capability: its id as the name, its title and description, the input schema models
- * are offered (the provider-safe rewrite when there is one: plain JSON, no TypeBox markers) and annotations
- * from its kind and replay policy.
+ * The input schema an MCP client is given: the schema the invocation path validates with (`input`), as
+ * plain JSON, never the provider-safe rewrite models are offered (`modelInputSchema`, which drops
+ * `additionalProperties`, `$defs`, `const`, … that a provider refuses): a client that sends what the
+ * listed schema allows is not refused `INPUT_INVALID`, and what it forbids is refused. A root without
+ * `type` (a union of objects, which `defineCapability` accepts only when every alternative is an object)
+ * gets `type: 'object'` added, which changes nothing it accepts.
+ */
+export function publishedInputSchema(descriptor: Pick<CapabilityDescriptor, 'input'>): McpToolListing['inputSchema'] {
+  const input = descriptor.input as object;
+  let schema = published.get(input);
+  if (!schema) {
+    const json = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+    schema = (json.type === 'object' ? json : { type: 'object', ...json }) as McpToolListing['inputSchema'];
+    published.set(input, schema);
+  }
+  return structuredClone(schema);
+}
+
+/**
+ * The MCP tool of a capability: its id as the name, its title and description, the input schema the
+ * invocation path enforces ({@link publishedInputSchema}) and annotations from its kind and replay policy.
  */
 export function mcpTool(descriptor: CapabilityDescriptor): McpToolListing {
-  const schema = JSON.parse(JSON.stringify(descriptor.modelInputSchema ?? descriptor.input)) as Record<string, unknown>;
   return {
     name: descriptor.id,
     title: descriptor.title,
     description: descriptor.description,
-    inputSchema: { ...schema, type: 'object' },
+    inputSchema: publishedInputSchema(descriptor),
     annotations: mcpToolAnnotations(descriptor),
   };
 }
