@@ -37,3 +37,68 @@ export class McpToolSchemaError extends MediaAgentError {
     this.problems = problems;
   }
 }
+
+/**
+ * A call of a consumed MCP server's tool was refused before anything was sent, because the server changed the tool
+ * after it was registered: code `MCP_TOOL_CHANGED` (its input or output schema, description, title or annotations
+ * differ from what the host accepted — `details.fields` names which — or, with `details.reason: 'unverified'`, the
+ * server announced a change and its tool list could not be listed again) or `MCP_TOOL_REMOVED` (the server no
+ * longer lists it). `details` carry `server`, `tool`, `capabilityId`, `reason` (`changed`, `removed`,
+ * `unverified`), `fields`. The capability stays disabled until the host registers the server again
+ * (`registerMcpServer` with the same name); an `unverified` call may succeed once the list can be read.
+ * @public
+ */
+export class McpToolChangedError extends MediaAgentError {
+  /**
+   * @param change - the change that disabled the tool (`changed` or `removed`)
+   */
+  constructor(
+    change: { change: 'changed' | 'removed' | 'added'; server: string; tool: string; capabilityId: string; fields: readonly string[] },
+    message?: string,
+    options?: { cause?: unknown },
+  ) {
+    const removed = change.change === 'removed';
+    super(
+      removed ? 'MCP_TOOL_REMOVED' : 'MCP_TOOL_CHANGED',
+      message ??
+        (removed
+          ? `MCP server ${change.server} no longer lists tool ${change.tool}: ${change.capabilityId} is disabled until the server is registered again; nothing was sent`
+          : `MCP server ${change.server} changed tool ${change.tool} after it was registered (${change.fields.join(', ')} differ): ${change.capabilityId} is disabled until an administrator accepts the change and the server is registered again; nothing was sent`),
+      {
+        server: change.server,
+        tool: change.tool,
+        capabilityId: change.capabilityId,
+        reason: message ? 'unverified' : change.change,
+        fields: [...change.fields],
+      },
+      options,
+    );
+  }
+
+  /** The server announced a tool change and its list could not be read again: the call is not sent. */
+  static unverified(server: string, tool: string, cause: unknown): McpToolChangedError {
+    return new McpToolChangedError(
+      { change: 'changed', server, tool, capabilityId: `mcp.${server}.${tool}`, fields: [] },
+      `MCP server ${server} announced that its tools changed and they could not be listed again (${cause instanceof Error ? cause.message : String(cause)}); ${tool} was not sent`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * An MCP server answered `initialize` with a protocol version the installed `@modelcontextprotocol/sdk` does not
+ * support. Code `MCP_PROTOCOL_UNSUPPORTED`; `details` carry `server`, `version` (the server's) and `supported` (the
+ * versions the client supports, newest first). Nothing of that server was registered.
+ * @public
+ */
+export class McpProtocolUnsupportedError extends MediaAgentError {
+  /** @param server - the server name; @param version - the server's version; @param supported - the client's */
+  constructor(server: string, version: string, supported: readonly string[], options?: { cause?: unknown }) {
+    super(
+      'MCP_PROTOCOL_UNSUPPORTED',
+      `MCP server ${server} answered initialize with protocol version ${version}, which this client does not support (it supports ${supported.join(', ')})`,
+      { server, version, supported: [...supported] },
+      options,
+    );
+  }
+}

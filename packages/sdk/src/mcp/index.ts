@@ -16,5 +16,18 @@ export {
   type McpServerRegistration,
   type McpRegisteredTool,
 } from './register-server';
-export { McpToolNameError, McpToolSchemaError } from './consume-errors';
+export {
+  McpToolNameError,
+  McpToolSchemaError,
+  McpToolChangedError,
+  McpProtocolUnsupportedError,
+} from './consume-errors';
+export type { McpToolChange, McpToolField } from './tool-drift';
+export type {
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationContext,
+  McpElicitationAnswer,
+  McpElicitationValue,
+} from './elicitation';
 export { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';

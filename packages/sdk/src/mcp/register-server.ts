@@ -1,13 +1,25 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
 import { CapabilitySchemaUnsupportedError } from '../capabilities/errors';
 import type { Capability, Verifier } from '../capabilities/types';
+import { isHumanActor } from '../core/actor';
+import { canonicalJson } from '../core/canonical-json';
 import { MediaAgentError } from '../core/errors';
-import { McpClientSession } from './client-session';
-import { McpToolNameError, McpToolSchemaError } from './consume-errors';
+import type { DecisionRecord } from '../core/run-records';
+import type { RaiseDecisionInput } from '../runtime/decisions/decision-service';
+import { McpClientSession, type McpClientLike } from './client-session';
+import {
+  McpProtocolUnsupportedError,
+  McpToolChangedError,
+  McpToolNameError,
+  McpToolSchemaError,
+} from './consume-errors';
+import { answerElicitations, type McpCallInFlight, type McpElicitationHandler } from './elicitation';
+import { changeEvidence, describeChange, McpToolWatch, type ListedTool, type McpToolChange } from './tool-drift';
 import { callMcpTool } from './tool-call';
 import { streamableHttpSuccessor } from './transport-successor';
 import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';
@@ -75,6 +87,24 @@ export interface McpServerRegistration {
    * @defaultValue 60 000 (the MCP SDK's request timeout)
    */
   callTimeoutMs?: number;
+  /**
+   * Shows a form a server asks for during a tool call (`elicitation/create`, form mode) to the person the call acts
+   * for, and returns their answer (see {@link McpElicitationHandler}): the client made over `transport` declares the
+   * `elicitation` capability (form mode). Omitted fields of an accepted answer are filled from the schema's defaults
+   * and the answer is checked against the requested schema (one that does not fit is sent as `decline`). Without a
+   * handler, or when the form cannot be tied to exactly one call in flight, every form is declined. The answer goes
+   * to the server only: it is never an approval or a grant. Not with a host-owned `client` (it answers with its own
+   * handlers: `MCP_OPTIONS_INVALID`).
+   * @defaultValue none: every form is declined
+   */
+  onElicitation?: McpElicitationHandler;
+  /**
+   * Told of every change of the server's tool list against what was registered (once per change): a `changed` or
+   * `removed` tool is disabled (calls fail `MCP_TOOL_CHANGED` / `MCP_TOOL_REMOVED`, nothing sent), an `added` one is
+   * not registered. With an `AgentHost` as `host`, each change also raises a decision for an administrator. Errors
+   * it throws are ignored.
+   */
+  onToolChange?: (change: McpToolChange) => void;
 }
 
 /** One MCP tool as registered. @public */
@@ -91,15 +121,6 @@ export interface McpRegisteredTool {
 
 const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-
-/** An MCP tool as `tools/list` gives it. */
-interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
 
 /**
  * Registers every tool of an MCP server as a capability `mcp.<server>.<tool>` of the host's registry, with the
@@ -119,18 +140,40 @@ interface ListedTool {
  * `unknown` (`OUTCOME_UNKNOWN`), never sent again and settled only by a verifier the host registers; a read fails
  * (`MCP_TRANSPORT_LOST`). Outputs are capped at `maxOutputBytes`; in a run, a large output is paged with
  * `read_tool_result` like any large result. Everything is checked before anything is registered: a server with
- * one bad tool registers nothing. The registration is a snapshot of `tools/list`: tools the server adds later
- * (`notifications/tools/list_changed`) are not registered until the host registers the server again under
- * another name.
+ * one bad tool registers nothing.
+ *
+ * Tool drift: the registration records what the host accepted of each tool — name, input and output schema,
+ * description, title, annotations (SHA-256 of their canonical JSON). The tools are listed again after the server
+ * sends `notifications/tools/list_changed` (at once, and before the next call of any of its tools if that listing
+ * failed or is still running) and after a new session was opened (before the call that renewed it is sent again).
+ * A tool whose definition changed, or that is no longer listed, is disabled: its capability refuses every call
+ * before anything is sent (`MCP_TOOL_CHANGED` naming the fields that changed, `MCP_TOOL_REMOVED`), also when the
+ * server lists the accepted definition again. A new tool is never added silently. Each change is reported once: to
+ * `onToolChange`, and, when `host` is an `AgentHost`, as a decision for an administrator (kind `mcp_tool_changed`,
+ * `mcp_tool_removed` or `mcp_tool_added`; subject `{ type: 'mcp_tool', id: 'mcp.<server>.<tool>' }`; raised by
+ * `system:mcp-client`; evidence: server, tool, fields, the accepted and listed hashes; a host whose
+ * `decisions.subjects` does not know the type `mcp_tool` gets no decision). To accept the change, register the
+ * server again with the same name on the same host: its tools are listed and accepted anew over a new connection
+ * (the old one is closed when the SDK made it), disabled tools work again, new tools are registered. A tool whose
+ * input schema changed cannot be accepted this way (calls are validated against the schema registered first):
+ * that re-registration fails `MCP_TOOL_CHANGED` and nothing changes — register the server under another name, or
+ * restart the host. With a host-owned `client`, the SDK sets that client's handler of
+ * `notifications/tools/list_changed` (replacing one the host set).
+ *
+ * Protocol versions: the client made over `transport` offers the newest protocol revision of the installed
+ * `@modelcontextprotocol/sdk` and accepts the revisions it supports; a server answering another fails
+ * `MCP_PROTOCOL_UNSUPPORTED`.
  *
  * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
  * @param options - the server name, a connected client (or a transport, or a transport factory, to connect one
  *   over), the host's read-only tools, verifiers, the output cap, the call timeout
  * @returns the registered tools
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
- *   the server does not list); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
- *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken; whatever connecting or `tools/list`
- *   throws
+ *   the server does not list, `onElicitation` with a host-owned client, a re-registration that changes which tools
+ *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
+ *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
+ *   the same server); {@link McpProtocolUnsupportedError} `MCP_PROTOCOL_UNSUPPORTED`; `MCP_TOOL_CHANGED` for a
+ *   re-registration whose tool changed its input schema; whatever connecting or `tools/list` throws
  *
  * @example
  * ```ts
@@ -187,20 +230,53 @@ export async function registerMcpServer(
   for (const option of ['readOnlyTools'] as const)
     if (options[option] !== undefined && !Array.isArray(options[option]))
       throw invalidOption(option, `${option} must be an array of tool names`);
+  if (options.onElicitation !== undefined && typeof options.onElicitation !== 'function')
+    throw invalidOption('onElicitation', 'onElicitation must be a function');
+  if (options.onElicitation && options.client)
+    throw invalidOption('onElicitation', 'a host-owned client answers elicitations with its own handlers');
+  if (options.onToolChange !== undefined && typeof options.onToolChange !== 'function')
+    throw invalidOption('onToolChange', 'onToolChange must be a function');
+  // What each client of this registration answers and reports (bound once the binding exists).
+  const calls = new Set<McpCallInFlight>();
+  const hooks = { toolsChanged: () => {}, renewed: () => {} };
+  const wire = (client: Client, owned: boolean) => {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.toolsChanged());
+    if (owned)
+      answerElicitations(client, {
+        server: name,
+        handler: options.onElicitation,
+        inFlight: () => [...calls],
+        owner: (call) => callOwner(host, call),
+      });
+  };
   const { transport } = options;
-  if (!transport)
-    return registerTools(registry, options, new McpClientSession(options.client!), maxOutputBytes, callTimeoutMs);
+  if (!transport) {
+    wire(options.client as Client, false);
+    return registerTools(registry, host, options, new McpClientSession(options.client!), false, {
+      maxOutputBytes,
+      callTimeoutMs,
+      calls,
+      hooks,
+    });
+  }
   // A transport factory, or a transport object that has a successor, makes the session renewable: each renewal
   // connects a new client over a new transport, its `initialize` waiting at most callTimeoutMs (the first
   // connection waits as long as the MCP SDK's default). The successor is derived before the object is started.
   const make = typeof transport === 'function' ? transport : streamableHttpSuccessor(transport);
-  const open = make ? () => connected(make(), callTimeoutMs) : undefined;
-  const client = await connected(typeof transport === 'function' ? transport() : transport);
+  const open = make
+    ? async () => {
+        const next = await connected(name, make(), wire, callTimeoutMs);
+        // A new session: the tools are listed again before the call is sent once more.
+        hooks.renewed();
+        return next;
+      }
+    : undefined;
+  const client = await connected(name, typeof transport === 'function' ? transport() : transport, wire);
   const session = new McpClientSession(client, open);
   // The host disconnects a transport object with its close(): that closes the transports the SDK makes too.
   if (typeof transport !== 'function' && open) session.closeWith(transport, client);
   try {
-    return await registerTools(registry, options, session, maxOutputBytes, callTimeoutMs);
+    return await registerTools(registry, host, options, session, true, { maxOutputBytes, callTimeoutMs, calls, hooks });
   } catch (error) {
     // A client made here is closed again when registration fails, so no server process is left running.
     await session.close();
@@ -208,13 +284,41 @@ export async function registerMcpServer(
   }
 }
 
-/** Lists the server's tools and registers them (all or none). */
+/** The current connection of one registered server; a re-registration replaces it. */
+interface ServerBinding {
+  session: McpClientSession;
+  /** The session's clients were made here: closed when the binding is replaced. */
+  owned: boolean;
+  watch: McpToolWatch;
+  calls: Set<McpCallInFlight>;
+  maxOutputBytes: number;
+  callTimeoutMs: number;
+}
+
+/** A registered server: the capabilities registered for it (by tool name) and its current binding. */
+interface RegisteredServer {
+  current: ServerBinding;
+  /** Registered capabilities by tool name: whether read-only, and the canonical JSON of the input schema. */
+  tools: Map<string, { readOnly: boolean; inputSchema: string }>;
+}
+
+const REGISTERED = new WeakMap<CapabilityRegistry, Map<string, RegisteredServer>>();
+
+type Host = { capabilities: CapabilityRegistry } | CapabilityRegistry;
+
+/** Lists the server's tools and registers them (all or none), or accepts them anew for a registered server. */
 async function registerTools(
   registry: CapabilityRegistry,
+  host: Host,
   options: McpServerRegistration,
   session: McpClientSession,
-  maxOutputBytes: number,
-  callTimeoutMs: number,
+  owned: boolean,
+  how: {
+    maxOutputBytes: number;
+    callTimeoutMs: number;
+    calls: Set<McpCallInFlight>;
+    hooks: { toolsChanged: () => void; renewed: () => void };
+  },
 ): Promise<McpRegisteredTool[]> {
   const { name } = options;
 
@@ -227,16 +331,15 @@ async function registerTools(
     for (const tool of names)
       if (!listed.has(tool)) throw invalidOption(option, `${option} names ${tool}, which server ${name} does not list`);
 
+  let servers = REGISTERED.get(registry);
+  const earlier = servers?.get(name);
   const readOnly = new Set(options.readOnlyTools ?? []);
+  // The capabilities call the server's current binding: a re-registration replaces it under the same ids.
+  const server: RegisteredServer = earlier ?? { current: undefined as unknown as ServerBinding, tools: new Map() };
   const made = tools.map((tool) => {
-    const capability = toolCapability(name, tool, {
-      session,
-      readOnly: readOnly.has(tool.name),
-      verify: options.verifiers?.[tool.name],
-      maxOutputBytes,
-      callTimeoutMs,
-    });
+    const capability = toolCapability(name, tool, { server, readOnly: readOnly.has(tool.name), verify: options.verifiers?.[tool.name] });
     return {
+      tool,
       capability,
       registered: {
         tool: tool.name,
@@ -246,19 +349,129 @@ async function registerTools(
       },
     };
   });
-  for (const { capability } of made)
-    if (registry.has(capability.id))
+  for (const { tool, capability } of made) {
+    const before = earlier?.tools.get(tool.name);
+    if (before) {
+      if (before.readOnly !== readOnly.has(tool.name))
+        throw invalidOption(
+          'readOnlyTools',
+          `${tool.name} was registered ${before.readOnly ? 'read-only' : 'side-effecting'}; a re-registration cannot change that (register the server under another name)`,
+        );
+      if (before.inputSchema !== canonicalJson(tool.inputSchema))
+        throw new MediaAgentError(
+          'MCP_TOOL_CHANGED',
+          `MCP server ${name} changed the input schema of ${tool.name}: ${capability.id} validates calls against the schema registered first, so the change cannot be accepted in this host; register the server under another name, or restart the host`,
+          { server: name, tool: tool.name, capabilityId: capability.id, reason: 'input-schema', fields: ['inputSchema'] },
+        );
+    } else if (registry.has(capability.id))
       throw new MediaAgentError('CAPABILITY_DUPLICATE', `capability ${capability.id} is already registered`, {
         capabilityId: capability.id,
       });
-  for (const { capability } of made) registry.register(capability);
+  }
+
+  const raise = raiser(host);
+  const watch = new McpToolWatch(
+    {
+      server: name,
+      list: () => session.use((client) => listAllTools(client)),
+      report: async (change) => {
+        try {
+          options.onToolChange?.(change);
+        } catch {
+          // The host's callback does not stop the report.
+        }
+        await raise?.({
+          kind: `mcp_tool_${change.change}`,
+          subject: { type: 'mcp_tool', id: change.capabilityId.slice(0, 200) },
+          reason: describeChange(change),
+          raisedBy: 'system:mcp-client',
+          evidence: changeEvidence(change),
+          dedupeKey: `mcp_tool_${change.change}:${change.capabilityId.slice(0, 200)}:${change.listedHash ?? change.acceptedHash}`,
+          options: [{ id: 'acknowledge', label: 'Acknowledge (accept a change by registering the server again)' }],
+        }).catch(() => undefined);
+      },
+    },
+    tools,
+  );
+  // Tools registered earlier that the server no longer lists stay registered, disabled.
+  for (const [tool] of earlier?.tools ?? [])
+    if (!listed.has(tool))
+      watch.disable({ change: 'removed', server: name, tool, capabilityId: `mcp.${name}.${tool}`, fields: [] });
+
+  for (const { tool, capability } of made)
+    if (!earlier?.tools.has(tool.name)) {
+      registry.register(capability);
+      server.tools.set(tool.name, { readOnly: readOnly.has(tool.name), inputSchema: canonicalJson(tool.inputSchema) });
+    } else if (options.verifiers?.[tool.name]) registry.registerVerifier(capability.id, options.verifiers[tool.name]!);
+
+  const previous = earlier?.current;
+  server.current = {
+    session,
+    owned,
+    watch,
+    calls: how.calls,
+    maxOutputBytes: how.maxOutputBytes,
+    callTimeoutMs: how.callTimeoutMs,
+  };
+  how.hooks.toolsChanged = () => watch.markStale(true);
+  how.hooks.renewed = () => watch.markStale(false);
+  if (!servers) REGISTERED.set(registry, (servers = new Map()));
+  servers.set(name, server);
+  if (previous) {
+    previous.watch.retire();
+    if (previous.owned) await previous.session.close();
+  }
   return made.map((m) => m.registered);
 }
 
-/** A client connected over the transport (a new session: `initialize` waits at most `timeoutMs`, or the MCP SDK's default). */
-async function connected(transport: Transport, timeoutMs?: number): Promise<Client> {
-  const client = new Client({ name: 'media-agent', version: '0.1.0' });
-  await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
+/** The host's decision service, when `host` is an `AgentHost`. */
+function raiser(host: Host): ((input: RaiseDecisionInput) => Promise<DecisionRecord>) | undefined {
+  const raise = (host as { raiseDecision?: unknown }).raiseDecision;
+  return typeof raise === 'function' ? (input) => (raise as (i: RaiseDecisionInput) => Promise<DecisionRecord>).call(host, input) : undefined;
+}
+
+/** The person a call acts for: the `user:` who started its run (the top-level run), or the invoking `user:`. */
+async function callOwner(host: Host, call: McpCallInFlight): Promise<string | undefined> {
+  const getRun = (host as { getRun?: unknown }).getRun;
+  if (call.runId && typeof getRun === 'function') {
+    try {
+      let runId: string | null = call.runId;
+      for (let depth = 0; runId && depth < 4; depth++) {
+        type RunOwner = { run: { startedBy: string; parentRunId: string | null } };
+        const detail: RunOwner = await (getRun as (id: string) => Promise<RunOwner>).call(host, runId);
+        const run = detail.run;
+        if (!run.parentRunId) return isHumanActor(run.startedBy) ? run.startedBy : undefined;
+        runId = run.parentRunId;
+      }
+    } catch {
+      return undefined;
+    }
+    return undefined;
+  }
+  return isHumanActor(call.actor) ? call.actor : undefined;
+}
+
+/**
+ * A client connected over the transport (a new session: `initialize` waits at most `timeoutMs`, or the MCP SDK's
+ * default), declaring the `elicitation` capability (form mode), its handlers set by `wire` before it connects.
+ * @throws {@link McpProtocolUnsupportedError} when the server answers a protocol version the MCP SDK does not support
+ */
+async function connected(
+  server: string,
+  transport: Transport,
+  wire: (client: Client, owned: boolean) => void,
+  timeoutMs?: number,
+): Promise<Client> {
+  const client = new Client({ name: 'media-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
+  wire(client, true);
+  try {
+    await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
+  } catch (error) {
+    const version = /protocol version is not supported: (.*)$/.exec(error instanceof Error ? error.message : '')?.[1];
+    if (version !== undefined)
+      throw new McpProtocolUnsupportedError(server, version, SUPPORTED_PROTOCOL_VERSIONS, { cause: error });
+    throw error;
+  }
   return client;
 }
 
@@ -282,11 +495,9 @@ function toolCapability(
   server: string,
   tool: ListedTool,
   how: {
-    session: McpClientSession;
+    server: RegisteredServer;
     readOnly: boolean;
     verify: Verifier<unknown, McpToolResultOutput> | undefined;
-    maxOutputBytes: number;
-    callTimeoutMs: number;
   },
 ): Capability {
   const id = `mcp.${server}.${tool.name}`;
@@ -307,19 +518,36 @@ function toolCapability(
       output: McpToolOutput,
       tags: ['mcp', server, tool.name],
       ...(how.verify ? { verify: how.verify as Verifier<unknown, McpToolResultOutput> } : {}),
-      handler: (input, ctx) =>
-        callMcpTool(
-          {
-            server,
-            tool: tool.name,
-            readOnly: how.readOnly,
-            maxOutputBytes: how.maxOutputBytes,
-            callTimeoutMs: how.callTimeoutMs,
-            session: how.session,
-          },
-          input,
-          ctx,
-        ),
+      handler: async (input, ctx) => {
+        // The server's binding now (a re-registration replaces it), read when the call runs.
+        const bound = how.server.current;
+        const ended = new AbortController();
+        const forward = () => ended.abort(ctx.signal.reason);
+        if (ctx.signal.aborted) forward();
+        else ctx.signal.addEventListener('abort', forward, { once: true });
+        const call: McpCallInFlight = { capabilityId: id, tool: tool.name, actor: ctx.actor, runId: ctx.runId, signal: ended.signal };
+        bound.calls.add(call);
+        try {
+          return await callMcpTool(
+            {
+              server,
+              tool: tool.name,
+              readOnly: how.readOnly,
+              maxOutputBytes: bound.maxOutputBytes,
+              callTimeoutMs: bound.callTimeoutMs,
+              session: bound.session,
+              // Before each send: the tool list is checked when stale, and a disabled tool is refused.
+              beforeSend: () => bound.watch.guard(tool.name),
+            },
+            input,
+            ctx,
+          );
+        } finally {
+          bound.calls.delete(call);
+          ctx.signal.removeEventListener('abort', forward);
+          ended.abort(new Error('the tool call ended'));
+        }
+      },
     });
   } catch (error) {
     if (error instanceof CapabilitySchemaUnsupportedError)

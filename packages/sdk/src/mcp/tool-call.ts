@@ -22,6 +22,11 @@ export interface McpToolCallTarget {
   callTimeoutMs: number;
   /** The server's client, renewable or not. */
   session: McpClientSession;
+  /**
+   * Runs before each send (also before the send in a new session): may refuse the call, which then fails with what
+   * it threw and was never sent (a tool the server changed since it was registered).
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 type CallResult = { content?: unknown; structuredContent?: unknown; isError?: unknown };
@@ -43,7 +48,7 @@ type Attempt = { result: CallResult } | { failure: McpCallFailure; cause: unknow
  * @param input - the validated arguments
  * @param ctx - the handler context (its `signal` cancels the request)
  * @returns the tool's output
- * @throws {@link MediaAgentError} `MCP_TOOL_ERROR`, `MCP_CALL_NOT_DELIVERED`, `MCP_CALL_TIMEOUT` (reads),
+ * @throws what `target.beforeSend` throws (nothing sent); {@link MediaAgentError} `MCP_TOOL_ERROR`, `MCP_CALL_NOT_DELIVERED`, `MCP_CALL_TIMEOUT` (reads),
  *   `MCP_TRANSPORT_LOST` (reads, or a client that is closed and cannot be renewed), `MCP_RESULT_INVALID` (reads);
  *   {@link OutcomeUnknownError} for a side-effecting call that may have run
  */
@@ -54,6 +59,7 @@ export async function callMcpTool(
 ): Promise<McpToolResultOutput> {
   let renewed = false;
   for (;;) {
+    await target.beforeSend?.();
     const attempt = await target.session.use((client, lost) => sendOnce(client, lost, target, input, ctx.signal));
     if ('result' in attempt) return resultOutput(target, attempt.result);
     const { failure } = attempt;
