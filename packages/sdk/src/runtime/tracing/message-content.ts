@@ -1,12 +1,12 @@
 // Content attributes in the shape of the GenAI semantic conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#inputs-and-outputs): a JSON array of
 // messages, each `{ role, parts: [...] }`, parts of type `text`, `tool_call` and `tool_call_response`.
-import { summarizeInput } from '../../capabilities/input-summary';
+import { redactText, summarizeInput } from '../../capabilities/input-summary';
 import type { ModelMessage } from '../../models/types';
 
 /** One part of a message, as the conventions shape it. */
 export type ContentPart =
-  | { type: 'text'; content: unknown }
+  | { type: 'text'; content: string }
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   | { type: 'tool_call_response'; id: string; response: unknown };
 
@@ -28,16 +28,36 @@ export function redactedValue(value: unknown, redact: readonly string[] = []): u
   return JSON.parse(summarizeInput(value, redact)) as unknown;
 }
 
+/** The longest text part kept, in characters (the rest is cut, the cut marked). */
+export const MAX_TEXT_CHARS = 4096;
+
+/** A message text with secret-looking parts redacted, cut at {@link MAX_TEXT_CHARS}. */
+export function redactedText(text: string): string {
+  const clean = redactText(text);
+  return clean.length > MAX_TEXT_CHARS ? `${clean.slice(0, MAX_TEXT_CHARS)}…(+${clean.length - MAX_TEXT_CHARS} chars)` : clean;
+}
+
+/** A tool result: its JSON redacted field by field (as the audit trail does), or its text when it is not JSON. */
+function toolResponse(text: string): unknown {
+  try {
+    return redactedValue(JSON.parse(text));
+  } catch {
+    return redactedText(text);
+  }
+}
+
 function textParts(content: string | ReadonlyArray<{ type: string; text?: string }>): ContentPart[] {
-  if (typeof content === 'string') return [{ type: 'text', content: redactedValue(content) }];
+  if (typeof content === 'string') return [{ type: 'text', content: redactedText(content) }];
   return content
     .filter((p) => p.type === 'text' && typeof p.text === 'string')
-    .map((p) => ({ type: 'text' as const, content: redactedValue(p.text) }));
+    .map((p) => ({ type: 'text' as const, content: redactedText(p.text!) }));
 }
 
 /**
  * A model message as the conventions shape it: text, tool calls (parsed arguments) and tool results;
- * never thinking, provider signatures or image data. Every value is redacted.
+ * never thinking, provider signatures or image data. Every value is redacted: texts by the secret
+ * patterns (cut at {@link MAX_TEXT_CHARS}), arguments and JSON results field by field as the audit
+ * summary does (sensitive field names, strings cut at 256 characters, arrays at 20 items).
  */
 export function contentMessage(message: ModelMessage): ContentMessage {
   switch (message.role) {
@@ -50,12 +70,12 @@ export function contentMessage(message: ModelMessage): ContentMessage {
         typeof message.content === 'string'
           ? message.content
           : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.toolCallId, response: redactedValue(text) }] };
+      return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.toolCallId, response: toolResponse(text) }] };
     }
     default: {
       const parts: ContentPart[] = [];
       for (const part of message.content) {
-        if (part.type === 'text') parts.push({ type: 'text', content: redactedValue(part.text) });
+        if (part.type === 'text') parts.push({ type: 'text', content: redactedText(part.text) });
         else if (part.type === 'tool_call')
           parts.push({ type: 'tool_call', id: part.id, name: part.name, arguments: redactedValue(part.input) });
       }

@@ -17,7 +17,7 @@ import type { ApprovalRecord } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
 import type { ModelMessage, ModelResponseInfo, ModelUsage, StopReason, ToolCallPart } from '../../models/types';
 import { AGENT_NAME, GEN_AI, MEDIA_AGENT, OPERATION, TRACER_NAME } from './gen-ai-attributes';
-import { contentMessage, redactedValue, withinBudget, type ContentMessage } from './message-content';
+import { contentMessage, redactedText, withinBudget, type ContentMessage } from './message-content';
 import { providerName, serverOf } from './provider-name';
 import { storedRunRoot, traceparentOf } from './run-trace-root';
 import type { TracingOptions } from './tracing-options';
@@ -133,7 +133,7 @@ export class RunTracer {
       if (run.parentRunId) attributes[MEDIA_AGENT.runParentId] = run.parentRunId;
       if (this.#captureContent)
         attributes[GEN_AI.inputMessages] = JSON.stringify([
-          { role: 'user', parts: [{ type: 'text', content: redactedValue(run.goal) }] },
+          { role: 'user', parts: [{ type: 'text', content: redactedText(run.goal) }] },
         ]);
       span.setAttributes(attributes);
       this.#totals.set(span, { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 });
@@ -170,8 +170,8 @@ export class RunTracer {
           JSON.stringify([
             {
               role: 'assistant',
-              parts: [{ type: 'text', content: redactedValue(run.finalText) }],
-              finish_reason: run.status === 'succeeded' ? 'stop' : run.status,
+              parts: [{ type: 'text', content: redactedText(run.finalText) }],
+              finish_reason: ['failed', 'cancelled', 'budget_exceeded'].includes(run.status) ? 'error' : 'stop',
             },
           ]),
         );
@@ -254,7 +254,8 @@ export class RunTracer {
       if (turn.response?.model) span.setAttribute(GEN_AI.responseModel, turn.response.model);
       if (turn.error) failed(span, turn.error.code ?? 'MODEL_FAILED');
       if (this.#captureContent && turn.message !== undefined) {
-        const out: ContentMessage = { ...contentMessage(turn.message), ...(finish ? { finish_reason: finish } : {}) };
+        const reason = turn.stopReason ? OUTPUT_FINISH[turn.stopReason] : finish;
+        const out: ContentMessage = { ...contentMessage(turn.message), ...(reason ? { finish_reason: reason } : {}) };
         this.#content(span, GEN_AI.outputMessages, [out]);
       }
     }
@@ -345,6 +346,16 @@ export class RunTracer {
     span.end(approval.decidedAt ?? undefined);
   }
 }
+
+/** An output message's `finish_reason`: the conventions' values (`stop`, `length`, `content_filter`, `tool_call`, `error`). */
+const OUTPUT_FINISH: Record<StopReason, string> = {
+  end_turn: 'stop',
+  tool_use: 'tool_call',
+  max_tokens: 'length',
+  refusal: 'content_filter',
+  aborted: 'error',
+  error: 'error',
+};
 
 function failed(span: Span, code: string): void {
   span.setAttribute(GEN_AI.errorType, code);
