@@ -54,7 +54,12 @@ if (httpPort) {
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => http.listen(Number(httpPort), '127.0.0.1', resolve));
-  serving = { close: async () => (await mcp.close(), await new Promise<void>((r) => http.close(() => r()))) };
+  serving = {
+    close: async () => {
+      await mcp.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
   process.stderr.write(`media-agent MCP server on http://127.0.0.1:${httpPort}/mcp, acting as ${actor}\n`);
 } else {
   serving = await serveMcpStdio(host, {

@@ -381,7 +381,8 @@ describe('tool results as MCP content, progress and logs over HTTP', () => {
         nfo: { type: 'resource', content_index: 3, uri: 'media://dune-2/nfo' },
       },
     });
-    // the text block is the structured result, without the bytes
+    // the text block is the structured result, without the bytes (the MCP spec's backwards-compatibility rule;
+    // camunda/camunda#46949: clients that read only text saw nothing when it was missing)
     expect(JSON.parse((content[0] as { text: string }).text)).toEqual(result.structuredContent);
     expect((content[0] as { text: string }).text).not.toContain(PNG);
   });
