@@ -154,6 +154,17 @@ describe('consumed MCP servers: elicitation', () => {
     );
   });
 
+  it('with two calls in flight a form cannot be tied to one person: declined without asking anyone', async () => {
+    const { server, host, seen } = await setup(() => ({ action: 'accept', content: {} }));
+    server.forms.ask_defaults = { ...DEFAULTS_FORM, together: 2 };
+    const [a, b] = await Promise.all([
+      host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' }),
+      host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:bob' }),
+    ]);
+    expect([answerOf(a.output), answerOf(b.output)]).toEqual([{ action: 'decline' }, { action: 'decline' }]);
+    expect(seen).toHaveLength(0);
+  });
+
   it('an elicited "approve?" is never authority: the tool is still execute/never, unapproved callers are still denied before anything is sent, no approval or grant appears', async () => {
     const { server, host, seen } = await setup(() => ({ action: 'accept', content: { approve: true } }));
     const descriptor = host.capabilities.get('mcp.idx.ask_approve');
