@@ -83,6 +83,13 @@ export type CallerOf = (extra: {
  *   (a tool error with `INPUT_INVALID` and the paths); an unknown or unpublished tool is a JSON-RPC
  *   `InvalidParams` error. Results carry `status`, output or error code, and what to do next; `denied`,
  *   `failed` and `unknown` set `isError`.
+ * - Content: the first block is `structuredContent` as JSON text; image, audio and embedded-resource parts of the
+ *   output (`{ type: 'image', data, mediaType? }`, `{ type: 'audio', data, mimeType }`,
+ *   `{ type: 'resource', resource: { uri, mimeType?, text | blob } }`, at any depth) follow as MCP content blocks,
+ *   and the output names each by `content_index` instead of carrying its bytes.
+ * - Notifications: a handler's `ctx.progress(...)` becomes `notifications/progress` when the client sent
+ *   `_meta.progressToken`; `ctx.logToCaller(...)` becomes `notifications/message` (`logger`: the capability id) at
+ *   or above the level set with `logging/setLevel` (the server declares the `logging` capability).
  * - A client that may retry a call (a lost response) sends its own key in
  *   `_meta["media-agent/idempotency-key"]` ({@link mcpCallScope}): a retry with the same key and arguments
  *   returns the recorded result (`replayed: true`) instead of a second side effect.
