@@ -62,7 +62,7 @@ const header = (headers: Record<string, string | string[] | undefined> | undefin
  *   spans.run(request, extra, { descriptor }, () => callTool(...), (answer) => answer.traced),
  * );
  * ```
- * @public
+ * @internal
  */
 export class McpServerSpans {
   readonly #tracer: Tracer;
