@@ -5,6 +5,7 @@ import {
   InvalidCapabilityError,
 } from './errors';
 import { checkProviderSchema, deepFreeze } from '../models/provider-schema';
+import { enforcedSchema } from './enforced-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
 import type { Capability, Verifier } from './types';
 import type { CapabilityDescriptor, CapabilityKind, InvocationTarget } from '../core/capability-descriptor';
@@ -56,6 +57,15 @@ export class CapabilityCatalog {
 
   /** A frozen capability not made by `defineCapability` (no `modelInputSchema`): checked here, once. */
   #modelInputSchema(capability: Capability): Readonly<Record<string, unknown>> {
+    // validated as published: a schema defineCapability would rewrite (draft-07 keywords) or refuse is refused
+    // here, since the frozen capability's input cannot be replaced by the rewritten one
+    const enforced = enforcedSchema(capability.input);
+    if (enforced.problems.length > 0) throw new CapabilitySchemaUnsupportedError(capability.id, enforced.problems);
+    if (enforced.schema !== capability.input)
+      throw new InvalidCapabilityError(
+        capability.id,
+        'the input schema uses draft-07 keywords (items as a list, additionalItems, dependencies, a draft-06/-07 $schema): define the capability with defineCapability(), which publishes and enforces their JSON Schema 2020-12 form',
+      );
     const model = checkProviderSchema(capability.input);
     if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(capability.id, model.problems);
     return model.rewrites.length === 0

@@ -24,7 +24,10 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * own schema.
  *
  * `input` may also be a plain JSON Schema 2020-12 object (e.g. with `$schema`, `$defs` and `$ref`,
- * `additionalProperties: false`); it is validated as written and published over MCP as written. Keywords
+ * `additionalProperties: false`; wrap it in `Type.Unsafe<T>(schema)` to give the handler the input type `T`);
+ * it is validated as written and published over MCP as written. A `format` the validator does not know
+ * (e.g. OpenAPI's `password`) is an annotation, as JSON Schema 2020-12 defines it by default; known formats
+ * (`date-time`, `date`, `time`, `duration`, `email`, `uri`, `uuid`, `ipv4`, `ipv6`, `hostname`, …) are checked. Keywords
  * of earlier drafts that TypeBox emits or reads (`items` as an array with `additionalItems`, as
  * `Type.Tuple` makes; `dependencies`) are rewritten into their 2020-12 equivalents (`prefixItems`,
  * `dependentRequired`/`dependentSchemas`), and a draft-06/-07 `$schema` becomes the 2020-12 URI, so the

@@ -53,6 +53,7 @@ const published = new WeakMap<object, McpToolListing['inputSchema']>();
  * listed schema allows is not refused `INPUT_INVALID`, and what it forbids is refused. A root without
  * `type` (a union of objects, which `defineCapability` accepts only when every alternative is an object)
  * gets `type: 'object'` added, which changes nothing it accepts.
+ * @internal
  */
 export function publishedInputSchema(descriptor: Pick<CapabilityDescriptor, 'input'>): McpToolListing['inputSchema'] {
   const input = descriptor.input as object;

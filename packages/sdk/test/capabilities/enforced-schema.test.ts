@@ -4,7 +4,9 @@
 import fc from 'fast-check';
 import Type, { type TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineCapability } from '../../src/index';
+import { createAgentHost, defineCapability } from '../../src/index';
+import type { Capability } from '../../src/capabilities/types';
+import { MemoryStorage } from '../../src/storage';
 import { CapabilitySchemaUnsupportedError } from '../../src/capabilities/errors';
 import { compileSchema } from '../../src/capabilities/schema-validator';
 import { publishedInputSchema } from '../../src/mcp/published-tools';
@@ -70,6 +72,44 @@ describe('definition: what cannot be enforced as published is refused', () => {
   it('a TypeBox refinement: a predicate no published schema can say', () => {
     const e = refusal(Type.Object({ code: Type.Refine(Type.String(), (v) => v.length === 4) }));
     expect([e.rule, e.path]).toEqual(['schema-refine', '/properties/code']);
+  });
+});
+
+describe('registration of a capability not made by defineCapability', () => {
+  it('is refused when its input would be published in a form it is not enforced in', () => {
+    const host = createAgentHost({ storage: new MemoryStorage() });
+    const handMade = (id: string, input: unknown) =>
+      Object.freeze({
+        id,
+        version: 1,
+        title: 'Hand made',
+        description: 'not from defineCapability',
+        kind: 'read',
+        replay: 'safe',
+        input,
+        output: Type.Unknown(),
+        handler: async () => null,
+        tags: [],
+        aliases: [],
+        redact: [],
+      }) as unknown as Capability;
+    expect(() =>
+      host.capabilities.register(handMade('hand.tuple', Type.Object({ p: Type.Tuple([Type.String()]) }))),
+    ).toThrow(expect.objectContaining({ code: 'CAPABILITY_DEFINITION_INVALID' }));
+    expect(() =>
+      host.capabilities.register(
+        handMade('hand.draft04', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }),
+      ),
+    ).toThrow(expect.objectContaining({ code: 'CAPABILITY_SCHEMA_UNSUPPORTED', rule: 'schema-dialect' }));
+    host.capabilities.register(
+      handMade('hand.plain', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }),
+    );
+    expect(publishedInputSchema(host.capabilities.get('hand.plain'))).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      additionalProperties: false,
+    });
+    expect([host.capabilities.has('hand.tuple'), host.capabilities.has('hand.draft04')]).toEqual([false, false]);
   });
 });
 
