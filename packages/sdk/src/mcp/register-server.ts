@@ -154,11 +154,21 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * `system:mcp-client`; evidence: server, tool, fields, the accepted and listed hashes; a host whose
  * `decisions.subjects` does not know the type `mcp_tool` gets no decision). To accept the change, register the
  * server again with the same name on the same host: its tools are listed and accepted anew over a new connection
- * (the old one is closed when the SDK made it), disabled tools work again, new tools are registered. A tool whose
+ * (the old one is closed, when the SDK made it, once its calls in flight have ended), disabled tools work again, new tools
+ * are registered; a capability registered earlier keeps its title and description (what the model reads) and its
+ * kind. Audit rows are not written for these changes (a registration cannot reach the audit log); the decisions and
+ * their events are the record. A tool whose
  * input schema changed cannot be accepted this way (calls are validated against the schema registered first):
  * that re-registration fails `MCP_TOOL_CHANGED` and nothing changes — register the server under another name, or
  * restart the host. With a host-owned `client`, the SDK sets that client's handler of
  * `notifications/tools/list_changed` (replacing one the host set).
+ *
+ * Elicitation: the client made over `transport` declares the `elicitation` capability (form mode). A form a server
+ * sends while one of its tools runs goes to `onElicitation` with the person the call acts for (the `user:` who started
+ * the run, or the invoking `user:`); the answer is completed with the schema's defaults and checked against it. It is
+ * input for the server, never authority: the call was authorized before it was sent and nothing of the answer reaches
+ * approvals, grants or the ledger. Without a handler, when no call or several calls of that server are in flight,
+ * or for an answer that does not fit, the server gets `decline`.
  *
  * Protocol versions: the client made over `transport` offers the newest protocol revision of the installed
  * `@modelcontextprotocol/sdk` and accepts the revisions it supports; a server answering another fails
@@ -167,7 +177,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
  * @param options - the server name, a connected client (or a transport, or a transport factory, to connect one
  *   over), the host's read-only tools, verifiers, the output cap, the call timeout
- * @returns the registered tools
+ * @returns the tools the server lists now, as registered (on a re-registration: accepted anew)
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
  *   the server does not list, `onElicitation` with a host-owned client, a re-registration that changes which tools
  *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
@@ -196,6 +206,22 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * await registerMcpServer(host, { name: 'indexer', transport, readOnlyTools: ['search'] });
  * // at shutdown (also closes the transport of a renewed session):
  * await transport.close();
+ * ```
+ *
+ * @example
+ * Forms for the person behind the call, and accepting a tool change an administrator reviewed:
+ * ```ts
+ * const register = () =>
+ *   registerMcpServer(host, {
+ *     name: 'indexer',
+ *     transport: () => new StreamableHTTPClientTransport(new URL('http://indexer:8808/mcp')),
+ *     onElicitation: async (request, { owner }) =>
+ *       owner ? { action: 'accept', content: {} } : { action: 'decline' }, // the host's UI asks `owner` here
+ *     onToolChange: (change) => console.warn(change.change, change.capabilityId, change.fields),
+ *   });
+ * await register();
+ * // later, a decision of kind mcp_tool_changed was reviewed: accept the server's tools as they are now
+ * await register();
  * ```
  * @public
  */
@@ -419,9 +445,17 @@ async function registerTools(
   servers.set(name, server);
   if (previous) {
     previous.watch.retire();
-    if (previous.owned) await previous.session.close();
+    // Calls in flight on the old connection keep it until they end (at most their timeout).
+    if (previous.owned) void closeWhenIdle(previous);
   }
   return made.map((m) => m.registered);
+}
+
+/** Closes a replaced binding's session once no call runs on it (waiting at most its call timeout and a second). */
+async function closeWhenIdle(binding: ServerBinding): Promise<void> {
+  const deadline = Date.now() + binding.callTimeoutMs + 1000;
+  while (binding.calls.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50).unref?.());
+  await binding.session.close();
 }
 
 /** The host's decision service, when `host` is an `AgentHost`. */

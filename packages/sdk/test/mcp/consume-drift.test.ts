@@ -182,6 +182,19 @@ describe('consumed MCP servers: tool drift', () => {
     expect(changes).toEqual([]);
   });
 
+  it('a re-registration while a write runs on the old connection: the write ends succeeded (the old connection is closed after it), later calls use the new one', async () => {
+    const { server, invoke, register } = await setup();
+    server.tools.push({ name: 'slow', description: 'Takes a while.', inputSchema: { type: 'object', properties: {} } });
+    await register();
+    const running = invoke('slow', {});
+    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1));
+    const initialized = server.stats.initialize;
+    await register();
+    expect(server.stats.initialize).toBe(initialized + 1);
+    expect(await running).toMatchObject({ status: 'succeeded' });
+    expect(await invoke('grab', { id: 'x' })).toMatchObject({ status: 'succeeded' });
+  });
+
   it('a host-owned client: its list_changed notification is acted on too', async () => {
     const server = await startDriftMcpServer();
     servers.push(server);
