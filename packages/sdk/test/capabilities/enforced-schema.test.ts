@@ -221,6 +221,10 @@ const CATALOG: Record<string, unknown> = {
     allOf: [{ properties: { note: { type: 'string' } } }],
     unevaluatedProperties: false,
   },
+  'TypeBox: a root union of objects (listed with type: object added)': Type.Union([
+    Type.Object({ title: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    Type.Object({ tmdbId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+  ]),
   'TypeBox: Union of objects, Record, Tuple, Optional, Integer bounds': Type.Object(
     {
       target: Type.Union([
