@@ -149,13 +149,21 @@ describe('content attributes (captureContent)', () => {
       const output = JSON.parse(c.attributes['gen_ai.output.messages'] as string) as unknown;
       expect(validInput(input), JSON.stringify(validInput.errors)).toBe(true);
       expect(validOutput(output), JSON.stringify(validOutput.errors)).toBe(true);
-      expect(Buffer.byteLength(c.attributes['gen_ai.input.messages'] as string)).toBeLessThanOrEqual(CONTENT_BUDGET_BYTES);
-      const system = JSON.parse(c.attributes['gen_ai.system_instructions'] as string) as Array<{ type: string; content: string }>;
+      expect(Buffer.byteLength(c.attributes['gen_ai.input.messages'] as string)).toBeLessThanOrEqual(
+        CONTENT_BUDGET_BYTES,
+      );
+      const system = JSON.parse(c.attributes['gen_ai.system_instructions'] as string) as Array<{
+        type: string;
+        content: string;
+      }>;
       expect(system[0]!.type).toBe('text');
       expect(system[0]!.content.length).toBeGreaterThan(0);
     }
     // The first call sees the goal; the last sees the newest tool result (page 11) but no longer the goal.
-    const first = JSON.parse(chats[0]!.attributes['gen_ai.input.messages'] as string) as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+    const first = JSON.parse(chats[0]!.attributes['gen_ai.input.messages'] as string) as Array<{
+      role: string;
+      parts: Array<Record<string, unknown>>;
+    }>;
     expect(first).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'list the library, page by page' }] }]);
     const last = chats.at(-1)!;
     const lastInput = JSON.parse(last.attributes['gen_ai.input.messages'] as string) as typeof first;

@@ -72,25 +72,27 @@ async function serve() {
     }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const descriptor = host.capabilities.get(request.params.name);
-      return spans.run(
-        request,
-        extra,
-        { descriptor },
-        async () => {
-          const result = await host.invoke(descriptor.id, request.params.arguments ?? {}, { actor: 'user:admin' });
-          const answer: CallToolResult =
-            result.status === 'succeeded'
-              ? { content: [{ type: 'text', text: JSON.stringify(result.output) }] }
-              : { content: [{ type: 'text', text: result.error?.message ?? result.status }], isError: true };
-          return { answer, result };
-        },
-        ({ answer, result }) => ({
-          status: result.status,
-          error: result.error,
-          invocationId: result.invocationId,
-          isError: answer.isError,
-        }),
-      ).then((r) => r.answer);
+      return spans
+        .run(
+          request,
+          extra,
+          { descriptor },
+          async () => {
+            const result = await host.invoke(descriptor.id, request.params.arguments ?? {}, { actor: 'user:admin' });
+            const answer: CallToolResult =
+              result.status === 'succeeded'
+                ? { content: [{ type: 'text', text: JSON.stringify(result.output) }] }
+                : { content: [{ type: 'text', text: result.error?.message ?? result.status }], isError: true };
+            return { answer, result };
+          },
+          ({ answer, result }) => ({
+            status: result.status,
+            error: result.error,
+            invocationId: result.invocationId,
+            isError: answer.isError,
+          }),
+        )
+        .then((r) => r.answer);
     });
     return server;
   };
@@ -135,7 +137,10 @@ describe('MCP tools/call server span', () => {
     const result = await client.callTool({
       name: 'library.count',
       arguments: { kind: 'movie' },
-      _meta: { traceparent: `00-${META_TRACE}-${META_PARENT}-01`, tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE' },
+      _meta: {
+        traceparent: `00-${META_TRACE}-${META_PARENT}-01`,
+        tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE',
+      },
     });
     expect(result.isError).toBeFalsy();
     const [span] = exporter.getFinishedSpans();
@@ -184,7 +189,11 @@ describe('MCP tools/call server span', () => {
   it('a failed call: error.type is the invocation’s error code, the status ERROR; a malformed _meta traceparent is ignored (new root)', async () => {
     const { exporter, connect } = await serve();
     const { client } = await connect();
-    const result = await client.callTool({ name: 'library.broken', arguments: {}, _meta: { traceparent: '00-zz-yy-01' } });
+    const result = await client.callTool({
+      name: 'library.broken',
+      arguments: {},
+      _meta: { traceparent: '00-zz-yy-01' },
+    });
     expect(result.isError).toBe(true);
     const [span] = exporter.getFinishedSpans();
     expect(span!.parentSpanContext).toBeUndefined();
@@ -196,7 +205,11 @@ describe('MCP tools/call server span', () => {
   it('without HTTP (stdio): network.transport pipe; a result marked isError without a code is error.type tool_error', () => {
     const { exporter, options } = memoryTracing();
     const spans = new McpServerSpans(options);
-    const scope = spans.start({ params: { name: 'library.count', arguments: {} } }, { requestId: 7 }, { protocolVersion: '2025-11-25' });
+    const scope = spans.start(
+      { params: { name: 'library.count', arguments: {} } },
+      { requestId: 7 },
+      { protocolVersion: '2025-11-25' },
+    );
     spans.end(scope, { status: 'failed', isError: true });
     const [span] = exporter.getFinishedSpans();
     expect(span!.attributes).toMatchObject({

@@ -51,7 +51,9 @@ describe('one run, one trace', () => {
     const b = hostOn(file, second.options, clock, world);
     await b.start();
     await b.approvals.decide(approvalId, { status: 'approved', actor: 'user:admin', payloadHash });
-    expect((await waitForStatus(b, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe('succeeded');
+    expect((await waitForStatus(b, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe(
+      'succeeded',
+    );
     await b.stop();
 
     const before = first.exporter.getFinishedSpans().filter((s) => op(s) === 'invoke_agent');

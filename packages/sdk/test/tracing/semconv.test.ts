@@ -26,7 +26,15 @@ import {
 } from '../../src/testing';
 import { fixture } from '../models/helpers';
 import { runEvents, waitForStatus } from '../runtime/harness';
-import { closeProviderHosts, memoryTracing, op, PROVIDER_NAMES, providerHost, REGISTRY, violations } from './span-harness';
+import {
+  closeProviderHosts,
+  memoryTracing,
+  op,
+  PROVIDER_NAMES,
+  providerHost,
+  REGISTRY,
+  violations,
+} from './span-harness';
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const hosts: AgentHost[] = [];
@@ -56,7 +64,11 @@ describe('the runtime’s attribute names are the registry’s', () => {
       ['openai-compatible:groq', undefined, incubating.GEN_AI_PROVIDER_NAME_VALUE_GROQ],
       ['openai-compatible:xai', undefined, incubating.GEN_AI_PROVIDER_NAME_VALUE_X_AI],
       ['openai-compatible:mistral', undefined, incubating.GEN_AI_PROVIDER_NAME_VALUE_MISTRAL_AI],
-      ['openai-compatible:openai', 'https://my-res.openai.azure.com/openai/v1', incubating.GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI],
+      [
+        'openai-compatible:openai',
+        'https://my-res.openai.azure.com/openai/v1',
+        incubating.GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI,
+      ],
       ['deepseek@2025-01', undefined, incubating.GEN_AI_PROVIDER_NAME_VALUE_DEEPSEEK],
     ];
     for (const [id, url, want] of cases) expect(providerName(id, url), id).toBe(want);
@@ -71,7 +83,12 @@ describe('the runtime’s attribute names are the registry’s', () => {
   it('the checker fails on what the conventions forbid (a made-up name, the deprecated gen_ai.system, a missing provider, a failure without error.type)', () => {
     const { exporter, options } = memoryTracing();
     const span = options.tracer!.startSpan('chat some-model');
-    span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'llm.vendor': 'x', 'gen_ai.request.model': 'some-model' });
+    span.setAttributes({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': 'openai',
+      'llm.vendor': 'x',
+      'gen_ai.request.model': 'some-model',
+    });
     span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
     const found = violations(exporter.getFinishedSpans());
@@ -140,8 +157,14 @@ describe('every span of representative runs follows the conventions', () => {
       actor: 'user:admin',
       payloadHash: (await host.plans.get(planId)).payloadHash,
     });
-    expect((await waitForStatus(host, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe('succeeded');
-    const sub = await host.startRun({ goal: 'find out whether Dune is tracked', actor: 'user:admin', mode: 'plan_only' });
+    expect((await waitForStatus(host, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe(
+      'succeeded',
+    );
+    const sub = await host.startRun({
+      goal: 'find out whether Dune is tracked',
+      actor: 'user:admin',
+      mode: 'plan_only',
+    });
     expect((await waitForStatus(host, sub.id, TERMINAL)).status).toBe('succeeded');
     await host.stop();
 
@@ -160,7 +183,12 @@ describe('every span of representative runs follows the conventions', () => {
   it('a failed model call (DeepSeek dialect, HTTP 401) and a run woken by a message after it ended (Anthropic, recorded stream)', async () => {
     const { exporter, options } = memoryTracing();
     const failing = await providerHost(
-      [{ status: 401, body: JSON.stringify({ error: { message: 'Authentication Fails', type: 'authentication_error' } }) }],
+      [
+        {
+          status: 401,
+          body: JSON.stringify({ error: { message: 'Authentication Fails', type: 'authentication_error' } }),
+        },
+      ],
       options,
       { family: 'openai', dialect: 'deepseek', model: 'deepseek-chat' },
     );
@@ -168,10 +196,14 @@ describe('every span of representative runs follows the conventions', () => {
     const ended = await waitForStatus(failing.host, failed.id, TERMINAL);
     expect(ended.status).toBe('failed');
 
-    const woken = await providerHost([{ events: transcriptEvents(fixture('anthropic-text.chunks.txt'), 'anthropic') }], options, {
-      family: 'anthropic',
-      model: 'claude-sonnet-4-5',
-    });
+    const woken = await providerHost(
+      [{ events: transcriptEvents(fixture('anthropic-text.chunks.txt'), 'anthropic') }],
+      options,
+      {
+        family: 'anthropic',
+        model: 'claude-sonnet-4-5',
+      },
+    );
     const first = await woken.host.startRun({ goal: 'say hi', actor: 'user:admin', mode: 'plan_only' });
     expect((await waitForStatus(woken.host, first.id, TERMINAL)).status).toBe('succeeded');
     await woken.host.appendToInbox(first.id, 'and once more', 'user:admin');

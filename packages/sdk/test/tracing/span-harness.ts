@@ -82,14 +82,19 @@ export function violations(spans: readonly ReadableSpan[]): string[] {
       if (typeof provider === 'string' && (provider.includes(':') || provider.includes('@')))
         out.push(`${s.name}: gen_ai.provider.name ${provider} carries a dialect`);
     }
-    if (s.status.code === 2 && s.attributes['error.type'] === undefined) out.push(`${s.name}: failed without error.type`);
+    if (s.status.code === 2 && s.attributes['error.type'] === undefined)
+      out.push(`${s.name}: failed without error.type`);
     if (s.attributes['server.address'] !== undefined && s.attributes['server.port'] === undefined)
       out.push(`${s.name}: server.address without server.port`);
   }
   return out;
 }
 
-const cleanup: { hosts: AgentHost[]; servers: WireReplayServer[]; dirs: string[] } = { hosts: [], servers: [], dirs: [] };
+const cleanup: { hosts: AgentHost[]; servers: WireReplayServer[]; dirs: string[] } = {
+  hosts: [],
+  servers: [],
+  dirs: [],
+};
 
 /** Stops what {@link providerHost} started. */
 export async function closeProviderHosts(): Promise<void> {

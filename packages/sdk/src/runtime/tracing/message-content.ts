@@ -34,7 +34,9 @@ export const MAX_TEXT_CHARS = 4096;
 /** A message text with secret-looking parts redacted, cut at {@link MAX_TEXT_CHARS}. */
 export function redactedText(text: string): string {
   const clean = redactText(text);
-  return clean.length > MAX_TEXT_CHARS ? `${clean.slice(0, MAX_TEXT_CHARS)}…(+${clean.length - MAX_TEXT_CHARS} chars)` : clean;
+  return clean.length > MAX_TEXT_CHARS
+    ? `${clean.slice(0, MAX_TEXT_CHARS)}…(+${clean.length - MAX_TEXT_CHARS} chars)`
+    : clean;
 }
 
 /** A tool result: its JSON redacted field by field (as the audit trail does), or its text when it is not JSON. */
@@ -70,7 +72,10 @@ export function contentMessage(message: ModelMessage): ContentMessage {
         typeof message.content === 'string'
           ? message.content
           : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.toolCallId, response: toolResponse(text) }] };
+      return {
+        role: 'tool',
+        parts: [{ type: 'tool_call_response', id: message.toolCallId, response: toolResponse(text) }],
+      };
     }
     default: {
       const parts: ContentPart[] = [];
