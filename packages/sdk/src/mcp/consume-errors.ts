@@ -50,10 +50,19 @@ export class McpToolSchemaError extends MediaAgentError {
  */
 export class McpToolChangedError extends MediaAgentError {
   /**
-   * @param change - the change that disabled the tool (`changed` or `removed`)
+   * @param change - the change that disabled the tool: `removed` gives `MCP_TOOL_REMOVED`, any other
+   *   `MCP_TOOL_CHANGED`; its server, tool, capability id and changed fields
+   * @param message - when given, the tool's list could not be checked (`reason: 'unverified'`) and this says why
+   * @param options - the `cause`
    */
   constructor(
-    change: { change: 'changed' | 'removed' | 'added'; server: string; tool: string; capabilityId: string; fields: readonly string[] },
+    change: {
+      change: 'changed' | 'removed' | 'added';
+      server: string;
+      tool: string;
+      capabilityId: string;
+      fields: readonly string[];
+    },
     message?: string,
     options?: { cause?: unknown },
   ) {
@@ -75,7 +84,10 @@ export class McpToolChangedError extends MediaAgentError {
     );
   }
 
-  /** The server announced a tool change and its list could not be read again: the call is not sent. */
+  /**
+   * The error for a call refused because the server announced a tool change and its list could not be read again.
+   * @param server - the server name; @param tool - the tool; @param cause - why listing failed
+   */
   static unverified(server: string, tool: string, cause: unknown): McpToolChangedError {
     return new McpToolChangedError(
       { change: 'changed', server, tool, capabilityId: `mcp.${server}.${tool}`, fields: [] },
@@ -92,7 +104,12 @@ export class McpToolChangedError extends MediaAgentError {
  * @public
  */
 export class McpProtocolUnsupportedError extends MediaAgentError {
-  /** @param server - the server name; @param version - the server's version; @param supported - the client's */
+  /**
+   * @param server - the server name
+   * @param version - the version the server answered
+   * @param supported - the versions the client supports, newest first
+   * @param options - the `cause`
+   */
   constructor(server: string, version: string, supported: readonly string[], options?: { cause?: unknown }) {
     super(
       'MCP_PROTOCOL_UNSUPPORTED',

@@ -175,8 +175,7 @@ export function elicitationProblems(
   const problems: string[] = [];
   const props = properties(schema);
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
-  for (const name of required)
-    if (typeof name === 'string' && !(name in content)) problems.push(`${name}: required`);
+  for (const name of required) if (typeof name === 'string' && !(name in content)) problems.push(`${name}: required`);
   for (const [name, value] of Object.entries(content)) {
     const p = props[name];
     if (!p) {

@@ -11,13 +11,8 @@ import { canonicalJson } from '../core/canonical-json';
 import { MediaAgentError } from '../core/errors';
 import type { DecisionRecord } from '../core/run-records';
 import type { RaiseDecisionInput } from '../runtime/decisions/decision-service';
-import { McpClientSession, type McpClientLike } from './client-session';
-import {
-  McpProtocolUnsupportedError,
-  McpToolChangedError,
-  McpToolNameError,
-  McpToolSchemaError,
-} from './consume-errors';
+import { McpClientSession } from './client-session';
+import { McpProtocolUnsupportedError, McpToolNameError, McpToolSchemaError } from './consume-errors';
 import { answerElicitations, type McpCallInFlight, type McpElicitationHandler } from './elicitation';
 import { changeEvidence, describeChange, McpToolWatch, type ListedTool, type McpToolChange } from './tool-drift';
 import { callMcpTool } from './tool-call';
@@ -363,7 +358,11 @@ async function registerTools(
   // The capabilities call the server's current binding: a re-registration replaces it under the same ids.
   const server: RegisteredServer = earlier ?? { current: undefined as unknown as ServerBinding, tools: new Map() };
   const made = tools.map((tool) => {
-    const capability = toolCapability(name, tool, { server, readOnly: readOnly.has(tool.name), verify: options.verifiers?.[tool.name] });
+    const capability = toolCapability(name, tool, {
+      server,
+      readOnly: readOnly.has(tool.name),
+      verify: options.verifiers?.[tool.name],
+    });
     return {
       tool,
       capability,
@@ -387,7 +386,13 @@ async function registerTools(
         throw new MediaAgentError(
           'MCP_TOOL_CHANGED',
           `MCP server ${name} changed the input schema of ${tool.name}: ${capability.id} validates calls against the schema registered first, so the change cannot be accepted in this host; register the server under another name, or restart the host`,
-          { server: name, tool: tool.name, capabilityId: capability.id, reason: 'input-schema', fields: ['inputSchema'] },
+          {
+            server: name,
+            tool: tool.name,
+            capabilityId: capability.id,
+            reason: 'input-schema',
+            fields: ['inputSchema'],
+          },
         );
     } else if (registry.has(capability.id))
       throw new MediaAgentError('CAPABILITY_DUPLICATE', `capability ${capability.id} is already registered`, {
@@ -461,7 +466,9 @@ async function closeWhenIdle(binding: ServerBinding): Promise<void> {
 /** The host's decision service, when `host` is an `AgentHost`. */
 function raiser(host: Host): ((input: RaiseDecisionInput) => Promise<DecisionRecord>) | undefined {
   const raise = (host as { raiseDecision?: unknown }).raiseDecision;
-  return typeof raise === 'function' ? (input) => (raise as (i: RaiseDecisionInput) => Promise<DecisionRecord>).call(host, input) : undefined;
+  return typeof raise === 'function'
+    ? (input) => (raise as (i: RaiseDecisionInput) => Promise<DecisionRecord>).call(host, input)
+    : undefined;
 }
 
 /** The person a call acts for: the `user:` who started its run (the top-level run), or the invoking `user:`. */
@@ -559,7 +566,13 @@ function toolCapability(
         const forward = () => ended.abort(ctx.signal.reason);
         if (ctx.signal.aborted) forward();
         else ctx.signal.addEventListener('abort', forward, { once: true });
-        const call: McpCallInFlight = { capabilityId: id, tool: tool.name, actor: ctx.actor, runId: ctx.runId, signal: ended.signal };
+        const call: McpCallInFlight = {
+          capabilityId: id,
+          tool: tool.name,
+          actor: ctx.actor,
+          runId: ctx.runId,
+          signal: ended.signal,
+        };
         bound.calls.add(call);
         try {
           return await callMcpTool(

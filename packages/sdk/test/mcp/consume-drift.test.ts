@@ -97,7 +97,9 @@ describe('consumed MCP servers: tool drift', () => {
       const refused = await invoke('grab', { id: 'dune-2' });
       expect(refused.status).toBe('failed');
       expect(refused.error?.code).toBe('MCP_TOOL_CHANGED');
-      expect(refused.error?.message).toMatch(/MCP server idx changed tool grab .*\(description differ\).*nothing was sent/);
+      expect(refused.error?.message).toMatch(
+        /MCP server idx changed tool grab .*\(description differ\).*nothing was sent/,
+      );
     }
     // Nothing reached the server; once per change, not per call.
     expect(server.stats.runs.grab).toBe(1);
@@ -122,7 +124,11 @@ describe('consumed MCP servers: tool drift', () => {
     const { server, host, invoke, changes, register, announce } = await setup();
     expect(server.stats.lists).toBe(1);
     server.tools.splice(1, 1); // grab removed
-    server.tools.push({ name: 'purge', description: 'Delete the library.', inputSchema: { type: 'object', properties: {} } });
+    server.tools.push({
+      name: 'purge',
+      description: 'Delete the library.',
+      inputSchema: { type: 'object', properties: {} },
+    });
     await announce();
     await vi.waitFor(() => expect(changes).toHaveLength(2));
     expect(changes.map((c) => [c.change, c.tool]).sort()).toEqual([
@@ -174,7 +180,9 @@ describe('consumed MCP servers: tool drift', () => {
     await announce();
     const refused = await invoke('grab', { id: 'dune' });
     expect(refused.error?.code).toBe('MCP_TOOL_CHANGED');
-    expect(refused.error?.message).toMatch(/announced that its tools changed and they could not be listed again .*grab was not sent/);
+    expect(refused.error?.message).toMatch(
+      /announced that its tools changed and they could not be listed again .*grab was not sent/,
+    );
     expect(server.stats.runs.grab).toBeUndefined();
     server.failLists = false;
     expect(await invoke('grab', { id: 'dune' })).toMatchObject({ status: 'succeeded' });
@@ -243,20 +251,30 @@ async function versionServer(version: string) {
     if (req.method !== 'POST') return res.writeHead(405).end();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
+    const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      id?: number;
+      method: string;
+      params?: { protocolVersion?: string };
+    };
     headers.push(req.headers['mcp-protocol-version'] as string | undefined);
     if (msg.id === undefined) return res.writeHead(202).end();
     const reply = (result: unknown) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
     if (msg.method === 'initialize') {
       asked.push(msg.params?.protocolVersion);
-      return reply({ protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'old', version: '0' } });
+      return reply({
+        protocolVersion: version,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'old', version: '0' },
+      });
     }
     if (msg.method === 'tools/list')
       return reply({ tools: [{ name: 'ping', inputSchema: { type: 'object', properties: {} } }] });
-    return res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no' } }),
-    );
+    return res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no' } }));
   });
   raw.push(http);
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
@@ -269,9 +287,10 @@ describe('consumed MCP servers: protocol versions', () => {
     const { url, asked } = await versionServer('1999-01-01');
     const host = createAgentHost({ storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
     hosts.push(host);
-    const error = await registerMcpServer(host, { name: 'old', transport: () => new StreamableHTTPClientTransport(url) }).catch(
-      (e: unknown) => e,
-    );
+    const error = await registerMcpServer(host, {
+      name: 'old',
+      transport: () => new StreamableHTTPClientTransport(url),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'MCP_PROTOCOL_UNSUPPORTED',
       details: { server: 'old', version: '1999-01-01', supported: [...SUPPORTED_PROTOCOL_VERSIONS] },

@@ -43,7 +43,12 @@ const DEFAULTS_FORM = {
       name: { type: 'string', description: 'User name', default: 'John Doe' },
       age: { type: 'integer', description: 'User age', default: 30 },
       score: { type: 'number', description: 'User score', default: 95.5 },
-      status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+      status: {
+        type: 'string',
+        description: 'User status',
+        enum: ['active', 'inactive', 'pending'],
+        default: 'active',
+      },
       verified: { type: 'boolean', description: 'Verification status', default: true },
     },
     required: [],
@@ -139,7 +144,10 @@ describe('consumed MCP servers: elicitation', () => {
       action: 'decline',
     });
 
-    const bad = await setup(() => ({ action: 'accept', content: { status: 'gone', age: 'thirty' as unknown as number } }));
+    const bad = await setup(() => ({
+      action: 'accept',
+      content: { status: 'gone', age: 'thirty' as unknown as number },
+    }));
     expect(answerOf((await bad.host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' })).output)).toEqual({
       action: 'decline',
     });
@@ -191,7 +199,11 @@ describe('consumed MCP servers: elicitation', () => {
 
   it("in a run the form is for the run's owner, with the run and the capability named", async () => {
     const scripts: FakeScript[] = [
-      { match: 'profile', steps: [{ toolCalls: [{ capability: 'mcp.idx.ask_defaults', input: {} }] }], finalText: 'Asked.' },
+      {
+        match: 'profile',
+        steps: [{ toolCalls: [{ capability: 'mcp.idx.ask_defaults', input: {} }] }],
+        finalText: 'Asked.',
+      },
     ];
     const { host, seen } = await setup(() => ({ action: 'decline' }), scripts);
     const run = await host.startRun({ goal: 'fill in my profile', actor: 'user:alice', mode: 'plan_only' });
