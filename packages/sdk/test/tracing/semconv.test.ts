@@ -30,6 +30,7 @@ import {
   closeProviderHosts,
   memoryTracing,
   op,
+  parentOf,
   PROVIDER_NAMES,
   providerHost,
   REGISTRY,
@@ -176,6 +177,9 @@ describe('every span of representative runs follows the conventions', () => {
     // The scripted provider has no registry value: its documented name.
     for (const s of spans.filter((x) => op(x) === 'invoke_agent' || op(x) === 'chat'))
       expect(s.attributes['gen_ai.provider.name']).toBe('scripted');
+    // Chat and tool spans carry their run's conversation id.
+    for (const s of spans.filter((x) => op(x) === 'chat' || op(x) === 'execute_tool'))
+      expect(s.attributes['gen_ai.conversation.id']).toBe(parentOf(s, spans)!.attributes['gen_ai.conversation.id']);
     const tool = spans.find((s) => s.attributes['gen_ai.tool.name'] === 'tracker.check')!;
     expect(tool.attributes['gen_ai.tool.description']).toBe('Whether a title is tracked.');
   });

@@ -87,6 +87,8 @@ export class RunTracer {
   readonly #totals = new WeakMap<Span, Totals>();
   /** The run span a chat span is under. */
   readonly #chatRun = new WeakMap<Span, Span>();
+  /** The `gen_ai.conversation.id` of each run span, for the chat and tool spans under it. */
+  readonly #conversation = new WeakMap<Span, string>();
 
   /** @param options - the host's tracing options (none: the global provider's tracer, no content) */
   constructor(options: TracingOptions = {}) {
@@ -137,6 +139,7 @@ export class RunTracer {
         ]);
       span.setAttributes(attributes);
       this.#totals.set(span, { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 });
+      this.#conversation.set(span, run.sessionId ?? run.id);
     }
     const own = span.spanContext();
     const rootToStore = root === undefined && isSpanContextValid(own) ? traceparentOf(own) : undefined;
@@ -199,6 +202,7 @@ export class RunTracer {
       if (request.maxTokens) span.setAttribute(GEN_AI.requestMaxTokens, request.maxTokens);
       const run = trace.getSpan(parent);
       if (run && this.#totals.has(run)) this.#chatRun.set(span, run);
+      this.#conversationOf(span, parent);
       if (this.#captureContent) {
         const system = request.messages.filter((m) => m.role === 'system');
         if (system.length > 0)
@@ -262,6 +266,13 @@ export class RunTracer {
     span.end();
   }
 
+  /** `gen_ai.conversation.id` of the run span `parent` holds, if it holds one. */
+  #conversationOf(span: Span, parent: Context): void {
+    const run = trace.getSpan(parent);
+    const id = run && this.#conversation.get(run);
+    if (id) span.setAttribute(GEN_AI.conversationId, id);
+  }
+
   /** A content attribute within its byte budget (the oldest messages left out first, their count recorded). */
   #content(span: Span, key: string, messages: readonly ContentMessage[]): void {
     const { json, dropped } = withinBudget(messages);
@@ -286,6 +297,7 @@ export class RunTracer {
         [GEN_AI.toolType]: 'function',
         [GEN_AI.toolCallId]: call.id,
       });
+      this.#conversationOf(span, parent);
       if (capability) {
         span.setAttribute(MEDIA_AGENT.capabilityId, call.name);
         span.setAttribute(MEDIA_AGENT.capabilityKind, capability.kind);
