@@ -29,9 +29,10 @@ function hostOn(path: string, tracing: TracingOptions, clock: ManualClock, world
 }
 
 describe('one run, one trace', () => {
-  // A run that waits for a person and is resumed by another process used to start a new trace there
-  // (the invoke_agent span of the resume had no parent): a backend showed two unrelated traces for one run.
-  it('a run that waits for an approval in one host and is resumed by a second host on the same SQLite file: one trace id, the resume is a child of the first processing and links to it', async () => {
+  // mastra-ai/mastra#17075 (fixed by mastra-ai/mastra#17134): a run resumed after a human approval got an
+  // agent span orphaned from the suspended run's trace. Here too, before: the resume's invoke_agent span had
+  // no parent, so a backend showed two unrelated traces for one run; after: one trace, linked.
+  it('mastra#17075: a run that waits for an approval in one host and is resumed by a second host on the same SQLite file: one trace id, the resume is a child of the first processing and links to it', async () => {
     const file = join(tempDir(), 'agent.sqlite');
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
     const world = new SandboxWorld({ clock });
