@@ -113,7 +113,8 @@ try {
 // 4. The n/a rows, with their reasons.
 for (const plan of SCENARIOS)
   for (const [target, how] of Object.entries(plan.targets) as Array<[Target, 'run' | { na: string }]>)
-    if (how !== 'run' && wanted(target)) rows.push({ scenario: plan.scenario, target, verdict: { kind: 'n/a', reason: how.na } });
+    if (how !== 'run' && wanted(target))
+      rows.push({ scenario: plan.scenario, target, verdict: { kind: 'n/a', reason: how.na } });
 const order = SCENARIOS.map((p) => p.scenario);
 rows.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
 
