@@ -20,9 +20,10 @@ import { mcpTool, publishable } from './published-tools';
 import { mcpCallScope } from './client-idempotency';
 import { withRecordedLegacyScope } from './legacy-call-scope';
 import { visibleCapabilities } from '../capabilities/visible-capabilities';
-import { RunTracer, type ToolSpanOutcome } from '../runtime/tracing/run-tracer';
+import type { ToolSpanOutcome } from '../runtime/tracing/run-tracer';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
-import { context as otelContext, propagation } from '@opentelemetry/api';
+import { McpServerSpans } from './server-span';
+import { negotiatedVersionRecorder } from './negotiated-version';
 
 /**
  * Options of an MCP server that publishes a host's capabilities.
@@ -137,7 +138,10 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     levels.set(extra.sessionId, request.params.level);
     return {};
   });
-  const tracer = new RunTracer(options.tracing);
+  const spans = new McpServerSpans(options.tracing);
+  // The revision this connection negotiated at `initialize` (stdio); over stateless HTTP each request's
+  // `MCP-Protocol-Version` header says it.
+  const negotiated = negotiatedVersionRecorder(server);
   const published = (descriptor: CapabilityDescriptor) =>
     publishable(descriptor) && (options.publish?.(descriptor) ?? true);
   const lookup = (name: string): CapabilityDescriptor => {
@@ -164,9 +168,6 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
     const descriptor = lookup(request.params.name);
     const input: unknown = request.params.arguments ?? {};
     const caller = callerOf(extra);
-    // A caller's W3C trace context (HTTP headers) parents the span; it is tracing, never identity.
-    const parent = caller.headers ? propagation.extract(otelContext.active(), caller.headers) : otelContext.active();
-    const span = tracer.startTool(parent, { id: String(extra.requestId), name: descriptor.id, input }, descriptor);
     const meta = request.params._meta;
     const listener = callListener(
       descriptor.id,
@@ -174,10 +175,15 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
       levels.get(extra.sessionId),
       extra.sendNotification,
     );
-    const answer = await otelContext.with(span.context, () =>
-      callTool(descriptor, input, caller, extra.signal, meta, listener),
+    // The server span's parent is the caller's trace context (`params._meta`, else the HTTP headers): tracing,
+    // never identity.
+    const answer = await spans.run(
+      request,
+      extra,
+      { descriptor, protocolVersion: negotiated.version },
+      () => callTool(descriptor, input, caller, extra.signal, meta, listener),
+      (done) => ({ ...done.traced, approvalRequested: done.ask?.approvalId, isError: done.result.isError === true }),
     );
-    tracer.endTool(span, { ...answer.traced, approvalRequested: answer.ask?.approvalId });
     return answer.result;
   });
 

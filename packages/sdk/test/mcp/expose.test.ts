@@ -9,7 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SpanKind } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import Type from 'typebox';
 import { request } from 'undici';
@@ -258,16 +259,21 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     await expect(client.callTool({ name: 'memory.note', arguments: {} })).rejects.toThrow(/unknown tool/);
   });
 
-  it('each tools/call is an execute_tool span with the capability, the status and the error code', async () => {
+  it('each tools/call is a SERVER span `tools/call <tool>` (MCP conventions) with the capability, the status and the error code', async () => {
     const client = await connect('token-a');
     spans.reset();
     await call(client, 'probe.echo', { text: 'traced' });
     await call(client, 'task.retry', { taskId: 'task-9' });
     const tools = spans.getFinishedSpans().filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
     expect(tools.map((s) => [s.name, s.attributes['media_agent.invocation.status']])).toEqual([
-      ['execute_tool probe.echo', 'succeeded'],
-      ['execute_tool task.retry', 'denied'],
+      ['tools/call probe.echo', 'succeeded'],
+      ['tools/call task.retry', 'denied'],
     ]);
+    expect(tools.map((s) => s.kind)).toEqual([SpanKind.SERVER, SpanKind.SERVER]);
+    expect(tools[0]!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'mcp.protocol.version': LATEST_PROTOCOL_VERSION,
+    });
     expect(tools[1]!.attributes).toMatchObject({
       'gen_ai.tool.name': 'task.retry',
       'media_agent.capability.kind': 'execute',
