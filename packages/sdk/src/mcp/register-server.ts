@@ -261,7 +261,9 @@ export async function registerMcpServer(
   const calls = new Set<McpCallInFlight>();
   const hooks = { toolsChanged: () => {}, renewed: () => {} };
   const wire = (client: Client, owned: boolean) => {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.toolsChanged());
+    // A host-owned client that is not an MCP SDK Client (no notification handlers) is only checked on new listings.
+    if (typeof client.setNotificationHandler === 'function')
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.toolsChanged());
     if (owned)
       answerElicitations(client, {
         server: name,

@@ -12,7 +12,7 @@
 // - php-sdk#462 / java-sdk#976 (the same SEP in other SDKs): falsy defaults (0, false) and partial answers are kept;
 //   covered by the partial-answer case.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
 import {
   registerMcpServer,
@@ -162,15 +162,35 @@ describe('consumed MCP servers: elicitation', () => {
     );
   });
 
-  it('with two calls in flight a form cannot be tied to one person: declined without asking anyone', async () => {
+  it('with another call of the server in flight a form cannot be tied to one person: declined without asking anyone', async () => {
     const { server, host, seen } = await setup(() => ({ action: 'accept', content: {} }));
-    server.forms.ask_defaults = { ...DEFAULTS_FORM, together: 2 };
-    const [a, b] = await Promise.all([
-      host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' }),
-      host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:bob' }),
-    ]);
-    expect([answerOf(a.output), answerOf(b.output)]).toEqual([{ action: 'decline' }, { action: 'decline' }]);
+    server.tools.push({ name: 'slow', description: 'Takes a while.', inputSchema: { type: 'object', properties: {} } });
+    let release = () => {};
+    server.gate = new Promise<void>((r) => {
+      release = r;
+    });
+    // Registered again to list slow (its read-only declaration is new, so slow is a new capability).
+    await registerMcpServer(host, {
+      name: 'idx',
+      transport: () => new StreamableHTTPClientTransport(server.url),
+      readOnlyTools: ['search', 'ask_defaults', 'slow'],
+      onElicitation: (request, context) => {
+        seen.push({ request, context });
+        return { action: 'accept', content: {} };
+      },
+    });
+    const running = host.invoke('mcp.idx.slow', {}, { actor: 'user:bob' });
+    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1));
+    const asked = await host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' });
+    expect(answerOf(asked.output)).toEqual({ action: 'decline' });
     expect(seen).toHaveLength(0);
+    release();
+    expect(await running).toMatchObject({ status: 'succeeded' });
+    // Alone again: asked.
+    expect(answerOf((await host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' })).output)).toMatchObject({
+      action: 'accept',
+    });
+    expect(seen).toHaveLength(1);
   });
 
   it('an elicited "approve?" is never authority: the tool is still execute/never, unapproved callers are still denied before anything is sent, no approval or grant appears', async () => {
