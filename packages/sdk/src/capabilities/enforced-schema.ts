@@ -92,12 +92,21 @@ export function enforcedSchema(schema: object): EnforcedSchema {
         `only JSON Schema 2020-12 (or draft-06/-07, read as 2020-12) is enforced; got ${JSON.stringify(rootDialect)}`,
       );
   }
-  const seen = new Set<object>();
+  // What each node object became. A subschema object used at several places (a TypeBox schema held in a `const`
+  // and reused) gets the same rewrite at each of them. The entry is made before the node's children are walked, so
+  // an object that contains itself ends the walk (its inner occurrence is kept as given).
+  const rewritten = new Map<object, unknown>();
 
   const walk = (node: unknown, path: string): unknown => {
     if (!isObject(node)) return node; // booleans, or not a schema (the compiler has judged it already)
-    if (seen.has(node)) return node; // shared subschemas are rewritten once (cycles are refused elsewhere)
-    seen.add(node);
+    if (rewritten.has(node)) return rewritten.get(node);
+    rewritten.set(node, node);
+    const result = rewrite(node, path);
+    rewritten.set(node, result);
+    return result;
+  };
+
+  const rewrite = (node: Record<string, unknown>, path: string): unknown => {
     if ('~refine' in node || '~codec' in node)
       refuse(
         'schema-refine',

@@ -9,6 +9,7 @@ import type { Capability } from '../../src/capabilities/types';
 import { MemoryStorage } from '../../src/storage';
 import { CapabilitySchemaUnsupportedError } from '../../src/capabilities/errors';
 import { compileSchema } from '../../src/capabilities/schema-validator';
+import { enforcedSchema } from '../../src/capabilities/enforced-schema';
 import { publishedInputSchema } from '../../src/mcp/published-tools';
 import { ajv, candidate, type Schema } from '../mcp/published-schema-arbitrary';
 
@@ -157,6 +158,55 @@ describe('definition: draft-07 keywords TypeBox reads become their 2020-12 equiv
   });
 });
 
+// A subschema object used at several places (TypeBox reuses the object a `const` holds) is rewritten at every
+// place it appears, not only at the first: the second `Pair` used to keep draft-07 `items: [..]`.
+const Pair = Type.Tuple([Type.String(), Type.Number()]);
+const SharedDependencies = {
+  type: 'object',
+  properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'integer' } },
+  dependencies: { a: ['b'], c: { required: ['a'] } },
+};
+
+describe('definition: a subschema shared by several places is rewritten at each of them', () => {
+  it('one Type.Tuple object under two properties: both are prefixItems + items: false and compile in strict Ajv 2020', () => {
+    const c = define(Type.Object({ a: Pair, b: Pair }));
+    const listed = publishedInputSchema(c) as unknown as { properties: Record<string, Schema> };
+    const tuple = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2 };
+    expect(listed.properties).toEqual({ a: tuple, b: tuple });
+    expect(() => ajv().compile(listed)).not.toThrow();
+    const check = compileSchema(c.input);
+    expect([check.check({ a: ['x', 1], b: ['y', 2] }), check.check({ a: ['x', 1], b: ['y', 2, 3] })]).toEqual([
+      true,
+      false,
+    ]);
+  });
+
+  it('one object with draft-07 dependencies under two properties: both become dependentRequired / dependentSchemas', () => {
+    const listed = publishedInputSchema(
+      define({ type: 'object', properties: { first: SharedDependencies, second: SharedDependencies } }),
+    ) as unknown as { properties: Record<string, Schema> };
+    for (const name of ['first', 'second']) {
+      expect(listed.properties[name]).toMatchObject({
+        dependentRequired: { a: ['b'] },
+        dependentSchemas: { c: { required: ['a'] } },
+      });
+      expect(listed.properties[name]).not.toHaveProperty('dependencies');
+    }
+    expect(() => ajv().compile(listed)).not.toThrow();
+  });
+
+  it('an object that contains itself ends the walk, and a shared node inside it is still rewritten everywhere', () => {
+    const loop: Record<string, unknown> = { type: 'object', properties: { p: Pair, q: Pair } };
+    (loop.properties as Record<string, unknown>).self = loop;
+    const { schema, problems } = enforcedSchema(loop);
+    expect(problems).toEqual([]);
+    const props = (schema as { properties: Record<string, Schema> }).properties;
+    expect(props.p).toBe(props.q);
+    expect(props.p).toMatchObject({ prefixItems: [{ type: 'string' }, { type: 'number' }], items: false });
+    expect(props.p).not.toHaveProperty('additionalItems');
+  });
+});
+
 // Schemas using the 2020-12 keywords the brief names and more; each is checked property-based: the validator
 // the invocation path uses and Ajv on the published schema give the same verdict on every candidate.
 const CATALOG: Record<string, unknown> = {
@@ -236,6 +286,12 @@ const CATALOG: Record<string, unknown> = {
     },
     { additionalProperties: false },
   ),
+  'TypeBox: one Tuple object shared by two properties': Type.Object({ a: Pair, b: Pair }),
+  'one draft-07 dependencies object shared by two properties': {
+    type: 'object',
+    properties: { first: SharedDependencies, second: SharedDependencies },
+    additionalProperties: false,
+  },
 };
 
 describe('the invocation path and an independent 2020-12 validator agree on the published schema', () => {
