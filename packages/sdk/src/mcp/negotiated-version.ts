@@ -1,31 +1,48 @@
-// The MCP revision a connection negotiated at `initialize`, for the server spans' `mcp.protocol.version`.
+// The MCP revision a connection negotiated at `initialize`, for the server spans' `mcp.protocol.version`: read
+// from the server's own answer, never worked out again here.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** The revision a server answers to an `initialize` asking for `requested`: it, when supported, else the latest. */
-export function negotiatedVersion(requested: unknown): string {
-  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-    ? requested
-    : LATEST_PROTOCOL_VERSION;
+type Id = string | number;
+
+/** The id of an `initialize` request, else undefined. */
+function initializeId(message: JSONRPCMessage): Id | undefined {
+  return 'method' in message && message.method === 'initialize' && 'id' in message ? message.id : undefined;
+}
+
+/** The `protocolVersion` of a result answering one of `ids`, else undefined. */
+function answeredVersion(message: JSONRPCMessage, ids: Set<Id>): string | undefined {
+  if (!('result' in message) || !ids.has(message.id)) return undefined;
+  const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+  return typeof version === 'string' ? version : undefined;
 }
 
 /**
- * Remembers the revision the server negotiates on its connection: each transport it connects to has its
- * `initialize` message read (by the rule the SDK's server answers with) before the server handles it.
- * @returns a holder whose `version` is the last negotiated revision (undefined before any `initialize`)
+ * Remembers the revision the server answered to `initialize` on its connection: on each transport it connects to,
+ * the ids of `initialize` requests are noted as they arrive and the `protocolVersion` of the result sent back for
+ * one of them is kept.
+ * @returns a holder whose `version` is the last negotiated revision (undefined before any `initialize` answer)
  */
 export function negotiatedVersionRecorder(server: Server): { readonly version: string | undefined } {
   const state: { version: string | undefined } = { version: undefined };
   const connect = server.connect.bind(server);
   server.connect = async (transport) => {
     await connect(transport);
+    const asked = new Set<Id>();
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if ('method' in message && message.method === 'initialize' && 'id' in message)
-        state.version = negotiatedVersion(
-          (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion,
-        );
+      const id = initializeId(message);
+      if (id !== undefined) asked.add(id);
       deliver?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      const version = answeredVersion(message, asked);
+      if (version !== undefined) {
+        state.version = version;
+        asked.clear();
+      }
+      return send(message, options);
     };
   };
   return state;

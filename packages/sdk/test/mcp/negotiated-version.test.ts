@@ -8,7 +8,6 @@ import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentHost, defineCapability, type AgentHost } from '../../src/index';
 import { createMcpServer } from '../../src/mcp';
-import { negotiatedVersion } from '../../src/mcp/negotiated-version';
 import { MemoryStorage } from '../../src/storage';
 
 const exporter = new InMemorySpanExporter();
@@ -65,12 +64,6 @@ async function callOver(requested: string): Promise<Record<string, unknown>> {
 }
 
 describe('mcp.protocol.version on a connection without HTTP headers', () => {
-  it('is what the server answered at initialize, by the SDK rule (supported: as asked; else the latest)', () => {
-    for (const v of SUPPORTED_PROTOCOL_VERSIONS) expect(negotiatedVersion(v)).toBe(v);
-    expect(negotiatedVersion('1999-01-01')).toBe(LATEST_PROTOCOL_VERSION);
-    expect(negotiatedVersion(undefined)).toBe(LATEST_PROTOCOL_VERSION);
-  });
-
   it('an unsupported revision asked for is recorded as the latest the server answered', async () => {
     const attributes = await callOver('1999-01-01');
     expect(attributes.answered).toBe(LATEST_PROTOCOL_VERSION);
