@@ -224,7 +224,7 @@ export const ERROR_CODES = {
   MCP_HOST_FORBIDDEN:
     "An MCP HTTP request's `Host` header is not one the endpoint answers to (`allowedHosts`; by default loopback names and the address the request arrived at): refused 403 before authentication, as DNS-rebinding protection; nothing ran.",
   MCP_ORIGIN_FORBIDDEN:
-    "An MCP HTTP request's `Origin` header is not allowed (`allowedOrigins`; by default an origin whose host passes `allowedHosts`): refused 403 before authentication; nothing ran.",
+    "An MCP HTTP request's `Origin` header is not allowed (`allowedOrigins`; the request's own origin — host and port of its `Host` — always passes): refused 403 before authentication; nothing ran.",
   MCP_IDEMPOTENCY_KEY_INVALID:
     'A `tools/call` carried `_meta["media-agent/idempotency-key"]` that is not 1–128 characters of `A–Z a–z 0–9 . _ : ~ -`; nothing was run.',
   MCP_OPTIONS_INVALID:

@@ -46,11 +46,15 @@ export interface McpHttpGuardOptions {
    */
   allowedHosts?: readonly string[] | '*';
   /**
-   * The `Origin` header values a request may carry (browsers send it; other clients usually do not, and a
-   * request without one is not refused by this rule). An entry is an origin, `scheme://host[:port]`, compared
-   * exactly (without case); `'*'` accepts any. `Origin: null` (a sandboxed page, a file) is refused unless `'*'`.
-   * @defaultValue an origin whose host passes the `allowedHosts` rule (with `allowedHosts: '*'`: an origin whose
-   *   host is the request's own `Host`, i.e. same-origin pages only)
+   * The `Origin` header values a request may carry besides the server's own origin (browsers send it; other
+   * clients usually do not, and a request without one is not refused by this rule). An origin whose host and
+   * port are the request's `Host` (same origin; a `Host` without a port stands for the default port of the
+   * origin's scheme) always passes, so a page served by this server can call it; every other origin must be
+   * listed. An entry is an origin, `scheme://host[:port]`, compared exactly (without case); `'*'` accepts any.
+   * `Origin: null` (a sandboxed page, a file) is refused unless `'*'`. Listing is the only way another local
+   * app (say `http://localhost:3000` calling a server on port 8080) gets in: a browser attaches cookies to
+   * such calls, so a server authenticating by cookie would otherwise act for any page on the machine.
+   * @defaultValue same-origin pages only
    */
   allowedOrigins?: readonly string[] | '*';
 }
@@ -146,15 +150,16 @@ export function requestGuard(options: McpHttpGuardOptions): RequestGuard {
       message: `the Origin ${JSON.stringify(origin)} may not call this MCP server (allowedOrigins)`,
     };
     if (!url || url.origin === 'null') return refused;
-    if (origins) return origins.includes(url.origin.toLowerCase()) ? undefined : refused;
-    const parsedOrigin = parseHost(url.host);
-    if (!parsedOrigin) return refused;
-    const originHost = {
-      name: parsedOrigin.name,
-      port: parsedOrigin.port ?? (url.protocol === 'https:' ? '443' : '80'),
-    };
-    if (hosts === '*')
-      return host && originHost.name === host.name && originHost.port === host.port ? undefined : refused;
-    return hostAllowed(originHost, req) ? undefined : refused;
+    if (origins?.includes(url.origin.toLowerCase())) return undefined;
+    // Same origin: the origin's host and port are the request's Host (a Host without a port names the default
+    // port of the origin's scheme, as a browser sends it, also behind a TLS-terminating proxy).
+    const originHost = parseHost(url.host);
+    const originPort = originHost?.port ?? (url.protocol === 'https:' ? '443' : '80');
+    const sameOrigin =
+      parsed !== undefined &&
+      originHost !== undefined &&
+      originHost.name === parsed.name &&
+      originPort === (parsed.port ?? (url.protocol === 'https:' ? '443' : '80'));
+    return sameOrigin ? undefined : refused;
   };
 }

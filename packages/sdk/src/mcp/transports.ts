@@ -123,8 +123,9 @@ function holdsToolCall(body: unknown): boolean {
  *
  * @remarks
  * - DNS-rebinding protection is on by default: only a `Host` naming a loopback name (`localhost`, `127.0.0.1`,
- *   `[::1]`, any port) or the address and port the request arrived at is answered, and an `Origin` must name
- *   such a host too; anything else is 403 before authentication. Behind a reverse proxy that forwards the
+ *   `[::1]`, any port) or the address and port the request arrived at is answered, and an `Origin`, when sent,
+ *   must be the request's own (host and port of its `Host`) or listed in `allowedOrigins`; anything else is 403
+ *   before authentication. Behind a reverse proxy that forwards the
  *   public name, list it in `allowedHosts` (or pass `'*'`); see {@link McpHttpGuardOptions}.
  * - A `tools/call` is answered as an SSE stream so the call's `ctx.progress` (when the client sent
  *   `_meta.progressToken`) and `ctx.logToCaller` reach the client before the result; a JSON response cannot
