@@ -2,7 +2,7 @@
 // process serving `serveMcpStdio`, every JSON-RPC message forwarded unchanged over real pipes. Spoken to by the
 // official SDK's Client over Streamable HTTP, as the suite does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -38,11 +38,50 @@ describe('the stdio bridge of the conformance run', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The bridge's live stdio children (from /proc: `server.ts stdio` processes whose parent is the bridge). */
+  function liveChildren(): number {
+    let count = 0;
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // only the stdio servers (tsx has an esbuild child of its own)
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (Number(ppid) === bridge.pid && state !== 'Z' && args.includes('stdio')) count++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return count;
+  }
+
   async function connect(): Promise<Client> {
     const client = new Client({ name: 'bridge-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url));
     return client;
   }
+
+  // A first POST that is not an accepted initialize opened a child that never joined a session: it lived until the
+  // bridge exited (as in NousResearch/hermes-agent#59349, stdio children leaked when initialize never completed).
+  it('closes the child of a POST that opened no session (not an initialize)', async () => {
+    const settled = async (want: number) => {
+      for (let i = 0; i < 100 && liveChildren() !== want; i++) await new Promise((r) => setTimeout(r, 100));
+      return liveChildren();
+    };
+    const before = await settled(1); // the spare child kept ready
+    expect(before).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(400); // no session: the SDK transport refuses it
+      await response.body?.cancel();
+    }
+    expect(await settled(before)).toBe(before);
+  }, 60_000);
 
   it('lists the suite tools and carries a call’s progress and log messages back on its own stream', async () => {
     const client = await connect();

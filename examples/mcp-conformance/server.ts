@@ -86,7 +86,12 @@ async function bridgeRequest(req: IncomingMessage, res: ServerResponse): Promise
     return;
   }
   const session = await openSession();
-  await session.http.handleRequest(req, res);
+  try {
+    await session.http.handleRequest(req, res);
+  } finally {
+    // Not an accepted initialize (no session id was issued): nothing can reach this session again.
+    if (!session.http.sessionId) await session.close();
+  }
 }
 
 /** A started stdio child running `serveMcpStdio` (its host takes seconds to load, so one is kept ready). */
