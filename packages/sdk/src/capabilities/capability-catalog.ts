@@ -20,6 +20,40 @@ export class CapabilityCatalog {
   readonly #verifiers = new Map<string, Verifier>();
 
   register(capability: Capability): void {
+    this.#checkMade(capability);
+    const existing = this.#capabilities.get(capability.id);
+    if (existing) throw new DuplicateCapabilityError(capability.id, existing.descriptor, capability);
+    this.#capabilities.set(capability.id, { capability, descriptor: this.#describe(capability) });
+    if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);
+  }
+
+  /**
+   * Replaces a registered capability by a new definition of it: the same id, kind and replay policy, a higher
+   * version (so idempotency keys of the old definition never match a call of the new one). Calls already past
+   * lookup keep the capability they resolved. A verifier registered earlier stays unless the new one brings its own.
+   * @returns the version replaced
+   * @throws `CAPABILITY_NOT_FOUND`; `CAPABILITY_DEFINITION_INVALID` for another kind or replay policy, a version
+   *   not higher, or a capability not made by `defineCapability`
+   */
+  replace(capability: Capability): number {
+    this.#checkMade(capability);
+    const existing = this.#require(capability.id).descriptor;
+    if (capability.kind !== existing.kind || capability.replay !== existing.replay)
+      throw new InvalidCapabilityError(
+        capability.id,
+        `a replacement keeps kind and replay (${existing.kind}, ${existing.replay}); got ${capability.kind}, ${capability.replay}`,
+      );
+    if (!(capability.version > existing.version))
+      throw new InvalidCapabilityError(
+        capability.id,
+        `a replacement needs a version higher than ${existing.version}; got ${capability.version}`,
+      );
+    this.#capabilities.set(capability.id, { capability, descriptor: this.#describe(capability) });
+    if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);
+    return existing.version;
+  }
+
+  #checkMade(capability: Capability): void {
     if (
       !capability ||
       typeof capability !== 'object' ||
@@ -30,8 +64,9 @@ export class CapabilityCatalog {
         (capability as { id?: unknown } | undefined)?.id,
         'register a capability made by defineCapability()',
       );
-    const existing = this.#capabilities.get(capability.id);
-    if (existing) throw new DuplicateCapabilityError(capability.id, existing.descriptor, capability);
+  }
+
+  #describe(capability: Capability): CapabilityDescriptor {
     const modelInputSchema = capability.modelInputSchema ?? this.#modelInputSchema(capability);
     const descriptor: CapabilityDescriptor = Object.freeze({
       id: capability.id,
@@ -51,8 +86,7 @@ export class CapabilityCatalog {
       redact: capability.redact ?? [],
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
     });
-    this.#capabilities.set(capability.id, { capability, descriptor });
-    if (capability.verify) this.#verifiers.set(capability.id, capability.verify as Verifier);
+    return descriptor;
   }
 
   /** A frozen capability not made by `defineCapability` (no `modelInputSchema`): checked here, once. */

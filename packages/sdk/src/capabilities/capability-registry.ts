@@ -8,6 +8,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 import type { StorageAdapter } from '../ports/storage-adapter';
+import { InvalidCapabilityError } from './errors';
 import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationResult } from './invocation';
@@ -84,6 +85,37 @@ export interface CapabilityRegistry {
   readonly events: EventSource<InvocationEvents>;
 }
 
+/** The key of how a {@link DefaultCapabilityRegistry} replaces a capability (not on the public interface). */
+const REPLACE = Symbol('replaceCapability');
+
+function replacer(registry: CapabilityRegistry): ((capability: Capability) => void) | undefined {
+  const replace = (registry as unknown as Record<symbol, unknown>)[REPLACE];
+  return typeof replace === 'function' ? (replace as (capability: Capability) => void) : undefined;
+}
+
+/**
+ * Whether {@link replaceCapability} can replace capabilities of this registry (a {@link DefaultCapabilityRegistry}).
+ * @internal
+ */
+export function canReplaceCapabilities(registry: CapabilityRegistry): boolean {
+  return replacer(registry) !== undefined;
+}
+
+/**
+ * Replaces a registered capability of a {@link DefaultCapabilityRegistry} by a new definition: same id, kind and
+ * replay policy, a higher version (idempotency keys of the old version never match a call of the new one). Calls
+ * already resolved keep the old definition. Logged at `info` (the audit log holds invocations only). Used by the
+ * MCP re-registration only.
+ * @throws `CAPABILITY_NOT_FOUND`, `CAPABILITY_DEFINITION_INVALID` (another kind or replay, a version not higher);
+ *   `CAPABILITY_DEFINITION_INVALID` for a registry of another class
+ * @internal
+ */
+export function replaceCapability(registry: CapabilityRegistry, capability: Capability<any, any>): void {
+  const replace = replacer(registry);
+  if (!replace) throw new InvalidCapabilityError(capability.id, 'this capability registry cannot replace a capability');
+  replace(capability as Capability);
+}
+
 /** What {@link DefaultCapabilityRegistry} runs the invocation path with. @public */
 export interface CapabilityRegistryDeps {
   /** Storage for plans, ledger and audit. */
@@ -119,6 +151,16 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   /** @param deps - storage, authorizer, ledger, clock, ids, logger and the input size limit */
   constructor(deps: CapabilityRegistryDeps) {
     this.events = this.#emitter;
+    // Reachable through the host's views of the registry (proxies forward symbol keys), never enumerated.
+    const replace = (capability: Capability): void => {
+      const from = this.#catalog.replace(capability);
+      deps.logger.info('capability replaced by a new definition', {
+        capabilityId: capability.id,
+        fromVersion: from,
+        toVersion: capability.version,
+      });
+    };
+    Object.defineProperty(this, REPLACE, { value: replace, configurable: true });
     this.#pipeline = new InvocationPipeline({
       ...deps,
       catalog: this.#catalog,

@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
-import type { CapabilityRegistry } from '../capabilities/capability-registry';
+import {
+  canReplaceCapabilities,
+  replaceCapability,
+  type CapabilityRegistry,
+} from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
 import { CapabilitySchemaUnsupportedError } from '../capabilities/errors';
 import type { Capability, Verifier } from '../capabilities/types';
@@ -14,7 +18,14 @@ import type { RaiseDecisionInput } from '../runtime/decisions/decision-service';
 import { McpClientSession } from './client-session';
 import { McpProtocolUnsupportedError, McpToolNameError, McpToolSchemaError } from './consume-errors';
 import { answerElicitations, type McpCallInFlight, type McpElicitationHandler } from './elicitation';
-import { changeEvidence, describeChange, McpToolWatch, type ListedTool, type McpToolChange } from './tool-drift';
+import {
+  changeEvidence,
+  describeChange,
+  mcpToolFingerprint,
+  McpToolWatch,
+  type ListedTool,
+  type McpToolChange,
+} from './tool-drift';
 import { callMcpTool } from './tool-call';
 import { streamableHttpSuccessor } from './transport-successor';
 import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';
@@ -97,7 +108,8 @@ export interface McpServerRegistration {
    * Told of every change of the server's tool list against what was registered (once per change): a `changed` or
    * `removed` tool is disabled (calls fail `MCP_TOOL_CHANGED` / `MCP_TOOL_REMOVED`, nothing sent), an `added` one is
    * not registered. With an `AgentHost` as `host`, each change also raises a decision for an administrator. Errors
-   * it throws are ignored.
+   * it throws are ignored. A change is accepted by registering the server again (see {@link registerMcpServer}: a
+   * changed tool's capability gets the new definition under a higher version).
    */
   onToolChange?: (change: McpToolChange) => void;
 }
@@ -150,13 +162,19 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * `decisions.subjects` does not know the type `mcp_tool` gets no decision). To accept the change, register the
  * server again with the same name on the same host: its tools are listed and accepted anew over a new connection
  * (the old one is closed, when the SDK made it, once its calls in flight have ended), disabled tools work again, new tools
- * are registered; a capability registered earlier keeps its title and description (what the model reads) and its
- * kind. Audit rows are not written for these changes (a registration cannot reach the audit log); the decisions and
- * their events are the record. A tool whose
- * input schema changed cannot be accepted this way (calls are validated against the schema registered first):
- * that re-registration fails `MCP_TOOL_CHANGED` and nothing changes — register the server under another name, or
- * restart the host. With a host-owned `client`, the SDK sets that client's handler of
- * `notifications/tools/list_changed` (replacing one the host set).
+ * are registered. The capability of a tool whose definition changed is replaced by the new one: the new input schema
+ * (what calls are validated against and the model is shown), title, description and annotations, under a version one
+ * higher — idempotency keys (`<id>:v<version>:…`) of calls made under the old definition never match a call of the
+ * new one, so a call recorded before is never replayed for it. Its kind and replay policy stay (the host's
+ * `readOnlyTools` decide them, and cannot change on a re-registration). Calls already running finish on the old
+ * definition. An unchanged tool keeps its capability and version. The decisions raised for the change stay open (a
+ * registration carries no administrator's identity): resolve them with the host's decision API. The replacement is
+ * logged (`info`); audit rows are not written for these changes (the audit log holds invocations); the decisions and
+ * their events are the record. A registry that is not the SDK's own (a `CapabilityRegistry` the host implemented)
+ * cannot replace a capability: there a tool whose input schema changed fails the re-registration with
+ * `MCP_TOOL_CHANGED` and nothing changes, and other changes are accepted without a new title or description.
+ * With a host-owned `client`, the SDK sets that client's handler of `notifications/tools/list_changed` (replacing one
+ * the host set).
  *
  * Elicitation: the client made over `transport` declares the `elicitation` capability (form mode). A form a server
  * sends while one of its tools runs goes to `onElicitation` with the person the call acts for (the `user:` who started
@@ -178,7 +196,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
  *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
  *   the same server); {@link McpProtocolUnsupportedError} `MCP_PROTOCOL_UNSUPPORTED`; `MCP_TOOL_CHANGED` for a
- *   re-registration whose tool changed its input schema; whatever connecting or `tools/list` throws
+ *   re-registration whose tool changed its input schema, on a registry that cannot replace capabilities (not the
+ *   SDK's own); whatever connecting or `tools/list` throws
  *
  * @example
  * ```ts
@@ -216,7 +235,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  *   });
  * await register();
  * // later, a decision of kind mcp_tool_changed was reviewed: accept the server's tools as they are now
- * await register();
+ * await register(); // a changed tool's capability now has the new schema and words, under version + 1
  * ```
  * @public
  */
@@ -321,8 +340,11 @@ interface ServerBinding {
 /** A registered server: the capabilities registered for it (by tool name) and its current binding. */
 interface RegisteredServer {
   current: ServerBinding;
-  /** Registered capabilities by tool name: whether read-only, and the canonical JSON of the input schema. */
-  tools: Map<string, { readOnly: boolean; inputSchema: string }>;
+  /**
+   * Registered capabilities by tool name: whether read-only, the canonical JSON of the input schema, the hash of the
+   * accepted definition and the capability's version (increased each time a re-registration accepts a change).
+   */
+  tools: Map<string, { readOnly: boolean; inputSchema: string; hash: string; version: number }>;
 }
 
 const REGISTERED = new WeakMap<CapabilityRegistry, Map<string, RegisteredServer>>();
@@ -359,8 +381,15 @@ async function registerTools(
   const readOnly = new Set(options.readOnlyTools ?? []);
   // The capabilities call the server's current binding: a re-registration replaces it under the same ids.
   const server: RegisteredServer = earlier ?? { current: undefined as unknown as ServerBinding, tools: new Map() };
+  const replaceable = canReplaceCapabilities(registry);
   const made = tools.map((tool) => {
+    const before = earlier?.tools.get(tool.name);
+    const hash = mcpToolFingerprint(tool).hash;
+    // A changed definition, accepted by this re-registration, replaces the capability under a higher version.
+    const changed = before !== undefined && before.hash !== hash && replaceable;
+    const version = before ? before.version + (changed ? 1 : 0) : 1;
     const capability = toolCapability(name, tool, {
+      version,
       server,
       readOnly: readOnly.has(tool.name),
       verify: options.verifiers?.[tool.name],
@@ -368,6 +397,8 @@ async function registerTools(
     return {
       tool,
       capability,
+      hash,
+      changed,
       registered: {
         tool: tool.name,
         capabilityId: capability.id,
@@ -384,10 +415,10 @@ async function registerTools(
           'readOnlyTools',
           `${tool.name} was registered ${before.readOnly ? 'read-only' : 'side-effecting'}; a re-registration cannot change that (register the server under another name)`,
         );
-      if (before.inputSchema !== canonicalJson(tool.inputSchema))
+      if (!replaceable && before.inputSchema !== canonicalJson(tool.inputSchema))
         throw new MediaAgentError(
           'MCP_TOOL_CHANGED',
-          `MCP server ${name} changed the input schema of ${tool.name}: ${capability.id} validates calls against the schema registered first, so the change cannot be accepted in this host; register the server under another name, or restart the host`,
+          `MCP server ${name} changed the input schema of ${tool.name}: ${capability.id} validates calls against the schema registered first and this capability registry cannot replace it, so the change cannot be accepted in this host; register the server under another name, or restart the host`,
           {
             server: name,
             tool: tool.name,
@@ -431,11 +462,22 @@ async function registerTools(
     if (!listed.has(tool))
       watch.disable({ change: 'removed', server: name, tool, capabilityId: `mcp.${name}.${tool}`, fields: [] });
 
-  for (const { tool, capability } of made)
+  for (const { tool, capability, hash, changed } of made) {
+    const accepted = {
+      readOnly: readOnly.has(tool.name),
+      inputSchema: canonicalJson(tool.inputSchema),
+      hash,
+      version: capability.version,
+    };
     if (!earlier?.tools.has(tool.name)) {
       registry.register(capability);
-      server.tools.set(tool.name, { readOnly: readOnly.has(tool.name), inputSchema: canonicalJson(tool.inputSchema) });
+      server.tools.set(tool.name, accepted);
+    } else if (changed) {
+      // The new definition (schema, title, description) under a higher version; calls in flight keep the old one.
+      replaceCapability(registry, capability);
+      server.tools.set(tool.name, accepted);
     } else if (options.verifiers?.[tool.name]) registry.registerVerifier(capability.id, options.verifiers[tool.name]!);
+  }
 
   const previous = earlier?.current;
   server.current = {
@@ -538,6 +580,8 @@ function toolCapability(
   server: string,
   tool: ListedTool,
   how: {
+    /** The capability version: 1, increased by each accepted change. */
+    version: number;
     server: RegisteredServer;
     readOnly: boolean;
     verify: Verifier<unknown, McpToolResultOutput> | undefined;
@@ -552,7 +596,7 @@ function toolCapability(
   try {
     return defineCapability({
       id,
-      version: 1,
+      version: how.version,
       title: tool.title ?? (typeof tool.annotations?.title === 'string' ? tool.annotations.title : tool.name),
       description: `${tool.description ?? ''}${tool.description ? '\n\n' : ''}(MCP tool ${tool.name} of server ${server})`,
       kind: how.readOnly ? 'read' : 'execute',

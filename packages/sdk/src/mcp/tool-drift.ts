@@ -32,7 +32,8 @@ const FIELDS: readonly McpToolField[] = ['inputSchema', 'outputSchema', 'descrip
  * - `removed`: the tool is no longer listed; its capability is disabled (calls fail `MCP_TOOL_REMOVED`).
  * - `added`: a tool the host never registered is listed; it is not registered (no capability).
  *
- * Register the server again (`registerMcpServer` with the same name) to accept the change.
+ * Register the server again (`registerMcpServer` with the same name) to accept the change: a changed tool's
+ * capability is replaced by the new definition (input schema, title, description) under a version one higher.
  * @public
  */
 export interface McpToolChange {
