@@ -259,7 +259,7 @@ describe('replacing a capability (the registry)', () => {
     expect(r.list().filter((d) => d.id === 'demo.thing')).toHaveLength(1);
   });
 
-  it('a registry of another class cannot replace: an input schema change of its MCP tool is refused as before', () => {
+  it('a registry of another class cannot replace: an input schema change of its MCP tool is refused as before', async () => {
     const r = registry();
     // A registry of the host's own making that delegates to the default one.
     const wrapper: typeof r = {
@@ -275,5 +275,20 @@ describe('replacing a capability (the registry)', () => {
     };
     expect(canReplaceCapabilities(wrapper)).toBe(false);
     expect(() => replaceCapability(wrapper, cap(2))).toThrow(/cannot replace/);
+
+    const server = await startDriftMcpServer();
+    servers.push(server);
+    const register = () => {
+      const transport = new StreamableHTTPClientTransport(server.url);
+      transports.push(transport);
+      return registerMcpServer(wrapper, { name: 'own', transport });
+    };
+    await register();
+    server.tools[1]!.inputSchema = { type: 'object', properties: { release: { type: 'string' } } };
+    await expect(register()).rejects.toMatchObject({
+      code: 'MCP_TOOL_CHANGED',
+      details: { tool: 'grab', reason: 'input-schema' },
+    });
+    expect(r.get('mcp.own.grab').version).toBe(1);
   });
 });
