@@ -43,7 +43,12 @@ export interface McpElicitationContext {
    * call (an API key, a job, a run started by one).
    */
   owner: string | undefined;
-  /** Fired when the call ends or is abandoned: stop waiting for the person (answer `cancel`). */
+  /**
+   * Fired when the person's answer is no longer wanted: the tool call ended (done, cancelled by its caller, or
+   * timed out — a call waits at most the registration's `callTimeoutMs`), or the server cancelled its request
+   * (`notifications/cancelled`). Stop showing the form; whatever the handler returns after this is not used (the
+   * server gets `cancel`, or nothing when it cancelled the request itself).
+   */
   signal: AbortSignal;
 }
 
@@ -61,6 +66,11 @@ export type McpElicitationAnswer =
  * Shows a consumed MCP server's form to the person a tool call acts for and returns their answer.
  *
  * @remarks
+ * The handler is not awaited past `context.signal`: once the tool call ends (at the latest when it times out after
+ * the registration's `callTimeoutMs`, 60 000 ms by default) or the server cancels the request, the form is answered
+ * `cancel` at once and the handler's later answer is dropped — a handler that never returns holds nothing. A handler
+ * that throws answers `cancel` too.
+ *
  * The answer goes to the server only. It is never an approval or a grant: a server asking "approve?" and getting
  * `accept` changes nothing in the host's authorization — the call was authorized before it was sent, and later
  * calls need what they needed.
@@ -96,17 +106,21 @@ export interface McpElicitationWiring {
  * form is shown to the person the call in flight acts for, through the host's handler. Declined without asking
  * when no handler was given, when no tool call is in flight, or when several are (the MCP SDK does not say which
  * call a server request belongs to, and a form must not reach the wrong person). A handler that throws, or whose
- * call ends meanwhile, answers `cancel`. An accepted answer is completed with the schema's defaults and checked
- * against it; an answer that does not fit is sent as `decline`.
+ * call ends meanwhile (its signal, raced with the handler), or whose request the server cancels, answers `cancel`.
+ * An accepted answer is completed with the schema's defaults and checked against it; an answer that does not fit is
+ * sent as `decline`.
  */
 export function answerElicitations(client: Pick<Client, 'setRequestHandler'>, wiring: McpElicitationWiring): void {
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown> };
     const schema = params.requestedSchema ?? { type: 'object', properties: {} };
     const calls = wiring.inFlight();
     if (!wiring.handler || calls.length !== 1) return { action: 'decline' as const };
     const call = calls[0]!;
-    if (call.signal.aborted) return { action: 'cancel' as const };
+    // The call's end (which its callTimeoutMs bounds) or the server cancelling this request.
+    const signal = AbortSignal.any([call.signal, extra.signal]);
+    if (signal.aborted) return { action: 'cancel' as const };
+    const handler = wiring.handler;
     let answer: McpElicitationAnswer;
     try {
       const context: McpElicitationContext = {
@@ -115,22 +129,42 @@ export function answerElicitations(client: Pick<Client, 'setRequestHandler'>, wi
         actor: call.actor,
         runId: call.runId,
         owner: await wiring.owner(call),
-        signal: call.signal,
+        signal,
       };
-      answer = await wiring.handler(
-        { server: wiring.server, message: String(params.message ?? ''), requestedSchema: schema },
-        context,
+      answer = await untilAborted(
+        async () =>
+          handler({ server: wiring.server, message: String(params.message ?? ''), requestedSchema: schema }, context),
+        signal,
       );
     } catch {
       return { action: 'cancel' as const };
     }
-    if (call.signal.aborted) return { action: 'cancel' as const };
+    if (signal.aborted) return { action: 'cancel' as const };
     if (answer?.action === 'cancel') return { action: 'cancel' as const };
     if (answer?.action !== 'accept') return { action: 'decline' as const };
     const content = withElicitationDefaults(schema, answer.content ?? {});
     return elicitationProblems(schema, content).length === 0
       ? { action: 'accept' as const, content }
       : { action: 'decline' as const };
+  });
+}
+
+/** What `run` settles with, or a rejection as soon as `signal` fires (its listener removed either way). */
+function untilAborted<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    run().then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -152,7 +186,7 @@ export function withElicitationDefaults(
 ): Record<string, McpElicitationValue> {
   const out: Record<string, McpElicitationValue> = { ...content };
   for (const [name, property] of Object.entries(properties(schema)))
-    if (!(name in out) && property && 'default' in property && property.default !== undefined)
+    if (!Object.hasOwn(out, name) && property && Object.hasOwn(property, 'default') && property.default !== undefined)
       out[name] = structuredClone(property.default) as McpElicitationValue;
   return out;
 }
@@ -175,9 +209,10 @@ export function elicitationProblems(
   const problems: string[] = [];
   const props = properties(schema);
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
-  for (const name of required) if (typeof name === 'string' && !(name in content)) problems.push(`${name}: required`);
+  for (const name of required)
+    if (typeof name === 'string' && !Object.hasOwn(content, name)) problems.push(`${name}: required`);
   for (const [name, value] of Object.entries(content)) {
-    const p = props[name];
+    const p = Object.hasOwn(props, name) ? props[name] : undefined;
     if (!p) {
       problems.push(`${name}: not in the form`);
       continue;
