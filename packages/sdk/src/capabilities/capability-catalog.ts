@@ -18,6 +18,8 @@ import type { CapabilityDescriptor, CapabilityKind, InvocationTarget } from '../
 export class CapabilityCatalog {
   readonly #capabilities = new Map<string, { capability: Capability; descriptor: CapabilityDescriptor }>();
   readonly #verifiers = new Map<string, Verifier>();
+  /** Per capability, whether it is offered now (absent: always); asked by {@link CapabilityCatalog.list}. */
+  readonly #available = new Map<string, () => boolean>();
 
   register(capability: Capability): void {
     this.#checkMade(capability);
@@ -131,10 +133,30 @@ export class CapabilityCatalog {
     return this.#verifiers.get(id);
   }
 
+  /**
+   * Sets whether a registered capability is offered now: one it says is not (a predicate returning false or
+   * throwing) is left out of {@link CapabilityCatalog.list} and search, and stays registered and invocable.
+   * @throws `CAPABILITY_NOT_FOUND`
+   */
+  setAvailability(id: string, available: () => boolean): void {
+    this.#require(id);
+    this.#available.set(id, available);
+  }
+
   list(filter: { kind?: CapabilityKind } = {}): CapabilityDescriptor[] {
     return [...this.#capabilities.values()]
       .map((e) => e.descriptor)
-      .filter((d) => filter.kind === undefined || d.kind === filter.kind);
+      .filter((d) => (filter.kind === undefined || d.kind === filter.kind) && this.#isAvailable(d.id));
+  }
+
+  #isAvailable(id: string): boolean {
+    const available = this.#available.get(id);
+    if (!available) return true;
+    try {
+      return available() !== false;
+    } catch {
+      return false;
+    }
   }
 
   search(query: string, limit?: number): CapabilitySearchHit[] {

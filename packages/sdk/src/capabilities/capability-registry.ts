@@ -42,7 +42,11 @@ export interface CapabilityRegistry {
   get(id: string): CapabilityDescriptor;
   /** Whether a capability id is registered. */
   has(id: string): boolean;
-  /** Every registered capability, optionally of one kind, in registration order. */
+  /**
+   * Every registered capability offered now, optionally of one kind, in registration order (a capability the
+   * registry does not offer now, e.g. an MCP tool disabled because its server changed it, is left out here and in
+   * `search` while `has`, `get` and `invoke` still find it).
+   */
   list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[];
   /** Capabilities ranked against a query over id, title, description, tags and aliases (CJK aliases work); default limit 8. */
   search(query: string, limit?: number): CapabilitySearchHit[];
@@ -116,6 +120,29 @@ export function replaceCapability(registry: CapabilityRegistry, capability: Capa
   replace(capability as Capability);
 }
 
+/** The key of how a {@link DefaultCapabilityRegistry} hides a capability it does not offer now. */
+const AVAILABILITY = Symbol('capabilityAvailability');
+
+/**
+ * Sets whether a registered capability of a {@link DefaultCapabilityRegistry} is offered now: while `available`
+ * returns false (or throws), `list()` and `search()` leave it out, so runs do not offer it to the model, the MCP
+ * server does not publish it and `search_tools` does not find it; `has`, `get` and `invoke` are unchanged (a call
+ * gets the capability's own refusal). Used by the MCP client for tools disabled by drift.
+ * @returns false (nothing set) for a registry of another class
+ * @throws `CAPABILITY_NOT_FOUND`
+ * @internal
+ */
+export function setCapabilityAvailability(
+  registry: CapabilityRegistry,
+  capabilityId: string,
+  available: () => boolean,
+): boolean {
+  const set = (registry as unknown as Record<symbol, unknown>)[AVAILABILITY];
+  if (typeof set !== 'function') return false;
+  (set as (id: string, available: () => boolean) => void)(capabilityId, available);
+  return true;
+}
+
 /** What {@link DefaultCapabilityRegistry} runs the invocation path with. @public */
 export interface CapabilityRegistryDeps {
   /** Storage for plans, ledger and audit. */
@@ -161,6 +188,10 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
       });
     };
     Object.defineProperty(this, REPLACE, { value: replace, configurable: true });
+    Object.defineProperty(this, AVAILABILITY, {
+      value: (id: string, available: () => boolean) => this.#catalog.setAvailability(id, available),
+      configurable: true,
+    });
     this.#pipeline = new InvocationPipeline({
       ...deps,
       catalog: this.#catalog,

@@ -5,6 +5,7 @@ import type { TSchema } from 'typebox';
 import {
   canReplaceCapabilities,
   replaceCapability,
+  setCapabilityAvailability,
   type CapabilityRegistry,
 } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
@@ -471,6 +472,8 @@ async function registerTools(
     };
     if (!earlier?.tools.has(tool.name)) {
       registry.register(capability);
+      // A tool disabled by drift is not offered (runs, MCP publication, search) until a registration accepts it.
+      setCapabilityAvailability(registry, capability.id, () => !server.current.watch.disabled.has(tool.name));
       server.tools.set(tool.name, accepted);
     } else if (changed) {
       // The new definition (schema, title, description) under a higher version; calls in flight keep the old one.
