@@ -173,12 +173,14 @@ function runScenario(target: Target, scenario: string, args: string[]): ResultRo
     notRun.push(`${target} ${scenario}`);
     return { scenario, target, verdict: { kind: 'skipped', reason: `not run: the ${deadlineS} s deadline passed` } };
   }
+  const begun = Date.now();
   let attempt = runOnce(target, scenario, args, 1);
   if (attempt.checks && rerunOnLoad(scenario, attempt.checks) && Date.now() < deadline) {
     process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} late under load: running it once more\n`);
     attempt = runOnce(target, scenario, args, 2);
   }
-  process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} ${attempt.verdict.kind}\n`);
+  const took = ((Date.now() - begun) / 1000).toFixed(1);
+  process.stdout.write(`${target.padEnd(6)} ${scenario.padEnd(38)} ${attempt.verdict.kind} (${took} s)\n`);
   return { scenario, target, verdict: attempt.verdict };
 }
 
@@ -211,13 +213,42 @@ function runOnce(target: Target, scenario: string, args: string[], n: number) {
   return { checks, verdict };
 }
 
+/**
+ * A JS bundle of examples/mcp-conformance/server.ts for the bridge's stdio children (each scenario starts new
+ * ones; under tsx each spends seconds compiling). Written under node_modules/.cache so its packages resolve;
+ * undefined (children run under tsx) when esbuild cannot build it.
+ */
+async function stdioBundle(): Promise<string | undefined> {
+  const outfile = join(root, 'node_modules', '.cache', 'media-agent-conformance', `server-${process.pid}.mjs`);
+  try {
+    const { build } = await import('esbuild');
+    await build({
+      entryPoints: [example('server.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external', // the workspace's own packages are bundled from source (tsconfig paths)
+      outfile,
+      logLevel: 'error',
+    });
+    process.on('exit', () => rmSync(outfile, { force: true }));
+    return outfile;
+  } catch (error) {
+    process.stdout.write(`conformance:mcp: stdio children run under tsx (no bundle: ${String(error).slice(0, 200)})\n`);
+    return undefined;
+  }
+}
+
 /** Starts examples/mcp-conformance/server.ts in a mode; resolves with the URL it prints. */
-function startServer(mode: 'http' | 'bridge', dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+async function startServer(mode: 'http' | 'bridge', dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const bundle = mode === 'bridge' ? await stdioBundle() : undefined;
   const child = spawn(process.execPath, ['--import', tsx, example('server.ts'), mode, dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: bundle ? { ...process.env, MCP_CONFORMANCE_STDIO_BUNDLE: bundle } : process.env,
   });
   children.push(child);
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the ${mode} server did not start within 60 s`)), 60_000);
     child.once('exit', (code) => reject(new Error(`the ${mode} server exited ${code} before listening`)));
     createInterface({ input: child.stdout! }).once('line', (line) => {
