@@ -39,13 +39,23 @@ export interface McpToolsCallExtra {
 
 /** What the server knows beyond the request. */
 export interface McpToolsCallInfo {
-  /** The negotiated protocol version. @defaultValue the request's `mcp-protocol-version` header, else not recorded */
+  /**
+   * The negotiated protocol version.
+   * @defaultValue the request's `mcp-protocol-version` header; over HTTP without that header `2025-03-26` (the
+   * revision the MCP Streamable HTTP transport says a server assumes then); over stdio not recorded
+   */
   protocolVersion?: string | undefined;
   /** `network.transport`: `tcp` for Streamable HTTP, `pipe` for stdio. @defaultValue `tcp` with HTTP headers, else `pipe` */
   transport?: 'tcp' | 'pipe' | 'unix' | undefined;
   /** The capability the tool is (its kind, description and `redact` paths). */
   descriptor?: { id: string; kind: string; description?: string; redact?: readonly string[] } | undefined;
 }
+
+/**
+ * The revision a Streamable HTTP server assumes for a request without an `MCP-Protocol-Version` header
+ * (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#protocol-version-header).
+ */
+const HTTP_DEFAULT_PROTOCOL = '2025-03-26';
 
 const header = (headers: Record<string, string | string[] | undefined> | undefined, name: string) => {
   const value = headers?.[name];
@@ -116,7 +126,10 @@ export class McpServerSpans {
         [GEN_AI.toolName]: tool,
         [MCP.networkTransport]: info.transport ?? (headers ? 'tcp' : 'pipe'),
       };
-      const version = info.protocolVersion ?? header(headers, 'mcp-protocol-version');
+      const version =
+        info.protocolVersion ??
+        header(headers, 'mcp-protocol-version') ??
+        (headers ? HTTP_DEFAULT_PROTOCOL : undefined);
       if (version) attributes[MCP.protocolVersion] = version;
       if (extra.sessionId) attributes[MCP.sessionId] = extra.sessionId;
       const d = info.descriptor;

@@ -18,8 +18,9 @@ export interface ContentMessage {
 }
 
 /**
- * The byte budget (UTF-8 of the JSON text) of one content attribute. Messages are left out from the oldest
- * side until the rest fits; the newest message is always kept.
+ * The byte budget (UTF-8 of the JSON text) of one content attribute, never exceeded. Messages are left out
+ * from the oldest side until the rest fits; the newest message is always kept, cut inside when it alone is
+ * over the budget.
  */
 export const CONTENT_BUDGET_BYTES = 16_384;
 
@@ -89,16 +90,90 @@ export function contentMessage(message: ModelMessage): ContentMessage {
   }
 }
 
+/** UTF-8 bytes of a value's JSON text. */
+const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** The first `chars` characters of `text`, never ending inside a surrogate pair. */
+function prefix(text: string, chars: number): string {
+  const cut = text.slice(0, chars);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/** A part whose content (text, arguments or response) is replaced by `text`. */
+function withContent(part: ContentPart, text: string): ContentPart {
+  switch (part.type) {
+    case 'text':
+      return { ...part, content: text };
+    case 'tool_call':
+      return { ...part, arguments: text };
+    default:
+      return { ...part, response: text };
+  }
+}
+
+/** The content of a part as text: a text part's text, else the JSON of its arguments or response. */
+function contentText(part: ContentPart): string {
+  if (part.type === 'text') return part.content;
+  const value = part.type === 'tool_call' ? part.arguments : part.response;
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
 /**
- * The JSON text of `messages` within `budget` bytes: the oldest messages are left out first, the newest
- * is always kept.
+ * One message cut to fit `budget` bytes of JSON text: its oldest parts are left out first (a leading text
+ * part `…(+N earlier parts left out)` marks it), then the content of the last part is shortened (its text,
+ * or its arguments or response as JSON text, ending `…(+N chars)`). When even that does not fit (huge ids
+ * or names), the message keeps only a text part saying it was left out.
+ */
+function cutMessage(message: ContentMessage, budget: number): ContentMessage {
+  const parts = message.parts;
+  const shape = (kept: ContentPart[], left: number): ContentMessage => ({
+    ...message,
+    parts: left > 0 ? [{ type: 'text', content: `…(+${left} earlier parts left out)` }, ...kept] : kept,
+  });
+  // Oldest parts out first, the last part kept (sizes counted once; the marker's size with its count).
+  const sizes = parts.map((p) => bytesOf(p));
+  const empty = bytesOf({ ...message, parts: [] });
+  const size = (from: number): number => {
+    const kept = sizes.slice(from);
+    const marker = from > 0 ? bytesOf(shape([], from).parts[0]) + (kept.length > 0 ? 1 : 0) : 0;
+    return empty + marker + kept.reduce((a, b) => a + b, 0) + Math.max(0, kept.length - 1);
+  };
+  let from = 0;
+  while (size(from) > budget && from < parts.length - 1) from++;
+  const candidate = shape(parts.slice(from), from);
+  if (bytesOf(candidate) <= budget) return candidate;
+  const last = parts[parts.length - 1];
+  if (last) {
+    // Shorten the last part's content: the longest prefix (binary search) whose message fits.
+    const text = contentText(last);
+    const cut = (chars: number): ContentMessage => {
+      const kept = prefix(text, chars);
+      return shape([withContent(last, `${kept}…(+${text.length - kept.length} chars)`)], from);
+    };
+    let lo = 0;
+    let hi = text.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (bytesOf(cut(mid)) <= budget) lo = mid;
+      else hi = mid - 1;
+    }
+    if (bytesOf(cut(lo)) <= budget) return cut(lo);
+  }
+  return { role: message.role, parts: [{ type: 'text', content: `…(message left out: ${bytesOf(message)} bytes)` }] };
+}
+
+/**
+ * The JSON text of `messages` within `budget` bytes, never over it: the oldest messages are left out first;
+ * the newest is always kept, and when it alone is over the budget it is cut inside (its oldest parts left
+ * out, then its last part's content shortened, each cut marked in the text).
  * @returns the text and how many messages were left out
  */
 export function withinBudget(
   messages: readonly ContentMessage[],
   budget = CONTENT_BUDGET_BYTES,
 ): { json: string; dropped: number } {
-  const sizes = messages.map((m) => Buffer.byteLength(JSON.stringify(m)));
+  const sizes = messages.map((m) => bytesOf(m));
   // The array's brackets and the commas between messages.
   let total = 2 + sizes.reduce((a, b) => a + b, 0) + Math.max(0, sizes.length - 1);
   let start = 0;
@@ -106,5 +181,6 @@ export function withinBudget(
     total -= sizes[start]! + 1;
     start++;
   }
-  return { json: JSON.stringify(messages.slice(start)), dropped: start };
+  if (total <= budget) return { json: JSON.stringify(messages.slice(start)), dropped: start };
+  return { json: JSON.stringify([cutMessage(messages[start]!, budget - 2)]), dropped: start };
 }

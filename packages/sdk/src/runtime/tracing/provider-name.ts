@@ -19,7 +19,7 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
 /**
  * The `gen_ai.provider.name` of a provider: the registry's well-known value where there is one (`openai`,
  * `anthropic`, `deepseek`, `gcp.gemini`, `x_ai`, `mistral_ai`, `groq`, …; an `openai` dialect whose base URL
- * is an Azure OpenAI host is `azure.ai.openai`), else the lowercase dialect or provider id without any
+ * is an Azure host is `azure.ai.openai` or `azure.ai.inference`, see below), else the lowercase dialect or provider id without any
  * `openai-compatible:` prefix or `@…` suffix (`ollama`, `vllm`, `openrouter`, `kimi`, `scripted`, a custom
  * provider's own id). Never the dialect appended to a well-known name.
  * @param providerId - `ModelProvider.id` (e.g. `anthropic`, `openai-compatible:deepseek`)
@@ -30,9 +30,29 @@ export function providerName(providerId: string, baseUrl?: string): string {
   const at = id.indexOf('@');
   if (at > 0) id = id.slice(0, at);
   if (id.startsWith('openai-compatible:')) id = id.slice('openai-compatible:'.length);
-  const host = serverOf(baseUrl)?.address ?? '';
-  if (id === 'openai' && host.endsWith('.openai.azure.com')) return WELL_KNOWN.azure!;
+  if (id === 'openai' || id === 'azure') {
+    const azure = azureProvider(baseUrl);
+    if (azure) return azure;
+  }
   return WELL_KNOWN[id] ?? (id === '' ? 'unknown' : id);
+}
+
+/**
+ * The registry's Azure value for an Azure base URL: `azure.ai.openai` (Azure OpenAI) on `*.openai.azure.com`,
+ * `*.cognitiveservices.azure.com`, and on `*.services.ai.azure.com` (Azure AI Foundry) under `/openai`;
+ * `azure.ai.inference` (the Azure AI model inference API) on `*.services.ai.azure.com` under `/models` and on
+ * serverless `*.models.ai.azure.com` / `*.inference.ai.azure.com`. Undefined for any other URL.
+ */
+function azureProvider(baseUrl: string | undefined): string | undefined {
+  const host = serverOf(baseUrl)?.address.toLowerCase().replace(/\.$/, '') ?? '';
+  if (host.endsWith('.openai.azure.com') || host.endsWith('.cognitiveservices.azure.com')) return 'azure.ai.openai';
+  if (host.endsWith('.models.ai.azure.com') || host.endsWith('.inference.ai.azure.com')) return 'azure.ai.inference';
+  if (host.endsWith('.services.ai.azure.com')) {
+    const path = new URL(baseUrl!).pathname.toLowerCase();
+    if (path === '/models' || path.startsWith('/models/')) return 'azure.ai.inference';
+    return 'azure.ai.openai';
+  }
+  return undefined;
 }
 
 /**

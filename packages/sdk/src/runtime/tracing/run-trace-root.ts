@@ -7,7 +7,10 @@ import type { JsonValue } from '../../core/records';
 /** The runtime-state key under which a run keeps the W3C `traceparent` of its first processing. */
 export const RUN_TRACE_STATE_KEY = 'trace';
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+// W3C Trace Context (https://www.w3.org/TR/trace-context/#traceparent-header): version, trace-id, parent-id and
+// flags in lowercase hex. Version `00` is exactly these four fields; a higher version (never `ff`) may add
+// fields after a further `-`, which are ignored.
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
 /** The W3C `traceparent` text of a span context. */
 export function traceparentOf(ctx: SpanContext): string {
@@ -15,17 +18,21 @@ export function traceparentOf(ctx: SpanContext): string {
 }
 
 /**
- * A span context from a W3C `traceparent` (remote), or undefined for anything that is not a valid one.
+ * A span context from a W3C `traceparent` (remote), or undefined for anything that is not a valid one, as W3C
+ * Trace Context says to ignore it: uppercase hex, version `ff`, a version `00` value of any other length, an
+ * all-zero trace-id or parent-id, wrong field lengths. Surrounding spaces and tabs are allowed.
  * @param tracestate - the W3C `tracestate` text that came with it, if any (kept as sent)
  */
 export function parseTraceparent(value: unknown, tracestate?: unknown): SpanContext | undefined {
   if (typeof value !== 'string') return undefined;
-  const m = TRACEPARENT.exec(value.trim().toLowerCase());
+  const m = TRACEPARENT.exec(value.replace(/^[ \t]+|[ \t]+$/g, ''));
   if (!m) return undefined;
+  const [, version, traceId, spanId, flags, rest] = m;
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
   const ctx: SpanContext = {
-    traceId: m[1]!,
-    spanId: m[2]!,
-    traceFlags: Number.parseInt(m[3]!, 16) & TraceFlags.SAMPLED,
+    traceId: traceId!,
+    spanId: spanId!,
+    traceFlags: Number.parseInt(flags!, 16) & TraceFlags.SAMPLED,
     isRemote: true,
   };
   if (typeof tracestate === 'string' && tracestate.trim() !== '') ctx.traceState = traceState(tracestate);
