@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { AgentHost } from '../runtime/agent-host';
 import { resolveActor, type McpCaller } from './caller';
 import { buildMcpServer, createMcpServer, type McpServerOptions } from './mcp-server';
+import { answerPreflight, isPreflight, setCorsHeaders } from './http-cors';
 import { requestGuard, type McpHttpGuardOptions } from './http-guard';
 
 /** A running MCP server. @public */
@@ -50,11 +51,14 @@ export interface McpHttpHandler extends McpServing {
    * 1. a `Host` or `Origin` the handler's {@link McpHttpHandlerOptions.allowedHosts | allowedHosts} /
    *    {@link McpHttpHandlerOptions.allowedOrigins | allowedOrigins} do not accept is answered 403 with a
    *    JSON-RPC error carrying `MCP_HOST_FORBIDDEN` or `MCP_ORIGIN_FORBIDDEN` in `error.data.code`;
-   * 2. a request `authenticate` does not accept is answered 401 with `WWW-Authenticate: Bearer` and a JSON-RPC
+   * 2. a browser's CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an accepted
+   *    origin is answered 204 allowing `POST` with the MCP request headers; every answer to an accepted origin
+   *    names it in `Access-Control-Allow-Origin` (never `*`, never with credentials);
+   * 3. a request `authenticate` does not accept is answered 401 with `WWW-Authenticate: Bearer` and a JSON-RPC
    *    error carrying `MCP_UNAUTHENTICATED`;
-   * 3. a body over 4 MiB is answered 413, a body that is not JSON 400 (`-32700`), an `MCP-Protocol-Version`
+   * 4. a body over 4 MiB is answered 413, a body that is not JSON 400 (`-32700`), an `MCP-Protocol-Version`
    *    header naming a revision the installed MCP SDK does not support 400;
-   * 4. a POST holding a `tools/call` is answered as an SSE stream (`text/event-stream`: the call's progress and log
+   * 5. a POST holding a `tools/call` is answered as an SSE stream (`text/event-stream`: the call's progress and log
    *    notifications, then its result); any other POST as one JSON response.
    * @param req - the request; a host that authenticates in middleware sets `req.auth` (passed to `authenticate` as `authInfo`)
    * @param res - the response
@@ -165,6 +169,12 @@ export function createMcpHttpHandler(host: AgentHost, options: McpHttpHandlerOpt
         refuse(res, 403, -32000, refused.message, {}, { code: refused.code });
         return;
       }
+      // A page on an accepted origin may call and read the answers (its preflight is answered here).
+      if (isPreflight(req)) {
+        answerPreflight(req, res);
+        return;
+      }
+      setCorsHeaders(req, res);
       if (req.method !== 'POST') {
         refuse(res, 405, -32000, 'method not allowed: POST only', { allow: 'POST' });
         return;
