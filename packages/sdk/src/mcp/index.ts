@@ -15,6 +15,7 @@ export {
   registerMcpServer,
   type McpServerRegistration,
   type McpRegisteredTool,
+  type McpRegisteredTools,
 } from './register-server';
 export {
   McpToolNameError,

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
 import {
   canReplaceCapabilities,
@@ -11,22 +11,18 @@ import {
 import { defineCapability } from '../capabilities/define-capability';
 import { CapabilitySchemaUnsupportedError } from '../capabilities/errors';
 import type { Capability, Verifier } from '../capabilities/types';
-import { isHumanActor } from '../core/actor';
 import { canonicalJson } from '../core/canonical-json';
 import { MediaAgentError } from '../core/errors';
-import type { DecisionRecord } from '../core/run-records';
-import type { RaiseDecisionInput } from '../runtime/decisions/decision-service';
+import { ConsoleLogger, type Logger } from '../ports/logger';
+import { callOwner } from './call-owner';
+import { connected } from './connect-client';
 import { McpClientSession } from './client-session';
 import { McpProtocolUnsupportedError, McpToolNameError, McpToolSchemaError } from './consume-errors';
 import { answerElicitations, type McpCallInFlight, type McpElicitationHandler } from './elicitation';
-import {
-  changeEvidence,
-  describeChange,
-  mcpToolFingerprint,
-  McpToolWatch,
-  type ListedTool,
-  type McpToolChange,
-} from './tool-drift';
+import { toolChangeReporters } from './drift-decisions';
+import { listAllTools } from './list-tools';
+import { closeWhenIdle, REGISTERED, type RegisteredServer, type ServerBinding } from './server-binding';
+import { mcpToolFingerprint, McpToolWatch, type ListedTool, type McpToolChange } from './tool-drift';
 import { callMcpTool } from './tool-call';
 import { streamableHttpSuccessor } from './transport-successor';
 import { MCP_DEFAULT_MAX_OUTPUT_BYTES, McpToolOutput, type McpToolResultOutput } from './tool-output';
@@ -113,6 +109,37 @@ export interface McpServerRegistration {
    * changed tool's capability gets the new definition under a higher version).
    */
   onToolChange?: (change: McpToolChange) => void;
+  /**
+   * Where the registration logs what it handled but the host should know of: a decision about a tool change that
+   * could not be raised (`warn`; the change is reported again at the next check of the tool list).
+   * @defaultValue a {@link ConsoleLogger} at `warn` (JSON lines on stderr)
+   */
+  logger?: Logger;
+}
+
+/**
+ * The tools of a registered MCP server, as registered (an array of {@link McpRegisteredTool}), and a way to check
+ * the server's tools again.
+ * @public
+ */
+export interface McpRegisteredTools extends Array<McpRegisteredTool> {
+  /**
+   * Lists the server's tools now (every page, over the current session) and applies the drift rules, as a
+   * `notifications/tools/list_changed` would: a changed or removed tool is disabled and each new change is reported
+   * (`onToolChange`, a decision). Accepts nothing: only registering the server again does. Use it when the server
+   * sends no notifications, or on a schedule.
+   * @returns every change against what the current registration accepted, as listed now: the disabled tools
+   *   (`changed`, `removed`) and the tools it lists that are not registered (`added`); empty when nothing changed
+   * @throws `MCP_TOOL_LIST_INVALID` (more than 100 pages or 1000 tools), whatever `tools/list` throws; nothing is
+   *   disabled then, and the next call of any of the server's tools lists again first
+   * @example
+   * ```ts
+   * const tools = await registerMcpServer(host, { name: 'indexer', transport });
+   * const changes = await tools.recheck();
+   * if (changes.length > 0) console.warn('indexer tools differ from what was accepted', changes);
+   * ```
+   */
+  recheck(): Promise<McpToolChange[]>;
 }
 
 /** One MCP tool as registered. @public */
@@ -156,11 +183,17 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * failed or is still running) and after a new session was opened (before the call that renewed it is sent again).
  * A tool whose definition changed, or that is no longer listed, is disabled: its capability refuses every call
  * before anything is sent (`MCP_TOOL_CHANGED` naming the fields that changed, `MCP_TOOL_REMOVED`), also when the
- * server lists the accepted definition again. A new tool is never added silently. Each change is reported once: to
- * `onToolChange`, and, when `host` is an `AgentHost`, as a decision for an administrator (kind `mcp_tool_changed`,
- * `mcp_tool_removed` or `mcp_tool_added`; subject `{ type: 'mcp_tool', id: 'mcp.<server>.<tool>' }`; raised by
- * `system:mcp-client`; evidence: server, tool, fields, the accepted and listed hashes; a host whose
- * `decisions.subjects` does not know the type `mcp_tool` gets no decision). To accept the change, register the
+ * server lists the accepted definition again; it is no longer offered either (runs do not offer it to the model,
+ * the host's MCP server does not publish it, `search_tools` does not find it; with the SDK's own registry). A new tool
+ * is never added silently. A listing is at most 100 pages and 1000 tools (`MCP_TOOL_LIST_INVALID`; after
+ * registration, calls are refused unverified until a listing succeeds). {@link McpRegisteredTools.recheck} lists
+ * again on demand. Each change is reported once: to `onToolChange`, and, when `host` is an `AgentHost`, as a
+ * decision for an administrator (kind `mcp_tool_changed`, `mcp_tool_removed` or `mcp_tool_added`; subject
+ * `{ type: 'mcp_tool', id: 'mcp.<server>.<tool>' }`; raised by `system:mcp-client`; evidence: server, tool, fields,
+ * the accepted and listed hashes; a host whose `decisions.subjects` does not know the type `mcp_tool` gets no
+ * decision). The new tools of one listing are one decision (subject: the first; `evidence.count` of them, the first
+ * 20 names in `evidence.tools`). A decision that cannot be raised is logged to `logger` (`warn`) and raised at the
+ * next check. To accept the change, register the
  * server again with the same name on the same host: its tools are listed and accepted anew over a new connection
  * (the old one is closed, when the SDK made it, once its calls in flight have ended), disabled tools work again, new tools
  * are registered. The capability of a tool whose definition changed is replaced by the new one: the new input schema
@@ -191,11 +224,13 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
  * @param host - where to register (`host` from `createAgentHost`, or its `capabilities`)
  * @param options - the server name, a connected client (or a transport, or a transport factory, to connect one
  *   over), the host's read-only tools, verifiers, the output cap, the call timeout
- * @returns the tools the server lists now, as registered (on a re-registration: accepted anew)
+ * @returns the tools the server lists now, as registered (on a re-registration: accepted anew), with
+ *   {@link McpRegisteredTools.recheck} to list them again and apply the drift rules
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
  *   the server does not list, `onElicitation` with a host-owned client, a re-registration that changes which tools
  *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
- *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
+ *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `MCP_TOOL_LIST_INVALID` when `tools/list` does not end within 100 pages or lists
+ *   more than 1000 tools; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
  *   the same server); {@link McpProtocolUnsupportedError} `MCP_PROTOCOL_UNSUPPORTED`; `MCP_TOOL_CHANGED` for a
  *   re-registration whose tool changed its input schema, on a registry that cannot replace capabilities (not the
  *   SDK's own); whatever connecting or `tools/list` throws
@@ -243,7 +278,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 export async function registerMcpServer(
   host: { capabilities: CapabilityRegistry } | CapabilityRegistry,
   options: McpServerRegistration,
-): Promise<McpRegisteredTool[]> {
+): Promise<McpRegisteredTools> {
   if (typeof host !== 'object' || host === null)
     throw invalidOption('host', 'pass the agent host or its capability registry');
   if (typeof options !== 'object' || options === null) throw invalidOption('options', 'options must be an object');
@@ -277,6 +312,8 @@ export async function registerMcpServer(
     throw invalidOption('onElicitation', 'a host-owned client answers elicitations with its own handlers');
   if (options.onToolChange !== undefined && typeof options.onToolChange !== 'function')
     throw invalidOption('onToolChange', 'onToolChange must be a function');
+  if (options.logger !== undefined && typeof options.logger?.warn !== 'function')
+    throw invalidOption('logger', 'logger must be a Logger');
   // What each client of this registration answers and reports (bound once the binding exists).
   const calls = new Set<McpCallInFlight>();
   const hooks = { toolsChanged: () => {}, renewed: () => {} };
@@ -327,29 +364,6 @@ export async function registerMcpServer(
   }
 }
 
-/** The current connection of one registered server; a re-registration replaces it. */
-interface ServerBinding {
-  session: McpClientSession;
-  /** The session's clients were made here: closed when the binding is replaced. */
-  owned: boolean;
-  watch: McpToolWatch;
-  calls: Set<McpCallInFlight>;
-  maxOutputBytes: number;
-  callTimeoutMs: number;
-}
-
-/** A registered server: the capabilities registered for it (by tool name) and its current binding. */
-interface RegisteredServer {
-  current: ServerBinding;
-  /**
-   * Registered capabilities by tool name: whether read-only, the canonical JSON of the input schema, the hash of the
-   * accepted definition and the capability's version (increased each time a re-registration accepts a change).
-   */
-  tools: Map<string, { readOnly: boolean; inputSchema: string; hash: string; version: number }>;
-}
-
-const REGISTERED = new WeakMap<CapabilityRegistry, Map<string, RegisteredServer>>();
-
 type Host = { capabilities: CapabilityRegistry } | CapabilityRegistry;
 
 /** Lists the server's tools and registers them (all or none), or accepts them anew for a registered server. */
@@ -365,10 +379,10 @@ async function registerTools(
     calls: Set<McpCallInFlight>;
     hooks: { toolsChanged: () => void; renewed: () => void };
   },
-): Promise<McpRegisteredTool[]> {
+): Promise<McpRegisteredTools> {
   const { name } = options;
 
-  const tools = await listAllTools(session.client);
+  const tools = await listAllTools(name, session.client);
   const listed = new Set(tools.map((t) => t.name));
   for (const [option, names] of [
     ['readOnlyTools', options.readOnlyTools ?? []],
@@ -434,27 +448,11 @@ async function registerTools(
       });
   }
 
-  const raise = raiser(host);
   const watch = new McpToolWatch(
     {
       server: name,
-      list: () => session.use((client) => listAllTools(client)),
-      report: async (change) => {
-        try {
-          options.onToolChange?.(change);
-        } catch {
-          // The host's callback does not stop the report.
-        }
-        await raise?.({
-          kind: `mcp_tool_${change.change}`,
-          subject: { type: 'mcp_tool', id: change.capabilityId.slice(0, 200) },
-          reason: describeChange(change),
-          raisedBy: 'system:mcp-client',
-          evidence: changeEvidence(change),
-          dedupeKey: `mcp_tool_${change.change}:${change.capabilityId.slice(0, 200)}:${change.listedHash ?? change.acceptedHash}`,
-          options: [{ id: 'acknowledge', label: 'Acknowledge (accept a change by registering the server again)' }],
-        }).catch(() => undefined);
-      },
+      list: () => session.use((client) => listAllTools(name, client)),
+      ...toolChangeReporters(host, name, options.onToolChange, options.logger ?? new ConsoleLogger()),
     },
     tools,
   );
@@ -500,82 +498,14 @@ async function registerTools(
     // Calls in flight on the old connection keep it until they end (at most their timeout).
     if (previous.owned) void closeWhenIdle(previous);
   }
-  return made.map((m) => m.registered);
-}
-
-/** Closes a replaced binding's session once no call runs on it (waiting at most its call timeout and a second). */
-async function closeWhenIdle(binding: ServerBinding): Promise<void> {
-  const deadline = Date.now() + binding.callTimeoutMs + 1000;
-  while (binding.calls.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50).unref?.());
-  await binding.session.close();
-}
-
-/** The host's decision service, when `host` is an `AgentHost`. */
-function raiser(host: Host): ((input: RaiseDecisionInput) => Promise<DecisionRecord>) | undefined {
-  const raise = (host as { raiseDecision?: unknown }).raiseDecision;
-  return typeof raise === 'function'
-    ? (input) => (raise as (i: RaiseDecisionInput) => Promise<DecisionRecord>).call(host, input)
-    : undefined;
-}
-
-/** The person a call acts for: the `user:` who started its run (the top-level run), or the invoking `user:`. */
-async function callOwner(host: Host, call: McpCallInFlight): Promise<string | undefined> {
-  const getRun = (host as { getRun?: unknown }).getRun;
-  if (call.runId && typeof getRun === 'function') {
-    try {
-      let runId: string | null = call.runId;
-      for (let depth = 0; runId && depth < 4; depth++) {
-        type RunOwner = { run: { startedBy: string; parentRunId: string | null } };
-        const detail: RunOwner = await (getRun as (id: string) => Promise<RunOwner>).call(host, runId);
-        const run = detail.run;
-        if (!run.parentRunId) return isHumanActor(run.startedBy) ? run.startedBy : undefined;
-        runId = run.parentRunId;
-      }
-    } catch {
-      return undefined;
-    }
-    return undefined;
-  }
-  return isHumanActor(call.actor) ? call.actor : undefined;
-}
-
-/**
- * A client connected over the transport (a new session: `initialize` waits at most `timeoutMs`, or the MCP SDK's
- * default), declaring the `elicitation` capability (form mode), its handlers set by `wire` before it connects.
- * @throws {@link McpProtocolUnsupportedError} when the server answers a protocol version the MCP SDK does not support
- */
-async function connected(
-  server: string,
-  transport: Transport,
-  wire: (client: Client, owned: boolean) => void,
-  timeoutMs?: number,
-): Promise<Client> {
-  const client = new Client({ name: 'media-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
-  wire(client, true);
-  try {
-    await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
-  } catch (error) {
-    const version = /protocol version is not supported: (.*)$/.exec(error instanceof Error ? error.message : '')?.[1];
-    if (version !== undefined)
-      throw new McpProtocolUnsupportedError(server, version, SUPPORTED_PROTOCOL_VERSIONS, { cause: error });
-    throw error;
-  }
-  return client;
+  const registered = made.map((m) => m.registered) as McpRegisteredTools;
+  // The current registration's watch: a later re-registration's, once one replaced this.
+  Object.defineProperty(registered, 'recheck', { value: () => server.current.watch.recheck(), enumerable: false });
+  return registered;
 }
 
 function invalidOption(option: string, message: string): MediaAgentError {
   return new MediaAgentError('MCP_OPTIONS_INVALID', message, { option });
-}
-
-async function listAllTools(client: NonNullable<McpServerRegistration['client']>): Promise<ListedTool[]> {
-  const tools: ListedTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    tools.push(...(page.tools as ListedTool[]));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }
 
 /** The capability of one tool (defined, not registered). */

@@ -81,8 +81,16 @@ export interface McpToolWatchOptions {
   server: string;
   /** Lists the server's tools now (every page), over the current session. */
   list: () => Promise<ListedTool[]>;
-  /** Reports a change once (raises the decision, calls the host's callback); never throws. */
+  /**
+   * Reports a change of a registered tool (`changed`, `removed`): raises the decision, calls the host's callback.
+   * @throws when the decision could not be raised: the change is reported again at the next check
+   */
   report: (change: McpToolChange) => Promise<void>;
+  /**
+   * Reports the new tools of one listing (`added`, in listing order, at least one) together: one decision.
+   * @throws when the decision could not be raised: they are reported again at the next check
+   */
+  reportAdded: (changes: readonly McpToolChange[]) => Promise<void>;
 }
 
 /**
@@ -100,6 +108,10 @@ export class McpToolWatch {
   #generation = 0;
   #checking: Promise<void> | undefined;
   #retired = false;
+  /** The new tools of the last listing. */
+  #listedNew: McpToolChange[] = [];
+  /** A report failed: the next {@link McpToolWatch.guard} lists again (and reports what is still unreported). */
+  #unreported = false;
 
   constructor(options: McpToolWatchOptions, accepted: readonly ListedTool[]) {
     this.#options = options;
@@ -124,7 +136,7 @@ export class McpToolWatch {
   /** Disables a tool (registered earlier, no longer listed) without reporting it again. */
   disable(change: McpToolChange): void {
     this.#disabled.set(change.tool, change);
-    this.#reported.add(`${change.change}:${change.tool}:${change.listedHash ?? change.acceptedHash}`);
+    this.#reported.add(reportKey(change));
   }
 
   /** The registration was replaced: this watch reports nothing more. */
@@ -154,8 +166,11 @@ export class McpToolWatch {
         this.#checking = (async () => {
           try {
             const listed = await this.#options.list();
-            await this.#apply(listed);
-            if (this.#generation === generation) this.#stale = false;
+            const reported = await this.#apply(listed);
+            if (this.#generation === generation) {
+              this.#stale = false;
+              this.#unreported = !reported;
+            }
           } finally {
             this.#checking = undefined;
           }
@@ -171,6 +186,10 @@ export class McpToolWatch {
    *   `MCP_TOOL_REMOVED`; nothing was sent
    */
   async guard(tool: string): Promise<void> {
+    if (this.#unreported && !this.#retired) {
+      this.#unreported = false;
+      this.#stale = true;
+    }
     if (this.#stale)
       try {
         await this.check();
@@ -181,8 +200,36 @@ export class McpToolWatch {
     if (change) throw new McpToolChangedError(change);
   }
 
-  async #apply(listed: readonly ListedTool[]): Promise<void> {
-    if (this.#retired) return;
+  /**
+   * Lists the tools now and applies the drift rules (disabling, reporting), whether or not a change was announced;
+   * accepts nothing.
+   * @returns every change against what was accepted, as listed now: the disabled tools and the new ones
+   * @throws whatever listing throws (nothing changed; the next call lists again first)
+   */
+  async recheck(): Promise<McpToolChange[]> {
+    if (this.#retired) return [];
+    this.markStale(false);
+    await this.check();
+    return [...this.#disabled.values(), ...this.#listedNew];
+  }
+
+  #added(listed: readonly ListedTool[]): McpToolChange[] {
+    const { server } = this.#options;
+    return listed
+      .filter((tool) => !this.#accepted.has(tool.name))
+      .map((tool) => ({
+        change: 'added' as const,
+        server,
+        tool: String(tool.name).slice(0, 200),
+        capabilityId: `mcp.${server}.${String(tool.name).slice(0, 120)}`,
+        fields: [],
+        listedHash: mcpToolFingerprint(tool).hash,
+      }));
+  }
+
+  /** @returns whether every change was reported (a failed report is tried again at the next check) */
+  async #apply(listed: readonly ListedTool[]): Promise<boolean> {
+    if (this.#retired) return true;
     const { server } = this.#options;
     const now = new Map(listed.map((t) => [t.name, t]));
     const changes: McpToolChange[] = [];
@@ -206,26 +253,38 @@ export class McpToolWatch {
         listedHash: print.hash,
       });
     }
-    for (const [name, tool] of now)
-      if (!this.#accepted.has(name))
-        changes.push({
-          change: 'added',
-          server,
-          tool: String(name).slice(0, 200),
-          capabilityId: `mcp.${server}.${String(name).slice(0, 120)}`,
-          fields: [],
-          listedHash: mcpToolFingerprint(tool).hash,
-        });
+    let reported = true;
     for (const change of changes) {
       // A disabled tool stays disabled (also when the server lists the accepted definition again): only a new
-      // registration enables it. A change is reported once (a tool that changes again is reported again).
-      if (change.change !== 'added' && !this.#disabled.has(change.tool)) this.#disabled.set(change.tool, change);
-      const key = `${change.change}:${change.tool}:${change.listedHash ?? change.acceptedHash}`;
+      // registration enables it. A change is reported once (a tool that changes again is reported again); a report
+      // that failed is tried again at the next check.
+      if (!this.#disabled.has(change.tool)) this.#disabled.set(change.tool, change);
+      const key = reportKey(change);
       if (this.#reported.has(key)) continue;
-      this.#reported.add(key);
-      await this.#options.report(change);
+      try {
+        await this.#options.report(change);
+        this.#reported.add(key);
+      } catch {
+        reported = false;
+      }
     }
+    // New tools are reported together, once per listing that lists some not reported yet (a server that lists fresh
+    // names each time raises one report per listing, never one per name).
+    this.#listedNew = this.#added([...now.values()]);
+    const added = this.#listedNew.filter((change) => !this.#reported.has(reportKey(change)));
+    if (added.length > 0)
+      try {
+        await this.#options.reportAdded(added);
+        for (const change of added) this.#reported.add(reportKey(change));
+      } catch {
+        reported = false;
+      }
+    return reported;
   }
+}
+
+function reportKey(change: McpToolChange): string {
+  return `${change.change}:${change.tool}:${change.listedHash ?? change.acceptedHash}`;
 }
 
 /** The evidence of a decision about a change (JSON). */

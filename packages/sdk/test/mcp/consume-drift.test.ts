@@ -20,6 +20,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
 import { registerMcpServer, type McpToolChange } from '../../src/mcp';
+import { SDK_UNSUPPORTED_VERSION } from '../../src/mcp/connect-client';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider } from '../../src/testing';
 import { startDriftMcpServer, type DriftMcpServer } from './fixtures/drift-mcp-server';
@@ -298,6 +299,15 @@ describe('consumed MCP servers: protocol versions', () => {
     expect((error as Error).message).toContain(LATEST_PROTOCOL_VERSION);
     expect(asked).toEqual([LATEST_PROTOCOL_VERSION]);
     expect(host.capabilities.has('mcp.old.ping')).toBe(false);
+  });
+
+  it('pins the installed MCP SDK: Client.connect words an unsupported protocol version as the client expects (an SDK that words it otherwise fails here)', async () => {
+    const { url } = await versionServer('1999-01-01');
+    const transport = new StreamableHTTPClientTransport(url);
+    transports.push(transport);
+    const error = await new Client({ name: 't', version: '0' }).connect(transport).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(SDK_UNSUPPORTED_VERSION.exec((error as Error).message)?.[1]).toBe('1999-01-01');
   });
 
   it('an older revision the SDK supports is accepted and used on every later request', async () => {

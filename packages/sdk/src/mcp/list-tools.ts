@@ -1,0 +1,40 @@
+// tools/list of a consumed MCP server, every page, bounded: a server cannot stall or flood the client with it.
+import { MediaAgentError } from '../core/errors';
+import type { ListedTool } from './tool-drift';
+
+/** At most this many `tools/list` pages are read for one listing. */
+export const MCP_MAX_TOOL_PAGES = 100;
+/** At most this many tools are accepted from one listing. */
+export const MCP_MAX_TOOLS = 1000;
+
+/**
+ * Lists every tool of the server, following `nextCursor` until it is absent.
+ * @throws `MCP_TOOL_LIST_INVALID` (details `server`, `reason`: `pages` or `tools`, `limit`) past
+ *   {@link MCP_MAX_TOOL_PAGES} pages or {@link MCP_MAX_TOOLS} tools (a server whose cursor never ends, or that
+ *   lists more tools than a model can be offered); whatever `listTools` throws
+ */
+export async function listAllTools(
+  server: string,
+  client: { listTools(params?: { cursor?: string }): Promise<{ tools: unknown[]; nextCursor?: string }> },
+): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; ; pages++) {
+    if (pages === MCP_MAX_TOOL_PAGES)
+      throw tooMany(server, 'pages', MCP_MAX_TOOL_PAGES, `its tools/list did not end within ${MCP_MAX_TOOL_PAGES} pages`);
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...(page.tools as ListedTool[]));
+    if (tools.length > MCP_MAX_TOOLS)
+      throw tooMany(server, 'tools', MCP_MAX_TOOLS, `it lists more than ${MCP_MAX_TOOLS} tools`);
+    cursor = page.nextCursor;
+    if (!cursor) return tools;
+  }
+}
+
+function tooMany(server: string, reason: 'pages' | 'tools', limit: number, what: string): MediaAgentError {
+  return new MediaAgentError(
+    'MCP_TOOL_LIST_INVALID',
+    `MCP server ${server}: ${what}; its tools were not accepted`,
+    { server, reason, limit },
+  );
+}
