@@ -11,12 +11,8 @@ export type { McpHttpGuardOptions } from './http-guard';
 export type { McpAuthenticate, McpCaller } from './caller';
 export { mcpToolAnnotations } from './tool-annotations';
 export { MCP_UNPUBLISHED_TOOL_NAMES, MCP_UNPUBLISHED_FAMILIES } from './published-tools';
-export {
-  registerMcpServer,
-  type McpServerRegistration,
-  type McpRegisteredTool,
-  type McpRegisteredTools,
-} from './register-server';
+export { registerMcpServer } from './register-server';
+export type { McpServerRegistration, McpRegisteredTool, McpRegisteredTools } from './registration-types';
 export {
   McpToolNameError,
   McpToolSchemaError,
