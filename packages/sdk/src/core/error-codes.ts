@@ -243,7 +243,7 @@ export const ERROR_CODES = {
   MCP_CALL_NOT_DELIVERED:
     'An MCP tool call provably never reached the server (HTTP 404 for an ended session, another 4xx, a connection refused), also when sent once more in a new session (a renewable transport: a Streamable HTTP transport object or a transport factory); nothing ran.',
   MCP_TOOL_CHANGED:
-    "A consumed MCP server changed a tool after it was registered (its input or output schema, description, title or annotations differ from what the host accepted), or announced a change and its tools could not be listed again; the call was refused before anything was sent, and the tool stays disabled until the server is registered again.",
+    'A consumed MCP server changed a tool after it was registered (its input or output schema, description, title or annotations differ from what the host accepted), or announced a change and its tools could not be listed again; the call was refused before anything was sent, and the tool stays disabled until the server is registered again.',
   MCP_TOOL_REMOVED:
     'A consumed MCP server no longer lists a registered tool; the call was refused before anything was sent, and the tool stays disabled until the server is registered again.',
   MCP_TOOL_LIST_INVALID:

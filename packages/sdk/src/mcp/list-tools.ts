@@ -21,7 +21,12 @@ export async function listAllTools(
   let cursor: string | undefined;
   for (let pages = 0; ; pages++) {
     if (pages === MCP_MAX_TOOL_PAGES)
-      throw tooMany(server, 'pages', MCP_MAX_TOOL_PAGES, `its tools/list did not end within ${MCP_MAX_TOOL_PAGES} pages`);
+      throw tooMany(
+        server,
+        'pages',
+        MCP_MAX_TOOL_PAGES,
+        `its tools/list did not end within ${MCP_MAX_TOOL_PAGES} pages`,
+      );
     const page = await client.listTools(cursor ? { cursor } : undefined);
     tools.push(...(page.tools as ListedTool[]));
     if (tools.length > MCP_MAX_TOOLS)
@@ -32,9 +37,9 @@ export async function listAllTools(
 }
 
 function tooMany(server: string, reason: 'pages' | 'tools', limit: number, what: string): MediaAgentError {
-  return new MediaAgentError(
-    'MCP_TOOL_LIST_INVALID',
-    `MCP server ${server}: ${what}; its tools were not accepted`,
-    { server, reason, limit },
-  );
+  return new MediaAgentError('MCP_TOOL_LIST_INVALID', `MCP server ${server}: ${what}; its tools were not accepted`, {
+    server,
+    reason,
+    limit,
+  });
 }

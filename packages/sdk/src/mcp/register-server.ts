@@ -375,4 +375,3 @@ async function registerTools(
 function invalidOption(option: string, message: string): MediaAgentError {
   return new MediaAgentError('MCP_OPTIONS_INVALID', message, { option });
 }
-

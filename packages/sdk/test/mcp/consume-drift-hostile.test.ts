@@ -83,7 +83,10 @@ describe('consumed MCP servers: a hostile tool list', () => {
     server.nextCursor = () => 'again';
     const started = Date.now();
     const error = await register().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'MCP_TOOL_LIST_INVALID', details: { server: 'idx', reason: 'pages', limit: 100 } });
+    expect(error).toMatchObject({
+      code: 'MCP_TOOL_LIST_INVALID',
+      details: { server: 'idx', reason: 'pages', limit: 100 },
+    });
     expect(server.stats.lists).toBe(100);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(host.capabilities.has('mcp.idx.grab')).toBe(false);
@@ -97,7 +100,9 @@ describe('consumed MCP servers: a hostile tool list', () => {
     const started = Date.now();
     const refused = await invoke('search', { query: 'x' });
     expect(refused.error?.code).toBe('MCP_TOOL_CHANGED');
-    expect(refused.error?.message).toMatch(/could not be listed again .*did not end within 100 pages.*search was not sent/);
+    expect(refused.error?.message).toMatch(
+      /could not be listed again .*did not end within 100 pages.*search was not sent/,
+    );
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(server.stats.runs.search).toBeUndefined();
 
