@@ -130,6 +130,10 @@ describe('providerName on Azure hosts (voideditor/void#937: Azure OpenAI endpoin
       ['https://cognitiveservices.azure.com.example.org/v1', 'openai'],
     ];
     for (const [url, want] of cases) expect(providerName('openai', url), url).toBe(want);
-    expect(providerName('openai-compatible:ollama', 'https://myres.cognitiveservices.azure.com/v1')).toBe('ollama');
+    // On a known Azure host the host names the provider, whatever the OpenAI-compatible dialect.
+    expect(providerName('openai-compatible:ollama', 'https://myres.cognitiveservices.azure.com/v1')).toBe(
+      'azure.ai.openai',
+    );
+    expect(providerName('openai-compatible:ollama', 'http://127.0.0.1:11434/v1')).toBe('ollama');
   });
 });

@@ -131,16 +131,21 @@ function cutMessage(message: ContentMessage, budget: number): ContentMessage {
     ...message,
     parts: left > 0 ? [{ type: 'text', content: `…(+${left} earlier parts left out)` }, ...kept] : kept,
   });
-  // Oldest parts out first, the last part kept (sizes counted once; the marker's size with its count).
-  const sizes = parts.map((p) => bytesOf(p));
+  // Oldest parts out first, the last part kept. Linear: each part's size is counted once and the kept parts'
+  // total is a running sum (the marker's size is recounted with its count, a few bytes).
   const empty = bytesOf({ ...message, parts: [] });
+  const sizes = parts.map((p) => bytesOf(p));
+  let keptBytes = sizes.reduce((a, b) => a + b, 0);
   const size = (from: number): number => {
-    const kept = sizes.slice(from);
-    const marker = from > 0 ? bytesOf(shape([], from).parts[0]) + (kept.length > 0 ? 1 : 0) : 0;
-    return empty + marker + kept.reduce((a, b) => a + b, 0) + Math.max(0, kept.length - 1);
+    const count = parts.length - from;
+    const marker = from > 0 ? bytesOf(shape([], from).parts[0]) + (count > 0 ? 1 : 0) : 0;
+    return empty + marker + keptBytes + Math.max(0, count - 1);
   };
   let from = 0;
-  while (size(from) > budget && from < parts.length - 1) from++;
+  while (size(from) > budget && from < parts.length - 1) {
+    keptBytes -= sizes[from]!;
+    from++;
+  }
   const candidate = shape(parts.slice(from), from);
   if (bytesOf(candidate) <= budget) return candidate;
   const last = parts[parts.length - 1];

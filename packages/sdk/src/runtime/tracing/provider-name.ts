@@ -18,10 +18,16 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
 
 /**
  * The `gen_ai.provider.name` of a provider: the registry's well-known value where there is one (`openai`,
- * `anthropic`, `deepseek`, `gcp.gemini`, `x_ai`, `mistral_ai`, `groq`, …; an `openai` dialect whose base URL
- * is an Azure host is `azure.ai.openai` or `azure.ai.inference`, see below), else the lowercase dialect or provider id without any
+ * `anthropic`, `deepseek`, `gcp.gemini`, `x_ai`, `mistral_ai`, `groq`, …), else the lowercase dialect or provider id without any
  * `openai-compatible:` prefix or `@…` suffix (`ollama`, `vllm`, `openrouter`, `kimi`, `scripted`, a custom
- * provider's own id). Never the dialect appended to a well-known name.
+ * provider's own id). Never the dialect appended to a well-known name. When the base URL is a known Azure host
+ * (Azure OpenAI in the public, Government or China cloud, Azure AI Foundry, the Azure AI model inference API),
+ * the host decides, whatever the OpenAI-compatible dialect: `azure.ai.openai` or `azure.ai.inference`.
+ * @example
+ * ```ts
+ * providerName('openai-compatible:deepseek'); // 'deepseek'
+ * providerName('openai-compatible:generic', 'https://contoso.services.ai.azure.com/models'); // 'azure.ai.inference'
+ * ```
  * @param providerId - `ModelProvider.id` (e.g. `anthropic`, `openai-compatible:deepseek`)
  * @param baseUrl - the provider's base URL, when it has one
  */
@@ -29,8 +35,9 @@ export function providerName(providerId: string, baseUrl?: string): string {
   let id = providerId.trim().toLowerCase();
   const at = id.indexOf('@');
   if (at > 0) id = id.slice(0, at);
-  if (id.startsWith('openai-compatible:')) id = id.slice('openai-compatible:'.length);
-  if (id === 'openai' || id === 'azure') {
+  const compatible = id.startsWith('openai-compatible:');
+  if (compatible) id = id.slice('openai-compatible:'.length);
+  if (compatible || id === 'openai' || id === 'azure') {
     const azure = azureProvider(baseUrl);
     if (azure) return azure;
   }
@@ -39,13 +46,13 @@ export function providerName(providerId: string, baseUrl?: string): string {
 
 /**
  * The registry's Azure value for an Azure base URL: `azure.ai.openai` (Azure OpenAI) on `*.openai.azure.com`,
- * `*.cognitiveservices.azure.com`, and on `*.services.ai.azure.com` (Azure AI Foundry) under `/openai`;
+ * `*.cognitiveservices.azure.com` and their Azure Government (`.azure.us`) and Azure China (`.azure.cn`) forms, and on `*.services.ai.azure.com` (Azure AI Foundry) under `/openai`;
  * `azure.ai.inference` (the Azure AI model inference API) on `*.services.ai.azure.com` under `/models` and on
  * serverless `*.models.ai.azure.com` / `*.inference.ai.azure.com`. Undefined for any other URL.
  */
 function azureProvider(baseUrl: string | undefined): string | undefined {
   const host = serverOf(baseUrl)?.address.toLowerCase().replace(/\.$/, '') ?? '';
-  if (host.endsWith('.openai.azure.com') || host.endsWith('.cognitiveservices.azure.com')) return 'azure.ai.openai';
+  if (/\.(openai|cognitiveservices)\.azure\.(com|us|cn)$/.test(host)) return 'azure.ai.openai';
   if (host.endsWith('.models.ai.azure.com') || host.endsWith('.inference.ai.azure.com')) return 'azure.ai.inference';
   if (host.endsWith('.services.ai.azure.com')) {
     const path = new URL(baseUrl!).pathname.toLowerCase();
