@@ -247,7 +247,7 @@ export const ERROR_CODES = {
   MCP_TOOL_REMOVED:
     'A consumed MCP server no longer lists a registered tool; the call was refused before anything was sent, and the tool stays disabled until the server is registered again.',
   MCP_TOOL_LIST_INVALID:
-    "A consumed MCP server's `tools/list` did not end within 100 pages or listed more than 1000 tools; at registration nothing was registered, later its tools' calls are refused (`MCP_TOOL_CHANGED`, unverified) until a listing succeeds.",
+    "A consumed MCP server's `tools/list` did not end within 100 pages, listed more than 1000 tools, or named one tool twice; at registration nothing was registered, later its tools' calls are refused (`MCP_TOOL_CHANGED`, unverified) until a listing succeeds.",
   MCP_PROTOCOL_UNSUPPORTED:
     'An MCP server answered `initialize` with a protocol version the installed `@modelcontextprotocol/sdk` does not support; nothing of that server was registered.',
 

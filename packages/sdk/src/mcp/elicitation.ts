@@ -187,7 +187,13 @@ export function withElicitationDefaults(
   const out: Record<string, McpElicitationValue> = { ...content };
   for (const [name, property] of Object.entries(properties(schema)))
     if (!Object.hasOwn(out, name) && property && Object.hasOwn(property, 'default') && property.default !== undefined)
-      out[name] = structuredClone(property.default) as McpElicitationValue;
+      // Defined, not assigned: a field named `__proto__` is an own field like any other (sent back to the server).
+      Object.defineProperty(out, name, {
+        value: structuredClone(property.default) as McpElicitationValue,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   return out;
 }
 

@@ -11,7 +11,8 @@ export const MCP_MAX_TOOLS = 1000;
  * Lists every tool of the server, following `nextCursor` until it is absent.
  * @throws `MCP_TOOL_LIST_INVALID` (details `server`, `reason`: `pages` or `tools`, `limit`) past
  *   {@link MCP_MAX_TOOL_PAGES} pages or {@link MCP_MAX_TOOLS} tools (a server whose cursor never ends, or that
- *   lists more tools than a model can be offered); whatever `listTools` throws
+ *   lists more tools than a model can be offered); `MCP_TOOL_LIST_INVALID` (`reason` `duplicate`, `tool`) when
+ *   the listing names one tool twice (which of its definitions holds is not knowable); whatever `listTools` throws
  */
 export async function listAllTools(
   server: string,
@@ -32,8 +33,24 @@ export async function listAllTools(
     if (tools.length > MCP_MAX_TOOLS)
       throw tooMany(server, 'tools', MCP_MAX_TOOLS, `it lists more than ${MCP_MAX_TOOLS} tools`);
     cursor = page.nextCursor;
-    if (!cursor) return tools;
+    if (!cursor) return unique(server, tools);
   }
+}
+
+/** The listing itself, when no name occurs twice in it. */
+function unique(server: string, tools: ListedTool[]): ListedTool[] {
+  const seen = new Set<unknown>();
+  for (const tool of tools) {
+    const name = (tool as { name?: unknown } | null)?.name;
+    if (seen.has(name))
+      throw new MediaAgentError(
+        'MCP_TOOL_LIST_INVALID',
+        `MCP server ${server}: its tools/list names the tool ${String(name)} twice; its tools were not accepted`,
+        { server, reason: 'duplicate', tool: String(name) },
+      );
+    seen.add(name);
+  }
+  return tools;
 }
 
 function tooMany(server: string, reason: 'pages' | 'tools', limit: number, what: string): MediaAgentError {

@@ -53,7 +53,7 @@ const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  * before anything is sent (`MCP_TOOL_CHANGED` naming the fields that changed, `MCP_TOOL_REMOVED`), also when the
  * server lists the accepted definition again; it is no longer offered either (runs do not offer it to the model,
  * the host's MCP server does not publish it, `search_tools` does not find it; with the SDK's own registry). A new tool
- * is never added silently. A listing is at most 100 pages and 1000 tools (`MCP_TOOL_LIST_INVALID`; after
+ * is never added silently. A listing is at most 100 pages and 1000 tools, each name once (`MCP_TOOL_LIST_INVALID`; after
  * registration, calls are refused unverified until a listing succeeds). {@link McpRegisteredTools.recheck} lists
  * again on demand. Each change is reported once: to `onToolChange`, and, when `host` is an `AgentHost`, as a
  * decision for an administrator (kind `mcp_tool_changed`, `mcp_tool_removed` or `mcp_tool_added`; subject
@@ -97,8 +97,8 @@ const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  * @throws {@link MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool or verifier naming a tool
  *   the server does not list, `onElicitation` with a host-owned client, a re-registration that changes which tools
  *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
- *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `MCP_TOOL_LIST_INVALID` when `tools/list` does not end within 100 pages or lists
- *   more than 1000 tools; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
+ *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `MCP_TOOL_LIST_INVALID` when `tools/list` does not end within 100 pages, lists
+ *   more than 1000 tools, or names one tool twice; `CAPABILITY_DUPLICATE` when an id is taken (not by an earlier registration of
  *   the same server); {@link McpProtocolUnsupportedError} `MCP_PROTOCOL_UNSUPPORTED`; `MCP_TOOL_CHANGED` for a
  *   re-registration whose tool changed its input schema, on a registry that cannot replace capabilities (not the
  *   SDK's own); whatever connecting or `tools/list` throws
