@@ -4,7 +4,7 @@ import { callStep } from './call-step';
 import type { Loop } from './loop';
 import { STOPPED, type DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
-import { startDrive } from './start-step';
+import { offeredNow, startDrive } from './start-step';
 import { turnStep } from './turn-step';
 
 /**
@@ -17,7 +17,8 @@ export async function drive(loop: Loop, session: RunSession): Promise<DriveEnd> 
   const baseTools = await startDrive(loop, session);
   if (!(await commitStep(loop.deps, session))) return STOPPED;
   for (;;) {
-    const turn = await turnStep(loop, session, baseTools);
+    // Re-read each turn: a capability the registry stopped offering mid-run is not offered to the next call.
+    const turn = await turnStep(loop, session, offeredNow(loop, baseTools));
     if (turn.kind === 'repeat') continue;
     if (turn.kind !== 'calls') return turn;
     for (;;) {

@@ -20,6 +20,25 @@ function modelToolOf(descriptor: CapabilityDescriptor): ModelTool {
   return tool;
 }
 
+/** The capability each catalog tool of a drive's base offer stands for. */
+const toolCapabilities = new WeakMap<ModelTool, string>();
+
+/**
+ * The drive's base offer as of now: a capability tool whose capability the registry no longer offers (an MCP tool
+ * disabled by drift mid-run) is left out of the next model call; the runtime's tools stay.
+ * @param loop - the loop (its capability registry)
+ * @param baseTools - what {@link startDrive} returned
+ */
+export function offeredNow(loop: Loop, baseTools: readonly ModelTool[]): readonly ModelTool[] {
+  if (!baseTools.some((t) => toolCapabilities.has(t))) return baseTools;
+  const offered = new Set(loop.deps.capabilities.list().map((d) => d.id));
+  const now = baseTools.filter((t) => {
+    const id = toolCapabilities.get(t);
+    return id === undefined || offered.has(id);
+  });
+  return now.length === baseTools.length ? baseTools : now;
+}
+
 /**
  * Prepares a drive (written by the caller's commit): the working conversation from storage (after a
  * compaction, its summary and the messages kept since; all stay in storage), the goal as the first
@@ -47,6 +66,11 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
     deps.storage.runs,
     deps.identity ?? DEFAULT_IDENTITY_RESOLVER,
   );
-  const tools = [...catalog.map(modelToolOf), ...loop.tools.offered(session.run)];
+  const capabilityTools = catalog.map((d) => {
+    const tool = modelToolOf(d);
+    toolCapabilities.set(tool, d.id);
+    return tool;
+  });
+  const tools = [...capabilityTools, ...loop.tools.offered(session.run)];
   return loop.pipeline.driveStart(session, { catalog, runtimeTools: loop.tools.available(session.run), tools });
 }
