@@ -1,4 +1,7 @@
-// A consumed server whose tools/list names one tool twice (across pages) with two different definitions. Real drift server (official SDK over Streamable HTTP), registerMcpServer; no mocks.
+// A consumed server whose tools/list names one tool twice (across pages) with two different definitions.
+// Public reports of the same shape: ohdearquant/lionagi#2921 (a colliding MCP tool name left the registry mutated
+// and the load reported as fine; fixed by checking before the registry is mutated), HelpCode-ai/anythingmcp#313
+// (one duplicate tool name broke every request of the server). Real drift server (official SDK over Streamable HTTP), registerMcpServer; no mocks.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
