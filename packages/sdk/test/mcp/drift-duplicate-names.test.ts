@@ -49,11 +49,13 @@ it('a tools/list naming one tool twice with different definitions is refused MCP
   const { host, register } = await duplicateListing();
   const got = await register();
   // before: CAPABILITY_DUPLICATE, and mcp.idx.grab / mcp.idx.search left in the registry (page 1's definition)
-  expect({ got, grab: host.capabilities.has('mcp.idx.grab'), search: host.capabilities.has('mcp.idx.search') }).toEqual({
-    got: 'MCP_TOOL_LIST_INVALID',
-    grab: false,
-    search: false,
-  });
+  expect({ got, grab: host.capabilities.has('mcp.idx.grab'), search: host.capabilities.has('mcp.idx.search') }).toEqual(
+    {
+      got: 'MCP_TOOL_LIST_INVALID',
+      grab: false,
+      search: false,
+    },
+  );
 });
 
 it('after a registration failed that way, the fixed server can be registered under the same name', async () => {
