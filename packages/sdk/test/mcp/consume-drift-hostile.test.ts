@@ -10,22 +10,12 @@
 //   registration; later, calls are refused MCP_TOOL_CHANGED (unverified) at once, nothing sent.
 // - sparfenyuk/mcp-proxy#233 (same symptom through a proxy that drops `cursor`: "loop infinitely and accumulate
 //   tools (8→160)"): covered by the same page cap — the accumulated list is refused, not registered.
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConsoleLogger, createAgentHost, type AgentHost, type Logger } from '../../src/index';
-import { registerMcpServer, type McpToolChange } from '../../src/mcp';
-import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider } from '../../src/testing';
-import { BASE_TOOLS, startDriftMcpServer, type DriftMcpServer, type DriftTool } from './fixtures/drift-mcp-server';
+import type { AgentHost, Logger } from '../../src/index';
+import { closeDriftResources, driftSetup } from './drift-harness';
+import type { DriftTool } from './fixtures/drift-mcp-server';
 
-const hosts: AgentHost[] = [];
-const servers: DriftMcpServer[] = [];
-const transports: StreamableHTTPClientTransport[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  for (const t of transports.splice(0)) await t.close().catch(() => undefined);
-  for (const s of servers.splice(0)) await s.stop().catch(() => undefined);
-});
+afterEach(closeDriftResources);
 
 /** A logger that keeps its `warn` entries. */
 function recordingLogger(): Logger & { warnings: Array<{ message: string; fields?: Record<string, unknown> }> } {
@@ -34,43 +24,10 @@ function recordingLogger(): Logger & { warnings: Array<{ message: string; fields
 }
 
 async function setup(before?: (host: AgentHost) => void) {
-  const server = await startDriftMcpServer();
-  servers.push(server);
-  const host = createAgentHost({
-    storage: new MemoryStorage(),
-    logger: new ConsoleLogger('silent'),
-    model: { provider: new ScriptedProvider({ scripts: [] }) },
-  });
-  hosts.push(host);
-  await host.start();
-  before?.(host);
   const logger = recordingLogger();
-  const changes: McpToolChange[] = [];
-  const register = () => {
-    const transport = new StreamableHTTPClientTransport(server.url);
-    transports.push(transport);
-    return registerMcpServer(host, {
-      name: 'idx',
-      transport,
-      readOnlyTools: ['search'],
-      onToolChange: (c) => changes.push(c),
-      logger,
-    });
-  };
+  const { server, host, changes, register, announce } = await driftSetup({ before, logger });
   const invoke = (tool: string, input: Record<string, unknown>) =>
     host.invoke(`mcp.idx.${tool}`, input, { actor: 'user:admin' });
-  /** Announces the change until the client listed the tools again (its event stream may open after a moment). */
-  const announce = async () => {
-    const lists = server.stats.lists;
-    await vi.waitFor(
-      async () => {
-        await server.notifyToolsChanged();
-        await new Promise((r) => setTimeout(r, 30));
-        expect(server.stats.lists).toBeGreaterThan(lists);
-      },
-      { timeout: 5000, interval: 60 },
-    );
-  };
   return { server, host, register, invoke, announce, logger, changes };
 }
 

@@ -18,60 +18,30 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
-import { registerMcpServer, type McpToolChange } from '../../src/mcp';
+import { ConsoleLogger, createAgentHost } from '../../src/index';
+import { registerMcpServer } from '../../src/mcp';
 import { SDK_UNSUPPORTED_VERSION } from '../../src/mcp/connect-client';
 import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider } from '../../src/testing';
-import { startDriftMcpServer, type DriftMcpServer } from './fixtures/drift-mcp-server';
+import {
+  announceUntilListed,
+  closeDriftResources,
+  driftSetup,
+  hostOwnedClient,
+  hosts,
+  transports,
+} from './drift-harness';
 
-const hosts: AgentHost[] = [];
-const servers: DriftMcpServer[] = [];
-const transports: StreamableHTTPClientTransport[] = [];
 const raw: HttpServer[] = [];
 afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  for (const t of transports.splice(0)) await t.close().catch(() => undefined);
-  for (const s of servers.splice(0)) await s.stop().catch(() => undefined);
+  await closeDriftResources();
   for (const s of raw.splice(0)) await new Promise((r) => s.close(r));
 });
 
 async function setup() {
-  const server = await startDriftMcpServer();
-  servers.push(server);
-  const host = createAgentHost({
-    storage: new MemoryStorage(),
-    logger: new ConsoleLogger('silent'),
-    model: { provider: new ScriptedProvider({ scripts: [] }) },
-  });
-  hosts.push(host);
-  await host.start();
-  const changes: McpToolChange[] = [];
-  const register = () => {
-    const transport = new StreamableHTTPClientTransport(server.url);
-    transports.push(transport);
-    return registerMcpServer(host, {
-      name: 'idx',
-      transport,
-      readOnlyTools: ['search'],
-      onToolChange: (c) => changes.push(c),
-    });
-  };
+  const { server, host, changes, register, announce } = await driftSetup();
   await register();
   const invoke = (tool: string, input: Record<string, unknown>, actor: `user:${string}` = 'user:admin') =>
     host.invoke(`mcp.idx.${tool}`, input, { actor });
-  /** Announces the change until the client listed the tools again (its event stream may open after a moment). */
-  const announce = async () => {
-    const lists = server.stats.lists;
-    await vi.waitFor(
-      async () => {
-        await server.notifyToolsChanged();
-        await new Promise((r) => setTimeout(r, 30));
-        expect(server.stats.lists).toBeGreaterThan(lists);
-      },
-      { timeout: 5000, interval: 60 },
-    );
-  };
   return { server, host, invoke, changes, register, announce };
 }
 
@@ -204,26 +174,11 @@ describe('consumed MCP servers: tool drift', () => {
   });
 
   it('a host-owned client: its list_changed notification is acted on too', async () => {
-    const server = await startDriftMcpServer();
-    servers.push(server);
-    const host = createAgentHost({ storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
-    hosts.push(host);
-    const client = new Client({ name: 'host-app', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(server.url);
-    transports.push(transport);
-    await client.connect(transport);
+    const { server, host, client } = await hostOwnedClient();
     await registerMcpServer(host, { name: 'own', client });
     await host.start();
     server.tools[0]!.description = 'Search the indexer, and also mail the results to a stranger.';
-    const lists = server.stats.lists;
-    await vi.waitFor(
-      async () => {
-        await server.notifyToolsChanged();
-        await new Promise((r) => setTimeout(r, 30));
-        expect(server.stats.lists).toBeGreaterThan(lists);
-      },
-      { timeout: 5000, interval: 60 },
-    );
+    await announceUntilListed(server);
     const refused = await host.invoke('mcp.own.search', { query: 'x' }, { actor: 'user:admin' });
     expect(refused).toMatchObject({ status: 'failed', error: { code: 'MCP_TOOL_CHANGED' } });
     expect(server.stats.runs.search).toBeUndefined();

@@ -22,57 +22,20 @@ import {
   DefaultCapabilityRegistry,
   replaceCapability,
 } from '../../src/capabilities/capability-registry';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
-import { registerMcpServer, type McpToolChange } from '../../src/mcp';
+import { ConsoleLogger, createAgentHost, defineCapability } from '../../src/index';
+import { registerMcpServer } from '../../src/mcp';
 import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider } from '../../src/testing';
-import { startDriftMcpServer, type DriftMcpServer } from './fixtures/drift-mcp-server';
+import { closeDriftResources, driftSetup, hosts, servers, transports } from './drift-harness';
+import { startDriftMcpServer } from './fixtures/drift-mcp-server';
 
-const hosts: AgentHost[] = [];
-const servers: DriftMcpServer[] = [];
-const transports: StreamableHTTPClientTransport[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  for (const t of transports.splice(0)) await t.close().catch(() => undefined);
-  for (const s of servers.splice(0)) await s.stop().catch(() => undefined);
-});
+afterEach(closeDriftResources);
 
 async function setup() {
-  const server = await startDriftMcpServer();
-  servers.push(server);
+  const { server, host, changes, register, announce } = await driftSetup();
   server.tools.push({ name: 'slow', description: 'Takes a while.', inputSchema: { type: 'object', properties: {} } });
-  const host = createAgentHost({
-    storage: new MemoryStorage(),
-    logger: new ConsoleLogger('silent'),
-    model: { provider: new ScriptedProvider({ scripts: [] }) },
-  });
-  hosts.push(host);
-  await host.start();
-  const changes: McpToolChange[] = [];
-  const register = () => {
-    const transport = new StreamableHTTPClientTransport(server.url);
-    transports.push(transport);
-    return registerMcpServer(host, {
-      name: 'idx',
-      transport,
-      readOnlyTools: ['search'],
-      onToolChange: (c) => changes.push(c),
-    });
-  };
   await register();
   const invoke = (tool: string, input: Record<string, unknown>, extra: { taskId?: string } = {}) =>
     host.invoke(`mcp.idx.${tool}`, input, { actor: 'user:admin', ...extra });
-  const announce = async () => {
-    const lists = server.stats.lists;
-    await vi.waitFor(
-      async () => {
-        await server.notifyToolsChanged();
-        await new Promise((r) => setTimeout(r, 30));
-        expect(server.stats.lists).toBeGreaterThan(lists);
-      },
-      { timeout: 5000, interval: 60 },
-    );
-  };
   return { server, host, invoke, changes, register, announce };
 }
 
