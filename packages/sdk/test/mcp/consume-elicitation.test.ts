@@ -13,7 +13,7 @@
 //   covered by the partial-answer case.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
+import { ConsoleLogger, createAgentHost } from '../../src/index';
 import {
   registerMcpServer,
   type McpElicitationAnswer,
@@ -23,16 +23,10 @@ import {
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 import { waitForStatus } from '../runtime/harness';
-import { BASE_TOOLS, startDriftMcpServer, type DriftMcpServer } from './fixtures/drift-mcp-server';
+import { closeDriftResources, hostOwnedClient, hosts, servers, trackedTransport } from './drift-harness';
+import { BASE_TOOLS, startDriftMcpServer } from './fixtures/drift-mcp-server';
 
-const hosts: AgentHost[] = [];
-const servers: DriftMcpServer[] = [];
-const transports: StreamableHTTPClientTransport[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  for (const t of transports.splice(0)) await t.close().catch(() => undefined);
-  for (const s of servers.splice(0)) await s.stop().catch(() => undefined);
-});
+afterEach(closeDriftResources);
 
 /** The form of the official conformance scenario elicitation-sep1034-client-defaults. */
 const DEFAULTS_FORM = {
@@ -83,11 +77,9 @@ async function setup(
   hosts.push(host);
   await host.start();
   const seen: { request: McpElicitationRequest; context: Omit<McpElicitationContext, 'signal'> }[] = [];
-  const transport = new StreamableHTTPClientTransport(server.url);
-  transports.push(transport);
   await registerMcpServer(host, {
     name: 'idx',
-    transport,
+    transport: trackedTransport(server.url),
     readOnlyTools: ['search', 'ask_defaults'],
     ...(answer
       ? {
@@ -239,15 +231,7 @@ describe('consumed MCP servers: elicitation', () => {
   });
 
   it('a host-owned client answers with its own handlers: onElicitation is refused', async () => {
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const server = await startDriftMcpServer();
-    servers.push(server);
-    const host = createAgentHost({ storage: new MemoryStorage(), logger: new ConsoleLogger('silent') });
-    hosts.push(host);
-    const client = new Client({ name: 'host-app', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(server.url);
-    transports.push(transport);
-    await client.connect(transport);
+    const { host, client } = await hostOwnedClient();
     await expect(
       registerMcpServer(host, { name: 'idx', client, onElicitation: () => ({ action: 'decline' }) }),
     ).rejects.toMatchObject({ code: 'MCP_OPTIONS_INVALID', details: { option: 'onElicitation' } });
