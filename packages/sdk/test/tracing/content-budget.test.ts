@@ -3,12 +3,11 @@
 // gen_ai.output.messages (and the next call's newest input message) are recorded far over the budget.
 import Type from 'typebox';
 import { afterEach, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
+import { defineCapability, type AgentHost } from '../../src/index';
 import { CONTENT_BUDGET_BYTES } from '../../src/runtime/tracing/message-content';
-import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider, type FakeScript } from '../../src/testing';
+import type { FakeScript } from '../../src/testing';
 import { waitForStatus } from '../runtime/harness';
-import { memoryTracing, op } from './span-harness';
+import { memoryTracing, op, scriptedTracingHost } from './span-harness';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -22,13 +21,7 @@ it('one assistant message with 60 parallel tool calls keeps gen_ai.output.messag
     input: { page: i, note: `page ${i} `.padEnd(250, 'n') },
   }));
   const scripts: FakeScript[] = [{ match: 'annotate', steps: [{ toolCalls: calls }], finalText: 'Annotated.' }];
-  const host = createAgentHost({
-    storage: new MemoryStorage(),
-    logger: new ConsoleLogger('silent'),
-    model: { provider: new ScriptedProvider({ scripts }), model: 'scripted-1' },
-    runs: { pollMs: 5 },
-    tracing: options,
-  });
+  const host = scriptedTracingHost(scripts, options);
   host.capabilities.register(
     defineCapability({
       id: 'library.note',

@@ -4,15 +4,22 @@ import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
-import { MemoryStorage } from '../../src/storage';
-import { ScriptedProvider, transcriptEvents, type FakeScript } from '../../src/testing';
+import { defineCapability, type AgentHost } from '../../src/index';
+import { transcriptEvents, type FakeScript } from '../../src/testing';
 import { CONTENT_BUDGET_BYTES } from '../../src/runtime/tracing/message-content';
 import { fixture } from '../models/helpers';
 import { waitForStatus } from '../runtime/harness';
-import { closeProviderHosts, memoryTracing, op, parentOf, providerHost, violations } from './span-harness';
+import {
+  closeProviderHosts,
+  memoryTracing,
+  op,
+  parentOf,
+  providerHost,
+  scriptedTracingHost,
+  TERMINAL,
+  violations,
+} from './span-harness';
 
-const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const hosts: AgentHost[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
@@ -109,13 +116,7 @@ describe('content attributes (captureContent)', () => {
       toolCalls: [{ capability: 'library.page', input: { page: i } }],
     }));
     const scripts: FakeScript[] = [{ match: 'list the library', steps, finalText: 'Listed every page.' }];
-    const host = createAgentHost({
-      storage: new MemoryStorage(),
-      logger: new ConsoleLogger('silent'),
-      model: { provider: new ScriptedProvider({ scripts }), model: 'scripted-1' },
-      runs: { pollMs: 5 },
-      tracing: options,
-    });
+    const host = scriptedTracingHost(scripts, options);
     host.capabilities.register(
       defineCapability({
         id: 'library.page',

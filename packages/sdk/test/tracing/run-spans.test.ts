@@ -1,6 +1,3 @@
-// The span tree of scripted runs, read from a real OpenTelemetry SDK (in-memory exporter).
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +8,6 @@ import {
   ManualClock,
   SequentialIdGenerator,
   type AgentHost,
-  type TracingOptions,
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import {
@@ -22,26 +18,16 @@ import {
   type FakeScript,
 } from '../../src/testing';
 import { runEvents, waitForStatus } from '../runtime/harness';
+import { memoryTracing, op, parentOf, startDuneCheck, TERMINAL } from './span-harness';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
 });
 
-function tracing(captureContent: boolean): { exporter: InMemorySpanExporter; options: TracingOptions } {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, options: { tracer: provider.getTracer('test'), captureContent } };
-}
-
-const op = (s: ReadableSpan) => s.attributes['gen_ai.operation.name'];
-const parentOf = (s: ReadableSpan, spans: ReadableSpan[]) =>
-  spans.find((p) => p.spanContext().spanId === s.parentSpanContext?.spanId);
-const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
-
 describe('OpenTelemetry GenAI spans of a run', () => {
   it('a scripted run with an approval wait: invoke_agent per processing, chat and execute_tool under it, await_approval; no content', async () => {
-    const { exporter, options } = tracing(false);
+    const { exporter, options } = memoryTracing(false);
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
     const world = new SandboxWorld({ clock });
     const host = createAgentHost({
@@ -147,7 +133,7 @@ describe('OpenTelemetry GenAI spans of a run', () => {
   });
 
   it('a subagent’s run span is a child of the parent’s delegate call; captured content is redacted (no secret)', async () => {
-    const { exporter, options } = tracing(true);
+    const { exporter, options } = memoryTracing(true);
     const SECRET = 'sk-live-8d7f6e5c4b3a';
     const scripts: FakeScript[] = [
       {
@@ -183,11 +169,7 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     );
     await host.start();
     hosts.push(host);
-    const run = await host.startRun({
-      goal: 'find out whether Dune is tracked',
-      actor: 'user:admin',
-      mode: 'plan_only',
-    });
+    const run = await startDuneCheck(host);
     expect((await waitForStatus(host, run.id, TERMINAL)).status).toBe('succeeded');
     await host.stop();
 

@@ -34,10 +34,11 @@ import {
   PROVIDER_NAMES,
   providerHost,
   REGISTRY,
+  startDuneCheck,
+  TERMINAL,
   violations,
 } from './span-harness';
 
-const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const hosts: AgentHost[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
@@ -161,11 +162,7 @@ describe('every span of representative runs follows the conventions', () => {
     expect((await waitForStatus(host, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe(
       'succeeded',
     );
-    const sub = await host.startRun({
-      goal: 'find out whether Dune is tracked',
-      actor: 'user:admin',
-      mode: 'plan_only',
-    });
+    const sub = await startDuneCheck(host);
     expect((await waitForStatus(host, sub.id, TERMINAL)).status).toBe('succeeded');
     await host.stop();
 

@@ -11,7 +11,14 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { ConsoleLogger, createAgentHost, type AgentHost, type TracingOptions } from '../../src/index';
 import { AnthropicProvider, OpenAICompatibleProvider, type ModelProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
-import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
+import { MemoryStorage } from '../../src/storage';
+import {
+  ScriptedProvider,
+  WireReplayServer,
+  type FakeScript,
+  type RecordedRequest,
+  type ReplayResponse,
+} from '../../src/testing';
 
 /** A tracer of a real SDK provider, its spans kept in memory. */
 export function memoryTracing(captureContent = false): { exporter: InMemorySpanExporter; options: TracingOptions } {
@@ -19,6 +26,24 @@ export function memoryTracing(captureContent = false): { exporter: InMemorySpanE
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   return { exporter, options: { tracer: provider.getTracer('test'), captureContent } };
 }
+
+/** The statuses a run ends in. */
+export const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
+
+/** A host (not started) on MemoryStorage whose model is `scripted-1` of a ScriptedProvider, polling every 5 ms, traced into `tracing`. */
+export function scriptedTracingHost(scripts: FakeScript[], tracing: TracingOptions): AgentHost {
+  return createAgentHost({
+    storage: new MemoryStorage(),
+    logger: new ConsoleLogger('silent'),
+    model: { provider: new ScriptedProvider({ scripts }), model: 'scripted-1' },
+    runs: { pollMs: 5 },
+    tracing,
+  });
+}
+
+/** Starts the plan-only run "find out whether Dune is tracked" for `user:admin`. */
+export const startDuneCheck = (host: AgentHost) =>
+  host.startRun({ goal: 'find out whether Dune is tracked', actor: 'user:admin', mode: 'plan_only' });
 
 /** Every attribute name of the registry: the string values of all `ATTR_*` exports, stable and incubating. */
 export const REGISTRY: ReadonlySet<string> = new Set(
