@@ -1,5 +1,5 @@
 // Media parts of a capability's output as MCP content blocks (image, audio, embedded resource).
-import { checkImagePart } from '../runtime/images/image-parts';
+import { checkImagePart, mapChildren } from '../runtime/images/image-parts';
 
 /** An MCP content block other than the result's text block. */
 export type McpMediaBlock =
@@ -98,22 +98,7 @@ export function extractMcpContent(output: unknown): ExtractedMcpContent {
       }
       if (converted) return { type: value.type, error: converted.error };
     }
-    let changed = false;
-    if (Array.isArray(value)) {
-      const out = value.map((v) => {
-        const w = walk(v, depth + 1);
-        if (w !== v) changed = true;
-        return w;
-      });
-      return changed ? out : value;
-    }
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const w = walk(v, depth + 1);
-      if (w !== v) changed = true;
-      out[k] = w;
-    }
-    return changed ? out : value;
+    return mapChildren(value, (v) => walk(v, depth + 1));
   };
   return { output: walk(output, 0), blocks };
 }

@@ -218,23 +218,31 @@ export function extractImages(
       return { type: 'image', error: { code: checked.code, message: checked.message } };
     }
     if (value instanceof Uint8Array) return value;
-    if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((v) => {
-        const w = walk(v, depth + 1);
-        if (w !== v) changed = true;
-        return w;
-      });
-      return changed ? out : value;
-    }
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const w = walk(v, depth + 1);
-      if (w !== v) changed = true;
-      out[k] = w;
-    }
-    return changed ? out : value;
+    return mapChildren(value, (v) => walk(v, depth + 1));
   };
   return { output: walk(output, 0), images, problems };
+}
+
+/**
+ * Copy on change: `value`'s elements (an array) or own enumerable property values (any other object) mapped by `f`,
+ * in a new array or plain object; `value` itself when `f` returned every child unchanged (`===`).
+ * @internal
+ */
+export function mapChildren(value: object, f: (child: unknown) => unknown): unknown {
+  let changed = false;
+  if (Array.isArray(value)) {
+    const out = value.map((v) => {
+      const w = f(v);
+      if (w !== v) changed = true;
+      return w;
+    });
+    return changed ? out : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const w = f(v);
+    if (w !== v) changed = true;
+    out[k] = w;
+  }
+  return changed ? out : value;
 }
