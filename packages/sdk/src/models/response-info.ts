@@ -21,7 +21,10 @@ const attached = new WeakMap<DoneEvent, ModelResponseInfo>();
  * @returns `done`
  * @public
  */
-export function attachResponseInfo<E extends DoneEvent>(done: E, info: ModelResponseInfo): E {
+export function attachResponseInfo<E extends Extract<ModelEvent, { type: 'done' }>>(
+  done: E,
+  info: ModelResponseInfo,
+): E {
   attached.set(done, { ...info });
   return done;
 }
@@ -30,6 +33,6 @@ export function attachResponseInfo<E extends DoneEvent>(done: E, info: ModelResp
  * What was attached to a `done` event with {@link attachResponseInfo}, if anything.
  * @public
  */
-export function responseInfoOf(done: DoneEvent): ModelResponseInfo | undefined {
+export function responseInfoOf(done: Extract<ModelEvent, { type: 'done' }>): ModelResponseInfo | undefined {
   return attached.get(done);
 }
