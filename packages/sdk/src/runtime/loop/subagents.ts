@@ -107,5 +107,24 @@ export async function endOrphanedChild(
     };
   });
   if (outcome.event) bus.publish(outcome.event);
+  // A live driver elsewhere (the process that took the child over) was asked to abort: its answer is the child's
+  // end, so the parent reads the child once it ended, not while it is still running.
+  if (outcome.child && outcome.child.endedAt === null) return (await childEnded(storage, childId)) ?? outcome.child;
   return outcome.child;
+}
+
+/** How long a resumed parent waits for a child whose live driver was asked to abort, in ms. */
+const ORPHAN_ABORT_WAIT_MS = 15_000;
+/** How often it looks, in ms. */
+const ORPHAN_ABORT_POLL_MS = 50;
+
+/** The child's record once it has ended, read every {@link ORPHAN_ABORT_POLL_MS} ms; undefined when it had not within {@link ORPHAN_ABORT_WAIT_MS} ms. */
+async function childEnded(storage: StorageAdapter, childId: string): Promise<RunRecord | undefined> {
+  const deadline = Date.now() + ORPHAN_ABORT_WAIT_MS;
+  while (Date.now() < deadline) {
+    const child = await storage.runs.get(childId);
+    if (!child || child.endedAt !== null) return child ?? undefined;
+    await new Promise((resolve) => setTimeout(resolve, ORPHAN_ABORT_POLL_MS));
+  }
+  return undefined;
 }
