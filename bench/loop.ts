@@ -1,609 +1,185 @@
 /**
- * Benchmark `loop`: steps per second of the run driver, against the same scripted
- * conversation run through `@openai/agents` (its `ScriptedModel` from `@openai/agents/testing`) in
- * the same process, as a ratio. No network on either side.
+ * Benchmark `loop`: wall and CPU time per run of the add-a-film workload (`_add-a-film.ts`: a goal, 6
+ * model turns, 5 tool calls — `catalog.lookup`, `release.search`, `download.plan` (propose),
+ * `download.submit` (execute, under a standing grant), `download.status` — then the final text) on three
+ * sides in this process, as a ratio to `@openai/agents`:
  *
- * The conversation (identical on both sides): a goal, then {@link TOOL_TURNS} model turns that each
- * say a short sentence and call one cheap read tool (`bench.lookup` / `bench_lookup`, the same
- * handler returning the same object), then one turn with the final text: {@link TURNS} model turns
- * per run. A "step" is one model turn plus its tool call, so one run is {@link TURNS} steps.
+ * - media-agent on SQLite (`startFilmHost` in `_add-a-film-ours.ts`: `AgentHost` with the worker pool, an
+ *   `execute` run as `user:admin`; a real file in `os.tmpdir()`, WAL, `synchronous=NORMAL`, deleted
+ *   afterwards). Every step, event, message, audit row and the ledger claim of `download.submit` is
+ *   committed before the run goes on. After SIGKILL the run resumes from its last commit on the next
+ *   start, and an effect whose ledger claim was committed never runs twice.
+ * - media-agent on `MemoryStorage`: the same driver and invocation path, nothing persisted: after SIGKILL
+ *   the run is lost.
+ * - `@openai/agents` (`Runner`, tracing disabled, `run(agent, goal)` without `stream: true`;
+ *   `_loop-agents.ts`): the turn loop with history in memory and five function tools (arguments parsed,
+ *   not validated), no approvals: after SIGKILL the run is lost.
  *
- * Both models stream the turn the same way: text in {@link CHUNK}-character deltas, then the tool
- * call (start, arguments in {@link CHUNK}-character fragments, end), with a `setImmediate` yield
- * before each delta — this is what our `ScriptedProvider` does, and the `@openai/agents` side is a
- * `ScriptedModel` whose streamed steps (`modelStreamResponder`) emit the same deltas as its
- * normalized stream events (`output_text_delta`, raw `model` events for the argument fragments,
- * `response_done` with the turn's output). Both test doubles copy every request they receive
- * (ours `structuredClone`, theirs a frozen snapshot, twice) and both derive token usage from the
- * request size, so the model side costs about the same and the difference is the loop around it.
- * To check that the ratio is not an artifact of the test doubles, the sequential lines are repeated
- * with a minimal model written here for each SDK (our `ModelProvider`, their `Model`): the same
- * deltas and usage, no request copies, no recording, no script matching.
+ * The model double is the same minimal one on every side (`FilmModel` / `FilmAgentsModel`): turn n = the
+ * assistant messages already in the request, answered whole (text and the one tool call at once, no
+ * streaming), no request copies, token usage by `filmUsage`. Handlers return fixed objects, so what is
+ * measured is the loop around them. A run is timed from its start (`startRun` / `run()`) to its end (our
+ * terminal `run_status` event, an in-process listener on the event bus; their returned result).
  *
- * What each side does per step:
+ * Method: each side is warmed up ({@link WARMUP_RUNS} runs), then `BENCH_ROUNDS` (default
+ * {@link DEFAULT_ROUNDS}, at least 9) rounds; in each round every side runs `BENCH_RUNS` (default
+ * {@link DEFAULT_RUNS}) runs back to back, the order of the sides rotating each round (`roundOrder`), and
+ * wall time (`performance.now`) and CPU time of the process (`process.cpuUsage`, user + system) are taken
+ * around them. A ratio is formed per round (the @openai/agents ms per run ÷ the side's ms per run; above
+ * 1: the side is faster), and the table prints the median and the interquartile range of those ratios and
+ * of the per-run times (`_stats.ts`), so load that falls on one round falls on both sides of its ratio.
+ * All hosts stay open through the rounds (an idle host's worker pool polls every 50 ms; that CPU is
+ * counted for whichever side runs then). The load average is printed before and after.
  *
- * - ours (`AgentHost` with the worker pool, `plan_only` run as `user:admin`): two steps of the run
- *   loop, committed together in one storage transaction (the call only reads, so the model-turn
- *   step's writes wait for the call's step; a call with an effect would be preceded by its own
- *   commit). The model-turn step: check the abort and the lease (as of the last commit), read the
- *   steering inbox, check the budgets, run the middleware (compaction estimate, repeated-result
- *   references, loop guard), consume the model stream, and set aside the usage, the assistant
- *   message, the `text_delta` event and the `tool_call` `started` event. The tool-call step: invoke
- *   the capability through the one invocation path as `agent:<runId>` (TypeBox input validation,
- *   authorization, handler, output validation, an audit row batched into the next transaction), the
- *   middleware (result spill, loop guard), then commit the turn's writes with the `tool_call`
- *   `succeeded` event, the tool-result message and
- *   the loop guard's state. The lease is taken and released once per run; its heartbeat (every
- *   `leaseMs / 3`, 10 s by default) does not fire within a run. The run's start (lease, daily
- *   budget check, status) and end (goal facts, report, status) are counted in the run's time.
- *   Measured from `startRun` to the terminal `run_status` event (an in-process listener on the
- *   event bus, no polling).
- * - `@openai/agents` (`Runner` with tracing disabled, `run(agent, goal, { stream: true })`, every
- *   stream event consumed): the turn loop, history kept in memory, the function tool (JSON schema
- *   parameters, strict: the arguments are parsed, not validated against the schema), no storage.
- *   Measured from `run()` to the end of its stream.
- *
- * `@openai/agents` keeps the whole run in memory, so the fair comparison for the loop itself is our
- * driver on `MemoryStorage`; the SQLite rows (a real file in `os.tmpdir()`, WAL,
- * `synchronous=NORMAL`, deleted afterwards) are the durable runs the SDK is for. Each line is a
- * fresh host (or runner); runs are sequential, or {@link IN_FLIGHT} at once (worker pool
- * `concurrency` {@link IN_FLIGHT}; {@link IN_FLIGHT} concurrent `run()` calls). The lines one ratio
- * compares form a group and are measured interleaved: each is warmed up, then {@link ROUNDS} rounds
- * give each line a {@link WINDOW_MS} window in rotating order, so other load on the machine falls
- * on all of them alike.
- * A last table counts and times the storage calls of our driver on SQLite per step (a wrapper
- * around the adapter, averaged over {@link PROFILE_RUNS} runs), to show where the driver's time goes.
+ * A second table counts and times the storage calls of our driver on SQLite per run (a wrapper around the
+ * adapter, `_loop-storage-calls.ts`), to show where the driver's time goes. The PostgreSQL lines of
+ * earlier versions (`_loop-postgres*.ts`) are no longer run: their worker processes start `plan_only`
+ * runs, in which `download.submit` is denied, so they would not run this workload.
  *
  * Figures are from one run on the machine that printed them; compare rows, not machines.
  * Run with `npm run bench -- loop`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { printMachine, printTable } from './_report';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  Agent,
-  Runner,
-  setTracingDisabled,
-  tool,
-  type Model,
-  type ModelRequest as AgentsModelRequest,
-  type ModelResponse,
-  type StreamEvent,
-} from '@openai/agents';
-import { ScriptedModel, assistantMessage, functionCall, modelStreamResponder } from '@openai/agents/testing';
-import Type from 'typebox';
-import {
-  ConsoleLogger,
-  createAgentContainer,
-  defineCapability,
-  resolvePort,
-  Tokens,
-  type AgentHost,
-  type StorageAdapter,
-} from '../packages/sdk/src/index';
+import { setTracingDisabled } from '@openai/agents';
+import type { AgentHost, StorageAdapter } from '../packages/sdk/src/index';
 import { MemoryStorage } from '../packages/sdk/src/storage';
-import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
-import { TERMINAL_RUN_STATUSES, type RunStatus, type StorageSession } from '../packages/sdk/src/storage';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
-import { runLoopPostgres } from './_loop-postgres';
-import {
-  ScriptedProvider,
-  type FakeScript,
-  type ModelEvent,
-  type ModelProvider,
-  type ModelRequest,
-} from '../packages/sdk/src/testing';
+import { FILM_TOOL_CALLS, FILM_TURNS } from './_add-a-film';
+import { startFilmHost } from './_add-a-film-ours';
+import { filmAgents } from './_loop-agents';
+import { countingStorage, type CallStats } from './_loop-storage-calls';
+import { printMachine, printTable } from './_report';
+import { formatRatio, formatSpread, roundOrder, spread } from './_stats';
 
-/** Tool-calling model turns per run. */
-const TOOL_TURNS = 20;
-/** Model turns (steps) per run: the tool-calling turns and the final answer. */
-const TURNS = TOOL_TURNS + 1;
-/** Characters per streamed text delta / argument fragment (the scripted provider's default). */
-const CHUNK = 8;
-/** Runs in flight at once in the concurrent variant. */
-const IN_FLIGHT = 4;
-/** Rounds per group of lines: each round gives every line of the group one window, in rotating order. */
-const ROUNDS = 3;
-/** Length of one line's window in one round. */
-const WINDOW_MS = 1000;
-/** Length of each line's warm-up before the first round (not counted). */
-const WARMUP_MS = 500;
+/** Rounds when `BENCH_ROUNDS` is not set. */
+const DEFAULT_ROUNDS = 9;
+/** Runs per side per round when `BENCH_RUNS` is not set. */
+const DEFAULT_RUNS = 20;
+/** Runs of each side before the first round (not counted). */
+const WARMUP_RUNS = 30;
 /** Runs counted in the storage-call table (their averages are printed). */
 const PROFILE_RUNS = 20;
 
-// ---------------------------------------------------------------------------------------------
-// The conversation, shared by both sides.
-
-const turnText = (turn: number): string => `Looking up release r${turn} in the library. `;
-const turnInput = (turn: number) => ({ releaseId: `r${turn}`, includeFiles: true });
-const FINAL_TEXT = `Looked up ${TOOL_TURNS} releases; every one is in the library with its files.`;
-
-/** The one tool handler both sides call. */
-async function lookupHandler(input: { releaseId: string; includeFiles: boolean }) {
-  return {
-    releaseId: input.releaseId,
-    title: 'Some Movie',
-    year: 2024,
-    files: input.includeFiles ? ['Some.Movie.2024.1080p.mkv'] : [],
-  };
+/** A positive integer from the environment, or `fallback`; below `min` is an error. */
+function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
+  return n;
 }
 
-const LookupInput = Type.Object(
-  { releaseId: Type.String(), includeFiles: Type.Boolean() },
-  { additionalProperties: false },
-);
-
-const lookup = defineCapability({
-  id: 'bench.lookup',
-  version: 1,
-  title: 'Look up a release',
-  description: 'Returns what the library knows about a release (benchmark stub).',
-  kind: 'read',
-  replay: 'safe',
-  input: LookupInput,
-  output: Type.Object({
-    releaseId: Type.String(),
-    title: Type.String(),
-    year: Type.Integer(),
-    files: Type.Array(Type.String()),
-  }),
-  handler: lookupHandler,
-});
-
-const SCRIPT: FakeScript = {
-  name: 'loop',
-  steps: Array.from({ length: TOOL_TURNS }, (_, turn) => ({
-    text: turnText(turn),
-    toolCalls: [{ capability: 'bench.lookup', input: turnInput(turn) }],
-  })),
-  finalText: FINAL_TEXT,
-};
-
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** One streamed piece of a turn, before it is put in either SDK's event format. */
-type Delta =
-  | { kind: 'text'; text: string }
-  | { kind: 'call_start'; callId: string }
-  | { kind: 'args'; callId: string; delta: string };
-
-/**
- * The deltas of model turn `turn` as our scripted provider streams them: the text in `CHUNK`-character
- * pieces, then the tool call's start and its arguments in `CHUNK`-character fragments, a
- * `setImmediate` yield before each.
- */
-async function* turnDeltas(turn: number): AsyncGenerator<Delta> {
-  const text = turn === TOOL_TURNS ? FINAL_TEXT : turnText(turn);
-  for (let i = 0; i < text.length; i += CHUNK) {
-    await pause();
-    yield { kind: 'text', text: text.slice(i, i + CHUNK) };
-  }
-  if (turn === TOOL_TURNS) return;
-  const callId = `call_scripted_${turn}_0`;
-  const raw = JSON.stringify(turnInput(turn));
-  await pause();
-  yield { kind: 'call_start', callId };
-  for (let i = 0; i < raw.length; i += CHUNK) {
-    await pause();
-    yield { kind: 'args', callId, delta: raw.slice(i, i + CHUNK) };
-  }
+/** One side of the comparison while it is measured. */
+interface Side {
+  name: string;
+  storage: string;
+  /** What a SIGKILL in the middle of a run leaves. */
+  afterKill: string;
+  once: () => Promise<unknown>;
+  /** Called after the warm-up, before the first round. */
+  reset?: () => void;
+  /** Throws when the runs since `reset` did not play the whole workload. */
+  check: (runs: number) => Promise<void>;
+  close: () => Promise<void>;
+  /** Per round: wall and CPU ms per run. */
+  wall: number[];
+  cpu: number[];
 }
-
-/** Which model double drives a line: each SDK's shipped scripted model, or a minimal one written here. */
-type ModelKind = 'scripted' | 'minimal';
-
-/**
- * A minimal {@link ModelProvider} for our driver: the turn is the number of assistant messages so
- * far; the same deltas as the scripted provider, without its request copy, script matching,
- * templates or argument validation (the invocation path validates the input anyway).
- */
-class MinimalProvider implements ModelProvider {
-  readonly id = 'bench-minimal';
-  async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
-    const turn = request.messages.filter((m) => m.role === 'assistant').length;
-    let raw = '';
-    let out = 0;
-    for await (const d of turnDeltas(turn)) {
-      if (d.kind === 'text') {
-        out += d.text.length;
-        yield { type: 'text_delta', text: d.text };
-      } else if (d.kind === 'call_start') yield { type: 'tool_call_start', id: d.callId, name: lookup.id };
-      else {
-        raw += d.delta;
-        yield { type: 'tool_call_delta', id: d.callId, argumentsDelta: d.delta };
-      }
-    }
-    if (raw)
-      yield {
-        type: 'tool_call_end',
-        id: `call_scripted_${turn}_0`,
-        name: lookup.id,
-        rawArguments: raw,
-        ok: true,
-        input: JSON.parse(raw) as unknown,
-      };
-    const inputChars = JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
-    yield {
-      type: 'usage',
-      usage: {
-        inputTokens: Math.ceil(inputChars / 4),
-        outputTokens: Math.ceil((out + raw.length) / 4),
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-      },
-    };
-    yield { type: 'done', stopReason: raw ? 'tool_use' : 'end_turn' };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Measurement helpers.
 
 const AGENTS = '@openai/agents Runner';
 
-interface Line {
-  implementation: string;
-  model: string;
-  kind: ModelKind;
-  storage: string;
-  inFlight: number;
-  runs: number;
-  ms: number;
-}
-
-/** One line of the table while it is measured: how to run the conversation once, check the result, and clean up. */
-interface Contender {
-  line: Omit<Line, 'runs' | 'ms'>;
-  /** Runs the conversation once; rejects when the run did not play it. */
-  once: () => Promise<void>;
-  /** Called after the warm-up, before the first measured window. */
-  reset?: () => void;
-  /** Checks the runs measured; throws when they did not play the whole conversation. */
-  check: (runs: number) => Promise<void>;
-  /** Releases the host. */
-  close: () => Promise<void>;
-}
-
-/** Runs `once` back to back in `inFlight` loops for `ms`; returns the completed runs and the wall time. */
-async function window(once: () => Promise<void>, inFlight: number, ms: number): Promise<{ runs: number; ms: number }> {
-  let runs = 0;
-  const started = performance.now();
-  const deadline = started + ms;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        await once();
-        runs++;
-      }
-    }),
-  );
-  return { runs, ms: performance.now() - started };
-}
-
-/**
- * Measures a group of lines against each other: each is warmed up for `WARMUP_MS`, then `ROUNDS`
- * rounds give every line one `WINDOW_MS` window, the order rotating each round, so load from other
- * work on the machine falls on all of them alike.
- */
-async function measureGroup(contenders: Contender[]): Promise<Line[]> {
-  try {
-    const totals = contenders.map(() => ({ runs: 0, ms: 0 }));
-    for (const c of contenders) {
-      await window(c.once, c.line.inFlight, WARMUP_MS);
-      c.reset?.();
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const i = (k + round) % contenders.length;
-        const c = contenders[i]!;
-        const w = await window(c.once, c.line.inFlight, WINDOW_MS);
-        totals[i]!.runs += w.runs;
-        totals[i]!.ms += w.ms;
-      }
-    }
-    for (const [i, c] of contenders.entries()) await c.check(totals[i]!.runs);
-    return contenders.map((c, i) => ({ ...c.line, ...totals[i]! }));
-  } finally {
-    for (const c of contenders) await c.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Our driver.
-
-/** A started host with the scripted provider, and a function that runs the conversation once and checks it. */
-async function ourHost(storage: StorageAdapter, concurrency: number, kind: ModelKind) {
-  const container = createAgentContainer({
-    storage,
-    logger: new ConsoleLogger('silent'),
-    model: {
-      provider:
-        kind === 'scripted' ? new ScriptedProvider({ scripts: SCRIPT, chunkSize: CHUNK }) : new MinimalProvider(),
-      model: 'scripted',
-    },
-    runs: {
-      concurrency,
-      pollMs: 50,
-      budgets: { maxToolCalls: TOOL_TURNS + 1 },
-      daily: { agentMaxRunsPerDay: 1_000_000 },
-    },
-  });
-  const host = resolvePort(container, Tokens.AgentHost);
-  const bus = resolvePort(container, Tokens.RunEventBus);
-  host.capabilities.register(lookup);
-  await host.start();
-  const ended = new Map<string, RunStatus>();
-  const waiting = new Map<string, (status: RunStatus) => void>();
-  bus.onEvent((e) => {
-    if (e.type !== 'run_status') return;
-    const status = (e.data as { status: RunStatus }).status;
-    if (!TERMINAL_RUN_STATUSES.includes(status)) return;
-    const wake = waiting.get(e.runId);
-    if (wake) wake(status);
-    else ended.set(e.runId, status);
-  });
-  let n = 0;
-  const once = async () => {
-    const run = await host.startRun({
-      goal: `Look up the releases (run ${++n}).`,
-      mode: 'plan_only',
-      actor: 'user:admin',
-    });
-    const status = ended.get(run.id) ?? (await new Promise<RunStatus>((resolve) => waiting.set(run.id, resolve)));
-    waiting.delete(run.id);
-    ended.delete(run.id);
-    if (status !== 'succeeded')
-      throw new Error(`run ${run.id} ended ${status}: ${JSON.stringify((await host.getRun(run.id)).run.error)}`);
-  };
-  return { host, once };
-}
-
-/** Checks that one run of our driver played the whole conversation. */
-async function checkOurs(host: AgentHost): Promise<void> {
-  const [last] = await host.listRuns({ limit: 1 });
-  if (!last) throw new Error('no run');
-  const { run } = await host.getRun(last.id);
-  if (run.usage.modelCalls !== TURNS || run.usage.toolCalls !== TOOL_TURNS || run.finalText !== FINAL_TEXT) {
-    throw new Error(
-      `our run played ${run.usage.modelCalls} model turns, ${run.usage.toolCalls} tool calls, final text ${JSON.stringify(run.finalText)}`,
-    );
-  }
-}
-
-async function ourContender(
-  kind: ModelKind,
-  label: string,
-  storage: StorageAdapter,
-  inFlight: number,
-): Promise<Contender> {
-  const { host, once } = await ourHost(storage, inFlight, kind);
+async function ourSide(storage: StorageAdapter, label: string, afterKill: string): Promise<Side> {
+  const film = await startFilmHost(storage);
   return {
-    line: {
-      implementation: 'media-agent run driver',
-      model: kind === 'scripted' ? 'ScriptedProvider' : 'minimal ModelProvider',
-      kind,
-      storage: label,
-      inFlight,
-    },
-    once,
-    check: () => checkOurs(host),
-    close: () => host.stop(),
+    name: 'media-agent AgentHost',
+    storage: label,
+    afterKill,
+    once: film.once,
+    check: film.check,
+    close: film.close,
+    wall: [],
+    cpu: [],
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// @openai/agents.
-
-/** One scripted turn as `@openai/agents` normalized stream events, delivered as our scripted provider delivers it. */
-async function* agentsTurn(turn: number, inputChars: number): AsyncGenerator<StreamEvent> {
-  const text = turn === TOOL_TURNS ? FINAL_TEXT : turnText(turn);
-  const itemId = `msg_${turn}`;
-  yield { type: 'response_started' };
-  let raw = '';
-  let callId = '';
-  for await (const d of turnDeltas(turn)) {
-    if (d.kind === 'text') yield { type: 'output_text_delta', itemId, delta: d.text };
-    else if (d.kind === 'call_start') {
-      callId = d.callId;
-      yield {
-        type: 'model',
-        event: {
-          type: 'response.output_item.added',
-          item: { type: 'function_call', id: callId, call_id: callId, name: 'bench_lookup', arguments: '' },
-        },
-      };
-    } else {
-      raw += d.delta;
-      yield {
-        type: 'model',
-        event: { type: 'response.function_call_arguments.delta', item_id: callId, delta: d.delta },
-      };
-    }
-  }
-  const output: Array<ReturnType<typeof assistantMessage> | ReturnType<typeof functionCall>> = [
-    assistantMessage(text, { id: itemId }),
-  ];
-  if (raw) output.push(functionCall('bench_lookup', raw, { callId }));
-  const inputTokens = Math.ceil(inputChars / 4);
-  const outputTokens = Math.ceil((text.length + raw.length) / 4);
-  yield {
-    type: 'response_done',
-    response: {
-      id: `resp_${turn}`,
-      usage: { requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-      output,
-    },
-  };
-}
-
-/**
- * A minimal `@openai/agents` {@link Model}: the turn is the number of function-call results so far;
- * the same stream as the scripted variant, without `ScriptedModel`'s request snapshots and records.
- */
-class MinimalModel implements Model {
-  getResponse(): Promise<ModelResponse> {
-    return Promise.reject(new Error('the loop benchmark streams'));
-  }
-  getStreamedResponse(request: AgentsModelRequest): AsyncIterable<StreamEvent> {
-    const input = typeof request.input === 'string' ? [] : request.input;
-    const turn = input.filter((item) => item.type === 'function_call_result').length;
-    return agentsTurn(turn, JSON.stringify(request.input).length + JSON.stringify(request.tools).length);
-  }
-}
-
-function agentsSide(kind: ModelKind) {
-  let toolCalls = 0;
-  const lookupTool = tool({
-    name: 'bench_lookup',
-    description: lookup.description,
-    parameters: LookupInput as unknown as {
-      type: 'object';
-      properties: Record<string, never>;
-      required: string[];
-      additionalProperties: false;
-    },
-    strict: true,
-    execute: async (input) => {
-      toolCalls++;
-      return lookupHandler(input as { releaseId: string; includeFiles: boolean });
-    },
-  });
-  const runner = new Runner({ tracingDisabled: true });
-  let lastFinal: unknown;
-  const once = async () => {
-    const model =
-      kind === 'minimal'
-        ? new MinimalModel()
-        : new ScriptedModel(
-            Array.from({ length: TURNS }, (_, turn) =>
-              modelStreamResponder((call) =>
-                agentsTurn(turn, JSON.stringify(call.request.input).length + JSON.stringify(call.request.tools).length),
-              ),
-            ),
-          );
-    const agent = new Agent({ name: 'bench', instructions: RUNTIME_SYSTEM_PROMPT, model, tools: [lookupTool] });
-    const result = await runner.run(agent, 'Look up the releases.', { stream: true, maxTurns: TURNS + 1 });
-    for await (const _event of result) void _event;
-    await result.completed;
-    if (result.error) throw result.error;
-    if (model instanceof ScriptedModel) model.assertComplete();
-    lastFinal = result.finalOutput;
-  };
+function agentsSide(): Side {
+  const side = filmAgents();
   return {
-    once,
-    check: async (runs: number) => {
-      if (lastFinal !== FINAL_TEXT || toolCalls !== runs * TOOL_TURNS)
-        throw new Error(
-          `@openai/agents: final output ${JSON.stringify(lastFinal)}, ${toolCalls} tool calls in ${runs} runs`,
-        );
-    },
-    reset: () => void (toolCalls = 0),
-  };
-}
-
-function agentsContender(kind: ModelKind, inFlight: number): Contender {
-  const side = agentsSide(kind);
-  return {
-    line: {
-      implementation: AGENTS,
-      model: kind === 'scripted' ? 'ScriptedModel' : 'minimal Model',
-      kind,
-      storage: 'in memory (no persistence)',
-      inFlight,
-    },
+    name: AGENTS,
+    storage: 'in memory (no persistence)',
+    afterKill: 'the run is lost',
     once: side.once,
     reset: side.reset,
-    check: side.check,
+    check: async (runs) => side.check(runs),
     close: async () => undefined,
+    wall: [],
+    cpu: [],
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Where our driver's time goes: storage calls of one run, counted and timed.
-
-interface CallStats {
-  count: number;
-  ms: number;
+/** Runs `runs` runs of `side` back to back; appends wall and CPU ms per run to the side's lists. */
+async function measure(side: Side, runs: number): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) await side.once();
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  side.wall.push(wall / runs);
+  side.cpu.push((cpu.user + cpu.system) / 1000 / runs);
 }
 
-/** Wraps a storage adapter so every repository call (and every transaction) is counted and timed. */
-function countingStorage(inner: StorageAdapter, stats: Map<string, CallStats>): StorageAdapter {
-  const record = (name: string, ms: number) => {
-    const s = stats.get(name) ?? { count: 0, ms: 0 };
-    s.count++;
-    s.ms += ms;
-    stats.set(name, s);
-  };
-  const wrapRepo = (repoName: string, repo: object, inTx: boolean) =>
-    new Proxy(repo, {
-      get(target, prop) {
-        const value: unknown = Reflect.get(target, prop);
-        if (typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          const t = performance.now();
-          try {
-            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          } finally {
-            record(`${inTx ? '  in tx: ' : ''}${repoName}.${String(prop)}`, performance.now() - t);
-          }
-        };
-      },
-    });
-  const wrapSession = <S extends StorageSession>(session: S, inTx: boolean): S =>
-    new Proxy(session, {
-      get(target, prop) {
-        const value: unknown = Reflect.get(target, prop);
-        if (prop === 'transaction' && typeof value === 'function') {
-          return async <T>(fn: (s: StorageSession) => Promise<T>) => {
-            const t = performance.now();
-            try {
-              return await (value as StorageAdapter['transaction']).call(target, (s) => fn(wrapSession(s, true)));
-            } finally {
-              record('transaction', performance.now() - t);
-            }
-          };
-        }
-        if (typeof value === 'function') return (value as (...a: unknown[]) => unknown).bind(target);
-        if (value && typeof value === 'object' && typeof prop === 'string') return wrapRepo(prop, value, inTx);
-        return value;
-      },
-    });
-  return wrapSession(inner, false);
-}
-
-/** Runs the conversation {@link PROFILE_RUNS} times (after a warm-up) on SQLite with every storage call counted; returns the totals per run. */
+/** Runs the workload {@link PROFILE_RUNS} times (after a warm-up) on SQLite with every storage call counted. */
 async function storageProfile(path: string): Promise<{ rows: Array<[string, CallStats]>; runMs: number }> {
   const stats = new Map<string, CallStats>();
-  const { host, once } = await ourHost(countingStorage(createSqliteStorage({ path }), stats), 1, 'scripted');
+  const film = await startFilmHost(countingStorage(createSqliteStorage({ path }), stats));
   try {
-    for (let i = 0; i < 20; i++) await once(); // warm up JIT and the file
+    for (let i = 0; i < 20; i++) await film.once();
     stats.clear();
     const t = performance.now();
-    for (let i = 0; i < PROFILE_RUNS; i++) await once();
+    for (let i = 0; i < PROFILE_RUNS; i++) await film.once();
     const runMs = (performance.now() - t) / PROFILE_RUNS;
+    await film.check();
     const rows = [...stats.entries()]
       .map(([name, s]): [string, CallStats] => [name, { count: s.count / PROFILE_RUNS, ms: s.ms / PROFILE_RUNS }])
       .sort((a, b) => b[1].ms - a[1].ms);
-    await checkOurs(host);
     return { rows, runMs };
   } finally {
-    await host.stop();
+    await film.close();
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Output.
-
-function fmt(x: number, digits = 1): string {
-  return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/**
+ * The add-a-film host of this benchmark on `storage` (`startFilmHost`), as `bench/_loop-postgres*.ts`
+ * expect it. Those files are not run from here any more (see the header); the export keeps them compiling.
+ */
+export async function ourHost(
+  storage: StorageAdapter,
+  concurrency: number,
+  _kind?: 'scripted',
+): Promise<{ host: AgentHost; once: () => Promise<void> }> {
+  const film = await startFilmHost(storage, concurrency);
+  return {
+    host: film.host,
+    once: async () => {
+      await film.once();
+    },
+  };
 }
 
-// The host is shared with the PostgreSQL lines' worker processes (bench/_loop-postgres-worker.ts).
-export { ourHost };
+const fmt = (x: number, digits = 1) =>
+  x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
+/** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
+  const rounds = envInt('BENCH_ROUNDS', DEFAULT_ROUNDS, 9);
+  const runs = envInt('BENCH_RUNS', DEFAULT_RUNS, 1);
   setTracingDisabled(true);
   const realFetch = globalThis.fetch;
   let fetches = 0;
@@ -615,32 +191,36 @@ export async function run(): Promise<void> {
   const started = performance.now();
   printMachine();
   console.log(
-    `one run on this machine; each line: ${WARMUP_MS} ms warm-up, then ${ROUNDS} windows of ${WINDOW_MS} ms interleaved with the other lines of its group (a group = the lines one ratio compares); compare rows, not machines.`,
+    `workload: add-a-film, ${FILM_TURNS} model turns and ${FILM_TOOL_CALLS} tool calls per run, the same minimal whole-turn model double on every side (no streaming, no request copies).`,
   );
   console.log(
-    `conversation: ${TOOL_TURNS} turns of text + one read tool call, then the final text = ${TURNS} steps per run; ${CHUNK}-character deltas with a setImmediate yield before each, on both sides.`,
+    `method: ${WARMUP_RUNS} warm-up runs per side, then ${rounds} rounds (BENCH_ROUNDS) of ${runs} runs per side (BENCH_RUNS), the order of the sides rotating each round; one ratio per round; median (IQR) printed.`,
   );
   console.log('');
 
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-loop-'));
-  const lines: Line[] = [];
+  const sides: Side[] = [];
   let profile: Awaited<ReturnType<typeof storageProfile>>;
   try {
-    let db = 0;
-    const sqlite = () => createSqliteStorage({ path: join(dir, `loop-${++db}.db`) });
-    const memory = () => new MemoryStorage();
-    const groups: Array<[ModelKind, number]> = [
-      ['scripted', 1],
-      ['scripted', IN_FLIGHT],
-      ['minimal', 1],
-    ];
-    for (const [kind, inFlight] of groups) {
-      const group = [
-        agentsContender(kind, inFlight),
-        await ourContender(kind, 'SQLite (file, WAL)', sqlite(), inFlight),
-        await ourContender(kind, 'MemoryStorage', memory(), inFlight),
-      ];
-      lines.push(...(await measureGroup(group)));
+    sides.push(agentsSide());
+    sides.push(
+      await ourSide(
+        createSqliteStorage({ path: join(dir, 'loop.db') }),
+        'SQLite (file, WAL)',
+        'the run resumes from its last commit; an effect whose ledger claim was committed never runs twice',
+      ),
+    );
+    sides.push(await ourSide(new MemoryStorage(), 'MemoryStorage', 'the run is lost'));
+    try {
+      for (const s of sides) {
+        for (let i = 0; i < WARMUP_RUNS; i++) await s.once();
+        s.reset?.();
+      }
+      for (let round = 0; round < rounds; round++)
+        for (const i of roundOrder(sides.length, round)) await measure(sides[i]!, runs);
+      for (const s of sides) await s.check(rounds * runs);
+    } finally {
+      for (const s of sides) await s.close();
     }
     profile = await storageProfile(join(dir, 'profile.db'));
   } finally {
@@ -648,78 +228,62 @@ export async function run(): Promise<void> {
     globalThis.fetch = realFetch;
   }
 
-  const stepsPerSec = (l: Line) => (l.runs * TURNS) / (l.ms / 1000);
-  const baseline = (l: Line) =>
-    lines.find((b) => b.implementation === AGENTS && b.inFlight === l.inFlight && b.kind === l.kind)!;
+  const base = sides.find((s) => s.name === AGENTS)!;
+  const perRound = (s: Side, of: 'wall' | 'cpu') => s[of].map((ms, r) => base[of][r]! / ms);
   printTable(
     [
-      'implementation',
-      'model double',
+      'side',
       'storage',
-      'in flight',
-      'runs',
-      'steps',
-      'steps/s',
-      'ms/step',
-      'ratio vs @openai/agents',
+      'wall ms/run',
+      'CPU ms/run',
+      'speed vs @openai/agents (wall)',
+      'CPU vs @openai/agents',
+      'after SIGKILL',
     ],
-    lines.map((l) => {
-      const sps = stepsPerSec(l);
-      const ratio = sps / stepsPerSec(baseline(l));
-      return [
-        l.implementation,
-        l.model,
-        l.storage,
-        String(l.inFlight),
-        String(l.runs),
-        String(l.runs * TURNS),
-        fmt(sps, 0),
-        fmt(1000 / sps, 3),
-        ratio.toFixed(2),
-      ];
-    }),
-    new Set([3, 4, 5, 6, 7, 8]),
+    sides.map((s) => [
+      s.name,
+      s.storage,
+      formatSpread(spread(s.wall), 2),
+      formatSpread(spread(s.cpu), 2),
+      s === base ? 'baseline' : formatRatio(spread(perRound(s, 'wall'))),
+      s === base ? 'baseline' : formatRatio(spread(perRound(s, 'cpu'))),
+      s.afterKill,
+    ]),
+    new Set([2, 3, 4, 5]),
   );
   console.log('');
   console.log(
-    `ratio = steps/s of the line ÷ steps/s of @openai/agents with the same model double and the same number of runs in flight (above 1: faster).`,
+    "figures: median (first–third quartile) over the rounds. speed = @openai/agents wall ms/run ÷ the side's wall ms/run in the same round (above 1: the side is faster); CPU = the same with CPU ms/run (above 1: the side uses less CPU).",
   );
   console.log(
-    "model double: each SDK's shipped scripted model (both copy every request and record it), or a minimal model written here for each SDK (same deltas, no copies).",
+    "CPU ms/run = process.cpuUsage (user + system, every thread of the process) during the side's runs ÷ runs; wall ms/run = elapsed ÷ runs, one run at a time.",
   );
   console.log(
-    `ms/step with ${IN_FLIGHT} in flight is wall time ÷ steps (inverse throughput), not the latency of one step.`,
+    'our runs: mode execute as user:admin, standing grants for download.plan and download.submit, worker pool, every step committed; timed from startRun to the terminal run_status event.',
   );
-  console.log(
-    '@openai/agents keeps the run in memory and persists nothing; compare its line with MemoryStorage for the loop alone.',
-  );
-  console.log(
-    `Our runs: plan_only as user:admin, worker pool, one lease per run (its 10 s heartbeat never fires in a run), every event and message stored; time from startRun to the terminal run_status event.`,
-  );
-  console.log(`SQLite: one file per line in ${tmpdir()}, WAL, synchronous=NORMAL, deleted afterwards.`);
+  console.log(`SQLite: a file in ${tmpdir()}, WAL, synchronous=NORMAL, deleted afterwards.`);
   console.log(`network: ${fetches} fetch call(s) during the benchmark (tracing disabled on the @openai/agents side).`);
   console.log('');
 
   console.log(
-    `storage calls of our driver on SQLite (ScriptedProvider, sequential), average of ${PROFILE_RUNS} runs after a warm-up: ${fmt(profile.runMs, 1)} ms wall per run of ${TURNS} steps; µs = until the call's promise resolved (includes queueing):`,
+    `storage calls of our driver on SQLite, average of ${PROFILE_RUNS} runs after a warm-up: ${fmt(profile.runMs, 2)} ms wall per run (${FILM_TURNS} model turns, ${FILM_TOOL_CALLS} tool calls); µs = until the call's promise resolved (includes queueing):`,
   );
   const totalMs = profile.rows.filter(([name]) => !name.startsWith('  in tx')).reduce((a, [, s]) => a + s.ms, 0);
   printTable(
-    ['call', 'calls/step', 'µs/call', 'ms/run', 'share of run'],
+    ['call', 'calls/run', 'µs/call', 'ms/run', 'share of run'],
     profile.rows.map(([name, s]) => [
       name,
-      fmt(s.count / TURNS, 2),
+      fmt(s.count, 1),
       fmt((s.ms * 1000) / s.count, 0),
       fmt(s.ms, 2),
       `${((s.ms / profile.runMs) * 100).toFixed(0)}%`,
     ]),
     new Set([1, 2, 3, 4]),
   );
-  const inTx = profile.rows.some(([name]) => name.startsWith('  in tx'));
   console.log(
-    `storage calls add up to ${fmt(totalMs, 1)} ms of a run's ${fmt(profile.runMs, 1)} ms${inTx ? ' ("in tx" rows are inside a transaction row and not added)' : ''}; the rest is the model stream and the driver's own work.`,
+    `storage calls add up to ${fmt(totalMs, 2)} ms of a run's ${fmt(profile.runMs, 2)} ms ("in tx" rows are inside a transaction row and not added); the rest is the model double and the driver's own work.`,
   );
-  await runLoopPostgres({ ourHost, checkOurs, turns: TURNS });
   console.log('');
+  console.log(`load average at end ${load()}`);
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
