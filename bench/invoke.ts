@@ -1,61 +1,63 @@
 /**
- * Benchmark `invoke`: invocations per second through the one invocation path, against a
- * bare call of the same handler, so the cost of the path itself is visible.
+ * Benchmark `invoke`: invocations per second through the one invocation path, against a bare call of
+ * the same handler and against the storage work alone, so the cost of the path itself is visible.
  *
- * What is measured, for memory storage and for SQLite (a real file in `os.tmpdir()`, WAL,
- * `synchronous=NORMAL`, deleted afterwards), each time-boxed after a warm-up:
+ * Scenarios, each through `host.invoke` as `agent:bench-run`, on memory storage, on SQLite (a real file in
+ * `os.tmpdir()`, WAL, `synchronous=NORMAL`, deleted afterwards) and on PostgreSQL when a server answers:
  *
- * - `bare read handler` / `bare execute handler`: `capability.handler(input, ctx)` awaited directly
- *   with a minimal context — no validation, no storage. Measured once; the baseline for the ratio.
- * - `read`: `host.invoke('bench.lookup', …)` as `agent:bench-run` — resolve, input JSON size check,
- *   schema validation, redacted input summary, authorize (read kinds need no grant; the run is looked
- *   up), handler, output validation, one audit row (batched: `StorageAdapter.appendAuditBatched`), event.
- * - `execute`: `host.invoke('bench.submit', …)` as `agent:bench-run` with a distinct input and call id
- *   each time — validation, idempotency key (canonical JSON + SHA-256), then one transaction:
- *   authorize with a grant whose daily invocation budget makes the authorizer read the grant's usage
- *   counters for today, claim (call-id check, ledger lookup, ledger insert), charge the counters; then
- *   the handler and output validation; then a second transaction: settle (compare-and-set on the
- *   executor token) and an audit row.
- * - `execute, grant without budget`: the same through a capability whose grant has no budget, so
- *   the authorizer reads no usage: the difference to `execute` is the cost of the budget check.
- *   Measured last (listed second).
- * - `execute, 16 in flight`: the same, 16 calls outstanding at once (transactions are serialized;
- *   SQLite commits those queued together with one `COMMIT`). Measured in windows alternating with
- *   `execute` (the median of 3 each), so both see the same ledger size and heap.
- * - `execute, replayed`: an input and call id that already succeeded: the ledger returns the
- *   recorded result without calling the handler (one transaction: authorization reads, call-id lookup,
- *   audit row).
+ * - `read`: `host.invoke('bench.lookup', …)` — resolve, input JSON size check, schema validation,
+ *   redacted input summary, authorize (read kinds need no grant; the run is looked up), handler, output
+ *   validation, one audit row (batched: `StorageAdapter.appendAuditBatched`), event.
+ * - `execute`: `host.invoke('bench.submit', …)` with a distinct input and call id each time —
+ *   validation, idempotency key (canonical JSON + SHA-256), then one transaction: authorize with a grant
+ *   whose daily invocation budget makes the authorizer read the grant's usage counters for today, claim
+ *   (call-id check, ledger lookup, ledger insert), charge the counters; then the handler and output
+ *   validation; then a second transaction: settle (compare-and-set on the executor token) and an audit row.
+ * - `execute, 16 in flight`: the same, 16 calls outstanding at once (transactions are serialized; SQLite
+ *   commits those queued together with one `COMMIT`).
+ * - `execute, grant without budget`: the same through a capability whose grant has no budget, so the
+ *   authorizer reads no usage: the difference to `execute` is the cost of the budget check.
+ * - `execute, replayed`: an input and call id that already succeeded: the ledger returns the recorded
+ *   result without calling the handler (one transaction: authorization reads, call-id lookup, audit row).
+ *
+ * Baselines, measured in the same rounds as the rows they are compared with:
+ * - `bare handler`: `capability.handler(input, ctx)` awaited directly with a minimal context (`vs bare
+ *   handler` = the row's µs/op ÷ the bare handler's µs/op; replayed execute is compared with the bare
+ *   execute handler).
+ * - `bare SQLite`: better-sqlite3 directly (prepared statements, no SDK code, a file of the same schema, WAL,
+ *   `synchronous=NORMAL`) running the statements the full path issues on SQLite for that scenario, in the
+ *   same transactions ({@link BARE_SQLITE}): the storage work alone. `÷ bare store` = the row's throughput ÷
+ *   the bare throughput (1.0: the path costs nothing beyond storage). The `16 in flight` rows are compared
+ *   with bare `execute` (two transactions per call; the full path may group-commit fewer).
+ * - `bare pg` (PostgreSQL, `MEDIA_AGENT_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`; else one
+ *   line says the rows were skipped): node-postgres alone on one connection sending the statements
+ *   `PostgresStorage` sends for that scenario in the same transactions (`bench/_bare-postgres.ts`). Each in a
+ *   fresh schema, dropped afterwards.
+ *
+ * Method: every line of a scenario is open at once (hosts, files, connections) and warmed up
+ * ({@link WARMUP_MS} ms each); then `BENCH_ROUNDS` (default {@link DEFAULT_ROUNDS}, at least 9) rounds give
+ * every line one {@link WINDOW_MS} ms window, the order rotating each round (`roundOrder`). Wall time and
+ * CPU time of this process (`process.cpuUsage`, user + system; a PostgreSQL server's own CPU is not in it)
+ * are taken around each window. Each ratio is formed per round and printed as the median and interquartile
+ * range over the rounds (`_stats.ts`), so load that falls on one round falls on both sides of its ratio.
+ * The same is done for `read` and `execute` with ids in random order (UUID v4, the host's `IdGenerator`
+ * replaced, bare SQLite alike). The load average is printed before and after.
  *
  * The ledger grows during the execute scenarios; the "ledger rows" column says how many entries the
- * budgeted grant had claimed today when each measurement ended; `first→last 10%` shows the µs/op early
- * and late in the window. A second table measures `execute` on a store and host for each of
- * 0 / 1,000 / 10,000 / 50,000 entries the budgeted grant claimed today, seeded directly through
- * `StorageAdapter.transaction` (charging the grant's usage counters as claims do), measured in turns so
- * load and heap affect every size alike: the budget check reads the grant's counters for the day, so the
- * cost should not grow with the rows.
- *
- * The limit: `bare SQLite` rows run, with better-sqlite3 directly (prepared statements, no SDK code, a
- * file of the same schema, WAL, `synchronous=NORMAL`), the same SQL statements the full path issues on
- * SQLite for that scenario, in the same transactions (see {@link BARE_SQLITE}): the cost of the storage work
- * alone. Every row is compared with the bare SQLite row of its scenario (`÷ bare SQLite` = the row's
- * throughput divided by the bare throughput; 1.0 means the path costs nothing beyond storage). The `16 in
- * flight` row is compared with bare `execute` (two transactions per call): the full path commits
- * transactions queued together with one `COMMIT` (group commit), so it may do fewer commits than that.
- *
- * PostgreSQL (when the server at `MEDIA_AGENT_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`,
- * answers; else one line says the rows were skipped): the same scenarios through `PostgresStorage` in one
- * process (`postgres (1 process)`), and `bare pg` rows that send with node-postgres alone, on one
- * connection, the statements the adapter sends for that scenario in the same transactions (see
- * `bench/_bare-postgres.ts`); each PostgreSQL row is divided by the bare `pg` row of its scenario. Each in
- * a fresh schema, dropped afterwards.
+ * budgeted grant had claimed today when the scenario ended. A second table measures `execute` on a store
+ * and host for each of 0 / 1,000 / 10,000 / 50,000 entries the budgeted grant claimed today, seeded
+ * directly through `StorageAdapter.transaction` (charging the grant's usage counters as claims do),
+ * measured in turns so load and heap affect every size alike: the budget check reads the grant's counters
+ * for the day, so the cost should not grow with the rows.
  *
  * Figures are from one run on the machine that printed them; compare rows, not machines.
  * Run with `npm run bench -- invoke`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { printMachine, printTable } from './_report';
+import { formatRatio, formatSpread, roundOrder, spread } from './_stats';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
@@ -84,14 +86,14 @@ import {
   postgresUnreachable,
 } from '../packages/host-adapter-v3/test/scale-out/storage-spec';
 
-/** Length of one measurement window. */
-const MEASURE_MS = 1500;
-/** Length of the warm-up before each measurement (not counted). */
+/** Length of one line's window in one round. */
+const WINDOW_MS = 150;
+/** Length of each line's warm-up before the first round (not counted). */
 const WARMUP_MS = 250;
 /** Calls outstanding at once in the concurrent variant. */
 const IN_FLIGHT = 16;
-/** Alternating windows of `execute` one at a time and {@link IN_FLIGHT} in flight (each {@link MEASURE_MS} ÷ ROUNDS long). */
-const ROUNDS = 3;
+/** Rounds when `BENCH_ROUNDS` is not set. */
+const DEFAULT_ROUNDS = 9;
 
 const ACTOR = 'agent:bench-run' as const;
 const RUN_ID = 'run-1';
@@ -161,28 +163,13 @@ const bareCtx: HandlerContext = {
 interface Measurement {
   ops: number;
   ms: number;
-  /** µs/op over the first and the last 10% of the window (sequential runs only). */
+  /** µs/op over the first and the last 10% of the window (sequential windows only). */
   early?: number;
   late?: number;
 }
 
-/** The scenarios a bare SQLite baseline exists for. */
+/** The scenarios a bare store baseline exists for. */
 type BareScenario = 'read' | 'execute' | 'execute, grant without budget' | 'execute, replayed';
-
-interface Row {
-  scenario: string;
-  storage: string;
-  m: Measurement;
-  /** Bare-handler µs/op this row is compared with. */
-  baseline: number | undefined;
-  /** The bare SQLite scenario this row is compared with. */
-  bare?: BareScenario;
-  /** Which bare SQLite measurements (id scheme) it is compared with. */
-  ids?: IdScheme;
-  /** `pg`: a PostgreSQL row, compared with the bare `pg` measurement of its scenario instead. */
-  store?: 'pg';
-  ledgerRows?: number;
-}
 
 function expect(result: InvocationResult, status: InvocationResult['status'], replayed: boolean): void {
   if (result.status !== status || Boolean(result.replayed) !== replayed) {
@@ -243,135 +230,271 @@ async function concurrent(
 }
 
 const usPerOp = (m: Measurement) => (m.ms * 1000) / m.ops;
-/** The measurement with the median throughput. */
-const median = (list: Measurement[]): Measurement =>
-  [...list].sort((a, b) => a.ops / a.ms - b.ops / b.ms)[Math.floor(list.length / 2)]!;
 const opsPerSec = (m: Measurement) => (m.ops * 1000) / m.ms;
 
+/** One line of a scenario while it is measured: the operation, and what it is compared with. */
+interface Line {
+  scenario: string;
+  storage: string;
+  /** Calls `op(i)` with a fresh `i` (counting up across windows). */
+  op: (i: number) => Promise<unknown>;
+  /** Calls outstanding at once (1: one at a time). */
+  inFlight: number;
+  /** The bare handler line this one is compared with (µs/op ratio). */
+  handler?: Line;
+  /** The bare store line this one is compared with (throughput ratio). */
+  bare?: Line;
+  /** A baseline line: `handler` (a bare handler) or `store` (bare SQLite / bare pg). */
+  baseline?: 'handler' | 'store';
+  /** Reads the ledger rows to print, after the scenario. */
+  ledgerRows?: () => Promise<number>;
+  /** Measured as a baseline of its group only, not printed (a bare handler already printed). */
+  hidden?: boolean;
+  /** Called once after the last window (the bare read commits its open batch). */
+  finish?: () => void;
+  next: number;
+  /** Per round: wall and CPU µs per call. */
+  wall: number[];
+  cpu: number[];
+  rows?: number;
+}
+
+/** A line with empty per-round lists. */
+function line(fields: Omit<Line, 'next' | 'wall' | 'cpu'>): Line {
+  return { ...fields, next: 0, wall: [], cpu: [] };
+}
+
+/** Runs one window of `l` for `ms`; returns the measurement and the CPU µs used. */
+async function window(l: Line, ms: number): Promise<{ m: Measurement; cpuUs: number }> {
+  const cpu0 = process.cpuUsage();
+  const m = l.inFlight > 1 ? await concurrent(l.op, ms, l.inFlight, l.next) : await timeBoxed(l.op, ms, l.next);
+  const cpu = process.cpuUsage(cpu0);
+  l.next += m.ops;
+  return { m, cpuUs: cpu.user + cpu.system };
+}
+
 /**
- * Measures the full path on one storage; returns its rows. The host owns (and closes) the storage.
- * `options.ids` replaces the host's id generator; `options.only` limits the scenarios to `read` and `execute`.
+ * Measures the lines of one scenario against each other: each is warmed up for {@link WARMUP_MS}, then
+ * `rounds` rounds give every line one {@link WINDOW_MS} window, the order rotating each round.
  */
-async function benchStorage(
-  label: string,
-  storage: StorageAdapter,
-  bare: { read: number; execute: number },
-  options: { ids?: IdGenerator; only?: boolean } = {},
-): Promise<Row[]> {
+async function interleave(lines: Line[], rounds: number): Promise<void> {
+  for (const l of lines) await window(l, WARMUP_MS);
+  for (let round = 0; round < rounds; round++)
+    for (const i of roundOrder(lines.length, round)) {
+      const l = lines[i]!;
+      const { m, cpuUs } = await window(l, WINDOW_MS);
+      l.wall.push(usPerOp(m));
+      l.cpu.push(cpuUs / m.ops);
+    }
+  for (const l of lines) {
+    l.finish?.();
+    if (l.ledgerRows) l.rows = await l.ledgerRows();
+  }
+}
+
+/** A host of the full path on one store, with the benchmark's capabilities and grants, and its operations. */
+interface FullHost {
+  label: string;
+  host: AgentHost;
+  read: (i: number) => Promise<void>;
+  execute: (i: number) => Promise<void>;
+  unbudgeted: (i: number) => Promise<void>;
+  /** Replays execute call `i % executed` (every execute call below `executed` succeeded). */
+  replay: (i: number) => Promise<void>;
+  /** Execute calls made so far (their `i` are 0 … executed − 1). */
+  executed: () => number;
+  ledgerRows: () => Promise<number>;
+}
+
+/** Starts a host on `storage` (which it owns and closes) with the benchmark's capabilities and grants. */
+async function fullHost(label: string, storage: StorageAdapter, ids?: IdGenerator): Promise<FullHost> {
   const host: AgentHost = createAgentHost({
     storage,
     logger: new ConsoleLogger('silent'),
-    ...(options.ids ? { ids: options.ids } : {}),
+    ...(ids ? { ids } : {}),
   });
-  const rows: Row[] = [];
-  try {
-    await host.start();
-    host.capabilities.register(lookup);
-    host.capabilities.register(submit);
-    host.capabilities.register(enqueue);
-    const grant = await host.grants.create({
-      action: 'bench.submit',
-      actor: 'user:admin',
-      budget: { maxInvocationsPerDay: 10_000_000 },
-      reason: 'benchmark',
-    });
-    await host.grants.create({ action: 'bench.enqueue', actor: 'user:admin', reason: 'benchmark, no budget' });
-    const ledgerRows = async () => (await host.grants.usageToday(grant.id)).invocations;
-
-    const read = async (i: number) =>
-      expect(await host.invoke('bench.lookup', lookupInput(i), { actor: ACTOR, runId: RUN_ID }), 'succeeded', false);
-    await timeBoxed(read, WARMUP_MS);
-    rows.push({
-      scenario: 'read',
-      storage: label,
-      m: await timeBoxed(read, MEASURE_MS),
-      baseline: bare.read,
-      bare: 'read',
-    });
-
+  await host.start();
+  host.capabilities.register(lookup);
+  host.capabilities.register(submit);
+  host.capabilities.register(enqueue);
+  const grant = await host.grants.create({
+    action: 'bench.submit',
+    actor: 'user:admin',
+    budget: { maxInvocationsPerDay: 10_000_000 },
+    reason: 'benchmark',
+  });
+  await host.grants.create({ action: 'bench.enqueue', actor: 'user:admin', reason: 'benchmark, no budget' });
+  let executed = 0;
+  return {
+    label,
+    host,
+    read: async (i) =>
+      expect(await host.invoke('bench.lookup', lookupInput(i), { actor: ACTOR, runId: RUN_ID }), 'succeeded', false),
     // Every execute call gets a fresh n (input) and call id, so each one claims a new ledger entry.
-    // One call at a time and 16 in flight are measured in alternating windows (the median of each is
-    // reported), so both see the same ledger sizes and heap.
-    let n = 0;
-    const execute = async (i: number) =>
+    execute: async (i) => {
       expect(
         await host.invoke('bench.submit', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `c${i}` }),
         'succeeded',
         false,
       );
-    let m = await timeBoxed(execute, WARMUP_MS, n);
-    n += m.ops;
-    m = await concurrent(execute, WARMUP_MS, IN_FLIGHT, n);
-    n += m.ops;
-    const sequential: Measurement[] = [];
-    const parallel: Measurement[] = [];
-    const rounds = options.only ? 1 : ROUNDS;
-    for (let r = 0; r < rounds; r++) {
-      m = await timeBoxed(execute, MEASURE_MS / rounds, n);
-      n += m.ops;
-      sequential.push(m);
-      if (options.only) break;
-      m = await concurrent(execute, MEASURE_MS / rounds, IN_FLIGHT, n);
-      n += m.ops;
-      parallel.push(m);
-    }
-    rows.push({
-      scenario: 'execute',
-      storage: label,
-      m: median(sequential),
-      baseline: bare.execute,
-      bare: 'execute',
-      ledgerRows: await ledgerRows(),
-    });
-    if (options.only) return rows;
-    rows.push({
-      scenario: `execute, ${IN_FLIGHT} in flight`,
-      storage: label,
-      m: median(parallel),
-      baseline: bare.execute,
-      bare: 'execute',
-      ledgerRows: await ledgerRows(),
-    });
-
-    // Same input and call id as an earlier successful call: the recorded result comes back.
-    const executed = n;
-    const replay = async (i: number) => {
+      executed = Math.max(executed, i + 1);
+    },
+    unbudgeted: async (i) =>
+      expect(
+        await host.invoke('bench.enqueue', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `e${i}` }),
+        'succeeded',
+        false,
+      ),
+    replay: async (i) => {
       const k = i % executed;
       expect(
         await host.invoke('bench.submit', submitInput(k), { actor: ACTOR, runId: RUN_ID, callId: `c${k}` }),
         'succeeded',
         true,
       );
-    };
-    await timeBoxed(replay, WARMUP_MS);
-    rows.push({
-      scenario: 'execute, replayed',
-      storage: label,
-      m: await timeBoxed(replay, MEASURE_MS, 7919),
-      baseline: bare.execute,
-      bare: 'execute, replayed',
-      ledgerRows: await ledgerRows(),
-    });
+    },
+    executed: () => executed,
+    ledgerRows: async () => (await host.grants.usageToday(grant.id)).invocations,
+  };
+}
 
-    // Measured last (listed second), as before budgets were counters.
-    const unbudgeted = async (i: number) =>
-      expect(
-        await host.invoke('bench.enqueue', submitInput(i), { actor: ACTOR, runId: RUN_ID, callId: `e${i}` }),
-        'succeeded',
-        false,
-      );
-    m = await timeBoxed(unbudgeted, WARMUP_MS);
-    rows.splice(2, 0, {
-      scenario: 'execute, grant without budget',
-      storage: label,
-      m: await timeBoxed(unbudgeted, MEASURE_MS, m.ops),
-      baseline: bare.execute,
-      bare: 'execute, grant without budget',
-    });
-  } finally {
-    await host.stop();
+/** A bare store: its operation per scenario (one file / schema each) and how to close it. */
+interface BareStore {
+  label: string;
+  ops: Record<BareScenario, ((i: number) => Promise<unknown>) & { finish?: () => void }>;
+  close: () => Promise<void>;
+}
+
+/** Bare better-sqlite3 ({@link BARE_SQLITE}): one fresh file per scenario in `dir`. */
+function bareSqlite(dir: string, ids: IdScheme, label: string): BareStore {
+  const dbs: Database.Database[] = [];
+  const ops = {} as BareStore['ops'];
+  for (const [index, scenario] of (Object.keys(BARE_SQLITE) as BareScenario[]).entries()) {
+    const db = new Database(join(dir, `bare-${ids}-${index}.db`), { timeout: 5000 });
+    dbs.push(db);
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('wal_autocheckpoint = 4000'); // as SqliteStorage
+    db.pragma('journal_mode = WAL');
+    applySqliteMigrations(db);
+    ops[scenario] = bareOperation(db, scenario, ids);
   }
-  return rows;
+  return {
+    label,
+    ops,
+    close: async () => {
+      for (const db of dbs) db.close();
+    },
+  };
+}
+
+/** Bare node-postgres ({@link BARE_PG}): one fresh schema (named into `schemas`) and connection per scenario. */
+async function barePg(prefix: string, schemas: string[]): Promise<BareStore> {
+  const clients: pg.Client[] = [];
+  const ops = {} as BareStore['ops'];
+  try {
+    for (const [index, scenario] of (Object.keys(BARE_PG) as BareScenario[]).entries()) {
+      const schema = `${prefix}_bare${index}`;
+      schemas.push(schema);
+      await createBareSchema(PG_SERVER_URL, schema);
+      const client = new pg.Client({ connectionString: PG_SERVER_URL });
+      clients.push(client);
+      await client.connect();
+      const summary = JSON.stringify(scenario === 'read' ? lookupInput(0) : submitInput(0));
+      ops[scenario] = await barePgOperation(client, schema, scenario, { actor: ACTOR, runId: RUN_ID, summary });
+    }
+  } catch (error) {
+    for (const c of clients) await c.end().catch(() => undefined);
+    throw error;
+  }
+  return {
+    label: 'bare pg',
+    ops,
+    close: async () => {
+      for (const c of clients) await c.end();
+    },
+  };
+}
+
+/** A full store and the bare store it is compared with. */
+interface Pair {
+  full: FullHost;
+  bare?: BareStore;
+}
+
+/**
+ * The lines of every scenario for `pairs` (and the bare handlers), each scenario measured by
+ * {@link interleave}; returns the lines in print order.
+ */
+async function measureScenarios(
+  pairs: Pair[],
+  rounds: number,
+  options: { scenarios?: readonly BareScenario[]; inFlight?: boolean; showHandlers?: boolean } = {},
+): Promise<Line[]> {
+  const out: Line[] = [];
+  const scenarios = options.scenarios ?? ['read', 'execute', 'execute, grant without budget', 'execute, replayed'];
+  for (const scenario of scenarios) {
+    const group: Line[] = [];
+    // A bare handler in every group, so each ratio to it is formed within the same rounds.
+    const handler =
+      scenario === 'read'
+        ? line({
+            scenario: 'bare read handler',
+            storage: '–',
+            op: (i) => lookup.handler(lookupInput(i), bareCtx),
+            inFlight: 1,
+            baseline: 'handler',
+          })
+        : line({
+            scenario: 'bare execute handler',
+            storage: '–',
+            op: (i) => submit.handler(submitInput(i), bareCtx),
+            inFlight: 1,
+            baseline: 'handler',
+          });
+    if (!options.showHandlers || (scenario !== 'read' && scenario !== 'execute')) handler.hidden = true;
+    group.push(handler);
+    const bares = new Map<BareStore, Line>();
+    for (const { bare } of pairs)
+      if (bare && !bares.has(bare)) {
+        const op = bare.ops[scenario];
+        const l = line({ scenario, storage: bare.label, op, inFlight: 1, baseline: 'store' });
+        if (op.finish) l.finish = op.finish;
+        bares.set(bare, l);
+        group.push(l);
+      }
+    for (const { full, bare } of pairs) {
+      const b = bare ? bares.get(bare) : undefined;
+      const common = { storage: full.label, handler, ...(b ? { bare: b } : {}) };
+      if (scenario === 'read') group.push(line({ ...common, scenario, op: full.read, inFlight: 1 }));
+      else if (scenario === 'execute') {
+        // Both share the call counter of the host (next is kept in step below).
+        const one = line({ ...common, scenario, op: full.execute, inFlight: 1, ledgerRows: full.ledgerRows });
+        const many = line({
+          ...common,
+          scenario: `execute, ${IN_FLIGHT} in flight`,
+          op: full.execute,
+          inFlight: IN_FLIGHT,
+          ledgerRows: full.ledgerRows,
+        });
+        // One counter for both lines: every call gets a distinct n and call id.
+        const shared = { n: 0 };
+        for (const l of [one, many])
+          Object.defineProperty(l, 'next', { get: () => shared.n, set: (v: number) => void (shared.n = v) });
+        group.push(one);
+        if (options.inFlight !== false) group.push(many);
+      } else if (scenario === 'execute, grant without budget')
+        group.push(line({ ...common, scenario, op: full.unbudgeted, inFlight: 1 }));
+      else {
+        if (full.executed() === 0) throw new Error(`${full.label}: nothing to replay`);
+        group.push(line({ ...common, scenario, op: full.replay, inFlight: 1, ledgerRows: full.ledgerRows }));
+      }
+    }
+    await interleave(group, rounds);
+    out.push(...group);
+  }
+  return out;
 }
 
 /** Ledger sizes (entries the budgeted grant claimed today) at which `execute` is measured again. */
@@ -486,36 +609,6 @@ class UuidV4Ids implements IdGenerator {
   next(prefix: string): string {
     return `${prefix}_${randomUUID().replaceAll('-', '')}`;
   }
-}
-
-/** µs/op of each {@link BARE_SQLITE} scenario (or of `only`), on a fresh file each. */
-async function benchBareSqlite(
-  dir: string,
-  ids: IdScheme,
-  only?: readonly BareScenario[],
-): Promise<Record<BareScenario, Measurement>> {
-  const out = {} as Record<BareScenario, Measurement>;
-  for (const [index, scenario] of (Object.keys(BARE_SQLITE) as BareScenario[]).entries()) {
-    if (only && !only.includes(scenario)) continue;
-    const db = new Database(join(dir, `bare-${ids}-${index}.db`), { timeout: 5000 });
-    try {
-      db.pragma('busy_timeout = 5000');
-      db.pragma('foreign_keys = ON');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('wal_autocheckpoint = 4000'); // as SqliteStorage
-      db.pragma('journal_mode = WAL');
-      applySqliteMigrations(db);
-      const op = bareOperation(db, scenario, ids);
-      let m = await timeBoxed(op, WARMUP_MS);
-      const n = m.ops;
-      m = await timeBoxed(op, MEASURE_MS, n);
-      out[scenario] = m;
-      op.finish?.();
-    } finally {
-      db.close();
-    }
-  }
-  return out;
 }
 
 function bareOperation(
@@ -654,192 +747,166 @@ function bareOperation(
   }
 }
 
-/**
- * The PostgreSQL rows, appended to `rows`: bare `pg` ({@link BARE_PG}, one connection) and the full path on
- * `PostgresStorage` in one process, each in a fresh schema on the server at `MEDIA_AGENT_PG_URL` (default
- * `postgres://postgres@127.0.0.1:5432/test`), dropped afterwards. Without a server: one line, no rows.
- * @returns the bare `pg` measurements by scenario, or undefined when skipped
- */
-async function benchPostgres(
-  rows: Row[],
-  bare: { read: number; execute: number },
-): Promise<Record<BareScenario, Measurement> | undefined> {
-  const unreachable = await postgresUnreachable();
-  if (unreachable) {
-    console.log(`PostgreSQL rows skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
-    return undefined;
-  }
-  const prefix = `ma_bench_invoke_${process.pid}_${Date.now()}`;
-  const schemas: string[] = [];
-  const out = {} as Record<BareScenario, Measurement>;
-  try {
-    for (const [index, scenario] of (Object.keys(BARE_PG) as BareScenario[]).entries()) {
-      const schema = `${prefix}_bare${index}`;
-      schemas.push(schema);
-      await createBareSchema(PG_SERVER_URL, schema);
-      const client = new pg.Client({ connectionString: PG_SERVER_URL });
-      await client.connect();
-      try {
-        const summary = JSON.stringify(scenario === 'read' ? lookupInput(0) : submitInput(0));
-        const op = await barePgOperation(client, schema, scenario, { actor: ACTOR, runId: RUN_ID, summary });
-        const warm = await timeBoxed(op, WARMUP_MS);
-        out[scenario] = await timeBoxed(op, MEASURE_MS, warm.ops);
-      } finally {
-        await client.end();
-      }
-      rows.push({ scenario, storage: 'bare pg', m: out[scenario], baseline: undefined, bare: scenario, store: 'pg' });
-    }
-    const schema = `${prefix}_full`;
-    schemas.push(schema);
-    const full = await benchStorage(
-      'postgres (1 process)',
-      new PostgresStorage({ connectionString: PG_SERVER_URL, schema }),
-      bare,
-    );
-    rows.push(...full.map((r) => ({ ...r, store: 'pg' as const })));
-    return out;
-  } finally {
-    for (const schema of schemas) await dropPostgresSchema(PG_SERVER_URL, schema).catch(() => undefined);
-  }
-}
-
 function fmt(x: number | undefined, digits = 1): string {
   if (x === undefined || !Number.isFinite(x)) return '–';
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
 }
 
-function printResults(
-  rows: Row[],
-  bareSqlite: Record<IdScheme, Record<BareScenario, Measurement>>,
-  barePg: Record<BareScenario, Measurement> | undefined,
-): void {
-  const header = [
-    'scenario',
-    'storage',
-    'ops/s',
-    'µs/op',
-    'first→last 10% µs/op',
-    'vs bare handler',
-    '÷ bare store',
-    'ledger rows',
-  ];
-  const bareOf = (r: Row): Measurement =>
-    r.store === 'pg' ? barePg![r.bare!] : bareSqlite[r.ids ?? 'default'][r.bare!];
-  const isBare = (r: Row) => r.storage.startsWith('bare ');
-  const body = rows.map((r) => [
-    r.scenario,
-    r.storage,
-    fmt(opsPerSec(r.m)),
-    fmt(usPerOp(r.m), 2),
-    r.m.early !== undefined && r.m.late !== undefined && r.baseline !== undefined
-      ? `${fmt(r.m.early, 2)} → ${fmt(r.m.late, 2)}`
-      : '',
-    r.baseline === undefined ? (isBare(r) ? '' : 'baseline') : `${fmt(usPerOp(r.m) / r.baseline)}×`,
-    r.bare === undefined ? '' : isBare(r) ? 'baseline' : `${(opsPerSec(r.m) / opsPerSec(bareOf(r))).toFixed(2)}×`,
-    r.ledgerRows === undefined ? '' : r.ledgerRows.toLocaleString('en-US'),
-  ]);
-  printTable(header, body, new Set([2, 3, 4, 5, 6, 7]));
+/** A positive integer from the environment, or `fallback`; below `min` is an error. */
+function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
+  return n;
 }
+
+function printLines(lines: Line[]): void {
+  const perRound = (l: Line, base: Line, f: (row: number, baseline: number) => number) =>
+    spread(l.wall.map((w, r) => f(w, base.wall[r]!)));
+  printTable(
+    [
+      'scenario',
+      'storage',
+      'ops/s',
+      'wall µs/op',
+      'CPU µs/op',
+      'vs bare handler (µs ratio)',
+      '÷ bare store (throughput ratio)',
+      'ledger rows',
+    ],
+    lines
+      .filter((l) => !l.hidden)
+      .map((l) => {
+        const wall = spread(l.wall);
+        return [
+          l.scenario,
+          l.storage,
+          fmt(1e6 / wall.median),
+          formatSpread(wall, 2),
+          formatSpread(spread(l.cpu), 2),
+          l.baseline === 'handler'
+            ? 'baseline'
+            : l.handler && !l.baseline
+              ? formatRatio(
+                  perRound(l, l.handler, (w, b) => w / b),
+                  1,
+                )
+              : '',
+          l.baseline === 'store' ? 'baseline' : l.bare ? formatRatio(perRound(l, l.bare, (w, b) => b / w)) : '',
+          l.rows === undefined ? '' : l.rows.toLocaleString('en-US'),
+        ];
+      }),
+    new Set([2, 3, 4, 5, 6, 7]),
+  );
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** Entry point called by `bench/run.ts`. */
 export async function run(): Promise<void> {
+  const rounds = envInt('BENCH_ROUNDS', DEFAULT_ROUNDS, 9);
   printMachine();
   console.log(
-    `one run on this machine; each figure is a ${MEASURE_MS} ms window after a ${WARMUP_MS} ms warm-up; compare rows, not machines.`,
+    `one run on this machine; per scenario every line is warmed up (${WARMUP_MS} ms), then ${rounds} rounds (BENCH_ROUNDS) give each line a ${WINDOW_MS} ms window, the order rotating; ratios per round, median (IQR) printed; compare rows, not machines.`,
   );
   console.log('');
 
   const started = performance.now();
-  const bareRead = async (i: number) => void (await lookup.handler(lookupInput(i), bareCtx));
-  const bareExecute = async (i: number) => void (await submit.handler(submitInput(i), bareCtx));
-  await timeBoxed(bareRead, WARMUP_MS);
-  const mRead = await timeBoxed(bareRead, MEASURE_MS);
-  await timeBoxed(bareExecute, WARMUP_MS);
-  const mExecute = await timeBoxed(bareExecute, MEASURE_MS);
-  const bare = { read: usPerOp(mRead), execute: usPerOp(mExecute) };
-  const rows: Row[] = [
-    { scenario: 'bare read handler', storage: '–', m: mRead, baseline: undefined },
-    { scenario: 'bare execute handler', storage: '–', m: mExecute, baseline: undefined },
-  ];
-
-  rows.push(...(await benchStorage('memory', new MemoryStorage(), bare)));
-
-  const scaling: [string, number[]][] = [['memory', await benchLedgerScaling(() => new MemoryStorage())]];
-
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-'));
-  const bareSqlite = {} as Record<IdScheme, Record<BareScenario, Measurement>>;
-  let scalingFiles = 0;
+  const unreachable = await postgresUnreachable();
+  const prefix = `ma_bench_invoke_${process.pid}_${Date.now()}`;
+  const schemas: string[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const lines: Line[] = [];
+  const randomLines: Line[] = [];
+  const scaling: [string, number[]][] = [];
   try {
-    bareSqlite.default = await benchBareSqlite(dir, 'default');
-    for (const scenario of Object.keys(BARE_SQLITE) as BareScenario[])
-      rows.push({
-        scenario,
-        storage: 'bare SQLite',
-        m: bareSqlite.default[scenario],
-        baseline: undefined,
-        bare: scenario,
-      });
-    rows.push(
-      ...(await benchStorage('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }), bare)),
+    const sqliteBare = bareSqlite(dir, 'default', 'bare SQLite');
+    closers.push(sqliteBare.close);
+    const memory = await fullHost('memory', new MemoryStorage());
+    closers.push(() => memory.host.stop());
+    const sqlite = await fullHost('sqlite (file, WAL)', createSqliteStorage({ path: join(dir, 'bench.db') }));
+    closers.push(() => sqlite.host.stop());
+    const pairs: Pair[] = [
+      { full: memory, bare: sqliteBare },
+      { full: sqlite, bare: sqliteBare },
+    ];
+    if (!unreachable) {
+      const bare = await barePg(prefix, schemas);
+      closers.push(bare.close);
+      schemas.push(`${prefix}_full`);
+      const full = await fullHost(
+        'postgres (1 process)',
+        new PostgresStorage({ connectionString: PG_SERVER_URL, schema: `${prefix}_full` }),
+      );
+      closers.push(() => full.host.stop());
+      pairs.push({ full, bare });
+    }
+    lines.push(...(await measureScenarios(pairs, rounds, { showHandlers: true })));
+
+    // The same with ids in random order (the host's IdGenerator replaced), full path and bare.
+    const randomBare = bareSqlite(dir, 'uuid-v4', 'bare SQLite, UUID v4 ids');
+    closers.push(randomBare.close);
+    const random = await fullHost(
+      'sqlite, UUID v4 ids',
+      createSqliteStorage({ path: join(dir, 'uuid-v4.db') }),
+      new UuidV4Ids(),
     );
+    closers.push(() => random.host.stop());
+    randomLines.push(
+      ...(await measureScenarios([{ full: random, bare: randomBare }], rounds, {
+        scenarios: ['read', 'execute'],
+        inFlight: false,
+      })),
+    );
+    while (closers.length) await closers.pop()!();
+
+    scaling.push(['memory', await benchLedgerScaling(() => new MemoryStorage())]);
+    let scalingFiles = 0;
     scaling.push([
       'sqlite (file, WAL)',
       await benchLedgerScaling(() => createSqliteStorage({ path: join(dir, `scaling-${scalingFiles++}.db`) })),
     ]);
-    // The same with ids in random order (the host's IdGenerator replaced), full path and bare.
-    bareSqlite['uuid-v4'] = await benchBareSqlite(dir, 'uuid-v4', ['read', 'execute']);
-    for (const scenario of ['read', 'execute'] as const)
-      rows.push({
-        scenario,
-        storage: 'bare SQLite, UUID v4 ids',
-        m: bareSqlite['uuid-v4'][scenario],
-        baseline: undefined,
-        bare: scenario,
-        ids: 'uuid-v4',
-      });
-    const random = await benchStorage(
-      'sqlite, UUID v4 ids',
-      createSqliteStorage({ path: join(dir, 'uuid-v4.db') }),
-      bare,
-      { ids: new UuidV4Ids(), only: true },
-    );
-    rows.push(...random.map((r) => ({ ...r, ids: 'uuid-v4' as const })));
   } finally {
+    while (closers.length) await closers.pop()!().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+    for (const schema of schemas) await dropPostgresSchema(PG_SERVER_URL, schema).catch(() => undefined);
   }
 
-  const barePg = await benchPostgres(rows, bare);
-
-  printResults(rows, bareSqlite, barePg);
+  if (unreachable) console.log(`PostgreSQL rows skipped: no server at ${PG_SERVER_URL} (${unreachable})`);
+  printLines([...lines, ...randomLines]);
   console.log('');
   console.log(
-    'vs bare handler = µs/op of the row ÷ µs/op of the bare handler of the same kind (replayed execute is compared with the bare execute handler).',
+    "figures: median (first–third quartile) over the rounds; ops/s = 10⁶ ÷ the median wall µs/op. CPU µs/op = process.cpuUsage (user + system) during the window ÷ calls (a PostgreSQL server's own CPU is not counted).",
   );
   console.log(
-    `÷ bare SQLite = throughput of the row ÷ throughput of better-sqlite3 alone running the same statements in the same transactions (the "bare SQLite" rows; ${IN_FLIGHT} in flight is compared with bare execute):`,
+    "vs bare handler = the row's µs/op ÷ the bare handler's µs/op in the same round (replayed execute and grant without budget: the bare execute handler, measured in their rounds too).",
   );
-  for (const [scenario, statements] of Object.entries(BARE_SQLITE)) console.log(`  ${scenario}: ${statements}`);
-  if (barePg) {
-    console.log(
-      'PostgreSQL rows are compared with node-postgres alone ("bare pg": one connection, the statements PostgresStorage sends, in the same transactions):',
-    );
-    for (const [scenario, statements] of Object.entries(BARE_PG)) console.log(`  ${scenario}: ${statements}`);
-  }
+  console.log(
+    `÷ bare store = the row's throughput ÷ that of the bare store in the same round (memory and SQLite rows: better-sqlite3 alone; PostgreSQL rows: node-postgres alone) running the same statements in the same transactions (${IN_FLIGHT} in flight is compared with bare execute):`,
+  );
+  for (const [scenario, statements] of Object.entries(BARE_SQLITE)) console.log(`  SQLite ${scenario}: ${statements}`);
+  if (!unreachable)
+    for (const [scenario, statements] of Object.entries(BARE_PG)) console.log(`  pg ${scenario}: ${statements}`);
   console.log(
     'ids: the host\'s default RandomIdGenerator (UUID v7: sorted by creation time) and the same in bare SQLite; "UUID v4 ids" rows replace both with ids in random order, as the default made them before (audit id and invocation id are B-tree index keys).',
   );
   console.log(
-    `ledger rows = entries the budgeted grant had claimed today when the window ended (its usage counter for the day).`,
+    'ledger rows = entries the budgeted grant had claimed today when the scenario ended (its usage counter for the day).',
   );
   console.log(
-    `µs/op of the "${IN_FLIGHT} in flight" row is wall time ÷ calls (inverse throughput), not the latency of one call.`,
+    `µs/op of the "${IN_FLIGHT} in flight" rows is wall time ÷ calls (inverse throughput), not the latency of one call.`,
   );
   console.log(
-    `SQLite: one file in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`,
+    `SQLite: files in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`,
   );
-  if (barePg)
+  if (!unreachable)
     console.log(
-      `PostgreSQL: the server at ${PG_SERVER_URL} (its own settings: fsync and synchronous_commit as configured there), a fresh schema per line, dropped afterwards; the full path in one process (PostgresStorage, pool of 4, transactions one at a time per adapter).`,
+      `PostgreSQL: the server at ${PG_SERVER_URL} (its own fsync and synchronous_commit settings), a fresh schema per line, dropped afterwards; the full path in one process (PostgresStorage, pool of 4, transactions one at a time per adapter).`,
     );
   console.log('');
   console.log(
@@ -857,5 +924,6 @@ export async function run(): Promise<void> {
       `${label}: ${LEDGER_SIZES[LEDGER_SIZES.length - 1]!.toLocaleString('en-US')} rows ÷ 0 rows = ${(us[us.length - 1]! / us[0]!).toFixed(2)}×`,
     );
   console.log('');
+  console.log(`load average at end ${load()}`);
   console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
