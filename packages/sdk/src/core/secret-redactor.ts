@@ -1,6 +1,8 @@
 // The one redaction step: registered secret values (and their escaped spellings) and the documented
 // secret shapes (secret-patterns.ts) are replaced by one marker. Everything the runtime stores or emits
 // passes through one instance (docs/secrets.md).
+import { LRUCache } from 'lru-cache';
+import { type PatternGate, patternGate } from './secret-pattern-gates';
 import { SECRET_HEADER_NAME, SECRET_PARAM_NAME, SECRET_TEXT_PATTERNS } from './secret-patterns';
 
 /** The marker written instead of a secret. @public */
@@ -57,6 +59,16 @@ export interface SecretRedactorOptions {
   patterns?: readonly RegExp[];
 }
 
+/** Texts shorter than this are redacted without the memo (a lookup would cost about as much). */
+const MIN_MEMO_LENGTH = 16;
+
+/**
+ * Characters (texts and their redactions together) the memo of redacted texts holds: the runtime
+ * redacts the same conversation texts again on every model call and every write, and a text seen
+ * before costs a lookup.
+ */
+const MEMO_CHARS = 4_000_000;
+
 /**
  * Object keys whose values are kept as they are by {@link SecretRedactor.value}: provider signatures and
  * encrypted payloads (changing one makes the provider refuse the next request) and image bytes.
@@ -105,12 +117,21 @@ export function secretSpellings(secret: string): string[] {
  */
 export class SecretRedactor {
   readonly #secrets = new Set<string>();
-  readonly #patterns: RegExp[];
+  readonly #patterns: ReadonlyArray<{ pattern: RegExp; gate: PatternGate | undefined }>;
+  /** Redacted texts by text, for the registered secrets (cleared when one is added). */
+  readonly #memo = new LRUCache<string, string>({
+    maxSize: MEMO_CHARS,
+    maxEntrySize: MEMO_CHARS / 8,
+    sizeCalculation: (out, text) => text.length + (out === text ? 0 : out.length),
+  });
   #literal: RegExp | undefined;
 
   /** @param options - secrets and extra patterns */
   constructor(options: SecretRedactorOptions = {}) {
-    this.#patterns = [...SECRET_TEXT_PATTERNS, ...(options.patterns ?? []).map(globalPattern)];
+    this.#patterns = [...SECRET_TEXT_PATTERNS, ...(options.patterns ?? []).map(globalPattern)].map((pattern) => ({
+      pattern,
+      gate: patternGate(pattern),
+    }));
     this.add(...(options.secrets ?? []));
   }
 
@@ -132,6 +153,8 @@ export class SecretRedactor {
         }
     }
     if (changed) {
+      // Texts redacted before may hold the new secret.
+      this.#memo.clear();
       const sorted = [...this.#secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
       this.#literal = new RegExp(sorted.join('|'), 'g');
     }
@@ -148,6 +171,16 @@ export class SecretRedactor {
    * @param text - any text
    */
   text(text: string): string {
+    if (text.length < MIN_MEMO_LENGTH) return this.#redact(text);
+    const known = this.#memo.get(text);
+    if (known !== undefined) return known;
+    const out = this.#redact(text);
+    this.#memo.set(text, out);
+    return out;
+  }
+
+  /** {@link SecretRedactor.text} without the memo. */
+  #redact(text: string): string {
     let out = text;
     const literal = this.#literal;
     if (literal) {
@@ -159,7 +192,8 @@ export class SecretRedactor {
         out = next;
       }
     }
-    for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED_MARKER);
+    for (const { pattern, gate } of this.#patterns)
+      if (gate === undefined || gate(out)) out = out.replace(pattern, REDACTED_MARKER);
     return out;
   }
 
