@@ -1,9 +1,9 @@
 // The one redaction step: registered secret values (and their escaped spellings) and the documented
 // secret shapes (secret-patterns.ts) are replaced by one marker. Everything the runtime stores or emits
 // passes through one instance (docs/secrets.md).
-import { LRUCache } from 'lru-cache';
-import { type PatternGate, patternGate } from './secret-pattern-gates';
+import { anySecretShape, type PatternGate, patternGate } from './secret-pattern-gates';
 import { SECRET_HEADER_NAME, SECRET_PARAM_NAME, SECRET_TEXT_PATTERNS } from './secret-patterns';
+import { TextMemo } from './text-memo';
 
 /** The marker written instead of a secret. @public */
 export const REDACTED_MARKER = '[REDACTED]';
@@ -60,7 +60,7 @@ export interface SecretRedactorOptions {
 }
 
 /** Texts shorter than this are redacted without the memo (a lookup would cost about as much). */
-const MIN_MEMO_LENGTH = 16;
+const MIN_MEMO_LENGTH = 1;
 
 /**
  * Characters (texts and their redactions together) the memo of redacted texts holds: the runtime
@@ -117,21 +117,18 @@ export function secretSpellings(secret: string): string[] {
  */
 export class SecretRedactor {
   readonly #secrets = new Set<string>();
-  readonly #patterns: ReadonlyArray<{ pattern: RegExp; gate: PatternGate | undefined }>;
+  /** The SDK's patterns, each with its gate. */
+  readonly #shapes: ReadonlyArray<{ pattern: RegExp; gate: PatternGate }>;
+  /** The host's extra patterns (always run). */
+  readonly #extra: readonly RegExp[];
   /** Redacted texts by text, for the registered secrets (cleared when one is added). */
-  readonly #memo = new LRUCache<string, string>({
-    maxSize: MEMO_CHARS,
-    maxEntrySize: MEMO_CHARS / 8,
-    sizeCalculation: (out, text) => text.length + (out === text ? 0 : out.length),
-  });
+  readonly #memo = new TextMemo(MEMO_CHARS);
   #literal: RegExp | undefined;
 
   /** @param options - secrets and extra patterns */
   constructor(options: SecretRedactorOptions = {}) {
-    this.#patterns = [...SECRET_TEXT_PATTERNS, ...(options.patterns ?? []).map(globalPattern)].map((pattern) => ({
-      pattern,
-      gate: patternGate(pattern),
-    }));
+    this.#shapes = SECRET_TEXT_PATTERNS.map((pattern) => ({ pattern, gate: patternGate(pattern)! }));
+    this.#extra = (options.patterns ?? []).map(globalPattern);
     this.add(...(options.secrets ?? []));
   }
 
@@ -192,8 +189,10 @@ export class SecretRedactor {
         out = next;
       }
     }
-    for (const { pattern, gate } of this.#patterns)
-      if (gate === undefined || gate(out)) out = out.replace(pattern, REDACTED_MARKER);
+    // A text without any shape's literals skips the SDK's patterns at once.
+    if (anySecretShape(out))
+      for (const { pattern, gate } of this.#shapes) if (gate(out)) out = out.replace(pattern, REDACTED_MARKER);
+    for (const pattern of this.#extra) out = out.replace(pattern, REDACTED_MARKER);
     return out;
   }
 
@@ -239,7 +238,8 @@ export class SecretRedactor {
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        const next = this.#walk(item, depth + 1);
+        const next =
+          typeof item === 'string' ? this.text(item) : typeof item === 'object' ? this.#walk(item, depth + 1) : item;
         if (next !== item) (copy ??= [...value])[i] = next;
       }
       return copy ?? value;
@@ -250,9 +250,13 @@ export class SecretRedactor {
     // Signed or encrypted reasoning and image bytes go back to the provider exactly as received.
     if (record.type === 'image' || record.type === 'thinking') return value;
     let copy: Record<string, unknown> | undefined;
-    for (const [k, v] of Object.entries(record)) {
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const v = record[k];
+      if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) continue;
       if (OPAQUE_KEYS.has(k)) continue;
-      const next = this.#walk(v, depth + 1);
+      const next = typeof v === 'string' ? this.text(v) : this.#walk(v, depth + 1);
       if (next !== v) {
         copy ??= { ...record };
         Object.defineProperty(copy, k, { value: next, enumerable: true, writable: true, configurable: true });

@@ -2,9 +2,10 @@
 // when a secret is added) and the per-pattern gates (a text a pattern can match always passes its gate).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { patternGate } from '../../src/core/secret-pattern-gates';
+import { anySecretShape, patternGate } from '../../src/core/secret-pattern-gates';
 import { SECRET_TEXT_PATTERNS } from '../../src/core/secret-patterns';
 import { REDACTED_MARKER, SecretRedactor } from '../../src/core/secret-redactor';
+import { TextMemo } from '../../src/core/text-memo';
 
 /** Pieces of the secret shapes, so generated texts often match a pattern (or nearly do). */
 const FRAGMENTS = [
@@ -65,6 +66,7 @@ describe('secret pattern gates', () => {
           if (!matches) return;
           matched[i]!++;
           expect(patternGate(p)!(text)).toBe(true);
+          expect(anySecretShape(text)).toBe(true);
         });
       }),
       { numRuns: 5000 },
@@ -74,6 +76,16 @@ describe('secret pattern gates', () => {
       matched.every((n) => n > 5),
       `matches per pattern: ${matched.join(' ')}`,
     ).toBe(true);
+  });
+
+  it('a text that passes any gate passes the combined pre-check', () => {
+    fc.assert(
+      fc.property(shapedText, (text) => {
+        if (SECRET_TEXT_PATTERNS.some((p) => patternGate(p)!(text))) expect(anySecretShape(text)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(anySecretShape('the film was added to the library')).toBe(false);
   });
 
   it('the gates reject texts without the literals (they do skip work)', () => {
@@ -116,5 +128,31 @@ describe('SecretRedactor memo', () => {
     const out = r.text(huge);
     expect(out.endsWith(` ${REDACTED_MARKER} ${REDACTED_MARKER}`)).toBe(true);
     expect(r.text(huge)).toBe(out);
+  });
+});
+
+describe('TextMemo', () => {
+  it('returns what was stored, keeps entries used again, and stays within its budget', () => {
+    const memo = new TextMemo(1000);
+    memo.set('a'.repeat(100), 'A');
+    expect(memo.get('a'.repeat(100))).toBe('A');
+    for (let i = 0; i < 200; i++) {
+      memo.set(`text number ${i} ${'x'.repeat(20)}`, `result ${i}`);
+      expect(memo.get('a'.repeat(100))).toBe('A'); // used again: survives every generation
+      expect(memo.chars).toBeLessThanOrEqual(1000);
+    }
+    expect(memo.get(`text number 0 ${'x'.repeat(20)}`)).toBeUndefined(); // not used again: dropped
+    expect(memo.get(`text number 199 ${'x'.repeat(20)}`)).toBe('result 199');
+  });
+
+  it('does not keep an entry larger than half its budget, and forgets everything on clear', () => {
+    const memo = new TextMemo(100);
+    memo.set('y'.repeat(60), 'Y');
+    expect(memo.get('y'.repeat(60))).toBeUndefined();
+    memo.set('z'.repeat(20), 'z'.repeat(20));
+    expect(memo.get('z'.repeat(20))).toBe('z'.repeat(20));
+    memo.clear();
+    expect(memo.get('z'.repeat(20))).toBeUndefined();
+    expect(memo.chars).toBe(0);
   });
 });
