@@ -173,8 +173,37 @@ function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | u
   if (!memo) byModel.set(model ?? '', (memo = new WeakMap()));
   let n = memo.get(m);
   if (n === undefined) {
-    n = counter.countRequest([m], [], model) - MESSAGE_OVERHEAD_TOKENS;
+    n = m.role === 'system' ? systemTokens(counter, m.content, model) : countOne(counter, m, model);
     memo.set(m, n);
+  }
+  return n;
+}
+
+/** Tokens of one message inside a request (its content plus the per-message overhead), counted afresh. */
+const countOne = (counter: TokenCounter, m: ModelMessage, model: string | undefined): number =>
+  counter.countRequest([m], [], model) - MESSAGE_OVERHEAD_TOKENS;
+
+/** System prompts kept per counter and model (a host has a few; more are counted afresh after a reset). */
+const SYSTEM_PROMPTS_KEPT = 32;
+
+/** Per counter and model: tokens of system messages by their text. */
+const systemCounted = new WeakMap<TokenCounter, Map<string, Map<string, number>>>();
+
+/**
+ * Token count of a system message by its text: the run loop builds a new system message object (with
+ * the same prompt) for every model call, so the per-object memo misses; its count depends only on the
+ * text.
+ */
+function systemTokens(counter: TokenCounter, content: string, model: string | undefined): number {
+  let byModel = systemCounted.get(counter);
+  if (!byModel) systemCounted.set(counter, (byModel = new Map()));
+  let memo = byModel.get(model ?? '');
+  if (!memo) byModel.set(model ?? '', (memo = new Map()));
+  let n = memo.get(content);
+  if (n === undefined) {
+    n = countOne(counter, { role: 'system', content }, model);
+    if (memo.size >= SYSTEM_PROMPTS_KEPT) memo.clear();
+    memo.set(content, n);
   }
   return n;
 }
