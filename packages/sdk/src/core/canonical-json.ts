@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MediaAgentError } from './errors';
 
 /**
@@ -110,5 +110,6 @@ function escapePointer(key: string): string {
  * @public
  */
 export function canonicalHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+  // One-shot hashing (no Hash object per call): the same digest of the UTF-8 text, at a fraction of the cost.
+  return hash('sha256', canonicalJson(value), 'hex');
 }
