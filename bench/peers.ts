@@ -132,7 +132,17 @@ export async function run(): Promise<void> {
       `\n${rounds} rounds × ${runs} runs per side; ratio = media-agent (SQLite) ms/run ÷ side ms/run per round (above 1 = faster than media-agent on SQLite), median (IQR)`,
     );
     printTable(
-      ['side', 'durable', 'after SIGKILL', 'ratio', 'ms/run', 'CPU ms/run', 'KiB written/run', 'RSS MiB', 'import→first run ms'],
+      [
+        'side',
+        'durable',
+        'after SIGKILL',
+        'ratio',
+        'ms/run',
+        'CPU ms/run',
+        'KiB written/run',
+        'RSS MiB',
+        'import→first run ms',
+      ],
       SIDES.map((s, k) => {
         const f = figures[k]!;
         return [
@@ -153,9 +163,15 @@ export async function run(): Promise<void> {
       const s = spread(roundRatios(figures[peer]!.msPerRun, figures[ours]!.msPerRun));
       return [SIDES[ours]!.name, SIDES[peer]!.name, formatRatio(s), s.median >= 1 ? 'met' : 'not met'];
     };
-    console.log('\ntargets: media-agent throughput relative to the peer (peer ms/run ÷ media-agent ms/run), ≥ 1.00 is met');
+    console.log(
+      '\ntargets: media-agent throughput relative to the peer (peer ms/run ÷ media-agent ms/run), ≥ 1.00 is met',
+    );
     printTable(['media-agent', 'peer', 'ratio', 'target ≥ 1.0'], [target(0, 5), target(1, 4)], new Set([2]));
-    console.log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average at end ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await Promise.all(
       children.map(

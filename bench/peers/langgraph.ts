@@ -5,17 +5,24 @@
  * `_generate` answers a turn whole.
  */
 import { join } from 'node:path';
+// @ts-ignore: installed on first use (bench/peers/node_modules); see the README
 import type { BaseMessage } from '@langchain/core/messages';
+// @ts-ignore: installed on first use (bench/peers/node_modules); see the README
 import type { ChatResult } from '@langchain/core/outputs';
 import { FILM_GOAL, FILM_RESULTS, FILM_TOOL_CALLS, FILM_TURNS, filmTurn, filmUsage, toolName } from '../_add-a-film';
 import { type FilmTally, serve } from './_child';
 import { FILM_TOOL_IDS, FILM_ZOD } from './_film-zod';
 
 serve(async (dir) => {
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { BaseChatModel } = await import('@langchain/core/language_models/chat_models');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { AIMessage } = await import('@langchain/core/messages');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { tool } = await import('@langchain/core/tools');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { createReactAgent } = await import('@langchain/langgraph/prebuilt');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
   let tally: FilmTally = { turns: 0, toolCalls: 0, finalText: undefined };
 
@@ -24,8 +31,8 @@ serve(async (dir) => {
     _llmType(): string {
       return 'bench-film';
     }
-    override bindTools(): this {
-      return this;
+    constructor() {
+      super({});
     }
     async _generate(messages: BaseMessage[]): Promise<ChatResult> {
       let assistants = 0;
@@ -58,7 +65,10 @@ serve(async (dir) => {
       { name: toolName(id), description: `${id} (benchmark: returns a fixed object).`, schema: FILM_ZOD[id] },
     ),
   );
-  const agent = createReactAgent({ llm: new FilmChat({}), tools, checkpointer });
+  // The double takes the tools as they are (createReactAgent binds them to the model).
+  const llm = new FilmChat();
+  Object.assign(llm, { bindTools: () => llm });
+  const agent = createReactAgent({ llm, tools, checkpointer });
   let runs = 0;
   let lastThread = '';
   return {

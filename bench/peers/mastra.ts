@@ -6,40 +6,42 @@
  * streams, so `doStream` emits a turn's parts all at once; `doGenerate` answers whole).
  */
 import { join } from 'node:path';
-import type {
-  LanguageModelV2,
-  LanguageModelV2CallOptions,
-  LanguageModelV2Content,
-  LanguageModelV2StreamPart,
-} from '@ai-sdk/provider-v5';
-import {
-  FILM_GOAL,
-  FILM_RESULTS,
-  FILM_TOOL_CALLS,
-  type FilmTurn,
-  filmTurn,
-  filmUsage,
-  toolName,
-} from '../_add-a-film';
+// @ts-ignore: installed on first use (bench/peers/node_modules); see the README
+import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider-v5';
+import { FILM_GOAL, FILM_RESULTS, FILM_TOOL_CALLS, type FilmTurn, filmTurn, filmUsage, toolName } from '../_add-a-film';
 import { type FilmTally, serve } from './_child';
 import { FILM_TOOL_IDS, FILM_ZOD } from './_film-zod';
 
+/** What the double reads of a call (a part of `LanguageModelV2CallOptions`). */
+interface CallOptions {
+  prompt: ReadonlyArray<{ role: string }>;
+  tools?: unknown;
+}
+/** What the double answers (parts of `LanguageModelV2Content`). */
+type Content =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string };
+
 serve(async (dir) => {
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { Agent } = await import('@mastra/core/agent');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { createTool } = await import('@mastra/core/tools');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { LibSQLStore } = await import('@mastra/libsql');
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { Memory } = await import('@mastra/memory');
   let tally: FilmTally = { turns: 0, toolCalls: 0, finalText: undefined };
 
   /** Turn n = assistant messages in the prompt; the parts of its answer and its usage. */
-  const answer = (options: LanguageModelV2CallOptions) => {
+  const answer = (options: CallOptions) => {
     let assistants = 0;
     for (const m of options.prompt) if (m.role === 'assistant') assistants++;
     const turn: FilmTurn = filmTurn(assistants);
     tally.turns++;
     const chars = JSON.stringify(options.prompt).length + JSON.stringify(options.tools ?? []).length;
     const u = filmUsage(chars, turn);
-    const content: LanguageModelV2Content[] = [{ type: 'text', text: turn.text }];
+    const content: Content[] = [{ type: 'text', text: turn.text }];
     if (turn.call)
       content.push({
         type: 'tool-call',
@@ -59,8 +61,8 @@ serve(async (dir) => {
     provider: 'bench',
     modelId: 'film',
     supportedUrls: {},
-    doGenerate: async (options) => answer(options),
-    doStream: async (options) => {
+    doGenerate: async (options: CallOptions) => answer(options),
+    doStream: async (options: CallOptions) => {
       const { content, finishReason, usage } = answer(options);
       const parts: LanguageModelV2StreamPart[] = [{ type: 'stream-start', warnings: [] }];
       for (const c of content)
@@ -70,7 +72,7 @@ serve(async (dir) => {
             { type: 'text-delta', id: 't', delta: c.text },
             { type: 'text-end', id: 't' },
           );
-        else parts.push(c);
+        else if (c.type === 'tool-call') parts.push(c);
       parts.push({ type: 'finish', finishReason, usage });
       const stream = new ReadableStream<LanguageModelV2StreamPart>({
         start(controller) {
@@ -84,7 +86,12 @@ serve(async (dir) => {
 
   const memory = new Memory({
     storage: new LibSQLStore({ url: `file:${join(dir, 'mastra.db')}` }),
-    options: { lastMessages: 20, semanticRecall: false, workingMemory: { enabled: false }, threads: { generateTitle: false } },
+    options: {
+      lastMessages: 20,
+      semanticRecall: false,
+      workingMemory: { enabled: false },
+      threads: { generateTitle: false },
+    },
   });
   const tools = Object.fromEntries(
     FILM_TOOL_IDS.map((id) => [

@@ -10,7 +10,7 @@ import { type FilmTally, serve } from './_child';
 import { FILM_TOOL_IDS, FILM_ZOD } from './_film-zod';
 
 // The SDK takes zod parameters in strict mode only, where an optional field is a required nullable one.
-const STRICT: Partial<Record<FilmTool, z.ZodType>> = {
+const STRICT: Partial<Record<FilmTool, z.ZodObject>> = {
   'catalog.lookup': z.object({ query: z.string(), limit: z.number().int().nullable() }),
   'release.search': z.object({ mediaSource: z.string(), mediaId: z.string(), limit: z.number().int().nullable() }),
 };
@@ -68,7 +68,7 @@ serve(async () => {
       tool({
         name: toolName(id),
         description: `${id} (benchmark: returns a fixed object).`,
-        parameters: (STRICT[id] ?? FILM_ZOD[id]) as z.ZodObject,
+        parameters: STRICT[id] ?? FILM_ZOD[id],
         execute: async () => {
           tally.toolCalls++;
           return FILM_RESULTS[id];

@@ -3,6 +3,7 @@
  * condition (`stepCountIs`), on a minimal hand-written `LanguageModelV3` double (`doGenerate` answers a
  * turn whole). State lives in memory only: not durable.
  */
+// @ts-ignore: installed on first use (bench/peers/node_modules); see the README
 import type { generateText } from 'ai';
 import { FILM_GOAL, FILM_RESULTS, filmTurn, filmUsage, toolName } from '../_add-a-film';
 import { type FilmTally, serve } from './_child';
@@ -56,6 +57,7 @@ function filmModel(state: { tally: FilmTally }): LanguageModelV3 {
 }
 
 serve(async () => {
+  // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
   const { generateText: generate, stepCountIs, tool } = await import('ai');
   const state: { tally: FilmTally } = { tally: { turns: 0, toolCalls: 0, finalText: undefined } };
   const model = filmModel(state);
