@@ -18,7 +18,8 @@ interface PeerSide {
   name: string;
   /** Its child runner, `peers/<file>.ts`. */
   file: string;
-  durable: boolean;
+  /** What it keeps on disk, and when. */
+  durable: string;
   /** What a SIGKILL in the middle of a run leaves. */
   afterKill: string;
 }
@@ -27,24 +28,24 @@ const SIDES: readonly PeerSide[] = [
   {
     name: 'media-agent (SQLite)',
     file: 'media-agent-sqlite',
-    durable: true,
+    durable: 'yes, every step',
     afterKill: 'resumes; an effect whose claim is committed never runs twice',
   },
-  { name: 'media-agent (memory)', file: 'media-agent-memory', durable: false, afterKill: 'run lost' },
+  { name: 'media-agent (memory)', file: 'media-agent-memory', durable: 'no', afterKill: 'run lost' },
   {
     name: 'LangGraph + SqliteSaver',
     file: 'langgraph',
-    durable: true,
+    durable: 'yes, every step',
     afterKill: 'resumes from the last checkpoint; a tool call in flight runs again',
   },
   {
     name: 'Mastra + LibSQL memory',
     file: 'mastra',
-    durable: true,
-    afterKill: 'saved messages kept; the run does not resume',
+    durable: 'at run end',
+    afterKill: 'run lost (its messages are saved when it ends)',
   },
-  { name: 'Vercel AI SDK', file: 'vercel-ai', durable: false, afterKill: 'run lost' },
-  { name: 'OpenAI Agents SDK', file: 'openai-agents', durable: false, afterKill: 'run lost' },
+  { name: 'Vercel AI SDK', file: 'vercel-ai', durable: 'no', afterKill: 'run lost' },
+  { name: 'OpenAI Agents SDK', file: 'openai-agents', durable: 'no', afterKill: 'run lost' },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -147,7 +148,7 @@ export async function run(): Promise<void> {
         const f = figures[k]!;
         return [
           s.name,
-          s.durable ? 'yes' : 'no',
+          s.durable,
           s.afterKill,
           formatRatio(ratios[k]!),
           formatSpread(spread(f.msPerRun), 2),

@@ -1,14 +1,24 @@
 /**
  * Peers benchmark child: Mastra (`@mastra/core` 0.24) — an `Agent` with the five tools and `Memory`
  * (`@mastra/memory`) on a `LibSQLStore` file (`@mastra/libsql`): each run is a new thread whose messages
- * (the goal, the model turns, the tool calls and results) are saved in the database: durable as a
- * conversation record. The model double is a minimal hand-written `LanguageModelV2` (Mastra's agent loop
+ * (the goal, the model turns, the tool calls and results) are saved in the database when the run ends
+ * (with this setup `savePerStep: true` saved nothing before the end either): a finished run is durable, a
+ * run killed half-way is lost. The model double is a minimal hand-written `LanguageModelV2` (Mastra's agent loop
  * streams, so `doStream` emits a turn's parts all at once; `doGenerate` answers whole).
  */
 import { join } from 'node:path';
 // @ts-ignore: installed on first use (bench/peers/node_modules); see the README
 import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider-v5';
-import { FILM_GOAL, FILM_RESULTS, FILM_TOOL_CALLS, type FilmTurn, filmTurn, filmUsage, toolName } from '../_add-a-film';
+import {
+  FILM_GOAL,
+  FILM_RESULTS,
+  FILM_TOOL_CALLS,
+  FILM_TURNS,
+  type FilmTurn,
+  filmTurn,
+  filmUsage,
+  toolName,
+} from '../_add-a-film';
 import { type FilmTally, serve } from './_child';
 import { FILM_TOOL_IDS, FILM_ZOD } from './_film-zod';
 
@@ -123,12 +133,12 @@ serve(async (dir) => {
       own.finalText = result.steps[result.steps.length - 1]?.text;
       return own;
     },
-    // The run is in the database: its thread holds the goal and the tool calls.
+    // The run is in the database: its thread holds the goal, 6 texts, 5 tool calls and their 5 results.
     check: async () => {
       const { messages } = await memory.query({ threadId: lastThread, resourceId: 'user:admin' });
-      const calls = JSON.stringify(messages).match(/"tool-call"/g)?.length ?? 0;
-      if (messages.length < 2 || calls < FILM_TOOL_CALLS)
-        throw new Error(`thread ${lastThread} holds ${messages.length} messages, ${calls} tool calls`);
+      const results = messages.filter((m: { type?: string }) => m.type === 'tool-result').length;
+      if (messages.length !== 1 + FILM_TURNS + 2 * FILM_TOOL_CALLS || results !== FILM_TOOL_CALLS)
+        throw new Error(`thread ${lastThread} holds ${messages.length} messages, ${results} tool results`);
     },
     close: async () => {},
   };
