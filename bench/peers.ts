@@ -74,6 +74,7 @@ async function start(side: PeerSide): Promise<Child> {
     pending = undefined;
     p?.resolve(m);
   });
+  proc.on('error', fail);
   proc.on('exit', (code, signal) => fail(new Error(`${side.name} exited (${code ?? signal})`)));
   const next = () => new Promise<ChildMessage>((resolve, reject) => (pending = { resolve, reject }));
   const ready = await next();
