@@ -14,15 +14,19 @@ function runnable(run: RunRecord, now: number): boolean {
 
 /** The runs repository, with run leases. Synchronous; writes register their undo on `t`. @internal */
 export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSession['runs']> {
+  /** The stored record itself (never handed out, never changed in place). */
+  const stored = (id: string) => t.table<RunRecord>('runs').get(id);
   return {
     insert: (run) => t.insertNew('runs', run.id, run),
     get: (id) => t.read<RunRecord>('runs', id),
     patch: (id, patch, expectLeaseOwner) => {
-      const current = t.read<RunRecord>('runs', id);
+      // Stored records are never changed in place, so the next one may share the unchanged fields of
+      // the current one: only the patch is copied in (not the whole record, read and written).
+      const current = stored(id);
       if (!current) return undefined;
       if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
-      const next: RunRecord = Object.assign(current, definedFields<RunRecord>(patch), { id });
-      t.write('runs', id, next);
+      const next: RunRecord = Object.assign({ ...current }, copy(definedFields<RunRecord>(patch)), { id });
+      t.write('runs', id, next, true);
       return copy(next);
     },
     list: (filter = {}) =>
@@ -48,20 +52,20 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
           pick = run;
       }
       if (!pick) return undefined;
-      const next: RunRecord = { ...copy(pick), leaseOwner: owner, leaseExpiresAt: now + leaseMs };
-      t.write('runs', next.id, next);
+      const next: RunRecord = { ...pick, leaseOwner: owner, leaseExpiresAt: now + leaseMs };
+      t.write('runs', next.id, next, true);
       return copy(next);
     },
     renewLease: (id, owner, now, leaseMs) => {
-      const current = t.read<RunRecord>('runs', id);
+      const current = stored(id);
       if (!current || current.leaseOwner !== owner) return false;
-      t.write('runs', id, { ...current, leaseExpiresAt: now + leaseMs });
+      t.write('runs', id, { ...current, leaseExpiresAt: now + leaseMs }, true);
       return true;
     },
     releaseLease: (id, owner) => {
-      const current = t.read<RunRecord>('runs', id);
+      const current = stored(id);
       if (!current || current.leaseOwner !== owner) return false;
-      t.write('runs', id, { ...current, leaseOwner: null, leaseExpiresAt: null });
+      t.write('runs', id, { ...current, leaseOwner: null, leaseExpiresAt: null }, true);
       return true;
     },
     totalsBetween: (from, to) => {
