@@ -11,6 +11,7 @@ export {
   createSqliteStorage,
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   DEFAULT_SQLITE_CACHE_SIZE_KIB,
+  DEFAULT_SQLITE_PAGE_SIZE_BYTES,
   type SqliteStorageOptions,
 } from './storage/sqlite/sqlite-storage';
 export type { StorageAdapter, StorageSession, StorageTopic } from './ports/storage-adapter';

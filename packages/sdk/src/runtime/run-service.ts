@@ -204,12 +204,17 @@ export class RunService {
       startedAt: null,
       endedAt: null,
     };
-    await this.deps.storage.runs.insert(run);
-    await this.deps.bus.emit(run.id, 'run_status', {
-      status: 'queued',
-      step: 'drive',
-      ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}),
+    // The run and its `queued` event, in one transaction.
+    const queued = await this.deps.storage.transaction(async (s) => {
+      await s.runs.insert(run);
+      return this.deps.bus.emit(
+        run.id,
+        'run_status',
+        { status: 'queued', step: 'drive', ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}) },
+        s,
+      );
     });
+    this.deps.bus.publish(queued);
     if (!parent) this.deps.wake();
     return run;
   }

@@ -107,11 +107,12 @@ describe('SqliteStorage', () => {
     }
   });
 
-  it("checkpoints the WAL every 4000 pages, not at SQLite's default of 1000 (fewer checkpoints, fewer fsyncs)", async () => {
+  it("checkpoints the WAL at 16 MiB (4000 pages of 4 KiB), not at SQLite's default of 1000 pages (fewer checkpoints, fewer fsyncs)", async () => {
     const path = join(tempDir(), 'store.sqlite');
-    const s = storage(path);
-    await s.migrate();
     const pageSize = 4096;
+    const s = createSqliteStorage({ path, pageSizeBytes: pageSize });
+    open.push(s);
+    await s.migrate();
     // Each write changes one page (the row's overflow pages stay as they are); 1500 of them pass 1000 pages, not 4000.
     for (let i = 0; i < 1500; i++) await s.settings.set(`k${i % 10}`, `${i}`.padEnd(6000, 'x'));
     const walPages = readFileSync(`${path}-wal`).length / pageSize;
@@ -120,6 +121,38 @@ describe('SqliteStorage', () => {
     // Past 4000 pages the WAL is checkpointed and written from its start again: it stops growing.
     for (let i = 0; i < 3000; i++) await s.settings.set(`k${i % 10}`, `${i}`.padEnd(6000, 'x'));
     expect(readFileSync(`${path}-wal`).length / pageSize).toBeLessThan(4200);
+  });
+
+  it('creates a new file with 1 KiB pages (fewer bytes written per commit); a file that exists keeps its page size', async () => {
+    const pageSizeOf = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return Number(db.pragma('page_size', { simple: true }));
+      } finally {
+        db.close();
+      }
+    };
+    const fresh = join(tempDir(), 'fresh.sqlite');
+    const a = storage(fresh);
+    await a.migrate();
+    await a.settings.set('k', 'v');
+    expect(a.pageSizeBytes).toBe(1024);
+    expect(pageSizeOf(fresh)).toBe(1024);
+    // Created at 4096, opened later with the default: it stays 4096 and works as before.
+    const old = join(tempDir(), 'old.sqlite');
+    const b = createSqliteStorage({ path: old, pageSizeBytes: 4096 });
+    open.push(b);
+    await b.migrate();
+    await b.settings.set('k', 'v');
+    await b.close();
+    const c = storage(old);
+    await c.migrate();
+    expect(await c.settings.get('k')).toBe('v');
+    await c.settings.set('k', 'w');
+    expect(pageSizeOf(old)).toBe(4096);
+    expect(() => createSqliteStorage({ path: old, pageSizeBytes: 1000 })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option: 'pageSizeBytes' } }),
+    );
   });
 
   it("returns a run's runtime state decoded when it is first read, as an ordinary enumerable field", async () => {

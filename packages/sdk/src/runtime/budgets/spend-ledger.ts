@@ -13,7 +13,7 @@ import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter
 import { periodStart } from './budget-periods';
 import { capsFor } from './caps-for';
 import { checkSpend, type SpendBreach } from './cap-check';
-import type { SpendingBudgets } from './spending-settings';
+import type { SpendCaps, SpendingBudgets } from './spending-settings';
 
 /** What the ledger needs. */
 export interface SpendLedgerDeps {
@@ -25,6 +25,16 @@ export interface SpendLedgerDeps {
   settings: () => Promise<SpendingBudgets>;
   /** The role of a subject (API keys and system actors are `user`). */
   roleOf: (subject: string) => Promise<ActorRole>;
+}
+
+/** What {@link SpendLedger.reserve} takes: the key, the subject (the run's owner), the run, the amounts; `settled`
+ * stores it settled at once (a run's start, or a call whose cost no cap limits: nothing is in flight). */
+export interface ReserveInput {
+  key: string;
+  subject: string;
+  runId: string;
+  amounts: BudgetAmounts;
+  settled?: boolean;
 }
 
 /** What {@link SpendLedger.reserve} answers. */
@@ -82,28 +92,43 @@ export class SpendLedger {
    * @returns the reservation (`replayed` when the key was reserved or settled before: nothing was charged now),
    *   or the first cap it would pass (nothing was written)
    */
-  async reserve(input: {
-    key: string;
-    subject: string;
-    runId: string;
-    amounts: BudgetAmounts;
-    settled?: boolean;
-  }): Promise<ReserveOutcome> {
-    const { storage, clock } = this.deps;
-    const caps = capsFor(await this.deps.settings(), input.subject, await this.deps.roleOf(input.subject));
-    return storage.transaction(async (s) => {
+  async reserve(input: ReserveInput): Promise<ReserveOutcome> {
+    const caps = await this.capsOf(input.subject);
+    return this.deps.storage.transaction((s) => this.reserveIn(s, input, caps));
+  }
+
+  /**
+   * The caps that apply to `subject`'s spending: its own (by person, else by role) and the household's.
+   * @param subject - an actor
+   */
+  async capsOf(subject: string): Promise<{ person: SpendCaps; household: SpendCaps }> {
+    return capsFor(await this.deps.settings(), subject, await this.deps.roleOf(subject));
+  }
+
+  /**
+   * {@link SpendLedger.reserve} inside a transaction the caller opened (its commit makes the reservation count).
+   * @param s - the caller's transaction
+   * @param input - as for {@link SpendLedger.reserve}
+   * @param caps - the caps that apply ({@link SpendLedger.capsOf}), or null to record a cost already spent that no
+   *   cap limits (nothing is checked, the counters are not read)
+   */
+  async reserveIn(
+    s: StorageSession,
+    input: ReserveInput,
+    caps: { person: SpendCaps; household: SpendCaps } | null,
+  ): Promise<ReserveOutcome> {
+    const { clock } = this.deps;
+    {
       const now = clock.now();
       const day = periodStart('day', now);
       const month = periodStart('month', now);
-      const [hd, hm, pd, pm] = await lockAll(s, input.subject, day, month);
+      const counters = caps ? await lockAll(s, input.subject, day, month) : undefined;
       const existing = await s.budgetUsage.reservation(input.key);
       if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
-      const breach = checkSpend(
-        { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } },
-        caps,
-        input.amounts,
-        now,
-      );
+      const [hd, hm, pd, pm] = counters ?? [];
+      const breach =
+        caps &&
+        checkSpend({ person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } }, caps, input.amounts, now);
       if (breach) return { ok: false, breach };
       const reservation: BudgetReservation = {
         key: input.key,
@@ -131,7 +156,7 @@ export class SpendLedger {
       for (const [subject, period, start] of touched(input.subject, day, month))
         await s.budgetUsage.add(subject, period, start, input.amounts);
       return { ok: true, reservation, replayed: false };
-    });
+    }
   }
 
   /**
@@ -170,9 +195,34 @@ export class SpendLedger {
     return { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } };
   }
 
-  async #close(key: string, state: 'settled' | 'released', spent: BudgetAmounts): Promise<boolean> {
-    const { storage, clock } = this.deps;
-    return storage.transaction(async (s) => {
+  /**
+   * {@link SpendLedger.settle} inside a transaction the caller opened.
+   * @returns whether it settled (when the caller's transaction commits)
+   */
+  settleIn(s: StorageSession, key: string, spent: BudgetAmounts): Promise<boolean> {
+    return this.#closeIn(s, key, 'settled', spent);
+  }
+
+  /**
+   * {@link SpendLedger.release} inside a transaction the caller opened.
+   * @returns whether it was released (when the caller's transaction commits)
+   */
+  releaseIn(s: StorageSession, key: string): Promise<boolean> {
+    return this.#closeIn(s, key, 'released', ZERO);
+  }
+
+  #close(key: string, state: 'settled' | 'released', spent: BudgetAmounts): Promise<boolean> {
+    return this.deps.storage.transaction((s) => this.#closeIn(s, key, state, spent));
+  }
+
+  async #closeIn(
+    s: StorageSession,
+    key: string,
+    state: 'settled' | 'released',
+    spent: BudgetAmounts,
+  ): Promise<boolean> {
+    const { clock } = this.deps;
+    {
       const r = await s.budgetUsage.reservation(key);
       if (r?.state !== 'reserved') return false;
       if (
@@ -187,7 +237,7 @@ export class SpendLedger {
       for (const [subject, period, start] of touched(r.subject, r.day, r.month))
         await s.budgetUsage.add(subject, period, start, delta);
       return true;
-    });
+    }
   }
 }
 

@@ -57,6 +57,7 @@ async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenSte
       if (!run) throw LEASE_LOST;
       for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
       if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
+      for (const work of writes.riding) await work(s);
       const events: RunEvent[] = [];
       for (const d of writes.decisions)
         if (await s.decisions.insert(d))

@@ -40,8 +40,8 @@ export interface ModelTurnConfig {
 /** What the turn streams as it goes. */
 export interface ModelTurnSink {
   /**
-   * Model text: pieces of at least 64 characters while streaming (`final` false), then the rest at
-   * the end (`final` true, possibly empty: not called then).
+   * Model text: pieces of at least 64 characters while streaming (`final` false; a piece is handed on when the
+   * next text delta arrives), then the rest at the end (`final` true, possibly empty: not called then).
    */
   text(text: string, final: boolean): void | Promise<void>;
   /** A provider warning (a shape it did not understand, fields it dropped …). */
@@ -124,13 +124,14 @@ export async function runModelTurn(
   for await (const event of config.provider.stream(outbound, request.signal)) {
     switch (event.type) {
       case 'text_delta':
-        text += event.text;
-        pending += event.text;
+        // A piece is shown once more text follows it: a reply that arrives whole goes with its step.
         if (pending.length >= TEXT_FLUSH_CHARS) {
           const piece = pending;
           pending = '';
           await sink.text(piece, false);
         }
+        text += event.text;
+        pending += event.text;
         break;
       case 'thinking_delta': {
         flushText();

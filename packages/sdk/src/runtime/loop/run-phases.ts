@@ -11,6 +11,7 @@ import { runEffects } from './effect-record';
 import { RunMiddlewareError } from '../middleware/run-middleware';
 import { approvalsDecidedSince, openApprovals } from './approvals';
 import { commitDeferredStep, commitStep } from './commit';
+import { deferCommit, type DeferredCommit } from './deferred-commit';
 import { drive } from './drive';
 import type { RunLease } from './driver-types';
 import { budgetExceeded, budgetReached, finish } from './finish';
@@ -159,16 +160,24 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   }
 
   if (session.run.step === 'goal_settled') {
-    const settled = isRecoverRun(session) ? await recoverSettled(loop, session) : await goalSettled(loop, session);
+    const settled = isRecoverRun(session)
+      ? (await settleWaiting(deferCommit(loop, session))) && (await recoverSettled(loop, session))
+      : await goalSettled(loop, session, deferCommit(loop, session));
     if (!settled) return;
   }
 
   if (session.run.step === 'finalize') {
     const current = session.run;
+    // The final reply's step waits for the run's end while the facts are read, or commits once that takes a while.
+    const waiting = deferCommit(loop, session);
     const facts =
       current.mode === 'execute'
-        ? await goalFacts.forRun(current.id, session.lease.signal)
-        : await goalFacts.forRun(current.id, session.lease.signal).catch(() => EMPTY_FACTS);
+        ? await goalFacts.forRun(current.id, session.lease.signal).finally(() => waiting?.settle())
+        : await goalFacts
+            .forRun(current.id, session.lease.signal)
+            .catch(() => EMPTY_FACTS)
+            .finally(() => waiting?.settle());
+    if (!(await settleWaiting(waiting))) return;
     const built = buildGoalReport({
       runId: current.id,
       mode: current.mode,
@@ -186,6 +195,11 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   }
 }
 
+/** Waits for the deferred commit `waiting` started, if any: false when it found the lease lost. */
+async function settleWaiting(waiting: DeferredCommit | undefined): Promise<boolean> {
+  return waiting ? waiting.settle() : true;
+}
+
 /** The run's effects, each brought up to date with its ledger entry (a verifier or a finished job may have settled it). */
 async function currentEffects(loop: Loop, session: RunSession) {
   const effects = runEffects(session);
@@ -199,10 +213,16 @@ async function currentEffects(loop: Loop, session: RunSession) {
  * deadline; otherwise it goes on to finalize.
  * @returns true when the run goes on to finalize now
  */
-async function goalSettled(loop: Loop, session: RunSession): Promise<boolean> {
+async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCommit | undefined): Promise<boolean> {
   const { clock, settings, goalFacts } = loop.deps;
   const current = session.run;
-  const facts = await goalFacts.forRun(current.id, session.lease.signal);
+  let facts: Awaited<ReturnType<typeof goalFacts.forRun>>;
+  try {
+    facts = await goalFacts.forRun(current.id, session.lease.signal);
+  } finally {
+    await waiting?.settle().catch(() => undefined);
+  }
+  if (!(await settleWaiting(waiting))) return false;
   const decided = await approvalsDecidedSince(loop.deps, current.id);
   if (decided.length > 0) {
     // A person decided on an approval this run asked for: tell the model and drive again.

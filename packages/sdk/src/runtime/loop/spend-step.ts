@@ -9,6 +9,7 @@ import { estimateRequestTokens } from '../context/compaction';
 import { BUDGET_REACHED_KIND, BUDGETS_ACTOR } from '../budgets/budget-reached';
 import type { SpendBreach } from '../budgets/cap-check';
 import { modelCallKey, runStartKey } from '../budgets/reservation-key';
+import { reservationNeeded } from '../budgets/reservation-needed';
 import { DEFAULT_RESERVED_OUTPUT_TOKENS, spentOf, worstCaseOf } from '../budgets/worst-case';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -69,7 +70,9 @@ export async function chargeRunStart(loop: Loop, session: RunSession): Promise<S
 /**
  * One model call with its reservation: the worst case (estimated input tokens + max output tokens, priced when
  * the model's price is known) is reserved for the run's owner before `call` runs, under the key of this turn and
- * attempt; then settled to the reported usage, or released when the call failed without usage (or threw).
+ * attempt — when a cap limits it ({@link reservationNeeded}) — then settled to the reported usage, or released
+ * when the call failed without usage, in the transaction of the step that used the call (released at once when
+ * it threw). A call no cap limits is not reserved: its cost is recorded, settled, with that step.
  * @throws {@link SpendCapReached} when a cap has no room (the call is not made)
  */
 export async function reservedCall<
@@ -100,22 +103,36 @@ export async function reservedCall<
     settings.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS,
     priceFor(settings.model),
   );
-  const outcome = await spending.reserve({ key, subject: await spender(loop, session), runId: session.id, amounts });
-  if (!outcome.ok) throw new SpendCapReached(outcome.breach);
+  const subject = await spender(loop, session);
+  const caps = await spending.capsOf(subject);
+  // Reserved (its own commit) only when a cap limits what it may cost; else its cost rides on the step's commit.
+  const reserved = reservationNeeded(caps, amounts);
+  if (reserved) {
+    const outcome = await spending.reserve({ key, subject, runId: session.id, amounts });
+    if (!outcome.ok) throw new SpendCapReached(outcome.breach);
+  }
   if (state.resumed) await resolveBudgetDecisions(loop, session);
   let result: T;
   try {
     result = await call();
   } catch (error) {
-    await spending
-      .release(key)
-      .catch((e: Error) => logger.warn('a budget reservation could not be released', { key, message: e.message }));
+    if (reserved)
+      await spending
+        .release(key)
+        .catch((e: Error) => logger.warn('a budget reservation could not be released', { key, message: e.message }));
     throw error;
   }
   const spent = spentOf({ ...result.usage, costUsd: result.costUsd });
   const nothing = spent.tokens === 0 && spent.costUsd === 0;
-  if ((result.error !== undefined || result.aborted) && nothing) await spending.release(key);
-  else await spending.settle(key, spent);
+  const failed = (result.error !== undefined || result.aborted) && nothing;
+  // Settled (or recorded) with the step that used the call; a crash before that commit leaves a reservation's
+  // worst case counted, and the resent call (the same key) settles it.
+  if (reserved)
+    session.writes.riding.push((s) => (failed ? spending.releaseIn(s, key) : spending.settleIn(s, key, spent)));
+  else if (!failed)
+    session.writes.riding.push((s) =>
+      spending.reserveIn(s, { key, subject, runId: session.id, amounts: spent, settled: true }, null),
+    );
   return result;
 }
 

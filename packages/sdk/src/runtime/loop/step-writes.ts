@@ -2,7 +2,15 @@
 import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
 import type { DecisionRecord } from '../../core/run-records';
-import type { RunPatch } from '../../ports/storage-adapter';
+import type { RunPatch, StorageSession } from '../../ports/storage-adapter';
+
+/**
+ * Storage work that rides on a step's commit: it runs inside the step's transaction, after the run patch and
+ * before the events (e.g. settling a model call's spending reservation), so it costs no commit of its own.
+ * It is lost with the step when the step is not committed (the lease was lost, the process died): only
+ * work whose loss is safe may ride (a reservation left `reserved` keeps its worst case counted).
+ */
+export type RidingWork = (s: StorageSession) => Promise<unknown>;
 
 /** A run event waiting for its step's commit. */
 export interface PendingEvent<T extends RunEventType = RunEventType> {
@@ -28,6 +36,8 @@ export class StepWrites {
   readonly applied: string[] = [];
   /** Decisions to insert (deduplicated by their key). */
   readonly decisions: DecisionRecord[] = [];
+  /** Storage work run inside the step's transaction ({@link RidingWork}), in order. */
+  readonly riding: RidingWork[] = [];
   /** Set by the run's end: a message queued meanwhile makes the ended run wake once more. */
   wakeIfQueued = false;
 
@@ -39,6 +49,7 @@ export class StepWrites {
       this.events.length === 0 &&
       this.applied.length === 0 &&
       this.decisions.length === 0 &&
+      this.riding.length === 0 &&
       !this.wakeIfQueued
     );
   }
@@ -50,6 +61,7 @@ export class StepWrites {
     this.events.length = 0;
     this.applied.length = 0;
     this.decisions.length = 0;
+    this.riding.length = 0;
     this.wakeIfQueued = false;
   }
 }
@@ -70,6 +82,7 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.events.push(...first.writes.events, ...then.writes.events);
   writes.applied.push(...first.writes.applied, ...then.writes.applied);
   writes.decisions.push(...first.writes.decisions, ...then.writes.decisions);
+  writes.riding.push(...first.writes.riding, ...then.writes.riding);
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
   return { patch: { ...first.patch, ...then.patch }, writes };
 }

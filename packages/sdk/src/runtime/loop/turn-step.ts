@@ -148,7 +148,10 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
       return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
     }
     session.patch({ finalText: text || null, step: session.run.mode === 'execute' ? 'goal_settled' : 'finalize' });
-    return (await commitStep(deps, session)) ? { kind: 'ended' } : STOPPED;
+    // The final reply commits with the run's end, or on its own once reading the goal's facts takes
+    // `DEFERRED_COMMIT_MS` (see run-phases.ts): a crash before then asks for the reply again; nothing ran since.
+    session.defer();
+    return { kind: 'ended' };
   }
   // Too many cut replies in a row end the run (their calls are answered blocked).
   if (truncated && truncatedTurnsExhausted(session.truncatedTurns)) {
