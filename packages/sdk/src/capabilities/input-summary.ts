@@ -1,3 +1,4 @@
+import { anySecretShape, patternGate } from '../core/secret-pattern-gates';
 import { REDACTED_MARKER } from '../core/secret-redactor';
 import { SECRET_TEXT_PATTERNS } from '../core/secret-patterns';
 
@@ -48,7 +49,11 @@ function matches(path: string[], patterns: string[][]): boolean {
  * @public
  */
 export function redactText(text: string): string {
-  return SECRET_TEXT_PATTERNS.reduce((t, re) => t.replace(re, REDACTED), text);
+  // Each pattern's gate skips it when the text lacks its literals (a text with none skips them all).
+  if (!anySecretShape(text)) return text;
+  let out = text;
+  for (const re of SECRET_TEXT_PATTERNS) if (patternGate(re)!(out)) out = out.replace(re, REDACTED);
+  return out;
 }
 
 const sensitiveName = (name: unknown) =>

@@ -6,6 +6,7 @@ import { anySecretShape, patternGate } from '../../src/core/secret-pattern-gates
 import { SECRET_TEXT_PATTERNS } from '../../src/core/secret-patterns';
 import { REDACTED_MARKER, SecretRedactor } from '../../src/core/secret-redactor';
 import { TextMemo } from '../../src/core/text-memo';
+import { redactText } from '../../src/capabilities/input-summary';
 
 /** Pieces of the secret shapes, so generated texts often match a pattern (or nearly do). */
 const FRAGMENTS = [
@@ -154,5 +155,17 @@ describe('TextMemo', () => {
     memo.clear();
     expect(memo.get('z'.repeat(20))).toBeUndefined();
     expect(memo.chars).toBe(0);
+  });
+});
+
+describe('redactText with gates', () => {
+  it('gives what running every SDK pattern gives', () => {
+    fc.assert(
+      fc.property(shapedText, (text) => {
+        const all = SECRET_TEXT_PATTERNS.reduce((t, re) => t.replace(re, REDACTED_MARKER), text);
+        expect(redactText(text)).toBe(all);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
