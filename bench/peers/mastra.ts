@@ -136,7 +136,7 @@ serve(async (dir) => {
     // The run is in the database: its thread holds the goal, 6 texts, 5 tool calls and their 5 results.
     check: async () => {
       const { messages } = await memory.query({ threadId: lastThread, resourceId: 'user:admin' });
-      const results = messages.filter((m: { type?: string }) => m.type === 'tool-result').length;
+      const results = messages.filter((m: { role: string }) => m.role === 'tool').length;
       if (messages.length !== 1 + FILM_TURNS + 2 * FILM_TOOL_CALLS || results !== FILM_TOOL_CALLS)
         throw new Error(`thread ${lastThread} holds ${messages.length} messages, ${results} tool results`);
     },
