@@ -3,18 +3,17 @@ import { scopeKey } from '../../core/scope-key';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
-/** Keeps `byGrant` (grant id → ledger keys) in step with a ledger write. */
-function indexGrant(
-  byGrant: Map<string, Set<string>>,
-  key: string,
-  before: LedgerEntry | undefined,
-  after: LedgerEntry | undefined,
-): void {
-  if (before?.grantId === after?.grantId) return;
-  if (before?.grantId) byGrant.get(before.grantId)?.delete(key);
-  if (after?.grantId) {
-    let keys = byGrant.get(after.grantId);
-    if (!keys) byGrant.set(after.grantId, (keys = new Set()));
+/** Keeps an index (grant id or run id → ledger keys) in step with a ledger write of `key`. */
+function indexBy(index: Map<string, Set<string>>, key: string, before: string | null, after: string | null): void {
+  if (before === after) return;
+  if (before !== null) {
+    const keys = index.get(before);
+    keys?.delete(key);
+    if (keys?.size === 0) index.delete(before);
+  }
+  if (after !== null) {
+    let keys = index.get(after);
+    if (!keys) index.set(after, (keys = new Set()));
     keys.add(key);
   }
 }
@@ -26,9 +25,14 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
   const callIndex = new Map<string, string>();
   /** Grant id → ledger keys, so budget counts scan only that grant's entries. */
   const byGrant = new Map<string, Set<string>>();
-  t.index('ledger', (key, before, after) =>
-    indexGrant(byGrant, key, before as LedgerEntry | undefined, after as LedgerEntry | undefined),
-  );
+  /** Run id → ledger keys, so a run's entries are found without scanning the whole ledger. */
+  const byRun = new Map<string, Set<string>>();
+  t.index('ledger', (key, before, after) => {
+    const b = before as LedgerEntry | undefined;
+    const a = after as LedgerEntry | undefined;
+    indexBy(byGrant, key, b?.grantId || null, a?.grantId || null);
+    indexBy(byRun, key, b?.runId ?? null, a?.runId ?? null);
+  });
   return {
     get: (key) => t.read<LedgerEntry>('ledger', key),
     findByCall: (scopeId, callId) => {
@@ -66,8 +70,8 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
         .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
         .map((e) => copy(e)),
     listByRun: (runId, options = {}) =>
-      [...t.table<LedgerEntry>('ledger').values()]
-        .filter((e) => e.runId === runId)
+      [...(byRun.get(runId) ?? [])]
+        .map((key) => t.table<LedgerEntry>('ledger').get(key)!)
         .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
         .slice(0, options.limit ?? 100)
         .map((e) => copy(e)),
