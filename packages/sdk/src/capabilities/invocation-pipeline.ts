@@ -24,6 +24,7 @@ import {
   VerifierNotReadOnlyError,
 } from './errors';
 import { summarizeInput } from './input-summary';
+import { takeClaimRider } from './claim-rider';
 import type { InvocationContext, InvocationResult, InvocationResultBase } from './invocation';
 import { compileSchema } from './schema-validator';
 import {
@@ -370,10 +371,16 @@ export class InvocationPipeline {
     });
     const call: ClaimedCall = { key, argsHash, scopeId, descriptor: this.deps.catalog.descriptor(capability.id) };
 
+    // The caller's writes that ride on the claim (see claim-rider.ts): in the first claim's transaction.
+    let rider = takeClaimRider(ctx);
     // A verified "did not happen" loops once to execute the call.
     for (let attempt = 0; attempt < 2; attempt++) {
+      const riding = rider;
       const phase = await storage
-        .transaction((s) => this.#authorizeAndClaim(s, p, call))
+        .transaction(async (s) => {
+          if (riding) await riding.write(s);
+          return this.#authorizeAndClaim(s, p, call);
+        })
         .catch(async (error: unknown) => {
           // A refused claim (reused call id, another executor) ran nothing; it is still audited.
           if (
@@ -388,6 +395,10 @@ export class InvocationPipeline {
           }
           throw error;
         });
+      if (riding) {
+        riding.committed();
+        rider = undefined;
+      }
 
       switch (phase.kind) {
         case 'denied':

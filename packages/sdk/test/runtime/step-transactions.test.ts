@@ -238,17 +238,19 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     }
     // A turn with two reads: the turn and both calls, one transaction.
     expect(between(TURNS, TURNS + 1).transactions).toHaveLength(1);
-    // A turn with a side effect: its step commits before the call runs; between them and the call's step, the invocation path's claim and settle (the ledger's own transactions).
+    // A turn with a side effect: its step commits in the transaction that claims the call in the ledger, before
+    // the handler runs (one commit, not two); then the invocation path's settle; then the call's step.
     const write = between(TURNS + 1, TURNS + 2).transactions;
-    expect(write.filter((calls) => calls[0] === 'runs.patch')).toHaveLength(2);
-    expect(write.filter((calls) => calls[0] !== 'runs.patch')).toHaveLength(2);
-    expect(
-      write
-        .filter((calls) => calls[0] !== 'runs.patch')
-        .every((calls) => calls.some((c) => c.startsWith('ledger.')) && !calls.includes('messages.append')),
-    ).toBe(true);
-    const writeSteps = write.filter((calls) => calls[0] === 'runs.patch');
-    expect(write.indexOf(writeSteps[0]!)).toBe(0); // the turn, with the call's `started` event, before the claim
+    expect(write).toHaveLength(3);
+    const [claim, settle, callStep] = write;
+    expect(claim![0]).toBe('runs.patch'); // the turn, lease-checked, first
+    expect(claim).toContain('messages.append'); // its assistant message
+    expect(claim).toContain('events.append'); // the call's `started` event
+    expect(claim!.some((c) => c.startsWith('ledger.'))).toBe(true); // and the claim
+    expect(claim!.indexOf('events.append')).toBeLessThan(claim!.findIndex((c) => c.startsWith('ledger.')));
+    expect(settle!.some((c) => c.startsWith('ledger.')) && !settle!.includes('messages.append')).toBe(true);
+    expect(callStep![0]).toBe('runs.patch');
+    expect(callStep).toContain('messages.append'); // the result
     // The final reply's step commits with the run's end (nothing slow ran between them).
     expect(between(TURNS + 2, TURNS + 3).transactions).toHaveLength(1);
   });

@@ -1,4 +1,5 @@
 // The tool-call step: run the open call, let the middleware see its result, open the next.
+import { settleClaimRider } from './claim-commit';
 import { commitStep } from './commit';
 import { commitBeforeCall, deferCommit } from './deferred-commit';
 import type { Loop } from './loop';
@@ -23,14 +24,19 @@ export type CallOutcome = DriveEnd | { kind: 'next' } | { kind: 'turn_done' };
 export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOutcome> {
   const open = turn.current!;
   const { call, index, kind } = open;
-  const waiting = deferCommit(loop, session);
+  // The writes of the step that opened the call: committed with its claim (a side effect), or waiting for this
+  // step (a read).
+  const rider = session.claimRider;
+  const waiting = rider ? undefined : deferCommit(loop, session);
   let answered: DispatchedCall;
   try {
     answered = await dispatchToolCall(loop, session, call, turn.failures.get(call.id));
   } catch (error) {
     await waiting?.settle().catch(() => undefined);
+    if (rider) await settleClaimRider(loop, session, rider).catch(() => undefined);
     throw error;
   }
+  if (rider && !(await settleClaimRider(loop, session, rider))) return STOPPED;
   // The writes of the step that opened a read-only call: committed by now if it ran long, else with this step.
   if (waiting && !(await waiting.settle())) return STOPPED;
   if (answered.childUsage) {

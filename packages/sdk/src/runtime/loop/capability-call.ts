@@ -1,5 +1,6 @@
 // A tool call that is a capability: through the one invocation path, as `agent:<runId>`.
-import type { InvocationResult } from '../../capabilities/invocation';
+import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
+import { rideOnClaim } from './claim-commit';
 import { MediaAgentError } from '../../core/errors';
 import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
@@ -51,13 +52,16 @@ export async function callCapability(
   const approvalId = await approvalFor(approvals, run, descriptor, call.input);
   let result: InvocationResult;
   try {
-    result = await capabilities.invoke(call.name, call.input, {
+    const ctx: InvocationContext = {
       actor: `agent:${run.id}`,
       runId: run.id,
       callId: call.id,
       signal: session.lease.signal,
       ...(approvalId ? { approvalId } : {}),
-    });
+    };
+    // The step that opened the call commits with its claim (claim-commit.ts).
+    rideOnClaim(session, ctx);
+    result = await capabilities.invoke(call.name, call.input, ctx);
   } catch (error) {
     const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';
     result = {

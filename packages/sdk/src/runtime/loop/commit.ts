@@ -4,7 +4,7 @@ import type { RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../../ports/clock';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
-import type { StorageAdapter } from '../../ports/storage-adapter';
+import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import type { RunSession } from './run-session';
 import { mergeSteps, type TakenStep } from './step-writes';
 
@@ -42,54 +42,87 @@ export async function commitDeferredStep(deps: CommitDeps, session: RunSession):
 }
 
 /** What a commit needs. */
-type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock };
+export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock };
 
 async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
-  const { storage, bus, clock } = deps;
-  const id = session.id;
-  const owner = session.lease.owner;
-  const { patch, writes } = step;
-  const now = clock.now();
-  let result: { run: RunRecord; events: RunEvent[] };
+  let result: WrittenStep;
   try {
-    result = await storage.transaction(async (s) => {
-      let run = await s.runs.patch(id, { ...patch, updatedAt: now }, owner);
-      if (!run) throw LEASE_LOST;
-      for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
-      if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
-      for (const work of writes.riding) await work(s);
-      const events: RunEvent[] = [];
-      for (const d of writes.decisions)
-        if (await s.decisions.insert(d))
-          events.push(
-            await bus.emit(
-              id,
-              'decision.created',
-              {
-                decisionId: d.id,
-                kind: d.kind,
-                status: d.status,
-                subjectType: d.subjectType,
-                subjectId: d.subjectId,
-                revision: d.revision,
-                actor: d.raisedBy,
-              },
-              s,
-            ),
-          );
-      for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
-      // A message queued while the run was ending wakes it once more.
-      if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
-        run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
-      return { run, events };
-    });
+    result = await deps.storage.transaction((s) => writeStepIn(deps, session, step, s));
   } catch (error) {
     if (error !== LEASE_LOST) throw error;
-    session.writes.clear();
-    session.takeDeferred();
+    stepLost(session);
     return false;
   }
-  session.committed(result.run);
-  bus.publish(...result.events);
+  stepCommitted(deps, session, result);
   return true;
+}
+
+/** What {@link writeStepIn} wrote: the run as stored and the events to publish once committed. */
+export interface WrittenStep {
+  run: RunRecord;
+  events: RunEvent[];
+}
+
+/** True for what {@link writeStepIn} throws when the lease is no longer this worker's. */
+export function isLeaseLost(error: unknown): boolean {
+  return error === LEASE_LOST;
+}
+
+/**
+ * Writes a step inside a transaction the caller opened (the run patch, lease-checked, first): the body of
+ * every step commit, and what rides on a ledger claim (`claim-rider.ts`). After the transaction commits call
+ * {@link stepCommitted}; when it threw {@link isLeaseLost}, {@link stepLost}.
+ * @throws the lease-lost marker (roll back), storage errors
+ */
+export async function writeStepIn(
+  deps: CommitDeps,
+  session: RunSession,
+  step: TakenStep,
+  s: StorageSession,
+): Promise<WrittenStep> {
+  const { bus, clock } = deps;
+  const id = session.id;
+  const { patch, writes } = step;
+  const now = clock.now();
+  let run = await s.runs.patch(id, { ...patch, updatedAt: now }, session.lease.owner);
+  if (!run) throw LEASE_LOST;
+  for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
+  if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
+  for (const work of writes.riding) await work(s);
+  const events: RunEvent[] = [];
+  for (const d of writes.decisions)
+    if (await s.decisions.insert(d))
+      events.push(
+        await bus.emit(
+          id,
+          'decision.created',
+          {
+            decisionId: d.id,
+            kind: d.kind,
+            status: d.status,
+            subjectType: d.subjectType,
+            subjectId: d.subjectId,
+            revision: d.revision,
+            actor: d.raisedBy,
+          },
+          s,
+        ),
+      );
+  for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
+  // A message queued while the run was ending wakes it once more.
+  if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
+    run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
+  return { run, events };
+}
+
+/** After the transaction of {@link writeStepIn} committed: the session takes the stored run, the events are published. */
+export function stepCommitted(deps: CommitDeps, session: RunSession, written: WrittenStep): void {
+  session.committed(written.run);
+  deps.bus.publish(...written.events);
+}
+
+/** After the lease was lost: the step's writes, and any made since, are dropped. */
+export function stepLost(session: RunSession): void {
+  session.writes.clear();
+  session.takeDeferred();
 }

@@ -1,4 +1,5 @@
 // A step whose next call only reads commits together with that call's step.
+import { stepRider, opensClaimedCall } from './claim-commit';
 import { commitDeferredStep, commitStep } from './commit';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -25,13 +26,20 @@ export function opensReadOnlyCall(loop: Loop, turn: TurnCalls): boolean {
 }
 
 /**
- * Ends a step that opened a call: commits its writes now, or, when the call only reads, sets them
- * aside for the call's step ({@link RunSession.defer}).
+ * Ends a step that opened a call: commits its writes now; or, when the call only reads, sets them
+ * aside for the call's step ({@link RunSession.defer}); or, when the call has a side effect, sets them
+ * aside for the transaction that claims it in the ledger (`claim-commit.ts`).
  * @returns false when the lease was lost
  */
 export async function commitBeforeCall(loop: Loop, session: RunSession, turn: TurnCalls): Promise<boolean> {
   if (opensReadOnlyCall(loop, turn)) {
     session.defer();
+    return true;
+  }
+  // A call with a side effect: the step commits in the transaction that claims it (claim-commit.ts).
+  if (opensClaimedCall(loop, turn)) {
+    session.defer();
+    session.claimRider = stepRider(loop, session);
     return true;
   }
   return commitStep(loop.deps, session);

@@ -7,6 +7,7 @@ import type { RunPatch } from '../../ports/storage-adapter';
 import type { RunMiddlewareRun } from '../middleware/run-middleware';
 import type { RunLease } from './driver-types';
 import { mergeSteps, StepWrites, type TakenStep } from './step-writes';
+import type { StepRider } from './step-rider';
 import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 
 /** A request to end the drive after the current step (loop guard, a middleware, an ambiguous goal). */
@@ -171,6 +172,17 @@ export class RunSession {
     const step = this.takeStep();
     this.#deferred = this.#deferred ? mergeSteps(this.#deferred, step) : step;
   }
+
+  /** Puts writes taken by {@link RunSession.takeDeferred} back, before any set aside since (their commit failed). */
+  restoreDeferred(step: TakenStep): void {
+    this.#deferred = this.#deferred ? mergeSteps(step, this.#deferred) : step;
+  }
+
+  /**
+   * The writes set aside for the claim of the side-effecting call about to run (see `claim-commit.ts`): the
+   * invocation path commits them in the claim's transaction. Cleared when the call's step ends.
+   */
+  claimRider: StepRider | undefined;
 
   /** True when writes of an earlier step wait to be committed. */
   get hasDeferred(): boolean {

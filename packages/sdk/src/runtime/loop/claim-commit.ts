@@ -1,0 +1,77 @@
+// A step that opened a side-effecting call commits in the transaction that claims the call.
+import { attachClaimRider } from '../../capabilities/claim-rider';
+import type { InvocationContext } from '../../capabilities/invocation';
+import { isSideEffecting } from '../../core/capability-descriptor';
+import { commitDeferredStep, isLeaseLost, stepCommitted, stepLost, writeStepIn, type WrittenStep } from './commit';
+import type { Loop } from './loop';
+import type { RunSession } from './run-session';
+import type { StepRider } from './step-rider';
+import type { TakenStep } from './step-writes';
+import type { TurnCalls } from './turn-calls';
+
+/**
+ * True when the call `turn` opened is a registered capability with a side effect (`propose`, `approve`,
+ * `execute`): the invocation path claims it in the ledger, in a transaction of its own, before its handler runs.
+ */
+export function opensClaimedCall(loop: Loop, turn: TurnCalls): boolean {
+  const open = turn.current;
+  if (!open || loop.tools.has(open.call.name) || !loop.deps.capabilities.has(open.call.name)) return false;
+  return isSideEffecting(loop.deps.capabilities.get(open.call.name).kind);
+}
+
+/**
+ * The rider that writes the step set aside ({@link RunSession.defer}) inside the claim's transaction: the
+ * assistant message and the call's `started` event are committed with the claim, in one commit, and before
+ * the handler runs, as when they were committed just before it.
+ */
+export function stepRider(loop: Loop, session: RunSession): StepRider {
+  let taken: TakenStep | undefined;
+  let written: WrittenStep | undefined;
+  let state: StepRider['state'] = 'waiting';
+  return {
+    get state() {
+      return state;
+    },
+    async write(s) {
+      // A claim attempted again (after a rollback) writes the same step again.
+      taken ??= session.takeDeferred();
+      if (!taken) return;
+      try {
+        written = await writeStepIn(loop.deps, session, taken, s);
+      } catch (error) {
+        if (isLeaseLost(error)) state = 'lost';
+        throw error;
+      }
+    },
+    committed() {
+      state = 'committed';
+      taken = undefined;
+      if (written) stepCommitted(loop.deps, session, written);
+    },
+    restore() {
+      if (state === 'waiting' && taken) session.restoreDeferred(taken);
+      taken = undefined;
+    },
+  };
+}
+
+/** Attaches the session's rider, if any, to the context of the invocation about to be made. */
+export function rideOnClaim(session: RunSession, ctx: InvocationContext): void {
+  if (session.claimRider) attachClaimRider(ctx, session.claimRider);
+}
+
+/**
+ * After the call's invocation: writes the claim did not carry (the call was refused before its claim, or the
+ * claim's transaction failed) are committed now; nothing of the call ran in that case.
+ * @returns false when the lease was lost (the writes are dropped)
+ */
+export async function settleClaimRider(loop: Loop, session: RunSession, rider: StepRider): Promise<boolean> {
+  session.claimRider = undefined;
+  if (rider.state === 'committed') return true;
+  if (rider.state === 'lost') {
+    stepLost(session);
+    return false;
+  }
+  rider.restore();
+  return commitDeferredStep(loop.deps, session);
+}
