@@ -27,8 +27,11 @@ export interface SpendLedgerDeps {
   roleOf: (subject: string) => Promise<ActorRole>;
 }
 
-/** What {@link SpendLedger.reserve} takes: the key, the subject (the run's owner), the run, the amounts; `settled`
- * stores it settled at once (a run's start, or a call whose cost no cap limits: nothing is in flight). */
+/**
+ * What {@link SpendLedger.reserve} takes: the key, the subject (the run's owner), the run, the amounts; `settled`
+ * stores it settled at once (a run's start, or a call whose cost no cap limits: nothing is in flight).
+ * @internal
+ */
 export interface ReserveInput {
   key: string;
   subject: string;
@@ -92,7 +95,13 @@ export class SpendLedger {
    * @returns the reservation (`replayed` when the key was reserved or settled before: nothing was charged now),
    *   or the first cap it would pass (nothing was written)
    */
-  async reserve(input: ReserveInput): Promise<ReserveOutcome> {
+  async reserve(input: {
+    key: string;
+    subject: string;
+    runId: string;
+    amounts: BudgetAmounts;
+    settled?: boolean;
+  }): Promise<ReserveOutcome> {
     const caps = await this.capsOf(input.subject);
     return this.deps.storage.transaction((s) => this.reserveIn(s, input, caps));
   }
@@ -100,6 +109,7 @@ export class SpendLedger {
   /**
    * The caps that apply to `subject`'s spending: its own (by person, else by role) and the household's.
    * @param subject - an actor
+   * @internal
    */
   async capsOf(subject: string): Promise<{ person: SpendCaps; household: SpendCaps }> {
     return capsFor(await this.deps.settings(), subject, await this.deps.roleOf(subject));
@@ -111,6 +121,7 @@ export class SpendLedger {
    * @param input - as for {@link SpendLedger.reserve}
    * @param caps - the caps that apply ({@link SpendLedger.capsOf}), or null to record a cost already spent that no
    *   cap limits (nothing is checked, the counters are not read)
+   * @internal
    */
   async reserveIn(
     s: StorageSession,
@@ -198,6 +209,7 @@ export class SpendLedger {
   /**
    * {@link SpendLedger.settle} inside a transaction the caller opened.
    * @returns whether it settled (when the caller's transaction commits)
+   * @internal
    */
   settleIn(s: StorageSession, key: string, spent: BudgetAmounts): Promise<boolean> {
     return this.#closeIn(s, key, 'settled', spent);
@@ -206,6 +218,7 @@ export class SpendLedger {
   /**
    * {@link SpendLedger.release} inside a transaction the caller opened.
    * @returns whether it was released (when the caller's transaction commits)
+   * @internal
    */
   releaseIn(s: StorageSession, key: string): Promise<boolean> {
     return this.#closeIn(s, key, 'released', ZERO);
