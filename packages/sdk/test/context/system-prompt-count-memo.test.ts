@@ -1,5 +1,7 @@
 // The count memo for system messages: a new system message object with a prompt counted before costs
-// a lookup, and gives the same count as counting it afresh.
+// a lookup, and gives the same count as counting it afresh. Public reports of the kind: a system prompt and
+// tool schemas re-encoded on every agent turn (vortex3964/GoWork#24), history re-tokenized every turn, O(n²)
+// in the turn count (kyegomez/swarms#1735).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { TiktokenCounter } from '../../src/models/token-counter';

@@ -124,6 +124,9 @@ export const DEFAULT_SQLITE_CACHE_SIZE_KIB = 32_768;
  */
 const WAL_AUTOCHECKPOINT_BYTES = 16 * 1024 * 1024;
 
+/** Size the WAL file is truncated to after a checkpoint that resets it (SQLite's `journal_size_limit`): 32 MiB. */
+const WAL_SIZE_LIMIT_BYTES = 2 * WAL_AUTOCHECKPOINT_BYTES;
+
 /** Rows `appendAuditBatched` lets wait before it writes them at once (else they wait for the event loop to turn). */
 const AUDIT_BATCH_ROWS = 256;
 /** Most transactions committed together by one `COMMIT` (a group is cut there, so its latency stays bounded). */
@@ -735,6 +738,9 @@ export class SqliteStorage implements StorageAdapter {
       db.pragma('journal_mode = WAL');
       const pageSize = Number(db.pragma('page_size', { simple: true }));
       db.pragma(`wal_autocheckpoint = ${Math.round(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
+      // A WAL that grew while a reader held an old snapshot (no checkpoint could reset it) is cut back to this
+      // size at the next checkpoint that resets it, instead of keeping its peak size on disk for good.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     } catch (error) {
       throw toStorageError(error, this.path);
     }
