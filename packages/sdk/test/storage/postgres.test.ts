@@ -116,7 +116,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     await s.migrate();
     expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     const { rows } = await adminPool().query(`SELECT version, name FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await tablesOf(name)).toEqual([
       'approvals',
       'audit',
@@ -135,6 +135,28 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
       'runs',
       'schema_migrations',
       'settings',
+    ]);
+    // The secondary indexes: the same set as SQLite's (version 9 dropped those no query uses in both stores).
+    const indexes = await adminPool().query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key' ORDER BY indexname`,
+      [name],
+    );
+    expect(indexes.rows.map((r) => r.indexname)).toEqual([
+      'approvals_plan',
+      'approvals_status',
+      'decisions_root_cause',
+      'decisions_status_created',
+      'decisions_subject_created',
+      'grants_status',
+      'inbox_run_status',
+      'ledger_grant_claimed',
+      'ledger_run',
+      'ledger_scope_call',
+      'ledger_state_settled',
+      'policies_kind',
+      'runs_created',
+      'runs_session_created',
+      'runs_status_created',
     ]);
   });
 
@@ -160,7 +182,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
       holder.release();
     }
     const { rows } = await adminPool().query(`SELECT version FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     // Without a lock held outside, four migrators racing on a fresh schema all succeed.
     const race = schema();
     await Promise.all(Array.from({ length: 4 }, () => storage(race).migrate()));

@@ -101,6 +101,7 @@ describe('SqliteStorage', () => {
         { version: 6, name: 'decisions as records people resolve' },
         { version: 7, name: 'budget counters and reservations' },
         { version: 8, name: 'ledger entries by run' },
+        { version: 9, name: 'drop indexes no query uses' },
       ]);
     } finally {
       raw.close();
@@ -465,7 +466,120 @@ describe('SqliteStorage', () => {
         { version: 6, name: 'decisions as records people resolve' },
         { version: 7, name: 'budget counters and reservations' },
         { version: 8, name: 'ledger entries by run' },
+        { version: 9, name: 'drop indexes no query uses' },
       ]);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('migrates a version 8 store to version 9: the indexes no query uses are gone, every row is kept, the ledger sweeps use ledger_state_settled', async () => {
+    const path = join(tempDir(), 'v8.sqlite');
+    const raw = new Database(path);
+    raw.pragma('journal_mode = WAL');
+    for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 8)) {
+      for (const sql of m.statements) raw.exec(sql);
+      raw.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)`).run(m.version, m.name);
+    }
+    raw.pragma('user_version = 8');
+    const dropped = [
+      'audit_capability',
+      'audit_invocation',
+      'budget_reservations_run',
+      'budget_reservations_state',
+      'ledger_state_claimed',
+      'runs_parent',
+    ];
+    const indexes = (db: Database.Database) =>
+      (
+        db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+          .all() as {
+          name: string;
+        }[]
+      ).map((r) => r.name);
+    expect(indexes(raw)).toEqual(expect.arrayContaining(dropped));
+    raw
+      .prepare(
+        `INSERT INTO audit (id, at, action, actor, capability_id, invocation_id, run_id, outcome, input_summary)
+         VALUES ('a-old', 5, 'invoke', 'agent:r-old', 'cap.old', 'inv-old', 'r-old', 'succeeded', '{}')`,
+      )
+      .run();
+    raw
+      .prepare(
+        `INSERT INTO budget_reservations (key, subject, run_id, state, day, month, runs, model_calls, tokens, cost_usd, created_at, updated_at)
+         VALUES ('r-old:start', 'user:admin', 'r-old', 'reserved', 0, 0, 1, 0, 0, 0.5, 7, 7)`,
+      )
+      .run();
+    raw
+      .prepare(
+        `INSERT INTO runs (id, goal, mode, status, step, started_by, budgets, usage, abort_requested, wake_requested, created_at, updated_at, parent_run_id, depth)
+         VALUES ('r-child', 'sub', 'execute', 'succeeded', 'finalize', 'agent:r-old', '{}', '{"costUsd":0}', 0, 0, 1, 1, 'r-old', 1)`,
+      )
+      .run();
+    raw.close();
+
+    const s = storage(path);
+    await s.migrate();
+    expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
+    await s.ledger.insert(entry('k-running', { claimedAt: 10 }));
+    await s.ledger.insert(entry('k-done', { state: 'succeeded', claimedAt: 20, settledAt: 30 }));
+    expect((await s.audit.list({ capabilityId: 'cap.old' })).map((r) => r.id)).toEqual(['a-old']);
+    expect((await s.audit.list({ invocationId: 'inv-old' })).map((r) => r.id)).toEqual(['a-old']);
+    expect((await s.budgetUsage.reservations({ runId: 'r-old' })).map((r) => [r.key, r.costUsd])).toEqual([
+      ['r-old:start', 0.5],
+    ]);
+    expect((await s.budgetUsage.reservations({ state: 'reserved' })).map((r) => r.key)).toEqual(['r-old:start']);
+    expect((await s.runs.get('r-child'))?.parentRunId).toBe('r-old');
+    expect((await s.ledger.listByState(['running'], { claimedBefore: 11 })).map((e) => e.key)).toEqual(['k-running']);
+    expect(await s.ledger.deleteSettledBefore(31, ['succeeded'])).toBe(1);
+    await s.close();
+
+    const check = new Database(path, { readonly: true });
+    try {
+      const left = indexes(check);
+      for (const name of dropped) expect(left).not.toContain(name);
+      expect(left).toEqual([
+        'approvals_plan',
+        'approvals_status',
+        'decisions_root_cause',
+        'decisions_status_created',
+        'decisions_subject_created',
+        'grants_status',
+        'inbox_run_status',
+        'ledger_grant_claimed',
+        'ledger_run',
+        'ledger_scope_call',
+        'ledger_state_settled',
+        'policies_kind',
+        'runs_created',
+        'runs_session_created',
+        'runs_status_created',
+      ]);
+      // The recovery sweep (listByState with claimedBefore) and the retention delete are served by the state prefix
+      // of ledger_state_settled, not by a scan of the whole ledger.
+      const plan = (sql: string) =>
+        (
+          check
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all({ states: '["running"]', claimedBefore: 1, settledBefore: 1, limit: 1 }) as {
+            detail: string;
+          }[]
+        )
+          .map((r) => r.detail)
+          .join(' | ');
+      expect(
+        plan(
+          `SELECT * FROM ledger WHERE state IN (SELECT value FROM json_each(@states)) AND claimed_at < @claimedBefore ORDER BY claimed_at, key LIMIT @limit`,
+        ),
+      ).toMatch(/SEARCH ledger USING INDEX ledger_state_settled \(state=\?\)/);
+      expect(
+        plan(
+          `DELETE FROM ledger WHERE state IN (SELECT value FROM json_each(@states)) AND state NOT IN ('running', 'unknown') AND settled_at IS NOT NULL AND settled_at < @settledBefore`,
+        ),
+      ).toMatch(
+        /SEARCH ledger USING COVERING INDEX ledger_state_settled \(state=\? AND settled_at>\? AND settled_at<\?\)/,
+      );
     } finally {
       check.close();
     }

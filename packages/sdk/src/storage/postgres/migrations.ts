@@ -313,6 +313,20 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     // The verified goal report reads every entry a run claimed (docs/architecture.md#the-goal-report).
     statements: [`CREATE INDEX ledger_run ON "{schema}".ledger (run_id, claimed_at) WHERE run_id IS NOT NULL`],
   },
+  {
+    version: 9,
+    name: 'drop indexes no query uses',
+    // The indexes no repository statement can use, dropped from SQLite in the same version (see its migration 9):
+    // each was rewritten by every insert for nothing. `listByState` uses the state prefix of `ledger_state_settled`.
+    statements: [
+      `DROP INDEX "{schema}".audit_capability`,
+      `DROP INDEX "{schema}".audit_invocation`,
+      `DROP INDEX "{schema}".budget_reservations_run`,
+      `DROP INDEX "{schema}".budget_reservations_state`,
+      `DROP INDEX "{schema}".runs_parent`,
+      `DROP INDEX "{schema}".ledger_state_claimed`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -339,6 +339,24 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // The verified goal report reads every entry a run claimed (docs/architecture.md#the-goal-report).
     statements: [`CREATE INDEX ledger_run ON ledger (run_id, claimed_at) WHERE run_id IS NOT NULL`],
   },
+  {
+    version: 9,
+    name: 'drop indexes no query uses',
+    // Every index is rewritten by each insert (and each update of its columns) in the commit that makes it, so
+    // an index no statement's plan uses costs pages per run for nothing (`EXPLAIN QUERY PLAN` of every
+    // repository statement). The audit and reservation lists filter with `(@x IS NULL OR col = @x)`, which no
+    // index serves (audit pages by `seq`, its primary key); nothing reads runs by parent; the ledger's
+    // `listByState` (recovery sweeps: `running`, `unknown`) is served by the state prefix of
+    // `ledger_state_settled`, which also serves the retention delete. (PostgreSQL: the same drops.)
+    statements: [
+      `DROP INDEX audit_capability`,
+      `DROP INDEX audit_invocation`,
+      `DROP INDEX budget_reservations_run`,
+      `DROP INDEX budget_reservations_state`,
+      `DROP INDEX runs_parent`,
+      `DROP INDEX ledger_state_claimed`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
