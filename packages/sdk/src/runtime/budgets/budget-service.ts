@@ -27,6 +27,11 @@ import {
 const SETTINGS_KEY = 'budgets.spending';
 /** Capability id the audit rows of budget changes carry. */
 const AUDIT_CAPABILITY = 'host.budgets.update';
+/**
+ * How long the settings read from storage are used before they are read again (ms of real time): the longest a
+ * change made by another process goes unseen here. A change made through this service is seen at once.
+ */
+const SPENDING_SETTINGS_REFRESH_MS = 2_000;
 
 /** Dependencies of {@link BudgetService}. @public */
 export interface BudgetServiceDeps {
@@ -72,6 +77,10 @@ export class BudgetService {
   /** Reservations against the budgets (what the run loop charges). */
   readonly ledger: SpendLedger;
   readonly #deps: BudgetServiceDeps;
+  /** The settings in force as last read (or being read), and when the read started (`performance.now()`). */
+  #cached: { settings: Promise<SpendingBudgets>; at: number } | undefined;
+  /** Bumped by every change made here: a read started before a change is not kept after it. */
+  #generation = 0;
 
   /** @param deps - storage, clock, ids, identity, the settings from the options, logger */
   constructor(deps: BudgetServiceDeps) {
@@ -84,15 +93,50 @@ export class BudgetService {
     });
   }
 
-  /** The settings in force: the options with the changes made by {@link BudgetService.update} merged over them. */
-  async settings(): Promise<SpendingBudgets> {
+  /**
+   * The settings in force: the options with the changes made by {@link BudgetService.update} merged over them.
+   *
+   * @remarks
+   * Read from storage at most once every 2 seconds (every model call's reservation asks for them): a change made
+   * through this service's {@link BudgetService.update} is seen by the next call; one made by another process
+   * (another host on the same store) is seen at most 2 seconds after it committed. Concurrent callers share one
+   * read; a failed read is not kept.
+   */
+  settings(): Promise<SpendingBudgets> {
+    const now = performance.now();
+    const cached = this.#cached;
+    if (cached && now - cached.at < SPENDING_SETTINGS_REFRESH_MS) return cached.settings;
+    const generation = this.#generation;
+    const read = this.#read();
+    const entry = { settings: read, at: now };
+    this.#cached = entry;
+    read.then(
+      () => {
+        // A change made here while the read was in flight: the next call reads again.
+        if (generation !== this.#generation && this.#cached === entry) this.#cached = undefined;
+      },
+      () => {
+        if (this.#cached === entry) this.#cached = undefined;
+      },
+    );
+    return read;
+  }
+
+  async #read(): Promise<SpendingBudgets> {
     const stored = (await this.#deps.storage.settings.get(SETTINGS_KEY)) as SpendingOptions | undefined;
     return stored ? mergeSpending(this.#deps.options, stored) : this.#deps.options;
   }
 
+  /** Forgets the settings read, so the next call reads them again (after a change made here). */
+  #invalidate(): void {
+    this.#generation++;
+    this.#cached = undefined;
+  }
+
   /**
    * Changes the budgets at runtime (administrators only): `change` is merged over the settings in force and kept
-   * in storage (every process of the host uses it at its next reservation); an audit row records who changed
+   * in storage (this process uses it at its next reservation, other processes on the same store within 2 seconds:
+   * see {@link BudgetService.settings}); an audit row records who changed
    * what (`capabilityId` `host.budgets.update`); runs held at a cap are made due at once, so a raised cap
    * resumes them at the step they were held at (one whose cap still has no room waits again).
    * @param actor - who changes them (`user:<id>` with role `admin`)
@@ -130,11 +174,16 @@ export class BudgetService {
     }
     const problem = spendingProblem(change);
     if (problem) throw new BudgetSettingsError('BUDGET_SETTINGS_INVALID', `spending budgets: ${problem}`, {});
-    await storage.transaction(async (s) => {
-      const stored = ((await s.settings.get(SETTINGS_KEY)) as SpendingOptions | undefined) ?? {};
-      await s.settings.set(SETTINGS_KEY, mergeSpendingOptions(stored, change) as unknown as JsonValue);
-      await s.audit.append(audit('succeeded', null));
-    });
+    try {
+      await storage.transaction(async (s) => {
+        const stored = ((await s.settings.get(SETTINGS_KEY)) as SpendingOptions | undefined) ?? {};
+        await s.settings.set(SETTINGS_KEY, mergeSpendingOptions(stored, change) as unknown as JsonValue);
+        await s.audit.append(audit('succeeded', null));
+      });
+    } finally {
+      // Also when the commit failed: whether it happened is unknown, the next call reads what is stored.
+      this.#invalidate();
+    }
     await this.wakeHeld();
     return this.settings();
   }
