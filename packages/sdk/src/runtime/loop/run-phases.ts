@@ -13,10 +13,9 @@ import { approvalsDecidedSince, openApprovals } from './approvals';
 import { commitDeferredStep, commitStep } from './commit';
 import { deferCommit, type DeferredCommit } from './deferred-commit';
 import { drive } from './drive';
-import type { DriveEnd } from './outcomes';
 import type { RunLease } from './driver-types';
 import { budgetExceeded, budgetReached, finish } from './finish';
-import { chargeRunStart, markBudgetResume, SpendCapReached } from './spend-step';
+import { chargeRunStart, markBudgetResume } from './spend-step';
 import { holdEnded, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { goalState, namedTargets } from './goal-targets';
 import type { Loop } from './loop';
@@ -98,8 +97,8 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   // against its owner's and the household's runs caps (docs/budgets.md) — a run that never started counts nowhere.
   if (run.status === 'queued' || (run.status === 'waiting' && run.startedAt === null)) {
     if (run.status === 'waiting') resumeFromHold(session, clock.now());
-    // Checked and charged in the start's commit; at a cap that commit throws SpendCapReached (see below).
-    await chargeRunStart(loop, session);
+    const breach = await chargeRunStart(loop, session);
+    if (breach) return budgetReached(loop, session, breach);
     session.patch({ status: 'running', step: 'drive', startedAt: clock.now(), wakeRequested: false, notBefore: null });
     session.emit('run_status', { status: 'running', step: 'drive' });
   } else if (run.wakeRequested || run.status === 'running') {
@@ -131,17 +130,10 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     });
   }
   // The start is written with the drive's first step; any other phase writes it first.
-  let outcome: DriveEnd | undefined;
-  try {
-    if (session.run.step !== 'drive' && !(await commitStep(loop.deps, session))) return;
-    if (session.run.step === 'drive') outcome = await drive(loop, session);
-  } catch (error) {
-    // The start's commit found a runs cap reached: nothing of the start was written; the run is held.
-    if (error instanceof SpendCapReached) return budgetReached(loop, session, error.breach);
-    throw error;
-  }
+  if (session.run.step !== 'drive' && !(await commitStep(loop.deps, session))) return;
 
-  if (outcome) {
+  if (session.run.step === 'drive') {
+    const outcome = await drive(loop, session);
     switch (outcome.kind) {
       case 'stopped':
         // The host is stopping: what the last step did is kept for the worker that resumes the run.

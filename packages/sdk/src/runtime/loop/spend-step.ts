@@ -49,26 +49,22 @@ export function markBudgetResume(session: RunSession): void {
 
 /**
  * Counts the start of a top-level run against its owner's and the household's runs caps (a subagent is part of
- * its parent's run and does not count), in the transaction of the run's first step: the check and the charge
- * ride on that commit ({@link StepWrites.riding}). At a cap the commit is rolled back — nothing of the start is
- * written — and throws {@link SpendCapReached}; the run is then held (`budgetReached`). Idempotent per run.
+ * its parent's run and does not count). Idempotent per run.
+ * @returns the cap it would pass, or null (counted, or nothing to count)
  */
-export async function chargeRunStart(loop: Loop, session: RunSession): Promise<void> {
+export async function chargeRunStart(loop: Loop, session: RunSession): Promise<SpendBreach | null> {
   const spending = loop.deps.spending;
-  if (!spending || session.run.parentRunId !== null) return;
-  const subject = await spender(loop, session);
-  const caps = await spending.capsOf(subject);
-  const input = {
+  if (!spending || session.run.parentRunId !== null) return null;
+  const outcome = await spending.reserve({
     key: runStartKey(session.id),
-    subject,
+    subject: await spender(loop, session),
     runId: session.id,
     amounts: { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 },
     settled: true,
-  };
-  session.writes.riding.push(async (s) => {
-    const outcome = await spending.reserveIn(s, input, caps);
-    if (!outcome.ok) throw new SpendCapReached(outcome.breach);
   });
+  if (!outcome.ok) return outcome.breach;
+  await resolveBudgetDecisions(loop, session);
+  return null;
 }
 
 /**
