@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ErrorCode } from '../../src/core/error-codes';
 import { isMediaAgentError } from '../../src/core/errors';
 import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
@@ -580,6 +580,65 @@ describe('SqliteStorage', () => {
       ).toMatch(
         /SEARCH ledger USING COVERING INDEX ledger_state_settled \(state=\? AND settled_at>\? AND settled_at<\?\)/,
       );
+    } finally {
+      check.close();
+    }
+  });
+
+  it('every secondary index serves a statement the repositories run (EXPLAIN QUERY PLAN), and the filtered lists search an index instead of scanning', async () => {
+    const path = join(tempDir(), 'plans.sqlite');
+    const s = storage(path);
+    await s.migrate();
+    const prepared = new Set<string>();
+    const prepare = Database.prototype.prepare;
+    const spy = vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (this: Database.Database, sql) {
+      prepared.add(sql);
+      return prepare.call(this, sql);
+    });
+    try {
+      await s.approvals.list({ status: 'requested' });
+      await s.approvals.list({ planId: 'p' });
+      await s.grants.list({ status: 'active' });
+      await s.decisions.list({ status: 'open' });
+      await s.decisions.list({ subjectId: 'r', kind: 'budget_reached', status: 'open' });
+      await s.decisions.list({ rootCause: 'rc' });
+      await s.inbox.listQueued('r');
+      await s.policies.listByKind('k');
+      await s.ledger.findByCall('run:r', 'c');
+      await s.ledger.listByRun('r');
+      await s.ledger.listByState(['running'], { claimedBefore: 5 });
+      await s.ledger.usageForGrant('g', 0, 1);
+      await s.ledger.deleteSettledBefore(1, ['succeeded']);
+      await s.runs.list({ status: 'queued' });
+      await s.runs.list({ sessionId: 's' });
+      await s.runs.totalsBetween(0, 1);
+      await s.runs.acquireLease('w', 1, 1);
+    } finally {
+      spy.mockRestore();
+    }
+    const check = new Database(path, { readonly: true });
+    try {
+      const plans = new Map<string, string>();
+      for (const sql of prepared) {
+        if (!/^\s*(SELECT|UPDATE|DELETE|INSERT)/i.test(sql)) continue;
+        const params = Object.fromEntries(
+          [...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], /states/i.test(m[1]!) ? '["succeeded"]' : 1]),
+        );
+        const detail = (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join(' | ');
+        plans.set(sql, detail);
+      }
+      const used = new Set([...plans.values()].flatMap((d) => [...d.matchAll(/INDEX (\w+)/g)].map((m) => m[1]!)));
+      const secondary = (
+        check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'`).all() as {
+          name: string;
+        }[]
+      ).map((r) => r.name);
+      expect(secondary.length).toBeGreaterThan(10);
+      for (const name of secondary) expect(used.has(name), `no statement uses ${name}`).toBe(true);
+      for (const [sql, detail] of plans)
+        if (/FROM (approvals|grants|decisions) WHERE/.test(sql)) expect(detail, sql).toMatch(/^SEARCH /);
     } finally {
       check.close();
     }

@@ -20,7 +20,14 @@ const APPROVALS = new TableMapping<ApprovalRecord>('approvals', {
   consumedAt: 'value',
 });
 
-const APPROVALS_LIST_SQL = `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@planId IS NULL OR plan_id = @planId) ORDER BY requested_at DESC, id DESC LIMIT @limit`;
+/**
+ * The list: only the filters given become conditions, so `approvals_status` or `approvals_plan` serves it (a
+ * `(@x IS NULL OR col = @x)` condition is served by no index: every list scanned the table).
+ */
+function approvalsListSql(where: readonly string[]): string {
+  const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  return `SELECT * FROM approvals${clause} ORDER BY requested_at DESC, id DESC LIMIT @limit`;
+}
 
 /** The approvals repository. Synchronous, over one connection's prepared statements. @internal */
 export function sqliteApprovalRepository(q: SqlQueries): SyncRepository<StorageSession['approvals']> {
@@ -41,11 +48,18 @@ export function sqliteApprovalRepository(q: SqlQueries): SyncRepository<StorageS
         ) === 1
       );
     },
-    list: (filter = {}) =>
-      all(APPROVALS_LIST_SQL, {
-        status: filter.status ?? null,
-        planId: filter.planId ?? null,
-        limit: limit(filter.limit),
-      }).map((r) => APPROVALS.fromRow(r)),
+    list: (filter = {}) => {
+      const params: Row = { limit: limit(filter.limit) };
+      const where: string[] = [];
+      if (filter.status != null) {
+        where.push('status = @status');
+        params.status = filter.status;
+      }
+      if (filter.planId != null) {
+        where.push('plan_id = @planId');
+        params.planId = filter.planId;
+      }
+      return all(approvalsListSql(where), params).map((r) => APPROVALS.fromRow(r));
+    },
   };
 }

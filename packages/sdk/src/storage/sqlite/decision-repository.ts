@@ -31,7 +31,23 @@ const DECISIONS_UPDATE_SQL = `UPDATE decisions SET ${DECISIONS.columns
   .map((c) => `"${c.column}" = @${c.field}`)
   .join(', ')} WHERE id = @id AND revision = @expectedRevision`;
 
-const DECISIONS_LIST_SQL = `SELECT * FROM decisions WHERE (@status IS NULL OR status = @status) AND (@subjectId IS NULL OR subject_id = @subjectId) AND (@kind IS NULL OR kind = @kind) AND (@rootCause IS NULL OR root_cause = @rootCause) ORDER BY created_at DESC, id DESC`;
+/** The list's filters and their columns. */
+const DECISION_FILTERS = [
+  ['status', 'status'],
+  ['subjectId', 'subject_id'],
+  ['kind', 'kind'],
+  ['rootCause', 'root_cause'],
+] as const;
+
+/**
+ * The list: only the filters given become conditions, so `decisions_subject_created`, `decisions_root_cause` or
+ * `decisions_status_created` serves it (a `(@x IS NULL OR col = @x)` condition is served by no index: every list
+ * scanned the table).
+ */
+function decisionsListSql(where: readonly string[]): string {
+  const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  return `SELECT * FROM decisions${clause} ORDER BY created_at DESC, id DESC`;
+}
 
 /** The decisions repository. Synchronous, over one connection's prepared statements. @internal */
 export function sqliteDecisionRepository(q: SqlQueries): SyncRepository<StorageSession['decisions']> {
@@ -42,12 +58,16 @@ export function sqliteDecisionRepository(q: SqlQueries): SyncRepository<StorageS
     getByKey: (dedupeKey) => byId(DECISIONS, 'dedupe_key', dedupeKey),
     update: (record, expectedRevision) =>
       exec(DECISIONS_UPDATE_SQL, { ...DECISIONS.toParams(record), expectedRevision }) === 1,
-    list: (filter = {}) =>
-      all(DECISIONS_LIST_SQL, {
-        status: filter.status ?? null,
-        subjectId: filter.subjectId ?? null,
-        kind: filter.kind ?? null,
-        rootCause: filter.rootCause ?? null,
-      }).map((r) => DECISIONS.fromRow(r)),
+    list: (filter = {}) => {
+      const params: Record<string, unknown> = {};
+      const where: string[] = [];
+      for (const [field, column] of DECISION_FILTERS) {
+        const value = filter[field];
+        if (value == null) continue;
+        where.push(`${column} = @${field}`);
+        params[field] = value;
+      }
+      return all(decisionsListSql(where), params).map((r) => DECISIONS.fromRow(r));
+    },
   };
 }
