@@ -90,6 +90,12 @@ export class BudgetService {
       clock: deps.clock,
       settings: () => this.settings(),
       roleOf: (subject) => resolveRole(deps.identity, subject),
+      // A reservation refused under cached settings is checked again under the stored ones (a cap raised by
+      // another process a moment ago does not hold a run until the period ends).
+      freshSettings: () => {
+        this.#invalidate();
+        return this.settings();
+      },
     });
   }
 
@@ -99,8 +105,9 @@ export class BudgetService {
    * @remarks
    * Read from storage at most once every 2 seconds (every model call's reservation asks for them): a change made
    * through this service's {@link BudgetService.update} is seen by the next call; one made by another process
-   * (another host on the same store) is seen at most 2 seconds after it committed. Concurrent callers share one
-   * read; a failed read is not kept.
+   * (another host on the same store) is seen at most 2 seconds after it committed — and at once by a reservation
+   * that the cached settings would refuse (it is checked again under the stored ones). Concurrent callers share
+   * one read; a failed read is not kept.
    */
   settings(): Promise<SpendingBudgets> {
     const now = performance.now();

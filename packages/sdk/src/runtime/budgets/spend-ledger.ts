@@ -25,6 +25,11 @@ export interface SpendLedgerDeps {
   settings: () => Promise<SpendingBudgets>;
   /** The role of a subject (API keys and system actors are `user`). */
   roleOf: (subject: string) => Promise<ActorRole>;
+  /**
+   * The settings read from storage now, past any cache of `settings`: a reservation refused under cached
+   * settings is checked once more under these (a cap another process raised a moment ago). Default: `settings`.
+   */
+  freshSettings?: () => Promise<SpendingBudgets>;
 }
 
 /**
@@ -103,7 +108,11 @@ export class SpendLedger {
     settled?: boolean;
   }): Promise<ReserveOutcome> {
     const caps = await this.capsOf(input.subject);
-    return this.deps.storage.transaction((s) => this.reserveIn(s, input, caps));
+    const outcome = await this.deps.storage.transaction((s) => this.reserveIn(s, input, caps));
+    if (outcome.ok || !this.deps.freshSettings) return outcome;
+    // Refused under settings that may be a moment old: once more under the settings as stored now.
+    const fresh = capsFor(await this.deps.freshSettings(), input.subject, await this.deps.roleOf(input.subject));
+    return this.deps.storage.transaction((s) => this.reserveIn(s, input, fresh));
   }
 
   /**

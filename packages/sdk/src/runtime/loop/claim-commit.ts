@@ -1,5 +1,6 @@
 // A step that opened a side-effecting call commits in the transaction that claims the call.
 import { attachClaimRider } from '../../capabilities/claim-rider';
+import { DefaultCapabilityRegistry } from '../../capabilities/capability-registry';
 import type { InvocationContext } from '../../capabilities/invocation';
 import { isSideEffecting } from '../../core/capability-descriptor';
 import { commitDeferredStep, isLeaseLost, stepCommitted, stepLost, writeStepIn, type WrittenStep } from './commit';
@@ -15,8 +16,22 @@ import type { TurnCalls } from './turn-calls';
  */
 export function opensClaimedCall(loop: Loop, turn: TurnCalls): boolean {
   const open = turn.current;
-  if (!open || loop.tools.has(open.call.name) || !loop.deps.capabilities.has(open.call.name)) return false;
-  return isSideEffecting(loop.deps.capabilities.get(open.call.name).kind);
+  const registry = loop.deps.capabilities;
+  if (!open || loop.tools.has(open.call.name) || !registry.has(open.call.name)) return false;
+  return isSideEffecting(registry.get(open.call.name).kind) && reachesOwnPipeline(registry);
+}
+
+/**
+ * True when `registry` invokes through the SDK's own invocation path with the context as given (the
+ * `DefaultCapabilityRegistry` itself, its `invoke` not overridden): only then does the claim take the rider
+ * attached to the context. A host's registry that wraps or replaces `invoke` (it may pass a copy of the
+ * context on) gets the step committed before the call instead, as without riders.
+ */
+function reachesOwnPipeline(registry: Loop['deps']['capabilities']): boolean {
+  return (
+    registry instanceof DefaultCapabilityRegistry &&
+    (registry as { invoke: unknown }).invoke === DefaultCapabilityRegistry.prototype.invoke
+  );
 }
 
 /**

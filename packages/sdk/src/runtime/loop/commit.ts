@@ -126,3 +126,20 @@ export function stepLost(session: RunSession): void {
   session.writes.clear();
   session.takeDeferred();
 }
+
+/**
+ * After a failed step: the work that rode on the writes it drops (and on writes set aside and not committed) —
+ * a model call's spending settlement or record — is written in a transaction of its own, so a call that was
+ * made is never left reserved at its worst case (nor left unrecorded) while the process lives. Best effort:
+ * a failure is logged by the caller's storage and leaves the reservation as a crash would.
+ */
+export async function salvageRiding(deps: CommitDeps, session: RunSession): Promise<void> {
+  const works = [...(session.takeDeferred()?.writes.riding ?? []), ...session.writes.riding];
+  session.writes.riding.length = 0;
+  if (works.length === 0) return;
+  await deps.storage
+    .transaction(async (s) => {
+      for (const work of works) await work(s);
+    })
+    .catch(() => undefined);
+}

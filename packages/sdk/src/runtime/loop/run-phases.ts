@@ -10,7 +10,7 @@ import { withLedgerStates } from '../run-effects';
 import { runEffects } from './effect-record';
 import { RunMiddlewareError } from '../middleware/run-middleware';
 import { approvalsDecidedSince, openApprovals } from './approvals';
-import { commitDeferredStep, commitStep } from './commit';
+import { commitDeferredStep, commitStep, salvageRiding } from './commit';
 import { deferCommit, type DeferredCommit } from './deferred-commit';
 import { drive } from './drive';
 import type { RunLease } from './driver-types';
@@ -56,10 +56,13 @@ async function processSession(loop: Loop, session: RunSession, lease: RunLease):
   try {
     await phases(loop, session);
   } catch (error) {
-    // The step before the failing one set its writes aside for it (it opened a read-only call): that
-    // step was complete, so it is kept — unless the run is being left for another worker or cancelled.
-    if (session.hasDeferred && !lease.signal.aborted)
-      await commitDeferredStep(loop.deps, session).catch(() => session.takeDeferred());
+    // The step before the failing one set its writes aside for it (it opened a read-only call, or it is the
+    // final reply): that step was complete, so it is kept — also when a person cancelled the run — unless the
+    // run is being left for another worker.
+    const leaving = lease.signal.aborted && lease.reason() !== 'abort';
+    if (session.hasDeferred && !leaving) await commitDeferredStep(loop.deps, session).catch(() => undefined);
+    // What rode on the writes now dropped (a model call's spending settlement) is written on its own.
+    await salvageRiding(loop.deps, session);
     const current = (await loop.deps.storage.runs.get(run.id)) ?? run;
     session.discard(current);
     // The host is stopping or the lease was lost: leave the run as stored, for the next worker to resume.
