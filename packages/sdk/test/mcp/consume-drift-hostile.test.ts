@@ -118,8 +118,7 @@ describe('consumed MCP servers: reporting and checking tool changes', () => {
       message: expect.stringContaining('could not raise the decision'),
       fields: { server: 'idx', kind: 'mcp_tool_changed', tools: ['grab'], error: 'the decision store is unavailable' },
     });
-    // before: the change was marked reported before the decision failed, so none was ever raised
-    expect(await host.decisions({ kind: 'mcp_tool_changed' })).toHaveLength(0);
+    // (Whether the next check has raised it yet depends on timing; what matters is below: it is raised once.)
     // The tool is disabled all the same.
     expect((await invoke('grab', { id: 'x' })).error?.code).toBe('MCP_TOOL_CHANGED');
     await vi.waitFor(async () => expect(await host.decisions({ kind: 'mcp_tool_changed' })).toHaveLength(1));
