@@ -32,19 +32,6 @@ export interface SpendLedgerDeps {
   freshSettings?: () => Promise<SpendingBudgets>;
 }
 
-/**
- * What {@link SpendLedger.reserve} takes: the key, the subject (the run's owner), the run, the amounts; `settled`
- * stores it settled at once (a run's start, or a call whose cost no cap limits: nothing is in flight).
- * @internal
- */
-export interface ReserveInput {
-  key: string;
-  subject: string;
-  runId: string;
-  amounts: BudgetAmounts;
-  settled?: boolean;
-}
-
 /** What {@link SpendLedger.reserve} answers. */
 export type ReserveOutcome =
   | { ok: true; reservation: BudgetReservation; replayed: boolean }
@@ -134,7 +121,7 @@ export class SpendLedger {
    */
   async reserveIn(
     s: StorageSession,
-    input: ReserveInput,
+    input: Parameters<SpendLedger['reserve']>[0],
     caps: { person: SpendCaps; household: SpendCaps } | null,
   ): Promise<ReserveOutcome> {
     const { clock } = this.deps;
