@@ -4,29 +4,55 @@ import { startFilmHost } from './_add-a-film-ours';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 const counts = new Map<string, number>();
 let on = false;
-const seq: string[] = []; let trace = false;
-const bump = (k: string) => { if (on) counts.set(k, (counts.get(k) ?? 0) + 1); if (trace) seq.push(k.slice(0, 110)); };
+const seq: string[] = [];
+let trace = false;
+const bump = (k: string) => {
+  if (on) counts.set(k, (counts.get(k) ?? 0) + 1);
+  if (trace) seq.push(k.slice(0, 110));
+};
 const proto = (Database as unknown as { prototype: Record<string, (...a: unknown[]) => unknown> }).prototype;
 const prep = proto.prepare!;
 proto.prepare = function (this: unknown, sql: unknown) {
   const st = prep.call(this, sql) as Record<string, (...a: unknown[]) => unknown>;
   const key = String(sql).replace(/\s+/g, ' ').slice(0, 150);
-  for (const m of ['run', 'get', 'all', 'iterate']) { const f = st[m]!.bind(st); st[m] = (...a: unknown[]) => { bump(`${m} ${key}`); return f(...a); }; }
+  for (const m of ['run', 'get', 'all', 'iterate']) {
+    const f = st[m]!.bind(st);
+    st[m] = (...a: unknown[]) => {
+      bump(`${m} ${key}`);
+      return f(...a);
+    };
+  }
   return st;
 };
 const ex = proto.exec!;
-proto.exec = function (this: unknown, sql: unknown) { bump(`exec ${String(sql).slice(0, 80)}`); return ex.call(this, sql); };
+proto.exec = function (this: unknown, sql: unknown) {
+  bump(`exec ${String(sql).slice(0, 80)}`);
+  return ex.call(this, sql);
+};
 const pr = proto.pragma!;
-proto.pragma = function (this: unknown, ...a: unknown[]) { bump(`pragma ${String(a[0])}`); return pr.apply(this, a); };
+proto.pragma = function (this: unknown, ...a: unknown[]) {
+  bump(`pragma ${String(a[0])}`);
+  return pr.apply(this, a);
+};
 const wchar = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 const h = await startFilmHost(createSqliteStorage({ path: mkdtempSync('/tmp/f-') + '/a.sqlite' }) as never);
 for (let i = 0; i < 20; i++) await h.once();
-const N = 50; on = true; const w0 = wchar();
+const N = 50;
+on = true;
+const w0 = wchar();
 for (let i = 0; i < N; i++) await h.once();
-on = false; const w = wchar() - w0;
-trace = true; await h.once(); trace = false; if (process.env.SEQ) { console.log(seq.join('\n')); process.exit(0); }
+on = false;
+const w = wchar() - w0;
+trace = true;
+await h.once();
+trace = false;
+if (process.env.SEQ) {
+  console.log(seq.join('\n'));
+  process.exit(0);
+}
 const rows = [...counts].sort((a, b) => b[1] - a[1]);
-let total = 0; for (const [, n] of rows) total += n;
+let total = 0;
+for (const [, n] of rows) total += n;
 console.log('statements/run', (total / N).toFixed(1), 'KiB/run', (w / 1024 / N).toFixed(1));
 for (const [k, n] of rows) console.log((n / N).toFixed(2).padStart(6), k);
 await h.close();
