@@ -902,7 +902,7 @@ export async function run(): Promise<void> {
     `µs/op of the "${IN_FLIGHT} in flight" rows is wall time ÷ calls (inverse throughput), not the latency of one call.`,
   );
   console.log(
-    `SQLite: files in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 4000 pages), deleted afterwards.`,
+    `SQLite: files in ${tmpdir()}, WAL, synchronous=NORMAL (no fsync per commit, two at each WAL checkpoint, every 16 MiB of WAL, 1 KiB pages), deleted afterwards.`,
   );
   if (!unreachable)
     console.log(
