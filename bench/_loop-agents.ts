@@ -7,6 +7,7 @@
  *
  * Everything lives in memory: a run killed mid-way is lost with its process.
  */
+import { z } from 'zod';
 import { Agent, Runner, tool, Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import { RUNTIME_SYSTEM_PROMPT } from '../packages/sdk/src/runtime/system-prompt';
 import {
@@ -20,6 +21,15 @@ import {
   toolName,
 } from './_add-a-film';
 import { FILM_CAPABILITIES } from './_add-a-film-ours';
+
+/** The workload's tool inputs for the SDK (strict mode: optional fields are required nullable ones). */
+const FILM_AGENTS_ZOD = {
+  'catalog.lookup': z.object({ query: z.string(), limit: z.number().int().nullable() }),
+  'release.search': z.object({ mediaSource: z.string(), mediaId: z.string(), limit: z.number().int().nullable() }),
+  'download.plan': z.object({ mediaSource: z.string(), mediaId: z.string(), releaseId: z.string() }),
+  'download.submit': z.object({ planId: z.string() }),
+  'download.status': z.object({ downloadId: z.string() }),
+} as const;
 
 /** The minimal `@openai/agents` model double: turn n = assistant messages so far, answered whole. */
 export class FilmAgentsModel implements Model {
@@ -80,13 +90,10 @@ export function filmAgents(): FilmAgents {
     tool({
       name: toolName(c.id as keyof typeof FILM_RESULTS),
       description: c.description,
-      parameters: c.input as unknown as {
-        type: 'object';
-        properties: Record<string, never>;
-        required: string[];
-        additionalProperties: true;
-      },
-      strict: false,
+      // Validated like the other sides (ours: TypeBox): zod in the SDK's strict mode, where an optional field is a
+      // required nullable one.
+      parameters: FILM_AGENTS_ZOD[c.id as keyof typeof FILM_RESULTS],
+      strict: true,
       execute: async () => {
         toolCalls++;
         return FILM_RESULTS[c.id as keyof typeof FILM_RESULTS];

@@ -44,3 +44,15 @@ export function formatSpread(s: Spread, digits = 1): string {
 export function roundOrder(sides: number, round: number): number[] {
   return Array.from({ length: sides }, (_, k) => (k + round) % sides);
 }
+
+/**
+ * An integer from the environment (`BENCH_ROUNDS`, `BENCH_RUNS`, …), or `fallback` when it is unset; a value that
+ * is not an integer ≥ `min` throws, naming the variable (a benchmark never runs on `NaN` or too few rounds).
+ */
+export function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
+  return n;
+}

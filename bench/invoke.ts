@@ -57,7 +57,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { printMachine, printTable } from './_report';
-import { formatRatio, formatSpread, roundOrder, spread } from './_stats';
+import { formatRatio, formatSpread, roundOrder, spread, envInt } from './_stats';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Type from 'typebox';
@@ -750,15 +750,6 @@ function bareOperation(
 function fmt(x: number | undefined, digits = 1): string {
   if (x === undefined || !Number.isFinite(x)) return '–';
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
-}
-
-/** A positive integer from the environment, or `fallback`; below `min` is an error. */
-function envInt(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
 }
 
 function printLines(lines: Line[]): void {

@@ -52,7 +52,7 @@ import { startFilmHost } from './_add-a-film-ours';
 import { filmAgents } from './_loop-agents';
 import { countingStorage, type CallStats } from './_loop-storage-calls';
 import { printMachine, printTable } from './_report';
-import { formatRatio, formatSpread, roundOrder, spread } from './_stats';
+import { formatRatio, formatSpread, roundOrder, spread, envInt } from './_stats';
 
 /** Rounds when `BENCH_ROUNDS` is not set. */
 const DEFAULT_ROUNDS = 9;
@@ -62,15 +62,6 @@ const DEFAULT_RUNS = 20;
 const WARMUP_RUNS = 30;
 /** Runs counted in the storage-call table (their averages are printed). */
 const PROFILE_RUNS = 20;
-
-/** A positive integer from the environment, or `fallback`; below `min` is an error. */
-function envInt(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
-}
 
 /** One side of the comparison while it is measured. */
 interface Side {

@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, RoundFigures } from './peers/_child';
 import { printMachine, printTable } from './_report';
-import { formatRatio, formatSpread, roundOrder, spread, type Spread } from './_stats';
+import { formatRatio, formatSpread, roundOrder, spread, type Spread, envInt } from './_stats';
 
 /** One side of the comparison. */
 interface PeerSide {
@@ -41,8 +41,8 @@ const SIDES: readonly PeerSide[] = [
   {
     name: 'Mastra + LibSQL memory',
     file: 'mastra',
-    durable: 'at run end',
-    afterKill: 'run lost (its messages are saved when it ends)',
+    durable: 'per step, debounced 100 ms (savePerStep)',
+    afterKill: 'keeps steps saved > 100 ms before; a tool call in flight has no record',
   },
   { name: 'Vercel AI SDK', file: 'vercel-ai', durable: 'no', afterKill: 'run lost' },
   { name: 'OpenAI Agents SDK', file: 'openai-agents', durable: 'no', afterKill: 'run lost' },
@@ -103,11 +103,19 @@ export function roundRatios(base: readonly number[], side: readonly number[]): n
 
 /** Runs the benchmark and prints its tables. */
 export async function run(): Promise<void> {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
-  const runs = Number(process.env.BENCH_RUNS ?? 20);
-  if (!existsSync(`${peersDir}node_modules`)) {
-    console.log('installing the peer SDKs into bench/peers/node_modules (npm ci, first use only)…');
-    execFileSync('npm', ['ci', '--prefix', peersDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  const rounds = envInt('BENCH_ROUNDS', 9, 9);
+  const runs = envInt('BENCH_RUNS', 20, 1);
+  // `npm ci` writes node_modules/.package-lock.json last: without it (never installed, or an install that did
+  // not finish) the folder is installed again from its lockfile.
+  if (!existsSync(`${peersDir}node_modules/.package-lock.json`)) {
+    console.log('installing the peer SDKs into bench/peers/node_modules (npm ci from its lockfile, first use only)…');
+    try {
+      execFileSync('npm', ['ci', '--prefix', peersDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+    } catch (error) {
+      throw new Error(
+        `could not install the peer SDKs (npm ci --prefix bench/peers): ${(error as Error).message.split('\n')[0]}`,
+      );
+    }
   }
   printMachine();
   const children: Child[] = [];

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FILM_FINAL_TEXT, FILM_TOOL_CALLS, FILM_TURNS } from '../_add-a-film';
+import { envInt } from '../_stats';
 
 /** What one run played, counted by the side's model double and tool handlers. */
 export interface FilmTally {
@@ -70,7 +71,7 @@ const send = (m: ChildMessage) => process.send?.(m);
 export function serve(open: (dir: string) => Promise<FilmSide>): void {
   if (!process.send) throw new Error('a peers child runs under child_process.fork');
   const dir = mkdtempSync(join(tmpdir(), 'bench-peers-'));
-  const warmup = Number(process.env.BENCH_WARMUP ?? 20);
+  const warmup = envInt('BENCH_WARMUP', 20, 0);
   let last: FilmTally | null | undefined;
   let side: FilmSide | undefined;
   let queue = Promise.resolve();

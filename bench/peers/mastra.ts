@@ -1,9 +1,10 @@
 /**
  * Peers benchmark child: Mastra (`@mastra/core` 0.24) — an `Agent` with the five tools and `Memory`
  * (`@mastra/memory`) on a `LibSQLStore` file (`@mastra/libsql`): each run is a new thread whose messages
- * (the goal, the model turns, the tool calls and results) are saved in the database when the run ends
- * (with this setup `savePerStep: true` saved nothing before the end either): a finished run is durable, a
- * run killed half-way is lost. The model double is a minimal hand-written `LanguageModelV2` (Mastra's agent loop
+ * (the goal, the model turns, the tool calls and results) are saved in the database. With `savePerStep: true`
+ * (set: its most durable standard setting) each step's messages are queued for saving with a 100 ms debounce,
+ * so with real model turns a run killed half-way keeps its earlier steps; with this benchmark's fast turns the
+ * debounce has not fired before the run ends, so here they are written when the run ends. The model double is a minimal hand-written `LanguageModelV2` (Mastra's agent loop
  * streams, so `doStream` emits a turn's parts all at once; `doGenerate` answers whole).
  */
 import { join } from 'node:path';
@@ -128,6 +129,8 @@ serve(async (dir) => {
       const result = await agent.generate(FILM_GOAL, {
         memory: { thread: lastThread, resource: 'user:admin' },
         maxSteps: 10,
+        // Its most durable standard setting: each step's messages are queued for saving (debounced 100 ms).
+        savePerStep: true,
       });
       // `result.text` joins every step's text; the final text is the last step's.
       own.finalText = result.steps[result.steps.length - 1]?.text;

@@ -200,6 +200,7 @@ describe('CodeExecution: the role and the run are checked again at every call', 
 
   it('an abort of the run cancels the cell waiting on a read (the read is aborted) and destroys its kernel', async () => {
     let aborted = false;
+    const controller = new AbortController();
     const { host, code, run } = await setup(
       () => 'admin',
       (signal) =>
@@ -208,10 +209,12 @@ describe('CodeExecution: the role and the run are checked again at every call', 
             aborted = true;
             resolve();
           });
+          // The run is aborted once the cell waits on the read (not after a fixed delay: a slow kernel start
+          // under load would abort the cell before the read began).
+          setTimeout(() => controller.abort(), 20);
         }),
     );
     try {
-      const controller = new AbortController();
       const pending = code.runCell(
         () => run,
         () => run.startedBy,
@@ -219,7 +222,6 @@ describe('CodeExecution: the role and the run are checked again at every call', 
         { code: 'var x = 1; await tools.library.count({})' },
         controller.signal,
       );
-      setTimeout(() => controller.abort(), 50);
       expect(await pending).toMatchObject({
         success: false,
         error: { code: 'CODE_CANCELLED' },
