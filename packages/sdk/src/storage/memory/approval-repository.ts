@@ -1,6 +1,6 @@
 import type { ApprovalRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The approvals repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryApprovalRepository(t: MemoryTables): SyncRepository<StorageSession['approvals']> {
@@ -21,7 +21,7 @@ export function memoryApprovalRepository(t: MemoryTables): SyncRepository<Storag
             (filter.status === undefined || a.status === filter.status) &&
             (filter.planId === undefined || a.planId === filter.planId),
         )
-        .sort((a, b) => b.requestedAt - a.requestedAt || byCodeUnit(b.id, a.id))
+        .sort((a, b) => b.requestedAt - a.requestedAt || byCodePoint(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
   };
 }

@@ -1,6 +1,6 @@
 import type { BudgetCounters, BudgetReservation } from '../../core/budget-records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import type { MemoryTables, SyncRepository } from './memory-tables';
+import { byCodePoint, type MemoryTables, type SyncRepository } from './memory-tables';
 
 const counterKey = (subject: string, period: string, start: number) => `${subject}\0${period}\0${start}`;
 
@@ -57,7 +57,7 @@ export function memoryBudgetUsageRepository(t: MemoryTables): SyncRepository<Sto
             (filter.state === undefined || r.state === filter.state) &&
             (filter.runId === undefined || r.runId === filter.runId),
         )
-        .sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .sort((a, b) => a.createdAt - b.createdAt || byCodePoint(a.key, b.key))
         .map((r) => ({ ...r }));
       return filter.limit === undefined ? out : out.slice(0, Math.max(0, Math.floor(filter.limit)));
     },

@@ -1,6 +1,6 @@
 import type { DecisionRecord } from '../../core/run-records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The decisions repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryDecisionRepository(t: MemoryTables): SyncRepository<StorageSession['decisions']> {
@@ -35,6 +35,6 @@ export function memoryDecisionRepository(t: MemoryTables): SyncRepository<Storag
             (filter.kind === undefined || d.kind === filter.kind) &&
             (filter.rootCause === undefined || d.rootCause === filter.rootCause),
         )
-        .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id)),
+        .sort((a, b) => b.createdAt - a.createdAt || byCodePoint(b.id, a.id)),
   };
 }

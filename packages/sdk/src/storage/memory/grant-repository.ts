@@ -1,7 +1,7 @@
 import { StorageError } from '../errors';
 import type { GrantRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The grants repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryGrantRepository(t: MemoryTables): SyncRepository<StorageSession['grants']> {
@@ -16,6 +16,6 @@ export function memoryGrantRepository(t: MemoryTables): SyncRepository<StorageSe
       t
         .all<GrantRecord>('grants')
         .filter((g) => filter.status === undefined || g.status === filter.status)
-        .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
+        .sort((a, b) => a.createdAt - b.createdAt || byCodePoint(a.id, b.id)),
   };
 }

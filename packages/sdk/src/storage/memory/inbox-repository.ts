@@ -1,6 +1,6 @@
 import type { InboxRecord } from '../../core/run-records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The inbox repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryInboxRepository(t: MemoryTables): SyncRepository<StorageSession['inbox']> {
@@ -10,7 +10,7 @@ export function memoryInboxRepository(t: MemoryTables): SyncRepository<StorageSe
       t
         .all<InboxRecord>('inbox')
         .filter((m) => m.runId === runId && m.status === 'queued')
-        .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
+        .sort((a, b) => a.createdAt - b.createdAt || byCodePoint(a.id, b.id)),
     markApplied: (ids, at) => {
       let n = 0;
       for (const id of new Set(ids)) {

@@ -1,7 +1,7 @@
 import type { LedgerEntry, LedgerState } from '../../core/records';
 import { scopeKey } from '../../core/scope-key';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** Keeps an index (grant id or run id → ledger keys) in step with a ledger write of `key`. */
 function indexBy(index: Map<string, Set<string>>, key: string, before: string | null, after: string | null): void {
@@ -66,13 +66,13 @@ export function memoryLedgerRepository(t: MemoryTables): SyncRepository<StorageS
           (e) =>
             states.includes(e.state) && (options.claimedBefore === undefined || e.claimedAt < options.claimedBefore),
         )
-        .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
+        .sort((a, b) => a.claimedAt - b.claimedAt || byCodePoint(a.key, b.key))
         .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
         .map((e) => copy(e)),
     listByRun: (runId, options = {}) =>
       [...(byRun.get(runId) ?? [])]
         .map((key) => t.table<LedgerEntry>('ledger').get(key)!)
-        .sort((a, b) => a.claimedAt - b.claimedAt || byCodeUnit(a.key, b.key))
+        .sort((a, b) => a.claimedAt - b.claimedAt || byCodePoint(a.key, b.key))
         .slice(0, options.limit ?? 100)
         .map((e) => copy(e)),
     usageForGrant: (grantId, from, to) => {

@@ -74,8 +74,24 @@ function copyPlain<T>(value: T, depth: number): T {
   return out as T;
 }
 
-/** Binary (code-unit) order, as SQL `ORDER BY` on text with the default collation. @internal */
-export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/**
+ * Code-point order: the order of SQL `ORDER BY` on text in SQLite (`BINARY`, UTF-8 bytes) and in PostgreSQL
+ * (`C` collation). Differs from JavaScript's `<` (UTF-16 code units) only where a character above U+FFFF meets
+ * one in U+E000–U+FFFF: its surrogates (U+D800–U+DFFF) are below the other as code units, above it as a code point.
+ * @internal
+ */
+export function byCodePoint(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length < b.length ? -1 : 1;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  const xs = x >= 0xd800 && x <= 0xdfff;
+  if (xs !== (y >= 0xd800 && y <= 0xdfff) && (xs ? y : x) >= 0xe000) return xs ? 1 : -1;
+  return x < y ? -1 : 1;
+}
 
 /** `patch` without its undefined fields (an undefined field means "leave as is", as in SQL adapters). @internal */
 export function definedFields<T extends object>(patch: Partial<T>): Partial<T> {

@@ -1,6 +1,6 @@
 import type { PolicyRevisionRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The policy revisions repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryPolicyRevisionRepository(t: MemoryTables): SyncRepository<StorageSession['policies']> {
@@ -11,6 +11,6 @@ export function memoryPolicyRevisionRepository(t: MemoryTables): SyncRepository<
       t
         .all<PolicyRevisionRecord>('policies')
         .filter((p) => p.kind === kind)
-        .sort((a, b) => a.createdAt - b.createdAt || byCodeUnit(a.id, b.id)),
+        .sort((a, b) => a.createdAt - b.createdAt || byCodePoint(a.id, b.id)),
   };
 }

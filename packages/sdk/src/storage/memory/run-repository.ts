@@ -1,7 +1,7 @@
 import type { RunRecord } from '../../core/run-records';
 import { TERMINAL_RUN_STATUSES } from '../../core/run-records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodeUnit, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** Whether `run` may be leased at `now` (the rule documented on `RunRepository.acquireLease`). */
 function runnable(run: RunRecord, now: number): boolean {
@@ -38,7 +38,7 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
             (filter.sessionId === undefined || r.sessionId === filter.sessionId) &&
             (filter.startedBy === undefined || r.startedBy === filter.startedBy),
         )
-        .sort((a, b) => b.createdAt - a.createdAt || byCodeUnit(b.id, a.id))
+        .sort((a, b) => b.createdAt - a.createdAt || byCodePoint(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
     acquireLease: (owner, now, leaseMs) => {
       let pick: RunRecord | undefined;
@@ -47,7 +47,7 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
         if (
           !pick ||
           run.createdAt < pick.createdAt ||
-          (run.createdAt === pick.createdAt && byCodeUnit(run.id, pick.id) < 0)
+          (run.createdAt === pick.createdAt && byCodePoint(run.id, pick.id) < 0)
         )
           pick = run;
       }
