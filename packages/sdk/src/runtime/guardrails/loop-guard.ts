@@ -1,145 +1,23 @@
-import { MediaAgentError } from '../../core/errors';
+import { blockedRepeatedlyNotice } from './blocked-calls';
 import { callSignature, isPollingCall, resultFingerprint } from './call-signature';
+import { isFailedOutcome, isReadOnlyCall, isWriteCall } from './call-kinds';
 import { LOOP_GUARD_CODES, type LoopGuardCode } from './codes';
-import { continuationPromptFor, needsContinuation } from './continuation';
-import { detectCycle, type CycleEntry } from './cycle';
+import { continuationVerdict, type ContinuationVerdict } from './continuation-verdict';
+import { detectCycle } from './cycle';
+import { cycleNotice } from './cycle-notice';
+import { refusalVerdict, stoppedVerdict, type GuardRefusal } from './guard-refusal';
+import { identicalCallsNotice, nextStreak } from './identical-calls';
+import { DEFAULT_LOOP_GUARD_CONFIG, type LoopGuardConfig } from './loop-guard-config';
+import { emptyLoopGuardState, parseLoopGuardState, type LoopGuardState } from './loop-guard-state';
+import { rememberRecent } from './recent-record';
+import { failureNotice, liveCallFailures, sameCallRefusal } from './repeated-failures';
+import { cappedCallIndexes, runCapRefusal } from './run-caps';
+import { resultRepeats, sameResultNotice, sameResultRefusal } from './same-results';
 import type { GuardCall, GuardVerdict, GuardMode, GuardNotice, GuardOutcome } from './types';
 
-/**
- * Thresholds and tool lists of the loop guard. Every number is a count of calls (or of laps for
- * cycles); `0` disables a per-run cap. Defaults: {@link DEFAULT_LOOP_GUARD_CONFIG}.
- * @public
- */
-export interface LoopGuardConfig {
-  /** Same call (tool + canonical arguments) failed this many times: warn. Default 2. */
-  sameCallFailWarnAt: number;
-  /** Same call failed this many times: the next identical call is blocked (stopped in background/channel runs). Default 5. */
-  sameCallFailBlockAt: number;
-  /** One tool failed this many times (any arguments): warn. Default 3. */
-  sameToolFailWarnAt: number;
-  /** One tool failed this many times: background/channel runs stop (interactive runs keep warning). Default 8. */
-  sameToolFailStopAt: number;
-  /** A read-only call returned the same result this many times in a row: warn. Default 2. */
-  sameResultWarnAt: number;
-  /** A read-only call returned the same result this many times: the next identical call is blocked (stopped in background/channel runs). Default 5. */
-  sameResultBlockAt: number;
-  /** Identical calls with identical results in a row (a failure ends the streak; failures have their own rules): notice. Default 3. */
-  identicalCallsNoticeAt: number;
-  /** Identical calls with identical results in a row: background/channel runs stop (Hermes hard-stop threshold, 5). */
-  identicalCallsStopAt: number;
-  /** Shortest cycle period checked. Default 2. */
-  cycleMinPeriod: number;
-  /** Longest cycle period checked. Default 4. */
-  cycleMaxPeriod: number;
-  /**
-   * Calls kept for cycle detection, and call signatures the same-call-failure and same-result rules
-   * remember (the least recently seen is forgotten beyond it). Default 64.
-   */
-  cycleWindow: number;
-  /** Laps of a cycle (e.g. A,B,A,B is 2 laps) that give a warning. Default 2. */
-  cycleWarnLaps: number;
-  /** Laps of a cycle at which background/channel runs stop (Hermes hard-stop threshold, 5). */
-  cycleStopLaps: number;
-  /** Per-run budget of tool searches, checked before a batch is dispatched; 0 disables. Default 50. */
-  maxSearches: number;
-  /** Per-run budget of subagent launches, checked before a batch is dispatched; 0 disables. Default 50. */
-  maxSubagents: number;
-  /** Tools counted against {@link LoopGuardConfig.maxSearches}. */
-  searchTools: readonly string[];
-  /** Tools counted against {@link LoopGuardConfig.maxSubagents} (poll actions excluded). */
-  subagentTools: readonly string[];
-  /** Tools allowed to fail repeatedly with different arguments (diagnostics): warned, never stopped by the same-tool rule. */
-  failureTolerantTools: readonly string[];
-  /** Tools whose every call is a poll (exempt from the identical-call, same-result and cycle rules). */
-  pollingTools: readonly string[];
-  /** Values of an `action` argument that make a call a poll. */
-  pollingActions: readonly string[];
-  /** `internal` tools treated as read-only for the same-result rule. */
-  readOnlyTools: readonly string[];
-  /** Continuation prompts per run for replies that announce an action but call no tool. Default 2. */
-  maxContinuations: number;
-  /**
-   * Refused calls in a row (no call allowed in between) at which the run stops in every mode: a model
-   * that keeps repeating what the guard refuses makes no progress, however the run is attended.
-   * Interactive runs then wait for the user instead of failing. Default 5 (the Hermes hard-stop
-   * threshold used by the other stop rules); 0 disables.
-   */
-  blockedCallsStopAt: number;
-}
-
-/**
- * The defaults, which follow the pinned Hermes agent thresholds.
- * @public
- */
-export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freeze({
-  sameCallFailWarnAt: 2,
-  sameCallFailBlockAt: 5,
-  sameToolFailWarnAt: 3,
-  sameToolFailStopAt: 8,
-  sameResultWarnAt: 2,
-  sameResultBlockAt: 5,
-  identicalCallsNoticeAt: 3,
-  identicalCallsStopAt: 5,
-  cycleMinPeriod: 2,
-  cycleMaxPeriod: 4,
-  cycleWindow: 64,
-  cycleWarnLaps: 2,
-  cycleStopLaps: 5,
-  maxSearches: 50,
-  maxSubagents: 50,
-  searchTools: Object.freeze(['search_tools']),
-  subagentTools: Object.freeze(['delegate']),
-  failureTolerantTools: Object.freeze(['execute_code']),
-  pollingTools: Object.freeze([]),
-  pollingActions: Object.freeze(['read', 'wait', 'status', 'list']),
-  readOnlyTools: Object.freeze(['search_tools', 'read_tool_result']),
-  maxContinuations: 2,
-  blockedCallsStopAt: 5,
-});
-
-/**
- * Serializable state of a {@link LoopGuard}; store it on the run and restore it with
- * {@link LoopGuard.fromJSON} after a crash so counting continues where it stopped.
- * @public
- */
-export interface LoopGuardState {
-  /** State format version. */
-  version: 1;
-  /** Failures per call signature (the `cycleWindow` signatures that failed last). */
-  sameCallFailures: Record<string, number>;
-  /** Signatures whose failure count a successful write has since made stale ("a new experiment"). */
-  progressSinceFailure: string[];
-  /** Failures per tool. */
-  toolFailures: Record<string, number>;
-  /** Last result fingerprint and its repeat count per read-only call signature (the `cycleWindow` seen last). */
-  sameResults: Record<string, { fingerprint: string; count: number }>;
-  /** Current run of identical calls with identical results. */
-  streak: { key: string; count: number } | null;
-  /** Most recent calls (signature + result), oldest first, at most `cycleWindow`. */
-  history: CycleEntry[];
-  /** Tool searches dispatched this run. */
-  searches: number;
-  /** Subagent launches dispatched this run. */
-  subagents: number;
-  /** Continuation prompts given this run. */
-  continuations: number;
-  /** Set once the guard stopped the run. */
-  stopped: { code: LoopGuardCode; reason: string; count: number } | null;
-  /** Calls refused in a row since the last call that was allowed to run (absent in older states: 0). */
-  blockedInARow?: number;
-}
-
-/**
- * Thrown by {@link LoopGuard.fromJSON} when the stored state is not a version-1 loop guard state.
- * Code `LOOP_GUARD_STATE_INVALID`.
- * @public
- */
-export class LoopGuardStateError extends MediaAgentError {
-  /** @param reason - what is wrong with the stored state */
-  constructor(reason: string) {
-    super('LOOP_GUARD_STATE_INVALID', `invalid loop guard state: ${reason}`, { reason });
-  }
-}
+export { DEFAULT_LOOP_GUARD_CONFIG, type LoopGuardConfig } from './loop-guard-config';
+export { LoopGuardStateError, type LoopGuardState } from './loop-guard-state';
+export type { ContinuationVerdict } from './continuation-verdict';
 
 /**
  * Options of a {@link LoopGuard}.
@@ -151,18 +29,6 @@ export interface LoopGuardOptions {
   /** Overrides of {@link DEFAULT_LOOP_GUARD_CONFIG}. */
   config?: Partial<LoopGuardConfig>;
 }
-
-/**
- * What to do with a final reply (no tool calls) — see {@link LoopGuard.afterReply}.
- * - `none`: the reply is a normal answer; finish.
- * - `continue`: append `prompt` as a synthetic message (not archived as a user message, not a learning turn) and call the model again.
- * - `exhausted`: the reply announced an action but the prompts are spent; finish and mark the run partially complete.
- * @public
- */
-export type ContinuationVerdict =
-  | { action: 'none' }
-  | { action: 'continue'; prompt: string; count: number }
-  | { action: 'exhausted'; count: number };
 
 /**
  * Per-run loop guard. Pure bookkeeping: it never runs a
@@ -196,7 +62,7 @@ export class LoopGuard {
   constructor(options: LoopGuardOptions, state?: LoopGuardState) {
     this.mode = options.mode;
     this.config = Object.freeze({ ...DEFAULT_LOOP_GUARD_CONFIG, ...options.config });
-    this.#state = state ? structuredClone(state) : emptyState();
+    this.#state = state ? structuredClone(state) : emptyLoopGuardState();
   }
 
   /** True when thresholds stop the run instead of warning (background and channel runs). */
@@ -217,7 +83,7 @@ export class LoopGuard {
    * @returns one verdict per call, same order: `allow`, or `block`/`stop` with `LOOP_SEARCH_CAP` / `LOOP_SUBAGENT_CAP`
    */
   beforeBatch(calls: readonly GuardCall[]): GuardVerdict[] {
-    if (this.#state.stopped) return calls.map(() => this.#stoppedVerdict());
+    if (this.#state.stopped) return calls.map(() => stoppedVerdict(this.#state.stopped));
     const verdicts: GuardVerdict[] = calls.map(() => ({ action: 'allow' }));
     const caps = [
       {
@@ -236,12 +102,12 @@ export class LoopGuard {
       },
     ];
     for (const { tools, cap, field, code, what } of caps) {
-      const indexes = calls.flatMap((c, i) => (tools.includes(c.tool) && !this.#isPoll(c) ? [i] : []));
+      const indexes = cappedCallIndexes(calls, tools, (c) => this.#isPoll(c));
       if (indexes.length === 0) continue;
       const used = this.#state[field];
-      if (cap > 0 && used >= cap) {
-        const reason = `Refused: this run already used its ${cap} ${what}. Work with the results you have, or finish and report what is missing.`;
-        const verdict = this.#refuse(code, reason, used);
+      const refusal = runCapRefusal(cap, used, what, code);
+      if (refusal) {
+        const verdict = this.#refuse(refusal);
         for (const i of indexes) verdicts[i] = verdict;
       } else {
         this.#state[field] = used + indexes.length;
@@ -257,25 +123,14 @@ export class LoopGuard {
    * @returns `allow`; `block` (interactive) or `stop` (background/channel) with `LOOP_SAME_CALL_FAILING` / `LOOP_SAME_RESULT`; `stop` with `LOOP_STOPPED` after a stop
    */
   before(call: GuardCall): GuardVerdict {
-    if (this.#state.stopped) return this.#stoppedVerdict();
+    if (this.#state.stopped) return stoppedVerdict(this.#state.stopped);
     const sig = callSignature(call.tool, call.input);
-    const failures = this.#state.progressSinceFailure.includes(sig) ? 0 : (this.#state.sameCallFailures[sig] ?? 0);
-    if (failures >= this.config.sameCallFailBlockAt) {
-      return this.#refuse(
-        LOOP_GUARD_CODES.sameCallFailing,
-        `Refused ${call.tool}: this exact call failed ${failures} times. Do not retry it unchanged; change the arguments or the approach, or report the blocker.`,
-        failures,
-      );
-    }
+    const failing = sameCallRefusal(call.tool, liveCallFailures(this.#state, sig), this.config.sameCallFailBlockAt);
+    if (failing) return this.#refuse(failing);
     if (this.#isReadOnly(call) && !this.#isPoll(call)) {
       const repeats = this.#state.sameResults[sig]?.count ?? 0;
-      if (repeats >= this.config.sameResultBlockAt) {
-        return this.#refuse(
-          LOOP_GUARD_CODES.sameResult,
-          `Refused ${call.tool}: this read-only call returned the same result ${repeats} times. Use the result you already have or change the query.`,
-          repeats,
-        );
-      }
+      const repeating = sameResultRefusal(call.tool, repeats, this.config.sameResultBlockAt);
+      if (repeating) return this.#refuse(repeating);
     }
     return { action: 'allow' };
   }
@@ -295,109 +150,55 @@ export class LoopGuard {
     const sig = callSignature(call.tool, call.input);
     const fingerprint = resultFingerprint(outcome);
     const poll = this.#isPoll(call);
+    const failure = isFailedOutcome(outcome);
     const notices: GuardNotice[] = [];
     s.blockedInARow = 0;
 
-    if (outcome.status === 'failed' || outcome.status === 'denied') {
+    if (failure) {
       if (s.progressSinceFailure.includes(sig)) {
         s.progressSinceFailure = s.progressSinceFailure.filter((k) => k !== sig);
         delete s.sameCallFailures[sig];
       }
       const exact = (s.sameCallFailures[sig] ?? 0) + 1;
       const perTool = (s.toolFailures[call.tool] ?? 0) + 1;
-      remember(s.sameCallFailures, sig, exact, c.cycleWindow);
+      rememberRecent(s.sameCallFailures, sig, exact, c.cycleWindow);
       s.toolFailures[call.tool] = perTool;
       delete s.sameResults[sig];
       const tolerant = c.failureTolerantTools.includes(call.tool);
-      if (this.stopsRun && !tolerant && perTool >= c.sameToolFailStopAt) {
-        notices.push({
-          level: 'stop',
-          code: LOOP_GUARD_CODES.sameToolFailing,
-          count: perTool,
-          message: `Stopped: ${call.tool} failed ${perTool} times in this run. The run ends here; report what failed instead of retrying.`,
-        });
-      } else if (exact >= c.sameCallFailWarnAt) {
-        notices.push({
-          level: 'warn',
-          code: LOOP_GUARD_CODES.sameCallFailing,
-          count: exact,
-          message: `${call.tool} failed ${exact} times with identical arguments. This looks like a loop: read the error and change the arguments or the approach; after ${c.sameCallFailBlockAt} failures the call is refused.`,
-        });
-      } else if (perTool >= c.sameToolFailWarnAt) {
-        notices.push({
-          level: 'warn',
-          code: LOOP_GUARD_CODES.sameToolFailing,
-          count: perTool,
-          message: `${call.tool} failed ${perTool} times in this run. Change approach before calling it again.`,
-        });
-      }
+      const notice = failureNotice(call.tool, exact, perTool, { stopsRun: this.stopsRun, tolerant }, c);
+      if (notice) notices.push(notice);
     } else if (outcome.status === 'succeeded') {
       delete s.sameCallFailures[sig];
       delete s.toolFailures[call.tool];
       s.progressSinceFailure = s.progressSinceFailure.filter((k) => k !== sig);
-      if (isWrite(call)) {
+      if (isWriteCall(call)) {
         s.progressSinceFailure = Object.keys(s.sameCallFailures);
         s.toolFailures = {};
       }
       if (this.#isReadOnly(call) && !poll) {
-        const previous = s.sameResults[sig];
-        const count = previous && previous.fingerprint === fingerprint ? previous.count + 1 : 1;
-        remember(s.sameResults, sig, { fingerprint, count }, c.cycleWindow);
-        if (count >= c.sameResultWarnAt) {
-          notices.push({
-            level: 'warn',
-            code: LOOP_GUARD_CODES.sameResult,
-            count,
-            message: `${call.tool} returned the same result ${count} times. Use the result you already have or change the query; after ${c.sameResultBlockAt} repeats the call is refused.`,
-          });
-        }
+        const count = resultRepeats(s.sameResults[sig], fingerprint);
+        rememberRecent(s.sameResults, sig, { fingerprint, count }, c.cycleWindow);
+        const notice = sameResultNotice(call.tool, count, c);
+        if (notice) notices.push(notice);
       } else {
         delete s.sameResults[sig];
       }
     }
 
-    // Failures have their own thresholds; they end an identical-call streak instead of extending it.
     const key = `${sig}\u0000${fingerprint}`;
-    const failure = outcome.status === 'failed' || outcome.status === 'denied';
-    s.streak = failure
-      ? null
-      : s.streak && s.streak.key === key
-        ? { key, count: s.streak.count + 1 }
-        : { key, count: 1 };
+    s.streak = nextStreak(s.streak, key, failure);
     s.history.push({ key, poll });
     if (s.history.length > c.cycleWindow) s.history.splice(0, s.history.length - c.cycleWindow);
 
-    const streak = s.streak?.count ?? 0;
-    if (!poll && streak >= c.identicalCallsNoticeAt) {
-      if (this.stopsRun && streak >= c.identicalCallsStopAt) {
-        notices.push({
-          level: 'stop',
-          code: LOOP_GUARD_CODES.identicalCalls,
-          count: streak,
-          message: `Stopped: ${call.tool} was called ${streak} times in a row with identical arguments and the same result. The run ends here.`,
-        });
-      } else {
-        notices.push({
-          level: 'notice',
-          code: LOOP_GUARD_CODES.identicalCalls,
-          count: streak,
-          message: `Note: this is call ${streak} in a row to ${call.tool} with identical arguments returning the same result. Do not repeat it: change the arguments, use another tool, or continue with what you have.`,
-        });
-      }
-    } else {
-      const cycle = detectCycle(s.history, c.cycleWarnLaps, c.cycleMinPeriod, c.cycleMaxPeriod);
-      if (cycle) {
-        const stop = this.stopsRun && cycle.laps >= c.cycleStopLaps;
-        notices.push({
-          level: stop ? 'stop' : 'warn',
-          code: LOOP_GUARD_CODES.cycle,
-          count: cycle.laps,
-          message: stop
-            ? `Stopped: the same cycle of ${cycle.period} calls (ending with ${call.tool}) repeated ${cycle.laps} times with identical results. The run ends here.`
-            : `The last ${cycle.laps * cycle.period} calls repeat the same cycle of ${cycle.period} calls (ending with ${call.tool}) with identical results. Repeating it is not progress: change the arguments, use another tool, or continue with what you have.`,
-        });
-      }
-    }
+    const repeated =
+      identicalCallsNotice(call.tool, s.streak?.count ?? 0, poll, this.stopsRun, c) ??
+      cycleNotice(
+        detectCycle(s.history, c.cycleWarnLaps, c.cycleMinPeriod, c.cycleMaxPeriod),
+        call.tool,
+        this.stopsRun,
+        c.cycleStopLaps,
+      );
+    if (repeated) notices.push(repeated);
 
     const stop = notices.find((n) => n.level === 'stop');
     if (stop && !s.stopped) s.stopped = { code: stop.code, reason: stop.message, count: stop.count };
@@ -412,11 +213,9 @@ export class LoopGuard {
    * @returns see {@link ContinuationVerdict}
    */
   afterReply(text: string, calledTools: boolean): ContinuationVerdict {
-    if (!needsContinuation(text, calledTools)) return { action: 'none' };
-    if (this.#state.continuations >= this.config.maxContinuations)
-      return { action: 'exhausted', count: this.#state.continuations };
-    this.#state.continuations += 1;
-    return { action: 'continue', prompt: continuationPromptFor(text), count: this.#state.continuations };
+    const verdict = continuationVerdict(text, calledTools, this.#state.continuations, this.config.maxContinuations);
+    if (verdict.action === 'continue') this.#state.continuations = verdict.count;
+    return verdict;
   }
 
   /**
@@ -430,11 +229,10 @@ export class LoopGuard {
   refused(call: GuardCall): GuardNotice | undefined {
     const s = this.#state;
     s.blockedInARow = (s.blockedInARow ?? 0) + 1;
-    const limit = this.config.blockedCallsStopAt;
-    if (limit <= 0 || s.blockedInARow < limit || s.stopped) return undefined;
-    const message = `Stopped: ${s.blockedInARow} calls in a row were refused (the last: ${call.tool}). Repeating refused calls is not progress; the run stops here${this.stopsRun ? '' : ' and waits for the user'}.`;
-    s.stopped = { code: LOOP_GUARD_CODES.blockedRepeatedly, reason: message, count: s.blockedInARow };
-    return { level: 'stop', code: LOOP_GUARD_CODES.blockedRepeatedly, count: s.blockedInARow, message };
+    if (s.stopped) return undefined;
+    const notice = blockedRepeatedlyNotice(call.tool, s.blockedInARow, this.config.blockedCallsStopAt, this.stopsRun);
+    if (notice) s.stopped = { code: notice.code, reason: notice.message, count: notice.count };
+    return notice;
   }
 
   /**
@@ -468,7 +266,7 @@ export class LoopGuard {
    * @throws {@link LoopGuardStateError} when `state` is not a version-1 state
    */
   static fromJSON(state: unknown, options: LoopGuardOptions): LoopGuard {
-    return new LoopGuard(options, parseState(state));
+    return new LoopGuard(options, parseLoopGuardState(state));
   }
 
   #isPoll(call: GuardCall): boolean {
@@ -476,132 +274,14 @@ export class LoopGuard {
   }
 
   #isReadOnly(call: GuardCall): boolean {
-    return (
-      call.kind === 'read' ||
-      call.kind === 'preview' ||
-      (call.kind === 'internal' && this.config.readOnlyTools.includes(call.tool))
-    );
+    return isReadOnlyCall(call, this.config.readOnlyTools);
   }
 
-  #refuse(code: LoopGuardCode, reason: string, count: number): GuardVerdict {
-    if (!this.stopsRun) return { action: 'block', code, reason, count };
-    const stopReason = `${reason} The run is stopped.`;
-    this.#state.stopped ??= { code, reason: stopReason, count };
-    return { action: 'stop', code, reason: stopReason, count };
-  }
-
-  #stoppedVerdict(): GuardVerdict {
-    const stopped = this.#state.stopped;
-    return {
-      action: 'stop',
-      code: LOOP_GUARD_CODES.stopped,
-      reason: `Not run: the loop guard already stopped this run (${stopped?.code ?? 'unknown'}).`,
-      count: stopped?.count ?? 0,
-    };
-  }
-}
-
-function isWrite(call: GuardCall): boolean {
-  return call.kind === 'propose' || call.kind === 'approve' || call.kind === 'execute';
-}
-
-function emptyState(): LoopGuardState {
-  return {
-    version: 1,
-    sameCallFailures: {},
-    progressSinceFailure: [],
-    toolFailures: {},
-    sameResults: {},
-    streak: null,
-    history: [],
-    searches: 0,
-    subagents: 0,
-    continuations: 0,
-    stopped: null,
-    blockedInARow: 0,
-  };
-}
-
-function parseState(value: unknown): LoopGuardState {
-  if (!isRecord(value)) throw new LoopGuardStateError('not an object');
-  if (value.version !== 1) throw new LoopGuardStateError(`unsupported version ${String(value.version)}`);
-  const counts = (name: string): Record<string, number> => {
-    const v = value[name];
-    if (!isRecord(v) || !Object.values(v).every(isCount))
-      throw new LoopGuardStateError(`${name} must map keys to counts`);
-    return { ...(v as Record<string, number>) };
-  };
-  const count = (name: string): number => {
-    const v = value[name];
-    if (!isCount(v)) throw new LoopGuardStateError(`${name} must be a non-negative integer`);
-    return v;
-  };
-  const progress = value.progressSinceFailure;
-  if (!Array.isArray(progress) || !progress.every((k) => typeof k === 'string'))
-    throw new LoopGuardStateError('progressSinceFailure must be a string array');
-  const sameResults = value.sameResults;
-  if (
-    !isRecord(sameResults) ||
-    !Object.values(sameResults).every((r) => isRecord(r) && typeof r.fingerprint === 'string' && isCount(r.count))
-  )
-    throw new LoopGuardStateError('sameResults must map keys to { fingerprint, count }');
-  const streak = value.streak;
-  if (streak !== null && !(isRecord(streak) && typeof streak.key === 'string' && isCount(streak.count)))
-    throw new LoopGuardStateError('streak must be null or { key, count }');
-  const history = value.history;
-  if (
-    !Array.isArray(history) ||
-    !history.every((e) => isRecord(e) && typeof e.key === 'string' && typeof e.poll === 'boolean')
-  )
-    throw new LoopGuardStateError('history must be an array of { key, poll }');
-  const stopped = value.stopped;
-  const codes: readonly string[] = Object.values(LOOP_GUARD_CODES);
-  if (
-    stopped !== null &&
-    !(
-      isRecord(stopped) &&
-      typeof stopped.code === 'string' &&
-      codes.includes(stopped.code) &&
-      typeof stopped.reason === 'string' &&
-      isCount(stopped.count)
-    )
-  )
-    throw new LoopGuardStateError('stopped must be null or { code, reason, count }');
-  return {
-    version: 1,
-    sameCallFailures: counts('sameCallFailures'),
-    progressSinceFailure: [...(progress as string[])],
-    toolFailures: counts('toolFailures'),
-    sameResults: structuredClone(sameResults as LoopGuardState['sameResults']),
-    streak: streak === null ? null : { ...(streak as { key: string; count: number }) },
-    history: (history as CycleEntry[]).map((e) => ({ key: e.key, poll: e.poll })),
-    searches: count('searches'),
-    subagents: count('subagents'),
-    continuations: count('continuations'),
-    stopped: stopped === null ? null : { ...(stopped as NonNullable<LoopGuardState['stopped']>) },
-    blockedInARow: value.blockedInARow === undefined ? 0 : count('blockedInARow'),
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-/**
- * Sets `record[key]` as the most recently seen entry (last in key order) and forgets the least
- * recently seen ones beyond `max`, so what a run stores stays bounded however many distinct calls it makes.
- */
-function remember<T>(record: Record<string, T>, key: string, value: T, max: number): void {
-  delete record[key];
-  record[key] = value;
-  let excess = Object.keys(record).length - Math.max(1, max);
-  if (excess <= 0) return;
-  for (const old of Object.keys(record)) {
-    if (excess-- <= 0) break;
-    delete record[old];
+  /** The verdict for a refusal; a `stop` becomes the run's stop unless one is recorded. */
+  #refuse(refusal: GuardRefusal): GuardVerdict {
+    const verdict = refusalVerdict(refusal, this.stopsRun);
+    if (verdict.action === 'stop')
+      this.#state.stopped ??= { code: verdict.code, reason: verdict.reason, count: verdict.count };
+    return verdict;
   }
 }
