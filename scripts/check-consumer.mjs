@@ -75,6 +75,12 @@ import { historyUserKey, type HistoryStore } from '@media-agent/sdk/history';
 import { applyFuzzyPatch, FileSkillStore } from '@media-agent/sdk/skills';
 import { DEFAULT_DECISION_OPTIONS, DecisionError } from '@media-agent/sdk/decisions';
 import { CODE_EXECUTION_DEFAULTS, EXECUTE_CODE_TOOL } from '@media-agent/sdk/code';
+import { visibleCapabilities } from '@media-agent/sdk/capabilities';
+import { scopeKey, type CreateGrantInput } from '@media-agent/sdk/authorization';
+import { DEFAULT_SPENDING_BUDGETS, type SpendingOptions } from '@media-agent/sdk/budgets';
+import { DEFAULT_HOST_LIMITS } from '@media-agent/sdk/limits';
+import { SecretRedactor } from '@media-agent/sdk/secrets';
+import { DEFAULT_LOOP_GUARD_CONFIG, type ToolCallContext, type ToolCallVerdict } from '@media-agent/sdk/loop';
 import { HOST_ERROR_CODES, HostOperationError } from '@media-agent/host-adapter-kit';
 import { HOST_GENERATION as V2, HostOperationError as V2HostOperationError } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
@@ -120,6 +126,19 @@ export const familyFacts: { key: string; tool: string; patched: boolean; pending
   tool: EXECUTE_CODE_TOOL,
   patched: applyFuzzyPatch({ content: 'a b', oldString: 'a', newString: 'c' }).ok,
 };
+// The family entries: options and services a host reaches below the root entry.
+export const grant: CreateGrantInput = { action: 'download.submit', actor: 'user:admin' };
+export const spending: SpendingOptions = { household: { day: { runs: DEFAULT_SPENDING_BUDGETS.household.day.runs } } };
+export const refuseDeletes = (ctx: ToolCallContext): ToolCallVerdict | undefined =>
+  ctx.call.name.endsWith('.delete') ? { action: 'refuse', code: 'DELETES_OFF', message: 'off' } : undefined;
+export const familyEntries = (h: AgentHost) => ({
+  visible: visibleCapabilities(h.capabilities.list(), 'user').length,
+  key: scopeKey('mcp', 'apikey:home'),
+  streams: DEFAULT_HOST_LIMITS.streamsPerActor,
+  redacted: new SecretRedactor().add('a-long-secret-value').text('x a-long-secret-value'),
+  guard: DEFAULT_LOOP_GUARD_CONFIG.identicalCallsStopAt,
+  host: createAgentHost({ spending, runs: { middleware: [{ name: 'no-deletes', beforeToolCall: refuseDeletes }] } }),
+});
 // @ts-expect-error the skill store's options are typed
 export const badSkills = new FileSkillStore({ dataDir: 42 });
 `;

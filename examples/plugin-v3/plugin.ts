@@ -15,7 +15,7 @@
  */
 import Type from 'typebox';
 import { MediaIdSchema, MediaSourceSchema } from '@media-agent/sdk/media';
-import { type PlanService } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import { defineV3PluginCapability, toV3Identity } from '@media-agent/host-adapter-v3';
 
 /** The planning capability. */

@@ -1,12 +1,7 @@
-import {
-  DefaultCapabilityRegistry,
-  isHumanActor,
-  resolvePort,
-  Tokens,
-  type AgentContainer,
-  type AgentOptions,
-  type DecisionSubjects,
-} from '@media-agent/sdk';
+import { resolvePort, Tokens, type AgentContainer, type AgentOptions } from '@media-agent/sdk';
+import { DefaultCapabilityRegistry } from '@media-agent/sdk/capabilities';
+import { isHumanActor } from '@media-agent/sdk/authorization';
+import type { DecisionSubjects } from '@media-agent/sdk/decisions';
 
 /** What an adapter adds to the SDK options of its host. @public */
 export interface AdapterHostParts {

@@ -1,4 +1,5 @@
-import type { AgentHost, DecisionRecord, DecisionSubjects } from '@media-agent/sdk';
+import type { AgentHost, DecisionRecord } from '@media-agent/sdk';
+import type { DecisionSubjects } from '@media-agent/sdk/decisions';
 
 /**
  * Raises each decision input on the host in order (raising an occurrence again creates nothing: the

@@ -1,5 +1,6 @@
 import { decisionRaiser, subjectsFromHostState } from '@media-agent/host-adapter-kit';
-import type { DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
+import type { RaiseDecisionInput } from '@media-agent/sdk';
+import type { DecisionSubjects } from '@media-agent/sdk/decisions';
 import type { V2HostClient } from './client';
 import type { V2Downloading, V2TransferHistory } from './mapping';
 

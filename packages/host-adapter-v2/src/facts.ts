@@ -1,4 +1,5 @@
-import type { GoalFacts, GoalFactsSnapshot, PlanService } from '@media-agent/sdk';
+import type { GoalFacts, GoalFactsSnapshot } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import type { V2HostView } from './host-view';
 import { organizeRecord } from './mapping';
 

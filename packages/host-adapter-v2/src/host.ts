@@ -1,6 +1,5 @@
 import {
   createAgentContainer,
-  PolicyAuthorizer,
   resolvePort,
   Tokens,
   type AgentContainer,
@@ -9,6 +8,7 @@ import {
   type Capability,
   type GoalFacts,
 } from '@media-agent/sdk';
+import { PolicyAuthorizer } from '@media-agent/sdk/authorization';
 import { MemoryStorage } from '@media-agent/sdk/storage';
 import { registerStandardCapabilities } from '@media-agent/sdk/media';
 import { V2SuperuserAuthorizer, type SuperuserResolver } from './authorizer';

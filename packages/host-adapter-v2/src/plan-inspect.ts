@@ -1,4 +1,5 @@
-import { defineCapability, type Capability, type PlanService } from '@media-agent/sdk';
+import { defineCapability, type Capability } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import Type from 'typebox';
 
 /**

@@ -1,10 +1,5 @@
-import {
-  ForwardingCapabilityRegistry,
-  type Capability,
-  type CapabilityRegistry,
-  type InvocationContext,
-  type InvocationResult,
-} from '@media-agent/sdk';
+import type { Capability, CapabilityRegistry, InvocationContext, InvocationResult } from '@media-agent/sdk';
+import { ForwardingCapabilityRegistry } from '@media-agent/sdk/capabilities';
 import { isV2PluginCapability, V2PluginDefinitionError, type V2PluginBinder } from './plugins';
 
 /**

@@ -1,5 +1,6 @@
 import { decisionRaiser, subjectsFromHostState } from '@media-agent/host-adapter-kit';
-import type { DecisionSubjects, RaiseDecisionInput } from '@media-agent/sdk';
+import type { RaiseDecisionInput } from '@media-agent/sdk';
+import type { DecisionSubjects } from '@media-agent/sdk/decisions';
 import type { V3Client } from './client';
 import { fromV3Identity } from './identity';
 import { readHostState } from './standard/host-state';

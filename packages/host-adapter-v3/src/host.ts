@@ -1,6 +1,5 @@
 import {
   createAgentContainer,
-  PolicyAuthorizer,
   resolvePort,
   Tokens,
   type AgentHost,
@@ -9,6 +8,7 @@ import {
   type Capability,
   type GoalFacts,
 } from '@media-agent/sdk';
+import { PolicyAuthorizer } from '@media-agent/sdk/authorization';
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { TMDB_TEST_URL } from './standard/search-cause';
@@ -34,7 +34,7 @@ import { v3StandardCapabilities } from './standard';
 import type { V3Context } from './standard/mapping';
 import type { V3MediaSettings } from './standard/services';
 
-/** Options of {@link createV3AgentHost}: the SDK's {@link @media-agent/sdk#AgentOptions} (except `goalFacts`) plus the host connection. @public */
+/** Options of {@link createV3AgentHost}: the SDK's {@link AgentOptions} (except `goalFacts`) plus the host connection. @public */
 export interface V3AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
   /** MoviePilot 3.x root URL, e.g. `http://127.0.0.1:3001`. */
   url: string;

@@ -6,10 +6,10 @@ import {
   type CapabilityKind,
   type CapabilityRegistry,
   type HandlerContext,
-  type PlanService,
   type ReplayPolicy,
   type Verifier,
 } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import { MediaAgentError, parseActor } from '@media-agent/sdk';
 import { MediaStateError } from '@media-agent/sdk/media';
 import type { V3Client } from './client';

@@ -1,12 +1,12 @@
-import {
-  ForwardingCapabilityRegistry,
-  type Capability,
-  type CapabilityDescriptor,
-  type CapabilityKind,
-  type CapabilityRegistry,
-  type InvocationContext,
-  type InvocationResult,
+import type {
+  Capability,
+  CapabilityDescriptor,
+  CapabilityKind,
+  CapabilityRegistry,
+  InvocationContext,
+  InvocationResult,
 } from '@media-agent/sdk';
+import { ForwardingCapabilityRegistry } from '@media-agent/sdk/capabilities';
 import { settleSecretRefusal } from './operations-capabilities';
 import { isV3PluginCapability, V3PluginDefinitionError, type V3PluginBinder } from './plugins';
 

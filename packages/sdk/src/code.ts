@@ -5,7 +5,7 @@
  *
  * @remarks
  * A host turns `execute_code` on with `createAgentHost({ runs: { code: {} } })` (`CodeExecutionOptions`,
- * in the root entry); it needs the optional peer dependency `quickjs-emscripten`. See
+ * in this entry); it needs the optional peer dependency `quickjs-emscripten`. See
  * docs/code-execution.md.
  *
  * @example
@@ -26,3 +26,5 @@ export { CodeExecutionError, type CodeErrorCode } from './runtime/code/errors';
 export { EXECUTE_CODE_TOOL, type CodeCellResult } from './runtime/code/code-execution';
 export type { ScriptToolError } from './runtime/code/capability-bridge';
 export type { KernelLossReason } from './runtime/code/kernel-pool';
+// the host's `runs.code` option
+export type { CodeExecutionOptions, ResolvedCodeExecutionOptions } from './runtime/code/code-options';

@@ -7,7 +7,8 @@
  * @remarks
  * A host works with decisions through `AgentHost` (`raiseDecision`, `decisions`, `chooseDecisionOption`,
  * `dismissDecision`, `resolveDecision`) and configures them with `createAgentHost({ decisions })`
- * (`DecisionOptions`); those types and the `DecisionRecord` are in the root entry. See docs/decisions.md.
+ * (`DecisionOptions`, in this entry); the records and inputs of the host API (`DecisionRecord`,
+ * `RaiseDecisionInput`, `DecisionChoice`) are in the root entry. See docs/decisions.md.
  *
  * @example
  * ```ts
@@ -41,3 +42,16 @@ export {
   recoveryVerdict,
   type RecoveryAction,
 } from './runtime/decisions/decision-rules';
+// the host's `decisions` option, what raises a decision, and the records' parts
+export type { DecisionTrigger } from './runtime/decisions/decision-service';
+export type {
+  DecisionOptions,
+  DecisionSubjects,
+  ResolvedDecisionOptions,
+} from './runtime/decisions/decision-settings';
+export type {
+  DecisionExecution,
+  DecisionCapabilityExecution,
+  DecisionRecoveryExecution,
+  DecisionRefusedChoice,
+} from './core/run-records';

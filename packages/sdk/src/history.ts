@@ -4,8 +4,8 @@
  * directly; the per-user key, the `session_search` tool name and the `HISTORY_*` error classes.
  *
  * @remarks
- * A host turns history on with `createAgentHost({ history: { store } })` (`HistoryOptions`, in the
- * root entry) and a store from `@media-agent/sdk/sqlite` (`SqliteHistoryStore`) or
+ * A host turns history on with `createAgentHost({ history: { store } })` (`HistoryOptions`, in this
+ * entry) and a store from `@media-agent/sdk/sqlite` (`SqliteHistoryStore`) or
  * `@media-agent/sdk/postgres` (`PostgresHistoryStore`); see docs/history.md.
  *
  * @example
@@ -36,3 +36,5 @@ export type {
 export { HistoryInputError, HistoryStoreError } from './history/errors';
 export { historyUserKey } from './history/user-key';
 export { SESSION_SEARCH_TOOL } from './runtime/tools/session-search';
+// the host's `history` option
+export type { HistoryOptions } from './runtime/agent-options';

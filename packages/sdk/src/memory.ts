@@ -5,7 +5,7 @@
  * the character budgets and the `MEMORY_*` error class.
  *
  * @remarks
- * A host turns memory on with `createAgentHost({ memory: { dataDir } })` (`MemoryOptions`, in the root
+ * A host turns memory on with `createAgentHost({ memory: { dataDir } })` (`MemoryOptions`, in this
  * entry) and reads `host.memory`; see docs/memory.md.
  *
  * @example
@@ -40,3 +40,5 @@ export {
   type SearchMemoryResult,
 } from './memory/index';
 export type { MemoryStore, MemoryScope, MemoryFileInfo } from './ports/memory-store';
+// the host's `memory` option
+export type { MemoryOptions } from './memory/memory-options';

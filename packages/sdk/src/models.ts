@@ -78,3 +78,5 @@ export {
 } from './models/provider-schema';
 export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
 export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';
+// the host's `runs.images` option: how images in tool results reach the model
+export type { ToolImageOptions } from './runtime/images/image-delivery';

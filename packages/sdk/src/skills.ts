@@ -5,7 +5,7 @@
  *
  * @remarks
  * A host turns personal skills on with `createAgentHost({ skills: { dataDir } })` (`SkillsOptions`,
- * in the root entry); this entry is for code that builds the store itself (to share it with the
+ * in this entry); the rest of this entry is for code that builds the store itself (to share it with the
  * learning review, or to seed skills), writes another store, or patches text the way `skill_manage` does.
  * The background learning review the host runs (`learning` option) is built from the parts here:
  * {@link runLearningReview} (one review run), its trigger rules ({@link reviewAfterTurn} and the
@@ -71,3 +71,12 @@ export {
   unconstrainedTools,
 } from './skills/review-triggers';
 export { reviewPrompt } from './skills/review-prompts';
+// the host's `learning` option and `host.learning` handle, and the `skills` option
+export type {
+  LearningOptions,
+  LearningReviewDue,
+  LearningReviewReport,
+  ResolvedLearningOptions,
+} from './runtime/learning/learning-options';
+export type { LearningReviewsHandle } from './runtime/learning/learning-reviews';
+export type { SkillsOptions } from './runtime/agent-options';

@@ -1,6 +1,7 @@
 import { planOfType } from '@media-agent/host-adapter-kit';
 import { MediaStateError, type Task } from '@media-agent/sdk/media';
-import type { HandlerContext, PlanService } from '@media-agent/sdk';
+import type { HandlerContext } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import {
   entityOf,
   kindOf,

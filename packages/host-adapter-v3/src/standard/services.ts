@@ -8,7 +8,7 @@ import {
   type PolicySettings,
   type Release,
 } from '@media-agent/sdk/media';
-import type { PlanService } from '@media-agent/sdk';
+import type { PlanService } from '@media-agent/sdk/authorization';
 import type { V3Client } from '../client';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload, V3RunJournal } from '../journal';

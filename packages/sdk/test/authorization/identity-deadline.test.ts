@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { withIdentityDeadline } from '../../src/authorization/identity-deadline';
 import { answerWithin, DeadlineExceeded } from '../../src/core/deadline';
-import { createAgentHost, IDENTITY_TIMEOUT_MS, type Logger } from '../../src/index';
+import { createAgentHost, type Logger } from '../../src/index';
+import { IDENTITY_TIMEOUT_MS } from '../../src/authorization';
 
 const never = () => new Promise<never>(() => {});
 

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineCapability, InvalidInputError, type InvocationEvent } from '../../src/index';
+import { defineCapability, InvalidInputError } from '../../src/index';
+import type { InvocationEvent } from '../../src/capabilities';
 import { InputTooLargeError } from '../../src/capabilities/errors';
 import { makeHost, makePlan } from '../helpers';
 import { STORAGE_KINDS } from '../helpers';

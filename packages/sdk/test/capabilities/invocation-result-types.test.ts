@@ -7,14 +7,8 @@
 // here `result.output` was `O | undefined` even after `result.status === 'succeeded'`.
 import { Type } from 'typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  createAgentHost,
-  defineCapability,
-  type DecisionChoice,
-  type DecisionExecution,
-  type DecisionRefusedChoice,
-  type InvocationResult,
-} from '../../src/index';
+import { createAgentHost, defineCapability, type DecisionChoice, type InvocationResult } from '../../src/index';
+import type { DecisionExecution, DecisionRefusedChoice } from '../../src/decisions';
 
 const lookup = defineCapability({
   id: 'title.lookup',

@@ -7,8 +7,8 @@ import {
   createAgentHost,
   defineCapability,
   type AgentHost,
-  type CodeExecutionOptions,
 } from '../../src/index';
+import type { CodeExecutionOptions } from '../../src/code';
 import type { ModelMessage } from '../../src/models';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, waitForRunStatus, type ScriptStep as FakeStep } from '../../src/testing';

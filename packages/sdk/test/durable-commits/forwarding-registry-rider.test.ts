@@ -10,7 +10,6 @@ import {
   ConsoleLogger,
   createAgentHost,
   defineCapability,
-  ForwardingCapabilityRegistry,
   resolvePort,
   Tokens,
   type AgentHost,
@@ -18,6 +17,7 @@ import {
   type CapabilityRegistry,
   type InvocationContext,
 } from '../../src/index';
+import { ForwardingCapabilityRegistry } from '../../src/capabilities';
 import { DefaultCapabilityRegistry } from '../../src/capabilities/capability-registry';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider } from '../../src/testing';

@@ -1,6 +1,6 @@
 // The access rules of an open subscription on their own (pure), and where the host's hook reaches them.
 import { describe, expect, it } from 'vitest';
-import { accessLostReason, recheckDue } from '../../src/index';
+import { accessLostReason, recheckDue } from '../../src/limits';
 import { AccessWatch } from '../../src/runtime/events/access-watch';
 
 describe('accessLostReason', () => {

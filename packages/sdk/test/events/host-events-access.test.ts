@@ -6,14 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  ManualClock,
-  type AgentHost,
-  type AgentOptions,
-  type SubscriberEvent,
-} from '../../src/index';
+import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost, type AgentOptions } from '../../src/index';
+import type { SubscriberEvent } from '../../src/limits';
 import { SqliteStorage } from '../../src/sqlite';
 
 interface Home {

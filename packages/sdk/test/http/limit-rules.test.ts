@@ -1,7 +1,8 @@
 // The limit rules on their own: the sliding window of run starts and the open-slot rule of event streams
 // (pure functions), and the per-process counters built on them.
 import { describe, expect, it } from 'vitest';
-import { HostLimitError, ManualClock, pruneWindow, slidingWindow, slotVerdict } from '../../src/index';
+import { ManualClock } from '../../src/index';
+import { HostLimitError, pruneWindow, slidingWindow, slotVerdict } from '../../src/limits';
 import { resolveHostLimits } from '../../src/runtime/limits/host-limits';
 import { RunStartLimiter } from '../../src/runtime/limits/run-start-limiter';
 import { StreamSlots } from '../../src/runtime/limits/stream-slots';

@@ -4,13 +4,13 @@ import {
   createAgentContainer,
   createAgentHost,
   ManualClock,
-  PolicyAuthorizer,
   resolvePort,
   Tokens,
   type AuthorizationVerdict,
   type PortToken,
   type Authorizer,
 } from '../../src/index';
+import { PolicyAuthorizer } from '../../src/authorization';
 import { MemoryStorage } from '../../src/storage';
 import { createRunContainer } from '../../src/composition/container';
 import { unredactedStorage } from '../../src/storage/redacting-storage';

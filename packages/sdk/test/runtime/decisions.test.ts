@@ -7,12 +7,12 @@ import {
   ManualClock,
   SequentialIdGenerator,
   type AgentHost,
-  type DecisionOptions,
   type DecisionRecord,
   type RunEvent,
   type RunMiddleware,
   type StorageAdapter,
 } from '../../src/index';
+import type { DecisionOptions } from '../../src/decisions';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -10,9 +10,9 @@ import {
   type RunOptions,
   type IdGenerator,
   type IdentityResolver,
-  type TracingOptions,
   type StorageAdapter,
 } from '../../src/index';
+import type { TracingOptions } from '../../src/loop';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 

@@ -12,11 +12,11 @@ import {
   SequentialIdGenerator,
   type AgentHost,
   type AgentOptions,
-  type LearningReviewReport,
   type Logger,
   type ModelProvider,
   type RunMiddleware,
 } from '../../src/index';
+import type { LearningReviewReport } from '../../src/skills';
 import { FileSkillStore } from '../../src/skills';
 import type { ModelEvent, ModelRequest } from '../../src/models/types';
 import type { ScriptContext } from '../../src/models';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentHost, RunEvent, TracingOptions } from '../../src/index';
+import type { AgentHost, RunEvent } from '../../src/index';
+import type { TracingOptions } from '../../src/loop';
 import { makeStorage, STORAGE_KINDS } from '../helpers';
 import { startHost, waitForStatus } from './harness';
 

@@ -3,7 +3,8 @@
 // on the same SQLite file, a wake — starts as its child with a span link to it.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost, type TracingOptions } from '../../src/index';
+import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost } from '../../src/index';
+import type { TracingOptions } from '../../src/loop';
 import { SqliteStorage } from '../../src/sqlite';
 import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld, ScriptedProvider } from '../../src/testing';
 import { runEvents, waitForStatus } from '../runtime/harness';
