@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const FOREIGN = /^(UND_ERR_[A-Z_]+|SQLITE_[A-Z_]+|EAI_AGAIN|ERR_STREAM_PREMATURE_CLOSE)$/;
 /** Sample codes the storage conformance suite writes into records and reads back: data, not codes it throws. */
 const SAMPLE_DATA = new Map([
-  ['packages/sdk/src/testing/storage-conformance.ts', new Set(['BUDGET_EXCEEDED', 'HOST_REJECTED'])],
+  ['packages/sdk/src/testing/storage-conformance/fixtures.ts', new Set(['BUDGET_EXCEEDED', 'HOST_REJECTED'])],
 ]);
 
 function sourceFiles(dir: string): string[] {
