@@ -216,6 +216,31 @@ export async function host(): Promise<AgentHost> {
   } catch (error) {
     fail('import', error);
   }
+  // One copy of each class across entries (a bundle that gave each entry its own copy of shared modules, as in
+  // objectstack-ai/objectstack#10031, would break `instanceof MediaAgentError` for errors of a subpath entry).
+  const families = [
+    ['@media-agent/sdk/storage', 'StorageError'],
+    ['@media-agent/sdk/models', 'ProviderError'],
+    ['@media-agent/sdk/budgets', 'BudgetSettingsError'],
+    ['@media-agent/sdk/limits', 'HostLimitError'],
+    ['@media-agent/sdk/decisions', 'DecisionError'],
+    ['@media-agent/sdk/memory', 'MemoryError'],
+    ['@media-agent/sdk/code', 'CodeExecutionError'],
+    ['@media-agent/host-adapter-kit', 'HostOperationError'],
+  ];
+  const identity = `const { MediaAgentError } = await import('@media-agent/sdk');
+for (const [s, n] of ${JSON.stringify(families)}) {
+  const C = (await import(s))[n];
+  if (typeof C !== 'function' || !(C.prototype instanceof MediaAgentError)) throw new Error(s + ' ' + n + ' is not a MediaAgentError of the root entry');
+}`;
+  try {
+    run(process.execPath, ['--input-type=module', '-e', identity], join(tmp, 'node16-esm'));
+    console.log(
+      `check-consumer: error classes of ${families.length} entries share the root entry's MediaAgentError: ok`,
+    );
+  } catch (error) {
+    fail('one class per concept across entries', error);
+  }
   try {
     run(process.execPath, ['--no-warnings', '-e', cjs], join(tmp, 'node16-cjs'));
     console.log(`check-consumer: require of ${specifiers.length} entry points: ok`);
