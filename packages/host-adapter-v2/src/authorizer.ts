@@ -5,7 +5,7 @@ import {
   type Authorizer,
   type DenialCode,
 } from '@media-agent/sdk';
-import { type StorageSession } from '@media-agent/sdk/storage';
+import type { StorageSession } from '@media-agent/sdk/storage';
 import type { V2RouteEffect } from './operations';
 
 /**
@@ -81,7 +81,7 @@ export class V2SuperuserAuthorizer implements Authorizer {
     return undefined;
   }
 
-  /** {@inheritDoc @media-agent/sdk#Authorizer.authorize} */
+  /** {@inheritDoc sdk/src!Authorizer.authorize} */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const routes = this.routesOf(id) ?? [];

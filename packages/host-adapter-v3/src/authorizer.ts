@@ -140,7 +140,7 @@ export class V3Authorizer implements Authorizer {
     return `MoviePilot ${admin.map((o) => o.operation_id).join(', ')} is for host superusers only; ${principal} is not a superuser (denied before any request)`;
   }
 
-  /** {@inheritDoc @media-agent/sdk#Authorizer.authorize} */
+  /** {@inheritDoc sdk/src!Authorizer.authorize} */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const ops = this.operationsOf(id);

@@ -29,7 +29,7 @@ export class V3GoalFacts implements GoalFacts {
     private readonly runEvents?: (runId: string) => Promise<readonly RunEventRecord[]>,
   ) {}
 
-  /** {@inheritDoc @media-agent/sdk#GoalFacts.forRun} */
+  /** {@inheritDoc sdk/src!GoalFacts.forRun} */
   async forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot> {
     if (this.runEvents) restoreRunJournal(this.journal, runId, await this.runEvents(runId));
     const j = this.journal.forRun(runId);

@@ -28,7 +28,7 @@ export interface RequestApprovalInput {
   actor: string;
   /** Why, shown to the approver. */
   reason?: string;
-  /** Lifetime in ms (default {@link DEFAULT_APPROVAL_TTL_MS}). */
+  /** Lifetime in ms (default 86 400 000, 24 h). */
   ttlMs?: number;
 }
 

@@ -10,11 +10,11 @@ import { utcDayStart } from '../core/utc-day';
  * The default {@link Authorizer}: loads the automation settings, the approval the caller points at,
  * and the grants whose action covers the capability (with their policy revision and, for a grant with a
  * daily budget, today's usage counters: one keyed read, however many ledger entries the day has), then
- * applies {@link evaluateAuthorization}.
+ * applies the authorization rules to those facts.
  * @public
  */
 export class PolicyAuthorizer implements Authorizer {
-  /** {@inheritDoc Authorizer.authorize} */
+  /** {@inheritDoc sdk/src!Authorizer.authorize} */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const { capability } = request;
     const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);

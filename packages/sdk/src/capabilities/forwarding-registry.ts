@@ -31,37 +31,37 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     this.inner = inner;
   }
 
-  /** {@inheritDoc CapabilityRegistry.events} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.events} */
   get events(): CapabilityRegistry['events'] {
     return this.inner.events;
   }
 
-  /** {@inheritDoc CapabilityRegistry.register} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.register} */
   register(capability: Capability<any, any>): void {
     this.inner.register(capability);
   }
 
-  /** {@inheritDoc CapabilityRegistry.registerVerifier} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.registerVerifier} */
   registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
     this.inner.registerVerifier(capabilityId, verifier);
   }
 
-  /** {@inheritDoc CapabilityRegistry.get} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.get} */
   get(id: string): CapabilityDescriptor {
     return this.inner.get(id);
   }
 
-  /** {@inheritDoc CapabilityRegistry.has} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.has} */
   has(id: string): boolean {
     return this.inner.has(id);
   }
 
-  /** {@inheritDoc CapabilityRegistry.list} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.list} */
   list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
     return this.inner.list(filter);
   }
 
-  /** {@inheritDoc CapabilityRegistry.search} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.search} */
   search(query: string, limit?: number): CapabilitySearchHit[] {
     return this.inner.search(query, limit);
   }
@@ -81,7 +81,7 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     return this.inner.invoke(idOrCapability as string, input, context);
   }
 
-  /** {@inheritDoc CapabilityRegistry.readBack} */
+  /** {@inheritDoc sdk/src!CapabilityRegistry.readBack} */
   readBack(
     capabilityId: string,
     input: unknown,

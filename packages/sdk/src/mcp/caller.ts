@@ -34,7 +34,8 @@ export type McpAuthenticate = (caller: McpCaller) => Actor | undefined | Promise
 
 /**
  * The request's actor from the hook.
- * @throws {@link MediaAgentError} `MCP_UNAUTHENTICATED` when the hook threw or gave no valid actor
+ * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_UNAUTHENTICATED` when the hook threw or gave no valid
+ *   actor
  */
 export async function resolveActor(authenticate: McpAuthenticate, caller: McpCaller): Promise<Actor> {
   let actor: Actor | undefined;

@@ -23,7 +23,7 @@ export type ModelProviderConfig =
  * @param config - `{ provider: 'anthropic' | 'openai-compatible' | 'scripted', ...options }`; the options are
  *   those of the provider's class (API key, base URL, timeouts, retries)
  * @returns the provider
- * @throws {@link MediaAgentError} `PROVIDER_UNKNOWN` for any other `provider` value (the message lists the names);
+ * @throws `PROVIDER_UNKNOWN` ({@link MediaAgentError}) for any other `provider` value (the message lists the names);
  *   `OPTIONS_INVALID` when `config` is not an object (a bare name such as `'anthropic'` included) or one of its
  *   options is unknown, missing (`apiKey` of `anthropic`) or of the wrong type, naming it (`config.apiKey`)
  *

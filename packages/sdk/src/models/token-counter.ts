@@ -6,7 +6,7 @@ import type { ModelMessage, ModelTool } from './types';
 
 /**
  * Counts tokens before a request (budgets, compaction thresholds, tool-discovery budgets).
- * Estimates only: the provider's reported usage is the truth, see {@link UsageReconciler}.
+ * Estimates only: the provider's reported usage is the truth.
  *
  * @public
  */

@@ -241,7 +241,8 @@ export interface StorageSession {
  * The storage port: async, transactional, versioned migrations.
  *
  * @remarks
- * Implementations: {@link MemoryStorage} (tests), `SqliteStorage` from `@media-agent/sdk/sqlite`
+ * Implementations: {@link sdk/src/storage!MemoryStorage | MemoryStorage} (tests), `SqliteStorage` from
+ * `@media-agent/sdk/sqlite`
  * (the embedded default), and `PostgresStorage` from `@media-agent/sdk/postgres` (many processes, one database). All pass the conformance
  * suite exported from `@media-agent/sdk/testing`.
  *

@@ -32,7 +32,8 @@ import type { RedactOptions } from '../core/secret-redactor';
  */
 export interface AgentOptions {
   /**
-   * Where runs, events, the ledger, approvals, grants and audit rows are kept. A {@link MemoryStorage} loses
+   * Where runs, events, the ledger, approvals, grants and audit rows are kept. A
+   * {@link sdk/src/storage!MemoryStorage | MemoryStorage} loses
    * everything when the process ends; use `SqliteStorage` from `@media-agent/sdk/sqlite` to persist.
    * @defaultValue a new `MemoryStorage`
    */
@@ -55,12 +56,12 @@ export interface AgentOptions {
   /**
    * Largest accepted input JSON of one invocation, and of one plan payload, in UTF-8 bytes; larger ones fail
    * with `INPUT_TOO_LARGE` / `PLAN_TOO_LARGE` before any work.
-   * @defaultValue 1 048 576 (1 MiB, {@link DEFAULT_MAX_INPUT_BYTES})
+   * @defaultValue 1 048 576 (1 MiB)
    */
   maxInputBytes?: number;
   /**
    * Lifetime of a new approval, in milliseconds; an expired approval denies with `AUTH_APPROVAL_EXPIRED`.
-   * @defaultValue 86 400 000 (24 h, {@link DEFAULT_APPROVAL_TTL_MS})
+   * @defaultValue 86 400 000 (24 h)
    */
   approvalTtlMs?: number;
   /**
@@ -144,7 +145,8 @@ export interface AgentOptions {
    * Limits on what one actor, and the whole host, may open in this process: event streams at once and runs
    * started per minute (docs/http.md#limits). Over a limit a call is refused with `STREAM_LIMIT_REACHED` /
    * `RUN_START_RATE_LIMITED` (HTTP 429 with `Retry-After`).
-   * @defaultValue {@link DEFAULT_HOST_LIMITS}: 8 streams per actor, 64 in total; 10 run starts per minute per
+   * @defaultValue {@link sdk/src/limits!DEFAULT_HOST_LIMITS | DEFAULT_HOST_LIMITS}: 8 streams per actor, 64 in total;
+   *   10 run starts per minute per
    *   actor, 60 in total
    */
   limits?: HostLimitOptions;
@@ -152,7 +154,7 @@ export interface AgentOptions {
    * How often an event subscription made on an actor's behalf (`host.events({ actor })`, the HTTP event
    * stream) re-checks that the actor is still signed in and may still see what it streams, in ms of the
    * host's clock (1 – 3 600 000). The host's `identityChanged` hook triggers a re-check at once as well.
-   * @defaultValue 30 000 ({@link DEFAULT_ACCESS_RECHECK_MS})
+   * @defaultValue 30 000 ({@link sdk/src/limits!DEFAULT_ACCESS_RECHECK_MS | DEFAULT_ACCESS_RECHECK_MS})
    */
   accessRecheckMs?: number;
   /**
@@ -293,7 +295,8 @@ export interface RunOptions {
   /**
    * Host middleware of the run loop, after the runtime's own (compaction, tool discovery, repeated
    * results, result spill, loop guard), in this order; see {@link RunMiddleware} (default none).
-   * Names must be unique and not one of {@link RUNTIME_MIDDLEWARE_NAMES}.
+   * Names must be unique and differ from the runtime's own middleware names (`history_capture`, `compaction`,
+   * `loop_guard`, …).
    *
    * @example
    * ```ts

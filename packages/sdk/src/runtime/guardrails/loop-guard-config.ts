@@ -1,7 +1,9 @@
 // The loop guard's thresholds and tool lists, and their defaults.
 /**
  * Thresholds and tool lists of the loop guard. Every number is a count of calls (or of laps for
- * cycles); `0` disables a per-run cap. Defaults: {@link DEFAULT_LOOP_GUARD_CONFIG}.
+ * cycles); `0` disables a per-run cap. Each number's default is given with it; the tool lists default to
+ * the SDK's own tools (`search_tools`, `delegate`, `execute_code`, `read_tool_result`) and the poll
+ * actions to `read`, `wait`, `status`, `list`.
  * @public
  */
 export interface LoopGuardConfig {
