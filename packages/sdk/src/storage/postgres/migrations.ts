@@ -15,7 +15,7 @@
  */
 import { StorageSchemaTooNewError } from '../errors';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
-import type { SqlCompiler } from './sql-queries';
+import type { SqlCompiler } from './postgres-executor';
 
 /** One schema step. @internal */
 export interface PgMigration {

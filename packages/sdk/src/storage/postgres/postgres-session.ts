@@ -5,62 +5,30 @@
 import { MediaAgentError } from '../../core/errors';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
-import { pgApprovalRepository } from './approval-repository';
-import { pgAuditRepository } from './audit-repository';
-import { pgDecisionRepository } from './decision-repository';
-import { pgGrantRepository } from './grant-repository';
-import { pgGrantUsageRepository } from './grant-usage-repository';
-import { pgBudgetUsageRepository } from './budget-usage-repository';
-import { pgInboxRepository } from './inbox-repository';
-import { pgLedgerRepository } from './ledger-repository';
-import { pgPlanRepository } from './plan-repository';
-import { pgPolicyRevisionRepository } from './policy-revision-repository';
-import { pgRunEventRepository } from './run-event-repository';
-import { pgRunMessageRepository } from './run-message-repository';
-import { pgRunRepository } from './run-repository';
-import { pgSettingsRepository } from './settings-repository';
-import { createPgQueries, type PgRunner, type SqlCompiler } from './sql-queries';
-
-/** The repository factories, by session property. */
-const FACTORIES: { [K in keyof StorageSession]: (q: ReturnType<typeof createPgQueries>) => StorageSession[K] } = {
-  ledger: pgLedgerRepository,
-  approvals: pgApprovalRepository,
-  grants: pgGrantRepository,
-  plans: pgPlanRepository,
-  policies: pgPolicyRevisionRepository,
-  audit: pgAuditRepository,
-  settings: pgSettingsRepository,
-  runs: pgRunRepository,
-  events: pgRunEventRepository,
-  messages: pgRunMessageRepository,
-  inbox: pgInboxRepository,
-  decisions: pgDecisionRepository,
-  grantUsage: pgGrantUsageRepository,
-  budgetUsage: pgBudgetUsageRepository,
-};
-
-/** Repository names of a session. @internal */
-export const REPOSITORY_NAMES = Object.keys(FACTORIES) as ReadonlyArray<keyof StorageSession>;
-
-/** Repository methods that only read (safe to run again on another connection). @internal */
-export const PG_READ_METHODS: ReadonlySet<string> = new Set([
-  'get',
-  'getByKey',
-  'findByCall',
-  'listByState',
-  'usageForGrant',
-  'list',
-  'listByKind',
-  'totalsBetween',
-  'listByRun',
-  'listAfter',
-  'listQueued',
-  'reservation',
-  'reservations',
-]);
+import { REPOSITORY_NAMES } from '../repository-methods';
+import { bindStatements } from '../sql/query';
+import { sessionStatements } from '../sql/session-statements';
+import { POSTGRES_DIALECT, POSTGRES_TRANSACTION_DIALECT } from './postgres-dialect';
+import { pgExecutor, type PgRunner, type SqlCompiler } from './postgres-executor';
+import { pgAppendEvent } from './run-event-append';
 
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */
 export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append']);
+
+/**
+ * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
+ * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements.
+ */
+function pgRepository(
+  name: keyof StorageSession,
+  run: (query: Parameters<ReturnType<typeof pgExecutor>>[0]) => Promise<unknown>,
+  inTransaction: boolean,
+): Record<string, (...args: unknown[]) => Promise<unknown>> {
+  const statements = sessionStatements(inTransaction ? POSTGRES_TRANSACTION_DIALECT : POSTGRES_DIALECT);
+  const repo = bindStatements<Record<string, (...args: unknown[]) => Promise<unknown>>>(statements[name], run);
+  if (name === 'events') repo.append = (event) => pgAppendEvent(run, event as Parameters<typeof pgAppendEvent>[1]);
+  return repo;
+}
 
 /** A session and what happened to it. @internal */
 export interface PgSessionHandle {
@@ -87,14 +55,14 @@ export function createPgSession(
   inTransaction: boolean,
   mapError: (error: unknown) => MediaAgentError,
 ): PgSessionHandle {
-  const q = createPgQueries(runner, compiler, inTransaction);
+  const run = pgExecutor(runner, compiler);
   let active = true;
   let failure: PgSessionHandle['failure'];
   const made: Partial<Record<keyof StorageSession, unknown>> = {};
   const repo = (name: keyof StorageSession): unknown => {
     let wrapped = made[name];
     if (wrapped === undefined) {
-      const inner = FACTORIES[name](q) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const inner = pgRepository(name, run, inTransaction);
       const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(inner)) {
         const fn = inner[method]!;

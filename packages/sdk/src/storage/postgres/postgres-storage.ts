@@ -17,12 +17,13 @@ import {
   StorageUnavailableError,
 } from '../errors';
 import { SerialQueue } from '../serial-queue';
-import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-repository';
+import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-batch';
 import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
-import { createPgSession, PG_MULTI_STATEMENT_WRITES, PG_READ_METHODS, REPOSITORY_NAMES } from './postgres-session';
-import { PG_TYPES, pgParam, SqlCompiler } from './sql-queries';
+import { READ_METHODS, REPOSITORY_NAMES } from '../repository-methods';
+import { createPgSession, PG_MULTI_STATEMENT_WRITES } from './postgres-session';
+import { PG_TYPES, pgParam, SqlCompiler } from './postgres-executor';
 import {
   beginSql,
   channelOf,
@@ -186,7 +187,7 @@ export class PostgresStorage implements StorageAdapter {
     for (const name of REPOSITORY_NAMES) {
       const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(probe[name])) {
-        const read = PG_READ_METHODS.has(method);
+        const read = READ_METHODS.has(method);
         const multi = PG_MULTI_STATEMENT_WRITES.has(`${name}.${method}`);
         methods[method] = (...args) =>
           this.#call(read, multi, (session) =>

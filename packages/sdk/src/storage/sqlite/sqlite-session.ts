@@ -1,29 +1,25 @@
 /**
- * Repositories over one better-sqlite3 connection. The SQL uses only constructs PostgreSQL has
- * too (named parameters map to `$n`, `json_each(?)` to `= ANY($n)`, `ON CONFLICT DO NOTHING`,
- * `RETURNING`), so a PostgreSQL session is a one-to-one translation.
+ * Repositories over one better-sqlite3 connection: the statements shared with PostgreSQL (`../sql`) in SQLite's
+ * dialect, run synchronously, and the sessions of transactions over them.
  * @packageDocumentation
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { StorageError } from '../errors';
 import type { AuditRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
+import { REPOSITORY_NAMES } from '../repository-methods';
+import { auditInsertHead, AUDIT_INSERT_FIELDS } from '../sql/audit-sql';
+import { bindStatements } from '../sql/query';
+import { sessionStatements } from '../sql/session-statements';
+import { SQLITE_DIALECT } from './sqlite-dialect';
 import { toStorageError } from './sqlite-errors';
-import { createSqlQueries, type SyncSession } from './sql-queries';
-import { sqliteLedgerRepository } from './ledger-repository';
-import { sqliteApprovalRepository } from './approval-repository';
-import { sqliteGrantRepository } from './grant-repository';
-import { sqlitePlanRepository } from './plan-repository';
-import { sqlitePolicyRevisionRepository } from './policy-revision-repository';
-import { AUDIT_INSERT_SQL, sqliteAuditRepository } from './audit-repository';
-import { sqliteRunRepository } from './run-repository';
-import { sqliteRunEventRepository } from './run-event-repository';
-import { sqliteRunMessageRepository } from './run-message-repository';
-import { sqliteInboxRepository } from './inbox-repository';
-import { sqliteDecisionRepository } from './decision-repository';
-import { sqliteSettingsRepository } from './settings-repository';
-import { sqliteGrantUsageRepository } from './grant-usage-repository';
-import { sqliteBudgetUsageRepository } from './budget-usage-repository';
+import { sqliteExecutor, type SyncSession } from './sqlite-executor';
+
+/**
+ * The audit insert of {@link SqliteRepositories.insertAudit}: every column but `seq` (assigned by SQLite), with
+ * positional parameters in the order it binds them (no name lookup per column: this is the hot insert of reads).
+ */
+const AUDIT_INSERT_SQL = `${auditInsertHead('audit')} VALUES (${AUDIT_INSERT_FIELDS.map(() => '?').join(', ')})`;
 
 /** A nullable field as bound: undefined as NULL. */
 const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
@@ -80,23 +76,14 @@ export class SqliteRepositories {
   }
 
   #create(): SyncSession {
-    const q = createSqlQueries((sql) => this.stmt(sql));
-    return {
-      ledger: sqliteLedgerRepository(q),
-      approvals: sqliteApprovalRepository(q),
-      grants: sqliteGrantRepository(q),
-      plans: sqlitePlanRepository(q),
-      policies: sqlitePolicyRevisionRepository(q),
-      audit: sqliteAuditRepository(q, (record) => this.insertAudit(record)),
-      runs: sqliteRunRepository(q),
-      events: sqliteRunEventRepository(q),
-      messages: sqliteRunMessageRepository(q),
-      inbox: sqliteInboxRepository(q),
-      decisions: sqliteDecisionRepository(q),
-      settings: sqliteSettingsRepository(q),
-      grantUsage: sqliteGrantUsageRepository(q),
-      budgetUsage: sqliteBudgetUsageRepository(q),
-    };
+    const run = sqliteExecutor((sql) => this.stmt(sql));
+    const statements = sessionStatements(SQLITE_DIALECT);
+    const repos: Record<string, unknown> = {};
+    for (const name of REPOSITORY_NAMES) repos[name] = bindStatements(statements[name], run);
+    const session = repos as SyncSession;
+    // A plain INSERT: the stored row is the record with its new seq (no RETURNING, nothing to decode).
+    const append: SyncSession['audit']['append'] = (record) => ({ ...record, seq: this.insertAudit(record) });
+    return { ...session, audit: { ...session.audit, append } };
   }
 }
 
@@ -198,20 +185,3 @@ export function createSqliteSession(core: SqliteRepositories): SqliteSessionHand
     },
   };
 }
-
-/** Repository methods that only read (run without a write transaction when called on the adapter). @internal */
-export const READ_METHODS: ReadonlySet<string> = new Set([
-  'get',
-  'getByKey',
-  'findByCall',
-  'listByState',
-  'usageForGrant',
-  'list',
-  'listByKind',
-  'totalsBetween',
-  'listByRun',
-  'listAfter',
-  'listQueued',
-  'reservation',
-  'reservations',
-]);

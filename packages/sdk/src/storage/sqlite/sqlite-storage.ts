@@ -7,7 +7,8 @@ import type { AuditRecord } from '../../core/records';
 import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../../ports/storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
-import { createSqliteSession, READ_METHODS, SqliteRepositories } from './sqlite-session';
+import { READ_METHODS } from '../repository-methods';
+import { createSqliteSession, SqliteRepositories } from './sqlite-session';
 
 /**
  * Options of {@link SqliteStorage}.

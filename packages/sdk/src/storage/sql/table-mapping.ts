@@ -12,7 +12,7 @@ export type Row = Record<string, unknown>;
 
 /**
  * Field ↔ column mapping of one table, with its fixed SQL built once. Shared by the SQLite and PostgreSQL
- * repositories (PostgreSQL passes a schema-qualified table name and returns booleans as `true`/`false`).
+ * stores (PostgreSQL's table name is schema-qualified, and it returns booleans as `true`/`false`).
  * @internal
  */
 export class TableMapping<T extends object> {
@@ -43,6 +43,15 @@ export class TableMapping<T extends object> {
     this.#plain = this.columns.every((c) => c.kind === 'value');
   }
 
+  /** `"a" = @a, "b" = @b` for every column but those of the fields `except` (an `UPDATE` of a whole record). */
+  setEvery(except: readonly string[]): string {
+    return this.columns
+      .filter((c) => !except.includes(c.field))
+      .map((c) => `"${c.column}" = @${c.field}`)
+      .join(', ');
+  }
+
+  /** The column and storage kind of `field`, if it has one. */
   column(field: string): { column: string; kind: ColumnKind } | undefined {
     return this.#byField.get(field);
   }

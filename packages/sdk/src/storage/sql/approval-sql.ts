@@ -1,0 +1,66 @@
+/**
+ * The approvals table for both SQL stores.
+ * @packageDocumentation
+ */
+import type { ApprovalRecord } from '../../core/records';
+import type { ApprovalRepository } from '../../ports/storage-adapter';
+import type { SqlDialect } from './dialect';
+import { type EqualityFilters, equalityWhere } from './filters';
+import { count, exactlyOne, limitParam, nothing, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { assignments, type Row, TableMapping } from './table-mapping';
+
+const APPROVAL_FIELDS = {
+  id: 'value',
+  planType: 'value',
+  planId: 'value',
+  payloadHash: 'value',
+  revision: 'value',
+  status: 'value',
+  requestedBy: 'value',
+  reason: 'value',
+  requestedAt: 'value',
+  expiresAt: 'value',
+  decidedBy: 'value',
+  decidedAt: 'value',
+  consumedBy: 'value',
+  consumedAt: 'value',
+} as const;
+
+/** The list's filters (served by `approvals_status` and `approvals_plan`). */
+const APPROVAL_FILTERS: EqualityFilters = [
+  ['status', 'status'],
+  ['planId', 'plan_id'],
+];
+
+/**
+ * The approvals repository's statements in dialect `d`. Consuming an approval is a compare-and-set on its status:
+ * one `UPDATE … WHERE status = …`, re-checked on the newest row version, so concurrent consumers get one winner.
+ * @internal
+ */
+export const approvalStatements = perDialect((d: SqlDialect): Statements<ApprovalRepository> => {
+  const table = d.table('approvals');
+  const APPROVALS = new TableMapping<ApprovalRecord>(table, APPROVAL_FIELDS);
+  const texts = new SqlTexts();
+  return {
+    insert: (record) => count(APPROVALS.insertSql, APPROVALS.toParams(record), nothing),
+    get: (id) => row(APPROVALS.selectBy('id'), { id }, (r) => (r ? APPROVALS.fromRow(r) : undefined)),
+    compareAndSet: (id, expectedStatus, patch) => {
+      const params: Row = { id, expectedStatus };
+      const { sets, signature } = assignments(APPROVALS, patch, 'id', params);
+      const sql = texts.get(
+        `cas|${signature}`,
+        () => `UPDATE ${table} SET ${sets} WHERE id = @id AND status = @expectedStatus`,
+      );
+      return count(sql, params, exactlyOne);
+    },
+    list: (filter = {}) => {
+      const params: Row = { limit: limitParam(filter.limit, d.noLimit) };
+      const { clause, key } = equalityWhere(APPROVAL_FILTERS, filter, params, true);
+      const sql = texts.get(
+        `list|${key}`,
+        () => `SELECT * FROM ${table}${clause} ORDER BY requested_at DESC, id DESC LIMIT @limit`,
+      );
+      return rows(sql, params, (found) => found.map((r) => APPROVALS.fromRow(r)));
+    },
+  };
+});

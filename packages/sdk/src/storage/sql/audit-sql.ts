@@ -1,0 +1,64 @@
+/**
+ * The audit table for both SQL stores: append-only, `seq` assigned by the store.
+ * @packageDocumentation
+ */
+import type { AuditRecord } from '../../core/records';
+import type { AuditRepository } from '../../ports/storage-adapter';
+import type { SqlDialect } from './dialect';
+import { type EqualityFilters, equalityWhere } from './filters';
+import { limitParam, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { type Row, TableMapping } from './table-mapping';
+
+const AUDIT_FIELDS = {
+  id: 'value',
+  seq: 'value',
+  at: 'value',
+  action: 'value',
+  actor: 'value',
+  capabilityId: 'value',
+  invocationId: 'value',
+  runId: 'value',
+  taskId: 'value',
+  outcome: 'value',
+  approvalId: 'value',
+  grantId: 'value',
+  idempotencyKey: 'value',
+  inputSummary: 'value',
+  reason: 'value',
+} as const;
+
+/** The list's filters (served by the indexes on `(capability_id, seq)` and `(invocation_id, seq)`). */
+const AUDIT_FILTERS: EqualityFilters = [
+  ['action', 'action'],
+  ['capabilityId', 'capability_id'],
+  ['invocationId', 'invocation_id'],
+];
+
+/**
+ * The fields an audit insert writes — every one but `seq`, which the store assigns — in column order.
+ * @internal
+ */
+export const AUDIT_INSERT_FIELDS: ReadonlyArray<{ field: keyof AuditRecord & string; column: string }> =
+  new TableMapping<AuditRecord>('audit', AUDIT_FIELDS).columns.filter((c) => c.field !== 'seq');
+
+/** `INSERT INTO <table> ("id", "at", …)`: the head of every audit insert (values follow). @internal */
+export function auditInsertHead(table: string): string {
+  return `INSERT INTO ${table} (${AUDIT_INSERT_FIELDS.map((c) => `"${c.column}"`).join(', ')})`;
+}
+
+/** The audit repository's statements in dialect `d`. @internal */
+export const auditStatements = perDialect((d: SqlDialect): Statements<AuditRepository> => {
+  const table = d.table('audit');
+  const AUDIT = new TableMapping<AuditRecord>(table, AUDIT_FIELDS);
+  const appendSql = `${auditInsertHead(table)} VALUES (${AUDIT_INSERT_FIELDS.map((c) => `@${c.field}`).join(', ')}) RETURNING seq`;
+  const texts = new SqlTexts();
+  return {
+    append: (record) => row(appendSql, AUDIT.toParams(record), (r) => ({ ...record, seq: Number(r!.seq) })),
+    list: (filter = {}) => {
+      const params: Row = { after: filter.after ?? 0, limit: limitParam(filter.limit ?? 100, d.noLimit) };
+      const { clause, key } = equalityWhere(AUDIT_FILTERS, filter, params, true, ['seq > @after']);
+      const sql = texts.get(`list|${key}`, () => `SELECT * FROM ${table}${clause} ORDER BY seq LIMIT @limit`);
+      return rows(sql, params, (found) => found.map((r) => AUDIT.fromRow(r)));
+    },
+  };
+});

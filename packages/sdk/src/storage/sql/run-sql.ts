@@ -1,0 +1,124 @@
+/**
+ * The runs table for both SQL stores: row mapping, the list, leases and totals.
+ * @packageDocumentation
+ */
+import type { RunRecord } from '../../core/run-records';
+import type { RunPatch, RunRepository } from '../../ports/storage-adapter';
+import type { SqlDialect } from './dialect';
+import { type EqualityFilters, equalityWhere } from './filters';
+import { count, exactlyOne, limitParam, nothing, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { assignments, type Row, TableMapping } from './table-mapping';
+
+const RUN_FIELDS = {
+  id: 'value',
+  goal: 'value',
+  mode: 'value',
+  status: 'value',
+  step: 'value',
+  startedBy: 'value',
+  origin: 'value',
+  parentRunId: 'value',
+  depth: 'value',
+  runtimeState: 'lazyJson', // the largest field (middleware state); most readers of a run never look at it
+  sessionId: 'value',
+  capabilityAllowlist: 'jsonOrNull',
+  budgets: 'json',
+  usage: 'json',
+  checklist: 'jsonOrNull',
+  report: 'jsonOrNull',
+  finalText: 'value',
+  error: 'jsonOrNull',
+  abortRequested: 'bool',
+  abortReason: 'value',
+  wakeRequested: 'bool',
+  leaseOwner: 'value',
+  leaseExpiresAt: 'value',
+  notBefore: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+  startedAt: 'value',
+  endedAt: 'value',
+} as const;
+
+const RUN_FILTERS: EqualityFilters = [
+  ['status', 'status'],
+  ['sessionId', 'session_id'],
+  ['startedBy', 'started_by'],
+];
+
+/**
+ * Whether a patch may make the run runnable (then workers of other processes are woken); step-by-step progress
+ * does not.
+ * @internal
+ */
+export function wakesWorkers(patch: RunPatch): boolean {
+  return (
+    patch.wakeRequested === true ||
+    patch.abortRequested === true ||
+    (patch.notBefore !== undefined && patch.notBefore !== null) ||
+    patch.status === 'queued' ||
+    patch.leaseOwner === null
+  );
+}
+
+/** The runs repository's statements in dialect `d`, with run leases. @internal */
+export const runStatements = perDialect((d: SqlDialect): Statements<RunRepository> => {
+  const table = d.table('runs');
+  const RUNS = new TableMapping<RunRecord>(table, RUN_FIELDS);
+  const notify = d.notify('runs');
+  const andNotify = notify === null ? '' : ` RETURNING ${notify}`;
+  const leaseFree = '(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)';
+  /**
+   * The runnable-run rule of `RunRepository.acquireLease`, as one statement: the oldest non-terminal run whose
+   * lease is free (none, or expired at `@now`) and that is `queued`, `running` (takeover after a crash), or
+   * `waiting` with a wake request, an abort request or a due `not_before`. The lease condition is repeated in the
+   * outer `WHERE`, which PostgreSQL's READ COMMITTED re-checks on the locked, newest row version.
+   */
+  const acquireSql = `UPDATE ${table} SET lease_owner = @owner, lease_expires_at = @expiresAt
+  WHERE id = (
+    SELECT id FROM ${table}
+    WHERE status IN ('queued', 'running', 'waiting')
+      AND ${leaseFree}
+      AND (status IN ('queued', 'running') OR ${d.isTrue('wake_requested')} OR ${d.isTrue('abort_requested')} OR (not_before IS NOT NULL AND not_before <= @now))
+    ORDER BY created_at, id
+    LIMIT 1${d.skipLocked}
+  )
+  AND ${leaseFree}
+  RETURNING *`;
+  const renewSql = `UPDATE ${table} SET lease_expires_at = @expiresAt WHERE id = @id AND lease_owner = @owner`;
+  const releaseSql = `UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND lease_owner = @owner${andNotify}`;
+  const totalsSql = `SELECT COUNT(*) AS runs, COALESCE(SUM(${d.jsonNumber('usage', 'costUsd')}), 0) AS cost FROM ${table} WHERE created_at >= @from AND created_at < @to`;
+  const texts = new SqlTexts();
+  const decode = (r: Row | undefined) => (r ? RUNS.fromRow(r) : undefined);
+  return {
+    insert: (record) => count(`${RUNS.insertSql}${andNotify}`, RUNS.toParams(record), nothing),
+    get: (id) => row(RUNS.selectBy('id'), { id }, decode),
+    patch: (id, patch, expectLeaseOwner) => {
+      const params: Row = { id };
+      const { sets, signature } = assignments<RunRecord>(RUNS, patch, 'id', params);
+      const owner = expectLeaseOwner !== undefined;
+      if (owner) params.expectLeaseOwner = expectLeaseOwner;
+      const wake = notify !== null && wakesWorkers(patch);
+      const sql = texts.get(
+        `patch|${signature}|${owner ? 'o' : ''}|${wake ? 'n' : ''}`,
+        () =>
+          `UPDATE ${table} SET ${sets} WHERE id = @id${owner ? ' AND lease_owner = @expectLeaseOwner' : ''} RETURNING *${wake ? `, ${notify}` : ''}`,
+      );
+      return row(sql, params, decode);
+    },
+    list: (filter = {}) => {
+      const params: Row = { limit: limitParam(filter.limit, d.noLimit) };
+      const { clause, key } = equalityWhere(RUN_FILTERS, filter, params, false);
+      const sql = texts.get(
+        `list|${key}`,
+        () => `SELECT * FROM ${table}${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      );
+      return rows(sql, params, (found) => found.map((r) => RUNS.fromRow(r)));
+    },
+    acquireLease: (owner, now, leaseMs) => row(acquireSql, { owner, now, expiresAt: now + leaseMs }, decode),
+    renewLease: (id, owner, now, leaseMs) => count(renewSql, { id, owner, expiresAt: now + leaseMs }, exactlyOne),
+    releaseLease: (id, owner) => count(releaseSql, { id, owner }, exactlyOne),
+    totalsBetween: (from, to) =>
+      row(totalsSql, { from, to }, (r) => ({ runs: Number(r?.runs ?? 0), costUsd: Number(r?.cost ?? 0) })),
+  };
+});

@@ -1,0 +1,45 @@
+/**
+ * Every repository of a session, as statements in one dialect: what the SQLite and PostgreSQL sessions bind to
+ * their executors.
+ * @packageDocumentation
+ */
+import type { StorageSession } from '../../ports/storage-adapter';
+import { approvalStatements } from './approval-sql';
+import { auditStatements } from './audit-sql';
+import { budgetUsageStatements } from './budget-usage-sql';
+import { decisionStatements } from './decision-sql';
+import type { SqlDialect } from './dialect';
+import { grantStatements } from './grant-sql';
+import { grantUsageStatements } from './grant-usage-sql';
+import { inboxStatements } from './inbox-sql';
+import { ledgerStatements } from './ledger-sql';
+import { planStatements } from './plan-sql';
+import { policyRevisionStatements } from './policy-revision-sql';
+import { perDialect, type Statements } from './query';
+import { runEventStatements } from './run-event-sql';
+import { runMessageStatements } from './run-message-sql';
+import { runStatements } from './run-sql';
+import { settingsStatements } from './settings-sql';
+
+/** The statements of every repository of a session. @internal */
+export type SessionStatements = { readonly [K in keyof StorageSession]: Statements<StorageSession[K]> };
+
+/** The statements of every repository of a session in dialect `d`. @internal */
+export const sessionStatements = perDialect(
+  (d: SqlDialect): SessionStatements => ({
+    ledger: ledgerStatements(d),
+    approvals: approvalStatements(d),
+    grants: grantStatements(d),
+    plans: planStatements(d),
+    policies: policyRevisionStatements(d),
+    audit: auditStatements(d),
+    settings: settingsStatements(d),
+    runs: runStatements(d),
+    events: runEventStatements(d).statements,
+    messages: runMessageStatements(d),
+    inbox: inboxStatements(d),
+    decisions: decisionStatements(d),
+    grantUsage: grantUsageStatements(d),
+    budgetUsage: budgetUsageStatements(d),
+  }),
+);
