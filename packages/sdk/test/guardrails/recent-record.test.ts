@@ -26,7 +26,7 @@ describe('rememberRecent', () => {
   it('never holds more than max keys, and holds the last max distinct keys in recency order', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 40 }),
+        fc.array(fc.constantFrom<string>('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 40 }),
         fc.integer({ min: 1, max: 5 }),
         (keys, max) => {
           const r: Record<string, number> = {};

@@ -1,68 +1,55 @@
 // Decisions for people: raise, choose, dismiss, and the automatic investigation and recovery (docs/decisions.md).
+// The service orders the steps and stores each change; the rules live in the files beside it.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
-import { compileSchema } from '../../capabilities/schema-validator';
 import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
 import { parseActor } from '../../core/actor';
-import { isMediaAgentError, MediaAgentError } from '../../core/errors';
+import { MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
-import type {
-  DecisionCapabilityExecution,
-  DecisionExecution,
-  DecisionOption,
-  DecisionRecord,
-  DecisionRefusedChoice,
-  RunRecord,
-} from '../../core/run-records';
+import type { DecisionExecution, DecisionRecord, DecisionRefusedChoice, RunRecord } from '../../core/run-records';
 import type { Clock } from '../../ports/clock';
 import type { IdGenerator } from '../../ports/id-generator';
 import type { Logger } from '../../ports/logger';
 import type { DecisionFilter, StorageAdapter, StorageSession } from '../../ports/storage-adapter';
-import { grantCoversCapability } from '../../authorization/grant-rules';
 import { requireAdministrator } from '../../authorization/roles';
 import type { IdentityResolver } from '../../ports/identity';
 import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { StartRunInput } from '../run-service';
+import {
+  capabilityExecution,
+  choiceExecution,
+  chosenDecision,
+  dismissedDecision,
+  executedDecision,
+  thrownInvocationResult,
+} from './decision-choice';
 import { DecisionError } from './decision-errors';
-import { defaultDecisionKey } from './decision-key';
+import { decisionEventData, decisionStream } from './decision-events';
+import { checkDecisionFilter } from './decision-filter';
 import {
   AUTO_INVESTIGATE_ACTOR,
   AUTO_RECOVER_ACTOR,
   asObject,
-  grantCoversRecovery,
-  investigationBudgets,
   investigationOf,
   investigationSkip,
   recoveryAttempts,
-  recoveryCapabilities,
 } from './decision-rules';
 import type { ResolvedDecisionOptions } from './decision-settings';
+import { concludedDecision } from './investigation-conclusion';
+import {
+  attemptsExhaustedDecision,
+  claimedInvestigation,
+  investigationOverdue,
+  investigationRunInput,
+  recoveryCoverage,
+  runNeverStoredDecision,
+  runNotStartedDecision,
+} from './investigation-start';
+import { raisedDecisionRecord, type RaiseDecisionInput } from './raised-decision';
+import { noGrantSuggestion, withRecheckOption } from './recovery-suggestions';
 
-/** Input of `AgentHost.raiseDecision`. @public */
-export interface RaiseDecisionInput {
-  /** Kind: `identity_ambiguous`, `download_failed`, `download_stalled`, `agent_budget` or a host-defined one (`[a-z][a-z0-9_.-]*`, ≤ 64). */
-  kind: string;
-  /** What it is about: `type` (`run`, `download`, `release`, `task` or the host's own) and `id` (each 1–200 characters). */
-  subject: { type: string; id: string };
-  /** Why a person is asked (1–2000 characters). */
-  reason: string;
-  /** Who raises it: `system:<name>` for the host, `agent:<runId>` for a run (a run's own decisions are never investigated). */
-  raisedBy: string;
-  /** Facts for the person: a JSON object (default `{}`), at most the host's `maxInputBytes` as JSON. */
-  evidence?: Record<string, JsonValue>;
-  /** Choices offered (at most 20, unique ids); an option's `capabilityId` must be registered. */
-  options?: DecisionOption[];
-  /**
-   * The occurrence's key: raising again with a stored key creates nothing (a storm of host events is one decision).
-   * @defaultValue `<kind>:<subject.type>:<subject.id>` (length-prefixed when the type holds `:`, see `defaultDecisionKey`)
-   */
-  dedupeKey?: string;
-  /**
-   * The cause it shares with other occurrences (automatic recovery is bounded per root cause).
-   * @defaultValue `<kind>:<subject.id>`
-   */
-  rootCause?: string;
-}
+export { decisionStream } from './decision-events';
+export type { RaiseDecisionInput } from './raised-decision';
 
 /** What `chooseDecisionOption` did: the decision as stored, and the execution of the choice. @public */
 export interface DecisionChoice {
@@ -117,9 +104,6 @@ export interface DecisionServiceDeps {
   identity: IdentityResolver;
 }
 
-const KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
-const OPTION_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
-
 /**
  * Decisions for people and their automatic handling: raise (deduplicated by key), choose an option (executed
  * through the one invocation path as the chooser), dismiss, and `resolveDecision` — the automatic investigation
@@ -149,7 +133,13 @@ export class DecisionService {
    * @throws {@link DecisionError} `DECISION_INVALID`, `DECISION_SUBJECT_NOT_FOUND`; `ACTOR_INVALID`
    */
   async raise(input: RaiseDecisionInput): Promise<DecisionRecord> {
-    const record = this.#validate(input);
+    const { capabilities, maxInputBytes, clock, ids } = this.deps;
+    const record = raisedDecisionRecord(input, {
+      capabilities,
+      maxInputBytes,
+      now: () => clock.now(),
+      nextId: () => ids.next('dec'),
+    });
     const subject = { type: record.subjectType, id: record.subjectId };
     const exists =
       subject.type === 'run'
@@ -223,22 +213,11 @@ export class DecisionService {
       // An option that invokes a capability is authorized by the invocation path; one that only records a choice
       // closes the decision, which is for administrators.
       if (!option.capabilityId) await requireAdministrator(this.deps.identity, actor, 'close decisions');
-      const now = this.deps.clock.now();
-      const next: DecisionRecord = {
-        ...d,
-        status: 'resolved',
-        resolvedBy: actor,
-        resolvedAt: now,
-        resolution: { optionId, note: typeof note === 'string' ? note.slice(0, 2000) : null, execution: null },
-      };
+      const next = chosenDecision(d, optionId, actor, note, this.deps.clock.now());
       if (await this.#save(d, next, 'resolved', actor)) break;
     }
     const settled = await this.resolveDecision({ type: 'updated', decisionId });
-    if (settled.status !== 'resolved') {
-      const evidence = asObject(settled.evidence);
-      return { decision: settled, execution: refusedChoice(evidence), first: true };
-    }
-    return { decision: settled, execution: settled.resolution?.execution ?? null, first: true };
+    return { decision: settled, execution: choiceExecution(settled), first: true };
   }
 
   /**
@@ -264,9 +243,7 @@ export class DecisionService {
       delay = Math.min(delay * 2, 200);
       d = await this.get(d.id);
     }
-    if (d.status === 'resolved') return { decision: d, execution: d.resolution?.execution ?? null, first: false };
-    const evidence = asObject(d.evidence);
-    return { decision: d, execution: refusedChoice(evidence), first: false };
+    return { decision: d, execution: choiceExecution(d), first: false };
   }
 
   /**
@@ -283,13 +260,7 @@ export class DecisionService {
       if (d.status === 'dismissed') return d;
       if (d.status === 'resolved')
         throw new DecisionError('DECISION_CLOSED', `decision ${d.id} is already resolved`, { decisionId: d.id });
-      const next: DecisionRecord = {
-        ...d,
-        status: 'dismissed',
-        resolvedBy: actor,
-        resolvedAt: this.deps.clock.now(),
-        resolution: { optionId: null, note: note ?? null, execution: { kind: 'none' } },
-      };
+      const next = dismissedDecision(d, actor, note, this.deps.clock.now());
       if (await this.#save(d, next, 'dismissed', actor)) return next;
     }
   }
@@ -321,60 +292,12 @@ export class DecisionService {
     for (;;) {
       const d = await this.deps.storage.decisions.get(link.decisionId);
       if (!d || investigationOf(d)?.runId !== run.id) return;
-      const evidence = asObject(d.evidence);
-      if (evidence.agentInvestigation !== undefined) return;
-      const state = asObject(asObject(run.runtimeState).recover);
-      const report = asObject(run.report as JsonValue);
-      const conclusion = {
-        runId: run.id,
-        runStatus: run.status,
-        summary: typeof report.summary === 'string' ? report.summary : null,
-        conclusion: run.finalText === null ? null : { text: run.finalText.slice(0, 4000), verified: false },
-      };
-      const next: DecisionRecord = { ...d, evidence: { ...evidence, agentInvestigation: conclusion } };
-      // A person closed it meanwhile: the conclusion is kept, their resolution stands.
-      if (d.status !== 'open') {
-        if (await this.#save(d, next, 'investigated', AUTO_INVESTIGATE_ACTOR)) return;
-        continue;
-      }
-      let change = 'awaiting_user';
-      if (mode === 'recover') {
-        const outcome =
-          run.status === 'budget_exceeded'
-            ? 'over_budget'
-            : typeof state.outcome === 'string'
-              ? state.outcome
-              : run.status === 'cancelled' || run.status === 'failed'
-                ? `run_${run.status}`
-                : 'no_action';
-        const denied = Array.isArray(state.denied) ? state.denied : [];
-        const autoRecover: Record<string, JsonValue> = {
-          ...asObject(evidence.autoRecover),
-          outcome,
-          actions: state.actions ?? [],
-          denied,
-        };
-        if (outcome === 'verified') {
-          next.status = 'resolved';
-          next.resolvedBy = AUTO_RECOVER_ACTOR;
-          next.resolvedAt = this.deps.clock.now();
-          next.resolution = {
-            optionId: null,
-            note: 'recovered (verified by the system)',
-            execution: { kind: 'agent_recover', verified: true, runId: run.id, facts: state.facts ?? null },
-          };
-          change = 'resolved';
-        } else {
-          autoRecover.suggestion = recoverSuggestion(outcome, denied.length > 0);
-          if (denied.length > 0 && outcome === 'no_action') {
-            autoRecover.degraded = { reason: 'the recovery action was denied', denied };
-            next.options = withRecheckOption(d, this.deps.capabilities);
-          }
-        }
-        next.evidence = { ...(next.evidence as Record<string, JsonValue>), autoRecover };
-      }
-      if (next.status === 'open') next.status = 'awaiting_user';
-      if (await this.#save(d, next, change, mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR)) return;
+      if (asObject(d.evidence).agentInvestigation !== undefined) return;
+      const { next, change, actor } = concludedDecision(d, run, mode, {
+        capabilities: this.deps.capabilities,
+        now: () => this.deps.clock.now(),
+      });
+      if (await this.#save(d, next, change, actor)) return;
     }
   }
 
@@ -389,24 +312,9 @@ export class DecisionService {
       if (!inv || asObject(d.evidence).agentInvestigation !== undefined) continue;
       const run = await this.deps.storage.runs.get(inv.runId);
       if (run && run.endedAt !== null) await this.onRunEnded(run);
-      else if (
-        !run &&
-        this.deps.clock.now() - Number(asObject(asObject(d.evidence).investigation).startedAt ?? 0) > 60_000
-      )
+      else if (!run && investigationOverdue(d, this.deps.clock.now()))
         // Claimed, but its run was never stored (the process stopped in between): a person takes it.
-        await this.#save(
-          d,
-          {
-            ...d,
-            status: 'awaiting_user',
-            evidence: {
-              ...asObject(d.evidence),
-              agentInvestigation: { runId: inv.runId, runStatus: 'not_started', error: null },
-            },
-          },
-          'awaiting_user',
-          AUTO_INVESTIGATE_ACTOR,
-        );
+        await this.#save(d, runNeverStoredDecision(d, inv.runId), 'awaiting_user', AUTO_INVESTIGATE_ACTOR);
     }
   }
 
@@ -415,25 +323,12 @@ export class DecisionService {
     for (;;) {
       const d = await this.get(decisionId);
       if (investigationSkip(d, settings.autoInvestigate) !== null) return d;
-      const evidence = asObject(d.evidence);
       let mode = settings.autoInvestigateMode;
       const autoRecover: Record<string, JsonValue> = {};
       if (mode === 'recover' && d.rootCause !== null) {
         const attempts = recoveryAttempts(await storage.decisions.list({ rootCause: d.rootCause }), d.id);
         if (attempts >= settings.investigateMaxAttempts) {
-          const next: DecisionRecord = {
-            ...d,
-            status: 'awaiting_user',
-            evidence: {
-              ...evidence,
-              autoRecover: {
-                skipped: 'attempts_exhausted',
-                attempts,
-                maxAttempts: settings.investigateMaxAttempts,
-                suggestion: `automatic recovery of ${d.rootCause} was attempted ${attempts} times; a person should look at it`,
-              },
-            },
-          };
+          const next = attemptsExhaustedDecision(d, attempts, settings.investigateMaxAttempts);
           if (await this.#save(d, next, 'awaiting_user', AUTO_RECOVER_ACTOR)) return next;
           continue;
         }
@@ -441,48 +336,27 @@ export class DecisionService {
       }
       let options = d.options;
       if (mode === 'recover') {
-        const needed = recoveryCapabilities(d.kind).filter((id) => capabilities.has(id));
         const grants = await storage.grants.list({ status: 'active' });
-        const now = clock.now();
-        const covered = needed.filter((id) =>
-          grants.some((g) =>
-            grantCoversRecovery(g, (grant) => grantCoversCapability(grant, capabilities.get(id)), now),
-          ),
-        );
+        const { needed, covered } = recoveryCoverage(d.kind, capabilities, grants, clock.now());
         if (covered.length === 0) {
           mode = 'investigate';
           autoRecover.degraded = {
             reason: `no standing grant covers ${needed.join(' or ') || 'a recovery action'}`,
           };
-          autoRecover.suggestion = suggestionFor(d);
+          autoRecover.suggestion = noGrantSuggestion(d);
           options = withRecheckOption(d, capabilities);
         } else autoRecover.recoverAttempted = true;
       }
       const runId = this.deps.ids.next('run');
-      const next: DecisionRecord = {
-        ...d,
-        options,
-        evidence: {
-          ...evidence,
-          investigation: { runId, mode, dedupeKey: `investigate:${d.id}`, startedAt: clock.now() },
-          ...(Object.keys(autoRecover).length > 0 ? { autoRecover } : {}),
-        },
-      };
-      if (
-        !(await this.#save(
-          d,
-          next,
-          'investigating',
-          mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR,
-          runId,
-        ))
-      )
-        continue;
+      const next = claimedInvestigation(d, { options, runId, mode, autoRecover, now: clock.now() });
+      const actor = mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR;
+      if (!(await this.#save(d, next, 'investigating', actor, runId))) continue;
       try {
-        await this.deps.startRun(this.#runInput(next, mode), {
-          id: runId,
-          runtimeState: { decision: { decisionId: d.id, mode } },
+        const input = investigationRunInput(next, mode, capabilities, {
+          maxToolCalls: settings.investigateMaxToolCalls,
+          maxDurationSec: this.deps.maxDurationSec ?? 600,
         });
+        await this.deps.startRun(input, { id: runId, runtimeState: { decision: { decisionId: d.id, mode } } });
       } catch (error) {
         // The run could not start (a daily budget, a bad allowlist): the decision goes to a person with the reason.
         this.deps.logger.warn('could not start the investigation of a decision', {
@@ -490,45 +364,10 @@ export class DecisionService {
           message: (error as Error).message,
         });
         const stored = await this.get(d.id);
-        await this.#save(
-          stored,
-          {
-            ...stored,
-            status: stored.status === 'open' ? 'awaiting_user' : stored.status,
-            evidence: {
-              ...asObject(stored.evidence),
-              agentInvestigation: {
-                runId,
-                runStatus: 'not_started',
-                error: isMediaAgentError(error) ? error.code : 'DRIVER_FAILED',
-              },
-            },
-          },
-          'awaiting_user',
-          AUTO_INVESTIGATE_ACTOR,
-        );
+        await this.#save(stored, runNotStartedDecision(stored, runId, error), 'awaiting_user', AUTO_INVESTIGATE_ACTOR);
       }
       return this.get(d.id);
     }
-  }
-
-  #runInput(d: DecisionRecord, mode: 'investigate' | 'recover'): StartRunInput {
-    const { capabilities, settings } = this.deps;
-    const reads = capabilities.list({ kind: 'read' }).map((c) => c.id);
-    const recovery = ['identity.resolve', 'task.retry', 'download.recheck'].filter((id) => capabilities.has(id));
-    const evidence = JSON.stringify(asObject(d.evidence)).slice(0, 4000);
-    const task =
-      mode === 'recover'
-        ? `You may recover it within standing grants: ${recovery.join(', ')} on this subject only. Never replace the release, delete, cancel or organize. Check the facts first (task.inspect), act once, then state what you did.`
-        : 'Do not change anything: find the cause with read capabilities.';
-    return {
-      goal: `Investigate decision ${d.id} (${d.kind}) about ${d.subjectType} ${d.subjectId}: ${d.reason}\nEvidence: ${evidence}\n${task} End with your conclusion and a suggestion for a person.`,
-      mode: mode === 'recover' ? 'execute' : 'plan_only',
-      actor: mode === 'recover' ? AUTO_RECOVER_ACTOR : AUTO_INVESTIGATE_ACTOR,
-      capabilityAllowlist: mode === 'recover' ? [...reads, ...recovery] : reads,
-      origin: 'background',
-      budgets: investigationBudgets(settings.investigateMaxToolCalls, this.deps.maxDurationSec ?? 600),
-    };
   }
 
   async #execute(decisionId: string): Promise<DecisionRecord> {
@@ -536,7 +375,7 @@ export class DecisionService {
     if (d.status !== 'resolved' || !d.resolution || d.resolution.execution !== null) return d;
     const option = d.options.find((o) => o.id === d.resolution!.optionId);
     let execution: DecisionExecution = { kind: 'none' };
-    let denied: DecisionRefusedChoice | undefined;
+    let refused: DecisionRefusedChoice | undefined;
     if (option?.capabilityId) {
       const actor = d.resolvedBy ?? 'system:decisions';
       let result: InvocationResult;
@@ -546,41 +385,16 @@ export class DecisionService {
           taskId: `decision-${d.id}`,
         });
       } catch (error) {
-        const code = isMediaAgentError(error) ? error.code : 'DRIVER_FAILED';
-        result = { status: 'failed', error: { code, message: (error as Error).message }, invocationId: '' };
+        result = thrownInvocationResult(error);
       }
-      const invoked: DecisionCapabilityExecution = {
-        kind: 'capability',
-        capabilityId: option.capabilityId,
-        status: result.status,
-        ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
-        ...(result.error ? { error: result.error } : {}),
-        ...(result.invocationId ? { invocationId: result.invocationId } : {}),
-        ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
-      };
+      const invoked = capabilityExecution(option.capabilityId, result);
       execution = invoked;
       // Denied (nothing ran) or failed (it did not take effect): the person may choose again.
       if (result.status === 'denied' || result.status === 'failed')
-        denied = { optionId: option.id, actor, ...invoked, at: this.deps.clock.now() };
+        refused = { optionId: option.id, actor, ...invoked, at: this.deps.clock.now() };
     }
-    const failed = denied?.status === 'failed';
-    const { deniedChoice: _denied, failedChoice: _failed, ...evidence } = asObject(d.evidence);
-    const next: DecisionRecord = denied
-      ? {
-          ...d,
-          status: 'awaiting_user',
-          resolvedBy: null,
-          resolvedAt: null,
-          resolution: null,
-          evidence: { ...evidence, [failed ? 'failedChoice' : 'deniedChoice']: denied },
-        }
-      : { ...d, resolution: { ...d.resolution, execution } };
-    await this.#save(
-      d,
-      next,
-      denied ? (failed ? 'choice_failed' : 'choice_denied') : 'executed',
-      d.resolvedBy ?? 'system:decisions',
-    );
+    const { next, change } = executedDecision(d, execution, refused);
+    await this.#save(d, next, change, d.resolvedBy ?? 'system:decisions');
     return this.get(d.id);
   }
 
@@ -610,156 +424,10 @@ export class DecisionService {
     change?: string,
     runId?: string,
   ): Promise<RunEvent> {
-    const inv = runId ?? investigationOf(d)?.runId;
-    const data = {
-      decisionId: d.id,
-      kind: d.kind,
-      status: d.status,
-      subjectType: d.subjectType,
-      subjectId: d.subjectId,
-      revision: d.revision,
-      actor,
-      ...(inv ? { runId: inv } : {}),
-    };
+    const data = decisionEventData(d, actor, runId ?? investigationOf(d)?.runId);
     const stream = decisionStream(d);
     return type === 'decision.created'
       ? this.deps.bus.emit(stream, type, data, s)
       : this.deps.bus.emit(stream, type, { ...data, change: change ?? 'updated' }, s);
-  }
-
-  #validate(input: RaiseDecisionInput): DecisionRecord {
-    const bad = (reason: string) => new DecisionError('DECISION_INVALID', reason, {});
-    if (!input || typeof input !== 'object') throw bad('the decision must be an object');
-    parseActor(input.raisedBy);
-    if (typeof input.kind !== 'string' || !KIND.test(input.kind))
-      throw bad('kind must match [a-z][a-z0-9_.-]* (at most 64 characters)');
-    const subject = input.subject;
-    const text = (v: unknown, max: number) => typeof v === 'string' && v.trim().length > 0 && v.length <= max;
-    if (!subject || typeof subject !== 'object' || !text(subject.type, 200) || !text(subject.id, 200))
-      throw bad('subject must be { type, id } with non-empty strings of at most 200 characters');
-    if (!text(input.reason, 2000)) throw bad('reason must be a non-empty string of at most 2000 characters');
-    const evidence = input.evidence ?? {};
-    if (typeof evidence !== 'object' || evidence === null || Array.isArray(evidence))
-      throw bad('evidence must be a JSON object');
-    let json: string;
-    try {
-      json = JSON.stringify(evidence);
-    } catch {
-      throw bad('evidence must be JSON');
-    }
-    if (new TextEncoder().encode(json).length > this.deps.maxInputBytes)
-      throw bad(`evidence is larger than ${this.deps.maxInputBytes} bytes as JSON`);
-    const options = input.options ?? [];
-    if (!Array.isArray(options) || options.length > 20) throw bad('options must be an array of at most 20');
-    const ids = new Set<string>();
-    for (const o of options) {
-      if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !OPTION_ID.test(o.id))
-        throw bad('every option needs an id of 1–64 letters, digits or _.:-');
-      if (ids.has(o.id)) throw bad(`option id ${o.id} is used twice`);
-      ids.add(o.id);
-      if (!text(o.label, 500)) throw bad(`option ${o.id} needs a label of at most 500 characters`);
-      if (o.capabilityId !== undefined && !this.deps.capabilities.has(o.capabilityId))
-        throw bad(`option ${o.id} names capability ${o.capabilityId}, which is not registered`);
-      if (o.capabilityId !== undefined) {
-        // Checked now, as the invocation will check it: an option that can never run is no choice for a person.
-        const check = compileSchema(this.deps.capabilities.get(o.capabilityId).input);
-        const optionInput = o.input ?? {};
-        if (!check.check(optionInput)) {
-          const [first] = check.issues(optionInput);
-          throw bad(
-            `option ${o.id}: its input is not valid for ${o.capabilityId} (${first ? `${first.path || '/'}: ${first.message}` : 'invalid'})`,
-          );
-        }
-      }
-    }
-    for (const [name, v] of [
-      ['dedupeKey', input.dedupeKey],
-      ['rootCause', input.rootCause],
-    ] as const)
-      if (v !== undefined && !text(v, 500)) throw bad(`${name} must be a non-empty string of at most 500 characters`);
-    const now = this.deps.clock.now();
-    return {
-      id: this.deps.ids.next('dec'),
-      kind: input.kind,
-      dedupeKey: input.dedupeKey ?? defaultDecisionKey(input.kind, subject),
-      subjectType: subject.type,
-      subjectId: subject.id,
-      rootCause: input.rootCause ?? `${input.kind}:${subject.id}`,
-      status: 'open',
-      reason: input.reason,
-      evidence: JSON.parse(json) as JsonValue,
-      options: options.map((o) => ({ ...o })),
-      raisedBy: input.raisedBy,
-      resolvedBy: null,
-      resolution: null,
-      revision: 1,
-      createdAt: now,
-      updatedAt: now,
-      resolvedAt: null,
-    };
-  }
-}
-
-/** The refused choice kept in a decision's evidence (`deniedChoice`, else `failedChoice`), as the service wrote it. */
-function refusedChoice(evidence: Record<string, JsonValue>): DecisionRefusedChoice | null {
-  return ((evidence.deniedChoice ?? evidence.failedChoice ?? null) as DecisionRefusedChoice | null) ?? null;
-}
-
-/** The event stream of a decision: the run it is about, else one named by its id. @internal */
-export function decisionStream(d: Pick<DecisionRecord, 'id' | 'subjectType' | 'subjectId'>): string {
-  return d.subjectType === 'run' ? d.subjectId : d.id;
-}
-
-/** The decision's options with a ready-to-choose forced recheck of its download, when it is about one. */
-function withRecheckOption(d: DecisionRecord, capabilities: CapabilityRegistry): DecisionOption[] {
-  if (d.subjectType !== 'download' || !capabilities.has('download.recheck')) return d.options;
-  if (d.options.some((o) => o.id === 'recheck')) return d.options;
-  return [
-    ...d.options,
-    {
-      id: 'recheck',
-      label: `Force a recheck of download ${d.subjectId}`,
-      capabilityId: 'download.recheck',
-      input: { downloadId: d.subjectId, action: 'recheck' },
-    },
-  ];
-}
-
-function suggestionFor(d: DecisionRecord): string {
-  if (d.kind === 'identity_ambiguous') return 'choose the right title for it (identity.resolve)';
-  return `force a recheck of download ${d.subjectId} (option "recheck"), or grant download.recheck for automatic recovery`;
-}
-
-function recoverSuggestion(outcome: string, denied: boolean): string {
-  if (denied) return 'the recovery action was denied: check the standing grants, or choose the recheck option';
-  switch (outcome) {
-    case 'failed':
-      return 'the recovery did not take: the download was removed or failed again; look at the downloader';
-    case 'timed_out':
-      return 'the download did not move again within the verification time; look at the downloader or its files';
-    case 'over_budget':
-      return 'the investigation ran out of budget before it could verify a recovery; a person should look at it';
-    case 'no_action':
-      return 'no recovery action was taken; see the conclusion';
-    default:
-      return 'the investigation ended without a verified recovery; see the conclusion';
-  }
-}
-
-const FILTER_FIELDS = new Set(['status', 'subjectId', 'kind', 'rootCause']);
-const STATUSES = new Set<string>(['open', 'awaiting_user', 'resolved', 'dismissed']);
-
-/** @throws {@link DecisionError} `DECISION_INVALID` unless the filter is one `list` understands */
-function checkDecisionFilter(filter: unknown): void {
-  if (filter === undefined || filter === null) return;
-  if (typeof filter !== 'object' || Array.isArray(filter))
-    throw new DecisionError('DECISION_INVALID', 'a decision filter must be an object');
-  for (const [field, value] of Object.entries(filter)) {
-    if (!FILTER_FIELDS.has(field))
-      throw new DecisionError('DECISION_INVALID', `unknown decision filter field ${JSON.stringify(field)}`, { field });
-    if (value !== undefined && typeof value !== 'string')
-      throw new DecisionError('DECISION_INVALID', `decision filter ${field} must be a string`, { field });
-    if (field === 'status' && value !== undefined && !STATUSES.has(value))
-      throw new DecisionError('DECISION_INVALID', `unknown decision status ${JSON.stringify(value)}`, { field });
   }
 }

@@ -1,4 +1,5 @@
 // The one storage transaction of a step.
+import { decisionEventData } from '../decisions/decision-events';
 import type { RunEvent } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../../ports/clock';
@@ -92,22 +93,7 @@ export async function writeStepIn(
   const events: RunEvent[] = [];
   for (const d of writes.decisions)
     if (await s.decisions.insert(d))
-      events.push(
-        await bus.emit(
-          id,
-          'decision.created',
-          {
-            decisionId: d.id,
-            kind: d.kind,
-            status: d.status,
-            subjectType: d.subjectType,
-            subjectId: d.subjectId,
-            revision: d.revision,
-            actor: d.raisedBy,
-          },
-          s,
-        ),
-      );
+      events.push(await bus.emit(id, 'decision.created', decisionEventData(d, d.raisedBy), s));
   for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
