@@ -81,7 +81,12 @@ export class V2SuperuserAuthorizer implements Authorizer {
     return undefined;
   }
 
-  /** {@inheritDoc sdk/src!Authorizer.authorize} */
+  /**
+   * Decides whether one invocation may run ({@link Authorizer.authorize}).
+   * @param request - the question
+   * @param session - the storage session of the invocation's transaction (read records only through it)
+   * @returns the verdict; never throws for a denial
+   */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const routes = this.routesOf(id) ?? [];

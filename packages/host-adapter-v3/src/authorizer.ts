@@ -140,7 +140,12 @@ export class V3Authorizer implements Authorizer {
     return `MoviePilot ${admin.map((o) => o.operation_id).join(', ')} is for host superusers only; ${principal} is not a superuser (denied before any request)`;
   }
 
-  /** {@inheritDoc sdk/src!Authorizer.authorize} */
+  /**
+   * Decides whether one invocation may run ({@link Authorizer.authorize}).
+   * @param request - the question
+   * @param session - the storage session of the invocation's transaction (read records only through it)
+   * @returns the verdict; never throws for a denial
+   */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const id = request.capability.id;
     const ops = this.operationsOf(id);

@@ -29,7 +29,12 @@ export class V3GoalFacts implements GoalFacts {
     private readonly runEvents?: (runId: string) => Promise<readonly RunEventRecord[]>,
   ) {}
 
-  /** {@inheritDoc sdk/src!GoalFacts.forRun} */
+  /**
+   * The facts about one run, as of now ({@link GoalFacts.forRun}).
+   * @param runId - the run id (the `runId` its capability calls carried)
+   * @param signal - aborts the read
+   * @returns a snapshot; empty arrays when the run touched nothing
+   */
   async forRun(runId: string, signal?: AbortSignal): Promise<GoalFactsSnapshot> {
     if (this.runEvents) restoreRunJournal(this.journal, runId, await this.runEvents(runId));
     const j = this.journal.forRun(runId);

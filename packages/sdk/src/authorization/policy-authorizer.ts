@@ -14,7 +14,12 @@ import { utcDayStart } from '../core/utc-day';
  * @public
  */
 export class PolicyAuthorizer implements Authorizer {
-  /** {@inheritDoc sdk/src!Authorizer.authorize} */
+  /**
+   * Decides whether one invocation may run ({@link Authorizer.authorize}).
+   * @param request - the question
+   * @param session - the storage session of the invocation's transaction (read records only through it)
+   * @returns the verdict; never throws for a denial
+   */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const { capability } = request;
     const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);

@@ -38,11 +38,11 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact`, `verify` and `adminOnly`, and the
  *   `handler`
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `CAPABILITY_DEFINITION_INVALID` for an id that is
- *   not dotted words (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy,
- *   a missing handler, or an input/output that is not a schema (the schemas are compiled here, once);
- *   `CAPABILITY_SCHEMA_UNSUPPORTED` (with each rule and JSON pointer) for an input schema no provider rewrite can make
- *   acceptable: a recursive `$ref` (`ref-recursive`), an
+ * @throws `CAPABILITY_DEFINITION_INVALID` (a `MediaAgentError`) for an id that is not dotted words
+ *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
+ *   handler, or an input/output that is not a schema (the schemas are compiled here, once);
+ *   `CAPABILITY_SCHEMA_UNSUPPORTED` (a `MediaAgentError`, with each rule and JSON pointer in its details)
+ *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
  *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …; and for an input
  *   schema that cannot be enforced as the JSON Schema 2020-12 it is published as (over MCP `tools/list`): a
  *   `$schema` dialect other than 2020-12 or draft-06/-07 (`schema-dialect`), a draft-07 `$ref` with sibling

@@ -31,37 +31,37 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     this.inner = inner;
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.events} */
+  /** The inner registry's invocation events: {@link CapabilityRegistry.events}. */
   get events(): CapabilityRegistry['events'] {
     return this.inner.events;
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.register} */
+  /** Registers a capability with the inner registry: {@link CapabilityRegistry.register}. */
   register(capability: Capability<any, any>): void {
     this.inner.register(capability);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.registerVerifier} */
+  /** Registers a read-back verifier with the inner registry: {@link CapabilityRegistry.registerVerifier}. */
   registerVerifier(capabilityId: string, verifier: Verifier<any, any>): void {
     this.inner.registerVerifier(capabilityId, verifier);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.get} */
+  /** The inner registry's descriptor of a capability: {@link CapabilityRegistry.get}. */
   get(id: string): CapabilityDescriptor {
     return this.inner.get(id);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.has} */
+  /** Whether the inner registry holds a capability: {@link CapabilityRegistry.has}. */
   has(id: string): boolean {
     return this.inner.has(id);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.list} */
+  /** The inner registry's capabilities: {@link CapabilityRegistry.list}. */
   list(filter?: { kind?: CapabilityKind }): CapabilityDescriptor[] {
     return this.inner.list(filter);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.search} */
+  /** Searches the inner registry's capabilities: {@link CapabilityRegistry.search}. */
   search(query: string, limit?: number): CapabilitySearchHit[] {
     return this.inner.search(query, limit);
   }
@@ -81,7 +81,7 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     return this.inner.invoke(idOrCapability as string, input, context);
   }
 
-  /** {@inheritDoc sdk/src!CapabilityRegistry.readBack} */
+  /** Reads back a ledgered effect through the inner registry: {@link CapabilityRegistry.readBack}. */
   readBack(
     capabilityId: string,
     input: unknown,

@@ -35,8 +35,8 @@ const ACTOR = /^(user|apikey|agent|system):([^\s:][^\s]{0,199})$/;
 /**
  * Splits an actor string into its kind and id.
  * @returns `{ kind, id }`
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `ACTOR_INVALID` when `actor` is not `user:`, `apikey:`,
- *   `agent:` or `system:` followed by a non-empty id (≤ 200 chars, no spaces)
+ * @throws `ACTOR_INVALID` ({@link MediaAgentError}) when `actor` is not `user:`, `apikey:`, `agent:` or `system:`
+ *   followed by a non-empty id (≤ 200 chars, no spaces)
  * @public
  */
 export function parseActor(actor: unknown): { kind: ActorKind; id: string } {
@@ -49,7 +49,7 @@ export function parseActor(actor: unknown): { kind: ActorKind; id: string } {
  * True when the actor is a person (`user:*`). Whether that person's direct calls count as human
  * authorization depends on their {@link ActorRole}: only an `admin` approves, changes grants and
  * executes without an approval or a grant.
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `ACTOR_INVALID` for a malformed actor
+ * @throws `ACTOR_INVALID` ({@link MediaAgentError}) for a malformed actor
  * @public
  */
 export function isHumanActor(actor: string): boolean {
@@ -69,7 +69,7 @@ export type ActorRole = 'admin' | 'user';
  * The role an actor has when the host installs no `IdentityResolver`: every `user:*` actor is an
  * administrator (one person runs the host), every other actor (`apikey:`, `agent:`, `system:`) is an
  * ordinary `user`.
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `ACTOR_INVALID` for a malformed actor
+ * @throws `ACTOR_INVALID` ({@link MediaAgentError}) for a malformed actor
  * @public
  */
 export function defaultRoleOf(actor: string): ActorRole {

@@ -208,8 +208,8 @@ const LIMIT_OPTIONS = [
  * `STREAM_LIMIT_REACHED` / `RUN_START_RATE_LIMITED` with `Retry-After` (docs/http.md#limits).
  * @param host - a started agent host
  * @param options - the authentication hook and limits
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `OPTIONS_INVALID` without an `authenticate` function, for
- * a byte or millisecond option that is not a positive integer, a `consoleDir` without the console's files, or a malformed `basePath`
+ * @throws `OPTIONS_INVALID` ({@link MediaAgentError}) without an `authenticate` function, for a byte or millisecond
+ * option that is not a positive integer, a `consoleDir` without the console's files, or a malformed `basePath`
  * @internal
  */
 export function createAgentRouter(host: AgentHost, options: AgentRouterOptions): AgentRouter {

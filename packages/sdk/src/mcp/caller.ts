@@ -34,8 +34,7 @@ export type McpAuthenticate = (caller: McpCaller) => Actor | undefined | Promise
 
 /**
  * The request's actor from the hook.
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_UNAUTHENTICATED` when the hook threw or gave no valid
- *   actor
+ * @throws `MCP_UNAUTHENTICATED` ({@link MediaAgentError}) when the hook threw or gave no valid actor
  */
 export async function resolveActor(authenticate: McpAuthenticate, caller: McpCaller): Promise<Actor> {
   let actor: Actor | undefined;

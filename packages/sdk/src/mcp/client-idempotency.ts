@@ -22,8 +22,7 @@ const MAX_TASK_ID = 200;
  * @param meta - the request's `_meta` (anything)
  * @param actor - the authenticated actor
  * @returns the task and call id to invoke with, or an empty object without a key
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_IDEMPOTENCY_KEY_INVALID` for a key that is not 1–128
- *   characters of
+ * @throws `MCP_IDEMPOTENCY_KEY_INVALID` ({@link MediaAgentError}) for a key that is not 1–128 characters of
  *   `A–Z a–z 0–9 . _ : ~ -`
  * @public
  */

@@ -150,8 +150,7 @@ const matches = (host: HostEntry, entry: HostEntry) =>
 
 /**
  * Builds the Host/Origin check of an MCP HTTP handler. Pure apart from reading the request's headers and socket.
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_OPTIONS_INVALID` for an entry that is not a host or
- *   an origin
+ * @throws `MCP_OPTIONS_INVALID` ({@link MediaAgentError}) for an entry that is not a host or an origin
  */
 export function requestGuard(options: McpHttpGuardOptions): RequestGuard {
   const hosts = options.allowedHosts === undefined ? undefined : parseHostList(options.allowedHosts);

@@ -98,7 +98,7 @@ export type CallerOf = (extra: {
  * @param host - a started host (its capabilities are read at each `tools/list`)
  * @param options - the authentication hook (required), name, version, publish filter
  * @returns the server, not yet connected
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_OPTIONS_INVALID` without an `authenticate` function
+ * @throws `MCP_OPTIONS_INVALID` ({@link MediaAgentError}) without an `authenticate` function
  *
  * @example
  * ```ts

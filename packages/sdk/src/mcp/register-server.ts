@@ -94,8 +94,7 @@ const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  *   over), the host's read-only tools, verifiers, the output cap, the call timeout
  * @returns the tools the server lists now, as registered (on a re-registration: accepted anew), with
  *   {@link McpRegisteredTools.recheck} to list them again and apply the drift rules
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_OPTIONS_INVALID` (a bad server name, a read-only tool
- *   or verifier naming a tool
+ * @throws `MCP_OPTIONS_INVALID` ({@link MediaAgentError}: a bad server name, a read-only tool or verifier naming a tool
  *   the server does not list, `onElicitation` with a host-owned client, a re-registration that changes which tools
  *   are read-only); {@link McpToolNameError} `MCP_TOOL_NAME_INVALID`; {@link McpToolSchemaError}
  *   `MCP_TOOL_SCHEMA_UNSUPPORTED`; `MCP_TOOL_LIST_INVALID` when `tools/list` does not end within 100 pages, lists

@@ -23,7 +23,7 @@ export interface McpServing {
  * @param options - the server options; `authenticate` receives `{ transport: 'stdio' }` (the spawning process is
  *   the caller: return the actor the host grants it, e.g. `apikey:desktop`); `stdin`/`stdout` to use other streams
  * @returns the serving handle (close it to stop)
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_OPTIONS_INVALID` without `authenticate`
+ * @throws `MCP_OPTIONS_INVALID` (a `MediaAgentError`) without `authenticate`
  *
  * @example
  * ```ts
@@ -140,8 +140,7 @@ function holdsToolCall(body: unknown): boolean {
  * @param host - a started host
  * @param options - the server options, and `allowedHosts` / `allowedOrigins`
  * @returns the handler
- * @throws {@link sdk/src!MediaAgentError | MediaAgentError} `MCP_OPTIONS_INVALID` without `authenticate`, or for an
- *   `allowedHosts` /
+ * @throws `MCP_OPTIONS_INVALID` (a `MediaAgentError`) without `authenticate`, or for an `allowedHosts` /
  *   `allowedOrigins` entry that is not a host / an origin
  *
  * @example

@@ -241,9 +241,9 @@ export interface StorageSession {
  * The storage port: async, transactional, versioned migrations.
  *
  * @remarks
- * Implementations: {@link sdk/src/storage!MemoryStorage | MemoryStorage} (tests), `SqliteStorage` from
- * `@media-agent/sdk/sqlite`
- * (the embedded default), and `PostgresStorage` from `@media-agent/sdk/postgres` (many processes, one database). All pass the conformance
+ * Implementations: `MemoryStorage` from `@media-agent/sdk/storage` (tests), `SqliteStorage` from
+ * `@media-agent/sdk/sqlite` (the embedded default), and `PostgresStorage` from `@media-agent/sdk/postgres` (many
+ * processes, one database). All pass the conformance
  * suite exported from `@media-agent/sdk/testing`.
  *
  * Calling a repository directly on the adapter runs that one call in its own transaction.

@@ -143,8 +143,7 @@ export interface AgentHost {
    *   `capabilityAllowlist`, `sessionId`
    * @returns the stored run, status `queued`
    * @throws {@link MediaAgentError} `MODEL_NOT_CONFIGURED` (the host was created without a model), `RUN_REQUEST_INVALID` (empty goal, unknown capability, an execute capability
-   *   in a plan_only allowlist), `ACTOR_INVALID`; `RUN_START_RATE_LIMITED`
-   *   ({@link sdk/src/limits!HostLimitError | HostLimitError}) when `actor`, or the
+   *   in a plan_only allowlist), `ACTOR_INVALID`; `RUN_START_RATE_LIMITED` (`HostLimitError`) when `actor`, or the
    *   host, started as many runs in the last 60 s as `limits.runStartsPerMinutePerActor` (default 10) /
    *   `limits.runStartsPerMinuteTotal` (default 60) allow — nothing is started, and a refused or invalid start does not count
    *
@@ -227,17 +226,15 @@ export interface AgentHost {
    * host's clock) and at once when the host calls {@link AgentHost.identityChanged}; `reauthenticate`, when
    * given, is asked at each re-check. A subscriber who lost access (signed out, demoted from administrator
    * while subscribed to every run, no longer allowed to see the run followed) gets one
-   * {@link sdk/src/limits!StreamAccessLostEvent | StreamAccessLostEvent} (`type: 'access_lost'`,
-   * `code: 'STREAM_ACCESS_LOST'`) and the iteration ends.
+   * `StreamAccessLostEvent` (`type: 'access_lost'`, `code: 'STREAM_ACCESS_LOST'`) and the iteration ends.
    * Such a subscription holds one of the actor's open-stream slots (`limits.streamsPerActor`, default 8;
    * `limits.streamsTotal`, default 64) from this call until the iteration ends or `signal` aborts.
    * @param options - `after` (a `globalSeq`, default 0), `runId` to follow one run, `follow`, `signal`, `pollMs`,
    *   `actor` to subscribe on a person's behalf (only the events of runs they may see), `reauthenticate`
    * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
    *   an integer in range; `ACTOR_INVALID`; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before
-   *   iterating); `STREAM_LIMIT_REACHED` ({@link sdk/src/limits!HostLimitError | HostLimitError}, when called)
-   *   when `actor` or the host has as many streams open as allowed; `RUN_NOT_FOUND` on the first iteration for a
-   *   `runId` the `actor` may not see
+   *   iterating); `STREAM_LIMIT_REACHED` (`HostLimitError`, when called) when `actor` or the host has as
+   *   many streams open as allowed; `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
    *
    * @example
    * ```ts
@@ -255,8 +252,8 @@ export interface AgentHost {
    */
   events(options?: RunEventSubscription & { actor?: undefined }): AsyncIterable<RunEvent>;
   /**
-   * Run events with global sequence above `after`, for options whose `actor` may or may not be set: with one, an
-   * access-checked subscription that may end with a `StreamAccessLostEvent`; without, every run's events.
+   * Run events with global sequence above `after`, for options whose `actor` may or may not be set: with one,
+   * an access-checked subscription that may end with a `StreamAccessLostEvent`; without, every run's events.
    * Options, cursor, end and errors as in the overload with `actor`.
    */
   events(options?: RunEventSubscription): AsyncIterable<SubscriberEvent>;
@@ -264,9 +261,8 @@ export interface AgentHost {
    * The host's signal that what an actor may see changed: a sign-out, a removed account, a role change.
    * Every event subscription open on `actor`'s behalf (`events({ actor })`, the HTTP event stream)
    * re-checks the actor's access before it delivers anything more; one that lost access ends with a
-   * {@link sdk/src/limits!StreamAccessLostEvent | StreamAccessLostEvent}. Without `actor`, every open
-   * subscription re-checks (e.g. after the host reloaded its whole role table). Call it from the host's sign-out and
-   * role-change code paths.
+   * `StreamAccessLostEvent`. Without `actor`, every open subscription re-checks (e.g. after the
+   * host reloaded its whole role table). Call it from the host's sign-out and role-change code paths.
    * @param actor - whose access changed, e.g. `user:1`; undefined for everyone
    * @param change - `signedOut: true` ends the actor's subscriptions whatever their role (reason
    *   `unauthenticated`); default: re-check identity and role

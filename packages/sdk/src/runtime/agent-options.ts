@@ -32,9 +32,9 @@ import type { RedactOptions } from '../core/secret-redactor';
  */
 export interface AgentOptions {
   /**
-   * Where runs, events, the ledger, approvals, grants and audit rows are kept. A
-   * {@link sdk/src/storage!MemoryStorage | MemoryStorage} loses
-   * everything when the process ends; use `SqliteStorage` from `@media-agent/sdk/sqlite` to persist.
+   * Where runs, events, the ledger, approvals, grants and audit rows are kept. A `MemoryStorage` (from
+   * `@media-agent/sdk/storage`) loses everything when the process ends; use `SqliteStorage` from
+   * `@media-agent/sdk/sqlite` to persist.
    * @defaultValue a new `MemoryStorage`
    */
   storage?: StorageAdapter;
@@ -145,16 +145,15 @@ export interface AgentOptions {
    * Limits on what one actor, and the whole host, may open in this process: event streams at once and runs
    * started per minute (docs/http.md#limits). Over a limit a call is refused with `STREAM_LIMIT_REACHED` /
    * `RUN_START_RATE_LIMITED` (HTTP 429 with `Retry-After`).
-   * @defaultValue {@link sdk/src/limits!DEFAULT_HOST_LIMITS | DEFAULT_HOST_LIMITS}: 8 streams per actor, 64 in total;
-   *   10 run starts per minute per
-   *   actor, 60 in total
+   * @defaultValue `DEFAULT_HOST_LIMITS` (from `@media-agent/sdk/limits`): 8 streams per actor, 64 in total;
+   *   10 run starts per minute per actor, 60 in total
    */
   limits?: HostLimitOptions;
   /**
    * How often an event subscription made on an actor's behalf (`host.events({ actor })`, the HTTP event
    * stream) re-checks that the actor is still signed in and may still see what it streams, in ms of the
    * host's clock (1 – 3 600 000). The host's `identityChanged` hook triggers a re-check at once as well.
-   * @defaultValue 30 000 ({@link sdk/src/limits!DEFAULT_ACCESS_RECHECK_MS | DEFAULT_ACCESS_RECHECK_MS})
+   * @defaultValue 30 000 (`DEFAULT_ACCESS_RECHECK_MS` from `@media-agent/sdk/limits`)
    */
   accessRecheckMs?: number;
   /**

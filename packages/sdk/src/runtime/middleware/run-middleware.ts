@@ -280,7 +280,7 @@ export interface RunEndContext {
  * (authorization, ledger, audit) as `agent:<runId>`.
  *
  * Errors: a hook that throws (while the run is not being aborted) fails the step with a
- * {@link MediaAgentError} `RUN_MIDDLEWARE_FAILED` (`details.middleware`, `details.hook`): nothing of
+ * `RUN_MIDDLEWARE_FAILED` ({@link MediaAgentError}, `details.middleware`, `details.hook`): nothing of
  * that step is written, and the run ends `failed` with that code and a `warning` event naming the
  * middleware. A throw from `onRunEnd` cannot change an outcome already stored: it is logged and
  * reported as such a `warning` event.
