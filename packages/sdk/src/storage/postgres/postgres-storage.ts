@@ -21,7 +21,10 @@ import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-batch';
 import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
-import { READ_METHODS, REPOSITORY_NAMES } from '../repository-methods';
+import { READ_METHODS } from '../repository-methods';
+import { adapterRepositories } from '../sql/adapter-repositories';
+import { sessionStatements } from '../sql/session-statements';
+import { POSTGRES_DIALECT } from './postgres-dialect';
 import { createPgSession, PG_MULTI_STATEMENT_WRITES } from './postgres-session';
 import { PG_TYPES, pgParam, SqlCompiler } from './postgres-executor';
 import {
@@ -112,34 +115,20 @@ export class PostgresStorage implements StorageAdapter {
   /** Pooled clients this adapter has used before (a client not in it was connected just now). */
   readonly #seen = new WeakSet<PooledClient>();
 
-  /** {@inheritDoc StorageSession.ledger} */
-  readonly ledger: StorageSession['ledger'];
-  /** {@inheritDoc StorageSession.approvals} */
-  readonly approvals: StorageSession['approvals'];
-  /** {@inheritDoc StorageSession.grants} */
-  readonly grants: StorageSession['grants'];
-  /** {@inheritDoc StorageSession.plans} */
-  readonly plans: StorageSession['plans'];
-  /** {@inheritDoc StorageSession.policies} */
-  readonly policies: StorageSession['policies'];
-  /** {@inheritDoc StorageSession.audit} */
-  readonly audit: StorageSession['audit'];
-  /** {@inheritDoc StorageSession.settings} */
-  readonly settings: StorageSession['settings'];
-  /** {@inheritDoc StorageSession.runs} */
-  readonly runs: StorageSession['runs'];
-  /** {@inheritDoc StorageSession.events} */
-  readonly events: StorageSession['events'];
-  /** {@inheritDoc StorageSession.messages} */
-  readonly messages: StorageSession['messages'];
-  /** {@inheritDoc StorageSession.inbox} */
-  readonly inbox: StorageSession['inbox'];
-  /** {@inheritDoc StorageSession.decisions} */
-  readonly decisions: StorageSession['decisions'];
-  /** {@inheritDoc StorageSession.grantUsage} */
-  readonly grantUsage: StorageSession['grantUsage'];
-  /** {@inheritDoc StorageSession.budgetUsage} */
-  readonly budgetUsage: StorageSession['budgetUsage'];
+  /** {@inheritDoc StorageSession.ledger} */ readonly ledger!: StorageSession['ledger'];
+  /** {@inheritDoc StorageSession.approvals} */ readonly approvals!: StorageSession['approvals'];
+  /** {@inheritDoc StorageSession.grants} */ readonly grants!: StorageSession['grants'];
+  /** {@inheritDoc StorageSession.plans} */ readonly plans!: StorageSession['plans'];
+  /** {@inheritDoc StorageSession.policies} */ readonly policies!: StorageSession['policies'];
+  /** {@inheritDoc StorageSession.audit} */ readonly audit!: StorageSession['audit'];
+  /** {@inheritDoc StorageSession.settings} */ readonly settings!: StorageSession['settings'];
+  /** {@inheritDoc StorageSession.runs} */ readonly runs!: StorageSession['runs'];
+  /** {@inheritDoc StorageSession.events} */ readonly events!: StorageSession['events'];
+  /** {@inheritDoc StorageSession.messages} */ readonly messages!: StorageSession['messages'];
+  /** {@inheritDoc StorageSession.inbox} */ readonly inbox!: StorageSession['inbox'];
+  /** {@inheritDoc StorageSession.decisions} */ readonly decisions!: StorageSession['decisions'];
+  /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
+  /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})
@@ -177,40 +166,15 @@ export class PostgresStorage implements StorageAdapter {
 
     // The repositories on the adapter: each call runs on its own (a transaction of its own when it takes more than
     // one statement), in call order with every other call and transaction of this adapter.
-    const probe = createPgSession(
-      { query: () => Promise.reject(new Error('unused')) },
-      this.#compiler,
-      false,
-      (e) => e as MediaAgentError,
-    ).session;
-    const direct: Record<string, unknown> = {};
-    for (const name of REPOSITORY_NAMES) {
-      const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-      for (const method of Object.keys(probe[name])) {
-        const read = READ_METHODS.has(method);
-        const multi = PG_MULTI_STATEMENT_WRITES.has(`${name}.${method}`);
-        methods[method] = (...args) =>
-          this.#call(read, multi, (session) =>
-            (session[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args),
-          );
-      }
-      direct[name] = methods;
-    }
-    const on = direct as unknown as StorageSession;
-    this.ledger = on.ledger;
-    this.approvals = on.approvals;
-    this.grants = on.grants;
-    this.plans = on.plans;
-    this.policies = on.policies;
-    this.audit = on.audit;
-    this.settings = on.settings;
-    this.runs = on.runs;
-    this.events = on.events;
-    this.messages = on.messages;
-    this.inbox = on.inbox;
-    this.decisions = on.decisions;
-    this.grantUsage = on.grantUsage;
-    this.budgetUsage = on.budgetUsage;
+    const on = adapterRepositories(sessionStatements(POSTGRES_DIALECT), (name, method) => {
+      const read = READ_METHODS.has(method);
+      const multi = PG_MULTI_STATEMENT_WRITES.has(`${name}.${method}`);
+      return (...args) =>
+        this.#call(read, multi, (session) =>
+          (session[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args),
+        );
+    });
+    Object.assign(this, on);
   }
 
   /**

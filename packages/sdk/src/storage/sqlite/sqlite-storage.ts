@@ -8,6 +8,9 @@ import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
 import { READ_METHODS } from '../repository-methods';
+import { adapterRepositories } from '../sql/adapter-repositories';
+import { sessionStatements } from '../sql/session-statements';
+import { SQLITE_DIALECT } from './sqlite-dialect';
 import { createSqliteSession, SqliteRepositories } from './sqlite-session';
 
 /**
@@ -320,34 +323,20 @@ export class SqliteStorage implements StorageAdapter {
   /** This adapter's groups (identifies its transactions in the file's queue). */
   readonly #groups: GroupRunner = (first) => this.#runGroup(first);
 
-  /** {@inheritDoc StorageSession.ledger} */
-  readonly ledger: StorageSession['ledger'];
-  /** {@inheritDoc StorageSession.approvals} */
-  readonly approvals: StorageSession['approvals'];
-  /** {@inheritDoc StorageSession.grants} */
-  readonly grants: StorageSession['grants'];
-  /** {@inheritDoc StorageSession.plans} */
-  readonly plans: StorageSession['plans'];
-  /** {@inheritDoc StorageSession.policies} */
-  readonly policies: StorageSession['policies'];
-  /** {@inheritDoc StorageSession.audit} */
-  readonly audit: StorageSession['audit'];
-  /** {@inheritDoc StorageSession.settings} */
-  readonly settings: StorageSession['settings'];
-  /** {@inheritDoc StorageSession.runs} */
-  readonly runs: StorageSession['runs'];
-  /** {@inheritDoc StorageSession.events} */
-  readonly events: StorageSession['events'];
-  /** {@inheritDoc StorageSession.messages} */
-  readonly messages: StorageSession['messages'];
-  /** {@inheritDoc StorageSession.inbox} */
-  readonly inbox: StorageSession['inbox'];
-  /** {@inheritDoc StorageSession.decisions} */
-  readonly decisions: StorageSession['decisions'];
-  /** {@inheritDoc StorageSession.grantUsage} */
-  readonly grantUsage: StorageSession['grantUsage'];
-  /** {@inheritDoc StorageSession.budgetUsage} */
-  readonly budgetUsage: StorageSession['budgetUsage'];
+  /** {@inheritDoc StorageSession.ledger} */ readonly ledger!: StorageSession['ledger'];
+  /** {@inheritDoc StorageSession.approvals} */ readonly approvals!: StorageSession['approvals'];
+  /** {@inheritDoc StorageSession.grants} */ readonly grants!: StorageSession['grants'];
+  /** {@inheritDoc StorageSession.plans} */ readonly plans!: StorageSession['plans'];
+  /** {@inheritDoc StorageSession.policies} */ readonly policies!: StorageSession['policies'];
+  /** {@inheritDoc StorageSession.audit} */ readonly audit!: StorageSession['audit'];
+  /** {@inheritDoc StorageSession.settings} */ readonly settings!: StorageSession['settings'];
+  /** {@inheritDoc StorageSession.runs} */ readonly runs!: StorageSession['runs'];
+  /** {@inheritDoc StorageSession.events} */ readonly events!: StorageSession['events'];
+  /** {@inheritDoc StorageSession.messages} */ readonly messages!: StorageSession['messages'];
+  /** {@inheritDoc StorageSession.inbox} */ readonly inbox!: StorageSession['inbox'];
+  /** {@inheritDoc StorageSession.decisions} */ readonly decisions!: StorageSession['decisions'];
+  /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
+  /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
@@ -369,38 +358,20 @@ export class SqliteStorage implements StorageAdapter {
     this.#scheduler = scheduler;
     this.#releaseScheduler = release;
 
-    // Method names only: the repositories of a connection are made when it opens.
-    const template = new SqliteRepositories(null as unknown as Database.Database, this.path).repos;
-    const repo = <K extends keyof StorageSession>(name: K): StorageSession[K] => {
-      const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-      for (const method of Object.keys(template[name])) {
-        const call = (core: SqliteRepositories, args: unknown[]) =>
-          (core.repos[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
-        if (name === 'audit' && method === 'list') {
-          wrapped[method] = (...args) =>
-            this.#read((core) => {
-              this.#flushAudit();
-              return call(core, args);
-            });
-        } else if (READ_METHODS.has(method)) wrapped[method] = (...args) => this.#read((core) => call(core, args));
-        else wrapped[method] = (...args) => this.#write((core) => call(core, args));
-      }
-      return wrapped as unknown as StorageSession[K];
-    };
-    this.ledger = repo('ledger');
-    this.approvals = repo('approvals');
-    this.grants = repo('grants');
-    this.plans = repo('plans');
-    this.policies = repo('policies');
-    this.audit = repo('audit');
-    this.settings = repo('settings');
-    this.runs = repo('runs');
-    this.events = repo('events');
-    this.messages = repo('messages');
-    this.inbox = repo('inbox');
-    this.decisions = repo('decisions');
-    this.grantUsage = repo('grantUsage');
-    this.budgetUsage = repo('budgetUsage');
+    // The repositories on the adapter (those of a connection are made when it opens).
+    const on = adapterRepositories(sessionStatements(SQLITE_DIALECT), (name, method) => {
+      const call = (core: SqliteRepositories, args: unknown[]) =>
+        (core.repos[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+      if (name === 'audit' && method === 'list')
+        return (...args) =>
+          this.#read((core) => {
+            this.#flushAudit();
+            return call(core, args);
+          });
+      if (READ_METHODS.has(method)) return (...args) => this.#read((core) => call(core, args));
+      return (...args) => this.#write((core) => call(core, args));
+    });
+    Object.assign(this, on);
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
