@@ -96,7 +96,9 @@ for (const dir of readdirSync('packages')) {
       messageCallback: (message) => {
         if (message.messageId !== 'ae-forgotten-export') return;
         message.handled = true;
-        const name = /The symbol "([^"]+)"/.exec(message.text)?.[1]?.replace(/\$\d+$/, '');
+        // A declaration renamed in a bundle (`Foo$1`, `Foo_2`) is the export `Foo` of another entry.
+        const raw = /The symbol "([^"]+)"/.exec(message.text)?.[1];
+        const name = raw && !exported.has(raw) ? raw.replace(/(?:\$|_)\d+$/, '') : raw;
         if (name && !exported.has(name)) unnamed.push(name);
         else if (!name) message.logLevel = ExtractorLogLevel.Error;
       },
