@@ -14,18 +14,12 @@
  * @packageDocumentation
  */
 import { StorageSchemaTooNewError } from '../errors';
+import type { SqlMigration } from '../sql/migration';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 import type { SqlCompiler } from './postgres-executor';
 
-/** One schema step. @internal */
-export interface PgMigration {
-  /** Version the store is at after this migration (1, 2, …; consecutive). */
-  readonly version: number;
-  /** Short name recorded in `schema_migrations` (the same as SQLite's). */
-  readonly name: string;
-  /** DDL statements, run in order; `{schema}` is the adapter's schema. */
-  readonly statements: readonly string[];
-}
+/** One schema step of this store. @internal */
+export type PgMigration = SqlMigration;
 
 /** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
 export const PG_MIGRATIONS: readonly PgMigration[] = [

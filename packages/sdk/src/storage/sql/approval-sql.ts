@@ -5,8 +5,8 @@
 import type { ApprovalRecord } from '../../core/records';
 import type { ApprovalRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { count, exactlyOne, limitParam, nothing, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { type EqualityFilters, filteredList } from './filters';
+import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
 import { assignments, type Row, TableMapping } from './table-mapping';
 
 const APPROVAL_FIELDS = {
@@ -40,6 +40,12 @@ const APPROVAL_FILTERS: EqualityFilters = [
 export const approvalStatements = perDialect((d: SqlDialect): Statements<ApprovalRepository> => {
   const table = d.table('approvals');
   const APPROVALS = new TableMapping<ApprovalRecord>(table, APPROVAL_FIELDS);
+  const list = filteredList(APPROVALS, {
+    filters: APPROVAL_FILTERS,
+    nullIsAny: true,
+    order: 'requested_at DESC, id DESC',
+    limited: true,
+  });
   const texts = new SqlTexts();
   return {
     insert: (record) => count(APPROVALS.insertSql, APPROVALS.toParams(record), nothing),
@@ -53,14 +59,6 @@ export const approvalStatements = perDialect((d: SqlDialect): Statements<Approva
       );
       return count(sql, params, exactlyOne);
     },
-    list: (filter = {}) => {
-      const params: Row = { limit: limitParam(filter.limit, d.noLimit) };
-      const { clause, key } = equalityWhere(APPROVAL_FILTERS, filter, params, true);
-      const sql = texts.get(
-        `list|${key}`,
-        () => `SELECT * FROM ${table}${clause} ORDER BY requested_at DESC, id DESC LIMIT @limit`,
-      );
-      return rows(sql, params, (found) => found.map((r) => APPROVALS.fromRow(r)));
-    },
+    list: (filter = {}) => list(filter, { limit: limitParam(filter.limit, d.noLimit) }),
   };
 });

@@ -5,9 +5,9 @@
 import type { AuditRecord } from '../../core/records';
 import type { AuditRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { limitParam, perDialect, row, rows, SqlTexts, type Statements } from './query';
-import { type Row, TableMapping } from './table-mapping';
+import { type EqualityFilters, filteredList } from './filters';
+import { limitParam, perDialect, row, type Statements } from './query';
+import { TableMapping } from './table-mapping';
 
 const AUDIT_FIELDS = {
   id: 'value',
@@ -51,14 +51,16 @@ export const auditStatements = perDialect((d: SqlDialect): Statements<AuditRepos
   const table = d.table('audit');
   const AUDIT = new TableMapping<AuditRecord>(table, AUDIT_FIELDS);
   const appendSql = `${auditInsertHead(table)} VALUES (${AUDIT_INSERT_FIELDS.map((c) => `@${c.field}`).join(', ')}) RETURNING seq`;
-  const texts = new SqlTexts();
+  const list = filteredList(AUDIT, {
+    filters: AUDIT_FILTERS,
+    nullIsAny: true,
+    order: 'seq',
+    limited: true,
+    always: ['seq > @after'],
+  });
   return {
     append: (record) => row(appendSql, AUDIT.toParams(record), (r) => ({ ...record, seq: Number(r!.seq) })),
-    list: (filter = {}) => {
-      const params: Row = { after: filter.after ?? 0, limit: limitParam(filter.limit ?? 100, d.noLimit) };
-      const { clause, key } = equalityWhere(AUDIT_FILTERS, filter, params, true, ['seq > @after']);
-      const sql = texts.get(`list|${key}`, () => `SELECT * FROM ${table}${clause} ORDER BY seq LIMIT @limit`);
-      return rows(sql, params, (found) => found.map((r) => AUDIT.fromRow(r)));
-    },
+    list: (filter = {}) =>
+      list(filter, { after: filter.after ?? 0, limit: limitParam(filter.limit ?? 100, d.noLimit) }),
   };
 });

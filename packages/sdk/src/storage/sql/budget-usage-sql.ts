@@ -5,8 +5,8 @@
 import type { BudgetCounters, BudgetReservation } from '../../core/budget-records';
 import type { BudgetUsageRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { count, exactlyOne, limitParam, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { type EqualityFilters, filteredList } from './filters';
+import { count, exactlyOne, limitParam, perDialect, row, type Statements } from './query';
 import { type Row, TableMapping } from './table-mapping';
 
 const RESERVATION_FIELDS = {
@@ -75,7 +75,12 @@ export const budgetUsageStatements = perDialect((d: SqlDialect): Statements<Budg
   const reserveSql = `${RESERVATIONS.insertSql} ON CONFLICT (key) DO NOTHING`;
   const updateSql = `UPDATE ${table} SET state = @state, runs = @runs, model_calls = @modelCalls, tokens = @tokens,
   cost_usd = @costUsd, updated_at = @updatedAt WHERE key = @key AND state = @expectedState`;
-  const texts = new SqlTexts();
+  const list = filteredList(RESERVATIONS, {
+    filters: RESERVATION_FILTERS,
+    nullIsAny: true,
+    order: 'created_at, key',
+    limited: true,
+  });
   return {
     get: (subject, period, start) =>
       row(getSql, { subject, period, start }, (r) => countersOf(subject, period, start, r)),
@@ -97,14 +102,6 @@ export const budgetUsageStatements = perDialect((d: SqlDialect): Statements<Budg
       row(RESERVATIONS.selectBy('key'), { id: key }, (r) => (r ? RESERVATIONS.fromRow(r) : undefined)),
     reserve: (record) => count(reserveSql, RESERVATIONS.toParams(record), exactlyOne),
     updateReservation: (key, expectedState, patch) => count(updateSql, { key, expectedState, ...patch }, exactlyOne),
-    reservations: (filter = {}) => {
-      const params: Row = { limit: limitParam(filter.limit, d.noLimit) };
-      const { clause, key } = equalityWhere(RESERVATION_FILTERS, filter, params, true);
-      const sql = texts.get(
-        `list|${key}`,
-        () => `SELECT * FROM ${table}${clause} ORDER BY created_at, key LIMIT @limit`,
-      );
-      return rows(sql, params, (found) => found.map((r) => RESERVATIONS.fromRow(r)));
-    },
+    reservations: (filter = {}) => list(filter, { limit: limitParam(filter.limit, d.noLimit) }),
   };
 });

@@ -5,8 +5,8 @@
 import type { DecisionRecord } from '../../core/run-records';
 import type { DecisionRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { count, exactlyOne, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { type EqualityFilters, filteredList } from './filters';
+import { count, exactlyOne, perDialect, row, type Statements } from './query';
 import { type Row, TableMapping } from './table-mapping';
 
 const DECISION_FIELDS = {
@@ -44,7 +44,12 @@ export const decisionStatements = perDialect((d: SqlDialect): Statements<Decisio
   const insertSql = `${DECISIONS.insertSql} ON CONFLICT (dedupe_key) DO NOTHING`;
   // The dedupe key never changes; the revision check makes every change a compare-and-set across processes.
   const updateSql = `UPDATE ${table} SET ${DECISIONS.setEvery(['id', 'dedupeKey'])} WHERE id = @id AND revision = @expectedRevision`;
-  const texts = new SqlTexts();
+  const list = filteredList(DECISIONS, {
+    filters: DECISION_FILTERS,
+    nullIsAny: true,
+    order: 'created_at DESC, id DESC',
+    limited: false,
+  });
   const decode = (r: Row | undefined) => (r ? DECISIONS.fromRow(r) : undefined);
   return {
     insert: (record) => count(insertSql, DECISIONS.toParams(record), exactlyOne),
@@ -52,11 +57,6 @@ export const decisionStatements = perDialect((d: SqlDialect): Statements<Decisio
     getByKey: (dedupeKey) => row(DECISIONS.selectBy('dedupe_key'), { id: dedupeKey }, decode),
     update: (record, expectedRevision) =>
       count(updateSql, { ...DECISIONS.toParams(record), expectedRevision }, exactlyOne),
-    list: (filter = {}) => {
-      const params: Row = {};
-      const { clause, key } = equalityWhere(DECISION_FILTERS, filter, params, true);
-      const sql = texts.get(`list|${key}`, () => `SELECT * FROM ${table}${clause} ORDER BY created_at DESC, id DESC`);
-      return rows(sql, params, (found) => found.map((r) => DECISIONS.fromRow(r)));
-    },
+    list: (filter = {}) => list(filter, {}),
   };
 });

@@ -1,8 +1,9 @@
 /**
- * The `WHERE` of a filtered list, shared by every SQL list: only the filters given become conditions.
+ * Filtered lists, shared by every SQL list: only the filters given become conditions.
  * @packageDocumentation
  */
-import type { Row } from './table-mapping';
+import { type Query, rows, SqlTexts } from './query';
+import type { Row, TableMapping } from './table-mapping';
 
 /** A list's equality filters: the filter's field and the column it compares. @internal */
 export type EqualityFilters = ReadonlyArray<readonly [field: string, column: string]>;
@@ -31,4 +32,40 @@ export function equalityWhere(
     key += `${field},`;
   }
   return { clause: conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '', key };
+}
+
+/** How a filtered list reads its table. @internal */
+export interface ListSpec {
+  /** The equality filters a list call may give. */
+  readonly filters: EqualityFilters;
+  /** Whether a filter given as `null` means "any" (else it matches no row). */
+  readonly nullIsAny: boolean;
+  /** The order, with the tie-breaking column last (e.g. `created_at DESC, id DESC`). */
+  readonly order: string;
+  /** Whether the list takes a `@limit` parameter. */
+  readonly limited: boolean;
+  /** Conditions that always hold (e.g. a cursor), before the filters'. */
+  readonly always?: readonly string[];
+}
+
+/**
+ * The list of `mapping`'s records that `spec` describes: a query per call, for the filters given in `filter`
+ * (bound into `params`, which holds the list's other parameters such as `@limit`), decoding every row.
+ * @internal
+ */
+export function filteredList<T extends object>(
+  mapping: TableMapping<T>,
+  spec: ListSpec,
+): (filter: object, params: Row) => Query<T[]> {
+  const texts = new SqlTexts();
+  const tail = ` ORDER BY ${spec.order}${spec.limited ? ' LIMIT @limit' : ''}`;
+  const decode = (found: Row[]) => found.map((r) => mapping.fromRow(r));
+  return (filter, params) => {
+    const { clause, key } = equalityWhere(spec.filters, filter, params, spec.nullIsAny, spec.always);
+    return rows(
+      texts.get(key, () => `SELECT * FROM ${mapping.table}${clause}${tail}`),
+      params,
+      decode,
+    );
+  };
 }

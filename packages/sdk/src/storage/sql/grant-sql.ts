@@ -6,9 +6,9 @@ import type { GrantRecord } from '../../core/records';
 import type { GrantRepository } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { count, nothing, perDialect, row, rows, SqlTexts, type Statements } from './query';
-import { type Row, TableMapping } from './table-mapping';
+import { type EqualityFilters, filteredList } from './filters';
+import { count, nothing, perDialect, row, type Statements } from './query';
+import { TableMapping } from './table-mapping';
 
 const GRANT_FIELDS = {
   id: 'value',
@@ -32,7 +32,12 @@ export const grantStatements = perDialect((d: SqlDialect): Statements<GrantRepos
   const table = d.table('grants');
   const GRANTS = new TableMapping<GrantRecord>(table, GRANT_FIELDS);
   const updateSql = `UPDATE ${table} SET ${GRANTS.setEvery(['id'])} WHERE id = @id`;
-  const texts = new SqlTexts();
+  const list = filteredList(GRANTS, {
+    filters: GRANT_FILTERS,
+    nullIsAny: true,
+    order: 'created_at, id',
+    limited: false,
+  });
   return {
     insert: (record) => count(GRANTS.insertSql, GRANTS.toParams(record), nothing),
     get: (id) => row(GRANTS.selectBy('id'), { id }, (r) => (r ? GRANTS.fromRow(r) : undefined)),
@@ -40,11 +45,6 @@ export const grantStatements = perDialect((d: SqlDialect): Statements<GrantRepos
       count(updateSql, GRANTS.toParams(record), (n) => {
         if (n !== 1) throw new StorageError(`no grant with id ${record.id}`);
       }),
-    list: (filter = {}) => {
-      const params: Row = {};
-      const { clause, key } = equalityWhere(GRANT_FILTERS, filter, params, true);
-      const sql = texts.get(`list|${key}`, () => `SELECT * FROM ${table}${clause} ORDER BY created_at, id`);
-      return rows(sql, params, (found) => found.map((r) => GRANTS.fromRow(r)));
-    },
+    list: (filter = {}) => list(filter, {}),
   };
 });

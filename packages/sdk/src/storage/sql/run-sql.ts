@@ -5,8 +5,8 @@
 import type { RunRecord } from '../../core/run-records';
 import type { RunPatch, RunRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
-import { type EqualityFilters, equalityWhere } from './filters';
-import { count, exactlyOne, limitParam, nothing, perDialect, row, rows, SqlTexts, type Statements } from './query';
+import { type EqualityFilters, filteredList } from './filters';
+import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
 import { assignments, type Row, TableMapping } from './table-mapping';
 
 const RUN_FIELDS = {
@@ -88,6 +88,12 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
   const renewSql = `UPDATE ${table} SET lease_expires_at = @expiresAt WHERE id = @id AND lease_owner = @owner`;
   const releaseSql = `UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = @id AND lease_owner = @owner${andNotify}`;
   const totalsSql = `SELECT COUNT(*) AS runs, COALESCE(SUM(${d.jsonNumber('usage', 'costUsd')}), 0) AS cost FROM ${table} WHERE created_at >= @from AND created_at < @to`;
+  const list = filteredList(RUNS, {
+    filters: RUN_FILTERS,
+    nullIsAny: false,
+    order: 'created_at DESC, id DESC',
+    limited: true,
+  });
   const texts = new SqlTexts();
   const decode = (r: Row | undefined) => (r ? RUNS.fromRow(r) : undefined);
   return {
@@ -106,15 +112,7 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
       );
       return row(sql, params, decode);
     },
-    list: (filter = {}) => {
-      const params: Row = { limit: limitParam(filter.limit, d.noLimit) };
-      const { clause, key } = equalityWhere(RUN_FILTERS, filter, params, false);
-      const sql = texts.get(
-        `list|${key}`,
-        () => `SELECT * FROM ${table}${clause} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-      );
-      return rows(sql, params, (found) => found.map((r) => RUNS.fromRow(r)));
-    },
+    list: (filter = {}) => list(filter, { limit: limitParam(filter.limit, d.noLimit) }),
     acquireLease: (owner, now, leaseMs) => row(acquireSql, { owner, now, expiresAt: now + leaseMs }, decode),
     renewLease: (id, owner, now, leaseMs) => count(renewSql, { id, owner, expiresAt: now + leaseMs }, exactlyOne),
     releaseLease: (id, owner) => count(releaseSql, { id, owner }, exactlyOne),

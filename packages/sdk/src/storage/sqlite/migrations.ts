@@ -14,17 +14,11 @@
  */
 import type { Database } from 'better-sqlite3';
 import { StorageSchemaTooNewError } from '../errors';
+import type { SqlMigration } from '../sql/migration';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 
-/** One schema step. @internal */
-export interface SqliteMigration {
-  /** Version the store is at after this migration (1, 2, …; consecutive). */
-  readonly version: number;
-  /** Short name recorded in `schema_migrations`. */
-  readonly name: string;
-  /** DDL statements, run in order in one transaction. */
-  readonly statements: readonly string[];
-}
+/** One schema step of this store. @internal */
+export type SqliteMigration = SqlMigration;
 
 /** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
