@@ -38,7 +38,7 @@ export const CONSOLE_ASSETS_DIR: string = fileURLToPath(new URL('../console/', i
  * @param host - a started agent host
  * @param options - `authenticate` (required: the request → actor hook), body and stream limits, decisions
  * @returns the router; `router.fetch(request)` answers a web-standard request
- * @throws {@link MediaAgentError} `OPTIONS_INVALID` when `authenticate` is not a function
+ * @throws `OPTIONS_INVALID` (a `MediaAgentError`) when `authenticate` is not a function
  *
  * @example
  * ```ts
