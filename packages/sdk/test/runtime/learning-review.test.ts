@@ -116,11 +116,20 @@ async function start(
   return { host, dir, scripted, reports, jobs, storage };
 }
 
+/**
+ * Waits for the run to reach one of `statuses` and for its drive to end (its lease released). The status is
+ * stored before the drive's end hooks run, and a due review starts in them: the status alone is not the end.
+ */
+async function driveEnded(host: AgentHost, runId: string, statuses: Parameters<typeof waitForRunStatus>[2]) {
+  await waitForRunStatus(host, runId, statuses);
+  while ((await host.getRun(runId)).run.leaseOwner !== null) await new Promise((r) => setTimeout(r, 5));
+}
+
 /** Sends `turns` more user turns to a conversation, each waited for, with its review (if any). */
 async function talk(host: AgentHost, runId: string, from: number, to: number) {
   for (let turn = from; turn <= to; turn++) {
     await host.appendToInbox(runId, `hello ${turn}`, 'user:alice');
-    await waitForRunStatus(host, runId, ['succeeded']);
+    await driveEnded(host, runId, ['succeeded']);
     await host.learning!.idle();
   }
 }
@@ -191,7 +200,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { memory: true },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     expect(reports).toEqual([]);
     await talk(host, run.id, 10, 10);
@@ -213,7 +222,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     );
     const run = await host.startRun({ goal: 'hello 1', actor: 'user:alice' });
     expect(run.mode).toBe('execute');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     expect((await host.getRun(run.id)).report).toMatchObject({ status: 'succeeded', request: ['answer'] });
     await talk(host, run.id, 2, 10);
     expect(reports.map((r) => [r.runId, r.due])).toEqual([[run.id, { memory: true, skills: false }]]);
@@ -238,7 +247,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
     // Queued while the first drive runs: applied before its next model call, in the same drive.
     await host.appendToInbox(run.id, 'hello 2', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     await talk(host, run.id, 3, 9);
     // (Two tool-calling responses per turn make skill reviews due meanwhile; only memory reviews count turns.)
@@ -263,10 +272,10 @@ describe('background learning reviews of a host with skills and memory', () => {
     });
     expect(before.host.learning).toBeUndefined();
     const run = await before.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(before.host, run.id, ['succeeded']);
+    await driveEnded(before.host, run.id, ['succeeded']);
     for (let turn = 2; turn <= 9; turn++) {
       await before.host.appendToInbox(run.id, `hello ${turn}`, 'user:alice');
-      await waitForRunStatus(before.host, run.id, ['succeeded']);
+      await driveEnded(before.host, run.id, ['succeeded']);
     }
     await before.host.stop();
     hosts.splice(hosts.indexOf(before.host), 1);
@@ -289,7 +298,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     ];
     const first = await start(scripts, { memory: true, dir, storage: new SqliteStorage({ path: file }) });
     const run = await first.host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(first.host, run.id, ['succeeded']);
+    await driveEnded(first.host, run.id, ['succeeded']);
     await talk(first.host, run.id, 2, 10);
     expect(first.reports.map((r) => r.due)).toEqual([{ memory: true, skills: false }]);
     await first.host.stop();
@@ -330,7 +339,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       memory: true,
     });
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 10);
     // idle() waited for the report to be handled.
     expect(told).toEqual(['done']);
@@ -348,7 +357,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { memory: true },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     await host.appendToInbox(run.id, 'loop 10', 'user:alice');
     // appendToInbox itself marks the run waiting: wait for the pause the loop guard announces.
@@ -380,10 +389,10 @@ describe('background learning reviews of a host with skills and memory', () => {
       },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     await host.appendToInbox(run.id, 'hello 10', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     expect(host.learning!.running()).toEqual([run.id]);
     await host.stop();
     hosts.splice(hosts.indexOf(host), 1);
@@ -416,14 +425,14 @@ describe('background learning reviews of a host with skills and memory', () => {
       },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     await host.appendToInbox(run.id, 'hello 10', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     expect(host.learning!.running()).toEqual([run.id]);
     hang = false;
     await host.appendToInbox(run.id, 'hello 11', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle(); // resolves: the hung review was abandoned
     expect(host.learning!.running()).toEqual([]);
     await talk(host, run.id, 12, 20);
@@ -439,7 +448,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { memory: true },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 10);
     expect(reports).toHaveLength(1);
     const isReview = (r: ModelRequest) => JSON.stringify(r.messages).includes('background review');
@@ -468,7 +477,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { memory: true },
     );
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     const before = (await host.getRun(run.id)).run.usage;
     await talk(host, run.id, 10, 10);
@@ -493,7 +502,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     );
     host = started.host;
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     const before = (await host.getRun(run.id)).run.usage;
     await talk(host, run.id, 10, 10);
@@ -545,14 +554,14 @@ describe('background learning reviews of a host with skills and memory', () => {
     );
     host = started.host;
     const run = await host.startRun({ goal: 'hello 1', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await talk(host, run.id, 2, 9);
     await host.appendToInbox(run.id, 'hello 10', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     expect(host.learning!.running()).toEqual([run.id]);
     const before = (await host.getRun(run.id)).run.usage;
     await host.appendToInbox(run.id, 'again please', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(runningAtDrive).toEqual([]);
     expect(reports.map((r) => [r.result.ended, r.result.modelCalls])).toEqual([['cancelled', 1]]);
@@ -595,7 +604,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { match: 'look', steps: looks(10), finalText: 'looked' },
     ]);
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(reports.map((r) => r.due)).toEqual([{ memory: false, skills: true }]);
     expect(reports[0]!.result.calls.map((c) => [c.tool, c.outcome])).toEqual([
@@ -620,7 +629,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { match: 'look', steps: looks(10), finalText: 'looked' },
     ]);
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(reports[0]!.result.calls).toEqual([
       { tool: 'download.submit', outcome: 'denied' },
@@ -661,10 +670,10 @@ describe('background learning reviews of a host with skills and memory', () => {
       { delayMs: 5 },
     );
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     expect(host.learning!.running()).toEqual([run.id]);
     await host.appendToInbox(run.id, 'again please', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(reports).toHaveLength(1);
     expect(reports[0]!.result.ended).toBe('cancelled');
@@ -688,7 +697,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       { middleware: [hosted] },
     );
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(host.learning!.running()).toEqual([]);
     expect(reports).toEqual([]);
@@ -724,19 +733,19 @@ describe('background learning reviews of a host with skills and memory', () => {
       actor: 'user:alice',
       origin: 'background',
     });
-    await waitForRunStatus(host, background.id, ['succeeded']);
+    await driveEnded(host, background.id, ['succeeded']);
     await host.learning!.idle();
     expect(reports).toEqual([]);
 
     const run = await host.startRun({ goal: 'tools', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     // The 10th tool-calling response comes in a turn that then fails: no review yet.
     await host.appendToInbox(run.id, 'look once more and break', 'user:alice');
-    await waitForRunStatus(host, run.id, ['failed']);
+    await driveEnded(host, run.id, ['failed']);
     await host.learning!.idle();
     expect(reports).toEqual([]);
     await host.appendToInbox(run.id, 'fine, thanks', 'user:alice');
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     expect(reports.map((r) => r.due)).toEqual([{ memory: false, skills: true }]);
   });
@@ -776,7 +785,7 @@ describe('background learning reviews of a host with skills and memory', () => {
       },
     );
     const run = await host.startRun({ goal: 'look at my skills', mode: 'plan_only', actor: 'user:alice' });
-    await waitForRunStatus(host, run.id, ['succeeded']);
+    await driveEnded(host, run.id, ['succeeded']);
     await host.learning!.idle();
     const result = reports[0]!.result;
     expect(result.compactions).toBeGreaterThan(0);
