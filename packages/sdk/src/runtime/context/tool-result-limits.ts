@@ -1,7 +1,7 @@
 // The limits of the tool-result store: defaults, options, and the check that fills them in.
 import { MediaAgentError } from '../../core/errors';
-import type { Clock } from '../../ports/clock';
-import type { IdGenerator } from '../../ports/id-generator';
+import type { Clock, SystemClock } from '../../ports/clock';
+import type { IdGenerator, RandomIdGenerator } from '../../ports/id-generator';
 
 /**
  * Defaults of {@link ToolResultStoreOptions}: 64 KiB preview, 1 MiB per stored result, 8 results and
@@ -28,7 +28,7 @@ export const TOOL_RESULT_STORE_DEFAULTS = Object.freeze({
 });
 
 /**
- * Options of {@link ToolResultStore}. Every number is optional; defaults in {@link TOOL_RESULT_STORE_DEFAULTS}.
+ * Options of the tool-result store (`ToolResultStore`). Every number is optional; defaults in `TOOL_RESULT_STORE_DEFAULTS`.
  * @public
  */
 export interface ToolResultStoreOptions {
@@ -66,7 +66,7 @@ export interface ToolResultStoreOptions {
    */
   maxTotalBytes?: number;
   /**
-   * Default and maximum `limit` of one {@link ToolResultStore.read}, in code points.
+   * Default and maximum `limit` of one read (`ToolResultStore.read`), in code points.
    * @defaultValue 16 000
    */
   maxPageCodePoints?: number;

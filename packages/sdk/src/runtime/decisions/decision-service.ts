@@ -114,7 +114,7 @@ export interface DecisionServiceDeps {
 export class DecisionService {
   /**
    * @param deps - storage, registry, events, clock, ids, logger, run starter, settings
-   * @throws {@link MediaAgentError} `OPTIONS_INVALID` for a `settings.choiceWaitMs` that is not an integer of at least 0
+   * @throws `OPTIONS_INVALID` ({@link MediaAgentError}) for a `settings.choiceWaitMs` that is not an integer of at least 0
    */
   constructor(private readonly deps: DecisionServiceDeps) {
     const waitMs: unknown = deps.settings.choiceWaitMs;
