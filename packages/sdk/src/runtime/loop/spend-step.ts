@@ -13,6 +13,7 @@ import { reservationNeeded } from '../budgets/reservation-needed';
 import { DEFAULT_RESERVED_OUTPUT_TOKENS, spentOf, worstCaseOf } from '../budgets/worst-case';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
+import { decisionEventData } from '../decisions/decision-events';
 
 /** Thrown by {@link reservedCall} when a cap has no room for the call: nothing was sent, nothing charged. */
 export class SpendCapReached extends Error {
@@ -159,16 +160,7 @@ async function resolveBudgetDecisions(loop: Loop, session: RunSession): Promise<
       return bus.emit(
         session.id,
         'decision.updated',
-        {
-          decisionId: d.id,
-          kind: d.kind,
-          status: record.status,
-          subjectType: d.subjectType,
-          subjectId: d.subjectId,
-          revision: record.revision,
-          actor: BUDGETS_ACTOR,
-          change: 'resolved',
-        },
+        { ...decisionEventData(record, BUDGETS_ACTOR), change: 'resolved' },
         s,
       );
     });
