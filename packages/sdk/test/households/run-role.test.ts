@@ -108,10 +108,18 @@ async function call(s: Served, token: string, method: 'GET' | 'POST', path: stri
   return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
 }
 
-/** Waits until the run has ended its latest drive (the status event after `afterSeq`). */
+/**
+ * Waits until the drive a message woke has ended: no message queued, no drive holding the run, and a
+ * status a drive ends with. (Right after the message the run is already `waiting`, so the status alone
+ * would not wait for the drive.)
+ */
 async function settled(s: Served, runId: string) {
-  await new Promise((r) => setTimeout(r, 30));
-  return waitForRunStatus(s.host, runId, ['succeeded', 'failed', 'waiting'], { timeoutMs: 10_000 });
+  for (;;) {
+    const { run, inbox } = await s.host.getRun(runId);
+    const queued = inbox.some((m) => m.status === 'queued');
+    if (!queued && run.leaseOwner === null && ['succeeded', 'failed', 'waiting'].includes(run.status)) return run;
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 const exportOnStatus: FakeScript = {

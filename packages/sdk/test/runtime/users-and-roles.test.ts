@@ -249,20 +249,22 @@ describe('users and roles', () => {
     const theirs = await h.startRun({ goal: 'look carol', mode: 'plan_only', actor: carol });
     await waitForStatus(h, mine.id, ['succeeded']);
     await waitForStatus(h, theirs.id, ['succeeded']);
+    // A last run of bob's, started after both ended: both subscribers may see it, and a stream that has
+    // delivered its end has delivered every earlier event (streams go in order), however slow it is.
+    const last = await h.startRun({ goal: 'look last', mode: 'plan_only', actor: bob });
+    await waitForStatus(h, last.id, ['succeeded']);
     const collect = async (options: Parameters<AgentHost['events']>[0]) => {
       const controller = new AbortController();
       const seen: string[] = [];
-      const timer = setTimeout(() => controller.abort(), 500);
-      try {
-        for await (const e of h.events({ ...options, signal: controller.signal }))
-          seen.push(e.type === 'access_lost' ? e.type : e.runId);
-      } finally {
-        clearTimeout(timer);
+      for await (const e of h.events({ ...options, signal: controller.signal })) {
+        seen.push(e.type === 'access_lost' ? e.type : e.runId);
+        const ended = e.type === 'run_status' && (e.data as { status?: string }).status === 'succeeded';
+        if (ended && e.runId === last.id) controller.abort();
       }
       return new Set(seen);
     };
-    expect(await collect({ actor: bob })).toEqual(new Set([mine.id]));
-    expect(await collect({ actor: root })).toEqual(new Set([mine.id, theirs.id]));
+    expect(await collect({ actor: bob })).toEqual(new Set([mine.id, last.id]));
+    expect(await collect({ actor: root })).toEqual(new Set([mine.id, theirs.id, last.id]));
     expect(await collect({ actor: bob, runId: mine.id })).toEqual(new Set([mine.id]));
     expect((await errorOf(collect({ actor: bob, runId: theirs.id }))).code).toBe('RUN_NOT_FOUND');
     expect(() => h.events({ actor: 'bob' })).toThrow(expect.objectContaining({ code: 'ACTOR_INVALID' }));
