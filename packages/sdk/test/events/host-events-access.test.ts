@@ -109,15 +109,20 @@ describe('host.events on an actor’s behalf loses access when access is lost', 
   it('reauthenticate is asked at each re-check: false ends the subscription as unauthenticated', async () => {
     const h = await household({ accessRecheckMs: 1000 });
     let signedIn = true;
+    let asked = 0;
+    const reauthenticate = () => {
+      asked++;
+      return signedIn;
+    };
     const seen: SubscriberEvent[] = [];
     const done = (async () => {
-      for await (const e of h.host.events({ actor: 'user:bob', pollMs: 20, reauthenticate: () => signedIn }))
-        seen.push(e);
+      for await (const e of h.host.events({ actor: 'user:bob', pollMs: 20, reauthenticate })) seen.push(e);
     })();
     await start(h, 'user:bob');
-    await expect.poll(() => seen.length).toBe(1);
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
+    const before = asked;
     h.clock.advance(1000); // a re-check that passes
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await expect.poll(() => asked, { timeout: 10_000 }).toBeGreaterThan(before);
     signedIn = false;
     h.host.identityChanged('user:bob');
     await done;

@@ -6,6 +6,8 @@ import { ScriptedProvider, waitForRunStatus } from '@media-agent/sdk/testing';
 
 describe('trial: read-back verifier', () => {
   it('a verifier that never settles does not keep the run running forever', async () => {
+    let verifying!: () => void;
+    const verifyStarted = new Promise<void>((r) => (verifying = r));
     const set = defineCapability({
       id: 'settings.set',
       version: 1,
@@ -16,7 +18,11 @@ describe('trial: read-back verifier', () => {
       effect: 'setting',
       input: Type.Object({ key: Type.String() }),
       output: Type.Object({ ok: Type.Boolean() }),
-      verify: () => new Promise(() => {}), // e.g. the host's read hangs on a dead socket, ignoring the signal
+      // e.g. the host's read hangs on a dead socket, ignoring the signal
+      verify: () => {
+        verifying();
+        return new Promise(() => {});
+      },
       handler: async () => ({ ok: true }),
     });
     const scripts = [
@@ -34,7 +40,7 @@ describe('trial: read-back verifier', () => {
     await host.start();
     await host.grants.create({ action: 'settings.set', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'set quality', actor: 'user:admin' });
-    await new Promise((r) => setTimeout(r, 1500));
+    await verifyStarted; // the run is stuck in the verifier
     await host.abort(run.id, 'stuck');
     const ended = await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'cancelled'], { timeoutMs: 3000 }).catch(
       (e) => e as Error,
