@@ -2,7 +2,8 @@
  * docs/architecture.md is the map of the code, so it cannot name what is not there.
  *
  * - Every repository path the page names exists. A path is a backticked word with a `/` that ends in a file
- *   extension or a `/` (`runtime/loop/drive.ts`, `runtime/guardrails/`), or the target of a relative link.
+ *   extension or a `/` (`runtime/loop/drive.ts`, `runtime/guardrails/`), a backticked `*.ts` file name (an entry
+ *   file such as `loop.ts`), or the target of a relative link.
  *   Convention, stated on the page: a source path is relative to `packages/sdk/src/`; a path that starts with a
  *   top-level folder of the repository (`packages/`, `scripts/`, `docs/`, …) is from the repository root. Links
  *   are relative to `docs/`.
@@ -38,9 +39,10 @@ function backtickPaths(text: string): Array<{ path: string; line: number }> {
     for (const m of line.matchAll(/`([^`]+)`/g)) {
       for (const word of m[1]!.split(/\s+/)) {
         const path = word.replace(/#.*$/, '');
-        // A path: word characters, dots and dashes between slashes, ending in an extension or a slash.
-        if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\/?$/.test(path) || !path.includes('/')) continue;
-        if (!/(\.(ts|mjs|js|md|json)|\/)$/.test(path)) continue;
+        // A path: word characters, dots and dashes between slashes, ending in an extension or a slash; a word
+        // without a slash only when it names a TypeScript file (an entry file at the top of the source).
+        if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\/?$/.test(path)) continue;
+        if (path.includes('/') ? !/(\.(ts|mjs|js|md|json)|\/)$/.test(path) : !path.endsWith('.ts')) continue;
         out.push({ path, line: i + 1 });
       }
     }
@@ -150,8 +152,12 @@ describe('docs/architecture.md: the map matches the code', () => {
       { path: 'runtime/loop/drive.ts', line: 1 },
       { path: 'bench/_probe-sql.ts', line: 1 },
     ]);
-    // Not paths: packages, ids, MIME-like words without an extension.
-    expect(backtickPaths('`@media-agent/sdk/mcp` `user:<id>` `image/png` `family.*`')).toEqual([]);
+    expect(backtickPaths('the entries `loop.ts` and `index.ts`')).toEqual([
+      { path: 'loop.ts', line: 1 },
+      { path: 'index.ts', line: 1 },
+    ]);
+    // Not paths: packages, ids, MIME-like words without an extension, other files named without a folder.
+    expect(backtickPaths('`@media-agent/sdk/mcp` `user:<id>` `image/png` `family.*` `MEMORY.md`')).toEqual([]);
     expect(headingAnchors('## The goal report\n### Steps and transactions\n## Runs\n## Runs')).toEqual(
       new Set(['the-goal-report', 'steps-and-transactions', 'runs', 'runs-1']),
     );
