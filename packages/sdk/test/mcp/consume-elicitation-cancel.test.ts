@@ -128,7 +128,11 @@ describe('consumed MCP servers: an elicitation no longer wanted is given up', ()
           // `!requestId`), so the elicitation is the server's second request.
           await server.ping();
           const stop = new AbortController();
-          const timer = setTimeout(() => stop.abort(new Error('asked elsewhere')), 150);
+          // It stops asking once the form is shown (not after a fixed time, which a slow machine outruns).
+          const shown = (async () => {
+            while (!never.contexts[0] && !stop.signal.aborted) await new Promise((r) => setTimeout(r, 5));
+            stop.abort(new Error('asked elsewhere'));
+          })();
           try {
             await server.elicitInput(
               { mode: 'form', message: FORM.message, requestedSchema: FORM.requestedSchema as never },
@@ -138,7 +142,8 @@ describe('consumed MCP servers: an elicitation no longer wanted is given up', ()
           } catch {
             outcomes.push('stopped asking');
           } finally {
-            clearTimeout(timer);
+            stop.abort();
+            await shown;
           }
           for (let waited = 0; !never.contexts[0]?.signal.aborted && waited < 2000; waited += 10)
             await new Promise((r) => setTimeout(r, 10));
