@@ -5,6 +5,7 @@ import { nextClaimAction } from '../../src/ledger/claim-rules';
 import { VerifierNotReadOnlyError } from '../../src/capabilities/errors';
 import { approvePlan, makeHost, makePlan } from '../helpers';
 import { STORAGE_KINDS } from '../helpers';
+import { ledgerEntry } from '../storage/ledger-entry';
 
 const run = { actor: 'user:admin' as const, runId: 'run-1' };
 
@@ -335,30 +336,16 @@ describe.each(STORAGE_KINDS)(
     it('cold-start recovery turns running into unknown with a new token, and the old token can no longer settle', async () => {
       const { host, storage } = await makeHost({ kind });
       await storage.transaction(async (s) => {
-        await s.ledger.insert({
-          key: 'download.submit:v1:run-1:abc',
-          capabilityId: 'download.submit',
-          capabilityVersion: 1,
-          scopeId: 'run-1',
-          callId: null,
-          argsHash: 'abc',
-          state: 'running',
-          token: 'tok_old',
-          actor: 'agent:run-1',
-          invocationId: 'inv_x',
-          runId: 'run-1',
-          taskId: null,
-          approvalId: null,
-          grantId: null,
-          bytes: 0,
-          output: null,
-          error: null,
-          inputSummary: '{}',
-          attempts: 1,
-          claimedAt: 1,
-          updatedAt: 1,
-          settledAt: null,
-        });
+        await s.ledger.insert(
+          ledgerEntry('download.submit:v1:run-1:abc', {
+            capabilityId: 'download.submit',
+            scopeId: 'run-1',
+            argsHash: 'abc',
+            token: 'tok_old',
+            invocationId: 'inv_x',
+            runId: 'run-1',
+          }),
+        );
       });
       const report = await host.start();
       expect(report.recovered.map((e) => e.key)).toEqual(['download.submit:v1:run-1:abc']);
@@ -375,30 +362,19 @@ describe.each(STORAGE_KINDS)(
       const { host, clock, storage } = await makeHost({ kind });
       const key = 'download.submit:v1:run-2:def';
       await storage.transaction(async (s) => {
-        await s.ledger.insert({
-          key,
-          capabilityId: 'download.submit',
-          capabilityVersion: 1,
-          scopeId: 'run-2',
-          callId: null,
-          argsHash: 'def',
-          state: 'running',
-          token: 'another-machine:4242@0f0e-1d2c.98765~tok_there',
-          actor: 'agent:run-2',
-          invocationId: 'inv_y',
-          runId: 'run-2',
-          taskId: null,
-          approvalId: null,
-          grantId: null,
-          bytes: 0,
-          output: null,
-          error: null,
-          inputSummary: '{}',
-          attempts: 1,
-          claimedAt: clock.now() - 60_000,
-          updatedAt: clock.now() - 60_000,
-          settledAt: null,
-        });
+        await s.ledger.insert(
+          ledgerEntry(key, {
+            capabilityId: 'download.submit',
+            scopeId: 'run-2',
+            argsHash: 'def',
+            token: 'another-machine:4242@0f0e-1d2c.98765~tok_there',
+            actor: 'agent:run-2',
+            invocationId: 'inv_y',
+            runId: 'run-2',
+            claimedAt: clock.now() - 60_000,
+            updatedAt: clock.now() - 60_000,
+          }),
+        );
       });
       expect((await host.start()).recovered).toEqual([]);
       expect((await storage.ledger.get(key))?.state).toBe('running');

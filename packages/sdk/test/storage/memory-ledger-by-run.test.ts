@@ -4,31 +4,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../src/core/records';
 import { MemoryStorage } from '../../src/storage';
+import { ledgerEntry } from './ledger-entry';
 
-const entry = (key: string, runId: string | null, claimedAt: number): LedgerEntry => ({
-  key,
-  capabilityId: 'download.submit',
-  capabilityVersion: 1,
-  scopeId: runId ?? 'request:x',
-  callId: null,
-  argsHash: 'h',
-  state: 'running',
-  token: 't0',
-  actor: 'user:a',
-  invocationId: `inv-${key}`,
-  runId,
-  taskId: null,
-  approvalId: null,
-  grantId: null,
-  bytes: 0,
-  output: null,
-  error: null,
-  inputSummary: '{}',
-  attempts: 1,
-  claimedAt,
-  updatedAt: claimedAt,
-  settledAt: null,
-});
+const entry = (key: string, runId: string | null, claimedAt: number): LedgerEntry =>
+  ledgerEntry(key, {
+    capabilityId: 'download.submit',
+    scopeId: runId ?? 'request:x',
+    token: 't0',
+    actor: 'user:a',
+    invocationId: `inv-${key}`,
+    runId,
+    claimedAt,
+    updatedAt: claimedAt,
+  });
 
 /** What listByRun answered before the index: a scan of the whole ledger. */
 async function scanned(s: MemoryStorage, runId: string, keys: readonly string[]): Promise<string[]> {

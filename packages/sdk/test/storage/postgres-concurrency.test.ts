@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../src/core/records';
 import type { PostgresStorage } from '../../src/postgres';
 import { closeAdmin, describePostgres, dropSchema, freshSchemaName, pgStorage } from './postgres-available';
+import { ledgerEntry } from './ledger-entry';
 import { runRecord } from './run-record';
 
 const PROCESSES = 4;
@@ -14,33 +15,8 @@ let stores: PostgresStorage[] = [];
 
 afterAll(closeAdmin);
 
-function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    key,
-    capabilityId: 'media.download',
-    capabilityVersion: 1,
-    scopeId: 'run:1',
-    callId: null,
-    argsHash: 'h',
-    state: 'running',
-    token: 'tok',
-    actor: 'agent:run-1',
-    invocationId: 'inv',
-    runId: null,
-    taskId: null,
-    approvalId: null,
-    grantId: null,
-    bytes: 0,
-    output: null,
-    error: null,
-    inputSummary: '{}',
-    attempts: 1,
-    claimedAt: 1,
-    updatedAt: 1,
-    settledAt: null,
-    ...overrides,
-  };
-}
+const entry = (key: string, overrides: Partial<LedgerEntry> = {}) =>
+  ledgerEntry(key, { capabilityId: 'media.download', ...overrides });
 
 describePostgres('PostgresStorage: several processes on one database', () => {
   beforeEach(async () => {

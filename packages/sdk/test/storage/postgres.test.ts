@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/core/error-codes';
 import { isMediaAgentError } from '../../src/core/errors';
 import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { PostgresStorage } from '../../src/postgres';
@@ -20,6 +19,8 @@ import {
   PG_URL,
   pgStorage,
 } from './postgres-available';
+import { expectCode } from './expect-code';
+import { V5_DECISION_COLUMNS, V5_DECISION_MIGRATED, V5_DECISION_VALUES } from './migration-rows';
 import { runRecord } from './run-record';
 
 const schemas: string[] = [];
@@ -51,19 +52,6 @@ afterEach(async () => {
   for (const name of schemas.splice(0)) await dropSchema(name);
 });
 afterAll(closeAdmin);
-
-async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<unknown> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `expected a rejection with ${code}`).toBeDefined();
-  expect(
-    isMediaAgentError(error, code),
-    `expected ${code}, got ${String((error as { code?: unknown }).code)}: ${String(error)}`,
-  ).toBe(true);
-  return error;
-}
 
 /** Tables of `name` with their columns, and its schema_migrations rows: what "untouched" compares. */
 async function snapshot(name: string): Promise<string> {
@@ -224,34 +212,13 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
         m.name,
       ]);
     }
-    await admin.query(
-      `INSERT INTO "${name}".decisions (id, kind, dedupe_key, subject_id, status, reason, data, created_at, resolved_at)
-       VALUES ('d1', 'agent_budget', 'agent_budget:run-1', 'run-1', 'open', 'over budget', '{"budget":"maxToolCalls"}', 10, NULL)`,
-    );
+    await admin.query(`INSERT INTO "${name}".decisions ${V5_DECISION_COLUMNS} VALUES ${V5_DECISION_VALUES}`);
     const s = storage(name);
     expect(await s.schemaVersion()).toBe(5);
     await s.migrate();
     expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     const d1 = await s.decisions.get('d1');
-    expect(d1).toEqual({
-      id: 'd1',
-      kind: 'agent_budget',
-      dedupeKey: 'agent_budget:run-1',
-      subjectType: 'run',
-      subjectId: 'run-1',
-      rootCause: null,
-      status: 'open',
-      reason: 'over budget',
-      evidence: { budget: 'maxToolCalls' },
-      options: [],
-      raisedBy: 'agent:run-1',
-      resolvedBy: null,
-      resolution: null,
-      revision: 1,
-      createdAt: 10,
-      updatedAt: 10,
-      resolvedAt: null,
-    });
+    expect(d1).toEqual(V5_DECISION_MIGRATED);
     expect(await s.decisions.update({ ...d1!, status: 'awaiting_user', revision: 2 }, 1)).toBe(true);
     expect((await s.decisions.get('d1'))?.status).toBe('awaiting_user');
   });

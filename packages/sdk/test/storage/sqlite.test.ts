@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ErrorCode } from '../../src/core/error-codes';
 import { isMediaAgentError } from '../../src/core/errors';
-import { createSqliteStorage, SqliteStorage } from '../../src/sqlite';
+import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
 import type { LedgerEntry } from '../../src/core/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { spawnFixture } from './child';
+import { expectCode } from './expect-code';
+import { ledgerEntry } from './ledger-entry';
+import { SQLITE_MIGRATION_ROWS, V5_DECISION_COLUMNS, V5_DECISION_MIGRATED, V5_DECISION_VALUES } from './migration-rows';
 import { runRecord } from './run-record';
 
 const dirs: string[] = [];
@@ -32,45 +34,7 @@ afterEach(async () => {
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `expected a rejection with ${code}`).toBeDefined();
-  expect(
-    isMediaAgentError(error, code),
-    `expected ${code}, got ${String((error as { code?: unknown }).code ?? error)}`,
-  ).toBe(true);
-}
-
-function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    key,
-    capabilityId: 'cap.test',
-    capabilityVersion: 1,
-    scopeId: 'run:1',
-    callId: null,
-    argsHash: 'h',
-    state: 'running',
-    token: 'tok',
-    actor: 'agent:run-1',
-    invocationId: 'inv',
-    runId: '1',
-    taskId: null,
-    approvalId: null,
-    grantId: null,
-    bytes: 0,
-    output: null,
-    error: null,
-    inputSummary: '{}',
-    attempts: 1,
-    claimedAt: 1,
-    updatedAt: 1,
-    settledAt: null,
-    ...overrides,
-  };
-}
+const entry = (key: string, overrides: Partial<LedgerEntry> = {}) => ledgerEntry(key, { runId: '1', ...overrides });
 
 describe('SqliteStorage', () => {
   it('creates the database file and its missing parent directories on first use, not in the constructor', async () => {
@@ -92,17 +56,9 @@ describe('SqliteStorage', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(STORAGE_SCHEMA_VERSION);
-      expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
-        { version: 1, name: 'initial' },
-        { version: 2, name: 'runs' },
-        { version: 3, name: 'subagents and runtime state' },
-        { version: 4, name: 'grant usage counters' },
-        { version: 5, name: 'run checklist' },
-        { version: 6, name: 'decisions as records people resolve' },
-        { version: 7, name: 'budget counters and reservations' },
-        { version: 8, name: 'ledger entries by run' },
-        { version: 9, name: 'drop indexes no query uses' },
-      ]);
+      expect(raw.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(
+        SQLITE_MIGRATION_ROWS,
+      );
     } finally {
       raw.close();
     }
@@ -392,34 +348,11 @@ describe('SqliteStorage', () => {
     const raw = new Database(path);
     for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 5)) for (const sql of m.statements) raw.exec(sql);
     raw.pragma('user_version = 5');
-    raw
-      .prepare(
-        `INSERT INTO decisions (id, kind, dedupe_key, subject_id, status, reason, data, created_at, resolved_at)
-         VALUES ('d1', 'agent_budget', 'agent_budget:run-1', 'run-1', 'open', 'over budget', '{"budget":"maxToolCalls"}', 10, NULL)`,
-      )
-      .run();
+    raw.prepare(`INSERT INTO decisions ${V5_DECISION_COLUMNS} VALUES ${V5_DECISION_VALUES}`).run();
     raw.close();
     const s = storage(path);
     await s.migrate();
-    expect(await s.decisions.get('d1')).toEqual({
-      id: 'd1',
-      kind: 'agent_budget',
-      dedupeKey: 'agent_budget:run-1',
-      subjectType: 'run',
-      subjectId: 'run-1',
-      rootCause: null,
-      status: 'open',
-      reason: 'over budget',
-      evidence: { budget: 'maxToolCalls' },
-      options: [],
-      raisedBy: 'agent:run-1',
-      resolvedBy: null,
-      resolution: null,
-      revision: 1,
-      createdAt: 10,
-      updatedAt: 10,
-      resolvedAt: null,
-    });
+    expect(await s.decisions.get('d1')).toEqual(V5_DECISION_MIGRATED);
     const d1 = (await s.decisions.get('d1'))!;
     expect(await s.decisions.update({ ...d1, status: 'awaiting_user', revision: 2 }, 1)).toBe(true);
     expect((await s.decisions.get('d1'))?.status).toBe('awaiting_user');
@@ -457,17 +390,9 @@ describe('SqliteStorage', () => {
     expect((await s.events.append({ runId: 'r1', type: 'run_status', at: 1, data: null })).seq).toBe(1);
     const check = new Database(path, { readonly: true });
     try {
-      expect(check.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
-        { version: 1, name: 'initial' },
-        { version: 2, name: 'runs' },
-        { version: 3, name: 'subagents and runtime state' },
-        { version: 4, name: 'grant usage counters' },
-        { version: 5, name: 'run checklist' },
-        { version: 6, name: 'decisions as records people resolve' },
-        { version: 7, name: 'budget counters and reservations' },
-        { version: 8, name: 'ledger entries by run' },
-        { version: 9, name: 'drop indexes no query uses' },
-      ]);
+      expect(check.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(
+        SQLITE_MIGRATION_ROWS,
+      );
     } finally {
       check.close();
     }

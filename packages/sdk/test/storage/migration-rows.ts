@@ -1,0 +1,42 @@
+import type { DecisionRecord } from '../../src/core/run-records';
+
+/** The values of a decision row as a version 5 store kept it (columns of {@link V5_DECISION_COLUMNS}). */
+export const V5_DECISION_VALUES =
+  "('d1', 'agent_budget', 'agent_budget:run-1', 'run-1', 'open', 'over budget', '{\"budget\":\"maxToolCalls\"}', 10, NULL)";
+
+/** The columns of the decisions table at version 5 that {@link V5_DECISION_VALUES} fills. */
+export const V5_DECISION_COLUMNS = '(id, kind, dedupe_key, subject_id, status, reason, data, created_at, resolved_at)';
+
+/** What the version 5 decision row reads as once the store is migrated to the current version. */
+export const V5_DECISION_MIGRATED: DecisionRecord = {
+  id: 'd1',
+  kind: 'agent_budget',
+  dedupeKey: 'agent_budget:run-1',
+  subjectType: 'run',
+  subjectId: 'run-1',
+  rootCause: null,
+  status: 'open',
+  reason: 'over budget',
+  evidence: { budget: 'maxToolCalls' },
+  options: [],
+  raisedBy: 'agent:run-1',
+  resolvedBy: null,
+  resolution: null,
+  revision: 1,
+  createdAt: 10,
+  updatedAt: 10,
+  resolvedAt: null,
+};
+
+/** The schema_migrations rows (version, name) of a SQLite store at the current version. */
+export const SQLITE_MIGRATION_ROWS = [
+  { version: 1, name: 'initial' },
+  { version: 2, name: 'runs' },
+  { version: 3, name: 'subagents and runtime state' },
+  { version: 4, name: 'grant usage counters' },
+  { version: 5, name: 'run checklist' },
+  { version: 6, name: 'decisions as records people resolve' },
+  { version: 7, name: 'budget counters and reservations' },
+  { version: 8, name: 'ledger entries by run' },
+  { version: 9, name: 'drop indexes no query uses' },
+];
