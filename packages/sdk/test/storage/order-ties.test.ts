@@ -1,7 +1,7 @@
 /**
  * Records saved at the very same millisecond (a ManualClock that does not move): every list has one defined
  * order — its timestamp, then its id (or key) in code-point order — and memory, SQLite (a file, reopened) and
- * PostgreSQL all meet it. Pages by cursor neither overlap nor skip, a limit takes a prefix of the full order,
+ * PostgreSQL (in the test database, and in a database whose default collation is ICU en-US) all meet it. Pages by cursor neither overlap nor skip, a limit takes a prefix of the full order,
  * and "latest" (newest first, or the last of an oldest-first list) is the newest record, also after reopening.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +22,15 @@ import { RandomIdGenerator } from '../../src/ports/id-generator';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { createSqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
-import { closeAdmin, describePostgres, dropSchema, freshSchemaName, pgStorage } from './postgres-available';
+import {
+  adminPool,
+  closeAdmin,
+  describePostgres,
+  dropSchema,
+  freshSchemaName,
+  PG_URL,
+  pgStorage,
+} from './postgres-available';
 import { runRecord } from './run-record';
 
 /** One backend: `open` makes a fresh migrated store; `reopen` closes it and opens the same data again. */
@@ -92,8 +100,47 @@ const backends: Backend[] = [
       };
     },
   },
+  {
+    // A database whose default collation is a language's (as `initdb` makes it on most systems), not `C`.
+    name: 'postgres (database with an ICU en-US collation)',
+    define: describePostgres,
+    open: async () => {
+      const url = await icuDatabase();
+      const schema = freshSchemaName('ma_ties');
+      let storage: StorageAdapter = pgStorage(schema, { connectionString: url });
+      await storage.migrate();
+      return {
+        storage,
+        reopen: async () => {
+          await storage.close();
+          storage = pgStorage(schema, { connectionString: url });
+          await storage.migrate();
+          return storage;
+        },
+        done: () => storage.close(),
+      };
+    },
+  },
 ];
-afterAll(closeAdmin);
+
+/** The database of the ICU backend, made on first use and dropped after the file. */
+let icu: { name: string; url: string } | undefined;
+async function icuDatabase(): Promise<string> {
+  if (!icu) {
+    const name = freshSchemaName('ma_ties_icu');
+    await adminPool().query(
+      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
+    );
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    icu = { name, url: url.toString() };
+  }
+  return icu.url;
+}
+afterAll(async () => {
+  if (icu) await adminPool().query(`DROP DATABASE IF EXISTS "${icu.name}" WITH (FORCE)`);
+  await closeAdmin();
+}, 60_000);
 
 /**
  * Ids inserted in this (scrambled) order, all at one timestamp. Their code-point order is `SORTED`: ASCII

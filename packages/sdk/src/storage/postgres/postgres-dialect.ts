@@ -12,6 +12,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   list: (values) => [...values],
   noLimit: null,
   isTrue: (column) => column,
+  byCodePoint: (column) => `${column} COLLATE "C"`,
   jsonNumber: (column, key) => `(${column}->>'${key}')::double precision`,
   skipLocked: '\n    FOR UPDATE SKIP LOCKED',
   notify: (topic) => `pg_notify('{channel}', '${topic}')`,

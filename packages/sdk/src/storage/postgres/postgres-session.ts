@@ -6,7 +6,7 @@ import { MediaAgentError } from '../../core/errors';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
 import { REPOSITORY_NAMES } from '../repository-methods';
-import { bindStatements } from '../sql/query';
+import { bindStatements, type Query } from '../sql/query';
 import { sessionStatements } from '../sql/session-statements';
 import { POSTGRES_DIALECT, POSTGRES_TRANSACTION_DIALECT } from './postgres-dialect';
 import { pgExecutor, type PgRunner, type SqlCompiler } from './postgres-executor';
@@ -21,7 +21,7 @@ export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.a
  */
 function pgRepository(
   name: keyof StorageSession,
-  run: (query: Parameters<ReturnType<typeof pgExecutor>>[0]) => Promise<unknown>,
+  run: (query: Query<unknown>) => Promise<unknown>,
   inTransaction: boolean,
 ): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const statements = sessionStatements(inTransaction ? POSTGRES_TRANSACTION_DIALECT : POSTGRES_DIALECT);

@@ -1,7 +1,6 @@
 import type { RunEventRecord } from '../../core/run-records';
-import { row } from '../sql/query';
+import { type Query, row } from '../sql/query';
 import { type NewRunEvent, runEventStatements } from '../sql/run-event-sql';
-import type { Query } from '../sql/query';
 import { POSTGRES_DIALECT } from './postgres-dialect';
 
 /**

@@ -43,7 +43,7 @@ export const approvalStatements = perDialect((d: SqlDialect): Statements<Approva
   const list = filteredList(APPROVALS, {
     filters: APPROVAL_FILTERS,
     nullIsAny: true,
-    order: 'requested_at DESC, id DESC',
+    order: `requested_at DESC, ${d.byCodePoint('id')} DESC`,
     limited: true,
   });
   const texts = new SqlTexts();

@@ -78,7 +78,7 @@ export const budgetUsageStatements = perDialect((d: SqlDialect): Statements<Budg
   const list = filteredList(RESERVATIONS, {
     filters: RESERVATION_FILTERS,
     nullIsAny: true,
-    order: 'created_at, key',
+    order: `created_at, ${d.byCodePoint('key')}`,
     limited: true,
   });
   return {

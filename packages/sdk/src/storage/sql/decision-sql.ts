@@ -47,7 +47,7 @@ export const decisionStatements = perDialect((d: SqlDialect): Statements<Decisio
   const list = filteredList(DECISIONS, {
     filters: DECISION_FILTERS,
     nullIsAny: true,
-    order: 'created_at DESC, id DESC',
+    order: `created_at DESC, ${d.byCodePoint('id')} DESC`,
     limited: false,
   });
   const decode = (r: Row | undefined) => (r ? DECISIONS.fromRow(r) : undefined);

@@ -17,6 +17,12 @@ export interface SqlDialect {
   readonly noLimit: number | null;
   /** The condition "boolean `column` is true" (SQLite stores 0/1). */
   isTrue(column: string): string;
+  /**
+   * `column` (text) as an `ORDER BY` term in code-point order, whatever the database's collation: the tie-breaker
+   * of every list, so ties list alike on every store (SQLite's `BINARY` is that order already; PostgreSQL's default
+   * collation is often a language's, which orders case and punctuation otherwise).
+   */
+  byCodePoint(column: string): string;
   /** The number at `key` of JSON `column`, for sums. */
   jsonNumber(column: string, key: string): string;
   /**

@@ -35,7 +35,7 @@ export const grantStatements = perDialect((d: SqlDialect): Statements<GrantRepos
   const list = filteredList(GRANTS, {
     filters: GRANT_FILTERS,
     nullIsAny: true,
-    order: 'created_at, id',
+    order: `created_at, ${d.byCodePoint('id')}`,
     limited: false,
   });
   return {

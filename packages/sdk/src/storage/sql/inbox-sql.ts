@@ -22,7 +22,7 @@ const INBOX_FIELDS = {
 export const inboxStatements = perDialect((d: SqlDialect): Statements<InboxRepository> => {
   const table = d.table('inbox');
   const INBOX = new TableMapping<InboxRecord>(table, INBOX_FIELDS);
-  const queuedSql = `SELECT * FROM ${table} WHERE run_id = @runId AND status = 'queued' ORDER BY created_at, id`;
+  const queuedSql = `SELECT * FROM ${table} WHERE run_id = @runId AND status = 'queued' ORDER BY created_at, ${d.byCodePoint('id')}`;
   const appliedSql = `UPDATE ${table} SET status = 'applied', applied_at = @at WHERE ${d.inList('id', 'ids')} AND status = 'queued'`;
   return {
     enqueue: (record) => count(INBOX.insertSql, INBOX.toParams(record), nothing),

@@ -45,7 +45,7 @@ export const ledgerStatements = perDialect((d: SqlDialect): Statements<LedgerRep
   const LEDGER = new TableMapping<LedgerEntry>(table, LEDGER_FIELDS);
   const insertSql = `${LEDGER.insertSql} ON CONFLICT DO NOTHING`;
   const byCallSql = `SELECT * FROM ${table} WHERE scope_id = @scopeId AND call_id = @callId`;
-  const byRunSql = `SELECT * FROM ${table} WHERE run_id = @runId ORDER BY claimed_at, key LIMIT @limit`;
+  const byRunSql = `SELECT * FROM ${table} WHERE run_id = @runId ORDER BY claimed_at, ${d.byCodePoint('key')} LIMIT @limit`;
   const usageSql = `SELECT COUNT(*) AS invocations, COALESCE(SUM(bytes), 0) AS bytes FROM ${table} WHERE grant_id = @grantId AND claimed_at >= @from AND claimed_at < @to`;
   const deleteSql = `DELETE FROM ${table} WHERE ${d.inList('state', 'states')} AND state NOT IN ('running', 'unknown') AND settled_at IS NOT NULL AND settled_at < @settledBefore`;
   const texts = new SqlTexts();
@@ -72,7 +72,7 @@ export const ledgerStatements = perDialect((d: SqlDialect): Statements<LedgerRep
       const sql = texts.get(
         `state|${before ? 'b' : ''}`,
         () =>
-          `SELECT * FROM ${table} WHERE ${d.inList('state', 'states')}${before ? ' AND claimed_at < @claimedBefore' : ''} ORDER BY claimed_at, key LIMIT @limit`,
+          `SELECT * FROM ${table} WHERE ${d.inList('state', 'states')}${before ? ' AND claimed_at < @claimedBefore' : ''} ORDER BY claimed_at, ${d.byCodePoint('key')} LIMIT @limit`,
       );
       return rows(sql, params, decodeAll);
     },

@@ -18,7 +18,7 @@ export const policyRevisionStatements = perDialect((d: SqlDialect): Statements<P
     .filter((c) => c.field !== 'id')
     .map((c) => `"${c.column}" = excluded."${c.column}"`)
     .join(', ')}`;
-  const byKindSql = `SELECT * FROM ${table} WHERE kind = @kind ORDER BY created_at, id`;
+  const byKindSql = `SELECT * FROM ${table} WHERE kind = @kind ORDER BY created_at, ${d.byCodePoint('id')}`;
   return {
     put: (record) => count(putSql, POLICIES.toParams(record), nothing),
     get: (id) => row(POLICIES.selectBy('id'), { id }, (r) => (r ? POLICIES.fromRow(r) : undefined)),

@@ -80,7 +80,7 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
     WHERE status IN ('queued', 'running', 'waiting')
       AND ${leaseFree}
       AND (status IN ('queued', 'running') OR ${d.isTrue('wake_requested')} OR ${d.isTrue('abort_requested')} OR (not_before IS NOT NULL AND not_before <= @now))
-    ORDER BY created_at, id
+    ORDER BY created_at, ${d.byCodePoint('id')}
     LIMIT 1${d.skipLocked}
   )
   AND ${leaseFree}
@@ -91,7 +91,7 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
   const list = filteredList(RUNS, {
     filters: RUN_FILTERS,
     nullIsAny: false,
-    order: 'created_at DESC, id DESC',
+    order: `created_at DESC, ${d.byCodePoint('id')} DESC`,
     limited: true,
   });
   const texts = new SqlTexts();

@@ -11,6 +11,7 @@ export const SQLITE_DIALECT: SqlDialect = {
   list: (values) => JSON.stringify([...values]),
   noLimit: -1,
   isTrue: (column) => `${column} = 1`,
+  byCodePoint: (column) => column,
   jsonNumber: (column, key) => `json_extract(${column}, '$.${key}')`,
   skipLocked: '',
   notify: () => null,

@@ -45,6 +45,14 @@ describe('shared statements', () => {
     expect(pg.runs.releaseLease('r1', 'w').sql).toContain('pg_notify');
   });
 
+  it('break ties by id or key in code-point order: SQLite BINARY as it is, PostgreSQL in the C collation', () => {
+    expect(sqlite.ledger.listByRun('r').sql).toContain('ORDER BY claimed_at, key LIMIT');
+    expect(pg.ledger.listByRun('r').sql).toContain('ORDER BY claimed_at, key COLLATE "C" LIMIT');
+    expect(pg.runs.acquireLease('w', 1, 1).sql).toContain('ORDER BY created_at, id COLLATE "C"');
+    expect(pg.inbox.listQueued('r').sql).toContain('ORDER BY created_at, id COLLATE "C"');
+    expect(pg.policies.listByKind('k').sql).toContain('ORDER BY created_at, id COLLATE "C"');
+  });
+
   it('bind lists as the dialect reads them: JSON text with json_each on SQLite, an array with ANY on PostgreSQL', () => {
     const lite = sqlite.ledger.listByState(['running', 'unknown']);
     const post = pg.ledger.listByState(['running', 'unknown']);
@@ -70,7 +78,7 @@ describe('shared statements', () => {
     expect(a.params).toEqual({ status: 'queued', limit: 2 });
     expect(sqlite.runs.list({ status: 'failed' }).sql).toBe(a.sql);
     expect(pg.approvals.list().sql).toBe(
-      'SELECT * FROM "{schema}".approvals ORDER BY requested_at DESC, id DESC LIMIT @limit',
+      'SELECT * FROM "{schema}".approvals ORDER BY requested_at DESC, id COLLATE "C" DESC LIMIT @limit',
     );
     expect(pg.audit.list({ action: 'capability.invoke' }).sql).toBe(
       'SELECT * FROM "{schema}".audit WHERE seq > @after AND action = @action ORDER BY seq LIMIT @limit',
