@@ -7,12 +7,13 @@
  *   Convention, stated on the page: a source path is relative to `packages/sdk/src/`; a path that starts with a
  *   top-level folder of the repository (`packages/`, `scripts/`, `docs/`, …) is from the repository root. Links
  *   are relative to `docs/`.
+ * - The layer diagram lists the layers of `scripts/check-layers.mjs` (`LAYERS`), top first, with their folders.
  * - Every anchor that points into the page — from other docs, from source comments (`docs/architecture.md#…`)
  *   and from the page itself (`](#…)`) — is the anchor of one of its headings.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -83,6 +84,25 @@ function headingAnchors(text: string): Set<string> {
   return anchors;
 }
 
+/** The layers of the page's diagram (the fenced block under `## Layers`), top first: name and folders. */
+function diagramLayers(text: string): Array<{ layer: string; folders: string[] }> {
+  const section = text.slice(text.indexOf('\n## Layers\n'));
+  const block = /\n```\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+  const out: Array<{ layer: string; folders: string[] }> = [];
+  for (const line of block.split('\n')) {
+    const m = /^([a-z][a-z ]*[a-z])\s{2,}((?:[a-z]+\/ *)+)/.exec(line);
+    if (m)
+      out.push({
+        layer: m[1]!,
+        folders: m[2]!
+          .trim()
+          .split(/\s+/)
+          .map((f) => f.replace(/\/$/, '')),
+      });
+  }
+  return out;
+}
+
 /** Every Markdown and TypeScript file of the repository (no dependencies, no build output). */
 function repositoryFiles(dir = root): string[] {
   const out: string[] = [];
@@ -128,6 +148,15 @@ describe('docs/architecture.md: the map matches the code', () => {
     expect(links.length).toBeGreaterThan(5);
     const missing = links.filter(({ path }) => !existsSync(join(root, 'docs', path)));
     expect(missing.map(({ path, line }) => `${PAGE}:${line}: ${path}`)).toEqual([]);
+  });
+
+  it('draws the layers of scripts/check-layers.mjs, top first', async () => {
+    const script = pathToFileURL(join(root, 'scripts/check-layers.mjs')).href;
+    const { LAYERS } = (await import(script)) as { LAYERS: Array<{ layer: string; folders: string[] }> };
+    expect(LAYERS.length).toBeGreaterThan(5);
+    expect(diagramLayers(page)).toEqual(
+      [...LAYERS].reverse().map(({ layer, folders }) => ({ layer, folders: [...folders] })),
+    );
   });
 
   it('has every heading anchor that other files link to', () => {
