@@ -28,6 +28,7 @@ import {
   describePostgres,
   dropSchema,
   freshSchemaName,
+  PG_AVAILABLE,
   PG_URL,
   pgStorage,
 } from './postgres-available';
@@ -103,7 +104,7 @@ const backends: Backend[] = [
   {
     // A database whose default collation is a language's (as `initdb` makes it on most systems), not `C`.
     name: 'postgres (database with an ICU en-US collation)',
-    define: describePostgres,
+    define: (await icuSupported()) ? describePostgres : describe.skip,
     open: async () => {
       const url = await icuDatabase();
       const schema = freshSchemaName('ma_ties');
@@ -122,6 +123,17 @@ const backends: Backend[] = [
     },
   },
 ];
+
+/** Whether the server can make the ICU backend's database (PostgreSQL 15+ with ICU, a role that may create one). */
+async function icuSupported(): Promise<boolean> {
+  if (!PG_AVAILABLE) return false;
+  const { rows } = await adminPool().query(
+    `SELECT current_setting('server_version_num')::int >= 150000
+        AND EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'en-US-x-icu')
+        AND (SELECT rolsuper OR rolcreatedb FROM pg_roles WHERE rolname = current_user) AS ok`,
+  );
+  return rows[0]?.ok === true;
+}
 
 /** The database of the ICU backend, made on first use and dropped after the file. */
 let icu: { name: string; url: string } | undefined;
