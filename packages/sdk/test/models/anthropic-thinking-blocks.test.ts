@@ -1,80 +1,56 @@
 // Anthropic thinking and redacted_thinking blocks: each is its own part, in stream order, and goes back
 // to the API byte-identical, over real HTTP against a local server that refuses the next request the way
 // the API does when a block was merged, altered, moved or lost.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider, buildAnthropicBody } from '../../src/models/anthropic';
 import { collectStream } from '../../src/models/complete';
-import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/models/replay-server';
+import { WireReplayServer } from '../../src/models/replay-server';
 import { RequestTools } from '../../src/models/tools';
 import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
 import { compact } from '../../src/runtime/context/compaction';
 import { TiktokenCounter } from '../../src/models/token-counter';
-import { drain, fastRetry, ofType } from './helpers';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 import {
-  anthropicText,
   anthropicTurn,
+  continuationResponder,
+  duneQuestion,
   inventoryQueryTool,
+  presentResultsFor,
+  queryCall,
+  redactedBlock,
   refuseAlteredThinking,
+  thinkingBlock,
   type WireBlock,
 } from './thinking-wire';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const tools: ModelTool[] = [inventoryQueryTool];
 
-const first: WireBlock = {
-  type: 'thinking',
-  thinking: 'The user wants Dune. I should check the library first.',
-  signature:
-    'EqQBCkYIBRgCIkBlz3m0Q1Zx9pJ5vX2m7kq8wRr1cHh0yT6sD4aN3fB2gE5iL9uV0oP8jK7mC6xZ1bA3nS4dQ2wE5rT6yU7iI8oEgxFirstBlockSig',
-};
-const second: WireBlock = {
-  type: 'thinking',
-  thinking: 'Also Dune: Part Two may be meant; one query covers both.',
-  signature:
-    'EpUBCkYIBRgCIkCsecond9Kq2xW8vN3mB5lJ7hG1fD4sA6pO0iU9yT2rE8wQ3zX5cV7bN1mL4kJ6hG8fD0sA2pO4iU6yT8rE0wQEgxSecondSig',
-};
-const redacted: WireBlock = {
-  type: 'redacted_thinking',
-  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vCRiLy9Sh/3aJ+zxVRxTb7tQ',
-};
-const call: WireBlock = { type: 'tool_use', id: 'toolu_01Query', name: 'inventory_query', input: { title: 'Dune' } };
-const third: WireBlock = {
-  type: 'thinking',
-  thinking: 'Dune is there. Now Part Two.',
-  signature:
-    'ErcBCkYIBRgCIkAthird1Qz3xW5vN7mB9lJ1hG3fD5sA7pO9iU1yT3rE5wQ7zX9cV1bN3mL5kJ7hG9fD1sA3pO5iU7yT9rE1wQEgxThirdSig',
-};
-const call2: WireBlock = {
-  type: 'tool_use',
-  id: 'toolu_02Query',
-  name: 'inventory_query',
-  input: { title: 'Dune: Part Two' },
-};
+const first = thinkingBlock(
+  'The user wants Dune. I should check the library first.',
+  'EqQBCkYIBRgCIkBlz3m0Q1Zx9pJ5vX2m7kq8wRr1cHh0yT6sD4aN3fB2gE5iL9uV0oP8jK7mC6xZ1bA3nS4dQ2wE5rT6yU7iI8oEgxFirstBlockSig',
+);
+const second = thinkingBlock(
+  'Also Dune: Part Two may be meant; one query covers both.',
+  'EpUBCkYIBRgCIkCsecond9Kq2xW8vN3mB5lJ7hG1fD4sA6pO0iU9yT2rE8wQ3zX5cV7bN1mL4kJ6hG8fD0sA2pO4iU6yT8rE0wQEgxSecondSig',
+);
+const redacted = redactedBlock;
+const call = queryCall('toolu_01Query', 'Dune');
+const third = thinkingBlock(
+  'Dune is there. Now Part Two.',
+  'ErcBCkYIBRgCIkAthird1Qz3xW5vN7mB9lJ1hG3fD5sA7pO9iU1yT3rE5wQ7zX9cV1bN3mL5kJ7hG9fD1sA3pO5iU7yT9rE1wQEgxThirdSig',
+);
+const call2 = queryCall('toolu_02Query', 'Dune: Part Two');
 
 /** A server that streams `blocks`, then answers a request that sends them back intact with a final text. */
 async function serveTurn(blocks: WireBlock[]): Promise<WireReplayServer> {
-  const s = await WireReplayServer.start(
-    (req: RecordedRequest, index: number): ReplayResponse =>
-      index === 0
-        ? { events: anthropicTurn(blocks) }
-        : (refuseAlteredThinking(req.json, 1, blocks) ?? anthropicText('Dune is in the library.')),
-  );
-  servers.push(s);
-  return s;
+  return track(await WireReplayServer.start(continuationResponder(anthropicTurn(blocks), blocks)));
 }
 const provider = (s: WireReplayServer) => new AnthropicProvider({ apiKey: KEY, baseUrl: s.url, retry: fastRetry });
-const user: ModelMessage = { role: 'user', content: 'Is Dune in the library?' };
-const resultsFor = (m: AssistantMessage): ModelMessage[] =>
-  m.content.flatMap((p) =>
-    p.type === 'tool_call'
-      ? [{ role: 'tool' as const, toolCallId: p.id, name: p.name, status: 'ok' as const, content: '{"present":true}' }]
-      : [],
-  );
+const user = duneQuestion;
+const resultsFor = presentResultsFor;
 
 describe('Anthropic thinking blocks stay separate and byte-exact', () => {
   // simonw/llm-anthropic#81: consecutive thinking blocks merged into one part (text concatenated, the last

@@ -3,29 +3,29 @@
 // against a local server that refuses the next request the way the API does when a block was altered, moved
 // or lost. The rule: every thinking block goes back unchanged, with its signature
 // (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { collectStream } from '../../src/models/complete';
 import { WireReplayServer, type RecordedRequest, type ReplayEvent } from '../../src/models/replay-server';
-import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
-import { drain, fastRetry, ofType } from './helpers';
+import type { AssistantMessage, ModelTool } from '../../src/models/types';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 import {
   anthropicText,
   anthropicTurn,
+  continuationResponder,
+  duneQuestion,
   inventoryQueryTool,
-  refuseAlteredThinking,
+  presentResultsFor,
+  queryCall,
   type WireBlock,
 } from './thinking-wire';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const tools: ModelTool[] = [inventoryQueryTool];
-const user: ModelMessage = { role: 'user', content: 'Is Dune in the library?' };
-const call: WireBlock = { type: 'tool_use', id: 'toolu_01Query', name: 'inventory_query', input: { title: 'Dune' } };
+const user = duneQuestion;
+const call = queryCall('toolu_01Query', 'Dune');
 const SIG_A =
   'EqQBCkYIBRgCIkBlz3m0Q1Zx9pJ5vX2m7kq8wRr1cHh0yT6sD4aN3fB2gE5iL9uV0oP8jK7mC6xZ1bA3nS4dQ2wE5rT6yU7iI8oEgxEdgeSigA';
 const SIG_B =
@@ -60,22 +60,11 @@ function turnWith(blockEvents: ReplayEvent[], callIndex: number): ReplayEvent[] 
  * `original` blocks back intact (else the API's 400).
  */
 async function serve(events: ReplayEvent[], original: WireBlock[]): Promise<WireReplayServer> {
-  const s = await WireReplayServer.start((req: RecordedRequest, index: number) =>
-    index === 0
-      ? { events }
-      : (refuseAlteredThinking(req.json, 1, original) ?? anthropicText('Dune is in the library.')),
-  );
-  servers.push(s);
-  return s;
+  return track(await WireReplayServer.start(continuationResponder(events, original)));
 }
 
 const provider = (s: WireReplayServer) => new AnthropicProvider({ apiKey: KEY, baseUrl: s.url, retry: fastRetry });
-const resultsFor = (m: AssistantMessage): ModelMessage[] =>
-  m.content.flatMap((p) =>
-    p.type === 'tool_call'
-      ? [{ role: 'tool' as const, toolCallId: p.id, name: p.name, status: 'ok' as const, content: '{"present":true}' }]
-      : [],
-  );
+const resultsFor = presentResultsFor;
 /** The assistant blocks of the continuation request. */
 const sentBlocks = (s: WireReplayServer): Array<Record<string, unknown>> =>
   (s.requests[1]!.json as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages[1]!.content;
@@ -156,7 +145,7 @@ describe('Anthropic thinking blocks in unusual stream shapes', () => {
             }
           : anthropicText('Dune is in the library.'),
       );
-      servers.push(s);
+      track(s);
       const { events, turn } = await roundTrip(s);
       expect(ofType(events, 'warning').map((e) => e.warning)).toEqual([
         {

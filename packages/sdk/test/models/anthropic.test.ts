@@ -1,46 +1,37 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { collectStream } from '../../src/models/complete';
-import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
+import { transcriptEvents, type WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelMessage, ModelRequest, ModelTool } from '../../src/models/types';
-import { drain, fastRetry, fixture, ofType, textOf, thinkingOf } from './helpers';
+import {
+  downloadSubmit,
+  drain,
+  fastRetry,
+  fixture,
+  inventoryQuery,
+  ofType,
+  replayOf,
+  replayServers,
+  textOf,
+  thinkingOf,
+  toolCallWithImage,
+  userText,
+} from './helpers';
 
 const KEY = 'sk-ant-test-0123456789abcdef';
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(...responses: ReplayResponse[]): Promise<WireReplayServer> {
-  const s = await WireReplayServer.start(responses);
-  servers.push(s);
-  return s;
-}
-function replay(name: string, extra: Partial<ReplayResponse> = {}): ReplayResponse {
-  return { events: transcriptEvents(fixture(name), 'anthropic'), ...extra };
-}
+const { serve } = replayServers();
+const replay = (name: string, extra: Partial<ReplayResponse> = {}) => replayOf(name, 'anthropic', extra);
 function provider(server: WireReplayServer, baseUrl = server.url): AnthropicProvider {
   return new AnthropicProvider({ apiKey: KEY, baseUrl, retry: fastRetry });
 }
-const user = (text: string): ModelMessage => ({ role: 'user', content: text });
+const user = userText;
 const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   model: 'claude-sonnet-4-5',
   messages: [user('hi')],
   ...extra,
 });
 
-const tools: ModelTool[] = [
-  {
-    name: 'inventory.query',
-    description: 'Query the library',
-    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-  },
-  {
-    name: 'download.submit',
-    description: 'Submit a plan',
-    inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] },
-  },
-];
+const tools: ModelTool[] = [inventoryQuery, downloadSubmit];
 
 describe('AnthropicProvider over recorded Messages streams', () => {
   it('posts to /v1/messages with x-api-key, anthropic-version and stream: true', async () => {
@@ -293,20 +284,7 @@ describe('AnthropicProvider over recorded Messages streams', () => {
       { role: 'system', content: 'base' },
       { role: 'system', content: 'host' },
       user('find Dune'),
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_call', id: 't1', name: 'inventory.query', input: { query: 'Dune' } }],
-      },
-      {
-        role: 'tool',
-        toolCallId: 't1',
-        name: 'inventory.query',
-        status: 'ok',
-        content: [
-          { type: 'text', text: '{"items":[]}' },
-          { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-        ],
-      },
+      ...toolCallWithImage('t1', '{"items":[]}', 'image/png', 'iVBORw0KGgo='),
     ];
     await drain(provider(s).stream(req({ messages, tools })));
     const body = s.requests[0]!.json as { system: unknown; messages: Array<{ role: string; content: unknown[] }> };

@@ -1,8 +1,14 @@
 // Shared test helpers: fixture loading and event collection.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RecordedRequest, ReplayResponse } from '../../src/models/replay-server';
-import type { ModelEvent } from '../../src/models/types';
+import { afterEach } from 'vitest';
+import {
+  transcriptEvents,
+  WireReplayServer,
+  type RecordedRequest,
+  type ReplayResponse,
+} from '../../src/models/replay-server';
+import type { ModelEvent, ModelMessage, ModelTool } from '../../src/models/types';
 
 const dir = fileURLToPath(new URL('../fixtures/provider-streams/', import.meta.url));
 
@@ -34,6 +40,81 @@ export function ofType<T extends ModelEvent['type']>(
   type: T,
 ): Array<Extract<ModelEvent, { type: T }>> {
   return events.filter((e): e is Extract<ModelEvent, { type: T }> => e.type === type);
+}
+
+/** Something a test opens and must close. */
+interface Closable {
+  close(): Promise<unknown>;
+}
+
+/**
+ * Servers for the tests of one file, each closed after the test that opened it: `serve(...responses)` starts a
+ * WireReplayServer, `track(server)` closes any other server too. Call once at the top level of a test file (it
+ * registers an `afterEach` hook).
+ */
+export function replayServers() {
+  const open: Closable[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  const track = <S extends Closable>(server: S): S => {
+    open.push(server);
+    return server;
+  };
+  return {
+    track,
+    serve: async (...responses: ReplayResponse[]): Promise<WireReplayServer> =>
+      track(await WireReplayServer.start(responses)),
+  };
+}
+
+/** A recorded transcript from test/fixtures/provider-streams, replayed in `dialect`. */
+export function replayOf(
+  name: string,
+  dialect: 'anthropic' | 'openai',
+  extra: Partial<ReplayResponse> = {},
+): ReplayResponse {
+  return { events: transcriptEvents(fixture(name), dialect), ...extra };
+}
+
+/** The library query tool the provider tests offer (a required `query` string). */
+export const inventoryQuery: ModelTool = {
+  name: 'inventory.query',
+  description: 'Query the library',
+  inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+};
+
+/** The plan submission tool the provider tests offer (a required `planId` string). */
+export const downloadSubmit: ModelTool = {
+  name: 'download.submit',
+  description: 'Submit a plan',
+  inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] },
+};
+
+/** A user message of plain text. */
+export const userText = (text: string): ModelMessage => ({ role: 'user', content: text });
+
+/**
+ * An assistant turn that calls `inventory.query` for Dune as `id`, and the tool's answer: `text`, then an image
+ * of `mediaType` and base64 `data`.
+ */
+export function toolCallWithImage(id: string, text: string, mediaType: string, data: string): ModelMessage[] {
+  return [
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_call', id, name: 'inventory.query', input: { query: 'Dune' } }],
+    },
+    {
+      role: 'tool',
+      toolCallId: id,
+      name: 'inventory.query',
+      status: 'ok',
+      content: [
+        { type: 'text', text },
+        { type: 'image', mediaType, data },
+      ],
+    },
+  ];
 }
 
 /** A retry policy with tiny delays for tests. */

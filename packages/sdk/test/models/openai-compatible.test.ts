@@ -1,28 +1,30 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectStream } from '../../src/models/complete';
 import { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from '../../src/models/openai-compatible';
-import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
+import { transcriptEvents, type WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelMessage, ModelRequest, ModelTool } from '../../src/models/types';
-import { drain, fastRetry, fixture, ofType, textOf, thinkingOf } from './helpers';
+import {
+  downloadSubmit,
+  drain,
+  fastRetry,
+  fixture,
+  inventoryQuery,
+  ofType,
+  replayOf,
+  replayServers,
+  textOf,
+  thinkingOf,
+  toolCallWithImage,
+  userText,
+} from './helpers';
 
 const KEY = 'sk-proj-test-0123456789abcdef';
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(...responses: ReplayResponse[]): Promise<WireReplayServer> {
-  const s = await WireReplayServer.start(responses);
-  servers.push(s);
-  return s;
-}
-function replay(name: string, extra: Partial<ReplayResponse> = {}): ReplayResponse {
-  return { events: transcriptEvents(fixture(name), 'openai'), ...extra };
-}
+const { serve } = replayServers();
+const replay = (name: string, extra: Partial<ReplayResponse> = {}) => replayOf(name, 'openai', extra);
 function provider(server: WireReplayServer, options: OpenAICompatibleProviderOptions = {}): OpenAICompatibleProvider {
   return new OpenAICompatibleProvider({ apiKey: KEY, baseUrl: server.url, retry: fastRetry, ...options });
 }
-const user = (text: string): ModelMessage => ({ role: 'user', content: text });
+const user = userText;
 const req = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   model: 'gpt-4.1',
   messages: [user('hi')],
@@ -45,21 +47,13 @@ const weather: ModelTool = {
   inputSchema: { type: 'object', properties: { location: { type: 'string' } } },
 };
 const tools: ModelTool[] = [
-  {
-    name: 'inventory.query',
-    description: 'Query the library',
-    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-  },
+  inventoryQuery,
   {
     name: 'task.inspect',
     description: 'Inspect a task',
     inputSchema: { type: 'object', properties: { taskId: { type: 'string' } } },
   },
-  {
-    name: 'download.submit',
-    description: 'Submit a plan',
-    inputSchema: { type: 'object', properties: { planId: { type: 'string' } }, required: ['planId'] },
-  },
+  downloadSubmit,
 ];
 const lookup: ModelTool[] = [
   {
@@ -458,20 +452,7 @@ describe('OpenAICompatibleProvider over recorded Chat Completions streams', () =
     const s = await serve(replay('openai-text.chunks.txt'));
     const messages: ModelMessage[] = [
       user('poster?'),
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_call', id: 'c1', name: 'inventory.query', input: { query: 'Dune' } }],
-      },
-      {
-        role: 'tool',
-        toolCallId: 'c1',
-        name: 'inventory.query',
-        status: 'ok',
-        content: [
-          { type: 'text', text: 'poster attached' },
-          { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
-        ],
-      },
+      ...toolCallWithImage('c1', 'poster attached', 'image/jpeg', '/9j/4AAQ'),
     ];
     await drain(provider(s).stream(req({ messages, tools })));
     const sent = (s.requests[0]!.json as { messages: Array<Record<string, unknown>> }).messages;

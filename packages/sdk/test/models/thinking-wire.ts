@@ -4,8 +4,8 @@
 // place, or the request is refused with a 400.
 // Wire format: https://docs.anthropic.com/en/api/messages-streaming; the rule:
 // https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks
-import type { ReplayEvent, ReplayResponse } from '../../src/models/replay-server';
-import type { ModelTool } from '../../src/models/types';
+import type { RecordedRequest, ReplayEvent, ReplayResponse } from '../../src/models/replay-server';
+import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
 
 /** One content block of an assistant turn, as the API returns it (and expects it back). */
 export type WireBlock =
@@ -151,3 +151,46 @@ export const inventoryQueryTool: ModelTool = {
   description: 'Query the library',
   inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
 };
+
+/** A thinking block with its signature. */
+export const thinkingBlock = (thinking: string, signature: string): WireBlock => ({
+  type: 'thinking',
+  thinking,
+  signature,
+});
+
+/** The redacted_thinking block the thinking-block tests stream. */
+export const redactedBlock: WireBlock = {
+  type: 'redacted_thinking',
+  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vCRiLy9Sh/3aJ+zxVRxTb7tQ',
+};
+
+/** A call of {@link inventoryQueryTool} (wire name `inventory_query`) for `title`. */
+export const queryCall = (id: string, title: string): WireBlock => ({
+  type: 'tool_use',
+  id,
+  name: 'inventory_query',
+  input: { title },
+});
+
+/** The question the thinking-block tests ask. */
+export const duneQuestion: ModelMessage = { role: 'user', content: 'Is Dune in the library?' };
+
+/**
+ * A server's answers: `events` first, then a final text for a continuation that carries the `original` blocks
+ * back intact in its assistant turn (messages[1]), else the API's 400.
+ */
+export function continuationResponder(events: ReplayEvent[], original: WireBlock[]) {
+  return (req: RecordedRequest, index: number): ReplayResponse =>
+    index === 0
+      ? { events }
+      : (refuseAlteredThinking(req.json, 1, original) ?? anthropicText('Dune is in the library.'));
+}
+
+/** An `ok` tool result (`{"present":true}`) for every tool call of `m`. */
+export const presentResultsFor = (m: AssistantMessage): ModelMessage[] =>
+  m.content.flatMap((p) =>
+    p.type === 'tool_call'
+      ? [{ role: 'tool' as const, toolCallId: p.id, name: p.name, status: 'ok' as const, content: '{"present":true}' }]
+      : [],
+  );

@@ -10,7 +10,14 @@ import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost } from '../
 import { AnthropicProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
-import { anthropicText, anthropicTurn, refuseAlteredThinking, type WireBlock } from '../models/thinking-wire';
+import {
+  anthropicText,
+  anthropicTurn,
+  queryCall,
+  redactedBlock,
+  refuseAlteredThinking,
+  thinkingBlock,
+} from '../models/thinking-wire';
 import { makeWorld, waitForStatus } from './harness';
 
 const hosts: AgentHost[] = [];
@@ -22,34 +29,20 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const thinkingA: WireBlock = {
-  type: 'thinking',
-  thinking: 'The user wants Dune downloaded. First check whether it is already in the library.',
-  signature:
-    'EqQBCkYIBRgCIkBlz3m0Q1Zx9pJ5vX2m7kq8wRr1cHh0yT6sD4aN3fB2gE5iL9uV0oP8jK7mC6xZ1bA3nS4dQ2wE5rT6yU7iI8oEgxRuntimeSigA',
-};
-const thinkingB: WireBlock = {
-  type: 'thinking',
-  thinking: 'A library query is read-only, so it needs no approval.',
-  signature:
-    'EpUBCkYIBRgCIkCsecond9Kq2xW8vN3mB5lJ7hG1fD4sA6pO0iU9yT2rE8wQ3zX5cV7bN1mL4kJ6hG8fD0sA2pO4iU6yT8rE0wQEgxRuntimeSigB',
-};
-const redacted: WireBlock = {
-  type: 'redacted_thinking',
-  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vCRiLy9Sh/3aJ+zxVRxTb7tQ',
-};
-const thinkingC: WireBlock = {
-  type: 'thinking',
-  thinking: 'Also check Part Two.',
-  signature:
-    'ErcBCkYIBRgCIkAthird1Qz3xW5vN7mB9lJ1hG3fD5sA7pO9iU1yT3rE5wQ7zX9cV1bN3mL5kJ7hG9fD1sA3pO5iU7yT9rE1wQEgxRuntimeSigC',
-};
-const query = (id: string, title: string): WireBlock => ({
-  type: 'tool_use',
-  id,
-  name: 'inventory_query',
-  input: { title },
-});
+const thinkingA = thinkingBlock(
+  'The user wants Dune downloaded. First check whether it is already in the library.',
+  'EqQBCkYIBRgCIkBlz3m0Q1Zx9pJ5vX2m7kq8wRr1cHh0yT6sD4aN3fB2gE5iL9uV0oP8jK7mC6xZ1bA3nS4dQ2wE5rT6yU7iI8oEgxRuntimeSigA',
+);
+const thinkingB = thinkingBlock(
+  'A library query is read-only, so it needs no approval.',
+  'EpUBCkYIBRgCIkCsecond9Kq2xW8vN3mB5lJ7hG1fD4sA6pO0iU9yT2rE8wQ3zX5cV7bN1mL4kJ6hG8fD0sA2pO4iU6yT8rE0wQEgxRuntimeSigB',
+);
+const redacted = redactedBlock;
+const thinkingC = thinkingBlock(
+  'Also check Part Two.',
+  'ErcBCkYIBRgCIkAthird1Qz3xW5vN7mB9lJ1hG3fD5sA7pO9iU1yT3rE5wQ7zX9cV1bN3mL5kJ7hG9fD1sA3pO5iU7yT9rE1wQEgxRuntimeSigC',
+);
+const query = queryCall;
 
 /** Index in `messages` of the first assistant turn of a request body. */
 const assistantAt = (body: unknown) =>
