@@ -1,24 +1,11 @@
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  ManualClock,
-  SequentialIdGenerator,
-  type AgentHost,
-} from '../../src/index';
+import { ConsoleLogger, createAgentHost, defineCapability, ManualClock, type AgentHost } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import {
-  addToLibraryScript,
-  registerSandboxCapabilities,
-  SandboxWorld,
-  ScriptedProvider,
-  type FakeScript,
-} from '../../src/testing';
+import { addToLibraryScript, SandboxWorld, ScriptedProvider, type FakeScript } from '../../src/testing';
 import { runEvents, waitForStatus } from '../runtime/harness';
-import { memoryTracing, op, parentOf, startDuneCheck, TERMINAL } from './span-harness';
+import { memoryTracing, op, parentOf, sandboxTracingHost, startDuneCheck, TERMINAL } from './span-harness';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -30,17 +17,7 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     const { exporter, options } = memoryTracing(false);
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
     const world = new SandboxWorld({ clock });
-    const host = createAgentHost({
-      storage: new MemoryStorage(),
-      clock,
-      ids: new SequentialIdGenerator(),
-      logger: new ConsoleLogger('silent'),
-      model: { provider: new ScriptedProvider({ scripts: addToLibraryScript('Dune: Part Two') }), model: 'scripted-1' },
-      goalFacts: world,
-      runs: { pollMs: 5, goalPollSec: 1 },
-      tracing: options,
-    });
-    registerSandboxCapabilities(host, world);
+    const host = sandboxTracingHost(addToLibraryScript('Dune: Part Two'), options, clock, world);
     await host.start();
     hosts.push(host);
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });

@@ -5,25 +5,10 @@ import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { SpanStatusCode } from '@opentelemetry/api';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  defineCapability,
-  ManualClock,
-  SequentialIdGenerator,
-  type AgentHost,
-} from '../../src/index';
+import { defineCapability, ManualClock, type AgentHost } from '../../src/index';
 import { GEN_AI, MCP, OPERATION } from '../../src/runtime/tracing/gen-ai-attributes';
 import { providerName } from '../../src/runtime/tracing/provider-name';
-import { MemoryStorage } from '../../src/storage';
-import {
-  addToLibraryScript,
-  registerSandboxCapabilities,
-  SandboxWorld,
-  ScriptedProvider,
-  transcriptEvents,
-  type FakeScript,
-} from '../../src/testing';
+import { addToLibraryScript, SandboxWorld, transcriptEvents, type FakeScript } from '../../src/testing';
 import { fixture } from '../models/helpers';
 import { runEvents, waitForStatus } from '../runtime/harness';
 import {
@@ -34,6 +19,7 @@ import {
   PROVIDER_NAMES,
   providerHost,
   REGISTRY,
+  sandboxTracingHost,
   startDuneCheck,
   TERMINAL,
   violations,
@@ -123,17 +109,7 @@ describe('every span of representative runs follows the conventions', () => {
         finalText: 'Dune is tracked.',
       },
     ];
-    const host = createAgentHost({
-      storage: new MemoryStorage(),
-      clock,
-      ids: new SequentialIdGenerator(),
-      logger: new ConsoleLogger('silent'),
-      model: { provider: new ScriptedProvider({ scripts }), model: 'scripted-1' },
-      goalFacts: world,
-      runs: { pollMs: 5, goalPollSec: 1 },
-      tracing: options,
-    });
-    registerSandboxCapabilities(host, world);
+    const host = sandboxTracingHost(scripts, options, clock, world);
     host.capabilities.register(
       defineCapability({
         id: 'tracker.check',

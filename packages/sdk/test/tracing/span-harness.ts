@@ -8,14 +8,22 @@ import * as stable from '@opentelemetry/semantic-conventions';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  SequentialIdGenerator,
+  type AgentHost,
+  type ManualClock,
+} from '../../src/index';
 import type { TracingOptions } from '../../src/loop';
 import { AnthropicProvider, OpenAICompatibleProvider, type ModelProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage';
 import {
+  registerSandboxCapabilities,
   ScriptedProvider,
   WireReplayServer,
+  type SandboxWorld,
   type FakeScript,
   type RecordedRequest,
   type ReplayResponse,
@@ -40,6 +48,30 @@ export function scriptedTracingHost(scripts: FakeScript[], tracing: TracingOptio
     runs: { pollMs: 5 },
     tracing,
   });
+}
+
+/**
+ * A host (not started) on MemoryStorage over the sandbox `world` (its capabilities registered, its goal facts),
+ * on `clock` with sequential ids, whose model is `scripted-1` of a ScriptedProvider, traced into `tracing`.
+ */
+export function sandboxTracingHost(
+  scripts: FakeScript | FakeScript[],
+  tracing: TracingOptions,
+  clock: ManualClock,
+  world: SandboxWorld,
+): AgentHost {
+  const host = createAgentHost({
+    storage: new MemoryStorage(),
+    clock,
+    ids: new SequentialIdGenerator(),
+    logger: new ConsoleLogger('silent'),
+    model: { provider: new ScriptedProvider({ scripts }), model: 'scripted-1' },
+    goalFacts: world,
+    runs: { pollMs: 5, goalPollSec: 1 },
+    tracing,
+  });
+  registerSandboxCapabilities(host, world);
+  return host;
 }
 
 /** Starts the plan-only run "find out whether Dune is tracked" for `user:admin`. */
