@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SIM_RELEASES } from '@media-agent/host-adapter-v2/testing';
 import { raiseV2Decisions, v2DecisionInputs } from '../src/index';
 import { cleanup, v2Setup } from './helpers';
+import { submitFirstRelease } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(cleanup);
 
@@ -10,19 +11,8 @@ const ADMIN = 'user:admin';
 describe('decisions from the MoviePilot 2.x host state', () => {
   it('a stalled download raises one download_stalled decision; a person chooses the recheck, which resumes it through the invocation path', async () => {
     const { host, sim, adapter, clock } = await v2Setup();
-    const found = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
-      { actor: ADMIN },
-    );
-    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: ADMIN },
-    );
-    const planId = (plan.output as { plan: { id: string } }).plan.id;
-    expect((await host.invoke('download.submit', { planId }, { actor: ADMIN })).status).not.toBe('denied');
+    const { submitted } = await submitFirstRelease(host, ADMIN, { limit: 1 });
+    expect(submitted.status).not.toBe('denied');
     clock.advance(1000);
     const [download] = sim.downloads();
     expect(await v2DecisionInputs(adapter.client)).toEqual([]);
@@ -64,22 +54,7 @@ describe('identity decisions from the MoviePilot 2.x recognition', () => {
     // Two releases of one name: recognition by name binds it to the first (Dune, 2021), the downloader to Part Two.
     const decoy = { ...SIM_RELEASES[0]!, tmdbId: 438631, enclosure: 'magnet:?xt=urn:btih:decoy' };
     const { host, adapter } = await v2Setup({ sim: { releases: [decoy, ...SIM_RELEASES] } });
-    const found = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
-      { actor: ADMIN },
-    );
-    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: ADMIN },
-    );
-    await host.invoke(
-      'download.submit',
-      { planId: (plan.output as { plan: { id: string } }).plan.id },
-      { actor: ADMIN },
-    );
+    await submitFirstRelease(host, ADMIN, { limit: 1 });
     const inputs = await v2DecisionInputs(adapter.client);
     expect(inputs).toEqual([
       expect.objectContaining({

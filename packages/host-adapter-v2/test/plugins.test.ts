@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, type MediaAgentError, type AgentHost } from '@media-agent/sdk';
+import { defineCapability, type AgentHost } from '@media-agent/sdk';
 import {
   createV2AgentHost,
   defineV2PluginCapability,
@@ -8,6 +8,7 @@ import {
   type V2PluginClient,
 } from '../src/index';
 import { cleanup, started, v2Setup } from './helpers';
+import { pluginBase, thrownCode } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(cleanup);
 
@@ -228,23 +229,8 @@ describe('V2 plugin capabilities: a scoped client per invocation, authorized lik
   });
 
   it('definition rules: a writing route needs kind execute (PLUGIN_KIND_TOO_WEAK, also for declarations of discovered routes), routes are METHOD /path or V2_OPERATIONS ids served by the host (PLUGIN_DECLARATION_INVALID), and plugin.* capabilities must declare (PLUGIN_OPERATIONS_UNDECLARED)', async () => {
-    const base = {
-      version: 1,
-      title: 't',
-      description: 'd',
-      replay: 'safe' as const,
-      input: Type.Object({}),
-      output: Type.Object({}),
-      handler: async () => ({}),
-    };
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (error) {
-        return (error as MediaAgentError).code;
-      }
-      return 'no error';
-    };
+    const base = pluginBase;
+    const code = thrownCode;
     expect(
       code(() =>
         defineV2PluginCapability({ ...base, id: 'plugin.X.a', kind: 'read', routes: ['subscribe.media', DELETE_SUB] }),

@@ -4,6 +4,7 @@ import { ScriptedProvider } from '@media-agent/sdk/testing';
 import { SIM_RELEASES } from '@media-agent/host-adapter-v3/testing';
 import { raiseV3Decisions, v3DecisionInputs } from '@media-agent/host-adapter-v3';
 import { runCleanups, runEvents, v3Setup } from './helpers';
+import { submitFirstRelease } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(runCleanups);
 
@@ -27,19 +28,8 @@ describe('automatic recovery on the MoviePilot 3.x simulator', () => {
       host: { model: { provider }, decisions: { autoInvestigate: true, autoInvestigateMode: 'recover' } },
     });
     // A download that completed, then failed to organize (the host's transfer failed).
-    const found = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
-      { actor: ADMIN },
-    );
-    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: ADMIN },
-    );
-    const planId = (plan.output as { plan: { id: string } }).plan.id;
-    expect((await host.invoke('download.submit', { planId }, { actor: ADMIN })).status).not.toBe('denied');
+    const { submitted } = await submitFirstRelease(host, ADMIN, { limit: 1 });
+    expect(submitted.status).not.toBe('denied');
     clock.advance(60_000);
     const hash = sim.downloads()[0]!.hash;
     const organize = await host.invoke('organize.plan', { downloadId: hash }, { actor: ADMIN });
@@ -96,22 +86,7 @@ describe('identity decisions from the MoviePilot 3.x recognition', () => {
     // Two releases of one name: recognition by name binds it to the first (Dune, 2021), the downloader to Part Two.
     const decoy = { ...SIM_RELEASES[0]!, media: 'themoviedb:438631', enclosure: 'https://pt.example/download/9999' };
     const { host, sim, clock, client } = await v3Setup({ sim: { releases: [decoy, ...SIM_RELEASES] } });
-    const found = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134', limit: 1 },
-      { actor: ADMIN },
-    );
-    const releaseId = (found.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: ADMIN },
-    );
-    await host.invoke(
-      'download.submit',
-      { planId: (plan.output as { plan: { id: string } }).plan.id },
-      { actor: ADMIN },
-    );
+    await submitFirstRelease(host, ADMIN, { limit: 1 });
     clock.advance(500);
     const hash = sim.downloads()[0]!.hash;
     const [raised, ...rest] = await raiseV3Decisions(host, client);

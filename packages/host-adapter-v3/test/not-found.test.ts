@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCleanups, v3Setup } from './helpers';
+import { planFirstRelease, submitFirstRelease } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(runCleanups);
 
@@ -25,18 +26,7 @@ describe('V3 answers like V2: what is not found is MEDIA_NOT_FOUND naming it', (
   it('a plan of the other type is still MEDIA_PLAN_CONFLICT, naming both types', async () => {
     const { host } = await v3Setup();
     await host.grants.create({ action: '*', actor: 'user:admin' });
-    const search = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134' },
-      { actor: 'user:admin' },
-    );
-    const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: 'user:admin' },
-    );
-    const planId = (plan.output as { plan: { id: string } }).plan.id;
+    const planId = await planFirstRelease(host, 'user:admin');
     const r = await host.invoke('organize.execute', { planId }, { actor: 'user:admin' });
     expect(r.error).toMatchObject({ code: 'MEDIA_PLAN_CONFLICT' });
     expect(r.error!.message).toContain('is a download plan, not an organize plan');
@@ -70,19 +60,7 @@ describe('V3 answers like V2: what is not found is MEDIA_NOT_FOUND naming it', (
     }
     expect(sim.requestsFor('transfer.history.redo').map((q) => q.status)).toEqual([404]);
     // A torrent the downloader has: pausing and restarting it left the catalog, said as such.
-    const search = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134' },
-      { actor: 'user:admin' },
-    );
-    const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const plan = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: 'user:admin' },
-    );
-    const planId = (plan.output as { plan: { id: string } }).plan.id;
-    const submitted = await host.invoke('download.submit', { planId }, { actor: 'user:admin' });
+    const { submitted } = await submitFirstRelease(host, 'user:admin');
     expect(submitted.status).toBe('pending'); // submitted; the download runs on the host
     const downloadId = sim.downloads()[0]!.hash;
     const r = await host.invoke('task.cancel', { taskId: downloadId }, { actor: 'user:admin' });

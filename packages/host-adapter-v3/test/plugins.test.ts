@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, type MediaAgentError, type AgentHost } from '@media-agent/sdk';
+import { defineCapability, type AgentHost } from '@media-agent/sdk';
 import { defineV3PluginCapability, V3PluginOperationError, type V3PluginClient } from '@media-agent/host-adapter-v3';
 import { runCleanups, v3Setup } from './helpers';
+import { pluginBase, thrownCode } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(runCleanups);
 
@@ -237,23 +238,8 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
   });
 
   it('definition rules: a write needs kind execute (PLUGIN_KIND_TOO_WEAK), ids come from the catalog (PLUGIN_DECLARATION_INVALID), plugin.* capabilities must declare (PLUGIN_OPERATIONS_UNDECLARED), and an unregistered plugin does not run (PLUGIN_NOT_BOUND)', async () => {
-    const base = {
-      version: 1,
-      title: 't',
-      description: 'd',
-      replay: 'safe' as const,
-      input: Type.Object({}),
-      output: Type.Object({}),
-      handler: async () => ({}),
-    };
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (error) {
-        return (error as MediaAgentError).code;
-      }
-      return 'no error';
-    };
+    const base = pluginBase;
+    const code = thrownCode;
     expect(
       code(() =>
         defineV3PluginCapability({

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { kindOfV3Operation, mpCapabilityId, V3_OPERATIONS } from '@media-agent/host-adapter-v3';
 import { runCleanups, v3Setup } from './helpers';
+import { planFirstRelease, submitFirstRelease } from '../../host-adapter-kit/test/adapter-fixtures';
 
 afterEach(runCleanups);
 const viewerIsUser = {
@@ -96,18 +97,7 @@ describe('V3 adapter rules', () => {
     const { host, sim } = await v3Setup();
     await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
     sim.faults.requireConfirmation = true;
-    const search = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134' },
-      { actor: 'user:admin' },
-    );
-    const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const planned = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: 'user:admin' },
-    );
-    const planId = (planned.output as { plan: { id: string } }).plan.id;
+    const planId = await planFirstRelease(host, 'user:admin');
     const first = await host.invoke('download.submit', { planId }, { actor: 'apikey:bot' });
     expect(first).toMatchObject({ status: 'failed', error: { code: 'HOST_REQUIRES_CONFIRMATION' } });
     const revised = await host.plans.get(planId);
@@ -136,22 +126,7 @@ describe('V3 adapter rules', () => {
 
   it('transfer.file receipts: only completed is organized; accepted is pending; an accepted batch is never resubmitted', async () => {
     const { host, sim, clock } = await v3Setup();
-    const search = await host.invoke(
-      'release.search',
-      { mediaSource: 'tmdb', mediaId: '693134' },
-      { actor: 'user:admin' },
-    );
-    const releaseId = (search.output as { releases: Array<{ releaseId: string }> }).releases[0]!.releaseId;
-    const planned = await host.invoke(
-      'download.plan',
-      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId },
-      { actor: 'user:admin' },
-    );
-    const submitted = await host.invoke(
-      'download.submit',
-      { planId: (planned.output as { plan: { id: string } }).plan.id },
-      { actor: 'user:admin' },
-    );
+    const { submitted } = await submitFirstRelease(host, 'user:admin');
     const hash = (submitted.output as { download: { id: string } }).download.id;
     clock.advance(60_000);
     sim.faults.transferState = 'accepted';
