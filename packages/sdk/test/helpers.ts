@@ -176,3 +176,26 @@ export async function approvePlan(host: AgentHost, planId: string, requestedBy =
   const approval = await host.approvals.request({ planType: plan.type, planId, actor: requestedBy });
   return host.approvals.decide(approval.id, { status: 'approved', actor: 'user:admin', payloadHash: plan.payloadHash });
 }
+
+/**
+ * `shelf.read`: a read capability that lists 12 long film titles of one shelf, `Shelf <n> title <k><separator>a
+ * film with a fairly long descriptive name` (context-filling output for compaction tests).
+ */
+export function shelfReadCapability(separator = ' — ') {
+  return defineCapability({
+    id: 'shelf.read',
+    version: 1,
+    title: 'Read a shelf',
+    description: 'Lists one shelf.',
+    kind: 'read',
+    replay: 'safe',
+    input: Type.Object({ shelf: Type.Integer() }),
+    output: Type.Object({ titles: Type.Array(Type.String()) }),
+    handler: async ({ shelf }) => ({
+      titles: Array.from(
+        { length: 12 },
+        (_, k) => `Shelf ${shelf} title ${k}${separator}a film with a fairly long descriptive name`,
+      ),
+    }),
+  });
+}

@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineCapability, type AgentHost } from '../../src/index';
+import type { AgentHost } from '../../src/index';
 import { SqliteStorage } from '../../src/sqlite';
 import { startHost, waitForStatus } from '../runtime/harness';
+import { shelfReadCapability } from '../helpers';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -16,19 +16,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const shelf = defineCapability({
-  id: 'shelf.read',
-  version: 1,
-  title: 'Read a shelf',
-  description: 'Lists one shelf.',
-  kind: 'read',
-  replay: 'safe',
-  input: Type.Object({ shelf: Type.Integer() }),
-  output: Type.Object({ titles: Type.Array(Type.String()) }),
-  handler: async ({ shelf: n }) => ({
-    titles: Array.from({ length: 12 }, (_, k) => `Shelf ${n} title ${k} — a film with a fairly long descriptive name`),
-  }),
-});
+const shelf = shelfReadCapability();
 
 describe('compaction summary calls and the spending budgets', () => {
   it("a compaction summary call is reserved for the run's owner, settled or released, never left in flight", async () => {

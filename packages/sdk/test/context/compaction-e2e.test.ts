@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineCapability, type AgentHost } from '../../src/index';
 import { TiktokenCounter, type ModelMessage } from '../../src/models';
 import { runEvents, startHost, waitForStatus } from '../runtime/harness';
+import { shelfReadCapability } from '../helpers';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -35,24 +36,7 @@ describe('compaction through the real runtime (seed 000; issue 6 item 3)', () =>
       { runs: { contextWindowTokens: window, budgets: { maxToolCalls: 100 } } },
     );
     hosts.push(host);
-    host.capabilities.register(
-      defineCapability({
-        id: 'shelf.read',
-        version: 1,
-        title: 'Read a shelf',
-        description: 'Lists one shelf.',
-        kind: 'read',
-        replay: 'safe',
-        input: Type.Object({ shelf: Type.Integer() }),
-        output: Type.Object({ titles: Type.Array(Type.String()) }),
-        handler: async ({ shelf }) => ({
-          titles: Array.from(
-            { length: 12 },
-            (_, k) => `Shelf ${shelf} title ${k} — a film with a fairly long descriptive name`,
-          ),
-        }),
-      }),
-    );
+    host.capabilities.register(shelfReadCapability());
     const run = await host.startRun({ goal: 'survey the library', mode: 'plan_only', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'budget_exceeded', 'cancelled'], {
       timeoutMs: 15_000,

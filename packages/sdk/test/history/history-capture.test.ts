@@ -20,6 +20,7 @@ import { sessionSearchTool } from '../../src/runtime/tools/session-search';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 import { makeWorld, waitForStatus } from '../runtime/harness';
+import { shelfReadCapability } from '../helpers';
 
 const hosts: AgentHost[] = [];
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -62,24 +63,7 @@ async function hostWith(scripts: FakeScript[], withHistory = true, runs: RunOpti
       handler: async () => ({ log: `${'line '.repeat(5000)}tailneedle token=abcdef123456` }),
     }),
   );
-  host.capabilities.register(
-    defineCapability({
-      id: 'shelf.read',
-      version: 1,
-      title: 'Read a shelf',
-      description: 'Lists one shelf.',
-      kind: 'read',
-      replay: 'safe',
-      input: Type.Object({ shelf: Type.Integer() }),
-      output: Type.Object({ titles: Type.Array(Type.String()) }),
-      handler: async ({ shelf }) => ({
-        titles: Array.from(
-          { length: 12 },
-          (_, k) => `Shelf ${shelf} title ${k}, a film with a fairly long descriptive name`,
-        ),
-      }),
-    }),
-  );
+  host.capabilities.register(shelfReadCapability(', '));
   await host.start({ workers: true });
   hosts.push(host);
   return { host, provider, store };
