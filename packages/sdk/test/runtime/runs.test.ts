@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentHost } from '../../src/index';
+import type { AgentHost, RunMiddleware } from '../../src/index';
 import { runEvents, startHost, waitForStatus } from './harness';
 
 const hosts: AgentHost[] = [];
@@ -191,27 +191,35 @@ describe('runs end to end (scripted model, real runtime)', () => {
   });
 
   it('steering: a message appended while running is applied before the next model call', async () => {
-    const { host: h, provider } = await host({
-      match: 'Dune',
-      steps: [
-        { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] },
-        { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune Part Two' } }] },
-      ],
-      finalText: 'ok',
-    });
-    let appended = false;
+    // The first tool call's end holds the run until the test has appended (not a race with a poll).
+    let toolEnded!: () => void;
+    let appended!: () => void;
+    const firstToolEnded = new Promise<void>((r) => (toolEnded = r));
+    const messageIn = new Promise<void>((r) => (appended = r));
+    const hold: RunMiddleware = {
+      name: 'hold-after-first-tool',
+      async afterToolCall() {
+        toolEnded();
+        await messageIn;
+      },
+    };
+    const { host: h, provider } = await host(
+      {
+        match: 'Dune',
+        steps: [
+          { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune' } }] },
+          { toolCalls: [{ capability: 'inventory.query', input: { title: 'Dune Part Two' } }] },
+        ],
+        finalText: 'ok',
+      },
+      { runs: { middleware: [hold] } },
+    );
     const seen: string[] = [];
-    const off = (h as unknown as { events: AgentHost['events'] }).events;
-    void off;
     const run = await h.startRun({ goal: 'Dune', mode: 'plan_only', actor: 'user:admin' });
-    for (let i = 0; i < 2000 && !appended; i++) {
-      const events = await runEvents(h, run.id);
-      if (events.some((e) => e.type === 'tool_call' && (e.data as { phase: string }).phase === 'succeeded')) {
-        await h.appendToInbox(run.id, 'Also check Part Two please', 'user:admin');
-        appended = true;
-      }
-      await new Promise((r) => setTimeout(r, 1));
-    }
+    await firstToolEnded;
+    expect((await h.getRun(run.id)).run.status).toBe('running');
+    await h.appendToInbox(run.id, 'Also check Part Two please', 'user:admin');
+    appended();
     await waitForStatus(h, run.id, ['succeeded', 'failed']);
     for (const r of provider.requests)
       seen.push(...r.messages.filter((m) => m.role === 'user').map((m) => String(m.content)));
