@@ -7,9 +7,9 @@ import type { ApprovalRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
-import { assignments, type Row, TableMapping } from './table-mapping';
+import { assignments, type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const APPROVAL_FIELDS = {
+const APPROVAL_FIELDS: ColumnSpec<ApprovalRecord> = {
   id: 'value',
   planType: 'value',
   planId: 'value',
@@ -24,7 +24,7 @@ const APPROVAL_FIELDS = {
   decidedAt: 'value',
   consumedBy: 'value',
   consumedAt: 'value',
-} as const;
+};
 
 /** The list's filters (served by `approvals_status` and `approvals_plan`). */
 const APPROVAL_FILTERS: EqualityFilters = [

@@ -7,9 +7,9 @@ import type { AuditRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { limitParam, perDialect, row, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const AUDIT_FIELDS = {
+const AUDIT_FIELDS: ColumnSpec<AuditRecord> = {
   id: 'value',
   seq: 'value',
   at: 'value',
@@ -25,7 +25,7 @@ const AUDIT_FIELDS = {
   idempotencyKey: 'value',
   inputSummary: 'value',
   reason: 'value',
-} as const;
+};
 
 /** The list's filters (served by the indexes on `(capability_id, seq)` and `(invocation_id, seq)`). */
 const AUDIT_FILTERS: EqualityFilters = [

@@ -7,9 +7,9 @@ import type { BudgetUsageRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, limitParam, perDialect, row, type Statements } from './query';
-import { type Row, TableMapping } from './table-mapping';
+import { type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const RESERVATION_FIELDS = {
+const RESERVATION_FIELDS: ColumnSpec<BudgetReservation> = {
   key: 'value',
   subject: 'value',
   runId: 'value',
@@ -22,7 +22,7 @@ const RESERVATION_FIELDS = {
   costUsd: 'value',
   createdAt: 'value',
   updatedAt: 'value',
-} as const;
+};
 
 /** The reservations list's filters. */
 const RESERVATION_FILTERS: EqualityFilters = [

@@ -7,9 +7,9 @@ import type { DecisionRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, perDialect, row, type Statements } from './query';
-import { type Row, TableMapping } from './table-mapping';
+import { type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const DECISION_FIELDS = {
+const DECISION_FIELDS: ColumnSpec<DecisionRecord> = {
   id: 'value',
   kind: 'value',
   dedupeKey: 'value',
@@ -27,7 +27,7 @@ const DECISION_FIELDS = {
   createdAt: 'value',
   updatedAt: 'value',
   resolvedAt: 'value',
-} as const;
+};
 
 /** The list's filters (served by `decisions_subject_created`, `decisions_root_cause`, `decisions_status_created`). */
 const DECISION_FILTERS: EqualityFilters = [

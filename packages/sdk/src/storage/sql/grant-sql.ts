@@ -8,9 +8,9 @@ import { StorageError } from '../errors';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { count, nothing, perDialect, row, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const GRANT_FIELDS = {
+const GRANT_FIELDS: ColumnSpec<GrantRecord> = {
   id: 'value',
   action: 'value',
   status: 'value',
@@ -22,7 +22,7 @@ const GRANT_FIELDS = {
   createdBy: 'value',
   createdAt: 'value',
   updatedAt: 'value',
-} as const;
+};
 
 /** The list's filter (served by `grants_status`). */
 const GRANT_FILTERS: EqualityFilters = [['status', 'status']];

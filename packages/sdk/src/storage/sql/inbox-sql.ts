@@ -6,9 +6,9 @@ import type { InboxRecord } from '../../core/run-records';
 import type { InboxRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { count, nothing, perDialect, rows, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const INBOX_FIELDS = {
+const INBOX_FIELDS: ColumnSpec<InboxRecord> = {
   id: 'value',
   runId: 'value',
   text: 'value',
@@ -16,7 +16,7 @@ const INBOX_FIELDS = {
   status: 'value',
   createdAt: 'value',
   appliedAt: 'value',
-} as const;
+};
 
 /** The inbox repository's statements in dialect `d`. @internal */
 export const inboxStatements = perDialect((d: SqlDialect): Statements<InboxRepository> => {

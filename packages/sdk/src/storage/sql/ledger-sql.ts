@@ -6,9 +6,9 @@ import type { LedgerEntry } from '../../core/records';
 import type { LedgerRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { count, exactlyOne, limitParam, perDialect, row, rows, SqlTexts, type Statements } from './query';
-import { assignments, type Row, TableMapping } from './table-mapping';
+import { assignments, type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const LEDGER_FIELDS = {
+const LEDGER_FIELDS: ColumnSpec<LedgerEntry> = {
   key: 'value',
   capabilityId: 'value',
   capabilityVersion: 'value',
@@ -31,7 +31,7 @@ const LEDGER_FIELDS = {
   claimedAt: 'value',
   updatedAt: 'value',
   settledAt: 'value',
-} as const;
+};
 
 /**
  * The ledger repository's statements in dialect `d`. A claim is one `INSERT … ON CONFLICT DO NOTHING`: the primary

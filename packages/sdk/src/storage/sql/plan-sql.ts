@@ -6,9 +6,9 @@ import type { PlanRecord } from '../../core/records';
 import type { PlanRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { count, exactlyOne, nothing, perDialect, row, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const PLAN_FIELDS = {
+const PLAN_FIELDS: ColumnSpec<PlanRecord> = {
   id: 'value',
   type: 'value',
   payload: 'json',
@@ -20,7 +20,7 @@ const PLAN_FIELDS = {
   createdBy: 'value',
   createdAt: 'value',
   updatedAt: 'value',
-} as const;
+};
 
 /** The plans repository's statements in dialect `d` (compare-and-set on the revision). @internal */
 export const planStatements = perDialect((d: SqlDialect): Statements<PlanRepository> => {

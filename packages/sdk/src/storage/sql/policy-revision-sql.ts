@@ -6,9 +6,15 @@ import type { PolicyRevisionRecord } from '../../core/records';
 import type { PolicyRevisionRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { count, nothing, perDialect, row, rows, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const POLICY_FIELDS = { id: 'value', kind: 'value', status: 'value', createdAt: 'value', updatedAt: 'value' } as const;
+const POLICY_FIELDS: ColumnSpec<PolicyRevisionRecord> = {
+  id: 'value',
+  kind: 'value',
+  status: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+};
 
 /** The policy revisions repository's statements in dialect `d`. @internal */
 export const policyRevisionStatements = perDialect((d: SqlDialect): Statements<PolicyRevisionRepository> => {

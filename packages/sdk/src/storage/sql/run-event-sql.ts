@@ -6,16 +6,16 @@ import type { RunEventRecord } from '../../core/run-records';
 import type { RunEventRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { limitParam, perDialect, type Query, row, rows, type Statements } from './query';
-import { type Row, TableMapping } from './table-mapping';
+import { type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const EVENT_FIELDS = {
+const EVENT_FIELDS: ColumnSpec<RunEventRecord> = {
   globalSeq: 'value',
   runId: 'value',
   seq: 'value',
   type: 'value',
   at: 'value',
   data: 'json',
-} as const;
+};
 
 /** An event as appended: the store assigns `seq` and `globalSeq`. @internal */
 export type NewRunEvent = Omit<RunEventRecord, 'seq' | 'globalSeq'>;

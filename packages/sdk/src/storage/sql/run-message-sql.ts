@@ -6,14 +6,14 @@ import type { RunMessageRecord } from '../../core/run-records';
 import type { RunMessageRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { perDialect, row, rows, type Statements } from './query';
-import { TableMapping } from './table-mapping';
+import { type ColumnSpec, TableMapping } from './table-mapping';
 
-const MESSAGE_FIELDS = {
+const MESSAGE_FIELDS: ColumnSpec<RunMessageRecord> = {
   runId: 'value',
   seq: 'value',
   message: 'lazyJson', // the loop appends and does not read back; a resume reads every one
   at: 'value',
-} as const;
+};
 
 /**
  * The run conversation repository's statements in dialect `d`. One driver per run (its lease) appends, so

@@ -7,9 +7,9 @@ import type { RunPatch, RunRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
-import { assignments, type Row, TableMapping } from './table-mapping';
+import { assignments, type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const RUN_FIELDS = {
+const RUN_FIELDS: ColumnSpec<RunRecord> = {
   id: 'value',
   goal: 'value',
   mode: 'value',
@@ -38,7 +38,7 @@ const RUN_FIELDS = {
   updatedAt: 'value',
   startedAt: 'value',
   endedAt: 'value',
-} as const;
+};
 
 const RUN_FILTERS: EqualityFilters = [
   ['status', 'status'],

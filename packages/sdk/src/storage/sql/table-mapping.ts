@@ -7,6 +7,8 @@ import type { JsonValue } from '../../core/records';
  * @internal
  */
 export type ColumnKind = 'value' | 'json' | 'jsonOrNull' | 'lazyJson' | 'bool';
+/** How each field of a `T` is stored (every field listed, no other). @internal */
+export type ColumnSpec<T extends object> = Record<keyof T & string, ColumnKind>;
 /** A row as better-sqlite3 (or node-postgres) returns it, or the named parameters of a statement. @internal */
 export type Row = Record<string, unknown>;
 
@@ -29,7 +31,7 @@ export class TableMapping<T extends object> {
 
   constructor(
     readonly table: string,
-    spec: Record<keyof T & string, ColumnKind>,
+    spec: ColumnSpec<T>,
   ) {
     this.columns = Object.entries(spec).map(([field, kind]) => ({
       field: field as keyof T & string,
