@@ -1,46 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
-import { addToLibraryScript, ScriptedProvider } from '@media-agent/sdk/testing';
+import { addToLibraryScript, CapturingLogger, ScriptedProvider } from '@media-agent/sdk/testing';
 import { MoviePilotV2Simulator } from '@media-agent/host-adapter-v2/testing';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createV2AgentHost, V2HostClient } from '../src/index';
 import { cleanup, started, waitForStatus } from './helpers';
+import { filesUnder } from '../../sdk/test/redaction/files-under';
 
 afterEach(cleanup);
 const LOGIN = { username: 'admin', password: 'password' } as const;
 const admin = { actor: 'user:admin', taskId: 't' } as const;
-
-/** Every log call, with its fields, as JSON lines (debug included). */
-class CapturingLogger implements Logger {
-  readonly lines: string[] = [];
-  #write(level: string, message: string, fields?: Record<string, unknown>) {
-    this.lines.push(JSON.stringify({ level, message, fields }));
-  }
-  debug(m: string, f?: Record<string, unknown>) {
-    this.#write('debug', m, f);
-  }
-  info(m: string, f?: Record<string, unknown>) {
-    this.#write('info', m, f);
-  }
-  warn(m: string, f?: Record<string, unknown>) {
-    this.#write('warn', m, f);
-  }
-  error(m: string, f?: Record<string, unknown>) {
-    this.#write('error', m, f);
-  }
-}
-
-/** The bytes of every file under `dir` (the SQLite database and its write-ahead log), as latin1 text. */
-function filesUnder(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => readFileSync(join(e.parentPath, e.name)).toString('latin1'))
-    .join('\n');
-}
 
 describe('the version is learned without keeping a secret', () => {
   // jxxghp/MoviePilot#5916 (any authenticated user could read all settings and secrets) and

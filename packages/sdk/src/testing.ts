@@ -8,3 +8,4 @@ export * from './testing/index';
 export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
 export type { StorageAdapter } from './ports/storage-adapter';
 export { ScriptExhaustedError, ScriptInvalidError, ScriptTemplateError } from './models/errors';
+export { CapturingLogger } from './testing/capturing-logger';

@@ -1,38 +1,25 @@
 // Secrets never leave the boundary: a gateway key echoed in a provider's 401, and credentials in a
 // capability's error message, reach no run record, run event, audit row, history row, logger line
 // or model request. Real HTTP (a local OpenAI-compatible gateway), real SQLite.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentHost, defineCapability, ManualClock, type AgentHost, type Logger } from '../../src/index';
+import { createAgentHost, defineCapability, ManualClock, type AgentHost } from '../../src/index';
 import { SqliteHistoryStore, SqliteStorage } from '../../src/sqlite';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { transcriptEvents, WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
+import {
+  CapturingLogger,
+  transcriptEvents,
+  WireReplayServer,
+  type RecordedRequest,
+  type ReplayResponse,
+} from '../../src/testing';
+import { filesUnder } from './files-under';
 
 const GATEWAY_KEY = 'gw-7f3a9c1e5b2d8f40';
 const API_KEY = 'local-api-key-556677';
-
-/** A logger that keeps every line it is given, as JSON text. */
-class CapturingLogger implements Logger {
-  readonly lines: string[] = [];
-  #write(level: string, message: string, fields?: Record<string, unknown>) {
-    this.lines.push(JSON.stringify({ level, message, fields }));
-  }
-  debug(m: string, f?: Record<string, unknown>) {
-    this.#write('debug', m, f);
-  }
-  info(m: string, f?: Record<string, unknown>) {
-    this.#write('info', m, f);
-  }
-  warn(m: string, f?: Record<string, unknown>) {
-    this.#write('warn', m, f);
-  }
-  error(m: string, f?: Record<string, unknown>) {
-    this.#write('error', m, f);
-  }
-}
 
 const chunk = (delta: object, finish: string | null = null) => ({
   id: 'chatcmpl-redaction',
@@ -92,14 +79,6 @@ async function setup(respond: (req: RecordedRequest, index: number) => ReplayRes
   });
   cleanup.push(() => host.stop());
   return { server, storage, logger, host, dir, exporter };
-}
-
-/** The bytes of every file under `dir` (SQLite databases and their write-ahead logs), as latin1 text. */
-function filesUnder(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => readFileSync(join(e.parentPath, e.name)).toString('latin1'))
-    .join('\n');
 }
 
 async function finished(host: AgentHost, runId: string) {
