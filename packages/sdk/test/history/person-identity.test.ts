@@ -3,14 +3,13 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MediaAgentError } from '../../src/core/errors';
 import type { HistoryStore } from '../../src/history/history-store';
-import { PostgresHistoryStore } from '../../src/history/postgres-history-store';
 import { SqliteHistoryStore } from '../../src/history/sqlite-history-store';
 import { historyUserKey } from '../../src/history/user-key';
-import { describePostgres, freshSchemaName, PG_URL } from '../storage/postgres-available';
+import { describePostgres } from '../storage/postgres-available';
+import { postgresHistoryStores } from './postgres-stores';
 
 const batch = (session: string, text: string) => ({
   session: { id: session, title: text },
@@ -140,22 +139,6 @@ describe('history identity: SqliteHistoryStore on SQLite files', () => {
 });
 
 describePostgres('history identity: PostgresHistoryStore', () => {
-  const schemas: string[] = [];
-  const stores: PostgresHistoryStore[] = [];
-  let admin: pg.Pool;
-  beforeAll(() => {
-    admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-  });
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  });
-  identityCases(() => {
-    const schema = freshSchemaName('ma_hid');
-    schemas.push(schema);
-    const s = new PostgresHistoryStore({ connectionString: PG_URL, schema, poolSize: 2 });
-    stores.push(s);
-    return s;
-  });
+  const { store } = postgresHistoryStores('ma_hid');
+  identityCases(() => store());
 });

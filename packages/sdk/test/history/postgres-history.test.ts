@@ -1,12 +1,13 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { HistoryMessageInput } from '../../src/history/history-store';
 import { PostgresHistoryStore } from '../../src/history/postgres-history-store';
 import { ConsoleLogger, createAgentHost } from '../../src/index';
 import { ManualClock } from '../../src/ports/clock';
 import { listRunEvents, ScriptedProvider, waitForRunStatus } from '../../src/testing';
-import { describePostgres, freshSchemaName, PG_URL } from '../storage/postgres-available';
+import { describePostgres, PG_URL } from '../storage/postgres-available';
+import { postgresHistoryStores } from './postgres-stores';
 
 const DAY = 86_400_000;
 let uid = 0;
@@ -18,24 +19,7 @@ const msg = (role: HistoryMessageInput['role'], content: string, extra: Partial<
 });
 
 describePostgres('session_search on PostgreSQL', () => {
-  const schemas: string[] = [];
-  const stores: PostgresHistoryStore[] = [];
-  let admin: pg.Pool;
-  beforeAll(() => {
-    admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-  });
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  });
-  const store = (options: { deadlineMs?: number; retentionDays?: number; clock?: ManualClock } = {}) => {
-    const schema = freshSchemaName('ma_hist');
-    schemas.push(schema);
-    const s = new PostgresHistoryStore({ connectionString: PG_URL, schema, poolSize: 2, ...options });
-    stores.push(s);
-    return s;
-  };
+  const { admin, schema, store } = postgresHistoryStores('ma_hist');
   const say = (s: PostgresHistoryStore, session: string, texts: string[], user = 'alice', startedAt?: number) =>
     s.append(user, {
       session: { id: session, ...(startedAt ? { startedAt } : {}) },
@@ -58,7 +42,8 @@ describePostgres('session_search on PostgreSQL', () => {
   });
 
   it('builds the pg_trgm index when the server offers the extension, and finds substrings inside words through it', async () => {
-    const offered = (await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")).rowCount === 1;
+    const offered =
+      (await admin().query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")).rowCount === 1;
     const s = store();
     expect(await s.migrate()).toMatchObject({ messages_fts_trigram: offered });
     if (!offered) return;
@@ -93,9 +78,7 @@ describePostgres('session_search on PostgreSQL', () => {
   it('fails every call after close() with HISTORY_STORE_UNAVAILABLE, and a second close() is a no-op', async () => {
     const own = store();
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
-    const schema = freshSchemaName('ma_hist');
-    schemas.push(schema);
-    const shared = new PostgresHistoryStore({ pool, schema });
+    const shared = new PostgresHistoryStore({ pool, schema: schema() });
     for (const s of [own, shared]) {
       await say(s, 'A', ['hello']);
       await s.close();

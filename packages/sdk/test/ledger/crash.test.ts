@@ -7,6 +7,7 @@ import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
 import { SqliteStorage } from '../../src/sqlite';
+import { downloadSubmit } from './fixtures/download-submit';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const worker = fileURLToPath(new URL('./fixtures/crash-worker.ts', import.meta.url));
@@ -50,14 +51,7 @@ function newHost(dbFile: string, _downloaderFile: string): AgentHost {
   hosts.push(host);
   host.capabilities.register(
     defineCapability({
-      id: 'download.submit',
-      version: 1,
-      title: 'Submit a download',
-      description: 'Adds a job to the downloader.',
-      kind: 'execute',
-      replay: 'never',
-      input: Type.Object({ release: Type.String() }),
-      output: Type.Object({ jobId: Type.String() }),
+      ...downloadSubmit,
       handler: async () => {
         throw new Error('the handler must not run again after a crash');
       },
