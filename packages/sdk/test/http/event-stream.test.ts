@@ -87,7 +87,7 @@ describe('eventStream', () => {
     const reader = stream.getReader();
     await reader.read();
     await reader.cancel();
-    await expect.poll(() => ended).toEqual(['cancelled']);
+    await expect.poll(() => ended, { timeout: 10_000 }).toEqual(['cancelled']);
     const after = events.taken.n;
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(events.taken.n).toBe(after);

@@ -61,14 +61,14 @@ describe('limits on open event streams', () => {
     const second = await openStream(h.base, 'bob-token');
     expect((await refusedStream(h.base, 'bob-token')).status).toBe(429);
     await first.close(); // the client leaves
-    await expect.poll(() => h!.router.openStreams).toBe(1);
+    await expect.poll(() => h!.router.openStreams, { timeout: 10_000 }).toBe(1);
     const third = await openStream(h.base, 'bob-token');
 
     // Signed out: both streams end with access_lost and give their slots back.
     h.tokens.delete('bob-token');
     h.host.identityChanged('user:bob', { signedOut: true });
     await Promise.all([second.ended(), third.ended()]);
-    await expect.poll(() => h!.router.openStreams).toBe(0);
+    await expect.poll(() => h!.router.openStreams, { timeout: 10_000 }).toBe(0);
     h.tokens.set('bob-token', 'user:bob');
     const again = [await openStream(h.base, 'bob-token'), await openStream(h.base, 'bob-token')];
     await Promise.all(again.map((s) => s.close()));

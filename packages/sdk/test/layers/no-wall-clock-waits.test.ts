@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 // state), or drive time with a ManualClock or fake timers.
 
 /** What kind of wall-clock wait a line holds. */
-type Kind = 'fixed-sleep' | 'timed-abort' | 'timer-race' | 'elapsed-bound';
+type Kind = 'fixed-sleep' | 'timed-abort' | 'timer-race' | 'elapsed-bound' | 'default-deadline';
 
 /** One wall-clock wait found in a test file. */
 interface Wait {
@@ -24,7 +24,19 @@ const SLEEP =
   /await\s+(?:new\s+Promise(?:<[^>]*>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*\{?\s*setTimeout\(\s*\1\s*,|(?:sleep|delay)\()/g;
 const TIMED_ABORT = /setTimeout\(\s*\(\)\s*=>\s*[\w.!?]+\.(?:abort|kill)\(/g;
 const TIMER_RACE = /Promise\.race\(\s*\[[^\]]{0,200}?setTimeout\(/g;
+/** `vi.waitFor` and `expect.poll` fail after 1 s unless told otherwise: too short on a loaded machine. */
+const POLL_CALL = /(?:vi\.waitFor|expect\.poll)\(/g;
 const ELAPSED_BOUND = /expect\(\s*(?:performance|Date)\.now\(\)\s*-[^;]{0,80}?\)\s*\.toBeLessThan/g;
+
+/** Index of the `)` matching the `(` at `open`, or the text's length. */
+function closeParen(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i;
+  }
+  return text.length;
+}
 
 /** Index of the `(` matching the `)` at `close`, or -1. */
 function openParen(text: string, close: number): number {
@@ -112,6 +124,10 @@ function wallClockWaits(text: string): Wait[] {
   for (const m of text.matchAll(TIMED_ABORT)) add('timed-abort', m.index);
   for (const m of text.matchAll(TIMER_RACE)) add('timer-race', m.index);
   for (const m of text.matchAll(ELAPSED_BOUND)) add('elapsed-bound', m.index);
+  for (const m of text.matchAll(POLL_CALL)) {
+    const open = m.index + m[0].length - 1;
+    if (!/\btimeout\b/.test(text.slice(open, closeParen(text, open)))) add('default-deadline', m.index);
+  }
   return found.sort((a, b) => a.line - b.line);
 }
 
@@ -361,7 +377,7 @@ function testFiles(): string[] {
 }
 
 describe('no wall-clock waits in tests', () => {
-  it('every fixed sleep, timed abort, timer race and elapsed-time upper bound in packages/*/test is allowed', () => {
+  it('every fixed sleep, timed abort, timer race, elapsed-time upper bound and default poll deadline in packages/*/test is allowed', () => {
     const unexplained: string[] = [];
     const used = new Map<(typeof ALLOWED)[number], number>();
     for (const file of testFiles()) {
@@ -380,7 +396,7 @@ describe('no wall-clock waits in tests', () => {
     expect(stale).toEqual([]);
   });
 
-  it('finds a fixed sleep, a timed abort, a timer race and an elapsed bound, and not a poll', () => {
+  it('finds a fixed sleep, a timed abort, a timer race, an elapsed bound and a default 1 s deadline, and not a poll', () => {
     const text = [
       "it('x', async () => {",
       '  await new Promise((r) => setTimeout(r, 50));',
@@ -401,6 +417,8 @@ describe('no wall-clock waits in tests', () => {
       '  }',
       '  do await sleep(1);',
       '  while (!done);',
+      '  await vi.waitFor(() => expect(seen).toHaveLength(1));',
+      '  await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);',
       '  const later = async () => {',
       '    await sleep(7);',
       '  };',
@@ -412,7 +430,8 @@ describe('no wall-clock waits in tests', () => {
       [4, 'timed-abort'],
       [5, 'timer-race'],
       [6, 'elapsed-bound'],
-      [21, 'fixed-sleep'],
+      [20, 'default-deadline'],
+      [23, 'fixed-sleep'],
     ]);
   });
 

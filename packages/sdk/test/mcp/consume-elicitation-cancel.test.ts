@@ -82,15 +82,15 @@ describe('consumed MCP servers: an elicitation no longer wanted is given up', ()
     const before = timers();
     const caller = new AbortController();
     const call = host.invoke('mcp.idx.ask_quality', {}, { actor: 'user:admin', signal: caller.signal });
-    await vi.waitFor(() => expect(never.contexts).toHaveLength(1));
+    await vi.waitFor(() => expect(never.contexts).toHaveLength(1), { timeout: 10_000 });
     expect(never.contexts[0]!.signal.aborted).toBe(false);
     caller.abort(new Error('the person closed the chat'));
-    await vi.waitFor(() => expect(server.stats.answers).toEqual([{ action: 'cancel' }]));
+    await vi.waitFor(() => expect(server.stats.answers).toEqual([{ action: 'cancel' }]), { timeout: 10_000 });
     expect(never.contexts[0]!.signal.aborted).toBe(true);
     const result = await call;
     expect(result.status).not.toBe('succeeded');
     // Nothing of the abandoned form keeps a timer alive (the MCP SDK's request timers are settled too).
-    await vi.waitFor(() => expect(timers()).toBeLessThanOrEqual(before));
+    await vi.waitFor(() => expect(timers()).toBeLessThanOrEqual(before), { timeout: 10_000 });
   });
 
   it('the call times out (callTimeoutMs) while the handler never answers → the server gets cancel, the call fails MCP_CALL_TIMEOUT', async () => {
@@ -102,7 +102,7 @@ describe('consumed MCP servers: an elicitation no longer wanted is given up', ()
     expect(Date.now() - started).toBeLessThan(5000);
     expect(never.contexts).toHaveLength(1);
     expect(never.contexts[0]!.signal.aborted).toBe(true);
-    await vi.waitFor(() => expect(server.stats.answers).toEqual([{ action: 'cancel' }]));
+    await vi.waitFor(() => expect(server.stats.answers).toEqual([{ action: 'cancel' }]), { timeout: 10_000 });
   });
 
   it('openai/codex#40390: the server cancels its own elicitation/create → the handler signal fires, the tool result arrives', async () => {

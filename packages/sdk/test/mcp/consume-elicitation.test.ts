@@ -172,7 +172,7 @@ describe('consumed MCP servers: elicitation', () => {
       },
     });
     const running = host.invoke('mcp.idx.slow', {}, { actor: 'user:bob' });
-    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1));
+    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1), { timeout: 10_000 });
     const asked = await host.invoke('mcp.idx.ask_defaults', {}, { actor: 'user:admin' });
     expect(answerOf(asked.output)).toEqual({ action: 'decline' });
     expect(seen).toHaveLength(0);

@@ -198,12 +198,12 @@ describe('MCP client sessions over Streamable HTTP', () => {
     expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
     expect(server.stats.initialize).toBe(2);
     // Retiring the host's object in the renewal closed nothing else: the new session's event stream (GET) is open.
-    await vi.waitFor(() => expect(server.openStreams).toBe(1));
+    await vi.waitFor(() => expect(server.openStreams).toBe(1), { timeout: 10_000 });
     expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
 
     await original!.close();
     // The successor's event stream is closed by the client: the server sees it end.
-    await vi.waitFor(() => expect(server.openStreams).toBe(0));
+    await vi.waitFor(() => expect(server.openStreams).toBe(0), { timeout: 10_000 });
     const requests = server.stats.requests;
     const read = await invoke('search', { query: 'y' });
     expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
@@ -219,7 +219,7 @@ describe('MCP client sessions over Streamable HTTP', () => {
     const { server, invoke, original } = await setup({ form: 'object' });
     expect(await invoke('search', { query: 'dune' })).toMatchObject({ status: 'succeeded' });
     await original!.close();
-    await vi.waitFor(() => expect(server.openStreams).toBe(0));
+    await vi.waitFor(() => expect(server.openStreams).toBe(0), { timeout: 10_000 });
     const write = await invoke('grab', { id: 'dune-2160p' });
     expect(write).toMatchObject({ status: 'failed', error: { code: 'MCP_TRANSPORT_LOST' } });
     expect(server.stats.initialize).toBe(1);
@@ -276,7 +276,7 @@ describe('MCP client sessions over Streamable HTTP', () => {
     await readOnlyHang(host, server, 10_000);
     const started = performance.now();
     const pending = host.invoke('mcp.ro.hang', {}, { actor: 'user:admin' });
-    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1), { timeout: 10_000 });
     await server.restart({ abrupt: true });
     const read = await pending;
     // MCP_TRANSPORT_LOST, not MCP_CALL_TIMEOUT: the call ended before its 10 s timeout (and before the tool's 10 s).
@@ -290,7 +290,7 @@ describe('MCP client sessions over Streamable HTTP', () => {
     const { server, host, invoke } = await setup({ callTimeoutMs: 10_000 });
     const started = performance.now();
     const pending = invoke('hang', {});
-    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1), { timeout: 10_000 });
     await server.restart({ abrupt: true });
     const write = await pending;
     expect(write).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
@@ -309,9 +309,9 @@ describe('MCP client sessions over Streamable HTTP', () => {
   it("only the server's event stream (GET) is cut while a tool hangs: the call's own answer stream is alive, it still ends MCP_CALL_TIMEOUT", async () => {
     const { server, host } = await setup();
     await readOnlyHang(host, server, 1_500);
-    await vi.waitFor(() => expect(server.openStreams).toBe(2));
+    await vi.waitFor(() => expect(server.openStreams).toBe(2), { timeout: 10_000 });
     const pending = host.invoke('mcp.ro.hang', {}, { actor: 'user:admin' });
-    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1));
+    await vi.waitFor(() => expect(server.stats.runs.hang).toBe(1), { timeout: 10_000 });
     server.cutEventStreams();
     const read = await pending;
     expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_CALL_TIMEOUT' } });

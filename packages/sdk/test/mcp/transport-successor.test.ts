@@ -126,7 +126,7 @@ describe('streamableHttpSuccessor', () => {
     await initializeOver(next);
     await next.send(initialized);
     // The GET of the event stream, opened after `initialized`, follows redirects by the policy alone.
-    await vi.waitFor(() => expect(seen.some((r) => r.method === 'GET')).toBe(true));
+    await vi.waitFor(() => expect(seen.some((r) => r.method === 'GET')).toBe(true), { timeout: 10_000 });
     expect(seen.map((r) => [r.method, r.redirect])).toEqual([
       ['POST', mode],
       ['POST', mode],

@@ -399,7 +399,7 @@ describe('background learning reviews of a host with skills and memory', () => {
     // Abandoned by the stop (it no longer holds the slot), it still reports when it ends.
     expect(host.learning!.running()).toEqual([]);
     release();
-    await vi.waitFor(() => expect(reports).toHaveLength(1));
+    await vi.waitFor(() => expect(reports).toHaveLength(1), { timeout: 10_000 });
     expect(reports.map((r) => [r.result.ended, r.result.writes])).toEqual([['cancelled', 0]]);
   });
 
