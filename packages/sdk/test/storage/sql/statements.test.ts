@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { POSTGRES_DIALECT, POSTGRES_TRANSACTION_DIALECT } from '../../../src/storage/postgres/postgres-dialect';
 import { SQLITE_DIALECT } from '../../../src/storage/sqlite/sqlite-dialect';
 import { sessionStatements } from '../../../src/storage/sql/session-statements';
+import { AUDIT_INSERT_FIELDS } from '../../../src/storage/sql/audit-sql';
 import { wakesWorkers } from '../../../src/storage/sql/run-sql';
 import { runRecord } from '../run-record';
 
@@ -99,6 +100,27 @@ describe('shared statements', () => {
     expect(run?.abortRequested).toBe(true);
     expect(run?.wakeRequested).toBe(false);
     expect(run?.budgets).toEqual({ maxToolCalls: 3 });
+  });
+});
+
+describe('audit inserts', () => {
+  it('write every field but seq, in the order SQLite binds positionally and PostgreSQL unnests', () => {
+    expect(AUDIT_INSERT_FIELDS.map((c) => c.field)).toEqual([
+      'id',
+      'at',
+      'action',
+      'actor',
+      'capabilityId',
+      'invocationId',
+      'runId',
+      'taskId',
+      'outcome',
+      'approvalId',
+      'grantId',
+      'idempotencyKey',
+      'inputSummary',
+      'reason',
+    ]);
   });
 });
 
