@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedProvider } from '@media-agent/sdk/testing';
+import { ScriptedProvider, approveRequested, requestedApproval } from '@media-agent/sdk/testing';
 import { cleanup, v2Setup, waitForStatus } from './helpers';
 
 afterEach(cleanup);
@@ -10,14 +10,7 @@ describe('V2 end to end (scripted model, real runtime, simulator over HTTP)', ()
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting', 'failed', 'succeeded']);
-    const asked = (await host.getRun(run.id, { limit: 1000 })).events.find((e) => e.type === 'approval_requested');
-    expect(asked).toBeDefined();
-    const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
-    await host.approvals.decide(approvalId, {
-      status: 'approved',
-      actor: 'user:admin',
-      payloadHash: (await host.plans.get(planId)).payloadHash,
-    });
+    await approveRequested(host, await requestedApproval(host, run.id));
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
       clock,
       tickMs: 1000,

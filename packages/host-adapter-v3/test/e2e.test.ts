@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCleanups, runEvents, v3Setup, waitForStatus, waitUntil } from './helpers';
+import { approveRequested, requestedApproval } from '@media-agent/sdk/testing';
 
 afterEach(runCleanups);
 
@@ -10,15 +11,9 @@ describe('V3 end to end (simulator, scripted model, real runtime)', () => {
     await host.grants.create({ action: 'policy.organize', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested');
-    expect(asked).toBeDefined();
-    const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
+    const asked = await requestedApproval(host, run.id);
     expect(sim.requestsFor('download.add')).toHaveLength(0);
-    await host.approvals.decide(approvalId, {
-      status: 'approved',
-      actor: 'user:admin',
-      payloadHash: (await host.plans.get(planId)).payloadHash,
-    });
+    await approveRequested(host, asked);
     await waitUntil(() => sim.downloads().length === 1);
     clock.advance(60_000);
     expect(sim.downloads()[0]!.state).toBe('completed');

@@ -9,3 +9,4 @@ export type { ModelProvider, ModelRequest, ModelEvent } from './models/types';
 export type { StorageAdapter } from './ports/storage-adapter';
 export { ScriptExhaustedError, ScriptInvalidError, ScriptTemplateError } from './models/errors';
 export { CapturingLogger } from './testing/capturing-logger';
+export { approveRequested, requestedApproval } from './testing/requested-approval';

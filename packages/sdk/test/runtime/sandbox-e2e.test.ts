@@ -14,8 +14,15 @@ import {
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
-import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld, ScriptedProvider } from '../../src/testing';
-import { runEvents, waitForStatus } from './harness';
+import {
+  addToLibraryScript,
+  registerSandboxCapabilities,
+  SandboxWorld,
+  ScriptedProvider,
+  approveRequested,
+  requestedApproval,
+} from '../../src/testing';
+import { waitForStatus } from './harness';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const hosts: AgentHost[] = [];
@@ -50,14 +57,7 @@ describe('the sandbox world end to end (scripted model, real runtime)', () => {
     const { host, clock, world } = await sandboxHost();
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested');
-    expect(asked).toBeDefined();
-    const { approvalId, planId } = asked!.data as { approvalId: string; planId: string };
-    await host.approvals.decide(approvalId, {
-      status: 'approved',
-      actor: 'user:admin',
-      payloadHash: (await host.plans.get(planId)).payloadHash,
-    });
+    await approveRequested(host, await requestedApproval(host, run.id));
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'cancelled', 'budget_exceeded'], {
       clock,
       tickMs: 1000,

@@ -3,8 +3,15 @@ import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, ManualClock, type AgentHost } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import { addToLibraryScript, SandboxWorld, ScriptedProvider, type FakeScript } from '../../src/testing';
-import { runEvents, waitForStatus } from '../runtime/harness';
+import {
+  addToLibraryScript,
+  SandboxWorld,
+  ScriptedProvider,
+  type FakeScript,
+  approveRequested,
+  requestedApproval,
+} from '../../src/testing';
+import { waitForStatus } from '../runtime/harness';
 import { memoryTracing, op, parentOf, sandboxTracingHost, startDuneCheck, TERMINAL } from './span-harness';
 
 const hosts: AgentHost[] = [];
@@ -23,14 +30,9 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested')!;
-    const { approvalId, planId } = asked.data as { approvalId: string; planId: string };
+    const asked = await requestedApproval(host, run.id);
     clock.advance(5_000);
-    await host.approvals.decide(approvalId, {
-      status: 'approved',
-      actor: 'user:admin',
-      payloadHash: (await host.plans.get(planId)).payloadHash,
-    });
+    await approveRequested(host, asked);
     expect((await waitForStatus(host, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe(
       'succeeded',
     );
@@ -80,7 +82,7 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     expect(submits.map((t) => t.attributes['media_agent.invocation.status'])).toEqual(['denied', 'pending']);
     expect(submits[0]!.attributes).toMatchObject({
       'error.type': 'AUTH_NO_AUTHORIZATION',
-      'media_agent.approval.requested_id': approvalId,
+      'media_agent.approval.requested_id': asked.approvalId,
       'media_agent.capability.kind': 'execute',
     });
     expect(submits[1]!.attributes['media_agent.idempotency_key']).toMatch(/^download\.submit:v1:/);
@@ -89,9 +91,9 @@ describe('OpenTelemetry GenAI spans of a run', () => {
     const waits = spans.filter((s) => s.name === 'await_approval download');
     expect(waits).toHaveLength(1);
     expect(waits[0]!.attributes).toMatchObject({
-      'media_agent.approval.id': approvalId,
+      'media_agent.approval.id': asked.approvalId,
       'media_agent.approval.status': 'approved',
-      'media_agent.plan.id': planId,
+      'media_agent.plan.id': asked.planId,
     });
     expect(op(parentOf(waits[0]!, spans)!)).toBe('invoke_agent');
     // The wait lasted from the request to the decision (times from the approval record).

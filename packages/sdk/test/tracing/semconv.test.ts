@@ -8,9 +8,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineCapability, ManualClock, type AgentHost } from '../../src/index';
 import { GEN_AI, MCP, OPERATION } from '../../src/runtime/tracing/gen-ai-attributes';
 import { providerName } from '../../src/runtime/tracing/provider-name';
-import { addToLibraryScript, SandboxWorld, transcriptEvents, type FakeScript } from '../../src/testing';
+import {
+  addToLibraryScript,
+  SandboxWorld,
+  transcriptEvents,
+  type FakeScript,
+  approveRequested,
+  requestedApproval,
+} from '../../src/testing';
 import { fixture } from '../models/helpers';
-import { runEvents, waitForStatus } from '../runtime/harness';
+import { waitForStatus } from '../runtime/harness';
 import {
   closeProviderHosts,
   memoryTracing,
@@ -128,13 +135,7 @@ describe('every span of representative runs follows the conventions', () => {
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForStatus(host, run.id, ['waiting']);
-    const asked = (await runEvents(host, run.id)).find((e) => e.type === 'approval_requested')!;
-    const { approvalId, planId } = asked.data as { approvalId: string; planId: string };
-    await host.approvals.decide(approvalId, {
-      status: 'approved',
-      actor: 'user:admin',
-      payloadHash: (await host.plans.get(planId)).payloadHash,
-    });
+    await approveRequested(host, await requestedApproval(host, run.id));
     expect((await waitForStatus(host, run.id, TERMINAL, { clock, tickMs: 1000, timeoutMs: 15_000 })).status).toBe(
       'succeeded',
     );
