@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Type } from 'typebox';
 import { afterEach, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost, type DecisionChoice } from '../../src/index';
 import { SqliteStorage } from '../../src/sqlite';
+import { downloadRestart } from './harness';
 
 const ADMIN = 'user:admin';
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -26,14 +26,7 @@ function gatedRestart() {
   let entered!: () => void;
   const started = new Promise<void>((r) => (entered = r));
   const capability = defineCapability({
-    id: 'download.restart',
-    version: 1,
-    title: 'Restart a download',
-    description: 'Restarts a download in the downloader.',
-    kind: 'execute',
-    replay: 'never',
-    input: Type.Object({ downloadId: Type.String() }),
-    output: Type.Object({ restarted: Type.Boolean() }),
+    ...downloadRestart,
     handler: async (input) => {
       calls.push(input.downloadId);
       entered();

@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
@@ -28,7 +27,7 @@ import {
   ScriptedProvider,
   type FakeScript,
 } from '../../src/testing';
-import { runEvents } from './harness';
+import { runEvents, downloadRestart } from './harness';
 import { runRecord } from '../storage/run-record';
 
 const hosts: AgentHost[] = [];
@@ -553,14 +552,7 @@ describe('bad input', () => {
     const attempts: string[] = [];
     host.capabilities.register(
       defineCapability({
-        id: 'download.restart',
-        version: 1,
-        title: 'Restart a download',
-        description: 'Restarts a download in the downloader.',
-        kind: 'execute',
-        replay: 'never',
-        input: Type.Object({ downloadId: Type.String() }),
-        output: Type.Object({ restarted: Type.Boolean() }),
+        ...downloadRestart,
         handler: async (input) => {
           attempts.push(input.downloadId);
           if (failures-- > 0) throw new Error('the downloader refused the connection');

@@ -138,3 +138,15 @@ export async function startHost(
 
 /** Shared with hosts and adapters: `@media-agent/sdk/testing`. */
 export { waitForRunStatus as waitForStatus, listRunEvents as runEvents } from '../../src/testing';
+
+/** `download.restart` (execute, never replayed) without its handler: each test brings its own. */
+export const downloadRestart = {
+  id: 'download.restart',
+  version: 1,
+  title: 'Restart a download',
+  description: 'Restarts a download in the downloader.',
+  kind: 'execute',
+  replay: 'never',
+  input: Type.Object({ downloadId: Type.String() }),
+  output: Type.Object({ restarted: Type.Boolean() }),
+} as const;

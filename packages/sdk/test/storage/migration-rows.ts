@@ -40,3 +40,22 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 8, name: 'ledger entries by run' },
   { version: 9, name: 'drop indexes no query uses' },
 ];
+
+/** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
+export const SECONDARY_INDEXES = [
+  'approvals_plan',
+  'approvals_status',
+  'decisions_root_cause',
+  'decisions_status_created',
+  'decisions_subject_created',
+  'grants_status',
+  'inbox_run_status',
+  'ledger_grant_claimed',
+  'ledger_run',
+  'ledger_scope_call',
+  'ledger_state_settled',
+  'policies_kind',
+  'runs_created',
+  'runs_session_created',
+  'runs_status_created',
+];

@@ -12,7 +12,13 @@ import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
 import { spawnFixture } from './child';
 import { expectCode } from './expect-code';
 import { ledgerEntry } from './ledger-entry';
-import { SQLITE_MIGRATION_ROWS, V5_DECISION_COLUMNS, V5_DECISION_MIGRATED, V5_DECISION_VALUES } from './migration-rows';
+import {
+  SECONDARY_INDEXES,
+  SQLITE_MIGRATION_ROWS,
+  V5_DECISION_COLUMNS,
+  V5_DECISION_MIGRATED,
+  V5_DECISION_VALUES,
+} from './migration-rows';
 import { runRecord } from './run-record';
 
 const dirs: string[] = [];
@@ -464,23 +470,7 @@ describe('SqliteStorage', () => {
     try {
       const left = indexes(check);
       for (const name of dropped) expect(left).not.toContain(name);
-      expect(left).toEqual([
-        'approvals_plan',
-        'approvals_status',
-        'decisions_root_cause',
-        'decisions_status_created',
-        'decisions_subject_created',
-        'grants_status',
-        'inbox_run_status',
-        'ledger_grant_claimed',
-        'ledger_run',
-        'ledger_scope_call',
-        'ledger_state_settled',
-        'policies_kind',
-        'runs_created',
-        'runs_session_created',
-        'runs_status_created',
-      ]);
+      expect(left).toEqual(SECONDARY_INDEXES);
       // The recovery sweep (listByState with claimedBefore) and the retention delete are served by the state prefix
       // of ledger_state_settled, not by a scan of the whole ledger.
       const plan = (sql: string) =>
