@@ -21,6 +21,7 @@ import { ManualClock } from '../../src/ports/clock';
 import { RandomIdGenerator } from '../../src/ports/id-generator';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { createSqliteStorage } from '../../src/sqlite';
+import * as fixtures from '../../src/testing/storage-conformance/fixtures';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import {
   adminPool,
@@ -163,135 +164,25 @@ const INSERTED = ['t-b', 't\u{1F3AC}', 't_a', 'tA', 't-a', 't\uFF01', 'tB'];
 const SORTED = ['t-a', 't-b', 'tA', 'tB', 't_a', 't\uFF01', 't\u{1F3AC}'];
 const REVERSED = [...SORTED].reverse();
 
-function ledgerEntry(key: string, at: number, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    key,
-    capabilityId: 'cap.test',
-    capabilityVersion: 1,
-    scopeId: 'run:ties',
-    callId: null,
-    argsHash: key,
-    state: 'running',
-    token: 'token',
-    actor: 'agent:ties',
-    invocationId: `inv-${key}`,
-    runId: 'run-ties',
-    taskId: null,
-    approvalId: null,
-    grantId: null,
-    bytes: 0,
-    output: null,
-    error: null,
-    inputSummary: '{}',
-    attempts: 1,
-    claimedAt: at,
-    updatedAt: at,
-    settledAt: null,
-    ...overrides,
-  };
-}
-
-function approval(id: string, at: number): ApprovalRecord {
-  return {
-    id,
-    planType: 'download',
-    planId: 'plan-ties',
-    payloadHash: 'ph',
-    revision: 1,
-    status: 'requested',
-    requestedBy: 'agent:ties',
-    reason: null,
-    requestedAt: at,
-    expiresAt: at + 60_000,
-    decidedBy: null,
-    decidedAt: null,
-    consumedBy: null,
-    consumedAt: null,
-  };
-}
-
-function grant(id: string, at: number): GrantRecord {
-  return {
-    id,
-    action: 'media.*',
-    status: 'active',
-    expiresAt: null,
-    policyRevisionId: null,
-    scope: {},
-    budget: {},
-    reason: null,
-    createdBy: 'console:admin',
-    createdAt: at,
-    updatedAt: at,
-  };
-}
-
-function decision(id: string, at: number): DecisionRecord {
-  return {
-    id,
-    kind: 'download_failed',
-    dedupeKey: `download_failed:${id}`,
-    subjectType: 'run',
-    subjectId: 'run-ties',
-    rootCause: null,
-    status: 'open',
-    reason: 'tie',
-    evidence: {},
-    options: [],
-    raisedBy: 'agent:ties',
-    resolvedBy: null,
-    resolution: null,
-    revision: 1,
-    createdAt: at,
-    updatedAt: at,
-    resolvedAt: null,
-  };
-}
-
-function inbox(id: string, at: number): InboxRecord {
-  return { id, runId: 'run-ties', text: id, actor: 'user:ties', status: 'queued', createdAt: at, appliedAt: null };
-}
-
-function policy(id: string, at: number): PolicyRevisionRecord {
-  return { id, kind: 'automation', status: 'published', createdAt: at, updatedAt: at };
-}
-
-function reservation(key: string, at: number): BudgetReservation {
-  return {
-    key,
-    subject: 'user:ties',
-    runId: 'run-ties',
-    state: 'reserved',
-    day: 0,
-    month: 0,
-    runs: 0,
-    modelCalls: 1,
-    tokens: 10,
-    costUsd: 0.01,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
-
-function audit(id: string, at: number): AuditRecord {
-  return {
-    id,
-    seq: 0,
-    at,
-    action: 'capability.invoke',
-    actor: 'agent:ties',
-    capabilityId: 'cap.test',
-    invocationId: id,
-    runId: null,
-    taskId: null,
-    outcome: 'succeeded',
-    approvalId: null,
-    grantId: null,
-    idempotencyKey: null,
-    inputSummary: '{}',
-    reason: null,
-  };
-}
+// The conformance suite's records, at timestamp `at`, about one run, keyed by `id`.
+const ledgerEntry = (key: string, at: number, overrides: Partial<LedgerEntry> = {}): LedgerEntry =>
+  fixtures.ledgerEntry({ key, argsHash: key, runId: 'run-ties', claimedAt: at, updatedAt: at, ...overrides });
+const approval = (id: string, at: number): ApprovalRecord =>
+  fixtures.approval({ id, planId: 'plan-ties', requestedAt: at, expiresAt: at + 60_000 });
+const grant = (id: string, at: number): GrantRecord => fixtures.grant({ id, createdAt: at, updatedAt: at });
+const decision = (id: string, at: number): DecisionRecord =>
+  fixtures.decision({ id, dedupeKey: `tie:${id}`, subjectId: 'run-ties', createdAt: at, updatedAt: at });
+const inbox = (id: string, at: number): InboxRecord => fixtures.inboxRecord({ id, runId: 'run-ties', createdAt: at });
+const reservation = (key: string, at: number): BudgetReservation =>
+  fixtures.reservationRow({ key, runId: 'run-ties', createdAt: at, updatedAt: at });
+const audit = (id: string, at: number): AuditRecord => fixtures.auditRow({ id, at, invocationId: id });
+const policy = (id: string, at: number): PolicyRevisionRecord => ({
+  id,
+  kind: 'automation',
+  status: 'published',
+  createdAt: at,
+  updatedAt: at,
+});
 
 const ids = (list: ReadonlyArray<{ id: string }>) => list.map((r) => r.id);
 const keys = (list: ReadonlyArray<{ key: string }>) => list.map((r) => r.key);
