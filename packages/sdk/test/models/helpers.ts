@@ -117,6 +117,24 @@ export function toolCallWithImage(id: string, text: string, mediaType: string, d
   ];
 }
 
+/**
+ * A retry policy of 3 attempts, backoff from 100 ms (at most 10 s) with the jitter fixed at 0.5, that sleeps not
+ * at all: `waits` gets every delay it was asked to sleep, `infos` a copy of every onRetry report.
+ */
+export function recordingRetry() {
+  const waits: number[] = [];
+  const infos: Array<Record<string, unknown>> = [];
+  const retry = {
+    maxAttempts: 3,
+    baseDelayMs: 100,
+    maxDelayMs: 10_000,
+    random: () => 0.5,
+    sleep: async (ms: number) => void waits.push(ms),
+    onRetry: (i: object) => void infos.push({ ...i }),
+  };
+  return { retry, waits, infos };
+}
+
 /** A retry policy with tiny delays for tests. */
 export const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 };
 

@@ -9,7 +9,7 @@ import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import type { ReplayEvent } from '../../src/models/replay-server';
 import type { ModelEvent, ModelProvider } from '../../src/models/types';
 import { CutServer, type CutResponse } from './cut-server';
-import { drain, ofType, textOf } from './helpers';
+import { drain, ofType, textOf, recordingRetry } from './helpers';
 import { anthropicTurn } from './thinking-wire';
 
 const KEY = 'sk-secret-key-0123456789abcdef';
@@ -81,16 +81,7 @@ describe('a 200 stream cut before its first content is retried', () => {
       { events: c.kind.beforeContent, ending: c.ending },
       { events: c.kind.ok, ending: 'complete' },
     ]);
-    const waits: number[] = [];
-    const infos: Array<Record<string, unknown>> = [];
-    const retry = {
-      maxAttempts: 3,
-      baseDelayMs: 100,
-      maxDelayMs: 10_000,
-      random: () => 0.5,
-      sleep: async (ms: number) => void waits.push(ms),
-      onRetry: (i: object) => void infos.push({ ...i }),
-    };
+    const { retry, waits, infos } = recordingRetry();
     const events = await drain(c.kind.make(s.url, { retry }).stream(request));
     expect(s.requests).toHaveLength(2);
     expect(waits).toEqual([75]);

@@ -7,7 +7,7 @@ import type { HttpProviderOptions } from '../../src/models/http';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelEvent, ModelProvider } from '../../src/models/types';
-import { drain, fastRetry, fixture, ofType } from './helpers';
+import { drain, fastRetry, fixture, ofType, recordingRetry } from './helpers';
 
 const KEY = 'sk-secret-key-0123456789abcdef';
 const servers: WireReplayServer[] = [];
@@ -122,16 +122,7 @@ describe.each(kinds)('$name provider: errors, retries and timeouts', (kind) => {
       { status: 429, headers: { 'retry-after': value }, body: errorBody('slow down') },
       kind.ok(),
     ]);
-    const waits: number[] = [];
-    const infos: Array<Record<string, unknown>> = [];
-    const retry = {
-      maxAttempts: 3,
-      baseDelayMs: 100,
-      maxDelayMs: 10_000,
-      random: () => 0.5,
-      sleep: async (ms: number) => void waits.push(ms),
-      onRetry: (i: object) => void infos.push({ ...i }),
-    };
+    const { retry, waits, infos } = recordingRetry();
     const events = await drain(kind.make(s.url, { retry }).stream(request));
     expect(waits).toEqual([75]);
     expect(infos[0]).not.toHaveProperty('retryAfterMs');
@@ -324,16 +315,7 @@ describe('transient errors inside a 200 stream', () => {
     async (v) => {
       const kind = kindOf(v.provider);
       const s = await serve([wire(v.provider, v.fixture), kind.ok()]);
-      const waits: number[] = [];
-      const infos: Array<Record<string, unknown>> = [];
-      const retry = {
-        maxAttempts: 3,
-        baseDelayMs: 100,
-        maxDelayMs: 10_000,
-        random: () => 0.5,
-        sleep: async (ms: number) => void waits.push(ms),
-        onRetry: (i: object) => void infos.push({ ...i }),
-      };
+      const { retry, waits, infos } = recordingRetry();
       const events = await drain(kind.make(s.url, { retry }).stream(request));
       expect(s.requests).toHaveLength(2);
       expect(waits).toEqual([75]);
