@@ -69,6 +69,18 @@ function refusal(fn: () => unknown): CapabilitySchemaUnsupportedError {
 
 const TitleOrTmdb = Type.Union([Type.Object({ title: Type.String() }), Type.Object({ tmdbId: Type.Number() })]);
 
+/** `media.find` over {@link TitleOrTmdb}: its handler keeps every input it is given in `seen`. */
+const mediaFind = (seen: unknown[]) =>
+  defineCapability({
+    ...base,
+    id: 'media.find',
+    input: TitleOrTmdb,
+    handler: async (input) => {
+      seen.push(input);
+      return { ok: true };
+    },
+  });
+
 describe('provider-safe capability input schemas', () => {
   it('a read capability whose input is a union of two objects is offered to models as one object: root type object, no root anyOf, every family accepts it', () => {
     expect(familyProblems(TitleOrTmdb).map((p) => p.rule)).toEqual(
@@ -108,17 +120,7 @@ describe('provider-safe capability input schemas', () => {
   it('each branch of the union still validates against the original schema and reaches the handler; input matching neither is refused before the handler', async () => {
     const { host } = await makeHost();
     const seen: unknown[] = [];
-    host.capabilities.register(
-      defineCapability({
-        ...base,
-        id: 'media.find',
-        input: TitleOrTmdb,
-        handler: async (input) => {
-          seen.push(input);
-          return { ok: true };
-        },
-      }),
-    );
+    host.capabilities.register(mediaFind(seen));
     const descriptor = host.capabilities.get('media.find');
     expect(descriptor.modelInputSchema).toMatchObject({ type: 'object' });
     for (const input of [{ title: 'Dune' }, { tmdbId: 693134 }]) {
@@ -164,17 +166,7 @@ describe('provider-safe capability input schemas', () => {
       runs: { pollMs: 5 },
     });
     const seen: unknown[] = [];
-    host.capabilities.register(
-      defineCapability({
-        ...base,
-        id: 'media.find',
-        input: TitleOrTmdb,
-        handler: async (input) => {
-          seen.push(input);
-          return { ok: true };
-        },
-      }),
-    );
+    host.capabilities.register(mediaFind(seen));
     await host.start();
     try {
       const run = await host.startRun({ goal: 'find Dune', actor: 'user:admin' });

@@ -5,12 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Type from 'typebox';
 import { afterEach, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, defineCapability, type AgentHost } from '../../src/index';
 import { SqliteStorage } from '../../src/sqlite';
-import { ScriptedProvider } from '../../src/testing';
 import { waitForStatus } from '../runtime/harness';
+import { noteModel, noteWrite } from './note-write';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -25,14 +24,7 @@ it('a refused claim: the turn is committed once, in event order, and the handler
   const path = join(dir, 'agent.sqlite');
   let handled = 0;
   const note = defineCapability({
-    id: 'note.write',
-    version: 1,
-    title: 'Write a note',
-    description: 'A proposal (claimed in the ledger).',
-    kind: 'propose',
-    replay: 'never',
-    input: Type.Object({ text: Type.String() }),
-    output: Type.Object({ saved: Type.Boolean() }),
+    ...noteWrite,
     handler: async () => {
       handled++;
       return { saved: true };
@@ -42,15 +34,7 @@ it('a refused claim: the turn is committed once, in event order, and the handler
     const host = createAgentHost({
       storage: new SqliteStorage({ path }),
       logger: new ConsoleLogger('silent'),
-      model: {
-        provider: new ScriptedProvider({
-          scripts: {
-            match: 'note',
-            steps: [{ text: 'Noting. ', toolCalls: [{ capability: 'note.write', input: { text: 'mine' } }] }],
-            finalText: 'Done.',
-          },
-        }),
-      },
+      model: { provider: noteModel('mine', 'Done.') },
       runs: { pollMs: 5, concurrency: 1 },
     });
     hosts.push(host);

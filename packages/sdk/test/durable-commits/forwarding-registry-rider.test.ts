@@ -4,7 +4,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Type from 'typebox';
 import { afterEach, expect, it } from 'vitest';
 import {
   ConsoleLogger,
@@ -20,8 +19,8 @@ import {
 import { ForwardingCapabilityRegistry } from '../../src/capabilities';
 import { DefaultCapabilityRegistry } from '../../src/capabilities/capability-registry';
 import { SqliteStorage } from '../../src/sqlite';
-import { ScriptedProvider } from '../../src/testing';
 import { waitForStatus } from '../runtime/harness';
+import { noteModel, noteWrite } from './note-write';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -43,14 +42,7 @@ async function runWith(wrap: boolean) {
   const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
   const seen: { started: boolean; assistant: boolean } = { started: false, assistant: false };
   const note = defineCapability({
-    id: 'note.write',
-    version: 1,
-    title: 'Write a note',
-    description: 'A proposal (claimed in the ledger).',
-    kind: 'propose',
-    replay: 'never',
-    input: Type.Object({ text: Type.String() }),
-    output: Type.Object({ saved: Type.Boolean() }),
+    ...noteWrite,
     handler: async (_input, ctx) => {
       // What a crash right now would leave: is the turn that asked for this call stored?
       const events = await storage.events.listByRun(ctx.runId!);
@@ -65,15 +57,7 @@ async function runWith(wrap: boolean) {
   const host = createAgentHost({
     storage,
     logger: new ConsoleLogger('silent'),
-    model: {
-      provider: new ScriptedProvider({
-        scripts: {
-          match: 'note',
-          steps: [{ text: 'Noting. ', toolCalls: [{ capability: 'note.write', input: { text: 'x' } }] }],
-          finalText: 'Noted.',
-        },
-      }),
-    },
+    model: { provider: noteModel('x', 'Noted.') },
     runs: { pollMs: 5, concurrency: 1 },
     ...(wrap
       ? {
