@@ -13,19 +13,19 @@ export class CapturingLogger implements Logger {
   #write(level: string, message: string, fields?: Record<string, unknown>): void {
     this.lines.push(JSON.stringify({ level, message, fields }));
   }
-  /** {@inheritDoc Logger.debug} */
+  /** Keeps one `debug` call as one line ({@link Logger}'s `debug`). */
   debug(message: string, fields?: Record<string, unknown>): void {
     this.#write('debug', message, fields);
   }
-  /** {@inheritDoc Logger.info} */
+  /** Keeps one `info` call as one line ({@link Logger}'s `info`). */
   info(message: string, fields?: Record<string, unknown>): void {
     this.#write('info', message, fields);
   }
-  /** {@inheritDoc Logger.warn} */
+  /** Keeps one `warn` call as one line ({@link Logger}'s `warn`). */
   warn(message: string, fields?: Record<string, unknown>): void {
     this.#write('warn', message, fields);
   }
-  /** {@inheritDoc Logger.error} */
+  /** Keeps one `error` call as one line ({@link Logger}'s `error`). */
   error(message: string, fields?: Record<string, unknown>): void {
     this.#write('error', message, fields);
   }
