@@ -17,39 +17,7 @@ import { memoryInboxRepository } from './inbox-repository';
 import { memoryGrantUsageRepository } from './grant-usage-repository';
 import { memoryBudgetUsageRepository } from './budget-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
-
-/** Methods that only read (run on the adapter without an undo log). */
-const READ_METHODS: ReadonlySet<string> = new Set([
-  'get',
-  'getByKey',
-  'findByCall',
-  'listByState',
-  'usageForGrant',
-  'list',
-  'listByKind',
-  'totalsBetween',
-  'listByRun',
-  'listAfter',
-  'listQueued',
-  'reservation',
-  'reservations',
-]);
-const REPOSITORIES: ReadonlyArray<keyof StorageSession> = [
-  'ledger',
-  'approvals',
-  'grants',
-  'plans',
-  'policies',
-  'audit',
-  'settings',
-  'runs',
-  'events',
-  'messages',
-  'inbox',
-  'decisions',
-  'grantUsage',
-  'budgetUsage',
-];
+import { READ_METHODS, REPOSITORY_NAMES as REPOSITORIES } from '../repository-methods';
 
 /**
  * In-memory {@link StorageAdapter} for tests and short-lived hosts. Same semantics as the
