@@ -340,7 +340,7 @@ export class SqliteStorage implements StorageAdapter {
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use
-   * @throws {@link MediaAgentError} `OPTIONS_INVALID` (the option's name in the message and in `details.option`),
+   * @throws `OPTIONS_INVALID` ({@link MediaAgentError}) (the option's name in the message and in `details.option`),
    *   before any file is touched, when `options` is missing or not an object, has a name that is not an option,
    *   `path` is not a non-empty string, `busyTimeoutMs` or `cacheSizeKiB` is not a non-negative number, or
    *   `pageSizeBytes` is not a power of two from 512 to 65536
