@@ -2,13 +2,11 @@
 // accessRecheckMs by the host's clock, at once on host.identityChanged, `reauthenticate` asked each time),
 // one access_lost event at the end, and the open-stream slot given back however the subscription ends.
 // A host on a SQLite file, workers off (started runs stay queued: every event comes from the test).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost, type AgentOptions } from '../../src/index';
+import type { ManualClock, AgentHost, AgentOptions } from '../../src/index';
 import type { SubscriberEvent } from '../../src/limits';
-import { SqliteStorage } from '../../src/sqlite';
+import { householdHost } from '../http/household-server';
 
 interface Home {
   host: AgentHost;
@@ -24,18 +22,7 @@ afterEach(async () => {
 });
 
 async function household(options: Partial<AgentOptions> = {}): Promise<Home> {
-  const dir = mkdtempSync(join(tmpdir(), 'media-agent-events-'));
-  const roles = new Map<string, 'admin' | 'user'>([['user:admin', 'admin']]);
-  const clock = new ManualClock(Date.now());
-  const host = createAgentHost({
-    storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
-    logger: new ConsoleLogger('silent'),
-    model: { provider: { provider: 'scripted', scripts: [] }, model: 'scripted' },
-    identity: { roleOf: (actor) => roles.get(actor) ?? 'user' },
-    clock,
-    ...options,
-  });
-  await host.start({ workers: false });
+  const { dir, host, roles, clock } = await householdHost('media-agent-events-', options);
   return (home = {
     host,
     roles,

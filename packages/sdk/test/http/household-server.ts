@@ -25,16 +25,12 @@ export interface Household {
   close(): Promise<void>;
 }
 
-/** Serves a household: `user:admin` (admin-token) is an administrator, `user:bob` and `user:carol` are not. */
-export async function serveHousehold(
-  options: { host?: Partial<AgentOptions>; router?: Partial<AgentRouterOptions> } = {},
-): Promise<Household> {
-  const dir = mkdtempSync(join(tmpdir(), 'media-agent-household-'));
-  const tokens = new Map([
-    ['admin-token', 'user:admin'],
-    ['bob-token', 'user:bob'],
-    ['carol-token', 'user:carol'],
-  ]);
+/**
+ * A started host (run workers off) on a SQLite file in a new temp directory named from `dirPrefix`, on a manual
+ * clock at the current time, whose role table makes `user:admin` an administrator and everyone else a user.
+ */
+export async function householdHost(dirPrefix: string, options: Partial<AgentOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   const roles = new Map<string, 'admin' | 'user'>([['user:admin', 'admin']]);
   const clock = new ManualClock(Date.now());
   const host = createAgentHost({
@@ -43,9 +39,22 @@ export async function serveHousehold(
     model: { provider: { provider: 'scripted', scripts: [] }, model: 'scripted' },
     identity: { roleOf: (actor) => roles.get(actor) ?? 'user' },
     clock,
-    ...options.host,
+    ...options,
   });
   await host.start({ workers: false });
+  return { dir, host, roles, clock };
+}
+
+/** Serves a household: `user:admin` (admin-token) is an administrator, `user:bob` and `user:carol` are not. */
+export async function serveHousehold(
+  options: { host?: Partial<AgentOptions>; router?: Partial<AgentRouterOptions> } = {},
+): Promise<Household> {
+  const tokens = new Map([
+    ['admin-token', 'user:admin'],
+    ['bob-token', 'user:bob'],
+    ['carol-token', 'user:carol'],
+  ]);
+  const { dir, host, roles, clock } = await householdHost('media-agent-household-', options.host);
   const router = createAgentRouter(host, {
     authenticate: (req) => tokens.get(req.headers.get('authorization')?.replace(/^Bearer /, '') ?? ''),
     consoleDir: false,
