@@ -1,16 +1,13 @@
 // An Anthropic-wire server that sends a tool_use block's whole input in content_block_start and no
 // input_json_delta (some Anthropic-compatible endpoints and proxies do): the arguments are that input,
 // as the official SDKs read them, never an empty `{}` that would run a scan over every folder.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { WireReplayServer } from '../../src/models/replay-server';
 import type { ModelTool } from '../../src/models/types';
-import { drain, fastRetry, ofType } from './helpers';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const scan: ModelTool = {
   name: 'library.scan',
@@ -54,7 +51,7 @@ describe('Anthropic tool_use input given at content_block_start', () => {
         ]),
       },
     ]);
-    servers.push(server);
+    track(server);
     const provider = new AnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: server.url, retry: fastRetry });
     const request = {
       model: 'claude-sonnet-4-5',

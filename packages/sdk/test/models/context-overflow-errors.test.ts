@@ -1,10 +1,10 @@
 // Context-overflow answers of each server family: classified PROVIDER_CONTEXT_OVERFLOW with the
 // counts the server stated. Message forms as quoted in public reports (repository and number below).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { errorForStatus, isContextOverflowMessage, streamError } from '../../src/models/http';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { WireReplayServer } from '../../src/models/replay-server';
-import { drain, fastRetry, ofType } from './helpers';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 import { overflowTokenCounts } from '../../src/models/overflow-tokens';
 
 const forms: Array<{ server: string; status: number; body: string; promptTokens?: number; limitTokens?: number }> = [
@@ -115,17 +115,14 @@ const forms: Array<{ server: string; status: number; body: string; promptTokens?
   },
 ];
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 describe('context overflow answers by server', () => {
   it.each(forms.filter((f) => f.status >= 500 || f.status === 400).map((f) => [f.server, f] as const))(
     '%s over HTTP: one request, never retried as a transient failure, PROVIDER_CONTEXT_OVERFLOW',
     async (_server, f) => {
       const server = await WireReplayServer.start([{ status: f.status, body: f.body }]);
-      servers.push(server);
+      track(server);
       const provider = new OpenAICompatibleProvider({ dialect: 'llamacpp', baseUrl: server.url, retry: fastRetry });
       const events = await drain(provider.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
       expect(ofType(events, 'error').map((e) => e.error.code)).toEqual(['PROVIDER_CONTEXT_OVERFLOW']);

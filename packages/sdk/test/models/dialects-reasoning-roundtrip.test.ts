@@ -1,21 +1,18 @@
 // Reasoning round trips per provider family, over real local HTTP: a two-user-turn conversation with
 // tool calls against a server that refuses (with the provider's own error text) a request breaking the
 // provider's documented replay rule. Each case names the public bug report it reproduces.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectStream } from '../../src/models/complete';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import type { OpenAIDialectName } from '../../src/models/openai-dialects';
 import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/models/replay-server';
 import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
-import { fastRetry } from './helpers';
+import { fastRetry, replayServers } from './helpers';
 
 type Json = Record<string, unknown>;
 type WireMessage = Json & { role: string; tool_calls?: Json[] };
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const lookup: ModelTool = {
   name: 'catalog.lookup',
@@ -72,7 +69,7 @@ function responder(
  */
 async function twoUserTurns(dialect: OpenAIDialectName, serve: ReturnType<typeof responder>) {
   const s = await WireReplayServer.start(serve);
-  servers.push(s);
+  track(s);
   const p = new OpenAICompatibleProvider({ apiKey: 'sk-test-0123456789', baseUrl: s.url, dialect, retry: fastRetry });
   const messages: ModelMessage[] = [{ role: 'user', content: 'find Dune' }];
   const request = () => ({ model: 'm', messages: [...messages], tools: [lookup], thinking: 'medium' as const });

@@ -1,7 +1,7 @@
 // The built-in dialect records (documented base URL, output-limit field, thinking parameters, replay
 // rule), the replay rule as a pure function, and the provider metadata (OpenRouter reasoning_details,
 // Gemini thought signatures) surviving the runtime's turn assembly and JSON storage.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { joinApiUrl } from '../../src/models/http';
 import { replayedReasoning } from '../../src/models/openai-assistant';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
@@ -9,11 +9,9 @@ import { OPENAI_DIALECTS, type OpenAIDialectName } from '../../src/models/openai
 import { WireReplayServer } from '../../src/models/replay-server';
 import type { AssistantMessage, ModelMessage, ModelTool } from '../../src/models/types';
 import { runModelTurn } from '../../src/runtime/loop/model-turn';
+import { replayServers } from './helpers';
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const records: Array<{
   dialect: OpenAIDialectName;
@@ -154,7 +152,7 @@ describe('provider metadata through the runtime turn assembly and JSON storage',
 
   async function turn(dialect: OpenAIDialectName, events: Array<{ data: string }>) {
     const s = await WireReplayServer.start([{ events: [...events, { data: '[DONE]' }] }]);
-    servers.push(s);
+    track(s);
     const provider = new OpenAICompatibleProvider({ baseUrl: s.url, dialect });
     const result = await runModelTurn(
       { provider, model: 'm', maxTokens: undefined, systemPrompt: undefined, maxInputBytes: 100_000 },

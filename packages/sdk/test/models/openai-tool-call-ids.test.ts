@@ -1,16 +1,13 @@
 // Tool calls whose id changes between fragments of one call (OpenAI-compatible servers and proxies):
 // one call under its first id, never a nameless call stored or sent back. Real HTTP against a local server.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectStream } from '../../src/models/complete';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { WireReplayServer, type ReplayEvent, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelMessage, ModelRequest, ModelTool } from '../../src/models/types';
-import { drain, fastRetry, ofType } from './helpers';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const lookup: ModelTool[] = [
   {
@@ -38,7 +35,7 @@ const req = (messages: ModelMessage[] = [{ role: 'user', content: 'find Dune' }]
 
 async function serve(...responses: ReplayResponse[]): Promise<WireReplayServer> {
   const s = await WireReplayServer.start(responses);
-  servers.push(s);
+  track(s);
   return s;
 }
 const provider = (s: WireReplayServer) =>

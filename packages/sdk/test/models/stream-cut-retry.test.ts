@@ -1,7 +1,7 @@
 // A 200 stream cut before its first content (socket destroyed, or body ended cleanly) is retried like an
 // in-stream transient error: same attempt budget, same backoff, same onRetry. After content, nothing is
 // retried and the turn fails with a typed error. Both HTTP providers, over real local HTTP.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { collectStream } from '../../src/models/complete';
 import type { HttpProviderOptions } from '../../src/models/http';
@@ -9,14 +9,11 @@ import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import type { ReplayEvent } from '../../src/models/replay-server';
 import type { ModelEvent, ModelProvider } from '../../src/models/types';
 import { CutServer, type CutResponse } from './cut-server';
-import { drain, ofType, textOf, recordingRetry } from './helpers';
+import { drain, ofType, textOf, recordingRetry, replayServers } from './helpers';
 import { anthropicTurn } from './thinking-wire';
 
 const KEY = 'sk-secret-key-0123456789abcdef';
-const servers: CutServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const openaiChunk = (delta: object, finish: string | null = null): ReplayEvent => ({
   data: JSON.stringify({
@@ -66,7 +63,7 @@ const request = { model: 'm', messages: [{ role: 'user' as const, content: 'Is D
 
 async function serve(responses: CutResponse[]): Promise<CutServer> {
   const s = await CutServer.start(responses);
-  servers.push(s);
+  track(s);
   return s;
 }
 const errorOf = (events: ModelEvent[]) =>

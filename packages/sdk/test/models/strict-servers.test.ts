@@ -1,5 +1,5 @@
 // Strict OpenAI-compatible servers: 400/422 for optional request fields they do not accept.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from '../../src/models/openai-compatible';
 import { OPENAI_DIALECTS, type OpenAIDialectName } from '../../src/models/openai-dialects';
 import {
@@ -9,16 +9,13 @@ import {
   type ReplayResponse,
 } from '../../src/models/replay-server';
 import type { ModelMessage, ModelRequest, ModelTool } from '../../src/models/types';
-import { drain, fastRetry, fixture, ofType, strictResponder, textOf, type StrictStyle } from './helpers';
+import { drain, fastRetry, fixture, ofType, strictResponder, textOf, type StrictStyle, replayServers } from './helpers';
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 async function serve(responder: (req: RecordedRequest, index: number) => ReplayResponse): Promise<WireReplayServer> {
   const s = await WireReplayServer.start(responder);
-  servers.push(s);
+  track(s);
   return s;
 }
 const ok = (): ReplayResponse => ({ events: transcriptEvents(fixture('openai-text.chunks.txt'), 'openai') });

@@ -1,19 +1,16 @@
 // Errors, retries and timeouts: the same rules for both HTTP providers, each over real HTTP.
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { collectStream } from '../../src/models/complete';
 import type { HttpProviderOptions } from '../../src/models/http';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelEvent, ModelProvider } from '../../src/models/types';
-import { drain, fastRetry, fixture, ofType, recordingRetry } from './helpers';
+import { drain, fastRetry, fixture, ofType, recordingRetry, replayServers } from './helpers';
 
 const KEY = 'sk-secret-key-0123456789abcdef';
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 const kinds = [
   {
@@ -47,7 +44,7 @@ const request = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' 
 
 async function serve(responses: ReplayResponse[]): Promise<WireReplayServer> {
   const s = await WireReplayServer.start(responses);
-  servers.push(s);
+  track(s);
   return s;
 }
 function lastError(events: ModelEvent[]) {

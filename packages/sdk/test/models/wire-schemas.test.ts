@@ -2,14 +2,14 @@
 // handed: every standard, mp.* and V2 plugin schema through every dialect's body builder and the
 // Anthropic one; and a union-input tool through a server that refuses a root anyOf, over local HTTP.
 import Type from 'typebox';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
 import { OPENAI_DIALECTS } from '../../src/models/openai-dialects';
 import { OpenAICompatibleProvider } from '../../src/models/openai-compatible';
 import { REQUIRED_PROVIDER_FAMILIES, validateProviderSchema } from '../../src/models/provider-schema';
 import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/models/replay-server';
 import type { ModelTool } from '../../src/models/types';
-import { drain, fastRetry, ofType } from './helpers';
+import { drain, fastRetry, ofType, replayServers } from './helpers';
 import { offeredCapabilities } from '../offered-capabilities';
 
 type Json = Record<string, unknown>;
@@ -28,10 +28,7 @@ beforeAll(async () => {
   }));
 }, 60_000);
 
-const servers: WireReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { track } = replayServers();
 
 /** Every problem any required family (Anthropic, OpenAI, Gemini) finds in a schema. */
 function problems(id: string, schema: unknown): string[] {
@@ -148,7 +145,7 @@ describe('provider-safe schemas on every wire', () => {
         };
       };
       const server = await WireReplayServer.start(refuseLooseRoot);
-      servers.push(server);
+      track(server);
       const provider = new OpenAICompatibleProvider({ baseUrl: server.url, retry: fastRetry });
       const events = await drain(
         provider.stream({ model: 'grok-4', messages: [{ role: 'user', content: 'Dune' }], tools: [tool] }),
