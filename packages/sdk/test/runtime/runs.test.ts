@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentHost, RunMiddleware } from '../../src/index';
 import { runEvents, startHost, waitForStatus } from './harness';
 
@@ -167,19 +167,21 @@ describe('runs end to end (scripted model, real runtime)', () => {
     let release!: () => void;
     world.state.blockSubmit = new Promise<void>((r) => (release = r));
     const run = await h.startRun({ goal: 'Add Dune to the library', actor: 'user:admin' });
-    for (let i = 0; i < 2000; i++) {
-      const events = await runEvents(h, run.id);
-      if (
-        events.some(
-          (e) =>
-            e.type === 'tool_call' &&
-            (e.data as { capabilityId: string; phase: string }).capabilityId === 'download.submit' &&
-            (e.data as { phase: string }).phase === 'started',
-        )
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    // The abort must land while the submit runs: wait for its `started` event (fails after 10 s without it).
+    await vi.waitFor(
+      async () => {
+        const events = await runEvents(h, run.id);
+        expect(
+          events.some(
+            (e) =>
+              e.type === 'tool_call' &&
+              (e.data as { capabilityId: string; phase: string }).capabilityId === 'download.submit' &&
+              (e.data as { phase: string }).phase === 'started',
+          ),
+        ).toBe(true);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
     await h.abort(run.id, 'stop now');
     expect((await waitForStatus(h, run.id, ['cancelled', 'succeeded', 'failed', 'waiting'])).status).toBe('cancelled');
     release();
