@@ -13,11 +13,12 @@ import {
   type StorageAdapter,
 } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import { type ModelEvent, type ModelRequest } from '../../src/models';
-import { type StorageSession } from '../../src/storage';
+import type { ModelEvent, ModelRequest } from '../../src/models';
+import type { StorageSession } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
 import { waitForStatus } from './harness';
+import { REPOSITORY_NAMES } from '../../src/storage/repository-methods';
 
 const hosts: AgentHost[] = [];
 const dirs: string[] = [];
@@ -26,22 +27,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const REPOSITORIES = new Set([
-  'ledger',
-  'approvals',
-  'grants',
-  'plans',
-  'policies',
-  'audit',
-  'settings',
-  'runs',
-  'events',
-  'messages',
-  'inbox',
-  'decisions',
-  'grantUsage',
-  'budgetUsage',
-]);
+const REPOSITORIES = new Set<string>(REPOSITORY_NAMES);
 /**
  * The spending budgets' own transactions (docs/budgets.md): a run's start is counted, each model call is reserved
  * before it is sent and settled after, each in a transaction of its own — like the ledger's claims, not a step.
