@@ -74,6 +74,8 @@ export type {
   DecisionEventData,
 } from './runtime/events/run-event';
 export { RunEventBus, type RunEventSubscription } from './runtime/events/run-event-bus';
+export type { RunRecord, RunStatus } from './core/run-records';
+export type { SubscriberEvent } from './runtime/events/stream-access';
 
 // decisions as the host API returns them (the service, its rules and settings: `/decisions`)
 export type { DecisionChoice, RaiseDecisionInput } from './runtime/decisions/decision-service';
