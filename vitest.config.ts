@@ -32,7 +32,11 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
-    testTimeout: 20_000,
+    // A test's timeout is the deadline for a hang, never a timing assertion (tests wait for events, not time).
+    // It is long because CI shares a 2-CPU machine: with four suites in parallel, starting a tsx child process
+    // takes 10-16 s, and a test that starts two of them passed 20 s there while nothing was wrong.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // Test files of one fork share its module graph: each file imported the SDK's few hundred modules anew
     // (about 3 s a file, 590 s of the suite's CPU on a 2-CPU machine); shared, the whole suite ran in 397 s

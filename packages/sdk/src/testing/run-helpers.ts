@@ -12,7 +12,8 @@ import type { RunRecord, RunStatus } from '../core/run-records';
  * @param host - the host driving the run
  * @param runId - the run
  * @param statuses - the statuses to wait for
- * @param options - `clock` + `tickMs` (ms) to move time; `timeoutMs` real-time limit (default 10 000)
+ * @param options - `clock` + `tickMs` (ms) to move time; `timeoutMs` real-time limit (default 30 000: a
+ *   deadline for a run that never gets there, not a timing check; it returns as soon as the status is reached)
  * @returns the run as it is when it reached one of `statuses`
  * @throws `RUN_WAIT_TIMEOUT` naming the status and step it is in when the time is up
  * @public
@@ -23,7 +24,7 @@ export async function waitForRunStatus(
   statuses: readonly RunStatus[],
   options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {},
 ): Promise<RunRecord> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     const { run } = await host.getRun(runId);
     if (statuses.includes(run.status)) return run;
