@@ -280,17 +280,22 @@ describe('execute_code through the real runtime', () => {
   it('spills a long stdout (redacted) to the run’s large-result store and pages it back with read_tool_result', async () => {
     const spill = (ctx: { results: Readonly<Record<string, unknown>> }) =>
       (ctx.results.execute_code as { stdout_spill: { result_id: string; next_offset: number } }).stdout_spill;
-    const { cells, results } = await play([
-      cell('for (let i = 0; i < 4000; i++) console.log("row " + String(i).padStart(6, "0") + " token=s3cret")'),
-      {
-        toolCalls: (ctx) => [
-          {
-            capability: 'read_tool_result',
-            input: { result_id: spill(ctx).result_id, offset: spill(ctx).next_offset },
-          },
-        ],
-      },
-    ]);
+    const { cells, results } = await play(
+      [
+        cell('for (let i = 0; i < 4000; i++) console.log("row " + String(i).padStart(6, "0") + " token=s3cret")'),
+        {
+          toolCalls: (ctx) => [
+            {
+              capability: 'read_tool_result',
+              input: { result_id: spill(ctx).result_id, offset: spill(ctx).next_offset },
+            },
+          ],
+        },
+        // 4 000 redacted lines are not a CPU-limit test: on a loaded 2-CPU machine their slices took more than the 2 s
+        // CPU limit the other cases use, and the cell failed with CODE_CPU_LIMIT.
+      ],
+      { code: { cpuMs: 60_000 } },
+    );
     const first = cells[0]!;
     expect(first).toMatchObject({ success: true, stdout_spill: { incomplete: false } });
     const stdout = first.stdout as string;
