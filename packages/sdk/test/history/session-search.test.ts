@@ -14,7 +14,8 @@ const stores: SqliteHistoryStore[] = [];
 function store(options: Partial<SqliteHistoryStoreOptions> = {}): SqliteHistoryStore {
   const directory = mkdtempSync(join(tmpdir(), 'history-'));
   dirs.push(directory);
-  const s = new SqliteHistoryStore({ directory, ...options });
+  // The search deadline is tested on its own (deadlineMs: 0.001 below); elsewhere a loaded machine must not reach it.
+  const s = new SqliteHistoryStore({ directory, deadlineMs: 60_000, ...options });
   stores.push(s);
   return s;
 }

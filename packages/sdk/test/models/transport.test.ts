@@ -230,7 +230,7 @@ describe.each(kinds)('$name provider: errors, retries and timeouts', (kind) => {
   });
 
   it('reports a first-byte timeout when the headers do not arrive in time', async () => {
-    const s = await serve([{ ...kind.ok(), headerDelayMs: 2000 }]);
+    const s = await serve([{ ...kind.ok(), headerDelayMs: 10_000 }]);
     const events = await drain(
       kind.make(s.url, { firstByteTimeoutMs: 100, retry: { maxAttempts: 1 } }).stream(request),
     );

@@ -85,7 +85,7 @@ describe('trial: completion report', () => {
     for (const action of ['download.plan', 'download.submit', 'task.cancel'])
       await host.grants.create({ action, actor: 'user:admin' });
     const run = await host.startRun({ goal: `Add ${T}, then cancel it`, actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, [...END], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, [...END]);
     const { report } = await host.getRun(run.id);
     await host.stop();
     expect(report?.request).toEqual(['download', 'cancel']);
@@ -133,7 +133,7 @@ describe('trial: completion report', () => {
     await host.start();
     await host.grants.create({ action: 'settings.set', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'set both quality and language', actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, [...END], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, [...END]);
     const { report } = await host.getRun(run.id);
     await host.stop();
     expect(state.quality).toBeUndefined();
@@ -154,7 +154,7 @@ describe('trial: completion report', () => {
     const run = await host.startRun({ goal: `Add ${T} to the library`, actor: 'user:admin' });
     await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 4000 });
     await host.abort(run.id, 'changed my mind');
-    await waitForRunStatus(host, run.id, [...END], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, [...END]);
     const { run: r, report } = await host.getRun(run.id);
     await host.stop();
     expect(r.status).toBe('cancelled');
