@@ -88,10 +88,12 @@ describe('scale-out: 4 host processes on one database, one killed at random and 
       aimedKills: 2,
       // Held long enough that an aimed kill lands inside the hold on a loaded 2-CPU machine too.
       submitAnswerDelayMs: 1000,
-      timeoutMs: 60_000,
+      // A deadline for a stuck run, not a speed check: alone the runs end well inside 60 s; with three suites
+      // in parallel on a 2-CPU machine they took more than 60 s.
+      timeoutMs: 240_000,
     });
     expectScaleOut(r);
-  }, 120_000);
+  }, 300_000);
 });
 
 describePostgres('scale-out on PostgreSQL: 4 host processes on one schema, one killed at random and restarted', () => {
@@ -105,8 +107,10 @@ describePostgres('scale-out on PostgreSQL: 4 host processes on one schema, one k
       aimedKills: 2,
       // Held long enough that an aimed kill lands inside the hold on a loaded 2-CPU machine too.
       submitAnswerDelayMs: 1000,
-      timeoutMs: 60_000,
+      // A deadline for a stuck run, not a speed check: alone the runs end well inside 60 s; with three suites
+      // in parallel on a 2-CPU machine they took more than 60 s.
+      timeoutMs: 240_000,
     });
     expectScaleOut(r);
-  }, 120_000);
+  }, 300_000);
 });
