@@ -137,7 +137,7 @@ export const familyEntries = (h: AgentHost) => ({
   streams: DEFAULT_HOST_LIMITS.streamsPerActor,
   redacted: new SecretRedactor().add('a-long-secret-value').text('x a-long-secret-value'),
   guard: DEFAULT_LOOP_GUARD_CONFIG.identicalCallsStopAt,
-  host: createAgentHost({ spending, runs: { middleware: [{ name: 'no-deletes', beforeToolCall: refuseDeletes }] } }),
+  host: createAgentHost({ runs: { spending, middleware: [{ name: 'no-deletes', beforeToolCall: refuseDeletes }] } }),
 });
 // @ts-expect-error the skill store's options are typed
 export const badSkills = new FileSkillStore({ dataDir: 42 });

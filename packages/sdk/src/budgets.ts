@@ -4,7 +4,7 @@
  * breach reports, and the records of counters and reservations.
  *
  * @remarks
- * A host sets budgets with `createAgentHost({ spending })` (`SpendingOptions`) and reads or changes them
+ * A host sets budgets with `createAgentHost({ runs: { spending } })` (`SpendingOptions`) and reads or changes them
  * through `host.budgets` (`settings`, `update`, `usage`, `wakeHeld`). A run that would pass a cap waits
  * with an open `budget_reached` decision. See docs/budgets.md.
  *
@@ -13,7 +13,7 @@
  * import { DEFAULT_SPENDING_BUDGETS, type SpendingOptions } from '@media-agent/sdk/budgets';
  *
  * const spending: SpendingOptions = { people: { 'user:teen': { day: { runs: 5 } } } };
- * const host = createAgentHost({ spending });
+ * const host = createAgentHost({ runs: { spending } });
  * await host.start();
  * const report = await host.budgets.usage('user:teen');
  * console.log(report.used.day.runs, DEFAULT_SPENDING_BUDGETS.roles.user.day.runs); // 0 20
