@@ -265,12 +265,6 @@ const ALLOWED: readonly { file: string; kind: Kind; has: string; count?: number;
     why: 'sleeps past a real lease deadline; waking later is harmless',
   },
   {
-    file: 'packages/sdk/test/mcp/drift-harness.ts',
-    kind: 'fixed-sleep',
-    has: 'setTimeout(r, 30)',
-    why: 'inside vi.waitFor: retried until the listing is seen',
-  },
-  {
     file: 'packages/sdk/test/mcp/consume-drift-offered.test.ts',
     kind: 'fixed-sleep',
     has: 'setTimeout(r, 50)',

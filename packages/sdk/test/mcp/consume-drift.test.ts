@@ -56,7 +56,7 @@ describe('consumed MCP servers: tool drift', () => {
     await announce();
     // Reported without any call: one decision, naming server, tool and what changed.
     await vi.waitFor(async () => expect(await host.decisions({ kind: 'mcp_tool_changed' })).toHaveLength(1), {
-      timeout: 10_000,
+      timeout: 30_000,
     });
     const [decision] = await host.decisions({ kind: 'mcp_tool_changed' });
     expect(decision).toMatchObject({
@@ -103,7 +103,7 @@ describe('consumed MCP servers: tool drift', () => {
       inputSchema: { type: 'object', properties: {} },
     });
     await announce();
-    await vi.waitFor(() => expect(changes).toHaveLength(2), { timeout: 10_000 });
+    await vi.waitFor(() => expect(changes).toHaveLength(2), { timeout: 30_000 });
     expect(changes.map((c) => [c.change, c.tool]).sort()).toEqual([
       ['added', 'purge'],
       ['removed', 'grab'],
@@ -167,7 +167,7 @@ describe('consumed MCP servers: tool drift', () => {
     server.tools.push({ name: 'slow', description: 'Takes a while.', inputSchema: { type: 'object', properties: {} } });
     await register();
     const running = invoke('slow', {});
-    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1), { timeout: 30_000 });
     const initialized = server.stats.initialize;
     await register();
     expect(server.stats.initialize).toBe(initialized + 1);
@@ -191,7 +191,7 @@ describe('consumed MCP servers: tool drift', () => {
     server.tools[1]!.annotations = { destructiveHint: true };
     server.tools[0]!.outputSchema = { type: 'object', properties: { hits: { type: 'number' } } };
     await announce();
-    await vi.waitFor(() => expect(changes).toHaveLength(2), { timeout: 10_000 });
+    await vi.waitFor(() => expect(changes).toHaveLength(2), { timeout: 30_000 });
     expect((await invoke('grab', { id: 'a' })).error?.message).toContain('(annotations differ)');
     const read = await invoke('search', { query: 'a' });
     expect(read).toMatchObject({ status: 'failed', error: { code: 'MCP_TOOL_CHANGED' } });

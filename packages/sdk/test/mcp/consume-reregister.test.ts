@@ -91,11 +91,11 @@ describe('re-registering a consumed MCP server accepts changed tools', () => {
       },
     });
     await announce();
-    await vi.waitFor(() => expect(changes).toHaveLength(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(changes).toHaveLength(1), { timeout: 30_000 });
     expect(changes[0]).toMatchObject({ change: 'changed', tool: 'grab' });
     expect(changes[0]!.fields.sort()).toEqual(['description', 'inputSchema', 'title']);
     await vi.waitFor(async () => expect(await host.decisions({ kind: 'mcp_tool_changed' })).toHaveLength(1), {
-      timeout: 10_000,
+      timeout: 30_000,
     });
 
     await register();
@@ -147,7 +147,7 @@ describe('re-registering a consumed MCP server accepts changed tools', () => {
     let open!: () => void;
     server.gate = new Promise<void>((r) => (open = r));
     const running = invoke('slow', {});
-    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(server.stats.runs.slow).toBe(1), { timeout: 30_000 });
     server.tools[2]!.inputSchema = {
       type: 'object',
       properties: { minutes: { type: 'number' } },

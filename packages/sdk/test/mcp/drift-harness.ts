@@ -2,7 +2,6 @@
 // MemoryStorage, the official StreamableHTTPClientTransport, and the resources each test must close afterwards.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { expect, vi } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost, type Logger } from '../../src/index';
 import { registerMcpServer, type McpToolChange } from '../../src/mcp';
 import { MemoryStorage } from '../../src/storage';
@@ -51,17 +50,20 @@ export async function hostOwnedClient(): Promise<{ server: DriftMcpServer; host:
   return { server, host, client };
 }
 
-/** Announces a tool-list change until the client listed the tools again (its event stream may open after a moment). */
+/**
+ * Announces a tool-list change until the client listed the tools again: its event stream may open after a moment,
+ * and a notification sent before it is lost. Each announcement waits up to 1 s for the listing before the next, so a
+ * loaded machine does not pile up notifications (each a listing of its own); 30 s in all.
+ */
 export async function announceUntilListed(server: DriftMcpServer): Promise<void> {
   const lists = server.stats.lists;
-  await vi.waitFor(
-    async () => {
-      await server.notifyToolsChanged();
-      await new Promise((r) => setTimeout(r, 30));
-      expect(server.stats.lists).toBeGreaterThan(lists);
-    },
-    { timeout: 5000, interval: 60 },
-  );
+  const deadline = Date.now() + 30_000;
+  for (let sent = 0; server.stats.lists <= lists; sent++) {
+    if (Date.now() > deadline)
+      throw new Error(`the client did not list the tools again within 30 s of ${sent} announcements`);
+    await server.notifyToolsChanged();
+    for (let polls = 0; polls < 50 && server.stats.lists <= lists; polls++) await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   LoggingMessageNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -39,6 +39,9 @@ describe('MCP over stdio: progress and caller logs from a child process', () => 
     expect(client.getServerCapabilities()?.logging).toEqual({});
     logs.length = 0;
     await client.callTool({ name: 'library.scan', arguments: { folders: 2 } });
+    // The SDK client handles a notification a tick after it reads it, so the log written just before the result
+    // can be handled after the call settled: wait for it, then check nothing else came.
+    await vi.waitFor(() => expect(logs.length).toBeGreaterThanOrEqual(2), { timeout: 30_000 });
     expect(logs).toEqual([
       { level: 'info', data: 'scanned folder 1' },
       { level: 'warning', data: 'scanned folder 2' },
@@ -62,6 +65,7 @@ describe('MCP over stdio: progress and caller logs from a child process', () => 
       [1, 3, 'folder 2'],
       [2, 3, 'folder 3'],
     ]);
+    await vi.waitFor(() => expect(logs.length).toBeGreaterThanOrEqual(1), { timeout: 30_000 });
     expect(logs).toEqual([{ level: 'warning', data: 'scanned folder 3' }]);
     expect(result.structuredContent).toMatchObject({ status: 'succeeded', output: { scanned: 3 } });
   });
