@@ -38,6 +38,7 @@ export {
   ProviderConnectionError,
   ProviderError,
   ProviderHttpError,
+  ProviderOutOfCreditError,
   ProviderProtocolError,
   ProviderRateLimitError,
   ProviderTimeoutError,
@@ -46,6 +47,9 @@ export {
   redactSecrets,
 } from './models/errors';
 export type { RetryOptions } from './models/retry';
+export type { FallbackModel } from './models/routing/fallback-options';
+export { FALLBACK_ERROR_CODES, isFallbackWorthy } from './models/routing/fallback-worthy';
+export { DEFAULT_FALLBACK_COOLDOWN_MS } from './models/routing/route-state';
 export type { HttpProviderOptions } from './models/http';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './models/anthropic';
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';

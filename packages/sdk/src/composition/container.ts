@@ -23,6 +23,8 @@ import type { StorageAdapter } from '../ports/storage-adapter';
 import { RunEventBus } from '../runtime/events/run-event-bus';
 import { type ModelProviderConfig, modelProviderFrom } from '../models/factory';
 import { checkProviderConfig } from '../models/provider-config';
+import { checkFallbacks } from '../models/routing/check-fallbacks';
+import { ModelRoute } from '../models/routing/model-route';
 import { checkOptionShapes } from '../runtime/agent-option-shapes';
 import { TiktokenCounter } from '../models/token-counter';
 import type { ModelProvider } from '../models/types';
@@ -214,6 +216,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   const provider = options.model?.provider;
   if (provider !== undefined && typeof (provider as Partial<ModelProvider> | null)?.stream !== 'function')
     checkProviderConfig(provider, 'model.provider'); // a configuration: checked here, built when first resolved
+  checkFallbacks(options.model as Record<string, unknown> | undefined);
   return {
     ...limits,
     decisions: resolveDecisionOptions(options.decisions),
@@ -427,6 +430,13 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   const provider = d.resolve(Tokens.ModelProvider);
   // A provider registered through `configure` names its credentials too (docs/secrets.md).
   if (isSecretHolder(provider)) redactor.add(...provider.secretValues());
+  // The fallback chain's providers, built here (checked in resolveOptions); their credentials are redacted too.
+  const primary = redactingProvider(provider, redactor);
+  const fallbacks = (options.model?.fallbacks ?? []).map((entry, i) => {
+    const built = toProvider(entry.provider, `model.fallbacks[${i}].provider`);
+    if (isSecretHolder(built)) redactor.add(...built.secretValues());
+    return { entry, provider: built };
+  });
   let runs: RunService | undefined;
   const results = new ToolResultStore({ ...(resolved.runs.results ?? {}), clock, ids });
   const identity = resolvePort(d, Tokens.Identity);
@@ -474,7 +484,29 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     capabilities,
     ledger: d.resolve(Tokens.InvocationLedger),
     approvals,
-    provider: redactingProvider(provider, redactor),
+    provider: primary,
+    ...(fallbacks.length > 0
+      ? {
+          route: new ModelRoute(
+            [
+              {
+                provider: primary,
+                model: resolved.model,
+                maxTokens: resolved.maxTokens,
+                thinking: resolved.thinking,
+              },
+              ...fallbacks.map(({ entry, provider: p }) => ({
+                provider: redactingProvider(p, redactor),
+                model: entry.model,
+                maxTokens: entry.maxTokens ?? resolved.maxTokens,
+                thinking: entry.thinking ?? resolved.thinking,
+              })),
+            ],
+            clock,
+            options.model?.fallbackCooldownMs,
+          ),
+        }
+      : {}),
     goalFacts: d.resolve(Tokens.GoalFacts),
     bus,
     clock,
@@ -602,11 +634,11 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
 }
 
 /** The provider from an instance or a configuration; without one, a provider whose every call fails `MODEL_NOT_CONFIGURED`. */
-function toProvider(provider: ModelProvider | ModelProviderConfig | undefined): ModelProvider {
+function toProvider(provider: ModelProvider | ModelProviderConfig | undefined, path = 'model.provider'): ModelProvider {
   if (provider === undefined) return MODEL_NOT_CONFIGURED;
   return typeof (provider as ModelProvider).stream === 'function'
     ? (provider as ModelProvider)
-    : modelProviderFrom(provider, 'model.provider');
+    : modelProviderFrom(provider, path);
 }
 
 /** The model provider of a host that configured none: `startRun` refuses, and a resumed run fails at its first turn. */

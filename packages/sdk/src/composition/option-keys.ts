@@ -45,6 +45,8 @@ const MODEL = {
   maxTokens: true,
   thinking: true,
   temperature: true,
+  fallbacks: true,
+  fallbackCooldownMs: true,
 } as const satisfies Keys<ModelOptions>;
 
 const RUNS = {

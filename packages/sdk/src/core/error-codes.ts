@@ -187,6 +187,8 @@ export const ERROR_CODES = {
     "The request is larger than the model's context window; a run compacts to a smaller budget and resends (twice at most) before it fails with this code.",
   PROVIDER_RATE_LIMITED: 'The provider answered 429 on every attempt, honouring `retry-after` between attempts.',
   PROVIDER_UNAVAILABLE: 'The provider answered 5xx or 529 (overloaded) on every attempt.',
+  PROVIDER_OUT_OF_CREDIT:
+    'The provider answered 402 (out of credit or over its spending limit); not retried on that provider, a fallback chain moves to its next entry.',
   PROVIDER_TIMEOUT: 'The provider did not connect, answer or stream within the configured timeout.',
   PROVIDER_UNREACHABLE: 'The provider could not be reached (DNS, refused connection, reset) on every attempt.',
   PROVIDER_HTTP: 'The provider answered with an HTTP error status that has no more specific code (e.g. 400).',

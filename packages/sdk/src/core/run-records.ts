@@ -41,6 +41,28 @@ export interface RunUsage {
   costUsd: number;
   /** Model calls made (counted against `maxModelCalls`). */
   modelCalls: number;
+  /**
+   * The same model figures per provider and model, keyed `<provider id>/<model>` (e.g.
+   * `anthropic/claude-sonnet-4-5`, `openai-compatible:ollama/qwen3:8b`): with a fallback chain, each attempt is
+   * charged once to the provider that made it (a failed attempt with no reported usage adds a call and 0 tokens).
+   * Absent on runs stored before it existed and on runs that made no model call.
+   */
+  byModel?: Record<string, ModelCallUsage>;
+}
+
+/**
+ * Model usage of a run with one provider and model (`RunUsage.byModel`).
+ * @public
+ */
+export interface ModelCallUsage {
+  /** Input tokens as that provider reported them. */
+  inputTokens: number;
+  /** Output tokens. */
+  outputTokens: number;
+  /** Cost in USD from that model's price (0 when unknown). */
+  costUsd: number;
+  /** Calls made to it, failed attempts included. */
+  modelCalls: number;
 }
 
 /**

@@ -97,6 +97,20 @@ export class ProviderUnavailableError extends ProviderError {
 }
 
 /**
+ * 402 Payment Required after the provider's retries: the account is out of credit (or its spending limit is
+ * reached). Not retried on the same provider (it will answer 402 again until someone pays); a fallback chain
+ * moves to its next entry. Code `PROVIDER_OUT_OF_CREDIT`.
+ *
+ * @public
+ */
+export class ProviderOutOfCreditError extends ProviderError {
+  /** @param message - redacted explanation; @param details - `{ provider, status: 402, type? }` */
+  constructor(message: string, details: Record<string, unknown>) {
+    super('PROVIDER_OUT_OF_CREDIT', message, details, false);
+  }
+}
+
+/**
  * A connect, first-byte (response headers) or idle-stream (gap between body chunks) timeout.
  * `details.phase` is `connect`, `first_byte` or `idle`; `details.timeoutMs` the limit in ms.
  * Code `PROVIDER_TIMEOUT`.

@@ -7,6 +7,7 @@ import {
   ProviderConnectionError,
   ProviderError,
   ProviderHttpError,
+  ProviderOutOfCreditError,
   ProviderRateLimitError,
   ProviderTimeoutError,
   ProviderUnavailableError,
@@ -198,6 +199,8 @@ export function errorForStatus(
       ...overflowTokenCounts(`${raw} ${bodyText.slice(0, 4096)}`),
     });
   }
+  if (status === 402)
+    return new ProviderOutOfCreditError(`${provider}: out of credit (402): ${message}`, details);
   if (status === 429) return new ProviderRateLimitError(`${provider}: rate limited (429): ${message}`, details);
   if (status === 529 || status >= 500)
     return new ProviderUnavailableError(`${provider}: unavailable (${status}): ${message}`, details);

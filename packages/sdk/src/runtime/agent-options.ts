@@ -1,4 +1,5 @@
 import type { ModelProviderConfig } from '../models/factory';
+import type { FallbackModel } from '../models/routing/fallback-options';
 import type { DEFAULT_IDENTITY_RESOLVER, IdentityResolver } from '../ports/identity';
 import type { ModelProvider, ThinkingLevel } from '../models/types';
 import type { LearningOptions, ResolvedLearningOptions } from './learning/learning-options';
@@ -190,6 +191,25 @@ export interface ModelOptions {
   thinking?: ThinkingLevel;
   /** Sampling temperature, 0 … 2. @defaultValue the provider's */
   temperature?: number;
+  /**
+   * A fallback chain: after the primary's own retries are used up on a transient failure (429, 529/5xx, 402 out
+   * of credit, unreachable, timeout), the same turn is retried on the first of these entries, then the next
+   * (never on a 400, 401/403 or a context overflow). Each entry is a full provider configuration or instance
+   * with its own keys and model id. A run that moved stays on its entry (a `model_fallback` run event says who
+   * failed, why and who answers) until `fallbackCooldownMs` has passed; an entry that failed is skipped by every
+   * run of the host meanwhile. Refused at `createAgentHost` with `OPTIONS_INVALID` naming the entry
+   * (`model.fallbacks[1].model`) when not an array, an entry is malformed or repeats the endpoint and model of
+   * the primary or an earlier entry; `PROVIDER_UNKNOWN` when it names no provider. See
+   * docs/models.md#fallback-chains.
+   * @defaultValue none
+   */
+  fallbacks?: readonly FallbackModel[];
+  /**
+   * How long an entry of the chain that failed is skipped, and a run that moved keeps its entry, in milliseconds
+   * (measured on the host's clock). Non-negative.
+   * @defaultValue 60 000
+   */
+  fallbackCooldownMs?: number;
 }
 
 /** The history archive of {@link AgentOptions.history}. @public */

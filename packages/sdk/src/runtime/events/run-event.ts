@@ -76,6 +76,18 @@ export interface RunEventPayloads {
    */
   input_requested: { reason: string; question: string; options: JsonValue; decisionId?: string };
   /**
+   * A model call failed with a transient error after its provider's own retries (`code`: `PROVIDER_RATE_LIMITED`,
+   * `PROVIDER_UNAVAILABLE`, `PROVIDER_UNREACHABLE`, `PROVIDER_TIMEOUT` or `PROVIDER_OUT_OF_CREDIT`; `reason` its
+   * message) and the same turn is sent to the next entry of the fallback chain (`model.fallbacks`). `from` and
+   * `to` name the provider id and model of each (docs/models.md#fallback-chains).
+   */
+  model_fallback: {
+    from: { provider: string; model: string };
+    to: { provider: string; model: string };
+    code: string;
+    reason: string;
+  };
+  /**
    * A decision for a person was raised. Published on the stream of the run it is about (`subjectType`
    * `run`), else on a stream named by the decision id (`runId` is then the decision id).
    */

@@ -1,4 +1,5 @@
 // The run driver's settings, dependencies and lease (re-exported by `run-driver.ts`).
+import type { ModelRoute } from '../../models/routing/model-route';
 import type { ApprovalService } from '../../authorization/approval-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import type { RunEventBus } from '../events/run-event-bus';
@@ -79,6 +80,11 @@ export interface RunDriverDeps {
   approvals: ApprovalService;
   /** The model. */
   provider: ModelProvider;
+  /**
+   * The fallback chain (`model.fallbacks`), when the host has one: entry 0 is `provider` with the run settings'
+   * model; without one, every turn calls `provider`.
+   */
+  route?: ModelRoute;
   /** Business facts for the goal report. */
   goalFacts: GoalFacts;
   /** Events. */

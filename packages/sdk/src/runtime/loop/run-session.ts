@@ -3,6 +3,7 @@ import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord, RunUsage } from '../../core/run-records';
+import { mergeByModel } from '../budgets/usage-by-model';
 import type { RunPatch } from '../../ports/storage-adapter';
 import type { RunMiddlewareRun } from '../middleware/run-middleware';
 import type { RunLease } from './driver-types';
@@ -107,12 +108,14 @@ export class RunSession {
   /** Adds to the usage (written with the step). */
   addUsage(delta: Partial<RunUsage>): void {
     const u = this.#usage;
+    const byModel = mergeByModel(u.byModel, delta.byModel);
     this.#usage = {
       toolCalls: u.toolCalls + (delta.toolCalls ?? 0),
       inputTokens: u.inputTokens + (delta.inputTokens ?? 0),
       outputTokens: u.outputTokens + (delta.outputTokens ?? 0),
       costUsd: u.costUsd + (delta.costUsd ?? 0),
       modelCalls: u.modelCalls + (delta.modelCalls ?? 0),
+      ...(byModel ? { byModel } : {}),
     };
     this.#usageDirty = true;
   }

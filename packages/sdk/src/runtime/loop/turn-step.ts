@@ -21,6 +21,10 @@ import { context as otelContext } from '@opentelemetry/api';
 import { hasImages } from '../images/image-delivery';
 import { reservedCall, SpendCapReached } from './spend-step';
 import { heldMs, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
+import { modelCallUsage } from '../budgets/usage-by-model';
+import { entryKey, type RouteEntry } from '../../models/routing/model-route';
+import { turnFallsBack } from '../../models/routing/fallback-worthy';
+import type { RunRoute } from '../../models/routing/route-state';
 
 /** A turn that failed on an HTTP 400 before any output: what a provider answers to images it does not take. */
 function imagesRefused(turn: {
@@ -185,19 +189,80 @@ async function budgeted(call: () => Promise<ModelTurn>): Promise<ModelTurn | Spe
 /** The model request a turn step sends. */
 type PreparedTurnRequest = Awaited<ReturnType<Loop['pipeline']['beforeModelRequest']>>;
 
+/** The runtime-state key of the run's route: the fallback entry it moved to, and when (see `route-state.ts`). */
+export const MODEL_ROUTE_STATE_KEY = 'model_route';
+
+/** The entries a turn may use: the host's fallback chain, or the one provider of the run settings. */
+function entriesOf(loop: Loop): readonly RouteEntry[] {
+  const { deps } = loop;
+  return (
+    deps.route?.entries ?? [
+      {
+        provider: deps.provider,
+        model: deps.settings.model,
+        maxTokens: deps.settings.maxTokens,
+        thinking: deps.settings.thinking,
+      },
+    ]
+  );
+}
+
 /**
- * One model call of a turn step, inside its chat span: the call, and once more text-only when the
- * provider refused the images of a tool result; usage is added to the run (the refused call's too).
+ * One model call of a turn step on the host's fallback chain (docs/models.md#fallback-chains): the call on the
+ * run's entry; when it fails with a fallback-worthy error (`fallback-worthy.ts`) after its provider's own retries,
+ * a `model_fallback` event and the same request on the next entry, until one answers or the chain is used up
+ * (the turn then fails with the last error). Each attempt is charged once to its own provider.
  */
 async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRequest): Promise<ModelTurn> {
   const { deps } = loop;
+  const route = deps.route;
+  if (!route) return callEntry(loop, session, request, entriesOf(loop)[0]!);
+  const stored = session.getState(MODEL_ROUTE_STATE_KEY) as RunRoute | undefined;
+  let index = route.first(stored);
+  for (;;) {
+    const entry = route.entries[index]!;
+    const turn = await callEntry(loop, session, request, entry);
+    if (!turnFallsBack(turn)) {
+      if (!turn.error && !turn.aborted) {
+        route.answered(index);
+        // The run stays on the entry that answered (sticky) until the cool-down has passed since it moved.
+        if (index !== (stored?.entry ?? 0)) session.setState(MODEL_ROUTE_STATE_KEY, { entry: index, at: route.now() });
+      }
+      return turn;
+    }
+    const next = route.failed(index);
+    if (next === undefined) return turn;
+    const to = route.entries[next]!;
+    await deps.bus.emit(session.id, 'model_fallback', {
+      from: { provider: entry.provider.id, model: entry.model },
+      to: { provider: to.provider.id, model: to.model },
+      code: turn.error!.code!,
+      reason: turn.error!.message,
+    });
+    index = next;
+  }
+}
+
+/**
+ * One model call on one entry, inside its chat span (named after that entry's provider and model): the call, and
+ * once more text-only when the provider refused the images of a tool result; usage is added to the run and to the
+ * entry's `byModel` figures (the refused call's too).
+ */
+async function callEntry(
+  loop: Loop,
+  session: RunSession,
+  request: PreparedTurnRequest,
+  entry: RouteEntry,
+): Promise<ModelTurn> {
+  const { deps } = loop;
+  const key = entryKey(entry);
   const systemPrompt =
     [deps.settings.systemPrompt, memorySnapshotOf(session)].filter(Boolean).join('\n\n') || undefined;
   const chat = loop.tracer.startChat(session.trace, {
-    providerId: deps.provider.id,
-    baseUrl: deps.provider.baseUrl,
-    model: deps.settings.model,
-    maxTokens: deps.settings.maxTokens,
+    providerId: entry.provider.id,
+    baseUrl: entry.provider.baseUrl,
+    model: entry.model,
+    maxTokens: entry.maxTokens,
     messages: [{ role: 'system', content: systemPromptOf(systemPrompt) }, ...request.messages],
   });
   let turn: ModelTurn;
@@ -213,10 +278,10 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
         otelContext.with(chat.context, () =>
           runModelTurn(
             {
-              provider: deps.provider,
-              model: deps.settings.model,
-              maxTokens: deps.settings.maxTokens,
-              thinking: deps.settings.thinking,
+              provider: entry.provider,
+              model: entry.model,
+              maxTokens: entry.maxTokens,
+              thinking: entry.thinking,
               temperature: deps.settings.temperature,
               systemPrompt,
               maxInputBytes: deps.settings.maxInputBytes,
@@ -244,24 +309,22 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
       });
       const first = turn;
       turn = await callModel(images.textOnly(request.messages));
-      session.addUsage({
-        modelCalls: 1,
-        inputTokens: first.usage.inputTokens,
-        outputTokens: first.usage.outputTokens,
-        costUsd: first.costUsd,
-      });
+      session.addUsage(
+        modelCallUsage(key, {
+          inputTokens: first.usage.inputTokens,
+          outputTokens: first.usage.outputTokens,
+          costUsd: first.costUsd,
+        }),
+      );
     }
   } catch (error) {
     loop.tracer.endWithError(chat, error);
     throw error;
   }
   loop.tracer.endChat(chat, turn);
-  session.addUsage({
-    modelCalls: 1,
-    inputTokens: turn.usage.inputTokens,
-    outputTokens: turn.usage.outputTokens,
-    costUsd: turn.costUsd,
-  });
+  session.addUsage(
+    modelCallUsage(key, { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, costUsd: turn.costUsd }),
+  );
   return turn;
 }
 
