@@ -226,6 +226,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     maxTokens: options.model?.maxTokens,
     thinking,
     temperature,
+    fallbacks: options.model?.fallbacks ?? [],
+    fallbackCooldownMs: options.model?.fallbackCooldownMs,
     learning: resolveLearningOptions(
       options.learning,
       options.skills !== undefined || options.memory !== undefined,
@@ -432,7 +434,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
   if (isSecretHolder(provider)) redactor.add(...provider.secretValues());
   // The fallback chain's providers, built here (checked in resolveOptions); their credentials are redacted too.
   const primary = redactingProvider(provider, redactor);
-  const fallbacks = (options.model?.fallbacks ?? []).map((entry, i) => {
+  const fallbacks = resolved.fallbacks.map((entry, i) => {
     const built = toProvider(entry.provider, `model.fallbacks[${i}].provider`);
     if (isSecretHolder(built)) redactor.add(...built.secretValues());
     return { entry, provider: built };
@@ -503,7 +505,7 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
               })),
             ],
             clock,
-            options.model?.fallbackCooldownMs,
+            resolved.fallbackCooldownMs,
           ),
         }
       : {}),

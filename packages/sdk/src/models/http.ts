@@ -199,8 +199,7 @@ export function errorForStatus(
       ...overflowTokenCounts(`${raw} ${bodyText.slice(0, 4096)}`),
     });
   }
-  if (status === 402)
-    return new ProviderOutOfCreditError(`${provider}: out of credit (402): ${message}`, details);
+  if (status === 402) return new ProviderOutOfCreditError(`${provider}: out of credit (402): ${message}`, details);
   if (status === 429) return new ProviderRateLimitError(`${provider}: rate limited (429): ${message}`, details);
   if (status === 529 || status >= 500)
     return new ProviderUnavailableError(`${provider}: unavailable (${status}): ${message}`, details);

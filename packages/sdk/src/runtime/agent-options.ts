@@ -366,6 +366,10 @@ export interface ResolvedAgentOptions {
   thinking: ThinkingLevel | undefined;
   /** Sampling temperature, when set. */
   temperature: number | undefined;
+  /** The fallback chain after the primary (`model.fallbacks`, checked), in order; empty without one. */
+  fallbacks: readonly FallbackModel[];
+  /** How long a failed entry of the chain is skipped, in ms (`model.fallbackCooldownMs`), when set. */
+  fallbackCooldownMs: number | undefined;
   /** See {@link AgentOptions.learning}: background reviews, or undefined when they are off. */
   learning: ResolvedLearningOptions | undefined;
   /** See {@link AgentOptions.tracing}. */

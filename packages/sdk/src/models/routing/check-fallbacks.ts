@@ -59,15 +59,24 @@ export function checkFallbacks(model: Record<string, unknown> | undefined): void
   fallbacks.forEach((entry: unknown, i) => {
     const path = `model.fallbacks[${i}]`;
     if (!isObject(entry))
-      throw invalid(path, `must be an object { provider, model, maxTokens?, thinking? }; got ${Array.isArray(entry) ? 'an array' : String(entry)}`);
+      throw invalid(
+        path,
+        `must be an object { provider, model, maxTokens?, thinking? }; got ${Array.isArray(entry) ? 'an array' : String(entry)}`,
+      );
     for (const key of Object.keys(entry))
       if (!ENTRY_KEYS.includes(key))
         throw invalid(`${path}.${key}`, `is not an option of a fallback entry; known: ${ENTRY_KEYS.join(', ')}`);
     if (entry.provider === undefined)
-      throw invalid(`${path}.provider`, 'is missing: a provider instance or a configuration such as { provider: \'openai-compatible\', baseUrl, apiKey }');
+      throw invalid(
+        `${path}.provider`,
+        "is missing: a provider instance or a configuration such as { provider: 'openai-compatible', baseUrl, apiKey }",
+      );
     if (!isInstance(entry.provider)) checkProviderConfig(entry.provider, `${path}.provider`);
     if (typeof entry.model !== 'string' || entry.model.trim() === '')
-      throw invalid(`${path}.model`, `must be a non-empty model id such as 'gpt-4.1-mini'; got ${JSON.stringify(entry.model) ?? 'undefined'}`);
+      throw invalid(
+        `${path}.model`,
+        `must be a non-empty model id such as 'gpt-4.1-mini'; got ${JSON.stringify(entry.model) ?? 'undefined'}`,
+      );
     const max = entry.maxTokens;
     if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max > 0))
       throw invalid(`${path}.maxTokens`, `must be a positive integer; got ${String(max)}`);

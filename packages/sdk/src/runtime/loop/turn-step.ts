@@ -323,7 +323,11 @@ async function callEntry(
   }
   loop.tracer.endChat(chat, turn);
   session.addUsage(
-    modelCallUsage(key, { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, costUsd: turn.costUsd }),
+    modelCallUsage(key, {
+      inputTokens: turn.usage.inputTokens,
+      outputTokens: turn.usage.outputTokens,
+      costUsd: turn.costUsd,
+    }),
   );
   return turn;
 }

@@ -8,11 +8,21 @@ const anthropicBody = (type: string, message: string) => JSON.stringify({ type: 
 
 describe('fallback-worthy failures', () => {
   it.each([
-    [429, anthropicBody('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'), 'PROVIDER_RATE_LIMITED'],
+    [
+      429,
+      anthropicBody('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+      'PROVIDER_RATE_LIMITED',
+    ],
     [529, anthropicBody('overloaded_error', 'Overloaded'), 'PROVIDER_UNAVAILABLE'],
     [503, '<html>Service Unavailable</html>', 'PROVIDER_UNAVAILABLE'],
     [500, anthropicBody('api_error', 'Internal server error'), 'PROVIDER_UNAVAILABLE'],
-    [402, JSON.stringify({ error: { message: 'Insufficient credits. Add more using https://openrouter.ai/credits', code: 402 } }), 'PROVIDER_OUT_OF_CREDIT'],
+    [
+      402,
+      JSON.stringify({
+        error: { message: 'Insufficient credits. Add more using https://openrouter.ai/credits', code: 402 },
+      }),
+      'PROVIDER_OUT_OF_CREDIT',
+    ],
   ])('HTTP %i → %s … moves to the next entry', (status, body, code) => {
     const error = errorForStatus('p', status, body, []);
     expect(error.code).toBe(code);
@@ -20,11 +30,23 @@ describe('fallback-worthy failures', () => {
   });
 
   it.each([
-    [400, anthropicBody('invalid_request_error', 'messages.1.content.0.tool_use.id: String should match pattern'), 'PROVIDER_HTTP'],
-    [422, JSON.stringify({ detail: [{ type: 'extra_forbidden', loc: ['body', 'reasoning_effort'] }] }), 'PROVIDER_HTTP'],
+    [
+      400,
+      anthropicBody('invalid_request_error', 'messages.1.content.0.tool_use.id: String should match pattern'),
+      'PROVIDER_HTTP',
+    ],
+    [
+      422,
+      JSON.stringify({ detail: [{ type: 'extra_forbidden', loc: ['body', 'reasoning_effort'] }] }),
+      'PROVIDER_HTTP',
+    ],
     [401, anthropicBody('authentication_error', 'invalid x-api-key'), 'PROVIDER_AUTH'],
     [403, anthropicBody('permission_error', 'Your API key does not have permission'), 'PROVIDER_AUTH'],
-    [400, anthropicBody('invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'), 'PROVIDER_CONTEXT_OVERFLOW'],
+    [
+      400,
+      anthropicBody('invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'),
+      'PROVIDER_CONTEXT_OVERFLOW',
+    ],
     [404, JSON.stringify({ error: { message: 'model "qwen3:8b" not found, try pulling it first' } }), 'PROVIDER_HTTP'],
   ])('HTTP %i → %s … never falls back', (status, body, code) => {
     const error = errorForStatus('p', status, body, []);

@@ -34,7 +34,7 @@ describe('route state rules', () => {
     expect(nextEntry(cooling, 2, T)).toBeUndefined();
   });
 
-  it('every entry from the run\'s own on cooling down: the turn still calls its own entry (never refused without a call)', () => {
+  it("every entry from the run's own on cooling down: the turn still calls its own entry (never refused without a call)", () => {
     const cooling = afterFailure(afterFailure(freshRoute(2), 0, T, 60_000), 1, T, 60_000);
     expect(firstEntry(cooling, 0, T + 1)).toBe(0);
     expect(firstEntry(cooling, 1, T + 1)).toBe(1);
@@ -57,7 +57,12 @@ describe('route state rules', () => {
 
   it('ModelRoute applies them on the host clock, shared by every run of the host', () => {
     const clock = new ManualClock(T);
-    const entry = (model: string) => ({ provider: new ScriptedProvider(), model, maxTokens: undefined, thinking: undefined });
+    const entry = (model: string) => ({
+      provider: new ScriptedProvider(),
+      model,
+      maxTokens: undefined,
+      thinking: undefined,
+    });
     const route = new ModelRoute([entry('a'), entry('b'), entry('c')], clock, 1_000);
     expect(route.first(undefined)).toBe(0);
     expect(route.failed(0)).toBe(1);
