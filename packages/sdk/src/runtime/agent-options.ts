@@ -200,7 +200,7 @@ export interface ModelOptions {
    * run of the host meanwhile. Refused at `createAgentHost` with `OPTIONS_INVALID` naming the entry
    * (`model.fallbacks[1].model`) when not an array, an entry is malformed or repeats the endpoint and model of
    * the primary or an earlier entry; `PROVIDER_UNKNOWN` when it names no provider. See
-   * docs/models.md#fallback-chains.
+   * docs/providers.md#fallback-chains.
    * @defaultValue none
    */
   fallbacks?: readonly FallbackModel[];

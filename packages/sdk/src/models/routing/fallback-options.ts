@@ -11,7 +11,7 @@ import type { ModelProvider, ThinkingLevel } from '../types';
  * instance, with its own keys. `maxTokens` and `thinking` apply to this entry's calls only and default to the
  * primary's (`model.maxTokens`, `model.thinking`). An entry with the same provider kind, base URL and model as the
  * primary or an earlier entry is refused (`OPTIONS_INVALID`): it would send the same request to the same failing
- * endpoint. See docs/models.md#fallback-chains.
+ * endpoint. See docs/providers.md#fallback-chains.
  * @public
  */
 export interface FallbackModel {

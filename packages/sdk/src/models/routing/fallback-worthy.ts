@@ -1,4 +1,4 @@
-// Which final failures of a model call move a fallback chain to its next entry (docs/models.md#fallback-chains).
+// Which final failures of a model call move a fallback chain to its next entry (docs/providers.md#fallback-chains).
 // Pure: a function of the error's code, after the provider's own retries are used up.
 
 /**

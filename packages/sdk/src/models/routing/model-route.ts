@@ -1,5 +1,5 @@
 // A fallback chain as the runtime uses it: the entries (provider instance, model id, per-entry settings) and the
-// host-wide cool-downs, moved by the host's clock (docs/models.md#fallback-chains).
+// host-wide cool-downs, moved by the host's clock (docs/providers.md#fallback-chains).
 import type { Clock } from '../../ports/clock';
 import type { ModelProvider, ThinkingLevel } from '../types';
 import {

@@ -79,7 +79,7 @@ export interface RunEventPayloads {
    * A model call failed with a transient error after its provider's own retries (`code`: `PROVIDER_RATE_LIMITED`,
    * `PROVIDER_UNAVAILABLE`, `PROVIDER_UNREACHABLE`, `PROVIDER_TIMEOUT` or `PROVIDER_OUT_OF_CREDIT`; `reason` its
    * message) and the same turn is sent to the next entry of the fallback chain (`model.fallbacks`). `from` and
-   * `to` name the provider id and model of each (docs/models.md#fallback-chains).
+   * `to` name the provider id and model of each (docs/providers.md#fallback-chains).
    */
   model_fallback: {
     from: { provider: string; model: string };

@@ -208,7 +208,7 @@ function entriesOf(loop: Loop): readonly RouteEntry[] {
 }
 
 /**
- * One model call of a turn step on the host's fallback chain (docs/models.md#fallback-chains): the call on the
+ * One model call of a turn step on the host's fallback chain (docs/providers.md#fallback-chains): the call on the
  * run's entry; when it fails with a fallback-worthy error (`fallback-worthy.ts`) after its provider's own retries,
  * a `model_fallback` event and the same request on the next entry, until one answers or the chain is used up
  * (the turn then fails with the last error). Each attempt is charged once to its own provider.
