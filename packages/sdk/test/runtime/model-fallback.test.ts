@@ -5,8 +5,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost, type RunEvent } from '../../src/index';
+import {
+  ConsoleLogger,
+  createAgentHost,
+  ManualClock,
+  type AgentHost,
+  type RunEvent,
+  type RunOptions,
+} from '../../src/index';
+import type { TracingOptions } from '../../src/loop';
 import { AnthropicProvider, costOf, priceFor } from '../../src/models';
+import { memoryTracing } from '../tracing/span-harness';
 import { SqliteStorage } from '../../src/sqlite';
 import { transcriptEvents, WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
 import { fixture } from '../models/helpers';
@@ -47,10 +56,10 @@ async function chainHost(
   primary: Responder,
   fallback: Responder,
   options: {
-    fallbackModel?: string;
     cooldownMs?: number;
     thinking?: 'low';
-    extra?: (effects: string) => unknown[];
+    runs?: RunOptions;
+    tracing?: TracingOptions;
   } = {},
 ) {
   const primaryServer = await serve(primary);
@@ -82,14 +91,15 @@ async function chainHost(
             apiKey: 'sk-fallback-0123456789',
             retry: { maxAttempts: 1 },
           },
-          model: options.fallbackModel ?? 'gpt-4.1-mini',
+          model: 'gpt-4.1-mini',
           thinking: 'off',
         },
       ],
       ...(options.cooldownMs !== undefined ? { fallbackCooldownMs: options.cooldownMs } : {}),
     },
     goalFacts: world.facts,
-    runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1 },
+    runs: { pollMs: 5, leaseMs: 60_000, refusedTurnPauseMs: 1, ...options.runs },
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   for (const c of world.capabilities) host.capabilities.register(c);
   host.capabilities.register(noteWrite(effects));
@@ -195,6 +205,48 @@ describe('fallback chains through the runtime', () => {
     expect(done.usage.outputTokens).toBe(primary.outputTokens + fallback.outputTokens);
     expect(done.usage.costUsd).toBeCloseTo(primary.costUsd + fallback.costUsd, 12);
     expect(done.usage.modelCalls).toBe(2);
+  });
+
+  it("the person's spending budget is charged once per attempt that used something: the failed 529 attempt nothing, the answer its own tokens and price", async () => {
+    const h = await chainHost(
+      overloaded,
+      () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 120 }),
+      {
+        runs: { spending: { people: { 'user:admin': { day: { tokens: 1_000_000, costUsd: 10, modelCalls: 100 } } } } },
+      },
+    );
+    const r = await run(h.host);
+    const done = await settled(h.host, r.id);
+    expect(done.status).toBe('succeeded');
+    const used = (await h.host.budgets.usage('user:admin')).used.day;
+    const answer = done.usage.byModel![`${fallbacksOf(await runEvents(h.host, r.id))[0]!.to.provider}/gpt-4.1-mini`]!;
+    expect(used.modelCalls).toBe(1); // the refused attempt's reservation was released
+    expect(used.tokens).toBe(answer.inputTokens + answer.outputTokens);
+    expect(used.costUsd).toBeCloseTo(answer.costUsd, 9);
+    expect(done.usage.modelCalls).toBe(2); // the run still counts both calls (its maxModelCalls budget)
+  });
+
+  it('one model-call span per attempt, each naming the provider and model that made it; the refused one in error', async () => {
+    const { exporter, options: tracing } = memoryTracing();
+    const h = await chainHost(
+      overloaded,
+      () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 120 }),
+      {
+        tracing,
+      },
+    );
+    const r = await run(h.host);
+    expect((await settled(h.host, r.id)).status).toBe('succeeded');
+    const chats = exporter.getFinishedSpans().filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+    expect(chats.map((s) => [s.attributes['gen_ai.provider.name'], s.attributes['gen_ai.request.model']])).toEqual([
+      ['anthropic', PRIMARY_MODEL],
+      [expect.not.stringMatching(/^anthropic$/), 'gpt-4.1-mini'],
+    ]);
+    expect(chats[0]!.attributes['server.port']).toBe(Number(new URL(h.primaryServer.url).port));
+    expect(chats[1]!.attributes['server.port']).toBe(Number(new URL(h.fallbackServer.url).port));
+    expect(chats[0]!.status.code).toBe(2); // ERROR
+    expect(chats[1]!.status.code).not.toBe(2);
+    expect(chats[1]!.attributes['gen_ai.usage.input_tokens']).toBe(120);
   });
 
   it('microsoft/AICentral#134: primary 400 (invalid_request_error) → no fallback; the run fails with the typed error', async () => {

@@ -1,7 +1,7 @@
 // The model-turn step: the checks before a model call, the request through the middleware, the
 // turn itself, and what follows from the reply (the end of the drive, another turn, or its calls).
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
-import type { ModelTool, ToolCallPart } from '../../models/types';
+import type { ModelProvider, ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
 import { commitBeforeCall } from './deferred-commit';
 import { applyInbox } from './inbox-step';
@@ -189,6 +189,9 @@ async function budgeted(call: () => Promise<ModelTurn>): Promise<ModelTurn | Spe
 /** The model request a turn step sends. */
 type PreparedTurnRequest = Awaited<ReturnType<Loop['pipeline']['beforeModelRequest']>>;
 
+/** The provider each turn of this process was sent to. */
+const answeredBy = new WeakMap<ModelTurn, ModelProvider>();
+
 /** The runtime-state key of the run's route: the fallback entry it moved to, and when (see `route-state.ts`). */
 export const MODEL_ROUTE_STATE_KEY = 'model_route';
 
@@ -322,6 +325,7 @@ async function callEntry(
     throw error;
   }
   loop.tracer.endChat(chat, turn);
+  answeredBy.set(turn, entry.provider);
   session.addUsage(
     modelCallUsage(key, {
       inputTokens: turn.usage.inputTokens,
@@ -334,8 +338,12 @@ async function callEntry(
 
 /** The runtime's estimate of the request a turn sent (system prompt, messages, tools). */
 function estimateOf(loop: Loop, turn: ModelTurn): number {
-  const { counter, settings } = loop.deps;
-  return estimateRequestTokens(counter, turn.request.messages, turn.request.tools ?? [], settings.model);
+  return estimateRequestTokens(loop.deps.counter, turn.request.messages, turn.request.tools ?? [], turn.request.model);
+}
+
+/** The provider a turn was sent to (a fallback entry's, when one answered), for its token-estimate correction. */
+function providerOf(loop: Loop, turn: ModelTurn): ModelProvider {
+  return answeredBy.get(turn) ?? loop.deps.provider;
 }
 
 /**
@@ -349,7 +357,7 @@ function recordOverflow(loop: Loop, turn: ModelTurn) {
   const estimatedTokens = estimateOf(loop, turn);
   const promptTokens = count(details.promptTokens);
   const limitTokens = count(details.limitTokens);
-  const correction = observeOverflow(loop.deps.provider, {
+  const correction = observeOverflow(providerOf(loop, turn), {
     estimatedTokens,
     windowTokens: loop.deps.settings.contextWindowTokens,
     promptTokens,
@@ -367,5 +375,5 @@ function recordOverflow(loop: Loop, turn: ModelTurn) {
 function recordUsage(loop: Loop, turn: ModelTurn): void {
   const { inputTokens, cacheReadTokens, cacheWriteTokens } = turn.usage;
   const reported = inputTokens + cacheReadTokens + cacheWriteTokens;
-  if (reported > 0) observeUsage(loop.deps.provider, estimateOf(loop, turn), reported);
+  if (reported > 0) observeUsage(providerOf(loop, turn), estimateOf(loop, turn), reported);
 }
