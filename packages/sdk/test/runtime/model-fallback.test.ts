@@ -249,6 +249,41 @@ describe('fallback chains through the runtime', () => {
     expect(chats[1]!.attributes['gen_ai.usage.input_tokens']).toBe(120);
   });
 
+  it.each([
+    [
+      '429 rate_limit_error',
+      'PROVIDER_RATE_LIMITED',
+      () => anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+    ],
+    [
+      '402 out of credit',
+      'PROVIDER_OUT_OF_CREDIT',
+      () => anthropicError(402, 'billing_error', "There's an issue with your billing or payment information"),
+    ],
+    ['500 api_error', 'PROVIDER_UNAVAILABLE', () => anthropicError(500, 'api_error', 'Internal server error')],
+  ])('primary %s → %s → the fallback answers', async (_name, code, answer) => {
+    const h = await chainHost(answer, () =>
+      openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 10 }),
+    );
+    const r = await run(h.host);
+    const done = await settled(h.host, r.id);
+    expect(done.status).toBe('succeeded');
+    expect(fallbacksOf(await runEvents(h.host, r.id)).map((m) => m.code)).toEqual([code]);
+    expect(h.primaryServer.requests).toHaveLength(1);
+  });
+
+  it('primary unreachable (its port closed) → PROVIDER_UNREACHABLE → the fallback answers', async () => {
+    const h = await chainHost(overloaded, () =>
+      openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 10 }),
+    );
+    await h.primaryServer.close();
+    const r = await run(h.host);
+    const done = await settled(h.host, r.id);
+    expect(done.status).toBe('succeeded');
+    expect(fallbacksOf(await runEvents(h.host, r.id)).map((m) => m.code)).toEqual(['PROVIDER_UNREACHABLE']);
+    expect(h.fallbackServer.requests).toHaveLength(1);
+  });
+
   it('microsoft/AICentral#134: primary 400 (invalid_request_error) → no fallback; the run fails with the typed error', async () => {
     const h = await chainHost(
       () => anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list'),
