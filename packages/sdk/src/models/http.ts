@@ -452,6 +452,9 @@ const rateLimitKinds = new Set([
   'toomanyrequestserror',
 ]);
 
+/** In-stream error types/codes meaning "out of credit" (Anthropic `billing_error`, OpenAI `insufficient_quota`), normalized. */
+const creditKinds = new Set(['billingerror', 'insufficientquota', 'insufficientcredits', 'paymentrequired']);
+
 function normalizeKind(v: unknown): string | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return typeof v === 'string' && v !== '' ? v.toLowerCase().replace(/[^a-z0-9]/g, '') : undefined;
@@ -466,7 +469,8 @@ function normalizeKind(v: unknown): string | undefined {
  * `code` and `requests`/`tokens` in `type`; some servers send a numeric HTTP-like code):
  * overloaded / server / API errors (or code 5xx, 529) give {@link ProviderUnavailableError}, rate
  * limits (or 429) {@link ProviderRateLimitError} (both retryable: the stream helper retries them
- * when nothing was emitted yet), authentication errors {@link ProviderAuthError}, context overflow
+ * when nothing was emitted yet), billing errors, `insufficient_quota` (or 402)
+ * {@link ProviderOutOfCreditError} (not retried; a fallback chain moves on), authentication errors {@link ProviderAuthError}, context overflow
  * {@link ContextOverflowError}, anything else {@link ProviderHttpError}. Error types: Anthropic
  * "Errors" (https://docs.anthropic.com/en/api/errors), OpenAI "Error codes"
  * (https://platform.openai.com/docs/guides/error-codes).
@@ -494,6 +498,8 @@ export function streamError(
   };
   const kinds = [normalizeKind(type), normalizeKind(code)].filter((k): k is string => k !== undefined);
   const status = kinds.map(Number).find((n) => Number.isInteger(n) && n >= 400 && n <= 599);
+  if (kinds.some((k) => creditKinds.has(k)) || status === 402)
+    return new ProviderOutOfCreditError(`${provider}: ${text}`, details);
   if (kinds.some((k) => rateLimitKinds.has(k)) || status === 429)
     return new ProviderRateLimitError(`${provider}: ${text}`, details);
   if (kinds.some((k) => unavailableKinds.has(k)) || (status !== undefined && status >= 500))

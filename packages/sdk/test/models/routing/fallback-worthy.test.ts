@@ -1,7 +1,7 @@
 // Which final failures move a turn to the next entry of a fallback chain, over the errors the HTTP layer really
 // builds from each status (errorForStatus) and the in-stream error events.
 import { describe, expect, it } from 'vitest';
-import { errorForStatus } from '../../../src/models/http';
+import { errorForStatus, streamError } from '../../../src/models/http';
 import { FALLBACK_ERROR_CODES, isFallbackWorthy, turnFallsBack } from '../../../src/models/routing/fallback-worthy';
 
 const anthropicBody = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message } });
@@ -52,6 +52,20 @@ describe('fallback-worthy failures', () => {
     const error = errorForStatus('p', status, body, []);
     expect(error.code).toBe(code);
     expect(isFallbackWorthy(error)).toBe(false);
+  });
+
+  it.each([
+    ['overloaded_error', undefined, 'PROVIDER_UNAVAILABLE', true],
+    ['rate_limit_error', undefined, 'PROVIDER_RATE_LIMITED', true],
+    ['billing_error', undefined, 'PROVIDER_OUT_OF_CREDIT', true],
+    ['insufficient_quota', 'insufficient_quota', 'PROVIDER_OUT_OF_CREDIT', true],
+    ['error', 402, 'PROVIDER_OUT_OF_CREDIT', true],
+    ['invalid_request_error', undefined, 'PROVIDER_HTTP', false],
+    ['authentication_error', undefined, 'PROVIDER_AUTH', false],
+  ])('in-stream error %s (code %s) → %s, falls back: %s', (type, code, expected, worthy) => {
+    const error = streamError('p', type, 'the server said no', [], code);
+    expect(error.code).toBe(expected);
+    expect(isFallbackWorthy(error)).toBe(worthy);
   });
 
   it('the transport failures and the deadlines fall back; a protocol break, an unknown code and no error do not', () => {
