@@ -45,6 +45,7 @@ const MODEL = {
   maxTokens: true,
   thinking: true,
   temperature: true,
+  checkOnStart: true,
 } as const satisfies Keys<ModelOptions>;
 
 const RUNS = {
