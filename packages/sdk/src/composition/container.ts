@@ -400,7 +400,12 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   );
   c.register(
     Tokens.AgentHost,
-    single((d) => redactingHost(buildAgentHost(d, resolved, skills, options.model?.provider), resolvePort(d, Tokens.SecretRedactor))),
+    single((d) =>
+      redactingHost(
+        buildAgentHost(d, resolved, skills, options.model?.provider),
+        resolvePort(d, Tokens.SecretRedactor),
+      ),
+    ),
   );
   options.configure?.(c);
   return c;

@@ -83,7 +83,8 @@ function causeCode(error: unknown): string | undefined {
 
 /** The first bytes of a body, for messages (control characters shown as spaces). */
 function firstBytes(text: string): string {
-  const head = text.slice(0, SHOWN_BYTES).replace(/[\u0000-\u001f]+/g, ' ');
+  let head = '';
+  for (const ch of text.slice(0, SHOWN_BYTES)) head += ch < ' ' ? ' ' : ch;
   return text.length > SHOWN_BYTES ? `${head}…` : head;
 }
 
@@ -159,7 +160,11 @@ async function askList(
 }
 
 /** Checks one entry against its server; throws the entry's typed error. */
-async function checkOne(entry: ModelCheckEntry, target: ModelCheckTarget, timeoutMs: number): Promise<ModelCheckResult> {
+async function checkOne(
+  entry: ModelCheckEntry,
+  target: ModelCheckTarget,
+  timeoutMs: number,
+): Promise<ModelCheckResult> {
   const signal = AbortSignal.timeout(timeoutMs);
   for (const url of target.listUrls) {
     const ids = await askList(entry, target, url, signal, timeoutMs);
@@ -167,9 +172,23 @@ async function checkOne(entry: ModelCheckEntry, target: ModelCheckTarget, timeou
     if (!modelListed(target.dialect, entry.model, ids))
       throw new ModelNotFoundError(
         `${entry.path}: the model server at ${target.baseUrl} (${target.provider}) has no model "${entry.model}"; it lists: ${shownList(ids)}${target.dialect === 'ollama' ? ` — run \`ollama pull ${entry.model}\`` : ''}`,
-        { entry: entry.path, provider: target.provider, baseUrl: target.baseUrl, url, model: entry.model, available: ids },
+        {
+          entry: entry.path,
+          provider: target.provider,
+          baseUrl: target.baseUrl,
+          url,
+          model: entry.model,
+          available: ids,
+        },
       );
-    return { path: entry.path, provider: target.provider, baseUrl: target.baseUrl, url, model: entry.model, available: ids };
+    return {
+      path: entry.path,
+      provider: target.provider,
+      baseUrl: target.baseUrl,
+      url,
+      model: entry.model,
+      available: ids,
+    };
   }
   throw new ProviderHttpError(
     `${entry.path}: the server at ${target.baseUrl} answered 404 to ${target.listUrls.join(' and ')}: it is not a model server of ${target.provider}, or baseUrl is wrong`,

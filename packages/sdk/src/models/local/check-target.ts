@@ -61,8 +61,7 @@ export function checkTargetOf(provider: ModelProvider | ModelProviderConfig | un
   if (!isObject(provider) || typeof provider.stream === 'function') return undefined;
   const config = provider as ModelProviderConfig;
   if (config.provider === 'openai-compatible') {
-    const dialect =
-      typeof config.dialect === 'object' ? config.dialect : OPENAI_DIALECTS[config.dialect ?? 'openai'];
+    const dialect = typeof config.dialect === 'object' ? config.dialect : OPENAI_DIALECTS[config.dialect ?? 'openai'];
     const headers: Record<string, string> = { ...config.headers };
     if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
     return openAITarget(dialect, config.baseUrl ?? dialect.defaultBaseUrl, headers);

@@ -31,7 +31,9 @@ describe('local servers: extra wire fields', () => {
       const server = await WireReplayServer.start(c.responses);
       servers.push(server);
       const provider = new OpenAICompatibleProvider({ baseUrl: server.url, dialect: c.dialect as 'ollama' });
-      const events = await drain(provider.stream({ model: c.model ?? 'm', messages: [{ role: 'user', content: 'hi' }] }));
+      const events = await drain(
+        provider.stream({ model: c.model ?? 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      );
       expect(events.filter((e) => e.type === 'warning')).toEqual([]);
       expect(events.at(-1)?.type).toBe('done');
       expect(server.requests[0]!.headers.authorization).toBeUndefined();

@@ -38,6 +38,12 @@ describe('model list rules', () => {
 
   it('the local dialects are Ollama, llama.cpp, vLLM and LM Studio', () => {
     expect([...LOCAL_DIALECTS]).toEqual(['ollama', 'llamacpp', 'vllm', 'lmstudio']);
-    expect(['ollama', 'lmstudio', 'openai', 'generic', 'deepseek'].map(isLocalDialect)).toEqual([true, true, false, false, false]);
+    expect(['ollama', 'lmstudio', 'openai', 'generic', 'deepseek'].map(isLocalDialect)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });

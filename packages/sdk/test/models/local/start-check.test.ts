@@ -32,7 +32,11 @@ async function server(routes: Record<string, Answer>): Promise<ModelServer> {
   return s;
 }
 
-function host(provider: ModelProviderConfig | OpenAICompatibleProvider | AnthropicProvider, model: string, checkOnStart?: boolean) {
+function host(
+  provider: ModelProviderConfig | OpenAICompatibleProvider | AnthropicProvider,
+  model: string,
+  checkOnStart?: boolean,
+) {
   const h = createAgentHost({
     logger: new ConsoleLogger('silent'),
     model: { provider, model, ...(checkOnStart !== undefined ? { checkOnStart } : {}) },
@@ -68,7 +72,9 @@ describe('start-up model check of local servers', () => {
       const srv = await server(s.routes);
       const h = host({ provider: 'openai-compatible', dialect: s.dialect, baseUrl: `${srv.origin}/v1` }, 'mistral:7b');
       const error = await failure(h.start());
-      const listed = (JSON.parse(s.routes['/v1/models']!.body) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+      const listed = (JSON.parse(s.routes['/v1/models']!.body) as { data: Array<{ id: string }> }).data.map(
+        (m) => m.id,
+      );
       expect(error).toMatchObject({
         code: 'MODEL_NOT_FOUND',
         details: { entry: 'model', provider: `openai-compatible:${s.dialect}`, model: 'mistral:7b', available: listed },
@@ -90,7 +96,11 @@ describe('start-up model check of local servers', () => {
 
   it('a provider instance is checked the same way (its base URL, dialect and headers)', async () => {
     const srv = await server(lmstudioRoutes(['openai/gpt-oss-20b']));
-    const provider = new OpenAICompatibleProvider({ dialect: 'lmstudio', baseUrl: srv.origin, headers: { 'x-house': '1' } });
+    const provider = new OpenAICompatibleProvider({
+      dialect: 'lmstudio',
+      baseUrl: srv.origin,
+      headers: { 'x-house': '1' },
+    });
     await host(provider, 'openai/gpt-oss-20b').start();
     expect(srv.seen.map((r) => [r.url, r.headers['x-house'], r.headers.authorization])).toEqual([
       ['/v1/models', '1', undefined],
@@ -142,11 +152,20 @@ describe('start-up model check of local servers', () => {
     const srv = await server({ '/v1/models': { body: '', hang: true } });
     const error = await failure(
       checkProviderModels(
-        [{ path: 'model', provider: { provider: 'openai-compatible', dialect: 'ollama', baseUrl: `${srv.origin}/v1` }, model: 'qwen3:8b' }],
+        [
+          {
+            path: 'model',
+            provider: { provider: 'openai-compatible', dialect: 'ollama', baseUrl: `${srv.origin}/v1` },
+            model: 'qwen3:8b',
+          },
+        ],
         { timeoutMs: 300 },
       ),
     );
-    expect(error).toMatchObject({ code: 'PROVIDER_TIMEOUT', details: { entry: 'model', phase: 'start_check', timeoutMs: 300 } });
+    expect(error).toMatchObject({
+      code: 'PROVIDER_TIMEOUT',
+      details: { entry: 'model', phase: 'start_check', timeoutMs: 300 },
+    });
     expect(srv.seen).toHaveLength(1);
   });
 
@@ -165,7 +184,11 @@ describe('start-up model check of local servers', () => {
     const fallback = await server(ollamaRoutes(['llama3.2:3b']));
     const error = await failure(
       checkProviderModels([
-        { path: 'model', provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: primary.origin }, model: 'Qwen/Qwen3-8B' },
+        {
+          path: 'model',
+          provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: primary.origin },
+          model: 'Qwen/Qwen3-8B',
+        },
         {
           path: 'model.fallbacks[0]',
           provider: { provider: 'openai-compatible', dialect: 'ollama', baseUrl: fallback.origin },
@@ -173,7 +196,10 @@ describe('start-up model check of local servers', () => {
         },
       ]),
     );
-    expect(error).toMatchObject({ code: 'MODEL_NOT_FOUND', details: { entry: 'model.fallbacks[0]', available: ['llama3.2:3b'] } });
+    expect(error).toMatchObject({
+      code: 'MODEL_NOT_FOUND',
+      details: { entry: 'model.fallbacks[0]', available: ['llama3.2:3b'] },
+    });
     expect(error!.message.startsWith('model.fallbacks[0]:')).toBe(true);
   });
 
@@ -193,8 +219,19 @@ describe('cloud providers at start', () => {
   it('an OpenAI-compatible cloud dialect and Anthropic get no request at start', async () => {
     const openai = await server({ '/v1/models': { body: '{}' } });
     const anthropic = await server({ '/v1/models': { body: '{}' } });
-    await host({ provider: 'openai-compatible', dialect: 'openai', baseUrl: `${openai.origin}/v1`, apiKey: 'sk-test-0123456789' }, 'gpt-4.1-mini').start();
-    await host(new AnthropicProvider({ apiKey: 'sk-ant-test-0123456789', baseUrl: anthropic.origin }), 'claude-sonnet-4-5').start();
+    await host(
+      {
+        provider: 'openai-compatible',
+        dialect: 'openai',
+        baseUrl: `${openai.origin}/v1`,
+        apiKey: 'sk-test-0123456789',
+      },
+      'gpt-4.1-mini',
+    ).start();
+    await host(
+      new AnthropicProvider({ apiKey: 'sk-ant-test-0123456789', baseUrl: anthropic.origin }),
+      'claude-sonnet-4-5',
+    ).start();
     expect(openai.seen).toEqual([]);
     expect(anthropic.seen).toEqual([]);
   });
@@ -204,15 +241,28 @@ describe('cloud providers at start', () => {
       '/v1/models': {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          data: [{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }],
+          data: [
+            {
+              type: 'model',
+              id: 'claude-sonnet-4-5-20250929',
+              display_name: 'Claude Sonnet 4.5',
+              created_at: '2025-09-29T00:00:00Z',
+            },
+          ],
           has_more: false,
           first_id: 'claude-sonnet-4-5-20250929',
           last_id: 'claude-sonnet-4-5-20250929',
         }),
       },
     });
-    await host({ provider: 'anthropic', apiKey: 'sk-ant-test-0123456789', baseUrl: anthropic.origin }, 'claude-sonnet-4-5', true).start();
-    expect(anthropic.seen.map((r) => [r.url, r.headers['x-api-key']])).toEqual([['/v1/models?limit=1000', 'sk-ant-test-0123456789']]);
+    await host(
+      { provider: 'anthropic', apiKey: 'sk-ant-test-0123456789', baseUrl: anthropic.origin },
+      'claude-sonnet-4-5',
+      true,
+    ).start();
+    expect(anthropic.seen.map((r) => [r.url, r.headers['x-api-key']])).toEqual([
+      ['/v1/models?limit=1000', 'sk-ant-test-0123456789'],
+    ]);
   });
 
   it('checkOnStart: false checks nothing, even a local dialect', async () => {
