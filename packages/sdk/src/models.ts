@@ -69,6 +69,15 @@ export {
 } from './models/token-counter';
 export { CostMeter, costOf, DEFAULT_PRICES, priceFor, type ModelPrice, type PriceTable } from './models/cost';
 export { createModelProvider, type ModelProviderConfig } from './models/factory';
+export {
+  checkProviderModels,
+  DEFAULT_MODEL_CHECK_TIMEOUT_MS,
+  type ModelCheckEntry,
+  type ModelCheckOptions,
+  type ModelCheckResult,
+} from './models/local/check-provider-models';
+export { isLocalDialect, LOCAL_DIALECTS, type LocalDialectName } from './models/local/local-dialects';
+export { ModelNotFoundError } from './models/local/model-not-found-error';
 export type { FakeScript, ScriptContext, ScriptedProviderOptions, ScriptStep, ScriptToolCall } from './models/scripted';
 export {
   checkProviderSchema,

@@ -22,6 +22,7 @@ import { MemoryStorage } from '../storage/memory/memory-storage';
 import type { StorageAdapter } from '../ports/storage-adapter';
 import { RunEventBus } from '../runtime/events/run-event-bus';
 import { type ModelProviderConfig, modelProviderFrom } from '../models/factory';
+import { checkProviderModels } from '../models/local/check-provider-models';
 import { checkProviderConfig } from '../models/provider-config';
 import { checkFallbacks } from '../models/routing/check-fallbacks';
 import { ModelRoute } from '../models/routing/model-route';
@@ -213,6 +214,13 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       `option model.temperature must be a number from 0 to 2; got ${String(temperature)}`,
       { option: 'model.temperature' },
     );
+  const checkOnStart = options.model?.checkOnStart;
+  if (checkOnStart !== undefined && typeof checkOnStart !== 'boolean')
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option model.checkOnStart must be true (check every provider at start), false (none) or absent (local dialects only); got ${String(checkOnStart)}`,
+      { option: 'model.checkOnStart' },
+    );
   const provider = options.model?.provider;
   if (provider !== undefined && typeof (provider as Partial<ModelProvider> | null)?.stream !== 'function')
     checkProviderConfig(provider, 'model.provider'); // a configuration: checked here, built when first resolved
@@ -223,6 +231,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     limits: resolveHostLimits(options.limits),
     accessRecheckMs: resolveAccessRecheckMs(options.accessRecheckMs),
     model: options.model?.model ?? 'scripted',
+    modelCheck: checkOnStart === true ? 'all' : checkOnStart === false ? 'none' : 'local',
     maxTokens: options.model?.maxTokens,
     thinking,
     temperature,
@@ -396,7 +405,12 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
   );
   c.register(
     Tokens.AgentHost,
-    single((d) => redactingHost(buildAgentHost(d, resolved, skills), resolvePort(d, Tokens.SecretRedactor))),
+    single((d) =>
+      redactingHost(
+        buildAgentHost(d, resolved, skills, options.model?.provider),
+        resolvePort(d, Tokens.SecretRedactor),
+      ),
+    ),
   );
   options.configure?.(c);
   return c;
@@ -419,7 +433,12 @@ function skillStoreOf(options: AgentOptions): SkillStore | undefined {
   });
 }
 
-function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skills: SkillStore | undefined): AgentHost {
+function buildAgentHost(
+  d: AgentContainer,
+  resolved: ResolvedAgentOptions,
+  skills: SkillStore | undefined,
+  modelProviderOption: ModelProvider | ModelProviderConfig | undefined,
+): AgentHost {
   const storage = resolvePort(d, Tokens.StorageAdapter);
   const clock = resolvePort(d, Tokens.Clock);
   const ids = resolvePort(d, Tokens.IdGenerator);
@@ -551,6 +570,18 @@ function buildAgentHost(d: AgentContainer, resolved: ResolvedAgentOptions, skill
     identity: resolvePort(d, Tokens.Identity),
   });
   return new DefaultAgentHost({
+    checkModels: () =>
+      checkProviderModels(
+        [
+          { path: 'model', provider: modelProviderOption, model: resolved.model },
+          ...resolved.fallbacks.map((entry, i) => ({
+            path: `model.fallbacks[${i}]`,
+            provider: entry.provider,
+            model: entry.model,
+          })),
+        ],
+        { which: resolved.modelCheck },
+      ),
     clock,
     identity: resolvePort(d, Tokens.Identity),
     modelConfigured: d.resolve(Tokens.ModelProvider) !== MODEL_NOT_CONFIGURED,

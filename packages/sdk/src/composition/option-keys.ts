@@ -47,6 +47,7 @@ const MODEL = {
   temperature: true,
   fallbacks: true,
   fallbackCooldownMs: true,
+  checkOnStart: true,
 } as const satisfies Keys<ModelOptions>;
 
 const RUNS = {

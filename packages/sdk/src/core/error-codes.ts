@@ -182,6 +182,8 @@ export const ERROR_CODES = {
   // Model providers
   MODEL_NOT_CONFIGURED:
     'A run was started on a host created without a model; pass `createAgentHost({ model })` (the scripted provider of `/testing` for tests and demos).',
+  MODEL_NOT_FOUND:
+    "`host.start()` refused: the model server of a local provider (Ollama, llama.cpp, vLLM, LM Studio; any provider with `model.checkOnStart: true`) answers, but its model list does not hold the configured model; the message names the model and the server's list (first 20): pull or load the model, or fix `model.model`.",
   PROVIDER_AUTH: 'The model provider refused the credentials (HTTP 401/403); never retried.',
   PROVIDER_CONTEXT_OVERFLOW:
     "The request is larger than the model's context window; a run compacts to a smaller budget and resends (twice at most) before it fails with this code.",

@@ -158,6 +158,20 @@ export class AnthropicProvider implements ModelProvider {
     return providerSecrets(this.#options);
   }
 
+  /**
+   * The headers every request of this provider carries besides the body's (the configured `headers`,
+   * `x-api-key`, `anthropic-version`). Used by the start-up model check when asked for
+   * (`checkOnStart: true`); never logged.
+   * @internal
+   */
+  requestHeaders(): Record<string, string> {
+    return {
+      ...this.#options.headers,
+      'x-api-key': this.#options.apiKey,
+      'anthropic-version': this.#options.apiVersion ?? '2023-06-01',
+    };
+  }
+
   /** Closes the provider's connection pool (when it owns one). */
   async close(): Promise<void> {
     if (!this.#options.dispatcher) await this.#dispatcher.close();

@@ -179,6 +179,18 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return providerSecrets(this.#options);
   }
 
+  /**
+   * The headers every request of this provider carries besides the body's: the configured `headers`, and
+   * `authorization: Bearer <apiKey>` only when a key is given (a local server gets none). Used by the
+   * start-up model check (`GET {baseUrl}/models`); never logged.
+   * @internal
+   */
+  requestHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { ...this.#options.headers };
+    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    return headers;
+  }
+
   /** Closes the provider's connection pool (when it owns one). */
   async close(): Promise<void> {
     if (!this.#options.dispatcher) await this.#dispatcher.close();

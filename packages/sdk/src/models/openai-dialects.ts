@@ -98,9 +98,26 @@ const budgets: Readonly<Record<'low' | 'medium' | 'high', number>> = { low: 2048
  * - `siliconflow`: SiliconFlow API reference "Chat Completions"
  *   (https://docs.siliconflow.cn/en/api-reference/chat-completions/chat-completions): `enable_thinking`,
  *   `thinking_budget`, `reasoning_content` in the answer only. Replay `none`.
- * - `ollama`: Ollama "OpenAI compatibility" (`reasoning_effort`, `/v1`); `vllm`: vLLM
- *   "OpenAI-Compatible Server"; `llamacpp`: llama.cpp `tools/server` README (`max_tokens`,
- *   `reasoning_content`).
+ * - `ollama`: Ollama "OpenAI compatibility" (https://docs.ollama.com/api/openai-compatibility):
+ *   `reasoning_effort`, `/v1`; reasoning streams as `delta.reasoning`; usage only with
+ *   `stream_options.include_usage`; no key needed (`ollama serve` on port 11434).
+ * - `vllm`: vLLM "OpenAI-Compatible Server" and "Reasoning Outputs"
+ *   (https://docs.vllm.ai/en/latest/features/reasoning_outputs.html): `reasoning_content` (renamed
+ *   `reasoning`, both read) with `--reasoning-parser`; a key only when started with `--api-key`;
+ *   port 8000.
+ * - `llamacpp`: llama.cpp `tools/server` README (`max_tokens`, `reasoning_content` with
+ *   `--reasoning-format`); the finish chunk carries `usage` and llama.cpp's own `timings`
+ *   (`prompt_n` counts only the tokens not served from the cache, so usage is read from `usage`);
+ *   a key only with `--api-key`; port 8080.
+ * - `lmstudio`: LM Studio "OpenAI Compatibility Endpoints" (https://lmstudio.ai/docs/developer/openai-compat):
+ *   `http://localhost:1234/v1`, no key unless the server's authentication is on; `reasoning_effort`
+ *   (gpt-oss); reasoning in `reasoning_content` / `reasoning` when the app separates it; its REST
+ *   streams end with a `stats` object (tokens per second, time to first token) beside `usage`,
+ *   which carries nothing the runtime counts.
+ *
+ * Local dialects (`ollama`, `llamacpp`, `vllm`, `lmstudio`) default to `127.0.0.1` rather than
+ * `localhost`: Node resolves `localhost` to `::1` first on some systems, where these servers do not
+ * listen by default.
  *
  * @public
  */
@@ -219,6 +236,14 @@ export const OPENAI_DIALECTS = {
     includeUsage: true,
     reasoningReplay: 'none',
     thinkingParams: none,
+  },
+  lmstudio: {
+    name: 'lmstudio',
+    defaultBaseUrl: 'http://127.0.0.1:1234/v1',
+    maxTokensField: 'max_tokens',
+    includeUsage: true,
+    reasoningReplay: 'none',
+    thinkingParams: (level) => ({ reasoning_effort: level }),
   },
   generic: {
     name: 'generic',

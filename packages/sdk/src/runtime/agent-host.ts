@@ -384,7 +384,12 @@ export interface AgentHost {
    * reads or writes storage: until it resolved those calls are refused with `HOST_NOT_STARTED` (on every
    * store). Registering capabilities needs no start.
    * @param options - `workers: false` to invoke capabilities without driving runs in this process
-   * @throws storage errors (`STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CORRUPT`, `STORAGE_LOCKED`); `HOST_STOPPED`
+   * First, the start-up model check (`model.checkOnStart`): for a provider of a local dialect (Ollama,
+   * llama.cpp, vLLM, LM Studio) its server must list the model (one `GET {baseUrl}/models`, 5 s at most);
+   * a failed check leaves the host not started (call `start()` again once the server is up).
+   * @throws `MODEL_NOT_FOUND`, `PROVIDER_UNREACHABLE`, `PROVIDER_PROTOCOL`, `PROVIDER_TIMEOUT`, `PROVIDER_AUTH`
+   *   from the model check, naming the entry (`details.entry`, `details.baseUrl`); storage errors
+   *   (`STORAGE_SCHEMA_TOO_NEW`, `STORAGE_CORRUPT`, `STORAGE_LOCKED`); `HOST_STOPPED`
    *   after `stop()` (a stopped host cannot be started again: create a new one)
    */
   start(options?: { workers?: boolean }): Promise<StartReport>;
@@ -436,6 +441,11 @@ export interface AgentHostDeps {
   identity: IdentityResolver;
   /** Spending budgets per person and for the household. */
   budgets: BudgetService;
+  /**
+   * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
+   * may be called again once the model server is up). Absent: nothing is checked.
+   */
+  checkModels?: () => Promise<unknown>;
   /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
   onStop?: () => void;
   /** The host's clock: the per-minute run start limits and the access re-check of open subscriptions (default `SystemClock`). */
@@ -786,6 +796,7 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.start} */
   async start(options: { workers?: boolean } = {}): Promise<StartReport> {
     if (this.#state === 'stopped') throw new HostLifecycleError('stopped', 'start');
+    await this.#deps.checkModels?.();
     await this.#deps.storage.migrate();
     const recovered = await this.#deps.ledger.recover();
     if (recovered.length > 0)

@@ -210,6 +210,17 @@ export interface ModelOptions {
    * @defaultValue 60 000
    */
   fallbackCooldownMs?: number;
+  /**
+   * The start-up model check of `host.start()` (`checkProviderModels`, docs/providers.md#local-models): the
+   * provider's server must answer `GET {baseUrl}/models` as JSON within 5 s and list `model`, else `start()`
+   * throws `PROVIDER_UNREACHABLE`, `MODEL_NOT_FOUND`, `PROVIDER_PROTOCOL` (an HTML page), `PROVIDER_TIMEOUT`
+   * or `PROVIDER_AUTH`, naming the entry (`model` or `model.fallbacks[i]`; every entry of a fallback chain is checked
+   * by the same rule). Unset: only providers of a local dialect (Ollama, llama.cpp, vLLM,
+   * LM Studio) are checked, a cloud provider gets no request at start; `true`: every provider with a model
+   * list (OpenAI-compatible, Anthropic); `false`: none.
+   * @defaultValue local dialects only
+   */
+  checkOnStart?: boolean;
 }
 
 /** The history archive of {@link AgentOptions.history}. @public */
@@ -352,6 +363,11 @@ export interface RunOptions {
 
 /** Options after defaults were applied. @public */
 export interface ResolvedAgentOptions {
+  /**
+   * Which providers the start-up model check asks (see {@link ModelOptions.checkOnStart}): `local` (unset),
+   * `all` (`true`) or `none` (`false`).
+   */
+  modelCheck: 'local' | 'all' | 'none';
   /** See {@link AgentOptions.maxInputBytes}. */
   maxInputBytes: number;
   /** See {@link AgentOptions.approvalTtlMs}. */
