@@ -50,15 +50,27 @@ export function stopOnSignals(host: StoppableHost, options: StopOnSignalsOptions
   try {
     drainMs = resolveDrainMs({ drainMs: options.drainMs });
   } catch (error) {
-    throw new MediaAgentError('OPTIONS_INVALID', (error as Error).message.replace('stop.drainMs', 'stopOnSignals.drainMs'), {
-      option: 'stopOnSignals.drainMs',
-    });
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      (error as Error).message.replace('stop.drainMs', 'stopOnSignals.drainMs'),
+      {
+        option: 'stopOnSignals.drainMs',
+      },
+    );
   }
   const signals = options.signals ?? (['SIGTERM', 'SIGINT'] as const);
-  if (!Array.isArray(signals) || signals.length === 0 || !signals.every((s) => typeof s === 'string' && /^SIG[A-Z0-9]+$/.test(s)))
-    throw new MediaAgentError('OPTIONS_INVALID', 'option stopOnSignals.signals must be a non-empty array of signal names such as ["SIGTERM"]', {
-      option: 'stopOnSignals.signals',
-    });
+  if (
+    !Array.isArray(signals) ||
+    signals.length === 0 ||
+    !signals.every((s) => typeof s === 'string' && /^SIG[A-Z0-9]+$/.test(s))
+  )
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      'option stopOnSignals.signals must be a non-empty array of signal names such as ["SIGTERM"]',
+      {
+        option: 'stopOnSignals.signals',
+      },
+    );
   let stopping = false;
   const onSignal = (): void => {
     if (stopping) {

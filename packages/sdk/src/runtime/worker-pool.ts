@@ -97,12 +97,16 @@ export class WorkerPool {
   }
 
   #stopping: Promise<DrainSummary> | undefined;
-  readonly #deadline: { promise: Promise<void>; resolve: () => void; timer?: ReturnType<typeof setTimeout>; at: number } =
-    (() => {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      return { promise, resolve, at: Number.POSITIVE_INFINITY };
-    })();
+  readonly #deadline: {
+    promise: Promise<void>;
+    resolve: () => void;
+    timer?: ReturnType<typeof setTimeout>;
+    at: number;
+  } = (() => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve, at: Number.POSITIVE_INFINITY };
+  })();
 
   /** Sets the drain's deadline `drainMs` after the first stop, unless one set before is earlier. */
   #cutAt(drainMs: number): void {

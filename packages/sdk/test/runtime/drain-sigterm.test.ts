@@ -76,7 +76,11 @@ describe('SIGTERM mid-run: a clean drain of a real child process (SQLite file)',
     const entries = await left.ledger.listByRun(child.runId);
     expect(entries.filter((e) => e.state === 'running')).toEqual([]);
     expect(entries.map((e) => e.state)).toEqual(['succeeded']);
-    expect(await left.runs.get(child.runId)).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null });
+    expect(await left.runs.get(child.runId)).toMatchObject({
+      status: 'running',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
     await left.close();
     expect(readFileSync(effectsFile, 'utf8')).toBe('note 1\n');
 

@@ -43,7 +43,13 @@ function setUp() {
 }
 
 /** A host on `dbFile` with a long lease (60 s): a run left leased would wait a minute for the next host. */
-async function hostOn(dbFile: string, effectsFile: string, gate: HandlerGate, scripts: FakeScript[] = [drainScript], runs = {}) {
+async function hostOn(
+  dbFile: string,
+  effectsFile: string,
+  gate: HandlerGate,
+  scripts: FakeScript[] = [drainScript],
+  runs = {},
+) {
   const provider = new ScriptedProvider({ scripts });
   const host = createAgentHost({
     storage: new SqliteStorage({ path: dbFile }),
@@ -100,7 +106,9 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
     expect(left.run).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null });
     expect(left.ledger.map((e) => e.state)).toEqual(['succeeded']);
     // The call's step was committed by the draining host (not recovered by the next one).
-    expect(toolResults(left.messages)).toEqual([expect.objectContaining({ status: 'succeeded', output: { filed: 1 } })]);
+    expect(toolResults(left.messages)).toEqual([
+      expect.objectContaining({ status: 'succeeded', output: { filed: 1 } }),
+    ]);
     expect(toolResults(left.messages)[0]).not.toHaveProperty('recovered');
 
     const b = await hostOn(dbFile, effectsFile, testGate().gate);
@@ -110,14 +118,16 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
     expect(effectsIn(effectsFile)).toEqual(['note 1']);
   });
 
-  it('a run waiting between steps is released at once (lease row cleared) while another run\'s handler still drains', async () => {
+  it("a run waiting between steps is released at once (lease row cleared) while another run's handler still drains", async () => {
     const { dbFile, effectsFile } = setUp();
     const { gate, open, state } = testGate();
     // The waiting run: every call of its turn is refused (by a middleware), so the loop pauses (30 s at most).
     const shelfOff: RunMiddleware = {
       name: 'shelf-off',
       beforeToolCall: (ctx) =>
-        ctx.call.name === 'shelf.tidy' ? { action: 'refuse', code: 'SHELF_OFF', message: 'the shelf is off limits' } : undefined,
+        ctx.call.name === 'shelf.tidy'
+          ? { action: 'refuse', code: 'SHELF_OFF', message: 'the shelf is off limits' }
+          : undefined,
     };
     const refused: FakeScript = {
       match: 'tidy the shelf',
@@ -131,7 +141,9 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
     const pausing = await a.host.startRun({ goal: 'tidy the shelf', mode: 'plan_only', actor: 'user:admin' });
     await vi.waitFor(
       async () =>
-        expect((await runEvents(a.host, pausing.id)).map((e) => (e.data as { code?: string }).code)).toContain('LOOP_PAUSED'),
+        expect((await runEvents(a.host, pausing.id)).map((e) => (e.data as { code?: string }).code)).toContain(
+          'LOOP_PAUSED',
+        ),
       { timeout: 30_000, interval: 5 },
     );
     const inFlight = await a.host.startRun({ goal: DRAIN_GOAL, mode: 'plan_only', actor: 'user:admin' });
@@ -143,7 +155,12 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
     // ended (60 s); the wait below gives up before the pause would have ended by itself.
     const probe = new SqliteStorage({ path: dbFile });
     await vi.waitFor(
-      async () => expect(await probe.runs.get(pausing.id)).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null }),
+      async () =>
+        expect(await probe.runs.get(pausing.id)).toMatchObject({
+          status: 'running',
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        }),
       { timeout: 20_000, interval: 5 },
     );
     expect(state.signal!.aborted).toBe(false);
@@ -239,7 +256,10 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
         code: 'OPTIONS_INVALID',
         details: { option: 'stop.drainMs' },
       });
-    await expect(host.stop('now' as never)).rejects.toMatchObject({ code: 'OPTIONS_INVALID', details: { option: 'stop' } });
+    await expect(host.stop('now' as never)).rejects.toMatchObject({
+      code: 'OPTIONS_INVALID',
+      details: { option: 'stop' },
+    });
     // Still started: a refused stop changed nothing.
     expect(await host.listRuns()).toEqual([]);
   });
