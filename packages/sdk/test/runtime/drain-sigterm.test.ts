@@ -101,8 +101,10 @@ describe('SIGTERM mid-run: a clean drain of a real child process (SQLite file)',
       }),
     );
     hosts.push(next);
-    const startedAt = performance.now();
+    const startingAt = performance.now();
     expect((await next.start()).recovered).toEqual([]); // nothing was left `running` to recover
+    const startMs = Math.round(performance.now() - startingAt);
+    const startedAt = performance.now();
     // Picked up: its first model call (the final answer) is asked.
     await vi.waitFor(() => expect(provider.requests.length).toBeGreaterThan(0), { timeout: 30_000, interval: 1 });
     const pickUpMs = Math.round(performance.now() - startedAt);
@@ -124,7 +126,7 @@ describe('SIGTERM mid-run: a clean drain of a real child process (SQLite file)',
     expect(existsSync(effectsFile) && readFileSync(effectsFile, 'utf8')).toBe('note 1\n'); // exactly once
     // The figures of the drain (reported, not asserted against the clock).
     console.info(
-      `drain figures: SIGTERM → exit ${child.drainToExitMs} ms (drain ${child.reported?.drained?.ms} ms); next process start → run picked up (first model call) ${pickUpMs} ms, → succeeded ${pickUpToEndMs} ms (lease 60 000 ms)`,
+      `drain figures: SIGTERM → exit ${child.drainToExitMs} ms (drain ${child.reported?.drained?.ms} ms); next process start() ${startMs} ms, then run picked up (first model call) ${pickUpMs} ms, succeeded ${pickUpToEndMs} ms (lease 60 000 ms)`,
     );
   }, 120_000);
 });
