@@ -55,6 +55,8 @@ export type {
   RunScope,
 } from './runtime/agent-options';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
+export { DEFAULT_DRAIN_MS, type DrainSummary, type StopOptions } from './runtime/drain-options';
+export { stopOnSignals, type StopOnSignalsOptions, type StoppableHost } from './runtime/stop-on-signals';
 export type { ModelProvider } from './models/types';
 export type { ModelProviderConfig } from './models/factory';
 export type { RunMiddleware } from './runtime/middleware/run-middleware';

@@ -31,6 +31,7 @@ import { toRunEvent, type RunEventBus, type RunEventSubscription } from './event
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
 import type { WorkerPool } from './worker-pool';
+import { resolveDrainMs, type StopOptions } from './drain-options';
 import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
 import { ModelNotConfiguredError } from '../models/errors';
 import type { BudgetService } from './budgets/budget-service';
@@ -394,11 +395,20 @@ export interface AgentHost {
    */
   start(options?: { workers?: boolean }): Promise<StartReport>;
   /**
-   * Stops the workers (runs in flight stop at a step boundary, their state stored), then closes the
-   * storage. For good: afterwards every call that needs storage, and `start()`, is refused with
-   * `HOST_STOPPED` ({@link HostLifecycleError}).
+   * Stops the host, for good: takes no more runs at once and drains the runs in flight, then closes the storage.
+   * Each run stops at its next step boundary (a wait between steps ends at once); a step in flight (a model call,
+   * a capability handler) may finish within `options.drainMs` (default {@link DEFAULT_DRAIN_MS}, 10 000 ms) and
+   * is committed; past it, its signal is aborted (an effect it ran becomes `unknown` in the ledger, for its
+   * verifier; never `running`). Every unfinished run's lease is given up (status unchanged), so the next process
+   * leases it at once. Afterwards every call that needs storage, and `start()`, is refused with `HOST_STOPPED`
+   * ({@link HostLifecycleError}). Called again while stopping: the same stop; a smaller `drainMs` (counted from
+   * the first call) cuts the drain short. For SIGTERM, see {@link stopOnSignals} (docs/operations.md).
+   * @param options - `drainMs`: ms the steps in flight may run on (`0`: abort them at once); `onDrained`: called
+   *   with what the drain did ({@link DrainSummary}: runs drained, released, aborted, ms taken), also logged
+   * @throws `OPTIONS_INVALID` for a `drainMs` that is not a finite number `>= 0`, or an `onDrained` that is not a
+   *   function (nothing is stopped)
    */
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
 }
 
 /** Dependencies of {@link DefaultAgentHost}. @public */
@@ -817,16 +827,33 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /** {@inheritDoc AgentHost.stop} */
-  async stop(): Promise<void> {
+  async stop(options?: StopOptions): Promise<void> {
+    const drainMs = resolveDrainMs(options);
+    // A second call joins the stop under way (a smaller drainMs cuts its drain short).
+    if (this.#stopped) {
+      void this.#deps.workers.stop(drainMs);
+      return this.#stopped;
+    }
     this.#state = 'stopped';
     this.#stop.abort();
     this.#offDecided?.();
     this.#offDecided = undefined;
-    await this.#deps.workers.stop();
-    if (this.#deps.learning) await this.#deps.learning.reviews.stop(this.#deps.learning.cancelWaitMs);
-    this.#deps.onStop?.();
-    await this.#deps.storage.close();
+    this.#stopped = (async () => {
+      const summary = await this.#deps.workers.stop(drainMs);
+      if (summary.drained + summary.aborted > 0) this.#deps.logger.info('agent host drained', { ...summary, drainMs });
+      try {
+        options?.onDrained?.(summary);
+      } catch {
+        // the caller's callback: its failure does not keep the storage open
+      }
+      if (this.#deps.learning) await this.#deps.learning.reviews.stop(this.#deps.learning.cancelWaitMs);
+      this.#deps.onStop?.();
+      await this.#deps.storage.close();
+    })();
+    return this.#stopped;
   }
+
+  #stopped: Promise<void> | undefined;
 
   #offDecided: (() => void) | undefined;
 

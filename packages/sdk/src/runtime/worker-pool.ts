@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 import type { StorageAdapter } from '../ports/storage-adapter';
+import type { DrainSummary } from './drain-options';
 import type { RunEventBus } from './events/run-event-bus';
 import type { RunDriver, RunLease } from './run-driver';
 
@@ -24,7 +25,7 @@ export interface WorkerPoolSettings {
  * @public
  */
 export class WorkerPool {
-  readonly #active = new Map<string, { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' }>();
+  readonly #active = new Map<string, Drive>();
   readonly #idle = new Set<() => void>();
   #running = false;
   #loops: Promise<void>[] = [];
@@ -57,21 +58,69 @@ export class WorkerPool {
   }
 
   /**
-   * Stops taking runs; runs being driven stop at their next step boundary (their lease is released and
-   * their messages are stored, so any worker resumes them). Resolves when every loop has ended.
+   * Stops taking runs at once and drains the runs being driven: each stops at its next step boundary (a wait
+   * between steps ends at once); a step in flight (a model call, a capability handler) may finish within
+   * `drainMs` and is committed; past it, its signal is aborted. Every run's lease is then released (status
+   * unchanged), so any worker leases it at once. Resolves when every loop has ended. Called again while
+   * draining: the same drain, and a smaller `drainMs` (counted from the first call) cuts it short.
+   * @param drainMs - how long steps in flight may run on, in ms (default 0: abort them at once)
+   * @returns what the drain did
    */
-  async stop(): Promise<void> {
+  stop(drainMs = 0): Promise<DrainSummary> {
+    this.#cutAt(drainMs);
+    if (this.#stopping) return this.#stopping;
     this.#running = false;
     this.#unwatch?.();
     this.#unwatch = undefined;
-    for (const entry of this.#active.values()) {
-      entry.reason ??= 'stop';
-      entry.controller.abort();
-    }
+    const began = this.#began;
+    const draining = [...this.#active.values()];
+    for (const entry of draining) entry.drain.abort();
     this.wake();
-    await Promise.all(this.#loops);
-    this.#loops = [];
+    const loops = Promise.all(this.#loops);
+    this.#stopping = (async () => {
+      await Promise.race([loops, this.#deadline.promise]);
+      clearTimeout(this.#deadline.timer);
+      // Steps still in flight at the deadline: aborted (their run is left as stored, for the next worker).
+      let aborted = 0;
+      for (const entry of this.#active.values()) {
+        if (entry.controller.signal.aborted) continue;
+        entry.reason ??= 'stop';
+        entry.controller.abort();
+        if (draining.includes(entry)) aborted++;
+      }
+      await loops;
+      this.#loops = [];
+      const released = draining.filter((entry) => entry.leftRunning).length;
+      return { drained: draining.length - aborted, released, aborted, ms: Math.round(performance.now() - began) };
+    })();
+    return this.#stopping;
   }
+
+  #stopping: Promise<DrainSummary> | undefined;
+  readonly #deadline: {
+    promise: Promise<void>;
+    resolve: () => void;
+    timer?: ReturnType<typeof setTimeout>;
+    at: number;
+  } = (() => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve, at: Number.POSITIVE_INFINITY };
+  })();
+
+  /** Sets the drain's deadline `drainMs` after the first stop, unless one set before is earlier. */
+  #cutAt(drainMs: number): void {
+    const now = performance.now();
+    if (!this.#stopping) this.#began = now;
+    const due = this.#began + drainMs;
+    if (due >= this.#deadline.at) return;
+    this.#deadline.at = due;
+    clearTimeout(this.#deadline.timer);
+    if (due <= now) this.#deadline.resolve();
+    else this.#deadline.timer = setTimeout(this.#deadline.resolve, due - now);
+  }
+
+  #began = 0;
 
   /** Wakes idle workers (a run was started or a message appended). */
   wake(): void {
@@ -121,15 +170,16 @@ export class WorkerPool {
 
   async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<void> {
     const { storage, clock, settings, logger, driver } = this.deps;
-    const entry: { controller: AbortController; reason?: 'abort' | 'lost' | 'stop' } = {
-      controller: new AbortController(),
-    };
+    const entry: Drive = { controller: new AbortController(), drain: new AbortController(), leftRunning: false };
+    // A run leased while the pool was stopping (the lease query was under way) drains at once.
+    if (this.#stopping) entry.drain.abort();
     this.#active.set(runId, entry);
     /** Subagent runs driven inline under this lease: renewed with it. */
     const adopted = new Set<string>();
     const lease: RunLease = {
       owner,
       signal: entry.controller.signal,
+      drain: entry.drain.signal,
       reason: () => entry.reason,
       adopt: (childId) => {
         adopted.add(childId);
@@ -190,7 +240,21 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.#active.delete(runId);
-      await storage.runs.releaseLease(runId, owner).catch(() => undefined);
+      const released = await storage.runs.releaseLease(runId, owner).catch(() => false);
+      // Drained and given up unfinished: another process leases it at once (it is `running` with no lease).
+      if (released && entry.drain.signal.aborted) {
+        const left = await storage.runs.get(runId).catch(() => undefined);
+        entry.leftRunning = left !== undefined && left.status === 'running';
+      }
     }
   }
+}
+
+/** A run this pool drives: its signal (aborts its step), its drain (stop at the next step boundary), why. */
+interface Drive {
+  controller: AbortController;
+  drain: AbortController;
+  reason?: 'abort' | 'lost' | 'stop';
+  /** The drain gave its lease up while it was unfinished (`running`). */
+  leftRunning: boolean;
 }

@@ -144,8 +144,14 @@ export interface RunDriverDeps {
 export interface RunLease {
   /** Worker id that holds the lease. */
   owner: string;
-  /** Aborted on run abort, lost lease or host stop. */
+  /** Aborted on run abort, lost lease, or when a host stop's drain time (`drainMs`) ran out: aborts the step in flight. */
   signal: AbortSignal;
+  /**
+   * Aborted when the host begins to stop (`host.stop({ drainMs })`): the drive ends at its next step boundary (the
+   * step in flight finishes and commits; a wait between steps ends at once), leaving the run for another worker.
+   * Absent: never drained.
+   */
+  drain?: AbortSignal;
   /** Why the signal aborted. */
   reason(): 'abort' | 'lost' | 'stop' | undefined;
   /**

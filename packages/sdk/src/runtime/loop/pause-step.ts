@@ -34,7 +34,9 @@ export async function pauseStep(loop: Loop, session: RunSession): Promise<boolea
     details: { pauseMs, refusedTurns },
   });
   if (!(await commitStep(loop.deps, session))) return false;
-  await abortableSleep(pauseMs, session.lease.signal);
+  // A host that stops ends the wait at once (the drain): the next step sees it and leaves the run.
+  const { signal, drain } = session.lease;
+  await abortableSleep(pauseMs, drain ? AbortSignal.any([signal, drain]) : signal);
   const fresh = await storage.runs.get(session.id);
   if (!fresh) return false;
   session.committed(fresh);

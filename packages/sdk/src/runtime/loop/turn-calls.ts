@@ -72,6 +72,13 @@ function callKind(loop: Loop, name: string): GuardCallKind {
   return loop.deps.capabilities.has(name) ? loop.deps.capabilities.get(name).kind : 'internal';
 }
 
+/** The answer of a call a stopping host did not start (`host.stop()`'s drain). */
+const HOST_STOPPING = Object.freeze({
+  code: 'HOST_STOPPING',
+  message:
+    'the agent host was stopping before this call started, so it was not run; call it again if it is still needed',
+});
+
 /** A call that is not run: the model is told why; the event says blocked. */
 function answerBlocked(
   session: RunSession,
@@ -91,7 +98,8 @@ function answerBlocked(
 }
 
 /**
- * Opens the next call of the turn: calls after a stop are answered blocked; every call the model
+ * Opens the next call of the turn: calls after a stop, and while the host drains (`HOST_STOPPING`), are
+ * answered blocked; every call the model
  * makes counts toward `maxToolCalls` (refused ones included); `beforeToolCall` may refuse it (blocked)
  * or stop the run. The first call let through gets its `started` event and is returned to run.
  * With no call left, the turn is closed.
@@ -105,6 +113,12 @@ export async function openNextCall(loop: Loop, session: RunSession, turn: TurnCa
     const call = turn.calls[index]!;
     if (session.stop) {
       answerBlocked(session, call, 'stop', { code: session.stop.code, message: session.stop.message });
+      turn.next++;
+      continue;
+    }
+    if (session.lease.drain?.aborted) {
+      // The host is stopping: no call starts now; the model is told it did not run (the next worker's turn may ask again).
+      answerBlocked(session, call, 'block', HOST_STOPPING);
       turn.next++;
       continue;
     }

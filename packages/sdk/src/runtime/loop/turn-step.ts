@@ -86,6 +86,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   const { deps } = loop;
   const lease = session.lease;
   if (lease.signal.aborted) return interruptedBy(lease);
+  // The host is stopping: the step before was the last (committed); the run is left for the next worker.
+  if (lease.drain?.aborted) return STOPPED;
   if (session.run.leaseOwner !== lease.owner) return STOPPED;
   if (session.run.abortRequested) return { kind: 'aborted' };
   if ((await applyInbox(loop, session)) && !(await commitStep(deps, session))) return STOPPED;

@@ -75,7 +75,10 @@ export function delegateTool(deps: DelegateToolDeps): RuntimeTool {
       await checkpoint();
       const release = session.lease.adopt(child.id);
       try {
-        await deps.drive(child, session.lease, trace);
+        // The child is the parent's step in flight: a host that drains lets it run on until its end (or until the
+        // drain time runs out and the shared signal aborts), so the parent never commits the result of a half-run child.
+        const { drain: _drain, ...childLease } = session.lease;
+        await deps.drive(child, childLease, trace);
       } finally {
         release();
         await deps.storage.runs.releaseLease(child.id, session.lease.owner);
