@@ -47,6 +47,7 @@ export {
 } from './models/errors';
 export type { RetryOptions } from './models/retry';
 export type { HttpProviderOptions } from './models/http';
+export { DEFAULT_FIRST_CONTENT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS } from './models/call-deadlines';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './models/anthropic';
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';
 export {
