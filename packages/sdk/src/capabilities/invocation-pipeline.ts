@@ -543,7 +543,8 @@ export class InvocationPipeline {
     clearTimeout(timer);
     p.signal.removeEventListener('abort', onCallerAbort);
     const timedOut =
-      first.kind === 'deadline' || (first.kind === 'threw' && controller.signal.reason instanceof CapabilityTimeoutError)
+      first.kind === 'deadline' ||
+      (first.kind === 'threw' && controller.signal.reason instanceof CapabilityTimeoutError)
         ? (controller.signal.reason as CapabilityTimeoutError)
         : undefined;
     if (timedOut) {

@@ -157,7 +157,8 @@ class RequestDeadlines {
     this.#timer = setTimeout(
       () => {
         this.#timer = undefined;
-        const what = next.phase === 'first_content' ? 'no content (text, thinking or a tool call)' : 'the response had not ended';
+        const what =
+          next.phase === 'first_content' ? 'no content (text, thinking or a tool call)' : 'the response had not ended';
         this.error = new ProviderTimeoutError(
           `${this.#provider}: ${what} within the ${next.phase === 'first_content' ? 'first-content' : 'total'} timeout of ${next.timeoutMs} ms`,
           { provider: this.#provider, phase: next.phase, timeoutMs: next.timeoutMs, attempts: this.attempt },
@@ -279,7 +280,13 @@ export async function* streamTranslated(
     if (output || transient === undefined) throw cut ?? failure;
     if (attempt >= retry.maxAttempts) throw withDetails(transient, { attempts: attempt });
     const delayMs = backoffDelay(attempt, retry);
-    retry.onRetry?.({ attempt, status, delayMs, code: transient.code, ...(status !== undefined ? { inStream: true } : {}) });
+    retry.onRetry?.({
+      attempt,
+      status,
+      delayMs,
+      code: transient.code,
+      ...(status !== undefined ? { inStream: true } : {}),
+    });
     await retry.sleep(delayMs, args.signal);
     if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
     attempt++;

@@ -98,7 +98,11 @@ describe('capability deadlines in a run', () => {
     );
     expect(calls).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ capabilityId: 'library.scan', phase: 'failed', error: expect.objectContaining({ code: 'CAPABILITY_TIMEOUT' }) }),
+        expect.objectContaining({
+          capabilityId: 'library.scan',
+          phase: 'failed',
+          error: expect.objectContaining({ code: 'CAPABILITY_TIMEOUT' }),
+        }),
         expect.objectContaining({ capabilityId: 'settings.apply', phase: 'unknown' }),
         expect.objectContaining({ capabilityId: 'settings.apply', phase: 'succeeded' }),
       ]),

@@ -141,7 +141,11 @@ function world(deadlineMs: number) {
   return { runs, settings, late, abortReasons, capabilities: [slowRead, signalRead, apply, applyHonours, refresh] };
 }
 
-async function hostWith(storage: StorageAdapter, w: ReturnType<typeof world>, options: { capabilityTimeoutMs?: number } = {}) {
+async function hostWith(
+  storage: StorageAdapter,
+  w: ReturnType<typeof world>,
+  options: { capabilityTimeoutMs?: number } = {},
+) {
   const host = createAgentHost({ storage, logger: new ConsoleLogger('silent'), ...options });
   for (const c of w.capabilities) host.capabilities.register(c);
   await host.start();
@@ -198,7 +202,8 @@ describe.each(STORAGE_KINDS)('capability deadlines through host.invoke on %s sto
     expect(first.error?.message).toMatch(/verify/);
     expect(elapsed).toBeGreaterThanOrEqual(deadline - 1);
     console.info(`execute (${kind}): deadline ${deadline} ms, unknown after ${Math.round(elapsed)} ms`);
-    const entry = async () => (await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown']))[0];
+    const entry = async () =>
+      (await storage.ledger.listByState(['running', 'succeeded', 'failed', 'pending', 'unknown']))[0];
     expect((await entry())?.state).toBe('unknown');
 
     w.late.open(); // the server applies the setting after all; the handler returns late
@@ -227,13 +232,15 @@ describe.each(STORAGE_KINDS)('capability deadlines through host.invoke on %s sto
     expect(w.settings.get('language')).toBe('fr');
   });
 
-  it("a replay-safe execute past its deadline fails CAPABILITY_TIMEOUT (running it again is harmless)", async () => {
+  it('a replay-safe execute past its deadline fails CAPABILITY_TIMEOUT (running it again is harmless)', async () => {
     const w = world(150);
     const storage = makeStorage(kind);
     const host = await hostWith(storage, w);
     const result = await host.invoke('library.refresh', {}, admin);
     expect(result).toMatchObject({ status: 'failed', error: { code: 'CAPABILITY_TIMEOUT' } });
-    expect((await storage.ledger.listByState(['failed', 'unknown', 'running'])).map((e) => e.state)).toEqual(['failed']);
+    expect((await storage.ledger.listByState(['failed', 'unknown', 'running'])).map((e) => e.state)).toEqual([
+      'failed',
+    ]);
     w.late.open();
   });
 });

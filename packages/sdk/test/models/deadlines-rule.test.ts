@@ -40,7 +40,10 @@ describe('resolveDeadlines', () => {
   });
 
   it('keeps the given values', () => {
-    expect(resolveDeadlines({ firstContentTimeoutMs: 5, totalTimeoutMs: 7 })).toEqual({ firstContentMs: 5, totalMs: 7 });
+    expect(resolveDeadlines({ firstContentTimeoutMs: 5, totalTimeoutMs: 7 })).toEqual({
+      firstContentMs: 5,
+      totalMs: 7,
+    });
   });
 });
 

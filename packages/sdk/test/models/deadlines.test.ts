@@ -52,11 +52,11 @@ const anthropicPings = (inputTokens: number): StallSpec => ({
 const anthropicTrickle = (inputTokens: number): StallSpec => ({
   head:
     anthropicStart(inputTokens) +
-    sse(
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      'content_block_start',
-    ),
-  tick: sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'la ' } }, 'content_block_delta'),
+    sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+  tick: sse(
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'la ' } },
+    'content_block_delta',
+  ),
   everyMs: 20,
 });
 
@@ -149,7 +149,9 @@ describe('total deadline', () => {
     ]);
     expect(elapsed).toBeGreaterThanOrEqual(deadline - 1);
     expect(elapsed).toBeLessThan(deadline + 30_000);
-    console.info(`total: deadline ${deadline} ms, cut after ${Math.round(elapsed)} ms, ${textOf(events).length} chars shown`);
+    console.info(
+      `total: deadline ${deadline} ms, cut after ${Math.round(elapsed)} ms, ${textOf(events).length} chars shown`,
+    );
   });
 
   it('a total deadline that falls before any content (pings only) is retried per budget, then fails with attempts = maxAttempts', async () => {
