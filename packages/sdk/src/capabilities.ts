@@ -30,3 +30,4 @@ export { ForwardingCapabilityRegistry } from './capabilities/forwarding-registry
 export type { InvocationEvent, InvocationEvents } from './capabilities/invocation-pipeline';
 export type { EventSource } from './ports/event-source';
 export type { CapabilitySearchHit } from './capabilities/capability-search';
+export { DEFAULT_CAPABILITY_TIMEOUT_MS } from './capabilities/capability-deadline';

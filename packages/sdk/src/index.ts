@@ -123,7 +123,7 @@ export type {
   InvocationStatus,
 } from './capabilities/invocation';
 export type { CapabilityRegistry } from './capabilities/capability-registry';
-export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
+export { CapabilityTimeoutError, InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
 // actors and the authorizer port (the services behind approvals, grants, plans and policies: `/authorization`)
 export { parseActor, type Actor, type ActorKind, type ActorRole } from './core/actor';

@@ -51,6 +51,7 @@ export type { FallbackModel } from './models/routing/fallback-options';
 export { FALLBACK_ERROR_CODES, isFallbackWorthy } from './models/routing/fallback-worthy';
 export { DEFAULT_FALLBACK_COOLDOWN_MS } from './models/routing/route-state';
 export type { HttpProviderOptions } from './models/http';
+export { DEFAULT_FIRST_CONTENT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS } from './models/call-deadlines';
 export { AnthropicProvider, ANTHROPIC_THINKING_BUDGETS, type AnthropicProviderOptions } from './models/anthropic';
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './models/openai-compatible';
 export {

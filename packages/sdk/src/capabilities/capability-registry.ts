@@ -159,6 +159,8 @@ export interface CapabilityRegistryDeps {
   logger: Logger;
   /** Largest accepted input JSON in bytes (default 1 MiB); larger inputs fail with `INPUT_TOO_LARGE`. */
   maxInputBytes?: number;
+  /** The default handler deadline in ms, for capabilities without their own `timeoutMs` (default 120 000). */
+  capabilityTimeoutMs?: number;
   /** Who is an administrator, for admin-only capabilities and human authorization (default {@link DEFAULT_IDENTITY_RESOLVER}). */
   identity?: IdentityResolver;
 }

@@ -40,7 +40,8 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws `CAPABILITY_DEFINITION_INVALID` (a `MediaAgentError`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
- *   handler, or an input/output that is not a schema (the schemas are compiled here, once);
+ *   handler, a `timeoutMs` that is not a positive finite number of milliseconds, or an input/output that is
+ *   not a schema (the schemas are compiled here, once);
  *   `CAPABILITY_SCHEMA_UNSUPPORTED` (a `MediaAgentError`, with each rule and JSON pointer in its details)
  *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
  *   unresolved `$ref` (`ref-unresolved`), a root that is not an object (`root-not-object`), …; and for an input
@@ -79,6 +80,14 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   for (const hook of ['verify', 'target'] as const)
     if (d![hook] !== undefined && typeof d![hook] !== 'function')
       throw new InvalidCapabilityError(id, `${hook} must be a function when given; got ${typeof d![hook]}`);
+  if (
+    d!.timeoutMs !== undefined &&
+    !(typeof d!.timeoutMs === 'number' && Number.isFinite(d!.timeoutMs) && d!.timeoutMs > 0)
+  )
+    throw new InvalidCapabilityError(
+      id,
+      `timeoutMs must be a positive number of milliseconds; got ${typeof d!.timeoutMs === 'number' ? String(d!.timeoutMs) : typeof d!.timeoutMs}`,
+    );
   if (d!.effect !== undefined && !EFFECT_KINDS.includes(d!.effect))
     throw new InvalidCapabilityError(
       id,

@@ -42,6 +42,23 @@ export class InvalidCapabilityError extends MediaAgentError {
 }
 
 /**
+ * A handler ran past its deadline: the capability's `timeoutMs`, else the host's `capabilityTimeoutMs`
+ * (default 120 000 ms). It is the reason of the handler's `signal` when the deadline aborts it, and the
+ * failure of a `read`/`preview` (or `replay: 'safe'`) call past it; an effectful call past it is settled
+ * `unknown` with this code instead. Code `CAPABILITY_TIMEOUT`; `details`: `capabilityId`, `timeoutMs`.
+ * @public
+ */
+export class CapabilityTimeoutError extends MediaAgentError {
+  /** @param id - the capability; @param timeoutMs - the deadline that passed, in ms */
+  constructor(id: string, timeoutMs: number) {
+    super('CAPABILITY_TIMEOUT', `${id}: the handler did not finish within its deadline of ${timeoutMs} ms`, {
+      capabilityId: id,
+      timeoutMs,
+    });
+  }
+}
+
+/**
  * A capability's input schema cannot be offered to model providers, not even rewritten (see
  * `checkProviderSchema`): e.g. a recursive `$ref` (rule `ref-recursive`), a `$ref` that does not resolve
  * (`ref-unresolved`), a root that is not an object and has no object alternative (`root-not-object`); or it

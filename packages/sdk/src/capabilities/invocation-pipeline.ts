@@ -19,11 +19,13 @@ import {
   InputTooLargeError,
   InvalidContextError,
   InvalidInputError,
+  CapabilityTimeoutError,
   InvocationAbortedError,
   OutcomeUnknownError,
   VerifierNotReadOnlyError,
 } from './errors';
 import { summarizeInput } from './input-summary';
+import { capabilityDeadlineMs, timedOutState } from './capability-deadline';
 import { takeClaimRider } from './claim-rider';
 import type { InvocationContext, InvocationResult, InvocationResultBase } from './invocation';
 import { compileSchema } from './schema-validator';
@@ -72,6 +74,8 @@ export interface InvocationPipelineDeps {
   events: EventEmitter<InvocationEvents>;
   maxInputBytes: number;
   identity: IdentityResolver;
+  /** The host's default handler deadline in ms (`capabilityTimeoutMs`; default 120 000). */
+  capabilityTimeoutMs?: number;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -500,6 +504,20 @@ export class InvocationPipeline {
   async #runHandler(p: Prepared, key: string | undefined, plan: PlanRecord | undefined): Promise<SettleOutcome> {
     const { capability, ctx } = p;
     const sideEffecting = key !== undefined;
+    // The handler's signal: the caller's, and the call's deadline (docs/architecture.md#deadlines).
+    const timeoutMs = capabilityDeadlineMs(capability, this.deps.capabilityTimeoutMs);
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort(p.signal.reason);
+    if (p.signal.aborted) onCallerAbort();
+    else p.signal.addEventListener('abort', onCallerAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<CapabilityTimeoutError>((resolve) => {
+      timer = setTimeout(() => {
+        const reason = new CapabilityTimeoutError(capability.id, timeoutMs);
+        controller.abort(reason);
+        resolve(reason);
+      }, timeoutMs);
+    });
     const hctx: HandlerContext = {
       invocationId: p.invocationId,
       idempotencyKey: key,
@@ -508,16 +526,54 @@ export class InvocationPipeline {
       taskId: ctx.taskId,
       callId: ctx.callId,
       plan,
-      signal: p.signal,
+      signal: controller.signal,
       clock: this.deps.clock,
       logger: this.deps.logger,
       pending: pendingOutcome,
       ...callerChannel(ctx.listener),
     };
-    let returned: unknown;
-    try {
-      returned = await capability.handler(p.input as never, hctx);
-    } catch (error) {
+    const running = (async () => capability.handler(p.input as never, hctx))();
+    const first = await Promise.race([
+      running.then(
+        (value) => ({ kind: 'returned' as const, value }),
+        (error: unknown) => ({ kind: 'threw' as const, error }),
+      ),
+      deadline.then((error) => ({ kind: 'deadline' as const, error })),
+    ]);
+    clearTimeout(timer);
+    p.signal.removeEventListener('abort', onCallerAbort);
+    const timedOut =
+      first.kind === 'deadline' ||
+      (first.kind === 'threw' && controller.signal.reason instanceof CapabilityTimeoutError)
+        ? (controller.signal.reason as CapabilityTimeoutError)
+        : undefined;
+    if (timedOut) {
+      // The invocation ends here; what the handler does later is logged, never recorded as the outcome.
+      if (first.kind === 'deadline')
+        running.then(
+          () => this.#lateHandler(p, timeoutMs, 'returned'),
+          () => this.#lateHandler(p, timeoutMs, 'threw'),
+        );
+      const state = timedOutState(capability.kind, capability.replay);
+      this.deps.logger.warn('capability handler ran past its deadline', {
+        capabilityId: capability.id,
+        invocationId: p.invocationId,
+        timeoutMs,
+        outcome: state,
+      });
+      return {
+        state,
+        error: {
+          code: 'CAPABILITY_TIMEOUT',
+          message:
+            state === 'unknown'
+              ? `${timedOut.message}; the effect may have happened: verify it with a read before retrying`
+              : timedOut.message,
+        },
+      };
+    }
+    if (first.kind === 'threw') {
+      const error = first.error;
       if (error instanceof OutcomeUnknownError || (sideEffecting && p.signal.aborted)) {
         return { state: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: messageOf(error) } };
       }
@@ -529,6 +585,7 @@ export class InvocationPipeline {
       });
       return { state: 'failed', error: { code, message: messageOf(error) } };
     }
+    const returned = first.kind === 'returned' ? first.value : undefined; // (a deadline returned above)
     const pending = isPending(returned);
     const output = pending ? (returned as PendingOutcome<unknown>).output : returned;
     const check = compileSchema(capability.output);
@@ -562,6 +619,16 @@ export class InvocationPipeline {
       };
     }
     return { state: pending ? 'pending' : 'succeeded', output: json };
+  }
+
+  /** A handler that settled after its deadline: logged only (the call was already settled without it). */
+  #lateHandler(p: Prepared, timeoutMs: number, how: 'returned' | 'threw'): void {
+    this.deps.logger.warn('capability handler finished after its deadline; its result was not recorded', {
+      capabilityId: p.capability.id,
+      invocationId: p.invocationId,
+      timeoutMs,
+      how,
+    });
   }
 
   /**

@@ -36,7 +36,12 @@ export interface HandlerContext {
   callId: string | undefined;
   /** The plan the call executes, when its target names one. */
   plan: PlanRecord | undefined;
-  /** Aborts when the caller gives up; a side effect interrupted by it is recorded as `unknown`. */
+  /**
+   * Aborts when the caller gives up, or at the call's deadline (the capability's `timeoutMs`, else the host's
+   * `capabilityTimeoutMs`; the reason is then a `CapabilityTimeoutError`, code `CAPABILITY_TIMEOUT`). Pass it
+   * on to the work the handler waits for. A side effect interrupted by it is recorded as `unknown`; whatever
+   * the handler returns after the deadline is not recorded.
+   */
   signal: AbortSignal;
   /** The host's time source; use it instead of `Date.now()` so tests control time. */
   clock: Clock;
@@ -172,6 +177,15 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
    * effect back. See docs/architecture.md#the-goal-report.
    */
   effect?: EffectKind;
+  /**
+   * The handler's deadline, in ms (a positive finite number; checked by `defineCapability`, else
+   * `CAPABILITY_DEFINITION_INVALID`). Default: the host's `capabilityTimeoutMs` (120 000 ms). At the deadline
+   * the handler's `signal` aborts with a `CapabilityTimeoutError` and the invocation ends, whether the handler
+   * stops or not: a `read` or `preview` (or a `replay: 'safe'` call) fails with `CAPABILITY_TIMEOUT`; any other
+   * side-effecting call is settled `unknown` (code `CAPABILITY_TIMEOUT`) and is never run again blindly: the next
+   * call with the same idempotency key goes to its verifier. What the handler returns later is not recorded.
+   */
+  timeoutMs?: number;
   // `NoInfer`: `I` and `O` come from `input` and `output` only. Inferring them from the callbacks too
   // makes the compiler expand typebox's `Static` conditional type generically, which costs a consumer
   // tens of seconds of type-checking per program.

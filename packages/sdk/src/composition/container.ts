@@ -11,6 +11,7 @@ import { PolicyAuthorizer } from '../authorization/policy-authorizer';
 import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
+import { DEFAULT_CAPABILITY_TIMEOUT_MS } from '../capabilities/capability-deadline';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../runtime/context/tool-discovery';
 import { MediaAgentError } from '../core/errors';
 import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
@@ -119,6 +120,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     ledgerRetentionMs: options.ledgerRetentionMs ?? 0,
+    capabilityTimeoutMs: options.capabilityTimeoutMs ?? DEFAULT_CAPABILITY_TIMEOUT_MS,
   };
   const r = options.runs ?? {};
   const runs = {
@@ -341,6 +343,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
           ids: d.resolve(Tokens.IdGenerator),
           logger: d.resolve(Tokens.Logger),
           maxInputBytes: resolved.maxInputBytes,
+          capabilityTimeoutMs: resolved.capabilityTimeoutMs,
           identity: d.resolve(Tokens.Identity),
         }),
     ),

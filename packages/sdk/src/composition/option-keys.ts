@@ -21,6 +21,7 @@ const AGENT = {
   ids: true,
   logger: true,
   maxInputBytes: true,
+  capabilityTimeoutMs: true,
   approvalTtlMs: true,
   ledgerRetentionMs: true,
   model: true,

@@ -85,6 +85,8 @@ export const ERROR_CODES = {
   CAPABILITY_SCHEMA_UNSUPPORTED:
     "A capability's input schema cannot be offered to model providers, not even rewritten (e.g. a recursive `$ref`).",
   CAPABILITY_TARGET_FAILED: "The capability's `target()` function threw for this input; nothing was claimed or run.",
+  CAPABILITY_TIMEOUT:
+    "The handler did not finish within the capability's `timeoutMs` (or the host's `capabilityTimeoutMs`, default 120 000 ms): its `signal` aborted and a `read`/`preview` or replay-safe call failed; an effectful call past its deadline is `unknown` instead (verify before retrying).",
   CONTEXT_INVALID: 'A field of the invocation context has the wrong type.',
   INPUT_INVALID: "The input does not match the capability's schema; the handler was not called.",
   INPUT_TOO_LARGE: "The input's JSON is larger than the configured limit (default 1 MiB); the handler was not called.",
@@ -193,7 +195,8 @@ export const ERROR_CODES = {
   PROVIDER_UNAVAILABLE: 'The provider answered 5xx or 529 (overloaded) on every attempt.',
   PROVIDER_OUT_OF_CREDIT:
     'The provider answered 402 (out of credit or over its spending limit); not retried on that provider, a fallback chain moves to its next entry.',
-  PROVIDER_TIMEOUT: 'The provider did not connect, answer or stream within the configured timeout.',
+  PROVIDER_TIMEOUT:
+    'The provider did not connect, answer or stream within the configured timeout (`details.phase`: `connect`, `first_byte`, `idle`, `first_content` or `total`).',
   PROVIDER_UNREACHABLE: 'The provider could not be reached (DNS, refused connection, reset) on every attempt.',
   PROVIDER_HTTP: 'The provider answered with an HTTP error status that has no more specific code (e.g. 400).',
   PROVIDER_PROTOCOL: 'The provider sent a stream the SDK cannot read (broken SSE, JSON or event order).',

@@ -276,6 +276,7 @@ async function registerTools(
       server,
       readOnly: readOnly.has(tool.name),
       verify: options.verifiers?.[tool.name],
+      callTimeoutMs: how.callTimeoutMs,
     });
     return {
       tool,

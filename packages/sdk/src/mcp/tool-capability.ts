@@ -23,6 +23,8 @@ export function toolCapability(
     server: RegisteredServer;
     readOnly: boolean;
     verify: Verifier<unknown, McpToolResultOutput> | undefined;
+    /** The registration's `callTimeoutMs`: the capability's deadline backs it. */
+    callTimeoutMs: number;
   },
 ): Capability {
   const id = `mcp.${server}.${tool.name}`;
@@ -42,6 +44,9 @@ export function toolCapability(
       input: schema as unknown as TSchema,
       output: McpToolOutput,
       tags: ['mcp', server, tool.name],
+      // The call's own callTimeoutMs answers first, with its typed MCP codes: the capability's deadline only
+      // backs it (a renewed session's initialize and the resend may each wait callTimeoutMs).
+      timeoutMs: 3 * how.callTimeoutMs + 5_000,
       ...(how.verify ? { verify: how.verify as Verifier<unknown, McpToolResultOutput> } : {}),
       handler: async (input, ctx) => {
         // The server's binding now (a re-registration replaces it), read when the call runs.

@@ -119,6 +119,12 @@ export class AnthropicTranslator implements SseTranslator {
     this.#secrets = secrets;
   }
 
+  /** {@inheritDoc SseTranslator.partialUsage} */
+  partialUsage(): ModelUsage | undefined {
+    const u = this.#usage;
+    return u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens > 0 ? { ...u } : undefined;
+  }
+
   /** {@inheritDoc SseTranslator.push} */
   push(sse: SseEvent, out: ModelEvent[]): boolean {
     if (this.#delta(sse.data, out)) return false;

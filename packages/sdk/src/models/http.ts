@@ -32,6 +32,25 @@ export interface HttpProviderOptions {
   /** Longest silence allowed between two body chunks of a streaming response, in ms (default 120 000). */
   idleTimeoutMs?: number;
   /**
+   * Time allowed from sending a request to its first content event (text, thinking or a tool call), in ms
+   * (default 300 000, `DEFAULT_FIRST_CONTENT_TIMEOUT_MS`). SSE comments and pings, keep-alive chunks and
+   * role-only deltas do not count: a server that answers with headers and pings but never content is cut here,
+   * though its idle timeout never fires. The default leaves a slow local model time to load and read a long
+   * prompt. Past it the call ends with `PROVIDER_TIMEOUT` (`details.phase: 'first_content'`,
+   * `details.timeoutMs`), retried within {@link HttpProviderOptions.retry}. 0, negative or not a finite
+   * number: `OPTIONS_INVALID`.
+   */
+  firstContentTimeoutMs?: number;
+  /**
+   * Time allowed for a whole request, from sending it to the end of its response, streaming included, in ms
+   * (default 900 000, `DEFAULT_TOTAL_TIMEOUT_MS`): a stream that trickles forever ends here. Each attempt of
+   * the retry budget has its own. Past it the call ends with `PROVIDER_TIMEOUT` (`details.phase: 'total'`,
+   * `details.timeoutMs`); it is retried within {@link HttpProviderOptions.retry} while no content of the turn
+   * was emitted (a retry after content would show it twice). The usage the server reported before the cut is
+   * still emitted, so it is charged. 0, negative or not a finite number: `OPTIONS_INVALID`.
+   */
+  totalTimeoutMs?: number;
+  /**
    * Retry settings (408, 409, 429, 529, 5xx, connection failures, and, before any output, transient
    * in-stream errors and a stream cut short).
    */
@@ -74,6 +93,11 @@ export interface OpenStreamArgs {
    * or fails.
    */
   reshape?: (status: number, responseText: string) => { body: string; warning?: ModelWarning } | undefined;
+  /**
+   * Told when a request is sent (with its attempt number) and when the call waits before the next attempt,
+   * so the caller's request deadlines run from each send and stop during backoff (see sse-translator.ts).
+   */
+  deadline?: { sending(attempt: number): void; waiting(): void };
 }
 
 /** The response {@link openStream} opened, and the attempt that opened it. @internal */
@@ -286,6 +310,7 @@ async function openWithRetries(
     let status: number | undefined;
     let retryAfterMs: number | undefined;
     try {
+      args.deadline?.sending(attempt);
       const res = await request(args.url, {
         method: 'POST',
         headers: args.headers,
@@ -347,6 +372,7 @@ async function openWithRetries(
         },
       });
     }
+    args.deadline?.waiting();
     await retry.sleep(delayMs, args.signal);
     if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
   }

@@ -275,6 +275,11 @@ export class OpenAITranslator implements SseTranslator {
     this.#secrets = secrets;
   }
 
+  /** {@inheritDoc SseTranslator.partialUsage} */
+  partialUsage(): ModelUsage | undefined {
+    return this.#usage ? { ...this.#usage } : undefined;
+  }
+
   /** {@inheritDoc SseTranslator.push} */
   push(sse: SseEvent, out: ModelEvent[]): boolean {
     if (sse.data === '[DONE]') {

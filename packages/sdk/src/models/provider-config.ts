@@ -77,6 +77,8 @@ const HTTP: Readonly<Record<string, Check>> = {
   connectTimeoutMs: positiveMs,
   firstByteTimeoutMs: positiveMs,
   idleTimeoutMs: positiveMs,
+  firstContentTimeoutMs: positiveMs,
+  totalTimeoutMs: positiveMs,
   retry,
   dispatcher: object,
   headers,

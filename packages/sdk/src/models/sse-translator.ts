@@ -2,7 +2,7 @@
 // are parsed as SSE and translated in one synchronous pass, so the only asynchronous step per
 // chunk is reading it, and none is spent per event here.
 import { SseParser, type SseEvent } from './sse';
-import type { ModelEvent } from './types';
+import type { ModelEvent, ModelUsage } from './types';
 import {
   isTransientStreamError,
   openStream,
@@ -12,6 +12,8 @@ import {
   type OpenStreamArgs,
 } from './http';
 import { backoffDelay, resolveRetry } from './retry';
+import { isContentEvent, nextDeadline, resolveDeadlines, type CallDeadlines } from './call-deadlines';
+import { ProviderTimeoutError } from './errors';
 
 /**
  * Translates the SSE events of one provider response into normalized events, synchronously.
@@ -34,6 +36,11 @@ export interface SseTranslator {
    * @throws a `ProviderProtocolError` when the response is cut short
    */
   end(out: ModelEvent[]): void;
+  /**
+   * The usage the server has reported so far on this response (e.g. Anthropic's `message_start`), for a
+   * request cut by a deadline before its usage event; `undefined` when it reported none.
+   */
+  partialUsage?(): ModelUsage | undefined;
 }
 
 /** The outcome of translating the events of one chunk. */
@@ -86,15 +93,81 @@ export async function* translateSse(
   if (last.failure) throw last.failure.error;
 }
 
-/** Event types that are output of the turn (a retry after one of them would show it twice). */
-function isOutput(e: ModelEvent): boolean {
-  return (
-    e.type === 'text_delta' ||
-    e.type === 'thinking_delta' ||
-    e.type === 'tool_call_start' ||
-    e.type === 'tool_call_delta' ||
-    e.type === 'tool_call_end'
-  );
+/**
+ * The deadlines of the requests of one call (see call-deadlines.ts): armed at each send, re-armed at the first
+ * content event, stopped while the call waits between attempts; when one falls, the request's own abort
+ * signal aborts with the typed `PROVIDER_TIMEOUT` error, which is then the request's failure.
+ */
+class RequestDeadlines {
+  readonly #deadlines: CallDeadlines;
+  readonly #provider: string;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #controller = new AbortController();
+  #sentAt = 0;
+  #content = false;
+  /** The attempt of the last request sent. */
+  attempt = 1;
+  /** The error of the deadline that cut the current request, if one did. */
+  error: ProviderTimeoutError | undefined;
+
+  constructor(deadlines: CallDeadlines, provider: string) {
+    this.#deadlines = deadlines;
+    this.#provider = provider;
+  }
+
+  /** A fresh signal for the next request, aborted by the caller's signal or by a deadline. */
+  next(caller: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+    this.stop();
+    this.error = undefined;
+    const controller = new AbortController();
+    this.#controller = controller;
+    const onAbort = () => controller.abort(caller?.reason);
+    if (caller?.aborted) onAbort();
+    else caller?.addEventListener('abort', onAbort, { once: true });
+    return { signal: controller.signal, release: () => caller?.removeEventListener('abort', onAbort) };
+  }
+
+  sending(attempt: number): void {
+    this.attempt = attempt;
+    this.#sentAt = performance.now();
+    this.#content = false;
+    this.#arm();
+  }
+
+  waiting(): void {
+    this.stop();
+  }
+
+  /** Called for each batch of the response: the first content event re-arms for the total deadline. */
+  saw(batch: readonly ModelEvent[]): void {
+    if (this.#content || !batch.some(isContentEvent)) return;
+    this.#content = true;
+    this.#arm();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(): void {
+    this.stop();
+    const next = nextDeadline(this.#deadlines, this.#sentAt, this.#content);
+    const controller = this.#controller;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        const what =
+          next.phase === 'first_content' ? 'no content (text, thinking or a tool call)' : 'the response had not ended';
+        this.error = new ProviderTimeoutError(
+          `${this.#provider}: ${what} within the ${next.phase === 'first_content' ? 'first-content' : 'total'} timeout of ${next.timeoutMs} ms`,
+          { provider: this.#provider, phase: next.phase, timeoutMs: next.timeoutMs, attempts: this.attempt },
+        );
+        controller.abort(this.error);
+      },
+      Math.max(0, next.at - performance.now()),
+    );
+  }
 }
 
 /**
@@ -117,6 +190,12 @@ function isOutput(e: ModelEvent): boolean {
  * attempt are not repeated by the next one. The error of the last attempt carries
  * `details.attempts`.
  *
+ * Each request has two deadlines (`firstContentTimeoutMs`, `totalTimeoutMs`; see call-deadlines.ts), run from
+ * its send: when one falls the request is aborted and fails with `PROVIDER_TIMEOUT` (`details.phase`
+ * `first_content` or `total`), retried by the same rule (before output, within the budget, `onRetry` with the
+ * code `PROVIDER_TIMEOUT`). The usage the server had reported on the cut request (Anthropic's `message_start`,
+ * an OpenAI usage chunk) is yielded as a `usage` event before the retry or the error, so it is charged.
+ *
  * @param args - the request, as for `openStream`
  * @param makeTranslator - a fresh wire translator per attempt (translators keep per-response state)
  * @returns non-empty arrays of normalized events, in order
@@ -128,7 +207,12 @@ export async function* streamTranslated(
 ): AsyncGenerator<ModelEvent[]> {
   const retry = resolveRetry(args.options.retry);
   const pending: ModelEvent[] = [];
-  const open: OpenStreamArgs = { ...args, warn: (warning) => pending.push({ type: 'warning', warning }) };
+  const deadlines = new RequestDeadlines(resolveDeadlines(args.options), args.provider);
+  const open: OpenStreamArgs = {
+    ...args,
+    warn: (warning) => pending.push({ type: 'warning', warning }),
+    deadline: deadlines,
+  };
   const warned = new Set<string>();
   /** Warnings of this batch not yet yielded on this stream (a retried attempt repeats its translator's warnings). */
   const fresh = (batch: ModelEvent[]): ModelEvent[] => {
@@ -143,37 +227,66 @@ export async function* streamTranslated(
   };
   let output = false;
   for (let attempt = 1; ; ) {
-    let opened: OpenedStream;
-    try {
-      opened = await openStream(open, attempt);
-    } catch (error) {
-      if (pending.length > 0) yield pending.splice(0);
-      throw error;
-    }
-    if (pending.length > 0) yield pending.splice(0);
-    attempt = opened.attempt;
-    open.body = opened.body; // a later attempt sends what the server accepted
-    const res = opened.response;
+    const request = deadlines.next(args.signal);
+    open.signal = request.signal;
     let failure: unknown;
+    let status: number | undefined;
+    let translator: SseTranslator | undefined;
     try {
-      for await (const raw of translateSse(res.body, makeTranslator())) {
-        const batch = fresh(raw);
-        if (!output && batch.some(isOutput)) output = true;
-        if (batch.length > 0) yield batch;
+      let opened: OpenedStream;
+      try {
+        opened = await openStream(open, attempt);
+      } catch (error) {
+        if (pending.length > 0) yield pending.splice(0);
+        if (deadlines.error === undefined || args.signal?.aborted) throw error;
+        throw deadlines.error;
       }
-      return;
+      if (pending.length > 0) yield pending.splice(0);
+      attempt = opened.attempt;
+      open.body = opened.body; // a later attempt sends what the server accepted
+      const res = opened.response;
+      status = res.statusCode;
+      translator = makeTranslator();
+      try {
+        for await (const raw of translateSse(res.body, translator)) {
+          const batch = fresh(raw);
+          deadlines.saw(batch);
+          if (!output && batch.some(isContentEvent)) output = true;
+          if (batch.length > 0) yield batch;
+        }
+        return;
+      } catch (error) {
+        failure = deadlines.error ?? error;
+      } finally {
+        if (!res.body.destroyed) res.body.destroy();
+      }
     } catch (error) {
+      if (!(error instanceof ProviderTimeoutError) || error !== deadlines.error) throw error;
       failure = error;
+      attempt = deadlines.attempt;
     } finally {
-      if (!res.body.destroyed) res.body.destroy();
+      deadlines.stop();
+      request.release();
     }
     if (args.signal?.aborted) throw failure;
-    const cut = streamCut(args.provider, failure); // typed, whether it is retried or not
+    const timedOut = deadlines.error !== undefined && failure === deadlines.error ? deadlines.error : undefined;
+    if (timedOut) {
+      // What the server reported of the cut request is charged (cut calls are billed too).
+      const usage = translator?.partialUsage?.();
+      if (usage) yield [{ type: 'usage', usage }];
+    }
+    const cut = timedOut ?? streamCut(args.provider, failure); // typed, whether it is retried or not
     const transient = cut ?? (isTransientStreamError(failure) ? failure : undefined);
     if (output || transient === undefined) throw cut ?? failure;
     if (attempt >= retry.maxAttempts) throw withDetails(transient, { attempts: attempt });
     const delayMs = backoffDelay(attempt, retry);
-    retry.onRetry?.({ attempt, status: res.statusCode, delayMs, code: transient.code, inStream: true });
+    retry.onRetry?.({
+      attempt,
+      status,
+      delayMs,
+      code: transient.code,
+      ...(status !== undefined ? { inStream: true } : {}),
+    });
     await retry.sleep(delayMs, args.signal);
     if (args.signal?.aborted) throw args.signal.reason ?? new Error('aborted');
     attempt++;

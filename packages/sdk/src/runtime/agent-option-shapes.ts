@@ -41,6 +41,7 @@ const SHAPES: ReadonlyArray<readonly [path: string, shape: Shape]> = [
   ['configure', fn],
   ['skills', skills],
   ['maxInputBytes', number],
+  ['capabilityTimeoutMs', number],
   ['approvalTtlMs', number],
   ['ledgerRetentionMs', number],
   ['accessRecheckMs', number],

@@ -61,6 +61,16 @@ export interface AgentOptions {
    */
   maxInputBytes?: number;
   /**
+   * The default deadline of a capability handler, in ms, for capabilities that set no `timeoutMs` of their own
+   * (`defineCapability({ timeoutMs })`). At the deadline the handler's `signal` aborts (reason a
+   * `CapabilityTimeoutError`) and the invocation ends whether or not the handler stops: a `read`/`preview` (or
+   * `replay: 'safe'`) call fails with `CAPABILITY_TIMEOUT`, any other side-effecting call is settled `unknown`
+   * and goes to its verifier when called again, never re-run blindly. A positive finite number, else
+   * `OPTIONS_INVALID`.
+   * @defaultValue 120 000 (2 min, `DEFAULT_CAPABILITY_TIMEOUT_MS`)
+   */
+  capabilityTimeoutMs?: number;
+  /**
    * Lifetime of a new approval, in milliseconds; an expired approval denies with `AUTH_APPROVAL_EXPIRED`.
    * @defaultValue 86 400 000 (24 h)
    */
@@ -372,6 +382,8 @@ export interface ResolvedAgentOptions {
   maxInputBytes: number;
   /** See {@link AgentOptions.approvalTtlMs}. */
   approvalTtlMs: number;
+  /** See {@link AgentOptions.capabilityTimeoutMs}. */
+  capabilityTimeoutMs: number;
   /** See {@link AgentOptions.ledgerRetentionMs}. */
   ledgerRetentionMs: number;
   /** Model id. */
