@@ -8,6 +8,10 @@ import { AnthropicTranslator } from './anthropic-stream';
 import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
 import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
+import { anthropicThinkingAllowed } from './translation/anthropic-thinking-mode';
+import { withoutForeignParts } from './translation/foreign-parts';
+import { targetAcceptsImages } from './translation/images';
+import { remapToolCallIds } from './translation/tool-call-ids';
 import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, ThinkingLevel } from './types';
 
 /**
@@ -41,8 +45,8 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
    */
   promptCaching?: boolean;
   /**
-   * Whether the model accepts images.
-   * @defaultValue true
+   * Whether the model accepts images (false: image parts go as a text note).
+   * @defaultValue the request model's row in `VISION_MODEL_TABLE`, else true
    */
   supportsImages?: boolean;
 }
@@ -182,6 +186,13 @@ function contentBlocks(content: string | Array<TextPart | ImagePart>): Json[] {
  * `signature`), both byte for byte as received; a thinking part without a signature is left out (the API
  * accepts no thinking block without its signature; an Anthropic block that streamed unsigned was reported
  * then as `PROVIDER_THINKING_UNSIGNED`).
+ *
+ * Turns of another provider family or model are translated first (docs/providers.md, "Switching provider
+ * family mid-conversation"): thinking parts whose `origin` is not this provider and model are dropped
+ * (`thinkingGoesBack`), tool call ids the API refuses are remapped in calls and results alike
+ * (`remapToolCallIds`, rule `anthropic`), images follow `targetAcceptsImages`, and when the tool loop in
+ * progress was begun by another family (its last assistant message has no thinking block to start with),
+ * the request goes without `thinking` (`anthropicThinkingAllowed`).
  * @internal
  */
 export function buildAnthropicBody(
@@ -189,9 +200,12 @@ export function buildAnthropicBody(
   options: AnthropicProviderOptions,
   tools: RequestTools,
 ): Json {
-  const { system, messages } = normalizeConversation(request.messages, {
-    supportsImages: options.supportsImages ?? true,
+  const own = withoutForeignParts(request.messages, { provider: 'anthropic', model: request.model, family: 'anthropic' });
+  const normalized = normalizeConversation(own, {
+    supportsImages: targetAcceptsImages(request.model, options.supportsImages),
   });
+  const system = normalized.system;
+  const messages = remapToolCallIds(normalized.messages, 'anthropic');
   const caching = options.promptCaching ?? true;
   const wire: Array<{ role: 'user' | 'assistant'; content: Json[] }> = [];
   const push = (role: 'user' | 'assistant', blocks: Json[]) => {
@@ -226,7 +240,7 @@ export function buildAnthropicBody(
   if (thinking !== 'off') {
     const budget = ANTHROPIC_THINKING_BUDGETS[thinking];
     maxTokens = Math.max(maxTokens, budget + 1024);
-    body.thinking = { type: 'enabled', budget_tokens: budget };
+    if (anthropicThinkingAllowed(wire)) body.thinking = { type: 'enabled', budget_tokens: budget };
   } else if (request.temperature !== undefined) body.temperature = request.temperature;
   body.max_tokens = maxTokens;
   if (system !== '')
