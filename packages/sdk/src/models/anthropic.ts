@@ -200,7 +200,11 @@ export function buildAnthropicBody(
   options: AnthropicProviderOptions,
   tools: RequestTools,
 ): Json {
-  const own = withoutForeignParts(request.messages, { provider: 'anthropic', model: request.model, family: 'anthropic' });
+  const own = withoutForeignParts(request.messages, {
+    provider: 'anthropic',
+    model: request.model,
+    family: 'anthropic',
+  });
   const normalized = normalizeConversation(own, {
     supportsImages: targetAcceptsImages(request.model, options.supportsImages),
   });

@@ -222,7 +222,11 @@ export function buildOpenAIBody(
   strict?: StrictFieldState,
 ): Json {
   const supportsImages = targetAcceptsImages(request.model, options.supportsImages);
-  const target = { provider: `openai-compatible:${dialect.name}`, model: request.model, family: 'openai-compatible' } as const;
+  const target = {
+    provider: `openai-compatible:${dialect.name}`,
+    model: request.model,
+    family: 'openai-compatible',
+  } as const;
   const normalized = normalizeConversation(withoutForeignParts(request.messages, target), { supportsImages });
   const system = normalized.system;
   const messages = remapToolCallIds(normalized.messages, dialect.toolCallIds ?? 'openai');

@@ -18,7 +18,7 @@ type WireMessage = { role: 'user' | 'assistant'; content: Array<Record<string, u
  *
  * @param wire - the request's `messages`, as encoded
  * @returns true when `thinking` may be sent
- * @public
+ * @internal
  */
 export function anthropicThinkingAllowed(wire: readonly WireMessage[]): boolean {
   const last = wire[wire.length - 1];

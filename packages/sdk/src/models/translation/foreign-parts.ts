@@ -15,7 +15,7 @@ import { toolCallSignatureGoesBack } from './tool-call-signatures';
  * @param messages - the conversation
  * @param target - the provider the request is for
  * @returns the conversation for `target`
- * @public
+ * @internal
  */
 export function withoutForeignParts(messages: readonly ModelMessage[], target: TranslationTarget): ModelMessage[] {
   return messages.map((m) => {

@@ -11,7 +11,7 @@ import { modelAcceptsImages } from '../vision-models';
  * @param model - the model id the request names
  * @param supportsImages - the provider's `supportsImages` option, if set
  * @returns true when image parts are sent
- * @public
+ * @internal
  */
 export function targetAcceptsImages(model: string, supportsImages: boolean | undefined): boolean {
   return supportsImages ?? modelAcceptsImages(model) ?? true;

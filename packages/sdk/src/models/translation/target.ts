@@ -4,16 +4,16 @@ import type { PartOrigin } from '../types';
 /**
  * A provider family: the wire protocol a provider speaks. Thinking and signatures never cross families.
  *
- * @public
+ * @internal
  */
-export type ProviderFamily = 'anthropic' | 'openai-compatible';
+export type TranslationFamily = 'anthropic' | 'openai-compatible';
 
 /**
  * The provider a conversation is translated for.
  *
- * @public
+ * @internal
  */
 export interface TranslationTarget extends PartOrigin {
   /** The family of `provider` (`anthropic` for `AnthropicProvider`, `openai-compatible` for `OpenAICompatibleProvider`). */
-  family: ProviderFamily;
+  family: TranslationFamily;
 }

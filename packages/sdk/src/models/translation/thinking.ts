@@ -25,7 +25,7 @@ import type { TranslationTarget } from './target';
  * @param part - the thinking part
  * @param target - the provider the request is for
  * @returns true when the part may go back
- * @public
+ * @internal
  */
 export function thinkingGoesBack(part: ThinkingPart, target: TranslationTarget): boolean {
   if (target.family === 'anthropic' && !part.signature && part.redacted === undefined) return false;

@@ -13,7 +13,7 @@ import type { AssistantMessage, ModelMessage, ToolResultMessage, UserMessage } f
  * - `openai`: at most 40 characters (Chat Completions `tool_calls[].id`; the default for OpenAI-compatible dialects);
  * - `mistral`: exactly 9 characters from `a-z`, `A-Z`, `0-9` (Mistral API; also Mistral chat templates on local servers).
  *
- * @public
+ * @internal
  */
 export type ToolCallIdRule = 'anthropic' | 'openai' | 'mistral';
 
@@ -23,7 +23,7 @@ const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
  * Whether `id` is accepted under `rule`. Pure.
  * @param id - a tool call id
  * @param rule - the target's rule
- * @public
+ * @internal
  */
 export function isValidToolCallId(id: string, rule: ToolCallIdRule): boolean {
   if (rule === 'anthropic') return /^[a-zA-Z0-9_-]+$/.test(id);
@@ -61,7 +61,7 @@ function candidate(id: string, rule: ToolCallIdRule, attempt: number): string {
  * @param ids - the conversation's tool call ids, in order (repeats allowed)
  * @param rule - the target's rule
  * @returns original id → wire id
- * @public
+ * @internal
  */
 export function toolCallIdMap(ids: Iterable<string>, rule: ToolCallIdRule): Map<string, string> {
   const all = [...new Set(ids)];
@@ -92,7 +92,7 @@ export function toolCallIdMap(ids: Iterable<string>, rule: ToolCallIdRule): Map<
  * @param messages - the normalized conversation (every call followed by its result)
  * @param rule - the target's rule
  * @returns the conversation with wire ids
- * @public
+ * @internal
  */
 export function remapToolCallIds<M extends UserMessage | AssistantMessage | ToolResultMessage | ModelMessage>(
   messages: readonly M[],
@@ -114,7 +114,9 @@ export function remapToolCallIds<M extends UserMessage | AssistantMessage | Tool
     if (!m.content.some((p) => p.type === 'tool_call' && map.get(p.id) !== p.id)) return m;
     return {
       ...m,
-      content: m.content.map((p) => (p.type === 'tool_call' && map.get(p.id) !== p.id ? { ...p, id: map.get(p.id)! } : p)),
+      content: m.content.map((p) =>
+        p.type === 'tool_call' && map.get(p.id) !== p.id ? { ...p, id: map.get(p.id)! } : p,
+      ),
     };
   });
 }

@@ -13,7 +13,7 @@ import type { TranslationTarget } from './target';
  * @param part - the tool call
  * @param target - the provider the request is for
  * @returns true when the signature may go back
- * @public
+ * @internal
  */
 export function toolCallSignatureGoesBack(part: ToolCallPart, target: TranslationTarget): boolean {
   if (part.signature === undefined) return false;

@@ -60,7 +60,9 @@ function chatToolCall(flavor: StrictChatFlavor) {
     function: { name: 'inventory_query', arguments: '{"title":"Dune Messiah"}' },
   };
   return [
-    ...(flavor === 'deepseek' ? [chatChunk({ role: 'assistant', content: null, reasoning_content: DEEPSEEK_REASONING })] : []),
+    ...(flavor === 'deepseek'
+      ? [chatChunk({ role: 'assistant', content: null, reasoning_content: DEEPSEEK_REASONING })]
+      : []),
     chatChunk({ tool_calls: [call] }),
     chatChunk({}, 'tool_calls'),
   ];
@@ -77,12 +79,22 @@ describe('a conversation that switches provider family and back', () => {
         {
           blocks: [
             { type: 'thinking', thinking: recorded.thinking, signature: recorded.signature },
-            { type: 'tool_use', id: 'toolu_01D7FLrfh4GYq7yT1ULFeyMV', name: 'inventory_query', input: { title: 'Dune' } },
+            {
+              type: 'tool_use',
+              id: 'toolu_01D7FLrfh4GYq7yT1ULFeyMV',
+              name: 'inventory_query',
+              input: { title: 'Dune' },
+            },
           ],
           stop: 'tool_use',
         },
         { blocks: [{ type: 'text', text: 'Dune and Dune Messiah are in the library.' }] },
-        { blocks: [{ type: 'thinking', thinking: 'Answer the thanks briefly.' }, { type: 'text', text: 'You are welcome.' }] },
+        {
+          blocks: [
+            { type: 'thinking', thinking: 'Answer the thanks briefly.' },
+            { type: 'text', text: 'You are welcome.' },
+          ],
+        },
       ]);
       const chat = new StrictChat(flavor, [
         chatToolCall(flavor),
@@ -100,7 +112,11 @@ describe('a conversation that switches provider family and back', () => {
 
       // 1. Claude thinks (signed) and calls the tool.
       const m1 = await turn(anthropic, CLAUDE, 'medium', [duneQuestion], 'call_1');
-      expect(m1.content[0]).toMatchObject({ type: 'thinking', signature: recorded.signature, origin: { provider: 'anthropic', model: CLAUDE } });
+      expect(m1.content[0]).toMatchObject({
+        type: 'thinking',
+        signature: recorded.signature,
+        origin: { provider: 'anthropic', model: CLAUDE },
+      });
       const conversation: ModelMessage[] = [duneQuestion, m1, ...presentResultsFor(m1)];
 
       // 2. The OpenAI-compatible server continues the tool loop: no Anthropic thinking or signature reaches it.

@@ -22,16 +22,23 @@ describe('targetAcceptsImages', () => {
 describe('a tool image admitted for a vision model reaches a text-only fallback as a note', () => {
   const request = (model: string): ModelRequest => ({
     model,
-    messages: [{ role: 'user', content: 'show the poster' }, ...toolCallWithImage('call_1_0', 'poster', 'image/png', 'iVBORw0KGgo=')],
+    messages: [
+      { role: 'user', content: 'show the poster' },
+      ...toolCallWithImage('call_1_0', 'poster', 'image/png', 'iVBORw0KGgo='),
+    ],
   });
 
   it('deepseek-chat gets the note, gpt-4.1 and Claude get the image', () => {
-    const deepseek = JSON.stringify(new OpenAICompatibleProvider({ dialect: 'deepseek' }).buildBody(request('deepseek-chat')));
+    const deepseek = JSON.stringify(
+      new OpenAICompatibleProvider({ dialect: 'deepseek' }).buildBody(request('deepseek-chat')),
+    );
     expect(deepseek).not.toContain('image_url');
     expect(deepseek).toContain('image omitted');
     const openai = JSON.stringify(new OpenAICompatibleProvider({ dialect: 'openai' }).buildBody(request('gpt-4.1')));
     expect(openai).toContain('data:image/png;base64,iVBORw0KGgo=');
-    const claude = JSON.stringify(new AnthropicProvider({ apiKey: 'sk-ant-test-0123456789' }).buildBody(request('claude-sonnet-4-5')));
+    const claude = JSON.stringify(
+      new AnthropicProvider({ apiKey: 'sk-ant-test-0123456789' }).buildBody(request('claude-sonnet-4-5')),
+    );
     expect(claude).toContain('"type":"image"');
   });
 });

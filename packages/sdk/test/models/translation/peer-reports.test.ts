@@ -13,11 +13,22 @@ const { track } = replayServers();
 
 const anthropicOn = async (server: StrictAnthropic) => {
   const s = track(await WireReplayServer.start(server.respond));
-  return { s, provider: new AnthropicProvider({ apiKey: 'sk-ant-strict-0123456789', baseUrl: s.url, retry: fastRetry }) };
+  return {
+    s,
+    provider: new AnthropicProvider({ apiKey: 'sk-ant-strict-0123456789', baseUrl: s.url, retry: fastRetry }),
+  };
 };
 const chatOn = async (server: StrictChat, dialect: StrictChatFlavor) => {
   const s = track(await WireReplayServer.start(server.respond));
-  return { s, provider: new OpenAICompatibleProvider({ apiKey: 'sk-strict-0123456789', baseUrl: s.url, dialect, retry: fastRetry }) };
+  return {
+    s,
+    provider: new OpenAICompatibleProvider({
+      apiKey: 'sk-strict-0123456789',
+      baseUrl: s.url,
+      dialect,
+      retry: fastRetry,
+    }),
+  };
 };
 const finalText = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
 const chatText = (text: string) => [chatChunk({ role: 'assistant', content: text }), chatChunk({}, 'stop')];
@@ -111,7 +122,9 @@ describe('peer reports: a conversation that changes provider or model', () => {
       },
       { role: 'tool', toolCallId: 'call_1_0', name: 'inventory.query', status: 'ok', content: '{"present":true}' },
     ];
-    const first = await drain(provider.stream({ model: 'claude-sonnet-4-5', thinking: 'medium', tools: [inventoryQueryTool], messages: loop }));
+    const first = await drain(
+      provider.stream({ model: 'claude-sonnet-4-5', thinking: 'medium', tools: [inventoryQueryTool], messages: loop }),
+    );
     expect(ofType(first, 'error')).toEqual([]);
     expect(s.requests[0]!.json).not.toHaveProperty('thinking');
     // The next user turn starts a new loop: thinking is on again.
@@ -120,7 +133,9 @@ describe('peer reports: a conversation that changes provider or model', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'Dune is in the library.' }] },
       { role: 'user', content: 'Thanks' },
     ];
-    await drain(provider.stream({ model: 'claude-sonnet-4-5', thinking: 'medium', tools: [inventoryQueryTool], messages: next }));
+    await drain(
+      provider.stream({ model: 'claude-sonnet-4-5', thinking: 'medium', tools: [inventoryQueryTool], messages: next }),
+    );
     expect(server.refusals).toEqual([]);
     expect(s.requests[1]!.json).toMatchObject({ thinking: { type: 'enabled' } });
   });
@@ -137,7 +152,11 @@ describe('peer reports: a conversation that changes provider or model', () => {
     );
     expect(server.refusals).toEqual([]);
     expect(ofType(events, 'error')).toEqual([]);
-    const sent = (s.requests[0]!.json as { messages: Array<{ role: string; tool_calls?: Array<{ id: string }>; tool_call_id?: string }> }).messages;
+    const sent = (
+      s.requests[0]!.json as {
+        messages: Array<{ role: string; tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+      }
+    ).messages;
     const callIds = sent.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id));
     const resultIds = sent.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
     expect(callIds).toHaveLength(2);
@@ -150,15 +169,19 @@ describe('peer reports: a conversation that changes provider or model', () => {
     const long = 'ws_689e2d4880a0819d98acca37694989b00b15d90494fc6b87_0123456789_abcdefghijklmnopqrstuv';
     const server = new StrictChat('openai', [chatText('Dune is in the library.')]);
     const { s, provider } = await chatOn(server, 'openai');
-    await drain(provider.stream({ model: 'gpt-4.1', tools: [inventoryQueryTool], messages: [question, ...callAndResult(long)] }));
+    await drain(
+      provider.stream({ model: 'gpt-4.1', tools: [inventoryQueryTool], messages: [question, ...callAndResult(long)] }),
+    );
     expect(server.refusals).toEqual([]);
-    const sent = (s.requests[0]!.json as { messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }> }).messages;
+    const sent = (
+      s.requests[0]!.json as { messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }> }
+    ).messages;
     const id = sent[1]!.tool_calls![0]!.id;
     expect(id.length).toBeLessThanOrEqual(40);
     expect(sent[2]!.tool_call_id).toBe(id);
   });
 
-  it('can1357/oh-my-pi#7241: another family\'s reasoning never reaches Claude, not even as text', async () => {
+  it("can1357/oh-my-pi#7241: another family's reasoning never reaches Claude, not even as text", async () => {
     const server = new StrictAnthropic([finalText('Yes.')]);
     const { s, provider } = await anthropicOn(server);
     await drain(
@@ -169,7 +192,11 @@ describe('peer reports: a conversation that changes provider or model', () => {
           {
             role: 'assistant',
             content: [
-              { type: 'thinking', thinking: 'GPT REASONING SUMMARY', origin: { provider: 'openai-compatible:openai', model: 'gpt-5' } },
+              {
+                type: 'thinking',
+                thinking: 'GPT REASONING SUMMARY',
+                origin: { provider: 'openai-compatible:openai', model: 'gpt-5' },
+              },
               { type: 'text', text: 'It is there.' },
             ],
           },

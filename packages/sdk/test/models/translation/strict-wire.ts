@@ -20,12 +20,20 @@ import type { RecordedRequest, ReplayEvent, ReplayResponse } from '../../../src/
 import { anthropicTurn, type WireBlock } from '../thinking-wire';
 
 type Json = Record<string, unknown>;
+/** A block of a scripted answer: a thinking block's signature is issued by the server unless given. */
+export type ScriptBlock =
+  | Exclude<WireBlock, { type: 'thinking' }>
+  | { type: 'thinking'; thinking: string; signature?: string };
 type Message = { role: string; content?: unknown; tool_calls?: Json[]; tool_call_id?: string } & Json;
 
 function anthropicRefusal(message: string): ReplayResponse {
   return {
     status: 400,
-    body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message }, request_id: 'req_strict' }),
+    body: JSON.stringify({
+      type: 'error',
+      error: { type: 'invalid_request_error', message },
+      request_id: 'req_strict',
+    }),
   };
 }
 
@@ -47,7 +55,7 @@ export class StrictAnthropic {
   #next = 0;
 
   /** @param turns - the content blocks of each answer, in order (thinking blocks get their signature here) */
-  constructor(readonly turns: ReadonlyArray<{ blocks: Array<Omit<WireBlock, 'signature'> & { signature?: string }>; stop?: string }>) {}
+  constructor(readonly turns: ReadonlyArray<{ blocks: ScriptBlock[]; stop?: string }>) {}
 
   /** Marks a signature as issued by this server (a recorded turn's). */
   issue(model: string, thinking: string, signature: string): void {
@@ -65,8 +73,8 @@ export class StrictAnthropic {
     const turn = this.turns[this.#next++];
     if (!turn) return anthropicRefusal('strict server: no scripted turn left');
     const blocks = turn.blocks.map((b): WireBlock => {
-      if (b.type !== 'thinking') return b as WireBlock;
-      const thinking = (b as { thinking: string }).thinking;
+      if (b.type !== 'thinking') return b;
+      const thinking = b.thinking;
       const signature = b.signature ?? signatureFor(body.model, thinking);
       this.issue(body.model, thinking, signature);
       return { type: 'thinking', thinking, signature };
@@ -80,7 +88,8 @@ export class StrictAnthropic {
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i]!;
       const want = i % 2 === 0 ? 'user' : 'assistant';
-      if (m.role !== want) return `messages: roles must alternate between "user" and "assistant", but found multiple "${m.role}" roles in a row`;
+      if (m.role !== want)
+        return `messages: roles must alternate between "user" and "assistant", but found multiple "${m.role}" roles in a row`;
       const blocks = (Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }]) as Json[];
       for (let j = 0; j < blocks.length; j++) {
         const b = blocks[j]!;
@@ -129,7 +138,13 @@ function chatRefusal(flavor: StrictChatFlavor, message: string): ReplayResponse 
   if (flavor === 'mistral')
     return {
       status: 400,
-      body: JSON.stringify({ object: 'error', message, type: 'invalid_request_message_order', param: null, code: '3230' }),
+      body: JSON.stringify({
+        object: 'error',
+        message,
+        type: 'invalid_request_message_order',
+        param: null,
+        code: '3230',
+      }),
     };
   return {
     status: 400,
@@ -144,7 +159,10 @@ const ASSISTANT_FIELDS: Record<StrictChatFlavor, readonly string[]> = {
 };
 
 /** What a Chat Completions server of `flavor` would refuse in `body`, if anything. */
-export function chatProblem(flavor: StrictChatFlavor, body: { messages: Message[]; thinking?: Json }): string | undefined {
+export function chatProblem(
+  flavor: StrictChatFlavor,
+  body: { messages: Message[]; thinking?: Json },
+): string | undefined {
   const messages = body.messages;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
@@ -166,7 +184,8 @@ export function chatProblem(flavor: StrictChatFlavor, body: { messages: Message[
           return `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`;
         if (flavor !== 'mistral' && id.length > 40)
           return `Invalid 'messages[${i}].tool_calls[${j}].id': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.`;
-        if ('extra_content' in c) return `messages[${i}].tool_calls[${j}].extra_content: Extra inputs are not permitted`;
+        if ('extra_content' in c)
+          return `messages[${i}].tool_calls[${j}].extra_content: Extra inputs are not permitted`;
       }
       if (flavor === 'deepseek' && body.thinking && calls.length > 0 && typeof m.reasoning_content !== 'string')
         return 'The reasoning_content in the thinking mode must be passed back to the API.';

@@ -7,7 +7,11 @@ import { toolCallSignatureGoesBack } from '../../../src/models/translation/tool-
 import type { ModelMessage, ThinkingPart, ToolCallPart } from '../../../src/models/types';
 
 const claude: TranslationTarget = { provider: 'anthropic', model: 'claude-sonnet-4-5', family: 'anthropic' };
-const deepseek: TranslationTarget = { provider: 'openai-compatible:deepseek', model: 'deepseek-reasoner', family: 'openai-compatible' };
+const deepseek: TranslationTarget = {
+  provider: 'openai-compatible:deepseek',
+  model: 'deepseek-reasoner',
+  family: 'openai-compatible',
+};
 const signed = (model: string | undefined): ThinkingPart => ({
   type: 'thinking',
   thinking: 'think',
@@ -24,13 +28,23 @@ describe('thinkingGoesBack', () => {
   it.each([
     ['signed by the same Claude model → Claude', signed('claude-sonnet-4-5'), claude, true],
     ['signed by another Claude model → Claude', signed('claude-opus-4-1'), claude, false],
-    ['redacted by the same model → Claude', { ...signed('claude-sonnet-4-5'), signature: undefined, redacted: 'enc' } as ThinkingPart, claude, true],
+    [
+      'redacted by the same model → Claude',
+      { ...signed('claude-sonnet-4-5'), signature: undefined, redacted: 'enc' } as ThinkingPart,
+      claude,
+      true,
+    ],
     ['signed, no origin (stored before origins) → Claude', signed(undefined), claude, true],
     ['unsigned, no origin → Claude', plain(undefined), claude, false],
     ['DeepSeek reasoning → Claude', plain('openai-compatible:deepseek'), claude, false],
     ['Claude thinking → DeepSeek', signed('claude-sonnet-4-5'), deepseek, false],
     ['signed, no origin → DeepSeek (only Anthropic signs)', signed(undefined), deepseek, false],
-    ['DeepSeek reasoning of another model → DeepSeek', plain('openai-compatible:deepseek', 'deepseek-chat'), deepseek, true],
+    [
+      'DeepSeek reasoning of another model → DeepSeek',
+      plain('openai-compatible:deepseek', 'deepseek-chat'),
+      deepseek,
+      true,
+    ],
     ['Kimi reasoning → DeepSeek', plain('openai-compatible:kimi'), deepseek, false],
     ['unsigned, no origin → DeepSeek', plain(undefined), deepseek, true],
   ] as const)('%s: %s', (_name, part, target, expected) => {
@@ -39,8 +53,16 @@ describe('thinkingGoesBack', () => {
 });
 
 describe('toolCallSignatureGoesBack and withoutForeignParts', () => {
-  const gemini: TranslationTarget = { provider: 'openai-compatible:gemini', model: 'gemini-3-pro', family: 'openai-compatible' };
-  const relay: TranslationTarget = { provider: 'openai-compatible:vertex-relay', model: 'gemini-3-pro', family: 'openai-compatible' };
+  const gemini: TranslationTarget = {
+    provider: 'openai-compatible:gemini',
+    model: 'gemini-3-pro',
+    family: 'openai-compatible',
+  };
+  const relay: TranslationTarget = {
+    provider: 'openai-compatible:vertex-relay',
+    model: 'gemini-3-pro',
+    family: 'openai-compatible',
+  };
   const call: ToolCallPart = {
     type: 'tool_call',
     id: 'call_1_0',
@@ -72,11 +94,18 @@ describe('toolCallSignatureGoesBack and withoutForeignParts', () => {
     expect(out[3]).toBe(messages[3]);
     expect(out[1]).toEqual({
       role: 'assistant',
-      content: [{ type: 'text', text: 'a' }, { type: 'tool_call', id: 'call_1_0', name: 'catalog.lookup', input: {} }],
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'tool_call', id: 'call_1_0', name: 'catalog.lookup', input: {} },
+      ],
     });
     expect(withoutForeignParts(messages, claude)[1]).toEqual({
       role: 'assistant',
-      content: [signed('claude-sonnet-4-5'), { type: 'text', text: 'a' }, { type: 'tool_call', id: 'call_1_0', name: 'catalog.lookup', input: {} }],
+      content: [
+        signed('claude-sonnet-4-5'),
+        { type: 'text', text: 'a' },
+        { type: 'tool_call', id: 'call_1_0', name: 'catalog.lookup', input: {} },
+      ],
     });
   });
 });

@@ -40,15 +40,18 @@ describe('isValidToolCallId', () => {
 });
 
 describe('toolCallIdMap', () => {
-  it.each(RULES)('%s: every id maps to a valid, distinct wire id; valid ids stay; the same input maps the same way', (rule) => {
-    const map = toolCallIdMap(IDS, rule);
-    expect(new Set(map.keys())).toEqual(new Set(IDS));
-    const wire = [...map.values()];
-    expect(new Set(wire).size).toBe(IDS.length);
-    for (const w of wire) expect(isValidToolCallId(w, rule)).toBe(true);
-    for (const id of IDS) if (isValidToolCallId(id, rule)) expect(map.get(id)).toBe(id);
-    expect([...toolCallIdMap(IDS, rule)]).toEqual([...map]);
-  });
+  it.each(RULES)(
+    '%s: every id maps to a valid, distinct wire id; valid ids stay; the same input maps the same way',
+    (rule) => {
+      const map = toolCallIdMap(IDS, rule);
+      expect(new Set(map.keys())).toEqual(new Set(IDS));
+      const wire = [...map.values()];
+      expect(new Set(wire).size).toBe(IDS.length);
+      for (const w of wire) expect(isValidToolCallId(w, rule)).toBe(true);
+      for (const id of IDS) if (isValidToolCallId(id, rule)) expect(map.get(id)).toBe(id);
+      expect([...toolCallIdMap(IDS, rule)]).toEqual([...map]);
+    },
+  );
 
   it('a replacement never takes an id the conversation already uses', () => {
     const first = toolCallIdMap(['a:b'], 'anthropic').get('a:b')!;
@@ -85,7 +88,8 @@ describe('remapToolCallIds', () => {
   it('returns the same messages when every id is valid (anthropic, openai)', () => {
     for (const rule of ['anthropic', 'openai'] as const) {
       const out = remapToolCallIds(conversation, rule);
-      out.forEach((m, i) => expect(m).toBe(conversation[i]));
+      expect(out).toHaveLength(conversation.length);
+      for (const [i, m] of out.entries()) expect(m).toBe(conversation[i]);
     }
   });
 });
