@@ -75,7 +75,8 @@ type Json = Record<string, unknown>;
  * (interleaved thinking between tool uses included). This provider sends every `thinking` part that
  * carries a signature as a `thinking` block (`type`, `thinking`, `signature`, the API's own key order)
  * and every part with a redacted payload as a `redacted_thinking` block (`type`, `data`), in part
- * order, and drops unsigned thinking, which the API would reject: thinking from another provider, and an
+ * order, when the part is its own (its `origin` names this provider and the request's model, or it has none;
+ * see `buildAnthropicBody`), and drops unsigned thinking, which the API would reject: thinking from another provider, and an
  * Anthropic block that arrived without a signature or with an empty one (reported when streamed as a
  * `warning` with code `PROVIDER_THINKING_UNSIGNED`; sending it with its empty signature is refused too).
  * A signature sent in `content_block_start` (gateways replaying non-streamed blocks) or before the
