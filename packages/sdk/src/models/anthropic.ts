@@ -91,6 +91,10 @@ type Json = Record<string, unknown>;
  * content (it ends before `message_stop`, e.g. right after `message_start`, or its connection
  * breaks); after output the stream ends with `error` + `done('error')`.
  *
+ * A request that asks for thinking but continues a tool loop begun by another provider family or model goes
+ * without `thinking` (see `buildAnthropicBody`); its stream starts with one `warning` with code
+ * `PROVIDER_THINKING_SUSPENDED` (`details.provider`, `details.model`, `details.thinking`).
+ *
  * @public
  */
 export class AnthropicProvider implements ModelProvider {
@@ -130,6 +134,18 @@ export class AnthropicProvider implements ModelProvider {
       async function* (this: AnthropicProvider) {
         const tools = new RequestTools(request.tools);
         const body = buildAnthropicBody(request, options, tools);
+        if ((request.thinking ?? 'off') !== 'off' && body.thinking === undefined) {
+          yield [
+            {
+              type: 'warning',
+              warning: {
+                code: 'PROVIDER_THINKING_SUSPENDED',
+                message: `${this.id}: thinking is off for this request: the tool loop in progress was begun by another provider or model, whose turn has no thinking block for ${request.model} to continue from`,
+                details: { provider: this.id, model: request.model, thinking: request.thinking },
+              },
+            } satisfies ModelEvent,
+          ];
+        }
         const headers: Record<string, string> = {
           ...options.headers,
           'content-type': 'application/json',

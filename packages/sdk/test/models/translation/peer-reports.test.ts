@@ -127,6 +127,9 @@ describe('peer reports: a conversation that changes provider or model', () => {
     );
     expect(ofType(first, 'error')).toEqual([]);
     expect(s.requests[0]!.json).not.toHaveProperty('thinking');
+    expect(ofType(first, 'warning').map((e) => [e.warning.code, e.warning.details])).toEqual([
+      ['PROVIDER_THINKING_SUSPENDED', { provider: 'anthropic', model: 'claude-sonnet-4-5', thinking: 'medium' }],
+    ]);
     // The next user turn starts a new loop: thinking is on again.
     const next: ModelMessage[] = [
       ...loop,
