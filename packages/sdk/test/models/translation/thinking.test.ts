@@ -1,5 +1,7 @@
 // Which thinking parts and tool-call signatures go to which provider (pure rules).
 import { describe, expect, it } from 'vitest';
+import { OpenAICompatibleProvider } from '../../../src/models/openai-compatible';
+import { OPENAI_DIALECTS, type OpenAIDialect, type OpenAIDialectName } from '../../../src/models/openai-dialects';
 import { withoutForeignParts } from '../../../src/models/translation/foreign-parts';
 import type { TranslationTarget } from '../../../src/models/translation/target';
 import { thinkingGoesBack } from '../../../src/models/translation/thinking';
@@ -107,5 +109,50 @@ describe('toolCallSignatureGoesBack and withoutForeignParts', () => {
         { type: 'tool_call', id: 'call_1_0', name: 'catalog.lookup', input: {} },
       ],
     });
+  });
+});
+
+describe('the OpenAI-compatible request builder applies the rules per dialect', () => {
+  const details = [{ type: 'reasoning.encrypted', data: 'ENC==', format: 'google-gemini-v1', index: 0 }];
+  const conversation = (provider: string): ModelMessage[] => [
+    { role: 'user', content: 'find Dune' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'routed reasoning', details, origin: { provider, model: 'google/gemini-3-pro' } },
+        {
+          type: 'tool_call',
+          id: 'call_1_0',
+          name: 'catalog.lookup',
+          input: {},
+          signature: 'SIG==',
+          origin: { provider, model: 'google/gemini-3-pro' },
+        },
+      ],
+    },
+    { role: 'tool', toolCallId: 'call_1_0', name: 'catalog.lookup', status: 'ok', content: '{}' },
+  ];
+  const body = (dialect: OpenAIDialectName | OpenAIDialect, provider: string) =>
+    JSON.stringify(
+      new OpenAICompatibleProvider({ dialect }).buildBody({
+        model: 'm',
+        messages: conversation(provider),
+        thinking: 'low',
+      }),
+    );
+
+  it('OpenRouter reasoning_details go back to OpenRouter only; DeepSeek gets the empty reasoning_content it requires', () => {
+    expect(body('openrouter', 'openai-compatible:openrouter')).toContain('ENC==');
+    const deepseek = body('deepseek', 'openai-compatible:openrouter');
+    expect(deepseek).not.toContain('ENC==');
+    expect(deepseek).not.toContain('routed reasoning');
+    expect(deepseek).toContain('"reasoning_content":""');
+  });
+
+  it('a Gemini thought signature goes back to the gemini dialect only, not to another dialect that sends signatures', () => {
+    expect(body('gemini', 'openai-compatible:gemini')).toContain('"thought_signature":"SIG=="');
+    const relay: OpenAIDialect = { ...OPENAI_DIALECTS.gemini, name: 'vertex-relay' };
+    expect(body(relay, 'openai-compatible:gemini')).not.toContain('SIG==');
+    expect(body(relay, 'openai-compatible:vertex-relay')).toContain('"thought_signature":"SIG=="');
   });
 });
