@@ -21,6 +21,7 @@ export type {
   ModelTool,
   ModelUsage,
   ModelWarning,
+  PartOrigin,
   StopReason,
   SystemMessage,
   TextPart,
@@ -91,6 +92,6 @@ export {
   type ProviderSchemaRewrite,
 } from './models/provider-schema';
 export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImageProblemCode } from './runtime/images/image-parts';
-export { VISION_MODEL_TABLE, modelAcceptsImages } from './runtime/images/vision-models';
+export { VISION_MODEL_TABLE, modelAcceptsImages } from './models/vision-models';
 // the host's `runs.images` option: how images in tool results reach the model
 export type { ToolImageOptions } from './runtime/images/image-delivery';

@@ -205,6 +205,8 @@ export const ERROR_CODES = {
     'Warning: the provider streamed a part the translator does not understand; it was ignored (reported once per shape).',
   PROVIDER_THINKING_UNSIGNED:
     'Warning: an Anthropic thinking block ended without a signature (none, or an empty one); it is kept as an unsigned thinking part but never sent back, since the API accepts a thinking block only with its signature.',
+  PROVIDER_THINKING_SUSPENDED:
+    'Warning: an Anthropic request asked for thinking but continues a tool loop another provider family or model began, whose turn has no thinking block to start from (the API refuses thinking then); it was sent without `thinking`. The next user turn thinks again.',
   PROVIDER_FIELDS_DROPPED:
     'Warning: an OpenAI-compatible server refused optional request fields; the request was sent again without them, and later calls leave them out.',
   PROVIDER_RETRY_AFTER_CAPPED:

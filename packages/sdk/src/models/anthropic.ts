@@ -8,6 +8,10 @@ import { AnthropicTranslator } from './anthropic-stream';
 import { createDispatcher, guardStream, joinApiUrl, providerSecrets, type HttpProviderOptions } from './http';
 import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
+import { anthropicThinkingAllowed } from './translation/anthropic-thinking-mode';
+import { withoutForeignParts } from './translation/foreign-parts';
+import { targetAcceptsImages } from './translation/images';
+import { remapToolCallIds } from './translation/tool-call-ids';
 import type { ModelEvent, ModelProvider, ModelRequest, TextPart, ImagePart, ThinkingLevel } from './types';
 
 /**
@@ -41,8 +45,8 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
    */
   promptCaching?: boolean;
   /**
-   * Whether the model accepts images.
-   * @defaultValue true
+   * Whether the model accepts images (false: image parts go as a text note).
+   * @defaultValue the request model's row in `VISION_MODEL_TABLE`, else true
    */
   supportsImages?: boolean;
 }
@@ -71,7 +75,8 @@ type Json = Record<string, unknown>;
  * (interleaved thinking between tool uses included). This provider sends every `thinking` part that
  * carries a signature as a `thinking` block (`type`, `thinking`, `signature`, the API's own key order)
  * and every part with a redacted payload as a `redacted_thinking` block (`type`, `data`), in part
- * order, and drops unsigned thinking, which the API would reject: thinking from another provider, and an
+ * order, when the part is its own (its `origin` names this provider and the request's model, or it has none;
+ * see `buildAnthropicBody`), and drops unsigned thinking, which the API would reject: thinking from another provider, and an
  * Anthropic block that arrived without a signature or with an empty one (reported when streamed as a
  * `warning` with code `PROVIDER_THINKING_UNSIGNED`; sending it with its empty signature is refused too).
  * A signature sent in `content_block_start` (gateways replaying non-streamed blocks) or before the
@@ -85,6 +90,10 @@ type Json = Record<string, unknown>;
  * 429/529 while nothing of the turn was emitted yet, and so is a stream cut short before its first
  * content (it ends before `message_stop`, e.g. right after `message_start`, or its connection
  * breaks); after output the stream ends with `error` + `done('error')`.
+ *
+ * A request that asks for thinking but continues a tool loop begun by another provider family or model goes
+ * without `thinking` (see `buildAnthropicBody`); its stream starts with one `warning` with code
+ * `PROVIDER_THINKING_SUSPENDED` (`details.provider`, `details.model`, `details.thinking`).
  *
  * @public
  */
@@ -125,6 +134,18 @@ export class AnthropicProvider implements ModelProvider {
       async function* (this: AnthropicProvider) {
         const tools = new RequestTools(request.tools);
         const body = buildAnthropicBody(request, options, tools);
+        if ((request.thinking ?? 'off') !== 'off' && body.thinking === undefined) {
+          yield [
+            {
+              type: 'warning',
+              warning: {
+                code: 'PROVIDER_THINKING_SUSPENDED',
+                message: `${this.id}: thinking is off for this request: the tool loop in progress was begun by another provider or model, whose turn has no thinking block for ${request.model} to continue from`,
+                details: { provider: this.id, model: request.model, thinking: request.thinking },
+              },
+            } satisfies ModelEvent,
+          ];
+        }
         const headers: Record<string, string> = {
           ...options.headers,
           'content-type': 'application/json',
@@ -196,6 +217,13 @@ function contentBlocks(content: string | Array<TextPart | ImagePart>): Json[] {
  * `signature`), both byte for byte as received; a thinking part without a signature is left out (the API
  * accepts no thinking block without its signature; an Anthropic block that streamed unsigned was reported
  * then as `PROVIDER_THINKING_UNSIGNED`).
+ *
+ * Turns of another provider family or model are translated first (docs/providers.md, "Switching provider
+ * family mid-conversation"): thinking parts whose `origin` is not this provider and model are dropped
+ * (`thinkingGoesBack`), tool call ids the API refuses are remapped in calls and results alike
+ * (`remapToolCallIds`, rule `anthropic`), images follow `targetAcceptsImages`, and when the tool loop in
+ * progress was begun by another family (its last assistant message has no thinking block to start with),
+ * the request goes without `thinking` (`anthropicThinkingAllowed`).
  * @internal
  */
 export function buildAnthropicBody(
@@ -203,9 +231,16 @@ export function buildAnthropicBody(
   options: AnthropicProviderOptions,
   tools: RequestTools,
 ): Json {
-  const { system, messages } = normalizeConversation(request.messages, {
-    supportsImages: options.supportsImages ?? true,
+  const own = withoutForeignParts(request.messages, {
+    provider: 'anthropic',
+    model: request.model,
+    family: 'anthropic',
   });
+  const normalized = normalizeConversation(own, {
+    supportsImages: targetAcceptsImages(request.model, options.supportsImages),
+  });
+  const system = normalized.system;
+  const messages = remapToolCallIds(normalized.messages, 'anthropic');
   const caching = options.promptCaching ?? true;
   const wire: Array<{ role: 'user' | 'assistant'; content: Json[] }> = [];
   const push = (role: 'user' | 'assistant', blocks: Json[]) => {
@@ -240,7 +275,7 @@ export function buildAnthropicBody(
   if (thinking !== 'off') {
     const budget = ANTHROPIC_THINKING_BUDGETS[thinking];
     maxTokens = Math.max(maxTokens, budget + 1024);
-    body.thinking = { type: 'enabled', budget_tokens: budget };
+    if (anthropicThinkingAllowed(wire)) body.thinking = { type: 'enabled', budget_tokens: budget };
   } else if (request.temperature !== undefined) body.temperature = request.temperature;
   body.max_tokens = maxTokens;
   if (system !== '')

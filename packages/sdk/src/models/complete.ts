@@ -5,6 +5,7 @@ import type {
   ModelProvider,
   ModelRequest,
   ModelUsage,
+  PartOrigin,
   StopReason,
   ToolCallFailure,
 } from './types';
@@ -36,14 +37,17 @@ export interface CompletedTurn {
  * `redacted_thinking` block stays its own part, in stream order, with its own signature or data);
  * a part's `details` are all the OpenRouter `reasoning_details` items it received, in order; each
  * completed tool call becomes a `tool_call` part, with its `signature` when the server sent one
- * (invalid ones with `input: {}`, listed in `toolCallFailures`).
+ * (invalid ones with `input: {}`, listed in `toolCallFailures`). With `origin`, each thinking part and each
+ * tool call that carries a signature records who produced it (`ThinkingPart.origin`, `ToolCallPart.origin`), so
+ * the message can later go to another provider by the translation rules.
  *
  * @param events - a provider stream
+ * @param origin - the provider and model that produce the stream (`complete` passes them), if known
  * @returns the collected turn
  * @throws the error of an `error` event (a typed `ProviderError` for provider failures)
  * @public
  */
-export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<CompletedTurn> {
+export async function collectStream(events: AsyncIterable<ModelEvent>, origin?: PartOrigin): Promise<CompletedTurn> {
   const message: AssistantMessage = { role: 'assistant', content: [] };
   let usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: StopReason = 'end_turn';
@@ -57,7 +61,7 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
         else message.content.push({ type: 'text', text: ev.text });
         break;
       case 'thinking_delta':
-        appendThinkingDelta(message.content, ev); // a block the provider marked (`start`) is a part of its own
+        appendThinkingDelta(message.content, ev, origin); // a block the provider marked (`start`) is a part of its own
         break;
       case 'tool_call_end':
         message.content.push({
@@ -67,6 +71,7 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
           input: ev.input,
           rawArguments: ev.rawArguments,
           ...(ev.signature !== undefined ? { signature: ev.signature } : {}),
+          ...(ev.signature !== undefined && origin !== undefined ? { origin: { ...origin } } : {}),
         });
         if (!ev.ok) toolCallFailures[ev.id] = ev.failure;
         break;
@@ -94,10 +99,11 @@ export async function collectStream(events: AsyncIterable<ModelEvent>): Promise<
  * @param provider - any {@link ModelProvider}
  * @param request - the request
  * @param signal - aborts the call (the result then has stop reason `aborted`)
- * @returns the collected turn (see {@link collectStream})
+ * @returns the collected turn (see {@link collectStream}; its thinking parts and signed tool calls carry
+ *   `origin: { provider: provider.id, model: request.model }`)
  * @throws the provider's typed error when the call fails
  * @public
  */
 export function complete(provider: ModelProvider, request: ModelRequest, signal?: AbortSignal): Promise<CompletedTurn> {
-  return collectStream(provider.stream(request, signal));
+  return collectStream(provider.stream(request, signal), { provider: provider.id, model: request.model });
 }

@@ -10,6 +10,9 @@ import { OpenAITranslator } from './openai-stream';
 import { applyStrictFields, learnRefusedFields, newStrictFieldState, type StrictFieldState } from './openai-strict';
 import { streamTranslated } from './sse-translator';
 import { RequestTools } from './tools';
+import { withoutForeignParts } from './translation/foreign-parts';
+import { targetAcceptsImages } from './translation/images';
+import { remapToolCallIds } from './translation/tool-call-ids';
 import type { ImagePart, ModelEvent, ModelProvider, ModelRequest, ModelWarning, TextPart } from './types';
 
 /**
@@ -33,8 +36,9 @@ export interface OpenAICompatibleProviderOptions extends HttpProviderOptions {
    */
   defaultMaxTokens?: number;
   /**
-   * Whether the model accepts images; tool-result images go in a user message after the tool results.
-   * @defaultValue true
+   * Whether the model accepts images; tool-result images go in a user message after the tool results
+   * (false: image parts go as a text note).
+   * @defaultValue the request model's row in `VISION_MODEL_TABLE`, else true
    */
   supportsImages?: boolean;
 }
@@ -208,6 +212,12 @@ function userContent(content: string | Array<TextPart | ImagePart>): string | Js
 
 /**
  * Encodes a request as a Chat Completions body.
+ *
+ * @remarks
+ * Turns of another provider family are translated first (docs/providers.md, "Switching provider family
+ * mid-conversation"): thinking parts and tool-call signatures whose `origin` is another provider (dialect)
+ * are dropped (`withoutForeignParts`), tool call ids the dialect refuses are remapped in calls and results
+ * alike (`remapToolCallIds`, the dialect's `toolCallIds` rule), and images follow `targetAcceptsImages`.
  * @param request - the provider-neutral request
  * @param options - provider settings (images, default output limit)
  * @param dialect - the server family
@@ -223,8 +233,15 @@ export function buildOpenAIBody(
   tools: RequestTools,
   strict?: StrictFieldState,
 ): Json {
-  const supportsImages = options.supportsImages ?? true;
-  const { system, messages } = normalizeConversation(request.messages, { supportsImages });
+  const supportsImages = targetAcceptsImages(request.model, options.supportsImages);
+  const target = {
+    provider: `openai-compatible:${dialect.name}`,
+    model: request.model,
+    family: 'openai-compatible',
+  } as const;
+  const normalized = normalizeConversation(withoutForeignParts(request.messages, target), { supportsImages });
+  const system = normalized.system;
+  const messages = remapToolCallIds(normalized.messages, dialect.toolCallIds ?? 'openai');
   const wire: Json[] = [];
   if (system !== '') wire.push({ role: 'system', content: system });
   const replayed = replayedReasoning(messages, strict?.noReasoningReplay ? 'none' : dialect.reasoningReplay);

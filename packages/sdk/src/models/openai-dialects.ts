@@ -47,6 +47,13 @@ export interface OpenAIDialect {
    * @defaultValue false
    */
   toolCallSignatures?: boolean;
+  /**
+   * Which tool call ids the server accepts (see `ToolCallIdRule`): `openai` (at most 40 characters) or
+   * `mistral` (exactly 9 of `a-z`, `A-Z`, `0-9`; Mistral's API, and local servers running a Mistral chat
+   * template). Ids it refuses are remapped in calls and results alike, per request.
+   * @defaultValue `openai`
+   */
+  toolCallIds?: 'openai' | 'mistral';
   /** Extra request fields for a thinking level (`undefined`: nothing to send). */
   thinkingParams: (level: Exclude<ThinkingLevel, 'off'>) => Record<string, unknown> | undefined;
 }
@@ -83,7 +90,8 @@ const budgets: Readonly<Record<'low' | 'medium' | 'high', number>> = { low: 2048
  *   ("Preserving reasoning blocks"; Gemini models through OpenRouter refuse a tool call without them).
  * - `mistral`: Mistral docs "Reasoning" (https://docs.mistral.ai/capabilities/reasoning/): Magistral
  *   answers with `thinking` content chunks; the assistant message goes back with its chunks;
- *   `reasoning_effort` on adjustable models; no `stream_options`.
+ *   `reasoning_effort` on adjustable models; no `stream_options`; tool call ids of exactly 9 alphanumerics
+ *   (400 "Tool call id was … but must be a-z, A-Z, 0-9, with a length of 9").
  * - `gemini`: Gemini API docs "OpenAI compatibility" (https://ai.google.dev/gemini-api/docs/openai)
  *   and "Thought signatures" (https://ai.google.dev/gemini-api/docs/thought-signatures):
  *   `reasoning_effort`; the signature arrives on the tool call in
@@ -178,6 +186,7 @@ export const OPENAI_DIALECTS = {
     includeUsage: false,
     reasoningReplay: 'all',
     reasoningWire: 'thinking-parts',
+    toolCallIds: 'mistral',
     thinkingParams: (level) => ({ reasoning_effort: level }),
   },
   gemini: {

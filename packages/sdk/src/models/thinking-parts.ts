@@ -3,7 +3,7 @@
 // everywhere. Anthropic refuses a turn whose thinking or redacted_thinking blocks come back merged,
 // altered or moved ("Preserving thinking blocks":
 // https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
-import type { AssistantMessage, ModelEvent, ThinkingPart } from './types';
+import type { AssistantMessage, ModelEvent, PartOrigin, ThinkingPart } from './types';
 
 /** A `thinking_delta` event. */
 type ThinkingDelta = Extract<ModelEvent, { type: 'thinking_delta' }>;
@@ -42,14 +42,20 @@ export function continuesThinking(
  * part when it continues it (see {@link continuesThinking}), else as a new thinking part (with the
  * delta's signature or redacted payload). An empty signature is not kept (the Anthropic translator reports a
  * block that ends without one as `PROVIDER_THINKING_UNSIGNED`). The delta's OpenRouter
- * `reasoning_details` items are appended, as received, to the part's `details`.
+ * `reasoning_details` items are appended, as received, to the part's `details`. A new part gets `origin`
+ * when one is given (the provider and model that produced it; see `ThinkingPart.origin`).
  *
  * @param content - the parts assembled so far (changed in place)
  * @param event - the delta
+ * @param origin - who produced the stream (stamped on new parts), if known
  * @returns the part that received the delta
  * @internal
  */
-export function appendThinkingDelta(content: AssistantMessage['content'], event: ThinkingDelta): ThinkingPart {
+export function appendThinkingDelta(
+  content: AssistantMessage['content'],
+  event: ThinkingDelta,
+  origin?: PartOrigin,
+): ThinkingPart {
   const last = content[content.length - 1];
   if (continuesThinking(last, event)) {
     last.thinking += event.thinking;
@@ -63,6 +69,7 @@ export function appendThinkingDelta(content: AssistantMessage['content'], event:
     ...(event.signature ? { signature: event.signature } : {}),
     ...(event.redacted !== undefined ? { redacted: event.redacted } : {}),
     ...(event.details !== undefined ? { details: [...event.details] } : {}),
+    ...(origin !== undefined ? { origin: { provider: origin.provider, model: origin.model } } : {}),
   };
   content.push(part);
   return part;

@@ -116,6 +116,28 @@ export interface ThinkingPart {
    * section "Preserving reasoning blocks" (https://openrouter.ai/docs/use-cases/reasoning-tokens).
    */
   details?: Array<Record<string, unknown>>;
+  /**
+   * Who produced this part: the provider's id (`ModelProvider.id`, e.g. `anthropic`,
+   * `openai-compatible:deepseek`) and the model id the request named. Set by the runtime when the turn
+   * is assembled. Providers use it to decide whether the part may go back to them (see the translation
+   * rules in docs/providers.md, "Switching provider family mid-conversation"): an Anthropic signature only
+   * to Anthropic and the same model, reasoning of an OpenAI-compatible server only to the same dialect.
+   * Absent on parts stored before origins were recorded (and on parts built by hand): such a part is
+   * treated as the requested provider's own, as before, so a stored conversation keeps working.
+   */
+  origin?: PartOrigin;
+}
+
+/**
+ * The provider and model that produced a thinking part or a tool call's signature.
+ *
+ * @public
+ */
+export interface PartOrigin {
+  /** The producing provider's id (`ModelProvider.id`), e.g. `anthropic`, `openai-compatible:gemini`. */
+  provider: string;
+  /** The model id the request named, e.g. `claude-sonnet-4-5`. */
+  model: string;
 }
 
 /**
@@ -147,6 +169,11 @@ export interface ToolCallPart {
    * (https://ai.google.dev/gemini-api/docs/thought-signatures).
    */
   signature?: string;
+  /**
+   * Who produced {@link ToolCallPart.signature} (set by the runtime with the signature): the signature
+   * goes back only to the same provider (dialect). Absent: treated as the requested provider's own.
+   */
+  origin?: PartOrigin;
 }
 
 /** The system prompt, as layers joined in order (base, host, run, …). @public */

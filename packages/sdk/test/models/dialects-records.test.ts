@@ -189,7 +189,12 @@ describe('provider metadata through the runtime turn assembly and JSON storage',
       chunk({ tool_calls: [{ index: 0, id: 'x', function: { name: 'catalog_lookup', arguments: '{}' } }] }),
       chunk({}, 'tool_calls'),
     ]);
-    expect(stored.content[0]).toEqual({ type: 'thinking', thinking: 'ab', details: items });
+    expect(stored.content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'ab',
+      details: items,
+      origin: { provider: 'openai-compatible:openrouter', model: 'm' },
+    });
     expect(sent.reasoning_details).toEqual(items);
   });
 

@@ -117,6 +117,8 @@ export async function runModelTurn(
   let stopReason: StopReason | undefined;
   let response: ModelResponseInfo | undefined;
   let error: (Error & { code?: string }) | undefined;
+  // Who produced this turn's thinking and call signatures: they go back only where the translation rules allow.
+  const origin = { provider: config.provider.id, model: config.model };
   const flushText = () => {
     if (text) content.push({ type: 'text', text });
     text = '';
@@ -137,14 +139,14 @@ export async function runModelTurn(
         flushText();
         // Each block the provider marks (`start`) and each redacted block is a part of its own, sent back verbatim
         // (with OpenRouter's reasoning_details items as received).
-        appendThinkingDelta(content, event);
+        appendThinkingDelta(content, event, origin);
         break;
       }
       case 'tool_call_end': {
         flushText();
         // The runtime's own call id: servers reuse ids across turns (or send none), the ledger needs run-unique ones.
         const call = admitToolCall(event, runtimeCallId(request.callPrefix, calls++), config.maxInputBytes);
-        content.push(call.part);
+        content.push(call.part.signature !== undefined ? { ...call.part, origin: { ...origin } } : call.part);
         if (call.failure) failures.set(call.part.id, call.failure);
         break;
       }
