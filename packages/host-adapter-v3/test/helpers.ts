@@ -40,7 +40,7 @@ export async function v3Setup(options: { sim?: SimOptions; host?: Partial<V3Agen
 
 export { waitForRunStatus as waitForStatus } from '@media-agent/sdk/testing';
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not reached');

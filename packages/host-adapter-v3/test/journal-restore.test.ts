@@ -102,7 +102,9 @@ describe('a run resumed by another process reports the same goal facts', () => {
         storage: new SqliteStorage({ path: join(dir, 'agent.sqlite') }),
         logger: new ConsoleLogger('silent'),
         model: { provider: new ScriptedProvider({ scripts: addToLibraryScript('Dune: Part Two') }) },
-        runs: { pollMs: 10, goalPollSec: 1 },
+        // The goal poll is due 3 s after the run began waiting: A is closed before (a 1 s window was missed on a
+        // loaded machine: A polled the goal itself and the run had ended before the test saw it waiting).
+        runs: { pollMs: 10, goalPollSec: 3 },
       });
       cleanups.push(() => v3.close());
       return v3;
@@ -114,7 +116,7 @@ describe('a run resumed by another process reports the same goal facts', () => {
     const run = await a.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
     await waitForRunStatus(a.host, run.id, ['waiting']);
     expect(a.journal.forRun(run.id).downloads).toHaveLength(1);
-    await a.close(); // before its goal poll is due (1 s after the run began waiting): B polls it
+    await a.close(); // before its goal poll is due (3 s after the run began waiting): B polls it
 
     const b = host();
     expect(b.journal.forRun(run.id).downloads).toEqual([]);

@@ -15,9 +15,12 @@ import type { RunRecord, RunStatus } from '../core/run-records';
  * @param options - `clock` + `tickMs` (ms) to move time; `timeoutMs` real-time limit (default 30 000: a
  *   deadline for a run that never gets there, not a timing check; it returns as soon as the status is reached)
  * @returns the run as it is when it reached one of `statuses`
- * @throws `RUN_WAIT_TIMEOUT` naming the status and step it is in when the time is up
+ * @throws `RUN_WAIT_TIMEOUT` naming the status and step it is in when the time is up, or at once when the run
+ *   ended in a status that is not one of `statuses`
  * @public
  */
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
+
 export async function waitForRunStatus(
   host: Pick<AgentHost, 'getRun'>,
   runId: string,
@@ -28,7 +31,8 @@ export async function waitForRunStatus(
   for (;;) {
     const { run } = await host.getRun(runId);
     if (statuses.includes(run.status)) return run;
-    if (Date.now() > deadline)
+    // A run that ended in another status never gets there: say so now, not at the deadline.
+    if (Date.now() > deadline || TERMINAL.has(run.status))
       throw new MediaAgentError(
         'RUN_WAIT_TIMEOUT',
         `run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`,

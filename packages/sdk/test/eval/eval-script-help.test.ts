@@ -12,4 +12,4 @@ it('`npm run eval -- --help` prints the usage on stdout and exits 0 (it used to 
   expect(help.status, help.stderr).toBe(0);
   expect(help.stdout).toBe(`${EVAL_USAGE}\n`);
   expect(help.stderr).toBe('');
-}, 30_000);
+}, 120_000);
