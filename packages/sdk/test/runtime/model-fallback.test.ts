@@ -203,7 +203,7 @@ describe('fallback chains through the runtime', () => {
     expect(done.usage.modelCalls).toBe(2);
   });
 
-  it('mastra-ai/mastra#9247 and TokenRhythm/opensquilla#1016: text already streamed, then an in-stream overloaded_error → no fallback (the user would see two answers); the run fails with the typed error; the cut attempt\'s message_start usage is charged to the primary', async () => {
+  it("mastra-ai/mastra#9247 and TokenRhythm/opensquilla#1016: text already streamed, then an in-stream overloaded_error → no fallback (the user would see two answers); the run fails with the typed error; the cut attempt's message_start usage is charged to the primary", async () => {
     const h = await chainHost(
       () => ({ events: transcriptEvents(fixture('own-anthropic-overloaded.chunks.txt'), 'anthropic') }),
       () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 50 }),

@@ -210,7 +210,10 @@ describe('model.fallbacks checks at createAgentHost', () => {
         provider: { provider: 'openai-compatible', apiKey: 'sk-a' },
         model: 'gpt-4.1',
         fallbacks: [
-          { provider: { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-b' }, model: 'gpt-4.1' },
+          {
+            provider: { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-b' },
+            model: 'gpt-4.1',
+          },
         ],
       },
     ],
@@ -219,7 +222,9 @@ describe('model.fallbacks checks at createAgentHost', () => {
       {
         provider: anthropic,
         model: 'claude-sonnet-4-5',
-        fallbacks: [{ provider: { ...anthropic, baseUrl: 'https://API.anthropic.com:443/v1/' }, model: 'claude-sonnet-4-5' }],
+        fallbacks: [
+          { provider: { ...anthropic, baseUrl: 'https://API.anthropic.com:443/v1/' }, model: 'claude-sonnet-4-5' },
+        ],
       },
     ],
     [
@@ -227,7 +232,12 @@ describe('model.fallbacks checks at createAgentHost', () => {
       {
         provider: new OpenAICompatibleProvider({ dialect: 'vllm' }),
         model: 'llama',
-        fallbacks: [{ provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:8000' }, model: 'llama' }],
+        fallbacks: [
+          {
+            provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:8000' },
+            model: 'llama',
+          },
+        ],
       },
     ],
   ])(

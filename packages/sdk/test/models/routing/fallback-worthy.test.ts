@@ -94,10 +94,13 @@ describe('fallback-worthy failures', () => {
     ['text', { type: 'text', text: 'Half an ans' }],
     ['reasoning', { type: 'thinking', thinking: 'The user asks' }],
     ['a tool call', { type: 'tool_call', id: 'call_1_0', name: 'library.search', input: {} }],
-  ])('an attempt that already emitted %s never falls back, whatever its error (docs/providers.md#retries)', (_, part) => {
-    for (const code of FALLBACK_ERROR_CODES) {
-      expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [part] } })).toBe(false);
-      expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [] } })).toBe(true);
-    }
-  });
+  ])(
+    'an attempt that already emitted %s never falls back, whatever its error (docs/providers.md#retries)',
+    (_, part) => {
+      for (const code of FALLBACK_ERROR_CODES) {
+        expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [part] } })).toBe(false);
+        expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [] } })).toBe(true);
+      }
+    },
+  );
 });
