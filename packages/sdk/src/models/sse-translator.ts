@@ -38,7 +38,8 @@ export interface SseTranslator {
   end(out: ModelEvent[]): void;
   /**
    * The usage the server has reported so far on this response (e.g. Anthropic's `message_start`), for a
-   * request cut by a deadline before its usage event; `undefined` when it reported none.
+   * request that fails before its usage event (a deadline, an in-stream error, a cut); `undefined` when it reported
+   * none.
    */
   partialUsage?(): ModelUsage | undefined;
 }
@@ -193,8 +194,9 @@ class RequestDeadlines {
  * Each request has two deadlines (`firstContentTimeoutMs`, `totalTimeoutMs`; see call-deadlines.ts), run from
  * its send: when one falls the request is aborted and fails with `PROVIDER_TIMEOUT` (`details.phase`
  * `first_content` or `total`), retried by the same rule (before output, within the budget, `onRetry` with the
- * code `PROVIDER_TIMEOUT`). The usage the server had reported on the cut request (Anthropic's `message_start`,
- * an OpenAI usage chunk) is yielded as a `usage` event before the retry or the error, so it is charged.
+ * code `PROVIDER_TIMEOUT`). The usage the server had reported on a request that then failed — cut by a deadline,
+ * ended by an in-stream error or cut short — (Anthropic's `message_start`, an OpenAI usage chunk) is yielded as a
+ * `usage` event before the retry or the error, so it is charged.
  *
  * @param args - the request, as for `openStream`
  * @param makeTranslator - a fresh wire translator per attempt (translators keep per-response state)
@@ -270,11 +272,11 @@ export async function* streamTranslated(
     }
     if (args.signal?.aborted) throw failure;
     const timedOut = deadlines.error !== undefined && failure === deadlines.error ? deadlines.error : undefined;
-    if (timedOut) {
-      // What the server reported of the cut request is charged (cut calls are billed too).
-      const usage = translator?.partialUsage?.();
-      if (usage) yield [{ type: 'usage', usage }];
-    }
+    // What the server reported of a request that failed after it was opened (a deadline, an in-stream error such
+    // as `overloaded_error`, a cut) is charged: such calls are billed too. The translators report usage only on a
+    // complete response, so this is never counted twice.
+    const usage = translator?.partialUsage?.();
+    if (usage) yield [{ type: 'usage', usage }];
     const cut = timedOut ?? streamCut(args.provider, failure); // typed, whether it is retried or not
     const transient = cut ?? (isTransientStreamError(failure) ? failure : undefined);
     if (output || transient === undefined) throw cut ?? failure;

@@ -305,6 +305,8 @@ describe('transient errors inside a 200 stream', () => {
     },
   ] as const;
   const kindOf = (provider: string) => kinds.find((k) => k.name === provider)!;
+  /** The usage of the `message_start` of the Anthropic `*-first` fixtures. */
+  const promptOnly = { inputTokens: 100, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
   const wire = (provider: string, name: string) => (provider === 'anthropic' ? anthropic(name) : openai(name));
 
   it.each(variants)(
@@ -319,7 +321,9 @@ describe('transient errors inside a 200 stream', () => {
       expect(infos).toEqual([{ attempt: 1, status: 200, delayMs: 75, code: v.code, inStream: true }]);
       expect(ofType(events, 'error')).toEqual([]);
       const once = await drain(kind.make((await serve([kind.ok()])).url).stream(request));
-      expect(events.filter((e) => e.type !== 'warning')).toEqual(once);
+      // The usage the failed attempt's server reported (Anthropic's message_start) is charged before the retry.
+      const charged = v.provider === 'anthropic' ? [{ type: 'usage', usage: promptOnly }] : [];
+      expect(events.filter((e) => e.type !== 'warning')).toEqual([...charged, ...once]);
     },
   );
 
@@ -408,7 +412,11 @@ describe('transient errors inside a 200 stream', () => {
     const p = kind.make(s.url, {
       retry: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, onRetry: () => ac.abort() },
     });
-    expect(await drain(p.stream(request, ac.signal))).toEqual([{ type: 'done', stopReason: 'aborted' }]);
+    // The aborted call is still charged what its first attempt reported (message_start) before the retry wait.
+    expect(await drain(p.stream(request, ac.signal))).toEqual([
+      { type: 'usage', usage: { inputTokens: 100, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      { type: 'done', stopReason: 'aborted' },
+    ]);
     expect(s.requests).toHaveLength(1);
   });
 });

@@ -60,6 +60,8 @@ async function chainHost(
     thinking?: 'low';
     runs?: RunOptions;
     tracing?: TracingOptions;
+    /** The primary's total deadline per request, in ms (none when undefined). */
+    primaryTotalTimeoutMs?: number;
   } = {},
 ) {
   const primaryServer = await serve(primary);
@@ -80,6 +82,7 @@ async function chainHost(
         apiKey: 'sk-ant-primary-0123456789',
         baseUrl: primaryServer.url,
         retry: { maxAttempts: 1 },
+        ...(options.primaryTotalTimeoutMs !== undefined ? { totalTimeoutMs: options.primaryTotalTimeoutMs } : {}),
       }),
       model: PRIMARY_MODEL,
       ...(options.thinking ? { thinking: options.thinking, maxTokens: 4096 } : {}),
@@ -155,10 +158,11 @@ describe('fallback chains through the runtime', () => {
   });
 
   it("earendil-works/pi#8285 and ccusage/ccusage#1552: a cut attempt is counted once against its own provider, the answer priced at the fallback's own model", async () => {
-    // The primary streams "Let me" (after message_start), then an in-stream overloaded_error: output was emitted,
-    // so its own retries do not apply; the turn goes to the fallback and the cut text is not part of the reply.
+    // The primary sends message_start (its prompt usage), then an in-stream overloaded_error before any output:
+    // its own retries are used up (one attempt), the turn goes to the fallback; the cut request's usage is charged.
+    const recorded = transcriptEvents(fixture('own-anthropic-overloaded.chunks.txt'), 'anthropic');
     const cut: ReplayResponse = {
-      events: transcriptEvents(fixture('own-anthropic-overloaded.chunks.txt'), 'anthropic'),
+      events: recorded.filter((e) => e.event === 'message_start' || e.event === 'error'),
     };
     const h = await chainHost(
       () => cut,
@@ -174,19 +178,11 @@ describe('fallback chains through the runtime', () => {
     const primary = byModel[`anthropic/${PRIMARY_MODEL}`]!;
     const fallback = byModel[`${moves[0]!.to.provider}/gpt-4.1-mini`]!;
     expect(Object.keys(byModel)).toHaveLength(2);
-    // The cut attempt is a call of the primary (its reported usage, if any, at the primary's price).
-    expect(primary.modelCalls).toBe(1);
+    // The cut attempt is a call of the primary: the usage of its message_start, at the primary's price.
+    expect(primary).toMatchObject({ inputTokens: 100, outputTokens: 1, modelCalls: 1 });
     const sonnet = priceFor(PRIMARY_MODEL)!;
     expect(primary.costUsd).toBeCloseTo(
-      costOf(
-        {
-          inputTokens: primary.inputTokens,
-          outputTokens: primary.outputTokens,
-          cacheReadTokens: 0,
-          cacheWriteTokens: 0,
-        },
-        sonnet,
-      ),
+      costOf({ inputTokens: 100, outputTokens: 1, cacheReadTokens: 300, cacheWriteTokens: 20 }, sonnet),
       12,
     );
     // The answer is priced with the model that made it, not the requested (primary) model.
@@ -205,6 +201,53 @@ describe('fallback chains through the runtime', () => {
     expect(done.usage.outputTokens).toBe(primary.outputTokens + fallback.outputTokens);
     expect(done.usage.costUsd).toBeCloseTo(primary.costUsd + fallback.costUsd, 12);
     expect(done.usage.modelCalls).toBe(2);
+  });
+
+  it("mastra-ai/mastra#9247 and TokenRhythm/opensquilla#1016: text already streamed, then an in-stream overloaded_error → no fallback (the user would see two answers); the run fails with the typed error; the cut attempt's message_start usage is charged to the primary", async () => {
+    const h = await chainHost(
+      () => ({ events: transcriptEvents(fixture('own-anthropic-overloaded.chunks.txt'), 'anthropic') }),
+      () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 50 }),
+    );
+    const r = await run(h.host);
+    const done = await settled(h.host, r.id);
+    expect(done.status).toBe('failed');
+    expect(done.error?.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(h.primaryServer.requests).toHaveLength(1);
+    expect(h.fallbackServer.requests).toHaveLength(0);
+    const events = await runEvents(h.host, r.id);
+    expect(fallbacksOf(events)).toEqual([]);
+    // What the person saw is the primary's text only, never followed by a second answer.
+    const shown = events.flatMap((e) => (e.type === 'text_delta' ? [(e.data as { text: string }).text] : []));
+    expect(shown.join('')).toBe('Let me');
+    const sonnet = priceFor(PRIMARY_MODEL)!;
+    expect(done.usage.byModel).toEqual({
+      [`anthropic/${PRIMARY_MODEL}`]: {
+        inputTokens: 100,
+        outputTokens: 1,
+        costUsd: costOf({ inputTokens: 100, outputTokens: 1, cacheReadTokens: 300, cacheWriteTokens: 20 }, sonnet),
+        modelCalls: 1,
+      },
+    });
+  });
+
+  it('text already streamed, then the primary goes silent past its totalTimeoutMs → PROVIDER_TIMEOUT, no fallback; the prompt usage charged to the primary', async () => {
+    const h = await chainHost(
+      () => ({ events: anthropicTurn([{ type: 'text', text: 'Half an answer' }], 'end_turn'), stallAfterEvents: 3 }),
+      () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 50 }),
+      { primaryTotalTimeoutMs: 300 },
+    );
+    const r = await run(h.host);
+    const done = await settled(h.host, r.id);
+    expect(done.status).toBe('failed');
+    expect(done.error?.code).toBe('PROVIDER_TIMEOUT');
+    expect(h.fallbackServer.requests).toHaveLength(0);
+    const events = await runEvents(h.host, r.id);
+    expect(fallbacksOf(events)).toEqual([]);
+    const shown = events.flatMap((e) => (e.type === 'text_delta' ? [(e.data as { text: string }).text] : [])).join('');
+    expect(shown.length).toBeGreaterThan(0);
+    expect('Half an answer'.startsWith(shown)).toBe(true);
+    expect(done.usage.byModel?.[`anthropic/${PRIMARY_MODEL}`]).toMatchObject({ inputTokens: 40, modelCalls: 1 });
+    expect(Object.keys(done.usage.byModel ?? {})).toEqual([`anthropic/${PRIMARY_MODEL}`]);
   });
 
   it("the person's spending budget is charged once per attempt that used something: the failed 529 attempt nothing, the answer its own tokens and price", async () => {

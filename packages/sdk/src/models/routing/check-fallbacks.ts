@@ -2,6 +2,7 @@
 // and no entry that repeats the endpoint of the primary or of an earlier entry.
 import { MediaAgentError } from '../../core/errors';
 import { checkProviderConfig } from '../provider-config';
+import { apiRootOf } from './endpoint-url';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInstance = (v: unknown): v is { id?: unknown; baseUrl?: unknown; stream: unknown } =>
@@ -14,20 +15,24 @@ function invalid(option: string, message: string): MediaAgentError {
 }
 
 /**
- * The endpoint a provider and model call: provider kind (an instance's `id`), base URL (`default` when a
- * configuration leaves it to the provider, with the dialect of an OpenAI-compatible one) and model id.
- * Two entries with the same endpoint send the same request to the same server.
+ * The endpoint a provider and model call: provider kind (an instance's `id`; a configuration's provider with the
+ * dialect of an OpenAI-compatible one, `openai` when omitted), its normalized API root (`apiRootOf`: the default
+ * base URL when none is given, trailing slash and optional `/v1` suffix, host case and default port) and model
+ * id. Two entries with the same endpoint send the same request to the same server.
  * @param provider - an instance or a checked configuration
  * @param model - the model id
  * @internal
  */
 export function endpointOf(provider: unknown, model: string): string {
-  if (isInstance(provider)) return `${String(provider.id)}@${String(provider.baseUrl ?? '')}#${model}`;
+  if (isInstance(provider)) {
+    const kind = String(provider.id);
+    return `${kind}@${apiRootOf(kind, typeof provider.baseUrl === 'string' ? provider.baseUrl : undefined)}#${model}`;
+  }
   const config = provider as Record<string, unknown>;
-  const kind = config.provider === 'fake' ? 'scripted' : String(config.provider);
-  const base = typeof config.baseUrl === 'string' ? config.baseUrl.replace(/\/+$/, '') : 'default';
-  const dialect = typeof config.dialect === 'string' ? `:${config.dialect}` : '';
-  return `${kind}${kind === 'openai-compatible' && dialect === '' ? ':openai' : dialect}@${base}#${model}`;
+  const name = config.provider === 'fake' ? 'scripted' : String(config.provider);
+  const dialect = typeof config.dialect === 'string' ? config.dialect : 'openai';
+  const kind = name === 'openai-compatible' ? `${name}:${dialect}` : name;
+  return `${kind}@${apiRootOf(kind, typeof config.baseUrl === 'string' ? config.baseUrl : undefined)}#${model}`;
 }
 
 /**

@@ -30,11 +30,27 @@ export function isFallbackWorthy(error: { code?: string } | undefined): boolean 
 }
 
 /**
- * Whether a finished model turn moves to the next entry: it failed with a fallback-worthy error and was not
- * aborted (an aborted run stops; it does not change provider).
- * @param turn - the turn's error and whether its signal aborted
+ * Whether an attempt already emitted output: text, reasoning or a tool call (a part of its assistant message).
+ * The person may have seen it; another provider's answer would follow it, and no tool of the turn may run.
+ * @param turn - the attempt's assembled message
  * @internal
  */
-export function turnFallsBack(turn: { error?: { code?: string } | undefined; aborted: boolean }): boolean {
-  return !turn.aborted && isFallbackWorthy(turn.error);
+export function emittedOutput(turn: { message: { content: readonly unknown[] } }): boolean {
+  return turn.message.content.length > 0;
+}
+
+/**
+ * Whether a finished model turn moves to the next entry: it failed with a fallback-worthy error, was not
+ * aborted (an aborted run stops; it does not change provider), and emitted nothing yet. Once text, reasoning
+ * or a tool call was emitted the turn fails with its typed error, as the provider's own retries do
+ * (docs/providers.md#retries): a second answer would follow the first one the person already saw.
+ * @param turn - the turn's error, whether its signal aborted, and its assembled message
+ * @internal
+ */
+export function turnFallsBack(turn: {
+  error?: { code?: string } | undefined;
+  aborted: boolean;
+  message: { content: readonly unknown[] };
+}): boolean {
+  return !turn.aborted && !emittedOutput(turn) && isFallbackWorthy(turn.error);
 }

@@ -23,7 +23,7 @@ import { reservedCall, SpendCapReached } from './spend-step';
 import { heldMs, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { modelCallUsage } from '../budgets/usage-by-model';
 import { entryKey, type RouteEntry } from '../../models/routing/model-route';
-import { turnFallsBack } from '../../models/routing/fallback-worthy';
+import { isFallbackWorthy, turnFallsBack } from '../../models/routing/fallback-worthy';
 import type { RunRoute } from '../../models/routing/route-state';
 
 /** A turn that failed on an HTTP 400 before any output: what a provider answers to images it does not take. */
@@ -216,7 +216,8 @@ function entriesOf(loop: Loop): readonly RouteEntry[] {
  * One model call of a turn step on the host's fallback chain (docs/providers.md#fallback-chains): the call on the
  * run's entry; when it fails with a fallback-worthy error (`fallback-worthy.ts`) after its provider's own retries,
  * a `model_fallback` event and the same request on the next entry, until one answers or the chain is used up
- * (the turn then fails with the last error). Each attempt is charged once to its own provider.
+ * (the turn then fails with the last error). An attempt that already emitted text, reasoning or a tool call
+ * never falls back: the turn fails with its typed error. Each attempt is charged once to its own provider.
  */
 async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRequest): Promise<ModelTurn> {
   const { deps } = loop;
@@ -228,7 +229,9 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
     const entry = route.entries[index]!;
     const turn = await callEntry(loop, session, request, entry);
     if (!turnFallsBack(turn)) {
-      if (!turn.error && !turn.aborted) {
+      // Cut after output (text the person saw): the turn fails with its error; the entry still cools down.
+      if (!turn.aborted && isFallbackWorthy(turn.error)) route.failed(index);
+      else if (!turn.error && !turn.aborted) {
         route.answered(index);
         // The run stays on the entry that answered (sticky) until the cool-down has passed since it moved.
         if (index !== (stored?.entry ?? 0)) session.setState(MODEL_ROUTE_STATE_KEY, { entry: index, at: route.now() });

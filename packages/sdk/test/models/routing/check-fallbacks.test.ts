@@ -187,6 +187,85 @@ describe('model.fallbacks checks at createAgentHost', () => {
     },
   );
 
+  it.each([
+    [
+      'Ollama: the dialect default base URL as primary, the same URL written out as the fallback',
+      {
+        provider: { provider: 'openai-compatible', dialect: 'ollama' },
+        model: 'qwen3:8b',
+        fallbacks: [{ provider: local, model: 'qwen3:8b' }],
+      },
+    ],
+    [
+      'with and without the optional /v1 suffix',
+      {
+        provider: { ...local, baseUrl: 'http://127.0.0.1:11434' },
+        model: 'qwen3:8b',
+        fallbacks: [{ provider: local, model: 'qwen3:8b' }],
+      },
+    ],
+    [
+      'the OpenAI default base URL vs https://api.openai.com/v1 written out',
+      {
+        provider: { provider: 'openai-compatible', apiKey: 'sk-a' },
+        model: 'gpt-4.1',
+        fallbacks: [
+          {
+            provider: { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-b' },
+            model: 'gpt-4.1',
+          },
+        ],
+      },
+    ],
+    [
+      'Anthropic default vs https://API.anthropic.com:443/v1/ written out',
+      {
+        provider: anthropic,
+        model: 'claude-sonnet-4-5',
+        fallbacks: [
+          { provider: { ...anthropic, baseUrl: 'https://API.anthropic.com:443/v1/' }, model: 'claude-sonnet-4-5' },
+        ],
+      },
+    ],
+    [
+      'an instance on the default URL vs a configuration naming it',
+      {
+        provider: new OpenAICompatibleProvider({ dialect: 'vllm' }),
+        model: 'llama',
+        fallbacks: [
+          {
+            provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:8000' },
+            model: 'llama',
+          },
+        ],
+      },
+    ],
+  ])(
+    'hermes-agent#54251 (an omitted base URL is the provider default): %s is a duplicate → OPTIONS_INVALID',
+    (_name, model) => {
+      const error = refusal(model);
+      expect(error.code).toBe('OPTIONS_INVALID');
+      expect(error.details).toMatchObject({ option: 'model.fallbacks[0]' });
+      expect(error.message).toMatch(/the primary/);
+      expect(error.message).toMatch(/same failing endpoint/);
+    },
+  );
+
+  it('hermes-agent#54251: the same provider and model on two different explicit URLs is a valid chain', () => {
+    const host = createAgentHost({
+      model: {
+        provider: { ...local, baseUrl: 'http://127.0.0.1:11434' },
+        model: 'qwen3:8b',
+        fallbacks: [
+          { provider: { ...local, baseUrl: 'http://10.0.0.2:11434/v1' }, model: 'qwen3:8b' },
+          { provider: { ...local, baseUrl: 'http://127.0.0.1:11435' }, model: 'qwen3:8b' },
+          { provider: { provider: 'openai-compatible', dialect: 'ollama' }, model: 'llama3.2' },
+        ],
+      },
+    });
+    expect(typeof host.startRun).toBe('function');
+  });
+
   it('the same server with another model, or another server with the same model, is a valid chain', () => {
     const host = createAgentHost({
       model: {

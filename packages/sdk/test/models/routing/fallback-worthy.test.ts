@@ -84,8 +84,23 @@ describe('fallback-worthy failures', () => {
   });
 
   it('an aborted turn stops: it never moves to another provider, whatever its error', () => {
-    expect(turnFallsBack({ error: { code: 'PROVIDER_UNAVAILABLE' }, aborted: false })).toBe(true);
-    expect(turnFallsBack({ error: { code: 'PROVIDER_UNAVAILABLE' }, aborted: true })).toBe(false);
-    expect(turnFallsBack({ error: undefined, aborted: false })).toBe(false);
+    const message = { content: [] };
+    expect(turnFallsBack({ error: { code: 'PROVIDER_UNAVAILABLE' }, aborted: false, message })).toBe(true);
+    expect(turnFallsBack({ error: { code: 'PROVIDER_UNAVAILABLE' }, aborted: true, message })).toBe(false);
+    expect(turnFallsBack({ error: undefined, aborted: false, message })).toBe(false);
   });
+
+  it.each([
+    ['text', { type: 'text', text: 'Half an ans' }],
+    ['reasoning', { type: 'thinking', thinking: 'The user asks' }],
+    ['a tool call', { type: 'tool_call', id: 'call_1_0', name: 'library.search', input: {} }],
+  ])(
+    'an attempt that already emitted %s never falls back, whatever its error (docs/providers.md#retries)',
+    (_, part) => {
+      for (const code of FALLBACK_ERROR_CODES) {
+        expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [part] } })).toBe(false);
+        expect(turnFallsBack({ error: { code }, aborted: false, message: { content: [] } })).toBe(true);
+      }
+    },
+  );
 });
