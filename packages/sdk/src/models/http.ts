@@ -60,7 +60,8 @@ export interface HttpProviderOptions {
    * the retry budget has its own. Past it the call ends with `PROVIDER_TIMEOUT` (`details.phase: 'total'`,
    * `details.timeoutMs`); it is retried within {@link HttpProviderOptions.retry} while no content of the turn
    * was emitted (a retry after content would show it twice). The usage the server reported before the cut is
-   * still emitted, so it is charged. 0, negative or not a finite number: `OPTIONS_INVALID`.
+   * still emitted, so it is charged. A value smaller than `firstContentTimeoutMs` is accepted: the shorter one
+   * wins (the request is cut at this one, phase `total`). 0, negative or not a finite number: `OPTIONS_INVALID`.
    */
   totalTimeoutMs?: number;
   /**
