@@ -110,7 +110,11 @@ export function nextDeadline(
     candidates.push({ phase: 'idle', at: from + deadlines.idleMs, timeoutMs: deadlines.idleMs });
   }
   if (!sawContent)
-    candidates.push({ phase: 'first_content', at: sentAt + deadlines.firstContentMs, timeoutMs: deadlines.firstContentMs });
+    candidates.push({
+      phase: 'first_content',
+      at: sentAt + deadlines.firstContentMs,
+      timeoutMs: deadlines.firstContentMs,
+    });
   candidates.push({ phase: 'total', at: sentAt + deadlines.totalMs, timeoutMs: deadlines.totalMs });
   return candidates.reduce((next, c) => (c.at < next.at ? c : next));
 }

@@ -35,7 +35,12 @@ describe('nextDeadline', () => {
 
 describe('resolveDeadlines', () => {
   it('defaults: 300 s to first content (and to the headers), 120 s idle, 900 s in all, for slow local models', () => {
-    expect(resolveDeadlines({})).toEqual({ firstContentMs: 300_000, totalMs: 900_000, firstByteMs: 300_000, idleMs: 120_000 });
+    expect(resolveDeadlines({})).toEqual({
+      firstContentMs: 300_000,
+      totalMs: 900_000,
+      firstByteMs: 300_000,
+      idleMs: 120_000,
+    });
     expect([DEFAULT_FIRST_CONTENT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS]).toEqual([300_000, 900_000]);
   });
 

@@ -34,7 +34,9 @@ class HoldingServer {
   }
   /** Resolves when `n` requests are held (an event, not a timer). */
   requests(n: number): Promise<void> {
-    return this.held.length >= n ? Promise.resolve() : new Promise((r) => this.#waiters.push(() => void this.requests(n).then(r)));
+    return this.held.length >= n
+      ? Promise.resolve()
+      : new Promise((r) => this.#waiters.push(() => void this.requests(n).then(r)));
   }
   close(): Promise<void> {
     this.#server.closeAllConnections();
@@ -91,8 +93,8 @@ function timeoutOf(events: ModelEvent[]): MediaAgentError {
   return error!;
 }
 
-describe('first-byte and idle deadlines run on the request\'s own timer, to the millisecond', () => {
-  it('firstByteTimeoutMs: 300 → no cut at 299 ms, PROVIDER_TIMEOUT phase first_byte at 300 ms (undici\'s timer fell at ~1000 ms)', async () => {
+describe("first-byte and idle deadlines run on the request's own timer, to the millisecond", () => {
+  it("firstByteTimeoutMs: 300 → no cut at 299 ms, PROVIDER_TIMEOUT phase first_byte at 300 ms (undici's timer fell at ~1000 ms)", async () => {
     const server = await holding();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const provider = new OpenAICompatibleProvider({
@@ -134,7 +136,10 @@ describe('first-byte and idle deadlines run on the request\'s own timer, to the 
     expect(run.state.ended, 'not cut before its figure').toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     await run.done;
-    expect(timeoutOf(run.events)).toMatchObject({ code: 'PROVIDER_TIMEOUT', details: { phase: 'idle', timeoutMs: 1100 } });
+    expect(timeoutOf(run.events)).toMatchObject({
+      code: 'PROVIDER_TIMEOUT',
+      details: { phase: 'idle', timeoutMs: 1100 },
+    });
     expect(textOf(run.events)).toBe('Half an ans');
   });
 
@@ -170,7 +175,11 @@ describe('the first-byte default is the first-content deadline (a server such as
   it('vercel/ai#4224 and openclaw/openclaw#69390: an Ollama that sends no headers until its first token, 200 s after the request (past the old 120 s first-byte default), is answered with the defaults', async () => {
     const server = await holding();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const provider = new OpenAICompatibleProvider({ baseUrl: server.url, dialect: 'ollama', retry: { maxAttempts: 1 } });
+    const provider = new OpenAICompatibleProvider({
+      baseUrl: server.url,
+      dialect: 'ollama',
+      retry: { maxAttempts: 1 },
+    });
     const run = collect(provider.stream(ask));
     await server.requests(1);
     await vi.advanceTimersByTimeAsync(200_000);

@@ -38,14 +38,26 @@ describe('checkProviderModels: its own arguments', () => {
     ['an entry that is not an object', ['model'], {}, 'entries[0]', 'got "model"'],
     ['an entry without a model', [{ path: 'model', provider: undefined }], {}, 'entries[0].model', 'got undefined'],
     ['an entry with an empty path', [{ path: '', provider: undefined, model: 'm' }], {}, 'entries[0].path', 'got ""'],
-    ['an entry whose provider is a string', [{ path: 'model', provider: 'ollama', model: 'm' }], {}, 'entries[0].provider', 'got "ollama"'],
+    [
+      'an entry whose provider is a string',
+      [{ path: 'model', provider: 'ollama', model: 'm' }],
+      {},
+      'entries[0].provider',
+      'got "ollama"',
+    ],
   ];
   for (const [name, entries, options, option, shown] of CASES) {
     it(`${name} → OPTIONS_INVALID naming ${option}, and no request is sent`, async () => {
       const srv = await vllm();
       const given =
         entries === 'ok'
-          ? [{ path: 'model', provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: srv.origin }, model: 'qwen3:8b' }]
+          ? [
+              {
+                path: 'model',
+                provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: srv.origin },
+                model: 'qwen3:8b',
+              },
+            ]
           : entries;
       const error = await refusal(checkProviderModels(given as never, options as never));
       expect(error).toMatchObject({ code: 'OPTIONS_INVALID', details: { option } });
@@ -58,7 +70,11 @@ describe('checkProviderModels: its own arguments', () => {
   it("each documented value of which is accepted: 'none' asks nothing, 'local' and 'all' ask the local server", async () => {
     const srv = await vllm();
     const entries = [
-      { path: 'model', provider: { provider: 'openai-compatible' as const, dialect: 'vllm' as const, baseUrl: srv.origin }, model: 'qwen3:8b' },
+      {
+        path: 'model',
+        provider: { provider: 'openai-compatible' as const, dialect: 'vllm' as const, baseUrl: srv.origin },
+        model: 'qwen3:8b',
+      },
     ];
     expect(await checkProviderModels(entries, { which: 'none' })).toEqual([]);
     expect(srv.seen).toHaveLength(0);

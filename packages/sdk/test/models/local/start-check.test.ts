@@ -127,7 +127,7 @@ describe('start-up model check of local servers', () => {
     expect(error!.message).toContain(`${origin}/v1`);
   });
 
-  it('HTTP 500 with a body that is not JSON (a crashed runner\'s text, a proxy\'s HTML page) → PROVIDER_HTTP with the status and what was received, per the docs table', async () => {
+  it("HTTP 500 with a body that is not JSON (a crashed runner's text, a proxy's HTML page) → PROVIDER_HTTP with the status and what was received, per the docs table", async () => {
     for (const [contentType, body] of [
       ['text/plain; charset=utf-8', 'boom'],
       ['text/html', '<html><body>502 Bad Gateway</body></html>'],
@@ -153,12 +153,17 @@ describe('start-up model check of local servers', () => {
     );
     expect(error).toMatchObject({
       code: 'PROVIDER_UNREACHABLE',
-      details: { entry: 'model', baseUrl: 'http://127.0.0.1:1', url: 'http://127.0.0.1:1/v1/models', cause: 'ECONNREFUSED' },
+      details: {
+        entry: 'model',
+        baseUrl: 'http://127.0.0.1:1',
+        url: 'http://127.0.0.1:1/v1/models',
+        cause: 'ECONNREFUSED',
+      },
     });
     expect(error!.message).toContain('ECONNREFUSED');
   });
 
-  it('a model server on a port in fetch\'s bad-port list (10080) is checked as the provider reaches it', async () => {
+  it("a model server on a port in fetch's bad-port list (10080) is checked as the provider reaches it", async () => {
     const srv = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen3:8b', object: 'model' }] }));
@@ -167,10 +172,18 @@ describe('start-up model check of local servers', () => {
       srv.once('error', () => resolve(false));
       srv.listen(10080, '127.0.0.1', () => resolve(true));
     });
-    servers.push({ origin: '', seen: [], close: () => new Promise<void>((r) => (listening ? srv.close(() => r()) : r())) });
+    servers.push({
+      origin: '',
+      seen: [],
+      close: () => new Promise<void>((r) => (listening ? srv.close(() => r()) : r())),
+    });
     expect(listening, 'port 10080 is free on this machine').toBe(true);
     const [found] = await checkProviderModels([
-      { path: 'model', provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:10080/v1' }, model: 'qwen3:8b' },
+      {
+        path: 'model',
+        provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:10080/v1' },
+        model: 'qwen3:8b',
+      },
     ]);
     expect(found).toMatchObject({ url: 'http://127.0.0.1:10080/v1/models', available: ['qwen3:8b'] });
   });
