@@ -196,7 +196,7 @@ export const ERROR_CODES = {
   PROVIDER_OUT_OF_CREDIT:
     'The provider answered 402 (out of credit or over its spending limit); not retried on that provider, a fallback chain moves to its next entry.',
   PROVIDER_TIMEOUT:
-    'The provider did not connect, answer or stream within the configured timeout (`details.phase`: `connect`, `first_byte`, `idle`, `first_content` or `total`).',
+    'The provider did not connect, answer or stream within the configured timeout (`details.phase`: `connect`, `first_byte`, `idle`, `first_content` or `total`), or its model server did not answer the start-up model check in time (`start_check`).',
   PROVIDER_UNREACHABLE: 'The provider could not be reached (DNS, refused connection, reset) on every attempt.',
   PROVIDER_HTTP: 'The provider answered with an HTTP error status that has no more specific code (e.g. 400).',
   PROVIDER_PROTOCOL: 'The provider sent a stream the SDK cannot read (broken SSE, JSON or event order).',

@@ -17,6 +17,7 @@ import { MediaAgentError } from '../core/errors';
 import { secretsOfHeaders, secretsOfUrl } from '../core/secret-redactor';
 import type { ModelEvent, ModelWarning } from './types';
 import { overflowTokenCounts } from './overflow-tokens';
+import { DEFAULT_FIRST_CONTENT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './call-deadlines';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type RetryOptions } from './retry';
 
 /**
@@ -27,9 +28,21 @@ import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetry, type Re
 export interface HttpProviderOptions {
   /** Time allowed to open the TCP/TLS connection, in ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Time allowed from sending the request to the response headers (first byte), in ms (default 120 000). */
+  /**
+   * Time allowed from sending the request to the response headers (first byte), in ms (default: the
+   * `firstContentTimeoutMs`, so 300 000). A server such as Ollama sends its headers only with the first token,
+   * so this deadline is never shorter than the first-content one unless it is set. Past it the call ends with
+   * `PROVIDER_TIMEOUT` (`details.phase: 'first_byte'`), retried within {@link HttpProviderOptions.retry}. Runs
+   * on the request's own timer, to the millisecond (a custom `dispatcher`'s own undici timers run as well).
+   * 0, negative or not a finite number: `OPTIONS_INVALID`.
+   */
   firstByteTimeoutMs?: number;
-  /** Longest silence allowed between two body chunks of a streaming response, in ms (default 120 000). */
+  /**
+   * Longest silence allowed between the response headers and a body chunk, or two body chunks (SSE comments and
+   * pings count), in ms (default 120 000). Past it `PROVIDER_TIMEOUT` (`details.phase: 'idle'`), retried while
+   * no content of the turn was emitted. Runs on the request's own timer, to the millisecond. 0, negative or not
+   * a finite number: `OPTIONS_INVALID`.
+   */
   idleTimeoutMs?: number;
   /**
    * Time allowed from sending a request to its first content event (text, thinking or a tool call), in ms
@@ -47,7 +60,8 @@ export interface HttpProviderOptions {
    * the retry budget has its own. Past it the call ends with `PROVIDER_TIMEOUT` (`details.phase: 'total'`,
    * `details.timeoutMs`); it is retried within {@link HttpProviderOptions.retry} while no content of the turn
    * was emitted (a retry after content would show it twice). The usage the server reported before the cut is
-   * still emitted, so it is charged. 0, negative or not a finite number: `OPTIONS_INVALID`.
+   * still emitted, so it is charged. A value smaller than `firstContentTimeoutMs` is accepted: the shorter one
+   * wins (the request is cut at this one, phase `total`). 0, negative or not a finite number: `OPTIONS_INVALID`.
    */
   totalTimeoutMs?: number;
   /**
@@ -94,10 +108,11 @@ export interface OpenStreamArgs {
    */
   reshape?: (status: number, responseText: string) => { body: string; warning?: ModelWarning } | undefined;
   /**
-   * Told when a request is sent (with its attempt number) and when the call waits before the next attempt,
-   * so the caller's request deadlines run from each send and stop during backoff (see sse-translator.ts).
+   * Told when a request is sent (with its attempt number), when its response headers arrive, and when the call
+   * waits before the next attempt, so the caller's request deadlines run from each send and stop during backoff
+   * (see sse-translator.ts).
    */
-  deadline?: { sending(attempt: number): void; waiting(): void };
+  deadline?: { sending(attempt: number): void; answered(): void; waiting(): void };
 }
 
 /** The response {@link openStream} opened, and the attempt that opened it. @internal */
@@ -111,17 +126,19 @@ export interface OpenedStream {
 }
 
 /**
- * Builds the undici `Agent` for a provider from its timeouts.
+ * Builds the undici `Agent` for a provider from its connect timeout. Its headers and body timers are off:
+ * undici's are coarse (they fall up to a second late), so the first-byte and idle deadlines run on the
+ * request's own timer with the first-content and total ones (sse-translator.ts, call-deadlines.ts).
  * @param options - transport settings
- * @returns a keep-alive agent whose connect, headers and body timeouts are the configured ones
+ * @returns a keep-alive agent with the configured connect timeout
  * @internal
  */
 export function createDispatcher(options: HttpProviderOptions): Dispatcher {
   if (options.dispatcher) return options.dispatcher;
   return new Agent({
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-    headersTimeout: options.firstByteTimeoutMs ?? 120_000,
-    bodyTimeout: options.idleTimeoutMs ?? 120_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
   });
 }
 
@@ -248,14 +265,14 @@ export function errorForTransport(provider: string, error: unknown, options: Htt
     return new ProviderTimeoutError(`${provider}: no response within the first-byte timeout`, {
       provider,
       phase: 'first_byte',
-      timeoutMs: options.firstByteTimeoutMs ?? 120_000,
+      timeoutMs: options.firstByteTimeoutMs ?? options.firstContentTimeoutMs ?? DEFAULT_FIRST_CONTENT_TIMEOUT_MS,
     });
   }
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     return new ProviderTimeoutError(`${provider}: the stream was idle longer than the idle timeout`, {
       provider,
       phase: 'idle',
-      timeoutMs: options.idleTimeoutMs ?? 120_000,
+      timeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -318,6 +335,7 @@ async function openWithRetries(
         signal: args.signal,
         dispatcher: args.dispatcher,
       });
+      args.deadline?.answered();
       if (res.statusCode >= 200 && res.statusCode < 300) return { response: res, attempt, body };
       status = res.statusCode;
       const text = await res.body.text().catch(() => '');

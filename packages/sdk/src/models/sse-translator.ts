@@ -12,7 +12,13 @@ import {
   type OpenStreamArgs,
 } from './http';
 import { backoffDelay, resolveRetry } from './retry';
-import { isContentEvent, nextDeadline, resolveDeadlines, type CallDeadlines } from './call-deadlines';
+import {
+  isContentEvent,
+  nextDeadline,
+  resolveDeadlines,
+  type CallDeadlines,
+  type DeadlinePhase,
+} from './call-deadlines';
 import { ProviderTimeoutError } from './errors';
 
 /**
@@ -95,8 +101,9 @@ export async function* translateSse(
 }
 
 /**
- * The deadlines of the requests of one call (see call-deadlines.ts): armed at each send, re-armed at the first
- * content event, stopped while the call waits between attempts; when one falls, the request's own abort
+ * The deadlines of the requests of one call (see call-deadlines.ts), on our own timer (undici's headers and
+ * body timers are coarse: they fall up to a second late): armed at each send, re-armed at the response headers
+ * and at the first content event, the idle deadline moved by each body chunk, stopped while the call waits between attempts; when one falls, the request's own abort
  * signal aborts with the typed `PROVIDER_TIMEOUT` error, which is then the request's failure.
  */
 class RequestDeadlines {
@@ -106,6 +113,8 @@ class RequestDeadlines {
   #controller = new AbortController();
   #sentAt = 0;
   #content = false;
+  #answeredAt: number | undefined;
+  #lastChunkAt: number | undefined;
   /** The attempt of the last request sent. */
   attempt = 1;
   /** The error of the deadline that cut the current request, if one did. */
@@ -132,7 +141,20 @@ class RequestDeadlines {
     this.attempt = attempt;
     this.#sentAt = performance.now();
     this.#content = false;
+    this.#answeredAt = undefined;
+    this.#lastChunkAt = undefined;
     this.#arm();
+  }
+
+  /** The response headers arrived: the first-byte deadline is met, the idle one runs. */
+  answered(): void {
+    this.#answeredAt = performance.now();
+    this.#arm();
+  }
+
+  /** A body chunk arrived (SSE comments and pings too): the idle deadline runs from now (checked when it falls). */
+  chunk(): void {
+    this.#lastChunkAt = performance.now();
   }
 
   waiting(): void {
@@ -153,21 +175,49 @@ class RequestDeadlines {
 
   #arm(): void {
     this.stop();
-    const next = nextDeadline(this.#deadlines, this.#sentAt, this.#content);
+    const next = nextDeadline(this.#deadlines, this.#sentAt, this.#content, {
+      answeredAt: this.#answeredAt,
+      lastChunkAt: this.#lastChunkAt,
+    });
     const controller = this.#controller;
     this.#timer = setTimeout(
       () => {
         this.#timer = undefined;
-        const what =
-          next.phase === 'first_content' ? 'no content (text, thinking or a tool call)' : 'the response had not ended';
-        this.error = new ProviderTimeoutError(
-          `${this.#provider}: ${what} within the ${next.phase === 'first_content' ? 'first-content' : 'total'} timeout of ${next.timeoutMs} ms`,
-          { provider: this.#provider, phase: next.phase, timeoutMs: next.timeoutMs, attempts: this.attempt },
-        );
+        // Chunks move the idle deadline without re-arming: look again when the timer falls.
+        const now = nextDeadline(this.#deadlines, this.#sentAt, this.#content, {
+          answeredAt: this.#answeredAt,
+          lastChunkAt: this.#lastChunkAt,
+        });
+        if (now.at - performance.now() >= 1) {
+          this.#arm();
+          return;
+        }
+        this.error = new ProviderTimeoutError(`${this.#provider}: ${DEADLINE_TEXT[now.phase]} of ${now.timeoutMs} ms`, {
+          provider: this.#provider,
+          phase: now.phase,
+          timeoutMs: now.timeoutMs,
+          attempts: this.attempt,
+        });
         controller.abort(this.error);
       },
       Math.max(0, next.at - performance.now()),
     );
+  }
+}
+
+/** What each deadline's error says happened. */
+const DEADLINE_TEXT: Record<DeadlinePhase, string> = {
+  first_byte: 'no response headers within the first-byte timeout',
+  idle: 'the stream was idle (no body chunk) longer than the idle timeout',
+  first_content: 'no content (text, thinking or a tool call) within the first-content timeout',
+  total: 'the response had not ended within the total timeout',
+};
+
+/** The chunks of a response body, each told to the deadlines (a chunk keeps the idle deadline away). */
+async function* timedChunks(body: AsyncIterable<Uint8Array>, deadlines: RequestDeadlines): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    deadlines.chunk();
+    yield chunk;
   }
 }
 
@@ -191,12 +241,13 @@ class RequestDeadlines {
  * attempt are not repeated by the next one. The error of the last attempt carries
  * `details.attempts`.
  *
- * Each request has two deadlines (`firstContentTimeoutMs`, `totalTimeoutMs`; see call-deadlines.ts), run from
- * its send: when one falls the request is aborted and fails with `PROVIDER_TIMEOUT` (`details.phase`
- * `first_content` or `total`), retried by the same rule (before output, within the budget, `onRetry` with the
- * code `PROVIDER_TIMEOUT`). The usage the server had reported on a request that then failed — cut by a deadline,
- * ended by an in-stream error or cut short — (Anthropic's `message_start`, an OpenAI usage chunk) is yielded as a
- * `usage` event before the retry or the error, so it is charged.
+ * Each request has four deadlines (`firstByteTimeoutMs`, `idleTimeoutMs`, `firstContentTimeoutMs`,
+ * `totalTimeoutMs`; see call-deadlines.ts), run from its send: when one falls the request is aborted and fails
+ * with `PROVIDER_TIMEOUT` (`details.phase` `first_byte`, `idle`, `first_content` or `total`), retried by the same
+ * rule (before output, within the budget, `onRetry` with the code `PROVIDER_TIMEOUT`). The usage the server had
+ * reported on a request that then failed — cut by a deadline, ended by an in-stream error or cut short —
+ * (Anthropic's `message_start`, an OpenAI usage chunk) is yielded as a `usage` event before the retry or the
+ * error, so it is charged.
  *
  * @param args - the request, as for `openStream`
  * @param makeTranslator - a fresh wire translator per attempt (translators keep per-response state)
@@ -250,7 +301,7 @@ export async function* streamTranslated(
       status = res.statusCode;
       translator = makeTranslator();
       try {
-        for await (const raw of translateSse(res.body, translator)) {
+        for await (const raw of translateSse(timedChunks(res.body, deadlines), translator)) {
           const batch = fresh(raw);
           deadlines.saw(batch);
           if (!output && batch.some(isContentEvent)) output = true;

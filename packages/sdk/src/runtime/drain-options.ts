@@ -64,7 +64,7 @@ export function resolveDrainMs(options: unknown): number {
   if (typeof drainMs !== 'number' || !Number.isFinite(drainMs) || drainMs < 0)
     throw new MediaAgentError(
       'OPTIONS_INVALID',
-      `option stop.drainMs must be a finite number of ms >= 0 (0: abort the steps in flight at once), got ${String(drainMs)}`,
+      `option stop.drainMs must be a finite number of ms >= 0 (0: abort the steps in flight at once), got ${typeof drainMs === 'string' ? JSON.stringify(drainMs) : String(drainMs)}`,
       { option: 'stop.drainMs' },
     );
   return drainMs;

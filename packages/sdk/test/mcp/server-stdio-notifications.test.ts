@@ -32,9 +32,9 @@ describe('MCP over stdio: progress and caller logs from a child process', () => 
     });
     await client.connect(transport);
     const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message: JSONRPCMessage) => {
       wire.push(message);
-      deliver?.(message, extra);
+      deliver?.(message);
     };
   }, 30_000);
   afterAll(async () => {

@@ -34,8 +34,13 @@ describe('nextDeadline', () => {
 });
 
 describe('resolveDeadlines', () => {
-  it('defaults: 300 s to first content, 900 s in all, for slow local models', () => {
-    expect(resolveDeadlines({})).toEqual({ firstContentMs: 300_000, totalMs: 900_000 });
+  it('defaults: 300 s to first content (and to the headers), 120 s idle, 900 s in all, for slow local models', () => {
+    expect(resolveDeadlines({})).toEqual({
+      firstContentMs: 300_000,
+      totalMs: 900_000,
+      firstByteMs: 300_000,
+      idleMs: 120_000,
+    });
     expect([DEFAULT_FIRST_CONTENT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS]).toEqual([300_000, 900_000]);
   });
 
@@ -43,6 +48,8 @@ describe('resolveDeadlines', () => {
     expect(resolveDeadlines({ firstContentTimeoutMs: 5, totalTimeoutMs: 7 })).toEqual({
       firstContentMs: 5,
       totalMs: 7,
+      firstByteMs: 5,
+      idleMs: 120_000,
     });
   });
 });

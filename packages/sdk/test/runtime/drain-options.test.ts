@@ -31,6 +31,14 @@ describe('resolveDrainMs', () => {
     },
   );
 
+  it.each([
+    ['5', 'got "5"'],
+    [Number.NaN, 'got NaN'],
+    [-1, 'got -1'],
+  ] as const)('the drainMs message shows the value as given: %s → %s (a string quoted)', (drainMs, shown) => {
+    expect(() => resolveDrainMs({ drainMs })).toThrow(shown);
+  });
+
   it('refuses options that are not an object, and an onDrained that is not a function', () => {
     expect(() => resolveDrainMs(8000)).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option: 'stop' } }),

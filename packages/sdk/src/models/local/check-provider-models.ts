@@ -1,5 +1,6 @@
 // The start-up model check: each provider entry's server answers its model list, as JSON, and lists the model.
 // docs/providers.md#local-models
+import { request } from 'undici';
 import {
   ProviderAuthError,
   ProviderConnectionError,
@@ -9,6 +10,7 @@ import {
 } from '../errors';
 import type { ModelProviderConfig } from '../factory';
 import type { ModelProvider } from '../types';
+import { resolveCheckArguments } from './check-options';
 import { checkTargetOf, type ModelCheckTarget } from './check-target';
 import { modelIdsOf, modelListed, shownList } from './model-list';
 import { ModelNotFoundError } from './model-not-found-error';
@@ -75,10 +77,22 @@ export interface ModelCheckResult {
   available: string[];
 }
 
-/** A failed fetch: the cause's code (`ECONNREFUSED`, `ENOTFOUND`, …) when there is one. */
-function causeCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return typeof cause?.code === 'string' ? cause.code : undefined;
+/**
+ * A failed request's system error code (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`, …): on the error, its cause,
+ * or the first of an `AggregateError` (Node tries each address of a name in turn).
+ */
+function causeCode(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== 'object' || error === null || depth > 3) return undefined;
+  const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && !e.code.startsWith('UND_ERR')) return e.code;
+  if (Array.isArray(e.errors))
+    for (const inner of e.errors) if (causeCode(inner, depth + 1)) return causeCode(inner, depth + 1);
+  return causeCode(e.cause, depth + 1) ?? (typeof e.code === 'string' ? e.code : undefined);
+}
+
+/** A response header's value (the first of a repeated one), or `''`. */
+function headerOf(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 /** The first bytes of a body, for messages (control characters shown as spaces). */
@@ -97,16 +111,21 @@ async function askList(
   timeoutMs: number,
 ): Promise<string[] | 404> {
   const details = { entry: entry.path, provider: target.provider, baseUrl: target.baseUrl, url, model: entry.model };
-  let response: Response;
+  let status: number;
+  let contentType: string;
+  let location: string | undefined;
   let text: string;
   try {
-    response = await fetch(url, {
+    // undici, as the providers send: no fetch "bad port" list, and the system error code of a failed connection.
+    const response = await request(url, {
       method: 'GET',
       headers: { ...target.headers, accept: 'application/json' },
-      redirect: 'manual',
       signal,
     });
-    text = await response.text();
+    status = response.statusCode;
+    contentType = headerOf(response.headers['content-type']);
+    location = response.headers.location === undefined ? undefined : headerOf(response.headers.location);
+    text = await response.body.text();
   } catch (error) {
     if (signal.aborted)
       throw new ProviderTimeoutError(
@@ -116,22 +135,25 @@ async function askList(
     const code = causeCode(error);
     throw new ProviderConnectionError(
       `${entry.path}: the model server at ${target.baseUrl} does not answer (${code ?? (error as Error).message}): is it running? (start-up check of ${target.provider}, GET ${url})`,
-      { ...details, ...(code !== undefined ? { cause: code } : {}) },
+      { ...details, cause: code ?? 'unknown' },
       { cause: error },
     );
   }
-  const contentType = response.headers.get('content-type') ?? '';
-  const status = response.status;
   if (status >= 300 && status < 400)
     throw new ProviderProtocolError(
-      `${entry.path}: ${url} answered HTTP ${status} redirecting to ${response.headers.get('location') ?? 'nowhere'} instead of a model list: a login page or a proxy is in front of the model server, or baseUrl is wrong`,
-      { ...details, status, contentType, location: response.headers.get('location') ?? undefined },
+      `${entry.path}: ${url} answered HTTP ${status} redirecting to ${location ?? 'nowhere'} instead of a model list: a login page or a proxy is in front of the model server, or baseUrl is wrong`,
+      { ...details, status, contentType, location },
     );
   if (status === 404) return 404;
   if (status === 401 || status === 403)
     throw new ProviderAuthError(
       `${entry.path}: ${url} refused the credentials (HTTP ${status}): the server wants an API key (apiKey) or another one`,
       { ...details, status },
+    );
+  if (status >= 400)
+    throw new ProviderHttpError(
+      `${entry.path}: ${url} answered HTTP ${status} (${contentType || 'no content type'}): "${firstBytes(text)}"`,
+      { ...details, status, contentType, received: firstBytes(text) },
     );
   const isJson = /\bjson\b/i.test(contentType);
   let body: unknown;
@@ -140,16 +162,6 @@ async function askList(
   } catch {
     body = undefined;
   }
-  if (status >= 400 && body === undefined)
-    throw new ProviderProtocolError(
-      `${entry.path}: ${url} answered HTTP ${status} with ${contentType || 'no content type'} instead of a JSON model list: received "${firstBytes(text)}"`,
-      { ...details, status, contentType, received: firstBytes(text) },
-    );
-  if (status >= 400)
-    throw new ProviderHttpError(`${entry.path}: ${url} answered HTTP ${status}: "${firstBytes(text)}"`, {
-      ...details,
-      status,
-    });
   const ids = modelIdsOf(body);
   if (ids === undefined)
     throw new ProviderProtocolError(
@@ -210,19 +222,23 @@ async function checkOne(
  * @param options - which entries to check, the limit per entry
  * @returns what was found for each entry that was checked (entries skipped are absent)
  * @throws {@link ModelNotFoundError} `MODEL_NOT_FOUND` naming the entry, the model and the list (first 20);
- *   `PROVIDER_UNREACHABLE` naming the entry and `details.baseUrl` (connection refused, DNS);
+ *   `PROVIDER_UNREACHABLE` naming the entry, `details.baseUrl` and `details.cause` (the system error code:
+ *   `ECONNREFUSED` nothing listens, `ENOTFOUND` DNS; `unknown` when there is none);
  *   `PROVIDER_TIMEOUT` (`details.phase: 'start_check'`); `PROVIDER_PROTOCOL` when the answer is not a JSON
  *   model list (an HTML login page, a proxy, a redirect), with `details.contentType` and `details.received`
- *   (the first 80 characters); `PROVIDER_AUTH` (401/403); `PROVIDER_HTTP` (another status, or 404 on every list URL)
+ *   (the first 80 characters); `PROVIDER_AUTH` (401/403); `PROVIDER_HTTP` (another status ≥ 400, whatever its
+ *   body, with `details.status`, `details.contentType`, `details.received`; or 404 on every list URL);
+ *   `OPTIONS_INVALID` naming the argument (`details.option`: `entries`, `entries[0].model`, `options.which`,
+ *   `options.timeoutMs`) for entries that are not an array of `{ path, provider, model }`, a `which` other than
+ *   `'local'`, `'all'`, `'none'`, or a `timeoutMs` that is not a positive finite number
  * @public
  */
 export async function checkProviderModels(
   entries: readonly ModelCheckEntry[],
-  options: ModelCheckOptions = {},
+  options?: ModelCheckOptions,
 ): Promise<ModelCheckResult[]> {
-  const which = options.which ?? 'local';
+  const { which, timeoutMs } = resolveCheckArguments(entries, options, DEFAULT_MODEL_CHECK_TIMEOUT_MS);
   if (which === 'none') return [];
-  const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_CHECK_TIMEOUT_MS;
   const checks = entries.flatMap((entry) => {
     const target = checkTargetOf(entry.provider);
     return target && (target.local || which === 'all') ? [checkOne(entry, target, timeoutMs)] : [];

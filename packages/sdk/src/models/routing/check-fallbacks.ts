@@ -48,7 +48,7 @@ export function checkFallbacks(model: Record<string, unknown> | undefined): void
   if (cooldown !== undefined && !(typeof cooldown === 'number' && Number.isFinite(cooldown) && cooldown >= 0))
     throw invalid(
       'model.fallbackCooldownMs',
-      `must be a non-negative number of milliseconds (default 60000); got ${JSON.stringify(cooldown) ?? String(cooldown)}`,
+      `must be a non-negative number of milliseconds (default 60000); got ${typeof cooldown === 'number' ? String(cooldown) : (JSON.stringify(cooldown) ?? String(cooldown))}`,
     );
   const fallbacks = model?.fallbacks;
   if (fallbacks === undefined) return;

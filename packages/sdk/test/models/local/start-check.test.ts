@@ -1,6 +1,7 @@
 // The start-up model check over real local HTTP servers shaped like Ollama, llama.cpp server, vLLM and LM Studio:
 // host.start() asks a local server for its models (no key, no Authorization header), refuses a missing model, an
 // HTML page, a dead port and a silent server with typed errors naming the entry, and asks a cloud provider nothing.
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../../src/index';
 import type { ModelProviderConfig } from '../../../src/models/factory';
@@ -124,6 +125,67 @@ describe('start-up model check of local servers', () => {
       details: { entry: 'model', baseUrl: `${origin}/v1`, url: `${origin}/v1/models`, cause: 'ECONNREFUSED' },
     });
     expect(error!.message).toContain(`${origin}/v1`);
+  });
+
+  it("HTTP 500 with a body that is not JSON (a crashed runner's text, a proxy's HTML page) → PROVIDER_HTTP with the status and what was received, per the docs table", async () => {
+    for (const [contentType, body] of [
+      ['text/plain; charset=utf-8', 'boom'],
+      ['text/html', '<html><body>502 Bad Gateway</body></html>'],
+      ['', 'llama runner process has terminated'],
+    ] as const) {
+      const srv = await server({
+        '/v1/models': { status: 500, headers: contentType ? { 'content-type': contentType } : {}, body },
+      });
+      const error = await failure(
+        host({ provider: 'openai-compatible', dialect: 'vllm', baseUrl: srv.origin }, 'm').start(),
+      );
+      expect(error).toMatchObject({
+        code: 'PROVIDER_HTTP',
+        details: { entry: 'model', status: 500, contentType, received: body },
+      });
+      expect(error!.message).toContain('HTTP 500');
+    }
+  });
+
+  it('nothing listens on a port fetch calls "bad" (127.0.0.1:1) → PROVIDER_UNREACHABLE with details.cause ECONNREFUSED', async () => {
+    const error = await failure(
+      host({ provider: 'openai-compatible', dialect: 'llamacpp', baseUrl: 'http://127.0.0.1:1' }, 'x').start(),
+    );
+    expect(error).toMatchObject({
+      code: 'PROVIDER_UNREACHABLE',
+      details: {
+        entry: 'model',
+        baseUrl: 'http://127.0.0.1:1',
+        url: 'http://127.0.0.1:1/v1/models',
+        cause: 'ECONNREFUSED',
+      },
+    });
+    expect(error!.message).toContain('ECONNREFUSED');
+  });
+
+  it("a model server on a port in fetch's bad-port list (10080) is checked as the provider reaches it", async () => {
+    const srv = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen3:8b', object: 'model' }] }));
+    });
+    const listening = await new Promise<boolean>((resolve) => {
+      srv.once('error', () => resolve(false));
+      srv.listen(10080, '127.0.0.1', () => resolve(true));
+    });
+    servers.push({
+      origin: '',
+      seen: [],
+      close: () => new Promise<void>((r) => (listening ? srv.close(() => r()) : r())),
+    });
+    expect(listening, 'port 10080 is free on this machine').toBe(true);
+    const [found] = await checkProviderModels([
+      {
+        path: 'model',
+        provider: { provider: 'openai-compatible', dialect: 'vllm', baseUrl: 'http://127.0.0.1:10080/v1' },
+        model: 'qwen3:8b',
+      },
+    ]);
+    expect(found).toMatchObject({ url: 'http://127.0.0.1:10080/v1/models', available: ['qwen3:8b'] });
   });
 
   it('a login redirect is not followed: PROVIDER_PROTOCOL naming where it points', async () => {

@@ -122,6 +122,25 @@ describe('model.fallbacks checks at createAgentHost', () => {
     expect(error.message).toMatch(message);
   });
 
+  it.each([
+    [Number.NaN, 'got NaN'],
+    [Number.POSITIVE_INFINITY, 'got Infinity'],
+    ['60000', 'got "60000"'],
+    [null, 'got null'],
+  ] as const)(
+    'fallbackCooldownMs %s → OPTIONS_INVALID whose message shows the value as given (%s)',
+    (cooldown, shown) => {
+      const error = refusal({
+        provider: anthropic,
+        model: 'claude-sonnet-4-5',
+        fallbacks: [{ provider: local, model: 'qwen3:8b' }],
+        fallbackCooldownMs: cooldown,
+      });
+      expect(error).toMatchObject({ code: 'OPTIONS_INVALID', details: { option: 'model.fallbackCooldownMs' } });
+      expect(error.message).toContain(shown);
+    },
+  );
+
   it('an unknown provider name → PROVIDER_UNKNOWN naming the entry (as for model.provider)', () => {
     const error = refusal({
       provider: anthropic,
