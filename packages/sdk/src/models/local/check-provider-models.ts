@@ -84,7 +84,7 @@ export interface ModelCheckResult {
 function causeCode(error: unknown, depth = 0): string | undefined {
   if (typeof error !== 'object' || error === null || depth > 3) return undefined;
   const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.code === 'string' && !e.code.startsWith('UND_ERR')) return e.code;
+  if (typeof e.code === 'string' && !/^UND_ERR_/.test(e.code)) return e.code;
   if (Array.isArray(e.errors))
     for (const inner of e.errors) if (causeCode(inner, depth + 1)) return causeCode(inner, depth + 1);
   return causeCode(e.cause, depth + 1) ?? (typeof e.code === 'string' ? e.code : undefined);
