@@ -234,7 +234,9 @@ describe('fallback chains through the runtime', () => {
     const h = await chainHost(
       () => ({ events: anthropicTurn([{ type: 'text', text: 'Half an answer' }], 'end_turn'), stallAfterEvents: 3 }),
       () => openaiReply({ text: 'Dune is in the library.', finish: 'stop', promptTokens: 50 }),
-      { primaryTotalTimeoutMs: 300 },
+      // The text is sent at once and the stall is endless: the deadline only has to fall after the text was read
+      // (300 ms did not, once, on a loaded machine: the cut came before any output and the turn fell back).
+      { primaryTotalTimeoutMs: 3000 },
     );
     const r = await run(h.host);
     const done = await settled(h.host, r.id);
