@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       {
-        find: /^@media-agent\/sdk\/(sqlite|postgres|testing|models|media|storage|mcp|http|memory|history|skills|decisions|code|capabilities|authorization|budgets|limits|secrets|loop)$/,
+        find: /^@media-agent\/sdk\/(sqlite|postgres|testing|models|media|storage|mcp|http|memory|history|skills|decisions|code|capabilities|authorization|budgets|limits|secrets|loop|operations)$/,
         replacement: src('$1.ts'),
       },
       { find: /^@media-agent\/sdk$/, replacement: src('index.ts') },

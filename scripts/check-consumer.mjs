@@ -81,6 +81,7 @@ import { DEFAULT_SPENDING_BUDGETS, type SpendingOptions } from '@media-agent/sdk
 import { DEFAULT_HOST_LIMITS } from '@media-agent/sdk/limits';
 import { SecretRedactor } from '@media-agent/sdk/secrets';
 import { DEFAULT_LOOP_GUARD_CONFIG, type ToolCallContext, type ToolCallVerdict } from '@media-agent/sdk/loop';
+import { DEFAULT_DRAIN_MS, stopOnSignals } from '@media-agent/sdk/operations';
 import { HOST_ERROR_CODES, HostOperationError } from '@media-agent/host-adapter-kit';
 import { HOST_GENERATION as V2, HostOperationError as V2HostOperationError } from '@media-agent/host-adapter-v2';
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
@@ -137,6 +138,7 @@ export const familyEntries = (h: AgentHost) => ({
   streams: DEFAULT_HOST_LIMITS.streamsPerActor,
   redacted: new SecretRedactor().add('a-long-secret-value').text('x a-long-secret-value'),
   guard: DEFAULT_LOOP_GUARD_CONFIG.identicalCallsStopAt,
+  onSignals: () => stopOnSignals(h, { drainMs: DEFAULT_DRAIN_MS - 2000, exit: false }),
   host: createAgentHost({ runs: { spending, middleware: [{ name: 'no-deletes', beforeToolCall: refuseDeletes }] } }),
 });
 // @ts-expect-error the skill store's options are typed
@@ -226,6 +228,7 @@ export async function host(): Promise<AgentHost> {
     ['@media-agent/sdk/decisions', 'DecisionError'],
     ['@media-agent/sdk/memory', 'MemoryError'],
     ['@media-agent/sdk/code', 'CodeExecutionError'],
+    ['@media-agent/sdk/capabilities', 'CapabilityTimeoutError'],
     ['@media-agent/host-adapter-kit', 'HostOperationError'],
   ];
   const identity = `const { MediaAgentError } = await import('@media-agent/sdk');

@@ -42,7 +42,7 @@ async function startError(v3: ReturnType<typeof v3HostAt>): Promise<HostGenerati
 }
 
 describe('the V3 adapter refuses a host of another generation at start()', () => {
-  // Issue 32 item 5: `--host v3` against a MoviePilot v2.5.6 server started, printed "MoviePilot 3.x" and ended
+  // `--host v3` against a MoviePilot v2.5.6 server started, printed "MoviePilot 3.x" and ended
   // "found no title". singleton-altman/MoviePilotLite#98: a client that tells the generations apart by the body's
   // shape took the other generation's answers for its own; here a bare 2.x list is never a 3.x answer.
   it('API token against the v2.5.6 server (its standard routes refuse the token with a bare {detail}): HOST_GENERATION_MISMATCH naming MoviePilot v2.5.6, not "check the API token"', async () => {

@@ -5,7 +5,7 @@ afterEach(runCleanups);
 /** One task, so the repeated call has the same idempotency key as the first. */
 const admin = (taskId: string) => ({ actor: 'user:admin' as const, taskId });
 
-describe('V3 verifiers (issue 5 item 5)', () => {
+describe('V3 verifiers', () => {
   it('an unknown organize (transfer.file accepted, then the connection dropped) is settled by the transfer history: one transfer on the host, not a second', async () => {
     const { host, sim } = await v3Setup();
     const args = {

@@ -31,3 +31,4 @@ export type { InvocationEvent, InvocationEvents } from './capabilities/invocatio
 export type { EventSource } from './ports/event-source';
 export type { CapabilitySearchHit } from './capabilities/capability-search';
 export { DEFAULT_CAPABILITY_TIMEOUT_MS } from './capabilities/capability-deadline';
+export { CapabilityTimeoutError } from './capabilities/errors';

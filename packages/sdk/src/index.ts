@@ -55,8 +55,7 @@ export type {
   RunScope,
 } from './runtime/agent-options';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
-export { DEFAULT_DRAIN_MS, type DrainSummary, type StopOptions } from './runtime/drain-options';
-export { stopOnSignals, type StopOnSignalsOptions, type StoppableHost } from './runtime/stop-on-signals';
+export type { DrainSummary, StopOptions } from './runtime/drain-options';
 export type { ModelProvider } from './models/types';
 export type { ModelProviderConfig } from './models/factory';
 export type { RunMiddleware } from './runtime/middleware/run-middleware';
@@ -123,7 +122,7 @@ export type {
   InvocationStatus,
 } from './capabilities/invocation';
 export type { CapabilityRegistry } from './capabilities/capability-registry';
-export { CapabilityTimeoutError, InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
+export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
 // actors and the authorizer port (the services behind approvals, grants, plans and policies: `/authorization`)
 export { parseActor, type Actor, type ActorKind, type ActorRole } from './core/actor';

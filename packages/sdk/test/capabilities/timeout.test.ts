@@ -1,11 +1,11 @@
-// Deadlines on capability handlers (issue 35 item 3): defineCapability({ timeoutMs }) and the host's
+// Deadlines on capability handlers: defineCapability({ timeoutMs }) and the host's
 // capabilityTimeoutMs. At the deadline the handler's signal aborts; a read fails CAPABILITY_TIMEOUT; an effectful
 // call is settled unknown and goes to its verifier when called again, never re-run blindly; a handler that ignores
 // the signal does not keep the invocation hanging, and what it returns later is not recorded.
 import Type from 'typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CapabilityTimeoutError } from '../../src/capabilities';
 import {
-  CapabilityTimeoutError,
   ConsoleLogger,
   createAgentHost,
   defineCapability,

@@ -49,7 +49,7 @@ const PINNED: PinnedFacts = {
   pendingApprovals: [{ approvalId: 'apr_42', planType: 'download', planId: 'plan_9' }],
 };
 
-describe('compaction (issue 6 item 3; seed 000 子代理连续工作, 执行纠偏与停止)', () => {
+describe('compaction', () => {
   it('a long conversation is compacted below the threshold with every tool call still paired with its result', async () => {
     const messages = longConversation(200);
     const options = base();

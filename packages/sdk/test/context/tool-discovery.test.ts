@@ -26,7 +26,7 @@ const options = (o: Partial<ToolDiscoveryOptions> = {}): ToolDiscoveryOptions =>
 });
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
 
-describe('tool discovery (issue 6 item 1; seed 000 按需发现工具)', () => {
+describe('tool discovery', () => {
   it('the first call carries only the selected set (ranked against the goal) plus the always-on tools', () => {
     const cat = catalog();
     const d = new ToolDiscovery(cat, options({ maxTools: 4 }));

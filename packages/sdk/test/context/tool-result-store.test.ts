@@ -79,7 +79,7 @@ function caught(fn: () => unknown): unknown {
   throw new Error('expected an error');
 }
 
-describe('ToolResultStore (issue 6 item 2; seed 000 工具结果与大结果续读)', () => {
+describe('ToolResultStore', () => {
   it('a result of at most 64 KiB of UTF-8 text stays inline; one byte more is stored with a preview', () => {
     const { store } = makeStore();
     const ascii = 'a'.repeat(64 * KiB);

@@ -1,4 +1,4 @@
-// Deadlines on every model call (issue 35 item 3): a first-content and a total timeout per request, on real local
+// Deadlines on every model call: a first-content and a total timeout per request, on real local
 // HTTP servers that answer with headers and keep-alive pings but no content, or trickle content forever.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../src/models/anthropic';
