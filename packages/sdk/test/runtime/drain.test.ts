@@ -228,7 +228,9 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
       const stopMs = Math.round(performance.now() - t0);
       expect(summary).toMatchObject({ drained: 0, released: 1, aborted: 1 });
       expect(summary!.ms).toBeGreaterThanOrEqual(drainMs - 1); // it did let the step run on for drainMs
-      console.info(`ignoring handler: stop({ drainMs: ${drainMs} }) returned after ${stopMs} ms (drain ${summary!.ms} ms)`);
+      console.info(
+        `ignoring handler: stop({ drainMs: ${drainMs} }) returned after ${stopMs} ms (drain ${summary!.ms} ms)`,
+      );
 
       const left = await stored(dbFile, run.id);
       expect(left.run).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null, endedAt: null });
