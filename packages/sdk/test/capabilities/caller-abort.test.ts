@@ -126,4 +126,56 @@ describe.each(STORAGE_KINDS)("the caller's abort ends an invocation at once (%s 
     // Still `unknown`: only a verifier (none here) may settle it; the late success is not taken as the outcome.
     expect((await storage.ledger.get(result.idempotencyKey!))?.state).toBe('unknown');
   });
+
+  it("a verifier that ignores the caller's abort does not hold the repeated call: it ends `unknown` at the abort", async () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const entered = { handler: 0, verifier: 0 };
+    const storage = makeStorage(kind);
+    const host = createAgentHost({ storage, logger: keptLogger().logger });
+    host.capabilities.register(
+      defineCapability({
+        id: 'server.rename',
+        version: 1,
+        title: 'Rename',
+        description: 'Renames a folder on the media server.',
+        kind: 'execute',
+        replay: 'never',
+        timeoutMs: 600_000,
+        input: Type.Object({ to: Type.String() }),
+        output: Type.Object({ ok: Type.Boolean() }),
+        // Both ignore their signal: they wait for the gate.
+        verify: async () => {
+          entered.verifier++;
+          await opened;
+          return { status: 'succeeded', output: { ok: true } };
+        },
+        handler: async () => {
+          entered.handler++;
+          await opened;
+          return { ok: true };
+        },
+      }),
+    );
+    await host.start();
+    hosts.push(host);
+    const ctx = { actor: 'user:admin' as const, runId: 'r1' };
+    const first = new AbortController();
+    const pending1 = host.invoke('server.rename', { to: 'Films' }, { ...ctx, signal: first.signal });
+    await vi.waitFor(() => expect(entered.handler).toBe(1), { timeout: 30_000, interval: 1 });
+    first.abort();
+    expect(await pending1).toMatchObject({ status: 'unknown' });
+
+    const second = new AbortController();
+    const pending2 = host.invoke('server.rename', { to: 'Films' }, { ...ctx, signal: second.signal });
+    await vi.waitFor(() => expect(entered.verifier).toBe(1), { timeout: 30_000, interval: 1 });
+    second.abort();
+    const result = await pending2;
+    expect(result).toMatchObject({ status: 'unknown', error: { code: 'OUTCOME_UNKNOWN' } });
+    expect(result.error?.message).toContain('aborted while its verifier ran');
+    expect((await storage.ledger.get(result.idempotencyKey!))?.state).toBe('unknown');
+    expect(entered.handler).toBe(1); // never run again blindly
+    open();
+  });
 });
+
