@@ -688,8 +688,10 @@ export class InvocationPipeline {
         );
       return result.output;
     };
+    // The caller's abort ends the verification at once, like a handler's (a verifier that ignores its signal).
+    const abort = abortedVerdict(p.signal);
     try {
-      const verified = await verifier({ input: p.input, entry, read, signal: p.signal });
+      const verified = await Promise.race([verifier({ input: p.input, entry, read, signal: p.signal }), abort.verdict]);
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
         if (!check.check(verified.output))
@@ -700,6 +702,8 @@ export class InvocationPipeline {
       return { status: 'unknown', reason: 'the verifier returned no verdict' };
     } catch (error) {
       return { status: 'unknown', reason: `the verifier failed: ${messageOf(error)}` };
+    } finally {
+      abort.dispose();
     }
   }
 
@@ -805,6 +809,17 @@ function abortedOutcome(capabilityId: string, sideEffecting: boolean): SettleOut
           message: `the call to ${capabilityId} was aborted while its handler ran; its result was not awaited`,
         },
       };
+}
+
+/** Resolves with an `unknown` verdict when `signal` aborts (at once if it has); `dispose` removes its listener. */
+function abortedVerdict(signal: AbortSignal): { verdict: Promise<VerifierOutcome<unknown>>; dispose: () => void } {
+  let onAbort = (): void => undefined;
+  const verdict = new Promise<VerifierOutcome<unknown>>((resolve) => {
+    onAbort = () => resolve({ status: 'unknown', reason: 'the call was aborted while its verifier ran' });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { verdict, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 function isPending(value: unknown): value is PendingOutcome<unknown> {

@@ -178,4 +178,3 @@ describe.each(STORAGE_KINDS)("the caller's abort ends an invocation at once (%s 
     open();
   });
 });
-
