@@ -39,8 +39,9 @@ export interface DrainSummary {
    */
   released: number;
   /**
-   * Runs whose step was still in flight at `drainMs`: its signal was aborted and the step ended there (an effect in
-   * it is `unknown`, whatever its handler did afterwards).
+   * Runs whose step was still in flight at `drainMs`: its signal was aborted, and a model call or capability call in
+   * it ended there (an effect in it is `unknown`, whatever its handler did afterwards). A step that was already
+   * writing its commit at that instant still commits.
    */
   aborted: number;
   /** Time the workers took to stop, in ms. */
