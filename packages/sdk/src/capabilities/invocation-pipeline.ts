@@ -507,7 +507,14 @@ export class InvocationPipeline {
     // The handler's signal: the caller's, and the call's deadline (docs/architecture.md#deadlines).
     const timeoutMs = capabilityDeadlineMs(capability, this.deps.capabilityTimeoutMs);
     const controller = new AbortController();
-    const onCallerAbort = () => controller.abort(p.signal.reason);
+    // The caller's abort (a run aborted, its lease lost, a host stop past its drain time) ends the invocation at
+    // once, like the deadline: a handler that ignores its signal does not hold the caller.
+    let callerAborted!: () => void;
+    const aborted = new Promise<void>((resolve) => (callerAborted = resolve));
+    const onCallerAbort = () => {
+      controller.abort(p.signal.reason);
+      callerAborted();
+    };
     if (p.signal.aborted) onCallerAbort();
     else p.signal.addEventListener('abort', onCallerAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -539,6 +546,7 @@ export class InvocationPipeline {
         (error: unknown) => ({ kind: 'threw' as const, error }),
       ),
       deadline.then((error) => ({ kind: 'deadline' as const, error })),
+      aborted.then(() => ({ kind: 'aborted' as const })),
     ]);
     clearTimeout(timer);
     p.signal.removeEventListener('abort', onCallerAbort);
@@ -551,8 +559,8 @@ export class InvocationPipeline {
       // The invocation ends here; what the handler does later is logged, never recorded as the outcome.
       if (first.kind === 'deadline')
         running.then(
-          () => this.#lateHandler(p, timeoutMs, 'returned'),
-          () => this.#lateHandler(p, timeoutMs, 'threw'),
+          () => this.#lateHandler(p, timeoutMs, 'returned', 'deadline'),
+          () => this.#lateHandler(p, timeoutMs, 'threw', 'deadline'),
         );
       const state = timedOutState(capability.kind, capability.replay);
       this.deps.logger.warn('capability handler ran past its deadline', {
@@ -571,6 +579,14 @@ export class InvocationPipeline {
               : timedOut.message,
         },
       };
+    }
+    if (first.kind === 'aborted') {
+      // The invocation ends here, whether the handler stops or not; what it does later is logged only.
+      running.then(
+        () => this.#lateHandler(p, timeoutMs, 'returned', 'abort'),
+        () => this.#lateHandler(p, timeoutMs, 'threw', 'abort'),
+      );
+      return abortedOutcome(capability.id, sideEffecting);
     }
     if (first.kind === 'threw') {
       const error = first.error;
@@ -621,9 +637,12 @@ export class InvocationPipeline {
     return { state: pending ? 'pending' : 'succeeded', output: json };
   }
 
-  /** A handler that settled after its deadline: logged only (the call was already settled without it). */
-  #lateHandler(p: Prepared, timeoutMs: number, how: 'returned' | 'threw'): void {
-    this.deps.logger.warn('capability handler finished after its deadline; its result was not recorded', {
+  /**
+   * A handler that settled after its deadline or after the caller's abort: logged only (the call was already
+   * settled without it).
+   */
+  #lateHandler(p: Prepared, timeoutMs: number, how: 'returned' | 'threw', after: 'deadline' | 'abort'): void {
+    this.deps.logger.warn(`capability handler finished after its ${after}; its result was not recorded`, {
       capabilityId: p.capability.id,
       invocationId: p.invocationId,
       timeoutMs,
@@ -669,8 +688,10 @@ export class InvocationPipeline {
         );
       return result.output;
     };
+    // The caller's abort ends the verification at once, like a handler's (a verifier that ignores its signal).
+    const abort = abortedVerdict(p.signal);
     try {
-      const verified = await verifier({ input: p.input, entry, read, signal: p.signal });
+      const verified = await Promise.race([verifier({ input: p.input, entry, read, signal: p.signal }), abort.verdict]);
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
         if (!check.check(verified.output))
@@ -681,6 +702,8 @@ export class InvocationPipeline {
       return { status: 'unknown', reason: 'the verifier returned no verdict' };
     } catch (error) {
       return { status: 'unknown', reason: `the verifier failed: ${messageOf(error)}` };
+    } finally {
+      abort.dispose();
     }
   }
 
@@ -763,6 +786,40 @@ export class InvocationPipeline {
     if (extra.entry?.grantId) result.grantId = extra.entry.grantId;
     return result as InvocationResult;
   }
+}
+
+/**
+ * The outcome of a call whose caller aborted it while its handler ran: a side effect is `unknown`
+ * (`OUTCOME_UNKNOWN`: it may have happened, only a verifier may settle it), a read or preview `failed`
+ * (`INVOCATION_ABORTED`).
+ */
+function abortedOutcome(capabilityId: string, sideEffecting: boolean): SettleOutcome {
+  return sideEffecting
+    ? {
+        state: 'unknown',
+        error: {
+          code: 'OUTCOME_UNKNOWN',
+          message: `the call to ${capabilityId} was aborted while its handler ran; the effect may have happened: verify it with a read before retrying`,
+        },
+      }
+    : {
+        state: 'failed',
+        error: {
+          code: 'INVOCATION_ABORTED',
+          message: `the call to ${capabilityId} was aborted while its handler ran; its result was not awaited`,
+        },
+      };
+}
+
+/** Resolves with an `unknown` verdict when `signal` aborts (at once if it has); `dispose` removes its listener. */
+function abortedVerdict(signal: AbortSignal): { verdict: Promise<VerifierOutcome<unknown>>; dispose: () => void } {
+  let onAbort = (): void => undefined;
+  const verdict = new Promise<VerifierOutcome<unknown>>((resolve) => {
+    onAbort = () => resolve({ status: 'unknown', reason: 'the call was aborted while its verifier ran' });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { verdict, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 function isPending(value: unknown): value is PendingOutcome<unknown> {

@@ -39,8 +39,9 @@ export interface HandlerContext {
   /**
    * Aborts when the caller gives up, or at the call's deadline (the capability's `timeoutMs`, else the host's
    * `capabilityTimeoutMs`; the reason is then a `CapabilityTimeoutError`, code `CAPABILITY_TIMEOUT`). Pass it
-   * on to the work the handler waits for. A side effect interrupted by it is recorded as `unknown`; whatever
-   * the handler returns after the deadline is not recorded.
+   * on to the work the handler waits for. The invocation ends when it aborts, whether the handler stops or not
+   * (a side effect is recorded as `unknown`, a read fails); whatever the handler returns afterwards is not
+   * recorded.
    */
   signal: AbortSignal;
   /** The host's time source; use it instead of `Date.now()` so tests control time. */
@@ -183,7 +184,8 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
    * the handler's `signal` aborts with a `CapabilityTimeoutError` and the invocation ends, whether the handler
    * stops or not: a `read` or `preview` (or a `replay: 'safe'` call) fails with `CAPABILITY_TIMEOUT`; any other
    * side-effecting call is settled `unknown` (code `CAPABILITY_TIMEOUT`) and is never run again blindly: the next
-   * call with the same idempotency key goes to its verifier. What the handler returns later is not recorded.
+   * call with the same idempotency key goes to its verifier (`replay: 'never'`) or runs the handler again with that
+   * key (`replay: 'reconcile'`). What the handler returns later is not recorded.
    */
   timeoutMs?: number;
   // `NoInfer`: `I` and `O` come from `input` and `output` only. Inferring them from the callbacks too

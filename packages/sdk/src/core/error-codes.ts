@@ -90,7 +90,8 @@ export const ERROR_CODES = {
   CONTEXT_INVALID: 'A field of the invocation context has the wrong type.',
   INPUT_INVALID: "The input does not match the capability's schema; the handler was not called.",
   INPUT_TOO_LARGE: "The input's JSON is larger than the configured limit (default 1 MiB); the handler was not called.",
-  INVOCATION_ABORTED: "The caller's abort signal had fired before the call started; nothing was claimed or run.",
+  INVOCATION_ABORTED:
+    "The caller's abort signal fired: before the call started (nothing was claimed or run), or while the handler of a `read` or `preview` ran (the call ends at once, whether the handler stops or not; a side-effecting call aborted while it ran is `OUTCOME_UNKNOWN`).",
   INVOCATION_FAILED: 'A model tool call failed with an error that carried no code of its own.',
   HANDLER_FAILED: 'The handler threw an error that carried no code of its own; the ledger records the call as failed.',
   HANDLER_RESULT_INVALID:

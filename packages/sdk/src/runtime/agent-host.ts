@@ -398,8 +398,9 @@ export interface AgentHost {
    * Stops the host, for good: takes no more runs at once and drains the runs in flight, then closes the storage.
    * Each run stops at its next step boundary (a wait between steps ends at once); a step in flight (a model call,
    * a capability handler) may finish within `options.drainMs` (default {@link DEFAULT_DRAIN_MS}, 10 000 ms) and
-   * is committed; past it, its signal is aborted (an effect it ran becomes `unknown` in the ledger, for its
-   * verifier; never `running`). Every unfinished run's lease is given up (status unchanged), so the next process
+   * is committed; past it, its signal is aborted and the step ends at once, whether its handler stops or not (an
+   * effect it ran becomes `unknown` in the ledger, never `running` or `succeeded`; what the handler returns later
+   * is not recorded), so the stop is bounded by `drainMs`, not by the capability deadline. Every unfinished run's lease is given up (status unchanged), so the next process
    * leases it at once. Afterwards every call that needs storage, and `start()`, is refused with `HOST_STOPPED`
    * ({@link HostLifecycleError}). Called again while stopping: the same stop; a smaller `drainMs` (counted from
    * the first call) cuts the drain short. For SIGTERM, see {@link stopOnSignals} (docs/operations.md).

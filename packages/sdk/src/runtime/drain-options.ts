@@ -12,7 +12,9 @@ export const DEFAULT_DRAIN_MS = 10_000;
 export interface StopOptions {
   /**
    * How long the steps in flight (a model call, a capability handler) may run on before their signal is
-   * aborted, in ms (default {@link DEFAULT_DRAIN_MS}). `0`: abort them at once. A finite number `>= 0`;
+   * aborted, in ms (default {@link DEFAULT_DRAIN_MS}). `0`: abort them at once. At `drainMs` a capability call in
+   * flight ends at once even when its handler ignores its signal (a side effect is settled `unknown`, a read
+   * fails), so `stop()` returns shortly after `drainMs`. A finite number `>= 0`;
    * anything else is refused with `OPTIONS_INVALID` (`details.option` `stop.drainMs`).
    */
   drainMs?: number;
@@ -36,7 +38,11 @@ export interface DrainSummary {
    * unchanged, so any worker leases them at once (no wait for the lease to expire).
    */
   released: number;
-  /** Runs whose step was still in flight at `drainMs`: its signal was aborted (an effect in it is `unknown`). */
+  /**
+   * Runs whose step was still in flight at `drainMs`: its signal was aborted, and a model call or capability call in
+   * it ended there (an effect in it is `unknown`, whatever its handler did afterwards). A step that was already
+   * writing its commit at that instant still commits.
+   */
   aborted: number;
   /** Time the workers took to stop, in ms. */
   ms: number;

@@ -31,7 +31,7 @@ export interface StoppableHost {
  * (no run is taken any more; the steps in flight finish within `drainMs` and commit; every other run is released
  * at its step boundary, so the next process picks it up at once), then `onStopped`, then (by default) exits the
  * process with code 0. A second signal while draining cuts the drain short (`drainMs: 0`: the steps in flight are
- * aborted; their effects become `unknown` for their verifiers). See docs/operations.md for the docker set-up.
+ * aborted and end at once, even a handler that ignores its signal; their effects become `unknown`). See docs/operations.md for the docker set-up.
  *
  * @example
  * ```ts

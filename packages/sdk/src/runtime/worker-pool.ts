@@ -60,7 +60,8 @@ export class WorkerPool {
   /**
    * Stops taking runs at once and drains the runs being driven: each stops at its next step boundary (a wait
    * between steps ends at once); a step in flight (a model call, a capability handler) may finish within
-   * `drainMs` and is committed; past it, its signal is aborted. Every run's lease is then released (status
+   * `drainMs` and is committed; past it, its signal is aborted (a capability call in flight then ends at once, even
+   * when its handler ignores the signal: see the invocation path). Every run's lease is then released (status
    * unchanged), so any worker leases it at once. Resolves when every loop has ended. Called again while
    * draining: the same drain, and a smaller `drainMs` (counted from the first call) cuts it short.
    * @param drainMs - how long steps in flight may run on, in ms (default 0: abort them at once)

@@ -27,8 +27,14 @@ afterEach(async () => {
  * Starts the drain worker, sends it SIGTERM once its handler runs, and waits for its exit.
  * @returns the run id, the child's exit code and signal, its drain summary, and the ms from SIGTERM to exit
  */
-async function sigtermInHandler(dbFile: string, effectsFile: string, drainMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, dbFile, effectsFile, String(drainMs)], {
+async function sigtermInHandler(
+  dbFile: string,
+  effectsFile: string,
+  drainMs: number,
+  handler: { mode: 'honour' | 'ignore'; secondSignal?: boolean } = { mode: 'honour' },
+) {
+  const args = [worker, dbFile, effectsFile, String(drainMs), handler.mode];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -39,6 +45,7 @@ async function sigtermInHandler(dbFile: string, effectsFile: string, drainMs: nu
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   let sentAt = 0;
+  let secondSent = false;
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -46,6 +53,11 @@ async function sigtermInHandler(dbFile: string, effectsFile: string, drainMs: nu
         sentAt = performance.now();
         child.kill('SIGTERM');
         resolve();
+      }
+      // The second signal, once the child got the first one (it prints "sigterm" in `ignore` mode).
+      if (handler.secondSignal && !secondSent && out.includes('sigterm\n')) {
+        secondSent = true;
+        child.kill('SIGTERM');
       }
     });
     void exited.then(() => reject(new Error(`worker exited before its handler ran: ${stderr}`)));
@@ -55,7 +67,18 @@ async function sigtermInHandler(dbFile: string, effectsFile: string, drainMs: nu
   const runId = /"runId":"([^"]+)"/.exec(out)![1]!;
   const line = out.split('\n').find((l) => l.startsWith('{"drained"'));
   const reported = line ? (JSON.parse(line) as { drained: DrainSummary | null; error: string | null }) : undefined;
-  return { runId, code, signal, reported, drainToExitMs, stderr };
+  return { runId, code, signal, reported, drainToExitMs, stderr, secondSent };
+}
+
+/** What a drained child left on its SQLite file: the run's ledger states and the run row. */
+async function leftBy(dbFile: string, runId: string) {
+  const left = new SqliteStorage({ path: dbFile });
+  await left.migrate();
+  try {
+    return { states: (await left.ledger.listByRun(runId)).map((e) => e.state), run: await left.runs.get(runId) };
+  } finally {
+    await left.close();
+  }
 }
 
 describe('SIGTERM mid-run: a clean drain of a real child process (SQLite file)', () => {
@@ -127,6 +150,44 @@ describe('SIGTERM mid-run: a clean drain of a real child process (SQLite file)',
     // The figures of the drain (reported, not asserted against the clock).
     console.info(
       `drain figures: SIGTERM → exit ${child.drainToExitMs} ms (drain ${child.reported?.drained?.ms} ms); next process start() ${startMs} ms, then run picked up (first model call) ${pickUpMs} ms, succeeded ${pickUpToEndMs} ms (lease 60 000 ms)`,
+    );
+  }, 120_000);
+
+  it('trial 35 #1: a handler that ignores its signal does not hold the drain: with drainMs 500 the child exits 0 once the drain time is over (not at the 120 s capability deadline), the summary says aborted, the call is `unknown`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-drain-sigterm-'));
+    dirs.push(dir);
+    const dbFile = join(dir, 'agent.sqlite');
+    const effectsFile = join(dir, 'effects.txt');
+    // The handler never returns by itself: the child exiting at all shows the drain ended the call.
+    const child = await sigtermInHandler(dbFile, effectsFile, 500, { mode: 'ignore' });
+    expect(child.stderr).toBe('');
+    expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
+    expect(child.reported).toMatchObject({ error: null, drained: { drained: 0, released: 1, aborted: 1 } });
+    expect(child.reported!.drained!.ms).toBeGreaterThanOrEqual(499); // the step was let run on for drainMs
+    const left = await leftBy(dbFile, child.runId);
+    expect(left.states).toEqual(['unknown']); // never `succeeded` for a call the drain cut, never `running`
+    expect(left.run).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null });
+    expect(existsSync(effectsFile)).toBe(false);
+    console.info(
+      `ignoring handler, drainMs 500: SIGTERM → exit ${child.drainToExitMs} ms (drain ${child.reported?.drained?.ms} ms)`,
+    );
+  }, 120_000);
+
+  it('trial 35 #1: the second SIGTERM ends a long drain (drainMs 60 000) at once although the handler ignores its signal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-agent-drain-sigterm-'));
+    dirs.push(dir);
+    const dbFile = join(dir, 'agent.sqlite');
+    const effectsFile = join(dir, 'effects.txt');
+    const child = await sigtermInHandler(dbFile, effectsFile, 60_000, { mode: 'ignore', secondSignal: true });
+    expect(child.secondSent).toBe(true);
+    expect(child.stderr).toBe('');
+    expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
+    expect(child.reported).toMatchObject({ error: null, drained: { drained: 0, released: 1, aborted: 1 } });
+    // Cut by the second signal: the first one's drain time (60 s) did not run out.
+    expect(child.reported!.drained!.ms).toBeLessThan(60_000);
+    expect((await leftBy(dbFile, child.runId)).states).toEqual(['unknown']);
+    console.info(
+      `ignoring handler, drainMs 60 000, second SIGTERM: first SIGTERM → exit ${child.drainToExitMs} ms (drain ${child.reported?.drained?.ms} ms)`,
     );
   }, 120_000);
 });

@@ -49,6 +49,7 @@ async function hostOn(
   gate: HandlerGate,
   scripts: FakeScript[] = [drainScript],
   runs = {},
+  note: { honoursSignal?: boolean } = {},
 ) {
   const provider = new ScriptedProvider({ scripts });
   const host = createAgentHost({
@@ -57,7 +58,7 @@ async function hostOn(
     model: { provider },
     runs: { pollMs: 5, leaseMs: 60_000, concurrency: 2, ...runs },
   });
-  host.capabilities.register(noteFile(effectsFile, gate));
+  host.capabilities.register(noteFile(effectsFile, gate, note));
   hosts.push(host);
   await host.start();
   await host.grants.create({ action: 'note.file', actor: 'user:admin' });
@@ -205,6 +206,69 @@ describe('host.stop({ drainMs }): a clean drain (real SQLite file)', () => {
     expect(after.ledger.map((e) => e.state)).toEqual(['unknown']);
     expect(effectsIn(effectsFile)).toEqual([]); // aborted before its effect; never repeated
     expect(state.entered).toBe(1);
+  });
+
+  it.each([300, 0])(
+    'trial 35 #1 + Yeachan-Heo/gajae-code#3895: a handler that ignores its signal does not hold stop({ drainMs: %i }): the call ends `unknown` at the drain deadline, the summary says aborted (true to it), and the late success is not recorded',
+    async (drainMs) => {
+      const { dbFile, effectsFile } = setUp();
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      let entered = 0;
+      // Ignores its signal: files the note only when the test opens the gate (after the stop), aborted or not.
+      const stubbornGate: HandlerGate = { entered: () => void entered++, proceed: () => opened };
+      const a = await hostOn(dbFile, effectsFile, stubbornGate, [drainScript], {}, { honoursSignal: false });
+      const run = await a.host.startRun({ goal: DRAIN_GOAL, mode: 'plan_only', actor: 'user:admin' });
+      await vi.waitFor(() => expect(entered).toBe(1), { timeout: 30_000, interval: 5 });
+
+      let summary: DrainSummary | undefined;
+      const t0 = performance.now();
+      // Resolves although the handler never returns by itself (its deadline is the default 120 s): the drain ends it.
+      await a.host.stop({ drainMs, onDrained: (s) => (summary = s) });
+      const stopMs = Math.round(performance.now() - t0);
+      expect(summary).toMatchObject({ drained: 0, released: 1, aborted: 1 });
+      expect(summary!.ms).toBeGreaterThanOrEqual(drainMs - 1); // it did let the step run on for drainMs
+      console.info(
+        `ignoring handler: stop({ drainMs: ${drainMs} }) returned after ${stopMs} ms (drain ${summary!.ms} ms)`,
+      );
+
+      const left = await stored(dbFile, run.id);
+      expect(left.run).toMatchObject({ status: 'running', leaseOwner: null, leaseExpiresAt: null, endedAt: null });
+      expect(left.ledger.map((e) => e.state)).toEqual(['unknown']);
+      expect(left.ledger[0]!.error).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+
+      open(); // the handler files its note after all (the effect happened, late)
+      await vi.waitFor(() => expect(effectsIn(effectsFile)).toEqual(['note 1']), { timeout: 30_000, interval: 5 });
+      expect((await stored(dbFile, run.id)).ledger.map((e) => e.state)).toEqual(['unknown']);
+
+      const b = await hostOn(dbFile, effectsFile, testGate().gate);
+      const done = await waitForStatus(b.host, run.id, [...ENDED], { timeoutMs: 30_000 });
+      expect(done.status).toBe('succeeded');
+      const after = await stored(dbFile, run.id);
+      expect(toolResults(after.messages)).toEqual([
+        expect.objectContaining({ status: 'unknown', error: expect.objectContaining({ code: 'OUTCOME_UNKNOWN' }) }),
+      ]);
+      expect(effectsIn(effectsFile)).toEqual(['note 1']); // never run again
+      expect(entered).toBe(1);
+    },
+  );
+
+  it('a second stop({ drainMs: 0 }) while a long drain waits on a handler that ignores its signal ends the drain at once (what the second SIGTERM of stopOnSignals does)', async () => {
+    const { dbFile, effectsFile } = setUp();
+    let entered = 0;
+    const never = new Promise<void>(() => undefined);
+    const stubbornGate: HandlerGate = { entered: () => void entered++, proceed: () => never };
+    const a = await hostOn(dbFile, effectsFile, stubbornGate, [drainScript], {}, { honoursSignal: false });
+    const run = await a.host.startRun({ goal: DRAIN_GOAL, mode: 'plan_only', actor: 'user:admin' });
+    await vi.waitFor(() => expect(entered).toBe(1), { timeout: 30_000, interval: 5 });
+
+    let summary: DrainSummary | undefined;
+    const first = a.host.stop({ drainMs: 600_000, onDrained: (s) => (summary = s) });
+    const second = a.host.stop({ drainMs: 0 });
+    await Promise.all([first, second]);
+    expect(summary).toMatchObject({ drained: 0, released: 1, aborted: 1 });
+    expect(summary!.ms).toBeLessThan(600_000); // cut by the second call, not by the first one's drain
+    expect((await stored(dbFile, run.id)).ledger.map((e) => e.state)).toEqual(['unknown']);
   });
 
   it('a model turn that ends while the host drains starts none of its calls: each is answered HOST_STOPPING and the next host asks the model again', async () => {
