@@ -1,10 +1,5 @@
-import {
-  parseActor,
-  type AuthorizationVerdict,
-  type AuthorizationRequest,
-  type Authorizer,
-  type DenialCode,
-} from '@media-agent/sdk';
+import type { AuthorizationVerdict, AuthorizationRequest, Authorizer, DenialCode } from '@media-agent/sdk';
+import { parseActor } from '@media-agent/sdk/authorization';
 import type { StorageSession } from '@media-agent/sdk/storage';
 import type { V2RouteEffect } from './operations';
 

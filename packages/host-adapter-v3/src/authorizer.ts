@@ -1,4 +1,5 @@
-import { parseActor, type AuthorizationVerdict, type AuthorizationRequest, type Authorizer } from '@media-agent/sdk';
+import type { AuthorizationVerdict, AuthorizationRequest, Authorizer } from '@media-agent/sdk';
+import { parseActor } from '@media-agent/sdk/authorization';
 import type { StorageSession } from '@media-agent/sdk/storage';
 import { v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';

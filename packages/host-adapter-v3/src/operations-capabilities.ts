@@ -10,7 +10,8 @@ import {
   type Verifier,
 } from '@media-agent/sdk';
 import type { PlanService } from '@media-agent/sdk/authorization';
-import { MediaAgentError, parseActor } from '@media-agent/sdk';
+import { MediaAgentError } from '@media-agent/sdk';
+import { parseActor } from '@media-agent/sdk/authorization';
 import { MediaStateError } from '@media-agent/sdk/media';
 import type { V3Client } from './client';
 import { V3_OPERATIONS } from './contract/operations';

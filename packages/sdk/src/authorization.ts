@@ -5,8 +5,9 @@
  * @remarks
  * A host reaches these services through `AgentHost` (`host.approvals`, `host.grants`, `host.plans`,
  * `host.policies`, `host.automation`); this entry holds their classes, their input types and the pure
- * rules beside them. The authorizer port itself (`Authorizer`, `AuthorizationRequest`,
- * `AuthorizationVerdict`) and actors (`Actor`, `parseActor`) are in the root entry. See docs/security.md.
+ * rules beside them, and `parseActor`, which splits an actor string into its kind and id for an authorizer.
+ * The authorizer port itself (`Authorizer`, `AuthorizationRequest`, `AuthorizationVerdict`) and the actor types
+ * (`Actor`, `ActorKind`, `ActorRole`) are in the root entry. See docs/security.md.
  *
  * @example
  * ```ts
@@ -19,7 +20,7 @@
  *
  * @packageDocumentation
  */
-export { isHumanActor, defaultRoleOf } from './core/actor';
+export { isHumanActor, defaultRoleOf, parseActor } from './core/actor';
 export { DEFAULT_IDENTITY_RESOLVER } from './ports/identity';
 export { IDENTITY_TIMEOUT_MS } from './authorization/identity-deadline';
 export { AUTHENTICATE_TIMEOUT_MS } from './core/deadline';

@@ -125,7 +125,7 @@ export type { CapabilityRegistry } from './capabilities/capability-registry';
 export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
 // actors and the authorizer port (the services behind approvals, grants, plans and policies: `/authorization`)
-export { parseActor, type Actor, type ActorKind, type ActorRole } from './core/actor';
+export type { Actor, ActorKind, ActorRole } from './core/actor';
 export type { IdentityResolver } from './ports/identity';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';

@@ -4,6 +4,9 @@ import type { ManualClock } from '../ports/clock';
 import type { AgentHost } from '../runtime/agent-host';
 import type { RunRecord, RunStatus } from '../core/run-records';
 
+/** The statuses a run does not leave. */
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
+
 /**
  * Waits until a run reaches one of `statuses`, polling every 5 ms of real time; with a
  * {@link ManualClock} and `tickMs`, advances the clock by `tickMs` between polls (so downloads and
@@ -19,8 +22,6 @@ import type { RunRecord, RunStatus } from '../core/run-records';
  *   ended in a status that is not one of `statuses`
  * @public
  */
-const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
-
 export async function waitForRunStatus(
   host: Pick<AgentHost, 'getRun'>,
   runId: string,

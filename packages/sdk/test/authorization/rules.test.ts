@@ -4,7 +4,7 @@ import { checkApproval } from '../../src/authorization/approval-rules';
 import { checkGrant } from '../../src/authorization/grant-rules';
 import { utcDayStart } from '../../src/core/utc-day';
 import { evaluateAuthorization, type AuthorizationFacts } from '../../src/authorization/evaluate';
-import { parseActor } from '../../src/index';
+import { parseActor } from '../../src/authorization';
 import { type ApprovalRecord, type GrantRecord, type PlanRecord } from '../../src/storage';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
