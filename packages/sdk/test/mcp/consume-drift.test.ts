@@ -78,8 +78,9 @@ describe('consumed MCP servers: tool drift', () => {
     expect(server.stats.runs.grab).toBe(1);
     expect(await host.decisions({ kind: 'mcp_tool_changed' })).toHaveLength(1);
     expect(changes.map((c) => [c.change, c.tool])).toEqual([['changed', 'grab']]);
-    // The unchanged tool keeps working.
-    expect(await invoke('search', { query: 'x' })).toMatchObject({ status: 'succeeded' });
+    // The unchanged tool keeps working (the error, if any, is shown).
+    const search = await invoke('search', { query: 'x' });
+    expect([search.status, search.error?.message]).toEqual(['succeeded', undefined]);
 
     // Listing the accepted definition again does not re-enable it: only a registration does.
     server.tools[1]!.description = 'Send a release to the downloader.';
