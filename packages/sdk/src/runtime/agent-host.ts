@@ -397,13 +397,13 @@ export interface AgentHost {
   /**
    * Stops the host, for good: takes no more runs at once and drains the runs in flight, then closes the storage.
    * Each run stops at its next step boundary (a wait between steps ends at once); a step in flight (a model call,
-   * a capability handler) may finish within `options.drainMs` (default {@link DEFAULT_DRAIN_MS}, 10 000 ms) and
+   * a capability handler) may finish within `options.drainMs` (default `DEFAULT_DRAIN_MS` of `@media-agent/sdk/operations`, 10 000 ms) and
    * is committed; past it, its signal is aborted and the step ends at once, whether its handler stops or not (an
    * effect it ran becomes `unknown` in the ledger, never `running` or `succeeded`; what the handler returns later
    * is not recorded), so the stop is bounded by `drainMs`, not by the capability deadline. Every unfinished run's lease is given up (status unchanged), so the next process
    * leases it at once. Afterwards every call that needs storage, and `start()`, is refused with `HOST_STOPPED`
    * ({@link HostLifecycleError}). Called again while stopping: the same stop; a smaller `drainMs` (counted from
-   * the first call) cuts the drain short. For SIGTERM, see {@link stopOnSignals} (docs/operations.md).
+   * the first call) cuts the drain short. For SIGTERM, see `stopOnSignals` in `@media-agent/sdk/operations` (docs/operations.md).
    * @param options - `drainMs`: ms the steps in flight may run on (`0`: abort them at once); `onDrained`: called
    *   with what the drain did ({@link DrainSummary}: runs drained, released, aborted, ms taken), also logged
    * @throws `OPTIONS_INVALID` for a `drainMs` that is not a finite number `>= 0`, or an `onDrained` that is not a

@@ -78,6 +78,9 @@ describe('first-content deadline', () => {
       baseUrl: server.url,
       dialect: 'ollama',
       firstContentTimeoutMs: deadline,
+      // The first-byte deadline follows the first-content one unless set: kept apart, so a loaded machine that
+      // is slow to send the headers cannot turn this into a first_byte cut.
+      firstByteTimeoutMs: 60_000,
       idleTimeoutMs: 60_000,
       retry: { maxAttempts: 1 },
     });
@@ -88,7 +91,7 @@ describe('first-content deadline', () => {
     expect(error.code).toBe('PROVIDER_TIMEOUT');
     expect(error.details).toMatchObject({ phase: 'first_content', timeoutMs: deadline, attempts: 1 });
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'error' });
-    expect(server.ticks, 'the server kept the stream alive meanwhile').toBeGreaterThan(3);
+    expect(server.ticks, 'the server kept the stream alive meanwhile').toBeGreaterThan(0);
     // libuv's timers run on a clock of whole milliseconds: the cut may be seen up to 1 ms before the exact figure.
     expect(elapsed).toBeGreaterThanOrEqual(deadline - 1);
     expect(elapsed).toBeLessThan(deadline + 30_000);
@@ -104,6 +107,7 @@ describe('first-content deadline', () => {
       apiKey: 'sk-test',
       baseUrl: server.url,
       firstContentTimeoutMs: deadline,
+      firstByteTimeoutMs: 60_000,
       retry,
     });
     const t0 = performance.now();
