@@ -2,11 +2,11 @@
 // Messages-wire server, SQLite storage, a host stopped mid-run and another host resuming it. The server
 // refuses (400, the API's wording) any request whose assistant turn does not carry every thinking and
 // redacted_thinking block back byte-identical and in place.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost } from '../../src/index';
+import { describe, expect, it } from 'vitest';
+import { ConsoleLogger, createAgentHost, ManualClock } from '../../src/index';
 import { AnthropicProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { WireReplayServer, type RecordedRequest, type ReplayResponse } from '../../src/testing';
@@ -18,16 +18,9 @@ import {
   refuseAlteredThinking,
   thinkingBlock,
 } from '../models/thinking-wire';
-import { makeWorld, waitForStatus } from './harness';
+import { closedAfterEach, makeWorld, waitForStatus } from './harness';
 
-const hosts: AgentHost[] = [];
-const servers: WireReplayServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { hosts, servers, dirs } = closedAfterEach<WireReplayServer>();
 
 const thinkingA = thinkingBlock(
   'The user wants Dune downloaded. First check whether it is already in the library.',

@@ -1,4 +1,6 @@
+import { rmSync } from 'node:fs';
 import Type from 'typebox';
+import { afterEach } from 'vitest';
 import {
   ConsoleLogger,
   ManualClock,
@@ -11,10 +13,29 @@ import {
   type IdGenerator,
   type IdentityResolver,
   type StorageAdapter,
+  type AgentHost,
 } from '../../src/index';
 import type { TracingOptions } from '../../src/loop';
 import { MemoryStorage } from '../../src/storage';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
+
+/**
+ * What a test file opens and must close after each test, registered with `afterEach`: hosts (stopped), servers
+ * (closed), temporary directories (removed), in that order.
+ */
+export function closedAfterEach<S extends { close(): unknown }>(): {
+  hosts: AgentHost[];
+  servers: S[];
+  dirs: string[];
+} {
+  const opened = { hosts: [] as AgentHost[], servers: [] as S[], dirs: [] as string[] };
+  afterEach(async () => {
+    for (const h of opened.hosts.splice(0)) await h.stop().catch(() => undefined);
+    await Promise.all(opened.servers.splice(0).map((s) => s.close()));
+    for (const d of opened.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return opened;
+}
 
 /** A tiny world for run tests: a library, a downloader whose jobs import after `importAfterMs`. */
 export function makeWorld(clock: ManualClock) {

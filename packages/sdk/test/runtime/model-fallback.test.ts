@@ -1,10 +1,10 @@
 // Fallback chains through the real runtime: an Anthropic primary and an OpenAI-compatible fallback, each a local
 // HTTP server replaying its real wire format, over undici, with SQLite storage in a temp directory and the host's
 // manual clock (the cool-down moves with it, never with the wall clock).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConsoleLogger,
   createAgentHost,
@@ -21,17 +21,10 @@ import { transcriptEvents, WireReplayServer, type RecordedRequest, type ReplayRe
 import { fixture } from '../models/helpers';
 import { anthropicTurn } from '../models/thinking-wire';
 import { noteWrite, notesRead } from './fixtures/step-crash-scripts';
-import { makeWorld, runEvents, waitForStatus } from './harness';
+import { closedAfterEach, makeWorld, runEvents, waitForStatus } from './harness';
 import { openaiReply } from './wire-host';
 
-const hosts: AgentHost[] = [];
-const servers: WireReplayServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { hosts, servers, dirs } = closedAfterEach<WireReplayServer>();
 
 type Responder = (req: RecordedRequest, index: number) => ReplayResponse;
 const PRIMARY_MODEL = 'claude-sonnet-4-5';

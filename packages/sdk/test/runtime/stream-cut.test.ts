@@ -1,25 +1,18 @@
 // A model stream cut short, through the real runtime (AnthropicProvider over undici, SQLite): before any
 // content the call is retried and the run goes on; after a complete tool call the turn fails with a typed
 // error and the tool never runs.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost } from '../../src/index';
 import { AnthropicProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { CutServer, type CutResponse } from '../models/cut-server';
 import { anthropicTurn } from '../models/thinking-wire';
-import { makeWorld, runEvents, waitForStatus } from './harness';
+import { closedAfterEach, makeWorld, runEvents, waitForStatus } from './harness';
 
-const hosts: AgentHost[] = [];
-const servers: CutServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { hosts, servers, dirs } = closedAfterEach<CutServer>();
 
 const query = anthropicTurn([{ type: 'tool_use', id: 'toolu_01', name: 'inventory_query', input: { title: 'Dune' } }]);
 const answer = anthropicTurn([{ type: 'text', text: 'Dune is in the library.' }], 'end_turn');

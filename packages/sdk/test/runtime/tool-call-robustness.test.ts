@@ -1,24 +1,17 @@
 // Tool calls from servers and models that misbehave, driven through the real runtime: an
 // OpenAI-compatible provider over undici against a local replay server, SQLite storage.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ConsoleLogger, createAgentHost, ManualClock, type AgentHost, type RunOptions } from '../../src/index';
+import { describe, expect, it } from 'vitest';
+import { ConsoleLogger, createAgentHost, ManualClock, type RunOptions } from '../../src/index';
 import { OpenAICompatibleProvider } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { transcriptEvents, WireReplayServer, type ReplayResponse } from '../../src/testing';
 import { fixture } from '../models/helpers';
-import { makeWorld, runEvents, waitForStatus } from './harness';
+import { closedAfterEach, makeWorld, runEvents, waitForStatus } from './harness';
 
-const hosts: AgentHost[] = [];
-const servers: WireReplayServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.stop().catch(() => undefined);
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { hosts, servers, dirs } = closedAfterEach<WireReplayServer>();
 
 /** An OpenAI-style chunk stream written by hand: one line per `data:` payload. */
 function chunks(...lines: object[]): string {
