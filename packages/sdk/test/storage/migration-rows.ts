@@ -39,6 +39,7 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 7, name: 'budget counters and reservations' },
   { version: 8, name: 'ledger entries by run' },
   { version: 9, name: 'drop indexes no query uses' },
+  { version: 10, name: 'nas operations' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
@@ -56,6 +57,7 @@ export const SECONDARY_INDEXES = [
   'ledger_state_settled',
   'policies_kind',
   'runs_created',
+  'runs_ended',
   'runs_session_created',
   'runs_status_created',
 ];

@@ -321,6 +321,22 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `DROP INDEX "{schema}".ledger_state_claimed`,
     ],
   },
+  {
+    version: 10,
+    name: 'nas operations',
+    // The same as SQLite's migration 10: audit chain columns, `runs.pruned_at`, named leases, terminal runs by end.
+    statements: [
+      `ALTER TABLE "{schema}".audit ADD COLUMN prev_hash text`,
+      `ALTER TABLE "{schema}".audit ADD COLUMN hash text`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN pruned_at bigint`,
+      `CREATE TABLE "{schema}".leases (
+        name text PRIMARY KEY,
+        owner text NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX runs_ended ON "{schema}".runs (ended_at, id) WHERE ended_at IS NOT NULL AND pruned_at IS NULL`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -351,6 +351,26 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `DROP INDEX ledger_state_claimed`,
     ],
   },
+  {
+    version: 10,
+    name: 'nas operations',
+    // The tamper-evident audit chain (docs/audit.md): each row's hash over its canonical content and the previous
+    // row's hash; rows written before this version are sealed by the adapter right after migrating. A run whose
+    // events and messages retention removed keeps its row (goal, status, report) with `pruned_at` set. Leases by
+    // name let one process of many do host-wide work (scheduled maintenance).
+    statements: [
+      `ALTER TABLE audit ADD COLUMN prev_hash TEXT`,
+      `ALTER TABLE audit ADD COLUMN hash TEXT`,
+      `ALTER TABLE runs ADD COLUMN pruned_at INTEGER`,
+      `CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+      // Retention finds terminal runs by end time, oldest first, and skips the ones already pruned.
+      `CREATE INDEX runs_ended ON runs (ended_at, id) WHERE ended_at IS NOT NULL AND pruned_at IS NULL`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {
