@@ -230,12 +230,16 @@ export interface PolicyRevisionRecord {
 }
 
 /**
- * Audit actions written by the invocation path: `capability.invoke` (the handler ran, or its recorded
+ * Audit actions. Written by the invocation path: `capability.invoke` (the handler ran, or its recorded
  * result was returned), `capability.denied` (authorization said no), `capability.refused` (the call
  * was refused before authorization: unknown capability, invalid or oversized input, invalid context).
+ * Written by maintenance: `audit.pruned`, the chain checkpoint retention appends when it removes the oldest rows
+ * (actor `system:maintenance`, capability id `maintenance.prune`; its `inputSummary` is the canonical JSON
+ * `{"firstSeq","headHash","rows","throughSeq"}` of the removed rows: the first and last `seq`, how many, and the
+ * `hash` of the last one, which the first remaining row links to — docs/audit.md).
  * @public
  */
-export type AuditAction = 'capability.invoke' | 'capability.denied' | 'capability.refused';
+export type AuditAction = 'capability.invoke' | 'capability.denied' | 'capability.refused' | 'audit.pruned';
 
 /**
  * One audit row: written for every invocation.
