@@ -129,6 +129,12 @@ export const ERROR_CODES = {
     'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
 
+  // Maintenance (retention and prune)
+  MAINTENANCE_BUSY:
+    'A prune was asked while another one runs: in this process, or in another process holding the `maintenance` lease of the same store; try again when it ends.',
+  MAINTENANCE_UNSUPPORTED:
+    'The storage adapter has no maintenance repository (`storage.maintenance`), so retention cannot prune it; the SDK stores have one.',
+
   // Runs
   RUN_NOT_FOUND: 'No run has the id.',
   RUN_REQUEST_INVALID:
