@@ -4,6 +4,7 @@
 // the store's own repositories (the audit chain stays sealed); the bulk — events and messages — through raw
 // better-sqlite3 inserts into the migrated file, in one transaction.
 import Database from 'better-sqlite3';
+import type { StorageAdapter } from '../packages/sdk/src/ports/storage-adapter';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 import {
   approval,
@@ -16,9 +17,13 @@ import {
 const DAY = 86_400_000;
 
 /** What to write. */
-export interface PruneFixtureOptions {
+export interface PruneFixtureOptions extends SeedOptions {
   /** The database file (created). */
   file: string;
+}
+
+/** How many records of each age. */
+export interface SeedOptions {
   /** Finished runs older than the default retention (200 days). */
   oldRuns: number;
   /** Finished runs of yesterday (kept). */
@@ -50,10 +55,42 @@ const payload = (i: number) =>
     items: [i, i + 1, i + 2],
   });
 
-/** Writes the fixture; see the file comment. */
+/** Writes the fixture into a new SQLite file; see the file comment. */
 export async function writePruneFixture(o: PruneFixtureOptions): Promise<PruneFixture> {
   const storage = createSqliteStorage({ path: o.file });
   await storage.migrate();
+  const ids = await seedRecords(storage, o);
+  await storage.close();
+  return { ...ids, events: writeBulk(o.file, o) };
+}
+
+/**
+ * Writes the same store through any adapter (migrated), events and messages through its repositories too (for
+ * small stores: PostgreSQL, memory).
+ */
+export async function seedPruneStore(storage: StorageAdapter, o: SeedOptions): Promise<PruneFixture> {
+  const ids = await seedRecords(storage, o);
+  let events = 0;
+  for (const runId of [...ids.oldRunIds, ...ids.recentRunIds, ...ids.liveRunIds]) {
+    const run = await storage.runs.get(runId);
+    const at = run?.endedAt ?? run?.updatedAt ?? o.now;
+    await storage.transaction(async (s) => {
+      for (let seq = 1; seq <= o.eventsPerRun; seq++, events++)
+        await s.events.append({
+          runId,
+          type: seq === 1 ? 'run_started' : 'tool_result',
+          at: at - o.eventsPerRun + seq,
+          data: JSON.parse(payload(events)),
+        });
+      for (let seq = 1; seq <= o.messagesPerRun; seq++)
+        await s.messages.append(runId, { role: seq % 2 ? 'user' : 'assistant', content: payload(seq) }, at);
+    });
+  }
+  return { ...ids, events };
+}
+
+/** Runs (old, recent, live), one audit row each, settled ledger entries, decided approvals and their plans. */
+async function seedRecords(storage: StorageAdapter, o: SeedOptions): Promise<Omit<PruneFixture, 'events'>> {
   const oldRunIds: string[] = [];
   const recentRunIds: string[] = [];
   const liveRunIds: string[] = [];
@@ -116,9 +153,12 @@ export async function writePruneFixture(o: PruneFixtureOptions): Promise<PruneFi
       }
     });
   }
-  await storage.close();
+  return { oldRunIds, recentRunIds, liveRunIds };
+}
 
-  const db = new Database(o.file);
+/** Events and messages of every run, raw, in one transaction; returns the events written. */
+function writeBulk(file: string, o: SeedOptions): number {
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   const event = db.prepare('INSERT INTO run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
   const message = db.prepare('INSERT INTO run_messages (run_id, seq, message, at) VALUES (?, ?, ?, ?)');
@@ -144,5 +184,5 @@ export async function writePruneFixture(o: PruneFixtureOptions): Promise<PruneFi
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  return { oldRunIds, recentRunIds, liveRunIds, events };
+  return events;
 }
