@@ -11,6 +11,7 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../core/records';
+import type { MaintenanceRepository, RetentionKind } from './maintenance-repository';
 import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
@@ -235,6 +236,12 @@ export interface StorageSession {
   readonly grantUsage: GrantUsageRepository;
   /** Spending counters per subject and period, and model-call reservations (docs/budgets.md). */
   readonly budgetUsage: BudgetUsageRepository;
+  /**
+   * Retention (what may be removed of each {@link RetentionKind}, in bounded batches, never a live item) and named
+   * leases (one maintenance process of many). On the adapter, `prune` and the leases are each one transaction;
+   * `estimate` and `usage` only read.
+   */
+  readonly maintenance: MaintenanceRepository;
 }
 
 /**

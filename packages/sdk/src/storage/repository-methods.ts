@@ -20,6 +20,7 @@ export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
   'decisions',
   'grantUsage',
   'budgetUsage',
+  'maintenance',
 ];
 
 /**
@@ -41,4 +42,6 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   'listQueued',
   'reservation',
   'reservations',
+  'estimate',
+  'usage',
 ]);

@@ -18,9 +18,9 @@ function firstAfter(log: readonly AuditRecord[], after: number): number {
 /** The audit log repository (append-only, `seq` order). Synchronous; writes register their undo on `t`. @internal */
 export function memoryAuditRepository(t: MemoryTables): SyncRepository<StorageSession['audit']> {
   let auditSeq = 0;
-  const auditIds = new Set<string>();
-  /** Audit rows in `seq` order (append-only; a rollback pops its own appends). */
-  const auditLog: AuditRecord[] = [];
+  const auditIds = t.auditIds;
+  /** Audit rows in `seq` order (appended; a rollback pops its own appends; retention removes a prefix). */
+  const auditLog = t.auditLog;
   return {
     append: (record) => {
       if (auditIds.has(record.id)) throw new StorageError(`MemoryStorage: duplicate id ${record.id} in audit`);

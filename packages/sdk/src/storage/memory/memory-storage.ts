@@ -17,6 +17,7 @@ import { memoryInboxRepository } from './inbox-repository';
 import { memoryGrantUsageRepository } from './grant-usage-repository';
 import { memoryBudgetUsageRepository } from './budget-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
+import { memoryMaintenanceRepository } from './maintenance-repository';
 import { READ_METHODS, REPOSITORY_NAMES as REPOSITORIES } from '../repository-methods';
 
 /**
@@ -70,6 +71,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly grantUsage: StorageSession['grantUsage'];
   /** {@inheritDoc StorageSession.budgetUsage} */
   readonly budgetUsage: StorageSession['budgetUsage'];
+  /** {@inheritDoc StorageSession.maintenance} */
+  readonly maintenance: StorageSession['maintenance'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
@@ -112,6 +115,7 @@ export class MemoryStorage implements StorageAdapter {
     this.decisions = on.decisions;
     this.grantUsage = on.grantUsage;
     this.budgetUsage = on.budgetUsage;
+    this.maintenance = on.maintenance;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -207,13 +211,14 @@ export class MemoryStorage implements StorageAdapter {
 
   #createCore(): SyncSession {
     const t = this.#tables;
+    const audit = memoryAuditRepository(t);
     return {
       ledger: memoryLedgerRepository(t),
       approvals: memoryApprovalRepository(t),
       grants: memoryGrantRepository(t),
       plans: memoryPlanRepository(t),
       policies: memoryPolicyRevisionRepository(t),
-      audit: memoryAuditRepository(t),
+      audit,
       settings: memorySettingsRepository(t),
       runs: memoryRunRepository(t),
       events: memoryRunEventRepository(t),
@@ -222,6 +227,7 @@ export class MemoryStorage implements StorageAdapter {
       grantUsage: memoryGrantUsageRepository(t),
       budgetUsage: memoryBudgetUsageRepository(t),
       decisions: memoryDecisionRepository(t),
+      maintenance: memoryMaintenanceRepository(t, audit.append),
     };
   }
 }

@@ -1,3 +1,5 @@
+import type { AuditRecord } from '../../core/records';
+import type { RunEventRecord, RunMessageRecord } from '../../core/run-records';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
 
@@ -14,7 +16,8 @@ export type TableName =
   | 'decisions'
   | 'grantUsage'
   | 'budgetUsage'
-  | 'budgetReservations';
+  | 'budgetReservations'
+  | 'leases';
 const TABLES: readonly TableName[] = [
   'ledger',
   'approvals',
@@ -28,6 +31,7 @@ const TABLES: readonly TableName[] = [
   'grantUsage',
   'budgetUsage',
   'budgetReservations',
+  'leases',
 ];
 /** Reverts one write. @internal */
 export type Undo = () => void;
@@ -117,6 +121,55 @@ export class MemoryTables {
 
   constructor() {
     for (const t of TABLES) this.#tables.set(t, new Map());
+  }
+
+  /** The audit log, in `seq` order (kept by the audit repository; retention removes a prefix). */
+  readonly auditLog: AuditRecord[] = [];
+  /** The ids of {@link MemoryTables.auditLog}. */
+  readonly auditIds = new Set<string>();
+  /** Every run event, in `globalSeq` order. */
+  readonly eventLog: RunEventRecord[] = [];
+  /** Each run's events, in `seq` order. */
+  readonly eventsByRun = new Map<string, RunEventRecord[]>();
+  /** Each run's messages, in `seq` order. */
+  readonly messagesByRun = new Map<string, RunMessageRecord[]>();
+
+  /** Keeps only the items of `log` that `keep` accepts (in place), undoably; returns the removed ones. */
+  filterLog<T>(log: T[], keep: (item: T) => boolean): T[] {
+    const before = log.slice();
+    const removed = before.filter((item) => !keep(item));
+    if (removed.length === 0) return removed;
+    const kept = before.filter(keep);
+    log.splice(0, log.length, ...kept);
+    this.undo!.push(() => {
+      log.splice(0, log.length, ...before);
+    });
+    return removed;
+  }
+
+  /** When retention pruned each run (ms), by run id (the SQL stores' `runs.pruned_at`). */
+  readonly prunedRuns = new Map<string, number>();
+
+  /** Sets `key` of `map` to `value`, undoably. */
+  setKey<K, V>(map: Map<K, V>, key: K, value: V): void {
+    const had = map.has(key);
+    const previous = map.get(key);
+    map.set(key, value);
+    this.undo!.push(() => {
+      if (had) map.set(key, previous as V);
+      else map.delete(key);
+    });
+  }
+
+  /** Removes `key` from `map`, undoably; returns its value. */
+  removeKey<K, V>(map: Map<K, V>, key: K): V | undefined {
+    if (!map.has(key)) return undefined;
+    const value = map.get(key)!;
+    map.delete(key);
+    this.undo!.push(() => {
+      map.set(key, value);
+    });
+    return value;
   }
 
   /** Registers the index a repository keeps over `name` (one per table). */

@@ -5,9 +5,9 @@ import { copy, type MemoryTables, type SyncRepository } from './memory-tables';
 /** The run events repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryRunEventRepository(t: MemoryTables): SyncRepository<StorageSession['events']> {
   /** Every run event, in `globalSeq` order (append-only; a rollback pops its own appends). */
-  const eventLog: RunEventRecord[] = [];
+  const eventLog = t.eventLog;
   /** Run id → its events, index `seq - 1`. */
-  const eventsByRun = new Map<string, RunEventRecord[]>();
+  const eventsByRun = t.eventsByRun;
   /** Last global event sequence handed out; never lowered, so a rolled-back append leaves a gap, never a reuse. */
   let globalSeq = 0;
   return {

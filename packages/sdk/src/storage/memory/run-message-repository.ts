@@ -5,7 +5,7 @@ import { copy, type MemoryTables, type SyncRepository } from './memory-tables';
 /** The run conversation repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryRunMessageRepository(t: MemoryTables): SyncRepository<StorageSession['messages']> {
   /** Run id → its conversation, index `seq - 1`. */
-  const messagesByRun = new Map<string, RunMessageRecord[]>();
+  const messagesByRun = t.messagesByRun;
   return {
     append: (runId, message, at) => {
       const seq = (messagesByRun.get(runId)?.length ?? 0) + 1;

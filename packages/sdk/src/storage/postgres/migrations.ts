@@ -335,6 +335,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         expires_at bigint NOT NULL
       )`,
       `CREATE INDEX runs_ended ON "{schema}".runs (ended_at, id) WHERE ended_at IS NOT NULL AND pruned_at IS NULL`,
+      `CREATE INDEX runs_pruned ON "{schema}".runs (ended_at, id) WHERE pruned_at IS NOT NULL`,
+      `CREATE INDEX runs_parent ON "{schema}".runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
+      `CREATE INDEX budget_reservations_run ON "{schema}".budget_reservations (run_id)`,
+      `CREATE INDEX plans_updated ON "{schema}".plans (updated_at, id)`,
+      `CREATE INDEX grant_usage_day ON "{schema}".grant_usage (day)`,
+      `CREATE INDEX budget_usage_start ON "{schema}".budget_usage (start)`,
     ],
   },
 ];

@@ -17,6 +17,8 @@ export const POSTGRES_DIALECT: SqlDialect = {
   skipLocked: '\n    FOR UPDATE SKIP LOCKED',
   notify: (topic) => `pg_notify('{channel}', '${topic}')`,
   lockReads: false,
+  rowBytes: (alias) => `pg_column_size(${alias}.*)`,
+  returnedBytes: (alias) => `pg_column_size(${alias}.*)`,
 };
 
 /** {@link POSTGRES_DIALECT} inside `transaction(fn)`: reads that a budget check depends on lock their row. @internal */

@@ -6,14 +6,14 @@ import { MediaAgentError } from '../../core/errors';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { StorageError } from '../errors';
 import { REPOSITORY_NAMES } from '../repository-methods';
-import { bindStatements, type Query } from '../sql/query';
+import { bindPrograms, bindStatements, type Query } from '../sql/query';
 import { sessionStatements } from '../sql/session-statements';
 import { POSTGRES_DIALECT, POSTGRES_TRANSACTION_DIALECT } from './postgres-dialect';
 import { pgExecutor, type PgRunner, type SqlCompiler } from './postgres-executor';
 import { pgAppendEvent } from './run-event-append';
 
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */
-export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append']);
+export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append', 'maintenance.prune']);
 
 /**
  * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
@@ -25,6 +25,11 @@ function pgRepository(
   inTransaction: boolean,
 ): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const statements = sessionStatements(inTransaction ? POSTGRES_TRANSACTION_DIALECT : POSTGRES_DIALECT);
+  if (name === 'maintenance') {
+    // Retention appends its checkpoint rows through the session's own audit append.
+    const audit = pgRepository('audit', run, inTransaction);
+    return bindPrograms(statements.maintenance, run, (record) => audit.append!(record));
+  }
   const repo = bindStatements<Record<string, (...args: unknown[]) => Promise<unknown>>>(statements[name], run);
   if (name === 'events') repo.append = (event) => pgAppendEvent(run, event as Parameters<typeof pgAppendEvent>[1]);
   return repo;

@@ -129,6 +129,7 @@ export class PostgresStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.decisions} */ readonly decisions!: StorageSession['decisions'];
   /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
+  /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})

@@ -37,4 +37,15 @@ export interface SqlDialect {
    * transaction; SQLite's transactions hold the write lock from their start, so a plain read is enough).
    */
   readonly lockReads: boolean;
+  /**
+   * The content bytes of a row of `alias`, as an SQL expression (retention's measure). SQLite: the UTF-8 length of
+   * each non-null text column plus 8 per non-null number column (of `columns`); PostgreSQL: `pg_column_size` of the
+   * whole row value (its stored size, before TOAST compression is undone: compressed bytes for large values).
+   */
+  rowBytes(alias: string, columns: ReadonlyArray<readonly [name: string, type: 't' | 'n']>): string;
+  /**
+   * {@link SqlDialect.rowBytes} in the `RETURNING` clause of a statement on the table aliased `alias` (SQLite's
+   * `RETURNING` names columns bare).
+   */
+  returnedBytes(alias: string, columns: ReadonlyArray<readonly [name: string, type: 't' | 'n']>): string;
 }

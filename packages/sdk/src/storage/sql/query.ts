@@ -4,6 +4,7 @@
  * store binds the same statements to its own executor.
  * @packageDocumentation
  */
+import type { AuditRecord } from '../../core/records';
 import type { Row } from './table-mapping';
 
 /**
@@ -54,6 +55,75 @@ export const nothing = (): void => undefined;
 export type Statements<R> = {
   [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => Query<T> : never;
 };
+
+/**
+ * A step of a {@link Program}: a query to run, or an audit row to append through the session's own
+ * `audit.append` (so whatever that append does — a hash chain, a lock — applies to it too).
+ * @internal
+ */
+export type ProgramStep = Query<unknown> | { readonly appendAudit: AuditRecord };
+
+/**
+ * A repository method that takes several statements, written once for both SQL stores as a generator: it yields
+ * each {@link ProgramStep} and gets its result back (SQLite drives it synchronously, PostgreSQL asynchronously).
+ * Run inside one transaction (see each store's multi-statement writes).
+ * @internal
+ */
+export type Program<T> = Generator<ProgramStep, T, unknown>;
+
+/** A repository written as programs: each method makes the {@link Program} it runs. @internal */
+export type Programs<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => Program<T> : never;
+};
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
+
+/**
+ * Runs `program`: each query with `run`, each audit row with `appendAudit`. Synchronous as long as they are
+ * (SQLite); once one returns a promise, the rest runs asynchronously and a promise is returned (PostgreSQL).
+ * @internal
+ */
+export function driveProgram(
+  program: Program<unknown>,
+  run: (query: Query<unknown>) => unknown,
+  appendAudit: (record: AuditRecord) => unknown,
+): unknown {
+  let input: unknown;
+  for (;;) {
+    const step = program.next(input);
+    if (step.done) return step.value;
+    const out = 'appendAudit' in step.value ? appendAudit(step.value.appendAudit) : run(step.value);
+    if (isThenable(out)) return continueAsync(program, run, appendAudit, out);
+    input = out;
+  }
+}
+
+async function continueAsync(
+  program: Program<unknown>,
+  run: (query: Query<unknown>) => unknown,
+  appendAudit: (record: AuditRecord) => unknown,
+  pending: PromiseLike<unknown>,
+): Promise<unknown> {
+  let input = await pending;
+  for (;;) {
+    const step = program.next(input);
+    if (step.done) return step.value;
+    input = await ('appendAudit' in step.value ? appendAudit(step.value.appendAudit) : run(step.value));
+  }
+}
+
+/** The repository `programs` make, each method driven by {@link driveProgram}. @internal */
+export function bindPrograms<Out>(
+  programs: object,
+  run: (query: Query<unknown>) => unknown,
+  appendAudit: (record: AuditRecord) => unknown,
+): Out {
+  const out: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const [method, make] of Object.entries(programs as Record<string, (...args: unknown[]) => Program<unknown>>))
+    out[method] = (...args) => driveProgram(make(...args), run, appendAudit);
+  return out as Out;
+}
 
 /**
  * The repository `statements` make, each method running its query with `run` (a store's executor; synchronous or

@@ -15,14 +15,21 @@ import { inboxStatements } from './inbox-sql';
 import { ledgerStatements } from './ledger-sql';
 import { planStatements } from './plan-sql';
 import { policyRevisionStatements } from './policy-revision-sql';
-import { perDialect, type Statements } from './query';
+import { maintenancePrograms } from './maintenance-sql';
+import { perDialect, type Program, type Programs, type Statements } from './query';
 import { runEventStatements } from './run-event-sql';
 import { runMessageStatements } from './run-message-sql';
 import { runStatements } from './run-sql';
 import { settingsStatements } from './settings-sql';
 
-/** The statements of every repository of a session. @internal */
-export type SessionStatements = { readonly [K in keyof StorageSession]: Statements<StorageSession[K]> };
+/**
+ * The statements of every repository of a session; maintenance takes several statements per call, so it is
+ * written as programs (see {@link Program}).
+ * @internal
+ */
+export type SessionStatements = {
+  readonly [K in Exclude<keyof StorageSession, 'maintenance'>]: Statements<StorageSession[K]>;
+} & { readonly maintenance: Programs<StorageSession['maintenance']> };
 
 /** The statements of every repository of a session in dialect `d`. @internal */
 export const sessionStatements = perDialect(
@@ -41,5 +48,6 @@ export const sessionStatements = perDialect(
     decisions: decisionStatements(d),
     grantUsage: grantUsageStatements(d),
     budgetUsage: budgetUsageStatements(d),
+    maintenance: maintenancePrograms(d),
   }),
 );

@@ -16,4 +16,17 @@ export const SQLITE_DIALECT: SqlDialect = {
   skipLocked: '',
   notify: () => null,
   lockReads: false,
+  rowBytes: (alias, columns) => sqliteRowBytes(`${alias}.`, columns),
+  returnedBytes: (_alias, columns) => sqliteRowBytes('', columns),
 };
+
+/** The UTF-8 length of each non-null text column plus 8 per non-null number column, columns prefixed by `prefix`. */
+function sqliteRowBytes(prefix: string, columns: ReadonlyArray<readonly [string, 't' | 'n']>): string {
+  return `(${columns
+    .map(([c, type]) =>
+      type === 't'
+        ? `COALESCE(LENGTH(CAST(${prefix}${c} AS BLOB)), 0)`
+        : `(CASE WHEN ${prefix}${c} IS NULL THEN 0 ELSE 8 END)`,
+    )
+    .join(' + ')})`;
+}

@@ -9,7 +9,7 @@ import type { AuditRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { REPOSITORY_NAMES } from '../repository-methods';
 import { auditInsertHead, AUDIT_INSERT_FIELDS } from '../sql/audit-sql';
-import { bindStatements } from '../sql/query';
+import { bindPrograms, bindStatements } from '../sql/query';
 import { sessionStatements } from '../sql/session-statements';
 import { SQLITE_DIALECT } from './sqlite-dialect';
 import { toStorageError } from './sqlite-errors';
@@ -79,11 +79,17 @@ export class SqliteRepositories {
     const run = sqliteExecutor((sql) => this.stmt(sql));
     const statements = sessionStatements(SQLITE_DIALECT);
     const repos: Record<string, unknown> = {};
-    for (const name of REPOSITORY_NAMES) repos[name] = bindStatements(statements[name], run);
+    for (const name of REPOSITORY_NAMES)
+      if (name !== 'maintenance') repos[name] = bindStatements(statements[name], run);
     const session = repos as SyncSession;
     // A plain INSERT: the stored row is the record with its new seq (no RETURNING, nothing to decode).
     const append: SyncSession['audit']['append'] = (record) => ({ ...record, seq: this.insertAudit(record) });
-    return { ...session, audit: { ...session.audit, append } };
+    const audit = { ...session.audit, append };
+    // Retention appends its checkpoint rows through the session's own audit append.
+    const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, (record) =>
+      audit.append(record as AuditRecord),
+    );
+    return { ...session, audit, maintenance };
   }
 }
 
@@ -169,6 +175,9 @@ class SqliteTransactionSession implements StorageSession {
   }
   get budgetUsage(): StorageSession['budgetUsage'] {
     return this.#repo('budgetUsage') as StorageSession['budgetUsage'];
+  }
+  get maintenance(): StorageSession['maintenance'] {
+    return this.#repo('maintenance') as StorageSession['maintenance'];
   }
 }
 

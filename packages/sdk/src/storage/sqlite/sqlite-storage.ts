@@ -337,6 +337,7 @@ export class SqliteStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.decisions} */ readonly decisions!: StorageSession['decisions'];
   /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
+  /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use

@@ -1,0 +1,232 @@
+/**
+ * What retention may remove, as small pure functions: the memory store applies them to its records, and the SQL of
+ * `sql/maintenance-sql.ts` states the same conditions (the storage conformance suite holds all stores to the same
+ * answers). Times are in ms since the epoch.
+ * @packageDocumentation
+ */
+import type { BudgetPeriod } from '../core/budget-records';
+import { canonicalJson } from '../core/canonical-json';
+import type { ApprovalRecord, AuditRecord, LedgerEntry, LedgerState } from '../core/records';
+import type { DecisionRecord, RunRecord, RunStatus } from '../core/run-records';
+import type { PruneCriteria } from '../ports/maintenance-repository';
+
+/** Ledger states of work that is not done: entries in them keep their run and approval live. @internal */
+export const LIVE_LEDGER_STATES: readonly LedgerState[] = ['running', 'unknown', 'pending'];
+/** Run statuses retention may prune (a terminal status). @internal */
+export const PRUNABLE_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'];
+/** Decision statuses of a decision nobody has to answer any more. @internal */
+export const CLOSED_DECISION_STATUSES: readonly DecisionRecord['status'][] = ['resolved', 'dismissed'];
+/** Decision statuses that keep the run they are about live. @internal */
+export const OPEN_DECISION_STATUSES: readonly DecisionRecord['status'][] = ['open', 'awaiting_user'];
+/** Ledger states retention removes (settled; never `running`, `unknown` or `pending`). @internal */
+export const PRUNABLE_LEDGER_STATES: readonly LedgerState[] = ['succeeded', 'failed'];
+/** Milliseconds in a UTC day. @internal */
+export const DAY_MS = 86_400_000;
+
+/** Whether `status` is terminal (`succeeded`, `failed`, `cancelled`, `budget_exceeded`). @internal */
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return PRUNABLE_RUN_STATUSES.includes(status);
+}
+
+/** What makes a terminal run live although it has ended; each fact true means "live". @internal */
+export interface RunLiveness {
+  /** A ledger entry of the run is `running`, `unknown` or `pending` (work may still be in flight). */
+  liveLedgerEntry: boolean;
+  /** A decision about the run (subject id = run id) is `open` or `awaiting_user`. */
+  openDecision: boolean;
+  /** A child run (parent = this run) is not terminal. */
+  activeChild: boolean;
+}
+
+/** Whether a run is live for retention: any fact of `liveness` holds. @internal */
+export function isRunLive(liveness: RunLiveness): boolean {
+  return liveness.liveLedgerEntry || liveness.openDecision || liveness.activeChild;
+}
+
+/**
+ * Whether the `runs` kind may prune `run` (its events, messages, inbox and settled reservations): terminal with an
+ * end time, not pruned yet, not live. The `runReports` kind drops the "not pruned yet" condition. The runtime sets
+ * `endedAt` whenever a run becomes terminal; a terminal run without one (written by hand) is never pruned, which
+ * lets both SQL stores walk terminal runs by end time on an index.
+ * @internal
+ */
+export function isRunPrunable(
+  run: Pick<RunRecord, 'status' | 'endedAt'> & { prunedAt?: number | null },
+  liveness: RunLiveness,
+  kind: 'runs' | 'runReports' = 'runs',
+): boolean {
+  if (!isTerminalRunStatus(run.status) || run.endedAt === null) return false;
+  if (kind === 'runs' && run.prunedAt != null) return false;
+  return !isRunLive(liveness);
+}
+
+/** Whether a ledger entry keeps its run / approval live (`running`, `unknown`, `pending`). @internal */
+export function isLedgerEntryLive(entry: Pick<LedgerEntry, 'state'>): boolean {
+  return LIVE_LEDGER_STATES.includes(entry.state);
+}
+
+/** Whether an approval can still be used: `requested` or `approved` and not expired at `now`. @internal */
+export function isApprovalLive(approval: Pick<ApprovalRecord, 'status' | 'expiresAt'>, now: number): boolean {
+  return (approval.status === 'requested' || approval.status === 'approved') && approval.expiresAt >= now;
+}
+
+/** The age time of an approval: its decision, else its consumption, else its expiry (ms). @internal */
+export function approvalAgeTime(approval: Pick<ApprovalRecord, 'decidedAt' | 'consumedAt' | 'expiresAt'>): number {
+  return approval.decidedAt ?? approval.consumedAt ?? approval.expiresAt;
+}
+
+/**
+ * Whether retention may remove an approval: `rejected`, `revoked` or `consumed`, or `requested`/`approved` and
+ * expired (`expiresAt < now`); never one a live ledger entry refers to.
+ * @internal
+ */
+export function isApprovalPrunable(
+  approval: Pick<ApprovalRecord, 'status' | 'expiresAt'>,
+  now: number,
+  referencedByLiveLedgerEntry: boolean,
+): boolean {
+  if (referencedByLiveLedgerEntry) return false;
+  if (approval.status === 'rejected' || approval.status === 'revoked' || approval.status === 'consumed') return true;
+  return approval.expiresAt < now;
+}
+
+/** Whether retention may remove a plan: no live approval (see {@link isApprovalLive}) binds it. @internal */
+export function isPlanPrunable(hasLiveApproval: boolean): boolean {
+  return !hasLiveApproval;
+}
+
+/** The age time of a decision: when it was resolved, else when it last changed (ms). @internal */
+export function decisionAgeTime(decision: Pick<DecisionRecord, 'resolvedAt' | 'updatedAt'>): number {
+  return decision.resolvedAt ?? decision.updatedAt;
+}
+
+/** Whether retention may remove a decision: `resolved` or `dismissed`. @internal */
+export function isDecisionPrunable(decision: Pick<DecisionRecord, 'status'>): boolean {
+  return CLOSED_DECISION_STATUSES.includes(decision.status);
+}
+
+/** Whether retention may remove a ledger entry: `succeeded` or `failed`, with a settlement time. @internal */
+export function isLedgerEntryPrunable(entry: Pick<LedgerEntry, 'state' | 'settledAt'>): boolean {
+  return PRUNABLE_LEDGER_STATES.includes(entry.state) && entry.settledAt !== null;
+}
+
+/**
+ * The first instant after a budget period that starts at `start`: the next UTC day, or the first day of the next
+ * UTC month (computed exactly from the calendar).
+ * @internal
+ */
+export function budgetPeriodEnd(period: BudgetPeriod, start: number): number {
+  if (period === 'day') return start + DAY_MS;
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** An eligible item: its age time (ms) and its key, the tie-breaker (code-point order). @internal */
+export interface AgedItem {
+  /** Age time (ms). */
+  readonly age: number;
+  /** Key (id), in code-point order on ties. */
+  readonly key: string;
+}
+
+/** Orders aged items oldest first, by key (code points) on ties. @internal */
+export function compareAged(a: AgedItem, b: AgedItem): number {
+  if (a.age !== b.age) return a.age < b.age ? -1 : 1;
+  if (a.key === b.key) return 0;
+  return codePointLess(a.key, b.key) ? -1 : 1;
+}
+
+function codePointLess(a: string, b: string): boolean {
+  const x = [...a];
+  const y = [...b];
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const p = x[i]!.codePointAt(0)!;
+    const q = y[i]!.codePointAt(0)!;
+    if (p !== q) return p < q;
+  }
+  return x.length < y.length;
+}
+
+/**
+ * Which of the eligible `items` the criteria select, oldest first: older than `before` (when given) and not
+ * among the newest `keepNewest` (when given; ordered by age, then key).
+ * @internal
+ */
+export function selectForPrune<T extends AgedItem>(items: readonly T[], criteria: PruneCriteria): T[] {
+  const sorted = [...items].sort(compareAged);
+  const keep = criteria.keepNewest === undefined ? 0 : Math.max(0, Math.floor(criteria.keepNewest));
+  const candidates = sorted.slice(0, Math.max(0, sorted.length - keep));
+  return criteria.before === undefined ? candidates : candidates.filter((i) => i.age < criteria.before!);
+}
+
+/** An audit row as the prefix rule sees it. @internal */
+export interface AuditPrefixRow {
+  /** Its sequence number. */
+  readonly seq: number;
+  /** When it was written (ms). */
+  readonly at: number;
+  /** Whether it is a retention checkpoint (`audit.pruned`). */
+  readonly checkpoint: boolean;
+}
+
+/**
+ * The audit rows retention may remove: the longest prefix (in `seq` order) of rows written before
+ * `min(before, now)` that stops before the newest `keepNewest` rows that are not checkpoints. Checkpoint rows
+ * (`audit.pruned`) are not counted by `keepNewest`, and one inside the prefix goes with it: a batch that removes
+ * rows appends a new checkpoint in the same transaction, so the newest checkpoint always stays. Rows written at
+ * or after `now` (the new checkpoints among them) never qualify, so a prune ends.
+ * @param rows - every row, in `seq` order
+ * @returns how many rows, from the first, may be removed
+ * @internal
+ */
+export function auditPrefixLength(rows: readonly AuditPrefixRow[], criteria: PruneCriteria): number {
+  const limitAt = Math.min(criteria.before ?? Number.POSITIVE_INFINITY, criteria.now);
+  let upTo = rows.length;
+  if (criteria.keepNewest !== undefined && criteria.keepNewest > 0) {
+    let kept = 0;
+    upTo = 0;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      if (rows[i]!.checkpoint) continue;
+      if (++kept === Math.floor(criteria.keepNewest)) {
+        upTo = i;
+        break;
+      }
+    }
+  }
+  let n = 0;
+  while (n < upTo && rows[n]!.at < limitAt) n++;
+  return n;
+}
+
+/**
+ * The checkpoint row a batch of audit retention appends after removing rows `firstSeq`..`throughSeq` (see
+ * `AuditAction` `audit.pruned`): its `inputSummary` is the canonical JSON of `{ firstSeq, headHash, rows,
+ * throughSeq }`, `headHash` the stored hash of row `throughSeq` (null when it had none).
+ * @internal
+ */
+export function auditCheckpoint(
+  firstSeq: number,
+  throughSeq: number,
+  rows: number,
+  headHash: string | null,
+  now: number,
+): AuditRecord {
+  return {
+    id: `audit.pruned:${throughSeq}`,
+    seq: 0,
+    at: now,
+    action: 'audit.pruned',
+    actor: 'system:maintenance',
+    capabilityId: 'maintenance.prune',
+    invocationId: `maintenance.prune:${throughSeq}`,
+    runId: null,
+    taskId: null,
+    outcome: 'succeeded',
+    approvalId: null,
+    grantId: null,
+    idempotencyKey: null,
+    inputSummary: canonicalJson({ firstSeq, headHash, rows, throughSeq }),
+    reason: null,
+  };
+}
