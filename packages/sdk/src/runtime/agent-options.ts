@@ -92,7 +92,7 @@ export interface AgentOptions {
    * or a bare number of days; 0 keeps forever. Refused at `createAgentHost` with `OPTIONS_INVALID` naming the path
    * for a negative, NaN or non-number value or an unknown kind. History is not here: the history store's own
    * `retentionDays` applies (docs/operations.md#retention-and-prune).
-   * @defaultValue {@link DEFAULT_RETENTION}: a finished run's events and messages 90 days (its row and report are
+   * @defaultValue `DEFAULT_RETENTION` (from `@media-agent/sdk/operations`): a finished run's events and messages 90 days (its row and report are
    *   kept), audit 730 days, approvals, plans, decisions and grant usage 180 days, the ledger kept
    * @example
    * ```ts

@@ -3,7 +3,7 @@ import { MediaAgentError } from '../../core/errors';
 import { type MaintenanceSchedule, nextFireTime } from './next-fire-time';
 
 /**
- * Scheduled maintenance of {@link AgentOptions.maintenance}.
+ * Scheduled maintenance of `AgentOptions.maintenance`.
  * @public
  */
 export interface MaintenanceOptions {
@@ -39,7 +39,7 @@ const integerIn = (v: unknown, lo: number, hi: number) =>
 
 /**
  * Checks `maintenance` and applies the defaults.
- * @throws {@link MediaAgentError} `OPTIONS_INVALID` naming the path (`maintenance.schedule.hour`) for an hour
+ * @throws `MediaAgentError` `OPTIONS_INVALID` naming the path (`maintenance.schedule.hour`) for an hour
  *   outside 0–23, a minute outside 0–59, a time zone the runtime does not know, an unknown field or a `pollMs`
  *   outside 1 – 3 600 000
  * @public

@@ -16,7 +16,7 @@ export interface RetentionRule {
 }
 
 /**
- * The retention of {@link AgentOptions.retention}, per record kind; a bare number is `maxAgeDays`. Defaults
+ * The retention of `AgentOptions.retention`, per record kind; a bare number is `maxAgeDays`. Defaults
  * ({@link DEFAULT_RETENTION}) keep a NAS small and the compact run reports forever.
  * @public
  */
@@ -76,7 +76,7 @@ function limit(value: unknown, option: string, integer: boolean, fallback: numbe
  * @param ledgerRetentionMs - the older `ledgerRetentionMs` option, which sets the ledger's age limit when
  *   `retention.ledger` is absent (ms, 0 = keep)
  * @returns every kind's rule
- * @throws {@link MediaAgentError} `OPTIONS_INVALID` naming the path (`retention.audit.maxAgeDays`) for a value that
+ * @throws `MediaAgentError` `OPTIONS_INVALID` naming the path (`retention.audit.maxAgeDays`) for a value that
  *   is negative, NaN, infinite or not a number, a count that is not an integer, an unknown kind or field
  *   (`retention.history`: history retention is the history store's own `retentionDays`), or `retention.ledger` set
  *   together with a non-zero `ledgerRetentionMs`
