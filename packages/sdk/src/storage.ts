@@ -44,6 +44,8 @@ export {
   StorageCorruptError,
   StorageError,
   StorageLockedError,
+  StorageReadOnlyError,
+  StorageFullError,
   StoragePoolExhaustedError,
   StorageSchemaTooNewError,
   StorageTimeoutError,

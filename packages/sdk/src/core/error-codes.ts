@@ -128,6 +128,10 @@ export const ERROR_CODES = {
   STORAGE_POOL_EXHAUSTED:
     'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
+  STORAGE_READ_ONLY:
+    'The store refused a write because it is read-only (a read-only file or mount, a read-only database or transaction); nothing of the write was kept.',
+  STORAGE_FULL:
+    'The disk (or the database size limit) is full; the write was rolled back whole. Free space, or prune and compact the store.',
 
   // Maintenance (retention and prune)
   MAINTENANCE_BUSY:

@@ -11,7 +11,7 @@ import type {
   PlanRecord,
   PolicyRevisionRecord,
 } from '../core/records';
-import type { MaintenanceRepository, RetentionKind } from './maintenance-repository';
+import type { MaintenanceRepository } from './maintenance-repository';
 import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
@@ -303,6 +303,32 @@ export interface StorageAdapter extends StorageSession {
    * @returns the function that stops the calls
    */
   watch?(listener: (topic: StorageTopic) => void): () => void;
+  /**
+   * Optional: gives the space retention freed back to the file system (SQLite: `PRAGMA incremental_vacuum` then
+   * `PRAGMA wal_checkpoint(TRUNCATE)`). Run it after a prune; it takes the write lock briefly.
+   * @returns the bytes the store's files shrank by
+   */
+  compact?(): Promise<StorageCompaction>;
+  /** Optional: the disk use of the store's files, in bytes (SQLite: database, WAL and free pages). */
+  fileUsage?(): Promise<StorageFileUsage>;
+}
+
+/** What {@link StorageAdapter.compact} did. @public */
+export interface StorageCompaction {
+  /** Bytes the store's files shrank by (database and WAL; 0 when nothing was free or the WAL stayed pinned). */
+  freedBytes: number;
+}
+
+/** Disk use of a store's files, in bytes. @public */
+export interface StorageFileUsage {
+  /** Size of the database file (SQLite; PostgreSQL: the tables, their indexes and TOAST, pg_total_relation_size). */
+  databaseBytes: number;
+  /** Size of the write-ahead log file (SQLite; 0 on PostgreSQL, whose WAL is the server's). */
+  walBytes: number;
+  /** Bytes of free pages inside the database file, reusable and given back by `compact()` (SQLite; 0 on PostgreSQL). */
+  freelistBytes: number;
+  /** Page size in bytes (SQLite's `page_size`; PostgreSQL's block size). */
+  pageSize: number;
 }
 
 /**

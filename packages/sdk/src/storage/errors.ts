@@ -122,3 +122,27 @@ export class StoragePoolExhaustedError extends MediaAgentError {
     );
   }
 }
+
+/**
+ * The store refused a write because it is read-only: a SQLite file on a read-only mount or without write
+ * permission, a PostgreSQL server or transaction in read-only mode. The write was not kept. Code `STORAGE_READ_ONLY`.
+ * @public
+ */
+export class StorageReadOnlyError extends MediaAgentError {
+  /** @param message - what was refused, and where; @param options - `{ cause }` */
+  constructor(message: string, options?: ErrorOptions) {
+    super('STORAGE_READ_ONLY', message, {}, options);
+  }
+}
+
+/**
+ * The disk, or the database's size limit, is full: the transaction was rolled back whole (nothing half-written).
+ * Code `STORAGE_FULL`.
+ * @public
+ */
+export class StorageFullError extends MediaAgentError {
+  /** @param message - what failed, and where; @param options - `{ cause }` */
+  constructor(message: string, options?: ErrorOptions) {
+    super('STORAGE_FULL', message, {}, options);
+  }
+}

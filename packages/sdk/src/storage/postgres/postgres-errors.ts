@@ -2,7 +2,9 @@ import { MediaAgentError } from '../../core/errors';
 import {
   StorageAuthError,
   StorageError,
+  StorageFullError,
   StorageLockedError,
+  StorageReadOnlyError,
   StorageTimeoutError,
   StorageUnavailableError,
 } from '../errors';
@@ -92,6 +94,12 @@ export function toStorageError(
       timeouts.idleInTransactionMs,
       { cause: error },
     );
+  if (state === '25006')
+    return new StorageReadOnlyError(`the PostgreSQL store at ${location} is read-only (${message})`, { cause: error });
+  if (state === '53100')
+    return new StorageFullError(`the PostgreSQL server at ${location} is out of disk space (${message})`, {
+      cause: error,
+    });
   if (state === '55P03')
     return new StorageLockedError(`PostgreSQL store at ${location}: a lock wait timed out (${message})`, {
       cause: error,

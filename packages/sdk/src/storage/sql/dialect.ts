@@ -39,8 +39,8 @@ export interface SqlDialect {
   readonly lockReads: boolean;
   /**
    * The content bytes of a row of `alias`, as an SQL expression (retention's measure). SQLite: the UTF-8 length of
-   * each non-null text column plus 8 per non-null number column (of `columns`); PostgreSQL: `pg_column_size` of the
-   * whole row value (its stored size, before TOAST compression is undone: compressed bytes for large values).
+   * each non-null text column plus 8 per non-null number column (of `columns`); PostgreSQL: the sum of
+   * `pg_column_size` of each column value (its stored size: compressed bytes for a value TOAST compressed).
    */
   rowBytes(alias: string, columns: ReadonlyArray<readonly [name: string, type: 't' | 'n']>): string;
   /**

@@ -1,5 +1,11 @@
 import { MediaAgentError } from '../../core/errors';
-import { StorageCorruptError, StorageError, StorageLockedError } from '../errors';
+import {
+  StorageCorruptError,
+  StorageError,
+  StorageFullError,
+  StorageLockedError,
+  StorageReadOnlyError,
+} from '../errors';
 
 /** The `code` of a better-sqlite3 `SqliteError` (e.g. `SQLITE_BUSY_SNAPSHOT`), or undefined. @internal */
 export function sqliteCode(error: unknown): string | undefined {
@@ -10,7 +16,8 @@ export function sqliteCode(error: unknown): string | undefined {
 
 /**
  * Maps a driver error to the SDK's typed storage errors: `SQLITE_BUSY*`/`SQLITE_LOCKED*` →
- * `StorageLockedError`, `SQLITE_NOTADB`/`SQLITE_CORRUPT*` → `StorageCorruptError`, anything else →
+ * `StorageLockedError`, `SQLITE_NOTADB`/`SQLITE_CORRUPT*` → `StorageCorruptError`, `SQLITE_READONLY*` →
+ * `StorageReadOnlyError`, `SQLITE_FULL` → `StorageFullError`, anything else →
  * `StorageError`. SDK errors pass through unchanged.
  * @param error - what was thrown
  * @param location - database path, for the corrupt-file message
@@ -28,5 +35,11 @@ export function toStorageError(error: unknown, location: string): MediaAgentErro
   }
   if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT'))
     return new StorageCorruptError(location, { cause: error });
+  if (code?.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN_ISDIR' || code === 'SQLITE_PERM')
+    return new StorageReadOnlyError(`the SQLite store at ${location} is read-only (${code}: ${message})`, {
+      cause: error,
+    });
+  if (code === 'SQLITE_FULL')
+    return new StorageFullError(`the SQLite store at ${location} is full (${code}: ${message})`, { cause: error });
   return new StorageError(`SQLite store at ${location}: ${code ? `${code}: ` : ''}${message}`, { cause: error });
 }

@@ -1,10 +1,16 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageClosedError, StorageError, StorageSchemaTooNewError } from '../errors';
 import { MediaAgentError } from '../../core/errors';
 import type { AuditRecord } from '../../core/records';
-import { STORAGE_SCHEMA_VERSION, type StorageAdapter, type StorageSession } from '../../ports/storage-adapter';
+import {
+  STORAGE_SCHEMA_VERSION,
+  type StorageAdapter,
+  type StorageCompaction,
+  type StorageFileUsage,
+  type StorageSession,
+} from '../../ports/storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
 import { READ_METHODS } from '../repository-methods';
@@ -382,11 +388,78 @@ export class SqliteStorage implements StorageAdapter {
       const db = this.#useDb();
       try {
         applySqliteMigrations(db);
+        this.#useIncrementalVacuum(db);
       } catch (error) {
         throw toStorageError(error, this.path);
       }
       this.#schemaReady = true;
     });
+  }
+
+  /**
+   * Switches a file made without `auto_vacuum` (before this SDK set it) to `INCREMENTAL`, once: the setting only
+   * takes effect through a `VACUUM`, which rewrites the file (it needs free disk space about the file's size, and
+   * waits up to the busy timeout for other connections). A process that finds it switched already does nothing.
+   */
+  #useIncrementalVacuum(db: Database.Database): void {
+    if (this.#file === null || Number(db.pragma('auto_vacuum', { simple: true })) !== 0) return;
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('VACUUM');
+  }
+
+  /**
+   * Gives the pages retention freed back to the file system: `PRAGMA incremental_vacuum` (moves free pages to the
+   * end of the file and cuts them off), then `PRAGMA wal_checkpoint(TRUNCATE)` (copies the WAL into the database
+   * and truncates it to zero bytes; when another connection still reads an old snapshot, the WAL stays as it is).
+   * Runs between transactions.
+   * @returns the bytes the database and WAL files shrank by
+   * @throws `StorageReadOnlyError` (`STORAGE_READ_ONLY`), `StorageLockedError` (`STORAGE_LOCKED`)
+   */
+  compact(): Promise<StorageCompaction> {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.op(() => {
+      const db = this.#useSchema();
+      try {
+        this.#flushAudit();
+        const before = this.#sizes(db);
+        db.pragma('incremental_vacuum');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        const after = this.#sizes(db);
+        return { freedBytes: Math.max(0, before - after) };
+      } catch (error) {
+        throw toStorageError(error, this.path);
+      }
+    });
+  }
+
+  /**
+   * The disk use of the store: database file, WAL file and free pages, in bytes (an in-memory store reports its
+   * pages as the database and no WAL).
+   */
+  fileUsage(): Promise<StorageFileUsage> {
+    if (this.#closing) return Promise.reject(new StorageClosedError());
+    return this.#scheduler.op(() => {
+      const db = this.#useDb();
+      try {
+        const pageSize = Number(db.pragma('page_size', { simple: true }));
+        const freelist = Number(db.pragma('freelist_count', { simple: true }));
+        const pages = Number(db.pragma('page_count', { simple: true }));
+        return {
+          databaseBytes: this.#file === null ? pages * pageSize : fileSize(this.#file),
+          walBytes: this.#file === null ? 0 : fileSize(`${this.#file}-wal`),
+          freelistBytes: freelist * pageSize,
+          pageSize,
+        };
+      } catch (error) {
+        throw toStorageError(error, this.path);
+      }
+    });
+  }
+
+  #sizes(db: Database.Database): number {
+    if (this.#file === null)
+      return Number(db.pragma('page_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+    return fileSize(this.#file) + fileSize(`${this.#file}-wal`);
   }
 
   /** {@inheritDoc StorageAdapter.schemaVersion} */
@@ -706,8 +779,12 @@ export class SqliteStorage implements StorageAdapter {
     try {
       const version = readUserVersion(db);
       if (version > STORAGE_SCHEMA_VERSION) throw new StorageSchemaTooNewError(version, STORAGE_SCHEMA_VERSION);
-      // A new, empty file takes the configured page size (only possible before its first page is written).
-      if (Number(db.pragma('page_count', { simple: true })) === 0) db.pragma(`page_size = ${this.pageSizeBytes}`);
+      // A new, empty file takes the configured page size and incremental auto-vacuum (so `compact()` can give pages
+      // retention freed back to the file system); both are only possible before its first page is written.
+      if (Number(db.pragma('page_count', { simple: true })) === 0) {
+        db.pragma(`page_size = ${this.pageSizeBytes}`);
+        db.pragma('auto_vacuum = INCREMENTAL');
+      }
       db.pragma('journal_mode = WAL');
       const pageSize = Number(db.pragma('page_size', { simple: true }));
       db.pragma(`wal_autocheckpoint = ${Math.round(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
@@ -739,6 +816,15 @@ export class SqliteStorage implements StorageAdapter {
     }
     this.#schemaReady = true;
     return db;
+  }
+}
+
+/** The size of file `path` in bytes, 0 when it does not exist. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 

@@ -21,6 +21,7 @@ import { messagesCases } from './messages';
 import { plansCases } from './plans';
 import { policiesCases } from './policies';
 import { recordsCases } from './records';
+import { retentionCases } from './retention';
 import { runsCases } from './runs';
 import { settingsCases } from './settings';
 import { transactionsCases } from './transactions';
@@ -66,6 +67,7 @@ const CASE_FILES: readonly ((test: ConformanceCase) => void)[] = [
   decisionsCases,
   grantUsageCases,
   budgetsCases,
+  retentionCases,
 ];
 
 /**

@@ -1,0 +1,301 @@
+/**
+ * Conformance cases for retention and named leases (`storage.maintenance`): what each kind removes, that live items
+ * stay, that `estimate` matches what `prune` removes, batches, `keepNewest`, and leases.
+ */
+import assert from 'node:assert/strict';
+import type { PruneCount, PruneCriteria, RetentionKind } from '../../ports/maintenance-repository';
+import type { StorageAdapter } from '../../ports/storage-adapter';
+import {
+  approval,
+  auditRow,
+  DAY,
+  decision,
+  inboxRecord,
+  ledgerEntry,
+  plan,
+  reservationRow,
+  runRecord,
+} from './fixtures';
+import type { ConformanceCase } from './helpers';
+
+const NOW = 1_800_000_000_000;
+const OLD = NOW - 100 * DAY;
+const CRITERIA: PruneCriteria = { now: NOW, before: NOW - 30 * DAY };
+
+/** A finished run ended at `endedAt` with two events, two messages and an inbox message. */
+async function finishedRun(
+  s: StorageAdapter,
+  id: string,
+  endedAt = OLD,
+  extra: Partial<Parameters<typeof runRecord>[0]> = {},
+) {
+  await s.runs.insert(runRecord({ id, status: 'succeeded', endedAt, updatedAt: endedAt, ...extra }));
+  await s.events.append({ runId: id, type: 'run_started', at: endedAt, data: { goal: 'g' } } as never);
+  await s.events.append({ runId: id, type: 'run_finished', at: endedAt, data: { ok: true } } as never);
+  await s.messages.append(id, { role: 'user', content: 'hi' }, endedAt);
+  await s.messages.append(id, { role: 'assistant', content: 'done' }, endedAt);
+  await s.inbox.enqueue(inboxRecord({ id: `${id}-in`, runId: id, status: 'applied', appliedAt: endedAt }));
+}
+
+/** Prunes `kind` in batches of `size` until done; returns the total and the number of batches. */
+async function pruneAll(s: StorageAdapter, kind: RetentionKind, criteria: PruneCriteria, size: number) {
+  let total: PruneCount = { rows: 0, bytes: 0 };
+  for (let batches = 1; batches < 1_000; batches++) {
+    const batch = await s.maintenance.prune(kind, criteria, size);
+    total = { rows: total.rows + batch.rows, bytes: total.bytes + batch.bytes };
+    if (batch.done) return { total, batches };
+  }
+  throw new Error(`prune of ${kind} never reported done`);
+}
+
+/** Asserts that estimate equals what prune (in batches of `size`) removes, and returns that count. */
+async function estimateThenPrune(s: StorageAdapter, kind: RetentionKind, criteria: PruneCriteria, size = 2) {
+  const estimate = await s.maintenance.estimate(kind, criteria);
+  const { total } = await pruneAll(s, kind, criteria, size);
+  assert.deepEqual(total, estimate, `${kind}: prune removed what estimate counted`);
+  assert.deepEqual(await s.maintenance.estimate(kind, criteria), { rows: 0, bytes: 0 }, `${kind}: nothing left`);
+  return total;
+}
+
+/** Registers the retention cases. */
+export function retentionCases(test: ConformanceCase): void {
+  test('runs: a finished run older than `before` loses its events, messages, inbox and settled reservations; its row (goal, status, report) stays', async (s) => {
+    await finishedRun(s, 'old', OLD, { goal: 'add a film', report: { summary: 'ok' } as never });
+    await finishedRun(s, 'recent', NOW - DAY);
+    await s.budgetUsage.reserve(reservationRow({ key: 'old:1', runId: 'old', state: 'settled' }));
+    await s.budgetUsage.reserve(reservationRow({ key: 'old:2', runId: 'old', state: 'reserved' }));
+    const removed = await estimateThenPrune(s, 'runs', CRITERIA);
+    assert.equal(removed.rows, 6, 'two events, two messages, one inbox row, one settled reservation');
+    assert.ok(removed.bytes > 0);
+    const kept = await s.runs.get('old');
+    assert.equal(kept?.goal, 'add a film');
+    assert.equal(kept?.status, 'succeeded');
+    assert.deepEqual(kept?.report, { summary: 'ok' });
+    assert.deepEqual(await s.events.listByRun('old'), []);
+    assert.deepEqual(await s.messages.list('old'), []);
+    assert.deepEqual(
+      (await s.budgetUsage.reservations({ runId: 'old' })).map((r) => r.key),
+      ['old:2'],
+      'a reservation still reserved stays',
+    );
+    assert.equal((await s.events.listByRun('recent')).length, 2, 'a recent run keeps its events');
+    assert.equal((await s.maintenance.prune('runs', CRITERIA, 10)).rows, 0, 'a pruned run is not pruned again');
+  });
+
+  test('runs: a run that has not ended is never pruned', async (s) => {
+    await s.runs.insert(runRecord({ id: 'going', status: 'running', updatedAt: OLD }));
+    await s.events.append({ runId: 'going', type: 'x', at: OLD, data: {} } as never);
+    await s.runs.insert(runRecord({ id: 'waiting', status: 'waiting', updatedAt: OLD }));
+    assert.deepEqual(await s.maintenance.estimate('runs', { now: NOW }), { rows: 0, bytes: 0 });
+    assert.equal((await s.maintenance.prune('runs', { now: NOW }, 10)).rows, 0);
+    assert.equal((await s.events.listByRun('going')).length, 1);
+  });
+
+  test('runs: a finished run with a running, unknown or pending ledger entry is live and keeps everything', async (s) => {
+    for (const [i, state] of (['running', 'unknown', 'pending'] as const).entries()) {
+      await finishedRun(s, `r${i}`);
+      await s.ledger.insert(ledgerEntry({ key: `k${i}`, runId: `r${i}`, state }));
+    }
+    await finishedRun(s, 'settled');
+    await s.ledger.insert(ledgerEntry({ key: 'ks', runId: 'settled', state: 'succeeded', settledAt: OLD }));
+    await estimateThenPrune(s, 'runs', CRITERIA);
+    for (let i = 0; i < 3; i++) assert.equal((await s.events.listByRun(`r${i}`)).length, 2);
+    assert.equal((await s.events.listByRun('settled')).length, 0);
+  });
+
+  test('runs: a finished run with an open or awaiting_user decision about it is live', async (s) => {
+    await finishedRun(s, 'asks');
+    await s.decisions.insert(decision({ id: 'd1', dedupeKey: 'k1', subjectId: 'asks', status: 'awaiting_user' }));
+    await finishedRun(s, 'answered');
+    await s.decisions.insert(decision({ id: 'd2', dedupeKey: 'k2', subjectId: 'answered', status: 'resolved' }));
+    await estimateThenPrune(s, 'runs', CRITERIA);
+    assert.equal((await s.events.listByRun('asks')).length, 2);
+    assert.equal((await s.events.listByRun('answered')).length, 0);
+  });
+
+  test('runs: a finished run with a child run still going is live', async (s) => {
+    await finishedRun(s, 'parent');
+    await s.runs.insert(runRecord({ id: 'child', status: 'running', parentRunId: 'parent', depth: 1 }));
+    await estimateThenPrune(s, 'runs', CRITERIA);
+    assert.equal((await s.events.listByRun('parent')).length, 2);
+    await s.runs.patch('child', { status: 'succeeded', endedAt: NOW - DAY });
+    await estimateThenPrune(s, 'runs', CRITERIA);
+    assert.equal((await s.events.listByRun('parent')).length, 0);
+  });
+
+  test('runs: keepNewest keeps the newest finished runs by end time, batches end with done', async (s) => {
+    for (let i = 0; i < 5; i++) await finishedRun(s, `r${i}`, OLD + i * DAY);
+    const removed = await estimateThenPrune(s, 'runs', { now: NOW, keepNewest: 2 }, 1);
+    assert.equal(removed.rows, 3 * 5);
+    for (let i = 0; i < 5; i++) assert.equal((await s.events.listByRun(`r${i}`)).length, i >= 3 ? 2 : 0, `run r${i}`);
+  });
+
+  test('runReports: removes the run rows of finished runs (pruned or not) with what runs removes; live runs stay', async (s) => {
+    await finishedRun(s, 'a');
+    await finishedRun(s, 'b', OLD + DAY);
+    await s.maintenance.prune('runs', { now: NOW, before: OLD + 1 }, 10);
+    await finishedRun(s, 'live');
+    await s.ledger.insert(ledgerEntry({ key: 'k', runId: 'live', state: 'pending' }));
+    await finishedRun(s, 'new', NOW - DAY);
+    const removed = await estimateThenPrune(s, 'runReports', CRITERIA);
+    assert.equal(removed.rows, 2 + 5);
+    assert.equal(await s.runs.get('a'), undefined);
+    assert.equal(await s.runs.get('b'), undefined);
+    assert.ok(await s.runs.get('live'));
+    assert.ok(await s.runs.get('new'));
+  });
+
+  test('approvals: decided and expired approvals go; live ones and those a live ledger entry names stay', async (s) => {
+    await s.approvals.insert(approval({ id: 'rejected', status: 'rejected', decidedAt: OLD, expiresAt: NOW + DAY }));
+    await s.approvals.insert(approval({ id: 'consumed', status: 'consumed', consumedAt: OLD, expiresAt: NOW + DAY }));
+    await s.approvals.insert(approval({ id: 'expired', status: 'requested', expiresAt: OLD }));
+    await s.approvals.insert(approval({ id: 'pending', status: 'approved', decidedAt: OLD, expiresAt: NOW + DAY }));
+    await s.approvals.insert(approval({ id: 'in-use', status: 'consumed', consumedAt: OLD, expiresAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'k', approvalId: 'in-use', state: 'unknown' }));
+    const removed = await estimateThenPrune(s, 'approvals', CRITERIA, 1);
+    assert.equal(removed.rows, 3);
+    assert.ok(await s.approvals.get('pending'), 'an approved approval not yet expired is live');
+    assert.ok(await s.approvals.get('in-use'), 'an approval a live ledger entry names stays');
+    assert.equal(await s.approvals.get('expired'), undefined);
+  });
+
+  test('plans: a plan a live approval binds stays; others older than `before` go', async (s) => {
+    await s.plans.insert(plan({ id: 'bound', updatedAt: OLD }));
+    await s.approvals.insert(approval({ id: 'a1', planId: 'bound', status: 'requested', expiresAt: NOW + DAY }));
+    await s.plans.insert(plan({ id: 'free', updatedAt: OLD }));
+    await s.approvals.insert(approval({ id: 'a2', planId: 'free', status: 'approved', expiresAt: NOW - 1 }));
+    await s.plans.insert(plan({ id: 'fresh', updatedAt: NOW }));
+    const removed = await estimateThenPrune(s, 'plans', CRITERIA);
+    assert.equal(removed.rows, 1);
+    assert.ok(await s.plans.get('bound'));
+    assert.equal(await s.plans.get('free'), undefined);
+    assert.ok(await s.plans.get('fresh'));
+  });
+
+  test('decisions: resolved and dismissed decisions go by resolution time; open ones stay', async (s) => {
+    await s.decisions.insert(
+      decision({ id: 'd1', dedupeKey: 'k1', status: 'resolved', resolvedAt: OLD, updatedAt: OLD }),
+    );
+    await s.decisions.insert(decision({ id: 'd2', dedupeKey: 'k2', status: 'dismissed', updatedAt: OLD }));
+    await s.decisions.insert(decision({ id: 'd3', dedupeKey: 'k3', status: 'open', updatedAt: OLD }));
+    await s.decisions.insert(
+      decision({ id: 'd4', dedupeKey: 'k4', status: 'resolved', resolvedAt: NOW, updatedAt: OLD }),
+    );
+    const removed = await estimateThenPrune(s, 'decisions', CRITERIA);
+    assert.equal(removed.rows, 2);
+    assert.deepEqual((await s.decisions.list()).map((d) => d.id).sort(), ['d3', 'd4']);
+  });
+
+  test('ledger: settled entries go by settlement time; running, unknown and pending entries never', async (s) => {
+    await s.ledger.insert(ledgerEntry({ key: 'ok', state: 'succeeded', settledAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'bad', state: 'failed', settledAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'new', state: 'succeeded', settledAt: NOW }));
+    for (const state of ['running', 'unknown', 'pending'] as const)
+      await s.ledger.insert(ledgerEntry({ key: state, state, settledAt: state === 'pending' ? OLD : null }));
+    const removed = await estimateThenPrune(s, 'ledger', CRITERIA, 1);
+    assert.equal(removed.rows, 2);
+    for (const key of ['new', 'running', 'unknown', 'pending']) assert.ok(await s.ledger.get(key), key);
+  });
+
+  test('grantUsage: day counters and budget counters of periods over before `before` go; the current ones stay', async (s) => {
+    const before = Date.UTC(2027, 2, 15);
+    await s.grantUsage.add('g', Date.UTC(2027, 2, 13), 1, 1);
+    await s.grantUsage.add('g', Date.UTC(2027, 2, 14), 1, 1);
+    await s.grantUsage.add('g', Date.UTC(2027, 2, 15), 1, 1);
+    const zero = { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 };
+    await s.budgetUsage.add('u', 'day', Date.UTC(2027, 2, 14), zero);
+    await s.budgetUsage.add('u', 'day', Date.UTC(2027, 2, 15), zero);
+    await s.budgetUsage.add('u', 'month', Date.UTC(2027, 1, 1), zero);
+    await s.budgetUsage.add('u', 'month', Date.UTC(2027, 2, 1), zero);
+    const removed = await estimateThenPrune(s, 'grantUsage', { now: Date.UTC(2027, 5, 1), before }, 2);
+    assert.equal(removed.rows, 4);
+    assert.equal((await s.grantUsage.get('g', Date.UTC(2027, 2, 15))).invocations, 1);
+    assert.equal((await s.grantUsage.get('g', Date.UTC(2027, 2, 14))).invocations, 0);
+    assert.equal((await s.budgetUsage.get('u', 'month', Date.UTC(2027, 2, 1))).runs, 1);
+    assert.equal((await s.budgetUsage.get('u', 'month', Date.UTC(2027, 1, 1))).runs, 0);
+  });
+
+  test('audit: the oldest rows go as a prefix, keepNewest rows stay, each batch appends an audit.pruned checkpoint', async (s) => {
+    for (let i = 1; i <= 6; i++) await s.audit.append(auditRow({ id: `a${i}`, at: OLD + i }));
+    await s.audit.append(auditRow({ id: 'late', at: NOW - DAY }));
+    await s.audit.append(auditRow({ id: 'old-again', at: OLD }));
+    const criteria = { ...CRITERIA, keepNewest: 2 };
+    const estimate = await s.maintenance.estimate('audit', criteria);
+    assert.equal(estimate.rows, 6, 'the prefix stops at the first row not older than before');
+    const { total, batches } = await pruneAll(s, 'audit', criteria, 4);
+    assert.deepEqual(total, estimate);
+    assert.equal(batches, 2);
+    const rows = await s.audit.list({ limit: 100 });
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ['late', 'old-again', 'audit.pruned:4', 'audit.pruned:6'],
+    );
+    const checkpoint = rows[2]!;
+    assert.equal(checkpoint.action, 'audit.pruned');
+    assert.equal(checkpoint.actor, 'system:maintenance');
+    assert.equal(checkpoint.capabilityId, 'maintenance.prune');
+    assert.equal(checkpoint.invocationId, 'maintenance.prune:4');
+    assert.equal(checkpoint.outcome, 'succeeded');
+    const summary = JSON.parse(checkpoint.inputSummary) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(summary), ['firstSeq', 'headHash', 'rows', 'throughSeq']);
+    assert.equal(summary.firstSeq, 1);
+    assert.equal(summary.throughSeq, 4);
+    assert.equal(summary.rows, 4);
+    assert.deepEqual(await s.maintenance.estimate('audit', criteria), { rows: 0, bytes: 0 });
+  });
+
+  test('audit: without before and keepNewest, every row older than now goes and the newest checkpoint stays', async (s) => {
+    for (let i = 1; i <= 3; i++) await s.audit.append(auditRow({ id: `a${i}`, at: OLD + i }));
+    await pruneAll(s, 'audit', { now: NOW }, 2);
+    assert.deepEqual(
+      (await s.audit.list()).map((r) => r.id),
+      ['audit.pruned:2', 'audit.pruned:3'],
+      'checkpoints written at now are not removed by the same prune, so it ends',
+    );
+    await pruneAll(s, 'audit', { now: NOW + 1 }, 2);
+    assert.deepEqual(
+      (await s.audit.list()).map((r) => r.action),
+      ['audit.pruned'],
+      'a later prune replaces the checkpoint by a newer one',
+    );
+  });
+
+  test('a failed transaction around prune keeps everything (a batch is all or nothing)', async (s) => {
+    await finishedRun(s, 'r');
+    await assert.rejects(
+      s.transaction(async (tx) => {
+        const batch = await tx.maintenance.prune('runs', CRITERIA, 10);
+        assert.equal(batch.rows, 5);
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal((await s.events.listByRun('r')).length, 2);
+    assert.equal((await s.messages.list('r')).length, 2);
+  });
+
+  test('usage counts rows and content bytes per kind', async (s) => {
+    await finishedRun(s, 'r');
+    await s.audit.append(auditRow({ id: 'a' }));
+    const usage = await s.maintenance.usage();
+    assert.equal(usage.runs.rows, 5);
+    assert.equal(usage.runReports.rows, 1);
+    assert.equal(usage.audit.rows, 1);
+    assert.equal(usage.ledger.rows, 0);
+    assert.ok(usage.runs.bytes > 0 && usage.runReports.bytes > 0 && usage.audit.bytes > 0);
+  });
+
+  test('leases: one owner at a time, renewal by the holder, takeover after expiry, release only by the holder', async (s) => {
+    const m = s.maintenance;
+    assert.equal(await m.acquireLease('maintenance', 'a', 1_000, 500), true);
+    assert.equal(await m.acquireLease('maintenance', 'b', 1_200, 500), false, 'held by a');
+    assert.equal(await m.acquireLease('maintenance', 'a', 1_400, 500), true, 'a renews until 1900');
+    assert.equal(await m.acquireLease('maintenance', 'b', 1_600, 500), false, 'the renewal holds');
+    assert.equal(await m.acquireLease('other', 'b', 1_600, 500), true, 'leases are by name');
+    assert.equal(await m.releaseLease('maintenance', 'b'), false, 'b does not hold it');
+    assert.equal(await m.acquireLease('maintenance', 'b', 1_900, 500), true, 'expired at 1900: b takes over');
+    assert.equal(await m.releaseLease('maintenance', 'a'), false, 'a lost it');
+    assert.equal(await m.releaseLease('maintenance', 'b'), true);
+    assert.equal(await m.acquireLease('maintenance', 'a', 1_901, 500), true, 'free after release');
+  });
+}
