@@ -1,6 +1,7 @@
 /**
  * `@media-agent/sdk/operations`: running an agent host as a process — SIGTERM and SIGINT wired to a clean drain
- * (`host.stop({ drainMs })`), and the drain's default.
+ * (`host.stop({ drainMs })`), and the drain's default; retention, `host.maintenance` (prune, usage) and the
+ * scheduled prune (docs/operations.md#retention-and-prune).
  *
  * @remarks
  * `host.stop({ drainMs })` itself and its `StopOptions` / `DrainSummary` are in the root entry; this entry is for
@@ -21,3 +22,37 @@
  */
 export { DEFAULT_DRAIN_MS } from './runtime/drain-options';
 export { stopOnSignals, type StopOnSignalsOptions, type StoppableHost } from './runtime/stop-on-signals';
+export {
+  DEFAULT_RETENTION,
+  resolveRetention,
+  retentionCriteria,
+  type ResolvedRetention,
+  type ResolvedRetentionRule,
+  type RetentionOptions,
+  type RetentionRule,
+} from './runtime/maintenance/retention-options';
+export {
+  DEFAULT_MAINTENANCE_SCHEDULE,
+  resolveMaintenanceOptions,
+  type MaintenanceOptions,
+  type ResolvedMaintenanceOptions,
+} from './runtime/maintenance/maintenance-options';
+export { nextFireTime, type MaintenanceSchedule } from './runtime/maintenance/next-fire-time';
+export { MaintenanceBusyError } from './runtime/maintenance/maintenance-errors';
+export {
+  DEFAULT_PRUNE_BATCH_SIZE,
+  MAINTENANCE_LEASE_MS,
+  type MaintenanceHandle,
+  type MaintenanceUsage,
+  type PrunedKind,
+  type PruneOptions,
+  type PruneProgress,
+  type PruneSummary,
+  type StoreFileUsage,
+} from './runtime/maintenance/maintenance-service';
+export {
+  RETENTION_KINDS,
+  type PruneCount,
+  type PruneCriteria,
+  type RetentionKind,
+} from './ports/maintenance-repository';

@@ -67,6 +67,10 @@ import { redactingHistoryStore } from '../history/redacting-history-store';
 import { redactingTracer } from '../runtime/tracing/redacting-tracer';
 import { TRACER_NAME } from '../runtime/tracing/gen-ai-attributes';
 import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
+import { resolveRetention } from '../runtime/maintenance/retention-options';
+import { resolveMaintenanceOptions } from '../runtime/maintenance/maintenance-options';
+import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
+import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -229,6 +233,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   checkFallbacks(options.model as Record<string, unknown> | undefined);
   return {
     ...limits,
+    retention: resolveRetention(options.retention, limits.ledgerRetentionMs),
+    maintenance: resolveMaintenanceOptions(options.maintenance),
     decisions: resolveDecisionOptions(options.decisions),
     limits: resolveHostLimits(options.limits),
     accessRecheckMs: resolveAccessRecheckMs(options.accessRecheckMs),
@@ -572,7 +578,30 @@ function buildAgentHost(
     abortLocal: (runId) => workers.abortLocal(runId),
     identity: resolvePort(d, Tokens.Identity),
   });
+  // Retention and the daily prune (docs/operations.md#retention-and-prune); one lease owner name per host.
+  const maintenanceOwner = `host:${ids.next('mnt')}`;
+  const maintenance = new MaintenanceService({
+    storage,
+    clock,
+    logger,
+    retention: resolved.retention,
+    owner: maintenanceOwner,
+  });
+  const schedule = resolved.maintenance.schedule;
+  const scheduler = schedule
+    ? new MaintenanceScheduler({
+        schedule,
+        pollMs: resolved.maintenance.pollMs,
+        clock,
+        logger,
+        owner: maintenanceOwner,
+        leases: () => maintenance.repository(),
+        prune: (signal) => maintenance.prune({ signal }),
+      })
+    : undefined;
   return new DefaultAgentHost({
+    maintenance,
+    ...(scheduler ? { scheduler } : {}),
     checkModels: () =>
       checkProviderModels(
         [

@@ -24,6 +24,8 @@ const AGENT = {
   capabilityTimeoutMs: true,
   approvalTtlMs: true,
   ledgerRetentionMs: true,
+  retention: true,
+  maintenance: true,
   model: true,
   goalFacts: true,
   identity: true,

@@ -133,6 +133,12 @@ export const ERROR_CODES = {
   STORAGE_FULL:
     'The disk (or the database size limit) is full; the write was rolled back whole. Free space, or prune and compact the store.',
 
+  // Maintenance (retention and prune)
+  MAINTENANCE_BUSY:
+    'A prune was asked while another one runs: in this process, or in another process holding the `maintenance` lease of the same store; try again when it ends.',
+  MAINTENANCE_UNSUPPORTED:
+    'The storage adapter has no maintenance repository (`storage.maintenance`), so retention cannot prune it; the SDK stores have one.',
+
   // Runs
   RUN_NOT_FOUND: 'No run has the id.',
   RUN_REQUEST_INVALID:

@@ -44,6 +44,8 @@ import { DEFAULT_ACCESS_RECHECK_MS, DEFAULT_HOST_LIMITS } from './limits/host-li
 import { RunStartLimiter } from './limits/run-start-limiter';
 import { StreamSlots } from './limits/stream-slots';
 import { releasingIterable } from './limits/releasing-iterable';
+import type { MaintenanceHandle, MaintenanceService } from './maintenance/maintenance-service';
+import type { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 
 /**
  * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
@@ -108,6 +110,22 @@ export interface AgentHost {
    * `update(actor, change)` for administrators (audited; runs held at a cap resume when it is raised).
    */
   readonly budgets: BudgetService;
+  /**
+   * Retention and usage of the store (docs/operations.md#retention-and-prune): `prune({ dryRun?, kinds?,
+   * batchSize?, signal?, onProgress? })` removes what the `retention` option lets go in batches (each its own
+   * transaction; never a live item) and compacts a SQLite file afterwards; `usage()` reports rows and bytes per kind
+   * and the file sizes. A second prune while one runs — here, or in another process on the same store — is refused
+   * with `MAINTENANCE_BUSY`. The host also prunes by itself daily (option `maintenance.schedule`).
+   *
+   * @example
+   * ```ts
+   * const would = await host.maintenance.prune({ dryRun: true });
+   * console.log(would.kinds.runs); // { rows, bytes, batches: 0 }
+   * const done = await host.maintenance.prune({ onProgress: (p) => console.log(p.kind, p.rows) });
+   * console.log(done.compacted?.freedBytes, (await host.maintenance.usage()).files);
+   * ```
+   */
+  readonly maintenance: MaintenanceHandle;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -452,6 +470,10 @@ export interface AgentHostDeps {
   identity: IdentityResolver;
   /** Spending budgets per person and for the household. */
   budgets: BudgetService;
+  /** Retention and usage of the store. */
+  maintenance: MaintenanceService;
+  /** The daily prune, when scheduled: started by `start()` (with workers), stopped by `stop()`. */
+  scheduler?: MaintenanceScheduler;
   /**
    * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
    * may be called again once the model server is up). Absent: nothing is checked.
@@ -488,6 +510,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly learning: LearningReviewsHandle | undefined;
   /** {@inheritDoc AgentHost.budgets} */
   readonly budgets: BudgetService;
+  /** {@inheritDoc AgentHost.maintenance} */
+  readonly maintenance: MaintenanceHandle;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -506,6 +530,7 @@ export class DefaultAgentHost implements AgentHost {
     this.memory = deps.memory;
     this.learning = deps.learning?.reviews;
     this.budgets = guardService(deps.budgets, 'budgets', state);
+    this.maintenance = guardService<MaintenanceHandle>(deps.maintenance, 'maintenance', state, ['prune', 'usage']);
     const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
     this.#clock = deps.clock ?? new SystemClock();
     this.#streams = new StreamSlots(limits);
@@ -816,6 +841,7 @@ export class DefaultAgentHost implements AgentHost {
     if (options.workers !== false) {
       this.#offDecided ??= this.#wakeOnDecision();
       this.#deps.workers.start();
+      this.#deps.scheduler?.start();
       // Investigations whose run ended while no process was there to conclude them.
       await this.#deps.decisions
         .sweep()
@@ -848,6 +874,9 @@ export class DefaultAgentHost implements AgentHost {
         // the caller's callback: its failure does not keep the storage open
       }
       if (this.#deps.learning) await this.#deps.learning.reviews.stop(this.#deps.learning.cancelWaitMs);
+      // A prune under way (scheduled or called) ends at its next batch before the store closes.
+      await this.#deps.scheduler?.stop();
+      await this.#deps.maintenance.stop();
       this.#deps.onStop?.();
       await this.#deps.storage.close();
     })();

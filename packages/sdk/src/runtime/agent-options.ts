@@ -23,6 +23,8 @@ import type { ToolImageOptions } from './images/image-delivery';
 import type { SpendingBudgets, SpendingOptions } from './budgets/spending-settings';
 import type { HostLimitOptions, HostLimits } from './limits/host-limits';
 import type { RedactOptions } from '../core/secret-redactor';
+import type { ResolvedRetention, RetentionOptions } from './maintenance/retention-options';
+import type { MaintenanceOptions, ResolvedMaintenanceOptions } from './maintenance/maintenance-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -77,10 +79,32 @@ export interface AgentOptions {
   approvalTtlMs?: number;
   /**
    * Age in milliseconds after which settled ledger entries are deleted at `start()`; 0 turns cleanup off.
-   * `running` and `unknown` entries are never deleted.
+   * `running` and `unknown` entries are never deleted. It also sets the ledger's age limit of `retention.ledger`
+   * when that is absent (setting both is refused with `OPTIONS_INVALID`).
    * @defaultValue 0 (keep everything)
+   * @deprecated Use `retention: { ledger: { maxAgeDays } }`: `host.maintenance.prune()` (daily by default) applies
+   *   it in batches, not only at `start()`.
    */
   ledgerRetentionMs?: number;
+  /**
+   * How long each record kind is kept; `host.maintenance.prune()` removes the rest, never a live item (a running or
+   * waiting run, a pending approval, a `running`/`unknown` ledger entry, …). Per kind `{ maxAgeDays?, maxCount? }`
+   * or a bare number of days; 0 keeps forever. Refused at `createAgentHost` with `OPTIONS_INVALID` naming the path
+   * for a negative, NaN or non-number value or an unknown kind. History is not here: the history store's own
+   * `retentionDays` applies (docs/operations.md#retention-and-prune).
+   * @defaultValue `DEFAULT_RETENTION` (from `@media-agent/sdk/operations`): a finished run's events and messages 90 days (its row and report are
+   *   kept), audit 730 days, approvals, plans, decisions and grant usage 180 days, the ledger kept
+   * @example
+   * ```ts
+   * createAgentHost({ retention: { runs: { maxAgeDays: 30 }, audit: 365, decisions: { maxCount: 1000 } } });
+   * ```
+   */
+  retention?: RetentionOptions;
+  /**
+   * Scheduled maintenance: when the host prunes by itself (docs/operations.md#retention-and-prune).
+   * @defaultValue daily at 04:00 in the process's local time zone, on the host's clock
+   */
+  maintenance?: MaintenanceOptions;
   /**
    * The model: a provider instance or configuration, and the model id. No default: without a provider
    * (here or as a `Tokens.ModelProvider` registration) capabilities still run, but `startRun` fails
@@ -386,6 +410,10 @@ export interface ResolvedAgentOptions {
   capabilityTimeoutMs: number;
   /** See {@link AgentOptions.ledgerRetentionMs}. */
   ledgerRetentionMs: number;
+  /** See {@link AgentOptions.retention}: every kind's rule after defaults. */
+  retention: ResolvedRetention;
+  /** See {@link AgentOptions.maintenance}. */
+  maintenance: ResolvedMaintenanceOptions;
   /** Model id. */
   model: string;
   /** Max output tokens per model call. */
