@@ -129,6 +129,10 @@ export const ERROR_CODES = {
     'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
 
+  // Audit chain (docs/audit.md)
+  AUDIT_CHAIN_BROKEN:
+    'The audit chain does not verify: a row was edited, deleted or inserted outside the SDK (`details.firstBreak` names the first: seq, id, what changed).',
+
   // Runs
   RUN_NOT_FOUND: 'No run has the id.',
   RUN_REQUEST_INVALID:
