@@ -29,13 +29,13 @@ import { capabilityDeadlineMs, timedOutState } from './capability-deadline';
 import { takeClaimRider } from './claim-rider';
 import type { InvocationContext, InvocationResult, InvocationResultBase } from './invocation';
 import { compileSchema } from './schema-validator';
-import {
-  type Capability,
-  type HandlerContext,
-  type InvocationListener,
-  type PendingOutcome,
-  type ReadInvoker,
-  type VerifierOutcome,
+import type {
+  Capability,
+  HandlerContext,
+  InvocationListener,
+  PendingOutcome,
+  ReadInvoker,
+  VerifierOutcome,
 } from './types';
 import { isSideEffecting, type CapabilityDescriptor, type InvocationTarget } from '../core/capability-descriptor';
 

@@ -58,7 +58,7 @@ export function guardService<T extends object>(
         bound =
           typeof prop !== 'string' || (methods && !methods.includes(prop))
             ? method.bind(target)
-            : function (...args: unknown[]): unknown {
+            : (...args: unknown[]): unknown => {
                 const now = state();
                 if (now !== 'started') return Promise.reject(new HostLifecycleError(now, `${name}.${prop}`));
                 return method.apply(target, args);
