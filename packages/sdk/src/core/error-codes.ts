@@ -128,6 +128,8 @@ export const ERROR_CODES = {
   STORAGE_POOL_EXHAUSTED:
     'No database connection of the pool became free within the connection timeout (every connection was busy).',
   STORAGE_SCHEMA_TOO_NEW: 'The store was written by a newer SDK (its schema version is higher than this SDK supports).',
+  STORAGE_SCHEMA_TOO_OLD:
+    'A read-only reader (the `media-agent audit` command line) found the store at an older schema version than it reads; it never migrates: start a host of this SDK on the store once, then read again.',
 
   // Audit chain (docs/audit.md)
   AUDIT_CHAIN_BROKEN:

@@ -7,7 +7,14 @@ import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../src/core/audit-verify';
 import type { PostgresStorage } from '../../src/postgres';
 import { ledgerEntry } from '../storage/ledger-entry';
-import { closeAdmin, describePostgres, dropSchema, freshSchemaName, PG_URL, pgStorage } from '../storage/postgres-available';
+import {
+  closeAdmin,
+  describePostgres,
+  dropSchema,
+  freshSchemaName,
+  PG_URL,
+  pgStorage,
+} from '../storage/postgres-available';
 import { spawnFixture } from '../storage/child';
 import type { AuditRecord } from '../../src/core/records';
 

@@ -15,7 +15,7 @@
  */
 import { StorageSchemaTooNewError } from '../errors';
 import { AUDIT_GENESIS_HASH, linkAuditRows } from '../../core/audit-chain';
-import { auditSealPageSql, sealRowRecord } from '../sql/audit-seal';
+import { AUDIT_SEAL_PAGE_ROWS, auditPageSql, auditRowOf } from '../sql/audit-rows';
 import type { SqlMigration } from '../sql/migration';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 import type { SqlCompiler } from './postgres-executor';
@@ -28,12 +28,12 @@ export type PgMigration = SqlMigration<(client: MigrationClient, compiler: SqlCo
  * @internal
  */
 export async function sealPgAudit(client: MigrationClient, compiler: SqlCompiler): Promise<void> {
-  const select = compiler.compile(auditSealPageSql('"{schema}".audit', (n) => `$${n}`)).text;
+  const select = compiler.compile(auditPageSql('"{schema}".audit', (n) => `$${n}`, false)).text;
   const update = compiler.compile(`UPDATE "{schema}".audit AS a SET prev_hash = u.prev_hash, hash = u.hash
     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(seq, prev_hash, hash) WHERE a.seq = u.seq`).text;
   let head = AUDIT_GENESIS_HASH;
   for (let after = 0; ; ) {
-    const page = (await client.query(select, [after])).rows.map(sealRowRecord);
+    const page = (await client.query(select, [after, AUDIT_SEAL_PAGE_ROWS])).rows.map(auditRowOf);
     if (page.length === 0) return;
     const linked = linkAuditRows(head, page);
     await client.query(update, [

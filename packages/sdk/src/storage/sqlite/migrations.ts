@@ -15,7 +15,7 @@
 import type { Database } from 'better-sqlite3';
 import { StorageSchemaTooNewError } from '../errors';
 import { AUDIT_GENESIS_HASH, linkAuditRows } from '../../core/audit-chain';
-import { auditSealPageSql, sealRowRecord } from '../sql/audit-seal';
+import { AUDIT_SEAL_PAGE_ROWS, auditPageSql, auditRowOf } from '../sql/audit-rows';
 import type { SqlMigration } from '../sql/migration';
 import type { Row } from '../sql/table-mapping';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
@@ -28,11 +28,11 @@ export type SqliteMigration = SqlMigration<(db: Database) => void>;
  * @internal
  */
 export function sealSqliteAudit(db: Database): void {
-  const select = db.prepare(auditSealPageSql('audit', () => '?'));
+  const select = db.prepare(auditPageSql('audit', () => '?', false));
   const update = db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?');
   let head = AUDIT_GENESIS_HASH;
   for (let after = 0; ; ) {
-    const page = (select.all(after) as Row[]).map(sealRowRecord);
+    const page = (select.all(after, AUDIT_SEAL_PAGE_ROWS) as Row[]).map(auditRowOf);
     if (page.length === 0) return;
     const linked = linkAuditRows(head, page);
     for (const row of linked.rows) update.run(row.prevHash, row.hash, row.seq);
