@@ -132,8 +132,8 @@ export async function main(argv: readonly string[], output: CliOutput = processO
       await reader.close();
     }
   } catch (error) {
-    const usage =
-      error instanceof UsageError || (error as { code?: unknown })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    // (parseArgs throws a TypeError whose code starts with ERR_PARSE_ARGS for an unknown or malformed option)
+    const usage = error instanceof UsageError || /^ERR_PARSE_ARGS/.test(String((error as { code?: unknown })?.code));
     const code = isMediaAgentError(error) ? error.code : usage ? 'USAGE' : 'FAILED';
     const message = error instanceof Error ? error.message : String(error);
     if (json) output.out(`${JSON.stringify({ error: { code, message } })}\n`);
