@@ -28,50 +28,81 @@ export interface FirstOpenReport {
   readonly roundsMs: number;
 }
 
-/** Options of {@link raceFirstOpens}. */
-export interface FirstOpenRace {
-  readonly kind: FirstOpenKind;
-  readonly processes: number;
+/** The rounds of a race. */
+export interface FirstOpenRounds {
   readonly rounds: number;
-  readonly perChild: number;
-  /** The new target of a round (a path or schema no child has opened). */
+  /** The new target of a round (a path no child has opened; for `pg-history` a JSON `{ url, schema, own? }`). */
   readonly target: (round: number) => string;
+  /** Prepares a round's target before the children get it (e.g. creates a database). */
+  readonly before?: (target: string) => Promise<void> | void;
   /** How many items the target holds after the round. */
   readonly stored: (target: string) => Promise<number> | number;
-  /** Extra argument of the children (the PostgreSQL URL). */
-  readonly pgUrl?: string;
 }
 
-/** Runs the race and reports what went wrong (the caller asserts it is nothing). */
-export async function raceFirstOpens(race: FirstOpenRace): Promise<FirstOpenReport> {
-  const workers = Array.from({ length: race.processes }, (_, i) => `w${i}`);
-  const children: Child[] = workers.map((w) =>
-    spawnFixture('first-open-worker.ts', [race.kind, w, String(race.perChild), ...(race.pgUrl ? [race.pgUrl] : [])]),
-  );
-  const failures: FirstOpenReport['failures'] = [];
-  const shortRounds: FirstOpenReport['shortRounds'] = [];
-  const outcomes: FirstOpenOutcome[][] = [];
-  try {
-    for (const child of children) expectLine(await child.nextLine(), 'idle');
+/** Options of {@link raceFirstOpens}: the children and the rounds. */
+export interface FirstOpenRace extends FirstOpenRounds {
+  readonly kind: FirstOpenKind;
+  readonly processes: number;
+  readonly perChild: number;
+}
+
+/** Child processes of one store kind, started once and raced for as many rounds as asked. */
+export class FirstOpenWorkers {
+  readonly #names: string[];
+  readonly #children: Child[];
+  readonly #perChild: number;
+  #idle: Promise<void>;
+
+  constructor(kind: FirstOpenKind, processes: number, perChild: number) {
+    this.#perChild = perChild;
+    this.#names = Array.from({ length: processes }, (_, i) => `w${i}`);
+    this.#children = this.#names.map((w) => spawnFixture('first-open-worker.ts', [kind, w, String(perChild)]));
+    this.#idle = Promise.all(this.#children.map(async (c) => expectLine(await c.nextLine(), 'idle'))).then(() => {});
+  }
+
+  /** Runs the rounds and reports what went wrong (the caller asserts it is nothing). */
+  async race(race: FirstOpenRounds): Promise<FirstOpenReport> {
+    await this.#idle;
+    const failures: FirstOpenReport['failures'] = [];
+    const shortRounds: FirstOpenReport['shortRounds'] = [];
+    const outcomes: FirstOpenOutcome[][] = [];
     const started = performance.now();
     for (let round = 0; round < race.rounds; round++) {
       const target = race.target(round);
-      for (const child of children) child.send(target);
-      const answers = await Promise.all(children.map(async (c) => JSON.parse(await c.nextLine()) as FirstOpenOutcome));
+      await race.before?.(target);
+      for (const child of this.#children) child.send(target);
+      const answers = await Promise.all(
+        this.#children.map(async (c) => JSON.parse(await c.nextLine()) as FirstOpenOutcome),
+      );
       outcomes.push(answers);
       answers.forEach((a, i) => {
-        if (!a.ok) failures.push({ round, worker: workers[i]!, code: a.code, message: a.message });
+        if (!a.ok) failures.push({ round, worker: this.#names[i]!, code: a.code, message: a.message });
       });
       const stored = await race.stored(target);
-      const expected = race.processes * race.perChild;
+      const expected = this.#children.length * this.#perChild;
       if (stored !== expected) shortRounds.push({ round, stored, expected });
     }
-    const roundsMs = performance.now() - started;
-    for (const child of children) child.send('exit');
-    await Promise.all(children.map((c) => c.exited));
-    return { failures, shortRounds, outcomes, roundsMs };
+    return { failures, shortRounds, outcomes, roundsMs: performance.now() - started };
+  }
+
+  /** Lets the children exit, and kills any that does not. */
+  async close(): Promise<void> {
+    try {
+      for (const child of this.#children) if (child.process.exitCode === null) child.send('exit');
+      await Promise.all(this.#children.map((c) => c.exited));
+    } finally {
+      for (const child of this.#children) if (child.process.exitCode === null) child.process.kill();
+    }
+  }
+}
+
+/** Starts the children, runs the rounds, stops the children. */
+export async function raceFirstOpens(race: FirstOpenRace): Promise<FirstOpenReport> {
+  const workers = new FirstOpenWorkers(race.kind, race.processes, race.perChild);
+  try {
+    return await workers.race(race);
   } finally {
-    for (const child of children) if (child.process.exitCode === null) child.process.kill();
+    await workers.close();
   }
 }
 
