@@ -4,11 +4,11 @@ import type { HistoryMessageInput, HistorySessionInput, HistoryStore } from '../
 
 /**
  * Pauses between two tries of a refused batch, in ms: 1 s, 2 s, 5 s, 10 s, 30 s, then every 60 s until the
- * store takes it. @public
+ * store takes it.
  */
 export const HISTORY_RETRY_DELAYS_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000, 60_000];
 
-/** Most messages one queue keeps waiting; above it the oldest are given up (counted in `dropped`). @public */
+/** Most messages one queue keeps waiting; above it the oldest are given up (counted in `dropped`). */
 export const HISTORY_RETRY_MAX_MESSAGES = 10_000;
 
 /** Messages of one session of one user the store has not taken yet. */
