@@ -18,6 +18,7 @@ export type { StorageAdapter, StorageSession, StorageTopic } from './ports/stora
 export {
   SqliteHistoryStore,
   DEFAULT_HISTORY_DEADLINE_MS,
+  DEFAULT_HISTORY_BUSY_TIMEOUT_MS,
   type SqliteHistoryStoreOptions,
 } from './history/sqlite-history-store';
 export type { HistoryIndexName } from './history/sqlite-history-schema';

@@ -298,7 +298,7 @@ export const ERROR_CODES = {
     "A user's history file cannot be used (a newer schema version than this SDK knows, or it cannot be opened); nothing was written.",
   HISTORY_SEARCH_FAILED: 'The `session_search` tool failed unexpectedly; the run goes on without its answer.',
   HISTORY_CAPTURE_FAILED:
-    'A message could not be archived in the conversation history (a `warning` run event); the run goes on.',
+    'A message could not be archived in the conversation history yet (a `warning` run event, `details.pending`); the run goes on and the message is kept on the run and retried until the store takes it.',
   HISTORY_QUERY_DEADLINE:
     'A history scan on a worker thread reached its deadline; the search reports `complete: false`, never "no match".',
   // Personal skills (`skills_list`, `skill_view`, `skill_manage`, `/skills` commands)

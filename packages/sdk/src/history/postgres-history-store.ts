@@ -36,6 +36,66 @@ const PG_HISTORY_VERSION = 1;
 /** Longest text a `tsvector` is built from, in characters (the stored text stays whole). */
 const TSVECTOR_CHARS = 200_000;
 
+/** SQLSTATEs of a CREATE that lost a race with a concurrent creator of the same object. */
+const CREATED_CONCURRENTLY: ReadonlySet<string> = new Set([
+  '23505', // unique_violation on a catalog index (pg_namespace, pg_type, pg_class, pg_extension)
+  '42P06', // duplicate_schema
+  '42P07', // duplicate_table
+  '42710', // duplicate_object
+]);
+
+/** True when a CREATE failed because another session created the same object at the same time. */
+function createdConcurrently(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CREATED_CONCURRENTLY.has(code);
+}
+
+/**
+ * Runs a `CREATE … IF NOT EXISTS` statement (autocommit) that other sessions may run at the same instant:
+ * PostgreSQL's IF NOT EXISTS checks before the concurrent creator commits, so the loser fails on the
+ * catalog's unique index instead of skipping. It is run once more then: the winner committed, the object
+ * exists and the statement skips it.
+ */
+async function createIfAbsent(client: pg.PoolClient, statement: string): Promise<void> {
+  try {
+    await client.query(statement);
+  } catch (error) {
+    if (!createdConcurrently(error)) throw error;
+    await client.query(statement);
+  }
+}
+
+/** Key of the database-wide advisory lock around `CREATE EXTENSION pg_trgm` (extensions are not per schema). */
+const TRIGRAM_EXTENSION_LOCK = 'media_agent:extension:pg_trgm';
+
+/**
+ * Creates `pg_trgm` if the database lacks it. Extensions belong to the database, not to a schema, so
+ * history stores of different schemas (or hosts) would race on it: the creation runs in its own transaction
+ * under a database-wide advisory lock, and a creation lost to a session outside that lock counts as done.
+ * @throws the server's error when the extension is not installed on the server or the role may not create it
+ */
+async function createTrigramExtension(client: pg.PoolClient): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [TRIGRAM_EXTENSION_LOCK]);
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    if (!createdConcurrently(error)) throw error;
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+  }
+}
+
+/** Whether the schema's trigram index exists (then every object of the current version does). */
+async function hasTrigramIndex(client: pg.PoolClient, schema: string): Promise<boolean> {
+  const found = await client.query('SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [
+    schema,
+    'history_messages_trgm',
+  ]);
+  return (found.rowCount ?? 0) > 0;
+}
+
 /**
  * PostgreSQL `text` cannot hold U+0000 (the server refuses the whole statement), so a NUL in archived text
  * is stored as U+FFFD: a tool result with a stray NUL byte is archived instead of failing the batch.
@@ -176,12 +236,17 @@ export class PostgresHistoryStore implements HistoryStore {
     try {
       await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${s}:history`]);
       try {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+        // The schema may be shared with the run storage, whose migrations take another lock: a concurrent
+        // creator makes this statement fail on the catalog's unique index; once it committed, it exists.
+        await createIfAbsent(client, `CREATE SCHEMA IF NOT EXISTS ${s}`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${s}.history_meta (key text PRIMARY KEY, value text NOT NULL)`);
         const version = await client.query(`SELECT value FROM ${s}.history_meta WHERE key = 'version'`);
         const found = Number(version.rows[0]?.value ?? 0);
         if (found > PG_HISTORY_VERSION)
           throw new HistoryStoreError(`schema version ${found} is newer than this SDK's ${PG_HISTORY_VERSION}`);
+        // Read under the lock: a process that waited for another's creation finds it complete and creates nothing.
+        if (found === PG_HISTORY_VERSION && (await hasTrigramIndex(client, s)))
+          return { messages_fts: true, messages_fts_trigram: true, messages_fts_cjk: true };
         await client.query(`
           CREATE TABLE IF NOT EXISTS ${s}.history_sessions (
             user_key text NOT NULL, id text NOT NULL, source text NOT NULL, title text, model text,
@@ -206,7 +271,7 @@ export class PostgresHistoryStore implements HistoryStore {
         // not create it, fails only these two statements and leaves the connection usable.
         let trigram = false;
         try {
-          await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+          await createTrigramExtension(client);
           await client.query(
             `CREATE INDEX IF NOT EXISTS history_messages_trgm ON ${s}.history_messages USING gin (content gin_trgm_ops) WHERE searchable`,
           );

@@ -99,7 +99,7 @@ function dropIndexObjects(db: Database, index: HistoryIndexName): void {
 function createIndexObjects(db: Database, index: HistoryIndexName): void {
   if (index === 'messages_fts_cjk') {
     db.exec(
-      `CREATE VIRTUAL TABLE ${index} USING fts5(content, tool_name, tokenize = 'unicode61', content = '', contentless_delete = 1)`,
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${index} USING fts5(content, tool_name, tokenize = 'unicode61', content = '', contentless_delete = 1)`,
     );
     return;
   }
@@ -107,22 +107,22 @@ function createIndexObjects(db: Database, index: HistoryIndexName): void {
   const cols = def.columns.join(', ');
   const proj = (r: string) => def.projection(r).join(', ');
   db.exec(
-    `CREATE VIEW ${index}_src AS SELECT m.id AS id, ${def
+    `CREATE VIEW IF NOT EXISTS ${index}_src AS SELECT m.id AS id, ${def
       .projection('m')
       .map((p, i) => `${p} AS ${def.columns[i]}`)
       .join(', ')} FROM messages m WHERE ${def.condition('m')}`,
   );
   db.exec(
-    `CREATE VIRTUAL TABLE ${index} USING fts5(${cols}, tokenize = '${def.tokenize}', content = '${index}_src', content_rowid = 'id')`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${index} USING fts5(${cols}, tokenize = '${def.tokenize}', content = '${index}_src', content_rowid = 'id')`,
   );
   const when = (r: string) => `${def.condition(r)} AND ${inIndexSql(index, r)}`;
-  db.exec(`CREATE TRIGGER ${index}_ai AFTER INSERT ON messages WHEN ${when('new')} BEGIN
+  db.exec(`CREATE TRIGGER IF NOT EXISTS ${index}_ai AFTER INSERT ON messages WHEN ${when('new')} BEGIN
     INSERT INTO ${index} (rowid, ${cols}) VALUES (new.id, ${proj('new')}); END`);
-  db.exec(`CREATE TRIGGER ${index}_bd BEFORE DELETE ON messages WHEN ${when('old')} BEGIN
+  db.exec(`CREATE TRIGGER IF NOT EXISTS ${index}_bd BEFORE DELETE ON messages WHEN ${when('old')} BEGIN
     INSERT INTO ${index} (${index}, rowid, ${cols}) VALUES ('delete', old.id, ${proj('old')}); END`);
-  db.exec(`CREATE TRIGGER ${index}_bu BEFORE UPDATE OF content, tool_name, tool_calls, role ON messages WHEN ${when('old')} BEGIN
+  db.exec(`CREATE TRIGGER IF NOT EXISTS ${index}_bu BEFORE UPDATE OF content, tool_name, tool_calls, role ON messages WHEN ${when('old')} BEGIN
     INSERT INTO ${index} (${index}, rowid, ${cols}) VALUES ('delete', old.id, ${proj('old')}); END`);
-  db.exec(`CREATE TRIGGER ${index}_au AFTER UPDATE OF content, tool_name, tool_calls, role ON messages WHEN ${when('new')} BEGIN
+  db.exec(`CREATE TRIGGER IF NOT EXISTS ${index}_au AFTER UPDATE OF content, tool_name, tool_calls, role ON messages WHEN ${when('new')} BEGIN
     INSERT INTO ${index} (rowid, ${cols}) VALUES (new.id, ${proj('new')}); END`);
 }
 
@@ -144,17 +144,28 @@ function tableExists(db: Database, name: string): boolean {
   return sql(db, 'SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
 }
 
-/**
- * Opens (creates or checks) the schema on a fresh connection. A new file gets every index ready; a
- * file with a newer schema version is refused, never downgraded.
- * @throws `HISTORY_STORE_UNAVAILABLE` for a newer schema version
- */
-export function openHistorySchema(db: Database, cjk: boolean): void {
+function schemaVersion(db: Database): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > HISTORY_SCHEMA_VERSION)
     throw new HistoryStoreError(`schema version ${version} is newer than this SDK's ${HISTORY_SCHEMA_VERSION}`);
-  if (version === 0) {
+  return version;
+}
+
+/**
+ * Opens (creates or checks) the schema on a fresh connection. A new file gets every index ready; a
+ * file with a newer schema version is refused, never downgraded.
+ *
+ * @remarks
+ * Safe when many processes open the same new file at once: the version is read again inside the
+ * `BEGIN IMMEDIATE` transaction that creates the schema (the write lock makes one process the creator;
+ * the others wait for it, then find the version set and create nothing), and every object is created
+ * `IF NOT EXISTS`. The connection's busy timeout and WAL mode are set before (see `openWal`).
+ * @throws `HISTORY_STORE_UNAVAILABLE` for a newer schema version
+ */
+export function openHistorySchema(db: Database, cjk: boolean): void {
+  if (schemaVersion(db) === 0) {
     db.transaction(() => {
+      if (schemaVersion(db) !== 0) return; // another process created it while this one waited for the lock
       db.exec(BASE);
       createIndexObjects(db, 'messages_fts');
       createIndexObjects(db, 'messages_fts_trigram');
@@ -162,26 +173,35 @@ export function openHistorySchema(db: Database, cjk: boolean): void {
       else setMeta(db, 'messages_fts_cjk', 'detached');
       db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
     }).immediate();
-    return;
   }
   syncCjk(db, cjk);
 }
 
+/** What aligning the CJK index with the tokenizer's availability needs now, if anything. */
+function cjkChange(db: Database, cjk: boolean): 'detach' | 'build' | undefined {
+  const state = meta(db, 'messages_fts_cjk');
+  if (!cjk && state !== 'detached') return 'detach';
+  if (cjk && (state === 'detached' || !tableExists(db, 'messages_fts_cjk'))) return 'build';
+  return undefined;
+}
+
 /**
  * Aligns the CJK index with the tokenizer's availability: unavailable detaches it (writes go on,
- * routing falls back); available again after a detach rebuilds it from scratch.
+ * routing falls back); available again after a detach rebuilds it from scratch. The state is read again
+ * under the write lock, so processes opening the file at once change it once.
  */
 export function syncCjk(db: Database, cjk: boolean): void {
-  const state = meta(db, 'messages_fts_cjk');
-  if (!cjk && state !== 'detached') {
-    db.transaction(() => {
+  if (cjkChange(db, cjk) === undefined) return;
+  db.transaction(() => {
+    const change = cjkChange(db, cjk);
+    if (change === 'detach') {
       dropIndexObjects(db, 'messages_fts_cjk');
       clearMarkers(db, 'messages_fts_cjk');
       setMeta(db, 'messages_fts_cjk', 'detached');
-    }).immediate();
-  } else if (cjk && (state === 'detached' || !tableExists(db, 'messages_fts_cjk'))) {
-    startIndexBuild(db, 'messages_fts_cjk');
-  }
+    } else if (change === 'build') {
+      startIndexBuild(db, 'messages_fts_cjk');
+    }
+  }).immediate();
 }
 
 /**

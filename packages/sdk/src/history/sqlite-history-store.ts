@@ -43,9 +43,13 @@ import { runSearch } from './search-engine';
 import { SqliteSearchBackend } from './sqlite-search-backend';
 import { sql } from './statement-cache';
 import { historyUserKey } from './user-key';
+import { openWal } from '../storage/sqlite/sqlite-open';
 
 /** Default deadline of a LIKE scan, in ms. @public */
 export const DEFAULT_HISTORY_DEADLINE_MS = 3000;
+
+/** Default busy timeout of a user's history file, in ms. @public */
+export const DEFAULT_HISTORY_BUSY_TIMEOUT_MS = 5000;
 
 /** Options of {@link SqliteHistoryStore}. @public */
 export interface SqliteHistoryStoreOptions {
@@ -73,6 +77,13 @@ export interface SqliteHistoryStoreOptions {
    * @defaultValue `full`
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * How long a write waits for another process's lock on a user's file before it fails
+   * `HISTORY_STORE_UNAVAILABLE`, in ms (SQLite's busy timeout; also the limit of the retried switch to WAL
+   * when many processes open a new file at once).
+   * @defaultValue 5000 ({@link DEFAULT_HISTORY_BUSY_TIMEOUT_MS})
+   */
+  busyTimeoutMs?: number;
   /** Worker threads for LIKE scans. @defaultValue 1 */
   workers?: number;
   /** User files kept open at once (least recently used ones are closed). @defaultValue 64 */
@@ -114,6 +125,7 @@ export class SqliteHistoryStore implements HistoryStore {
   readonly #retentionDays: number;
   readonly #redact: (text: string) => string;
   readonly #synchronous: 'full' | 'normal';
+  readonly #busyTimeoutMs: number;
   readonly #workers: LikeWorkers;
   readonly #open: LRUCache<string, Database.Database>;
   #cjk: boolean;
@@ -122,8 +134,8 @@ export class SqliteHistoryStore implements HistoryStore {
   /**
    * @param options - folder, clock, deadline, retention, CJK index, workers
    * @throws `HISTORY_INPUT_INVALID` (`details.field`) for a `directory` that is not a non-empty string, a
-   * `deadlineMs` that is not positive, a negative `retentionDays`, `workers` or `maxOpenUsers` that are not
-   * positive integers, an unknown `synchronous`, or a `redact` that is not a function
+   * `deadlineMs` that is not positive, a negative `retentionDays`, `workers`, `maxOpenUsers` or `busyTimeoutMs`
+   * that are not positive integers, an unknown `synchronous`, or a `redact` that is not a function
    */
   constructor(options: SqliteHistoryStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory === '')
@@ -132,7 +144,7 @@ export class SqliteHistoryStore implements HistoryStore {
       deadlineMs: options.deadlineMs,
       retentionDays: options.retentionDays,
       redact: options.redact,
-      counts: { workers: options.workers, maxOpenUsers: options.maxOpenUsers },
+      counts: { workers: options.workers, maxOpenUsers: options.maxOpenUsers, busyTimeoutMs: options.busyTimeoutMs },
     });
     if (options.synchronous !== undefined && !['full', 'normal'].includes(options.synchronous))
       throw new HistoryInputError('synchronous', 'must be full or normal');
@@ -143,6 +155,7 @@ export class SqliteHistoryStore implements HistoryStore {
     this.#redact = options.redact ?? redactText;
     this.#cjk = options.cjk ?? true;
     this.#synchronous = options.synchronous ?? 'full';
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_HISTORY_BUSY_TIMEOUT_MS;
     this.#workers = new LikeWorkers(options.workers ?? 1);
     this.#open = new LRUCache({ max: options.maxOpenUsers ?? 64, dispose: (db) => db.close() });
   }
@@ -342,13 +355,15 @@ export class SqliteHistoryStore implements HistoryStore {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const path = join(dir, 'state.db');
-      const db = new Database(path);
-      chmodSync(path, 0o600);
-      db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${this.#synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-      db.pragma('foreign_keys = ON');
-      db.pragma('journal_size_limit = 67108864');
+      const db = new Database(path, { timeout: this.#busyTimeoutMs });
       try {
+        chmodSync(path, 0o600);
+        // The busy timeout first, then WAL (retried while another process opening the file holds its lock),
+        // then the schema under the write lock: concurrent first opens by many processes never fail.
+        openWal(db, this.#busyTimeoutMs);
+        db.pragma(`synchronous = ${this.#synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+        db.pragma('foreign_keys = ON');
+        db.pragma('journal_size_limit = 67108864');
         openHistorySchema(db, this.#cjk);
       } catch (error) {
         db.close();

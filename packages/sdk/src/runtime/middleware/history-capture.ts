@@ -7,6 +7,8 @@ import type { ModelMessage } from '../../models/types';
 import { isSummaryMessage } from '../context/compaction';
 import { historyOwnerOf } from '../history-owner';
 import { humanInputId } from '../loop/human-input';
+import type { JsonValue } from '../../core/records';
+import { type HistoryRetryQueue, historyRetryQueueOf } from './history-retry';
 import type { RunMiddleware, RunMiddlewareRun, RunStepContext } from './run-middleware';
 
 /** Name of the capture middleware. */
@@ -44,38 +46,89 @@ function uidOf(m: ModelMessage): string | undefined {
   return undefined;
 }
 
+/** Most messages a run keeps in its saved state while the store refuses them (the newest are kept). */
+export const HISTORY_PENDING_MAX = 500;
+
+/** What the capture saves on the run: messages the store has refused so far, with their capture time. */
+interface SavedCapture {
+  pending?: HistoryMessageInput[];
+}
+
+/** Options of {@link historyCaptureMiddleware}. */
+export interface HistoryCaptureOptions {
+  /** The time a message is captured, epoch ms (stamped on a message the store refused). @defaultValue `Date.now` */
+  now?: () => number;
+  /** The in-process retry queue of refused batches. @defaultValue the store's own ({@link historyRetryQueueOf}) */
+  retry?: HistoryRetryQueue;
+}
+
 /**
  * The capture middleware: archives a top-level run's messages for its owner (`user:<id>` starter)
- * in `store`; runs of API keys, system jobs and subagents are not archived. A store failure is a
- * `warning` event (`HISTORY_CAPTURE_FAILED`), never a failed run.
+ * in `store`; runs of API keys, system jobs and subagents are not archived.
+ *
+ * @remarks
+ * A store failure never fails the run, and the messages are not given up: they are stamped with their
+ * capture time and (1) saved in the run's state with the step (up to {@link HISTORY_PENDING_MAX}, the
+ * newest), so they survive a crash and are appended again first at every later capture point of the
+ * run and when a drive of it starts (a resume after a crash, a wake); and (2) handed to the store's
+ * in-process retry queue ({@link HistoryRetryQueue}: backoff from 1 s to 60 s), which goes on after
+ * the run's last step until the store takes them. Appends are idempotent by message uid, so both
+ * paths archiving the same message store it once. Each failure is also a `warning` event
+ * (`HISTORY_CAPTURE_FAILED`, `details.pending`: messages now waiting on the run). What is not retried:
+ * a compaction mark that failed (the messages stay archived, labelled live), and messages waiting in
+ * a process that ends before the store takes them when their run has no later drive.
  * @param store - the history store
  * @param model - model id recorded on sessions
+ * @param options - capture clock and retry queue
  */
-export function historyCaptureMiddleware(store: HistoryStore, model: string): RunMiddleware {
+export function historyCaptureMiddleware(
+  store: HistoryStore,
+  model: string,
+  options: HistoryCaptureOptions = {},
+): RunMiddleware {
+  const now = options.now ?? Date.now;
+  const retry = () => options.retry ?? historyRetryQueueOf(store);
   const owner = (run: RunMiddlewareRun) => (run.depth === 0 ? historyOwnerOf(run.startedBy) : undefined);
   const archive = async (ctx: RunStepContext, messages: HistoryMessageInput[]) => {
     const user = owner(ctx.run);
-    if (!user || messages.length === 0) return;
+    if (!user) return;
+    const saved = ((ctx.state.get() as SavedCapture | undefined)?.pending ?? []).filter(
+      (m) => !messages.some((n) => n.uid === m.uid),
+    );
+    if (messages.length === 0 && saved.length === 0) return;
     const state = ctx.state.local<Archive>(() => ({ archived: new Set(), compacted: new Set() }));
-    const fresh = messages.filter((m) => !state.archived.has(m.uid));
+    const fresh = [...saved, ...messages.filter((m) => !state.archived.has(m.uid))];
+    if (fresh.length === 0) return;
+    const session = {
+      id: ctx.run.id,
+      source: SOURCES[ctx.run.origin] ?? 'chat',
+      title: [...ctx.run.goal].slice(0, 200).join(''),
+      model,
+    };
     try {
       for (let i = 0; i < fresh.length; i += 100)
-        await store.append(user, {
-          session: {
-            id: ctx.run.id,
-            source: SOURCES[ctx.run.origin] ?? 'chat',
-            title: [...ctx.run.goal].slice(0, 200).join(''),
-            model,
-          },
-          messages: fresh.slice(i, i + 100),
-        });
+        await store.append(user, { session, messages: fresh.slice(i, i + 100) });
       for (const m of fresh) state.archived.add(m.uid);
+      if (saved.length) ctx.state.set({ pending: [] });
     } catch (error) {
-      ctx.warn('HISTORY_CAPTURE_FAILED', `history archive: ${error instanceof Error ? error.message : String(error)}`);
+      const at = now();
+      const stamped = fresh.map((m) => (m.timestamp === undefined ? { ...m, timestamp: at } : m));
+      const pending = stamped.slice(-HISTORY_PENDING_MAX);
+      ctx.state.set({ pending } as unknown as JsonValue);
+      retry().add({ user, session, messages: stamped });
+      ctx.warn(
+        'HISTORY_CAPTURE_FAILED',
+        `history archive: ${error instanceof Error ? error.message : String(error)}; ${stamped.length} message(s) kept and retried until archived`,
+        { pending: pending.length },
+      );
     }
   };
   return {
     name: HISTORY_CAPTURE,
+    async onDriveStart(ctx) {
+      // Messages a store refused before (in this process or one that crashed) are archived first.
+      await archive(ctx, []);
+    },
     async beforeModelRequest(ctx) {
       const user = owner(ctx.run);
       if (!user) return;

@@ -75,7 +75,8 @@ export function driverMiddleware(deps: RunDriverDeps): MiddlewareEntry[] {
   ): MiddlewareEntry => ({ middleware, stateKey, by, source: 'runtime' });
   const entries: MiddlewareEntry[] = [];
   // First, so it archives inputs before compaction and tool results before any middleware shortens them.
-  if (deps.history) entries.push(own(historyCaptureMiddleware(deps.history, settings.model)));
+  if (deps.history)
+    entries.push(own(historyCaptureMiddleware(deps.history, settings.model, { now: () => deps.clock.now() })));
   if (settings.compactionThreshold > 0) {
     entries.push(
       own(

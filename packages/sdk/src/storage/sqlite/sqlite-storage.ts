@@ -13,6 +13,7 @@ import {
 } from '../../ports/storage-adapter';
 import { applySqliteMigrations, readUserVersion } from './migrations';
 import { sqliteCode, toStorageError } from './sqlite-errors';
+import { retryWhileBusy } from './sqlite-open';
 import { READ_METHODS } from '../repository-methods';
 import { adapterRepositories } from '../sql/adapter-repositories';
 import { sessionStatements } from '../sql/session-statements';
@@ -785,7 +786,9 @@ export class SqliteStorage implements StorageAdapter {
         db.pragma(`page_size = ${this.pageSizeBytes}`);
         db.pragma('auto_vacuum = INCREMENTAL');
       }
-      db.pragma('journal_mode = WAL');
+      // Another process opening the same new file may hold the lock the switch needs: retried until the busy
+      // timeout (SQLite does not wait for it by itself).
+      retryWhileBusy(() => db.pragma('journal_mode = WAL'), this.busyTimeoutMs);
       const pageSize = Number(db.pragma('page_size', { simple: true }));
       db.pragma(`wal_autocheckpoint = ${Math.round(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
       // A WAL that grew while a reader held an old snapshot (no checkpoint could reset it) is cut back to this
