@@ -267,6 +267,8 @@ async function writeRuns(s: Any, f: Any, written: Any): Promise<void> {
       capabilityAllowlist: i === 4 ? ['media.search'] : null,
       budgets: { maxToolCalls: 20, maxCostUsd: 1.5 },
       usage: { toolCalls: i, inputTokens: 1000 * i, outputTokens: 100 * i, costUsd: 0.01 * i, modelCalls: i },
+      // The run's step list: `plan` until schema 5 renamed the column to `checklist`.
+      plan: i === 3 ? [{ id: 'c1', text: UNICODE, done: true }] : null,
       checklist: i === 3 ? [{ id: 'c1', text: UNICODE, done: true }] : null,
       report: terminal ? { summary: UNICODE, outcome: status, details: HUGE.slice(0, 2048) } : null,
       finalText: status === 'succeeded' ? UNICODE : null,
