@@ -5,10 +5,12 @@
  * - every row the old version wrote reads back through today's repositories with the values it had (all
  *   snapshots, both stores);
  * - the migrated schema is the schema a fresh store gets (columns, indexes: all snapshots);
- * - the storage conformance suite passes on the migrated store, on the OLDEST and the NEWEST snapshot of each
- *   store (SQLite v1 and the newest; PostgreSQL's first and newest). The whole matrix (every version × 60 cases ×
- *   2 stores) would take minutes on a loaded machine and adds little: the versions in between are covered by the
- *   read-back and schema checks, which exercise every migration step on data. Each conformance case gets a copy
+ * - the storage conformance suite passes on the migrated store: SQLite's OLDEST and NEWEST snapshot, PostgreSQL's
+ *   NEWEST. The whole matrix (every version × 60 cases × 2 stores) would take minutes on a loaded machine and adds
+ *   little: the versions in between are covered by the read-back and schema checks, which run every migration step
+ *   on data. PostgreSQL's oldest is left out of the suite too: each case there loads, migrates and drops a schema
+ *   (about 1.5 s; 60 cases took 45 s on top on a loaded 2-CPU machine), and its schema equals a fresh one (checked
+ *   above), which the suite already runs on in conformance.test.ts. Each conformance case gets a copy
  *   migrated by today's code WITH the old rows in it, then emptied of rows (counters reset): the cases assert exact
  *   lists, orders and sequences of what they wrote (list() equals these two runs, the first audit seq, the lease
  *   goes to this run), which pre-existing rows would change without anything being wrong. So the suite checks the
@@ -239,33 +241,36 @@ async function pgRows(schema: string): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** The columns, indexes and constraints of a fresh schema migrated by today's code (made once, dropped at the end). */
+let freshPgSchema: Promise<unknown> | undefined;
+function freshPostgresSchema(): Promise<unknown> {
+  freshPgSchema ??= (async () => {
+    const name = freshSchemaName('ma_snap_fresh');
+    const made = pgStorage(name);
+    try {
+      await made.migrate();
+      return await pgSchema(name);
+    } finally {
+      await made.close();
+      await dropSchema(name);
+    }
+  })();
+  return freshPgSchema;
+}
+
 describePostgres('schema snapshots: PostgreSQL', () => {
+  // One load and migration per version for both checks (each costs seconds on a loaded server).
   for (const version of POSTGRES_VERSIONS) {
     it(
-      `v${version}: migrates to the current version and every row reads back with the values v${version} wrote (riverqueue/river#64)`,
+      `v${version}: migrates, every row reads back with the values v${version} wrote (riverqueue/river#64), and the schema is a fresh schema's: same columns, indexes, constraints (mastra-ai/mastra#11789)`,
       async () => {
-        const storage = pgStorage(await loadedSchema(version));
+        const schema = await loadedSchema(version);
+        const storage = pgStorage(schema);
         cleanups.push(() => storage.close());
         await storage.migrate();
         expect(await storage.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
         await expectRowsReadBack(storage, snapshotRows(version));
-      },
-      TIMEOUT,
-    );
-
-    it(
-      `v${version}: the migrated schema is a fresh schema's: same columns, indexes, constraints (mastra-ai/mastra#11789)`,
-      async () => {
-        const schema = await loadedSchema(version);
-        const migrated = pgStorage(schema);
-        cleanups.push(() => migrated.close());
-        await migrated.migrate();
-        const freshName = freshSchemaName('ma_snap_fresh');
-        cleanups.push(() => dropSchema(freshName));
-        const made = pgStorage(freshName);
-        cleanups.push(() => made.close());
-        await made.migrate();
-        expect(await pgSchema(schema)).toEqual(await pgSchema(freshName));
+        expect(await pgSchema(schema)).toEqual(await freshPostgresSchema());
       },
       TIMEOUT,
     );
@@ -311,7 +316,7 @@ function concurrentConformanceIt(name: string, fn: () => Promise<void>): void {
   else it.concurrent(name, fn, TIMEOUT);
 }
 
-// The conformance suite on migrated snapshots, the oldest and the newest of each store (see the header): each case
+// The conformance suite on migrated snapshots: SQLite's oldest and newest, PostgreSQL's newest (see the header): each case
 // gets a copy migrated by today's code, then emptied of rows (the cases assert exact lists and sequences).
 for (const version of [...new Set([SQLITE_VERSIONS[0]!, SQLITE_VERSIONS.at(-1)!])]) {
   describeStorageConformance(
@@ -330,7 +335,7 @@ for (const version of [...new Set([SQLITE_VERSIONS[0]!, SQLITE_VERSIONS.at(-1)!]
     { describe, it: conformanceIt },
   );
 }
-for (const version of [...new Set([POSTGRES_VERSIONS[0]!, POSTGRES_VERSIONS.at(-1)!])]) {
+for (const version of [POSTGRES_VERSIONS.at(-1)!]) {
   describeStorageConformance(
     `postgres migrated from the v${version} snapshot`,
     async () => {
