@@ -237,7 +237,7 @@ export interface StorageSession {
   /** Spending counters per subject and period, and model-call reservations (docs/budgets.md). */
   readonly budgetUsage: BudgetUsageRepository;
   /**
-   * Retention (what may be removed of each {@link RetentionKind}, in bounded batches, never a live item) and named
+   * Retention (what may be removed of each `RetentionKind`, in bounded batches, never a live item) and named
    * leases (one maintenance process of many). On the adapter, `prune` and the leases are each one transaction;
    * `estimate` and `usage` only read.
    */

@@ -14,7 +14,11 @@ import { pgAppendAudit } from './audit-append';
 import { pgAppendEvent } from './run-event-append';
 
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */
-export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append', 'audit.append', 'maintenance.prune']);
+export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set([
+  'events.append',
+  'audit.append',
+  'maintenance.prune',
+]);
 
 /**
  * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
