@@ -55,6 +55,20 @@ export type {
   RunScope,
 } from './runtime/agent-options';
 export { HostLifecycleError, type HostLifecycleState } from './runtime/host-lifecycle';
+export {
+  AUDIT_EXPORT_FORMAT,
+  type AuditExportHeader,
+  type AuditExportRange,
+  type AuditVerifyOptions,
+  type HostAudit,
+  writeAuditExport,
+} from './runtime/audit-trail';
+export {
+  AuditChainBrokenError,
+  type AuditChainBreak,
+  type AuditChainChange,
+  type AuditChainVerification,
+} from './core/audit-verify';
 export type { DrainSummary, StopOptions } from './runtime/drain-options';
 export type { ModelProvider } from './models/types';
 export type { ModelProviderConfig } from './models/factory';

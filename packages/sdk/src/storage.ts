@@ -55,4 +55,29 @@ export {
 // the invocation ledger
 export type { InvocationLedger, ClaimRequest, ClaimResult, SettleOutcome } from './ledger/invocation-ledger';
 export { canonicalJson, canonicalHash, CanonicalJsonError } from './core/canonical-json';
+export {
+  AUDIT_CONTENT_FIELDS,
+  AUDIT_GENESIS_HASH,
+  AUDIT_HASH_ALGORITHM,
+  type AuditContent,
+  auditContent,
+  auditRowHash,
+  linkAuditRows,
+} from './core/audit-chain';
+export {
+  AUDIT_CHECKPOINT_ACTOR,
+  AUDIT_CHECKPOINT_CAPABILITY,
+  type AuditChainRow,
+  AuditChainVerifier,
+  type AuditChainVerifyOptions,
+  type AuditCheckpoint,
+  auditCheckpointOf,
+  verifyAuditChain,
+} from './core/audit-verify';
+export {
+  AUDIT_PAGE_ROWS,
+  type AuditPageReader,
+  exportAuditLines,
+  verifyAuditPages,
+} from './runtime/audit-trail';
 export { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './ledger/errors';

@@ -22,7 +22,11 @@ export function redactingHost(host: AgentHost, redactor: SecretRedactor): AgentH
     get(target, prop) {
       if (prop === 'invoke') return invoke;
       const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      // Methods are bound to the host (its private fields); an own callable member (`host.audit`, with its own
+      // `verify` and `export`) is handed out as it is.
+      return typeof value === 'function' && !Object.hasOwn(target, prop)
+        ? (value as (...a: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }

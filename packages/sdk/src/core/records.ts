@@ -276,4 +276,17 @@ export interface AuditRecord {
   inputSummary: string;
   /** Denial reason or error code, when any. */
   reason: string | null;
+  /**
+   * Storage-assigned: the `hash` of the row before this one in `seq` order (64 `0`s for the first row of a store),
+   * as 64 lowercase hex characters; set by `audit.append`, ignored when given. Absent on a record not yet stored;
+   * `null` on a row a store holds without a chain link (written outside the SDK: `host.audit.verify()` reports it).
+   * See docs/audit.md.
+   */
+  prevHash?: string | null;
+  /**
+   * Storage-assigned: SHA-256 (64 lowercase hex characters) of `prevHash + "\n" + canonical JSON of the row's
+   * content` (every field but `seq`, `prevHash` and `hash`), so editing, deleting or inserting a row breaks the
+   * chain. Absent on a record not yet stored; `null` on a row written outside the SDK. See docs/audit.md.
+   */
+  hash?: string | null;
 }

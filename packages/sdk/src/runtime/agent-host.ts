@@ -36,6 +36,7 @@ import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState
 import { ModelNotConfiguredError } from '../models/errors';
 import type { BudgetService } from './budgets/budget-service';
 import { isMediaAgentError } from '../core/errors';
+import { hostAudit, type HostAudit } from './audit-trail';
 import { SystemClock, type Clock } from '../ports/clock';
 import { AccessWatch, type AccessTicket, type IdentityChange } from './events/access-watch';
 import { guardedEvents } from './events/guarded-events';
@@ -389,14 +390,12 @@ export interface AgentHost {
    * @throws {@link MediaAgentError} `DECISION_NOT_FOUND`, `DECISION_INVALID` (unknown trigger type)
    */
   resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord>;
-  /** Audit rows with `seq > after`, oldest first (default limit 100). */
-  audit(filter?: {
-    after?: number;
-    limit?: number;
-    action?: AuditAction;
-    capabilityId?: string;
-    invocationId?: string;
-  }): Promise<AuditRecord[]>;
+  /**
+   * The audit trail: `host.audit(filter)` lists rows with `seq > after`, oldest first (default limit 100);
+   * `host.audit.verify()` checks the tamper-evident chain; `host.audit.export({ from, to })` writes a segment as
+   * JSON Lines a third party can verify (docs/audit.md).
+   */
+  readonly audit: HostAudit;
   /**
    * Migrates storage, then cold-start recovery (`running` ledger entries become `unknown` with new
    * tokens), retention cleanup, then starts the run workers. Call once per process, before anything that
@@ -504,6 +503,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly automation: AutomationService;
   /** {@inheritDoc AgentHost.ledger} */
   readonly ledger: InvocationLedger;
+  /** {@inheritDoc AgentHost.audit} */
+  readonly audit: HostAudit;
   /** {@inheritDoc AgentHost.memory} */
   readonly memory: MemoryService | undefined;
   /** {@inheritDoc AgentHost.learning} */
@@ -531,6 +532,8 @@ export class DefaultAgentHost implements AgentHost {
     this.learning = deps.learning?.reviews;
     this.budgets = guardService(deps.budgets, 'budgets', state);
     this.maintenance = guardService<MaintenanceHandle>(deps.maintenance, 'maintenance', state, ['prune', 'usage']);
+    const list: HostAudit = ((filter) => this.#refused('audit') ?? deps.storage.audit.list(filter)) as HostAudit;
+    this.audit = hostAudit(list, (after, limit) => this.#refused('audit') ?? deps.storage.audit.list({ after, limit }));
     const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
     this.#clock = deps.clock ?? new SystemClock();
     this.#streams = new StreamSlots(limits);
@@ -816,17 +819,6 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.resolveDecision} */
   resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord> {
     return this.#refused('resolveDecision') ?? this.#deps.decisions.resolveDecision(trigger);
-  }
-
-  /** {@inheritDoc AgentHost.audit} */
-  audit(filter?: {
-    after?: number;
-    limit?: number;
-    action?: AuditAction;
-    capabilityId?: string;
-    invocationId?: string;
-  }): Promise<AuditRecord[]> {
-    return this.#refused('audit') ?? this.#deps.storage.audit.list(filter);
   }
 
   /** {@inheritDoc AgentHost.start} */

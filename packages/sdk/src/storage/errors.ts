@@ -39,6 +39,24 @@ export class StorageSchemaTooNewError extends MediaAgentError {
 }
 
 /**
+ * The store is at a schema version older than a read-only reader (the `media-agent audit` command line) needs; it
+ * never migrates: start a host of this SDK on the store once (it migrates), then read again.
+ * @public
+ */
+export class StorageSchemaTooOldError extends MediaAgentError {
+  /** @param found - schema version in the store; @param needed - the version the reader needs */
+  constructor(found: number, needed: number) {
+    super(
+      'STORAGE_SCHEMA_TOO_OLD',
+      found === 0
+        ? 'the store holds no media-agent schema (version 0): check the file path, or the URL and its ?schema='
+        : `the store has schema version ${found}, older than ${needed} this reader needs (it never migrates); start a host of this SDK on it once, then try again`,
+      { found, needed },
+    );
+  }
+}
+
+/**
  * The adapter was closed.
  * @public
  */

@@ -1,4 +1,5 @@
 import { StorageError } from '../errors';
+import { AUDIT_GENESIS_HASH, auditRowHash } from '../../core/audit-chain';
 import type { AuditRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
 import type { MemoryTables, SyncRepository } from './memory-tables';
@@ -15,7 +16,7 @@ function firstAfter(log: readonly AuditRecord[], after: number): number {
   return lo;
 }
 
-/** The audit log repository (append-only, `seq` order). Synchronous; writes register their undo on `t`. @internal */
+/** The audit log repository (append-only, `seq` order, one hash chain). Synchronous; writes register their undo on `t`. @internal */
 export function memoryAuditRepository(t: MemoryTables): SyncRepository<StorageSession['audit']> {
   let auditSeq = 0;
   const auditIds = t.auditIds;
@@ -26,8 +27,10 @@ export function memoryAuditRepository(t: MemoryTables): SyncRepository<StorageSe
       if (auditIds.has(record.id)) throw new StorageError(`MemoryStorage: duplicate id ${record.id} in audit`);
       if (!t.undo) throw new Error('MemoryStorage: write outside a transaction');
       const seq = ++auditSeq;
+      // The chain (docs/audit.md): linked to the newest row; appends are synchronous, so nothing comes between.
+      const prevHash = auditLog[auditLog.length - 1]?.hash ?? AUDIT_GENESIS_HASH;
       // Every field of an audit row is a string, a number or null: a shallow copy is a copy.
-      const stored: AuditRecord = { ...record, seq };
+      const stored: AuditRecord = { ...record, seq, prevHash, hash: auditRowHash(prevHash, record) };
       auditIds.add(record.id);
       auditLog.push(stored);
       t.undo.push(() => {

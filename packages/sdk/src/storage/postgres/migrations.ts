@@ -14,12 +14,37 @@
  * @packageDocumentation
  */
 import { StorageSchemaTooNewError } from '../errors';
+import { AUDIT_GENESIS_HASH, linkAuditRows } from '../../core/audit-chain';
+import { AUDIT_SEAL_PAGE_ROWS, auditPageSql, auditRowOf } from '../sql/audit-rows';
 import type { SqlMigration } from '../sql/migration';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 import type { SqlCompiler } from './postgres-executor';
 
-/** One schema step of this store. @internal */
-export type PgMigration = SqlMigration;
+/** One schema step of this store (its code step runs on the migrating connection, in the migration's transaction). @internal */
+export type PgMigration = SqlMigration<(client: MigrationClient, compiler: SqlCompiler) => Promise<void>>;
+
+/**
+ * Seals the audit rows written before schema 10 into one chain, in `seq` order, a page at a time (docs/audit.md).
+ * @internal
+ */
+export async function sealPgAudit(client: MigrationClient, compiler: SqlCompiler): Promise<void> {
+  const select = compiler.compile(auditPageSql('"{schema}".audit', (n) => `$${n}`, false)).text;
+  const update = compiler.compile(`UPDATE "{schema}".audit AS a SET prev_hash = u.prev_hash, hash = u.hash
+    FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(seq, prev_hash, hash) WHERE a.seq = u.seq`).text;
+  let head = AUDIT_GENESIS_HASH;
+  for (let after = 0; ; ) {
+    const page = (await client.query(select, [after, AUDIT_SEAL_PAGE_ROWS])).rows.map(auditRowOf);
+    if (page.length === 0) return;
+    const linked = linkAuditRows(head, page);
+    await client.query(update, [
+      linked.rows.map((r) => r.seq),
+      linked.rows.map((r) => r.prevHash),
+      linked.rows.map((r) => r.hash),
+    ]);
+    head = linked.head;
+    after = page[page.length - 1]!.seq;
+  }
+}
 
 /** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
@@ -342,6 +367,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `CREATE INDEX grant_usage_day ON "{schema}".grant_usage (day)`,
       `CREATE INDEX budget_usage_start ON "{schema}".budget_usage (start)`,
     ],
+    step: sealPgAudit,
   },
 ];
 
@@ -351,6 +377,14 @@ if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION)
 
 /** First key of the migration advisory lock (the second is the schema name's hash): "MAMG". @internal */
 export const MIGRATION_LOCK_CLASS = 0x4d414d47;
+
+/**
+ * First key of the audit chain's advisory lock (the second is the schema name's hash): "MAAC". Every audit append
+ * takes it, transaction-level, before reading the chain's head, so appenders in every process link one after the
+ * other and the chain never forks (docs/audit.md).
+ * @internal
+ */
+export const AUDIT_CHAIN_LOCK_CLASS = 0x4d414143;
 
 /** What the migrator needs of a connection: simple queries, inside the transaction the caller opened. @internal */
 export interface MigrationClient {
@@ -399,6 +433,7 @@ export async function applyPgMigrations(
   for (const migration of PG_MIGRATIONS) {
     if (migration.version <= current) continue;
     for (const sql of migration.statements) await client.query(compiler.compile(sql).text);
+    await migration.step?.(client, compiler);
     await client.query(
       compiler.compile('INSERT INTO "{schema}".schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)').text,
       [migration.version, migration.name, now()],

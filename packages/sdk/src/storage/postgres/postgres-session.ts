@@ -10,14 +10,19 @@ import { bindPrograms, bindStatements, type Query } from '../sql/query';
 import { sessionStatements } from '../sql/session-statements';
 import { POSTGRES_DIALECT, POSTGRES_TRANSACTION_DIALECT } from './postgres-dialect';
 import { pgExecutor, type PgRunner, type SqlCompiler } from './postgres-executor';
+import { pgAppendAudit } from './audit-append';
 import { pgAppendEvent } from './run-event-append';
 
 /** Writes on the adapter that take more than one statement, so they need a transaction of their own. @internal */
-export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set(['events.append', 'maintenance.prune']);
+export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set([
+  'events.append',
+  'audit.append',
+  'maintenance.prune',
+]);
 
 /**
  * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
- * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements.
+ * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements, `audit.append` three.
  */
 function pgRepository(
   name: keyof StorageSession,
@@ -32,6 +37,7 @@ function pgRepository(
   }
   const repo = bindStatements<Record<string, (...args: unknown[]) => Promise<unknown>>>(statements[name], run);
   if (name === 'events') repo.append = (event) => pgAppendEvent(run, event as Parameters<typeof pgAppendEvent>[1]);
+  if (name === 'audit') repo.append = (record) => pgAppendAudit(run, record as Parameters<typeof pgAppendAudit>[1]);
   return repo;
 }
 

@@ -17,7 +17,7 @@ import {
   StorageUnavailableError,
 } from '../errors';
 import { SerialQueue } from '../serial-queue';
-import { AUDIT_INSERT_MANY_SQL, auditInsertManyParams } from './audit-batch';
+import { pgAppendAuditBatch } from './audit-append';
 import { applyPgMigrations, readSchemaVersion } from './migrations';
 import { NotificationListener } from './notification-listener';
 import { isConnectionError, RETRYABLE_SQLSTATES, sqlState, toStorageError } from './postgres-errors';
@@ -26,7 +26,7 @@ import { adapterRepositories } from '../sql/adapter-repositories';
 import { sessionStatements } from '../sql/session-statements';
 import { POSTGRES_DIALECT } from './postgres-dialect';
 import { createPgSession, PG_MULTI_STATEMENT_WRITES } from './postgres-session';
-import { PG_TYPES, pgParam, SqlCompiler } from './postgres-executor';
+import { pgExecutor, SqlCompiler } from './postgres-executor';
 import {
   beginSql,
   channelOf,
@@ -488,17 +488,27 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * Writes every pending batched audit row in one statement (its own implicit transaction), in call order. When
+   * Writes every pending batched audit row in one transaction (the chain's lock, its head, one insert), in call order. When
    * the statement fails, the rows are written one by one so only the rows the store refuses (e.g. a duplicate id)
    * are rejected; on a lost connection the rows not written go back to the front of the pending rows.
    */
   async #flushAudit(client: JobClient): Promise<void> {
     if (this.#pendingAudit.length === 0) return;
     const rows = this.#pendingAudit.splice(0);
-    const insert = (batch: typeof rows) => {
-      const { text, names } = this.#compiler.compile(AUDIT_INSERT_MANY_SQL);
-      const params = auditInsertManyParams(batch.map((r) => r.record));
-      return client.query({ text, values: names.map((n) => pgParam(params[n])), types: PG_TYPES });
+    // One transaction per insert: the chain's lock, its head and the rows (docs/audit.md).
+    const run = pgExecutor(client, this.#compiler);
+    const insert = async (batch: typeof rows) => {
+      await client.query(this.#beginSql);
+      try {
+        await pgAppendAuditBatch(
+          run,
+          batch.map((r) => r.record),
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(ignore);
+        throw error;
+      }
     };
     try {
       await insert(rows);

@@ -1,5 +1,6 @@
 /**
- * The audit table for both SQL stores: append-only, `seq` assigned by the store.
+ * The audit table for both SQL stores: append-only, `seq` assigned by the store, each row linked into one hash
+ * chain (`prev_hash`, `hash`: docs/audit.md) by the store's append.
  * @packageDocumentation
  */
 import type { AuditRecord } from '../../core/records';
@@ -25,6 +26,8 @@ const AUDIT_FIELDS: ColumnSpec<AuditRecord> = {
   idempotencyKey: 'value',
   inputSummary: 'value',
   reason: 'value',
+  prevHash: 'value',
+  hash: 'value',
 };
 
 /** The list's filters (served by the indexes on `(capability_id, seq)` and `(invocation_id, seq)`). */
@@ -46,7 +49,21 @@ export function auditInsertHead(table: string): string {
   return `INSERT INTO ${table} (${AUDIT_INSERT_FIELDS.map((c) => `"${c.column}"`).join(', ')})`;
 }
 
-/** The audit repository's statements in dialect `d`. @internal */
+/**
+ * The hash of the newest chained row (the chain's head), read backwards along the primary key: `hash` of the row
+ * with the highest `seq` that has one (a row without one was not appended by the SDK and is skipped, as the
+ * verifier skips it). No row: the chain is empty.
+ * @internal
+ */
+export function auditHeadSql(table: string): string {
+  return `SELECT hash FROM ${table} WHERE hash IS NOT NULL ORDER BY seq DESC LIMIT 1`;
+}
+
+/**
+ * The audit repository's statements in dialect `d`. `append` inserts the record as given, its `prevHash` and `hash`
+ * included: each store links the record first, inside the transaction that serializes its appends.
+ * @internal
+ */
 export const auditStatements = perDialect((d: SqlDialect): Statements<AuditRepository> => {
   const table = d.table('audit');
   const AUDIT = new TableMapping<AuditRecord>(table, AUDIT_FIELDS);

@@ -14,11 +14,32 @@
  */
 import type { Database } from 'better-sqlite3';
 import { StorageSchemaTooNewError } from '../errors';
+import { AUDIT_GENESIS_HASH, linkAuditRows } from '../../core/audit-chain';
+import { AUDIT_SEAL_PAGE_ROWS, auditPageSql, auditRowOf } from '../sql/audit-rows';
 import type { SqlMigration } from '../sql/migration';
+import type { Row } from '../sql/table-mapping';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
 
-/** One schema step of this store. @internal */
-export type SqliteMigration = SqlMigration;
+/** One schema step of this store (its code step runs on the connection, inside the migration's transaction). @internal */
+export type SqliteMigration = SqlMigration<(db: Database) => void>;
+
+/**
+ * Seals the audit rows written before schema 10 into one chain, in `seq` order, a page at a time (docs/audit.md).
+ * @internal
+ */
+export function sealSqliteAudit(db: Database): void {
+  const select = db.prepare(auditPageSql('audit', () => '?', false));
+  const update = db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?');
+  let head = AUDIT_GENESIS_HASH;
+  for (let after = 0; ; ) {
+    const page = (select.all(after, AUDIT_SEAL_PAGE_ROWS) as Row[]).map(auditRowOf);
+    if (page.length === 0) return;
+    const linked = linkAuditRows(head, page);
+    for (const row of linked.rows) update.run(row.prevHash, row.hash, row.seq);
+    head = linked.head;
+    after = page[page.length - 1]!.seq;
+  }
+}
 
 /** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
@@ -355,7 +376,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 10,
     name: 'nas operations',
     // The tamper-evident audit chain (docs/audit.md): each row's hash over its canonical content and the previous
-    // row's hash; rows written before this version are sealed by the adapter right after migrating. A run whose
+    // row's hash; rows written before this version are sealed by the step below, in this migration's transaction. A run whose
     // events and messages retention removed keeps its row (goal, status, report) with `pruned_at` set. Leases by
     // name let one process of many do host-wide work (scheduled maintenance).
     statements: [
@@ -378,6 +399,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX grant_usage_day ON grant_usage (day)`,
       `CREATE INDEX budget_usage_start ON budget_usage (start)`,
     ],
+    step: sealSqliteAudit,
   },
 ];
 
@@ -412,6 +434,7 @@ export function applySqliteMigrations(db: Database, now: () => number = Date.now
       const next = SQLITE_MIGRATIONS.find((m) => m.version === current + 1);
       if (!next) throw new Error(`media-agent: no SQLite migration from schema version ${current}`);
       for (const sql of next.statements) db.exec(sql);
+      next.step?.(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         next.version,
         next.name,

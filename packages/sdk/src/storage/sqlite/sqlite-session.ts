@@ -8,7 +8,8 @@ import { StorageError } from '../errors';
 import type { AuditRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
 import { REPOSITORY_NAMES } from '../repository-methods';
-import { auditInsertHead, AUDIT_INSERT_FIELDS } from '../sql/audit-sql';
+import { AUDIT_GENESIS_HASH, auditRowHash } from '../../core/audit-chain';
+import { auditHeadSql, auditInsertHead, AUDIT_INSERT_FIELDS } from '../sql/audit-sql';
 import { bindPrograms, bindStatements } from '../sql/query';
 import { sessionStatements } from '../sql/session-statements';
 import { SQLITE_DIALECT } from './sqlite-dialect';
@@ -20,6 +21,9 @@ import { sqliteExecutor, type SyncSession } from './sqlite-executor';
  * positional parameters in the order it binds them (no name lookup per column: this is the hot insert of reads).
  */
 const AUDIT_INSERT_SQL = `${auditInsertHead('audit')} VALUES (${AUDIT_INSERT_FIELDS.map(() => '?').join(', ')})`;
+
+/** The chain's head: the hash of the newest chained row (an indexed read along the primary key, backwards). */
+const AUDIT_HEAD_SQL = auditHeadSql('audit');
 
 /** A nullable field as bound: undefined as NULL. */
 const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
@@ -53,9 +57,16 @@ export class SqliteRepositories {
     return stmt;
   }
 
-  /** Inserts one audit row (outside `repos`, for batched rows); returns its `seq`. */
-  insertAudit(r: AuditRecord): number {
-    return Number(
+  /**
+   * Inserts one audit row (outside `repos`, for batched rows too), linked into the chain: the head is read in the
+   * same transaction, which holds SQLite's write lock from its `BEGIN IMMEDIATE`, so no other connection or process
+   * appends in between (docs/audit.md). Must run inside a write transaction.
+   * @returns the row as stored: `record` with its `seq`, `prevHash` and `hash`
+   */
+  insertAudit(r: AuditRecord): AuditRecord {
+    const head = (this.stmt(AUDIT_HEAD_SQL).get() as { hash: string } | undefined)?.hash ?? AUDIT_GENESIS_HASH;
+    const hash = auditRowHash(head, r);
+    const seq = Number(
       this.stmt(AUDIT_INSERT_SQL).run(
         r.id,
         r.at,
@@ -71,8 +82,11 @@ export class SqliteRepositories {
         v(r.idempotencyKey),
         r.inputSummary,
         v(r.reason),
+        head,
+        hash,
       ).lastInsertRowid,
     );
+    return { ...r, seq, prevHash: head, hash };
   }
 
   #create(): SyncSession {
@@ -82,10 +96,10 @@ export class SqliteRepositories {
     for (const name of REPOSITORY_NAMES)
       if (name !== 'maintenance') repos[name] = bindStatements(statements[name], run);
     const session = repos as SyncSession;
-    // A plain INSERT: the stored row is the record with its new seq (no RETURNING, nothing to decode).
-    const append: SyncSession['audit']['append'] = (record) => ({ ...record, seq: this.insertAudit(record) });
+    // A plain INSERT: the stored row is the record with its new seq and chain link (no RETURNING, nothing to decode).
+    const append: SyncSession['audit']['append'] = (record) => this.insertAudit(record);
     const audit = { ...session.audit, append };
-    // Retention appends its checkpoint rows through the session's own audit append.
+    // Retention appends its checkpoint rows through the session's own audit append (so they join the chain).
     const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, (record) =>
       audit.append(record as AuditRecord),
     );
