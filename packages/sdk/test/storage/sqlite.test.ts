@@ -9,6 +9,7 @@ import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
 import type { LedgerEntry } from '../../src/core/records';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { STORAGE_SCHEMA_VERSION } from '../../src/ports/storage-adapter';
+import { RETENTION_KINDS } from '../../src/ports/maintenance-repository';
 import { spawnFixture } from './child';
 import { expectCode } from './expect-code';
 import { ledgerEntry } from './ledger-entry';
@@ -528,6 +529,11 @@ describe('SqliteStorage', () => {
       await s.runs.list({ sessionId: 's' });
       await s.runs.totalsBetween(0, 1);
       await s.runs.acquireLease('w', 1, 1);
+      await s.runs.insert(runRecord('ended', { status: 'succeeded', endedAt: 0, updatedAt: 0 }));
+      for (const kind of RETENTION_KINDS) {
+        await s.maintenance.estimate(kind, { now: 1, before: 1, keepNewest: 1 });
+        await s.maintenance.prune(kind, { now: 1, before: 1, keepNewest: 1 }, 1);
+      }
     } finally {
       spy.mockRestore();
     }

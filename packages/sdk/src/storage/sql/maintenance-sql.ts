@@ -225,10 +225,13 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
     `NOT EXISTS (SELECT 1 FROM ${T('ledger')} l WHERE l.run_id = r.id AND l.state IN (${quoted(LIVE_LEDGER_STATES)}))` +
     ` AND NOT EXISTS (SELECT 1 FROM ${T('decisions')} dd WHERE dd.subject_id = r.id AND dd.status IN (${quoted(OPEN_DECISION_STATUSES)}))` +
     ` AND NOT EXISTS (SELECT 1 FROM ${T('runs')} c WHERE c.parent_run_id = r.id AND c.status NOT IN (${TERMINAL}))`;
-  /** Terminal runs not pruned yet (index `runs_ended`) and pruned ones (index `runs_pruned`), each by end time. */
+  /**
+   * Terminal runs not pruned yet (index `runs_ended`) and pruned ones (index `runs_pruned`), each by end time. The
+   * status is tested as an expression so the planner walks the end-time index, not the status index.
+   */
   const BRANCHES = {
-    open: `r.ended_at IS NOT NULL AND r.pruned_at IS NULL AND r.status IN (${TERMINAL}) AND ${NOT_LIVE}`,
-    pruned: `r.ended_at IS NOT NULL AND r.pruned_at IS NOT NULL AND r.status IN (${TERMINAL}) AND ${NOT_LIVE}`,
+    open: `r.ended_at IS NOT NULL AND r.pruned_at IS NULL AND (r.status || '') IN (${TERMINAL}) AND ${NOT_LIVE}`,
+    pruned: `r.ended_at IS NOT NULL AND r.pruned_at IS NOT NULL AND (r.status || '') IN (${TERMINAL}) AND ${NOT_LIVE}`,
   } as const;
   type Branch = keyof typeof BRANCHES;
   const branchesOf = (kind: 'runs' | 'runReports'): readonly Branch[] =>

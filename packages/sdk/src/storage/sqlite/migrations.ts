@@ -393,8 +393,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       // Retention: pruned runs by end time (run reports), child runs by parent (a parent stays while a child runs),
       // a run's reservations, plans by age, and counters by period.
       `CREATE INDEX runs_pruned ON runs (ended_at, id) WHERE pruned_at IS NOT NULL`,
-      `CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
-      `CREATE INDEX budget_reservations_run ON budget_reservations (run_id)`,
+      `CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
+      `CREATE INDEX budget_reservations_by_run ON budget_reservations (run_id)`,
       `CREATE INDEX plans_updated ON plans (updated_at, id)`,
       `CREATE INDEX grant_usage_day ON grant_usage (day)`,
       `CREATE INDEX budget_usage_start ON budget_usage (start)`,

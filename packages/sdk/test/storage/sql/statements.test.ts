@@ -120,6 +120,8 @@ describe('audit inserts', () => {
       'idempotencyKey',
       'inputSummary',
       'reason',
+      'prevHash',
+      'hash',
     ]);
   });
 });
