@@ -48,7 +48,6 @@ export {
   type PruneOptions,
   type PruneProgress,
   type PruneSummary,
-  type StoreFileUsage,
 } from './runtime/maintenance/maintenance-service';
 export {
   RETENTION_KINDS,

@@ -132,14 +132,14 @@ export const ERROR_CODES = {
     'The store refused a write because it is read-only (a read-only file or mount, a read-only database or transaction); nothing of the write was kept.',
   STORAGE_FULL:
     'The disk (or the database size limit) is full; the write was rolled back whole. Free space, or prune and compact the store.',
+  STORAGE_SCHEMA_TOO_OLD:
+    'A read-only reader (the `media-agent audit` command line) found the store at an older schema version than it reads; it never migrates: start a host of this SDK on the store once, then read again.',
 
   // Maintenance (retention and prune)
   MAINTENANCE_BUSY:
     'A prune was asked while another one runs: in this process, or in another process holding the `maintenance` lease of the same store; try again when it ends.',
   MAINTENANCE_UNSUPPORTED:
     'The storage adapter has no maintenance repository (`storage.maintenance`), so retention cannot prune it; the SDK stores have one.',
-  STORAGE_SCHEMA_TOO_OLD:
-    'A read-only reader (the `media-agent audit` command line) found the store at an older schema version than it reads; it never migrates: start a host of this SDK on the store once, then read again.',
 
   // Audit chain (docs/audit.md)
   AUDIT_CHAIN_BROKEN:

@@ -5,7 +5,14 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_GENESIS_HASH, auditRowHash, linkAuditRows } from '../../src/core/audit-chain';
+import {
+  AUDIT_GENESIS_HASH,
+  auditContent,
+  auditContentJson,
+  auditRowHash,
+  linkAuditRows,
+} from '../../src/core/audit-chain';
+import { canonicalJson } from '../../src/core/canonical-json';
 import { AuditChainBrokenError, verifyAuditChain } from '../../src/core/audit-verify';
 import type { AuditRecord } from '../../src/core/records';
 
@@ -61,6 +68,22 @@ describe('the chain hash', () => {
     const expected = createHash('sha256').update(`${AUDIT_GENESIS_HASH}\n${canonical}`, 'utf8').digest('hex');
     expect(auditRowHash(AUDIT_GENESIS_HASH, row)).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('writes the content exactly as the general canonical JSON writer does (any strings, unicode, numbers)', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constant('\u2028"\\\u0000'));
+    const nullable = fc.option(text, { nil: null });
+    fc.assert(
+      fc.property(
+        fc.record({ id: text, actor: text, inputSummary: text, runId: nullable, reason: nullable }),
+        fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0)),
+        (fields, at) => {
+          const row = { ...content(1), ...fields, at };
+          expect(auditContentJson(row)).toBe(canonicalJson(auditContent(row)));
+        },
+      ),
+    );
+    expect(() => auditRowHash(AUDIT_GENESIS_HASH, { ...content(1), at: Number.NaN })).toThrow(/non-finite/);
   });
 
   it('hashes an absent optional field as null, as the row reads back (antropos17/Aegis#173)', () => {

@@ -9,7 +9,7 @@ import {
   RETENTION_KINDS,
   type RetentionKind,
 } from '../../ports/maintenance-repository';
-import type { StorageAdapter } from '../../ports/storage-adapter';
+import type { StorageAdapter, StorageFileUsage } from '../../ports/storage-adapter';
 import { MaintenanceBusyError } from './maintenance-errors';
 import { type ResolvedRetention, retentionCriteria } from './retention-options';
 
@@ -22,24 +22,14 @@ const LEASE = 'maintenance';
 /** Lifetime of the `maintenance` lease, ms of the host clock; renewed every third of it. */
 export const MAINTENANCE_LEASE_MS = 60_000;
 
-/** Sizes of the store's files, as the store reports them (SQLite; absent on other stores). @public */
-export interface StoreFileUsage {
-  /** Bytes of the database file. */
-  databaseBytes: number;
-  /** Bytes of the write-ahead log. */
-  walBytes: number;
-  /** Bytes of free pages inside the database file (reused by later writes, returned by compaction). */
-  freeBytes: number;
-}
-
 /** What {@link MaintenanceHandle.usage} reports. @public */
 export interface MaintenanceUsage {
   /** When it was read (host clock, ms). */
   at: number;
   /** Rows and content bytes per record kind. */
   kinds: Record<RetentionKind, PruneCount>;
-  /** File sizes, when the store has files (SQLite). */
-  files?: StoreFileUsage;
+  /** File sizes (database, WAL, free pages), when the store reports them (`fileUsage()`: SQLite). */
+  files?: StorageFileUsage;
 }
 
 /** Options of {@link MaintenanceHandle.prune}. @public */
@@ -123,13 +113,6 @@ export interface MaintenanceHandle {
   usage(): Promise<MaintenanceUsage>;
 }
 
-/** The optional parts of a store maintenance uses (the SDK stores have them; SQLite has files). */
-interface MaintainedStorage {
-  readonly maintenance?: MaintenanceRepository;
-  compact?(): Promise<unknown>;
-  fileUsage?(): Promise<unknown>;
-}
-
 /** What the service needs. */
 export interface MaintenanceServiceDeps {
   /** The store. */
@@ -142,20 +125,6 @@ export interface MaintenanceServiceDeps {
   retention: ResolvedRetention;
   /** This process's lease owner name. */
   owner: string;
-}
-
-/** A number, or 0. */
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-
-/** The file sizes of whatever shape the store reports, under the names of {@link StoreFileUsage}. */
-function fileUsageOf(raw: unknown): StoreFileUsage | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const r = raw as Record<string, unknown>;
-  return {
-    databaseBytes: num(r.databaseBytes ?? r.database ?? r.dbBytes),
-    walBytes: num(r.walBytes ?? r.wal),
-    freeBytes: num(r.freeBytes ?? r.freePagesBytes ?? r.free),
-  };
 }
 
 /** The default {@link MaintenanceHandle}. */
@@ -174,7 +143,7 @@ export class MaintenanceService implements MaintenanceHandle {
    * @throws {@link MediaAgentError} `MAINTENANCE_UNSUPPORTED` when the store has none
    */
   repository(): MaintenanceRepository {
-    const repo = (this.#deps.storage as unknown as MaintainedStorage).maintenance;
+    const repo = this.#deps.storage.maintenance as MaintenanceRepository | undefined;
     if (!repo || typeof repo.prune !== 'function')
       throw new MediaAgentError(
         'MAINTENANCE_UNSUPPORTED',
@@ -188,8 +157,8 @@ export class MaintenanceService implements MaintenanceHandle {
     const repo = this.repository();
     const at = this.#deps.clock.now();
     const kinds = await repo.usage();
-    const store = this.#deps.storage as unknown as MaintainedStorage;
-    const files = typeof store.fileUsage === 'function' ? fileUsageOf(await store.fileUsage()) : undefined;
+    const store = this.#deps.storage;
+    const files = typeof store.fileUsage === 'function' ? await store.fileUsage() : undefined;
     return { at, kinds, ...(files ? { files } : {}) };
   }
 
@@ -292,15 +261,11 @@ export class MaintenanceService implements MaintenanceHandle {
       }
       if (aborted) break;
     }
-    const store = this.#deps.storage as unknown as MaintainedStorage;
+    const store = this.#deps.storage;
     let compacted: PruneSummary['compacted'];
-    if (removed > 0 && typeof store.compact === 'function') {
-      const before = usageBefore.files ?? (await this.usage()).files;
-      await store.compact();
-      const after = (await this.usage()).files;
-      const size = (f: StoreFileUsage | undefined) => (f ? f.databaseBytes + f.walBytes : 0);
-      compacted = { freedBytes: Math.max(0, size(before) - size(after)) };
-    }
+    // Free pages go back to the file system and the WAL is truncated (SQLite): the file shrinks while the host runs.
+    if (removed > 0 && !aborted && typeof store.compact === 'function')
+      compacted = { freedBytes: (await store.compact()).freedBytes };
     const usageAfter = await this.usage();
     const summary: PruneSummary = {
       dryRun: false,

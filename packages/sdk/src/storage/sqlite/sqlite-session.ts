@@ -99,7 +99,7 @@ export class SqliteRepositories {
     // A plain INSERT: the stored row is the record with its new seq and chain link (no RETURNING, nothing to decode).
     const append: SyncSession['audit']['append'] = (record) => this.insertAudit(record);
     const audit = { ...session.audit, append };
-    // Retention appends its checkpoint rows through the session's own audit append.
+    // Retention appends its checkpoint rows through the session's own audit append (so they join the chain).
     const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, (record) =>
       audit.append(record as AuditRecord),
     );
