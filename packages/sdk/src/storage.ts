@@ -31,7 +31,17 @@ export {
   type InboxRepository,
   type DecisionRepository,
   type DecisionFilter,
+  type StorageCompaction,
+  type StorageFileUsage,
 } from './ports/storage-adapter';
+export {
+  RETENTION_KINDS,
+  type MaintenanceRepository,
+  type PruneBatch,
+  type PruneCount,
+  type PruneCriteria,
+  type RetentionKind,
+} from './ports/maintenance-repository';
 export type * from './core/records';
 export type * from './core/run-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
