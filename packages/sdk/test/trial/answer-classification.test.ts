@@ -26,7 +26,7 @@ describe('trial: answer classification', () => {
     registerSandboxCapabilities(host, world);
     await host.start();
     const run = await host.startRun({ goal: 'add Dune: Part Two to my library', actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 30_000 });
     const { report } = await host.getRun(run.id);
     await host.stop();
     // observed: { status: 'succeeded', request: ['answer'], summary: 'no effect was made: … ; not in the library: Dune: Part Two' }
