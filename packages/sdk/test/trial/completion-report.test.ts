@@ -54,7 +54,7 @@ describe('trial: completion report', () => {
     await host.start();
     await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
     const run = await host.startRun({ goal: `Add ${T} to the library`, actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 30_000 });
     const { run: r, report } = await host.getRun(run.id);
     await host.stop();
     expect(r.status).toBe('waiting');
@@ -152,7 +152,7 @@ describe('trial: completion report', () => {
     for (const action of ['download.plan', 'download.submit'])
       await host.grants.create({ action, actor: 'user:admin' });
     const run = await host.startRun({ goal: `Add ${T} to the library`, actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 30_000 });
     await host.abort(run.id, 'changed my mind');
     await waitForRunStatus(host, run.id, [...END]);
     const { run: r, report } = await host.getRun(run.id);

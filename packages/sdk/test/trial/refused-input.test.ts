@@ -33,7 +33,7 @@ describe('trial: an effect refused for invalid input', () => {
     await host.start();
     await host.grants.create({ action: 'policy.apply', actor: 'user:admin' });
     const run = await host.startRun({ goal: 'set the minimum resolution', actor: 'user:admin' });
-    await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 4000 });
+    await waitForRunStatus(host, run.id, ['succeeded', 'failed', 'waiting'], { timeoutMs: 30_000 });
     const { report, events } = await host.getRun(run.id, { afterSeq: 0, limit: 100 });
     await host.stop();
     expect(events.some((e) => e.type === 'tool_call' && e.data.phase === 'failed')).toBe(true); // TOOL_ARGS_INVALID
