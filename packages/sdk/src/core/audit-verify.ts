@@ -196,6 +196,13 @@ export class AuditChainVerifier {
     this.#firstSeq ??= r.seq;
     this.#lastSeq = r.seq;
     if (typeof r.hash !== 'string' || r.hash === '') {
+      // A row appended through the SDK whose hash column was cleared: the next row links to its recomputed hash.
+      const restored = this.#restoredHash(r, next);
+      if (restored !== undefined) {
+        this.#break(r, 'edited', `its hash was removed; the next row still links to ${short(restored)}`);
+        this.#accept({ ...r, hash: restored }, r.prevHash ?? '', restored, false);
+        return;
+      }
       // Skipped: the next row should link to the head before it.
       this.#break(r, 'inserted', 'has no hash: it was not appended through the SDK');
       return;
@@ -229,6 +236,15 @@ export class AuditChainVerifier {
       this.#accept(r, prev, computed, selfOk);
       return;
     }
+    if (!selfOk && !next && last && !this.#expected.some((e) => this.#hashOr(e, r) === r.hash)) {
+      // The newest row links to no row and its hash matches no link: appended (e.g. a copy under a new id).
+      this.#break(
+        r,
+        'inserted',
+        `links to ${short(prev)}, not to the head ${short(this.#expected[0])}, as the newest row`,
+      );
+      return;
+    }
     if (!selfOk) {
       this.#break(r, 'edited', `neither its link ${short(prev)} nor its content matches (hash ${short(r.hash)})`);
       this.#accept(r, prev ?? '', computed, false);
@@ -240,19 +256,33 @@ export class AuditChainVerifier {
       this.#accept(r, prev, computed, true);
       return;
     }
-    if (last && r.seq === last.seq + 1)
-      this.#break(
-        last,
-        'edited',
-        `its hash was rewritten to ${short(last.hash)}, but the next row (seq ${r.seq}) links to ${short(prev)}`,
-      );
-    else
-      this.#break(
-        r,
-        'deleted',
-        `links to ${short(prev)}, but the row before it has hash ${short(this.#expected[0])}: rows before it are missing`,
-      );
+    // A self-consistent row linking to a hash no row has: rows before it were removed (with `seq` renumbered or
+    // not), or the row before it was edited and its hash recomputed; the two look alike, and the row before it
+    // verifies, so the break is named where the link fails.
+    this.#break(
+      r,
+      'deleted',
+      `links to ${short(prev)}, but the row before it has hash ${short(this.#expected[0])}: rows before it are missing` +
+        (last && r.seq === last.seq + 1 ? ` (or seq ${last.seq} was edited and its hash recomputed)` : ''),
+    );
     this.#accept(r, prev ?? '', computed, true);
+  }
+
+  /** The hash of `r` over `prev`, or null when its content has no canonical form. */
+  #hashOr(prev: string, r: AuditChainRow): string | null {
+    try {
+      return auditRowHash(prev, r);
+    } catch {
+      return null;
+    }
+  }
+
+  /** For a row without a hash: its hash recomputed over a link the chain expects, when the next row links to it. */
+  #restoredHash(r: AuditChainRow, next: AuditChainRow | undefined): string | undefined {
+    const prev = typeof r.prevHash === 'string' ? r.prevHash : null;
+    if (prev === null || !this.#expected.includes(prev) || !next || typeof next.prevHash !== 'string') return undefined;
+    const computed = this.#hashOr(prev, r);
+    return computed !== null && computed === next.prevHash ? computed : undefined;
   }
 
   #accept(r: AuditChainRow, prev: string, computed: string | null, intact: boolean): void {

@@ -154,11 +154,31 @@ describe('verifyAuditChain', () => {
     expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[2, 'edited']]);
   });
 
-  it('a row whose hash was recomputed after an edit is found by the next row’s link', () => {
+  it('a row whose hash was recomputed after an edit is found by the next row’s link (it looks like a deletion there)', () => {
     const rows = chain(4);
     const edited = { ...rows[1]!, outcome: 'failed' };
     rows[1] = { ...edited, hash: auditRowHash(edited.prevHash!, edited) };
-    expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[2, 'edited']]);
+    const result = verifyAuditChain(rows);
+    expect(result.breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'deleted']]);
+    expect(result.firstBreak?.detail).toContain('or seq 2 was edited and its hash recomputed');
+  });
+
+  it('a deleted row with seq renumbered is deleted at the row after the gap, not edited at the intact row before it', () => {
+    const rows = chain(6);
+    rows.splice(2, 1);
+    expect(verifyAuditChain(renumber(rows)).breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'deleted']]);
+  });
+
+  it('a hash set to NULL is one break at its row, with no spurious deletion at the next row', () => {
+    const rows = chain(5);
+    rows[2] = { ...rows[2]!, hash: null };
+    expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'edited']]);
+  });
+
+  it('a copy of an earlier row appended at the end (under a new id) is inserted, not edited', () => {
+    const rows = chain(5);
+    const copy = { ...rows[1]!, id: 'copy-of-a-2', seq: 6 };
+    expect(verifyAuditChain([...rows, copy]).breaks.map((b) => [b.seq, b.change])).toEqual([[6, 'inserted']]);
   });
 
   it('a deleted row is named at the first row after the gap', () => {
