@@ -110,6 +110,8 @@ export async function main(argv: readonly string[], output: CliOutput = processO
     if (maxBreaks !== undefined && !(Number.isInteger(maxBreaks) && maxBreaks > 0))
       throw new UsageError('--max-breaks must be a positive integer');
     const range = { from: parseTime('from', values.from), to: parseTime('to', values.to) };
+    if (range.from !== undefined && range.to !== undefined && range.from > range.to)
+      throw new UsageError(`--from (${values.from}) is after --to (${values.to})`);
     const reader = await openReader(target);
     try {
       if (command === 'verify') {

@@ -100,7 +100,7 @@ export interface HostAudit {
    * row per line — `seq`, `prevHash`, `hash` and the content fields. Read page by page while iterated.
    * Write it to a file with {@link writeAuditExport}, or `pipeline(Readable.from(lines), createWriteStream(path))`.
    * @param range - `from`/`to` in ms (see {@link AuditExportRange})
-   * @throws (while iterating) storage errors; `HOST_NOT_STARTED`; `REQUEST_INVALID` for a range that is not numbers
+   * @throws `REQUEST_INVALID` at the call for a range that is not numbers or whose `from` is after `to`; (while iterating) storage errors; `HOST_NOT_STARTED`
    */
   export(range?: AuditExportRange): AsyncIterable<string>;
 }
@@ -140,6 +140,12 @@ function checkRange(range: AuditExportRange): void {
         field: key,
       });
   }
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to)
+    throw new MediaAgentError(
+      'REQUEST_INVALID',
+      `audit export: from (${range.from}) is after to (${range.to}); the range would be empty`,
+      { field: 'from' },
+    );
 }
 
 /** One exported row: `seq`, `prevHash`, `hash`, then the content fields. */
@@ -209,6 +215,9 @@ export async function writeAuditExport(lines: AsyncIterable<string>, path: strin
 export function hostAudit(list: HostAudit, read: AuditPageReader): HostAudit {
   const call = ((filter?: Parameters<HostAudit>[0]) => list(filter)) as HostAudit;
   call.verify = (options) => verifyAuditPages(read, options);
-  call.export = (range) => exportAuditLines(read, range);
+  call.export = (range = {}) => {
+    checkRange(range); // eagerly: a bad range throws at the call, not at the first line
+    return exportAuditLines(read, range);
+  };
   return call;
 }

@@ -289,6 +289,21 @@ describe('audit chain on SQLite: tampering found by host.audit.verify() and the 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('STORAGE_SCHEMA_TOO_NEW');
   }, 60_000);
+
+  it('an export range whose from is after its to is a usage error: exit 2 in the CLI, REQUEST_INVALID at host.audit.export()', async () => {
+    const made = await makeHost({ kind: 'sqlite' });
+    host = made.host;
+    await appendRows(made.storage, 2);
+    const path = (made.storage as SqliteStorage).path;
+    const reversed = await cli(['audit', 'export', path, '--from', '2030-01-01', '--to', '2020-01-01', '--json']);
+    expect(reversed.code).toBe(2);
+    expect(JSON.parse(reversed.stdout).error).toMatchObject({ code: 'USAGE' });
+    expect(reversed.stdout).toContain('is after --to');
+    const from = Date.parse('2030-01-01');
+    const to = Date.parse('2020-01-01');
+    expect(() => host!.audit.export({ from, to })).toThrow(expect.objectContaining({ code: 'REQUEST_INVALID' }));
+    expect((await cli(['audit', 'export', path, '--from', '2020-01-01', '--to', '2020-01-01'])).code).toBe(0);
+  }, 60_000);
 });
 
 describePostgres('audit chain on PostgreSQL: tampering with a pg client, sealing, the command line', () => {
