@@ -7,9 +7,9 @@
 // not covered by the hash: here an edited `outcome` is found).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -82,9 +82,12 @@ async function appendRows(storage: StorageAdapter, n: number, from = 1): Promise
 }
 
 /** The `media-agent` command line in a child process. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  as: { uid?: number; gid?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot, ...as });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -288,6 +291,34 @@ describe('audit chain on SQLite: tampering found by host.audit.verify() and the 
     const result = await cli(['audit', 'verify', newer]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('STORAGE_SCHEMA_TOO_NEW');
+  }, 60_000);
+
+  it('the command line only reads: no -wal/-shm beside the file, its bytes and mtime unchanged; a user who may only read it (nobody, read-only directory) verifies it', async () => {
+    const path = tempFile('readonly.sqlite');
+    const storage = new SqliteStorage({ path });
+    await storage.migrate();
+    await appendRows(storage, 4);
+    await storage.close();
+    const dir = dirname(path);
+    chmodSync(dir, 0o755);
+    chmodSync(path, 0o644);
+    const before = { bytes: readFileSync(path), mtime: statSync(path).mtimeMs, files: readdirSync(dir).sort() };
+    expect(before.files).toEqual(['readonly.sqlite']);
+    const verified = await cli(['audit', 'verify', path, '--json']);
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, rows: 4 });
+    expect((await cli(['audit', 'export', path])).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(before.files);
+    expect(readFileSync(path).equals(before.bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(before.mtime);
+    if (process.getuid?.() === 0) {
+      // as `nobody`: the directory is root's, so SQLite could create no -shm there (SQLITE_READONLY_DIRECTORY before)
+      const asNobody = await cli(['audit', 'verify', path, '--json'], { uid: 65534, gid: 65534 });
+      expect(asNobody.stderr).toBe('');
+      expect(asNobody.code).toBe(0);
+      expect(JSON.parse(asNobody.stdout)).toMatchObject({ ok: true, rows: 4 });
+      expect(readdirSync(dir).sort()).toEqual(before.files);
+    }
   }, 60_000);
 
   it('an export range whose from is after its to is a usage error: exit 2 in the CLI, REQUEST_INVALID at host.audit.export()', async () => {
