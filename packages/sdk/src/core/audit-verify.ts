@@ -3,7 +3,9 @@
  * edit, deletion and insertion a database editor made, and resynchronizes after each to keep looking.
  * @packageDocumentation
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUDIT_GENESIS_HASH, auditRowHash } from './audit-chain';
+import { canonicalJson } from './canonical-json';
 import { MediaAgentError } from './errors';
 import type { AuditRecord } from './records';
 
@@ -38,6 +40,14 @@ export interface AuditChainVerification {
   rows: number;
   /** Intact `audit.pruned` checkpoint rows among them. */
   checkpoints: number;
+  /**
+   * Of those, the ones whose signature was not verified: all of them when no `checkpointKey` was given (they were
+   * trusted by their structure only, which an editor who recomputes hashes can forge), else the ones without a valid
+   * signature (these excuse no removed prefix).
+   */
+  checkpointsUnsigned: number;
+  /** Whether checkpoint signatures were checked (a `checkpointKey` was given). */
+  checkpointsSigned: boolean;
   /** The hash of the newest row that verified (the chain's head), or 64 `0`s for an empty chain. */
   headHash: string;
   /** `seq` of the first and of the last row read (absent for an empty chain). */
@@ -56,6 +66,11 @@ export interface AuditChainVerification {
 export interface AuditChainVerifyOptions {
   /** Most breaks listed in `breaks` (the rest are only counted); a positive integer. @defaultValue 100 */
   maxBreaks?: number;
+  /**
+   * The secret retention signs its checkpoints with (see {@link auditCheckpointSignature}). With it, only a checkpoint
+   * with a valid `signature` excuses a removed prefix; without it, any intact checkpoint does.
+   */
+  checkpointKey?: string;
 }
 
 /** The content of an `audit.pruned` checkpoint row (its `inputSummary`). @public */
@@ -68,6 +83,33 @@ export interface AuditCheckpoint {
   rows: number;
   /** The `hash` of the last row removed: what the first remaining row links to. */
   headHash: string;
+  /** HMAC-SHA256 (hex) of the other four fields, when retention had a key (see {@link auditCheckpointSignature}). */
+  signature?: string;
+}
+
+/**
+ * The signature of a checkpoint: HMAC-SHA256 with `key` over the canonical JSON of `{ firstSeq, headHash, rows,
+ * throughSeq }` (keys sorted, no whitespace), as lowercase hex. It is stored in the checkpoint's `inputSummary`, so
+ * the chain hashes it too.
+ * @param key - the checkpoint key (a secret kept off the database)
+ * @param checkpoint - the checkpoint's fields (`headHash` may be null for a row that had none)
+ * @returns 64 hex digits
+ * @public
+ */
+export function auditCheckpointSignature(
+  key: string,
+  checkpoint: { firstSeq: number; throughSeq: number; rows: number; headHash: string | null },
+): string {
+  const { firstSeq, headHash, rows, throughSeq } = checkpoint;
+  return createHmac('sha256', key).update(canonicalJson({ firstSeq, headHash, rows, throughSeq })).digest('hex');
+}
+
+/** Whether `checkpoint` carries a valid signature under `key` (compared in constant time). */
+function signedBy(key: string, checkpoint: AuditCheckpoint): boolean {
+  if (typeof checkpoint.signature !== 'string') return false;
+  const want = Buffer.from(auditCheckpointSignature(key, checkpoint), 'hex');
+  const got = Buffer.from(checkpoint.signature, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 /** The `actor` of a checkpoint row. @public */
@@ -108,7 +150,14 @@ export function auditCheckpointOf(
     !Number.isInteger(c.rows)
   )
     return undefined;
-  return { firstSeq: c.firstSeq!, throughSeq: c.throughSeq!, rows: c.rows!, headHash: c.headHash };
+  const out: AuditCheckpoint = {
+    firstSeq: c.firstSeq!,
+    throughSeq: c.throughSeq!,
+    rows: c.rows!,
+    headHash: c.headHash,
+  };
+  if (typeof c.signature === 'string') out.signature = c.signature;
+  return out;
 }
 
 /** A row as the verifier reads it: the content, `seq`, and the chain columns (null when the row has none). */
@@ -124,6 +173,8 @@ const short = (h: string | null | undefined): string => (h ? `${h.slice(0, 12)}â
  */
 export class AuditChainVerifier {
   readonly #maxBreaks: number;
+  readonly #key: string | undefined;
+  #unsigned = 0;
   #pending: AuditChainRow | undefined;
   /** The hashes the next row may link to (the last row's stored hash and, when it was edited, its recomputed one). */
   #expected: string[] = [AUDIT_GENESIS_HASH];
@@ -147,6 +198,12 @@ export class AuditChainVerifier {
         option: 'maxBreaks',
       });
     this.#maxBreaks = max;
+    const key = options.checkpointKey;
+    if (key !== undefined && (typeof key !== 'string' || key === ''))
+      throw new MediaAgentError('OPTIONS_INVALID', 'checkpointKey must be a non-empty string', {
+        option: 'checkpointKey',
+      });
+    this.#key = key;
   }
 
   /** Feeds the next row (rows must come in increasing `seq` order). */
@@ -167,7 +224,7 @@ export class AuditChainVerifier {
         this.#break(
           anchor,
           'deleted',
-          `links to ${short(anchor.prevHash)}, but no row has that hash and no audit.pruned checkpoint records it: rows before it were removed`,
+          `links to ${short(anchor.prevHash)}, but no row has that hash and no audit.pruned checkpoint ${this.#key === undefined ? '' : 'signed with the key '}records it: rows before it were removed`,
         );
       this.#breaks.sort((a, b) => a.seq - b.seq);
     }
@@ -175,6 +232,8 @@ export class AuditChainVerifier {
       ok: this.#breakCount === 0,
       rows: this.#rows,
       checkpoints: this.#checkpoints,
+      checkpointsUnsigned: this.#unsigned,
+      checkpointsSigned: this.#key !== undefined,
       headHash: this.#head,
       breaks: [...this.#breaks],
       breakCount: this.#breakCount,
@@ -294,6 +353,8 @@ export class AuditChainVerifier {
     const checkpoint = auditCheckpointOf(r);
     if (!checkpoint) return;
     this.#checkpoints++;
+    if (this.#key === undefined || !signedBy(this.#key, checkpoint)) this.#unsigned++;
+    if (this.#key !== undefined && !signedBy(this.#key, checkpoint)) return; // a forged checkpoint excuses nothing
     const anchor = this.#anchor;
     if (anchor && checkpoint.headHash === anchor.prevHash && checkpoint.throughSeq < anchor.seq) anchor.resolved = true;
   }

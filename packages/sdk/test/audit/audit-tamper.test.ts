@@ -7,14 +7,15 @@
 // not covered by the hash: here an edited `outcome` is found).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AgentHost } from '../../src';
+import { type AgentHost, ConsoleLogger, createAgentHost } from '../../src';
+import { ManualClock } from '../../src/ports/clock';
 import { AUDIT_GENESIS_HASH } from '../../src/core/audit-chain';
 import type { AuditRecord } from '../../src/core/records';
 import { SecretRedactor } from '../../src/core/secret-redactor';
@@ -84,7 +85,7 @@ async function appendRows(storage: StorageAdapter, n: number, from = 1): Promise
 /** The `media-agent` command line in a child process. */
 function cli(
   args: string[],
-  as: { uid?: number; gid?: number } = {},
+  as: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot, ...as });
@@ -319,6 +320,72 @@ describe('audit chain on SQLite: tampering found by host.audit.verify() and the 
       expect(JSON.parse(asNobody.stdout)).toMatchObject({ ok: true, rows: 4 });
       expect(readdirSync(dir).sort()).toEqual(before.files);
     }
+  }, 60_000);
+
+  it('a forged audit.pruned checkpoint hides a deleted prefix only from a verifier without the key; retention signs its own', async () => {
+    const KEY = 'checkpoint-key-kept-off-the-database';
+    const path = tempFile('signed.sqlite');
+    const storage = new SqliteStorage({ path });
+    await storage.migrate();
+    await appendRows(storage, 8);
+    host = createAgentHost({
+      storage,
+      clock: new ManualClock(Date.parse('2030-01-01')),
+      logger: new ConsoleLogger('silent'),
+      maintenance: { schedule: false },
+      retention: { audit: { maxAgeDays: 1, maxCount: 4 } },
+      audit: { checkpointKey: KEY },
+    });
+    await host.start({ workers: false });
+    expect((await host.maintenance.prune()).kinds.audit?.rows).toBe(4);
+    expect(await host.audit.verify()).toMatchObject({
+      ok: true,
+      checkpoints: 1,
+      checkpointsUnsigned: 0,
+      checkpointsSigned: true,
+    });
+    const [cp] = await host.audit({ action: 'audit.pruned' });
+    expect(JSON.parse(cp!.inputSummary)).toMatchObject({
+      firstSeq: 1,
+      throughSeq: 4,
+      signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+
+    // A database editor deletes the oldest rows left and appends a checkpoint for them whose hash is computed right.
+    const kept = await storage.audit.list({ limit: 100 });
+    const raw = new Database(path);
+    raw.prepare('DELETE FROM audit WHERE seq <= ?').run(kept[1]!.seq);
+    raw.close();
+    await storage.audit.append(
+      row(200, {
+        id: 'forged-checkpoint',
+        action: 'audit.pruned',
+        actor: 'system:maintenance',
+        capabilityId: 'maintenance.prune',
+        invocationId: 'prune-forged',
+        inputSummary: `{"firstSeq":${kept[0]!.seq},"headHash":"${kept[1]!.hash}","rows":2,"throughSeq":${kept[1]!.seq}}`,
+      }),
+    );
+    const found = await host.audit.verify(); // the host's key by default
+    expect(found).toMatchObject({
+      ok: false,
+      firstBreak: { seq: kept[2]!.seq, change: 'deleted' },
+      checkpointsUnsigned: 1,
+    });
+    const keyFile = tempFile('audit.key');
+    writeFileSync(keyFile, `${KEY}\n`);
+    const withFile = await cli(['audit', 'verify', path, '--key-file', keyFile]);
+    expect(withFile.code).toBe(1);
+    expect(withFile.stdout).toContain(`first break: seq ${kept[2]!.seq}, id row-7: deleted`);
+    const withEnv = await cli(['audit', 'verify', path, '--json'], {
+      env: { ...process.env, MEDIA_AGENT_AUDIT_KEY: KEY },
+    });
+    expect(withEnv.code).toBe(1);
+    // Without a key the forgery passes, and the verifier says checkpoints were trusted by their structure only.
+    const withoutKey = await cli(['audit', 'verify', path], { env: { ...process.env, MEDIA_AGENT_AUDIT_KEY: '' } });
+    expect(withoutKey.code).toBe(0);
+    expect(withoutKey.stdout).toContain('2 pruning checkpoint(s) trusted by their structure only');
+    expect((await cli(['audit', 'verify', path, '--key-file', tempFile('missing.key')])).code).toBe(2);
   }, 60_000);
 
   it('an export range whose from is after its to is a usage error: exit 2 in the CLI, REQUEST_INVALID at host.audit.export()', async () => {
