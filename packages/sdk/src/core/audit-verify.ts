@@ -11,11 +11,13 @@ import type { AuditRecord } from './records';
 
 /**
  * What a break in the chain looks like:
- * - `edited`: the row's content (or its `prevHash`/`hash`) no longer matches its hash, or its hash was recomputed
- *   and the next row still links to the old one;
- * - `deleted`: a self-consistent row links to a hash no remaining row has: rows before it are missing (a removed
- *   prefix is fine only when an `audit.pruned` checkpoint records its head);
- * - `inserted`: a row without a hash, or a row the rows around it link past.
+ * - `edited`: the row's content (or its `prevHash`/`hash`) no longer matches its hash, or its hash column was cleared
+ *   while the next row still links to it;
+ * - `deleted`: a self-consistent row links to a hash no remaining row has: rows before it are missing, `seq`
+ *   renumbered or not (or the row before it was edited with its hash recomputed, which looks the same); a removed
+ *   prefix is fine only when an `audit.pruned` checkpoint (signed, when verifying with a key) records its head;
+ * - `inserted`: a row without a hash, a row the rows around it link past, or a newest row linking to no row whose
+ *   hash matches no link.
  * @public
  */
 export type AuditChainChange = 'edited' | 'deleted' | 'inserted';
