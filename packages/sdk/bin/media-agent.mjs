@@ -4,6 +4,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// SQLite URI filenames, read by better-sqlite3 when it loads: the audit reader opens a file `?immutable=1`, so
+// verifying it writes nothing (docs/audit.md).
+process.env.SQLITE_USE_URI ??= '1';
 const built = new URL('../dist/cli.js', import.meta.url);
 let cli;
 if (existsSync(fileURLToPath(built))) {

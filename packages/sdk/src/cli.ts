@@ -2,7 +2,8 @@
  * `@media-agent/sdk/cli`: the `media-agent` command line (the package's `bin`).
  *
  * @remarks
- * `media-agent audit verify <sqlite file | postgres url> [--json] [--max-breaks n]` verifies the audit chain;
+ * `media-agent audit verify <sqlite file | postgres url> [--json] [--max-breaks n] [--key-file path]` verifies the
+ * audit chain, checking checkpoint signatures with the key in that file (or `MEDIA_AGENT_AUDIT_KEY`);
  * `media-agent audit export <db> [--from t] [--to t] [--out file]` writes a segment as JSON Lines (docs/audit.md).
  * A PostgreSQL URL may name the schema with `?schema=` (default `media_agent`). The store is only read: a SQLite
  * file is opened read-only, nothing is migrated or written. Exit codes: 0 intact (or exported), 1 broken (the first
@@ -37,8 +38,9 @@ export interface CliOutput {
 }
 
 const USAGE = `usage:
-  media-agent audit verify <sqlite file | postgres url> [--json] [--max-breaks n]
+  media-agent audit verify <sqlite file | postgres url> [--json] [--max-breaks n] [--key-file path]
   media-agent audit export <sqlite file | postgres url> [--from time] [--to time] [--out file]
+--key-file: the audit checkpoint key (default: the environment variable MEDIA_AGENT_AUDIT_KEY)
 times: ms since the epoch or an ISO date (2025-01-01, 2025-01-01T12:00:00Z); a postgres url may end in ?schema=name
 exit codes: 0 intact, 1 broken, 2 usage or connection error`;
 
@@ -66,14 +68,42 @@ async function openReader(target: string) {
   return openSqliteAuditReader(target);
 }
 
+/**
+ * The checkpoint key: the file `--key-file` names (its content, without a trailing line break), else the environment
+ * variable `MEDIA_AGENT_AUDIT_KEY`, else none.
+ */
+async function readCheckpointKey(file: string | undefined): Promise<string | undefined> {
+  let key: string | undefined;
+  if (file !== undefined) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      key = (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new UsageError(`--key-file ${file}: ${(error as Error).message}`);
+    }
+    if (key === '') throw new UsageError(`--key-file ${file} is empty`);
+  } else key = process.env.MEDIA_AGENT_AUDIT_KEY || undefined;
+  return key;
+}
+
+/** A note on how the checkpoints were trusted, when there are any. */
+function checkpointNote(result: AuditChainVerification): string {
+  if (result.checkpoints === 0) return '';
+  if (!result.checkpointsSigned)
+    return `note: ${result.checkpoints} pruning checkpoint(s) trusted by their structure only (no key given: --key-file or MEDIA_AGENT_AUDIT_KEY); anyone who can write the database could have forged them\n`;
+  return result.checkpointsUnsigned
+    ? `note: ${result.checkpointsUnsigned} pruning checkpoint(s) without a valid signature excuse nothing\n`
+    : '';
+}
+
 function describe(result: AuditChainVerification): string {
   if (result.ok)
-    return `audit chain intact: ${result.rows} rows${result.checkpoints ? `, ${result.checkpoints} pruning checkpoint(s)` : ''}, head ${result.headHash}\n`;
+    return `audit chain intact: ${result.rows} rows${result.checkpoints ? `, ${result.checkpoints} pruning checkpoint(s)${result.checkpointsSigned ? ' (signatures verified)' : ''}` : ''}, head ${result.headHash}\n${checkpointNote(result)}`;
   const lines = [`audit chain BROKEN: ${result.breakCount} break(s) in ${result.rows} rows`];
   for (const [i, b] of result.breaks.slice(0, 10).entries())
     lines.push(`${i === 0 ? 'first break' : '  then'}: seq ${b.seq}, id ${b.id}: ${b.change} (${b.detail})`);
   if (result.breakCount > 10) lines.push(`  … ${result.breakCount - 10} more`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${checkpointNote(result)}`;
 }
 
 /**
@@ -95,6 +125,7 @@ export async function main(argv: readonly string[], output: CliOutput = processO
         from: { type: 'string' },
         to: { type: 'string' },
         out: { type: 'string' },
+        'key-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -110,10 +141,16 @@ export async function main(argv: readonly string[], output: CliOutput = processO
     if (maxBreaks !== undefined && !(Number.isInteger(maxBreaks) && maxBreaks > 0))
       throw new UsageError('--max-breaks must be a positive integer');
     const range = { from: parseTime('from', values.from), to: parseTime('to', values.to) };
+    if (range.from !== undefined && range.to !== undefined && range.from > range.to)
+      throw new UsageError(`--from (${values.from}) is after --to (${values.to})`);
+    const checkpointKey = await readCheckpointKey(values['key-file']);
     const reader = await openReader(target);
     try {
       if (command === 'verify') {
-        const result = await verifyAuditPages(reader.read, maxBreaks === undefined ? {} : { maxBreaks });
+        const result = await verifyAuditPages(reader.read, {
+          ...(maxBreaks === undefined ? {} : { maxBreaks }),
+          ...(checkpointKey === undefined ? {} : { checkpointKey }),
+        });
         output.out(json ? `${JSON.stringify(result)}\n` : describe(result));
         return result.ok ? EXIT_OK : EXIT_BROKEN;
       }

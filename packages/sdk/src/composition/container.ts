@@ -69,6 +69,7 @@ import { TRACER_NAME } from '../runtime/tracing/gen-ai-attributes';
 import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
 import { resolveRetention } from '../runtime/maintenance/retention-options';
 import { resolveMaintenanceOptions } from '../runtime/maintenance/maintenance-options';
+import { resolveAuditCheckpointKey } from '../runtime/audit-trail';
 import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
 import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
 
@@ -235,6 +236,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     ...limits,
     retention: resolveRetention(options.retention, limits.ledgerRetentionMs),
     maintenance: resolveMaintenanceOptions(options.maintenance),
+    auditCheckpointKey: resolveAuditCheckpointKey(options.audit),
     decisions: resolveDecisionOptions(options.decisions),
     limits: resolveHostLimits(options.limits),
     accessRecheckMs: resolveAccessRecheckMs(options.accessRecheckMs),
@@ -586,6 +588,7 @@ function buildAgentHost(
     logger,
     retention: resolved.retention,
     owner: maintenanceOwner,
+    checkpointKey: resolved.auditCheckpointKey,
   });
   const schedule = resolved.maintenance.schedule;
   const scheduler = schedule

@@ -11,6 +11,7 @@ import type { DailyBudgets, RunBudgets } from '../runtime/run-budgets';
 import type { SpendingOptions } from '../runtime/budgets/spending-settings';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 import type { HostLimits } from '../runtime/limits/host-limits';
+import type { AuditOptions } from '../runtime/audit-trail';
 import type { RedactOptions } from '../core/secret-redactor';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
@@ -26,6 +27,7 @@ const AGENT = {
   ledgerRetentionMs: true,
   retention: true,
   maintenance: true,
+  audit: true,
   model: true,
   goalFacts: true,
   identity: true,
@@ -141,6 +143,7 @@ const DECISIONS = {
 } as const satisfies Keys<DecisionOptions>;
 
 /** The groups checked, by their path in the options. */
+const AUDIT = { checkpointKey: true } as const satisfies Keys<AuditOptions>;
 const REDACT = { secrets: true, patterns: true } as const satisfies Keys<RedactOptions>;
 
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
@@ -159,6 +162,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['decisions'], DECISIONS],
   [['limits'], LIMITS],
   [['redact'], REDACT],
+  [['audit'], AUDIT],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */

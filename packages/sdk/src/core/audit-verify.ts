@@ -3,17 +3,21 @@
  * edit, deletion and insertion a database editor made, and resynchronizes after each to keep looking.
  * @packageDocumentation
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUDIT_GENESIS_HASH, auditRowHash } from './audit-chain';
+import { canonicalJson } from './canonical-json';
 import { MediaAgentError } from './errors';
 import type { AuditRecord } from './records';
 
 /**
  * What a break in the chain looks like:
- * - `edited`: the row's content (or its `prevHash`/`hash`) no longer matches its hash, or its hash was recomputed
- *   and the next row still links to the old one;
- * - `deleted`: a self-consistent row links to a hash no remaining row has: rows before it are missing (a removed
- *   prefix is fine only when an `audit.pruned` checkpoint records its head);
- * - `inserted`: a row without a hash, or a row the rows around it link past.
+ * - `edited`: the row's content (or its `prevHash`/`hash`) no longer matches its hash, or its hash column was cleared
+ *   while the next row still links to it;
+ * - `deleted`: a self-consistent row links to a hash no remaining row has: rows before it are missing, `seq`
+ *   renumbered or not (or the row before it was edited with its hash recomputed, which looks the same); a removed
+ *   prefix is fine only when an `audit.pruned` checkpoint (signed, when verifying with a key) records its head;
+ * - `inserted`: a row without a hash, a row the rows around it link past, or a newest row linking to no row whose
+ *   hash matches no link.
  * @public
  */
 export type AuditChainChange = 'edited' | 'deleted' | 'inserted';
@@ -38,6 +42,14 @@ export interface AuditChainVerification {
   rows: number;
   /** Intact `audit.pruned` checkpoint rows among them. */
   checkpoints: number;
+  /**
+   * Of those, the ones whose signature was not verified: all of them when no `checkpointKey` was given (they were
+   * trusted by their structure only, which an editor who recomputes hashes can forge), else the ones without a valid
+   * signature (these excuse no removed prefix).
+   */
+  checkpointsUnsigned: number;
+  /** Whether checkpoint signatures were checked (a `checkpointKey` was given). */
+  checkpointsSigned: boolean;
   /** The hash of the newest row that verified (the chain's head), or 64 `0`s for an empty chain. */
   headHash: string;
   /** `seq` of the first and of the last row read (absent for an empty chain). */
@@ -56,6 +68,11 @@ export interface AuditChainVerification {
 export interface AuditChainVerifyOptions {
   /** Most breaks listed in `breaks` (the rest are only counted); a positive integer. @defaultValue 100 */
   maxBreaks?: number;
+  /**
+   * The secret retention signs its checkpoints with (see {@link auditCheckpointSignature}). With it, only a checkpoint
+   * with a valid `signature` excuses a removed prefix; without it, any intact checkpoint does.
+   */
+  checkpointKey?: string;
 }
 
 /** The content of an `audit.pruned` checkpoint row (its `inputSummary`). @public */
@@ -68,6 +85,33 @@ export interface AuditCheckpoint {
   rows: number;
   /** The `hash` of the last row removed: what the first remaining row links to. */
   headHash: string;
+  /** HMAC-SHA256 (hex) of the other four fields, when retention had a key (see {@link auditCheckpointSignature}). */
+  signature?: string;
+}
+
+/**
+ * The signature of a checkpoint: HMAC-SHA256 with `key` over the canonical JSON of `{ firstSeq, headHash, rows,
+ * throughSeq }` (keys sorted, no whitespace), as lowercase hex. It is stored in the checkpoint's `inputSummary`, so
+ * the chain hashes it too.
+ * @param key - the checkpoint key (a secret kept off the database)
+ * @param checkpoint - the checkpoint's fields (`headHash` may be null for a row that had none)
+ * @returns 64 hex digits
+ * @public
+ */
+export function auditCheckpointSignature(
+  key: string,
+  checkpoint: { firstSeq: number; throughSeq: number; rows: number; headHash: string | null },
+): string {
+  const { firstSeq, headHash, rows, throughSeq } = checkpoint;
+  return createHmac('sha256', key).update(canonicalJson({ firstSeq, headHash, rows, throughSeq })).digest('hex');
+}
+
+/** Whether `checkpoint` carries a valid signature under `key` (compared in constant time). */
+function signedBy(key: string, checkpoint: AuditCheckpoint): boolean {
+  if (typeof checkpoint.signature !== 'string') return false;
+  const want = Buffer.from(auditCheckpointSignature(key, checkpoint), 'hex');
+  const got = Buffer.from(checkpoint.signature, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 /** The `actor` of a checkpoint row. @public */
@@ -108,7 +152,14 @@ export function auditCheckpointOf(
     !Number.isInteger(c.rows)
   )
     return undefined;
-  return { firstSeq: c.firstSeq!, throughSeq: c.throughSeq!, rows: c.rows!, headHash: c.headHash };
+  const out: AuditCheckpoint = {
+    firstSeq: c.firstSeq!,
+    throughSeq: c.throughSeq!,
+    rows: c.rows!,
+    headHash: c.headHash,
+  };
+  if (typeof c.signature === 'string') out.signature = c.signature;
+  return out;
 }
 
 /** A row as the verifier reads it: the content, `seq`, and the chain columns (null when the row has none). */
@@ -124,6 +175,8 @@ const short = (h: string | null | undefined): string => (h ? `${h.slice(0, 12)}â
  */
 export class AuditChainVerifier {
   readonly #maxBreaks: number;
+  readonly #key: string | undefined;
+  #unsigned = 0;
   #pending: AuditChainRow | undefined;
   /** The hashes the next row may link to (the last row's stored hash and, when it was edited, its recomputed one). */
   #expected: string[] = [AUDIT_GENESIS_HASH];
@@ -147,6 +200,12 @@ export class AuditChainVerifier {
         option: 'maxBreaks',
       });
     this.#maxBreaks = max;
+    const key = options.checkpointKey;
+    if (key !== undefined && (typeof key !== 'string' || key === ''))
+      throw new MediaAgentError('OPTIONS_INVALID', 'checkpointKey must be a non-empty string', {
+        option: 'checkpointKey',
+      });
+    this.#key = key;
   }
 
   /** Feeds the next row (rows must come in increasing `seq` order). */
@@ -167,7 +226,7 @@ export class AuditChainVerifier {
         this.#break(
           anchor,
           'deleted',
-          `links to ${short(anchor.prevHash)}, but no row has that hash and no audit.pruned checkpoint records it: rows before it were removed`,
+          `links to ${short(anchor.prevHash)}, but no row has that hash and no audit.pruned checkpoint ${this.#key === undefined ? '' : 'signed with the key '}records it: rows before it were removed`,
         );
       this.#breaks.sort((a, b) => a.seq - b.seq);
     }
@@ -175,6 +234,8 @@ export class AuditChainVerifier {
       ok: this.#breakCount === 0,
       rows: this.#rows,
       checkpoints: this.#checkpoints,
+      checkpointsUnsigned: this.#unsigned,
+      checkpointsSigned: this.#key !== undefined,
       headHash: this.#head,
       breaks: [...this.#breaks],
       breakCount: this.#breakCount,
@@ -196,6 +257,13 @@ export class AuditChainVerifier {
     this.#firstSeq ??= r.seq;
     this.#lastSeq = r.seq;
     if (typeof r.hash !== 'string' || r.hash === '') {
+      // A row appended through the SDK whose hash column was cleared: the next row links to its recomputed hash.
+      const restored = this.#restoredHash(r, next);
+      if (restored !== undefined) {
+        this.#break(r, 'edited', `its hash was removed; the next row still links to ${short(restored)}`);
+        this.#accept({ ...r, hash: restored }, r.prevHash ?? '', restored, false);
+        return;
+      }
       // Skipped: the next row should link to the head before it.
       this.#break(r, 'inserted', 'has no hash: it was not appended through the SDK');
       return;
@@ -229,6 +297,15 @@ export class AuditChainVerifier {
       this.#accept(r, prev, computed, selfOk);
       return;
     }
+    if (!selfOk && !next && last && !this.#expected.some((e) => this.#hashOr(e, r) === r.hash)) {
+      // The newest row links to no row and its hash matches no link: appended (e.g. a copy under a new id).
+      this.#break(
+        r,
+        'inserted',
+        `links to ${short(prev)}, not to the head ${short(this.#expected[0])}, as the newest row`,
+      );
+      return;
+    }
     if (!selfOk) {
       this.#break(r, 'edited', `neither its link ${short(prev)} nor its content matches (hash ${short(r.hash)})`);
       this.#accept(r, prev ?? '', computed, false);
@@ -240,19 +317,33 @@ export class AuditChainVerifier {
       this.#accept(r, prev, computed, true);
       return;
     }
-    if (last && r.seq === last.seq + 1)
-      this.#break(
-        last,
-        'edited',
-        `its hash was rewritten to ${short(last.hash)}, but the next row (seq ${r.seq}) links to ${short(prev)}`,
-      );
-    else
-      this.#break(
-        r,
-        'deleted',
-        `links to ${short(prev)}, but the row before it has hash ${short(this.#expected[0])}: rows before it are missing`,
-      );
+    // A self-consistent row linking to a hash no row has: rows before it were removed (with `seq` renumbered or
+    // not), or the row before it was edited and its hash recomputed; the two look alike, and the row before it
+    // verifies, so the break is named where the link fails.
+    this.#break(
+      r,
+      'deleted',
+      `links to ${short(prev)}, but the row before it has hash ${short(this.#expected[0])}: rows before it are missing` +
+        (last && r.seq === last.seq + 1 ? ` (or seq ${last.seq} was edited and its hash recomputed)` : ''),
+    );
     this.#accept(r, prev ?? '', computed, true);
+  }
+
+  /** The hash of `r` over `prev`, or null when its content has no canonical form. */
+  #hashOr(prev: string, r: AuditChainRow): string | null {
+    try {
+      return auditRowHash(prev, r);
+    } catch {
+      return null;
+    }
+  }
+
+  /** For a row without a hash: its hash recomputed over a link the chain expects, when the next row links to it. */
+  #restoredHash(r: AuditChainRow, next: AuditChainRow | undefined): string | undefined {
+    const prev = typeof r.prevHash === 'string' ? r.prevHash : null;
+    if (prev === null || !this.#expected.includes(prev) || !next || typeof next.prevHash !== 'string') return undefined;
+    const computed = this.#hashOr(prev, r);
+    return computed !== null && computed === next.prevHash ? computed : undefined;
   }
 
   #accept(r: AuditChainRow, prev: string, computed: string | null, intact: boolean): void {
@@ -264,6 +355,8 @@ export class AuditChainVerifier {
     const checkpoint = auditCheckpointOf(r);
     if (!checkpoint) return;
     this.#checkpoints++;
+    if (this.#key === undefined || !signedBy(this.#key, checkpoint)) this.#unsigned++;
+    if (this.#key !== undefined && !signedBy(this.#key, checkpoint)) return; // a forged checkpoint excuses nothing
     const anchor = this.#anchor;
     if (anchor && checkpoint.headHash === anchor.prevHash && checkpoint.throughSeq < anchor.seq) anchor.resolved = true;
   }

@@ -51,6 +51,11 @@ export interface PruneCriteria {
   keepNewest?: number;
   /** The current time (ms), for liveness checks such as an approval's expiry. */
   now: number;
+  /**
+   * Kind `audit`: the secret the `audit.pruned` checkpoint row is signed with (its `signature`, see
+   * `auditCheckpointSignature`); absent: the checkpoint is unsigned.
+   */
+  checkpointKey?: string;
 }
 
 /** Rows and bytes of one kind removed (or that would be removed). @public */

@@ -533,7 +533,11 @@ export class DefaultAgentHost implements AgentHost {
     this.budgets = guardService(deps.budgets, 'budgets', state);
     this.maintenance = guardService<MaintenanceHandle>(deps.maintenance, 'maintenance', state, ['prune', 'usage']);
     const list: HostAudit = ((filter) => this.#refused('audit') ?? deps.storage.audit.list(filter)) as HostAudit;
-    this.audit = hostAudit(list, (after, limit) => this.#refused('audit') ?? deps.storage.audit.list({ after, limit }));
+    this.audit = hostAudit(
+      list,
+      (after, limit) => this.#refused('audit') ?? deps.storage.audit.list({ after, limit }),
+      deps.options.auditCheckpointKey,
+    );
     const limits = deps.options.limits ?? DEFAULT_HOST_LIMITS;
     this.#clock = deps.clock ?? new SystemClock();
     this.#streams = new StreamSlots(limits);

@@ -24,6 +24,7 @@ import type { SpendingBudgets, SpendingOptions } from './budgets/spending-settin
 import type { HostLimitOptions, HostLimits } from './limits/host-limits';
 import type { RedactOptions } from '../core/secret-redactor';
 import type { ResolvedRetention, RetentionOptions } from './maintenance/retention-options';
+import type { AuditOptions } from './audit-trail';
 import type { MaintenanceOptions, ResolvedMaintenanceOptions } from './maintenance/maintenance-options';
 
 /**
@@ -105,6 +106,15 @@ export interface AgentOptions {
    * @defaultValue daily at 04:00 in the process's local time zone, on the host's clock
    */
   maintenance?: MaintenanceOptions;
+  /**
+   * The audit trail: `checkpointKey`, a secret retention signs its `audit.pruned` checkpoints with so that a database
+   * editor cannot forge one (docs/audit.md#signed-checkpoints). Keep it off the database (an environment variable).
+   * @example
+   * ```ts
+   * createAgentHost({ audit: { checkpointKey: process.env.MEDIA_AGENT_AUDIT_KEY } });
+   * ```
+   */
+  audit?: AuditOptions;
   /**
    * The model: a provider instance or configuration, and the model id. No default: without a provider
    * (here or as a `Tokens.ModelProvider` registration) capabilities still run, but `startRun` fails
@@ -414,6 +424,8 @@ export interface ResolvedAgentOptions {
   retention: ResolvedRetention;
   /** See {@link AgentOptions.maintenance}. */
   maintenance: ResolvedMaintenanceOptions;
+  /** See {@link AgentOptions.audit}: the checkpoint key, when set. */
+  auditCheckpointKey: string | undefined;
   /** Model id. */
   model: string;
   /** Max output tokens per model call. */

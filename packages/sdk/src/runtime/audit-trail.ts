@@ -31,6 +31,37 @@ export const AUDIT_PAGE_ROWS = 1000;
  */
 export type AuditPageReader = (after: number, limit: number) => Promise<AuditRecord[]>;
 
+/** The host option `audit` (docs/audit.md#signed-checkpoints). @public */
+export interface AuditOptions {
+  /**
+   * A secret (a non-empty string, kept off the database: an environment variable or a file) that audit retention
+   * signs its `audit.pruned` checkpoints with, and that `host.audit.verify()` checks them against by default. Without
+   * it checkpoints are unsigned and trusted by their structure only.
+   */
+  checkpointKey?: string;
+}
+
+/**
+ * Checks the host option `audit`.
+ * @param options - the option as given
+ * @returns the checkpoint key, or undefined
+ * @throws `OPTIONS_INVALID` for a key that is not a non-empty string
+ * @public
+ */
+export function resolveAuditCheckpointKey(options: AuditOptions | undefined): string | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null)
+    throw new MediaAgentError('OPTIONS_INVALID', 'option audit must be an object { checkpointKey? }', {
+      option: 'audit',
+    });
+  const key = options.checkpointKey;
+  if (key !== undefined && (typeof key !== 'string' || key === ''))
+    throw new MediaAgentError('OPTIONS_INVALID', 'option audit.checkpointKey must be a non-empty string', {
+      option: 'audit.checkpointKey',
+    });
+  return key;
+}
+
 /** Options of `host.audit.verify()`. @public */
 export interface AuditVerifyOptions extends AuditChainVerifyOptions {
   /**
@@ -89,8 +120,9 @@ export interface HostAudit {
   }): Promise<AuditRecord[]>;
   /**
    * Verifies the whole chain, page by page (docs/audit.md): every row's hash over its content and the previous
-   * row's hash; a removed prefix must be recorded by an `audit.pruned` checkpoint.
-   * @returns `{ ok, rows, checkpoints, headHash, firstBreak?, breaks, breakCount }`; keep `headHash` somewhere else
+   * row's hash; a removed prefix must be recorded by an `audit.pruned` checkpoint, signed with `checkpointKey`
+   * (default: the host option `audit.checkpointKey`) when there is one.
+   * @returns `{ ok, rows, checkpoints, checkpointsUnsigned, checkpointsSigned, headHash, firstBreak?, breaks, breakCount }`; keep `headHash` somewhere else
    *   to detect, later, that the newest rows were removed (the chain alone cannot show it)
    * @throws `AuditChainBrokenError` (`AUDIT_CHAIN_BROKEN`) with `throwOnBreak`; storage errors; `HOST_NOT_STARTED`
    */
@@ -100,7 +132,7 @@ export interface HostAudit {
    * row per line — `seq`, `prevHash`, `hash` and the content fields. Read page by page while iterated.
    * Write it to a file with {@link writeAuditExport}, or `pipeline(Readable.from(lines), createWriteStream(path))`.
    * @param range - `from`/`to` in ms (see {@link AuditExportRange})
-   * @throws (while iterating) storage errors; `HOST_NOT_STARTED`; `REQUEST_INVALID` for a range that is not numbers
+   * @throws `REQUEST_INVALID` at the call for a range that is not numbers or whose `from` is after `to`; (while iterating) storage errors; `HOST_NOT_STARTED`
    */
   export(range?: AuditExportRange): AsyncIterable<string>;
 }
@@ -140,6 +172,12 @@ function checkRange(range: AuditExportRange): void {
         field: key,
       });
   }
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to)
+    throw new MediaAgentError(
+      'REQUEST_INVALID',
+      `audit export: from (${range.from}) is after to (${range.to}); the range would be empty`,
+      { field: 'from' },
+    );
 }
 
 /** One exported row: `seq`, `prevHash`, `hash`, then the content fields. */
@@ -204,11 +242,19 @@ export async function writeAuditExport(lines: AsyncIterable<string>, path: strin
  * The callable `host.audit`: `list(filter)` as the call, `verify` and `export` over `read`.
  * @param list - the listing (refused before start)
  * @param read - the page reader (its promise rejects before start)
+ * @param checkpointKey - the host's checkpoint key: `verify`'s default
  * @internal
  */
-export function hostAudit(list: HostAudit, read: AuditPageReader): HostAudit {
+export function hostAudit(list: HostAudit, read: AuditPageReader, checkpointKey?: string): HostAudit {
   const call = ((filter?: Parameters<HostAudit>[0]) => list(filter)) as HostAudit;
-  call.verify = (options) => verifyAuditPages(read, options);
-  call.export = (range) => exportAuditLines(read, range);
+  call.verify = (options = {}) =>
+    verifyAuditPages(
+      read,
+      checkpointKey === undefined || 'checkpointKey' in options ? options : { ...options, checkpointKey },
+    );
+  call.export = (range = {}) => {
+    checkRange(range); // eagerly: a bad range throws at the call, not at the first line
+    return exportAuditLines(read, range);
+  };
   return call;
 }

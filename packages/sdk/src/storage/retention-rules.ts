@@ -8,6 +8,7 @@ import type { BudgetPeriod } from '../core/budget-records';
 import { canonicalJson } from '../core/canonical-json';
 import type { ApprovalRecord, AuditRecord, LedgerEntry, LedgerState } from '../core/records';
 import type { DecisionRecord, RunRecord, RunStatus } from '../core/run-records';
+import { auditCheckpointSignature } from '../core/audit-verify';
 import type { PruneCriteria } from '../ports/maintenance-repository';
 
 /** Ledger states of work that is not done: entries in them keep their run and approval live. @internal */
@@ -202,7 +203,8 @@ export function auditPrefixLength(rows: readonly AuditPrefixRow[], criteria: Pru
 /**
  * The checkpoint row a batch of audit retention appends after removing rows `firstSeq`..`throughSeq` (see
  * `AuditAction` `audit.pruned`): its `inputSummary` is the canonical JSON of `{ firstSeq, headHash, rows,
- * throughSeq }`, `headHash` the stored hash of row `throughSeq` (null when it had none).
+ * throughSeq }` (with its `signature` under `checkpointKey`, when given), `headHash` the stored hash of row
+ * `throughSeq` (null when it had none).
  * @internal
  */
 export function auditCheckpoint(
@@ -211,7 +213,11 @@ export function auditCheckpoint(
   rows: number,
   headHash: string | null,
   now: number,
+  checkpointKey?: string,
 ): AuditRecord {
+  const fields = { firstSeq, headHash, rows, throughSeq };
+  const signed =
+    checkpointKey === undefined ? fields : { ...fields, signature: auditCheckpointSignature(checkpointKey, fields) };
   return {
     id: `audit.pruned:${throughSeq}`,
     seq: 0,
@@ -226,7 +232,7 @@ export function auditCheckpoint(
     approvalId: null,
     grantId: null,
     idempotencyKey: null,
-    inputSummary: canonicalJson({ firstSeq, headHash, rows, throughSeq }),
+    inputSummary: canonicalJson(signed),
     reason: null,
   };
 }

@@ -7,14 +7,15 @@
 // not covered by the hash: here an edited `outcome` is found).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AgentHost } from '../../src';
+import { type AgentHost, ConsoleLogger, createAgentHost } from '../../src';
+import { ManualClock } from '../../src/ports/clock';
 import { AUDIT_GENESIS_HASH } from '../../src/core/audit-chain';
 import type { AuditRecord } from '../../src/core/records';
 import { SecretRedactor } from '../../src/core/secret-redactor';
@@ -82,9 +83,12 @@ async function appendRows(storage: StorageAdapter, n: number, from = 1): Promise
 }
 
 /** The `media-agent` command line in a child process. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  as: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot, ...as });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -288,6 +292,115 @@ describe('audit chain on SQLite: tampering found by host.audit.verify() and the 
     const result = await cli(['audit', 'verify', newer]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('STORAGE_SCHEMA_TOO_NEW');
+  }, 60_000);
+
+  it('the command line only reads: no -wal/-shm beside the file, its bytes and mtime unchanged; a user who may only read it (nobody, read-only directory) verifies it', async () => {
+    const path = tempFile('readonly.sqlite');
+    const storage = new SqliteStorage({ path });
+    await storage.migrate();
+    await appendRows(storage, 4);
+    await storage.close();
+    const dir = dirname(path);
+    chmodSync(dir, 0o755);
+    chmodSync(path, 0o644);
+    const before = { bytes: readFileSync(path), mtime: statSync(path).mtimeMs, files: readdirSync(dir).sort() };
+    expect(before.files).toEqual(['readonly.sqlite']);
+    const verified = await cli(['audit', 'verify', path, '--json']);
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, rows: 4 });
+    expect((await cli(['audit', 'export', path])).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(before.files);
+    expect(readFileSync(path).equals(before.bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(before.mtime);
+    if (process.getuid?.() === 0) {
+      // as `nobody`: the directory is root's, so SQLite could create no -shm there (SQLITE_READONLY_DIRECTORY before)
+      const asNobody = await cli(['audit', 'verify', path, '--json'], { uid: 65534, gid: 65534 });
+      expect(asNobody.stderr).toBe('');
+      expect(asNobody.code).toBe(0);
+      expect(JSON.parse(asNobody.stdout)).toMatchObject({ ok: true, rows: 4 });
+      expect(readdirSync(dir).sort()).toEqual(before.files);
+    }
+  }, 60_000);
+
+  it('a forged audit.pruned checkpoint hides a deleted prefix only from a verifier without the key; retention signs its own', async () => {
+    const KEY = 'checkpoint-key-kept-off-the-database';
+    const path = tempFile('signed.sqlite');
+    const storage = new SqliteStorage({ path });
+    await storage.migrate();
+    await appendRows(storage, 8);
+    host = createAgentHost({
+      storage,
+      clock: new ManualClock(Date.parse('2030-01-01')),
+      logger: new ConsoleLogger('silent'),
+      maintenance: { schedule: false },
+      retention: { audit: { maxAgeDays: 1, maxCount: 4 } },
+      audit: { checkpointKey: KEY },
+    });
+    await host.start({ workers: false });
+    expect((await host.maintenance.prune()).kinds.audit?.rows).toBe(4);
+    expect(await host.audit.verify()).toMatchObject({
+      ok: true,
+      checkpoints: 1,
+      checkpointsUnsigned: 0,
+      checkpointsSigned: true,
+    });
+    const [cp] = await host.audit({ action: 'audit.pruned' });
+    expect(JSON.parse(cp!.inputSummary)).toMatchObject({
+      firstSeq: 1,
+      throughSeq: 4,
+      signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+
+    // A database editor deletes the oldest rows left and appends a checkpoint for them whose hash is computed right.
+    const kept = await storage.audit.list({ limit: 100 });
+    const raw = new Database(path);
+    raw.prepare('DELETE FROM audit WHERE seq <= ?').run(kept[1]!.seq);
+    raw.close();
+    await storage.audit.append(
+      row(200, {
+        id: 'forged-checkpoint',
+        action: 'audit.pruned',
+        actor: 'system:maintenance',
+        capabilityId: 'maintenance.prune',
+        invocationId: 'prune-forged',
+        inputSummary: `{"firstSeq":${kept[0]!.seq},"headHash":"${kept[1]!.hash}","rows":2,"throughSeq":${kept[1]!.seq}}`,
+      }),
+    );
+    const found = await host.audit.verify(); // the host's key by default
+    expect(found).toMatchObject({
+      ok: false,
+      firstBreak: { seq: kept[2]!.seq, change: 'deleted' },
+      checkpointsUnsigned: 1,
+    });
+    const keyFile = tempFile('audit.key');
+    writeFileSync(keyFile, `${KEY}\n`);
+    const withFile = await cli(['audit', 'verify', path, '--key-file', keyFile]);
+    expect(withFile.code).toBe(1);
+    expect(withFile.stdout).toContain(`first break: seq ${kept[2]!.seq}, id row-7: deleted`);
+    const withEnv = await cli(['audit', 'verify', path, '--json'], {
+      env: { ...process.env, MEDIA_AGENT_AUDIT_KEY: KEY },
+    });
+    expect(withEnv.code).toBe(1);
+    // Without a key the forgery passes, and the verifier says checkpoints were trusted by their structure only.
+    const withoutKey = await cli(['audit', 'verify', path], { env: { ...process.env, MEDIA_AGENT_AUDIT_KEY: '' } });
+    expect(withoutKey.code).toBe(0);
+    expect(withoutKey.stdout).toContain('2 pruning checkpoint(s) trusted by their structure only');
+    expect((await cli(['audit', 'verify', path, '--key-file', tempFile('missing.key')])).code).toBe(2);
+  }, 60_000);
+
+  it('an export range whose from is after its to is a usage error: exit 2 in the CLI, REQUEST_INVALID at host.audit.export()', async () => {
+    const made = await makeHost({ kind: 'sqlite' });
+    host = made.host;
+    await appendRows(made.storage, 2);
+    const path = (made.storage as SqliteStorage).path;
+    const reversed = await cli(['audit', 'export', path, '--from', '2030-01-01', '--to', '2020-01-01', '--json']);
+    expect(reversed.code).toBe(2);
+    expect(JSON.parse(reversed.stdout).error).toMatchObject({ code: 'USAGE' });
+    expect(reversed.stdout).toContain('is after --to');
+    const from = Date.parse('2030-01-01');
+    const to = Date.parse('2020-01-01');
+    expect(() => host!.audit.export({ from, to })).toThrow(expect.objectContaining({ code: 'REQUEST_INVALID' }));
+    expect((await cli(['audit', 'export', path, '--from', '2020-01-01', '--to', '2020-01-01'])).code).toBe(0);
   }, 60_000);
 });
 

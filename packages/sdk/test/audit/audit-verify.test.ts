@@ -13,7 +13,7 @@ import {
   linkAuditRows,
 } from '../../src/core/audit-chain';
 import { canonicalJson } from '../../src/core/canonical-json';
-import { AuditChainBrokenError, verifyAuditChain } from '../../src/core/audit-verify';
+import { AuditChainBrokenError, auditCheckpointSignature, verifyAuditChain } from '../../src/core/audit-verify';
 import type { AuditRecord } from '../../src/core/records';
 
 type Row = AuditRecord;
@@ -125,6 +125,8 @@ describe('verifyAuditChain', () => {
       ok: true,
       rows: 5,
       checkpoints: 0,
+      checkpointsUnsigned: 0,
+      checkpointsSigned: false,
       headHash: rows[4]!.hash,
       firstSeq: 1,
       lastSeq: 5,
@@ -154,11 +156,31 @@ describe('verifyAuditChain', () => {
     expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[2, 'edited']]);
   });
 
-  it('a row whose hash was recomputed after an edit is found by the next row’s link', () => {
+  it('a row whose hash was recomputed after an edit is found by the next row’s link (it looks like a deletion there)', () => {
     const rows = chain(4);
     const edited = { ...rows[1]!, outcome: 'failed' };
     rows[1] = { ...edited, hash: auditRowHash(edited.prevHash!, edited) };
-    expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[2, 'edited']]);
+    const result = verifyAuditChain(rows);
+    expect(result.breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'deleted']]);
+    expect(result.firstBreak?.detail).toContain('or seq 2 was edited and its hash recomputed');
+  });
+
+  it('a deleted row with seq renumbered is deleted at the row after the gap, not edited at the intact row before it', () => {
+    const rows = chain(6);
+    rows.splice(2, 1);
+    expect(verifyAuditChain(renumber(rows)).breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'deleted']]);
+  });
+
+  it('a hash set to NULL is one break at its row, with no spurious deletion at the next row', () => {
+    const rows = chain(5);
+    rows[2] = { ...rows[2]!, hash: null };
+    expect(verifyAuditChain(rows).breaks.map((b) => [b.seq, b.change])).toEqual([[3, 'edited']]);
+  });
+
+  it('a copy of an earlier row appended at the end (under a new id) is inserted, not edited', () => {
+    const rows = chain(5);
+    const copy = { ...rows[1]!, id: 'copy-of-a-2', seq: 6 };
+    expect(verifyAuditChain([...rows, copy]).breaks.map((b) => [b.seq, b.change])).toEqual([[6, 'inserted']]);
   });
 
   it('a deleted row is named at the first row after the gap', () => {
@@ -196,6 +218,41 @@ describe('verifyAuditChain', () => {
       [2, 'deleted'],
       [4, 'edited'],
     ]);
+  });
+
+  it('a forged checkpoint (hash correctly computed) excuses a removed prefix only without a key; a signed one with the key', () => {
+    const KEY = 'audit-checkpoint-key';
+    const rows = chain(6);
+    const kept = rows.slice(3);
+    const forged = [...kept, checkpoint(kept[2]!.hash!, rows.slice(0, 3), 7)];
+    expect(verifyAuditChain(forged)).toMatchObject({
+      ok: true,
+      checkpoints: 1,
+      checkpointsUnsigned: 1,
+      checkpointsSigned: false,
+    });
+    const withKey = verifyAuditChain(forged, { checkpointKey: KEY });
+    expect(withKey).toMatchObject({ ok: false, checkpointsUnsigned: 1, checkpointsSigned: true });
+    expect(withKey.breaks.map((b) => [b.seq, b.change])).toEqual([[4, 'deleted']]);
+    // signed as retention signs it: the signature is part of inputSummary, so the chain hashes it too
+    const fields = { firstSeq: 1, headHash: rows[2]!.hash!, rows: 3, throughSeq: 3 };
+    const signature = auditCheckpointSignature(KEY, fields);
+    const signedRecord = content(7, {
+      id: 'cp-7',
+      action: 'audit.pruned',
+      actor: 'system:maintenance',
+      capabilityId: 'maintenance.prune',
+      inputSummary: canonicalJson({ ...fields, signature }),
+    });
+    const signed = [...kept, { ...linkAuditRows(kept[2]!.hash!, [signedRecord]).rows[0]!, seq: 7 }];
+    expect(verifyAuditChain(signed, { checkpointKey: KEY })).toMatchObject({ ok: true, checkpointsUnsigned: 0 });
+    expect(verifyAuditChain(signed, { checkpointKey: 'another key' })).toMatchObject({
+      ok: false,
+      checkpointsUnsigned: 1,
+    });
+    expect(() => verifyAuditChain(signed, { checkpointKey: '' })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
   });
 
   it('lists at most maxBreaks breaks and counts them all; AuditChainBrokenError carries the first', () => {

@@ -125,6 +125,8 @@ export interface MaintenanceServiceDeps {
   retention: ResolvedRetention;
   /** This process's lease owner name. */
   owner: string;
+  /** The key audit retention signs its checkpoints with (`audit.checkpointKey`); absent: unsigned. */
+  checkpointKey?: string | undefined;
 }
 
 /** The default {@link MaintenanceHandle}. */
@@ -231,8 +233,10 @@ export class MaintenanceService implements MaintenanceHandle {
     let removed = 0;
     for (const kind of kinds) {
       // The criteria are fixed at the start: a long prune does not chase items that age meanwhile.
-      const criteria = retentionCriteria(this.#deps.retention[kind], startedAt);
-      if (!criteria) continue;
+      const rule = retentionCriteria(this.#deps.retention[kind], startedAt);
+      if (!rule) continue;
+      const key = this.#deps.checkpointKey;
+      const criteria = kind === 'audit' && key !== undefined ? { ...rule, checkpointKey: key } : rule;
       const total: PrunedKind = { rows: 0, bytes: 0, batches: 0 };
       out[kind] = total;
       for (;;) {

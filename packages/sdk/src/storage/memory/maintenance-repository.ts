@@ -251,7 +251,9 @@ export function memoryMaintenanceRepository(
     }
     const head = removed[removed.length - 1]!;
     const headHash = (head as { hash?: string | null }).hash ?? null;
-    appendAudit(auditCheckpoint(removed[0]!.seq, head.seq, removed.length, headHash, criteria.now));
+    appendAudit(
+      auditCheckpoint(removed[0]!.seq, head.seq, removed.length, headHash, criteria.now, criteria.checkpointKey),
+    );
     return { ...measure(removed), done: length <= n };
   }
 

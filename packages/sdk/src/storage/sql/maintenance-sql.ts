@@ -462,7 +462,9 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
       { first: firstSeq, through: throughSeq },
       sumOf,
     )) as PruneCount;
-    yield { appendAudit: auditCheckpoint(firstSeq, throughSeq, removed.rows, headHash, criteria.now) };
+    yield {
+      appendAudit: auditCheckpoint(firstSeq, throughSeq, removed.rows, headHash, criteria.now, criteria.checkpointKey),
+    };
     return { ...removed, done };
   }
 

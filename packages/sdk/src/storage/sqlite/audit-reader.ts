@@ -3,6 +3,9 @@
  * read-only (never creating, migrating or writing it) and pages through the rows in `seq` order.
  * @packageDocumentation
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import type { AuditRecord } from '../../core/records';
 import { STORAGE_SCHEMA_VERSION } from '../../ports/storage-adapter';
@@ -14,6 +17,25 @@ import { toStorageError } from './sqlite-errors';
 
 /** The schema version that added the audit chain: readers need at least this one. @internal */
 export const AUDIT_CHAIN_SCHEMA_VERSION = 10;
+
+/**
+ * Opens `path` without writing anything. A file no host has open (no `-wal`, no `-shm` beside it) is opened as an
+ * immutable SQLite URI (`file:…?immutable=1`): no lock, no `-wal`/`-shm` created, so a user who may only read the
+ * file (in a directory they cannot write) can verify it, and the file and its directory are left exactly as they
+ * were. A file a host has open is read through its WAL as any reader does. URI filenames need the process to start
+ * with `SQLITE_USE_URI=1` (the `media-agent` command line sets it); without it the file is opened read-only by name.
+ */
+function openReadOnly(path: string): Database.Database {
+  const clean = existsSync(path) && !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
+  if (clean) {
+    try {
+      return new Database(`${pathToFileURL(resolve(path)).href}?immutable=1`, { readonly: true, fileMustExist: true });
+    } catch {
+      // URI filenames are off in this process: open by name below
+    }
+  }
+  return new Database(path, { readonly: true, fileMustExist: true });
+}
 
 /** A read-only reader of one store's audit rows. @internal */
 export interface AuditStoreReader {
@@ -32,7 +54,7 @@ export interface AuditStoreReader {
 export function openSqliteAuditReader(path: string): AuditStoreReader {
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = openReadOnly(path);
   } catch (error) {
     throw toStorageError(error, path);
   }
