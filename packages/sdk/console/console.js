@@ -206,6 +206,7 @@ function runPage(runId) {
 
   const status = h('span', { id: 'run-status' });
   const goal = h('p', { id: 'run-goal' });
+  const pruned = h('p', { id: 'run-pruned', class: 'muted' });
   const checklist = h('div', { id: 'plan' }, h('p', { class: 'muted' }, 'No plan yet.'));
   const transcript = h('ol', { id: 'transcript', class: 'transcript', 'aria-label': 'What the agent did' });
   const approvals = h('div', { id: 'run-approvals' });
@@ -258,6 +259,7 @@ function runPage(runId) {
     h('p', {}, h('a', { href: '#/' }, '← Runs')),
     h('h2', {}, 'Run ', h('code', {}, runId), ' ', status),
     goal,
+    pruned,
     approvals,
     h('section', { 'aria-labelledby': 'plan-h' }, h('h3', { id: 'plan-h' }, 'Plan'), checklist),
     h('section', { 'aria-labelledby': 'log-h' }, h('h3', { id: 'log-h' }, 'Progress'), transcript),
@@ -396,6 +398,11 @@ function runPage(runId) {
           if (!goal.textContent) goal.textContent = detail.run.goal;
           if (lastSeq === 0) {
             status.replaceChildren(badge(detail.run.status));
+            // Retention removed its events and messages: say so, and show the report it kept.
+            if (detail.run.prunedAt) {
+              pruned.textContent = `Events removed by retention on ${new Date(detail.run.prunedAt).toLocaleString()}.`;
+              if (detail.report) renderReport(detail.report);
+            }
           }
           for (const e of detail.events) apply(e, 'read');
           if (detail.events.length < 500) break;

@@ -147,6 +147,8 @@ export const ERROR_CODES = {
 
   // Runs
   RUN_NOT_FOUND: 'No run has the id.',
+  RUN_PRUNED:
+    'A message was sent to a run whose conversation retention removed (`RunRecord.prunedAt`): it cannot be steered or woken again; start a new run (HTTP 409).',
   RUN_REQUEST_INVALID:
     'A run request is invalid (empty goal, bad mode, an allowlist naming an `execute` capability in a `plan_only` run …).',
   RUN_MIDDLEWARE_FAILED: 'A run middleware hook threw; the run fails with the hook and the cause in `details`.',

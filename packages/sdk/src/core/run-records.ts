@@ -126,6 +126,12 @@ export interface RunRecord {
   startedAt: number | null;
   /** When it reached a terminal status (ms). */
   endedAt: number | null;
+  /**
+   * When retention removed the run's events and messages (ms); its goal, status and report stay. Absent on a run
+   * retention has not pruned. Storage sets it (`host.maintenance.prune`); it is never written through a patch. A
+   * pruned run cannot be steered or woken again (`RUN_PRUNED`): start a new run (docs/operations.md).
+   */
+  prunedAt?: number;
 }
 
 /**

@@ -29,13 +29,14 @@ const CONFLICTS: readonly string[] = [
   'GRANT_WIDENING',
   'DECISION_CLOSED',
   'MEMORY_ORIGINAL_CHANGED',
+  'RUN_PRUNED',
 ];
 const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED', 'MEMORY_BUSY'];
 const TOO_MANY: readonly string[] = ['STREAM_LIMIT_REACHED', 'RUN_START_RATE_LIMITED'];
 
 /**
  * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
- * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts), 400 malformed
+ * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts, a message to a pruned run), 400 malformed
  * HTTP input, 429 a limit of open streams or run starts reached, 422 other invalid requests, 503 host not running.
  * @param code - an SDK error code
  * @returns the HTTP status

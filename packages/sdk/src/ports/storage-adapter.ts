@@ -345,7 +345,7 @@ export type StorageTopic = 'events' | 'runs';
 export const STORAGE_SCHEMA_VERSION = 10;
 
 /** A run patch: any fields but the id. @public */
-export type RunPatch = Partial<Omit<RunRecord, 'id'>>;
+export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt'>>;
 
 /**
  * Runs and their leases: one driver per run, heartbeat, takeover after expiry.

@@ -45,6 +45,22 @@ export class RunNotFoundError extends MediaAgentError {
   }
 }
 
+/**
+ * A message was sent to a run that retention pruned (`RunRecord.prunedAt`): its events and messages are gone, so
+ * it would resume with only its goal and the new message. Code `RUN_PRUNED`; `details.runId`, `details.prunedAt`.
+ * @public
+ */
+export class RunPrunedError extends MediaAgentError {
+  /** @param runId - the run; @param prunedAt - when retention pruned it (ms) */
+  constructor(runId: string, prunedAt: number) {
+    super(
+      'RUN_PRUNED',
+      `run ${JSON.stringify(runId)}: its conversation was removed by retention on ${new Date(prunedAt).toISOString()}; start a new run`,
+      { runId, prunedAt },
+    );
+  }
+}
+
 /** Input of `AgentHost.startRun`. @public */
 export interface StartRunInput {
   /** The user's goal (1–10 000 characters). */
@@ -274,7 +290,8 @@ export class RunService {
    * waiting or ended run is woken for one new drive. Nothing is dropped. Only the run's owner and
    * administrators may; the run then acts for the writer (their role decides admin-only capabilities),
    * while its owner stays the same.
-   * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`
+   * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`,
+   *   `RUN_PRUNED` for a run retention pruned (nothing is queued)
    */
   async appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
     parseActor(actor);
@@ -289,10 +306,13 @@ export class RunService {
       createdAt: this.deps.clock.now(),
       appliedAt: null,
     };
-    await this.#require(runId, actor);
+    const seen = await this.#require(runId, actor);
+    if (seen.prunedAt !== undefined) throw new RunPrunedError(runId, seen.prunedAt);
     const event = await this.deps.storage.transaction(async (s) => {
       const run = await s.runs.get(runId);
       if (!run) throw new RunNotFoundError(runId);
+      // Retention may have pruned it since: checked again in the transaction that would wake it.
+      if (run.prunedAt !== undefined) throw new RunPrunedError(runId, run.prunedAt);
       await s.inbox.enqueue(record);
       // A waiting run is woken; an ended one becomes leasable again (`waiting` + wake) for one new drive.
       if (run.status !== 'running' && run.status !== 'queued')

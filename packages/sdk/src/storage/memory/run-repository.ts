@@ -16,9 +16,21 @@ function runnable(run: RunRecord, now: number): boolean {
 export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSession['runs']> {
   /** The stored record itself (never handed out, never changed in place). */
   const stored = (id: string) => t.table<RunRecord>('runs').get(id);
+  /** `run` (a copy) with `prunedAt` when retention pruned it (kept apart, as `runs.pruned_at` in SQL); else without. */
+  const shown = (run: RunRecord): RunRecord => {
+    const { prunedAt: _ignored, ...rest } = run;
+    const prunedAt = t.prunedRuns.get(run.id);
+    return prunedAt === undefined ? (rest as RunRecord) : { ...rest, prunedAt };
+  };
   return {
-    insert: (run) => t.insertNew('runs', run.id, run),
-    get: (id) => t.read<RunRecord>('runs', id),
+    insert: (run) => {
+      const { prunedAt: _ignored, ...rest } = run;
+      t.insertNew('runs', run.id, rest as RunRecord);
+    },
+    get: (id) => {
+      const run = t.read<RunRecord>('runs', id);
+      return run && shown(run);
+    },
     patch: (id, patch, expectLeaseOwner) => {
       // Stored records are never changed in place, so the next one may share the unchanged fields of
       // the current one: only the patch is copied in (not the whole record, read and written).
@@ -27,7 +39,7 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
       if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
       const next: RunRecord = Object.assign({ ...current }, copy(definedFields<RunRecord>(patch)), { id });
       t.write('runs', id, next, true);
-      return copy(next);
+      return shown(copy(next));
     },
     list: (filter = {}) =>
       t
@@ -39,7 +51,8 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
             (filter.startedBy === undefined || r.startedBy === filter.startedBy),
         )
         .sort((a, b) => b.createdAt - a.createdAt || byCodePoint(b.id, a.id))
-        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER)
+        .map(shown),
     acquireLease: (owner, now, leaseMs) => {
       let pick: RunRecord | undefined;
       for (const run of t.table<RunRecord>('runs').values()) {
@@ -54,7 +67,7 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
       if (!pick) return undefined;
       const next: RunRecord = { ...pick, leaseOwner: owner, leaseExpiresAt: now + leaseMs };
       t.write('runs', next.id, next, true);
-      return copy(next);
+      return shown(copy(next));
     },
     renewLease: (id, owner, now, leaseMs) => {
       const current = stored(id);

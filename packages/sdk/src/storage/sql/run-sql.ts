@@ -9,7 +9,8 @@ import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
 import { assignments, type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const RUN_FIELDS: ColumnSpec<RunRecord> = {
+/** Every field but `prunedAt`, which only retention writes (`pruned_at`; see `RunMapping`). */
+const RUN_FIELDS: ColumnSpec<Omit<RunRecord, 'prunedAt'>> = {
   id: 'value',
   goal: 'value',
   mode: 'value',
@@ -61,10 +62,28 @@ export function wakesWorkers(patch: RunPatch): boolean {
   );
 }
 
+/**
+ * The runs table's mapping: the record's fields, plus `prunedAt` from `pruned_at` when retention set it (absent
+ * otherwise). Only retention writes that column, so inserts and patches leave it alone.
+ */
+class RunMapping extends TableMapping<RunRecord> {
+  constructor(table: string) {
+    // `prunedAt` has no column of its own here, so inserts and patches never write it.
+    super(table, RUN_FIELDS as ColumnSpec<RunRecord>);
+  }
+
+  override fromRow(row: Row): RunRecord {
+    const record = super.fromRow(row);
+    const prunedAt = row.pruned_at;
+    if (prunedAt !== null && prunedAt !== undefined) record.prunedAt = Number(prunedAt);
+    return record;
+  }
+}
+
 /** The runs repository's statements in dialect `d`, with run leases. @internal */
 export const runStatements = perDialect((d: SqlDialect): Statements<RunRepository> => {
   const table = d.table('runs');
-  const RUNS = new TableMapping<RunRecord>(table, RUN_FIELDS);
+  const RUNS = new RunMapping(table);
   const notify = d.notify('runs');
   const andNotify = notify === null ? '' : ` RETURNING ${notify}`;
   const leaseFree = '(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= @now)';
