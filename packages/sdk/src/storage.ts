@@ -82,6 +82,7 @@ export {
   type AuditChainVerifyOptions,
   type AuditCheckpoint,
   auditCheckpointOf,
+  auditCheckpointSignature,
   verifyAuditChain,
 } from './core/audit-verify';
 export {

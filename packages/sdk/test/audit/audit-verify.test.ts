@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createAgentHost } from '../../src';
 import {
   AUDIT_GENESIS_HASH,
   auditContent,
@@ -251,6 +252,15 @@ describe('verifyAuditChain', () => {
       checkpointsUnsigned: 1,
     });
     expect(() => verifyAuditChain(signed, { checkpointKey: '' })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
+  });
+
+  it('the host option audit.checkpointKey must be a non-empty string; a misspelt name is refused', () => {
+    expect(() => createAgentHost({ audit: { checkpointKey: '' } })).toThrow(
+      expect.objectContaining({ code: 'OPTIONS_INVALID' }),
+    );
+    expect(() => createAgentHost({ audit: { checkpointkey: 'k' } as never })).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID' }),
     );
   });
