@@ -68,6 +68,11 @@ export interface PruneCount {
 export interface PruneBatch extends PruneCount {
   /** Whether nothing eligible is left for these criteria (the caller stops). */
   done: boolean;
+  /**
+   * Items (runs, rows) the batch dealt with; a run with no events still counts although it removed 0 rows. The
+   * caller tells a batch that made progress from a stuck store by it (absent: by `rows`).
+   */
+  items?: number;
 }
 
 /**

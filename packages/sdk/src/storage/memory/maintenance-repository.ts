@@ -294,12 +294,13 @@ export function memoryMaintenanceRepository(
       const n = batchOf(batchSize);
       if (kind === 'audit') return pruneAudit(criteria, n);
       const items = selected(kind, criteria);
+      const batch = items.slice(0, n);
       let total = none;
-      for (const item of items.slice(0, n)) {
+      for (const item of batch) {
         total = add(total, measure(item.rows()));
         item.remove();
       }
-      return { ...total, done: items.length <= n };
+      return { ...total, done: items.length <= n, items: batch.length };
     },
     usage: () => {
       const out = {} as Record<RetentionKind, PruneCount>;

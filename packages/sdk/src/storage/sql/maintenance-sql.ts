@@ -350,7 +350,7 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
       );
       total = add(total, (yield rows(remove, list, sumOf)) as PruneCount);
     }
-    return { ...total, done };
+    return { ...total, done, items: ids.length };
   }
 
   // --- per-day and per-period counters --------------------------------------------------------------------------

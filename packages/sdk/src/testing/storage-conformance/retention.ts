@@ -82,6 +82,16 @@ export function retentionCases(test: ConformanceCase): void {
     assert.equal((await s.maintenance.prune('runs', CRITERIA, 10)).rows, 0, 'a pruned run is not pruned again');
   });
 
+  test('runs: a batch of finished runs without events removes 0 rows, says how many runs it dealt with and is not done while more remain', async (s) => {
+    for (let i = 0; i < 3; i++)
+      await s.runs.insert(runRecord({ id: `e${i}`, status: 'succeeded', endedAt: OLD + i, updatedAt: OLD }));
+    await finishedRun(s, 'full', OLD + DAY);
+    const first = await s.maintenance.prune('runs', CRITERIA, 2);
+    assert.deepEqual({ rows: first.rows, done: first.done, items: first.items }, { rows: 0, done: false, items: 2 });
+    const { total } = await pruneAll(s, 'runs', CRITERIA, 2);
+    assert.equal(total.rows, 5, 'the run with events is reached');
+  });
+
   test('runs: a run that has not ended is never pruned', async (s) => {
     await s.runs.insert(runRecord({ id: 'going', status: 'running', updatedAt: OLD }));
     await s.events.append({ runId: 'going', type: 'x', at: OLD, data: {} } as never);
