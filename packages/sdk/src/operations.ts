@@ -24,6 +24,8 @@ export { DEFAULT_DRAIN_MS } from './runtime/drain-options';
 export { stopOnSignals, type StopOnSignalsOptions, type StoppableHost } from './runtime/stop-on-signals';
 export {
   DEFAULT_RETENTION,
+  MAX_RETENTION_AGE_DAYS,
+  MAX_RETENTION_COUNT,
   resolveRetention,
   retentionCriteria,
   type ResolvedRetention,

@@ -137,7 +137,7 @@ export const ERROR_CODES = {
 
   // Maintenance (retention and prune)
   MAINTENANCE_BUSY:
-    'A prune was asked while another one runs: in this process, or in another process holding the `maintenance` lease of the same store; try again when it ends.',
+    'A prune was asked while another one runs: of this host, or of another host (in this process or another one) holding the `maintenance` lease of the same store; try again when it ends.',
   MAINTENANCE_UNSUPPORTED:
     'The storage adapter has no maintenance repository (`storage.maintenance`), so retention cannot prune it; the SDK stores have one.',
 

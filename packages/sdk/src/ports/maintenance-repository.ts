@@ -7,14 +7,17 @@
 /**
  * Record kinds retention applies to.
  * - `runs`: a terminal run's events, messages, steering inbox and settled budget reservations (the run row stays,
- *   with its report, marked pruned);
+ *   with its report, marked pruned); a run with a `running` or `unknown` ledger entry, an open decision about it
+ *   or a child still going is live (a `pending` entry, the end state of a submit, does not keep it);
  * - `runReports`: the run row itself (its compact report), with anything `runs` would remove;
  * - `audit`: audit rows (a chain checkpoint row records the head of what was removed);
  * - `approvals`: decided or expired approvals;
- * - `plans`: plans no live approval binds;
+ * - `plans`: plans no approval row refers to any more (approvals go first) whose creating run (`createdBy`
+ *   `agent:<runId>`) is absent or terminal;
  * - `decisions`: resolved or dismissed decisions;
  * - `grantUsage`: per-day grant usage counters and per-period budget counters of periods long over;
- * - `ledger`: settled ledger entries (`succeeded`, `failed`; never `running`, `unknown` or `pending`).
+ * - `ledger`: settled ledger entries (`succeeded`, `failed`; never `running`, `unknown` or `pending`) whose run is
+ *   absent or terminal.
  * @public
  */
 export type RetentionKind =
@@ -70,6 +73,11 @@ export interface PruneCount {
 export interface PruneBatch extends PruneCount {
   /** Whether nothing eligible is left for these criteria (the caller stops). */
   done: boolean;
+  /**
+   * Items (runs, rows) the batch dealt with; a run with no events still counts although it removed 0 rows. The
+   * caller tells a batch that made progress from a stuck store by it (absent: by `rows`).
+   */
+  items?: number;
 }
 
 /**

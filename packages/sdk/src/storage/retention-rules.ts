@@ -11,8 +11,15 @@ import type { DecisionRecord, RunRecord, RunStatus } from '../core/run-records';
 import { auditCheckpointSignature } from '../core/audit-verify';
 import type { PruneCriteria } from '../ports/maintenance-repository';
 
-/** Ledger states of work that is not done: entries in them keep their run and approval live. @internal */
+/** Ledger states of work that is not done: entries in them keep the approval they name live. @internal */
 export const LIVE_LEDGER_STATES: readonly LedgerState[] = ['running', 'unknown', 'pending'];
+/**
+ * Ledger states that keep their run live for `runs`/`runReports`: work that may still be in flight. `pending` is
+ * not among them: it is the normal end state of a submitted download (the entry itself stays, see
+ * {@link isLedgerEntryPrunable}).
+ * @internal
+ */
+export const RUN_BLOCKING_LEDGER_STATES: readonly LedgerState[] = ['running', 'unknown'];
 /** Run statuses retention may prune (a terminal status). @internal */
 export const PRUNABLE_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'];
 /** Decision statuses of a decision nobody has to answer any more. @internal */
@@ -31,7 +38,7 @@ export function isTerminalRunStatus(status: RunStatus): boolean {
 
 /** What makes a terminal run live although it has ended; each fact true means "live". @internal */
 export interface RunLiveness {
-  /** A ledger entry of the run is `running`, `unknown` or `pending` (work may still be in flight). */
+  /** A ledger entry of the run is `running` or `unknown` (work may still be in flight; `pending` does not count). */
   liveLedgerEntry: boolean;
   /** A decision about the run (subject id = run id) is `open` or `awaiting_user`. */
   openDecision: boolean;
@@ -61,9 +68,14 @@ export function isRunPrunable(
   return !isRunLive(liveness);
 }
 
-/** Whether a ledger entry keeps its run / approval live (`running`, `unknown`, `pending`). @internal */
+/** Whether a ledger entry keeps the approval it names live (`running`, `unknown`, `pending`). @internal */
 export function isLedgerEntryLive(entry: Pick<LedgerEntry, 'state'>): boolean {
   return LIVE_LEDGER_STATES.includes(entry.state);
+}
+
+/** Whether a ledger entry keeps its run live for `runs`/`runReports` (`running`, `unknown`). @internal */
+export function ledgerEntryBlocksRun(entry: Pick<LedgerEntry, 'state'>): boolean {
+  return RUN_BLOCKING_LEDGER_STATES.includes(entry.state);
 }
 
 /** Whether an approval can still be used: `requested` or `approved` and not expired at `now`. @internal */
@@ -91,9 +103,22 @@ export function isApprovalPrunable(
   return approval.expiresAt < now;
 }
 
-/** Whether retention may remove a plan: no live approval (see {@link isApprovalLive}) binds it. @internal */
-export function isPlanPrunable(hasLiveApproval: boolean): boolean {
-  return !hasLiveApproval;
+/** The actor prefix of records a run wrote (`agent:<runId>`). @internal */
+export const RUN_ACTOR_PREFIX = 'agent:';
+
+/** The run that created a record, from its actor (`agent:<runId>`), or undefined for any other actor. @internal */
+export function runIdOfActor(actor: string): string | undefined {
+  return actor.startsWith(RUN_ACTOR_PREFIX) ? actor.slice(RUN_ACTOR_PREFIX.length) : undefined;
+}
+
+/**
+ * Whether retention may remove a plan: no approval row of it remains (whatever its status: approvals are pruned
+ * first, so a plan goes only after its approvals), and the run that created it (`createdBy` `agent:<runId>`) is
+ * absent or terminal (a run between planning and submitting still needs it).
+ * @internal
+ */
+export function isPlanPrunable(hasApproval: boolean, creatingRunLive: boolean): boolean {
+  return !hasApproval && !creatingRunLive;
 }
 
 /** The age time of a decision: when it was resolved, else when it last changed (ms). @internal */
@@ -106,9 +131,14 @@ export function isDecisionPrunable(decision: Pick<DecisionRecord, 'status'>): bo
   return CLOSED_DECISION_STATUSES.includes(decision.status);
 }
 
-/** Whether retention may remove a ledger entry: `succeeded` or `failed`, with a settlement time. @internal */
-export function isLedgerEntryPrunable(entry: Pick<LedgerEntry, 'state' | 'settledAt'>): boolean {
-  return PRUNABLE_LEDGER_STATES.includes(entry.state) && entry.settledAt !== null;
+/**
+ * Whether retention may remove a ledger entry: `succeeded` or `failed`, with a settlement time, and its run
+ * (`runId`) absent or terminal: a live run repeating the same call must find the settled entry, not run the
+ * handler again.
+ * @internal
+ */
+export function isLedgerEntryPrunable(entry: Pick<LedgerEntry, 'state' | 'settledAt'>, runLive = false): boolean {
+  return PRUNABLE_LEDGER_STATES.includes(entry.state) && entry.settledAt !== null && !runLive;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { createSqliteStorage } from '../../src/sqlite';
 import { closedAfterEach } from '../runtime/harness';
 import { expectCode } from '../storage/expect-code';
+import { runRecord } from '../storage/run-record';
 import { closeAdmin, describePostgres, dropSchema, freshSchemaName, pgStorage } from '../storage/postgres-available';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
@@ -144,6 +145,88 @@ for (const [name, make, suite] of stores) {
       expect((await host.maintenance.usage()).kinds.runs.rows).toBeGreaterThan(0);
       expect(await other.releaseLease('maintenance', 'host:other-process')).toBe(true);
       expect((await host.maintenance.prune()).kinds.runs?.rows).toBeGreaterThan(0);
+    });
+
+    it('batches that remove 0 rows (finished runs without events) do not end the prune: it goes on until done', async () => {
+      const storage = await make();
+      const seeded = await seedPruneStore(storage, SMALL);
+      const DAY = 86_400_000;
+      for (let i = 0; i < 3; i++)
+        await storage.runs.insert(
+          runRecord(`empty-${i}`, { status: 'succeeded', endedAt: NOW - 300 * DAY + i, updatedAt: NOW - 300 * DAY }),
+        );
+      const host = await startHost(storage);
+      const dry = await host.maintenance.prune({ dryRun: true, kinds: ['runs'] });
+      const summary = await host.maintenance.prune({ kinds: ['runs'], batchSize: 1 });
+      expect(summary.kinds.runs?.rows).toBe(dry.kinds.runs?.rows);
+      expect(summary.kinds.runs?.stalled).toBeUndefined();
+      expect(summary.kinds.runs?.batches).toBe(3 + SMALL.oldRuns);
+      for (const id of seeded.oldRunIds) expect(await storage.events.listByRun(id, { limit: 200 })).toEqual([]);
+    });
+
+    it('a store that never says done and removes nothing: the kind stops after two such batches, stalled', async () => {
+      const storage = await make();
+      const real = storage.maintenance;
+      const stuck = new Proxy(storage, {
+        get(target, key, receiver) {
+          if (key === 'maintenance')
+            return new Proxy(real, {
+              get(m, k, r) {
+                if (k === 'prune') return async () => ({ rows: 0, bytes: 0, done: false, items: 0 });
+                const v = Reflect.get(m, k, r) as unknown;
+                return typeof v === 'function' ? v.bind(m) : v;
+              },
+            });
+          const v = Reflect.get(target, key, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const host = await startHost(stuck);
+      const summary = await host.maintenance.prune({ kinds: ['runs', 'audit'] });
+      expect(summary.kinds.runs).toMatchObject({ rows: 0, batches: 2, stalled: true });
+      expect(summary.kinds.audit).toMatchObject({ batches: 2, stalled: true });
+    });
+
+    it('two hosts on one store in one process: the second prune is refused naming "another host or process"', async () => {
+      const storage = await make();
+      await seedPruneStore(storage, SMALL);
+      const a = await startHost(storage);
+      const b = await startHost(storage);
+      let refused: unknown;
+      await a.maintenance.prune({
+        batchSize: 1,
+        onProgress: () => {
+          refused ??= b.maintenance.prune().catch((e: unknown) => e);
+        },
+      });
+      const error = (await refused) as Error & { code: string };
+      expect(error.code).toBe('MAINTENANCE_BUSY');
+      expect(error.message).toMatch(/another host or process/);
+    });
+
+    it('prune options are type-checked: dryRun "true" is refused (nothing removed), messages show the real type', async () => {
+      const storage = await make();
+      await seedPruneStore(storage, SMALL);
+      const host = await startHost(storage);
+      const before = (await host.maintenance.usage()).kinds.runs.rows;
+      const cases: Array<[unknown, string, RegExp]> = [
+        [{ dryRun: 'true' }, 'prune.dryRun', /got "true" \(a string\)/],
+        [{ dryRun: 1 }, 'prune.dryRun', /got 1$/],
+        [{ batchSize: '5' }, 'prune.batchSize', /got "5" \(a string\)/],
+        [{ batchSize: null }, 'prune.batchSize', /got null$/],
+        [{ kinds: 'runs' }, 'prune.kinds', /got "runs" \(a string\)/],
+        [{ kinds: ['events'] }, 'prune.kinds', /got "events" \(a string\)/],
+        [{ signal: {} }, 'prune.signal', /got an object$/],
+        [{ onProgress: 'log' }, 'prune.onProgress', /a function/],
+        [{ dryrun: true }, 'prune.dryrun', /unknown/],
+        [null, 'prune', /got null$/],
+      ];
+      for (const [options, option, message] of cases) {
+        const error = await host.maintenance.prune(options as never).catch((e: unknown) => e);
+        expect(error, JSON.stringify(options)).toMatchObject({ code: 'OPTIONS_INVALID', details: { option } });
+        expect((error as Error).message).toMatch(message);
+      }
+      expect((await host.maintenance.usage()).kinds.runs.rows).toBe(before);
     });
 
     it('an abort between batches ends the prune with whole batches removed and says aborted', async () => {

@@ -57,10 +57,29 @@ describe('resolveRetention', () => {
     [{ events: 30 }, 'retention.events'],
     [{ history: 30 }, 'retention.history'],
     ['90', 'retention'],
+    [{ plans: { maxCount: 1e300 } }, 'retention.plans.maxCount'],
+    [{ plans: { maxCount: 2 ** 63 } }, 'retention.plans.maxCount'],
+    [{ plans: { maxCount: 2 ** 31 } }, 'retention.plans.maxCount'],
+    [{ audit: { maxAgeDays: 1e12 } }, 'retention.audit.maxAgeDays'],
+    [{ audit: 36_501 }, 'retention.audit'],
+    [{ grantUsage: { maxCount: 10 } }, 'retention.grantUsage.maxCount'],
   ])('refuses %j with OPTIONS_INVALID naming %s', (options, option) => {
     expect(() => resolveRetention(options)).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option } }),
     );
+  });
+
+  it('accepts the largest limits (100 years, 2^31 − 1 items) and grantUsage by age; messages show the real type', () => {
+    const r = resolveRetention({
+      audit: { maxAgeDays: 36_500, maxCount: 2 ** 31 - 1 },
+      grantUsage: { maxAgeDays: 30, maxCount: 0 },
+    });
+    expect(r.audit).toEqual({ maxAgeDays: 36_500, maxCount: 2 ** 31 - 1 });
+    expect(r.grantUsage).toEqual({ maxAgeDays: 30, maxCount: 0 });
+    expect(() => resolveRetention({ grantUsage: { maxCount: 10 } })).toThrow(/per day and per budget period/);
+    expect(() => resolveRetention({ audit: { maxCount: '5' } })).toThrow(/got "5" \(a string\)/);
+    expect(() => resolveRetention({ audit: { maxCount: null } })).toThrow(/got null$/);
+    expect(() => resolveRetention({ audit: null })).toThrow(/got null$/);
   });
 
   it('createAgentHost refuses a bad retention before anything is built, naming the path', () => {

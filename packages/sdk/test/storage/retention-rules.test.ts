@@ -4,7 +4,12 @@ import {
   budgetPeriodEnd,
   isApprovalLive,
   isApprovalPrunable,
+  isLedgerEntryLive,
+  isLedgerEntryPrunable,
+  isPlanPrunable,
   isRunPrunable,
+  ledgerEntryBlocksRun,
+  runIdOfActor,
   selectForPrune,
 } from '../../src/storage/retention-rules';
 
@@ -28,6 +33,24 @@ describe('retention rules', () => {
     expect(isApprovalPrunable({ status: 'requested', expiresAt: 10 }, 10, false)).toBe(false);
     expect(isApprovalPrunable({ status: 'consumed', expiresAt: 99 }, 10, false)).toBe(true);
     expect(isApprovalPrunable({ status: 'consumed', expiresAt: 99 }, 10, true)).toBe(false);
+  });
+
+  it('plans: kept while any approval row remains or the creating run (agent:<runId>) is not terminal', () => {
+    expect(runIdOfActor('agent:run-1')).toBe('run-1');
+    expect(runIdOfActor('user:alice')).toBeUndefined();
+    expect(isPlanPrunable(false, false)).toBe(true);
+    expect(isPlanPrunable(true, false)).toBe(false);
+    expect(isPlanPrunable(false, true)).toBe(false);
+  });
+
+  it('ledger: settled entries of a live run stay; pending keeps approvals live but does not block its run', () => {
+    expect(isLedgerEntryPrunable({ state: 'succeeded', settledAt: 1 })).toBe(true);
+    expect(isLedgerEntryPrunable({ state: 'succeeded', settledAt: 1 }, true)).toBe(false);
+    expect(isLedgerEntryPrunable({ state: 'pending', settledAt: 1 })).toBe(false);
+    expect(isLedgerEntryLive({ state: 'pending' })).toBe(true);
+    expect(ledgerEntryBlocksRun({ state: 'pending' })).toBe(false);
+    expect(ledgerEntryBlocksRun({ state: 'running' })).toBe(true);
+    expect(ledgerEntryBlocksRun({ state: 'unknown' })).toBe(true);
   });
 
   it('budgetPeriodEnd: the next UTC day, or the first day of the next UTC month (December rolls over)', () => {

@@ -1,5 +1,6 @@
 // host.maintenance: retention applied to the store in bounded batches (each its own transaction), one prune at a
 // time per process and per store (the `maintenance` lease), the SQLite file compacted after a real prune.
+import { describeValue } from '../../core/describe-value';
 import { MediaAgentError } from '../../core/errors';
 import type { Clock } from '../../ports/clock';
 import type { Logger } from '../../ports/logger';
@@ -17,6 +18,8 @@ import { type ResolvedRetention, retentionCriteria } from './retention-options';
 export const DEFAULT_PRUNE_BATCH_SIZE = 500;
 /** Largest `batchSize` accepted. */
 const MAX_PRUNE_BATCH_SIZE = 10_000;
+/** Batches in a row that deal with nothing, without the store saying done, after which a kind's prune stops. */
+const MAX_STALLED_BATCHES = 2;
 /** Lease of one prune per store; renewed while the prune runs. */
 const LEASE = 'maintenance';
 /** Lifetime of the `maintenance` lease, ms of the host clock; renewed every third of it. */
@@ -64,6 +67,11 @@ export interface PruneProgress {
 export interface PrunedKind extends PruneCount {
   /** Batches (transactions) it took; 0 in a dry run. */
   batches: number;
+  /**
+   * True when the prune of this kind stopped although the store did not say done: two batches in a row dealt with
+   * nothing (a store that never ends). What is left stays for the next prune; a warning is logged.
+   */
+  stalled?: boolean;
 }
 
 /** What {@link MaintenanceHandle.prune} did (or would do, `dryRun`). @public */
@@ -103,9 +111,13 @@ export interface MaintenanceHandle {
    * items, each batch its own transaction, yielding to other work between batches; never a live item (a running
    * or waiting run, a pending approval, a `running` or `unknown` ledger entry …). After a real prune that removed
    * rows, a SQLite store is compacted (free pages returned, WAL truncated).
-   * @throws {@link MaintenanceBusyError} `MAINTENANCE_BUSY` when a prune runs in this process or another process
+   * A kind's prune goes on until the store says done; should two batches in a row deal with nothing, it stops and
+   * says `stalled: true` for that kind.
+   * @throws {@link MaintenanceBusyError} `MAINTENANCE_BUSY` when a prune of this host runs or another host or process
    *   holds the store's `maintenance` lease; `MAINTENANCE_UNSUPPORTED` for a store without `storage.maintenance`;
-   *   `OPTIONS_INVALID` for an unknown kind or a bad `batchSize`; the store's typed error (`STORAGE_*`, e.g. a
+   *   `OPTIONS_INVALID` (`details.option` `prune.<field>`) for an unknown field, a `dryRun` that is not a boolean, an
+   *   unknown kind, a bad `batchSize`, a `signal` that is not an AbortSignal or an `onProgress` that is not a
+   *   function; the store's typed error (`STORAGE_*`, e.g. a
    *   read-only or full disk) when a batch fails: batches before it stay removed, nothing live is touched
    */
   prune(options?: PruneOptions): Promise<PruneSummary>;
@@ -239,6 +251,7 @@ export class MaintenanceService implements MaintenanceHandle {
       const criteria = kind === 'audit' && key !== undefined ? { ...rule, checkpointKey: key } : rule;
       const total: PrunedKind = { rows: 0, bytes: 0, batches: 0 };
       out[kind] = total;
+      let stalls = 0;
       for (;;) {
         if (options.signal?.aborted) {
           aborted = true;
@@ -259,7 +272,18 @@ export class MaintenanceService implements MaintenanceHandle {
         } catch {
           // the caller's callback: its failure does not stop the prune
         }
-        if (batch.done || batch.rows === 0) break;
+        if (batch.done) break;
+        // A batch may remove 0 rows and still progress (runs without events are marked pruned): go on until done,
+        // unless the store is stuck (nothing dealt with twice in a row).
+        stalls = batch.rows > 0 || (batch.items ?? 0) > 0 ? 0 : stalls + 1;
+        if (stalls >= MAX_STALLED_BATCHES) {
+          total.stalled = true;
+          logger.warn('maintenance prune stopped: the store made no progress and never said done', {
+            kind,
+            batches: total.batches,
+          });
+          break;
+        }
         // Live runs keep going: the event loop runs other work between two batches.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -291,29 +315,50 @@ export class MaintenanceService implements MaintenanceHandle {
   }
 }
 
-/** The kinds and batch size of a prune, checked. */
+/** The fields {@link PruneOptions} has. */
+const PRUNE_FIELDS = ['dryRun', 'kinds', 'batchSize', 'signal', 'onProgress'] as const;
+
+const invalidOption = (field: string, message: string, value: unknown) =>
+  new MediaAgentError('OPTIONS_INVALID', `option prune.${field} ${message}; got ${describeValue(value)}`, {
+    option: `prune.${field}`,
+  });
+
+/** Every field of a prune's options, checked (a misspelt or mistyped one is refused, never ignored). */
 function checkPruneOptions(options: PruneOptions): { kinds: readonly RetentionKind[]; batchSize: number } {
-  if (typeof options !== 'object' || options === null)
-    throw new MediaAgentError('OPTIONS_INVALID', 'option prune options must be an object', { option: 'prune' });
-  const batchSize = options.batchSize ?? DEFAULT_PRUNE_BATCH_SIZE;
-  if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_PRUNE_BATCH_SIZE))
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new MediaAgentError(
       'OPTIONS_INVALID',
-      `option prune.batchSize must be an integer from 1 to ${MAX_PRUNE_BATCH_SIZE}; got ${String(batchSize)}`,
-      { option: 'prune.batchSize' },
+      `option prune options must be an object; got ${describeValue(options)}`,
+      { option: 'prune' },
     );
-  const wanted = options.kinds ?? RETENTION_KINDS;
-  if (!Array.isArray(wanted))
-    throw new MediaAgentError('OPTIONS_INVALID', 'option prune.kinds must be an array of record kinds', {
-      option: 'prune.kinds',
-    });
-  for (const kind of wanted)
-    if (!(RETENTION_KINDS as readonly unknown[]).includes(kind))
+  for (const field of Object.keys(options))
+    if (!(PRUNE_FIELDS as readonly string[]).includes(field))
       throw new MediaAgentError(
         'OPTIONS_INVALID',
-        `option prune.kinds: ${String(kind)} is not a record kind; known: ${RETENTION_KINDS.join(', ')}`,
-        { option: 'prune.kinds' },
+        `option prune.${field} is unknown; known: ${PRUNE_FIELDS.join(', ')}`,
+        { option: `prune.${field}` },
       );
+  const { dryRun, signal, onProgress } = options as Record<string, unknown>;
+  if (dryRun !== undefined && typeof dryRun !== 'boolean') throw invalidOption('dryRun', 'must be a boolean', dryRun);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw invalidOption('signal', 'must be an AbortSignal', signal);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw invalidOption('onProgress', 'must be a function', onProgress);
+  const batchSize = options.batchSize === undefined ? DEFAULT_PRUNE_BATCH_SIZE : options.batchSize;
+  if (
+    !(
+      typeof batchSize === 'number' &&
+      Number.isInteger(batchSize) &&
+      batchSize >= 1 &&
+      batchSize <= MAX_PRUNE_BATCH_SIZE
+    )
+  )
+    throw invalidOption('batchSize', `must be an integer from 1 to ${MAX_PRUNE_BATCH_SIZE}`, batchSize);
+  const wanted = options.kinds === undefined ? RETENTION_KINDS : options.kinds;
+  if (!Array.isArray(wanted)) throw invalidOption('kinds', 'must be an array of record kinds', wanted);
+  for (const kind of wanted)
+    if (!(RETENTION_KINDS as readonly unknown[]).includes(kind))
+      throw invalidOption('kinds', `lists an unknown record kind (known: ${RETENTION_KINDS.join(', ')})`, kind);
   // Always in the documented order, whatever order they were given in.
   return { kinds: RETENTION_KINDS.filter((k) => wanted.includes(k)), batchSize };
 }

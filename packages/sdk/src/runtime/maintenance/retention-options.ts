@@ -1,5 +1,6 @@
 // Retention settings of `createAgentHost({ retention })`: how long each record kind is kept, checked and turned into
 // the criteria the storage's maintenance repository prunes by. Pure functions; no storage, no clock.
+import { describeValue } from '../../core/describe-value';
 import { MediaAgentError } from '../../core/errors';
 import { type PruneCriteria, RETENTION_KINDS, type RetentionKind } from '../../ports/maintenance-repository';
 
@@ -9,9 +10,16 @@ import { type PruneCriteria, RETENTION_KINDS, type RetentionKind } from '../../p
  * @public
  */
 export interface RetentionRule {
-  /** Age in days (fractions allowed) after which an item is removed; 0 keeps it whatever its age. */
+  /**
+   * Age in days (fractions allowed, at most {@link MAX_RETENTION_AGE_DAYS}, 100 years) after which an item is
+   * removed; 0 keeps it whatever its age.
+   */
   maxAgeDays?: number;
-  /** At most this many items kept, the newest (an integer): older ones beyond it are removed whatever their age; 0 sets no count limit. */
+  /**
+   * At most this many items kept, the newest (an integer up to {@link MAX_RETENTION_COUNT}): older ones beyond it are
+   * removed whatever their age; 0 sets no count limit. Not accepted for `grantUsage`: its counters are per day and
+   * per budget period and go only when their period is long over (`maxAgeDays`), never by count.
+   */
   maxCount?: number;
 }
 
@@ -36,6 +44,11 @@ export type ResolvedRetention = Readonly<Record<RetentionKind, ResolvedRetention
 /** One day in ms. */
 const DAY_MS = 86_400_000;
 
+/** Largest `maxAgeDays` accepted: 36 500 days (100 years). @public */
+export const MAX_RETENTION_AGE_DAYS = 36_500;
+/** Largest `maxCount` accepted: 2 147 483 647 (2^31 − 1, what both SQL stores bind as a row count). @public */
+export const MAX_RETENTION_COUNT = 2 ** 31 - 1;
+
 /**
  * The default retention, in days (no count limits): `runs` (a finished run's events, messages and inbox; its row
  * and report stay) 90; `runReports` 0 (kept); `audit` 730 (two years); `approvals`, `plans`, `decisions`,
@@ -59,13 +72,20 @@ function invalid(option: string, message: string): MediaAgentError {
   return new MediaAgentError('OPTIONS_INVALID', `option ${option} ${message}`, { option });
 }
 
-/** A limit checked: absent → the default; else a finite number ≥ 0 (an integer for counts). */
+/** A limit checked: absent → the default; else a number from 0 to `max` (an integer for counts). */
 function limit(value: unknown, option: string, integer: boolean, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value)))
+  const max = integer ? MAX_RETENTION_COUNT : MAX_RETENTION_AGE_DAYS;
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    value > max ||
+    (integer && !Number.isInteger(value))
+  )
     throw invalid(
       option,
-      `must be a non-negative ${integer ? 'integer' : 'number'} (0 keeps forever); got ${typeof value === 'string' ? `"${value}" (a string)` : String(value)}`,
+      `must be ${integer ? 'an integer' : 'a number'} from 0 to ${max}${integer ? '' : ' (days, 100 years)'} (0 turns the limit off); got ${describeValue(value)}`,
     );
   return value;
 }
@@ -77,7 +97,9 @@ function limit(value: unknown, option: string, integer: boolean, fallback: numbe
  *   `retention.ledger` is absent (ms, 0 = keep)
  * @returns every kind's rule
  * @throws `MediaAgentError` `OPTIONS_INVALID` naming the path (`retention.audit.maxAgeDays`) for a value that
- *   is negative, NaN, infinite or not a number, a count that is not an integer, an unknown kind or field
+ *   is negative, NaN, infinite or not a number, a `maxAgeDays` above {@link MAX_RETENTION_AGE_DAYS}, a `maxCount`
+ *   that is not an integer or above {@link MAX_RETENTION_COUNT}, a `maxCount` for `grantUsage` (its counters go by
+ *   period only), an unknown kind or field
  *   (`retention.history`: history retention is the history store's own `retentionDays`), or `retention.ledger` set
  *   together with a non-zero `ledgerRetentionMs`
  * @public
@@ -112,12 +134,17 @@ export function resolveRetention(options?: unknown, ledgerRetentionMs = 0): Reso
       for (const field of Object.keys(value))
         if (field !== 'maxAgeDays' && field !== 'maxCount')
           throw invalid(`${path}.${field}`, 'is not a retention field; known: maxAgeDays, maxCount');
+      if (kind === 'grantUsage' && value.maxCount !== undefined && value.maxCount !== 0)
+        throw invalid(
+          `${path}.maxCount`,
+          'is not supported: grant usage and budget counters are kept per day and per budget period and go only when their period is over (use maxAgeDays)',
+        );
       // A rule given replaces the default as a whole: `{ maxCount: 1000 }` alone sets no age limit.
       out[kind] = {
         maxAgeDays: limit(value.maxAgeDays, `${path}.maxAgeDays`, false, 0),
         maxCount: limit(value.maxCount, `${path}.maxCount`, true, 0),
       };
-    } else throw invalid(path, `must be { maxAgeDays?, maxCount? } or a number of days; got ${typeof value}`);
+    } else throw invalid(path, `must be { maxAgeDays?, maxCount? } or a number of days; got ${describeValue(value)}`);
   }
   return Object.freeze(out);
 }

@@ -21,15 +21,16 @@ import {
   budgetPeriodEnd,
   DAY_MS,
   decisionAgeTime,
-  isApprovalLive,
   isApprovalPrunable,
   isDecisionPrunable,
   isLedgerEntryLive,
   isLedgerEntryPrunable,
+  ledgerEntryBlocksRun,
   isPlanPrunable,
   isRunPrunable,
   isTerminalRunStatus,
   OPEN_DECISION_STATUSES,
+  runIdOfActor,
   selectForPrune,
 } from '../retention-rules';
 import type { MemoryTables, SyncRepository } from './memory-tables';
@@ -107,7 +108,7 @@ export function memoryMaintenanceRepository(
     const all = runs();
     const liveLedger = new Set(
       ledger()
-        .filter((e) => e.runId && isLedgerEntryLive(e))
+        .filter((e) => e.runId && ledgerEntryBlocksRun(e))
         .map((e) => e.runId!),
     );
     const openDecisions = new Set(
@@ -185,14 +186,17 @@ export function memoryMaintenanceRepository(
         );
       }
       case 'plans': {
-        const bound = new Set(
-          [...t.table<ApprovalRecord>('approvals').values()].filter((a) => isApprovalLive(a, now)).map((a) => a.planId),
-        );
+        const bound = new Set([...t.table<ApprovalRecord>('approvals').values()].map((a) => a.planId));
+        const creatorLive = (p: PlanRecord): boolean => {
+          const runId = runIdOfActor(p.createdBy);
+          const run = runId === undefined ? undefined : t.table<RunRecord>('runs').get(runId);
+          return run !== undefined && !isTerminalRunStatus(run.status);
+        };
         return selectForPrune(
           tableItems<PlanRecord>(
             'plans',
             (p) => p.id,
-            (p) => isPlanPrunable(bound.has(p.id)),
+            (p) => isPlanPrunable(bound.has(p.id), creatorLive(p)),
             (p) => p.updatedAt,
           ),
           criteria,
@@ -203,16 +207,21 @@ export function memoryMaintenanceRepository(
           tableItems<DecisionRecord>('decisions', (d) => d.id, isDecisionPrunable, decisionAgeTime),
           criteria,
         );
-      case 'ledger':
+      case 'ledger': {
+        const runLive = (e: LedgerEntry): boolean => {
+          const run = e.runId ? t.table<RunRecord>('runs').get(e.runId) : undefined;
+          return run !== undefined && !isTerminalRunStatus(run.status);
+        };
         return selectForPrune(
           tableItems<LedgerEntry>(
             'ledger',
             (e) => e.key,
-            isLedgerEntryPrunable,
+            (e) => isLedgerEntryPrunable(e, runLive(e)),
             (e) => e.settledAt!,
           ),
           criteria,
         );
+      }
       case 'grantUsage':
         return counterItems(criteria);
     }
@@ -287,12 +296,13 @@ export function memoryMaintenanceRepository(
       const n = batchOf(batchSize);
       if (kind === 'audit') return pruneAudit(criteria, n);
       const items = selected(kind, criteria);
+      const batch = items.slice(0, n);
       let total = none;
-      for (const item of items.slice(0, n)) {
+      for (const item of batch) {
         total = add(total, measure(item.rows()));
         item.remove();
       }
-      return { ...total, done: items.length <= n };
+      return { ...total, done: items.length <= n, items: batch.length };
     },
     usage: () => {
       const out = {} as Record<RetentionKind, PruneCount>;

@@ -20,6 +20,8 @@ import {
   OPEN_DECISION_STATUSES,
   PRUNABLE_LEDGER_STATES,
   PRUNABLE_RUN_STATUSES,
+  RUN_ACTOR_PREFIX,
+  RUN_BLOCKING_LEDGER_STATES,
 } from '../retention-rules';
 import type { SqlDialect } from './dialect';
 import { count, perDialect, type Program, type Programs, type Query, row, rows, SqlTexts } from './query';
@@ -111,8 +113,12 @@ const sumOf = (found: Row[]): PruneCount => ({
   rows: found.length,
   bytes: found.reduce((s, r) => s + Number(r.b ?? 0), 0),
 });
+/** Largest keepNewest the SQL binds (an OFFSET / LIMIT both engines take); more keeps everything anyway. */
+const MAX_KEEP = 2 ** 31 - 1;
 const keepOf = (criteria: PruneCriteria): number =>
-  criteria.keepNewest === undefined ? 0 : Math.max(0, Math.floor(criteria.keepNewest));
+  criteria.keepNewest === undefined || !(criteria.keepNewest >= 0)
+    ? 0
+    : Math.min(MAX_KEEP, Math.floor(criteria.keepNewest));
 
 /** A batch size as a positive integer (at least 1). */
 const batchOf = (batchSize: number): number => Math.max(1, Math.floor(Number.isFinite(batchSize) ? batchSize : 1));
@@ -142,7 +148,9 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
       table: 'plans',
       key: 'id',
       age: 'x.updated_at',
-      eligible: `NOT EXISTS (SELECT 1 FROM ${T('approvals')} a WHERE a.plan_id = x.id AND a.status IN ('requested', 'approved') AND a.expires_at >= @now)`,
+      eligible:
+        `NOT EXISTS (SELECT 1 FROM ${T('approvals')} a WHERE a.plan_id = x.id)` +
+        ` AND NOT EXISTS (SELECT 1 FROM ${T('runs')} pr WHERE x.created_by LIKE '${RUN_ACTOR_PREFIX}%' AND pr.id = substr(x.created_by, ${RUN_ACTOR_PREFIX.length + 1}) AND pr.status NOT IN (${TERMINAL}))`,
     },
     decisions: {
       table: 'decisions',
@@ -154,7 +162,9 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
       table: 'ledger',
       key: 'key',
       age: 'x.settled_at',
-      eligible: `x.state IN (${quoted(PRUNABLE_LEDGER_STATES)}) AND x.settled_at IS NOT NULL`,
+      eligible:
+        `x.state IN (${quoted(PRUNABLE_LEDGER_STATES)}) AND x.settled_at IS NOT NULL` +
+        ` AND NOT EXISTS (SELECT 1 FROM ${T('runs')} lr WHERE lr.id = x.run_id AND lr.status NOT IN (${TERMINAL}))`,
     },
   };
 
@@ -166,7 +176,8 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
 
   const params = (criteria: PruneCriteria, cut: Cut | undefined): Row => {
     const p: Row = { now: criteria.now };
-    if (criteria.before !== undefined) p.before = criteria.before;
+    // Ages are never negative: a `before` below 0 selects nothing, as 0 does (and stays a bindable integer).
+    if (criteria.before !== undefined) p.before = Math.max(0, Math.ceil(criteria.before));
     if (cut) {
       p.cutAge = cut.age;
       p.cutKey = cut.key;
@@ -220,9 +231,9 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
   }
 
   // --- runs and run reports ------------------------------------------------------------------------------------
-  /** Run `r` is not live: no unfinished ledger entry, no open decision about it, no child still going. */
+  /** Run `r` is not live: no `running`/`unknown` ledger entry, no open decision about it, no child still going. */
   const NOT_LIVE =
-    `NOT EXISTS (SELECT 1 FROM ${T('ledger')} l WHERE l.run_id = r.id AND l.state IN (${quoted(LIVE_LEDGER_STATES)}))` +
+    `NOT EXISTS (SELECT 1 FROM ${T('ledger')} l WHERE l.run_id = r.id AND l.state IN (${quoted(RUN_BLOCKING_LEDGER_STATES)}))` +
     ` AND NOT EXISTS (SELECT 1 FROM ${T('decisions')} dd WHERE dd.subject_id = r.id AND dd.status IN (${quoted(OPEN_DECISION_STATUSES)}))` +
     ` AND NOT EXISTS (SELECT 1 FROM ${T('runs')} c WHERE c.parent_run_id = r.id AND c.status NOT IN (${TERMINAL}))`;
   /**
@@ -339,13 +350,13 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
       );
       total = add(total, (yield rows(remove, list, sumOf)) as PruneCount);
     }
-    return { ...total, done };
+    return { ...total, done, items: ids.length };
   }
 
   // --- per-day and per-period counters --------------------------------------------------------------------------
   /** The bounds of counters whose period is over by `min(before, now)`: day starts and month starts below them. */
   const counterLimits = (criteria: PruneCriteria) => {
-    const limit = Math.min(criteria.before ?? criteria.now, criteria.now);
+    const limit = Math.max(0, Math.min(criteria.before ?? criteria.now, criteria.now));
     const at = new Date(limit);
     return { dayLimit: limit - DAY_MS, monthLimit: Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1) };
   };
@@ -409,7 +420,8 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
 
   // --- audit ---------------------------------------------------------------------------------------------------
   /** Rows at or after this are never removed: `min(before, now)`. */
-  const auditLimitAt = (criteria: PruneCriteria) => Math.min(criteria.before ?? criteria.now, criteria.now);
+  const auditLimitAt = (criteria: PruneCriteria) =>
+    Math.max(0, Math.ceil(Math.min(criteria.before ?? criteria.now, criteria.now)));
 
   /** The first seq kept by keepNewest (rows below it may go), undefined without keepNewest, 0 when nothing may go. */
   function* auditUpTo(criteria: PruneCriteria): Generator<Query<unknown>, number> {

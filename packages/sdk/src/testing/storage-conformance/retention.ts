@@ -82,6 +82,16 @@ export function retentionCases(test: ConformanceCase): void {
     assert.equal((await s.maintenance.prune('runs', CRITERIA, 10)).rows, 0, 'a pruned run is not pruned again');
   });
 
+  test('runs: a batch of finished runs without events removes 0 rows, says how many runs it dealt with and is not done while more remain', async (s) => {
+    for (let i = 0; i < 3; i++)
+      await s.runs.insert(runRecord({ id: `e${i}`, status: 'succeeded', endedAt: OLD + i, updatedAt: OLD }));
+    await finishedRun(s, 'full', OLD + DAY);
+    const first = await s.maintenance.prune('runs', CRITERIA, 2);
+    assert.deepEqual({ rows: first.rows, done: first.done, items: first.items }, { rows: 0, done: false, items: 2 });
+    const { total } = await pruneAll(s, 'runs', CRITERIA, 2);
+    assert.equal(total.rows, 5, 'the run with events is reached');
+  });
+
   test('runs: a run that has not ended is never pruned', async (s) => {
     await s.runs.insert(runRecord({ id: 'going', status: 'running', updatedAt: OLD }));
     await s.events.append({ runId: 'going', type: 'x', at: OLD, data: {} } as never);
@@ -91,15 +101,19 @@ export function retentionCases(test: ConformanceCase): void {
     assert.equal((await s.events.listByRun('going')).length, 1);
   });
 
-  test('runs: a finished run with a running, unknown or pending ledger entry is live and keeps everything', async (s) => {
-    for (const [i, state] of (['running', 'unknown', 'pending'] as const).entries()) {
+  test('runs: a finished run with a running or unknown ledger entry is live; a pending one (a submitted download) does not block it', async (s) => {
+    for (const [i, state] of (['running', 'unknown'] as const).entries()) {
       await finishedRun(s, `r${i}`);
       await s.ledger.insert(ledgerEntry({ key: `k${i}`, runId: `r${i}`, state }));
     }
+    await finishedRun(s, 'submitted');
+    await s.ledger.insert(ledgerEntry({ key: 'kp', runId: 'submitted', state: 'pending' }));
     await finishedRun(s, 'settled');
     await s.ledger.insert(ledgerEntry({ key: 'ks', runId: 'settled', state: 'succeeded', settledAt: OLD }));
     await estimateThenPrune(s, 'runs', CRITERIA);
-    for (let i = 0; i < 3; i++) assert.equal((await s.events.listByRun(`r${i}`)).length, 2);
+    for (let i = 0; i < 2; i++) assert.equal((await s.events.listByRun(`r${i}`)).length, 2);
+    assert.equal((await s.events.listByRun('submitted')).length, 0, 'pending is the normal end state of a submit');
+    assert.equal((await s.ledger.get('kp'))?.state, 'pending', 'the pending entry itself stays');
     assert.equal((await s.events.listByRun('settled')).length, 0);
   });
 
@@ -135,10 +149,13 @@ export function retentionCases(test: ConformanceCase): void {
     await finishedRun(s, 'b', OLD + DAY);
     await s.maintenance.prune('runs', { now: NOW, before: OLD + 1 }, 10);
     await finishedRun(s, 'live');
-    await s.ledger.insert(ledgerEntry({ key: 'k', runId: 'live', state: 'pending' }));
+    await s.ledger.insert(ledgerEntry({ key: 'k', runId: 'live', state: 'running' }));
+    await finishedRun(s, 'submitted');
+    await s.ledger.insert(ledgerEntry({ key: 'kp', runId: 'submitted', state: 'pending' }));
     await finishedRun(s, 'new', NOW - DAY);
     const removed = await estimateThenPrune(s, 'runReports', CRITERIA);
-    assert.equal(removed.rows, 2 + 5);
+    assert.equal(removed.rows, 2 + 5 + 6);
+    assert.equal(await s.runs.get('submitted'), undefined, 'a pending ledger entry does not keep the run row');
     assert.equal(await s.runs.get('a'), undefined);
     assert.equal(await s.runs.get('b'), undefined);
     assert.ok(await s.runs.get('live'));
@@ -159,17 +176,43 @@ export function retentionCases(test: ConformanceCase): void {
     assert.equal(await s.approvals.get('expired'), undefined);
   });
 
-  test('plans: a plan a live approval binds stays; others older than `before` go', async (s) => {
-    await s.plans.insert(plan({ id: 'bound', updatedAt: OLD }));
+  test('plans: a plan stays while any approval row of it remains (approvals go first); others older than `before` go', async (s) => {
+    await s.plans.insert(plan({ id: 'bound', updatedAt: OLD, createdBy: 'user:u' }));
     await s.approvals.insert(approval({ id: 'a1', planId: 'bound', status: 'requested', expiresAt: NOW + DAY }));
-    await s.plans.insert(plan({ id: 'free', updatedAt: OLD }));
-    await s.approvals.insert(approval({ id: 'a2', planId: 'free', status: 'approved', expiresAt: NOW - 1 }));
-    await s.plans.insert(plan({ id: 'fresh', updatedAt: NOW }));
+    await s.plans.insert(plan({ id: 'expired', updatedAt: OLD, createdBy: 'user:u' }));
+    await s.approvals.insert(approval({ id: 'a2', planId: 'expired', status: 'approved', expiresAt: OLD }));
+    await s.plans.insert(plan({ id: 'rejected', updatedAt: OLD, createdBy: 'user:u' }));
+    await s.approvals.insert(
+      approval({ id: 'a3', planId: 'rejected', status: 'rejected', decidedAt: OLD, expiresAt: NOW + DAY }),
+    );
+    await s.plans.insert(plan({ id: 'free', updatedAt: OLD, createdBy: 'user:u' }));
+    await s.plans.insert(plan({ id: 'fresh', updatedAt: NOW, createdBy: 'user:u' }));
     const removed = await estimateThenPrune(s, 'plans', CRITERIA);
     assert.equal(removed.rows, 1);
-    assert.ok(await s.plans.get('bound'));
+    for (const id of ['bound', 'expired', 'rejected', 'fresh']) assert.ok(await s.plans.get(id), id);
     assert.equal(await s.plans.get('free'), undefined);
-    assert.ok(await s.plans.get('fresh'));
+    await estimateThenPrune(s, 'approvals', CRITERIA);
+    await estimateThenPrune(s, 'plans', CRITERIA);
+    assert.ok(await s.plans.get('bound'), 'its approval is still live');
+    assert.equal(await s.plans.get('expired'), undefined, 'gone once its approval was pruned');
+    assert.equal(await s.plans.get('rejected'), undefined, 'gone once its approval was pruned');
+  });
+
+  test('plans: a plan a run created (agent:<runId>) stays while that run is not terminal, even with maxCount 1', async (s) => {
+    await s.runs.insert(runRecord({ id: 'going', status: 'running', updatedAt: OLD }));
+    await s.runs.insert(runRecord({ id: 'ended', status: 'succeeded', endedAt: OLD, updatedAt: OLD }));
+    await s.plans.insert(plan({ id: 'p-going', updatedAt: OLD, createdBy: 'agent:going' }));
+    await s.plans.insert(plan({ id: 'p-ended', updatedAt: OLD, createdBy: 'agent:ended' }));
+    await s.plans.insert(plan({ id: 'p-gone-run', updatedAt: OLD, createdBy: 'agent:no-such-run' }));
+    await s.plans.insert(plan({ id: 'p-newest', updatedAt: NOW - DAY, createdBy: 'user:u' }));
+    const removed = await estimateThenPrune(s, 'plans', { now: NOW, keepNewest: 1 });
+    assert.equal(removed.rows, 2);
+    assert.ok(await s.plans.get('p-going'), 'the run between plan and submit still needs it');
+    assert.ok(await s.plans.get('p-newest'));
+    assert.equal(await s.plans.get('p-ended'), undefined);
+    await s.runs.patch('going', { status: 'failed', endedAt: NOW - DAY });
+    await estimateThenPrune(s, 'plans', { now: NOW, keepNewest: 1 });
+    assert.equal(await s.plans.get('p-going'), undefined, 'gone once its run ended');
   });
 
   test('decisions: resolved and dismissed decisions go by resolution time; open ones stay', async (s) => {
@@ -195,6 +238,47 @@ export function retentionCases(test: ConformanceCase): void {
     const removed = await estimateThenPrune(s, 'ledger', CRITERIA, 1);
     assert.equal(removed.rows, 2);
     for (const key of ['new', 'running', 'unknown', 'pending']) assert.ok(await s.ledger.get(key), key);
+  });
+
+  test('ledger: a settled entry of a run that is not terminal stays (the same call in that run must not run again)', async (s) => {
+    await s.runs.insert(runRecord({ id: 'going', status: 'running', updatedAt: OLD }));
+    await s.runs.insert(runRecord({ id: 'ended', status: 'succeeded', endedAt: OLD, updatedAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'live', runId: 'going', state: 'succeeded', settledAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'done', runId: 'ended', state: 'succeeded', settledAt: OLD }));
+    await s.ledger.insert(ledgerEntry({ key: 'orphan', runId: 'no-such-run', state: 'failed', settledAt: OLD }));
+    const removed = await estimateThenPrune(s, 'ledger', { now: NOW, keepNewest: 1 }, 1);
+    assert.equal(removed.rows, 1, 'keepNewest counts eligible entries only');
+    assert.ok(await s.ledger.get('live'));
+    await estimateThenPrune(s, 'ledger', CRITERIA, 1);
+    assert.ok(await s.ledger.get('live'));
+    assert.equal(await s.ledger.get('done'), undefined);
+    assert.equal(await s.ledger.get('orphan'), undefined);
+  });
+
+  test('huge limits (keepNewest 1e300 or 2**63, before far before the epoch) prune nothing and do not fail', async (s) => {
+    await finishedRun(s, 'r');
+    await s.plans.insert(plan({ id: 'p', updatedAt: OLD, createdBy: 'user:u' }));
+    await s.audit.append(auditRow({ id: 'a', at: OLD }));
+    const criteria: PruneCriteria[] = [
+      { now: NOW, keepNewest: 1e300 },
+      { now: NOW, keepNewest: 2 ** 63 },
+      { now: NOW, before: NOW - 1e12 * DAY },
+    ];
+    for (const c of criteria)
+      for (const kind of [
+        'runs',
+        'runReports',
+        'audit',
+        'approvals',
+        'plans',
+        'decisions',
+        'grantUsage',
+        'ledger',
+      ] as const) {
+        assert.deepEqual(await s.maintenance.estimate(kind, c), { rows: 0, bytes: 0 }, `${kind} ${JSON.stringify(c)}`);
+        assert.equal((await s.maintenance.prune(kind, c, 10)).rows, 0, `${kind} ${JSON.stringify(c)}`);
+      }
+    assert.ok(await s.plans.get('p'));
   });
 
   test('grantUsage: day counters and budget counters of periods over before `before` go; the current ones stay', async (s) => {
