@@ -41,6 +41,7 @@ export {
 } from './runtime/maintenance/maintenance-options';
 export { nextFireTime, type MaintenanceSchedule } from './runtime/maintenance/next-fire-time';
 export { MaintenanceBusyError } from './runtime/maintenance/maintenance-errors';
+export type { AuditOptions } from './runtime/audit-trail';
 export {
   DEFAULT_PRUNE_BATCH_SIZE,
   MAINTENANCE_LEASE_MS,
