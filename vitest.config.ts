@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (p: string) => fileURLToPath(new URL(`./packages/sdk/src/${p}`, import.meta.url));
 
@@ -32,6 +32,13 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The schedules scale test (4 host processes per store for about 80 s each) runs by itself: `npm run test:scale`
+    // (CI runs it beside its build steps). Inside the suite its processes and three test forks share two CPUs, and
+    // a tick is then late for reasons that are the machine's, not the scheduler's.
+    exclude: [
+      ...configDefaults.exclude,
+      ...(process.env.MEDIA_AGENT_SCALE_TEST === '1' ? [] : ['packages/sdk/test/schedules/scale.test.ts']),
+    ],
     // A test's timeout is the deadline for a hang, never a timing assertion (tests wait for events, not time).
     // It is long because CI shares a 2-CPU machine: with four suites in parallel, starting a tsx child process
     // takes 10-16 s, and a test that starts two of them passed 20 s there while nothing was wrong.

@@ -5,6 +5,9 @@
  *
  *   node --import tsx scripts/make-schema-snapshots.ts              every missing version
  *   node --import tsx scripts/make-schema-snapshots.ts --versions 7  only version 7 (still only when missing)
+ *   node --import tsx scripts/make-schema-snapshots.ts --versions 10 --commit 10=<sha>
+ *                                                  version 10 from that commit of main's first-parent history
+ *                                                  (when the newest one cannot write a store; README.md there)
  *
  * For version N it takes the newest first-parent commit of `main` whose SDK writes version N (its
  * `STORAGE_SCHEMA_VERSION` and its last SQLite migration both say N), checks it out in a detached worktree under
@@ -149,6 +152,16 @@ async function main(): Promise<void> {
   const outDir = join(repo, SNAPSHOT_DIR);
   mkdirSync(outDir, { recursive: true });
   const commits = releasedCommits();
+  // `--commit N=sha`: version N from another first-parent commit of main that writes it (README.md says why).
+  for (let i = process.argv.indexOf('--commit'); i !== -1; i = process.argv.indexOf('--commit', i + 1)) {
+    const [v, sha] = (process.argv[i + 1] ?? '').split('=');
+    const version = Number(v);
+    const commit = git('rev-parse', '--verify', `${sha}^{commit}`);
+    if (versionAt(commit) !== version) throw new Error(`--commit: ${sha} does not write schema version ${v}`);
+    if (!git('rev-list', '--first-parent', 'main').split('\n').includes(commit))
+      throw new Error(`--commit: ${sha} is not a first-parent commit of main`);
+    commits.set(version, commit);
+  }
   const worktrees: string[] = [];
   try {
     for (const [version, commit] of [...commits].sort((a, b) => a[0] - b[0])) {

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   type AgentHost,
+  type AgentOptions,
   ConsoleLogger,
   createAgentHost,
   type ModelProviderConfig,
@@ -38,6 +39,8 @@ export interface ConsoleHostOptions {
   scriptedDelayMs?: number;
   /** How long the sandbox media world takes to queue, download and import a release, in ms (default 500, 2000, 500). */
   sandboxDurations?: { queuedMs: number; downloadMs: number; importMs: number };
+  /** The host's schedules option (default: the host's defaults, e.g. intervals of at least one minute). */
+  schedules?: AgentOptions['schedules'];
   /** The model provider's keys (default: none, the scripted model). */
   env?: {
     ANTHROPIC_API_KEY?: string;
@@ -105,6 +108,7 @@ export async function startConsoleHost(options: ConsoleHostOptions): Promise<Con
     goalFacts: world,
     memory: { dataDir: join(dataDir, 'memory') },
     runs: { goalPollSec: 1, leaseMs: 3_000, pollMs: 50, budgets: { maxToolCalls: 30, maxDurationSec: 600 } },
+    ...(options.schedules ? { schedules: options.schedules } : {}),
   });
   registerSandboxCapabilities(host, world);
   await host.start();

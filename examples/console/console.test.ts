@@ -6,7 +6,8 @@
 //    run is started and watched, an approval is approved with the plan's payload hash (and another decided after
 //    it), a decision's option is chosen, a grant revoked, one memory proposal approved and another discarded.
 //    Each page's screenshot is decoded and checked (not blank; changed by the action), its cards' text is
-//    checked, and no page ever shows `[object `.
+//    checked, and no page ever shows `[object `. The schedules page: each schedule's timing, next fire time, last
+//    run and status; pausing and resuming from the page.
 // 2. `npm run console` (main.ts) as a real child process: PORT=0 prints the port bound; it starts a run from the
 //    page, watches it stream, kills the server (SIGKILL) mid-run and restarts it (the page resumes the stream by
 //    sequence), kills it again while the stream is unreachable (the page polls), approves from the page with the
@@ -29,6 +30,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'media-agent-console-'));
 const pagesDir = mkdtempSync(join(tmpdir(), 'media-agent-console-pages-'));
 const TOKEN = 'console-test-token';
 const WAIT = 60_000;
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
 
 /** `npm run console` as a real child process, and what it printed once it listened. */
 interface Started {
@@ -395,6 +397,123 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the web console in he
       await context.close();
     } finally {
       await ch.close();
+    }
+  }, 120_000);
+
+  it.concurrent('schedules: timing, next fire time, last run and status; pause and resume from the page', async () => {
+    const schedulesDir = mkdtempSync(join(tmpdir(), 'media-agent-console-schedules-'));
+    // Intervals down to a second, so that one schedule fires while the test runs.
+    const ch = await startConsoleHost({
+      dataDir: schedulesDir,
+      token: TOKEN,
+      port: 0,
+      scriptedDelayMs: 5,
+      schedules: { minIntervalMs: 1_000, pollMs: 50 },
+    });
+    const { host } = ch;
+    try {
+      const nightly = await host.schedules.create({
+        actor: CONSOLE_ACTOR,
+        cron: '0 3 * * *',
+        timezone: 'Europe/Berlin',
+        goal: 'Check for stalled downloads',
+        capabilityAllowlist: ['inventory.query'],
+      });
+      const hourly = await host.schedules.create({
+        actor: CONSOLE_ACTOR,
+        everyMs: 3_600_000,
+        goal: 'Tidy the download queue',
+        paused: true,
+      });
+      const bobs = await host.schedules.create({
+        actor: CONSOLE_ACTOR,
+        owner: 'user:bob',
+        everyMs: 7_200_000,
+        goal: 'Recheck the watchlist',
+      });
+
+      // Every second, one run a day: its first tick starts a run (then its ticks are skipped over the daily cap).
+      const everySecond = await host.schedules.create({
+        actor: CONSOLE_ACTOR,
+        everyMs: 1_000,
+        goal: 'Add Arrival to the library',
+        budgets: { maxRunsPerDay: 1 },
+      });
+      const deadline = Date.now() + WAIT;
+      let lastRun: Awaited<ReturnType<typeof host.getRun>>['run'] | undefined;
+      while (!lastRun || !TERMINAL.has(lastRun.status)) {
+        if (Date.now() > deadline) throw new Error('the every-second schedule did not fire');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const { lastRunId } = await host.schedules.get(everySecond.id);
+        if (lastRunId) lastRun = (await host.getRun(lastRunId)).run;
+      }
+
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(WAIT);
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(ch.loginUrl);
+      await page.getByRole('link', { name: 'Schedules' }).click();
+      await settled(page, 'Add Arrival to the library');
+      const row = (id: string) => page.locator(`tr[data-schedule-id="${id}"]`);
+      /** The row's next fire time as the page shows it: the browser's own rendering of the schedule's next tick. */
+      const shownTime = (ms: number) => page.evaluate((t) => new Date(t).toLocaleString(), ms);
+
+      // One row per schedule, oldest first (an administrator sees Bob's too): goal and owner, timing, next fire
+      // time, last run, status, and the button that fits the status.
+      expect((await texts(page, 'tbody tr')).slice(0, 3)).toEqual([
+        `Check for stalled downloads — ${CONSOLE_ACTOR} 0 3 * * * (Europe/Berlin) ${await shownTime(nightly.nextTickAt!)} none yet active Pause`,
+        `Tidy the download queue — ${CONSOLE_ACTOR} every 1 h — none yet paused Resume`,
+        `Recheck the watchlist — user:bob every 2 h ${await shownTime(bobs.nextTickAt!)} none yet active Pause`,
+      ]);
+      // The schedule that fired: its last run, linked, with the status the run has.
+      const firedRow = row(everySecond.id);
+      expect(await firedRow.locator('td[data-label="When"]').textContent()).toBe('every 1 s');
+      expect(await firedRow.locator('.last-run a').getAttribute('href')).toBe(`#/runs/${lastRun.id}`);
+      expect(await texts(page, `tr[data-schedule-id="${everySecond.id}"] .last-run`)).toEqual([
+        `${lastRun.id} ${lastRun.status.replace('_', ' ')}`,
+      ]);
+      await firedRow.locator(`.last-run .status.${lastRun.status}`).waitFor();
+      expect(lastRun.origin).toBe('schedule');
+      expect(await row(nightly.id).locator('time').getAttribute('datetime')).toBe(
+        new Date(nightly.nextTickAt!).toISOString(),
+      );
+      const before = await look(page, 'schedules-1-list');
+
+      // Pause the nightly one and resume the hourly one: the host's records change, the rows show it.
+      await row(nightly.id).getByRole('button', { name: 'Pause' }).click();
+      await row(nightly.id).locator('.schedule-status .status.paused').waitFor();
+      expect(await row(nightly.id).getByRole('button').textContent()).toBe('Resume');
+      expect(await row(nightly.id).locator('.next-fire').textContent()).toBe('—');
+      expect(await host.schedules.get(nightly.id)).toMatchObject({ status: 'paused', nextTickAt: null });
+
+      await row(hourly.id).getByRole('button', { name: 'Resume' }).click();
+      await row(hourly.id).locator('.schedule-status .status.active').waitFor();
+      const resumed = await host.schedules.get(hourly.id);
+      expect(resumed).toMatchObject({ status: 'active' });
+      expect(resumed.nextTickAt).toBeGreaterThan(Date.now());
+      expect(await row(hourly.id).locator('time').getAttribute('datetime')).toBe(
+        new Date(resumed.nextTickAt!).toISOString(),
+      );
+      expect(await row(hourly.id).getByRole('button').textContent()).toBe('Pause');
+      expect(differenceShare(before, await look(page, 'schedules-2-paused-resumed'))).toBeGreaterThan(0.001);
+      expect(pageErrors).toEqual([]);
+
+      // On a phone the table fits the screen.
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      await phone.addCookies(await context.cookies());
+      const mobile = await phone.newPage();
+      mobile.setDefaultTimeout(WAIT);
+      await mobile.goto(`${ch.url}#/schedules`);
+      await mobile.locator(`tr[data-schedule-id="${bobs.id}"] .status.active`).waitFor();
+      expect(await mobile.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await look(mobile, 'schedules-3-phone');
+      await phone.close();
+      await context.close();
+    } finally {
+      await ch.close();
+      rmSync(schedulesDir, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -176,7 +176,7 @@ describe('plugin-v3: plugin capabilities on the scoped V3 client', () => {
     expect(plan.status).toBe('succeeded'); // subscription.find is for every user
     const planId = (plan.output as { plan: { id: string } }).plan.id;
     const r = await host.invoke(FOLLOW, { planId }, { actor: 'user:bob' });
-    expect(r).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
+    expect(r).toMatchObject({ status: 'denied', error: { code: 'AUTH_HOST_SUPERUSER_REQUIRED' } });
     expect(sim.requestsFor('subscription.add')).toHaveLength(0);
     expect(sim.subscriptions()).toEqual([]);
     sim.assertNoViolations();

@@ -64,7 +64,16 @@ const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'ca
 
 /** Writes the data set; returns what to read back (ids and keys by kind). */
 async function writeAll(s: Any, f: Any): Promise<Any> {
-  const written: Any = { settings: [], ledger: [], approvals: [], plans: [], runs: [], grantUsage: [], budget: [] };
+  const written: Any = {
+    settings: [],
+    ledger: [],
+    approvals: [],
+    plans: [],
+    runs: [],
+    grantUsage: [],
+    budget: [],
+    schedules: [],
+  };
   const UNICODE: string = f.UNICODE;
 
   // Settings: text with every awkward character, nested JSON, the largest exact integer, null.
@@ -130,6 +139,32 @@ async function writeAll(s: Any, f: Any): Promise<Any> {
       decidedAt: decided ? T + 100 + i : null,
       consumedBy: status === 'consumed' ? 'agent:snap-run-2' : null,
       consumedAt: status === 'consumed' ? T + 200 : null,
+      // From schema 12: the capability, impact, steps and payloads (an edited approval when approved or consumed).
+      capabilityId: i === 0 ? null : 'download.submit',
+      impact:
+        i === 0
+          ? null
+          : i === 3
+            ? { status: 'unknown', code: 'IMPACT_FAILED', reason: UNICODE, summary: 'impact unknown' }
+            : {
+                status: 'known',
+                impact: { downloadBytes: MAX_INT, path: `/media/${UNICODE}`, reversible: true, notes: [UNICODE] },
+                summary: `downloads to /media/${UNICODE}`,
+              },
+      steps:
+        i === 0
+          ? []
+          : [
+              { id: 's1', hash: 'a'.repeat(64), label: UNICODE },
+              { id: 's2', hash: 'b'.repeat(64), label: 's2' },
+            ],
+      approvedSteps: status === 'approved' || status === 'consumed' ? ['s1'] : null,
+      proposedPayload:
+        i === 0 ? null : { steps: [{ id: 's1', title: UNICODE }, { id: 's2' }], nested: { max: MAX_INT } },
+      proposedPayloadHash: status === 'approved' || status === 'consumed' ? `ph-proposed-${i}` : `ph-${i}`,
+      approvedPayload:
+        status === 'approved' || status === 'consumed' ? { steps: [{ id: 's1', title: 'edited' }] } : null,
+      executedPayloadHash: status === 'consumed' ? `ph-${i}` : null,
     });
     await s.approvals.insert(record);
     written.approvals.push(record.id);
@@ -311,6 +346,60 @@ async function writeRuns(s: Any, f: Any, written: Any): Promise<void> {
   await s.inbox.enqueue(build(f.inboxRecord, { id: 'snap-msg-applied', runId: 'snap-run-1', createdAt: T + 29 }));
   await s.inbox.markApplied(['snap-msg-applied'], T + 40);
 
+  // From schema 11: schedules (cron and interval, active and paused) and their ticks (fired and skipped).
+  if (s.schedules && f.scheduleRecord) {
+    for (const [i, record] of [
+      build(f.scheduleRecord, {
+        id: 'snap-sch-cron',
+        clientKey: UNICODE,
+        cron: '0 3 * * 1-5',
+        timezone: 'Europe/Berlin',
+        goal: UNICODE,
+        capabilityAllowlist: ['media.search', 'download.*'],
+        budgets: { maxRunsPerDay: 2, maxCostUsdPerDay: 0.5 },
+        missed: 'catch_up_one',
+        nextTickAt: T + DAY,
+        lastTickAt: T,
+        lastRunId: 'snap-run-1',
+        revision: 3,
+        createdAt: T,
+        updatedAt: T + 10,
+      }),
+      build(f.scheduleRecord, {
+        id: 'snap-sch-every',
+        owner: 'user:bob',
+        createdBy: 'user:alice',
+        cron: null,
+        everyMs: 3_600_000,
+        anchorAt: T + 1,
+        status: 'paused',
+        nextTickAt: null,
+        createdAt: T + 1,
+        updatedAt: T + 1,
+      }),
+    ].entries()) {
+      await s.schedules.insert(record);
+      written.schedules.push(record.id);
+      if (i === 0) {
+        await s.schedules.claimTick(
+          build(f.scheduleTick, { scheduleId: record.id, tickAt: T, runId: 'snap-run-1', handledBy: UNICODE }),
+        );
+        await s.schedules.claimTick(
+          build(f.scheduleTick, {
+            scheduleId: record.id,
+            tickAt: T - DAY,
+            outcome: 'skipped',
+            runId: null,
+            reason: 'missed',
+            firstTickAt: T - 3 * DAY,
+            ticks: 3,
+            handledAt: T - DAY + 5,
+          }),
+        );
+      }
+    }
+  }
+
   // Decisions: before schema 6 open/resolved with `data`; from 6 every status with options and resolutions.
   const modern = 'options' in f.decision();
   const statuses = modern ? ['open', 'awaiting_user', 'resolved', 'dismissed'] : ['open', 'resolved'];
@@ -378,6 +467,14 @@ async function readAll(s: Any, w: Any): Promise<Any> {
     for (const [subject, period, start] of w.budget)
       rows.budgetUsage.push(await s.budgetUsage.get(subject, period, start));
     rows.reservations = await s.budgetUsage.reservations();
+  }
+  if (w.schedules.length > 0) {
+    rows.schedules = [];
+    rows.scheduleTicks = [];
+    for (const id of w.schedules) {
+      rows.schedules.push(await s.schedules.get(id));
+      rows.scheduleTicks.push(...(await s.schedules.ticks(id)));
+    }
   }
   return rows;
 }

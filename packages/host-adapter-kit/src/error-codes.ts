@@ -26,6 +26,8 @@ export const HOST_ERROR_CODES = {
     "The host's answer is not what its contract declares (not JSON, HTML or a file body, an enveloped route without its envelope, a bare list or an all-null model where an envelope is due, data not of the declared shape); nothing is taken from it, never a success.",
   HOST_NO_INDEXERS:
     'The host has no usable indexer site (none active or none selected for search), so a resource search can find nothing.',
+  AUTH_HOST_SUPERUSER_REQUIRED:
+    'Denial: the host allows the capability only to its superusers (administrators), and the actor (or the person behind its run) is not one; no request was sent, and no approval or grant can lift it.',
   PLUGIN_OPERATION_UNDECLARED:
     "A plugin's scoped client refused a route or operation the plugin did not declare; nothing was sent.",
   PLUGIN_OPERATION_FORBIDDEN:

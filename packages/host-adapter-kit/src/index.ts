@@ -36,6 +36,7 @@ export { settingChanges, type SettingChange } from './setting-changes';
 export { decisionRaiser, raiseEach, subjectsFromHostState } from './raise-decisions';
 export { standardFromFamilies, type StandardFamily } from './standard-families';
 export { HOST_ERROR_CODES, type HostErrorCode } from './error-codes';
+export { HOST_SUPERUSER_REQUIRED } from './superuser-required';
 export {
   HostAuthError,
   HostGenerationError,

@@ -1,6 +1,7 @@
 import type { AuthorizationVerdict, AuthorizationRequest, Authorizer, DenialCode } from '@media-agent/sdk';
 import { parseActor } from '@media-agent/sdk/authorization';
 import type { StorageSession } from '@media-agent/sdk/storage';
+import { HOST_SUPERUSER_REQUIRED } from '@media-agent/host-adapter-kit';
 import type { V2RouteEffect } from './operations';
 
 /**
@@ -10,12 +11,9 @@ import type { V2RouteEffect } from './operations';
  */
 export type SuperuserResolver = (actor: string) => boolean | Promise<boolean>;
 
-/**
- * The stable denial code for an admin-only capability invoked by an actor that is not a host
- * superuser (MoviePilot V2: `get_current_active_superuser`, "用户权限不足").
- * @public
- */
-export const HOST_SUPERUSER_REQUIRED = 'AUTH_HOST_SUPERUSER_REQUIRED';
+// The stable denial code for an admin-only capability invoked by an actor that is not a host superuser
+// (MoviePilot V2: `get_current_active_superuser`, "用户权限不足"), shared with the V3 adapter.
+export { HOST_SUPERUSER_REQUIRED };
 
 /**
  * The routes a capability sends, by capability id: a plugin route capability's own route, or the routes

@@ -5,7 +5,7 @@ import { HOST_ERROR_CODES } from '@media-agent/host-adapter-kit';
  * sentence saying what it means (listed in `docs/errors.md`): the codes both adapters share
  * (`HOST_ERROR_CODES` of `@media-agent/host-adapter-kit`, one meaning on both generations) and those
  * only this adapter throws (`HOST_CONTRACT_INVALID`, `HOST_VERSION_UNSUPPORTED`,
- * `HOST_MEDIA_AMBIGUOUS`, `AUTH_HOST_SUPERUSER_REQUIRED`).
+ * `HOST_MEDIA_AMBIGUOUS`).
  *
  * @remarks
  * The adapter's errors extend `MediaAgentError<V2ErrorCode>` (the shared classes
@@ -21,8 +21,6 @@ export const V2_ERROR_CODES = {
     'The host runs a MoviePilot 2.x version the adapter does not support (older than `V2_MIN_VERSION`, or 1.x); a 3.x host is HOST_GENERATION_MISMATCH.',
   HOST_MEDIA_AMBIGUOUS:
     'The id names both a film and a series on TMDB (their ids share one number space) and nothing said which: look it up with its kind first; nothing was searched.',
-  AUTH_HOST_SUPERUSER_REQUIRED:
-    'Denial: an admin-only capability was invoked by an actor that is not a MoviePilot superuser; no request was sent.',
 } as const satisfies Record<string, string>;
 
 /** One code of {@link V2_ERROR_CODES}: the `code` type of the adapter's errors. @public */

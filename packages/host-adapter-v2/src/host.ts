@@ -44,13 +44,17 @@ import {
 } from '@media-agent/host-adapter-kit';
 import { V2Tracking } from './tracking';
 import { v2DecisionSubjects } from './decisions';
+import { organizeRevertCapability } from './organize-revert';
+import { V2_ORGANIZE_REVERT } from './standard/organize';
+import { policyRevertCapability } from './standard/policy';
 
 /**
- * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`);
+ * Capabilities that send a MoviePilot 2.x superuser-only request (`contracts/notes-v2.md` §3: `POST /transfer/manual`,
+ * `DELETE /history/transfer`);
  * they are denied before any request to actors that are not host superusers.
  * @public
  */
-export const V2_ADMIN_ONLY_CAPABILITIES: readonly string[] = Object.freeze(['organize.execute']);
+export const V2_ADMIN_ONLY_CAPABILITIES: readonly string[] = Object.freeze(['organize.execute', V2_ORGANIZE_REVERT]);
 
 /** Options of {@link createV2AgentHost}: the SDK's `AgentOptions` plus the host connection. @public */
 export interface V2AgentHostOptions extends Omit<AgentOptions, 'goalFacts'> {
@@ -312,6 +316,9 @@ export function createV2AgentHost(options: V2AgentHostOptions): V2AgentHost {
   registerStandardCapabilities(host.capabilities, v2StandardCapabilities({ view, plans: host.plans }));
   host.capabilities.register(planInspectCapability(host.plans));
   for (const c of subscriptionCapabilities(view)) host.capabilities.register(c);
+  // The inverses of organize.execute and policy.apply (host.undo runs them).
+  host.capabilities.register(organizeRevertCapability(view));
+  host.capabilities.register(policyRevertCapability(client));
   const pluginCapabilities: string[] = [];
   const registerPlugin = (c: Capability<any, any>) => {
     if (host.capabilities.has(c.id)) return;

@@ -74,3 +74,6 @@ export {
   type V2HostStatus,
 } from './host';
 export { V2_DECISION_ACTOR, raiseV2Decisions, v2DecisionInputs, v2DecisionSubjects } from './decisions';
+export { V2DownloadPlanPayloadSchema, V2OrganizePlanPayloadSchema } from './standard/plan-schemas';
+export { V2_ORGANIZE_REVERT } from './standard/organize';
+export { V2_POLICY_REVERT } from './standard/policy';

@@ -87,6 +87,12 @@ export const V2_OPERATIONS = Object.freeze({
     security: ['api_key_query', 'api_key_header'],
   }),
   'system.env': op('system.env', 'GET', '/api/v1/system/env', 'response', { superuser: true }),
+  'system.setting': op('system.setting', 'GET', '/api/v1/system/setting/{key}', 'response', { superuser: true }),
+  'dashboard.downloader': op('dashboard.downloader', 'GET', '/api/v1/dashboard/downloader', 'bare'),
+  'storage.usage': op('storage.usage', 'GET', '/api/v1/storage/usage/{name}', 'bare'),
+  'history.transfer.delete': op('history.transfer.delete', 'DELETE', '/api/v1/history/transfer', 'response', {
+    superuser: true,
+  }),
   'system.nettest': op('system.nettest', 'GET', '/api/v1/system/nettest', 'bare', { timeoutMs: 45_000 }),
 } satisfies Record<string, V2Operation>);
 

@@ -14,7 +14,9 @@ export const SIMULATED_GENERATION = 'v2' as const;
 
 export {
   MoviePilotV2Simulator,
+  SIM_DIRECTORIES,
   type ContractViolation,
+  type SimDirectory,
   type SimDownload,
   type SimRequestRecord,
   type SimTransfer,

@@ -39,14 +39,19 @@ describe('the adapter against openapi-v2.json', () => {
     }
   });
 
-  it('superuser-only operations are those of the V2 notes (POST /transfer/manual and GET /system/env among those the adapter sends)', () => {
+  it('superuser-only operations are those of the V2 notes (POST /transfer/manual, GET /system/env, GET /system/setting/{key} and DELETE /history/transfer among those the adapter sends)', () => {
     const notes = readFileSync(new URL('../contracts/notes-v2.md', import.meta.url), 'utf8');
     expect(notes).toContain('POST /transfer/manual');
     expect(
       Object.values(V2_OPERATIONS)
         .filter((o) => o.superuser)
         .map((o) => `${o.method} ${o.path}`),
-    ).toEqual(['POST /api/v1/transfer/manual', 'GET /api/v1/system/env']);
+    ).toEqual([
+      'POST /api/v1/transfer/manual',
+      'GET /api/v1/system/env',
+      'GET /api/v1/system/setting/{key}',
+      'DELETE /api/v1/history/transfer',
+    ]);
   });
 
   it('every row of the README mapping table names endpoints that exist in the contract', () => {
@@ -111,13 +116,19 @@ describe('the adapter against openapi-v2.json', () => {
     await ok('task.retry', { taskId: job.id });
     clock.advance(60_000);
     const org = await ok('organize.plan', { downloadId: job.id, mode: 'copy' });
-    await ok('organize.execute', { planId: org.plan.id });
+    const organized = await ok('organize.execute', { planId: org.plan.id });
+    await ok('moviepilot.organize.revert', { organizeId: organized.organize.id });
+    // the reads behind the impacts (run by the approval path, not by invoke)
+    await adapter.client.call('system.setting', { pathParams: { key: 'Directories' } });
+    await adapter.client.call('dashboard.downloader');
+    await adapter.client.call('storage.usage', { pathParams: { name: 'local' } });
     await ok('task.inspect', { planId: plan.plan.id });
     await ok('task.inspect', {});
     await ok('inventory.query', { query: 'tmdb:693134' });
     await ok('inventory.query', {});
     await ok('policy.preview', { kind: 'acquisition', settings: { minResolution: '1080p' } });
-    await ok('policy.apply', { kind: 'acquisition', settings: { minResolution: '1080p' } });
+    const applied = await ok('policy.apply', { kind: 'acquisition', settings: { minResolution: '1080p' } });
+    await ok('moviepilot.policy.revert', { kind: 'acquisition', revision: applied.revision });
     const duneReleases = (await ok('release.search', { mediaSource: 'tmdb', mediaId: '438631' })).releases;
     // A title no site has: the adapter checks the host's sites before reporting "no releases".
     expect((await ok('release.search', { mediaSource: 'tmdb', mediaId: '329865' })).releases).toEqual([]);

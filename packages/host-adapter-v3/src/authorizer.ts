@@ -1,9 +1,13 @@
-import type { AuthorizationVerdict, AuthorizationRequest, Authorizer } from '@media-agent/sdk';
+import { HOST_SUPERUSER_REQUIRED } from '@media-agent/host-adapter-kit';
+import type { AuthorizationVerdict, AuthorizationRequest, Authorizer, DenialCode } from '@media-agent/sdk';
 import { parseActor } from '@media-agent/sdk/authorization';
 import type { StorageSession } from '@media-agent/sdk/storage';
 import { v3Operation } from './contract/catalog';
 import type { V3Operation } from './contract/types';
 import { v3NeedsApproval } from './operations-capabilities';
+
+// The denial of an admin-only operation to a principal that is not a host superuser, shared with the V2 adapter.
+export { HOST_SUPERUSER_REQUIRED };
 
 /**
  * Catalog operations each standard capability may send. An
@@ -36,6 +40,8 @@ export const V3_STANDARD_OPERATIONS: Readonly<Record<string, readonly string[]>>
 export const V3_ADAPTER_OPERATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'moviepilot.subscription.find': ['subscription.find'],
   'moviepilot.subscription.add': ['subscription.add'],
+  'moviepilot.organize.revert': ['download.tasks.active', 'transfer.history', 'transfer.history.delete'],
+  'moviepilot.policy.revert': [],
 });
 
 /** Role of a principal on the host: `superuser` may call admin-only operations. @public */
@@ -81,8 +87,9 @@ const MAX_AGENT_CHAIN = 4;
  * `PolicyAuthorizer`) and registered through `configure`:
  * 1. an admin-only operation (`admin_only` in the catalog; for a standard capability, any operation it
  *    sends; for a plugin capability, any operation it declared) is denied before any request when the
- *    principal is not a host superuser — the principal of `agent:<runId>` is the actor that started
- *    the run (followed through subagents);
+ *    principal is not a host superuser (`AUTH_HOST_SUPERUSER_REQUIRED`, which no approval or grant
+ *    lifts) — the principal of `agent:<runId>` is the actor that started the run (followed through
+ *    subagents);
  * 2. otherwise the inner authorizer decides;
  * 3. an `mp.*`, adapter or plugin capability standing for a `destructive_write` (any non-human actor)
  *    or a `confirmation: required` operation (agent actors) is allowed only on an approval (or a
@@ -152,7 +159,8 @@ export class V3Authorizer implements Authorizer {
     const ops = this.operationsOf(id);
     const actor = parseActor(request.actor);
     const denial = await this.superuserDenial(ops, request.actor, session);
-    if (denial) return { allowed: false, code: 'AUTH_NO_AUTHORIZATION', reason: denial };
+    // No approval or grant lifts it (this runs first, whatever the approval): not AUTH_NO_AUTHORIZATION.
+    if (denial) return { allowed: false, code: HOST_SUPERUSER_REQUIRED as DenialCode, reason: denial };
     const decision = await this.inner.authorize(request, session);
     if (!decision.allowed || decision.basis !== 'grant') return decision;
     const strict =

@@ -10,6 +10,8 @@ import {
 } from '@media-agent/sdk';
 import { PolicyAuthorizer } from '@media-agent/sdk/authorization';
 import { registerStandardCapabilities, type PolicySettings } from '@media-agent/sdk/media';
+import { v3OrganizeRevertCapability } from './organize-revert';
+import { v3PolicyRevertCapability } from './standard/policy';
 import { V3Authorizer, type V3HostRole, type V3PrincipalRole } from './authorizer';
 import { TMDB_TEST_URL } from './standard/search-cause';
 import { V3Client, type V3Auth, type V3Timeouts } from './client';
@@ -226,13 +228,19 @@ export function createV3AgentHost(options: V3AgentHostOptions): V3AgentHost {
     plans: host.plans,
     journal,
     settings: options.media ?? {},
-    policies: new Map<string, { revision: number; settings: PolicySettings }>(),
+    policies: new Map<
+      string,
+      { revision: number; settings: PolicySettings; previous?: { revision: number; settings: PolicySettings } }
+    >(),
     releases: new Map<string, { context: V3Context; mediaEntityId: string }>(),
     identities: new Map<string, string>(),
   };
   registerStandardCapabilities(host.capabilities, v3StandardCapabilities(services));
   const reg = host.capabilities;
   for (const capability of v3SubscriptionCapabilities({ client, journal })) reg.register(capability);
+  // The inverses of organize.execute and policy.apply (host.undo runs them).
+  reg.register(v3OrganizeRevertCapability(client));
+  reg.register(v3PolicyRevertCapability(services));
   for (const capability of v3OperationCapabilities({
     client,
     plans: host.plans,

@@ -45,6 +45,7 @@ export { V3RunJournal, type V3JournalDownload, type V3JournalOrganize } from './
 export type { V3MediaSettings } from './standard/services';
 export { MP_OPERATION_PLAN_TYPE, kindOfV3Operation, mpCapabilityId, v3NeedsApproval } from './operations-capabilities';
 export {
+  HOST_SUPERUSER_REQUIRED,
   V3Authorizer,
   V3_ADAPTER_OPERATIONS,
   V3_STANDARD_OPERATIONS,
@@ -71,3 +72,6 @@ export { v3SubscriptionBody, verifyV3SubscriptionAdd, type V3SubscriptionAddInpu
 export { V3GoalFacts } from './goal-facts';
 export { createV3AgentHost, type V3AgentHost, type V3AgentHostOptions, type V3HostStatus } from './host';
 export { V3_DECISION_ACTOR, raiseV3Decisions, v3DecisionInputs, v3DecisionSubjects } from './decisions';
+export { V3DownloadPlanPayloadSchema, V3OrganizePlanPayloadSchema } from './standard/plan-schemas';
+export { V3_ORGANIZE_REVERT } from './standard/organize';
+export { V3_POLICY_REVERT } from './standard/policy';

@@ -14,6 +14,8 @@ export const SIMULATED_GENERATION = 'v3' as const;
 export {
   MoviePilotV3Simulator,
   SimContractViolationError,
+  SIM_DIRECTORIES,
+  type SimDirectory,
   type SimDownload,
   type SimFaults,
   type SimOptions,

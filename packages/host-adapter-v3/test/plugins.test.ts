@@ -61,7 +61,7 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
       { path_params: { subscribe_id: id } },
       { actor: 'user:bob' },
     );
-    expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
+    expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_HOST_SUPERUSER_REQUIRED' } });
     const viaPlugin = await host.invoke(UNFOLLOW, { mediaId: '438631' }, { actor: 'user:bob' });
     expect(viaPlugin).toMatchObject({ status: 'denied', error: { code: direct.error!.code } });
     expect(viaPlugin.error!.message).toMatch(/subscription\.delete.*superusers only/);
@@ -75,7 +75,7 @@ describe('V3 plugin capabilities: a scoped client per invocation, authorized lik
         action: 'capability.denied',
         actor: 'user:bob',
         outcome: 'denied',
-        reason: expect.stringMatching(/^AUTH_NO_AUTHORIZATION: /),
+        reason: expect.stringMatching(/^AUTH_HOST_SUPERUSER_REQUIRED: /),
       }),
     ]);
     sim.assertNoViolations();

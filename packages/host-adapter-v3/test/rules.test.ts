@@ -18,7 +18,7 @@ describe('V3 adapter rules', () => {
       { body: { fileitem: { storage: 'local', type: 'dir', path: '/downloads/x' } } },
       { actor: 'apikey:viewer' },
     );
-    expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_NO_AUTHORIZATION' } });
+    expect(direct).toMatchObject({ status: 'denied', error: { code: 'AUTH_HOST_SUPERUSER_REQUIRED' } });
     expect(direct.error!.message).toMatch(/superusers only/);
     const standard = await host.invoke('organize.plan', { downloadId: 'abc' }, { actor: 'user:viewer' });
     expect(standard.status).toBe('denied');

@@ -1,6 +1,6 @@
 // media-agent web console: plain JavaScript, no framework, no network beyond this router's own API.
-// Pages (hash routes): #/ runs, #/runs/<id> one run live, #/approvals, #/grants, #/decisions, #/memory
-// (the person's pending memory proposals).
+// Pages (hash routes): #/ runs, #/runs/<id> one run live, #/approvals, #/grants, #/decisions, #/schedules
+// (next fire time, last run, pause and resume), #/memory (the person's pending memory proposals).
 // A run page loads the run's stored events by per-run sequence, then follows the event stream
 // (server-sent events; `id:` is the global sequence, so the browser resumes with Last-Event-ID) and
 // falls back to polling while the stream is down. Every event is applied once, in per-run order.
@@ -91,9 +91,11 @@ function route() {
         ? 'grants'
         : hash.startsWith('#/decisions')
           ? 'decisions'
-          : hash.startsWith('#/memory')
-            ? 'memory'
-            : 'runs';
+          : hash.startsWith('#/schedules')
+            ? 'schedules'
+            : hash.startsWith('#/memory')
+              ? 'memory'
+              : 'runs';
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -103,6 +105,7 @@ function route() {
   else if (section === 'approvals') page = approvalsPage();
   else if (section === 'grants') page = grantsPage();
   else if (section === 'decisions') page = decisionsPage();
+  else if (section === 'schedules') page = schedulesPage();
   else if (section === 'memory') page = memoryPage();
   else page = runsPage();
 }
@@ -320,7 +323,9 @@ function runPage(runId) {
         note('messages reached the model');
         break;
       case 'approval_requested':
-        note(`approval asked for ${d.planType} plan ${d.planId} (${d.capabilityId})`);
+        note(
+          `approval asked for ${d.planType} plan ${d.planId} (${d.capabilityId})${d.impact?.summary ? `: ${d.impact.summary}` : ''}`,
+        );
         if (!approvalCards.has(d.approvalId)) {
           const card = approvalCard(d.approvalId);
           approvalCards.set(d.approvalId, card);
@@ -481,35 +486,319 @@ function runPage(runId) {
 
 // ---------------------------------------------------------------- approvals
 
-/** A card that shows an approval's plan payload and hash; approving echoes that hash. */
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** Bytes in decimal units with one decimal below 100 (`58.2 GB`, `412 GB`): the SDK's formatBytes, as summaries read. */
+function formatBytes(bytes) {
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return 'unknown size';
+  const sign = bytes < 0 ? '-' : '';
+  let value = Math.abs(bytes);
+  let unit = 0;
+  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  const shown = unit === 0 || value >= 100 ? Math.round(value).toString() : value.toFixed(1).replace(/\.0$/, '');
+  return `${sign}${shown} ${BYTE_UNITS[unit]}`;
+}
+
+/** A duration in the largest whole unit people read (`45 s`, `12 min`, `3 h`): the SDK's formatDuration. */
+function formatDuration(ms) {
+  if (ms < 60_000) return `${Math.max(1, Math.round(ms / 1000))} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 360_000) / 10} h`;
+}
+
+/** The rows of an impact's table: [label, value] for each field the capability filled in, with units. */
+function impactRows(impact) {
+  const rows = [];
+  const bytes = (label, value) => value !== undefined && rows.push([label, formatBytes(value)]);
+  const count = (label, value) => value !== undefined && rows.push([label, `${value} file${value === 1 ? '' : 's'}`]);
+  bytes('Download', impact.downloadBytes);
+  bytes('Write', impact.writeBytes);
+  bytes('Delete', impact.deleteBytes);
+  count('Files created', impact.filesCreated);
+  count('Files moved', impact.filesMoved);
+  count('Files overwritten', impact.filesOverwritten);
+  count('Files deleted', impact.filesDeleted);
+  if (impact.path !== undefined) rows.push(['Path', h('code', {}, impact.path)]);
+  if (impact.transferMode !== undefined) rows.push(['Transfer mode', impact.transferMode]);
+  bytes('Free before', impact.freeBytesBefore);
+  if (impact.freeBytesAfter !== undefined)
+    rows.push([
+      'Free after',
+      impact.freeBytesAfter < 0
+        ? h('span', { class: 'error' }, `does not fit: ${formatBytes(-impact.freeBytesAfter)} short`)
+        : formatBytes(impact.freeBytesAfter),
+    ]);
+  if (impact.quota)
+    rows.push([
+      `Quota ${impact.quota.name}`,
+      `${impact.quota.used} of ${impact.quota.limit} ${impact.quota.unit} used after`,
+    ]);
+  if (impact.estimatedDurationMs !== undefined)
+    rows.push(['Duration', `about ${formatDuration(impact.estimatedDurationMs)}`]);
+  rows.push([
+    'Can be undone',
+    !impact.reversible
+      ? h('span', { class: 'error' }, 'no')
+      : impact.reversibleBy === 'quarantine'
+        ? `yes: kept in quarantine${impact.quarantineDays !== undefined ? ` for ${impact.quarantineDays} days` : ''}`
+        : impact.reversibleBy === 'inverse'
+          ? 'yes: by its inverse'
+          : 'yes',
+  ]);
+  return rows;
+}
+
+/** What the call will do: the summary line first, then each field with its unit; or why the impact is unknown. */
+function impactView(report) {
+  if (!report)
+    return h(
+      'div',
+      { class: 'impact unknown' },
+      h('p', { class: 'impact-summary' }, 'Impact unknown: none was computed for this approval.'),
+    );
+  if (report.status !== 'known')
+    return h(
+      'div',
+      { class: 'impact unknown' },
+      h(
+        'p',
+        { class: 'impact-summary' },
+        h('strong', {}, 'Impact unknown'),
+        `: ${report.reason} `,
+        h('code', {}, report.code),
+      ),
+    );
+  const { impact } = report;
+  return h(
+    'div',
+    { class: 'impact' },
+    h('p', { class: 'impact-summary' }, h('strong', {}, report.summary)),
+    h(
+      'table',
+      { class: 'impact-facts', 'aria-label': 'Impact' },
+      h(
+        'tbody',
+        {},
+        impactRows(impact).map(([label, value]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', {}, value))),
+      ),
+    ),
+    impact.notes?.length
+      ? h(
+          'ul',
+          { class: 'impact-notes' },
+          impact.notes.map((n) => h('li', {}, n)),
+        )
+      : '',
+  );
+}
+
+/**
+ * The plan's steps as checkboxes: while the approval is open every step starts checked (approve all, or uncheck
+ * some to approve only the rest); once decided they show what was approved. Returns the element and the ids checked.
+ */
+function stepsView(approval, open, onChange) {
+  const approved = approval.approvedSteps ?? approval.steps.map((s) => s.id);
+  // The bytes of each step, when the impact lists them.
+  const bytesOf = new Map(
+    approval.impact?.status === 'known' ? (approval.impact.impact.steps ?? []).map((s) => [s.id, s.bytes]) : [],
+  );
+  const boxes = approval.steps.map((step, i) => {
+    const id = `step-${approval.id}-${i}`;
+    const box = h('input', {
+      type: 'checkbox',
+      id,
+      value: step.id,
+      checked:
+        open || (approval.status !== 'requested' && approval.status !== 'rejected' && approved.includes(step.id)),
+      disabled: !open,
+    });
+    box.addEventListener('change', onChange);
+    return {
+      box,
+      row: h(
+        'li',
+        { class: 'row', 'data-step-id': step.id },
+        box,
+        h(
+          'label',
+          { for: id },
+          step.label,
+          ' ',
+          h('code', { class: 'muted' }, step.id),
+          typeof bytesOf.get(step.id) === 'number' ? ` — ${formatBytes(bytesOf.get(step.id))}` : '',
+        ),
+      ),
+    };
+  });
+  const decided = approval.status === 'approved' || approval.status === 'consumed';
+  const element = h(
+    'fieldset',
+    { class: 'plan-steps' },
+    h('legend', {}, open ? 'Steps to approve' : 'Steps'),
+    h(
+      'ul',
+      {},
+      boxes.map((b) => b.row),
+    ),
+    decided
+      ? h(
+          'p',
+          { class: 'approved-steps' },
+          approval.approvedSteps === null
+            ? approval.steps.length === 1
+              ? 'The step is approved.'
+              : `All ${approval.steps.length} steps approved.`
+            : `Approved ${approval.approvedSteps.length} of ${approval.steps.length} steps: ${approval.approvedSteps.join(', ')}.`,
+        )
+      : '',
+  );
+  return { element, checked: () => boxes.filter((b) => b.box.checked).map((b) => b.box.value) };
+}
+
+/** The proposed, approved (possibly edited) and executed payloads apart, each with its hash, once there is more than one. */
+function payloadsView(approval) {
+  const edited = approval.approvedPayload !== null && approval.approvedPayload !== undefined;
+  const decided = approval.status === 'approved' || approval.status === 'consumed';
+  const rows = [];
+  const proposedHash = approval.proposedPayloadHash || approval.payloadHash;
+  if (edited) rows.push(['proposed', proposedHash, h('span', { class: 'muted' }, 'shown below')]);
+  if (edited)
+    rows.push(['approved (edited)', approval.payloadHash, h('span', { class: 'muted' }, 'the payload above')]);
+  else if (decided) rows.push(['approved', approval.payloadHash, h('span', { class: 'muted' }, 'as proposed')]);
+  if (approval.executedPayloadHash)
+    rows.push([
+      'executed',
+      approval.executedPayloadHash,
+      approval.executedPayloadHash === approval.payloadHash
+        ? h('span', { class: 'muted' }, 'the approved payload')
+        : h('span', { class: 'error' }, 'differs from the approved payload'),
+    ]);
+  if (rows.length === 0) return '';
+  const table = h(
+    'table',
+    { class: 'payloads', 'aria-label': 'Payloads' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'Payload'), h('th', {}, 'Hash'), h('th', {}, ''))),
+    h(
+      'tbody',
+      {},
+      rows.map(([label, hash, extra]) =>
+        h(
+          'tr',
+          { 'data-payload': label.split(' ')[0] },
+          h('td', { 'data-label': 'Payload' }, label),
+          h('td', { 'data-label': 'Hash' }, h('code', { class: 'payload-hash' }, hash)),
+          h('td', {}, extra),
+        ),
+      ),
+    ),
+  );
+  if (!edited || approval.proposedPayload === null) return table;
+  // One node: the card's replaceChildren takes nodes, and an array would be printed as "[object …]".
+  return h(
+    'div',
+    {},
+    table,
+    h(
+      'details',
+      { class: 'proposed' },
+      h('summary', {}, 'Proposed payload (before the edit)'),
+      h('pre', { tabindex: 0, 'aria-label': 'Proposed payload' }, JSON.stringify(approval.proposedPayload, null, 2)),
+    ),
+  );
+}
+
+/**
+ * A card that shows an approval: its impact, the plan's payload and hash, its steps; approving echoes that hash (with
+ * the steps checked when not all are), or approves an edited payload ("Edit"). A refused decision shows its code.
+ */
 function approvalCard(approvalId) {
   const card = h('section', { class: 'card approval', 'data-approval-id': approvalId, 'aria-live': 'polite' });
   const load = async () => {
     try {
       const { approval, plan } = await api(`approvals/${encodeURIComponent(approvalId)}`);
+      const open = approval.status === 'requested';
       const confirmId = `confirm-${approvalId}`;
       const confirm = h('input', { type: 'checkbox', id: confirmId });
       const approve = h('button', { type: 'button', disabled: true }, 'Approve');
       const reject = h('button', { type: 'button', class: 'secondary' }, 'Reject');
+      const edit = h('button', { type: 'button', class: 'secondary' }, 'Edit');
       const feedback = h('div', {});
-      confirm.addEventListener('change', () => {
-        approve.disabled = !confirm.checked;
-      });
-      const decide = async (status) => {
+      const steps = approval.steps?.length ? stepsView(approval, open, () => sync()) : undefined;
+      const sync = () => {
+        approve.disabled = !confirm.checked || (steps !== undefined && steps.checked().length === 0);
+        approve.textContent =
+          steps && steps.checked().length < approval.steps.length
+            ? `Approve ${steps.checked().length} of ${approval.steps.length} steps`
+            : 'Approve';
+      };
+      confirm.addEventListener('change', sync);
+      const decide = async (body) => {
         feedback.replaceChildren();
         try {
-          await api(`approvals/${encodeURIComponent(approvalId)}`, {
-            method: 'PATCH',
-            body: JSON.stringify({ status, payloadHash: plan.payloadHash }),
-          });
+          await api(`approvals/${encodeURIComponent(approvalId)}`, { method: 'PATCH', body: JSON.stringify(body) });
           await load();
         } catch (error) {
           showError(feedback, error);
         }
       };
-      approve.addEventListener('click', () => decide('approved'));
-      reject.addEventListener('click', () => decide('rejected'));
-      const open = approval.status === 'requested';
+      approve.addEventListener('click', () => {
+        const chosen = steps?.checked();
+        void decide({
+          status: 'approved',
+          payloadHash: plan.payloadHash,
+          ...(chosen && chosen.length < approval.steps.length ? { steps: chosen } : {}),
+        });
+      });
+      reject.addEventListener('click', () => decide({ status: 'rejected' }));
+
+      // Edit: the payload as editable JSON; approving sends it as the edit, with the proposed payload's hash.
+      const editorId = `edit-${approvalId}`;
+      const editor = h('textarea', { id: editorId, rows: 10, spellcheck: 'false', class: 'payload-editor' });
+      editor.value = JSON.stringify(plan.payload, null, 2);
+      const approveEdited = h('button', { type: 'button' }, 'Approve with edits');
+      const cancelEdit = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+      const editForm = h(
+        'div',
+        { class: 'edit', hidden: true },
+        h(
+          'label',
+          { for: editorId },
+          'Edited payload (JSON): it is checked against the capability’s schema and policy',
+        ),
+        editor,
+        h('div', { class: 'row' }, approveEdited, cancelEdit),
+      );
+      edit.addEventListener('click', () => {
+        editForm.hidden = false;
+        edit.disabled = true;
+        editor.focus();
+      });
+      cancelEdit.addEventListener('click', () => {
+        editForm.hidden = true;
+        edit.disabled = false;
+        editor.value = JSON.stringify(plan.payload, null, 2);
+      });
+      approveEdited.addEventListener('click', () => {
+        feedback.replaceChildren();
+        let payload;
+        try {
+          payload = JSON.parse(editor.value);
+        } catch (error) {
+          feedback.append(
+            h('p', { class: 'error', role: 'alert' }, `The edited payload is not JSON: ${error.message}`),
+          );
+          return;
+        }
+        void decide({
+          status: 'approved',
+          payloadHash: approval.payloadHash,
+          edits: { payload, ...(approval.capabilityId ? { capabilityId: approval.capabilityId } : {}) },
+        });
+      });
+
       card.replaceChildren(
         h(
           'h3',
@@ -519,11 +808,21 @@ function approvalCard(approvalId) {
           ' ',
           badge(approval.status),
         ),
+        impactView(approval.impact),
         approval.reason ? h('p', {}, approval.reason) : '',
-        h('p', {}, 'Asked by ', h('code', {}, approval.requestedBy), `; expires ${when(approval.expiresAt)}`),
+        h(
+          'p',
+          {},
+          'Asked by ',
+          h('code', {}, approval.requestedBy),
+          approval.capabilityId ? [' for ', h('code', {}, approval.capabilityId)] : '',
+          `; expires ${when(approval.expiresAt)}`,
+        ),
         h('p', {}, 'Payload (revision ', String(plan.revision), '):'),
         h('pre', { tabindex: 0, 'aria-label': 'Plan payload' }, JSON.stringify(plan.payload, null, 2)),
         h('p', {}, 'Payload hash: ', h('code', { class: 'hash' }, plan.payloadHash)),
+        payloadsView(approval),
+        steps ? steps.element : '',
         open
           ? h(
               'div',
@@ -534,7 +833,9 @@ function approvalCard(approvalId) {
                 confirm,
                 h('label', { for: confirmId }, 'I reviewed this payload; approve exactly this hash'),
               ),
-              h('div', { class: 'row' }, approve, reject),
+              // Only an approval asked for by a capability can be edited (its plan payload schema checks the edit).
+              h('div', { class: 'row' }, approve, reject, approval.capabilityId ? edit : ''),
+              editForm,
             )
           : h('p', {}, `Decided by ${approval.decidedBy ?? '—'} at ${when(approval.decidedAt)}`),
         feedback,
@@ -762,6 +1063,128 @@ function decisionsPage() {
   };
   void load();
   return { close() {} };
+}
+
+// ---------------------------------------------------------------- schedules
+
+/** A schedule's timing in words: its cron expression and zone, or its interval. */
+function timing(s) {
+  if (s.cron) return [h('code', {}, s.cron), ` (${s.timezone})`];
+  const ms = s.everyMs;
+  const every =
+    ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+  return `every ${every}`;
+}
+
+function schedulesPage() {
+  let timer;
+  let closed = false;
+  const list = h('div', { id: 'schedules' });
+  const feedback = h('div', { 'aria-live': 'polite' });
+  main().append(
+    h('h2', {}, 'Schedules'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Recurring goals: each tick starts one background run. A paused schedule starts nothing until it is resumed.',
+    ),
+    feedback,
+    list,
+  );
+  const act = async (s, verb) => {
+    feedback.replaceChildren();
+    try {
+      await api(`schedules/${encodeURIComponent(s.id)}/${verb}`, { method: 'POST', body: '{}' });
+    } catch (error) {
+      showError(feedback, error);
+    }
+    await load();
+  };
+  /** Reads the list, then again every 10 s while the page is shown (at once after a pause or resume). */
+  const load = async () => {
+    clearTimeout(timer);
+    try {
+      const { schedules } = await api('schedules?limit=200');
+      list.replaceChildren(
+        schedules.length === 0
+          ? h('p', { class: 'muted' }, 'No schedules.')
+          : h(
+              'table',
+              {},
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', {}, 'Goal'),
+                  h('th', {}, 'When'),
+                  h('th', {}, 'Next fire'),
+                  h('th', {}, 'Last run'),
+                  h('th', {}, 'Status'),
+                  h('th', {}, ''),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                schedules.map((s) =>
+                  h(
+                    'tr',
+                    { 'data-schedule-id': s.id },
+                    h('td', { 'data-label': 'Goal' }, s.goal, h('span', { class: 'muted' }, ` — ${s.owner}`)),
+                    h('td', { 'data-label': 'When' }, timing(s)),
+                    h(
+                      'td',
+                      { 'data-label': 'Next fire', class: 'next-fire' },
+                      s.nextFireAt
+                        ? h('time', { datetime: s.nextFireAt }, new Date(s.nextFireAt).toLocaleString())
+                        : '—',
+                    ),
+                    h(
+                      'td',
+                      { 'data-label': 'Last run', class: 'last-run' },
+                      s.lastRunId
+                        ? [
+                            h('a', { href: `#/runs/${encodeURIComponent(s.lastRunId)}` }, s.lastRunId),
+                            ' ',
+                            s.lastRunStatus ? badge(s.lastRunStatus) : h('span', { class: 'muted' }, 'removed'),
+                          ]
+                        : h('span', { class: 'muted' }, 'none yet'),
+                    ),
+                    h('td', { 'data-label': 'Status', class: 'schedule-status' }, badge(s.status)),
+                    h(
+                      'td',
+                      {},
+                      h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: s.status === 'active' ? 'secondary' : undefined,
+                          onclick: () => act(s, s.status === 'active' ? 'pause' : 'resume'),
+                        },
+                        s.status === 'active' ? 'Pause' : 'Resume',
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      showError(list, error);
+    }
+    clearTimeout(timer);
+    if (!closed) timer = setTimeout(load, POLL_MS * 4);
+  };
+  void load();
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 // ---------------------------------------------------------------- memory proposals

@@ -26,7 +26,20 @@ export { IDENTITY_TIMEOUT_MS } from './authorization/identity-deadline';
 export { AUTHENTICATE_TIMEOUT_MS } from './core/deadline';
 export { compactScopeKey, HASHED_SCOPE_KEY_PREFIX, parseScopeKey, scopeKey } from './core/scope-key';
 export { PolicyAuthorizer } from './authorization/policy-authorizer';
-export { ApprovalService, type RequestApprovalInput, type DecideApprovalInput } from './authorization/approval-service';
+export {
+  ApprovalService,
+  type ApprovalEditCheck,
+  type ApprovalEdits,
+  type RequestApprovalInput,
+  type DecideApprovalInput,
+} from './authorization/approval-service';
+export { checkApprovedSteps } from './authorization/approval-rules';
+export type { RuleFailure } from './authorization/verdict';
+export {
+  ApprovalEditError,
+  ApprovalStepUnknownError,
+  type ApprovalEditErrorCode,
+} from './authorization/errors';
 export { GrantService, type CreateGrantInput, type UpdateGrantInput } from './authorization/grant-service';
 export { PlanService, type CreatePlanInput } from './authorization/plan-service';
 export { PolicyService } from './authorization/policy-service';

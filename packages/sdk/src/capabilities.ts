@@ -32,3 +32,16 @@ export type { EventSource } from './ports/event-source';
 export type { CapabilitySearchHit } from './capabilities/capability-search';
 export { DEFAULT_CAPABILITY_TIMEOUT_MS } from './capabilities/capability-deadline';
 export { CapabilityTimeoutError } from './capabilities/errors';
+// the rules of undo through declared inverses (`host.undo`, docs/approvals.md#undo)
+export {
+  MAX_UNDO_EFFECTS,
+  UNDO_TASK_PREFIX,
+  effectPerformer,
+  inverseTaskId,
+  isInverseCall,
+  mayUndo,
+  parseUndoTarget,
+  undoOrder,
+  undoPlanOf,
+  undoStatus,
+} from './runtime/undo/undo-rules';

@@ -55,3 +55,5 @@ export type {
   DecisionRecoveryExecution,
   DecisionRefusedChoice,
 } from './core/run-records';
+// the decision an undo raises when an inverse fails halfway (docs/approvals.md#undo)
+export { UNDO_ACTOR, UNDO_FAILED_KIND, undoFailedDecision } from './runtime/undo/undo-decision';

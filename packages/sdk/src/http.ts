@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { AgentHost } from './runtime/agent-host';
 import { createAgentRouter as createRouter, type AgentRouter, type AgentRouterOptions } from './http/router';
+import type { ScheduleView } from './http/schedules';
 
 export * from './http/index';
 
@@ -31,7 +32,9 @@ export const CONSOLE_ASSETS_DIR: string = fileURLToPath(new URL('../console/', i
  * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit` (server-sent events
  * when the request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET|PATCH /api/approvals/:id`, `GET|POST /api/grants`, `PATCH /api/grants/:id`,
- * `GET /api/decisions`, `POST /api/decisions/:id/choice`; errors are `application/problem+json` with the
+ * `GET /api/decisions`, `POST /api/decisions/:id/choice`, `GET|POST /api/schedules`,
+ * `GET|PATCH|DELETE /api/schedules/:id`, `POST /api/schedules/:id/pause|resume`, `GET /api/schedules/:id/ticks`
+ * (each schedule a {@link ScheduleView}); errors are `application/problem+json` with the
  * SDK's stable `code`. An admin sees every run; anyone else only the runs they started (another user's
  * run answers 404 `RUN_NOT_FOUND`, like a missing one); deciding approvals and managing grants need an
  * admin (403 `ADMIN_FORBIDDEN`).

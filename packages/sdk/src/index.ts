@@ -97,6 +97,44 @@ export type { DecisionChoice, RaiseDecisionInput } from './runtime/decisions/dec
 export type { DecisionRecord, DecisionStatus, DecisionOption, DecisionResolution } from './core/run-records';
 export type { DecisionFilter } from './ports/storage-adapter';
 
+// schedules as the host API takes and returns them (docs/schedules.md; the option and budget helpers: `/operations`)
+export type {
+  CreateScheduleInput,
+  HostSchedules,
+  ListSchedulesFilter,
+  ScheduleBudgets,
+  UpdateScheduleInput,
+} from './runtime/schedules/schedule-types';
+export type {
+  MissedTickPolicy,
+  ScheduleRecord,
+  ScheduleSkipReason,
+  ScheduleStatus,
+  ScheduleTickRecord,
+} from './core/schedule-records';
+export {
+  ScheduleCapabilityForbiddenError,
+  ScheduleConflictError,
+  ScheduleInvalidError,
+  ScheduleKeyReusedError,
+  ScheduleNotFoundError,
+  type ForbiddenScheduleCapability,
+} from './runtime/schedules/schedule-errors';
+
+// undo through declared inverses (docs/approvals.md#undo; its pure rules: `/capabilities`, its decision: `/decisions`)
+export type {
+  HostUndo,
+  NotUndoable,
+  NotUndoableReason,
+  UndoNotAttempted,
+  UndoOptions,
+  UndoResult,
+  UndoStatus,
+  UndoStep,
+  UndoTarget,
+} from './runtime/undo/undo-types';
+export { UndoError } from './runtime/undo/undo-errors';
+
 // ports a host replaces
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';
@@ -111,7 +149,9 @@ export type {
   Capability,
   CapabilityDefinition,
   CallerLogLevel,
+  CapabilityInverse,
   HandlerContext,
+  ImpactContext,
   InvocationListener,
   PendingOutcome,
   ProgressUpdate,
@@ -134,7 +174,20 @@ export type {
   InvocationPending,
   InvocationUnsuccessful,
   InvocationStatus,
+  InvocationDryRun,
+  DryRunVerdict,
 } from './capabilities/invocation';
+export {
+  ImpactSchema,
+  ImpactStepSchema,
+  type Impact,
+  type ImpactReport,
+  type ImpactStep,
+  type ImpactUnknownCode,
+} from './core/impact';
+export { describeImpact, formatBytes, formatDuration } from './core/impact-text';
+export { planSteps, type PlanStep } from './core/plan-steps';
+export { DEFAULT_IMPACT_TIMEOUT_MS } from './capabilities/impact-runner';
 export type { CapabilityRegistry } from './capabilities/capability-registry';
 export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 

@@ -1,7 +1,8 @@
 /**
  * `@media-agent/sdk/operations`: running an agent host as a process — SIGTERM and SIGINT wired to a clean drain
  * (`host.stop({ drainMs })`), and the drain's default; retention, `host.maintenance` (prune, usage) and the
- * scheduled prune (docs/operations.md#retention-and-prune).
+ * scheduled prune (docs/operations.md#retention-and-prune); the `schedules` option, the daily caps and run budgets of
+ * a schedule and its tick times (docs/schedules.md).
  *
  * @remarks
  * `host.stop({ drainMs })` itself and its `StopOptions` / `DrainSummary` are in the root entry; this entry is for
@@ -42,6 +43,20 @@ export {
 export { nextFireTime, type MaintenanceSchedule } from './runtime/maintenance/next-fire-time';
 export { MaintenanceBusyError } from './runtime/maintenance/maintenance-errors';
 export type { AuditOptions } from './runtime/audit-trail';
+export {
+  DEFAULT_SCHEDULE_OPTIONS,
+  resolveScheduleOptions,
+  type ResolvedScheduleOptions,
+  type ScheduleOptions,
+} from './runtime/schedules/schedule-options';
+export {
+  DEFAULT_SCHEDULE_DAILY_CAPS,
+  checkScheduleBudgets,
+  scheduleDailyCaps,
+  scheduleRunBudgets,
+  type ScheduleDailyCaps,
+} from './runtime/schedules/schedule-budgets';
+export { nextTickAfter, ticksBetween, type ScheduleTiming } from './runtime/schedules/schedule-timing';
 export {
   DEFAULT_PRUNE_BATCH_SIZE,
   MAINTENANCE_LEASE_MS,

@@ -44,6 +44,8 @@ export {
 } from './ports/maintenance-repository';
 export type * from './core/records';
 export type * from './core/run-records';
+export type * from './core/schedule-records';
+export type { ScheduleFilter, ScheduleRepository } from './ports/schedule-repository';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
 export type * from './core/budget-records';
 export { HOUSEHOLD_SUBJECT } from './core/budget-records';
@@ -91,4 +93,9 @@ export {
   exportAuditLines,
   verifyAuditPages,
 } from './runtime/audit-trail';
-export { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './ledger/errors';
+export {
+  DryRunClaimError,
+  IdempotencyConflictError,
+  InvocationInProgressError,
+  LedgerStaleExecutorError,
+} from './ledger/errors';

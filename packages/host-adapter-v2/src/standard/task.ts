@@ -1,6 +1,8 @@
 import { defineStandardCapability, MediaStateError, type Task } from '@media-agent/sdk/media';
 import { HostOperationError } from '../errors';
-import { organizeRecord } from '../mapping';
+import { kindOf, organizeRecord } from '../mapping';
+import { downloadSpace } from './host-space';
+import { cancelImpact } from './impact-rules';
 import type { DownloadPayload } from './payloads';
 import type { V2StandardDeps, V2StandardHelpers } from './services';
 
@@ -77,40 +79,60 @@ export function v2TaskCapabilities(deps: V2StandardDeps, h: V2StandardHelpers) {
       await tracking.touch(ctx.runId, { downloads: [d.job.id] });
       return { task: taskOf(await downloadOrThrow(d.job.id, ctx.signal)) };
     }),
-    'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
-      const d = await downloadOrThrow(input.taskId, ctx.signal);
-      if (d.job.status === 'imported')
-        throw new MediaStateError(
-          'MEDIA_INVALID_STATE',
-          `download ${d.job.id} is already imported; the library is not touched`,
-          { taskId: d.job.id },
-        );
-      if (d.job.status !== 'removed') {
-        try {
-          await client.call('download.delete', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
-        } catch (error) {
-          if (!(error instanceof HostOperationError)) throw error; // already gone from the downloader
+    'task.cancel': defineStandardCapability(
+      'task.cancel',
+      async (input, ctx) => {
+        const d = await downloadOrThrow(input.taskId, ctx.signal);
+        if (d.job.status === 'imported')
+          throw new MediaStateError(
+            'MEDIA_INVALID_STATE',
+            `download ${d.job.id} is already imported; the library is not touched`,
+            { taskId: d.job.id },
+          );
+        if (d.job.status !== 'removed') {
+          try {
+            await client.call('download.delete', { pathParams: { hashString: d.job.id }, signal: ctx.signal });
+          } catch (error) {
+            if (!(error instanceof HostOperationError)) throw error; // already gone from the downloader
+          }
+          await tracking.update((s) => {
+            const t = s.downloads[d.job.id];
+            if (t) t.cancelled = true;
+            else
+              s.downloads[d.job.id] = {
+                hash: d.job.id,
+                planId: '',
+                releaseId: '',
+                releaseName: d.job.releaseName,
+                mediaEntityId: d.job.mediaEntityId,
+                title: d.job.title,
+                sizeBytes: d.job.sizeBytes,
+                submittedAt: d.job.submittedAt,
+                idempotencyKey: null,
+                cancelled: true,
+              };
+          });
         }
-        await tracking.update((s) => {
-          const t = s.downloads[d.job.id];
-          if (t) t.cancelled = true;
-          else
-            s.downloads[d.job.id] = {
-              hash: d.job.id,
-              planId: '',
-              releaseId: '',
-              releaseName: d.job.releaseName,
-              mediaEntityId: d.job.mediaEntityId,
-              title: d.job.title,
-              sizeBytes: d.job.sizeBytes,
-              submittedAt: d.job.submittedAt,
-              idempotencyKey: null,
-              cancelled: true,
-            };
-        });
-      }
-      await tracking.touch(ctx.runId, { downloads: [d.job.id] });
-      return { task: taskOf(await downloadOrThrow(d.job.id, ctx.signal)) };
-    }),
+        await tracking.touch(ctx.runId, { downloads: [d.job.id] });
+        return { task: taskOf(await downloadOrThrow(d.job.id, ctx.signal)) };
+      },
+      {
+        // The downloader delete (`DELETE /api/v1/download/{hash}`) removes the torrent with its files: the
+        // bytes downloaded so far (size × progress from the downloader) are deleted from the download's path
+        // (the host's download history), and the downloader's free space grows by them.
+        impact: async (input, ctx) => {
+          const d = await downloadOrThrow(input.taskId, ctx.signal);
+          const gone = d.job.status === 'imported' || d.job.status === 'removed';
+          const space = await downloadSpace(client, kindOf(d.history?.type), ctx.signal, d.history?.path ?? undefined);
+          if (gone)
+            space.notes.push(
+              d.job.status === 'imported'
+                ? `download ${d.job.id} is already imported: the cancel is refused and deletes nothing`
+                : `download ${d.job.id} is already removed: nothing is deleted`,
+            );
+          return cancelImpact(gone ? 0 : d.job.sizeBytes * d.job.progress, space);
+        },
+      },
+    ),
   };
 }

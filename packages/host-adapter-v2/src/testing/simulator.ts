@@ -84,7 +84,59 @@ export interface V2SimulatorOptions {
    * the simulator's API key.
    */
   secrets?: Partial<V2SimSecrets>;
+  /**
+   * The local disk that holds the download and library directories (one volume, so hardlinks work): its size
+   * and free bytes at start (defaults 4 TB and 1.2 TB). Downloaded bytes (size × progress of each download
+   * in the downloader) and copies into the library take from it; deletes give back.
+   */
+  disk?: { totalBytes?: number; freeBytes?: number };
+  /** The host's directory settings (`GET /api/v1/system/setting/Directories`; default {@link SIM_DIRECTORIES}). */
+  directories?: readonly SimDirectory[];
 }
+
+/**
+ * One directory setting of a MoviePilot 2.x host (`TransferDirectoryConf`, the `Directories` system setting):
+ * where downloads of a media type land and which library they are organized into, how, and whether an
+ * existing file there is overwritten. @public
+ */
+export interface SimDirectory {
+  /** Name. */
+  name: string;
+  /** Storage of the download path (`local`). */
+  storage: string;
+  /** Download directory. */
+  download_path: string;
+  /** Priority (lower first). */
+  priority: number;
+  /** Media type it serves (`电影`, `电视剧`; empty: all). */
+  media_type: string;
+  /** Category it serves (empty: all). */
+  media_category: string;
+  /** Storage of the library path (`local`). */
+  library_storage: string;
+  /** Library directory. */
+  library_path: string;
+  /** Transfer type (`link`, `copy`, `move`, `softlink`). */
+  transfer_type: string;
+  /** What to do with an existing file at the target: `never`, `always`, `size`, `latest`. */
+  overwrite_mode: string;
+}
+
+/** The default directory settings: films and series downloaded to `/downloads`, organized into `/media/电影` and `/media/电视剧` by hardlink, never overwriting. @public */
+export const SIM_DIRECTORIES: readonly SimDirectory[] = Object.freeze(
+  (['电影', '电视剧'] as const).map((type, i) => ({
+    name: type,
+    storage: 'local',
+    download_path: '/downloads',
+    priority: i,
+    media_type: type,
+    media_category: '',
+    library_storage: 'local',
+    library_path: `/media/${type}`,
+    transfer_type: 'link',
+    overwrite_mode: 'never',
+  })),
+);
 
 /** Secret values a simulated host's settings and sites hold (see {@link V2SimulatorOptions.secrets}). @public */
 export interface V2SimSecrets {
@@ -253,6 +305,8 @@ export class MoviePilotV2Simulator {
   readonly #transfers: SimTransfer[] = [];
   readonly #subscriptions: Array<Record<string, unknown>> = [];
   readonly #userConfig = new Map<string, unknown>();
+  readonly #disk: { total: number; free: number };
+  readonly #directories: SimDirectory[];
   #lastSearch: Array<Record<string, unknown>> = [];
   #server: Server | undefined;
   #url = '';
@@ -289,6 +343,8 @@ export class MoviePilotV2Simulator {
       SITE_COOKIE: 'uid=1; pass=sim-secret-site-cookie-a41f0b',
       ...options.secrets,
     });
+    this.#disk = { total: options.disk?.totalBytes ?? 4e12, free: options.disk?.freeBytes ?? 1.2e12 };
+    this.#directories = (options.directories ?? SIM_DIRECTORIES).map((d) => ({ ...d }));
     for (const id of options.library ?? [329865])
       this.#library.set(id, { path: this.#libraryPath(id), addedAt: this.#clock.now(), itemId: `item-${id}` });
   }
@@ -425,6 +481,35 @@ export class MoviePilotV2Simulator {
     return [...this.#subscriptions];
   }
 
+  /**
+   * Free bytes of the local disk now: its free bytes at start, less what the downloads in the downloader
+   * hold (size × progress) and what copies into the library wrote.
+   */
+  freeBytes(): number {
+    this.#settle();
+    const held = this.#downloads
+      .filter((d) => d.state !== 'deleted')
+      .reduce((n, d) => n + Math.round(d.size * this.#progress(d)), 0);
+    const copied = this.#transfers
+      .filter((t) => t.status && t.mode === 'copy')
+      .reduce((n, t) => n + (this.#downloads.find((d) => d.hash === t.downloadHash)?.size ?? 0), 0);
+    return this.#disk.free - held - copied;
+  }
+
+  /** The directory settings (`Directories`). */
+  directories(): SimDirectory[] {
+    return this.#directories.map((d) => ({ ...d }));
+  }
+
+  /** Puts a title's files at its library path, as an earlier import or a person would have (the media server then lists it). */
+  placeInLibrary(tmdbId: number): void {
+    this.#library.set(tmdbId, {
+      path: this.#libraryPath(tmdbId),
+      addedAt: this.#clock.now(),
+      itemId: `item-${tmdbId}`,
+    });
+  }
+
   // ---- state over time -------------------------------------------------------------------------
 
   #progress(d: SimDownload): number {
@@ -477,7 +562,9 @@ export class MoviePilotV2Simulator {
   #libraryPath(tmdbId: number): string {
     const t = this.#titles.find((x) => x.tmdbId === tmdbId);
     if (!t) return `/media/unknown/${tmdbId}`;
-    return `/media/${t.kind === 'movie' ? '电影' : '电视剧'}/${t.localizedTitle} (${t.year})`;
+    const type = t.kind === 'movie' ? '电影' : '电视剧';
+    const dir = this.#directories.find((d) => d.media_type === type || d.media_type === '');
+    return `${dir?.library_path ?? `/media/${type}`}/${t.localizedTitle} (${t.year})`;
   }
 
   // ---- HTTP ------------------------------------------------------------------------------------
@@ -867,7 +954,7 @@ export class MoviePilotV2Simulator {
           tmdbId,
           size: release.size,
           addedAt: this.#clock.now(),
-          savePath: b.save_path ?? '/downloads',
+          savePath: b.save_path ?? this.#downloadPath(tmdbId),
           state: 'active',
           frozenProgress: null,
           username: user,
@@ -1089,6 +1176,47 @@ export class MoviePilotV2Simulator {
         if (at >= 0) this.#subscriptions.splice(at, 1);
         return ok();
       }
+      case 'GET /api/v1/system/setting/{key}':
+        // `app/api/endpoints/system.py` get_setting: superusers only, `data: {value}` (null when unset).
+        if (!superuser) return forbidden();
+        return ok({ value: pp.key === 'Directories' ? this.directories() : null });
+      case 'GET /api/v1/dashboard/downloader':
+        // `app/api/endpoints/dashboard.py` downloader: the downloaders' transfer totals and their free space.
+        return bare({
+          download_speed: this.#downloads.some((d) => d.state === 'active' && this.#phase(d) === 'downloading')
+            ? 12.5e6
+            : 0,
+          upload_speed: 1.2e6,
+          download_size: this.#downloads.reduce((n, d) => n + Math.round(d.size * this.#progress(d)), 0),
+          upload_size: 0,
+          free_space: this.freeBytes(),
+        });
+      case 'GET /api/v1/dashboard/storage':
+        // The local library directories' volume: total and used bytes.
+        return bare({ total_storage: this.#disk.total, used_storage: this.#disk.total - this.freeBytes() });
+      case 'GET /api/v1/storage/usage/{name}':
+        // `StorageChain().storage_usage(name)`: `local` is the library directories' volume; another storage
+        // this host has not configured answers the empty model.
+        return bare(
+          pp.name === 'local' ? { total: this.#disk.total, available: this.freeBytes() } : { total: 0, available: 0 },
+        );
+      case 'DELETE /api/v1/history/transfer': {
+        // `app/api/endpoints/history.py` delete_transfer_history: superusers only; deletedest deletes the
+        // library files, deletesrc the source files (the download), then the record goes.
+        if (!superuser) return forbidden();
+        const b = body as { id: number };
+        const at = this.#transfers.findIndex((t) => t.id === b.id);
+        if (at < 0) return fail('记录不存在');
+        const t = this.#transfers[at]!;
+        this.#transfers.splice(at, 1);
+        if (q.get('deletedest') === 'true' && this.#library.get(t.tmdbId)?.path === t.dest)
+          this.#library.delete(t.tmdbId);
+        if (q.get('deletesrc') === 'true') {
+          const d = this.#downloads.find((x) => x.hash === t.downloadHash);
+          if (d) d.state = 'deleted';
+        }
+        return ok();
+      }
       case 'GET /api/v1/user/config/{key}':
         return ok({ value: this.#userConfig.get(`${user}:${pp.key}`) ?? null });
       case 'POST /api/v1/user/config/{key}':
@@ -1105,6 +1233,17 @@ export class MoviePilotV2Simulator {
       return bare(schema?.type === 'array' ? [] : { plugin: plugin[1], ok: true });
     }
     return { status: 501, body: { detail: `the simulator does not implement ${key}` } };
+  }
+
+  /** The download directory of a title's media type (the first directory setting serving it). */
+  #downloadPath(tmdbId: number): string {
+    const t = this.#titles.find((x) => x.tmdbId === tmdbId);
+    const type = t?.kind === 'tv' ? '电视剧' : '电影';
+    return (
+      [...this.#directories]
+        .sort((a, b) => a.priority - b.priority)
+        .find((d) => d.media_type === type || d.media_type === '')?.download_path ?? '/downloads'
+    );
   }
 
   #titleByMediaId(mediaid: string, kind?: 'movie' | 'tv'): SimTitle | undefined {

@@ -5,9 +5,14 @@ import { v3Unsupported } from '../errors';
 import { fromV3Identity, toV3Identity } from '../identity';
 import type { V3JournalDownload } from '../journal';
 import type { V3ErrorCode } from '../error-codes';
-import type { V3DownloadTask, DownloadPlanPayload } from './mapping';
+import { releaseIdOf, type V3Context, type V3DownloadTask, type DownloadPlanPayload } from './mapping';
 import type { V3Services, V3StandardHelpers } from './services';
 import { verifyV3DownloadSubmit } from './verifiers';
+import { planOfType } from '@media-agent/host-adapter-kit';
+import { downloadSpace } from './host-space';
+import { downloadImpact } from './impact-rules';
+import { checkDownloadPayload } from './plan-checks';
+import { V3DownloadPlanPayloadSchema } from './plan-schemas';
 
 /**
  * Download plans and submits (`download.add`, with the host's confirmation of unrecognised media); rechecks are not in the V3 catalog.
@@ -20,76 +25,104 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
   const { client, plans, journal } = s;
   const { lookupLibrary, searchReleases, jobView, planOf } = h;
   return {
-    'download.plan': defineStandardCapability('download.plan', async (input, ctx) => {
-      const entity = mediaEntityId(input);
-      journal.touch(ctx.runId, entity, entity);
-      let known = s.releases.get(input.releaseId);
-      if (!known || known.mediaEntityId !== entity) {
-        await searchReleases(input, input.kind, ctx.signal);
-        known = s.releases.get(input.releaseId);
-      }
-      if (!known)
-        throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)} for ${entity}`, {
+    'download.plan': defineStandardCapability(
+      'download.plan',
+      async (input, ctx) => {
+        const entity = mediaEntityId(input);
+        journal.touch(ctx.runId, entity, entity);
+        let known = s.releases.get(input.releaseId);
+        if (!known || known.mediaEntityId !== entity) {
+          await searchReleases(input, input.kind, ctx.signal);
+          known = s.releases.get(input.releaseId);
+        }
+        if (!known)
+          throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)} for ${entity}`, {
+            releaseId: input.releaseId,
+            mediaEntityId: entity,
+          });
+        const title = String(known.context.media_info?.title ?? known.context.meta_info?.name ?? entity);
+        journal.touch(ctx.runId, entity, title);
+        const torrent = known.context.torrent_info;
+        const download = {
           releaseId: input.releaseId,
-          mediaEntityId: entity,
-        });
-      const title = String(known.context.media_info?.title ?? known.context.meta_info?.name ?? entity);
-      journal.touch(ctx.runId, entity, title);
-      const torrent = known.context.torrent_info;
-      const download = {
-        releaseId: input.releaseId,
-        releaseName: torrent.title,
-        title,
-        sizeBytes: Math.max(0, Math.round(torrent.size ?? 0)),
-      };
-      if ((await lookupLibrary(entity, ctx.signal)) !== null)
-        throw new MediaStateError(
-          'MEDIA_ALREADY_IN_LIBRARY',
-          `${title} (${entity}) is already in the library: nothing to download`,
-          { mediaEntityId: entity },
+          releaseName: torrent.title,
+          title,
+          sizeBytes: Math.max(0, Math.round(torrent.size ?? 0)),
+        };
+        if ((await lookupLibrary(entity, ctx.signal)) !== null)
+          throw new MediaStateError(
+            'MEDIA_ALREADY_IN_LIBRARY',
+            `${title} (${entity}) is already in the library: nothing to download`,
+            { mediaEntityId: entity },
+          );
+        const active = await client.ok<V3DownloadTask[]>('download.tasks.active', { signal: ctx.signal });
+        const same = (Array.isArray(active.data) ? active.data : []).find(
+          (t) =>
+            t.title === torrent.title ||
+            (fromV3Identity(t.media?.media_source, t.media?.media_id)?.mediaEntityId === entity &&
+              t.state !== 'completed'),
         );
-      const active = await client.ok<V3DownloadTask[]>('download.tasks.active', { signal: ctx.signal });
-      const same = (Array.isArray(active.data) ? active.data : []).find(
-        (t) =>
-          t.title === torrent.title ||
-          (fromV3Identity(t.media?.media_source, t.media?.media_id)?.mediaEntityId === entity &&
-            t.state !== 'completed'),
-      );
-      if (same)
-        throw new MediaStateError('MEDIA_ALREADY_DOWNLOADING', `${title} is already being downloaded as ${same.hash}`, {
+        if (same)
+          throw new MediaStateError(
+            'MEDIA_ALREADY_DOWNLOADING',
+            `${title} is already being downloaded as ${same.hash}`,
+            {
+              mediaEntityId: entity,
+              downloadId: same.hash,
+            },
+          );
+        const payload = {
+          type: 'download',
           mediaEntityId: entity,
-          downloadId: same.hash,
+          title,
+          kind: input.kind,
+          releaseId: input.releaseId,
+          releaseName: torrent.title,
+          site: torrent.site_name ?? '',
+          sizeBytes: download.sizeBytes,
+          identity: toV3Identity(input),
+          torrent_in: JSON.parse(JSON.stringify(torrent)) as Record<string, unknown>,
+          allowUnrecognized: false,
+        };
+        const record = await plans.create({
+          type: 'download',
+          payload: payload as never,
+          actor: ctx.actor,
+          mediaEntityId: entity,
+          mediaKind: input.kind,
+          bytes: download.sizeBytes,
         });
-      const payload = {
-        type: 'download',
-        mediaEntityId: entity,
-        title,
-        kind: input.kind,
-        releaseId: input.releaseId,
-        releaseName: torrent.title,
-        site: torrent.site_name ?? '',
-        sizeBytes: download.sizeBytes,
-        identity: toV3Identity(input),
-        torrent_in: JSON.parse(JSON.stringify(torrent)) as Record<string, unknown>,
-        allowUnrecognized: false,
-      };
-      const record = await plans.create({
-        type: 'download',
-        payload: payload as never,
-        actor: ctx.actor,
-        mediaEntityId: entity,
-        mediaKind: input.kind,
-        bytes: download.sizeBytes,
-      });
-      journal.addPlan(ctx.runId, { id: record.id, type: 'download', mediaEntityId: entity });
-      return { plan: planReceipt(record), download };
-    }),
+        journal.addPlan(ctx.runId, { id: record.id, type: 'download', mediaEntityId: entity });
+        return { plan: planReceipt(record), download };
+      },
+      {
+        // The release's torrent size (this adapter's search, else the host's search results), the download
+        // path (`download.paths`) and the downloader's free space (`dashboard.downloader`).
+        impact: async (input, ctx) => {
+          let known = s.releases.get(input.releaseId);
+          if (!known) {
+            const r = await client.ok<V3Context[]>('search.results', { signal: ctx.signal });
+            const c = (Array.isArray(r.data) ? r.data : []).find(
+              (x) => x.torrent_info && releaseIdOf(x) === input.releaseId,
+            );
+            if (c) known = { context: c, mediaEntityId: mediaEntityId(input) };
+          }
+          if (!known)
+            throw new MediaStateError('MEDIA_NOT_FOUND', `no release ${JSON.stringify(input.releaseId)}`, {
+              releaseId: input.releaseId,
+            });
+          const space = await downloadSpace(client, input.kind, ctx.signal, s.settings.savePath);
+          return downloadImpact(known.context.torrent_info.size ?? 0, space, true);
+        },
+      },
+    ),
     'download.submit': defineStandardCapability(
       'download.submit',
       async (input, ctx) => {
         const plan = planOf(ctx.plan, 'download', input.planId) as NonNullable<typeof ctx.plan>;
         const p = plan.payload as unknown as DownloadPlanPayload;
         journal.addPlan(ctx.runId, { id: plan.id, type: 'download', mediaEntityId: p.mediaEntityId });
+        await checkDownloadPayload(p, plan, s, ctx.signal);
         const body: Record<string, unknown> = {
           torrent_in: p.torrent_in,
           ...p.identity,
@@ -136,6 +169,16 @@ export function v3DownloadCapabilities(s: V3Services, h: V3StandardHelpers) {
       },
       {
         verify: verifyV3DownloadSubmit(s),
+        planPayload: V3DownloadPlanPayloadSchema,
+        // No inverse: deleting a torrent left the V3 operation catalog (task.cancel is unsupported).
+        impact: async (input, ctx) => {
+          const plan = ctx.plan?.id === input.planId ? ctx.plan : await plans.get(input.planId);
+          const p = planOfType(plan, 'download', input.planId).payload as unknown as DownloadPlanPayload & {
+            kind?: 'movie' | 'tv';
+          };
+          const space = await downloadSpace(client, p.kind ?? 'movie', ctx.signal, s.settings.savePath);
+          return downloadImpact(Number(p.torrent_in.size ?? p.sizeBytes), space, false);
+        },
         descriptionNote:
           'On MoviePilot V3 this calls download.add; when the host cannot recognise the media, the plan is revised and needs a new approval before it is sent with allow_unrecognized.',
       },

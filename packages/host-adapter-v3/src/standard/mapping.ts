@@ -132,5 +132,7 @@ export interface OrganizePlanPayload {
   title: string;
   mode: 'hardlink' | 'copy' | 'move';
   targetPath: string;
+  /** The files the host's transfer preview listed (source → target). */
+  files: Array<{ from: string; to: string }>;
   request: { fileitem: { path: string }; media_source: string; media_id: string; transfer_type: string };
 }

@@ -43,7 +43,11 @@ export interface V3Services {
   plans: PlanService;
   journal: V3RunJournal;
   settings: V3MediaSettings;
-  policies: Map<string, { revision: number; settings: PolicySettings }>;
+  /** Policies by kind: the revision, its settings and the settings before it (what `moviepilot.policy.revert` puts back). */
+  policies: Map<
+    string,
+    { revision: number; settings: PolicySettings; previous?: { revision: number; settings: PolicySettings } }
+  >;
   releases: Map<string, { context: V3Context; mediaEntityId: string }>;
   identities: Map<string, string>;
 }

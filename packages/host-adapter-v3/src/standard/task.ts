@@ -5,6 +5,15 @@ import { fromV3Identity } from '../identity';
 import { organizeStatusOf } from './mapping';
 import { readHostState } from './host-state';
 import type { V3Services, V3StandardHelpers } from './services';
+import { downloadSpace } from './host-space';
+import { cancelImpact } from './impact-rules';
+import { kindOf } from './mapping';
+
+/** The downloader task fields the cancel impact reads. */
+interface V3DownloadTaskLike {
+  size?: number;
+  progress?: number;
+}
 
 /**
  * Task views over the downloader and the transfer history, and redo of a transfer record.
@@ -151,13 +160,35 @@ export function v3TaskCapabilities(s: V3Services, h: V3StandardHelpers) {
         },
       };
     }),
-    'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
-      if (/^th-\d+$/.test(input.taskId)) await transferOrThrow(input.taskId, ctx.signal);
-      else await downloadOrThrow(input.taskId, ctx.signal);
-      throw v3Unsupported(
-        'task.cancel',
-        'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill',
-      );
-    }),
+    'task.cancel': defineStandardCapability(
+      'task.cancel',
+      async (input, ctx) => {
+        if (/^th-\d+$/.test(input.taskId)) await transferOrThrow(input.taskId, ctx.signal);
+        else await downloadOrThrow(input.taskId, ctx.signal);
+        throw v3Unsupported(
+          'task.cancel',
+          'deleting a torrent (download.delete) left the V3 operation catalog for the downloader-operation skill',
+        );
+      },
+      {
+        // Nothing is deleted (the call is unsupported): what the download holds (downloader task: size ×
+        // progress), where (download history path) and the downloader's free space, unchanged.
+        impact: async (input, ctx) => {
+          const { tasks } = await readHostState(client, ctx.signal);
+          const task = tasks.find((t) => t.hash === input.taskId) as
+            | (V3DownloadTaskLike & { media?: { type?: unknown } })
+            | undefined;
+          const history = await client.ok<Array<{ download_hash?: string; path?: string }>>('download.history.list', {
+            query: { page: 1, count: 200 },
+            signal: ctx.signal,
+          });
+          const path = (Array.isArray(history.data) ? history.data : []).find(
+            (x) => x.download_hash === input.taskId,
+          )?.path;
+          const space = await downloadSpace(client, kindOf(task?.media?.type), ctx.signal, s.settings.savePath, path);
+          return cancelImpact(Number(task?.size ?? 0) * (Number(task?.progress ?? 0) / 100), space);
+        },
+      },
+    ),
   };
 }

@@ -146,7 +146,58 @@ export interface SimOptions {
   tokenTtlMs?: number;
   /** Faults (all off by default). */
   faults?: Partial<SimFaults>;
+  /**
+   * The local disk that holds the download and library directories (one volume, so hardlinks work): its size
+   * and free bytes at start (defaults 4 TB and 1.2 TB). Downloaded bytes (size × progress of each task) and
+   * copies into the library take from it; deletes give back.
+   */
+  disk?: { totalBytes?: number; freeBytes?: number };
+  /** The host's directory settings (`storage.settings`, `download.paths`; default {@link SIM_DIRECTORIES}). */
+  directories?: readonly SimDirectory[];
 }
+
+/**
+ * One directory setting of a MoviePilot 3.x host (a `TransferDirectoryConf`): where downloads of a media type
+ * land, which library they are organized into, how, and whether an existing file there is overwritten. @public
+ */
+export interface SimDirectory {
+  /** Name. */
+  name: string;
+  /** Storage of the download path (`local`). */
+  storage: string;
+  /** Download directory. */
+  download_path: string;
+  /** Priority (lower first). */
+  priority: number;
+  /** Media type it serves (`电影`, `电视剧`; empty: all). */
+  media_type: string;
+  /** Category it serves (empty: all). */
+  media_category: string;
+  /** Storage of the library path (`local`). */
+  library_storage: string;
+  /** Library directory. */
+  library_path: string;
+  /** Transfer type (`link`, `copy`, `move`, `softlink`). */
+  transfer_type: string;
+  /** What to do with an existing file at the target: `never`, `always`, `size`, `latest`. */
+  overwrite_mode: string;
+}
+
+/** The default directory settings: downloads to `/downloads`, films and series organized into `/media/library/电影` by hardlink, never overwriting. @public */
+export const SIM_DIRECTORIES: readonly SimDirectory[] = Object.freeze([
+  {
+    name: '影视',
+    storage: 'local',
+    download_path: '/downloads',
+    priority: 0,
+    media_type: '',
+    media_category: '',
+    library_storage: 'local',
+    library_path: '/media/library/电影',
+    transfer_type: 'link',
+    overwrite_mode: 'never',
+  },
+]);
 
 /** A contract violation: a request the real host would reject. @public */
 export interface SimViolation {
@@ -220,6 +271,8 @@ export class MoviePilotV3Simulator {
   readonly #durations: { queuedMs: number; downloadMs: number; transferMs: number };
   readonly #autoTransfer: boolean;
   readonly #tokenTtlMs: number;
+  readonly #disk: { total: number; free: number };
+  readonly #directories: SimDirectory[];
   #tokenEpoch = 0;
   #counter = 100;
   #lastSearch: unknown[] = [];
@@ -244,6 +297,8 @@ export class MoviePilotV3Simulator {
     this.#autoTransfer = options.autoTransfer ?? false;
     this.#tokenTtlMs = options.tokenTtlMs ?? 3_600_000;
     this.faults = simFaults(options.faults);
+    this.#disk = { total: options.disk?.totalBytes ?? 4e12, free: options.disk?.freeBytes ?? 1.2e12 };
+    this.#directories = (options.directories ?? SIM_DIRECTORIES).map((d) => ({ ...d }));
   }
 
   /** Base URL once started, e.g. `http://127.0.0.1:40123`. */
@@ -310,6 +365,44 @@ export class MoviePilotV3Simulator {
   /** Subscriptions. */
   subscriptions(): Array<Record<string, unknown>> {
     return this.#subscriptions.map((s) => ({ ...s }));
+  }
+
+  /**
+   * Free bytes of the local disk now: its free bytes at start, less what the downloader's tasks hold
+   * (size × progress) and what copies into the library wrote.
+   */
+  freeBytes(): number {
+    this.#tick();
+    const held = this.#downloads.reduce((n, d) => n + Math.round(d.size * this.#fraction(d)), 0);
+    const copied = this.#transfers
+      .filter((t) => t.state === 'completed' && t.mode === 'copy')
+      .reduce((n, t) => n + (this.#downloads.find((d) => d.hash === t.download_hash)?.size ?? 0), 0);
+    return this.#disk.free - held - copied;
+  }
+
+  /** Puts a title's files at its library path, as an earlier import or a person would have (`library.exists` then finds it). @param media - e.g. `themoviedb:693134` */
+  placeInLibrary(media: string): void {
+    this.#library.set(media, { id: `item-${media}`, path: this.#libraryDir(media) });
+  }
+
+  /** The directory setting serving a title's media type (the first by priority). */
+  #directoryFor(media: string | null): SimDirectory | undefined {
+    const type = this.#title(media)?.type ?? '';
+    return [...this.#directories]
+      .sort((a, b) => a.priority - b.priority)
+      .find((d) => !d.media_type || d.media_type === type);
+  }
+
+  /** Where a title is organized to. */
+  #libraryDir(media: string): string {
+    const t = this.#title(media);
+    return `${this.#directoryFor(media)?.library_path ?? '/media/library/电影'}/${t?.title ?? media} (${t?.year ?? ''})`;
+  }
+
+  /** How much of a task is downloaded (0–1). */
+  #fraction(d: SimDownload): number {
+    const t = this.#clock.now() - d.addedAt - this.#durations.queuedMs;
+    return t <= 0 ? 0 : Math.min(1, t / this.#durations.downloadMs);
   }
 
   // ── request handling ──────────────────────────────────────────────────────────────────────────
@@ -555,7 +648,7 @@ export class MoviePilotV3Simulator {
 
   #transfer(src: string, media: string, hash: string | null, state: SimTransfer['state'], mode: string): SimTransfer {
     const t = this.#title(media);
-    const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
+    const dest = this.#libraryDir(media);
     const rec: SimTransfer = {
       id: ++this.#counter,
       src,
@@ -694,7 +787,7 @@ export class MoviePilotV3Simulator {
           title: String(torrent.title),
           size: Number(torrent.size ?? 0),
           media,
-          path: `/downloads/${String(torrent.title)}`,
+          path: `${typeof body.save_path === 'string' ? body.save_path.replace(/^[a-z0-9_-]+:/i, '') : (this.#directoryFor(media)?.download_path ?? '/downloads')}/${String(torrent.title)}`,
           addedAt: this.#clock.now(),
           historyId: ++this.#counter,
         };
@@ -747,8 +840,7 @@ export class MoviePilotV3Simulator {
           ? key(String(body.media_source), String(body.media_id))
           : (this.#downloads.find((d) => d.path === items[0]?.path)?.media ?? null);
         if (!media) return { success: false, message: '未识别到媒体信息', data: { items: [] } };
-        const t = this.#title(media);
-        const dest = `/media/library/电影/${t?.title ?? media} (${t?.year ?? ''})`;
+        const dest = this.#libraryDir(media);
         if (body.preview === true)
           return {
             data: {
@@ -788,6 +880,51 @@ export class MoviePilotV3Simulator {
         });
         const ok = receipts.every((r) => r.state !== 'failed');
         return { success: ok, message: ok ? '' : 'some items failed', data: { items: receipts } };
+      }
+      case 'download.paths':
+        // The download directories by priority, with the `<storage>:<path>` URI download.add takes.
+        return list(
+          [...this.#directories]
+            .sort((a, b) => a.priority - b.priority)
+            .map((d, i) => ({
+              name: d.name,
+              storage: d.storage,
+              download_path: d.download_path,
+              save_path: `${d.storage}:${d.download_path}`,
+              priority: d.priority,
+              media_type: d.media_type,
+              media_category: d.media_category,
+              media_category_id: i,
+            })),
+        );
+      case 'storage.settings':
+        return { data: this.#directories.map((d) => ({ ...d })) };
+      case 'dashboard.downloader':
+        return {
+          data: {
+            download_speed: this.#downloads.some((d) => this.#phase(d).state === 'downloading') ? 10e6 : 0,
+            upload_speed: 0,
+            download_size: this.#downloads.reduce((n, d) => n + Math.round(d.size * this.#fraction(d)), 0),
+            upload_size: 0,
+            free_space: this.freeBytes(),
+          },
+        };
+      case 'dashboard.storage':
+        // The local library directories' volume: total and used bytes.
+        return { data: { total_storage: this.#disk.total, used_storage: this.#disk.total - this.freeBytes() } };
+      case 'transfer.history.delete': {
+        // deletedest deletes the library files, deletesrc the source files (the download), then the record goes.
+        const at = this.#transfers.findIndex((t) => t.id === Number(body.id));
+        if (at < 0) return { status: 404, success: false, message: '记录不存在', data: null };
+        const rec = this.#transfers[at]!;
+        this.#transfers.splice(at, 1);
+        if (q.get('deletedest') === 'true' && this.#library.get(rec.media)?.path === rec.dest)
+          this.#library.delete(rec.media);
+        if (q.get('deletesrc') === 'true') {
+          const d = this.#downloads.findIndex((x) => x.hash === rec.download_hash);
+          if (d >= 0) this.#downloads.splice(d, 1);
+        }
+        return { data: null };
       }
       case 'transfer.history.redo': {
         // Organizes the record's source again, as the transfer would now go (the fault switch decides).

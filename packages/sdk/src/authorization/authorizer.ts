@@ -25,6 +25,8 @@ export interface AuthorizationRequest {
     mediaEntityId?: string | undefined;
     mediaKind?: string | undefined;
     bytes: number;
+    /** The plan steps the call executes (undefined: all of them). */
+    steps?: string[] | undefined;
   };
   /** The plan as stored now, when the target names one. */
   plan: PlanRecord | undefined;

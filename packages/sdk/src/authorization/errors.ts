@@ -131,3 +131,42 @@ export class PlanTooLargeError extends MediaAgentError {
     );
   }
 }
+
+/**
+ * A partial approval names a step the plan does not have (or the plan has no steps). Nothing was decided. Code
+ * `APPROVAL_STEP_UNKNOWN`; `details.steps` lists the plan's step ids.
+ * @public
+ */
+export class ApprovalStepUnknownError extends MediaAgentError {
+  /** @param approvalId - the approval; @param unknown - the ids not in the plan; @param steps - the plan's step ids */
+  constructor(approvalId: string, unknown: string[], steps: string[]) {
+    super(
+      'APPROVAL_STEP_UNKNOWN',
+      steps.length === 0
+        ? `approval ${approvalId}: its plan has no steps to approve in part; approve or reject it whole`
+        : `approval ${approvalId}: the plan has no step ${unknown.map((s) => JSON.stringify(s)).join(', ')}; its steps are ${steps.join(', ')}`,
+      { approvalId, unknown, steps },
+    );
+  }
+}
+
+/** The codes of {@link ApprovalEditError}. @public */
+export type ApprovalEditErrorCode =
+  | 'APPROVAL_EDIT_INVALID'
+  | 'APPROVAL_EDIT_WRONG_CAPABILITY'
+  | 'APPROVAL_EDIT_UNSUPPORTED'
+  | 'APPROVAL_EDIT_DENIED';
+
+/**
+ * An approver's edit was refused; nothing was decided and nothing executes. Codes: `APPROVAL_EDIT_INVALID` (the
+ * edited payload does not match the capability's `planPayload` schema; `details.issues` lists where),
+ * `APPROVAL_EDIT_WRONG_CAPABILITY` (the edit names another capability), `APPROVAL_EDIT_UNSUPPORTED` (the capability
+ * declares no `planPayload`), `APPROVAL_EDIT_DENIED` (the capability's policy refuses the edited plan).
+ * @public
+ */
+export class ApprovalEditError extends MediaAgentError<ApprovalEditErrorCode> {
+  /** @param code - which refusal; @param approvalId - the approval; @param reason - why; @param details - more facts */
+  constructor(code: ApprovalEditErrorCode, approvalId: string, reason: string, details: Record<string, unknown> = {}) {
+    super(code, `approval ${approvalId}: ${reason}`, { approvalId, ...details });
+  }
+}

@@ -30,6 +30,8 @@ export interface AuthorizationFacts {
     mediaEntityId?: string | undefined;
     mediaKind?: string | undefined;
     bytes: number;
+    /** The plan steps the call executes (undefined: all of them). */
+    steps?: string[] | undefined;
   };
   /** The plan as stored now, when the target names one. */
   plan: PlanRecord | undefined;
@@ -105,6 +107,7 @@ export function evaluateAuthorization(facts: AuthorizationFacts): AuthorizationV
       planType: facts.target.planType,
       planId: facts.target.planId,
       plan: facts.plan,
+      steps: facts.target.steps,
       idempotencyKey: facts.idempotencyKey,
       now: facts.now,
     });

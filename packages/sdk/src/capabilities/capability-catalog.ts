@@ -87,6 +87,9 @@ export class CapabilityCatalog {
       ...(capability.kind === 'execute' ? { effect: capability.effect ?? 'other' } : {}),
       redact: capability.redact ?? [],
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
+      ...(capability.inverse
+        ? { inverse: capability.inverse as { capability: string; input: (output: unknown) => unknown } }
+        : {}),
     });
     return descriptor;
   }

@@ -11,7 +11,7 @@ import type { StorageAdapter } from '../ports/storage-adapter';
 import { InvalidCapabilityError } from './errors';
 import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
-import type { InvocationContext, InvocationResult } from './invocation';
+import type { InvocationContext, InvocationDryRun, InvocationResult } from './invocation';
 import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
 import type { Capability, Verifier, VerifierOutcome } from './types';
 import type { LedgerEntry } from '../core/records';
@@ -40,6 +40,13 @@ export interface CapabilityRegistry {
    * @throws `CAPABILITY_NOT_FOUND`
    */
   get(id: string): CapabilityDescriptor;
+  /**
+   * The capability as registered (its definition with handler and hooks: `impact`, `inverse`, `planPayload`,
+   * `verify`), for the runtime parts that read them (approvals, undo). Never invoke its handler directly: only
+   * `invoke` runs handlers.
+   * @throws `CAPABILITY_NOT_FOUND`
+   */
+  definition(id: string): Capability;
   /** Whether a capability id is registered. */
   has(id: string): boolean;
   /**
@@ -66,6 +73,13 @@ export interface CapabilityRegistry {
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
+  /**
+   * A dry run of a call: validates, authorizes and computes the impact; never runs the handler, claims the ledger,
+   * consumes an approval or charges a grant (docs/approvals.md#dry-runs). `invoke` with `dryRun: true` comes here too.
+   * Audited as `capability.dry_run`.
+   * @throws as `invoke`, for an unknown capability or invalid context or input
+   */
+  dryRun(id: string, input: unknown, context: InvocationContext): Promise<InvocationDryRun>;
   /**
    * Reads back the effect of a call that succeeded, with the capability's read-only verifier (its `verify`, or
    * one given to `registerVerifier`). Nothing is claimed, settled or audited; the verifier's reads go through
@@ -161,6 +175,8 @@ export interface CapabilityRegistryDeps {
   maxInputBytes?: number;
   /** The default handler deadline in ms, for capabilities without their own `timeoutMs` (default 120 000). */
   capabilityTimeoutMs?: number;
+  /** Deadline of a capability's `impact` in ms (default 3 000). */
+  impactTimeoutMs?: number;
   /** Who is an administrator, for admin-only capabilities and human authorization (default {@link DEFAULT_IDENTITY_RESOLVER}). */
   identity?: IdentityResolver;
 }
@@ -218,6 +234,11 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
     return this.#catalog.descriptor(id);
   }
 
+  /** {@inheritDoc CapabilityRegistry.definition} */
+  definition(id: string): Capability {
+    return this.#catalog.capability(id);
+  }
+
   /** {@inheritDoc CapabilityRegistry.has} */
   has(id: string): boolean {
     return this.#catalog.has(id);
@@ -252,6 +273,11 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
     const id = typeof idOrCapability === 'string' ? idOrCapability : idOrCapability?.id;
     return this.#pipeline.invoke(id, input, context);
+  }
+
+  /** {@inheritDoc CapabilityRegistry.dryRun} */
+  dryRun(id: string, input: unknown, context: InvocationContext): Promise<InvocationDryRun> {
+    return this.#pipeline.dryRun(id, input, context);
   }
 
   /** {@inheritDoc CapabilityRegistry.readBack} */

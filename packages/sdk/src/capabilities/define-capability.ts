@@ -10,6 +10,27 @@ const ID = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 const KINDS = new Set(['read', 'preview', 'propose', 'approve', 'execute']);
 const REPLAYS = new Set(['safe', 'reconcile', 'never']);
 
+/** `impact`, `inverse` and `planPayload` belong to side-effecting kinds; an inverse names a capability id and maps an output. */
+function checkUndoHooks(id: string, d: CapabilityDefinition<TSchema, TSchema>): void {
+  const sideEffecting = d.kind === 'propose' || d.kind === 'approve' || d.kind === 'execute';
+  for (const hook of ['impact', 'inverse', 'planPayload'] as const)
+    if (d[hook] !== undefined && !sideEffecting)
+      throw new InvalidCapabilityError(
+        id,
+        `${hook} is declared on side-effecting capabilities only; this one is ${d.kind}`,
+      );
+  if (d.inverse === undefined) return;
+  const inverse = d.inverse as { capability?: unknown; input?: unknown } | null;
+  if (typeof inverse !== 'object' || inverse === null)
+    throw new InvalidCapabilityError(id, 'inverse must be { capability, input } when given');
+  if (typeof inverse.capability !== 'string' || inverse.capability.length > 128 || !ID.test(inverse.capability))
+    throw new InvalidCapabilityError(id, 'inverse.capability must be a capability id (dotted words, ≤ 128 chars)');
+  if (inverse.capability === id)
+    throw new InvalidCapabilityError(id, 'inverse.capability cannot be the capability itself');
+  if (typeof inverse.input !== 'function')
+    throw new InvalidCapabilityError(id, 'inverse.input must be a function of the recorded output');
+}
+
 /**
  * Defines a capability. The handler's input and output types are inferred from the TypeBox
  * schemas, so a plugin author writes no type annotations (see the example).
@@ -35,8 +56,8 @@ const REPLAYS = new Set(['safe', 'reconcile', 'never']);
  * mode is not used by the SDK's providers.
  *
  * @param definition - id (dotted words), version, title, description (what the model reads), kind, replay
- *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact`, `verify` and `adminOnly`, and the
- *   `handler`
+ *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact`, `verify`, `adminOnly`, `impact`,
+ *   `inverse` and `planPayload` (the last three on side-effecting kinds only), and the `handler`
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws `CAPABILITY_DEFINITION_INVALID` (a `MediaAgentError`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
@@ -77,9 +98,10 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   if (typeof d!.description !== 'string') throw new InvalidCapabilityError(id, 'description is required');
   if (d!.adminOnly !== undefined && typeof d!.adminOnly !== 'boolean')
     throw new InvalidCapabilityError(id, 'adminOnly must be a boolean');
-  for (const hook of ['verify', 'target'] as const)
+  for (const hook of ['verify', 'target', 'impact'] as const)
     if (d![hook] !== undefined && typeof d![hook] !== 'function')
       throw new InvalidCapabilityError(id, `${hook} must be a function when given; got ${typeof d![hook]}`);
+  checkUndoHooks(id, d!);
   if (
     d!.timeoutMs !== undefined &&
     !(typeof d!.timeoutMs === 'number' && Number.isFinite(d!.timeoutMs) && d!.timeoutMs > 0)
@@ -98,6 +120,7 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
   for (const [name, schema] of [
     ['input', d!.input],
     ['output', d!.output],
+    ...(d!.planPayload === undefined ? [] : ([['planPayload', d!.planPayload]] as const)),
   ] as const) {
     if (typeof schema !== 'object' || schema === null)
       throw new InvalidCapabilityError(id, `${name} must be a TypeBox schema`);

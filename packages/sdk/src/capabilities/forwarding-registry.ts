@@ -3,7 +3,7 @@ import type { CapabilitySearchHit } from './capability-search';
 import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
 import type { Capability, Verifier, VerifierOutcome } from './types';
 import type { LedgerEntry } from '../core/records';
-import type { InvocationContext, InvocationResult } from './invocation';
+import type { InvocationContext, InvocationDryRun, InvocationResult } from './invocation';
 
 /**
  * A `CapabilityRegistry` that hands every call to an inner registry: the base of a host adapter's
@@ -79,6 +79,16 @@ export class ForwardingCapabilityRegistry implements CapabilityRegistry {
     context: InvocationContext,
   ): Promise<InvocationResult<any>> {
     return this.inner.invoke(idOrCapability as string, input, context);
+  }
+
+  /** A dry run through the inner registry: {@link CapabilityRegistry.dryRun}. */
+  dryRun(id: string, input: unknown, context: InvocationContext): Promise<InvocationDryRun> {
+    return this.inner.dryRun(id, input, context);
+  }
+
+  /** The inner registry's definition: {@link CapabilityRegistry.definition}. */
+  definition(id: string): Capability {
+    return this.inner.definition(id);
   }
 
   /** Reads back a ledgered effect through the inner registry: {@link CapabilityRegistry.readBack}. */

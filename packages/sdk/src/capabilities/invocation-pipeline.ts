@@ -27,7 +27,10 @@ import {
 import { summarizeInput } from './input-summary';
 import { capabilityDeadlineMs, timedOutState } from './capability-deadline';
 import { takeClaimRider } from './claim-rider';
-import type { InvocationContext, InvocationResult, InvocationResultBase } from './invocation';
+import type { InvocationContext, InvocationDryRun, InvocationResult, InvocationResultBase } from './invocation';
+import { computeImpact, knownImpact, unknownImpact } from './impact-runner';
+import { dryRunVerdict } from './dry-run';
+import { authorizationTarget } from './authorization-target';
 import { compileSchema } from './schema-validator';
 import type {
   Capability,
@@ -76,6 +79,8 @@ export interface InvocationPipelineDeps {
   identity: IdentityResolver;
   /** The host's default handler deadline in ms (`capabilityTimeoutMs`; default 120 000). */
   capabilityTimeoutMs?: number;
+  /** Deadline of a capability's `impact` in ms (`impactTimeoutMs`; default 3 000). */
+  impactTimeoutMs?: number;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -112,6 +117,9 @@ export class InvocationPipeline {
   constructor(private readonly deps: InvocationPipelineDeps) {}
 
   async invoke(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationResult> {
+    // A dry run never reaches the handler or the ledger, whichever way it came in; a `dryRun` that is not a boolean
+    // is refused by the context check.
+    if (ctx?.dryRun === true) return (await this.dryRun(id, input, ctx)) as unknown as InvocationResult;
     let prepared: Prepared;
     try {
       prepared = this.#prepare(id, input, ctx);
@@ -131,6 +139,71 @@ export class InvocationPipeline {
       result,
     });
     return result;
+  }
+
+  /**
+   * A dry run: the same checks as {@link InvocationPipeline.invoke} up to authorization (unknown capability, invalid
+   * context or input throw as there), then the verdict and the impact; never the handler, the ledger, an approval's
+   * consumption or a grant's charge. Audited as `capability.dry_run`.
+   */
+  async dryRun(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationDryRun> {
+    let p: Prepared;
+    try {
+      p = this.#prepare(id, input, ctx);
+    } catch (error) {
+      await this.#auditRefusal(id, input, ctx, error);
+      throw error;
+    }
+    p.role = await this.#roleFor(ctx, p.capability);
+    const { storage, clock } = this.deps;
+    const descriptor = this.deps.catalog.descriptor(p.capability.id);
+    const sideEffecting = isSideEffecting(p.capability.kind);
+    const plan = sideEffecting && p.target.planId !== undefined ? await storage.plans.get(p.target.planId) : undefined;
+    const key = sideEffecting
+      ? deriveIdempotencyKey({
+          capabilityId: p.capability.id,
+          version: p.capability.version,
+          scopeId: idempotencyScope(ctx, p.invocationId),
+          input: p.input,
+        }).key
+      : undefined;
+    const authorization = await this.deps.authorizer.authorize(
+      {
+        actor: ctx.actor,
+        role: p.role,
+        capability: descriptor,
+        target: sideEffecting ? authorizationTarget(p.target, plan) : { bytes: 0 },
+        plan,
+        approvalId: ctx.approvalId,
+        idempotencyKey: key,
+        runId: ctx.runId,
+        now: clock.now(),
+      },
+      storage,
+    );
+    const verdict = dryRunVerdict(authorization, p.target.planId !== undefined);
+    // An administrators-only capability tells an ordinary caller nothing about what it would do (its paths and sizes).
+    const withheld = !authorization.allowed && authorization.code === 'AUTH_ADMIN_ONLY';
+    const impact = withheld
+      ? unknownImpact('IMPACT_WITHHELD', `${p.capability.id} is for administrators only`)
+      : sideEffecting
+        ? await computeImpact(p.capability, p.input, {
+            actor: ctx.actor,
+            runId: ctx.runId,
+            plan,
+            clock,
+            logger: this.deps.logger,
+            ...(this.deps.impactTimeoutMs !== undefined ? { timeoutMs: this.deps.impactTimeoutMs } : {}),
+            signal: p.signal,
+          })
+        : knownImpact({ reversible: true, notes: [`${p.capability.kind}: changes nothing`] });
+    await storage.audit.append(
+      this.#audit(p, 'capability.dry_run', verdict.allowed ? 'allowed' : 'denied', {
+        key,
+        reason: verdict.allowed ? `dry run; impact ${impact.status}` : `${verdict.code}: ${verdict.reason}`,
+      }),
+    );
+    return { status: 'dry_run', invocationId: p.invocationId, impact, verdict };
   }
 
   /**
@@ -293,19 +366,14 @@ export class InvocationPipeline {
     const { key, argsHash, scopeId, descriptor } = call;
     const now = clock.now();
     const plan = target.planId === undefined ? undefined : await s.plans.get(target.planId);
-    const bytes = target.bytes ?? plan?.bytes ?? 0;
+    const authTarget = authorizationTarget(target, plan);
+    const { bytes } = authTarget;
     const verdict = await this.deps.authorizer.authorize(
       {
         actor: ctx.actor,
         role: p.role,
         capability: descriptor,
-        target: {
-          planType: target.planType,
-          planId: target.planId,
-          mediaEntityId: target.mediaEntityId ?? plan?.mediaEntityId ?? undefined,
-          mediaKind: target.mediaKind ?? plan?.mediaKind ?? undefined,
-          bytes,
-        },
+        target: authTarget,
         plan,
         approvalId: ctx.approvalId,
         idempotencyKey: key,
@@ -341,6 +409,7 @@ export class InvocationPipeline {
       grantId: verdict.grantId,
       bytes,
       inputSummary: p.summary,
+      dryRun: ctx.dryRun === true,
     });
     if (claim.kind === 'recorded') {
       await s.audit.append(
@@ -353,7 +422,7 @@ export class InvocationPipeline {
       return claim;
     }
     if (claim.kind === 'claimed') {
-      if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key);
+      if (verdict.approvalId !== undefined) await this.#consumeApproval(s, verdict.approvalId, key, plan);
       // The grant's daily counters are charged with the claim, in its transaction (the budget check read them).
       if (verdict.grantId !== undefined) await s.grantUsage.add(verdict.grantId, utcDayStart(now), 1, bytes);
     }
@@ -707,13 +776,20 @@ export class InvocationPipeline {
     }
   }
 
-  async #consumeApproval(s: StorageSession, approvalId: string, key: string): Promise<void> {
+  async #consumeApproval(
+    s: StorageSession,
+    approvalId: string,
+    key: string,
+    plan: PlanRecord | undefined,
+  ): Promise<void> {
     const approval = await s.approvals.get(approvalId);
     if (approval?.status === 'approved') {
       const ok = await s.approvals.compareAndSet(approvalId, 'approved', {
         status: 'consumed',
         consumedBy: key,
         consumedAt: this.deps.clock.now(),
+        // The payload the execution runs with (the approval checked it equals the approved one).
+        executedPayloadHash: plan?.payloadHash ?? approval.payloadHash,
       });
       if (!ok)
         throw new MediaAgentError('APPROVAL_STATE', `approval ${approvalId} changed while it was being used`, {
@@ -730,6 +806,7 @@ export class InvocationPipeline {
         status: 'approved',
         consumedBy: null,
         consumedAt: null,
+        executedPayloadHash: null,
       });
     }
   }
@@ -851,6 +928,8 @@ function checkContext(ctx: InvocationContext): void {
     throw new InvalidContextError('signal', 'an AbortSignal');
   if (ctx.listener !== undefined && (typeof ctx.listener !== 'object' || ctx.listener === null))
     throw new InvalidContextError('listener', 'an object with progress and log functions');
+  // Only `true` asks for a dry run: any other value is refused, never taken as "not a dry run" and executed.
+  if (ctx.dryRun !== undefined && typeof ctx.dryRun !== 'boolean') throw new InvalidContextError('dryRun', 'a boolean');
 }
 
 /** `ctx.progress` and `ctx.logToCaller` of one call: growing progress only; a listener's failure is ignored. */

@@ -1,3 +1,4 @@
+import type { ImpactReport } from '../core/impact';
 import type { Actor } from '../core/actor';
 import type { InvocationListener } from './types';
 
@@ -21,13 +22,19 @@ export interface InvocationContext {
   signal?: AbortSignal;
   /** Hears the handler's `ctx.progress` and `ctx.logToCaller` while it runs (e.g. the MCP server, per call). */
   listener?: InvocationListener;
+  /**
+   * A dry run: validate, authorize and compute the impact, never run the handler, never claim the ledger, never
+   * consume an approval or charge a grant. The result has status `dry_run` ({@link InvocationDryRun}).
+   */
+  dryRun?: boolean;
 }
 
 /**
  * Outcome of one invocation:
  * `succeeded` (output present), `failed` (did not take effect; error present), `pending` (an async job
  * was accepted, not done; output is the receipt), `unknown` (the effect may have happened; verify before
- * retrying), `denied` (authorization refused; nothing ran).
+ * retrying), `denied` (authorization refused; nothing ran). A dry run (`dryRun: true`) answers an
+ * {@link InvocationDryRun} instead.
  * @public
  */
 export type InvocationStatus = 'succeeded' | 'failed' | 'pending' | 'unknown' | 'denied';
@@ -87,6 +94,41 @@ export interface InvocationUnsuccessful extends InvocationResultBase {
   output?: undefined;
   /** Why it failed, was denied or is unknown: stable `code` and message. */
   error: { code: string; message: string };
+}
+
+/**
+ * What a dry run (`dryRun: true`) returns: the impact and the authorization verdict, with nothing run, claimed or
+ * consumed. `verdict.allowed` says whether the call would be authorized now; when it would not, `verdict.code` and
+ * `verdict.reason` say why and `verdict.approvalRequired` whether an approval would authorize it.
+ * @public
+ */
+export interface InvocationDryRun {
+  /** Id of this dry run (also in its audit row). */
+  invocationId: string;
+  /** Outcome. */
+  status: 'dry_run';
+  /** What the call would do (`unknown` when the capability declares no impact or it failed). */
+  impact: ImpactReport;
+  /** Whether the call would be authorized now, and on what basis or why not. */
+  verdict: DryRunVerdict;
+  /** Never set: nothing ran. */
+  output?: undefined;
+  /** Never set: a dry run of a valid input does not fail. */
+  error?: undefined;
+}
+
+/** The authorization part of an {@link InvocationDryRun}. @public */
+export interface DryRunVerdict {
+  /** Whether the call would be authorized now. */
+  allowed: boolean;
+  /** How it would be authorized (`not_required`, `human`, `approval`, `grant`), when allowed. */
+  basis?: 'not_required' | 'human' | 'approval' | 'grant';
+  /** The denial code, when not allowed. */
+  code?: string;
+  /** Why not, when not allowed. */
+  reason?: string;
+  /** True when the call executes a plan, so an approval of that plan would authorize it. */
+  approvalRequired?: boolean;
 }
 
 /**

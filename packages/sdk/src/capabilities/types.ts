@@ -4,6 +4,7 @@ import type { Clock } from '../ports/clock';
 import type { Logger } from '../ports/logger';
 import type { CapabilityKind, EffectKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
 import type { LedgerEntry, PlanRecord } from '../core/records';
+import type { Impact } from '../core/impact';
 
 /**
  * Marks a handler result as `pending`: an asynchronous job was accepted but is not done
@@ -195,6 +196,27 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
   target?: (input: NoInfer<Static<I>>) => InvocationTarget;
   /** Read-only verifier for calls whose outcome is unknown. */
   verify?: Verifier<NoInfer<Static<I>>, NoInfer<Static<O>>>;
+  /**
+   * What a call would do, in real units (bytes, files, free space, reversibility; see {@link Impact}), computed from
+   * its validated input without running the handler. Only for side-effecting kinds. It is a read: it runs without
+   * authorization and never touches the ledger, with the host's `impactTimeoutMs` deadline (default 3 000 ms) on
+   * `ctx.signal`. An impact that throws, times out or returns something that is not an `Impact` makes the impact
+   * "unknown" (the call and its approval still work). Shown on approvals, in dry runs and to the model
+   * (docs/approvals.md#impact).
+   */
+  impact?: (input: NoInfer<Static<I>>, ctx: ImpactContext) => Promise<Impact> | Impact;
+  /**
+   * How a successful call is undone: `host.undo` invokes `capability` (through the invocation path, under its own
+   * authorization) with `input(output)`, where `output` is this call's recorded output
+   * (docs/approvals.md#undo). Only for side-effecting kinds.
+   */
+  inverse?: CapabilityInverse<NoInfer<Static<O>>>;
+  /**
+   * For capabilities that execute a plan: the schema of the plan payloads they execute. An approver's edit of the
+   * plan is validated against it before it can be approved (without it, approvals of its plans cannot be edited:
+   * `APPROVAL_EDIT_UNSUPPORTED`).
+   */
+  planPayload?: TSchema;
   /** The handler; returns the output, or `ctx.pending(receipt)` for accepted async jobs. Throw `OutcomeUnknownError` when the effect may have happened but the outcome is not known. */
   handler: (
     input: NoInfer<Static<I>>,
@@ -221,4 +243,38 @@ export interface Capability<out I extends TSchema = TSchema, out O extends TSche
    * (the registry then computes it).
    */
   readonly modelInputSchema?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What an `impact` function receives besides the input.
+ * @public
+ */
+export interface ImpactContext {
+  /** Who would make the call. */
+  actor: Actor;
+  /** Run id, when the call comes from a run. */
+  runId: string | undefined;
+  /** The plan the call would execute, when its target names one. */
+  plan: PlanRecord | undefined;
+  /** Aborts at the impact's deadline (the host's `impactTimeoutMs`). */
+  signal: AbortSignal;
+  /** The host's time source. */
+  clock: Clock;
+  /** Logger (never give it secrets). */
+  logger: Logger;
+}
+
+/**
+ * The declared inverse of a capability (see `CapabilityDefinition.inverse`).
+ * @example
+ * ```ts
+ * inverse: { capability: 'organize.revert', input: (output) => ({ organizeId: output.organize.id }) }
+ * ```
+ * @public
+ */
+export interface CapabilityInverse<O = unknown> {
+  /** Id of the capability that undoes the effect (a side-effecting capability, registered on the same host). */
+  capability: string;
+  /** Its input, from the recorded output of the call being undone. */
+  input: (output: O) => unknown;
 }

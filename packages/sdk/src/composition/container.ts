@@ -12,6 +12,8 @@ import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
 import { DEFAULT_CAPABILITY_TIMEOUT_MS } from '../capabilities/capability-deadline';
+import { DEFAULT_IMPACT_TIMEOUT_MS } from '../capabilities/impact-runner';
+import { approvalEditCheck } from '../runtime/approval-edit-check';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../runtime/context/tool-discovery';
 import { MediaAgentError } from '../core/errors';
 import { DefaultInvocationLedger } from '../ledger/default-invocation-ledger';
@@ -69,9 +71,13 @@ import { TRACER_NAME } from '../runtime/tracing/gen-ai-attributes';
 import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
 import { resolveRetention } from '../runtime/maintenance/retention-options';
 import { resolveMaintenanceOptions } from '../runtime/maintenance/maintenance-options';
+import { resolveScheduleOptions } from '../runtime/schedules/schedule-options';
+import { ScheduleService } from '../runtime/schedules/schedule-service';
 import { resolveAuditCheckpointKey } from '../runtime/audit-trail';
 import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
 import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
+import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
+import { UndoService } from '../runtime/undo/undo-service';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -126,6 +132,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     ledgerRetentionMs: options.ledgerRetentionMs ?? 0,
     capabilityTimeoutMs: options.capabilityTimeoutMs ?? DEFAULT_CAPABILITY_TIMEOUT_MS,
+    impactTimeoutMs: options.impactTimeoutMs ?? DEFAULT_IMPACT_TIMEOUT_MS,
   };
   const r = options.runs ?? {};
   const runs = {
@@ -236,6 +243,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     ...limits,
     retention: resolveRetention(options.retention, limits.ledgerRetentionMs),
     maintenance: resolveMaintenanceOptions(options.maintenance),
+    schedules: resolveScheduleOptions(options.schedules),
     auditCheckpointKey: resolveAuditCheckpointKey(options.audit),
     decisions: resolveDecisionOptions(options.decisions),
     limits: resolveHostLimits(options.limits),
@@ -352,6 +360,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
           logger: d.resolve(Tokens.Logger),
           maxInputBytes: resolved.maxInputBytes,
           capabilityTimeoutMs: resolved.capabilityTimeoutMs,
+          impactTimeoutMs: resolved.impactTimeoutMs,
           identity: d.resolve(Tokens.Identity),
         }),
     ),
@@ -367,7 +376,28 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
     );
   c.register(
     Tokens.ApprovalService,
-    svc((s) => new ApprovalService(s.storage, s.clock, s.ids, resolved.approvalTtlMs, s.identity)),
+    single((d) => {
+      const registry = resolvePort(d, Tokens.CapabilityRegistry);
+      const identity = resolvePort(d, Tokens.Identity);
+      const clock = resolvePort(d, Tokens.Clock);
+      const editCheck = approvalEditCheck({
+        capabilities: registry,
+        authorizer: d.resolve(Tokens.Authorizer),
+        identity,
+        clock,
+        logger: d.resolve(Tokens.Logger),
+        impactTimeoutMs: resolved.impactTimeoutMs,
+      });
+      return new ApprovalService(
+        d.resolve(Tokens.StorageAdapter),
+        clock,
+        d.resolve(Tokens.IdGenerator),
+        resolved.approvalTtlMs,
+        identity,
+        editCheck,
+        resolved.maxInputBytes,
+      );
+    }),
   );
   c.register(
     Tokens.GrantService,
@@ -580,6 +610,23 @@ function buildAgentHost(
     abortLocal: (runId) => workers.abortLocal(runId),
     identity: resolvePort(d, Tokens.Identity),
   });
+  // The schedule runner (docs/schedules.md), when `schedules.enabled`: fires due ticks with the workers.
+  const scheduling = resolved.schedules;
+  const scheduleRunner = scheduling.enabled
+    ? new ScheduleRunner({
+        storage,
+        runs,
+        capabilities,
+        identity,
+        bus,
+        clock,
+        ids,
+        logger,
+        wake: () => workers.wake(),
+        owner: `host:${ids.next('tick')}`,
+        settings: { pollMs: scheduling.pollMs, graceMs: scheduling.graceMs, maxPerPoll: scheduling.maxPerPoll },
+      })
+    : undefined;
   // Retention and the daily prune (docs/operations.md#retention-and-prune); one lease owner name per host.
   const maintenanceOwner = `host:${ids.next('mnt')}`;
   const maintenance = new MaintenanceService({
@@ -602,9 +649,31 @@ function buildAgentHost(
         prune: (signal) => maintenance.prune({ signal }),
       })
     : undefined;
+  // host.schedules (docs/schedules.md).
+  const schedules = new ScheduleService({
+    storage,
+    clock,
+    ids,
+    identity: resolvePort(d, Tokens.Identity),
+    capabilities,
+    rules: { minIntervalMs: resolved.schedules.minIntervalMs },
+  });
+  // host.undo (docs/approvals.md#undo): inverses through the one invocation path; a failed one raises a decision.
+  const undo = new UndoService({
+    storage,
+    capabilities,
+    identity,
+    clock,
+    ids,
+    logger,
+    raiseDecision: (input) => decisions.raise(input),
+  });
   return new DefaultAgentHost({
     maintenance,
+    schedules,
+    undo,
     ...(scheduler ? { scheduler } : {}),
+    ...(scheduleRunner ? { scheduleRunner } : {}),
     checkModels: () =>
       checkProviderModels(
         [
@@ -690,6 +759,7 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
     daily: resolved.runs.daily,
     goalPollSec: resolved.runs.goalPollSec,
     goalWaitHours: resolved.runs.goalWaitHours,
+    impactTimeoutMs: resolved.impactTimeoutMs,
     inboxCapacity: resolved.runs.inboxCapacity,
     loopGuard: resolved.runs.loopGuard,
     maxTools: resolved.runs.maxTools,

@@ -12,6 +12,7 @@ import type { SpendingOptions } from '../runtime/budgets/spending-settings';
 import type { TracingOptions } from '../runtime/tracing/tracing-options';
 import type { HostLimits } from '../runtime/limits/host-limits';
 import type { AuditOptions } from '../runtime/audit-trail';
+import type { ScheduleOptions } from '../runtime/schedules/schedule-options';
 import type { RedactOptions } from '../core/secret-redactor';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
@@ -23,10 +24,12 @@ const AGENT = {
   logger: true,
   maxInputBytes: true,
   capabilityTimeoutMs: true,
+  impactTimeoutMs: true,
   approvalTtlMs: true,
   ledgerRetentionMs: true,
   retention: true,
   maintenance: true,
+  schedules: true,
   audit: true,
   model: true,
   goalFacts: true,
@@ -145,6 +148,13 @@ const DECISIONS = {
 /** The groups checked, by their path in the options. */
 const AUDIT = { checkpointKey: true } as const satisfies Keys<AuditOptions>;
 const REDACT = { secrets: true, patterns: true } as const satisfies Keys<RedactOptions>;
+const SCHEDULES = {
+  enabled: true,
+  pollMs: true,
+  graceMs: true,
+  minIntervalMs: true,
+  maxPerPoll: true,
+} as const satisfies Keys<ScheduleOptions>;
 
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
   [[], AGENT],
@@ -163,6 +173,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['limits'], LIMITS],
   [['redact'], REDACT],
   [['audit'], AUDIT],
+  [['schedules'], SCHEDULES],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */

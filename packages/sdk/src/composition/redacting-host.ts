@@ -1,7 +1,8 @@
 // The host façade's side of the redaction boundary: what `invoke` hands back to a caller outside the
-// process (the MCP server's clients) carries no secret in its error message (docs/secrets.md).
+// process (the MCP server's clients, the HTTP dry-run route) carries no secret in its error message, nor a dry run in
+// its verdict's reason or an unknown impact's reason (docs/secrets.md).
 import type { SecretRedactor } from '../core/secret-redactor';
-import type { InvocationResult } from '../capabilities/invocation';
+import type { InvocationDryRun, InvocationResult } from '../capabilities/invocation';
 import type { AgentHost } from '../runtime/agent-host';
 
 /**
@@ -12,8 +13,9 @@ import type { AgentHost } from '../runtime/agent-host';
  * @internal
  */
 export function redactingHost(host: AgentHost, redactor: SecretRedactor): AgentHost {
-  const invoke = async (...args: unknown[]): Promise<InvocationResult> => {
-    const result = await (host.invoke as (...a: unknown[]) => Promise<InvocationResult>)(...args);
+  const invoke = async (...args: unknown[]): Promise<InvocationResult | InvocationDryRun> => {
+    const result = await (host.invoke as (...a: unknown[]) => Promise<InvocationResult | InvocationDryRun>)(...args);
+    if (result?.status === 'dry_run') return redactDryRun(result, redactor);
     if (!result?.error || typeof result.error.message !== 'string') return result;
     const message = redactor.text(result.error.message);
     return message === result.error.message ? result : { ...result, error: { ...result.error, message } };
@@ -29,4 +31,17 @@ export function redactingHost(host: AgentHost, redactor: SecretRedactor): AgentH
         : value;
     },
   });
+}
+
+/** A dry run with its verdict's reason and an unknown impact's reason and summary redacted (an impact's error text). */
+function redactDryRun(result: InvocationDryRun, redactor: SecretRedactor): InvocationDryRun {
+  const verdict =
+    typeof result.verdict.reason === 'string'
+      ? { ...result.verdict, reason: redactor.text(result.verdict.reason) }
+      : result.verdict;
+  const impact =
+    result.impact.status === 'unknown'
+      ? { ...result.impact, reason: redactor.text(result.impact.reason), summary: redactor.text(result.impact.summary) }
+      : result.impact;
+  return { ...result, verdict, impact };
 }

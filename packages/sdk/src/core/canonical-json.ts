@@ -26,7 +26,8 @@ export class CanonicalJsonError extends MediaAgentError {
  *   `-0` → `0`, `1e21` → `1e+21`); `NaN` and `±Infinity` are rejected;
  * - strings escaped as `JSON.stringify` does (no Unicode normalization);
  * - `Date` values are written as their ISO string (what `JSON.stringify` does);
- * - `undefined` inside arrays, functions, symbols, bigints and cycles are rejected.
+ * - `undefined` inside arrays, functions, symbols, bigints and cycles are rejected, and so is nesting deeper than
+ *   1 000 levels.
  *
  * Fixed vectors (tested): `{"b":1,"a":[true,null,"x"]}` → `{"a":[true,null,"x"],"b":1}`;
  * `{"n":1.50,"z":-0,"e":1E3}` → `{"e":1000,"n":1.5,"z":0}`.
@@ -52,6 +53,9 @@ function pointer(node: PathNode | undefined): string {
   return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
 }
 
+/** Deepest nesting canonical JSON is written for (deeper would overflow the stack of the writer). */
+const MAX_CANONICAL_DEPTH = 1000;
+
 function write(value: unknown, path: PathNode | undefined, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
@@ -65,6 +69,9 @@ function write(value: unknown, path: PathNode | undefined, seen: Set<object>): s
       if (value === null) return 'null';
       if (value instanceof Date) return JSON.stringify(value.toISOString());
       if (seen.has(value)) throw new CanonicalJsonError(pointer(path), 'cycle');
+      // `seen` holds the objects being written, one per level: the depth, at no cost.
+      if (seen.size >= MAX_CANONICAL_DEPTH)
+        throw new CanonicalJsonError(pointer(path), `nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
       seen.add(value);
       try {
         if (Array.isArray(value)) {

@@ -68,6 +68,8 @@ export interface InvocationTarget {
   mediaKind?: string;
   /** Bytes the call moves, counted against a grant's byte budget (else taken from the plan). */
   bytes?: number;
+  /** The plan steps the call executes (ids of the plan payload's `steps`); absent: the whole plan. A partial approval covers only its approved steps. */
+  steps?: string[];
 }
 
 /**
@@ -117,4 +119,9 @@ export interface CapabilityDescriptor {
   redact?: readonly string[];
   /** Derives what a call touches from its input (plan, media entity), when the capability declares it. */
   target: ((input: unknown) => InvocationTarget) | undefined;
+  /**
+   * The declared inverse (`CapabilityDefinition.inverse`): the capability that undoes a call's effect and its input
+   * from the call's recorded output; `host.undo` runs it (docs/approvals.md#undo). Absent when none is declared.
+   */
+  inverse?: { readonly capability: string; readonly input: (output: unknown) => unknown };
 }

@@ -46,6 +46,17 @@ export const ERROR_CODES = {
   APPROVAL_HASH_MISMATCH:
     'The payload hash echoed back when approving does not match the plan the approval is bound to; review the current plan and approve again.',
   APPROVAL_STATE: 'An approval changed state (revoked, consumed, expired) while an invocation was using it.',
+  APPROVAL_STEP_NOT_APPROVED:
+    'The call executes a step of the plan that the approval does not cover (the approver approved only some steps); the error names the steps that may run.',
+  APPROVAL_STEP_UNKNOWN: 'A partial approval names a step the plan does not have; nothing was decided.',
+  APPROVAL_EDIT_INVALID:
+    "An approver's edit of the plan does not match the schema of the plan payloads its capability executes; nothing was decided and nothing executes.",
+  APPROVAL_EDIT_WRONG_CAPABILITY:
+    'An edit names another capability than the one the approval was asked for; an edit can never switch capability. Nothing was decided.',
+  APPROVAL_EDIT_UNSUPPORTED:
+    "The approval's capability declares no `planPayload` schema (or the approval was asked for without one), so its plan cannot be edited; approve or reject it as proposed.",
+  APPROVAL_EDIT_DENIED:
+    "The edited plan is refused by the policy of the capability it targets (e.g. administrators only, outside the household's policy); nothing was decided.",
   PLAN_REVISION_CONFLICT: 'The plan is no longer at the revision the caller expected (someone revised it meanwhile).',
   PLAN_TOO_LARGE:
     "A plan's payload is larger than the configured byte limit; store large data elsewhere and reference it.",
@@ -107,6 +118,16 @@ export const ERROR_CODES = {
   CANONICAL_JSON_INVALID:
     'A value cannot be written as canonical JSON (a non-finite number, a cycle, a non-plain object) to derive an idempotency key.',
   LEDGER_CALL_ID_CONFLICT: 'The same call id was used again with different arguments; the call is refused.',
+  IMPACT_NOT_DECLARED:
+    'The capability declares no `impact`, so what the call would do is unknown (the call and its approval still work).',
+  IMPACT_FAILED: "The capability's `impact` threw; the impact is unknown (the call and its approval still work).",
+  IMPACT_TIMEOUT:
+    "The capability's `impact` took longer than the host's `impactTimeoutMs`; the impact is unknown (the call and its approval still work).",
+  IMPACT_INVALID:
+    "The capability's `impact` returned something that is not an impact record; the impact is unknown (the call and its approval still work).",
+  IMPACT_WITHHELD:
+    'A dry run of an administrators-only capability by someone else: its impact (paths, sizes) is not computed or shown.',
+  LEDGER_DRY_RUN: 'The ledger was asked to claim an execution for a dry-run call; a dry run can never write.',
   LEDGER_IN_PROGRESS: 'Another executor holds the claim of this idempotency key and is still running it.',
   LEDGER_STALE_EXECUTOR:
     'An executor whose token is no longer current tried to settle a ledger entry; the newer state was kept.',
@@ -140,6 +161,29 @@ export const ERROR_CODES = {
     'A prune was asked while another one runs: of this host, or of another host (in this process or another one) holding the `maintenance` lease of the same store; try again when it ends.',
   MAINTENANCE_UNSUPPORTED:
     'The storage adapter has no maintenance repository (`storage.maintenance`), so retention cannot prune it; the SDK stores have one.',
+
+  // Schedules (docs/schedules.md)
+  SCHEDULE_INVALID:
+    'A schedule definition is invalid (cron expression, time zone, an interval below the minimum, goal, mode, budgets, missed-tick policy); nothing was stored.',
+  SCHEDULE_NOT_FOUND: 'No schedule has the id, or the caller may not see it (an ordinary user sees only their own).',
+  SCHEDULE_CAPABILITY_FORBIDDEN:
+    "A schedule's capability allowlist names a capability its owner may not call (an administrators-only capability for an ordinary user); nothing was stored.",
+  SCHEDULE_KEY_REUSED:
+    'A schedule was created with a client key the owner already used for a different definition; the first schedule is unchanged (the same definition returns the first).',
+  SCHEDULE_CONFLICT:
+    'A schedule kept changing under the request (other writers or its own ticks) and the change was not applied; try again.',
+
+  // Undo through declared inverses (docs/approvals.md#undo)
+  UNDO_REQUEST_INVALID:
+    'An undo request is malformed: the target must be exactly one of `{ invocationId }` or `{ runId }` (a non-empty string of at most 200 characters), or the run holds more effects than one undo takes; nothing was undone.',
+  UNDO_NOT_FOUND:
+    'No invocation or run with that id left a record to undo (never made, or its records were pruned); nothing was undone.',
+  UNDO_FORBIDDEN:
+    'The effect to undo was performed by another person (for a run: its owner), and only an administrator may undo what someone else did; nothing was undone.',
+  UNDO_INVERSE_INVALID:
+    "An effect's declared inverse could not be called: its `input(output)` threw, or gave an input the inverse capability refuses; the undo stopped there and an `undo_failed` decision was raised.",
+  UNDO_INVERSE_FAILED:
+    'Calling an inverse threw something other than an SDK error (an SDK error keeps its own code in the undo step); the undo stopped there and an `undo_failed` decision was raised.',
 
   // Audit chain (docs/audit.md)
   AUDIT_CHAIN_BROKEN:

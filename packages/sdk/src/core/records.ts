@@ -1,3 +1,5 @@
+import type { ImpactReport } from './impact';
+import type { PlanStep } from './plan-steps';
 /**
  * Record shapes persisted by a {@link StorageAdapter}. Times are milliseconds since the Unix epoch (UTC).
  * @packageDocumentation
@@ -112,6 +114,25 @@ export interface ApprovalRecord {
   consumedBy: string | null;
   /** Time it was consumed (ms). */
   consumedAt: number | null;
+  /**
+   * The capability whose call asked for the approval (the plan's executor, e.g. `download.submit`); edits are
+   * checked against it and can never switch to another. Null when the approval was asked for directly.
+   */
+  capabilityId: string | null;
+  /** What the call will do, in real units, as shown to the approver; null when nothing was computed. */
+  impact: ImpactReport | null;
+  /** The plan's steps when approval was asked for (after an edit: the edited payload's); `[]` for a one-step plan. */
+  steps: PlanStep[];
+  /** The step ids approved (a part of `steps`); null when the whole plan is approved (or nothing is decided yet). */
+  approvedSteps: string[] | null;
+  /** The plan's payload when approval was asked for (null for approvals stored before schema 12). */
+  proposedPayload: JsonValue | null;
+  /** The payload hash when approval was asked for; `payloadHash` differs from it only after an approval with edits. */
+  proposedPayloadHash: string;
+  /** The payload the approver approved when they edited it (then `payloadHash` and `revision` are its plan revision's); null when approved as proposed. */
+  approvedPayload: JsonValue | null;
+  /** The payload hash the execution that consumed the approval ran with; null until consumed. */
+  executedPayloadHash: string | null;
 }
 
 /** Status of an automation grant. @public */
@@ -237,9 +258,30 @@ export interface PolicyRevisionRecord {
  * (actor `system:maintenance`, capability id `maintenance.prune`; its `inputSummary` is the canonical JSON
  * `{"firstSeq","headHash","rows","throughSeq"}` of the removed rows: the first and last `seq`, how many, and the
  * `hash` of the last one, which the first remaining row links to — docs/audit.md).
+ * Written by `host.schedules`: `schedule.changed`, one row per stored change of a schedule (capability id
+ * `host.schedules.create|update|pause|resume|delete`; `inputSummary` names the schedule — docs/schedules.md#audit).
+ * Written by the invocation path for `dryRun: true`: `capability.dry_run` (outcome `allowed` or `denied`; nothing
+ * ran). Written by `host.approvals.decide`: `approval.decided` (outcome `approved` or `rejected`; capability id
+ * `host.approvals.decide`, `approvalId` set, `inputSummary` the steps and edit hash) and `approval.refused` (a refused
+ * decision: `reason` is `<code>: <message>`) — docs/approvals.md#audit.
+ * Written by `host.undo` (capability id `host.undo`, invocation id the undo's id, docs/approvals.md#undo):
+ * `undo.requested` (the undo starts: its target and the effects found), `undo.finished` (its outcome: `undone`,
+ * `partial`, `failed`, `denied` or `nothing_to_undo`) and `undo.refused` (refused before anything ran: the code in
+ * `reason`). Each inverse it runs leaves its own `capability.*` rows, as any invocation.
  * @public
  */
-export type AuditAction = 'capability.invoke' | 'capability.denied' | 'capability.refused' | 'audit.pruned';
+export type AuditAction =
+  | 'capability.invoke'
+  | 'capability.denied'
+  | 'capability.refused'
+  | 'capability.dry_run'
+  | 'approval.decided'
+  | 'approval.refused'
+  | 'audit.pruned'
+  | 'schedule.changed'
+  | 'undo.requested'
+  | 'undo.finished'
+  | 'undo.refused';
 
 /**
  * One audit row: written for every invocation.

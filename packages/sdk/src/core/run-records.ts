@@ -21,10 +21,12 @@ export type RunMode = 'execute' | 'plan_only';
 
 /**
  * Where a run comes from, which decides how guardrails react: `interactive`
- * (a person is watching: loops are warned) or `background` / `channel` (loops stop the run).
+ * (a person is watching: loops are warned) or `background` / `channel` / `schedule` (loops stop the run). A
+ * `schedule` run was started by a tick of a schedule (docs/schedules.md): no learning review follows it, and when it
+ * fails or exceeds a budget a decision is raised.
  * @public
  */
-export type RunOrigin = 'interactive' | 'background' | 'channel';
+export type RunOrigin = 'interactive' | 'background' | 'channel' | 'schedule';
 
 /** The step a run is in: drive (model/tool loop), goal_settled (poll facts), finalize (build the report). @public */
 export type RunStep = 'drive' | 'goal_settled' | 'finalize';

@@ -31,6 +31,8 @@ export function showValue(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = `'${value}'`;
   else if (value === undefined) text = 'nothing';
+  // JSON has no Infinity or NaN (a body's 1e400 parses to Infinity): JSON.stringify would show them as null.
+  else if (typeof value === 'number' && !Number.isFinite(value)) text = String(value);
   else {
     try {
       text = JSON.stringify(value) ?? String(value);

@@ -26,25 +26,43 @@ export interface HttpProblem {
 const CONFLICTS: readonly string[] = [
   'APPROVAL_HASH_MISMATCH',
   'APPROVAL_STATE',
+  // An edit the approval cannot take: for another capability than the one it was asked for, or for one without a
+  // plan payload schema to check it against.
+  'APPROVAL_EDIT_WRONG_CAPABILITY',
+  'APPROVAL_EDIT_UNSUPPORTED',
   'GRANT_WIDENING',
   'DECISION_CLOSED',
   'MEMORY_ORIGINAL_CHANGED',
   'RUN_PRUNED',
+  'SCHEDULE_KEY_REUSED',
+];
+const FORBIDDEN: readonly string[] = [
+  'ADMIN_FORBIDDEN',
+  'MEMORY_USER_REQUIRED',
+  'SCHEDULE_CAPABILITY_FORBIDDEN',
+  'APPROVAL_EDIT_DENIED',
+  'UNDO_FORBIDDEN',
 ];
 const UNAVAILABLE: readonly string[] = ['HOST_STOPPED', 'HOST_NOT_STARTED', 'MODEL_NOT_CONFIGURED', 'MEMORY_BUSY'];
 const TOO_MANY: readonly string[] = ['STREAM_LIMIT_REACHED', 'RUN_START_RATE_LIMITED'];
 
 /**
- * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden, 404 not found, 413 too
- * large, 415 a body that is not declared JSON, 409 conflicts (wrong payload hash, approval state, grant widening, revision conflicts, a message to a pruned run), 400 malformed
- * HTTP input, 429 a limit of open streams or run starts reached, 422 other invalid requests, 503 host not running.
+ * The HTTP status for an SDK error code: 401 unauthenticated, 403 forbidden (also a schedule for a capability its
+ * owner may not call, an approval's edit the capability's policy denies: `APPROVAL_EDIT_DENIED`, an undo of another
+ * person's effect), 404 not found, 413 too large, 415 a body that is not declared JSON, 409 conflicts (wrong payload
+ * hash, approval state, an edit for another capability or one the approval cannot take:
+ * `APPROVAL_EDIT_WRONG_CAPABILITY`, `APPROVAL_EDIT_UNSUPPORTED`; grant widening, revision conflicts, a message to a
+ * pruned run, a schedule's client key reused for another definition), 400 malformed HTTP input, 429 a limit of open
+ * streams or run starts reached, 422 other invalid requests (`SCHEDULE_INVALID`, an edit that fails the plan payload
+ * schema `APPROVAL_EDIT_INVALID`, a partial approval naming an unknown step `APPROVAL_STEP_UNKNOWN` …), 503 host not
+ * running.
  * @param code - an SDK error code
  * @returns the HTTP status
  * @public
  */
 export function problemStatus(code: string): number {
   if (code === 'HTTP_UNAUTHENTICATED') return 401;
-  if (code === 'ADMIN_FORBIDDEN' || code === 'MEMORY_USER_REQUIRED') return 403;
+  if (FORBIDDEN.includes(code)) return 403;
   if (code.endsWith('_NOT_FOUND')) return 404;
   if (code === 'HTTP_BODY_TOO_LARGE') return 413;
   if (code === 'HTTP_CONTENT_TYPE_UNSUPPORTED') return 415;

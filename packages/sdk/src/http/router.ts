@@ -1,23 +1,26 @@
-import { schemaIssues } from '../core/schema-issues';
 import { AUTHENTICATE_TIMEOUT_MS, answerWithin } from '../core/deadline';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { LRUCache } from 'lru-cache';
-import Type, { type Static, type TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
-import { isHumanActor, parseActor, type ActorRole } from '../core/actor';
+import Type from 'typebox';
+import { type Actor, isHumanActor, parseActor } from '../core/actor';
 import { isMediaAgentError, MediaAgentError } from '../core/errors';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
-import type { ApprovalRecord, GrantRecord } from '../core/records';
+import type { ApprovalRecord, GrantRecord, JsonValue } from '../core/records';
 import type { DecisionRecord } from '../core/run-records';
 import type { AgentHost } from '../runtime/agent-host';
-import { visibleCapabilities } from '../capabilities/visible-capabilities';
+import { CapabilityNotFoundError } from '../capabilities/errors';
+import { capabilityVisibleTo, visibleCapabilities } from '../capabilities/visible-capabilities';
 import type { RunEvent } from '../runtime/events/run-event';
 import { approvalRunId } from './access';
+import { readBody } from './body';
+import type { RouterContext, RouterVars } from './context';
 import { loadConsoleAssets, type ConsoleAsset } from './console-assets';
 import { hostDecisions, type HttpDecisionSource } from './decisions';
 import { HttpRequestError, problemResponse } from './problem';
 import { parseChoice, parseLimit, parseSequence } from './query';
+import { addScheduleRoutes } from './schedules';
+import { addUndoRoutes } from './undo';
 import { eventStream } from './sse';
 
 /**
@@ -77,8 +80,8 @@ export interface AgentRouter {
   closeStreams(): void;
 }
 
-type Vars = { Variables: { actor: string; role: ActorRole } };
-type C = Context<Vars>;
+type Vars = RouterVars;
+type C = RouterContext;
 
 const StartRunBody = Type.Object(
   {
@@ -98,7 +101,21 @@ const DecideBody = Type.Object(
   {
     status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
     payloadHash: Type.Optional(Type.String()),
+    // Approve only these steps of the plan (ids from `approval.steps`).
+    steps: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { minItems: 1, maxItems: 1000 })),
+    // Approve an edited payload instead (the whole payload; `capabilityId`, when given, must be the approval's).
+    edits: Type.Optional(
+      Type.Object(
+        { payload: Type.Unknown(), capabilityId: Type.Optional(Type.String({ maxLength: 200 })) },
+        { additionalProperties: false },
+      ),
+    ),
   },
+  { additionalProperties: false },
+);
+// A dry run of one capability call: its impact and the authorization verdict, nothing run (docs/http.md#dry-runs).
+const InvokeBody = Type.Object(
+  { input: Type.Unknown(), dryRun: Type.Literal(true), approvalId: Type.Optional(Type.String({ maxLength: 200 })) },
   { additionalProperties: false },
 );
 const Strings = Type.Optional(Type.Array(Type.String()));
@@ -141,39 +158,6 @@ const DECISION_STATUSES = ['open', 'awaiting_user', 'resolved', 'dismissed'] as 
 const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const APPROVAL_STATUSES = ['requested', 'approved', 'rejected', 'revoked', 'consumed'] as const;
 
-/** Parses and checks a JSON body against a schema; the body limit was applied before. */
-async function readBody<T extends TSchema>(c: C, schema: T, optional = false): Promise<Static<T>> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const text = await c.req.text();
-  // A JSON body must say so: a cross-site form or no-cors fetch cannot, so a person's cookie cannot be used to post.
-  if (type !== 'application/json')
-    throw new HttpRequestError('HTTP_CONTENT_TYPE_UNSUPPORTED', 'the request body must be sent as application/json', {
-      contentType: type || null,
-    });
-  let value: unknown;
-  if (optional && text.trim() === '') value = {};
-  else {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new HttpRequestError('HTTP_BODY_INVALID', 'the request body is not valid JSON');
-    }
-  }
-  const check = compiled(schema);
-  if (!check.Check(value)) {
-    const issues = schemaIssues(check.Errors(value), value).slice(0, 10);
-    throw new HttpRequestError('HTTP_BODY_INVALID', `the request body does not have the expected shape`, { issues });
-  }
-  return value as Static<T>;
-}
-
-const validators = new WeakMap<TSchema, ReturnType<typeof Compile>>();
-function compiled(schema: TSchema): ReturnType<typeof Compile> {
-  let v = validators.get(schema);
-  if (!v) validators.set(schema, (v = Compile(schema)));
-  return v;
-}
-
 /** The numeric options (bytes and milliseconds): positive integers, or a 0 ms heartbeat would flood a stream. */
 const LIMIT_OPTIONS = [
   'maxBodyBytes',
@@ -192,16 +176,23 @@ const LIMIT_OPTIONS = [
  * Routes (below wherever it is mounted): `POST /api/runs`, `GET /api/runs`, `GET /api/runs/:id?afterSeq&limit`,
  * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit&runId` (SSE when the
  * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
- * `GET /api/approvals`, `GET /api/approvals/:id`, `PATCH /api/approvals/:id`, `GET|POST /api/grants`,
+ * `GET /api/approvals`, `GET /api/approvals/:id` (each approval with its impact, steps and proposed / approved / executed
+ * payloads), `PATCH /api/approvals/:id` (`{ status, payloadHash, steps?, edits? }`: approve some steps, or an edited
+ * payload), `POST /api/capabilities/:id/invoke` (`{ input, dryRun: true }`: a dry run as the caller, answering the
+ * `InvocationDryRun`), `GET|POST /api/grants`,
  * `PATCH /api/grants/:id`, `GET /api/decisions`, `GET /api/decisions/:id`, `POST /api/decisions/:id/choice`,
  * `POST /api/decisions/:id/dismiss`, `GET /api/memory/proposals[/:id]`, `POST /api/memory/proposals/:id/approve|discard`,
- * `GET /api/capabilities` (the capabilities the caller's role may call: admin-only ones only for an administrator).
+ * `GET /api/capabilities` (the capabilities the caller's role may call: admin-only ones only for an administrator),
+ * `GET|POST /api/schedules`, `GET|PATCH|DELETE /api/schedules/:id`, `POST /api/schedules/:id/pause|resume`,
+ * `GET /api/schedules/:id/ticks` (each a `ScheduleView`; the `Idempotency-Key` header of a create is its client key),
+ * `POST /api/undo` (`{ invocationId }` or `{ runId }`, undone as the caller: docs/approvals.md#undo).
  * See docs/http.md.
  *
  * Access: every request is authenticated by `options.authenticate` (401 otherwise). An admin sees every
  * run; anyone else sees only the runs they started — another user's run answers 404 `RUN_NOT_FOUND`,
  * exactly like a run that does not exist. Deciding approvals and managing grants need an admin (403
- * `ADMIN_FORBIDDEN`). Every body is checked before anything is written. An open event stream re-checks its
+ * `ADMIN_FORBIDDEN`). Schedules likewise: a non-admin sees and manages only their own (another's answers 404
+ * `SCHEDULE_NOT_FOUND`). Every body is checked before anything is written. An open event stream re-checks its
  * subscriber every `accessRecheckMs` (default 30 000 ms; `authenticate` is run again on the stream's request)
  * and at once on `host.identityChanged`; one that lost access ends with an `access_lost` frame. Open streams and
  * runs started per minute are limited per actor and in total (`createAgentHost({ limits })`): 429
@@ -259,6 +250,36 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
   /** The run if the caller may see it; the host answers RUN_NOT_FOUND otherwise (existence never revealed). */
   const visibleRun = (c: C, id: string, page?: { afterSeq?: number; limit?: number }) =>
     host.getRun(id, { ...(page ?? { limit: 1 }), actor: c.var.actor });
+  /** Whether the caller may see a schedule (its owner or an administrator, as the host decides), remembered for a minute. */
+  const scheduleReadable = async (c: C, scheduleId: string): Promise<boolean> => {
+    const key = `${c.var.actor}\nschedule\n${scheduleId}`;
+    const known = access.get(key);
+    if (known !== undefined) return known;
+    const visible = await host.schedules.get(scheduleId, c.var.actor).then(
+      () => true,
+      (error: unknown) => {
+        if (isMediaAgentError(error, 'SCHEDULE_NOT_FOUND')) return false;
+        throw error;
+      },
+    );
+    access.set(key, visible);
+    return visible;
+  };
+  /**
+   * Whether the caller may read an event stream: a run's (see `maySee`) or a schedule's, named by the schedule id
+   * (its `schedule.skipped` events and decisions about it), which its owner and administrators read — the host's
+   * rule for `host.events({ actor })`.
+   */
+  const streamReadable = async (c: C, streamId: string): Promise<boolean> =>
+    (await maySee(c, streamId)) || (await scheduleReadable(c, streamId));
+  /** Refuses a `?runId=` the caller may not read, with the run's RUN_NOT_FOUND (existence never revealed). */
+  const requireReadableStream = async (c: C, streamId: string): Promise<void> => {
+    try {
+      await visibleRun(c, streamId);
+    } catch (error) {
+      if (!isMediaAgentError(error, 'RUN_NOT_FOUND') || !(await scheduleReadable(c, streamId))) throw error;
+    }
+  };
   const approvalVisible = async (c: C, approval: ApprovalRecord): Promise<boolean> => {
     if (c.var.role === 'admin' || approval.requestedBy === c.var.actor) return true;
     const runId = approvalRunId(approval.requestedBy);
@@ -357,10 +378,10 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const fromQuery = parseSequence('after', c.req.query('after'));
     const limit = parseLimit(c.req.query('limit'), 1000);
     const runId = c.req.query('runId');
-    if (runId !== undefined) await visibleRun(c, runId);
+    if (runId !== undefined) await requireReadableStream(c, runId);
     // The JSON page is filtered here; the stream is filtered by the host (`events({ actor })`).
     const visible = async (event: RunEvent) =>
-      (runId === undefined || event.runId === runId) && (await maySee(c, event.runId));
+      (runId === undefined || event.runId === runId) && (await streamReadable(c, event.runId));
     const wantsStream = (c.req.header('accept') ?? '').includes('text/event-stream');
     if (!wantsStream) {
       const page = await host.listEvents({ after: fromQuery ?? 0, limit: limit ?? 100 });
@@ -434,6 +455,21 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     }),
   );
 
+  // A dry run as the caller: the impact and whether the call would be authorized now; nothing runs, nothing is
+  // claimed or consumed. A capability the caller's role is not shown answers 404, as if it did not exist.
+  app.post('/api/capabilities/:id/invoke', async (c) => {
+    const body = await readBody(c, InvokeBody);
+    const id = c.req.param('id');
+    if (!host.capabilities.has(id) || !capabilityVisibleTo(host.capabilities.get(id), c.var.role))
+      throw new CapabilityNotFoundError(id);
+    const result = await host.invoke(id, body.input, {
+      actor: c.var.actor as Actor, // checked by parseActor when the request was authenticated
+      dryRun: true,
+      ...(body.approvalId !== undefined ? { approvalId: body.approvalId } : {}),
+    });
+    return c.json(result);
+  });
+
   // Approvals.
   app.get('/api/approvals', async (c) => {
     const status = parseChoice('status', c.req.query('status'), APPROVAL_STATUSES);
@@ -460,6 +496,15 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       status: body.status,
       actor: c.var.actor,
       ...(body.payloadHash !== undefined ? { payloadHash: body.payloadHash } : {}),
+      ...(body.steps !== undefined ? { steps: body.steps } : {}),
+      ...(body.edits !== undefined
+        ? {
+            edits: {
+              payload: body.edits.payload as JsonValue,
+              ...(body.edits.capabilityId !== undefined ? { capabilityId: body.edits.capabilityId } : {}),
+            },
+          }
+        : {}),
     });
     return c.json({ approval });
   });
@@ -484,10 +529,12 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     return c.json({ grant });
   });
 
-  // Decisions (docs/decisions.md). A non-admin sees the decisions about runs they may see; the host decides
+  // Decisions (docs/decisions.md). A non-admin sees the decisions about runs and schedules they may see; the host decides
   // who may choose which option (an option that invokes a capability is authorized as the person choosing).
   const decisionVisible = async (c: C, d: DecisionRecord) =>
-    c.var.role === 'admin' || (d.subjectType === 'run' && (await maySee(c, d.subjectId)));
+    c.var.role === 'admin' ||
+    (d.subjectType === 'run' && (await maySee(c, d.subjectId))) ||
+    (d.subjectType === 'schedule' && (await scheduleReadable(c, d.subjectId)));
   const visibleDecision = async (c: C, id: string) => {
     const decision = await decisions.get(id);
     if (!(await decisionVisible(c, decision)))
@@ -514,6 +561,11 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const decision = await decisions.dismiss(c.req.param('id'), c.var.actor, body.note);
     return c.json({ decision });
   });
+
+  // Schedules (docs/schedules.md): host.schedules as the caller.
+  addScheduleRoutes(app, host);
+  // Undo (docs/approvals.md#undo): host.undo as the caller.
+  addUndoRoutes(app, host);
 
   // Memory proposals (docs/memory.md): each person's own pending proposals, when the host configured memory.
   const memory = () => {

@@ -2,7 +2,12 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JsonValue, LedgerEntry, RecordedError } from '../core/records';
 import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
-import { IdempotencyConflictError, InvocationInProgressError, LedgerStaleExecutorError } from './errors';
+import {
+  DryRunClaimError,
+  IdempotencyConflictError,
+  InvocationInProgressError,
+  LedgerStaleExecutorError,
+} from './errors';
 import type { ClaimRequest, ClaimResult, InvocationLedger, SettleOutcome } from './invocation-ledger';
 import { nextClaimAction } from './claim-rules';
 import {
@@ -42,6 +47,7 @@ export class DefaultInvocationLedger implements InvocationLedger {
 
   /** {@inheritDoc InvocationLedger.claim} */
   async claim(session: StorageSession, request: ClaimRequest): Promise<ClaimResult> {
+    if (request.dryRun === true) throw new DryRunClaimError(request.capability.id, request.key);
     const byCall = await this.#checkCallId(session, request);
     const now = this.clock.now();
     // The entry found by call id is the entry of this key (else the check threw): no second lookup.

@@ -48,3 +48,17 @@ export class LedgerStaleExecutorError extends MediaAgentError {
     });
   }
 }
+
+/**
+ * The ledger was asked to claim an execution for a dry-run call; nothing was written. Code `LEDGER_DRY_RUN`.
+ * @public
+ */
+export class DryRunClaimError extends MediaAgentError {
+  /** @param capabilityId - the capability; @param key - the idempotency key asked for */
+  constructor(capabilityId: string, key: string) {
+    super('LEDGER_DRY_RUN', `${capabilityId}: a dry run can never claim an execution (key ${key})`, {
+      capabilityId,
+      key,
+    });
+  }
+}

@@ -30,6 +30,8 @@ export interface ClaimRequest {
   bytes: number;
   /** Input summary with `redact` fields and secret-like names removed; the raw input is never stored. */
   inputSummary: string;
+  /** True for a dry-run call: the ledger refuses the claim (`LEDGER_DRY_RUN`), whoever asks. */
+  dryRun?: boolean;
 }
 
 /**

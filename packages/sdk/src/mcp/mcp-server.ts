@@ -13,6 +13,7 @@ import type { CallerLogLevel, InvocationListener } from '../capabilities/types';
 import type { CapabilityDescriptor } from '../core/capability-descriptor';
 import type { AgentHost } from '../runtime/agent-host';
 import { MediaAgentError } from '../core/errors';
+import { approvalCanLift } from '../authorization/approval-can-lift';
 import { approvedFor, askForApproval } from './approval-ask';
 import { mcpCallResult, mcpErrorResult, type McpApprovalAsk } from './call-result';
 import { resolveActor, type McpAuthenticate, type McpCaller } from './caller';
@@ -47,7 +48,8 @@ export interface McpServerOptions {
   publish?: (descriptor: CapabilityDescriptor) => boolean;
   /**
    * Whether a denied call that executes a plan asks a person for an approval on the caller's behalf (the
-   * result names it; the client calls again once approved).
+   * result names it; the client calls again once approved) — only for a denial an approval can lift
+   * (`AUTH_NO_AUTHORIZATION`, `AUTH_APPROVAL_*`, `APPROVAL_STEP_NOT_APPROVED`, `AUTH_GRANT_*`).
    * @defaultValue true
    */
   requestApprovals?: boolean;
@@ -213,9 +215,10 @@ export function buildMcpServer(host: AgentHost, options: McpServerOptions, calle
         ...(approvalId ? { approvalId } : {}),
       });
       const ask =
-        // An approval never opens an admin-only capability: no one is asked for one.
+        // Only a denial an approval can lift asks a person (never AUTH_ADMIN_ONLY, a host's superuser-only
+        // operation or a run's limits: those are decided before any approval).
         invocation.status === 'denied' &&
-        invocation.error?.code !== 'AUTH_ADMIN_ONLY' &&
+        approvalCanLift(invocation.error?.code ?? '') &&
         options.requestApprovals !== false
           ? await askForApproval(host, descriptor, input, actor)
           : undefined;

@@ -66,7 +66,18 @@ const Limit = (max: number, def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `Maximum results (default ${def}).` }));
 const Ref = { mediaSource: MediaSourceSchema, mediaId: MediaIdSchema };
 const ExecutePlanInput = Type.Object(
-  { planId: Type.String({ minLength: 1, maxLength: 128, description: 'Id of the plan to execute.' }) },
+  {
+    planId: Type.String({ minLength: 1, maxLength: 128, description: 'Id of the plan to execute.' }),
+    steps: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+        description:
+          'Only these steps of the plan (ids from its steps); omit to execute the whole plan. When the approver approved only some steps, give exactly those.',
+      }),
+    ),
+  },
   strict,
 );
 const mediaTarget = (i: {
@@ -234,7 +245,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['下载', '提交下载', '开始下载'],
     input: ExecutePlanInput,
     output: Type.Object({ download: DownloadJobSchema }),
-    target: (i) => ({ planType: 'download', planId: i.planId }),
+    target: (i) => ({ planType: 'download', planId: i.planId, ...(i.steps ? { steps: i.steps } : {}) }),
   }),
   'download.recheck': contract({
     id: 'download.recheck',
@@ -307,7 +318,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['整理', '入库', '执行整理', '转移'],
     input: ExecutePlanInput,
     output: Type.Object({ organize: OrganizeRecordSchema }),
-    target: (i) => ({ planType: 'organize', planId: i.planId }),
+    target: (i) => ({ planType: 'organize', planId: i.planId, ...(i.steps ? { steps: i.steps } : {}) }),
   }),
   'task.inspect': contract({
     id: 'task.inspect',

@@ -1,6 +1,15 @@
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { defineCapability } from '../capabilities/define-capability';
-import type { Capability, HandlerContext, PendingOutcome, Verifier } from '../capabilities/types';
+import type { TSchema } from 'typebox';
+import type {
+  Capability,
+  CapabilityInverse,
+  HandlerContext,
+  ImpactContext,
+  PendingOutcome,
+  Verifier,
+} from '../capabilities/types';
+import type { Impact } from '../core/impact';
 import type { PlanRecord } from '../core/records';
 import {
   STANDARD_CAPABILITIES,
@@ -32,6 +41,12 @@ export type StandardHandler<Id extends StandardCapabilityId> = (
 export interface StandardCapabilityExtras<Id extends StandardCapabilityId> {
   /** Read-only verifier for calls whose outcome is unknown (e.g. {@link verifyDownloadSubmit}). */
   verify?: Verifier<StandardInput<Id>, StandardOutput<Id>>;
+  /** What a call would do in real units, from the host's own data (see `CapabilityDefinition.impact`). */
+  impact?: (input: StandardInput<Id>, ctx: ImpactContext) => Promise<Impact> | Impact;
+  /** How a successful call is undone (see `CapabilityDefinition.inverse`). */
+  inverse?: CapabilityInverse<StandardOutput<Id>>;
+  /** Schema of the plan payloads the capability executes, so an approver may edit them (see `CapabilityDefinition.planPayload`). */
+  planPayload?: TSchema;
   /** Extra search tags. */
   tags?: string[];
   /** Extra aliases (any language). */
@@ -88,6 +103,9 @@ export function defineStandardCapability<Id extends StandardCapabilityId>(
     ...(c.target ? { target: c.target } : {}),
     ...(c.effect ? { effect: c.effect } : {}),
     ...(extras.verify ? { verify: extras.verify } : id === 'policy.apply' ? { verify: verifyPolicyApply } : {}),
+    ...(extras.impact ? { impact: extras.impact } : {}),
+    ...(extras.inverse ? { inverse: extras.inverse } : {}),
+    ...(extras.planPayload ? { planPayload: extras.planPayload } : {}),
     handler,
   } as never) as StandardCapability<Id>;
 }

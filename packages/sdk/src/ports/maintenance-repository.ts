@@ -17,7 +17,10 @@
  * - `decisions`: resolved or dismissed decisions;
  * - `grantUsage`: per-day grant usage counters and per-period budget counters of periods long over;
  * - `ledger`: settled ledger entries (`succeeded`, `failed`; never `running`, `unknown` or `pending`) whose run is
- *   absent or terminal.
+ *   absent or terminal;
+ * - `scheduleTicks`: the records of handled schedule ticks, aged by `handledAt`; never the newest (greatest
+ *   `tickAt`) of a schedule, nor one whose tick falls on the current or the previous UTC day (the per-day schedule
+ *   budgets count them). `keepNewest` counts per schedule for this kind.
  * @public
  */
 export type RetentionKind =
@@ -28,7 +31,8 @@ export type RetentionKind =
   | 'plans'
   | 'decisions'
   | 'grantUsage'
-  | 'ledger';
+  | 'ledger'
+  | 'scheduleTicks';
 
 /** Every {@link RetentionKind}, in the order prune visits them. @public */
 export const RETENTION_KINDS: readonly RetentionKind[] = [
@@ -39,6 +43,7 @@ export const RETENTION_KINDS: readonly RetentionKind[] = [
   'decisions',
   'grantUsage',
   'ledger',
+  'scheduleTicks',
   'audit',
 ];
 
@@ -48,9 +53,15 @@ export const RETENTION_KINDS: readonly RetentionKind[] = [
  * @public
  */
 export interface PruneCriteria {
-  /** Items whose age time (end, decision, resolution, settlement, `at`) is before this (ms); absent: no age limit. */
+  /**
+   * Items whose age time (end, decision, resolution, settlement, `at`, `handledAt`) is before this (ms); absent: no
+   * age limit.
+   */
   before?: number;
-  /** Keep the newest this many eligible items whatever their age; absent: no count limit. */
+  /**
+   * Keep the newest this many eligible items whatever their age (kind `scheduleTicks`: per schedule); absent: no
+   * count limit.
+   */
   keepNewest?: number;
   /** The current time (ms), for liveness checks such as an approval's expiry. */
   now: number;

@@ -12,6 +12,7 @@ import type {
   PolicyRevisionRecord,
 } from '../core/records';
 import type { MaintenanceRepository } from './maintenance-repository';
+import type { ScheduleRepository } from './schedule-repository';
 import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
@@ -242,6 +243,11 @@ export interface StorageSession {
    * `estimate` and `usage` only read.
    */
   readonly maintenance: MaintenanceRepository;
+  /**
+   * Schedules and the claims of their ticks: a tick record is stored once per (schedule, tick), in the transaction
+   * that creates its run (docs/schedules.md).
+   */
+  readonly schedules: ScheduleRepository;
 }
 
 /**
@@ -342,7 +348,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 10;
+export const STORAGE_SCHEMA_VERSION = 12;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt'>>;

@@ -5,7 +5,7 @@ import type { GrantService } from '../authorization/grant-service';
 import type { PlanService } from '../authorization/plan-service';
 import type { PolicyService } from '../authorization/policy-service';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
-import type { InvocationContext, InvocationResult } from '../capabilities/invocation';
+import type { InvocationContext, InvocationDryRun, InvocationResult } from '../capabilities/invocation';
 import type { Capability } from '../capabilities/types';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { MemoryService } from '../memory/memory-service';
@@ -16,7 +16,7 @@ import type { IdentityResolver } from '../ports/identity';
 import { resolveRole } from '../authorization/roles';
 import { isHumanActor, parseActor } from '../core/actor';
 import { LRUCache } from 'lru-cache';
-import { runOwner } from '../authorization/run-owner';
+import { mayReadStream, streamOwner } from './run-access';
 import type { AuditAction, AuditRecord, LedgerEntry } from '../core/records';
 import type { DecisionFilter, StorageAdapter } from '../ports/storage-adapter';
 import type {
@@ -29,13 +29,19 @@ import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from './events/run-event';
 import { toRunEvent, type RunEventBus, type RunEventSubscription } from './events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
-import { checkInteger, RunRequestError, type RunDetail, type RunService, type StartRunInput } from './run-service';
+import {
+  checkInteger,
+  RunNotFoundError,
+  RunRequestError,
+  type RunDetail,
+  type RunService,
+  type StartRunInput,
+} from './run-service';
 import type { WorkerPool } from './worker-pool';
 import { resolveDrainMs, type StopOptions } from './drain-options';
 import { checkStarted, guardService, HostLifecycleError, type HostLifecycleState } from './host-lifecycle';
 import { ModelNotConfiguredError } from '../models/errors';
 import type { BudgetService } from './budgets/budget-service';
-import { isMediaAgentError } from '../core/errors';
 import { hostAudit, type HostAudit } from './audit-trail';
 import { SystemClock, type Clock } from '../ports/clock';
 import { AccessWatch, type AccessTicket, type IdentityChange } from './events/access-watch';
@@ -47,6 +53,9 @@ import { StreamSlots } from './limits/stream-slots';
 import { releasingIterable } from './limits/releasing-iterable';
 import type { MaintenanceHandle, MaintenanceService } from './maintenance/maintenance-service';
 import type { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
+import type { HostSchedules } from './schedules/schedule-types';
+import type { ScheduleRunner } from './schedules/schedule-runner';
+import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
 
 /**
  * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
@@ -127,6 +136,28 @@ export interface AgentHost {
    * ```
    */
   readonly maintenance: MaintenanceHandle;
+  /**
+   * Schedules (docs/schedules.md): recurring goals run as their owner at each tick of a cron expression (read in an
+   * IANA time zone) or a fixed interval — `create`, `get`, `list`, `update`, `pause`, `resume`, `delete`, `ticks`.
+   * Every change is audited (`schedule.changed`); an ordinary user sees and manages only their own schedules.
+   */
+  readonly schedules: HostSchedules;
+  /**
+   * A dry run (`dryRun: true`): validates, authorizes and computes the impact, never runs the handler, claims the
+   * ledger, consumes an approval or charges a grant (docs/approvals.md#dry-runs). Audited as `capability.dry_run`.
+   * @returns `{ status: 'dry_run', impact, verdict }`
+   * @throws as `invoke`, for an unknown capability or invalid context or input
+   * @example
+   * ```ts
+   * const preview = await host.invoke('download.submit', { planId }, { actor: 'user:dad', dryRun: true });
+   * console.log(preview.impact.summary, preview.verdict.allowed); // 'downloads 58.2 GB to /media/movies; …' false
+   * ```
+   */
+  invoke(
+    idOrCapability: string | Capability<any, any>,
+    input: unknown,
+    context: InvocationContext & { dryRun: true },
+  ): Promise<InvocationDryRun>;
   /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
@@ -391,6 +422,35 @@ export interface AgentHost {
    */
   resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord>;
   /**
+   * Undoes what an invocation or a run did, through the inverses its capabilities declare (docs/approvals.md#undo):
+   * every effect that took effect (`succeeded`, or `pending`: the inverse gets the job's receipt) is undone newest
+   * first (latest claim time descending, ties by key) by invoking its capability's `inverse` with
+   * `inverse.input(recordedOutput)` through the one invocation path, as `options.actor` and under that actor's own
+   * authorization (an approval or a grant when they are not an administrator). Each inverse is invoked under the task
+   * `undo:<sha256 of the effect's ledger key>` (call id `undo`), so undoing again never runs an inverse twice (the
+   * recorded result comes back, `replayed: true`). Reads, failed calls and inverses of an earlier undo are skipped;
+   * an effect with no inverse (or `unknown` outcome, or still running) is listed in `notUndoable` and the undo goes
+   * on. The first inverse that is denied or fails stops the rest (listed in `notAttempted`); a failure raises an
+   * `undo_failed` decision. Audited: `undo.requested`, `undo.finished`, `undo.refused`.
+   * @param target - `{ invocationId }` (one call) or `{ runId }` (every call the run made)
+   * @param options - `actor`: who undoes, e.g. `user:alice`; only the person who performed the effects (for a run:
+   *   its owner) or an administrator may
+   * @returns the outcome ({@link UndoResult}): `status` `undone`, `partial`, `failed`, `denied` or
+   *   `nothing_to_undo`, the steps undone, what is not undoable and why, where it stopped
+   * @throws {@link MediaAgentError} `ACTOR_INVALID`; `UndoError` `UNDO_REQUEST_INVALID` (not exactly one of
+   *   `invocationId` / `runId`), `UNDO_NOT_FOUND` (nothing recorded for it), `UNDO_FORBIDDEN` (another person's
+   *   effect, and `actor` is no administrator) — each before any inverse ran
+   *
+   * @example
+   * ```ts
+   * const undo = await host.undo({ runId: run.id }, { actor: 'user:alice' });
+   * for (const step of undo.undone) console.log(step.capabilityId, '→', step.inverseCapabilityId, step.result?.status);
+   * for (const n of undo.notUndoable) console.log(n.capabilityId, 'not undone:', n.reason);
+   * if (undo.status === 'denied') console.log('needs approval:', undo.stoppedAt?.error?.code);
+   * ```
+   */
+  undo(target: UndoTarget, options: UndoOptions): Promise<UndoResult>;
+  /**
    * The audit trail: `host.audit(filter)` lists rows with `seq > after`, oldest first (default limit 100);
    * `host.audit.verify()` checks the tamper-evident chain; `host.audit.export({ from, to })` writes a segment as
    * JSON Lines a third party can verify (docs/audit.md).
@@ -471,8 +531,14 @@ export interface AgentHostDeps {
   budgets: BudgetService;
   /** Retention and usage of the store. */
   maintenance: MaintenanceService;
+  /** Schedules. */
+  schedules: HostSchedules;
   /** The daily prune, when scheduled: started by `start()` (with workers), stopped by `stop()`. */
   scheduler?: MaintenanceScheduler;
+  /** The schedule runner, when `schedules.enabled`: started by `start()` with the workers, stopped by `stop()`. */
+  scheduleRunner?: ScheduleRunner;
+  /** Undo through declared inverses: what `host.undo` calls once the host is started. */
+  undo: HostUndo;
   /**
    * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
    * may be called again once the model server is up). Absent: nothing is checked.
@@ -513,6 +579,8 @@ export class DefaultAgentHost implements AgentHost {
   readonly budgets: BudgetService;
   /** {@inheritDoc AgentHost.maintenance} */
   readonly maintenance: MaintenanceHandle;
+  /** {@inheritDoc AgentHost.schedules} */
+  readonly schedules: HostSchedules;
   readonly #deps: AgentHostDeps;
 
   /** @param deps - the services (normally resolved from the container) */
@@ -532,6 +600,7 @@ export class DefaultAgentHost implements AgentHost {
     this.learning = deps.learning?.reviews;
     this.budgets = guardService(deps.budgets, 'budgets', state);
     this.maintenance = guardService<MaintenanceHandle>(deps.maintenance, 'maintenance', state, ['prune', 'usage']);
+    this.schedules = guardService<HostSchedules>(deps.schedules, 'schedules', state);
     const list: HostAudit = ((filter) => this.#refused('audit') ?? deps.storage.audit.list(filter)) as HostAudit;
     this.audit = hostAudit(
       list,
@@ -560,6 +629,22 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   /**
+   * A dry run (`dryRun: true`): validates, authorizes and computes the impact, never runs the handler, claims the
+   * ledger, consumes an approval or charges a grant (docs/approvals.md#dry-runs). Audited as `capability.dry_run`.
+   * @returns `{ status: 'dry_run', impact, verdict }`
+   * @throws as `invoke`, for an unknown capability or invalid context or input
+   * @example
+   * ```ts
+   * const preview = await host.invoke('download.submit', { planId }, { actor: 'user:dad', dryRun: true });
+   * console.log(preview.impact.summary, preview.verdict.allowed); // 'downloads 58.2 GB to /media/movies; …' false
+   * ```
+   */
+  invoke(
+    idOrCapability: string | Capability<any, any>,
+    input: unknown,
+    context: InvocationContext & { dryRun: true },
+  ): Promise<InvocationDryRun>;
+  /**
    * Invokes a capability (given as the object made by `defineCapability`, so input and output are typed)
    * through the one invocation path; the same as invoking it by id (results and errors as there).
    */
@@ -575,8 +660,17 @@ export class DefaultAgentHost implements AgentHost {
    *   `LEDGER_CALL_ID_CONFLICT`, `LEDGER_IN_PROGRESS`, `LEDGER_STALE_EXECUTOR`, storage errors — none of them after a partial write
    */
   invoke(id: string, input: unknown, context: InvocationContext): Promise<InvocationResult>;
-  invoke(idOrCapability: string | Capability, input: unknown, context: InvocationContext): Promise<InvocationResult> {
-    return this.#refused('invoke') ?? this.#deps.capabilities.invoke(idOrCapability as string, input, context);
+  invoke(
+    idOrCapability: string | Capability,
+    input: unknown,
+    context: InvocationContext,
+  ): Promise<InvocationResult | InvocationDryRun> {
+    const refused = this.#refused('invoke');
+    if (refused) return refused;
+    const id = typeof idOrCapability === 'string' ? idOrCapability : idOrCapability?.id;
+    return context?.dryRun === true
+      ? this.#deps.capabilities.dryRun(id, input, context)
+      : this.#deps.capabilities.invoke(id, input, context);
   }
 
   /** {@inheritDoc AgentHost.startRun} */
@@ -697,20 +791,14 @@ export class DefaultAgentHost implements AgentHost {
   ): AsyncGenerator<SubscriberEvent> {
     try {
       const { actor: _actor, reauthenticate, ...subscription } = options;
-      const { storage, identity, runs, bus } = this.#deps;
+      const { storage, identity, bus } = this.#deps;
       const runId = subscription.runId;
       const isAdmin = async () => isHumanActor(actor) && (await resolveRole(identity, actor)) === 'admin';
-      const runVisible = (id: string) =>
-        runs.getRun(id, { actor, limit: 1 }).then(
-          () => true,
-          (error: unknown) => {
-            if (isMediaAgentError(error, 'RUN_NOT_FOUND')) return false;
-            throw error;
-          },
-        );
+      // A run's stream, or a schedule's (docs/schedules.md): its owner and administrators read it.
+      const runVisible = (id: string) => mayReadStream(storage, identity, id, actor);
       let view: SubscriptionView;
       if (runId !== undefined) {
-        await runs.getRun(runId, { actor, limit: 1 });
+        if (!(await runVisible(runId))) throw new RunNotFoundError(runId);
         view = 'run';
       } else view = (await isAdmin()) ? 'all' : 'own';
       const owned = new LRUCache<string, boolean>({ max: 10_000 });
@@ -718,8 +806,7 @@ export class DefaultAgentHost implements AgentHost {
         if (view !== 'own') return true;
         let mine = owned.get(event.runId);
         if (mine === undefined) {
-          const run = await storage.runs.get(event.runId);
-          mine = run !== undefined && (await runOwner(storage.runs, run)) === actor;
+          mine = (await streamOwner(storage, event.runId)) === actor;
           owned.set(event.runId, mine);
         }
         return mine;
@@ -825,6 +912,11 @@ export class DefaultAgentHost implements AgentHost {
     return this.#refused('resolveDecision') ?? this.#deps.decisions.resolveDecision(trigger);
   }
 
+  /** {@inheritDoc AgentHost.undo} */
+  undo(target: UndoTarget, options: UndoOptions): Promise<UndoResult> {
+    return this.#refused('undo') ?? this.#deps.undo.undo(target, options);
+  }
+
   /** {@inheritDoc AgentHost.start} */
   async start(options: { workers?: boolean } = {}): Promise<StartReport> {
     if (this.#state === 'stopped') throw new HostLifecycleError('stopped', 'start');
@@ -838,6 +930,7 @@ export class DefaultAgentHost implements AgentHost {
       this.#offDecided ??= this.#wakeOnDecision();
       this.#deps.workers.start();
       this.#deps.scheduler?.start();
+      this.#deps.scheduleRunner?.start();
       // Investigations whose run ended while no process was there to conclude them.
       await this.#deps.decisions
         .sweep()
@@ -862,7 +955,10 @@ export class DefaultAgentHost implements AgentHost {
     this.#offDecided?.();
     this.#offDecided = undefined;
     this.#stopped = (async () => {
+      // No tick is fired once the host stops (a poll under way commits or rolls back first).
+      const ticking = this.#deps.scheduleRunner?.stop();
       const summary = await this.#deps.workers.stop(drainMs);
+      await ticking;
       if (summary.drained + summary.aborted > 0) this.#deps.logger.info('agent host drained', { ...summary, drainMs });
       try {
         options?.onDrained?.(summary);

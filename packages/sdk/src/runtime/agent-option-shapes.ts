@@ -42,6 +42,7 @@ const SHAPES: ReadonlyArray<readonly [path: string, shape: Shape]> = [
   ['skills', skills],
   ['maxInputBytes', number],
   ['capabilityTimeoutMs', number],
+  ['impactTimeoutMs', number],
   ['approvalTtlMs', number],
   ['ledgerRetentionMs', number],
   ['accessRecheckMs', number],

@@ -26,6 +26,7 @@ import type { RedactOptions } from '../core/secret-redactor';
 import type { ResolvedRetention, RetentionOptions } from './maintenance/retention-options';
 import type { AuditOptions } from './audit-trail';
 import type { MaintenanceOptions, ResolvedMaintenanceOptions } from './maintenance/maintenance-options';
+import type { ResolvedScheduleOptions, ScheduleOptions } from './schedules/schedule-options';
 
 /**
  * Options of `createAgentContainer` / `createAgentHost`. Every field is optional; defaults suit a
@@ -74,6 +75,13 @@ export interface AgentOptions {
    */
   capabilityTimeoutMs?: number;
   /**
+   * Deadline of a capability's `impact` function, in milliseconds: past it the impact is "unknown"
+   * (`IMPACT_TIMEOUT`) and the approval or dry run goes on without it. A positive finite number, else
+   * `OPTIONS_INVALID`.
+   * @defaultValue 3 000 (`DEFAULT_IMPACT_TIMEOUT_MS`)
+   */
+  impactTimeoutMs?: number;
+  /**
    * Lifetime of a new approval, in milliseconds; an expired approval denies with `AUTH_APPROVAL_EXPIRED`.
    * @defaultValue 86 400 000 (24 h)
    */
@@ -106,6 +114,18 @@ export interface AgentOptions {
    * @defaultValue daily at 04:00 in the process's local time zone, on the host's clock
    */
   maintenance?: MaintenanceOptions;
+  /**
+   * Schedules (`host.schedules`, docs/schedules.md): whether this process fires due ticks, how often it looks, how
+   * late a tick may fire as on time, the shortest interval a schedule may have and how many schedules one poll
+   * handles. Refused at `createAgentHost` with `OPTIONS_INVALID` naming the path (`schedules.minIntervalMs`).
+   * @defaultValue `DEFAULT_SCHEDULE_OPTIONS` (from `@media-agent/sdk/operations`): enabled, poll every 1 000 ms,
+   *   60 000 ms grace, intervals of at least 60 000 ms, 20 schedules per poll
+   * @example
+   * ```ts
+   * createAgentHost({ schedules: { minIntervalMs: 300_000 } }); // no schedule more often than every 5 minutes
+   * ```
+   */
+  schedules?: ScheduleOptions;
   /**
    * The audit trail: `checkpointKey`, a secret retention signs its `audit.pruned` checkpoints with so that a database
    * editor cannot forge one (docs/audit.md#signed-checkpoints). Keep it off the database (an environment variable).
@@ -418,12 +438,16 @@ export interface ResolvedAgentOptions {
   approvalTtlMs: number;
   /** See {@link AgentOptions.capabilityTimeoutMs}. */
   capabilityTimeoutMs: number;
+  /** See {@link AgentOptions.impactTimeoutMs}. */
+  impactTimeoutMs: number;
   /** See {@link AgentOptions.ledgerRetentionMs}. */
   ledgerRetentionMs: number;
   /** See {@link AgentOptions.retention}: every kind's rule after defaults. */
   retention: ResolvedRetention;
   /** See {@link AgentOptions.maintenance}. */
   maintenance: ResolvedMaintenanceOptions;
+  /** See {@link AgentOptions.schedules}. */
+  schedules: ResolvedScheduleOptions;
   /** See {@link AgentOptions.audit}: the checkpoint key, when set. */
   auditCheckpointKey: string | undefined;
   /** Model id. */

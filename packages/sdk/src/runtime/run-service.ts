@@ -17,7 +17,7 @@ import {
   type RunRecord,
   type RunStatus,
 } from '../core/run-records';
-import type { StorageAdapter } from '../ports/storage-adapter';
+import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import type { AgentGoalReport } from './goal-report';
 import type { RunChecklist } from './checklist';
 import type { RunBudgets } from './run-budgets';
@@ -75,7 +75,10 @@ export interface StartRunInput {
   sessionId?: string;
   /** Per-run budget overrides (defaults documented on each field). */
   budgets?: Partial<RunBudgets>;
-  /** `interactive` (default: loops are warned) or `background` / `channel` (loops stop the run). */
+  /**
+   * `interactive` (default: loops are warned) or `background` / `channel` / `schedule` (loops stop the run; a
+   * schedule's own runs have `schedule`).
+   */
   origin?: RunOrigin;
 }
 
@@ -141,10 +144,46 @@ export class RunService {
     parent?: SubagentParent,
     extras?: { id?: string; runtimeState?: JsonValue },
   ): Promise<RunRecord> {
+    const run = this.prepareRun(input, parent, extras);
+    // The run and its `queued` event, in one transaction.
+    const queued = await this.deps.storage.transaction(async (s) => this.insertRun(s, run, parent));
+    this.deps.bus.publish(queued);
+    if (!parent) this.deps.wake();
+    return run;
+  }
+
+  /**
+   * Stores a run `prepareRun` built, with its `queued` event, in the caller's transaction `s`; the caller publishes
+   * the event after the commit (and wakes the workers). The scheduler uses it to create a tick's run in the
+   * transaction that claims the tick.
+   * @returns the `queued` event, to publish after commit
+   */
+  async insertRun(s: StorageSession, run: RunRecord, parent?: SubagentParent): Promise<RunEvent> {
+    await s.runs.insert(run);
+    return this.deps.bus.emit(
+      run.id,
+      'run_status',
+      { status: 'queued', step: 'drive', ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}) },
+      s,
+    );
+  }
+
+  /**
+   * Checks a run request and builds its `queued` record, without storing anything (a pure step but for the clock
+   * and the id generator).
+   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   */
+  prepareRun(
+    input: StartRunInput,
+    parent?: SubagentParent,
+    extras?: { id?: string; runtimeState?: JsonValue },
+  ): RunRecord {
     parseActor(input?.actor);
     const origin = input.origin ?? 'interactive';
-    if (!['interactive', 'background', 'channel'].includes(origin))
-      throw new RunRequestError(`origin must be interactive, background or channel, not ${JSON.stringify(origin)}`);
+    if (!['interactive', 'background', 'channel', 'schedule'].includes(origin))
+      throw new RunRequestError(
+        `origin must be interactive, background, channel or schedule, not ${JSON.stringify(origin)}`,
+      );
     if (typeof input.goal !== 'string' || !input.goal.trim() || input.goal.length > 10_000)
       throw new RunRequestError('goal must be a non-empty string of at most 10000 characters');
     if (
@@ -220,18 +259,6 @@ export class RunService {
       startedAt: null,
       endedAt: null,
     };
-    // The run and its `queued` event, in one transaction.
-    const queued = await this.deps.storage.transaction(async (s) => {
-      await s.runs.insert(run);
-      return this.deps.bus.emit(
-        run.id,
-        'run_status',
-        { status: 'queued', step: 'drive', ...(parent ? { reason: `subagent of ${parent.parentRunId}` } : {}) },
-        s,
-      );
-    });
-    this.deps.bus.publish(queued);
-    if (!parent) this.deps.wake();
     return run;
   }
 

@@ -5,6 +5,8 @@ import type { StorageAdapter } from '../ports/storage-adapter';
 import type { DrainSummary } from './drain-options';
 import type { RunEventBus } from './events/run-event-bus';
 import type { RunDriver, RunLease } from './run-driver';
+import { decisionEventData } from './decisions/decision-events';
+import { unattendedFailureDecision } from './unattended-origin';
 
 /** Settings of the worker pool. @public */
 export interface WorkerPoolSettings {
@@ -231,10 +233,24 @@ export class WorkerPool {
             { status: 'failed', error: { code, message }, endedAt: now, updatedAt: now },
             owner,
           );
-          if (!failed) return undefined;
-          return this.deps.bus.emit(runId, 'run_status', { status: 'failed', step: failed.step, reason: code }, s);
+          if (!failed) return [];
+          const events = [
+            await this.deps.bus.emit(runId, 'run_status', { status: 'failed', step: failed.step, reason: code }, s),
+          ];
+          // A scheduled run nobody watched never fails silently (runtime/unattended-origin.ts).
+          const decision = unattendedFailureDecision(
+            failed,
+            'failed',
+            { code, message },
+            { id: this.deps.ids.next('dec'), now, reason: code },
+          );
+          if (decision && (await s.decisions.insert(decision)))
+            events.push(
+              await this.deps.bus.emit(runId, 'decision.created', decisionEventData(decision, decision.raisedBy), s),
+            );
+          return events;
         })
-        .then((event) => event && this.deps.bus.publish(event))
+        .then((events) => this.deps.bus.publish(...events))
         .catch((cause: unknown) =>
           logger.error('could not record a failed run', { runId, cause: (cause as Error).message }),
         );

@@ -1,7 +1,7 @@
 // The storage side of the redaction boundary: a view of a StorageAdapter whose writes of run events,
-// run records, conversation messages, inbox messages, audit rows, ledger rows and decisions pass
-// through the host's SecretRedactor (docs/secrets.md). Reads and every other method go to the store as
-// they are.
+// run records, conversation messages, inbox messages, audit rows, ledger rows, decisions, schedules and the impact
+// reports of approvals pass through the host's SecretRedactor (docs/secrets.md). Reads and every other method go
+// to the store as they are.
 import type { JsonValue } from '../core/records';
 import type { SecretRedactor } from '../core/secret-redactor';
 import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
@@ -27,6 +27,13 @@ const RUN_FIELDS = ['goal', 'error', 'report', 'finalText', 'abortReason', 'chec
 const AUDIT_FIELDS = ['inputSummary', 'reason'] as const;
 const LEDGER_FIELDS = ['inputSummary', 'error'] as const;
 const DECISION_FIELDS = ['reason', 'rootCause', 'evidence'] as const;
+/** A schedule's goal becomes each of its runs' goal: it is redacted like theirs. */
+const SCHEDULE_FIELDS = ['goal'] as const;
+/**
+ * An approval's impact report (its `reason` may be an `impact()` failure's message, its notes free text); the
+ * proposed and approved payloads stay exact: the approval is bound to them by hash, as it is to its plan.
+ */
+const APPROVAL_FIELDS = ['impact'] as const;
 
 /** Per repository, the write methods and how their arguments are redacted. */
 const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
@@ -45,6 +52,14 @@ const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
   decisions: {
     insert: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
     update: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
+  },
+  approvals: {
+    insert: (r, [record, ...rest]) => [fields(r, record, APPROVAL_FIELDS), ...rest],
+    compareAndSet: (r, [id, status, patch, ...rest]) => [id, status, fields(r, patch, APPROVAL_FIELDS), ...rest],
+  },
+  schedules: {
+    insert: (r, [record, ...rest]) => [fields(r, record, SCHEDULE_FIELDS), ...rest],
+    compareAndSet: (r, [id, revision, record, ...rest]) => [id, revision, fields(r, record, SCHEDULE_FIELDS), ...rest],
   },
 };
 
@@ -97,7 +112,8 @@ function session<T extends StorageSession>(target: T, redactor: SecretRedactor):
  * The storage as seen through the redaction boundary: writes of run events (`data`), runs (`goal`,
  * `error`, `report`, `finalText`, `abortReason`, `checklist`), conversation messages, inbox messages
  * (`text`), audit rows and batched audit rows (`inputSummary`, `reason`), ledger rows (`inputSummary`,
- * `error`) and decisions (`reason`, `rootCause`, `evidence`) pass through `redactor`, in transactions too;
+ * `error`), decisions (`reason`, `rootCause`, `evidence`), schedules (`goal`) and approvals (`impact`; the proposed
+ * and approved payloads stay exact, bound by hash) pass through `redactor`, in transactions too;
  * every read and every other method goes to `storage` unchanged (`instanceof` and `kind` stay those of
  * the store). Wrapping an already wrapped store, or the same store twice, gives the same view.
  *

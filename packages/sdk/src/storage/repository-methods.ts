@@ -21,6 +21,7 @@ export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
   'grantUsage',
   'budgetUsage',
   'maintenance',
+  'schedules',
 ];
 
 /**
@@ -44,4 +45,8 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   'reservations',
   'estimate',
   'usage',
+  'findByClientKey',
+  'due',
+  'ticks',
+  'firedBetween',
 ]);

@@ -8,6 +8,8 @@ import type { BudgetPeriod } from '../core/budget-records';
 import { canonicalJson } from '../core/canonical-json';
 import type { ApprovalRecord, AuditRecord, LedgerEntry, LedgerState } from '../core/records';
 import type { DecisionRecord, RunRecord, RunStatus } from '../core/run-records';
+import type { ScheduleTickRecord } from '../core/schedule-records';
+import { utcDayStart } from '../core/utc-day';
 import { auditCheckpointSignature } from '../core/audit-verify';
 import type { PruneCriteria } from '../ports/maintenance-repository';
 
@@ -152,6 +154,52 @@ export function budgetPeriodEnd(period: BudgetPeriod, start: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
+/**
+ * The tick time from which a schedule's tick records are never removed: the start of the UTC day before the one of
+ * `now`. A schedule's per-day budgets count the fired ticks of the UTC day of the tick that fires (yesterday's, for
+ * a tick just before midnight handled just after it), so retention leaves those days whole whatever its limits.
+ * @internal
+ */
+export function scheduleTickFloor(now: number): number {
+  return utcDayStart(now) - DAY_MS;
+}
+
+/** How many of each schedule's newest tick records (by tick time) stay: `keepNewest`, and at least 1. @internal */
+export function scheduleTicksKept(criteria: PruneCriteria): number {
+  const keep = criteria.keepNewest;
+  return keep === undefined || !(keep >= 1) ? 1 : Math.floor(keep);
+}
+
+/**
+ * The tick records the criteria select, schedule by schedule (ids in code-point order), each oldest tick first:
+ * every record but the newest {@link scheduleTicksKept} of its schedule (the runner and `host.schedules.ticks` read
+ * the newest) whose tick is before {@link scheduleTickFloor} and, when `before` is given, handled (`handledAt`)
+ * before it.
+ * @internal
+ */
+export function selectScheduleTicks<T extends Pick<ScheduleTickRecord, 'scheduleId' | 'tickAt' | 'handledAt'>>(
+  ticks: readonly T[],
+  criteria: PruneCriteria,
+): T[] {
+  const floor = scheduleTickFloor(criteria.now);
+  const keep = scheduleTicksKept(criteria);
+  const bySchedule = new Map<string, T[]>();
+  for (const tick of ticks) {
+    const list = bySchedule.get(tick.scheduleId);
+    if (list) list.push(tick);
+    else bySchedule.set(tick.scheduleId, [tick]);
+  }
+  const ids = [...bySchedule.keys()].sort(compareCodePoints);
+  const out: T[] = [];
+  for (const id of ids) {
+    const newestFirst = bySchedule.get(id)!.sort((a, b) => b.tickAt - a.tickAt);
+    const older = newestFirst.slice(keep).filter((k) => k.tickAt < floor);
+    const aged = criteria.before === undefined ? older : older.filter((k) => k.handledAt < criteria.before!);
+    out.push(...aged.reverse());
+  }
+  return out;
+}
+
 /** An eligible item: its age time (ms) and its key, the tie-breaker (code-point order). @internal */
 export interface AgedItem {
   /** Age time (ms). */
@@ -165,6 +213,11 @@ export function compareAged(a: AgedItem, b: AgedItem): number {
   if (a.age !== b.age) return a.age < b.age ? -1 : 1;
   if (a.key === b.key) return 0;
   return codePointLess(a.key, b.key) ? -1 : 1;
+}
+
+/** Orders strings by code points (the order of SQLite's `BINARY`, not UTF-16 units). @internal */
+export function compareCodePoints(a: string, b: string): number {
+  return a === b ? 0 : codePointLess(a, b) ? -1 : 1;
 }
 
 function codePointLess(a: string, b: string): boolean {

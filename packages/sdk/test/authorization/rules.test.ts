@@ -5,7 +5,7 @@ import { checkGrant } from '../../src/authorization/grant-rules';
 import { utcDayStart } from '../../src/core/utc-day';
 import { evaluateAuthorization, type AuthorizationFacts } from '../../src/authorization/evaluate';
 import { parseActor } from '../../src/authorization';
-import { type ApprovalRecord, type GrantRecord, type PlanRecord } from '../../src/storage';
+import type { ApprovalRecord, GrantRecord, PlanRecord } from '../../src/storage';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const plan: PlanRecord = {
@@ -36,6 +36,14 @@ const approval: ApprovalRecord = {
   decidedAt: NOW - 500,
   consumedBy: null,
   consumedAt: null,
+  capabilityId: null,
+  impact: null,
+  steps: [],
+  approvedSteps: null,
+  proposedPayload: null,
+  proposedPayloadHash: 'h1',
+  approvedPayload: null,
+  executedPayloadHash: null,
 };
 const grant: GrantRecord = {
   id: 'grt_1',

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineCapability, type AgentHost } from '../../src/index';
-import { type ModelMessage } from '../../src/models';
+import type { ModelMessage } from '../../src/models';
 import type { ScriptContext } from '../../src/testing';
 import { startHost, waitForStatus } from '../runtime/harness';
 

@@ -31,6 +31,11 @@ describe('problemStatus', () => {
     ['HTTP_QUERY_INVALID', 400],
     ['RUN_REQUEST_INVALID', 422],
     ['REQUEST_INVALID', 422],
+    ['APPROVAL_STEP_UNKNOWN', 422],
+    ['APPROVAL_EDIT_INVALID', 422],
+    ['APPROVAL_EDIT_WRONG_CAPABILITY', 409],
+    ['APPROVAL_EDIT_UNSUPPORTED', 409],
+    ['APPROVAL_EDIT_DENIED', 403],
   ])('%s → %i', (code, status) => expect(problemStatus(code)).toBe(status));
 });
 

@@ -24,6 +24,7 @@ describe('resolveRetention', () => {
     expect(r.audit.maxAgeDays).toBe(730);
     for (const k of ['approvals', 'plans', 'decisions', 'grantUsage'] as const) expect(r[k].maxAgeDays).toBe(180);
     expect(r.ledger).toEqual({ maxAgeDays: 0, maxCount: 0 });
+    expect(r.scheduleTicks).toEqual({ maxAgeDays: 90, maxCount: 0 });
     expect(Object.keys(r).sort()).toEqual([...RETENTION_KINDS].sort());
   });
 
@@ -63,6 +64,10 @@ describe('resolveRetention', () => {
     [{ audit: { maxAgeDays: 1e12 } }, 'retention.audit.maxAgeDays'],
     [{ audit: 36_501 }, 'retention.audit'],
     [{ grantUsage: { maxCount: 10 } }, 'retention.grantUsage.maxCount'],
+    [{ scheduleTicks: -1 }, 'retention.scheduleTicks'],
+    [{ scheduleTicks: { maxCount: 2.5 } }, 'retention.scheduleTicks.maxCount'],
+    [{ scheduleTicks: { maxAgeDays: 36_501 } }, 'retention.scheduleTicks.maxAgeDays'],
+    [{ scheduleTicks: { keep: 1 } }, 'retention.scheduleTicks.keep'],
   ])('refuses %j with OPTIONS_INVALID naming %s', (options, option) => {
     expect(() => resolveRetention(options)).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID', details: { option } }),
@@ -80,6 +85,17 @@ describe('resolveRetention', () => {
     expect(() => resolveRetention({ audit: { maxCount: '5' } })).toThrow(/got "5" \(a string\)/);
     expect(() => resolveRetention({ audit: { maxCount: null } })).toThrow(/got null$/);
     expect(() => resolveRetention({ audit: null })).toThrow(/got null$/);
+  });
+
+  it('scheduleTicks takes a bare number of days and a per-schedule maxCount; 0 keeps the records forever', () => {
+    expect(resolveRetention({ scheduleTicks: 30 }).scheduleTicks).toEqual({ maxAgeDays: 30, maxCount: 0 });
+    expect(resolveRetention({ scheduleTicks: { maxCount: 500 } }).scheduleTicks).toEqual({
+      maxAgeDays: 0,
+      maxCount: 500,
+    });
+    const off = resolveRetention({ scheduleTicks: 0 }).scheduleTicks;
+    expect(off).toEqual({ maxAgeDays: 0, maxCount: 0 });
+    expect(retentionCriteria(off, NOW)).toBeUndefined();
   });
 
   it('createAgentHost refuses a bad retention before anything is built, naming the path', () => {

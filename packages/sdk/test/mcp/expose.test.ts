@@ -20,7 +20,7 @@ import { STANDARD_CAPABILITY_IDS } from '../../src/media';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp';
 import { SqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage';
-import { registerSandboxCapabilities, SandboxWorld } from '../../src/testing';
+import { registerSandboxCapabilities, SANDBOX_UNDO_CAPABILITY_IDS, SandboxWorld } from '../../src/testing';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -78,9 +78,11 @@ describe('MCP over stdio: the example server as a child process', () => {
     await client?.close();
   });
 
-  it('lists the 15 standard capabilities with annotations from kind and replay, and no runtime tools', async () => {
+  it('lists the 15 standard capabilities (and the sandbox inverses) with annotations from kind and replay, and no runtime tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...STANDARD_CAPABILITY_IDS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [...STANDARD_CAPABILITY_IDS, ...SANDBOX_UNDO_CAPABILITY_IDS].sort(),
+    );
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get('catalog.lookup')!.annotations).toMatchObject({
       readOnlyHint: true,
@@ -253,7 +255,7 @@ describe('MCP over Streamable HTTP (a real local port)', () => {
     expect(names).toContain('probe.echo');
     expect(names).toContain('download.submit');
     expect(names).not.toContain('memory.note');
-    expect(names).toHaveLength(18);
+    expect(names).toHaveLength(18 + SANDBOX_UNDO_CAPABILITY_IDS.length);
     const echo = await call(client, 'probe.echo', { text: 'hi' });
     expect(echo).toMatchObject({ isError: false, s: { status: 'succeeded', output: { text: 'hi' } } });
     await expect(client.callTool({ name: 'memory.note', arguments: {} })).rejects.toThrow(/unknown tool/);

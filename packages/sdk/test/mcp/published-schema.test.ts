@@ -14,7 +14,7 @@ import { STANDARD_CAPABILITY_IDS } from '../../src/media';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp';
 import { mcpTool } from '../../src/mcp/published-tools';
 import { MemoryStorage } from '../../src/storage';
-import { registerSandboxCapabilities, SandboxWorld } from '../../src/testing';
+import { registerSandboxCapabilities, SANDBOX_UNDO_CAPABILITY_IDS, SandboxWorld } from '../../src/testing';
 import { ajv, candidate, keysStartingWithTilde, type Schema, withoutMarkers } from './published-schema-arbitrary';
 
 /** Whether the invocation path refused the input as INPUT_INVALID (any other outcome is not a refusal of the input). */
@@ -41,8 +41,10 @@ describe('published MCP input schemas are the enforced schemas, over every stand
     await host.stop();
   });
 
-  it('covers the 15 standard ids and the poster', () => {
-    expect(descriptors.map((d) => d.id).sort()).toEqual([...STANDARD_CAPABILITY_IDS, 'media.poster'].sort());
+  it('covers the 15 standard ids, the sandbox inverses and the poster', () => {
+    expect(descriptors.map((d) => d.id).sort()).toEqual(
+      [...STANDARD_CAPABILITY_IDS, ...SANDBOX_UNDO_CAPABILITY_IDS, 'media.poster'].sort(),
+    );
   });
 
   it('lists each input schema deep-equal to the validated schema without TypeBox markers, valid 2020-12 for a strict client (modelcontextprotocol/typescript-sdk#2721)', () => {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDACTED_MARKER, SecretRedactor } from '../../src/core/secret-redactor';
-import type { AuditRecord, PlanRecord } from '../../src/core/records';
+import type { ApprovalRecord, AuditRecord, PlanRecord } from '../../src/core/records';
 import type { DecisionRecord, RunRecord } from '../../src/core/run-records';
+import type { ScheduleRecord } from '../../src/core/schedule-records';
 import { SqliteStorage } from '../../src/sqlite';
 import { redactingStorage, unredactedStorage } from '../../src/storage/redacting-storage';
 import { runRecord } from '../storage/run-record';
@@ -131,6 +132,95 @@ describe('redactingStorage', () => {
     expect((await raw.plans.get('plan-1'))?.payload).toEqual(plan.payload);
     // Reads through the view are the store's own.
     expect(await view.runs.get('run-1')).toEqual(await raw.runs.get('run-1'));
+  });
+
+  it("redacts a schedule's goal on insert and compare-and-set (direct and in a transaction); reads are exact", async () => {
+    const { raw, view } = await stores();
+    const schedule: ScheduleRecord = {
+      id: 'sch-1',
+      owner: 'user:alice',
+      createdBy: 'user:alice',
+      clientKey: null,
+      cron: '0 3 * * *',
+      everyMs: null,
+      anchorAt: 1,
+      timezone: 'Europe/Berlin',
+      goal: `check the share with ${S}`,
+      mode: 'execute',
+      capabilityAllowlist: ['nas.login'],
+      budgets: { maxRunsPerDay: 2 },
+      missed: 'skip',
+      status: 'active',
+      nextTickAt: 10,
+      lastTickAt: null,
+      lastRunId: null,
+      revision: 1,
+      createdAt: 1,
+      updatedAt: 1,
+    };
+    expect(await view.schedules.insert(schedule)).toBe(true);
+    expect((await raw.schedules.get('sch-1'))?.goal).toBe(`check the share with ${REDACTED_MARKER}`);
+    await view.transaction(async (s) => {
+      expect(await s.schedules.compareAndSet('sch-1', 1, { ...schedule, goal: `now ${S}`, revision: 2 })).toBe(true);
+    });
+    const stored = await raw.schedules.get('sch-1');
+    expect(stored?.goal).toBe(`now ${REDACTED_MARKER}`);
+    expect(stored?.revision).toBe(2);
+    expect(stored?.capabilityAllowlist).toEqual(['nas.login']);
+    expect(await view.schedules.get('sch-1')).toEqual(stored);
+  });
+
+  it("redacts an approval's impact on insert and compare-and-set; its proposed and approved payloads stay exact", async () => {
+    const { raw, view } = await stores();
+    const approval: ApprovalRecord = {
+      id: 'appr-1',
+      planType: 'organize',
+      planId: 'plan-1',
+      payloadHash: 'ph-1',
+      revision: 1,
+      status: 'requested',
+      requestedBy: 'agent:run-1',
+      reason: null,
+      requestedAt: 1,
+      expiresAt: 100,
+      decidedBy: null,
+      decidedAt: null,
+      consumedBy: null,
+      consumedAt: null,
+      capabilityId: 'organize.execute',
+      impact: {
+        status: 'unknown',
+        code: 'IMPACT_FAILED',
+        reason: `login with ${S} refused`,
+        summary: 'impact unknown',
+      },
+      steps: [],
+      approvedSteps: null,
+      proposedPayload: { source: `smb://admin:${S}@nas/movies` },
+      proposedPayloadHash: 'ph-1',
+      approvedPayload: null,
+      executedPayloadHash: null,
+    };
+    await view.approvals.insert(approval);
+    const stored = await raw.approvals.get('appr-1');
+    expect(stored?.impact).toEqual({ ...approval.impact, reason: `login with ${REDACTED_MARKER} refused` });
+    expect(stored?.proposedPayload).toEqual(approval.proposedPayload);
+    await view.transaction(async (s) => {
+      const patch: Partial<ApprovalRecord> = {
+        status: 'approved',
+        approvedPayload: { source: `smb://admin:${S}@nas/films` },
+        impact: { status: 'known', impact: { reversible: true, notes: [`share ${S}`] }, summary: 'can be undone' },
+      };
+      expect(await s.approvals.compareAndSet('appr-1', 'requested', patch)).toBe(true);
+    });
+    const decided = await raw.approvals.get('appr-1');
+    expect(decided?.impact).toEqual({
+      status: 'known',
+      impact: { reversible: true, notes: [`share ${REDACTED_MARKER}`] },
+      summary: 'can be undone',
+    });
+    expect(decided?.approvedPayload).toEqual({ source: `smb://admin:${S}@nas/films` });
+    expect(await view.approvals.get('appr-1')).toEqual(decided);
   });
 
   it('the same store and redactor give the same view; a view is not wrapped twice', async () => {

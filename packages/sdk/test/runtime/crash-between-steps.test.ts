@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleLogger, createAgentHost, type AgentHost } from '../../src/index';
-import { type ModelMessage, type ToolResultMessage } from '../../src/models';
+import type { ModelMessage, ToolResultMessage } from '../../src/models';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider } from '../../src/testing';
 import { noteWrite, notesRead, readCrashScript, stepCrashScript } from './fixtures/step-crash-scripts';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { capabilityModelTool } from '../../src/runtime/context/tool-discovery';
 import { createAgentHost, type AgentHost, type RunMiddleware, type StorageAdapter } from '../../src/index';
 import { MemoryStorage } from '../../src/storage';
-import { type ModelMessage } from '../../src/models';
+import type { ModelMessage } from '../../src/models';
 import { runEvents, startHost, waitForStatus } from './harness';
 
 const hosts: AgentHost[] = [];

@@ -8,7 +8,7 @@ import {
 } from '../../src/runtime/run-budgets';
 import { toolResultMessage } from '../../src/runtime/tool-result';
 import { validateChecklist } from '../../src/runtime/checklist';
-import { type GoalFactsSnapshot } from '../../src/index';
+import type { GoalFactsSnapshot } from '../../src/index';
 
 const usage = { toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelCalls: 0 };
 const empty: GoalFactsSnapshot = { plans: [], downloads: [], organizes: [], library: [] };

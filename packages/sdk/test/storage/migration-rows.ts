@@ -40,6 +40,8 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 8, name: 'ledger entries by run' },
   { version: 9, name: 'drop indexes no query uses' },
   { version: 10, name: 'nas operations' },
+  { version: 11, name: 'schedules' },
+  { version: 12, name: 'approvals a household can trust' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
@@ -66,4 +68,7 @@ export const SECONDARY_INDEXES = [
   'runs_pruned',
   'runs_session_created',
   'runs_status_created',
+  'schedules_created',
+  'schedules_due',
+  'schedules_owner_client',
 ];

@@ -105,6 +105,14 @@ describePostgres('PostgresStorage: several processes on one database', () => {
         decidedAt: 2,
         consumedBy: null,
         consumedAt: null,
+        capabilityId: 'download.submit',
+        impact: null,
+        steps: [],
+        approvedSteps: null,
+        proposedPayload: null,
+        proposedPayloadHash: 'ph',
+        approvedPayload: null,
+        executedPayloadHash: null,
       });
       const results = await Promise.all(
         stores.map((s, p) =>
@@ -115,13 +123,16 @@ describePostgres('PostgresStorage: several processes on one database', () => {
               status: 'consumed',
               consumedBy: `inv-${p}`,
               consumedAt: 3,
+              executedPayloadHash: `ph-${p}`,
             });
           }),
         ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.findIndex(Boolean);
-      expect((await stores[1]!.approvals.get(id))?.consumedBy).toBe(`inv-${winner}`);
+      const consumed = await stores[1]!.approvals.get(id);
+      expect(consumed?.consumedBy).toBe(`inv-${winner}`);
+      expect(consumed?.executedPayloadHash).toBe(`ph-${winner}`);
     }
   });
 

@@ -10,7 +10,10 @@ import {
   isRunPrunable,
   ledgerEntryBlocksRun,
   runIdOfActor,
+  scheduleTickFloor,
+  scheduleTicksKept,
   selectForPrune,
+  selectScheduleTicks,
 } from '../../src/storage/retention-rules';
 
 const notLive = { liveLedgerEntry: false, openDecision: false, activeChild: false };
@@ -79,5 +82,40 @@ describe('retention rules', () => {
     expect(auditPrefixLength(rows, { now: 50 })).toBe(5);
     expect(auditPrefixLength(rows, { now: 50, keepNewest: 1 })).toBe(3);
     expect(auditPrefixLength(rows, { now: 50, keepNewest: 9 })).toBe(0);
+  });
+
+  it('scheduleTickFloor: the start of the UTC day before the one of now', () => {
+    const day = 86_400_000;
+    expect(scheduleTickFloor(Date.UTC(2026, 2, 29, 1, 30))).toBe(Date.UTC(2026, 2, 28));
+    expect(scheduleTickFloor(Date.UTC(2026, 2, 29))).toBe(Date.UTC(2026, 2, 28));
+    expect(scheduleTickFloor(Date.UTC(2026, 2, 29) - 1)).toBe(Date.UTC(2026, 2, 28) - day);
+  });
+
+  it('selectScheduleTicks: per schedule (code-point order) all but the newest kept, before the floor, handled before `before`', () => {
+    const day = 86_400_000;
+    const now = 100 * day + 5;
+    const tick = (scheduleId: string, tickAt: number, handledAt = tickAt + 1) => ({ scheduleId, tickAt, handledAt });
+    const ticks = [
+      tick('b', 3 * day),
+      tick('b', 1 * day),
+      tick('b', 2 * day, 50 * day),
+      tick('\u{1F3AC}', day),
+      tick('\u{1F3AC}', 2 * day),
+      tick('\uFFFD', day),
+      tick('\uFFFD', 2 * day),
+      tick('a', 99.5 * day),
+      tick('a', 99 * day),
+      tick('a', 10 * day),
+      tick('lone', day),
+    ];
+    const keys = (criteria: Parameters<typeof selectScheduleTicks>[1]) =>
+      selectScheduleTicks(ticks, criteria).map((k) => `${k.scheduleId}@${k.tickAt / day}`);
+    // 'a' keeps 99.5 (its newest) and 99 (now's previous UTC day); U+FFFD sorts before U+1F3AC by code point, not UTF-16 unit.
+    expect(keys({ now })).toEqual(['a@10', 'b@1', 'b@2', '\uFFFD@1', '\u{1F3AC}@1']);
+    expect(keys({ now, before: 40 * day })).toEqual(['a@10', 'b@1', '\uFFFD@1', '\u{1F3AC}@1']);
+    expect(keys({ now, keepNewest: 2 })).toEqual(['a@10', 'b@1']);
+    expect(scheduleTicksKept({ now, keepNewest: 0 })).toBe(1);
+    expect(scheduleTicksKept({ now, keepNewest: Number.NaN })).toBe(1);
+    expect(scheduleTicksKept({ now, keepNewest: 3.7 })).toBe(3);
   });
 });

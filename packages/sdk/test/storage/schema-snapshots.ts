@@ -67,6 +67,8 @@ export interface SnapshotRows {
   grantUsage?: Row[];
   budgetUsage?: Row[];
   reservations?: Row[];
+  schedules?: Row[];
+  scheduleTicks?: Row[];
 }
 
 /** The rows of version `version`. */
@@ -96,14 +98,29 @@ const byKey = (rows: Row[], key: string): Map<unknown, Row> => new Map(rows.map(
  * Reads every row of `rows` back through today's repositories of the migrated `s` and compares each field the
  * old version returned. Decisions written before schema 6 were rebuilt by it: `data` is now `evidence`, and the
  * fields it added hold the documented values (subject type `run`, raised by the run, revision 1, no options).
+ * Approvals written before schema 12 read back with no capability, impact, steps or payloads, and the payload hash
+ * they were asked for as the proposed one.
  */
 export async function expectRowsReadBack(s: StorageAdapter, rows: SnapshotRows): Promise<void> {
   const v = `v${rows.version}`;
   for (const [key, value] of Object.entries(rows.settings))
     expect(await s.settings.get(key), `${v} setting ${key}`).toEqual(value);
   for (const entry of rows.ledger) expectSameFields(await s.ledger.get(entry.key), entry, `${v} ledger ${entry.key}`);
-  for (const record of rows.approvals)
-    expectSameFields(await s.approvals.get(record.id), record, `${v} approval ${record.id}`);
+  for (const record of rows.approvals) {
+    const current = await s.approvals.get(record.id);
+    expectSameFields(current, record, `${v} approval ${record.id}`);
+    if (!('steps' in record))
+      expect(current, `${v} approval ${record.id}: the fields schema 12 added`).toMatchObject({
+        capabilityId: null,
+        impact: null,
+        steps: [],
+        approvedSteps: null,
+        proposedPayload: null,
+        proposedPayloadHash: record.payloadHash,
+        approvedPayload: null,
+        executedPayloadHash: null,
+      });
+  }
   const grants = byKey(await s.grants.list(), 'id');
   for (const record of rows.grants) expectSameFields(grants.get(record.id), record, `${v} grant ${record.id}`);
   for (const record of rows.plans) expectSameFields(await s.plans.get(record.id), record, `${v} plan ${record.id}`);
@@ -169,6 +186,14 @@ export async function expectRowsReadBack(s: StorageAdapter, rows: SnapshotRows):
       counters,
       `${v} budget counters ${counters.subject}/${counters.period}`,
     );
+  for (const record of rows.schedules ?? [])
+    expectSameFields(await s.schedules.get(record.id), record, `${v} schedule ${record.id}`);
+  for (const scheduleId of new Set((rows.scheduleTicks ?? []).map((t) => t.scheduleId as string))) {
+    const ticks = await s.schedules.ticks(scheduleId);
+    const old = (rows.scheduleTicks ?? []).filter((t) => t.scheduleId === scheduleId);
+    expect(ticks.length, `${v} ticks of ${scheduleId}`).toBe(old.length);
+    for (const [i, tick] of old.entries()) expectSameFields(ticks[i], tick, `${v} tick ${scheduleId}@${tick.tickAt}`);
+  }
   if (rows.reservations) {
     const reservations = byKey(await s.budgetUsage.reservations(), 'key');
     for (const old of rows.reservations)

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStorage, type SqliteStorage } from '../../src/sqlite';
 import { applySqliteMigrations } from '../../src/storage/sqlite/migrations';
+import { scheduleTickFloor } from '../../src/storage/retention-rules';
 import { toStorageError } from '../../src/storage/sqlite/sqlite-errors';
 import { expectCode } from './expect-code';
 import { runRecord } from './run-record';
@@ -158,4 +159,83 @@ describe('SQLite retention: file space', () => {
     }
     await expectCode(Promise.reject(toStorageError(thrown, path)), 'STORAGE_READ_ONLY');
   });
+});
+
+describe('SQLite retention: schedule tick records', () => {
+  it('100 000 tick records of 40 schedules: every statement seeks the primary key (no table scan, no sort), batches of 500 remove exactly the records older than the cut-off', async () => {
+    const path = file();
+    const s = storage(path);
+    await s.migrate();
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    const schedules = 40;
+    const perSchedule = 2_500;
+    const insert = new Database(path);
+    const row = insert.prepare(
+      `INSERT INTO schedule_ticks (schedule_id, tick_at, outcome, run_id, reason, first_tick_at, ticks, handled_at, handled_by) VALUES (?, ?, 'fired', ?, NULL, ?, 1, ?, 'host:a')`,
+    );
+    insert.transaction(() => {
+      for (let i = 0; i < schedules; i++)
+        for (let k = 0; k < perSchedule; k++) {
+          const tickAt = NOW - (k + 1) * HOUR;
+          row.run(`sch_${i}`, tickAt, `run_${i}_${k}`, tickAt, tickAt + 2_000);
+        }
+    })();
+    insert.close();
+    const criteria = { now: NOW, before: NOW - 90 * DAY };
+    // Per schedule: the records handled before the cut-off (tick + 2 s < before), the newest and the floor keep none.
+    const expected =
+      schedules * [...Array(perSchedule).keys()].filter((k) => NOW - (k + 1) * HOUR + 2_000 < criteria.before).length;
+    expect(criteria.before).toBeLessThan(scheduleTickFloor(NOW));
+
+    const prepared = new Set<string>();
+    const prepare = Database.prototype.prepare;
+    const spy = vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (this: Database.Database, sql) {
+      prepared.add(sql);
+      return prepare.call(this, sql);
+    });
+    let removed = 0;
+    let batches = 0;
+    let elapsedMs = 0;
+    try {
+      expect((await s.maintenance.estimate('scheduleTicks', criteria)).rows).toBe(expected);
+      const started = performance.now();
+      for (let done = false; !done; batches++) {
+        const batch = await s.maintenance.prune('scheduleTicks', criteria, 500);
+        removed += batch.rows;
+        done = batch.done;
+      }
+      elapsedMs = performance.now() - started;
+      while (!(await s.maintenance.prune('scheduleTicks', { now: NOW, keepNewest: 3 }, 500)).done);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(removed).toBe(expected);
+    expect(batches).toBe(Math.ceil(expected / 500));
+    // keepNewest 3 then leaves each schedule its ticks since the floor (the current and previous UTC day; more than 3).
+    const sinceFloor = [...Array(perSchedule).keys()].filter((k) => NOW - (k + 1) * HOUR >= scheduleTickFloor(NOW));
+    expect(sinceFloor.length).toBeGreaterThan(3);
+    expect((await s.maintenance.usage()).scheduleTicks.rows).toBe(schedules * sinceFloor.length);
+    console.log(
+      `schedule tick prune: ${removed} of ${schedules * perSchedule} records in ${batches} batches, ${Math.round(elapsedMs)} ms`,
+    );
+
+    const check = new Database(path, { readonly: true });
+    try {
+      const statements = [...prepared].filter((sql) => /schedule_ticks/.test(sql) && /^\s*(SELECT|DELETE)/.test(sql));
+      expect(statements.length).toBeGreaterThanOrEqual(6);
+      for (const sql of statements) {
+        const params = Object.fromEntries(
+          [...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], /^(id|after)$/.test(m[1]!) ? 'sch_1' : 1]),
+        );
+        const plan = (check.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map(
+          (r) => r.detail,
+        );
+        expect(plan.join(' | '), sql).toMatch(/INDEX sqlite_autoindex_schedule_ticks_1/);
+        for (const step of plan) expect(step, sql).not.toMatch(/TEMP B-TREE|^SCAN \w+$/);
+      }
+    } finally {
+      check.close();
+    }
+  }, 60_000);
 });

@@ -530,6 +530,11 @@ describe('SqliteStorage', () => {
       await s.runs.totalsBetween(0, 1);
       await s.runs.acquireLease('w', 1, 1);
       await s.runs.insert(runRecord('ended', { status: 'succeeded', endedAt: 0, updatedAt: 0 }));
+      await s.schedules.findByClientKey('user:a', 'k');
+      await s.schedules.list();
+      await s.schedules.due(1, 1);
+      await s.schedules.ticks('sch', { before: 1 });
+      await s.schedules.firedBetween('sch', 0, 1);
       for (const kind of RETENTION_KINDS) {
         await s.maintenance.estimate(kind, { now: 1, before: 1, keepNewest: 1 });
         await s.maintenance.prune(kind, { now: 1, before: 1, keepNewest: 1 }, 1);

@@ -2,9 +2,12 @@
 import type { DecisionRecord } from '../../core/run-records';
 import type { DecisionEventData } from '../events/run-event';
 
-/** The event stream of a decision: the run it is about, else one named by its id. @internal */
+/**
+ * The event stream of a decision: the run or schedule it is about (a schedule's stream is named by the schedule id,
+ * which its owner may read), else one named by its id. @internal
+ */
 export function decisionStream(d: Pick<DecisionRecord, 'id' | 'subjectType' | 'subjectId'>): string {
-  return d.subjectType === 'run' ? d.subjectId : d.id;
+  return d.subjectType === 'run' || d.subjectType === 'schedule' ? d.subjectId : d.id;
 }
 
 /**

@@ -1,5 +1,7 @@
+import type { ImpactReport } from '../../core/impact';
 import type { JsonValue } from '../../core/records';
 import type { RunStatus, RunStep } from '../../core/run-records';
+import type { ScheduleSkipReason } from '../../core/schedule-records';
 import type { AgentGoalReport } from '../goal-report';
 import type { RunChecklist } from '../checklist';
 
@@ -38,9 +40,20 @@ export interface RunEventPayloads {
     planId: string;
     payloadHash: string;
     capabilityId: string;
+    /** What the call would do, in real units (or why that is unknown), as the approver sees it. */
+    impact?: ImpactReport;
+    /** The plan's steps a person may approve in part (absent or empty: approved whole). */
+    steps?: Array<{ id: string; label: string }>;
   };
   /** An approval the run asked for was decided. */
-  approval_decided: { approvalId: string; status: string };
+  approval_decided: {
+    approvalId: string;
+    status: string;
+    /** The steps approved, when only some were. */
+    approvedSteps?: string[];
+    /** True when the approver edited the plan: the edited payload is what executes. */
+    edited?: boolean;
+  };
   /** The goal report verified from the host's `GoalFacts` (written just before the run's final `run_status`). */
   report: { report: AgentGoalReport };
   /** A budget was exceeded. */
@@ -98,6 +111,25 @@ export interface RunEventPayloads {
    * its `decision.created`.
    */
   'decision.updated': DecisionEventData & { change: string };
+  /**
+   * A schedule's tick started this run (docs/schedules.md): on the run's stream, right after its `queued`
+   * `run_status`. `tickAt` is the tick (ms since the epoch).
+   */
+  'schedule.fired': { scheduleId: string; tickAt: number; runId: string };
+  /**
+   * A schedule's tick, or a batch of consecutive missed ticks, started nothing: `reason` `missed` (no process
+   * fired it in time), `daily_budget` (the schedule's runs or cost per UTC day were used up) or `refused` (the run
+   * could not be started, e.g. a capability of the allowlist is gone or no longer callable by the owner). `tickAt` is
+   * the newest tick covered, `firstTickAt` the oldest, `ticks` how many. On the schedule's stream (its `runId` is the
+   * schedule id), which the schedule's owner and administrators may read.
+   */
+  'schedule.skipped': {
+    scheduleId: string;
+    tickAt: number;
+    reason: ScheduleSkipReason;
+    ticks: number;
+    firstTickAt: number;
+  };
 }
 
 /** What a `decision.created` / `decision.updated` event says about the decision (read the rest with `host.getDecision`). @public */

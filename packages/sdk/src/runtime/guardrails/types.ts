@@ -3,11 +3,11 @@ import type { LoopGuardCode } from './codes';
 /**
  * How a run is attended, which decides what a tripped threshold does:
  * `interactive` (web, compatible API, supervised subagents) only warns — a rule that blocks still
- * refuses the single call, but the run goes on; `background` and `channel` (scheduled tasks, channel
- * gateways) stop the run.
+ * refuses the single call, but the run goes on; `background`, `channel` and `schedule` (background tasks,
+ * channel gateways, a schedule's runs) stop the run.
  * @public
  */
-export type GuardMode = 'interactive' | 'background' | 'channel';
+export type GuardMode = 'interactive' | 'background' | 'channel' | 'schedule';
 
 /**
  * Kind of the called tool as the driver sees it: a capability kind, or `internal` for runtime tools

@@ -1,5 +1,7 @@
 // The approvals a run asks for and is told about.
 import type { ApprovalService } from '../../authorization/approval-service';
+import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { computeImpact } from '../../capabilities/impact-runner';
 import { isSideEffecting, type CapabilityDescriptor } from '../../core/capability-descriptor';
 import { MediaAgentError } from '../../core/errors';
 import type { Clock } from '../../ports/clock';
@@ -41,33 +43,57 @@ export async function approvalFor(
  *   the order things happened); undefined when the call executes no plan or the request failed
  */
 export async function requestApproval(
-  deps: { approvals: ApprovalService; logger: Logger },
+  deps: {
+    approvals: ApprovalService;
+    logger: Logger;
+    capabilities: CapabilityRegistry;
+    storage: StorageAdapter;
+    clock: Clock;
+    impactTimeoutMs?: number | undefined;
+  },
   session: RunSession,
   descriptor: CapabilityDescriptor,
   input: unknown,
-): Promise<{ approvalId: string; requested?: RunEventPayloads['approval_requested'] } | undefined> {
+): Promise<
+  { approvalId: string; approval?: ApprovalRecord; requested?: RunEventPayloads['approval_requested'] } | undefined
+> {
   const plan = planTarget(descriptor, input);
   if (!plan) return undefined;
   const run = session.run;
   const existing = (await deps.approvals.list({ planId: plan.planId })).find(
     (a) => a.requestedBy === `agent:${run.id}` && a.status === 'requested',
   );
-  if (existing) return { approvalId: existing.id };
+  if (existing) return { approvalId: existing.id, approval: existing };
   try {
+    // What the call would do, for the person (and the model): computed before asking, never fatal.
+    const impact = await computeImpact(deps.capabilities.definition(descriptor.id), input, {
+      actor: `agent:${run.id}`,
+      runId: run.id,
+      plan: await deps.storage.plans.get(plan.planId),
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(deps.impactTimeoutMs !== undefined ? { timeoutMs: deps.impactTimeoutMs } : {}),
+      signal: session.lease.signal,
+    });
     const approval = await deps.approvals.request({
       planType: plan.planType,
       planId: plan.planId,
       actor: `agent:${run.id}`,
       reason: `run ${run.id}: ${run.goal.slice(0, 200)}`,
+      capabilityId: descriptor.id,
+      impact,
     });
     return {
       approvalId: approval.id,
+      approval,
       requested: {
         approvalId: approval.id,
         planType: approval.planType,
         planId: approval.planId,
         payloadHash: approval.payloadHash,
         capabilityId: descriptor.id,
+        impact,
+        steps: approval.steps.map((s) => ({ id: s.id, label: s.label })),
       },
     };
   } catch (error) {
@@ -104,4 +130,23 @@ export async function approvalsDecidedSince(
     (a) =>
       a.requestedBy === `agent:${runId}` && (a.status === 'approved' || a.status === 'rejected') && !told.has(a.id),
   );
+}
+
+/**
+ * What the model reads about a decided approval: the decision, the steps that may run when only some were approved,
+ * and the edited plan when the approver edited it (the proposed plan can no longer execute).
+ */
+export function decisionNote(a: ApprovalRecord): string {
+  const parts = [`Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}.`];
+  if (a.status === 'approved' && a.approvedPayload !== null)
+    parts.push(
+      `The approver edited the plan (now revision ${a.revision}); what executes is ${JSON.stringify(a.approvedPayload).slice(0, 1500)}. The proposed plan will not execute; call the same capability for plan ${a.planId} again.`,
+    );
+  if (a.status === 'approved' && a.approvedSteps !== null)
+    parts.push(
+      `Only steps ${a.approvedSteps.join(', ')} were approved: execute with steps: ${JSON.stringify(a.approvedSteps)}; the other steps must not run.`,
+    );
+  if (a.impact) parts.push(`Impact: ${a.impact.summary}.`);
+  parts.push('Continue.');
+  return parts.join(' ');
 }

@@ -4,6 +4,7 @@ import { rideOnClaim } from './claim-commit';
 import { MediaAgentError } from '../../core/errors';
 import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
+import { approvalCanLift } from '../../authorization/approval-can-lift';
 import { approvalFor, requestApproval } from './approvals';
 import { recordEffect } from './effect-record';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
@@ -26,7 +27,8 @@ export interface CapabilityCallOutcome {
  * Runs a registered capability the run may use: checks the goal target of a side effect (an
  * ambiguous one is asked, not run), passes an approval the run obtained for the call's plan,
  * invokes it through the one invocation path (`agent:<runId>`, the call id, the lease's signal),
- * records catalog lookups, and after a denial of a plan execution asks a person for an approval.
+ * records catalog lookups, and after a denial of a plan execution that an approval can lift
+ * ({@link approvalCanLift}) asks a person for an approval.
  */
 export async function callCapability(
   loop: Loop,
@@ -73,12 +75,33 @@ export async function callCapability(
   if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
   await recordEffect(loop, session, descriptor, call.input, result);
   const extra: Record<string, unknown> = {};
-  if (result.status === 'denied') {
-    const asked = await requestApproval({ approvals, logger }, session, descriptor, call.input);
+  if (result.status === 'denied' && result.error?.code === 'APPROVAL_STEP_NOT_APPROVED') {
+    // Approved in part: the denial names the steps that may run; no new approval is asked for.
+    extra.approvedSteps = approvalId ? ((await approvals.get(approvalId)).approvedSteps ?? undefined) : undefined;
+  } else if (result.status === 'denied' && approvalCanLift(result.error?.code ?? '')) {
+    // Only a denial an approval can lift asks a person: a superuser-only host operation, an admin-only
+    // capability or a run's limits are decided before any approval, so asking would waste their decision.
+    const asked = await requestApproval(
+      {
+        approvals,
+        logger,
+        capabilities,
+        storage,
+        clock: loop.deps.clock,
+        impactTimeoutMs: loop.deps.settings.impactTimeoutMs,
+      },
+      session,
+      descriptor,
+      call.input,
+    );
     if (asked) {
       extra.approvalRequested = {
         approvalId: asked.approvalId,
         note: 'a person was asked to approve this plan; wait for the decision before retrying',
+        ...(asked.approval?.impact ? { impact: asked.approval.impact.summary } : {}),
+        ...(asked.approval && asked.approval.steps.length > 0
+          ? { steps: asked.approval.steps.map((s) => `${s.id}: ${s.label}`) }
+          : {}),
       };
       if (asked.requested) return { result, extra, approvalRequested: asked.requested };
     }

@@ -43,6 +43,8 @@ export interface RunDriverSettings {
   daily: DailyBudgets;
   /** Seconds between goal-settled polls. */
   goalPollSec: number;
+  /** Deadline of a capability's `impact` when an approval is asked for, in ms (the host's `impactTimeoutMs`). */
+  impactTimeoutMs?: number;
   /** Longest wait for facts to settle, in hours. */
   goalWaitHours: number;
   /** Largest number of queued steering messages applied before one model call (the inbox bound, default 16). */

@@ -7,6 +7,7 @@ import { BUDGET_REACHED_KIND } from '../budgets/budget-reached';
 import { spender } from './spend-step';
 import { holdStarted, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { commitStep } from './commit';
+import { unattendedFailureDecision } from '../unattended-origin';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -43,6 +44,13 @@ export async function finish(
     abortRequested: false,
   });
   session.emit('run_status', { status, step: session.run.step, reason });
+  // A scheduled run nobody watched never fails silently: a decision for its owner, with the end.
+  const unattended = unattendedFailureDecision(session.run, status, error, {
+    id: loop.deps.ids.next('dec'),
+    now: clock.now(),
+    reason,
+  });
+  if (unattended) session.writes.decisions.push(unattended);
   // A message that arrived while the run was finishing wakes it once more.
   if (terminal) session.writes.wakeIfQueued = true;
   if (!(await commitStep(loop.deps, session))) return;

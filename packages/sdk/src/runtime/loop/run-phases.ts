@@ -9,7 +9,7 @@ import { runSettled } from '../completion-rule';
 import { withLedgerStates } from '../run-effects';
 import { runEffects } from './effect-record';
 import { RunMiddlewareError } from '../middleware/run-middleware';
-import { approvalsDecidedSince, openApprovals } from './approvals';
+import { approvalsDecidedSince, decisionNote, openApprovals } from './approvals';
 import { commitDeferredStep, commitStep, salvageRiding } from './commit';
 import { deferCommit, type DeferredCommit } from './deferred-commit';
 import { drive } from './drive';
@@ -230,15 +230,15 @@ async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCom
   if (decided.length > 0) {
     // A person decided on an approval this run asked for: tell the model and drive again.
     for (const a of decided) {
-      session.emit('approval_decided', { approvalId: a.id, status: a.status });
+      session.emit('approval_decided', {
+        approvalId: a.id,
+        status: a.status,
+        ...(a.approvedSteps ? { approvedSteps: a.approvedSteps } : {}),
+        ...(a.approvedPayload !== null ? { edited: true } : {}),
+      });
       loop.tracer.approvalWait(session.trace, a);
     }
-    session.append({
-      role: 'user',
-      content: decided
-        .map((a) => `Approval ${a.id} for ${a.planType} plan ${a.planId} was ${a.status}. Continue.`)
-        .join('\n'),
-    });
+    session.append({ role: 'user', content: decided.map(decisionNote).join('\n') });
     session.patch({ step: 'drive', wakeRequested: true, notBefore: null });
     await commitStep(loop.deps, session);
     return false;

@@ -9,6 +9,7 @@ import { askPerson, type GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
 import { interruptedBy, type DriveEnd } from './outcomes';
 import type { RunSession, StopRequest } from './run-session';
+import { originRules } from '../unattended-origin';
 
 /**
  * Runtime-state key of the calls of the latest turn that must not run, by call id (`{ code, message }`):
@@ -177,8 +178,8 @@ export function stopDrive(session: RunSession, stop: StopRequest): DriveEnd {
     message: stop.message,
     ...(stop.source === 'runtime' ? { details: { stoppedBy: stop.by } } : {}),
   });
-  // An attended run waits for its user; background and channel runs end.
-  if (session.run.origin === 'interactive')
+  // An attended run waits for its user; background, channel and scheduled runs end.
+  if (originRules(session.run.origin).attended)
     return {
       kind: 'paused',
       code: stop.code,

@@ -18,7 +18,8 @@ export interface RetentionRule {
   /**
    * At most this many items kept, the newest (an integer up to {@link MAX_RETENTION_COUNT}): older ones beyond it are
    * removed whatever their age; 0 sets no count limit. Not accepted for `grantUsage`: its counters are per day and
-   * per budget period and go only when their period is long over (`maxAgeDays`), never by count.
+   * per budget period and go only when their period is long over (`maxAgeDays`), never by count. For
+   * `scheduleTicks` it counts per schedule: each schedule keeps its newest `maxCount` tick records.
    */
   maxCount?: number;
 }
@@ -52,7 +53,8 @@ export const MAX_RETENTION_COUNT = 2 ** 31 - 1;
 /**
  * The default retention, in days (no count limits): `runs` (a finished run's events, messages and inbox; its row
  * and report stay) 90; `runReports` 0 (kept); `audit` 730 (two years); `approvals`, `plans`, `decisions`,
- * `grantUsage` 180; `ledger` 0 (kept, or `ledgerRetentionMs` when that is set).
+ * `grantUsage` 180; `ledger` 0 (kept, or `ledgerRetentionMs` when that is set); `scheduleTicks` (the record of
+ * each handled schedule tick, by its `handledAt`; a schedule's newest record always stays) 90.
  * @public
  */
 export const DEFAULT_RETENTION: ResolvedRetention = Object.freeze({
@@ -64,6 +66,7 @@ export const DEFAULT_RETENTION: ResolvedRetention = Object.freeze({
   decisions: { maxAgeDays: 180, maxCount: 0 },
   grantUsage: { maxAgeDays: 180, maxCount: 0 },
   ledger: { maxAgeDays: 0, maxCount: 0 },
+  scheduleTicks: { maxAgeDays: 90, maxCount: 0 },
 });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -24,7 +24,12 @@ interface Archive {
   compacted: Set<string>;
 }
 
-const SOURCES: Record<string, string> = { interactive: 'chat', background: 'cron', channel: 'channel' };
+const SOURCES: Record<string, string> = {
+  interactive: 'chat',
+  background: 'cron',
+  channel: 'channel',
+  schedule: 'cron',
+};
 
 /** Text parts only: images and audio are never archived. */
 function textOf(content: ModelMessage['content']): string {

@@ -30,6 +30,7 @@ import type { ResolvedLearningOptions } from '../learning/learning-options';
 import { addReviewUsage, type LearningReviews } from '../learning/learning-reviews';
 import { reviewCompactor } from '../learning/review-compaction';
 import type { RunMiddleware } from './run-middleware';
+import { originRules } from '../unattended-origin';
 
 /** What the learning-review middleware works with. */
 export interface LearningReviewDeps {
@@ -246,7 +247,7 @@ export function learningReviewMiddleware(deps: LearningReviewDeps): RunMiddlewar
         if (!reviews.has(run.id)) ended.delete(run.id);
       };
       const person = stored ? actingForRun(stored) : undefined;
-      const interactive = run.origin !== 'background' && run.depth === 0 && person !== undefined;
+      const interactive = originRules(run.origin).learningReview && run.depth === 0 && person !== undefined;
       if (!final || !c || !interactive) return settle();
       // A reply is delivered when the model's last turn answered the person: a turn that called tools and
       // was cut short (a middleware such as the loop guard paused the run) is not, and has no results to copy.

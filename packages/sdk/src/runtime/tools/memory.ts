@@ -9,6 +9,7 @@ import type { MemoryService } from '../../memory/memory-service';
 import type { ModelTool } from '../../models/types';
 import { memoryActorOf } from '../loop/memory-step';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
+import { originRules } from '../unattended-origin';
 
 /** The tool's name. @public */
 export const MEMORY_TOOL = 'memory';
@@ -54,7 +55,7 @@ export function memoryTool(memory: MemoryService): RuntimeTool {
       const failures = (session.locals.get('memory.failures') as number | undefined) ?? 0;
       try {
         const output = await memory.write(memoryActorOf(session), call.input, {
-          background: session.run.origin === 'background',
+          background: originRules(session.run.origin).backgroundMemory,
         });
         session.locals.set('memory.failures', 0);
         return { result: { status: 'succeeded', output: output as unknown as JsonValue } };

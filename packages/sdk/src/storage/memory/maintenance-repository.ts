@@ -5,6 +5,7 @@
 import type { BudgetCounters, BudgetReservation } from '../../core/budget-records';
 import type { ApprovalRecord, AuditRecord, GrantUsage, LedgerEntry, PlanRecord } from '../../core/records';
 import type { DecisionRecord, InboxRecord, RunRecord } from '../../core/run-records';
+import type { ScheduleTickRecord } from '../../core/schedule-records';
 import {
   type MaintenanceRepository,
   type PruneBatch,
@@ -32,6 +33,7 @@ import {
   OPEN_DECISION_STATUSES,
   runIdOfActor,
   selectForPrune,
+  selectScheduleTicks,
 } from '../retention-rules';
 import type { MemoryTables, SyncRepository } from './memory-tables';
 
@@ -224,7 +226,23 @@ export function memoryMaintenanceRepository(
       }
       case 'grantUsage':
         return counterItems(criteria);
+      case 'scheduleTicks':
+        return selectScheduleTicks([...t.table<ScheduleTickRecord>('scheduleTicks').entries()].map(tickItem), criteria);
     }
+  }
+
+  /** A tick record as an item (its table key is the schedule and tick). */
+  function tickItem([id, k]: [string, ScheduleTickRecord]): Item &
+    Pick<ScheduleTickRecord, 'scheduleId' | 'tickAt' | 'handledAt'> {
+    return {
+      scheduleId: k.scheduleId,
+      tickAt: k.tickAt,
+      handledAt: k.handledAt,
+      age: k.handledAt,
+      key: id,
+      rows: () => [k],
+      remove: () => t.remove('scheduleTicks', id),
+    };
   }
 
   /** Counters of periods over by `min(before, now)`: grant usage by day, then budget counters by start. */
@@ -282,6 +300,8 @@ export function memoryMaintenanceRepository(
         return t.auditLog;
       case 'grantUsage':
         return [...t.table<object>('grantUsage').values(), ...t.table<object>('budgetUsage').values()];
+      case 'scheduleTicks':
+        return [...t.table<object>('scheduleTicks').values()];
       default:
         return [...t.table<object>(kind).values()];
     }

@@ -18,6 +18,7 @@ import { memoryGrantUsageRepository } from './grant-usage-repository';
 import { memoryBudgetUsageRepository } from './budget-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
 import { memoryMaintenanceRepository } from './maintenance-repository';
+import { memoryScheduleRepository } from './schedule-repository';
 import { READ_METHODS, REPOSITORY_NAMES as REPOSITORIES } from '../repository-methods';
 
 /**
@@ -73,6 +74,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly budgetUsage: StorageSession['budgetUsage'];
   /** {@inheritDoc StorageSession.maintenance} */
   readonly maintenance: StorageSession['maintenance'];
+  /** {@inheritDoc StorageSession.schedules} */
+  readonly schedules: StorageSession['schedules'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
@@ -116,6 +119,7 @@ export class MemoryStorage implements StorageAdapter {
     this.grantUsage = on.grantUsage;
     this.budgetUsage = on.budgetUsage;
     this.maintenance = on.maintenance;
+    this.schedules = on.schedules;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -228,6 +232,7 @@ export class MemoryStorage implements StorageAdapter {
       budgetUsage: memoryBudgetUsageRepository(t),
       decisions: memoryDecisionRepository(t),
       maintenance: memoryMaintenanceRepository(t, audit.append),
+      schedules: memoryScheduleRepository(t),
     };
   }
 }

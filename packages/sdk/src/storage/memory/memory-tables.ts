@@ -17,7 +17,9 @@ export type TableName =
   | 'grantUsage'
   | 'budgetUsage'
   | 'budgetReservations'
-  | 'leases';
+  | 'leases'
+  | 'schedules'
+  | 'scheduleTicks';
 const TABLES: readonly TableName[] = [
   'ledger',
   'approvals',
@@ -32,6 +34,8 @@ const TABLES: readonly TableName[] = [
   'budgetUsage',
   'budgetReservations',
   'leases',
+  'schedules',
+  'scheduleTicks',
 ];
 /** Reverts one write. @internal */
 export type Undo = () => void;

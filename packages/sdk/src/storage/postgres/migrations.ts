@@ -369,6 +369,71 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     ],
     step: sealPgAudit,
   },
+  {
+    version: 11,
+    name: 'schedules',
+    // The same as SQLite's migration 11: schedules, their tick claims, and the run origin `schedule` (PostgreSQL
+    // changes the CHECK constraint in place).
+    statements: [
+      `ALTER TABLE "{schema}".runs DROP CONSTRAINT runs_origin_check`,
+      `ALTER TABLE "{schema}".runs ADD CONSTRAINT runs_origin_check CHECK (origin IN ('interactive', 'background', 'channel', 'schedule'))`,
+      `CREATE TABLE "{schema}".schedules (
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        created_by text NOT NULL,
+        client_key text,
+        cron text,
+        every_ms bigint,
+        anchor_at bigint NOT NULL,
+        timezone text NOT NULL,
+        goal text NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('execute', 'plan_only')),
+        capability_allowlist json,
+        budgets json NOT NULL,
+        missed text NOT NULL CHECK (missed IN ('skip', 'catch_up_one')),
+        status text NOT NULL CHECK (status IN ('active', 'paused')),
+        next_tick_at bigint,
+        last_tick_at bigint,
+        last_run_id text,
+        revision bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      )`,
+      `CREATE UNIQUE INDEX schedules_owner_client ON "{schema}".schedules (owner, client_key) WHERE client_key IS NOT NULL`,
+      `CREATE INDEX schedules_due ON "{schema}".schedules (status, next_tick_at)`,
+      `CREATE INDEX schedules_created ON "{schema}".schedules (created_at, id)`,
+      `CREATE TABLE "{schema}".schedule_ticks (
+        schedule_id text NOT NULL,
+        tick_at bigint NOT NULL,
+        outcome text NOT NULL CHECK (outcome IN ('fired', 'skipped')),
+        run_id text,
+        reason text CHECK (reason IN ('missed', 'daily_budget', 'refused')),
+        first_tick_at bigint NOT NULL,
+        ticks bigint NOT NULL,
+        handled_at bigint NOT NULL,
+        handled_by text NOT NULL,
+        PRIMARY KEY (schedule_id, tick_at)
+      )`,
+    ],
+  },
+  {
+    version: 12,
+    name: 'approvals a household can trust',
+    // The same columns as SQLite's migration 12; `proposed_payload_hash` is filled from `payload_hash`, then made
+    // NOT NULL (no default left behind: every insert writes it).
+    statements: [
+      `ALTER TABLE "{schema}".approvals ADD COLUMN capability_id text`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN impact json`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN steps json NOT NULL DEFAULT '[]'`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN approved_steps json`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN proposed_payload json`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN proposed_payload_hash text`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN approved_payload json`,
+      `ALTER TABLE "{schema}".approvals ADD COLUMN executed_payload_hash text`,
+      `UPDATE "{schema}".approvals SET proposed_payload_hash = payload_hash`,
+      `ALTER TABLE "{schema}".approvals ALTER COLUMN proposed_payload_hash SET NOT NULL`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

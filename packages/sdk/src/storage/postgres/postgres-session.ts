@@ -18,11 +18,12 @@ export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set([
   'events.append',
   'audit.append',
   'maintenance.prune',
+  'schedules.delete',
 ]);
 
 /**
  * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
- * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements, `audit.append` three.
+ * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements, `audit.append` three; maintenance and schedules are programs.
  */
 function pgRepository(
   name: keyof StorageSession,
@@ -30,10 +31,10 @@ function pgRepository(
   inTransaction: boolean,
 ): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const statements = sessionStatements(inTransaction ? POSTGRES_TRANSACTION_DIALECT : POSTGRES_DIALECT);
-  if (name === 'maintenance') {
+  if (name === 'maintenance' || name === 'schedules') {
     // Retention appends its checkpoint rows through the session's own audit append.
     const audit = pgRepository('audit', run, inTransaction);
-    return bindPrograms(statements.maintenance, run, (record) => audit.append!(record));
+    return bindPrograms(statements[name], run, (record) => audit.append!(record));
   }
   const repo = bindStatements<Record<string, (...args: unknown[]) => Promise<unknown>>>(statements[name], run);
   if (name === 'events') repo.append = (event) => pgAppendEvent(run, event as Parameters<typeof pgAppendEvent>[1]);

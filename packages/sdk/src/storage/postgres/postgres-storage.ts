@@ -130,6 +130,7 @@ export class PostgresStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
+  /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})

@@ -24,6 +24,14 @@ const APPROVAL_FIELDS: ColumnSpec<ApprovalRecord> = {
   decidedAt: 'value',
   consumedBy: 'value',
   consumedAt: 'value',
+  capabilityId: 'value',
+  impact: 'jsonOrNull',
+  steps: 'json',
+  approvedSteps: 'jsonOrNull',
+  proposedPayload: 'jsonOrNull',
+  proposedPayloadHash: 'value',
+  approvedPayload: 'jsonOrNull',
+  executedPayloadHash: 'value',
 };
 
 /** The list's filters (served by `approvals_status` and `approvals_plan`). */

@@ -22,6 +22,9 @@ import {
   PRUNABLE_RUN_STATUSES,
   RUN_ACTOR_PREFIX,
   RUN_BLOCKING_LEDGER_STATES,
+  compareCodePoints,
+  scheduleTickFloor,
+  scheduleTicksKept,
 } from '../retention-rules';
 import type { SqlDialect } from './dialect';
 import { count, perDialect, type Program, type Programs, type Query, row, rows, SqlTexts } from './query';
@@ -49,7 +52,8 @@ const COLUMNS: Readonly<Record<string, Columns>> = {
   ],
   approvals: [
     ...t('id', 'plan_type', 'plan_id', 'payload_hash', 'status', 'requested_by', 'reason', 'decided_by'),
-    ...t('consumed_by'),
+    ...t('consumed_by', 'capability_id', 'impact', 'steps', 'approved_steps', 'proposed_payload'),
+    ...t('proposed_payload_hash', 'approved_payload', 'executed_payload_hash'),
     ...n('revision', 'requested_at', 'expires_at', 'decided_at', 'consumed_at'),
   ],
   plans: [
@@ -73,6 +77,10 @@ const COLUMNS: Readonly<Record<string, Columns>> = {
     ...t('grant_id', 'idempotency_key', 'input_summary', 'reason', 'prev_hash', 'hash'),
     ...n('seq', 'at'),
   ],
+  schedule_ticks: [
+    ...t('schedule_id', 'outcome', 'run_id', 'reason', 'handled_by'),
+    ...n('tick_at', 'first_tick_at', 'ticks', 'handled_at'),
+  ],
 };
 
 /** The tables each kind spans, for {@link MaintenanceRepository.usage}. */
@@ -85,6 +93,7 @@ const USAGE_TABLES: Readonly<Record<RetentionKind, readonly string[]>> = {
   decisions: ['decisions'],
   grantUsage: ['grant_usage', 'budget_usage'],
   ledger: ['ledger'],
+  scheduleTicks: ['schedule_ticks'],
 };
 
 const quoted = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
@@ -418,6 +427,82 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
     return { ...add(g, b), done };
   }
 
+  // --- schedule tick records -----------------------------------------------------------------------------------
+  // Schedule by schedule on the primary key (schedule_id, tick_at): the schedules are found by a loose index walk
+  // (one seek each), then each one's removable range is a seek below its cut, so a batch never scans the table.
+  const TICKS = T('schedule_ticks');
+  const firstScheduleSql = `SELECT x.schedule_id AS id FROM ${TICKS} x ORDER BY x.schedule_id LIMIT 1`;
+  const nextScheduleSql = `SELECT x.schedule_id AS id FROM ${TICKS} x WHERE x.schedule_id > @after ORDER BY x.schedule_id LIMIT 1`;
+  /** The tick of the newest record a schedule keeps (`@offset` = kept − 1); no row: it keeps every record. */
+  const tickCutSql = `SELECT x.tick_at AS t FROM ${TICKS} x WHERE x.schedule_id = @id ORDER BY x.tick_at DESC LIMIT 1 OFFSET @offset`;
+  const tickWhere = (before: boolean) =>
+    `x.schedule_id = @id AND x.tick_at < @upTo${before ? ' AND x.handled_at < @before' : ''}`;
+
+  /** Every schedule that has tick records, in code-point order. */
+  function* tickSchedules(): Generator<Query<unknown>, string[]> {
+    const ids: string[] = [];
+    let found = (yield row(firstScheduleSql, {}, (r) => r?.id)) as string | undefined;
+    while (found !== undefined) {
+      ids.push(String(found));
+      found = (yield row(nextScheduleSql, { after: found }, (r) => r?.id)) as string | undefined;
+    }
+    return ids.sort(compareCodePoints);
+  }
+
+  /** The parameters selecting schedule `id`'s removable records, or undefined when it keeps them all. */
+  function* tickRange(id: string, criteria: PruneCriteria): Generator<Query<unknown>, Row | undefined> {
+    const cut = (yield row(tickCutSql, { id, offset: Math.min(MAX_KEEP, scheduleTicksKept(criteria)) - 1 }, (r) =>
+      r === undefined ? undefined : Number(r.t),
+    )) as number | undefined;
+    if (cut === undefined) return undefined;
+    const p: Row = { id, upTo: Math.min(cut, scheduleTickFloor(criteria.now)) };
+    if (criteria.before !== undefined) p.before = Math.max(0, Math.ceil(criteria.before));
+    return p;
+  }
+
+  function* ticksEstimate(criteria: PruneCriteria): Program<PruneCount> {
+    const before = criteria.before !== undefined;
+    const sql = texts.get(
+      `tickest|${before}`,
+      () =>
+        `SELECT COUNT(*) AS n, COALESCE(SUM(${bytes('schedule_ticks', 'x')}), 0) AS b FROM ${TICKS} x WHERE ${tickWhere(before)}`,
+    );
+    let total = none;
+    for (const id of yield* tickSchedules()) {
+      const p = yield* tickRange(id, criteria);
+      if (p) total = add(total, (yield row(sql, p, countOf)) as PruneCount);
+    }
+    return total;
+  }
+
+  function* ticksPrune(criteria: PruneCriteria, batchSize: number): Program<PruneBatch> {
+    const before = criteria.before !== undefined;
+    const deleteSql = texts.get(
+      `tickdel|${before}`,
+      () =>
+        `DELETE FROM ${TICKS} AS y WHERE (y.schedule_id, y.tick_at) IN (SELECT x.schedule_id, x.tick_at FROM ${TICKS} x WHERE ${tickWhere(before)} ORDER BY x.tick_at LIMIT @n${d.skipLocked}) RETURNING ${returned('schedule_ticks', 'y')} AS b`,
+    );
+    const moreSql = texts.get(
+      `tickmore|${before}`,
+      () => `SELECT 1 AS one FROM ${TICKS} x WHERE ${tickWhere(before)} LIMIT 1`,
+    );
+    const n = batchOf(batchSize);
+    let total = none;
+    for (const id of yield* tickSchedules()) {
+      const p = yield* tickRange(id, criteria);
+      if (!p) continue;
+      if (total.rows === n) {
+        // The batch is full: it is done unless some schedule still has a removable record.
+        if ((yield row(moreSql, p, (r) => r !== undefined)) as boolean) return { ...total, done: false };
+        continue;
+      }
+      total = add(total, (yield rows(deleteSql, { ...p, n: n - total.rows }, sumOf)) as PruneCount);
+      if (total.rows === n && ((yield row(moreSql, p, (r) => r !== undefined)) as boolean))
+        return { ...total, done: false };
+    }
+    return { ...total, done: true };
+  }
+
   // --- audit ---------------------------------------------------------------------------------------------------
   /** Rows at or after this are never removed: `min(before, now)`. */
   const auditLimitAt = (criteria: PruneCriteria) =>
@@ -490,6 +575,8 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
         return yield* auditEstimate(criteria);
       case 'grantUsage':
         return yield* countersEstimate(criteria);
+      case 'scheduleTicks':
+        return yield* ticksEstimate(criteria);
       default:
         return yield* tableEstimate(TABLE_KINDS[kind], criteria);
     }
@@ -504,6 +591,8 @@ export const maintenancePrograms = perDialect((d: SqlDialect): Programs<Maintena
         return yield* auditPrune(criteria, batchSize);
       case 'grantUsage':
         return yield* countersPrune(criteria, batchSize);
+      case 'scheduleTicks':
+        return yield* ticksPrune(criteria, batchSize);
       default:
         return yield* tablePrune(TABLE_KINDS[kind], criteria, batchSize);
     }

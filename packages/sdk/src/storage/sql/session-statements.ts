@@ -20,16 +20,26 @@ import { perDialect, type Program, type Programs, type Statements } from './quer
 import { runEventStatements } from './run-event-sql';
 import { runMessageStatements } from './run-message-sql';
 import { runStatements } from './run-sql';
+import { schedulePrograms } from './schedule-sql';
 import { settingsStatements } from './settings-sql';
 
+/** The repositories written as programs (some of their methods take several statements). @internal */
+export type ProgramRepository = 'maintenance' | 'schedules';
+
+/** The names of the {@link ProgramRepository} repositories. @internal */
+export const PROGRAM_REPOSITORIES: ReadonlySet<keyof StorageSession> = new Set<ProgramRepository>([
+  'maintenance',
+  'schedules',
+]);
+
 /**
- * The statements of every repository of a session; maintenance takes several statements per call, so it is
- * written as programs (see {@link Program}).
+ * The statements of every repository of a session; maintenance and schedules take several statements in some
+ * calls, so they are written as programs (see {@link Program}).
  * @internal
  */
 export type SessionStatements = {
-  readonly [K in Exclude<keyof StorageSession, 'maintenance'>]: Statements<StorageSession[K]>;
-} & { readonly maintenance: Programs<StorageSession['maintenance']> };
+  readonly [K in Exclude<keyof StorageSession, ProgramRepository>]: Statements<StorageSession[K]>;
+} & { readonly [K in ProgramRepository]: Programs<StorageSession[K]> };
 
 /** The statements of every repository of a session in dialect `d`. @internal */
 export const sessionStatements = perDialect(
@@ -49,5 +59,6 @@ export const sessionStatements = perDialect(
     grantUsage: grantUsageStatements(d),
     budgetUsage: budgetUsageStatements(d),
     maintenance: maintenancePrograms(d),
+    schedules: schedulePrograms(d),
   }),
 );

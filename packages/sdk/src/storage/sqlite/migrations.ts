@@ -41,6 +41,13 @@ export function sealSqliteAudit(db: Database): void {
   }
 }
 
+/** The columns of the runs table at version 10, in their order: what migration 11 copies. */
+const RUN_COLUMNS_V11 = [
+  'id, goal, mode, status, step, started_by, session_id, capability_allowlist, budgets, usage, checklist, report',
+  'final_text, error, abort_requested, abort_reason, wake_requested, lease_owner, lease_expires_at, not_before',
+  'created_at, updated_at, started_at, ended_at, origin, parent_run_id, depth, runtime_state, pruned_at',
+].join(', ');
+
 /** Every migration, oldest first. The last one's version equals {@link STORAGE_SCHEMA_VERSION}. @internal */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -400,6 +407,116 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX budget_usage_start ON budget_usage (start)`,
     ],
     step: sealSqliteAudit,
+  },
+  {
+    version: 11,
+    name: 'schedules',
+    // Schedules and the claims of their ticks (docs/schedules.md): a tick record's primary key (schedule, tick) is
+    // the claim, stored in the transaction that creates the tick's run. Runs gain the origin `schedule`: SQLite
+    // cannot change a CHECK constraint in place, so the runs table is rebuilt the way SQLite documents
+    // (https://www.sqlite.org/lang_altertable.html#otheralter: create the new table, copy, drop, rename, recreate
+    // the indexes; runs has no triggers or views, and no foreign keys point at it), its columns in the same order.
+    statements: [
+      `CREATE TABLE runs_v11 (
+        id TEXT PRIMARY KEY,
+        goal TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('execute', 'plan_only')),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'budget_exceeded')),
+        step TEXT NOT NULL CHECK (step IN ('drive', 'goal_settled', 'finalize')),
+        started_by TEXT NOT NULL,
+        session_id TEXT,
+        capability_allowlist TEXT,
+        budgets TEXT NOT NULL,
+        usage TEXT NOT NULL,
+        checklist TEXT,
+        report TEXT,
+        final_text TEXT,
+        error TEXT,
+        abort_requested INTEGER NOT NULL CHECK (abort_requested IN (0, 1)),
+        abort_reason TEXT,
+        wake_requested INTEGER NOT NULL CHECK (wake_requested IN (0, 1)),
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        not_before INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER,
+        origin TEXT NOT NULL DEFAULT 'interactive' CHECK (origin IN ('interactive', 'background', 'channel', 'schedule')),
+        parent_run_id TEXT,
+        depth INTEGER NOT NULL DEFAULT 0,
+        runtime_state TEXT,
+        pruned_at INTEGER
+      )`,
+      `INSERT INTO runs_v11 (${RUN_COLUMNS_V11}) SELECT ${RUN_COLUMNS_V11} FROM runs`,
+      `DROP TABLE runs`,
+      `ALTER TABLE runs_v11 RENAME TO runs`,
+      `CREATE INDEX runs_status_created ON runs (status, created_at, id)`,
+      `CREATE INDEX runs_session_created ON runs (session_id, created_at, id) WHERE session_id IS NOT NULL`,
+      `CREATE INDEX runs_created ON runs (created_at, id)`,
+      `CREATE INDEX runs_ended ON runs (ended_at, id) WHERE ended_at IS NOT NULL AND pruned_at IS NULL`,
+      `CREATE INDEX runs_pruned ON runs (ended_at, id) WHERE pruned_at IS NOT NULL`,
+      `CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL`,
+      `CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        client_key TEXT,
+        cron TEXT,
+        every_ms INTEGER,
+        anchor_at INTEGER NOT NULL,
+        timezone TEXT NOT NULL,
+        goal TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('execute', 'plan_only')),
+        capability_allowlist TEXT,
+        budgets TEXT NOT NULL,
+        missed TEXT NOT NULL CHECK (missed IN ('skip', 'catch_up_one')),
+        status TEXT NOT NULL CHECK (status IN ('active', 'paused')),
+        next_tick_at INTEGER,
+        last_tick_at INTEGER,
+        last_run_id TEXT,
+        revision INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      // An idempotent create: one schedule per owner and client key.
+      `CREATE UNIQUE INDEX schedules_owner_client ON schedules (owner, client_key) WHERE client_key IS NOT NULL`,
+      // The scheduler's poll: active schedules by their next tick.
+      `CREATE INDEX schedules_due ON schedules (status, next_tick_at)`,
+      // The list, oldest first (all, or one owner's).
+      `CREATE INDEX schedules_created ON schedules (created_at, id)`,
+      `CREATE TABLE schedule_ticks (
+        schedule_id TEXT NOT NULL,
+        tick_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('fired', 'skipped')),
+        run_id TEXT,
+        reason TEXT CHECK (reason IN ('missed', 'daily_budget', 'refused')),
+        first_tick_at INTEGER NOT NULL,
+        ticks INTEGER NOT NULL,
+        handled_at INTEGER NOT NULL,
+        handled_by TEXT NOT NULL,
+        PRIMARY KEY (schedule_id, tick_at)
+      )`,
+    ],
+  },
+  {
+    version: 12,
+    name: 'approvals a household can trust',
+    // What an approval shows and records (docs/approvals.md): the capability that asked, its impact report, the
+    // plan's steps and the ones approved, the proposed, approved (edited) and executed payloads. Approvals stored
+    // before read back with no steps, nothing computed, and the payload hash they were asked for as the proposed
+    // one (SQLite adds a NOT NULL column only with a default: '' here, replaced by the UPDATE below).
+    statements: [
+      `ALTER TABLE approvals ADD COLUMN capability_id TEXT`,
+      `ALTER TABLE approvals ADD COLUMN impact TEXT`,
+      `ALTER TABLE approvals ADD COLUMN steps TEXT NOT NULL DEFAULT '[]'`,
+      `ALTER TABLE approvals ADD COLUMN approved_steps TEXT`,
+      `ALTER TABLE approvals ADD COLUMN proposed_payload TEXT`,
+      `ALTER TABLE approvals ADD COLUMN proposed_payload_hash TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE approvals ADD COLUMN approved_payload TEXT`,
+      `ALTER TABLE approvals ADD COLUMN executed_payload_hash TEXT`,
+      `UPDATE approvals SET proposed_payload_hash = payload_hash`,
+    ],
   },
 ];
 

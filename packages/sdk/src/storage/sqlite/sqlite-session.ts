@@ -11,7 +11,7 @@ import { REPOSITORY_NAMES } from '../repository-methods';
 import { AUDIT_GENESIS_HASH, auditRowHash } from '../../core/audit-chain';
 import { auditHeadSql, auditInsertHead, AUDIT_INSERT_FIELDS } from '../sql/audit-sql';
 import { bindPrograms, bindStatements } from '../sql/query';
-import { sessionStatements } from '../sql/session-statements';
+import { PROGRAM_REPOSITORIES, sessionStatements } from '../sql/session-statements';
 import { SQLITE_DIALECT } from './sqlite-dialect';
 import { toStorageError } from './sqlite-errors';
 import { sqliteExecutor, type SyncSession } from './sqlite-executor';
@@ -94,16 +94,16 @@ export class SqliteRepositories {
     const statements = sessionStatements(SQLITE_DIALECT);
     const repos: Record<string, unknown> = {};
     for (const name of REPOSITORY_NAMES)
-      if (name !== 'maintenance') repos[name] = bindStatements(statements[name], run);
+      if (!PROGRAM_REPOSITORIES.has(name)) repos[name] = bindStatements(statements[name], run);
     const session = repos as SyncSession;
     // A plain INSERT: the stored row is the record with its new seq and chain link (no RETURNING, nothing to decode).
     const append: SyncSession['audit']['append'] = (record) => this.insertAudit(record);
     const audit = { ...session.audit, append };
     // Retention appends its checkpoint rows through the session's own audit append (so they join the chain).
-    const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, (record) =>
-      audit.append(record as AuditRecord),
-    );
-    return { ...session, audit, maintenance };
+    const appendAudit = (record: AuditRecord) => audit.append(record);
+    const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, appendAudit);
+    const schedules = bindPrograms<SyncSession['schedules']>(statements.schedules, run, appendAudit);
+    return { ...session, audit, maintenance, schedules };
   }
 }
 
@@ -192,6 +192,9 @@ class SqliteTransactionSession implements StorageSession {
   }
   get maintenance(): StorageSession['maintenance'] {
     return this.#repo('maintenance') as StorageSession['maintenance'];
+  }
+  get schedules(): StorageSession['schedules'] {
+    return this.#repo('schedules') as StorageSession['schedules'];
   }
 }
 

@@ -345,6 +345,7 @@ export class SqliteStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.grantUsage} */ readonly grantUsage!: StorageSession['grantUsage'];
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
+  /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use

@@ -2,7 +2,7 @@ import type { PlanService } from '../../authorization/plan-service';
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import { OutcomeUnknownError } from '../../capabilities/errors';
 import type { HandlerContext } from '../../capabilities/types';
-import { canonicalHash } from '../../core/canonical-json';
+import type { PlanRecord } from '../../core/records';
 import type { StandardOutput } from '../../media/contracts';
 import {
   defineStandardCapability,
@@ -13,10 +13,18 @@ import {
 } from '../../media/define-standard';
 import { MediaStateError } from '../../media/errors';
 import { parseMediaEntityId } from '../../media/identity';
-import { RESOLUTIONS, type PolicySettings, type Release } from '../../media/schemas';
-import type { JsonValue } from '../../core/records';
-import type { SandboxRelease, SandboxTitle } from './data';
+import { RESOLUTIONS, type Release } from '../../media/schemas';
+import { sandboxReleaseFiles, type SandboxRelease, type SandboxTitle } from './data';
+import { cancelImpact, downloadImpact, organizeImpact, policyChanges, policyImpact } from './impacts';
+import { resolveDownloadPlan, resolveOrganizePlan } from './plan-checks';
+import {
+  SandboxDownloadPlanPayloadSchema,
+  SandboxOrganizePlanPayloadSchema,
+  type SandboxDownloadPlanPayload,
+  type SandboxOrganizePlanPayload,
+} from './plan-payloads';
 import { sandboxPosterCapability } from './poster';
+import { sandboxUndoCapabilities } from './undo';
 import { addRun, entityOf, type SandboxDownload, type SandboxPlan, type SandboxWorld } from './world';
 
 const notFound = (what: string, id: string) =>
@@ -96,22 +104,36 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     return plan;
   };
   const taskView = (id: string) => world.tasks().find((t) => t.id === id)!;
-  const organizePayload = (job: SandboxDownload, mode: 'hardlink' | 'copy' | 'move', entity: string) => {
-    const targetPath = world.libraryPathOf(entity);
-    const t = world.resolveTitle(entity);
-    const file = `${job.releaseName}.mkv`;
-    const to = t
-      ? `${targetPath}/${t.title.replace(/[\\/:*?"<>|]+/g, '')} (${t.year}) - ${job.resolution}.mkv`
-      : `${targetPath}/${file}`;
+  /** The organize plan payload: the files, and the same files as steps (one per file) a person may approve in part. */
+  const organizePayload = (
+    job: SandboxDownload,
+    mode: 'hardlink' | 'copy' | 'move',
+    entity: string,
+  ): SandboxOrganizePlanPayload => {
+    const steps = world.organizeSteps(job, entity);
     return {
       type: 'organize',
       downloadId: job.id,
       mediaEntityId: entity,
       title: world.titleOf(entity),
       mode,
-      targetPath,
-      files: [{ from: `/downloads/${job.releaseName}/${file}`, to }],
+      targetPath: world.libraryPathOf(entity),
+      files: steps.map((s) => ({ from: s.from, to: s.to })),
+      steps: steps.map((s) => ({ id: s.id, label: s.label, from: s.from, to: s.to, sizeBytes: s.sizeBytes })),
     };
+  };
+  const planOfImpact = (plan: PlanRecord | undefined, type: 'download' | 'organize', planId: string) => {
+    if (!plan || plan.type !== type) throw notFound(`${type} plan`, planId);
+    return plan;
+  };
+  const noSpace = (needed: number, path: string, planId: string) => {
+    const free = world.freeBytes(path);
+    if (needed > free)
+      throw new MediaStateError(
+        'MEDIA_INVALID_STATE',
+        `not enough space on the volume of ${path}: ${needed} bytes needed, ${free} free`,
+        { planId, neededBytes: needed, freeBytes: free },
+      );
   };
 
   const implementations = {
@@ -193,13 +215,7 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
       const r = releaseOrThrow(input.releaseId);
       world.touch(ctx.runId, world.releaseEntity(r));
-      const files =
-        r.season === null
-          ? [{ path: `${r.name}/${r.name}.mkv`, sizeBytes: r.sizeBytes }]
-          : Array.from({ length: 9 }, (_, i) => ({
-              path: `${r.name}/${r.name.replace(/S\d\d/, (m) => `${m}E${String(i + 1).padStart(2, '0')}`)}.mkv`,
-              sizeBytes: Math.floor(r.sizeBytes / 9),
-            }));
+      const files = sandboxReleaseFiles(r).map((f) => ({ path: f.path, sizeBytes: f.sizeBytes }));
       return { release: releaseView(r), files, freeleech: r.freeleech, publishedAt: r.publishedAt };
     }),
 
@@ -240,86 +256,118 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       });
     }),
 
-    'download.plan': defineStandardCapability('download.plan', async (input, ctx) => {
-      const t = titleOrThrow(input.mediaSource, input.mediaId);
-      const entity = entityOf(t);
-      world.touch(ctx.runId, entity);
-      const existing = ctx.idempotencyKey
-        ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
-        : undefined;
-      const r = releaseOrThrow(input.releaseId);
-      const download = { releaseId: r.releaseId, releaseName: r.name, title: t.title, sizeBytes: r.sizeBytes };
-      if (existing) return { plan: planReceipt(await plans.get(existing.id)), download };
-      if (t.kind !== input.kind)
-        throw new MediaStateError('MEDIA_INVALID_STATE', `${entity} is a ${t.kind}, not a ${input.kind}`, {
+    'download.plan': defineStandardCapability(
+      'download.plan',
+      async (input, ctx) => {
+        const t = titleOrThrow(input.mediaSource, input.mediaId);
+        const entity = entityOf(t);
+        world.touch(ctx.runId, entity);
+        const existing = ctx.idempotencyKey
+          ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
+          : undefined;
+        const r = releaseOrThrow(input.releaseId);
+        const download = { releaseId: r.releaseId, releaseName: r.name, title: t.title, sizeBytes: r.sizeBytes };
+        if (existing) return { plan: planReceipt(await plans.get(existing.id)), download };
+        if (t.kind !== input.kind)
+          throw new MediaStateError('MEDIA_INVALID_STATE', `${entity} is a ${t.kind}, not a ${input.kind}`, {
+            mediaEntityId: entity,
+          });
+        if (world.releaseEntity(r) !== entity)
+          throw new MediaStateError('MEDIA_INVALID_STATE', `release ${r.releaseId} is not a release of ${entity}`, {
+            releaseId: r.releaseId,
+            mediaEntityId: entity,
+          });
+        if (world.inLibrary(entity))
+          throw new MediaStateError(
+            'MEDIA_ALREADY_IN_LIBRARY',
+            `${t.title} (${entity}) is already in the library: nothing to download`,
+            { mediaEntityId: entity },
+          );
+        const active = world
+          .downloads()
+          .find(
+            (d) =>
+              d.mediaEntityId === entity &&
+              ['queued', 'downloading', 'completed', 'stalled'].includes(world.downloadStatus(d)),
+          );
+        if (active)
+          throw new MediaStateError(
+            'MEDIA_ALREADY_DOWNLOADING',
+            `${t.title} is already being downloaded as ${active.id}`,
+            { mediaEntityId: entity, downloadId: active.id },
+          );
+        const episodes = sandboxReleaseFiles(r).filter((f) => f.episode !== null);
+        const payload: SandboxDownloadPlanPayload = {
+          type: 'download',
           mediaEntityId: entity,
-        });
-      if (world.releaseEntity(r) !== entity)
-        throw new MediaStateError('MEDIA_INVALID_STATE', `release ${r.releaseId} is not a release of ${entity}`, {
+          title: t.title,
+          kind: t.kind,
           releaseId: r.releaseId,
+          releaseName: r.name,
+          site: r.site,
+          sizeBytes: r.sizeBytes,
+          resolution: r.resolution,
+          // A season pack: one step per episode, so a person may approve some episodes.
+          ...(episodes.length > 0
+            ? {
+                steps: episodes.map((f) => ({
+                  id: f.episode!,
+                  label: f.path.split('/').pop()!,
+                  path: `/downloads/${f.path}`,
+                  sizeBytes: f.sizeBytes,
+                })),
+              }
+            : {}),
+        };
+        const record = await plans.create({
+          type: 'download',
+          payload,
+          actor: ctx.actor,
           mediaEntityId: entity,
+          mediaKind: t.kind,
+          bytes: r.sizeBytes,
         });
-      if (world.inLibrary(entity))
-        throw new MediaStateError(
-          'MEDIA_ALREADY_IN_LIBRARY',
-          `${t.title} (${entity}) is already in the library: nothing to download`,
-          { mediaEntityId: entity },
+        planRecord(
+          record.id,
+          'download',
+          () => ({
+            mediaEntityId: entity,
+            releaseId: r.releaseId,
+            downloadId: null,
+            organizeId: null,
+            idempotencyKey: ctx.idempotencyKey ?? null,
+            failedReason: null,
+          }),
+          ctx.runId,
         );
-      const active = world
-        .downloads()
-        .find(
-          (d) =>
-            d.mediaEntityId === entity &&
-            ['queued', 'downloading', 'completed', 'stalled'].includes(world.downloadStatus(d)),
-        );
-      if (active)
-        throw new MediaStateError(
-          'MEDIA_ALREADY_DOWNLOADING',
-          `${t.title} is already being downloaded as ${active.id}`,
-          { mediaEntityId: entity, downloadId: active.id },
-        );
-      const payload = {
-        type: 'download',
-        mediaEntityId: entity,
-        title: t.title,
-        kind: t.kind,
-        releaseId: r.releaseId,
-        releaseName: r.name,
-        site: r.site,
-        sizeBytes: r.sizeBytes,
-        resolution: r.resolution,
-      };
-      const record = await plans.create({
-        type: 'download',
-        payload,
-        actor: ctx.actor,
-        mediaEntityId: entity,
-        mediaKind: t.kind,
-        bytes: r.sizeBytes,
-      });
-      planRecord(
-        record.id,
-        'download',
-        () => ({
-          mediaEntityId: entity,
-          releaseId: r.releaseId,
-          downloadId: null,
-          organizeId: null,
-          idempotencyKey: ctx.idempotencyKey ?? null,
-          failedReason: null,
-        }),
-        ctx.runId,
-      );
-      return { plan: planReceipt(record), download };
-    }),
+        return { plan: planReceipt(record), download };
+      },
+      {
+        impact: (input) => {
+          const t = titleOrThrow(input.mediaSource, input.mediaId);
+          return downloadImpact(
+            world,
+            resolveDownloadPlan(world, { releaseId: input.releaseId, mediaEntityId: entityOf(t) }, undefined),
+            true,
+          );
+        },
+      },
+    ),
 
     'download.submit': defineStandardCapability(
       'download.submit',
       async (input, ctx) => {
         const plan = planOf(ctx, 'download', input.planId);
-        const payload = plan.payload as { releaseId?: string; mediaEntityId?: string };
-        const r = releaseOrThrow(String(payload.releaseId));
-        const entity = payload.mediaEntityId ?? plan.mediaEntityId ?? world.releaseEntity(r);
+        const payload = plan.payload as SandboxDownloadPlanPayload;
+        // The payload as approved (an approver may have edited releaseId): the release is read again by its id.
+        const wanted = resolveDownloadPlan(
+          world,
+          { ...payload, mediaEntityId: payload.mediaEntityId ?? plan.mediaEntityId ?? '' },
+          input.steps,
+          plan.id,
+        );
+        const r = wanted.release;
+        const entity = wanted.mediaEntityId;
         const known = planRecord(
           plan.id,
           'download',
@@ -362,16 +410,20 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
               { mediaEntityId: entity },
             ),
           );
-        const job = world.addDownload({
-          planId: plan.id,
-          releaseId: r.releaseId,
-          releaseName: r.name,
-          mediaEntityId: entity,
-          sizeBytes: r.sizeBytes,
-          resolution: r.resolution,
-          idempotencyKey: ctx.idempotencyKey ?? null,
-          runIds: ctx.runId ? [ctx.runId] : [],
-        });
+        noSpace(wanted.bytes, `/downloads/${r.name}`, plan.id);
+        const job = world.addDownload(
+          {
+            planId: plan.id,
+            releaseId: r.releaseId,
+            releaseName: r.name,
+            mediaEntityId: entity,
+            sizeBytes: wanted.bytes,
+            resolution: r.resolution,
+            idempotencyKey: ctx.idempotencyKey ?? null,
+            runIds: ctx.runId ? [ctx.runId] : [],
+          },
+          wanted.episodes,
+        );
         world.mutate((s) => {
           const p = s.plans.find((x) => x.id === known.id)!;
           p.downloadId = job.id;
@@ -383,7 +435,19 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
           );
         return ctx.pending({ download: world.downloadView(job) });
       },
-      { verify: verifyDownloadSubmit },
+      {
+        verify: verifyDownloadSubmit,
+        impact: (input, ctx) => {
+          const plan = planOfImpact(ctx.plan, 'download', input.planId);
+          const payload = plan.payload as SandboxDownloadPlanPayload;
+          return downloadImpact(world, resolveDownloadPlan(world, payload, input.steps, plan.id), false);
+        },
+        inverse: {
+          capability: 'task.cancel',
+          input: (output) => ({ taskId: output.download.id, reason: 'undo download.submit' }),
+        },
+        planPayload: SandboxDownloadPlanPayloadSchema,
+      },
     ),
 
     'download.recheck': defineStandardCapability('download.recheck', async (input, ctx) => {
@@ -399,113 +463,140 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       return { action, download: world.downloadView(job) };
     }),
 
-    'organize.plan': defineStandardCapability('organize.plan', async (input, ctx) => {
-      const job = jobOrThrow(input.downloadId);
-      const entity =
-        input.mediaSource && input.mediaId
-          ? entityOf(titleOrThrow(input.mediaSource, input.mediaId))
-          : job.mediaEntityId;
-      world.touch(ctx.runId, entity);
-      const existing = ctx.idempotencyKey
-        ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
-        : undefined;
-      const status = world.downloadStatus(job);
-      if (!existing && status !== 'completed')
-        throw new MediaStateError(
-          'MEDIA_INVALID_STATE',
-          `download ${job.id} is ${status}; only a completed, not yet imported download can be organized`,
-          { downloadId: job.id, status },
-        );
-      const mode = input.mode ?? world.policy('organize').settings.organizeMode ?? 'hardlink';
-      const payload = organizePayload(job, mode, entity);
-      const record = existing
-        ? await plans.get(existing.id)
-        : await plans.create({
-            type: 'organize',
-            payload,
-            actor: ctx.actor,
-            mediaEntityId: entity,
-            mediaKind: world.resolveTitle(entity)?.kind ?? undefined,
-            bytes: 0,
-          });
-      if (!existing)
-        planRecord(
-          record.id,
-          'organize',
-          () => ({
-            mediaEntityId: entity,
-            releaseId: job.releaseId,
-            downloadId: job.id,
-            organizeId: null,
-            idempotencyKey: ctx.idempotencyKey ?? null,
-            failedReason: null,
-          }),
-          ctx.runId,
-        );
-      const frozen = record.payload as typeof payload;
-      return {
-        plan: planReceipt(record),
-        organize: {
-          downloadId: frozen.downloadId,
-          mediaEntityId: frozen.mediaEntityId,
-          title: frozen.title,
-          mode: frozen.mode,
-          targetPath: frozen.targetPath,
-          files: frozen.files,
+    'organize.plan': defineStandardCapability(
+      'organize.plan',
+      async (input, ctx) => {
+        const job = jobOrThrow(input.downloadId);
+        const entity =
+          input.mediaSource && input.mediaId
+            ? entityOf(titleOrThrow(input.mediaSource, input.mediaId))
+            : job.mediaEntityId;
+        world.touch(ctx.runId, entity);
+        const existing = ctx.idempotencyKey
+          ? world.plans().find((p) => p.idempotencyKey === ctx.idempotencyKey)
+          : undefined;
+        const status = world.downloadStatus(job);
+        if (!existing && status !== 'completed')
+          throw new MediaStateError(
+            'MEDIA_INVALID_STATE',
+            `download ${job.id} is ${status}; only a completed, not yet imported download can be organized`,
+            { downloadId: job.id, status },
+          );
+        const mode = input.mode ?? world.policy('organize').settings.organizeMode ?? 'hardlink';
+        const payload = organizePayload(job, mode, entity);
+        const record = existing
+          ? await plans.get(existing.id)
+          : await plans.create({
+              type: 'organize',
+              payload,
+              actor: ctx.actor,
+              mediaEntityId: entity,
+              mediaKind: world.resolveTitle(entity)?.kind ?? undefined,
+              bytes: 0,
+            });
+        if (!existing)
+          planRecord(
+            record.id,
+            'organize',
+            () => ({
+              mediaEntityId: entity,
+              releaseId: job.releaseId,
+              downloadId: job.id,
+              organizeId: null,
+              idempotencyKey: ctx.idempotencyKey ?? null,
+              failedReason: null,
+            }),
+            ctx.runId,
+          );
+        const frozen = record.payload as typeof payload;
+        return {
+          plan: planReceipt(record),
+          organize: {
+            downloadId: frozen.downloadId,
+            mediaEntityId: frozen.mediaEntityId,
+            title: frozen.title ?? world.titleOf(frozen.mediaEntityId),
+            mode: frozen.mode,
+            targetPath: frozen.targetPath,
+            files: frozen.files,
+          },
+        };
+      },
+      {
+        impact: (input) => {
+          const job = jobOrThrow(input.downloadId);
+          const entity =
+            input.mediaSource && input.mediaId
+              ? entityOf(titleOrThrow(input.mediaSource, input.mediaId))
+              : job.mediaEntityId;
+          const mode = input.mode ?? world.policy('organize').settings.organizeMode ?? 'hardlink';
+          return organizeImpact(world, resolveOrganizePlan(world, organizePayload(job, mode, entity), undefined), true);
         },
-      };
-    }),
+      },
+    ),
 
-    'organize.execute': defineStandardCapability('organize.execute', async (input, ctx) => {
-      const plan = planOf(ctx, 'organize', input.planId);
-      const frozen = plan.payload as { downloadId: string; mediaEntityId: string; mode: 'hardlink' | 'copy' | 'move' };
-      const done = ctx.idempotencyKey
-        ? world.organizes().find((o) => o.idempotencyKey === ctx.idempotencyKey)
-        : undefined;
-      if (done) return { organize: world.organizeView(done) };
-      const job = jobOrThrow(frozen.downloadId);
-      const status = world.downloadStatus(job);
-      if (status !== 'completed')
-        throw new MediaStateError(
-          'MEDIA_PLAN_CONFLICT',
-          `download ${job.id} is ${status} now; the organize plan no longer applies`,
-          { planId: plan.id, downloadId: job.id, status },
-        );
-      if (
-        canonicalHash(organizePayload(job, frozen.mode, frozen.mediaEntityId) as unknown as JsonValue) !==
-        plan.payloadHash
-      )
-        throw new MediaStateError(
-          'MEDIA_PLAN_CONFLICT',
-          `organize plan ${plan.id} changed since it was frozen (fingerprint mismatch); plan again`,
-          { planId: plan.id },
-        );
-      if (frozen.mediaEntityId !== job.mediaEntityId)
-        world.mutate(() => void (job.mediaEntityId = frozen.mediaEntityId));
-      const runIds = [...job.runIds];
-      addRun(runIds, ctx.runId);
-      const org = world.importDownload(job, plan.id, frozen.mode, ctx.idempotencyKey ?? null, runIds);
-      world.mutate((s) => {
-        const p = s.plans.find((x) => x.id === plan.id);
-        if (p) {
-          p.organizeId = org.id;
-          addRun(p.runIds, ctx.runId);
-        } else
-          s.plans.push({
-            id: plan.id,
-            type: 'organize',
-            mediaEntityId: org.mediaEntityId,
-            releaseId: job.releaseId,
-            downloadId: job.id,
-            organizeId: org.id,
-            idempotencyKey: null,
-            failedReason: null,
-            runIds: ctx.runId ? [ctx.runId] : [],
-            createdAt: org.createdAt,
-          });
-      });
-      return { organize: world.organizeView(org) };
-    }),
+    'organize.execute': defineStandardCapability(
+      'organize.execute',
+      async (input, ctx) => {
+        const plan = planOf(ctx, 'organize', input.planId);
+        const done = ctx.idempotencyKey
+          ? world.organizes().find((o) => o.idempotencyKey === ctx.idempotencyKey)
+          : undefined;
+        if (done) return { organize: world.organizeView(done) };
+        // The payload as approved (possibly edited by the approver), checked against the world as it is now: the
+        // download, its files, the library targets; only the steps asked for.
+        const wanted = resolveOrganizePlan(world, plan.payload as SandboxOrganizePlanPayload, input.steps, plan.id);
+        const job = jobOrThrow(wanted.job.id);
+        const status = world.downloadStatus(job);
+        if (status !== 'completed')
+          throw new MediaStateError(
+            'MEDIA_PLAN_CONFLICT',
+            `download ${job.id} is ${status} now; the organize plan no longer applies`,
+            { planId: plan.id, downloadId: job.id, status },
+          );
+        const effect = world.organizeEffect(wanted.files, wanted.mode, wanted.mediaEntityId);
+        if (effect.missing.length > 0)
+          throw new MediaStateError(
+            'MEDIA_PLAN_CONFLICT',
+            `organize plan ${plan.id} no longer applies: ${effect.missing.join(', ')} missing; plan again`,
+            { planId: plan.id, missing: effect.missing },
+          );
+        if (effect.freeBytesAfter < 0) noSpace(effect.writeBytes, wanted.targetPath, plan.id);
+        if (wanted.mediaEntityId !== job.mediaEntityId)
+          world.mutate(() => void (job.mediaEntityId = wanted.mediaEntityId));
+        const runIds = [...job.runIds];
+        addRun(runIds, ctx.runId);
+        const org = world.importDownload(job, plan.id, wanted.mode, ctx.idempotencyKey ?? null, runIds, wanted.files);
+        world.mutate((s) => {
+          const p = s.plans.find((x) => x.id === plan.id);
+          if (p) {
+            p.organizeId = org.id;
+            addRun(p.runIds, ctx.runId);
+          } else
+            s.plans.push({
+              id: plan.id,
+              type: 'organize',
+              mediaEntityId: org.mediaEntityId,
+              releaseId: job.releaseId,
+              downloadId: job.id,
+              organizeId: org.id,
+              idempotencyKey: null,
+              failedReason: null,
+              runIds: ctx.runId ? [ctx.runId] : [],
+              createdAt: org.createdAt,
+            });
+        });
+        return { organize: world.organizeView(org) };
+      },
+      {
+        impact: (input, ctx) => {
+          const plan = planOfImpact(ctx.plan, 'organize', input.planId);
+          const payload = plan.payload as SandboxOrganizePlanPayload;
+          return organizeImpact(world, resolveOrganizePlan(world, payload, input.steps, plan.id), false);
+        },
+        inverse: { capability: 'organize.revert', input: (output) => ({ organizeId: output.organize.id }) },
+        planPayload: SandboxOrganizePlanPayloadSchema,
+      },
+    ),
 
     'task.inspect': defineStandardCapability('task.inspect', async (input) => {
       const tasks = world
@@ -544,25 +635,27 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
       return { task: taskView(live.id) };
     }),
 
-    'task.cancel': defineStandardCapability('task.cancel', async (input, ctx) => {
-      const job = world.downloads().find((d) => d.id === input.taskId);
-      if (!job) throw notFound('task', input.taskId);
-      const live = jobOrThrow(job.id);
-      if (live.phase === 'imported')
-        throw new MediaStateError(
-          'MEDIA_INVALID_STATE',
-          `download ${live.id} is already imported; the library is not touched`,
-          { taskId: live.id },
-        );
-      if (live.phase !== 'removed')
-        world.mutate((_s, now) => {
-          live.baseProgress = world.downloadView(live).progress;
-          live.phase = 'removed';
-          live.updatedAt = now;
-          addRun(live.runIds, ctx.runId);
-        });
-      return { task: taskView(live.id) };
-    }),
+    'task.cancel': defineStandardCapability(
+      'task.cancel',
+      async (input, ctx) => {
+        const job = world.downloads().find((d) => d.id === input.taskId);
+        if (!job) throw notFound('task', input.taskId);
+        const live = jobOrThrow(job.id);
+        if (live.phase === 'imported')
+          throw new MediaStateError(
+            'MEDIA_INVALID_STATE',
+            `download ${live.id} is already imported; the library is not touched`,
+            { taskId: live.id },
+          );
+        // Its files go to quarantine (kept world.quarantineDays days), so task.restore can bring it back.
+        world.cancelDownload(live, ctx.runId);
+        return { task: taskView(live.id) };
+      },
+      {
+        impact: (input) => cancelImpact(world, jobOrThrow(input.taskId)),
+        inverse: { capability: 'task.restore', input: (output) => ({ taskId: output.task.id }) },
+      },
+    ),
 
     'policy.preview': defineStandardCapability('policy.preview', async (input) => {
       const current = world.policy(input.kind);
@@ -572,22 +665,35 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         revision: current.revision,
         current: current.settings,
         proposed,
-        changes: diff(current.settings, proposed),
+        changes: policyChanges(current.settings, proposed),
       };
     }),
 
-    'policy.apply': defineStandardCapability('policy.apply', async (input, ctx) =>
-      world.mutate((s) => {
-        const key = ctx.idempotencyKey;
-        const recorded = key ? (s.results[key] as StandardOutput<'policy.apply'> | undefined) : undefined;
-        if (recorded) return recorded;
-        const current = s.policies[input.kind] ?? { revision: 0, settings: {} };
-        const next = { revision: current.revision + 1, settings: { ...current.settings, ...input.settings } };
-        s.policies[input.kind] = next;
-        const out = { kind: input.kind, revision: next.revision, settings: next.settings };
-        if (key) s.results[key] = out;
-        return out;
-      }),
+    'policy.apply': defineStandardCapability(
+      'policy.apply',
+      async (input, ctx) =>
+        world.mutate((s) => {
+          const key = ctx.idempotencyKey;
+          const recorded = key ? (s.results[key] as StandardOutput<'policy.apply'> | undefined) : undefined;
+          if (recorded) return recorded;
+          const current = s.policies[input.kind] ?? { revision: 0, settings: {} };
+          const next = world.setPolicy(s, input.kind, { ...current.settings, ...input.settings });
+          const out = { kind: input.kind, revision: next.revision, settings: next.settings };
+          if (key) s.results[key] = out;
+          return out;
+        }),
+      {
+        impact: (input) => {
+          const current = world.policy(input.kind).settings;
+          return policyImpact(current, { ...current, ...input.settings });
+        },
+        // policy.apply merges settings, so applying the old ones cannot remove a setting the change added:
+        // policy.restore puts the previous revision's settings back (only while the policy is still at this revision).
+        inverse: {
+          capability: 'policy.restore',
+          input: (output) => ({ kind: output.kind, revision: output.revision - 1, ifRevision: output.revision }),
+        },
+      },
     ),
 
     'inventory.query': defineStandardCapability('inventory.query', async (input, ctx) => {
@@ -642,19 +748,6 @@ export function registerSandboxCapabilities(
   options: { poster?: boolean } = {},
 ): void {
   registerStandardCapabilities(host.capabilities, sandboxCapabilities(world, { plans: host.plans }));
+  for (const capability of sandboxUndoCapabilities(world)) host.capabilities.register(capability);
   if (options.poster) host.capabilities.register(sandboxPosterCapability(world));
-}
-
-function diff(from: PolicySettings, to: PolicySettings): Array<{ field: string; from: unknown; to: unknown }> {
-  const keys = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort();
-  return keys
-    .filter(
-      (k) =>
-        JSON.stringify((from as Record<string, unknown>)[k]) !== JSON.stringify((to as Record<string, unknown>)[k]),
-    )
-    .map((k) => ({
-      field: k,
-      from: (from as Record<string, unknown>)[k] ?? null,
-      to: (to as Record<string, unknown>)[k] ?? null,
-    }));
 }

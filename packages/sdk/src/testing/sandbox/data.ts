@@ -349,3 +349,61 @@ export function sandboxReleases(titles: readonly SandboxTitle[]): SandboxRelease
   }
   return out;
 }
+
+/**
+ * A disk volume of the sandbox world: the directories on it, its capacity and the free bytes it has when the world
+ * is created (with the seeded library on it).
+ * @public
+ */
+export interface SandboxVolume {
+  /** Volume name, e.g. `volume1`. */
+  id: string;
+  /** Directories mounted on it (absolute, no trailing slash); a path under one of them lives on this volume. */
+  paths: string[];
+  /** Capacity in bytes. */
+  capacityBytes: number;
+  /** Free bytes when the world is created, after the seeded library; the rest is the household's other data. */
+  freeBytes: number;
+}
+
+/**
+ * The default disk of the sandbox world: one 4 TB volume holding the library (`/media`, with `/media/library`) and
+ * the download folder (`/downloads`), so hardlinks work between them, with 412 GB free at creation.
+ * @public
+ */
+export const SANDBOX_VOLUMES: readonly SandboxVolume[] = Object.freeze([
+  { id: 'volume1', paths: ['/media', '/downloads'], capacityBytes: 4_000_000_000_000, freeBytes: 412_000_000_000 },
+]);
+
+/**
+ * Days the sandbox world keeps deleted and overwritten files in its quarantine folder (`<volume>/.quarantine`, e.g.
+ * `/media/.quarantine`) before purging them for good.
+ * @public
+ */
+export const SANDBOX_QUARANTINE_DAYS = 14;
+
+/** Download folder of the sandbox downloader. @internal */
+export const SANDBOX_DOWNLOAD_ROOT = '/downloads';
+
+/**
+ * The files of a release as the downloader writes them: a film is one file, a season pack one file per episode
+ * (nine), each with its episode code (`S01E03`); sizes add up to the release's size.
+ * @param release - the release
+ * @returns paths relative to the download folder, sizes in bytes, and the episode code (null for a film)
+ * @public
+ */
+export function sandboxReleaseFiles(
+  release: Pick<SandboxRelease, 'name' | 'sizeBytes' | 'season'>,
+): Array<{ path: string; sizeBytes: number; episode: string | null }> {
+  const r = release;
+  if (r.season === null) return [{ path: `${r.name}/${r.name}.mkv`, sizeBytes: r.sizeBytes, episode: null }];
+  const each = Math.floor(r.sizeBytes / 9);
+  return Array.from({ length: 9 }, (_, i) => {
+    const episode = `S${String(r.season).padStart(2, '0')}E${String(i + 1).padStart(2, '0')}`;
+    return {
+      path: `${r.name}/${r.name.replace(/S\d\d/, episode)}.mkv`,
+      sizeBytes: i === 8 ? r.sizeBytes - each * 8 : each,
+      episode,
+    };
+  });
+}

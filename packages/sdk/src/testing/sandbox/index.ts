@@ -5,19 +5,35 @@
  */
 export {
   SANDBOX_DEFAULT_LIBRARY,
+  SANDBOX_QUARANTINE_DAYS,
   SANDBOX_TITLES,
+  SANDBOX_VOLUMES,
+  sandboxReleaseFiles,
   sandboxReleases,
   type SandboxRelease,
   type SandboxTitle,
+  type SandboxVolume,
 } from './data';
+export type { SandboxDisk, SandboxFile, SandboxQuarantineEntry, SandboxVolumeState } from './disk';
+export {
+  SandboxDownloadPlanPayloadSchema,
+  SandboxOrganizePlanPayloadSchema,
+  type SandboxDownloadPlanPayload,
+  type SandboxOrganizePlanPayload,
+} from './plan-payloads';
+export { SANDBOX_UNDO_CAPABILITY_IDS, sandboxUndoCapabilities } from './undo';
 export {
   SandboxStateError,
   SandboxWorld,
   type SandboxDownload,
+  type SandboxDownloadFile,
   type SandboxDurations,
   type SandboxFaults,
   type SandboxLibraryItem,
   type SandboxOrganize,
+  type SandboxOrganizeEffect,
+  type SandboxOrganizeFile,
+  type SandboxOrganizeStep,
   type SandboxPlan,
   type SandboxWorldOptions,
   type SandboxWorldState,

@@ -16,11 +16,33 @@ import { SystemClock, type Clock } from '../../ports/clock';
 import type { GoalFacts, GoalFactsSnapshot } from '../../runtime/goal-facts';
 import {
   SANDBOX_DEFAULT_LIBRARY,
+  SANDBOX_DOWNLOAD_ROOT,
+  SANDBOX_QUARANTINE_DAYS,
   SANDBOX_TITLES,
+  SANDBOX_VOLUMES,
+  sandboxReleaseFiles,
   sandboxReleases,
   type SandboxRelease,
   type SandboxTitle,
+  type SandboxVolume,
 } from './data';
+import {
+  emptyDisk,
+  fileAt,
+  freeBytesAt,
+  inQuarantine,
+  purgeExpired,
+  quarantine,
+  removeFile,
+  restoreQuarantine,
+  settleFreeBytes,
+  transfer,
+  volumeOf,
+  writeFile,
+  type SandboxDisk,
+  type SandboxFile,
+  type SandboxQuarantineEntry,
+} from './disk';
 
 /**
  * Fault switches of the sandbox world. Not persisted: they come from the options
@@ -88,6 +110,65 @@ export interface SandboxWorldOptions {
   libraryRoot?: string;
   /** JSON file: loaded at creation when it exists, written (atomically) after every mutation. */
   filePath?: string;
+  /**
+   * Disk volumes (capacity, free bytes at creation); used only when the world is created empty (or loaded from a
+   * state saved before the disk model).
+   * @defaultValue {@link SANDBOX_VOLUMES} (one 4 TB volume for `/media` and `/downloads`, 412 GB free)
+   */
+  volumes?: readonly SandboxVolume[];
+  /**
+   * Days deleted and overwritten files stay in the quarantine folder before they are purged.
+   * @defaultValue {@link SANDBOX_QUARANTINE_DAYS} (14)
+   */
+  quarantineDays?: number;
+}
+
+/** One file an organize put into the library: from the download folder to the library, by the organize's mode. @public */
+export interface SandboxOrganizeFile {
+  /** Step id of the organize plan (`movie` or an episode code such as `S01E03`). */
+  id: string;
+  /** Source path (download folder). */
+  from: string;
+  /** Target path (library). */
+  to: string;
+}
+
+/** One file of a download (absolute path in the download folder). @public */
+export interface SandboxDownloadFile {
+  /** Absolute path. */
+  path: string;
+  /** Size in bytes. */
+  sizeBytes: number;
+  /** Episode code (`S01E03`), or null for a film. */
+  episode: string | null;
+}
+
+/** One step of an organize plan: one file to put into the library. @public */
+export interface SandboxOrganizeStep extends SandboxOrganizeFile {
+  /** What people read: the target file name. */
+  label: string;
+  /** Size in bytes. */
+  sizeBytes: number;
+}
+
+/** What putting some files into the library would do, in bytes and files (see {@link SandboxWorld.organizeEffect}). @public */
+export interface SandboxOrganizeEffect {
+  /** Files created in the library (hardlink, copy). */
+  filesCreated: number;
+  /** Files moved from the download folder (move). */
+  filesMoved: number;
+  /** Library files replaced (they go to quarantine). */
+  overwrites: string[];
+  /** Bytes written (copy, or a move across volumes). */
+  writeBytes: number;
+  /** Bytes freed on the source volume (a move across volumes). */
+  freedBytes: number;
+  /** Free bytes on the target's volume before. */
+  freeBytesBefore: number;
+  /** Free bytes on the target's volume after. */
+  freeBytesAfter: number;
+  /** Sources that do not exist (any: the plan no longer applies). */
+  missing: string[];
 }
 
 /** An item of the sandbox library. @public */
@@ -148,6 +229,10 @@ export interface SandboxDownload {
   resolution: Release['resolution'];
   /** Idempotency key of the submit call that created it. */
   idempotencyKey: string | null;
+  /** Its files in the download folder (the downloader allocates them whole at submit); some episodes of a season pack when only those steps were submitted. */
+  files: SandboxDownloadFile[];
+  /** True after its organize was reverted: the automatic import leaves it alone. */
+  holdImport: boolean;
   /** Stored phase: `active` (status derived from the timeline), else fixed. */
   phase: 'active' | 'completed' | 'imported' | 'stalled' | 'failed' | 'removed';
   /** Submission time (ms). */
@@ -194,6 +279,14 @@ export interface SandboxOrganize {
   error: string | null;
   /** Runs that touched it. */
   runIds: string[];
+  /** The files it put into the library. */
+  files: SandboxOrganizeFile[];
+  /** Quarantine entry holding the library files it overwrote, or null. */
+  quarantineId: string | null;
+  /** The library item it replaced (restored by a revert), or null when the title was not in the library. */
+  previousItem: SandboxLibraryItem | null;
+  /** When `organize.revert` undid it (ms), else null. */
+  revertedAt: number | null;
 }
 
 /**
@@ -225,6 +318,10 @@ export interface SandboxWorldState {
   counters: { download: number; organize: number };
   /** Idempotency results of reconcile calls (`identity.resolve`, `policy.apply`) by key. */
   results: Record<string, unknown>;
+  /** Volumes, files and the quarantine. */
+  disk: SandboxDisk;
+  /** Settings of every applied revision by policy kind (for `policy.restore`). */
+  policyHistory: Record<string, Array<{ revision: number; settings: PolicySettings }>>;
 }
 
 /**
@@ -276,6 +373,8 @@ export class SandboxWorld implements GoalFacts {
     this.#autoImport = options.autoImport ?? true;
     this.#libraryRoot = (options.libraryRoot ?? '/media/library').replace(/\/+$/, '');
     this.#filePath = options.filePath;
+    const volumes = options.volumes ?? SANDBOX_VOLUMES;
+    const quarantineDays = options.quarantineDays ?? SANDBOX_QUARANTINE_DAYS;
     if (state) this.#state = checkState(structuredClone(state));
     else if (this.#filePath && existsSync(this.#filePath)) {
       let parsed: unknown;
@@ -300,11 +399,38 @@ export class SandboxWorld implements GoalFacts {
         touches: {},
         counters: { download: 0, organize: 0 },
         results: {},
+        disk: emptyDisk(volumes, quarantineDays),
+        policyHistory: {},
       };
       const now = this.clock.now();
       for (const id of options.library ?? SANDBOX_DEFAULT_LIBRARY) this.#seedLibrary(id, now);
+      settleFreeBytes(this.#state.disk, volumes);
       this.#save();
+      return;
     }
+    if (!this.#state.disk) this.#addDisk(volumes, quarantineDays);
+  }
+
+  /** A state saved before the disk model: files for its library and downloads, the seeded free bytes. */
+  #addDisk(volumes: readonly SandboxVolume[], quarantineDays: number): void {
+    const s = this.#state;
+    s.disk = emptyDisk(volumes, quarantineDays);
+    s.policyHistory ??= {};
+    for (const item of s.library) this.#seedFiles(item.mediaEntityId, item.libraryPath);
+    for (const job of s.downloads) {
+      job.holdImport ??= false;
+      const r = s.releases.find((x) => x.releaseId === job.releaseId);
+      job.files ??= r ? this.#downloadFiles(r, null) : [];
+      if (job.phase !== 'removed' && job.phase !== 'imported')
+        for (const f of job.files) this.#writeDownloadFile(job, f);
+    }
+    for (const o of s.organizes) {
+      o.files ??= [];
+      o.quarantineId ??= null;
+      o.previousItem ??= null;
+      o.revertedAt ??= null;
+    }
+    settleFreeBytes(s.disk, volumes);
   }
 
   /**
@@ -319,6 +445,11 @@ export class SandboxWorld implements GoalFacts {
   toJSON(): SandboxWorldState {
     this.sync();
     return structuredClone(this.#state);
+  }
+
+  /** Library root directory (no trailing slash), e.g. `/media/library`. */
+  get libraryRoot(): string {
+    return this.#libraryRoot;
   }
 
   /** Current fault switches (a copy). */
@@ -354,7 +485,7 @@ export class SandboxWorld implements GoalFacts {
    */
   sync(): void {
     const now = this.clock.now();
-    let changed = false;
+    let changed = purgeExpired(this.#state.disk, now);
     for (const job of this.#state.downloads) {
       if (job.phase === 'active') {
         const { completedAt, progress } = this.#timeline(job, now);
@@ -373,10 +504,12 @@ export class SandboxWorld implements GoalFacts {
       if (
         job.phase === 'completed' &&
         this.#autoImportOn() &&
+        !job.holdImport &&
         job.completedAt !== null &&
         job.completedAt + this.durations.importMs <= now
       ) {
-        this.#import(job, job.completedAt + this.durations.importMs, null, 'hardlink', null, job.runIds);
+        const at = job.completedAt + this.durations.importMs;
+        this.#import(job, at, null, 'hardlink', null, job.runIds, this.organizeSteps(job, job.mediaEntityId));
         changed = true;
       }
     }
@@ -610,6 +743,129 @@ export class SandboxWorld implements GoalFacts {
     return structuredClone(this.#state.policies[kind] ?? { revision: 0, settings: {} });
   }
 
+  /** Settings a policy had at a revision (0: never applied, `{}`), or undefined when that revision is not known. */
+  policyAt(kind: string, revision: number): PolicySettings | undefined {
+    if (revision === 0) return {};
+    const found = this.#state.policyHistory[kind]?.find((h) => h.revision === revision)?.settings;
+    return found === undefined ? undefined : structuredClone(found);
+  }
+
+  // ---- disk ------------------------------------------------------------------------------------
+
+  /** Free bytes now on the volume of a path (quarantined files still take space until purged). */
+  freeBytes(path: string): number {
+    this.sync();
+    return freeBytesAt(this.#state.disk, path);
+  }
+
+  /** Volumes now: id, directories, capacity, used and free bytes. */
+  volumes(): Array<{ id: string; paths: string[]; capacityBytes: number; usedBytes: number; freeBytes: number }> {
+    this.sync();
+    const d = this.#state.disk;
+    return d.volumes.map((v) => {
+      const free = freeBytesAt(d, v.paths[0] ?? '/');
+      return {
+        id: v.id,
+        paths: [...v.paths],
+        capacityBytes: v.capacityBytes,
+        usedBytes: v.capacityBytes - free,
+        freeBytes: free,
+      };
+    });
+  }
+
+  /** Whether two paths are on the same volume (a hardlink needs it). */
+  sameVolume(a: string, b: string): boolean {
+    return volumeOf(this.#state.disk, a) === volumeOf(this.#state.disk, b);
+  }
+
+  /** Every file now (library, downloads, quarantine; a copy). */
+  files(): SandboxFile[] {
+    this.sync();
+    return structuredClone(this.#state.disk.files);
+  }
+
+  /** The quarantine now, oldest first (expired entries are purged first; a copy). */
+  quarantine(): SandboxQuarantineEntry[] {
+    this.sync();
+    return structuredClone(this.#state.disk.quarantine);
+  }
+
+  /** Days deleted and overwritten files are kept in quarantine. */
+  get quarantineDays(): number {
+    return this.#state.disk.quarantineDays;
+  }
+
+  /**
+   * The files organizing a download would put into the library, one step per file: `movie` for a film, the episode
+   * code (`S01E03`) for each episode of a season pack, from the download folder to `libraryPathOf(entity)`.
+   */
+  organizeSteps(job: SandboxDownload, mediaEntityId: string): SandboxOrganizeStep[] {
+    const dir = this.libraryPathOf(mediaEntityId);
+    const t = this.resolveTitle(mediaEntityId);
+    return job.files.map((f) => {
+      const name = t
+        ? `${cleanTitle(t.title)} (${t.year})${f.episode ? ` - ${f.episode}` : ''} - ${job.resolution}.mkv`
+        : (f.path.split('/').pop() ?? f.path);
+      return { id: f.episode ?? 'movie', label: name, from: f.path, to: `${dir}/${name}`, sizeBytes: f.sizeBytes };
+    });
+  }
+
+  /**
+   * What putting these files into the library by `mode` would do now: files created or moved, library files of the
+   * same title and item (the film, or the same episode) or at the same path that would be overwritten (moved to
+   * quarantine), bytes written and the free space before and after on the target's volume.
+   */
+  organizeEffect(
+    files: ReadonlyArray<{ from: string; to: string }>,
+    mode: 'hardlink' | 'copy' | 'move',
+    mediaEntityId: string,
+  ): SandboxOrganizeEffect {
+    this.sync();
+    const d = this.#state.disk;
+    const target = files[0]?.to ?? this.libraryPathOf(mediaEntityId);
+    const before = freeBytesAt(d, target);
+    const overwrites = this.#overwrites(files, mediaEntityId);
+    let writeBytes = 0;
+    let freedBytes = 0;
+    const missing: string[] = [];
+    for (const f of files) {
+      const src = fileAt(d, f.from);
+      if (!src) {
+        missing.push(f.from);
+        continue;
+      }
+      const cross = volumeOf(d, f.from) !== volumeOf(d, f.to);
+      if (mode === 'copy' || (mode === 'move' && cross)) writeBytes += src.sizeBytes;
+      if (mode === 'move' && cross) freedBytes += src.sizeBytes;
+    }
+    return {
+      filesCreated: mode === 'move' ? 0 : files.length - missing.length,
+      filesMoved: mode === 'move' ? files.length - missing.length : 0,
+      overwrites,
+      writeBytes,
+      freedBytes,
+      freeBytesBefore: before,
+      freeBytesAfter: before - writeBytes,
+      missing,
+    };
+  }
+
+  /** Library files the organize of these files would replace (same title and item, or the same path). */
+  #overwrites(files: ReadonlyArray<{ from: string; to: string }>, mediaEntityId: string): string[] {
+    const d = this.#state.disk;
+    const out = new Set<string>();
+    for (const f of files) {
+      const src = fileAt(d, f.from);
+      for (const x of d.files) {
+        if (x.path === f.from || inQuarantine(x.path) || x.path.startsWith(`${SANDBOX_DOWNLOAD_ROOT}/`)) continue;
+        if (x.path === f.to || (src && x.mediaEntityId === mediaEntityId && x.item !== null && x.item === src.item))
+          out.add(x.path);
+      }
+    }
+    return [...out];
+  }
+
   // ---- mutations used by the capabilities ---------------------------------------------------
 
   /** Records that `runId` looked up a media entity (for {@link SandboxWorld.forRun}). @internal */
@@ -643,9 +899,13 @@ export class SandboxWorld implements GoalFacts {
       | 'updatedAt'
       | 'organizeId'
       | 'lastActionKey'
+      | 'files'
+      | 'holdImport'
     >,
+    episodes: readonly string[] | null = null,
   ): SandboxDownload {
     return this.mutate((s, now) => {
+      const release = s.releases.find((r) => r.releaseId === fields.releaseId);
       s.counters.download += 1;
       const job: SandboxDownload = {
         ...fields,
@@ -658,7 +918,11 @@ export class SandboxWorld implements GoalFacts {
         updatedAt: now,
         organizeId: null,
         lastActionKey: null,
+        files: release ? this.#downloadFiles(release, episodes) : [],
+        holdImport: false,
       };
+      if (release) job.sizeBytes = job.files.reduce((sum, f) => sum + f.sizeBytes, 0);
+      for (const f of job.files) this.#writeDownloadFile(job, f);
       s.downloads.push(job);
       return job;
     });
@@ -683,58 +947,207 @@ export class SandboxWorld implements GoalFacts {
     mode: SandboxOrganize['mode'],
     key: string | null,
     runIds: string[],
+    files: readonly SandboxOrganizeFile[] = this.organizeSteps(job, job.mediaEntityId),
   ): SandboxOrganize {
-    return this.mutate((_s, now) => this.#import(job, now, planId, mode, key, runIds));
+    return this.mutate((_s, now) => this.#import(job, now, planId, mode, key, runIds, files));
   }
 
+  /**
+   * Puts a download's files into the library: library files it replaces go to quarantine first, then each file is
+   * hardlinked, copied or moved; the library item is (re)made from the title's library files.
+   */
   #import(
     job: SandboxDownload,
     at: number,
     planId: string | null,
-    mode: SandboxOrganize['mode'],
+    requestedMode: SandboxOrganize['mode'],
     key: string | null,
     runIds: string[],
+    files: readonly SandboxOrganizeFile[],
   ): SandboxOrganize {
     const s = this.#state;
+    const d = s.disk;
     s.counters.organize += 1;
-    const libraryPath = this.libraryPathOf(job.mediaEntityId);
+    const entity = job.mediaEntityId;
+    const libraryPath = this.libraryPathOf(entity);
+    const mode = planId === null ? (this.policy('organize').settings.organizeMode ?? requestedMode) : requestedMode;
+    const id = `org-${s.counters.organize}`;
+    const existing = s.library.find((l) => l.mediaEntityId === entity);
+    const replaced = this.#overwrites(files, entity);
+    const q = quarantine(d, replaced, { reason: 'overwrite', taskId: null, organizeId: id, phase: null }, at);
+    for (const f of files) {
+      transfer(d, f.from, f.to, mode);
+      const placed = fileAt(d, f.to);
+      if (placed) placed.mediaEntityId = entity;
+    }
     const org: SandboxOrganize = {
-      id: `org-${s.counters.organize}`,
+      id,
       downloadId: job.id,
       planId,
-      mediaEntityId: job.mediaEntityId,
+      mediaEntityId: entity,
       status: 'succeeded',
-      mode: planId === null ? (this.policy('organize').settings.organizeMode ?? mode) : mode,
+      mode,
       libraryPath,
       automatic: planId === null,
       idempotencyKey: key,
       createdAt: at,
       error: null,
       runIds: [...new Set(runIds)],
+      files: files.map((f) => ({ id: f.id, from: f.from, to: f.to })),
+      quarantineId: q?.id ?? null,
+      previousItem: existing ? structuredClone(existing) : null,
+      revertedAt: null,
     };
     s.organizes.push(org);
     job.phase = 'imported';
     job.organizeId = org.id;
     job.updatedAt = at;
-    const existing = s.library.find((l) => l.mediaEntityId === job.mediaEntityId);
+    const sizeBytes = this.#libraryBytes(entity);
     if (existing)
-      Object.assign(existing, {
-        libraryPath,
-        sizeBytes: job.sizeBytes,
-        resolution: job.resolution,
-        addedAt: at,
-        organizeId: org.id,
-      });
+      Object.assign(existing, { libraryPath, sizeBytes, resolution: job.resolution, addedAt: at, organizeId: org.id });
     else
       s.library.push({
-        mediaEntityId: job.mediaEntityId,
+        mediaEntityId: entity,
         libraryPath,
-        sizeBytes: job.sizeBytes,
+        sizeBytes,
         resolution: job.resolution,
         addedAt: at,
         organizeId: org.id,
       });
     return org;
+  }
+
+  /**
+   * Undoes an organize: removes the files it created (their data is still in the download folder), moves moved
+   * files back, restores the library files it overwrote from quarantine and the library item it replaced; the
+   * download is `completed` again and left alone by the automatic import. Idempotent.
+   * @throws `MEDIA_NOT_FOUND` for an unknown organize; `MEDIA_INVALID_STATE` when it did not succeed, its download
+   *   is gone, or the files it overwrote were purged from quarantine (nothing is changed then)
+   * @internal
+   */
+  revertOrganize(organizeId: string, runId: string | undefined): SandboxOrganize {
+    return this.mutate((s, now) => {
+      const org = s.organizes.find((o) => o.id === organizeId);
+      if (!org) throw mediaError('MEDIA_NOT_FOUND', `no organize ${JSON.stringify(organizeId)}`, { organizeId });
+      if (org.revertedAt !== null) return org;
+      const job = s.downloads.find((x) => x.id === org.downloadId);
+      if (org.status !== 'succeeded' || !job)
+        throw mediaError('MEDIA_INVALID_STATE', `organize ${org.id} did not put a download into the library`, {
+          organizeId,
+        });
+      const d = s.disk;
+      if (org.quarantineId !== null && !d.quarantine.some((q) => q.id === org.quarantineId))
+        throw mediaError(
+          'MEDIA_INVALID_STATE',
+          `the library files organize ${org.id} overwrote were purged from quarantine; it can no longer be reverted`,
+          { organizeId, quarantineId: org.quarantineId },
+        );
+      for (const f of org.files) {
+        if (org.mode === 'move') {
+          const moved = fileAt(d, f.to);
+          if (moved) moved.path = f.from;
+        } else removeFile(d, f.to);
+      }
+      if (org.quarantineId !== null) restoreQuarantine(d, org.quarantineId);
+      const i = s.library.findIndex((l) => l.mediaEntityId === org.mediaEntityId);
+      if (i >= 0) s.library.splice(i, 1);
+      if (org.previousItem) s.library.push(structuredClone(org.previousItem));
+      org.revertedAt = now;
+      addRun(org.runIds, runId);
+      job.phase = 'completed';
+      job.organizeId = null;
+      job.holdImport = true;
+      job.updatedAt = now;
+      addRun(job.runIds, runId);
+      return org;
+    });
+  }
+
+  /**
+   * Cancels a download that is not imported: it is `removed` and its files go to quarantine for
+   * {@link SandboxWorld.quarantineDays} days. Idempotent.
+   * @internal
+   */
+  cancelDownload(job: SandboxDownload, runId: string | undefined): void {
+    this.mutate((s, now) => {
+      if (job.phase === 'removed' || job.phase === 'imported') return;
+      const phase = job.phase;
+      job.baseProgress = this.downloadView(job).progress;
+      job.phase = 'removed';
+      job.updatedAt = now;
+      addRun(job.runIds, runId);
+      const paths = job.files.map((f) => f.path);
+      quarantine(s.disk, paths, { reason: 'cancel', taskId: job.id, organizeId: null, phase }, now);
+    });
+  }
+
+  /**
+   * Restores a cancelled download from quarantine: its files back in the download folder, the job in the phase it
+   * had (an active one resumes from its progress). Idempotent for a download that is not `removed`.
+   * @throws `MEDIA_INVALID_STATE` when its files are no longer in quarantine (purged, or it never had any)
+   * @internal
+   */
+  restoreDownload(job: SandboxDownload, runId: string | undefined): void {
+    this.mutate((s, now) => {
+      if (job.phase !== 'removed') return;
+      const entry = [...s.disk.quarantine].reverse().find((q) => q.reason === 'cancel' && q.taskId === job.id);
+      if (!entry)
+        throw mediaError(
+          'MEDIA_INVALID_STATE',
+          `the files of download ${job.id} are no longer in quarantine (kept ${s.disk.quarantineDays} days); it cannot be restored`,
+          { taskId: job.id },
+        );
+      restoreQuarantine(s.disk, entry.id);
+      job.phase = entry.phase ?? 'stalled';
+      if (job.phase === 'active') job.startedAt = now;
+      job.updatedAt = now;
+      addRun(job.runIds, runId);
+    });
+  }
+
+  /** Applies policy settings as the next revision and records them for {@link SandboxWorld.policyAt}. @internal */
+  setPolicy(
+    s: SandboxWorldState,
+    kind: string,
+    settings: PolicySettings,
+  ): { revision: number; settings: PolicySettings } {
+    const current = s.policies[kind] ?? { revision: 0, settings: {} };
+    const next = { revision: current.revision + 1, settings };
+    s.policies[kind] = next;
+    (s.policyHistory[kind] ??= []).push(structuredClone(next));
+    return next;
+  }
+
+  /** Bytes of a title's files in the library. */
+  #libraryBytes(mediaEntityId: string): number {
+    return this.#state.disk.files
+      .filter(
+        (f) =>
+          f.mediaEntityId === mediaEntityId && !inQuarantine(f.path) && !f.path.startsWith(`${SANDBOX_DOWNLOAD_ROOT}/`),
+      )
+      .reduce((sum, f) => sum + f.sizeBytes, 0);
+  }
+
+  /** A release's files in the download folder (only the given episodes, when given). */
+  #downloadFiles(release: SandboxRelease, episodes: readonly string[] | null): SandboxDownloadFile[] {
+    return sandboxReleaseFiles(release)
+      .filter((f) => episodes === null || (f.episode !== null && episodes.includes(f.episode)))
+      .map((f) => ({ path: `${SANDBOX_DOWNLOAD_ROOT}/${f.path}`, sizeBytes: f.sizeBytes, episode: f.episode }));
+  }
+
+  #writeDownloadFile(job: SandboxDownload, f: SandboxDownloadFile): void {
+    if (fileAt(this.#state.disk, f.path)) return;
+    writeFile(this.#state.disk, {
+      path: f.path,
+      sizeBytes: f.sizeBytes,
+      mediaEntityId: job.mediaEntityId,
+      item: f.episode ?? 'movie',
+    });
+  }
+
+  /** Whether completed downloads are imported automatically now (the automation policy's `autoImport`, else the option). */
+  autoImports(): boolean {
+    return this.#autoImportOn();
   }
 
   #autoImportOn(): boolean {
@@ -755,7 +1168,7 @@ export class SandboxWorld implements GoalFacts {
     if (!t) throw mediaError('MEDIA_NOT_FOUND', `no catalog title ${id}`, { mediaEntityId: id });
     const key = entityOf(t);
     if (this.#state.library.some((l) => l.mediaEntityId === key)) return;
-    const release = this.#state.releases.find((r) => r.mediaId === t.mediaId && r.resolution === '1080p');
+    const release = this.#seedFiles(key, this.libraryPathOf(key));
     this.#state.library.push({
       mediaEntityId: key,
       libraryPath: this.libraryPathOf(key),
@@ -766,6 +1179,24 @@ export class SandboxWorld implements GoalFacts {
     });
   }
 
+  /** Writes a seeded title's files (its first 1080p release) into its library directory; returns that release. */
+  #seedFiles(mediaEntityId: string, dir: string): SandboxRelease | undefined {
+    const t = this.resolveTitle(mediaEntityId);
+    const release = t && this.#state.releases.find((r) => r.mediaId === t.mediaId && r.resolution === '1080p');
+    if (!t || !release) return undefined;
+    for (const f of sandboxReleaseFiles(release)) {
+      const name = `${cleanTitle(t.title)} (${t.year})${f.episode ? ` - ${f.episode}` : ''} - ${release.resolution}.mkv`;
+      if (!fileAt(this.#state.disk, `${dir}/${name}`))
+        writeFile(this.#state.disk, {
+          path: `${dir}/${name}`,
+          sizeBytes: f.sizeBytes,
+          mediaEntityId,
+          item: f.episode ?? 'movie',
+        });
+    }
+    return release;
+  }
+
   #save(): void {
     if (!this.#filePath) return;
     mkdirSync(dirname(this.#filePath), { recursive: true });
@@ -773,6 +1204,11 @@ export class SandboxWorld implements GoalFacts {
     writeFileSync(tmp, JSON.stringify(this.#state, null, 2));
     renameSync(tmp, this.#filePath);
   }
+}
+
+/** A title as a file or directory name (characters file systems refuse removed). @internal */
+export function cleanTitle(title: string): string {
+  return title.replace(/[\\/:*?"<>|]+/g, '');
 }
 
 /** `tmdb:<id>` of a catalog title. @internal */

@@ -5,6 +5,7 @@
 import type { BudgetReservation } from '../../core/budget-records';
 import type { ApprovalRecord, AuditRecord, GrantRecord, GrantUsage, LedgerEntry, PlanRecord } from '../../core/records';
 import type { DecisionRecord, InboxRecord, RunRecord } from '../../core/run-records';
+import type { ScheduleRecord, ScheduleTickRecord } from '../../core/schedule-records';
 
 /** The ledger scope of {@link ledgerEntry}. */
 export const SCOPE = 'run:conformance';
@@ -38,7 +39,7 @@ export function ledgerEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   };
 }
 
-/** A requested approval with every nullable field null; override what the case needs. */
+/** A requested approval with every nullable field null and no steps (proposed hash = `payloadHash`'s default); override what the case needs. */
 export function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return {
     id: 'appr-1',
@@ -55,6 +56,14 @@ export function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecor
     decidedAt: null,
     consumedBy: null,
     consumedAt: null,
+    capabilityId: null,
+    impact: null,
+    steps: [],
+    approvedSteps: null,
+    proposedPayload: null,
+    proposedPayloadHash: 'ph-1',
+    approvedPayload: null,
+    executedPayloadHash: null,
     ...overrides,
   };
 }
@@ -186,6 +195,50 @@ export function decision(overrides: Partial<DecisionRecord> = {}): DecisionRecor
     createdAt: 10,
     updatedAt: 10,
     resolvedAt: null,
+    ...overrides,
+  };
+}
+
+/** An active schedule of `user:alice` (every hour, UTC) with no client key and no tick yet; override what the case needs. */
+export function scheduleRecord(overrides: Partial<ScheduleRecord> = {}): ScheduleRecord {
+  return {
+    id: 'sch-1',
+    owner: 'user:alice',
+    createdBy: 'user:alice',
+    clientKey: null,
+    cron: '0 * * * *',
+    everyMs: null,
+    anchorAt: 1_700_000_000_000,
+    timezone: 'UTC',
+    goal: 'check the downloads',
+    mode: 'execute',
+    capabilityAllowlist: null,
+    budgets: {},
+    missed: 'skip',
+    status: 'active',
+    nextTickAt: 1_700_000_360_000,
+    lastTickAt: null,
+    lastRunId: null,
+    revision: 1,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+/** A fired tick of `sch-1` at `tickAt` (default 1_700_000_360_000) that started `run-1`; override what the case needs. */
+export function scheduleTick(overrides: Partial<ScheduleTickRecord> = {}): ScheduleTickRecord {
+  const tickAt = overrides.tickAt ?? 1_700_000_360_000;
+  return {
+    scheduleId: 'sch-1',
+    tickAt,
+    outcome: 'fired',
+    runId: 'run-1',
+    reason: null,
+    firstTickAt: tickAt,
+    ticks: 1,
+    handledAt: tickAt + 5,
+    handledBy: 'worker-a',
     ...overrides,
   };
 }

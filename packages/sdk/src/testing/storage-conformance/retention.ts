@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { PruneCount, PruneCriteria, RetentionKind } from '../../ports/maintenance-repository';
-import type { StorageAdapter } from '../../ports/storage-adapter';
+import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import {
   approval,
   auditRow,
@@ -15,12 +15,31 @@ import {
   plan,
   reservationRow,
   runRecord,
+  scheduleTick,
 } from './fixtures';
 import type { ConformanceCase } from './helpers';
 
 const NOW = 1_800_000_000_000;
 const OLD = NOW - 100 * DAY;
 const CRITERIA: PruneCriteria = { now: NOW, before: NOW - 30 * DAY };
+const HOUR = 3_600_000;
+
+/** Stores tick records of `scheduleId` at `ticks` (each handled 5 ms after its tick unless given). */
+async function ticks(
+  s: StorageAdapter,
+  scheduleId: string,
+  at: ReadonlyArray<number | [tick: number, handled: number]>,
+) {
+  for (const a of at) {
+    const [tickAt, handledAt] = typeof a === 'number' ? [a, a + 5] : a;
+    assert.equal(await s.schedules.claimTick(scheduleTick({ scheduleId, tickAt, handledAt, runId: null })), true);
+  }
+}
+
+/** The tick times of `scheduleId`'s records, oldest first. */
+async function tickTimes(s: StorageSession, scheduleId: string): Promise<number[]> {
+  return (await s.schedules.ticks(scheduleId, { limit: 1_000 })).map((k) => k.tickAt).reverse();
+}
 
 /** A finished run ended at `endedAt` with two events, two messages and an inbox message. */
 async function finishedRun(
@@ -259,6 +278,7 @@ export function retentionCases(test: ConformanceCase): void {
     await finishedRun(s, 'r');
     await s.plans.insert(plan({ id: 'p', updatedAt: OLD, createdBy: 'user:u' }));
     await s.audit.append(auditRow({ id: 'a', at: OLD }));
+    await ticks(s, 'sch', [OLD, OLD + HOUR]);
     const criteria: PruneCriteria[] = [
       { now: NOW, keepNewest: 1e300 },
       { now: NOW, keepNewest: 2 ** 63 },
@@ -274,11 +294,84 @@ export function retentionCases(test: ConformanceCase): void {
         'decisions',
         'grantUsage',
         'ledger',
+        'scheduleTicks',
       ] as const) {
         assert.deepEqual(await s.maintenance.estimate(kind, c), { rows: 0, bytes: 0 }, `${kind} ${JSON.stringify(c)}`);
         assert.equal((await s.maintenance.prune(kind, c, 10)).rows, 0, `${kind} ${JSON.stringify(c)}`);
       }
     assert.ok(await s.plans.get('p'));
+    assert.deepEqual(await tickTimes(s, 'sch'), [OLD, OLD + HOUR]);
+  });
+
+  test('scheduleTicks: records handled before `before` go in batches across schedules; each schedule keeps its newest record however old', async (s) => {
+    await ticks(
+      s,
+      'sch-a',
+      [0, 1, 2, 3, 4].map((i) => OLD + i * HOUR),
+    );
+    await ticks(s, 'sch-b', [OLD]);
+    await ticks(s, 'sch-c', [OLD, OLD + HOUR, NOW - 10 * DAY]);
+    const estimate = await s.maintenance.estimate('scheduleTicks', CRITERIA);
+    assert.equal(estimate.rows, 4 + 0 + 2);
+    assert.ok(estimate.bytes > 0);
+    const { total, batches } = await pruneAll(s, 'scheduleTicks', CRITERIA, 4);
+    assert.deepEqual(total, estimate);
+    assert.equal(batches, 2, 'four records, then two');
+    assert.deepEqual(await tickTimes(s, 'sch-a'), [OLD + 4 * HOUR], 'the newest stays for the runner and ticks()');
+    assert.deepEqual(await tickTimes(s, 'sch-b'), [OLD]);
+    assert.deepEqual(await tickTimes(s, 'sch-c'), [NOW - 10 * DAY]);
+    assert.deepEqual(await s.maintenance.estimate('scheduleTicks', CRITERIA), { rows: 0, bytes: 0 });
+    const again = await s.maintenance.prune('scheduleTicks', CRITERIA, 10);
+    assert.deepEqual({ rows: again.rows, done: again.done }, { rows: 0, done: true });
+  });
+
+  test('scheduleTicks: a batch exactly as large as what is left says done; one smaller says not done', async (s) => {
+    await ticks(
+      s,
+      'sch-a',
+      [0, 1, 2, 3].map((i) => OLD + i * HOUR),
+    );
+    await ticks(
+      s,
+      'sch-b',
+      [0, 1, 2, 3].map((i) => OLD + i * HOUR),
+    );
+    assert.equal((await pruneAll(s, 'scheduleTicks', CRITERIA, 6)).batches, 1, 'six removable: one batch of six');
+    await ticks(s, 'sch-a', [OLD - 2 * HOUR, OLD - HOUR]);
+    await ticks(s, 'sch-b', [OLD - HOUR]);
+    const first = await s.maintenance.prune('scheduleTicks', CRITERIA, 2);
+    assert.deepEqual({ rows: first.rows, done: first.done }, { rows: 2, done: false });
+    const second = await s.maintenance.prune('scheduleTicks', CRITERIA, 2);
+    assert.deepEqual({ rows: second.rows, done: second.done }, { rows: 1, done: true });
+  });
+
+  test('scheduleTicks: the age is handledAt (a batch of missed ticks recorded late stays); keepNewest counts per schedule', async (s) => {
+    await ticks(s, 'sch-a', [[OLD, NOW - 2 * DAY], OLD + HOUR, NOW - 3 * DAY]);
+    const removed = await estimateThenPrune(s, 'scheduleTicks', CRITERIA);
+    assert.equal(removed.rows, 1);
+    assert.deepEqual(await tickTimes(s, 'sch-a'), [OLD, NOW - 3 * DAY]);
+    await ticks(
+      s,
+      'sch-b',
+      [0, 1, 2, 3].map((i) => NOW - 5 * DAY + i * HOUR),
+    );
+    await ticks(s, 'sch-c', [NOW - 5 * DAY, NOW - 4 * DAY]);
+    const byCount = await estimateThenPrune(s, 'scheduleTicks', { now: NOW, keepNewest: 2 }, 1);
+    assert.equal(byCount.rows, 2, 'sch-b keeps its two newest; sch-a and sch-c have two each');
+    assert.deepEqual(await tickTimes(s, 'sch-b'), [NOW - 5 * DAY + 2 * HOUR, NOW - 5 * DAY + 3 * HOUR]);
+    assert.equal((await tickTimes(s, 'sch-a')).length, 2);
+    assert.equal((await tickTimes(s, 'sch-c')).length, 2);
+  });
+
+  test('scheduleTicks: records of ticks on the current or the previous UTC day stay whatever the limits (the daily budgets count them)', async (s) => {
+    const today = Math.floor(NOW / DAY) * DAY;
+    const yesterday = today - DAY;
+    await ticks(s, 'sch', [yesterday - 2 * HOUR, yesterday - 1, yesterday, yesterday + HOUR, today + HOUR]);
+    const fired = await s.schedules.firedBetween('sch', yesterday, today);
+    const removed = await estimateThenPrune(s, 'scheduleTicks', { now: NOW, before: NOW, keepNewest: 1 });
+    assert.equal(removed.rows, 2, 'only the two of the day before yesterday');
+    assert.deepEqual(await tickTimes(s, 'sch'), [yesterday, yesterday + HOUR, today + HOUR]);
+    assert.deepEqual(await s.schedules.firedBetween('sch', yesterday, today), fired);
   });
 
   test('grantUsage: day counters and budget counters of periods over before `before` go; the current ones stay', async (s) => {
@@ -346,27 +439,34 @@ export function retentionCases(test: ConformanceCase): void {
 
   test('a failed transaction around prune keeps everything (a batch is all or nothing)', async (s) => {
     await finishedRun(s, 'r');
+    await ticks(s, 'sch', [OLD, OLD + HOUR, OLD + 2 * HOUR]);
     await assert.rejects(
       s.transaction(async (tx) => {
         const batch = await tx.maintenance.prune('runs', CRITERIA, 10);
         assert.equal(batch.rows, 5);
+        assert.equal((await tx.maintenance.prune('scheduleTicks', CRITERIA, 10)).rows, 2);
+        assert.deepEqual(await tickTimes(tx, 'sch'), [OLD + 2 * HOUR]);
         throw new Error('boom');
       }),
       /boom/,
     );
     assert.equal((await s.events.listByRun('r')).length, 2);
     assert.equal((await s.messages.list('r')).length, 2);
+    assert.deepEqual(await tickTimes(s, 'sch'), [OLD, OLD + HOUR, OLD + 2 * HOUR]);
   });
 
   test('usage counts rows and content bytes per kind', async (s) => {
     await finishedRun(s, 'r');
     await s.audit.append(auditRow({ id: 'a' }));
+    await ticks(s, 'sch', [OLD, OLD + HOUR]);
     const usage = await s.maintenance.usage();
     assert.equal(usage.runs.rows, 5);
     assert.equal(usage.runReports.rows, 1);
     assert.equal(usage.audit.rows, 1);
     assert.equal(usage.ledger.rows, 0);
+    assert.equal(usage.scheduleTicks.rows, 2);
     assert.ok(usage.runs.bytes > 0 && usage.runReports.bytes > 0 && usage.audit.bytes > 0);
+    assert.ok(usage.scheduleTicks.bytes > 0);
   });
 
   test('leases: one owner at a time, renewal by the holder, takeover after expiry, release only by the holder', async (s) => {

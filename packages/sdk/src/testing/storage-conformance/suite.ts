@@ -23,6 +23,7 @@ import { policiesCases } from './policies';
 import { recordsCases } from './records';
 import { retentionCases } from './retention';
 import { runsCases } from './runs';
+import { schedulesCases } from './schedules';
 import { settingsCases } from './settings';
 import { transactionsCases } from './transactions';
 
@@ -68,6 +69,7 @@ const CASE_FILES: readonly ((test: ConformanceCase) => void)[] = [
   grantUsageCases,
   budgetsCases,
   retentionCases,
+  schedulesCases,
 ];
 
 /**
