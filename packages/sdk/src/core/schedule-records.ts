@@ -95,7 +95,10 @@ export interface ScheduleTickRecord {
   firstTickAt: number;
   /** How many ticks the record covers (1 for a fired tick). */
   ticks: number;
-  /** When it was handled (ms, the host clock). */
+  /**
+   * When it was handled (ms, the host clock): the instant the poll that handled it saw the schedule due — its ticks
+   * are judged on time or late as of then.
+   */
   handledAt: number;
   /** Which process handled it (the worker's lease owner name). */
   handledBy: string;

@@ -30,6 +30,7 @@ async function scenario(store: ScaleStoreSpec): Promise<ScheduleScaleResult> {
     log: (line) => console.log(`[${store.kind}] ${line}`),
   });
   console.log(`[${store.kind}] seed ${r.seed}: ${JSON.stringify({ ...r.oracle, window: r.window })}`);
+  for (const line of r.missedDetails) console.log(`[${store.kind}] missed ${line}`);
   return r;
 }
 

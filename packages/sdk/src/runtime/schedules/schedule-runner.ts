@@ -154,24 +154,34 @@ export class ScheduleRunner {
    * @returns what became of each
    */
   async pollOnce(): Promise<ScheduleHandled[]> {
-    const { storage, clock, settings, logger } = this.#deps;
+    const { storage, clock, settings } = this.#deps;
     // Each process walks the due schedules in its own order, so processes polling together spread over them
     // instead of queueing behind one another schedule by schedule.
-    const due = shuffled(await storage.schedules.due(clock.now(), settings.maxPerPoll));
+    // The instant this poll sees the due schedules: their ticks are planned and judged on time or late as of then,
+    // so a tick seen within its grace fires even when the transactions before it in this poll take long.
+    const seenAt = clock.now();
+    const due = shuffled(await storage.schedules.due(seenAt, settings.maxPerPoll));
     const out: ScheduleHandled[] = [];
-    for (const schedule of due) {
-      try {
-        out.push(await this.#handle(schedule));
-      } catch (error) {
-        logger.error('could not handle a due schedule; the next poll tries again', {
-          scheduleId: schedule.id,
-          code: isMediaAgentError(error) ? error.code : undefined,
-          message: (error as Error).message,
-        });
-        out.push({ scheduleId: schedule.id, outcome: 'failed', ticks: [], runId: null });
-      }
-    }
+    for (const schedule of due) out.push(await this.#tryHandle(schedule, seenAt));
+    // A schedule lost to a process that was handling an older tick of it (locked then, or handled since) may still
+    // have a tick due as of `seenAt`: one more try each, once those transactions are done.
+    for (const [i, schedule] of due.entries())
+      if (out[i]!.outcome === 'lost') out[i] = await this.#tryHandle(schedule, seenAt);
     return out;
+  }
+
+  /** {@link ScheduleRunner.#handle}, with an error logged and reported as `failed` (the next poll tries again). */
+  async #tryHandle(schedule: ScheduleRecord, seenAt: number): Promise<ScheduleHandled> {
+    try {
+      return await this.#handle(schedule, seenAt);
+    } catch (error) {
+      this.#deps.logger.error('could not handle a due schedule; the next poll tries again', {
+        scheduleId: schedule.id,
+        code: isMediaAgentError(error) ? error.code : undefined,
+        message: (error as Error).message,
+      });
+      return { scheduleId: schedule.id, outcome: 'failed', ticks: [], runId: null };
+    }
   }
 
   /** Why the schedule's run may not start as its owner (a capability gone or not callable by them), or null. */
@@ -189,17 +199,25 @@ export class ScheduleRunner {
       : null;
   }
 
-  async #handle(seen: ScheduleRecord): Promise<ScheduleHandled> {
+  /**
+   * Handles one schedule the poll saw due at `seenAt`: its ticks are planned, and judged on time or late, as of
+   * `seenAt` (the tick records' `handledAt`); the schedule's `updatedAt` and decisions take the clock's time.
+   */
+  async #handle(seen: ScheduleRecord, seenAt: number): Promise<ScheduleHandled> {
     const { storage, clock, settings, bus, runs, ids, owner } = this.#deps;
     const lost: ScheduleHandled = { scheduleId: seen.id, outcome: 'lost', ticks: [], runId: null };
     const refusal = await this.#refusal(seen);
-    const now = clock.now();
+    const now = seenAt;
+    const changedAt = Math.max(clock.now(), seenAt);
     let written: { events: RunEvent[]; ticks: ScheduleTickRecord[]; run: RunRecord | null } | null;
     try {
       written = await storage.transaction(async (s) => {
-        // Locked for this transaction; absent when another process is firing it (or fired it since the poll read).
+        // Locked for this transaction; absent when another process is firing it, or when it is no longer due as of
+        // `seenAt` (paused, deleted, or its due ticks handled since the poll read it). A schedule changed since the
+        // poll read it is handled as it is stored now: it is locked, and the compare-and-set below is on this revision.
         const stored = await s.schedules.lockDue(seen.id, now);
-        if (!stored || stored.revision !== seen.revision) return null;
+        if (!stored) return null;
+        const refusedNow = stored.revision === seen.revision ? refusal : await this.#refusal(stored);
         // The tick records are the truth of what was handled: never plan a tick at or before the newest one.
         const [newest] = await s.schedules.ticks(stored.id, { limit: 1 });
         const schedule = pastHandledTicks(stored, newest?.tickAt);
@@ -210,12 +228,16 @@ export class ScheduleRunner {
         if (plan.records.length === 0) {
           // Only the row was behind its records: store where it really stands.
           if (schedule !== stored)
-            await s.schedules.compareAndSet(stored.id, stored.revision, advancedSchedule(schedule, plan, null, now));
+            await s.schedules.compareAndSet(
+              stored.id,
+              stored.revision,
+              advancedSchedule(schedule, plan, null, changedAt),
+            );
           return null;
         }
         // The fire's run, or why it cannot start (then the tick is recorded skipped, reason refused).
         let run: RunRecord | null = null;
-        let refused = refusal;
+        let refused = refusedNow;
         if (plan.fire !== null && refused === null) {
           try {
             run = runs.prepareRun(
@@ -250,7 +272,7 @@ export class ScheduleRunner {
           !(await s.schedules.compareAndSet(
             schedule.id,
             schedule.revision,
-            advancedSchedule(schedule, plan, run?.id ?? null, now),
+            advancedSchedule(schedule, plan, run?.id ?? null, changedAt),
           ))
         )
           return null;
@@ -279,7 +301,7 @@ export class ScheduleRunner {
             ),
           );
           const detail = tick.reason === 'daily_budget' ? (plan.capped ?? 'runs') : (refused ?? '');
-          const decision = skippedTickDecision(schedule, tick, detail, { id: ids.next('dec'), now });
+          const decision = skippedTickDecision(schedule, tick, detail, { id: ids.next('dec'), now: changedAt });
           if (decision) events.push(...(await this.#raise(s, decision)));
         }
         return { events, ticks: records, run };

@@ -6,6 +6,7 @@ import type { AgentHost } from '../../../src/index';
 import { toRunEvent } from '../../../src/runtime/events/run-event-bus';
 import type { StorageAdapter } from '../../../src/index';
 import type { StorageSession } from '../../../src/ports/storage-adapter';
+import { DEFAULT_SCHEDULE_RUNNER_SETTINGS } from '../../../src/runtime/schedules/schedule-runner';
 import { runEvents } from '../harness';
 
 /** The events of a schedule's stream (named by its id). */
@@ -70,13 +71,70 @@ describe('ScheduleRunner', () => {
     expect(await f.storage.runs.list({ limit: 100 })).toHaveLength(1);
   });
 
-  it('a lost compare-and-set (the schedule changed since it was read) stores nothing', async () => {
+  it('a tick is judged as of the instant the poll saw it due: a slow poll past the grace still fires it', async () => {
+    const f = await fixture();
+    const a = await f.schedule();
+    const b = await f.schedule();
+    f.clock.advance(HOUR + 2_000);
+    const seenAt = f.clock.now();
+    // The store answers the poll, then the machine stalls for twice the grace before the transactions run.
+    const stalling = new Proxy(f.storage, {
+      get(target, prop, receiver) {
+        if (prop !== 'schedules') {
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return new Proxy(target.schedules, {
+          get(repo, key, r) {
+            const value = Reflect.get(repo, key, r);
+            if (key !== 'due') return typeof value === 'function' ? value.bind(repo) : value;
+            return async (...args: Parameters<typeof repo.due>) => {
+              const due = await repo.due(...args);
+              f.clock.advance(2 * DEFAULT_SCHEDULE_RUNNER_SETTINGS.graceMs);
+              return due;
+            };
+          },
+        });
+      },
+    });
+    const handled = await f.runner('host:a', {}, stalling).pollOnce();
+    expect(handled.map((h) => h.outcome)).toEqual(['handled', 'handled']);
+    for (const s of [a, b]) {
+      const [tick] = await f.storage.schedules.ticks(s.id);
+      expect(tick).toMatchObject({ outcome: 'fired', tickAt: s.nextTickAt, handledAt: seenAt });
+      // The schedule's own change is stamped with the clock's time.
+      expect((await f.storage.schedules.get(s.id))!.updatedAt).toBe(f.clock.now());
+    }
+  });
+
+  it('a schedule changed since the poll read it is handled as stored now: once, with the changed goal', async () => {
     const f = await fixture();
     const s = await f.schedule();
     f.clock.advance(HOUR + 1);
     const stale = await f.storage.schedules.due(f.clock.now(), 10);
     // A person (or another process) changes the schedule between the read and the transaction.
     expect(await f.storage.schedules.compareAndSet(s.id, 1, { ...s, goal: 'changed', revision: 2 })).toBe(true);
+    const runner = f.runner();
+    const due = f.storage.schedules.due.bind(f.storage.schedules);
+    f.storage.schedules.due = async () => stale;
+    try {
+      const [handled] = await runner.pollOnce();
+      expect(handled).toMatchObject({ scheduleId: s.id, outcome: 'handled' });
+      expect((await f.storage.runs.get(handled!.runId!))?.goal).toBe('changed');
+    } finally {
+      f.storage.schedules.due = due;
+    }
+    expect(await f.storage.runs.list({ limit: 10 })).toHaveLength(1);
+    expect(await f.storage.schedules.ticks(s.id)).toHaveLength(1);
+    expect((await f.storage.schedules.get(s.id))?.revision).toBe(3);
+  });
+
+  it('a schedule paused since the poll read it is lost: nothing stored, also on the retry at the end of the poll', async () => {
+    const f = await fixture();
+    const s = await f.schedule();
+    f.clock.advance(HOUR + 1);
+    const stale = await f.storage.schedules.due(f.clock.now(), 10);
+    expect(await f.storage.schedules.compareAndSet(s.id, 1, { ...s, status: 'paused', revision: 2 })).toBe(true);
     const runner = f.runner();
     const due = f.storage.schedules.due.bind(f.storage.schedules);
     f.storage.schedules.due = async () => stale;
@@ -88,6 +146,46 @@ describe('ScheduleRunner', () => {
     expect(await f.storage.runs.list({ limit: 10 })).toEqual([]);
     expect(await f.storage.schedules.ticks(s.id)).toEqual([]);
     expect((await f.storage.schedules.get(s.id))?.revision).toBe(2);
+  });
+
+  it('a process that lost a schedule to one handling an older tick fires the tick it saw due, in the same poll', async () => {
+    const f = await fixture();
+    const s = await f.schedule({ everyMs: 10 * MIN, nextTickAt: f.clock.now() + 10 * MIN });
+    // Process b saw the first tick due; process a sees the second one due (and reads the schedule as stored then).
+    f.clock.advance(10 * MIN + 1);
+    const seenByB = f.clock.now();
+    const staleForB = await f.storage.schedules.due(seenByB, 10);
+    f.clock.advance(10 * MIN);
+    const a = f.runner('host:a');
+    const b = f.runner('host:b');
+    const due = f.storage.schedules.due.bind(f.storage.schedules);
+    let first = true;
+    // a reads the due schedules; before its transaction, b (which read them earlier) handles the first tick.
+    f.storage.schedules.due = async (now, limit) => {
+      const found = await due(now, limit);
+      if (first) {
+        first = false;
+        f.storage.schedules.due = async () => staleForB;
+        const nowA = f.clock.now();
+        f.clock.set(seenByB);
+        const [byB] = await b.pollOnce();
+        f.clock.set(nowA);
+        expect(byB).toMatchObject({ outcome: 'handled' });
+        f.storage.schedules.due = due;
+      }
+      return found;
+    };
+    try {
+      const [byA] = await a.pollOnce();
+      expect(byA).toMatchObject({ scheduleId: s.id, outcome: 'handled' });
+    } finally {
+      f.storage.schedules.due = due;
+    }
+    const ticks = await f.storage.schedules.ticks(s.id);
+    expect(ticks.map((t) => [t.tickAt - s.nextTickAt!, t.outcome, t.handledBy])).toEqual([
+      [10 * MIN, 'fired', 'host:a'],
+      [0, 'fired', 'host:b'],
+    ]);
   });
 
   it('a tick claimed while the poll runs rolls the whole poll back: schedule, run and records', async () => {
@@ -125,7 +223,8 @@ describe('ScheduleRunner', () => {
       },
     });
     expect((await f.runner('host:a', {}, lying).pollOnce())[0]?.outcome).toBe('lost');
-    expect(claims).toBe(1);
+    // Tried twice (the retry at the end of the poll), rolled back both times.
+    expect(claims).toBe(2);
     expect(await f.storage.schedules.get(s.id)).toEqual(s);
     expect(await f.storage.runs.list({ limit: 10 })).toEqual([]);
     expect(await f.storage.schedules.ticks(s.id)).toEqual([]);

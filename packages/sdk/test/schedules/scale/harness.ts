@@ -44,11 +44,6 @@ export interface ScheduleScaleOptions {
   graceMs?: number;
   /** The scheduler's poll, real ms (the runner's timer; default 50: 3 s of scenario time at 60x). */
   pollRealMs?: number;
-  /**
-   * A host process whose heartbeats (every 100 ms real) come further apart than this, real ms, was stalled meanwhile
-   * (default 400): the oracle does not count on it to fire then.
-   */
-  stallRealMs?: number;
   /** Pause before each kill, drawn uniformly, real ms (default 1 500–4 000). */
   kill?: { minRealMs: number; maxRealMs: number };
   /** Share of the kills that hit every process at once (default 0.15; at least one such kill happens). */
@@ -78,6 +73,11 @@ export interface ScheduleScaleResult {
   oracle: OracleResult;
   /** Processes that exited by themselves or reported an error. */
   crashes: string[];
+  /**
+   * For each example of a missed fire: the tick rows that handled it (outcome, reason, how late in real ms, by
+   * whom) and how each living process polled and beat around it — what a failure needs to be understood.
+   */
+  missedDetails: string[];
 }
 
 /** A small seeded PRNG (mulberry32), so a failing kill schedule can be replayed with its seed. */
@@ -94,16 +94,6 @@ function prng(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The spans of consecutive heartbeats at most `stallMs` apart (scenario ms). */
-export function responsiveSpans(beats: readonly number[], stallMs: number): Span[] {
-  const spans: Span[] = [];
-  for (const b of beats) {
-    const last = spans[spans.length - 1];
-    if (last && b - last.to <= stallMs) last.to = Math.max(last.to, b);
-    else spans.push({ from: b, to: b });
-  }
-  return spans.filter((s) => s.to > s.from);
-}
 /** The actor every scenario schedule belongs to. */
 const OWNER = 'user:scale';
 
@@ -118,6 +108,8 @@ interface Incarnation {
   start?: number;
   /** Its heartbeats (scenario ms), from the one that came with `ready`. */
   beats: number[];
+  /** When its scheduler started each poll (scenario ms). */
+  polls: number[];
   ready?: number;
   end?: number;
   killed: boolean;
@@ -141,11 +133,11 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
     speed: options.speed ?? 60,
   };
   const now = () => fastTime(time);
-  const stallMs = (options.stallRealMs ?? 400) * time.speed;
   const config: ScaleChildConfig = {
     store: options.store,
     time,
-    schedules: { pollMs: options.pollRealMs ?? 50, graceMs, maxPerPoll: 100 },
+    // Every due schedule in every poll (120 schedules): a tick is never left for the next poll by the batch limit.
+    schedules: { pollMs: options.pollRealMs ?? 50, graceMs, maxPerPoll: 1_000 },
     // The lease is read on the scenario clock: 10 min there is 10 s real at 60x.
     runs: { pollMs: 500, leaseMs: 600_000, concurrency: 1 },
     ...(process.env.SCHEDULE_SCALE_LOG
@@ -177,6 +169,7 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
       child,
       spawnAt: now(),
       beats: [],
+      polls: [],
       killed: false,
       stderr: '',
       exited: Promise.resolve(),
@@ -185,6 +178,7 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
     child.on('message', (m: { type: string; at?: number; message?: string }) => {
       if (m.type === 'starting') inc.start = m.at;
       else if (m.type === 'beat') inc.beats.push(m.at!);
+      else if (m.type === 'poll') inc.polls.push(m.at!);
       else if (m.type === 'ready') {
         inc.ready = m.at;
         inc.beats.push(m.at!);
@@ -312,6 +306,18 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
   window.to = Math.max(...incarnations.map((i) => i.end!));
   elapsedRealMs = (window.to - window.from) / time.speed;
   log(`window ended: ${kills} kills (${allDownKills} of every process); reading the store`);
+  log(
+    `gaps between poll starts (real s): ${gapSummary(
+      incarnations.map((i) => i.polls),
+      time.speed,
+    )}`,
+  );
+  log(
+    `gaps between heartbeats (real s): ${gapSummary(
+      incarnations.map((i) => i.beats),
+      time.speed,
+    )}`,
+  );
 
   // What the store holds.
   const ticks: ScheduleTickRecord[] = [];
@@ -335,8 +341,9 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
 
   // A process killed before its `starting` message arrived may have begun: it counts from its spawn.
   const alive: Span[] = incarnations.map((i) => ({ from: i.start ?? i.spawnAt, to: i.end! }));
-  const responsive = incarnations.flatMap((i) => responsiveSpans(i.beats, stallMs));
-  const oracle = judgeSchedules({ schedules, window, graceMs, alive, responsive, ticks, runs });
+  // A poll was over when its process began the next one: every poll but each incarnation's last.
+  const polls = incarnations.flatMap((i) => i.polls.slice(0, -1).map((from, k) => ({ from, to: i.polls[k + 1]! })));
+  const oracle = judgeSchedules({ schedules, window, graceMs, alive, polls, ticks, runs });
   return {
     store: options.store.kind,
     seed,
@@ -348,7 +355,47 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
     window,
     oracle,
     crashes,
+    missedDetails: oracle.examples.missedFires.map((key) => explainMissed(key, ticks, incarnations, time.speed)),
   };
+}
+
+/** Median, 99th percentile and widest gap between consecutive instants of each list, in real seconds. */
+function gapSummary(lists: readonly (readonly number[])[], speed: number): string {
+  const gaps = lists.flatMap((l) => l.slice(1).map((x, k) => x - l[k]!)).sort((a, b) => a - b);
+  if (gaps.length === 0) return 'none';
+  const at = (q: number) => (gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]! / speed / 1000).toFixed(2);
+  return `median ${at(0.5)}, p99 ${at(0.99)}, widest ${at(1)} (${gaps.length} gaps)`;
+}
+
+/** One line on a missed fire `scheduleId@iso`: its tick rows and the processes alive at its time. */
+function explainMissed(
+  key: string,
+  ticks: readonly ScheduleTickRecord[],
+  incarnations: readonly Incarnation[],
+  speed: number,
+): string {
+  const [scheduleId, at] = key.split('@') as [string, string];
+  const t = Date.parse(at);
+  const rows = ticks
+    .filter((r) => r.scheduleId === scheduleId && r.firstTickAt <= t && r.tickAt >= t)
+    .map(
+      (r) =>
+        `${r.outcome}${r.reason ? `/${r.reason}` : ''} at tick ${new Date(r.tickAt).toISOString()} handled ${((r.handledAt - t) / speed / 1000).toFixed(2)} s real late by ${r.handledBy}`,
+    );
+  const real = (ms: number) => `${(ms / speed / 1000).toFixed(2)} s`;
+  const living = incarnations
+    .filter((i) => (i.start ?? i.spawnAt) <= t && (i.end ?? Number.POSITIVE_INFINITY) >= t)
+    .map((i) => {
+      // Its polls around the tick: the widest gap between poll starts from the tick on, and how many it started.
+      const polls = i.polls.filter((p) => p >= t - 1_000 * speed && p <= t + 10_000 * speed);
+      let widest = 0;
+      for (let k = 1; k < polls.length; k++) widest = Math.max(widest, polls[k]! - polls[k - 1]!);
+      const beats = i.beats.filter((b) => b >= t && b <= t + 10_000 * speed);
+      let beatGap = 0;
+      for (let k = 1; k < beats.length; k++) beatGap = Math.max(beatGap, beats[k]! - beats[k - 1]!);
+      return `${i.slot}.${i.n} (ready ${i.ready === undefined ? 'never' : real(i.ready - t)}, end ${i.end === undefined ? '-' : real(i.end - t)}, ${polls.length} polls, widest poll gap ${real(widest)}, widest beat gap ${real(beatGap)})`;
+    });
+  return `${key}: ${rows.length ? rows.join('; ') : 'no tick row'} | alive: ${living.join(', ') || 'none'}`;
 }
 
 /**

@@ -4,11 +4,13 @@
 // stops it cleanly). It reports over the IPC channel:
 //   { type: 'starting', at }   about to start its host (scenario ms): from here on it may poll
 //   { type: 'ready', at }      the host started (store migrated, scheduler and workers running)
-//   { type: 'beat', at }       every 100 ms real after that: its event loop turns
+//   { type: 'beat', at }       every 100 ms real after that: its event loop turns (shown when a fire is missed)
+//   { type: 'poll', at }       its scheduler starts a poll: it reads the schedules due at `at` (scenario ms)
 //   { type: 'error', message } the host failed to start or stop
 // Config: the `SCHEDULE_SCALE_CHILD` environment variable (JSON, {@link ScaleChildConfig}).
 import { ConsoleLogger, createAgentHost, type LogLevel } from '../../../src/index';
 import { ScriptedProvider } from '../../../src/testing';
+import type { StorageAdapter } from '../../../src/storage';
 import { FastClock, type FastTimeBase } from './fast-clock';
 import { openScaleStore, type ScaleStoreSpec } from './store-spec';
 
@@ -32,9 +34,35 @@ const clock = new FastClock(config.time);
 /** No cap: the scenario is about ticks, not about spending (a scheduled run at a cap would wait, not fail). */
 const open = { runs: null, costUsd: null };
 
+/**
+ * The adapter the host gets: the store itself, except that each call of `schedules.due` (the first read of every
+ * scheduler poll, with the instant the poll judges its ticks by) is reported as `{ type: 'poll', at }`: the oracle
+ * counts on a process to fire a tick only when one of its polls began and ended within the tick's grace.
+ */
+function reportingPolls(storage: StorageAdapter): StorageAdapter {
+  const schedules = new Proxy(storage.schedules, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== 'due' || typeof value !== 'function') return value;
+      return (now: number, ...rest: unknown[]) => {
+        send({ type: 'poll', at: now });
+        return value.apply(target, [now, ...rest]);
+      };
+    },
+  });
+  return new Proxy(storage, {
+    get(target, prop, receiver) {
+      if (prop === 'schedules') return schedules;
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 try {
+  const storage = await openScaleStore(config.store);
   const host = createAgentHost({
-    storage: await openScaleStore(config.store),
+    storage: reportingPolls(storage),
     clock,
     logger: new ConsoleLogger(config.logLevel ?? 'silent'),
     model: { provider: new ScriptedProvider({ scripts: [{ finalText: 'Checked the library: nothing to do.' }] }) },

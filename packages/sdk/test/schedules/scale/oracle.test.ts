@@ -89,10 +89,10 @@ const window = { from: T0, to: END };
 
 function clean() {
   const { ticks, runs } = simulate(schedules, spans, END);
-  // Alive from the start; responsive from ready, but for a 10 min stall of the first process (it polls on time
-  // anyway here: a stall only removes the duty to fire).
+  // Alive from the start; polling from ready every POLL ms (the last poll of a span unfinished), but for a 10 min
+  // stall of the first process (it polls on time anyway in the simulation: a stall only removes the duty to fire).
   const alive = spans.map((s) => ({ from: s.start ?? s.from, to: s.to }));
-  const responsive = spans.flatMap((s, i) =>
+  const polling = spans.flatMap((s, i) =>
     i === 0
       ? [
           { from: s.from, to: T0 + 5 * MIN },
@@ -100,7 +100,13 @@ function clean() {
         ]
       : [{ from: s.from, to: s.to }],
   );
-  return { schedules, window, graceMs: GRACE, alive, responsive, ticks, runs };
+  const polls = polling.flatMap((s) =>
+    Array.from({ length: Math.max(0, Math.floor((s.to - s.from) / POLL)) }, (_, k) => ({
+      from: s.from + k * POLL,
+      to: s.from + (k + 1) * POLL,
+    })),
+  );
+  return { schedules, window, graceMs: GRACE, alive, polls, ticks, runs };
 }
 
 describe('scale oracle', () => {
@@ -149,7 +155,7 @@ describe('scale oracle', () => {
 
   it('counts a covered tick without a run as a missed fire', () => {
     const input = clean();
-    const t = T0 + 20 * MIN; // process 1 responsive over [t, t + grace]
+    const t = T0 + 20 * MIN; // process 1 polls within [t, t + grace]
     input.ticks = input.ticks.filter((k) => !(k.scheduleId === 'sch_every' && k.tickAt === t));
     input.runs = input.runs.filter((run) => !input.ticks.every((k) => k.runId !== run.id));
     const r = judgeSchedules(input);
@@ -158,9 +164,9 @@ describe('scale oracle', () => {
     expect(r.unhandled).toBe(1);
   });
 
-  it('does not count a tick without a run while every process was stalled (alive, not responsive)', () => {
+  it('does not count a tick without a run while every process was stalled (alive, no poll began)', () => {
     const input = clean();
-    const t = T0 + 10 * MIN; // only process 1 alive, its event loop stalled from 5 to 15 min
+    const t = T0 + 10 * MIN; // only process 1 alive, its polls stalled from 5 to 15 min
     input.ticks = input.ticks.filter((k) => !(k.scheduleId === 'sch_every' && k.tickAt === t));
     input.runs = input.runs.filter((run) => !input.ticks.every((k) => k.runId !== run.id));
     const r = judgeSchedules(input);

@@ -5,11 +5,15 @@
 // Definitions (all times are scenario ms, the shared fast clock):
 // - alive: a host process from the moment it began to start its host (its first poll may come before it reports
 //   ready) to the moment the controller SIGKILLed it (or stopped it at the end): it cannot have acted outside.
-// - responsive: a host process after it reported ready (store migrated, scheduler running) while its event loop
-//   turned (its heartbeats came at most a stall apart): it had the means to act. A machine so loaded that no
-//   process runs for graceMs makes ticks late — the runner then rightly records them missed.
+// - polls: the scheduler polls a host process finished, each from the instant it began (it read every due schedule
+//   as of then, and judged their ticks on time or late as of then: the runner's rule) to the instant the same
+//   process began its next poll (its polls run one after another, so the poll was over by then).
 // - decidable tick: a tick in [firstTickAt, window.to − graceMs] — every host had graceMs to handle it.
-// - covered tick t: one process was responsive over the whole of [t, t + graceMs]: it must fire on time (a run).
+// - covered tick t: a poll began and finished within [t, t + graceMs]: it saw the tick due and on time and handled
+//   it — fired it, or lost it to a process that got there first (and fired it, or handled only an older tick; the
+//   runner then tries the schedule again before its poll ends). A machine so loaded that no poll of any process
+//   fits within the grace may make the tick late — the runner then rightly records it missed — and the tick is not
+//   covered.
 // - uncovered tick t: no process was alive at any instant of [t, t + graceMs]: it can only be handled late.
 // - all-down gap (a, r): no process alive from a to r; a is a kill (or the scenario's start), r a process starting.
 //   Its missed ticks are the ticks t with a < t and t + graceMs < r (uncovered). After the gap, `skip` starts
@@ -50,8 +54,8 @@ export interface OracleInput {
   graceMs: number;
   /** Each host process incarnation's alive span (see the header). */
   alive: Span[];
-  /** The spans a host process was responsive (see the header). */
-  responsive: Span[];
+  /** The finished polls of every process (see the header). */
+  polls: Span[];
   /** Every tick row of the store. */
   ticks: ScheduleTickRecord[];
   /** Every run the schedules started. */
@@ -103,14 +107,28 @@ export function allDownSpans(alive: Span[], from: number, to: number): Span[] {
   return gaps;
 }
 
+/** Whether a poll of `polls` (sorted by start) began and finished within [from, to]. */
+function pollWithin(polls: readonly Span[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = polls.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (polls[mid]!.from < from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < polls.length && polls[i]!.from <= to; i++) if (polls[i]!.to <= to) return true;
+  return false;
+}
+
 /** Judges one scenario: see the file header for the definitions. */
 export function judgeSchedules(input: OracleInput): OracleResult {
-  const { graceMs, alive, responsive, window } = input;
+  const { graceMs, alive, window } = input;
+  const polls = [...input.polls].sort((a, b) => a.from - b.from);
   const decidableEnd = window.to - graceMs;
   const violations: string[] = [];
   const doubleKeys: string[] = [];
   const missedKeys: string[] = [];
-  const covered = (t: number) => responsive.some((s) => s.from <= t && s.to >= t + graceMs);
+  const covered = (t: number) => pollWithin(polls, t, t + graceMs);
   const uncovered = (t: number) => !alive.some((s) => s.to >= t && s.from <= t + graceMs);
 
   const rowsBy = new Map<string, ScheduleTickRecord[]>();
@@ -272,8 +290,8 @@ export function judgeSchedules(input: OracleInput): OracleResult {
       const record = handled.get(newest)?.[0];
       const after = next(newest);
       if (!record) {
-        // Unhandled is wrong only when a process was responsive for graceMs after the gap.
-        if (responsive.some((s) => s.from >= gap.to && s.to - s.from >= graceMs))
+        // Unhandled is wrong only when a finished poll began after the gap (it saw the tick due).
+        if (pollWithin(polls, gap.to, Number.POSITIVE_INFINITY))
           violations.push(`${keyOf(schedule.id, newest)}: catch_up_one, the newest missed tick was never handled`);
         continue;
       }
