@@ -162,6 +162,20 @@ describe('scale oracle', () => {
     expect(r.missedFires).toBe(1);
     expect(r.examples.missedFires).toEqual([`sch_every@${new Date(t).toISOString()}`]);
     expect(r.unhandled).toBe(1);
+    // Later polls finished: the tick should be in a record.
+    expect(r.unhandledSeen).toBe(1);
+  });
+
+  it('leaves a tick no finished poll began after unhandled, not seen: the machine never polled again', () => {
+    const input = clean();
+    const t = END - 5 * MIN;
+    input.polls = input.polls.filter((p) => p.to < END - 10 * MIN);
+    input.ticks = input.ticks.filter((k) => !(k.scheduleId === 'sch_every' && k.tickAt === t));
+    input.runs = input.runs.filter((run) => !input.ticks.every((k) => k.runId !== run.id));
+    const r = judgeSchedules(input);
+    expect(r.unhandled).toBe(1);
+    expect(r.unhandledSeen).toBe(0);
+    expect(r.missedFires).toBe(0);
   });
 
   it('does not count a tick without a run while every process was stalled (alive, no poll began)', () => {

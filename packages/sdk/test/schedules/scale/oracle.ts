@@ -72,6 +72,12 @@ export interface OracleResult {
   skipped: number;
   /** Of them, in no tick row (only possible when no process was alive to handle them). */
   unhandled: number;
+  /**
+   * Of the unhandled, those a finished poll began after (it read the schedule due with the tick unhandled, so it
+   * should have recorded it): must be 0. The rest no poll reached — a machine too loaded to poll again before the
+   * end.
+   */
+  unhandledSeen: number;
   /** Runs started by the schedules. */
   runs: number;
   /** Tick keys with more than one run or tick row, plus runs without a fired tick row. */
@@ -154,6 +160,7 @@ export function judgeSchedules(input: OracleInput): OracleResult {
     fired: 0,
     skipped: 0,
     unhandled: 0,
+    unhandledSeen: 0,
     runs: input.runs.length,
     doubleFires: 0,
     missedFires: 0,
@@ -228,7 +235,13 @@ export function judgeSchedules(input: OracleInput): OracleResult {
       const records = handled.get(t) ?? [];
       if (records.some((r) => r.outcome === 'fired')) result.fired++;
       else if (records.length > 0) result.skipped++;
-      else result.unhandled++;
+      else {
+        result.unhandled++;
+        if (pollWithin(polls, t, Number.POSITIVE_INFINITY)) {
+          result.unhandledSeen++;
+          violations.push(`${keyOf(schedule.id, t)}: in no tick record, although a poll that began after it finished`);
+        }
+      }
       if (covered(t)) {
         result.covered++;
         if (!runsAt.has(t)) {
