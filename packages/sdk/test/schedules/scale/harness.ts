@@ -48,7 +48,7 @@ export interface ScheduleScaleOptions {
   kill?: { minRealMs: number; maxRealMs: number };
   /** Share of the kills that hit every process at once (default 0.15; at least one such kill happens). */
   allDownShare?: number;
-  /** How long every process stays down after such a kill, drawn uniformly, real ms (default 3 000–6 000). */
+  /** How long every process stays down after such a kill, drawn uniformly, real ms (default 7 000–9 000). */
   allDownRealMs?: { min: number; max: number };
   /** Seed of the kill schedule (default from the clock; in the result, to replay it). */
   seed?: number;
@@ -125,7 +125,9 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
   const graceMs = options.graceMs ?? 340_000;
   const kill = options.kill ?? { minRealMs: 1_500, maxRealMs: 4_000 };
   const allDownShare = options.allDownShare ?? 0.15;
-  const allDownRealMs = options.allDownRealMs ?? { min: 3_000, max: 6_000 };
+  // Longer than the grace (5.7 s real at 60x), so some ticks fall due while no process is alive from them through
+  // their grace: the missed-tick policy always has something to decide.
+  const allDownRealMs = options.allDownRealMs ?? { min: 7_000, max: 9_000 };
   const log = options.log ?? (() => undefined);
   const time: FastTimeBase = {
     epoch: options.epoch ?? Date.UTC(2030, 0, 7, 8, 0, 0),
@@ -268,7 +270,7 @@ export async function runScheduleScale(options: ScheduleScaleOptions): Promise<S
     for (;;) {
       await sleep(kill.minRealMs + random() * (kill.maxRealMs - kill.minRealMs));
       if (Date.now() >= endReal) break;
-      const forceAllDown = allDownKills === 0 && Date.now() - startedReal > options.durationRealMs / 2;
+      const forceAllDown = allDownKills === 0 && Date.now() - startedReal > options.durationRealMs / 3;
       const living = current.filter((i) => i.end === undefined);
       const ready = living.filter((i) => i.ready !== undefined);
       // Every process at once only when all are ready (a gap between two start-ups would merge with the next); a
