@@ -154,9 +154,7 @@ function zeroWidth(r: Rand, text: string): string {
 
 /** Wraps text in a bidi override (the reversed text reads as `text` on screen). */
 function bidiWrap(r: Rand, text: string): string {
-  return r() < 0.5
-    ? `\u202e${[...text].reverse().join('')}\u202c`
-    : `${pick(r, BIDI)}${text}${pick(r, BIDI_END)}`;
+  return r() < 0.5 ? `\u202e${[...text].reverse().join('')}\u202c` : `${pick(r, BIDI)}${text}${pick(r, BIDI_END)}`;
 }
 
 /** Close-then-reopen sequences aimed at the data fence (`⟦/untrusted⟧` and look-alikes). */
@@ -204,7 +202,8 @@ function target(r: Rand, n: number): InjectionTarget {
   const taskId = () => pick(r, [`dl-${int(r, 900, 9999)}`, `org-${int(r, 900, 9999)}`, path()]);
   const planId = () =>
     pick(r, [`plan-${hex(r, 8)}`, 'plan-approved-by-admin', `${int(r, 9000, 99999)}`, path(), homoglyphs(r, 'plan-1')]);
-  const site = () => `${pick(r, ['freeleech', 'fast', 'best', 'cn'])}-${pick(r, ['tracker', 'seedbox', 'mirror'])}.example.net`;
+  const site = () =>
+    `${pick(r, ['freeleech', 'fast', 'best', 'cn'])}-${pick(r, ['tracker', 'seedbox', 'mirror'])}.example.net`;
   const kind = n % 12;
   switch (kind) {
     case 0:
