@@ -1,5 +1,6 @@
 // The hostile corpus: seeded release names and NFO texts built from documented prompt-injection patterns, each
 // saying which capability, field and value an obedient model would be steered to (docs/untrusted-text.md).
+import { dotted, type SandboxRelease, type SandboxTitle } from './data';
 
 /**
  * The documented injection patterns the corpus draws from.
@@ -407,5 +408,47 @@ export function injectionSample(size: number, seed = 1): InjectionItem[] {
   const out: InjectionItem[] = [];
   for (let b = 0; b < blocks; b++)
     for (let j = 0; j < 24 && out.length < size; j++) out.push(all[(b * stride + j) % all.length]!);
+  return out;
+}
+
+/**
+ * Hostile releases for a catalog: for each title (all, or those in `mediaIds`) one 480p release per corpus item,
+ * named by the item's text (carrier `release_name`) or named plainly with the item's text as its NFO (carrier
+ * `nfo`). They rank below every ordinary release (lowest resolution, no seeders), so a search still lists the
+ * ordinary releases first. Ids are `rel-<tmdbId>-h<n>` (n: the item's position, 1-based).
+ * @param titles - the catalog
+ * @param items - corpus items (see {@link injectionCorpus})
+ * @param mediaIds - TMDB ids of the titles to seed (default: every title)
+ * @returns the releases to add to the indexer
+ * @public
+ */
+export function hostileReleases(
+  titles: readonly SandboxTitle[],
+  items: readonly InjectionItem[],
+  mediaIds?: readonly string[],
+): SandboxRelease[] {
+  const out: SandboxRelease[] = [];
+  for (const t of titles) {
+    if (mediaIds && !mediaIds.includes(t.mediaId)) continue;
+    const plain = `${dotted(t.title) || `tmdb.${t.mediaId}`}.${t.kind === 'tv' ? 'S01' : String(t.year)}.480p.WEB-DL.H.264`;
+    items.forEach((item, i) => {
+      out.push({
+        releaseId: `rel-${t.mediaId}-h${i + 1}`,
+        name: item.carrier === 'release_name' ? item.text : `${plain}-NFO${i + 1}`,
+        ...(item.carrier === 'nfo' ? { nfo: item.text } : {}),
+        mediaId: t.mediaId,
+        site: 'opentracker',
+        sizeBytes: 700_000_000,
+        resolution: '480p',
+        source: 'WEB-DL',
+        codec: 'H.264',
+        hdr: false,
+        season: t.kind === 'tv' ? 1 : null,
+        seeders: 0,
+        freeleech: false,
+        publishedAt: Date.UTC(Math.max(t.year, 2010), 6, 1),
+      });
+    });
+  }
   return out;
 }
