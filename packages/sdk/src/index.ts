@@ -191,6 +191,29 @@ export { DEFAULT_IMPACT_TIMEOUT_MS } from './capabilities/impact-runner';
 export type { CapabilityRegistry } from './capabilities/capability-registry';
 export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
+// provenance: which values the host issued, which text strangers wrote (docs/security.md); fencing that text
+export {
+  ID_MARK,
+  TEXT_MARK,
+  PROVENANCE_MARK,
+  issuedId,
+  untrustedText,
+  provenanceFields,
+  isProvenanceDeclared,
+  type ProvenanceField,
+} from './core/provenance-marks';
+export { stripInvisible, normalizeForMatch, MIN_TAINT_MATCH_CHARS } from './core/untrusted-text';
+export {
+  EMPTY_RUN_PROVENANCE,
+  RUN_PROVENANCE_LIMITS,
+  collectProvenance,
+  findTaint,
+  taintMessage,
+  type RunProvenance,
+  type TaintFinding,
+} from './core/run-provenance';
+export { FENCE_OPEN, FENCE_CLOSE, FENCE_MAX_CHARS, FENCE_NOTE, fenceText, fenceOutput } from './core/data-fence';
+
 // actors and the authorizer port (the services behind approvals, grants, plans and policies: `/authorization`)
 export type { Actor, ActorKind, ActorRole } from './core/actor';
 export type { IdentityResolver } from './ports/identity';

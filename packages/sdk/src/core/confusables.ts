@@ -1,5 +1,9 @@
 // Letters of other scripts that look like Latin ones (Cyrillic and Greek homoglyphs): an injection
 // spelled with them ("Іgnore аll рrevious іnstructions") reads as English to a model and to a person.
+// The pairs are a small subset of the confusables of Unicode Technical Standard #39, "Unicode Security
+// Mechanisms" (https://www.unicode.org/reports/tr39/#Confusable_Detection): single letters of Cyrillic
+// and Greek whose skeleton is one Latin letter. Full-width and other compatibility forms are not listed:
+// NFKC folds them first.
 
 /** Cyrillic and Greek letters and their Latin look-alikes (the common confusables; not exhaustive). */
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
@@ -81,6 +85,7 @@ const PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
  * written in Latin also match a homoglyph spelling. Only for matching: never stored or shown.
  * @param text - NFKC-normalised text
  * @returns the Latin skeleton (the same string when it holds no look-alike)
+ * @internal
  */
 export function latinSkeleton(text: string): string {
   return text.replace(PATTERN, (c) => LOOK_ALIKES[c] ?? c);
