@@ -5,9 +5,9 @@ import { MediaEntityIdSchema, MediaIdSchema, MediaKindSchema, MediaSourceSchema 
 /**
  * Options of a string the host issues under `namespace` that is also a task id: a download or organize record id is
  * what `task.inspect`, `task.retry` and `task.cancel` take as `taskId`, so a value shown under it counts in both
- * namespaces (the second mark sits in `allOf`, which the provenance walk reads at the same path).
+ * namespaces (both marks sit in `allOf`, whose members the provenance walk reads at the same path; output only).
  */
-const alsoTaskId = (namespace: string) => ({ ...issuedId(namespace), allOf: [issuedId('task')] });
+const alsoTaskId = (namespace: string) => ({ allOf: [issuedId(namespace), issuedId('task')] });
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
