@@ -161,7 +161,13 @@ export const STANDARD_CAPABILITIES = Object.freeze({
       },
       strict,
     ),
-    output: Type.Object({ mediaEntityId: MediaEntityIdSchema, releases: Type.Array(ReleaseSchema) }),
+    output: Type.Object({
+      mediaEntityId: MediaEntityIdSchema,
+      // The pair searched, as the host recognised it: a media id (namespace `media`) download.plan can take.
+      mediaSource: Type.Optional(MediaSourceSchema),
+      mediaId: Type.Optional(MediaIdSchema),
+      releases: Type.Array(ReleaseSchema),
+    }),
     target: mediaTarget,
   }),
   'release.inspect': contract({

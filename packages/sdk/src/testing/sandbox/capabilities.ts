@@ -219,7 +219,7 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         )
         .slice(0, input.limit ?? 10)
         .map(releaseView);
-      return { mediaEntityId: entity, releases };
+      return { mediaEntityId: entity, mediaSource: 'tmdb' as const, mediaId: t.mediaId, releases };
     }),
 
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
