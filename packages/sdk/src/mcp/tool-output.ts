@@ -20,14 +20,15 @@ export const McpToolOutput = Type.Object(
     content: Type.Array(
       Type.Object({
         type: Type.String(),
-        text: Type.Optional(Type.String({ ...untrustedText })),
+        text: Type.Optional(Type.String()),
         mimeType: Type.Optional(Type.String()),
       }),
     ),
     structuredContent: Type.Optional(Type.Unknown()),
     truncated: Type.Optional(Type.Object({ originalBytes: Type.Integer(), keptBytes: Type.Integer() })),
   },
-  // Written by a remote server: every string of it is untrusted, none is an issued id (docs/untrusted-text.md).
+  // Written by a remote server: every string of it is untrusted, none is an issued id. Marked on the root only: that
+  // does not declare the tool's input (docs/untrusted-text.md).
   { ...untrustedText },
 );
 

@@ -11,6 +11,7 @@ import { MemoryStorage } from '../../src/storage';
 import { McpToolOutput } from '../../src/mcp';
 import { ConsoleLogger } from '../../src/index';
 import { fencedResult } from '../../src/runtime/loop/fenced-result';
+import { declaredProvenance, outputWhollyUntrusted } from '../../src/capabilities/declared-provenance';
 import {
   mergeShown,
   PROVENANCE_STATE_KEY,
@@ -210,5 +211,17 @@ describe('the invocation path with a run provenance', () => {
       host.invoke('rel.grab', { releaseId: 'rel-1', savePath: '/x' }, { actor: 'user:admin', provenance: {} as never }),
     ).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
     await host.stop();
+  });
+});
+
+describe('declaredProvenance', () => {
+  it('marks anywhere declare a capability; an output untrusted as a whole (an MCP tool) alone does not', () => {
+    const input = Type.Object({ id: Type.String() });
+    expect(declaredProvenance(input, Output)).toBe('declared');
+    expect(declaredProvenance(Type.Object({ id: Type.String(issuedId('release')) }), Type.Object({}))).toBe('declared');
+    expect(declaredProvenance(input, Type.Object({}))).toBe('undeclared');
+    expect(declaredProvenance(input, McpToolOutput)).toBe('undeclared');
+    expect(outputWhollyUntrusted(McpToolOutput)).toBe(true);
+    expect(outputWhollyUntrusted(Output)).toBe(false);
   });
 });

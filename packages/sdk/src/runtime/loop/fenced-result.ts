@@ -2,7 +2,7 @@
 import type { InvocationResult } from '../../capabilities/invocation';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import { FENCE_NOTE, fenceOutput, fenceText } from '../../core/data-fence';
-import { outputWhollyUntrusted } from './run-provenance-state';
+import { outputWhollyUntrusted } from '../../capabilities/declared-provenance';
 
 /**
  * Cap of each fenced string of a wholly untrusted output (an MCP client tool's), in characters: the output is

@@ -2,6 +2,7 @@
 // is, kept in the run's runtime state (written with the step): the facts the invocation path checks a run's side
 // effects against (docs/untrusted-text.md).
 import type { InvocationProvenance } from '../../capabilities/invocation';
+import { outputWhollyUntrusted } from '../../capabilities/declared-provenance';
 import { isHumanActor } from '../../core/actor';
 import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import { TEXT_MARK } from '../../core/provenance-marks';
@@ -64,19 +65,6 @@ function setShown(session: RunSession, before: RunProvenanceState, shown: RunPro
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
-/**
- * True when a capability's output is untrusted as a whole: its output schema's root carries
- * `x-media-agent-text: 'untrusted'` (the capabilities made from MCP client tools): every string in it is text
- * written by strangers, whatever its place, and none is an issued id.
- */
-export function outputWhollyUntrusted(outputSchema: unknown): boolean {
-  return (
-    typeof outputSchema === 'object' &&
-    outputSchema !== null &&
-    (outputSchema as Record<string, unknown>)[TEXT_MARK] === 'untrusted'
-  );
 }
 
 /** Every string in a JSON value (keys excluded), depth first, at most `limit`. */
