@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- --replay <trajectory.json | dir> | --live | --compare A B`: task evaluation over the
+ * `npm run eval -- --replay <trajectory.json | dir> | --live | --compare A B | --injection-corpus`: task evaluation over the
  * sandbox world (docs/evaluation.md). `--help` / `-h` prints the usage. Exit 0 pass, 1 fail, 2 invalid input.
  */
 import { EVAL_USAGE, runEvalCli } from '../packages/sdk/src/testing/eval/index';

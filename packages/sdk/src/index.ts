@@ -168,6 +168,7 @@ export type {
 } from './core/capability-descriptor';
 export type {
   InvocationContext,
+  InvocationProvenance,
   InvocationResult,
   InvocationResultBase,
   InvocationSucceeded,

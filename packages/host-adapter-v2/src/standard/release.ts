@@ -95,7 +95,7 @@ export function v2ReleaseCapabilities(deps: V2StandardDeps, h: V2StandardHelpers
         )
         .sort((a, b) => rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders)
         .slice(0, input.limit ?? 10);
-      return { mediaEntityId: entity, releases: list };
+      return { mediaEntityId: entity, mediaSource: input.mediaSource, mediaId: input.mediaId, releases: list };
     }),
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
       const r = await findRelease(input.releaseId, ctx.signal);

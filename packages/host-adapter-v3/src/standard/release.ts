@@ -74,7 +74,7 @@ export function v3ReleaseCapabilities(s: V3Services, h: V3StandardHelpers) {
             rank(b.resolution) - rank(a.resolution) || b.seeders - a.seeders || a.releaseId.localeCompare(b.releaseId),
         )
         .slice(0, input.limit ?? 10);
-      return { mediaEntityId: entity, releases };
+      return { mediaEntityId: entity, mediaSource: input.mediaSource, mediaId: input.mediaId, releases };
     }),
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
       let known = s.releases.get(input.releaseId);

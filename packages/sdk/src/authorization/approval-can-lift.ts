@@ -8,7 +8,9 @@
  * grant did not). False for every other code — a run's limits (`AUTH_NOT_ALLOWED_IN_RUN`,
  * `AUTH_READ_ONLY_SUBAGENT`), the automation switch (`AUTH_AUTOMATION_DISABLED`, `AUTH_READ_ONLY_RECONCILE`),
  * `AUTH_ADMIN_ONLY`, a host's own denials such as `AUTH_HOST_SUPERUSER_REQUIRED` — since those are decided before
- * any approval is looked at: asking a person for one would only waste their decision.
+ * any approval is looked at: asking a person for one would only waste their decision. False for
+ * `TAINTED_ARGUMENT` too: asking a person to approve a target taken from untrusted text would be wrong; the model
+ * is told to ask the person instead (docs/untrusted-text.md).
  * @param code - the denial's code
  * @returns whether a person's approval of the plan could make the same call pass
  * @example

@@ -9,6 +9,7 @@ import { enforcedSchema } from './enforced-schema';
 import { searchCapabilities, type CapabilitySearchHit } from './capability-search';
 import type { Capability, Verifier } from './types';
 import type { CapabilityDescriptor, CapabilityKind, InvocationTarget } from '../core/capability-descriptor';
+import { declaredProvenance } from './declared-provenance';
 
 /**
  * The set of registered capabilities and their verifiers: register, look up, list, search.
@@ -86,6 +87,8 @@ export class CapabilityCatalog {
       adminOnly: capability.adminOnly === true,
       ...(capability.kind === 'execute' ? { effect: capability.effect ?? 'other' } : {}),
       redact: capability.redact ?? [],
+      // Computed once here: the invocation path checks a run's side effects of declared capabilities only.
+      provenance: declaredProvenance(capability.input, capability.output),
       target: capability.target as ((input: unknown) => InvocationTarget) | undefined,
       ...(capability.inverse
         ? { inverse: capability.inverse as { capability: string; input: (output: unknown) => unknown } }

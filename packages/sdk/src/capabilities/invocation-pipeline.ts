@@ -41,6 +41,7 @@ import type {
   VerifierOutcome,
 } from './types';
 import { isSideEffecting, type CapabilityDescriptor, type InvocationTarget } from '../core/capability-descriptor';
+import { findTaint, taintMessage, type TaintFinding } from '../core/run-provenance';
 
 /** Default limit on an input's JSON size, in bytes: 1 MiB (docs/architecture.md#the-invocation-path). @public */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -127,10 +128,9 @@ export class InvocationPipeline {
       await this.#auditRefusal(id, input, ctx, error);
       throw error;
     }
-    prepared.role = await this.#roleFor(ctx, prepared.capability);
-    const result = isSideEffecting(prepared.capability.kind)
-      ? await this.#sideEffecting(prepared)
-      : await this.#read(prepared);
+    // A run's side effect whose arguments came from untrusted text is refused before authorization.
+    const finding = this.#taint(prepared);
+    const result = finding ? await this.#tainted(prepared, finding, false) : await this.#invokePrepared(prepared);
     this.deps.events.emit('invocation', {
       capabilityId: id,
       actor: ctx.actor,
@@ -139,6 +139,48 @@ export class InvocationPipeline {
       result,
     });
     return result;
+  }
+
+  async #invokePrepared(prepared: Prepared): Promise<InvocationResult> {
+    prepared.role = await this.#roleFor(prepared.ctx, prepared.capability);
+    return isSideEffecting(prepared.capability.kind) ? this.#sideEffecting(prepared) : this.#read(prepared);
+  }
+
+  /**
+   * The taint check of a run's side effect (docs/untrusted-text.md): only with `ctx.provenance` (a run's call), only
+   * for `propose`/`approve`/`execute`, only for a capability whose schemas declare provenance. The first finding of
+   * {@link findTaint}, or undefined.
+   */
+  #taint(p: Prepared): TaintFinding | undefined {
+    const provenance = p.ctx.provenance;
+    if (provenance === undefined || !isSideEffecting(p.capability.kind)) return undefined;
+    if (this.deps.catalog.descriptor(p.capability.id).provenance !== 'declared') return undefined;
+    return findTaint(p.capability.input, p.input, provenance.shown(), provenance.typed());
+  }
+
+  /**
+   * A call refused by the taint check: audited as `capability.tainted` (the field, why and the namespace; the input
+   * only as its redacted summary), answered `denied` with `TAINTED_ARGUMENT` (a dry run: its verdict says so).
+   * Nothing is authorized, claimed, consumed or run.
+   */
+  async #tainted(p: Prepared, finding: TaintFinding, dryRun: false): Promise<InvocationResult>;
+  async #tainted(p: Prepared, finding: TaintFinding, dryRun: true): Promise<InvocationDryRun>;
+  async #tainted(p: Prepared, finding: TaintFinding, dryRun: boolean): Promise<InvocationResult | InvocationDryRun> {
+    const message = taintMessage(p.capability.id, finding);
+    const why = [finding.field, finding.reason, ...(finding.namespace ? [`namespace ${finding.namespace}`] : [])];
+    await this.deps.storage.audit.append(
+      this.#audit(p, 'capability.tainted', 'denied', {
+        reason: `TAINTED_ARGUMENT: ${dryRun ? 'dry run; ' : ''}${why.join('; ')}`.slice(0, 1000),
+      }),
+    );
+    if (dryRun)
+      return {
+        status: 'dry_run',
+        invocationId: p.invocationId,
+        impact: unknownImpact('IMPACT_WITHHELD', `${p.capability.id}: its arguments were refused (TAINTED_ARGUMENT)`),
+        verdict: { allowed: false, code: 'TAINTED_ARGUMENT', reason: message },
+      };
+    return { status: 'denied', error: { code: 'TAINTED_ARGUMENT', message }, invocationId: p.invocationId };
   }
 
   /**
@@ -154,6 +196,8 @@ export class InvocationPipeline {
       await this.#auditRefusal(id, input, ctx, error);
       throw error;
     }
+    const finding = this.#taint(p);
+    if (finding) return this.#tainted(p, finding, true);
     p.role = await this.#roleFor(ctx, p.capability);
     const { storage, clock } = this.deps;
     const descriptor = this.deps.catalog.descriptor(p.capability.id);
@@ -930,6 +974,15 @@ function checkContext(ctx: InvocationContext): void {
     throw new InvalidContextError('listener', 'an object with progress and log functions');
   // Only `true` asks for a dry run: any other value is refused, never taken as "not a dry run" and executed.
   if (ctx.dryRun !== undefined && typeof ctx.dryRun !== 'boolean') throw new InvalidContextError('dryRun', 'a boolean');
+  const provenance = ctx.provenance as Partial<Record<'shown' | 'typed', unknown>> | undefined;
+  if (
+    provenance !== undefined &&
+    (typeof provenance !== 'object' ||
+      provenance === null ||
+      typeof provenance.shown !== 'function' ||
+      typeof provenance.typed !== 'function')
+  )
+    throw new InvalidContextError('provenance', 'an object with shown() and typed() functions');
 }
 
 /** `ctx.progress` and `ctx.logToCaller` of one call: growing progress only; a listener's failure is ignored. */

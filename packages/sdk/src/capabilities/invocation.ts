@@ -1,6 +1,19 @@
 import type { ImpactReport } from '../core/impact';
 import type { Actor } from '../core/actor';
+import type { RunProvenance } from '../core/run-provenance';
 import type { InvocationListener } from './types';
+
+/**
+ * What a run was shown and what people typed in it, as the invocation path asks for it when it checks the
+ * arguments of a run's side effect (docs/untrusted-text.md). The run loop passes one with every call it makes.
+ * @public
+ */
+export interface InvocationProvenance {
+  /** What this run was shown: the ids host reads returned, per namespace, and the untrusted strings (normalized). */
+  shown(): RunProvenance;
+  /** What people typed in this run, raw: its goal and the messages a person (`user:…`) added to it. */
+  typed(): readonly string[];
+}
 
 /**
  * Who calls and on whose behalf. Web handlers, model tool calls, background jobs and
@@ -27,6 +40,15 @@ export interface InvocationContext {
    * consume an approval or charge a grant. The result has status `dry_run` ({@link InvocationDryRun}).
    */
   dryRun?: boolean;
+  /**
+   * What the run making the call was shown and what people typed in it. With it, a `propose`/`approve`/`execute`
+   * call of a capability whose schemas declare provenance is checked after input validation and before
+   * authorization (dry runs too): an id field must hold an id a host read returned to the run, or one a person
+   * typed; a free-text field must not hold untrusted text the run was shown. A finding is a `denied` result with
+   * `TAINTED_ARGUMENT`, audited as `capability.tainted`; nothing else runs. Absent (a person's own call through
+   * `host.invoke` or HTTP): not checked, a person typed the arguments (docs/untrusted-text.md).
+   */
+  provenance?: InvocationProvenance;
 }
 
 /**

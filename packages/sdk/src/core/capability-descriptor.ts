@@ -117,6 +117,14 @@ export interface CapabilityDescriptor {
    * declares them; secret-looking field names are redacted besides. Absent on descriptors built by hand.
    */
   redact?: readonly string[];
+  /**
+   * Whether the capability's input or output schema declares provenance (`x-media-agent-id`,
+   * `x-media-agent-text` or `x-media-agent-provenance` anywhere): `declared` side effects have their arguments
+   * checked in runs (`TAINTED_ARGUMENT`), `undeclared` ones keep the behaviour without the check and are listed at
+   * `host.start()` (docs/untrusted-text.md). Set on descriptors of a registry, computed at registration; absent on
+   * descriptors built by hand (treated as `undeclared`).
+   */
+  provenance?: 'declared' | 'undeclared';
   /** Derives what a call touches from its input (plan, media entity), when the capability declares it. */
   target: ((input: unknown) => InvocationTarget) | undefined;
   /**

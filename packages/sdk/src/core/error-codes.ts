@@ -99,6 +99,8 @@ export const ERROR_CODES = {
   CAPABILITY_TIMEOUT:
     "The handler did not finish within the capability's `timeoutMs` (or the host's `capabilityTimeoutMs`, default 120 000 ms): its `signal` aborted and a `read`/`preview` or replay-safe call failed; an effectful call past its deadline is `unknown` instead (verify before retrying).",
   CONTEXT_INVALID: 'A field of the invocation context has the wrong type.',
+  TAINTED_ARGUMENT:
+    "A run's `propose`/`approve`/`execute` call was refused before authorization: an identifier field holds a value no host read returned to the run and no person typed in it (`not_issued`), or a free-text field holds untrusted text the run was shown, such as a release name (`untrusted_text`). Audited as `capability.tainted`; nothing ran, and no approval is asked for: the model is told the field and why, and to use ids a read returned or ask the person (docs/untrusted-text.md).",
   INPUT_INVALID: "The input does not match the capability's schema; the handler was not called.",
   INPUT_TOO_LARGE: "The input's JSON is larger than the configured limit (default 1 MiB); the handler was not called.",
   INVOCATION_ABORTED:

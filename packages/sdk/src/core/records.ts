@@ -261,7 +261,9 @@ export interface PolicyRevisionRecord {
  * Written by `host.schedules`: `schedule.changed`, one row per stored change of a schedule (capability id
  * `host.schedules.create|update|pause|resume|delete`; `inputSummary` names the schedule — docs/schedules.md#audit).
  * Written by the invocation path for `dryRun: true`: `capability.dry_run` (outcome `allowed` or `denied`; nothing
- * ran). Written by `host.approvals.decide`: `approval.decided` (outcome `approved` or `rejected`; capability id
+ * ran). Written by the invocation path for a run's effect whose arguments it refused before authorization:
+ * `capability.tainted` (outcome `denied`; `reason` is `TAINTED_ARGUMENT:` with the field, why and the namespace, never
+ * the value — docs/untrusted-text.md). Written by `host.approvals.decide`: `approval.decided` (outcome `approved` or `rejected`; capability id
  * `host.approvals.decide`, `approvalId` set, `inputSummary` the steps and edit hash) and `approval.refused` (a refused
  * decision: `reason` is `<code>: <message>`) — docs/approvals.md#audit.
  * Written by `host.undo` (capability id `host.undo`, invocation id the undo's id, docs/approvals.md#undo):
@@ -275,6 +277,7 @@ export type AuditAction =
   | 'capability.denied'
   | 'capability.refused'
   | 'capability.dry_run'
+  | 'capability.tainted'
   | 'approval.decided'
   | 'approval.refused'
   | 'audit.pruned'

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { untrustedText } from '../core/provenance-marks';
 
 /**
  * Default cap of an MCP tool's text output, in UTF-8 bytes: 786 432 (768 KiB), under the runtime's 1 MiB
@@ -9,16 +10,27 @@ export const MCP_DEFAULT_MAX_OUTPUT_BYTES = 786_432;
 
 /**
  * The output schema (TypeBox) of every capability made from an MCP tool: `content` parts, optional
- * `structuredContent`, optional `truncated` (`originalBytes`, `keptBytes`).
+ * `structuredContent`, optional `truncated` (`originalBytes`, `keptBytes`). Its root carries
+ * `x-media-agent-text: 'untrusted'`: a run records every string of such an output as untrusted text and shows each
+ * fenced (docs/untrusted-text.md).
  * @public
  */
-export const McpToolOutput = Type.Object({
-  content: Type.Array(
-    Type.Object({ type: Type.String(), text: Type.Optional(Type.String()), mimeType: Type.Optional(Type.String()) }),
-  ),
-  structuredContent: Type.Optional(Type.Unknown()),
-  truncated: Type.Optional(Type.Object({ originalBytes: Type.Integer(), keptBytes: Type.Integer() })),
-});
+export const McpToolOutput = Type.Object(
+  {
+    content: Type.Array(
+      Type.Object({
+        type: Type.String(),
+        text: Type.Optional(Type.String()),
+        mimeType: Type.Optional(Type.String()),
+      }),
+    ),
+    structuredContent: Type.Optional(Type.Unknown()),
+    truncated: Type.Optional(Type.Object({ originalBytes: Type.Integer(), keptBytes: Type.Integer() })),
+  },
+  // Written by a remote server: every string of it is untrusted, none is an issued id. Marked on the root only: that
+  // does not declare the tool's input (docs/untrusted-text.md).
+  { ...untrustedText },
+);
 
 /**
  * The output of a capability made from an MCP tool: the text parts (capped), other parts by type and MIME

@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { issuedId, PROVENANCE_MARK, untrustedText } from '../core/provenance-marks';
 import type { CapabilityKind, EffectKind, InvocationTarget, ReplayPolicy } from '../core/capability-descriptor';
 import { MediaEntityIdSchema, MediaIdSchema, MediaKindSchema, MediaSourceSchema, mediaEntityId } from './identity';
 import {
@@ -67,7 +68,12 @@ const Limit = (max: number, def: number) =>
 const Ref = { mediaSource: MediaSourceSchema, mediaId: MediaIdSchema };
 const ExecutePlanInput = Type.Object(
   {
-    planId: Type.String({ minLength: 1, maxLength: 128, description: 'Id of the plan to execute.' }),
+    planId: Type.String({
+      ...issuedId('plan'),
+      minLength: 1,
+      maxLength: 128,
+      description: 'Id of the plan to execute.',
+    }),
     steps: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
         minItems: 1,
@@ -102,6 +108,13 @@ const mediaTarget = (i: {
  * target `{ planType, planId }`), so single-use approvals bind to that plan's payload hash and
  * revision. `download.plan` and `organize.plan` create SDK plan artifacts and return
  * `{ plan: PlanReceipt, ... }`.
+ *
+ * Provenance (docs/untrusted-text.md): output fields the host issues carry `x-media-agent-id` with their namespace
+ * (`media`, `media-entity`, `release`, `plan`, `download`, `organize`, `task`, `library-path`); output text written by
+ * strangers (release names, torrent file paths, NFO text, organize errors) carries `x-media-agent-text: untrusted`.
+ * The id fields of the propose and execute inputs carry the same namespaces, so they take only ids a host read
+ * returned to the run (or a person typed); their other strings are free text. `policy.apply` is declared with
+ * nothing to mark. `identity.resolve`'s `subjectId` is free text (its namespace depends on `subjectType`).
  * @public
  */
 export const STANDARD_CAPABILITIES = Object.freeze({
@@ -148,7 +161,13 @@ export const STANDARD_CAPABILITIES = Object.freeze({
       },
       strict,
     ),
-    output: Type.Object({ mediaEntityId: MediaEntityIdSchema, releases: Type.Array(ReleaseSchema) }),
+    output: Type.Object({
+      mediaEntityId: MediaEntityIdSchema,
+      // The pair searched, as the host recognised it: a media id (namespace `media`) download.plan can take.
+      mediaSource: Type.Optional(MediaSourceSchema),
+      mediaId: Type.Optional(MediaIdSchema),
+      releases: Type.Array(ReleaseSchema),
+    }),
     target: mediaTarget,
   }),
   'release.inspect': contract({
@@ -163,9 +182,21 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     input: Type.Object({ releaseId: Type.String({ minLength: 1, maxLength: 128 }) }, strict),
     output: Type.Object({
       release: ReleaseSchema,
-      files: Type.Array(Type.Object({ path: Type.String(), sizeBytes: Type.Integer({ minimum: 0 }) })),
+      files: Type.Array(
+        Type.Object({
+          path: Type.String({ ...untrustedText, description: 'File path inside the torrent (written by strangers).' }),
+          sizeBytes: Type.Integer({ minimum: 0 }),
+        }),
+      ),
       freeleech: Type.Boolean(),
       publishedAt: Type.Integer({ description: 'ms since the epoch.' }),
+      nfo: Type.Optional(
+        Type.String({
+          ...untrustedText,
+          description:
+            'The release NFO or description text as the indexer publishes it (written by strangers), when known.',
+        }),
+      ),
     }),
   }),
   'identity.resolve': contract({
@@ -182,6 +213,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     input: Type.Object(
       {
         subjectType: Type.Union([Type.Literal('release'), Type.Literal('download')]),
+        // Free text, not an issued id: its namespace (release or download) depends on subjectType.
         subjectId: Type.String({ minLength: 1, maxLength: 128 }),
         ...Ref,
         kind: Type.Optional(MediaKindSchema),
@@ -213,6 +245,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
         ...Ref,
         kind: MediaKindSchema,
         releaseId: Type.String({
+          ...issuedId('release'),
           minLength: 1,
           maxLength: 128,
           description: 'Release to download, from release.search.',
@@ -224,8 +257,11 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     output: Type.Object({
       plan: PlanReceiptSchema,
       download: Type.Object({
-        releaseId: Type.String(),
-        releaseName: Type.String(),
+        releaseId: Type.String(issuedId('release')),
+        releaseName: Type.String({
+          ...untrustedText,
+          description: 'Release name as published (written by strangers).',
+        }),
         title: Type.String(),
         sizeBytes: Type.Integer({ minimum: 0 }),
       }),
@@ -260,7 +296,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['下载', '重新校验', '恢复下载', '校验'],
     input: Type.Object(
       {
-        downloadId: Type.String({ minLength: 1, maxLength: 128 }),
+        downloadId: Type.String({ ...issuedId('download'), minLength: 1, maxLength: 128 }),
         action: Type.Optional(Type.Union([Type.Literal('recheck'), Type.Literal('resume')])),
       },
       strict,
@@ -282,7 +318,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     aliases: ['整理', '入库', '整理计划', '转移', 'import'],
     input: Type.Object(
       {
-        downloadId: Type.String({ minLength: 1, maxLength: 128 }),
+        downloadId: Type.String({ ...issuedId('download'), minLength: 1, maxLength: 128 }),
         mode: Type.Optional(OrganizeModeSchema),
         mediaSource: Type.Optional(MediaSourceSchema),
         mediaId: Type.Optional(MediaIdSchema),
@@ -292,12 +328,20 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     output: Type.Object({
       plan: PlanReceiptSchema,
       organize: Type.Object({
-        downloadId: Type.String(),
+        downloadId: Type.String(issuedId('download')),
         mediaEntityId: MediaEntityIdSchema,
         title: Type.String(),
         mode: OrganizeModeSchema,
-        targetPath: Type.String(),
-        files: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+        targetPath: Type.String({ ...issuedId('library-path'), description: 'Library directory the files go to.' }),
+        files: Type.Array(
+          Type.Object({
+            from: Type.String({
+              ...untrustedText,
+              description: 'Downloaded file (its name comes from the release, written by strangers).',
+            }),
+            to: Type.String({ ...issuedId('library-path'), description: 'Library file it becomes.' }),
+          }),
+        ),
       }),
     }),
     target: (i) =>
@@ -354,7 +398,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     policy: 'automation',
     tags: ['task', 'retry', 'recover'],
     aliases: ['任务', '重试', '重试任务'],
-    input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, strict),
+    input: Type.Object({ taskId: Type.String({ ...issuedId('task'), minLength: 1, maxLength: 128 }) }, strict),
     output: Type.Object({ task: TaskSchema }),
   }),
   'task.cancel': contract({
@@ -369,7 +413,10 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     tags: ['task', 'cancel', 'remove', 'download'],
     aliases: ['任务', '取消', '取消下载', '删除任务'],
     input: Type.Object(
-      { taskId: Type.String({ minLength: 1, maxLength: 128 }), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+      {
+        taskId: Type.String({ ...issuedId('task'), minLength: 1, maxLength: 128 }),
+        reason: Type.Optional(Type.String({ maxLength: 500 })),
+      },
       strict,
     ),
     output: Type.Object({ task: TaskSchema }),
@@ -405,7 +452,8 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     redact: ['note'],
     input: Type.Object(
       { kind: PolicyKindSchema, settings: PolicySettingsSchema, note: Type.Optional(Type.String({ maxLength: 500 })) },
-      strict,
+      // Declared with nothing to mark: settings hold no issued ids; their strings (preferredSites) and note are free text.
+      { ...strict, [PROVENANCE_MARK]: 'declared' },
     ),
     output: Type.Object({
       kind: PolicyKindSchema,
@@ -441,7 +489,10 @@ export const STANDARD_CAPABILITIES = Object.freeze({
           title: Type.String(),
           localizedTitle: Type.Union([Type.String(), Type.Null()]),
           year: Type.Integer(),
-          libraryPath: Type.String(),
+          libraryPath: Type.String({
+            ...issuedId('library-path'),
+            description: 'Directory of the title in the library.',
+          }),
           sizeBytes: Type.Integer({ minimum: 0 }),
           resolution: Type.Union([ResolutionSchema, Type.Null()]),
           addedAt: Type.Integer({ description: 'ms since the epoch.' }),

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { issuedId } from '../core/provenance-marks';
 
 /**
  * Metadata sources a media identity may come from.
@@ -23,8 +24,14 @@ export const MediaKindSchema = Type.Union([Type.Literal('movie'), Type.Literal('
   description: '`movie` (a film) or `tv` (a series).',
 });
 
-/** TypeBox schema of a source-local media id: letters, digits, `_` and `-`, 1–64 characters (e.g. `693134`, `tt15239678`). @public */
+/**
+ * TypeBox schema of a source-local media id: letters, digits, `_` and `-`, 1–64 characters (e.g. `693134`,
+ * `tt15239678`). An issued id of namespace `media` (the catalog returns it; an effect's input must hold one a read
+ * returned to the run, or one a person typed).
+ * @public
+ */
 export const MediaIdSchema = Type.String({
+  ...issuedId('media'),
   minLength: 1,
   maxLength: 64,
   pattern: '^[A-Za-z0-9_-]+$',
@@ -33,10 +40,11 @@ export const MediaIdSchema = Type.String({
 
 /**
  * TypeBox schema of a media entity id: `<mediaSource>:<mediaId>`, e.g. `tmdb:693134`
- * (see {@link mediaEntityId}).
+ * (see {@link mediaEntityId}). An issued id of namespace `media-entity`.
  * @public
  */
 export const MediaEntityIdSchema = Type.String({
+  ...issuedId('media-entity'),
   pattern: `^(${MEDIA_SOURCES.join('|')}):[A-Za-z0-9_-]{1,64}$`,
   description: 'Media entity id `<source>:<id>`, e.g. tmdb:693134.',
 });

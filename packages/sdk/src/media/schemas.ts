@@ -1,5 +1,13 @@
 import Type, { type Static } from 'typebox';
+import { issuedId, untrustedText } from '../core/provenance-marks';
 import { MediaEntityIdSchema, MediaIdSchema, MediaKindSchema, MediaSourceSchema } from './identity';
+
+/**
+ * Options of a string the host issues under `namespace` that is also a task id: a download or organize record id is
+ * what `task.inspect`, `task.retry` and `task.cancel` take as `taskId`, so a value shown under it counts in both
+ * namespaces (both marks sit in `allOf`, whose members the provenance walk reads at the same path; output only).
+ */
+const alsoTaskId = (namespace: string) => ({ allOf: [issuedId(namespace), issuedId('task')] });
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -41,8 +49,11 @@ export type MediaItem = Static<typeof MediaItemSchema>;
  * @public
  */
 export const ReleaseSchema = Type.Object({
-  releaseId: Type.String({ description: 'Release id; pass it to release.inspect or download.plan.' }),
-  name: Type.String({ description: 'Release (torrent) name as published.' }),
+  releaseId: Type.String({
+    ...issuedId('release'),
+    description: 'Release id; pass it to release.inspect or download.plan.',
+  }),
+  name: Type.String({ ...untrustedText, description: 'Release (torrent) name as published (written by strangers).' }),
   mediaEntityId: MediaEntityIdSchema,
   site: Type.String({ description: 'Indexer site offering it.' }),
   sizeBytes: Type.Integer({ minimum: 0, description: 'Total size in bytes.' }),
@@ -81,10 +92,10 @@ export type DownloadStatus = Static<typeof DownloadStatusSchema>;
  * @public
  */
 export const DownloadJobSchema = Type.Object({
-  id: Type.String({ description: 'Download (task) id.' }),
-  planId: Type.String(),
-  releaseId: Type.String(),
-  releaseName: Type.String(),
+  id: Type.String({ ...alsoTaskId('download'), description: 'Download (task) id.' }),
+  planId: Type.String(issuedId('plan')),
+  releaseId: Type.String(issuedId('release')),
+  releaseName: Type.String({ ...untrustedText, description: 'Release name as published (written by strangers).' }),
   mediaEntityId: MediaEntityIdSchema,
   title: Type.String(),
   sizeBytes: Type.Integer({ minimum: 0 }),
@@ -92,7 +103,9 @@ export const DownloadJobSchema = Type.Object({
   progress: Type.Number({ minimum: 0, maximum: 1, description: 'Fraction downloaded, 0–1.' }),
   submittedAt: Type.Integer({ description: 'Submission time, ms since the epoch.' }),
   updatedAt: Type.Integer({ description: 'Time of the latest status change, ms since the epoch.' }),
-  organizeId: Nullable(Type.String({ description: 'Organize record that imported it, once imported.' })),
+  organizeId: Nullable(
+    Type.String({ ...alsoTaskId('organize'), description: 'Organize record that imported it, once imported.' }),
+  ),
 });
 /** A downloader job. @public */
 export type DownloadJob = Static<typeof DownloadJobSchema>;
@@ -114,17 +127,23 @@ export const OrganizeModeSchema = Type.Union([Type.Literal('hardlink'), Type.Lit
  * @public
  */
 export const OrganizeRecordSchema = Type.Object({
-  id: Type.String({ description: 'Organize record id.' }),
-  downloadId: Nullable(Type.String()),
-  planId: Nullable(Type.String({ description: 'The organize plan executed; null for automatic imports.' })),
+  id: Type.String({ ...alsoTaskId('organize'), description: 'Organize record id.' }),
+  downloadId: Nullable(Type.String(alsoTaskId('download'))),
+  planId: Nullable(
+    Type.String({ ...issuedId('plan'), description: 'The organize plan executed; null for automatic imports.' }),
+  ),
   mediaEntityId: MediaEntityIdSchema,
   title: Type.String(),
   status: OrganizeStatusSchema,
   mode: OrganizeModeSchema,
-  libraryPath: Nullable(Type.String({ description: 'Where the title now lives in the library.' })),
+  libraryPath: Nullable(
+    Type.String({ ...issuedId('library-path'), description: 'Where the title now lives in the library.' }),
+  ),
   automatic: Type.Boolean({ description: 'True when the downloader imported it on completion.' }),
   createdAt: Type.Integer({ description: 'ms since the epoch.' }),
-  error: Nullable(Type.String()),
+  error: Nullable(
+    Type.String({ ...untrustedText, description: 'Why it failed (may quote file names and remote messages).' }),
+  ),
 });
 /** An organize (import) record. @public */
 export type OrganizeRecord = Static<typeof OrganizeRecordSchema>;
@@ -135,12 +154,12 @@ export type OrganizeRecord = Static<typeof OrganizeRecordSchema>;
  * @public
  */
 export const TaskSchema = Type.Object({
-  id: Type.String({ description: 'Task id (the download or organize record id).' }),
+  id: Type.String({ ...issuedId('task'), description: 'Task id (the download or organize record id).' }),
   type: Type.Union([Type.Literal('download'), Type.Literal('organize')]),
   status: Type.String({ description: 'Status of the download or organize record.' }),
   mediaEntityId: MediaEntityIdSchema,
   title: Type.String(),
-  planId: Nullable(Type.String()),
+  planId: Nullable(Type.String(issuedId('plan'))),
   idempotencyKey: Nullable(Type.String({ description: 'Idempotency key of the call that created it.' })),
   updatedAt: Type.Integer(),
   download: Nullable(DownloadJobSchema),
@@ -155,7 +174,7 @@ export type Task = Static<typeof TaskSchema>;
  * @public
  */
 export const PlanReceiptSchema = Type.Object({
-  id: Type.String({ description: 'Plan id; download.submit / organize.execute take it.' }),
+  id: Type.String({ ...issuedId('plan'), description: 'Plan id; download.submit / organize.execute take it.' }),
   type: Type.Union([Type.Literal('download'), Type.Literal('organize')]),
   payloadHash: Type.String({ description: 'SHA-256 of the frozen plan; an administrator echoes it to approve.' }),
   revision: Type.Integer({ minimum: 1 }),

@@ -310,6 +310,8 @@ function conversationResults(messages: ReadonlyArray<ModelMessage>): {
   const results: Record<string, unknown> = {};
   const calls: Record<string, ScriptCallRecord> = {};
   const inputs = new Map<string, unknown>();
+  // Parsed tool results by call id: a repeated result the context replaced by `{ sameAsCallId }` reads as the earlier one.
+  const byCall = new Map<string, unknown>();
   for (const m of messages) {
     if (m.role === 'assistant') {
       for (const part of m.content) if (part.type === 'tool_call') inputs.set(part.id, part.input);
@@ -323,6 +325,9 @@ function conversationResults(messages: ReadonlyArray<ModelMessage>): {
     } catch {
       value = text;
     }
+    const same = (value as { sameAsCallId?: unknown } | null)?.sameAsCallId;
+    if (typeof same === 'string' && byCall.has(same)) value = byCall.get(same);
+    byCall.set(m.toolCallId, value);
     const input = inputs.get(m.toolCallId);
     // The runtime wraps results as { status, note, output }: templates address the output itself.
     if (isResultEnvelope(value)) {

@@ -7,6 +7,7 @@ import type { PolicyService } from '../authorization/policy-service';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import type { InvocationContext, InvocationDryRun, InvocationResult } from '../capabilities/invocation';
 import type { Capability } from '../capabilities/types';
+import { undeclaredEffects, undeclaredWarning } from './undeclared-effects';
 import type { InvocationLedger } from '../ledger/invocation-ledger';
 import type { MemoryService } from '../memory/memory-service';
 import type { LearningReviews, LearningReviewsHandle } from './learning/learning-reviews';
@@ -938,6 +939,7 @@ export class DefaultAgentHost implements AgentHost {
           this.#deps.logger.warn('could not conclude investigations', { message: error.message }),
         );
     }
+    this.#warnUndeclared();
     this.#state = 'started';
     return { recovered, cleaned };
   }
@@ -976,6 +978,17 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   #stopped: Promise<void> | undefined;
+
+  #warnedUndeclared = false;
+
+  /** Once per host: the side-effecting capabilities whose runs' arguments are not checked (they declare nothing). */
+  #warnUndeclared(): void {
+    if (this.#warnedUndeclared) return;
+    this.#warnedUndeclared = true;
+    const ids = undeclaredEffects(this.#deps.capabilities.list());
+    const warning = undeclaredWarning(ids);
+    if (warning) this.#deps.logger.warn(warning, { capabilities: ids });
+  }
 
   #offDecided: (() => void) | undefined;
 

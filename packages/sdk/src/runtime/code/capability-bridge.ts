@@ -48,6 +48,11 @@ export interface CapabilityBridgeDeps {
   maxCalls: number;
   /** Largest result JSON in UTF-8 bytes. */
   maxResultBytes: number;
+  /**
+   * Hears every output the script is given (a call that succeeded), with its capability: the run records what it
+   * shows (docs/untrusted-text.md). A throw is ignored.
+   */
+  shown?: (descriptor: CapabilityDescriptor, output: unknown) => void;
 }
 
 /** Codes the invocation path throws that the same call can never pass (the script's `retry` does not repeat them). */
@@ -166,6 +171,11 @@ export class CapabilityBridge implements CellBridge {
         result.error?.message ?? `${name} ended ${result.status}`,
         result.status === 'failed',
       );
+    try {
+      d.shown?.(descriptor, result.output);
+    } catch {
+      // the run's record of what it was shown; never the script's failure
+    }
     const json = JSON.stringify(result.output ?? null);
     const bytes = Buffer.byteLength(json);
     if (bytes > d.maxResultBytes)

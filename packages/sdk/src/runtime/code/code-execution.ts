@@ -2,6 +2,7 @@
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import { redactText } from '../../capabilities/input-summary';
 import type { RunRecord } from '../../core/run-records';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
 import type { Clock } from '../../ports/clock';
 import type { ToolResultStore } from '../context/tool-result-store';
 import { READ_TOOL_RESULT_TOOL } from '../context/tool-result-store';
@@ -111,6 +112,7 @@ export class CodeExecution {
    * @param callId - the model's call id
    * @param args - the tool arguments `{ code, reset? }`
    * @param signal - the run's signal (abort cancels the cell)
+   * @param shown - hears every capability output the script is given (the run records what it shows)
    * @returns the result for the model
    * @throws {@link CodeExecutionError} `CODE_ADMIN_ONLY`, `CODE_INPUT_INVALID`, `CODE_SYNTAX`,
    *   `CODE_SANDBOX_UNAVAILABLE` when nothing ran
@@ -121,6 +123,7 @@ export class CodeExecution {
     callId: string,
     args: unknown,
     signal: AbortSignal,
+    shown?: (descriptor: CapabilityDescriptor, output: unknown) => void,
   ): Promise<CodeCellResult> {
     const { code, reset } = checkArgs(args, this.options.maxCodeChars);
     const current = run();
@@ -144,6 +147,7 @@ export class CodeExecution {
       callId,
       maxCalls: this.options.maxCallsPerCell,
       maxResultBytes: this.options.maxCallResultBytes,
+      ...(shown ? { shown } : {}),
     });
     let outcome: Awaited<ReturnType<typeof lease.kernel.run>>;
     try {

@@ -8,6 +8,8 @@ import { approvalCanLift } from '../../authorization/approval-can-lift';
 import { approvalFor, requestApproval } from './approvals';
 import { recordEffect } from './effect-record';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
+import { isSideEffecting } from '../../core/capability-descriptor';
+import { invocationProvenance, recordShown, typedInRun } from './run-provenance-state';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -26,8 +28,8 @@ export interface CapabilityCallOutcome {
 /**
  * Runs a registered capability the run may use: checks the goal target of a side effect (an
  * ambiguous one is asked, not run), passes an approval the run obtained for the call's plan,
- * invokes it through the one invocation path (`agent:<runId>`, the call id, the lease's signal),
- * records catalog lookups, and after a denial of a plan execution that an approval can lift
+ * invokes it through the one invocation path (`agent:<runId>`, the call id, the lease's signal, what the run
+ * was shown and what people typed in it), records catalog lookups and what the output showed the run, and after a denial of a plan execution that an approval can lift
  * ({@link approvalCanLift}) asks a person for an approval.
  */
 export async function callCapability(
@@ -54,12 +56,18 @@ export async function callCapability(
   const approvalId = await approvalFor(approvals, run, descriptor, call.input);
   let result: InvocationResult;
   try {
+    // What people typed is read only for a side effect the invocation path checks (docs/untrusted-text.md).
+    const typed =
+      isSideEffecting(descriptor.kind) && descriptor.provenance === 'declared'
+        ? await typedInRun(storage, session)
+        : [];
     const ctx: InvocationContext = {
       actor: `agent:${run.id}`,
       runId: run.id,
       callId: call.id,
       signal: session.lease.signal,
       ...(approvalId ? { approvalId } : {}),
+      provenance: invocationProvenance(session, typed),
     };
     // The step that opened the call commits with its claim (claim-commit.ts).
     rideOnClaim(session, ctx);
@@ -73,6 +81,8 @@ export async function callCapability(
     };
   }
   if (result.status === 'succeeded' && call.name === CATALOG_LOOKUP) recordLookup(session, result.output);
+  // What the output showed the run: the ids it may act on, the untrusted text it must not act with.
+  if (result.status === 'succeeded' || result.status === 'pending') recordShown(session, descriptor, result.output);
   await recordEffect(loop, session, descriptor, call.input, result);
   const extra: Record<string, unknown> = {};
   if (result.status === 'denied' && result.error?.code === 'APPROVAL_STEP_NOT_APPROVED') {

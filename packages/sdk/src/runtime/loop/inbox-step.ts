@@ -2,6 +2,7 @@
 import { isHumanActor } from '../../core/actor';
 import { MESSAGE_WRITER_STATE_KEY } from './acting-for';
 import { markHumanInput } from './human-input';
+import { recordTypedMessage } from './run-provenance-state';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 
@@ -13,7 +14,11 @@ import type { RunSession } from './run-session';
 export async function applyInbox(loop: Loop, session: RunSession): Promise<boolean> {
   const queued = (await loop.deps.storage.inbox.listQueued(session.id)).slice(0, loop.deps.settings.inboxCapacity);
   if (queued.length === 0) return false;
-  for (const m of queued) session.append(markHumanInput({ role: 'user', content: m.text }, `inbox:${m.id}`));
+  for (const m of queued) {
+    session.append(markHumanInput({ role: 'user', content: m.text }, `inbox:${m.id}`));
+    // A person's message is text they typed: ids in it may be acted on (its position is kept, not its text).
+    recordTypedMessage(session, m.actor);
+  }
   // Who wrote a message never changes who the run acts for (another person's message is input, not
   // authority); it is kept only so a slash command in it is answered for the person who typed it.
   const writer = queued.at(-1)?.actor;

@@ -9,6 +9,8 @@ import type { RunSession } from './run-session';
 import { runRefusal } from './run-rule';
 import { endOrphanedChild, SUBAGENTS_STATE_KEY, subagentResult } from './subagents';
 import { TURN_FAILURES_STATE_KEY } from './turn-calls';
+import { fencedResult } from './fenced-result';
+import { mergeShown, recordShown, shownToChild } from './run-provenance-state';
 
 /**
  * Answers the tool calls of the last assistant message that have no result (the process died after
@@ -41,6 +43,8 @@ export async function reconcileDanglingCalls(loop: Loop, session: RunSession): P
         phase: result.status === 'succeeded' ? 'succeeded' : 'failed',
         ...(result.error ? { error: result.error } : {}),
       });
+      // What the child was shown, the parent may now read in its findings.
+      mergeShown(session, shownToChild(child));
       session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
       continue;
     }
@@ -55,7 +59,17 @@ export async function reconcileDanglingCalls(loop: Loop, session: RunSession): P
       phase: result.status === 'succeeded' ? 'succeeded' : result.status,
       ...(result.error ? { error: result.error } : {}),
     });
-    session.append(toolResultMessage(call.id, call.name, result, { recovered: true }));
+    const descriptor = deps.capabilities.has(call.name) ? deps.capabilities.get(call.name) : undefined;
+    if (descriptor && (result.status === 'succeeded' || result.status === 'pending'))
+      recordShown(session, descriptor, result.output);
+    // The recovered output reaches the model as a fresh one does: its untrusted text fenced.
+    const shown = descriptor ? fencedResult(descriptor, result) : { result };
+    session.append(
+      toolResultMessage(call.id, call.name, shown.result, {
+        recovered: true,
+        ...(shown.dataNote ? { dataNote: shown.dataNote } : {}),
+      }),
+    );
   }
 }
 

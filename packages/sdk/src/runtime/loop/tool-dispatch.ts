@@ -8,6 +8,8 @@ import type { ToolCallPart, ToolResultMessage } from '../../models/types';
 import { toolResultMessage } from '../tool-result';
 import { extractImages } from '../images/image-parts';
 import { callCapability } from './capability-call';
+import type { CapabilityDescriptor } from '../../core/capability-descriptor';
+import { fencedResult } from './fenced-result';
 import { commitStep } from './commit';
 import type { GoalTargetQuestion } from './goal-targets';
 import type { Loop } from './loop';
@@ -69,6 +71,7 @@ async function answer(
       idempotencyKey?: string;
     },
     extra: Record<string, unknown> = {},
+    descriptor?: CapabilityDescriptor,
   ): DispatchedCall => {
     // Image parts never reach events or stored messages: the output keeps a description of each,
     // the images ride along after the text until the tool_images middleware holds them in memory.
@@ -84,7 +87,15 @@ async function answer(
       ...(result.output !== undefined ? { output: result.output as JsonValue } : {}),
     });
     traced = result;
-    const message = toolResultMessage(call.id, call.name, result, extra);
+    // A capability's untrusted text reaches the model fenced (events keep it as it was): before `afterToolCall`, so
+    // a large result is fenced before the result spill stores it.
+    const shown = descriptor ? fencedResult(descriptor, result) : { result };
+    const message = toolResultMessage(
+      call.id,
+      call.name,
+      shown.result,
+      shown.dataNote ? { ...extra, dataNote: shown.dataNote } : extra,
+    );
     if (media?.images.length) message.content = [{ type: 'text', text: message.content as string }, ...media.images];
     return { message, status: result.status };
   };
@@ -117,7 +128,7 @@ async function answer(
     };
   // The handler runs inside the tool span's context (its own spans nest under it when the host propagates context).
   const outcome = await otelContext.with(trace, () => callCapability(loop, session, call));
-  const answered = done(outcome.result, outcome.extra);
+  const answered = done(outcome.result, outcome.extra, loop.deps.capabilities.get(call.name));
   // The denial first, then the approval it asked for: events read in the order things happened.
   if (outcome.approvalRequested) session.emit('approval_requested', outcome.approvalRequested);
   const approvalRequested = (outcome.extra.approvalRequested as { approvalId?: string } | undefined)?.approvalId;

@@ -7,7 +7,8 @@ import type { RunMiddleware } from './run-middleware';
  * `result_spill`: a tool result over the store's preview limit reaches the model as a preview with a
  * `result_id` to page with `read_tool_result`; one over the per-result limit as a
  * `TOOL_RESULT_TOO_LARGE` error asking to narrow the query. A run's stored results are released
- * when it ends (not while it waits).
+ * when it ends (not while it waits). The result it gets has its untrusted text fenced already (the loop fences a
+ * capability's output when it builds the tool message, before `afterToolCall`), so what it stores is fenced too.
  * @param results - where large results are kept (shared with the `read_tool_result` tool)
  * @returns the middleware
  * @internal

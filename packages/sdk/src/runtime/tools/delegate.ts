@@ -8,6 +8,7 @@ import { DELEGATE_MODEL_TOOL, DELEGATE_TOOL, MAX_SUBAGENT_DEPTH, parseDelegateIn
 import type { RunDriverDeps, RunLease } from '../loop/driver-types';
 import { childBudgets, SUBAGENTS_STATE_KEY, subagentResult } from '../loop/subagents';
 import type { RuntimeTool } from './runtime-tool';
+import { mergeShown, shownToChild } from '../loop/run-provenance-state';
 import type { Context } from '@opentelemetry/api';
 
 /** What `delegate` needs. */
@@ -84,6 +85,8 @@ export function delegateTool(deps: DelegateToolDeps): RuntimeTool {
         await deps.storage.runs.releaseLease(child.id, session.lease.owner);
       }
       const ended = (await deps.storage.runs.get(child.id))!;
+      // The child's report and findings carry what it was shown: the parent counts it as shown to itself.
+      mergeShown(session, shownToChild(ended));
       return { result: await subagentResult(deps.storage, ended), childUsage: ended.usage };
     },
   };

@@ -5,6 +5,7 @@ import type { ModelTool } from '../../models/types';
 import { type CodeExecution, EXECUTE_CODE_TOOL } from '../code/code-execution';
 import { actingFor } from '../loop/acting-for';
 import { failedOutcome, type RuntimeTool } from './runtime-tool';
+import { recordShown } from '../loop/run-provenance-state';
 
 /** Input schema of `execute_code`. @public */
 export const ExecuteCodeInputSchema = Type.Object(
@@ -58,6 +59,8 @@ export function executeCodeTool(code: CodeExecution): RuntimeTool {
           call.id,
           call.input,
           session.lease.signal,
+          // What the script's reads showed is shown to the run: their ids may be acted on, their untrusted text not.
+          (descriptor, output) => recordShown(session, descriptor, output),
         );
         if (result.success) return { result: { status: 'succeeded', output: result } };
         return {

@@ -3,6 +3,8 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMediaAgentError } from '../../core/errors';
+import { injectionCorpus, injectionSample } from '../sandbox/injection-corpus';
+import { formatInjectionTable, runInjectionCorpus } from './injection';
 import { agentFromEnv, runLive, type EvalAgent } from './live';
 import { buildEvalReport, formatEvalTable, writeEvalReport, type EvalReport } from './report';
 import { replayTrajectory } from './replay';
@@ -28,6 +30,7 @@ export const EVAL_USAGE = `usage:
   eval --replay <trajectory.json | dir>... [--check-expected]   offline: trajectories through the scripted model
   eval --live [--scenario id,...] [--repetitions N]             a real model from the environment
   eval --compare <A> <B> [--scenario id,...] [--repetitions N]  paired: two models (ids) or two prompts (files)
+  eval --injection-corpus [--sample N] [--seed S] [--trajectories dir]  the hostile corpus through obeying scripted models
 options: --scenarios <module.ts> (add scenarios; repeatable)  --out <dir> (report.json, report.html, events/)  --json
 live and compare read EVAL_PROVIDER, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, EVAL_MODEL
 exit: 0 passed (or, with --check-expected, every verdict as expected), 1 failed, 2 invalid input`;
@@ -42,6 +45,10 @@ interface Args {
   out: string | undefined;
   json: boolean;
   checkExpected: boolean;
+  injection: boolean;
+  sample: number | undefined;
+  seed: number;
+  trajectories: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -55,6 +62,10 @@ function parseArgs(argv: readonly string[]): Args {
     out: undefined,
     json: false,
     checkExpected: false,
+    injection: false,
+    sample: undefined,
+    seed: 1,
+    trajectories: 'eval/trajectories',
   };
   const bad = (why: string) => new EvalInputError('EVAL_ARGS_INVALID', why);
   for (let i = 0; i < argv.length; i++) {
@@ -78,10 +89,20 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--out') args.out = value();
     else if (a === '--json') args.json = true;
     else if (a === '--check-expected') args.checkExpected = true;
+    else if (a === '--injection-corpus') args.injection = true;
+    else if (a === '--sample' || a === '--seed') {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < (a === '--sample' ? 1 : 0) || n > 1_000_000)
+        throw bad(`${a} must be ${a === '--sample' ? 'a positive' : 'a non-negative'} integer`);
+      if (a === '--sample') args.sample = n;
+      else args.seed = n;
+    } else if (a === '--trajectories') args.trajectories = value();
     else throw bad(`unknown argument ${a}`);
   }
-  const modes = [args.replay.length > 0, args.live, args.compare.length > 0].filter(Boolean).length;
-  if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare');
+  const modes = [args.replay.length > 0, args.live, args.compare.length > 0, args.injection].filter(Boolean).length;
+  if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare, --injection-corpus');
+  if (!args.injection && (args.sample !== undefined || argv.includes('--seed') || argv.includes('--trajectories')))
+    throw bad('--sample, --seed and --trajectories are for --injection-corpus');
   // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
   if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
     throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
@@ -165,6 +186,31 @@ function prepareOut(dir: string): void {
 }
 
 /**
+ * `--injection-corpus`: the hostile corpus (all of it, or a seeded sample) through obeying scripted models in the
+ * shipped scenarios, and the normal trajectories with and without it; prints the figures. Exit 0 when no effect
+ * received an attacker's value, every attempt was audited and every normal verdict is unchanged; 1 otherwise.
+ */
+async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenario>, io: EvalCliIo): Promise<number> {
+  const items =
+    args.sample !== undefined ? injectionSample(args.sample, args.seed) : injectionCorpus({ seed: args.seed });
+  const trajectories = trajectoryFiles([args.trajectories], io.cwd).map((file) => ({
+    source: basename(file),
+    trajectory: readTrajectory(file),
+  }));
+  const report = await runInjectionCorpus({
+    items,
+    scenarios: Object.values(STANDARD_SCENARIOS),
+    scenarioTable: scenarios,
+    trajectories,
+    onProgress: (line) => io.stderr(`${line}\n`),
+  });
+  io.stdout(
+    args.json ? `${JSON.stringify({ ...report, runs: undefined }, null, 2)}\n` : `${formatInjectionTable(report)}\n`,
+  );
+  return report.executed === 0 && report.audited === report.attempts && report.normalUnchanged ? 0 : 1;
+}
+
+/**
  * Runs the evaluation command line (what `npm run eval -- …` runs).
  *
  * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
@@ -174,6 +220,11 @@ function prepareOut(dir: string): void {
  *   Wilson intervals, tokens, cost, time. Exit 0 once the report is made.
  * - `--compare A B`: both models (ids) or prompts (files: `.json` `{label, model, systemPrompt}`, or a
  *   text file holding a system prompt) on the same scenarios and seeds; a paired report. Exit 0 once made.
+ *
+ * - `--injection-corpus`: the hostile corpus (`--sample N` items of it, `--seed S`) through scripted models that
+ *   obey the injections, under a standing grant of every action; the normal trajectories (`--trajectories`, default
+ *   `eval/trajectories`) with and without the corpus. Prints attempts, refused, executed, audited and the normal
+ *   verdicts; exit 0 when executed is 0, audited equals attempts and every normal verdict is unchanged, 1 otherwise.
  *
  * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
  * claims ids that do not exist, live without credentials, an `--out` folder that cannot be written —
@@ -195,6 +246,7 @@ export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promis
     if (args.out) prepareOut(resolve(io.cwd, args.out));
     const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;
+    if (args.injection) return await injectionMode(args, scenarios, io);
     const progress = (r: EvalRunResult) =>
       io.stderr(`${r.scenario} seed ${r.seed} ${r.label}: ${r.verdict}${r.code ? ` (${r.code})` : ''}\n`);
     let results: EvalRunResult[];

@@ -54,3 +54,14 @@ export {
 export { wilsonInterval } from './wilson';
 export { EVAL_USAGE, runEvalCli, type EvalCliIo } from './cli';
 export * from './scenarios/index';
+export {
+  formatInjectionTable,
+  nextInjectionGroup,
+  obeyingScripts,
+  runInjectionCorpus,
+  runInjectionGroup,
+  type InjectionReport,
+  type InjectionRunOptions,
+  type InjectionRunResult,
+  type NormalVerdict,
+} from './injection';

@@ -8,6 +8,7 @@ import type { ModelProvider } from '../../models/types';
 import { ManualClock } from '../../ports/clock';
 import { SequentialIdGenerator } from '../../ports/id-generator';
 import { ConsoleLogger } from '../../ports/logger';
+import type { AgentHost } from '../../runtime/agent-host';
 import type { RunEvent } from '../../runtime/events/run-event';
 import { MemoryStorage } from '../../storage/memory/memory-storage';
 import { registerSandboxCapabilities } from '../sandbox/capabilities';
@@ -87,6 +88,8 @@ export interface RunScenarioOptions {
   beforeRun?: (toolNames: ReadonlySet<string>) => void;
   /** Called after the run, before the oracle (a replay checks the ids its report claims here). */
   afterRun?: (facts: EvalFacts<unknown>) => void;
+  /** Called after `afterRun` and awaited, with the host still started (read its audit trail, grants …). */
+  inspect?: (facts: EvalFacts<unknown>, host: AgentHost) => Promise<void> | void;
 }
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'];
@@ -161,6 +164,7 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
       idExists,
     };
     options.afterRun?.(facts as EvalFacts<unknown>);
+    await options.inspect?.(facts as EvalFacts<unknown>, host);
     let verdict: EvalVerdict = 'pass';
     let code: string | null = null;
     let reason: string | null = null;

@@ -5,7 +5,7 @@ import type { HandlerContext } from '../../capabilities/types';
 import type { PlanRecord } from '../../core/records';
 import type { StandardOutput } from '../../media/contracts';
 import {
-  defineStandardCapability,
+  defineStandardCapability as defineStandard,
   planReceipt,
   registerStandardCapabilities,
   verifyDownloadSubmit,
@@ -46,6 +46,16 @@ const rank = (r: string) => RESOLUTIONS.indexOf(r as (typeof RESOLUTIONS)[number
  */
 export function sandboxCapabilities(world: SandboxWorld, services: { plans: PlanService }): StandardImplementations {
   const { plans } = services;
+  // Every handler records the call it received first (world.handlerCalls()).
+  const defineStandardCapability: typeof defineStandard = (id, handler, extras) =>
+    defineStandard(
+      id,
+      (input, ctx) => {
+        world.recordHandlerCall(id, input, ctx.runId);
+        return handler(input, ctx);
+      },
+      extras,
+    );
 
   const titleOrThrow = (source: string, id: string): SandboxTitle => {
     const t = world.resolveTitle(`${source}:${id}`);
@@ -209,14 +219,20 @@ export function sandboxCapabilities(world: SandboxWorld, services: { plans: Plan
         )
         .slice(0, input.limit ?? 10)
         .map(releaseView);
-      return { mediaEntityId: entity, releases };
+      return { mediaEntityId: entity, mediaSource: 'tmdb' as const, mediaId: t.mediaId, releases };
     }),
 
     'release.inspect': defineStandardCapability('release.inspect', async (input, ctx) => {
       const r = releaseOrThrow(input.releaseId);
       world.touch(ctx.runId, world.releaseEntity(r));
       const files = sandboxReleaseFiles(r).map((f) => ({ path: f.path, sizeBytes: f.sizeBytes }));
-      return { release: releaseView(r), files, freeleech: r.freeleech, publishedAt: r.publishedAt };
+      return {
+        release: releaseView(r),
+        files,
+        freeleech: r.freeleech,
+        publishedAt: r.publishedAt,
+        ...(r.nfo !== undefined ? { nfo: r.nfo } : {}),
+      };
     }),
 
     'identity.resolve': defineStandardCapability('identity.resolve', async (input, ctx) => {

@@ -58,6 +58,8 @@ export interface SandboxRelease {
   freeleech: boolean;
   /** Publication time, ms since the epoch. */
   publishedAt: number;
+  /** NFO (description) text as the indexer publishes it, when it has one (`release.inspect` shows it). */
+  nfo?: string;
 }
 
 /**

@@ -29,6 +29,7 @@ export {
   type SandboxDownloadFile,
   type SandboxDurations,
   type SandboxFaults,
+  type SandboxHandlerCall,
   type SandboxLibraryItem,
   type SandboxOrganize,
   type SandboxOrganizeEffect,
@@ -38,6 +39,18 @@ export {
   type SandboxWorldOptions,
   type SandboxWorldState,
 } from './world';
+export {
+  INJECTION_CORPUS_SIZE,
+  INJECTION_PATTERNS,
+  hostileReleases,
+  injectionCorpus,
+  injectionSample,
+  type InjectionCarrier,
+  type InjectionCorpusOptions,
+  type InjectionItem,
+  type InjectionPattern,
+  type InjectionTarget,
+} from './injection-corpus';
 export { registerSandboxCapabilities, sandboxCapabilities } from './capabilities';
 export { addToLibraryScript } from './scripts';
 export {

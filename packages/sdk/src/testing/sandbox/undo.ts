@@ -2,6 +2,7 @@
 // task.cancel from quarantine) and policy.restore (undoes policy.apply) (docs/sandbox.md#undo).
 import Type from 'typebox';
 import { defineCapability } from '../../capabilities/define-capability';
+import { issuedId, PROVENANCE_MARK } from '../../core/provenance-marks';
 import type { Capability } from '../../capabilities/types';
 import { MediaStateError } from '../../media/errors';
 import { OrganizeRecordSchema, PolicyKindSchema, PolicySettingsSchema, TaskSchema } from '../../media/schemas';
@@ -55,16 +56,17 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
     policy: 'organize',
     tags: ['organize', 'revert', 'undo', 'library'],
     aliases: ['撤销整理', '还原整理', 'undo organize'],
-    input: Type.Object({ organizeId: Type.String({ minLength: 1, maxLength: 128 }) }, strict),
+    input: Type.Object({ organizeId: Type.String({ ...issuedId('organize'), minLength: 1, maxLength: 128 }) }, strict),
     output: Type.Object({ organize: OrganizeRecordSchema }),
     target: (input) => {
       const org = world.organizes().find((o) => o.id === input.organizeId);
       return org ? { mediaEntityId: org.mediaEntityId } : {};
     },
     impact: (input) => revertImpact(world, orgOf(input.organizeId)),
-    handler: async (input, ctx) => ({
-      organize: world.organizeView(world.revertOrganize(input.organizeId, ctx.runId)),
-    }),
+    handler: async (input, ctx) => {
+      world.recordHandlerCall('organize.revert', input, ctx.runId);
+      return { organize: world.organizeView(world.revertOrganize(input.organizeId, ctx.runId)) };
+    },
   });
 
   const restore = defineCapability({
@@ -78,7 +80,7 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
     policy: 'acquisition',
     tags: ['task', 'restore', 'undo', 'download', 'quarantine'],
     aliases: ['恢复任务', '恢复下载', 'undo cancel'],
-    input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, strict),
+    input: Type.Object({ taskId: Type.String({ ...issuedId('task'), minLength: 1, maxLength: 128 }) }, strict),
     output: Type.Object({ task: TaskSchema }),
     target: (input) => {
       const job = world.downloads().find((d) => d.id === input.taskId);
@@ -87,6 +89,7 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
     impact: (input) => restoreImpact(world, jobOf(input.taskId)),
     inverse: { capability: 'task.cancel', input: (output) => ({ taskId: output.task.id, reason: 'undo restore' }) },
     handler: async (input, ctx) => {
+      world.recordHandlerCall('task.restore', input, ctx.runId);
       const job = jobOf(input.taskId);
       world.restoreDownload(job, ctx.runId);
       return { task: world.tasks().find((t) => t.id === job.id)! };
@@ -111,7 +114,8 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
           Type.Integer({ minimum: 1, description: 'Only while the policy is at this revision.' }),
         ),
       },
-      strict,
+      // Declared with nothing to mark: no strings besides the policy kind.
+      { ...strict, [PROVENANCE_MARK]: 'declared' },
     ),
     output: Type.Object({
       kind: PolicyKindSchema,
@@ -124,8 +128,9 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
       if (!settings) throw new Error(`revision ${input.revision} of the ${input.kind} policy is not known`);
       return policyImpact(world.policy(input.kind).settings, settings);
     },
-    handler: async (input, ctx) =>
-      world.mutate((s) => {
+    handler: async (input, ctx) => {
+      world.recordHandlerCall('policy.restore', input, ctx.runId);
+      return world.mutate((s) => {
         const key = ctx.idempotencyKey;
         const recorded = key ? (s.results[key] as Record<string, unknown> | undefined) : undefined;
         if (recorded) return recorded as never;
@@ -152,7 +157,8 @@ export function sandboxUndoCapabilities(world: SandboxWorld): Capability<any, an
         };
         if (key) s.results[key] = out;
         return out;
-      }),
+      });
+    },
   });
   return [revert, restore, policyRestore];
 }

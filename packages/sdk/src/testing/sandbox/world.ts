@@ -26,6 +26,7 @@ import {
   type SandboxTitle,
   type SandboxVolume,
 } from './data';
+import { hostileReleases, type InjectionItem } from './injection-corpus';
 import {
   emptyDisk,
   fileAt,
@@ -121,6 +122,24 @@ export interface SandboxWorldOptions {
    * @defaultValue {@link SANDBOX_QUARANTINE_DAYS} (14)
    */
   quarantineDays?: number;
+  /**
+   * Seeds the indexer with hostile releases made from injection corpus items (see `hostileReleases`): their text
+   * as release names or NFO texts, on every catalog title or those in `mediaIds` (TMDB ids). Used only when the
+   * world is created empty. Default: off.
+   */
+  injection?: { items: readonly InjectionItem[]; mediaIds?: readonly string[] };
+}
+
+/** One call a sandbox capability's handler received (kept in memory, not in the state). @public */
+export interface SandboxHandlerCall {
+  /** Capability id. */
+  capability: string;
+  /** The input the handler received. */
+  input: unknown;
+  /** The run it was called for, or null (a person's `host.invoke`). */
+  runId: string | null;
+  /** World time of the call (ms). */
+  at: number;
 }
 
 /** One file an organize put into the library: from the download folder to the library, by the organize's mode. @public */
@@ -360,6 +379,7 @@ export class SandboxWorld implements GoalFacts {
   readonly #libraryRoot: string;
   readonly #filePath: string | undefined;
   #state: SandboxWorldState;
+  readonly #calls: SandboxHandlerCall[] = [];
 
   /**
    * @param options - clock, durations, faults, catalog, library, file path
@@ -389,7 +409,10 @@ export class SandboxWorld implements GoalFacts {
       this.#state = {
         version: 1,
         titles,
-        releases: sandboxReleases(titles),
+        releases: [
+          ...sandboxReleases(titles),
+          ...(options.injection ? hostileReleases(titles, options.injection.items, options.injection.mediaIds) : []),
+        ],
         library: [],
         plans: [],
         downloads: [],
@@ -545,6 +568,22 @@ export class SandboxWorld implements GoalFacts {
         .sort()
         .map((id) => ({ mediaEntityId: id, title: this.titleOf(id), present: this.inLibrary(id) })),
     };
+  }
+
+  /**
+   * Records a call a handler received (the sandbox capabilities call it first thing), so a test can assert what
+   * reached the handlers: see {@link SandboxWorld.handlerCalls}.
+   * @param capability - capability id
+   * @param input - the input as the handler received it (a copy is kept)
+   * @param runId - the run, or undefined
+   */
+  recordHandlerCall(capability: string, input: unknown, runId: string | undefined): void {
+    this.#calls.push({ capability, input: structuredClone(input), runId: runId ?? null, at: this.clock.now() });
+  }
+
+  /** Every call the sandbox capabilities' handlers received since the world was made, oldest first (copies). */
+  handlerCalls(): SandboxHandlerCall[] {
+    return structuredClone(this.#calls);
   }
 
   // ---- reads used by the capabilities and by tests -------------------------------------------
