@@ -5,16 +5,15 @@ import type { MemoryTables, SyncRepository } from './memory-tables';
 
 /** Whether `a` and `b` are the same holder: the same run, or both outside runs and the same actor. */
 const sameHolder = (a: IntentRecord, b: IntentRecord): boolean =>
-  a.holderRunId !== null
-    ? a.holderRunId === b.holderRunId
-    : b.holderRunId === null && a.holderActor === b.holderActor;
+  a.holderRunId !== null ? a.holderRunId === b.holderRunId : b.holderRunId === null && a.holderActor === b.holderActor;
 
 /** The intents repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryIntentRepository(t: MemoryTables): SyncRepository<StorageSession['intents']> {
   return {
     acquire: (record, now) => {
       const stored = t.table<IntentRecord>('intents').get(record.key);
-      if (stored && stored.expiresAt > now && !sameHolder(stored, record)) return t.read<IntentRecord>('intents', record.key)!;
+      if (stored && stored.expiresAt > now && !sameHolder(stored, record))
+        return t.read<IntentRecord>('intents', record.key)!;
       const next: IntentRecord =
         stored && sameHolder(stored, record)
           ? { ...record, planId: stored.planId ?? record.planId, createdAt: stored.createdAt }

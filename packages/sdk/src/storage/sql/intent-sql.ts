@@ -64,9 +64,7 @@ export const intentPrograms = perDialect((d: SqlDialect): Programs<IntentReposit
       const holder = (yield row(getSql, { key: record.key }, decode)) as IntentRecord | undefined;
       // Only a row deleted between the two statements (a release in another transaction) leaves none: try again.
       if (holder) return holder;
-      const retried = (yield row(acquireSql, { ...INTENTS.toParams(record), now }, decode)) as
-        | IntentRecord
-        | undefined;
+      const retried = (yield row(acquireSql, { ...INTENTS.toParams(record), now }, decode)) as IntentRecord | undefined;
       return retried ?? record;
     },
     release: (key, holderRunId) => one(count(releaseSql, { key, holderRunId }, exactlyOne)),
