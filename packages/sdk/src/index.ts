@@ -150,6 +150,7 @@ export type {
   CapabilityDefinition,
   CallerLogLevel,
   CapabilityInverse,
+  CapabilityIntent,
   HandlerContext,
   ImpactContext,
   InvocationListener,
