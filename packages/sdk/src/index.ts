@@ -178,6 +178,7 @@ export type {
   InvocationDryRun,
   DryRunVerdict,
 } from './capabilities/invocation';
+export type { IntentJoin, IntentOptions } from './capabilities/intent-join';
 export {
   ImpactSchema,
   ImpactStepSchema,
