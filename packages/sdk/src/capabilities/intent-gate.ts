@@ -15,6 +15,7 @@ import {
   type IntentCaller,
   type IntentJoin,
   type IntentOptions,
+  continuesHolderJob,
   intentEntity,
   intentFor,
   intentHolds,
@@ -42,8 +43,14 @@ export interface IntentCall {
   now: number;
 }
 
-/** What the gate decided: `held` (the call goes on, holding `intent`) or `joined` (it does not run). */
-export type IntentGateResult = { kind: 'held'; intent: IntentRecord } | { kind: 'joined'; join: IntentJoin };
+/**
+ * What the gate decided: `held` (the call goes on, holding `intent`), `continued` (the call executes the holder's
+ * own plan: it goes on, the holder keeps the intent) or `joined` (it does not run).
+ */
+export type IntentGateResult =
+  | { kind: 'held'; intent: IntentRecord }
+  | { kind: 'continued' }
+  | { kind: 'joined'; join: IntentJoin };
 
 /** Whether a run record is over (or gone): its intents no longer hold. */
 const ended = (run: RunRecord | undefined): boolean => !run || TERMINAL_RUN_STATUSES.includes(run.status);
@@ -65,7 +72,8 @@ export class IntentGate {
   /**
    * In the claim's transaction, after authorization: acquires the call's intent. Undefined when the call takes
    * none (no `intent` declared, no media entity known) or replays a call the ledger recorded (checked first, so a
-   * replay is never refused); `held` when the caller holds it now; `joined` when another holder does.
+   * replay is never refused); `held` when the caller holds it now; `continued` when it executes the holder's own
+   * plan; `joined` when another holder's job covers it.
    */
   async acquire(s: StorageSession, call: IntentCall): Promise<IntentGateResult | undefined> {
     const effectClass = call.capability.intent?.effectClass;
@@ -85,12 +93,14 @@ export class IntentGate {
     );
     let holder = await s.intents.acquire(record, call.now);
     if (isIntentHolder(holder, caller)) return { kind: 'held', intent: holder };
+    if (continuesHolderJob(holder, call.target.planId)) return { kind: 'continued' };
     let run = holder.holderRunId !== null ? await s.runs.get(holder.holderRunId) : undefined;
     if (holder.holderRunId !== null && ended(run)) {
       // A run that ended without releasing (a crash between its end and the release): its hold is void.
       await s.intents.release(holder.key, holder.holderRunId);
       holder = await s.intents.acquire(record, call.now);
       if (isIntentHolder(holder, caller)) return { kind: 'held', intent: holder };
+      if (continuesHolderJob(holder, call.target.planId)) return { kind: 'continued' };
       run = holder.holderRunId !== null ? await s.runs.get(holder.holderRunId) : undefined;
     }
     return { kind: 'joined', join: intentJoin(holder, run) };
@@ -112,6 +122,7 @@ export class IntentGate {
     const holder = await s.intents.get(intentKey(mediaEntityId, effectClass));
     if (!holder || !intentHolds(holder, call.now)) return undefined;
     if (isIntentHolder(holder, await callerOf(s, call.ctx))) return undefined;
+    if (continuesHolderJob(holder, call.target.planId)) return undefined;
     const run = holder.holderRunId !== null ? await s.runs.get(holder.holderRunId) : undefined;
     if (holder.holderRunId !== null && ended(run)) return undefined;
     return intentJoin(holder, run);

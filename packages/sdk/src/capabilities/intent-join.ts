@@ -113,6 +113,15 @@ export function isIntentHolder(holder: IntentRecord, caller: IntentCaller): bool
   return caller.runId === undefined && holder.holderActor === caller.actor;
 }
 
+/**
+ * Whether a call that executes plan `planId` continues the holder's own job: the holder's plan is that plan (one
+ * person planned, another — an approver, a run, an administrator — executes it). That is the same job, not a
+ * second one, so the call goes on (and the holder keeps the intent).
+ */
+export function continuesHolderJob(holder: IntentRecord, planId: string | undefined): boolean {
+  return planId !== undefined && holder.planId !== null && holder.planId === planId;
+}
+
 /** Whether a stored intent still holds at `now` (a row with `expiresAt <= now` may be taken over). */
 export function intentHolds(holder: IntentRecord, now: number): boolean {
   return holder.expiresAt > now;

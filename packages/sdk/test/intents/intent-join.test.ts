@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  continuesHolderJob,
   intentEntity,
   intentFor,
   intentHolds,
@@ -64,6 +65,13 @@ describe('intent rules (capabilities/intent-join.ts)', () => {
     expect(isIntentHolder(direct, { runId: undefined, lineage: [], actor: 'user:bob' })).toBe(true);
     expect(isIntentHolder(direct, { runId: undefined, lineage: [], actor: 'user:carol' })).toBe(false);
     expect(isIntentHolder(direct, { runId: 'run-b', lineage: ['run-b'], actor: 'user:bob' })).toBe(false);
+  });
+
+  it('executing the holder’s own plan continues its job; any other plan, or none, does not', () => {
+    expect(continuesHolderJob(held(), 'plan-1')).toBe(true);
+    expect(continuesHolderJob(held(), 'plan-2')).toBe(false);
+    expect(continuesHolderJob(held(), undefined)).toBe(false);
+    expect(continuesHolderJob(held({ planId: null }), 'plan-1')).toBe(false);
   });
 
   it('a hold lapses at its expiry instant', () => {

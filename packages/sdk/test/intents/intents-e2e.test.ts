@@ -139,11 +139,18 @@ describe('one intent, one job (SQLite file, sandbox world, scripted model)', () 
       runStatus: 'waiting',
     });
     const dry = (await host.invoke(
+      'download.plan',
+      { ...DUNE, releaseId: release },
+      { actor: 'user:carol', dryRun: true },
+    )) as unknown as InvocationDryRun;
+    expect(dry.verdict).toMatchObject({ allowed: false, code: 'INTENT_IN_PROGRESS', joined: { runId: first.id } });
+    // Executing the holder's own plan continues its job (no second one): the dry run does not say "joined".
+    const own = (await host.invoke(
       'download.submit',
       { planId: holder!.planId! },
       { actor: 'user:carol', dryRun: true },
     )) as unknown as InvocationDryRun;
-    expect(dry.verdict).toMatchObject({ allowed: false, code: 'INTENT_IN_PROGRESS', joined: { runId: first.id } });
+    expect(own.verdict.joined).toBeUndefined();
     expect(world.downloads()).toHaveLength(1);
 
     // The download is imported, the run ends and releases the title: a new request proceeds (its handler runs).
