@@ -73,6 +73,7 @@ async function writeAll(s: Any, f: Any): Promise<Any> {
     grantUsage: [],
     budget: [],
     schedules: [],
+    intents: [],
   };
   const UNICODE: string = f.UNICODE;
 
@@ -400,6 +401,37 @@ async function writeRuns(s: Any, f: Any, written: Any): Promise<void> {
     }
   }
 
+  // From schema 13: intents, of a run (with a plan) and of a caller outside runs (expired).
+  if (s.intents) {
+    for (const record of [
+      {
+        key: `tmdb:438631|download`,
+        mediaEntityId: 'tmdb:438631',
+        effectClass: 'download',
+        holderRunId: 'snap-run-1',
+        holderActor: 'user:alice',
+        capabilityId: 'download.plan',
+        planId: 'snap-plan-1',
+        createdAt: T,
+        expiresAt: T + 6 * 3_600_000,
+      },
+      {
+        key: `${UNICODE}|organize`,
+        mediaEntityId: UNICODE,
+        effectClass: 'organize',
+        holderRunId: null,
+        holderActor: 'user:bob',
+        capabilityId: 'organize.execute',
+        planId: null,
+        createdAt: T + 1,
+        expiresAt: T + 2,
+      },
+    ]) {
+      await s.intents.acquire(record, T);
+      written.intents.push(record.key);
+    }
+  }
+
   // Decisions: before schema 6 open/resolved with `data`; from 6 every status with options and resolutions.
   const modern = 'options' in f.decision();
   const statuses = modern ? ['open', 'awaiting_user', 'resolved', 'dismissed'] : ['open', 'resolved'];
@@ -475,6 +507,10 @@ async function readAll(s: Any, w: Any): Promise<Any> {
       rows.schedules.push(await s.schedules.get(id));
       rows.scheduleTicks.push(...(await s.schedules.ticks(id)));
     }
+  }
+  if (w.intents.length > 0) {
+    rows.intents = [];
+    for (const key of w.intents) rows.intents.push(await s.intents.get(key));
   }
   return rows;
 }

@@ -199,6 +199,8 @@ describe('V2 approvals with impact and edits (a run asks; the simulator receives
     // the payload of the other release of the same title, planned by the administrator
     const other = await planDune(DUNE_1080.title);
     const edited = (await host.plans.get(other.id)).payload;
+    // The administrator's direct plan holds the title's download intent for 15 minutes (docs/intents.md): let it lapse.
+    clock.advance(15 * 60_000);
     await host.grants.create({ action: 'download.plan', ...admin });
     const run = await host.startRun({ goal: 'Add Dune: Part Two to the library', actor: bob });
     await waitForStatus(host, run.id, ['waiting', 'failed', 'succeeded']);

@@ -150,6 +150,7 @@ export type {
   CapabilityDefinition,
   CallerLogLevel,
   CapabilityInverse,
+  CapabilityIntent,
   HandlerContext,
   ImpactContext,
   InvocationListener,
@@ -178,6 +179,7 @@ export type {
   InvocationDryRun,
   DryRunVerdict,
 } from './capabilities/invocation';
+export type { IntentJoin, IntentOptions } from './capabilities/intent-join';
 export {
   ImpactSchema,
   ImpactStepSchema,

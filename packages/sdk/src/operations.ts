@@ -43,6 +43,7 @@ export {
 export { nextFireTime, type MaintenanceSchedule } from './runtime/maintenance/next-fire-time';
 export { MaintenanceBusyError } from './runtime/maintenance/maintenance-errors';
 export type { AuditOptions } from './runtime/audit-trail';
+export { DEFAULT_INTENT_DIRECT_HOLD_MS, DEFAULT_INTENT_HOLD_MS } from './capabilities/intent-join';
 export {
   DEFAULT_SCHEDULE_OPTIONS,
   resolveScheduleOptions,

@@ -46,6 +46,8 @@ export type * from './core/records';
 export type * from './core/run-records';
 export type * from './core/schedule-records';
 export type { ScheduleFilter, ScheduleRepository } from './ports/schedule-repository';
+export type { IntentRepository } from './ports/intent-repository';
+export { type IntentRecord, intentKey } from './core/intent-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
 export type * from './core/budget-records';
 export { HOUSEHOLD_SUBJECT } from './core/budget-records';

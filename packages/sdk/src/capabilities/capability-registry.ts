@@ -13,6 +13,7 @@ import { CapabilityCatalog } from './capability-catalog';
 import type { CapabilitySearchHit } from './capability-search';
 import type { InvocationContext, InvocationDryRun, InvocationResult } from './invocation';
 import { DEFAULT_MAX_INPUT_BYTES, InvocationPipeline, type InvocationEvents } from './invocation-pipeline';
+import type { IntentOptions } from './intent-join';
 import type { Capability, Verifier, VerifierOutcome } from './types';
 import type { LedgerEntry } from '../core/records';
 import type { CapabilityDescriptor, CapabilityKind } from '../core/capability-descriptor';
@@ -177,6 +178,8 @@ export interface CapabilityRegistryDeps {
   capabilityTimeoutMs?: number;
   /** Deadline of a capability's `impact` in ms (default 3 000). */
   impactTimeoutMs?: number;
+  /** How long intents are held (default 6 h for runs, 15 min outside runs; docs/intents.md). */
+  intents?: IntentOptions;
   /** Who is an administrator, for admin-only capabilities and human authorization (default {@link DEFAULT_IDENTITY_RESOLVER}). */
   identity?: IdentityResolver;
 }

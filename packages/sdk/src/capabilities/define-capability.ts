@@ -31,6 +31,25 @@ function checkUndoHooks(id: string, d: CapabilityDefinition<TSchema, TSchema>): 
     throw new InvalidCapabilityError(id, 'inverse.input must be a function of the recorded output');
 }
 
+/** Effect classes: lowercase dotted words, at most 64 characters (they are part of an intent's key). */
+const EFFECT_CLASS = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+
+/** `intent` belongs to side-effecting kinds and names an effect class (docs/intents.md). */
+function checkIntent(id: string, d: CapabilityDefinition<TSchema, TSchema>): void {
+  if (d.intent === undefined) return;
+  if (d.kind !== 'propose' && d.kind !== 'approve' && d.kind !== 'execute')
+    throw new InvalidCapabilityError(
+      id,
+      `intent is declared on side-effecting capabilities only; this one is ${d.kind}`,
+    );
+  const effectClass = (d.intent as { effectClass?: unknown } | null)?.effectClass;
+  if (typeof effectClass !== 'string' || effectClass.length > 64 || !EFFECT_CLASS.test(effectClass))
+    throw new InvalidCapabilityError(
+      id,
+      'intent must be { effectClass } with an effect class of lowercase dotted words (≤ 64 chars), e.g. download',
+    );
+}
+
 /**
  * Defines a capability. The handler's input and output types are inferred from the TypeBox
  * schemas, so a plugin author writes no type annotations (see the example).
@@ -57,11 +76,12 @@ function checkUndoHooks(id: string, d: CapabilityDefinition<TSchema, TSchema>): 
  *
  * @param definition - id (dotted words), version, title, description (what the model reads), kind, replay
  *   policy, TypeBox `input` and `output` schemas, optional `target`, `redact`, `verify`, `adminOnly`, `impact`,
- *   `inverse` and `planPayload` (the last three on side-effecting kinds only), and the `handler`
+ *   `inverse`, `planPayload` and `intent` (the last four on side-effecting kinds only), and the `handler`
  * @returns the frozen capability (with `modelInputSchema`), ready for `CapabilityRegistry.register`
  * @throws `CAPABILITY_DEFINITION_INVALID` (a `MediaAgentError`) for an id that is not dotted words
  *   (≤ 128 chars), a version that is not a positive integer, an unknown kind or replay policy, a missing
- *   handler, a `timeoutMs` that is not a positive finite number of milliseconds, or an input/output that is
+ *   handler, a `timeoutMs` that is not a positive finite number of milliseconds, an `intent` on a `read` or
+ *   `preview` capability or with an effect class that is not lowercase dotted words, or an input/output that is
  *   not a schema (the schemas are compiled here, once);
  *   `CAPABILITY_SCHEMA_UNSUPPORTED` (a `MediaAgentError`, with each rule and JSON pointer in its details)
  *   for an input schema no provider rewrite can make acceptable: a recursive `$ref` (`ref-recursive`), an
@@ -102,6 +122,7 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
     if (d![hook] !== undefined && typeof d![hook] !== 'function')
       throw new InvalidCapabilityError(id, `${hook} must be a function when given; got ${typeof d![hook]}`);
   checkUndoHooks(id, d!);
+  checkIntent(id, d!);
   if (
     d!.timeoutMs !== undefined &&
     !(typeof d!.timeoutMs === 'number' && Number.isFinite(d!.timeoutMs) && d!.timeoutMs > 0)

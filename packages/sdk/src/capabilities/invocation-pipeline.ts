@@ -31,6 +31,8 @@ import type { InvocationContext, InvocationDryRun, InvocationResult, InvocationR
 import { computeImpact, knownImpact, unknownImpact } from './impact-runner';
 import { dryRunVerdict } from './dry-run';
 import { authorizationTarget } from './authorization-target';
+import { IntentGate, type IntentGateResult } from './intent-gate';
+import { joinMessage, type IntentOptions } from './intent-join';
 import { compileSchema } from './schema-validator';
 import type {
   Capability,
@@ -82,6 +84,8 @@ export interface InvocationPipelineDeps {
   capabilityTimeoutMs?: number;
   /** Deadline of a capability's `impact` in ms (`impactTimeoutMs`; default 3 000). */
   impactTimeoutMs?: number;
+  /** How long intents are held (`intents`; docs/intents.md). */
+  intents?: IntentOptions;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -115,7 +119,12 @@ interface ClaimedCall {
  * @internal
  */
 export class InvocationPipeline {
-  constructor(private readonly deps: InvocationPipelineDeps) {}
+  /** One intent, one job (docs/intents.md). */
+  readonly #intents: IntentGate;
+
+  constructor(private readonly deps: InvocationPipelineDeps) {
+    this.#intents = new IntentGate(deps.intents);
+  }
 
   async invoke(id: string, input: unknown, ctx: InvocationContext): Promise<InvocationResult> {
     // A dry run never reaches the handler or the ledger, whichever way it came in; a `dryRun` that is not a boolean
@@ -225,7 +234,20 @@ export class InvocationPipeline {
       },
       storage,
     );
-    const verdict = dryRunVerdict(authorization, p.target.planId !== undefined);
+    let verdict = dryRunVerdict(authorization, p.target.planId !== undefined);
+    // A call that would join another holder's job says so (nothing is acquired).
+    const joined = verdict.allowed
+      ? await this.#intents.peek(storage, {
+          capability: p.capability,
+          ctx,
+          target: p.target,
+          plan,
+          key,
+          now: clock.now(),
+        })
+      : undefined;
+    if (joined)
+      verdict = { allowed: false, code: 'INTENT_IN_PROGRESS', reason: joinMessage(p.capability.id, joined), joined };
     // An administrators-only capability tells an ordinary caller nothing about what it would do (its paths and sizes).
     const withheld = !authorization.allowed && authorization.code === 'AUTH_ADMIN_ONLY';
     const impact = withheld
@@ -437,6 +459,15 @@ export class InvocationPipeline {
       );
       return { kind: 'denied' as const, verdict };
     }
+    // One intent, one job (capabilities/intent-gate.ts): a call another holder's job covers joins it, unclaimed.
+    const intent = await this.#intents.acquire(s, { capability: p.capability, ctx, target, plan, key, now });
+    if (intent?.kind === 'joined') {
+      const message = joinMessage(p.capability.id, intent.join);
+      await s.audit.append(
+        this.#audit(p, 'capability.joined', 'failed', { key, reason: `INTENT_IN_PROGRESS: ${message}` }),
+      );
+      return { kind: 'joined' as const, join: intent.join, message };
+    }
     // Authorized: a call that already succeeded (or was accepted) returns its recorded result
     // (the claim reports it without claiming anything).
     const claim = await ledger.claim(s, {
@@ -472,7 +503,7 @@ export class InvocationPipeline {
     }
     // (Not `{ ...claim, verdict, plan }`: a spread followed by new properties is slow in V8.)
     return claim.kind === 'claimed'
-      ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan }
+      ? { kind: 'claimed' as const, entry: claim.entry, verdict, plan, intent: held(intent) }
       : { kind: 'unknown' as const, entry: claim.entry, verdict, plan };
   }
 
@@ -518,6 +549,14 @@ export class InvocationPipeline {
       }
 
       switch (phase.kind) {
+        case 'joined':
+          return {
+            status: 'failed',
+            error: { code: 'INTENT_IN_PROGRESS', message: phase.message },
+            joined: phase.join,
+            invocationId: p.invocationId,
+            idempotencyKey: key,
+          };
         case 'denied':
           return {
             status: 'denied',
@@ -589,6 +628,8 @@ export class InvocationPipeline {
             const settled = await ledger.settle(s, key, entry.token, outcome, entry);
             if (entry.approvalId !== null && outcome.state === 'failed')
               await this.#restoreApproval(s, entry.approvalId, key);
+            if (phase.intent && (settled.state === 'succeeded' || settled.state === 'pending'))
+              await this.#intents.notePlan(s, phase.intent, settled.output, this.deps.clock.now());
             await s.audit.append(
               this.#audit(p, 'capability.invoke', settled.state, {
                 key,
@@ -907,6 +948,11 @@ export class InvocationPipeline {
     if (extra.entry?.grantId) result.grantId = extra.entry.grantId;
     return result as InvocationResult;
   }
+}
+
+/** The intent a call holds, when the gate gave it one. */
+function held(result: IntentGateResult | undefined) {
+  return result?.kind === 'held' ? result.intent : undefined;
 }
 
 /**

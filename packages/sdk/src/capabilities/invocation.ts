@@ -2,6 +2,7 @@ import type { ImpactReport } from '../core/impact';
 import type { Actor } from '../core/actor';
 import type { RunProvenance } from '../core/run-provenance';
 import type { InvocationListener } from './types';
+import type { IntentJoin } from './intent-join';
 
 /**
  * What a run was shown and what people typed in it, as the invocation path asks for it when it checks the
@@ -116,6 +117,11 @@ export interface InvocationUnsuccessful extends InvocationResultBase {
   output?: undefined;
   /** Why it failed, was denied or is unknown: stable `code` and message. */
   error: { code: string; message: string };
+  /**
+   * Set when the call joined a job already in progress (`failed` with `INTENT_IN_PROGRESS`): who holds it, its
+   * plan and how far it is. Nothing ran and no second job was created (docs/intents.md).
+   */
+  joined?: IntentJoin;
 }
 
 /**
@@ -151,6 +157,11 @@ export interface DryRunVerdict {
   reason?: string;
   /** True when the call executes a plan, so an approval of that plan would authorize it. */
   approvalRequired?: boolean;
+  /**
+   * The job the call would join now (with `allowed: false` and code `INTENT_IN_PROGRESS`): another run or person
+   * holds its intent (docs/intents.md). A dry run acquires nothing.
+   */
+  joined?: IntentJoin;
 }
 
 /**

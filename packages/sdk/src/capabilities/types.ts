@@ -217,6 +217,15 @@ export interface CapabilityDefinition<I extends TSchema = TSchema, O extends TSc
    * `APPROVAL_EDIT_UNSUPPORTED`).
    */
   planPayload?: TSchema;
+  /**
+   * One intent, one job (docs/intents.md): calls of this capability on one media entity belong to effect class
+   * `effectClass` (lowercase dotted words, ≤ 64 chars, e.g. `download`, `organize`). While a run (or a caller
+   * outside runs) holds that class on the entity, a call by anyone else does not run: it fails with
+   * `INTENT_IN_PROGRESS` and the holder's job in `joined`. The entity is the call's `target(input).mediaEntityId`,
+   * or the `mediaEntityId` of the plan its target names; a call with neither takes no intent. Only for
+   * side-effecting kinds (`CAPABILITY_DEFINITION_INVALID` otherwise).
+   */
+  intent?: CapabilityIntent;
   /** The handler; returns the output, or `ctx.pending(receipt)` for accepted async jobs. Throw `OutcomeUnknownError` when the effect may have happened but the outcome is not known. */
   handler: (
     input: NoInfer<Static<I>>,
@@ -243,6 +252,15 @@ export interface Capability<out I extends TSchema = TSchema, out O extends TSche
    * (the registry then computes it).
    */
   readonly modelInputSchema?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The intent class a capability declares (see `CapabilityDefinition.intent`, docs/intents.md).
+ * @public
+ */
+export interface CapabilityIntent {
+  /** The effect class, e.g. `download` (`download.plan`, `download.submit`) or `organize`. */
+  readonly effectClass: string;
 }
 
 /**

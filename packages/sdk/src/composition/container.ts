@@ -69,6 +69,7 @@ import { redactingHistoryStore } from '../history/redacting-history-store';
 import { redactingTracer } from '../runtime/tracing/redacting-tracer';
 import { TRACER_NAME } from '../runtime/tracing/gen-ai-attributes';
 import { resolveAccessRecheckMs, resolveHostLimits } from '../runtime/limits/host-limits';
+import { DEFAULT_INTENT_DIRECT_HOLD_MS, DEFAULT_INTENT_HOLD_MS } from '../capabilities/intent-join';
 import { resolveRetention } from '../runtime/maintenance/retention-options';
 import { resolveMaintenanceOptions } from '../runtime/maintenance/maintenance-options';
 import { resolveScheduleOptions } from '../runtime/schedules/schedule-options';
@@ -154,6 +155,11 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   };
   for (const [name, value] of Object.entries(limits)) positive(name, value, name === 'ledgerRetentionMs');
   for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value);
+  const intents = {
+    holdMs: options.intents?.holdMs ?? DEFAULT_INTENT_HOLD_MS,
+    directHoldMs: options.intents?.directHoldMs ?? DEFAULT_INTENT_DIRECT_HOLD_MS,
+  };
+  for (const [name, value] of Object.entries(intents)) positive(`intents.${name}`, value);
   const budgets = { ...DEFAULT_RUN_BUDGETS, ...(r.budgets ?? {}) };
   const daily = { ...DEFAULT_DAILY_BUDGETS, ...(r.daily ?? {}) };
   for (const [name, value] of Object.entries({ ...budgets, ...daily }))
@@ -244,6 +250,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     retention: resolveRetention(options.retention, limits.ledgerRetentionMs),
     maintenance: resolveMaintenanceOptions(options.maintenance),
     schedules: resolveScheduleOptions(options.schedules),
+    intents,
     auditCheckpointKey: resolveAuditCheckpointKey(options.audit),
     decisions: resolveDecisionOptions(options.decisions),
     limits: resolveHostLimits(options.limits),
@@ -361,6 +368,7 @@ export function createAgentContainer(options: AgentOptions = {}): AgentContainer
           maxInputBytes: resolved.maxInputBytes,
           capabilityTimeoutMs: resolved.capabilityTimeoutMs,
           impactTimeoutMs: resolved.impactTimeoutMs,
+          intents: resolved.intents,
           identity: d.resolve(Tokens.Identity),
         }),
     ),

@@ -1,3 +1,4 @@
+import type { IntentOptions } from '../capabilities/intent-join';
 // The option names createAgentHost knows, per group: a misspelt name (`learning: { reveiw: false }`,
 // `runs: { pollMS: 5 }`) is refused when the host is made instead of being ignored silently. The
 // `satisfies` clauses keep each list equal to its interface.
@@ -30,6 +31,7 @@ const AGENT = {
   retention: true,
   maintenance: true,
   schedules: true,
+  intents: true,
   audit: true,
   model: true,
   goalFacts: true,
@@ -156,6 +158,8 @@ const SCHEDULES = {
   maxPerPoll: true,
 } as const satisfies Keys<ScheduleOptions>;
 
+const INTENTS = { holdMs: true, directHoldMs: true } as const satisfies Keys<IntentOptions>;
+
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
   [[], AGENT],
   [['model'], MODEL],
@@ -174,6 +178,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['redact'], REDACT],
   [['audit'], AUDIT],
   [['schedules'], SCHEDULES],
+  [['intents'], INTENTS],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */

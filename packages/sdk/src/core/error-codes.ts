@@ -131,6 +131,8 @@ export const ERROR_CODES = {
     'A dry run of an administrators-only capability by someone else: its impact (paths, sizes) is not computed or shown.',
   LEDGER_DRY_RUN: 'The ledger was asked to claim an execution for a dry-run call; a dry run can never write.',
   LEDGER_IN_PROGRESS: 'Another executor holds the claim of this idempotency key and is still running it.',
+  INTENT_IN_PROGRESS:
+    'Another run or person is already doing this kind of effect (a download, an organize) to the same media entity: the call did not run and no second job was created; `joined` on the result names that run, the person it acts for, its plan and its status (docs/intents.md).',
   LEDGER_STALE_EXECUTOR:
     'An executor whose token is no longer current tried to settle a ledger entry; the newer state was kept.',
   LEDGER_VERIFY_LOOP: 'A call was verified as not applied twice in a row; the SDK refuses to loop.',

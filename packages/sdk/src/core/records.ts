@@ -270,6 +270,8 @@ export interface PolicyRevisionRecord {
  * `undo.requested` (the undo starts: its target and the effects found), `undo.finished` (its outcome: `undone`,
  * `partial`, `failed`, `denied` or `nothing_to_undo`) and `undo.refused` (refused before anything ran: the code in
  * `reason`). Each inverse it runs leaves its own `capability.*` rows, as any invocation.
+ * Written by the invocation path when a call joins an intent another holder has (docs/intents.md):
+ * `capability.joined` (outcome `failed`; `reason` is `INTENT_IN_PROGRESS: <message>`; nothing ran).
  * @public
  */
 export type AuditAction =
@@ -278,6 +280,7 @@ export type AuditAction =
   | 'capability.refused'
   | 'capability.dry_run'
   | 'capability.tainted'
+  | 'capability.joined'
   | 'approval.decided'
   | 'approval.refused'
   | 'audit.pruned'

@@ -49,20 +49,38 @@ export interface StandardCapabilityContract<I extends TSchema = TSchema, O exten
   readonly target: ((input: Static<I>) => InvocationTarget) | undefined;
   /** For `execute` contracts: what a successful call changes, deciding when the run is complete (see `EffectKind`). */
   readonly effect: EffectKind | undefined;
+  /**
+   * One intent, one job (docs/intents.md): the effect class a call takes on its media entity — `download` for
+   * `download.plan` and `download.submit`, `organize` for `organize.plan` and `organize.execute`; undefined for the
+   * others.
+   */
+  readonly intent: { readonly effectClass: string } | undefined;
 }
 
 function contract<I extends TSchema, O extends TSchema>(
-  c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy' | 'effect'> & {
+  c: Omit<StandardCapabilityContract<I, O>, 'version' | 'redact' | 'target' | 'policy' | 'effect' | 'intent'> & {
     policy?: string;
     effect?: EffectKind;
+    intent?: { readonly effectClass: string };
     redact?: string[];
     target?: (input: NoInfer<Static<I>>) => InvocationTarget;
   },
 ): StandardCapabilityContract<I, O> {
-  return Object.freeze({ version: 1, policy: undefined, redact: [], target: undefined, effect: undefined, ...c });
+  return Object.freeze({
+    version: 1,
+    policy: undefined,
+    redact: [],
+    target: undefined,
+    effect: undefined,
+    intent: undefined,
+    ...c,
+  });
 }
 
 const strict = { additionalProperties: false } as const;
+/** The intent classes of the standard capabilities (docs/intents.md). */
+const DOWNLOAD_INTENT = Object.freeze({ effectClass: 'download' });
+const ORGANIZE_INTENT = Object.freeze({ effectClass: 'organize' });
 const Limit = (max: number, def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `Maximum results (default ${def}).` }));
 const Ref = { mediaSource: MediaSourceSchema, mediaId: MediaIdSchema };
@@ -237,6 +255,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     kind: 'propose',
     replay: 'reconcile',
     policy: 'acquisition',
+    intent: DOWNLOAD_INTENT,
     tags: ['download', 'plan', 'acquire', 'propose'],
     aliases: ['下载', '下载计划', '计划下载', '收录', 'acquire'],
     redact: ['note'],
@@ -277,6 +296,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     effect: 'download',
     replay: 'never',
     policy: 'acquisition',
+    intent: DOWNLOAD_INTENT,
     tags: ['download', 'submit', 'execute', 'torrent'],
     aliases: ['下载', '提交下载', '开始下载'],
     input: ExecutePlanInput,
@@ -314,6 +334,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     kind: 'propose',
     replay: 'reconcile',
     policy: 'organize',
+    intent: ORGANIZE_INTENT,
     tags: ['organize', 'import', 'library', 'transfer', 'plan'],
     aliases: ['整理', '入库', '整理计划', '转移', 'import'],
     input: Type.Object(
@@ -358,6 +379,7 @@ export const STANDARD_CAPABILITIES = Object.freeze({
     effect: 'organize',
     replay: 'reconcile',
     policy: 'organize',
+    intent: ORGANIZE_INTENT,
     tags: ['organize', 'import', 'library', 'transfer', 'execute'],
     aliases: ['整理', '入库', '执行整理', '转移'],
     input: ExecutePlanInput,

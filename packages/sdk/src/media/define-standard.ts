@@ -63,7 +63,7 @@ export type StandardCapability<Id extends StandardCapabilityId> = Capability<
 
 /**
  * Implements a standard media capability by writing only its handler: id, version, kind, replay
- * policy, policy kind, schemas, title, description, tags, aliases, redaction and target come from
+ * policy, policy kind, schemas, title, description, tags, aliases, redaction, target and intent class come from
  * {@link STANDARD_CAPABILITIES}.
  *
  * @param id - one of {@link STANDARD_CAPABILITY_IDS}
@@ -102,6 +102,7 @@ export function defineStandardCapability<Id extends StandardCapabilityId>(
     ...(c.policy !== undefined ? { policy: c.policy } : {}),
     ...(c.target ? { target: c.target } : {}),
     ...(c.effect ? { effect: c.effect } : {}),
+    ...(c.intent ? { intent: c.intent } : {}),
     ...(extras.verify ? { verify: extras.verify } : id === 'policy.apply' ? { verify: verifyPolicyApply } : {}),
     ...(extras.impact ? { impact: extras.impact } : {}),
     ...(extras.inverse ? { inverse: extras.inverse } : {}),
@@ -171,6 +172,11 @@ function checkContract(capability: Capability<any, any>): void {
         `${field} is ${String(capability[field])}, the contract says ${String(c[field])}`,
       );
   }
+  if (capability.intent?.effectClass !== c.intent?.effectClass)
+    throw new StandardCapabilityMismatchError(
+      capability.id,
+      `intent is ${String(capability.intent?.effectClass)}, the contract says ${String(c.intent?.effectClass)}`,
+    );
   for (const field of ['input', 'output'] as const) {
     if (capability[field] !== c[field] && JSON.stringify(capability[field]) !== JSON.stringify(c[field]))
       throw new StandardCapabilityMismatchError(capability.id, `${field} schema differs from the contract`);

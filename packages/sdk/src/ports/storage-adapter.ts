@@ -13,6 +13,7 @@ import type {
 } from '../core/records';
 import type { MaintenanceRepository } from './maintenance-repository';
 import type { ScheduleRepository } from './schedule-repository';
+import type { IntentRepository } from './intent-repository';
 import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
@@ -248,6 +249,11 @@ export interface StorageSession {
    * that creates its run (docs/schedules.md).
    */
   readonly schedules: ScheduleRepository;
+  /**
+   * Intents in flight: one holder per (media entity, effect class) across every process of the store, so a second
+   * download or organize of the same title joins the first instead of starting a second job (docs/intents.md).
+   */
+  readonly intents: IntentRepository;
 }
 
 /**
@@ -348,7 +354,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 12;
+export const STORAGE_SCHEMA_VERSION = 13;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt'>>;

@@ -1,3 +1,4 @@
+import type { IntentOptions } from '../capabilities/intent-join';
 import type { ModelProviderConfig } from '../models/factory';
 import type { FallbackModel } from '../models/routing/fallback-options';
 import type { DEFAULT_IDENTITY_RESOLVER, IdentityResolver } from '../ports/identity';
@@ -126,6 +127,13 @@ export interface AgentOptions {
    * ```
    */
   schedules?: ScheduleOptions;
+  /**
+   * One intent, one job (docs/intents.md): how long a `download` or `organize` intent is held on a media entity. A
+   * run holds it until it ends (at most `holdMs` after its last call that took it); a caller outside runs holds it
+   * for `directHoldMs`. Each a positive finite number of ms, else `OPTIONS_INVALID` naming the path.
+   * @defaultValue `{ holdMs: 21_600_000, directHoldMs: 900_000 }` (6 h, 15 min)
+   */
+  intents?: IntentOptions;
   /**
    * The audit trail: `checkpointKey`, a secret retention signs its `audit.pruned` checkpoints with so that a database
    * editor cannot forge one (docs/audit.md#signed-checkpoints). Keep it off the database (an environment variable).
@@ -448,6 +456,8 @@ export interface ResolvedAgentOptions {
   maintenance: ResolvedMaintenanceOptions;
   /** See {@link AgentOptions.schedules}. */
   schedules: ResolvedScheduleOptions;
+  /** See {@link AgentOptions.intents}. */
+  intents: Required<IntentOptions>;
   /** See {@link AgentOptions.audit}: the checkpoint key, when set. */
   auditCheckpointKey: string | undefined;
   /** Model id. */

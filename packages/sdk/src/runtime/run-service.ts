@@ -1,4 +1,5 @@
 import { isHumanActor, parseActor } from '../core/actor';
+import { releaseRunIntents } from './intent-release';
 import { resolveRole } from '../authorization/roles';
 import type { IdentityResolver } from '../ports/identity';
 import { mayAccessRun } from './run-access';
@@ -380,6 +381,7 @@ export class RunService {
           // The report it had while waiting would contradict `cancelled` (docs/architecture.md#the-goal-report).
           ...(interim ? { report: null } : {}),
         });
+        await releaseRunIntents(s, runId);
         return {
           run: cancelled ?? current,
           event: await this.deps.bus.emit(

@@ -1,4 +1,5 @@
 import type { Clock } from '../ports/clock';
+import { releaseRunIntents } from './intent-release';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
 import type { StorageAdapter } from '../ports/storage-adapter';
@@ -234,6 +235,7 @@ export class WorkerPool {
             owner,
           );
           if (!failed) return [];
+          await releaseRunIntents(s, runId);
           const events = [
             await this.deps.bus.emit(runId, 'run_status', { status: 'failed', step: failed.step, reason: code }, s),
           ];

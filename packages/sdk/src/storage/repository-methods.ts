@@ -22,6 +22,7 @@ export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
   'budgetUsage',
   'maintenance',
   'schedules',
+  'intents',
 ];
 
 /**

@@ -42,6 +42,7 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 10, name: 'nas operations' },
   { version: 11, name: 'schedules' },
   { version: 12, name: 'approvals a household can trust' },
+  { version: 13, name: 'intents' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
@@ -56,6 +57,7 @@ export const SECONDARY_INDEXES = [
   'grant_usage_day',
   'grants_status',
   'inbox_run_status',
+  'intents_by_run',
   'ledger_grant_claimed',
   'ledger_run',
   'ledger_scope_call',

@@ -69,6 +69,7 @@ export interface SnapshotRows {
   reservations?: Row[];
   schedules?: Row[];
   scheduleTicks?: Row[];
+  intents?: Row[];
 }
 
 /** The rows of version `version`. */
@@ -186,6 +187,8 @@ export async function expectRowsReadBack(s: StorageAdapter, rows: SnapshotRows):
       counters,
       `${v} budget counters ${counters.subject}/${counters.period}`,
     );
+  for (const record of rows.intents ?? [])
+    expectSameFields(await s.intents.get(record.key), record, `${v} intent ${record.key}`);
   for (const record of rows.schedules ?? [])
     expectSameFields(await s.schedules.get(record.id), record, `${v} schedule ${record.id}`);
   for (const scheduleId of new Set((rows.scheduleTicks ?? []).map((t) => t.scheduleId as string))) {

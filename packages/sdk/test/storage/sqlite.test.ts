@@ -535,6 +535,7 @@ describe('SqliteStorage', () => {
       await s.schedules.due(1, 1);
       await s.schedules.ticks('sch', { before: 1 });
       await s.schedules.firedBetween('sch', 0, 1);
+      await s.intents.releaseByRun('r');
       for (const kind of RETENTION_KINDS) {
         await s.maintenance.estimate(kind, { now: 1, before: 1, keepNewest: 1 });
         await s.maintenance.prune(kind, { now: 1, before: 1, keepNewest: 1 }, 1);

@@ -7,6 +7,7 @@ import { BUDGET_REACHED_KIND } from '../budgets/budget-reached';
 import { spender } from './spend-step';
 import { holdStarted, SPEND_HOLD_STATE_KEY } from '../budgets/held-time';
 import { commitStep } from './commit';
+import { releaseRunIntents } from '../intent-release';
 import { unattendedFailureDecision } from '../unattended-origin';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -53,6 +54,8 @@ export async function finish(
   if (unattended) session.writes.decisions.push(unattended);
   // A message that arrived while the run was finishing wakes it once more.
   if (terminal) session.writes.wakeIfQueued = true;
+  // Its intents are released with its end (docs/intents.md).
+  if (terminal) session.writes.riding.push((s) => releaseRunIntents(s, session.id));
   if (!(await commitStep(loop.deps, session))) return;
   if (loop.deps.onRunEnd)
     await loop.deps

@@ -19,6 +19,7 @@ import { memoryBudgetUsageRepository } from './budget-usage-repository';
 import { memoryDecisionRepository } from './decision-repository';
 import { memoryMaintenanceRepository } from './maintenance-repository';
 import { memoryScheduleRepository } from './schedule-repository';
+import { memoryIntentRepository } from './intent-repository';
 import { READ_METHODS, REPOSITORY_NAMES as REPOSITORIES } from '../repository-methods';
 
 /**
@@ -76,6 +77,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly maintenance: StorageSession['maintenance'];
   /** {@inheritDoc StorageSession.schedules} */
   readonly schedules: StorageSession['schedules'];
+  /** {@inheritDoc StorageSession.intents} */
+  readonly intents: StorageSession['intents'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
@@ -120,6 +123,7 @@ export class MemoryStorage implements StorageAdapter {
     this.budgetUsage = on.budgetUsage;
     this.maintenance = on.maintenance;
     this.schedules = on.schedules;
+    this.intents = on.intents;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -233,6 +237,7 @@ export class MemoryStorage implements StorageAdapter {
       decisions: memoryDecisionRepository(t),
       maintenance: memoryMaintenanceRepository(t, audit.append),
       schedules: memoryScheduleRepository(t),
+      intents: memoryIntentRepository(t),
     };
   }
 }

@@ -19,7 +19,8 @@ export type TableName =
   | 'budgetReservations'
   | 'leases'
   | 'schedules'
-  | 'scheduleTicks';
+  | 'scheduleTicks'
+  | 'intents';
 const TABLES: readonly TableName[] = [
   'ledger',
   'approvals',
@@ -36,6 +37,7 @@ const TABLES: readonly TableName[] = [
   'leases',
   'schedules',
   'scheduleTicks',
+  'intents',
 ];
 /** Reverts one write. @internal */
 export type Undo = () => void;

@@ -434,6 +434,25 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `ALTER TABLE "{schema}".approvals ALTER COLUMN proposed_payload_hash SET NOT NULL`,
     ],
   },
+  {
+    version: 13,
+    name: 'intents',
+    // The same table as SQLite's migration 13.
+    statements: [
+      `CREATE TABLE "{schema}".intents (
+        key text PRIMARY KEY,
+        media_entity_id text NOT NULL,
+        effect_class text NOT NULL,
+        holder_run_id text,
+        holder_actor text NOT NULL,
+        capability_id text NOT NULL,
+        plan_id text,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      )`,
+      `CREATE INDEX intents_by_run ON "{schema}".intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

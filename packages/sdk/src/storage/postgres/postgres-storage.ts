@@ -131,6 +131,7 @@ export class PostgresStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
   /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
+  /** {@inheritDoc StorageSession.intents} */ readonly intents!: StorageSession['intents'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})

@@ -12,6 +12,7 @@ import type { SqlDialect } from './dialect';
 import { grantStatements } from './grant-sql';
 import { grantUsageStatements } from './grant-usage-sql';
 import { inboxStatements } from './inbox-sql';
+import { intentPrograms } from './intent-sql';
 import { ledgerStatements } from './ledger-sql';
 import { planStatements } from './plan-sql';
 import { policyRevisionStatements } from './policy-revision-sql';
@@ -24,16 +25,17 @@ import { schedulePrograms } from './schedule-sql';
 import { settingsStatements } from './settings-sql';
 
 /** The repositories written as programs (some of their methods take several statements). @internal */
-export type ProgramRepository = 'maintenance' | 'schedules';
+export type ProgramRepository = 'maintenance' | 'schedules' | 'intents';
 
 /** The names of the {@link ProgramRepository} repositories. @internal */
 export const PROGRAM_REPOSITORIES: ReadonlySet<keyof StorageSession> = new Set<ProgramRepository>([
   'maintenance',
   'schedules',
+  'intents',
 ]);
 
 /**
- * The statements of every repository of a session; maintenance and schedules take several statements in some
+ * The statements of every repository of a session; maintenance, schedules and intents take several statements in some
  * calls, so they are written as programs (see {@link Program}).
  * @internal
  */
@@ -60,5 +62,6 @@ export const sessionStatements = perDialect(
     budgetUsage: budgetUsageStatements(d),
     maintenance: maintenancePrograms(d),
     schedules: schedulePrograms(d),
+    intents: intentPrograms(d),
   }),
 );

@@ -518,6 +518,27 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `UPDATE approvals SET proposed_payload_hash = payload_hash`,
     ],
   },
+  {
+    version: 13,
+    name: 'intents',
+    // One intent, one job (docs/intents.md): who holds each (media entity, effect class). The primary key is the
+    // claim: of any number of processes acquiring a key at once, one holds it.
+    statements: [
+      `CREATE TABLE intents (
+        key TEXT PRIMARY KEY,
+        media_entity_id TEXT NOT NULL,
+        effect_class TEXT NOT NULL,
+        holder_run_id TEXT,
+        holder_actor TEXT NOT NULL,
+        capability_id TEXT NOT NULL,
+        plan_id TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+      // A run's end releases every intent it holds.
+      `CREATE INDEX intents_by_run ON intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

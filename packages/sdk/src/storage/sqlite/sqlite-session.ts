@@ -103,7 +103,8 @@ export class SqliteRepositories {
     const appendAudit = (record: AuditRecord) => audit.append(record);
     const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, appendAudit);
     const schedules = bindPrograms<SyncSession['schedules']>(statements.schedules, run, appendAudit);
-    return { ...session, audit, maintenance, schedules };
+    const intents = bindPrograms<SyncSession['intents']>(statements.intents, run, appendAudit);
+    return { ...session, audit, maintenance, schedules, intents };
   }
 }
 
@@ -195,6 +196,9 @@ class SqliteTransactionSession implements StorageSession {
   }
   get schedules(): StorageSession['schedules'] {
     return this.#repo('schedules') as StorageSession['schedules'];
+  }
+  get intents(): StorageSession['intents'] {
+    return this.#repo('intents') as StorageSession['intents'];
   }
 }
 

@@ -346,6 +346,7 @@ export class SqliteStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.budgetUsage} */ readonly budgetUsage!: StorageSession['budgetUsage'];
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
   /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
+  /** {@inheritDoc StorageSession.intents} */ readonly intents!: StorageSession['intents'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use

@@ -14,6 +14,7 @@ import { grantUsageCases } from './grant-usage';
 import { grantsCases } from './grants';
 import type { ConformanceCase } from './helpers';
 import { inboxCases } from './inbox';
+import { intentsCases } from './intents';
 import { leasesCases } from './leases';
 import { ledgerCases } from './ledger';
 import { lifecycleCases } from './lifecycle';
@@ -70,6 +71,7 @@ const CASE_FILES: readonly ((test: ConformanceCase) => void)[] = [
   budgetsCases,
   retentionCases,
   schedulesCases,
+  intentsCases,
 ];
 
 /**
