@@ -668,7 +668,9 @@ describe('the event stream (server-sent events)', () => {
   it('streams live events as they are written, and one run only with runId', async () => {
     const auth = { authorization: 'Bearer admin-token' };
     const last = (await s.host.listEvents({ limit: 1000 })).at(-1)!.globalSeq;
-    const other = await s.host.startRun({ goal: 'Add Dune: Part Two to the library', actor: 'user:admin' });
+    // Another title: the first run still holds Dune's download intent, so a second Dune run would join it
+    // (docs/intents.md) and ask for no approval.
+    const other = await s.host.startRun({ goal: 'Add Blade Runner 2049 to the library', actor: 'user:admin' });
     const only = await readSse(`${s.base}/api/events?after=${last}&runId=${other.id}`, auth, (events) =>
       events.some((e) => e.type === 'approval_requested'),
     );

@@ -115,6 +115,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
       'grant_usage',
       'grants',
       'inbox',
+      'intents',
       'leases',
       'ledger',
       'plans',
