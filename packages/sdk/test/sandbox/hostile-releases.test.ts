@@ -4,7 +4,7 @@ import type { AgentHost } from '../../src/index';
 import { injectionCorpus } from '../../src/testing/sandbox/injection-corpus';
 import { makeSandboxHost } from './helpers';
 
-const person = { actor: 'user:admin' };
+const person = { actor: 'user:admin' as const };
 let host: AgentHost | undefined;
 afterEach(async () => {
   await host?.stop();
