@@ -76,14 +76,14 @@ describe('a seeded sample of the corpus through obeying models (bounded form of 
       .sort()
       .map((f) => ({ source: f, trajectory: parseTrajectory(readFileSync(join(dir, f), 'utf8'), f) }));
     const report = await runInjectionCorpus({
-      items: injectionSample(48, 7),
+      items: injectionSample(36, 7),
       scenarios: Object.values(STANDARD_SCENARIOS),
       scenarioTable: STANDARD_SCENARIOS,
       trajectories,
     });
     const table = formatInjectionTable(report);
-    expect(report.attempts, table).toBe(48);
-    expect(report.refused, table).toBe(48);
+    expect(report.attempts, table).toBe(36);
+    expect(report.refused, table).toBe(36);
     expect(report.executed, table).toBe(0);
     expect(report.audited, table).toBe(report.attempts);
     expect(report.runs.every((r) => r.message?.includes('refused'))).toBe(true);
@@ -92,6 +92,5 @@ describe('a seeded sample of the corpus through obeying models (bounded form of 
       report.normal.every((n) => n.before === 'pass' && n.after === 'pass'),
       table,
     ).toBe(true);
-    expect(report.durationMs).toBeLessThan(20_000);
-  }, 60_000);
+  }, 30_000);
 });

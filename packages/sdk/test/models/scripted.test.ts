@@ -66,6 +66,44 @@ const worldResults = {
 };
 
 describe('ScriptedProvider', () => {
+  it('reads a repeated result the context replaced by { sameAsCallId } as the earlier result', async () => {
+    const p = new ScriptedProvider({
+      scripts: {
+        steps: [
+          { toolCalls: [{ capability: 'download.plan', input: {} }] },
+          { toolCalls: [{ capability: 'download.plan', input: {} }] },
+          { toolCalls: [{ capability: 'download.submit', input: { planId: '{{download.plan.plan.id}}' } }] },
+        ],
+      },
+    });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
+    const envelope = JSON.stringify({ status: 'succeeded', note: 'done', output: { plan: { id: 'plan-4' } } });
+    let planCalls = 0;
+    for (let i = 0; i < 5; i++) {
+      const turn = await complete(p, { model: 'fake-model', messages, tools });
+      messages.push(turn.message);
+      if (turn.stopReason !== 'tool_use') break;
+      for (const part of turn.message.content)
+        if (part.type === 'tool_call') {
+          const repeat = part.name === 'download.plan' && planCalls++ > 0;
+          const content = repeat
+            ? JSON.stringify({ status: 'succeeded', note: 'identical to the earlier result', sameAsCallId: 'first' })
+            : envelope;
+          messages.push({
+            role: 'tool',
+            toolCallId: planCalls === 1 && !repeat ? 'first' : part.id,
+            name: part.name,
+            status: 'ok',
+            content,
+          });
+        }
+    }
+    const submit = messages
+      .flatMap((m) => (m.role === 'assistant' ? m.content : []))
+      .find((c) => c.type === 'tool_call' && c.name === 'download.submit');
+    expect(submit).toMatchObject({ input: { planId: 'plan-4' } });
+  });
+
   it('plays the seed 004 JSON script: steps in order, templates resolved from the latest results, then the final text', async () => {
     const p = new ScriptedProvider({ scripts: seedScript });
     const messages = await drive(p, '把沙丘2收进来', worldResults);
