@@ -35,6 +35,7 @@ export async function makeHost(
   const path = join(dir, 'agent.sqlite');
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 30, 12));
   const provider = new ScriptedProvider({ scripts: options.scripts ?? [] });
+  const world = new SandboxWorld({ autoImport: true, ...options.world, clock });
   const host: AgentHost = createAgentHost({
     storage: new SqliteStorage({ path }),
     clock,
@@ -42,9 +43,9 @@ export async function makeHost(
     logger: new ConsoleLogger('silent'),
     model: { provider, model: 'scripted' },
     runs: { pollMs: 20, goalPollSec: 1 },
+    goalFacts: world,
     ...(options.extra ?? {}),
   } as never);
-  const world = new SandboxWorld({ autoImport: true, ...options.world, clock });
   registerSandboxCapabilities(host, world);
   await host.start({ workers: options.workers ?? true });
   for (const action of ['download.plan', 'download.submit', 'organize.plan', 'organize.execute'])
