@@ -37,7 +37,8 @@ export interface McpToolListing {
   /**
    * The capability's input schema exactly as the invocation path validates it (JSON Schema 2020-12 as
    * plain JSON: `$schema`, `$defs`/`$ref`, `additionalProperties`, `const`, `oneOf`, `format`, … kept;
-   * TypeBox's non-JSON markers dropped); `type: 'object'` at the root.
+   * TypeBox's non-JSON markers and the SDK's `x-media-agent-*` provenance marks dropped); `type: 'object'` at the
+   * root.
    */
   inputSchema: { type: 'object'; [key: string]: unknown };
   /** Hints from kind and replay policy. */
@@ -45,6 +46,9 @@ export interface McpToolListing {
 }
 
 const published = new WeakMap<object, McpToolListing['inputSchema']>();
+
+/** Schema keywords of the SDK's own (provenance marks), never published. */
+const SDK_KEYWORD_PREFIX = 'x-media-agent-';
 
 /**
  * The input schema an MCP client is given: the schema the invocation path validates with (`input`), as
@@ -59,7 +63,11 @@ export function publishedInputSchema(descriptor: Pick<CapabilityDescriptor, 'inp
   const input = descriptor.input as object;
   let schema = published.get(input);
   if (!schema) {
-    const json = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+    // The SDK's own provenance marks (`x-media-agent-*`, docs/untrusted-text.md) are enforced here, not by the
+    // client: a strict 2020-12 client refuses unknown keywords.
+    const json = JSON.parse(
+      JSON.stringify(input, (key, value: unknown) => (key.startsWith(SDK_KEYWORD_PREFIX) ? undefined : value)),
+    ) as Record<string, unknown>;
     schema = (json.type === 'object' ? json : { type: 'object', ...json }) as McpToolListing['inputSchema'];
     published.set(input, schema);
   }

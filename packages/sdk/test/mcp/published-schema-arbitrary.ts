@@ -15,12 +15,13 @@ export function ajv() {
   return a;
 }
 
-/** The schema without TypeBox's markers, written independently of the code under test: enumerable keys only. */
+/** The schema without TypeBox's markers and the SDK's provenance marks, written independently of the code under test. */
 export function withoutMarkers(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutMarkers);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) if (!key.startsWith('~')) out[key] = withoutMarkers((value as Schema)[key]);
+  for (const key of Object.keys(value))
+    if (!key.startsWith('~') && !key.startsWith('x-media-agent-')) out[key] = withoutMarkers((value as Schema)[key]);
   return out;
 }
 
