@@ -225,6 +225,7 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
   /** {@inheritDoc CapabilityRegistry.register} */
   register(capability: Capability<any, any>): void {
     this.#catalog.register(capability as Capability);
+    this.#emitter.emit('registered', this.#catalog.descriptor(capability.id));
   }
 
   /** {@inheritDoc CapabilityRegistry.registerVerifier} */

@@ -65,8 +65,12 @@ export interface InvocationEvent {
   result: InvocationResult;
 }
 
-/** Events of the invocation path (eventemitter3). @public */
-export type InvocationEvents = { invocation: [InvocationEvent] };
+/**
+ * Events of the invocation path (eventemitter3): `invocation` after each call, `registered` after a capability is
+ * registered (its descriptor).
+ * @public
+ */
+export type InvocationEvents = { invocation: [InvocationEvent]; registered: [CapabilityDescriptor] };
 
 /** Dependencies of the pipeline. @internal */
 export interface InvocationPipelineDeps {

@@ -981,13 +981,21 @@ export class DefaultAgentHost implements AgentHost {
 
   #warnedUndeclared = false;
 
-  /** Once per host: the side-effecting capabilities whose runs' arguments are not checked (they declare nothing). */
+  /**
+   * Once per host: the side-effecting capabilities whose runs' arguments are not checked (they declare nothing);
+   * then each such capability registered later, as it is registered.
+   */
   #warnUndeclared(): void {
     if (this.#warnedUndeclared) return;
     this.#warnedUndeclared = true;
     const ids = undeclaredEffects(this.#deps.capabilities.list());
     const warning = undeclaredWarning(ids);
     if (warning) this.#deps.logger.warn(warning, { capabilities: ids });
+    this.#deps.capabilities.events.on('registered', (descriptor) => {
+      const late = undeclaredEffects([descriptor]);
+      const lateWarning = undeclaredWarning(late);
+      if (lateWarning) this.#deps.logger.warn(lateWarning, { capabilities: late });
+    });
   }
 
   #offDecided: (() => void) | undefined;
