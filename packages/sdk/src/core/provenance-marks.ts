@@ -26,7 +26,8 @@ export const TEXT_MARK = 'x-media-agent-text';
 export const PROVENANCE_MARK = 'x-media-agent-provenance';
 
 /**
- * One marked (or free-text) string field of a schema. `path` holds property names, `'*'` for array items and
+ * One marked (or free-text) string field of a schema. `path` holds property names, `[k]` for position k of a tuple,
+ * `'*'` for array items and
  * record values; the empty path is the schema root.
  * - `id`: a field marked {@link ID_MARK}, with its namespace;
  * - `untrusted`: an output field marked {@link TEXT_MARK};
@@ -64,14 +65,20 @@ function ownField(schema: Schema, role: 'input' | 'output'): ProvenanceField | u
   return { path: [], mark: 'free' };
 }
 
+/** The path segment of tuple position `k` (`prefixItems[k]`, or `items[k]` in the older form): `[k]`. @internal */
+export function tupleSegment(k: number): string {
+  return `[${k}]`;
+}
+
 /** The sub-schemas of a node, each with the path segment it adds (none for a union or intersection member). */
 function children(schema: Schema): Array<[segment: string | undefined, child: unknown]> {
   const out: Array<[string | undefined, unknown]> = [];
   if (isSchema(schema.properties)) for (const [key, child] of Object.entries(schema.properties)) out.push([key, child]);
   for (const key of ['items', 'prefixItems'] as const) {
     const items = schema[key];
-    if (Array.isArray(items)) for (const child of items) out.push(['*', child]);
-    else if (items !== undefined) out.push(['*', items]);
+    // A tuple: each position its own segment `[k]` (a count at position 0 is not the id at position 1).
+    if (Array.isArray(items)) for (const [k, child] of items.entries()) out.push([tupleSegment(k), child]);
+    else if (items !== undefined && items !== false) out.push(['*', items]);
   }
   if (isSchema(schema.additionalProperties)) out.push(['*', schema.additionalProperties]);
   if (isSchema(schema.patternProperties))

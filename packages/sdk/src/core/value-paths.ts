@@ -12,7 +12,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * The values at a provenance field's `path` in `value`, in order: a property segment reads that
- * own property of an object; `'*'` reads every item of an array or every value of an object.
+ * own property of an object; `[k]` reads position k of an array (a tuple); `'*'` reads every item of an array or
+ * every value of an object.
  * @internal
  */
 export function* valuesAt(
@@ -26,7 +27,11 @@ export function* valuesAt(
     return;
   }
   const segment = path[at]!;
-  if (segment === '*' && Array.isArray(value)) {
+  const position = /^\[(\d+)\]$/.exec(segment);
+  if (position && Array.isArray(value)) {
+    const k = Number(position[1]);
+    if (k < value.length) yield* valuesAt(value[k], path, at + 1, [...keys, k]);
+  } else if (segment === '*' && Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) yield* valuesAt(value[i], path, at + 1, [...keys, i]);
   } else if (segment === '*' && isRecord(value)) {
     for (const [key, item] of Object.entries(value)) yield* valuesAt(item, path, at + 1, [...keys, key]);

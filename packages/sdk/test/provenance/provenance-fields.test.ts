@@ -83,8 +83,8 @@ describe('provenanceFields', () => {
     const pair = { type: 'array', prefixItems: [{ type: 'string', [ID_MARK]: 'plan' }, { type: 'string' }] };
     const both = { allOf: [{ type: 'object', properties: { a: { type: 'string', [TEXT_MARK]: 'untrusted' } } }] };
     expect(provenanceFields(pair, 'input')).toEqual([
-      { path: ['*'], mark: 'id', namespace: 'plan' },
-      { path: ['*'], mark: 'free' },
+      { path: ['[0]'], mark: 'id', namespace: 'plan' },
+      { path: ['[1]'], mark: 'free' },
     ]);
     expect(provenanceFields(both, 'output')).toEqual([{ path: ['a'], mark: 'untrusted' }]);
     expect(provenanceFields({ type: 'string' }, 'input')).toEqual([{ path: [], mark: 'free' }]);
