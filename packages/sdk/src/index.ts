@@ -194,7 +194,7 @@ export { DEFAULT_IMPACT_TIMEOUT_MS } from './capabilities/impact-runner';
 export type { CapabilityRegistry } from './capabilities/capability-registry';
 export { InvalidInputError, OutcomeUnknownError, type InputIssue } from './capabilities/errors';
 
-// provenance: which values the host issued, which text strangers wrote (docs/security.md); fencing that text
+// provenance: which values the host issued, which text strangers wrote (docs/untrusted-text.md); fencing that text
 export {
   ID_MARK,
   TEXT_MARK,

@@ -72,9 +72,10 @@ describe('trial: one intent, one job', () => {
     expect((other as { error?: { code?: string } }).error?.code).not.toBe('INTENT_IN_PROGRESS');
   });
 
-  it('the same film named by its IMDb id is the same media entity: bob joins alice', async () => {
-    // The sandbox resolves imdb:tt15239678 to Dune: Part Two and records the plan as tmdb:693134, yet the intent
-    // key is taken from the input pair, so a second download.plan of the same title is not joined.
+  it('the same film named by its IMDb id: a second draft plan, but its submit joins alice (no second download)', async () => {
+    // The intent of a plan is taken from the title the call names (imdb:tt15239678), before the host resolves it;
+    // the plan the host makes records the resolved title (tmdb:693134), so executing it joins the holder
+    // (docs/intents.md#what-joins).
     const h = await direct();
     expect((await h.host.invoke('download.plan', dune('rel-693134-1'), { actor: 'user:alice' })).status).toBe(
       'succeeded',
@@ -84,7 +85,15 @@ describe('trial: one intent, one job', () => {
       { mediaSource: 'imdb', mediaId: 'tt15239678', kind: 'movie', releaseId: 'rel-693134-3' },
       { actor: 'user:bob' },
     );
-    expect(b).toMatchObject({ status: 'failed', error: { code: 'INTENT_IN_PROGRESS' } });
+    expect(b.status).toBe('succeeded');
+    const planId = (b as { output: { plan: { id: string; mediaEntityId: string } } }).output.plan.id;
+    expect((b as { output: { plan: { mediaEntityId: string } } }).output.plan.mediaEntityId).toBe('tmdb:693134');
+    const submit = await h.host.invoke('download.submit', { planId }, { actor: 'user:admin' });
+    expect(submit).toMatchObject({
+      status: 'failed',
+      error: { code: 'INTENT_IN_PROGRESS' },
+      joined: { actor: 'user:alice' },
+    });
   });
 
   it('a run holding the title makes a person\'s direct invoke join ("by run X (for admin)"); aborting the run frees it', async () => {
