@@ -1,9 +1,9 @@
 /**
  * Benchmark `schedules`: the schedules scale scenario at a longer window. {@link PROCESSES} host processes (real child
  * processes, `node --import tsx`) share one store and one clock running {@link SPEED}x faster than real time, and
- * fire the ticks of {@link SCHEDULES} schedules (every 6 / 8 min and cron every 6 / 8 min, half `skip`, half
+ * fire the ticks of {@link SCHEDULES} schedules (every 6 / 8 min and cron every 6 / 10 min, half `skip`, half
  * `catch_up_one`), while a controller SIGKILLs a random process every 1.5–4 s and starts it again, and about one kill
- * in seven hits every process at once for 3–6 s (an all-down gap; at least one per store). After the window every
+ * in seven hits every process at once for 7–9 s (an all-down gap; at least one per store). After the window every
  * process is killed, the store is read and judged (packages/sdk/test/schedules/scale/oracle.ts). The CI test
  * (packages/sdk/test/schedules/scale.test.ts) runs the same harness for 65 s.
  *

@@ -402,9 +402,10 @@ function explainMissed(
 
 /**
  * The scenario's mix of schedules, `count` of them, in turn: every 6 min, cron every 6 min, every 8 min, cron every
- * 8 min (UTC; the cron minutes offset in turn, `*\/6`, `1-59/6` …, so that few ticks fall on one instant); the
- * missed policy alternates skip / catch_up_one. Over T minutes of scenario time they tick about count · T / 7 times.
- * The intervals are longer than the grace (340 s), so a tick still in its grace is never the older of two due ones.
+ * 10 min (UTC; the cron minutes offset in turn, `*\/6`, `1-59/6` …, so that few ticks fall on one instant); the
+ * missed policy alternates skip / catch_up_one. Over T minutes of scenario time they tick about count · T / 7.5
+ * times. The intervals are longer than the grace (340 s) — the cron steps divide the hour, so the spacing holds
+ * across it (`*\/8` would tick at :56 and :00) — and a tick still in its grace is never the older of two due ones.
  */
 export function scaleScheduleMix(count: number): ScaleScheduleDef[] {
   const cron = (every: number, i: number) => {
@@ -420,7 +421,7 @@ export function scaleScheduleMix(count: number): ScaleScheduleDef[] {
           ? { cron: cron(6, i) }
           : kind === 2
             ? { everyMs: 480_000 }
-            : { cron: cron(8, i) };
+            : { cron: cron(10, i) };
     return { ...timing, missed: i % 2 === 0 ? 'skip' : 'catch_up_one' } satisfies ScaleScheduleDef;
   });
 }

@@ -9,7 +9,8 @@
 //   as of then, and judged their ticks on time or late as of then: the runner's rule) to the instant the same
 //   process began its next poll (its polls run one after another, so the poll was over by then).
 // - decidable tick: a tick in [firstTickAt, window.to − graceMs] — every host had graceMs to handle it.
-// - covered tick t: a poll began and finished within [t, t + graceMs]: it saw the tick due and on time and handled
+// - covered tick t: a poll began and finished within [t, t + graceMs], having begun before the schedule's next tick
+//   (a poll that sees two due ticks fires only the newer one): it saw the tick due, on time and newest, and handled
 //   it — fired it, or lost it to a process that got there first (and fired it, or handled only an older tick; the
 //   runner then tries the schedule again before its poll ends). A machine so loaded that no poll of any process
 //   fits within the grace may make the tick late — the runner then rightly records it missed — and the tick is not
@@ -113,8 +114,11 @@ export function allDownSpans(alive: Span[], from: number, to: number): Span[] {
   return gaps;
 }
 
-/** Whether a poll of `polls` (sorted by start) began and finished within [from, to]. */
-function pollWithin(polls: readonly Span[], from: number, to: number): boolean {
+/**
+ * Whether a poll of `polls` (sorted by start) began and finished within [from, to], having begun by `beganBy`
+ * (default `to`).
+ */
+function pollWithin(polls: readonly Span[], from: number, to: number, beganBy: number = to): boolean {
   let lo = 0;
   let hi = polls.length;
   while (lo < hi) {
@@ -122,7 +126,8 @@ function pollWithin(polls: readonly Span[], from: number, to: number): boolean {
     if (polls[mid]!.from < from) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < polls.length && polls[i]!.from <= to; i++) if (polls[i]!.to <= to) return true;
+  const last = Math.min(to, beganBy);
+  for (let i = lo; i < polls.length && polls[i]!.from <= last; i++) if (polls[i]!.to <= to) return true;
   return false;
 }
 
@@ -134,7 +139,10 @@ export function judgeSchedules(input: OracleInput): OracleResult {
   const violations: string[] = [];
   const doubleKeys: string[] = [];
   const missedKeys: string[] = [];
-  const covered = (t: number) => pollWithin(polls, t, t + graceMs);
+  // A poll that began at or after the next tick saw two due ticks: only the newer one fires (the older is recorded
+  // missed in its batch), so only a poll that began before the next tick is counted on to fire this one.
+  const covered = (t: number, next: number | null) =>
+    pollWithin(polls, t, t + graceMs, next === null ? Number.POSITIVE_INFINITY : next - 1);
   const uncovered = (t: number) => !alive.some((s) => s.to >= t && s.from <= t + graceMs);
 
   const rowsBy = new Map<string, ScheduleTickRecord[]>();
@@ -242,7 +250,7 @@ export function judgeSchedules(input: OracleInput): OracleResult {
           violations.push(`${keyOf(schedule.id, t)}: in no tick record, although a poll that began after it finished`);
         }
       }
-      if (covered(t)) {
+      if (covered(t, next(t))) {
         result.covered++;
         if (!runsAt.has(t)) {
           result.missedFires++;
