@@ -87,7 +87,7 @@ function row(r: ScheduleScaleResult): string[] {
 export async function run(): Promise<void> {
   printMachine();
   console.log(
-    `${PROCESSES} host processes, clock ${SPEED}x, ${SCHEDULES} schedules, ${SECONDS} s real per store (${((SECONDS * SPEED) / 3600).toFixed(1)} h of scenario time); a random process SIGKILLed every 1.5–4 s and restarted, about 1 kill in 7 of every process for 3–6 s.`,
+    `${PROCESSES} host processes, clock ${SPEED}x, ${SCHEDULES} schedules, ${SECONDS} s real per store (${((SECONDS * SPEED) / 3600).toFixed(1)} h of scenario time); a random process SIGKILLed every 1.5–4 s and restarted, about 1 kill in 7 of every process for 7–9 s.`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'media-agent-bench-schedules-'));
   const stores: Array<{ spec: ScaleStoreSpec; cleanup: () => Promise<void> }> = [
