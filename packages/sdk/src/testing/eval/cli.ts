@@ -31,9 +31,13 @@ export const EVAL_USAGE = `usage:
   eval --live [--scenario id,...] [--repetitions N]             a real model from the environment
   eval --compare <A> <B> [--scenario id,...] [--repetitions N]  paired: two models (ids) or two prompts (files)
   eval --injection-corpus [--sample N] [--seed S] [--trajectories dir]  the hostile corpus through obeying scripted models
+  eval --export-trajectory <db> <runId> <file>                  a stored run as a trajectory (scenario "recorded")
+  eval --from-run <db> <runId> [--out file.json]                replay a stored run through the current runtime
+  eval --compare-forks <db> <runA> <runB>... [--out file.json]  forks of one point side by side
 options: --scenarios <module.ts> (add scenarios; repeatable)  --out <dir> (report.json, report.html, events/)  --json
+<db>: a SQLite file (opened read-only) or a postgres:// URL (?schema=name)
 live and compare read EVAL_PROVIDER, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, EVAL_MODEL
-exit: 0 passed (or, with --check-expected, every verdict as expected), 1 failed, 2 invalid input`;
+exit: 0 passed (or, with --check-expected, every verdict as expected; --from-run: no divergence), 1 failed (--from-run: diverged), 2 invalid input`;
 
 interface Args {
   replay: string[];
@@ -49,6 +53,9 @@ interface Args {
   sample: number | undefined;
   seed: number;
   trajectories: string;
+  exportTrajectory: string[];
+  fromRun: string[];
+  compareForks: string[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -66,6 +73,9 @@ function parseArgs(argv: readonly string[]): Args {
     sample: undefined,
     seed: 1,
     trajectories: 'eval/trajectories',
+    exportTrajectory: [],
+    fromRun: [],
+    compareForks: [],
   };
   const bad = (why: string) => new EvalInputError('EVAL_ARGS_INVALID', why);
   for (let i = 0; i < argv.length; i++) {
@@ -97,15 +107,33 @@ function parseArgs(argv: readonly string[]): Args {
       if (a === '--sample') args.sample = n;
       else args.seed = n;
     } else if (a === '--trajectories') args.trajectories = value();
-    else throw bad(`unknown argument ${a}`);
+    else if (a === '--export-trajectory') args.exportTrajectory.push(value(), value(), value());
+    else if (a === '--from-run') args.fromRun.push(value(), value());
+    else if (a === '--compare-forks') {
+      args.compareForks.push(value(), value(), value());
+      while (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) args.compareForks.push(argv[++i]!);
+    } else throw bad(`unknown argument ${a}`);
   }
-  const modes = [args.replay.length > 0, args.live, args.compare.length > 0, args.injection].filter(Boolean).length;
-  if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare, --injection-corpus');
-  if (!args.injection && (args.sample !== undefined || argv.includes('--seed') || argv.includes('--trajectories')))
-    throw bad('--sample, --seed and --trajectories are for --injection-corpus');
-  // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
-  if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
-    throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
+  const modes = [
+    args.replay.length > 0,
+    args.live,
+    args.compare.length > 0,
+    args.injection,
+    args.exportTrajectory.length > 0,
+    args.fromRun.length > 0,
+    args.compareForks.length > 0,
+  ].filter(Boolean).length;
+  if (modes !== 1)
+    throw bad(
+      'give exactly one of --replay, --live, --compare, --injection-corpus, --export-trajectory, --from-run, --compare-forks',
+    );
+  const stored = args.exportTrajectory.length + args.fromRun.length + args.compareForks.length > 0;
+  if (stored && (args.scenarioFilter !== undefined || argv.includes('--repetitions') || args.checkExpected))
+    throw bad('--scenario, --repetitions and --check-expected are not for a stored run');
+  if (args.exportTrajectory.length > 0 && (args.out !== undefined || args.json))
+    throw bad('--export-trajectory writes its <file>: --out and --json are for --from-run and --compare-forks');
+  if (args.compareForks.length > 0 && args.modules.length > 0)
+    throw bad('--scenarios is for --export-trajectory and --from-run: --compare-forks reads the stored runs only');
   if (args.replay.length === 0 && args.checkExpected) throw bad('--check-expected is for --replay');
   return args;
 }
