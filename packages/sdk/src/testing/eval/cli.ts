@@ -3,6 +3,11 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMediaAgentError } from '../../core/errors';
+import { compareStoredForks, formatForkComparison } from './compare-forks';
+import { buildEvalRuntime, type EvalRuntime } from './eval-runtime';
+import { exportRunTrajectory } from './export-run';
+import { formatReplayReport, replayStoredRun } from './from-run';
+import { reserveOutputFile } from './output-file';
 import { injectionCorpus, injectionSample } from '../sandbox/injection-corpus';
 import { formatInjectionTable, runInjectionCorpus } from './injection';
 import { agentFromEnv, runLive, type EvalAgent } from './live';
@@ -11,7 +16,8 @@ import { replayTrajectory } from './replay';
 import type { EvalRunResult } from './run-scenario';
 import { defineScenario, type AnyEvalScenario } from './scenario';
 import { STANDARD_SCENARIOS } from './scenarios/index';
-import { EvalInputError, parseTrajectory, TRAJECTORY_MAX_BYTES, type Trajectory } from './trajectory';
+import { EvalInputError, parseTrajectory, trajectoryCalls, type Trajectory } from './trajectory';
+import { TRAJECTORY_RECORDED_MAX_BYTES } from './trajectory-recording';
 
 /** Where the CLI writes and what it reads besides `argv`. @public */
 export interface EvalCliIo {
@@ -173,10 +179,11 @@ function trajectoryFiles(paths: readonly string[], cwd: string): string[] {
 
 function readTrajectory(file: string): Trajectory {
   const size = statSync(file).size;
-  if (size > TRAJECTORY_MAX_BYTES)
+  // The largest a trajectory may be (a recorded one); the parser applies the bound of its kind.
+  if (size > TRAJECTORY_RECORDED_MAX_BYTES)
     throw new EvalInputError(
       'EVAL_TRAJECTORY_INVALID',
-      `${basename(file)}: is ${size} bytes, more than the ${TRAJECTORY_MAX_BYTES} allowed`,
+      `${basename(file)}: is ${size} bytes, more than the ${TRAJECTORY_RECORDED_MAX_BYTES} allowed`,
     );
   return parseTrajectory(readFileSync(file, 'utf8'), basename(file));
 }
@@ -239,6 +246,61 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
 }
 
 /**
+ * The modes over a stored run: `--export-trajectory`, `--from-run`, `--compare-forks`. Output files are reserved
+ * before the database is opened. Bad input (arguments, a database, a run, an output path, a pruned run, a storage
+ * error) prints `eval: <CODE>: <message>` on one line and answers 2.
+ */
+async function storedRunMode(args: Args, io: EvalCliIo): Promise<number> {
+  const out = args.out ? reserveOutputFile(resolve(io.cwd, args.out), '--out', 'EVAL_OUT_UNWRITABLE') : undefined;
+  let runtime: EvalRuntime | undefined;
+  try {
+    const modules: AnyEvalScenario[] = [];
+    for (const m of args.modules) modules.push(...(await loadScenarios(resolve(io.cwd, m))));
+    if (args.compareForks.length > 0) {
+      const [db, ...runIds] = args.compareForks as [string, ...string[]];
+      const comparison = await compareStoredForks(db, runIds, io.cwd);
+      const json = `${JSON.stringify(comparison, null, 2)}\n`;
+      out?.commit(json);
+      io.stdout(args.json ? json : `${formatForkComparison(comparison)}\n`);
+      for (const w of comparison.warnings) io.stderr(`warning: ${w}\n`);
+      return 0;
+    }
+    runtime = await buildEvalRuntime(modules);
+    if (args.exportTrajectory.length > 0) {
+      const [db, runId, file] = args.exportTrajectory as [string, string, string];
+      const t = await exportRunTrajectory({
+        db,
+        runId,
+        file: resolve(io.cwd, file),
+        cwd: io.cwd,
+        capabilities: runtime.capabilities,
+      });
+      const calls = trajectoryCalls(t).length;
+      io.stdout(
+        `${resolve(io.cwd, file)}: run ${runId}, ${t.turns.length} turns, ${calls} calls, expect ${t.expect!.verdict}${t.expect!.code ? ` (${t.expect!.code})` : ''}\n`,
+      );
+      return 0;
+    }
+    const [db, runId] = args.fromRun as [string, string];
+    const report = await replayStoredRun({ db, runId, cwd: io.cwd, capabilities: runtime.capabilities });
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    out?.commit(json);
+    io.stdout(args.json ? json : `${formatReplayReport(report)}\n`);
+    return report.status === 'same' ? 0 : 1;
+  } catch (error) {
+    if (isMediaAgentError(error)) {
+      io.stderr(`eval: ${error.code}: ${error.message.split('\n')[0]}\n`);
+      if (error.code === 'EVAL_ARGS_INVALID') io.stderr(`${EVAL_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    out?.abort();
+    await runtime?.close();
+  }
+}
+
+/**
  * Runs the evaluation command line (what `npm run eval -- …` runs).
  *
  * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
@@ -271,6 +333,8 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
 export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
+    if (args.exportTrajectory.length + args.fromRun.length + args.compareForks.length > 0)
+      return await storedRunMode(args, io);
     if (args.out) prepareOut(resolve(io.cwd, args.out));
     const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;

@@ -3,6 +3,7 @@ import type { CapabilityRegistry } from '../../capabilities/capability-registry'
 import { readRecordedRun } from '../../runtime/replay/recorded-run';
 import { openEvalStore, storedRun, type EvalStore } from './eval-store';
 import { reserveOutputFile } from './output-file';
+import { readRecordedAuthorization } from './recorded-authorization';
 import { trajectoryFromRecordedRun } from './recorded-trajectory';
 import { parseTrajectory, type Trajectory } from './trajectory';
 
@@ -45,7 +46,9 @@ export async function exportRunTrajectory(options: ExportRunOptions): Promise<Tr
     store = await openEvalStore(options.db, options.cwd);
     await storedRun(store, options.runId);
     const recorded = await readRecordedRun(store.storage, options.runId, { capabilities: options.capabilities });
-    const text = `${JSON.stringify(trajectoryFromRecordedRun(recorded), null, 2)}\n`;
+    const policyKinds = recorded.capabilities.flatMap((c) => (typeof c.policy === 'string' ? [c.policy] : []));
+    const authorization = await readRecordedAuthorization(store.storage, policyKinds);
+    const text = `${JSON.stringify(trajectoryFromRecordedRun(recorded, { authorization }), null, 2)}\n`;
     // The file must be one `--replay` accepts: the same parser, the same bounds.
     const trajectory = parseTrajectory(text, `run ${options.runId}`);
     out.commit(text);

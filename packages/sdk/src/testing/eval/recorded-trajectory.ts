@@ -9,6 +9,7 @@ import type {
   RecordedRun,
   RecordedTurn,
 } from '../../runtime/replay/recorded-run';
+import type { RecordedAuthorization } from './recorded-authorization';
 import { judgeRecordedOutcome } from './recorded-oracle';
 import { trajectoryCalls, type Trajectory, type TrajectoryTurn } from './trajectory';
 import {
@@ -36,14 +37,24 @@ const turnOf = (t: RecordedTurn): TrajectoryTurn => ({
   calls: t.calls.map((c) => ({ capability: c.capability, input: c.input as Record<string, unknown> })),
 });
 
+/** The identifiers of a call in the original run, when it had them. */
+const IDS = ['callId', 'idempotencyKey', 'invocationId'] as const;
+
+const idsOf = (c: object): Partial<Record<(typeof IDS)[number], string>> =>
+  Object.fromEntries(
+    IDS.filter((k) => typeof (c as Record<string, unknown>)[k] === 'string').map((k) => [
+      k,
+      (c as Record<string, string>)[k],
+    ]),
+  );
+
 const resultOf = (c: RecordedCall): TrajectoryRecordedResult => ({
   capability: c.capability,
   input: c.input,
   status: c.status,
   ...(c.output !== undefined ? { output: c.output } : {}),
   ...(c.error ? { error: { code: c.error.code, message: c.error.message } } : {}),
-  ...(c.callId !== undefined ? { callId: c.callId } : {}),
-  ...(c.idempotencyKey !== undefined ? { idempotencyKey: c.idempotencyKey } : {}),
+  ...idsOf(c),
 });
 
 /**
@@ -51,7 +62,8 @@ const resultOf = (c: RecordedCall): TrajectoryRecordedResult => ({
  * model plays them, and a `recorded` part with what it saw (capabilities, results, plans, facts, steering,
  * approvals, the original run). `expect` is the verdict the recorded oracle gives the stored run.
  * @param recorded - the run, as `readRecordedRun` reads it
- * @param description - free text for people (default: the run's id and goal)
+ * @param options - `description`: free text for people (default: the run's id and goal); `authorization`: the
+ *   store's grants, policy revisions and automation settings (`readRecordedAuthorization`)
  * @returns the trajectory (not yet checked against the bounds: `parseTrajectory` of its JSON does that)
  * @example
  * ```ts
@@ -60,13 +72,16 @@ const resultOf = (c: RecordedCall): TrajectoryRecordedResult => ({
  * ```
  * @public
  */
-export function trajectoryFromRecordedRun(recorded: RecordedRun, description?: string): Trajectory {
+export function trajectoryFromRecordedRun(
+  recorded: RecordedRun,
+  options: { description?: string; authorization?: RecordedAuthorization } = {},
+): Trajectory {
   const calls = [recorded.turns, ...recorded.subagents.map((s) => s.turns)].flatMap((turns) =>
     turns.flatMap((t) => t.calls),
   );
   return {
     scenario: RECORDED_SCENARIO_ID,
-    description: description ?? `run ${recorded.runId}: ${firstLine(recorded.goal)}`,
+    description: options.description ?? `run ${recorded.runId}: ${firstLine(recorded.goal)}`,
     expect: recordedExpectation(recorded),
     turns: recorded.turns.map(turnOf),
     ...(recorded.finalText !== null ? { finalText: recorded.finalText } : {}),
@@ -101,6 +116,7 @@ export function trajectoryFromRecordedRun(recorded: RecordedRun, description?: s
       steering: recorded.steering.map((s) => ({ beforeTurn: s.beforeTurn, text: s.text, actor: s.actor })),
       approvals: recorded.approvals.map((a) => ({ ...a })),
       subagents: recorded.subagents.map((s) => ({ runId: s.runId })),
+      ...(options.authorization ? { authorization: options.authorization } : {}),
     },
   };
 }
@@ -160,8 +176,7 @@ function callOf(capability: string, input: JsonValue, result: TrajectoryRecorded
     status: result.status,
     ...(result.output !== undefined ? { output: result.output } : {}),
     ...(result.error ? { error: result.error } : {}),
-    ...(result.callId !== undefined ? { callId: result.callId } : {}),
-    ...(result.idempotencyKey !== undefined ? { idempotencyKey: result.idempotencyKey } : {}),
+    ...idsOf(result),
   };
 }
 

@@ -2,6 +2,7 @@
 // so the file replays without the host that made it. Its shape and its checks; no I/O.
 import { canonicalJson } from '../../core/canonical-json';
 import type { JsonValue } from '../../core/records';
+import type { RecordedAuthorization } from './recorded-authorization';
 
 /** The scenario id that replays a trajectory from its own `recorded` part. @public */
 export const RECORDED_SCENARIO_ID = 'recorded';
@@ -49,6 +50,8 @@ export interface TrajectoryRecordedResult {
   callId?: string;
   /** The call's idempotency key in the original run's ledger, when it reached the ledger. */
   idempotencyKey?: string;
+  /** The invocation's id in the original run's audit trail, when it reached the invocation path. */
+  invocationId?: string;
 }
 
 /**
@@ -120,6 +123,12 @@ export interface TrajectoryRecording {
   approvals: Array<{ capabilityId: string; planId: string; decision: 'approved' | 'rejected'; decidedBy?: string }>;
   /** The original run id of each subagent part, in the order of the trajectory's `subagents`. */
   subagents?: Array<{ runId: string }>;
+  /**
+   * The authorization records of the store it was exported from (grants, policy revisions, automation settings), as
+   * they were at export time: the replay's verdicts are decided under them. Absent: none (every side effect needs
+   * an approval).
+   */
+  authorization?: RecordedAuthorization;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -171,6 +180,19 @@ export function recordingProblems(
       if (!isObject(a) || !isString(a.planId) || !['approved', 'rejected'].includes(a.decision as string))
         out.push(`"recorded.approvals" #${i} needs a "planId" and a "decision" (approved or rejected)`);
     });
+  const auth = value.authorization;
+  if (
+    auth !== undefined &&
+    !(
+      isObject(auth) &&
+      Array.isArray(auth.grants) &&
+      auth.grants.every(isObject) &&
+      Array.isArray(auth.policies) &&
+      auth.policies.every(isObject) &&
+      (auth.automation === null || isObject(auth.automation))
+    )
+  )
+    out.push('"recorded.authorization" must be {grants: [objects], policies: [objects], automation: object or null}');
   if (!Array.isArray(value.results)) out.push('"recorded.results" must be an array');
   else {
     if (value.results.length !== calls.length)
