@@ -214,3 +214,59 @@ describe('--export-trajectory: bad input exits 2 with its code on one line and w
     expect(parseTrajectory(readFileSync(file, 'utf8')).scenario).toBe('recorded'); // untouched by the failure
   });
 });
+
+describe('--from-run <db> <runId>: the stored run through the current runtime', { timeout: 60_000 }, () => {
+  it('replays each stored run with zero divergences, no model or handler call and no ledger write (exit 0)', async () => {
+    for (const key of Object.keys(dbs) as Array<keyof typeof dbs>) {
+      const before = sha(dbs[key]);
+      const r = await cli(['--from-run', dbs[key], runs[key].runId]);
+      expect(r.code, `${key}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain(`run ${runs[key].runId}: same`);
+      expect(r.stdout).toContain('model calls 0, handler calls 0, ledger writes 0');
+      expect(r.stdout).toContain('no divergence');
+      expect(sha(dbs[key])).toBe(before);
+    }
+  });
+
+  it('--out writes the report as JSON; --json prints it', async () => {
+    const file = join(tmp, 'from-run.json');
+    const r = await cli(['--from-run', dbs.failed, runs.failed.runId, '--out', file, '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { status: string; divergences: unknown[]; runId: string };
+    expect(report).toMatchObject({ runId: runs.failed.runId, status: 'same', divergences: [] });
+    expect(JSON.parse(r.stdout)).toEqual(report);
+  });
+
+  it('a capability the current runtime no longer has is a divergence (exit 1), not a crash', async () => {
+    const module = join(tmp, 'bare-runtime.ts');
+    // A scenario host whose registry holds no capability at all: every call of the stored run is missing.
+    writeFileSync(
+      module,
+      `import { createAgentHost } from '${join(repoRoot, 'packages/sdk/src/index.ts')}';
+export default {
+  id: 'bare_runtime',
+  title: 'no capabilities',
+  goal: 'nothing',
+  rules: [() => undefined],
+  host: async ({ options }) => ({ host: createAgentHost(options) }),
+};
+`,
+    );
+    const file = join(tmp, 'diverged.json');
+    const r = await cli(['--scenarios', module, '--from-run', dbs.failed, runs.failed.runId, '--out', file]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/: diverged/);
+    expect(r.stdout).toMatch(/capability_missing\s+\d+\s+\S+\s+download\.submit/);
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { divergences: Array<{ kind: string }> };
+    expect(report.divergences.some((d) => d.kind === 'capability_missing')).toBe(true);
+  });
+
+  it('bad input exits 2 with its code: missing database, unknown run, --out that cannot be written', async () => {
+    const missing = await cli(['--from-run', join(tmp, 'nope.sqlite'), 'run_1']);
+    expect([missing.code, missing.stderr.split(':')[1]?.trim()]).toEqual([2, 'EVAL_DB_INVALID']);
+    const unknown = await cli(['--from-run', dbs.failed, 'run_404']);
+    expect([unknown.code, unknown.stderr.split(':')[1]?.trim()]).toEqual([2, 'EVAL_RUN_NOT_FOUND']);
+    const out = await cli(['--from-run', dbs.failed, runs.failed.runId, '--out', '/proc/x']);
+    expect([out.code, out.stderr.split(':')[1]?.trim()]).toEqual([2, 'EVAL_OUT_UNWRITABLE']);
+  });
+});

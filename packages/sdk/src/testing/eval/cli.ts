@@ -6,7 +6,7 @@ import { isMediaAgentError } from '../../core/errors';
 import { compareStoredForks, formatForkComparison } from './compare-forks';
 import { buildEvalRuntime, type EvalRuntime } from './eval-runtime';
 import { exportRunTrajectory } from './export-run';
-import { formatReplayReport, replayStoredRun } from './from-run';
+import { formatReplayReport, replayRunFromDatabase } from './from-run';
 import { reserveOutputFile } from './output-file';
 import { injectionCorpus, injectionSample } from '../sandbox/injection-corpus';
 import { formatInjectionTable, runInjectionCorpus } from './injection';
@@ -282,7 +282,7 @@ async function storedRunMode(args: Args, io: EvalCliIo): Promise<number> {
       return 0;
     }
     const [db, runId] = args.fromRun as [string, string];
-    const report = await replayStoredRun({ db, runId, cwd: io.cwd, capabilities: runtime.capabilities });
+    const report = await replayRunFromDatabase({ db, runId, cwd: io.cwd, runtime });
     const json = `${JSON.stringify(report, null, 2)}\n`;
     out?.commit(json);
     io.stdout(args.json ? json : `${formatReplayReport(report)}\n`);

@@ -2,7 +2,9 @@
 // (memory storage, manual clock, no model) whose registry holds the SDK's standard capability definitions over the
 // sandbox world, or the registry a scenario module builds.
 import { createAgentHost } from '../../composition/container';
-import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import { type CapabilityRegistry, hostCodeCalls } from '../../capabilities/capability-registry';
+import type { ModelProvider } from '../../models/types';
+import { DEFAULT_IDENTITY_RESOLVER, type IdentityResolver } from '../../ports/identity';
 import { ScriptedProvider } from '../../models/scripted';
 import { ManualClock } from '../../ports/clock';
 import { SequentialIdGenerator } from '../../ports/id-generator';
@@ -17,6 +19,14 @@ import type { AnyEvalScenario, EvalHost, ScenarioContext } from './scenario';
 export interface EvalRuntime {
   /** Its capability registry (what "the current runtime" offers). */
   capabilities: CapabilityRegistry;
+  /** Its run settings: the first scenario's `runs` options, else none (the SDK's defaults). */
+  settings: NonNullable<AnyEvalScenario['runs']>;
+  /** Roles of actors as it resolves them: the SDK's default (every `user:*` actor is an administrator). */
+  identity: IdentityResolver;
+  /** Calls its model provider received so far (a replay must add none). */
+  modelCalls: () => number;
+  /** Capability handlers and verifiers its registry started so far (a replay must add none). */
+  handlerCalls: () => number;
   /** Where the registry comes from, for reports: `sandbox` or `scenario <id>`. */
   source: string;
   /** Stops the host behind it. */
@@ -34,12 +44,21 @@ export interface EvalRuntime {
  */
 export async function buildEvalRuntime(scenarios: readonly AnyEvalScenario[] = []): Promise<EvalRuntime> {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  const scripted = new ScriptedProvider({ scripts: [] });
+  let modelCalls = 0;
+  const provider: ModelProvider = {
+    id: scripted.id,
+    stream: (request, signal) => {
+      modelCalls++;
+      return scripted.stream(request, signal);
+    },
+  };
   const hostOptions = {
     storage: new MemoryStorage(),
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
-    model: { provider: new ScriptedProvider({ scripts: [] }) },
+    model: { provider },
     runs: { pollMs: 5, goalPollSec: 1, middleware: [] },
   };
   const scenario = scenarios[0];
@@ -60,6 +79,10 @@ export async function buildEvalRuntime(scenarios: readonly AnyEvalScenario[] = [
   }
   return {
     capabilities: host.capabilities,
+    settings: scenario?.runs ?? {},
+    identity: DEFAULT_IDENTITY_RESOLVER,
+    modelCalls: () => modelCalls,
+    handlerCalls: () => hostCodeCalls(host.capabilities) ?? 0,
     source: scenario ? `scenario ${scenario.id}` : 'sandbox',
     close: async () => {
       await host.stop().catch(() => undefined);

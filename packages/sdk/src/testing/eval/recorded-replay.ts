@@ -64,6 +64,8 @@ export async function replayRecordedTrajectory(
     const replay = await replayRecordedRun(recorded, {
       capabilities: recordedDefinitions(runtime.capabilities, trajectory.recorded.capabilities),
       ...(authorization ? { authorization } : {}),
+      settings: runtime.settings,
+      identity: runtime.identity,
       timeoutMs: options.timeoutMs ?? 30_000,
     });
     await authorization?.close();
