@@ -125,6 +125,8 @@ interface ClaimedCall {
 export class InvocationPipeline {
   /** One intent, one job (docs/intents.md). */
   readonly #intents: IntentGate;
+  /** Calls of capability handlers and verifiers started so far (host code run; a replay measures it stays 0). */
+  hostCodeCalls = 0;
 
   constructor(private readonly deps: InvocationPipelineDeps) {
     this.#intents = new IntentGate(deps.intents);
@@ -697,6 +699,7 @@ export class InvocationPipeline {
       pending: pendingOutcome,
       ...callerChannel(ctx.listener),
     };
+    this.hostCodeCalls++;
     const running = (async () => capability.handler(p.input as never, hctx))();
     const first = await Promise.race([
       running.then(
@@ -849,6 +852,7 @@ export class InvocationPipeline {
     // The caller's abort ends the verification at once, like a handler's (a verifier that ignores its signal).
     const abort = abortedVerdict(p.signal);
     try {
+      this.hostCodeCalls++;
       const verified = await Promise.race([verifier({ input: p.input, entry, read, signal: p.signal }), abort.verdict]);
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);

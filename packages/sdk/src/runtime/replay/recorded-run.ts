@@ -28,6 +28,8 @@ export interface RecordedCall {
   callId?: string;
   /** The call's idempotency key, for side-effecting capabilities that reached the ledger. */
   idempotencyKey?: string;
+  /** The invocation's id, when the call went through the invocation path. */
+  invocationId?: string;
 }
 
 /** One model turn: its text and its calls, in order. @public */
@@ -181,6 +183,7 @@ interface ToolCallData {
   capabilityId: string;
   phase: string;
   idempotencyKey?: string;
+  invocationId?: string;
   error?: { code: string; message: string };
   output?: JsonValue;
 }
@@ -352,6 +355,7 @@ function recordedCall(
       ...(event.output !== undefined ? { output: event.output } : {}),
       ...(event.error ? { error: { code: event.error.code, message: event.error.message } } : {}),
       ...(event.idempotencyKey ? { idempotencyKey: event.idempotencyKey } : {}),
+      ...(event.invocationId ? { invocationId: event.invocationId } : {}),
     };
   }
   // No terminal event (a run stored before its step committed the event): the tool result message's envelope.
@@ -360,7 +364,7 @@ function recordedCall(
   return {
     ...base,
     status: 'unknown',
-    error: { code: 'REPLAY_NO_RESULT', message: 'the stored run has no result for this call' },
+    error: { code: 'REPLAY_NO_RECORDED_RESULT', message: 'the stored run has no result for this call' },
   };
 }
 

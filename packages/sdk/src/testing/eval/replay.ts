@@ -14,7 +14,8 @@ import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities
  * @param trajectory - a parsed trajectory, or the text of a trajectory file
  * @param scenarios - scenarios by id
  * @param options - `source` (file name, for messages), `timeoutMs`, `inspect` (called after the run with the
- *   facts and the still-started host, as {@link RunScenarioOptions.inspect}: e.g. `host.replayRun(facts.run.id)`)
+ *   facts and the still-started host, as {@link RunScenarioOptions.inspect}: e.g. `host.replayRun(facts.run.id)`),
+ *   `onProvider` (given the scripted provider before the run: its `requests` count the model calls)
  * @returns the run's result (label: the source)
  * @throws {@link EvalInputError} `EVAL_TRAJECTORY_INVALID` (malformed, too large, unknown capabilities,
  *   a final report naming ids that do not exist), `EVAL_SCENARIO_UNKNOWN`
@@ -28,7 +29,12 @@ import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities
 export async function replayTrajectory(
   trajectory: Trajectory | string,
   scenarios: Readonly<Record<string, AnyEvalScenario>>,
-  options: { source?: string; timeoutMs?: number; inspect?: RunScenarioOptions['inspect'] } = {},
+  options: {
+    source?: string;
+    timeoutMs?: number;
+    inspect?: RunScenarioOptions['inspect'];
+    onProvider?: (provider: ScriptedProvider) => void;
+  } = {},
 ): Promise<EvalRunResult> {
   const source = options.source ?? 'trajectory';
   const t = typeof trajectory === 'string' ? parseTrajectory(trajectory, source) : trajectory;
@@ -42,8 +48,10 @@ export async function replayTrajectory(
       `${source}: no scenario "${t.scenario}" (known: ${Object.keys(scenarios).join(', ')})`,
       { scenario: t.scenario },
     );
+  const provider = new ScriptedProvider({ scripts: trajectoryScripts(t) });
+  options.onProvider?.(provider);
   return runScenario(scenario, {
-    provider: new ScriptedProvider({ scripts: trajectoryScripts(t) }),
+    provider,
     seed: t.seed ?? 0,
     label: source,
     timeoutMs: options.timeoutMs ?? 30_000,
