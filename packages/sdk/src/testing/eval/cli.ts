@@ -7,7 +7,7 @@ import { compareStoredForks, formatForkComparison } from './compare-forks';
 import { buildEvalRuntime, type EvalRuntime } from './eval-runtime';
 import { exportRunTrajectory } from './export-run';
 import { formatReplayReport, replayRunFromDatabase } from './from-run';
-import { reserveOutputFile } from './output-file';
+import { type ReservedOutputFile, reserveOutputFile } from './output-file';
 import { injectionCorpus, injectionSample } from '../sandbox/injection-corpus';
 import { formatInjectionTable, runInjectionCorpus } from './injection';
 import { agentFromEnv, runLive, type EvalAgent } from './live';
@@ -251,9 +251,10 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
  * error) prints `eval: <CODE>: <message>` on one line and answers 2.
  */
 async function storedRunMode(args: Args, io: EvalCliIo): Promise<number> {
-  const out = args.out ? reserveOutputFile(resolve(io.cwd, args.out), '--out', 'EVAL_OUT_UNWRITABLE') : undefined;
+  let out: ReservedOutputFile | undefined;
   let runtime: EvalRuntime | undefined;
   try {
+    if (args.out) out = reserveOutputFile(resolve(io.cwd, args.out), '--out', 'EVAL_OUT_UNWRITABLE');
     const modules: AnyEvalScenario[] = [];
     for (const m of args.modules) modules.push(...(await loadScenarios(resolve(io.cwd, m))));
     if (args.compareForks.length > 0) {
