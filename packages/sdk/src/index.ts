@@ -164,6 +164,23 @@ export type {
 export { compareReplay, type ReplayDivergence, type ReplayOutcome } from './runtime/replay/replay-compare';
 export type { RunReplayReport } from './runtime/replay/replay-report';
 export { replayRecordedRun } from './composition/replay-recorded-run';
+// forks and undoing the last turn (docs/forks.md)
+export type {
+  ForkedEffect,
+  ForkPoint,
+  ForkRunOptions,
+  ListForkPointsOptions,
+  UndoTurnResult,
+} from './runtime/fork/fork-types';
+export type { RunForkOrigin } from './core/run-records';
+export type { PriorEffect } from './capabilities/invocation';
+export {
+  ForkPointInvalidError,
+  ForkSubagentRunError,
+  UndoMessagePendingError,
+  UndoNoTurnError,
+  UndoNotInteractiveError,
+} from './runtime/fork/fork-errors';
 
 // ports a host replaces
 export { SystemClock, ManualClock, type Clock } from './ports/clock';

@@ -82,6 +82,7 @@ import { UndoService } from '../runtime/undo/undo-service';
 import { countingProvider, type ModelCallCounter } from '../runtime/replay/counting-provider';
 import { replayStoredRun } from '../runtime/replay/run-replay';
 import { hostCodeCalls } from '../capabilities/capability-registry';
+import { ForkService } from '../runtime/fork/fork-service';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -706,11 +707,22 @@ function buildAgentHost(
       runId,
       o,
     );
+  // host.forkRun / listForkPoints / undoLastTurn (docs/forks.md).
+  const forks = new ForkService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    identity: resolvePort(d, Tokens.Identity),
+    runs,
+    wake: () => workers.wake(),
+  });
   return new DefaultAgentHost({
     replay,
     maintenance,
     schedules,
     undo,
+    forks,
     ...(scheduler ? { scheduler } : {}),
     ...(scheduleRunner ? { scheduleRunner } : {}),
     checkModels: () =>
