@@ -50,8 +50,9 @@ describe('host.replayRun replays every shipped trajectory without side effects',
           modelCalls: 0,
           handlerCalls: 0,
           ledgerWrites: 0,
-          stopped: null,
         });
+        // A run the harness aborted because nobody answered its question is stopped the same way in the replay.
+        expect(report.stopped).toBe(facts.run.status === 'cancelled' ? 'waiting' : null);
         expect(report.replayedReport).toEqual(report.storedReport);
         // The stored run is the trajectory: its turns and calls, counted.
         expect({ turns: report.turns, toolCalls: report.toolCalls }).toEqual({

@@ -281,13 +281,19 @@ async function drive(
   let afterSeq = 0;
   let idle = 0;
   let stopped: 'timeout' | 'waiting' | null = null;
+  const undecided = new Set<string>();
   for (;;) {
     const { run, events } = await host.getRun(runId, { afterSeq, limit: 1000 });
     for (const e of events) {
       afterSeq = e.seq;
+      if (e.type === 'approval_decided') undecided.delete(e.data.approvalId);
       if (e.type !== 'approval_requested') continue;
       const k = approvals.findIndex((a) => a.capabilityId === e.data.capabilityId && a.planId === e.data.planId);
-      if (k < 0) continue;
+      // An approval the recording did not decide: the run would wait for a person forever.
+      if (k < 0) {
+        undecided.add(e.data.approvalId);
+        continue;
+      }
       const [a] = approvals.splice(k, 1);
       await host.approvals.decide(e.data.approvalId, {
         status: a!.decision,
@@ -296,7 +302,7 @@ async function drive(
       });
     }
     if (TERMINAL.has(run.status)) return stopped;
-    idle = isIdle(run) && events.length === 0 ? idle + 1 : 0;
+    idle = isIdle(run, undecided.size > 0) && events.length === 0 ? idle + 1 : 0;
     if (stopped === null && (idle > 20 || Date.now() > deadline)) {
       stopped = idle > 20 ? 'waiting' : 'timeout';
       await host.abort(runId, stopped === 'waiting' ? 'replay: waits for a person' : 'replay: time limit');
@@ -307,8 +313,9 @@ async function drive(
   }
 }
 
-function isIdle(run: RunRecord): boolean {
-  return run.status === 'waiting' && run.step !== 'goal_settled';
+/** Waiting for a person: a question (not the goal-settled poll), or an approval the recording does not decide. */
+function isIdle(run: RunRecord, undecidedApproval: boolean): boolean {
+  return run.status === 'waiting' && (run.step !== 'goal_settled' || undecidedApproval);
 }
 
 /** Every call of a (replayed) run and its subagents, with turn and position. @internal */
