@@ -503,7 +503,8 @@ export const ERROR_CODES = {
     'The `--out` folder of an evaluation cannot be created or written; checked before any run, so no run is lost.',
   EVAL_DB_INVALID:
     'The database an evaluation reads a stored run from is missing, not a file, not a SQLite database, holds no media-agent schema, or is at a schema this SDK cannot read (a PostgreSQL server that does not answer too).',
-  EVAL_RUN_NOT_FOUND: 'The database given to `--export-trajectory`, `--from-run` or `--compare-forks` holds no run with that id.',
+  EVAL_RUN_NOT_FOUND:
+    'The database given to `--export-trajectory`, `--from-run` or `--compare-forks` holds no run with that id.',
   EVAL_EXPORT_UNWRITABLE:
     'The file `--export-trajectory` should write cannot be written (its folder is missing or read-only, or it is a directory); checked before the run is read, and nothing is half-written.',
 } as const satisfies Record<string, string>;

@@ -6,13 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConsoleLogger,
-  createAgentHost,
-  ManualClock,
-  SequentialIdGenerator,
-  type RunRecord,
-} from '../../src/index';
+import { ConsoleLogger, createAgentHost, ManualClock, SequentialIdGenerator, type RunRecord } from '../../src/index';
 import type { FakeScript } from '../../src/models/scripted';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../src/models/types';
 import { SqliteStorage } from '../../src/sqlite';
@@ -47,7 +41,10 @@ class UsageByModel implements ModelProvider {
     return (async function* () {
       for await (const e of inner)
         yield e.type === 'usage'
-          ? { type: 'usage', usage: { inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 } }
+          ? {
+              type: 'usage',
+              usage: { inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 },
+            }
           : e;
     })();
   }
@@ -94,7 +91,10 @@ beforeAll(async () => {
     };
     const a = await fork('claude-haiku-4-5');
     const b = await fork('claude-sonnet-4-5');
-    const other = await fork('claude-haiku-4-5', points[0]!.seq === afterRead.seq ? points.at(-1)!.seq : points[0]!.seq);
+    const other = await fork(
+      'claude-haiku-4-5',
+      points[0]!.seq === afterRead.seq ? points.at(-1)!.seq : points[0]!.seq,
+    );
     runs = { original: ended, a, b, other };
   } finally {
     await host.stop();
@@ -121,8 +121,12 @@ describe('--compare-forks <db> <runA> <runB>', { timeout: 30_000 }, () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.split('\n')[0]).toBe(`forks of ${runs.original.id} at ${runs.a.forkedFrom!.atSeq}`);
-    expect(r.stdout).toMatch(new RegExp(`${runs.a.id}\\s+claude-haiku-4-5\\s+succeeded\\s+succeeded\\s+1\\s+2\\s+2000\\s+200\\s+0\\.0030`));
-    expect(r.stdout).toMatch(new RegExp(`${runs.b.id}\\s+claude-sonnet-4-5\\s+succeeded\\s+succeeded\\s+1\\s+2\\s+4000\\s+600\\s+0\\.0210`));
+    expect(r.stdout).toMatch(
+      new RegExp(`${runs.a.id}\\s+claude-haiku-4-5\\s+succeeded\\s+succeeded\\s+1\\s+2\\s+2000\\s+200\\s+0\\.0030`),
+    );
+    expect(r.stdout).toMatch(
+      new RegExp(`${runs.b.id}\\s+claude-sonnet-4-5\\s+succeeded\\s+succeeded\\s+1\\s+2\\s+4000\\s+600\\s+0\\.0210`),
+    );
     const c = JSON.parse(readFileSync(file, 'utf8')) as ForkComparison;
     expect(c.forkPoint).toEqual(runs.a.forkedFrom);
     expect(c.warnings).toEqual([]);
@@ -150,7 +154,9 @@ describe('--compare-forks <db> <runA> <runB>', { timeout: 30_000 }, () => {
     const r = await cli(['--compare-forks', db, runs.a.id, runs.other.id, runs.original.id]);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('runs that do not share a fork point');
-    expect(r.stderr).toContain(`warning: ${runs.other.id} was forked from ${runs.original.id} at ${runs.other.forkedFrom!.atSeq}`);
+    expect(r.stderr).toContain(
+      `warning: ${runs.other.id} was forked from ${runs.original.id} at ${runs.other.forkedFrom!.atSeq}`,
+    );
     expect(r.stderr).toContain(`warning: ${runs.original.id} is not a fork`);
   });
 

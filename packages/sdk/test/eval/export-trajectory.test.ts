@@ -100,7 +100,9 @@ describe('--export-trajectory <db> <runId> <file> (a run becomes a test)', { tim
     const r = await cli(['--replay', file, '--json']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as { runs: Array<{ scenario: string; verdict: string; code: string }> };
-    expect(report.runs).toEqual([expect.objectContaining({ scenario: 'recorded', verdict: 'fail', code: 'goal_failed' })]);
+    expect(report.runs).toEqual([
+      expect.objectContaining({ scenario: 'recorded', verdict: 'fail', code: 'goal_failed' }),
+    ]);
     const checked = await cli(['--replay', file, '--check-expected']);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
@@ -141,7 +143,9 @@ describe('--export-trajectory <db> <runId> <file> (a run becomes a test)', { tim
   });
 });
 
-describe('--export-trajectory: bad input exits 2 with its code on one line and writes nothing', { timeout: 30_000 }, () => {
+describe('--export-trajectory: bad input exits 2 with its code on one line and writes nothing', {
+  timeout: 30_000,
+}, () => {
   const out = () => join(tmp, `bad-${Math.random().toString(36).slice(2)}.json`);
   const oneLine = (r: { stderr: string }, code: string) => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -199,7 +203,9 @@ describe('--export-trajectory: bad input exits 2 with its code on one line and w
   it('missing arguments and options that do not apply', async () => {
     const r = await cli(['--export-trajectory', dbs.failed, runs.failed.runId]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^eval: EVAL_ARGS_INVALID: --export-trajectory needs a value|^eval: --export-trajectory needs a value/);
+    expect(r.stderr).toMatch(
+      /^eval: EVAL_ARGS_INVALID: --export-trajectory needs a value|^eval: --export-trajectory needs a value/,
+    );
     const json = await cli(['--export-trajectory', dbs.failed, runs.failed.runId, out(), '--json']);
     expect(json.code).toBe(2);
   });

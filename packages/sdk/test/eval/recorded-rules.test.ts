@@ -14,7 +14,9 @@ import {
 
 describe('judgeRecordedOutcome (the recorded oracle)', () => {
   it('passes a run whose goal report says succeeded, whatever else', () => {
-    expect(judgeRecordedOutcome({ status: 'succeeded', report: { status: 'succeeded', summary: 's' } })).toBeUndefined();
+    expect(
+      judgeRecordedOutcome({ status: 'succeeded', report: { status: 'succeeded', summary: 's' } }),
+    ).toBeUndefined();
   });
 
   it.each([
@@ -69,7 +71,11 @@ describe('recordingProblems (the checks of a recorded part)', () => {
     ['not an object', [], /must be an object/],
     ['a result too few', recording([]), /has 0 entries for 1 calls/],
     ['a result for another capability', recording([{ ...result, capability: 'task.inspect' }]), /is for task\.inspect/],
-    ['a result for another input', recording([{ ...result, input: { query: 'Arrival' } }]), /its input is not the input/],
+    [
+      'a result for another input',
+      recording([{ ...result, input: { query: 'Arrival' } }]),
+      /its input is not the input/,
+    ],
     ['an unknown status', recording([{ ...result, status: 'done' }]), /needs a "capability" and a "status"/],
     ['a steering without a turn', { ...recording([result]), steering: [{ text: 'x' }] }, /"beforeTurn"/],
     ['an approval without a decision', { ...recording([result]), approvals: [{ planId: 'p' }] }, /"decision"/],
@@ -123,9 +129,9 @@ describe('parseTrajectory of recorded trajectories (scenario "recorded", its own
     ).toThrow(new RegExp(`more than the ${TRAJECTORY_RECORDED_MAX_CALLS} allowed`));
     const big = { ...base, description: 'x'.repeat(TRAJECTORY_MAX_BYTES) };
     expect(parseTrajectory(JSON.stringify(big)).scenario).toBe('recorded');
-    expect(() => parseTrajectory(JSON.stringify({ ...big, description: 'x'.repeat(TRAJECTORY_RECORDED_MAX_BYTES) }))).toThrow(
-      new RegExp(`more than the ${TRAJECTORY_RECORDED_MAX_BYTES} allowed`),
-    );
+    expect(() =>
+      parseTrajectory(JSON.stringify({ ...big, description: 'x'.repeat(TRAJECTORY_RECORDED_MAX_BYTES) })),
+    ).toThrow(new RegExp(`more than the ${TRAJECTORY_RECORDED_MAX_BYTES} allowed`));
   });
 });
 
@@ -191,10 +197,7 @@ describe('fork comparison rows', () => {
     expect(compareForkRows([a, b])).toMatchObject({ forkPoint: { runId: 'run_1', atSeq: 8 }, warnings: [] });
     const mixed = compareForkRows([a, other, plain]);
     expect(mixed.forkPoint).toBeNull();
-    expect(mixed.warnings).toEqual([
-      'run_4 was forked from run_1 at 12, not from run_1 at 8',
-      'run_1 is not a fork',
-    ]);
+    expect(mixed.warnings).toEqual(['run_4 was forked from run_1 at 12, not from run_1 at 8', 'run_1 is not a fork']);
     expect(formatForkComparison(mixed)).toMatch(/^runs that do not share a fork point/);
     expect(formatForkComparison(compareForkRows([a, b]))).toMatch(/^forks of run_1 at 8\n/);
   });

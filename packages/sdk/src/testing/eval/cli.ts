@@ -317,6 +317,16 @@ async function storedRunMode(args: Args, io: EvalCliIo): Promise<number> {
  *   `eval/trajectories`) with and without the corpus. Prints attempts, refused, executed, audited and the normal
  *   verdicts; exit 0 when executed is 0, audited equals attempts and every normal verdict is unchanged, 1 otherwise.
  *
+ * - `--export-trajectory <db> <runId> <file>`: the stored run (a SQLite file or a `postgres://` URL, read only) as a
+ *   trajectory of scenario `recorded` whose `expect` is the recorded oracle's verdict; `--replay` accepts it. Exit 0.
+ * - `--from-run <db> <runId>`: the stored run replayed through the current runtime (`host.replayRun`); the report as
+ *   a table (`--json`, `--out <file>`: JSON). Exit 0 same, 1 diverged.
+ * - `--compare-forks <db> <runA> <runB>...`: forks of one point side by side (model, status, goal report, calls,
+ *   tokens, cost, time); a warning when they do not share a fork point. Exit 0.
+ *
+ * These three print bad input as `eval: <CODE>: <reason>` (`EVAL_DB_INVALID`, `EVAL_RUN_NOT_FOUND`,
+ * `EVAL_EXPORT_UNWRITABLE`, `EVAL_OUT_UNWRITABLE`, `RUN_PRUNED` …) and exit 2, having written nothing.
+ *
  * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
  * claims ids that do not exist, live without credentials, an `--out` folder that cannot be written —
  * checked before any run) prints one line and exits 2.

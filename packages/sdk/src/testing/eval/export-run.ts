@@ -23,7 +23,8 @@ export interface ExportRunOptions {
 
 /**
  * Exports a stored run as a trajectory of scenario `recorded` (see `trajectoryFromRecordedRun`), whose `expect` is
- * the verdict the recorded oracle gives the stored run. Order of work: the output file is reserved first (a
+ * the verdict the recorded oracle gives the stored run, with the store's grants, policy revisions and automation
+ * settings (`readRecordedAuthorization`) so its replay is authorized as the run was. Order of work: the output file is reserved first (a
  * temporary file beside it), then the database is opened read-only and the run read; the file is written through
  * the temporary file and a rename, so it is whole or not there.
  * @param options - database, run, file, working directory, describing registry
@@ -58,4 +59,3 @@ export async function exportRunTrajectory(options: ExportRunOptions): Promise<Tr
     await store?.close();
   }
 }
-

@@ -78,6 +78,12 @@ export function formatReplayReport(report: RunReplayReport): string {
   if (report.divergences.length === 0) return [...lines, 'no divergence'].join('\n');
   const rows = [['kind', 'turn', 'call', 'capability', 'divergence']];
   for (const d of report.divergences)
-    rows.push([d.kind, String(d.turn), d.callIndex === undefined ? '-' : String(d.callIndex), d.capabilityId ?? '-', d.message]);
+    rows.push([
+      d.kind,
+      String(d.turn),
+      d.callIndex === undefined ? '-' : String(d.callIndex),
+      d.capabilityId ?? '-',
+      d.message,
+    ]);
   return [...lines, table(rows)].join('\n');
 }

@@ -31,7 +31,8 @@ export async function readRecordedAuthorization(
 ): Promise<RecordedAuthorization> {
   const grants = await storage.grants.list({ status: 'active' });
   const revisions = new Map<string, PolicyRevisionRecord>();
-  for (const kind of new Set(policyKinds)) for (const r of await storage.policies.listByKind(kind)) revisions.set(r.id, r);
+  for (const kind of new Set(policyKinds))
+    for (const r of await storage.policies.listByKind(kind)) revisions.set(r.id, r);
   for (const g of grants)
     if (g.policyRevisionId && !revisions.has(g.policyRevisionId)) {
       const r = await storage.policies.get(g.policyRevisionId);

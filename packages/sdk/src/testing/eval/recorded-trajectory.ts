@@ -3,12 +3,7 @@
 import type { JsonValue } from '../../core/records';
 import type { RunMode, RunOrigin, RunStatus } from '../../core/run-records';
 import type { GoalFactsSnapshot } from '../../runtime/goal-facts';
-import type {
-  RecordedCall,
-  RecordedCapability,
-  RecordedRun,
-  RecordedTurn,
-} from '../../runtime/replay/recorded-run';
+import type { RecordedCall, RecordedCapability, RecordedRun, RecordedTurn } from '../../runtime/replay/recorded-run';
 import type { RecordedAuthorization } from './recorded-authorization';
 import { judgeRecordedOutcome } from './recorded-oracle';
 import { trajectoryCalls, type Trajectory, type TrajectoryTurn } from './trajectory';
