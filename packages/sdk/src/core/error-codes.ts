@@ -492,7 +492,7 @@ export const ERROR_CODES = {
 
   // Task evaluation (`@media-agent/sdk/testing`: scenarios, oracle, `npm run eval`)
   EVAL_TRAJECTORY_INVALID:
-    'A trajectory to replay is not JSON, is larger than 256 KiB or 32 tool calls, is malformed, calls capabilities the host does not offer, or its final report names ids that do not exist.',
+    'A trajectory to replay is not JSON, is larger than 256 KiB or 32 tool calls (a recorded one: 4 MiB or 512 calls), is malformed (a recorded part whose results do not match its calls), calls capabilities the host does not offer, or its final report names ids that do not exist.',
   EVAL_SCENARIO_UNKNOWN: 'A trajectory or `--scenario` names a scenario that is not registered.',
   EVAL_SCENARIO_INVALID: 'A scenario definition is invalid (an id that is not lower snake case, no oracle rules).',
   EVAL_PROVIDER_NOT_CONFIGURED:
@@ -501,6 +501,12 @@ export const ERROR_CODES = {
     'The evaluation command line is malformed (unknown argument, missing value, not exactly one mode).',
   EVAL_OUT_UNWRITABLE:
     'The `--out` folder of an evaluation cannot be created or written; checked before any run, so no run is lost.',
+  EVAL_DB_INVALID:
+    'The database an evaluation reads a stored run from is missing, not a file, not a SQLite database, holds no media-agent schema, or is at a schema this SDK cannot read (a PostgreSQL server that does not answer too).',
+  EVAL_RUN_NOT_FOUND:
+    'The database given to `--export-trajectory`, `--from-run` or `--compare-forks` holds no run with that id.',
+  EVAL_EXPORT_UNWRITABLE:
+    'The file `--export-trajectory` should write cannot be written (its folder is missing or read-only, or it is a directory); checked before the run is read, and nothing is half-written.',
 } as const satisfies Record<string, string>;
 
 /**

@@ -3,6 +3,11 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMediaAgentError } from '../../core/errors';
+import { compareStoredForks, formatForkComparison } from './compare-forks';
+import { buildEvalRuntime, type EvalRuntime } from './eval-runtime';
+import { exportRunTrajectory } from './export-run';
+import { formatReplayReport, replayRunFromDatabase } from './from-run';
+import { type ReservedOutputFile, reserveOutputFile } from './output-file';
 import { injectionCorpus, injectionSample } from '../sandbox/injection-corpus';
 import { formatInjectionTable, runInjectionCorpus } from './injection';
 import { agentFromEnv, runLive, type EvalAgent } from './live';
@@ -11,7 +16,8 @@ import { replayTrajectory } from './replay';
 import type { EvalRunResult } from './run-scenario';
 import { defineScenario, type AnyEvalScenario } from './scenario';
 import { STANDARD_SCENARIOS } from './scenarios/index';
-import { EvalInputError, parseTrajectory, TRAJECTORY_MAX_BYTES, type Trajectory } from './trajectory';
+import { EvalInputError, parseTrajectory, trajectoryCalls, type Trajectory } from './trajectory';
+import { TRAJECTORY_RECORDED_MAX_BYTES } from './trajectory-recording';
 
 /** Where the CLI writes and what it reads besides `argv`. @public */
 export interface EvalCliIo {
@@ -31,9 +37,13 @@ export const EVAL_USAGE = `usage:
   eval --live [--scenario id,...] [--repetitions N]             a real model from the environment
   eval --compare <A> <B> [--scenario id,...] [--repetitions N]  paired: two models (ids) or two prompts (files)
   eval --injection-corpus [--sample N] [--seed S] [--trajectories dir]  the hostile corpus through obeying scripted models
+  eval --export-trajectory <db> <runId> <file>                  a stored run as a trajectory (scenario "recorded")
+  eval --from-run <db> <runId> [--out file.json]                replay a stored run through the current runtime
+  eval --compare-forks <db> <runA> <runB>... [--out file.json]  forks of one point side by side
 options: --scenarios <module.ts> (add scenarios; repeatable)  --out <dir> (report.json, report.html, events/)  --json
+<db>: a SQLite file (opened read-only) or a postgres:// URL (?schema=name)
 live and compare read EVAL_PROVIDER, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, EVAL_MODEL
-exit: 0 passed (or, with --check-expected, every verdict as expected), 1 failed, 2 invalid input`;
+exit: 0 passed (or, with --check-expected, every verdict as expected; --from-run: no divergence), 1 failed (--from-run: diverged), 2 invalid input`;
 
 interface Args {
   replay: string[];
@@ -49,6 +59,9 @@ interface Args {
   sample: number | undefined;
   seed: number;
   trajectories: string;
+  exportTrajectory: string[];
+  fromRun: string[];
+  compareForks: string[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -66,6 +79,9 @@ function parseArgs(argv: readonly string[]): Args {
     sample: undefined,
     seed: 1,
     trajectories: 'eval/trajectories',
+    exportTrajectory: [],
+    fromRun: [],
+    compareForks: [],
   };
   const bad = (why: string) => new EvalInputError('EVAL_ARGS_INVALID', why);
   for (let i = 0; i < argv.length; i++) {
@@ -97,15 +113,33 @@ function parseArgs(argv: readonly string[]): Args {
       if (a === '--sample') args.sample = n;
       else args.seed = n;
     } else if (a === '--trajectories') args.trajectories = value();
-    else throw bad(`unknown argument ${a}`);
+    else if (a === '--export-trajectory') args.exportTrajectory.push(value(), value(), value());
+    else if (a === '--from-run') args.fromRun.push(value(), value());
+    else if (a === '--compare-forks') {
+      args.compareForks.push(value(), value(), value());
+      while (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) args.compareForks.push(argv[++i]!);
+    } else throw bad(`unknown argument ${a}`);
   }
-  const modes = [args.replay.length > 0, args.live, args.compare.length > 0, args.injection].filter(Boolean).length;
-  if (modes !== 1) throw bad('give exactly one of --replay, --live, --compare, --injection-corpus');
-  if (!args.injection && (args.sample !== undefined || argv.includes('--seed') || argv.includes('--trajectories')))
-    throw bad('--sample, --seed and --trajectories are for --injection-corpus');
-  // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
-  if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
-    throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
+  const modes = [
+    args.replay.length > 0,
+    args.live,
+    args.compare.length > 0,
+    args.injection,
+    args.exportTrajectory.length > 0,
+    args.fromRun.length > 0,
+    args.compareForks.length > 0,
+  ].filter(Boolean).length;
+  if (modes !== 1)
+    throw bad(
+      'give exactly one of --replay, --live, --compare, --injection-corpus, --export-trajectory, --from-run, --compare-forks',
+    );
+  const stored = args.exportTrajectory.length + args.fromRun.length + args.compareForks.length > 0;
+  if (stored && (args.scenarioFilter !== undefined || argv.includes('--repetitions') || args.checkExpected))
+    throw bad('--scenario, --repetitions and --check-expected are not for a stored run');
+  if (args.exportTrajectory.length > 0 && (args.out !== undefined || args.json))
+    throw bad('--export-trajectory writes its <file>: --out and --json are for --from-run and --compare-forks');
+  if (args.compareForks.length > 0 && args.modules.length > 0)
+    throw bad('--scenarios is for --export-trajectory and --from-run: --compare-forks reads the stored runs only');
   if (args.replay.length === 0 && args.checkExpected) throw bad('--check-expected is for --replay');
   return args;
 }
@@ -145,10 +179,11 @@ function trajectoryFiles(paths: readonly string[], cwd: string): string[] {
 
 function readTrajectory(file: string): Trajectory {
   const size = statSync(file).size;
-  if (size > TRAJECTORY_MAX_BYTES)
+  // The largest a trajectory may be (a recorded one); the parser applies the bound of its kind.
+  if (size > TRAJECTORY_RECORDED_MAX_BYTES)
     throw new EvalInputError(
       'EVAL_TRAJECTORY_INVALID',
-      `${basename(file)}: is ${size} bytes, more than the ${TRAJECTORY_MAX_BYTES} allowed`,
+      `${basename(file)}: is ${size} bytes, more than the ${TRAJECTORY_RECORDED_MAX_BYTES} allowed`,
     );
   return parseTrajectory(readFileSync(file, 'utf8'), basename(file));
 }
@@ -211,6 +246,62 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
 }
 
 /**
+ * The modes over a stored run: `--export-trajectory`, `--from-run`, `--compare-forks`. Output files are reserved
+ * before the database is opened. Bad input (arguments, a database, a run, an output path, a pruned run, a storage
+ * error) prints `eval: <CODE>: <message>` on one line and answers 2.
+ */
+async function storedRunMode(args: Args, io: EvalCliIo): Promise<number> {
+  let out: ReservedOutputFile | undefined;
+  let runtime: EvalRuntime | undefined;
+  try {
+    if (args.out) out = reserveOutputFile(resolve(io.cwd, args.out), '--out', 'EVAL_OUT_UNWRITABLE');
+    const modules: AnyEvalScenario[] = [];
+    for (const m of args.modules) modules.push(...(await loadScenarios(resolve(io.cwd, m))));
+    if (args.compareForks.length > 0) {
+      const [db, ...runIds] = args.compareForks as [string, ...string[]];
+      const comparison = await compareStoredForks(db, runIds, io.cwd);
+      const json = `${JSON.stringify(comparison, null, 2)}\n`;
+      out?.commit(json);
+      io.stdout(args.json ? json : `${formatForkComparison(comparison)}\n`);
+      for (const w of comparison.warnings) io.stderr(`warning: ${w}\n`);
+      return 0;
+    }
+    runtime = await buildEvalRuntime(modules);
+    if (args.exportTrajectory.length > 0) {
+      const [db, runId, file] = args.exportTrajectory as [string, string, string];
+      const t = await exportRunTrajectory({
+        db,
+        runId,
+        file: resolve(io.cwd, file),
+        cwd: io.cwd,
+        capabilities: runtime.capabilities,
+      });
+      const calls = trajectoryCalls(t).length;
+      io.stdout(
+        `${resolve(io.cwd, file)}: run ${runId}, ${t.turns.length} turns, ${calls} calls, expect ${t.expect!.verdict}${t.expect!.code ? ` (${t.expect!.code})` : ''}\n`,
+      );
+      return 0;
+    }
+    const [db, runId] = args.fromRun as [string, string];
+    const report = await replayRunFromDatabase({ db, runId, cwd: io.cwd, runtime });
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    out?.commit(json);
+    io.stdout(args.json ? json : `${formatReplayReport(report)}\n`);
+    return report.status === 'same' ? 0 : 1;
+  } catch (error) {
+    if (isMediaAgentError(error)) {
+      io.stderr(`eval: ${error.code}: ${error.message.split('\n')[0]}\n`);
+      if (error.code === 'EVAL_ARGS_INVALID') io.stderr(`${EVAL_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    out?.abort();
+    await runtime?.close();
+  }
+}
+
+/**
  * Runs the evaluation command line (what `npm run eval -- …` runs).
  *
  * - `--replay <file|dir>...`: each trajectory drives the real runtime through the scripted model against
@@ -225,6 +316,16 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
  *   obey the injections, under a standing grant of every action; the normal trajectories (`--trajectories`, default
  *   `eval/trajectories`) with and without the corpus. Prints attempts, refused, executed, audited and the normal
  *   verdicts; exit 0 when executed is 0, audited equals attempts and every normal verdict is unchanged, 1 otherwise.
+ *
+ * - `--export-trajectory <db> <runId> <file>`: the stored run (a SQLite file or a `postgres://` URL, read only) as a
+ *   trajectory of scenario `recorded` whose `expect` is the recorded oracle's verdict; `--replay` accepts it. Exit 0.
+ * - `--from-run <db> <runId>`: the stored run replayed through the current runtime (`host.replayRun`); the report as
+ *   a table (`--json`, `--out <file>`: JSON). Exit 0 same, 1 diverged.
+ * - `--compare-forks <db> <runA> <runB>...`: forks of one point side by side (model, status, goal report, calls,
+ *   tokens, cost, time); a warning when they do not share a fork point. Exit 0.
+ *
+ * These three print bad input as `eval: <CODE>: <reason>` (`EVAL_DB_INVALID`, `EVAL_RUN_NOT_FOUND`,
+ * `EVAL_EXPORT_UNWRITABLE`, `EVAL_OUT_UNWRITABLE`, `RUN_PRUNED` …) and exit 2, having written nothing.
  *
  * Invalid input (arguments, a trajectory that is not JSON, too large, calls unknown capabilities or
  * claims ids that do not exist, live without credentials, an `--out` folder that cannot be written —
@@ -243,6 +344,8 @@ async function injectionMode(args: Args, scenarios: Record<string, AnyEvalScenar
 export async function runEvalCli(argv: readonly string[], io: EvalCliIo): Promise<number> {
   try {
     const args = parseArgs(argv);
+    if (args.exportTrajectory.length + args.fromRun.length + args.compareForks.length > 0)
+      return await storedRunMode(args, io);
     if (args.out) prepareOut(resolve(io.cwd, args.out));
     const scenarios: Record<string, AnyEvalScenario> = { ...STANDARD_SCENARIOS };
     for (const m of args.modules) for (const s of await loadScenarios(resolve(io.cwd, m))) scenarios[s.id] = s;

@@ -30,6 +30,7 @@ export {
 export {
   EvalInputError,
   parseTrajectory,
+  trajectoryCalls,
   trajectoryScripts,
   unknownCapabilities,
   TRAJECTORY_MAX_BYTES,
@@ -65,3 +66,36 @@ export {
   type InjectionRunResult,
   type NormalVerdict,
 } from './injection';
+export {
+  RECORDED_SCENARIO_ID,
+  recordingProblems,
+  TRAJECTORY_RECORDED_MAX_BYTES,
+  TRAJECTORY_RECORDED_MAX_CALLS,
+  TRAJECTORY_RECORDED_STATUSES,
+  type TrajectoryRecordedCapability,
+  type TrajectoryRecordedResult,
+  type TrajectoryRecordedStatus,
+  type TrajectoryRecording,
+} from './trajectory-recording';
+export { judgeRecordedOutcome, type RecordedOutcome } from './recorded-oracle';
+export { recordedExpectation, recordedRunFromTrajectory, trajectoryFromRecordedRun } from './recorded-trajectory';
+export {
+  readRecordedAuthorization,
+  recordedAuthorizationStore,
+  type RecordedAuthorization,
+} from './recorded-authorization';
+export { recordedDefinitions, standInDefinition, type DefinitionSource } from './recorded-registry';
+export { replayRecordedTrajectory, type ReplayRecordedTrajectoryOptions } from './recorded-replay';
+export { isPostgresUrl, openEvalStore, storedRun, type EvalStore } from './eval-store';
+export { buildEvalRuntime, type EvalRuntime } from './eval-runtime';
+export { reserveOutputFile, type ReservedOutputFile } from './output-file';
+export { exportRunTrajectory, type ExportRunOptions } from './export-run';
+export { formatReplayReport, replayRunFromDatabase, type ReplayFromDatabaseOptions } from './from-run';
+export {
+  compareForkRows,
+  compareStoredForks,
+  forkComparisonRow,
+  formatForkComparison,
+  type ForkComparison,
+  type ForkComparisonRow,
+} from './compare-forks';

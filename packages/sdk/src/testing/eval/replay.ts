@@ -1,12 +1,16 @@
 // Replay: a trajectory drives the real runtime through the scripted model against a fresh sandbox world.
 import { ScriptedProvider } from '../../models/scripted';
+import { replayRecordedTrajectory } from './recorded-replay';
 import { runScenario, type EvalRunResult, type RunScenarioOptions } from './run-scenario';
 import type { AnyEvalScenario } from './scenario';
+import { RECORDED_SCENARIO_ID } from './trajectory-recording';
 import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities, type Trajectory } from './trajectory';
 
 /**
  * Replays a trajectory: the scripted model plays its calls and final reply through the real runtime
- * against the scenario's fresh world, and the scenario's oracle judges the world and the events.
+ * against the scenario's fresh world, and the scenario's oracle judges the world and the events. A trajectory of
+ * scenario `recorded` (exported from a stored run) replays from its own `recorded` part instead (see
+ * `replayRecordedTrajectory`); `inspect` does not apply to it.
  * @param trajectory - a parsed trajectory, or the text of a trajectory file
  * @param scenarios - scenarios by id
  * @param options - `source` (file name, for messages), `timeoutMs`, `inspect` (called after the run with the
@@ -34,6 +38,9 @@ export async function replayTrajectory(
 ): Promise<EvalRunResult> {
   const source = options.source ?? 'trajectory';
   const t = typeof trajectory === 'string' ? parseTrajectory(trajectory, source) : trajectory;
+  // An exported run replays from its own `recorded` part (docs/evaluation.md#a-run-becomes-a-test).
+  if (t.scenario === RECORDED_SCENARIO_ID)
+    return replayRecordedTrajectory(t, { source, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
   const scenario = scenarios[t.scenario];
   if (!scenario)
     throw new EvalInputError(

@@ -182,7 +182,13 @@ export function formatEvalTable(report: EvalReport): string {
   return out.join('\n');
 }
 
-function table(rows: string[][]): string {
+/**
+ * Rows as a plain-text table: the first row is the header, underlined; columns padded to their widest cell.
+ * @param rows - header then rows, each a list of cells
+ * @returns the table, lines joined by `\n`
+ * @internal
+ */
+export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) =>
     r

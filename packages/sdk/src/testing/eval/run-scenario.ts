@@ -5,6 +5,7 @@ import { MediaAgentError } from '../../core/errors';
 import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
 import type { ModelProvider } from '../../models/types';
+import type { StorageAdapter } from '../../ports/storage-adapter';
 import { ManualClock } from '../../ports/clock';
 import { SequentialIdGenerator } from '../../ports/id-generator';
 import { ConsoleLogger } from '../../ports/logger';
@@ -84,6 +85,12 @@ export interface RunScenarioOptions {
    * @defaultValue 60 000
    */
   timeoutMs?: number;
+  /**
+   * The host's storage (e.g. a `SqliteStorage` on a file, to keep the run for `--export-trajectory`); the host
+   * migrates it on start and closes it on stop.
+   * @defaultValue a new `MemoryStorage`
+   */
+  storage?: StorageAdapter;
   /** Called once the host is set up, with every tool name the model may call (a replay checks its calls here). */
   beforeRun?: (toolNames: ReadonlySet<string>) => void;
   /** Called after the run, before the oracle (a replay checks the ids its report claims here). */
@@ -121,7 +128,7 @@ export async function runScenario<S>(scenario: EvalScenario<S>, options: RunScen
   });
   const ctx = { world, clock, seed, hostState: undefined } as ScenarioContext;
   const hostOptions = {
-    storage: new MemoryStorage(),
+    storage: options.storage ?? new MemoryStorage(),
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),

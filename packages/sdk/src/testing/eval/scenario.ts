@@ -27,7 +27,10 @@ import type { FinalReport } from './final-report';
  * - `no_delegation`: status was not gathered by subagents;
  * - `subagent_write`: a subagent attempted a side-effecting call;
  * - `unexpected_write`: a side-effecting call the scenario does not allow;
- * - `scenario_not_exercised`: the run never reached the situation the scenario tests.
+ * - `scenario_not_exercised`: the run never reached the situation the scenario tests;
+ * - `goal_failed`: (scenario `recorded`) the replayed run's verified goal report says `failed`;
+ * - `goal_waiting`: (scenario `recorded`) its goal report says `waiting`, or it has not ended and has none;
+ * - `run_failed`: (scenario `recorded`) it ended (`failed`, `cancelled`, `budget_exceeded`) without a goal report.
  * @public
  */
 export const ORACLE_FAILURE_CODES = Object.freeze([
@@ -46,6 +49,9 @@ export const ORACLE_FAILURE_CODES = Object.freeze([
   'subagent_write',
   'unexpected_write',
   'scenario_not_exercised',
+  'goal_failed',
+  'goal_waiting',
+  'run_failed',
 ] as const);
 
 /** One of {@link ORACLE_FAILURE_CODES}, or a plugin scenario's own code. @public */

@@ -1,10 +1,25 @@
 // A trajectory: the tool calls and the final report of one run, replayed through the scripted model.
 import { MediaAgentError } from '../../core/errors';
 import type { FakeScript, ScriptStep } from '../../models/scripted';
+import {
+  RECORDED_SCENARIO_ID,
+  recordingProblems,
+  TRAJECTORY_RECORDED_MAX_BYTES,
+  TRAJECTORY_RECORDED_MAX_CALLS,
+  type TrajectoryRecording,
+} from './trajectory-recording';
 
-/** At most this many tool calls in a trajectory (subagents included). @public */
+/**
+ * At most this many tool calls in a trajectory (subagents included); a recorded trajectory (scenario `recorded`) may
+ * hold up to `TRAJECTORY_RECORDED_MAX_CALLS` (512).
+ * @public
+ */
 export const TRAJECTORY_MAX_CALLS = 32;
-/** At most this many bytes in a trajectory file (256 KiB). @public */
+/**
+ * At most this many bytes in a trajectory file (256 KiB); a recorded trajectory may be up to
+ * `TRAJECTORY_RECORDED_MAX_BYTES` (4 MiB).
+ * @public
+ */
 export const TRAJECTORY_MAX_BYTES = 256 * 1024;
 
 /** One tool call of a trajectory: a capability (or runtime tool) and its input; strings may hold `{{capability.path}}` templates. @public */
@@ -45,7 +60,9 @@ export interface TrajectorySubagent extends TrajectoryEnd {
 
 /**
  * A trajectory file (JSON): which scenario and seed, the top-level run's turns and final reply, the
- * subagents' parts, and optionally the verdict it is expected to get.
+ * subagents' parts, and optionally the verdict it is expected to get. A trajectory exported from a stored run
+ * (`npm run eval -- --export-trajectory`) has scenario `recorded` and a `recorded` part: what the run saw, so it
+ * replays without the host.
  * @public
  */
 export interface Trajectory extends TrajectoryEnd {
@@ -61,13 +78,17 @@ export interface Trajectory extends TrajectoryEnd {
   subagents?: TrajectorySubagent[];
   /** Expected verdict (checked by `--check-expected` and the test suite). */
   expect?: { verdict: 'pass' | 'fail'; code?: string };
+  /** What a stored run saw (scenario `recorded` only; required there). */
+  recorded?: TrajectoryRecording;
 }
 
 /**
  * Bad evaluation input: a trajectory that is not JSON, too large, malformed, calls unknown capabilities,
  * names an unknown scenario or claims ids that do not exist; a live mode without a model; an `--out` folder
- * that cannot be written. Codes `EVAL_TRAJECTORY_INVALID`, `EVAL_SCENARIO_UNKNOWN`,
- * `EVAL_PROVIDER_NOT_CONFIGURED`, `EVAL_ARGS_INVALID`, `EVAL_OUT_UNWRITABLE`.
+ * that cannot be written; a database that is missing or not a media-agent database, a run it does not hold, an
+ * export path that cannot be written. Codes `EVAL_TRAJECTORY_INVALID`, `EVAL_SCENARIO_UNKNOWN`,
+ * `EVAL_PROVIDER_NOT_CONFIGURED`, `EVAL_ARGS_INVALID`, `EVAL_OUT_UNWRITABLE`, `EVAL_DB_INVALID`,
+ * `EVAL_RUN_NOT_FOUND`, `EVAL_EXPORT_UNWRITABLE`.
  * The CLI exits 2 with its message.
  * @public
  */
@@ -83,7 +104,10 @@ export class EvalInputError extends MediaAgentError {
       | 'EVAL_SCENARIO_UNKNOWN'
       | 'EVAL_PROVIDER_NOT_CONFIGURED'
       | 'EVAL_ARGS_INVALID'
-      | 'EVAL_OUT_UNWRITABLE',
+      | 'EVAL_OUT_UNWRITABLE'
+      | 'EVAL_DB_INVALID'
+      | 'EVAL_RUN_NOT_FOUND'
+      | 'EVAL_EXPORT_UNWRITABLE',
     message: string,
     details: Record<string, unknown> = {},
   ) {
@@ -95,7 +119,8 @@ const invalid = (source: string, why: string) =>
   new EvalInputError('EVAL_TRAJECTORY_INVALID', `${source}: ${why}`, { source });
 
 /**
- * Parses and checks a trajectory file's text: size, JSON, shape, the call bound.
+ * Parses and checks a trajectory file's text: size, JSON, shape, the call bound (a recorded trajectory: its
+ * `recorded` part, the larger bounds).
  * @param text - the file's content
  * @param source - the file name, for messages
  * @returns the trajectory
@@ -104,8 +129,8 @@ const invalid = (source: string, why: string) =>
  */
 export function parseTrajectory(text: string, source = 'trajectory'): Trajectory {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > TRAJECTORY_MAX_BYTES)
-    throw invalid(source, `is ${bytes} bytes, more than the ${TRAJECTORY_MAX_BYTES} allowed`);
+  if (bytes > TRAJECTORY_RECORDED_MAX_BYTES)
+    throw invalid(source, `is ${bytes} bytes, more than the ${TRAJECTORY_RECORDED_MAX_BYTES} allowed`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -114,7 +139,15 @@ export function parseTrajectory(text: string, source = 'trajectory'): Trajectory
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid(source, 'is not a JSON object');
   const t = value as Partial<Trajectory>;
+  const recorded = t.scenario === RECORDED_SCENARIO_ID;
+  const maxBytes = recorded ? TRAJECTORY_RECORDED_MAX_BYTES : TRAJECTORY_MAX_BYTES;
+  if (bytes > maxBytes) throw invalid(source, `is ${bytes} bytes, more than the ${maxBytes} allowed`);
   if (typeof t.scenario !== 'string' || !t.scenario) throw invalid(source, '"scenario" must be a scenario id');
+  if (recorded !== (t.recorded !== undefined))
+    throw invalid(
+      source,
+      recorded ? 'scenario "recorded" needs a "recorded" part' : '"recorded" is for scenario "recorded" only',
+    );
   if (t.seed !== undefined && !(Number.isInteger(t.seed) && t.seed >= 0))
     throw invalid(source, '"seed" must be a non-negative integer');
   checkPart(t, source, 'the run');
@@ -129,8 +162,12 @@ export function parseTrajectory(text: string, source = 'trajectory'): Trajectory
     (n, p) => n + p.turns.reduce((m, turn) => m + turn.calls.length, 0),
     0,
   );
-  if (calls > TRAJECTORY_MAX_CALLS)
-    throw invalid(source, `has ${calls} tool calls, more than the ${TRAJECTORY_MAX_CALLS} allowed`);
+  const maxCalls = recorded ? TRAJECTORY_RECORDED_MAX_CALLS : TRAJECTORY_MAX_CALLS;
+  if (calls > maxCalls) throw invalid(source, `has ${calls} tool calls, more than the ${maxCalls} allowed`);
+  if (recorded) {
+    const problem = recordingProblems(t.recorded, trajectoryCalls(t as Trajectory))[0];
+    if (problem) throw invalid(source, problem);
+  }
   if (t.expect !== undefined && (!t.expect || !['pass', 'fail'].includes(t.expect.verdict)))
     throw invalid(source, '"expect.verdict" must be "pass" or "fail"');
   return t as Trajectory;
@@ -155,6 +192,17 @@ function checkPart(p: Partial<TrajectorySubagent>, source: string, who: string):
     throw invalid(source, `${who}: "finalReport" must be an object`);
   if (p.finalText !== undefined && typeof p.finalText !== 'string')
     throw invalid(source, `${who}: "finalText" must be a string`);
+}
+
+/**
+ * Every call of a trajectory's turns, in order: the top-level run's turns first, then each subagent's (the order of
+ * a recorded trajectory's `results`).
+ * @param trajectory - the trajectory
+ * @returns the calls
+ * @public
+ */
+export function trajectoryCalls(trajectory: Pick<Trajectory, 'turns' | 'subagents'>): TrajectoryCall[] {
+  return [trajectory, ...(trajectory.subagents ?? [])].flatMap((p) => p.turns.flatMap((t) => t.calls));
 }
 
 /**
