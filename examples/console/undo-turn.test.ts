@@ -94,9 +94,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('undoing the last turn
 
     // Undo: the page is the fork's, waiting, with the text back in the box and the previous branch linked.
     await page.locator('#undo-turn').click();
-    await page.waitForFunction((id) => !(globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id)), original, {
-      timeout: WAIT,
-    });
+    await page.waitForFunction(
+      (id) => !(globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id)),
+      original,
+      {
+        timeout: WAIT,
+      },
+    );
     const fork = shownRun(page);
     expect(fork).not.toBe(original);
     await shows(page, '#transcript', `your last turn was undone: this conversation continues from run ${original}`);
@@ -123,9 +127,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('undoing the last turn
 
     // The previous branch is readable as it was.
     await previous.click();
-    await page.waitForFunction((id) => (globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id)), original, {
-      timeout: WAIT,
-    });
+    await page.waitForFunction(
+      (id) => (globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id)),
+      original,
+      {
+        timeout: WAIT,
+      },
+    );
     await shows(page, '#transcript', `You said: “${message}”`);
     expect(await page.locator('#transcript').textContent()).not.toContain('please answer in German');
 

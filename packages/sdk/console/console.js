@@ -573,7 +573,17 @@ async function showLineage(container, forkedFrom, onMessages) {
     'previous branch',
   );
   container.replaceChildren(
-    h('p', { class: 'lineage' }, 'Forked after event ', String(forkedFrom.atSeq), ' of the ', link, ' ', h('code', {}, forkedFrom.runId), '.'),
+    h(
+      'p',
+      { class: 'lineage' },
+      'Forked after event ',
+      String(forkedFrom.atSeq),
+      ' of the ',
+      link,
+      ' ',
+      h('code', {}, forkedFrom.runId),
+      '.',
+    ),
   );
   try {
     const events = await eventsUpTo(forkedFrom.runId, forkedFrom.atSeq);

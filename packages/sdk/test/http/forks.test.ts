@@ -208,7 +208,11 @@ describe('GET /api/runs/:id/fork-points and POST /api/runs/:id/fork', () => {
 
     // Bob may not fork Alice's run: 404, nothing written.
     const before = await snapshot(s.host);
-    expectProblem(await s.call(BOB, 'POST', `/api/runs/${runId}/fork`, { atSeq: points[0]!.seq }), 404, 'RUN_NOT_FOUND');
+    expectProblem(
+      await s.call(BOB, 'POST', `/api/runs/${runId}/fork`, { atSeq: points[0]!.seq }),
+      404,
+      'RUN_NOT_FOUND',
+    );
     expect(await snapshot(s.host)).toEqual(before);
 
     // Alice forks from her first boundary with another model id: 201, a new run of hers that records its lineage.
