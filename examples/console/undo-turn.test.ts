@@ -50,6 +50,25 @@ async function holds(page: Page, selector: string, value: string): Promise<void>
   );
 }
 
+/**
+ * Waits until the page shows a run other than `runIds`, or an error (then fails with its text: a refused undo or fork
+ * shows its code in the page).
+ */
+async function leaves(page: Page, runIds: string[]): Promise<void> {
+  await page.waitForFunction(
+    (ids) => {
+      const g = globalThis as unknown as PageGlobals;
+      const moved =
+        g.location.hash.startsWith('#/runs/') &&
+        !ids.some((id) => g.location.hash === `#/runs/${encodeURIComponent(id)}`);
+      return moved || g.document.querySelector('main .error') !== null;
+    },
+    runIds,
+    { timeout: WAIT },
+  );
+  expect(await page.locator('main .error').allTextContents()).toEqual([]);
+}
+
 /** The run id the page shows (from its hash route `#/runs/<id>`). */
 const shownRun = (page: Page) => decodeURIComponent(new URL(page.url()).hash.replace(/^#\/runs\//, ''));
 
@@ -94,13 +113,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('undoing the last turn
 
     // Undo: the page is the fork's, waiting, with the text back in the box and the previous branch linked.
     await page.locator('#undo-turn').click();
-    await page.waitForFunction(
-      (id) => !(globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id)),
-      original,
-      {
-        timeout: WAIT,
-      },
-    );
+    await leaves(page, [original]);
     const fork = shownRun(page);
     expect(fork).not.toBe(original);
     await shows(page, '#transcript', `your last turn was undone: this conversation continues from run ${original}`);
@@ -140,11 +153,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('undoing the last turn
     // "Fork from here" on the original's first step opens a fork of it.
     await page.locator('#fork-points-section summary').click();
     await page.locator('#fork-points li button', { hasText: 'Fork from here' }).first().click();
-    await page.waitForFunction(
-      (ids) => !ids.some((id) => (globalThis as unknown as PageGlobals).location.hash.endsWith(encodeURIComponent(id))),
-      [original, fork],
-      { timeout: WAIT },
-    );
+    await leaves(page, [original, fork]);
     await shows(page, '#transcript', `forked from run ${original}`);
     await page.locator('#previous-branch').waitFor({ timeout: WAIT });
     expect(await page.locator('#previous-branch').getAttribute('href')).toBe(`#/runs/${encodeURIComponent(original)}`);
