@@ -213,7 +213,7 @@ function runPage(runId) {
   const calls = new Map(); // callId -> transcript item
   const approvalCards = new Map(); // approvalId -> card
   let interactive = false; // a top-level run of a conversation: its last turn can be undone
-  let personMessages = 0; // a person's messages after the goal, in this run and the conversation it was forked from
+  let personMessages = 0; // a person's messages after the goal that reached the model, here and before the fork
 
   const status = h('span', { id: 'run-status' });
   const goal = h('p', { id: 'run-goal' });
@@ -361,11 +361,12 @@ function runPage(runId) {
         break;
       case 'inbox_queued':
         note(`message queued: ${d.text}`);
-        personMessages++;
-        syncUndo();
         break;
       case 'inbox_applied':
         note('messages reached the model');
+        // A message that reached the model is a turn of the person's that can be undone (a queued one cannot yet).
+        personMessages += d.inboxIds?.length ?? 0;
+        syncUndo();
         break;
       case 'approval_requested':
         note(
@@ -588,6 +589,7 @@ async function showLineage(container, forkedFrom, onMessages) {
   try {
     const events = await eventsUpTo(forkedFrom.runId, forkedFrom.atSeq);
     const items = [];
+    const queued = new Map(); // inbox id → text: a message is in the conversation once applied, where it was applied
     let text;
     let messages = 0;
     for (const e of events) {
@@ -600,9 +602,14 @@ async function showLineage(container, forkedFrom, onMessages) {
         text = undefined;
         items.push(h('li', { class: 'tool' }, `${e.data.capabilityId} `, badge(e.data.phase)));
       } else if (e.type === 'inbox_queued') {
+        queued.set(e.data.inboxId, e.data.text);
+      } else if (e.type === 'inbox_applied') {
         text = undefined;
-        messages++;
-        items.push(h('li', { class: 'note' }, `you wrote: ${e.data.text}`));
+        for (const id of e.data.inboxIds ?? []) {
+          if (!queued.has(id)) continue;
+          messages++;
+          items.push(h('li', { class: 'note' }, `you wrote: ${queued.get(id)}`));
+        }
       }
     }
     onMessages(messages);
