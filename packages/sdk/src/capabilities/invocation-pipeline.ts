@@ -127,6 +127,8 @@ interface ClaimedCall {
 export class InvocationPipeline {
   /** One intent, one job (docs/intents.md). */
   readonly #intents: IntentGate;
+  /** Calls of capability handlers and verifiers started so far (host code run; a replay measures it stays 0). */
+  hostCodeCalls = 0;
 
   constructor(private readonly deps: InvocationPipelineDeps) {
     this.#intents = new IntentGate(deps.intents);
@@ -720,6 +722,7 @@ export class InvocationPipeline {
       pending: pendingOutcome,
       ...callerChannel(ctx.listener),
     };
+    this.hostCodeCalls++;
     const running = (async () => capability.handler(p.input as never, hctx))();
     const first = await Promise.race([
       running.then(
@@ -872,6 +875,7 @@ export class InvocationPipeline {
     // The caller's abort ends the verification at once, like a handler's (a verifier that ignores its signal).
     const abort = abortedVerdict(p.signal);
     try {
+      this.hostCodeCalls++;
       const verified = await Promise.race([verifier({ input: p.input, entry, read, signal: p.signal }), abort.verdict]);
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);

@@ -189,6 +189,10 @@ export const ERROR_CODES = {
   UNDO_INVERSE_FAILED:
     'Calling an inverse threw something other than an SDK error (an SDK error keeps its own code in the undo step); the undo stopped there and an `undo_failed` decision was raised.',
 
+  // Replay without side effects (docs/evaluation.md#replay-without-side-effects)
+  REPLAY_NO_RECORDED_RESULT:
+    'A replayed call reached a capability whose stored run holds no result (left) for that capability and input — the original call was denied, refused or never made: the replay answers it failed with this code, calls no handler, and reports the divergence.',
+
   // Audit chain (docs/audit.md)
   AUDIT_CHAIN_BROKEN:
     'The audit chain does not verify: a row was edited, deleted or inserted outside the SDK (`details.firstBreak` names the first: seq, id, what changed).',

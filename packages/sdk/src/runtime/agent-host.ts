@@ -32,6 +32,7 @@ import { toRunEvent, type RunEventBus, type RunEventSubscription } from './event
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import {
   checkInteger,
+  checkOptionsObject,
   RunNotFoundError,
   RunRequestError,
   type RunDetail,
@@ -59,6 +60,7 @@ import type { ScheduleRunner } from './schedules/schedule-runner';
 import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
 import type { ForkService } from './fork/fork-service';
 import type { ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork/fork-types';
+import type { RunReplayReport } from './replay/replay-report';
 
 /**
  * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
@@ -219,6 +221,32 @@ export interface AgentHost {
    *   `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail>;
+  /**
+   * Replays a stored run without side effects (docs/evaluation.md#replay-without-side-effects): re-drives it through
+   * the current runtime — this host's capability definitions (schemas, kinds, targets, policies), grants, policy
+   * revisions, automation settings and run settings (budgets, loop guard, context window) — in an isolated host
+   * (memory storage, a manual clock from the run's creation, sequential ids), with a scripted model that plays the
+   * stored model turns and capability handlers that answer the stored results; steering messages are sent before the
+   * turn they preceded and approvals decided as they were. Nothing real runs: no model call, no handler call, no
+   * ledger write on this host — `modelCalls`, `handlerCalls` and `ledgerWrites` measure it (calls this host's
+   * providers and registry received, and ledger rows of its store added or changed, during the replay: another
+   * run working meanwhile counts too). Returns where the current runtime diverges from what was stored: another tool
+   * call, another authorization verdict, another goal report, a capability that no longer exists, more or fewer turns.
+   * A run that has not ended is replayed as far as it is stored.
+   * @param runId - the stored run (a top-level run; its subagents are replayed with it)
+   * @param options - `actor`: ask on a person's behalf (only the run's owner and administrators may replay it);
+   *   `timeoutMs`: real-time limit of the replay, an integer from 1 to 600 000 (default 30 000)
+   * @returns the replay report: `status` `same` or `diverged`, the divergences, both goal reports, the measures
+   * @throws `RUN_NOT_FOUND` (also for a run `actor` may not see), `RUN_PRUNED` (retention removed its conversation),
+   *   `RUN_REQUEST_INVALID` (bad options), `ACTOR_INVALID`
+   * @example
+   * ```ts
+   * const replay = await host.replayRun(run.id, { actor: 'user:admin' });
+   * console.log(replay.status, replay.modelCalls, replay.handlerCalls, replay.ledgerWrites); // 'same' 0 0 0
+   * for (const d of replay.divergences) console.log(d.kind, `turn ${d.turn}`, d.message);
+   * ```
+   */
+  replayRun(runId: string, options?: { actor?: string; timeoutMs?: number }): Promise<RunReplayReport>;
   /**
    * Runs newest first (default limit 50, at most 1000). With `actor`, an ordinary user gets only the runs
    * they started; an administrator gets every run.
@@ -610,6 +638,8 @@ export interface AgentHostDeps {
   undo: HostUndo;
   /** Forks and undoing the last turn: what `host.forkRun`, `host.listForkPoints` and `host.undoLastTurn` call. */
   forks: ForkService;
+  /** Replays a stored run without side effects: what `host.replayRun` calls once access was checked. */
+  replay: (runId: string, options: { timeoutMs?: number }) => Promise<RunReplayReport>;
   /**
    * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
    * may be called again once the model server is up). Absent: nothing is checked.
@@ -760,6 +790,25 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.getRun} */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail> {
     return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);
+  }
+
+  /** {@inheritDoc AgentHost.replayRun} */
+  replayRun(runId: string, options?: { actor?: string; timeoutMs?: number }): Promise<RunReplayReport> {
+    return this.#refused('replayRun') ?? this.#replayRun(runId, options);
+  }
+
+  async #replayRun(
+    runId: string,
+    options: { actor?: string; timeoutMs?: number } | undefined,
+  ): Promise<RunReplayReport> {
+    checkOptionsObject('options', options);
+    const timeoutMs = checkInteger('timeoutMs', options?.timeoutMs, 1, 600_000);
+    // The same rule as reading it: a run the actor may not see is RUN_NOT_FOUND.
+    await this.#deps.runs.getRun(runId, {
+      limit: 1,
+      ...(options?.actor !== undefined ? { actor: options.actor } : {}),
+    });
+    return this.#deps.replay(runId, timeoutMs !== undefined ? { timeoutMs } : {});
   }
 
   /** {@inheritDoc AgentHost.listRuns} */
