@@ -1,7 +1,8 @@
-// The fork routes against a real local port: the router on Node's http, a host on a SQLite file with the sandbox world
+// The fork, undo and replay routes against a real local port: the router on Node's http, a host on a SQLite file with the sandbox world
 // and the scripted model driving real runs; every request made with undici. Each route answers as the caller (another
 // person's run is 404 like a missing one), every refusal is a problem response with its stable code and writes
-// nothing, and an undo of the last turn leaves a fork that waits for the person while the original stays readable.
+// nothing, an undo of the last turn leaves a fork that waits for the person while the original stays readable, and a
+// replay reports on a stored run without a model call, a handler call or a write.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -423,6 +424,54 @@ describe('POST /api/runs/:id/undo', () => {
     expectProblem(await s.call(ADMIN, 'POST', `/api/runs/${old}/fork`, { atSeq: 3 }), 409, 'RUN_PRUNED');
     expectProblem(await s.call(ADMIN, 'POST', `/api/runs/${old}/undo`, {}), 409, 'RUN_PRUNED');
     expectProblem(await s.call(ADMIN, 'GET', `/api/runs/${old}/fork-points`), 409, 'RUN_PRUNED');
+    expectProblem(await s.call(ADMIN, 'POST', `/api/runs/${old}/replay`, {}), 409, 'RUN_PRUNED');
     expect(await snapshot(host)).toEqual(before);
+  });
+});
+
+describe('POST /api/runs/:id/replay', () => {
+  it('replays a stored run as the caller: the report, no model call, no handler call, nothing written', async () => {
+    const s = await serve();
+    const chat = await conversation(s);
+    // A run with tool calls: a delegation whose subagent queried the inventory (handlers that must not run again).
+    const parent = await s.host.startRun({ goal: 'find out about Dune', actor: ALICE });
+    await until(s.host, parent.id, rests, 'the delegating run to end');
+    const before = await snapshot(s.host);
+
+    for (const runId of [chat, parent.id]) {
+      const replayed = await s.call(ALICE, 'POST', `/api/runs/${runId}/replay`, '');
+      expect(replayed.status).toBe(200);
+      expect(replayed.body).toMatchObject({
+        runId,
+        status: 'same',
+        modelCalls: 0,
+        handlerCalls: 0,
+        ledgerWrites: 0,
+        divergences: [],
+        storedReport: { status: expect.any(String) },
+      });
+      // Stored model turns (the final reply not counted): the conversation's answer to its goal, the delegation.
+      expect(replayed.body.turns).toBeGreaterThanOrEqual(1);
+      expect(replayed.body.replayedReport).toEqual(replayed.body.storedReport);
+    }
+    expect((await s.call(ALICE, 'POST', `/api/runs/${parent.id}/replay`, {})).body.toolCalls).toBeGreaterThanOrEqual(1);
+    // The administrator may replay Alice's run, with a time limit.
+    expect((await s.call(ADMIN, 'POST', `/api/runs/${chat}/replay`, { timeoutMs: 20_000 })).status).toBe(200);
+    expect(await snapshot(s.host)).toEqual(before);
+
+    // Refusals: another person's run and a missing one are 404; bad bodies 400/415; a limit out of range 422.
+    expectProblem(await s.call(BOB, 'POST', `/api/runs/${chat}/replay`, {}), 404, 'RUN_NOT_FOUND');
+    expectProblem(await s.call(ALICE, 'POST', '/api/runs/run_nope/replay', {}), 404, 'RUN_NOT_FOUND');
+    for (const body of [{ timeoutMs: '100' }, { timeoutMs: 1.5 }, { actor: BOB }])
+      expectProblem(await s.call(ALICE, 'POST', `/api/runs/${chat}/replay`, body), 400, 'HTTP_BODY_INVALID');
+    expectProblem(
+      await s.call(ALICE, 'POST', `/api/runs/${chat}/replay`, '{}', 'text/plain'),
+      415,
+      'HTTP_CONTENT_TYPE_UNSUPPORTED',
+    );
+    for (const timeoutMs of [0, 600_001])
+      expectProblem(await s.call(ALICE, 'POST', `/api/runs/${chat}/replay`, { timeoutMs }), 422, 'RUN_REQUEST_INVALID');
+    expectProblem(await s.call(null, 'POST', `/api/runs/${chat}/replay`, {}), 401, 'HTTP_UNAUTHENTICATED');
+    expect(await snapshot(s.host)).toEqual(before);
   });
 });
