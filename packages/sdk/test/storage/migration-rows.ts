@@ -43,6 +43,7 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 11, name: 'schedules' },
   { version: 12, name: 'approvals a household can trust' },
   { version: 13, name: 'intents' },
+  { version: 14, name: 'forks' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
