@@ -129,7 +129,7 @@ describe('recordedCapabilities: the current definitions with recorded handlers, 
     for (const d of definitions) host.capabilities.register(d);
     await host.start();
     await host.grants.create({ action: 'job.submit', actor: 'user:admin' });
-    const as = { actor: 'user:admin' };
+    const as = { actor: 'user:admin' as const };
     expect(await host.invoke('job.lookup', { name: 'a' }, as)).toMatchObject({
       status: 'succeeded',
       output: { id: 'j1' },

@@ -3,7 +3,7 @@
 // authorization and the ledger of an isolated store, and never calls host code.
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
 import { OutcomeUnknownError } from '../../capabilities/errors';
-import type { Capability, VerifierOutcome } from '../../capabilities/types';
+import type { Capability, HandlerContext, VerifierOutcome } from '../../capabilities/types';
 import { canonicalHash } from '../../core/canonical-json';
 import { MediaAgentError } from '../../core/errors';
 import { RUNTIME_TOOLS, type RecordedCall, type RecordedRun } from './recorded-run';
@@ -150,7 +150,7 @@ export function recordedCapabilities(
     definitions.push(
       Object.freeze({
         ...definition,
-        handler: async (input, ctx) => {
+        handler: async (input: unknown, ctx: HandlerContext) => {
           const call = answers.take(id, input);
           if (!call) throw new ReplayNoRecordedResultError(id);
           switch (call.status) {

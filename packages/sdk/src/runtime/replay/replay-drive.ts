@@ -321,9 +321,9 @@ function isIdle(run: RunRecord, undecidedApproval: boolean): boolean {
 /** Every call of a (replayed) run and its subagents, with turn and position. @internal */
 export function callsOf(run: Pick<RecordedRun, 'turns' | 'subagents'>): ReplayedCall[] {
   const out: ReplayedCall[] = [];
-  const add = (turns: RecordedTurn[], subagent?: number) =>
-    turns.forEach((t, turn) =>
-      t.calls.forEach((c, index) =>
+  const add = (turns: RecordedTurn[], subagent?: number): void => {
+    for (const [turn, t] of turns.entries())
+      for (const [index, c] of t.calls.entries())
         out.push({
           turn,
           index,
@@ -332,10 +332,9 @@ export function callsOf(run: Pick<RecordedRun, 'turns' | 'subagents'>): Replayed
           status: c.status,
           ...(c.error ? { errorCode: c.error.code } : {}),
           ...(subagent !== undefined ? { subagent } : {}),
-        }),
-      ),
-    );
+        });
+  };
   add(run.turns);
-  run.subagents.forEach((s, i) => add(s.turns, i));
+  for (const [i, s] of run.subagents.entries()) add(s.turns, i);
   return out;
 }
