@@ -1,4 +1,4 @@
-// The fork routes (docs/http.md#forks-and-undo): a run's fork points, a fork from one of them, and undoing the last
+// The fork routes (docs/http.md#forks-and-undo, docs/forks.md): a run's fork points, a fork from one of them, and undoing the last
 // turn of a conversation — host.listForkPoints, host.forkRun and host.undoLastTurn over HTTP, as the caller.
 import type { Hono } from 'hono';
 import Type from 'typebox';
