@@ -22,6 +22,7 @@ import {
   SystemClock,
 } from '@media-agent/sdk';
 import { createAgentRouter, toNodeListener } from '@media-agent/sdk/http';
+import type { FakeScript } from '@media-agent/sdk/models';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { addToLibraryScript, registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
 
@@ -64,6 +65,16 @@ export interface ConsoleHost {
   close(): Promise<void>;
 }
 
+/**
+ * The scripted model's conversation: every message of the person (it matches any text, so each one starts it again)
+ * gets one answer that quotes it, and no tool is called.
+ */
+export const CHAT_SCRIPT: FakeScript = {
+  name: 'chat',
+  match: { regex: '\\S' },
+  finalText: (ctx) => `You said: “${ctx.lastUserMessage}”. (The scripted demo model answers in words only.)`,
+};
+
 /** The model: a real provider when its key is given, else the scripted one. */
 function modelConfig(options: ConsoleHostOptions): { provider: ModelProviderConfig; model: string } {
   const env = options.env ?? {};
@@ -81,7 +92,9 @@ function modelConfig(options: ConsoleHostOptions): { provider: ModelProviderConf
   return {
     provider: {
       provider: 'scripted',
-      scripts: titles.map((t) => addToLibraryScript(t)),
+      // A goal naming one of the titles adds it to the library; anything else is a conversation: each message of the
+      // person gets one answer in words (so a turn can be sent, undone and sent again).
+      scripts: [...titles.map((t) => addToLibraryScript(t)), CHAT_SCRIPT],
       chunkSize: 6,
       delayMs: options.scriptedDelayMs ?? 40,
     },

@@ -4,6 +4,8 @@
 // A run page loads the run's stored events by per-run sequence, then follows the event stream
 // (server-sent events; `id:` is the global sequence, so the browser resumes with Last-Event-ID) and
 // falls back to polling while the stream is down. Every event is applied once, in per-run order.
+// A conversation's run page can undo its last turn (a fork before the person's last message: the page switches to
+// the fork with that message back in the box, and links the previous branch) and fork from any step.
 
 const POLL_MS = 2500;
 const EVENT_TYPES = [
@@ -19,7 +21,11 @@ const EVENT_TYPES = [
   'budget_exceeded',
   'warning',
   'input_requested',
+  'forked',
 ];
+
+/** Text to put back in a run page's message box when it opens: run id → the undone message's text. */
+const drafts = new Map();
 
 /** Builds an element: h('p', { class: 'x', onclick: fn }, 'text', child). Text is never parsed as HTML. */
 function h(tag, attrs, ...children) {
@@ -206,6 +212,8 @@ function runPage(runId) {
   let currentText; // the transcript item the model's text is streaming into
   const calls = new Map(); // callId -> transcript item
   const approvalCards = new Map(); // approvalId -> card
+  let interactive = false; // a top-level run of a conversation: its last turn can be undone
+  let personMessages = 0; // a person's messages after the goal that reached the model, here and before the fork
 
   const status = h('span', { id: 'run-status' });
   const goal = h('p', { id: 'run-goal' });
@@ -215,7 +223,39 @@ function runPage(runId) {
   const approvals = h('div', { id: 'run-approvals' });
   const report = h('div', { id: 'report' }, h('p', { class: 'muted' }, 'No report yet.'));
   const message = h('textarea', { id: 'message', rows: 2, maxlength: 10000 });
+  // The text of a turn just undone comes back here, to be edited and sent again.
+  if (drafts.has(runId)) {
+    message.value = drafts.get(runId);
+    drafts.delete(runId);
+  }
   const feedback = h('div', { 'aria-live': 'polite' });
+  const lineage = h('div', { id: 'run-lineage' });
+  const undo = h(
+    'button',
+    {
+      type: 'button',
+      id: 'undo-turn',
+      class: 'secondary',
+      disabled: true,
+      title: 'Go back to before your last message: the conversation continues in a fork, this one stays readable',
+      onclick: async () => {
+        feedback.replaceChildren();
+        undo.disabled = true;
+        try {
+          const result = await api(`runs/${encodeURIComponent(runId)}/undo`, { method: 'POST', body: '{}' });
+          drafts.set(result.run.id, result.undoneMessage.text);
+          location.hash = `#/runs/${encodeURIComponent(result.run.id)}`;
+        } catch (error) {
+          showError(feedback, error);
+          syncUndo();
+        }
+      },
+    },
+    'Undo last turn',
+  );
+  const syncUndo = () => {
+    undo.disabled = !(interactive && personMessages > 0);
+  };
   const steer = h(
     'form',
     {
@@ -239,6 +279,7 @@ function runPage(runId) {
       'div',
       { class: 'row' },
       h('button', { type: 'submit' }, 'Send'),
+      undo,
       h(
         'button',
         {
@@ -262,12 +303,14 @@ function runPage(runId) {
     h('p', {}, h('a', { href: '#/' }, '← Runs')),
     h('h2', {}, 'Run ', h('code', {}, runId), ' ', status),
     goal,
+    lineage,
     pruned,
     approvals,
     h('section', { 'aria-labelledby': 'plan-h' }, h('h3', { id: 'plan-h' }, 'Plan'), checklist),
     h('section', { 'aria-labelledby': 'log-h' }, h('h3', { id: 'log-h' }, 'Progress'), transcript),
     h('section', { 'aria-labelledby': 'report-h' }, h('h3', { id: 'report-h' }, 'Verified report'), report),
     h('section', {}, steer),
+    forkPointsSection(runId),
   );
 
   const note = (text) => {
@@ -321,6 +364,9 @@ function runPage(runId) {
         break;
       case 'inbox_applied':
         note('messages reached the model');
+        // A message that reached the model is a turn of the person's that can be undone (a queued one cannot yet).
+        personMessages += d.inboxIds?.length ?? 0;
+        syncUndo();
         break;
       case 'approval_requested':
         note(
@@ -347,6 +393,14 @@ function runPage(runId) {
         break;
       case 'input_requested':
         note(`the run asks: ${d.question}`);
+        break;
+      case 'forked':
+        note(
+          `${d.undo ? 'your last turn was undone: this conversation continues' : 'forked'} from run ${d.fromRunId} after event ${d.atSeq}` +
+            (d.effectsAfter?.length
+              ? `; ${d.effectsAfter.length} effect${d.effectsAfter.length === 1 ? '' : 's'} the previous branch performed after it stay done: ${d.effectsAfter.map((x) => `${x.capabilityId} (${x.outcome})`).join(', ')}`
+              : ''),
+        );
         break;
       default:
         break;
@@ -402,6 +456,15 @@ function runPage(runId) {
           const detail = await api(`runs/${encodeURIComponent(runId)}?afterSeq=${lastSeq}&limit=500`);
           if (!goal.textContent) goal.textContent = detail.run.goal;
           if (lastSeq === 0) {
+            interactive = detail.run.origin === 'interactive' && !detail.run.depth;
+            if (detail.run.forkedFrom && !lineage.dataset.from) {
+              lineage.dataset.from = detail.run.forkedFrom.runId;
+              void showLineage(lineage, detail.run.forkedFrom, (n) => {
+                personMessages += n;
+                syncUndo();
+              });
+            }
+            syncUndo();
             status.replaceChildren(badge(detail.run.status));
             // Retention removed its events and messages: say so, and show the report it kept.
             if (detail.run.prunedAt) {
@@ -482,6 +545,154 @@ function runPage(runId) {
       clearTimeout(reopenTimer);
     },
   };
+}
+
+/** The events of a run with per-run sequence 1..`toSeq`, read in pages. */
+async function eventsUpTo(runId, toSeq) {
+  const events = [];
+  for (;;) {
+    const after = events.at(-1)?.seq ?? 0;
+    if (after >= toSeq) break;
+    const { events: page } = await api(
+      `runs/${encodeURIComponent(runId)}?afterSeq=${after}&limit=${Math.min(500, toSeq - after)}`,
+    );
+    events.push(...page.filter((e) => e.seq <= toSeq));
+    if (page.length === 0 || page.length < Math.min(500, toSeq - after)) break;
+  }
+  return events;
+}
+
+/**
+ * A fork's lineage: the link to the previous branch (the run it was forked from, readable as it is) and, below it,
+ * that branch's conversation up to the fork point, read-only. `onMessages` is told how many messages of a person it
+ * shows (an undo can take those back too).
+ */
+async function showLineage(container, forkedFrom, onMessages) {
+  const link = h(
+    'a',
+    { id: 'previous-branch', href: `#/runs/${encodeURIComponent(forkedFrom.runId)}` },
+    'previous branch',
+  );
+  container.replaceChildren(
+    h(
+      'p',
+      { class: 'lineage' },
+      'Forked after event ',
+      String(forkedFrom.atSeq),
+      ' of the ',
+      link,
+      ' ',
+      h('code', {}, forkedFrom.runId),
+      '.',
+    ),
+  );
+  try {
+    const events = await eventsUpTo(forkedFrom.runId, forkedFrom.atSeq);
+    const items = [];
+    const queued = new Map(); // inbox id → text: a message is in the conversation once applied, where it was applied
+    let text;
+    let messages = 0;
+    for (const e of events) {
+      if (e.type === 'text_delta') {
+        if (!text) items.push((text = h('li', { class: 'text' })));
+        text.append(e.data.text);
+        continue;
+      }
+      if (e.type === 'tool_call' && e.data.phase !== 'started') {
+        text = undefined;
+        items.push(h('li', { class: 'tool' }, `${e.data.capabilityId} `, badge(e.data.phase)));
+      } else if (e.type === 'inbox_queued') {
+        queued.set(e.data.inboxId, e.data.text);
+      } else if (e.type === 'inbox_applied') {
+        text = undefined;
+        for (const id of e.data.inboxIds ?? []) {
+          if (!queued.has(id)) continue;
+          messages++;
+          items.push(h('li', { class: 'note' }, `you wrote: ${queued.get(id)}`));
+        }
+      }
+    }
+    onMessages(messages);
+    container.append(
+      h(
+        'details',
+        { class: 'history' },
+        h('summary', {}, `The conversation before the fork (${events.length} events)`),
+        h('ol', { class: 'transcript', 'aria-label': 'The conversation before the fork' }, items),
+      ),
+    );
+  } catch (error) {
+    showError(container, error);
+  }
+}
+
+/**
+ * The run's fork points (step boundaries), read when opened: each can start a fork, a new run that continues the
+ * conversation from there (effects performed after it are facts for the fork, never repeated or undone).
+ */
+function forkPointsSection(runId) {
+  const list = h('div', { id: 'fork-points' });
+  const feedback = h('div', { 'aria-live': 'polite' });
+  const load = async () => {
+    feedback.replaceChildren();
+    try {
+      const { forkPoints } = await api(`runs/${encodeURIComponent(runId)}/fork-points`);
+      list.replaceChildren(
+        forkPoints.length === 0
+          ? h('p', { class: 'muted' }, 'No step has ended yet.')
+          : h(
+              'ol',
+              { class: 'fork-points' },
+              forkPoints.map((p) =>
+                h(
+                  'li',
+                  { class: 'row', 'data-seq': p.seq },
+                  h('span', {}, `after event ${p.seq}: ${p.label} `, h('span', { class: 'muted' }, when(p.at))),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      onclick: async () => {
+                        feedback.replaceChildren();
+                        try {
+                          const { run } = await api(`runs/${encodeURIComponent(runId)}/fork`, {
+                            method: 'POST',
+                            body: JSON.stringify({ atSeq: p.seq }),
+                          });
+                          location.hash = `#/runs/${encodeURIComponent(run.id)}`;
+                        } catch (error) {
+                          showError(feedback, error);
+                        }
+                      },
+                    },
+                    'Fork from here',
+                  ),
+                ),
+              ),
+            ),
+      );
+    } catch (error) {
+      list.replaceChildren();
+      showError(feedback, error);
+    }
+  };
+  const details = h(
+    'details',
+    { id: 'fork-points-section' },
+    h('summary', {}, 'Fork from a step'),
+    h(
+      'p',
+      { class: 'muted' },
+      'A fork is a new run that continues this conversation from the step you choose. What this run did after that step stays done: the fork is told, and never repeats or undoes it.',
+    ),
+    list,
+    feedback,
+  );
+  details.addEventListener('toggle', () => {
+    if (details.open) void load();
+  });
+  return h('section', { 'aria-label': 'Fork points' }, details);
 }
 
 // ---------------------------------------------------------------- approvals

@@ -29,7 +29,9 @@ export const CONSOLE_ASSETS_DIR: string = fileURLToPath(new URL('../console/', i
  * for the API alone).
  *
  * Routes (below wherever it is mounted): `POST /api/runs`, `GET /api/runs`, `GET /api/runs/:id?afterSeq&limit`,
- * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit` (server-sent events
+ * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/runs/:id/fork-points`, `POST /api/runs/:id/fork`
+ * (`{ atSeq, model?, goal? }`), `POST /api/runs/:id/undo` (undo a conversation's last turn), `POST /api/runs/:id/replay` (a replay without side
+ * effects), `GET /api/events?after&limit` (server-sent events
  * when the request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET|PATCH /api/approvals/:id`, `GET|POST /api/grants`, `PATCH /api/grants/:id`,
  * `GET /api/decisions`, `POST /api/decisions/:id/choice`, `GET|POST /api/schedules`,

@@ -35,6 +35,12 @@ const CONFLICTS: readonly string[] = [
   'MEMORY_ORIGINAL_CHANGED',
   'RUN_PRUNED',
   'SCHEDULE_KEY_REUSED',
+  // The run as it stands refuses a fork or an undo of its last turn (a subagent's run; not a conversation; no
+  // person's message to undo, or the latest still queued): the request is well formed, the run's state is not.
+  'FORK_SUBAGENT_RUN',
+  'UNDO_NOT_INTERACTIVE',
+  'UNDO_NO_TURN',
+  'UNDO_MESSAGE_PENDING',
 ];
 const FORBIDDEN: readonly string[] = [
   'ADMIN_FORBIDDEN',
@@ -51,10 +57,12 @@ const TOO_MANY: readonly string[] = ['STREAM_LIMIT_REACHED', 'RUN_START_RATE_LIM
  * owner may not call, an approval's edit the capability's policy denies: `APPROVAL_EDIT_DENIED`, an undo of another
  * person's effect), 404 not found, 413 too large, 415 a body that is not declared JSON, 409 conflicts (wrong payload
  * hash, approval state, an edit for another capability or one the approval cannot take:
- * `APPROVAL_EDIT_WRONG_CAPABILITY`, `APPROVAL_EDIT_UNSUPPORTED`; grant widening, revision conflicts, a message to a
- * pruned run, a schedule's client key reused for another definition), 400 malformed HTTP input, 429 a limit of open
+ * `APPROVAL_EDIT_WRONG_CAPABILITY`, `APPROVAL_EDIT_UNSUPPORTED`; grant widening, revision conflicts, a message to or a fork of a
+ * pruned run, a schedule's client key reused for another definition, a run whose state refuses a fork or an undo of
+ * its last turn: `FORK_SUBAGENT_RUN`, `UNDO_NOT_INTERACTIVE`, `UNDO_NO_TURN`, `UNDO_MESSAGE_PENDING`), 400 malformed HTTP input, 429 a limit of open
  * streams or run starts reached, 422 other invalid requests (`SCHEDULE_INVALID`, an edit that fails the plan payload
- * schema `APPROVAL_EDIT_INVALID`, a partial approval naming an unknown step `APPROVAL_STEP_UNKNOWN` …), 503 host not
+ * schema `APPROVAL_EDIT_INVALID`, a partial approval naming an unknown step `APPROVAL_STEP_UNKNOWN`, a fork's `atSeq` that is not a fork point
+ * `FORK_POINT_INVALID` …), 503 host not
  * running.
  * @param code - an SDK error code
  * @returns the HTTP status

@@ -17,7 +17,9 @@ import { readBody } from './body';
 import type { RouterContext, RouterVars } from './context';
 import { loadConsoleAssets, type ConsoleAsset } from './console-assets';
 import { hostDecisions, type HttpDecisionSource } from './decisions';
+import { addForkRoutes } from './forks';
 import { HttpRequestError, problemResponse } from './problem';
+import { addReplayRoutes } from './replay';
 import { parseChoice, parseLimit, parseSequence } from './query';
 import { addScheduleRoutes } from './schedules';
 import { addUndoRoutes } from './undo';
@@ -174,7 +176,10 @@ const LIMIT_OPTIONS = [
  * and (unless `consoleDir` is `false`) the web console at the router's root.
  *
  * Routes (below wherever it is mounted): `POST /api/runs`, `GET /api/runs`, `GET /api/runs/:id?afterSeq&limit`,
- * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/events?after&limit&runId` (SSE when the
+ * `POST /api/runs/:id/messages`, `POST /api/runs/:id/abort`, `GET /api/runs/:id/fork-points`,
+ * `POST /api/runs/:id/fork` (`{ atSeq, model?, goal? }`: 201 `{ run }`, the fork), `POST /api/runs/:id/undo` (undoes the
+ * conversation's last turn: 201 `{ run, forkedAt, undoneMessage, originalCancelled }`), `POST /api/runs/:id/replay`
+ * (`{ timeoutMs? }`: 200 the `RunReplayReport`, nothing real run), `GET /api/events?after&limit&runId` (SSE when the
  * request accepts `text/event-stream`, honouring `Last-Event-ID`; JSON pages otherwise),
  * `GET /api/approvals`, `GET /api/approvals/:id` (each approval with its impact, steps and proposed / approved / executed
  * payloads), `PATCH /api/approvals/:id` (`{ status, payloadHash, steps?, edits? }`: approve some steps, or an edited
@@ -372,6 +377,10 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
     const run = await host.abort(c.req.param('id'), body.reason, { actor: c.var.actor });
     return c.json({ run }, 202);
   });
+  // Fork points, forks and undoing a conversation's last turn (docs/http.md#forks-and-undo), as the caller.
+  addForkRoutes(app, host);
+  // A replay of a stored run without side effects (docs/http.md#replay), as the caller.
+  addReplayRoutes(app, host);
 
   // The global event stream.
   app.get('/api/events', async (c) => {

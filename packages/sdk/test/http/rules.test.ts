@@ -36,6 +36,15 @@ describe('problemStatus', () => {
     ['APPROVAL_EDIT_WRONG_CAPABILITY', 409],
     ['APPROVAL_EDIT_UNSUPPORTED', 409],
     ['APPROVAL_EDIT_DENIED', 403],
+    // Forks and undoing a turn: the request names no fork point (422); the run's state refuses it (409).
+    ['FORK_POINT_INVALID', 422],
+    ['FORK_SUBAGENT_RUN', 409],
+    ['UNDO_NOT_INTERACTIVE', 409],
+    ['UNDO_NO_TURN', 409],
+    ['UNDO_MESSAGE_PENDING', 409],
+    ['RUN_PRUNED', 409],
+    ['UNDO_FORBIDDEN', 403],
+    ['UNDO_NOT_FOUND', 404],
   ])('%s → %i', (code, status) => expect(problemStatus(code)).toBe(status));
 });
 
