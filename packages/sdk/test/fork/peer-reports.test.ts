@@ -723,7 +723,10 @@ describe('peer reports: undo of the last turn', () => {
     expect(undo.originalCancelled).toBe(true);
     const original = await s.host.getRun(run.id, { actor: ADMIN, limit: 1000 });
     expect(original.run.status).toBe('cancelled');
-    expect(original.run.abortReason ?? '').toContain(`undone: continued in ${undo.run.id}`);
+    const lastStatus = original.events.filter((e) => e.type === 'run_status').at(-1)!.data as { reason?: string };
+    expect([original.run.abortReason, lastStatus.reason]).toContainEqual(
+      expect.stringContaining(`undone: continued in ${undo.run.id}`),
+    );
     expect(await s.storage.messages.list(run.id)).toEqual(messagesBefore);
     expect(original.events.slice(0, eventsBefore.length)).toEqual(eventsBefore);
     expect(original.events).toContainEqual(
