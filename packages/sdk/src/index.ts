@@ -135,6 +135,53 @@ export type {
 } from './runtime/undo/undo-types';
 export { UndoError } from './runtime/undo/undo-errors';
 
+// forks and undoing the last turn (docs/forks.md)
+export type {
+  ForkedEffect,
+  ForkPoint,
+  ForkRunOptions,
+  ListForkPointsOptions,
+  UndoTurnResult,
+} from './runtime/fork/fork-types';
+export type { RunForkOrigin } from './core/run-records';
+export type { PriorEffect } from './capabilities/invocation';
+export {
+  ForkPointInvalidError,
+  ForkSubagentRunError,
+  UndoMessagePendingError,
+  UndoNoTurnError,
+  UndoNotInteractiveError,
+} from './runtime/fork/fork-errors';
+// replay without side effects (docs/evaluation.md#replay-without-side-effects): `host.replayRun`, and its parts for
+// the evaluation CLI (`--from-run`, `--export-trajectory`)
+export {
+  readRecordedRun,
+  type ReadRecordedRunOptions,
+  type RecordedApproval,
+  type RecordedCall,
+  type RecordedCallStatus,
+  type RecordedCapability,
+  type RecordedRun,
+  type RecordedSteering,
+  type RecordedSubagent,
+  type RecordedTurn,
+} from './runtime/replay/recorded-run';
+export {
+  RecordedAnswers,
+  recordedCapabilities,
+  ReplayNoRecordedResultError,
+  type RecordedCapabilitySet,
+} from './runtime/replay/recorded-capabilities';
+export type {
+  ReplayedCall,
+  ReplayedRun,
+  ReplayRecordedRunOptions,
+  ReplayRunSettings,
+} from './runtime/replay/replay-drive';
+export { compareReplay, type ReplayDivergence, type ReplayOutcome } from './runtime/replay/replay-compare';
+export type { RunReplayReport } from './runtime/replay/replay-report';
+export { replayRecordedRun } from './composition/replay-recorded-run';
+
 // ports a host replaces
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';

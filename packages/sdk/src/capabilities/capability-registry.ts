@@ -158,6 +158,20 @@ export function setCapabilityAvailability(
   return true;
 }
 
+/** The key of how a {@link DefaultCapabilityRegistry} counts the host code it ran. */
+const HOST_CODE_CALLS = Symbol('hostCodeCalls');
+
+/**
+ * How many capability handlers and verifiers a {@link DefaultCapabilityRegistry} has started since it was built
+ * (host code: what a replay must never run; `host.replayRun` measures it before and after).
+ * @returns the count, or undefined for a registry of another class
+ * @internal
+ */
+export function hostCodeCalls(registry: CapabilityRegistry): number | undefined {
+  const count = (registry as unknown as Record<symbol, unknown>)[HOST_CODE_CALLS];
+  return typeof count === 'function' ? (count as () => number)() : undefined;
+}
+
 /** What {@link DefaultCapabilityRegistry} runs the invocation path with. @public */
 export interface CapabilityRegistryDeps {
   /** Storage for plans, ledger and audit. */
@@ -211,6 +225,10 @@ export class DefaultCapabilityRegistry implements CapabilityRegistry {
     Object.defineProperty(this, REPLACE, { value: replace, configurable: true });
     Object.defineProperty(this, AVAILABILITY, {
       value: (id: string, available: () => boolean) => this.#catalog.setAvailability(id, available),
+      configurable: true,
+    });
+    Object.defineProperty(this, HOST_CODE_CALLS, {
+      value: () => this.#pipeline.hostCodeCalls,
       configurable: true,
     });
     this.#pipeline = new InvocationPipeline({

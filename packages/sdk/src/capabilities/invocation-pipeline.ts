@@ -2,6 +2,7 @@ import type { EventEmitter } from 'eventemitter3';
 import { type ActorRole, parseActor } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
+import type { AuthorizationVerdict } from '../authorization/verdict';
 import { resolveRole } from '../authorization/roles';
 import { actingForRun } from '../core/acting-for';
 import { runOwner } from '../authorization/run-owner';
@@ -32,6 +33,7 @@ import { computeImpact, knownImpact, unknownImpact } from './impact-runner';
 import { dryRunVerdict } from './dry-run';
 import { authorizationTarget } from './authorization-target';
 import { IntentGate, type IntentGateResult } from './intent-gate';
+import { duplicateEffect, duplicateEffectReason } from './duplicate-effect';
 import { joinMessage, type IntentOptions } from './intent-join';
 import { compileSchema } from './schema-validator';
 import type {
@@ -125,6 +127,8 @@ interface ClaimedCall {
 export class InvocationPipeline {
   /** One intent, one job (docs/intents.md). */
   readonly #intents: IntentGate;
+  /** Calls of capability handlers and verifiers started so far (host code run; a replay measures it stays 0). */
+  hostCodeCalls = 0;
 
   constructor(private readonly deps: InvocationPipelineDeps) {
     this.#intents = new IntentGate(deps.intents);
@@ -463,6 +467,27 @@ export class InvocationPipeline {
       );
       return { kind: 'denied' as const, verdict };
     }
+    // A fork repeating a `never` effect of its lineage (docs/forks.md#the-duplicate-rule): refused unless a person
+    // approved the plan. Only a fork's calls carry `priorEffects`; every other call skips this at no cost.
+    const duplicate = duplicateEffect(
+      { capabilityId: descriptor.id, replay: descriptor.replay, argsHash },
+      verdict.basis,
+      ctx.priorEffects,
+    );
+    if (duplicate) {
+      const refused: AuthorizationVerdict = {
+        allowed: false,
+        code: 'FORK_DUPLICATE_EFFECT',
+        reason: duplicateEffectReason(descriptor.id, duplicate),
+      };
+      await s.audit.append(
+        this.#audit(p, 'capability.denied', 'denied', {
+          key,
+          reason: `FORK_DUPLICATE_EFFECT: ${refused.reason}`.slice(0, 1000),
+        }),
+      );
+      return { kind: 'denied' as const, verdict: refused };
+    }
     // One intent, one job (capabilities/intent-gate.ts): a call another holder's job covers joins it, unclaimed.
     const intent = await this.#intents.acquire(s, { capability: p.capability, ctx, target, plan, key, now });
     if (intent?.kind === 'joined') {
@@ -697,6 +722,7 @@ export class InvocationPipeline {
       pending: pendingOutcome,
       ...callerChannel(ctx.listener),
     };
+    this.hostCodeCalls++;
     const running = (async () => capability.handler(p.input as never, hctx))();
     const first = await Promise.race([
       running.then(
@@ -849,6 +875,7 @@ export class InvocationPipeline {
     // The caller's abort ends the verification at once, like a handler's (a verifier that ignores its signal).
     const abort = abortedVerdict(p.signal);
     try {
+      this.hostCodeCalls++;
       const verified = await Promise.race([verifier({ input: p.input, entry, read, signal: p.signal }), abort.verdict]);
       if (verified?.status === 'succeeded') {
         const check = compileSchema(p.capability.output);
@@ -1020,6 +1047,8 @@ function checkContext(ctx: InvocationContext): void {
   }
   if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal))
     throw new InvalidContextError('signal', 'an AbortSignal');
+  if (ctx.priorEffects !== undefined && !Array.isArray(ctx.priorEffects))
+    throw new InvalidContextError('priorEffects', 'an array of prior effects');
   if (ctx.listener !== undefined && (typeof ctx.listener !== 'object' || ctx.listener === null))
     throw new InvalidContextError('listener', 'an object with progress and log functions');
   // Only `true` asks for a dry run: any other value is refused, never taken as "not a dry run" and executed.

@@ -79,6 +79,10 @@ import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
 import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
 import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
 import { UndoService } from '../runtime/undo/undo-service';
+import { ForkService } from '../runtime/fork/fork-service';
+import { countingProvider, type ModelCallCounter } from '../runtime/replay/counting-provider';
+import { replayStoredRun } from '../runtime/replay/run-replay';
+import { hostCodeCalls } from '../capabilities/capability-registry';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -501,7 +505,9 @@ function buildAgentHost(
   // A provider registered through `configure` names its credentials too (docs/secrets.md).
   if (isSecretHolder(provider)) redactor.add(...provider.secretValues());
   // The fallback chain's providers, built here (checked in resolveOptions); their credentials are redacted too.
-  const primary = redactingProvider(provider, redactor);
+  // Every call to the host's providers is counted: `host.replayRun` measures that a replay made none.
+  const modelCalls: ModelCallCounter = { calls: 0 };
+  const primary = countingProvider(redactingProvider(provider, redactor), modelCalls);
   const fallbacks = resolved.fallbacks.map((entry, i) => {
     const built = toProvider(entry.provider, `model.fallbacks[${i}].provider`);
     if (isSecretHolder(built)) redactor.add(...built.secretValues());
@@ -566,7 +572,7 @@ function buildAgentHost(
                 thinking: resolved.thinking,
               },
               ...fallbacks.map(({ entry, provider: p }) => ({
-                provider: redactingProvider(p, redactor),
+                provider: countingProvider(redactingProvider(p, redactor), modelCalls),
                 model: entry.model,
                 maxTokens: entry.maxTokens ?? resolved.maxTokens,
                 thinking: entry.thinking ?? resolved.thinking,
@@ -676,10 +682,47 @@ function buildAgentHost(
     logger,
     raiseDecision: (input) => decisions.raise(input),
   });
+  // host.forkRun / listForkPoints / undoLastTurn (docs/forks.md).
+  const forks = new ForkService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    identity: resolvePort(d, Tokens.Identity),
+    runs,
+    wake: () => workers.wake(),
+  });
+  // host.replayRun (docs/evaluation.md#replay-without-side-effects): an isolated host per replay.
+  const replay = (runId: string, o: { timeoutMs?: number }) =>
+    replayStoredRun(
+      {
+        storage,
+        capabilities,
+        identity,
+        settings: {
+          budgets: resolved.runs.budgets,
+          ...(resolved.runs.loopGuard ? { loopGuard: resolved.runs.loopGuard } : {}),
+          contextWindowTokens: resolved.runs.contextWindowTokens,
+          compactionThreshold: resolved.runs.compactionThreshold,
+          maxTools: resolved.runs.maxTools,
+          goalWaitHours: resolved.runs.goalWaitHours,
+          inboxCapacity: resolved.runs.inboxCapacity,
+          ...(resolved.runs.systemPrompt !== undefined ? { systemPrompt: resolved.runs.systemPrompt } : {}),
+          ...(resolved.runs.results ? { results: resolved.runs.results } : {}),
+        },
+        createHost: createAgentHost,
+        modelCalls: () => modelCalls.calls,
+        handlerCalls: () => hostCodeCalls(capabilities) ?? 0,
+      },
+      runId,
+      o,
+    );
   return new DefaultAgentHost({
+    replay,
     maintenance,
     schedules,
     undo,
+    forks,
     ...(scheduler ? { scheduler } : {}),
     ...(scheduleRunner ? { scheduleRunner } : {}),
     checkModels: () =>

@@ -32,6 +32,7 @@ import { toRunEvent, type RunEventBus, type RunEventSubscription } from './event
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import {
   checkInteger,
+  checkOptionsObject,
   RunNotFoundError,
   RunRequestError,
   type RunDetail,
@@ -57,6 +58,9 @@ import type { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import type { HostSchedules } from './schedules/schedule-types';
 import type { ScheduleRunner } from './schedules/schedule-runner';
 import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
+import type { ForkService } from './fork/fork-service';
+import type { ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork/fork-types';
+import type { RunReplayReport } from './replay/replay-report';
 
 /**
  * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
@@ -217,6 +221,32 @@ export interface AgentHost {
    *   `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
    */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail>;
+  /**
+   * Replays a stored run without side effects (docs/evaluation.md#replay-without-side-effects): re-drives it through
+   * the current runtime — this host's capability definitions (schemas, kinds, targets, policies), grants, policy
+   * revisions, automation settings and run settings (budgets, loop guard, context window) — in an isolated host
+   * (memory storage, a manual clock from the run's creation, sequential ids), with a scripted model that plays the
+   * stored model turns and capability handlers that answer the stored results; steering messages are sent before the
+   * turn they preceded and approvals decided as they were. Nothing real runs: no model call, no handler call, no
+   * ledger write on this host — `modelCalls`, `handlerCalls` and `ledgerWrites` measure it (calls this host's
+   * providers and registry received, and ledger rows of its store added or changed, during the replay: another
+   * run working meanwhile counts too). Returns where the current runtime diverges from what was stored: another tool
+   * call, another authorization verdict, another goal report, a capability that no longer exists, more or fewer turns.
+   * A run that has not ended is replayed as far as it is stored.
+   * @param runId - the stored run (a top-level run; its subagents are replayed with it)
+   * @param options - `actor`: ask on a person's behalf (only the run's owner and administrators may replay it);
+   *   `timeoutMs`: real-time limit of the replay, an integer from 1 to 600 000 (default 30 000)
+   * @returns the replay report: `status` `same` or `diverged`, the divergences, both goal reports, the measures
+   * @throws `RUN_NOT_FOUND` (also for a run `actor` may not see), `RUN_PRUNED` (retention removed its conversation),
+   *   `RUN_REQUEST_INVALID` (bad options), `ACTOR_INVALID`
+   * @example
+   * ```ts
+   * const replay = await host.replayRun(run.id, { actor: 'user:admin' });
+   * console.log(replay.status, replay.modelCalls, replay.handlerCalls, replay.ledgerWrites); // 'same' 0 0 0
+   * for (const d of replay.divergences) console.log(d.kind, `turn ${d.turn}`, d.message);
+   * ```
+   */
+  replayRun(runId: string, options?: { actor?: string; timeoutMs?: number }): Promise<RunReplayReport>;
   /**
    * Runs newest first (default limit 50, at most 1000). With `actor`, an ordinary user gets only the runs
    * they started; an administrator gets every run.
@@ -423,6 +453,72 @@ export interface AgentHost {
    */
   resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord>;
   /**
+   * The step boundaries `runId` can be forked at (docs/forks.md#fork-points), oldest first: each event that ended a
+   * step commit and whose conversation prefix is closed (every tool call in it has its result). Pass a point's
+   * `seq` to {@link AgentHost.forkRun}. Reads only.
+   * @param runId - the run
+   * @param options - `actor`: list on a person's behalf (only the run's owner and administrators may)
+   * @returns the fork points: `seq`, `at` (ms), `messageCount` (messages a fork copies), `label`
+   * @throws `RUN_NOT_FOUND` (also a run `actor` may not read), `ACTOR_INVALID`, `RUN_PRUNED`, `FORK_SUBAGENT_RUN`,
+   *   `RUN_REQUEST_INVALID` (options not an object)
+   * @example
+   * ```ts
+   * const points = await host.listForkPoints(run.id, { actor: 'user:alice' });
+   * for (const p of points) console.log(p.seq, p.label); // 9 after tool download.plan (succeeded) …
+   * ```
+   */
+  listForkPoints(runId: string, options?: ListForkPointsOptions): Promise<ForkPoint[]>;
+  /**
+   * Forks a run at a step boundary (docs/forks.md): a new `queued` run owned by `options.actor` whose conversation is
+   * the original's up to the event `options.atSeq` (copied verbatim), with the original's mode, origin, allowlist,
+   * session and budgets, its checklist at that point, and what it was shown (provenance) and looked up (catalog
+   * lookups) rebuilt from its tool outputs up to there. The original is not touched. The fork's first event
+   * (`seq` 1) is `forked`: the run and event it comes from and every effect its lineage performed after that point
+   * (ledger key, outcome, output or error) — facts, never run again nor undone; its model is told about them in a
+   * runtime note (a user-role message that is not a person's input). Its own effects get their own ledger keys;
+   * repeating a `replay: 'never'` effect of its lineage with the same arguments is refused `FORK_DUPLICATE_EFFECT`
+   * until a person approves the plan. Its events are written in one transaction and published after it; the
+   * workers are woken. Counts as a run start (`RUN_START_RATE_LIMITED`).
+   * @param runId - the original (a top-level run; a fork may be forked again: the lineage is kept)
+   * @param options - `atSeq` (a fork point), `actor` (the fork's owner; must be allowed to read the original),
+   *   `model` (the fork's model id on the host's primary provider, 1–200 characters; a fork of a fork inherits it),
+   *   `goal` (a new goal, 1–10 000 characters)
+   * @returns the fork, `queued`, with `forkedFrom: { runId, atSeq }`
+   * @throws `RUN_NOT_FOUND` (a missing run, or one `actor` may not read), `ACTOR_INVALID`, `RUN_REQUEST_INVALID`
+   *   (bad `model` or `goal`), `RUN_PRUNED`, `FORK_SUBAGENT_RUN`, `FORK_POINT_INVALID` (`details.before` and
+   *   `details.after` name the nearest fork points), `MODEL_NOT_CONFIGURED`, `RUN_START_RATE_LIMITED` — each before
+   *   anything is written
+   * @example
+   * ```ts
+   * const [point] = (await host.listForkPoints(run.id)).slice(-2);
+   * const a = await host.forkRun(run.id, { atSeq: point.seq, actor: 'user:alice', model: 'claude-sonnet-4-5' });
+   * const b = await host.forkRun(run.id, { atSeq: point.seq, actor: 'user:alice', model: 'gpt-4.1' });
+   * // two runs from the same point: compare their reports and usage.costUsd
+   * ```
+   */
+  forkRun(runId: string, options: ForkRunOptions): Promise<RunRecord>;
+  /**
+   * Undoes the person's last message of an interactive conversation (the console's "undo"; docs/forks.md#undo): forks
+   * the run, with the same owner, at the last fork point before the commit that applied that message (the last
+   * applied steering message), and the conversation continues in the fork, which is `waiting` for the person's next
+   * message (`appendToInbox` on the fork wakes it). The original, when it has not ended, is cancelled with the reason
+   * `undone: continued in <forkId>`; it stays readable. No effect is undone — unlike {@link AgentHost.undo}, which
+   * runs inverses: effects the original performed after the fork point are listed in the fork's `forked` event.
+   * @param runId - an interactive top-level run
+   * @param actor - who undoes (the run's owner or an administrator), e.g. `user:alice`; the fork is theirs
+   * @returns the fork, the event it was forked at, the undone message (inbox id and text), whether the original was cancelled
+   * @throws `RUN_NOT_FOUND`, `ACTOR_INVALID`, `RUN_PRUNED`, `FORK_SUBAGENT_RUN`, `UNDO_NOT_INTERACTIVE`,
+   *   `UNDO_MESSAGE_PENDING` (the latest message is still queued), `UNDO_NO_TURN` (no message after the goal),
+   *   `MODEL_NOT_CONFIGURED`, `RUN_START_RATE_LIMITED` — each before anything is written
+   * @example
+   * ```ts
+   * const undone = await host.undoLastTurn(run.id, 'user:alice');
+   * console.log(`removed "${undone.undoneMessage.text}"; continue in ${undone.run.id}`);
+   * await host.appendToInbox(undone.run.id, 'Add the 4K release instead', { actor: 'user:alice' });
+   * ```
+   */
+  undoLastTurn(runId: string, actor: string): Promise<UndoTurnResult>;
+  /**
    * Undoes what an invocation or a run did, through the inverses its capabilities declare (docs/approvals.md#undo):
    * every effect that took effect (`succeeded`, or `pending`: the inverse gets the job's receipt) is undone newest
    * first (latest claim time descending, ties by key) by invoking its capability's `inverse` with
@@ -540,6 +636,10 @@ export interface AgentHostDeps {
   scheduleRunner?: ScheduleRunner;
   /** Undo through declared inverses: what `host.undo` calls once the host is started. */
   undo: HostUndo;
+  /** Forks and undoing the last turn: what `host.forkRun`, `host.listForkPoints` and `host.undoLastTurn` call. */
+  forks: ForkService;
+  /** Replays a stored run without side effects: what `host.replayRun` calls once access was checked. */
+  replay: (runId: string, options: { timeoutMs?: number }) => Promise<RunReplayReport>;
   /**
    * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
    * may be called again once the model server is up). Absent: nothing is checked.
@@ -690,6 +790,25 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.getRun} */
   getRun(id: string, options?: { afterSeq?: number; limit?: number; actor?: string }): Promise<RunDetail> {
     return this.#refused('getRun') ?? this.#deps.runs.getRun(id, options);
+  }
+
+  /** {@inheritDoc AgentHost.replayRun} */
+  replayRun(runId: string, options?: { actor?: string; timeoutMs?: number }): Promise<RunReplayReport> {
+    return this.#refused('replayRun') ?? this.#replayRun(runId, options);
+  }
+
+  async #replayRun(
+    runId: string,
+    options: { actor?: string; timeoutMs?: number } | undefined,
+  ): Promise<RunReplayReport> {
+    checkOptionsObject('options', options);
+    const timeoutMs = checkInteger('timeoutMs', options?.timeoutMs, 1, 600_000);
+    // The same rule as reading it: a run the actor may not see is RUN_NOT_FOUND.
+    await this.#deps.runs.getRun(runId, {
+      limit: 1,
+      ...(options?.actor !== undefined ? { actor: options.actor } : {}),
+    });
+    return this.#deps.replay(runId, timeoutMs !== undefined ? { timeoutMs } : {});
   }
 
   /** {@inheritDoc AgentHost.listRuns} */
@@ -916,6 +1035,37 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.undo} */
   undo(target: UndoTarget, options: UndoOptions): Promise<UndoResult> {
     return this.#refused('undo') ?? this.#deps.undo.undo(target, options);
+  }
+
+  /** {@inheritDoc AgentHost.listForkPoints} */
+  listForkPoints(runId: string, options?: ListForkPointsOptions): Promise<ForkPoint[]> {
+    return this.#refused('listForkPoints') ?? this.#deps.forks.listForkPoints(runId, options);
+  }
+
+  /** {@inheritDoc AgentHost.forkRun} */
+  forkRun(runId: string, options: ForkRunOptions): Promise<RunRecord> {
+    const refused = this.#refused('forkRun');
+    if (refused) return refused;
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+    try {
+      parseActor(options?.actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#runStarts.reserve(options.actor, () => this.#deps.forks.forkRun(runId, options));
+  }
+
+  /** {@inheritDoc AgentHost.undoLastTurn} */
+  undoLastTurn(runId: string, actor: string): Promise<UndoTurnResult> {
+    const refused = this.#refused('undoLastTurn');
+    if (refused) return refused;
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+    try {
+      parseActor(actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#runStarts.reserve(actor, () => this.#deps.forks.undoLastTurn(runId, actor));
   }
 
   /** {@inheritDoc AgentHost.start} */

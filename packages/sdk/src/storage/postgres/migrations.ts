@@ -453,6 +453,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `CREATE INDEX intents_by_run ON "{schema}".intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
     ],
   },
+  {
+    version: 14,
+    name: 'forks',
+    // The same columns as SQLite's migration 14.
+    statements: [
+      `ALTER TABLE "{schema}".run_events ADD COLUMN message_count bigint`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN forked_from_run_id text`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN forked_at_seq bigint`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

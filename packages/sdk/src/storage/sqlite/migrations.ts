@@ -539,6 +539,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX intents_by_run ON intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
     ],
   },
+  {
+    version: 14,
+    name: 'forks',
+    // Conversation control (docs/forks.md): the last event of each step commit records how many messages the run had
+    // stored (a step boundary a fork may start at); a fork records the run and event it was forked from. NULL on
+    // every row written before.
+    statements: [
+      `ALTER TABLE run_events ADD COLUMN message_count INTEGER`,
+      `ALTER TABLE runs ADD COLUMN forked_from_run_id TEXT`,
+      `ALTER TABLE runs ADD COLUMN forked_at_seq INTEGER`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -1,6 +1,6 @@
 // Replay: a trajectory drives the real runtime through the scripted model against a fresh sandbox world.
 import { ScriptedProvider } from '../../models/scripted';
-import { runScenario, type EvalRunResult } from './run-scenario';
+import { runScenario, type EvalRunResult, type RunScenarioOptions } from './run-scenario';
 import type { AnyEvalScenario } from './scenario';
 import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities, type Trajectory } from './trajectory';
 
@@ -9,7 +9,9 @@ import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities
  * against the scenario's fresh world, and the scenario's oracle judges the world and the events.
  * @param trajectory - a parsed trajectory, or the text of a trajectory file
  * @param scenarios - scenarios by id
- * @param options - `source` (file name, for messages), `timeoutMs`
+ * @param options - `source` (file name, for messages), `timeoutMs`, `inspect` (called after the run with the
+ *   facts and the still-started host, as {@link RunScenarioOptions.inspect}: e.g. `host.replayRun(facts.run.id)`),
+ *   `onProvider` (given the scripted provider before the run: its `requests` count the model calls)
  * @returns the run's result (label: the source)
  * @throws {@link EvalInputError} `EVAL_TRAJECTORY_INVALID` (malformed, too large, unknown capabilities,
  *   a final report naming ids that do not exist), `EVAL_SCENARIO_UNKNOWN`
@@ -23,7 +25,12 @@ import { EvalInputError, parseTrajectory, trajectoryScripts, unknownCapabilities
 export async function replayTrajectory(
   trajectory: Trajectory | string,
   scenarios: Readonly<Record<string, AnyEvalScenario>>,
-  options: { source?: string; timeoutMs?: number } = {},
+  options: {
+    source?: string;
+    timeoutMs?: number;
+    inspect?: RunScenarioOptions['inspect'];
+    onProvider?: (provider: ScriptedProvider) => void;
+  } = {},
 ): Promise<EvalRunResult> {
   const source = options.source ?? 'trajectory';
   const t = typeof trajectory === 'string' ? parseTrajectory(trajectory, source) : trajectory;
@@ -34,8 +41,10 @@ export async function replayTrajectory(
       `${source}: no scenario "${t.scenario}" (known: ${Object.keys(scenarios).join(', ')})`,
       { scenario: t.scenario },
     );
+  const provider = new ScriptedProvider({ scripts: trajectoryScripts(t) });
+  options.onProvider?.(provider);
   return runScenario(scenario, {
-    provider: new ScriptedProvider({ scripts: trajectoryScripts(t) }),
+    provider,
     seed: t.seed ?? 0,
     label: source,
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -57,5 +66,6 @@ export async function replayTrajectory(
           { source, missing },
         );
     },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
   });
 }

@@ -42,6 +42,42 @@ export function eventsCases(test: ConformanceCase): void {
     assert.deepEqual(await s.events.listByRun('nobody'), []);
   });
 
+  test('events keep messageCount (a step boundary) where it is given, integers up to 2^53 - 1, and have none elsewhere (absent, not undefined or null)', async (s) => {
+    const plain = await s.events.append({ runId: 'run-a', type: 'text_delta', at: 1, data: { text: 'x' } });
+    const bounded = await s.events.append({
+      runId: 'run-a',
+      type: 'tool_call',
+      at: 2,
+      data: { phase: 'succeeded' },
+      messageCount: 7,
+    });
+    const zero = await s.events.append({ runId: 'run-b', type: 'run_status', at: 3, data: {}, messageCount: 0 });
+    const huge = await s.events.append({
+      runId: 'run-b',
+      type: 'run_status',
+      at: 4,
+      data: {},
+      messageCount: Number.MAX_SAFE_INTEGER,
+    });
+    assert.equal('messageCount' in plain, false);
+    assert.equal(bounded.messageCount, 7);
+    const read = await s.events.listByRun('run-a');
+    assert.equal('messageCount' in read[0]!, false);
+    assert.deepEqual(read[1], { ...bounded, messageCount: 7 });
+    assert.equal(typeof read[1]!.messageCount, 'number');
+    const b = await s.events.listByRun('run-b');
+    assert.deepEqual(
+      b.map((e) => e.messageCount),
+      [0, Number.MAX_SAFE_INTEGER],
+    );
+    assert.deepEqual(b, [zero, huge]);
+    const all = await s.events.listAfter(0, 10);
+    assert.deepEqual(
+      all.map((e) => ('messageCount' in e ? e.messageCount : 'absent')),
+      ['absent', 7, 0, Number.MAX_SAFE_INTEGER],
+    );
+  });
+
   test('events listByRun pages by afterSeq and limit (default 100) and sees every event of the run exactly once', async (s) => {
     const mine: RunEventRecord[] = [];
     for (let i = 0; i < 130; i++) {

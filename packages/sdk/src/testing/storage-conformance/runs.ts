@@ -55,6 +55,33 @@ export function runsCases(test: ConformanceCase): void {
     assert.equal((await s.runs.get(`run-${UNICODE}`))?.usage.toolCalls, 21);
   });
 
+  test('runs keep forkedFrom (a fork: the run and event it comes from), absent on every other run; a patch never writes it', async (s) => {
+    const fork = runRecord({ id: 'run-fork', forkedFrom: { runId: `run-${UNICODE}`, atSeq: 12 } });
+    const plain = runRecord({ id: 'run-plain' });
+    await s.runs.insert(fork);
+    await s.runs.insert(plain);
+    assert.deepEqual(await s.runs.get('run-fork'), fork);
+    const read = await s.runs.get('run-plain');
+    assert.equal(read !== undefined && 'forkedFrom' in read, false);
+    const patched = await s.runs.patch('run-plain', {
+      goal: 'changed',
+      forkedFrom: { runId: 'x', atSeq: 1 },
+    } as unknown as Parameters<typeof s.runs.patch>[1]);
+    assert.equal(patched !== undefined && 'forkedFrom' in patched, false);
+    assert.equal('forkedFrom' in (await s.runs.get('run-plain'))!, false);
+    const patchedFork = await s.runs.patch('run-fork', { status: 'running' });
+    assert.deepEqual(patchedFork?.forkedFrom, { runId: `run-${UNICODE}`, atSeq: 12 });
+    const listed = await s.runs.list({ limit: 10 });
+    assert.deepEqual(listed.find((r) => r.id === 'run-fork')?.forkedFrom, { runId: `run-${UNICODE}`, atSeq: 12 });
+    assert.equal(
+      listed
+        .filter((r) => 'forkedFrom' in r)
+        .map((r) => r.id)
+        .join(','),
+      'run-fork',
+    );
+  });
+
   test('runs insert of an existing id rejects and keeps the original', async (s) => {
     await s.runs.insert(runRecord());
     await assert.rejects(s.runs.insert(runRecord({ goal: 'second' })));
