@@ -33,6 +33,12 @@ import {
 const ADMIN = 'user:admin';
 const TERMINAL = ['succeeded', 'failed', 'cancelled', 'budget_exceeded'] as const;
 const DUNE_GOAL = 'Add Dune: Part Two to the library';
+/**
+ * The add-to-library conversation, selected by the goal only: the scripted model restarts a script at the latest
+ * user message its `match` finds, and a fork's runtime note names the title (in the recorded outputs it lists), so a
+ * plain title match would restart the script at the note instead of continuing where the fork starts.
+ */
+const ADD_DUNE: FakeScript = { ...addToLibraryScript('Dune: Part Two'), match: /^Add Dune: Part Two to the library/ };
 
 /** The payload of the `forked` event, as the contract defines it (the fork's first event). */
 interface ForkedData {
@@ -267,7 +273,7 @@ describe('peer reports: replay re-executes what it should only read', () => {
   // langchain-ai/langchain-academy#40: "replaying" from a checkpoint re-ran every later step — new LLM calls, new
   // answers — although it was taught as a replay of what was stored.
   it('langchain-ai/langchain-academy#40: replaying a stored run calls the model zero times', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const requests = s.provider.requests.length;
     const stored = await messagesOf(s.storage, run.id);
@@ -281,7 +287,7 @@ describe('peer reports: replay re-executes what it should only read', () => {
     expect(report.modelCalls).toBe(0);
     expect(s.provider.requests).toHaveLength(requests);
     expect(report).toMatchObject({ runId: run.id, status: 'same', divergences: [] });
-    expect(report.turns).toBe(storedTurns.length);
+    expect(report.turns).toBe(storedTurns.length - 1); // its final reply is not counted
     expect(report.toolCalls).toBe(storedCalls.length);
     expect(report.replayedReport).toEqual(report.storedReport);
     expect(report.storedReport).toMatchObject({ status: 'succeeded' });
@@ -290,7 +296,7 @@ describe('peer reports: replay re-executes what it should only read', () => {
   // mastra-ai/mastra#17466: re-running a recorded agent for an evaluation executed its tools live, so every
   // evaluation wrote to production again (a real ticket comment per run).
   it('mastra-ai/mastra#17466: replaying a run calls no handler and writes nothing: the downloader keeps one job', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const calls = s.world.handlerCalls();
     const ledger = await s.storage.ledger.listByRun(run.id);
@@ -317,7 +323,7 @@ describe('peer reports: a replay against a runtime that changed', () => {
     const path = join(dir, 'agent.sqlite');
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
     const world = new SandboxWorld({ clock });
-    const first = await sandboxHost(addToLibraryScript('Dune: Part Two'), {
+    const first = await sandboxHost(ADD_DUNE, {
       storage: new SqliteStorage({ path }),
       clock,
       world,
@@ -326,7 +332,7 @@ describe('peer reports: a replay against a runtime that changed', () => {
     await first.host.stop();
 
     const storage = new SqliteStorage({ path });
-    const provider = new ScriptedProvider({ scripts: addToLibraryScript('Dune: Part Two') });
+    const provider = new ScriptedProvider({ scripts: ADD_DUNE });
     const host = createAgentHost({
       storage,
       clock,
@@ -390,7 +396,7 @@ describe('peer reports: a fork re-executes or forgets effects', () => {
   // mastra-ai/mastra#21749: time travel to a failed foreach step started again at index 0 and ran the iterations
   // that had succeeded a second time (publishing, billing, uploads twice).
   it('mastra-ai/mastra#21749: a fork before the submit lists it as a fact and never runs it: one job, one handler call', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const submit = await originalSubmit(s.host, run.id);
     const entry = (await s.storage.ledger.get(submit.settled.idempotencyKey!))!;
@@ -425,7 +431,7 @@ describe('peer reports: a fork re-executes or forgets effects', () => {
   // openai/openai-agents-python#4254: a retried or re-planned call arrives with a fresh tool_call_id, so
   // de-duplicating by the call id lets a side effect fire twice; only the arguments stay the same.
   it('openai/openai-agents-python#4254: the fork repeats the submit under a new call id and is refused by capability and arguments', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const submit = await originalSubmit(s.host, run.id);
     const fork = await s.host.forkRun(run.id, { atSeq: (await beforeSubmit(s.host, run.id)).seq, actor: ADMIN });
@@ -451,7 +457,7 @@ describe('peer reports: a fork re-executes or forgets effects', () => {
   // zavora-ai/adk-rust#504: MCP tool calls were replayed automatically after a reconnect; the fix made replay of a
   // mutating call an explicit opt-in.
   it("zavora-ai/adk-rust#504: a repeated never-replay effect runs only after a person approves it, under the fork's own key", async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const submit = await originalSubmit(s.host, run.id);
     const fork = await s.host.forkRun(run.id, { atSeq: (await beforeSubmit(s.host, run.id)).seq, actor: ADMIN });
@@ -481,7 +487,7 @@ describe('peer reports: a fork re-executes or forgets effects', () => {
   // anthropics/claude-code#18771: rewinding restored the conversation but not what Bash had changed, and nothing
   // told the model: its view of the world and the world disagreed ("split brain").
   it("anthropics/claude-code#18771: the fork's model is told the submit already happened, in its first request", async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const submit = await originalSubmit(s.host, run.id);
     const point = await beforeSubmit(s.host, run.id);
@@ -506,7 +512,7 @@ describe('peer reports: a fork shares or leaks state with its parent or siblings
   // langchain-ai/langgraph#8443: forking from an older checkpoint replayed the abandoned branch's writes into the
   // fork after a reload: the fork held a message of the branch it replaced.
   it('langchain-ai/langgraph#8443: the fork holds exactly the prefix up to atSeq, nothing the original did later', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const submit = await originalSubmit(s.host, run.id);
     const original = await messagesOf(s.storage, run.id);
@@ -526,7 +532,7 @@ describe('peer reports: a fork shares or leaks state with its parent or siblings
   // langchain-ai/langgraph#8551: update_state against an older checkpoint wrote into the branch it forked away from:
   // the existing branch replayed the fork's writes.
   it('langchain-ai/langgraph#8551: forking and driving the fork changes nothing of the original', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const before = {
       run: (await s.host.getRun(run.id)).run,
@@ -553,7 +559,7 @@ describe('peer reports: a fork shares or leaks state with its parent or siblings
   // langchain-ai/langgraphjs#2737: two branches forked from the same parent checkpoint with updateState were
   // merged into each other when the state was rebuilt.
   it('langchain-ai/langgraphjs#2737: two forks of the same step with two models keep their own conversations and models', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const point = await beforeSubmit(s.host, run.id);
     const first = s.provider.requests.length;
@@ -635,7 +641,7 @@ describe('peer reports: a fork shares or leaks state with its parent or siblings
   // anthropics/claude-code#28826: forking a forked conversation and resuming it came back at the first fork's
   // point (or another session), not where the second fork was made.
   it("anthropics/claude-code#28826: a fork of a fork starts from the fork's own step, with its lineage and inherited model", async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const one = await s.host.forkRun(run.id, {
       atSeq: (await beforeSubmit(s.host, run.id)).seq,
@@ -669,7 +675,7 @@ describe('peer reports: a fork shares or leaks state with its parent or siblings
   // langchain-ai/langchain-aws#1209: a checkpoint read while a tool call was still running got a fabricated error
   // tool result for that call ("interrupted before completion"): the branch started from a half-done step.
   it('langchain-ai/langchain-aws#1209: a fork point is a closed step; a seq inside a step is refused with the nearest points', async () => {
-    const s = await sandboxHost(addToLibraryScript('Dune: Part Two'));
+    const s = await sandboxHost(ADD_DUNE);
     const run = await addDune(s);
     const original = await s.storage.messages.list(run.id);
     const points = await s.host.listForkPoints(run.id, { actor: ADMIN });
