@@ -787,7 +787,11 @@ describe('peer reports: undo of the last turn', () => {
     const two = await s.host.undoLastTurn(one.run.id, ADMIN);
 
     expect(two.undoneMessage.text).toBe(ASK_1);
-    expect(two.run.forkedFrom).toEqual({ runId: one.run.id, atSeq: two.forkedAt });
+    // The message was copied into the first undo's fork: the new fork is made where it was applied, in the original,
+    // and the first undo's fork (not ended) is cancelled.
+    expect(two.run.forkedFrom).toEqual({ runId: run.id, atSeq: two.forkedAt });
+    expect(two.originalCancelled).toBe(true);
+    expect((await s.host.getRun(one.run.id)).run.status).toBe('cancelled');
     const ofTwo = await messagesOf(s.storage, two.run.id);
     expect(JSON.stringify(ofTwo)).not.toContain(ASK_1);
     const cut = ofOne.findIndex((m) => m.role === 'user' && textOf(m.content) === ASK_1);

@@ -34,7 +34,9 @@ import { forkPointAt, forkPoints, nearestForkPoints } from './fork-points';
 import { forkSeed } from './fork-seed';
 import { FORK_STATE_KEY, forkStateOf, MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from './fork-state';
 import type { ForkedEffect, ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork-types';
-import { effectsAfter, lineageEffects } from './forked-effects';
+import { effectsAfter, forkedEffectOf, lineageEffects } from './forked-effects';
+import type { PriorEffect } from '../../capabilities/invocation';
+import { PROVENANCE_STATE_KEY, provenanceState } from '../loop/run-provenance-state';
 
 /** Events read per page when a run's whole event list is read. */
 const EVENT_PAGE = 1000;
@@ -121,6 +123,8 @@ export class ForkService {
     const original = await this.#read(runId, actor, seen);
     const applied = [...original.events].reverse().find((e) => e.type === 'inbox_applied');
     const inboxId = (applied?.data as { inboxIds?: string[] } | undefined)?.inboxIds?.at(-1);
+    // A fork whose person has not written since it was made: the last turn is one it copied (undo twice in a row).
+    if ((!applied || inboxId === undefined) && seen.forkedFrom) return this.#undoCopiedTurn(original, actor);
     if (!applied || inboxId === undefined) throw new UndoNoTurnError(runId);
     const queuedEvent = original.events.find(
       (e) => e.type === 'inbox_queued' && (e.data as { inboxId?: unknown }).inboxId === inboxId,
@@ -136,6 +140,51 @@ export class ForkService {
       originalCancelled = now.status === 'cancelled' || now.abortRequested;
     }
     return { run, forkedAt: point.seq, undoneMessage: { inboxId, text }, originalCancelled };
+  }
+
+  /**
+   * Undo in a fork whose last person's message is one it copied from its lineage: the message's position (from the
+   * positions people typed, kept in the fork's provenance state) is looked up in the ancestors, nearest first, until
+   * one has a fork point before it within what it passed on; the new fork is made there. The effects of the runs in
+   * between (the fork and any ancestor passed over) are all after that point: they are listed and join the lineage
+   * the duplicate rule checks. The fork undone is cancelled when it has not ended.
+   */
+  async #undoCopiedTurn(fork: Original, actor: string): Promise<UndoTurnResult> {
+    const { storage } = this.deps;
+    const state = (fork.run.runtimeState ?? {}) as Record<string, JsonValue>;
+    const position = provenanceState(state[PROVENANCE_STATE_KEY])
+      .typedMessages.filter((n) => n > 1 && n <= fork.messages.length)
+      .at(-1);
+    if (position === undefined) throw new UndoNoTurnError(fork.run.id);
+    const text = messageText(fork.messages[position - 1]?.message);
+    const passed: { effects: ForkedEffect[]; lineage: PriorEffect[] } = { effects: [], lineage: [] };
+    let child = fork;
+    for (;;) {
+      const from = child.run.forkedFrom;
+      if (!from) throw new UndoNoTurnError(fork.run.id);
+      const entries = await storage.ledger.listByRun(child.run.id, { limit: MAX_EFFECTS });
+      passed.effects.push(...entries.map((e) => forkedEffectOf(e, child.run.id)));
+      const childState = (child.run.runtimeState ?? {}) as Record<string, JsonValue>;
+      passed.lineage.push(
+        ...lineageEffects(child.run.id, entries, forkStateOf(childState[FORK_STATE_KEY])?.lineage ?? []),
+      );
+      const ancestor = await this.#read(from.runId, undefined);
+      const point = ancestor.points.filter((p) => p.seq <= from.atSeq && p.messageCount < position).at(-1);
+      if (point) {
+        const queued = ancestor.events.find(
+          (e) => e.type === 'inbox_queued' && (e.data as { text?: unknown }).text === text,
+        );
+        const { run } = await this.#write(ancestor, point, { actor, undo: true, passed });
+        let originalCancelled = false;
+        if (!TERMINAL_RUN_STATUSES.includes(fork.run.status)) {
+          const now = await this.deps.runs.abort(fork.run.id, `undone: continued in ${run.id}`);
+          originalCancelled = now.status === 'cancelled' || now.abortRequested;
+        }
+        const inboxId = String((queued?.data as { inboxId?: unknown } | undefined)?.inboxId ?? '');
+        return { run, forkedAt: point.seq, undoneMessage: { inboxId, text }, originalCancelled };
+      }
+      child = ancestor;
+    }
   }
 
   /** The run, when it exists and `actor` may read it; else `RUN_NOT_FOUND`, saying nothing more. */
@@ -178,7 +227,14 @@ export class ForkService {
   async #write(
     original: Original,
     point: ForkPoint,
-    request: { actor: string; model?: string | undefined; goal?: string | undefined; undo: boolean },
+    request: {
+      actor: string;
+      model?: string | undefined;
+      goal?: string | undefined;
+      undo: boolean;
+      /** Effects of the runs an undo passed over (all after `point`), listed and added to the lineage. */
+      passed?: { effects: ForkedEffect[]; lineage: PriorEffect[] };
+    },
   ): Promise<{ run: RunRecord }> {
     const { storage, bus, clock, capabilities } = this.deps;
     const source = original.run;
@@ -187,8 +243,15 @@ export class ForkService {
     const inherited = forkStateOf(sourceState[FORK_STATE_KEY]);
     // The effects after the fork point: the original's own, then those its own `forked` event listed (a fork of a fork).
     const ancestors = inheritedEffects(original.events);
-    const after: ForkedEffect[] = [...effectsAfter(source.id, entries, original.events, point.seq), ...ancestors];
-    const lineage = lineageEffects(source.id, entries, inherited?.lineage ?? []);
+    const after: ForkedEffect[] = uniqueByKey([
+      ...effectsAfter(source.id, entries, original.events, point.seq),
+      ...ancestors,
+      ...(request.passed?.effects ?? []),
+    ]);
+    const lineage = uniqueByKey([
+      ...lineageEffects(source.id, entries, inherited?.lineage ?? []),
+      ...(request.passed?.lineage ?? []),
+    ]);
     const model = request.model ?? modelOverrideOf(sourceState[MODEL_OVERRIDE_STATE_KEY]);
     const goalChanged = request.goal !== undefined && request.goal !== source.goal;
     const seed = forkSeed({
@@ -274,6 +337,22 @@ export class ForkService {
     if (!request.undo) this.deps.wake();
     return { run: fork };
   }
+}
+
+/** The first of each ledger key, in order. */
+function uniqueByKey<T extends { key: string }>(list: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return list.filter((e) => !seen.has(e.key) && seen.add(e.key));
+}
+
+/** The text of a stored conversation message (a string content, or its text parts joined). */
+function messageText(message: JsonValue | undefined): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    .join('');
 }
 
 /** The effects a fork's own `forked` event (its first) listed: its ancestors' effects after its fork point. */
