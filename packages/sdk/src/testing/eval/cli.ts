@@ -133,6 +133,11 @@ function parseArgs(argv: readonly string[]): Args {
     throw bad(
       'give exactly one of --replay, --live, --compare, --injection-corpus, --export-trajectory, --from-run, --compare-forks',
     );
+  if (!args.injection && (args.sample !== undefined || argv.includes('--seed') || argv.includes('--trajectories')))
+    throw bad('--sample, --seed and --trajectories are for --injection-corpus');
+  // A replay plays each trajectory once, on its own scenario and seed: these would be ignored, silently.
+  if (args.replay.length > 0 && (args.scenarioFilter !== undefined || argv.includes('--repetitions')))
+    throw bad('--scenario and --repetitions are for --live and --compare; --replay plays each trajectory once');
   const stored = args.exportTrajectory.length + args.fromRun.length + args.compareForks.length > 0;
   if (stored && (args.scenarioFilter !== undefined || argv.includes('--repetitions') || args.checkExpected))
     throw bad('--scenario, --repetitions and --check-expected are not for a stored run');
