@@ -303,9 +303,11 @@ describe.each<Kind>(['memory', 'sqlite'])('forks end to end (%s)', (kind) => {
     expect(forkText.some((t) => t.includes('how big'))).toBe(false);
     expect((await events(host, undone.run.id))[0]).toMatchObject({ type: 'forked', data: { undo: true } });
     // It waits for the person: nothing drives it until a message comes.
+    // (a waiting run is leased only when woken: no wake is requested, so no worker will take it)
     clock.advance(5000);
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await host.getRun(undone.run.id)).run.status).toBe('waiting');
+    const idle = (await host.getRun(undone.run.id)).run;
+    expect(idle.status).toBe('waiting');
+    expect(idle.wakeRequested).toBe(false);
     await host.appendToInbox(undone.run.id, 'take the smaller release', { actor: 'user:alice' });
     await waitForRunStatus(host, undone.run.id, ['waiting', ...TERMINAL], { clock, tickMs: 10 });
     for (let i = 0; i < 200; i++) {
