@@ -79,6 +79,7 @@ import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
 import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
 import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
 import { UndoService } from '../runtime/undo/undo-service';
+import { ForkService } from '../runtime/fork/fork-service';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -676,10 +677,21 @@ function buildAgentHost(
     logger,
     raiseDecision: (input) => decisions.raise(input),
   });
+  // host.forkRun / listForkPoints / undoLastTurn (docs/forks.md).
+  const forks = new ForkService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    identity: resolvePort(d, Tokens.Identity),
+    runs,
+    wake: () => workers.wake(),
+  });
   return new DefaultAgentHost({
     maintenance,
     schedules,
     undo,
+    forks,
     ...(scheduler ? { scheduler } : {}),
     ...(scheduleRunner ? { scheduleRunner } : {}),
     checkModels: () =>
