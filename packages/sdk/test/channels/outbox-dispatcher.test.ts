@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock';
+import type { ChannelSend } from '../../src/ports/channel';
 import type { NewOutboxRecord } from '../../src/ports/outbox-records';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { OutboxDispatcher } from '../../src/runtime/channels/outbox-dispatcher';
@@ -194,8 +195,8 @@ describe.each(STORES)('outbox dispatcher (%s)', (_name, open) => {
     const slow = new TestChannel(CH);
     let entered!: () => void;
     const inSend = new Promise<void>((resolve) => (entered = resolve));
-    slow.send = (_message, signal) =>
-      new Promise((_resolve, reject) => {
+    slow.send = (_message: ChannelSend, signal?: AbortSignal) =>
+      new Promise<{ messageId: string }>((_resolve, reject) => {
         entered();
         signal?.addEventListener('abort', () => reject(new Error('aborted')));
       });

@@ -47,7 +47,9 @@ describe.each(STORES)('outbox rows in a step commit (%s)', (_name, open) => {
     const bus = new RunEventBus(storage, clock);
     let woken = 0;
     const deps = { storage, bus, clock, onOutboxWritten: () => void woken++ };
-    await storage.runs.insert(runRecord({ id: 'run-1', status: 'running', leaseOwner: 'w1', leaseExpiresAt: clock.now() + 60_000 }));
+    await storage.runs.insert(
+      runRecord({ id: 'run-1', status: 'running', leaseOwner: 'w1', leaseExpiresAt: clock.now() + 60_000 }),
+    );
     const rows = outboxRowsForReply(
       {
         runId: 'run-1',
@@ -83,7 +85,15 @@ describe.each(STORES)('outbox rows in a step commit (%s)', (_name, open) => {
     const stale = new RunSession((await storage.runs.get('run-1'))!, lease('w2'));
     stale.writes.outbox.push(
       ...outboxRowsForReply(
-        { runId: 'run-1', stepKey: '4', channelId: 'telegram:home', chatId: '42', kind: 'text', text: 'late', createdAt: clock.now() },
+        {
+          runId: 'run-1',
+          stepKey: '4',
+          channelId: 'telegram:home',
+          chatId: '42',
+          kind: 'text',
+          text: 'late',
+          createdAt: clock.now(),
+        },
         TELEGRAM_LIKE,
       ),
     );
@@ -98,7 +108,9 @@ describe.each(STORES)('outbox rows in a step commit (%s)', (_name, open) => {
     await storage.migrate();
     const clock = new ManualClock();
     const deps = { storage, bus: new RunEventBus(storage, clock), clock };
-    await storage.runs.insert(runRecord({ id: 'run-1', status: 'running', leaseOwner: 'w1', leaseExpiresAt: clock.now() + 60_000 }));
+    await storage.runs.insert(
+      runRecord({ id: 'run-1', status: 'running', leaseOwner: 'w1', leaseExpiresAt: clock.now() + 60_000 }),
+    );
     const session = new RunSession((await storage.runs.get('run-1'))!, lease('w1'));
     session.writes.patch = { finalText: 'should not be stored' };
     session.writes.outbox.push({
