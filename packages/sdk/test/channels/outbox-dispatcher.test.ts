@@ -273,7 +273,8 @@ describe('two dispatchers on one SQLite file', () => {
       const now = (inFlight.get(message.chatId) ?? 0) + 1;
       inFlight.set(message.chatId, now);
       if (now > 1) overlapped++;
-      await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 3)));
+      // Yield to the event loop a few turns, so the other dispatcher's pass runs meanwhile.
+      for (let i = 1 + Math.floor(Math.random() * 3); i > 0; i--) await new Promise((r) => setImmediate(r));
       try {
         return await send(message);
       } finally {
