@@ -536,6 +536,8 @@ describe('SqliteStorage', () => {
       await s.schedules.ticks('sch', { before: 1 });
       await s.schedules.firedBetween('sch', 0, 1);
       await s.intents.releaseByRun('r');
+      await s.outbox.listByRun('r');
+      await s.outbox.dueChats(1, { channelIds: ['c'], owner: 'o' });
       for (const kind of RETENTION_KINDS) {
         await s.maintenance.estimate(kind, { now: 1, before: 1, keepNewest: 1 });
         await s.maintenance.prune(kind, { now: 1, before: 1, keepNewest: 1 }, 1);

@@ -42,8 +42,11 @@ export async function commitDeferredStep(deps: CommitDeps, session: RunSession):
   return deferred ? commitTaken(deps, session, deferred) : true;
 }
 
-/** What a commit needs. */
-export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock };
+/**
+ * What a commit needs: storage, event bus, clock, and optionally `onOutboxWritten`, called after a commit that
+ * inserted channel outbox rows (it wakes the outbox dispatcher; a throw is ignored).
+ */
+export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock; onOutboxWritten?: () => void };
 
 async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
   let result: WrittenStep;
@@ -64,6 +67,8 @@ export interface WrittenStep {
   events: RunEvent[];
   /** Messages the run has stored once the step commits, when known. */
   messageCount: number | undefined;
+  /** How many channel outbox rows the step inserted (rows already stored under their key are not counted). */
+  outboxInserted?: number;
 }
 
 /** True for what {@link writeStepIn} throws when the lease is no longer this worker's. */
@@ -96,6 +101,10 @@ export async function writeStepIn(
     messageCount = (await s.messages.append(id, message as unknown as JsonValue, now)).seq;
   if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
   for (const work of writes.riding) await work(s);
+  // What the run says on a message channel: in the step's transaction, so a crash after the commit delivers it
+  // after restart, and a step committed twice writes each row once (its idempotency key).
+  let outboxInserted = 0;
+  for (const row of writes.outbox) if ((await s.outbox.insert(row)).inserted) outboxInserted++;
   const pending: Array<{ type: RunEventType; data: RunEventPayloads[RunEventType] }> = [];
   for (const d of writes.decisions)
     if (await s.decisions.insert(d)) pending.push({ type: 'decision.created', data: decisionEventData(d, d.raisedBy) });
@@ -108,7 +117,7 @@ export async function writeStepIn(
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
     run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
-  return { run, events, messageCount };
+  return { run, events, messageCount, outboxInserted };
 }
 
 /** After the transaction of {@link writeStepIn} committed: the session takes the stored run, the events are published. */
@@ -116,6 +125,13 @@ export function stepCommitted(deps: CommitDeps, session: RunSession, written: Wr
   session.committed(written.run);
   if (written.messageCount !== undefined) session.committedMessages = written.messageCount;
   deps.bus.publish(...written.events);
+  if ((written.outboxInserted ?? 0) > 0 && deps.onOutboxWritten) {
+    try {
+      deps.onOutboxWritten();
+    } catch {
+      // Only a hint: the dispatcher polls anyway.
+    }
+  }
 }
 
 /** After the lease was lost: the step's writes, and any made since, are dropped. */
