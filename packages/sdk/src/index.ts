@@ -220,5 +220,14 @@ export { FENCE_OPEN, FENCE_CLOSE, FENCE_MAX_CHARS, FENCE_NOTE, fenceText, fenceO
 // actors and the authorizer port (the services behind approvals, grants, plans and policies: `/authorization`)
 export type { Actor, ActorKind, ActorRole } from './core/actor';
 export type { IdentityResolver } from './ports/identity';
+export type {
+  ChannelButton,
+  ChannelCapabilities,
+  ChannelEdit,
+  ChannelInput,
+  ChannelPort,
+  ChannelSend,
+} from './ports/channel';
+export { ChannelError, isChannelError, type ChannelErrorCode } from './ports/channel-errors';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';

@@ -464,6 +464,17 @@ export const ERROR_CODES = {
   IMAGE_TOO_LARGE: 'An image in a tool result is over the size limit (768 KiB per image, 1 MiB per data URL).',
   IMAGE_UNSUPPORTED_TYPE: 'An image in a tool result has a media type other than PNG, JPEG, WebP or GIF.',
 
+  // Message channels (`ChannelPort`) and the outbox
+  CHANNEL_RATE_LIMITED:
+    'The channel asked to slow down (HTTP 429); `details.retryAfterMs` says how long. The outbox pauses only that chat and keeps its order.',
+  CHANNEL_UNAVAILABLE:
+    'The channel could not be reached (network error, 5xx); the outbox retries with backoff capped at 5 minutes, forever.',
+  CHANNEL_REJECTED:
+    "The channel refused the message for good (a 4xx other than 429: chat not found, bot blocked …); the outbox row is marked failed and audited, and the chat's next row goes on.",
+  CHANNEL_MESSAGE_TOO_LONG: "A message's text is over the channel's length limit (`maxLength`); nothing was sent.",
+  OUTBOX_INPUT_INVALID:
+    'An outbox row to write is malformed (empty channel or chat id, unknown kind, empty idempotency key, payload not JSON); nothing was written.',
+
   // Testing entry (`@media-agent/sdk/testing`)
   SCRIPT_EXHAUSTED: 'The scripted model was called more times than its script has turns.',
   SCRIPT_INCOMPLETE: '`assertComplete()` found a script that did not play all its turns, or no script played at all.',

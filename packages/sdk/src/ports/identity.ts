@@ -27,6 +27,23 @@ export interface IdentityResolver {
    * @returns `admin` or `user`; a rejected promise, or any other value, counts as `user` (least privilege)
    */
   roleOf(actor: string): ActorRole | Promise<ActorRole>;
+  /**
+   * The person behind a message channel's user (optional; needed only when the host uses channels).
+   * @param channelId - the channel configuration id (`ChannelPort.id`, e.g. `"telegram:home"`)
+   * @param userId - the channel's own user id (e.g. a Telegram user id)
+   * @returns the person's actor (`user:<id>`), or `null` when the channel user is linked to no person —
+   *   the input is then refused and audited `channel.unknown_user`, and the chat is told once that it is
+   *   not linked. Its role comes from {@link IdentityResolver.roleOf} as everywhere.
+   * @example
+   * ```ts
+   * const links = new Map([['telegram:home/123456', 'user:1']]);
+   * const identity: IdentityResolver = {
+   *   roleOf: (actor) => (actor === 'user:1' ? 'admin' : 'user'),
+   *   personOf: (channelId, userId) => links.get(`${channelId}/${userId}`) ?? null,
+   * };
+   * ```
+   */
+  personOf?(channelId: string, userId: string): string | null | Promise<string | null>;
 }
 
 /**
