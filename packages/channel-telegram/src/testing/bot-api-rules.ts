@@ -37,7 +37,8 @@ export const BOT_API_ERRORS = {
     'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
   queryInvalid: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
   blocked: 'Forbidden: bot was blocked by the user',
-  webhookActive: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+  webhookActive:
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
   tooManyRequests: (retryAfter: number) => `Too Many Requests: retry after ${retryAfter}`,
 } as const;
 
@@ -98,7 +99,8 @@ export function readInlineKeyboard(
     const buttons: InlineKeyboardButton[] = [];
     for (const button of row) {
       const b = button as { text?: unknown; callback_data?: unknown; url?: unknown };
-      if (typeof b.text !== 'string' || b.text.length === 0) return { problem: 'Bad Request: text buttons are unallowed in the inline keyboard' };
+      if (typeof b.text !== 'string' || b.text.length === 0)
+        return { problem: 'Bad Request: text buttons are unallowed in the inline keyboard' };
       if (typeof b.url === 'string') buttons.push({ text: b.text, url: b.url });
       else if (typeof b.callback_data === 'string' && callbackDataFits(b.callback_data))
         buttons.push({ text: b.text, callback_data: b.callback_data });

@@ -168,7 +168,8 @@ export class FakeBotApi {
   /** @param options - see {@link FakeBotApiOptions} */
   constructor(options: FakeBotApiOptions = {}) {
     this.#options = options;
-    this.token = options.token ?? `${100000000 + Math.floor(Math.random() * 899999999)}:${randomUUID().replaceAll('-', '')}`;
+    this.token =
+      options.token ?? `${100000000 + Math.floor(Math.random() * 899999999)}:${randomUUID().replaceAll('-', '')}`;
     const id = Number(this.token.split(':')[0]) || 1;
     this.#bot = {
       id,
@@ -290,7 +291,13 @@ export class FakeBotApi {
       message = {
         ...base,
         photo: [
-          { file_id: fileId(), file_unique_id: `${unique}-s`, width: Math.ceil(width / 10), height: Math.ceil(height / 10), file_size: Math.ceil(size / 50) },
+          {
+            file_id: fileId(),
+            file_unique_id: `${unique}-s`,
+            width: Math.ceil(width / 10),
+            height: Math.ceil(height / 10),
+            file_size: Math.ceil(size / 50),
+          },
           { file_id: fileId(), file_unique_id: unique, width, height, file_size: size },
         ],
         ...(text ? { caption: text } : {}),
@@ -300,7 +307,8 @@ export class FakeBotApi {
     }
     if (extra.replyTo !== undefined) {
       const target = this.#find(chat.id, extra.replyTo);
-      if (target) message = { ...message, reply_to_message: target.message as Message & { reply_to_message: undefined } };
+      if (target)
+        message = { ...message, reply_to_message: target.message as Message & { reply_to_message: undefined } };
     }
     this.#store(chat.id, message, false);
     this.#enqueue({ message: message as Update['message'] } as Omit<Update, 'update_id'>);
@@ -413,7 +421,10 @@ export class FakeBotApi {
       case 'getupdates': {
         if (this.#webhook) return fail(409, BOT_API_ERRORS.webhookActive);
         const offset = Number(p.offset ?? 0);
-        const limit = Math.min(Math.max(Number(p.limit ?? BOT_API_LIMITS.updatesPerCall), 1), BOT_API_LIMITS.updatesPerCall);
+        const limit = Math.min(
+          Math.max(Number(p.limit ?? BOT_API_LIMITS.updatesPerCall), 1),
+          BOT_API_LIMITS.updatesPerCall,
+        );
         const timeout = Math.max(Number(p.timeout ?? 0), 0);
         if (offset > 0) this.#confirmBelow(offset);
         if (this.#pending.length === 0 && timeout > 0 && !this.#closed) await this.#wait(timeout * 1000, res);
@@ -434,7 +445,11 @@ export class FakeBotApi {
         if (isTrue(p.drop_pending_updates)) this.#pending.length = 0;
         return ok(true);
       case 'getwebhookinfo':
-        return ok({ url: this.#webhook?.url ?? '', has_custom_certificate: false, pending_update_count: this.#pending.length });
+        return ok({
+          url: this.#webhook?.url ?? '',
+          has_custom_certificate: false,
+          pending_update_count: this.#pending.length,
+        });
       case 'sendmessage': {
         const chatId = Number(p.chat_id);
         const chat = this.#chats.get(chatId);
@@ -444,7 +459,9 @@ export class FakeBotApi {
         if (problem) return fail(400, problem);
         const keyboard = readInlineKeyboard(p.reply_markup);
         if (keyboard.problem !== undefined) return fail(400, keyboard.problem);
-        const reply = readObject(p.reply_parameters) as { message_id?: unknown; allow_sending_without_reply?: unknown } | undefined;
+        const reply = readObject(p.reply_parameters) as
+          | { message_id?: unknown; allow_sending_without_reply?: unknown }
+          | undefined;
         let replyTo: StoredMessage | undefined;
         if (reply?.message_id !== undefined) {
           replyTo = this.#find(chatId, Number(reply.message_id));
@@ -477,7 +494,12 @@ export class FakeBotApi {
         if (stored.message.text === p.text && sameMarkup(stored.message.reply_markup, markup))
           return fail(400, BOT_API_ERRORS.notModified);
         const { reply_markup: _old, ...rest } = stored.message;
-        stored.message = { ...rest, text: p.text as string, edit_date: now(), ...(markup ? { reply_markup: markup } : {}) };
+        stored.message = {
+          ...rest,
+          text: p.text as string,
+          edit_date: now(),
+          ...(markup ? { reply_markup: markup } : {}),
+        };
         stored.edits += 1;
         return ok(stored.message);
       }
@@ -506,7 +528,12 @@ export class FakeBotApi {
     res.end(JSON.stringify(body));
   }
 
-  #reset(req: IncomingMessage, res: ServerResponse, call: Omit<FakeBotApiCall, 'status'>, fault: 'reset' | 'down'): void {
+  #reset(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: Omit<FakeBotApiCall, 'status'>,
+    fault: 'reset' | 'down',
+  ): void {
     this.calls.push({ ...call, status: 0, fault });
     req.socket.resetAndDestroy();
     res.destroy();
@@ -635,7 +662,12 @@ function toChat(chat: FakeChat, user?: FakeUser): Chat {
 }
 
 function toUser(user: FakeUser): User {
-  return { id: user.id, is_bot: false, first_name: user.first_name, ...(user.username ? { username: user.username } : {}) };
+  return {
+    id: user.id,
+    is_bot: false,
+    first_name: user.first_name,
+    ...(user.username ? { username: user.username } : {}),
+  };
 }
 
 function now(): number {
