@@ -396,14 +396,27 @@ export class FakeBotApi {
     try {
       params = { ...Object.fromEntries(url.searchParams), ...(await readBody(req)) };
     } catch {
-      return this.#answer(res, { method, params }, 400, apiError(400, "Bad Request: can't parse JSON object"));
+      this.#answer(res, { method, params }, 400, apiError(400, "Bad Request: can't parse JSON object"));
+      return;
     }
     const call = { method, params };
-    if (this.#down) return this.#reset(req, res, call, 'down');
+    if (this.#down) {
+      this.#reset(req, res, call, 'down');
+      return;
+    }
     const fault = this.#faults.get(method.toLowerCase())?.shift();
-    if (fault) return this.#fault(req, res, call, fault);
-    if (!match) return this.#answer(res, call, 404, apiError(404, BOT_API_ERRORS.notFound));
-    if (match[1] !== this.token) return this.#answer(res, call, 401, apiError(401, BOT_API_ERRORS.unauthorized));
+    if (fault) {
+      this.#fault(req, res, call, fault);
+      return;
+    }
+    if (!match) {
+      this.#answer(res, call, 404, apiError(404, BOT_API_ERRORS.notFound));
+      return;
+    }
+    if (match[1] !== this.token) {
+      this.#answer(res, call, 401, apiError(401, BOT_API_ERRORS.unauthorized));
+      return;
+    }
     const { status, body } = await this.#dispatch(method.toLowerCase(), params, res);
     this.#answer(res, call, status, body);
   }
@@ -542,7 +555,8 @@ export class FakeBotApi {
   #fault(req: IncomingMessage, res: ServerResponse, call: Omit<FakeBotApiCall, 'status'>, fault: FakeFault): void {
     switch (fault.kind) {
       case 'reset':
-        return this.#reset(req, res, call, 'reset');
+        this.#reset(req, res, call, 'reset');
+        return;
       case 'rate_limit': {
         const body = apiError(429, BOT_API_ERRORS.tooManyRequests(fault.retryAfter), fault.retryAfter);
         this.calls.push({ ...call, status: 429, fault: 'rate_limit' });
