@@ -165,7 +165,7 @@ describe('TelegramChannel sends, edits and answers taps, against the fake Bot AP
     env = await setup();
     const { fake, channel } = env;
     fake.addChat(annChat);
-    const errors: Error[] = [];
+    const errors: Array<Awaited<ReturnType<typeof rejection>>> = [];
     for (const fault of [
       { kind: 'reset' },
       { kind: 'server_error', status: 502 },

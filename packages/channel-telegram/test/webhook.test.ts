@@ -65,7 +65,7 @@ describe('TelegramChannel by webhook, against the fake Bot API over HTTP', () =>
         text: 'forged',
       },
     };
-    for (const headers of [{ 'x-telegram-bot-api-secret-token': 'wrong' }, {}]) {
+    for (const headers of [{ 'x-telegram-bot-api-secret-token': 'wrong' }, {}] as Array<Record<string, string>>) {
       const res = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
