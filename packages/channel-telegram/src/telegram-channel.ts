@@ -69,7 +69,7 @@ const TAP_ANSWER_MAX = 200;
 export class TelegramChannel implements ChannelPort, SecretHolder {
   /** The channel configuration id (option `id`, default `telegram`). */
   readonly id: string;
-  /** {@link TELEGRAM_CAPABILITIES}. */
+  /** What the channel can do: {@link TELEGRAM_CAPABILITIES} (edit, buttons, 4096 characters, plain text, no de-duplication). */
   readonly capabilities: ChannelCapabilities = TELEGRAM_CAPABILITIES;
   readonly #options: ResolvedTelegramOptions;
   readonly #logger: TelegramChannelOptions['logger'];
