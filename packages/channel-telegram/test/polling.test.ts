@@ -64,11 +64,13 @@ describe('TelegramChannel by long polling, against the fake Bot API over HTTP', 
     await fake.until(() => fake.pendingUpdates.length === 0);
   });
 
-  it('hands a chat its inputs one at a time; stop() waits for the one in flight', async () => {
+  it('hands a chat its inputs one at a time, in order; stop() waits for the one in flight', async () => {
     env = await setup();
-    const { fake, inputs } = env;
+    const { fake, inputs, channel } = env;
     let running = 0;
     let most = 0;
+    let stopped = false;
+    let stoppedBeforeFirstEnded: boolean | undefined;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -76,17 +78,24 @@ describe('TelegramChannel by long polling, against the fake Bot API over HTTP', 
     await env.start(async (input) => {
       running += 1;
       most = Math.max(most, running);
-      if (input.kind === 'text' && input.text === 'first') await gate;
+      if (input.kind === 'text' && input.text === 'third') {
+        await gate;
+        stoppedBeforeFirstEnded = stopped;
+      }
       running -= 1;
     });
     fake.userSays(annChat, ann, 'first');
     fake.userSays(annChat, ann, 'second');
-    await fake.until(() => inputs.length === 1);
-    // The second waits behind the first.
-    await new Promise((r) => setTimeout(r, 100));
-    expect(inputs.map((i) => (i.kind === 'text' ? i.text : i.data))).toEqual(['first']);
+    fake.userSays(annChat, ann, 'third');
+    await fake.until(() => inputs.length === 3);
+    expect(inputs.map((i) => (i.kind === 'text' ? i.text : i.data))).toEqual(['first', 'second', 'third']);
+    // 'third' is in flight: stop() resolves only after it ends.
+    const stopping = channel.stop().then(() => {
+      stopped = true;
+    });
     release();
-    await fake.until(() => inputs.length === 2);
+    await stopping;
+    expect(stoppedBeforeFirstEnded).toBe(false);
     expect(most).toBe(1);
   });
 
