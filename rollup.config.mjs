@@ -12,6 +12,7 @@ const packageDirs = [
   'packages/host-adapter-kit',
   'packages/host-adapter-v2',
   'packages/host-adapter-v3',
+  'packages/channel-telegram',
 ];
 
 /** Entry points of a package: output name -> source file, from its `exports`. */

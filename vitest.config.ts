@@ -25,6 +25,14 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/testing.ts', import.meta.url)),
       },
       {
+        find: /^@media-agent\/channel-telegram\/testing$/,
+        replacement: fileURLToPath(new URL('./packages/channel-telegram/src/testing.ts', import.meta.url)),
+      },
+      {
+        find: /^@media-agent\/channel-telegram$/,
+        replacement: fileURLToPath(new URL('./packages/channel-telegram/src/index.ts', import.meta.url)),
+      },
+      {
         find: /^@media-agent\/host-adapter-(v2|v3)$/,
         replacement: fileURLToPath(new URL('./packages/host-adapter-$1/src/index.ts', import.meta.url)),
       },

@@ -87,6 +87,9 @@ import { HOST_GENERATION as V2, HostOperationError as V2HostOperationError } fro
 import { SIMULATED_GENERATION as SIM_V2 } from '@media-agent/host-adapter-v2/testing';
 import { HOST_GENERATION as V3 } from '@media-agent/host-adapter-v3';
 import { SIMULATED_GENERATION as SIM_V3 } from '@media-agent/host-adapter-v3/testing';
+import { TELEGRAM_CAPABILITIES, TelegramChannel } from '@media-agent/channel-telegram';
+import { FakeBotApi } from '@media-agent/channel-telegram/testing';
+import type { ChannelPort } from '@media-agent/sdk';
 import Type from 'typebox';`;
   const body = `
 export const echo = defineCapability({
@@ -143,6 +146,11 @@ export const familyEntries = (h: AgentHost) => ({
 });
 // @ts-expect-error the skill store's options are typed
 export const badSkills = new FileSkillStore({ dataDir: 42 });
+// The Telegram channel is a ChannelPort of the SDK it peers with.
+export const telegram = (fake: FakeBotApi): ChannelPort => new TelegramChannel({ token: fake.token, apiRoot: fake.apiRoot });
+export const telegramLimit: number = TELEGRAM_CAPABILITIES.maxLength;
+// @ts-expect-error the channel's options are typed
+export const badTelegram = new TelegramChannel({ token: 42 });
 `;
   const cjsDynamic = `
 import type { AgentHost } from '@media-agent/sdk' with { 'resolution-mode': 'import' };
@@ -230,6 +238,7 @@ export async function host(): Promise<AgentHost> {
     ['@media-agent/sdk/code', 'CodeExecutionError'],
     ['@media-agent/sdk/capabilities', 'CapabilityTimeoutError'],
     ['@media-agent/host-adapter-kit', 'HostOperationError'],
+    ['@media-agent/channel-telegram', 'TelegramOptionsError'],
   ];
   const identity = `const { MediaAgentError } = await import('@media-agent/sdk');
 for (const [s, n] of ${JSON.stringify(families)}) {

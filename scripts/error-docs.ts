@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { HOST_ERROR_CODES } from '../packages/host-adapter-kit/src/error-codes';
 import { V2_ERROR_CODES } from '../packages/host-adapter-v2/src/error-codes';
 import { V3_ERROR_CODES } from '../packages/host-adapter-v3/src/error-codes';
+import { TELEGRAM_ERROR_CODES } from '../packages/channel-telegram/src/error-codes';
 import { ERROR_CODES } from '../packages/sdk/src/core/error-codes';
 
 /** Where the page lives, from the repository root. */
@@ -38,6 +39,7 @@ warnings. Codes are upper snake case, prefixed by area.
   throw, one meaning on both generations, through one set of error classes (\`HostOperationError\`, \`HostAuthError\`, …).
 - \`@media-agent/host-adapter-v2\`: \`V2_ERROR_CODES\` and \`type V2ErrorCode\` (the shared codes and the adapter's own); its errors are \`MediaAgentError<V2ErrorCode>\`.
 - \`@media-agent/host-adapter-v3\`: \`V3_ERROR_CODES\` and \`type V3ErrorCode\` (the shared codes and the adapter's own); its errors are \`MediaAgentError<V3ErrorCode>\`.
+- \`@media-agent/channel-telegram\`: \`TELEGRAM_ERROR_CODES\` and \`type TelegramErrorCode\` (its own); its sends, edits and tap answers throw the SDK's \`ChannelError\` (\`CHANNEL_*\`).
 
 An adapter also throws SDK codes (\`MEDIA_*\`, \`OUTCOME_UNKNOWN\`, \`CAPABILITY_*\`) through the SDK's error
 classes. A host or plugin with codes of its own types its errors the same way, e.g.
@@ -58,6 +60,10 @@ ${table(ownCodes(V2_ERROR_CODES))}
 ## @media-agent/host-adapter-v3 only (${Object.keys(ownCodes(V3_ERROR_CODES)).length} codes)
 
 ${table(ownCodes(V3_ERROR_CODES))}
+
+## @media-agent/channel-telegram (${Object.keys(TELEGRAM_ERROR_CODES).length} codes)
+
+${table(TELEGRAM_ERROR_CODES)}
 `;
 }
 

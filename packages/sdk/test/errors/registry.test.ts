@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { V2_ERROR_CODES } from '../../../host-adapter-v2/src/error-codes';
 import { V3_ERROR_CODES } from '../../../host-adapter-v3/src/error-codes';
 import { HOST_ERROR_CODES } from '../../../host-adapter-kit/src/error-codes';
+import { TELEGRAM_ERROR_CODES } from '../../../channel-telegram/src/error-codes';
 import { ERROR_DOCS_PATH, ownCodes, renderErrorDocs } from '../../../../scripts/error-docs';
 import type { DenialCode } from '../../src/authorization/verdict';
 import { ERROR_CODES, type ErrorCode } from '../../src/core/error-codes';
@@ -75,6 +76,11 @@ describe('error-code registry', () => {
     expect(shared[0]!.filter((c) => shared[1]!.includes(c) && shared[2]!.includes(c))).toEqual([]);
     for (const registry of [V2_ERROR_CODES, V3_ERROR_CODES])
       expect(Object.keys(HOST_ERROR_CODES).filter((c) => !(c in registry))).toEqual([]);
+  });
+
+  it('lists every code the Telegram channel uses in the SDK registry or its own, and none of its own unused', () => {
+    expect(unregistered('packages/channel-telegram/src', { ...ERROR_CODES, ...TELEGRAM_ERROR_CODES })).toEqual([]);
+    expect(unused('packages/channel-telegram/src', TELEGRAM_ERROR_CODES)).toEqual([]);
   });
 
   it('catches a code missing from the registry (the scan is not vacuous)', () => {

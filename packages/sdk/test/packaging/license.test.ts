@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const packages = ['sdk', 'host-adapter-v2', 'host-adapter-v3'];
+const packages = ['sdk', 'host-adapter-v2', 'host-adapter-v3', 'channel-telegram'];
 
 describe('LICENSE', () => {
   it('is the Apache License 2.0 that every package.json declares', () => {

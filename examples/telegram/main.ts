@@ -1,0 +1,107 @@
+/**
+ * Telegram: the quickstart host (SQLite storage, the sandbox media world, the scripted model) reached through a
+ * Telegram bot, on the reference channel `@media-agent/channel-telegram`.
+ *
+ * Environment:
+ * - `TELEGRAM_BOT_TOKEN` (required): the bot token from @BotFather (registered with the host's redaction);
+ * - `TELEGRAM_API_ROOT` (optional): the Bot API base URL — a self-hosted Bot API server, or the fake one of
+ *   `examples/telegram/fake-server.ts`; default `https://api.telegram.org`;
+ * - `MEDIA_AGENT_DATA_DIR` (optional): where the SQLite file and the sandbox world live; default `.media-agent`.
+ *
+ * Each text a person sends the bot starts a run whose goal is that text; the run's answer goes back to the chat as
+ * a reply. This bridge (`onInput` below) stands in for the host's `channels` option, which routes channel input by
+ * the append rules and delivers replies through the durable outbox (docs/channels.md); this example starts the port
+ * itself until that option is available on its branch.
+ *
+ *   TELEGRAM_BOT_TOKEN=… npm run telegram
+ *   TELEGRAM_BOT_TOKEN=… TELEGRAM_API_ROOT=http://127.0.0.1:8081 node --import tsx examples/telegram/main.ts
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TelegramChannel } from '@media-agent/channel-telegram';
+import { ConsoleLogger, createAgentHost, SystemClock, type ChannelInput } from '@media-agent/sdk';
+import { SqliteStorage } from '@media-agent/sdk/sqlite';
+import { registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
+
+const token = process.env.TELEGRAM_BOT_TOKEN;
+if (!token) {
+  console.error('TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather, or run examples/telegram/fake-server.ts');
+  process.exit(2);
+}
+const dataDir = resolve(process.env.MEDIA_AGENT_DATA_DIR ?? '.media-agent');
+mkdirSync(dataDir, { recursive: true });
+
+const logger = new ConsoleLogger('warn');
+const telegram = new TelegramChannel({
+  id: 'telegram:home',
+  token,
+  ...(process.env.TELEGRAM_API_ROOT ? { apiRoot: process.env.TELEGRAM_API_ROOT } : {}),
+  logger,
+});
+
+const clock = new SystemClock();
+const world = new SandboxWorld({ clock, filePath: join(dataDir, 'world.json') });
+const host = createAgentHost({
+  storage: new SqliteStorage({ path: join(dataDir, 'agent.sqlite') }),
+  clock,
+  logger,
+  // The bot token never reaches storage, logs or the model in clear (docs/secrets.md).
+  redact: { secrets: [...telegram.secretValues()] },
+  model: {
+    provider: {
+      provider: 'scripted',
+      scripts: {
+        name: 'library check',
+        steps: [
+          { text: 'Checking the library. ', toolCalls: [{ capability: 'inventory.query', input: { query: 'Dune' } }] },
+        ],
+        finalText: (ctx) => {
+          const total = (ctx.results['inventory.query'] as { total?: number } | undefined)?.total ?? 0;
+          return `You said "${ctx.goal}". The library holds ${total} title(s) matching "Dune".`;
+        },
+      },
+    },
+    model: 'scripted',
+  },
+  goalFacts: world,
+  runs: { pollMs: 50, budgets: { maxToolCalls: 10, maxDurationSec: 120 } },
+});
+registerSandboxCapabilities(host, world);
+await host.start();
+
+/** One person per Telegram user in this example: `user:tg-<id>`, with the household's ordinary role. */
+const actorOf = (input: ChannelInput) => `user:tg-${input.userId}` as const;
+
+async function onInput(input: ChannelInput): Promise<void> {
+  if (input.kind === 'tap') {
+    await telegram.answerTap(input.tapId, 'Buttons need the host channels option (docs/channels.md).', false);
+    return;
+  }
+  if (input.text.trim() === '') return;
+  console.log(`[${input.chatId}] ${input.userId}: ${input.text}`);
+  const run = await host.startRun({ goal: input.text, actor: actorOf(input) });
+  // The run's events until it ends; its final answer goes back as a reply.
+  for await (const _ of host.events({ runId: run.id, actor: actorOf(input), signal: AbortSignal.timeout(120_000) })) {
+    // nothing to show while it runs
+  }
+  const { run: final } = await host.getRun(run.id, { actor: actorOf(input) });
+  const text = final.finalText ?? `The run ended ${final.status}.`;
+  const sent = await telegram.send({
+    chatId: input.chatId,
+    text: text.slice(0, telegram.capabilities.maxLength),
+    replyToMessageId: input.messageId,
+    idempotencyKey: `reply:${run.id}`,
+  });
+  console.log(`[${input.chatId}] bot (message ${sent.messageId}): ${text}`);
+}
+
+await telegram.start(onInput);
+console.log(`media-agent on Telegram (${telegram.id}); data: ${dataDir}. Stop with Ctrl-C.`);
+
+const stop = async () => {
+  await telegram.stop();
+  await host.stop();
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());
