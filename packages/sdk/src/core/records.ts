@@ -287,7 +287,9 @@ export type AuditAction =
   | 'schedule.changed'
   | 'undo.requested'
   | 'undo.finished'
-  | 'undo.refused';
+  | 'undo.refused'
+  | 'channel.unknown_user'
+  | 'channel.tap_refused';
 
 /**
  * One audit row: written for every invocation.
