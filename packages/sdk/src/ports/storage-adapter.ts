@@ -14,6 +14,7 @@ import type {
 import type { MaintenanceRepository } from './maintenance-repository';
 import type { ScheduleRepository } from './schedule-repository';
 import type { IntentRepository } from './intent-repository';
+import type { OutboxRepository } from './outbox-repository';
 import type { BudgetAmounts, BudgetCounters, BudgetPeriod, BudgetReservation } from '../core/budget-records';
 import type {
   DecisionRecord,
@@ -254,6 +255,11 @@ export interface StorageSession {
    * download or organize of the same title joins the first instead of starting a second job (docs/intents.md).
    */
   readonly intents: IntentRepository;
+  /**
+   * The channel outbox: what runs say to people on message channels, in order per chat, written in the transaction
+   * of the step that produced it and delivered by the outbox dispatcher (docs/channels.md).
+   */
+  readonly outbox: OutboxRepository;
 }
 
 /**
@@ -354,7 +360,7 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 13;
+export const STORAGE_SCHEMA_VERSION = 14;
 
 /** A run patch: any fields but the id. @public */
 export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt'>>;

@@ -23,6 +23,7 @@ export const REPOSITORY_NAMES: ReadonlyArray<keyof StorageSession> = [
   'maintenance',
   'schedules',
   'intents',
+  'outbox',
 ];
 
 /**
@@ -50,4 +51,6 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   'due',
   'ticks',
   'firedBetween',
+  'listByChat',
+  'dueChats',
 ]);

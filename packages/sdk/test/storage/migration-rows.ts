@@ -43,6 +43,7 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 11, name: 'schedules' },
   { version: 12, name: 'approvals a household can trust' },
   { version: 13, name: 'intents' },
+  { version: 14, name: 'channel outbox' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */
@@ -51,6 +52,8 @@ export const SECONDARY_INDEXES = [
   'approvals_status',
   'budget_reservations_by_run',
   'budget_usage_start',
+  'channel_outbox_by_run',
+  'channel_outbox_queued',
   'decisions_root_cause',
   'decisions_status_created',
   'decisions_subject_created',

@@ -20,6 +20,7 @@ import { memoryDecisionRepository } from './decision-repository';
 import { memoryMaintenanceRepository } from './maintenance-repository';
 import { memoryScheduleRepository } from './schedule-repository';
 import { memoryIntentRepository } from './intent-repository';
+import { memoryOutboxRepository } from './outbox-repository';
 import { READ_METHODS, REPOSITORY_NAMES as REPOSITORIES } from '../repository-methods';
 
 /**
@@ -79,6 +80,8 @@ export class MemoryStorage implements StorageAdapter {
   readonly schedules: StorageSession['schedules'];
   /** {@inheritDoc StorageSession.intents} */
   readonly intents: StorageSession['intents'];
+  /** {@inheritDoc StorageSession.outbox} */
+  readonly outbox: StorageSession['outbox'];
 
   /** Creates an empty store (call `migrate()` before use, as with the durable adapters). */
   constructor() {
@@ -124,6 +127,7 @@ export class MemoryStorage implements StorageAdapter {
     this.maintenance = on.maintenance;
     this.schedules = on.schedules;
     this.intents = on.intents;
+    this.outbox = on.outbox;
   }
 
   /** {@inheritDoc StorageAdapter.migrate} */
@@ -238,6 +242,7 @@ export class MemoryStorage implements StorageAdapter {
       maintenance: memoryMaintenanceRepository(t, audit.append),
       schedules: memoryScheduleRepository(t),
       intents: memoryIntentRepository(t),
+      outbox: memoryOutboxRepository(t),
     };
   }
 }

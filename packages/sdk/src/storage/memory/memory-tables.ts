@@ -20,7 +20,9 @@ export type TableName =
   | 'leases'
   | 'schedules'
   | 'scheduleTicks'
-  | 'intents';
+  | 'intents'
+  | 'outbox'
+  | 'outboxChats';
 const TABLES: readonly TableName[] = [
   'ledger',
   'approvals',
@@ -38,6 +40,8 @@ const TABLES: readonly TableName[] = [
   'schedules',
   'scheduleTicks',
   'intents',
+  'outbox',
+  'outboxChats',
 ];
 /** Reverts one write. @internal */
 export type Undo = () => void;

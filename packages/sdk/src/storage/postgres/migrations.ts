@@ -453,6 +453,41 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `CREATE INDEX intents_by_run ON "{schema}".intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
     ],
   },
+  {
+    version: 14,
+    name: 'channel outbox',
+    // The same tables as SQLite's migration 14.
+    statements: [
+      `CREATE TABLE "{schema}".channel_outbox (
+        id text PRIMARY KEY,
+        channel_id text NOT NULL,
+        chat_id text NOT NULL,
+        seq bigint NOT NULL,
+        run_id text,
+        kind text NOT NULL,
+        payload json NOT NULL,
+        idempotency_key text NOT NULL UNIQUE,
+        status text NOT NULL,
+        attempts bigint NOT NULL,
+        not_before bigint NOT NULL,
+        sent_message_id text,
+        last_error text,
+        created_at bigint NOT NULL,
+        sent_at bigint,
+        UNIQUE (channel_id, chat_id, seq)
+      )`,
+      `CREATE INDEX channel_outbox_queued ON "{schema}".channel_outbox (channel_id, chat_id, seq) WHERE status = 'queued'`,
+      `CREATE INDEX channel_outbox_by_run ON "{schema}".channel_outbox (run_id, created_at) WHERE run_id IS NOT NULL`,
+      `CREATE TABLE "{schema}".channel_outbox_chats (
+        channel_id text NOT NULL,
+        chat_id text NOT NULL,
+        last_seq bigint NOT NULL,
+        claim_owner text,
+        claim_until bigint,
+        PRIMARY KEY (channel_id, chat_id)
+      )`,
+    ],
+  },
 ];
 
 if (PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

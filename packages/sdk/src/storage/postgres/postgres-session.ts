@@ -20,11 +20,12 @@ export const PG_MULTI_STATEMENT_WRITES: ReadonlySet<string> = new Set([
   'maintenance.prune',
   'schedules.delete',
   'intents.acquire',
+  'outbox.insert',
 ]);
 
 /**
  * The repository `name` of a job: the shared statements in PostgreSQL's dialect (inside a transaction, the one
- * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements, `audit.append` three; maintenance, schedules and intents are programs.
+ * whose budget reads lock their rows) bound to `run`; `events.append` takes two statements, `audit.append` three; maintenance, schedules, intents and the outbox are programs.
  */
 function pgRepository(
   name: keyof StorageSession,
@@ -32,7 +33,7 @@ function pgRepository(
   inTransaction: boolean,
 ): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const statements = sessionStatements(inTransaction ? POSTGRES_TRANSACTION_DIALECT : POSTGRES_DIALECT);
-  if (name === 'maintenance' || name === 'schedules' || name === 'intents') {
+  if (name === 'maintenance' || name === 'schedules' || name === 'intents' || name === 'outbox') {
     // Retention appends its checkpoint rows through the session's own audit append.
     const audit = pgRepository('audit', run, inTransaction);
     return bindPrograms(statements[name], run, (record) => audit.append!(record));

@@ -132,6 +132,7 @@ export class PostgresStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
   /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
   /** {@inheritDoc StorageSession.intents} */ readonly intents!: StorageSession['intents'];
+  /** {@inheritDoc StorageSession.outbox} */ readonly outbox!: StorageSession['outbox'];
 
   /**
    * @param options - `connectionString` or `pool`, schema, pool size, timeouts (see {@link PostgresStorageOptions})

@@ -14,6 +14,7 @@ import { grantUsageStatements } from './grant-usage-sql';
 import { inboxStatements } from './inbox-sql';
 import { intentPrograms } from './intent-sql';
 import { ledgerStatements } from './ledger-sql';
+import { outboxPrograms } from './outbox-sql';
 import { planStatements } from './plan-sql';
 import { policyRevisionStatements } from './policy-revision-sql';
 import { maintenancePrograms } from './maintenance-sql';
@@ -25,17 +26,18 @@ import { schedulePrograms } from './schedule-sql';
 import { settingsStatements } from './settings-sql';
 
 /** The repositories written as programs (some of their methods take several statements). @internal */
-export type ProgramRepository = 'maintenance' | 'schedules' | 'intents';
+export type ProgramRepository = 'maintenance' | 'schedules' | 'intents' | 'outbox';
 
 /** The names of the {@link ProgramRepository} repositories. @internal */
 export const PROGRAM_REPOSITORIES: ReadonlySet<keyof StorageSession> = new Set<ProgramRepository>([
   'maintenance',
   'schedules',
   'intents',
+  'outbox',
 ]);
 
 /**
- * The statements of every repository of a session; maintenance, schedules and intents take several statements in some
+ * The statements of every repository of a session; maintenance, schedules, intents and the outbox take several statements in some
  * calls, so they are written as programs (see {@link Program}).
  * @internal
  */
@@ -63,5 +65,6 @@ export const sessionStatements = perDialect(
     maintenance: maintenancePrograms(d),
     schedules: schedulePrograms(d),
     intents: intentPrograms(d),
+    outbox: outboxPrograms(d),
   }),
 );

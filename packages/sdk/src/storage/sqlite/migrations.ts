@@ -539,6 +539,43 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX intents_by_run ON intents (holder_run_id) WHERE holder_run_id IS NOT NULL`,
     ],
   },
+  {
+    version: 14,
+    name: 'channel outbox',
+    // What runs say on message channels (docs/channels.md): rows in order per chat, unique by idempotency key, and
+    // per chat the last seq handed out and the dispatcher's claim.
+    statements: [
+      `CREATE TABLE channel_outbox (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        not_before INTEGER NOT NULL,
+        sent_message_id TEXT,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        UNIQUE (channel_id, chat_id, seq)
+      )`,
+      // The dispatcher's due chats: the first queued row of each chat.
+      `CREATE INDEX channel_outbox_queued ON channel_outbox (channel_id, chat_id, seq) WHERE status = 'queued'`,
+      `CREATE INDEX channel_outbox_by_run ON channel_outbox (run_id, created_at) WHERE run_id IS NOT NULL`,
+      `CREATE TABLE channel_outbox_chats (
+        channel_id TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        last_seq INTEGER NOT NULL,
+        claim_owner TEXT,
+        claim_until INTEGER,
+        PRIMARY KEY (channel_id, chat_id)
+      )`,
+    ],
+  },
 ];
 
 if (SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version !== STORAGE_SCHEMA_VERSION) {

@@ -104,7 +104,8 @@ export class SqliteRepositories {
     const maintenance = bindPrograms<SyncSession['maintenance']>(statements.maintenance, run, appendAudit);
     const schedules = bindPrograms<SyncSession['schedules']>(statements.schedules, run, appendAudit);
     const intents = bindPrograms<SyncSession['intents']>(statements.intents, run, appendAudit);
-    return { ...session, audit, maintenance, schedules, intents };
+    const outbox = bindPrograms<SyncSession['outbox']>(statements.outbox, run, appendAudit);
+    return { ...session, audit, maintenance, schedules, intents, outbox };
   }
 }
 
@@ -199,6 +200,9 @@ class SqliteTransactionSession implements StorageSession {
   }
   get intents(): StorageSession['intents'] {
     return this.#repo('intents') as StorageSession['intents'];
+  }
+  get outbox(): StorageSession['outbox'] {
+    return this.#repo('outbox') as StorageSession['outbox'];
   }
 }
 

@@ -347,6 +347,7 @@ export class SqliteStorage implements StorageAdapter {
   /** {@inheritDoc StorageSession.maintenance} */ readonly maintenance!: StorageSession['maintenance'];
   /** {@inheritDoc StorageSession.schedules} */ readonly schedules!: StorageSession['schedules'];
   /** {@inheritDoc StorageSession.intents} */ readonly intents!: StorageSession['intents'];
+  /** {@inheritDoc StorageSession.outbox} */ readonly outbox!: StorageSession['outbox'];
 
   /**
    * @param options - file path and busy timeout; nothing is opened until first use

@@ -19,6 +19,7 @@ import { leasesCases } from './leases';
 import { ledgerCases } from './ledger';
 import { lifecycleCases } from './lifecycle';
 import { messagesCases } from './messages';
+import { outboxCases } from './outbox';
 import { plansCases } from './plans';
 import { policiesCases } from './policies';
 import { recordsCases } from './records';
@@ -72,6 +73,7 @@ const CASE_FILES: readonly ((test: ConformanceCase) => void)[] = [
   retentionCases,
   schedulesCases,
   intentsCases,
+  outboxCases,
 ];
 
 /**
