@@ -15,7 +15,12 @@ const running = (over: Partial<ChatConversation> = {}): ChatConversation => ({
   ...over,
 });
 
-const input = { channelId: 'telegram:home', chatId: 'group-1', person: 'user:mum', role: 'admin' as const };
+const input: { channelId: string; chatId: string; person: string; role: 'admin' | 'user' } = {
+  channelId: 'telegram:home',
+  chatId: 'group-1',
+  person: 'user:mum',
+  role: 'admin',
+};
 
 const table: Array<[string, Partial<typeof input>, ChatConversation[], AppendDecision]> = [
   ['same person, channel, chat, role; run running', {}, [running()], { kind: 'append', runId: 'run_a' }],
@@ -28,12 +33,37 @@ const table: Array<[string, Partial<typeof input>, ChatConversation[], AppendDec
   ['inbox full', {}, [running({ queued: 16 })], { kind: 'start', reason: 'inbox_full' }],
   ['inbox one short of full', {}, [running({ queued: 15 })], { kind: 'append', runId: 'run_a' }],
   ['role changed since the binding', { role: 'user' }, [running()], { kind: 'queue', reason: 'role_changed' }],
-  ['another person in the group chat', { person: 'user:kid', role: 'user' }, [running()], { kind: 'queue', reason: 'other_person' }],
-  ['another person, whose own run is under way too', { person: 'user:kid', role: 'user' }, [running(), running({ runId: 'run_k', person: 'user:kid', role: 'user' })], { kind: 'append', runId: 'run_k' }],
-  ['another person; the other run finished', { person: 'user:kid', role: 'user' }, [running({ status: 'succeeded' })], { kind: 'start', reason: 'new' }],
+  [
+    'another person in the group chat',
+    { person: 'user:kid', role: 'user' },
+    [running()],
+    { kind: 'queue', reason: 'other_person' },
+  ],
+  [
+    'another person, whose own run is under way too',
+    { person: 'user:kid', role: 'user' },
+    [running(), running({ runId: 'run_k', person: 'user:kid', role: 'user' })],
+    { kind: 'append', runId: 'run_k' },
+  ],
+  [
+    'another person; the other run finished',
+    { person: 'user:kid', role: 'user' },
+    [running({ status: 'succeeded' })],
+    { kind: 'start', reason: 'new' },
+  ],
   ['same person, another chat', { chatId: 'private-mum' }, [running()], { kind: 'start', reason: 'new' }],
-  ['same person and chat id, another channel configuration', { channelId: 'telegram:work' }, [running()], { kind: 'start', reason: 'new' }],
-  ['the newest own conversation decides (older one still running)', {}, [running({ runId: 'run_new', status: 'succeeded' }), running({ runId: 'run_old' })], { kind: 'start', reason: 'finished' }],
+  [
+    'same person and chat id, another channel configuration',
+    { channelId: 'telegram:work' },
+    [running()],
+    { kind: 'start', reason: 'new' },
+  ],
+  [
+    'the newest own conversation decides (older one still running)',
+    {},
+    [running({ runId: 'run_new', status: 'succeeded' }), running({ runId: 'run_old' })],
+    { kind: 'start', reason: 'finished' },
+  ],
 ];
 
 describe('decideAppend', () => {

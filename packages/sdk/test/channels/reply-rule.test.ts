@@ -7,7 +7,13 @@ import { replyRows } from '../../src/runtime/channels/reply-rule';
 import { verifyTap } from '../../src/runtime/channels/tap-data';
 import { confirmCode } from '../../src/runtime/channels/confirm-code';
 
-const editing: ChannelCapabilities = { edit: true, buttons: true, maxLength: 4096, formatting: 'plain', dedupe: 'none' };
+const editing: ChannelCapabilities = {
+  edit: true,
+  buttons: true,
+  maxLength: 4096,
+  formatting: 'plain',
+  dedupe: 'none',
+};
 const plain: ChannelCapabilities = { edit: false, buttons: false, maxLength: 160, formatting: 'plain', dedupe: 'none' };
 const start: ChannelConversation = {
   channelId: 'telegram:home',
@@ -75,7 +81,12 @@ describe('replyRows', () => {
       planId: 'pln_1',
       payloadHash: 'ab'.repeat(32),
       capabilityId: 'download.submit',
-      impact: { status: 'unknown' as const, code: 'IMPACT_NOT_DECLARED' as never, reason: 'r', summary: 'downloads 58.2 GB' },
+      impact: {
+        status: 'unknown' as const,
+        code: 'IMPACT_NOT_DECLARED' as never,
+        reason: 'r',
+        summary: 'downloads 58.2 GB',
+      },
       steps: [{ id: 's1', label: 'Dune: Part Two 2160p' }],
     },
   };
@@ -88,7 +99,11 @@ describe('replyRows', () => {
     expect(row!.text).toContain('Impact: downloads 58.2 GB');
     expect(row!.text).toContain('- Dune: Part Two 2160p');
     const [approve, reject] = row!.buttons![0]!;
-    expect(verifyTap('s', 'telegram:home', '42', approve!.data)).toEqual({ kind: 'approve', ref: 'apr_1', hash: 'abababab' });
+    expect(verifyTap('s', 'telegram:home', '42', approve!.data)).toEqual({
+      kind: 'approve',
+      ref: 'apr_1',
+      hash: 'abababab',
+    });
     expect(verifyTap('s', 'telegram:home', '42', reject!.data)).toMatchObject({ kind: 'reject' });
   });
 
@@ -122,13 +137,27 @@ describe('replyRows', () => {
     );
     expect(rows[0]!.buttons!.map((r) => r[0]!.label)).toEqual(['Dune (2021, tmdb:438631)', 'Dune (1984, tmdb:841)']);
     expect(conversation.choice?.options).toEqual(['Dune (2021, tmdb:438631)', 'Dune (1984, tmdb:841)']);
-    expect(verifyTap('s', 'telegram:home', '42', rows[0]!.buttons![1]![0]!.data)).toMatchObject({ kind: 'choose', option: 1 });
+    expect(verifyTap('s', 'telegram:home', '42', rows[0]!.buttons![1]![0]!.data)).toMatchObject({
+      kind: 'choose',
+      option: 1,
+    });
   });
 
   it('a run that fails gets a notice; one that succeeds none', () => {
-    const failed = replyRows(start, { texts: [], events: [{ type: 'run_status', data: { status: 'failed', step: 'drive', reason: 'MODEL_FAILED' } }] }, ctx(plain));
+    const failed = replyRows(
+      start,
+      {
+        texts: [],
+        events: [{ type: 'run_status', data: { status: 'failed', step: 'drive', reason: 'MODEL_FAILED' } }],
+      },
+      ctx(plain),
+    );
     expect(failed.rows.map((r) => r.text)).toEqual(['The task ended failed: MODEL_FAILED.']);
-    const ok = replyRows(start, { texts: [], events: [{ type: 'run_status', data: { status: 'succeeded', step: 'finalize' } }] }, ctx(plain));
+    const ok = replyRows(
+      start,
+      { texts: [], events: [{ type: 'run_status', data: { status: 'succeeded', step: 'finalize' } }] },
+      ctx(plain),
+    );
     expect(ok.rows).toEqual([]);
   });
 });

@@ -21,3 +21,19 @@ export async function loadChannelSecret(storage: StorageAdapter, given?: string)
     return fresh;
   });
 }
+
+/** The channel secret of one host, loaded by `host.start()` and read by the router and the step commits after. */
+export class ChannelSecret {
+  #value: string | undefined;
+
+  /** Loads it ({@link loadChannelSecret}); called by `host.start()` before the ports start. */
+  async load(storage: StorageAdapter, given?: string): Promise<void> {
+    this.#value = await loadChannelSecret(storage, given);
+  }
+
+  /** The secret; throws before {@link ChannelSecret.load} (a programming error: the host starts the ports after). */
+  get(): string {
+    if (this.#value === undefined) throw new Error('the channel secret is read before host.start() loaded it');
+    return this.#value;
+  }
+}

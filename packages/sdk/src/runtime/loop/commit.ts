@@ -7,7 +7,7 @@ import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
 import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import type { RunSession } from './run-session';
-import { mergeSteps, type TakenStep } from './step-writes';
+import { mergeSteps, type StepReplies, type TakenStep } from './step-writes';
 
 /** Thrown inside the transaction to roll it back when the lease is no longer ours. */
 const LEASE_LOST = Symbol('lease lost');
@@ -42,8 +42,8 @@ export async function commitDeferredStep(deps: CommitDeps, session: RunSession):
   return deferred ? commitTaken(deps, session, deferred) : true;
 }
 
-/** What a commit needs. */
-export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock };
+/** What a commit needs; `replies` derives a channel run's messages (absent: no channels). */
+export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock; replies?: StepReplies };
 
 async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
   let result: WrittenStep;
@@ -83,6 +83,8 @@ export async function writeStepIn(
 ): Promise<WrittenStep> {
   const { bus, clock } = deps;
   const id = session.id;
+  // What a channel run says in this step: outbox rows and its conversation state, with the step.
+  if (deps.replies) await deps.replies(session, step, s);
   const { patch, writes } = step;
   const now = clock.now();
   let run = await s.runs.patch(id, { ...patch, updatedAt: now }, session.lease.owner);

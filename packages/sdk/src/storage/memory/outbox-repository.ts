@@ -36,7 +36,11 @@ export function memoryOutboxRepository(t: MemoryTables): SyncRepository<StorageS
       const key = chatKey(input.channelId, input.chatId);
       const chat = t.table<ChatRow>('outboxChats').get(key);
       const seq = (chat?.lastSeq ?? 0) + 1;
-      t.write('outboxChats', key, chat ? { ...chat, lastSeq: seq } : { lastSeq: seq, claimOwner: null, claimUntil: null });
+      t.write(
+        'outboxChats',
+        key,
+        chat ? { ...chat, lastSeq: seq } : { lastSeq: seq, claimOwner: null, claimUntil: null },
+      );
       const record: OutboxRecord = {
         id: input.id,
         channelId: input.channelId,
@@ -122,7 +126,8 @@ export function memoryOutboxRepository(t: MemoryTables): SyncRepository<StorageS
     },
     markSent: (id, sentMessageId, at) =>
       update(id, (r) => ({ ...r, status: 'sent', sentMessageId, sentAt: at, attempts: r.attempts + 1 })),
-    markFailed: (id, error) => update(id, (r) => ({ ...r, status: 'failed', lastError: error, attempts: r.attempts + 1 })),
+    markFailed: (id, error) =>
+      update(id, (r) => ({ ...r, status: 'failed', lastError: error, attempts: r.attempts + 1 })),
     retryLater: (id, notBefore, error) =>
       update(id, (r) => ({ ...r, notBefore, lastError: error, attempts: r.attempts + 1 })),
   };

@@ -100,21 +100,16 @@ export function outboxCases(test: ConformanceCase): void {
     await s.outbox.insert(row('c'));
     assert.equal(await s.outbox.retryLater('a', T0 + 1000, 'CHANNEL_UNAVAILABLE: down'), true);
     let a = await s.outbox.get('a');
-    assert.deepEqual([a?.status, a?.attempts, a?.notBefore, a?.lastError], [
-      'queued',
-      1,
-      T0 + 1000,
-      'CHANNEL_UNAVAILABLE: down',
-    ]);
+    assert.deepEqual(
+      [a?.status, a?.attempts, a?.notBefore, a?.lastError],
+      ['queued', 1, T0 + 1000, 'CHANNEL_UNAVAILABLE: down'],
+    );
     assert.equal(await s.outbox.markSent('a', 'm-7', T0 + 1001), true);
     a = await s.outbox.get('a');
-    assert.deepEqual([a?.status, a?.attempts, a?.sentMessageId, a?.sentAt, a?.lastError], [
-      'sent',
-      2,
-      'm-7',
-      T0 + 1001,
-      'CHANNEL_UNAVAILABLE: down',
-    ]);
+    assert.deepEqual(
+      [a?.status, a?.attempts, a?.sentMessageId, a?.sentAt, a?.lastError],
+      ['sent', 2, 'm-7', T0 + 1001, 'CHANNEL_UNAVAILABLE: down'],
+    );
     // A sent row stays sent.
     assert.equal(await s.outbox.markSent('a', 'm-8', T0 + 2000), false);
     assert.equal(await s.outbox.markFailed('a', 'x'), false);
@@ -122,12 +117,10 @@ export function outboxCases(test: ConformanceCase): void {
     assert.equal((await s.outbox.get('a'))?.sentMessageId, 'm-7');
     assert.equal(await s.outbox.markFailed('b', 'CHANNEL_REJECTED: chat not found'), true);
     const b = await s.outbox.get('b');
-    assert.deepEqual([b?.status, b?.attempts, b?.lastError, b?.sentAt], [
-      'failed',
-      1,
-      'CHANNEL_REJECTED: chat not found',
-      null,
-    ]);
+    assert.deepEqual(
+      [b?.status, b?.attempts, b?.lastError, b?.sentAt],
+      ['failed', 1, 'CHANNEL_REJECTED: chat not found', null],
+    );
     assert.equal(await s.outbox.markSent('b', 'm', T0), false);
     assert.equal(await s.outbox.markSent('missing', 'm', T0), false);
     assert.equal((await s.outbox.get('c'))?.status, 'queued');
@@ -143,8 +136,7 @@ export function outboxCases(test: ConformanceCase): void {
     await s.outbox.insert(row('3a', { chatId: 'chat-3' }));
     await s.outbox.markSent('3a', 'm', T0);
     await s.outbox.insert(row('4a', { channelId: 'slack:work', chatId: 'chat-4', createdAt: T0 - 20 }));
-    const due = (now: number, owner = 'me', channelIds = [CHANNEL]) =>
-      s.outbox.dueChats(now, { channelIds, owner });
+    const due = (now: number, owner = 'me', channelIds = [CHANNEL]) => s.outbox.dueChats(now, { channelIds, owner });
     assert.deepEqual(await due(T0), [{ channelId: CHANNEL, chatId: 'chat-1' }]);
     assert.deepEqual(await due(T0 + 100), [
       { channelId: CHANNEL, chatId: 'chat-1' },
