@@ -135,6 +135,24 @@ export type {
 } from './runtime/undo/undo-types';
 export { UndoError } from './runtime/undo/undo-errors';
 
+// forks and undoing the last turn (docs/forks.md)
+export type {
+  ForkedEffect,
+  ForkPoint,
+  ForkRunOptions,
+  ListForkPointsOptions,
+  UndoTurnResult,
+} from './runtime/fork/fork-types';
+export type { RunForkOrigin } from './core/run-records';
+export type { PriorEffect } from './capabilities/invocation';
+export {
+  ForkPointInvalidError,
+  ForkSubagentRunError,
+  UndoMessagePendingError,
+  UndoNoTurnError,
+  UndoNotInteractiveError,
+} from './runtime/fork/fork-errors';
+
 // ports a host replaces
 export { SystemClock, ManualClock, type Clock } from './ports/clock';
 export { RandomIdGenerator, SequentialIdGenerator, type IdGenerator } from './ports/id-generator';

@@ -10,7 +10,9 @@
  * `AUTH_ADMIN_ONLY`, a host's own denials such as `AUTH_HOST_SUPERUSER_REQUIRED` — since those are decided before
  * any approval is looked at: asking a person for one would only waste their decision. False for
  * `TAINTED_ARGUMENT` too: asking a person to approve a target taken from untrusted text would be wrong; the model
- * is told to ask the person instead (docs/untrusted-text.md).
+ * is told to ask the person instead (docs/untrusted-text.md). True for `FORK_DUPLICATE_EFFECT`: a fork repeating a
+ * `never` effect its lineage already performed runs once a person confirms it by approving the plan
+ * (docs/forks.md#the-duplicate-rule).
  * @param code - the denial's code
  * @returns whether a person's approval of the plan could make the same call pass
  * @example
@@ -25,6 +27,7 @@ export function approvalCanLift(code: string): boolean {
     code === 'AUTH_NO_AUTHORIZATION' ||
     code.startsWith('AUTH_APPROVAL_') ||
     code === 'APPROVAL_STEP_NOT_APPROVED' ||
-    code.startsWith('AUTH_GRANT_')
+    code.startsWith('AUTH_GRANT_') ||
+    code === 'FORK_DUPLICATE_EFFECT'
   );
 }

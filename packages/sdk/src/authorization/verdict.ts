@@ -21,7 +21,8 @@ export type DenialCode =
   | 'AUTH_GRANT_OUT_OF_SCOPE'
   | 'AUTH_GRANT_BUDGET_EXHAUSTED'
   | 'AUTH_NO_AUTHORIZATION'
-  | 'AUTH_ADMIN_ONLY';
+  | 'AUTH_ADMIN_ONLY'
+  | 'FORK_DUPLICATE_EFFECT';
 
 /**
  * The authorizer's answer for one invocation.

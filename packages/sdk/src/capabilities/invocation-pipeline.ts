@@ -2,6 +2,7 @@ import type { EventEmitter } from 'eventemitter3';
 import { type ActorRole, parseActor } from '../core/actor';
 import type { IdentityResolver } from '../ports/identity';
 import type { Authorizer } from '../authorization/authorizer';
+import type { AuthorizationVerdict } from '../authorization/verdict';
 import { resolveRole } from '../authorization/roles';
 import { actingForRun } from '../core/acting-for';
 import { runOwner } from '../authorization/run-owner';
@@ -32,6 +33,7 @@ import { computeImpact, knownImpact, unknownImpact } from './impact-runner';
 import { dryRunVerdict } from './dry-run';
 import { authorizationTarget } from './authorization-target';
 import { IntentGate, type IntentGateResult } from './intent-gate';
+import { duplicateEffect, duplicateEffectReason } from './duplicate-effect';
 import { joinMessage, type IntentOptions } from './intent-join';
 import { compileSchema } from './schema-validator';
 import type {
@@ -462,6 +464,27 @@ export class InvocationPipeline {
         }),
       );
       return { kind: 'denied' as const, verdict };
+    }
+    // A fork repeating a `never` effect of its lineage (docs/forks.md#the-duplicate-rule): refused unless a person
+    // approved the plan. Only a fork's calls carry `priorEffects`; every other call skips this at no cost.
+    const duplicate = duplicateEffect(
+      { capabilityId: descriptor.id, replay: descriptor.replay, argsHash },
+      verdict.basis,
+      ctx.priorEffects,
+    );
+    if (duplicate) {
+      const refused: AuthorizationVerdict = {
+        allowed: false,
+        code: 'FORK_DUPLICATE_EFFECT',
+        reason: duplicateEffectReason(descriptor.id, duplicate),
+      };
+      await s.audit.append(
+        this.#audit(p, 'capability.denied', 'denied', {
+          key,
+          reason: `FORK_DUPLICATE_EFFECT: ${refused.reason}`.slice(0, 1000),
+        }),
+      );
+      return { kind: 'denied' as const, verdict: refused };
     }
     // One intent, one job (capabilities/intent-gate.ts): a call another holder's job covers joins it, unclaimed.
     const intent = await this.#intents.acquire(s, { capability: p.capability, ctx, target, plan, key, now });
@@ -1020,6 +1043,8 @@ function checkContext(ctx: InvocationContext): void {
   }
   if (ctx.signal !== undefined && !(ctx.signal instanceof AbortSignal))
     throw new InvalidContextError('signal', 'an AbortSignal');
+  if (ctx.priorEffects !== undefined && !Array.isArray(ctx.priorEffects))
+    throw new InvalidContextError('priorEffects', 'an array of prior effects');
   if (ctx.listener !== undefined && (typeof ctx.listener !== 'object' || ctx.listener === null))
     throw new InvalidContextError('listener', 'an object with progress and log functions');
   // Only `true` asks for a dry run: any other value is refused, never taken as "not a dry run" and executed.

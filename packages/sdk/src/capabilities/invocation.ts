@@ -17,6 +17,25 @@ export interface InvocationProvenance {
 }
 
 /**
+ * An effect a run's lineage already performed (docs/forks.md#the-duplicate-rule): a ledger entry of the run a fork
+ * was made from, or of an ancestor of it. The invocation path refuses a fork's call of a `replay: 'never'`
+ * capability that repeats one (same capability id and argument hash) whose outcome may have taken place.
+ * @public
+ */
+export interface PriorEffect {
+  /** Its ledger (idempotency) key. */
+  key: string;
+  /** The capability invoked. */
+  capabilityId: string;
+  /** SHA-256 of its canonical input (the ledger's `argsHash`). */
+  argsHash: string;
+  /** Its ledger state when the fork was made. */
+  outcome: 'succeeded' | 'pending' | 'unknown' | 'failed' | 'running';
+  /** The run that performed it. */
+  runId: string;
+}
+
+/**
  * Who calls and on whose behalf. Web handlers, model tool calls, background jobs and
  * subagents all pass one of these to `CapabilityRegistry.invoke`.
  * @public
@@ -50,6 +69,14 @@ export interface InvocationContext {
    * `host.invoke` or HTTP): not checked, a person typed the arguments (docs/untrusted-text.md).
    */
   provenance?: InvocationProvenance;
+  /**
+   * The effects the calling run's lineage already performed, when the run is a fork (the run loop passes them from
+   * the fork's runtime state; absent for every other caller, at no cost). A `replay: 'never'` capability called with
+   * the same capability id and argument hash as one of them whose outcome is `succeeded`, `pending`, `unknown` or
+   * `running` is `denied` with `FORK_DUPLICATE_EFFECT` after authorization allowed it — unless the verdict's basis is
+   * a person's `approval` of the plan — audited as `capability.denied`; nothing is claimed (docs/forks.md).
+   */
+  priorEffects?: readonly PriorEffect[];
 }
 
 /**

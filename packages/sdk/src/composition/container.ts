@@ -83,6 +83,7 @@ import { ChannelSecret } from '../runtime/channels/channel-secret';
 import { channelReplies } from '../runtime/channels/channel-replies';
 import type { StepReplies } from '../runtime/loop/step-writes';
 import { UndoService } from '../runtime/undo/undo-service';
+import { ForkService } from '../runtime/fork/fork-service';
 
 let tsyringe: typeof import('tsyringe') | undefined;
 
@@ -686,10 +687,21 @@ function buildAgentHost(
     logger,
     raiseDecision: (input) => decisions.raise(input),
   });
+  // host.forkRun / listForkPoints / undoLastTurn (docs/forks.md).
+  const forks = new ForkService({
+    storage,
+    capabilities,
+    bus,
+    clock,
+    identity: resolvePort(d, Tokens.Identity),
+    runs,
+    wake: () => workers.wake(),
+  });
   return new DefaultAgentHost({
     maintenance,
     schedules,
     undo,
+    forks,
     ...(scheduler ? { scheduler } : {}),
     ...(scheduleRunner ? { scheduleRunner } : {}),
     checkModels: () =>

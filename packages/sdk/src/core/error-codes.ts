@@ -193,6 +193,19 @@ export const ERROR_CODES = {
   AUDIT_CHAIN_BROKEN:
     'The audit chain does not verify: a row was edited, deleted or inserted outside the SDK (`details.firstBreak` names the first: seq, id, what changed).',
 
+  // Forks and undoing the last turn (docs/forks.md)
+  FORK_POINT_INVALID:
+    '`atSeq` is not a fork point of the run (in the middle of a step, beyond the end, below 1, not an integer); `details.before` and `details.after` name the nearest fork points. Nothing was written.',
+  FORK_SUBAGENT_RUN: 'A subagent run cannot be forked or undone; fork its top-level run. Nothing was written.',
+  FORK_DUPLICATE_EFFECT:
+    "A fork called a `replay: 'never'` capability with the same arguments as an effect its lineage already performed (succeeded, pending or unknown); denied before the claim unless a person approved the plan (the run asks for that approval).",
+  UNDO_NO_TURN:
+    'The run has no message from a person after its goal, so there is no turn to undo. Nothing was written.',
+  UNDO_NOT_INTERACTIVE:
+    'Only an `interactive` run can undo its last turn (a background, channel or schedule run can be forked instead). Nothing was written.',
+  UNDO_MESSAGE_PENDING:
+    "The person's latest message is still queued (it has not reached the model), so there is nothing to undo yet. Nothing was written.",
+
   // Runs
   RUN_NOT_FOUND: 'No run has the id.',
   RUN_PRUNED:

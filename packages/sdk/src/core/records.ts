@@ -272,6 +272,10 @@ export interface PolicyRevisionRecord {
  * `reason`). Each inverse it runs leaves its own `capability.*` rows, as any invocation.
  * Written by the invocation path when a call joins an intent another holder has (docs/intents.md):
  * `capability.joined` (outcome `failed`; `reason` is `INTENT_IN_PROGRESS: <message>`; nothing ran).
+ * Written by the channel outbox dispatcher (docs/channels.md): `channel.delivery_failed` (a message the channel refused
+ * for good: actor `system:outbox`, capability id `channel.<channel id>`, invocation id the outbox row's id, outcome
+ * `failed`, `reason` `<code>: <message>`, `idempotencyKey` the row's key). Written by the channel conversation layer:
+ * `channel.unknown_user` (input from a channel user linked to no person; refused).
  * @public
  */
 export type AuditAction =
@@ -288,6 +292,7 @@ export type AuditAction =
   | 'undo.requested'
   | 'undo.finished'
   | 'undo.refused'
+  | 'channel.delivery_failed'
   | 'channel.unknown_user'
   | 'channel.tap_refused';
 

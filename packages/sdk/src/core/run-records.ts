@@ -134,6 +134,24 @@ export interface RunRecord {
    * pruned run cannot be steered or woken again (`RUN_PRUNED`): start a new run (docs/operations.md).
    */
   prunedAt?: number;
+  /**
+   * The run this one was forked from and the step boundary (event `seq` of the original) it was forked at
+   * (`host.forkRun`, `host.undoLastTurn`; docs/forks.md). Absent on a run that is not a fork. Written once, when the
+   * fork is created; never through a patch.
+   */
+  forkedFrom?: RunForkOrigin;
+}
+
+/**
+ * Where a fork comes from (`RunRecord.forkedFrom`): the original run and the event `seq` of the step boundary the
+ * fork's conversation ends at.
+ * @public
+ */
+export interface RunForkOrigin {
+  /** The original run's id. */
+  runId: string;
+  /** The original's event `seq` the fork was made at (a fork point). */
+  atSeq: number;
 }
 
 /**
@@ -154,6 +172,12 @@ export interface RunEventRecord {
   at: number;
   /** The event's data; its shape depends on the event type (see `RunEventPayloads`). */
   data: JsonValue;
+  /**
+   * Set only on the last event a step commit of the run wrote: how many conversation messages the run had stored
+   * once that step committed (a step boundary; docs/forks.md#fork-points). Absent on every other event, and on a
+   * commit made before the drive read the conversation. Not part of the delivered `RunEvent`.
+   */
+  messageCount?: number;
 }
 
 /** One conversation message of a run, in order. @public */

@@ -360,10 +360,10 @@ export type StorageTopic = 'events' | 'runs';
  * The schema version this SDK writes. Bumped by every migration.
  * @public
  */
-export const STORAGE_SCHEMA_VERSION = 14;
+export const STORAGE_SCHEMA_VERSION = 15;
 
 /** A run patch: any fields but the id. @public */
-export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt'>>;
+export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt' | 'forkedFrom'>>;
 
 /**
  * Runs and their leases: one driver per run, heartbeat, takeover after expiry.

@@ -62,6 +62,8 @@ import type { ChannelSecret } from './channels/channel-secret';
 import type { ResolvedChannelsOptions } from './channels/channels-options';
 import type { ChannelPort } from '../ports/channel';
 import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
+import type { ForkService } from './fork/fork-service';
+import type { ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork/fork-types';
 
 /**
  * Who acts, in the one convention of the host API: every {@link AgentHost} method that acts or reads on a person's
@@ -428,6 +430,72 @@ export interface AgentHost {
    */
   resolveDecision(trigger: DecisionTrigger): Promise<DecisionRecord>;
   /**
+   * The step boundaries `runId` can be forked at (docs/forks.md#fork-points), oldest first: each event that ended a
+   * step commit and whose conversation prefix is closed (every tool call in it has its result). Pass a point's
+   * `seq` to {@link AgentHost.forkRun}. Reads only.
+   * @param runId - the run
+   * @param options - `actor`: list on a person's behalf (only the run's owner and administrators may)
+   * @returns the fork points: `seq`, `at` (ms), `messageCount` (messages a fork copies), `label`
+   * @throws `RUN_NOT_FOUND` (also a run `actor` may not read), `ACTOR_INVALID`, `RUN_PRUNED`, `FORK_SUBAGENT_RUN`,
+   *   `RUN_REQUEST_INVALID` (options not an object)
+   * @example
+   * ```ts
+   * const points = await host.listForkPoints(run.id, { actor: 'user:alice' });
+   * for (const p of points) console.log(p.seq, p.label); // 9 after tool download.plan (succeeded) …
+   * ```
+   */
+  listForkPoints(runId: string, options?: ListForkPointsOptions): Promise<ForkPoint[]>;
+  /**
+   * Forks a run at a step boundary (docs/forks.md): a new `queued` run owned by `options.actor` whose conversation is
+   * the original's up to the event `options.atSeq` (copied verbatim), with the original's mode, origin, allowlist,
+   * session and budgets, its checklist at that point, and what it was shown (provenance) and looked up (catalog
+   * lookups) rebuilt from its tool outputs up to there. The original is not touched. The fork's first event
+   * (`seq` 1) is `forked`: the run and event it comes from and every effect its lineage performed after that point
+   * (ledger key, outcome, output or error) — facts, never run again nor undone; its model is told about them in a
+   * runtime note (a user-role message that is not a person's input). Its own effects get their own ledger keys;
+   * repeating a `replay: 'never'` effect of its lineage with the same arguments is refused `FORK_DUPLICATE_EFFECT`
+   * until a person approves the plan. Its events are written in one transaction and published after it; the
+   * workers are woken. Counts as a run start (`RUN_START_RATE_LIMITED`).
+   * @param runId - the original (a top-level run; a fork may be forked again: the lineage is kept)
+   * @param options - `atSeq` (a fork point), `actor` (the fork's owner; must be allowed to read the original),
+   *   `model` (the fork's model id on the host's primary provider, 1–200 characters; a fork of a fork inherits it),
+   *   `goal` (a new goal, 1–10 000 characters)
+   * @returns the fork, `queued`, with `forkedFrom: { runId, atSeq }`
+   * @throws `RUN_NOT_FOUND` (a missing run, or one `actor` may not read), `ACTOR_INVALID`, `RUN_REQUEST_INVALID`
+   *   (bad `model` or `goal`), `RUN_PRUNED`, `FORK_SUBAGENT_RUN`, `FORK_POINT_INVALID` (`details.before` and
+   *   `details.after` name the nearest fork points), `MODEL_NOT_CONFIGURED`, `RUN_START_RATE_LIMITED` — each before
+   *   anything is written
+   * @example
+   * ```ts
+   * const [point] = (await host.listForkPoints(run.id)).slice(-2);
+   * const a = await host.forkRun(run.id, { atSeq: point.seq, actor: 'user:alice', model: 'claude-sonnet-4-5' });
+   * const b = await host.forkRun(run.id, { atSeq: point.seq, actor: 'user:alice', model: 'gpt-4.1' });
+   * // two runs from the same point: compare their reports and usage.costUsd
+   * ```
+   */
+  forkRun(runId: string, options: ForkRunOptions): Promise<RunRecord>;
+  /**
+   * Undoes the person's last message of an interactive conversation (the console's "undo"; docs/forks.md#undo): forks
+   * the run, with the same owner, at the last fork point before the commit that applied that message (the last
+   * applied steering message), and the conversation continues in the fork, which is `waiting` for the person's next
+   * message (`appendToInbox` on the fork wakes it). The original, when it has not ended, is cancelled with the reason
+   * `undone: continued in <forkId>`; it stays readable. No effect is undone — unlike {@link AgentHost.undo}, which
+   * runs inverses: effects the original performed after the fork point are listed in the fork's `forked` event.
+   * @param runId - an interactive top-level run
+   * @param actor - who undoes (the run's owner or an administrator), e.g. `user:alice`; the fork is theirs
+   * @returns the fork, the event it was forked at, the undone message (inbox id and text), whether the original was cancelled
+   * @throws `RUN_NOT_FOUND`, `ACTOR_INVALID`, `RUN_PRUNED`, `FORK_SUBAGENT_RUN`, `UNDO_NOT_INTERACTIVE`,
+   *   `UNDO_MESSAGE_PENDING` (the latest message is still queued), `UNDO_NO_TURN` (no message after the goal),
+   *   `MODEL_NOT_CONFIGURED`, `RUN_START_RATE_LIMITED` — each before anything is written
+   * @example
+   * ```ts
+   * const undone = await host.undoLastTurn(run.id, 'user:alice');
+   * console.log(`removed "${undone.undoneMessage.text}"; continue in ${undone.run.id}`);
+   * await host.appendToInbox(undone.run.id, 'Add the 4K release instead', { actor: 'user:alice' });
+   * ```
+   */
+  undoLastTurn(runId: string, actor: string): Promise<UndoTurnResult>;
+  /**
    * Undoes what an invocation or a run did, through the inverses its capabilities declare (docs/approvals.md#undo):
    * every effect that took effect (`succeeded`, or `pending`: the inverse gets the job's receipt) is undone newest
    * first (latest claim time descending, ties by key) by invoking its capability's `inverse` with
@@ -545,6 +613,8 @@ export interface AgentHostDeps {
   scheduleRunner?: ScheduleRunner;
   /** Undo through declared inverses: what `host.undo` calls once the host is started. */
   undo: HostUndo;
+  /** Forks and undoing the last turn: what `host.forkRun`, `host.listForkPoints` and `host.undoLastTurn` call. */
+  forks: ForkService;
   /**
    * The start-up model check, run first by `start()` (a failure leaves the host not started, so `start()`
    * may be called again once the model server is up). Absent: nothing is checked.
@@ -923,6 +993,37 @@ export class DefaultAgentHost implements AgentHost {
   /** {@inheritDoc AgentHost.undo} */
   undo(target: UndoTarget, options: UndoOptions): Promise<UndoResult> {
     return this.#refused('undo') ?? this.#deps.undo.undo(target, options);
+  }
+
+  /** {@inheritDoc AgentHost.listForkPoints} */
+  listForkPoints(runId: string, options?: ListForkPointsOptions): Promise<ForkPoint[]> {
+    return this.#refused('listForkPoints') ?? this.#deps.forks.listForkPoints(runId, options);
+  }
+
+  /** {@inheritDoc AgentHost.forkRun} */
+  forkRun(runId: string, options: ForkRunOptions): Promise<RunRecord> {
+    const refused = this.#refused('forkRun');
+    if (refused) return refused;
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+    try {
+      parseActor(options?.actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#runStarts.reserve(options.actor, () => this.#deps.forks.forkRun(runId, options));
+  }
+
+  /** {@inheritDoc AgentHost.undoLastTurn} */
+  undoLastTurn(runId: string, actor: string): Promise<UndoTurnResult> {
+    const refused = this.#refused('undoLastTurn');
+    if (refused) return refused;
+    if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+    try {
+      parseActor(actor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#runStarts.reserve(actor, () => this.#deps.forks.undoLastTurn(runId, actor));
   }
 
   /** {@inheritDoc AgentHost.start} */

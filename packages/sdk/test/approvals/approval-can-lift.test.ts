@@ -24,6 +24,8 @@ const LIFTABLE: Record<DenialCode, boolean> = {
   AUTH_NOT_ALLOWED_IN_RUN: false,
   AUTH_READ_ONLY_SUBAGENT: false,
   AUTH_ADMIN_ONLY: false,
+  // A fork repeating a `never` effect of its lineage: a person's approval of the plan confirms it (docs/forks.md).
+  FORK_DUPLICATE_EFFECT: true,
 };
 
 describe('approvalCanLift', () => {

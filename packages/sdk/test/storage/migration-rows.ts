@@ -43,7 +43,8 @@ export const SQLITE_MIGRATION_ROWS = [
   { version: 11, name: 'schedules' },
   { version: 12, name: 'approvals a household can trust' },
   { version: 13, name: 'intents' },
-  { version: 14, name: 'channel outbox' },
+  { version: 14, name: 'forks' },
+  { version: 15, name: 'channel outbox' },
 ];
 
 /** The secondary indexes of a store at the current version, by name: the same set in SQLite and PostgreSQL. */

@@ -104,7 +104,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
     await s.migrate();
     expect(await s.schemaVersion()).toBe(STORAGE_SCHEMA_VERSION);
     const { rows } = await adminPool().query(`SELECT version, name FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
     expect(await tablesOf(name)).toEqual([
       'approvals',
       'audit',
@@ -160,7 +160,7 @@ describePostgres('PostgresStorage (PostgreSQL server)', () => {
       holder.release();
     }
     const { rows } = await adminPool().query(`SELECT version FROM "${name}".schema_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
     // Without a lock held outside, four migrators racing on a fresh schema all succeed.
     const race = schema();
     await Promise.all(Array.from({ length: 4 }, () => storage(race).migrate()));

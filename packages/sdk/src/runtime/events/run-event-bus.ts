@@ -65,18 +65,22 @@ export class RunEventBus {
   /**
    * Persists an event, then publishes it.
    * @param session - write inside this transaction (the caller publishes with {@link RunEventBus.publish} after commit); omitted: own transaction, published at once
+   * @param messageCount - set on the last event of a step commit: the messages the run has stored once it commits
+   *   (`RunEventRecord.messageCount`; never delivered with the event)
    */
   async emit<T extends RunEventType>(
     runId: string,
     type: T,
     data: RunEventPayloads[T],
     session?: StorageSession,
+    messageCount?: number,
   ): Promise<RunEvent> {
     const record = await (session ?? this.storage).events.append({
       runId,
       type,
       at: this.clock.now(),
       data: data as unknown as JsonValue,
+      ...(messageCount !== undefined ? { messageCount } : {}),
     });
     const event = toRunEvent(record);
     if (!session) this.publish(event);

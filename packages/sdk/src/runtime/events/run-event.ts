@@ -4,6 +4,7 @@ import type { RunStatus, RunStep } from '../../core/run-records';
 import type { ScheduleSkipReason } from '../../core/schedule-records';
 import type { AgentGoalReport } from '../goal-report';
 import type { RunChecklist } from '../checklist';
+import type { ForkedEffect } from '../fork/fork-types';
 
 /** Phases of a tool call as published in `tool_call` events. @public */
 export type ToolCallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'unknown' | 'blocked';
@@ -29,6 +30,19 @@ export interface RunEventPayloads {
   };
   /** The run's checklist was replaced (`update_plan`), or cleared (`null`) when a finished run is resumed. */
   checklist_updated: { checklist: RunChecklist | null };
+  /**
+   * The fork's first event (seq 1; docs/forks.md): the run and event it was forked from, and the effects its lineage
+   * performed after that point — facts, never re-executed nor undone by the fork; its model is told about them.
+   * `model`: the model id its turns use; `goalChanged`: a new goal was given; `undo`: made by `host.undoLastTurn`.
+   */
+  forked: {
+    fromRunId: string;
+    atSeq: number;
+    effectsAfter: ForkedEffect[];
+    model?: string;
+    goalChanged?: boolean;
+    undo?: boolean;
+  };
   /** A steering message was queued. */
   inbox_queued: { inboxId: string; text: string };
   /** Queued steering messages reached the model. */

@@ -12,6 +12,13 @@ import { isSideEffecting } from '../../core/capability-descriptor';
 import { invocationProvenance, recordShown, typedInRun } from './run-provenance-state';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
+import { FORK_STATE_KEY, forkStateOf } from '../fork/fork-state';
+
+/** `{ priorEffects }` of a fork (its lineage's effects, from its runtime state), or nothing for any other run. */
+function priorEffectsOf(session: RunSession): Pick<InvocationContext, 'priorEffects'> {
+  const fork = forkStateOf(session.getState(FORK_STATE_KEY));
+  return fork && fork.lineage.length > 0 ? { priorEffects: fork.lineage } : {};
+}
 
 /** What a capability call produced. */
 export interface CapabilityCallOutcome {
@@ -68,6 +75,8 @@ export async function callCapability(
       signal: session.lease.signal,
       ...(approvalId ? { approvalId } : {}),
       provenance: invocationProvenance(session, typed),
+      // A fork's lineage effects, for the duplicate rule (docs/forks.md); nothing for a run that is not a fork.
+      ...priorEffectsOf(session),
     };
     // The step that opened the call commits with its claim (claim-commit.ts).
     rideOnClaim(session, ctx);

@@ -1,6 +1,6 @@
 // The one storage transaction of a step.
 import { decisionEventData } from '../decisions/decision-events';
-import type { RunEvent } from '../events/run-event';
+import type { RunEvent, RunEventPayloads, RunEventType } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../../ports/clock';
 import type { JsonValue } from '../../core/records';
@@ -42,8 +42,18 @@ export async function commitDeferredStep(deps: CommitDeps, session: RunSession):
   return deferred ? commitTaken(deps, session, deferred) : true;
 }
 
-/** What a commit needs; `replies` derives a channel run's messages (absent: no channels). */
-export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock; replies?: StepReplies };
+/**
+ * What a commit needs: storage, event bus, clock; optionally `replies`, which derives a channel run's messages, and
+ * `onOutboxWritten`, called after a commit that inserted channel outbox rows (it wakes the outbox dispatcher; a throw
+ * is ignored).
+ */
+export type CommitDeps = {
+  storage: StorageAdapter;
+  bus: RunEventBus;
+  clock: Clock;
+  replies?: StepReplies;
+  onOutboxWritten?: () => void;
+};
 
 async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
   let result: WrittenStep;
@@ -62,6 +72,10 @@ async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenSte
 export interface WrittenStep {
   run: RunRecord;
   events: RunEvent[];
+  /** Messages the run has stored once the step commits, when known. */
+  messageCount: number | undefined;
+  /** How many channel outbox rows the step inserted (rows already stored under their key are not counted). */
+  outboxInserted?: number;
 }
 
 /** True for what {@link writeStepIn} throws when the lease is no longer this worker's. */
@@ -89,24 +103,44 @@ export async function writeStepIn(
   const now = clock.now();
   let run = await s.runs.patch(id, { ...patch, updatedAt: now }, session.lease.owner);
   if (!run) throw LEASE_LOST;
-  for (const message of writes.messages) await s.messages.append(id, message as unknown as JsonValue, now);
+  // The step boundary (docs/forks.md#fork-points): the messages stored once this commit is in, from the position the
+  // store gave the last one appended, else what the session knows is committed (unknown before the drive read them).
+  let messageCount = session.committedMessages;
+  for (const message of writes.messages)
+    messageCount = (await s.messages.append(id, message as unknown as JsonValue, now)).seq;
   if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
   for (const work of writes.riding) await work(s);
-  const events: RunEvent[] = [];
+  // What the run says on a message channel: in the step's transaction, so a crash after the commit delivers it
+  // after restart, and a step committed twice writes each row once (its idempotency key).
+  let outboxInserted = 0;
+  for (const row of writes.outbox) if ((await s.outbox.insert(row)).inserted) outboxInserted++;
+  const pending: Array<{ type: RunEventType; data: RunEventPayloads[RunEventType] }> = [];
   for (const d of writes.decisions)
-    if (await s.decisions.insert(d))
-      events.push(await bus.emit(id, 'decision.created', decisionEventData(d, d.raisedBy), s));
-  for (const e of writes.events) events.push(await bus.emit(id, e.type, e.data, s));
+    if (await s.decisions.insert(d)) pending.push({ type: 'decision.created', data: decisionEventData(d, d.raisedBy) });
+  pending.push(...writes.events);
+  const events: RunEvent[] = [];
+  for (let i = 0; i < pending.length; i++) {
+    const e = pending[i]!;
+    events.push(await bus.emit(id, e.type, e.data, s, i === pending.length - 1 ? messageCount : undefined));
+  }
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
     run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
-  return { run, events };
+  return { run, events, messageCount, outboxInserted };
 }
 
 /** After the transaction of {@link writeStepIn} committed: the session takes the stored run, the events are published. */
 export function stepCommitted(deps: CommitDeps, session: RunSession, written: WrittenStep): void {
   session.committed(written.run);
+  if (written.messageCount !== undefined) session.committedMessages = written.messageCount;
   deps.bus.publish(...written.events);
+  if ((written.outboxInserted ?? 0) > 0 && deps.onOutboxWritten) {
+    try {
+      deps.onOutboxWritten();
+    } catch {
+      // Only a hint: the dispatcher polls anyway.
+    }
+  }
 }
 
 /** After the lease was lost: the step's writes, and any made since, are dropped. */

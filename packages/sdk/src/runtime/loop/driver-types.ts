@@ -128,6 +128,11 @@ export interface RunDriverDeps {
    * none: no channels.
    */
   replies?: StepReplies;
+  /**
+   * Called after a step commit that inserted channel outbox rows (wakes the outbox dispatcher, which polls
+   * otherwise); a throw is ignored. Default none.
+   */
+  onOutboxWritten?: () => void;
   /** Called after a run's processing ended (terminal or waiting for a person), with the run as stored; a throw is logged. */
   onRunEnd?: (run: RunRecord) => Promise<void>;
   /**

@@ -19,7 +19,7 @@ import type { RunSession } from './run-session';
 export const CATALOG_LOOKUP = 'catalog.lookup';
 
 /** Key of the goal-target state in a run's runtime state. */
-const GOAL_STATE_KEY = 'goal';
+export const GOAL_STATE_KEY = 'goal';
 
 /** A run's goal-target state. */
 export interface GoalTargetState {

@@ -45,6 +45,11 @@ export class RunSession {
   readonly messages: ModelMessage[] = [];
   /** Messages of the run in storage, pending ones included (the index the next message will have). */
   storedCount = 0;
+  /**
+   * Messages of the run committed to storage, as of the last step commit (or as read when the drive started);
+   * undefined until one of them told. Written on the last event of each step commit (`RunEventRecord.messageCount`).
+   */
+  committedMessages: number | undefined;
   /** Model turns in a row whose every call was refused (the next model call waits first). */
   refusedTurns = 0;
   /** The value of `refusedTurns` the last pause was for. */

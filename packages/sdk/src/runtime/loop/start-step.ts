@@ -56,6 +56,7 @@ export async function startDrive(loop: Loop, session: RunSession): Promise<Model
     ...(compacted ? [compacted.summary, ...stored.slice(compacted.keepFrom)] : stored),
   );
   session.storedCount = stored.length;
+  session.committedMessages = stored.length;
   if (session.messages.length === 0)
     session.append(markHumanInput({ role: 'user', content: session.run.goal }, 'goal'));
   await reconcileDanglingCalls(loop, session);

@@ -3,6 +3,7 @@ import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
 import type { DecisionRecord } from '../../core/run-records';
 import type { JsonValue } from '../../core/records';
+import type { NewOutboxRecord } from '../../ports/outbox-records';
 import type { RunPatch, StorageSession } from '../../ports/storage-adapter';
 
 /**
@@ -39,6 +40,12 @@ export class StepWrites {
   readonly decisions: DecisionRecord[] = [];
   /** Storage work run inside the step's transaction ({@link RidingWork}), in order. */
   readonly riding: RidingWork[] = [];
+  /**
+   * Channel outbox rows to insert, in order (what the run says on a message channel; docs/channels.md). Each row's
+   * idempotency key is derived from the run and the step (see `outboxRowsForReply`), so a step committed twice
+   * writes its rows once.
+   */
+  readonly outbox: NewOutboxRecord[] = [];
   /** Set by the run's end: a message queued meanwhile makes the ended run wake once more. */
   wakeIfQueued = false;
 
@@ -51,6 +58,7 @@ export class StepWrites {
       this.applied.length === 0 &&
       this.decisions.length === 0 &&
       this.riding.length === 0 &&
+      this.outbox.length === 0 &&
       !this.wakeIfQueued
     );
   }
@@ -63,6 +71,7 @@ export class StepWrites {
     this.applied.length = 0;
     this.decisions.length = 0;
     this.riding.length = 0;
+    this.outbox.length = 0;
     this.wakeIfQueued = false;
   }
 }
@@ -84,6 +93,7 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.applied.push(...first.writes.applied, ...then.writes.applied);
   writes.decisions.push(...first.writes.decisions, ...then.writes.decisions);
   writes.riding.push(...first.writes.riding, ...then.writes.riding);
+  writes.outbox.push(...first.writes.outbox, ...then.writes.outbox);
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
   return { patch: { ...first.patch, ...then.patch }, writes };
 }

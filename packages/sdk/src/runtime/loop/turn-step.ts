@@ -1,5 +1,6 @@
 // The model-turn step: the checks before a model call, the request through the middleware, the
 // turn itself, and what follows from the reply (the end of the drive, another turn, or its calls).
+import { MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from '../fork/fork-state';
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
 import type { ModelProvider, ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
@@ -222,6 +223,9 @@ function entriesOf(loop: Loop): readonly RouteEntry[] {
 async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRequest): Promise<ModelTurn> {
   const { deps } = loop;
   const route = deps.route;
+  // A fork made with another model (docs/forks.md#model-comparisons): that model on the primary entry, no fallback.
+  const override = modelOverrideOf(session.getState(MODEL_OVERRIDE_STATE_KEY));
+  if (override !== undefined) return callEntry(loop, session, request, { ...entriesOf(loop)[0]!, model: override });
   if (!route) return callEntry(loop, session, request, entriesOf(loop)[0]!);
   const stored = session.getState(MODEL_ROUTE_STATE_KEY) as RunRoute | undefined;
   let index = route.first(stored);

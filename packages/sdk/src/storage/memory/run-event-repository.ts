@@ -14,7 +14,14 @@ export function memoryRunEventRepository(t: MemoryTables): SyncRepository<Storag
     append: (event) => {
       const seq = (eventsByRun.get(event.runId)?.length ?? 0) + 1;
       // The global counter is never lowered on rollback: a rolled-back append leaves a gap, never a reuse.
-      const stored: RunEventRecord = copy({ ...event, seq, globalSeq: ++globalSeq });
+      const { messageCount, ...fields } = event;
+      const stored: RunEventRecord = copy({
+        ...fields,
+        seq,
+        globalSeq: ++globalSeq,
+        // Absent, not undefined, on events that mark no step boundary (as SQL's NULL reads back).
+        ...(messageCount !== undefined && messageCount !== null ? { messageCount } : {}),
+      });
       t.appendIndexed(eventsByRun, event.runId, stored, eventLog);
       return copy(stored);
     },

@@ -24,8 +24,9 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
   };
   return {
     insert: (run) => {
-      const { prunedAt: _ignored, ...rest } = run;
-      t.insertNew('runs', run.id, rest as RunRecord);
+      const { prunedAt: _ignored, forkedFrom, ...rest } = run;
+      // `forkedFrom` is kept only when set (absent, not undefined, on a run that is not a fork).
+      t.insertNew('runs', run.id, (forkedFrom ? { ...rest, forkedFrom } : rest) as RunRecord);
     },
     get: (id) => {
       const run = t.read<RunRecord>('runs', id);
@@ -37,7 +38,8 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
       const current = stored(id);
       if (!current) return undefined;
       if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
-      const next: RunRecord = Object.assign({ ...current }, copy(definedFields<RunRecord>(patch)), { id });
+      const { forkedFrom: _never, ...fields } = patch as RunRecord;
+      const next: RunRecord = Object.assign({ ...current }, copy(definedFields<RunRecord>(fields)), { id });
       t.write('runs', id, next, true);
       return shown(copy(next));
     },

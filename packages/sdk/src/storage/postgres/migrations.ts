@@ -455,8 +455,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 14,
+    name: 'forks',
+    // The same columns as SQLite's migration 14.
+    statements: [
+      `ALTER TABLE "{schema}".run_events ADD COLUMN message_count bigint`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN forked_from_run_id text`,
+      `ALTER TABLE "{schema}".runs ADD COLUMN forked_at_seq bigint`,
+    ],
+  },
+  {
+    version: 15,
     name: 'channel outbox',
-    // The same tables as SQLite's migration 14.
+    // The same tables as SQLite's migration 15.
     statements: [
       `CREATE TABLE "{schema}".channel_outbox (
         id text PRIMARY KEY,

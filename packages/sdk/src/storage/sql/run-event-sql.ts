@@ -8,7 +8,8 @@ import type { SqlDialect } from './dialect';
 import { limitParam, perDialect, type Query, row, rows, type Statements } from './query';
 import { type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-const EVENT_FIELDS: ColumnSpec<RunEventRecord> = {
+/** Every field but `messageCount`, which is absent (not null) on most events (`message_count`; see `EventMapping`). */
+const EVENT_FIELDS: ColumnSpec<Omit<RunEventRecord, 'messageCount'>> = {
   globalSeq: 'value',
   runId: 'value',
   seq: 'value',
@@ -16,6 +17,20 @@ const EVENT_FIELDS: ColumnSpec<RunEventRecord> = {
   at: 'value',
   data: 'json',
 };
+
+/** The run events table's mapping: the record's fields, plus `messageCount` from `message_count` when set (absent otherwise). */
+class EventMapping extends TableMapping<RunEventRecord> {
+  constructor(table: string) {
+    super(table, EVENT_FIELDS as ColumnSpec<RunEventRecord>);
+  }
+
+  override fromRow(row: Row): RunEventRecord {
+    const record = super.fromRow(row);
+    const count = row.message_count;
+    if (count !== null && count !== undefined) record.messageCount = Number(count);
+    return record;
+  }
+}
 
 /** An event as appended: the store assigns `seq` and `globalSeq`. @internal */
 export type NewRunEvent = Omit<RunEventRecord, 'seq' | 'globalSeq'>;
@@ -34,13 +49,13 @@ export const runEventStatements = perDialect(
     appendAt(event: NewRunEvent, globalSeq: number): Query<RunEventRecord>;
   } => {
     const table = d.table('run_events');
-    const EVENTS = new TableMapping<RunEventRecord>(table, EVENT_FIELDS);
+    const EVENTS = new EventMapping(table);
     const nextSeq = `(SELECT COALESCE(MAX(seq), 0) + 1 FROM ${table} WHERE run_id = @runId)`;
-    const appendSql = `INSERT INTO ${table} (run_id, seq, type, at, data)
-  VALUES (@runId, ${nextSeq}, @type, @at, @data)
+    const appendSql = `INSERT INTO ${table} (run_id, seq, type, at, data, message_count)
+  VALUES (@runId, ${nextSeq}, @type, @at, @data, @messageCount)
   RETURNING *`;
-    const appendAtSql = `INSERT INTO ${table} (global_seq, run_id, seq, type, at, data)
-  VALUES (@globalSeq, @runId, ${nextSeq}, @type, @at, @data)
+    const appendAtSql = `INSERT INTO ${table} (global_seq, run_id, seq, type, at, data, message_count)
+  VALUES (@globalSeq, @runId, ${nextSeq}, @type, @at, @data, @messageCount)
   RETURNING *`;
     const byRunSql = `SELECT * FROM ${table} WHERE run_id = @runId AND seq > @after ORDER BY seq LIMIT @limit`;
     const afterSql = `SELECT * FROM ${table} WHERE global_seq > @after ORDER BY global_seq LIMIT @limit`;
@@ -49,6 +64,7 @@ export const runEventStatements = perDialect(
       type: event.type,
       at: event.at,
       data: TableMapping.encode('json', event.data),
+      messageCount: event.messageCount ?? null,
     });
     const decode = (r: Row | undefined) => EVENTS.fromRow(r!);
     const decodeAll = (found: Row[]) => found.map((r) => EVENTS.fromRow(r));

@@ -9,8 +9,12 @@ import { type EqualityFilters, filteredList } from './filters';
 import { count, exactlyOne, limitParam, nothing, perDialect, row, SqlTexts, type Statements } from './query';
 import { assignments, type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
-/** Every field but `prunedAt`, which only retention writes (`pruned_at`; see `RunMapping`). */
-const RUN_FIELDS: ColumnSpec<Omit<RunRecord, 'prunedAt'>> = {
+/**
+ * Every field but `prunedAt`, which only retention writes (`pruned_at`; see `RunMapping`), and `forkedFrom`, stored
+ * as two columns (`forked_from_run_id`, `forked_at_seq`) named here by the fields `forkedFromRunId` and
+ * `forkedAtSeq`, which the record does not have (see `RunMapping`).
+ */
+const RUN_FIELDS: ColumnSpec<Omit<RunRecord, 'prunedAt' | 'forkedFrom'> & ForkColumns> = {
   id: 'value',
   goal: 'value',
   mode: 'value',
@@ -39,7 +43,15 @@ const RUN_FIELDS: ColumnSpec<Omit<RunRecord, 'prunedAt'>> = {
   updatedAt: 'value',
   startedAt: 'value',
   endedAt: 'value',
+  forkedFromRunId: 'value',
+  forkedAtSeq: 'value',
 };
+
+/** The columns of `RunRecord.forkedFrom`, as fields of the mapping. */
+interface ForkColumns {
+  forkedFromRunId: string | null;
+  forkedAtSeq: number | null;
+}
 
 const RUN_FILTERS: EqualityFilters = [
   ['status', 'status'],
@@ -64,18 +76,30 @@ export function wakesWorkers(patch: RunPatch): boolean {
 
 /**
  * The runs table's mapping: the record's fields, plus `prunedAt` from `pruned_at` when retention set it (absent
- * otherwise). Only retention writes that column, so inserts and patches leave it alone.
+ * otherwise). Only retention writes that column, so inserts and patches leave it alone. `forkedFrom` is written by the
+ * insert only (a patch has no such field) and read back when the run is a fork (absent otherwise).
  */
 class RunMapping extends TableMapping<RunRecord> {
   constructor(table: string) {
     // `prunedAt` has no column of its own here, so inserts and patches never write it.
-    super(table, RUN_FIELDS as ColumnSpec<RunRecord>);
+    super(table, RUN_FIELDS as unknown as ColumnSpec<RunRecord>);
+  }
+
+  override toParams(record: RunRecord): Row {
+    const params = super.toParams(record);
+    params.forkedFromRunId = record.forkedFrom?.runId ?? null;
+    params.forkedAtSeq = record.forkedFrom?.atSeq ?? null;
+    return params;
   }
 
   override fromRow(row: Row): RunRecord {
-    const record = super.fromRow(row);
+    const record = super.fromRow(row) as RunRecord & Partial<ForkColumns>;
+    delete record.forkedFromRunId;
+    delete record.forkedAtSeq;
     const prunedAt = row.pruned_at;
     if (prunedAt !== null && prunedAt !== undefined) record.prunedAt = Number(prunedAt);
+    const forkedFrom = row.forked_from_run_id;
+    if (typeof forkedFrom === 'string') record.forkedFrom = { runId: forkedFrom, atSeq: Number(row.forked_at_seq) };
     return record;
   }
 }

@@ -541,6 +541,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   {
     version: 14,
+    name: 'forks',
+    // Conversation control (docs/forks.md): the last event of each step commit records how many messages the run had
+    // stored (a step boundary a fork may start at); a fork records the run and event it was forked from. NULL on
+    // every row written before.
+    statements: [
+      `ALTER TABLE run_events ADD COLUMN message_count INTEGER`,
+      `ALTER TABLE runs ADD COLUMN forked_from_run_id TEXT`,
+      `ALTER TABLE runs ADD COLUMN forked_at_seq INTEGER`,
+    ],
+  },
+  {
+    version: 15,
     name: 'channel outbox',
     // What runs say on message channels (docs/channels.md): rows in order per chat, unique by idempotency key, and
     // per chat the last seq handed out and the dispatcher's claim.
