@@ -80,6 +80,7 @@ import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-schedul
 import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
 import { resolveChannelsOptions, type ResolvedChannelsOptions } from '../runtime/channels/channels-options';
 import { ChannelSecret } from '../runtime/channels/channel-secret';
+import { OutboxDispatcher } from '../runtime/channels/outbox-dispatcher';
 import { channelReplies } from '../runtime/channels/channel-replies';
 import type { StepReplies } from '../runtime/loop/step-writes';
 import { UndoService } from '../runtime/undo/undo-service';
@@ -532,6 +533,15 @@ function buildAgentHost(
   });
   // Message channels (docs/channels.md): the secret that signs their buttons is loaded by host.start().
   const channelSecret = resolved.channels ? new ChannelSecret() : undefined;
+  const channelDispatcher = resolved.channels
+    ? new OutboxDispatcher({
+        ...resolved.channels.outbox,
+        storage,
+        ports: [...resolved.channels.ports.values()],
+        clock,
+        logger,
+      })
+    : undefined;
   const driver = new RunDriver({
     spending: budgets.ledger,
     ...(learning ? { learning } : {}),
@@ -601,7 +611,10 @@ function buildAgentHost(
     ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
     ...(channelSecret && resolved.channels
-      ? { replies: channelRepliesOf(resolved.channels, channelSecret, clock) }
+      ? {
+          replies: channelRepliesOf(resolved.channels, channelSecret, clock),
+          onOutboxWritten: () => channelDispatcher?.wake(),
+        }
       : {}),
   });
   const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
@@ -738,7 +751,7 @@ function buildAgentHost(
     ...(learning ? { learning: { reviews: learning.reviews, cancelWaitMs: learning.settings.cancelWaitMs } } : {}),
     ...(code ? { onStop: () => code.close() } : {}),
     ...(resolved.channels && channelSecret
-      ? { channels: { options: resolved.channels, secret: channelSecret, ids } }
+      ? { channels: { options: resolved.channels, secret: channelSecret, ids, dispatcher: channelDispatcher! } }
       : {}),
   });
 }
@@ -749,8 +762,9 @@ function channelRepliesOf(channels: ResolvedChannelsOptions, secret: ChannelSecr
     capabilities: (id) => channels.ports.get(id)?.capabilities,
     secret: () => secret.get(),
     now: () => clock.now(),
-    write: async (rows, _step, s) => {
-      for (const row of rows) await s.outbox.insert(row);
+    // Inserted by writeStepIn with the rest of the step (StepWrites.outbox).
+    write: async (rows, step) => {
+      step.writes.outbox.push(...rows);
     },
   });
 }

@@ -161,7 +161,7 @@ const SCHEDULES = {
 } as const satisfies Keys<ScheduleOptions>;
 
 const INTENTS = { holdMs: true, directHoldMs: true } as const satisfies Keys<IntentOptions>;
-const CHANNELS = { ports: true, inboxLimit: true, secret: true } as const satisfies Keys<ChannelsOptions>;
+const CHANNELS = { ports: true, inboxLimit: true, secret: true, outbox: true } as const satisfies Keys<ChannelsOptions>;
 
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
   [[], AGENT],

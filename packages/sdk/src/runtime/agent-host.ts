@@ -59,6 +59,7 @@ import type { ScheduleRunner } from './schedules/schedule-runner';
 import { ChannelRouter } from './channels/channel-router';
 import type { IdGenerator } from '../ports/id-generator';
 import type { ChannelSecret } from './channels/channel-secret';
+import type { OutboxDispatcher } from './channels/outbox-dispatcher';
 import type { ResolvedChannelsOptions } from './channels/channels-options';
 import type { ChannelPort } from '../ports/channel';
 import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
@@ -623,7 +624,9 @@ export interface AgentHostDeps {
   /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
   onStop?: () => void;
   /** Message channels, when configured: `start()` starts their ports with the channel router, `stop()` stops them. */
-  channels?: { options: ResolvedChannelsOptions; secret: ChannelSecret; ids: IdGenerator } | undefined;
+  channels?:
+    | { options: ResolvedChannelsOptions; secret: ChannelSecret; ids: IdGenerator; dispatcher: OutboxDispatcher }
+    | undefined;
   /** The host's clock: the per-minute run start limits and the access re-check of open subscriptions (default `SystemClock`). */
   clock?: Clock;
 }
@@ -1082,6 +1085,8 @@ export class DefaultAgentHost implements AgentHost {
       // A prune under way (scheduled or called) ends at its next batch before the store closes.
       await this.#deps.scheduler?.stop();
       await this.#deps.maintenance.stop();
+      // Replies the drained runs wrote meanwhile stay queued for the next start (the outbox keeps them).
+      await this.#stopDispatcher();
       this.#deps.onStop?.();
       await this.#deps.storage.close();
     })();
@@ -1133,9 +1138,11 @@ export class DefaultAgentHost implements AgentHost {
             createdAt: this.#clock.now(),
           });
         });
+        channels.dispatcher.wake();
       },
     });
     this.#router = router;
+    channels.dispatcher.start();
     for (const port of channels.options.ports.values()) {
       await port.start(async (input) => {
         try {
@@ -1159,6 +1166,11 @@ export class DefaultAgentHost implements AgentHost {
         .catch((error: Error) =>
           this.#deps.logger.warn('a channel port failed to stop', { channelId: port.id, message: error.message }),
         );
+  }
+
+  /** Stops the outbox dispatcher (a send in flight is aborted and stays queued), before the storage closes. */
+  async #stopDispatcher(): Promise<void> {
+    if (this.#router) await this.#deps.channels?.dispatcher.stop();
   }
 
   /**

@@ -33,27 +33,27 @@ describe('replyRows', () => {
   it('edit-capable: one message grows, steering closes it with an edit, the rest answers the steering message', () => {
     let c = start;
     const a = replyRows(c, { texts: ['Looking it up. '], events: [] }, ctx(editing));
-    expect(a.rows).toEqual([{ kind: 'text', key: 'ch:run_1:1', text: 'Looking it up.', replyTo: 'm1' }]);
+    expect(a.rows).toEqual([{ kind: 'text', key: 'ch1', text: 'Looking it up.', replyTo: 'm1' }]);
     c = a.conversation;
     const b = replyRows(c, { texts: ['Found two.'], events: [] }, ctx(editing));
     expect(b.rows).toEqual([
-      { kind: 'edit', key: 'ch:run_1:2', text: 'Looking it up.\nFound two.', replyTo: null, edits: 'ch:run_1:1' },
+      { kind: 'edit', key: 'ch2', text: 'Looking it up.\nFound two.', replyTo: null, edits: 'ch1' },
     ]);
     c = b.conversation;
     const s = replyRows(c, { texts: [], events: [steering] }, ctx(editing));
     expect(s.rows).toEqual([
       {
         kind: 'edit',
-        key: 'ch:run_1:3',
+        key: 'ch3',
         text: 'Looking it up.\nFound two.',
         replyTo: null,
-        edits: 'ch:run_1:1',
+        edits: 'ch1',
         buttons: null,
       },
     ]);
     expect(s.conversation).toMatchObject({ open: null, replyTo: 'm7', rows: 3 });
     const d = replyRows(s.conversation, { texts: ['The 4K one, then.'], events: [] }, ctx(editing));
-    expect(d.rows).toEqual([{ kind: 'text', key: 'ch:run_1:4', text: 'The 4K one, then.', replyTo: 'm7' }]);
+    expect(d.rows).toEqual([{ kind: 'text', key: 'ch4', text: 'The 4K one, then.', replyTo: 'm7' }]);
   });
 
   it('no edit: each text is a message; steering writes nothing but moves the reply target', () => {

@@ -8,6 +8,7 @@ import type { ModelMessage } from '../../models/types';
 import type { ReplySession, StepReplies, TakenStep } from '../loop/step-writes';
 import { CHANNEL_STATE_KEY, type ChannelConversation } from './conversation-binding';
 import { replyRows, type ReplyRow } from './reply-rule';
+import { outboxKey, outboxRowId, outboxRowsForEdit, outboxRowsForReply } from './outbox-rows';
 
 /** What a process assumes of a channel it has no port for: the least (each text a message, codes, 4096). */
 const UNKNOWN_CHANNEL: ChannelCapabilities = {
@@ -32,63 +33,41 @@ function assistantTexts(messages: readonly ModelMessage[]): string[] {
   );
 }
 
-/**
- * Pieces of a text at most `max` characters each, cut at the last line break (else space) before the limit when
- * there is one in its second half, else hard.
- */
-export function splitText(text: string, max: number): string[] {
-  const parts: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    const window = rest.slice(0, max);
-    const cut = Math.max(window.lastIndexOf('\n'), window.lastIndexOf(' '));
-    const at = cut >= max / 2 ? cut : max;
-    parts.push(rest.slice(0, at).trimEnd());
-    rest = rest.slice(at).trimStart();
-  }
-  if (rest.length > 0 || parts.length === 0) parts.push(rest);
-  return parts;
-}
-
-/** The outbox rows of one reply row: a text over the channel's limit in several messages, buttons on the last. */
+/** The outbox rows of one reply row, through the outbox's own rules (split, formatting, keys `<runId>:<stepKey>:<part>`). */
 export function outboxRowsOf(
   row: ReplyRow,
   conversation: ChannelConversation,
   runId: string,
-  maxLength: number,
+  capabilities: ChannelCapabilities,
   now: number,
 ): NewOutboxRecord[] {
-  const base = { channelId: conversation.channelId, chatId: conversation.chatId, runId, createdAt: now };
+  const base = {
+    runId,
+    stepKey: row.key,
+    channelId: conversation.channelId,
+    chatId: conversation.chatId,
+    createdAt: now,
+  };
   if (row.kind === 'edit')
-    return [
+    return outboxRowsForEdit(
       {
         ...base,
-        id: row.key,
-        idempotencyKey: row.key,
-        kind: 'edit',
-        payload: {
-          text: row.text.slice(0, maxLength),
-          editOf: row.edits!,
-          ...(row.buttons !== undefined ? { buttons: row.buttons } : {}),
-        },
+        editOf: outboxRowId(outboxKey(runId, row.edits!, 0)),
+        text: row.text,
+        ...(row.buttons !== undefined ? { buttons: row.buttons } : {}),
       },
-    ];
-  const pieces = splitText(row.text, maxLength);
-  return pieces.map((text, i) => {
-    const key = i === 0 ? row.key : `${row.key}:${i + 1}`;
-    const last = i === pieces.length - 1;
-    return {
+      capabilities,
+    );
+  return outboxRowsForReply(
+    {
       ...base,
-      id: key,
-      idempotencyKey: key,
       kind: row.kind,
-      payload: {
-        text,
-        ...(row.replyTo !== null ? { replyTo: row.replyTo } : {}),
-        ...(last && row.buttons ? { buttons: row.buttons } : {}),
-      },
-    };
-  });
+      text: row.text,
+      ...(row.buttons ? { buttons: row.buttons } : {}),
+      ...(row.replyTo !== null ? { replyTo: row.replyTo } : {}),
+    },
+    capabilities,
+  );
 }
 
 /**
@@ -116,7 +95,7 @@ export function channelReplies(channels: {
     );
     if (derived.rows.length === 0 && JSON.stringify(derived.conversation) === JSON.stringify(conversation)) return;
     const now = channels.now();
-    const rows = derived.rows.flatMap((r) => outboxRowsOf(r, conversation, session.id, capabilities.maxLength, now));
+    const rows = derived.rows.flatMap((r) => outboxRowsOf(r, conversation, session.id, capabilities, now));
     const next = derived.conversation as unknown as JsonValue;
     // The whole runtime state (the step's own when it changed it, else the session's), with the conversation's next.
     const base = (step.patch.runtimeState ?? session.stateSnapshot()) as Record<string, JsonValue>;

@@ -1,6 +1,7 @@
 // The `channels` option of createAgentHost: the message channels a household talks to its agent through.
 import { MediaAgentError } from '../../core/errors';
 import type { ChannelPort } from '../../ports/channel';
+import type { OutboxDispatcherOptions } from './outbox-dispatcher';
 
 /**
  * Message channels (docs/channels.md): the ports to start with the host, and how their conversations behave.
@@ -41,6 +42,12 @@ export interface ChannelsOptions {
    * @defaultValue generated once and kept in the store's settings (`channels.secret`)
    */
   secret?: string;
+  /**
+   * The outbox dispatcher's timing: poll interval, chat claim lease, backoff of an unavailable channel (see
+   * `OutboxDispatcherOptions`).
+   * @defaultValue poll every 1 000 ms, 30 000 ms claims, backoff 1 s doubling to 5 min
+   */
+  outbox?: Pick<OutboxDispatcherOptions, 'pollIntervalMs' | 'leaseMs' | 'backoff' | 'chatsPerPass' | 'owner'>;
 }
 
 /** {@link ChannelsOptions} checked, with defaults. */
@@ -51,6 +58,8 @@ export interface ResolvedChannelsOptions {
   inboxLimit: number;
   /** The secret, when given. */
   secret: string | undefined;
+  /** The dispatcher's timing. */
+  outbox: NonNullable<ChannelsOptions['outbox']>;
 }
 
 const invalid = (option: string, message: string) =>
@@ -68,7 +77,7 @@ export function resolveChannelsOptions(
 ): ResolvedChannelsOptions | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw invalid('channels', 'must be an object { ports, inboxLimit?, secret? }');
+    throw invalid('channels', 'must be an object { ports, inboxLimit?, secret?, outbox? }');
   if (!Array.isArray(options.ports)) throw invalid('channels.ports', 'must be an array of channel ports');
   const ports = new Map<string, ChannelPort>();
   options.ports.forEach((port, i) => {
@@ -92,5 +101,16 @@ export function resolveChannelsOptions(
     throw invalid('channels.inboxLimit', 'must be a positive integer');
   if (options.secret !== undefined && !(typeof options.secret === 'string' && options.secret.length >= 16))
     throw invalid('channels.secret', 'must be a string of at least 16 characters');
-  return { ports, inboxLimit, secret: options.secret };
+  const outbox = options.outbox ?? {};
+  if (typeof outbox !== 'object' || outbox === null || Array.isArray(outbox))
+    throw invalid(
+      'channels.outbox',
+      'must be an object { pollIntervalMs?, leaseMs?, backoff?, chatsPerPass?, owner? }',
+    );
+  for (const key of ['pollIntervalMs', 'leaseMs', 'chatsPerPass'] as const) {
+    const v = outbox[key];
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v > 0))
+      throw invalid(`channels.outbox.${key}`, 'must be a positive number');
+  }
+  return { ports, inboxLimit, secret: options.secret, outbox };
 }

@@ -14,7 +14,7 @@ export const CHANNEL_STATE_KEY = 'channel';
  * @public
  */
 export interface OpenReply {
-  /** Idempotency key of the outbox row that sends the message (edit rows refer to it). */
+  /** Step key of the reply row that sends the message (`ch<n>`; edit rows refer to its first part). */
   key: string;
   /** The reply's text so far. */
   text: string;
@@ -51,7 +51,7 @@ export interface ChannelConversation {
   replyTo: string | null;
   /** The reply being written (edit-capable channels), or null. */
   open: OpenReply | null;
-  /** Outbox rows this run has written (their idempotency keys are numbered by it). */
+  /** Reply rows this run has written (their step keys are numbered by it). */
   rows: number;
   /** The choice put to the person last, while it stands. */
   choice: PendingChoice | null;

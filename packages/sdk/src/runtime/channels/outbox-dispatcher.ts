@@ -263,7 +263,8 @@ export class OutboxDispatcher {
         return 'retried';
       }
       await this.#storage.transaction(async (s) => {
-        if (await s.outbox.markFailed(row.id, decision.error)) await s.audit.append(this.#failedAudit(row, decision.error));
+        if (await s.outbox.markFailed(row.id, decision.error))
+          await s.audit.append(this.#failedAudit(row, decision.error));
       });
       this.#logger?.warn('outbox: the channel refused a message for good', {
         outboxId: row.id,

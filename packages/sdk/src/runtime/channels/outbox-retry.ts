@@ -28,7 +28,11 @@ export type OutboxRetryDecision =
  * @param attempts - failed attempts so far, counting this one (≥ 1)
  * @public
  */
-export function outboxBackoffMs(attempts: number, baseMs = OUTBOX_BACKOFF_BASE_MS, maxMs = OUTBOX_BACKOFF_MAX_MS): number {
+export function outboxBackoffMs(
+  attempts: number,
+  baseMs = OUTBOX_BACKOFF_BASE_MS,
+  maxMs = OUTBOX_BACKOFF_MAX_MS,
+): number {
   const n = Math.max(1, Math.floor(attempts));
   // 2^30 s is past any cap; stop doubling before the number overflows.
   return Math.min(maxMs, baseMs * 2 ** Math.min(n - 1, 30));
@@ -50,7 +54,8 @@ export function outboxRetryDecision(
   const text = errorText(error);
   if (isMediaAgentError(error, 'CHANNEL_RATE_LIMITED')) {
     const after = error.details.retryAfterMs;
-    const wait = typeof after === 'number' && Number.isFinite(after) && after >= 0 ? after : OUTBOX_DEFAULT_RETRY_AFTER_MS;
+    const wait =
+      typeof after === 'number' && Number.isFinite(after) && after >= 0 ? after : OUTBOX_DEFAULT_RETRY_AFTER_MS;
     return { action: 'retry', notBefore: now + Math.ceil(wait), error: text };
   }
   if (isMediaAgentError(error, 'CHANNEL_REJECTED') || isMediaAgentError(error, 'CHANNEL_MESSAGE_TOO_LONG'))

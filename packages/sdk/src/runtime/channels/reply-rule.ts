@@ -20,7 +20,7 @@ import { signTap, TAP_HASH_DIGITS } from './tap-data';
 export interface ReplyRow {
   /** Kind of row. */
   kind: 'text' | 'edit' | 'approval' | 'choice' | 'notice';
-  /** The row's idempotency key: `ch:<runId>:<n>`, numbered per run. */
+  /** The row's step key `ch<n>`, numbered per run (the outbox keys its rows `<runId>:ch<n>:<part>`). */
   key: string;
   /** The text (may be longer than the channel's limit for `text` and `notice`: the outbox splits it). */
   text: string;
@@ -86,7 +86,7 @@ export function replyRows(
   const c: ChannelConversation = { ...conversation };
   const rows: ReplyRow[] = [];
   const { capabilities: caps, runId, secret } = context;
-  const key = () => `ch:${runId}:${++c.rows}`;
+  const key = () => `ch${++c.rows}`;
   for (const raw of step.texts) {
     const piece = raw.trim();
     if (!piece) continue;
