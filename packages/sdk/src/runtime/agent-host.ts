@@ -1052,7 +1052,8 @@ export class DefaultAgentHost implements AgentHost {
     }
     this.#warnUndeclared();
     this.#state = 'started';
-    if (options.workers !== false) await this.#startChannels();
+    // Channels take input with or without workers here (runs are driven by whichever process leases them).
+    await this.#startChannels();
     return { recovered, cleaned };
   }
 

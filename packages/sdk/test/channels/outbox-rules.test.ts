@@ -182,9 +182,9 @@ describe('outboxRowsForEdit', () => {
 describe('outboxRetryDecision', () => {
   const now = 1_000_000;
   it('rate limited: retry after retryAfterMs (1 s when none is given)', () => {
-    expect(outboxRetryDecision(new ChannelError('CHANNEL_RATE_LIMITED', 'slow', { retryAfterMs: 7000 }), 1, now)).toEqual(
-      { action: 'retry', notBefore: now + 7000, error: 'CHANNEL_RATE_LIMITED: slow' },
-    );
+    expect(
+      outboxRetryDecision(new ChannelError('CHANNEL_RATE_LIMITED', 'slow', { retryAfterMs: 7000 }), 1, now),
+    ).toEqual({ action: 'retry', notBefore: now + 7000, error: 'CHANNEL_RATE_LIMITED: slow' });
     expect(outboxRetryDecision(new ChannelError('CHANNEL_RATE_LIMITED', 'slow'), 3, now)).toMatchObject({
       action: 'retry',
       notBefore: now + 1000,
@@ -201,7 +201,9 @@ describe('outboxRetryDecision', () => {
 
   it('unavailable, and untyped errors: exponential backoff capped at 5 minutes, forever', () => {
     const waits = [1, 2, 3, 4, 9, 10, 1000].map(
-      (n) => (outboxRetryDecision(new ChannelError('CHANNEL_UNAVAILABLE', 'down'), n, now) as { notBefore: number }).notBefore - now,
+      (n) =>
+        (outboxRetryDecision(new ChannelError('CHANNEL_UNAVAILABLE', 'down'), n, now) as { notBefore: number })
+          .notBefore - now,
     );
     expect(waits).toEqual([1000, 2000, 4000, 8000, 256_000, 300_000, 300_000]);
     expect(outboxRetryDecision(new TypeError('fetch failed'), 1, now)).toEqual({

@@ -1,13 +1,7 @@
 // An in-memory ChannelPort for tests: a real object that records what it sends and edits, and can be told to throw
 // the typed channel errors (rate limited, unavailable, rejected) for the next calls or while an outage lasts.
 import { ChannelError } from '../../src/ports/channel-errors';
-import type {
-  ChannelCapabilities,
-  ChannelEdit,
-  ChannelInput,
-  ChannelPort,
-  ChannelSend,
-} from '../../src/ports/channel';
+import type { ChannelCapabilities, ChannelEdit, ChannelInput, ChannelPort, ChannelSend } from '../../src/ports/channel';
 
 /** What the test channel delivered, in order. */
 export type Delivered =
