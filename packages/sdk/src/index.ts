@@ -247,5 +247,39 @@ export type {
   ChannelSend,
 } from './ports/channel';
 export { ChannelError, isChannelError, type ChannelErrorCode } from './ports/channel-errors';
+export type {
+  NewOutboxRecord,
+  OutboxChat,
+  OutboxKind,
+  OutboxPayload,
+  OutboxRecord,
+  OutboxStatus,
+} from './ports/outbox-records';
+export type { OutboxDueOptions, OutboxRepository } from './ports/outbox-repository';
+export {
+  OutboxDispatcher,
+  OUTBOX_LEASE_MS,
+  OUTBOX_POLL_INTERVAL_MS,
+  type OutboxDispatcherOptions,
+  type OutboxPassResult,
+} from './runtime/channels/outbox-dispatcher';
+export {
+  outboxKey,
+  outboxRowId,
+  outboxRowsForEdit,
+  outboxRowsForReply,
+  type OutboxEditReply,
+  type OutboxReply,
+} from './runtime/channels/outbox-rows';
+export {
+  OUTBOX_BACKOFF_BASE_MS,
+  OUTBOX_BACKOFF_MAX_MS,
+  OUTBOX_DEFAULT_RETRY_AFTER_MS,
+  outboxBackoffMs,
+  outboxRetryDecision,
+  type OutboxRetryDecision,
+} from './runtime/channels/outbox-retry';
+export { escapeHtml, markdownToPlain } from './runtime/channels/plain-text';
+export { splitText } from './runtime/channels/split-text';
 export type { Authorizer, AuthorizationRequest } from './authorization/authorizer';
 export type { AuthorizationVerdict, DenialCode } from './authorization/verdict';

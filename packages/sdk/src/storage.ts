@@ -47,6 +47,16 @@ export type * from './core/run-records';
 export type * from './core/schedule-records';
 export type { ScheduleFilter, ScheduleRepository } from './ports/schedule-repository';
 export type { IntentRepository } from './ports/intent-repository';
+export type { OutboxDueOptions, OutboxRepository } from './ports/outbox-repository';
+export {
+  OUTBOX_KINDS,
+  type NewOutboxRecord,
+  type OutboxChat,
+  type OutboxKind,
+  type OutboxPayload,
+  type OutboxRecord,
+  type OutboxStatus,
+} from './ports/outbox-records';
 export { type IntentRecord, intentKey } from './core/intent-records';
 export { TERMINAL_RUN_STATUSES } from './core/run-records';
 export type * from './core/budget-records';

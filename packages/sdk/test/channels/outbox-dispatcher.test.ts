@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock';
+import type { ChannelSend } from '../../src/ports/channel';
 import type { NewOutboxRecord } from '../../src/ports/outbox-records';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { OutboxDispatcher } from '../../src/runtime/channels/outbox-dispatcher';
@@ -194,8 +195,8 @@ describe.each(STORES)('outbox dispatcher (%s)', (_name, open) => {
     const slow = new TestChannel(CH);
     let entered!: () => void;
     const inSend = new Promise<void>((resolve) => (entered = resolve));
-    slow.send = (_message, signal) =>
-      new Promise((_resolve, reject) => {
+    slow.send = (_message: ChannelSend, signal?: AbortSignal) =>
+      new Promise<{ messageId: string }>((_resolve, reject) => {
         entered();
         signal?.addEventListener('abort', () => reject(new Error('aborted')));
       });
@@ -272,7 +273,8 @@ describe('two dispatchers on one SQLite file', () => {
       const now = (inFlight.get(message.chatId) ?? 0) + 1;
       inFlight.set(message.chatId, now);
       if (now > 1) overlapped++;
-      await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 3)));
+      // Yield to the event loop a few turns, so the other dispatcher's pass runs meanwhile.
+      for (let i = 1 + Math.floor(Math.random() * 3); i > 0; i--) await new Promise((r) => setImmediate(r));
       try {
         return await send(message);
       } finally {
