@@ -48,11 +48,11 @@ export function choiceOptions(options: JsonValue): string[] {
 
 /**
  * The text of a choice prompt: the question, then the numbered options, then how to answer — the buttons, or a
- * reply with the option's number (a channel without buttons).
+ * reply with the option's words (a channel without buttons).
  * @public
  */
 export function choicePromptText(question: string, options: readonly string[], buttons: boolean): string {
   const lines = [question, ...options.map((o, i) => `${i + 1}. ${o}`)];
-  lines.push(buttons ? 'Choose with a button.' : 'Reply with the number of your choice.');
+  lines.push(buttons ? 'Choose with a button.' : 'Reply with the title of your choice.');
   return lines.join('\n');
 }
