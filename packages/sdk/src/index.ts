@@ -285,6 +285,22 @@ export type {
   OutboxStatus,
 } from './ports/outbox-records';
 export type { OutboxDueOptions, OutboxRepository } from './ports/outbox-repository';
+export type { ChannelsOptions } from './runtime/channels/channels-options';
+export { ChannelInputRefusedError } from './runtime/channels/channel-refusal';
+export type { ChannelInputOutcome } from './runtime/channels/channel-router';
+export {
+  conversationOf,
+  conversationSessionId,
+  type ChannelConversation,
+  type OpenReply,
+  type PendingChoice,
+} from './runtime/channels/conversation-binding';
+export {
+  decideAppend,
+  type AppendDecision,
+  type AppendFacts,
+  type ChatConversation,
+} from './runtime/channels/append-rule';
 export {
   OutboxDispatcher,
   OUTBOX_LEASE_MS,

@@ -33,5 +33,19 @@ export function withIdentityDeadline(
         return 'user' as const;
       });
     },
+    // A channel user's person, bounded the same way: no answer in time counts as not linked (null).
+    ...(resolver.personOf
+      ? {
+          personOf(channelId: string, userId: string): string | null | Promise<string | null> {
+            const answer = resolver.personOf!(channelId, userId);
+            if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer;
+            return answerWithin(answer as Promise<string | null>, timeoutMs).catch((error: unknown) => {
+              if (!(error instanceof DeadlineExceeded)) throw error;
+              onTimeout?.(`${channelId}/${userId}`);
+              return null;
+            });
+          },
+        }
+      : {}),
   };
 }

@@ -78,6 +78,11 @@ import { resolveAuditCheckpointKey } from '../runtime/audit-trail';
 import { MaintenanceService } from '../runtime/maintenance/maintenance-service';
 import { MaintenanceScheduler } from '../runtime/maintenance/maintenance-scheduler';
 import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
+import { resolveChannelsOptions, type ResolvedChannelsOptions } from '../runtime/channels/channels-options';
+import { ChannelSecret } from '../runtime/channels/channel-secret';
+import { OutboxDispatcher } from '../runtime/channels/outbox-dispatcher';
+import { channelReplies } from '../runtime/channels/channel-replies';
+import type { StepReplies } from '../runtime/loop/step-writes';
 import { UndoService } from '../runtime/undo/undo-service';
 import { ForkService } from '../runtime/fork/fork-service';
 import { countingProvider, type ModelCallCounter } from '../runtime/replay/counting-provider';
@@ -254,6 +259,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     retention: resolveRetention(options.retention, limits.ledgerRetentionMs),
     maintenance: resolveMaintenanceOptions(options.maintenance),
     schedules: resolveScheduleOptions(options.schedules),
+    channels: resolveChannelsOptions(options.channels, options.runs?.inboxCapacity ?? 16),
     intents,
     auditCheckpointKey: resolveAuditCheckpointKey(options.audit),
     decisions: resolveDecisionOptions(options.decisions),
@@ -530,6 +536,17 @@ function buildAgentHost(
     logger,
     onWake: () => workers.wake(),
   });
+  // Message channels (docs/channels.md): the secret that signs their buttons is loaded by host.start().
+  const channelSecret = resolved.channels ? new ChannelSecret() : undefined;
+  const channelDispatcher = resolved.channels
+    ? new OutboxDispatcher({
+        ...resolved.channels.outbox,
+        storage,
+        ports: [...resolved.channels.ports.values()],
+        clock,
+        logger,
+      })
+    : undefined;
   const driver = new RunDriver({
     spending: budgets.ledger,
     ...(learning ? { learning } : {}),
@@ -598,6 +615,12 @@ function buildAgentHost(
     ...(skills ? { skills } : {}),
     ...(memory ? { memory } : {}),
     settings: runDriverSettings(resolved),
+    ...(channelSecret && resolved.channels
+      ? {
+          replies: channelRepliesOf(resolved.channels, channelSecret, clock),
+          onOutboxWritten: () => channelDispatcher?.wake(),
+        }
+      : {}),
   });
   const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
   const decisions = new DecisionService({
@@ -758,6 +781,22 @@ function buildAgentHost(
     memory: memory ?? undefined,
     ...(learning ? { learning: { reviews: learning.reviews, cancelWaitMs: learning.settings.cancelWaitMs } } : {}),
     ...(code ? { onStop: () => code.close() } : {}),
+    ...(resolved.channels && channelSecret
+      ? { channels: { options: resolved.channels, secret: channelSecret, ids, dispatcher: channelDispatcher! } }
+      : {}),
+  });
+}
+
+/** The step commits' channel side: rows derived from each step of a channel run, inserted with the step. */
+function channelRepliesOf(channels: ResolvedChannelsOptions, secret: ChannelSecret, clock: Clock): StepReplies {
+  return channelReplies({
+    capabilities: (id) => channels.ports.get(id)?.capabilities,
+    secret: () => secret.get(),
+    now: () => clock.now(),
+    // Inserted by writeStepIn with the rest of the step (StepWrites.outbox).
+    write: async (rows, step) => {
+      step.writes.outbox.push(...rows);
+    },
   });
 }
 

@@ -15,6 +15,7 @@ import type { HostLimits } from '../runtime/limits/host-limits';
 import type { AuditOptions } from '../runtime/audit-trail';
 import type { ScheduleOptions } from '../runtime/schedules/schedule-options';
 import type { RedactOptions } from '../core/secret-redactor';
+import type { ChannelsOptions } from '../runtime/channels/channels-options';
 
 type Keys<T> = { readonly [K in keyof Required<T>]: true };
 
@@ -47,6 +48,7 @@ const AGENT = {
   limits: true,
   accessRecheckMs: true,
   redact: true,
+  channels: true,
 } as const satisfies Keys<AgentOptions>;
 
 const MODEL = {
@@ -159,6 +161,7 @@ const SCHEDULES = {
 } as const satisfies Keys<ScheduleOptions>;
 
 const INTENTS = { holdMs: true, directHoldMs: true } as const satisfies Keys<IntentOptions>;
+const CHANNELS = { ports: true, inboxLimit: true, secret: true, outbox: true } as const satisfies Keys<ChannelsOptions>;
 
 const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Record<string, true>>]> = [
   [[], AGENT],
@@ -179,6 +182,7 @@ const GROUPS: ReadonlyArray<readonly [path: readonly string[], keys: Readonly<Re
   [['audit'], AUDIT],
   [['schedules'], SCHEDULES],
   [['intents'], INTENTS],
+  [['channels'], CHANNELS],
 ];
 
 /** Edit distance of two short names (for "did you mean"). */

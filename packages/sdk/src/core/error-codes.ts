@@ -489,6 +489,12 @@ export const ERROR_CODES = {
   CHANNEL_REJECTED:
     "The channel refused the message for good (a 4xx other than 429: chat not found, bot blocked …); the outbox row is marked failed and audited, and the chat's next row goes on.",
   CHANNEL_MESSAGE_TOO_LONG: "A message's text is over the channel's length limit (`maxLength`); nothing was sent.",
+  CHANNEL_UNKNOWN_USER:
+    'A channel input came from a channel user the identity port links to no person (`personOf` answered null); it was refused, audited `channel.unknown_user`, and the chat told once.',
+  CHANNEL_TAP_FORGED:
+    "A tapped button's data did not verify (forged, altered, or signed for another chat); nothing was decided, and the tap was audited `channel.tap_refused`.",
+  CHANNEL_TAP_STALE:
+    'A tap or a text confirmation referred to an approval or choice that no longer stands (the payload changed, the plan was edited, it expired or was already decided, the choice was answered); nothing was decided twice, and the person was told why.',
   OUTBOX_INPUT_INVALID:
     'An outbox row to write is malformed (empty channel or chat id, unknown kind, empty idempotency key, payload not JSON); nothing was written.',
 

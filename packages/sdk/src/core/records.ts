@@ -293,7 +293,8 @@ export type AuditAction =
   | 'undo.finished'
   | 'undo.refused'
   | 'channel.delivery_failed'
-  | 'channel.unknown_user';
+  | 'channel.unknown_user'
+  | 'channel.tap_refused';
 
 /**
  * One audit row: written for every invocation.

@@ -57,6 +57,12 @@ import type { MaintenanceHandle, MaintenanceService } from './maintenance/mainte
 import type { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import type { HostSchedules } from './schedules/schedule-types';
 import type { ScheduleRunner } from './schedules/schedule-runner';
+import { ChannelRouter } from './channels/channel-router';
+import type { IdGenerator } from '../ports/id-generator';
+import type { ChannelSecret } from './channels/channel-secret';
+import type { OutboxDispatcher } from './channels/outbox-dispatcher';
+import type { ResolvedChannelsOptions } from './channels/channels-options';
+import type { ChannelPort } from '../ports/channel';
 import type { HostUndo, UndoOptions, UndoResult, UndoTarget } from './undo/undo-types';
 import type { ForkService } from './fork/fork-service';
 import type { ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork/fork-types';
@@ -647,6 +653,10 @@ export interface AgentHostDeps {
   checkModels?: () => Promise<unknown>;
   /** Called by `stop()` after the workers stopped (releases what the runtime holds, e.g. code kernels). */
   onStop?: () => void;
+  /** Message channels, when configured: `start()` starts their ports with the channel router, `stop()` stops them. */
+  channels?:
+    | { options: ResolvedChannelsOptions; secret: ChannelSecret; ids: IdGenerator; dispatcher: OutboxDispatcher }
+    | undefined;
   /** The host's clock: the per-minute run start limits and the access re-check of open subscriptions (default `SystemClock`). */
   clock?: Clock;
 }
@@ -1091,6 +1101,8 @@ export class DefaultAgentHost implements AgentHost {
     }
     this.#warnUndeclared();
     this.#state = 'started';
+    // Channels take input with or without workers here (runs are driven by whichever process leases them).
+    await this.#startChannels();
     return { recovered, cleaned };
   }
 
@@ -1107,6 +1119,8 @@ export class DefaultAgentHost implements AgentHost {
     this.#offDecided?.();
     this.#offDecided = undefined;
     this.#stopped = (async () => {
+      // Channels take no input any more (an input in flight finishes first).
+      await this.#stopChannels();
       // No tick is fired once the host stops (a poll under way commits or rolls back first).
       const ticking = this.#deps.scheduleRunner?.stop();
       const summary = await this.#deps.workers.stop(drainMs);
@@ -1121,6 +1135,8 @@ export class DefaultAgentHost implements AgentHost {
       // A prune under way (scheduled or called) ends at its next batch before the store closes.
       await this.#deps.scheduler?.stop();
       await this.#deps.maintenance.stop();
+      // Replies the drained runs wrote meanwhile stay queued for the next start (the outbox keeps them).
+      await this.#stopDispatcher();
       this.#deps.onStop?.();
       await this.#deps.storage.close();
     })();
@@ -1128,6 +1144,92 @@ export class DefaultAgentHost implements AgentHost {
   }
 
   #stopped: Promise<void> | undefined;
+
+  /** The channel router, once `start()` started the ports. */
+  #router: ChannelRouter | undefined;
+  /** The ports `start()` started. */
+  readonly #startedPorts: ChannelPort[] = [];
+
+  /**
+   * Loads the channel secret and starts every port with the router as its `onInput` (a failure of one input is
+   * logged; the port goes on). A port that fails to start fails `start()`.
+   */
+  async #startChannels(): Promise<void> {
+    const channels = this.#deps.channels;
+    if (!channels) return;
+    const { storage, runs, logger } = this.#deps;
+    await channels.secret.load(storage, channels.options.secret);
+    const router = new ChannelRouter({
+      storage,
+      identity: this.#deps.identity,
+      approvals: this.#deps.approvals,
+      capabilities: this.#deps.capabilities,
+      clock: this.#clock,
+      ids: channels.ids,
+      logger,
+      ports: channels.options.ports,
+      secret: () => channels.secret.get(),
+      inboxLimit: channels.options.inboxLimit,
+      startRun: (input, runtimeState) => {
+        if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
+        return this.#runStarts.reserve(input.actor, () => runs.startRun(input, undefined, { runtimeState }));
+      },
+      appendToInbox: (runId, text, actor, id) => runs.appendToInbox(runId, text, actor, { id }),
+      notify: async (notice) => {
+        await storage.transaction(async (s) => {
+          await s.outbox.insert({
+            id: notice.key,
+            idempotencyKey: notice.key,
+            channelId: notice.channelId,
+            chatId: notice.chatId,
+            runId: null,
+            kind: 'notice',
+            payload: { text: notice.text, ...(notice.replyTo !== null ? { replyTo: notice.replyTo } : {}) },
+            createdAt: this.#clock.now(),
+          });
+        });
+        channels.dispatcher.wake();
+      },
+    });
+    this.#router = router;
+    channels.dispatcher.start();
+    for (const port of channels.options.ports.values()) {
+      await port.start(async (input) => {
+        try {
+          await router.handle(input);
+        } catch (error) {
+          logger.error('a channel input could not be handled', {
+            channelId: input.channelId,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+      });
+      this.#startedPorts.push(port);
+    }
+  }
+
+  /** Stops the ports `start()` started (a failure is logged). */
+  async #stopChannels(): Promise<void> {
+    for (const port of this.#startedPorts.splice(0))
+      await port
+        .stop()
+        .catch((error: Error) =>
+          this.#deps.logger.warn('a channel port failed to stop', { channelId: port.id, message: error.message }),
+        );
+  }
+
+  /** Stops the outbox dispatcher (a send in flight is aborted and stays queued), before the storage closes. */
+  async #stopDispatcher(): Promise<void> {
+    if (this.#router) await this.#deps.channels?.dispatcher.stop();
+  }
+
+  /**
+   * The channel router of this host, once started with channels (tests and hosts that feed inputs themselves).
+   * @internal
+   */
+  get channelRouter(): ChannelRouter | undefined {
+    return this.#router;
+  }
 
   #warnedUndeclared = false;
 

@@ -1,3 +1,4 @@
+import type { ChannelsOptions, ResolvedChannelsOptions } from './channels/channels-options';
 import type { IntentOptions } from '../capabilities/intent-join';
 import type { ModelProviderConfig } from '../models/factory';
 import type { FallbackModel } from '../models/routing/fallback-options';
@@ -238,6 +239,17 @@ export interface AgentOptions {
    * @defaultValue none
    */
   redact?: RedactOptions;
+  /**
+   * Message channels (Telegram, Slack …) the household talks to its agent through: the ports `host.start()` starts
+   * with the channel router, how many steering messages a run takes, the secret that signs buttons
+   * (docs/channels.md). Refused at `createAgentHost` with `OPTIONS_INVALID` naming the path.
+   * @example
+   * ```ts
+   * createAgentHost({ model: { provider }, identity, channels: { ports: [telegramPort], inboxLimit: 8 } });
+   * ```
+   * @defaultValue none (no channels)
+   */
+  channels?: ChannelsOptions;
 }
 
 /**
@@ -435,6 +447,8 @@ export interface RunOptions {
 
 /** Options after defaults were applied. @public */
 export interface ResolvedAgentOptions {
+  /** The message channels, checked (absent: none). */
+  channels?: ResolvedChannelsOptions | undefined;
   /**
    * Which providers the start-up model check asks (see {@link ModelOptions.checkOnStart}): `local` (unset),
    * `all` (`true`) or `none` (`false`).

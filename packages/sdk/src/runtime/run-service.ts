@@ -320,13 +320,15 @@ export class RunService {
    * while its owner stays the same.
    * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`,
    *   `RUN_PRUNED` for a run retention pruned (nothing is queued)
+   * @param extras - runtime use: `id` the inbox id to use (a channel's steering message carries its channel message
+   *   id in it, see `runtime/channels/conversation-binding.ts`)
    */
-  async appendToInbox(runId: string, text: string, actor: string): Promise<InboxRecord> {
+  async appendToInbox(runId: string, text: string, actor: string, extras?: { id?: string }): Promise<InboxRecord> {
     parseActor(actor);
     if (typeof text !== 'string' || !text.trim() || text.length > 10_000)
       throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
     const record: InboxRecord = {
-      id: this.deps.ids.next('msg'),
+      id: extras?.id ?? this.deps.ids.next('msg'),
       runId,
       text,
       actor,

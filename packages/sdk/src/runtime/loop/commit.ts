@@ -7,7 +7,7 @@ import type { JsonValue } from '../../core/records';
 import type { RunRecord } from '../../core/run-records';
 import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import type { RunSession } from './run-session';
-import { mergeSteps, type TakenStep } from './step-writes';
+import { mergeSteps, type StepReplies, type TakenStep } from './step-writes';
 
 /** Thrown inside the transaction to roll it back when the lease is no longer ours. */
 const LEASE_LOST = Symbol('lease lost');
@@ -43,10 +43,17 @@ export async function commitDeferredStep(deps: CommitDeps, session: RunSession):
 }
 
 /**
- * What a commit needs: storage, event bus, clock, and optionally `onOutboxWritten`, called after a commit that
- * inserted channel outbox rows (it wakes the outbox dispatcher; a throw is ignored).
+ * What a commit needs: storage, event bus, clock; optionally `replies`, which derives a channel run's messages, and
+ * `onOutboxWritten`, called after a commit that inserted channel outbox rows (it wakes the outbox dispatcher; a throw
+ * is ignored).
  */
-export type CommitDeps = { storage: StorageAdapter; bus: RunEventBus; clock: Clock; onOutboxWritten?: () => void };
+export type CommitDeps = {
+  storage: StorageAdapter;
+  bus: RunEventBus;
+  clock: Clock;
+  replies?: StepReplies;
+  onOutboxWritten?: () => void;
+};
 
 async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenStep): Promise<boolean> {
   let result: WrittenStep;
@@ -90,6 +97,8 @@ export async function writeStepIn(
 ): Promise<WrittenStep> {
   const { bus, clock } = deps;
   const id = session.id;
+  // What a channel run says in this step: outbox rows and its conversation state, with the step.
+  if (deps.replies) await deps.replies(session, step, s);
   const { patch, writes } = step;
   const now = clock.now();
   let run = await s.runs.patch(id, { ...patch, updatedAt: now }, session.lease.owner);

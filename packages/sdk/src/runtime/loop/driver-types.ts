@@ -26,6 +26,7 @@ import type { ImageDelivery } from '../images/image-delivery';
 import type { SpendLedger } from '../budgets/spend-ledger';
 import type { ResolvedLearningOptions } from '../learning/learning-options';
 import type { LearningReviews } from '../learning/learning-reviews';
+import type { StepReplies } from './step-writes';
 
 /** Settings of the run driver. @public */
 export interface RunDriverSettings {
@@ -122,6 +123,11 @@ export interface RunDriverDeps {
   tracing?: TracingOptions;
   /** Personal skills: offers `skills_list`, `skill_view`, `skill_manage` and answers `/skills` commands (default none: off). */
   skills?: SkillStore;
+  /**
+   * Derives what a channel run says in each step (outbox rows written with the step; `runtime/channels`). Default
+   * none: no channels.
+   */
+  replies?: StepReplies;
   /**
    * Called after a step commit that inserted channel outbox rows (wakes the outbox dispatcher, which polls
    * otherwise); a throw is ignored. Default none.

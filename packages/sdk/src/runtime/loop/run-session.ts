@@ -136,6 +136,19 @@ export class RunSession {
     this.#stateDirty = true;
   }
 
+  /** A copy of the whole runtime state as the session holds it. */
+  stateSnapshot(): Record<string, JsonValue> {
+    return { ...this.#state };
+  }
+
+  /**
+   * Takes a runtime-state value the commit in progress writes itself (in its run patch), without marking the state
+   * changed: the channel conversation, which the step's commit derives from the step (`runtime/channels`).
+   */
+  adoptState(key: string, value: JsonValue): void {
+    this.#state = { ...this.#state, [key]: value };
+  }
+
   /** Sets run fields (written with the step) and applies them to {@link RunSession.run}. */
   patch(patch: RunPatch): void {
     Object.assign(this.writes.patch, patch);

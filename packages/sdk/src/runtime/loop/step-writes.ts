@@ -2,6 +2,7 @@
 import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
 import type { DecisionRecord } from '../../core/run-records';
+import type { JsonValue } from '../../core/records';
 import type { NewOutboxRecord } from '../../ports/outbox-records';
 import type { RunPatch, StorageSession } from '../../ports/storage-adapter';
 
@@ -96,3 +97,21 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
   return { patch: { ...first.patch, ...then.patch }, writes };
 }
+
+/** What {@link StepReplies} sees of the run session: its id, and its runtime state (read, and adopted unmarked). */
+export interface ReplySession {
+  /** The run id. */
+  readonly id: string;
+  /** A value of the runtime state. */
+  getState(key: string): JsonValue | undefined;
+  /** A copy of the whole runtime state. */
+  stateSnapshot(): Record<string, JsonValue>;
+  /** Takes a runtime-state value the commit writes itself. */
+  adoptState(key: string, value: JsonValue): void;
+}
+
+/**
+ * Derives what a step says on a message channel, inside the step's transaction before anything is written: it may
+ * add outbox rows and runtime state to `step` (`runtime/channels/channel-replies.ts`).
+ */
+export type StepReplies = (session: ReplySession, step: TakenStep, s: StorageSession) => Promise<void>;

@@ -1,0 +1,106 @@
+// The step commit's channel side: what a channel run said in a step becomes outbox rows, written in the step's own
+// transaction with the conversation's next state (docs/channels.md#replies-and-steering).
+import type { JsonValue } from '../../core/records';
+import type { ChannelCapabilities } from '../../ports/channel';
+import type { NewOutboxRecord } from '../../ports/outbox-records';
+import type { StorageSession } from '../../ports/storage-adapter';
+import type { ModelMessage } from '../../models/types';
+import type { ReplySession, StepReplies, TakenStep } from '../loop/step-writes';
+import { CHANNEL_STATE_KEY, type ChannelConversation } from './conversation-binding';
+import { replyRows, type ReplyRow } from './reply-rule';
+import { outboxKey, outboxRowId, outboxRowsForEdit, outboxRowsForReply } from './outbox-rows';
+
+/** What a process assumes of a channel it has no port for: the least (each text a message, codes, 4096). */
+const UNKNOWN_CHANNEL: ChannelCapabilities = {
+  edit: false,
+  buttons: false,
+  maxLength: 4096,
+  formatting: 'plain',
+  dedupe: 'none',
+};
+
+/** The text of each assistant message a step appends. */
+function assistantTexts(messages: readonly ModelMessage[]): string[] {
+  return messages.flatMap((m) =>
+    m.role === 'assistant' && Array.isArray(m.content)
+      ? [
+          m.content
+            .flatMap((p) => (p.type === 'text' ? [p.text] : []))
+            .join('')
+            .trim(),
+        ]
+      : [],
+  );
+}
+
+/** The outbox rows of one reply row, through the outbox's own rules (split, formatting, keys `<runId>:<stepKey>:<part>`). */
+export function outboxRowsOf(
+  row: ReplyRow,
+  conversation: ChannelConversation,
+  runId: string,
+  capabilities: ChannelCapabilities,
+  now: number,
+): NewOutboxRecord[] {
+  const base = {
+    runId,
+    stepKey: row.key,
+    channelId: conversation.channelId,
+    chatId: conversation.chatId,
+    createdAt: now,
+  };
+  if (row.kind === 'edit')
+    return outboxRowsForEdit(
+      {
+        ...base,
+        editOf: outboxRowId(outboxKey(runId, row.edits!, 0)),
+        text: row.text,
+        ...(row.buttons !== undefined ? { buttons: row.buttons } : {}),
+      },
+      capabilities,
+    );
+  return outboxRowsForReply(
+    {
+      ...base,
+      kind: row.kind,
+      text: row.text,
+      ...(row.buttons ? { buttons: row.buttons } : {}),
+      ...(row.replyTo !== null ? { replyTo: row.replyTo } : {}),
+    },
+    capabilities,
+  );
+}
+
+/**
+ * The {@link StepReplies} of a host with channels: for a run with a channel conversation, derives the step's rows
+ * ({@link replyRows}), adds them to the step's outbox writes and the conversation's next state to its run patch.
+ * @param channels - what each channel can do, by channel id; `secret` the channel secret (loaded at start)
+ */
+export function channelReplies(channels: {
+  capabilities: (channelId: string) => ChannelCapabilities | undefined;
+  secret: () => string;
+  now: () => number;
+  write: (rows: NewOutboxRecord[], step: TakenStep, s: StorageSession) => Promise<void>;
+}): StepReplies {
+  return async (session: ReplySession, step: TakenStep, s: StorageSession) => {
+    const state = session.getState(CHANNEL_STATE_KEY);
+    if (typeof state !== 'object' || state === null || Array.isArray(state)) return;
+    const conversation = state as unknown as ChannelConversation;
+    const texts = assistantTexts(step.writes.messages);
+    if (texts.length === 0 && step.writes.events.length === 0) return;
+    const capabilities = channels.capabilities(conversation.channelId) ?? UNKNOWN_CHANNEL;
+    const derived = replyRows(
+      conversation,
+      { texts, events: step.writes.events },
+      { runId: session.id, capabilities, secret: channels.secret() },
+    );
+    if (derived.rows.length === 0 && JSON.stringify(derived.conversation) === JSON.stringify(conversation)) return;
+    const now = channels.now();
+    const rows = derived.rows.flatMap((r) => outboxRowsOf(r, conversation, session.id, capabilities, now));
+    const next = derived.conversation as unknown as JsonValue;
+    // The whole runtime state (the step's own when it changed it, else the session's), with the conversation's next.
+    const base = (step.patch.runtimeState ?? session.stateSnapshot()) as Record<string, JsonValue>;
+    session.adoptState(CHANNEL_STATE_KEY, next);
+    step.patch.runtimeState = { ...base, [CHANNEL_STATE_KEY]: next };
+    await channels.write(rows, step, s);
+  };
+}
