@@ -26,7 +26,10 @@ const approvedSubmit: FakeScript = {
   name: 'approved submit',
   match: /was approved/,
   steps: [
-    { text: 'Submitting. ', toolCalls: [{ capability: 'download.submit', input: { planId: '{{download.plan.plan.id}}' } }] },
+    {
+      text: 'Submitting. ',
+      toolCalls: [{ capability: 'download.submit', input: { planId: '{{download.plan.plan.id}}' } }],
+    },
   ],
   finalText: 'Submitted after the approval.',
 };
