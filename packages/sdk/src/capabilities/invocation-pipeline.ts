@@ -28,7 +28,13 @@ import {
 import { summarizeInput } from './input-summary';
 import { capabilityDeadlineMs, timedOutState } from './capability-deadline';
 import { takeClaimRider } from './claim-rider';
-import type { InvocationContext, InvocationDryRun, InvocationResult, InvocationResultBase } from './invocation';
+import type {
+  InvocationContext,
+  InvocationDryRun,
+  InvocationResult,
+  InvocationResultBase,
+  PriorEffect,
+} from './invocation';
 import { computeImpact, knownImpact, unknownImpact } from './impact-runner';
 import { dryRunVerdict } from './dry-run';
 import { authorizationTarget } from './authorization-target';
@@ -472,7 +478,7 @@ export class InvocationPipeline {
     const duplicate = duplicateEffect(
       { capabilityId: descriptor.id, replay: descriptor.replay, argsHash },
       verdict.basis,
-      ctx.priorEffects,
+      await lineageEffectsNow(s, descriptor.replay, verdict.basis, ctx),
     );
     if (duplicate) {
       const refused: AuthorizationVerdict = {
@@ -981,6 +987,27 @@ export class InvocationPipeline {
   }
 }
 
+/**
+ * The effects a fork's duplicate rule checks: those it carried from its making, and — for a `replay: 'never'` call not
+ * approved by a person, the only one the rule can refuse — the ledger entries its lineage's runs hold now, read in the
+ * claim's transaction (an effect the original performed after the fork was made counts too). Nothing is read for a
+ * run that is not a fork.
+ */
+async function lineageEffectsNow(
+  s: StorageSession,
+  replay: string,
+  basis: string,
+  ctx: InvocationContext,
+): Promise<readonly PriorEffect[] | undefined> {
+  const runs = ctx.lineageRunIds;
+  if (runs === undefined || runs.length === 0 || replay !== 'never' || basis === 'approval') return ctx.priorEffects;
+  const now: PriorEffect[] = [...(ctx.priorEffects ?? [])];
+  for (const runId of runs)
+    for (const e of await s.ledger.listByRun(runId, { limit: 1000 }))
+      now.push({ key: e.key, capabilityId: e.capabilityId, argsHash: e.argsHash, outcome: e.state, runId });
+  return now;
+}
+
 /** The intent a call holds, when the gate gave it one. */
 function held(result: IntentGateResult | undefined) {
   return result?.kind === 'held' ? result.intent : undefined;
@@ -1049,6 +1076,8 @@ function checkContext(ctx: InvocationContext): void {
     throw new InvalidContextError('signal', 'an AbortSignal');
   if (ctx.priorEffects !== undefined && !Array.isArray(ctx.priorEffects))
     throw new InvalidContextError('priorEffects', 'an array of prior effects');
+  if (ctx.lineageRunIds !== undefined && !Array.isArray(ctx.lineageRunIds))
+    throw new InvalidContextError('lineageRunIds', 'an array of run ids');
   if (ctx.listener !== undefined && (typeof ctx.listener !== 'object' || ctx.listener === null))
     throw new InvalidContextError('listener', 'an object with progress and log functions');
   // Only `true` asks for a dry run: any other value is refused, never taken as "not a dry run" and executed.

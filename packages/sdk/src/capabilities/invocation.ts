@@ -77,6 +77,12 @@ export interface InvocationContext {
    * a person's `approval` of the plan — audited as `capability.denied`; nothing is claimed (docs/forks.md).
    */
   priorEffects?: readonly PriorEffect[];
+  /**
+   * The runs of the calling fork's lineage, nearest first (with `priorEffects`). For a `replay: 'never'` call the
+   * invocation path also reads their ledger entries in the claim's transaction, so an effect the original performed
+   * after the fork was made is a duplicate too. Absent for every other caller.
+   */
+  lineageRunIds?: readonly string[];
 }
 
 /**

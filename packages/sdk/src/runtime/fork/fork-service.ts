@@ -32,7 +32,7 @@ import {
 import { forkNote } from './fork-note';
 import { forkPointAt, forkPoints, nearestForkPoints } from './fork-points';
 import { forkSeed } from './fork-seed';
-import { FORK_STATE_KEY, forkStateOf, MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from './fork-state';
+import { FORK_STATE_KEY, forkStateOf, lineageRunsOf, MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from './fork-state';
 import type { ForkedEffect, ForkPoint, ForkRunOptions, ListForkPointsOptions, UndoTurnResult } from './fork-types';
 import { effectsAfter, forkedEffectOf, lineageEffects } from './forked-effects';
 import type { PriorEffect } from '../../capabilities/invocation';
@@ -259,7 +259,12 @@ export class ForkService {
       events: original.events.filter((e) => e.seq <= point.seq),
       messageCount: point.messageCount,
       descriptor: (id) => (capabilities.has(id) ? capabilities.get(id) : undefined),
-      fork: { fromRunId: source.id, atSeq: point.seq, lineage },
+      fork: {
+        fromRunId: source.id,
+        atSeq: point.seq,
+        lineage,
+        ancestors: [source.id, ...(inherited ? lineageRunsOf(inherited) : [])],
+      },
       model,
       goalChanged,
     });

@@ -14,8 +14,14 @@ export interface ForkState {
   fromRunId: string;
   /** The original's event the fork was made at. */
   atSeq: number;
-  /** The lineage's effects the duplicate rule checks (docs/forks.md#the-duplicate-rule). */
+  /** The lineage's effects the duplicate rule checks (docs/forks.md#the-duplicate-rule), as of the fork's making. */
   lineage: PriorEffect[];
+  /**
+   * The runs of the lineage, nearest first (the original, then its own ancestors): the duplicate rule also reads
+   * their ledger entries at each call, so an effect one of them performs after the fork was made counts too.
+   * Absent on forks made before it existed (their `fromRunId` stands in).
+   */
+  ancestors?: string[];
 }
 
 /** The fork state of a runtime state value, or undefined when it is not a fork's (anything malformed reads as none). */
@@ -33,7 +39,15 @@ export function forkStateOf(value: JsonValue | undefined): ForkState | undefined
       typeof (e as PriorEffect).outcome === 'string' &&
       typeof (e as PriorEffect).runId === 'string',
   );
-  return { fromRunId: v.fromRunId, atSeq: v.atSeq, lineage };
+  const ancestors = Array.isArray(v.ancestors)
+    ? (v.ancestors as unknown[]).filter((a): a is string => typeof a === 'string')
+    : undefined;
+  return { fromRunId: v.fromRunId, atSeq: v.atSeq, lineage, ...(ancestors ? { ancestors } : {}) };
+}
+
+/** The runs of a fork's lineage, nearest first: its `ancestors`, or its original alone when it has none recorded. */
+export function lineageRunsOf(fork: ForkState): string[] {
+  return fork.ancestors && fork.ancestors.length > 0 ? fork.ancestors : [fork.fromRunId];
 }
 
 /** The model id a run's turns use instead of the host's, when it has one (a non-empty string). */

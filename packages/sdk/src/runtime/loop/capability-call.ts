@@ -12,12 +12,15 @@ import { isSideEffecting } from '../../core/capability-descriptor';
 import { invocationProvenance, recordShown, typedInRun } from './run-provenance-state';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
-import { FORK_STATE_KEY, forkStateOf } from '../fork/fork-state';
+import { FORK_STATE_KEY, forkStateOf, lineageRunsOf } from '../fork/fork-state';
 
-/** `{ priorEffects }` of a fork (its lineage's effects, from its runtime state), or nothing for any other run. */
-function priorEffectsOf(session: RunSession): Pick<InvocationContext, 'priorEffects'> {
+/**
+ * `{ priorEffects, lineageRunIds }` of a fork (its lineage's effects as of its making, and the lineage's runs, whose
+ * later effects the invocation path reads), or nothing for any other run.
+ */
+function priorEffectsOf(session: RunSession): Pick<InvocationContext, 'priorEffects' | 'lineageRunIds'> {
   const fork = forkStateOf(session.getState(FORK_STATE_KEY));
-  return fork && fork.lineage.length > 0 ? { priorEffects: fork.lineage } : {};
+  return fork ? { priorEffects: fork.lineage, lineageRunIds: lineageRunsOf(fork) } : {};
 }
 
 /** What a capability call produced. */
