@@ -48,6 +48,7 @@ const LONG = `${Array.from({ length: 200 }, (_, i) => `line ${String(i).padStart
 
 const scripts: FakeScript[] = [
   addToLibraryScript('Dune: Part Two'),
+  addToLibraryScript('Oppenheimer'),
   { name: 'long', match: /^write long/, finalText: LONG },
   {
     name: 'loop',
@@ -275,7 +276,7 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
     const plan = await host.plans.get(a1.planId);
     await host.plans.revise(plan.id, { ...(plan.payload as object), note: 'edited' }, plan.revision);
     // Bob's run in the same group asks approval A2: the newer prompt.
-    fake.userSays(family, bob, 'Add Dune: Part Two to the library');
+    fake.userSays(family, bob, 'Add Oppenheimer to the library');
     const run2 = await until(
       async () => (await runsOf(host, family)).find((r) => r.startedBy === 'user:bob'),
       'run 2',
@@ -391,16 +392,14 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
       const rows = [...(await allRows(storage, annChat)), ...(await allRows(storage, bobChat))];
       return rows.length > 0 && rows.every((r) => r.status === 'sent');
     }, 'every row sent');
-    // The run did produce internal status text: the loop guard's notices on its tool results.
-    const events = JSON.stringify((await host.getRun(annRun.id, { limit: 1000 })).events);
-    const internal = [...events.matchAll(/identical[^"\\|]{10,80}/gi)].map((m) => m[0]);
-    expect(internal.length, events.slice(0, 4000)).toBeGreaterThan(0);
-
+    // The loop guard noticed the identical reads (its notices go to the model with the tool results).
+    const guard = (await host.getRun(annRun.id)).run.runtimeState as { guard?: { streak?: unknown } };
+    expect(guard.guard).toBeDefined();
     const annShows = fake.sent(annChat.id).map((m) => m.text);
     const bobShows = fake.sent(bobChat.id).map((m) => m.text);
-    expect(annShows.join('\n')).toContain('Loop done.');
-    for (const text of internal) expect(annShows.join('\n')).not.toContain(text);
-    expect(annShows.join('\n')).not.toMatch(/Bob|secret plan|loop guard|warning/i);
+    // Exactly what Ann's run said: one message, edited as the reply grew.
+    expect(annShows).toEqual(['Looking.\nLooking.\nLooking.\nLoop done.']);
+    expect(annShows.join('\n')).not.toMatch(/Bob|secret plan|guard|warning|identical/i);
     expect(bobShows.join('\n')).not.toMatch(/Loop|Looking/);
     expect(bobShows).toEqual(['Answer to "say Bob’s secret plan".']);
     // Every row of Ann's chat is her run's (a reply or a prompt), none of Bob's run.
