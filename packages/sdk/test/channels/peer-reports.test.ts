@@ -130,7 +130,11 @@ async function startHost(options: HostOptions) {
 }
 
 /** Waits until `check` gives a value (real timers: the poller, the workers and the dispatcher run). */
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000) {
+async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  ms = 20_000,
+) {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();
@@ -277,10 +281,7 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
     await host.plans.revise(plan.id, { ...(plan.payload as object), note: 'edited' }, plan.revision);
     // Bob's run in the same group asks approval A2: the newer prompt.
     fake.userSays(family, bob, 'Add Oppenheimer to the library');
-    const run2 = await until(
-      async () => (await runsOf(host, family)).find((r) => r.startedBy === 'user:bob'),
-      'run 2',
-    );
+    const run2 = await until(async () => (await runsOf(host, family)).find((r) => r.startedBy === 'user:bob'), 'run 2');
     await waitForRunStatus(host, run2.id, ['waiting'], { timeoutMs: 20_000 });
     const a2 = await requestedApproval(host, run2.id);
     const p2 = await promptIn(fake, family, p1.messageId);
@@ -359,7 +360,13 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
     const file = dbFile();
     // Host A receives and runs; host B (same file) only sends: both dispatchers poll every 5 ms.
     const a = await startHost({ file, fake, outbox: { pollIntervalMs: 5, owner: 'host-a' } });
-    const b = await startHost({ file, fake, sendOnly: true, workers: false, outbox: { pollIntervalMs: 5, owner: 'host-b' } });
+    const b = await startHost({
+      file,
+      fake,
+      sendOnly: true,
+      workers: false,
+      outbox: { pollIntervalMs: 5, owner: 'host-b' },
+    });
     fake.userSays(annChat, ann, 'write long now');
     fake.userSays(bobChat, bob, 'say hi from Bob');
     fake.userSays(family, ann, 'say hi family');
@@ -387,7 +394,8 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
     fake.userSays(bobChat, bob, 'say Bob’s secret plan');
     const annRun = await until(async () => (await runsOf(host, annChat))[0], "Ann's run");
     const bobRun = await until(async () => (await runsOf(host, bobChat))[0], "Bob's run");
-    for (const r of [annRun, bobRun]) await waitForRunStatus(host, r.id, ['succeeded', 'failed'], { timeoutMs: 20_000 });
+    for (const r of [annRun, bobRun])
+      await waitForRunStatus(host, r.id, ['succeeded', 'failed'], { timeoutMs: 20_000 });
     await until(async () => {
       const rows = [...(await allRows(storage, annChat)), ...(await allRows(storage, bobChat))];
       return rows.length > 0 && rows.every((r) => r.status === 'sent');
