@@ -8,10 +8,10 @@
  *   `examples/telegram/fake-server.ts`; default `https://api.telegram.org`;
  * - `MEDIA_AGENT_DATA_DIR` (optional): where the SQLite file and the sandbox world live; default `.media-agent`.
  *
- * Each text a person sends the bot starts a run whose goal is that text; the run's answer goes back to the chat as
- * a reply. This bridge (`onInput` below) stands in for the host's `channels` option, which routes channel input by
- * the append rules and delivers replies through the durable outbox (docs/channels.md); this example starts the port
- * itself until that option is available on its branch.
+ * The host's `channels` option starts the port with the host: a person's message starts a run whose goal is that
+ * text (or steers their run under way, by the append rules), and the run's answer goes back to the chat as a reply,
+ * through the durable outbox (docs/channels.md). Each Telegram user is a person of the household here
+ * (`user:tg-<id>`, an ordinary user); a real host maps only the people it knows (`identity.personOf`).
  *
  *   TELEGRAM_BOT_TOKEN=… npm run telegram
  *   TELEGRAM_BOT_TOKEN=… TELEGRAM_API_ROOT=http://127.0.0.1:8081 node --import tsx examples/telegram/main.ts
@@ -19,7 +19,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TelegramChannel } from '@media-agent/channel-telegram';
-import { ConsoleLogger, createAgentHost, SystemClock, type ChannelInput } from '@media-agent/sdk';
+import { ConsoleLogger, createAgentHost, SystemClock } from '@media-agent/sdk';
 import { SqliteStorage } from '@media-agent/sdk/sqlite';
 import { registerSandboxCapabilities, SandboxWorld } from '@media-agent/sdk/testing';
 
@@ -45,8 +45,14 @@ const host = createAgentHost({
   storage: new SqliteStorage({ path: join(dataDir, 'agent.sqlite') }),
   clock,
   logger,
-  // The bot token never reaches storage, logs or the model in clear (docs/secrets.md).
-  redact: { secrets: [...telegram.secretValues()] },
+  // The port is started and stopped with the host; its bot token (`secretValues()`) is registered with the host's
+  // redaction, so it never reaches storage, logs or the model in clear (docs/secrets.md).
+  channels: { ports: [telegram] },
+  identity: {
+    roleOf: () => 'user',
+    // One person per Telegram user in this example: `user:tg-<id>`, with the household's ordinary role.
+    personOf: (channelId, userId) => (channelId === telegram.id ? `user:tg-${userId}` : null),
+  },
   model: {
     provider: {
       provider: 'scripted',
@@ -69,38 +75,10 @@ const host = createAgentHost({
 registerSandboxCapabilities(host, world);
 await host.start();
 
-/** One person per Telegram user in this example: `user:tg-<id>`, with the household's ordinary role. */
-const actorOf = (input: ChannelInput) => `user:tg-${input.userId}` as const;
-
-async function onInput(input: ChannelInput): Promise<void> {
-  if (input.kind === 'tap') {
-    await telegram.answerTap(input.tapId, 'Buttons need the host channels option (docs/channels.md).', false);
-    return;
-  }
-  if (input.text.trim() === '') return;
-  console.log(`[${input.chatId}] ${input.userId}: ${input.text}`);
-  const run = await host.startRun({ goal: input.text, actor: actorOf(input) });
-  // The run's events until it ends; its final answer goes back as a reply.
-  for await (const _ of host.events({ runId: run.id, actor: actorOf(input), signal: AbortSignal.timeout(120_000) })) {
-    // nothing to show while it runs
-  }
-  const { run: final } = await host.getRun(run.id, { actor: actorOf(input) });
-  const text = final.finalText ?? `The run ended ${final.status}.`;
-  const sent = await telegram.send({
-    chatId: input.chatId,
-    text: text.slice(0, telegram.capabilities.maxLength),
-    replyToMessageId: input.messageId,
-    idempotencyKey: `reply:${run.id}`,
-  });
-  console.log(`[${input.chatId}] bot (message ${sent.messageId}): ${text}`);
-}
-
-await telegram.start(onInput);
 console.log(`media-agent on Telegram (${telegram.id}); data: ${dataDir}. Stop with Ctrl-C.`);
 
 const stop = async () => {
-  await telegram.stop();
-  await host.stop();
+  await host.stop(); // stops the port and the outbox dispatcher
   process.exit(0);
 };
 process.once('SIGINT', () => void stop());

@@ -56,12 +56,13 @@ const TAP_ANSWER_MAX = 200;
  *   errors and 5xx `CHANNEL_UNAVAILABLE`, "message is too long" `CHANNEL_MESSAGE_TOO_LONG`, other 4xx (chat not
  *   found, bot blocked) `CHANNEL_REJECTED`.
  * - The token: errors name the method and the Bot API's description, never the request URL that holds the token;
- *   {@link TelegramChannel.secretValues} gives it to the host's redaction (docs/secrets.md).
+ *   {@link TelegramChannel.secretValues} gives it to the host's redaction (docs/secrets.md); the host reads it from
+ *   the ports of its `channels` option.
  *
  * @example
  * ```ts
  * const telegram = new TelegramChannel({ id: 'telegram:home', token: process.env.TELEGRAM_BOT_TOKEN! });
- * const host = createAgentHost({ channels: { ports: [telegram] }, redact: { secrets: telegram.secretValues() } });
+ * const host = createAgentHost({ channels: { ports: [telegram] } }); // the token is redacted too
  * await host.start(); // starts long polling
  * ```
  * @public
@@ -114,7 +115,7 @@ export class TelegramChannel implements ChannelPort, SecretHolder {
     });
   }
 
-  /** The bot token, for the host's redaction (`redact.secrets`). */
+  /** The bot token, for the host's redaction (read from `channels.ports`; else give it to `redact.secrets`). */
   secretValues(): readonly string[] {
     return [this.#options.token];
   }

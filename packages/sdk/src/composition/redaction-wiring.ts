@@ -33,8 +33,8 @@ function configSecrets(config: unknown): string[] {
 /**
  * The redaction step of a host: the `redact` option's secrets and patterns, the model provider's
  * credentials (its `secretValues()`, or its configuration's `apiKey`, secret-looking `headers` and
- * `baseUrl` credentials), and those of the storage and history store when they name theirs
- * (`secretValues()`, e.g. a PostgreSQL password).
+ * `baseUrl` credentials), and those of the storage, the history store and the channel ports (`channels.ports`)
+ * when they name theirs (`secretValues()`, e.g. a PostgreSQL password, a Telegram bot token).
  * @param options - the host's options
  * @throws `OPTIONS_INVALID` for a malformed `redact` option
  * @internal
@@ -47,7 +47,8 @@ export function hostRedactor(options: AgentOptions): SecretRedactor {
   });
   const provider = options.model?.provider;
   redactor.add(...(isSecretHolder(provider) ? provider.secretValues() : configSecrets(provider)));
-  for (const holder of [options.storage, options.history?.store])
+  const ports: unknown[] = Array.isArray(options.channels?.ports) ? options.channels.ports : [];
+  for (const holder of [options.storage, options.history?.store, ...ports])
     if (isSecretHolder(holder)) redactor.add(...holder.secretValues());
   return redactor;
 }
