@@ -1058,7 +1058,10 @@ export class DefaultAgentHost implements AgentHost {
     if (refused) return refused;
     if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
     try {
-      parseActor(options?.actor);
+      // Options that are not an object are RUN_REQUEST_INVALID (an actor passed positionally), before the actor check.
+      if (typeof options !== 'object' || options === null || Array.isArray(options))
+        throw new RunRequestError('fork options must be an object with atSeq and actor');
+      parseActor(options.actor);
     } catch (error) {
       return Promise.reject(error);
     }

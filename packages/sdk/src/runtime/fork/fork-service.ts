@@ -80,6 +80,8 @@ export class ForkService {
    * @throws `RUN_NOT_FOUND` (also a run `actor` may not read), `ACTOR_INVALID`, `RUN_PRUNED`, `RUN_REQUEST_INVALID`
    */
   async listForkPoints(runId: string, options: ListForkPointsOptions | null = {}): Promise<ForkPoint[]> {
+    // Absent options are `{}`; `null` or anything that is not an object is refused.
+    if (options === null) throw new RunRequestError('options must be an object or left out');
     checkOptionsObject('options', options);
     if (options?.actor !== undefined) parseActor(options.actor);
     const original = await this.#read(runId, options?.actor);
