@@ -285,7 +285,7 @@ export type {
   OutboxStatus,
 } from './ports/outbox-records';
 export type { OutboxDueOptions, OutboxRepository } from './ports/outbox-repository';
-export type { ChannelsOptions } from './runtime/channels/channels-options';
+export type { ChannelsOptions, ResolvedChannelsOptions } from './runtime/channels/channels-options';
 export { ChannelInputRefusedError } from './runtime/channels/channel-refusal';
 export type { ChannelInputOutcome } from './runtime/channels/channel-router';
 export {

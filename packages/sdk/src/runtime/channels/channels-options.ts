@@ -50,7 +50,7 @@ export interface ChannelsOptions {
   outbox?: Pick<OutboxDispatcherOptions, 'pollIntervalMs' | 'leaseMs' | 'backoff' | 'chatsPerPass' | 'owner'>;
 }
 
-/** {@link ChannelsOptions} checked, with defaults. */
+/** {@link ChannelsOptions} checked, with defaults (`ResolvedAgentOptions.channels`). @public */
 export interface ResolvedChannelsOptions {
   /** The ports by id, in the order given. */
   ports: ReadonlyMap<string, ChannelPort>;
