@@ -2,9 +2,11 @@
 // steering and approval decisions, the subagents, the capabilities and plans it used, its facts and report.
 // A pure read of storage (docs/evaluation.md#replay-without-side-effects).
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import type { PriorEffect } from '../../capabilities/invocation';
 import type { JsonValue, PlanRecord } from '../../core/records';
 import type { RunMode, RunOrigin, RunRecord, RunStatus } from '../../core/run-records';
 import type { StorageAdapter } from '../../ports/storage-adapter';
+import { FORK_STATE_KEY, forkStateOf } from '../fork/fork-state';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import type { AgentGoalReport } from '../goal-report';
 import { RunNotFoundError, RunPrunedError } from '../run-service';
@@ -144,6 +146,16 @@ export interface RecordedRun {
   report: { status: string; summary: string } | null;
   /** Its status when read. */
   status: RunStatus;
+  /**
+   * The step it was in when read (`drive`, `goal_settled`, `finalize`): a replay of a run not ended yet stops when
+   * the replayed run waits in the same step. Absent in recordings made before it was recorded.
+   */
+  step?: string;
+  /**
+   * A fork's lineage effects (its runtime state `fork`, docs/forks.md#the-duplicate-rule), seeded into the replayed
+   * run so the duplicate rule refuses what it refused. Empty or absent for a run that is not a fork.
+   */
+  forkLineage?: PriorEffect[];
   /** Why it failed, or null. */
   error: { code: string; message: string } | null;
   /** The capabilities it was limited to, or null (every one its mode allows). */
@@ -256,6 +268,8 @@ export async function readRecordedRun(
     facts: report?.facts ?? null,
     report: report ? { status: report.status, summary: report.summary } : null,
     status: run.status,
+    step: run.step,
+    forkLineage: forkStateOf((run.runtimeState as Record<string, JsonValue> | null)?.[FORK_STATE_KEY])?.lineage ?? [],
     error: run.error ? { code: run.error.code, message: run.error.message } : null,
     capabilityAllowlist: run.capabilityAllowlist,
     budgets: run.budgets,

@@ -17,6 +17,7 @@ import type { AgentHost } from '../agent-host';
 import type { AgentOptions, RunOptions } from '../agent-options';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import type { RunBudgets } from '../run-budgets';
+import { FORK_STATE_KEY, type ForkState } from '../fork/fork-state';
 import { recordedCapabilities } from './recorded-capabilities';
 import { readRecordedRun, type RecordedRun, type RecordedTurn } from './recorded-run';
 
@@ -119,6 +120,7 @@ export async function driveRecordedRun(
   const scripted = new ScriptedProvider({ scripts: scriptsOf(recorded), chunkSize: 1 << 20 });
   const { definitions, missing, answers } = recordedCapabilities(recorded, options.capabilities ?? NO_REGISTRY);
   let modelTurns = 0;
+  let playedTurns = 0;
   let host: AgentHost | undefined;
   const pendingSteering = [...recorded.steering];
   let runId: string | undefined;
@@ -137,13 +139,14 @@ export async function driveRecordedRun(
       const inner = scripted.stream(request, signal);
       return (async function* () {
         yield* inner;
+        if (turn !== undefined) playedTurns = Math.max(playedTurns, turn + 1);
         if (turn !== undefined) await queueSteering(turn + 1);
       })();
     },
   };
   const s = options.settings ?? {};
   host = createHost({
-    storage,
+    storage: withForkLineage(storage, recorded),
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
@@ -185,7 +188,10 @@ export async function driveRecordedRun(
     });
     runId = run.id;
     await queueSteering(0);
-    const stopped = await drive(host, run.id, recorded, clock, timeoutMs);
+    const stopped = await drive(host, run.id, recorded, clock, timeoutMs, {
+      playedTurns: () => playedTurns,
+      steeringLeft: () => pendingSteering.length,
+    });
     const replayed = await readRecordedRun(storage, run.id);
     return {
       replayed,
@@ -275,8 +281,10 @@ async function drive(
   recorded: RecordedRun,
   clock: ManualClock,
   timeoutMs: number,
+  progress: { playedTurns: () => number; steeringLeft: () => number },
 ): Promise<'timeout' | 'waiting' | null> {
   const approvals = [...recorded.approvals];
+  let asStored = 0;
   const deadline = Date.now() + timeoutMs;
   let afterSeq = 0;
   let idle = 0;
@@ -302,6 +310,18 @@ async function drive(
       });
     }
     if (TERMINAL.has(run.status)) return stopped;
+    // A run not ended when read is replayed as far as it was stored: once the replayed run waits where it waited,
+    // with every recorded turn, steering message and approval decision played, the replay ends there (not aborted).
+    asStored =
+      stopped === null &&
+      reachedStoredState(recorded, run, {
+        playedTurns: progress.playedTurns(),
+        steeringLeft: progress.steeringLeft(),
+        approvalsLeft: approvals.length + undecided.size,
+      })
+        ? asStored + 1
+        : 0;
+    if (asStored > AS_STORED_POLLS) return null;
     idle = isIdle(run, undecided.size > 0) && events.length === 0 ? idle + 1 : 0;
     if (stopped === null && (idle > 20 || Date.now() > deadline)) {
       stopped = idle > 20 ? 'waiting' : 'timeout';
@@ -311,6 +331,62 @@ async function drive(
     if (run.status === 'waiting') clock.advance(1_000);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** Polls the replayed run must stay in the stored run's state before the replay ends there. */
+const AS_STORED_POLLS = 3;
+
+/**
+ * Whether the replayed run is where the stored run was when read, for a stored run that had not ended: both
+ * `waiting` in the same step (when recorded), every recorded model turn played, no steering message left to send and
+ * no approval left to decide (or undecided).
+ * @internal
+ */
+export function reachedStoredState(
+  recorded: Pick<RecordedRun, 'status' | 'step' | 'turns'>,
+  run: Pick<RunRecord, 'status' | 'step'>,
+  progress: { playedTurns: number; steeringLeft: number; approvalsLeft: number },
+): boolean {
+  if (recorded.status !== 'waiting' || run.status !== 'waiting') return false;
+  if (recorded.step !== undefined && run.step !== recorded.step) return false;
+  return progress.playedTurns >= recorded.turns.length && progress.steeringLeft === 0 && progress.approvalsLeft === 0;
+}
+
+/**
+ * The isolated store, whose top-level run gets the stored fork's lineage in its runtime state when it is inserted
+ * (so the invocation path applies the duplicate rule as it did; docs/forks.md#the-duplicate-rule).
+ */
+function withForkLineage(storage: MemoryStorage, recorded: RecordedRun): StorageAdapter {
+  const lineage = recorded.forkLineage ?? [];
+  if (lineage.length === 0) return storage;
+  let seeded = false;
+  const seed = (run: RunRecord): RunRecord => {
+    if (seeded || run.parentRunId || run.goal !== recorded.goal) return run;
+    seeded = true;
+    const fork: ForkState = { fromRunId: recorded.runId, atSeq: 0, lineage };
+    const state = (run.runtimeState ?? {}) as Record<string, JsonValue>;
+    return { ...run, runtimeState: { ...state, [FORK_STATE_KEY]: fork as unknown as JsonValue } };
+  };
+  const bound = <T extends object>(target: T, override: (key: PropertyKey) => unknown): T =>
+    new Proxy(target, {
+      get(t, key) {
+        const o = override(key);
+        if (o !== undefined) return o;
+        const v = Reflect.get(t, key, t) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  const runs = <R extends { insert(run: RunRecord): Promise<void> }>(repo: R): R =>
+    bound(repo, (k) => (k === 'insert' ? (run: RunRecord) => repo.insert(seed(run)) : undefined));
+  const session = <S extends { runs: { insert(run: RunRecord): Promise<void> } }>(s: S): S =>
+    bound(s, (k) => (k === 'runs' ? runs(s.runs) : undefined));
+  return bound(storage as StorageAdapter, (k) => {
+    if (k === 'runs') return runs(storage.runs);
+    if (k === 'transaction')
+      return (fn: (s: Parameters<Parameters<StorageAdapter['transaction']>[0]>[0]) => Promise<unknown>, ...rest: []) =>
+        storage.transaction((s) => fn(session(s)), ...rest);
+    return undefined;
+  });
 }
 
 /** Waiting for a person: a question (not the goal-settled poll), or an approval the recording does not decide. */
