@@ -317,7 +317,7 @@ async function drive(
       reachedStoredState(recorded, run, {
         playedTurns: progress.playedTurns(),
         steeringLeft: progress.steeringLeft(),
-        approvalsLeft: approvals.length + undecided.size,
+        approvalsLeft: approvals.length,
       })
         ? asStored + 1
         : 0;
@@ -339,7 +339,7 @@ const AS_STORED_POLLS = 3;
 /**
  * Whether the replayed run is where the stored run was when read, for a stored run that had not ended: both
  * `waiting` in the same step (when recorded), every recorded model turn played, no steering message left to send and
- * no approval left to decide (or undecided).
+ * no recorded approval decision left to play (an approval nobody decided is waited for as the stored run waits).
  * @internal
  */
 export function reachedStoredState(
