@@ -62,6 +62,12 @@ export interface RecordedApproval {
   decision: 'approved' | 'rejected';
   /** Who decided, when the approval record still says. */
   decidedBy?: string;
+  /**
+   * Steering messages the run had applied when the decision came: a replay decides it only once as many were applied
+   * and the replayed run waits, so steering and the decision are played in the stored order. Absent (older
+   * recordings): decided as soon as it is asked for.
+   */
+  afterSteering?: number;
 }
 
 /** A subagent of the run (any depth), with its turns. @public */
@@ -416,13 +422,17 @@ function recordedApprovals(events: Array<{ type: string; data: JsonValue }>): {
 } {
   const requested: Array<{ approvalId: string; capabilityId: string; planId: string }> = [];
   const decided = new Map<string, string>();
+  const steeringAt = new Map<string, number>();
+  let applied = 0;
   for (const e of events) {
-    if (e.type === 'approval_requested') {
+    if (e.type === 'inbox_applied') applied += (e.data as { inboxIds: string[] }).inboxIds.length;
+    else if (e.type === 'approval_requested') {
       const d = e.data as { approvalId: string; capabilityId: string; planId: string };
       requested.push({ approvalId: d.approvalId, capabilityId: d.capabilityId, planId: d.planId });
     } else if (e.type === 'approval_decided') {
       const d = e.data as { approvalId: string; status: string };
       decided.set(d.approvalId, d.status);
+      steeringAt.set(d.approvalId, applied);
     }
   }
   const list: Array<{ approvalId: string; approval: RecordedApproval }> = [];
@@ -431,7 +441,12 @@ function recordedApprovals(events: Array<{ type: string; data: JsonValue }>): {
     if (status !== 'approved' && status !== 'rejected') continue;
     list.push({
       approvalId: r.approvalId,
-      approval: { capabilityId: r.capabilityId, planId: r.planId, decision: status },
+      approval: {
+        capabilityId: r.capabilityId,
+        planId: r.planId,
+        decision: status,
+        afterSteering: steeringAt.get(r.approvalId) ?? 0,
+      },
     });
   }
   return { list };

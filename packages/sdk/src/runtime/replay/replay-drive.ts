@@ -19,7 +19,7 @@ import type { GoalFactsSnapshot } from '../goal-facts';
 import type { RunBudgets } from '../run-budgets';
 import { FORK_STATE_KEY, type ForkState } from '../fork/fork-state';
 import { recordedCapabilities } from './recorded-capabilities';
-import { readRecordedRun, type RecordedRun, type RecordedTurn } from './recorded-run';
+import { type RecordedApproval, readRecordedRun, type RecordedRun, type RecordedTurn } from './recorded-run';
 
 /** Run settings of the host that affect verdicts, applied to the replay's isolated host. @public */
 export type ReplayRunSettings = Pick<
@@ -290,23 +290,34 @@ async function drive(
   let idle = 0;
   let stopped: 'timeout' | 'waiting' | null = null;
   const undecided = new Set<string>();
+  // Approvals asked for whose recorded decision waits for the steering that preceded it in the stored run.
+  const asked: Array<{ approvalId: string; capabilityId: string; planId: string; payloadHash: string }> = [];
+  let steered = 0;
   for (;;) {
     const { run, events } = await host.getRun(runId, { afterSeq, limit: 1000 });
     for (const e of events) {
       afterSeq = e.seq;
       if (e.type === 'approval_decided') undecided.delete(e.data.approvalId);
-      if (e.type !== 'approval_requested') continue;
-      const k = approvals.findIndex((a) => a.capabilityId === e.data.capabilityId && a.planId === e.data.planId);
+      if (e.type === 'inbox_applied') steered += e.data.inboxIds.length;
+      if (e.type === 'approval_requested') asked.push(e.data);
+    }
+    while (asked.length > 0) {
+      const e = asked[0]!;
+      const k = approvals.findIndex((a) => a.capabilityId === e.capabilityId && a.planId === e.planId);
       // An approval the recording did not decide: the run would wait for a person forever.
       if (k < 0) {
-        undecided.add(e.data.approvalId);
+        undecided.add(e.approvalId);
+        asked.shift();
         continue;
       }
-      const [a] = approvals.splice(k, 1);
-      await host.approvals.decide(e.data.approvalId, {
-        status: a!.decision,
-        actor: a!.decidedBy ?? recorded.startedBy,
-        payloadHash: e.data.payloadHash,
+      const a = approvals[k]!;
+      if (!decisionDue(a, steered, run.status)) break;
+      approvals.splice(k, 1);
+      asked.shift();
+      await host.approvals.decide(e.approvalId, {
+        status: a.decision,
+        actor: a.decidedBy ?? recorded.startedBy,
+        payloadHash: e.payloadHash,
       });
     }
     if (TERMINAL.has(run.status)) return stopped;
@@ -331,6 +342,20 @@ async function drive(
     if (run.status === 'waiting') clock.advance(1_000);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * Whether a recorded approval decision is due in the replay: once the replayed run applied as many steering messages
+ * as the stored run had when the decision came (and, when that is any, waits as the stored run waited).
+ * @internal
+ */
+export function decisionDue(
+  approval: Pick<RecordedApproval, 'afterSteering'>,
+  steered: number,
+  status: RunRecord['status'],
+): boolean {
+  const after = approval.afterSteering ?? 0;
+  return steered >= after && (after === 0 || status === 'waiting');
 }
 
 /** Polls the replayed run must stay in the stored run's state before the replay ends there. */
