@@ -138,9 +138,17 @@ export async function driveRecordedRun(
       const turn = topLevelTurn(request, recorded.goal);
       const inner = scripted.stream(request, signal);
       return (async function* () {
-        yield* inner;
-        if (turn !== undefined) playedTurns = Math.max(playedTurns, turn + 1);
-        if (turn !== undefined) await queueSteering(turn + 1);
+        try {
+          yield* inner;
+        } finally {
+          // The loop may stop reading at the turn's end event (the generator is returned): still counted here.
+          if (turn !== undefined) {
+            playedTurns = Math.max(playedTurns, turn + 1);
+            // After a turn with calls the loop asks the model again and applies a message queued meanwhile; after
+            // one without, the run settles: its steering is sent once it waits (see `drive`).
+            if ((recorded.turns[turn]?.calls.length ?? 0) > 0) await queueSteering(turn + 1);
+          }
+        }
       })();
     },
   };
@@ -191,6 +199,7 @@ export async function driveRecordedRun(
     const stopped = await drive(host, run.id, recorded, clock, timeoutMs, {
       playedTurns: () => playedTurns,
       steeringLeft: () => pendingSteering.length,
+      steerWaiting: () => queueSteering(playedTurns),
     });
     const replayed = await readRecordedRun(storage, run.id);
     return {
@@ -281,7 +290,7 @@ async function drive(
   recorded: RecordedRun,
   clock: ManualClock,
   timeoutMs: number,
-  progress: { playedTurns: () => number; steeringLeft: () => number },
+  progress: { playedTurns: () => number; steeringLeft: () => number; steerWaiting: () => Promise<void> },
 ): Promise<'timeout' | 'waiting' | null> {
   const approvals = [...recorded.approvals];
   let asStored = 0;
@@ -321,6 +330,8 @@ async function drive(
       });
     }
     if (TERMINAL.has(run.status)) return stopped;
+    // Steering a person sent while the run waited: sent once the replayed run waits after the turns that preceded it.
+    if (run.status === 'waiting' && stopped === null) await progress.steerWaiting();
     // A run not ended when read is replayed as far as it was stored: once the replayed run waits where it waited,
     // with every recorded turn, steering message and approval decision played, the replay ends there (not aborted).
     asStored =
