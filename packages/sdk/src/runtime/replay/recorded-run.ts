@@ -210,7 +210,8 @@ interface ToolCallData {
  * Reads a stored run as a {@link RecordedRun}: its turns from the stored conversation (assistant messages with
  * their text and tool calls) and each call's result from its `tool_call` event (else the tool result message);
  * steering from the `inbox_queued` / `inbox_applied` events and where each message sits in the conversation;
- * approvals from `approval_requested` / `approval_decided`; subagents from the runs it delegated; capability
+ * approvals from `approval_requested` / `approval_decided` (each with the steering applied before its decision);
+ * a fork's lineage from its runtime state `fork`; subagents from the runs it delegated; capability
  * descriptors from `options.capabilities`; the plans its calls and approvals named; facts and report from its
  * verified goal report. Writes nothing.
  *
