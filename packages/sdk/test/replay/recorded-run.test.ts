@@ -36,7 +36,13 @@ describe('readRecordedRun reads a stored sandbox run as the turns a replay plays
     expect(recorded.turns[5]!.calls[0]!.output).toMatchObject({ download: { id: 'dl-1', planId: 'plan_1' } });
     expect(recorded.finalText).toContain('"outcome":"submitted"');
     expect(recorded.approvals).toEqual([
-      { capabilityId: 'download.submit', planId: 'plan_1', decision: 'approved', decidedBy: 'user:admin' },
+      {
+        capabilityId: 'download.submit',
+        planId: 'plan_1',
+        decision: 'approved',
+        decidedBy: 'user:admin',
+        afterSteering: 0,
+      },
     ]);
     expect(recorded.plans).toEqual([expect.objectContaining({ id: 'plan_1', type: 'download', revision: 1 })]);
     expect(recorded.capabilities.map((c) => [c.id, c.kind, c.registered])).toEqual([

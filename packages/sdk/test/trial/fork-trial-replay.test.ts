@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeScript } from '../../src/models/scripted';
-import { defineCapability } from '../../src/index';
+import { defineCapability, readRecordedRun } from '../../src/index';
 import { runEvalCli, sandboxCapabilities } from '../../src/testing';
 import {
   addDune,
@@ -83,6 +83,14 @@ describe('replay of forks', () => {
     const fork = await t.host.forkRun(original.id, { atSeq: point.seq, actor: 'user:alice' });
     await untilEvents(t.host, fork.id, (es) => es.some((e) => e.type === 'approval_requested'), t.clock);
     await waitForRunStatus(t.host, fork.id, ['waiting', ...TERMINAL], { clock: t.clock, tickMs: 10 });
+    // The recording carries the fork's lineage (the original's submit), which the replay seeds into its run.
+    const recorded = await readRecordedRun(t.storage, fork.id, { capabilities: t.host.capabilities });
+    expect(recorded.forkLineage).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ capabilityId: 'download.submit', runId: original.id, outcome: 'pending' }),
+      ]),
+    );
+    expect(recorded.turns.flatMap((x) => x.calls).map((c) => c.error?.code)).toContain('FORK_DUPLICATE_EFFECT');
     const report = await t.host.replayRun(fork.id, { actor: 'user:alice' });
     expect(report.divergences).toEqual([]);
     expect(report).toMatchObject({ status: 'same', modelCalls: 0, handlerCalls: 0, ledgerWrites: 0 });
@@ -120,8 +128,13 @@ describe('replay of a run with steering and an approval', () => {
     const downloads = t.world.downloads().length;
     const calls = t.provider.requests.length;
     const ledger = await t.storage.ledger.listByRun(run.id, { limit: 100 });
+    // The decision came after the first steering message, and is played back after it.
+    const recorded = await readRecordedRun(t.storage, run.id, { capabilities: t.host.capabilities });
+    expect(recorded.approvals).toEqual([expect.objectContaining({ decision: 'approved', afterSteering: 1 })]);
+    expect(recorded.steering.map((s) => s.text)).toEqual(['how big is it?', 'search again']);
     const report = await t.host.replayRun(run.id, { actor: 'user:alice', timeoutMs: 10_000 });
-    expect(report.stopped).toBeUndefined();
+    // Not cut short: `stopped` is null (the report's type; replay-trajectories.test.ts asserts null as well).
+    expect(report.stopped).toBeNull();
     expect(report.divergences).toEqual([]);
     expect(report).toMatchObject({ status: 'same', modelCalls: 0, handlerCalls: 0, ledgerWrites: 0 });
     expect(t.provider.requests.length).toBe(calls);

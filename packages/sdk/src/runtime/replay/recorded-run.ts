@@ -2,9 +2,11 @@
 // steering and approval decisions, the subagents, the capabilities and plans it used, its facts and report.
 // A pure read of storage (docs/evaluation.md#replay-without-side-effects).
 import type { CapabilityRegistry } from '../../capabilities/capability-registry';
+import type { PriorEffect } from '../../capabilities/invocation';
 import type { JsonValue, PlanRecord } from '../../core/records';
 import type { RunMode, RunOrigin, RunRecord, RunStatus } from '../../core/run-records';
 import type { StorageAdapter } from '../../ports/storage-adapter';
+import { FORK_STATE_KEY, forkStateOf } from '../fork/fork-state';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import type { AgentGoalReport } from '../goal-report';
 import { RunNotFoundError, RunPrunedError } from '../run-service';
@@ -60,6 +62,12 @@ export interface RecordedApproval {
   decision: 'approved' | 'rejected';
   /** Who decided, when the approval record still says. */
   decidedBy?: string;
+  /**
+   * Steering messages the run had applied when the decision came: a replay decides it only once as many were applied
+   * and the replayed run waits, so steering and the decision are played in the stored order. Absent (older
+   * recordings): decided as soon as it is asked for.
+   */
+  afterSteering?: number;
 }
 
 /** A subagent of the run (any depth), with its turns. @public */
@@ -144,6 +152,16 @@ export interface RecordedRun {
   report: { status: string; summary: string } | null;
   /** Its status when read. */
   status: RunStatus;
+  /**
+   * The step it was in when read (`drive`, `goal_settled`, `finalize`): a replay of a run not ended yet stops when
+   * the replayed run waits in the same step. Absent in recordings made before it was recorded.
+   */
+  step?: string;
+  /**
+   * A fork's lineage effects (its runtime state `fork`, docs/forks.md#the-duplicate-rule), seeded into the replayed
+   * run so the duplicate rule refuses what it refused. Empty or absent for a run that is not a fork.
+   */
+  forkLineage?: PriorEffect[];
   /** Why it failed, or null. */
   error: { code: string; message: string } | null;
   /** The capabilities it was limited to, or null (every one its mode allows). */
@@ -192,7 +210,8 @@ interface ToolCallData {
  * Reads a stored run as a {@link RecordedRun}: its turns from the stored conversation (assistant messages with
  * their text and tool calls) and each call's result from its `tool_call` event (else the tool result message);
  * steering from the `inbox_queued` / `inbox_applied` events and where each message sits in the conversation;
- * approvals from `approval_requested` / `approval_decided`; subagents from the runs it delegated; capability
+ * approvals from `approval_requested` / `approval_decided` (each with the steering applied before its decision);
+ * a fork's lineage from its runtime state `fork`; subagents from the runs it delegated; capability
  * descriptors from `options.capabilities`; the plans its calls and approvals named; facts and report from its
  * verified goal report. Writes nothing.
  *
@@ -256,6 +275,8 @@ export async function readRecordedRun(
     facts: report?.facts ?? null,
     report: report ? { status: report.status, summary: report.summary } : null,
     status: run.status,
+    step: run.step,
+    forkLineage: forkStateOf((run.runtimeState as Record<string, JsonValue> | null)?.[FORK_STATE_KEY])?.lineage ?? [],
     error: run.error ? { code: run.error.code, message: run.error.message } : null,
     capabilityAllowlist: run.capabilityAllowlist,
     budgets: run.budgets,
@@ -402,13 +423,17 @@ function recordedApprovals(events: Array<{ type: string; data: JsonValue }>): {
 } {
   const requested: Array<{ approvalId: string; capabilityId: string; planId: string }> = [];
   const decided = new Map<string, string>();
+  const steeringAt = new Map<string, number>();
+  let applied = 0;
   for (const e of events) {
-    if (e.type === 'approval_requested') {
+    if (e.type === 'inbox_applied') applied += (e.data as { inboxIds: string[] }).inboxIds.length;
+    else if (e.type === 'approval_requested') {
       const d = e.data as { approvalId: string; capabilityId: string; planId: string };
       requested.push({ approvalId: d.approvalId, capabilityId: d.capabilityId, planId: d.planId });
     } else if (e.type === 'approval_decided') {
       const d = e.data as { approvalId: string; status: string };
       decided.set(d.approvalId, d.status);
+      steeringAt.set(d.approvalId, applied);
     }
   }
   const list: Array<{ approvalId: string; approval: RecordedApproval }> = [];
@@ -417,7 +442,12 @@ function recordedApprovals(events: Array<{ type: string; data: JsonValue }>): {
     if (status !== 'approved' && status !== 'rejected') continue;
     list.push({
       approvalId: r.approvalId,
-      approval: { capabilityId: r.capabilityId, planId: r.planId, decision: status },
+      approval: {
+        capabilityId: r.capabilityId,
+        planId: r.planId,
+        decision: status,
+        afterSteering: steeringAt.get(r.approvalId) ?? 0,
+      },
     });
   }
   return { list };

@@ -17,8 +17,9 @@ import type { AgentHost } from '../agent-host';
 import type { AgentOptions, RunOptions } from '../agent-options';
 import type { GoalFactsSnapshot } from '../goal-facts';
 import type { RunBudgets } from '../run-budgets';
+import { FORK_STATE_KEY, type ForkState } from '../fork/fork-state';
 import { recordedCapabilities } from './recorded-capabilities';
-import { readRecordedRun, type RecordedRun, type RecordedTurn } from './recorded-run';
+import { type RecordedApproval, readRecordedRun, type RecordedRun, type RecordedTurn } from './recorded-run';
 
 /** Run settings of the host that affect verdicts, applied to the replay's isolated host. @public */
 export type ReplayRunSettings = Pick<
@@ -119,6 +120,7 @@ export async function driveRecordedRun(
   const scripted = new ScriptedProvider({ scripts: scriptsOf(recorded), chunkSize: 1 << 20 });
   const { definitions, missing, answers } = recordedCapabilities(recorded, options.capabilities ?? NO_REGISTRY);
   let modelTurns = 0;
+  let playedTurns = 0;
   let host: AgentHost | undefined;
   const pendingSteering = [...recorded.steering];
   let runId: string | undefined;
@@ -136,14 +138,23 @@ export async function driveRecordedRun(
       const turn = topLevelTurn(request, recorded.goal);
       const inner = scripted.stream(request, signal);
       return (async function* () {
-        yield* inner;
-        if (turn !== undefined) await queueSteering(turn + 1);
+        try {
+          yield* inner;
+        } finally {
+          // The loop may stop reading at the turn's end event (the generator is returned): still counted here.
+          if (turn !== undefined) {
+            playedTurns = Math.max(playedTurns, turn + 1);
+            // After a turn with calls the loop asks the model again and applies a message queued meanwhile; after
+            // one without, the run settles: its steering is sent once it waits (see `drive`).
+            if ((recorded.turns[turn]?.calls.length ?? 0) > 0) await queueSteering(turn + 1);
+          }
+        }
       })();
     },
   };
   const s = options.settings ?? {};
   host = createHost({
-    storage,
+    storage: withForkLineage(storage, recorded),
     clock,
     ids: new SequentialIdGenerator(),
     logger: new ConsoleLogger('silent'),
@@ -185,7 +196,11 @@ export async function driveRecordedRun(
     });
     runId = run.id;
     await queueSteering(0);
-    const stopped = await drive(host, run.id, recorded, clock, timeoutMs);
+    const stopped = await drive(host, run.id, recorded, clock, timeoutMs, {
+      playedTurns: () => playedTurns,
+      steeringLeft: () => pendingSteering.length,
+      steerWaiting: () => queueSteering(playedTurns),
+    });
     const replayed = await readRecordedRun(storage, run.id);
     return {
       replayed,
@@ -275,33 +290,60 @@ async function drive(
   recorded: RecordedRun,
   clock: ManualClock,
   timeoutMs: number,
+  progress: { playedTurns: () => number; steeringLeft: () => number; steerWaiting: () => Promise<void> },
 ): Promise<'timeout' | 'waiting' | null> {
   const approvals = [...recorded.approvals];
+  let asStored = 0;
   const deadline = Date.now() + timeoutMs;
   let afterSeq = 0;
   let idle = 0;
   let stopped: 'timeout' | 'waiting' | null = null;
   const undecided = new Set<string>();
+  // Approvals asked for whose recorded decision waits for the steering that preceded it in the stored run.
+  const asked: Array<{ approvalId: string; capabilityId: string; planId: string; payloadHash: string }> = [];
+  let steered = 0;
   for (;;) {
     const { run, events } = await host.getRun(runId, { afterSeq, limit: 1000 });
     for (const e of events) {
       afterSeq = e.seq;
       if (e.type === 'approval_decided') undecided.delete(e.data.approvalId);
-      if (e.type !== 'approval_requested') continue;
-      const k = approvals.findIndex((a) => a.capabilityId === e.data.capabilityId && a.planId === e.data.planId);
+      if (e.type === 'inbox_applied') steered += e.data.inboxIds.length;
+      if (e.type === 'approval_requested') asked.push(e.data);
+    }
+    while (asked.length > 0) {
+      const e = asked[0]!;
+      const k = approvals.findIndex((a) => a.capabilityId === e.capabilityId && a.planId === e.planId);
       // An approval the recording did not decide: the run would wait for a person forever.
       if (k < 0) {
-        undecided.add(e.data.approvalId);
+        undecided.add(e.approvalId);
+        asked.shift();
         continue;
       }
-      const [a] = approvals.splice(k, 1);
-      await host.approvals.decide(e.data.approvalId, {
-        status: a!.decision,
-        actor: a!.decidedBy ?? recorded.startedBy,
-        payloadHash: e.data.payloadHash,
+      const a = approvals[k]!;
+      if (!decisionDue(a, steered, run.status)) break;
+      approvals.splice(k, 1);
+      asked.shift();
+      await host.approvals.decide(e.approvalId, {
+        status: a.decision,
+        actor: a.decidedBy ?? recorded.startedBy,
+        payloadHash: e.payloadHash,
       });
     }
     if (TERMINAL.has(run.status)) return stopped;
+    // Steering a person sent while the run waited: sent once the replayed run waits after the turns that preceded it.
+    if (run.status === 'waiting' && stopped === null) await progress.steerWaiting();
+    // A run not ended when read is replayed as far as it was stored: once the replayed run waits where it waited,
+    // with every recorded turn, steering message and approval decision played, the replay ends there (not aborted).
+    asStored =
+      stopped === null &&
+      reachedStoredState(recorded, run, {
+        playedTurns: progress.playedTurns(),
+        steeringLeft: progress.steeringLeft(),
+        approvalsLeft: approvals.length,
+      })
+        ? asStored + 1
+        : 0;
+    if (asStored > AS_STORED_POLLS) return null;
     idle = isIdle(run, undecided.size > 0) && events.length === 0 ? idle + 1 : 0;
     if (stopped === null && (idle > 20 || Date.now() > deadline)) {
       stopped = idle > 20 ? 'waiting' : 'timeout';
@@ -311,6 +353,76 @@ async function drive(
     if (run.status === 'waiting') clock.advance(1_000);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * Whether a recorded approval decision is due in the replay: once the replayed run applied as many steering messages
+ * as the stored run had when the decision came (and, when that is any, waits as the stored run waited).
+ * @internal
+ */
+export function decisionDue(
+  approval: Pick<RecordedApproval, 'afterSteering'>,
+  steered: number,
+  status: RunRecord['status'],
+): boolean {
+  const after = approval.afterSteering ?? 0;
+  return steered >= after && (after === 0 || status === 'waiting');
+}
+
+/** Polls the replayed run must stay in the stored run's state before the replay ends there. */
+const AS_STORED_POLLS = 3;
+
+/**
+ * Whether the replayed run is where the stored run was when read, for a stored run that had not ended: both
+ * `waiting` in the same step (when recorded), every recorded model turn played, no steering message left to send and
+ * no recorded approval decision left to play (an approval nobody decided is waited for as the stored run waits).
+ * @internal
+ */
+export function reachedStoredState(
+  recorded: Pick<RecordedRun, 'status' | 'step' | 'turns'>,
+  run: Pick<RunRecord, 'status' | 'step'>,
+  progress: { playedTurns: number; steeringLeft: number; approvalsLeft: number },
+): boolean {
+  if (recorded.status !== 'waiting' || run.status !== 'waiting') return false;
+  if (recorded.step !== undefined && run.step !== recorded.step) return false;
+  return progress.playedTurns >= recorded.turns.length && progress.steeringLeft === 0 && progress.approvalsLeft === 0;
+}
+
+/**
+ * The isolated store, whose top-level run gets the stored fork's lineage in its runtime state when it is inserted
+ * (so the invocation path applies the duplicate rule as it did; docs/forks.md#the-duplicate-rule).
+ */
+function withForkLineage(storage: MemoryStorage, recorded: RecordedRun): StorageAdapter {
+  const lineage = recorded.forkLineage ?? [];
+  if (lineage.length === 0) return storage;
+  let seeded = false;
+  const seed = (run: RunRecord): RunRecord => {
+    if (seeded || run.parentRunId || run.goal !== recorded.goal) return run;
+    seeded = true;
+    const fork: ForkState = { fromRunId: recorded.runId, atSeq: 0, lineage };
+    const state = (run.runtimeState ?? {}) as Record<string, JsonValue>;
+    return { ...run, runtimeState: { ...state, [FORK_STATE_KEY]: fork as unknown as JsonValue } };
+  };
+  const bound = <T extends object>(target: T, override: (key: PropertyKey) => unknown): T =>
+    new Proxy(target, {
+      get(t, key) {
+        const o = override(key);
+        if (o !== undefined) return o;
+        const v = Reflect.get(t, key, t) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  const runs = <R extends { insert(run: RunRecord): Promise<void> }>(repo: R): R =>
+    bound(repo, (k) => (k === 'insert' ? (run: RunRecord) => repo.insert(seed(run)) : undefined));
+  const session = <S extends { runs: { insert(run: RunRecord): Promise<void> } }>(s: S): S =>
+    bound(s, (k) => (k === 'runs' ? runs(s.runs) : undefined));
+  return bound(storage as StorageAdapter, (k) => {
+    if (k === 'runs') return runs(storage.runs);
+    if (k === 'transaction')
+      return (fn: (s: Parameters<Parameters<StorageAdapter['transaction']>[0]>[0]) => Promise<unknown>, ...rest: []) =>
+        storage.transaction((s) => fn(session(s)), ...rest);
+    return undefined;
+  });
 }
 
 /** Waiting for a person: a question (not the goal-settled poll), or an approval the recording does not decide. */

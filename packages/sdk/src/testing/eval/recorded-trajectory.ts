@@ -3,6 +3,7 @@
 import type { JsonValue } from '../../core/records';
 import type { RunMode, RunOrigin, RunStatus } from '../../core/run-records';
 import type { GoalFactsSnapshot } from '../../runtime/goal-facts';
+import type { PriorEffect } from '../../capabilities/invocation';
 import type { RecordedCall, RecordedCapability, RecordedRun, RecordedTurn } from '../../runtime/replay/recorded-run';
 import type { RecordedAuthorization } from './recorded-authorization';
 import { judgeRecordedOutcome } from './recorded-oracle';
@@ -103,6 +104,10 @@ export function trajectoryFromRecordedRun(
         capabilityAllowlist: recorded.capabilityAllowlist,
         budgets: recorded.budgets,
         sessionId: recorded.sessionId,
+        ...(recorded.step !== undefined ? { step: recorded.step } : {}),
+        ...(recorded.forkLineage && recorded.forkLineage.length > 0
+          ? { forkLineage: recorded.forkLineage.map((e) => ({ ...e })) }
+          : {}),
       },
       capabilities: recorded.capabilities.map((c) => toJson(c) as unknown as TrajectoryRecordedCapability),
       results: calls.map(resultOf),
@@ -161,6 +166,8 @@ export function recordedRunFromTrajectory(trajectory: Trajectory): RecordedRun {
     capabilityAllowlist: r.run.capabilityAllowlist ?? null,
     budgets: r.run.budgets ?? {},
     sessionId: r.run.sessionId ?? null,
+    ...(r.run.step !== undefined ? { step: r.run.step } : {}),
+    ...(r.run.forkLineage ? { forkLineage: r.run.forkLineage as unknown as PriorEffect[] } : {}),
   };
 }
 

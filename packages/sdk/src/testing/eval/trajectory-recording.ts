@@ -108,6 +108,13 @@ export interface TrajectoryRecording {
     budgets?: JsonValue;
     /** Its session, or null. @defaultValue null */
     sessionId?: string | null;
+    /** The step it was in when exported (a replay of a run not ended stops where it waited). @defaultValue unknown */
+    step?: string;
+    /**
+     * A fork's lineage effects (`PriorEffect` objects), seeded into the replayed run for the duplicate rule.
+     * @defaultValue `[]` (not a fork)
+     */
+    forkLineage?: JsonValue[];
   };
   /** Every capability it called, as JSON. */
   capabilities: TrajectoryRecordedCapability[];
@@ -120,7 +127,14 @@ export interface TrajectoryRecording {
   /** Steering messages: the text, who sent it, and the 0-based index of the top-level turn it preceded. */
   steering: Array<{ beforeTurn: number; text: string; actor: string }>;
   /** Approval decisions, in order: the plan and capability, and what the person decided. */
-  approvals: Array<{ capabilityId: string; planId: string; decision: 'approved' | 'rejected'; decidedBy?: string }>;
+  approvals: Array<{
+    capabilityId: string;
+    planId: string;
+    decision: 'approved' | 'rejected';
+    decidedBy?: string;
+    /** Steering messages applied before the decision (played back in that order). @defaultValue 0 */
+    afterSteering?: number;
+  }>;
   /** The original run id of each subagent part, in the order of the trajectory's `subagents`. */
   subagents?: Array<{ runId: string }>;
   /**
