@@ -147,12 +147,11 @@ describe('replay of a run that has not ended', () => {
   it('a run waiting for its import is replayed as far as stored: same, not stopped by the timeout', async () => {
     const t = await makeHost('sqlite');
     const run = await submittedOriginal(t);
-    const started = Date.now();
     const report = await t.host.replayRun(run.id, { timeoutMs: 10_000 });
     expect(report.divergences).toEqual([]);
     expect(report.status).toBe('same');
-    expect(report.stopped).not.toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(9_000);
+    // Stopped because it reached the stored state, not by the timeout (no wall-clock bound: the report says why).
+    expect(report.stopped).toBeNull();
   });
 });
 
