@@ -132,6 +132,17 @@ export class RunService {
       wake: () => void;
       abortLocal: (runId: string) => void;
       identity: IdentityResolver;
+      /**
+       * A host with channels: writes a channel run's end notice in the transaction that cancels it outside a step
+       * (`runtime/channels/channel-replies.ts` `channelEndNotice`); resolves to the outbox rows inserted.
+       */
+      channelNotice?: (
+        s: StorageSession,
+        run: RunRecord,
+        events: ReadonlyArray<{ type: RunEvent['type']; data: unknown }>,
+      ) => Promise<number>;
+      /** Called after a commit that inserted outbox rows (wakes the outbox dispatcher; a throw is ignored). */
+      onOutboxWritten?: () => void;
     },
   ) {}
 
@@ -365,7 +376,11 @@ export class RunService {
     checkOptionsObject('options', options);
     if (options?.actor !== undefined) await this.#require(runId, options.actor);
     const now = this.deps.clock.now();
-    const { run, event } = await this.deps.storage.transaction(async (s) => {
+    const { run, event, notices } = await this.deps.storage.transaction<{
+      run: RunRecord;
+      event: RunEvent | undefined;
+      notices?: number;
+    }>(async (s) => {
       const current = await s.runs.get(runId);
       if (!current) throw new RunNotFoundError(runId);
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return { run: current, event: undefined };
@@ -384,15 +399,17 @@ export class RunService {
           ...(interim ? { report: null } : {}),
         });
         await releaseRunIntents(s, runId);
-        return {
-          run: cancelled ?? current,
-          event: await this.deps.bus.emit(
-            runId,
-            'run_status',
-            { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' },
-            s,
-          ),
-        };
+        const event = await this.deps.bus.emit(
+          runId,
+          'run_status',
+          { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' },
+          s,
+        );
+        // A channel run's person is told, as a step ending it would (docs/channels.md#replies-and-steering).
+        const notices = this.deps.channelNotice
+          ? await this.deps.channelNotice(s, cancelled ?? current, [{ type: event.type, data: event.data }])
+          : 0;
+        return { run: (notices > 0 ? await s.runs.get(runId) : null) ?? cancelled ?? current, event, notices };
       }
       return {
         run:
@@ -400,8 +417,10 @@ export class RunService {
         event: undefined,
       };
     });
-    if (event) this.deps.bus.publish(event);
-    else {
+    if (event) {
+      this.deps.bus.publish(event);
+      if ((notices ?? 0) > 0) wakeOutbox(this.deps.onOutboxWritten);
+    } else {
       this.deps.abortLocal(runId);
       this.deps.wake();
     }
@@ -415,6 +434,15 @@ export class RunService {
     if (actor !== undefined && !(await mayAccessRun(this.deps.storage, this.deps.identity, run, actor)))
       throw new RunNotFoundError(id);
     return run;
+  }
+}
+
+/** Wakes the outbox dispatcher after a commit that inserted rows; a throw there never fails the caller. */
+function wakeOutbox(wake: (() => void) | undefined): void {
+  try {
+    wake?.();
+  } catch {
+    // The dispatcher's poll delivers the rows anyway.
   }
 }
 
