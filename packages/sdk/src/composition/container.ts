@@ -81,7 +81,7 @@ import { ScheduleRunner } from '../runtime/schedules/schedule-runner';
 import { resolveChannelsOptions, type ResolvedChannelsOptions } from '../runtime/channels/channels-options';
 import { ChannelSecret } from '../runtime/channels/channel-secret';
 import { OutboxDispatcher } from '../runtime/channels/outbox-dispatcher';
-import { channelReplies } from '../runtime/channels/channel-replies';
+import { channelEndNotice, channelReplies } from '../runtime/channels/channel-replies';
 import type { StepReplies } from '../runtime/loop/step-writes';
 import { UndoService } from '../runtime/undo/undo-service';
 import { ForkService } from '../runtime/fork/fork-service';
@@ -622,7 +622,19 @@ function buildAgentHost(
         }
       : {}),
   });
-  const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs });
+  // A channel run that ends outside a step (a direct cancel, a driver failure) tells its chat too.
+  const channelEnds =
+    channelSecret && resolved.channels
+      ? {
+          channelNotice: channelEndNotice({
+            capabilities: (id) => resolved.channels?.ports.get(id)?.capabilities,
+            secret: () => channelSecret.get(),
+            now: () => clock.now(),
+          }),
+          onOutboxWritten: () => channelDispatcher?.wake(),
+        }
+      : {};
+  const workers = new WorkerPool({ storage, bus, driver, clock, ids, logger, settings: resolved.runs, ...channelEnds });
   const decisions = new DecisionService({
     storage,
     capabilities,
@@ -646,6 +658,7 @@ function buildAgentHost(
     wake: () => workers.wake(),
     abortLocal: (runId) => workers.abortLocal(runId),
     identity: resolvePort(d, Tokens.Identity),
+    ...channelEnds,
   });
   // The schedule runner (docs/schedules.md), when `schedules.enabled`: fires due ticks with the workers.
   const scheduling = resolved.schedules;

@@ -214,6 +214,8 @@ export const ERROR_CODES = {
   RUN_NOT_FOUND: 'No run has the id.',
   RUN_PRUNED:
     'A message was sent to a run whose conversation retention removed (`RunRecord.prunedAt`): it cannot be steered or woken again; start a new run (HTTP 409).',
+  RUN_INPUT_DUPLICATE:
+    'An input was handed over a second time (a channel message redelivered after a crash or a webhook retry): its `once` key was already claimed by the run or inbox message it made, so nothing was written again; `details.key`, `details.by`.',
   RUN_REQUEST_INVALID:
     'A run request is invalid (empty goal, bad mode, an allowlist naming an `execute` capability in a `plan_only` run …).',
   RUN_MIDDLEWARE_FAILED: 'A run middleware hook threw; the run fails with the hook and the cause in `details`.',

@@ -1173,11 +1173,11 @@ export class DefaultAgentHost implements AgentHost {
       ports: channels.options.ports,
       secret: () => channels.secret.get(),
       inboxLimit: channels.options.inboxLimit,
-      startRun: (input, runtimeState) => {
+      startRun: (input, runtimeState, once) => {
         if (!this.#deps.modelConfigured) return Promise.reject(new ModelNotConfiguredError());
-        return this.#runStarts.reserve(input.actor, () => runs.startRun(input, undefined, { runtimeState }));
+        return this.#runStarts.reserve(input.actor, () => runs.startRun(input, undefined, { runtimeState, once }));
       },
-      appendToInbox: (runId, text, actor, id) => runs.appendToInbox(runId, text, actor, { id }),
+      appendToInbox: (runId, text, actor, id, once) => runs.appendToInbox(runId, text, actor, { id, once }),
       notify: async (notice) => {
         await storage.transaction(async (s) => {
           await s.outbox.insert({

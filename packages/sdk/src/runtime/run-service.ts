@@ -62,6 +62,41 @@ export class RunPrunedError extends MediaAgentError {
   }
 }
 
+/**
+ * An input was handed over a second time: its `once` key (`RunService.startRun` / `appendToInbox` extras) was
+ * already claimed by the run or inbox message it made, so nothing was written again. Code `RUN_INPUT_DUPLICATE`;
+ * `details.key`, `details.by` (the run id or inbox id that handled it first).
+ * @public
+ */
+export class RunInputDuplicateError extends MediaAgentError {
+  /** @param key - the once key; @param by - the run or inbox id that claimed it */
+  constructor(key: string, by: string) {
+    super(
+      'RUN_INPUT_DUPLICATE',
+      `input ${JSON.stringify(key)} was already handled (${by}); nothing was written again`,
+      {
+        key,
+        by,
+      },
+    );
+  }
+}
+
+/** Settings key prefix of the once keys (`channels.input:` … keys are claimed as `once:<key>`). */
+const ONCE_PREFIX = 'once:';
+
+/**
+ * Claims `once` in the caller's transaction for `by` (a run or inbox id), or throws `RUN_INPUT_DUPLICATE` when an
+ * earlier transaction claimed it: the claim commits or rolls back with what the input made.
+ */
+async function claimOnce(s: StorageSession, once: string | undefined, by: string, at: number): Promise<void> {
+  if (once === undefined) return;
+  const key = `${ONCE_PREFIX}${once}`;
+  const seen = (await s.settings.get(key)) as { by?: string } | undefined;
+  if (seen !== undefined) throw new RunInputDuplicateError(once, typeof seen?.by === 'string' ? seen.by : '?');
+  await s.settings.set(key, { by, at });
+}
+
 /** Input of `AgentHost.startRun`. @public */
 export interface StartRunInput {
   /** The user's goal (1–10 000 characters). */
@@ -132,22 +167,38 @@ export class RunService {
       wake: () => void;
       abortLocal: (runId: string) => void;
       identity: IdentityResolver;
+      /**
+       * A host with channels: writes a channel run's end notice in the transaction that cancels it outside a step
+       * (`runtime/channels/channel-replies.ts` `channelEndNotice`); resolves to the outbox rows inserted.
+       */
+      channelNotice?: (
+        s: StorageSession,
+        run: RunRecord,
+        events: ReadonlyArray<{ type: RunEvent['type']; data: unknown }>,
+      ) => Promise<number>;
+      /** Called after a commit that inserted outbox rows (wakes the outbox dispatcher; a throw is ignored). */
+      onOutboxWritten?: () => void;
     },
   ) {}
 
   /**
    * Creates a `queued` run; a worker drives it. No model call happens in the caller's stack.
-   * `extras` (runtime use): the run id to use and its initial runtime state.
-   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`
+   * `extras` (runtime use): the run id to use, its initial runtime state, and `once`, a key claimed in the run's
+   * own transaction (kept in the store's settings as `once:<key>`) so the same input never starts two runs, also
+   * across restarts (a channel message redelivered).
+   * @throws `RUN_REQUEST_INVALID`, `ACTOR_INVALID`, `RUN_INPUT_DUPLICATE` (`once` already claimed; nothing written)
    */
   async startRun(
     input: StartRunInput,
     parent?: SubagentParent,
-    extras?: { id?: string; runtimeState?: JsonValue },
+    extras?: { id?: string; runtimeState?: JsonValue; once?: string },
   ): Promise<RunRecord> {
     const run = this.prepareRun(input, parent, extras);
-    // The run and its `queued` event, in one transaction.
-    const queued = await this.deps.storage.transaction(async (s) => this.insertRun(s, run, parent));
+    // The run and its `queued` event, in one transaction (with the input's once key).
+    const queued = await this.deps.storage.transaction(async (s) => {
+      await claimOnce(s, extras?.once, run.id, run.createdAt);
+      return this.insertRun(s, run, parent);
+    });
     this.deps.bus.publish(queued);
     if (!parent) this.deps.wake();
     return run;
@@ -321,9 +372,16 @@ export class RunService {
    * @throws `RUN_NOT_FOUND` (also for a run the actor may not see), `RUN_REQUEST_INVALID` for empty text, `ACTOR_INVALID`,
    *   `RUN_PRUNED` for a run retention pruned (nothing is queued)
    * @param extras - runtime use: `id` the inbox id to use (a channel's steering message carries its channel message
-   *   id in it, see `runtime/channels/conversation-binding.ts`)
+   *   id in it, see `runtime/channels/conversation-binding.ts`); `once` a key claimed in the append's transaction
+   *   (see {@link RunService.startRun}): the same input is never queued twice
+   * @throws also `RUN_INPUT_DUPLICATE` (`once` already claimed; nothing written)
    */
-  async appendToInbox(runId: string, text: string, actor: string, extras?: { id?: string }): Promise<InboxRecord> {
+  async appendToInbox(
+    runId: string,
+    text: string,
+    actor: string,
+    extras?: { id?: string; once?: string },
+  ): Promise<InboxRecord> {
     parseActor(actor);
     if (typeof text !== 'string' || !text.trim() || text.length > 10_000)
       throw new RunRequestError('message text must be a non-empty string of at most 10000 characters');
@@ -343,6 +401,7 @@ export class RunService {
       if (!run) throw new RunNotFoundError(runId);
       // Retention may have pruned it since: checked again in the transaction that would wake it.
       if (run.prunedAt !== undefined) throw new RunPrunedError(runId, run.prunedAt);
+      await claimOnce(s, extras?.once, record.id, record.createdAt);
       await s.inbox.enqueue(record);
       // A waiting run is woken; an ended one becomes leasable again (`waiting` + wake) for one new drive.
       if (run.status !== 'running' && run.status !== 'queued')
@@ -365,7 +424,11 @@ export class RunService {
     checkOptionsObject('options', options);
     if (options?.actor !== undefined) await this.#require(runId, options.actor);
     const now = this.deps.clock.now();
-    const { run, event } = await this.deps.storage.transaction(async (s) => {
+    const { run, event, notices } = await this.deps.storage.transaction<{
+      run: RunRecord;
+      event: RunEvent | undefined;
+      notices?: number;
+    }>(async (s) => {
       const current = await s.runs.get(runId);
       if (!current) throw new RunNotFoundError(runId);
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return { run: current, event: undefined };
@@ -384,15 +447,17 @@ export class RunService {
           ...(interim ? { report: null } : {}),
         });
         await releaseRunIntents(s, runId);
-        return {
-          run: cancelled ?? current,
-          event: await this.deps.bus.emit(
-            runId,
-            'run_status',
-            { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' },
-            s,
-          ),
-        };
+        const event = await this.deps.bus.emit(
+          runId,
+          'run_status',
+          { status: 'cancelled', step: current.step, reason: reason ?? 'aborted' },
+          s,
+        );
+        // A channel run's person is told, as a step ending it would (docs/channels.md#replies-and-steering).
+        const notices = this.deps.channelNotice
+          ? await this.deps.channelNotice(s, cancelled ?? current, [{ type: event.type, data: event.data }])
+          : 0;
+        return { run: (notices > 0 ? await s.runs.get(runId) : null) ?? cancelled ?? current, event, notices };
       }
       return {
         run:
@@ -400,8 +465,10 @@ export class RunService {
         event: undefined,
       };
     });
-    if (event) this.deps.bus.publish(event);
-    else {
+    if (event) {
+      this.deps.bus.publish(event);
+      if ((notices ?? 0) > 0) wakeOutbox(this.deps.onOutboxWritten);
+    } else {
       this.deps.abortLocal(runId);
       this.deps.wake();
     }
@@ -415,6 +482,15 @@ export class RunService {
     if (actor !== undefined && !(await mayAccessRun(this.deps.storage, this.deps.identity, run, actor)))
       throw new RunNotFoundError(id);
     return run;
+  }
+}
+
+/** Wakes the outbox dispatcher after a commit that inserted rows; a throw there never fails the caller. */
+function wakeOutbox(wake: (() => void) | undefined): void {
+  try {
+    wake?.();
+  } catch {
+    // The dispatcher's poll delivers the rows anyway.
   }
 }
 

@@ -2,7 +2,9 @@ import type { Clock } from '../ports/clock';
 import { releaseRunIntents } from './intent-release';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Logger } from '../ports/logger';
-import type { StorageAdapter } from '../ports/storage-adapter';
+import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
+import type { RunRecord } from '../core/run-records';
+import type { RunEvent } from './events/run-event';
 import type { DrainSummary } from './drain-options';
 import type { RunEventBus } from './events/run-event-bus';
 import type { RunDriver, RunLease } from './run-driver';
@@ -45,6 +47,17 @@ export class WorkerPool {
       ids: IdGenerator;
       logger: Logger;
       settings: WorkerPoolSettings;
+      /**
+       * A host with channels: writes a channel run's end notice in the transaction that records a driver failure
+       * (`runtime/channels/channel-replies.ts` `channelEndNotice`); resolves to the outbox rows inserted.
+       */
+      channelNotice?: (
+        s: StorageSession,
+        run: RunRecord,
+        events: ReadonlyArray<{ type: RunEvent['type']; data: unknown }>,
+      ) => Promise<number>;
+      /** Called after a commit that inserted outbox rows (wakes the outbox dispatcher). */
+      onOutboxWritten?: () => void;
     },
   ) {
     this.#id = deps.ids.next('worker');
@@ -226,6 +239,7 @@ export class WorkerPool {
       // The run ends `failed` with its terminal event in one transaction, so subscribers see it end.
       const code = (error as { code?: string }).code ?? 'DRIVER_FAILED';
       const message = (error as Error).message;
+      let notices = 0;
       await storage
         .transaction(async (s) => {
           const now = clock.now();
@@ -239,6 +253,9 @@ export class WorkerPool {
           const events = [
             await this.deps.bus.emit(runId, 'run_status', { status: 'failed', step: failed.step, reason: code }, s),
           ];
+          // A channel run's person is told, as a step ending it would (docs/channels.md#replies-and-steering).
+          if (this.deps.channelNotice)
+            notices = await this.deps.channelNotice(s, failed, [{ type: events[0]!.type, data: events[0]!.data }]);
           // A scheduled run nobody watched never fails silently (runtime/unattended-origin.ts).
           const decision = unattendedFailureDecision(
             failed,
@@ -252,7 +269,14 @@ export class WorkerPool {
             );
           return events;
         })
-        .then((events) => this.deps.bus.publish(...events))
+        .then((events) => {
+          this.deps.bus.publish(...events);
+          try {
+            if (notices > 0) this.deps.onOutboxWritten?.();
+          } catch {
+            // The dispatcher's poll delivers the rows anyway.
+          }
+        })
         .catch((cause: unknown) =>
           logger.error('could not record a failed run', { runId, cause: (cause as Error).message }),
         );

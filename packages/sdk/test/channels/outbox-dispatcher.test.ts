@@ -243,13 +243,39 @@ describe.each(STORES)('outbox dispatcher (%s)', (_name, open) => {
   it('refuses bad options with OPTIONS_INVALID', async () => {
     const storage = new MemoryStorage();
     const channel = new TestChannel(CH);
-    for (const bad of [{ pollIntervalMs: 0 }, { leaseMs: -1 }, { firstPollDelayMs: -1 }, { chatsPerPass: Number.NaN }])
+    for (const bad of [
+      { pollIntervalMs: 0 },
+      { leaseMs: -1 },
+      { firstPollDelayMs: -1 },
+      { chatsPerPass: Number.NaN },
+      { startDelayMs: -1 },
+      { startDelayMs: Number.POSITIVE_INFINITY },
+    ])
       expect(() => new OutboxDispatcher({ storage, ports: [channel], ...bad })).toThrow(
         expect.objectContaining({ code: 'OPTIONS_INVALID' }) as unknown as Error,
       );
     expect(() => new OutboxDispatcher({ storage, ports: [channel, new TestChannel(CH)] })).toThrow(
       expect.objectContaining({ code: 'OPTIONS_INVALID' }) as unknown as Error,
     );
+  });
+});
+
+describe('startDelayMs', () => {
+  it('holds every pass, a wake included, until the delay after start; then delivers', async () => {
+    const storage = new MemoryStorage();
+    const channel = new TestChannel(CH);
+    await storage.outbox.insert(row('c1', 'held'));
+    const dispatcher = new OutboxDispatcher({ storage, ports: [channel], pollIntervalMs: 5, startDelayMs: 300 });
+    const started = Date.now();
+    dispatcher.start();
+    dispatcher.wake();
+    const deadline = started + 10_000;
+    while (channel.texts().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    const sentAfter = Date.now() - started;
+    await dispatcher.stop();
+    expect(channel.texts()).toEqual(['held']);
+    // Neither the wake nor the 5 ms polls sent it before the hold ended.
+    expect(sentAfter).toBeGreaterThanOrEqual(290);
   });
 });
 

@@ -303,7 +303,7 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
 
   it('zeroclaw-labs/zeroclaw#3143: each tap is answered exactly once; a refusal is an alert with its reason', async () => {
     const fake = await fakeApi();
-    const { host } = await startHost({ file: dbFile(), fake });
+    const { host, stop } = await startHost({ file: dbFile(), fake });
     fake.userSays(annChat, ann, 'Add Dune: Part Two to the library');
     const run = await until(async () => (await runsOf(host, annChat))[0], 'the run');
     await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 20_000 });
@@ -315,8 +315,8 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
       await tapAndWait(fake, annChat, ann, prompt.messageId, reject!.data), // too late: already approved
       await tapAndWait(fake, annChat, ann, prompt.messageId, `${approve!.data.slice(0, -1)}#`), // forged
     ];
-    // Give any second answer time to arrive, then count per callback query id.
-    await new Promise((r) => setTimeout(r, 300));
+    // Stop the host (its poller and handlers finish): any second answer has arrived; then count per callback query id.
+    await stop();
     for (const id of taps) expect(fake.tapAnswers.filter((a) => a.callbackQueryId === id)).toHaveLength(1);
     expect(fake.callsOf('answerCallbackQuery').map((c) => c.status)).toEqual([200, 200, 200, 200]);
     const [decided, replay, late, forged] = taps.map((id) => fake.tapAnswers.find((a) => a.callbackQueryId === id)!);
@@ -377,7 +377,9 @@ describe('peer bug reports, through a real host and the Telegram channel on the 
       const ended = runs.length === 3 && runs.every((r) => r.status === 'succeeded');
       return ended && all.length > 0 && all.every((r) => r.status === 'sent') ? all : undefined;
     }, 'every row sent');
-    await new Promise((r) => setTimeout(r, 200));
+    // Stop both hosts (no pass under way or to come), then count what reached the Bot API.
+    await a.stop();
+    await b.stop();
     const sends = rows.filter((r) => r.kind !== 'edit').length;
     const edits = rows.filter((r) => r.kind === 'edit').length;
     expect(fake.callsOf('sendMessage')).toHaveLength(sends);

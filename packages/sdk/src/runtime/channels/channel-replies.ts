@@ -4,9 +4,11 @@ import type { JsonValue } from '../../core/records';
 import type { ChannelCapabilities } from '../../ports/channel';
 import type { NewOutboxRecord } from '../../ports/outbox-records';
 import type { StorageSession } from '../../ports/storage-adapter';
+import type { RunRecord } from '../../core/run-records';
+import type { RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
 import type { ReplySession, StepReplies, TakenStep } from '../loop/step-writes';
-import { CHANNEL_STATE_KEY, type ChannelConversation } from './conversation-binding';
+import { CHANNEL_STATE_KEY, conversationOf, type ChannelConversation } from './conversation-binding';
 import { replyRows, type ReplyRow } from './reply-rule';
 import { outboxKey, outboxRowId, outboxRowsForEdit, outboxRowsForReply } from './outbox-rows';
 
@@ -102,5 +104,49 @@ export function channelReplies(channels: {
     session.adoptState(CHANNEL_STATE_KEY, next);
     step.patch.runtimeState = { ...base, [CHANNEL_STATE_KEY]: next };
     await channels.write(rows, step, s);
+  };
+}
+
+/**
+ * What a run that ends outside a step (a direct cancel of a run nobody drives, a driver failure) tells its channel
+ * conversation, written in the transaction that ends it: `(s, run, events)` derives the rows a step with these
+ * events would write ({@link replyRows}: a `run_status` of `cancelled`, `failed` or `budget_exceeded` is a notice),
+ * inserts them into `s.outbox` and stores the conversation's next state in the run's runtime state. Resolves to the
+ * number of rows inserted (0 for a run without a channel binding); the caller wakes the outbox dispatcher after its
+ * commit when it is above 0.
+ * @param channels - what each channel can do, by channel id; `secret` the channel secret; `now` the clock (ms)
+ * @public
+ */
+export type ChannelEndNotice = (
+  s: StorageSession,
+  run: RunRecord,
+  events: ReadonlyArray<{ type: RunEventType; data: unknown }>,
+) => Promise<number>;
+
+/** Makes the {@link ChannelEndNotice} of a host with channels. @public */
+export function channelEndNotice(channels: {
+  capabilities: (channelId: string) => ChannelCapabilities | undefined;
+  secret: () => string;
+  now: () => number;
+}): ChannelEndNotice {
+  return async (s, run, events) => {
+    const conversation = conversationOf(run);
+    if (!conversation) return 0;
+    const capabilities = channels.capabilities(conversation.channelId) ?? UNKNOWN_CHANNEL;
+    const derived = replyRows(
+      conversation,
+      { texts: [], events },
+      { runId: run.id, capabilities, secret: channels.secret() },
+    );
+    if (derived.rows.length === 0) return 0;
+    const now = channels.now();
+    let inserted = 0;
+    for (const row of derived.rows.flatMap((r) => outboxRowsOf(r, conversation, run.id, capabilities, now)))
+      if ((await s.outbox.insert(row)).inserted) inserted += 1;
+    const state = (run.runtimeState ?? {}) as Record<string, JsonValue>;
+    await s.runs.patch(run.id, {
+      runtimeState: { ...state, [CHANNEL_STATE_KEY]: derived.conversation as unknown as JsonValue },
+    });
+    return inserted;
   };
 }

@@ -1,5 +1,6 @@
 // The channel router: every input a channel port receives (a message, a tap) becomes a steering message, a new run,
 // a decided approval or a refusal the person is told about (docs/channels.md).
+import { createHash } from 'node:crypto';
 import type { ActorRole } from '../../core/actor';
 import type { ApprovalRecord, AuditRecord, JsonValue } from '../../core/records';
 import type { InboxRecord, RunRecord } from '../../core/run-records';
@@ -36,6 +37,9 @@ const CHAT_RUNS_READ = 50;
  * - `decided`: an approval decided by a tap or a text confirmation;
  * - `refused`: a typed refusal the person was told about (`CHANNEL_UNKNOWN_USER`, `CHANNEL_TAP_FORGED`,
  *   `CHANNEL_TAP_STALE`, `AUTH_ADMIN_ONLY`, `ADMIN_FORBIDDEN`, or the error that kept a run from starting);
+ * - `duplicate`: the same message (channel, chat, channel message id) or tap was handled before — a redelivery
+ *   after a crash or a webhook retry; nothing was done again (`key` the input's once key, `by` the run or inbox id
+ *   it made);
  * - `ignored`: from a channel this host has no port for.
  * @public
  */
@@ -44,6 +48,7 @@ export type ChannelInputOutcome =
   | { kind: 'started' | 'queued'; runId: string; reason: string }
   | { kind: 'decided'; approvalId: string; status: 'approved' | 'rejected' }
   | { kind: 'refused'; error: MediaAgentError }
+  | { kind: 'duplicate'; key: string; by: string }
   | { kind: 'ignored' };
 
 /** A notice for a chat, written to the outbox (the router's own words: refusals, confirmations). */
@@ -71,10 +76,13 @@ export interface ChannelRouterDeps {
   secret: () => string;
   /** The inbox bound: a run with this many queued messages takes no more. */
   inboxLimit: number;
-  /** Starts a run (through the host's run start limits) with its initial runtime state. */
-  startRun: (input: StartRunInput, runtimeState: JsonValue) => Promise<RunRecord>;
-  /** Queues a steering message with the given inbox id. */
-  appendToInbox: (runId: string, text: string, actor: string, inboxId: string) => Promise<InboxRecord>;
+  /**
+   * Starts a run (through the host's run start limits) with its initial runtime state, claiming the input's `once`
+   * key in the run's transaction (`RUN_INPUT_DUPLICATE` when it was claimed before).
+   */
+  startRun: (input: StartRunInput, runtimeState: JsonValue, once: string) => Promise<RunRecord>;
+  /** Queues a steering message with the given inbox id, claiming `once` the same way. */
+  appendToInbox: (runId: string, text: string, actor: string, inboxId: string, once: string) => Promise<InboxRecord>;
   /** Writes a notice to the chat's outbox. */
   notify: (notice: ChannelNotice) => Promise<void>;
 }
@@ -103,7 +111,7 @@ export class ChannelRouter {
     if (input.kind === 'tap') return this.#tap(port, input, person, role);
     const confirmation = parseConfirmation(input.text);
     if (confirmation) return this.#confirm(input, person, role, confirmation);
-    return this.route(input, person, role, messageText(input));
+    return this.route(input, person, role, messageText(input), inputOnceKey(input));
   }
 
   /**
@@ -115,6 +123,7 @@ export class ChannelRouter {
     person: string,
     role: ActorRole,
     text: string,
+    once: string,
   ): Promise<ChannelInputOutcome> {
     const sessionId = conversationSessionId(input.channelId, input.chatId);
     const runs = await this.deps.storage.runs.list({ sessionId, limit: CHAT_RUNS_READ });
@@ -142,15 +151,17 @@ export class ChannelRouter {
     if (decision.kind === 'append') {
       try {
         const inboxId = channelInboxId(this.deps.ids.next('msg'), input.messageId);
-        const record = await this.deps.appendToInbox(decision.runId, text, person, inboxId);
+        const record = await this.deps.appendToInbox(decision.runId, text, person, inboxId, once);
         return { kind: 'appended', runId: decision.runId, inboxId: record.id };
       } catch (error) {
+        const duplicate = duplicateOf(error);
+        if (duplicate) return duplicate;
         // Pruned or gone since it was read: the message starts a conversation of its own, nothing is dropped.
         if (!(isMediaAgentError(error) && ['RUN_PRUNED', 'RUN_NOT_FOUND'].includes(error.code))) throw error;
-        return this.#start(input, person, role, text, { kind: 'start', reason: 'finished' });
+        return this.#start(input, person, role, text, { kind: 'start', reason: 'finished' }, once);
       }
     }
-    return this.#start(input, person, role, text, decision);
+    return this.#start(input, person, role, text, decision, once);
   }
 
   async #start(
@@ -159,6 +170,7 @@ export class ChannelRouter {
     role: ActorRole,
     text: string,
     decision: Exclude<AppendDecision, { kind: 'append' }>,
+    once: string,
   ): Promise<ChannelInputOutcome> {
     const conversation: ChannelConversation = {
       channelId: input.channelId,
@@ -180,9 +192,12 @@ export class ChannelRouter {
           sessionId: conversationSessionId(input.channelId, input.chatId),
         },
         { [CHANNEL_STATE_KEY]: conversation as unknown as JsonValue },
+        once,
       );
       return { kind: decision.kind === 'queue' ? 'queued' : 'started', runId: run.id, reason: decision.reason };
     } catch (error) {
+      const duplicate = duplicateOf(error);
+      if (duplicate) return duplicate;
       if (!isMediaAgentError(error)) throw error;
       // Refused (over the run start limits, a goal too long …): the person is told why, nothing is silently lost.
       await this.#tell(input, `Could not start a task: ${error.message}`, `start:${input.messageId}`);
@@ -255,7 +270,7 @@ export class ChannelRouter {
         return { kind: 'refused', error };
       }
       await this.#answerTap(port, input.tapId, `Chosen: ${option}`, false);
-      return this.route(input, person, role, option);
+      return this.route(input, person, role, option, inputOnceKey(input));
     }
     const status = request.kind === 'approve' ? 'approved' : 'rejected';
     const outcome = await this.#decide(input, person, role, request.ref, request.hash, status);
@@ -417,6 +432,31 @@ export class ChannelRouter {
     };
     await this.deps.storage.audit.append(row);
   }
+}
+
+/** Longest once key kept as written; a longer one is hashed. */
+const MAX_ONCE_KEY = 200;
+
+/**
+ * The key that makes one channel input count once, across restarts: `channels.input:<channelId>:<chatId>:<message
+ * id>` for a message, `channels.tap:<channelId>:<chatId>:<tap id>` for a tap (`channels.sha256:<hex>` past 200
+ * characters). Claimed in the transaction of the run or inbox message the input makes.
+ * @public
+ */
+export function inputOnceKey(input: ChannelInput): string {
+  const plain =
+    input.kind === 'tap'
+      ? `channels.tap:${input.channelId}:${input.chatId}:${input.tapId}`
+      : `channels.input:${input.channelId}:${input.chatId}:${input.messageId}`;
+  if (plain.length <= MAX_ONCE_KEY) return plain;
+  return `channels.sha256:${createHash('sha256').update(plain).digest('hex')}`;
+}
+
+/** The `duplicate` outcome of a `RUN_INPUT_DUPLICATE` error, or undefined for any other. */
+function duplicateOf(error: unknown): ChannelInputOutcome | undefined {
+  if (!isMediaAgentError(error, 'RUN_INPUT_DUPLICATE')) return undefined;
+  const details = error.details as { key?: unknown; by?: unknown };
+  return { kind: 'duplicate', key: String(details.key ?? ''), by: String(details.by ?? '') };
 }
 
 /** The error of a refused outcome. */

@@ -43,11 +43,15 @@ export interface ChannelsOptions {
    */
   secret?: string;
   /**
-   * The outbox dispatcher's timing: poll interval, chat claim lease, backoff of an unavailable channel (see
+   * The outbox dispatcher's timing: poll interval, chat claim lease, backoff of an unavailable channel, a hold after
+   * start (`startDelayMs`: no delivery, not even after a step's commit, before it has passed) (see
    * `OutboxDispatcherOptions`).
-   * @defaultValue poll every 1 000 ms, 30 000 ms claims, backoff 1 s doubling to 5 min
+   * @defaultValue poll every 1 000 ms, 30 000 ms claims, backoff 1 s doubling to 5 min, no hold
    */
-  outbox?: Pick<OutboxDispatcherOptions, 'pollIntervalMs' | 'leaseMs' | 'backoff' | 'chatsPerPass' | 'owner'>;
+  outbox?: Pick<
+    OutboxDispatcherOptions,
+    'pollIntervalMs' | 'leaseMs' | 'backoff' | 'chatsPerPass' | 'owner' | 'startDelayMs'
+  >;
 }
 
 /** {@link ChannelsOptions} checked, with defaults (`ResolvedAgentOptions.channels`). @public */
@@ -105,8 +109,11 @@ export function resolveChannelsOptions(
   if (typeof outbox !== 'object' || outbox === null || Array.isArray(outbox))
     throw invalid(
       'channels.outbox',
-      'must be an object { pollIntervalMs?, leaseMs?, backoff?, chatsPerPass?, owner? }',
+      'must be an object { pollIntervalMs?, leaseMs?, backoff?, chatsPerPass?, owner?, startDelayMs? }',
     );
+  const hold = outbox.startDelayMs;
+  if (hold !== undefined && !(typeof hold === 'number' && Number.isFinite(hold) && hold >= 0))
+    throw invalid('channels.outbox.startDelayMs', 'must be a number >= 0');
   for (const key of ['pollIntervalMs', 'leaseMs', 'chatsPerPass'] as const) {
     const v = outbox[key];
     if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v > 0))

@@ -34,6 +34,12 @@ export interface OutboxDispatcherOptions {
   pollIntervalMs?: number;
   /** Wait before the first poll after `start()`, in ms (default 0). A {@link OutboxDispatcher.wake} call does not wait. */
   firstPollDelayMs?: number;
+  /**
+   * Hold every pass, {@link OutboxDispatcher.wake} included, until this many ms after `start()` (default 0): rows
+   * committed meanwhile stay `queued` and are delivered by the first pass after it (or by another process). For a
+   * process that should not send at once — e.g. a crash test that kills it between a step's commit and the send.
+   */
+  startDelayMs?: number;
   /** How long a chat claim lasts unless renewed (before each row), in ms (default {@link OUTBOX_LEASE_MS}, 30 s). */
   leaseMs?: number;
   /** Backoff of an unavailable channel: first wait and cap, in ms (default 1 s and 5 min). */
@@ -100,6 +106,9 @@ export class OutboxDispatcher {
   readonly #backoff: { baseMs?: number; maxMs?: number };
   readonly #chatsPerPass: number;
   readonly #logger: Logger | undefined;
+  readonly #startDelayMs: number;
+  /** No pass before this time (ms, `Date.now()`): `start()` + `startDelayMs`. */
+  #holdUntil = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #started = false;
@@ -109,7 +118,7 @@ export class OutboxDispatcher {
   /**
    * @param options - storage, ports and timing (see {@link OutboxDispatcherOptions})
    * @throws `MediaAgentError` `OPTIONS_INVALID` for two ports with one id, or a timing that is not a positive
-   *   number (`firstPollDelayMs` may be 0)
+   *   number (`firstPollDelayMs` and `startDelayMs` may be 0)
    */
   constructor(options: OutboxDispatcherOptions) {
     const ports = new Map<string, ChannelPort>();
@@ -125,6 +134,9 @@ export class OutboxDispatcher {
     this.#firstDelayMs = options.firstPollDelayMs ?? 0;
     if (!(this.#firstDelayMs >= 0))
       throw new MediaAgentError('OPTIONS_INVALID', 'outbox firstPollDelayMs must be a number >= 0');
+    this.#startDelayMs = options.startDelayMs ?? 0;
+    if (!(typeof this.#startDelayMs === 'number' && this.#startDelayMs >= 0 && Number.isFinite(this.#startDelayMs)))
+      throw new MediaAgentError('OPTIONS_INVALID', 'outbox startDelayMs must be a finite number >= 0');
     this.#leaseMs = positive('leaseMs', options.leaseMs ?? OUTBOX_LEASE_MS);
     this.#backoff = options.backoff ?? {};
     this.#chatsPerPass = positive('chatsPerPass', options.chatsPerPass ?? 50);
@@ -140,6 +152,7 @@ export class OutboxDispatcher {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
+    this.#holdUntil = Date.now() + this.#startDelayMs;
     this.#schedule(this.#firstDelayMs);
   }
 
@@ -186,10 +199,12 @@ export class OutboxDispatcher {
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    // Held after start (`startDelayMs`): a wake or poll before then waits for it.
+    const wait = Math.max(delayMs, this.#holdUntil - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#tick();
-    }, delayMs);
+    }, wait);
     this.#timer.unref?.();
   }
 
