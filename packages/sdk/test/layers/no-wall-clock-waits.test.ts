@@ -137,18 +137,6 @@ function wallClockWaits(text: string): Wait[] {
  */
 const ALLOWED: readonly { file: string; kind: Kind; has: string; count?: number; why: string }[] = [
   {
-    file: 'packages/sdk/test/channels/peer-reports.test.ts',
-    kind: 'fixed-sleep',
-    has: 'setTimeout(r, 300)',
-    why: 'a grace period before counting that no second tap answer came (a slow machine only weakens the check)',
-  },
-  {
-    file: 'packages/sdk/test/channels/peer-reports.test.ts',
-    kind: 'fixed-sleep',
-    has: 'setTimeout(r, 200)',
-    why: 'a grace period before counting that no duplicate send came from the second host (slow only weakens it)',
-  },
-  {
     file: 'packages/sdk/test/schedules/scale/harness.ts',
     kind: 'fixed-sleep',
     has: 'sleep(graceMs / time.speed + 1_000)',
