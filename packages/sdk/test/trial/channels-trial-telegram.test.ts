@@ -255,7 +255,13 @@ describe('append rules through Telegram', () => {
     await until(async () => {
       const r = await host.getRun(run.id);
       return (await appliedIds(host, run.id)).length === 6 && r.inbox.length === 0;
-    }, 'all six steering messages applied');
+    }, 'all six steering messages applied').catch(async (e) => {
+      if (process.env.TRIAL_DEBUG) {
+        const r = await host.getRun(run.id, { limit: 1000 });
+        console.log('STATUS', r.run.status, 'INBOX', r.inbox.map((m) => m.text), 'APPLIED', await appliedIds(host, run.id), 'RUNS', (await runsOf(host, annChat)).map((x) => [x.goal, x.status]), r.events.map((ev) => ev.type).join(','));
+      }
+      throw e;
+    });
     expect((await runsOf(host, annChat)).map((r) => r.id)).toEqual([run.id]);
     const answer = await until(
       () => fake.sent(annChat.id).find((m) => m.replyTo !== undefined && steerIds.has(m.replyTo)),
@@ -321,10 +327,12 @@ describe('buttons and taps through Telegram', () => {
       s.slice(0, i) + (s[i] === 'a' ? 'b' : s[i] === '.' ? ',' : 'a') + s.slice(i + 1);
     const positions = [0, 3, approve.indexOf('.') + 1, Math.floor(approve.length / 2), approve.length - 1];
     const altered = [...new Set(positions.map((i) => flip(approve, i)))].filter((d) => d !== approve);
-    // approve → reject with the approve MAC.
-    altered.push(approve.replace(/^approve/, 'reject'));
+    // Approve → reject, keeping the Approve button's MAC.
+    altered.push(approve.replace(/^a\./, 'r.'));
+    expect(altered.at(-1)).not.toBe(approve);
     for (const data of altered) {
       const answer = await tapAndWait(fake, annChat, ann, prompt.messageId, data);
+      if (process.env.TRIAL_DEBUG) console.log('ORIG', approve, 'ALT', data, answer, (await host.approvals.get(asked.approvalId)).status);
       expect({ data, alert: answer.showAlert }).toEqual({ data, alert: true });
     }
     expect((await host.approvals.get(asked.approvalId)).status).toBe('requested');
@@ -413,45 +421,67 @@ describe('the outbox against a failing Bot API', () => {
     );
     expect(rows.find((r) => r.seq === Math.min(...rows.map((x) => x.seq)))!.attempts).toBe(11);
 
-    // Phase 2: Bob's run waits for approval; the Bot API goes down; the run is aborted (a notice is written).
-    const ask2 = fake.userSays(bobChat, bob, 'Add Oppenheimer to the library');
+    // Phase 2: Bob's run waits for approval; the Bot API goes down entirely (polling and sending); Bob steers the
+    // run from the web (host.appendToInbox), so the run writes rows during the outage.
+    fake.userSays(bobChat, bob, 'Add Oppenheimer to the library');
     const bobRun = await until(async () => (await runsOf(host, bobChat))[0], "Bob's run");
     await waitForRunStatus(host, bobRun.id, ['waiting'], { timeoutMs: 20_000 });
     await promptIn(fake, bobChat);
     await until(async () => (await rowsOf(storage, bobChat)).every((r) => r.status === 'sent'), 'bob rows sent');
+    const before = (await rowsOf(storage, bobChat)).length;
     fake.down = true;
-    await host.abort(bobRun.id, 'cancelled during the outage', { actor: 'user:bob' });
+    await host.appendToInbox(bobRun.id, 'prefer the smaller file', 'user:bob');
     await until(async () => {
       const queued = (await rowsOf(storage, bobChat)).filter((r) => r.status === 'queued');
       return queued.length > 0 && queued.some((r) => r.attempts >= 5);
-    }, 'the notice retried during the outage');
+    }, 'rows retried during the outage');
     fake.down = false;
-    const told = await until(
-      () => repliesTo(fake, bobChat, ask2.message_id).find((m) => /cancelled/.test(m.text)),
-      'the notice after the outage',
-    );
-    expect(told.text).toContain('cancelled during the outage');
     const bobRows = await until(async () => {
       const r = await rowsOf(storage, bobChat);
-      return r.every((x) => x.status === 'sent') ? r : undefined;
-    }, 'every bob row sent');
-    // In order: sends (not edits) in seq order got increasing message ids.
-    const sentIds = [...bobRows]
-      .filter((r) => r.kind !== 'edit')
-      .sort((x, y) => x.seq - y.seq)
-      .map((r) => Number(r.sentMessageId));
+      return r.length > before && r.every((x) => x.status === 'sent') ? r : undefined;
+    }, 'every bob row sent after the outage');
+    expect(bobRows.filter((r) => r.status === 'failed')).toEqual([]);
+    // In order: sends (not edits) in seq order got increasing message ids; what the chat shows is what was written.
+    const sends = [...bobRows].filter((r) => r.kind !== 'edit').sort((x, y) => x.seq - y.seq);
+    const sentIds = sends.map((r) => Number(r.sentMessageId));
     expect(sentIds).toEqual([...sentIds].sort((x, y) => x - y));
+    expect(fake.sent(bobChat.id).map((m) => m.messageId)).toEqual(sentIds);
+    // Once: every accepted sendMessage is one row's message.
+    const allRows = [...(await rowsOf(storage, annChat)), ...bobRows];
+    expect(fake.callsOf('sendMessage').filter((c) => c.status === 200)).toHaveLength(
+      allRows.filter((r) => r.kind !== 'edit').length,
+    );
     // Receiving resumed too: a new message after the outage is answered.
     const after = fake.userSays(bobChat, bob, 'say back again');
     await until(() => repliesTo(fake, bobChat, after.message_id).length > 0, 'a reply after the outage');
   }, 90_000);
 });
 
+describe('run end notices', () => {
+  it('a run aborted while it waits for an approval tells its chat, without any further message from the person', async () => {
+    const fake = await fakeApi();
+    const { host, storage } = await startHost({ fake });
+    const { ask, run } = await annWaitsForApproval(host, fake, annChat);
+    await host.abort(run.id, 'stopped from the web console', { actor: 'user:ann' });
+    expect((await host.getRun(run.id)).run.status).toBe('cancelled');
+    const told = await until(
+      () => repliesTo(fake, annChat, ask.message_id).find((m) => /cancelled/.test(m.text)),
+      'the cancellation told in the chat',
+      10_000,
+    ).catch(async (e) => {
+      if (process.env.TRIAL_DEBUG)
+        console.log('NOTICE ROWS', JSON.stringify((await rowsOf(storage, annChat)).map((r) => [r.kind, r.status])));
+      throw e;
+    });
+    expect(told.text).toContain('stopped from the web console');
+  }, 60_000);
+});
+
 describe('webhook mode', () => {
   it('a request with a wrong or missing secret answers 401 and handles nothing; the right secret is handled', async () => {
     const fake = await fakeApi();
     fake.addChat(annChat, ann);
-    const { host, telegram } = await startHost({ fake, webhookSecret: 'trial-webhook-secret-1' });
+    const { host, storage, telegram } = await startHost({ fake, webhookSecret: 'trial-webhook-secret-1' });
     const handler = telegram.webhookFetchHandler();
     const update = (id: number, text: string) => ({
       update_id: id,
@@ -484,6 +514,15 @@ describe('webhook mode', () => {
       return r.length > 0 ? r : undefined;
     }, 'the run of the right request');
     expect(runs.map((r) => r.goal)).toEqual(['say right secret']);
-    await until(() => repliesTo(fake, annChat, 904).length > 0, 'the reply to the webhook message');
+    await until(
+      () =>
+        fake
+          .callsOf('sendMessage')
+          .some((c) => (c.params.reply_parameters as { message_id?: number } | undefined)?.message_id === 904),
+      'the reply to the webhook message',
+    ).catch(async (e) => {
+      if (process.env.TRIAL_DEBUG) console.log('SENT', JSON.stringify(fake.sent(annChat.id)), JSON.stringify(fake.calls.slice(-5)), JSON.stringify(await rowsOf(storage, annChat)), JSON.stringify((await runsOf(host, annChat)).map((r) => [r.status, r.goal])));
+      throw e;
+    });
   }, 60_000);
 });
