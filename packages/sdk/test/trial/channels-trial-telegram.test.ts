@@ -222,7 +222,7 @@ describe('append rules through Telegram', () => {
     ]);
   }, 60_000);
 
-  it("a person whose role changes mid-run gets a run of their own, never appended; her tap counts with her new role", async () => {
+  it('a person whose role changes mid-run gets a run of their own, never appended; her tap counts with her new role', async () => {
     const fake = await fakeApi();
     const { host } = await startHost({ fake });
     const { run, asked, prompt } = await annWaitsForApproval(host, fake, family);
@@ -246,6 +246,8 @@ describe('append rules through Telegram', () => {
     expect((await host.approvals.get(asked.approvalId)).decidedBy).toBe('user:ann');
   }, 60_000);
 
+  // Finding (fails): the messages queued while the step that applied the first one ran stay in the inbox while the
+  // run goes back to waiting for its approval; they reach the model only after the approval is decided.
   it('many steering messages in a row on an edit-capable channel: all reach the one run, none dropped; the rest of the answer replies to a steering message', async () => {
     const fake = await fakeApi();
     const { host, storage } = await startHost({ fake });
@@ -255,13 +257,7 @@ describe('append rules through Telegram', () => {
     await until(async () => {
       const r = await host.getRun(run.id);
       return (await appliedIds(host, run.id)).length === 6 && r.inbox.length === 0;
-    }, 'all six steering messages applied').catch(async (e) => {
-      if (process.env.TRIAL_DEBUG) {
-        const r = await host.getRun(run.id, { limit: 1000 });
-        console.log('STATUS', r.run.status, 'INBOX', r.inbox.map((m) => m.text), 'APPLIED', await appliedIds(host, run.id), 'RUNS', (await runsOf(host, annChat)).map((x) => [x.goal, x.status]), r.events.map((ev) => ev.type).join(','));
-      }
-      throw e;
-    });
+    }, 'all six steering messages applied');
     expect((await runsOf(host, annChat)).map((r) => r.id)).toEqual([run.id]);
     const answer = await until(
       () => fake.sent(annChat.id).find((m) => m.replyTo !== undefined && steerIds.has(m.replyTo)),
@@ -300,6 +296,38 @@ describe('buttons and taps through Telegram', () => {
     expect(replay.showAlert).toBe(true);
   }, 60_000);
 
+  it("another person's tap on a choice in a group is that person's message: it never steers the asker's run", async () => {
+    const fake = await fakeApi();
+    const { host } = await startHost({ fake });
+    fake.userSays(family, ann, 'add Dune to my library');
+    const run = await until(async () => (await runsOf(host, family))[0], 'the run');
+    await waitForRunStatus(host, run.id, ['waiting'], { timeoutMs: 20_000 });
+    const prompt = await promptIn(fake, family);
+    const partTwo = prompt.buttons.flat().find((o) => /Part Two/.test(o.text))!;
+    await tapAndWait(fake, family, bob, prompt.messageId, partTwo.data);
+    // Bob's answer is his message under the append rules: a run of his own (other_person), not Ann's inbox.
+    const bobs = await until(
+      async () => (await runsOf(host, family)).find((r) => r.startedBy === 'user:bob'),
+      "Bob's own run",
+    );
+    expect(bobs.id).not.toBe(run.id);
+    expect((await host.getRun(run.id)).inbox).toEqual([]);
+    expect(await appliedIds(host, run.id)).toEqual([]);
+    expect((await host.getRun(run.id)).run.status).toBe('waiting');
+  }, 60_000);
+
+  it('a button tapped in another chat than the one it was signed for is refused as forged', async () => {
+    const fake = await fakeApi();
+    const { host } = await startHost({ fake });
+    const { asked, prompt } = await annWaitsForApproval(host, fake, family);
+    // Ann forwards/copies the button data into her private chat and taps it there.
+    const answer = await tapAndWait(fake, annChat, ann, prompt.messageId, prompt.buttons[0]![0]!.data);
+    expect(answer.showAlert).toBe(true);
+    expect((await host.approvals.get(asked.approvalId)).status).toBe('requested');
+    const refused = (await host.audit({ limit: 1000 })).filter((a) => a.action === 'channel.tap_refused');
+    expect(refused.map((a) => a.reason)).toEqual(['CHANNEL_TAP_FORGED']);
+  }, 60_000);
+
   it('a tap from an unknown Telegram user decides nothing, is answered visibly, audited each time and told once', async () => {
     const fake = await fakeApi();
     const { host, storage } = await startHost({ fake });
@@ -332,7 +360,6 @@ describe('buttons and taps through Telegram', () => {
     expect(altered.at(-1)).not.toBe(approve);
     for (const data of altered) {
       const answer = await tapAndWait(fake, annChat, ann, prompt.messageId, data);
-      if (process.env.TRIAL_DEBUG) console.log('ORIG', approve, 'ALT', data, answer, (await host.approvals.get(asked.approvalId)).status);
       expect({ data, alert: answer.showAlert }).toEqual({ data, alert: true });
     }
     expect((await host.approvals.get(asked.approvalId)).status).toBe('requested');
@@ -458,6 +485,7 @@ describe('the outbox against a failing Bot API', () => {
 });
 
 describe('run end notices', () => {
+  // Finding (fails): no notice row is written when the run is aborted; it appears only once the person writes again.
   it('a run aborted while it waits for an approval tells its chat, without any further message from the person', async () => {
     const fake = await fakeApi();
     const { host, storage } = await startHost({ fake });
@@ -468,11 +496,7 @@ describe('run end notices', () => {
       () => repliesTo(fake, annChat, ask.message_id).find((m) => /cancelled/.test(m.text)),
       'the cancellation told in the chat',
       10_000,
-    ).catch(async (e) => {
-      if (process.env.TRIAL_DEBUG)
-        console.log('NOTICE ROWS', JSON.stringify((await rowsOf(storage, annChat)).map((r) => [r.kind, r.status])));
-      throw e;
-    });
+    );
     expect(told.text).toContain('stopped from the web console');
   }, 60_000);
 });
@@ -520,9 +544,6 @@ describe('webhook mode', () => {
           .callsOf('sendMessage')
           .some((c) => (c.params.reply_parameters as { message_id?: number } | undefined)?.message_id === 904),
       'the reply to the webhook message',
-    ).catch(async (e) => {
-      if (process.env.TRIAL_DEBUG) console.log('SENT', JSON.stringify(fake.sent(annChat.id)), JSON.stringify(fake.calls.slice(-5)), JSON.stringify(await rowsOf(storage, annChat)), JSON.stringify((await runsOf(host, annChat)).map((r) => [r.status, r.goal])));
-      throw e;
-    });
+    );
   }, 60_000);
 });
