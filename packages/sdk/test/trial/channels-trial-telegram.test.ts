@@ -485,7 +485,7 @@ describe('the outbox against a failing Bot API', () => {
 });
 
 describe('run end notices', () => {
-  // Finding (fails): no notice row is written when the run is aborted; it appears only once the person writes again.
+  // Finding (fails): no notice row is written when the run is aborted (within 10 s, no further input).
   it('a run aborted while it waits for an approval tells its chat, without any further message from the person', async () => {
     const fake = await fakeApi();
     const { host, storage } = await startHost({ fake });
