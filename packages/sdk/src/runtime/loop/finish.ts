@@ -16,7 +16,8 @@ import type { RunSession } from './run-session';
  * Ends the processing of a run with `status` (`waiting` or terminal), in one transaction with what
  * the last step left pending: the status, step `finalize` (unless `hold` keeps the step and makes the run due
  * at `hold.notBefore`), end time, error and report, the
- * `run_status` event, and — for a terminal status — a wake when a message arrived meanwhile. Then
+ * `run_status` event, and — for a terminal status or a pause, not a spending hold — a wake when a message arrived
+ * meanwhile. Then
  * `onRunEnd` of the middleware (a throw there is logged and reported as a `warning` event).
  */
 export async function finish(
@@ -52,8 +53,9 @@ export async function finish(
     reason,
   });
   if (unattended) session.writes.decisions.push(unattended);
-  // A message that arrived while the run was finishing wakes it once more.
-  if (terminal) session.writes.wakeIfQueued = true;
+  // A message that arrived while the run was finishing (or pausing for its person) wakes it once more; not a run held
+  // at a spending cap, which waits for the period's end whatever comes.
+  if (terminal || !hold) session.writes.wakeIfQueued = true;
   // Its intents are released with its end (docs/intents.md).
   if (terminal) session.writes.riding.push((s) => releaseRunIntents(s, session.id));
   if (!(await commitStep(loop.deps, session))) return;

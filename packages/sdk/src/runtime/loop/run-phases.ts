@@ -276,6 +276,8 @@ async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCom
         step: session.run.step,
         reason: waitingForApproval ? 'waiting for an approval' : report.summary,
       });
+    // A person's message that arrived while this step ran (the run was `running`, so it was only queued) wakes it.
+    session.writes.wakeIfQueued = true;
     await commitStep(loop.deps, session);
     return false;
   }
