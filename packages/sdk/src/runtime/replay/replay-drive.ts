@@ -329,8 +329,14 @@ async function drive(
         payloadHash: e.payloadHash,
       });
     }
-    if (TERMINAL.has(run.status)) return stopped;
-    // Steering a person sent while the run waited: sent once the replayed run waits after the turns that preceded it.
+    // Steering a person sent while the run waited, or that woke it after it ended (a conversation goes on after its
+    // answer): sent once the replayed run waits or ended after the turns that preceded it.
+    if (TERMINAL.has(run.status)) {
+      const left = progress.steeringLeft();
+      if (stopped === null && left > 0) await progress.steerWaiting();
+      if (stopped !== null || left === 0 || progress.steeringLeft() === left) return stopped;
+      continue;
+    }
     if (run.status === 'waiting' && stopped === null) await progress.steerWaiting();
     // A run not ended when read is replayed as far as it was stored: once the replayed run waits where it waited,
     // with every recorded turn, steering message and approval decision played, the replay ends there (not aborted).
