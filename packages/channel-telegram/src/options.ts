@@ -19,7 +19,7 @@ export interface TelegramChannelOptions {
    */
   apiRoot?: string;
   /**
-   * The channel configuration id ({@link @media-agent/sdk#ChannelPort.id}), stable across restarts.
+   * The channel configuration id (`ChannelPort.id`), stable across restarts.
    * @defaultValue `telegram`
    */
   id?: string;

@@ -33,7 +33,7 @@ export interface PendingChoice {
 
 /**
  * A run's channel conversation: where it was started and where its replies go. Stored under
- * {@link CHANNEL_STATE_KEY} in the run's runtime state, written with the step that changes it.
+ * `channel` in the run's runtime state, written with the step that changes it.
  * @public
  */
 export interface ChannelConversation {
