@@ -28,6 +28,7 @@ import {
 import { summarizeInput } from './input-summary';
 import { capabilityDeadlineMs, timedOutState } from './capability-deadline';
 import { takeClaimRider } from './claim-rider';
+import { takeSettleCarrier, type CarriedSettlement, type SettleCarrier } from './settle-rider';
 import type {
   InvocationContext,
   InvocationDryRun,
@@ -115,6 +116,8 @@ interface Prepared {
   signal: AbortSignal;
   /** The role the call is made with (see `AuthorizationRequest.role`). */
   role: ActorRole;
+  /** The settlement handed to the caller's {@link SettleCarrier} (written in the caller's commit). */
+  carried?: { carrier: SettleCarrier; write: CarriedSettlement['write'] };
 }
 
 /** The ledger identity of a side-effecting call: its idempotency key, input hash, scope and capability. */
@@ -154,13 +157,17 @@ export class InvocationPipeline {
     // A run's side effect whose arguments came from untrusted text is refused before authorization.
     const finding = this.#taint(prepared);
     const result = finding ? await this.#tainted(prepared, finding, false) : await this.#invokePrepared(prepared);
-    this.deps.events.emit('invocation', {
-      capabilityId: id,
-      actor: ctx.actor,
-      runId: ctx.runId,
-      callId: ctx.callId,
-      result,
-    });
+    const emit = () =>
+      this.deps.events.emit('invocation', {
+        capabilityId: id,
+        actor: ctx.actor,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        result,
+      });
+    // A settlement the caller carries is published once the caller's commit wrote it.
+    if (prepared.carried) prepared.carried.carrier.carry({ write: prepared.carried.write, committed: emit });
+    else emit();
     return result;
   }
 
@@ -659,7 +666,7 @@ export class InvocationPipeline {
             // Nothing after the claim may leave the entry running: an unexpected failure is an unknown outcome.
             outcome = { state: 'unknown', error: { code: 'HANDLER_RESULT_INVALID', message: messageOf(error) } };
           }
-          return storage.transaction(async (s) => {
+          const settle = async (s: StorageSession) => {
             const settled = await ledger.settle(s, key, entry.token, outcome, entry);
             if (entry.approvalId !== null && outcome.state === 'failed')
               await this.#restoreApproval(s, entry.approvalId, key);
@@ -679,7 +686,18 @@ export class InvocationPipeline {
               settled.error ?? undefined,
               { key, entry: settled },
             );
-          });
+          };
+          // The caller may carry the settlement into its own next commit (settle-rider.ts): the result is what the
+          // settle writes (the compare-and-set on the claim's token sets exactly the outcome).
+          const carrier = takeSettleCarrier(ctx);
+          if (carrier) {
+            p.carried = { carrier, write: async (s) => void (await settle(s)) };
+            return this.#result(p, outcome.state, outcome.output ?? null, outcome.error ?? undefined, {
+              key,
+              entry,
+            });
+          }
+          return storage.transaction(settle);
         }
       }
     }

@@ -225,18 +225,21 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     // A turn with two reads: the turn and both calls, one transaction.
     expect(between(TURNS, TURNS + 1).transactions).toHaveLength(1);
     // A turn with a side effect: its step commits in the transaction that claims the call in the ledger, before
-    // the handler runs (one commit, not two); then the invocation path's settle; then the call's step.
+    // the handler runs (one commit, not two); then the call's step, which carries the ledger's settlement of the
+    // call with its result (one commit, not two).
     const write = between(TURNS + 1, TURNS + 2).transactions;
-    expect(write).toHaveLength(3);
-    const [claim, settle, callStep] = write;
+    expect(write).toHaveLength(2);
+    const [claim, callStep] = write;
     expect(claim![0]).toBe('runs.patch'); // the turn, lease-checked, first
     expect(claim).toContain('messages.append'); // its assistant message
     expect(claim).toContain('events.append'); // the call's `started` event
     expect(claim!.some((c) => c.startsWith('ledger.'))).toBe(true); // and the claim
     expect(claim!.indexOf('events.append')).toBeLessThan(claim!.findIndex((c) => c.startsWith('ledger.')));
-    expect(settle!.some((c) => c.startsWith('ledger.')) && !settle!.includes('messages.append')).toBe(true);
-    expect(callStep![0]).toBe('runs.patch');
+    expect(callStep![0]).toBe('runs.patch'); // lease-checked first
     expect(callStep).toContain('messages.append'); // the result
+    expect(callStep).toContain('ledger.compareAndSet'); // the settlement, after the run patch
+    expect(callStep!.indexOf('ledger.compareAndSet')).toBeGreaterThan(0);
+    expect(callStep).toContain('audit.append'); // the settled call's audit row
     // The final reply's step commits with the run's end (nothing slow ran between them).
     expect(between(TURNS + 2, TURNS + 3).transactions).toHaveLength(1);
   });

@@ -1,6 +1,7 @@
 // A tool call that is a capability: through the one invocation path, as `agent:<runId>`.
 import type { InvocationContext, InvocationResult } from '../../capabilities/invocation';
 import { rideOnClaim } from './claim-commit';
+import { carrySettlement } from './settle-commit';
 import { MediaAgentError } from '../../core/errors';
 import type { RunEventPayloads } from '../events/run-event';
 import type { ToolCallPart } from '../../models/types';
@@ -8,7 +9,7 @@ import { approvalCanLift } from '../../authorization/approval-can-lift';
 import { approvalFor, requestApproval } from './approvals';
 import { recordEffect } from './effect-record';
 import { CATALOG_LOOKUP, checkGoalTarget, recordLookup, type GoalTargetQuestion } from './goal-targets';
-import { isSideEffecting } from '../../core/capability-descriptor';
+import { isSideEffecting, needsReadBack } from '../../core/capability-descriptor';
 import { invocationProvenance, recordShown, typedInRun } from './run-provenance-state';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
@@ -83,6 +84,9 @@ export async function callCapability(
     };
     // The step that opened the call commits with its claim (claim-commit.ts).
     rideOnClaim(session, ctx);
+    // Its settlement commits with the step that appends its result (settle-commit.ts) — not when the effect is read
+    // back right after (the verifier reads the settled entry).
+    if (!(descriptor.kind === 'execute' && needsReadBack(descriptor.effect ?? 'other'))) carrySettlement(session, ctx);
     result = await capabilities.invoke(call.name, call.input, ctx);
   } catch (error) {
     const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';

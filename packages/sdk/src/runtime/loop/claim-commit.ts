@@ -43,9 +43,13 @@ export function stepRider(loop: Loop, session: RunSession): StepRider {
   let taken: TakenStep | undefined;
   let written: WrittenStep | undefined;
   let state: StepRider['state'] = 'waiting';
+  let dropped: TakenStep | undefined;
   return {
     get state() {
       return state;
+    },
+    get dropped() {
+      return dropped;
     },
     async write(s) {
       // A claim attempted again (after a rollback) writes the same step again.
@@ -54,7 +58,10 @@ export function stepRider(loop: Loop, session: RunSession): StepRider {
       try {
         written = await writeStepIn(loop.deps, session, taken, s);
       } catch (error) {
-        if (isLeaseLost(error)) state = 'lost';
+        if (isLeaseLost(error)) {
+          state = 'lost';
+          dropped = taken;
+        }
         throw error;
       }
     },
@@ -84,7 +91,7 @@ export async function settleClaimRider(loop: Loop, session: RunSession, rider: S
   session.claimRider = undefined;
   if (rider.state === 'committed') return true;
   if (rider.state === 'lost') {
-    stepLost(session);
+    await stepLost(loop.deps, session, rider.dropped);
     return false;
   }
   rider.restore();

@@ -1,5 +1,6 @@
 // The one storage transaction of a step.
 import { decisionEventData } from '../decisions/decision-events';
+import type { CarriedSettlement } from '../../capabilities/settle-rider';
 import type { RunEvent, RunEventPayloads, RunEventType } from '../events/run-event';
 import type { RunEventBus } from '../events/run-event-bus';
 import type { Clock } from '../../ports/clock';
@@ -61,7 +62,7 @@ async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenSte
     result = await deps.storage.transaction((s) => writeStepIn(deps, session, step, s));
   } catch (error) {
     if (error !== LEASE_LOST) throw error;
-    stepLost(session);
+    await stepLost(deps, session, step);
     return false;
   }
   stepCommitted(deps, session, result);
@@ -76,6 +77,8 @@ export interface WrittenStep {
   messageCount: number | undefined;
   /** How many channel outbox rows the step inserted (rows already stored under their key are not counted). */
   outboxInserted?: number;
+  /** The call settlements the step wrote (told once committed). */
+  settlements?: CarriedSettlement[];
 }
 
 /** True for what {@link writeStepIn} throws when the lease is no longer this worker's. */
@@ -110,6 +113,8 @@ export async function writeStepIn(
     messageCount = (await s.messages.append(id, message as unknown as JsonValue, now)).seq;
   if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
   for (const work of writes.riding) await work(s);
+  // The settlements of the calls this step answered: with the result the step appends (settle-rider.ts).
+  for (const settlement of writes.settlements) await settlement.write(s);
   // What the run says on a message channel: in the step's transaction, so a crash after the commit delivers it
   // after restart, and a step committed twice writes each row once (its idempotency key).
   let outboxInserted = 0;
@@ -126,7 +131,7 @@ export async function writeStepIn(
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
     run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
-  return { run, events, messageCount, outboxInserted };
+  return { run, events, messageCount, outboxInserted, settlements: [...writes.settlements] };
 }
 
 /** After the transaction of {@link writeStepIn} committed: the session takes the stored run, the events are published. */
@@ -134,6 +139,7 @@ export function stepCommitted(deps: CommitDeps, session: RunSession, written: Wr
   session.committed(written.run);
   if (written.messageCount !== undefined) session.committedMessages = written.messageCount;
   deps.bus.publish(...written.events);
+  for (const settlement of written.settlements ?? []) settlement.committed();
   if ((written.outboxInserted ?? 0) > 0 && deps.onOutboxWritten) {
     try {
       deps.onOutboxWritten();
@@ -143,10 +149,31 @@ export function stepCommitted(deps: CommitDeps, session: RunSession, written: Wr
   }
 }
 
-/** After the lease was lost: the step's writes, and any made since, are dropped. */
-export function stepLost(session: RunSession): void {
+/**
+ * After the lease was lost: the step's writes, and any made since, are dropped — except the settlements of calls that
+ * ran (in `taken`, the session's writes or those set aside), written on their own: the effect happened, and its
+ * outcome is the ledger's, whoever holds the run now. Best effort: a claim already taken over refuses it.
+ */
+export async function stepLost(deps: CommitDeps, session: RunSession, taken?: TakenStep): Promise<void> {
+  const settlements = [
+    ...(taken?.writes.settlements ?? []),
+    ...(session.takeDeferred()?.writes.settlements ?? []),
+    ...session.writes.settlements,
+  ];
   session.writes.clear();
-  session.takeDeferred();
+  await writeSettlementsAlone(deps, settlements);
+}
+
+/** Writes call settlements in a transaction of their own and tells them once committed; a failure is ignored. */
+async function writeSettlementsAlone(deps: CommitDeps, settlements: CarriedSettlement[]): Promise<void> {
+  if (settlements.length === 0) return;
+  const written = await deps.storage
+    .transaction(async (s) => {
+      for (const settlement of settlements) await settlement.write(s);
+      return true;
+    })
+    .catch(() => false);
+  if (written) for (const settlement of settlements) settlement.committed();
 }
 
 /**
@@ -156,12 +183,16 @@ export function stepLost(session: RunSession): void {
  * a failure is logged by the caller's storage and leaves the reservation as a crash would.
  */
 export async function salvageRiding(deps: CommitDeps, session: RunSession): Promise<void> {
-  const works = [...(session.takeDeferred()?.writes.riding ?? []), ...session.writes.riding];
+  const deferred = session.takeDeferred();
+  const works = [...(deferred?.writes.riding ?? []), ...session.writes.riding];
+  const settlements = [...(deferred?.writes.settlements ?? []), ...session.writes.settlements];
   session.writes.riding.length = 0;
-  if (works.length === 0) return;
-  await deps.storage
-    .transaction(async (s) => {
-      for (const work of works) await work(s);
-    })
-    .catch(() => undefined);
+  session.writes.settlements.length = 0;
+  if (works.length > 0)
+    await deps.storage
+      .transaction(async (s) => {
+        for (const work of works) await work(s);
+      })
+      .catch(() => undefined);
+  await writeSettlementsAlone(deps, settlements);
 }

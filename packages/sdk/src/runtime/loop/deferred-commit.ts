@@ -1,6 +1,7 @@
 // A step whose next call only reads commits together with that call's step.
 import { stepRider, opensClaimedCall } from './claim-commit';
 import { commitDeferredStep, commitStep } from './commit';
+import { carriesSettlement } from './settle-commit';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 import type { TurnCalls } from './turn-calls';
@@ -32,7 +33,8 @@ export function opensReadOnlyCall(loop: Loop, turn: TurnCalls): boolean {
  * @returns false when the lease was lost
  */
 export async function commitBeforeCall(loop: Loop, session: RunSession, turn: TurnCalls): Promise<boolean> {
-  if (opensReadOnlyCall(loop, turn)) {
+  // A step carrying a call's settlement does not wait for a read: the outcome is made durable now.
+  if (opensReadOnlyCall(loop, turn) && !carriesSettlement(session)) {
     session.defer();
     return true;
   }

@@ -1,6 +1,7 @@
 // The writes of one step, gathered while it runs and committed together (see `commit.ts`).
 import type { RunEventPayloads, RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
+import type { CarriedSettlement } from '../../capabilities/settle-rider';
 import type { DecisionRecord } from '../../core/run-records';
 import type { JsonValue } from '../../core/records';
 import type { NewOutboxRecord } from '../../ports/outbox-records';
@@ -41,6 +42,11 @@ export class StepWrites {
   /** Storage work run inside the step's transaction ({@link RidingWork}), in order. */
   readonly riding: RidingWork[] = [];
   /**
+   * Settlements of side-effecting calls this step answered (`capabilities/settle-rider.ts`), written in the step's
+   * transaction after the run patch; when the lease is lost they are still written on their own (the call ran).
+   */
+  readonly settlements: CarriedSettlement[] = [];
+  /**
    * Channel outbox rows to insert, in order (what the run says on a message channel; docs/channels.md). Each row's
    * idempotency key is derived from the run and the step (see `outboxRowsForReply`), so a step committed twice
    * writes its rows once.
@@ -58,6 +64,7 @@ export class StepWrites {
       this.applied.length === 0 &&
       this.decisions.length === 0 &&
       this.riding.length === 0 &&
+      this.settlements.length === 0 &&
       this.outbox.length === 0 &&
       !this.wakeIfQueued
     );
@@ -71,6 +78,7 @@ export class StepWrites {
     this.applied.length = 0;
     this.decisions.length = 0;
     this.riding.length = 0;
+    this.settlements.length = 0;
     this.outbox.length = 0;
     this.wakeIfQueued = false;
   }
@@ -93,6 +101,7 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.applied.push(...first.writes.applied, ...then.writes.applied);
   writes.decisions.push(...first.writes.decisions, ...then.writes.decisions);
   writes.riding.push(...first.writes.riding, ...then.writes.riding);
+  writes.settlements.push(...first.writes.settlements, ...then.writes.settlements);
   writes.outbox.push(...first.writes.outbox, ...then.writes.outbox);
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
   return { patch: { ...first.patch, ...then.patch }, writes };
