@@ -200,14 +200,17 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
         .filter((c) => WRITES.test(c.split('.')[1] ?? c) || c === 'appendAuditBatched'),
     });
     // Before the first model call: the run with its `queued` event (startRun), then one step (the run's start
-    // with the drive's start: status, goal message).
+    // with the drive's start: status, goal message, and the start's charge against the runs caps, checked in it).
     const opening = steps(log.transactions.slice(0, marks[0]!.transactions));
     expect(opening).toHaveLength(2);
     expect(opening[0]).toEqual(['runs.insert', 'events.append']);
-    // The spending budgets' own: only the run's start. No cap limits what a call of this (unpriced) model may
-    // cost, so no call is reserved before it is sent; its cost is recorded in the step that used it.
+    expect(opening[1]![0]).toBe('runs.patch');
+    expect(opening[1]).toContain('messages.append');
+    expect(opening[1]!.some((c) => c.startsWith('budgetUsage.'))).toBe(true);
+    // The spending budgets' own: none. The start is charged in the start's step; no cap limits what a call of this
+    // (unpriced) model may cost, so no call is reserved before it is sent; its cost is recorded in the step that used it.
     const spending = (from: number, to?: number) => log.transactions.slice(from, to).filter(spendingOwn).length;
-    expect(spending(0, marks[0]!.transactions)).toBe(1);
+    expect(spending(0, marks[0]!.transactions)).toBe(0);
     for (let k = 0; k + 1 < marks.length; k++)
       expect(spending(marks[k]!.transactions, marks[k + 1]!.transactions)).toBe(0);
     expect(spending(marks.at(-1)!.transactions)).toBe(0);

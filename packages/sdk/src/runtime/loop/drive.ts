@@ -6,6 +6,7 @@ import { STOPPED, type DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
 import { offeredNow, startDrive } from './start-step';
 import { turnStep } from './turn-step';
+import { StartChargeRefused } from './spend-step';
 
 /**
  * Drives a run: the start step, then model-turn steps, each followed by one tool-call step per call
@@ -15,7 +16,14 @@ import { turnStep } from './turn-step';
  */
 export async function drive(loop: Loop, session: RunSession): Promise<DriveEnd> {
   const baseTools = await startDrive(loop, session);
-  if (!(await commitStep(loop.deps, session))) return STOPPED;
+  try {
+    if (!(await commitStep(loop.deps, session))) return STOPPED;
+  } catch (error) {
+    // The run's start was refused at a runs cap inside the start's transaction: nothing of the start is stored.
+    if (!(error instanceof StartChargeRefused)) throw error;
+    session.discard((await loop.deps.storage.runs.get(session.id)) ?? session.run);
+    return { kind: 'budget_reached', breach: error.breach };
+  }
   for (;;) {
     // Re-read each turn: a capability the registry stopped offering mid-run is not offered to the next call.
     const turn = await turnStep(loop, session, offeredNow(loop, baseTools));

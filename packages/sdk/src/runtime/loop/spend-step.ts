@@ -22,6 +22,16 @@ export class SpendCapReached extends Error {
   }
 }
 
+/**
+ * Thrown inside the start's step transaction when a runs cap has no room for the run's start: the transaction rolls
+ * back (nothing of the start is stored) and the drive ends `budget_reached`.
+ */
+export class StartChargeRefused extends Error {
+  constructor(readonly breach: SpendBreach) {
+    super(`the ${breach.period} ${breach.budget} budget of ${breach.subject} is reached`);
+  }
+}
+
 /** Per processing of a run: its owner, the model-call counter of the current turn, and whether it resumed from a budget pause. */
 interface SpendState {
   owner?: string;
@@ -50,19 +60,31 @@ export function markBudgetResume(session: RunSession): void {
 
 /**
  * Counts the start of a top-level run against its owner's and the household's runs caps (a subagent is part of
- * its parent's run and does not count). Idempotent per run.
+ * its parent's run and does not count). Idempotent per run. A first start rides on the start's step (see
+ * `StepWrites.riding`): checked and charged inside that transaction, which a refusal rolls back
+ * ({@link StartChargeRefused}); a run resuming from a budget hold is checked and charged in a transaction of its own
+ * before anything of the start is written.
  * @returns the cap it would pass, or null (counted, or nothing to count)
  */
 export async function chargeRunStart(loop: Loop, session: RunSession): Promise<SpendBreach | null> {
   const spending = loop.deps.spending;
   if (!spending || session.run.parentRunId !== null) return null;
-  const outcome = await spending.reserve({
-    key: runStartKey(session.id),
-    subject: await spender(loop, session),
-    runId: session.id,
-    amounts: { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 },
-    settled: true,
-  });
+  const subject = await spender(loop, session);
+  const amounts: BudgetAmounts = { runs: 1, modelCalls: 0, tokens: 0, costUsd: 0 };
+  const key = runStartKey(session.id);
+  // A start that resumes nothing (no budget decision waits to be resolved) is charged in the start's step, checked
+  // against the caps inside that transaction: refused, the whole step rolls back (StartChargeRefused) and nothing of
+  // the start is stored; no runs cap limits it, it is only recorded. Its key makes it count once.
+  if (!stateOf(session).resumed) {
+    const caps = await spending.capsOf(subject);
+    const checked = reservationNeeded(caps, amounts) ? caps : null;
+    session.writes.riding.push(async (s) => {
+      const outcome = await spending.reserveIn(s, { key, subject, runId: session.id, amounts, settled: true }, checked);
+      if (!outcome.ok) throw new StartChargeRefused(outcome.breach);
+    });
+    return null;
+  }
+  const outcome = await spending.reserve({ key, subject, runId: session.id, amounts, settled: true });
   if (!outcome.ok) return outcome.breach;
   await resolveBudgetDecisions(loop, session);
   return null;
