@@ -160,10 +160,18 @@ export class WorkerPool {
 
   async #loop(owner: string): Promise<void> {
     const { storage, clock, settings, logger } = this.deps;
+    // The lease of the run this worker drove last, released in the transaction that leases the next one (one commit
+    // instead of two), or on its own when the loop ends.
+    let done: Ended | undefined;
     while (this.#running) {
       let run;
       try {
-        run = await storage.runs.acquireLease(owner, clock.now(), settings.leaseMs);
+        const ended = done;
+        run = await storage.transaction(async (s) => {
+          if (ended) await s.runs.releaseLease(ended.runId, owner);
+          return s.runs.acquireLease(owner, clock.now(), settings.leaseMs);
+        });
+        done = undefined;
       } catch (error) {
         logger.error('worker could not lease a run', { owner, message: (error as Error).message });
       }
@@ -181,11 +189,27 @@ export class WorkerPool {
         });
         continue;
       }
-      await this.#drive(run.id, owner, run);
+      done = await this.#drive(run.id, owner, run);
+    }
+    if (done) await this.#release(done, owner);
+  }
+
+  /** Releases the lease of a run this worker drove; a drained run given up unfinished is noted (`leftRunning`). */
+  async #release(ended: Ended, owner: string): Promise<void> {
+    const { storage } = this.deps;
+    const released = await storage.runs.releaseLease(ended.runId, owner).catch(() => false);
+    // Drained and given up unfinished: another process leases it at once (it is `running` with no lease).
+    if (released && ended.entry.drain.signal.aborted) {
+      const left = await storage.runs.get(ended.runId).catch(() => undefined);
+      ended.entry.leftRunning = left !== undefined && left.status === 'running';
     }
   }
 
-  async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<void> {
+  /**
+   * Drives a leased run until its driver returns; its lease is still held then: the caller releases it (with the
+   * next lease, or on its own).
+   */
+  async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<Ended> {
     const { storage, clock, settings, logger, driver } = this.deps;
     const entry: Drive = { controller: new AbortController(), drain: new AbortController(), leftRunning: false };
     // A run leased while the pool was stopping (the lease query was under way) drains at once.
@@ -235,7 +259,7 @@ export class WorkerPool {
         code: (error as { code?: string }).code,
       });
       // Stopping or a lost lease: the run stays as stored and another worker resumes it.
-      if (entry.reason === 'stop' || entry.reason === 'lost') return;
+      if (entry.reason === 'stop' || entry.reason === 'lost') return { runId, entry };
       // The run ends `failed` with its terminal event in one transaction, so subscribers see it end.
       const code = (error as { code?: string }).code ?? 'DRIVER_FAILED';
       const message = (error as Error).message;
@@ -283,14 +307,15 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.#active.delete(runId);
-      const released = await storage.runs.releaseLease(runId, owner).catch(() => false);
-      // Drained and given up unfinished: another process leases it at once (it is `running` with no lease).
-      if (released && entry.drain.signal.aborted) {
-        const left = await storage.runs.get(runId).catch(() => undefined);
-        entry.leftRunning = left !== undefined && left.status === 'running';
-      }
     }
+    return { runId, entry };
   }
+}
+
+/** A run whose drive ended, its lease not released yet. */
+interface Ended {
+  runId: string;
+  entry: Drive;
 }
 
 /** A run this pool drives: its signal (aborts its step), its drain (stop at the next step boundary), why. */

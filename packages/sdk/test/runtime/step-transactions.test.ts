@@ -33,7 +33,10 @@ const REPOSITORIES = new Set<string>(REPOSITORY_NAMES);
  * before it is sent and settled after, each in a transaction of its own — like the ledger's claims, not a step.
  */
 const spendingOwn = (calls: readonly string[]) => calls.length > 0 && calls.every((c) => c.startsWith('budgetUsage.'));
-const steps = (transactions: string[][]) => transactions.filter((calls) => !spendingOwn(calls));
+/** The worker pool's own: the lease of the next run, with the release of the one it drove before. */
+const leaseOwn = (calls: readonly string[]) =>
+  calls.length > 0 && calls.every((c) => c === 'runs.acquireLease' || c === 'runs.releaseLease');
+const steps = (transactions: string[][]) => transactions.filter((calls) => !spendingOwn(calls) && !leaseOwn(calls));
 /** Writes of the run loop (the worker pool's lease calls are not the loop's). */
 const WRITES = /^(insert|patch|append|enqueue|markApplied|compareAndSet|update|put|set|delete\w*|charge\w*|add\w*)$/;
 
