@@ -656,6 +656,7 @@ function buildAgentHost(
     ids,
     budgets: resolved.runs.budgets,
     wake: () => workers.wake(),
+    offerLease: () => workers.offerLease(),
     abortLocal: (runId) => workers.abortLocal(runId),
     identity: resolvePort(d, Tokens.Identity),
     ...channelEnds,

@@ -6,6 +6,7 @@ import { mayAccessRun } from './run-access';
 import type { CapabilityRegistry } from '../capabilities/capability-registry';
 import { MediaAgentError } from '../core/errors';
 import type { RunEvent } from './events/run-event';
+import type { LeaseOffer } from './worker-pool';
 import { toRunEvent, type RunEventBus } from './events/run-event-bus';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
@@ -165,6 +166,11 @@ export class RunService {
       ids: IdGenerator;
       budgets: RunBudgets;
       wake: () => void;
+      /**
+       * An idle local worker for a run about to be created (`WorkerPool.offerLease`): the run is stored leased to it
+       * and handed over, so no transaction of its own leases it. Without one, the workers are woken to lease it.
+       */
+      offerLease?: () => LeaseOffer | undefined;
       abortLocal: (runId: string) => void;
       identity: IdentityResolver;
       /**
@@ -194,13 +200,25 @@ export class RunService {
     extras?: { id?: string; runtimeState?: JsonValue; once?: string },
   ): Promise<RunRecord> {
     const run = this.prepareRun(input, parent, extras);
+    // An idle worker of this process takes the run as it is stored: it is inserted already leased to it.
+    const offer = parent ? undefined : this.deps.offerLease?.();
+    const stored: RunRecord = offer
+      ? { ...run, leaseOwner: offer.owner, leaseExpiresAt: run.createdAt + offer.leaseMs }
+      : run;
     // The run and its `queued` event, in one transaction (with the input's once key).
-    const queued = await this.deps.storage.transaction(async (s) => {
-      await claimOnce(s, extras?.once, run.id, run.createdAt);
-      return this.insertRun(s, run, parent);
-    });
+    let queued: RunEvent;
+    try {
+      queued = await this.deps.storage.transaction(async (s) => {
+        await claimOnce(s, extras?.once, run.id, run.createdAt);
+        return this.insertRun(s, stored, parent);
+      });
+    } catch (error) {
+      offer?.cancel();
+      throw error;
+    }
     this.deps.bus.publish(queued);
-    if (!parent) this.deps.wake();
+    if (offer) offer.take(stored);
+    else if (!parent) this.deps.wake();
     return run;
   }
 

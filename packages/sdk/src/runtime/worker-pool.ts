@@ -31,7 +31,7 @@ export interface WorkerPoolSettings {
  */
 export class WorkerPool {
   readonly #active = new Map<string, Drive>();
-  readonly #idle = new Set<() => void>();
+  readonly #idle = new Set<IdleWorker>();
   #running = false;
   #loops: Promise<void>[] = [];
   #unwatch: (() => void) | undefined;
@@ -141,7 +141,35 @@ export class WorkerPool {
 
   /** Wakes idle workers (a run was started or a message appended). */
   wake(): void {
-    for (const w of [...this.#idle]) w();
+    for (const w of [...this.#idle]) w.resume();
+  }
+
+  /**
+   * An idle worker of this process, set aside for a run about to be created: the run is stored already leased to
+   * `owner` (in the transaction that creates it, so the worker needs no transaction of its own to lease it), then
+   * handed over with `take`; `cancel` when it was not stored. Undefined when no worker is idle or the pool stops.
+   * @internal
+   */
+  offerLease(): LeaseOffer | undefined {
+    if (!this.#running || this.#stopping) return undefined;
+    const [waiter] = this.#idle;
+    if (!waiter) return undefined;
+    // Set aside: neither a wake nor its poll timer resumes it now.
+    this.#idle.delete(waiter);
+    clearTimeout(waiter.timer);
+    let settled = false;
+    const settle = (run?: RunRecord) => {
+      if (settled) return;
+      settled = true;
+      // Handed over even when the pool began stopping meanwhile: it is leased to this worker, which drains it at once.
+      waiter.resume(run);
+    };
+    return {
+      owner: waiter.owner,
+      leaseMs: this.deps.settings.leaseMs,
+      take: (run) => settle(run),
+      cancel: () => settle(),
+    };
   }
 
   /** Aborts the drive of `runId` if this process runs it. */
@@ -178,15 +206,20 @@ export class WorkerPool {
       if (!run) {
         // stop() may have been called while the lease query ran (its wake found no idle worker): do not sleep.
         if (!this.#running) break;
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            this.#idle.delete(done);
-            resolve();
+        const handed = await new Promise<RunRecord | undefined>((resolve) => {
+          const waiter: IdleWorker = {
+            owner,
+            timer: setTimeout(() => waiter.resume(), settings.pollMs),
+            resume: (given) => {
+              clearTimeout(waiter.timer);
+              this.#idle.delete(waiter);
+              resolve(given);
+            },
           };
-          const timer = setTimeout(done, settings.pollMs);
-          this.#idle.add(done);
+          this.#idle.add(waiter);
         });
+        // A run started in this process and leased to this worker in its own transaction (see `offerLease`).
+        if (handed) done = await this.#drive(handed.id, owner, handed);
         continue;
       }
       done = await this.#drive(run.id, owner, run);
@@ -310,6 +343,28 @@ export class WorkerPool {
     }
     return { runId, entry };
   }
+}
+
+/** A worker loop waiting for work: resumed by a wake, its poll timer, or a run handed to it. */
+interface IdleWorker {
+  owner: string;
+  timer: ReturnType<typeof setTimeout>;
+  resume(run?: RunRecord): void;
+}
+
+/**
+ * An idle worker set aside for a run about to be created in this process (see `WorkerPool.offerLease`).
+ * @internal
+ */
+export interface LeaseOffer {
+  /** The worker's lease owner name: the run is inserted with this lease. */
+  owner: string;
+  /** The lease length to store, in ms. */
+  leaseMs: number;
+  /** Hands the stored run to the worker, which drives it. */
+  take(run: RunRecord): void;
+  /** The run was not stored: the worker goes back to leasing. */
+  cancel(): void;
 }
 
 /** A run whose drive ended, its lease not released yet. */

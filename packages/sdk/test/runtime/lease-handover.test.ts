@@ -102,3 +102,33 @@ describe.each(stores)('lease hand-over (%s)', (_name, make) => {
     expect(await held()).toEqual([]);
   });
 });
+
+describe.each(stores)('a run started while a worker is idle (%s)', (_name, make) => {
+  it('is stored leased to that worker and driven without a lease transaction of its own', async () => {
+    const storage = make();
+    const transactions: string[][] = [];
+    const host = createAgentHost({
+      storage: recording(storage, transactions),
+      logger: new ConsoleLogger('silent'),
+      model: { provider: new ScriptedProvider({ scripts: [{ match: 'hello', steps: [], finalText: 'Hi.' }] }) },
+      // The pool polls only every 60 s: a run not handed over would wait for a wake.
+      runs: { pollMs: 60_000, concurrency: 1 },
+    });
+    hosts.push(host);
+    await host.start();
+    // Let the worker's first lease query find nothing and go idle.
+    for (let i = 0; i < 1000 && !transactions.some((t) => t.includes('runs.acquireLease')); i++)
+      await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    transactions.length = 0;
+    const run = await host.startRun({ goal: 'hello', mode: 'plan_only', actor: 'user:admin' });
+    const inserted = await storage.runs.get(run.id);
+    expect(inserted!.leaseOwner).not.toBeNull();
+    expect((await waitForStatus(host, run.id, ['succeeded'])).status).toBe('succeeded');
+    // The insert carried the lease; nothing leased the run afterwards (the only lease query is the one that released
+    // it when its drive ended and found nothing else).
+    const leasing = transactions.filter((t) => t.includes('runs.acquireLease'));
+    expect(leasing.every((t) => t.join() === 'runs.releaseLease,runs.acquireLease')).toBe(true);
+    expect(transactions[0]).toEqual(['runs.insert']);
+  });
+});
