@@ -124,46 +124,56 @@ export class SpendLedger {
     input: Parameters<SpendLedger['reserve']>[0],
     caps: { person: SpendCaps; household: SpendCaps } | null,
   ): Promise<ReserveOutcome> {
-    const { clock } = this.deps;
-    {
-      const now = clock.now();
-      const day = periodStart('day', now);
-      const month = periodStart('month', now);
-      const counters = caps ? await lockAll(s, input.subject, day, month) : undefined;
-      const existing = await s.budgetUsage.reservation(input.key);
-      if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
-      const [hd, hm, pd, pm] = counters ?? [];
-      const breach =
-        caps &&
-        checkSpend({ person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } }, caps, input.amounts, now);
-      if (breach) return { ok: false, breach };
-      const reservation: BudgetReservation = {
-        key: input.key,
-        subject: input.subject,
-        runId: input.runId,
-        state: input.settled ? 'settled' : 'reserved',
-        day,
-        month,
-        ...amountsOf(input.amounts),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      // A key released before (its call failed) is reserved again: the resend is a new charge.
-      const stored = existing
-        ? await s.budgetUsage.updateReservation(input.key, 'released', {
-            state: reservation.state,
-            ...amountsOf(input.amounts),
-            updatedAt: now,
-          })
-        : await s.budgetUsage.reserve(reservation);
-      if (!stored) {
-        const winner = await s.budgetUsage.reservation(input.key);
-        if (winner) return { ok: true, reservation: winner, replayed: true };
-      }
-      for (const [subject, period, start] of touched(input.subject, day, month))
-        await s.budgetUsage.add(subject, period, start, input.amounts);
-      return { ok: true, reservation, replayed: false };
+    const now = this.deps.clock.now();
+    const day = periodStart('day', now);
+    const month = periodStart('month', now);
+    const reservation: BudgetReservation = {
+      key: input.key,
+      subject: input.subject,
+      runId: input.runId,
+      state: input.settled ? 'settled' : 'reserved',
+      day,
+      month,
+      ...amountsOf(input.amounts),
+      createdAt: now,
+      updatedAt: now,
+    };
+    // Nothing to check: the record is inserted at once (a key never seen, the common case, is one statement), and
+    // read only when the insert found its key stored.
+    if (!caps && (await s.budgetUsage.reserve(reservation))) return this.#charged(s, input, reservation);
+    const counters = caps ? await lockAll(s, input.subject, day, month) : undefined;
+    const existing = await s.budgetUsage.reservation(input.key);
+    if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
+    const [hd, hm, pd, pm] = counters ?? [];
+    const breach =
+      caps &&
+      checkSpend({ person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } }, caps, input.amounts, now);
+    if (breach) return { ok: false, breach };
+    if (existing) reservation.createdAt = existing.createdAt;
+    // A key released before (its call failed) is reserved again: the resend is a new charge.
+    const stored = existing
+      ? await s.budgetUsage.updateReservation(input.key, 'released', {
+          state: reservation.state,
+          ...amountsOf(input.amounts),
+          updatedAt: now,
+        })
+      : await s.budgetUsage.reserve(reservation);
+    if (!stored) {
+      const winner = await s.budgetUsage.reservation(input.key);
+      if (winner) return { ok: true, reservation: winner, replayed: true };
     }
+    return this.#charged(s, input, reservation);
+  }
+
+  /** Adds a reservation just stored to the four counters it touches. */
+  async #charged(
+    s: StorageSession,
+    input: { subject: string; amounts: BudgetAmounts },
+    reservation: BudgetReservation,
+  ): Promise<ReserveOutcome> {
+    for (const [subject, period, start] of touched(input.subject, reservation.day, reservation.month))
+      await s.budgetUsage.add(subject, period, start, input.amounts);
+    return { ok: true, reservation, replayed: false };
   }
 
   /**
