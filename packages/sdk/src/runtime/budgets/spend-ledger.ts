@@ -9,7 +9,7 @@ import {
   HOUSEHOLD_SUBJECT,
 } from '../../core/budget-records';
 import type { Clock } from '../../ports/clock';
-import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
+import type { BudgetCounterKey, StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import { periodStart } from './budget-periods';
 import { capsFor } from './caps-for';
 import { checkSpend, type SpendBreach } from './cap-check';
@@ -171,8 +171,7 @@ export class SpendLedger {
     input: { subject: string; amounts: BudgetAmounts },
     reservation: BudgetReservation,
   ): Promise<ReserveOutcome> {
-    for (const [subject, period, start] of touched(input.subject, reservation.day, reservation.month))
-      await s.budgetUsage.add(subject, period, start, input.amounts);
+    await addAll(s, touched(input.subject, reservation.day, reservation.month), input.amounts);
     return { ok: true, reservation, replayed: false };
   }
 
@@ -206,9 +205,11 @@ export class SpendLedger {
     const s = this.deps.storage;
     const day = periodStart('day', at);
     const month = periodStart('month', at);
-    const [hd, hm, pd, pm] = await Promise.all(
-      touched(subject, day, month).map(([who, period, start]) => s.budgetUsage.get(who, period, start)),
-    );
+    const keys = touched(subject, day, month);
+    const [hd, hm, pd, pm] =
+      s.budgetUsage.getEach && distinct(keys)
+        ? await s.budgetUsage.getEach(keys.map(keyOf))
+        : await Promise.all(keys.map(([who, period, start]) => s.budgetUsage.get(who, period, start)));
     return { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } };
   }
 
@@ -252,18 +253,39 @@ export class SpendLedger {
         }))
       )
         return false;
-      const delta = minus(spent, r);
-      for (const [subject, period, start] of touched(r.subject, r.day, r.month))
-        await s.budgetUsage.add(subject, period, start, delta);
+      await addAll(s, touched(r.subject, r.day, r.month), minus(spent, r));
       return true;
     }
   }
 }
 
-/** Reads (and locks, where the store locks rows) the four counters, in the fixed order. */
+/**
+ * Reads (and locks, where the store locks rows) the four counters, in the fixed order: in one statement where the
+ * store has one for it.
+ */
 function lockAll(s: StorageSession, subject: string, day: number, month: number): Promise<BudgetCounters[]> {
-  return touched(subject, day, month).reduce<Promise<BudgetCounters[]>>(
+  const keys = touched(subject, day, month);
+  if (s.budgetUsage.getEach && distinct(keys)) return s.budgetUsage.getEach(keys.map(keyOf));
+  return keys.reduce<Promise<BudgetCounters[]>>(
     async (acc, [who, period, start]) => [...(await acc), await s.budgetUsage.get(who, period, start)],
     Promise.resolve([]),
   );
 }
+
+/** Adds `delta` to the counters of `keys`, in their order: in one statement where the store has one for it. */
+async function addAll(s: StorageSession, keys: Array<[string, BudgetPeriod, number]>, delta: BudgetAmounts) {
+  if (s.budgetUsage.addEach && distinct(keys)) {
+    await s.budgetUsage.addEach(keys.map(keyOf), delta);
+    return;
+  }
+  for (const [subject, period, start] of keys) await s.budgetUsage.add(subject, period, start, delta);
+}
+
+const keyOf = ([subject, period, start]: [string, BudgetPeriod, number]): BudgetCounterKey => ({
+  subject,
+  period,
+  start,
+});
+
+/** Whether the counters are four different ones (a subject spending under the household's own name would not be). */
+const distinct = (keys: Array<[string, BudgetPeriod, number]>): boolean => keys[0]![0] !== keys[2]![0];
