@@ -9,6 +9,15 @@ let trace = false;
 const bump = (k: string) => {
   if (on) counts.set(k, (counts.get(k) ?? 0) + 1);
   if (trace) seq.push(k.slice(0, 110));
+  if (trace && process.env.STACK && k.includes(process.env.STACK))
+    console.log(
+      k.slice(0, 80),
+      new Error()
+        .stack!.split('\n')
+        .filter((l) => l.includes('/src/'))
+        .slice(0, 8)
+        .join('\n'),
+    );
 };
 const proto = (Database as unknown as { prototype: Record<string, (...a: unknown[]) => unknown> }).prototype;
 const prep = proto.prepare!;

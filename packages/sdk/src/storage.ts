@@ -24,6 +24,7 @@ export {
   type SettingsRepository,
   type GrantUsageRepository,
   type BudgetUsageRepository,
+  type BudgetCounterKey,
   type RunPatch,
   type RunRepository,
   type RunEventRepository,

@@ -45,49 +45,58 @@ export class DefaultInvocationLedger implements InvocationLedger {
     return entry && (entry.state === 'succeeded' || entry.state === 'pending') ? entry : undefined;
   }
 
-  /** {@inheritDoc InvocationLedger.claim} */
+  /**
+   * {@inheritDoc InvocationLedger.claim}
+   *
+   * @remarks
+   * The common case — a key never claimed — is one statement: the entry is inserted at once, and the insert does
+   * nothing when the key, or the call id in its scope, is stored already (the repository's contract, a unique key
+   * in the SQL stores). Only then is the stored entry read to decide: a call id bound to another key is refused, an
+   * entry that failed (or, when replays are safe, whose outcome is unknown) is claimed again, a recorded one
+   * returned, a running one reported in progress.
+   */
   async claim(session: StorageSession, request: ClaimRequest): Promise<ClaimResult> {
     if (request.dryRun === true) throw new DryRunClaimError(request.capability.id, request.key);
-    const byCall = await this.#checkCallId(session, request);
     const now = this.clock.now();
+    const token = this.#token();
+    const entry: LedgerEntry = {
+      key: request.key,
+      capabilityId: request.capability.id,
+      capabilityVersion: request.capability.version,
+      scopeId: request.scopeId,
+      callId: request.callId ?? null,
+      argsHash: request.argsHash,
+      state: 'running',
+      token,
+      actor: request.actor,
+      invocationId: request.invocationId,
+      runId: request.runId ?? null,
+      taskId: request.taskId ?? null,
+      approvalId: request.approvalId ?? null,
+      grantId: request.grantId ?? null,
+      bytes: request.bytes,
+      output: null,
+      error: null,
+      inputSummary: request.inputSummary,
+      attempts: 1,
+      claimedAt: now,
+      updatedAt: now,
+      settledAt: null,
+    };
+    if (await session.ledger.insert(entry)) return { kind: 'claimed', entry };
+    const byCall = await this.#checkCallId(session, request);
     // The entry found by call id is the entry of this key (else the check threw): no second lookup.
     const existing = byCall ?? (await session.ledger.get(request.key));
-    const action = nextClaimAction(existing?.state, request.capability.replay);
-    switch (action) {
-      case 'insert': {
-        const entry: LedgerEntry = {
-          key: request.key,
-          capabilityId: request.capability.id,
-          capabilityVersion: request.capability.version,
-          scopeId: request.scopeId,
-          callId: request.callId ?? null,
-          argsHash: request.argsHash,
-          state: 'running',
-          token: this.#token(),
-          actor: request.actor,
-          invocationId: request.invocationId,
-          runId: request.runId ?? null,
-          taskId: request.taskId ?? null,
-          approvalId: request.approvalId ?? null,
-          grantId: request.grantId ?? null,
-          bytes: request.bytes,
-          output: null,
-          error: null,
-          inputSummary: request.inputSummary,
-          attempts: 1,
-          claimedAt: now,
-          updatedAt: now,
-          settledAt: null,
-        };
-        if (await session.ledger.insert(entry)) return { kind: 'claimed', entry };
-        // Lost a race with another process: report what it holds.
+    // Nothing stored, yet the insert did nothing: another process holds it (its claim commits, or is rolled back).
+    if (existing === undefined) throw new InvocationInProgressError(request.key);
+    switch (nextClaimAction(existing.state, request.capability.replay)) {
+      case 'insert':
         throw new InvocationInProgressError(request.key);
-      }
       case 'reclaim': {
-        const prev = existing!;
+        const prev = existing;
         const patch: Partial<LedgerEntry> = {
           state: 'running',
-          token: this.#token(),
+          token,
           actor: request.actor,
           invocationId: request.invocationId,
           approvalId: request.approvalId ?? null,
@@ -105,9 +114,9 @@ export class DefaultInvocationLedger implements InvocationLedger {
         return { kind: 'claimed', entry: Object.assign({}, prev, patch) };
       }
       case 'return-recorded':
-        return { kind: 'recorded', entry: existing! };
+        return { kind: 'recorded', entry: existing };
       case 'verify':
-        return { kind: 'unknown', entry: existing! };
+        return { kind: 'unknown', entry: existing };
       case 'in-progress':
         throw new InvocationInProgressError(request.key);
     }

@@ -155,6 +155,12 @@ export interface GrantUsageRepository {
 }
 
 /**
+ * Which counters: a subject's (or the household's) in the period of `period` that starts at `start` (ms).
+ * @public
+ */
+export type BudgetCounterKey = Pick<BudgetCounters, 'subject' | 'period' | 'start'>;
+
+/**
  * Spending counters per subject and period, and the reservations model calls make against them
  * (docs/budgets.md).
  *
@@ -177,6 +183,20 @@ export interface BudgetUsageRepository {
    * @returns the counters after the addition
    */
   add(subject: string, period: BudgetPeriod, start: number, delta: BudgetAmounts): Promise<BudgetCounters>;
+  /**
+   * The counters of each of `keys`, as {@link BudgetUsageRepository.get} reads (and, inside a transaction, locks)
+   * them one by one, in the order of `keys`, in one statement. Optional: where a store has no such method, each is
+   * read with `get`. The keys are distinct.
+   * @returns the counters, in the order of `keys`
+   */
+  getEach?(keys: ReadonlyArray<BudgetCounterKey>): Promise<BudgetCounters[]>;
+  /**
+   * Adds `delta` to the counters of each of `keys`, as {@link BudgetUsageRepository.add} does one by one, in the
+   * order of `keys`, in one statement. Optional: where a store has no such method, each is added with `add`. The
+   * keys are distinct.
+   * @returns the counters after the addition, in the order of `keys`
+   */
+  addEach?(keys: ReadonlyArray<BudgetCounterKey>, delta: BudgetAmounts): Promise<BudgetCounters[]>;
   /** The reservation with this key, or undefined. */
   reservation(key: string): Promise<BudgetReservation | undefined>;
   /** Inserts the reservation unless its key exists; returns whether it was inserted (never throws on a duplicate). */

@@ -43,6 +43,7 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   'listByRun',
   'listAfter',
   'listQueued',
+  'getEach',
   'reservation',
   'reservations',
   'estimate',

@@ -9,7 +9,7 @@ import {
   HOUSEHOLD_SUBJECT,
 } from '../../core/budget-records';
 import type { Clock } from '../../ports/clock';
-import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
+import type { BudgetCounterKey, StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import { periodStart } from './budget-periods';
 import { capsFor } from './caps-for';
 import { checkSpend, type SpendBreach } from './cap-check';
@@ -124,46 +124,55 @@ export class SpendLedger {
     input: Parameters<SpendLedger['reserve']>[0],
     caps: { person: SpendCaps; household: SpendCaps } | null,
   ): Promise<ReserveOutcome> {
-    const { clock } = this.deps;
-    {
-      const now = clock.now();
-      const day = periodStart('day', now);
-      const month = periodStart('month', now);
-      const counters = caps ? await lockAll(s, input.subject, day, month) : undefined;
-      const existing = await s.budgetUsage.reservation(input.key);
-      if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
-      const [hd, hm, pd, pm] = counters ?? [];
-      const breach =
-        caps &&
-        checkSpend({ person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } }, caps, input.amounts, now);
-      if (breach) return { ok: false, breach };
-      const reservation: BudgetReservation = {
-        key: input.key,
-        subject: input.subject,
-        runId: input.runId,
-        state: input.settled ? 'settled' : 'reserved',
-        day,
-        month,
-        ...amountsOf(input.amounts),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      // A key released before (its call failed) is reserved again: the resend is a new charge.
-      const stored = existing
-        ? await s.budgetUsage.updateReservation(input.key, 'released', {
-            state: reservation.state,
-            ...amountsOf(input.amounts),
-            updatedAt: now,
-          })
-        : await s.budgetUsage.reserve(reservation);
-      if (!stored) {
-        const winner = await s.budgetUsage.reservation(input.key);
-        if (winner) return { ok: true, reservation: winner, replayed: true };
-      }
-      for (const [subject, period, start] of touched(input.subject, day, month))
-        await s.budgetUsage.add(subject, period, start, input.amounts);
-      return { ok: true, reservation, replayed: false };
+    const now = this.deps.clock.now();
+    const day = periodStart('day', now);
+    const month = periodStart('month', now);
+    const reservation: BudgetReservation = {
+      key: input.key,
+      subject: input.subject,
+      runId: input.runId,
+      state: input.settled ? 'settled' : 'reserved',
+      day,
+      month,
+      ...amountsOf(input.amounts),
+      createdAt: now,
+      updatedAt: now,
+    };
+    // Nothing to check: the record is inserted at once (a key never seen, the common case, is one statement), and
+    // read only when the insert found its key stored.
+    if (!caps && (await s.budgetUsage.reserve(reservation))) return this.#charged(s, input, reservation);
+    const counters = caps ? await lockAll(s, input.subject, day, month) : undefined;
+    const existing = await s.budgetUsage.reservation(input.key);
+    if (existing && existing.state !== 'released') return { ok: true, reservation: existing, replayed: true };
+    const [hd, hm, pd, pm] = counters ?? [];
+    const breach =
+      caps &&
+      checkSpend({ person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } }, caps, input.amounts, now);
+    if (breach) return { ok: false, breach };
+    if (existing) reservation.createdAt = existing.createdAt;
+    // A key released before (its call failed) is reserved again: the resend is a new charge.
+    const stored = existing
+      ? await s.budgetUsage.updateReservation(input.key, 'released', {
+          state: reservation.state,
+          ...amountsOf(input.amounts),
+          updatedAt: now,
+        })
+      : await s.budgetUsage.reserve(reservation);
+    if (!stored) {
+      const winner = await s.budgetUsage.reservation(input.key);
+      if (winner) return { ok: true, reservation: winner, replayed: true };
     }
+    return this.#charged(s, input, reservation);
+  }
+
+  /** Adds a reservation just stored to the four counters it touches. */
+  async #charged(
+    s: StorageSession,
+    input: { subject: string; amounts: BudgetAmounts },
+    reservation: BudgetReservation,
+  ): Promise<ReserveOutcome> {
+    await addAll(s, touched(input.subject, reservation.day, reservation.month), input.amounts);
+    return { ok: true, reservation, replayed: false };
   }
 
   /**
@@ -196,9 +205,11 @@ export class SpendLedger {
     const s = this.deps.storage;
     const day = periodStart('day', at);
     const month = periodStart('month', at);
-    const [hd, hm, pd, pm] = await Promise.all(
-      touched(subject, day, month).map(([who, period, start]) => s.budgetUsage.get(who, period, start)),
-    );
+    const keys = touched(subject, day, month);
+    const [hd, hm, pd, pm] =
+      s.budgetUsage.getEach && distinct(keys)
+        ? await s.budgetUsage.getEach(keys.map(keyOf))
+        : await Promise.all(keys.map(([who, period, start]) => s.budgetUsage.get(who, period, start)));
     return { person: { day: pd!, month: pm! }, household: { day: hd!, month: hm! } };
   }
 
@@ -242,18 +253,39 @@ export class SpendLedger {
         }))
       )
         return false;
-      const delta = minus(spent, r);
-      for (const [subject, period, start] of touched(r.subject, r.day, r.month))
-        await s.budgetUsage.add(subject, period, start, delta);
+      await addAll(s, touched(r.subject, r.day, r.month), minus(spent, r));
       return true;
     }
   }
 }
 
-/** Reads (and locks, where the store locks rows) the four counters, in the fixed order. */
+/**
+ * Reads (and locks, where the store locks rows) the four counters, in the fixed order: in one statement where the
+ * store has one for it.
+ */
 function lockAll(s: StorageSession, subject: string, day: number, month: number): Promise<BudgetCounters[]> {
-  return touched(subject, day, month).reduce<Promise<BudgetCounters[]>>(
+  const keys = touched(subject, day, month);
+  if (s.budgetUsage.getEach && distinct(keys)) return s.budgetUsage.getEach(keys.map(keyOf));
+  return keys.reduce<Promise<BudgetCounters[]>>(
     async (acc, [who, period, start]) => [...(await acc), await s.budgetUsage.get(who, period, start)],
     Promise.resolve([]),
   );
 }
+
+/** Adds `delta` to the counters of `keys`, in their order: in one statement where the store has one for it. */
+async function addAll(s: StorageSession, keys: Array<[string, BudgetPeriod, number]>, delta: BudgetAmounts) {
+  if (s.budgetUsage.addEach && distinct(keys)) {
+    await s.budgetUsage.addEach(keys.map(keyOf), delta);
+    return;
+  }
+  for (const [subject, period, start] of keys) await s.budgetUsage.add(subject, period, start, delta);
+}
+
+const keyOf = ([subject, period, start]: [string, BudgetPeriod, number]): BudgetCounterKey => ({
+  subject,
+  period,
+  start,
+});
+
+/** Whether the counters are four different ones (a subject spending under the household's own name would not be). */
+const distinct = (keys: Array<[string, BudgetPeriod, number]>): boolean => keys[0]![0] !== keys[2]![0];

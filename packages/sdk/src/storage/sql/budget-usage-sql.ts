@@ -3,10 +3,10 @@
  * @packageDocumentation
  */
 import type { BudgetCounters, BudgetReservation } from '../../core/budget-records';
-import type { BudgetUsageRepository } from '../../ports/storage-adapter';
+import type { BudgetCounterKey, BudgetUsageRepository } from '../../ports/storage-adapter';
 import type { SqlDialect } from './dialect';
 import { type EqualityFilters, filteredList } from './filters';
-import { count, exactlyOne, limitParam, perDialect, row, type Statements } from './query';
+import { count, exactlyOne, limitParam, perDialect, row, rows, SqlTexts, type Statements } from './query';
 import { type ColumnSpec, type Row, TableMapping } from './table-mapping';
 
 const RESERVATION_FIELDS: ColumnSpec<BudgetReservation> = {
@@ -48,6 +48,22 @@ export function countersOf(
   };
 }
 
+/** The parameters of `keys` as rows `i` of a multi-row statement: `@subject0, @period0, @start0, …`. */
+function keyParams(keys: ReadonlyArray<BudgetCounterKey>, params: Row): Row {
+  keys.forEach((k, i) => {
+    params[`subject${i}`] = k.subject;
+    params[`period${i}`] = k.period;
+    params[`start${i}`] = k.start;
+  });
+  return params;
+}
+
+/** The counters of each of `keys`, in their order, from the rows a multi-row statement returned (in any order). */
+function countersInOrder(keys: ReadonlyArray<BudgetCounterKey>, found: Row[]): BudgetCounters[] {
+  const byKey = new Map(found.map((r) => [`${String(r.period)} ${Number(r.start)} ${String(r.subject)}`, r]));
+  return keys.map((k) => countersOf(k.subject, k.period, k.start, byKey.get(`${k.period} ${k.start} ${k.subject}`)));
+}
+
 /**
  * The spending repository's statements in dialect `d`. Where reads lock ({@link SqlDialect.lockReads}), the check
  * reads the counters with their row locked (created at zero when the period has none yet — so the first
@@ -72,6 +88,32 @@ export const budgetUsageStatements = perDialect((d: SqlDialect): Statements<Budg
     model_calls = u.model_calls + excluded.model_calls, tokens = u.tokens + excluded.tokens,
     cost_usd = u.cost_usd + excluded.cost_usd
   ${counters}`;
+  const keyed = 'RETURNING subject, period, start, runs, model_calls, tokens, cost_usd';
+  const values = (n: number, amounts: string) =>
+    Array.from({ length: n }, (_, i) => `(@subject${i}, @period${i}, @start${i}, ${amounts})`).join(', ');
+  const texts = new SqlTexts();
+  // The rows of several counters in one statement, in the order of the keys (PostgreSQL inserts, and so locks,
+  // the rows of a VALUES list in its order, as one `get` after the other would).
+  const getEachSql = (n: number) =>
+    texts.get(`get|${n}`, () =>
+      d.lockReads
+        ? `INSERT INTO ${usage} AS u (subject, period, start, runs, model_calls, tokens, cost_usd)
+  VALUES ${values(n, '0, 0, 0, 0')}
+  ON CONFLICT (subject, period, start) DO UPDATE SET runs = u.runs
+  ${keyed}`
+        : `SELECT subject, period, start, runs, model_calls, tokens, cost_usd FROM ${usage}
+  WHERE ${Array.from({ length: n }, (_, i) => `(subject = @subject${i} AND period = @period${i} AND start = @start${i})`).join(' OR ')}`,
+    );
+  const addEachSql = (n: number) =>
+    texts.get(
+      `add|${n}`,
+      () => `INSERT INTO ${usage} AS u (subject, period, start, runs, model_calls, tokens, cost_usd)
+  VALUES ${values(n, '@runs, @modelCalls, @tokens, @costUsd')}
+  ON CONFLICT (subject, period, start) DO UPDATE SET runs = u.runs + excluded.runs,
+    model_calls = u.model_calls + excluded.model_calls, tokens = u.tokens + excluded.tokens,
+    cost_usd = u.cost_usd + excluded.cost_usd
+  ${keyed}`,
+    );
   const reserveSql = `${RESERVATIONS.insertSql} ON CONFLICT (key) DO NOTHING`;
   const updateSql = `UPDATE ${table} SET state = @state, runs = @runs, model_calls = @modelCalls, tokens = @tokens,
   cost_usd = @costUsd, updated_at = @updatedAt WHERE key = @key AND state = @expectedState`;
@@ -97,6 +139,18 @@ export const budgetUsageStatements = perDialect((d: SqlDialect): Statements<Budg
           costUsd: delta.costUsd,
         },
         (r) => countersOf(subject, period, start, r),
+      ),
+    getEach: (keys) => rows(getEachSql(keys.length), keyParams(keys, {}), (found) => countersInOrder(keys, found)),
+    addEach: (keys, delta) =>
+      rows(
+        addEachSql(keys.length),
+        keyParams(keys, {
+          runs: delta.runs,
+          modelCalls: delta.modelCalls,
+          tokens: delta.tokens,
+          costUsd: delta.costUsd,
+        }),
+        (found) => countersInOrder(keys, found),
       ),
     reservation: (key) =>
       row(RESERVATIONS.selectBy('key'), { id: key }, (r) => (r ? RESERVATIONS.fromRow(r) : undefined)),

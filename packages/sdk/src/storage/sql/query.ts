@@ -53,7 +53,7 @@ export const nothing = (): void => undefined;
 
 /** A repository written as statements: each method makes the {@link Query} it runs. @internal */
 export type Statements<R> = {
-  [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => Query<T> : never;
+  [K in keyof R]-?: NonNullable<R[K]> extends (...args: infer A) => Promise<infer T> ? (...args: A) => Query<T> : never;
 };
 
 /**

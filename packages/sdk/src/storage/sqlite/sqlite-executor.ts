@@ -9,7 +9,7 @@ import type { Row } from '../sql/table-mapping';
 
 /** A repository whose methods return their result directly. @internal */
 export type SyncRepository<R> = {
-  [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never;
+  [K in keyof R]-?: NonNullable<R[K]> extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never;
 };
 /** Every repository of a session, synchronous (better-sqlite3 is). @internal */
 export type SyncSession = { [K in keyof StorageSession]: SyncRepository<StorageSession[K]> };

@@ -16,14 +16,22 @@ import { SQLITE_DIALECT } from './sqlite-dialect';
 import { toStorageError } from './sqlite-errors';
 import { sqliteExecutor, type SyncSession } from './sqlite-executor';
 
-/**
- * The audit insert of {@link SqliteRepositories.insertAudit}: every column but `seq` (assigned by SQLite), with
- * positional parameters in the order it binds them (no name lookup per column: this is the hot insert of reads).
- */
-const AUDIT_INSERT_SQL = `${auditInsertHead('audit')} VALUES (${AUDIT_INSERT_FIELDS.map(() => '?').join(', ')})`;
+/** The SQL function that links the audit row being inserted: its hash after the given head (see below). */
+const AUDIT_HASH_FUNCTION = 'media_agent_audit_row_hash';
 
-/** The chain's head: the hash of the newest chained row (an indexed read along the primary key, backwards). */
-const AUDIT_HEAD_SQL = auditHeadSql('audit');
+/**
+ * The audit insert of {@link SqliteRepositories.insertAudit}, one statement: every column but `seq` (assigned by
+ * SQLite), the content with positional parameters in the order it binds them (no name lookup per column: this is the
+ * hot insert of reads), then the chain link — `prev_hash` the head (the hash of the newest chained row, read backwards
+ * along the primary key, or the genesis hash), `hash` the row's hash after it, made by the connection's function
+ * {@link AUDIT_HASH_FUNCTION} from the record being inserted.
+ */
+const AUDIT_INSERT_SQL = `${auditInsertHead('audit')}
+  SELECT ${AUDIT_INSERT_FIELDS.filter((c) => c.field !== 'prevHash' && c.field !== 'hash')
+    .map(() => '?')
+    .join(', ')}, head.hash, ${AUDIT_HASH_FUNCTION}(head.hash)
+  FROM (SELECT COALESCE((${auditHeadSql('audit')}), ?) AS hash) AS head
+  RETURNING seq, prev_hash, hash`;
 
 /** A nullable field as bound: undefined as NULL. */
 const v = (x: string | null | undefined): string | null => (x === undefined ? null : x);
@@ -44,6 +52,7 @@ export class SqliteRepositories {
     readonly db: Database,
     readonly location: string,
   ) {
+    this.#registerAuditHash();
     this.repos = this.#create();
   }
 
@@ -57,17 +66,20 @@ export class SqliteRepositories {
     return stmt;
   }
 
+  /** The record {@link SqliteRepositories.insertAudit} is inserting: what the chain-link function hashes. */
+  #linking: AuditRecord | undefined;
+
   /**
-   * Inserts one audit row (outside `repos`, for batched rows too), linked into the chain: the head is read in the
-   * same transaction, which holds SQLite's write lock from its `BEGIN IMMEDIATE`, so no other connection or process
-   * appends in between (docs/audit.md). Must run inside a write transaction.
+   * Inserts one audit row (outside `repos`, for batched rows too), linked into the chain: the head is read by the
+   * insert itself, in the same transaction, which holds SQLite's write lock from its `BEGIN IMMEDIATE`, so no other
+   * connection or process appends in between (docs/audit.md). Must run inside a write transaction.
    * @returns the row as stored: `record` with its `seq`, `prevHash` and `hash`
    */
   insertAudit(r: AuditRecord): AuditRecord {
-    const head = (this.stmt(AUDIT_HEAD_SQL).get() as { hash: string } | undefined)?.hash ?? AUDIT_GENESIS_HASH;
-    const hash = auditRowHash(head, r);
-    const seq = Number(
-      this.stmt(AUDIT_INSERT_SQL).run(
+    this.#linking = r;
+    let stored: { seq: number | bigint; prev_hash: string; hash: string };
+    try {
+      stored = this.stmt(AUDIT_INSERT_SQL).get(
         r.id,
         r.at,
         r.action,
@@ -82,11 +94,22 @@ export class SqliteRepositories {
         v(r.idempotencyKey),
         r.inputSummary,
         v(r.reason),
-        head,
-        hash,
-      ).lastInsertRowid,
-    );
-    return { ...r, seq, prevHash: head, hash };
+        AUDIT_GENESIS_HASH,
+      ) as { seq: number | bigint; prev_hash: string; hash: string };
+    } finally {
+      this.#linking = undefined;
+    }
+    return { ...r, seq: Number(stored.seq), prevHash: stored.prev_hash, hash: stored.hash };
+  }
+
+  /** Registers the chain-link function of {@link SqliteRepositories.insertAudit} on the connection. */
+  #registerAuditHash(): void {
+    this.db.function(AUDIT_HASH_FUNCTION, { deterministic: false }, (head: unknown) => {
+      const record = this.#linking;
+      if (record === undefined || typeof head !== 'string')
+        throw new StorageError('the audit chain-link function runs only inside an audit insert');
+      return auditRowHash(head, record);
+    });
   }
 
   #create(): SyncSession {

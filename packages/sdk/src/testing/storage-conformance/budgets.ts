@@ -33,6 +33,41 @@ export function budgetsCases(test: ConformanceCase): void {
     assert.equal((await s.budgetUsage.get(`user:${UNICODE}`, 'month', 0)).runs, 1);
   });
 
+  test('budgetUsage getEach and addEach (where a store has them) read and add several counters at once, as get and add one by one, in the order of the keys', async (s) => {
+    const { getEach, addEach } = s.budgetUsage;
+    // A store has both or neither (the spending ledger then reads and adds one counter at a time).
+    assert.equal(getEach === undefined, addEach === undefined);
+    if (!getEach || !addEach) return;
+    const keys = [
+      { subject: 'household', period: 'day', start: DAY },
+      { subject: 'household', period: 'month', start: 0 },
+      { subject: `user:${UNICODE}`, period: 'day', start: DAY },
+      { subject: `user:${UNICODE}`, period: 'month', start: 0 },
+    ] as const;
+    await s.budgetUsage.add('household', 'month', 0, { runs: 2, modelCalls: 0, tokens: 10, costUsd: 0.5 });
+    const zero = { runs: 0, modelCalls: 0, tokens: 0, costUsd: 0 };
+    assert.deepEqual(
+      await getEach.call(s.budgetUsage, keys),
+      keys.map((k) =>
+        counters(
+          k.subject,
+          k.period,
+          k.start,
+          k.period === 'month' && k.subject === 'household'
+            ? { runs: 2, modelCalls: 0, tokens: 10, costUsd: 0.5 }
+            : zero,
+        ),
+      ),
+    );
+    const delta = { runs: 1, modelCalls: 1, tokens: -4, costUsd: 0.25 };
+    const added = await addEach.call(s.budgetUsage, keys, delta);
+    const after = await Promise.all(keys.map((k) => s.budgetUsage.get(k.subject, k.period, k.start)));
+    assert.deepEqual(added, after);
+    assert.deepEqual(after[1], counters('household', 'month', 0, { runs: 3, modelCalls: 1, tokens: 6, costUsd: 0.75 }));
+    assert.deepEqual(after[2], counters(`user:${UNICODE}`, 'day', DAY, delta));
+    assert.deepEqual(await getEach.call(s.budgetUsage, [keys[3], keys[0]]), [after[3], after[0]]);
+  });
+
   test('budgetUsage reserve inserts once per key (a second reserve with the key changes nothing), updateReservation is compare-and-set on the state, reservations lists by state and run, oldest first', async (s) => {
     const first = reservationRow();
     assert.equal(await s.budgetUsage.reserve(first), true);
