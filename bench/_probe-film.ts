@@ -9,7 +9,13 @@ const wchar = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'ut
 const kind = process.argv[2] ?? 'sqlite';
 const N = Number(process.argv[3] ?? 200);
 const dir = mkdtempSync(join(tmpdir(), 'film-'));
-const storage = kind === 'sqlite' ? createSqliteStorage({ path: join(dir, 'a.sqlite') }) : new MemoryStorage();
+const storage =
+  kind === 'sqlite'
+    ? createSqliteStorage({
+        path: join(dir, 'a.sqlite'),
+        ...(process.env.PAGE ? { pageSizeBytes: Number(process.env.PAGE) } : {}),
+      })
+    : new MemoryStorage();
 const h = await startFilmHost(storage as never);
 for (let i = 0; i < 20; i++) {
   await h.once();

@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { startFilmHost } from './_add-a-film-ours';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 const path = mkdtempSync('/tmp/w-') + '/a.sqlite';
-const h = await startFilmHost(createSqliteStorage({ path }) as never);
+const h = await startFilmHost(
+  createSqliteStorage({ path, ...(process.env.PAGE ? { pageSizeBytes: Number(process.env.PAGE) } : {}) }) as never,
+);
 for (let i = 0; i < Number(process.env.WARM ?? 20); i++) await h.once();
 const side = new Database(path);
 side.pragma('wal_checkpoint(TRUNCATE)');

@@ -218,8 +218,12 @@ export class WorkerPool {
           };
           this.#idle.add(waiter);
         });
-        // A run started in this process and leased to this worker in its own transaction (see `offerLease`).
-        if (handed) done = await this.#drive(handed.id, owner, handed);
+        // A run started in this process and leased to this worker in its own transaction (see `offerLease`): driven as
+        // stored (a store may complete the record it inserts), when the lease is this worker's; else leased as usual.
+        if (handed) {
+          const stored = await storage.runs.get(handed.id).catch(() => undefined);
+          if (stored?.leaseOwner === owner) done = await this.#drive(stored.id, owner, stored);
+        }
         continue;
       }
       done = await this.#drive(run.id, owner, run);
