@@ -66,16 +66,23 @@ const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
 const wrapped = new WeakMap<object, Map<SecretRedactor, object>>();
 const targets = new WeakMap<object, object>();
 
-/** A view of `target` (bound methods) whose listed write methods rewrite their arguments first. */
+/**
+ * A view of `target` (bound methods) whose listed write methods rewrite their arguments first. What a
+ * property reads as is made once per value of the property (a method bound, a write wrapped, a repository
+ * viewed) and handed out again while the target's property holds the same value.
+ */
 function view<T extends object>(target: T, rewrite: (prop: string) => object | undefined): T {
+  const made = new Map<string | symbol, { from: unknown; to: unknown }>();
   const proxy = new Proxy(target, {
     get(t, prop, _receiver) {
       const value: unknown = Reflect.get(t, prop, t);
-      if (typeof prop === 'string') {
-        const replaced = rewrite(prop);
-        if (replaced !== undefined) return replaced;
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      if (typeof value !== 'function' && (typeof value !== 'object' || value === null)) return value;
+      const known = made.get(prop);
+      if (known !== undefined && known.from === value) return known.to;
+      let to: unknown = typeof prop === 'string' ? rewrite(prop) : undefined;
+      if (to === undefined) to = typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      made.set(prop, { from: value, to });
+      return to;
     },
   });
   targets.set(proxy, target);
@@ -128,13 +135,21 @@ export function redactingStorage<S extends StorageAdapter>(storage: S, redactor:
   const known = views?.get(redactor);
   if (known) return known as S;
   const base = session(storage, redactor);
+  // The store's transaction sessions seen through the boundary (a store may hand out the same one each time).
+  const sessions = new WeakMap<StorageSession, StorageSession>();
+  const sessionView = (s: StorageSession): StorageSession => {
+    if (typeof s !== 'object' || s === null) return session(s, redactor);
+    let known = sessions.get(s);
+    if (!known) sessions.set(s, (known = session(s, redactor)));
+    return known;
+  };
   const out = view(base, (prop) => {
     if (prop === 'transaction') {
       const transaction = storage.transaction;
       return <R>(fn: (s: StorageSession) => Promise<R>, ...rest: unknown[]) =>
         (transaction as (f: typeof fn, ...r: unknown[]) => Promise<R>).call(
           storage,
-          (s: StorageSession) => fn(session(s, redactor)),
+          (s: StorageSession) => fn(sessionView(s)),
           ...rest,
         );
     }
