@@ -35,32 +35,31 @@ const SCHEDULE_FIELDS = ['goal'] as const;
  */
 const APPROVAL_FIELDS = ['impact'] as const;
 
+/** The argument at `index` redacted in place (`args` is the wrapper's own rest array). */
+const at =
+  (index: number, redact: (r: SecretRedactor, value: unknown) => unknown): Rewrite =>
+  (r, args) => {
+    args[index] = redact(r, args[index]);
+    return args;
+  };
+const named =
+  (index: number, names: readonly string[]): Rewrite =>
+  (r, args) => {
+    args[index] = fields(r, args[index], names);
+    return args;
+  };
+
 /** Per repository, the write methods and how their arguments are redacted. */
 const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
-  events: { append: (r, [event, ...rest]) => [fields(r, event, ['data']), ...rest] },
-  messages: { append: (r, [runId, message, ...rest]) => [runId, r.value(message as JsonValue), ...rest] },
-  inbox: { enqueue: (r, [record, ...rest]) => [fields(r, record, ['text']), ...rest] },
-  runs: {
-    insert: (r, [run, ...rest]) => [fields(r, run, RUN_FIELDS), ...rest],
-    patch: (r, [id, patch, ...rest]) => [id, fields(r, patch, RUN_FIELDS), ...rest],
-  },
-  audit: { append: (r, [record, ...rest]) => [fields(r, record, AUDIT_FIELDS), ...rest] },
-  ledger: {
-    insert: (r, [entry, ...rest]) => [fields(r, entry, LEDGER_FIELDS), ...rest],
-    compareAndSet: (r, [key, token, patch, ...rest]) => [key, token, fields(r, patch, LEDGER_FIELDS), ...rest],
-  },
-  decisions: {
-    insert: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
-    update: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
-  },
-  approvals: {
-    insert: (r, [record, ...rest]) => [fields(r, record, APPROVAL_FIELDS), ...rest],
-    compareAndSet: (r, [id, status, patch, ...rest]) => [id, status, fields(r, patch, APPROVAL_FIELDS), ...rest],
-  },
-  schedules: {
-    insert: (r, [record, ...rest]) => [fields(r, record, SCHEDULE_FIELDS), ...rest],
-    compareAndSet: (r, [id, revision, record, ...rest]) => [id, revision, fields(r, record, SCHEDULE_FIELDS), ...rest],
-  },
+  events: { append: named(0, ['data']) },
+  messages: { append: at(1, (r, message) => r.value(message as JsonValue)) },
+  inbox: { enqueue: named(0, ['text']) },
+  runs: { insert: named(0, RUN_FIELDS), patch: named(1, RUN_FIELDS) },
+  audit: { append: named(0, AUDIT_FIELDS) },
+  ledger: { insert: named(0, LEDGER_FIELDS), compareAndSet: named(2, LEDGER_FIELDS) },
+  decisions: { insert: named(0, DECISION_FIELDS), update: named(0, DECISION_FIELDS) },
+  approvals: { insert: named(0, APPROVAL_FIELDS), compareAndSet: named(2, APPROVAL_FIELDS) },
+  schedules: { insert: named(0, SCHEDULE_FIELDS), compareAndSet: named(2, SCHEDULE_FIELDS) },
 };
 
 const wrapped = new WeakMap<object, Map<SecretRedactor, object>>();
