@@ -19,14 +19,14 @@ describe('provenanceFields of fixed schemas', () => {
       replay: 'safe',
       input: DownloadPlanInput,
       output: SearchOutput,
-      handler: async () => ({ hits: [] }),
+      handler: async () => ({ page: 1, hits: [], libraryPaths: [] }),
     });
     for (let i = 0; i < 3; i++) {
       const out = provenanceFields(capability.output, 'output');
       expect(out).toEqual(expectedOut);
       expect(provenanceFields(capability.input, 'input')).toEqual(expectedIn);
       // The copy handed out is the caller's: changing it changes nothing for the next call.
-      out[0]!.path.push('changed');
+      (out[0]!.path as string[]).push('changed');
       out.pop();
     }
   });
