@@ -1,3 +1,4 @@
+import { fixProvenanceSchema } from '../core/provenance-marks';
 import type { TSchema } from 'typebox';
 import { EFFECT_KINDS } from '../core/capability-descriptor';
 import { compileSchema } from './schema-validator';
@@ -163,6 +164,8 @@ export function defineCapability<I extends TSchema, O extends TSchema>(
         `input schema does not compile as JSON Schema 2020-12: ${(cause as Error).message}`,
       );
     }
+  // Defined, the schemas are fixed: their provenance marks are read once.
+  for (const schema of [input, d!.input, d!.output, d!.planPayload]) fixProvenanceSchema(schema);
   const model = checkProviderSchema(input);
   if (model.problems.length > 0) throw new CapabilitySchemaUnsupportedError(id, model.problems);
   return Object.freeze({

@@ -56,8 +56,20 @@ export function redactText(text: string): string {
   return out;
 }
 
-const sensitiveName = (name: unknown) =>
-  typeof name === 'string' && SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
+/** Field names already judged by {@link sensitiveName} (inputs repeat a handful of names; emptied when full). */
+const judgedNames = new Map<string, boolean>();
+const JUDGED_NAMES_KEPT = 1024;
+
+const sensitiveName = (name: unknown): boolean => {
+  if (typeof name !== 'string') return false;
+  let sensitive = judgedNames.get(name);
+  if (sensitive === undefined) {
+    sensitive = SENSITIVE_FIELD_PATTERN.test(name.replace(/[_-]/g, ''));
+    if (judgedNames.size >= JUDGED_NAMES_KEPT) judgedNames.clear();
+    judgedNames.set(name, sensitive);
+  }
+  return sensitive;
+};
 
 function walk(value: unknown, path: string[], patterns: string[][]): unknown {
   if (path.length > 0 && matches(path, patterns)) return REDACTED;

@@ -38,50 +38,61 @@ export class CanonicalJsonError extends MediaAgentError {
  * @public
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, undefined, new Set());
+  return write(value, undefined, undefined, new Set());
 }
 
-/** Where a value sits, built into a JSON pointer only when an error names it. */
+/** Where a container sits, built into a JSON pointer only when an error names it. */
 interface PathNode {
   readonly parent: PathNode | undefined;
-  readonly segment: string;
+  readonly segment: string | number;
 }
 
-function pointer(node: PathNode | undefined): string {
+/** The JSON pointer of the value at `segment` of the container at `parent` (the root: both undefined). */
+function pointer(parent: PathNode | undefined, segment: string | number | undefined): string {
   const segments: string[] = [];
-  for (let n = node; n; n = n.parent) segments.push(escapePointer(n.segment));
+  if (segment !== undefined) segments.push(escapePointer(String(segment)));
+  for (let n = parent; n; n = n.parent) segments.push(escapePointer(String(n.segment)));
   return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
 }
 
 /** Deepest nesting canonical JSON is written for (deeper would overflow the stack of the writer). */
 const MAX_CANONICAL_DEPTH = 1000;
 
-function write(value: unknown, path: PathNode | undefined, seen: Set<object>): string {
+/**
+ * Writes `value`, the item at `segment` of the container at `parent` (a path node is made once per
+ * container written, not per item).
+ */
+function write(
+  value: unknown,
+  parent: PathNode | undefined,
+  segment: string | number | undefined,
+  seen: Set<object>,
+): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(pointer(path), `non-finite number ${value}`);
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(pointer(parent, segment), `non-finite number ${value}`);
       return Object.is(value, -0) ? '0' : JSON.stringify(value);
     case 'object': {
       if (value === null) return 'null';
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      if (seen.has(value)) throw new CanonicalJsonError(pointer(path), 'cycle');
+      if (seen.has(value)) throw new CanonicalJsonError(pointer(parent, segment), 'cycle');
       // `seen` holds the objects being written, one per level: the depth, at no cost.
       if (seen.size >= MAX_CANONICAL_DEPTH)
-        throw new CanonicalJsonError(pointer(path), `nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
+        throw new CanonicalJsonError(pointer(parent, segment), `nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
       seen.add(value);
+      const path: PathNode | undefined = segment === undefined ? parent : { parent, segment };
       try {
         if (Array.isArray(value)) {
           let out = '[';
           for (let i = 0; i < value.length; i++) {
             const item: unknown = value[i];
-            if (item === undefined)
-              throw new CanonicalJsonError(pointer({ parent: path, segment: String(i) }), 'undefined inside an array');
+            if (item === undefined) throw new CanonicalJsonError(pointer(path, i), 'undefined inside an array');
             if (i > 0) out += ',';
-            out += write(item, { parent: path, segment: String(i) }, seen);
+            out += write(item, path, i, seen);
           }
           return `${out}]`;
         }
@@ -93,7 +104,7 @@ function write(value: unknown, path: PathNode | undefined, seen: Set<object>): s
           if (item === undefined) continue;
           if (!first) out += ',';
           first = false;
-          out += `${JSON.stringify(key)}:${write(item, { parent: path, segment: key }, seen)}`;
+          out += `${JSON.stringify(key)}:${write(item, path, key, seen)}`;
         }
         return `${out}}`;
       } finally {
@@ -101,7 +112,7 @@ function write(value: unknown, path: PathNode | undefined, seen: Set<object>): s
       }
     }
     default:
-      throw new CanonicalJsonError(pointer(path), `unsupported type ${typeof value}`);
+      throw new CanonicalJsonError(pointer(parent, segment), `unsupported type ${typeof value}`);
   }
 }
 

@@ -99,13 +99,41 @@ const fieldKey = (field: ProvenanceField): string =>
  * (segment `'*'`), and the members of `anyOf` / `oneOf` / `allOf` at the same path (a TypeBox `Nullable` is
  * `anyOf [T, null]`; a union yields the fields of all its members). A node carrying {@link ID_MARK} or
  * {@link TEXT_MARK} is one field and is not walked further. `$ref` is not followed; nesting deeper than 64
- * levels and cycles are not listed. Duplicates (same path, mark and namespace) are listed once.
+ * levels and cycles are not listed. Duplicates (same path, mark and namespace) are listed once. The schemas of
+ * defined capabilities (never changed once defined) are walked once per role; every call gets its own copy.
  * @param schema - a JSON schema (a TypeBox schema is one)
  * @param role - `'input'` also lists free-text strings (`free`); `'output'` lists only marked fields
  * @returns the fields; empty for a schema that is not an object
  * @public
  */
 export function provenanceFields(schema: unknown, role: 'input' | 'output'): ProvenanceField[] {
+  const fixed = isSchema(schema) && fixedSchemas.has(schema) ? schema : undefined;
+  const known = fixed && fieldsOfFixed.get(fixed)?.[role];
+  const fields = known ?? walkedFields(schema, role);
+  if (fixed && !known) fieldsOfFixed.set(fixed, { ...fieldsOfFixed.get(fixed), [role]: fields });
+  return fields.map((field) => ({ ...field, path: [...field.path] }));
+}
+
+/** Schemas of defined capabilities: never changed once defined (their validators are compiled once, by identity). */
+const fixedSchemas = new WeakSet<object>();
+/** The fields of fixed schemas, walked once per role (handed out as copies). */
+const fieldsOfFixed = new WeakMap<
+  object,
+  { input?: readonly ProvenanceField[]; output?: readonly ProvenanceField[] }
+>();
+
+/**
+ * Marks a schema as fixed: a defined capability's input, output or plan schema, which is never changed once
+ * defined. {@link provenanceFields} then walks it once per role and hands out copies of what it found.
+ * @param schema - the schema
+ * @internal
+ */
+export function fixProvenanceSchema(schema: unknown): void {
+  if (isSchema(schema)) fixedSchemas.add(schema);
+}
+
+/** {@link provenanceFields}, walked afresh (the fields are not handed out: callers get copies). */
+function walkedFields(schema: unknown, role: 'input' | 'output'): readonly ProvenanceField[] {
   const memo = new Map<Schema, ProvenanceField[]>();
   const onPath = new Set<Schema>();
   let visits = 0;
@@ -139,7 +167,7 @@ export function provenanceFields(schema: unknown, role: 'input' | 'output'): Pro
     if (!truncated) memo.set(node, fields);
     return { fields, truncated };
   };
-  return walk(schema, 0).fields.map((field) => ({ ...field, path: [...field.path] }));
+  return walk(schema, 0).fields;
 }
 
 /** True when `schema` carries a provenance keyword anywhere (bounded depth, cycles skipped). */

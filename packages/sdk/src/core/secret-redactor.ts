@@ -75,6 +75,12 @@ const MEMO_CHARS = 4_000_000;
  */
 const OPAQUE_KEYS = new Set(['signature', 'redacted', 'reasoningDetails', 'reasoning_details']);
 
+/** Top-level keys of a model request whose array items are redacted once per object ({@link redactModelRequest}). */
+const STABLE_ITEM_KEYS = new Set(['messages', 'tools']);
+
+/** Reaches a redactor's request walk from {@link redactModelRequest} (set by the class's static block). */
+let walkRequest: (redactor: SecretRedactor, request: unknown) => unknown;
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `s` as it appears inside a JSON string literal (without the quotes). */
@@ -124,6 +130,15 @@ export class SecretRedactor {
   /** Redacted texts by text, for the registered secrets (cleared when one is added). */
   readonly #memo = new TextMemo(MEMO_CHARS);
   #literal: RegExp | undefined;
+  /**
+   * Redacted results of the messages and tool definitions of model requests, by object (cleared when a
+   * secret is added): a run sends the same message and tool objects again with every model call.
+   */
+  #stable = new WeakMap<object, unknown>();
+
+  static {
+    walkRequest = (redactor, request) => redactor.#request(request);
+  }
 
   /** @param options - secrets and extra patterns */
   constructor(options: SecretRedactorOptions = {}) {
@@ -152,6 +167,7 @@ export class SecretRedactor {
     if (changed) {
       // Texts redacted before may hold the new secret.
       this.#memo.clear();
+      this.#stable = new WeakMap();
       const sorted = [...this.#secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
       this.#literal = new RegExp(sorted.join('|'), 'g');
     }
@@ -231,6 +247,59 @@ export class SecretRedactor {
     return error;
   }
 
+  /**
+   * {@link SecretRedactor.value} of a model request, the same result, except that each item of its
+   * `messages` and `tools` arrays is walked once per object and its result reused (such items are never
+   * changed once built: the token counts are memoized per object on the same terms).
+   */
+  #request(request: unknown): unknown {
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) return this.#walk(request, 0);
+    const proto = Object.getPrototypeOf(request) as unknown;
+    if (proto !== Object.prototype && proto !== null) return request;
+    const record = request as Record<string, unknown>;
+    if (record.type === 'image' || record.type === 'thinking') return request;
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const v = record[k];
+      if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) continue;
+      if (OPAQUE_KEYS.has(k)) continue;
+      const next =
+        typeof v === 'string'
+          ? this.text(v)
+          : STABLE_ITEM_KEYS.has(k) && Array.isArray(v)
+            ? this.#stableItems(v)
+            : this.#walk(v, 1);
+      if (next !== v) {
+        copy ??= { ...record };
+        Object.defineProperty(copy, k, { value: next, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    return copy ?? request;
+  }
+
+  /** The array branch of {@link SecretRedactor.#walk} at depth 1, each object item's result memoized by object. */
+  #stableItems(value: readonly unknown[]): unknown {
+    const stable = this.#stable;
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      let next: unknown;
+      if (typeof item === 'string') next = this.text(item);
+      else if (typeof item !== 'object' || item === null) next = item;
+      else {
+        next = stable.get(item);
+        if (next === undefined) {
+          next = this.#walk(item, 2);
+          stable.set(item, next);
+        }
+      }
+      if (next !== item) (copy ??= [...value])[i] = next;
+    }
+    return copy ?? value;
+  }
+
   #walk(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value !== 'object' || value === null || depth > 64) return value;
@@ -264,6 +333,20 @@ export class SecretRedactor {
     }
     return copy ?? value;
   }
+}
+
+/**
+ * `redactor.value(request)` for a model request about to be sent: the same result, with each item of
+ * the request's `messages` and `tools` redacted once per object and then reused until a secret is added.
+ * The items must not be changed once built (the run loop never changes a message once it is in the
+ * conversation, nor a tool definition once offered).
+ * @param redactor - the host's redaction step
+ * @param request - the request
+ * @returns the request redacted (the same object when nothing was redacted)
+ * @internal
+ */
+export function redactModelRequest<T>(redactor: SecretRedactor, request: T): T {
+  return walkRequest(redactor, request) as T;
 }
 
 /** The pattern, global (a non-global pattern would replace only its first match). */

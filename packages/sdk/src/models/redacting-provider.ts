@@ -1,6 +1,6 @@
 // The model side of the redaction boundary: what a run sends to its model, and the errors and warnings
 // the model's provider reports back, pass through the host's SecretRedactor (docs/secrets.md).
-import type { SecretRedactor } from '../core/secret-redactor';
+import { redactModelRequest, type SecretRedactor } from '../core/secret-redactor';
 import type { ModelEvent, ModelProvider, ModelRequest } from './types';
 
 const wrapped = new WeakMap<ModelProvider, ModelProvider>();
@@ -19,7 +19,7 @@ export function redactingProvider(provider: ModelProvider, redactor: SecretRedac
   const known = wrapped.get(provider);
   if (known) return known;
   const stream = (request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelEvent> =>
-    redactedEvents(() => provider.stream(redactor.value(request), signal), redactor);
+    redactedEvents(() => provider.stream(redactModelRequest(redactor, request), signal), redactor);
   const out = new Proxy(provider, {
     get(target, prop) {
       if (prop === 'stream') return stream;

@@ -35,6 +35,12 @@ export interface TokenCounter {
  */
 export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
 
+/** Short texts whose counts a {@link TiktokenCounter} keeps per encoding (see `minCachedLength`). */
+const SHORT_TEXTS_KEPT = 4096;
+
+/** Every {@link TokenEncodingName}. */
+const ENCODINGS: readonly TokenEncodingName[] = ['o200k_base', 'cl100k_base'];
+
 /**
  * Chooses the encoding for a model: `o200k_base` for OpenAI's GPT-4o, GPT-4.1, GPT-5 and o-series
  * families (tiktoken's model table), `cl100k_base` for everything else (GPT-4, GPT-3.5 and, as an
@@ -65,12 +71,14 @@ export const MESSAGE_OVERHEAD_TOKENS = 3;
  */
 export interface TiktokenCounterOptions {
   /**
-   * Entries in the LRU cache of counted strings.
+   * Entries in the LRU cache of counted strings, per encoding.
    * @defaultValue 2000
    */
   cacheSize?: number;
   /**
-   * Strings shorter than this many characters are counted without caching.
+   * Strings shorter than this many characters skip the LRU cache (and {@link TiktokenCounter.stats}): they are
+   * kept in a plain map of their own (at most 4096 texts per encoding, emptied when full), as counting even a
+   * tool name with tiktoken costs far more than a lookup.
    * @defaultValue 32
    */
   minCachedLength?: number;
@@ -131,14 +139,22 @@ function loadTiktoken(): typeof import('tiktoken') {
  */
 export class TiktokenCounter implements TokenCounter {
   readonly #encoders = new Map<TokenEncodingName, Tiktoken>();
-  readonly #cache: LRUCache<string, number>;
+  /** Counts by text, one cache per encoding (a text is its own key: no key string is built per lookup). */
+  readonly #caches: ReadonlyMap<TokenEncodingName, LRUCache<string, number>>;
+  /** Counts of texts shorter than `minCachedLength`, per encoding. */
+  readonly #short: ReadonlyMap<TokenEncodingName, Map<string, number>> = new Map(
+    ENCODINGS.map((name) => [name, new Map<string, number>()]),
+  );
   readonly #minCached: number;
+  #lastModel: string | undefined;
+  #lastEncoding: TokenEncodingName | undefined;
   /** Cache statistics: `hits` and `misses` since construction. */
   readonly stats = { hits: 0, misses: 0 };
 
   /** @param options - cache settings */
   constructor(options: TiktokenCounterOptions = {}) {
-    this.#cache = new LRUCache({ max: options.cacheSize ?? 2000 });
+    const max = options.cacheSize ?? 2000;
+    this.#caches = new Map(ENCODINGS.map((name) => [name, new LRUCache<string, number>({ max })]));
     this.#minCached = options.minCachedLength ?? 32;
   }
 
@@ -154,10 +170,24 @@ export class TiktokenCounter implements TokenCounter {
   /** {@inheritDoc TokenCounter.count} */
   count(text: string, model?: string): number {
     if (text === '') return 0;
-    const enc = encodingForModel(model);
-    if (text.length < this.#minCached) return this.#encoder(enc).encode_ordinary(text).length;
-    const key = `${enc}\u0000${text}`;
-    const hit = this.#cache.get(key);
+    // The encoding of the model counted last, kept: a host counts for one or two models.
+    if (model !== this.#lastModel || this.#lastEncoding === undefined) {
+      this.#lastEncoding = encodingForModel(model);
+      this.#lastModel = model;
+    }
+    const enc = this.#lastEncoding;
+    if (text.length < this.#minCached) {
+      const short = this.#short.get(enc)!;
+      let n = short.get(text);
+      if (n === undefined) {
+        n = this.#encoder(enc).encode_ordinary(text).length;
+        if (short.size >= SHORT_TEXTS_KEPT) short.clear();
+        short.set(text, n);
+      }
+      return n;
+    }
+    const cache = this.#caches.get(enc)!;
+    const hit = cache.get(text);
     if (hit !== undefined) {
       this.stats.hits++;
       return hit;
@@ -166,7 +196,7 @@ export class TiktokenCounter implements TokenCounter {
     const encoder = this.#encoder(enc);
     let n = 0;
     for (const piece of tokenCountPieces(text)) n += encoder.encode_ordinary(piece).length;
-    this.#cache.set(key, n);
+    cache.set(text, n);
     return n;
   }
 

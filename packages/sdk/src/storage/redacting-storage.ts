@@ -35,47 +35,53 @@ const SCHEDULE_FIELDS = ['goal'] as const;
  */
 const APPROVAL_FIELDS = ['impact'] as const;
 
+/** The argument at `index` redacted in place (`args` is the wrapper's own rest array). */
+const at =
+  (index: number, redact: (r: SecretRedactor, value: unknown) => unknown): Rewrite =>
+  (r, args) => {
+    args[index] = redact(r, args[index]);
+    return args;
+  };
+const named =
+  (index: number, names: readonly string[]): Rewrite =>
+  (r, args) => {
+    args[index] = fields(r, args[index], names);
+    return args;
+  };
+
 /** Per repository, the write methods and how their arguments are redacted. */
 const WRITES: Readonly<Record<string, Readonly<Record<string, Rewrite>>>> = {
-  events: { append: (r, [event, ...rest]) => [fields(r, event, ['data']), ...rest] },
-  messages: { append: (r, [runId, message, ...rest]) => [runId, r.value(message as JsonValue), ...rest] },
-  inbox: { enqueue: (r, [record, ...rest]) => [fields(r, record, ['text']), ...rest] },
-  runs: {
-    insert: (r, [run, ...rest]) => [fields(r, run, RUN_FIELDS), ...rest],
-    patch: (r, [id, patch, ...rest]) => [id, fields(r, patch, RUN_FIELDS), ...rest],
-  },
-  audit: { append: (r, [record, ...rest]) => [fields(r, record, AUDIT_FIELDS), ...rest] },
-  ledger: {
-    insert: (r, [entry, ...rest]) => [fields(r, entry, LEDGER_FIELDS), ...rest],
-    compareAndSet: (r, [key, token, patch, ...rest]) => [key, token, fields(r, patch, LEDGER_FIELDS), ...rest],
-  },
-  decisions: {
-    insert: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
-    update: (r, [record, ...rest]) => [fields(r, record, DECISION_FIELDS), ...rest],
-  },
-  approvals: {
-    insert: (r, [record, ...rest]) => [fields(r, record, APPROVAL_FIELDS), ...rest],
-    compareAndSet: (r, [id, status, patch, ...rest]) => [id, status, fields(r, patch, APPROVAL_FIELDS), ...rest],
-  },
-  schedules: {
-    insert: (r, [record, ...rest]) => [fields(r, record, SCHEDULE_FIELDS), ...rest],
-    compareAndSet: (r, [id, revision, record, ...rest]) => [id, revision, fields(r, record, SCHEDULE_FIELDS), ...rest],
-  },
+  events: { append: named(0, ['data']) },
+  messages: { append: at(1, (r, message) => r.value(message as JsonValue)) },
+  inbox: { enqueue: named(0, ['text']) },
+  runs: { insert: named(0, RUN_FIELDS), patch: named(1, RUN_FIELDS) },
+  audit: { append: named(0, AUDIT_FIELDS) },
+  ledger: { insert: named(0, LEDGER_FIELDS), compareAndSet: named(2, LEDGER_FIELDS) },
+  decisions: { insert: named(0, DECISION_FIELDS), update: named(0, DECISION_FIELDS) },
+  approvals: { insert: named(0, APPROVAL_FIELDS), compareAndSet: named(2, APPROVAL_FIELDS) },
+  schedules: { insert: named(0, SCHEDULE_FIELDS), compareAndSet: named(2, SCHEDULE_FIELDS) },
 };
 
 const wrapped = new WeakMap<object, Map<SecretRedactor, object>>();
 const targets = new WeakMap<object, object>();
 
-/** A view of `target` (bound methods) whose listed write methods rewrite their arguments first. */
+/**
+ * A view of `target` (bound methods) whose listed write methods rewrite their arguments first. What a
+ * property reads as is made once per value of the property (a method bound, a write wrapped, a repository
+ * viewed) and handed out again while the target's property holds the same value.
+ */
 function view<T extends object>(target: T, rewrite: (prop: string) => object | undefined): T {
+  const made = new Map<string | symbol, { from: unknown; to: unknown }>();
   const proxy = new Proxy(target, {
     get(t, prop, _receiver) {
       const value: unknown = Reflect.get(t, prop, t);
-      if (typeof prop === 'string') {
-        const replaced = rewrite(prop);
-        if (replaced !== undefined) return replaced;
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      if (typeof value !== 'function' && (typeof value !== 'object' || value === null)) return value;
+      const known = made.get(prop);
+      if (known !== undefined && known.from === value) return known.to;
+      let to: unknown = typeof prop === 'string' ? rewrite(prop) : undefined;
+      if (to === undefined) to = typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      made.set(prop, { from: value, to });
+      return to;
     },
   });
   targets.set(proxy, target);
@@ -128,13 +134,21 @@ export function redactingStorage<S extends StorageAdapter>(storage: S, redactor:
   const known = views?.get(redactor);
   if (known) return known as S;
   const base = session(storage, redactor);
+  // The store's transaction sessions seen through the boundary (a store may hand out the same one each time).
+  const sessions = new WeakMap<StorageSession, StorageSession>();
+  const sessionView = (s: StorageSession): StorageSession => {
+    if (typeof s !== 'object' || s === null) return session(s, redactor);
+    let known = sessions.get(s);
+    if (!known) sessions.set(s, (known = session(s, redactor)));
+    return known;
+  };
   const out = view(base, (prop) => {
     if (prop === 'transaction') {
       const transaction = storage.transaction;
       return <R>(fn: (s: StorageSession) => Promise<R>, ...rest: unknown[]) =>
         (transaction as (f: typeof fn, ...r: unknown[]) => Promise<R>).call(
           storage,
-          (s: StorageSession) => fn(session(s, redactor)),
+          (s: StorageSession) => fn(sessionView(s)),
           ...rest,
         );
     }

@@ -10,7 +10,7 @@ import { compactionCut } from './compaction-cut';
 import { compactionBudget, type CompactionOptions, type Summarizer } from './compaction-settings';
 import { fallbackDigest } from './fallback-digest';
 import { fitTokens } from './fit-tokens';
-import { fixedPartTokens, messageTokens } from './request-tokens';
+import { fixedPartTokens, messagesTokens, messageTokens } from './request-tokens';
 import { summarizedAssistantTurns, summaryMessage } from './summary-message';
 import { turnBoundaries } from './turn-boundaries';
 
@@ -76,10 +76,7 @@ export interface CompactionAssessment {
 export function assessCompaction(messages: readonly ModelMessage[], options: CompactionOptions): CompactionAssessment {
   const { counter, model } = options;
   const r = compactionBudget(options);
-  const fixedTokens =
-    options.system?.length || options.tools?.length
-      ? fixedPartTokens(counter, options.system ?? [], options.tools ?? [], model)
-      : MESSAGE_OVERHEAD_TOKENS;
+  const fixedTokens = fixedTokensOf(options);
   const per = messages.map((m) => messageTokens(counter, m, model));
   const totalTokens = fixedTokens + per.reduce((a, b) => a + b, 0);
   const base = {
@@ -114,6 +111,32 @@ export function assessCompaction(messages: readonly ModelMessage[], options: Com
     keep: messages.slice(cut),
     summaryBudgetTokens,
     expectedTokens,
+  };
+}
+
+/** Tokens of the fixed part of a request (system layers and tools), as {@link assessCompaction} counts them. */
+function fixedTokensOf(options: CompactionOptions): number {
+  return options.system?.length || options.tools?.length
+    ? fixedPartTokens(options.counter, options.system ?? [], options.tools ?? [], options.model)
+    : MESSAGE_OVERHEAD_TOKENS;
+}
+
+/**
+ * The request's size and the threshold, as {@link assessCompaction} computes them, without the rest of the
+ * assessment: when `totalTokens` is at most `thresholdTokens` the assessment is `below_threshold` (nothing to
+ * do), which a caller asking before every model call can learn without copying the conversation.
+ * @param messages - the conversation without the system prompt
+ * @param options - counter, window, shares, fixed part
+ * @returns the request's tokens and the threshold
+ * @internal
+ */
+export function compactionTotals(
+  messages: readonly ModelMessage[],
+  options: CompactionOptions,
+): { totalTokens: number; thresholdTokens: number } {
+  return {
+    totalTokens: fixedTokensOf(options) + messagesTokens(options.counter, messages, options.model),
+    thresholdTokens: compactionBudget(options).thresholdTokens,
   };
 }
 

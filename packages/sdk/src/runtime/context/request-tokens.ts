@@ -12,10 +12,40 @@ const counted = new WeakMap<TokenCounter, Map<string, WeakMap<ModelMessage, numb
  * @internal
  */
 export function messageTokens(counter: TokenCounter, m: ModelMessage, model: string | undefined): number {
+  return memoizedTokens(counter, messageMemo(counter, model), m, model);
+}
+
+/** The memo of message counts of a counter and model. */
+function messageMemo(counter: TokenCounter, model: string | undefined): WeakMap<ModelMessage, number> {
   let byModel = counted.get(counter);
   if (!byModel) counted.set(counter, (byModel = new Map()));
   let memo = byModel.get(model ?? '');
   if (!memo) byModel.set(model ?? '', (memo = new WeakMap()));
+  return memo;
+}
+
+/**
+ * The sum of {@link messageTokens} over `messages` (the memo looked up once for all of them).
+ * @internal
+ */
+export function messagesTokens(
+  counter: TokenCounter,
+  messages: readonly ModelMessage[],
+  model: string | undefined,
+): number {
+  const memo = messageMemo(counter, model);
+  let total = 0;
+  for (let i = 0; i < messages.length; i++) total += memoizedTokens(counter, memo, messages[i]!, model);
+  return total;
+}
+
+/** {@link messageTokens} with its memo at hand. */
+function memoizedTokens(
+  counter: TokenCounter,
+  memo: WeakMap<ModelMessage, number>,
+  m: ModelMessage,
+  model: string | undefined,
+): number {
   let n = memo.get(m);
   if (n === undefined) {
     n = m.role === 'system' ? systemTokens(counter, m.content, model) : countOne(counter, m, model);
@@ -77,8 +107,7 @@ export function estimateRequestTokens(
   if (!byModel) toolsCounted.set(counter, (byModel = new Map()));
   let memo = byModel.get(model ?? '');
   if (!memo) byModel.set(model ?? '', (memo = new WeakMap()));
-  let total = MESSAGE_OVERHEAD_TOKENS;
-  for (const m of messages) total += messageTokens(counter, m, model);
+  let total = MESSAGE_OVERHEAD_TOKENS + messagesTokens(counter, messages, model);
   for (const t of tools) {
     let n = memo.get(t);
     if (n === undefined) {

@@ -229,20 +229,47 @@ export function extractImages(
  * @internal
  */
 export function mapChildren(value: object, f: (child: unknown) => unknown): unknown {
-  let changed = false;
   if (Array.isArray(value)) {
-    const out = value.map((v) => {
+    // A plain array is copied only once a child changes (`map` would copy it always); holes stay holes.
+    if (Object.getPrototypeOf(value) !== Array.prototype) {
+      let changed = false;
+      const out = value.map((v) => {
+        const w = f(v);
+        if (w !== v) changed = true;
+        return w;
+      });
+      return changed ? out : value;
+    }
+    const n = value.length;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < n; i++) {
+      if (!(i in value)) continue;
+      const v: unknown = value[i];
       const w = f(v);
-      if (w !== v) changed = true;
-      return w;
-    });
-    return changed ? out : value;
+      if (out === undefined && w !== v) {
+        out = new Array<unknown>(n);
+        for (let j = 0; j < i; j++) if (j in value) out[j] = value[j];
+      }
+      if (out !== undefined) out[i] = w;
+    }
+    return out ?? value;
   }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  // The children are read once each, in `Object.entries` order; a new object is made only once one changes.
+  const keys = Object.keys(value);
+  const children: unknown[] = new Array<unknown>(keys.length);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    // A key that is gone by the time it is read (a getter removed it) is skipped, as `Object.entries` skips it.
+    if (!Object.prototype.propertyIsEnumerable.call(value, k)) continue;
+    const v = (value as Record<string, unknown>)[k];
+    children[i] = v;
     const w = f(v);
-    if (w !== v) changed = true;
-    out[k] = w;
+    if (out === undefined && w !== v) {
+      out = {};
+      for (let j = 0; j < i; j++) if (Object.prototype.hasOwnProperty.call(children, j)) out[keys[j]!] = children[j];
+    }
+    if (out !== undefined) out[k] = w;
   }
-  return changed ? out : value;
+  return out ?? value;
 }

@@ -70,9 +70,19 @@ export interface ModelTurn {
   failures: Map<string, { code: string; message: string }>;
 }
 
-/** The system prompt a turn sends: the runtime's own, then the host's layers. */
+/** The host layers {@link systemPromptOf} was last asked for, and the prompt it made of them. */
+let lastPrompt: { layers: string; prompt: string } | undefined;
+
+/**
+ * The system prompt a turn sends: the runtime's own, then the host's layers. The same layers give the
+ * very same string as last time: the redactor's memo, the token counter and the provider see one string
+ * object per prompt, whose hash is computed once.
+ */
 export function systemPromptOf(hostLayers: string | undefined): string {
-  return [RUNTIME_SYSTEM_PROMPT, hostLayers].filter(Boolean).join('\n\n');
+  if (!hostLayers) return RUNTIME_SYSTEM_PROMPT;
+  if (lastPrompt?.layers !== hostLayers)
+    lastPrompt = { layers: hostLayers, prompt: `${RUNTIME_SYSTEM_PROMPT}\n\n${hostLayers}` };
+  return lastPrompt.prompt;
 }
 
 /** Text is emitted as it streams in pieces of at least this many characters. */

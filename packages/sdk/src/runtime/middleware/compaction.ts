@@ -2,7 +2,7 @@
 import { MediaAgentError } from '../../core/errors';
 import type { TokenCounter } from '../../models/token-counter';
 import type { ModelMessage } from '../../models/types';
-import { compact, assessCompaction, type PinnedFacts } from '../context/compaction';
+import { compact, assessCompaction, compactionTotals, type PinnedFacts } from '../context/compaction';
 import { correctionScale, TOKEN_CORRECTION, type TokenCorrection } from '../context/token-correction';
 import { RUNTIME_SYSTEM_PROMPT } from '../system-prompt';
 import type { ModelRequestContext, RunMiddleware, RunStepContext } from './run-middleware';
@@ -64,6 +64,12 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): RunM
       system,
       tools: ctx.tools,
     };
+    // Below the threshold (the common case) the assessment is `below_threshold`: its total is all that is needed.
+    const totals = compactionTotals(ctx.messages, base);
+    if (totals.totalTokens <= totals.thresholdTokens) {
+      ctx.requestTokens = totals.totalTokens;
+      return;
+    }
     // Pinned facts cost storage reads: gather them only when a compaction is due.
     const assessment = assessCompaction(ctx.messages, base);
     if (!assessment.needed) {

@@ -93,8 +93,16 @@ export class MiddlewarePipeline {
   ): Promise<ModelTool[]> {
     let tools = start.tools;
     for (const entry of this.#with.onDriveStart) {
+      const p = partsOf(entry, session);
       const ctx: DriveStartContext = {
-        ...this.#step(entry, session),
+        run: session.view,
+        usage: session.usage,
+        signal: session.lease.signal,
+        state: p.state,
+        warn: p.warn,
+        stopRun: p.stopRun,
+        failRun: p.failRun,
+        chargeUsage: p.chargeUsage,
         woken: session.woken,
         catalog: start.catalog,
         runtimeTools: start.runtimeTools,
@@ -117,8 +125,16 @@ export class MiddlewarePipeline {
     const request: PreparedRequest = { messages: [...session.messages], tools: [...tools] };
     let requestTokens: number | undefined;
     for (const entry of this.#with.beforeModelRequest) {
+      const p = partsOf(entry, session);
       const ctx: ModelRequestContext = {
-        ...this.#step(entry, session),
+        run: session.view,
+        usage: session.usage,
+        signal: session.lease.signal,
+        state: p.state,
+        warn: p.warn,
+        stopRun: p.stopRun,
+        failRun: p.failRun,
+        chargeUsage: p.chargeUsage,
         history: session.messages,
         messages: request.messages,
         tools: request.tools,
@@ -151,8 +167,16 @@ export class MiddlewarePipeline {
   ): Promise<string[]> {
     const prompts: string[] = [];
     for (const entry of this.#with.afterModelTurn) {
+      const p = partsOf(entry, session);
       const ctx: ModelTurnContext = {
-        ...this.#step(entry, session),
+        run: session.view,
+        usage: session.usage,
+        signal: session.lease.signal,
+        state: p.state,
+        warn: p.warn,
+        stopRun: p.stopRun,
+        failRun: p.failRun,
+        chargeUsage: p.chargeUsage,
         message,
         calls,
         text,
@@ -178,7 +202,20 @@ export class MiddlewarePipeline {
     kind: GuardCallKind,
   ): Promise<RefusedCall | undefined> {
     for (const entry of this.#with.beforeToolCall) {
-      const ctx: ToolCallContext = { ...this.#step(entry, session), call, index, kind };
+      const p = partsOf(entry, session);
+      const ctx: ToolCallContext = {
+        run: session.view,
+        usage: session.usage,
+        signal: session.lease.signal,
+        state: p.state,
+        warn: p.warn,
+        stopRun: p.stopRun,
+        failRun: p.failRun,
+        chargeUsage: p.chargeUsage,
+        call,
+        index,
+        kind,
+      };
       const returned = this.#call(entry, 'beforeToolCall', session, () => entry.middleware.beforeToolCall!(ctx));
       const verdict = returned instanceof Promise ? await returned : returned;
       if (verdict) {
@@ -212,7 +249,22 @@ export class MiddlewarePipeline {
   ): Promise<ToolResultMessage> {
     let current = result;
     for (const entry of this.#with.afterToolCall) {
-      const ctx: ToolResultContext = { ...this.#step(entry, session), call, index, kind, status, result: current };
+      const p = partsOf(entry, session);
+      const ctx: ToolResultContext = {
+        run: session.view,
+        usage: session.usage,
+        signal: session.lease.signal,
+        state: p.state,
+        warn: p.warn,
+        stopRun: p.stopRun,
+        failRun: p.failRun,
+        chargeUsage: p.chargeUsage,
+        call,
+        index,
+        kind,
+        status,
+        result: current,
+      };
       const done = this.#call(entry, 'afterToolCall', session, () => entry.middleware.afterToolCall!(ctx));
       if (done instanceof Promise) await done;
       current = ctx.result;
@@ -243,21 +295,6 @@ export class MiddlewarePipeline {
     return errors;
   }
 
-  /** The context every drive-time hook of `entry` gets (its parts made once per run and middleware). */
-  #step(entry: MiddlewareEntry, session: RunSession): RunStepContext {
-    const parts = partsOf(entry, session);
-    return {
-      run: session.view,
-      usage: session.usage,
-      signal: session.lease.signal,
-      state: parts.state,
-      warn: parts.warn,
-      stopRun: parts.stopRun,
-      failRun: parts.failRun,
-      chargeUsage: parts.chargeUsage,
-    };
-  }
-
   /**
    * Calls one hook; a throw (or a rejection) while the run is not being aborted becomes a
    * {@link RunMiddlewareError}. A hook that returns no promise is not awaited (no extra tick).
@@ -268,25 +305,31 @@ export class MiddlewarePipeline {
     session: RunSession,
     run: () => T | Promise<T>,
   ): T | Promise<T> {
-    const wrap = (error: unknown): never => {
-      // Host code that throws on the aborted signal: an abort (or a stop), handled as such.
-      if (session.lease.signal.aborted) throw error;
-      throw new RunMiddlewareError(entry.middleware.name, hook, error);
-    };
     let result: T | Promise<T>;
     try {
       result = run();
     } catch (error) {
-      return wrap(error);
+      return hookFailed(entry, hook, session, error);
     }
     // Any thenable is awaited (hooks may return a promise of another library).
     return typeof (result as { then?: unknown } | null | undefined)?.then === 'function'
-      ? Promise.resolve(result).catch(wrap)
+      ? Promise.resolve(result).catch((error: unknown) => hookFailed(entry, hook, session, error))
       : result;
   }
 }
 
-/** The parts of a step context that depend only on the run and the middleware. */
+/** A hook's throw: as it is while the run is being aborted, else a {@link RunMiddlewareError} naming the middleware. */
+function hookFailed(entry: MiddlewareEntry, hook: RunMiddlewareHook, session: RunSession, error: unknown): never {
+  // Host code that throws on the aborted signal: an abort (or a stop), handled as such.
+  if (session.lease.signal.aborted) throw error;
+  throw new RunMiddlewareError(entry.middleware.name, hook, error);
+}
+
+/**
+ * The parts of a step context that depend only on the run and the middleware. Each hook's context is
+ * written out field by field (`run`, `usage`, `signal`, then these, then the hook's own): a spread of a
+ * shared base object into a literal with more fields takes V8's slow path, on every hook of every step.
+ */
 type StepParts = Pick<RunStepContext, 'state' | 'warn' | 'stopRun' | 'failRun' | 'chargeUsage'>;
 
 /** A usage delta a middleware charged: finite, non-negative numbers only (anything else counts 0). */

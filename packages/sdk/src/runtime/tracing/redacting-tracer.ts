@@ -70,21 +70,24 @@ function redactingSpan(span: Span, redactor: SecretRedactor): Span {
 /**
  * A tracer whose spans redact what is recorded on them: string attributes (also in arrays and events),
  * span and event names, status messages and exception messages (exceptions are recorded without their stack).
+ * Span names and start attributes are redacted always; a span that is not recording when started is handed
+ * out as it is (it records nothing).
  * @param tracer - the host's tracer (or the global provider's)
  * @param redactor - the host's redaction step
  * @returns the redacting tracer
  * @internal
  */
 export function redactingTracer(tracer: Tracer, redactor: SecretRedactor): Tracer {
-  const startSpan = (name: string, options?: SpanOptions, context?: Context): Span =>
-    redactingSpan(
-      tracer.startSpan(
-        redactor.text(name),
-        options && { ...options, attributes: attributes(options.attributes, redactor) },
-        context,
-      ),
-      redactor,
+  const startSpan = (name: string, options?: SpanOptions, context?: Context): Span => {
+    const span = tracer.startSpan(
+      redactor.text(name),
+      options && { ...options, attributes: attributes(options.attributes, redactor) },
+      context,
     );
+    // A span that records nothing (no tracer provider registered, or sampled out) ignores what is set on it:
+    // there is nothing to redact, and the runtime's calls on it go straight to it.
+    return span.isRecording() ? redactingSpan(span, redactor) : span;
+  };
   return {
     startSpan,
     startActiveSpan: ((name: string, ...rest: unknown[]) => {

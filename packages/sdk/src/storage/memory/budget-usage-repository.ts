@@ -32,7 +32,8 @@ export function memoryBudgetUsageRepository(t: MemoryTables): SyncRepository<Sto
         tokens: current.tokens + delta.tokens,
         costUsd: current.costUsd + delta.costUsd,
       };
-      t.write('budgetUsage', key, next);
+      // Built here of numbers and the stored counters' strings: stored as it is (no copy of a copy).
+      t.write('budgetUsage', key, next, true);
       return { ...next };
     },
     reservation: (key) => {
@@ -41,7 +42,7 @@ export function memoryBudgetUsageRepository(t: MemoryTables): SyncRepository<Sto
     },
     reserve: (record) => {
       if (reservations().has(record.key)) return false;
-      t.write('budgetReservations', record.key, { ...record });
+      t.write('budgetReservations', record.key, record);
       return true;
     },
     updateReservation: (key, expectedState, patch) => {

@@ -73,17 +73,21 @@ function copyPlain<T>(value: T, depth: number): T {
   if (typeof value !== 'object' || value === null) return value;
   if (depth > 256) throw new RangeError('too deep');
   if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i] as unknown, depth + 1);
+    const n = value.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const item: unknown = value[i];
+      out[i] = typeof item === 'object' && item !== null ? copyPlain(item, depth + 1) : item;
+    }
     return out as T;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) throw new TypeError('not a plain object');
   // A spread copies the own properties at once (an own `__proto__` key stays plain data); then only the
-  // nested objects need copying.
+  // nested objects need copying (`for … in` allocates no key list; inherited keys are skipped).
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const key of Object.keys(out)) {
+  for (const key in out) {
     const item = out[key];
-    if (typeof item === 'object' && item !== null) out[key] = copyPlain(item, depth + 1);
+    if (typeof item === 'object' && item !== null && Object.hasOwn(out, key)) out[key] = copyPlain(item, depth + 1);
   }
   return out as T;
 }

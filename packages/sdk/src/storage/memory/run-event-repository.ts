@@ -14,14 +14,21 @@ export function memoryRunEventRepository(t: MemoryTables): SyncRepository<Storag
     append: (event) => {
       const seq = (eventsByRun.get(event.runId)?.length ?? 0) + 1;
       // The global counter is never lowered on rollback: a rolled-back append leaves a gap, never a reuse.
-      const { messageCount, ...fields } = event;
-      const stored: RunEventRecord = copy({
-        ...fields,
-        seq,
-        globalSeq: ++globalSeq,
-        // Absent, not undefined, on events that mark no step boundary (as SQL's NULL reads back).
-        ...(messageCount !== undefined && messageCount !== null ? { messageCount } : {}),
-      });
+      // The event's fields (copied in) but `messageCount`, then `seq`, `globalSeq` and `messageCount`: absent,
+      // not undefined, on events that mark no step boundary (as SQL's NULL reads back).
+      const fields: Record<string, unknown> = {};
+      for (const key in event) {
+        if (key === 'messageCount' || !Object.hasOwn(event, key)) continue;
+        const value = copy((event as unknown as Record<string, unknown>)[key]);
+        if (key === '__proto__')
+          Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+        else fields[key] = value;
+      }
+      fields.seq = seq;
+      fields.globalSeq = ++globalSeq;
+      const { messageCount } = event;
+      if (messageCount !== undefined && messageCount !== null) fields.messageCount = messageCount;
+      const stored = fields as unknown as RunEventRecord;
       t.appendIndexed(eventsByRun, event.runId, stored, eventLog);
       return copy(stored);
     },

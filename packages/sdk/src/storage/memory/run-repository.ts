@@ -1,7 +1,7 @@
 import type { RunRecord } from '../../core/run-records';
 import { TERMINAL_RUN_STATUSES } from '../../core/run-records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodePoint, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, copy, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** Whether `run` may be leased at `now` (the rule documented on `RunRepository.acquireLease`). */
 function runnable(run: RunRecord, now: number): boolean {
@@ -18,6 +18,10 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
   const stored = (id: string) => t.table<RunRecord>('runs').get(id);
   /** `run` (a copy) with `prunedAt` when retention pruned it (kept apart, as `runs.pruned_at` in SQL); else without. */
   const shown = (run: RunRecord): RunRecord => {
+    if (!Object.hasOwn(run, 'prunedAt')) {
+      const prunedAt = t.prunedRuns.get(run.id);
+      return prunedAt === undefined ? run : { ...run, prunedAt };
+    }
     const { prunedAt: _ignored, ...rest } = run;
     const prunedAt = t.prunedRuns.get(run.id);
     return prunedAt === undefined ? (rest as RunRecord) : { ...rest, prunedAt };
@@ -38,10 +42,16 @@ export function memoryRunRepository(t: MemoryTables): SyncRepository<StorageSess
       const current = stored(id);
       if (!current) return undefined;
       if (expectLeaseOwner !== undefined && current.leaseOwner !== expectLeaseOwner) return undefined;
-      const { forkedFrom: _never, ...fields } = patch as RunRecord;
-      const next: RunRecord = Object.assign({ ...current }, copy(definedFields<RunRecord>(fields)), { id });
+      // The patch's defined fields but `forkedFrom` (set at insert only), each copied in.
+      const next = { ...current } as Record<string, unknown>;
+      for (const key in patch) {
+        if (key === 'forkedFrom' || !Object.hasOwn(patch, key)) continue;
+        const value = (patch as Record<string, unknown>)[key];
+        if (value !== undefined) next[key] = copy(value);
+      }
+      next.id = id;
       t.write('runs', id, next, true);
-      return shown(copy(next));
+      return shown(copy(next as unknown as RunRecord));
     },
     list: (filter = {}) =>
       t
