@@ -249,8 +249,15 @@ export class WorkerPool {
   async #drive(runId: string, owner: string, run: Parameters<RunDriver['process']>[0]): Promise<Ended> {
     const { storage, clock, settings, logger, driver } = this.deps;
     const entry: Drive = { controller: new AbortController(), drain: new AbortController(), leftRunning: false };
-    // A run leased while the pool was stopping (the lease query was under way) drains at once.
-    if (this.#stopping) entry.drain.abort();
+    // A run leased while the pool was stopping (the lease query was under way, or it was handed over) drains at once,
+    // and is stopped at once when the stop's drain time is already over (nothing else would abort it).
+    if (this.#stopping) {
+      entry.drain.abort();
+      if (performance.now() >= this.#deadline.at) {
+        entry.reason = 'stop';
+        entry.controller.abort();
+      }
+    }
     this.#active.set(runId, entry);
     /** Subagent runs driven inline under this lease: renewed with it. */
     const adopted = new Set<string>();

@@ -61,7 +61,13 @@ async function commitTaken(deps: CommitDeps, session: RunSession, step: TakenSte
   try {
     result = await deps.storage.transaction((s) => writeStepIn(deps, session, step, s));
   } catch (error) {
-    if (error !== LEASE_LOST) throw error;
+    if (error !== LEASE_LOST) {
+      // Nothing of the step was written: what rode on it (a call's settlement, a model call's spending) goes back to
+      // the session, for the failed run's salvage (`salvageRiding`) to write on its own.
+      session.writes.riding.unshift(...step.writes.riding);
+      session.writes.settlements.unshift(...step.writes.settlements);
+      throw error;
+    }
     await stepLost(deps, session, step);
     return false;
   }
