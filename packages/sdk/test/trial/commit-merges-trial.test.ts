@@ -197,7 +197,7 @@ describe('the invoke path outside a run still settles on its own', () => {
     expect(audit.map((a) => a.outcome)).toEqual(['succeeded']);
     expect(seen).toEqual(['note.send:succeeded']);
     const dry = await host.invoke('note.send', { text: 'dry' }, { actor: 'user:admin', dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true });
+    expect(dry).toMatchObject({ status: 'dry_run' });
     expect(calls).toBe(1);
   });
 });
