@@ -290,7 +290,7 @@ describe('host.stop() at the instant a run is started while the only worker is i
       const starting = a.startRun({ goal: 'send a note', mode: 'plan_only', actor: 'user:admin' });
       for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
       let stopped = false;
-      const stopping = a.stop().then((summary) => {
+      const stopping = a.stop({ drainMs: 0 }).then((summary) => {
         stopped = true;
         return summary;
       });
