@@ -195,10 +195,13 @@ export class WorkerPool {
       let run;
       try {
         const ended = done;
-        run = await storage.transaction(async (s) => {
-          if (ended) await s.runs.releaseLease(ended.runId, owner);
-          return s.runs.acquireLease(owner, clock.now(), settings.leaseMs);
-        });
+        // The usual poll (nothing to release) is the one statement it always was.
+        run = ended
+          ? await storage.transaction(async (s) => {
+              await s.runs.releaseLease(ended.runId, owner);
+              return s.runs.acquireLease(owner, clock.now(), settings.leaseMs);
+            })
+          : await storage.runs.acquireLease(owner, clock.now(), settings.leaseMs);
         done = undefined;
       } catch (error) {
         logger.error('worker could not lease a run', { owner, message: (error as Error).message });
