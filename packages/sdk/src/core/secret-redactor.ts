@@ -258,25 +258,7 @@ export class SecretRedactor {
     if (proto !== Object.prototype && proto !== null) return request;
     const record = request as Record<string, unknown>;
     if (record.type === 'image' || record.type === 'thinking') return request;
-    let copy: Record<string, unknown> | undefined;
-    const keys = Object.keys(record);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      const v = record[k];
-      if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) continue;
-      if (OPAQUE_KEYS.has(k)) continue;
-      const next =
-        typeof v === 'string'
-          ? this.text(v)
-          : STABLE_ITEM_KEYS.has(k) && Array.isArray(v)
-            ? this.#stableItems(v)
-            : this.#walk(v, 1);
-      if (next !== v) {
-        copy ??= { ...record };
-        Object.defineProperty(copy, k, { value: next, enumerable: true, writable: true, configurable: true });
-      }
-    }
-    return copy ?? request;
+    return this.#fields(record, 0, true);
   }
 
   /** The array branch of {@link SecretRedactor.#walk} at depth 1, each object item's result memoized by object. */
@@ -318,6 +300,14 @@ export class SecretRedactor {
     const record = value as Record<string, unknown>;
     // Signed or encrypted reasoning and image bytes go back to the provider exactly as received.
     if (record.type === 'image' || record.type === 'thinking') return value;
+    return this.#fields(record, depth, false);
+  }
+
+  /**
+   * The object branch of {@link SecretRedactor.#walk}: each field redacted (opaque keys kept), copied only once a field
+   * changed; with `stable`, the `messages` and `tools` arrays are walked by {@link SecretRedactor.#stableItems}.
+   */
+  #fields(record: Record<string, unknown>, depth: number, stable: boolean): Record<string, unknown> {
     let copy: Record<string, unknown> | undefined;
     const keys = Object.keys(record);
     for (let i = 0; i < keys.length; i++) {
@@ -325,13 +315,18 @@ export class SecretRedactor {
       const v = record[k];
       if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) continue;
       if (OPAQUE_KEYS.has(k)) continue;
-      const next = typeof v === 'string' ? this.text(v) : this.#walk(v, depth + 1);
+      const next =
+        typeof v === 'string'
+          ? this.text(v)
+          : stable && STABLE_ITEM_KEYS.has(k) && Array.isArray(v)
+            ? this.#stableItems(v)
+            : this.#walk(v, depth + 1);
       if (next !== v) {
         copy ??= { ...record };
         Object.defineProperty(copy, k, { value: next, enumerable: true, writable: true, configurable: true });
       }
     }
-    return copy ?? value;
+    return copy ?? record;
   }
 }
 

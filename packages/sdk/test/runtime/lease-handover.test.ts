@@ -60,18 +60,27 @@ const stores: Array<[string, () => StorageAdapter]> = [
   ],
 ];
 
+/**
+ * A started host on `storage` recording its transactions, one worker answering "hello" runs; the pool polls only
+ * every 60 s, so a run that is neither handed over nor woken for would wait.
+ */
+async function startedHost(storage: StorageAdapter, transactions: string[][]): Promise<AgentHost> {
+  const host = createAgentHost({
+    storage: recording(storage, transactions),
+    logger: new ConsoleLogger('silent'),
+    model: { provider: new ScriptedProvider({ scripts: [{ match: 'hello', steps: [], finalText: 'Hi.' }] }) },
+    runs: { pollMs: 60_000, concurrency: 1 },
+  });
+  hosts.push(host);
+  await host.start();
+  return host;
+}
+
 describe.each(stores)('lease hand-over (%s)', (_name, make) => {
   it('a run that ended has its lease released at once; two runs one after the other: one transaction releases the first and leases the second; every lease is given back', async () => {
     const storage = make();
     const transactions: string[][] = [];
-    const host = createAgentHost({
-      storage: recording(storage, transactions),
-      logger: new ConsoleLogger('silent'),
-      model: { provider: new ScriptedProvider({ scripts: [{ match: 'hello', steps: [], finalText: 'Hi.' }] }) },
-      runs: { pollMs: 60_000, concurrency: 1 },
-    });
-    hosts.push(host);
-    await host.start();
+    const host = await startedHost(storage, transactions);
     const first = await host.startRun({ goal: 'hello', mode: 'plan_only', actor: 'user:admin' });
     expect((await waitForStatus(host, first.id, ['succeeded'])).status).toBe('succeeded');
     // Released once the drive ended, without waiting for another run (the pool polls only every 60 s here).
@@ -107,15 +116,7 @@ describe.each(stores)('a run started while a worker is idle (%s)', (_name, make)
   it('is stored leased to that worker and driven without a lease transaction of its own', async () => {
     const storage = make();
     const transactions: string[][] = [];
-    const host = createAgentHost({
-      storage: recording(storage, transactions),
-      logger: new ConsoleLogger('silent'),
-      model: { provider: new ScriptedProvider({ scripts: [{ match: 'hello', steps: [], finalText: 'Hi.' }] }) },
-      // The pool polls only every 60 s: a run not handed over would wait for a wake.
-      runs: { pollMs: 60_000, concurrency: 1 },
-    });
-    hosts.push(host);
-    await host.start();
+    const host = await startedHost(storage, transactions);
     // Let the worker's first lease query find nothing and go idle.
     for (let i = 0; i < 1000 && !transactions.some((t) => t.includes('runs.acquireLease')); i++)
       await new Promise((resolve) => setImmediate(resolve));
