@@ -33,9 +33,13 @@ describe('the stdio bridge of the conformance run', () => {
     );
     url = new URL((JSON.parse(line) as { url: string }).url);
   }, 60_000);
-  afterAll(() => {
+  afterAll(async () => {
+    // The bridge may still write its files while it exits: remove the folder once it has.
+    const exited = bridge.exitCode !== null || bridge.signalCode !== null;
+    const gone = exited ? Promise.resolve() : new Promise<void>((resolve) => bridge.once('exit', () => resolve()));
     bridge.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    await gone;
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   /** The bridge's live stdio children (from /proc: `server.ts stdio` processes whose parent is the bridge). */
