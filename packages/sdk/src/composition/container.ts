@@ -11,6 +11,7 @@ import { PolicyAuthorizer } from '../authorization/policy-authorizer';
 import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
+import { DEFAULT_COMMIT_WINDOW_MS } from '../runtime/loop/deferred-commit';
 import { DEFAULT_CAPABILITY_TIMEOUT_MS } from '../capabilities/capability-deadline';
 import { DEFAULT_IMPACT_TIMEOUT_MS } from '../capabilities/impact-runner';
 import { approvalEditCheck } from '../runtime/approval-edit-check';
@@ -153,6 +154,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     goalWaitHours: r.goalWaitHours ?? 72,
     inboxCapacity: r.inboxCapacity ?? 16,
     refusedTurnPauseMs: r.refusedTurnPauseMs ?? 1000,
+    commitWindowMs: r.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS,
   };
   const positive = (name: string, value: unknown, allowZero = false) => {
     if (!(typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0)))
@@ -163,7 +165,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       );
   };
   for (const [name, value] of Object.entries(limits)) positive(name, value, name === 'ledgerRetentionMs');
-  for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value);
+  for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value, name === 'commitWindowMs');
   const intents = {
     holdMs: options.intents?.holdMs ?? DEFAULT_INTENT_HOLD_MS,
     directHoldMs: options.intents?.directHoldMs ?? DEFAULT_INTENT_DIRECT_HOLD_MS,
@@ -871,6 +873,7 @@ function runDriverSettings(resolved: ResolvedAgentOptions): RunDriverSettings {
     compactionThreshold: resolved.runs.compactionThreshold,
     maxInputBytes: resolved.maxInputBytes,
     refusedTurnPauseMs: resolved.runs.refusedTurnPauseMs,
+    commitWindowMs: resolved.runs.commitWindowMs,
     recoverVerifySec: resolved.decisions.recoverVerifySec,
   };
 }

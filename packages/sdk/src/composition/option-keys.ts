@@ -79,6 +79,7 @@ const RUNS = {
   compactionThreshold: true,
   results: true,
   refusedTurnPauseMs: true,
+  commitWindowMs: true,
   middleware: true,
   code: true,
   images: true,

@@ -58,6 +58,7 @@ const SHAPES: ReadonlyArray<readonly [path: string, shape: Shape]> = [
   ['runs.goalWaitHours', number],
   ['runs.inboxCapacity', number],
   ['runs.refusedTurnPauseMs', number],
+  ['runs.commitWindowMs', number],
   ['runs.maxTools', number],
   ['runs.contextWindowTokens', number],
   ['runs.compactionThreshold', number],

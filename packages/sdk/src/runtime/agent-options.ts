@@ -407,6 +407,17 @@ export interface RunOptions {
    */
   refusedTurnPauseMs?: number;
   /**
+   * How long a step's writes may wait to commit together with the steps after it, in milliseconds, counted from the
+   * end of the first of them — when what runs next changes nothing outside the run: a model call, a read, a
+   * `replay: 'safe'` call. Fast steps then share one commit (fewer writes to disk), and people watching the run see
+   * each step at most this late. The claim of every other side effect, and the steps before it, are still committed
+   * before its handler runs, and what a turn's calls returned is committed before another handler runs; a crash
+   * inside the window asks the model turns in it again. `0` commits every step before the next begins
+   * (docs/architecture.md#the-commit-window).
+   * @defaultValue 50
+   */
+  commitWindowMs?: number;
+  /**
    * Host middleware of the run loop, after the runtime's own (compaction, tool discovery, repeated
    * results, result spill, loop guard), in this order; see {@link RunMiddleware} (default none).
    * Names must be unique and differ from the runtime's own middleware names (`history_capture`, `compaction`,

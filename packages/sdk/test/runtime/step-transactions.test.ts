@@ -17,7 +17,7 @@ import type { ModelEvent, ModelRequest } from '../../src/models';
 import type { StorageSession } from '../../src/storage';
 import { SqliteStorage } from '../../src/sqlite';
 import { ScriptedProvider, type FakeScript } from '../../src/testing';
-import { waitForStatus } from './harness';
+import { runEvents, waitForStatus } from './harness';
 import { REPOSITORY_NAMES } from '../../src/storage/repository-methods';
 
 const hosts: AgentHost[] = [];
@@ -149,10 +149,17 @@ const script: FakeScript = {
   finalText: 'All found.',
 };
 
+/**
+ * A commit window long enough that the grouping of steps does not depend on how fast this machine runs them (the
+ * window's timer is exercised by the slow-read case, with the default window).
+ */
+const LONG_WINDOW_MS = 60_000;
+
 async function driveOnce(
   storage: StorageAdapter,
   scripts: FakeScript = script,
   extra: ReadonlyArray<ReturnType<typeof defineCapability>> = [],
+  commitWindowMs: number | null = LONG_WINDOW_MS,
 ) {
   const log: StorageLog = { transactions: [], direct: [] };
   const provider = new MarkingProvider(new ScriptedProvider({ scripts }), log);
@@ -160,7 +167,7 @@ async function driveOnce(
     storage: recording(storage, log),
     logger: new ConsoleLogger('silent'),
     model: { provider },
-    runs: { pollMs: 5, concurrency: 1 },
+    runs: { pollMs: 5, concurrency: 1, ...(commitWindowMs !== null ? { commitWindowMs } : {}) },
   });
   hosts.push(host);
   host.capabilities.register(lookup);
@@ -173,9 +180,10 @@ async function driveOnce(
   log.direct.length = 0;
   const run = await host.startRun({ goal: 'look up the releases', mode: 'plan_only', actor: 'user:admin' });
   expect((await waitForStatus(host, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+  const events = await runEvents(host, run.id);
   await host.stop();
   hosts.splice(hosts.indexOf(host), 1);
-  return { log, marks: provider.marks };
+  return { log, marks: provider.marks, events };
 }
 
 const stores: Array<[string, () => StorageAdapter]> = [
@@ -217,18 +225,26 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     for (let k = 0; k + 1 < marks.length; k++)
       expect(spending(marks[k]!.transactions, marks[k + 1]!.transactions)).toBe(0);
     expect(spending(marks.at(-1)!.transactions)).toBe(0);
-    // A model turn with one read: the turn's step waits for the call's step, and both commit at once.
-    for (let k = 0; k < TURNS; k++) {
+    // A model turn with one read: the turn's step waits for the call's step, and both wait through the next model
+    // call (it changes nothing outside the run); they commit with the next turn's step, before its read runs — what a
+    // turn's calls returned is durable before another handler runs. One commit per turn.
+    expect(between(0, 1).transactions, 'turn 1').toHaveLength(0);
+    expect(between(0, 1).direct, 'turn 1').toEqual(['appendAuditBatched']);
+    for (let k = 1; k < TURNS; k++) {
       const { transactions, direct } = between(k, k + 1);
       expect(transactions, `turn ${k + 1}`).toHaveLength(1);
       const calls = transactions[0]!;
       expect(calls[0]).toBe('runs.patch'); // the lease-checked run patch opens every step
       expect(calls.filter((c) => c === 'runs.patch')).toHaveLength(1);
-      expect(calls.filter((c) => c === 'messages.append')).toHaveLength(2); // the assistant message and the result
-      expect(calls.filter((c) => c === 'events.append').length).toBeGreaterThanOrEqual(3); // text, started, succeeded
+      // What waited through the model call — the first turn's assistant message and its read's result; from the
+      // second turn on, the read's result (its assistant message committed before the read ran) — then this turn's
+      // assistant message.
+      expect(calls.filter((c) => c === 'messages.append')).toHaveLength(k === 1 ? 3 : 2);
+      // The read's succeeded event (and the first turn's text and started); this turn's text and started.
+      expect(calls.filter((c) => c === 'events.append').length).toBeGreaterThanOrEqual(k === 1 ? 5 : 3);
       expect(direct, `turn ${k + 1}`).toEqual(['appendAuditBatched']);
     }
-    // A turn with two reads: the turn and both calls, one transaction.
+    // A turn with two reads: the turn before, this turn and both calls, one transaction.
     expect(between(TURNS, TURNS + 1).transactions).toHaveLength(1);
     // A turn with a side effect: its step commits in the transaction that claims the call in the ledger, before
     // the handler runs (one commit, not two); then the call's step, which carries the ledger's settlement of the
@@ -279,10 +295,12 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
         finalText: 'done',
       },
       [slow],
+      null, // the default window (50 ms): its timer commits the turn while the call runs
     );
     expect(sawStarted).toBe(true);
-    // The turn's step (committed by the timer while the call ran), then the call's step.
-    expect(steps(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions))).toHaveLength(2);
+    // The turn's step, committed by the timer while the call ran; the call's step waits through the next model call.
+    expect(steps(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions))).toHaveLength(1);
+    expect(steps(log.transactions.slice(marks[1]!.transactions))).toHaveLength(1);
   });
 
   it('text longer than one streamed piece is the only thing written outside its step, as a log of the stream', async () => {
@@ -296,7 +314,42 @@ describe.each(stores)('one storage transaction per step (%s)', (_name, make) => 
     const direct = log.direct
       .slice(marks[0]!.direct, marks[1]!.direct)
       .filter((c) => WRITES.test(c.split('.')[1] ?? ''));
-    expect(transactions).toHaveLength(1); // the turn with its read's result
+    expect(transactions).toHaveLength(0); // the turn with its read's result: with the next step
     expect(direct).toEqual(['events.append', 'events.append', 'events.append']);
+  });
+
+  it('with commitWindowMs 0 every step commits before the next begins: a turn, then its read’s result', async () => {
+    const { log, marks } = await driveOnce(make(), script, [], 0);
+    for (let k = 0; k < TURNS; k++) {
+      const transactions = steps(log.transactions.slice(marks[k]!.transactions, marks[k + 1]!.transactions));
+      expect(transactions, `turn ${k + 1}`).toHaveLength(2);
+      expect(transactions[0]!.filter((c) => c === 'messages.append')).toHaveLength(1); // the assistant message
+      expect(transactions[1]!.filter((c) => c === 'messages.append')).toHaveLength(1); // the result
+    }
+  });
+
+  it('writes waiting through a model call commit before it streams text on its own: the run’s events keep their order', async () => {
+    const long = 'A long answer streamed in pieces: '.repeat(6);
+    const { log, marks, events } = await driveOnce(make(), {
+      match: 'releases',
+      steps: [
+        { text: 'First. ', toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'a' } }] },
+        { text: long, toolCalls: [{ capability: 'bench.lookup', input: { releaseId: 'b' } }] },
+      ],
+      finalText: 'done',
+    });
+    // The first turn and its result waited through the second model call until its first streamed piece.
+    expect(steps(log.transactions.slice(marks[0]!.transactions, marks[1]!.transactions))).toHaveLength(0);
+    const during = steps(log.transactions.slice(marks[1]!.transactions, marks[2]!.transactions));
+    expect(during.length).toBeGreaterThanOrEqual(1);
+    expect(during[0]!.filter((c) => c === 'messages.append')).toHaveLength(2); // the first turn and its result
+    const firstResult = events.find(
+      (e) => e.type === 'tool_call' && (e.data as { phase?: string }).phase === 'succeeded',
+    )!;
+    const firstLivePiece = events.find(
+      (e) => e.type === 'text_delta' && (e.data as { text: string }).text.startsWith('A long answer'),
+    )!;
+    expect(firstResult.seq).toBeLessThan(firstLivePiece.seq);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 });

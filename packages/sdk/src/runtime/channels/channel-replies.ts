@@ -7,7 +7,7 @@ import type { StorageSession } from '../../ports/storage-adapter';
 import type { RunRecord } from '../../core/run-records';
 import type { RunEventType } from '../events/run-event';
 import type { ModelMessage } from '../../models/types';
-import type { ReplySession, StepReplies, TakenStep } from '../loop/step-writes';
+import { stepSegments, type ReplySession, type StepReplies, type TakenStep } from '../loop/step-writes';
 import { CHANNEL_STATE_KEY, conversationOf, type ChannelConversation } from './conversation-binding';
 import { replyRows, type ReplyRow } from './reply-rule';
 import { outboxKey, outboxRowId, outboxRowsForEdit, outboxRowsForReply } from './outbox-rows';
@@ -87,18 +87,23 @@ export function channelReplies(channels: {
     const state = session.getState(CHANNEL_STATE_KEY);
     if (typeof state !== 'object' || state === null || Array.isArray(state)) return;
     const conversation = state as unknown as ChannelConversation;
-    const texts = assistantTexts(step.writes.messages);
-    if (texts.length === 0 && step.writes.events.length === 0) return;
+    if (step.writes.messages.length === 0 && step.writes.events.length === 0) return;
     const capabilities = channels.capabilities(conversation.channelId) ?? UNKNOWN_CHANNEL;
-    const derived = replyRows(
-      conversation,
-      { texts, events: step.writes.events },
-      { runId: session.id, capabilities, secret: channels.secret() },
-    );
-    if (derived.rows.length === 0 && JSON.stringify(derived.conversation) === JSON.stringify(conversation)) return;
+    const context = { runId: session.id, capabilities, secret: channels.secret() };
+    // Steps committed together (runtime/loop/step-writes.ts `ends`) reply in their order, as if each committed alone.
+    let current = conversation;
+    const replies: ReplyRow[] = [];
+    for (const segment of stepSegments(step.writes)) {
+      const texts = assistantTexts(segment.messages);
+      if (texts.length === 0 && segment.events.length === 0) continue;
+      const derived = replyRows(current, { texts, events: segment.events }, context);
+      replies.push(...derived.rows);
+      current = derived.conversation;
+    }
+    if (replies.length === 0 && JSON.stringify(current) === JSON.stringify(conversation)) return;
     const now = channels.now();
-    const rows = derived.rows.flatMap((r) => outboxRowsOf(r, conversation, session.id, capabilities, now));
-    const next = derived.conversation as unknown as JsonValue;
+    const rows = replies.flatMap((r) => outboxRowsOf(r, conversation, session.id, capabilities, now));
+    const next = current as unknown as JsonValue;
     // The whole runtime state (the step's own when it changed it, else the session's), with the conversation's next.
     const base = (step.patch.runtimeState ?? session.stateSnapshot()) as Record<string, JsonValue>;
     session.adoptState(CHANNEL_STATE_KEY, next);

@@ -1,7 +1,6 @@
 // The tool-call step: run the open call, let the middleware see its result, open the next.
 import { settleClaimRider } from './claim-commit';
-import { commitStep } from './commit';
-import { commitBeforeCall, deferCommit } from './deferred-commit';
+import { commitBeforeCall, deferCommit, endCalls } from './deferred-commit';
 import type { Loop } from './loop';
 import { STOPPED, type DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
@@ -16,9 +15,10 @@ export type CallOutcome = DriveEnd | { kind: 'next' } | { kind: 'turn_done' };
  * invocation path, or a refusal), `afterToolCall` may rewrite its result, the result is appended,
  * and the next call is opened (or the turn closed). The step commits the settled event, the result,
  * usage, middleware state and the next call's `started` event in one transaction, before the next
- * call runs — or, when the next call only reads, together with that call's step (`deferred-commit.ts`);
+ * call runs — or, when the next call only reads, together with that call's step; when the turn is closed, with
+ * the next model turn's step unless it carries the settlement of a call that may not run again (`deferred-commit.ts`);
  * the writes of a step that waited so are committed with this one, or on their own once the call has
- * run for `DEFERRED_COMMIT_MS`. The invocation path's own claim and settle transactions are not part of it: they are
+ * run for the commit window (`runs.commitWindowMs`). The invocation path's own claim and settle transactions are not part of it: they are
  * the ledger's atomicity, and a crash between them and this commit is reconciled from the ledger.
  */
 export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOutcome> {
@@ -63,6 +63,6 @@ export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls)
   }
   const opened = await openNextCall(loop, session, turn);
   if (opened.kind === 'run') return (await commitBeforeCall(loop, session, turn)) ? { kind: 'next' } : STOPPED;
-  if (opened.kind === 'turn_done') return (await commitStep(loop.deps, session)) ? { kind: 'turn_done' } : STOPPED;
+  if (opened.kind === 'turn_done') return (await endCalls(loop, session)) ? { kind: 'turn_done' } : STOPPED;
   return opened;
 }

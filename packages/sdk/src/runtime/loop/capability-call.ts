@@ -86,7 +86,8 @@ export async function callCapability(
     rideOnClaim(session, ctx);
     // Its settlement commits with the step that appends its result (settle-commit.ts) — not when the effect is read
     // back right after (the verifier reads the settled entry).
-    if (!(descriptor.kind === 'execute' && needsReadBack(descriptor.effect ?? 'other'))) carrySettlement(session, ctx);
+    if (!(descriptor.kind === 'execute' && needsReadBack(descriptor.effect ?? 'other')))
+      carrySettlement(session, ctx, descriptor.replay);
     result = await capabilities.invoke(call.name, call.input, ctx);
   } catch (error) {
     const code = error instanceof MediaAgentError ? error.code : 'INVOCATION_FAILED';

@@ -114,9 +114,14 @@ export async function writeStepIn(
   if (!run) throw LEASE_LOST;
   // The step boundary (docs/forks.md#fork-points): the messages stored once this commit is in, from the position the
   // store gave the last one appended, else what the session knows is committed (unknown before the drive read them).
-  let messageCount = session.committedMessages;
-  for (const message of writes.messages)
+  const before = session.committedMessages;
+  let messageCount = before;
+  // The stored count after each message appended: the boundaries of steps merged into this one (`StepWrites.ends`).
+  const counts: Array<number | undefined> = [];
+  for (const message of writes.messages) {
     messageCount = (await s.messages.append(id, message as unknown as JsonValue, now)).seq;
+    counts.push(messageCount);
+  }
   if (writes.applied.length > 0) await s.inbox.markApplied(writes.applied, now);
   for (const work of writes.riding) await work(s);
   // The settlements of the calls this step answered: with the result the step appends (settle-rider.ts).
@@ -128,11 +133,17 @@ export async function writeStepIn(
   const pending: Array<{ type: RunEventType; data: RunEventPayloads[RunEventType] }> = [];
   for (const d of writes.decisions)
     if (await s.decisions.insert(d)) pending.push({ type: 'decision.created', data: decisionEventData(d, d.raisedBy) });
+  const own = pending.length;
   pending.push(...writes.events);
+  // The last event of each step merged into this commit carries that step's boundary, the last event of all this one's.
+  const boundaries = new Map<number, number | undefined>();
+  for (const end of writes.ends)
+    boundaries.set(own + end.events - 1, end.messages === 0 ? before : counts[end.messages - 1]);
   const events: RunEvent[] = [];
   for (let i = 0; i < pending.length; i++) {
     const e = pending[i]!;
-    events.push(await bus.emit(id, e.type, e.data, s, i === pending.length - 1 ? messageCount : undefined));
+    const count = i === pending.length - 1 ? messageCount : boundaries.get(i);
+    events.push(await bus.emit(id, e.type, e.data, s, count));
   }
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)

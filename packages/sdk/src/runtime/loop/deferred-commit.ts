@@ -1,17 +1,24 @@
-// A step whose next call only reads commits together with that call's step.
+// A step whose next call only reads, or whose next model call changes nothing outside the run, commits together
+// with the step after it, within a bounded time.
 import { stepRider, opensClaimedCall } from './claim-commit';
 import { commitDeferredStep, commitStep } from './commit';
-import { carriesSettlement } from './settle-commit';
+import { holdsSettlementToCommit } from './settle-commit';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
 import type { TurnCalls } from './turn-calls';
 
 /**
- * How long the writes of a step may wait for the read-only call it opened before they are committed
- * on their own, in ms: a read that takes longer does not hide the turn's text and its `started`
- * event from people watching the run.
+ * How long the writes of a step may wait for the steps after it before they are committed on their own, in ms,
+ * counted from when the first of them was set aside, unless the host sets `runs.commitWindowMs`: a read or a model
+ * call that takes longer does not hide the turn's text, its results and their events from people watching the run.
+ * @internal
  */
-export const DEFERRED_COMMIT_MS = 50;
+export const DEFAULT_COMMIT_WINDOW_MS = 50;
+
+/** The run's commit window in ms (`runs.commitWindowMs`); 0: every step commits before the next begins. */
+export function commitWindowMs(loop: Loop): number {
+  return loop.deps.settings.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS;
+}
 
 /**
  * True when the call `turn` opened is a capability of kind `read`: running it has no effect outside
@@ -33,8 +40,15 @@ export function opensReadOnlyCall(loop: Loop, turn: TurnCalls): boolean {
  * @returns false when the lease was lost
  */
 export async function commitBeforeCall(loop: Loop, session: RunSession, turn: TurnCalls): Promise<boolean> {
-  // A step carrying a call's settlement does not wait for a read: the outcome is made durable now.
-  if (opensReadOnlyCall(loop, turn) && !carriesSettlement(session)) {
+  // A step carrying the settlement of a call that may not run again does not wait for a read: the outcome is made
+  // durable now. Nor do writes that already waited through a model call: what an earlier turn's calls returned is
+  // durable before another handler runs.
+  if (
+    commitWindowMs(loop) > 0 &&
+    opensReadOnlyCall(loop, turn) &&
+    !holdsSettlementToCommit(session) &&
+    !session.deferredPastModelCall
+  ) {
     session.defer();
     return true;
   }
@@ -47,32 +61,71 @@ export async function commitBeforeCall(loop: Loop, session: RunSession, turn: Tu
   return commitStep(loop.deps, session);
 }
 
-/** The waiting writes of the step before a read-only call, committed after {@link DEFERRED_COMMIT_MS} if the call still runs. */
-export interface DeferredCommit {
-  /**
-   * Called when the call returned (or threw): cancels the timer, or waits for the commit it started.
-   * @returns false when that commit found the lease lost
-   */
-  settle(): Promise<boolean>;
+/**
+ * Ends a step that answered the last call of its turn: the next step is a model call, which changes nothing
+ * outside the run. Its writes are set aside to commit with the next step's ({@link RunSession.defer}) — at the
+ * latest before the next tool handler runs (with its claim, for a side effect), or on their own once they waited
+ * the commit window ({@link commitWindowMs}) — unless the step carries the settlement of a call that may not run again, or the run
+ * is draining: then they commit now. If the process dies before they are committed, the run resumes from the step
+ * before: the model turn is asked again and its calls run again, which only calls that read or may be re-run freely
+ * (`replay: 'safe'`) allow — every other call's claim was committed before it ran.
+ * @returns false when the lease was lost
+ */
+export async function endCalls(loop: Loop, session: RunSession): Promise<boolean> {
+  if (commitWindowMs(loop) === 0 || holdsSettlementToCommit(session) || session.lease.drain?.aborted)
+    return commitStep(loop.deps, session);
+  session.defer();
+  return true;
 }
 
 /**
- * Starts the timer for the writes set aside for the call about to run ({@link RunSession.defer});
- * undefined when nothing waits. Only those writes are committed by the timer; the call's own wait
- * for its step.
+ * The writes set aside for the work about to run (a read-only call, a model call), committed by a timer once they
+ * waited the commit window ({@link commitWindowMs}) since they were first set aside, if the work still runs.
  */
-export function deferCommit(loop: Loop, session: RunSession, delayMs = DEFERRED_COMMIT_MS): DeferredCommit | undefined {
+export interface DeferredCommit {
+  /**
+   * Called when the work returned (or threw): cancels the timer, or waits for the commit it started.
+   * @returns false when that commit found the lease lost
+   */
+  settle(): Promise<boolean>;
+  /**
+   * Commits the writes now (or waits for the commit the timer started): before the work writes something of the run
+   * on its own (a streamed text delta, a warning), so the run's events keep their order.
+   * @returns false when that commit found the lease lost
+   */
+  flush(): Promise<boolean>;
+}
+
+/**
+ * Starts the timer for the writes set aside for the work about to run ({@link RunSession.defer});
+ * undefined when nothing waits. Only those writes are committed by the timer; the work's own wait
+ * for its step.
+ * @param delayMs - how long writes may wait from when they were first set aside (default the commit window ({@link commitWindowMs}))
+ */
+export function deferCommit(
+  loop: Loop,
+  session: RunSession,
+  delayMs = commitWindowMs(loop),
+): DeferredCommit | undefined {
   if (!session.hasDeferred) return undefined;
   let started: Promise<boolean> | undefined;
-  const timer = setTimeout(() => {
-    started = commitDeferredStep(loop.deps, session);
+  const commit = () => {
+    started ??= commitDeferredStep(loop.deps, session);
     // Its outcome is read by `settle`; until then a rejection must not count as unhandled.
     started.catch(() => undefined);
-  }, delayMs);
+    return started;
+  };
+  const timer = setTimeout(commit, Math.max(0, session.deferredSince + delayMs - performance.now()));
   return {
     settle: async () => {
       clearTimeout(timer);
       return started ? started : true;
+    },
+    flush: async () => {
+      clearTimeout(timer);
+      // Set aside again since (a commit that failed gave them back): committed too.
+      const first = await commit();
+      return first && session.hasDeferred ? commitDeferredStep(loop.deps, session) : first;
     },
   };
 }

@@ -62,6 +62,12 @@ export interface RunDriverSettings {
   maxInputBytes: number;
   /** Wait before the model call that follows a turn whose every call was refused, in ms; doubles per such turn in a row, at most 30 000 (default 1000). */
   refusedTurnPauseMs: number;
+  /**
+   * How long a step's writes may wait to commit with the steps after it, in ms, when what runs next changes nothing
+   * outside the run (a model call, a read, a `replay: 'safe'` call); 0 commits every step before the next begins
+   * (default `DEFAULT_COMMIT_WINDOW_MS`, 50). See docs/architecture.md#the-commit-window.
+   */
+  commitWindowMs?: number;
   /** Longest verification of an automatic recovery run, in seconds (default 600). */
   recoverVerifySec?: number;
 }

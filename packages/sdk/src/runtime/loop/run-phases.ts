@@ -163,8 +163,9 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
   }
 
   if (session.run.step === 'goal_settled') {
+    // A recovery run reads its own calls back from its stored events: the writes still waiting are committed first.
     const settled = isRecoverRun(session)
-      ? (await settleWaiting(deferCommit(loop, session))) && (await recoverSettled(loop, session))
+      ? (await flushWaiting(deferCommit(loop, session))) && (await recoverSettled(loop, session))
       : await goalSettled(loop, session, deferCommit(loop, session));
     if (!settled) return;
   }
@@ -201,6 +202,11 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
 /** Waits for the deferred commit `waiting` started, if any: false when it found the lease lost. */
 async function settleWaiting(waiting: DeferredCommit | undefined): Promise<boolean> {
   return waiting ? waiting.settle() : true;
+}
+
+/** Commits the writes still waiting now; false when that commit found the lease lost. */
+async function flushWaiting(waiting: DeferredCommit | undefined): Promise<boolean> {
+  return waiting ? waiting.flush() : true;
 }
 
 /** The run's effects, each brought up to date with its ledger entry (a verifier or a finished job may have settled it). */

@@ -69,6 +69,13 @@ export class RunSession {
    * to commit with that call's step, or on their own (see `deferred-commit.ts`).
    */
   #deferred: TakenStep | undefined;
+  /** When the oldest writes set aside were set aside (`performance.now()`, ms). */
+  #deferredSince = 0;
+  /**
+   * True when writes set aside have waited through a model call (`turn-step.ts`): they commit before the next
+   * tool handler runs (`deferred-commit.ts`), so what an earlier turn's calls returned survives a crash inside it.
+   */
+  deferredPastModelCall = false;
   /** What middleware see of the run. */
   readonly view: RunMiddlewareRun;
   /** The OpenTelemetry context of this processing's `invoke_agent` span (the parent of its model and tool spans). */
@@ -191,11 +198,21 @@ export class RunSession {
    */
   defer(): void {
     const step = this.takeStep();
+    if (!this.#deferred) this.#deferredSince = performance.now();
     this.#deferred = this.#deferred ? mergeSteps(this.#deferred, step) : step;
+  }
+
+  /**
+   * When the oldest writes now set aside were set aside, as `performance.now()` in ms (meaningful while
+   * {@link RunSession.hasDeferred}): they wait at most the commit window (`runs.commitWindowMs`) from then (`deferred-commit.ts`).
+   */
+  get deferredSince(): number {
+    return this.#deferredSince;
   }
 
   /** Puts writes taken by {@link RunSession.takeDeferred} back, before any set aside since (their commit failed). */
   restoreDeferred(step: TakenStep): void {
+    if (!this.#deferred) this.#deferredSince = performance.now();
     this.#deferred = this.#deferred ? mergeSteps(step, this.#deferred) : step;
   }
 
@@ -214,6 +231,7 @@ export class RunSession {
   takeDeferred(): TakenStep | undefined {
     const deferred = this.#deferred;
     this.#deferred = undefined;
+    this.deferredPastModelCall = false;
     return deferred;
   }
 
@@ -235,6 +253,7 @@ export class RunSession {
   discard(stored: RunRecord): void {
     this.writes.clear();
     this.#deferred = undefined;
+    this.deferredPastModelCall = false;
     this.run = stored;
     this.#state = { ...((stored.runtimeState ?? {}) as Record<string, JsonValue>) };
     this.#usage = { ...stored.usage };

@@ -38,6 +38,8 @@ interface SpendState {
   turn: number;
   attempt: number;
   resumed: boolean;
+  /** The start's step carries a start charge a runs cap may refuse when it commits. */
+  refusable?: boolean;
 }
 const states = new WeakMap<RunSession, SpendState>();
 function stateOf(session: RunSession): SpendState {
@@ -51,6 +53,14 @@ export async function spender(loop: Loop, session: RunSession): Promise<string> 
   const state = stateOf(session);
   state.owner ??= await runOwner(loop.deps.storage.runs, session.run);
   return state.owner;
+}
+
+/**
+ * True when the step in progress carries a run start charge that a runs cap may refuse when it commits
+ * ({@link StartChargeRefused}): that step commits before the run's first model call.
+ */
+export function startChargeRefusable(session: RunSession): boolean {
+  return stateOf(session).refusable === true;
 }
 
 /** Marks a processing that resumed a run paused at a spending cap: its decision is resolved once it spends again. */
@@ -78,6 +88,7 @@ export async function chargeRunStart(loop: Loop, session: RunSession): Promise<S
   if (!stateOf(session).resumed) {
     const caps = await spending.capsOf(subject);
     const checked = reservationNeeded(caps, amounts) ? caps : null;
+    stateOf(session).refusable = checked !== null;
     session.writes.riding.push(async (s) => {
       const outcome = await spending.reserveIn(s, { key, subject, runId: session.id, amounts, settled: true }, checked);
       if (!outcome.ok) throw new StartChargeRefused(outcome.breach);

@@ -54,6 +54,11 @@ export class StepWrites {
   readonly outbox: NewOutboxRecord[] = [];
   /** Set by the run's end: a message queued meanwhile makes the ended run wake once more. */
   wakeIfQueued = false;
+  /**
+   * The ends of the earlier steps merged into this one ({@link mergeSteps}), as counts of its messages and events
+   * up to each end: the step's commit marks them as step boundaries (fork points), as if each had committed alone.
+   */
+  readonly ends: Array<{ messages: number; events: number }> = [];
 
   /** True when the step has nothing to write. */
   get empty(): boolean {
@@ -81,6 +86,7 @@ export class StepWrites {
     this.settlements.length = 0;
     this.outbox.length = 0;
     this.wakeIfQueued = false;
+    this.ends.length = 0;
   }
 }
 
@@ -104,7 +110,33 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.settlements.push(...first.writes.settlements, ...then.writes.settlements);
   writes.outbox.push(...first.writes.outbox, ...then.writes.outbox);
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
+  const messages = first.writes.messages.length;
+  const events = first.writes.events.length;
+  writes.ends.push(...first.writes.ends);
+  // The end of `first` is a step boundary when an event of it can carry it (`RunEventRecord.messageCount`).
+  if (events > 0) writes.ends.push({ messages, events });
+  for (const end of then.writes.ends)
+    writes.ends.push({ messages: messages + end.messages, events: events + end.events });
   return { patch: { ...first.patch, ...then.patch }, writes };
+}
+
+/**
+ * The steps merged into `writes` ({@link StepWrites.ends}), in order: each one's messages and events. A step that
+ * was never merged is one segment.
+ */
+export function stepSegments(writes: StepWrites): Array<{ messages: ModelMessage[]; events: PendingEvent[] }> {
+  const segments: Array<{ messages: ModelMessage[]; events: PendingEvent[] }> = [];
+  let messages = 0;
+  let events = 0;
+  for (const end of [...writes.ends, { messages: writes.messages.length, events: writes.events.length }]) {
+    segments.push({
+      messages: writes.messages.slice(messages, end.messages),
+      events: writes.events.slice(events, end.events),
+    });
+    messages = end.messages;
+    events = end.events;
+  }
+  return segments;
 }
 
 /** What {@link StepReplies} sees of the run session: its id, and its runtime state (read, and adopted unmarked). */

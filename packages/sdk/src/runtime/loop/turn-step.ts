@@ -4,7 +4,7 @@ import { MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from '../fork/fork-state';
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
 import type { ModelProvider, ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
-import { commitBeforeCall } from './deferred-commit';
+import { commitBeforeCall, deferCommit, type DeferredCommit } from './deferred-commit';
 import { applyInbox } from './inbox-step';
 import { answerSkillCommand } from './skill-command-step';
 import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
@@ -42,6 +42,40 @@ function imagesRefused(turn: {
   );
 }
 
+/** The writes of earlier steps waiting through the model call in progress of a run (see {@link duringModelCall}). */
+const waitingThroughCall = new WeakMap<RunSession, DeferredCommit>();
+
+/** Before the model call writes an event of the run on its own: the writes waiting through it commit first (event order). */
+async function flushBeforeEmit(session: RunSession): Promise<void> {
+  await waitingThroughCall.get(session)?.flush();
+}
+
+/** The lease was lost while writes waited through a model call. */
+const LOST = Symbol('lost');
+
+/**
+ * Runs a model call while the writes of the steps before it wait (`deferred-commit.ts`): they commit with this
+ * step, or on their own once they waited the commit window (`runs.commitWindowMs`), or before the call writes an event on its own.
+ * @returns the call's result, or {@link LOST} when their commit found the lease lost
+ */
+async function duringModelCall<T>(loop: Loop, session: RunSession, call: () => Promise<T>): Promise<T | typeof LOST> {
+  const waiting = deferCommit(loop, session);
+  if (!waiting) return call();
+  session.deferredPastModelCall = true;
+  waitingThroughCall.set(session, waiting);
+  let result: T;
+  try {
+    result = await call();
+  } catch (error) {
+    // Writes the timer did not take stay set aside: the failed drive commits them (run-phases.ts).
+    await waiting.settle().catch(() => undefined);
+    throw error;
+  } finally {
+    waitingThroughCall.delete(session);
+  }
+  return (await waiting.settle()) ? result : LOST;
+}
+
 /** What a model-turn step led to: another turn (`repeat`), calls to run, or the end of the drive. */
 export type TurnOutcome = DriveEnd | { kind: 'repeat' } | { kind: 'calls'; turn: TurnCalls };
 
@@ -55,9 +89,13 @@ function streamSink(loop: Loop, session: RunSession): ModelTurnSink {
   return {
     text: async (text, final) => {
       if (final) session.emit('text_delta', { text });
-      else await bus.emit(session.id, 'text_delta', { text });
+      else {
+        await flushBeforeEmit(session);
+        await bus.emit(session.id, 'text_delta', { text });
+      }
     },
     warning: async (w) => {
+      await flushBeforeEmit(session);
       await bus.emit(session.id, 'warning', {
         source: 'provider',
         code: w.code,
@@ -111,7 +149,9 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   let request = await loop.pipeline.beforeModelRequest(session, baseTools);
   if (session.stop) return stopDrive(session, session.stop);
   // Each call is reserved against the owner's and the household's spending budgets first; at a cap the run waits.
-  const reserved = await budgeted(() => callTurn(loop, session, request));
+  // The writes of the steps before (a closed turn's results, the start) wait through the call (deferred-commit.ts).
+  const reserved = await duringModelCall(loop, session, () => budgeted(() => callTurn(loop, session, request)));
+  if (reserved === LOST) return STOPPED;
   if (reserved instanceof SpendCapReached) return { kind: 'budget_reached', breach: reserved.breach };
   let turn = reserved;
   // Refused as too large before any output: correct the estimate, compact to a smaller budget, send again.
@@ -133,7 +173,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     if (stop?.code === 'CONTEXT_TURN_TOO_LARGE')
       return { kind: 'failed', code: 'PROVIDER_CONTEXT_OVERFLOW', message: `${turn.error!.message}; ${stop.message}` };
     if (stop) return stopDrive(session, stop);
-    const resent = await budgeted(() => callTurn(loop, session, request));
+    const resent = await duringModelCall(loop, session, () => budgeted(() => callTurn(loop, session, request)));
+    if (resent === LOST) return STOPPED;
     if (resent instanceof SpendCapReached) return { kind: 'budget_reached', breach: resent.breach };
     turn = resent;
   }
@@ -156,7 +197,7 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     }
     session.patch({ finalText: text || null, step: session.run.mode === 'execute' ? 'goal_settled' : 'finalize' });
     // The final reply commits with the run's end, or on its own once reading the goal's facts takes
-    // `DEFERRED_COMMIT_MS` (see run-phases.ts): a crash before then asks for the reply again; nothing ran since.
+    // the commit window (`runs.commitWindowMs`) (see run-phases.ts): a crash before then asks for the reply again; nothing ran since.
     session.defer();
     return { kind: 'ended' };
   }
@@ -245,6 +286,7 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
     const next = route.failed(index);
     if (next === undefined) return turn;
     const to = route.entries[next]!;
+    await flushBeforeEmit(session);
     await deps.bus.emit(session.id, 'model_fallback', {
       from: { provider: entry.provider.id, model: entry.model },
       to: { provider: to.provider.id, model: to.model },
