@@ -63,7 +63,7 @@ export const approvalStatements = perDialect((d: SqlDialect): Statements<Approva
       const { sets, signature } = assignments(APPROVALS, patch, 'id', params);
       const sql = texts.get(
         `cas|${signature}`,
-        () => `UPDATE ${table} SET ${sets} WHERE id = @id AND status = @expectedStatus`,
+        () => `UPDATE ${table} SET ${sets()} WHERE id = @id AND status = @expectedStatus`,
       );
       return count(sql, params, exactlyOne);
     },

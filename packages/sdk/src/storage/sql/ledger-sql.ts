@@ -61,7 +61,7 @@ export const ledgerStatements = perDialect((d: SqlDialect): Statements<LedgerRep
       if (expectedStates) params.expectedStates = d.list(expectedStates);
       const sql = texts.get(`cas|${signature}|${expectedStates ? 's' : ''}`, () => {
         const states = expectedStates ? ` AND ${d.inList('state', 'expectedStates')}` : '';
-        return `UPDATE ${table} SET ${sets} WHERE key = @key AND token = @expectedToken${states}`;
+        return `UPDATE ${table} SET ${sets()} WHERE key = @key AND token = @expectedToken${states}`;
       });
       return count(sql, params, exactlyOne);
     },
