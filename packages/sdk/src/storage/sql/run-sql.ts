@@ -143,14 +143,14 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
     get: (id) => row(RUNS.selectBy('id'), { id }, decode),
     patch: (id, patch, expectLeaseOwner) => {
       const params: Row = { id };
-      const { sets, signature } = assignments<RunRecord>(RUNS, patch, 'id', params);
+      const set = assignments<RunRecord>(RUNS, patch, 'id', params);
       const owner = expectLeaseOwner !== undefined;
       if (owner) params.expectLeaseOwner = expectLeaseOwner;
       const wake = notify !== null && wakesWorkers(patch);
       const sql = texts.get(
-        `patch|${signature}|${owner ? 'o' : ''}|${wake ? 'n' : ''}`,
+        `patch|${set.signature}|${owner ? 'o' : ''}|${wake ? 'n' : ''}`,
         () =>
-          `UPDATE ${table} SET ${sets()} WHERE id = @id${owner ? ' AND lease_owner = @expectLeaseOwner' : ''} RETURNING *${wake ? `, ${notify}` : ''}`,
+          `UPDATE ${table} SET ${set.sets()} WHERE id = @id${owner ? ' AND lease_owner = @expectLeaseOwner' : ''} RETURNING *${wake ? `, ${notify}` : ''}`,
       );
       return row(sql, params, decode);
     },

@@ -157,10 +157,32 @@ function lazyJsonField(record: Row, field: string, raw: string): void {
 }
 
 /**
- * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`): their values bound into
- * `params` (as `v_<field>`), the cache key of the statement they make (`signature`: the same fields give the same
- * key, so the same SQL text, prepared once), and `sets()`, the assignments' SQL, to call only when the text under
- * that key is built (it is the same for the same signature).
+ * The `UPDATE … SET` assignments of one patch (see {@link assignments}).
+ * @internal
+ */
+export class Assignments {
+  /**
+   * @param signature - the cache key of the statement the assignments make: the same fields give the same key
+   * @param fields - the patched fields, sorted
+   */
+  constructor(
+    readonly signature: string,
+    private readonly fields: readonly string[],
+    private readonly mapping: { column(field: string): { column: string } | undefined },
+    private readonly skip: string,
+  ) {}
+
+  /** The assignments' SQL (the same for the same signature): call it only when the statement's text is built. */
+  sets(): string {
+    if (this.fields.length === 0) return `"${this.skip}" = "${this.skip}"`;
+    return this.fields.map((f) => `"${this.mapping.column(f)!.column}" = @v_${f}`).join(', ');
+  }
+}
+
+/**
+ * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`): their values are bound into
+ * `params` (as `v_<field>`); the result has the cache key of the statement they make (the same fields give the
+ * same key, so the same SQL text, prepared once) and their SQL, built on demand.
  * @internal
  */
 export function assignments<T extends object>(
@@ -168,7 +190,7 @@ export function assignments<T extends object>(
   patch: Partial<T>,
   skip: string,
   params: Row,
-): { sets: () => string; signature: string } {
+): Assignments {
   const fields: string[] = [];
   for (const field of Object.keys(patch)) {
     const value = (patch as Row)[field];
@@ -180,9 +202,5 @@ export function assignments<T extends object>(
   }
   if (fields.length > 1) fields.sort();
   const signature = fields.length === 1 ? fields[0]! : fields.join(',');
-  const sets = () =>
-    fields.length === 0
-      ? `"${skip}" = "${skip}"`
-      : fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', ');
-  return { sets, signature };
+  return new Assignments(signature, fields, mapping, skip);
 }
