@@ -68,9 +68,11 @@ const targets = new WeakMap<object, object>();
 /**
  * A view of `target` (bound methods) whose listed write methods rewrite their arguments first. What a
  * property reads as is made once per value of the property (a method bound, a write wrapped, a repository
- * viewed) and handed out again while the target's property holds the same value.
+ * viewed) and handed out again while the target's property holds the same value. Only the views of a store
+ * (`register`) are remembered as views (for {@link unredactedStorage} and re-wrapping): those of a transaction's
+ * session and of its repositories are made per transaction and never handed to either.
  */
-function view<T extends object>(target: T, rewrite: (prop: string) => object | undefined): T {
+function view<T extends object>(target: T, rewrite: (prop: string) => object | undefined, register = false): T {
   const made = new Map<string | symbol, { from: unknown; to: unknown }>();
   const proxy = new Proxy(target, {
     get(t, prop, _receiver) {
@@ -84,7 +86,7 @@ function view<T extends object>(target: T, rewrite: (prop: string) => object | u
       return to;
     },
   });
-  targets.set(proxy, target);
+  if (register) targets.set(proxy, target);
   return proxy;
 }
 
@@ -99,19 +101,23 @@ function repository(repo: object, name: string, redactor: SecretRedactor): objec
   });
 }
 
-function session<T extends StorageSession>(target: T, redactor: SecretRedactor): T {
-  const repos = new Map<string, object>();
-  return view(target, (prop) => {
-    if (!(prop in WRITES)) return undefined;
-    const repo = (target as unknown as Record<string, unknown>)[prop];
-    if (typeof repo !== 'object' || repo === null) return undefined;
-    let out = repos.get(prop);
-    if (!out || targets.get(out) !== repo) {
-      out = repository(repo, prop, redactor);
-      repos.set(prop, out);
-    }
-    return out;
-  });
+function session<T extends StorageSession>(target: T, redactor: SecretRedactor, register = false): T {
+  const repos = new Map<string, { repo: object; view: object }>();
+  return view(
+    target,
+    (prop) => {
+      if (!(prop in WRITES)) return undefined;
+      const repo = (target as unknown as Record<string, unknown>)[prop];
+      if (typeof repo !== 'object' || repo === null) return undefined;
+      let out = repos.get(prop);
+      if (!out || out.repo !== repo) {
+        out = { repo, view: repository(repo, prop, redactor) };
+        repos.set(prop, out);
+      }
+      return out.view;
+    },
+    register,
+  );
 }
 
 /**
@@ -133,7 +139,7 @@ export function redactingStorage<S extends StorageAdapter>(storage: S, redactor:
   let views = wrapped.get(storage);
   const known = views?.get(redactor);
   if (known) return known as S;
-  const base = session(storage, redactor);
+  const base = session(storage, redactor, true);
   // The store's transaction sessions seen through the boundary (a store may hand out the same one each time).
   const sessions = new WeakMap<StorageSession, StorageSession>();
   const sessionView = (s: StorageSession): StorageSession => {
@@ -142,23 +148,27 @@ export function redactingStorage<S extends StorageAdapter>(storage: S, redactor:
     if (!known) sessions.set(s, (known = session(s, redactor)));
     return known;
   };
-  const out = view(base, (prop) => {
-    if (prop === 'transaction') {
-      const transaction = storage.transaction;
-      return <R>(fn: (s: StorageSession) => Promise<R>, ...rest: unknown[]) =>
-        (transaction as (f: typeof fn, ...r: unknown[]) => Promise<R>).call(
-          storage,
-          (s: StorageSession) => fn(sessionView(s)),
-          ...rest,
-        );
-    }
-    if (prop === 'appendAuditBatched') {
-      const append = storage.appendAuditBatched;
-      return (record: unknown) =>
-        (append as (r: unknown) => Promise<void>).call(storage, fields(redactor, record, AUDIT_FIELDS));
-    }
-    return undefined;
-  });
+  const out = view(
+    base,
+    (prop) => {
+      if (prop === 'transaction') {
+        const transaction = storage.transaction;
+        return <R>(fn: (s: StorageSession) => Promise<R>, ...rest: unknown[]) =>
+          (transaction as (f: typeof fn, ...r: unknown[]) => Promise<R>).call(
+            storage,
+            (s: StorageSession) => fn(sessionView(s)),
+            ...rest,
+          );
+      }
+      if (prop === 'appendAuditBatched') {
+        const append = storage.appendAuditBatched;
+        return (record: unknown) =>
+          (append as (r: unknown) => Promise<void>).call(storage, fields(redactor, record, AUDIT_FIELDS));
+      }
+      return undefined;
+    },
+    true,
+  );
   targets.set(out, storage);
   if (!views) wrapped.set(storage, (views = new Map()));
   views.set(redactor, out);

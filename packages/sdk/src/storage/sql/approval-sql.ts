@@ -60,10 +60,10 @@ export const approvalStatements = perDialect((d: SqlDialect): Statements<Approva
     get: (id) => row(APPROVALS.selectBy('id'), { id }, (r) => (r ? APPROVALS.fromRow(r) : undefined)),
     compareAndSet: (id, expectedStatus, patch) => {
       const params: Row = { id, expectedStatus };
-      const { sets, signature } = assignments(APPROVALS, patch, 'id', params);
+      const set = assignments(APPROVALS, patch, 'id', params);
       const sql = texts.get(
-        `cas|${signature}`,
-        () => `UPDATE ${table} SET ${sets} WHERE id = @id AND status = @expectedStatus`,
+        `cas|${set.signature}`,
+        () => `UPDATE ${table} SET ${set.sets()} WHERE id = @id AND status = @expectedStatus`,
       );
       return count(sql, params, exactlyOne);
     },

@@ -57,11 +57,11 @@ export const ledgerStatements = perDialect((d: SqlDialect): Statements<LedgerRep
     insert: (entry) => count(insertSql, LEDGER.toParams(entry), exactlyOne),
     compareAndSet: (key, expectedToken, patch, expectedStates) => {
       const params: Row = { key, expectedToken };
-      const { sets, signature } = assignments(LEDGER, patch, 'key', params);
+      const set = assignments(LEDGER, patch, 'key', params);
       if (expectedStates) params.expectedStates = d.list(expectedStates);
-      const sql = texts.get(`cas|${signature}|${expectedStates ? 's' : ''}`, () => {
+      const sql = texts.get(`cas|${set.signature}|${expectedStates ? 's' : ''}`, () => {
         const states = expectedStates ? ` AND ${d.inList('state', 'expectedStates')}` : '';
-        return `UPDATE ${table} SET ${sets} WHERE key = @key AND token = @expectedToken${states}`;
+        return `UPDATE ${table} SET ${set.sets()} WHERE key = @key AND token = @expectedToken${states}`;
       });
       return count(sql, params, exactlyOne);
     },

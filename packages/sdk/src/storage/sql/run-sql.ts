@@ -82,7 +82,8 @@ export function wakesWorkers(patch: RunPatch): boolean {
 class RunMapping extends TableMapping<RunRecord> {
   constructor(table: string) {
     // `prunedAt` has no column of its own here, so inserts and patches never write it.
-    super(table, RUN_FIELDS as unknown as ColumnSpec<RunRecord>);
+    // The fork columns are read back as `forkedFrom` (below), never as fields of their own.
+    super(table, RUN_FIELDS as unknown as ColumnSpec<RunRecord>, ['forkedFromRunId', 'forkedAtSeq']);
   }
 
   override toParams(record: RunRecord): Row {
@@ -93,9 +94,7 @@ class RunMapping extends TableMapping<RunRecord> {
   }
 
   override fromRow(row: Row): RunRecord {
-    const record = super.fromRow(row) as RunRecord & Partial<ForkColumns>;
-    delete record.forkedFromRunId;
-    delete record.forkedAtSeq;
+    const record = super.fromRow(row);
     const prunedAt = row.pruned_at;
     if (prunedAt !== null && prunedAt !== undefined) record.prunedAt = Number(prunedAt);
     const forkedFrom = row.forked_from_run_id;
@@ -144,14 +143,14 @@ export const runStatements = perDialect((d: SqlDialect): Statements<RunRepositor
     get: (id) => row(RUNS.selectBy('id'), { id }, decode),
     patch: (id, patch, expectLeaseOwner) => {
       const params: Row = { id };
-      const { sets, signature } = assignments<RunRecord>(RUNS, patch, 'id', params);
+      const set = assignments<RunRecord>(RUNS, patch, 'id', params);
       const owner = expectLeaseOwner !== undefined;
       if (owner) params.expectLeaseOwner = expectLeaseOwner;
       const wake = notify !== null && wakesWorkers(patch);
       const sql = texts.get(
-        `patch|${signature}|${owner ? 'o' : ''}|${wake ? 'n' : ''}`,
+        `patch|${set.signature}|${owner ? 'o' : ''}|${wake ? 'n' : ''}`,
         () =>
-          `UPDATE ${table} SET ${sets} WHERE id = @id${owner ? ' AND lease_owner = @expectLeaseOwner' : ''} RETURNING *${wake ? `, ${notify}` : ''}`,
+          `UPDATE ${table} SET ${set.sets()} WHERE id = @id${owner ? ' AND lease_owner = @expectLeaseOwner' : ''} RETURNING *${wake ? `, ${notify}` : ''}`,
       );
       return row(sql, params, decode);
     },

@@ -28,10 +28,19 @@ export class TableMapping<T extends object> {
   readonly insertSql: string;
   /** Whether any column needs encoding (JSON or boolean); when not, records bind as they are. */
   readonly #plain: boolean;
+  /** The columns {@link TableMapping.fromRow} decodes: every column but those of the fields `notRead`. */
+  readonly #decoded: ReadonlyArray<{ field: string; column: string; kind: ColumnKind }>;
 
+  /**
+   * @param table - the table's name (schema-qualified on PostgreSQL)
+   * @param spec - how each field is stored
+   * @param notRead - fields written by inserts but not read back as they are by {@link TableMapping.fromRow} (a
+   *   subclass decodes their columns itself); the record `fromRow` makes never has them
+   */
   constructor(
     readonly table: string,
     spec: ColumnSpec<T>,
+    notRead: readonly string[] = [],
   ) {
     this.columns = Object.entries(spec).map(([field, kind]) => ({
       field: field as keyof T & string,
@@ -43,6 +52,7 @@ export class TableMapping<T extends object> {
     this.paramList = this.columns.map((c) => `@${c.field}`).join(', ');
     this.insertSql = `INSERT INTO ${table} (${this.columnList}) VALUES (${this.paramList})`;
     this.#plain = this.columns.every((c) => c.kind === 'value');
+    this.#decoded = this.columns.filter((c) => !notRead.includes(c.field));
   }
 
   /** `"a" = @a, "b" = @b` for every column but those of the fields `except` (an `UPDATE` of a whole record). */
@@ -87,20 +97,33 @@ export class TableMapping<T extends object> {
     return params;
   }
 
+  /**
+   * The record stored in `row`: each field decoded by its kind, in the order of the spec (every record of the
+   * table gets the same properties in the same order, so the same object shape).
+   */
   fromRow(row: Row): T {
     const record: Row = {};
-    for (const c of this.columns) {
+    const columns = this.#decoded;
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i]!;
       const raw = row[c.column];
-      if (c.kind === 'lazyJson' && typeof raw === 'string') lazyJsonField(record, c.field, raw);
-      else
-        record[c.field] =
-          c.kind === 'value'
-            ? raw
-            : c.kind === 'bool'
-              ? raw === 1 || raw === 1n || raw === true
-              : raw === null || raw === undefined
-                ? null
-                : (JSON.parse(raw as string) as JsonValue);
+      switch (c.kind) {
+        case 'value':
+          record[c.field] = raw;
+          break;
+        case 'bool':
+          record[c.field] = raw === 1 || raw === 1n || raw === true;
+          break;
+        case 'lazyJson':
+          if (typeof raw === 'string') {
+            lazyJsonField(record, c.field, raw);
+            break;
+          }
+          record[c.field] = raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+          break;
+        default:
+          record[c.field] = raw === null || raw === undefined ? null : (JSON.parse(raw as string) as JsonValue);
+      }
     }
     return record as T;
   }
@@ -134,8 +157,32 @@ function lazyJsonField(record: Row, field: string, raw: string): void {
 }
 
 /**
- * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`), and the cache key of the
- * statement they make: the same fields give the same SQL text, so it is prepared once.
+ * The `UPDATE … SET` assignments of one patch (see {@link assignments}).
+ * @internal
+ */
+export class Assignments {
+  /**
+   * @param signature - the cache key of the statement the assignments make: the same fields give the same key
+   * @param fields - the patched fields, sorted
+   */
+  constructor(
+    readonly signature: string,
+    private readonly fields: readonly string[],
+    private readonly mapping: { column(field: string): { column: string } | undefined },
+    private readonly skip: string,
+  ) {}
+
+  /** The assignments' SQL (the same for the same signature): call it only when the statement's text is built. */
+  sets(): string {
+    if (this.fields.length === 0) return `"${this.skip}" = "${this.skip}"`;
+    return this.fields.map((f) => `"${this.mapping.column(f)!.column}" = @v_${f}`).join(', ');
+  }
+}
+
+/**
+ * `UPDATE … SET` assignments for the defined fields of `patch` (skipping `skip`): their values are bound into
+ * `params` (as `v_<field>`); the result has the cache key of the statement they make (the same fields give the
+ * same key, so the same SQL text, prepared once) and their SQL, built on demand.
  * @internal
  */
 export function assignments<T extends object>(
@@ -143,17 +190,17 @@ export function assignments<T extends object>(
   patch: Partial<T>,
   skip: string,
   params: Row,
-): { sets: string; signature: string } {
+): Assignments {
   const fields: string[] = [];
   for (const field of Object.keys(patch)) {
     const value = (patch as Row)[field];
+    if (field === skip || value === undefined) continue;
     const col = mapping.column(field);
-    if (field === skip || value === undefined || !col) continue;
+    if (!col) continue;
     fields.push(field);
     params[`v_${field}`] = TableMapping.encode(col.kind, value);
   }
-  fields.sort();
-  const signature = fields.join(',');
-  if (fields.length === 0) return { sets: `"${skip}" = "${skip}"`, signature };
-  return { sets: fields.map((f) => `"${mapping.column(f)!.column}" = @v_${f}`).join(', '), signature };
+  if (fields.length > 1) fields.sort();
+  const signature = fields.length === 1 ? fields[0]! : fields.join(',');
+  return new Assignments(signature, fields, mapping, skip);
 }

@@ -56,6 +56,18 @@ export class SqliteRepositories {
     this.repos = this.#create();
   }
 
+  readonly #methods = new Map<string, ReadonlyArray<readonly [string, (...args: unknown[]) => unknown]>>();
+  /** The methods of repository `name`, listed once per connection (each session wraps them). */
+  methods(name: keyof SyncSession): ReadonlyArray<readonly [string, (...args: unknown[]) => unknown]> {
+    let list = this.#methods.get(name);
+    if (list === undefined)
+      this.#methods.set(
+        name,
+        (list = Object.entries(this.repos[name] as unknown as Record<string, (...args: unknown[]) => unknown>)),
+      );
+    return list;
+  }
+
   /** The prepared statement for `sql`, prepared once per connection. */
   stmt(sql: string): Statement {
     let stmt = this.#stmts.get(sql);
@@ -154,10 +166,8 @@ class SqliteTransactionSession implements StorageSession {
   #repo(name: keyof StorageSession): unknown {
     let wrapped = this.#made[name];
     if (wrapped === undefined) {
-      const sync = this.core.repos[name] as unknown as Record<string, (...args: unknown[]) => unknown>;
       const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-      for (const method of Object.keys(sync)) {
-        const fn = sync[method]!;
+      for (const [method, fn] of this.core.methods(name)) {
         out[method] = (...args) => {
           if (!this.active)
             return Promise.reject(new StorageError('a storage session was used after its transaction ended'));
