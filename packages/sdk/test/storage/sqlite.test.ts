@@ -100,8 +100,8 @@ describe('SqliteStorage', () => {
     const a = storage(fresh);
     await a.migrate();
     await a.settings.set('k', 'v');
-    expect(a.pageSizeBytes).toBe(1024);
-    expect(pageSizeOf(fresh)).toBe(1024);
+    expect(a.pageSizeBytes).toBe(512);
+    expect(pageSizeOf(fresh)).toBe(512);
     // Created at 4096, opened later with the default: it stays 4096 and works as before.
     const old = join(tempDir(), 'old.sqlite');
     const b = createSqliteStorage({ path: old, pageSizeBytes: 4096 });
