@@ -66,9 +66,10 @@ export async function commitBeforeCall(loop: Loop, session: RunSession, turn: Tu
  * outside the run. Its writes are set aside to commit with the next step's ({@link RunSession.defer}) — at the
  * latest before the next tool handler runs (with its claim, for a side effect), or on their own once they waited
  * the commit window ({@link commitWindowMs}) — unless the step carries the settlement of a call that may not run again, or the run
- * is draining: then they commit now. If the process dies before they are committed, the run resumes from the step
- * before: the model turn is asked again and its calls run again, which only calls that read or may be re-run freely
- * (`replay: 'safe'`) allow — every other call's claim was committed before it ran.
+ * is draining: then they commit now. If the process dies before they are committed, the run resumes from the last
+ * step committed: a model turn whose calls only read is asked again and its reads run again; a `replay: 'safe'` call,
+ * whose claim was committed before it ran, is answered `unknown` as after a crash during its handler. Nothing that
+ * may not run again is repeated.
  * @returns false when the lease was lost
  */
 export async function endCalls(loop: Loop, session: RunSession): Promise<boolean> {
@@ -100,7 +101,7 @@ export interface DeferredCommit {
  * Starts the timer for the writes set aside for the work about to run ({@link RunSession.defer});
  * undefined when nothing waits. Only those writes are committed by the timer; the work's own wait
  * for its step.
- * @param delayMs - how long writes may wait from when they were first set aside (default the commit window ({@link commitWindowMs}))
+ * @param delayMs - how long writes may wait from when they were first set aside (default: {@link commitWindowMs})
  */
 export function deferCommit(
   loop: Loop,

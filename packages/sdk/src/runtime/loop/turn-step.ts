@@ -197,7 +197,7 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     }
     session.patch({ finalText: text || null, step: session.run.mode === 'execute' ? 'goal_settled' : 'finalize' });
     // The final reply commits with the run's end, or on its own once reading the goal's facts takes
-    // the commit window (`runs.commitWindowMs`) (see run-phases.ts): a crash before then asks for the reply again; nothing ran since.
+    // the commit window (`runs.commitWindowMs`, see run-phases.ts): a crash before then asks for the reply again; nothing ran since.
     session.defer();
     return { kind: 'ended' };
   }
