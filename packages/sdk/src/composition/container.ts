@@ -12,6 +12,9 @@ import { PolicyService } from '../authorization/policy-service';
 import { DefaultCapabilityRegistry } from '../capabilities/capability-registry';
 import { DEFAULT_MAX_INPUT_BYTES } from '../capabilities/invocation-pipeline';
 import { DEFAULT_COMMIT_WINDOW_MS } from '../runtime/loop/deferred-commit';
+
+/** The longest delay a Node.js timer takes, in ms (2^31 - 1). */
+const MAX_TIMER_MS = 2_147_483_647;
 import { DEFAULT_CAPABILITY_TIMEOUT_MS } from '../capabilities/capability-deadline';
 import { DEFAULT_IMPACT_TIMEOUT_MS } from '../capabilities/impact-runner';
 import { approvalEditCheck } from '../runtime/approval-edit-check';
@@ -166,6 +169,13 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   };
   for (const [name, value] of Object.entries(limits)) positive(name, value, name === 'ledgerRetentionMs');
   for (const [name, value] of Object.entries(runs)) positive(`runs.${name}`, value, name === 'commitWindowMs');
+  // A timer cannot wait longer (Node.js clamps a longer delay to 1 ms).
+  if (runs.commitWindowMs > MAX_TIMER_MS)
+    throw new MediaAgentError(
+      'OPTIONS_INVALID',
+      `option runs.commitWindowMs must be at most ${MAX_TIMER_MS} ms; got ${String(runs.commitWindowMs)}`,
+      { option: 'runs.commitWindowMs' },
+    );
   const intents = {
     holdMs: options.intents?.holdMs ?? DEFAULT_INTENT_HOLD_MS,
     directHoldMs: options.intents?.directHoldMs ?? DEFAULT_INTENT_DIRECT_HOLD_MS,

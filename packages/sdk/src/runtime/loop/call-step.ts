@@ -1,6 +1,6 @@
 // The tool-call step: run the open call, let the middleware see its result, open the next.
 import { settleClaimRider } from './claim-commit';
-import { commitBeforeCall, deferCommit, endCalls } from './deferred-commit';
+import { commitBeforeCall, deferCommit, endCalls, whileWaiting, WAITING_LOST } from './deferred-commit';
 import type { Loop } from './loop';
 import { STOPPED, type DriveEnd } from './outcomes';
 import type { RunSession } from './run-session';
@@ -22,8 +22,7 @@ export type CallOutcome = DriveEnd | { kind: 'next' } | { kind: 'turn_done' };
  * the ledger's atomicity, and a crash between them and this commit is reconciled from the ledger.
  */
 export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls): Promise<CallOutcome> {
-  const open = turn.current!;
-  const { call, index, kind } = open;
+  const { call } = turn.current!;
   // The writes of the step that opened the call: committed with its claim (a side effect), or waiting for this
   // step (a read).
   const rider = session.claimRider;
@@ -39,6 +38,23 @@ export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls)
   if (rider && !(await settleClaimRider(loop, session, rider))) return STOPPED;
   // The writes of the step that opened a read-only call: committed by now if it ran long, else with this step.
   if (waiting && !(await waiting.settle())) return STOPPED;
+  // What the step does next (the middleware's view of the result, opening the next call) runs while the writes set
+  // aside still wait, within the commit window; then the step commits, or sets its writes aside in turn.
+  const opened = await whileWaiting(loop, session, () => closeCall(loop, session, turn, answered));
+  if (opened === WAITING_LOST) return STOPPED;
+  if (opened.kind === 'run') return (await commitBeforeCall(loop, session, turn)) ? { kind: 'next' } : STOPPED;
+  if (opened.kind === 'turn_done') return (await endCalls(loop, session)) ? { kind: 'turn_done' } : STOPPED;
+  return opened;
+}
+
+/** The rest of a tool-call step once its call was answered: the result appended, the next call opened. */
+async function closeCall(
+  loop: Loop,
+  session: RunSession,
+  turn: TurnCalls,
+  answered: DispatchedCall,
+): Promise<Awaited<ReturnType<typeof openNextCall>>> {
+  const { call, index, kind } = turn.current!;
   if (answered.childUsage) {
     const u = answered.childUsage;
     session.addUsage({
@@ -61,8 +77,5 @@ export async function callStep(loop: Loop, session: RunSession, turn: TurnCalls)
       source: 'runtime',
     };
   }
-  const opened = await openNextCall(loop, session, turn);
-  if (opened.kind === 'run') return (await commitBeforeCall(loop, session, turn)) ? { kind: 'next' } : STOPPED;
-  if (opened.kind === 'turn_done') return (await endCalls(loop, session)) ? { kind: 'turn_done' } : STOPPED;
-  return opened;
+  return openNextCall(loop, session, turn);
 }

@@ -117,9 +117,10 @@ export function deferCommit(
     return started;
   };
   const timer = setTimeout(commit, Math.max(0, session.deferredSince + delayMs - performance.now()));
-  return {
+  const waiting: DeferredCommit = {
     settle: async () => {
       clearTimeout(timer);
+      if (covering.get(session) === waiting) covering.delete(session);
       return started ? started : true;
     },
     flush: async () => {
@@ -129,4 +130,46 @@ export function deferCommit(
       return first && session.hasDeferred ? commitDeferredStep(loop.deps, session) : first;
     },
   };
+  covering.set(session, waiting);
+  return waiting;
+}
+
+/** What {@link whileWaiting} returns when the commit of the waiting writes found the lease lost. */
+export const WAITING_LOST: unique symbol = Symbol('waiting writes: lease lost');
+
+/**
+ * Runs `work` (a middleware hook, opening the next call) while the writes set aside wait, under the commit window's
+ * timer ({@link deferCommit}); the timer is settled before this returns, so the caller may commit next.
+ * @returns what `work` returned, or {@link WAITING_LOST} when the timer's commit found the lease lost
+ * @throws what `work` throws (the timer settled first)
+ */
+export async function whileWaiting<T>(
+  loop: Loop,
+  session: RunSession,
+  work: () => Promise<T>,
+): Promise<T | typeof WAITING_LOST> {
+  const waiting = deferCommit(loop, session);
+  if (!waiting) return work();
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await waiting.settle().catch(() => undefined);
+    throw error;
+  }
+  return (await waiting.settle()) ? result : WAITING_LOST;
+}
+
+/** The timer now covering each run's waiting writes (the latest {@link deferCommit} not yet settled). */
+const covering = new WeakMap<RunSession, DeferredCommit>();
+
+/**
+ * Before the loop writes an event of the run in a transaction of its own while earlier steps' writes wait (a streamed
+ * piece of text, a provider warning, a fallback, a spending decision resolved): commits those writes first, so the
+ * run's events keep their order. Nothing to do when no timer covers waiting writes.
+ * @returns false when that commit found the lease lost
+ */
+export async function flushWaitingWrites(session: RunSession): Promise<boolean> {
+  const waiting = covering.get(session);
+  return waiting ? waiting.flush() : true;
 }

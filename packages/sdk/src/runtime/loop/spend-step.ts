@@ -13,6 +13,7 @@ import { reservationNeeded } from '../budgets/reservation-needed';
 import { DEFAULT_RESERVED_OUTPUT_TOKENS, spentOf, worstCaseOf } from '../budgets/worst-case';
 import type { Loop } from './loop';
 import type { RunSession } from './run-session';
+import { flushWaitingWrites } from './deferred-commit';
 import { decisionEventData } from '../decisions/decision-events';
 
 /** Thrown by {@link reservedCall} when a cap has no room for the call: nothing was sent, nothing charged. */
@@ -177,6 +178,8 @@ async function resolveBudgetDecisions(loop: Loop, session: RunSession): Promise<
   state.resumed = false;
   const { storage, bus, clock } = loop.deps;
   const open = await storage.decisions.list({ subjectId: session.id, kind: BUDGET_REACHED_KIND, status: 'open' });
+  // Written in transactions of their own: what waits of earlier steps (the run's start) commits first (event order).
+  if (open.length > 0) await flushWaitingWrites(session);
   for (const d of open) {
     const now = clock.now();
     const record: DecisionRecord = {

@@ -4,7 +4,14 @@ import { MODEL_OVERRIDE_STATE_KEY, modelOverrideOf } from '../fork/fork-state';
 import { checkRunBudgets, type RunBudgets } from '../run-budgets';
 import type { ModelProvider, ModelTool, ToolCallPart } from '../../models/types';
 import { commitStep } from './commit';
-import { commitBeforeCall, deferCommit, type DeferredCommit } from './deferred-commit';
+import {
+  commitBeforeCall,
+  deferCommit,
+  flushWaitingWrites,
+  whileWaiting,
+  WAITING_LOST,
+  type DeferredCommit,
+} from './deferred-commit';
 import { applyInbox } from './inbox-step';
 import { answerSkillCommand } from './skill-command-step';
 import { answerMemoryCommand, memorySnapshotOf } from './memory-step';
@@ -42,27 +49,24 @@ function imagesRefused(turn: {
   );
 }
 
-/** The writes of earlier steps waiting through the model call in progress of a run (see {@link duringModelCall}). */
-const waitingThroughCall = new WeakMap<RunSession, DeferredCommit>();
-
-/** Before the model call writes an event of the run on its own: the writes waiting through it commit first (event order). */
-async function flushBeforeEmit(session: RunSession): Promise<void> {
-  await waitingThroughCall.get(session)?.flush();
-}
-
 /** The lease was lost while writes waited through a model call. */
 const LOST = Symbol('lost');
 
 /**
  * Runs a model call while the writes of the steps before it wait (`deferred-commit.ts`): they commit with this
- * step, or on their own once they waited the commit window (`runs.commitWindowMs`), or before the call writes an event on its own.
+ * step, or on their own once they waited the commit window (`runs.commitWindowMs`), or before the call writes an
+ * event on its own ({@link flushWaitingWrites}). `waiting` is the timer the step started before its prologue.
  * @returns the call's result, or {@link LOST} when their commit found the lease lost
  */
-async function duringModelCall<T>(loop: Loop, session: RunSession, call: () => Promise<T>): Promise<T | typeof LOST> {
-  const waiting = deferCommit(loop, session);
+async function duringModelCall<T>(
+  loop: Loop,
+  session: RunSession,
+  call: () => Promise<T>,
+  started?: DeferredCommit,
+): Promise<T | typeof LOST> {
+  const waiting = started ?? deferCommit(loop, session);
   if (!waiting) return call();
-  session.deferredPastModelCall = true;
-  waitingThroughCall.set(session, waiting);
+  if (session.hasDeferred) session.deferredPastModelCall = true;
   let result: T;
   try {
     result = await call();
@@ -70,8 +74,6 @@ async function duringModelCall<T>(loop: Loop, session: RunSession, call: () => P
     // Writes the timer did not take stay set aside: the failed drive commits them (run-phases.ts).
     await waiting.settle().catch(() => undefined);
     throw error;
-  } finally {
-    waitingThroughCall.delete(session);
   }
   return (await waiting.settle()) ? result : LOST;
 }
@@ -90,12 +92,12 @@ function streamSink(loop: Loop, session: RunSession): ModelTurnSink {
     text: async (text, final) => {
       if (final) session.emit('text_delta', { text });
       else {
-        await flushBeforeEmit(session);
+        await flushWaitingWrites(session);
         await bus.emit(session.id, 'text_delta', { text });
       }
     },
     warning: async (w) => {
-      await flushBeforeEmit(session);
+      await flushWaitingWrites(session);
       await bus.emit(session.id, 'warning', {
         source: 'provider',
         code: w.code,
@@ -146,11 +148,27 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   if (pauseDue(session)) return (await pauseStep(loop, session)) ? { kind: 'repeat' } : STOPPED;
   if (session.stop) return stopDrive(session, session.stop);
 
-  let request = await loop.pipeline.beforeModelRequest(session, baseTools);
-  if (session.stop) return stopDrive(session, session.stop);
+  // The writes of the steps before (a closed turn's results, the start) wait through the request's preparation
+  // (middleware, a compaction's summary call) and the model call, within the commit window (deferred-commit.ts).
+  const waiting = deferCommit(loop, session);
+  let request: PreparedTurnRequest;
+  try {
+    request = await loop.pipeline.beforeModelRequest(session, baseTools);
+  } catch (error) {
+    await waiting?.settle().catch(() => undefined);
+    throw error;
+  }
+  if (session.stop) {
+    if (waiting && !(await waiting.settle())) return STOPPED;
+    return stopDrive(session, session.stop);
+  }
   // Each call is reserved against the owner's and the household's spending budgets first; at a cap the run waits.
-  // The writes of the steps before (a closed turn's results, the start) wait through the call (deferred-commit.ts).
-  const reserved = await duringModelCall(loop, session, () => budgeted(() => callTurn(loop, session, request)));
+  const reserved = await duringModelCall(
+    loop,
+    session,
+    () => budgeted(() => callTurn(loop, session, request)),
+    waiting,
+  );
   if (reserved === LOST) return STOPPED;
   if (reserved instanceof SpendCapReached) return { kind: 'budget_reached', breach: reserved.breach };
   let turn = reserved;
@@ -188,7 +206,11 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
   // A reply cut by the output limit runs none of its calls (each is answered TOOL_CALL_TRUNCATED).
   const truncated = isTruncatedReply(turn.stopReason) && calls.length > 0;
   session.truncatedTurns = truncated ? session.truncatedTurns + 1 : 0;
-  const prompts = await loop.pipeline.afterModelTurn(session, turn.message, calls, text, turn.request);
+  // The middleware's view of the turn, and opening its first call, run while earlier writes still wait.
+  const prompts = await whileWaiting(loop, session, () =>
+    loop.pipeline.afterModelTurn(session, turn.message, calls, text, turn.request),
+  );
+  if (prompts === WAITING_LOST) return STOPPED;
   if (calls.length === 0) {
     if (session.stop) return stopDrive(session, session.stop);
     if (prompts.length > 0) {
@@ -213,7 +235,8 @@ export async function turnStep(loop: Loop, session: RunSession, baseTools: reado
     session.stop ??= { code: 'MODEL_OUTPUT_TRUNCATED', message, kind: 'fail', by: 'the runtime', source: 'runtime' };
   }
   const calling = new TurnCalls(calls, truncated ? truncatedCallFailures(calls) : turn.failures);
-  const opened = await openNextCall(loop, session, calling);
+  const opened = await whileWaiting(loop, session, () => openNextCall(loop, session, calling));
+  if (opened === WAITING_LOST) return STOPPED;
   if (opened.kind === 'run')
     return (await commitBeforeCall(loop, session, calling)) ? { kind: 'calls', turn: calling } : STOPPED;
   if (opened.kind === 'turn_done') return (await commitStep(deps, session)) ? { kind: 'repeat' } : STOPPED;
@@ -286,7 +309,7 @@ async function callTurn(loop: Loop, session: RunSession, request: PreparedTurnRe
     const next = route.failed(index);
     if (next === undefined) return turn;
     const to = route.entries[next]!;
-    await flushBeforeEmit(session);
+    await flushWaitingWrites(session);
     await deps.bus.emit(session.id, 'model_fallback', {
       from: { provider: entry.provider.id, model: entry.model },
       to: { provider: to.provider.id, model: to.model },
