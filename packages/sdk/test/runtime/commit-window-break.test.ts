@@ -27,8 +27,8 @@ afterEach(async () => {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** When each read's handler returned (performance.now()), by title. */
-const readEnded = new Map<string, number>();
-let readDelayMs = 0;
+/** When set, the read waits (inside its handler) until this resolves: a read that outlasts the commit window. */
+let readGate: ((runId: string) => Promise<unknown>) | undefined;
 
 const lookup = defineCapability({
   id: 'title.lookup',
@@ -39,9 +39,8 @@ const lookup = defineCapability({
   replay: 'safe',
   input: Type.Object({ title: Type.String() }),
   output: Type.Object({ title: Type.String(), present: Type.Boolean() }),
-  handler: async (input) => {
-    if (readDelayMs > 0) await sleep(readDelayMs);
-    readEnded.set(input.title, performance.now());
+  handler: async (input, ctx) => {
+    if (readGate) await readGate(ctx.runId!);
     return { title: input.title, present: true };
   },
 });
@@ -518,138 +517,113 @@ describe('commit window: host stop inside the window', () => {
   }
 });
 
-describe('commit window: the bound', () => {
-  /** Polls storage until the run's event matching `pred` is stored; returns when (performance.now()). */
-  async function storedAt(storage: StorageAdapter, runId: () => string, pred: (s: string) => boolean) {
-    for (;;) {
-      const id = runId();
-      if (id && shape(await storage.events.listByRun(id)).some(pred)) return performance.now();
+describe('commit window: the bound (each slow step waits until what waits is stored: never past the window)', () => {
+  /**
+   * Polls storage (a poll of the state, no fixed wait) until the run's event matching `pred` is stored, for at most
+   * `capMs`: true when it was stored while the caller still waited — committed by the window's timer, not by the end
+   * of the caller's own slow work.
+   */
+  async function seenWhileWaiting(
+    storage: StorageAdapter,
+    runId: string,
+    pred: (s: string) => boolean,
+    capMs = 10_000,
+  ): Promise<boolean> {
+    const until = performance.now() + capMs;
+    while (performance.now() < until) {
+      if (shape(await storage.events.listByRun(runId)).some(pred)) return true;
       await sleep(2);
     }
+    return false;
   }
 
-  it('slow model (200 ms per call): the read result is visible within the window (+ slack) after the read returned', async () => {
+  it('slow model call: the read result before it is stored while the call still runs', async () => {
     const storage = new MemoryStorage();
+    let seen: boolean | undefined;
     let runId = '';
-    const provider = new Hooked(new ScriptedProvider({ scripts: twoReads }), { before: () => sleep(200) });
+    const provider = new Hooked(new ScriptedProvider({ scripts: twoReads }), {
+      before: async (n) => {
+        if (n === 2) seen = await seenWhileWaiting(storage, runId, (s) => s === 'tool_call:succeeded');
+      },
+    });
     const h = makeHost(provider, { storage, commitWindowMs: 50 });
     await h.start();
-    readEnded.clear();
-    const visible = storedAt(
-      storage,
-      () => runId,
-      (s) => s === 'tool_call:succeeded',
-    );
     const run = await h.startRun({ goal: 'look up two titles', mode: 'plan_only', actor: 'user:admin' });
     runId = run.id;
-    const at = await visible;
-    if (process.env.DEBUG_CW) console.log('DBG visible after', at - readEnded.get('Dune')!);
-    expect(at - readEnded.get('Dune')!).toBeLessThan(50 + 60);
     expect((await waitForStatus(h, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+    expect(seen).toBe(true);
   });
 
-  it('slow read (200 ms): the turn that opened it is visible within the window (+ slack)', async () => {
+  it('slow read: the turn that opened it is stored while the read still runs', async () => {
     const storage = new MemoryStorage();
-    let runId = '';
-    let turnEnded = 0;
-    const provider = new Hooked(new ScriptedProvider({ scripts: twoReads }));
-    const mw: RunMiddleware = {
-      name: 'clock-turns',
-      afterModelTurn: () => {
-        turnEnded ||= performance.now();
-      },
+    let seen: boolean | undefined;
+    readGate = async (runId) => {
+      seen ??= await seenWhileWaiting(storage, runId, (s) => s === 'tool_call:started');
     };
-    readDelayMs = 200;
     try {
-      const h = makeHost(provider, { storage, commitWindowMs: 50, middleware: [mw] });
+      const h = makeHost(new ScriptedProvider({ scripts: twoReads }), { storage, commitWindowMs: 50 });
       await h.start();
-      const visible = storedAt(
-        storage,
-        () => runId,
-        (s) => s === 'tool_call:started',
-      );
       const run = await h.startRun({ goal: 'look up two titles', mode: 'plan_only', actor: 'user:admin' });
-      runId = run.id;
-      const at = await visible;
-      if (process.env.DEBUG_CW) console.log('DBG visible after', at - turnEnded);
-      if (process.env.DEBUG_CW) console.log('DBG visible after', at - turnEnded);
-      expect(at - turnEnded).toBeLessThan(50 + 60);
       expect((await waitForStatus(h, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+      expect(seen).toBe(true);
     } finally {
-      readDelayMs = 0;
+      readGate = undefined;
     }
   });
 
-  // A host middleware whose beforeModelRequest takes 400 ms (a remote policy check, a retrieval step, the
-  // runtime's own compaction summarising with a model call): the read result set aside by endCalls waits through
-  // it with no timer running — deferCommit is only started inside duringModelCall / callStep / finalize — so it is
-  // committed ~400 ms after the step ended instead of within the 50 ms window.
-  it('slow beforeModelRequest middleware (400 ms): the read result is still visible within the window (+ slack)', async () => {
+  // A host middleware whose beforeModelRequest is slow (a remote policy check, a retrieval step): the read result set
+  // aside by the step before waits through it under the window's timer (before the fix it waited until the hook
+  // returned: ~400 ms with a 50 ms window).
+  it('slow beforeModelRequest middleware: the read result is stored while the hook still runs', async () => {
     const storage = new MemoryStorage();
     let runId = '';
     let requests = 0;
+    let seen: boolean | undefined;
     const mw: RunMiddleware = {
       name: 'slow-policy',
       beforeModelRequest: async () => {
-        if (++requests === 2) await sleep(400);
+        if (++requests === 2) seen = await seenWhileWaiting(storage, runId, (s) => s === 'tool_call:succeeded');
       },
     };
     const h = makeHost(new ScriptedProvider({ scripts: twoReads }), { storage, commitWindowMs: 50, middleware: [mw] });
     await h.start();
-    readEnded.clear();
-    const visible = storedAt(
-      storage,
-      () => runId,
-      (s) => s === 'tool_call:succeeded',
-    );
     const run = await h.startRun({ goal: 'look up two titles', mode: 'plan_only', actor: 'user:admin' });
     runId = run.id;
-    const at = await visible;
     expect((await waitForStatus(h, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
-    if (process.env.DEBUG_CW) console.log('DBG visible after', at - readEnded.get('Dune')!);
-    expect(at - readEnded.get('Dune')!).toBeLessThan(50 + 60);
+    expect(seen).toBe(true);
   });
 
-  it('slow afterToolCall middleware (400 ms): the turn that opened the read is still visible within the window', async () => {
+  it('slow afterToolCall middleware: the turn that opened the read is stored while the hook still runs', async () => {
     const storage = new MemoryStorage();
     let runId = '';
-    let turnEnded = 0;
+    let seen: boolean | undefined;
     const mw: RunMiddleware = {
       name: 'slow-annotate',
-      afterModelTurn: () => {
-        turnEnded ||= performance.now();
-      },
       afterToolCall: async () => {
-        await sleep(400);
+        seen ??= await seenWhileWaiting(storage, runId, (s) => s === 'tool_call:started');
       },
     };
     const h = makeHost(new ScriptedProvider({ scripts: twoReads }), { storage, commitWindowMs: 50, middleware: [mw] });
     await h.start();
-    const visible = storedAt(
-      storage,
-      () => runId,
-      (s) => s === 'tool_call:started',
-    );
     const run = await h.startRun({ goal: 'look up two titles', mode: 'plan_only', actor: 'user:admin' });
     runId = run.id;
-    const at = await visible;
     expect((await waitForStatus(h, run.id, ['succeeded', 'failed'])).status).toBe('succeeded');
-    if (process.env.DEBUG_CW) console.log('DBG visible after', at - turnEnded);
-    expect(at - turnEnded).toBeLessThan(50 + 60);
+    expect(seen).toBe(true);
   });
 
   // The runtime's own compaction summarises older messages with a model call made inside beforeModelRequest
-  // (runtime-middleware.ts `summarize`): the same gap as above, with no host middleware at all.
-  it('compaction summary call (400 ms) before the next turn: the read result is still visible within the window (+ slack)', async () => {
+  // (runtime-middleware.ts `summarize`): the same wait, with no host middleware at all.
+  it('a compaction summary call before the next turn: the read result is stored while the summary call runs', async () => {
     const storage = new MemoryStorage();
     let runId = '';
     let summaries = 0;
+    let seen: boolean | undefined;
     const provider = new Hooked(new ScriptedProvider({ scripts: twoReads }), {
       before: async (_n, request) => {
         // A summary request carries no tools.
         if (!request.tools || request.tools.length === 0) {
           summaries++;
-          await sleep(400);
+          seen ??= await seenWhileWaiting(storage, runId, (s) => s === 'tool_call:succeeded');
         }
       },
     });
@@ -659,20 +633,11 @@ describe('commit window: the bound', () => {
       runs: { contextWindowTokens: 3000, compactionThreshold: 0.05 },
     });
     await h.start();
-    readEnded.clear();
-    const visible = storedAt(
-      storage,
-      () => runId,
-      (s) => s === 'tool_call:succeeded',
-    );
     const run = await h.startRun({ goal: 'look up two titles', mode: 'plan_only', actor: 'user:admin' });
     runId = run.id;
-    const at = await visible;
     await waitForStatus(h, run.id, ['succeeded', 'failed']);
-    if (process.env.DEBUG_CW)
-      console.log('DBG compaction visible after', at - readEnded.get('Dune')!, 'summaries', summaries);
     expect(summaries).toBeGreaterThan(0);
-    expect(at - readEnded.get('Dune')!).toBeLessThan(50 + 60);
+    expect(seen).toBe(true);
   });
 });
 
