@@ -668,7 +668,6 @@ describe('commit window: a run resuming from a spending hold', () => {
 
   it('default window (50 ms): decision.updated is ordered before the run_status running it follows', async () => {
     const after = await resume(undefined);
-    if (process.env.DEBUG_CW) console.log('DBG', JSON.stringify(after.slice(0, 4)));
     expect(after.indexOf('decision.updated')).toBeGreaterThan(after.indexOf('run_status:running'));
   });
 });
