@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { startFilmHost } from './_add-a-film-ours';
 import { createSqliteStorage } from '../packages/sdk/src/sqlite';
 const counts = new Map<string, number>();
+const times = new Map<string, number>();
 let on = false;
 const seq: string[] = [];
 let trace = false;
@@ -15,7 +16,8 @@ const bump = (k: string) => {
       new Error()
         .stack!.split('\n')
         .filter((l) => l.includes('/src/'))
-        .slice(0, 8)
+        .filter((l) => !l.includes('storage/sq'))
+        .slice(0, 6)
         .join('\n'),
     );
 };
@@ -28,7 +30,12 @@ proto.prepare = function (this: unknown, sql: unknown) {
     const f = st[m]!.bind(st);
     st[m] = (...a: unknown[]) => {
       bump(`${m} ${key}`);
-      return f(...a);
+      const t = process.hrtime.bigint();
+      try {
+        return f(...a);
+      } finally {
+        if (on) times.set(`${m} ${key}`, (times.get(`${m} ${key}`) ?? 0) + Number(process.hrtime.bigint() - t) / 1e6);
+      }
     };
   }
   return st;
@@ -63,5 +70,9 @@ const rows = [...counts].sort((a, b) => b[1] - a[1]);
 let total = 0;
 for (const [, n] of rows) total += n;
 console.log('statements/run', (total / N).toFixed(1), 'KiB/run', (w / 1024 / N).toFixed(1));
-for (const [k, n] of rows) console.log((n / N).toFixed(2).padStart(6), k);
+let ms = 0;
+for (const [, t] of times) ms += t;
+console.log('statement ms/run', (ms / N).toFixed(3));
+for (const [k, n] of rows)
+  console.log((n / N).toFixed(2).padStart(6), (((times.get(k) ?? 0) / N) * 1000).toFixed(0).padStart(5) + 'us', k);
 await h.close();

@@ -16,6 +16,7 @@ export {
   type StorageTopic,
   type StorageSession,
   type LedgerRepository,
+  type ApprovalListFilter,
   type ApprovalRepository,
   type GrantRepository,
   type PlanRepository,

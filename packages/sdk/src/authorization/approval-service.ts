@@ -6,7 +6,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { ApprovalRecord, ApprovalStatus, AuditRecord, JsonValue, PlanRecord } from '../core/records';
 import { MediaAgentError } from '../core/errors';
-import type { StorageAdapter, StorageSession } from '../ports/storage-adapter';
+import type { ApprovalListFilter, StorageAdapter, StorageSession } from '../ports/storage-adapter';
 import type { ImpactReport } from '../core/impact';
 import { planSteps } from '../core/plan-steps';
 import { nestsDeeperThan } from '../core/json-depth';
@@ -385,14 +385,15 @@ export class ApprovalService {
   }
 
   /**
-   * Approvals, newest first, filtered by status and/or plan.
-   * @throws `REQUEST_INVALID` for an unknown status or field, or a limit that is not a positive integer
-   *   (a misspelt filter would otherwise list nothing, silently)
+   * Approvals, newest first, filtered by status, plan and/or requester (`requestedBy`: `agent:<runId>` lists what
+   * one run asked for).
+   * @throws `REQUEST_INVALID` for an unknown status or field, a `planId` or `requestedBy` that is not a string, or a
+   *   limit that is not a positive integer (a misspelt filter would otherwise list nothing, silently)
    */
-  async list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]> {
+  async list(filter?: ApprovalListFilter): Promise<ApprovalRecord[]> {
     if (filter !== undefined) {
       if (typeof filter !== 'object' || filter === null) throw new InvalidRequestError('the filter must be an object');
-      const unknown = Object.keys(filter).filter((k) => !['status', 'planId', 'limit'].includes(k));
+      const unknown = Object.keys(filter).filter((k) => !['status', 'planId', 'requestedBy', 'limit'].includes(k));
       if (unknown.length > 0) throw new InvalidRequestError(`unknown approval filter field ${unknown.join(', ')}`);
       if (filter.status !== undefined && !APPROVAL_STATUSES.includes(filter.status))
         throw new InvalidRequestError(
@@ -400,6 +401,8 @@ export class ApprovalService {
         );
       if (filter.planId !== undefined && typeof filter.planId !== 'string')
         throw new InvalidRequestError('planId must be a string');
+      if (filter.requestedBy !== undefined && typeof filter.requestedBy !== 'string')
+        throw new InvalidRequestError('requestedBy must be a string');
       if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0))
         throw new InvalidRequestError(`limit must be a positive integer; got ${String(filter.limit)}`);
     }

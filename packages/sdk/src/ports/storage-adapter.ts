@@ -75,8 +75,24 @@ export interface ApprovalRepository {
   get(id: string): Promise<ApprovalRecord | undefined>;
   /** Applies `patch` only if the stored status equals `expectedStatus`; returns whether it applied. */
   compareAndSet(id: string, expectedStatus: ApprovalStatus, patch: Partial<ApprovalRecord>): Promise<boolean>;
-  /** Approvals filtered by status and/or plan, newest first. */
-  list(filter?: { status?: ApprovalStatus; planId?: string; limit?: number }): Promise<ApprovalRecord[]>;
+  /**
+   * Approvals filtered by status, plan and/or requester (`requestedBy`, e.g. `agent:<runId>`), newest first.
+   * The runtime also checks the requester of what it gets, so an adapter written before `requestedBy` existed
+   * (which ignores it) stays correct, only slower.
+   */
+  list(filter?: ApprovalListFilter): Promise<ApprovalRecord[]>;
+}
+
+/** What {@link ApprovalRepository.list} filters by: each field given must match; `limit` caps the rows. @public */
+export interface ApprovalListFilter {
+  /** Only approvals in this status. */
+  status?: ApprovalStatus;
+  /** Only approvals of this plan. */
+  planId?: string;
+  /** Only approvals this principal asked for (a run asks as `agent:<runId>`). */
+  requestedBy?: string;
+  /** At most this many rows (a positive integer); all when absent. */
+  limit?: number;
 }
 
 /** Automation grants. @public */

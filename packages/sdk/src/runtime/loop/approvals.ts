@@ -105,31 +105,43 @@ export async function requestApproval(
   }
 }
 
+/** Every approval this run asked for, newest first (one read, filtered by requester). */
+export async function runApprovals(deps: { approvals: ApprovalService }, runId: string): Promise<ApprovalRecord[]> {
+  const requester = `agent:${runId}`;
+  // Filtered again here: a storage adapter may ignore `requestedBy` (slower, never wrong).
+  return (await deps.approvals.list({ requestedBy: requester })).filter((a) => a.requestedBy === requester);
+}
+
+/** Of a run's approvals (`runApprovals`), those still open: requested and not expired at `now` (epoch ms). */
+export function stillOpen(approvals: readonly ApprovalRecord[], now: number): ApprovalRecord[] {
+  return approvals.filter((a) => a.status === 'requested' && a.expiresAt > now);
+}
+
 /** Approvals this run asked for that are still open (not expired). */
 export async function openApprovals(
   deps: { approvals: ApprovalService; clock: Clock },
   runId: string,
 ): Promise<ApprovalRecord[]> {
-  return (await deps.approvals.list({ status: 'requested' })).filter(
-    (a) => a.requestedBy === `agent:${runId}` && a.expiresAt > deps.clock.now(),
-  );
+  return stillOpen(await runApprovals(deps, runId), deps.clock.now());
 }
 
-/** Approvals this run asked for that were decided after the run was last told (no `approval_decided` event yet). */
+/**
+ * Of a run's approvals (`runApprovals`), those decided after the run was last told (no `approval_decided` event
+ * yet). The run's events are read only when one of them is decided.
+ */
 export async function approvalsDecidedSince(
-  deps: { approvals: ApprovalService; storage: StorageAdapter },
+  deps: { storage: StorageAdapter },
   runId: string,
+  approvals: readonly ApprovalRecord[],
 ): Promise<ApprovalRecord[]> {
-  const all = await deps.approvals.list({});
+  const decided = approvals.filter((a) => a.status === 'approved' || a.status === 'rejected');
+  if (decided.length === 0) return [];
   const told = new Set(
     (await deps.storage.events.listByRun(runId, { limit: 100_000 }))
       .filter((e) => e.type === 'approval_decided')
       .map((e) => (e.data as { approvalId: string }).approvalId),
   );
-  return all.filter(
-    (a) =>
-      a.requestedBy === `agent:${runId}` && (a.status === 'approved' || a.status === 'rejected') && !told.has(a.id),
-  );
+  return decided.filter((a) => !told.has(a.id));
 }
 
 /**

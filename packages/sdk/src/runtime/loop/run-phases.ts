@@ -9,7 +9,7 @@ import { runSettled } from '../completion-rule';
 import { withLedgerStates } from '../run-effects';
 import { runEffects } from './effect-record';
 import { RunMiddlewareError } from '../middleware/run-middleware';
-import { approvalsDecidedSince, decisionNote, openApprovals } from './approvals';
+import { approvalsDecidedSince, decisionNote, runApprovals, stillOpen } from './approvals';
 import { commitDeferredStep, commitStep, salvageRiding } from './commit';
 import { deferCommit, type DeferredCommit } from './deferred-commit';
 import { drive } from './drive';
@@ -162,20 +162,24 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
     }
   }
 
+  // What the goal-settled phase read when it found the goal settled: the report is built from the same reads.
+  let settledReads: SettledReads | undefined;
   if (session.run.step === 'goal_settled') {
     // A recovery run reads its own calls back from its stored events: the writes still waiting are committed first.
     const settled = isRecoverRun(session)
       ? (await flushWaiting(deferCommit(loop, session))) && (await recoverSettled(loop, session))
       : await goalSettled(loop, session, deferCommit(loop, session));
     if (!settled) return;
+    if (settled !== true) settledReads = settled;
   }
 
   if (session.run.step === 'finalize') {
     const current = session.run;
     // The final reply's step waits for the run's end while the facts are read, or commits once that takes a while.
     const waiting = deferCommit(loop, session);
-    const facts =
-      current.mode === 'execute'
+    const facts = settledReads
+      ? settledReads.facts
+      : current.mode === 'execute'
         ? await goalFacts.forRun(current.id, session.lease.signal).finally(() => waiting?.settle())
         : await goalFacts
             .forRun(current.id, session.lease.signal)
@@ -190,7 +194,7 @@ async function phases(loop: Loop, session: RunSession): Promise<void> {
       at: clock.now(),
       targets: goalState(session).targets,
       named: namedTargets(session),
-      effects: await currentEffects(loop, session),
+      effects: settledReads?.effects ?? (await currentEffects(loop, session)),
     });
     const report = isRecoverRun(session) ? recoverReport(session, built) : built;
     session.emit('report', { report });
@@ -216,13 +220,24 @@ async function currentEffects(loop: Loop, session: RunSession) {
   return withLedgerStates(effects, await loop.deps.storage.ledger.listByRun(session.id, { limit: 1000 }));
 }
 
+/** What the goal-settled phase read that the finalize phase right after it reports on. */
+interface SettledReads {
+  facts: GoalFactsSnapshot;
+  effects: Awaited<ReturnType<typeof currentEffects>>;
+}
+
 /**
  * The goal-settled phase: approvals decided meanwhile send the run back to the model; facts that
  * have not settled (or an approval still open) keep it `waiting` until the next poll or the
  * deadline; otherwise it goes on to finalize.
- * @returns true when the run goes on to finalize now
+ * @returns what it read (the facts and effects the run's report is built from) when the run goes on to finalize
+ *   now; false otherwise
  */
-async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCommit | undefined): Promise<boolean> {
+async function goalSettled(
+  loop: Loop,
+  session: RunSession,
+  waiting: DeferredCommit | undefined,
+): Promise<SettledReads | false> {
   const { clock, settings, goalFacts } = loop.deps;
   const current = session.run;
   let facts: Awaited<ReturnType<typeof goalFacts.forRun>>;
@@ -232,7 +247,8 @@ async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCom
     await waiting?.settle().catch(() => undefined);
   }
   if (!(await settleWaiting(waiting))) return false;
-  const decided = await approvalsDecidedSince(loop.deps, current.id);
+  const approvals = await runApprovals(loop.deps, current.id);
+  const decided = await approvalsDecidedSince(loop.deps, current.id, approvals);
   if (decided.length > 0) {
     // A person decided on an approval this run asked for: tell the model and drive again.
     for (const a of decided) {
@@ -249,7 +265,7 @@ async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCom
     await commitStep(loop.deps, session);
     return false;
   }
-  const waitingForApproval = (await openApprovals(loop.deps, current.id)).length > 0;
+  const waitingForApproval = stillOpen(approvals, clock.now()).length > 0;
   const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
   const effects = await currentEffects(loop, session);
   if ((!runSettled(facts, effects) || waitingForApproval) && clock.now() < deadline) {
@@ -288,5 +304,5 @@ async function goalSettled(loop: Loop, session: RunSession, waiting: DeferredCom
     return false;
   }
   session.patch({ step: 'finalize' });
-  return true;
+  return { facts, effects };
 }

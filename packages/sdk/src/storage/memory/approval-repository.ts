@@ -19,7 +19,8 @@ export function memoryApprovalRepository(t: MemoryTables): SyncRepository<Storag
         .filter(
           (a) =>
             (filter.status === undefined || a.status === filter.status) &&
-            (filter.planId === undefined || a.planId === filter.planId),
+            (filter.planId === undefined || a.planId === filter.planId) &&
+            (filter.requestedBy === undefined || a.requestedBy === filter.requestedBy),
         )
         .sort((a, b) => b.requestedAt - a.requestedAt || byCodePoint(b.id, a.id))
         .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),

@@ -34,10 +34,14 @@ const APPROVAL_FIELDS: ColumnSpec<ApprovalRecord> = {
   executedPayloadHash: 'value',
 };
 
-/** The list's filters (served by `approvals_status` and `approvals_plan`). */
+/**
+ * The list's filters (`status` and `planId` served by `approvals_status` and `approvals_plan`; `requestedBy` scans,
+ * which decodes only the rows it keeps).
+ */
 const APPROVAL_FILTERS: EqualityFilters = [
   ['status', 'status'],
   ['planId', 'plan_id'],
+  ['requestedBy', 'requested_by'],
 ];
 
 /**

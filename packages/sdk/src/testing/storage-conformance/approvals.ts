@@ -115,6 +115,17 @@ export function approvalsCases(test: ConformanceCase): void {
     assert.deepEqual(ids(await s.approvals.list({ limit: 2 })), ['a2', 'a0']);
   });
 
+  test('approvals list filters by requester (requestedBy), alone and with status, newest first', async (s) => {
+    await s.approvals.insert(approval({ id: 'r1', requestedAt: 1, requestedBy: 'agent:run-a' }));
+    await s.approvals.insert(approval({ id: 'r2', requestedAt: 2, requestedBy: 'agent:run-b' }));
+    await s.approvals.insert(approval({ id: 'r3', requestedAt: 3, requestedBy: 'agent:run-a' }));
+    assert.equal(await s.approvals.compareAndSet('r1', 'requested', { status: 'rejected', decidedAt: 4 }), true);
+    assert.deepEqual(ids(await s.approvals.list({ requestedBy: 'agent:run-a' })), ['r3', 'r1']);
+    assert.deepEqual(ids(await s.approvals.list({ requestedBy: 'agent:run-a', status: 'requested' })), ['r3']);
+    assert.deepEqual(ids(await s.approvals.list({ requestedBy: 'agent:run-b', limit: 5 })), ['r2']);
+    assert.deepEqual(ids(await s.approvals.list({ requestedBy: 'agent:run-c' })), []);
+  });
+
   test('approvals round-trip the fields of schema 12 (capability, impact, steps, payloads; null, empty, nested, unicode)', async (s) => {
     const cases: ApprovalRecord[] = [
       trusted(),
