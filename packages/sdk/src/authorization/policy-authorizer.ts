@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { StorageSession } from '../ports/storage-adapter';
 import { readAutomationSettings } from './automation-settings';
 import type { AuthorizationRequest, Authorizer } from './authorizer';
@@ -11,9 +12,16 @@ import { utcDayStart } from '../core/utc-day';
  * and the grants whose action covers the capability (with their policy revision and, for a grant with a
  * daily budget, today's usage counters: one keyed read, however many ledger entries the day has), then
  * applies the authorization rules to those facts.
+ *
+ * @remarks
+ * The facts of a run the rules read (its mode, capability allow-list and depth) are fixed when the run is created,
+ * so each run is read once and they are kept for the 1,024 runs used most recently; a run not
+ * found is read again next time.
  * @public
  */
 export class PolicyAuthorizer implements Authorizer {
+  readonly #runs = new LRUCache<string, NonNullable<AuthorizationFacts['run']>>({ max: RUN_FACTS_CACHED });
+
   /**
    * Decides whether one invocation may run ({@link Authorizer.authorize}).
    * @param request - the question
@@ -22,10 +30,7 @@ export class PolicyAuthorizer implements Authorizer {
    */
   async authorize(request: AuthorizationRequest, session: StorageSession): Promise<AuthorizationVerdict> {
     const { capability } = request;
-    const runRecord = request.runId === undefined ? undefined : await session.runs.get(request.runId);
-    const run = runRecord
-      ? { mode: runRecord.mode, allowlist: runRecord.capabilityAllowlist, readOnly: runRecord.depth > 0 }
-      : undefined;
+    const run = request.runId === undefined ? undefined : await this.#runFacts(request.runId, session);
     const facts: AuthorizationFacts = {
       run,
       actor: request.actor,
@@ -70,7 +75,22 @@ export class PolicyAuthorizer implements Authorizer {
     facts.grants = grants;
     return evaluateAuthorization(facts);
   }
+
+  /** The run's facts the rules read: kept once read (they never change), read again while the run is not found. */
+  async #runFacts(runId: string, session: StorageSession): Promise<AuthorizationFacts['run']> {
+    const known = this.#runs.get(runId);
+    if (known) return known;
+    const record = await session.runs.get(runId);
+    if (!record) return undefined;
+    const allowlist = record.capabilityAllowlist;
+    const facts = { mode: record.mode, allowlist: allowlist && [...allowlist], readOnly: record.depth > 0 };
+    this.#runs.set(runId, facts);
+    return facts;
+  }
 }
+
+/** How many runs' facts a {@link PolicyAuthorizer} keeps: 1,024 (a household runs a few at once). */
+const RUN_FACTS_CACHED = 1024;
 
 /** Settings for calls that need no authorization record (never read from storage). */
 const ALL_ALLOWED: AuthorizationFacts['settings'] = Object.freeze({
