@@ -6,9 +6,10 @@
  *
  * - media-agent on SQLite (`startFilmHost` in `_add-a-film-ours.ts`: `AgentHost` with the worker pool, an
  *   `execute` run as `user:admin`; a real file in `os.tmpdir()`, WAL, `synchronous=NORMAL`, deleted
- *   afterwards). Every step, event, message, audit row and the ledger claim of `download.submit` is
- *   committed before the run goes on. After SIGKILL the run resumes from its last commit on the next
- *   start, and an effect whose ledger claim was committed never runs twice.
+ *   afterwards, the default commit window of 50 ms). The ledger claim of `download.submit` is committed
+ *   before its handler runs; a step waiting on a model call or a read commits with the steps after it, and
+ *   every step, event, message and audit row is committed by the run's end. After SIGKILL the run resumes
+ *   from its last commit on the next start, and an effect whose ledger claim was committed never runs twice.
  * - media-agent on `MemoryStorage`: the same driver and invocation path, nothing persisted: after SIGKILL
  *   the run is lost.
  * - `@openai/agents` (`Runner`, tracing disabled, `run(agent, goal)` without `stream: true`;
@@ -250,7 +251,7 @@ export async function run(): Promise<void> {
     "CPU ms/run = process.cpuUsage (user + system, every thread of the process) during the side's runs ÷ runs; wall ms/run = elapsed ÷ runs, one run at a time.",
   );
   console.log(
-    'our runs: mode execute as user:admin, standing grants for download.plan and download.submit, worker pool, every step committed; timed from startRun to the terminal run_status event.',
+    'our runs: mode execute as user:admin, standing grants for download.plan and download.submit, worker pool, the default commit window (50 ms: a step waiting on a model call or a read commits with the next; a side effect's claim always before its handler runs; everything by the run's end); timed from startRun to the terminal run_status event.',
   );
   console.log(`SQLite: a file in ${tmpdir()}, WAL, synchronous=NORMAL, deleted afterwards.`);
   console.log(`network: ${fetches} fetch call(s) during the benchmark (tracing disabled on the @openai/agents side).`);
