@@ -28,7 +28,7 @@ const SIDES: readonly PeerSide[] = [
   {
     name: 'media-agent (SQLite)',
     file: 'media-agent-sqlite',
-    durable: 'yes, every step',
+    durable: 'yes, every step (a claim before its handler; the rest within the 50 ms commit window)',
     afterKill: 'resumes; an effect whose claim is committed never runs twice',
   },
   { name: 'media-agent (memory)', file: 'media-agent-memory', durable: 'no', afterKill: 'run lost' },
