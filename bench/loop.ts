@@ -251,7 +251,7 @@ export async function run(): Promise<void> {
     "CPU ms/run = process.cpuUsage (user + system, every thread of the process) during the side's runs ÷ runs; wall ms/run = elapsed ÷ runs, one run at a time.",
   );
   console.log(
-    'our runs: mode execute as user:admin, standing grants for download.plan and download.submit, worker pool, the default commit window (50 ms: a step waiting on a model call or a read commits with the next; a side effect's claim always before its handler runs; everything by the run's end); timed from startRun to the terminal run_status event.',
+    'our runs: mode execute as user:admin, standing grants for download.plan and download.submit, worker pool, the default commit window (50 ms: a step waiting on a model call or a read commits with the next; a side effect’s claim always before its handler runs; everything by the run’s end); timed from startRun to the terminal run_status event.',
   );
   console.log(`SQLite: a file in ${tmpdir()}, WAL, synchronous=NORMAL, deleted afterwards.`);
   console.log(`network: ${fetches} fetch call(s) during the benchmark (tracing disabled on the @openai/agents side).`);

@@ -1,6 +1,6 @@
 import type { ApprovalRecord } from '../../core/records';
 import type { StorageSession } from '../../ports/storage-adapter';
-import { byCodePoint, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
+import { byCodePoint, copy, definedFields, type MemoryTables, type SyncRepository } from './memory-tables';
 
 /** The approvals repository. Synchronous; writes register their undo on `t`. @internal */
 export function memoryApprovalRepository(t: MemoryTables): SyncRepository<StorageSession['approvals']> {
@@ -13,16 +13,19 @@ export function memoryApprovalRepository(t: MemoryTables): SyncRepository<Storag
       t.write('approvals', id, Object.assign(current, definedFields(patch), { id }));
       return true;
     },
-    list: (filter = {}) =>
-      t
-        .all<ApprovalRecord>('approvals')
-        .filter(
-          (a) =>
-            (filter.status === undefined || a.status === filter.status) &&
-            (filter.planId === undefined || a.planId === filter.planId) &&
-            (filter.requestedBy === undefined || a.requestedBy === filter.requestedBy),
+    list: (filter = {}) => {
+      // Only the approvals kept are copied (not every approval, then filtered).
+      const out: ApprovalRecord[] = [];
+      for (const a of t.table<ApprovalRecord>('approvals').values())
+        if (
+          (filter.status === undefined || a.status === filter.status) &&
+          (filter.planId === undefined || a.planId === filter.planId) &&
+          (filter.requestedBy === undefined || a.requestedBy === filter.requestedBy)
         )
+          out.push(copy(a));
+      return out
         .sort((a, b) => b.requestedAt - a.requestedAt || byCodePoint(b.id, a.id))
-        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER),
+        .slice(0, filter.limit ?? Number.MAX_SAFE_INTEGER);
+    },
   };
 }
