@@ -87,3 +87,71 @@ describe('finalize reuses the goal-settled reads', () => {
     expect(report.effects.map((e) => [e.capabilityId, e.outcome])).toEqual([['download.submit', 'succeeded']]);
   });
 });
+
+describe('a recovery run’s report after the change', () => {
+  it('a verified recovery still reports “recovered (verified by the system)” with facts read for its finalize', async () => {
+    const { ConsoleLogger, createAgentHost, ManualClock, SequentialIdGenerator } = await import('../../src/index');
+    const { MemoryStorage } = await import('../../src/storage');
+    const t = await import('../../src/testing');
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+    const world = new t.SandboxWorld({ clock });
+    const reads = new Map<string, number>();
+    const goalFacts = {
+      forRun: (runId: string, signal?: AbortSignal) => {
+        reads.set(runId, (reads.get(runId) ?? 0) + 1);
+        return world.forRun(runId, signal);
+      },
+    };
+    const downloadOf = (goal: string) => /about download (dl-\d+)/.exec(goal)?.[1] ?? 'dl-0';
+    const host = createAgentHost({
+      storage: new MemoryStorage(),
+      clock,
+      ids: new SequentialIdGenerator(),
+      logger: new ConsoleLogger('silent'),
+      model: {
+        provider: new t.ScriptedProvider({
+          scripts: {
+            name: 'recover',
+            match: /Investigate decision/,
+            steps: [
+              { toolCalls: [{ capability: 'task.inspect', input: (c) => ({ taskId: downloadOf(c.goal) }) }] },
+              { toolCalls: [{ capability: 'download.recheck', input: (c) => ({ downloadId: downloadOf(c.goal) }) }] },
+            ],
+            finalText: 'Rechecked the download.',
+          },
+        }),
+      },
+      goalFacts,
+      runs: { pollMs: 5, goalPollSec: 10 },
+      decisions: { autoInvestigate: true, autoInvestigateMode: 'recover', subjects: t.sandboxDecisionSubjects(world) },
+    });
+    t.registerSandboxCapabilities(host, world);
+    await host.start();
+    hosts.push(host);
+    await host.grants.create({ action: 'download.recheck', actor: 'user:admin', reason: 'recheck' });
+    world.setFaults({ failDownloads: true });
+    const plan = await host.invoke(
+      'download.plan',
+      { mediaSource: 'tmdb', mediaId: '693134', kind: 'movie', releaseId: 'rel-693134-2' },
+      { actor: 'user:admin' },
+    );
+    const planId = (plan.output as { plan: { id: string } }).plan.id;
+    expect((await host.invoke('download.submit', { planId }, { actor: 'user:admin' })).status).toBe('pending');
+    clock.advance(1000);
+    world.setFaults({ failDownloads: false });
+    const [raised] = await t.raiseSandboxDecisions(host, world);
+    const runId = (raised!.evidence as { investigation: { runId: string } }).investigation.runId;
+    const deadline = Date.now() + 15_000;
+    let run = (await host.getRun(runId)).run;
+    while (!['succeeded', 'failed', 'cancelled', 'budget_exceeded'].includes(run.status) && Date.now() < deadline) {
+      clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 5));
+      run = (await host.getRun(runId)).run;
+    }
+    const report = (await host.getRun(runId)).report;
+    expect(run.status, JSON.stringify(report)).toBe('succeeded');
+    expect(report?.summary).toMatch(/^recovered \(verified by the system\): download\.recheck dl-1/);
+    expect(reads.get(runId) ?? 0).toBeGreaterThanOrEqual(1);
+    expect(report?.facts.downloads.map((d) => d.id)).toContain('dl-1');
+  });
+});
