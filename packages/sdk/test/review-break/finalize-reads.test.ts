@@ -39,7 +39,7 @@ describe('finalize reuses the goal-settled reads', () => {
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(done.status, JSON.stringify(done.report)).toBe('succeeded');
     expect(calls.n).toBe(1);
-    expect((done.report as { facts: GoalFactsSnapshot }).facts).toMatchObject({ downloads: [], library: [] });
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts).toMatchObject({ downloads: [], library: [] });
   });
 
   it('a plan_only run’s report has the facts finalize read', async () => {
@@ -49,7 +49,7 @@ describe('finalize reuses the goal-settled reads', () => {
     const run = await host.startRun({ goal: 'Dune', mode: 'plan_only', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(calls.n).toBe(1);
-    expect((done.report as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
   });
 
   it('an execute run’s report is built from the very facts the goal-settled phase judged settled (read once)', async () => {
@@ -59,7 +59,7 @@ describe('finalize reuses the goal-settled reads', () => {
     const run = await host.startRun({ goal: 'Dune', mode: 'execute', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(calls.n).toBe(1);
-    expect((done.report as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
     expect(done.status, JSON.stringify(done.report)).toBe('succeeded');
   });
 
@@ -79,7 +79,7 @@ describe('finalize reuses the goal-settled reads', () => {
     clock.advance(60_001); // the import is done and the next poll is due
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(done.status, JSON.stringify(done.report)).toBe('succeeded');
-    const report = done.report as {
+    const report = done.report as unknown as {
       facts: GoalFactsSnapshot;
       effects: Array<{ capabilityId: string; outcome: string }>;
     };
