@@ -55,4 +55,37 @@ describe('an approval decided between the goal-settled read and the run’s end'
       'job-1',
     ]);
   });
+
+  it('wakes the run at once, as a decision does while it waits, not a goal poll (60 s) later', async () => {
+    const storage = new MemoryStorage();
+    let decideNow: ((a: ApprovalRecord) => Promise<unknown>) | undefined;
+    let fired: ApprovalRecord | undefined;
+    const list = storage.approvals.list.bind(storage.approvals);
+    storage.approvals.list = async (filter?: ApprovalListFilter) => {
+      const result = await list(filter);
+      if (!fired && decideNow && filter?.planId === undefined) {
+        const open = (await list({})).find((a) => a.status === 'requested' && a.requestedBy.startsWith('agent:'));
+        if (open) {
+          fired = open;
+          await decideNow(open);
+        }
+      }
+      return result;
+    };
+    const { host, world } = await approvalHost(storage);
+    hosts.push(host);
+    decideNow = (a) =>
+      host.approvals.decide(a.id, { status: 'approved', actor: 'user:admin', payloadHash: a.payloadHash });
+    const run = await host.startRun({ goal: 'Add Dune', actor: 'user:admin' });
+    // The clock does not move: only a wake (not the goal poll) can bring the run back to the model.
+    const executed = await until(() => world.jobs.length === 1, 2_000);
+    const { run: now } = await host.getRun(run.id);
+    expect(fired, 'the injected decision ran').toBeDefined();
+    expect(
+      executed,
+      `decided at the goal-settled read; run is ${now.status}/${now.step}, notBefore in ${
+        now.notBefore === null ? 'null' : `${(now.notBefore - Date.UTC(2026, 10, 30, 12)) / 1000} s`
+      }`,
+    ).toBe(true);
+  });
 });
