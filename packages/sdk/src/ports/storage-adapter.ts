@@ -398,8 +398,14 @@ export type StorageTopic = 'events' | 'runs';
  */
 export const STORAGE_SCHEMA_VERSION = 15;
 
-/** A run patch: any fields but the id. @public */
-export type RunPatch = Partial<Omit<RunRecord, 'id' | 'prunedAt' | 'forkedFrom'>>;
+/**
+ * A run patch: any fields but those fixed when the run is created — its id, `mode`, `capabilityAllowlist` and `depth`
+ * (what the run may do: authorization reads them once per run) — and those only retention and forks write.
+ * @public
+ */
+export type RunPatch = Partial<
+  Omit<RunRecord, 'id' | 'prunedAt' | 'forkedFrom' | 'mode' | 'capabilityAllowlist' | 'depth'>
+>;
 
 /**
  * Runs and their leases: one driver per run, heartbeat, takeover after expiry.

@@ -46,13 +46,14 @@ export const MAX_RUN_EFFECTS = 200;
 
 /**
  * Brings each effect up to date with its ledger entry (an `unknown` call a verifier settled later, a
- * `pending` job that finished), by idempotency key. Effects without an entry keep their outcome.
+ * `pending` job that finished), by idempotency key. Effects without an entry keep their outcome, and so does a call
+ * that never ran (`not_run`: denied or refused before its handler): an entry under its key is a later attempt's.
  * @internal
  */
 export function withLedgerStates(effects: readonly RunEffect[], entries: readonly LedgerEntry[]): RunEffect[] {
   const byKey = new Map(entries.map((e) => [e.key, e]));
   return effects.map((e) => {
-    const entry = e.idempotencyKey ? byKey.get(e.idempotencyKey) : undefined;
+    const entry = e.idempotencyKey && e.outcome !== 'not_run' ? byKey.get(e.idempotencyKey) : undefined;
     if (!entry || entry.state === e.outcome) return e;
     const succeeded = entry.state === 'succeeded';
     return {

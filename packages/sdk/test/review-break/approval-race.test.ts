@@ -35,7 +35,8 @@ describe('an approval decided between the goal-settled read and the run’s end'
     };
     const { host, clock, world } = await approvalHost(storage);
     hosts.push(host);
-    decideNow = (a) => host.approvals.decide(a.id, { status: 'approved', actor: 'user:admin', payloadHash: a.payloadHash });
+    decideNow = (a) =>
+      host.approvals.decide(a.id, { status: 'approved', actor: 'user:admin', payloadHash: a.payloadHash });
     const run = await host.startRun({ goal: 'Add Dune', actor: 'user:admin' });
     // The run never ends before it was told: it waits (woken at once, or at the next poll).
     const settled = await waitForStatus(host, run.id, ['waiting', 'succeeded', 'failed']).catch((e: Error) => e);
@@ -45,9 +46,9 @@ describe('an approval decided between the goal-settled read and the run’s end'
     expect(await until(() => world.jobs.length === 1)).toBe(true);
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed', 'waiting']);
     const events = await runEvents(host, run.id);
-    expect(events.filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId)).toEqual([
-      fired!.id,
-    ]);
+    expect(
+      events.filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId),
+    ).toEqual([fired!.id]);
     expect((await host.approvals.get(fired!.id)).status).toBe('consumed');
     // It ended after the execution, with the download in its report (the tiny world's library check is not the point).
     expect(done.endedAt).not.toBeNull();

@@ -80,7 +80,10 @@ describe('a run’s end on a storage adapter that ignores requestedBy', () => {
     expect(before.filter((e) => e.type === 'approval_decided')).toEqual([]);
     expect((await host.getRun(run.id)).run.step).toBe('goal_settled');
     expect(seen.some((f) => f.requestedBy === `agent:${run.id}`)).toBe(true);
-    const asked = before.find((e) => e.type === 'approval_requested')!.data as { approvalId: string; payloadHash: string };
+    const asked = before.find((e) => e.type === 'approval_requested')!.data as {
+      approvalId: string;
+      payloadHash: string;
+    };
     await host.approvals.decide(asked.approvalId, {
       status: 'approved',
       actor: 'user:admin',
@@ -89,8 +92,8 @@ describe('a run’s end on a storage adapter that ignores requestedBy', () => {
     // Woken at once by its own decision (no clock advance), told only about its own approval, and it executes.
     expect(await until(() => world.jobs.length === 1)).toBe(true);
     const after = await runEvents(host, run.id);
-    expect(after.filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId)).toEqual([
-      asked.approvalId,
-    ]);
+    expect(
+      after.filter((e) => e.type === 'approval_decided').map((e) => (e.data as { approvalId: string }).approvalId),
+    ).toEqual([asked.approvalId]);
   });
 });

@@ -15,7 +15,10 @@ const question = {
 };
 
 /** Replaces the world's facts with `forRun`, counting the reads. */
-function countFacts(world: { facts: { forRun: (runId: string) => Promise<GoalFactsSnapshot> } }, forRun: (n: number) => Promise<GoalFactsSnapshot>) {
+function countFacts(
+  world: { facts: { forRun: (runId: string) => Promise<GoalFactsSnapshot> } },
+  forRun: (n: number) => Promise<GoalFactsSnapshot>,
+) {
   const calls = { n: 0 };
   world.facts.forRun = async () => forRun(++calls.n);
   return calls;
@@ -39,7 +42,10 @@ describe('finalize reuses the goal-settled reads', () => {
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(done.status, JSON.stringify(done.report)).toBe('succeeded');
     expect(calls.n).toBe(1);
-    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts).toMatchObject({ downloads: [], library: [] });
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts).toMatchObject({
+      downloads: [],
+      library: [],
+    });
   });
 
   it('a plan_only run’s report has the facts finalize read', async () => {
@@ -49,7 +55,9 @@ describe('finalize reuses the goal-settled reads', () => {
     const run = await host.startRun({ goal: 'Dune', mode: 'plan_only', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(calls.n).toBe(1);
-    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual([
+      'read-1',
+    ]);
   });
 
   it('an execute run’s report is built from the very facts the goal-settled phase judged settled (read once)', async () => {
@@ -59,7 +67,9 @@ describe('finalize reuses the goal-settled reads', () => {
     const run = await host.startRun({ goal: 'Dune', mode: 'execute', actor: 'user:admin' });
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(calls.n).toBe(1);
-    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual(['read-1']);
+    expect((done.report as unknown as { facts: GoalFactsSnapshot }).facts.library.map((l) => l.title)).toEqual([
+      'read-1',
+    ]);
     expect(done.status, JSON.stringify(done.report)).toBe('succeeded');
   });
 

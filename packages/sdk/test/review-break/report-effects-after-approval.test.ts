@@ -20,7 +20,11 @@ describe('the report of a run that executed after an approval', () => {
       approvalId: string;
       payloadHash: string;
     };
-    await host.approvals.decide(asked.approvalId, { status: 'approved', actor: 'user:admin', payloadHash: asked.payloadHash });
+    await host.approvals.decide(asked.approvalId, {
+      status: 'approved',
+      actor: 'user:admin',
+      payloadHash: asked.payloadHash,
+    });
     expect(await until(() => world.jobs.length === 1)).toBe(true);
     const done = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     const effects = (done.report as unknown as { effects: Array<{ capabilityId: string; outcome: string }> }).effects;
