@@ -148,7 +148,16 @@ export async function writeStepIn(
   // A message queued while the run was ending wakes it once more.
   if (writes.wakeIfQueued && (await s.inbox.listQueued(id)).length > 0)
     run = (await s.runs.patch(id, { wakeRequested: true, status: 'waiting' })) ?? run;
+  // An approval it waits for, decided since it was read open, makes the waiting run due now (see `wakeIfDecided`).
+  else if (run.status === 'waiting' && (await anyDecided(s, writes.wakeIfDecided)))
+    run = (await s.runs.patch(id, { notBefore: 0 })) ?? run;
   return { run, events, messageCount, outboxInserted, settlements: [...writes.settlements] };
+}
+
+/** Whether any of these approvals (ids) is no longer open, read in the step's transaction. */
+async function anyDecided(s: StorageSession, approvalIds: readonly string[]): Promise<boolean> {
+  for (const approvalId of approvalIds) if ((await s.approvals.get(approvalId))?.status !== 'requested') return true;
+  return false;
 }
 
 /** After the transaction of {@link writeStepIn} committed: the session takes the stored run, the events are published. */

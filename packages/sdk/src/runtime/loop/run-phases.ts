@@ -265,7 +265,8 @@ async function goalSettled(
     await commitStep(loop.deps, session);
     return false;
   }
-  const waitingForApproval = stillOpen(approvals, clock.now()).length > 0;
+  const open = stillOpen(approvals, clock.now());
+  const waitingForApproval = open.length > 0;
   const deadline = (current.startedAt ?? current.createdAt) + settings.goalWaitHours * 3_600_000;
   const effects = await currentEffects(loop, session);
   if ((!runSettled(facts, effects) || waitingForApproval) && clock.now() < deadline) {
@@ -300,6 +301,7 @@ async function goalSettled(
       });
     // A person's message that arrived while this step ran (the run was `running`, so it was only queued) wakes it.
     session.writes.wakeIfQueued = true;
+    session.writes.wakeIfDecided.push(...open.map((a) => a.id));
     await commitStep(loop.deps, session);
     return false;
   }

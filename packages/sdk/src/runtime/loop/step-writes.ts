@@ -55,6 +55,11 @@ export class StepWrites {
   /** Set by the run's end: a message queued meanwhile makes the ended run wake once more. */
   wakeIfQueued = false;
   /**
+   * Set by a run that waits for these approvals (ids): one decided meanwhile — after the run read it open, before
+   * it was stored waiting, when a decision's wake-up finds the run still running — makes it due at once.
+   */
+  readonly wakeIfDecided: string[] = [];
+  /**
    * The ends of the earlier steps merged into this one ({@link mergeSteps}), as counts of its messages and events
    * up to each end: the step's commit marks them as step boundaries (fork points), as if each had committed alone.
    */
@@ -71,7 +76,8 @@ export class StepWrites {
       this.riding.length === 0 &&
       this.settlements.length === 0 &&
       this.outbox.length === 0 &&
-      !this.wakeIfQueued
+      !this.wakeIfQueued &&
+      this.wakeIfDecided.length === 0
     );
   }
 
@@ -86,6 +92,7 @@ export class StepWrites {
     this.settlements.length = 0;
     this.outbox.length = 0;
     this.wakeIfQueued = false;
+    this.wakeIfDecided.length = 0;
     this.ends.length = 0;
   }
 }
@@ -110,6 +117,7 @@ export function mergeSteps(first: TakenStep, then: TakenStep): TakenStep {
   writes.settlements.push(...first.writes.settlements, ...then.writes.settlements);
   writes.outbox.push(...first.writes.outbox, ...then.writes.outbox);
   writes.wakeIfQueued = first.writes.wakeIfQueued || then.writes.wakeIfQueued;
+  writes.wakeIfDecided.push(...first.writes.wakeIfDecided, ...then.writes.wakeIfDecided);
   const messages = first.writes.messages.length;
   const events = first.writes.events.length;
   writes.ends.push(...first.writes.ends);

@@ -1,6 +1,6 @@
-// Attack: an approval decided right after the goal-settled phase read the run's approvals (the run is still
-// `running`, so the decision's wake finds nothing waiting). The run must not finalize past it: it waits, and the
-// decision is told to the model at the latest at the next poll, after which the plan executes.
+// An approval decided right after the goal-settled phase read the run's approvals (the run is still
+// `running`, so the decision's wake finds nothing waiting). The run must not finalize past it: it waits, is made due at once, and the
+// decision is told to the model, after which the plan executes.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentHost } from '../../src/index';
 import type { ApprovalRecord } from '../../src/core/records';

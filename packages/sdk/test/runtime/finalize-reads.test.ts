@@ -1,7 +1,7 @@
 // Attacks on finalize reusing what the goal-settled phase read (facts and ledger entries).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentHost, GoalFactsSnapshot } from '../../src/index';
-import { startHost, waitForStatus } from '../runtime/harness';
+import { startHost, waitForStatus } from './harness';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {

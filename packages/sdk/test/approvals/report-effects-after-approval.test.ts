@@ -1,5 +1,5 @@
-// Seen while attacking the run's end: the report of a run that was denied a plan execution, asked for an approval
-// and then executed lists the denied call as a second succeeded effect (same idempotency key as the execution).
+// A run denied a plan execution asks for an approval, then executes: its report lists the execution once as
+// succeeded, and the denied call (same idempotency key) as not run.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentHost } from '../../src/index';
 import { runEvents, waitForStatus } from '../runtime/harness';
