@@ -43,6 +43,7 @@ import { IntentGate, type IntentGateResult } from './intent-gate';
 import { duplicateEffect, duplicateEffectReason } from './duplicate-effect';
 import { joinMessage, type IntentOptions } from './intent-join';
 import { compileSchema } from './schema-validator';
+import { LazyAbort } from './lazy-abort';
 import type {
   Capability,
   HandlerContext,
@@ -713,7 +714,8 @@ export class InvocationPipeline {
     const sideEffecting = key !== undefined;
     // The handler's signal: the caller's, and the call's deadline (docs/architecture.md#deadlines).
     const timeoutMs = capabilityDeadlineMs(capability, this.deps.capabilityTimeoutMs);
-    const controller = new AbortController();
+    // Made when the handler first reads its signal (most never do).
+    const controller = new LazyAbort();
     // The caller's abort (a run aborted, its lease lost, a host stop past its drain time) ends the invocation at
     // once, like the deadline: a handler that ignores its signal does not hold the caller.
     let callerAborted!: () => void;
@@ -740,7 +742,9 @@ export class InvocationPipeline {
       taskId: ctx.taskId,
       callId: ctx.callId,
       plan,
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       clock: this.deps.clock,
       logger: this.deps.logger,
       pending: pendingOutcome,
@@ -759,9 +763,8 @@ export class InvocationPipeline {
     clearTimeout(timer);
     p.signal.removeEventListener('abort', onCallerAbort);
     const timedOut =
-      first.kind === 'deadline' ||
-      (first.kind === 'threw' && controller.signal.reason instanceof CapabilityTimeoutError)
-        ? (controller.signal.reason as CapabilityTimeoutError)
+      first.kind === 'deadline' || (first.kind === 'threw' && controller.reason instanceof CapabilityTimeoutError)
+        ? (controller.reason as CapabilityTimeoutError)
         : undefined;
     if (timedOut) {
       // The invocation ends here; what the handler does later is logged, never recorded as the outcome.

@@ -38,7 +38,91 @@ export class CanonicalJsonError extends MediaAgentError {
  * @public
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, undefined, undefined, new Set());
+  // The common case, written without the bookkeeping that only an error needs (the path, the cycle check); a
+  // value the fast writer refuses is written again by the checking one, which throws the error naming its path.
+  try {
+    return writeFast(value, 0);
+  } catch {
+    return write(value, undefined, undefined, new Set());
+  }
+}
+
+/** What {@link writeFast} throws for a value it does not write (the checking writer then says why). */
+const REFUSED = Symbol('canonical JSON: refused');
+
+/**
+ * {@link write} for a value it accepts, the same text, at `depth` containers deep: no path nodes, no set of open
+ * containers (a cycle ends at the depth limit), no `try`. Throws {@link REFUSED} (or what a `Date` throws) for
+ * everything {@link write} rejects.
+ */
+function writeFast(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      // A finite number's string is its shortest round-trip form, `-0` included (`'0'`).
+      if (!Number.isFinite(value)) throw REFUSED;
+      return String(value);
+    case 'object': {
+      if (value === null) return 'null';
+      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      if (depth >= MAX_CANONICAL_DEPTH) throw REFUSED;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === undefined) throw REFUSED;
+          if (i > 0) out += ',';
+          out += writeFast(item, depth + 1);
+        }
+        return `${out}]`;
+      }
+      const keys = Object.keys(value);
+      sortKeys(keys);
+      let out = '{';
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        if (first) first = false;
+        else out += ',';
+        out += JSON.stringify(key);
+        out += ':';
+        out += writeFast(item, depth + 1);
+      }
+      return `${out}}`;
+    }
+    default:
+      throw REFUSED;
+  }
+}
+
+/** Keys at most this many are sorted by insertion (no work array, unlike `Array.prototype.sort`). */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * Sorts `keys` in place by UTF-16 code units: the order of `keys.sort()`, without its work array for the few
+ * keys an object usually has.
+ * @internal
+ */
+export function sortKeys(keys: string[]): void {
+  const n = keys.length;
+  if (n > INSERTION_SORT_MAX) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 /** Where a container sits, built into a JSON pointer only when an error names it. */

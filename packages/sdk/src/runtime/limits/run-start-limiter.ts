@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../ports/clock';
 import type { HostLimits } from './host-limits';
 import { HostLimitError } from './limit-errors';
-import { pruneWindow, slidingWindow } from './sliding-window';
+import { prunedWindowVerdict, pruneWindowInPlace } from './sliding-window';
 
 /** The window of the run start limits: one minute. */
 const WINDOW_MS = 60_000;
@@ -15,7 +15,7 @@ const WINDOW_MS = 60_000;
 export class RunStartLimiter {
   /** Start times of each actor in the window (actors idle for a minute are forgotten). */
   readonly #byActor = new LRUCache<string, number[]>({ max: 10_000, ttl: WINDOW_MS, ttlAutopurge: false });
-  #total: number[] = [];
+  readonly #total: number[] = [];
 
   /** @param limits - the per-minute limits; @param clock - the host's clock */
   constructor(
@@ -30,9 +30,10 @@ export class RunStartLimiter {
    */
   async reserve<T>(actor: string, start: () => Promise<T>): Promise<T> {
     const now = this.clock.now();
-    const mine = pruneWindow(this.#byActor.get(actor) ?? [], now, WINDOW_MS);
-    this.#total = pruneWindow(this.#total, now, WINDOW_MS);
-    const own = slidingWindow(mine, now, WINDOW_MS, this.limits.runStartsPerMinutePerActor);
+    // Pruned in place: the windows are this limiter's own arrays (a copy per start costs the whole window).
+    const mine = pruneWindowInPlace(this.#byActor.get(actor) ?? [], now, WINDOW_MS);
+    pruneWindowInPlace(this.#total, now, WINDOW_MS);
+    const own = prunedWindowVerdict(mine, now, WINDOW_MS, this.limits.runStartsPerMinutePerActor);
     if (!own.allowed)
       throw new HostLimitError(
         'RUN_START_RATE_LIMITED',
@@ -41,7 +42,7 @@ export class RunStartLimiter {
         this.limits.runStartsPerMinutePerActor,
         own.retryAfterMs,
       );
-    const all = slidingWindow(this.#total, now, WINDOW_MS, this.limits.runStartsPerMinuteTotal);
+    const all = prunedWindowVerdict(this.#total, now, WINDOW_MS, this.limits.runStartsPerMinuteTotal);
     if (!all.allowed)
       throw new HostLimitError(
         'RUN_START_RATE_LIMITED',

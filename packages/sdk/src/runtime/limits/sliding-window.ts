@@ -37,9 +37,37 @@ export function pruneWindow(starts: readonly number[], now: number, windowMs: nu
  * @public
  */
 export function slidingWindow(starts: readonly number[], now: number, windowMs: number, max: number): WindowVerdict {
-  const inWindow = pruneWindow(starts, now, windowMs);
+  return prunedWindowVerdict(pruneWindow(starts, now, windowMs), now, windowMs, max);
+}
+
+/**
+ * {@link slidingWindow} for start times already pruned ({@link pruneWindow}, {@link pruneWindowInPlace}): no copy.
+ * @internal
+ */
+export function prunedWindowVerdict(
+  inWindow: readonly number[],
+  now: number,
+  windowMs: number,
+  max: number,
+): WindowVerdict {
   if (inWindow.length < max) return { allowed: true, retryAfterMs: 0 };
   // The start that must leave before one more fits: the (length - max + 1)-th oldest.
   const leaving = inWindow[inWindow.length - max]!;
   return { allowed: false, retryAfterMs: Math.max(1, leaving + windowMs - now) };
+}
+
+/**
+ * {@link pruneWindow} in place: removes from `starts` the start times that left the window (a prefix), so a
+ * limiter that keeps its window does not copy it on every start.
+ * @param starts - start times in ms, oldest first (changed)
+ * @param now - the current time in ms
+ * @param windowMs - the window length in ms
+ * @returns `starts`
+ * @internal
+ */
+export function pruneWindowInPlace(starts: number[], now: number, windowMs: number): number[] {
+  let first = 0;
+  while (first < starts.length && starts[first]! <= now - windowMs) first++;
+  if (first > 0) starts.splice(0, first);
+  return starts;
 }
