@@ -15,6 +15,7 @@ afterEach(async () => {
 });
 
 describe('an approval decided between the goal-settled read and the run’s end', () => {
+  // The kind of fwdai/fletch#413 (an approval landing while the previous drive was parking the run left it stuck).
   it('is not missed: the run waits, is told the decision, and executes the plan', async () => {
     const storage = new MemoryStorage();
     let decideNow: ((a: ApprovalRecord) => Promise<unknown>) | undefined;
@@ -57,6 +58,7 @@ describe('an approval decided between the goal-settled read and the run’s end'
     ]);
   });
 
+  // The kind of smithersai/smithers#242 (an approval recorded, but nothing resumed the run).
   it('wakes the run at once, as a decision does while it waits, not a goal poll (60 s) later', async () => {
     const storage = new MemoryStorage();
     let decideNow: ((a: ApprovalRecord) => Promise<unknown>) | undefined;

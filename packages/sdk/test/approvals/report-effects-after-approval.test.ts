@@ -11,6 +11,7 @@ afterEach(async () => {
 });
 
 describe('the report of a run that executed after an approval', () => {
+  // The kind of langfuse/langfuse#15229 (an approved tool call shown twice in the transcript).
   it('lists the execution once as succeeded; the denied attempt never ran', async () => {
     const { host, world } = await approvalHost();
     hosts.push(host);
