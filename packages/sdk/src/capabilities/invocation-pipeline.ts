@@ -725,7 +725,9 @@ export class InvocationPipeline {
       callerAborted();
     };
     if (p.signal.aborted) onCallerAbort();
-    else p.signal.addEventListener('abort', onCallerAbort, { once: true });
+    // A call without a caller signal has nothing to listen to (one shared signal that never aborts: listening would
+    // add a listener per call in flight to it, and Node warns past ten).
+    else if (p.signal !== NEVER_ABORTED) p.signal.addEventListener('abort', onCallerAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<CapabilityTimeoutError>((resolve) => {
       timer = setTimeout(() => {
