@@ -9,7 +9,8 @@ import type { RunRecord } from '../../src/core/run-records';
 import { MemoryStorage } from '../../src/storage';
 import type { RunPatch } from '../../src/ports/storage-adapter';
 import { runRecord } from '../storage/run-record';
-import { startHost, waitForStatus } from '../runtime/harness';
+import { runEvents, startHost, waitForStatus } from '../runtime/harness';
+import { until } from '../approvals/approval-host';
 
 const hosts: AgentHost[] = [];
 afterEach(async () => {
@@ -103,7 +104,12 @@ describe('PolicyAuthorizer: a run’s facts kept per run id', () => {
     const ended = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(facts(ended)).toEqual(created);
     await host.appendToInbox(run.id, 'Dune again please', { actor: 'user:admin' });
-    await new Promise((r) => setTimeout(r, 50));
+    // Until the message woke the run (its event says so), then until it ended again.
+    const woken = async () =>
+      (await runEvents(host, run.id)).some(
+        (e) => e.type === 'run_status' && (e.data as { reason?: string }).reason === 'woken by a new message',
+      );
+    expect(await until(woken, 10_000)).toBe(true);
     const again = await waitForStatus(host, run.id, ['succeeded', 'failed']);
     expect(facts(again)).toEqual(created);
     const points = await host.listForkPoints(run.id, { actor: 'user:admin' });
