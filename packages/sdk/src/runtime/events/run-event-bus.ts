@@ -99,6 +99,10 @@ export class RunEventBus {
    * also once the run has ended — see {@link RunEventSubscription}.
    */
   async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
+    if (options.runId !== undefined) {
+      yield* this.#subscribeRun(options.runId, options);
+      return;
+    }
     const untilEnd = options.runId !== undefined && options.follow !== true;
     /** The last `run_status` of the run delivered was terminal. */
     let ended = false;
@@ -158,6 +162,104 @@ export class RunEventBus {
       unwatch?.();
       this.#emitter.off('event', notify);
       options.signal?.removeEventListener('abort', notify);
+    }
+  }
+
+  /**
+   * One run's events with `globalSeq > after`, in the run's order (its `seq`, which is also its commit order), each
+   * once. Only that run is read — by its own sequence (`events.listByRun`), never the events of every run — and only
+   * when needed: an event this process publishes for the run that continues its sequence is delivered as published,
+   * without a read; the store is read at the start, on a gap (an event committed by another process), when the
+   * storage's `watch` reports events, every `pollMs`, and once more after the run was seen ended. Events other runs
+   * publish do not wake it.
+   */
+  async *#subscribeRun(runId: string, options: RunEventSubscription): AsyncGenerator<RunEvent> {
+    const untilEnd = options.follow !== true;
+    const after = options.after ?? 0;
+    const signal = options.signal;
+    /** The last `run_status` of the run seen was terminal. */
+    let ended = false;
+    /** The run was seen finished (terminal, no wake asked) while `ended`: one more read, then the end. */
+    let closing = false;
+    /** The run's last event seen (`seq`): delivered, or at or before `after`. */
+    let lastSeq = 0;
+    /** The store must be read before waiting again. */
+    let dirty = true;
+    /** Events of the run published in this process and not yet seen, in publication order. */
+    const live: RunEvent[] = [];
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      dirty = true;
+      wake?.();
+    };
+    const published = (event: RunEvent) => {
+      if (event.runId !== runId) return;
+      live.push(event);
+      wake?.();
+    };
+    /** Notes `event` as seen; true when it is to be delivered. */
+    const see = (event: RunEvent | RunEventRecord): boolean => {
+      lastSeq = event.seq;
+      if (event.type === 'run_status')
+        ended = TERMINAL_RUN_STATUSES.includes((event.data as { status: RunStatus }).status);
+      return event.globalSeq > after;
+    };
+    this.#emitter.on('event', published);
+    signal?.addEventListener('abort', notify);
+    const unwatch = this.storage.watch?.((topic) => {
+      if (topic === 'events') notify();
+    });
+    try {
+      while (!signal?.aborted) {
+        if (dirty) {
+          dirty = false;
+          for (;;) {
+            const page = await this.storage.events.listByRun(runId, { afterSeq: lastSeq, limit: 500 });
+            for (const record of page) {
+              if (record.seq <= lastSeq) continue;
+              if (see(record)) yield toRunEvent(record);
+              if (signal?.aborted) return;
+            }
+            if (page.length < 500) break;
+          }
+        }
+        // What this process published since: delivered as is while it continues the run's sequence; a gap (an
+        // event another process committed in between) is read from the store.
+        while (live.length > 0 && !dirty) {
+          const event = live.shift()!;
+          if (event.seq <= lastSeq) continue;
+          if (event.seq !== lastSeq + 1) {
+            dirty = true;
+            break;
+          }
+          if (see(event)) yield event;
+          if (signal?.aborted) return;
+        }
+        if (dirty) continue;
+        if (untilEnd && ended) {
+          // Read the run's events once more after seeing it finished, so none written before that is missed.
+          if (closing) return;
+          const run = await this.storage.runs.get(runId);
+          if (run && TERMINAL_RUN_STATUSES.includes(run.status) && !run.wakeRequested) {
+            closing = true;
+            dirty = true;
+            continue;
+          }
+        } else closing = false;
+        if (!dirty && live.length === 0) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(notify, options.pollMs ?? 1000);
+          });
+          clearTimeout(timer);
+          wake = undefined;
+        }
+      }
+    } finally {
+      unwatch?.();
+      this.#emitter.off('event', published);
+      signal?.removeEventListener('abort', notify);
     }
   }
 
