@@ -5,7 +5,7 @@
  * submit without asking, and the minimal model double as a {@link ModelProvider}.
  *
  * A run is started with `startRun` (mode `execute`, actor `user:admin`) and is done at its terminal
- * `run_status` event (an in-process listener on the event bus, no polling).
+ * `run_status` event: the run's event stream, `host.events({ runId })`, as a user waits for a run (no polling).
  */
 import Type from 'typebox';
 import {
@@ -17,7 +17,7 @@ import {
   type AgentHost,
   type StorageAdapter,
 } from '../packages/sdk/src/index';
-import { TERMINAL_RUN_STATUSES, type RunStatus } from '../packages/sdk/src/storage';
+import type { RunStatus } from '../packages/sdk/src/storage';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../packages/sdk/src/models';
 import {
   FILM_FINAL_TEXT,
@@ -107,26 +107,15 @@ export async function startFilmHost(storage: StorageAdapter, concurrency = 1): P
     },
   });
   const host = resolvePort(container, Tokens.AgentHost);
-  const bus = resolvePort(container, Tokens.RunEventBus);
   for (const c of FILM_CAPABILITIES) host.capabilities.register(c);
   await host.start();
   await host.grants.create({ action: 'download.plan', actor: 'user:admin' });
   await host.grants.create({ action: 'download.submit', actor: 'user:admin' });
-  const ended = new Map<string, RunStatus>();
-  const waiting = new Map<string, (status: RunStatus) => void>();
-  bus.onEvent((e) => {
-    if (e.type !== 'run_status') return;
-    const status = (e.data as { status: RunStatus }).status;
-    if (!TERMINAL_RUN_STATUSES.includes(status)) return;
-    const wake = waiting.get(e.runId);
-    if (wake) wake(status);
-    else ended.set(e.runId, status);
-  });
+  // As a user waits for a run: its event stream, which ends after the run's terminal status.
   const once = async () => {
     const run = await host.startRun({ goal: FILM_GOAL, mode: 'execute', actor: 'user:admin' });
-    const status = ended.get(run.id) ?? (await new Promise<RunStatus>((resolve) => waiting.set(run.id, resolve)));
-    waiting.delete(run.id);
-    ended.delete(run.id);
+    let status: RunStatus | undefined;
+    for await (const e of host.events({ runId: run.id })) if (e.type === 'run_status') status = e.data.status;
     if (status !== 'succeeded')
       throw new Error(`run ${run.id} ended ${status}: ${JSON.stringify((await host.getRun(run.id)).run.error)}`);
     return run.id;

@@ -20,7 +20,8 @@
  * assistant messages already in the request, answered whole (text and the one tool call at once, no
  * streaming), no request copies, token usage by `filmUsage`. Handlers return fixed objects, so what is
  * measured is the loop around them. A run is timed from its start (`startRun` / `run()`) to its end (our
- * terminal `run_status` event, an in-process listener on the event bus; their returned result).
+ * terminal `run_status` event, read from the run's event stream `host.events({ runId })` as a user waits for a
+ * run; their returned result).
  *
  * Method: each side is warmed up ({@link WARMUP_RUNS} runs), then `BENCH_ROUNDS` (default
  * {@link DEFAULT_ROUNDS}, at least 9) rounds; in each round every side runs `BENCH_RUNS` (default
