@@ -8,9 +8,10 @@ import type { RunRecord, RunStatus } from '../core/run-records';
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
 
 /**
- * Waits until a run reaches one of `statuses`, polling every 5 ms of real time; with a
- * {@link ManualClock} and `tickMs`, advances the clock by `tickMs` between polls (so downloads and
- * goal-settled polls move). For tests and scripted demos.
+ * Waits until a run reaches one of `statuses`. The run is read again whenever it writes an event (when `host` is a
+ * started `AgentHost`: its `events({ runId })`), and at the latest every 50 ms; on any other `host`, every 5 ms of
+ * real time. With a {@link ManualClock} and `tickMs`, it reads every 5 ms and advances the clock by `tickMs` between
+ * reads (so downloads and goal-settled polls move). For tests and scripted demos.
  *
  * @param host - the host driving the run
  * @param runId - the run
@@ -29,19 +30,69 @@ export async function waitForRunStatus(
   options: { clock?: ManualClock; tickMs?: number; timeoutMs?: number } = {},
 ): Promise<RunRecord> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  for (;;) {
-    const { run } = await host.getRun(runId);
-    if (statuses.includes(run.status)) return run;
-    // A run that ended in another status never gets there: say so now, not at the deadline.
-    if (Date.now() > deadline || TERMINAL.has(run.status))
-      throw new MediaAgentError(
-        'RUN_WAIT_TIMEOUT',
-        `run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`,
-        { runId, status: run.status, step: run.step },
-      );
-    if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
-    await new Promise((r) => setTimeout(r, 5));
+  const wake = options.clock ? undefined : eventWake(host, runId);
+  try {
+    for (;;) {
+      const { run } = await host.getRun(runId);
+      if (statuses.includes(run.status)) return run;
+      // A run that ended in another status never gets there: say so now, not at the deadline.
+      if (Date.now() > deadline || TERMINAL.has(run.status))
+        throw new MediaAgentError(
+          'RUN_WAIT_TIMEOUT',
+          `run ${runId} is ${run.status} (step ${run.step}), expected ${statuses.join('/')}`,
+          { runId, status: run.status, step: run.step },
+        );
+      if (options.clock && options.tickMs) options.clock.advance(options.tickMs);
+      await (wake ? wake.next(50) : new Promise((r) => setTimeout(r, 5)));
+    }
+  } finally {
+    await wake?.close();
   }
+}
+
+/** Resolves `next(ms)` at the run's next event or after `ms`, whichever is first; `close()` ends the subscription. */
+interface EventWake {
+  next(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A wake-up on each event of the run, from `host.events({ runId, follow: true })`; undefined when `host` has no
+ * `events` or is not started (it throws then), so the caller polls.
+ */
+function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | undefined {
+  const events = (host as Partial<Pick<AgentHost, 'events'>>).events;
+  if (typeof events !== 'function') return undefined;
+  const stop = new AbortController();
+  let iterator: AsyncIterator<unknown>;
+  try {
+    iterator = events.call(host, { runId, follow: true, signal: stop.signal })[Symbol.asyncIterator]();
+  } catch {
+    return undefined;
+  }
+  /** The pending read of the next event (one at a time: a new one once it resolved). */
+  let pending: Promise<void> | undefined;
+  /** The subscription ended or failed: from then on only the timer wakes. */
+  let over = false;
+  const settle = (result?: IteratorResult<unknown>) => {
+    pending = undefined;
+    if (!result || result.done) over = true;
+  };
+  return {
+    async next(ms) {
+      if (!over) pending ??= iterator.next().then(settle, () => settle());
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const elapsed = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+      await (pending ? Promise.race([pending, elapsed]) : elapsed);
+      clearTimeout(timer);
+    },
+    async close() {
+      stop.abort();
+      // A read still pending ends with the aborted subscription; one paused after an event is ended here.
+      if (pending) await pending;
+      else if (!over) await iterator.return?.();
+    },
+  };
 }
 
 /**
