@@ -216,3 +216,52 @@ describe('events another process appends to the run (SQLite, a second connection
     ]);
   });
 });
+
+describe.each(['memory', 'sqlite'] as const)('a subscription to every run (%s)', (kind) => {
+  it('takes what this process publishes without reading it back (conductai#535)', async () => {
+    const { storage } = await stores(kind);
+    const counted = countingReads(storage);
+    const bus = new RunEventBus(counted.storage, new SystemClock());
+    const stop = new AbortController();
+    const seen: RunEvent[] = [];
+    const reading = (async () => {
+      for await (const e of bus.subscribe({ signal: stop.signal, pollMs: 3_600_000 })) {
+        seen.push(e);
+        if (seen.length === 100) stop.abort();
+      }
+    })();
+    await new Promise((r) => setImmediate(r));
+    counted.reset();
+    for (let i = 0; i < 100; i++) {
+      await bus.emit(`run_${i % 3}`, 'text_delta', text(i));
+      if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await reading;
+    expect(seen.map((e) => e.globalSeq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(counted.rows()).toBe(0);
+  });
+});
+
+describe('every run, with events another process appends (SQLite, a second connection)', () => {
+  it('are delivered in global order, each once', async () => {
+    const { storage, other } = await stores('sqlite');
+    const bus = new RunEventBus(storage, new SystemClock());
+    const stop = new AbortController();
+    const seen: RunEvent[] = [];
+    const reading = (async () => {
+      for await (const e of bus.subscribe({ signal: stop.signal, pollMs: 5 })) {
+        seen.push(e);
+        if (seen.length === 60) stop.abort();
+      }
+    })();
+    for (let i = 0; i < 60; i++) {
+      if (i % 4 === 1) await other!.events.append({ runId: `run_${i % 2}`, type: 'text_delta', at: i, data: text(i) });
+      else await bus.emit(`run_${i % 2}`, 'text_delta', text(i));
+    }
+    await reading;
+    expect(seen.map((e) => e.globalSeq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(seen.map((e) => (e.data as { text: string }).text)).toEqual(
+      Array.from({ length: 60 }, (_, i) => `piece ${i}`),
+    );
+  });
+});

@@ -93,62 +93,66 @@ export class RunEventBus {
   }
 
   /**
-   * Every event with `globalSeq > after`, in global order, each once: storage is read from `after`
-   * on, then again whenever an event is published in this process, whenever the storage's `watch` reports
-   * events committed by another process, or every `pollMs` (events written by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no `follow`),
-   * also once the run has ended — see {@link RunEventSubscription}.
+   * Every event with `globalSeq > after`, in global order, each once: storage is read from `after` on; an event
+   * this process publishes that continues the global sequence is delivered as published, without a read; storage is
+   * read again on a gap, whenever the storage's `watch` reports events committed by another process, and every
+   * `pollMs` (events written by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no
+   * `follow`), also once the run has ended — see {@link RunEventSubscription}. With `runId`, only that run is read.
    */
   async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
     if (options.runId !== undefined) {
       yield* this.#subscribeRun(options.runId, options);
       return;
     }
-    const untilEnd = options.runId !== undefined && options.follow !== true;
-    /** The last `run_status` of the run delivered was terminal. */
-    let ended = false;
-    /** The run was seen finished (terminal, no wake asked) while `ended`: one more read, then the end. */
-    let closing = false;
+    const signal = options.signal;
     let last = options.after ?? 0;
+    /** The store must be read before waiting again. */
     let dirty = true;
+    /** Events published in this process and not yet seen, in publication order. */
+    const live: RunEvent[] = [];
     let wake: (() => void) | undefined;
     const notify = () => {
       dirty = true;
       wake?.();
     };
-    this.#emitter.on('event', notify);
-    options.signal?.addEventListener('abort', notify);
+    const published = (event: RunEvent) => {
+      live.push(event);
+      wake?.();
+    };
+    this.#emitter.on('event', published);
+    signal?.addEventListener('abort', notify);
     const unwatch = this.storage.watch?.((topic) => {
       if (topic === 'events') notify();
     });
     try {
-      while (!options.signal?.aborted) {
+      while (!signal?.aborted) {
         if (dirty) {
           dirty = false;
           for (;;) {
             const page = await this.storage.events.listAfter(last, 500);
             for (const record of page) {
+              if (record.globalSeq <= last) continue;
               last = record.globalSeq;
-              if (options.runId === undefined || record.runId === options.runId) {
-                if (record.type === 'run_status')
-                  ended = TERMINAL_RUN_STATUSES.includes((record.data as { status: RunStatus }).status);
-                yield toRunEvent(record);
-              }
-              if (options.signal?.aborted) return;
+              yield toRunEvent(record);
+              if (signal?.aborted) return;
             }
             if (page.length < 500) break;
           }
         }
-        if (untilEnd && ended) {
-          // Read the events once more after seeing the run finished, so none written before that is missed.
-          if (closing) return;
-          const run = await this.storage.runs.get(options.runId!);
-          if (run && TERMINAL_RUN_STATUSES.includes(run.status) && !run.wakeRequested) {
-            closing = true;
+        // What this process published since: delivered as is while it continues the global sequence; a gap (an
+        // event another process committed in between, or one published out of commit order) is read from the store.
+        while (live.length > 0 && !dirty) {
+          const event = live.shift()!;
+          if (event.globalSeq <= last) continue;
+          if (event.globalSeq !== last + 1) {
             dirty = true;
-            continue;
+            break;
           }
-        } else closing = false;
-        if (!dirty) {
+          last = event.globalSeq;
+          yield event;
+          if (signal?.aborted) return;
+        }
+        if (!dirty && live.length === 0) {
           let timer: ReturnType<typeof setTimeout> | undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
@@ -160,8 +164,8 @@ export class RunEventBus {
       }
     } finally {
       unwatch?.();
-      this.#emitter.off('event', notify);
-      options.signal?.removeEventListener('abort', notify);
+      this.#emitter.off('event', published);
+      signal?.removeEventListener('abort', notify);
     }
   }
 
