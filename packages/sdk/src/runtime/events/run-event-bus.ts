@@ -98,6 +98,7 @@ export class RunEventBus {
    * read again on a gap, whenever the storage's `watch` reports events committed by another process, and every
    * `pollMs` (events written by other processes sharing the store). Ends when `signal` aborts; with `runId` (and no
    * `follow`), also once the run has ended — see {@link RunEventSubscription}. With `runId`, only that run is read.
+   * An event may be the same object every subscriber in this process gets: treat it as read-only.
    */
   async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
     if (options.runId !== undefined) {
