@@ -131,6 +131,8 @@ export class RunEventBus {
           dirty = false;
           for (;;) {
             const page = await this.storage.events.listAfter(last, 500);
+            // Aborted while the store was read: nothing more is delivered.
+            if (signal?.aborted) return;
             for (const record of page) {
               if (record.globalSeq <= last) continue;
               last = record.globalSeq;
@@ -142,7 +144,7 @@ export class RunEventBus {
         }
         // What this process published since: delivered as is while it continues the global sequence; a gap (an
         // event another process committed in between, or one published out of commit order) is read from the store.
-        while (live.length > 0 && !dirty) {
+        while (live.length > 0 && !dirty && !signal?.aborted) {
           const event = live.shift()!;
           if (event.globalSeq <= last) continue;
           if (event.globalSeq !== last + 1) {
@@ -220,6 +222,8 @@ export class RunEventBus {
           dirty = false;
           for (;;) {
             const page = await this.storage.events.listByRun(runId, { afterSeq: lastSeq, limit: 500 });
+            // Aborted while the store was read: nothing more is delivered.
+            if (signal?.aborted) return;
             for (const record of page) {
               if (record.seq <= lastSeq) continue;
               if (see(record)) yield toRunEvent(record);
@@ -230,7 +234,7 @@ export class RunEventBus {
         }
         // What this process published since: delivered as is while it continues the run's sequence; a gap (an
         // event another process committed in between) is read from the store.
-        while (live.length > 0 && !dirty) {
+        while (live.length > 0 && !dirty && !signal?.aborted) {
           const event = live.shift()!;
           if (event.seq <= lastSeq) continue;
           if (event.seq !== lastSeq + 1) {
