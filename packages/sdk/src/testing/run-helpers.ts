@@ -70,17 +70,37 @@ function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | 
   } catch {
     return undefined;
   }
-  /** The pending read of the next event (one at a time: a new one once it resolved). */
+  /** The iterator's `next()` asked for and not yet taken (one at a time). */
+  let asked: Promise<IteratorResult<unknown>> | undefined;
+  const ask = () => (asked ??= iterator.next());
+  /** The pending wake: the next event arrived, and every event ready along with it was taken. */
   let pending: Promise<void> | undefined;
   /** The subscription ended or failed: from then on only the timer wakes. */
   let over = false;
-  const settle = (result?: IteratorResult<unknown>) => {
-    pending = undefined;
-    if (!result || result.done) over = true;
+  /**
+   * Resolves at the run's next event, after taking the events ready with it (those that come within a few promise
+   * turns, no timer: fake timers do not hold it): the subscription replays the run's stored events first, and a burst
+   * (that history, a step's events) is one wake, one read of the run, not one each.
+   */
+  const nextEvent = async (): Promise<void> => {
+    try {
+      for (let first = true; ; first = false) {
+        const result = first ? await ask() : await Promise.race([ask(), microtasks(20)]);
+        if (result === undefined) return; // none ready at once: `asked` stays pending for the next wake
+        asked = undefined;
+        if (result.done) {
+          over = true;
+          return;
+        }
+      }
+    } catch {
+      asked = undefined;
+      over = true;
+    }
   };
   return {
     async next(ms) {
-      if (!over) pending ??= iterator.next().then(settle, () => settle());
+      if (!over) pending ??= nextEvent().finally(() => (pending = undefined));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const elapsed = new Promise<void>((r) => (timer = setTimeout(r, ms)));
       await (pending ? Promise.race([pending, elapsed]) : elapsed);
@@ -88,11 +108,24 @@ function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | 
     },
     async close() {
       stop.abort();
-      // A read still pending ends with the aborted subscription; one paused after an event is ended here.
+      // A read still pending ends with the aborted subscription — or delivers an event first; either way the
+      // iteration is then ended here, so the subscription does not stay open paused after an event.
       if (pending) await pending;
-      else if (!over) await iterator.return?.();
+      if (asked) await asked.then(settled, settled);
+      if (!over) await iterator.return?.().catch(() => undefined);
+      over = true;
     },
   };
+  function settled(result?: IteratorResult<unknown>): void {
+    asked = undefined;
+    if (!result || result.done) over = true;
+  }
+}
+
+/** Resolves `undefined` after `n` promise turns (no timer). */
+async function microtasks(n: number): Promise<undefined> {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+  return undefined;
 }
 
 /**
