@@ -47,6 +47,9 @@ export interface RunEventSubscription {
   pollMs?: number;
 }
 
+/** At most this many published events wait for a subscriber that is behind; past it, it reads the store. */
+const MAX_LIVE = 1000;
+
 /**
  * Run events: written to storage first (per-run `seq`, global sequence), then published in process
  * (eventemitter3). `subscribe({ after })` replays from storage and continues live, so a subscriber
@@ -117,7 +120,12 @@ export class RunEventBus {
       wake?.();
     };
     const published = (event: RunEvent) => {
-      live.push(event);
+      if (dirty) return; // the store is read before anything published is looked at
+      if (live.length >= MAX_LIVE) {
+        // A consumer this far behind reads the store instead: what it holds stays bounded.
+        live.length = 0;
+        dirty = true;
+      } else live.push(event);
       wake?.();
     };
     this.#emitter.on('event', published);
@@ -200,8 +208,12 @@ export class RunEventBus {
       wake?.();
     };
     const published = (event: RunEvent) => {
-      if (event.runId !== runId) return;
-      live.push(event);
+      if (event.runId !== runId || dirty) return; // dirty: the store is read before anything published is looked at
+      if (live.length >= MAX_LIVE) {
+        // A consumer this far behind reads the store instead: what it holds stays bounded.
+        live.length = 0;
+        dirty = true;
+      } else live.push(event);
       wake?.();
     };
     /** Notes `event` as seen; true when it is to be delivered. */
