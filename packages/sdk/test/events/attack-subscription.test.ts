@@ -531,3 +531,117 @@ describePostgres('PostgreSQL: another process', () => {
     expect(emitterOf(busA).listenerCount('event')).toBe(0);
   });
 });
+
+describe('on an actor’s behalf, and the HTTP stream of one run', () => {
+  it('per-run subscriptions with an actor give their stream slot back however they end; a missing or foreign run is RUN_NOT_FOUND', async () => {
+    const { householdHost } = await import('../http/household-server');
+    const { dir, host } = await householdHost('media-agent-attack-actor-', {
+      limits: { streamsPerActor: 2, streamsTotal: 4 },
+    } as never);
+    try {
+      const run = await host.startRun({ goal: 'look around', mode: 'plan_only', actor: 'user:bob' });
+      await host.appendToInbox(run.id, 'hello', 'user:bob');
+      await host.abort(run.id, 'enough', { actor: 'user:bob' });
+      for (let i = 0; i < 12; i++) {
+        const guard = AbortSignal.timeout(5_000);
+        if (i % 3 === 0) {
+          const seen = await collect(
+            host.events({ actor: 'user:bob', runId: run.id, signal: guard }) as AsyncIterable<RunEvent>,
+          );
+          expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
+        } else if (i % 3 === 1) {
+          for await (const _ of host.events({ actor: 'user:bob', runId: run.id, signal: guard })) break;
+        } else {
+          const missing = host.events({ actor: 'user:bob', runId: i % 2 ? 'run_nope' : run.id, signal: guard });
+          const asCarol = host.events({ actor: 'user:carol', runId: run.id, signal: guard });
+          for (const s of i % 2 ? [missing] : [asCarol]) {
+            await expect(s[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+          }
+          if (!(i % 2)) await missing[Symbol.asyncIterator]().return?.(undefined);
+          else await asCarol[Symbol.asyncIterator]().return?.(undefined);
+        }
+      }
+      // two slots still free for bob
+      const a = new AbortController();
+      host.events({ actor: 'user:bob', runId: run.id, follow: true, signal: a.signal });
+      host.events({ actor: 'user:bob', runId: run.id, follow: true, signal: a.signal });
+      a.abort();
+    } finally {
+      await host.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the SSE stream of a run resumed after an event delivers the rest once, in order, live, among other runs’ events', async () => {
+    const { serveHousehold, openStream } = await import('../http/household-server');
+    const home = await serveHousehold();
+    try {
+      const { host, base } = home;
+      const bobs = await host.startRun({ goal: 'look around', mode: 'plan_only', actor: 'user:bob' });
+      const carols = await host.startRun({ goal: 'look around', mode: 'plan_only', actor: 'user:carol' });
+      for (let i = 0; i < 5; i++) {
+        await host.appendToInbox(bobs.id, `b${i}`, 'user:bob');
+        await host.appendToInbox(carols.id, `c${i}`, 'user:carol');
+      }
+      const stored = (await host.getRun(bobs.id, { limit: 100 })).events;
+      const cut = stored[2]!.globalSeq;
+      const client = await openStream(base, 'bob-token', `/api/events?runId=${bobs.id}&after=${cut}`);
+      try {
+        for (let i = 5; i < 10; i++) {
+          await host.appendToInbox(carols.id, `c${i}`, 'user:carol');
+          await host.appendToInbox(bobs.id, `b${i}`, 'user:bob');
+        }
+        await host.abort(bobs.id, 'done', { actor: 'user:bob' });
+        const all = (await host.getRun(bobs.id, { limit: 100 })).events.filter((e) => e.globalSeq > cut);
+        await client.waitFor((frames) => frames.length >= all.length);
+        expect(client.frames.map((f) => Number(f.id))).toEqual(all.map((e) => e.globalSeq));
+        expect(client.frames.every((f) => f.data.runId === bobs.id)).toBe(true);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await home.close();
+    }
+  });
+});
+
+describe.each(['memory', 'sqlite'] as const)('a consumer that pauses (%s)', (kind) => {
+  it('does not make the subscription hold every event published meanwhile; it still gets each once, in order', async () => {
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const { storage } = await stores(kind);
+    const bus = new RunEventBus(storage, new SystemClock());
+    for (const runId of ['run_slow', undefined]) {
+      const stop = new AbortController();
+      const base = (await storage.events.listAfter(0, 1_000_000)).length;
+      const runBase = (await storage.events.listByRun('run_slow', { limit: 1_000_000 })).length;
+      const iterator = bus
+        .subscribe({ ...(runId ? { runId } : {}), after: base, signal: stop.signal, pollMs: 3_600_000 })
+        [Symbol.asyncIterator]();
+      const first = iterator.next();
+      await bus.emit('run_slow', 'text_delta', text(0));
+      await first;
+      // the consumer is busy elsewhere while 5,000 events are published
+      const refs: WeakRef<object>[] = [];
+      for (let i = 1; i <= 5000; i++) refs.push(new WeakRef(await bus.emit('run_slow', 'text_delta', text(i))));
+      await turn();
+      gc();
+      const held = refs.filter((r) => r.deref() !== undefined).length;
+      // then it reads on: every event once, in order
+      const seen: RunEvent[] = [];
+      for (let i = 0; i < 5000; i++) {
+        const next = await iterator.next();
+        if (next.done) break;
+        seen.push(next.value);
+      }
+      stop.abort();
+      await iterator.return?.(undefined);
+      expect(seen.map((e) => (runId ? e.seq - runBase : e.globalSeq - base))).toEqual(
+        Array.from({ length: 5000 }, (_, i) => i + 2),
+      );
+      expect({ runId, held: held <= 1000 }).toEqual({ runId, held: true });
+    }
+  });
+});
