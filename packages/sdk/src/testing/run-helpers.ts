@@ -8,8 +8,8 @@ import type { RunRecord, RunStatus } from '../core/run-records';
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled', 'budget_exceeded']);
 
 /**
- * Waits until a run reaches one of `statuses`. The run is read again whenever it writes an event (when `host` is a
- * started `AgentHost`: its `events({ runId })`), and at the latest every 50 ms; on any other `host`, every 5 ms of
+ * Waits until a run reaches one of `statuses`. The run is read again whenever it writes a `run_status` event (when
+ * `host` is a started `AgentHost`: its `events({ runId })`), and at the latest every 50 ms; on any other `host`, every 5 ms of
  * real time. With a {@link ManualClock} and `tickMs`, it reads every 5 ms and advances the clock by `tickMs` between
  * reads (so downloads and goal-settled polls move). For tests and scripted demos.
  *
@@ -70,37 +70,32 @@ function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | 
   } catch {
     return undefined;
   }
-  /** The iterator's `next()` asked for and not yet taken (one at a time). */
-  let asked: Promise<IteratorResult<unknown>> | undefined;
-  const ask = () => (asked ??= iterator.next());
-  /** The pending wake: the next event arrived, and every event ready along with it was taken. */
+  /** The pending wake: resolves at the run's next `run_status` event (or when the subscription ends). */
   let pending: Promise<void> | undefined;
   /** The subscription ended or failed: from then on only the timer wakes. */
   let over = false;
   /**
-   * Resolves at the run's next event, after taking the events ready with it (those that come within a few promise
-   * turns, no timer: fake timers do not hold it): the subscription replays the run's stored events first, and a burst
-   * (that history, a step's events) is one wake, one read of the run, not one each.
+   * Takes the run's events up to its next `run_status`, which is what a status change writes: the subscription first
+   * replays the run's stored events, and each of those is not a reason to read the run again (a status that changes
+   * without an event is read at the next timer).
    */
-  const nextEvent = async (): Promise<void> => {
+  const nextStatus = async (): Promise<void> => {
     try {
-      for (let first = true; ; first = false) {
-        const result = first ? await ask() : await Promise.race([ask(), microtasks(20)]);
-        if (result === undefined) return; // none ready at once: `asked` stays pending for the next wake
-        asked = undefined;
+      for (;;) {
+        const result = await iterator.next();
         if (result.done) {
           over = true;
           return;
         }
+        if (stop.signal.aborted || (result.value as { type?: unknown }).type === 'run_status') return;
       }
     } catch {
-      asked = undefined;
       over = true;
     }
   };
   return {
     async next(ms) {
-      if (!over) pending ??= nextEvent().finally(() => (pending = undefined));
+      if (!over) pending ??= nextStatus().finally(() => (pending = undefined));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const elapsed = new Promise<void>((r) => (timer = setTimeout(r, ms)));
       await (pending ? Promise.race([pending, elapsed]) : elapsed);
@@ -108,24 +103,13 @@ function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | 
     },
     async close() {
       stop.abort();
-      // A read still pending ends with the aborted subscription — or delivers an event first; either way the
+      // A read still pending ends with the aborted subscription (or takes one more event and stops there); the
       // iteration is then ended here, so the subscription does not stay open paused after an event.
       if (pending) await pending;
-      if (asked) await asked.then(settled, settled);
       if (!over) await iterator.return?.().catch(() => undefined);
       over = true;
     },
   };
-  function settled(result?: IteratorResult<unknown>): void {
-    asked = undefined;
-    if (!result || result.done) over = true;
-  }
-}
-
-/** Resolves `undefined` after `n` promise turns (no timer). */
-async function microtasks(n: number): Promise<undefined> {
-  for (let i = 0; i < n; i++) await Promise.resolve();
-  return undefined;
 }
 
 /**
