@@ -9,9 +9,9 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancel
 
 /**
  * Waits until a run reaches one of `statuses`. The run is read again whenever it writes a `run_status` event (when
- * `host` is a started `AgentHost`: its `events({ runId })`), and at the latest every 50 ms; on any other `host`, every 5 ms of
- * real time. With a {@link ManualClock} and `tickMs`, it reads every 5 ms and advances the clock by `tickMs` between
- * reads (so downloads and goal-settled polls move). For tests and scripted demos.
+ * `host` is a started `AgentHost`: its `events({ runId })`), and at the latest every 50 ms; on any other `host`,
+ * every 5 ms of real time. With a {@link ManualClock} and `tickMs`, it reads every 5 ms and advances the clock by
+ * `tickMs` between reads (so downloads and goal-settled polls move). For tests and scripted demos.
  *
  * @param host - the host driving the run
  * @param runId - the run
@@ -50,15 +50,15 @@ export async function waitForRunStatus(
   }
 }
 
-/** Resolves `next(ms)` at the run's next event or after `ms`, whichever is first; `close()` ends the subscription. */
+/** `next(ms)` resolves at the run's next `run_status` event or after `ms`, whichever is first; `close()` ends the subscription. */
 interface EventWake {
   next(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * A wake-up on each event of the run, from `host.events({ runId, follow: true })`; undefined when `host` has no
- * `events` or is not started (it throws then), so the caller polls.
+ * A wake-up at each `run_status` event of the run, from `host.events({ runId, follow: true })`; undefined when `host`
+ * has no `events` or is not started (it throws then), so the caller polls.
  */
 function eventWake(host: Pick<AgentHost, 'getRun'>, runId: string): EventWake | undefined {
   const events = (host as Partial<Pick<AgentHost, 'events'>>).events;
