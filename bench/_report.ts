@@ -1,4 +1,5 @@
 // Output helpers shared by the benchmarks (files starting with `_` are not run as benchmarks).
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
 /** Prints the machine the figures come from: Node version, platform, CPU model and count, load average now. */
@@ -22,4 +23,13 @@ export function printTable(header: string[], rows: string[][], right: Set<number
   console.log(line(header));
   console.log(`|${widths.map((w, c) => (right.has(c) ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`);
   for (const r of rows) console.log(line(r));
+}
+
+/** The version of the package installed at `dir` (its package.json), or `not installed`. */
+export function installedVersion(dir: string): string {
+  try {
+    return (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
 }

@@ -45,6 +45,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { setTracingDisabled } from '@openai/agents';
 import type { AgentHost, StorageAdapter } from '../packages/sdk/src/index';
 import { MemoryStorage } from '../packages/sdk/src/storage';
@@ -53,7 +54,7 @@ import { FILM_TOOL_CALLS, FILM_TURNS } from './_add-a-film';
 import { startFilmHost } from './_add-a-film-ours';
 import { filmAgents } from './_loop-agents';
 import { countingStorage, type CallStats } from './_loop-storage-calls';
-import { printMachine, printTable } from './_report';
+import { installedVersion, printMachine, printTable } from './_report';
 import { formatRatio, formatSpread, roundOrder, spread, envInt } from './_stats';
 
 /** Rounds when `BENCH_ROUNDS` is not set. */
@@ -188,6 +189,9 @@ export async function run(): Promise<void> {
   );
   console.log(
     `method: ${WARMUP_RUNS} warm-up runs per side, then ${rounds} rounds (BENCH_ROUNDS) of ${runs} runs per side (BENCH_RUNS), the order of the sides rotating each round; one ratio per round; median (IQR) printed.`,
+  );
+  console.log(
+    `@openai/agents ${installedVersion(fileURLToPath(new URL('../node_modules/@openai/agents', import.meta.url)))} from the root install (\`npm run bench -- peers\` pins its own, in bench/peers); all sides share this process, so CPU time includes the other hosts' idle polls.`,
   );
   console.log('');
 

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, RoundFigures } from './peers/_child';
-import { printMachine, printTable } from './_report';
+import { installedVersion, printMachine, printTable } from './_report';
 import { formatRatio, formatSpread, roundOrder, spread, type Spread, envInt } from './_stats';
 
 /** One side of the comparison. */
@@ -28,7 +28,7 @@ const SIDES: readonly PeerSide[] = [
   {
     name: 'media-agent (SQLite)',
     file: 'media-agent-sqlite',
-    durable: 'yes, every step (a claim before its handler; the rest within the 50 ms commit window)',
+    durable: "per step, within a 50 ms commit window (a side effect's claim always before its handler)",
     afterKill: 'resumes; an effect whose claim is committed never runs twice',
   },
   { name: 'media-agent (memory)', file: 'media-agent-memory', durable: 'no', afterKill: 'run lost' },
@@ -46,6 +46,15 @@ const SIDES: readonly PeerSide[] = [
   },
   { name: 'Vercel AI SDK', file: 'vercel-ai', durable: 'no', afterKill: 'run lost' },
   { name: 'OpenAI Agents SDK', file: 'openai-agents', durable: 'no', afterKill: 'run lost' },
+];
+
+/** The peer packages whose versions are printed. */
+const PEER_PACKAGES = [
+  '@langchain/langgraph',
+  '@langchain/langgraph-checkpoint-sqlite',
+  '@mastra/core',
+  'ai',
+  '@openai/agents',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -173,6 +182,12 @@ export async function run(): Promise<void> {
       const s = spread(roundRatios(figures[peer]!.msPerRun, figures[ours]!.msPerRun));
       return [SIDES[ours]!.name, SIDES[peer]!.name, formatRatio(s), s.median >= 1 ? 'met' : 'not met'];
     };
+    console.log(
+      "durable and after SIGKILL: what each side's design gives, from its documentation and code (media-agent's: its SIGKILL tests); nothing is killed here.",
+    );
+    console.log(
+      `peer versions (bench/peers/package-lock.json): ${PEER_PACKAGES.map((n) => `${n} ${installedVersion(`${peersDir}node_modules/${n}`)}`).join(', ')}`,
+    );
     console.log(
       '\ntargets: media-agent throughput relative to the peer (peer ms/run ÷ media-agent ms/run), ≥ 1.00 is met',
     );
