@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/clock';
 import { TERMINAL_RUN_STATUSES, type RunEventRecord, type RunStatus } from '../../core/run-records';
 import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import type { JsonValue } from '../../core/records';
+import { LiveFeed } from './live-feed';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-event';
 
 /**
@@ -46,9 +47,6 @@ export interface RunEventSubscription {
    */
   pollMs?: number;
 }
-
-/** At most this many published events wait for a subscriber that is behind; past it, it reads the store. */
-const MAX_LIVE = 1000;
 
 /**
  * Run events: written to storage first (per-run `seq`, global sequence), then published in process
@@ -110,33 +108,16 @@ export class RunEventBus {
     }
     const signal = options.signal;
     let last = options.after ?? 0;
-    /** The store must be read before waiting again. */
-    let dirty = true;
-    /** Events published in this process and not yet seen, in publication order. */
-    const live: RunEvent[] = [];
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      dirty = true;
-      wake?.();
-    };
-    const published = (event: RunEvent) => {
-      if (dirty) return; // the store is read before anything published is looked at
-      if (live.length >= MAX_LIVE) {
-        // A consumer this far behind reads the store instead: what it holds stays bounded.
-        live.length = 0;
-        dirty = true;
-      } else live.push(event);
-      wake?.();
-    };
-    this.#emitter.on('event', published);
-    signal?.addEventListener('abort', notify);
+    const feed = new LiveFeed();
+    this.#emitter.on('event', feed.published);
+    signal?.addEventListener('abort', feed.notify);
     const unwatch = this.storage.watch?.((topic) => {
-      if (topic === 'events') notify();
+      if (topic === 'events') feed.notify();
     });
     try {
       while (!signal?.aborted) {
-        if (dirty) {
-          dirty = false;
+        if (feed.dirty) {
+          feed.dirty = false;
           for (;;) {
             const page = await this.storage.events.listAfter(last, 500);
             // Aborted while the store was read: nothing more is delivered.
@@ -152,31 +133,23 @@ export class RunEventBus {
         }
         // What this process published since: delivered as is while it continues the global sequence; a gap (an
         // event another process committed in between, or one published out of commit order) is read from the store.
-        while (live.length > 0 && !dirty && !signal?.aborted) {
-          const event = live.shift()!;
+        while (feed.live.length > 0 && !feed.dirty && !signal?.aborted) {
+          const event = feed.live.shift()!;
           if (event.globalSeq <= last) continue;
           if (event.globalSeq !== last + 1) {
-            dirty = true;
+            feed.dirty = true;
             break;
           }
           last = event.globalSeq;
           yield event;
           if (signal?.aborted) return;
         }
-        if (!dirty && live.length === 0) {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            timer = setTimeout(notify, options.pollMs ?? 1000);
-          });
-          clearTimeout(timer);
-          wake = undefined;
-        }
+        await feed.idle(options.pollMs ?? 1000);
       }
     } finally {
       unwatch?.();
-      this.#emitter.off('event', published);
-      signal?.removeEventListener('abort', notify);
+      this.#emitter.off('event', feed.published);
+      signal?.removeEventListener('abort', feed.notify);
     }
   }
 
@@ -198,24 +171,7 @@ export class RunEventBus {
     let closing = false;
     /** The run's last event seen (`seq`): delivered, or at or before `after`. */
     let lastSeq = 0;
-    /** The store must be read before waiting again. */
-    let dirty = true;
-    /** Events of the run published in this process and not yet seen, in publication order. */
-    const live: RunEvent[] = [];
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      dirty = true;
-      wake?.();
-    };
-    const published = (event: RunEvent) => {
-      if (event.runId !== runId || dirty) return; // dirty: the store is read before anything published is looked at
-      if (live.length >= MAX_LIVE) {
-        // A consumer this far behind reads the store instead: what it holds stays bounded.
-        live.length = 0;
-        dirty = true;
-      } else live.push(event);
-      wake?.();
-    };
+    const feed = new LiveFeed((event) => event.runId === runId);
     /** Notes `event` as seen; true when it is to be delivered. */
     const see = (event: RunEvent | RunEventRecord): boolean => {
       lastSeq = event.seq;
@@ -223,15 +179,15 @@ export class RunEventBus {
         ended = TERMINAL_RUN_STATUSES.includes((event.data as { status: RunStatus }).status);
       return event.globalSeq > after;
     };
-    this.#emitter.on('event', published);
-    signal?.addEventListener('abort', notify);
+    this.#emitter.on('event', feed.published);
+    signal?.addEventListener('abort', feed.notify);
     const unwatch = this.storage.watch?.((topic) => {
-      if (topic === 'events') notify();
+      if (topic === 'events') feed.notify();
     });
     try {
       while (!signal?.aborted) {
-        if (dirty) {
-          dirty = false;
+        if (feed.dirty) {
+          feed.dirty = false;
           for (;;) {
             const page = await this.storage.events.listByRun(runId, { afterSeq: lastSeq, limit: 500 });
             // Aborted while the store was read: nothing more is delivered.
@@ -246,41 +202,33 @@ export class RunEventBus {
         }
         // What this process published since: delivered as is while it continues the run's sequence; a gap (an
         // event another process committed in between) is read from the store.
-        while (live.length > 0 && !dirty && !signal?.aborted) {
-          const event = live.shift()!;
+        while (feed.live.length > 0 && !feed.dirty && !signal?.aborted) {
+          const event = feed.live.shift()!;
           if (event.seq <= lastSeq) continue;
           if (event.seq !== lastSeq + 1) {
-            dirty = true;
+            feed.dirty = true;
             break;
           }
           if (see(event)) yield event;
           if (signal?.aborted) return;
         }
-        if (dirty) continue;
+        if (feed.dirty) continue;
         if (untilEnd && ended) {
           // Read the run's events once more after seeing it finished, so none written before that is missed.
           if (closing) return;
           const run = await this.storage.runs.get(runId);
           if (run && TERMINAL_RUN_STATUSES.includes(run.status) && !run.wakeRequested) {
             closing = true;
-            dirty = true;
+            feed.dirty = true;
             continue;
           }
         } else closing = false;
-        if (!dirty && live.length === 0) {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            timer = setTimeout(notify, options.pollMs ?? 1000);
-          });
-          clearTimeout(timer);
-          wake = undefined;
-        }
+        await feed.idle(options.pollMs ?? 1000);
       }
     } finally {
       unwatch?.();
-      this.#emitter.off('event', published);
-      signal?.removeEventListener('abort', notify);
+      this.#emitter.off('event', feed.published);
+      signal?.removeEventListener('abort', feed.notify);
     }
   }
 

@@ -1,0 +1,53 @@
+// What one subscription of the run event bus keeps between reads of the store: the events this process published
+// since, whether the store must be read, and the wait for either.
+import type { RunEvent } from './run-event';
+
+/** At most this many published events wait for a subscriber that is behind; past it, it reads the store. */
+export const MAX_LIVE_EVENTS = 1000;
+
+/**
+ * The events published in this process that a subscription has not looked at yet, and whether it must read the store
+ * before it waits again (`dirty`: at the start, on a gap, on a storage `watch`, at each poll, after an abort).
+ * @internal
+ */
+export class LiveFeed {
+  /** Published events not yet looked at, in publication order. */
+  readonly live: RunEvent[] = [];
+  /** The store must be read before anything published is looked at. */
+  dirty = true;
+  #wake: (() => void) | undefined;
+
+  /** @param accepts - which published events the subscription wants */
+  constructor(private readonly accepts: (event: RunEvent) => boolean = () => true) {}
+
+  /** The store must be read (a storage `watch`, the poll timer, an abort): wakes the subscription. */
+  readonly notify = (): void => {
+    this.dirty = true;
+    this.#wake?.();
+  };
+
+  /**
+   * An event this process published: kept for the subscription, unless it reads the store first anyway; a
+   * subscription {@link MAX_LIVE_EVENTS} behind drops what it holds and reads the store instead.
+   */
+  readonly published = (event: RunEvent): void => {
+    if (this.dirty || !this.accepts(event)) return;
+    if (this.live.length >= MAX_LIVE_EVENTS) {
+      this.live.length = 0;
+      this.dirty = true;
+    } else this.live.push(event);
+    this.#wake?.();
+  };
+
+  /** Waits for a published event, a `notify`, or `pollMs` (which notifies); returns at once when there is work. */
+  async idle(pollMs: number): Promise<void> {
+    if (this.dirty || this.live.length > 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      timer = setTimeout(this.notify, pollMs);
+    });
+    clearTimeout(timer);
+    this.#wake = undefined;
+  }
+}
