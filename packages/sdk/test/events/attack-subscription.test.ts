@@ -3,9 +3,7 @@
  * events, subscriptions left open (emitter listeners, storage watchers), and waits that leak or hang. Real stores:
  * memory, a SQLite file (with a second connection for "another process"), PostgreSQL when it answers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { EventEmitter } from 'eventemitter3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunRecord } from '../../src/core/run-records';
@@ -14,37 +12,23 @@ import type { StorageAdapter, StorageTopic } from '../../src/ports/storage-adapt
 import type { AgentHost } from '../../src/runtime/agent-host';
 import { RunEventBus } from '../../src/runtime/events/run-event-bus';
 import type { RunEvent } from '../../src/runtime/events/run-event';
-import { SqliteStorage } from '../../src/sqlite';
 import { MemoryStorage } from '../../src/storage';
 import { waitForRunStatus } from '../../src/testing';
 import { createAgentHost } from '../../src/index';
 import { closeAdmin, describePostgres, dropSchema, freshSchemaName, pgStorage } from '../storage/postgres-available';
 import { runRecord } from '../storage/run-record';
+import { eventStores } from './event-stores';
 
-const dirs: string[] = [];
+/** PostgreSQL adapters opened by a test, closed after it. */
 const open: StorageAdapter[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const s of open.splice(0)) await s.close?.().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 type Kind = 'memory' | 'sqlite';
 
-/** A fresh store; for SQLite also a second adapter on the same file (another process's view). */
-async function stores(kind: Kind): Promise<{ storage: StorageAdapter; other: StorageAdapter }> {
-  if (kind === 'memory') {
-    const m = new MemoryStorage();
-    return { storage: m, other: m };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'media-agent-attack-'));
-  dirs.push(dir);
-  const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
-  await storage.migrate();
-  const other = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
-  open.push(storage, other);
-  return { storage, other };
-}
+const stores = (kind: Kind) => eventStores(kind);
 
 /**
  * `storage` with (1) a `watch` that counts open watchers (delegating to the store's own when it has one), and

@@ -12,37 +12,16 @@
  *
  * Each test counts the event rows the subscription read from a real store (memory, and a SQLite file).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEventRecord } from '../../src/core/run-records';
 import { SystemClock } from '../../src/ports/clock';
 import type { StorageAdapter } from '../../src/ports/storage-adapter';
 import { RunEventBus } from '../../src/runtime/events/run-event-bus';
 import type { RunEvent } from '../../src/runtime/events/run-event';
-import { SqliteStorage } from '../../src/sqlite';
-import { MemoryStorage } from '../../src/storage';
 import { runRecord } from '../storage/run-record';
+import { eventStores } from './event-stores';
 
-const dirs: string[] = [];
-const open: StorageAdapter[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close?.();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A fresh store of `kind`; for SQLite also a second connection to the same file (another process's view). */
-async function stores(kind: 'memory' | 'sqlite'): Promise<{ storage: StorageAdapter; other?: StorageAdapter }> {
-  if (kind === 'memory') return { storage: new MemoryStorage() };
-  const dir = mkdtempSync(join(tmpdir(), 'media-agent-sub-reads-'));
-  dirs.push(dir);
-  const storage = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
-  await storage.migrate();
-  const other = new SqliteStorage({ path: join(dir, 'agent.sqlite') });
-  open.push(storage, other);
-  return { storage, other };
-}
+const stores = eventStores;
 
 /** Counts the event rows read through `storage.events` (outside transactions too). */
 function countingReads(storage: StorageAdapter): { storage: StorageAdapter; rows: () => number; reset: () => void } {
@@ -201,10 +180,10 @@ describe('events another process appends to the run (SQLite, a second connection
         seen.push(e);
     })();
     for (let i = 0; i < 30; i++) {
-      if (i % 3 === 1) await other!.events.append({ runId: 'run_mine', type: 'text_delta', at: i, data: text(i) });
+      if (i % 3 === 1) await other.events.append({ runId: 'run_mine', type: 'text_delta', at: i, data: text(i) });
       else await bus.emit('run_mine', 'text_delta', text(i));
     }
-    await other!.transaction(async (s) => {
+    await other.transaction(async (s) => {
       await s.runs.patch('run_mine', { status: 'succeeded' });
       await s.events.append({ runId: 'run_mine', type: 'run_status', at: 30, data: { status: 'succeeded' } });
     });
@@ -255,7 +234,7 @@ describe('every run, with events another process appends (SQLite, a second conne
       }
     })();
     for (let i = 0; i < 60; i++) {
-      if (i % 4 === 1) await other!.events.append({ runId: `run_${i % 2}`, type: 'text_delta', at: i, data: text(i) });
+      if (i % 4 === 1) await other.events.append({ runId: `run_${i % 2}`, type: 'text_delta', at: i, data: text(i) });
       else await bus.emit(`run_${i % 2}`, 'text_delta', text(i));
     }
     await reading;
