@@ -39,6 +39,23 @@ export class LiveFeed {
     this.#wake?.();
   };
 
+  /**
+   * The next published event that continues a sequence whose last seen number is `last` (`position` reads the number:
+   * `globalSeq`, or a run's `seq`); those at or before `last` are skipped. Undefined when none is waiting, or on a gap
+   * (an event another process committed in between, or one published out of commit order): the store must then be
+   * read (`dirty`).
+   */
+  next(last: number, position: (event: RunEvent) => number): RunEvent | undefined {
+    while (this.live.length > 0 && !this.dirty) {
+      const event = this.live.shift()!;
+      const at = position(event);
+      if (at <= last) continue;
+      if (at === last + 1) return event;
+      this.dirty = true;
+    }
+    return undefined;
+  }
+
   /** Waits for a published event, a `notify`, or `pollMs` (which notifies); returns at once when there is work. */
   async idle(pollMs: number): Promise<void> {
     if (this.dirty || this.live.length > 0) return;

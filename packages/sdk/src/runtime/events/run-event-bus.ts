@@ -48,6 +48,9 @@ export interface RunEventSubscription {
   pollMs?: number;
 }
 
+const byGlobalSeq = (event: RunEvent) => event.globalSeq;
+const bySeq = (event: RunEvent) => event.seq;
+
 /**
  * Run events: written to storage first (per-run `seq`, global sequence), then published in process
  * (eventemitter3). `subscribe({ after })` replays from storage and continues live, so a subscriber
@@ -131,18 +134,10 @@ export class RunEventBus {
             if (page.length < 500) break;
           }
         }
-        // What this process published since: delivered as is while it continues the global sequence; a gap (an
-        // event another process committed in between, or one published out of commit order) is read from the store.
-        while (feed.live.length > 0 && !feed.dirty && !signal?.aborted) {
-          const event = feed.live.shift()!;
-          if (event.globalSeq <= last) continue;
-          if (event.globalSeq !== last + 1) {
-            feed.dirty = true;
-            break;
-          }
+        // What this process published since, while it continues the global sequence (a gap is read from the store).
+        for (let event: RunEvent | undefined; !signal?.aborted && (event = feed.next(last, byGlobalSeq)); ) {
           last = event.globalSeq;
           yield event;
-          if (signal?.aborted) return;
         }
         await feed.idle(options.pollMs ?? 1000);
       }
@@ -200,18 +195,9 @@ export class RunEventBus {
             if (page.length < 500) break;
           }
         }
-        // What this process published since: delivered as is while it continues the run's sequence; a gap (an
-        // event another process committed in between) is read from the store.
-        while (feed.live.length > 0 && !feed.dirty && !signal?.aborted) {
-          const event = feed.live.shift()!;
-          if (event.seq <= lastSeq) continue;
-          if (event.seq !== lastSeq + 1) {
-            feed.dirty = true;
-            break;
-          }
+        // What this process published since, while it continues the run's sequence (a gap is read from the store).
+        for (let event: RunEvent | undefined; !signal?.aborted && (event = feed.next(lastSeq, bySeq)); )
           if (see(event)) yield event;
-          if (signal?.aborted) return;
-        }
         if (feed.dirty) continue;
         if (untilEnd && ended) {
           // Read the run's events once more after seeing it finished, so none written before that is missed.
