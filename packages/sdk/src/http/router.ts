@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import Type from 'typebox';
 import { type Actor, isHumanActor, parseActor } from '../core/actor';
 import { isMediaAgentError, MediaAgentError } from '../core/errors';
+import { linkedSignal } from '../core/linked-signal';
 import { AdministrationForbiddenError, RecordNotFoundError } from '../authorization/errors';
 import type { ApprovalRecord, GrantRecord, JsonValue } from '../core/records';
 import type { DecisionRecord } from '../core/run-records';
@@ -413,6 +414,8 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       }
     };
     const ended = new AbortController();
+    // Ends the stream when the router closes streams or the host stops; detached from both when it ended.
+    const stop = linkedSignal([closer.signal, host.stopSignal]);
     // Takes one of the actor's stream slots now: over a limit this throws STREAM_LIMIT_REACHED (429) before
     // anything is sent; the slot is given back when the subscription ends or `ended` aborts.
     const events = host.events({
@@ -431,13 +434,14 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
         return events;
       },
       visible: (event) => runId === undefined || event.runId === runId,
-      stop: AbortSignal.any([closer.signal, host.stopSignal]),
+      stop: stop.signal,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       bufferBytes: options.streamBufferBytes ?? 262_144,
       slowClientMs: options.slowClientMs ?? 10_000,
       retryMs: options.retryMs ?? 1000,
       onEnd: () => {
         openStreams--;
+        stop.dispose();
         ended.abort();
       },
     });

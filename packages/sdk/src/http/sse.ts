@@ -1,3 +1,4 @@
+import { linkedSignal } from '../core/linked-signal';
 import type { RunEvent } from '../runtime/events/run-event';
 import type { SubscriberEvent } from '../runtime/events/stream-access';
 
@@ -48,13 +49,16 @@ export interface EventStreamOptions {
  */
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   const cancel = new AbortController();
-  const signal = AbortSignal.any([cancel.signal, options.stop]);
+  // Detached from `options.stop` when the stream ends (see linkedSignal: AbortSignal.any would stay attached).
+  const link = linkedSignal([cancel.signal, options.stop]);
+  const signal = link.signal;
   const encoder = new TextEncoder();
   let room: (() => void) | undefined;
   let ended = false;
   const end = (reason: EventStreamEnd, error?: unknown) => {
     if (ended) return;
     ended = true;
+    link.dispose();
     options.onEnd(reason, error);
   };
   /** Resolves true once the queue has room, false after `slowClientMs` (or when the stream ends). */

@@ -53,6 +53,7 @@ import { DEFAULT_ACCESS_RECHECK_MS, DEFAULT_HOST_LIMITS } from './limits/host-li
 import { RunStartLimiter } from './limits/run-start-limiter';
 import { StreamSlots } from './limits/stream-slots';
 import { releasingIterable } from './limits/releasing-iterable';
+import { untilStopped } from './events/until-stopped';
 import type { MaintenanceHandle, MaintenanceService } from './maintenance/maintenance-service';
 import type { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import type { HostSchedules } from './schedules/schedule-types';
@@ -321,7 +322,8 @@ export interface AgentHost {
    *   `actor` to subscribe on a person's behalf (only the events of runs they may see), `reauthenticate`
    * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
    *   an integer in range; `ACTOR_INVALID`; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before
-   *   iterating); `STREAM_LIMIT_REACHED` (`HostLimitError`, when called) when `actor` or the host has as
+   *   iterating; also from the iteration, at once, when the host stops while it is open — one whose `signal` was
+   *   aborted first ends quietly); `STREAM_LIMIT_REACHED` (`HostLimitError`, when called) when `actor` or the host has as
    *   many streams open as allowed; `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
    *
    * @example
@@ -882,7 +884,15 @@ export class DefaultAgentHost implements AgentHost {
       throw new RunRequestError('runId must be a string');
     if (options?.follow !== undefined && typeof options.follow !== 'boolean')
       throw new RunRequestError('follow must be a boolean');
-    if (options?.actor === undefined) return this.#deps.bus.subscribe(options);
+    const stop = this.#stop.signal;
+    // Every subscription ends when the host stops: with HOST_STOPPED, unless its caller aborted it first.
+    if (options?.actor === undefined)
+      return untilStopped(
+        (signal) => this.#deps.bus.subscribe({ ...options, signal }),
+        stop,
+        options?.signal,
+        'events',
+      );
     parseActor(options.actor);
     if (options.reauthenticate !== undefined && typeof options.reauthenticate !== 'function')
       throw new RunRequestError('reauthenticate must be a function');
@@ -900,7 +910,11 @@ export class DefaultAgentHost implements AgentHost {
     if (signal?.aborted) free();
     else signal?.addEventListener('abort', free);
     // Given back also when the consumer returns before the first `next()` (the generator's finally never runs).
-    return releasingIterable(this.#visibleEvents(options.actor, options, ticket, free), free);
+    const actor = options.actor;
+    return releasingIterable(
+      untilStopped((s) => this.#visibleEvents(actor, { ...options, signal: s }, ticket, free), stop, signal, 'events'),
+      free,
+    );
   }
 
   /** {@inheritDoc AgentHost.identityChanged} */

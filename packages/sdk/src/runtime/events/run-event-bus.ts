@@ -24,7 +24,7 @@ export interface RunEventSubscription {
    * message appended to an ended run drives it again), until `signal` aborts. Default false.
    */
   follow?: boolean;
-  /** Ends the iteration when aborted. */
+  /** Ends the iteration (quietly) when aborted. `AgentHost.events` also ends it when the host stops, with `HOST_STOPPED`. */
   signal?: AbortSignal;
   /**
    * Subscribe on a person's behalf (`AgentHost.events` only): an ordinary user gets the events of the

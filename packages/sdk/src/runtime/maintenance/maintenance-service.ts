@@ -10,6 +10,7 @@ import {
   RETENTION_KINDS,
   type RetentionKind,
 } from '../../ports/maintenance-repository';
+import { linkedSignal } from '../../core/linked-signal';
 import type { StorageAdapter, StorageFileUsage } from '../../ports/storage-adapter';
 import { MaintenanceBusyError } from './maintenance-errors';
 import { type ResolvedRetention, retentionCriteria } from './retention-options';
@@ -183,13 +184,15 @@ export class MaintenanceService implements MaintenanceHandle {
     const dryRun = options.dryRun === true;
     if (dryRun) return this.#estimate(repo, kinds);
     if (this.#running) throw new MaintenanceBusyError('process');
-    const signal = options.signal ? AbortSignal.any([options.signal, this.#stopped.signal]) : this.#stopped.signal;
-    const running = this.#leased(repo, kinds, batchSize, { ...options, signal });
+    // Detached from the service's long-lived stop signal when the prune ends (see linkedSignal).
+    const link = linkedSignal([options.signal, this.#stopped.signal]);
+    const running = this.#leased(repo, kinds, batchSize, { ...options, signal: link.signal });
     this.#running = running;
     try {
       return await running;
     } finally {
       this.#running = undefined;
+      link.dispose();
     }
   }
 
