@@ -414,8 +414,6 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       }
     };
     const ended = new AbortController();
-    // Ends the stream when the router closes streams or the host stops; detached from both when it ended.
-    const stop = linkedSignal([closer.signal, host.stopSignal]);
     // Takes one of the actor's stream slots now: over a limit this throws STREAM_LIMIT_REACHED (429) before
     // anything is sent; the slot is given back when the subscription ends or `ended` aborts.
     const events = host.events({
@@ -427,6 +425,9 @@ export function createAgentRouter(host: AgentHost, options: AgentRouterOptions):
       ...(runId ? { runId, follow: true } : {}),
     });
     openStreams++;
+    // Ends the stream when the router closes streams or the host stops; detached from both when it ended (made after
+    // `host.events` took its slot: a refused request attaches nothing).
+    const stop = linkedSignal([closer.signal, host.stopSignal]);
     const body = eventStream({
       source: (signal) => {
         if (signal.aborted) ended.abort();

@@ -28,7 +28,7 @@ import type {
 } from './decisions/decision-service';
 import type { ResolvedAgentOptions } from './agent-options';
 import type { RunEvent } from './events/run-event';
-import { toRunEvent, type RunEventBus, type RunEventSubscription } from './events/run-event-bus';
+import { subscribeUntilStopped, toRunEvent, type RunEventBus, type RunEventSubscription } from './events/run-event-bus';
 import type { DecisionRecord, InboxRecord, RunRecord, RunStatus } from '../core/run-records';
 import {
   checkInteger,
@@ -322,8 +322,9 @@ export interface AgentHost {
    *   `actor` to subscribe on a person's behalf (only the events of runs they may see), `reauthenticate`
    * @throws {@link MediaAgentError} `RUN_REQUEST_INVALID` for an `after` or `pollMs` (1–3 600 000) that is not
    *   an integer in range; `ACTOR_INVALID`; `HOST_NOT_STARTED` / `HOST_STOPPED` (checked when called, before
-   *   iterating; also from the iteration, at once, when the host stops while it is open — one whose `signal` was
-   *   aborted first ends quietly); `STREAM_LIMIT_REACHED` (`HostLimitError`, when called) when `actor` or the host has as
+   *   iterating; also from the iteration when the host stops while it is open, once the events it already held were
+   *   delivered — a subscription to one run whose terminal status it delivered ends instead, and one whose `signal`
+   *   was aborted first ends quietly); `STREAM_LIMIT_REACHED` (`HostLimitError`, when called) when `actor` or the host has as
    *   many streams open as allowed; `RUN_NOT_FOUND` on the first iteration for a `runId` the `actor` may not see
    *
    * @example
@@ -885,10 +886,11 @@ export class DefaultAgentHost implements AgentHost {
     if (options?.follow !== undefined && typeof options.follow !== 'boolean')
       throw new RunRequestError('follow must be a boolean');
     const stop = this.#stop.signal;
-    // Every subscription ends when the host stops: with HOST_STOPPED, unless its caller aborted it first.
+    // Every subscription ends when the host stops: it delivers what it holds, then fails HOST_STOPPED (a run's ends
+    // once its terminal status was delivered); one its caller aborted ends quietly.
     if (options?.actor === undefined)
       return untilStopped(
-        (signal) => this.#deps.bus.subscribe({ ...options, signal }),
+        () => subscribeUntilStopped(this.#deps.bus, options ?? {}, stop),
         stop,
         options?.signal,
         'events',
@@ -897,22 +899,26 @@ export class DefaultAgentHost implements AgentHost {
     if (options.reauthenticate !== undefined && typeof options.reauthenticate !== 'function')
       throw new RunRequestError('reauthenticate must be a function');
     // The slot is taken now (a refusal is thrown here, before anything is sent) and given back once:
-    // when the iteration ends, or when the signal aborts (also for a subscription never iterated).
+    // when the iteration ends, or when the signal aborts or the host stops (also for a subscription never iterated).
     const release = this.#streams.acquire(options.actor);
     // Listens to identityChanged from now on: a sign-out before the first iteration is not missed.
     const ticket = this.#watch.open(options.actor);
     const signal = options.signal;
     const free = () => {
       signal?.removeEventListener('abort', free);
+      stop.removeEventListener('abort', free);
       ticket.close();
       release();
     };
     if (signal?.aborted) free();
-    else signal?.addEventListener('abort', free);
+    else {
+      signal?.addEventListener('abort', free);
+      stop.addEventListener('abort', free);
+    }
     // Given back also when the consumer returns before the first `next()` (the generator's finally never runs).
     const actor = options.actor;
     return releasingIterable(
-      untilStopped((s) => this.#visibleEvents(actor, { ...options, signal: s }, ticket, free), stop, signal, 'events'),
+      untilStopped(() => this.#visibleEvents(actor, options, ticket, free, stop), stop, signal, 'events'),
       free,
     );
   }
@@ -925,13 +931,15 @@ export class DefaultAgentHost implements AgentHost {
 
   /**
    * The events `actor` may see: a run's after an access check, else those of the runs they own (every one
-   * for an administrator); access re-checked while open (see `events`). `free` gives the stream slot back.
+   * for an administrator); access re-checked while open (see `events`). `free` gives the stream slot back; `stop` is
+   * the host's stop signal (the subscription ends at it, see `subscribeUntilStopped`).
    */
   async *#visibleEvents(
     actor: string,
     options: RunEventSubscription,
     ticket: AccessTicket,
     free: () => void,
+    stop: AbortSignal,
   ): AsyncGenerator<SubscriberEvent> {
     try {
       const { actor: _actor, reauthenticate, ...subscription } = options;
@@ -974,7 +982,7 @@ export class DefaultAgentHost implements AgentHost {
       const recheckMs = this.#deps.options.accessRecheckMs ?? DEFAULT_ACCESS_RECHECK_MS;
       yield* guardedEvents({
         actor,
-        source: (signal) => bus.subscribe({ ...subscription, signal }),
+        source: (signal) => subscribeUntilStopped(bus, { ...subscription, signal }, stop),
         visible,
         check,
         ticket,

@@ -2,6 +2,7 @@ import { MediaAgentError } from '../core/errors';
 import type { RunEvent } from '../runtime/events/run-event';
 import type { ManualClock } from '../ports/clock';
 import type { AgentHost } from '../runtime/agent-host';
+import { HostLifecycleError } from '../runtime/host-lifecycle';
 import type { RunRecord, RunStatus } from '../core/run-records';
 
 /** The statuses a run does not leave. */
@@ -20,7 +21,7 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancel
  *   deadline for a run that never gets there, not a timing check; it returns as soon as the status is reached)
  * @returns the run as it is when it reached one of `statuses`
  * @throws `RUN_WAIT_TIMEOUT` naming the status and step it is in when the time is up, or at once when the run
- *   ended in a status that is not one of `statuses`
+ *   ended in a status that is not one of `statuses`; `HOST_STOPPED` when the host stops while it waits
  * @public
  */
 export async function waitForRunStatus(
@@ -33,7 +34,7 @@ export async function waitForRunStatus(
   const wake = options.clock ? undefined : eventWake(host, runId);
   try {
     for (;;) {
-      const { run } = await host.getRun(runId);
+      const { run } = await readRun(host, runId);
       if (statuses.includes(run.status)) return run;
       // A run that ended in another status never gets there: say so now, not at the deadline.
       if (Date.now() > deadline || TERMINAL.has(run.status))
@@ -47,6 +48,20 @@ export async function waitForRunStatus(
     }
   } finally {
     await wake?.close();
+  }
+}
+
+/**
+ * `host.getRun(runId)`; a read the host's stop failed (its store closed under it) fails `HOST_STOPPED`, as every call
+ * after `stop()` does, not with the store's `STORAGE_CLOSED`.
+ */
+async function readRun(host: Pick<AgentHost, 'getRun'>, runId: string): ReturnType<AgentHost['getRun']> {
+  try {
+    return await host.getRun(runId);
+  } catch (error) {
+    const stopped = (host as Partial<Pick<AgentHost, 'stopSignal'>>).stopSignal?.aborted === true;
+    if (stopped && !(error instanceof HostLifecycleError)) throw new HostLifecycleError('stopped', 'waitForRunStatus');
+    throw error;
   }
 }
 

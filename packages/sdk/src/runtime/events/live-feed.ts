@@ -26,12 +26,18 @@ export class LiveFeed {
     this.#wake?.();
   };
 
+  /** Wakes a waiting subscription without asking for a store read (the host stopped: it delivers what it holds). */
+  readonly wake = (): void => {
+    this.#wake?.();
+  };
+
   /**
-   * An event this process published: kept for the subscription, unless it reads the store first anyway; a
-   * subscription {@link MAX_LIVE_EVENTS} behind drops what it holds and reads the store instead.
+   * An event this process published: kept for the subscription (also while it must read the store: the read skips
+   * what it already delivered, and a stopped host's subscription can no longer read); a subscription
+   * {@link MAX_LIVE_EVENTS} behind drops what it holds and reads the store instead.
    */
   readonly published = (event: RunEvent): void => {
-    if (this.dirty || !this.accepts(event)) return;
+    if (!this.accepts(event)) return;
     if (this.live.length >= MAX_LIVE_EVENTS) {
       this.live.length = 0;
       this.dirty = true;
@@ -43,22 +49,27 @@ export class LiveFeed {
    * The next published event that continues a sequence whose last seen number is `last` (`position` reads the number:
    * `globalSeq`, or a run's `seq`); those at or before `last` are skipped. Undefined when none is waiting, or on a gap
    * (an event another process committed in between, or one published out of commit order): the store must then be
-   * read (`dirty`).
+   * read (`dirty`). While the store must be read, nothing is taken — unless `held` (the host stopped, the store is
+   * read no more): then what continues the sequence is taken up to the first gap.
    */
-  next(last: number, position: (event: RunEvent) => number): RunEvent | undefined {
-    while (this.live.length > 0 && !this.dirty) {
+  next(last: number, position: (event: RunEvent) => number, held = false): RunEvent | undefined {
+    while (this.live.length > 0 && (held || !this.dirty)) {
       const event = this.live.shift()!;
       const at = position(event);
       if (at <= last) continue;
       if (at === last + 1) return event;
       this.dirty = true;
+      if (held) return undefined;
     }
     return undefined;
   }
 
-  /** Waits for a published event, a `notify`, or `pollMs` (which notifies); returns at once when there is work. */
-  async idle(pollMs: number): Promise<void> {
-    if (this.dirty || this.live.length > 0) return;
+  /**
+   * Waits for a published event, a `notify`, a `wake`, or `pollMs` (which notifies); returns at once when there is
+   * work or `stop` aborted.
+   */
+  async idle(pollMs: number, stop?: AbortSignal): Promise<void> {
+    if (this.dirty || this.live.length > 0 || stop?.aborted) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await new Promise<void>((resolve) => {
       this.#wake = resolve;

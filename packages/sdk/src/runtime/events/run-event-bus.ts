@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/clock';
 import { TERMINAL_RUN_STATUSES, type RunEventRecord, type RunStatus } from '../../core/run-records';
 import type { StorageAdapter, StorageSession } from '../../ports/storage-adapter';
 import type { JsonValue } from '../../core/records';
+import { HostLifecycleError } from '../host-lifecycle';
 import { LiveFeed } from './live-feed';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-event';
 
@@ -49,6 +50,10 @@ export interface RunEventSubscription {
 }
 
 const byGlobalSeq = (event: RunEvent) => event.globalSeq;
+/** A store read that failed because the host stopped (its store closed under it). */
+const HALTED = Symbol('halted');
+/** Reaches a bus's subscription that also ends when a host stops (set by the class's static block). */
+let subscribeStopping: (bus: RunEventBus, options: RunEventSubscription, stop: AbortSignal) => AsyncGenerator<RunEvent>;
 const bySeq = (event: RunEvent) => event.seq;
 
 /**
@@ -59,6 +64,10 @@ const bySeq = (event: RunEvent) => event.seq;
  */
 export class RunEventBus {
   readonly #emitter = new EventEmitter<{ event: [RunEvent] }>();
+
+  static {
+    subscribeStopping = (bus, options, stop) => bus.#subscribe(options, stop);
+  }
 
   /** @param storage - where events are persisted; @param clock - event times */
   constructor(
@@ -104,9 +113,18 @@ export class RunEventBus {
    * `follow`), also once the run has ended — see {@link RunEventSubscription}. With `runId`, only that run is read.
    * An event may be the same object every subscriber in this process gets: treat it as read-only.
    */
-  async *subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
+  subscribe(options: RunEventSubscription = {}): AsyncGenerator<RunEvent> {
+    return this.#subscribe(options, undefined);
+  }
+
+  /**
+   * {@link RunEventBus.subscribe}; when `stop` (a host's stop signal) aborts, the subscription delivers what it holds
+   * (a page read, events published) without reading the store again, then fails with `HOST_STOPPED` — or, for a run
+   * whose terminal status it delivered, ends.
+   */
+  async *#subscribe(options: RunEventSubscription, stop: AbortSignal | undefined): AsyncGenerator<RunEvent> {
     if (options.runId !== undefined) {
-      yield* this.#subscribeRun(options.runId, options);
+      yield* this.#subscribeRun(options.runId, options, stop);
       return;
     }
     const signal = options.signal;
@@ -114,17 +132,28 @@ export class RunEventBus {
     const feed = new LiveFeed();
     this.#emitter.on('event', feed.published);
     signal?.addEventListener('abort', feed.notify);
+    stop?.addEventListener('abort', feed.wake);
     const unwatch = this.storage.watch?.((topic) => {
       if (topic === 'events') feed.notify();
     });
     try {
       while (!signal?.aborted) {
+        if (stop?.aborted) {
+          // The host stopped: what this process published, while it continues the sequence, then the end.
+          for (let event: RunEvent | undefined; !signal?.aborted && (event = feed.next(last, byGlobalSeq, true)); ) {
+            last = event.globalSeq;
+            yield event;
+          }
+          if (signal?.aborted) return;
+          throw new HostLifecycleError('stopped', 'events');
+        }
         if (feed.dirty) {
           feed.dirty = false;
           for (;;) {
-            const page = await this.storage.events.listAfter(last, 500);
+            const page = await halting(stop, () => this.storage.events.listAfter(last, 500));
             // Aborted while the store was read: nothing more is delivered.
             if (signal?.aborted) return;
+            if (page === HALTED) break;
             for (const record of page) {
               if (record.globalSeq <= last) continue;
               last = record.globalSeq;
@@ -139,12 +168,13 @@ export class RunEventBus {
           last = event.globalSeq;
           yield event;
         }
-        await feed.idle(options.pollMs ?? 1000);
+        await feed.idle(options.pollMs ?? 1000, stop);
       }
     } finally {
       unwatch?.();
       this.#emitter.off('event', feed.published);
       signal?.removeEventListener('abort', feed.notify);
+      stop?.removeEventListener('abort', feed.wake);
     }
   }
 
@@ -156,7 +186,11 @@ export class RunEventBus {
    * storage's `watch` reports events, every `pollMs`, and once more after the run was seen ended. Events other runs
    * publish do not wake it.
    */
-  async *#subscribeRun(runId: string, options: RunEventSubscription): AsyncGenerator<RunEvent> {
+  async *#subscribeRun(
+    runId: string,
+    options: RunEventSubscription,
+    stop: AbortSignal | undefined,
+  ): AsyncGenerator<RunEvent> {
     const untilEnd = options.follow !== true;
     const after = options.after ?? 0;
     const signal = options.signal;
@@ -176,17 +210,29 @@ export class RunEventBus {
     };
     this.#emitter.on('event', feed.published);
     signal?.addEventListener('abort', feed.notify);
+    stop?.addEventListener('abort', feed.wake);
     const unwatch = this.storage.watch?.((topic) => {
       if (topic === 'events') feed.notify();
     });
     try {
       while (!signal?.aborted) {
+        if (stop?.aborted) {
+          // The host stopped: what this process published for the run, while it continues its sequence; then the end
+          // of the run's events when its end was delivered (the store is not read again to confirm it), else the error.
+          for (let event: RunEvent | undefined; !signal?.aborted && (event = feed.next(lastSeq, bySeq, true)); )
+            if (see(event)) yield event;
+          if (signal?.aborted || (untilEnd && ended)) return;
+          throw new HostLifecycleError('stopped', 'events');
+        }
         if (feed.dirty) {
           feed.dirty = false;
           for (;;) {
-            const page = await this.storage.events.listByRun(runId, { afterSeq: lastSeq, limit: 500 });
+            const page = await halting(stop, () =>
+              this.storage.events.listByRun(runId, { afterSeq: lastSeq, limit: 500 }),
+            );
             // Aborted while the store was read: nothing more is delivered.
             if (signal?.aborted) return;
+            if (page === HALTED) break;
             for (const record of page) {
               if (record.seq <= lastSeq) continue;
               if (see(record)) yield toRunEvent(record);
@@ -202,19 +248,21 @@ export class RunEventBus {
         if (untilEnd && ended) {
           // Read the run's events once more after seeing it finished, so none written before that is missed.
           if (closing) return;
-          const run = await this.storage.runs.get(runId);
+          const run = await halting(stop, () => this.storage.runs.get(runId));
+          if (run === HALTED) continue;
           if (run && TERMINAL_RUN_STATUSES.includes(run.status) && !run.wakeRequested) {
             closing = true;
             feed.dirty = true;
             continue;
           }
         } else closing = false;
-        await feed.idle(options.pollMs ?? 1000);
+        await feed.idle(options.pollMs ?? 1000, stop);
       }
     } finally {
       unwatch?.();
       this.#emitter.off('event', feed.published);
       signal?.removeEventListener('abort', feed.notify);
+      stop?.removeEventListener('abort', feed.wake);
     }
   }
 
@@ -222,6 +270,31 @@ export class RunEventBus {
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.#emitter.on('event', listener);
     return () => this.#emitter.off('event', listener);
+  }
+}
+
+/**
+ * `bus.subscribe(options)` that also ends when `stop` (the host's stop signal) aborts: it delivers what it holds (a
+ * page it read, events this process published that continue its sequence) without reading the store again, then
+ * fails with `HOST_STOPPED`; a run subscription whose run's terminal status was delivered ends instead. A caller's
+ * `signal` still ends it quietly, at once. Nothing stays attached to `stop` once it ended.
+ * @internal
+ */
+export function subscribeUntilStopped(
+  bus: RunEventBus,
+  options: RunEventSubscription,
+  stop: AbortSignal,
+): AsyncGenerator<RunEvent> {
+  return subscribeStopping(bus, options, stop);
+}
+
+/** `read()`, or {@link HALTED} when it failed because `stop` aborted (the stopped host's store closed under it). */
+async function halting<T>(stop: AbortSignal | undefined, read: () => Promise<T>): Promise<T | typeof HALTED> {
+  try {
+    return await read();
+  } catch (error) {
+    if (stop?.aborted) return HALTED;
+    throw error;
   }
 }
 
