@@ -32,7 +32,8 @@ export const ERROR_CODES = {
   REQUEST_INVALID: 'An administrative request is malformed (bad expiry, empty action, negative budget …).',
   HOST_NOT_STARTED:
     'A call that reads or writes storage was made before `host.start()` resolved; registering capabilities needs no start.',
-  HOST_STOPPED: 'The host was used, or started again, after `stop()`; make a new host with `createAgentHost`.',
+  HOST_STOPPED:
+    'The host was used, or started again, after `stop()`; make a new host with `createAgentHost`. An event subscription (`host.events`) open when the host stops fails with it once it delivered what it held.',
   HOST_STOPPING:
     'The agent host was stopping (`host.stop()`), so a tool call of the last model turn did not start; the run resumes on the next worker, whose model may call it again.',
   OPTIONS_INVALID: 'An option passed to `createAgentHost` or to a runtime component is invalid; the message names it.',
