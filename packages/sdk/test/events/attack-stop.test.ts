@@ -59,6 +59,24 @@ async function startedHost(kind: Kind, options: Record<string, unknown> = {}) {
   return { host, storage };
 }
 
+/**
+ * Replaces `target[method]` by one that waits at a gate before calling the original: `inRead` resolves when a call
+ * reached the gate, `release()` lets every call through.
+ */
+function gateMethod<T extends object, K extends keyof T>(target: T, method: K) {
+  const original = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const inRead = new Promise<void>((r) => (entered = r));
+  target[method] = (async (...args: unknown[]) => {
+    entered();
+    await gate;
+    return original(...args);
+  }) as T[K];
+  return { inRead, release };
+}
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const settleMany = async (n = 5) => {
   for (let i = 0; i < n; i++) await settle();
@@ -137,16 +155,7 @@ describe.each<Kind>(kinds)('host.stop() vs host.events() (%s)', (kind) => {
 
   it('stop() while a subscription is inside a storage read ends it HOST_STOPPED (gated read)', async () => {
     const { host, storage } = await startedHost(kind);
-    const original = storage.events.listByRun.bind(storage.events);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let entered!: () => void;
-    const inRead = new Promise<void>((r) => (entered = r));
-    storage.events.listByRun = (async (...args: Parameters<typeof original>) => {
-      entered();
-      await gate;
-      return original(...args);
-    }) as typeof original;
+    const { inRead, release } = gateMethod(storage.events, 'listByRun');
     const one = consume(host.events({ runId: 'run_open', pollMs: 3_600_000 }));
     await inRead;
     const stopped = host.stop();
@@ -251,16 +260,7 @@ describe.each<Kind>(kinds)('host.stop() vs host.events() (%s)', (kind) => {
 
   it('waitForRunStatus whose getRun is in flight when the host stops rejects HOST_STOPPED (gated read)', async () => {
     const { host, storage } = await startedHost(kind);
-    const original = storage.runs.get.bind(storage.runs);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let entered!: () => void;
-    const inRead = new Promise<void>((r) => (entered = r));
-    storage.runs.get = (async (...args: Parameters<typeof original>) => {
-      entered();
-      await gate;
-      return original(...args);
-    }) as typeof original;
+    const { inRead, release } = gateMethod(storage.runs, 'get');
     const waiting = codeOf(waitForRunStatus(host, 'run_open', ['succeeded']));
     await inRead;
     await host.stop();

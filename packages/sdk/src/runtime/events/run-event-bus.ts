@@ -50,11 +50,11 @@ export interface RunEventSubscription {
 }
 
 const byGlobalSeq = (event: RunEvent) => event.globalSeq;
+const bySeq = (event: RunEvent) => event.seq;
 /** A store read that failed because the host stopped (its store closed under it). */
 const HALTED = Symbol('halted');
 /** Reaches a bus's subscription that also ends when a host stops (set by the class's static block). */
 let subscribeStopping: (bus: RunEventBus, options: RunEventSubscription, stop: AbortSignal) => AsyncGenerator<RunEvent>;
-const bySeq = (event: RunEvent) => event.seq;
 
 /**
  * Run events: written to storage first (per-run `seq`, global sequence), then published in process
